@@ -1,0 +1,267 @@
+"""Safe, fast YAML loading with line numbers, and a small YAML scalar emitter.
+
+Why not `yaml.safe_load`: PyYAML silently keeps the last of two equal keys (a second
+`dependencies:` would hide the first), forgets where things were, and lets an alias bomb expand
+into a graph that costs minutes and gigabytes to walk.  This loader uses libyaml's C parser and
+composer when present, then builds plain Python values itself:
+
+* mappings are `YamlMap` (a dict with `.line` and `.lines[key]`), sequences `YamlList` (a list with
+  `.line` and `.lines[i]`), lines 1-based;
+* a key given twice is a ParseError naming both lines;
+* only the standard tags are accepted (no `!!python/...`); timestamps stay strings;
+* aliases are allowed, but a document that would expand beyond MAX_NODES values is refused before
+  any expansion happens (a billion-laughs file is rejected in milliseconds);
+* nesting deeper than MAX_DEPTH is refused.
+"""
+from __future__ import annotations
+
+import json
+import re
+from functools import lru_cache
+
+from envkit.errors import ParseError, Where
+
+MAX_NODES = 2_000_000
+MAX_DEPTH = 64
+
+_STR = "tag:yaml.org,2002:str"
+_MAP = "tag:yaml.org,2002:map"
+_SEQ = "tag:yaml.org,2002:seq"
+_MERGE = "tag:yaml.org,2002:merge"
+
+
+class YamlMap(dict):
+    """A dict that remembers the line of each key (`lines`) and of itself (`line`)."""
+
+    __slots__ = ("line", "lines")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.line = 0
+        self.lines: dict = {}
+
+    def line_of(self, key, default: int | None = None) -> int | None:
+        return self.lines.get(key, default or self.line or None)
+
+
+class YamlList(list):
+    """A list that remembers the line of each item (`lines`) and of itself (`line`)."""
+
+    __slots__ = ("line", "lines")
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.line = 0
+        self.lines: list[int] = []
+
+    def line_of(self, index: int) -> int | None:
+        if 0 <= index < len(self.lines):
+            return self.lines[index]
+        return self.line or None
+
+
+def _loader_class():
+    import yaml
+
+    return getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
+
+
+def load(text: str, *, filename: str | None = None):
+    """Parse one YAML document from `text` and return plain Python values (YamlMap/YamlList/str/...).
+
+    Raises ParseError (with file and line) for malformed YAML, duplicate keys, unsupported tags,
+    documents that expand too much, and multi-document streams.
+    """
+    import yaml
+
+    loader = _loader_class()(text)
+    try:
+        try:
+            node = loader.get_single_node()
+        except yaml.MarkedYAMLError as exc:
+            mark = exc.problem_mark or exc.context_mark
+            line = mark.line + 1 if mark is not None else None
+            problem = exc.problem or exc.context or "invalid YAML"
+            bad = _line_text(text, line)
+            raise ParseError(f"invalid YAML: {problem}", where=Where(file=filename, line=line),
+                             text=bad) from None
+        except yaml.YAMLError as exc:
+            raise ParseError(f"invalid YAML: {exc}", where=Where(file=filename)) from None
+    finally:
+        loader.dispose()
+    if node is None:
+        return None
+    builder = _Builder(filename)
+    size = builder.expanded_size(node)
+    if size > MAX_NODES:
+        raise ParseError(
+            f"YAML document expands to more than {MAX_NODES:,} values (alias bomb?); refused",
+            where=Where(file=filename, line=node.start_mark.line + 1),
+        )
+    return builder.build(node, 0)
+
+
+def _line_text(text: str, line: int | None) -> str | None:
+    if not line:
+        return None
+    lines = text.splitlines()
+    if 0 < line <= len(lines):
+        return lines[line - 1].strip() or None
+    return None
+
+
+class _Builder:
+    __slots__ = ("filename", "_built", "_sizes", "_scalar")
+
+    def __init__(self, filename: str | None) -> None:
+        import yaml
+
+        self.filename = filename
+        self._built: dict[int, object] = {}
+        self._sizes: dict[int, int] = {}
+        ctor = yaml.SafeLoader("")  # only its scalar constructors are used
+        self._scalar = {
+            "tag:yaml.org,2002:null": lambda n: None,
+            "tag:yaml.org,2002:bool": ctor.construct_yaml_bool,
+            "tag:yaml.org,2002:int": ctor.construct_yaml_int,
+            "tag:yaml.org,2002:float": ctor.construct_yaml_float,
+            "tag:yaml.org,2002:timestamp": lambda n: n.value,
+            "tag:yaml.org,2002:binary": lambda n: n.value,
+        }
+
+    def expanded_size(self, root) -> int:
+        """Number of values the document has once every alias is expanded (memoized, linear)."""
+        sizes = self._sizes
+        stack = [(root, False)]
+        while stack:
+            node, done = stack.pop()
+            nid = id(node)
+            if nid in sizes:
+                continue
+            kind = node.id
+            if kind == "scalar":
+                sizes[nid] = 1
+                continue
+            children = ([c for kv in node.value for c in kv] if kind == "mapping" else node.value)
+            if done:
+                total = 1
+                for c in children:
+                    total += sizes.get(id(c), 1)
+                    if total > MAX_NODES:
+                        break
+                sizes[nid] = total
+            else:
+                stack.append((node, True))
+                for c in children:
+                    if id(c) not in sizes:
+                        stack.append((c, False))
+        return sizes[id(root)]
+
+    def _where(self, node, key: str | None = None) -> Where:
+        return Where(file=self.filename, line=node.start_mark.line + 1, key=key)
+
+    def build(self, node, depth: int):
+        kind = node.id
+        if kind == "scalar":
+            tag = node.tag
+            if tag == _STR:
+                return node.value
+            fn = self._scalar.get(tag)
+            if fn is None:
+                raise ParseError(f"unsupported YAML tag {tag!r}", where=self._where(node),
+                                 hint="envkit reads plain YAML only; remove the tag")
+            return fn(node)
+        if depth >= MAX_DEPTH:
+            raise ParseError(f"YAML nested more than {MAX_DEPTH} levels deep; refused",
+                             where=self._where(node))
+        nid = id(node)
+        if nid in self._built:  # an alias: share the value, like PyYAML
+            return self._built[nid]
+        if kind == "sequence":
+            if node.tag != _SEQ:
+                raise ParseError(f"unsupported YAML tag {node.tag!r}", where=self._where(node))
+            out = YamlList()
+            out.line = node.start_mark.line + 1
+            self._built[nid] = out
+            lines = out.lines
+            for item in node.value:
+                out.append(self.build(item, depth + 1))
+                lines.append(item.start_mark.line + 1)
+            return out
+        # mapping
+        if node.tag != _MAP:
+            raise ParseError(f"unsupported YAML tag {node.tag!r}", where=self._where(node))
+        out = YamlMap()
+        out.line = node.start_mark.line + 1
+        self._built[nid] = out
+        lines = out.lines
+        for knode, vnode in node.value:
+            if knode.tag == _MERGE:
+                self._merge(out, vnode, depth)
+                continue
+            if knode.id != "scalar":
+                raise ParseError("a mapping key must be a plain value", where=self._where(knode))
+            key = self.build(knode, depth + 1)
+            kline = knode.start_mark.line + 1
+            if key in lines:
+                raise ParseError(
+                    f"duplicate key {key!r}: first at line {lines[key]}, again at line {kline}",
+                    where=self._where(knode, str(key)),
+                    hint="YAML keeps only one of them; merge the two into one key",
+                )
+            out[key] = self.build(vnode, depth + 1)
+            lines[key] = kline
+        return out
+
+    def _merge(self, out: YamlMap, vnode, depth: int) -> None:
+        sources = vnode.value if vnode.id == "sequence" else [vnode]
+        for src in sources:
+            if src.id != "mapping":
+                raise ParseError("a YAML merge key (<<) needs a mapping", where=self._where(src))
+            value = self.build(src, depth + 1)
+            for k, v in value.items():
+                if k not in out.lines:
+                    out[k] = v
+                    out.lines[k] = value.lines.get(k, out.line)
+
+
+# --------------------------------------------------------------------------------------------
+# Emitting
+
+
+_PLAIN_OK = re.compile(r"[A-Za-z0-9_./+=<>!~*()$^-][A-Za-z0-9_./+=<>!~*()$^@,:;?#%&\[\] '\"-]*")
+_PLAIN_BAD_START = ("- ", "? ", ": ", "---", "...")
+
+
+@lru_cache(maxsize=65536)
+def scalar(value: str) -> str:
+    """Return `value` as a YAML scalar: plain when it reads back as the same string, else quoted."""
+    if _plain_safe(value):
+        return value
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _plain_safe(value: str) -> bool:
+    if not value or value != value.strip() or _PLAIN_OK.fullmatch(value) is None:
+        return False
+    if value.startswith(_PLAIN_BAD_START) or value.endswith(":"):
+        return False
+    if ": " in value or " #" in value or value[0] in "[]{},&*!|>'\"%@`":
+        return False
+    if value[0] in "!*" or value.startswith(("-", "?", ":")) and (len(value) == 1 or value[1] == " "):
+        return False
+    # would it resolve to a non-string (true, 1.0, null, 0x1f, 2020-01-01, ~)?
+    return _resolves_to_str(value)
+
+
+@lru_cache(maxsize=65536)
+def _resolves_to_str(value: str) -> bool:
+    import yaml
+
+    tag = yaml.resolver.Resolver().resolve(yaml.ScalarNode, value, (True, False))
+    return tag == _STR
+
+
+def key(value: str) -> str:
+    """A mapping key: plain when safe, quoted otherwise."""
+    return scalar(value)

@@ -1,0 +1,123 @@
+"""The envkit command line: a thin, lazily loaded click group.
+
+Each command lives in `envkit/commands/<name>.py` and is imported only when it runs, so that
+`envkit --version` and `envkit --help` stay fast (no YAML engine, py-rattler, conda-lock or torch).
+This module is the one error boundary: an `EnvkitError` becomes `error: ...` (and `hint: ...`) on
+stderr and its exit code; a traceback is only ever shown for a bug, with `ENVKIT_DEBUG=1`.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from envkit import __version__
+
+# name -> (module, attribute, one-line help).  The help text is duplicated here on purpose: listing
+# the commands must not import them.
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "normalize": ("envkit.commands.normalize", "normalize", "Rewrite an environment file in canonical form."),
+    "validate": ("envkit.commands.normalize", "validate", "Parse environment files and report errors."),
+    "export": ("envkit.commands.export", "export", "Export a live conda environment exactly."),
+    "lock": ("envkit.commands.lock", "lock", "Lock a live environment or solve a spec into conda-lock.yml."),
+    "create": ("envkit.commands.create", "create", "Create an environment from a lock, without solving."),
+    "diff": ("envkit.commands.diff", "diff", "Explain how two environments differ, most important first."),
+    "check": ("envkit.commands.check", "check", "Check environment files, locks and live envs (CI gate)."),
+    "explain": ("envkit.commands.check", "explain", "Explain a check rule, with an example."),
+    "template": ("envkit.commands.template", "template", "Generate PyTorch+CUDA environments that install."),
+    "smoke": ("envkit.commands.smoke", "smoke", "Smoke-test torch, CUDA and the DataLoader inside an env."),
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        entry = COMMANDS.get(cmd_name)
+        if entry is None:
+            return None
+        import importlib
+
+        try:
+            module = importlib.import_module(entry[0])
+        except ModuleNotFoundError as exc:
+            if exc.name == entry[0]:
+                return None  # command not built yet
+            raise
+        return getattr(module, entry[1])
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, COMMANDS[name][2]) for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+@click.group(cls=LazyGroup, context_settings=CONTEXT_SETTINGS)
+@click.version_option(__version__, "-V", "--version", prog_name="envkit", message="%(prog)s %(version)s")
+def cli() -> None:
+    """envkit: reproducible conda environments.
+
+    Lock the environment that works, check environment files in CI, and explain why a server behaves
+    differently from a laptop.
+    """
+
+
+def main(args: list[str] | None = None, prog_name: str = "envkit") -> None:
+    """Run the CLI and exit; EnvkitError becomes a clean message and its exit code."""
+    from envkit.errors import EnvkitError
+
+    try:
+        rv = cli.main(args=args, prog_name=prog_name, standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(2 if exc.exit_code == 1 else exc.exit_code)
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        sys.exit(130)
+    except KeyboardInterrupt:
+        click.echo("Interrupted.", err=True)
+        sys.exit(130)
+    except EnvkitError as exc:
+        if os.environ.get("ENVKIT_DEBUG"):
+            raise
+        report_error(exc)
+        sys.exit(exc.exit_code)
+    except BrokenPipeError:
+        # `envkit ... | head`: not an error worth a traceback.
+        sys.stderr.close()
+        sys.exit(1)
+    sys.exit(rv if isinstance(rv, int) else 0)
+
+
+def report_error(exc: BaseException) -> None:
+    """Print an EnvkitError as `error: ...` plus an optional `hint: ...` line on stderr."""
+    click.echo(f"error: {exc}", err=True)
+    hint = getattr(exc, "hint", None)
+    if hint:
+        click.echo(f"hint: {hint}", err=True)
+
+
+def warn(message: str) -> None:
+    """Print one `warning: ...` line on stderr.  Only CLI code calls this."""
+    click.echo(f"warning: {message}", err=True)
+
+
+def emit(text: str, output: str | None) -> None:
+    """Write command output to stdout, or atomically to `output` when given ('-' is stdout)."""
+    if output is None or output == "-":
+        click.echo(text, nl=False)
+        return
+    from envkit.io import atomic_write
+
+    atomic_write(output, text)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,138 @@
+"""Conda match specs: parse (with py-rattler's MatchSpec, conda's semantics) and write canonically.
+
+Canonical form, chosen to read like what people write and to parse back to the same spec:
+
+    name                     no constraint
+    name=1.26                fuzzy version (conda's `1.26.*`)
+    name==1.26.4             exact version
+    name=1.26.4=py311h_0     exact version and build (conda env export form)
+    name=*=cuda*             any version, build pattern
+    name>=1.2,<2             any other version spec starting with an operator
+    name 1.2.*|1.3.*         a version spec starting with a digit or '*'
+    name >=0.15 dagmc_*      version spec and build pattern together
+    chan[/subdir]::name...   channel (and subdir) prefix
+    name[version='>=1',build='py*',build_number='3']   when other bracket keys are present
+"""
+from __future__ import annotations
+
+import re
+
+from envkit.errors import InvalidSpecError, Where
+from envkit.model import CondaDep
+
+_SIMPLE_VERSION = re.compile(r"[A-Za-z0-9_.+!]+")
+_BRACKET = re.compile(r"\[(?P<body>[^\]]*)\]")
+_PAIR = re.compile(r"\s*(?P<key>[A-Za-z_]+)\s*=\s*(?P<value>'[^']*'|\"[^\"]*\"|[^,\]]*)\s*(?:,|$)")
+_EXTRA_ORDER = ("build_number", "md5", "sha256", "license", "license_family", "fn", "url",
+                "track_features", "features", "namespace")
+_HANDLED = {"version", "build", "channel", "subdir"}
+
+
+def parse_spec(text: str, *, where: Where | None = None) -> CondaDep:
+    """Parse one conda match spec (as written in environment.yml, history or a lock).
+
+    Raises InvalidSpecError naming `where` and quoting the text when it is not a valid spec.
+    """
+    from rattler import MatchSpec
+
+    raw = text
+    s = text.strip()
+    if not s:
+        raise InvalidSpecError("empty match spec", where=where, text=raw)
+    extra_pairs: list[tuple[str, str]] = []
+    m = _BRACKET.search(s)
+    if m:
+        for pm in _PAIR.finditer(m.group("body")):
+            key = pm.group("key").lower()
+            if key in _HANDLED:
+                continue
+            value = pm.group("value").strip().strip("'\"")
+            extra_pairs.append((key, value))
+    try:
+        ms = MatchSpec(s, strict=False)
+    except Exception as exc:  # rattler raises its own exception types
+        msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise InvalidSpecError(f"invalid match spec {s!r}: {msg}", where=where) from None
+    name = ms.name.normalized if ms.name is not None else None
+    if not name:
+        raise InvalidSpecError("match spec has no package name", where=where, text=s)
+    version = str(ms.version) if ms.version is not None else None
+    build = ms.build if ms.build else None
+    channel = None
+    if ms.channel is not None:
+        from envkit.conda.channels import parse_channel
+
+        chan_text = _channel_text(s)
+        channel = parse_channel(chan_text or ms.channel.base_url).name
+    subdir = ms.subdir or None
+    if ms.build_number is not None and not any(k == "build_number" for k, _ in extra_pairs):
+        extra_pairs.append(("build_number", str(ms.build_number)))
+    order = {k: i for i, k in enumerate(_EXTRA_ORDER)}
+    extra = tuple(sorted(dict(extra_pairs).items(), key=lambda kv: (order.get(kv[0], 99), kv[0])))
+    return CondaDep(name=name, version=version, build=build, channel=channel, subdir=subdir,
+                    extra=extra, raw=raw, line=where.line if where else None)
+
+
+def _channel_text(spec: str) -> str | None:
+    head, sep, _ = spec.partition("::")
+    if not sep:
+        return None
+    # `chan/subdir::name` -> chan (the subdir is stripped by parse_channel when it is a known one)
+    return head
+
+
+def format_spec(dep: CondaDep) -> str:
+    """The canonical text of a CondaDep (see the module docstring)."""
+    prefix = ""
+    if dep.channel:
+        prefix = f"{dep.channel}/{dep.subdir}::" if dep.subdir else f"{dep.channel}::"
+    name = dep.name
+    v, b = dep.version, dep.build
+    if dep.extra:
+        parts = []
+        if v is not None:
+            parts.append(f"version='{v}'")
+        if b is not None:
+            parts.append(f"build='{b}'")
+        parts.extend(f"{k}='{val}'" for k, val in dep.extra)
+        return f"{prefix}{name}[{','.join(parts)}]"
+    if v is None and b is None:
+        return prefix + name
+    if b is None:
+        if v.endswith(".*") and _SIMPLE_VERSION.fullmatch(v[:-2]):
+            return f"{prefix}{name}={v[:-2]}"
+        if v.startswith("==") and _SIMPLE_VERSION.fullmatch(v[2:]):
+            return f"{prefix}{name}=={v[2:]}"
+        if v[0] in "<>!~=":
+            return f"{prefix}{name}{v}"
+        return f"{prefix}{name} {v}"
+    if v is None or v == "*":
+        return f"{prefix}{name}=*={b}"
+    if v.startswith("==") and _SIMPLE_VERSION.fullmatch(v[2:]):
+        return f"{prefix}{name}={v[2:]}={b}"
+    return f"{prefix}{name} {v} {b}"
+
+
+def exact_version(dep: CondaDep) -> str | None:
+    """The single version `dep` pins (`==1.2.3`, `=1.2.3=build`), or None when it allows several."""
+    v = dep.version
+    if v and v.startswith("==") and _SIMPLE_VERSION.fullmatch(v[2:]):
+        return v[2:]
+    return None
+
+
+def matches(dep: CondaDep, *, name: str, version: str, build: str | None = None,
+            build_number: int | None = None, channel: str | None = None) -> bool:
+    """Whether the package (name, version, build, ...) satisfies `dep`, with conda's semantics."""
+    from rattler import MatchSpec, PackageRecord
+    from rattler.package.build_string import BuildString
+
+    if dep.name != name.lower():
+        return False
+    if dep.channel and channel and dep.channel != channel:
+        return False
+    plain = CondaDep(name=dep.name, version=dep.version, build=dep.build,
+                    extra=tuple(kv for kv in dep.extra if kv[0] == "build_number"))
+    record = PackageRecord(name=name, version=version, build=BuildString(build or "0"),
+                           build_number=build_number or 0, subdir="noarch")
+    return MatchSpec(format_spec(plain), strict=False).matches(record)

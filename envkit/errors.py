@@ -1,0 +1,89 @@
+"""The envkit error family.
+
+Library code raises these; only the CLI turns them into `error: ...` / `hint: ...` lines and an exit
+code.  Every error can say where it happened (file, line, key path) and show the offending text.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Where:
+    """A position in an input: file name, 1-based line, and a key path like `dependencies[3].pip[0]`."""
+
+    file: str | None = None
+    line: int | None = None
+    key: str | None = None
+
+    def __str__(self) -> str:
+        parts = []
+        if self.file:
+            parts.append(self.file)
+        if self.line:
+            parts.append(str(self.line))
+        text = ":".join(parts)
+        if self.key:
+            text = f"{text} ({self.key})" if text else self.key
+        return text
+
+
+class EnvkitError(Exception):
+    """Base of every error envkit raises on purpose.
+
+    `exit_code` is what the CLI exits with (2: unusable input or usage).  `hint` is an optional known
+    fix, printed on its own line.
+    """
+
+    exit_code = 2
+
+    def __init__(self, message: str, *, where: Where | None = None, hint: str | None = None,
+                 text: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.where = where
+        self.hint = hint
+        self.text = text
+
+    def __str__(self) -> str:
+        loc = str(self.where) if self.where else ""
+        msg = f"{loc}: {self.message}" if loc else self.message
+        if self.text is not None:
+            msg = f"{msg}: {self.text!r}" if "\n" not in self.text else f"{msg}\n{self.text}"
+        return msg
+
+
+class ParseError(EnvkitError):
+    """An input file (or string) could not be read as the format it claims to be."""
+
+
+class UnsupportedVersionError(ParseError):
+    """A versioned format (conda-lock.yml, pixi.lock) has a version envkit does not read."""
+
+
+class InvalidSpecError(ParseError):
+    """A conda match spec or a pip requirement is malformed."""
+
+
+class UsageError(EnvkitError):
+    """The command line asks for something that cannot be done."""
+
+
+class EnvironmentNotFound(EnvkitError):
+    """A named environment or prefix does not exist."""
+
+
+class BackendError(EnvkitError):
+    """An external tool (conda, mamba, micromamba, pip, ssh) is missing or failed."""
+
+
+class SolveError(EnvkitError):
+    """A spec could not be solved for a platform."""
+
+
+class IntegrityError(EnvkitError):
+    """A downloaded or cached artifact does not match its recorded hash."""
+
+
+class SmokeError(EnvkitError):
+    """The smoke test could not run at all (exit code 2)."""

@@ -1,0 +1,87 @@
+"""File input and output: bounded reads and atomic writes."""
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from envkit.errors import EnvkitError, ParseError, Where
+
+#: Environment files and locks larger than this are refused before reading (a 3,000-package,
+#: 3-platform conda-lock.yml is about 5 MiB).
+MAX_INPUT_BYTES = 64 * 1024 * 1024
+
+
+def read_text(path: str | os.PathLike[str], *, max_bytes: int = MAX_INPUT_BYTES) -> str:
+    """Return the text of `path` (UTF-8, BOM stripped, newlines kept as in the file).
+
+    Raises ParseError for a missing, unreadable, oversized or non-UTF-8 file.
+    """
+    p = Path(path)
+    where = Where(file=str(path))
+    try:
+        size = p.stat().st_size
+    except FileNotFoundError:
+        raise ParseError("no such file", where=where) from None
+    except OSError as exc:
+        raise ParseError(f"cannot read: {exc.strerror}", where=where) from None
+    if p.is_dir():
+        raise ParseError("is a directory, not a file", where=where)
+    if size > max_bytes:
+        raise ParseError(
+            f"file is {size / 2**20:.1f} MiB, larger than the {max_bytes / 2**20:.0f} MiB envkit reads",
+            where=where,
+        )
+    try:
+        with open(p, "rb") as fh:
+            data = fh.read(max_bytes + 1)
+    except OSError as exc:
+        raise ParseError(f"cannot read: {exc.strerror}", where=where) from None
+    if len(data) > max_bytes:
+        raise ParseError(f"file is larger than the {max_bytes / 2**20:.0f} MiB envkit reads", where=where)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise ParseError("not UTF-8 text", where=Where(file=str(path), line=line),
+                         hint="save the file as UTF-8") from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text
+
+
+def atomic_write(path: str | os.PathLike[str], text: str | bytes, *, mode: int | None = None) -> None:
+    """Write `text` to `path` atomically: a temporary file in the same directory, fsync, rename.
+
+    The existing file's permission bits are kept.  On any failure the original file is untouched
+    and the temporary file is removed.
+    """
+    p = Path(path)
+    directory = p.parent if str(p.parent) else Path(".")
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    if mode is None:
+        try:
+            mode = p.stat().st_mode & 0o7777
+        except FileNotFoundError:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=directory)
+    except OSError as exc:
+        raise EnvkitError(f"cannot write: {exc.strerror}", where=Where(file=str(path))) from None
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, p)
+    except BaseException as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if isinstance(exc, OSError):
+            raise EnvkitError(f"cannot write: {exc.strerror}", where=Where(file=str(path))) from None
+        raise

@@ -1,0 +1,271 @@
+"""envkit's environment model: immutable records shared by every format, backend and command.
+
+Readers (`envkit.formats.*`) produce these, writers consume them, and the cores (normalize, diff,
+checks, lock) are functions over them.  Records are frozen, slotted and keyword-only; collections are
+tuples so that records compare and hash by value and iteration order is always the file's order.
+
+Positions (`line`) are kept for error messages and findings but never take part in equality: two
+files that say the same thing at different lines are equal models.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Iterable, Literal
+
+Manager = Literal["conda", "pip"]
+
+#: Placeholder written where a credential was removed from a URL.
+REDACTED = "<TOKEN>"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Channel:
+    """A conda channel.
+
+    `name` is the canonical short form where one exists (`conda-forge`, `pytorch`,
+    `nvidia/label/cuda-11.7.0`, `defaults`, `nodefaults`) and otherwise the URL without credentials.
+    `url` is the full base URL without credentials (empty for `defaults`/`nodefaults`, which are
+    not URLs).  `had_credentials` records that a token or user:password was removed.
+    """
+
+    name: str
+    url: str = ""
+    had_credentials: bool = False
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CondaDep:
+    """One conda dependency: a match spec, split into its parts.
+
+    `version` and `build` are conda version/build specs as conda's MatchSpec normalizes them
+    (`numpy=1.26` has version `1.26.*`; `numpy=1.26.4=py311h0_0` has version `==1.26.4`).
+    `extra` holds the other bracket keys (`build_number`, `md5`, `sha256`, `license`, ...) in a
+    canonical order.  `raw` is the text as written; `line` where it was written.
+    """
+
+    name: str
+    version: str | None = None
+    build: str | None = None
+    channel: str | None = None
+    subdir: str | None = None
+    extra: tuple[tuple[str, str], ...] = ()
+    raw: str = field(default="", compare=False)
+    line: int | None = field(default=None, compare=False)
+
+    def spec(self) -> str:
+        """The canonical match-spec string for this dependency (see envkit.conda.matchspec)."""
+        from envkit.conda.matchspec import format_spec
+
+        return format_spec(self)
+
+    def __str__(self) -> str:
+        return self.spec()
+
+
+PipKind = Literal["requirement", "url", "vcs", "path", "option"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PipDep:
+    """One entry of a pip section or requirements file.
+
+    kind:
+      - "requirement": a PEP 508 requirement (`name[extras]>=1; marker`), `name`/`specifier`/`extras`/
+        `marker` filled in;
+      - "url": `name @ https://...` or a bare archive URL;
+      - "vcs": `git+https://...` (with `#egg=name` when given);
+      - "path": a local path (`.`, `../pkg`, `./dist/x.whl`);
+      - "option": a pip option line kept as such (`--index-url URL`, `-r file.txt`, `--pre`, `-f URL`).
+    `editable` marks `-e` entries.  `name` is as written; `key` is its PEP 503 normalized form.
+    `text` is the canonical text of the entry (credentials redacted).
+    """
+
+    kind: PipKind
+    text: str
+    name: str | None = None
+    specifier: str = ""
+    extras: tuple[str, ...] = ()
+    marker: str | None = None
+    url: str | None = None
+    editable: bool = False
+    raw: str = field(default="", compare=False)
+    line: int | None = field(default=None, compare=False)
+
+    @property
+    def key(self) -> str | None:
+        """PEP 503 normalized project name, or None when the entry names no project."""
+        if self.name is None:
+            return None
+        from envkit.conda.names import pep503
+
+        return pep503(self.name)
+
+    def __str__(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EnvSpec:
+    """An environment.yml (hand-written or `conda env export`), or a requirements file.
+
+    `channels` keep their order: it is priority.  `variables` keep theirs.  `prefix` is the path
+    of a `prefix:` line when the file had one.  `platforms` is conda-lock's non-standard top-level
+    key.  `kind` says what the file looked like: "spec" (hand-written, loose), "export" (every conda
+    entry `name=version=build`), or "requirements" (pip only).  `lines` maps top-level keys to the
+    line they start on.
+    """
+
+    name: str | None = None
+    channels: tuple[Channel, ...] = ()
+    conda: tuple[CondaDep, ...] = ()
+    pip: tuple[PipDep, ...] = ()
+    variables: tuple[tuple[str, str], ...] = ()
+    prefix: str | None = None
+    platforms: tuple[str, ...] = ()
+    kind: Literal["spec", "export", "requirements"] = "spec"
+    has_pip_section: bool = False
+    source: str | None = field(default=None, compare=False)
+    lines: tuple[tuple[str, int], ...] = field(default=(), compare=False)
+
+    def line_of(self, key: str) -> int | None:
+        for k, ln in self.lines:
+            if k == key:
+                return ln
+        return None
+
+    def conda_by_name(self) -> dict[str, CondaDep]:
+        """name -> dependency (the last one wins when a name is repeated)."""
+        return {d.name: d for d in self.conda}
+
+    def with_(self, **changes) -> "EnvSpec":
+        return replace(self, **changes)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LockedPackage:
+    """One exact package of a lock, an explicit file or a live environment.
+
+    `platform` is the platform the package was locked for (linux-64, osx-arm64, ...); `subdir` is
+    where the artifact lives (the same, or `noarch`).  For pip packages `build`, `build_number` and
+    `subdir` are None, `channel` is None, and `url`/`sha256` are filled when known.
+    `depends` keeps (name, spec) pairs in the order recorded.  `requested` is True when the user
+    asked for it (history or spec), None when unknown.
+    """
+
+    manager: Manager
+    name: str
+    version: str
+    build: str | None = None
+    build_number: int | None = None
+    channel: str | None = None
+    platform: str | None = None
+    subdir: str | None = None
+    url: str | None = None
+    md5: str | None = None
+    sha256: str | None = None
+    depends: tuple[tuple[str, str], ...] = ()
+    category: str = "main"
+    optional: bool = False
+    editable: bool = False
+    requested: bool | None = field(default=None, compare=False)
+    line: int | None = field(default=None, compare=False)
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """Identity within one platform: (manager, name)."""
+        return (self.manager, self.name)
+
+    def conda_form(self) -> str:
+        """`channel::name=version=build` (conda packages) or `name==version` (pip)."""
+        if self.manager == "pip":
+            return f"{self.name}=={self.version}"
+        head = f"{self.channel}::" if self.channel else ""
+        tail = f"={self.build}" if self.build else ""
+        return f"{head}{self.name}={self.version}{tail}"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Lock:
+    """A set of exact packages per platform, with what produced it.
+
+    `kind` is the format it came from: "conda-lock", "pixi", "explicit", "conda-list",
+    "export" (a `conda env export` with builds) or "live".  `content_hash` maps platform -> hash
+    of the spec it was locked from (conda-lock's `metadata.content_hash`).  `sources` are the
+    spec files it was made from.  `environment` names the pixi environment when relevant.
+    """
+
+    kind: str
+    platforms: tuple[str, ...]
+    packages: tuple[LockedPackage, ...]
+    channels: tuple[Channel, ...] = ()
+    content_hash: tuple[tuple[str, str], ...] = ()
+    sources: tuple[str, ...] = ()
+    environment: str | None = None
+    pip_options: tuple[str, ...] = ()
+    metadata: tuple[tuple[str, str], ...] = ()
+    source: str | None = field(default=None, compare=False)
+
+    def for_platform(self, platform: str) -> tuple[LockedPackage, ...]:
+        """The packages locked for `platform`, in lock order."""
+        return tuple(p for p in self.packages if p.platform == platform)
+
+    def hash_for(self, platform: str) -> str | None:
+        for p, h in self.content_hash:
+            if p == platform:
+                return h
+        return None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PipDist:
+    """A Python distribution found in a live prefix's site-packages that no conda record owns."""
+
+    name: str
+    version: str
+    installer: str | None = None  # the INSTALLER file: "pip", "uv", "conda", ...
+    url: str | None = None  # direct_url.json url
+    vcs: str | None = None  # "git", ...
+    commit: str | None = None
+    editable: bool = False
+    sha256: str | None = None
+    path: str = ""  # the .dist-info / .egg-info directory
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LiveEnv:
+    """A snapshot of an installed environment (a conda prefix).
+
+    `packages` holds conda records (manager "conda") then pip distributions (manager "pip").
+    `requested` are the specs the user asked for, replayed from conda-meta/history.  `channels`
+    are in priority order (from the .condarc search path and the env's own .condarc);
+    `channel_priority` is "strict", "flexible", "disabled" or None when unknown.  `warnings` are
+    things the reader noticed (a pip dist that overwrote a conda package, an unreadable record).
+    """
+
+    prefix: str
+    name: str | None
+    platform: str
+    packages: tuple[LockedPackage, ...]
+    pip_dists: tuple[PipDist, ...] = ()
+    requested: tuple[CondaDep, ...] = ()
+    channels: tuple[Channel, ...] = ()
+    channel_priority: str | None = None
+    variables: tuple[tuple[str, str], ...] = ()
+    python_version: str | None = None
+    warnings: tuple[str, ...] = ()
+    backend: str = "native"
+    #: conda package name -> PyPI project names whose dist-info it owns (derived from the prefix)
+    pypi_names: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    def conda_packages(self) -> tuple[LockedPackage, ...]:
+        return tuple(p for p in self.packages if p.manager == "conda")
+
+    def pip_packages(self) -> tuple[LockedPackage, ...]:
+        return tuple(p for p in self.packages if p.manager == "pip")
+
+
+def iter_names(packages: Iterable[LockedPackage], manager: Manager) -> list[str]:
+    return [p.name for p in packages if p.manager == manager]

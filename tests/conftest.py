@@ -1,0 +1,59 @@
+"""Shared test helpers: run the CLI in-process with separate stdout/stderr and a real exit code."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+HERE = Path(__file__).parent
+DATA = HERE / "data"
+CORPUS = DATA / "corpus"
+REPO = HERE.parent
+
+
+@dataclass
+class CliResult:
+    exit_code: int
+    stdout: str
+    stderr: str
+
+
+def run_envkit(*args: str, input: str | None = None, env: dict[str, str] | None = None,
+               cwd: str | os.PathLike[str] | None = None) -> CliResult:
+    """Run `envkit ARGS` through envkit.cli.main (the real error boundary) and capture its output."""
+    from envkit.cli import main
+
+    runner = CliRunner()
+    old = os.getcwd()
+    if cwd is not None:
+        os.chdir(cwd)
+    try:
+        with runner.isolation(input=input, env=env) as streams:
+            try:
+                main(list(args), prog_name="envkit")
+                code = 0
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+            out, err = streams[0].getvalue(), streams[1].getvalue()
+    finally:
+        os.chdir(old)
+    return CliResult(code, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"))
+
+
+@pytest.fixture
+def envkit_cli():
+    return run_envkit
+
+
+def corpus_files(kind: str | None = None) -> list[Path]:
+    """Corpus files (tests/data/corpus), optionally only those of one kind from INDEX.tsv."""
+    rows = (CORPUS / "INDEX.tsv").read_text().splitlines()[1:]
+    out = []
+    for row in rows:
+        cols = row.split("\t")
+        if kind is None or cols[4] == kind:
+            out.append(CORPUS / cols[0])
+    return out
