@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip --disable-pip-version-check -q
 ENVKIT := $(VENV)/bin/envkit
 
-.PHONY: demo test bench venv clean lint
+.PHONY: demo test bench venv clean lint sshd
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -24,7 +24,15 @@ $(VENV)/.test-deps: pyproject.toml $(PY)
 	$(PIP) install 'torch==2.13.0'
 	touch $@
 
-test: $(VENV)/.test-deps
+# The ssh tests of `envkit diff` start a real sshd on 127.0.0.1; install Debian's openssh-server when
+# we can (root with apt-get), otherwise those tests skip and say why.
+sshd:
+	@command -v sshd >/dev/null 2>&1 || [ -x /usr/sbin/sshd ] || \
+	  { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
+	    { apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openssh-server >/dev/null; } ; } || \
+	  echo "note: sshd not available; the ssh diff tests will be skipped"
+
+test: $(VENV)/.test-deps sshd
 	$(PY) -m pytest -n 2 -q
 
 bench: venv
