@@ -1,0 +1,1 @@
+"""Test support code shared by several engineers' tests (see condafactory)."""
