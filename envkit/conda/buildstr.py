@@ -3,21 +3,44 @@
 `py3.11_cuda12.1_cudnn8.9.2_0` -> Python 3.11, CUDA 12.1, cuDNN 8.9.2;
 `cuda129_mkl_py312_h1234_302` -> CUDA 12.9, MKL, Python 3.12; `cpu_generic_py311_h0_0` -> CPU;
 `20_linux64_openblas` -> OpenBLAS; `np113py36_0` -> numpy 1.13, Python 3.6; `h0_cpython` -> CPython;
-pip `2.3.1+cu121` -> CUDA 12.1, `+cpu` -> CPU.
+`cuda112py39h2f1b3e4_1` -> CUDA 11.2, Python 3.9; torchvision `py311_cu121` -> CUDA 12.1;
+`gpu_py38h1234_0` (defaults) and pytorch-mutex `cuda` -> a GPU build of unnamed CUDA;
+pip `2.3.1+cu121` -> CUDA 12.1, `+cpu` -> CPU, `+rocm6.0` -> ROCm 6.0.
+
+Build strings are conventions, not a schema: each pattern below is one the big channels use
+(pytorch, nvidia, conda-forge, defaults).  A build string that says nothing decodes to an empty
+BuildInfo; nothing is ever guessed from a hash.  The one inference made is for the PyTorch family
+(`pytorch`, `torchvision`, `torchaudio`, `libtorch`): every CUDA build of those says so in its build
+string on every channel, so a build with a Python tag and no CUDA/GPU/ROCm tag is a CPU build (the
+pytorch channel's macOS builds are plain `py3.11_0`).
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
-_PY = re.compile(r"(?:^|_|(?<=np\d\d\d)|(?<=np\d\d)|(?<=np\d))(?:py|cp)(?P<ver>3\.\d{1,2}|2\.7|3\d{1,2}|27)(?=_|$|h|np|[a-z])")
-_CUDA = re.compile(r"(?:^|_)cuda(?P<ver>\d{1,2}\.\d(?:\.\d+)?|\d{2,3})(?=_|$|[a-z])")
-_CU_LOCAL = re.compile(r"^cu(?P<ver>\d{2,3})$")
+# `py311`, `py3.11`, `cp311`, `py27` anywhere a new token starts: after `_`, at the start, or glued
+# to a preceding tag (`np113py36`, `cuda112py39`) - never inside a word (`pyhd8ed1ab` is noarch).
+_PY = re.compile(r"(?<![a-z])(?:py|cp)(?P<ver>3\.\d{1,2}|2\.7|3\d{1,2}|27)(?=_|$|h|np|[a-z])")
+_CUDA = re.compile(r"(?:^|_)(?:cuda_?(?P<ver>\d{1,2}\.\d(?:\.\d+)?|\d{2,3})(?=_|$|[a-z])"
+                   r"|cu(?P<cu>\d{2,3})(?=_|$))")
+_CU_LOCAL = re.compile(r"^cu(?P<ver>\d{2,3})(?=\.|$)")
+_ROCM_LOCAL = re.compile(r"^rocm(?P<ver>\d+(?:\.\d+)*)")
 _CUDNN = re.compile(r"(?:^|_)cudnn(?P<ver>\d+(?:\.\d+)*)")
 _NP = re.compile(r"(?:^|_)np(?P<ver>\d{1,3})(?=py|_|$)")
 _BLAS = (("mkl", "MKL"), ("openblas", "OpenBLAS"), ("accelerate", "Accelerate"), ("blis", "BLIS"),
          ("netlib", "netlib"), ("generic", "generic BLAS"))
 _MPI = re.compile(r"(?:^|_)(?:mpi_(?P<mpi>openmpi|mpich|impi|msmpi)|(?P<nompi>nompi))(?=_|$)")
+_CPU = re.compile(r"(?:^|_)cpu(?:only)?(?=_|$)")
+_GPU = re.compile(r"(?:^|_)(?:gpu|cuda)(?=_|$)")
+_ROCM = re.compile(r"(?:^|_)rocm(?P<ver>\d+(?:\.\d+)*)?(?=_|$|[a-z])")
+
+#: Packages whose every GPU build says so in its build string (see the module docstring).
+TORCH_FAMILY = frozenset({"pytorch", "torchvision", "torchaudio", "libtorch"})
+#: The BLAS selector packages: their build string names the implementation (`blas=1.0=mkl`,
+#: `libblas=3.9.0=20_linux64_openblas`).
+BLAS_SELECTORS = frozenset({"blas", "libblas", "libcblas", "liblapack", "liblapacke", "blas-devel"})
 
 
 def _cuda_version(digits: str) -> str:
@@ -36,22 +59,28 @@ def _py_version(text: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class BuildInfo:
-    """What a build string says.  Every field is None when the build string does not say."""
+    """What a build string says.  Every field is None (False) when the build string does not say."""
 
     python: str | None = None  # "3.11"
     cuda: str | None = None  # "12.1"
-    cpu: bool = False  # an explicit CPU variant
+    cpu: bool = False  # an explicit (or, for the PyTorch family, certain) CPU variant
     cudnn: str | None = None
     blas: str | None = None  # "MKL", "OpenBLAS", ...
     mpi: str | None = None  # "openmpi", "mpich", "nompi"
     numpy: str | None = None  # "1.13" (old np113 tags)
     implementation: str | None = None  # "CPython", "PyPy"
+    gpu: bool = False  # a GPU build that does not say which CUDA (defaults' `gpu_py38h..._0`)
+    rocm: str | None = None  # "6.0" (pip `+rocm6.0`), "" when a ROCm build names no version
 
     def labels(self) -> list[str]:
         """Short human labels, most important first: ['CUDA 12.1', 'cuDNN 8.9.2', 'MKL', 'py3.11']."""
         out: list[str] = []
         if self.cuda:
             out.append(f"CUDA {self.cuda}")
+        if self.rocm is not None:
+            out.append(f"ROCm {self.rocm}" if self.rocm else "ROCm")
+        if self.gpu and not self.cuda:
+            out.append("GPU")
         if self.cpu:
             out.append("cpu")
         if self.cudnn:
@@ -69,16 +98,38 @@ class BuildInfo:
         return out
 
     @property
+    def accelerator(self) -> str | None:
+        """'CUDA 12.1', 'ROCm 6.0', 'GPU', 'cpu', or None when the build string does not say."""
+        if self.cuda:
+            return f"CUDA {self.cuda}"
+        if self.rocm is not None:
+            return f"ROCm {self.rocm}" if self.rocm else "ROCm"
+        if self.gpu:
+            return "GPU"
+        if self.cpu:
+            return "cpu"
+        return None
+
+    @property
     def variant(self) -> tuple:
         """The parts that make a different build variant (not the hash or build number)."""
         return (self.python, self.cuda, self.cpu, self.cudnn, self.blas, self.mpi, self.numpy,
-                self.implementation)
+                self.implementation, self.gpu, self.rocm)
 
 
 def decode(build: str | None, version: str | None = None, name: str | None = None) -> BuildInfo:
-    """Decode a conda build string, or for pip packages the local version (`+cu121`, `+cpu`)."""
-    python = cuda = cudnn = blas = mpi = numpy = impl = None
-    cpu = False
+    """Decode a conda build string, or for pip packages the local version (`+cu121`, `+cpu`).
+
+    `name` enables the per-package rules (BLAS selectors, `cpuonly`, the PyTorch family).  Returns a
+    BuildInfo; never raises (an unknown build string decodes to an empty BuildInfo).
+    """
+    return _decode(build or None, version or None, name.lower() if name else None)
+
+
+@lru_cache(maxsize=16384)
+def _decode(build: str | None, version: str | None, name: str | None) -> BuildInfo:
+    python = cuda = cudnn = blas = mpi = numpy = impl = rocm = None
+    cpu = gpu = False
     if version and "+" in version:
         local = version.split("+", 1)[1].lower()
         m = _CU_LOCAL.match(local)
@@ -86,15 +137,22 @@ def decode(build: str | None, version: str | None = None, name: str | None = Non
             cuda = _cuda_version(m.group("ver"))
         elif local.startswith("cpu"):
             cpu = True
-        elif local.startswith("rocm"):
-            cuda = None
+        else:
+            m = _ROCM_LOCAL.match(local)
+            if m:
+                rocm = m.group("ver")
     if build:
         b = build.lower()
         m = _CUDA.search(b)
         if m:
-            cuda = _cuda_version(m.group("ver"))
-        if re.search(r"(?:^|_)cpu(?:only)?(?=_|$)", b) or b.startswith("cpu"):
+            cuda = _cuda_version(m.group("ver") or m.group("cu"))
+        if _CPU.search(b) or b.startswith("cpu"):
             cpu = True
+        if _GPU.search(b):
+            gpu = True
+        m = _ROCM.search(b)
+        if m:
+            rocm = m.group("ver") or ""
         m = _CUDNN.search(b)
         if m:
             cudnn = m.group("ver")
@@ -105,7 +163,7 @@ def decode(build: str | None, version: str | None = None, name: str | None = Non
         if m:
             digits = m.group("ver")
             numpy = digits if len(digits) == 1 else f"{digits[0]}.{digits[1:]}"
-        tokens = set(re.split(r"[_]", b))
+        tokens = set(b.split("_"))
         for token, label in _BLAS:
             if token in tokens:
                 blas = label
@@ -115,15 +173,19 @@ def decode(build: str | None, version: str | None = None, name: str | None = Non
             mpi = m.group("mpi") or "nompi"
         if b.endswith("_cpython"):
             impl = "CPython"
-        elif b.endswith("_pypy") or "_pypy" in b:
+        elif "_pypy" in b:
             impl = "PyPy"
-    if name and name.lower() == "cpuonly":
+    if name == "cpuonly" or name == "pytorch-cpu":
         cpu = True
-    if name and name.lower() in ("blas", "libblas", "libcblas", "liblapack", "liblapacke") and build:
+    if name in BLAS_SELECTORS and build:
         # blas=1.0=mkl (defaults), libblas=3.9.0=20_linux64_openblas (conda-forge)
+        low = build.lower()
         for token, label in _BLAS:
-            if build.lower().endswith(token) or f"_{token}" in build.lower():
+            if low.endswith(token) or f"_{token}" in low:
                 blas = label
                 break
+    if (name in TORCH_FAMILY and build and python and not cpu and not cuda and not gpu
+            and rocm is None):
+        cpu = True
     return BuildInfo(python=python, cuda=cuda, cpu=cpu, cudnn=cudnn, blas=blas, mpi=mpi,
-                     numpy=numpy, implementation=impl)
+                     numpy=numpy, implementation=impl, gpu=gpu, rocm=rocm)

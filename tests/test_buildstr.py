@@ -1,0 +1,106 @@
+"""Build-string decoding on real build strings from the pytorch, nvidia, conda-forge and defaults
+channels (and the corpus), and pip local versions."""
+import pytest
+
+from envkit.conda.buildstr import BuildInfo, decode
+
+
+@pytest.mark.parametrize("build, version, name, expected", [
+    # pytorch channel
+    ("py3.11_cuda12.1_cudnn8.9.2_0", "2.2.2", "pytorch",
+     BuildInfo(python="3.11", cuda="12.1", cudnn="8.9.2")),
+    ("py3.11_cpu_0", "2.2.2", "pytorch", BuildInfo(python="3.11", cpu=True)),
+    ("py3.11_0", "2.2.2", "pytorch", BuildInfo(python="3.11", cpu=True)),  # osx-arm64: CPU/MPS
+    ("py3.8_cuda11.3_cudnn8.2.0_0", "1.11.0", "pytorch",
+     BuildInfo(python="3.8", cuda="11.3", cudnn="8.2.0")),
+    ("py36_cuda90_cudnn7he774522_1", "0.4.1", "pytorch",  # corpus 37, windows
+     BuildInfo(python="3.6", cuda="9.0", cudnn="7")),
+    ("py311_cu121", "0.17.2", "torchvision", BuildInfo(python="3.11", cuda="12.1")),
+    ("py311_cpu", "2.2.2", "torchaudio", BuildInfo(python="3.11", cpu=True)),
+    ("cuda", "1.0", "pytorch-mutex", BuildInfo(gpu=True)),
+    ("cpu", "1.0", "pytorch-mutex", BuildInfo(cpu=True)),
+    ("0", "1.0", "cpuonly", BuildInfo(cpu=True)),
+    # conda-forge pytorch-cpu-feedstock
+    ("cuda126_mkl_py312_h30b5a27_302", "2.6.0", "pytorch",
+     BuildInfo(python="3.12", cuda="12.6", blas="MKL")),
+    ("cuda118_py310h0e5b2d4_301", "2.1.2", "pytorch", BuildInfo(python="3.10", cuda="11.8")),
+    ("cpu_generic_py311_h1a2b3c4_0", "2.5.1", "pytorch",
+     BuildInfo(python="3.11", cpu=True, blas="generic BLAS")),
+    ("cpu_mkl_py312_h0_100", "2.5.1", "pytorch", BuildInfo(python="3.12", cpu=True, blas="MKL")),
+    ("cuda112py39h2f1b3e4_1", "1.10.2", "pytorch", BuildInfo(python="3.9", cuda="11.2")),
+    ("cpu_py39hfa7516b_0", "1.10.2", "pytorch", BuildInfo(python="3.9", cpu=True)),
+    # defaults
+    ("gpu_py38h8a7d6ce_0", "2.4.1", "tensorflow", BuildInfo(python="3.8", gpu=True)),
+    ("mkl", "1.0", "blas", BuildInfo(blas="MKL")),
+    ("openblas", "1.0", "blas", BuildInfo(blas="OpenBLAS")),
+    ("cpu_0", "0.1", "_pytorch_select", BuildInfo(cpu=True)),  # corpus 31
+    # BLAS selectors (conda-forge)
+    ("20_linux64_openblas", "3.9.0", "libblas", BuildInfo(blas="OpenBLAS")),
+    ("22_osxarm64_accelerate", "3.9.0", "libblas", BuildInfo(blas="Accelerate")),
+    ("16_linux64_mkl", "3.9.0", "liblapack", BuildInfo(blas="MKL")),
+    ("8_mkl", "3.8.0", "libcblas", BuildInfo(blas="MKL")),
+    # Python itself and Python ABI tags
+    ("h932a869_0_cpython", "3.11.8", "python", BuildInfo(implementation="CPython")),
+    ("py311h64a7726_0", "1.26.4", "numpy", BuildInfo(python="3.11")),
+    ("py39h6a678d5_0", "1.21.5", "numpy", BuildInfo(python="3.9")),
+    ("py310hd8f1fbe_0", "2.1.0", "scipy", BuildInfo(python="3.10")),
+    ("py27_0", "1.0", "six", BuildInfo(python="2.7")),
+    ("cp311", "1.0", "x", BuildInfo(python="3.11")),
+    ("np113py36_0", "0.19.1", "scipy", BuildInfo(python="3.6", numpy="1.13")),  # corpus 29
+    ("pyhd8ed1ab_0", "4.66.2", "tqdm", BuildInfo()),  # noarch: python, no ABI
+    ("py_0", "1.0", "x", BuildInfo()),
+    # MPI
+    ("nompi_h2d575fe_108", "1.14.3", "hdf5", BuildInfo(mpi="nompi")),
+    ("mpi_openmpi_h4f84152_100", "1.14.3", "hdf5", BuildInfo(mpi="openmpi")),
+    ("mpi_mpich_py311h0_0", "3.1.5", "mpi4py", BuildInfo(mpi="mpich", python="3.11")),
+    # nothing to say
+    ("h7f98852_4", "1.2.13", "zlib", BuildInfo()),
+    ("0", "3.6.2", "python", BuildInfo()),
+    (None, "1.0", "x", BuildInfo()),
+    ("", "1.0", "x", BuildInfo()),
+])
+def test_decode_conda_builds(build, version, name, expected):
+    assert decode(build, version, name) == expected
+
+
+@pytest.mark.parametrize("version, expected", [
+    ("2.3.1+cu121", BuildInfo(cuda="12.1")),
+    ("2.1.0+cu118", BuildInfo(cuda="11.8")),
+    ("2.10.0+cu128", BuildInfo(cuda="12.8")),
+    ("2.2.2+cpu", BuildInfo(cpu=True)),
+    ("2.1.2+cpu.cxx11.abi", BuildInfo(cpu=True)),
+    ("2.3.0+rocm6.0", BuildInfo(rocm="6.0")),
+    ("1.13.1+cu117.with.pypi.cudnn", BuildInfo(cuda="11.7")),
+    ("2.2.2", BuildInfo()),  # a plain PyPI version says nothing about the variant
+])
+def test_decode_pip_local_versions(version, expected):
+    assert decode(None, version, "torch") == expected
+
+
+def test_labels_most_important_first():
+    info = decode("py3.11_cuda12.1_cudnn8.9.2_0", "2.2.2", "pytorch")
+    assert info.labels() == ["CUDA 12.1", "cuDNN 8.9.2", "py3.11"]
+    assert decode("cuda126_mkl_py312_h0_302").labels() == ["CUDA 12.6", "MKL", "py3.12"]
+    assert decode("nompi_h0_1").labels() == ["no MPI"]
+    assert decode("gpu_py38h0_0").labels() == ["GPU", "py3.8"]
+    assert decode(None, "2.3.0+rocm6.0").labels() == ["ROCm 6.0"]
+    assert decode("h0_0_cpython").labels() == ["CPython"]
+
+
+def test_accelerator():
+    assert decode("py3.11_cuda12.1_cudnn8.9.2_0", name="pytorch").accelerator == "CUDA 12.1"
+    assert decode("py3.11_0", name="pytorch").accelerator == "cpu"
+    assert decode("py3.11_0", name="numpy").accelerator is None  # only the torch family infers
+    assert decode("cuda", name="pytorch-mutex").accelerator == "GPU"
+
+
+def test_variant_ignores_hash_and_build_number():
+    a = decode("py311h64a7726_0", "1.26.4", "numpy")
+    b = decode("py311h7125741_3", "1.26.4", "numpy")
+    assert a.variant == b.variant
+    assert decode("py3.11_cpu_0").variant != decode("py3.11_cuda12.1_cudnn8.9.2_0").variant
+
+
+def test_case_insensitive_and_cached():
+    assert decode("PY3.11_CUDA12.1_0") == BuildInfo(python="3.11", cuda="12.1")
+    assert decode("py311_0") is decode("py311_0")
