@@ -1,0 +1,354 @@
+"""Create an environment from a lock, without solving.
+
+`create_from_lock(lock, prefix)` installs exactly the locked packages of one platform:
+
+1. the conda packages, with py-rattler (`rattler.install`), or with a conda/mamba/micromamba
+   executable and an explicit file (`backend="conda"|"mamba"|"micromamba"`);
+2. then the pip packages, with the new environment's own Python and pip: `pip install --no-deps`
+   from the locked URLs, with `--require-hashes` when every pip package has a sha256.
+
+Hashes are verified: py-rattler checks the sha256 of what it downloads over HTTP, but not of
+`file://` packages, so envkit checks local archives itself (md5 and sha256, before anything is
+linked).  Any failure (a hash mismatch, a failed download, pip failing) removes the half-made
+prefix before the error is raised: a prefix either holds the whole lock or does not exist.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping, Sequence
+from urllib.parse import unquote, urlparse
+
+from envkit.errors import BackendError, EnvkitError, IntegrityError, UsageError, Where
+from envkit.model import Lock, LockedPackage
+
+BACKENDS = ("rattler", "conda", "mamba", "micromamba")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CreateResult:
+    """What `create_from_lock` made: the prefix, the platform installed, and package counts."""
+
+    prefix: str
+    platform: str
+    conda: int
+    pip: int
+    backend: str
+    require_hashes: bool
+
+
+def host_platform() -> str:
+    """The conda platform (subdir) of this machine, e.g. linux-64."""
+    import rattler
+
+    return str(rattler.Platform.current())
+
+
+def choose_platform(lock: Lock, platform: str | None) -> str:
+    """The platform to install: `platform` when given (it must be locked), else this machine's.
+
+    Raises UsageError naming the locked platforms otherwise.
+    """
+    locked = ", ".join(lock.platforms) or "none"
+    if platform:
+        if platform not in lock.platforms:
+            raise UsageError(f"the lock has no packages for {platform} (locked: {locked})")
+        return platform
+    here = host_platform()
+    if here not in lock.platforms:
+        raise UsageError(f"the lock has no packages for this machine's platform {here} (locked: {locked})",
+                         hint="pass --platform to install another locked platform")
+    return here
+
+
+def _local_path(url: str) -> str | None:
+    parsed = urlparse(url)
+    if parsed.scheme == "file":
+        return unquote(parsed.path)
+    if not parsed.scheme and os.path.isabs(url):
+        return url
+    return None
+
+
+def file_hashes(path: str) -> tuple[str, str]:
+    """(md5, sha256) hex digests of the file at `path`."""
+    md5, sha = hashlib.md5(), hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            md5.update(block)
+            sha.update(block)
+    return md5.hexdigest(), sha.hexdigest()
+
+
+def verify_local_archives(packages: Sequence[LockedPackage], *, source: str | None = None) -> None:
+    """Check md5/sha256 of every conda package whose URL is a local file.
+
+    Raises IntegrityError for a mismatch or a missing file, and UsageError for a conda package
+    that records no hash at all (a lock without hashes cannot be installed safely).
+    """
+    for p in packages:
+        if not p.md5 and not p.sha256:
+            raise UsageError(f"{p.name}={p.version}: the lock records no md5 or sha256 for this conda package",
+                             where=Where(file=source, line=p.line))
+        path = _local_path(p.url or "")
+        if path is None:
+            continue  # downloaded by rattler, which checks the sha256 itself
+        if not os.path.isfile(path):
+            raise IntegrityError(f"{p.name}={p.version}: package file not found: {path}",
+                                 where=Where(file=source, line=p.line))
+        md5, sha = file_hashes(path)
+        if p.sha256 and sha != p.sha256.lower():
+            raise IntegrityError(f"{p.name}={p.version}: sha256 mismatch for {p.url}: the lock says "
+                                 f"{p.sha256}, the file has {sha}", where=Where(file=source, line=p.line),
+                                 hint="the package changed after it was locked; relock, or fix the channel")
+        if p.md5 and md5 != p.md5.lower():
+            raise IntegrityError(f"{p.name}={p.version}: md5 mismatch for {p.url}: the lock says "
+                                 f"{p.md5}, the file has {md5}", where=Where(file=source, line=p.line),
+                                 hint="the package changed after it was locked; relock, or fix the channel")
+
+
+def _file_name(url: str) -> str:
+    return unquote(urlparse(url).path.rsplit("/", 1)[-1])
+
+
+def _build_of(p: LockedPackage) -> tuple[str, int]:
+    from envkit.formats._util import build_number_of, split_filename
+
+    build = p.build
+    if not build and p.url:
+        parts = split_filename(_file_name(p.url))
+        if parts:
+            build = parts[2]
+    build = build or "0"
+    number = p.build_number if p.build_number is not None else build_number_of(build)
+    return build, int(number or 0)
+
+
+def to_repodata_records(packages: Sequence[LockedPackage], platform: str) -> list:
+    """py-rattler RepoDataRecords for locked conda packages (what `rattler.install` takes)."""
+    import rattler
+
+    from envkit.conda.channels import channel_of_url
+
+    out = []
+    for p in packages:
+        if not p.url:
+            raise UsageError(f"{p.name}={p.version}: the lock records no URL for this conda package")
+        build, number = _build_of(p)
+        _chan, sub = channel_of_url(p.url)
+        subdir = p.subdir or sub or platform
+        record = rattler.PackageRecord(
+            name=p.name, version=p.version, build=rattler.BuildString(build), build_number=number,
+            subdir=subdir, depends=[f"{n} {s}".strip() for n, s in p.depends],
+            md5=bytes.fromhex(p.md5) if p.md5 else None, sha256=bytes.fromhex(p.sha256) if p.sha256 else None)
+        channel_url = p.url.rsplit("/", 2)[0] + "/"
+        out.append(rattler.RepoDataRecord(record, _file_name(p.url), p.url, channel_url))
+    return out
+
+
+def _remove_prefix(prefix: str) -> None:
+    shutil.rmtree(prefix, ignore_errors=True)
+
+
+def _prepare_prefix(prefix: str) -> None:
+    if os.path.exists(prefix):
+        if not os.path.isdir(prefix) or os.listdir(prefix):
+            raise UsageError(f"prefix already exists and is not empty: {prefix}",
+                             hint="remove it first, or choose another -p/-n")
+
+
+def python_of(prefix: str, platform: str) -> str:
+    """The Python executable inside a prefix for `platform`."""
+    if platform.startswith("win-"):
+        return os.path.join(prefix, "python.exe")
+    return os.path.join(prefix, "bin", "python")
+
+
+def pip_requirement_lines(packages: Sequence[LockedPackage]) -> tuple[list[str], bool]:
+    """Requirement lines for the locked pip packages, and whether every one has a hash.
+
+    A package with a URL is installed from exactly that URL (`name @ URL`), otherwise by pin
+    (`name==version`, from the index pip is configured with); `--hash=sha256:...` is added to each
+    line when every package has a sha256 (pip's hash-checking mode is all or nothing).
+    """
+    all_hashed = bool(packages) and all(p.sha256 for p in packages)
+    lines = []
+    for p in packages:
+        if p.editable and p.url:
+            lines.append(f"-e {p.url}")
+            continue
+        line = f"{p.name} @ {p.url}" if p.url else f"{p.name}=={p.version}"
+        if all_hashed:
+            line += f" --hash=sha256:{p.sha256}"
+        lines.append(line)
+    return lines, all_hashed
+
+
+def install_pip(prefix: str, platform: str, packages: Sequence[LockedPackage], *,
+                options: Sequence[str] = (), timeout: float = 1800) -> bool:
+    """Install the locked pip packages with the prefix's own Python: `pip install --no-deps`.
+
+    Returns whether `--require-hashes` was used.  Raises BackendError when the prefix has no Python
+    or pip fails.
+    """
+    from envkit._proc import run
+
+    python = python_of(prefix, platform)
+    if not os.path.exists(python):
+        raise BackendError(f"the lock has pip packages but the new environment has no Python ({python})",
+                           hint="lock python and pip as conda packages")
+    lines, hashed = pip_requirement_lines(packages)
+    # pip installs into `--prefix` with the interpreter's own scheme, which for a conda python is
+    # exactly its site-packages.  When `python` is a launcher for another interpreter (its
+    # sys.prefix is elsewhere), pip must also not skip what that interpreter already has.
+    probe = run([python, "-c", "import sys; print(sys.prefix)"], timeout=60, check=False, what="python")
+    foreign = probe.ok and os.path.realpath(probe.stdout.strip()) != os.path.realpath(prefix)
+    with tempfile.TemporaryDirectory(prefix="envkit-create-") as tmp:
+        req = os.path.join(tmp, "requirements.txt")
+        Path(req).write_text("\n".join(list(options) + lines) + "\n", encoding="utf-8")
+        argv = [python, "-m", "pip", "install", "--no-deps", "--no-input", "--disable-pip-version-check",
+                "--no-warn-script-location", "--prefix", prefix]
+        if foreign:
+            argv.append("--ignore-installed")
+        if hashed:
+            argv.append("--require-hashes")
+        argv += ["-r", req]
+        env = dict(os.environ, PIP_NO_INPUT="1")
+        run(argv, timeout=timeout, env=env, what="pip install")
+    return hashed
+
+
+def conda_argv(backend: str, exe: str, prefix: str, explicit_file: str) -> list[str]:
+    """The command that creates `prefix` from an explicit file with a conda-like executable."""
+    if backend == "micromamba":
+        return [exe, "create", "--yes", "--prefix", prefix, "--file", explicit_file]
+    return [exe, "create", "--yes", "--prefix", prefix, "--file", explicit_file]
+
+
+def find_backend_executable(backend: str, env: Mapping[str, str] | None = None) -> str:
+    """The executable for `backend`: CONDA_EXE (conda) or MAMBA_EXE (mamba, micromamba), then PATH.
+
+    Raises BackendError when there is none.
+    """
+    from envkit._proc import which
+
+    env = os.environ if env is None else env
+    var = "CONDA_EXE" if backend == "conda" else "MAMBA_EXE"
+    exe = env.get(var)
+    if exe and os.path.isfile(exe) and os.access(exe, os.X_OK) and (
+            backend == "conda" or os.path.basename(exe).startswith(backend)):
+        return exe
+    found = which(backend, path=env.get("PATH"))
+    if found:
+        return found
+    raise BackendError(f"--backend {backend}: no {backend} executable found ({var} or PATH)",
+                       hint="install it, or use the default backend (--backend rattler)")
+
+
+def create_from_lock(lock: Lock, prefix: str | os.PathLike[str], *, platform: str | None = None,
+                     backend: str = "rattler", executable: str | None = None,
+                     cache_dir: str | os.PathLike[str] | None = None, timeout: float = 1800) -> CreateResult:
+    """Create `prefix` holding exactly the packages `lock` has for `platform` (default: this machine's).
+
+    Raises UsageError (existing non-empty prefix, platform not locked, missing URL/hash),
+    IntegrityError (a package does not match its recorded hash) and BackendError (download, link,
+    conda or pip failure).  On any error after the prefix was started it is removed again.
+    """
+    if backend not in BACKENDS:
+        raise UsageError(f"unknown backend {backend!r}", hint="use one of: " + ", ".join(BACKENDS))
+    plat = choose_platform(lock, platform)
+    target = os.path.abspath(os.fspath(prefix))
+    _prepare_prefix(target)
+    pkgs = lock.for_platform(plat)
+    conda = [p for p in pkgs if p.manager == "conda"]
+    pip = [p for p in pkgs if p.manager == "pip"]
+    verify_local_archives(conda, source=lock.source)
+    existed = os.path.isdir(target)
+    try:
+        if backend == "rattler":
+            _install_rattler(conda, target, plat, cache_dir=cache_dir)
+        else:
+            _install_conda(lock, plat, target, backend, executable, timeout=timeout)
+        hashed = install_pip(target, plat, pip, options=lock.pip_options, timeout=timeout) if pip else False
+    except BaseException:
+        _remove_prefix(target)
+        if existed:
+            os.makedirs(target, exist_ok=True)
+        raise
+    return CreateResult(prefix=target, platform=plat, conda=len(conda), pip=len(pip), backend=backend,
+                        require_hashes=hashed)
+
+
+def _install_rattler(conda: Sequence[LockedPackage], prefix: str, platform: str, *,
+                     cache_dir: str | os.PathLike[str] | None) -> None:
+    import asyncio
+
+    import rattler
+
+    records = to_repodata_records(conda, platform)
+    kwargs = {"cache_dir": Path(cache_dir)} if cache_dir else {}
+    try:
+        asyncio.run(rattler.install(records, target_prefix=prefix, platform=rattler.Platform(platform),
+                                    show_progress=False, execute_link_scripts=False, **kwargs))
+    except Exception as exc:  # rattler's own exception classes
+        text = str(exc).strip()
+        if "hash mismatch" in text or "mismatch" in text.lower():
+            raise IntegrityError("a package does not match the hash recorded in the lock; nothing was "
+                                 "installed", text=text) from None
+        raise BackendError(f"installing the conda packages failed: {type(exc).__name__}", text=text) from None
+
+
+def _install_conda(lock: Lock, platform: str, prefix: str, backend: str, executable: str | None, *,
+                   timeout: float) -> None:
+    from envkit._proc import run
+    from envkit.formats.explicit import write_explicit
+
+    exe = executable or find_backend_executable(backend)
+    with tempfile.TemporaryDirectory(prefix="envkit-create-") as tmp:
+        explicit = os.path.join(tmp, f"explicit-{platform}.txt")
+        Path(explicit).write_text(write_explicit(lock, platform), encoding="utf-8")
+        run(conda_argv(backend, exe, prefix, explicit), timeout=timeout, what=backend)
+    if not os.path.isdir(os.path.join(prefix, "conda-meta")):
+        raise BackendError(f"{backend} finished but {prefix} is not a conda environment")
+
+
+def new_env_prefix(name: str, environ: Mapping[str, str] | None = None) -> str:
+    """Where `-n NAME` creates an environment: NAME under the first envs directory.
+
+    Envs directories come from CONDA_ENVS_PATH / CONDA_ENVS_DIRS, then `envs_dirs` of the .condarc
+    search path, then `$CONDA_ROOT/envs` or the root of CONDA_EXE, then ~/.conda/envs.
+    """
+    if not name or os.sep in name or name in (".", ".."):
+        raise UsageError(f"invalid environment name {name!r}")
+    for d in envs_dirs(environ):
+        return os.path.join(d, name)
+    return os.path.join(os.path.expanduser("~"), ".conda", "envs", name)
+
+
+def envs_dirs(environ: Mapping[str, str] | None = None) -> list[str]:
+    """The envs directories, in conda's order of preference (see `new_env_prefix`)."""
+    env = os.environ if environ is None else environ
+    out: list[str] = []
+    for var in ("CONDA_ENVS_PATH", "CONDA_ENVS_DIRS"):
+        if env.get(var):
+            out += [os.path.expanduser(p) for p in env[var].split(os.pathsep) if p]
+    try:
+        from envkit.backends import prefix_scan
+        from envkit.backends.native import merged_condarc
+
+        rc = merged_condarc(prefix_scan.condarc_files(None, environ=dict(env)))
+        out += [os.path.expanduser(str(p)) for p in (rc.get("envs_dirs") or [])]
+    except (ImportError, EnvkitError, OSError, TypeError, AttributeError):
+        pass
+    root = env.get("CONDA_ROOT") or env.get("MAMBA_ROOT_PREFIX")
+    if not root and env.get("CONDA_EXE"):
+        root = os.path.dirname(os.path.dirname(env["CONDA_EXE"]))
+    if root:
+        out.append(os.path.join(root, "envs"))
+    out.append(os.path.join(os.path.expanduser("~"), ".conda", "envs"))
+    return list(dict.fromkeys(out))

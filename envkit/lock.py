@@ -1,0 +1,773 @@
+"""Locking: a live environment or a spec (+ platforms) becomes a `Lock`; a lock is checked against its spec.
+
+Three entry points, all returning data (only `envkit.commands.lock` prints or writes files):
+
+* `lock_live(env)` locks a live environment exactly (every conda record with URL, md5, sha256,
+  depends; every pip distribution with version and, where the installation recorded them, URL and
+  sha256).  `live_env_spec(env)` is the matching exact `environment.lock.yml` model.
+* `solve_spec(spec, platforms, ...)` solves the spec's conda dependencies for each platform with
+  py-rattler (channel priority strict by default, virtual packages settable per platform), then locks
+  its pip section per platform with pip's resolver (`pip install --dry-run --report`, see
+  `lock_pip`).  `solve_with_conda_lock(...)` does the same through conda-lock itself.
+* `check_lock(spec, lock)` lists what makes a lock unfit for its spec: a stale content hash, a spec
+  entry the locked packages do not satisfy (conda match semantics for conda entries, PEP 440 for pip).
+
+The content hash (`spec_content_hash`) is defined below; `envkit check` calls it for its stale-lock rule.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Mapping, Sequence
+
+from envkit.errors import BackendError, SolveError, UsageError, Where
+from envkit.model import Channel, CondaDep, EnvSpec, LiveEnv, Lock, LockedPackage, PipDep
+
+#: Identifies the definition of `spec_content_hash`; part of the hashed text, so that a change of
+#: definition changes every hash instead of silently comparing unlike things.
+CONTENT_HASH_VERSION = "envkit-content-hash/1"
+
+CHANNEL_PRIORITIES = ("strict", "flexible", "disabled")
+
+#: Virtual packages assumed for each platform when solving (name -> "version" or "version build").
+#: These are conda-lock's defaults (conda_lock/default-virtual-packages.yaml) without `__cuda`: a
+#: CUDA build is only chosen when the user says the target has CUDA (`--virtual-package
+#: linux-64:__cuda=12.4`), as `CONDA_OVERRIDE_CUDA` does for conda.
+DEFAULT_VIRTUAL_PACKAGES: dict[str, dict[str, str]] = {
+    "linux-64": {"__unix": "0", "__linux": "5.10", "__glibc": "2.28", "__archspec": "1 x86_64"},
+    "linux-aarch64": {"__unix": "0", "__linux": "5.10", "__glibc": "2.28", "__archspec": "1 aarch64"},
+    "linux-ppc64le": {"__unix": "0", "__linux": "5.10", "__glibc": "2.28", "__archspec": "1 ppc64le"},
+    "osx-64": {"__unix": "0", "__osx": "11.0", "__archspec": "1 x86_64"},
+    "osx-arm64": {"__unix": "0", "__osx": "11.0", "__archspec": "1 arm64"},
+    "win-64": {"__win": "0", "__archspec": "1 x86_64"},
+    "win-arm64": {"__win": "0", "__archspec": "1 arm64"},
+}
+
+_VP_NAME = re.compile(r"__[a-z0-9_]+")
+_DEP = re.compile(r"^\s*(?P<name>[A-Za-z0-9_.\-]+)\s*(?P<rest>.*?)\s*$")
+
+
+# --------------------------------------------------------------------------------------------
+# virtual packages
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class VirtualPackage:
+    """A virtual package setting: `platform` None means every platform being solved."""
+
+    name: str
+    version: str
+    build: str = "0"
+    platform: str | None = None
+
+    def __str__(self) -> str:
+        head = f"{self.platform}:" if self.platform else ""
+        return f"{head}{self.name}={self.version}={self.build}"
+
+
+def parse_virtual_package(text: str) -> VirtualPackage:
+    """Parse `[PLATFORM:]__name=version[=build]` (e.g. `linux-64:__cuda=12.4`, `__glibc=2.17`).
+
+    Raises UsageError for any other shape.
+    """
+    from envkit.conda.channels import KNOWN_SUBDIRS
+
+    raw = text.strip()
+    platform = None
+    head, sep, rest = raw.partition(":")
+    if sep and not head.startswith("__"):
+        if head not in KNOWN_SUBDIRS or head == "noarch":
+            raise UsageError(f"--virtual-package {raw!r}: unknown platform {head!r}",
+                             hint="write PLATFORM:__name=version, e.g. linux-64:__cuda=12.4")
+        platform, raw = head, rest
+    name, _, tail = raw.partition("=")
+    version, _, build = tail.partition("=")
+    if not _VP_NAME.fullmatch(name) or not version.strip():
+        raise UsageError(f"--virtual-package {text!r}: expected [PLATFORM:]__name=version[=build]",
+                         hint="e.g. --virtual-package linux-64:__cuda=12.4 or --virtual-package __glibc=2.17")
+    try:
+        from rattler import Version
+
+        Version(version.strip())
+    except Exception:
+        raise UsageError(f"--virtual-package {text!r}: {version!r} is not a version") from None
+    return VirtualPackage(name=name, version=version.strip(), build=build.strip() or "0", platform=platform)
+
+
+def virtual_packages_for(platform: str, overrides: Iterable[VirtualPackage] = ()) -> tuple[VirtualPackage, ...]:
+    """The virtual packages in force for `platform`: the defaults, then `overrides` (a later one
+    for the same name wins; a platform-specific one beats an all-platform one).  Sorted by name."""
+    found: dict[str, VirtualPackage] = {}
+    for name, value in DEFAULT_VIRTUAL_PACKAGES.get(platform, {}).items():
+        version, _, build = value.partition(" ")
+        found[name] = VirtualPackage(name=name, version=version, build=build or "0", platform=platform)
+    overrides = list(overrides)
+    for vp in [v for v in overrides if v.platform is None] + [v for v in overrides if v.platform == platform]:
+        found[vp.name] = VirtualPackage(name=vp.name, version=vp.version, build=vp.build, platform=platform)
+    return tuple(found[k] for k in sorted(found))
+
+
+def _vp_value(vps: Sequence[VirtualPackage], name: str) -> str | None:
+    for vp in vps:
+        if vp.name == name:
+            return vp.version
+    return None
+
+
+# --------------------------------------------------------------------------------------------
+# content hash
+
+
+def spec_content_hash(spec: EnvSpec, platform: str) -> str:
+    """The content hash of `spec` for `platform`: 64 hex digits of SHA-256.
+
+    Definition (`envkit-content-hash/1`): the SHA-256 of the compact, key-sorted JSON of
+
+        {"version": "envkit-content-hash/1", "platform": <platform>,
+         "channels": [<canonical channel names, in priority order>],
+         "conda": [<canonical match spec of each conda dependency, sorted, duplicates removed>],
+         "pip": {"options": [<pip option lines, in file order>],
+                 "requirements": [<canonical pip entries, sorted, duplicates removed>]}}
+
+    So the hash depends only on what the solve depends on: comments, formatting, quoting, key order,
+    `name:`, `variables:` and the order of dependencies do not change it (`numpy >=1.2` and
+    `numpy>=1.2` are one canonical spec); channel order does (it is priority), and so does the order
+    of pip options (`--index-url` before `--extra-index-url` matters to pip).  Solver settings
+    (virtual packages, channel priority) are not part of it: `envkit lock --check` needs only the
+    spec and the lock.
+    """
+    channels = [c.name for c in spec.channels]
+    conda = sorted({d.spec() for d in spec.conda})
+    options = [p.text for p in spec.pip if p.kind == "option"]
+    reqs = sorted({("-e " if p.editable else "") + p.text for p in spec.pip if p.kind != "option"})
+    doc = {"version": CONTENT_HASH_VERSION, "platform": platform, "channels": channels,
+           "conda": conda, "pip": {"options": options, "requirements": reqs}}
+    import hashlib
+
+    text = json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+# --------------------------------------------------------------------------------------------
+# small helpers
+
+
+def split_depend(text: str) -> tuple[str, str]:
+    """`"python >=3.11,<3.12.0a0"` -> `("python", ">=3.11,<3.12.0a0")`; a bare name gets `""`."""
+    m = _DEP.match(text)
+    if not m:
+        return (text.strip(), "")
+    return (m.group("name"), m.group("rest"))
+
+
+def _sort_key(pkg: LockedPackage) -> tuple:
+    return (pkg.platform or "", 0 if pkg.manager == "conda" else 1, pkg.name.lower(), pkg.version,
+            pkg.build or "", pkg.url or "")
+
+
+def sort_packages(packages: Iterable[LockedPackage]) -> tuple[LockedPackage, ...]:
+    """Packages in lock order: platform, conda before pip, then name (a new tuple; input untouched)."""
+    return tuple(sorted(packages, key=_sort_key))
+
+
+def _merge_channels(first: Iterable[Channel], more: Iterable[Channel]) -> tuple[Channel, ...]:
+    out: dict[str, Channel] = {}
+    for ch in list(first) + list(more):
+        out.setdefault(ch.name, ch)
+    return tuple(out.values())
+
+
+# --------------------------------------------------------------------------------------------
+# live environments
+
+
+def live_env_spec(env: LiveEnv) -> EnvSpec:
+    """The exact environment file of a live environment (`environment.lock.yml`): every conda
+    package as `channel::name=version=build` in name order, every pip package pinned
+    (`name==version`, or `name @ URL` for URL/VCS installs, `-e URL` for editable ones)."""
+    conda = []
+    for p in sorted(env.conda_packages(), key=lambda p: p.name):
+        conda.append(CondaDep(name=p.name, version=f"=={p.version}", build=p.build or None,
+                              channel=p.channel or None))
+    dists = {_pep503(d.name): d for d in env.pip_dists}
+    pip = []
+    for p in sorted(env.pip_packages(), key=lambda p: _pep503(p.name)):
+        pip.append(_pip_pin(p, dists.get(_pep503(p.name))))
+    channels = _merge_channels(env.channels, _package_channels(env.conda_packages()))
+    return EnvSpec(name=env.name, channels=channels, conda=tuple(conda), pip=tuple(pip),
+                   variables=env.variables, kind="export", has_pip_section=bool(pip))
+
+
+def _pip_pin(p: LockedPackage, dist) -> PipDep:
+    url = (dist.url if dist is not None else None) or None
+    vcs = dist.vcs if dist is not None else None
+    editable = bool(p.editable or (dist is not None and dist.editable))
+    if url and editable:
+        return PipDep(kind="path" if url.startswith("file:") else "vcs", text=url, name=p.name, url=url,
+                      editable=True)
+    if url and vcs:
+        commit = dist.commit
+        full = f"{vcs}+{url}" if not url.startswith(f"{vcs}+") else url
+        if commit:
+            full = f"{full}@{commit}"
+        return PipDep(kind="vcs", text=f"{p.name} @ {full}", name=p.name, url=full)
+    if url:
+        return PipDep(kind="url", text=f"{p.name} @ {url}", name=p.name, url=url)
+    return PipDep(kind="requirement", text=f"{p.name}=={p.version}", name=p.name, specifier=f"=={p.version}")
+
+
+def _package_channels(packages: Iterable[LockedPackage]) -> list[Channel]:
+    from envkit.conda.channels import parse_channel
+
+    names = sorted({p.channel for p in packages if p.channel})
+    return [parse_channel(n) for n in names]
+
+
+def lock_live(env: LiveEnv) -> Lock:
+    """Lock the live environment `env` exactly, for its own platform.
+
+    The lock's content hash is the hash of `live_env_spec(env)`, so `envkit lock --check -f
+    environment.lock.yml --lock conda-lock.yml` passes on the pair `envkit lock -p` writes.
+    """
+    platform = env.platform
+    pkgs = []
+    for p in env.packages:
+        if p.platform != platform:
+            from dataclasses import replace
+
+            p = replace(p, platform=platform)
+        pkgs.append(p)
+    spec = live_env_spec(env)
+    return Lock(kind="conda-lock", platforms=(platform,), packages=sort_packages(pkgs),
+                channels=spec.channels, content_hash=((platform, spec_content_hash(spec, platform)),),
+                source=env.prefix)
+
+
+# --------------------------------------------------------------------------------------------
+# solving with py-rattler
+
+
+def channel_sources(channels: Sequence[Channel], platform: str) -> list[str]:
+    """The channel URLs (or names) rattler is given, in priority order.  `defaults` becomes
+    Anaconda's main and r channels (and msys2 on Windows); `nodefaults` is dropped."""
+    out: list[str] = []
+    for ch in channels:
+        if ch.name == "nodefaults":
+            continue
+        if ch.name == "defaults":
+            extra = ["https://repo.anaconda.com/pkgs/main", "https://repo.anaconda.com/pkgs/r"]
+            if platform.startswith("win-"):
+                extra.append("https://repo.anaconda.com/pkgs/msys2")
+            out.extend(extra)
+        else:
+            out.append(ch.url or ch.name)
+    return list(dict.fromkeys(out))
+
+
+def record_to_package(record, platform: str) -> LockedPackage:
+    """A py-rattler RepoDataRecord as a locked conda package for `platform`."""
+    from envkit.conda.channels import channel_of_url, parse_channel
+    from envkit.urls import redact_url
+
+    url = redact_url(str(record.url))[0]
+    chan_text = str(record.channel) if record.channel else ""
+    channel = parse_channel(chan_text).name if chan_text else channel_of_url(url)[0].name
+    return LockedPackage(
+        manager="conda", name=record.name.normalized, version=str(record.version),
+        build=str(record.build), build_number=int(record.build_number), channel=channel,
+        platform=platform, subdir=str(record.subdir), url=url,
+        md5=record.md5.hex() if record.md5 else None,
+        sha256=record.sha256.hex() if record.sha256 else None,
+        depends=tuple(split_depend(d) for d in record.depends),
+    )
+
+
+def solve_conda(spec: EnvSpec, platform: str, *, channel_priority: str = "strict",
+                virtual_packages: Sequence[VirtualPackage] = (), timeout: float | None = 600) -> tuple[LockedPackage, ...]:
+    """Solve the conda dependencies of `spec` for one platform and return the locked packages."""
+    return _solve_many(spec, [platform], channel_priority=channel_priority,
+                       virtual_packages=virtual_packages, timeout=timeout)[platform]
+
+
+def _solve_many(spec: EnvSpec, platforms: Sequence[str], *, channel_priority: str,
+                virtual_packages: Sequence[VirtualPackage], timeout: float | None) -> dict[str, tuple[LockedPackage, ...]]:
+    import asyncio
+    import datetime
+
+    import rattler
+
+    if channel_priority not in CHANNEL_PRIORITIES:
+        raise UsageError(f"unknown channel priority {channel_priority!r}",
+                         hint="use one of: " + ", ".join(CHANNEL_PRIORITIES))
+    priority = {"strict": rattler.ChannelPriority.Strict, "flexible": rattler.ChannelPriority.Flexible,
+                "disabled": rattler.ChannelPriority.Disabled}[channel_priority]
+    where = Where(file=spec.source, line=spec.line_of("channels"), key="channels")
+    specs = [d.spec() for d in spec.conda if not d.name.startswith("__")]
+    # virtual packages the spec itself asks for (`__cuda >=12`) are requirements on the target
+    # machine, not packages: the solve must honour them through the virtual package list.
+    vp_specs = [d for d in spec.conda if d.name.startswith("__")]
+
+    async def one(platform: str):
+        sources = channel_sources(spec.channels, platform)
+        if not sources:
+            raise SolveError(f"{platform}: the spec lists no channels to solve from", where=where,
+                             hint="add a `channels:` list (e.g. conda-forge) to the environment file")
+        vps = virtual_packages_for(platform, virtual_packages)
+        for d in vp_specs:
+            if not any(v.name == d.name for v in vps):
+                raise SolveError(f"{platform}: the spec requires virtual package {d.spec()!r}, which is "
+                                 "not set for this platform",
+                                 where=Where(file=spec.source, line=d.line, key="dependencies"),
+                                 hint=f"pass --virtual-package {platform}:{d.name}=VERSION")
+        generic = [rattler.GenericVirtualPackage(rattler.PackageName(v.name), rattler.Version(v.version),
+                                                 rattler.BuildString(v.build)) for v in vps]
+        try:
+            records = await rattler.solve(
+                sources=sources, specs=specs + [d.spec() for d in vp_specs], platforms=[platform, "noarch"],
+                virtual_packages=generic, channel_priority=priority,
+                timeout=datetime.timedelta(seconds=timeout) if timeout else None)
+        except Exception as exc:  # rattler raises its own exception classes
+            name = type(exc).__name__
+            if name in ("SolverError", "UnsolvableError"):
+                raise SolveError(f"{platform}: cannot solve the spec", where=Where(file=spec.source),
+                                 text=str(exc).strip()) from None
+            raise SolveError(f"{platform}: {name}: {str(exc).strip()}", where=Where(file=spec.source),
+                             hint="check the channel URLs and your network or proxy settings") from None
+        return platform, tuple(record_to_package(r, platform) for r in records)
+
+    async def main():
+        return await asyncio.gather(*(one(p) for p in platforms))
+
+    return dict(asyncio.run(main()))
+
+
+def solve_spec(spec: EnvSpec, platforms: Sequence[str], *, channel_priority: str = "strict",
+               virtual_packages: Sequence[VirtualPackage] = (), lock_pip_section: bool = True,
+               pip_timeout: float = 600, solve_timeout: float | None = 600) -> Lock:
+    """Solve `spec` for every platform in `platforms` and return the Lock.
+
+    Conda dependencies are solved with py-rattler; the pip section (when the spec has one) is then
+    locked per platform with `lock_pip`, for the python version the conda solve chose.  Raises
+    SolveError when a platform cannot be solved, UsageError for an unknown platform or channel
+    priority, BackendError when pip fails.
+    """
+    plats = _check_platforms(platforms or spec.platforms, spec)
+    solved = _solve_many(spec, plats, channel_priority=channel_priority,
+                         virtual_packages=virtual_packages, timeout=solve_timeout)
+    packages: list[LockedPackage] = []
+    for platform in plats:
+        conda = solved[platform]
+        packages.extend(conda)
+        pip_entries = [p for p in spec.pip if p.kind != "option"]
+        if lock_pip_section and pip_entries:
+            python = next((p for p in conda if p.name == "python"), None)
+            if python is None:
+                raise SolveError(f"{platform}: the spec has a pip section but the solution has no python",
+                                 where=Where(file=spec.source, line=spec.line_of("dependencies")),
+                                 hint="add python (e.g. python=3.11) to the conda dependencies")
+            packages.extend(lock_pip(spec, platform, python.version,
+                                     virtual_packages=virtual_packages_for(platform, virtual_packages),
+                                     timeout=pip_timeout))
+    hashes = tuple((p, spec_content_hash(spec, p)) for p in plats)
+    channels = tuple(c for c in spec.channels if c.name != "nodefaults")
+    sources = (os.path.basename(spec.source),) if spec.source else ()
+    return Lock(kind="conda-lock", platforms=plats, packages=sort_packages(packages), channels=channels,
+                content_hash=hashes, sources=sources,
+                pip_options=tuple(p.text for p in spec.pip if p.kind == "option"))
+
+
+def _check_platforms(platforms: Sequence[str], spec: EnvSpec) -> tuple[str, ...]:
+    from envkit.conda.channels import KNOWN_SUBDIRS
+
+    if not platforms:
+        raise UsageError("no platform to lock for", hint="pass --platform (e.g. --platform linux-64)")
+    for p in platforms:
+        if p not in KNOWN_SUBDIRS or p == "noarch":
+            raise UsageError(f"unknown platform {p!r}",
+                             hint="use a conda subdir such as linux-64, linux-aarch64, osx-64, osx-arm64, win-64")
+    return tuple(sorted(set(platforms)))
+
+
+# --------------------------------------------------------------------------------------------
+# pip
+
+
+_MACHINE = {"64": "x86_64", "aarch64": "aarch64", "ppc64le": "ppc64le", "arm64": "arm64", "s390x": "s390x",
+            "32": "i686", "armv7l": "armv7l"}
+
+
+def target_markers(platform: str, python_version: str) -> dict[str, str]:
+    """PEP 508 marker values of a conda `platform` running CPython `python_version`."""
+    os_part, _, arch = platform.partition("-")
+    machine = _MACHINE.get(arch, arch)
+    xy = ".".join(python_version.split(".")[:2])
+    full = python_version if python_version.count(".") >= 2 else f"{xy}.0"
+    if os_part == "osx":
+        sysp, system, osname = "darwin", "Darwin", "posix"
+    elif os_part == "win":
+        sysp, system, osname = "win32", "Windows", "nt"
+        machine = {"x86_64": "AMD64", "arm64": "ARM64", "i686": "x86"}.get(machine, machine)
+    else:
+        sysp, system, osname = "linux", "Linux", "posix"
+    return {"sys_platform": sysp, "platform_system": system, "os_name": osname,
+            "platform_machine": machine, "python_version": xy, "python_full_version": full,
+            "implementation_name": "cpython", "implementation_version": full,
+            "platform_python_implementation": "CPython", "platform_release": "", "platform_version": ""}
+
+
+def wheel_platform_tags(platform: str, virtual_packages: Sequence[VirtualPackage] = ()) -> list[str]:
+    """Wheel platform tags a conda `platform` accepts, best first.  Linux tags go down from the
+    `__glibc` virtual package's version (manylinux_2_X ... 2_5 and the legacy aliases); macOS tags
+    from `__osx`'s version."""
+    os_part, _, arch = platform.partition("-")
+    machine = _MACHINE.get(arch, arch)
+    tags: list[str] = []
+    if os_part == "linux":
+        glibc = _vp_value(virtual_packages, "__glibc") or DEFAULT_VIRTUAL_PACKAGES.get(platform, {}).get("__glibc", "2.17")
+        major, minor = (int(x) for x in (glibc.split(".") + ["0"])[:2])
+        minor = minor if major == 2 else 17
+        for m in range(minor, 4, -1):
+            tags.append(f"manylinux_2_{m}_{machine}")
+            legacy = {17: "manylinux2014", 12: "manylinux2010", 5: "manylinux1"}.get(m)
+            if legacy and (m != 5 or machine in ("x86_64", "i686")):
+                tags.append(f"{legacy}_{machine}")
+        tags.append(f"linux_{machine}")
+    elif os_part == "osx":
+        osx = _vp_value(virtual_packages, "__osx") or "11.0"
+        major, minor = (int(x) for x in (osx.split(".") + ["0"])[:2])
+        arches = [machine, "universal2"] + (["intel", "fat64", "universal"] if machine == "x86_64" else [])
+        for mj in range(major, 10, -1):
+            for a in arches:
+                tags.append(f"macosx_{mj}_0_{a}")
+        if machine == "x86_64":
+            top = minor if major == 10 else 16
+            for mn in range(top, 8, -1):
+                for a in arches:
+                    tags.append(f"macosx_10_{mn}_{a}")
+    elif os_part == "win":
+        tags.append({"x86_64": "win_amd64", "arm64": "win_arm64", "i686": "win32"}.get(machine, f"win_{machine}"))
+    else:
+        raise UsageError(f"cannot lock pip packages for platform {platform!r}")
+    return list(dict.fromkeys(tags))
+
+
+# Runs pip in-process with PEP 508 markers evaluated for the TARGET platform: pip itself evaluates
+# them against the interpreter running it, which would drop `; sys_platform == "darwin"` wheels from
+# an osx-arm64 lock made on Linux.  `packaging.markers.default_environment` is the one function
+# every marker evaluation in pip's vendored packaging goes through.
+_PIP_SHIM = r"""
+import json, sys
+env = json.loads(sys.argv[1])
+from pip._vendor.packaging import markers
+_orig = markers.default_environment
+def _target():
+    d = dict(_orig())
+    d.update(env)
+    return d
+markers.default_environment = _target
+from pip._internal.cli.main import main
+sys.argv = ["pip"] + sys.argv[2:]
+sys.exit(main())
+"""
+
+
+def pip_argv(platform: str, python_version: str, *, virtual_packages: Sequence[VirtualPackage] = (),
+             requirements_file: str, report_file: str, python: str | None = None) -> list[str]:
+    """The pip command `lock_pip` runs (pip's resolver in dry-run mode, for the target platform)."""
+    import sys
+
+    xy = python_version.split(".")[:2]
+    abi = f"cp{''.join(xy)}"
+    argv = [python or sys.executable, "-c", _PIP_SHIM, json.dumps(target_markers(platform, python_version),
+                                                                   sort_keys=True),
+            "install", "--dry-run", "--ignore-installed", "--quiet", "--disable-pip-version-check",
+            "--no-input", "--report", report_file, "--only-binary=:all:", "--implementation", "cp",
+            "--python-version", ".".join(xy), "--abi", abi, "--abi", "abi3", "--abi", "none"]
+    for tag in wheel_platform_tags(platform, virtual_packages):
+        argv += ["--platform", tag]
+    argv += ["-r", requirements_file]
+    return argv
+
+
+def pip_requirements_text(entries: Sequence[PipDep]) -> str:
+    """The pip section as a requirements file (options and entries in file order)."""
+    lines = []
+    for p in entries:
+        text = p.raw.strip() if p.kind == "option" and p.raw.strip() else p.text
+        if p.editable and not text.startswith("-e"):
+            text = f"-e {text}"
+        lines.append(text)
+    return "\n".join(lines) + "\n"
+
+
+def lock_pip(spec: EnvSpec, platform: str, python_version: str, *,
+             virtual_packages: Sequence[VirtualPackage] = (), timeout: float = 600,
+             cwd: str | None = None) -> tuple[LockedPackage, ...]:
+    """Resolve the pip section of `spec` for `platform` and CPython `python_version`, with hashes.
+
+    Runs `pip install --dry-run --ignore-installed --report` (wheels only, `--platform`/`--abi`/
+    `--python-version` for the target, markers evaluated for the target) and returns one pip
+    LockedPackage per distribution pip would install, with its URL, sha256 (when the index or file
+    gave one) and dependencies.  Options in the pip section (`--index-url`, `--find-links`,
+    `--no-index`, ...) are passed to pip as written; relative paths are relative to the spec's
+    directory.  Raises BackendError when pip fails or cannot resolve.
+    """
+    entries = list(spec.pip)
+    if not any(p.kind != "option" for p in entries):
+        return ()
+    workdir = cwd or (os.path.dirname(os.path.abspath(spec.source)) if spec.source else os.getcwd())
+    from envkit._proc import run
+
+    with tempfile.TemporaryDirectory(prefix="envkit-pip-") as tmp:
+        req = os.path.join(tmp, "requirements.txt")
+        report = os.path.join(tmp, "report.json")
+        Path(req).write_text(pip_requirements_text(entries), encoding="utf-8")
+        argv = pip_argv(platform, python_version, virtual_packages=virtual_packages,
+                        requirements_file=req, report_file=report)
+        env = dict(os.environ, PIP_NO_INPUT="1", PIP_DISABLE_PIP_VERSION_CHECK="1")
+        result = run(argv, timeout=timeout, cwd=workdir, env=env, check=False, what="pip")
+        if not result.ok:
+            from envkit._proc import tail
+
+            if "No module named pip" in result.stderr:
+                raise BackendError("pip is not installed in envkit's Python, so the pip section cannot be locked",
+                                   hint="python -m ensurepip, or pip install pip")
+            raise BackendError(f"{platform}: pip could not resolve the pip section (python {python_version})",
+                               where=Where(file=spec.source, line=spec.line_of("dependencies")),
+                               text=tail(result.stderr or result.stdout) or None)
+        data = json.loads(Path(report).read_text(encoding="utf-8"))
+    return tuple(_report_package(item, platform, python_version) for item in data.get("install", []))
+
+
+def _report_package(item: Mapping, platform: str, python_version: str) -> LockedPackage:
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    from envkit.urls import redact_url
+
+    meta = item.get("metadata", {})
+    info = item.get("download_info", {}) or {}
+    url = info.get("url")
+    sha256 = None
+    archive = info.get("archive_info") or {}
+    hashes = archive.get("hashes") or {}
+    if "sha256" in hashes:
+        sha256 = hashes["sha256"]
+    elif str(archive.get("hash", "")).startswith("sha256="):
+        sha256 = archive["hash"].split("=", 1)[1]
+    vcs = info.get("vcs_info")
+    if vcs and url:
+        url = f"{vcs.get('vcs', 'git')}+{url}@{vcs.get('commit_id', '')}".rstrip("@")
+    env = target_markers(platform, python_version)
+    deps: dict[str, str] = {}
+    for text in meta.get("requires_dist") or []:
+        try:
+            r = Requirement(text)
+        except InvalidRequirement:
+            continue
+        if r.marker is not None and not r.marker.evaluate(dict(env, extra="")):
+            continue
+        deps.setdefault(_pep503(r.name), str(r.specifier))
+    editable = bool((info.get("dir_info") or {}).get("editable"))
+    return LockedPackage(manager="pip", name=_pep503(meta.get("name", "")), version=str(meta.get("version", "")),
+                         platform=platform, url=redact_url(url)[0] if url else None, sha256=sha256,
+                         depends=tuple(sorted(deps.items())), editable=editable)
+
+
+def _pep503(name: str) -> str:
+    from envkit.conda.names import pep503
+
+    return pep503(name)
+
+
+# --------------------------------------------------------------------------------------------
+# conda-lock as the solver
+
+
+def find_conda_executable(env: Mapping[str, str] | None = None) -> str | None:
+    """A conda-compatible executable for conda-lock: CONDA_EXE, MAMBA_EXE, then conda, mamba,
+    micromamba on PATH.  None when there is none."""
+    from envkit._proc import which
+
+    env = os.environ if env is None else env
+    for var in ("CONDA_EXE", "MAMBA_EXE"):
+        exe = env.get(var)
+        if exe and os.path.isfile(exe) and os.access(exe, os.X_OK):
+            return exe
+    for name in ("conda", "mamba", "micromamba"):
+        found = which(name, path=env.get("PATH"))
+        if found:
+            return found
+    return None
+
+
+def virtual_package_spec_yaml(platforms: Sequence[str], virtual_packages: Sequence[VirtualPackage]) -> str:
+    """conda-lock's `--virtual-package-spec` file for these platforms and settings."""
+    from envkit._yaml import scalar
+
+    lines = ["subdirs:"]
+    for p in platforms:
+        lines.append(f"  {p}:")
+        lines.append("    packages:")
+        for vp in virtual_packages_for(p, virtual_packages):
+            value = vp.version if vp.build == "0" else f"{vp.version} {vp.build}"
+            lines.append(f"      {vp.name}: {scalar(value)}")
+    return "\n".join(lines) + "\n"
+
+
+def conda_lock_argv(spec_file: str, platforms: Sequence[str], lockfile: str, conda_exe: str,
+                    vp_file: str) -> list[str]:
+    """The conda-lock command `solve_with_conda_lock` runs."""
+    import sys
+
+    argv = [sys.executable, "-m", "conda_lock", "lock", "--file", spec_file, "--lockfile", lockfile,
+            "--conda", conda_exe, "--virtual-package-spec", vp_file, "--kind", "lock"]
+    for p in platforms:
+        argv += ["--platform", p]
+    return argv
+
+
+def solve_with_conda_lock(spec: EnvSpec, platforms: Sequence[str], *,
+                          virtual_packages: Sequence[VirtualPackage] = (), conda_exe: str | None = None,
+                          timeout: float = 1800) -> Lock:
+    """Solve with conda-lock itself (it needs a conda, mamba or micromamba executable).
+
+    The result is read back and given envkit's content hashes, so `envkit lock --check` works on it
+    like on any envkit lock.  Raises BackendError when no conda executable exists or conda-lock fails.
+    """
+    if not spec.source:
+        raise UsageError("--solver conda-lock needs the spec as a file (-f)")
+    plats = _check_platforms(platforms or spec.platforms, spec)
+    exe = conda_exe or find_conda_executable()
+    if exe is None:
+        raise BackendError("--solver conda-lock needs a conda executable, and none was found "
+                           "(CONDA_EXE, MAMBA_EXE, conda, mamba, micromamba on PATH)",
+                           hint="install micromamba or conda, or use the default solver (--solver rattler)")
+    from dataclasses import replace
+
+    from envkit._proc import run
+    from envkit.formats.condalock import read_conda_lock
+
+    with tempfile.TemporaryDirectory(prefix="envkit-conda-lock-") as tmp:
+        out = os.path.join(tmp, "conda-lock.yml")
+        vp_file = os.path.join(tmp, "virtual-packages.yml")
+        Path(vp_file).write_text(virtual_package_spec_yaml(plats, virtual_packages), encoding="utf-8")
+        run(conda_lock_argv(os.path.abspath(spec.source), plats, out, exe, vp_file), timeout=timeout,
+            cwd=os.path.dirname(os.path.abspath(spec.source)), what="conda-lock")
+        from envkit.io import read_text
+
+        lock = read_conda_lock(read_text(out), filename=out)
+    hashes = tuple((p, spec_content_hash(spec, p)) for p in plats)
+    return replace(lock, kind="conda-lock", platforms=plats, packages=sort_packages(lock.packages),
+                   content_hash=hashes, sources=(os.path.basename(spec.source),))
+
+
+# --------------------------------------------------------------------------------------------
+# checking a lock against its spec
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LockProblem:
+    """One reason a lock does not fit its spec.
+
+    kind: "stale" (content hash differs or is missing), "missing-platform" (a platform the spec
+    names is not locked), "missing" (a spec entry has no locked package), "unsatisfied" (the locked
+    package does not match the entry).  `line` is the spec line of the entry, when known.
+    """
+
+    kind: str
+    platform: str | None
+    message: str
+    name: str | None = None
+    line: int | None = None
+
+    def __str__(self) -> str:
+        head = f"{self.platform}: " if self.platform else ""
+        return head + self.message
+
+
+def check_lock(spec: EnvSpec, lock: Lock, *, platforms: Sequence[str] | None = None) -> list[LockProblem]:
+    """The problems that make `lock` unfit for `spec` (empty when it fits), in a stable order.
+
+    For each locked platform (or `platforms`): the recorded content hash must equal
+    `spec_content_hash(spec, platform)`; every conda entry of the spec must be matched (conda match
+    semantics: version, build, build number, channel) by the locked conda package of that name;
+    every pip requirement whose marker applies to the platform must be matched (PEP 440, pre-releases
+    allowed) by a locked pip package of that name.  Virtual-package entries (`__cuda`) and pip
+    options are not package entries and are skipped.  Platforms the spec lists (conda-lock's
+    `platforms:` key) but the lock lacks are problems too.
+    """
+    from envkit.conda.matchspec import matches
+
+    problems: list[LockProblem] = []
+    plats = list(platforms) if platforms else list(lock.platforms)
+    for p in spec.platforms:
+        if p not in lock.platforms:
+            problems.append(LockProblem(kind="missing-platform", platform=p,
+                                        message=f"the spec lists platform {p} but the lock has no packages for it",
+                                        line=spec.line_of("platforms")))
+    for platform in plats:
+        recorded = lock.hash_for(platform)
+        expected = spec_content_hash(spec, platform)
+        if recorded is None:
+            problems.append(LockProblem(kind="stale", platform=platform,
+                                        message="the lock records no content hash for this platform"))
+        elif recorded != expected:
+            problems.append(LockProblem(kind="stale", platform=platform,
+                                        message=f"content hash {recorded[:12]}... does not match the spec "
+                                                f"({expected[:12]}...): the spec changed since it was locked"))
+        pkgs = lock.for_platform(platform)
+        conda = {p.name: p for p in pkgs if p.manager == "conda"}
+        pip = {_pep503(p.name): p for p in pkgs if p.manager == "pip"}
+        for dep in spec.conda:
+            if dep.name.startswith("__"):
+                continue
+            pkg = conda.get(dep.name)
+            if pkg is None:
+                problems.append(LockProblem(kind="missing", platform=platform, name=dep.name, line=dep.line,
+                                            message=f"{dep.spec()}: no such conda package in the lock"))
+                continue
+            if not matches(dep, name=pkg.name, version=pkg.version, build=pkg.build,
+                           build_number=pkg.build_number, channel=pkg.channel):
+                problems.append(LockProblem(kind="unsatisfied", platform=platform, name=dep.name, line=dep.line,
+                                            message=f"{dep.spec()}: locked {pkg.conda_form()} does not match"))
+        problems.extend(_check_pip(spec, platform, pip, conda))
+    return problems
+
+
+def _check_pip(spec: EnvSpec, platform: str, pip: Mapping[str, LockedPackage],
+               conda: Mapping[str, LockedPackage]) -> list[LockProblem]:
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+    from packaging.markers import InvalidMarker, Marker
+    from packaging.version import InvalidVersion, Version
+
+    out: list[LockProblem] = []
+    python = conda.get("python")
+    env = target_markers(platform, python.version if python else "3")
+    for dep in spec.pip:
+        if dep.kind == "option" or not dep.name:
+            continue
+        if dep.marker:
+            try:
+                if not Marker(dep.marker).evaluate(dict(env, extra="")):
+                    continue
+            except InvalidMarker:
+                pass
+        pkg = pip.get(_pep503(dep.name))
+        if pkg is None:
+            out.append(LockProblem(kind="missing", platform=platform, name=dep.name, line=dep.line,
+                                   message=f"pip {dep.text}: no such pip package in the lock"))
+            continue
+        if dep.kind == "requirement" and dep.specifier:
+            try:
+                ok = SpecifierSet(dep.specifier).contains(Version(pkg.version), prereleases=True)
+            except (InvalidSpecifier, InvalidVersion):
+                ok = False
+            if not ok:
+                out.append(LockProblem(kind="unsatisfied", platform=platform, name=dep.name, line=dep.line,
+                                       message=f"pip {dep.text}: locked {pkg.name}=={pkg.version} does not match"))
+    return out
