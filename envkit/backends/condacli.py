@@ -1,0 +1,200 @@
+"""The conda CLI backend: ask conda, mamba or micromamba about an environment.
+
+The executable is found by an explicit path (`--conda-exe`), then the `CONDA_EXE` / `MAMBA_EXE`
+variables their shell hooks set, then PATH.  Only their documented `--json` commands are used:
+
+    <exe> list    (-p PREFIX | -n NAME) --json         installed packages (pip ones: channel "pypi")
+    <exe> env export (-p PREFIX | -n NAME) --json [--from-history]   requested specs, variables, prefix
+    <exe> info --json                                  platform, channels (priority order), envs
+    <exe> env list --json                              known environments
+
+Every call goes through `envkit._proc.run` with a timeout; a missing executable, a failure (its
+stderr is shown) or output that is not the expected JSON is a BackendError.  The answers are mapped
+to the same LiveEnv the native backend produces; what the CLIs do not report (hashes, URLs, which
+record owns which dist-info, direct_url.json) is left empty.
+"""
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Mapping
+
+from envkit.errors import BackendError
+from envkit.model import Channel, LiveEnv, LockedPackage, PipDist
+
+BACKENDS = ("conda", "mamba", "micromamba")
+DEFAULT_TIMEOUT = 120.0
+
+
+def find_executable(backend: str | None, *, exe: str | None = None, environ: Mapping[str, str] | None = None,
+                    required: bool = True) -> str | None:
+    """The path of the conda-like executable to use.
+
+    `backend` is "conda", "mamba", "micromamba" or None (any of them).  Order: `exe` (an explicit
+    path or name), CONDA_EXE (conda), MAMBA_EXE (mamba, micromamba), then PATH.  Returns None, or
+    raises BackendError when `required`, if nothing is found.
+    """
+    from envkit._proc import which
+
+    env = os.environ if environ is None else environ
+    path = env.get("PATH")
+    if exe:
+        found = exe if os.sep in exe and os.access(exe, os.X_OK) else which(exe, path=path)
+        if found:
+            return found
+        if required:
+            raise BackendError(f"{exe}: executable not found", hint="give the full path of conda, mamba or micromamba")
+        return None
+    candidates: list[str] = []
+    if backend in (None, "conda") and env.get("CONDA_EXE"):
+        candidates.append(env["CONDA_EXE"])
+    if env.get("MAMBA_EXE"):
+        base = os.path.basename(env["MAMBA_EXE"])
+        if backend is None or base.startswith(backend):
+            candidates.append(env["MAMBA_EXE"])
+    for c in candidates:
+        if os.access(c, os.X_OK):
+            return c
+    for name in ([backend] if backend else list(BACKENDS)):
+        found = which(name, path=path)
+        if found:
+            return found
+    if required:
+        wanted = backend or "conda, mamba or micromamba"
+        raise BackendError(f"{wanted}: executable not found (looked at CONDA_EXE, MAMBA_EXE and PATH)",
+                           hint="use the native backend (the default), or put the executable on PATH")
+    return None
+
+
+class CondaCli:
+    """One conda-like executable and the environment variables it runs with."""
+
+    def __init__(self, exe: str, *, environ: Mapping[str, str] | None = None,
+                 timeout: float = DEFAULT_TIMEOUT) -> None:
+        self.exe = exe
+        self.environ = dict(os.environ if environ is None else environ)
+        self.timeout = timeout
+        self.kind = _kind_of(exe)
+
+    def json(self, *args: str) -> Any:
+        """Run `<exe> ARGS` and return its stdout parsed as JSON (BackendError otherwise)."""
+        from envkit._proc import run, tail
+
+        what = f"{os.path.basename(self.exe)} {' '.join(a for a in args if not a.startswith('-'))}".strip()
+        result = run([self.exe, *args], timeout=self.timeout, env=self.environ, what=what)
+        try:
+            return json.loads(result.stdout)
+        except ValueError:
+            raise BackendError(f"{what} did not print JSON", text=tail(result.stdout, 5) or "(no output)") from None
+
+    def _target(self, prefix: str | None, name: str | None) -> list[str]:
+        return ["-p", prefix] if prefix else ["-n", str(name)]
+
+    def list(self, *, prefix: str | None = None, name: str | None = None) -> list[dict]:
+        data = self.json("list", *self._target(prefix, name), "--json")
+        if not isinstance(data, list):
+            raise BackendError(f"{os.path.basename(self.exe)} list --json: expected a list of packages")
+        return data
+
+    def export(self, *, prefix: str | None = None, name: str | None = None, from_history: bool = False) -> dict:
+        args = ["env", "export", *self._target(prefix, name), "--json"]
+        if from_history:
+            args.append("--from-history")
+        data = self.json(*args)
+        if not isinstance(data, dict):
+            raise BackendError(f"{os.path.basename(self.exe)} env export --json: expected an object")
+        return data
+
+    def info(self) -> dict:
+        data = self.json("info", "--json")
+        if not isinstance(data, dict):
+            raise BackendError(f"{os.path.basename(self.exe)} info --json: expected an object")
+        return data
+
+    def env_list(self) -> list[str]:
+        data = self.json("env", "list", "--json")
+        envs = data.get("envs") if isinstance(data, dict) else None
+        if not isinstance(envs, list):
+            raise BackendError(f"{os.path.basename(self.exe)} env list --json: expected {{\"envs\": [...]}}")
+        return [str(e) for e in envs]
+
+    def read_env(self, *, prefix: str | None = None, name: str | None = None) -> LiveEnv:
+        """The environment (by prefix or name) as a LiveEnv, from list, env export and info."""
+        listing = self.list(prefix=prefix, name=name)
+        exported = self.export(prefix=prefix, name=name)
+        history = self.export(prefix=prefix, name=name, from_history=True)
+        info = self.info()
+        return live_env_from_cli(listing, exported, history, info, prefix=prefix, name=name,
+                                 backend=self.kind, environ=self.environ)
+
+
+def _kind_of(exe: str) -> str:
+    base = os.path.basename(exe).lower()
+    for k in ("micromamba", "mamba", "conda"):
+        if base.startswith(k):
+            return k
+    return "conda"
+
+
+def live_env_from_cli(listing: list[dict], exported: Mapping, history: Mapping, info: Mapping, *,
+                      prefix: str | None, name: str | None, backend: str = "conda",
+                      environ: Mapping[str, str] | None = None) -> LiveEnv:
+    """Map the JSON answers of `list`, `env export`, `env export --from-history` and `info` to a
+    LiveEnv.  Channels: `info`'s configured channels (conda's priority order), then any channel of
+    the export not among them; channel_priority from the .condarc search path."""
+    from envkit.backends.native import channels_and_priority
+    from envkit.backends.prefix_scan import condarc_files
+    from envkit.conda.channels import parse_channel
+    from envkit.conda.matchspec import parse_spec
+    from envkit.errors import InvalidSpecError
+
+    platform = str(info.get("platform") or "")
+    the_prefix = str(exported.get("prefix") or prefix or "")
+    warnings: list[str] = []
+    requested = []
+    for d in history.get("dependencies") or ():
+        if isinstance(d, str):
+            try:
+                requested.append(parse_spec(d))
+            except InvalidSpecError as exc:
+                warnings.append(f"{backend} env export --from-history: ignored {d!r}: {exc.message}")
+    req_names = {d.name for d in requested}
+    packages: list[LockedPackage] = []
+    pips: list[PipDist] = []
+    python_version = None
+    for e in listing:
+        if not isinstance(e, dict) or not e.get("name"):
+            continue
+        n = str(e["name"])
+        version = str(e.get("version") or "")
+        if e.get("channel") == "pypi" or e.get("platform") == "pypi":
+            pips.append(PipDist(name=n, version=version, installer="pip"))
+            continue
+        if n == "python":
+            python_version = version
+        chan = e.get("base_url") or e.get("channel")
+        packages.append(LockedPackage(
+            manager="conda", name=n, version=version, build=str(e.get("build_string") or ""),
+            build_number=e.get("build_number"), channel=parse_channel(str(chan)).name if chan else None,
+            platform=platform, subdir=e.get("platform") or None, requested=n in req_names,
+        ))
+    packages.sort(key=lambda p: p.name)
+    pips.sort(key=lambda d: d.name.lower())
+    packages += [LockedPackage(manager="pip", name=d.name, version=d.version, platform=platform) for d in pips]
+    env = os.environ if environ is None else environ
+    _, priority = channels_and_priority({"condarc": condarc_files(the_prefix, environ=env), "environ": dict(env)})
+    channels: list[Channel] = []
+    seen: set[str] = set()
+    for text in list(info.get("channels") or ()) + list(exported.get("channels") or ()):
+        ch = parse_channel(str(text))
+        if ch.name not in seen:
+            seen.add(ch.name)
+            channels.append(ch)
+    variables = exported.get("variables") or {}
+    return LiveEnv(
+        prefix=the_prefix, name=name or str(exported.get("name") or "") or None, platform=platform,
+        packages=tuple(packages), pip_dists=tuple(pips), requested=tuple(requested),
+        channels=tuple(channels), channel_priority=priority,
+        variables=tuple((str(k), str(v)) for k, v in variables.items()) if isinstance(variables, dict) else (),
+        python_version=python_version, warnings=tuple(warnings), backend=backend,
+    )

@@ -1,0 +1,121 @@
+"""A LiveEnv as the other models: an EnvSpec (what `envkit export` writes) and a Lock.
+
+Pure functions.  Where `conda env export` is wrong, these are right (see ../shared/facts/conda.md):
+channels in true priority order, each package keeps its channel, `--from-history` keeps pip
+packages and `-c` channels, no `prefix:`, credentials redacted, and pip installs from URLs, VCS or
+editable checkouts written as such.
+"""
+from __future__ import annotations
+
+from urllib.parse import unquote, urlsplit
+
+from envkit.model import Channel, CondaDep, EnvSpec, LiveEnv, Lock, PipDep, PipDist
+
+
+def export_channels(env: LiveEnv) -> tuple[Channel, ...]:
+    """The channels a full export needs, in priority order.
+
+    The env's configured channels (history `-c` channels, then the .condarc list) that some
+    installed package came from - `defaults` counts for pkgs/main, pkgs/r, ... - in their order;
+    then channels packages came from that no configuration names, in package-name order.
+    """
+    from envkit.conda.channels import is_defaults, parse_channel
+
+    used: list[str] = []
+    for p in sorted(env.conda_packages(), key=lambda p: p.name):
+        if p.channel and p.channel not in used:
+            used.append(p.channel)
+    out: list[Channel] = []
+    covered: set[str] = set()
+    for ch in env.channels:
+        if ch.name == "defaults":
+            hits = [u for u in used if is_defaults(u)]
+            if hits:
+                out.append(ch)
+                covered.update(hits)
+        elif ch.name in used:
+            out.append(ch)
+            covered.add(ch.name)
+    for u in used:
+        if u not in covered:
+            out.append(parse_channel(u))
+            covered.add(u)
+    return tuple(out)
+
+
+def history_channels(env: LiveEnv) -> tuple[Channel, ...]:
+    """The channels for a `--from-history` export: every configured channel (the `-c` ones from
+    the history first), in priority order, used or not - the solve will need them."""
+    return tuple(env.channels)
+
+
+def pip_entry(dist: PipDist) -> PipDep:
+    """How a pip distribution is written back so that pip reinstalls the same thing.
+
+    Index installs: `name==version`; VCS: `name @ git+URL@commit`; editable VCS:
+    `-e git+URL@commit#egg=name`; editable local checkouts: `-e /path`; other direct URLs:
+    `name @ URL`.  Credentials in URLs are replaced by placeholders.
+    """
+    from envkit.errors import InvalidSpecError
+    from envkit.formats.pipreq import parse_pip_entry
+    from envkit.urls import redact_url
+
+    text = f"{dist.name}=={dist.version}"
+    if dist.url:
+        url = redact_url(dist.url)[0]
+        if dist.vcs:
+            vcs_url = url if url.startswith(f"{dist.vcs}+") else f"{dist.vcs}+{url}"
+            if dist.commit:
+                vcs_url = f"{vcs_url}@{dist.commit}"
+            text = f"-e {vcs_url}#egg={dist.name}" if dist.editable else f"{dist.name} @ {vcs_url}"
+        elif dist.editable:
+            text = f"-e {_file_path(url)}"
+        else:
+            text = f"{dist.name} @ {url}"
+    try:
+        return parse_pip_entry(text)
+    except InvalidSpecError:
+        # a version PEP 440 no longer accepts is kept as text, never dropped
+        return PipDep(kind="requirement", text=text, name=dist.name, specifier=f"=={dist.version}")
+
+
+def _file_path(url: str) -> str:
+    if url.startswith("file:"):
+        return unquote(urlsplit(url).path) or url
+    return url
+
+
+def live_to_spec(env: LiveEnv, *, from_history: bool = False, no_builds: bool = False,
+                 name: str | None = None) -> EnvSpec:
+    """The environment.yml model of `env`.
+
+    Default: every conda package pinned exactly as `channel::name=version=build`; `no_builds`
+    gives `channel::name==version` (an exact version: conda reads `name=1.2.3` as `1.2.3*`);
+    `from_history` gives the requested specs as the user wrote them, the `-c` channels included.
+    pip packages are always kept.  No `prefix:`.
+    """
+    if from_history:
+        conda = tuple(CondaDep(name=d.name, version=d.version, build=d.build, channel=d.channel,
+                               subdir=d.subdir, extra=d.extra, raw=d.raw) for d in env.requested)
+        channels = history_channels(env)
+    else:
+        deps = []
+        for p in env.conda_packages():
+            build = None if no_builds or not p.build else p.build
+            deps.append(CondaDep(name=p.name, version=f"=={p.version}", build=build, channel=p.channel,
+                                 raw=p.conda_form()))
+        conda = tuple(sorted(deps, key=lambda d: d.name))
+        channels = export_channels(env)
+    pip = tuple(pip_entry(d) for d in sorted(env.pip_dists, key=lambda d: (d.name.lower(), d.version)))
+    return EnvSpec(name=name if name is not None else env.name, channels=channels, conda=conda, pip=pip,
+                   variables=env.variables, kind="spec" if from_history else "export",
+                   has_pip_section=bool(pip))
+
+
+def live_to_lock(env: LiveEnv) -> Lock:
+    """`env` as a one-platform Lock (kind "live"): conda packages then pip packages, in name order,
+    channels as `export_channels`."""
+    conda = sorted(env.conda_packages(), key=lambda p: p.name)
+    pip = sorted(env.pip_packages(), key=lambda p: (p.name.lower(), p.version))
+    return Lock(kind="live", platforms=(env.platform,), packages=tuple(conda + pip),
+                channels=export_channels(env), source=env.prefix)

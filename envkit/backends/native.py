@@ -1,0 +1,298 @@
+"""The native backend: read a conda prefix directly, no conda executable needed.
+
+The prefix is scanned by `envkit.backends.prefix_scan` (stdlib only, also run remotely over ssh)
+and the scan is mapped to a LiveEnv by `live_env_from_scan`, so a local and a remote prefix give the
+same model.  What is read:
+
+* `conda-meta/*.json` records (a corrupt one is an error naming its path);
+* `conda-meta/history`, replayed like conda's `History.get_requested_specs_map` into the requested
+  specs (records' `requested_spec(s)`, written by mamba and rattler, when there is no history);
+* site-packages `*.dist-info` / `*.egg-info` that no conda record owns: pip's (or uv's), with
+  `INSTALLER` and `direct_url.json` (URL, VCS, editable installs);
+* the conda⇄PyPI names the prefix itself proves (which record ships which dist-info);
+* a conda record whose dist-info is gone (pip overwrote it): a warning, never a crash;
+* the env's `conda-meta/state` variables, and the channel list and `channel_priority` from the
+  .condarc search path (including the env's own `.condarc` and `CONDARC`) and `CONDA_*` variables.
+"""
+from __future__ import annotations
+
+import os
+from typing import Any, Mapping
+
+from envkit.errors import EnvironmentNotFound, ParseError, Where
+from envkit.model import Channel, CondaDep, LiveEnv, LockedPackage, PipDist
+
+#: The scan format this module understands.
+SCAN_VERSION = 1
+
+
+def read_prefix(prefix: str | os.PathLike[str], *, name: str | None = None,
+                environ: Mapping[str, str] | None = None, strict: bool = True) -> LiveEnv:
+    """Read the conda environment at `prefix` into a LiveEnv.
+
+    Raises EnvironmentNotFound when `prefix` is not a conda prefix (no `conda-meta/`), and
+    ParseError naming the file when a `conda-meta/*.json` record is corrupt (unless `strict` is
+    False: then the record is skipped and a warning says which file).
+    """
+    from envkit.backends import prefix_scan
+
+    path = os.path.abspath(os.fspath(prefix))
+    if not os.path.isdir(os.path.join(path, "conda-meta")):
+        if not os.path.exists(path):
+            raise EnvironmentNotFound(f"no such environment: {path}")
+        raise EnvironmentNotFound(f"not a conda environment (no conda-meta/ directory): {path}",
+                                  hint="pass the environment's root directory, the one holding conda-meta/")
+    data = prefix_scan.scan(path, environ=environ)
+    return live_env_from_scan(data, name=name, strict=strict)
+
+
+def live_env_from_scan(data: Mapping[str, Any], *, name: str | None = None, strict: bool = True,
+                       backend: str = "native") -> LiveEnv:
+    """Map one `prefix_scan` JSON object (local or remote) to a LiveEnv.
+
+    Raises ParseError for a scan of another version, and for a corrupt record when `strict`.
+    """
+    from envkit.conda.channels import channel_of_url, parse_channel
+    from envkit.conda.names import pep503
+    from envkit.urls import redact_url
+
+    version = data.get("scan_version")
+    if version != SCAN_VERSION:
+        raise ParseError(f"prefix scan version {version!r} is not supported (envkit reads version "
+                         f"{SCAN_VERSION})")
+    prefix = str(data["prefix"])
+    warnings: list[str] = []
+    for err in data.get("errors") or ():
+        if strict:
+            raise ParseError(f"corrupt conda package record: {err['message']}",
+                             where=Where(file=err["path"]),
+                             hint="reinstall that package (conda install --force-reinstall NAME) "
+                                  "or delete the file if the package is gone")
+        warnings.append(f"{err['path']}: skipped unreadable conda package record: {err['message']}")
+    platform = str(data.get("platform") or "")
+
+    hist = data.get("history") or {}
+    requested_text = list(hist.get("requested") or ())
+    names_installed = {r["name"] for r in data.get("records") or ()}
+    if not requested_text:
+        # mamba / micromamba / rattler record what was asked for in the records themselves
+        for rec in data.get("records") or ():
+            specs = rec.get("requested_specs") or ([rec["requested_spec"]] if rec.get("requested_spec") else [])
+            requested_text.extend(s for s in specs if s)
+    requested = _requested_deps(requested_text, names_installed, warnings)
+    requested_names = {d.name for d in requested}
+
+    packages: list[LockedPackage] = []
+    for rec in data.get("records") or ():
+        chan_name, subdir = _record_channel(rec, parse_channel, channel_of_url)
+        url = rec.get("url")
+        depends = tuple(_split_dep(d) for d in rec.get("depends") or ())
+        packages.append(LockedPackage(
+            manager="conda", name=rec["name"], version=str(rec["version"]), build=rec.get("build") or "",
+            build_number=_int(rec.get("build_number")), channel=chan_name, platform=platform,
+            subdir=rec.get("subdir") or subdir, url=redact_url(url)[0] if url else None,
+            md5=rec.get("md5") or None, sha256=rec.get("sha256") or None, depends=depends,
+            requested=rec["name"] in requested_names,
+        ))
+
+    owned = data.get("owned") or {}
+    pypi_names = tuple(sorted(
+        (conda, tuple(sorted({pep503(_dist_project(d)) for d in dists})))
+        for conda, dists in owned.items()
+    ))
+
+    pip_dists: list[PipDist] = []
+    for item in data.get("pip") or ():
+        pip_dists.append(_pip_dist(item, redact_url))
+    pip_dists.sort(key=lambda d: (pep503(d.name), d.version, d.path))
+    pip_by_project = {pep503(d.name): d for d in pip_dists}
+    for d in pip_dists:
+        packages.append(LockedPackage(
+            manager="pip", name=d.name, version=d.version, platform=platform,
+            url=d.url, sha256=d.sha256, editable=d.editable,
+        ))
+    for miss in data.get("missing") or ():
+        project = pep503(_dist_project(miss["dist"].rsplit("/", 1)[-1]))
+        rec_version = next((p.version for p in packages
+                            if p.manager == "conda" and p.name == miss["name"]), "?")
+        by = pip_by_project.get(project)
+        if by is not None:
+            warnings.append(
+                f"pip package '{by.name}' {by.version} overwrote conda package '{miss['name']}' "
+                f"{rec_version}: the conda record's files are gone ({miss['dist']}); "
+                f"reinstall one of them so that conda and pip agree")
+        else:
+            warnings.append(
+                f"conda package '{miss['name']}' {rec_version} is damaged: {miss['dist']} is gone "
+                f"(removed by pip or by hand); reinstall it")
+
+    channels, priority = channels_and_priority(data, parse_channel)
+    variables = tuple((str(k), str(v)) for k, v in (data.get("state") or {}).items())
+    env_name = name if name is not None else _name_of(prefix)
+    return LiveEnv(
+        prefix=prefix, name=env_name, platform=platform, packages=tuple(packages),
+        pip_dists=tuple(pip_dists), requested=tuple(requested), channels=tuple(channels),
+        channel_priority=priority, variables=variables, python_version=data.get("python_version"),
+        warnings=tuple(warnings), backend=backend, pypi_names=pypi_names,
+    )
+
+
+def _name_of(prefix: str) -> str:
+    return os.path.basename(prefix.rstrip("/\\")) or prefix
+
+
+def _int(value) -> int | None:
+    try:
+        return int(value) if value is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+def _record_channel(rec: Mapping[str, Any], parse_channel, channel_of_url) -> tuple[str | None, str | None]:
+    """(canonical channel name, subdir) of a record: from `channel`, else from `url`."""
+    chan = rec.get("channel")
+    if chan:
+        return parse_channel(str(chan)).name, None
+    url = rec.get("url")
+    if url:
+        c, sub = channel_of_url(str(url))
+        return c.name, sub
+    return None, None
+
+
+def _split_dep(text: str) -> tuple[str, str]:
+    """`python >=3.11,<3.12.0a0` -> ("python", ">=3.11,<3.12.0a0")."""
+    head, _, rest = text.strip().partition(" ")
+    return head, rest.strip()
+
+
+def _dist_project(dist_dir: str) -> str:
+    """`PyYAML-6.0.1.dist-info` -> `PyYAML`; `foo_bar-1.0-py3.11.egg-info` -> `foo_bar`."""
+    stem = dist_dir.rsplit(".", 1)[0]
+    return stem.split("-", 1)[0]
+
+
+def _requested_deps(specs: list[str], installed: set[str], warnings: list[str]) -> list[CondaDep]:
+    """Parse the replayed specs; like conda, drop those whose package is no longer installed."""
+    from envkit.conda.matchspec import parse_spec
+    from envkit.errors import InvalidSpecError
+
+    out: list[CondaDep] = []
+    seen: set[str] = set()
+    for s in specs:
+        try:
+            dep = parse_spec(s)
+        except InvalidSpecError as exc:
+            warnings.append(f"conda-meta/history: ignored a spec envkit cannot read: {exc.message}")
+            continue
+        if dep.name not in installed or dep.name in seen:
+            continue
+        seen.add(dep.name)
+        out.append(dep)
+    return out
+
+
+def _pip_dist(item: Mapping[str, Any], redact_url) -> PipDist:
+    direct = item.get("direct_url") or None
+    url = vcs = commit = sha = None
+    editable = False
+    if isinstance(direct, dict):
+        raw_url = direct.get("url")
+        url = redact_url(str(raw_url))[0] if raw_url else None
+        vcs_info = direct.get("vcs_info")
+        dir_info = direct.get("dir_info")
+        archive = direct.get("archive_info")
+        if isinstance(vcs_info, dict):
+            vcs = vcs_info.get("vcs")
+            commit = vcs_info.get("commit_id")
+        if isinstance(dir_info, dict):
+            editable = bool(dir_info.get("editable"))
+        if isinstance(archive, dict):
+            hashes = archive.get("hashes") or {}
+            sha = hashes.get("sha256") if isinstance(hashes, dict) else None
+            if not sha and str(archive.get("hash", "")).startswith("sha256="):
+                sha = archive["hash"][7:]
+    return PipDist(name=str(item.get("name") or ""), version=str(item.get("version") or ""),
+                   installer=item.get("installer"), url=url, vcs=vcs, commit=commit,
+                   editable=editable, sha256=sha, path=str(item.get("path") or ""))
+
+
+# ------------------------------------------------------------------------------------------
+# configuration: .condarc search path
+
+
+def merged_condarc(files, *, parse=None) -> dict[str, Any]:
+    """Merge .condarc files (lowest priority first) as conda does.
+
+    Sequences: the higher-priority file's items come first, then the lower ones', without repeats;
+    a scalar: the highest-priority file that sets it wins.  Returns {"channels": [...],
+    "channel_priority": str | None, "envs_dirs": [...], "sources": {key: path}}.  A .condarc that
+    is not valid YAML is a ParseError naming it.
+    """
+    from envkit._yaml import load
+
+    lists: dict[str, list[list[str]]] = {"channels": [], "envs_dirs": [], "default_channels": []}
+    scalars: dict[str, Any] = {}
+    sources: dict[str, str] = {}
+    for f in files:
+        path, text = f["path"], f["text"]
+        data = load(text, filename=path) if text.strip() else None
+        if data is None:
+            continue
+        if not isinstance(data, dict):
+            raise ParseError("a .condarc must be a mapping of settings", where=Where(file=path))
+        for key in lists:
+            value = data.get(key)
+            if isinstance(value, list):
+                lists[key].append([str(v) for v in value if v is not None])
+                sources[key] = path
+        for key in ("channel_priority", "root_prefix"):
+            if data.get(key) is not None:
+                value = data[key]
+                if isinstance(value, bool):  # old style `channel_priority: false`
+                    value = "flexible" if value else "disabled"
+                scalars[key] = str(value)
+                sources[key] = path
+    out: dict[str, Any] = {}
+    for key, groups in lists.items():
+        merged: list[str] = []
+        for group in reversed(groups):
+            for v in group:
+                if v not in merged:
+                    merged.append(v)
+        out[key] = merged
+    out["channel_priority"] = scalars.get("channel_priority")
+    out["root_prefix"] = scalars.get("root_prefix")
+    out["sources"] = sources
+    return out
+
+
+def channels_and_priority(data: Mapping[str, Any], parse_channel=None) -> tuple[list[Channel], str | None]:
+    """The env's channels in priority order and its channel_priority, from a scan.
+
+    Order: the `-c` channels of the env's history (the user asked for them on the command line,
+    which conda puts above the configured ones), then the merged .condarc `channels` (`CONDA_CHANNELS`
+    first when set), then nothing else.  `--override-channels` in the history drops the configured
+    ones.  `defaults` stays one entry.
+    """
+    if parse_channel is None:
+        from envkit.conda.channels import parse_channel
+    conf = merged_condarc(data.get("condarc") or ())
+    environ = data.get("environ") or {}
+    hist = data.get("history") or {}
+    texts: list[str] = list(hist.get("channels") or ())
+    if not hist.get("override_channels"):
+        if environ.get("CONDA_CHANNELS"):
+            texts += [c.strip() for c in environ["CONDA_CHANNELS"].split(",") if c.strip()]
+        texts += conf["channels"]
+    out: list[Channel] = []
+    seen: set[str] = set()
+    for t in texts:
+        ch = parse_channel(t)
+        if ch.name not in seen:
+            seen.add(ch.name)
+            out.append(ch)
+    priority = environ.get("CONDA_CHANNEL_PRIORITY") or conf["channel_priority"]
+    if priority is not None:
+        priority = {"true": "flexible", "false": "disabled"}.get(priority.lower(), priority.lower())
+    return out, priority

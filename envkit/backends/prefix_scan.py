@@ -1,0 +1,419 @@
+#!/usr/bin/env python3
+"""Scan a conda prefix and print one JSON object: a standalone, stdlib-only script.
+
+This file never imports envkit (or anything outside the standard library), so that it can be run
+by any Python 3.6+ - locally, or streamed over ssh to a remote interpreter
+(`ssh host python3 - PREFIX < prefix_scan.py`).  envkit maps its output to a LiveEnv with
+`envkit.backends.native.live_env_from_scan`; the native backend uses the same function, so both
+paths agree.
+
+    python3 prefix_scan.py PREFIX [--files] [--home DIR]
+
+Output (`scan_version` 1):
+
+    {"scan_version": 1, "prefix": "/abs/prefix", "platform": "linux-64",
+     "records": [{"name", "version", "build", "build_number", "channel", "subdir", "fn", "url",
+                  "md5", "sha256", "depends", "constrains", "noarch", "requested_spec",
+                  "requested_specs", "file": "conda-meta/<fn>.json", "dist_infos": [...]}],
+     "errors": [{"path": "...", "message": "..."}],
+     "history": {"requested": [spec, ...], "channels": [...], "override_channels": bool,
+                 "commands": n},
+     "pip": [{"name", "version", "installer", "direct_url": {...} | null, "path", "format"}],
+     "owned": {conda name: [dist-info dir names it ships]},
+     "missing": [{"name": conda name, "dist": dist-info it owns that is gone}],
+     "condarc": [{"path": "...", "text": "..."}],   # the .condarc search path, lowest priority first
+     "environ": {"CONDA_CHANNEL_PRIORITY": ..., ...},
+     "state": {"VAR": "value"},                    # conda-meta/state env_vars
+     "python_version": "3.11.8" | null, "site_packages": ["lib/python3.11/site-packages"]}
+
+Errors are data, not exceptions: an unreadable record goes to `errors` with its path, and the
+caller decides.  With `--files`, each record also carries its full `files` list.
+"""
+import ast
+import json
+import os
+import platform as _platform
+import re
+import sys
+
+SCAN_VERSION = 1
+
+# The .condarc search path, lowest priority first (conda/base/constants.py SEARCH_PATH).
+_SEARCH_PATH = (
+    "/etc/conda/.condarc", "/etc/conda/condarc", "/etc/conda/condarc.d/",
+    "/var/lib/conda/.condarc", "/var/lib/conda/condarc", "/var/lib/conda/condarc.d/",
+    "$CONDA_ROOT/.condarc", "$CONDA_ROOT/condarc", "$CONDA_ROOT/condarc.d/",
+    "$XDG_CONFIG_HOME/conda/.condarc", "$XDG_CONFIG_HOME/conda/condarc", "$XDG_CONFIG_HOME/conda/condarc.d/",
+    "~/.config/conda/.condarc", "~/.config/conda/condarc", "~/.config/conda/condarc.d/",
+    "~/.conda/.condarc", "~/.conda/condarc", "~/.conda/condarc.d/",
+    "~/.condarc",
+    "$CONDA_PREFIX/.condarc", "$CONDA_PREFIX/condarc", "$CONDA_PREFIX/condarc.d/",
+    "$CONDARC",
+)
+
+#: Environment variables that override .condarc keys envkit reads.
+_ENV_KEYS = ("CONDA_CHANNEL_PRIORITY", "CONDA_CHANNELS", "CONDA_ENVS_PATH", "CONDA_ENVS_DIRS",
+             "CONDA_ROOT", "CONDA_EXE", "MAMBA_ROOT_PREFIX", "CONDARC", "CONDA_PKGS_DIRS")
+
+_RECORD_KEYS = ("name", "version", "build", "build_number", "channel", "subdir", "fn", "url", "md5",
+                "sha256", "depends", "constrains", "noarch", "requested_spec", "requested_specs",
+                "license", "timestamp", "size")
+
+_SPEC_NAME = re.compile(r"^\s*(?:[^:\s]*::)?([A-Za-z0-9_.\-]+)")
+_OLD_VERSION_PART = re.compile(r"^(=|==|!=|<=|>=|<|>)(?![=<>!~])(\S+)$")
+_CMD = re.compile(r"#\s*cmd:\s*(.+)")
+_SPECS = re.compile(r"#\s*(\w+)\s*specs:\s*(.+)?")
+
+
+def host_platform():
+    """The conda subdir of this machine (`linux-64`, `osx-arm64`, `win-64`, ...)."""
+    machine = _platform.machine().lower()
+    arch = {"x86_64": "64", "amd64": "64", "aarch64": "aarch64", "arm64": "arm64",
+            "ppc64le": "ppc64le", "s390x": "s390x", "i686": "32", "i386": "32"}.get(machine, machine)
+    if sys.platform.startswith("linux"):
+        return "linux-" + arch
+    if sys.platform == "darwin":
+        return "osx-" + ("arm64" if arch in ("arm64", "aarch64") else "64")
+    if sys.platform.startswith("win"):
+        return "win-" + ("arm64" if arch in ("arm64", "aarch64") else arch)
+    return sys.platform + "-" + arch
+
+
+def spec_name(spec):
+    """The package name of a conda match spec (`conda-forge::numpy>=1` -> `numpy`)."""
+    m = _SPEC_NAME.match(spec)
+    return m.group(1).lower() if m else spec.strip().lower()
+
+
+def _dist_dir(path):
+    """`lib/python3.11/site-packages/x-1.dist-info/RECORD` -> `lib/.../x-1.dist-info`, else None."""
+    i = path.find(".dist-info/")
+    if i < 0:
+        i = path.find(".egg-info")
+        if i < 0:
+            return None
+        return path[: i + 9]
+    return path[: i + 10]
+
+
+def read_records(prefix, with_files=False):
+    """(records, errors): every conda-meta/*.json of `prefix`, reduced to the keys envkit uses."""
+    meta = os.path.join(prefix, "conda-meta")
+    records, errors = [], []
+    try:
+        names = sorted(n for n in os.listdir(meta) if n.endswith(".json"))
+    except OSError as exc:
+        return records, [{"path": meta, "message": exc.strerror or str(exc)}]
+    for fname in names:
+        path = os.path.join(meta, fname)
+        try:
+            with open(path, "rb") as fh:
+                data = json.loads(fh.read().decode("utf-8"))
+        except (OSError, ValueError) as exc:
+            errors.append({"path": path, "message": _json_message(exc)})
+            continue
+        if not isinstance(data, dict) or not data.get("name") or not data.get("version"):
+            errors.append({"path": path, "message": "not a conda package record (no name/version)"})
+            continue
+        rec = {k: data.get(k) for k in _RECORD_KEYS if k in data}
+        rec["file"] = "conda-meta/" + fname
+        files = data.get("files") or []
+        dists = []
+        for f in files:
+            if "-info" in f:
+                d = _dist_dir(f)
+                if d and d not in dists:
+                    dists.append(d)
+        rec["dist_infos"] = dists
+        if with_files:
+            rec["files"] = list(files)
+        records.append(rec)
+    return records, errors
+
+
+def _json_message(exc):
+    if isinstance(exc, OSError):
+        return "cannot read: " + (exc.strerror or str(exc))
+    if isinstance(exc, UnicodeDecodeError):
+        return "not UTF-8"
+    return "invalid JSON: " + str(exc)
+
+
+def parse_history(text):
+    """Replay conda-meta/history like conda's History.get_requested_specs_map.
+
+    Returns {"requested": [spec, ...] (in conda's order), "channels": [-c channels of the
+    commands, first use first], "override_channels": bool, "commands": number of blocks}.
+    """
+    spec_map = {}
+    channels = []
+    override = False
+    commands = 0
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith("==>"):
+            commands += 1
+            continue
+        if not line.startswith("#"):
+            continue
+        m = _CMD.match(line)
+        if m:
+            argv = m.group(1).split()
+            i = 0
+            while i < len(argv):
+                a = argv[i]
+                if a in ("-c", "--channel") and i + 1 < len(argv):
+                    channels.append(argv[i + 1])
+                    i += 1
+                elif a.startswith("--channel="):
+                    channels.append(a.split("=", 1)[1])
+                elif a.startswith("-c") and len(a) > 2 and not a.startswith("--"):
+                    channels.append(a[2:])
+                elif a == "--override-channels":
+                    override = True
+                i += 1
+            continue
+        m = _SPECS.match(line)
+        if not m:
+            continue
+        action, text_specs = m.group(1), (m.group(2) or "").strip()
+        if text_specs.startswith("["):
+            try:
+                specs = ast.literal_eval(text_specs)
+            except (ValueError, SyntaxError):
+                continue
+        elif "[" not in text_specs:
+            specs = []
+            for part in text_specs.split(","):
+                if _OLD_VERSION_PART.match(part) and specs:
+                    specs[-1] = specs[-1] + "," + part
+                else:
+                    specs.append(part)
+        else:
+            continue
+        specs = [str(s).strip() for s in specs if s and not str(s).endswith("@")]
+        if action in ("update", "install", "create"):
+            for s in specs:
+                spec_map[spec_name(s)] = s
+        elif action in ("remove", "uninstall"):
+            for s in specs:
+                spec_map.pop(spec_name(s), None)
+        elif action == "neutered":
+            for s in specs:
+                spec_map[spec_name(s)] = s
+    seen = []
+    for c in channels:
+        if c not in seen:
+            seen.append(c)
+    return {"requested": list(spec_map.values()), "channels": seen, "override_channels": override,
+            "commands": commands}
+
+
+def _read_metadata(path):
+    """(name, version) from a METADATA / PKG-INFO file (the first header of each)."""
+    name = version = None
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                if not line.strip():
+                    break
+                if name is None and line.startswith("Name:"):
+                    name = line[5:].strip()
+                elif version is None and line.startswith("Version:"):
+                    version = line[8:].strip()
+                if name and version:
+                    break
+    except OSError:
+        pass
+    return name, version
+
+
+def _read_text(path):
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            return fh.read()
+    except OSError:
+        return None
+
+
+def site_packages_dirs(prefix):
+    """Prefix-relative site-packages directories (`lib/python3.11/site-packages`, Windows' `Lib/...`)."""
+    out = []
+    lib = os.path.join(prefix, "lib")
+    try:
+        for n in sorted(os.listdir(lib)):
+            if n.startswith("python") and os.path.isdir(os.path.join(lib, n, "site-packages")):
+                out.append("lib/" + n + "/site-packages")
+    except OSError:
+        pass
+    if os.path.isdir(os.path.join(prefix, "Lib", "site-packages")):
+        out.append("Lib/site-packages")
+    return out
+
+
+def scan_pip(prefix, site_dirs, owned_dirs):
+    """Python distributions in site-packages that no conda record owns (pip's, uv's, ...)."""
+    found = []
+    for site in site_dirs:
+        base = os.path.join(prefix, site)
+        try:
+            entries = sorted(os.listdir(base))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.endswith(".dist-info"):
+                fmt = "dist-info"
+            elif entry.endswith(".egg-info"):
+                fmt = "egg-info"
+            else:
+                continue
+            rel = site + "/" + entry
+            if rel in owned_dirs:
+                continue
+            full = os.path.join(base, entry)
+            if fmt == "dist-info":
+                name, version = _read_metadata(os.path.join(full, "METADATA"))
+            elif os.path.isdir(full):
+                name, version = _read_metadata(os.path.join(full, "PKG-INFO"))
+            else:
+                name, version = _read_metadata(full)
+            if not name:
+                stem = entry.rsplit(".", 1)[0]
+                parts = stem.split("-")
+                name, version = parts[0], (parts[1] if len(parts) > 1 else version)
+            installer = None
+            direct = None
+            if os.path.isdir(full):
+                text = _read_text(os.path.join(full, "INSTALLER"))
+                installer = text.strip() if text else None
+                text = _read_text(os.path.join(full, "direct_url.json"))
+                if text:
+                    try:
+                        direct = json.loads(text)
+                    except ValueError:
+                        direct = None
+            found.append({"name": name, "version": version or "", "installer": installer,
+                          "direct_url": direct, "path": rel, "format": fmt})
+    return found
+
+
+def condarc_files(prefix, environ=None, home=None):
+    """The .condarc search path as (path, text) pairs, lowest priority first.
+
+    `$CONDA_PREFIX` is the scanned prefix (its own .condarc), `$CONDA_ROOT` comes from the
+    environment or from CONDA_EXE's install root.
+    """
+    env = dict(os.environ if environ is None else environ)
+    home = home or env.get("HOME") or os.path.expanduser("~")
+    root = env.get("CONDA_ROOT")
+    if not root and env.get("CONDA_EXE"):
+        root = os.path.dirname(os.path.dirname(env["CONDA_EXE"]))
+    values = {"CONDA_ROOT": root, "XDG_CONFIG_HOME": env.get("XDG_CONFIG_HOME"),
+              "CONDA_PREFIX": prefix, "CONDARC": env.get("CONDARC")}
+    out = []
+    seen = set()
+    for entry in _SEARCH_PATH:
+        if entry.startswith("~"):
+            path = home + entry[1:]
+        elif entry.startswith("$"):
+            var, _, rest = entry[1:].partition("/")
+            if not values.get(var):
+                continue
+            path = values[var] + ("/" + rest if rest else "")
+        else:
+            path = entry
+        if path.endswith("/"):
+            try:
+                names = sorted(n for n in os.listdir(path) if n.endswith((".yml", ".yaml")))
+            except OSError:
+                continue
+            paths = [os.path.join(path, n) for n in names]
+        else:
+            paths = [path]
+        for p in paths:
+            real = os.path.realpath(p)
+            if real in seen or not os.path.isfile(p):
+                continue
+            seen.add(real)
+            text = _read_text(p)
+            if text is not None:
+                out.append({"path": p, "text": text})
+    return out
+
+
+def read_state(prefix):
+    """conda-meta/state's env_vars (`conda env config vars set`), {} when absent."""
+    text = _read_text(os.path.join(prefix, "conda-meta", "state"))
+    if not text:
+        return {}
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return {}
+    vars_ = data.get("env_vars") if isinstance(data, dict) else None
+    return {str(k): str(v) for k, v in vars_.items()} if isinstance(vars_, dict) else {}
+
+
+def scan(prefix, with_files=False, environ=None, home=None):
+    """Everything envkit reads from a prefix, as one JSON-serializable dict (see the module doc)."""
+    prefix = os.path.abspath(prefix)
+    records, errors = read_records(prefix, with_files)
+    owned = {}
+    owned_dirs = set()
+    missing = []
+    platform = None
+    python_version = None
+    for rec in records:
+        sub = rec.get("subdir")
+        if platform is None and sub and sub != "noarch":
+            platform = sub
+        if rec["name"] == "python":
+            python_version = rec["version"]
+        dists = rec.get("dist_infos") or []
+        if dists:
+            owned[rec["name"]] = [d.rsplit("/", 1)[-1] for d in dists]
+            for d in dists:
+                owned_dirs.add(d)
+                if not os.path.exists(os.path.join(prefix, d)):
+                    missing.append({"name": rec["name"], "dist": d})
+    site_dirs = site_packages_dirs(prefix)
+    history_text = _read_text(os.path.join(prefix, "conda-meta", "history")) or ""
+    env = os.environ if environ is None else environ
+    return {
+        "scan_version": SCAN_VERSION,
+        "prefix": prefix,
+        "platform": platform or host_platform(),
+        "records": records,
+        "errors": errors,
+        "history": parse_history(history_text),
+        "pip": scan_pip(prefix, site_dirs, owned_dirs),
+        "owned": owned,
+        "missing": missing,
+        "condarc": condarc_files(prefix, environ, home),
+        "environ": {k: env[k] for k in _ENV_KEYS if env.get(k)},
+        "state": read_state(prefix),
+        "python_version": python_version,
+        "site_packages": site_dirs,
+        "is_prefix": os.path.isdir(os.path.join(prefix, "conda-meta")),
+    }
+
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    with_files = "--files" in argv
+    home = None
+    if "--home" in argv:
+        i = argv.index("--home")
+        home = argv[i + 1]
+        del argv[i:i + 2]
+    args = [a for a in argv if not a.startswith("--")]
+    if len(args) != 1:
+        sys.stderr.write("usage: prefix_scan.py PREFIX [--files] [--home DIR]\n")
+        return 2
+    json.dump(scan(args[0], with_files=with_files, home=home), sys.stdout, sort_keys=True)
+    sys.stdout.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
