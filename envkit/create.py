@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 from urllib.parse import unquote, urlparse
 
-from envkit.errors import BackendError, EnvkitError, IntegrityError, UsageError, Where
+from envkit.errors import BackendError, IntegrityError, UsageError, Where
 from envkit.model import Lock, LockedPackage
 
 BACKENDS = ("rattler", "conda", "mamba", "micromamba")
@@ -318,37 +318,11 @@ def _install_conda(lock: Lock, platform: str, prefix: str, backend: str, executa
 
 
 def new_env_prefix(name: str, environ: Mapping[str, str] | None = None) -> str:
-    """Where `-n NAME` creates an environment: NAME under the first envs directory.
+    """Where `-n NAME` creates an environment: NAME under the first envs directory (conda's order:
+    CONDA_ENVS_PATH / CONDA_ENVS_DIRS, `envs_dirs` of the .condarc search path, the root prefix's
+    envs/, ~/.conda/envs).  Raises UsageError for a name that is a path."""
+    from envkit.backends.envs import envs_dirs
 
-    Envs directories come from CONDA_ENVS_PATH / CONDA_ENVS_DIRS, then `envs_dirs` of the .condarc
-    search path, then `$CONDA_ROOT/envs` or the root of CONDA_EXE, then ~/.conda/envs.
-    """
-    if not name or os.sep in name or name in (".", ".."):
-        raise UsageError(f"invalid environment name {name!r}")
-    for d in envs_dirs(environ):
-        return os.path.join(d, name)
-    return os.path.join(os.path.expanduser("~"), ".conda", "envs", name)
-
-
-def envs_dirs(environ: Mapping[str, str] | None = None) -> list[str]:
-    """The envs directories, in conda's order of preference (see `new_env_prefix`)."""
-    env = os.environ if environ is None else environ
-    out: list[str] = []
-    for var in ("CONDA_ENVS_PATH", "CONDA_ENVS_DIRS"):
-        if env.get(var):
-            out += [os.path.expanduser(p) for p in env[var].split(os.pathsep) if p]
-    try:
-        from envkit.backends import prefix_scan
-        from envkit.backends.native import merged_condarc
-
-        rc = merged_condarc(prefix_scan.condarc_files(None, environ=dict(env)))
-        out += [os.path.expanduser(str(p)) for p in (rc.get("envs_dirs") or [])]
-    except (ImportError, EnvkitError, OSError, TypeError, AttributeError):
-        pass
-    root = env.get("CONDA_ROOT") or env.get("MAMBA_ROOT_PREFIX")
-    if not root and env.get("CONDA_EXE"):
-        root = os.path.dirname(os.path.dirname(env["CONDA_EXE"]))
-    if root:
-        out.append(os.path.join(root, "envs"))
-    out.append(os.path.join(os.path.expanduser("~"), ".conda", "envs"))
-    return list(dict.fromkeys(out))
+    if not name or "/" in name or os.sep in name or name in (".", ".."):
+        raise UsageError(f"invalid environment name {name!r}", hint="use -p PATH for a path")
+    return os.path.join(envs_dirs(environ)[0], name)
