@@ -129,6 +129,8 @@ class EnvSpec:
     has_pip_section: bool = False
     source: str | None = field(default=None, compare=False)
     lines: tuple[tuple[str, int], ...] = field(default=(), compare=False)
+    #: other top-level keys, in file order, as (key, value as canonical JSON text): kept, never dropped
+    extra: tuple[tuple[str, str], ...] = ()
 
     def line_of(self, key: str) -> int | None:
         for k, ln in self.lines:

@@ -1,0 +1,204 @@
+"""Every environment format envkit reads and writes, and format detection.
+
+    FORMATS               the format names (`--format` choices)
+    detect_format(text)   the format of a file's content (file name only breaks ties)
+    read_text / read_file an EnvSpec (env, requirements) or a Lock (every other format)
+    write_text            the text of a model in a format
+
+One module per format: envyml (environment.yml, hand-written and `conda env export`), requirements,
+explicit, condalock, pixilock, condalist (`conda list --json` and `--export`).  Readers raise
+ParseError / InvalidSpecError / UnsupportedVersionError with file and line; writers are
+deterministic.
+"""
+from __future__ import annotations
+
+import os
+import re
+
+from envkit.errors import ParseError, UsageError, Where
+
+FORMATS = ("env", "explicit", "conda-lock", "pixi", "requirements", "conda-list-json", "conda-list-export")
+
+#: Formats whose model is an EnvSpec; every other format reads as a Lock.
+SPEC_FORMATS = ("env", "requirements")
+
+_TOP_KEY = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*)\s*:", re.MULTILINE)
+_VERSION = re.compile(r"^version:\s*['\"]?(\d+)", re.MULTILINE)
+_EXPORT_LINE = re.compile(r"^(?:[^\s:]+::)?[^\s=#]+=[^\s=]+=[^\s=]+$")
+_REQ_LINE = re.compile(r"^(?:-[A-Za-z-]|[A-Za-z0-9][A-Za-z0-9._-]*\s*(?:\[|[<>=!~;@]|$)|git\+|https?://|\.|/)")
+
+
+def detect_format(text: str, filename: str | None = None) -> str:
+    """The format of `text` (one of FORMATS), decided from the content; `filename` only breaks ties
+    (an empty file, or text that fits several formats).  Raises ParseError when nothing fits."""
+    base = os.path.basename(filename or "").lower()
+    head = text.lstrip("\ufeff \t\r\n")
+    if head.startswith("["):
+        return "conda-list-json"
+    lines = [ln.strip() for ln in text.splitlines()]
+    content = [ln for ln in lines if ln and not ln.startswith("#")]
+    if "@EXPLICIT" in content:
+        return "explicit"
+    keys = set(_TOP_KEY.findall(text))
+    if "version" in keys and ("package" in keys or "metadata" in keys) and "environments" not in keys:
+        return "conda-lock"
+    if "version" in keys and "environments" in keys:
+        return "pixi"
+    if keys & {"dependencies", "channels"} or ("name" in keys and any(c.startswith("- ") for c in content)):
+        return "env"
+    if content and all(_EXPORT_LINE.match(c) for c in content):
+        return "conda-list-export"
+    if not content:
+        return _by_name(base) or "env"
+    if all(_REQ_LINE.match(c) and not c.startswith("- ") for c in content) and not any(
+            re.match(r"^[A-Za-z_][A-Za-z0-9_-]*:\s", c) for c in content):
+        return "requirements"
+    guess = _by_name(base)
+    if guess:
+        return guess
+    raise ParseError("cannot tell the format of this file", where=Where(file=filename),
+                     hint=f"pass --format (one of: {', '.join(FORMATS)})")
+
+
+def _by_name(base: str) -> str | None:
+    if base == "pixi.lock":
+        return "pixi"
+    if base.endswith("conda-lock.yml") or base.endswith("conda-lock.yaml"):
+        return "conda-lock"
+    if base.endswith((".yml", ".yaml")):
+        return "env"
+    if base.startswith("requirements") or base.endswith((".in", "requirements.txt")):
+        return "requirements"
+    if base.endswith(".json"):
+        return "conda-list-json"
+    return None
+
+
+def read_text(text: str, *, filename: str | None = None, format: str | None = None,
+              environment: str | None = None):
+    """Parse `text` as `format` (detected when None) and return an EnvSpec or a Lock.
+
+    `environment` picks a pixi.lock environment (default "default").  Raises UsageError for an
+    unknown format name, and the readers' ParseError family for bad input.
+    """
+    fmt = format or detect_format(text, filename)
+    if fmt not in FORMATS:
+        raise UsageError(f"unknown format {fmt!r}; choose one of: {', '.join(FORMATS)}")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if fmt == "env":
+        from envkit.formats.envyml import read_env
+
+        return read_env(text, filename)
+    if fmt == "requirements":
+        from envkit.formats.requirements import read_requirements
+
+        return read_requirements(text, filename)
+    if fmt == "explicit":
+        from envkit.formats.explicit import read_explicit
+
+        return read_explicit(text, filename)
+    if fmt == "conda-lock":
+        from envkit.formats.condalock import read_conda_lock
+
+        return read_conda_lock(text, filename)
+    if fmt == "pixi":
+        from envkit.formats.pixilock import read_pixi_lock
+
+        return read_pixi_lock(text, filename, environment=environment)
+    if fmt == "conda-list-json":
+        from envkit.formats.condalist import read_conda_list_json
+
+        return read_conda_list_json(text, filename)
+    from envkit.formats.condalist import read_conda_list_export
+
+    return read_conda_list_export(text, filename)
+
+
+def read_file(path, *, format: str | None = None, environment: str | None = None):
+    """Read and parse the file at `path` (see read_text); errors name the path as given."""
+    from envkit.io import read_text as _read
+
+    name = os.fspath(path)
+    return read_text(_read(name), filename=name, format=format, environment=environment)
+
+
+def write_text(model, format: str, **opts) -> str:
+    """The text of `model` (EnvSpec or Lock) in `format`.
+
+    Options by format: env/requirements/conda-lock/explicit/conda-list-export take `header`;
+    explicit, conda-list-json and conda-list-export take `platform`.  Raises UsageError when the
+    model cannot be written in that format (a Lock as an environment.yml that is not an export,
+    pixi.lock, which envkit reads only).
+    """
+    from envkit.model import EnvSpec, Lock
+
+    if format not in FORMATS:
+        raise UsageError(f"unknown format {format!r}; choose one of: {', '.join(FORMATS)}")
+    if format == "env":
+        from envkit.formats.envyml import write_env
+
+        if isinstance(model, Lock):
+            model = lock_to_export(model, opts.pop("platform", None))
+        return write_env(model, **opts)
+    if format == "requirements":
+        from envkit.formats.requirements import write_requirements
+
+        if not isinstance(model, EnvSpec):
+            raise UsageError("a lock cannot be written as requirements.txt")
+        return write_requirements(model, **opts)
+    if isinstance(model, EnvSpec):
+        if model.kind != "export":
+            raise UsageError(f"only an exported environment (name=version=build) can be written as {format}")
+        from envkit.formats.envyml import export_to_lock
+
+        model = export_to_lock(model, opts.get("platform"))
+    if format == "conda-lock":
+        from envkit.formats.condalock import write_conda_lock
+
+        return write_conda_lock(model, **opts)
+    if format == "explicit":
+        from envkit.formats.explicit import write_explicit
+
+        return write_explicit(model, **opts)
+    if format == "conda-list-json":
+        from envkit.formats.condalist import write_conda_list_json
+
+        return write_conda_list_json(model, **opts)
+    if format == "conda-list-export":
+        from envkit.formats.condalist import write_conda_list_export
+
+        return write_conda_list_export(model, **opts)
+    raise UsageError("envkit reads pixi.lock but does not write it; write conda-lock or explicit instead")
+
+
+def lock_to_export(lock, platform: str | None = None):
+    """A Lock as an exported EnvSpec (`name=version=build` per conda package, `name==version` per pip
+    package) for one platform: what `conda env export` would write for it."""
+    from envkit.conda.matchspec import parse_spec
+    from envkit.formats.pipreq import parse_pip_entry
+    from envkit.model import EnvSpec
+
+    if platform is None:
+        if len(lock.platforms) > 1:
+            raise UsageError(f"the lock has {len(lock.platforms)} platforms; choose one",
+                             hint=f"one of: {', '.join(lock.platforms)}")
+        platform = lock.platforms[0] if lock.platforms else None
+    pkgs = lock.for_platform(platform) if platform else lock.packages
+    conda = []
+    pip = []
+    for p in pkgs:
+        if p.manager == "conda":
+            text = f"{p.name}={p.version}={p.build}" if p.build else f"{p.name}={p.version}"
+            conda.append(parse_spec(text))
+        elif p.version:
+            pip.append(parse_pip_entry(f"{p.name}=={p.version}"))
+        elif p.url:
+            pip.append(parse_pip_entry(p.url))
+    pip_opts = [parse_pip_entry(o) for o in lock.pip_options]
+    return EnvSpec(name=lock.environment, channels=lock.channels, conda=tuple(conda),
+                   pip=tuple(pip_opts + pip), kind="export", has_pip_section=bool(pip or pip_opts))
+
+
+__all__ = ["FORMATS", "SPEC_FORMATS", "detect_format", "read_text", "read_file", "write_text",
+           "lock_to_export"]

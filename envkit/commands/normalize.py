@@ -1,0 +1,140 @@
+"""`envkit normalize` and `envkit validate`."""
+from __future__ import annotations
+
+import sys
+
+import click
+
+from envkit.formats import FORMATS
+
+
+def _read(path: str) -> str:
+    if path == "-":
+        return sys.stdin.read()
+    from envkit.io import read_text
+
+    return read_text(path)
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("files", nargs=-1, required=True, metavar="FILE...")
+@click.option("-o", "--output", metavar="OUT", help="Write the normalized file to OUT ('-': stdout).")
+@click.option("--write", "write", is_flag=True, help="Rewrite each FILE in place (atomically), keeping comments.")
+@click.option("--check", is_flag=True,
+              help="Change nothing; exit 1 and print a unified diff when a FILE is not normalized.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), help="Read FILE as this format (default: detected).")
+def normalize(files: tuple[str, ...], output: str | None, write: bool, check: bool, fmt: str | None) -> int:
+    """Rewrite environment files in canonical form.
+
+    environment.yml: keys name, channels, dependencies, variables; no prefix; canonical channel
+    names, credentials replaced by a placeholder; conda specs canonical and sorted; pip options
+    first, then requirements sorted; duplicates removed; comments kept.  Also requirements.txt,
+    conda-lock.yml, explicit files and `conda list` output.  FILE '-' reads stdin.
+
+    Exit codes: 0 done (or already normalized with --check), 1 --check found a file to change,
+    2 unusable input.
+    """
+    from envkit.commands._common import warn_duplicates
+    from envkit.errors import UsageError
+    from envkit.formats import detect_format, read_text
+    from envkit.normalize import render_normalized
+
+    if write and check:
+        raise UsageError("--write and --check do not go together: --check changes nothing")
+    if output is not None and (write or check):
+        raise UsageError("-o/--output does not go with --write or --check")
+    if len(files) > 1 and not (write or check):
+        raise UsageError("several FILEs need --write or --check", hint="normalize one file at a time to stdout")
+    if write and "-" in files:
+        raise UsageError("--write cannot rewrite stdin")
+    status = 0
+    for path in files:
+        name = "<stdin>" if path == "-" else path
+        text = _read(path)
+        if text.startswith("\ufeff"):
+            text = text[1:]
+        kind = fmt or detect_format(text, name)
+        model = read_text(text, filename=name, format=kind)
+        warn_duplicates([model])
+        new = render_normalized(model, text, kind)
+        if check:
+            if new != text:
+                import difflib
+
+                diff = difflib.unified_diff(text.splitlines(keepends=True), new.splitlines(keepends=True),
+                                            fromfile=name, tofile=f"{name} (normalized)")
+                for line in diff:
+                    click.echo(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n",
+                               nl=False)
+                status = 1
+            continue
+        if write:
+            if new != text:
+                from envkit.io import atomic_write
+
+                atomic_write(path, new)
+                click.echo(f"normalized {path}")
+            else:
+                click.echo(f"{path} is already normalized")
+            continue
+        from envkit.cli import emit
+
+        emit(new, output)
+    return status
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("files", nargs=-1, required=True, metavar="FILE...")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), help="Read every FILE as this format (default: detected).")
+@click.option("-e", "--environment", metavar="NAME",
+              help="pixi.lock: check only this environment (default: all of them).")
+def validate(files: tuple[str, ...], fmt: str | None, environment: str | None) -> int:
+    """Parse environment files and report errors, one line per file.
+
+    Exit codes: 0 every file is usable, 2 at least one is not.
+    """
+    from envkit.errors import EnvkitError, Where
+
+    status = 0
+    for path in files:
+        name = "<stdin>" if path == "-" else path
+        try:
+            summary = _validate_one(path, name, fmt, environment)
+            click.echo(f"ok: {name}: {summary}")
+        except EnvkitError as exc:
+            if exc.where is None or not exc.where.file:
+                w = exc.where or Where()
+                exc.where = Where(file=name, line=w.line, key=w.key)
+            click.echo(f"error: {str(exc).splitlines()[0]}")
+            status = 2
+    return status
+
+
+def _validate_one(path: str, name: str, fmt: str | None, environment: str | None) -> str:
+    from envkit.formats import detect_format, read_text
+    from envkit.model import EnvSpec
+
+    text = _read(path)
+    kind = fmt or detect_format(text, name)
+    if kind == "pixi" and environment is None:
+        from envkit.formats.pixilock import environments
+
+        parts = []
+        for env in environments(text, name):
+            lock = read_text(text, filename=name, format=kind, environment=env)
+            parts.append(f"{env} ({_lock_summary(lock)})")
+        return f"pixi.lock, {len(parts)} environment{'s' if len(parts) != 1 else ''}: " + ", ".join(parts)
+    model = read_text(text, filename=name, format=kind, environment=environment)
+    if isinstance(model, EnvSpec):
+        if kind == "requirements":
+            return f"requirements, {len(model.pip)} entr{'ies' if len(model.pip) != 1 else 'y'}"
+        label = "environment export" if model.kind == "export" else "environment spec"
+        return f"{label}, {len(model.conda)} conda, {len(model.pip)} pip"
+    return f"{kind}, {_lock_summary(model)}"
+
+
+def _lock_summary(lock) -> str:
+    n = len(lock.packages)
+    p = len(lock.platforms)
+    plats = f" ({', '.join(lock.platforms)})" if lock.platforms else ""
+    return f"{n} package{'s' if n != 1 else ''}, {p} platform{'s' if p != 1 else ''}{plats}"

@@ -1,0 +1,343 @@
+"""environment.yml: hand-written specs and `conda env export` output (read and write).
+
+Reading keeps everything the file says: name, channels (canonical, credentials removed), conda match
+specs (parsed with conda's semantics), the pip section (PEP 508 and pip option lines), variables,
+`prefix:`, conda-lock's `platforms:` and any other top-level key (`EnvSpec.extra`).  Positions go into
+`EnvSpec.lines` (top-level keys by name, channels as `channel:<name>`, variables as `variable:<KEY>`,
+platforms as `platform:<name>`, the `- pip:` item as `pip`) so that errors and comment-preserving
+rewrites can point back at the file.
+
+Writing emits the model in canonical key order (name, channels, dependencies, variables, platforms,
+other keys, prefix) without reordering any list: sorting is `envkit.normalize`'s job.  A
+`CommentMap` passed to `write_env` puts the user's comments back next to the entries they were
+attached to.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+
+from envkit.errors import ParseError, Where
+from envkit.model import Channel, CondaDep, EnvSpec, Lock, LockedPackage, PipDep
+from envkit.formats._util import need_list, need_mapping, to_json, type_name
+
+_EXPORT_ENTRY = re.compile(r"^(?:[^:\s]+::)?(?P<name>[^=\s<>!~*,|\[]+)=(?P<version>[^=\s<>!~*,|]+)(?:=(?P<build>[^=\s]+))?$")
+KNOWN_KEYS = ("name", "channels", "dependencies", "variables", "prefix", "platforms")
+
+
+def read_env(text: str, filename: str | None = None) -> EnvSpec:
+    """Parse an environment.yml (hand-written or exported) into an EnvSpec.
+
+    `kind` is "export" when every conda entry is `name=version=build` (or `name=version` with a
+    `prefix:` line, as `conda env export --no-builds` writes), else "spec".
+    Raises ParseError / InvalidSpecError with file and line for anything unusable.
+    """
+    from envkit import _yaml
+    from envkit.conda.channels import parse_channel
+    from envkit.conda.matchspec import parse_spec
+    from envkit.formats.pipreq import parse_pip_entry
+
+    data = _yaml.load(text, filename=filename)
+    top = Where(file=filename, line=1)
+    if data is None:
+        raise ParseError("empty environment file", where=top,
+                         hint="an environment.yml needs at least a `dependencies:` list")
+    need_mapping(data, "an environment file", top)
+    lines: list[tuple[str, int]] = []
+    seen_lines: set[str] = set()
+
+    def mark(key: str, line: int | None) -> None:
+        if line and key not in seen_lines:
+            seen_lines.add(key)
+            lines.append((key, line))
+
+    def where(line: int | None, key: str) -> Where:
+        return Where(file=filename, line=line, key=None if line else key)
+
+    for k in data:
+        mark(str(k), data.line_of(k))
+
+    name = data.get("name")
+    if name is not None and not isinstance(name, (str, int, float)):
+        raise ParseError(f"`name:` must be text, got {type_name(name)}", where=where(data.line_of("name"), "name"))
+    name = None if name is None else str(name).strip() or None
+
+    channels: list[Channel] = []
+    raw_channels = data.get("channels")
+    if raw_channels is not None:
+        need_list(raw_channels, "`channels:`", where(data.line_of("channels"), "channels"))
+        for i, c in enumerate(raw_channels):
+            ln = raw_channels.line_of(i)
+            if not isinstance(c, str) or not c.strip():
+                raise ParseError(f"a channel must be a name or URL, got {type_name(c)}",
+                                 where=where(ln, f"channels[{i}]"))
+            ch = parse_channel(c.strip())
+            channels.append(ch)
+            mark(f"channel:{ch.name}", ln)
+
+    conda: list[CondaDep] = []
+    pip: list[PipDep] = []
+    has_pip = False
+    deps = data.get("dependencies")
+    if deps is not None:
+        need_list(deps, "`dependencies:`", where(data.line_of("dependencies"), "dependencies"))
+        for i, item in enumerate(deps):
+            ln = deps.line_of(i)
+            if isinstance(item, dict):
+                if set(item) != {"pip"}:
+                    other = ", ".join(repr(k) for k in item if k != "pip")
+                    raise ParseError(f"unknown section {other} in dependencies (only `pip:` is allowed)",
+                                     where=where(ln, f"dependencies[{i}]"))
+                has_pip = True
+                mark("pip", ln)
+                section = item["pip"]
+                if section is None:
+                    continue
+                need_list(section, "the `pip:` section", where(ln, f"dependencies[{i}].pip"))
+                for j, entry in enumerate(section):
+                    pln = section.line_of(j)
+                    if not isinstance(entry, (str, int, float)) or isinstance(entry, bool):
+                        raise ParseError(f"a pip entry must be text, got {type_name(entry)}",
+                                         where=where(pln, f"dependencies[{i}].pip[{j}]"))
+                    pip.append(parse_pip_entry(str(entry), where(pln, f"dependencies[{i}].pip[{j}]")))
+                continue
+            if not isinstance(item, str):
+                raise ParseError(f"a dependency must be a match spec, got {type_name(item)}",
+                                 where=where(ln, f"dependencies[{i}]"))
+            conda.append(parse_spec(item, where=where(ln, f"dependencies[{i}]")))
+
+    variables: list[tuple[str, str]] = []
+    raw_vars = data.get("variables")
+    if raw_vars is not None:
+        need_mapping(raw_vars, "`variables:`", where(data.line_of("variables"), "variables"))
+        for k, v in raw_vars.items():
+            if isinstance(v, (dict, list)):
+                raise ParseError(f"variable {k!r} must have a text value, got {type_name(v)}",
+                                 where=where(raw_vars.line_of(k), f"variables.{k}"))
+            variables.append((str(k), _scalar_text(v)))
+            mark(f"variable:{k}", raw_vars.line_of(k))
+
+    prefix = data.get("prefix")
+    prefix = None if prefix is None else str(prefix)
+
+    platforms: list[str] = []
+    raw_plat = data.get("platforms")
+    if raw_plat is not None:
+        need_list(raw_plat, "`platforms:`", where(data.line_of("platforms"), "platforms"))
+        for i, p in enumerate(raw_plat):
+            if not isinstance(p, str):
+                raise ParseError(f"a platform must be text, got {type_name(p)}", where=where(raw_plat.line_of(i), f"platforms[{i}]"))
+            platforms.append(p.strip())
+            mark(f"platform:{p.strip()}", raw_plat.line_of(i))
+
+    extra = tuple((str(k), to_json(v)) for k, v in data.items() if k not in KNOWN_KEYS)
+    kind = "export" if _looks_exported(conda, prefix is not None) else "spec"
+    return EnvSpec(name=name, channels=tuple(channels), conda=tuple(conda), pip=tuple(pip),
+                   variables=tuple(variables), prefix=prefix, platforms=tuple(platforms), kind=kind,
+                   has_pip_section=has_pip, source=filename, lines=tuple(lines), extra=extra)
+
+
+def _scalar_text(v) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+def _looks_exported(conda: list[CondaDep], has_prefix: bool) -> bool:
+    if not conda:
+        return False
+    with_build = 0
+    for d in conda:
+        m = _EXPORT_ENTRY.match(d.raw.strip())
+        if m is None:
+            return False
+        if m.group("build"):
+            with_build += 1
+    return with_build == len(conda) or (has_prefix and with_build == 0)
+
+
+def export_to_lock(spec: EnvSpec, platform: str | None = None) -> Lock:
+    """An exported EnvSpec (`name=version=build` entries) as a Lock(kind="export") for `platform`.
+
+    Conda entries become conda packages with the exact version and build written; pip entries pinned
+    with `==` become pip packages.  Pip entries that pin nothing (a hand-appended `gdown`, a git URL)
+    are kept with an empty version, never dropped.  Raises ParseError for a conda entry that is not
+    exact (`numpy>=1.2` in what claims to be an export).
+    """
+    pkgs: list[LockedPackage] = []
+    for d in spec.conda:
+        m = _EXPORT_ENTRY.match(d.raw.strip()) if d.raw else None
+        if m is not None:
+            version, build = m.group("version"), m.group("build")
+        else:
+            from envkit.conda.matchspec import exact_version
+
+            version, build = exact_version(d), d.build
+            if version is None:
+                raise ParseError(f"{d.spec()!r} is not an exact `name=version=build` entry",
+                                 where=Where(file=spec.source, line=d.line),
+                                 hint="only an exported environment (conda env export) converts to a lock")
+        pkgs.append(LockedPackage(manager="conda", name=d.name, version=version, build=build,
+                                  channel=d.channel, platform=platform, subdir=d.subdir, line=d.line))
+    for p in spec.pip:
+        if p.kind == "option":
+            continue
+        version = ""
+        if p.kind == "requirement" and p.specifier.startswith("==") and "," not in p.specifier:
+            version = p.specifier[2:]
+        name = p.name or p.text
+        pkgs.append(LockedPackage(manager="pip", name=name, version=version, platform=platform,
+                                  url=p.url, editable=p.editable, line=p.line))
+    return Lock(kind="export", platforms=(platform,) if platform else (), packages=tuple(pkgs),
+                channels=spec.channels, environment=spec.name,
+                pip_options=tuple(p.text for p in spec.pip if p.kind == "option"),
+                source=spec.source)
+
+
+# --------------------------------------------------------------------------------------------
+# Writing
+
+
+@dataclass
+class CommentMap:
+    """Comments of a source file, keyed by the line of the entry they belong to.
+
+    `leading[line]`: whole-line comments just above the entry; `inline[line]`: the comment at the end
+    of its line; `trailing[line]`: more-indented comments after it (the tail of a block).  `header`
+    are the comments before the first key; `footer` those after the last entry.  Writers `take()` a
+    line's comments once; `leftover()` returns those never taken, so nothing is ever lost.
+    """
+
+    leading: dict[int, list[str]] = field(default_factory=dict)
+    inline: dict[int, str] = field(default_factory=dict)
+    trailing: dict[int, list[str]] = field(default_factory=dict)
+    header: list[str] = field(default_factory=list)
+    footer: list[str] = field(default_factory=list)
+    _taken: set[int] = field(default_factory=set)
+
+    def take(self, line: int | None) -> tuple[list[str], str | None, list[str]]:
+        if not line or line in self._taken:
+            return [], None, []
+        self._taken.add(line)
+        return self.leading.get(line, []), self.inline.get(line), self.trailing.get(line, [])
+
+    def leftover(self) -> list[str]:
+        out: list[tuple[int, str]] = []
+        for ln in sorted(set(self.leading) | set(self.inline) | set(self.trailing)):
+            if ln in self._taken:
+                continue
+            out += [(ln, c) for c in self.leading.get(ln, [])]
+            if ln in self.inline:
+                out.append((ln, self.inline[ln]))
+            out += [(ln, c) for c in self.trailing.get(ln, [])]
+        return [c for _, c in out]
+
+    def merge(self, into: int | None, src: int | None) -> None:
+        """Move the comments of line `src` (a removed duplicate) onto line `into`."""
+        if not into or not src or into == src:
+            return
+        lead = self.leading.pop(src, [])
+        if lead:
+            self.leading.setdefault(into, []).extend(lead)
+        inl = self.inline.pop(src, None)
+        if inl:
+            cur = self.inline.get(into)
+            if cur is None:
+                self.inline[into] = inl
+            elif inl not in cur:
+                self.inline[into] = f"{cur}  {inl}"
+        trail = self.trailing.pop(src, [])
+        if trail:
+            self.trailing.setdefault(into, []).extend(trail)
+
+
+def write_env(spec: EnvSpec, *, header: str | None = None, comments: CommentMap | None = None) -> str:
+    """The environment.yml text of `spec`: keys in canonical order, lists in model order.
+
+    `header` (text, one comment line per line) goes first; `comments` puts source comments back.
+    Deterministic: equal models (and comments) give byte-identical text.
+    """
+    from envkit._yaml import key as ykey, scalar
+
+    cm = comments or CommentMap()
+    out: list[str] = []
+    if header:
+        from envkit.formats._util import comment_block
+
+        out += comment_block(header).splitlines()
+    out += cm.header
+
+    def emit(indent: str, text: str, line: int | None) -> None:
+        lead, inl, trail = cm.take(line)
+        out.extend(indent + c for c in lead)
+        out.append(indent + text + (f"  {inl}" if inl else ""))
+        out.extend(indent + c for c in trail)
+
+    if spec.name is not None:
+        emit("", f"name: {scalar(spec.name)}", spec.line_of("name"))
+    if spec.channels or spec.line_of("channels"):
+        if spec.channels:
+            emit("", "channels:", spec.line_of("channels"))
+            for ch in spec.channels:
+                emit("  ", f"- {scalar(channel_out(ch))}", spec.line_of(f"channel:{ch.name}"))
+        else:
+            emit("", "channels: []", spec.line_of("channels"))
+    if spec.conda or spec.pip or spec.has_pip_section or spec.kind != "requirements":
+        if not spec.conda and not spec.pip and not spec.has_pip_section:
+            emit("", "dependencies: []", spec.line_of("dependencies"))
+        else:
+            emit("", "dependencies:", spec.line_of("dependencies"))
+            for d in spec.conda:
+                emit("  ", f"- {scalar(d.spec())}", d.line)
+            if spec.pip or spec.has_pip_section:
+                if spec.pip:
+                    emit("  ", "- pip:", spec.line_of("pip"))
+                    for p in spec.pip:
+                        emit("    ", f"- {scalar(p.text)}", p.line)
+                else:
+                    emit("  ", "- pip: []", spec.line_of("pip"))
+    if spec.variables:
+        emit("", "variables:", spec.line_of("variables"))
+        for k, v in spec.variables:
+            emit("  ", f"{ykey(k)}: {scalar(v)}", spec.line_of(f"variable:{k}"))
+    if spec.platforms:
+        emit("", "platforms:", spec.line_of("platforms"))
+        for p in spec.platforms:
+            emit("  ", f"- {scalar(p)}", spec.line_of(f"platform:{p}"))
+    for k, v in spec.extra:
+        emit("", f"{ykey(k)}: {_json_as_yaml(v)}", spec.line_of(k))
+    if spec.prefix is not None:
+        emit("", f"prefix: {scalar(spec.prefix)}", spec.line_of("prefix"))
+    rest = cm.leftover() + cm.footer
+    out += rest
+    return "\n".join(out) + "\n"
+
+
+def _json_as_yaml(text: str) -> str:
+    from envkit._yaml import scalar
+
+    value = json.loads(text)
+    if isinstance(value, str):
+        return scalar(value)
+    # JSON flow style is valid YAML and reads back as the same value
+    return json.dumps(value, ensure_ascii=False)
+
+
+def channel_out(ch: Channel) -> str:
+    """How a channel is written: its canonical name; a channel that had credentials keeps a
+    placeholder where they were (`https://conda.anaconda.org/t/<TOKEN>/name`)."""
+    if not ch.had_credentials:
+        return ch.name
+    from envkit.conda.channels import ANACONDA_ORG
+    from envkit.model import REDACTED
+
+    url = ch.url or ch.name
+    if url.startswith(ANACONDA_ORG + "/"):
+        return f"{ANACONDA_ORG}/t/{REDACTED}/{url[len(ANACONDA_ORG) + 1:]}"
+    scheme, sep, rest = url.partition("://")
+    if sep:
+        return f"{scheme}://{REDACTED}@{rest}"
+    return url

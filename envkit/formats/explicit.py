@@ -1,0 +1,147 @@
+"""Explicit spec files (`conda list --explicit`, conda-lock's rendered `.lock` files): read and write.
+
+An explicit file is an install list for one platform: `@EXPLICIT`, then one package URL per line,
+optionally with a `#<md5>`, `#sha256:<hex>` or `#sha256=<hex>` fragment.  conda-lock adds
+`# input_hash: <hash>` and `# pip name @ url#sha256=<hex>` lines; both are read.  Order is install
+order and is kept.
+"""
+from __future__ import annotations
+
+import re
+
+from envkit.errors import ParseError, Where
+from envkit.model import Lock, LockedPackage
+
+_PLATFORM = re.compile(r"^#\s*platform:\s*(?P<p>\S+)\s*$")
+_INPUT_HASH = re.compile(r"^#\s*input_hash:\s*(?P<h>\S+)\s*$")
+_PIP = re.compile(r"^#\s*pip\s+(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*@\s*(?P<url>\S+)\s*$")
+_HEX32 = re.compile(r"^[0-9a-fA-F]{32}$")
+_HEX64 = re.compile(r"^[0-9a-fA-F]{64}$")
+
+HEADER = ("This file may be used to create an environment using:\n"
+          "$ conda create --name <env> --file <this file>")
+
+
+def read_explicit(text: str, filename: str | None = None) -> Lock:
+    """Parse an explicit file into Lock(kind="explicit").
+
+    The platform is the `# platform:` header, else the one non-noarch subdir of the URLs.
+    Raises ParseError when `@EXPLICIT` is missing or a line is not a package URL.
+    """
+    from envkit.formats._util import url_parts
+
+    platform = None
+    content_hash = None
+    seen_explicit = False
+    rows: list[tuple[int, str, str | None, str | None, str | None]] = []  # line, url, md5, sha256, pipname
+    for i, raw in enumerate(text.splitlines(), 1):
+        s = raw.strip()
+        if not s:
+            continue
+        if s.startswith("#"):
+            m = _PLATFORM.match(s)
+            if m:
+                platform = m.group("p")
+                continue
+            m = _INPUT_HASH.match(s)
+            if m:
+                content_hash = m.group("h")
+                continue
+            m = _PIP.match(s)
+            if m and seen_explicit:
+                url, _, frag = m.group("url").partition("#")
+                sha = frag.split("=", 1)[1] if frag.startswith("sha256=") else None
+                rows.append((i, url, None, sha, m.group("name")))
+            continue
+        if s == "@EXPLICIT":
+            seen_explicit = True
+            continue
+        if not seen_explicit:
+            raise ParseError("not an explicit file: a package line comes before `@EXPLICIT`",
+                             where=Where(file=filename, line=i), text=s)
+        url, _, frag = s.partition("#")
+        md5 = sha256 = None
+        if frag:
+            if frag.startswith(("sha256:", "sha256=")):
+                sha256 = frag[7:]
+            elif _HEX32.match(frag):
+                md5 = frag
+            elif _HEX64.match(frag):
+                sha256 = frag
+            else:
+                raise ParseError("unknown hash fragment (expected #<md5>, #sha256:<hex>)",
+                                 where=Where(file=filename, line=i), text=s)
+        rows.append((i, url, md5, sha256, None))
+    if not seen_explicit:
+        raise ParseError("not an explicit file: no `@EXPLICIT` line", where=Where(file=filename),
+                         hint="an explicit file comes from `conda list --explicit`")
+    pkgs: list[LockedPackage] = []
+    subdirs: list[str] = []
+    parsed = []
+    for line, url, md5, sha256, pipname in rows:
+        if pipname is not None:
+            parsed.append((line, url, md5, sha256, pipname, None, None, None))
+            continue
+        chan, subdir, nvb = url_parts(url)
+        if nvb is None:
+            raise ParseError("not a conda package URL (.conda or .tar.bz2)", where=Where(file=filename, line=line),
+                             text=url)
+        if subdir and subdir != "noarch" and subdir not in subdirs:
+            subdirs.append(subdir)
+        parsed.append((line, url, md5, sha256, None, chan, subdir, nvb))
+    if platform is None and len(subdirs) == 1:
+        platform = subdirs[0]
+    for line, url, md5, sha256, pipname, chan, subdir, nvb in parsed:
+        if pipname is not None:
+            from envkit.formats.pipreq import _name_from_url
+
+            version = ""
+            fn_name = _name_from_url(url)
+            m = re.search(r"/[A-Za-z0-9._]+-(?P<v>[^-/]+)(?:-[^/]*)?\.(?:whl|tar\.gz|zip)$", url)
+            if m and fn_name:
+                version = m.group("v")
+            pkgs.append(LockedPackage(manager="pip", name=pipname, version=version, platform=platform,
+                                      url=url, sha256=sha256, line=line))
+            continue
+        name, version, build = nvb
+        pkgs.append(LockedPackage(manager="conda", name=name, version=version, build=build, channel=chan,
+                                  platform=platform, subdir=subdir, url=url, md5=md5, sha256=sha256, line=line))
+    return Lock(kind="explicit", platforms=(platform,) if platform else (), packages=tuple(pkgs),
+                content_hash=((platform, content_hash),) if content_hash and platform else (),
+                source=filename)
+
+
+def write_explicit(lock: Lock, platform: str | None = None, *, header: str | None = None) -> str:
+    """The explicit file of `lock` for `platform` (default: the lock's only platform), in lock order.
+
+    Each URL carries its md5 (or `sha256:` when only that is known); pip packages become conda-lock's
+    `# pip name @ url#sha256=...` lines, which conda ignores.  Raises ParseError when the platform is
+    ambiguous or a conda package has no URL.
+    """
+    from envkit.formats._util import comment_block
+
+    if platform is None:
+        if len(lock.platforms) > 1:
+            raise ParseError(f"the lock has {len(lock.platforms)} platforms ({', '.join(lock.platforms)}); "
+                             "an explicit file holds one", hint="pass the platform to write")
+        platform = lock.platforms[0] if lock.platforms else None
+    pkgs = lock.for_platform(platform) if platform else lock.packages
+    out = comment_block(header if header is not None else HEADER)
+    if platform:
+        out += f"# platform: {platform}\n"
+    h = lock.hash_for(platform) if platform else None
+    if h:
+        out += f"# input_hash: {h}\n"
+    out += "@EXPLICIT\n"
+    pip_lines = []
+    for p in pkgs:
+        if p.manager == "pip":
+            if p.url:
+                frag = f"#sha256={p.sha256}" if p.sha256 else ""
+                pip_lines.append(f"# pip {p.name} @ {p.url}{frag}\n")
+            continue
+        if not p.url:
+            raise ParseError(f"package {p.name} {p.version} has no URL; an explicit file needs one")
+        frag = f"#{p.md5}" if p.md5 else (f"#sha256:{p.sha256}" if p.sha256 else "")
+        out += f"{p.url}{frag}\n"
+    return out + "".join(pip_lines)

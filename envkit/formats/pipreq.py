@@ -1,0 +1,133 @@
+"""One pip entry (a line of a requirements file or of an environment.yml `pip:` section) -> PipDep.
+
+Shared by `envyml` and `requirements`.  PEP 508 parsing is `packaging`'s; on top of it this module
+knows what pip accepts in a requirements file besides PEP 508: option lines (`-r`, `--index-url`,
+`-f`, `--pre`, ...), editable installs (`-e`), VCS URLs (`git+https://...#egg=name`), bare archive
+URLs, local paths, and per-requirement options after the requirement (`pkg --no-binary x`).
+
+Old pins that PEP 440 no longer accepts (`torch-scatter==latest+cu101`, accepted by pip < 24) are kept
+as raw text with their name, never dropped and never a crash; an entry that is not even that
+(`numpy>=1.2,,<2`) is an InvalidSpecError naming the file and line.
+"""
+from __future__ import annotations
+
+import re
+
+from envkit.errors import InvalidSpecError, Where
+from envkit.model import PipDep
+from envkit.urls import redact_url
+
+_VCS_PREFIXES = ("git+", "hg+", "svn+", "bzr+")
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+_EGG = re.compile(r"[#&]egg=(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)")
+_NAME = re.compile(r"^(?P<name>[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)")
+# pip < 24 accepted any version text after an operator (LegacyVersion); such a pin is kept as text.
+_LEGACY = re.compile(
+    r"^(?P<name>[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\s*(?:\[[A-Za-z0-9._,\s-]*\])?\s*"
+    r"(?:(?:===|==|!=|<=|>=|~=|<|>)\s*[^,;\s]+)(?:\s*,\s*(?:===|==|!=|<=|>=|~=|<|>)\s*[^,;\s]+)*"
+    r"\s*(?:;.*)?$"
+)
+_WHEEL = re.compile(r"(?:^|/)(?P<name>[A-Za-z0-9][A-Za-z0-9._]*)-[^/-]+(?:-[^/-]+)?-[^/-]+-[^/-]+-[^/-]+\.whl(?:$|[#?])")
+_SDIST = re.compile(r"(?:^|/)(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*?)-(?P<version>\d[^/-]*)\.(?:tar\.gz|zip|tar\.bz2|tgz)(?:$|[#?])")
+_DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
+
+
+def redact(text: str) -> str:
+    """`text` with every URL credential replaced by a placeholder."""
+    return redact_url(text)[0]
+
+
+def parse_pip_entry(text: str, where: Where | None = None) -> PipDep:
+    """Parse one pip entry as written (no comment, no line continuation) into a PipDep.
+
+    Raises InvalidSpecError (with `where` and the text) for an empty or malformed entry.
+    """
+    raw = text
+    s = " ".join(str(text).split())
+    line = where.line if where else None
+    if not s:
+        raise InvalidSpecError("empty pip requirement", where=where, text=raw)
+    editable = False
+    if s.startswith(("-e ", "--editable ", "--editable=", "-e=")):
+        editable = True
+        s = s.split("=", 1)[1].strip() if s.startswith(("--editable=", "-e=")) else s.split(" ", 1)[1]
+        if not s:
+            raise InvalidSpecError("-e needs a path or URL", where=where, text=raw)
+    elif s.startswith("-"):
+        return PipDep(kind="option", text=redact(s), raw=raw, line=line)
+    # per-requirement options after the requirement (`pkg --hash=sha256:...`, `pkg --no-binary x`)
+    tokens = s.split(" ")
+    cut = next((i for i, t in enumerate(tokens) if i and t.startswith("-") and len(t) > 1
+                and not _in_marker(tokens[:i])), len(tokens))
+    head, opts = " ".join(tokens[:cut]), " ".join(tokens[cut:])
+    dep = _parse_target(head, where, raw)
+    text_out = dep.text
+    if opts:
+        text_out = f"{text_out} {redact(opts)}"
+    if editable:
+        text_out = f"-e {text_out}"
+    return PipDep(kind=dep.kind, text=text_out, name=dep.name, specifier=dep.specifier, extras=dep.extras,
+                  marker=dep.marker, url=dep.url, editable=editable, raw=raw, line=line)
+
+
+def _in_marker(tokens: list[str]) -> bool:
+    return any(";" in t for t in tokens)
+
+
+def _name_from_url(url: str) -> str | None:
+    m = _EGG.search(url)
+    if m:
+        return m.group("name")
+    m = _WHEEL.search(url)
+    if m:
+        return m.group("name")
+    m = _SDIST.search(url)
+    if m:
+        return m.group("name")
+    return None
+
+
+def _parse_target(s: str, where: Where | None, raw: str) -> PipDep:
+    low = s.lower()
+    if low.startswith(_VCS_PREFIXES):
+        url = redact(s)
+        return PipDep(kind="vcs", text=url, name=_name_from_url(s), url=url)
+    if _SCHEME.match(s):
+        url = redact(s)
+        return PipDep(kind="url", text=url, name=_name_from_url(s), url=url)
+    if (s.startswith((".", "/", "~", "\\")) or _DRIVE.match(s)
+            or ("/" in s and " @ " not in s and "@" not in s.split("/")[0])):
+        return PipDep(kind="path", text=s, name=_name_from_url(s), url=None)
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    try:
+        req = Requirement(s)
+    except InvalidRequirement as exc:
+        if _LEGACY.match(s):
+            name = _NAME.match(s).group("name")  # type: ignore[union-attr]
+            return PipDep(kind="requirement", text=s, name=name)
+        first = str(exc).splitlines()[0]
+        raise InvalidSpecError(f"invalid pip requirement {s!r}: {first}", where=where) from None
+    extras = tuple(sorted(req.extras))
+    marker = str(req.marker) if req.marker is not None else None
+    if req.url:
+        url = redact(req.url)
+        text = f"{req.name}{'[' + ','.join(extras) + ']' if extras else ''} @ {url}"
+        if marker:
+            text = f"{text} ; {marker}"
+        kind = "vcs" if url.lower().startswith(_VCS_PREFIXES) else "url"
+        return PipDep(kind=kind, text=text, name=req.name, extras=extras, marker=marker, url=url)
+    return PipDep(kind="requirement", text=str(req), name=req.name, specifier=str(req.specifier),
+                  extras=extras, marker=marker)
+
+
+def option_name(dep: PipDep) -> str | None:
+    """The long option name of an option line (`-i URL` -> `--index-url`), or None for non-options."""
+    if dep.kind != "option":
+        return None
+    head = dep.text.split(" ", 1)[0].split("=", 1)[0]
+    return _SHORT.get(head, head)
+
+
+_SHORT = {"-i": "--index-url", "-r": "--requirement", "-c": "--constraint", "-f": "--find-links",
+          "-e": "--editable"}

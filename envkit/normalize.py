@@ -1,0 +1,274 @@
+"""Canonical form of environment files (pure functions; `envkit normalize` is the CLI side).
+
+    normalize_spec(spec)        EnvSpec -> canonical EnvSpec
+    normalize_lock(lock)        Lock -> Lock with packages in canonical order
+    normalize_text(text, ...)   file text -> canonical file text in the same format, comments kept
+
+Canonical environment.yml: keys name, channels, dependencies, variables (then conda-lock's
+`platforms:` and any other key, in file order); no `prefix:`; channels by canonical name, in their
+order (it is priority), duplicates dropped; conda dependencies in canonical match-spec form sorted by
+name; the pip section's option lines first in their order, then entries sorted by PEP 503 name;
+exact duplicates removed.  Comments stay next to the entry they were written above or beside.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from envkit.formats.envyml import CommentMap
+from envkit.model import EnvSpec, Lock
+
+
+def normalize_spec(spec: EnvSpec) -> EnvSpec:
+    """The canonical EnvSpec for `spec` (see the module docstring).  Idempotent."""
+    return _normalize_spec(spec)[0]
+
+
+def _normalize_spec(spec: EnvSpec) -> tuple[EnvSpec, list[tuple[int | None, int | None]]]:
+    merges: list[tuple[int | None, int | None]] = []
+    channels = tuple(dict.fromkeys(spec.channels))
+    conda = _dedupe(sorted(spec.conda, key=lambda d: (d.name, d.spec())), merges)
+    options = _dedupe([p for p in spec.pip if p.kind == "option"], merges)
+    named = sorted((p for p in spec.pip if p.kind != "option" and p.key),
+                   key=lambda p: (p.key, p.text))
+    unnamed = sorted((p for p in spec.pip if p.kind != "option" and not p.key), key=lambda p: p.text)
+    pip = tuple(options) + tuple(_dedupe(named + unnamed, merges))
+    return replace(spec, prefix=None, channels=channels, conda=tuple(conda), pip=pip), merges
+
+
+def _dedupe(items: list, merges: list) -> list:
+    out: list = []
+    first: dict = {}
+    for it in items:
+        if it in first:
+            merges.append((first[it].line, it.line))
+            continue
+        first[it] = it
+        out.append(it)
+    return out
+
+
+def normalize_lock(lock: Lock) -> Lock:
+    """`lock` with packages in canonical order (platform in lock order, conda first, name)."""
+    from envkit.formats.condalock import sort_lock
+
+    return sort_lock(lock)
+
+
+# --------------------------------------------------------------------------------------------
+# Text
+
+
+def normalize_text(text: str, *, filename: str | None = None, format: str | None = None) -> str:
+    """`text` rewritten in canonical form, in the same format, with the user's comments kept.
+
+    Works for environment.yml (spec or export), requirements.txt, conda-lock.yml, explicit files
+    and `conda list` outputs.  Raises UsageError for pixi.lock (pixi owns that file) and the readers'
+    ParseError family for bad input.
+    """
+    from envkit.formats import detect_format, read_text
+
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    fmt = format or detect_format(text, filename)
+    model = read_text(text, filename=filename, format=fmt)
+    return render_normalized(model, text, fmt)
+
+
+def render_normalized(model, text: str, fmt: str) -> str:
+    """The canonical text of `model`, read from `text` (format `fmt`), with `text`'s comments."""
+    from envkit.errors import UsageError
+
+    if fmt == "env":
+        from envkit.formats.envyml import write_env
+
+        spec, merges = _normalize_spec(model)
+        cm = yaml_comments(text)
+        for into, src in merges:
+            cm.merge(into, src)
+        return write_env(spec, comments=cm)
+    if fmt == "requirements":
+        from envkit.formats.requirements import write_requirements
+
+        spec, merges = _normalize_spec(model)
+        cm = requirements_comments(text)
+        for into, src in merges:
+            cm.merge(into, src)
+        return write_requirements(spec, comments=cm)
+    if fmt == "conda-lock":
+        from envkit.formats._util import leading_comments
+        from envkit.formats.condalock import write_conda_lock
+
+        return write_conda_lock(model, header=leading_comments(text))
+    if fmt == "explicit":
+        from envkit.formats.explicit import write_explicit
+
+        return write_explicit(model, header=_header_without(text, ("platform:", "input_hash:")))
+    if fmt == "conda-list-export":
+        from envkit.formats.condalist import write_conda_list_export
+
+        return write_conda_list_export(model, header=_header_without(text, ("platform:",)))
+    if fmt == "conda-list-json":
+        from envkit.formats.condalist import write_conda_list_json
+
+        return write_conda_list_json(model)
+    raise UsageError("envkit reads pixi.lock but does not rewrite it (pixi owns that file)",
+                     hint="`envkit validate pixi.lock` checks it; `pixi lock` rewrites it")
+
+
+def _header_without(text: str, keys: tuple[str, ...]) -> str | None:
+    from envkit.formats._util import leading_comments
+
+    head = leading_comments(text)
+    if head is None:
+        return None
+    kept = [ln for ln in head.splitlines() if not ln.lstrip("# ").startswith(keys)]
+    while kept and kept[-1] == "#":
+        kept.pop()
+    return "\n".join(kept) if kept else ""
+
+
+def yaml_comments(text: str) -> CommentMap:
+    """The comments of a YAML file, attached to the line of the entry they belong to.
+
+    A whole-line comment belongs to the next entry below it, unless it is indented deeper than that
+    entry: then it is the tail of the block above (`trailing` of the previous entry).  Comments before
+    the first entry are the header (blank lines between them kept); comments after the last entry at
+    column 0 are the footer.
+    """
+    cm = CommentMap()
+    pending: list[tuple[int, str]] = []  # (indent, comment)
+    prev: int | None = None
+    prev_indent = 0
+    block_indent: int | None = None  # inside a block scalar (| or >): lines deeper than this are text
+    header_blank = False
+    for i, physical in enumerate(text.splitlines(), 1):
+        line = physical.rstrip("\r")
+        stripped = line.strip()
+        indent = len(line) - len(line.lstrip())
+        if block_indent is not None:
+            if not stripped or indent > block_indent:
+                continue
+            block_indent = None
+        if not stripped:
+            if prev is None and cm.header:
+                header_blank = True
+            continue
+        if stripped.startswith("#"):
+            if prev is None:
+                if header_blank:
+                    cm.header.append("")
+                    header_blank = False
+                cm.header.append(stripped)
+            else:
+                pending.append((indent, stripped))
+            continue
+        header_blank = False
+        content, comment = split_inline_comment(line)
+        if pending:
+            _assign(cm, pending, prev, indent, i)
+            pending = []
+        if comment:
+            cm.inline[i] = comment
+        if content.rstrip().endswith(("|", ">", "|-", ">-", "|+", ">+")):
+            block_indent = indent
+        prev, prev_indent = i, indent
+    if pending:
+        # the tail of the file: deeper comments close the last block, the rest is the footer
+        k = 0
+        while k < len(pending) and pending[k][0] > 0 and prev is not None:
+            k += 1
+        if k:
+            cm.trailing.setdefault(prev, []).extend(c for _, c in pending[:k])
+        cm.footer.extend(c for _, c in pending[k:])
+    return cm
+
+
+def _assign(cm: CommentMap, pending: list[tuple[int, str]], prev: int | None, indent: int, line: int) -> None:
+    k = 0
+    if prev is not None:
+        while k < len(pending) and pending[k][0] > indent:
+            k += 1
+    if k:
+        cm.trailing.setdefault(prev, []).extend(c for _, c in pending[:k])
+    rest = [c for _, c in pending[k:]]
+    if rest:
+        cm.leading.setdefault(line, []).extend(rest)
+
+
+def split_inline_comment(line: str) -> tuple[str, str | None]:
+    """Split a YAML line into its content and its end-of-line comment (`# ...`, or None).
+
+    Quotes are honoured where YAML honours them: at the start of a value."""
+    n = len(line)
+    i = 0
+    expect_value = True
+    while i < n:
+        c = line[i]
+        if c in " \t":
+            i += 1
+            continue
+        if expect_value and c in "\"'":
+            i = _end_quote(line, i) + 1
+            expect_value = False
+            continue
+        if c == "#" and (i == 0 or line[i - 1] in " \t"):
+            return line[:i].rstrip(), line[i:].rstrip()
+        if c == "-" and expect_value and (i + 1 == n or line[i + 1] in " \t"):
+            i += 1
+            continue
+        if c == ":" and (i + 1 == n or line[i + 1] in " \t"):
+            expect_value = True
+            i += 1
+            continue
+        expect_value = False
+        i += 1
+    return line.rstrip(), None
+
+
+def _end_quote(line: str, start: int) -> int:
+    q = line[start]
+    i = start + 1
+    n = len(line)
+    while i < n:
+        c = line[i]
+        if q == '"' and c == "\\":
+            i += 2
+            continue
+        if c == q:
+            if q == "'" and i + 1 < n and line[i + 1] == "'":
+                i += 2
+                continue
+            return i
+        i += 1
+    return n
+
+
+def requirements_comments(text: str) -> CommentMap:
+    """The comments of a requirements file, attached to the entry below (or beside) them."""
+    from envkit.formats.requirements import logical_lines
+
+    cm = CommentMap()
+    pending: list[str] = []
+    seen_entry = False
+    for line, content, comment in logical_lines(text):
+        if not content:
+            if comment:
+                (pending if seen_entry else cm.header).append(comment)
+            continue
+        if pending:
+            cm.leading.setdefault(line, []).extend(pending)
+            pending = []
+        if comment:
+            cm.inline[line] = comment
+        seen_entry = True
+    cm.footer.extend(pending)
+    return cm
+
+
+def is_normalized(text: str, *, filename: str | None = None, format: str | None = None) -> bool:
+    """True when `text` is already in canonical form."""
+    return normalize_text(text, filename=filename, format=format) == text.lstrip("\ufeff")
+
+
+__all__ = ["normalize_spec", "normalize_lock", "normalize_text", "yaml_comments", "requirements_comments",
+           "split_inline_comment", "is_normalized"]
