@@ -32,7 +32,13 @@ def _normalize_spec(spec: EnvSpec) -> tuple[EnvSpec, list[tuple[int | None, int 
                    key=lambda p: (p.key, p.text))
     unnamed = sorted((p for p in spec.pip if p.kind != "option" and not p.key), key=lambda p: p.text)
     pip = tuple(options) + tuple(_dedupe(named + unnamed, merges))
-    return replace(spec, prefix=None, channels=channels, conda=tuple(conda), pip=pip), merges
+    kind = spec.kind
+    if kind == "export":
+        from envkit.formats.envyml import _looks_exported
+
+        # without its `prefix:` line a --no-builds export reads back as a spec: say so now
+        kind = "export" if _looks_exported(list(conda), False) else "spec"
+    return replace(spec, prefix=None, channels=channels, conda=tuple(conda), pip=pip, kind=kind), merges
 
 
 def _dedupe(items: list, merges: list) -> list:

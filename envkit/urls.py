@@ -8,6 +8,7 @@ TOKEN = "<TOKEN>"
 USERINFO = "<USER>:<PASSWORD>"
 
 _T_TOKEN = re.compile(r"/t/(?!<TOKEN>/)[^/\s]+(?=/)")
+_T_ANY = re.compile(r"/t/[^/\s]+(?=/)")  # a token or its placeholder: both go when stripping
 _USERINFO = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<userinfo>[^/@\s]+)@")
 _QUERY_SECRET = re.compile(
     r"(?P<key>[?&](?:token|access_token|auth|api_key|apikey|password|secret)=)(?P<value>[^&#\s]+)",
@@ -55,7 +56,7 @@ def redact_url(url: str) -> tuple[str, bool]:
 
 def strip_credentials(url: str) -> str:
     """`url` with credentials removed entirely (no placeholder): for comparing and for base URLs."""
-    out = _T_TOKEN.sub("", url)
+    out = _T_ANY.sub("", url)
     out = _USERINFO.sub(lambda m: m.group("scheme"), out)
     out = _QUERY_SECRET.sub("", out)
     return out
@@ -63,6 +64,11 @@ def strip_credentials(url: str) -> str:
 
 def has_credentials(url: str) -> bool:
     return redact_url(url)[1]
+
+
+def has_placeholder(url: str) -> bool:
+    """True when `url` holds a credential placeholder (an already redacted credential)."""
+    return TOKEN in url or USERINFO in url
 
 
 def _is_env_ref(text: str) -> bool:

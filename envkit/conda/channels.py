@@ -11,7 +11,7 @@ import re
 from functools import lru_cache
 
 from envkit.model import Channel
-from envkit.urls import redact_url, strip_credentials
+from envkit.urls import has_placeholder, redact_url, strip_credentials
 
 ANACONDA_ORG = "https://conda.anaconda.org"
 REPO_ANACONDA = "https://repo.anaconda.com"
@@ -37,6 +37,8 @@ def parse_channel(text: str) -> Channel:
     """
     raw = text.strip()
     redacted, had = redact_url(raw)
+    # an already redacted URL (`/t/<TOKEN>/`) still stands for a channel that needs credentials
+    had = had or has_placeholder(raw)
     if raw in ("defaults", "nodefaults"):
         return Channel(name=raw)
     if not _SCHEME.match(raw):
