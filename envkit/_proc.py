@@ -12,7 +12,7 @@ import signal
 import subprocess
 import time
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from envkit.errors import BackendError
 
@@ -114,3 +114,102 @@ def tail(text: str, lines: int = 20) -> str:
     """The last `lines` non-empty lines of `text`."""
     kept = [ln for ln in text.strip().splitlines() if ln.strip()]
     return "\n".join(kept[-lines:])
+
+
+def stream(
+    argv: Sequence[str],
+    *,
+    on_line: "Callable[[str], None] | None" = None,
+    deadline: "Callable[[], float | None] | None" = None,
+    timeout: float | None = DEFAULT_TIMEOUT,
+    env: Mapping[str, str] | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    what: str | None = None,
+) -> Result:
+    """Run `argv` in a new process group, calling `on_line(line)` for each stdout line as it arrives.
+
+    `deadline()` (polled about ten times a second) may return a `time.monotonic()` instant after
+    which the program counts as hung; that, or `timeout` seconds overall, kills the whole group
+    (children included) and the Result has `timed_out=True`.  Whatever the outcome, processes left
+    in the group when the program ends (daemonised workers) are killed too.  Never raises for a
+    non-zero exit; raises BackendError only when the program cannot be started.
+    """
+    import queue
+    import threading
+
+    argv = tuple(str(a) for a in argv)
+    label = what or os.path.basename(argv[0])
+    start = time.monotonic()
+    try:
+        proc = subprocess.Popen(
+            argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            env=dict(env) if env is not None else None, cwd=cwd, text=True, encoding="utf-8",
+            errors="replace", start_new_session=True, bufsize=1,
+        )
+    except FileNotFoundError:
+        raise BackendError(f"{label}: executable not found: {argv[0]}",
+                           hint="install it, or put it on PATH") from None
+    except PermissionError:
+        raise BackendError(f"{label}: not executable: {argv[0]}") from None
+    lines: "queue.Queue[str | None]" = queue.Queue()
+    out_parts: list[str] = []
+    err_parts: list[str] = []
+
+    def read_out() -> None:
+        for line in proc.stdout:  # type: ignore[union-attr]
+            lines.put(line)
+        lines.put(None)
+
+    def read_err() -> None:
+        for line in proc.stderr:  # type: ignore[union-attr]
+            err_parts.append(line)
+
+    readers = [threading.Thread(target=read_out, daemon=True), threading.Thread(target=read_err, daemon=True)]
+    for t in readers:
+        t.start()
+    hard = start + timeout if timeout is not None else None
+    timed_out = False
+    eof = False
+    try:
+        while True:
+            try:
+                line = lines.get(timeout=0.1)
+            except queue.Empty:
+                line = ""
+            if line is None:
+                eof = True
+            elif line:
+                out_parts.append(line)
+                if on_line is not None:
+                    on_line(line.rstrip("\n"))
+            if eof and proc.poll() is not None:
+                break
+            now = time.monotonic()
+            soft = deadline() if deadline is not None else None
+            if (hard is not None and now > hard) or (soft is not None and now > soft):
+                timed_out = True
+                _kill_group(proc)
+                break
+            if proc.poll() is not None and not eof:
+                # The program ended but something it started still holds stdout: end the group.
+                _kill_group(proc)
+    except BaseException:
+        _kill_group(proc)
+        proc.wait()
+        raise
+    finally:
+        _kill_group(proc)
+    proc.wait()
+    for t in readers:
+        t.join(timeout=5)
+    while True:  # lines that arrived after the loop stopped
+        try:
+            line = lines.get_nowait()
+        except queue.Empty:
+            break
+        if line:
+            out_parts.append(line)
+            if on_line is not None and not timed_out:
+                on_line(line.rstrip("\n"))
+    return Result(argv, proc.returncode, "".join(out_parts), "".join(err_parts),
+                  time.monotonic() - start, timed_out)

@@ -1,0 +1,471 @@
+"""Run the smoke-test probe inside a target environment and turn its events into a report.
+
+The probe (`probe.py`, standalone) is copied to a scratch directory and executed by the target's
+interpreter in its own process group (`envkit._proc.stream`).  The runner follows the probe's
+events, enforces a per-check timeout and an overall one, and on a hang kills the whole group
+(DataLoader workers and distributed ranks included) and says which check hung.  Known failures get a
+diagnosis with a hint.  Nothing here prints: progress goes to an optional callback, the result is a
+plain dict (the documented JSON schema, docs/commands/smoke.md).
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from envkit.errors import EnvironmentNotFound, SmokeError, UsageError
+
+PROBE = Path(__file__).with_name("probe.py")
+EVENT_PREFIX = "@@envkit-smoke@@ "
+#: Test/debug knob: JSON merged into the probe's config (workload sizes, fault injection, fake GPU paths).
+TEST_CONFIG_VAR = "ENVKIT_SMOKE_TEST_CONFIG"
+DEFAULT_TIMEOUT = {"quick": 600.0, "default": 900.0, "full": 1800.0}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Target:
+    """What the smoke test runs in: an interpreter plus the variables its activation would set."""
+
+    kind: str  # python | prefix | name | create
+    python: str
+    prefix: str | None = None
+    name: str | None = None
+    source: str | None = None
+    env: tuple[tuple[str, str], ...] = ()
+    skipped_scripts: tuple[str, ...] = ()
+
+    def describe(self) -> dict:
+        out = {"kind": self.kind, "python": self.python}
+        for key in ("prefix", "name", "source"):
+            if getattr(self, key):
+                out[key] = getattr(self, key)
+        if self.skipped_scripts:
+            out["activation_scripts_not_run"] = list(self.skipped_scripts)
+        return out
+
+
+# ---------------------------------------------------------------------------------------------
+# finding the interpreter
+
+
+def prefix_python(prefix: Path) -> Path:
+    """The interpreter of a conda prefix (bin/python, or python.exe on Windows)."""
+    for cand in (prefix / "bin" / "python", prefix / "python.exe", prefix / "bin" / "python3"):
+        if cand.exists():
+            return cand
+    raise EnvironmentNotFound(f"{prefix} has no Python interpreter (bin/python)",
+                              hint="the smoke test needs python and torch installed in the environment")
+
+
+def envs_dirs() -> list[Path]:
+    """Where named conda environments live, in conda's search order (env vars, then the roots of
+    the running conda/mamba/micromamba, then the usual installer locations)."""
+    dirs: list[Path] = []
+    for var in ("CONDA_ENVS_PATH", "CONDA_ENVS_DIRS"):
+        dirs += [Path(p) for p in os.environ.get(var, "").split(os.pathsep) if p]
+    roots: list[Path] = []
+    for var in ("CONDA_ROOT", "MAMBA_ROOT_PREFIX"):
+        if os.environ.get(var):
+            roots.append(Path(os.environ[var]))
+    if os.environ.get("CONDA_EXE"):  # <root>/bin/conda or <root>/condabin/conda
+        roots.append(Path(os.environ["CONDA_EXE"]).resolve().parent.parent)
+    if os.environ.get("CONDA_PREFIX"):
+        p = Path(os.environ["CONDA_PREFIX"])
+        roots.append(p.parent.parent if p.parent.name == "envs" else p)
+    home = Path.home()
+    roots += [home / d for d in ("miniforge3", "miniconda3", "anaconda3", "mambaforge", "micromamba")]
+    dirs += [r / "envs" for r in roots]
+    dirs.append(home / ".conda" / "envs")
+    seen, out = set(), []
+    for d in dirs:
+        if d not in seen:
+            seen.add(d)
+            out.append(d)
+    return out
+
+
+def find_named_env(name: str) -> Path:
+    """The prefix of conda environment `name` (`base` is the root); raises EnvironmentNotFound."""
+    if name == "base":
+        for var in ("CONDA_ROOT", "MAMBA_ROOT_PREFIX"):
+            if os.environ.get(var) and (Path(os.environ[var]) / "conda-meta").is_dir():
+                return Path(os.environ[var])
+        if os.environ.get("CONDA_EXE"):
+            root = Path(os.environ["CONDA_EXE"]).resolve().parent.parent
+            if (root / "conda-meta").is_dir():
+                return root
+    searched = envs_dirs()
+    for d in searched:
+        if (d / name / "conda-meta").is_dir():
+            return d / name
+    txt = Path.home() / ".conda" / "environments.txt"
+    if txt.exists():
+        for line in txt.read_text(errors="replace").splitlines():
+            p = Path(line.strip())
+            if line.strip() and p.name == name and (p / "conda-meta").is_dir():
+                return p
+    raise EnvironmentNotFound(f"no conda environment named {name!r}",
+                              hint="searched " + ", ".join(str(d) for d in searched[:6])
+                              + "; use -p PREFIX or --python EXE")
+
+
+_EXPORT = re.compile(r"^\s*export\s+([A-Za-z_][A-Za-z0-9_]*)=(.*?)\s*$")
+
+
+def activation_env(prefix: Path, base_env: dict[str, str] | None = None) -> tuple[dict[str, str], list[str]]:
+    """The variables `conda activate PREFIX` would set, as far as that is cheap to know:
+    PATH, CONDA_PREFIX, CONDA_DEFAULT_ENV, conda's env config vars (`conda-meta/state`) and plain
+    `export NAME=VALUE` lines of `etc/conda/activate.d/*.sh`.  Returns (variables, scripts whose
+    other lines were not evaluated)."""
+    base = dict(os.environ if base_env is None else base_env)
+    out: dict[str, str] = {}
+    bindirs = [prefix / "bin"] if os.name != "nt" else [prefix, prefix / "Library" / "bin", prefix / "Scripts"]
+    out["PATH"] = os.pathsep.join([str(b) for b in bindirs] + ([base["PATH"]] if base.get("PATH") else []))
+    out["CONDA_PREFIX"] = str(prefix)
+    out["CONDA_DEFAULT_ENV"] = prefix.name
+    state = prefix / "conda-meta" / "state"
+    if state.exists():
+        try:
+            for k, v in (json.loads(state.read_text()).get("env_vars") or {}).items():
+                out[str(k)] = str(v)
+        except (OSError, ValueError):
+            pass
+    skipped: list[str] = []
+    act = prefix / "etc" / "conda" / "activate.d"
+    for script in sorted(act.glob("*.sh")) if act.is_dir() else []:
+        complex_lines = 0
+        try:
+            text = script.read_text(errors="replace")
+        except OSError:
+            continue
+        for line in text.splitlines():
+            s = line.strip()
+            if not s or s.startswith("#"):
+                continue
+            m = _EXPORT.match(line)
+            value = m.group(2) if m else ""
+            if m and not re.search(r"[`]|\$\(|\$\{?(?!CONDA_PREFIX\b)[A-Za-z_]", value):
+                value = value.strip("'\"")
+                value = value.replace("${CONDA_PREFIX}", str(prefix)).replace("$CONDA_PREFIX", str(prefix))
+                out[m.group(1)] = value
+            else:
+                complex_lines += 1
+        if complex_lines:
+            skipped.append(str(script))
+    return out, skipped
+
+
+def resolve_target(*, name: str | None = None, prefix: str | None = None, python: str | None = None) -> Target:
+    """The Target for `-n NAME`, `-p PREFIX` or `--python EXE` (the current interpreter when none);
+    raises EnvironmentNotFound / UsageError."""
+    given = [x for x in (name, prefix, python) if x]
+    if len(given) > 1:
+        raise UsageError("give only one of -n NAME, -p PREFIX, --python EXE, --create FILE")
+    if python:
+        exe = shutil.which(python) if os.sep not in python else python
+        if not exe or not os.path.exists(exe):
+            raise EnvironmentNotFound(f"no such interpreter: {python}")
+        if not os.access(exe, os.X_OK):
+            raise EnvironmentNotFound(f"not executable: {python}")
+        # A conda env's own python gets that env's activation too.
+        root = Path(exe).resolve().parent.parent if Path(exe).parent.name == "bin" else None
+        if root is not None and (root / "conda-meta").is_dir() and Path(exe).parent.parent.resolve() == root:
+            env, skipped = activation_env(Path(exe).parent.parent)
+            return Target(kind="python", python=str(exe), prefix=str(Path(exe).parent.parent),
+                          env=tuple(sorted(env.items())), skipped_scripts=tuple(skipped))
+        return Target(kind="python", python=str(exe))
+    if name or prefix:
+        p = find_named_env(name) if name else Path(prefix).expanduser()
+        if not p.is_dir():
+            raise EnvironmentNotFound(f"no such environment prefix: {p}")
+        exe = prefix_python(p)
+        env, skipped = activation_env(p)
+        return Target(kind="name" if name else "prefix", python=str(exe), prefix=str(p), name=name,
+                      env=tuple(sorted(env.items())), skipped_scripts=tuple(skipped))
+    return Target(kind="python", python=sys.executable)
+
+
+# ---------------------------------------------------------------------------------------------
+# running the probe
+
+
+@dataclass
+class _State:
+    plan: list[dict] = field(default_factory=list)
+    checks: list[dict] = field(default_factory=list)
+    environment: dict = field(default_factory=dict)
+    dataloader: dict | None = None
+    report: dict | None = None
+    current: str | None = None
+    current_timeout: float | None = None
+    current_since: float = 0.0
+    probe_pid: int | None = None
+    pids: list[int] = field(default_factory=list)
+
+
+def test_overrides() -> dict:
+    """The probe-config overrides from ENVKIT_SMOKE_TEST_CONFIG (test/debug knob), or {}."""
+    raw = os.environ.get(TEST_CONFIG_VAR)
+    if not raw:
+        return {}
+    try:
+        value = json.loads(raw)
+    except ValueError as e:
+        raise UsageError(f"{TEST_CONFIG_VAR} is not JSON: {e}") from None
+    if not isinstance(value, dict):
+        raise UsageError(f"{TEST_CONFIG_VAR} must be a JSON object")
+    return value
+
+
+def run_smoke(target: Target, *, require_cuda: bool = False, mode: str = "default",
+              timeout: float | None = None, keep: bool = False,
+              on_event: Callable[[dict], None] | None = None, overrides: dict | None = None) -> dict:
+    """Run the probe in `target` and return the report (see docs/commands/smoke.md for the schema).
+
+    `mode` is quick | default | full; `timeout` the overall limit in seconds (default per mode);
+    `on_event` receives every probe event plus {"event": "hung", ...} (for progress display).
+    Raises SmokeError when the probe could not run at all (no report and no check started).
+    """
+    from envkit import _proc
+
+    if mode not in DEFAULT_TIMEOUT:
+        raise UsageError(f"unknown smoke mode {mode!r}")
+    overall = float(timeout) if timeout else DEFAULT_TIMEOUT[mode]
+    config = {"mode": mode, "require_cuda": bool(require_cuda)}
+    config.update(overrides if overrides is not None else test_overrides())
+    scratch = Path(tempfile.mkdtemp(prefix="envkit-smoke-"))
+    probe = scratch / "probe.py"
+    shutil.copyfile(PROBE, probe)
+    env = dict(os.environ)
+    env.update(dict(target.env))
+    env["PYTHONUNBUFFERED"] = "1"
+    env.pop("PYTHONHOME", None)  # it would point the target interpreter at envkit's own stdlib
+    st = _State()
+    start = time.monotonic()
+
+    def handle(line: str) -> None:
+        if not line.startswith(EVENT_PREFIX):
+            return
+        try:
+            ev = json.loads(line[len(EVENT_PREFIX):])
+        except ValueError:
+            return
+        kind = ev.get("event")
+        if kind == "hello":
+            st.plan = ev.get("plan") or []
+            st.probe_pid = ev.get("pid")
+        elif kind == "start":
+            st.current = ev.get("check")
+            st.current_timeout = float(ev.get("timeout") or 0) or None
+            st.current_since = time.monotonic()
+        elif kind == "result":
+            st.checks.append(ev["check"])
+            st.current = None
+        elif kind == "environment":
+            st.environment = ev.get("environment") or {}
+        elif kind == "dataloader":
+            st.dataloader = ev.get("dataloader")
+        elif kind == "pids":
+            st.pids.extend(int(p) for p in ev.get("pids") or [])
+        elif kind == "report":
+            st.report = ev.get("report")
+        if on_event is not None:
+            on_event(ev)
+
+    def deadline() -> float | None:
+        if st.current and st.current_timeout:
+            return st.current_since + st.current_timeout
+        return None
+
+    argv = [target.python, str(probe), "--config", json.dumps(config, sort_keys=True)]
+    try:
+        result = _proc.stream(argv, on_line=handle, deadline=deadline, timeout=overall, env=env,
+                              cwd=str(scratch), what="smoke probe")
+    finally:
+        if not keep:
+            shutil.rmtree(scratch, ignore_errors=True)
+    if keep:
+        (scratch / "probe.stdout").write_text(result.stdout)
+        (scratch / "probe.stderr").write_text(result.stderr)
+    elapsed = time.monotonic() - start
+    report = assemble(target, st, result, elapsed=elapsed, overall=overall, config=config)
+    if keep:
+        report["scratch"] = str(scratch)
+    if report.get("hung") and on_event is not None:
+        on_event({"event": "hung", **report["hung"]})
+    return report
+
+
+def assemble(target: Target, st: _State, result, *, elapsed: float, overall: float, config: dict) -> dict:
+    """Build the final report from the probe's events and how the process ended."""
+    stderr = result.stderr or ""
+    if st.report is not None and not result.timed_out:
+        rep = dict(st.report)
+        checks = list(rep.get("checks") or [])
+        environment = rep.get("environment") or st.environment
+        dataloader = rep.get("dataloader")
+    else:
+        checks = list(st.checks)
+        environment = st.environment
+        dataloader = st.dataloader
+    hung = None
+    if result.timed_out or st.report is None:
+        if not st.plan and not checks:
+            raise SmokeError(_no_start_message(target, result), hint=_hint_for_text(stderr) or
+                             "run the interpreter by hand to see why it fails",
+                             text=_tail(stderr) or None)
+        current = st.current or ("environment" if not checks else None)
+        if result.timed_out:
+            ran = time.monotonic() - st.current_since if st.current else 0.0
+            per_check = bool(st.current_timeout) and ran >= (st.current_timeout or 0) - 0.5
+            which = current or "(between checks)"
+            limit_txt = (f"its {st.current_timeout:g} s limit" if per_check
+                         else f"the overall {overall:g} s limit (--timeout)")
+            detail = (f"hung: no result within {limit_txt}; the whole process group (probe pid "
+                      f"{st.probe_pid}, workers {sorted(set(st.pids)) or 'none'}) was killed")
+            hung = {"check": which, "seconds": round(elapsed, 3), "pids": sorted(set(st.pids)),
+                    "probe_pid": st.probe_pid}
+        else:
+            sig = -result.returncode if result.returncode < 0 else None
+            how = f"was killed by signal {sig} ({_signame(sig)})" if sig else f"exited with code {result.returncode}"
+            detail = f"the probe process {how} during this check" + (f": {_tail(stderr, 1)}" if stderr.strip() else "")
+            which = current or "(between checks)"
+        checks.append({"name": which, "status": "fail", "detail": detail,
+                       "seconds": round(time.monotonic() - st.current_since, 3) if st.current else 0.0})
+        done = {c["name"] for c in checks}
+        for p in st.plan:
+            if p["name"] not in done:
+                checks.append({"name": p["name"], "status": "skip", "detail": "not run: the probe stopped at " + which,
+                               "seconds": 0.0})
+    torch_missing = any(c["name"] == "import.torch" and c["status"] == "fail" for c in checks)
+    report = {
+        "schema": 1,
+        "ok": not any(c["status"] == "fail" for c in checks),
+        "target": target.describe(),
+        "mode": config.get("mode"),
+        "require_cuda": bool(config.get("require_cuda")),
+        "environment": environment or {},
+        "checks": checks,
+        "dataloader": dataloader,
+        "hung": hung,
+        "could_not_run": torch_missing,
+        "seconds": round(elapsed, 3),
+    }
+    report["diagnoses"] = diagnose(report, stderr)
+    report["stderr_tail"] = _tail(stderr, 15) if not report["ok"] else ""
+    return report
+
+
+def exit_code(report: dict) -> int:
+    """0 every check passed, warned or was rightly skipped; 1 a check failed; 2 could not run."""
+    if report.get("could_not_run"):
+        return 2
+    return 0 if report.get("ok") else 1
+
+
+# ---------------------------------------------------------------------------------------------
+# diagnosis
+
+
+#: (pattern over check details + stderr, problem, hint)
+KNOWN = [
+    (r"No module named '?torch'?|torch is not importable",
+     "torch is missing from the environment",
+     "install it into that environment (conda: `pytorch` from conda-forge; pip: `pip install torch`), "
+     "or point envkit at the environment that has it (-n/-p/--python)"),
+    (r"Cannot re-initialize CUDA in forked subprocess",
+     "CUDA was initialised in the parent before DataLoader workers were forked",
+     "keep CUDA out of Dataset.__getitem__/collate_fn and out of module import time, or create the "
+     "DataLoader with multiprocessing_context='spawn' (or 'forkserver')"),
+    (r"[Bb]us error|insufficient shared memory|No space left on device|unable to write to file </torch_",
+     "DataLoader workers ran out of shared memory (/dev/shm)",
+     "in Docker, run with --shm-size=8g or --ipc=host; in Kubernetes mount an emptyDir (medium: Memory) at "
+     "/dev/shm; or torch.multiprocessing.set_sharing_strategy('file_system')"),
+    (r"is not compatible with the current PyTorch installation|no kernel image is available|unsupported GPU arch",
+     "the GPU's architecture is not in this torch build's arch list",
+     "install a torch build compiled for this GPU (e.g. a newer CUDA variant: cu128+ for Blackwell sm_100/sm_120; "
+     "cu126 for Maxwell/Pascal/Volta)"),
+    (r"CPU-only torch in an environment that pins CUDA",
+     "a CPU-only torch was installed although the environment pins CUDA",
+     "conda: require a CUDA build with `pytorch=*=cuda*` (conda-forge) plus `cuda-version=12.x`; pip: install from "
+     "https://download.pytorch.org/whl/cu128 (or another cuXXX index)"),
+    (r"CUDA unavailable but expected.*CPU-only build",
+     "CUDA is required but torch is a CPU-only build",
+     "install a CUDA build of torch: conda `pytorch=*=cuda*` with `cuda-version`, or pip from "
+     "https://download.pytorch.org/whl/cuXXX"),
+    (r"driver .* is too old|NVIDIA driver on your system is too old|driver version is insufficient",
+     "the NVIDIA driver is too old for this torch's CUDA",
+     "update the driver, or install a torch built for an older CUDA (see the minimum-driver table in "
+     "docs/commands/smoke.md)"),
+    (r"Found no NVIDIA driver|no /dev/nvidia\* device nodes|hides every GPU",
+     "the process cannot see a GPU",
+     "check `nvidia-smi`; in a container start it with --gpus all (NVIDIA Container Toolkit); check "
+     "CUDA_VISIBLE_DEVICES"),
+    (r"DataLoader worker \(pid\(s\)? [^)]*\) exited unexpectedly|killed by signal",
+     "a DataLoader worker process died",
+     "the worker's signal says why: Bus error -> shared memory (see above); Killed -> out of memory (fewer "
+     "workers or smaller prefetch_factor); Segmentation fault -> a native extension in the dataset"),
+    (r"DataLoader timed out after",
+     "a DataLoader worker stopped delivering batches",
+     "a sample load hangs (network filesystem, a lock taken before fork); run with num_workers=0 to find it"),
+    (r"^hung: ",
+     "a check hung and was stopped",
+     "the named check never finished: for DataLoader checks suspect /dev/shm or a blocking dataset; for "
+     "distributed checks a firewall or the wrong network interface (GLOO_SOCKET_IFNAME/NCCL_SOCKET_IFNAME)"),
+    (r"Unable to resolve hostname|Connection refused.*(gloo|c10d)|ProcessGroupGloo",
+     "torch.distributed could not connect its ranks",
+     "set GLOO_SOCKET_IFNAME=lo (single node) or the right interface; make MASTER_ADDR resolvable"),
+]
+
+
+def diagnose(report: dict, stderr: str = "") -> list[dict]:
+    """Known problems found in the failed/warned checks (and the probe's stderr), each with a hint."""
+    out: list[dict] = []
+    seen: set[str] = set()
+    for c in report.get("checks") or []:
+        if c["status"] not in ("fail", "warn"):
+            continue
+        for pattern, problem, hint in KNOWN:
+            if problem not in seen and re.search(pattern, c["detail"], re.M):
+                seen.add(problem)
+                out.append({"check": c["name"], "problem": problem, "hint": hint})
+    if stderr and not report.get("ok"):
+        for pattern, problem, hint in KNOWN:
+            if problem not in seen and re.search(pattern, stderr, re.M):
+                seen.add(problem)
+                out.append({"check": None, "problem": problem, "hint": hint})
+    return out
+
+
+def _hint_for_text(text: str) -> str | None:
+    for pattern, _problem, hint in KNOWN:
+        if re.search(pattern, text, re.M):
+            return hint
+    return None
+
+
+def _no_start_message(target: Target, result) -> str:
+    if result.timed_out:
+        return f"the smoke probe did not start within the time limit ({target.python})"
+    return f"the smoke probe could not start in {target.python} (exit code {result.returncode})"
+
+
+def _tail(text: str, lines: int = 5) -> str:
+    kept = [ln for ln in (text or "").strip().splitlines() if ln.strip()]
+    return "\n".join(kept[-lines:])
+
+
+def _signame(sig: int | None) -> str:
+    import signal
+
+    try:
+        return signal.Signals(sig).name if sig else "?"
+    except ValueError:
+        return "?"
