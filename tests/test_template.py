@@ -1,0 +1,486 @@
+"""`envkit template pytorch` / `template list`: the matrix, the planner, rendering, errors, --detect."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import REPO
+from envkit.errors import UsageError
+from envkit.templates import (
+    GpuInfo,
+    PytorchOptions,
+    load_matrix,
+    normalize_cuda,
+    parse_nvidia_smi,
+    pick_detected_cuda,
+    plan_pytorch,
+    render,
+    render_template,
+    templates_dir,
+    to_envspec,
+    detect_gpu,
+)
+
+M = load_matrix()
+
+
+def every_combination():
+    """(style, torch, cuda-or-None) for every matrix row, in every style it supports, every variant."""
+    for torch in M.torch_versions():
+        for style in M.styles(torch):
+            for cuda in (*M.cuda_variants(torch, style), None):
+                yield style, torch, cuda
+
+
+COMBOS = list(every_combination())
+
+
+# -- the matrix ----------------------------------------------------------------------------------
+
+
+def test_matrix_is_found_in_the_source_tree_and_every_row_has_sources():
+    assert templates_dir() == REPO / "templates"
+    data = json.loads((REPO / "templates/pytorch/matrix.json").read_text())
+    keys = set(data["sources"])
+    rows = data["releases"] + data["conda_forge"]["releases"] + data["pytorch_channel"]["releases"]
+    rows += data["drivers"]["rows"]
+    assert all(r["sources"] and set(r["sources"]) <= keys for r in rows)
+    assert len(COMBOS) == 122  # 59 pip + 37 conda-forge + 26 pytorch-channel
+
+
+def test_public_api_for_other_modules():
+    assert M.companions("2.7.1") == {"torchvision": "0.22", "torchaudio": "2.7"}
+    assert M.companions("2.12.1+cu130") == {"torchvision": "0.27", "torchaudio": "2.11"}
+    assert M.cuda_variants("2.7") == ("11.8", "12.6", "12.8")
+    assert M.cuda_variants("2.7", "pip") == ("11.8", "12.6", "12.8")
+    assert M.cuda_variants("2.13", "conda-forge") == ("12.9", "13.0")
+    assert M.cuda_variants("2.5", "pytorch-channel") == ("11.8", "12.1", "12.4")
+    assert M.pythons("2.13") == ("3.10", "3.11", "3.12", "3.13", "3.14")
+    assert M.default_cuda("2.13", "pip") == "13.0"
+    assert M.default_cuda("2.8", "conda-forge") == "12.9"
+    assert M.styles("2.5") == ("conda-forge", "pip", "pytorch-channel")
+    assert M.styles("2.6") == ("conda-forge", "pip")
+    assert M.styles("1.13") == ("pip", "pytorch-channel")
+    assert M.min_driver("12.6") == "560.28.03"
+    assert M.min_driver("13.2") is None
+    assert M.cuda_for_driver("570.86.15") == "12.8"
+    assert M.cuda_for_driver("400.1") is None
+    assert M.newest() == "2.13"
+    assert M.newest("pytorch-channel") == "2.5"
+
+
+@pytest.mark.parametrize("torch,pkg,version,ok", [
+    ("2.7.1", "torchvision", "0.22.1", True),
+    ("2.7.1", "torchvision", "0.21.0", False),
+    ("2.7.0", "torchaudio", "2.7.0", True),
+    ("2.7.0", "torchaudio", "2.6.0", False),
+    ("2.13.0", "torchaudio", "2.11.0", True),  # stable ABI from 2.11
+    ("2.12.1", "torchaudio", "2.12.0", True),
+    ("2.11.0", "torchaudio", "2.12.0", False),  # older torch than torchaudio
+    ("2.13.0", "torchaudio", "2.10.0", False),  # before the stable ABI
+    ("9.9", "torchvision", "0.1", None),
+    ("2.7", "numpy", "1.0", None),
+])
+def test_is_compatible(torch, pkg, version, ok):
+    assert M.is_compatible(torch, pkg, version) is ok
+
+
+@pytest.mark.parametrize("text,out", [("12.6", "12.6"), ("cu126", "12.6"), ("126", "12.6"),
+                                      ("12.6.3", "12.6"), ("cu92", "9.2"), ("13.0", "13.0"),
+                                      ("CUDA12.8", "12.8")])
+def test_normalize_cuda(text, out):
+    assert normalize_cuda(text) == out
+
+
+def test_normalize_cuda_rejects_garbage():
+    with pytest.raises(UsageError) as e:
+        normalize_cuda("twelve")
+    assert e.value.message == "invalid CUDA version 'twelve'; write it as major.minor, e.g. 12.6"
+
+
+# -- every row, every style ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("style,torch,cuda", COMBOS, ids=[f"{s}-{t}-{c or 'cpu'}" for s, t, c in COMBOS])
+def test_every_row_renders_in_every_style(style, torch, cuda):
+    from envkit.formats import read_text
+
+    plan = plan_pytorch(M, PytorchOptions(torch=torch, cuda=cuda, cpu=cuda is None, style=style))
+    text = render(plan)
+    assert text == render(plan)  # byte-stable
+    spec = read_text(text, filename="environment.yml")
+    assert spec == to_envspec(plan)
+    assert text.splitlines()[1] == f"# Regenerate with: {plan.command}"
+    names = [d.name for d in spec.conda]
+    channels = [c.name for c in spec.channels]
+    r = M.release(torch)
+    if style == "conda-forge":
+        assert channels == ["conda-forge", "nodefaults"]
+        assert "channel_priority: strict" in text
+        build = "cuda*" if cuda else "cpu*"
+        assert f"  - pytorch={torch}.*={build}\n" in text
+        assert (f"  - cuda-version={cuda}\n" in text) == bool(cuda)
+        assert f"  - torchvision={r.torchvision}\n" in text
+    elif style == "pip":
+        assert channels == ["conda-forge", "nodefaults"]
+        assert names == ["python", "pip"]
+        tag = "cu" + cuda.replace(".", "") if cuda else "cpu"
+        assert [p.text for p in spec.pip] == [
+            f"--index-url https://download.pytorch.org/whl/{tag}",
+            "--extra-index-url https://pypi.org/simple",
+            f"torch=={torch}.*", f"torchvision=={r.torchvision}.*", f"torchaudio=={r.torchaudio}.*"]
+    else:
+        metapkg = M.cuda_package(torch)
+        assert channels == (["pytorch", "nvidia", "defaults"] if cuda and metapkg == "pytorch-cuda"
+                            else ["pytorch", "defaults"])
+        assert names[:4] == ["python", "pytorch", "torchvision", "torchaudio"]
+        assert (f"  - {metapkg}={cuda}\n" in text) if cuda else ("  - cpuonly\n" in text)
+        assert "  - mkl<2024.1\n" in text
+    assert names[0] == "python" and spec.conda[0].version == f"{M.pythons(torch)[-1]}.*"
+
+
+def test_default_is_newest_torch_newest_python_default_cuda_conda_forge():
+    text = render(plan_pytorch(M, PytorchOptions()))
+    assert text == (
+        "# PyTorch 2.13 (CUDA 13.0), Python 3.14, from conda-forge.\n"
+        "# Regenerate with: envkit template pytorch --torch 2.13 --cuda 13.0 --python 3.14 "
+        "--style conda-forge --with torchvision,torchaudio --name torch-2.13-cu130\n"
+        "# Set `channel_priority: strict` (conda config --set channel_priority strict): with flexible\n"
+        "# priority a package missing from conda-forge could come from another channel.\n"
+        "# Needs an NVIDIA driver >= 580.65.06 (CUDA 13.0).\n"
+        "# The CUDA build needs the __cuda virtual package (an NVIDIA driver); on a machine without one,\n"
+        "# create it with CONDA_OVERRIDE_CUDA=13.0.\n"
+        "name: torch-2.13-cu130\n"
+        "channels:\n"
+        "  - conda-forge\n"
+        "  - nodefaults\n"
+        "dependencies:\n"
+        "  - python=3.14\n"
+        "  - pytorch=2.13.*=cuda*\n"
+        "  - cuda-version=13.0\n"
+        "  - torchvision=0.28\n"
+        "  - torchaudio=2.11\n"
+    )
+
+
+def test_pip_style_full_text():
+    text = render(plan_pytorch(M, PytorchOptions(torch="2.7", cuda="cu128", python="3.12", style="pip",
+                                                 with_=("torchvision",), name="train")))
+    assert text == (
+        "# PyTorch 2.7 (CUDA 12.8), Python 3.12, from the PyTorch wheel index.\n"
+        "# Regenerate with: envkit template pytorch --torch 2.7 --cuda 12.8 --python 3.12 --style pip "
+        "--with torchvision --name train\n"
+        "# Python and pip come from conda-forge; torch, torchvision come from the PyTorch wheel index.\n"
+        "# --index-url replaces PyPI for this pip section; --extra-index-url keeps PyPI for the rest.\n"
+        "# Needs an NVIDIA driver >= 570.26 (CUDA 12.8).\n"
+        "# PyTorch's release notes mark the CUDA 12.8 wheels of torch 2.7 experimental.\n"
+        "name: train\n"
+        "channels:\n"
+        "  - conda-forge\n"
+        "  - nodefaults\n"
+        "dependencies:\n"
+        "  - python=3.12\n"
+        "  - pip\n"
+        "  - pip:\n"
+        "    - --index-url https://download.pytorch.org/whl/cu128\n"
+        "    - --extra-index-url https://pypi.org/simple\n"
+        "    - torch==2.7.*\n"
+        "    - torchvision==0.22.*\n"
+    )
+
+
+def test_pytorch_channel_full_text():
+    text = render(plan_pytorch(M, PytorchOptions(torch="2.3.1", cuda="12.1", python="3.11",
+                                                 style="pytorch-channel")))
+    assert text == (
+        "# PyTorch 2.3.1 (CUDA 12.1), Python 3.11, from the pytorch channel.\n"
+        "# Regenerate with: envkit template pytorch --torch 2.3.1 --cuda 12.1 --python 3.11 "
+        "--style pytorch-channel --with torchvision,torchaudio --name torch-2.3-cu121\n"
+        "# The legacy `pytorch` conda channel: its last release is torch 2.5. Keep the channel order.\n"
+        "# Needs an NVIDIA driver >= 530.30.02 (CUDA 12.1).\n"
+        "# mkl<2024.1: MKL 2024.1 breaks `import torch` with `undefined symbol: iJIT_NotifyEvent`\n"
+        "# (pytorch/pytorch#123097).\n"
+        "name: torch-2.3-cu121\n"
+        "channels:\n"
+        "  - pytorch\n"
+        "  - nvidia\n"
+        "  - defaults\n"
+        "dependencies:\n"
+        "  - python=3.11\n"
+        "  - pytorch==2.3.1\n"
+        "  - torchvision=0.18\n"
+        "  - torchaudio=2.3\n"
+        "  - pytorch-cuda=12.1\n"
+        "  - mkl<2024.1\n"
+    )
+
+
+def test_exact_torch_version_pins_exactly():
+    cf = plan_pytorch(M, PytorchOptions(torch="2.7.1", cuda="12.6"))
+    assert "pytorch=2.7.1=cuda*" in cf.conda
+    pip = plan_pytorch(M, PytorchOptions(torch="2.7.1", cpu=True, style="pip"))
+    assert "torch==2.7.1" in pip.pip
+
+
+def test_with_none_and_extra_packages():
+    plan = plan_pytorch(M, PytorchOptions(torch="2.13", with_=("none",)))
+    assert plan.conda == ("python=3.14", "pytorch=2.13.*=cuda*", "cuda-version=13.0")
+    plan = plan_pytorch(M, PytorchOptions(torch="2.13", with_=("torchvision,lightning", "numpy>=2")))
+    assert plan.conda[-3:] == ("torchvision=0.28", "lightning", "numpy>=2")
+    pip = plan_pytorch(M, PytorchOptions(torch="2.13", style="pip", with_=("torchaudio,lightning",)))
+    assert pip.pip[-2:] == ("torchaudio==2.11.*", "lightning")
+    assert pip.conda == ("python=3.14", "pip")  # pip extras never go to conda: no duplicates
+
+
+# -- impossible combinations, word for word ------------------------------------------------------
+
+
+@pytest.mark.parametrize("options,message,hint", [
+    (dict(torch="2.7", cuda="12.1", style="pip"),
+     "torch 2.7 has no CUDA 12.1 build; available: 11.8, 12.6, 12.8", None),
+    (dict(torch="2.7", cuda="12.8"),
+     "torch 2.7 has no CUDA 12.8 build on conda-forge; available: 12.6",
+     "the official wheels have CUDA 12.8: use --style pip"),
+    (dict(torch="2.5", cuda="12.6", style="pytorch-channel"),
+     "torch 2.5 has no CUDA 12.6 build on the pytorch channel; available: 11.8, 12.1, 12.4", None),
+    (dict(torch="2.6", style="pytorch-channel"),
+     "the pytorch channel stopped at torch 2.5 (pytorch/pytorch#138506); torch 2.6 is not on it",
+     "use --style conda-forge or --style pip, or --torch 2.5 or older"),
+    (dict(torch="2.13", cpu=True, style="pytorch-channel"),
+     "the pytorch channel stopped at torch 2.5 (pytorch/pytorch#138506); torch 2.13 is not on it",
+     "use --style conda-forge or --style pip, or --torch 2.5 or older"),
+    (dict(torch="1.13", cpu=True),
+     "torch 1.13 is not in envkit's conda-forge table; available: 2.1, 2.2, 2.3, 2.4, 2.5, 2.6, 2.7, "
+     "2.8, 2.9, 2.10, 2.11, 2.12, 2.13", "use --style pip (official wheels) for this torch version"),
+    (dict(torch="3.0"),
+     "unknown torch version 3.0; known: 1.12, 1.13, 2.0, 2.1, 2.2, 2.3, 2.4, 2.5, 2.6, 2.7, 2.8, 2.9, "
+     "2.10, 2.11, 2.12, 2.13", None),
+    (dict(torch="latest"), "invalid torch version 'latest'; write it as 2.7 or 2.7.1", None),
+    (dict(torch="2.13", python="3.9"),
+     "torch 2.13 does not support Python 3.9; available: 3.10, 3.11, 3.12, 3.13, 3.14", None),
+    (dict(cuda="12.6", cpu=True), "--cuda and --cpu exclude each other", None),
+    (dict(style="mamba"), "unknown style 'mamba'; available: conda-forge, pip, pytorch-channel", None),
+])
+def test_impossible_combinations_are_errors_listing_what_is_possible(options, message, hint):
+    with pytest.raises(UsageError) as e:
+        plan_pytorch(M, PytorchOptions(**options))
+    assert e.value.message == message
+    assert e.value.hint == hint
+
+
+def test_invalid_with_entries():
+    with pytest.raises(UsageError) as e:
+        plan_pytorch(M, PytorchOptions(style="pip", with_=("torch vision",)))
+    assert e.value.message.startswith("--with: invalid pip requirement 'torch vision'")
+    with pytest.raises(UsageError) as e:
+        plan_pytorch(M, PytorchOptions(with_=("numpy>=>2",)))
+    assert e.value.message.startswith("--with: invalid match spec 'numpy>=>2'")
+
+
+# -- the template engine -------------------------------------------------------------------------
+
+
+def test_render_template_lists_none_and_quoting():
+    text = "a: {{x}}\n  - {{items}}\n# {{c|raw}}\nb: {{gone}}\n"
+    out = render_template(text, {"x": "yes", "items": ["p", "q: r"], "c": "{raw} text", "gone": None})
+    assert out == 'a: "yes"\n  - p\n  - "q: r"\n# {raw} text\n'
+    from envkit.errors import EnvkitError
+
+    with pytest.raises(EnvkitError) as e:
+        render_template("x: {{missing}}\n", {}, filename="t.in")
+    assert str(e.value) == "t.in:1: template placeholder {{missing}} has no value"
+
+
+# -- --detect ------------------------------------------------------------------------------------
+
+SMI = """\
++-----------------------------------------------------------------------------------------+
+| NVIDIA-SMI 570.86.15              Driver Version: 570.86.15      CUDA Version: 12.8     |
+|-----------------------------------------+------------------------+----------------------+
+"""
+
+
+class FakeResult:
+    def __init__(self, rc, stdout="", stderr=""):
+        self.returncode, self.stdout, self.stderr = rc, stdout, stderr
+
+    @property
+    def ok(self):
+        return self.returncode == 0
+
+
+def test_parse_nvidia_smi():
+    assert parse_nvidia_smi(SMI) == ("570.86.15", "12.8")
+    assert parse_nvidia_smi("No devices were found") == (None, None)
+
+
+def test_detect_with_nvidia_smi():
+    calls = []
+
+    def run(argv, **kw):
+        calls.append((argv, kw))
+        return FakeResult(0, SMI)
+
+    gpu = detect_gpu(M, environ={}, which=lambda n: "/usr/bin/nvidia-smi", run=run,
+                     rattler_cuda=lambda: pytest.fail("not reached"))
+    assert gpu == GpuInfo("12.8", "570.86.15", "nvidia-smi")
+    assert calls == [(["/usr/bin/nvidia-smi"], {"timeout": 30, "check": False, "what": "nvidia-smi"})]
+
+
+def test_detect_driver_only_uses_the_driver_table():
+    gpu = detect_gpu(M, environ={}, which=lambda n: "nvidia-smi",
+                     run=lambda argv, **kw: FakeResult(0, "Driver Version: 560.35.03"),
+                     rattler_cuda=lambda: None)
+    assert gpu == GpuInfo("12.6", "560.35.03", "nvidia-smi")
+
+
+def test_detect_falls_back_to_rattler_cuda():
+    gpu = detect_gpu(M, environ={}, which=lambda n: "nvidia-smi",
+                     run=lambda argv, **kw: FakeResult(9, "NVIDIA-SMI has failed because it couldn't "
+                                                          "communicate with the NVIDIA driver."),
+                     rattler_cuda=lambda: "12.4")
+    assert gpu == GpuInfo("12.4", None, "py-rattler __cuda")
+
+
+def test_detect_nothing():
+    gpu = detect_gpu(M, environ={}, which=lambda n: None, run=None, rattler_cuda=lambda: None)
+    assert gpu == GpuInfo(None, None, "none",
+                          "nvidia-smi not found; py-rattler reports no __cuda virtual package")
+
+
+def test_detect_conda_override_cuda_wins():
+    assert detect_gpu(M, environ={"CONDA_OVERRIDE_CUDA": "12.9"}) == \
+        GpuInfo("12.9", None, "CONDA_OVERRIDE_CUDA")
+    assert detect_gpu(M, environ={"CONDA_OVERRIDE_CUDA": ""}) == \
+        GpuInfo(None, None, "CONDA_OVERRIDE_CUDA", "CONDA_OVERRIDE_CUDA is set empty")
+
+
+def test_detect_rattler_really_reads_conda_override(monkeypatch):
+    from envkit.templates import _rattler_cuda
+
+    monkeypatch.setenv("CONDA_OVERRIDE_CUDA", "12.7")
+    assert _rattler_cuda() == "12.7"
+
+
+def test_pick_detected_highest_that_runs():
+    d = pick_detected_cuda(M, "2.7", "pip", GpuInfo("12.8", "570.86.15", "nvidia-smi"))
+    assert d.cuda == "12.8" and d.warnings == ()
+    assert d.messages == ("detected NVIDIA driver 570.86.15, CUDA 12.8 (nvidia-smi); picked CUDA 12.8",)
+    assert pick_detected_cuda(M, "2.7", "pip", GpuInfo("12.7", None, "x")).cuda == "12.6"
+    assert pick_detected_cuda(M, "2.13", "conda-forge", GpuInfo("13.1", "590.48.01", "x")).cuda == "13.0"
+
+
+def test_pick_detected_driver_too_old_warns():
+    d = pick_detected_cuda(M, "2.13", "pip", GpuInfo("12.4", "550.54.14", "nvidia-smi"))
+    assert d.cuda == "12.6"
+    assert d.warnings == ("CUDA 12.6 needs an NVIDIA driver >= 560.28.03, but this machine's driver "
+                          "550.54.14 supports CUDA 12.4 (nvidia-smi); update the driver, or use --cpu",)
+    d = pick_detected_cuda(M, "2.13", "conda-forge", GpuInfo("12.2", None, "py-rattler __cuda"))
+    assert d.warnings == ("CUDA 12.9 needs an NVIDIA driver >= 575.51.03, but this machine's driver "
+                          "supports CUDA 12.2 only (py-rattler __cuda); update the driver, or use --cpu",)
+
+
+def test_pick_detected_no_gpu_is_cpu():
+    d = pick_detected_cuda(M, "2.13", "conda-forge", GpuInfo(None, None, "none", "nvidia-smi not found"))
+    assert d.cuda is None
+    assert d.messages == ("no NVIDIA GPU detected (nvidia-smi not found); generating a CPU environment",)
+
+
+# -- the CLI -------------------------------------------------------------------------------------
+
+
+def test_cli_default_and_output_file(envkit_cli, tmp_path):
+    r = envkit_cli("template", "pytorch")
+    assert r.exit_code == 0 and r.stderr == ""
+    assert r.stdout == render(plan_pytorch(M, PytorchOptions()))
+    out = tmp_path / "env.yml"
+    r = envkit_cli("template", "pytorch", "--cpu", "--style", "pip", "-o", str(out))
+    assert r.exit_code == 0 and r.stdout == ""
+    assert r.stderr == f"envkit: wrote {out}\n"
+    assert out.read_text() == render(plan_pytorch(M, PytorchOptions(cpu=True, style="pip", output=str(out))))
+    assert f"--name torch-2.13-cpu -o {out}\n" in out.read_text()
+
+
+def test_cli_header_command_regenerates_the_same_file(envkit_cli, tmp_path):
+    import shlex
+
+    r = envkit_cli("template", "pytorch", "--torch", "2.4", "--style", "pytorch-channel", "--cpu")
+    cmd = shlex.split(r.stdout.splitlines()[1].removeprefix("# Regenerate with: "))
+    assert cmd[:3] == ["envkit", "template", "pytorch"]
+    again = envkit_cli(*cmd[1:])
+    assert again.stdout == r.stdout
+
+
+def test_cli_error_word_for_word(envkit_cli):
+    r = envkit_cli("template", "pytorch", "--torch", "2.7", "--cuda", "12.1", "--style", "pip")
+    assert r.exit_code == 2 and r.stdout == ""
+    assert r.stderr == "error: torch 2.7 has no CUDA 12.1 build; available: 11.8, 12.6, 12.8\n"
+    r = envkit_cli("template", "pytorch", "--torch", "2.6", "--style", "pytorch-channel")
+    assert r.exit_code == 2
+    assert r.stderr == ("error: the pytorch channel stopped at torch 2.5 (pytorch/pytorch#138506); "
+                        "torch 2.6 is not on it\n"
+                        "hint: use --style conda-forge or --style pip, or --torch 2.5 or older\n")
+    r = envkit_cli("template", "pytorch", "--cpu", "--detect")
+    assert (r.exit_code, r.stderr) == (2, "error: --cuda, --cpu and --detect exclude each other\n")
+
+
+def test_cli_detect_without_gpu_picks_cpu(envkit_cli, monkeypatch):
+    monkeypatch.setenv("CONDA_OVERRIDE_CUDA", "")
+    r = envkit_cli("template", "pytorch", "--detect", "--torch", "2.9")
+    assert r.exit_code == 0
+    assert r.stderr == ("envkit: no NVIDIA GPU detected (CONDA_OVERRIDE_CUDA is set empty); "
+                        "generating a CPU environment\n")
+    assert "  - pytorch=2.9.*=cpu*\n" in r.stdout
+
+
+def test_cli_detect_with_gpu_and_old_driver(envkit_cli, monkeypatch):
+    monkeypatch.setenv("CONDA_OVERRIDE_CUDA", "12.8")
+    r = envkit_cli("template", "pytorch", "--detect", "--torch", "2.9", "--style", "pip")
+    assert r.exit_code == 0
+    assert r.stderr == "envkit: detected NVIDIA CUDA 12.8 (CONDA_OVERRIDE_CUDA); picked CUDA 12.8\n"
+    assert "--index-url https://download.pytorch.org/whl/cu128" in r.stdout
+    monkeypatch.setenv("CONDA_OVERRIDE_CUDA", "11.8")
+    r = envkit_cli("template", "pytorch", "--detect")
+    assert r.exit_code == 0
+    assert r.stderr.splitlines()[1] == (
+        "warning: CUDA 12.9 needs an NVIDIA driver >= 575.51.03, but this machine's driver supports "
+        "CUDA 11.8 only (CONDA_OVERRIDE_CUDA); update the driver, or use --cpu")
+    assert "  - cuda-version=12.9\n" in r.stdout
+
+
+def test_cli_detect_uses_nvidia_smi_through_proc(envkit_cli, monkeypatch, tmp_path):
+    smi = tmp_path / "nvidia-smi"
+    smi.write_text("#!/bin/sh\ncat <<'EOF'\n" + SMI + "EOF\n")
+    smi.chmod(0o755)
+    monkeypatch.delenv("CONDA_OVERRIDE_CUDA", raising=False)
+    monkeypatch.setenv("PATH", f"{tmp_path}:/usr/bin:/bin")
+    r = envkit_cli("template", "pytorch", "--detect", "--torch", "2.7", "--style", "pip")
+    assert r.exit_code == 0
+    assert r.stderr == ("envkit: detected NVIDIA driver 570.86.15, CUDA 12.8 (nvidia-smi); "
+                        "picked CUDA 12.8\n")
+
+
+def test_cli_list(envkit_cli):
+    from envkit.templates import render_list
+
+    r = envkit_cli("template", "list")
+    assert r.exit_code == 0
+    assert r.stdout == render_list(M)
+    lines = r.stdout.splitlines()
+    assert lines[5].split() == ["torch", "torchvision", "torchaudio", "python", "pip", "CUDA",
+                                "conda-forge", "CUDA", "pytorch-channel", "CUDA"]
+    assert lines[6] == "2.13   0.28         2.11        3.10-3.14  12.6, 13.0*, 13.2~  12.9, 13.0*       -"
+    assert lines[14] == ("2.5    0.20         2.5         3.9-3.12   11.8, 12.1, 12.4*   12.0, 12.6*"
+                         "       11.8, 12.1, 12.4*")
+    assert lines[-1] == "Defaults: torch 2.13, Python 3.14, CUDA 13.0, style conda-forge."
+
+
+def test_template_module_stays_light():
+    import subprocess
+    import sys
+
+    code = ("import sys; import envkit.commands.template; "
+            "print(sorted(m for m in ('yaml', 'rattler', 'torch') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
