@@ -80,7 +80,12 @@ class CondaCli:
         """Run `<exe> ARGS` and return its stdout parsed as JSON (BackendError otherwise)."""
         from envkit._proc import run, tail
 
-        what = f"{os.path.basename(self.exe)} {' '.join(a for a in args if not a.startswith('-'))}".strip()
+        words = []
+        for a in args:  # the subcommand: `env export`, `list`, `info`
+            if a.startswith("-"):
+                break
+            words.append(a)
+        what = " ".join([os.path.basename(self.exe), *words])
         result = run([self.exe, *args], timeout=self.timeout, env=self.environ, what=what)
         try:
             return json.loads(result.stdout)

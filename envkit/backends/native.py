@@ -103,6 +103,11 @@ def live_env_from_scan(data: Mapping[str, Any], *, name: str | None = None, stri
 
     pip_dists: list[PipDist] = []
     for item in data.get("pip") or ():
+        if (item.get("installer") or "").lower() == "conda":
+            # conda's own dist-info whose record is gone: not pip's, and nothing to reinstall from
+            warnings.append(f"{item.get('path')}: installed by conda, but no conda-meta record owns it "
+                            f"(the record was deleted or is unreadable); left out")
+            continue
         pip_dists.append(_pip_dist(item, redact_url))
     pip_dists.sort(key=lambda d: (pep503(d.name), d.version, d.path))
     pip_by_project = {pep503(d.name): d for d in pip_dists}

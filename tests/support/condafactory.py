@@ -31,6 +31,8 @@ default_prefix  # noqa: F401`):
   numpy, pip, requests + its deps, six, zlib, openssl, a cuda-only `pytorch`-like package, ...).
 - `default_prefix` (session, read-only!): python 3.11 + numpy + requests + pip installed from it, with
   history.  Copy it (`copy_prefix`) before changing anything.
+- `isolated_conda` (function): HOME is a fresh directory and CONDARC / CONDA_* / MAMBA_* are unset,
+  so that no real .condarc reaches the code under test.
 
 Also: `pip_overwrite` (pip replacing a conda package's files, as `pip install -U` does),
 `write_direct_url` (URL/VCS/editable installs), `write_condarc`, `write_history`, `named_env`
@@ -687,3 +689,18 @@ def large_prefix(path: str | os.PathLike[str], n: int = 500, *, py: str = "3.11"
             p.write_text(content)
         assert dist.is_dir()
     return prefix
+
+
+if pytest is not None:
+
+    @pytest.fixture
+    def isolated_conda(tmp_path, monkeypatch) -> Path:
+        """A clean conda configuration for one test: HOME is a fresh directory (returned), and
+        CONDARC, CONDA_*, MAMBA_* and XDG_CONFIG_HOME are unset, so no real .condarc leaks in."""
+        home = tmp_path / "home"
+        home.mkdir()
+        monkeypatch.setenv("HOME", str(home))
+        for var in list(os.environ):
+            if var.startswith(("CONDA_", "MAMBA_")) or var in ("CONDARC", "XDG_CONFIG_HOME"):
+                monkeypatch.delenv(var, raising=False)
+        return home

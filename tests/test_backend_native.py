@@ -1,0 +1,218 @@
+"""The native backend on real prefixes built by tests/support/condafactory."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from envkit.backends import open_env
+from envkit.backends.native import live_env_from_scan, read_prefix
+from envkit.backends.prefix_scan import parse_history, scan
+from envkit.errors import EnvironmentNotFound, ParseError, UsageError
+from support.condafactory import (  # noqa: F401
+    ChannelBuilder, build_wheel, copy_prefix, default_channel, default_prefix, isolated_conda,
+    make_prefix, pip_install, pip_overwrite, python_pkg, solve, write_condarc, write_direct_url,
+    write_history, write_state,
+)
+
+pytestmark = pytest.mark.slow
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_packages_equal_the_solved_set(isolated_conda, default_channel, default_prefix):
+    env = read_prefix(default_prefix)
+    solved = solve([default_channel], ["python=3.11", "numpy", "requests", "pip"])
+    want = sorted((str(r.name.normalized), str(r.version), str(r.build), r.md5.hex()) for r in solved)
+    got = sorted((p.name, p.version, p.build, p.md5) for p in env.conda_packages())
+    assert got == want
+    assert env.platform == "linux-64"
+    assert env.python_version == "3.11.8"
+    assert env.pip_dists == ()
+    assert env.warnings == ()
+    assert [d.spec() for d in env.requested] == ["python=3.11", "numpy", "requests", "pip"]
+    assert {p.name for p in env.conda_packages() if p.requested} == {"python", "numpy", "requests", "pip"}
+    numpy = next(p for p in env.packages if p.name == "numpy")
+    assert numpy.channel == default_channel.url
+    assert numpy.url == f"{default_channel.url}/linux-64/numpy-1.26.4-py311h64a7726_0.tar.bz2"
+    assert ("python", ">=3.11,<3.12.0a0") in numpy.depends
+    assert dict(env.pypi_names)["numpy"] == ("numpy",)
+
+
+def test_pypi_names_come_from_the_dist_info_each_record_owns(tmp_path, isolated_conda):
+    chan = ChannelBuilder(tmp_path / "c")
+    from support.condafactory import python_interpreter_pkg, Pkg
+
+    chan.add(Pkg(name="zlib", version="1.3"), Pkg(name="openssl", version="3.0"),
+             python_interpreter_pkg("3.11.8"),
+             python_pkg("pytorch", "2.2.1", pypi_name="torch"),
+             python_pkg("pyyaml", "6.0.1", pypi_name="PyYAML"))
+    prefix = make_prefix(tmp_path / "env", [chan], ["pytorch", "pyyaml"])
+    env = read_prefix(prefix)
+    assert dict(env.pypi_names) == {"pytorch": ("torch",), "pyyaml": ("pyyaml",)}
+
+
+def test_history_replay_like_conda(tmp_path, isolated_conda, default_channel, default_prefix):
+    prefix = copy_prefix(default_prefix, tmp_path / "env")
+    write_history(prefix, [
+        {"cmd": "conda install -c conda-forge six", "update_specs": ["conda-forge::six"]},
+        {"cmd": "conda install numpy=1.26", "update_specs": ["numpy=1.26"]},
+        {"cmd": "conda remove requests", "remove_specs": ["requests"]},
+        {"cmd": "conda update --all", "neutered_specs": ["python=3.11.8"]},
+    ])
+    # six is in the history but not installed: conda drops such specs, and so does envkit
+    env = read_prefix(prefix)
+    assert [d.spec() for d in env.requested] == ["python=3.11.8", "numpy=1.26", "pip"]
+
+
+def test_parse_history_old_spec_format_and_channels():
+    text = (
+        "==> 2017-01-01 00:00:00 <==\n"
+        "# cmd: /opt/conda/bin/conda create -n x -c bioconda --channel=conda-forge python>=3.5.1,jupyter >=1.0.0,<2.0\n"
+        "+defaults::python-3.5.1-0\n"
+        "# install specs: python>=3.5.1,jupyter >=1.0.0,<2.0,matplotlib >=1.5.1,<2.0\n"
+        "==> 2017-01-02 00:00:00 <==\n"
+        "# cmd: conda remove matplotlib\n"
+        "# remove specs: ['matplotlib']\n"
+    )
+    got = parse_history(text)
+    assert got["requested"] == ["python>=3.5.1", "jupyter >=1.0.0,<2.0"]
+    assert got["channels"] == ["bioconda", "conda-forge"]
+    assert got["commands"] == 2
+    assert got["override_channels"] is False
+
+
+def test_requested_specs_from_records_when_no_history(tmp_path, isolated_conda, default_prefix):
+    prefix = copy_prefix(default_prefix, tmp_path / "env")
+    (prefix / "conda-meta" / "history").unlink()
+    env = read_prefix(prefix)  # rattler wrote requested_specs into the records it installed
+    assert sorted(d.spec() for d in env.requested) == ["numpy", "pip", "python=3.11", "requests"]
+
+
+def test_channel_priority_order_from_condarc_search_path(tmp_path, isolated_conda, default_prefix, monkeypatch):
+    prefix = copy_prefix(default_prefix, tmp_path / "env")
+    (prefix / "conda-meta" / "history").unlink()
+    write_condarc(isolated_conda / ".condarc", channels=["defaults", "bioconda"], channel_priority="flexible")
+    write_condarc(isolated_conda / ".config" / "conda" / "condarc", channels=["defaults", "zeta"])
+    write_condarc(prefix / ".condarc", channels=["pytorch", "defaults"])
+    rc = write_condarc(tmp_path / "extra.condarc", channels=["conda-forge"], channel_priority="strict")
+    monkeypatch.setenv("CONDARC", str(rc))
+    env = read_prefix(prefix)
+    # highest-priority file first: $CONDARC, the env's own .condarc, ~/.condarc, ~/.config/conda/condarc
+    assert [c.name for c in env.channels] == ["conda-forge", "pytorch", "defaults", "bioconda", "zeta"]
+    assert env.channel_priority == "strict"
+    monkeypatch.setenv("CONDA_CHANNEL_PRIORITY", "disabled")
+    assert read_prefix(prefix).channel_priority == "disabled"
+
+
+def test_history_channels_come_first(tmp_path, isolated_conda, default_prefix):
+    prefix = copy_prefix(default_prefix, tmp_path / "env")
+    write_condarc(isolated_conda / ".condarc", channels=["defaults"])
+    env = read_prefix(prefix)
+    assert [c.name for c in env.channels][-1] == "defaults"
+    assert env.channels[0].name.startswith("file://")
+
+
+def test_pip_dists_and_direct_urls(tmp_path, isolated_conda, default_prefix):
+    prefix = copy_prefix(default_prefix, tmp_path / "env")
+    wheels = tmp_path / "wheels"
+    pip_install(prefix, build_wheel(wheels, "tinyreq", "2.0"))
+    archive = pip_install(prefix, build_wheel(wheels, "fromurl", "1.0"), direct=True)
+    vcs = pip_install(prefix, build_wheel(wheels, "fromgit", "0.1"))
+    write_direct_url(vcs, "https://github.com/o/fromgit.git", vcs="git", commit="c" * 40)
+    ed = pip_install(prefix, build_wheel(wheels, "mine", "0.3"))
+    write_direct_url(ed, "file:///home/me/src/mine", editable=True)
+    env = read_prefix(prefix)
+    dists = {d.name: d for d in env.pip_dists}
+    assert sorted(dists) == ["fromgit", "fromurl", "mine", "tinyreq"]
+    assert dists["tinyreq"].installer == "pip" and dists["tinyreq"].url is None
+    assert dists["fromurl"].url == (wheels / "fromurl-1.0-py3-none-any.whl").resolve().as_uri()
+    assert dists["fromurl"].sha256 == json.loads((archive / "direct_url.json").read_text())["archive_info"]["hashes"]["sha256"]
+    assert (dists["fromgit"].vcs, dists["fromgit"].commit) == ("git", "c" * 40)
+    assert dists["mine"].editable is True
+    assert [p.name for p in env.pip_packages()] == ["fromgit", "fromurl", "mine", "tinyreq"]
+
+
+def test_pip_overwriting_a_conda_package_is_a_warning(tmp_path, isolated_conda, default_prefix):
+    prefix = copy_prefix(default_prefix, tmp_path / "env")
+    pip_overwrite(prefix, build_wheel(tmp_path / "w", "numpy", "2.0.0"))
+    env = read_prefix(prefix)
+    assert env.warnings == (
+        "pip package 'numpy' 2.0.0 overwrote conda package 'numpy' 1.26.4: the conda record's files are "
+        "gone (lib/python3.11/site-packages/numpy-1.26.4.dist-info); reinstall one of them so that conda "
+        "and pip agree",)
+    assert [(p.manager, p.version) for p in env.packages if p.name == "numpy"] == [("conda", "1.26.4"), ("pip", "2.0.0")]
+
+
+def test_corrupt_record_is_an_error_with_its_path(tmp_path, isolated_conda, default_prefix):
+    prefix = copy_prefix(default_prefix, tmp_path / "env")
+    bad = next((prefix / "conda-meta").glob("idna-*.json"))
+    bad.write_text('{"name": "idna", "version": ')
+    with pytest.raises(ParseError) as exc:
+        read_prefix(prefix)
+    assert str(bad) in str(exc.value)
+    assert "invalid JSON" in str(exc.value)
+    env = read_prefix(prefix, strict=False)
+    assert "idna" not in {p.name for p in env.packages}
+    assert env.warnings[0].startswith(f"{bad}: skipped unreadable conda package record")
+    # its dist-info now has no record; INSTALLER says conda, so it is not taken for pip's
+    assert env.warnings[1] == ("lib/python3.11/site-packages/idna-3.6.dist-info: installed by conda, but no "
+                               "conda-meta record owns it (the record was deleted or is unreadable); left out")
+
+
+def test_state_variables(tmp_path, isolated_conda, default_prefix):
+    prefix = copy_prefix(default_prefix, tmp_path / "env")
+    write_state(prefix, {"OMP_NUM_THREADS": "4", "A": "b c"})
+    assert read_prefix(prefix).variables == (("OMP_NUM_THREADS", "4"), ("A", "b c"))
+
+
+def test_not_a_prefix(tmp_path, isolated_conda):
+    with pytest.raises(EnvironmentNotFound, match="not a conda environment"):
+        read_prefix(tmp_path)
+    with pytest.raises(EnvironmentNotFound, match="no such environment"):
+        read_prefix(tmp_path / "nope")
+
+
+def test_open_env_usage(isolated_conda, default_prefix, monkeypatch):
+    with pytest.raises(UsageError, match="not both"):
+        open_env(name="x", prefix="/y")
+    with pytest.raises(UsageError, match="none is active"):
+        open_env()
+    monkeypatch.setenv("CONDA_PREFIX", str(default_prefix))
+    assert open_env().prefix == str(default_prefix)
+    with pytest.raises(UsageError, match="unknown backend"):
+        open_env(prefix=default_prefix, backend="pixi")
+
+
+def test_standalone_scan_matches_native(tmp_path, isolated_conda, default_prefix):
+    """prefix_scan.py runs in an isolated interpreter (-I: no site-packages, no envkit) and its
+    JSON maps to exactly the LiveEnv the native reader gives."""
+    prefix = copy_prefix(default_prefix, tmp_path / "env")
+    pip_install(prefix, build_wheel(tmp_path / "w", "tinyreq", "2.0"))
+    script = REPO / "envkit" / "backends" / "prefix_scan.py"
+    out = subprocess.run([sys.executable, "-I", str(script), str(prefix), "--home", str(isolated_conda)],
+                         capture_output=True, text=True, check=True, cwd=tmp_path,
+                         env={"PATH": "/usr/bin:/bin", "HOME": str(isolated_conda)})
+    data = json.loads(out.stdout)
+    assert data["scan_version"] == 1
+    assert live_env_from_scan(data) == read_prefix(prefix)
+    assert scan(prefix)["records"] == data["records"]
+
+
+def test_scan_of_an_unknown_version_is_refused():
+    with pytest.raises(ParseError, match="version 99"):
+        live_env_from_scan({"scan_version": 99, "prefix": "/x"})
+
+
+def test_credentials_in_record_urls_are_redacted(tmp_path, isolated_conda, default_prefix):
+    prefix = copy_prefix(default_prefix, tmp_path / "env")
+    path = next((prefix / "conda-meta").glob("zlib-*.json"))
+    rec = json.loads(path.read_text())
+    rec["channel"] = "https://conda.anaconda.org/t/abc-123/private/linux-64"
+    rec["url"] = "https://conda.anaconda.org/t/abc-123/private/linux-64/zlib-1.3.1-h4ab18f5_1.conda"
+    path.write_text(json.dumps(rec))
+    zlib = next(p for p in read_prefix(prefix).packages if p.name == "zlib")
+    assert zlib.channel == "private"
+    assert zlib.url == "https://conda.anaconda.org/t/<TOKEN>/private/linux-64/zlib-1.3.1-h4ab18f5_1.conda"

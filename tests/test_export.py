@@ -1,0 +1,188 @@
+"""`envkit export` on real prefixes built by tests/support/condafactory."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from envkit.formats.envyml import read_env
+from support.condafactory import (  # noqa: F401
+    ChannelBuilder, build_wheel, copy_prefix, default_channel, default_prefix, isolated_conda, make_prefix,
+    pip_install, pip_overwrite, python_pkg, solve, write_condarc, write_direct_url, write_state,
+)
+
+pytestmark = pytest.mark.slow
+
+
+def export(envkit_cli, *args):
+    r = envkit_cli("export", *args)
+    assert r.exit_code == 0, r.stderr
+    return r
+
+
+def test_export_equals_the_installed_set(envkit_cli, tmp_path, isolated_conda, default_channel, default_prefix):
+    prefix = copy_prefix(default_prefix, tmp_path / "env")
+    pip_install(prefix, build_wheel(tmp_path / "w", "tinyreq", "2.0"))
+    r = export(envkit_cli, "-p", str(prefix))
+    spec = read_env(r.stdout)
+    solved = solve([default_channel], ["python=3.11", "numpy", "requests", "pip"])
+    want = sorted(f"{default_channel.url}::{r.name.normalized}={r.version}={r.build}" for r in solved)
+    assert [d.spec() for d in spec.conda] == want
+    assert [p.text for p in spec.pip] == ["tinyreq==2.0"]
+    assert [c.name for c in spec.channels] == [default_channel.url]
+    assert spec.prefix is None and "prefix:" not in r.stdout
+    assert r.stdout.startswith("# Exported by envkit from a linux-64 environment; "
+                               "regenerate: envkit export -p PREFIX\nname: env\n")
+    assert r.stderr == ""
+    assert export(envkit_cli, "-p", str(prefix)).stdout == r.stdout  # deterministic
+
+
+def test_channels_in_priority_order_each_package_keeps_its_channel(envkit_cli, tmp_path, isolated_conda,
+                                                                  default_channel):
+    extra = ChannelBuilder(tmp_path / "extra", name="extra")
+    extra.add(python_pkg("tqdm", "4.66.2", noarch=True), python_pkg("numpy", "1.26.0", build="py311h0_0"))
+    prefix = make_prefix(tmp_path / "env", [extra, default_channel], ["python=3.11", "numpy", "tqdm"])
+    write_condarc(isolated_conda / ".condarc", channels=["bioconda", "defaults"])
+    spec = read_env(export(envkit_cli, "-p", str(prefix)).stdout)
+    # the -c order of the command that created it, not package-name order; unused channels left out
+    assert [c.name for c in spec.channels] == [extra.url, default_channel.url]
+    by = {d.name: d.spec() for d in spec.conda}
+    # strict priority: numpy comes from the higher-priority channel, even though the other has a newer one
+    assert by["numpy"] == f"{extra.url}::numpy=1.26.0=py311h0_0"
+    assert by["python"] == f"{default_channel.url}::python=3.11.8=hab00c5b_0_cpython"
+    hist = read_env(export(envkit_cli, "-p", str(prefix), "--from-history").stdout)
+    assert [c.name for c in hist.channels] == [extra.url, default_channel.url, "bioconda", "defaults"]
+
+
+def test_from_history_keeps_pip_and_channels(envkit_cli, tmp_path, isolated_conda, default_prefix):
+    prefix = copy_prefix(default_prefix, tmp_path / "env")
+    pip_install(prefix, build_wheel(tmp_path / "w", "tinyreq", "2.0"))
+    write_state(prefix, {"OMP_NUM_THREADS": "4"})
+    r = export(envkit_cli, "-p", str(prefix), "--from-history")
+    body = r.stdout.split("\n", 1)[1]
+    assert body == (
+        "name: env\n"
+        "channels:\n"
+        f"  - {read_env(r.stdout).channels[0].name}\n"
+        "dependencies:\n"
+        "  - python=3.11\n"
+        "  - numpy\n"
+        "  - requests\n"
+        "  - pip\n"
+        "  - pip:\n"
+        "    - tinyreq==2.0\n"
+        "variables:\n"
+        "  OMP_NUM_THREADS: \"4\"\n")
+    assert read_env(r.stdout).channels[0].name.startswith("file:///")
+
+
+def test_no_builds_pins_exactly(envkit_cli, tmp_path, isolated_conda, default_prefix):
+    spec = read_env(export(envkit_cli, "-p", str(default_prefix), "--no-builds").stdout)
+    numpy = spec.conda_by_name()["numpy"]
+    assert (numpy.version, numpy.build) == ("==1.26.4", None)
+    assert numpy.spec().endswith("::numpy==1.26.4")
+
+
+def test_pip_url_vcs_editable_written_as_such_and_redacted(envkit_cli, tmp_path, isolated_conda, default_prefix):
+    prefix = copy_prefix(default_prefix, tmp_path / "env")
+    w = tmp_path / "w"
+    pip_install(prefix, build_wheel(w, "fromurl", "1.0"), direct=True)
+    vcs = pip_install(prefix, build_wheel(w, "fromgit", "0.1"))
+    write_direct_url(vcs, "https://ghp_secret123@github.com/o/fromgit.git", vcs="git", commit="c" * 40)
+    ed = pip_install(prefix, build_wheel(w, "mine", "0.3"))
+    write_direct_url(ed, "file:///home/me/src/mine", editable=True)
+    out = export(envkit_cli, "-p", str(prefix)).stdout
+    assert [p.text for p in read_env(out).pip] == [
+        f"fromgit @ git+https://<TOKEN>@github.com/o/fromgit.git@{'c' * 40}",
+        f"fromurl @ {(w / 'fromurl-1.0-py3-none-any.whl').resolve().as_uri()}",
+        "-e /home/me/src/mine",
+    ]
+    assert "ghp_secret123" not in out
+
+
+def test_channel_token_redacted(envkit_cli, tmp_path, isolated_conda, default_prefix):
+    prefix = copy_prefix(default_prefix, tmp_path / "env")
+    path = next((prefix / "conda-meta").glob("zlib-*.json"))
+    rec = json.loads(path.read_text())
+    rec["channel"] = "https://conda.anaconda.org/t/abc-123/private/linux-64"
+    rec["url"] = "https://conda.anaconda.org/t/abc-123/private/linux-64/zlib-1.3.1-h4ab18f5_1.conda"
+    path.write_text(json.dumps(rec))
+    for fmt in ("yaml", "json", "explicit"):
+        out = export(envkit_cli, "-p", str(prefix), "--format", fmt).stdout
+        assert "abc-123" not in out
+    assert "  - private::zlib=1.3.1=h4ab18f5_1\n" in export(envkit_cli, "-p", str(prefix)).stdout
+
+
+def test_pip_overwrite_is_a_warning_not_a_crash(envkit_cli, tmp_path, isolated_conda, default_prefix):
+    prefix = copy_prefix(default_prefix, tmp_path / "env")
+    pip_overwrite(prefix, build_wheel(tmp_path / "w", "numpy", "2.0.0"))
+    r = export(envkit_cli, "-p", str(prefix))
+    assert r.stderr.splitlines() == [
+        "warning: pip package 'numpy' 2.0.0 overwrote conda package 'numpy' 1.26.4: the conda record's files "
+        "are gone (lib/python3.11/site-packages/numpy-1.26.4.dist-info); reinstall one of them so that conda "
+        "and pip agree",
+        "warning: 'numpy' is installed by both conda ('numpy') and pip; pip's copy shadows conda's and the "
+        "solver cannot see it",
+    ]
+    assert [p.text for p in read_env(r.stdout).pip] == ["numpy==2.0.0"]
+
+
+def test_corrupt_record_reported_with_its_path(envkit_cli, tmp_path, isolated_conda, default_prefix):
+    prefix = copy_prefix(default_prefix, tmp_path / "env")
+    bad = next((prefix / "conda-meta").glob("requests-*.json"))
+    bad.write_text("{not json")
+    r = envkit_cli("export", "-p", str(prefix))
+    assert r.exit_code == 2
+    assert r.stdout == ""
+    assert r.stderr.startswith(f"error: {bad}: corrupt conda package record: invalid JSON: ")
+    assert "hint: reinstall that package" in r.stderr
+
+
+def test_output_file_and_formats(envkit_cli, tmp_path, isolated_conda, default_channel, default_prefix):
+    out = tmp_path / "environment.yml"
+    r = export(envkit_cli, "-p", str(default_prefix), "-o", str(out))
+    assert r.stdout == "" and read_env(out.read_text()).conda_by_name()["zlib"].build == "h4ab18f5_1"
+    explicit = export(envkit_cli, "-p", str(default_prefix), "--format", "explicit").stdout.splitlines()
+    assert explicit[1:3] == ["# platform: linux-64", "@EXPLICIT"]
+    assert f"{default_channel.url}/linux-64/numpy-1.26.4-py311h64a7726_0.tar.bz2#" in explicit[5]
+    assert len([ln for ln in explicit if ln.startswith("file://")]) == 9
+    doc = json.loads(export(envkit_cli, "-p", str(default_prefix), "--format", "json").stdout)
+    assert doc["envkit_export"] == 1 and doc["platform"] == "linux-64"
+    assert doc["requested"] == ["python=3.11", "numpy", "requests", "pip"]
+    assert [p["name"] for p in doc["packages"]] == ["ca-certificates", "idna", "numpy", "openssl", "pip",
+                                                    "python", "requests", "urllib3", "zlib"]
+    numpy = doc["packages"][2]
+    assert (numpy["build"], numpy["requested"], numpy["depends"]) == (
+        "py311h64a7726_0", True, ["python >=3.11,<3.12.0a0", "zlib"])
+
+
+def test_conda_lock_format_is_readable_by_conda_lock(envkit_cli, tmp_path, isolated_conda, default_prefix):
+    from conda_lock.lockfile import parse_conda_lock_file
+
+    prefix = copy_prefix(default_prefix, tmp_path / "env")
+    pip_install(prefix, build_wheel(tmp_path / "w", "tinyreq", "2.0"))
+    pip_install(prefix, build_wheel(tmp_path / "w", "fromurl", "1.0"), direct=True)
+    out = tmp_path / "conda-lock.yml"
+    r = export(envkit_cli, "-p", str(prefix), "--format", "conda-lock", "-o", str(out))
+    assert r.stderr.startswith("warning: 1 pip package(s) left out of the conda-lock output: "
+                               "pip recorded no URL for them (tinyreq==2.0)")
+    lock = parse_conda_lock_file(out)
+    assert sorted(p.name for p in lock.package) == ["ca-certificates", "fromurl", "idna", "numpy", "openssl",
+                                                     "pip", "python", "requests", "urllib3", "zlib"]
+
+
+def test_usage_errors(envkit_cli, default_prefix, isolated_conda):
+    r = envkit_cli("export", "-p", str(default_prefix), "--from-history", "--format", "explicit")
+    assert r.exit_code == 2 and "cannot be written as explicit" in r.stderr
+    r = envkit_cli("export", "-n", "a", "-p", str(default_prefix))
+    assert r.exit_code == 2 and r.stderr == "error: give either -n NAME or -p PREFIX, not both\n"
+
+
+def test_named_env(envkit_cli, tmp_path, isolated_conda, default_prefix):
+    from support.condafactory import named_env
+
+    named_env(isolated_conda / ".conda" / "envs", "ml", default_prefix)
+    out = export(envkit_cli, "-n", "ml").stdout
+    assert out.startswith("# Exported by envkit from a linux-64 environment; regenerate: envkit export -n ml\n"
+                          "name: ml\n")
