@@ -172,17 +172,21 @@ def python_of(prefix: str, platform: str) -> str:
 def pip_requirement_lines(packages: Sequence[LockedPackage]) -> tuple[list[str], bool]:
     """Requirement lines for the locked pip packages, and whether every one has a hash.
 
-    A package with a URL is installed from exactly that URL (`name @ URL`), otherwise by pin
-    (`name==version`, from the index pip is configured with); `--hash=sha256:...` is added to each
+    A package with a URL is installed from exactly that URL (`name @ URL`), otherwise (no URL, or
+    envkit.lock's INDEX_URL placeholder) by pin (`name==version`, from the index pip is configured
+    with); `--hash=sha256:...` is added to each
     line when every package has a sha256 (pip's hash-checking mode is all or nothing).
     """
+    from envkit.lock import is_index_placeholder
+
     all_hashed = bool(packages) and all(p.sha256 for p in packages)
     lines = []
     for p in packages:
-        if p.editable and p.url:
-            lines.append(f"-e {p.url}")
+        url = None if is_index_placeholder(p) else p.url
+        if p.editable and url:
+            lines.append(f"-e {url}")
             continue
-        line = f"{p.name} @ {p.url}" if p.url else f"{p.name}=={p.version}"
+        line = f"{p.name} @ {url}" if url else f"{p.name}=={p.version}"
         if all_hashed:
             line += f" --hash=sha256:{p.sha256}"
         lines.append(line)

@@ -228,19 +228,41 @@ def _package_channels(packages: Iterable[LockedPackage]) -> list[Channel]:
     return [parse_channel(n) for n in names]
 
 
+#: conda-lock.yml requires a URL for every package, but pip records none for a distribution it
+#: installed from an index (no direct_url.json).  Such a package is written with this PyPI
+#: project-release URL: a real page naming the exact release, not an artifact.  `envkit create`
+#: installs it by pin (`name==version`) from the configured index, as conda-lock's `render -k env`
+#: does for every pip package.
+INDEX_URL = "https://pypi.org/project/{name}/{version}/"
+
+
+def index_placeholder_url(name: str, version: str) -> str:
+    """The URL a pip package installed from an index is locked with (see INDEX_URL)."""
+    return INDEX_URL.format(name=_pep503(name), version=version)
+
+
+def is_index_placeholder(pkg: LockedPackage) -> bool:
+    """True when `pkg` is a pip package locked without a recorded artifact URL (see INDEX_URL)."""
+    return pkg.manager == "pip" and pkg.url == index_placeholder_url(pkg.name, pkg.version)
+
+
 def lock_live(env: LiveEnv) -> Lock:
     """Lock the live environment `env` exactly, for its own platform.
 
-    The lock's content hash is the hash of `live_env_spec(env)`, so `envkit lock --check -f
+    Pip packages keep the URL and sha256 their installation recorded (direct_url.json); one
+    installed from an index, which records neither, gets the INDEX_URL placeholder.  The lock's
+    content hash is the hash of `live_env_spec(env)`, so `envkit lock --check -f
     environment.lock.yml --lock conda-lock.yml` passes on the pair `envkit lock -p` writes.
     """
+    from dataclasses import replace
+
     platform = env.platform
     pkgs = []
     for p in env.packages:
         if p.platform != platform:
-            from dataclasses import replace
-
             p = replace(p, platform=platform)
+        if p.manager == "pip" and not p.url:
+            p = replace(p, url=index_placeholder_url(p.name, p.version))
         pkgs.append(p)
     spec = live_env_spec(env)
     return Lock(kind="conda-lock", platforms=(platform,), packages=sort_packages(pkgs),

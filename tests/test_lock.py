@@ -1,0 +1,287 @@
+"""envkit.lock without solving: content hash, virtual packages, wheel tags, lock checks, CLI usage."""
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+
+import pytest
+
+from envkit.errors import UsageError
+from envkit.formats.envyml import read_env
+from envkit.lock import (
+    LockProblem,
+    VirtualPackage,
+    check_lock,
+    conda_lock_argv,
+    parse_virtual_package,
+    spec_content_hash,
+    split_depend,
+    target_markers,
+    virtual_package_spec_yaml,
+    virtual_packages_for,
+    wheel_platform_tags,
+)
+from envkit.model import Lock, LockedPackage
+
+SPEC = """\
+name: demo
+channels:
+  - conda-forge
+  - nodefaults
+dependencies:
+  - python=3.11
+  - numpy >=1.26
+  - pip
+  - pip:
+    - --index-url https://pypi.org/simple
+    - requests>=2
+    - tinyreq==2.0
+"""
+
+# Same meaning: other name, comments, quoting, spacing, dependency order, variables.
+SPEC_REFORMATTED = """\
+# a comment
+name: other   # the name is not part of the hash
+channels: [conda-forge, nodefaults]
+variables:
+  FOO: bar
+dependencies:
+  - pip
+  - "numpy>=1.26"
+  - python =3.11
+  - pip:
+    - --index-url https://pypi.org/simple
+    - tinyreq==2.0
+    - requests>=2
+"""
+
+
+def spec_of(text: str, name: str = "environment.yml"):
+    return read_env(text, filename=name)
+
+
+def test_content_hash_is_a_fixed_function_of_the_spec():
+    # Pinned: changing the definition makes every existing lock stale, so it must not happen by
+    # accident.  _golden() spells the documented definition out independently.
+    h = spec_content_hash(spec_of(SPEC), "linux-64")
+    assert h == "717c1e80cbee996e5299b4e2d00251248ceab34425b9821df93f1ee6ccc3016f"
+    assert h == _golden()
+
+
+def _golden() -> str:
+    import hashlib
+    import json
+
+    doc = {"version": "envkit-content-hash/1", "platform": "linux-64", "channels": ["conda-forge", "nodefaults"],
+           "conda": sorted(["python=3.11", "numpy>=1.26", "pip"]),
+           "pip": {"options": ["--index-url https://pypi.org/simple"],
+                   "requirements": ["requests>=2", "tinyreq==2.0"]}}
+    return hashlib.sha256(json.dumps(doc, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def test_content_hash_ignores_comments_formatting_name_variables_and_order():
+    assert spec_content_hash(spec_of(SPEC), "linux-64") == spec_content_hash(spec_of(SPEC_REFORMATTED), "linux-64")
+
+
+@pytest.mark.parametrize("change", [
+    ("numpy >=1.26", "numpy >=1.27"),           # a constraint
+    ("  - conda-forge\n  - nodefaults\n", "  - nodefaults\n  - conda-forge\n"),  # channel priority
+    ("tinyreq==2.0", "tinyreq==2.1"),            # a pip pin
+    ("  - pip\n  - pip:", "  - pip\n  - zlib\n  - pip:"),  # a new dependency
+])
+def test_content_hash_changes_with_what_the_solve_depends_on(change):
+    old, new = change
+    assert old in SPEC
+    assert spec_content_hash(spec_of(SPEC), "linux-64") != spec_content_hash(spec_of(SPEC.replace(old, new)), "linux-64")
+
+
+def test_content_hash_is_per_platform():
+    spec = spec_of(SPEC)
+    assert spec_content_hash(spec, "linux-64") != spec_content_hash(spec, "osx-arm64")
+
+
+def test_parse_virtual_package_forms():
+    assert parse_virtual_package("linux-64:__cuda=12.4") == VirtualPackage(name="__cuda", version="12.4",
+                                                                          platform="linux-64")
+    assert parse_virtual_package("__glibc=2.17") == VirtualPackage(name="__glibc", version="2.17")
+    assert parse_virtual_package("osx-arm64:__archspec=1=m1") == VirtualPackage(
+        name="__archspec", version="1", build="m1", platform="osx-arm64")
+
+
+@pytest.mark.parametrize("bad", ["cuda=12", "__cuda", "mars-64:__cuda=12", "__cuda=", "__cuda=1..2=x"])
+def test_parse_virtual_package_rejects(bad):
+    with pytest.raises(UsageError):
+        parse_virtual_package(bad)
+
+
+def test_virtual_packages_defaults_and_overrides():
+    base = {v.name: v.version for v in virtual_packages_for("linux-64")}
+    assert base == {"__archspec": "1", "__glibc": "2.28", "__linux": "5.10", "__unix": "0"}
+    assert "__cuda" not in base  # CUDA only when asked for
+    over = [parse_virtual_package("__glibc=2.17"), parse_virtual_package("linux-64:__cuda=12.4"),
+            parse_virtual_package("osx-arm64:__cuda=11.8")]
+    got = {v.name: v.version for v in virtual_packages_for("linux-64", over)}
+    assert got["__glibc"] == "2.17" and got["__cuda"] == "12.4"
+    osx = {v.name: v.version for v in virtual_packages_for("osx-arm64", over)}
+    assert osx == {"__archspec": "1", "__cuda": "11.8", "__glibc": "2.17", "__osx": "11.0", "__unix": "0"}
+    # a platform-specific setting beats an all-platform one, whatever the order
+    both = [parse_virtual_package("linux-64:__glibc=2.31"), parse_virtual_package("__glibc=2.17")]
+    assert {v.name: v.version for v in virtual_packages_for("linux-64", both)}["__glibc"] == "2.31"
+
+
+def test_wheel_tags_follow_glibc_and_osx():
+    tags = wheel_platform_tags("linux-64", virtual_packages_for("linux-64", [parse_virtual_package("__glibc=2.17")]))
+    assert tags[:3] == ["manylinux_2_17_x86_64", "manylinux2014_x86_64", "manylinux_2_16_x86_64"]
+    assert "manylinux_2_28_x86_64" not in tags and "manylinux1_x86_64" in tags and tags[-1] == "linux_x86_64"
+    osx = wheel_platform_tags("osx-arm64", virtual_packages_for("osx-arm64"))
+    assert osx == ["macosx_11_0_arm64", "macosx_11_0_universal2"]
+    assert wheel_platform_tags("win-64") == ["win_amd64"]
+    assert "manylinux_2_28_aarch64" in wheel_platform_tags("linux-aarch64", virtual_packages_for("linux-aarch64"))
+
+
+def test_target_markers():
+    m = target_markers("osx-arm64", "3.12.1")
+    assert (m["sys_platform"], m["platform_machine"], m["python_version"], m["python_full_version"]) == \
+        ("darwin", "arm64", "3.12", "3.12.1")
+    w = target_markers("win-64", "3.11")
+    assert (w["sys_platform"], w["os_name"], w["platform_machine"], w["python_full_version"]) == \
+        ("win32", "nt", "AMD64", "3.11.0")
+
+
+def test_split_depend():
+    assert split_depend("python >=3.11,<3.12.0a0") == ("python", ">=3.11,<3.12.0a0")
+    assert split_depend("zlib") == ("zlib", "")
+    assert split_depend("libblas 3.9.0 *_openblas") == ("libblas", "3.9.0 *_openblas")
+
+
+# --------------------------------------------------------------------------------------------
+# check_lock
+
+
+def _lock_for(spec, platform="linux-64", **versions) -> Lock:
+    pkgs = []
+    table = {"python": ("3.11.8", "h0_cpython"), "numpy": ("1.26.4", "py311h0_0"), "pip": ("24.0", "pyhd8ed1ab_0")}
+    table.update({k: (v, "h0_0") for k, v in versions.items()})
+    for name, (ver, build) in table.items():
+        pkgs.append(LockedPackage(manager="conda", name=name, version=ver, build=build, build_number=0,
+                                  channel="conda-forge", platform=platform))
+    pkgs.append(LockedPackage(manager="pip", name="requests", version="2.31.0", platform=platform))
+    pkgs.append(LockedPackage(manager="pip", name="tinyreq", version="2.0", platform=platform))
+    return Lock(kind="conda-lock", platforms=(platform,), packages=tuple(pkgs),
+                content_hash=((platform, spec_content_hash(spec, platform)),))
+
+
+def test_check_lock_fits():
+    spec = spec_of(SPEC)
+    assert check_lock(spec, _lock_for(spec)) == []
+
+
+def test_check_lock_stale_hash():
+    spec = spec_of(SPEC)
+    lock = _lock_for(spec)
+    newer = spec_of(SPEC.replace("numpy >=1.26", "numpy >=1.20"))  # still satisfied, but changed
+    problems = check_lock(newer, lock)
+    assert [p.kind for p in problems] == ["stale"]
+    assert problems[0].platform == "linux-64" and "spec changed" in problems[0].message
+
+
+def test_check_lock_unsatisfied_and_missing_entries():
+    spec = spec_of(SPEC)
+    lock = _lock_for(spec, numpy="1.25.2")
+    problems = check_lock(spec, lock)
+    assert [(p.kind, p.name, p.line) for p in problems] == [("unsatisfied", "numpy", 7)]
+    assert "numpy>=1.26: locked conda-forge::numpy=1.25.2=h0_0 does not match" in problems[0].message
+    no_pip = replace(lock, packages=tuple(p for p in lock.packages if p.name not in ("pip", "tinyreq")),
+                     content_hash=lock.content_hash)
+    kinds = [(p.kind, p.name) for p in check_lock(spec, no_pip)]
+    assert kinds == [("unsatisfied", "numpy"), ("missing", "pip"), ("missing", "tinyreq")]
+
+
+def test_check_lock_pip_version_and_marker():
+    text = SPEC.replace("    - tinyreq==2.0\n", "    - tinyreq>=3\n    - macdep; sys_platform == 'darwin'\n")
+    spec = spec_of(text)
+    problems = check_lock(spec, _lock_for(spec))
+    # macdep's marker does not apply on linux-64: not required there
+    assert [(p.kind, p.name) for p in problems] == [("unsatisfied", "tinyreq")]
+    assert str(problems[0]) == "linux-64: pip tinyreq>=3: locked tinyreq==2.0 does not match"
+
+
+def test_check_lock_build_and_channel_semantics():
+    text = SPEC.replace("numpy >=1.26", "conda-forge::numpy=1.26.4=py311*")
+    spec = spec_of(text)
+    assert check_lock(spec, _lock_for(spec)) == []
+    other = spec_of(SPEC.replace("numpy >=1.26", "pytorch::numpy"))
+    assert [(p.kind, p.name) for p in check_lock(other, _lock_for(other))] == [("unsatisfied", "numpy")]
+
+
+def test_check_lock_missing_platform_and_hash():
+    spec = spec_of(SPEC + "platforms:\n  - linux-64\n  - osx-arm64\n")
+    lock = replace(_lock_for(spec), content_hash=())
+    problems = check_lock(spec, lock)
+    assert [(p.kind, p.platform) for p in problems] == [("missing-platform", "osx-arm64"), ("stale", "linux-64")]
+    assert isinstance(problems[0], LockProblem)
+
+
+# --------------------------------------------------------------------------------------------
+# conda-lock as solver: the command and its virtual-package file
+
+
+def test_conda_lock_virtual_package_file_and_argv(tmp_path):
+    yml = virtual_package_spec_yaml(["linux-64", "osx-arm64"], [parse_virtual_package("linux-64:__cuda=12.4")])
+    assert yml.splitlines()[:9] == [
+        "subdirs:", "  linux-64:", "    packages:", "      __archspec: 1 x86_64", "      __cuda: \"12.4\"",
+        "      __glibc: \"2.28\"", "      __linux: \"5.10\"", "      __unix: \"0\"", "  osx-arm64:"]
+    argv = conda_lock_argv("/x/environment.yml", ["linux-64", "osx-arm64"], "/t/out.yml", "/opt/conda/bin/conda",
+                           "/t/vp.yml")
+    assert argv[1:] == ["-m", "conda_lock", "lock", "--file", "/x/environment.yml", "--lockfile", "/t/out.yml",
+                        "--conda", "/opt/conda/bin/conda", "--virtual-package-spec", "/t/vp.yml", "--kind", "lock",
+                        "--platform", "linux-64", "--platform", "osx-arm64"]
+
+
+def test_solver_conda_lock_without_conda_is_a_clear_error(envkit_cli, tmp_path):
+    (tmp_path / "environment.yml").write_text(SPEC)
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    env = {"PATH": str(empty), "CONDA_EXE": "", "MAMBA_EXE": ""}
+    r = envkit_cli("lock", "-f", str(tmp_path / "environment.yml"), "--platform", "linux-64",
+                   "--solver", "conda-lock", "-o", str(tmp_path / "out.yml"), env=env)
+    assert r.exit_code == 2
+    assert "error: --solver conda-lock needs a conda executable, and none was found" in r.stderr
+    assert "hint: install micromamba or conda, or use the default solver (--solver rattler)" in r.stderr
+    assert not (tmp_path / "out.yml").exists()
+
+
+# --------------------------------------------------------------------------------------------
+# CLI usage errors
+
+
+@pytest.mark.parametrize("args, message", [
+    ((), "give exactly one of -n NAME, -p PREFIX or -f FILE"),
+    (("-n", "a", "-f", "x.yml"), "give exactly one of -n NAME, -p PREFIX or -f FILE"),
+    (("--check", "--lock", "conda-lock.yml"), "--check needs the environment file (-f)"),
+    (("-n", "a", "--platform", "linux-64"), "--platform is for solving -f"),
+    (("-f", "x.yml", "--no-env-lock"), "--env-lock/--no-env-lock are for -n/-p"),
+    (("-f", "x.yml", "--lock", "y.yml"), "--lock is only for --check"),
+])
+def test_lock_usage_errors(envkit_cli, args, message):
+    r = envkit_cli("lock", *args)
+    assert r.exit_code == 2
+    assert message in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_lock_bad_virtual_package_and_platform(envkit_cli, tmp_path):
+    spec = tmp_path / "environment.yml"
+    spec.write_text(SPEC)
+    r = envkit_cli("lock", "-f", str(spec), "--platform", "linux-64", "--virtual-package", "cuda=12",
+                   "-o", str(tmp_path / "o.yml"))
+    assert r.exit_code == 2 and "expected [PLATFORM:]__name=version[=build]" in r.stderr
+    r = envkit_cli("lock", "-f", str(spec), "--platform", "linux-65", "-o", str(tmp_path / "o.yml"))
+    assert r.exit_code == 2 and "error: unknown platform 'linux-65'" in r.stderr
+
+
+def test_lock_check_reports_lock_file_that_is_a_spec(envkit_cli, tmp_path):
+    spec = tmp_path / "environment.yml"
+    spec.write_text(SPEC)
+    r = envkit_cli("lock", "--check", "-f", str(spec), "--lock", str(spec))
+    assert r.exit_code == 2 and "not a lock file" in r.stderr
