@@ -1,0 +1,123 @@
+"""The conda-forge template, solved by py-rattler against a local channel named like conda-forge.
+
+The channel mimics conda-forge's pytorch feedstock: CUDA builds `cuda126_mkl_py312_h…_301` that depend
+on `__cuda` and `cuda-version >=12.6,<13`, CPU builds `cpu_mkl_py312_h…_101` (lower build number, so
+a solver prefers CUDA where it can), and a `cuda-version` metapackage constraining `__cuda`.
+"""
+from __future__ import annotations
+
+import pytest
+
+from envkit.templates import PytorchOptions, load_matrix, plan_pytorch, render
+from support.condafactory import ChannelBuilder, Pkg, python_interpreter_pkg, python_pkg, solve
+
+M = load_matrix()
+
+
+@pytest.fixture(scope="module")
+def forge(tmp_path_factory) -> ChannelBuilder:
+    chan = ChannelBuilder(tmp_path_factory.mktemp("cf") / "conda-forge", name="conda-forge")
+    py = ["python >=3.12,<3.13.0a0"]
+    chan.add(
+        Pkg(name="zlib", version="1.3.1", build="hb9d3cd8_2", build_number=2),
+        Pkg(name="openssl", version="3.4.0", build="h7b32b05_1", build_number=1),
+        python_interpreter_pkg("3.12.8", build="h9e4cc4f_1_cpython"),
+        python_interpreter_pkg("3.13.1", build="ha99a958_102_cp313"),
+        # cuda-version pins the CUDA major.minor and constrains the driver (__cuda), as on conda-forge
+        Pkg(name="cuda-version", version="12.6", build="h7480c83_3", build_number=3, noarch="generic",
+            constrains=["__cuda >=12", "cudatoolkit 12.6|12.6.*"]),
+        Pkg(name="cuda-version", version="12.8", build="h5d125a7_3", build_number=3, noarch="generic",
+            constrains=["__cuda >=12", "cudatoolkit 12.8|12.8.*"]),
+        Pkg(name="libcublas", version="12.6.4.1", build="h5888daf_1", build_number=1,
+            depends=["cuda-version >=12.6,<12.7.0a0"]),
+        python_pkg("pytorch", "2.7.1", build="cuda126_mkl_py312_h30b5a27_301", build_number=301, py="3.12",
+                   pypi_name="torch",
+                   depends=py + ["__cuda", "cuda-version >=12.6,<13", "libcublas >=12.6.4.1,<13.0a0"]),
+        python_pkg("pytorch", "2.7.1", build="cpu_mkl_py312_h6a7998d_101", build_number=101, py="3.12",
+                   pypi_name="torch", depends=py),
+        python_pkg("pytorch", "2.7.1", build="cpu_mkl_py313_h58dab0e_101", build_number=101, py="3.13",
+                   pypi_name="torch", depends=["python >=3.13,<3.14.0a0"]),
+        python_pkg("torchvision", "0.22.0", build="cuda126_py312_h0_1", build_number=1, py="3.12",
+                   depends=py + ["pytorch 2.7.* cuda*", "__cuda"]),
+        python_pkg("torchvision", "0.22.0", build="cpu_py312_h0_1", build_number=1, py="3.12",
+                   depends=py + ["pytorch 2.7.* cpu*"]),
+        python_pkg("torchaudio", "2.7.1", build="py312_h0_0", py="3.12", depends=py + ["pytorch 2.7.*"]),
+    )
+    return chan.index()
+
+
+def specs_of(text: str) -> list[str]:
+    from envkit.formats import read_text
+
+    return [d.raw for d in read_text(text, filename="environment.yml").conda]
+
+
+def lenient(specs: list[str]) -> list:
+    """Specs as conda reads them.  py-rattler's solve parses strings strictly, and strict mode
+    refuses `name=ver=glob*` (conda, mamba and rattler's lenient mode read it as version + build)."""
+    from rattler import MatchSpec
+
+    return [MatchSpec(s, strict=False) for s in specs]
+
+
+def by_name(records) -> dict[str, object]:
+    return {r.name.normalized: r for r in records}
+
+
+def template(**kw) -> str:
+    return render(plan_pytorch(M, PytorchOptions(torch="2.7", python="3.12", **kw)))
+
+
+def test_cuda_template_selects_the_cuda_build_when_cuda_is_present(forge):
+    specs = specs_of(template(cuda="12.6"))
+    assert specs == ["python=3.12", "pytorch=2.7.*=cuda*", "cuda-version=12.6", "torchvision=0.22",
+                     "torchaudio=2.7"]
+    got = by_name(solve([forge], lenient(specs), virtual={"__cuda": "12.8"}))
+    assert str(got["pytorch"].build) == "cuda126_mkl_py312_h30b5a27_301"
+    assert str(got["cuda-version"].version) == "12.6"
+    assert str(got["torchvision"].build) == "cuda126_py312_h0_1"
+    assert str(got["python"].version) == "3.12.8"
+
+
+def test_cuda_template_fails_clearly_without_a_driver(forge):
+    for with_ in (None, ("none",)):
+        specs = specs_of(template(cuda="12.6", with_=with_))
+        with pytest.raises(Exception) as e:
+            solve([forge], lenient(specs), virtual={})
+        assert type(e.value).__name__ == "SolverError"
+        assert "__cuda *, for which no candidates were found" in str(e.value)
+    # and the template's own header says what to do about it
+    assert "create it with CONDA_OVERRIDE_CUDA=12.6" in template(cuda="12.6").replace("\n# ", " ")
+
+
+def test_cuda_template_with_an_old_driver_fails_on_cuda_version(forge):
+    with pytest.raises(Exception) as e:
+        solve([forge], lenient(specs_of(template(cuda="12.6"))), virtual={"__cuda": "11.8"})
+    assert "cuda-version 12.6 would constrain" in str(e.value)
+    assert "__cuda >=12, which conflicts" in str(e.value)
+
+
+def test_cpu_template_gets_the_cpu_build_with_or_without_a_gpu(forge):
+    specs = specs_of(template(cpu=True))
+    assert specs[1] == "pytorch=2.7.*=cpu*"
+    for virtual in ({}, {"__cuda": "12.8"}):
+        got = by_name(solve([forge], lenient(specs), virtual=virtual))
+        assert str(got["pytorch"].build) == "cpu_mkl_py312_h6a7998d_101"
+        assert str(got["torchvision"].build) == "cpu_py312_h0_1"
+        assert "cuda-version" not in got
+
+
+def test_bare_pytorch_prefers_cuda_which_is_why_templates_say_the_build(forge):
+    # Without a build selector the solver takes the higher build number (CUDA) when __cuda exists:
+    # a CPU template must say `=cpu*`.
+    got = by_name(solve([forge], ["python=3.12", "pytorch=2.7"], virtual={"__cuda": "12.8"}))
+    assert str(got["pytorch"].build).startswith("cuda126_")
+
+
+def test_single_equals_with_a_build_would_pin_x_y_0(forge):
+    # `pytorch=2.7=cuda*` means version ==2.7 (2.7.0) to conda; the channel only has 2.7.1, so the
+    # template writes `pytorch=2.7.*=cuda*`.
+    with pytest.raises(Exception):
+        solve([forge], lenient(["python=3.12", "pytorch=2.7=cuda*"]), virtual={"__cuda": "12.8"})
+    got = by_name(solve([forge], lenient(["python=3.12", "pytorch=2.7.*=cuda*"]), virtual={"__cuda": "12.8"}))
+    assert str(got["pytorch"].version) == "2.7.1"
