@@ -625,13 +625,15 @@ if pytest is not None:
 
 
 def large_prefix(path: str | os.PathLike[str], n: int = 500, *, py: str = "3.11",
-                 channel: str = "https://conda.anaconda.org/conda-forge", pip: int = 0) -> Path:
+                 channel: str = "https://conda.anaconda.org/conda-forge", pip: int = 0,
+                 files_per_pkg: int = 40) -> Path:
     """Write a synthetic `n`-package prefix at `path` (conda-meta records like conda writes them,
     their files, a history, dist-info for the python packages) and return it.
 
     Written directly rather than installed, so that generating 500 packages takes well under a
     second; every record is a complete PrefixRecord that py-rattler reads.  `pip` adds that many
-    pip-installed dist-info directories.
+    pip-installed dist-info directories.  Each record also lists `files_per_pkg` more files (with
+    their paths_data), as real records do, without writing them: readers pay the real parsing cost.
     """
     prefix = Path(path)
     meta = prefix / "conda-meta"
@@ -655,6 +657,9 @@ def large_prefix(path: str | os.PathLike[str], n: int = 500, *, py: str = "3.11"
             p = prefix / rel
             p.parent.mkdir(parents=True, exist_ok=True)
             p.write_text(content)
+        listed = dict(files)
+        for k in range(files_per_pkg):
+            listed[f"share/{name}/data/file{k:03d}.dat"] = f"{name}{k}"
         depends = [f"pkg{j:04d} >={1 + j % 7}" for j in (i - 1, i - 3) if j > 0]
         if is_py:
             depends.append(f"python >={py},<{py.split('.')[0]}.{int(py.split('.')[1]) + 1}.0a0")
@@ -665,10 +670,10 @@ def large_prefix(path: str | os.PathLike[str], n: int = 500, *, py: str = "3.11"
             "md5": hashlib.md5(fn.encode()).hexdigest(), "sha256": hashlib.sha256(fn.encode()).hexdigest(),
             "depends": depends, "constrains": [], "license": "MIT", "size": 1000 + i,
             "timestamp": TIMESTAMP, "arch": "x86_64", "platform": "linux",
-            "files": sorted(files),
+            "files": sorted(listed),
             "paths_data": {"paths": [{"_path": p, "path_type": "hardlink",
                                       "sha256": hashlib.sha256(c.encode()).hexdigest(),
-                                      "size_in_bytes": len(c.encode())} for p, c in sorted(files.items())],
+                                      "size_in_bytes": len(c.encode())} for p, c in sorted(listed.items())],
                            "paths_version": 1},
             "link": {"source": f"/opt/conda/pkgs/{fn[:-6]}", "type": 1},
             "requested_spec": name if i % 25 == 0 else "",
