@@ -1,0 +1,84 @@
+"""`envkit diff SOURCE_A SOURCE_B`: why does the server behave differently from my laptop?"""
+from __future__ import annotations
+
+import click
+
+from envkit.formats import FORMATS
+
+OUTPUT_FORMATS = ("text", "json", "markdown")
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("source_a", metavar="SOURCE_A")
+@click.argument("source_b", metavar="SOURCE_B")
+@click.option("--platform", metavar="P",
+              help="Platform of a multi-platform lock (default: the other side's, else this machine's).")
+@click.option("--format", "fmt", type=click.Choice(OUTPUT_FORMATS), default="text", show_default=True,
+              help="Output format.")
+@click.option("--all", "show_all", is_flag=True, help="Also list unchanged packages (and channels, options).")
+@click.option("--env", "environment", metavar="NAME", help="The environment of a pixi.lock (default: default).")
+@click.option("--input-format", type=click.Choice(FORMATS),
+              help="Read file sources as this format (default: detected from the content).")
+@click.option("--color", type=click.Choice(("auto", "always", "never")), default="auto", show_default=True,
+              help="Colour the text output: auto = on a terminal, unless NO_COLOR is set.")
+@click.option("-o", "--output", metavar="FILE", help="Write the report to FILE instead of stdout.")
+def diff(source_a: str, source_b: str, platform: str | None, fmt: str, show_all: bool,
+         environment: str | None, input_format: str | None, color: str, output: str | None) -> int:
+    """Explain how two environments differ, most important first.
+
+    A SOURCE is an environment file in any format envkit reads (environment.yml, a `conda env
+    export`, an explicit file, conda-lock.yml, pixi.lock, requirements.txt, `conda list --json`
+    output), a prefix directory (holding conda-meta/), env:NAME for a named environment, or the same
+    on another machine: ssh://[user@]host[:port]/PATH or ssh://[user@]host/env:NAME (runs the system
+    ssh; ENVKIT_SSH sets its command and options, ENVKIT_REMOTE_PYTHON the remote interpreter).
+
+    Exit codes: 0 the same, 1 different, 2 error.
+    """
+    import os
+    import sys
+
+    from envkit.cli import emit, warn
+    from envkit.commands._common import warn_duplicates
+    from envkit.diff import diff as diff_core
+    from envkit.model import LiveEnv
+    from envkit.sources import resolve
+
+    a = resolve(source_a, format=input_format, environment=environment)
+    b = resolve(source_b, format=input_format, environment=environment)
+    warn_duplicates([a.model, b.model], label=True)
+    for src in (a, b):
+        if isinstance(src.model, LiveEnv):
+            for w in src.model.warnings:
+                warn(f"{src.label}: {w}")
+    result = diff_core(a.model, b.model, platform=platform, label_a=a.label, label_b=b.label)
+    if fmt == "json":
+        from envkit.render.diff_json import render_json
+
+        text = render_json(result, show_all=show_all)
+    elif fmt == "markdown":
+        from envkit.render.diff_markdown import render_markdown
+
+        text = render_markdown(result, show_all=show_all)
+    else:
+        from envkit.render.diff_text import render_text
+
+        if color == "auto":
+            use_color = (output is None and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+                         and os.environ.get("TERM") != "dumb")
+        else:
+            use_color = color == "always"
+        width = _width()
+        text = render_text(result, color=use_color, show_all=show_all, width=width)
+    emit(text, output)
+    return 0 if result.same else 1
+
+
+def _width() -> int:
+    import os
+    import shutil
+
+    try:
+        cols = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        cols = 0
+    return max(60, cols or shutil.get_terminal_size((100, 24)).columns)

@@ -1,0 +1,1246 @@
+"""Why do two environments differ?  `diff(a, b) -> EnvDiff`, a pure function over envkit's models.
+
+Each side is any model envkit reads: an `EnvSpec` (a hand-written spec, a requirements file, or a
+`conda env export`), a `Lock` (conda-lock, pixi, explicit, `conda list`), or a `LiveEnv` (a prefix).
+
+* Two concrete sides (locks, exports with versions, live environments) are compared package by
+  package: added, removed, upgraded, downgraded (conda's version order from py-rattler; PEP 440 for
+  pip packages), rebuilt (same version, only hash/build number), build variant changed (the decoded
+  build string says something different: CPU vs CUDA, MKL vs OpenBLAS, another Python ABI), channel
+  changed, manager changed (conda <-> pip, PyPI names mapped to conda names), and duplicates (one
+  project installed by both conda and pip on one side only).
+* A spec against a concrete side gives, per spec entry, satisfied / not satisfied / missing (conda's
+  match semantics, PEP 440 for pip), plus the concrete packages the spec does not mention.
+* Two specs are compared entry by entry.
+
+Each change gets an impact (high / medium / low) and a one-line reason, and a group: "matter" (the
+"likely to matter" section: Python, PyTorch, CUDA, cuDNN, NCCL, BLAS, compiler runtimes, numpy,
+duplicates, conda<->pip moves), "platform" (expected differences between two platforms: packages only
+one OS has, and the same version built per platform), or "other".  Channels (list, order, priority),
+pip index options and environment variables are compared too.  Nothing here prints or reads files.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Iterable, Sequence
+
+from envkit.conda.buildstr import decode
+from envkit.errors import UsageError
+from envkit.model import CondaDep, EnvSpec, LiveEnv, Lock, LockedPackage, PipDep
+
+#: Change kinds, in the order a summary lists them.
+KINDS = ("added", "removed", "upgraded", "downgraded", "changed", "variant", "rebuilt", "channel",
+         "manager", "duplicate")
+#: Human names of the kinds.
+KIND_TITLES = {
+    "added": "added", "removed": "removed", "upgraded": "upgraded", "downgraded": "downgraded",
+    "changed": "changed", "variant": "build variant changed", "rebuilt": "rebuilt",
+    "channel": "channel changed", "manager": "manager changed", "duplicate": "duplicate",
+}
+IMPACTS = ("high", "medium", "low")
+GROUPS = ("matter", "platform", "other")
+SPEC_STATUSES = ("not-satisfied", "missing", "satisfied", "skipped")
+
+# ---------------------------------------------------------------------------------------------
+# Records
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PackageState:
+    """One side of a change: a package as installed/locked, or a spec entry (version = the spec)."""
+
+    name: str
+    manager: str
+    version: str
+    build: str | None = None
+    channel: str | None = None
+    labels: tuple[str, ...] = ()  # decoded build string: ('CUDA 12.1', 'cuDNN 8.9.2', 'py3.11')
+
+    def as_dict(self) -> dict:
+        return {"name": self.name, "version": self.version, "build": self.build,
+                "channel": self.channel, "manager": self.manager, "labels": list(self.labels)}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Change:
+    """One package that differs.  `a`/`b` is None on the side that lacks it."""
+
+    name: str
+    kind: str  # one of KINDS
+    a: PackageState | None
+    b: PackageState | None
+    tags: tuple[str, ...] = ()  # aspects (version, build, variant, channel, manager, duplicate,
+    #                             platform) and category (python, torch, cuda, cudnn, nccl, blas,
+    #                             compiler-runtime, numpy)
+    impact: str = "low"
+    reason: str = ""
+    group: str = "other"
+    category: str | None = None
+
+    def as_dict(self) -> dict:
+        return {"name": self.name, "kind": self.kind,
+                "a": self.a.as_dict() if self.a else None,
+                "b": self.b.as_dict() if self.b else None,
+                "tags": list(self.tags), "impact": self.impact, "reason": self.reason,
+                "group": self.group}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SpecCheck:
+    """One spec entry checked against the concrete side."""
+
+    spec: str  # the entry's canonical text
+    name: str
+    manager: str  # of the spec entry: conda or pip
+    status: str  # satisfied | not-satisfied | missing | skipped
+    found: PackageState | None = None
+    note: str = ""
+    line: int | None = None
+
+    def as_dict(self) -> dict:
+        return {"spec": self.spec, "name": self.name, "manager": self.manager,
+                "status": self.status, "found": self.found.as_dict() if self.found else None,
+                "note": self.note, "line": self.line}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ChannelDiff:
+    """Channel lists (priority order, as each side records them) and channel priority."""
+
+    a: tuple[str, ...] | None  # None: that side records no channels
+    b: tuple[str, ...] | None
+    added: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+    order_changed: bool = False
+    priority_a: str | None = None
+    priority_b: str | None = None
+    note: str = ""
+
+    @property
+    def changed(self) -> bool:
+        prio = (self.priority_a is not None and self.priority_b is not None
+                and self.priority_a != self.priority_b)
+        return bool(self.added or self.removed or self.order_changed or prio)
+
+    def as_dict(self) -> dict:
+        return {"a": list(self.a) if self.a is not None else None,
+                "b": list(self.b) if self.b is not None else None,
+                "added": list(self.added), "removed": list(self.removed),
+                "order_changed": self.order_changed,
+                "priority": {"a": self.priority_a, "b": self.priority_b},
+                "changed": self.changed, "note": self.note}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ListDiff:
+    """Two ordered lists of strings (pip index options, environment variables as KEY=VALUE)."""
+
+    a: tuple[str, ...] | None  # None: unknown on that side
+    b: tuple[str, ...] | None
+
+    @property
+    def changed(self) -> bool:
+        return self.a is not None and self.b is not None and self.a != self.b
+
+    def as_dict(self) -> dict:
+        return {"a": list(self.a) if self.a is not None else None,
+                "b": list(self.b) if self.b is not None else None, "changed": self.changed}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SideInfo:
+    """What one side is: where it came from, its kind and platform."""
+
+    source: str
+    kind: str  # spec | requirements | export | conda-lock | pixi | explicit | conda-list | live ...
+    concrete: bool
+    platform: str | None = None
+    platforms: tuple[str, ...] = ()  # all platforms the source has (a multi-platform lock)
+    name: str | None = None
+    packages: int = 0  # conda + pip packages (concrete) or entries (spec)
+    platform_guessed: bool = False  # a `conda env export` does not say; guessed from its packages
+
+    def as_dict(self) -> dict:
+        return {"source": self.source, "kind": self.kind, "concrete": self.concrete,
+                "platform": self.platform, "platform_guessed": self.platform_guessed,
+                "platforms": list(self.platforms), "name": self.name, "packages": self.packages}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DuplicateInfo:
+    conda: str
+    pip: str
+    project: str
+
+    def as_dict(self) -> dict:
+        return {"conda": self.conda, "pip": self.pip, "project": self.project}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EnvDiff:
+    """The result of `diff`.  `changes` are ranked: group (matter, platform, other), impact, then
+    category and name.  `same` says whether the two sides are equivalent (exit code 0)."""
+
+    a: SideInfo
+    b: SideInfo
+    changes: tuple[Change, ...] = ()
+    unchanged: tuple[PackageState, ...] = ()
+    channels: ChannelDiff = field(default_factory=lambda: ChannelDiff(a=None, b=None))
+    pip_options: ListDiff = field(default_factory=lambda: ListDiff(a=None, b=None))
+    variables: ListDiff = field(default_factory=lambda: ListDiff(a=None, b=None))
+    duplicates_a: tuple[DuplicateInfo, ...] = ()
+    duplicates_b: tuple[DuplicateInfo, ...] = ()
+    spec_side: str | None = None  # "a" or "b" when one side is a spec and the other concrete
+    spec_checks: tuple[SpecCheck, ...] = ()
+    unmentioned: tuple[PackageState, ...] = ()
+    highlights: tuple[tuple[str, str | None, str | None], ...] = ()  # (label, a, b)
+    cross_platform: bool = False
+
+    @property
+    def same(self) -> bool:
+        if self.changes or self.channels.changed or self.pip_options.changed or self.variables.changed:
+            return False
+        return not any(c.status in ("not-satisfied", "missing") for c in self.spec_checks)
+
+    def by_group(self, group: str) -> list[Change]:
+        return [c for c in self.changes if c.group == group]
+
+    def summary(self) -> dict:
+        """Counts: per kind, per group, per impact, spec statuses, and the total."""
+        kinds = {k: 0 for k in KINDS}
+        groups = {g: 0 for g in GROUPS}
+        impacts = {i: 0 for i in IMPACTS}
+        for c in self.changes:
+            kinds[c.kind] += 1
+            groups[c.group] += 1
+            impacts[c.impact] += 1
+        spec = {s: 0 for s in SPEC_STATUSES}
+        for s in self.spec_checks:
+            spec[s.status] += 1
+        return {"same": self.same, "changes": len(self.changes), "kinds": kinds, "groups": groups,
+                "impacts": impacts, "spec": spec, "unchanged": len(self.unchanged),
+                "unmentioned": len(self.unmentioned), "channels_changed": self.channels.changed,
+                "pip_options_changed": self.pip_options.changed,
+                "variables_changed": self.variables.changed}
+
+
+# ---------------------------------------------------------------------------------------------
+# Package categories: what is likely to matter, and why
+
+
+_PYTHON = frozenset({"python"})
+_TORCH = frozenset({"pytorch", "torch", "torchvision", "torchaudio", "libtorch", "pytorch-cuda",
+                    "pytorch-cpu", "pytorch-gpu", "cpuonly", "pytorch-mutex", "_pytorch_select"})
+_CUDA_CORE = frozenset({"cudatoolkit", "cuda-toolkit", "cuda-version", "cuda-runtime",
+                        "cuda-cudart", "nvidia-cuda-runtime-cu11", "nvidia-cuda-runtime-cu12",
+                        "nvidia-cuda-runtime", "cuda"})
+_CUDA_LIBS = frozenset({"libcublas", "libcufft", "libcurand", "libcusolver", "libcusparse",
+                        "libnvjitlink", "libnpp", "libnvjpeg", "libcufile", "libcusparselt",
+                        "libnvfatbin", "libnvjitlink-dev", "cupti", "magma"})
+_CUDNN = frozenset({"cudnn"})
+_NCCL = frozenset({"nccl"})
+_BLAS = frozenset({"mkl", "mkl-service", "mkl_fft", "mkl_random", "mkl-include", "mkl-devel",
+                   "blas", "libblas", "libcblas", "liblapack", "liblapacke", "blas-devel",
+                   "openblas", "libopenblas", "blis", "libflame", "mkl-fft", "mkl-random"})
+_RUNTIME = frozenset({"libstdcxx-ng", "libstdcxx", "libgcc-ng", "libgcc", "libgomp", "libcxx",
+                      "libcxxabi", "llvm-openmp", "_openmp_mutex", "intel-openmp", "libgfortran",
+                      "libgfortran-ng", "libgfortran5", "vc", "vs2015_runtime", "vc14_runtime",
+                      "ucrt"})
+_NUMPY = frozenset({"numpy"})
+
+#: The order of the "likely to matter" section.
+CATEGORY_ORDER = ("python", "torch", "cuda", "cudnn", "nccl", "blas", "compiler-runtime", "numpy")
+_CAT_RANK = {c: i for i, c in enumerate(CATEGORY_ORDER)}
+
+#: Packages that exist on one platform family only: with two different platforms, their presence on
+#: one side only is expected and grouped as a platform difference rather than mixed into the noise.
+PLATFORM_ONLY = frozenset({
+    # linux
+    "_libgcc_mutex", "_openmp_mutex", "libgcc-ng", "libgcc", "libgomp", "libstdcxx-ng", "libstdcxx",
+    "libgfortran-ng", "libgfortran", "ld_impl_linux-64", "ld_impl_linux-aarch64",
+    "ld_impl_linux-ppc64le", "sysroot_linux-64", "sysroot_linux-aarch64", "kernel-headers_linux-64",
+    "kernel-headers_linux-aarch64", "libnsl", "libuuid", "libxcrypt", "libsanitizer", "libcap",
+    "libudev1", "libsystemd0", "libdrm", "libglvnd", "libegl", "libgl", "libopengl", "libglx",
+    "libpciaccess", "libnuma", "attr", "keyutils", "libselinux", "pthread-stubs", "alsa-lib",
+    "pulseaudio-client", "libxcb", "libxkbcommon", "libxshmfence", "libnl", "rdma-core",
+    "libgcc-devel_linux-64", "libstdcxx-devel_linux-64", "triton", "libasprintf", "libcap-ng",
+    "libevent", "dbus", "libglib", "nspr", "nss", "libsqlite", "gcc_impl_linux-64",
+    # macOS
+    "libcxx", "libcxxabi", "llvm-openmp", "tapi", "cctools", "cctools_osx-64", "cctools_osx-arm64",
+    "ld64", "ld64_osx-64", "ld64_osx-arm64", "libcxx-devel", "appnope", "libgfortran5",
+    "pyobjc-core", "pyobjc-framework-cocoa", "libllvm14", "libllvm15", "libllvm16", "libllvm17",
+    # Windows
+    "vc", "vs2015_runtime", "vc14_runtime", "ucrt", "intel-openmp", "wincertstore", "pywin32",
+    "pywin32-ctypes", "pywinpty", "win_inet_pton", "winpty", "libwinpthread", "menuinst",
+    "m2w64-gcc-libs", "m2w64-gcc-libs-core", "m2w64-gmp", "m2w64-libwinpthread-git",
+    "msys2-conda-epoch", "pyreadline", "pyreadline3", "colorama_win",
+})
+_PLATFORM_ONLY_RE = re.compile(r"^(?:xorg-|xcb-util|m2w64-|msys2-|pyobjc-|api-ms-win-|libgcc-devel_|"
+                               r"libstdcxx-devel_|gcc_impl_|gxx_impl_|gfortran_impl_|sysroot_|"
+                               r"kernel-headers_|ld_impl_|clang_osx|clangxx_osx)|_(?:linux|osx|win)-")
+
+
+def category_of(name: str) -> str | None:
+    """The "likely to matter" category of a package name (conda or pip), or None."""
+    n = name.lower()
+    if n in _PYTHON:
+        return "python"
+    if n in _TORCH:
+        return "torch"
+    if n in _CUDNN or n.startswith("nvidia-cudnn-"):
+        return "cudnn"
+    if n in _NCCL or n.startswith("nvidia-nccl-"):
+        return "nccl"
+    if n in _CUDA_CORE or n in _CUDA_LIBS or n.startswith("cuda-") or n.startswith("nvidia-"):
+        return "cuda"
+    if n in _BLAS:
+        return "blas"
+    if n in _RUNTIME:
+        return "compiler-runtime"
+    if n in _NUMPY:
+        return "numpy"
+    return None
+
+
+def is_platform_only(name: str) -> bool:
+    """Whether `name` is a package that exists on one platform family only (see PLATFORM_ONLY)."""
+    n = name.lower()
+    return n in PLATFORM_ONLY or _PLATFORM_ONLY_RE.search(n) is not None
+
+
+def platforms_differ(a: str | None, b: str | None) -> bool:
+    """Whether two platforms (or OS families, "osx") are known to differ."""
+    if not a or not b:
+        return False
+    if platform_family(a) != platform_family(b):
+        return True
+    return "-" in a and "-" in b and a != b
+
+
+def platform_family(platform: str | None) -> str | None:
+    """'linux', 'osx', 'win', ... (the part before the dash), or None."""
+    if not platform:
+        return None
+    return platform.split("-", 1)[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# Versions
+
+
+@lru_cache(maxsize=65536)
+def _conda_version(text: str):
+    from rattler import Version
+
+    try:
+        return Version(text)
+    except Exception:  # rattler raises its own error type for an invalid version
+        return None
+
+
+@lru_cache(maxsize=65536)
+def _pep440(text: str):
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return Version(text)
+    except InvalidVersion:
+        return None
+
+
+def compare_versions(a: str, b: str, manager: str = "conda") -> int | None:
+    """-1, 0 or 1 comparing version `a` with `b` (conda order via py-rattler for conda packages, PEP
+    440 for pip packages, each falling back to the other); None when neither can order them."""
+    if a == b:
+        return 0
+    order = (_pep440, _conda_version) if manager == "pip" else (_conda_version, _pep440)
+    for parse in order:
+        va, vb = parse(a), parse(b)
+        if va is not None and vb is not None:
+            return (va > vb) - (va < vb)
+    return None
+
+
+def _split_local(version: str) -> tuple[str, str]:
+    public, _, local = version.partition("+")
+    return public, local
+
+
+def _major_minor(version: str) -> str:
+    parts = re.split(r"[.+_-]", version)
+    return ".".join(parts[:2])
+
+
+def _major(version: str) -> str:
+    return re.split(r"[.+_-]", version)[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# Sides
+
+
+@dataclass(slots=True)
+class _Side:
+    info: SideInfo
+    packages: tuple[LockedPackage, ...] = ()
+    spec: EnvSpec | None = None
+    channels: tuple[str, ...] | None = None
+    priority: str | None = None
+    pip_options: tuple[str, ...] | None = None
+    variables: tuple[str, ...] | None = None
+    owned: dict | None = None  # live env: conda name -> PyPI names it owns
+    python_version: str | None = None
+
+
+def model_platforms(model: EnvSpec | Lock | LiveEnv) -> tuple[str, ...]:
+    """The platforms a model is for: a lock's platforms, a live env's platform, () for a spec."""
+    if isinstance(model, LiveEnv):
+        return (model.platform,) if model.platform else ()
+    if isinstance(model, Lock):
+        if model.platforms:
+            return tuple(model.platforms)
+        return tuple(dict.fromkeys(p.platform for p in model.packages if p.platform))
+    return ()
+
+
+def pick_platforms(a: EnvSpec | Lock | LiveEnv, b: EnvSpec | Lock | LiveEnv, *,
+                   platform: str | None = None, host_platform: str | None = None,
+                   labels: tuple[str, str] = ("A", "B")) -> tuple[str | None, str | None]:
+    """The platform to compare on each side.
+
+    A multi-platform lock uses `platform` when given (UsageError when it lacks it); otherwise the
+    other side's platform when the other side has exactly one, else the host's; a single-platform
+    source uses its own.  Raises UsageError when a multi-platform lock has none of those.
+    """
+    pa, pb = model_platforms(a), model_platforms(b)
+    host = host_platform or current_platform()
+
+    def choose(model, mine: tuple[str, ...], other: tuple[str, ...], label: str) -> str | None:
+        if platform is not None and isinstance(model, Lock) and mine:
+            if platform not in mine:
+                raise UsageError(f"{label} has no platform {platform}; it has {', '.join(mine)}",
+                                 hint="pick one of those with --platform")
+            return platform
+        if len(mine) <= 1:
+            return mine[0] if mine else None
+        if len(other) == 1 and other[0] in mine:
+            return other[0]
+        if host in mine:
+            return host
+        theirs = f" or the other side's ({other[0]})" if len(other) == 1 else ""
+        raise UsageError(
+            f"{label} is locked for several platforms ({', '.join(mine)}) and none is this "
+            f"machine's ({host}){theirs}",
+            hint=f"say which with --platform, e.g. --platform {mine[0]}")
+
+    return choose(a, pa, pb, labels[0]), choose(b, pb, pa, labels[1])
+
+
+def current_platform() -> str:
+    """The conda platform of this machine (linux-64, osx-arm64, ...), from py-rattler."""
+    from rattler import Platform
+
+    return str(Platform.current())
+
+
+def _is_concrete_spec(spec: EnvSpec) -> bool:
+    """An EnvSpec that lists what was installed (`conda env export`, with or without builds)."""
+    return spec.kind == "export" and bool(spec.conda)
+
+
+_ARCH_IN_BUILD = re.compile(r"(?:^|_)(linux64|linuxaarch64|linuxppc64le|osx64|osxarm64|win64)(?:_|$)")
+_ARCH_NAMES = {"linux64": "linux-64", "linuxaarch64": "linux-aarch64", "linuxppc64le": "linux-ppc64le",
+               "osx64": "osx-64", "osxarm64": "osx-arm64", "win64": "win-64"}
+_LINUX_MARKERS = frozenset({"_libgcc_mutex", "libgcc-ng", "libstdcxx-ng", "libgcc", "libstdcxx",
+                            "libgomp", "_openmp_mutex", "libuuid", "libnsl", "libxcrypt"})
+_OSX_MARKERS = frozenset({"libcxx", "libcxxabi", "appnope", "tapi", "cctools", "ld64"})
+_WIN_MARKERS = frozenset({"vc", "vs2015_runtime", "vc14_runtime", "ucrt", "wincertstore", "pywin32",
+                          "m2w64-gcc-libs", "winpty", "pywinpty"})
+
+
+def guess_platform(names_builds: Iterable[tuple[str, str | None]], prefix: str | None = None) -> str | None:
+    """The platform a `conda env export` was made on, from what it contains (a `conda env export`
+    does not record it): `ld_impl_linux-64` or a `20_linux64_openblas` BLAS build name the platform;
+    `libgcc-ng`, `libcxx`, `vc` (and the `prefix:` path) name only the OS family, which is returned
+    alone ("osx").  None when nothing tells."""
+    family = None
+    for name, build in names_builds:
+        n = name.lower()
+        m = re.search(r"_(linux-64|linux-aarch64|linux-ppc64le|osx-64|osx-arm64|win-64)$", n)
+        if m:
+            return m.group(1)
+        if build:
+            m = _ARCH_IN_BUILD.search(build.lower())
+            if m:
+                return _ARCH_NAMES[m.group(1)]
+        if family is None:
+            if n in _LINUX_MARKERS:
+                family = "linux"
+            elif n in _OSX_MARKERS:
+                family = "osx"
+            elif n in _WIN_MARKERS or n.startswith("m2w64-"):
+                family = "win"
+    if family is None and prefix:
+        if prefix.startswith("/Users/"):
+            family = "osx"
+        elif re.match(r"^[A-Za-z]:[\\/]", prefix):
+            family = "win"
+        elif prefix.startswith("/home/"):
+            family = "linux"
+    return family
+
+
+def export_as_lock(spec: EnvSpec, platform: str | None = None) -> Lock:
+    """A `conda env export` EnvSpec as a Lock, through the format reader's `export_to_lock`."""
+    from envkit.formats.envyml import export_to_lock
+
+    return export_to_lock(spec, platform=platform)
+
+
+def _side(model: EnvSpec | Lock | LiveEnv, platform: str | None, label: str) -> _Side:
+    guessed = False
+    if isinstance(model, EnvSpec) and _is_concrete_spec(model):
+        if platform is None:
+            platform = guess_platform(((d.name, d.build) for d in model.conda), model.prefix)
+            guessed = platform is not None
+        model = export_as_lock(model, platform)
+    if isinstance(model, LiveEnv):
+        pkgs = tuple(model.packages)
+        info = SideInfo(source=label, kind="live", concrete=True, platform=model.platform,
+                        platforms=model_platforms(model), name=model.name, packages=len(pkgs))
+        return _Side(info=info, packages=pkgs, channels=_chan_names(model.channels) or None,
+                     priority=model.channel_priority, pip_options=None,
+                     variables=tuple(f"{k}={v}" for k, v in model.variables),
+                     owned={k: tuple(v) for k, v in model.pypi_names} or None,
+                     python_version=model.python_version)
+    if isinstance(model, Lock):
+        plats = model_platforms(model)
+        if platform is not None and plats:
+            pkgs = tuple(p for p in model.packages if p.platform == platform or p.platform is None)
+        else:
+            pkgs = tuple(model.packages)
+        info = SideInfo(source=label, kind=model.kind, concrete=True, platform=platform,
+                        platforms=plats, name=model.environment, packages=len(pkgs),
+                        platform_guessed=guessed)
+        pip_opts = tuple(model.pip_options) if model.pip_options or model.kind != "explicit" else None
+        return _Side(info=info, packages=pkgs, channels=_chan_names(model.channels) or None,
+                     pip_options=pip_opts)
+    spec = model
+    info = SideInfo(source=label, kind=spec.kind, concrete=False, platform=None,
+                    platforms=tuple(spec.platforms), name=spec.name,
+                    packages=len(spec.conda) + sum(1 for p in spec.pip if p.kind != "option"))
+    return _Side(info=info, spec=spec, channels=_chan_names(spec.channels) or None,
+                 pip_options=tuple(p.text for p in spec.pip if p.kind == "option"),
+                 variables=tuple(f"{k}={v}" for k, v in spec.variables))
+
+
+def _chan_names(channels) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(str(c) for c in channels))
+
+
+@lru_cache(maxsize=4096)
+def _canon_channel(text: str) -> str:
+    from envkit.conda.channels import parse_channel
+
+    return parse_channel(text).name
+
+
+def _key(p: LockedPackage) -> tuple[str, str]:
+    if p.manager == "pip":
+        return ("pip", _pep503(p.name))
+    return ("conda", p.name.lower())
+
+
+@lru_cache(maxsize=65536)
+def _pep503(name: str) -> str:
+    from envkit.conda.names import pep503
+
+    return pep503(name)
+
+
+# ---------------------------------------------------------------------------------------------
+# The diff
+
+
+def diff(a: EnvSpec | Lock | LiveEnv, b: EnvSpec | Lock | LiveEnv, *, platform: str | None = None,
+         host_platform: str | None = None, label_a: str = "A", label_b: str = "B",
+         platform_a: str | None = None, platform_b: str | None = None) -> EnvDiff:
+    """Compare two environments and return an EnvDiff (see the module docstring).
+
+    `platform` picks the platform of multi-platform locks (see `pick_platforms`); `platform_a` /
+    `platform_b` force one side's platform (a `conda env export` does not say which it is; the
+    caller may know).  Raises UsageError when a multi-platform lock's platform cannot be chosen.
+    """
+    pa, pb = pick_platforms(a, b, platform=platform, host_platform=host_platform,
+                            labels=(label_a, label_b))
+    sa = _side(a, platform_a or pa, label_a)
+    sb = _side(b, platform_b or pb, label_b)
+    cross = platforms_differ(sa.info.platform, sb.info.platform)
+    changes: list[Change] = []
+    unchanged: list[PackageState] = []
+    spec_side = None
+    checks: tuple[SpecCheck, ...] = ()
+    unmentioned: tuple[PackageState, ...] = ()
+    dups_a = _duplicates(sa)
+    dups_b = _duplicates(sb)
+    if sa.info.concrete and sb.info.concrete:
+        changes, unchanged = _diff_concrete(sa, sb, dups_a, dups_b, cross)
+    elif sa.info.concrete != sb.info.concrete:
+        spec_side = "b" if sa.info.concrete else "a"
+        spec, conc = (sb, sa) if sa.info.concrete else (sa, sb)
+        checks, unmentioned = _check_spec(spec.spec, conc)
+    else:
+        changes, unchanged = _diff_specs(sa.spec, sb.spec)
+    ranked = tuple(sorted(changes, key=_rank_key))
+    return EnvDiff(
+        a=sa.info, b=sb.info, changes=ranked,
+        unchanged=tuple(sorted(unchanged, key=lambda s: (s.name.lower(), s.manager))),
+        channels=_diff_channels(sa, sb), pip_options=ListDiff(a=sa.pip_options, b=sb.pip_options),
+        variables=ListDiff(a=sa.variables, b=sb.variables),
+        duplicates_a=dups_a, duplicates_b=dups_b, spec_side=spec_side, spec_checks=checks,
+        unmentioned=unmentioned, highlights=_highlights(sa, sb), cross_platform=cross)
+
+
+#: Within a category, the package that defines it comes first (pytorch before pytorch-cuda).
+_PRIMARY = ("python", "pytorch", "torch", "cuda-version", "cudatoolkit", "cudnn", "nccl", "libblas",
+            "blas", "numpy")
+#: Changes of one package on both sides first, then packages only on one side.
+_KIND_RANK = {k: i for i, k in enumerate(("manager", "variant", "upgraded", "downgraded", "changed",
+                                          "channel", "rebuilt", "removed", "added", "duplicate"))}
+
+
+def _rank_key(c: Change):
+    n = c.name.lower()
+    return (GROUPS.index(c.group), IMPACTS.index(c.impact),
+            _CAT_RANK.get(c.category, len(CATEGORY_ORDER) + (c.kind != "duplicate")),
+            _PRIMARY.index(n) if n in _PRIMARY else len(_PRIMARY),
+            _KIND_RANK[c.kind], n, c.name)
+
+
+def _duplicates(side: _Side) -> tuple[DuplicateInfo, ...]:
+    from envkit.conda.names import find_duplicates
+
+    if side.spec is not None:
+        conda = [d.name for d in side.spec.conda]
+        pip = [p.name for p in side.spec.pip if p.name]
+    else:
+        conda = [p.name for p in side.packages if p.manager == "conda"]
+        pip = [p.name for p in side.packages if p.manager == "pip"]
+    if not conda or not pip:
+        return ()
+    return tuple(DuplicateInfo(conda=d.conda_name, pip=d.pip_name, project=d.project)
+                 for d in find_duplicates(conda, pip, owned=side.owned))
+
+
+def _state(p: LockedPackage, *, labels: bool = True) -> PackageState:
+    lab: tuple[str, ...] = ()
+    if labels:
+        lab = tuple(decode(p.build, p.version, p.name).labels())
+    return PackageState(name=p.name, manager=p.manager, version=p.version, build=p.build,
+                        channel=p.channel, labels=lab)
+
+
+def _index(pkgs: Iterable[LockedPackage]) -> dict[tuple[str, str], LockedPackage]:
+    out: dict[tuple[str, str], LockedPackage] = {}
+    for p in pkgs:
+        out.setdefault(_key(p), p)
+    return out
+
+
+def _diff_concrete(sa: _Side, sb: _Side, dups_a, dups_b, cross: bool):
+    from envkit.conda.names import conda_names_for_pypi, pypi_names_for_conda
+
+    ia, ib = _index(sa.packages), _index(sb.packages)
+    ctx = _Context(sa, sb, cross)
+    changes: list[Change] = []
+    unchanged: list[PackageState] = []
+    a_only: dict[tuple[str, str], LockedPackage] = {}
+    for k, pa in ia.items():
+        pb = ib.get(k)
+        if pb is None:
+            a_only[k] = pa
+            continue
+        ch = _compare(pa, pb, ctx)
+        if ch is None:
+            unchanged.append(_state(pa, labels=False))
+        else:
+            changes.append(ch)
+    b_only = {k: p for k, p in ib.items() if k not in ia}
+    # conda <-> pip moves: a conda package on one side, the PyPI project it installs on the other
+    for k, pa in list(a_only.items()):
+        if pa.manager == "conda":
+            owned = (sa.owned or {}).get(pa.name)
+            cands = [("pip", n) for n in (owned or pypi_names_for_conda(pa.name))]
+        else:
+            cands = [("conda", n) for n in conda_names_for_pypi(pa.name)]
+        for ck in cands:
+            pb = b_only.get(ck)
+            if pb is not None:
+                del a_only[k]
+                del b_only[ck]
+                changes.append(_compare(pa, pb, ctx) or _unreachable(pa))
+                break
+    dup_names_a = _dup_keys(dups_a)
+    dup_names_b = _dup_keys(dups_b)
+    for k, p in a_only.items():
+        changes.append(_one_sided(p, "a", ctx, k in dup_names_a))
+    for k, p in b_only.items():
+        changes.append(_one_sided(p, "b", ctx, k in dup_names_b))
+    return changes, unchanged
+
+
+def _unreachable(p: LockedPackage) -> Change:  # pragma: no cover - a manager move always differs
+    raise AssertionError(f"manager move of {p.name} compared equal")
+
+
+def _dup_keys(dups: Sequence[DuplicateInfo]) -> set[tuple[str, str]]:
+    out: set[tuple[str, str]] = set()
+    for d in dups:
+        out.add(("conda", d.conda.lower()))
+        out.add(("pip", _pep503(d.pip)))
+    return out
+
+
+class _Context:
+    """Side-level facts the per-package rules need (BLAS implementation, platforms)."""
+
+    __slots__ = ("sa", "sb", "cross", "blas_a", "blas_b")
+
+    def __init__(self, sa: _Side, sb: _Side, cross: bool) -> None:
+        self.sa, self.sb, self.cross = sa, sb, cross
+        self.blas_a = blas_of(sa.packages)
+        self.blas_b = blas_of(sb.packages)
+
+
+def _compare(pa: LockedPackage, pb: LockedPackage, ctx: _Context) -> Change | None:
+    same_channel = (pa.channel is None or pb.channel is None or pa.channel == pb.channel
+                    or _canon_channel(pa.channel) == _canon_channel(pb.channel))
+    if (pa.manager == pb.manager and pa.version == pb.version and pa.build == pb.build
+            and same_channel):
+        return None
+    tags: list[str] = []
+    kind = None
+    if pa.manager != pb.manager:
+        tags.append("manager")
+        kind = "manager"
+    va, vb = pa.version, pb.version
+    if pa.manager == "pip" or pb.manager == "pip":
+        # a local version (+cu121, +cpu) is a build variant, not a newer release
+        (va, la), (vb, lb) = _split_local(va), _split_local(vb)
+    else:
+        la = lb = ""
+    cmp = compare_versions(va, vb, "pip" if pa.manager == "pip" and pb.manager == "pip" else "conda")
+    if cmp != 0:
+        tags.append("version")
+        kind = kind or ("upgraded" if cmp == -1 else "downgraded" if cmp == 1 else "changed")
+    ia = decode(pa.build, pa.version, pa.name)
+    ib = decode(pb.build, pb.version, pb.name)
+    builds_differ = (pa.build is not None and pb.build is not None and pa.build != pb.build) or la != lb
+    if builds_differ or (ia.variant != ib.variant and pa.build and pb.build):
+        if ia.variant != ib.variant:
+            tags.append("variant")
+            kind = kind or "variant"
+        elif builds_differ:
+            tags.append("build")
+            kind = kind or "rebuilt"
+    if not same_channel:
+        tags.append("channel")
+        kind = kind or "channel"
+    if kind is None:
+        return None  # equal versions written differently (1.0 vs 1.0.0), no build information
+    name = pb.name if pb.manager == "conda" and pa.manager == "pip" else pa.name
+    return _classify(name, kind, _state(pa), _state(pb), tags, ia, ib, ctx)
+
+
+def _one_sided(p: LockedPackage, side: str, ctx: _Context, duplicate: bool) -> Change:
+    st = _state(p)
+    tags: list[str] = []
+    if duplicate:
+        kind = "duplicate"
+        tags.append("duplicate")
+    else:
+        kind = "removed" if side == "a" else "added"
+    a, b = (st, None) if side == "a" else (None, st)
+    info = decode(p.build, p.version, p.name)
+    return _classify(p.name, kind, a, b, tags, info if side == "a" else None,
+                     info if side == "b" else None, ctx)
+
+
+def _classify(name: str, kind: str, a: PackageState | None, b: PackageState | None,
+              tags: list[str], ia, ib, ctx: _Context) -> Change:
+    cat = category_of(name)
+    if cat is None:
+        other = b if a is not None and b is not None and b.name != name else None
+        if other is not None:
+            cat = category_of(other.name)
+    if cat:
+        tags.append(cat)
+    side_label = "B" if a is None else "A"
+    impact, reason = _impact(name, kind, a, b, ia, ib, cat, ctx, side_label)
+    group = "matter" if impact in ("high", "medium") else "other"
+    if ctx.cross:
+        one_sided = a is None or b is None
+        if (one_sided and kind != "duplicate" and is_platform_only(name)) or kind == "rebuilt":
+            group = "platform"
+            tags.append("platform")
+            if kind == "rebuilt":
+                impact, reason = "low", "same version, built for each platform"
+            else:
+                fam = (ctx.sa if b is None else ctx.sb).info.platform
+                impact, reason = "low", f"exists on {fam} only"
+    return Change(name=name, kind=kind, a=a, b=b, tags=tuple(dict.fromkeys(tags)), impact=impact,
+                  reason=reason, group=group, category=cat)
+
+
+def _fmt_acc(info) -> str:
+    return info.accelerator or "unspecified"
+
+
+def _impact(name, kind, a, b, ia, ib, cat, ctx: _Context, side_label: str) -> tuple[str, str]:
+    """(impact, one-line reason) of one change."""
+    va = a.version if a else None
+    vb = b.version if b else None
+    n = name.lower()
+    if kind == "duplicate":
+        return ("high", f"installed by both conda and pip on {side_label} only: pip's copy shadows "
+                        f"conda's and the solver cannot see it")
+    if kind == "manager":
+        mgr = f"{a.manager} on A, {b.manager} on B"
+        if cat in ("torch", "numpy", "python", "cuda", "cudnn", "nccl", "blas"):
+            return ("high", f"installed by {mgr}: a different build (and for PyTorch a different "
+                            f"CUDA bundling); pip's copy is invisible to the conda solver")
+        return ("low", f"installed by {mgr}: pip's copy is invisible to the conda solver")
+    if kind in ("added", "removed"):
+        where = "B" if kind == "added" else "A"
+        only = f"only on {where}"
+        if cat == "python":
+            return "high", f"Python interpreter {only}"
+        if cat == "torch":
+            info = ib if kind == "added" else ia
+            acc = f" ({info.accelerator})" if info is not None and info.accelerator else ""
+            return "high", f"PyTorch component{acc} {only}"
+        if cat == "cuda":
+            high = n in _CUDA_CORE
+            return ("high" if high else "medium",
+                    f"CUDA runtime library {only}: GPU code paths and driver requirements differ")
+        if cat == "cudnn":
+            return "high", f"cuDNN {only}: GPU convolutions and their numerics differ"
+        if cat == "nccl":
+            return "medium", f"NCCL {only}: multi-GPU communication differs"
+        if cat == "blas":
+            return _blas_reason(ctx, only)
+        if cat == "compiler-runtime":
+            return "medium", _runtime_reason(n) + f" ({only})"
+        if cat == "numpy":
+            return "high", f"numpy {only}"
+        return "low", only
+    # the same package on both sides
+    if kind == "rebuilt":
+        return "low", "same version, rebuilt (build hash or number only)"
+    if kind == "channel":
+        if cat:
+            return "medium", f"same version from another channel ({a.channel} → {b.channel}): " \
+                             "a different build and dependencies"
+        return "low", f"from another channel ({a.channel} → {b.channel})"
+    if cat == "python":
+        if _major_minor(va) != _major_minor(vb):
+            return ("high", f"a different Python ({_major_minor(va)} → {_major_minor(vb)}): compiled "
+                            "extensions and language behaviour differ")
+        if kind == "variant":
+            return "medium", "a different Python build variant"
+        return "medium", f"Python patch release {va} → {vb}: bug fixes may change behaviour"
+    if cat == "torch":
+        acc_a, acc_b = ia.accelerator if ia else None, ib.accelerator if ib else None
+        if acc_a != acc_b and (acc_a or acc_b):
+            return ("high", f"PyTorch {_fmt_acc(ia)} build → {_fmt_acc(ib)} build: GPU support, "
+                            "kernels and numerics differ")
+        if kind == "variant":
+            return "high", "a different PyTorch build variant (" + ", ".join(
+                _variant_words(ia, ib)) + ")"
+        return "high", f"PyTorch {va} → {vb}: operators, defaults and numerics change between releases"
+    if cat == "cuda":
+        high = n in _CUDA_CORE
+        return ("high" if high else "medium",
+                f"CUDA {va} → {vb}: kernels, driver requirements and numerics may differ")
+    if cat == "cudnn":
+        return "high", f"cuDNN {va} → {vb}: convolution algorithms and numerics differ"
+    if cat == "nccl":
+        return "medium", f"NCCL {va} → {vb}: multi-GPU communication may behave differently"
+    if cat == "blas":
+        return _blas_reason(ctx, None)
+    if cat == "compiler-runtime":
+        return "medium", _runtime_reason(n) + f" ({va} → {vb})"
+    if cat == "numpy":
+        if _major(va) != _major(vb):
+            return ("high", f"numpy {_major(va)}.x → {_major(vb)}.x: an ABI break; extensions built "
+                            f"for numpy {_major(min(va, vb, key=_sort_version))}.x fail to import")
+        return "medium", f"numpy {va} → {vb}: array semantics and numerics may differ"
+    if kind == "variant":
+        return "low", "a different build variant (" + ", ".join(_variant_words(ia, ib)) + ")"
+    if kind == "upgraded":
+        return "low", "newer on B"
+    if kind == "downgraded":
+        return "low", "older on B"
+    return "low", "a different version"
+
+
+def _sort_version(v: str):
+    return _conda_version(v) or v
+
+
+def _variant_words(ia, ib) -> list[str]:
+    la = set(ia.labels()) if ia else set()
+    lb = set(ib.labels()) if ib else set()
+    gone = [x for x in (ia.labels() if ia else []) if x not in lb]
+    new = [x for x in (ib.labels() if ib else []) if x not in la]
+    return [f"{' '.join(gone) or '-'} → {' '.join(new) or '-'}"]
+
+
+def _blas_reason(ctx: _Context, only: str | None) -> tuple[str, str]:
+    if ctx.blas_a != ctx.blas_b and (ctx.blas_a or ctx.blas_b):
+        return ("high", f"different BLAS ({ctx.blas_a or 'unknown'} → {ctx.blas_b or 'unknown'}): "
+                        "numerical results and speed may differ")
+    if only:
+        return "medium", f"BLAS/LAPACK library {only}: numerical results and speed may differ"
+    return "medium", "BLAS/LAPACK library version differs: speed and last-digit results may differ"
+
+
+def _runtime_reason(n: str) -> str:
+    if n in ("libstdcxx-ng", "libstdcxx", "libgcc-ng", "libgcc"):
+        return "GCC runtime (libstdc++/libgcc): extensions built against a newer one fail to load " \
+               "(GLIBCXX_... not found)"
+    if n in ("libcxx", "libcxxabi"):
+        return "C++ runtime (libc++): extensions built against a newer one fail to load"
+    if n in ("llvm-openmp", "_openmp_mutex", "libgomp", "intel-openmp"):
+        return "OpenMP runtime: threading, speed and fork-safety differ"
+    if n.startswith("libgfortran"):
+        return "Fortran runtime: compiled SciPy/LAPACK code links against it"
+    return "MSVC runtime: extensions built against a newer one fail to load"
+
+
+def blas_of(packages: Iterable[LockedPackage]) -> str | None:
+    """The BLAS implementation an environment uses ('MKL', 'OpenBLAS', 'Accelerate', ...), from its
+    BLAS selector packages (`blas`, `libblas`), else from which implementation is installed."""
+    found = None
+    names = set()
+    pip_numpy = False
+    for p in packages:
+        if p.manager != "conda":
+            pip_numpy = pip_numpy or p.name.lower() == "numpy"
+            continue
+        n = p.name
+        names.add(n)
+        if n in ("libblas", "blas") and p.build:
+            info = decode(p.build, p.version, n)
+            if info.blas:
+                found = found or info.blas
+    if found:
+        return found
+    if "mkl" in names:
+        return "MKL"
+    if "libopenblas" in names or "openblas" in names:
+        return "OpenBLAS"
+    if "blis" in names:
+        return "BLIS"
+    if pip_numpy and "numpy" not in names:
+        return "OpenBLAS (numpy wheel)"
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Highlights: the few facts a reader wants first
+
+
+def _highlights(sa: _Side, sb: _Side) -> tuple[tuple[str, str | None, str | None], ...]:
+    rows = []
+    for label, fn in (("Python", _python_of), ("PyTorch", _torch_of), ("CUDA", _cuda_of),
+                      ("BLAS", lambda s: blas_of(s.packages) if s.info.concrete else None)):
+        va, vb = fn(sa), fn(sb)
+        if va is not None or vb is not None:
+            rows.append((label, va, vb))
+    return tuple(rows)
+
+
+def _find(side: _Side, names: Sequence[str], manager: str | None = None) -> LockedPackage | None:
+    for n in names:
+        for p in side.packages:
+            if (p.name.lower() == n or (p.manager == "pip" and _pep503(p.name) == n)) and (
+                    manager is None or p.manager == manager):
+                return p
+    return None
+
+
+def _python_of(side: _Side) -> str | None:
+    if not side.info.concrete:
+        dep = side.spec.conda_by_name().get("python") if side.spec else None
+        return dep.spec() if dep else None
+    p = _find(side, ("python",), "conda")
+    return p.version if p else side.python_version
+
+
+def _torch_of(side: _Side) -> str | None:
+    if not side.info.concrete:
+        if side.spec is None:
+            return None
+        dep = side.spec.conda_by_name().get("pytorch")
+        if dep:
+            return dep.spec()
+        for p in side.spec.pip:
+            if p.key == "torch":
+                return p.text
+        return None
+    p = _find(side, ("pytorch",), "conda") or _find(side, ("torch",), "pip")
+    if p is None:
+        return None
+    info = decode(p.build, p.version, p.name)
+    labels = [x for x in info.labels() if not x.startswith("py")]
+    if not labels and p.manager == "pip":
+        cuda = _find(side, ("nvidia-cuda-runtime-cu12", "nvidia-cuda-runtime-cu11"), "pip")
+        if cuda:
+            labels = [f"CUDA {_major_minor(cuda.version)}"]
+    version = _split_local(p.version)[0] if p.manager == "pip" else p.version
+    mgr = " [pip]" if p.manager == "pip" else ""
+    return f"{version}{mgr}" + (f" ({', '.join(labels)})" if labels else "")
+
+
+def _cuda_of(side: _Side) -> str | None:
+    if not side.info.concrete:
+        return None
+    p = _find(side, ("cuda-version", "cudatoolkit", "cuda-runtime", "cuda-cudart",
+                     "nvidia-cuda-runtime-cu12", "nvidia-cuda-runtime-cu11"))
+    if p is not None:
+        return _major_minor(p.version)
+    t = _find(side, ("pytorch",), "conda") or _find(side, ("torch",), "pip")
+    if t is not None:
+        info = decode(t.build, t.version, t.name)
+        if info.cuda:
+            return _major_minor(info.cuda)
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Channels
+
+
+def _diff_channels(sa: _Side, sb: _Side) -> ChannelDiff:
+    ca, cb = sa.channels, sb.channels
+    note = ""
+    if "export" in (sa.info.kind, sb.info.kind):
+        note = "`conda env export` does not write channels in priority order (conda#7884)"
+    if ca is None or cb is None:
+        return ChannelDiff(a=ca, b=cb, priority_a=sa.priority, priority_b=sb.priority, note=note)
+    set_a, set_b = set(ca), set(cb)
+    common_a = [c for c in ca if c in set_b]
+    common_b = [c for c in cb if c in set_a]
+    return ChannelDiff(a=ca, b=cb, added=tuple(c for c in cb if c not in set_a),
+                       removed=tuple(c for c in ca if c not in set_b),
+                       order_changed=common_a != common_b, priority_a=sa.priority,
+                       priority_b=sb.priority, note=note if ca != cb else "")
+
+
+# ---------------------------------------------------------------------------------------------
+# Spec against a concrete environment
+
+
+def _check_spec(spec: EnvSpec, conc: _Side) -> tuple[tuple[SpecCheck, ...], tuple[PackageState, ...]]:
+    from envkit.conda.matchspec import matches
+    from envkit.conda.names import conda_names_for_pypi, pypi_names_for_conda
+
+    index = _index(conc.packages)
+    mentioned: set[tuple[str, str]] = set()
+    checks: list[SpecCheck] = []
+    for dep in spec.conda:
+        text = dep.spec()
+        if dep.name.startswith("__"):
+            checks.append(SpecCheck(spec=text, name=dep.name, manager="conda", status="skipped",
+                                    note="virtual package (a property of the machine)",
+                                    line=dep.line))
+            continue
+        key = ("conda", dep.name.lower())
+        p = index.get(key)
+        note = ""
+        if p is None:
+            owned = (conc.owned or {}).get(dep.name)
+            for n in owned or pypi_names_for_conda(dep.name):
+                p = index.get(("pip", n))
+                if p is not None:
+                    note = f"installed by pip as {p.name}"
+                    break
+        if p is None:
+            checks.append(SpecCheck(spec=text, name=dep.name, manager="conda", status="missing",
+                                    line=dep.line))
+            continue
+        mentioned.add(_key(p))
+        if p.manager == "conda":
+            ok = matches(dep, name=p.name, version=p.version, build=p.build,
+                         build_number=p.build_number,
+                         channel=_canon_channel(p.channel) if p.channel else None)
+        else:
+            ok = matches(CondaDep(name=dep.name, version=dep.version), name=dep.name,
+                         version=_split_local(p.version)[0])
+        checks.append(SpecCheck(spec=text, name=dep.name, manager="conda",
+                                status="satisfied" if ok else "not-satisfied",
+                                found=_state(p), note=note, line=dep.line))
+    marker_env = _marker_env(conc)
+    for pd in spec.pip:
+        if pd.kind == "option":
+            continue
+        checks.append(_check_pip(pd, index, mentioned, marker_env, conda_names_for_pypi))
+    unmentioned = tuple(_state(p, labels=False) for k, p in index.items() if k not in mentioned)
+    return tuple(checks), tuple(sorted(unmentioned, key=lambda s: (s.name.lower(), s.manager)))
+
+
+def _check_pip(pd: PipDep, index, mentioned, marker_env, conda_names_for_pypi) -> SpecCheck:
+    name = pd.name
+    if not name:
+        return SpecCheck(spec=pd.text, name=pd.text, manager="pip", status="skipped",
+                         note="names no project (a local path or URL without #egg=)", line=pd.line)
+    if pd.marker and marker_env is not None:
+        try:
+            from packaging.markers import Marker
+
+            if not Marker(pd.marker).evaluate(marker_env):
+                return SpecCheck(spec=pd.text, name=name, manager="pip", status="skipped",
+                                 note=f"marker is false there: {pd.marker}", line=pd.line)
+        except Exception:  # an unparsable marker: check the entry anyway
+            pass
+    key = ("pip", _pep503(name))
+    p = index.get(key)
+    note = ""
+    if p is None:
+        for n in conda_names_for_pypi(name):
+            p = index.get(("conda", n))
+            if p is not None:
+                note = f"installed by conda as {p.name}"
+                break
+    if p is None:
+        return SpecCheck(spec=pd.text, name=name, manager="pip", status="missing", line=pd.line)
+    mentioned.add(_key(p))
+    if pd.kind != "requirement" or not pd.specifier:
+        if pd.kind != "requirement":
+            note = (note + "; " if note else "") + "source URL not compared"
+        return SpecCheck(spec=pd.text, name=name, manager="pip", status="satisfied",
+                         found=_state(p), note=note, line=pd.line)
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    try:
+        spec_set = SpecifierSet(pd.specifier)
+    except InvalidSpecifier:
+        return SpecCheck(spec=pd.text, name=name, manager="pip", status="skipped",
+                         found=_state(p), note=f"invalid version specifier {pd.specifier!r}",
+                         line=pd.line)
+    version = _pep440(p.version)
+    if version is None:
+        ok = any(s.operator in ("==", "===") and s.version == p.version for s in spec_set)
+    else:
+        ok = spec_set.contains(version, prereleases=True)
+    return SpecCheck(spec=pd.text, name=name, manager="pip",
+                     status="satisfied" if ok else "not-satisfied", found=_state(p), note=note,
+                     line=pd.line)
+
+
+_SYS = {"linux": ("linux", "Linux"), "osx": ("darwin", "Darwin"), "win": ("win32", "Windows")}
+_MACHINE = {"64": "x86_64", "aarch64": "aarch64", "arm64": "arm64", "ppc64le": "ppc64le",
+            "32": "i686", "s390x": "s390x"}
+
+
+def _marker_env(side: _Side) -> dict | None:
+    """PEP 508 marker variables for the concrete side's platform and Python, or None if unknown."""
+    plat = side.info.platform
+    if not plat or "-" not in plat:
+        return None
+    fam, arch = plat.split("-", 1)
+    if fam not in _SYS:
+        return None
+    sys_platform, system = _SYS[fam]
+    env = {"sys_platform": sys_platform, "platform_system": system,
+           "os_name": "nt" if fam == "win" else "posix",
+           "platform_machine": "AMD64" if plat == "win-64" else _MACHINE.get(arch, arch)}
+    py = _python_of(side)
+    if py:
+        env["python_version"] = _major_minor(py)
+        env["python_full_version"] = py
+        env["implementation_name"] = "cpython"
+        env["platform_python_implementation"] = "CPython"
+    else:
+        return None
+    return env
+
+
+# ---------------------------------------------------------------------------------------------
+# Spec against spec
+
+
+def _spec_entries(spec: EnvSpec) -> dict[tuple[str, str], tuple[PackageState, int | None]]:
+    out: dict[tuple[str, str], tuple[PackageState, int | None]] = {}
+    for d in spec.conda:
+        ver = d.version or ""
+        st = PackageState(name=d.name, manager="conda", version=ver, build=d.build, channel=d.channel)
+        out[("conda", d.name.lower())] = (st, d.line)
+    for p in spec.pip:
+        if p.kind == "option":
+            continue
+        if p.kind == "requirement" and p.name:
+            extras = f"[{','.join(p.extras)}]" if p.extras else ""
+            marker = f"; {p.marker}" if p.marker else ""
+            st = PackageState(name=p.name, manager="pip", version=f"{extras}{p.specifier}{marker}")
+            out[("pip", _pep503(p.name))] = (st, p.line)
+        else:
+            st = PackageState(name=p.name or p.text, manager="pip", version=p.text)
+            out[("pip", _pep503(p.name) if p.name else p.text)] = (st, p.line)
+    return out
+
+
+def _diff_specs(a: EnvSpec, b: EnvSpec) -> tuple[list[Change], list[PackageState]]:
+    ea, eb = _spec_entries(a), _spec_entries(b)
+    changes: list[Change] = []
+    unchanged: list[PackageState] = []
+    for k, (sa, _) in ea.items():
+        hit = eb.get(k)
+        if hit is None:
+            changes.append(_spec_change(sa.name, "removed", sa, None))
+        elif hit[0] == sa:
+            unchanged.append(sa)
+        else:
+            sb = hit[0]
+            tags = ["version"] if (sa.version, sa.build) != (sb.version, sb.build) else []
+            if sa.channel != sb.channel:
+                tags.append("channel")
+            changes.append(_spec_change(sa.name, "changed", sa, sb, tags))
+    for k, (sb, _) in eb.items():
+        if k not in ea:
+            changes.append(_spec_change(sb.name, "added", None, sb))
+    return changes, unchanged
+
+
+def _spec_change(name: str, kind: str, a: PackageState | None, b: PackageState | None,
+                 tags: list[str] | None = None) -> Change:
+    cat = category_of(name)
+    tags = list(tags or [])
+    if cat:
+        tags.append(cat)
+    text_a = _spec_text(a) if a else None
+    text_b = _spec_text(b) if b else None
+    if kind == "changed":
+        reason = f"spec changed: {text_a} → {text_b}"
+    elif kind == "added":
+        reason = "only in B's spec"
+    else:
+        reason = "only in A's spec"
+    impact = "medium" if cat else "low"
+    return Change(name=name, kind=kind, a=a, b=b, tags=tuple(tags), impact=impact, reason=reason,
+                  group="matter" if cat else "other", category=cat)
+
+
+def _spec_text(s: PackageState) -> str:
+    if s.manager == "pip":
+        return f"{s.name}{s.version}" if not s.version.startswith(s.name) else s.version
+    dep = CondaDep(name=s.name, version=s.version or None, build=s.build, channel=s.channel)
+    return dep.spec()
+
+
+def spec_text(state: PackageState) -> str:
+    """The spec text of a spec-entry PackageState (as written in a spec file, canonical form)."""
+    return _spec_text(state)

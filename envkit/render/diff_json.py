@@ -1,0 +1,59 @@
+"""`envkit diff --format json`: a documented, stable schema (docs/commands/diff.md).
+
+    {"schema": "envkit-diff/1",
+     "same": bool,
+     "a": {"source", "kind", "concrete", "platform", "platforms", "name", "packages"},
+     "b": {...},
+     "highlights": [{"label", "a", "b"}],
+     "changes": [{"name", "kind", "a": {"name", "version", "build", "channel", "manager", "labels"} | null,
+                  "b": {...} | null, "tags": [...], "impact": "high|medium|low", "reason", "group"}],
+     "channels": {"a", "b", "added", "removed", "order_changed", "priority": {"a", "b"}, "changed", "note"},
+     "pip_options": {"a", "b", "changed"},
+     "variables": {"a", "b", "changed"},
+     "duplicates": {"a": [{"conda", "pip", "project"}], "b": [...]},
+     "spec": null | {"side": "a|b", "entries": [{"spec", "name", "manager", "status", "found", "note",
+                                                  "line"}], "unmentioned": [package, ...]},
+     "unchanged": [package, ...],          # only with --all
+     "summary": {...}}
+
+Keys are only ever added within a schema version; `changes` are in ranked order.
+"""
+from __future__ import annotations
+
+import json
+
+from envkit.diff import EnvDiff
+
+SCHEMA = "envkit-diff/1"
+
+
+def diff_to_dict(d: EnvDiff, *, show_all: bool = False) -> dict:
+    """The JSON-ready dict of an EnvDiff (see the module docstring)."""
+    spec = None
+    if d.spec_side:
+        spec = {"side": d.spec_side, "entries": [c.as_dict() for c in d.spec_checks],
+                "unmentioned": [s.as_dict() for s in d.unmentioned]}
+    out = {
+        "schema": SCHEMA,
+        "same": d.same,
+        "a": d.a.as_dict(),
+        "b": d.b.as_dict(),
+        "cross_platform": d.cross_platform,
+        "highlights": [{"label": label, "a": a, "b": b} for label, a, b in d.highlights],
+        "changes": [c.as_dict() for c in d.changes],
+        "channels": d.channels.as_dict(),
+        "pip_options": d.pip_options.as_dict(),
+        "variables": d.variables.as_dict(),
+        "duplicates": {"a": [x.as_dict() for x in d.duplicates_a],
+                       "b": [x.as_dict() for x in d.duplicates_b]},
+        "spec": spec,
+    }
+    if show_all:
+        out["unchanged"] = [s.as_dict() for s in d.unchanged]
+    out["summary"] = d.summary()
+    return out
+
+
+def render_json(d: EnvDiff, *, show_all: bool = False) -> str:
+    """The diff as pretty-printed JSON text (UTF-8, a trailing newline)."""
+    return json.dumps(diff_to_dict(d, show_all=show_all), indent=2, ensure_ascii=False) + "\n"

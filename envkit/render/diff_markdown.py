@@ -1,0 +1,123 @@
+"""`envkit diff --format markdown`: a pull-request comment.
+
+A heading and one summary sentence, the highlights table, the "likely to matter" table (package, change,
+A, B, why), and the rest folded in `<details>` blocks so that the comment stays short.  Pure: returns
+a string (GitHub-flavoured Markdown).
+"""
+from __future__ import annotations
+
+from envkit.diff import KIND_TITLES, Change, EnvDiff
+from envkit.render.diff_text import change_states
+
+_IMPACT = {"high": "**high**", "medium": "medium", "low": "low"}
+
+
+def _cell(text: str | None) -> str:
+    if text is None or text == "":
+        return "—"
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def _code(text: str) -> str:
+    return f"`{text}`" if "`" not in text else text
+
+
+def _table(changes: list[Change], *, why: bool) -> list[str]:
+    head = "| package | change | A | B |" + (" impact | why |" if why else "")
+    sep = "|---|---|---|---|" + ("---|---|" if why else "")
+    rows = [head, sep]
+    for c in changes:
+        a, b = change_states(c)
+        row = f"| {_code(c.name)} | {KIND_TITLES[c.kind]} | {_cell(a)} | {_cell(b)} |"
+        if why:
+            row += f" {_IMPACT[c.impact]} | {_cell(c.reason)} |"
+        rows.append(row)
+    return rows
+
+
+def render_markdown(d: EnvDiff, *, show_all: bool = False) -> str:
+    """The diff as a Markdown pull-request comment."""
+    out = ["### envkit diff", ""]
+    pa = f" ({d.a.platform})" if d.a.platform else ""
+    pb = f" ({d.b.platform})" if d.b.platform else ""
+    out.append(f"**A** {_code(d.a.source)}{pa} → **B** {_code(d.b.source)}{pb}")
+    out.append("")
+    if d.same:
+        out.append("**Same**: no differences." if not d.spec_side else
+                   "**Same**: every spec entry is satisfied.")
+    else:
+        s = d.summary()
+        bits = [f"{s['changes']} package{'s' if s['changes'] != 1 else ''} differ"]
+        if s["groups"]["matter"]:
+            bits.append(f"{s['groups']['matter']} likely to matter")
+        bad = s["spec"]["not-satisfied"] + s["spec"]["missing"]
+        if d.spec_side:
+            bits.append(f"{s['spec']['not-satisfied']} spec entries not satisfied, "
+                        f"{s['spec']['missing']} missing")
+        if d.channels.changed:
+            bits.append("channels differ")
+        if d.pip_options.changed:
+            bits.append("pip index options differ")
+        if d.variables.changed:
+            bits.append("environment variables differ")
+        if not s["changes"] and bad:
+            bits = bits[1:]
+        out.append("**Different**: " + ", ".join(bits) + ".")
+    if d.highlights:
+        out += ["", "| | A | B |", "|---|---|---|"]
+        for label, a, b in d.highlights:
+            mark = " ⚠" if a != b else ""
+            out.append(f"| {label}{mark} | {_cell(a)} | {_cell(b)} |")
+    matter = d.by_group("matter")
+    if matter:
+        out += ["", f"#### Likely to matter ({len(matter)})", ""]
+        out += _table(matter, why=True)
+    if d.spec_side:
+        sl, cl = ("A", "B") if d.spec_side == "a" else ("B", "A")
+        out += ["", f"#### Spec {sl} against {cl}", "", "| status | spec | found | note |",
+                "|---|---|---|---|"]
+        for c in d.spec_checks:
+            found = None
+            if c.found is not None:
+                found = c.found.version + (f" {c.found.build}" if c.found.build else "")
+            status = {"satisfied": "ok", "not-satisfied": "**not satisfied**",
+                      "missing": "**missing**", "skipped": "skipped"}[c.status]
+            out.append(f"| {status} | {_code(c.spec)} | {_cell(found)} | {_cell(c.note)} |")
+        if d.unmentioned:
+            out += ["", f"<details><summary>In {cl}, not in the spec ({len(d.unmentioned)})</summary>",
+                    "", ", ".join(_code(s.name) for s in d.unmentioned), "", "</details>"]
+    platform = d.by_group("platform")
+    if platform:
+        out += ["", f"<details><summary>Platform differences: {d.a.platform} → {d.b.platform} "
+                    f"({len(platform)})</summary>", ""]
+        out += _table(platform, why=False)
+        out += ["", "</details>"]
+    other = d.by_group("other")
+    if other:
+        out += ["", f"<details><summary>Other changes ({len(other)})</summary>", ""]
+        out += _table(other, why=False)
+        out += ["", "</details>"]
+    ch = d.channels
+    if ch.changed or (show_all and (ch.a or ch.b)):
+        out += ["", "#### Channels", "", "| | A | B |", "|---|---|---|",
+                f"| channels (priority order) | {_cell(', '.join(ch.a or ()))} | {_cell(', '.join(ch.b or ()))} |"]
+        if ch.priority_a or ch.priority_b:
+            out.append(f"| channel_priority | {_cell(ch.priority_a)} | {_cell(ch.priority_b)} |")
+        if ch.note:
+            out += ["", f"_{ch.note}_"]
+    for title, ld in (("pip index options", d.pip_options), ("Environment variables", d.variables)):
+        if ld.changed or (show_all and (ld.a or ld.b)):
+            out += ["", f"#### {title}", "", "| A | B |", "|---|---|",
+                    f"| {_cell('<br>'.join(ld.a or ()))} | {_cell('<br>'.join(ld.b or ()))} |"]
+    if d.duplicates_a or d.duplicates_b:
+        out += ["", "#### Installed by both conda and pip", ""]
+        for letter, dups in (("A", d.duplicates_a), ("B", d.duplicates_b)):
+            for x in dups:
+                out.append(f"- {letter}: {_code(x.conda)} (conda) and {_code(x.pip)} (pip): pip's copy "
+                           "shadows conda's")
+    if show_all and d.unchanged:
+        out += ["", f"<details><summary>Unchanged ({len(d.unchanged)})</summary>", "",
+                "| package | version | build |", "|---|---|---|"]
+        out += [f"| {_code(s.name)} | {_cell(s.version)} | {_cell(s.build)} |" for s in d.unchanged]
+        out += ["", "</details>"]
+    return "\n".join(out) + "\n"

@@ -1,0 +1,368 @@
+"""Turn a SOURCE string into an environment model: a file, a prefix, `env:NAME`, or the same on another
+machine over ssh.
+
+    environment.yml, conda-lock.yml, pixi.lock, spec-file.txt, requirements.txt, conda-list.json
+                                   any file format envkit reads (envkit.formats.read_file)
+    /path/to/prefix                a directory holding conda-meta/ (envkit.backends.open_env)
+    env:NAME                       a named environment of this machine
+    ssh://[user@]host[:port]/PATH  a prefix (or an environment file) on another machine
+    ssh://[user@]host[:port]/env:NAME
+
+Remote sources run the system `ssh` (so ~/.ssh/config, agents and jump hosts work as usual) and
+stream envkit's standalone prefix reader (`envkit/backends/prefix_scan.py`, stdlib only) to the remote
+`python3` on stdin: nothing is installed or written there.  `ENVKIT_SSH` replaces the ssh command
+(`ENVKIT_SSH="ssh -F ~/.ssh/work_config -i ~/.ssh/id_work"`); `ENVKIT_REMOTE_PYTHON` names the remote
+interpreter when `python3` is not on its PATH.  A `~` at the start of a remote path is the remote home
+(`ssh://gpu/~/miniforge3/envs/research`).
+"""
+from __future__ import annotations
+
+import json
+import os
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping
+
+from envkit.errors import BackendError, EnvironmentNotFound, ParseError, UsageError, Where
+from envkit.model import EnvSpec, LiveEnv, Lock
+
+#: How long one remote scan may take (connection included).
+SSH_TIMEOUT = 180.0
+#: The line the remote driver prints before its JSON (login scripts may print before it).
+_MARK = "--envkit-scan--"
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """A resolved SOURCE: the text given, a short label, the model, and where it came from
+    ("file", "prefix", "env", "ssh")."""
+
+    text: str
+    label: str
+    model: EnvSpec | Lock | LiveEnv
+    origin: str
+
+
+@dataclass(frozen=True, slots=True)
+class SshTarget:
+    """A parsed `ssh://` SOURCE."""
+
+    host: str
+    user: str | None = None
+    port: int | None = None
+    path: str | None = None  # a remote path (`~/...` is the remote home)
+    env_name: str | None = None
+
+    @property
+    def destination(self) -> str:
+        return f"{self.user}@{self.host}" if self.user else self.host
+
+
+def parse_ssh(text: str) -> SshTarget:
+    """Parse `ssh://[user@]host[:port]/PATH` or `ssh://[user@]host[:port]/env:NAME`.
+
+    Raises UsageError for a URL without host or path, or with a bad port.
+    """
+    from urllib.parse import unquote, urlsplit
+
+    parts = urlsplit(text)
+    try:
+        port = parts.port
+    except ValueError:
+        raise UsageError(f"bad port in {text!r}", hint="ssh://[user@]host[:port]/PATH") from None
+    host = parts.hostname
+    if not host or host.startswith("-"):
+        raise UsageError(f"no host in {text!r}", hint="ssh://[user@]host[:port]/PATH or ssh://host/env:NAME")
+    path = unquote(parts.path)
+    if parts.query:
+        path += "?" + parts.query
+    if path in ("", "/"):
+        raise UsageError(f"no environment in {text!r}: give a prefix path or env:NAME",
+                         hint=f"ssh://{parts.netloc}/env:NAME or ssh://{parts.netloc}/path/to/prefix")
+    user = unquote(parts.username) if parts.username else None
+    rest = path[1:]
+    if rest.startswith("env:"):
+        name = rest[4:]
+        if not name:
+            raise UsageError(f"no environment name in {text!r}")
+        return SshTarget(host=host, user=user, port=port, env_name=name)
+    if rest.startswith("~"):
+        return SshTarget(host=host, user=user, port=port, path=rest)
+    return SshTarget(host=host, user=user, port=port, path=path)
+
+
+def resolve(text: str, *, format: str | None = None, environment: str | None = None,
+            environ: Mapping[str, str] | None = None, timeout: float = SSH_TIMEOUT) -> Source:
+    """Resolve one SOURCE string (see the module docstring) into a Source.
+
+    Raises ParseError (bad file), EnvironmentNotFound (no such file, prefix or env), BackendError
+    (ssh failed), UsageError (a malformed `ssh://` URL).
+    """
+    env = os.environ if environ is None else environ
+    if text.startswith("ssh://"):
+        target = parse_ssh(text)
+        model = read_remote(target, format=format, environment=environment, environ=env,
+                            timeout=timeout)
+        return Source(text=text, label=text, model=model, origin="ssh")
+    if text.startswith("env:"):
+        from envkit.backends import open_env
+
+        name = text[4:]
+        if not name:
+            raise UsageError("env: needs a name, e.g. env:research")
+        return Source(text=text, label=text, model=open_env(name=name, environ=env), origin="env")
+    path = Path(text)
+    if path.is_dir():
+        from envkit.backends import open_env
+
+        if not (path / "conda-meta").is_dir():
+            raise EnvironmentNotFound(f"{text}: a directory, but not a conda environment (no conda-meta/)",
+                                      hint="pass an environment file, the prefix that holds conda-meta/, "
+                                           "or env:NAME")
+        return Source(text=text, label=text, model=open_env(prefix=str(path), environ=env),
+                      origin="prefix")
+    if not path.exists():
+        hint = None
+        if "/" not in text and "." not in text:
+            hint = f"for a named environment write env:{text}"
+        raise EnvironmentNotFound(f"{text}: no such file or directory", hint=hint)
+    from envkit.formats import read_file
+
+    return Source(text=text, label=text, model=read_file(text, format=format, environment=environment),
+                  origin="file")
+
+
+# ---------------------------------------------------------------------------------------------
+# ssh
+
+
+def ssh_command(target: SshTarget, environ: Mapping[str, str] | None = None) -> list[str]:
+    """The ssh argv (without the remote command) for `target`: `ENVKIT_SSH` (default `ssh`), then
+    options that keep it non-interactive (a password prompt would hang), the port and the user."""
+    env = os.environ if environ is None else environ
+    base = shlex.split(env.get("ENVKIT_SSH") or "ssh")
+    if not base:
+        base = ["ssh"]
+    # Options given first win in ssh, so the user's ENVKIT_SSH/-o settings override these.
+    argv = base + ["-o", "BatchMode=yes", "-o", "ConnectTimeout=20"]
+    if target.port:
+        argv += ["-p", str(target.port)]
+    if target.user:
+        argv += ["-l", target.user]
+    return argv + ["--", target.host]
+
+
+def remote_program(target: SshTarget) -> str:
+    """The Python program streamed to the remote interpreter: a small stdlib driver (name lookup,
+    files) wrapped around envkit's standalone prefix_scan.py, which it runs unchanged."""
+    scan = (Path(__file__).parent / "backends" / "prefix_scan.py").read_text(encoding="utf-8")
+    args = {"path": target.path, "name": target.env_name, "mark": _MARK}
+    return _DRIVER.replace("@ARGS@", repr(json.dumps(args))).replace("@SCAN@", repr(scan))
+
+
+def remote_shell_command(target: SshTarget, environ: Mapping[str, str] | None = None) -> str:
+    """The command run on the remote machine: find a Python and run the program from stdin."""
+    env = os.environ if environ is None else environ
+    py = env.get("ENVKIT_REMOTE_PYTHON")
+    if py:
+        script = f"exec {shlex.quote(py)} -"
+    else:
+        fallback = ""
+        if target.path and not target.path.startswith("~"):
+            fallback = (f"[ -x {shlex.quote(target.path + '/bin/python')} ] && "
+                        f"exec {shlex.quote(target.path + '/bin/python')} -; ")
+        script = ("for p in python3 python; do command -v $p >/dev/null 2>&1 && exec $p -; done; "
+                  f"{fallback}echo 'envkit: no python3 on the remote machine "
+                  "(set ENVKIT_REMOTE_PYTHON)' >&2; exit 127")
+    return "sh -c " + shlex.quote(script)
+
+
+def read_remote(target: SshTarget, *, format: str | None = None, environment: str | None = None,
+                environ: Mapping[str, str] | None = None, timeout: float = SSH_TIMEOUT) -> EnvSpec | Lock | LiveEnv:
+    """Read a prefix, a named env or an environment file on another machine over ssh.
+
+    Raises BackendError when ssh or the remote Python fails, EnvironmentNotFound when the remote
+    has no such environment, ParseError for a remote file envkit cannot read.
+    """
+    from envkit._proc import run
+
+    argv = ssh_command(target, environ) + [remote_shell_command(target, environ)]
+    url = _url(target)
+    result = run(argv, input=remote_program(target), timeout=timeout, check=False, what="ssh")
+    err = _ssh_stderr(result.stderr)
+    if result.timed_out:
+        raise BackendError(f"{url}: no answer within {timeout:g} s", hint="check that "
+                           f"`{' '.join(ssh_command(target, environ)[:1])} {target.destination}` works")
+    if result.returncode == 255:
+        raise BackendError(f"{url}: ssh could not connect", text=err or None,
+                           hint="envkit runs ssh without prompting: use keys or an agent, "
+                                "~/.ssh/config, or ENVKIT_SSH for options")
+    if result.returncode == 3:
+        raise EnvironmentNotFound(f"{url}: {err or 'no such environment'}")
+    if result.returncode != 0:
+        raise BackendError(f"{url}: the remote prefix reader failed (exit code {result.returncode})",
+                           text=err or None)
+    head, sep, body = result.stdout.partition(_MARK + "\n")
+    if not sep:
+        raise BackendError(f"{url}: the remote machine did not answer with a scan",
+                           text=(result.stdout or err)[-2000:] or None)
+    try:
+        data = json.loads(body)
+    except ValueError as exc:
+        raise BackendError(f"{url}: unreadable answer from the remote prefix reader: {exc}") from None
+    if data.get("kind") == "file":
+        return _read_remote_file(data, url, format, environment)
+    if not data.get("is_prefix", True):
+        raise EnvironmentNotFound(f"{url}: not a conda environment (no conda-meta/ directory)")
+    from envkit.backends.native import live_env_from_scan
+
+    live = live_env_from_scan(data, name=target.env_name, strict=False)
+    return live
+
+
+def _read_remote_file(data: dict, url: str, format: str | None, environment: str | None):
+    from envkit.formats import read_text
+
+    return read_text(data.get("text") or "", filename=url, format=format, environment=environment)
+
+
+def _url(t: SshTarget) -> str:
+    port = f":{t.port}" if t.port else ""
+    where = f"env:{t.env_name}" if t.env_name else (t.path if t.path and t.path.startswith("/") else f"/{t.path}")
+    return f"ssh://{t.destination}{port}{where}"
+
+
+def _ssh_stderr(text: str) -> str:
+    # ssh's own chatter ("Warning: Permanently added ...") is not the error
+    kept = [ln for ln in text.splitlines() if ln.strip() and not ln.startswith("Warning: Permanently added")]
+    return "\n".join(kept[-15:])
+
+
+# The remote driver: stdlib only, Python 3.6+.  Exit code 3 means "no such environment".
+_DRIVER = r'''
+import json, os, subprocess, sys
+ARGS = json.loads(@ARGS@)
+SCAN = @SCAN@
+
+
+def fail(msg, code=3):
+    sys.stderr.write(msg + "\n")
+    sys.exit(code)
+
+
+def is_prefix(p):
+    return os.path.isdir(os.path.join(p, "conda-meta"))
+
+
+def roots():
+    home = os.path.expanduser("~")
+    out = []
+    for var in ("CONDA_ROOT", "MAMBA_ROOT_PREFIX"):
+        if os.environ.get(var):
+            out.append(os.environ[var])
+    if os.environ.get("CONDA_EXE"):
+        out.append(os.path.dirname(os.path.dirname(os.environ["CONDA_EXE"])))
+    for d in ("miniforge3", "miniconda3", "anaconda3", "mambaforge", "micromamba", "miniconda",
+              "anaconda", ".local/share/mamba", "micromamba-root"):
+        out.append(os.path.join(home, d))
+    out += ["/opt/conda", "/opt/miniforge3", "/opt/miniconda3", "/opt/anaconda3", "/opt/mambaforge",
+            "/usr/local/miniconda3", "/usr/local/anaconda3", "/usr/local/conda"]
+    return out
+
+
+def condarc_envs_dirs():
+    dirs = []
+    for rc in ("~/.condarc", "~/.conda/condarc", "~/.config/conda/condarc"):
+        try:
+            lines = open(os.path.expanduser(rc)).read().splitlines()
+        except OSError:
+            continue
+        inside = False
+        for ln in lines:
+            if ln.strip().startswith("envs_dirs:"):
+                inside = True
+                continue
+            if inside:
+                s = ln.strip()
+                if s.startswith("- "):
+                    dirs.append(os.path.expanduser(os.path.expandvars(s[2:].strip().strip("'\""))))
+                elif s and not s.startswith("#"):
+                    inside = False
+    return dirs
+
+
+def known():
+    """name -> prefix, in conda's order of precedence (first wins)."""
+    found = {}
+    home = os.path.expanduser("~")
+    dirs = []
+    for var in ("CONDA_ENVS_PATH", "CONDA_ENVS_DIRS"):
+        dirs += [d for d in os.environ.get(var, "").split(os.pathsep) if d]
+    dirs += condarc_envs_dirs()
+    rs = roots()
+    dirs += [os.path.join(r, "envs") for r in rs] + [os.path.join(home, ".conda", "envs")]
+    for r in rs:
+        if is_prefix(r):
+            found.setdefault("base", r)
+    for d in dirs:
+        try:
+            names = sorted(os.listdir(d))
+        except OSError:
+            continue
+        for n in names:
+            if is_prefix(os.path.join(d, n)):
+                found.setdefault(n, os.path.join(d, n))
+    try:
+        for ln in open(os.path.join(home, ".conda", "environments.txt")).read().splitlines():
+            p = ln.strip()
+            if p and is_prefix(p):
+                found.setdefault(os.path.basename(p.rstrip("/")), p)
+    except OSError:
+        pass
+    return found
+
+
+def conda_envs():
+    for exe in ("conda", "mamba", "micromamba"):
+        try:
+            out = subprocess.run([exe, "env", "list", "--json"], stdout=subprocess.PIPE,
+                                 stderr=subprocess.DEVNULL, timeout=60).stdout
+            return [p for p in json.loads(out.decode("utf-8")).get("envs", []) if is_prefix(p)]
+        except Exception:
+            continue
+    return []
+
+
+def find(name):
+    envs = known()
+    if name in envs:
+        return envs[name]
+    for p in conda_envs():
+        if os.path.basename(p.rstrip("/")) == name:
+            return p
+    names = ", ".join(sorted(envs)) or "none found"
+    fail("no environment named %r on this machine (known: %s)" % (name, names))
+
+
+if ARGS["name"]:
+    prefix = find(ARGS["name"])
+else:
+    prefix = os.path.abspath(os.path.expanduser(ARGS["path"]))
+    if os.path.isfile(prefix):
+        if os.path.getsize(prefix) > 64 * 1024 * 1024:
+            fail("%s: larger than the 64 MiB envkit reads" % prefix, 4)
+        with open(prefix, "rb") as fh:
+            text = fh.read().decode("utf-8", "replace")
+        sys.stdout.write(ARGS["mark"] + "\n")
+        json.dump({"kind": "file", "name": os.path.basename(prefix), "text": text}, sys.stdout)
+        sys.exit(0)
+    if not os.path.exists(prefix):
+        fail("no such file or directory: %s" % prefix)
+    if not is_prefix(prefix):
+        fail("not a conda environment (no conda-meta/ directory): %s" % prefix)
+sys.stdout.write(ARGS["mark"] + "\n")
+sys.stdout.flush()
+sys.argv = ["prefix_scan.py", prefix]
+exec(compile(SCAN, "prefix_scan.py", "exec"), {"__name__": "__main__"})
+'''
