@@ -216,3 +216,25 @@ def test_credentials_in_record_urls_are_redacted(tmp_path, isolated_conda, defau
     zlib = next(p for p in read_prefix(prefix).packages if p.name == "zlib")
     assert zlib.channel == "private"
     assert zlib.url == "https://conda.anaconda.org/t/<TOKEN>/private/linux-64/zlib-1.3.1-h4ab18f5_1.conda"
+
+
+def test_egg_info_file_and_directory(tmp_path, isolated_conda, default_prefix):
+    prefix = copy_prefix(default_prefix, tmp_path / "env")
+    sp = prefix / "lib" / "python3.11" / "site-packages"
+    (sp / "oldlib-0.5-py3.11.egg-info").write_text("Metadata-Version: 1.0\nName: oldlib\nVersion: 0.5\n\n")
+    (sp / "devlib.egg-info").mkdir()
+    (sp / "devlib.egg-info" / "PKG-INFO").write_text("Metadata-Version: 2.1\nName: devlib\nVersion: 1.2.dev0\n")
+    dists = {d.name: d.version for d in read_prefix(prefix).pip_dists}
+    assert dists == {"oldlib": "0.5", "devlib": "1.2.dev0"}
+
+
+def test_pip_entry_forms():
+    from envkit.backends.convert import pip_entry
+    from envkit.model import PipDist
+
+    assert pip_entry(PipDist(name="a", version="1")).text == "a==1"
+    assert pip_entry(PipDist(name="b", version="1", url="https://github.com/o/b", vcs="git", commit="f" * 8,
+                             editable=True)).text == "-e git+https://github.com/o/b@ffffffff#egg=b"
+    assert pip_entry(PipDist(name="c", version="1", url="https://u:p@host/c-1.tar.gz")).text == \
+        "c @ https://<USER>:<PASSWORD>@host/c-1.tar.gz"
+    assert pip_entry(PipDist(name="d", version="1", url="file:///src/my%20d", editable=True)).text == "-e /src/my d"
