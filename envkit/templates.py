@@ -710,7 +710,11 @@ def detect_gpu(matrix: Matrix, *, environ: Mapping[str, str] | None = None,
         value = env["CONDA_OVERRIDE_CUDA"].strip()
         if not value:
             return GpuInfo(None, None, "CONDA_OVERRIDE_CUDA", "CONDA_OVERRIDE_CUDA is set empty")
-        return GpuInfo(normalize_cuda(value), None, "CONDA_OVERRIDE_CUDA")
+        try:
+            return GpuInfo(normalize_cuda(value), None, "CONDA_OVERRIDE_CUDA")
+        except UsageError:
+            raise UsageError(f"CONDA_OVERRIDE_CUDA={value!r} is not a CUDA version",
+                             hint="set it to major.minor (12.6), or to nothing for no GPU") from None
     details: list[str] = []
     smi = which("nvidia-smi")
     if smi is None:

@@ -356,6 +356,12 @@ def test_detect_conda_override_cuda_wins():
         GpuInfo(None, None, "CONDA_OVERRIDE_CUDA", "CONDA_OVERRIDE_CUDA is set empty")
 
 
+def test_detect_bad_conda_override_is_a_usage_error():
+    with pytest.raises(UsageError) as e:
+        detect_gpu(M, environ={"CONDA_OVERRIDE_CUDA": "yes"})
+    assert e.value.message == "CONDA_OVERRIDE_CUDA='yes' is not a CUDA version"
+
+
 def test_detect_rattler_really_reads_conda_override(monkeypatch):
     from envkit.templates import _rattler_cuda
 
@@ -459,6 +465,14 @@ def test_cli_detect_uses_nvidia_smi_through_proc(envkit_cli, monkeypatch, tmp_pa
     assert r.exit_code == 0
     assert r.stderr == ("envkit: detected NVIDIA driver 570.86.15, CUDA 12.8 (nvidia-smi); "
                         "picked CUDA 12.8\n")
+
+
+def test_cli_help(envkit_cli):
+    r = envkit_cli("template", "pytorch", "-h")
+    assert r.exit_code == 0
+    assert "--style [conda-forge|pip|pytorch-channel]" in r.stdout
+    r = envkit_cli("template", "--help")
+    assert r.exit_code == 0 and "  list " in r.stdout and "  pytorch " in r.stdout
 
 
 def test_cli_list(envkit_cli):
