@@ -117,12 +117,9 @@ def _validate_one(path: str, name: str, fmt: str | None, environment: str | None
     text = _read(path)
     kind = fmt or detect_format(text, name)
     if kind == "pixi" and environment is None:
-        from envkit.formats.pixilock import environments
+        from envkit.formats.pixilock import read_pixi_environments
 
-        parts = []
-        for env in environments(text, name):
-            lock = read_text(text, filename=name, format=kind, environment=env)
-            parts.append(f"{env} ({_lock_summary(lock)})")
+        parts = [f"{env} ({_lock_summary(lock)})" for env, lock in read_pixi_environments(text, name).items()]
         return f"pixi.lock, {len(parts)} environment{'s' if len(parts) != 1 else ''}: " + ", ".join(parts)
     model = read_text(text, filename=name, format=kind, environment=environment)
     if isinstance(model, EnvSpec):

@@ -196,7 +196,13 @@ def lock_to_export(lock, platform: str | None = None):
         elif p.url:
             pip.append(parse_pip_entry(p.url))
     pip_opts = [parse_pip_entry(o) for o in lock.pip_options]
-    return EnvSpec(name=lock.environment, channels=lock.channels, conda=tuple(conda),
+    channels = lock.channels
+    if not channels:
+        from envkit.conda.channels import parse_channel
+
+        # an explicit file or `conda list` names no channels: the packages' own, in order of appearance
+        channels = tuple(parse_channel(c) for c in dict.fromkeys(p.channel for p in pkgs if p.channel))
+    return EnvSpec(name=lock.environment, channels=channels, conda=tuple(conda),
                    pip=tuple(pip_opts + pip), kind="export", has_pip_section=bool(pip or pip_opts))
 
 

@@ -35,10 +35,24 @@ def check_version(version, filename: str | None, line: int | None = None) -> Non
 
 def environments(text: str, filename: str | None = None) -> list[str]:
     """The environment names a pixi.lock defines, in file order."""
+    return list(read_pixi_environments(text, filename))
+
+
+def read_pixi_environments(text: str, filename: str | None = None) -> dict[str, Lock]:
+    """Every environment of a pixi.lock, name -> Lock(kind="pixi"), in file order (one YAML parse)."""
+    data = _load(text, filename)
+    envs = data.get("environments") or {}
+    return {str(name): _read_env(data, envs[name] or {}, str(name), filename) for name in envs}
+
+
+def _load(text: str, filename: str | None):
     from envkit import _yaml
 
     data = _yaml.load(text, filename=filename)
-    return [str(k) for k in (data.get("environments") or {})] if isinstance(data, dict) else []
+    if not isinstance(data, dict):
+        raise ParseError("not a pixi.lock: the document is not a mapping", where=Where(file=filename))
+    check_version(data.get("version"), filename, data.line_of("version"))
+    return data
 
 
 def read_pixi_lock(text: str, filename: str | None = None, environment: str | None = None) -> Lock:
@@ -49,12 +63,7 @@ def read_pixi_lock(text: str, filename: str | None = None, environment: str | No
     environment has packages for.  Raises UnsupportedVersionError for another lock version and
     EnvironmentNotFound (naming the ones there are) for an unknown environment.
     """
-    from envkit import _yaml
-
-    data = _yaml.load(text, filename=filename)
-    if not isinstance(data, dict):
-        raise ParseError("not a pixi.lock: the document is not a mapping", where=Where(file=filename))
-    check_version(data.get("version"), filename, data.line_of("version"))
+    data = _load(text, filename)
     env_name = environment or DEFAULT_ENVIRONMENT
     envs = data.get("environments") or {}
     if env_name not in envs:

@@ -1,0 +1,142 @@
+"""environment.yml reading and writing (hand-written specs and `conda env export`)."""
+from __future__ import annotations
+
+import pytest
+
+from conftest import CORPUS, DATA, corpus_files
+from envkit.errors import InvalidSpecError, ParseError
+from envkit.formats import read_file, read_text, write_text
+from envkit.formats.envyml import export_to_lock, read_env, write_env
+from envkit.model import Channel
+
+
+def test_reads_every_part_of_a_hand_written_spec():
+    spec = read_file(DATA / "normalize" / "messy-environment.yml")
+    assert spec.kind == "spec"
+    assert spec.name == "train"
+    assert spec.prefix == "/home/alice/miniconda3/envs/train"
+    assert [c.name for c in spec.channels] == ["conda-forge", "private-chan", "defaults"]
+    assert spec.channels[1].had_credentials is True
+    assert "tk-1234abcd" not in repr(spec)
+    assert [d.spec() for d in spec.conda] == ["numpy>=1.26,<2", "python=3.11", "conda-forge::scipy", "pip",
+                                              "numpy>=1.26,<2"]
+    assert [p.text for p in spec.pip] == [
+        "torch==2.3.1", "--extra-index-url https://<USER>:<PASSWORD>@pypi.example.com/simple",
+        "Pillow>=9", "requests", "requests"]
+    assert spec.variables == (("OMP_NUM_THREADS", "4"),)
+    assert spec.line_of("dependencies") == 3 and spec.line_of("pip") == 4
+    assert spec.conda[0].line == 11
+
+
+def test_channel_prefix_brackets_nodefaults_and_platforms():
+    spec = read_file(CORPUS / "01_FSadrieh__BERTchen__environment.yml")
+    assert [c.name for c in spec.channels] == ["conda-forge", "nvidia", "nodefaults"]
+    torch = spec.conda_by_name()["pytorch"]
+    assert (torch.channel, torch.version) == ("pytorch", "2.1.0.*")
+    assert spec.platforms == ("linux-64", "osx-arm64", "win-64")
+    assert spec.pip[2].name == "print-on-steroids" and spec.pip[2].extras == ("exceptions",)
+
+
+def test_export_is_detected_and_converts_to_a_lock():
+    spec = read_file(CORPUS / "37_Fury1__DeepRL-Tennis__environment.yml")  # CRLF, Windows export
+    assert spec.kind == "export"
+    assert spec.prefix == r"C:\Users\Fury\Miniconda3\envs\drlnd"
+    lock = export_to_lock(spec, "win-64")
+    assert lock.kind == "export" and lock.platforms == ("win-64",)
+    torch = next(p for p in lock.packages if p.name == "pytorch")
+    assert (torch.version, torch.build, torch.platform) == ("0.4.1", "py36_cuda90_cudnn7he774522_1", "win-64")
+
+
+def test_no_builds_export_with_prefix_is_an_export():
+    spec = read_file(CORPUS / "26_WikiGenius__NeRF-SLAM__environment.yml")
+    assert spec.kind == "export"
+    lock = export_to_lock(spec)
+    assert all(p.build is None for p in lock.packages if p.manager == "conda")
+    assert lock.platforms == ()
+
+
+def test_export_keeps_unpinned_pip_entries():
+    lock = export_to_lock(read_file(CORPUS / "25_CORE-SNU__CANVAS__environment_full.yml"), "linux-64")
+    gdown = [p for p in lock.packages if p.name == "gdown"]
+    assert len(gdown) == 1 and gdown[0].manager == "pip" and gdown[0].version == ""
+
+
+def test_from_history_export_is_a_spec():
+    assert read_file(CORPUS / "28_SatoshiYamazaki__TransFG__env_export.yml").kind == "spec"
+
+
+def test_legacy_pip_pin_is_kept_as_text():
+    spec = read_file(CORPUS / "18_MKorablyov__LambdaZero__environment-linux.yml")
+    scatter = next(p for p in spec.pip if p.name == "torch-scatter")
+    assert (scatter.kind, scatter.text, scatter.specifier) == ("requirement", "torch-scatter==latest+cu101", "")
+
+
+def test_per_requirement_options_stay_with_the_entry():
+    spec = read_file(CORPUS / "03_JonasGeiping__breaching__environment.yml")
+    kmc = next(p for p in spec.pip if p.name == "k-means-constrained")
+    assert kmc.text == "k-means-constrained --no-binary 0.6.0"
+
+
+def test_bad_match_spec_names_file_line_and_text():
+    with pytest.raises(InvalidSpecError) as err:
+        read_file(DATA / "normalize" / "bad-spec.yml")
+    assert str(err.value) == ("{}:7: invalid match spec 'numpy>=1.2,,<2': unable to parse version spec: "
+                              ">=1.2,,<2").format(DATA / "normalize" / "bad-spec.yml")
+
+
+def test_bad_pip_requirement_names_line():
+    text = "dependencies:\n  - pip\n  - pip:\n    - requests\n    - numpy>=1.2,,<2\n"
+    with pytest.raises(InvalidSpecError) as err:
+        read_env(text, "environment.yml")
+    assert str(err.value).startswith("environment.yml:5: invalid pip requirement 'numpy>=1.2,,<2'")
+
+
+@pytest.mark.parametrize("text,message", [
+    ("", "empty environment file"),
+    ("- a\n- b\n", "an environment file must be a mapping, got a list"),
+    ("dependencies:\n  - {conda: [x]}\n", "unknown section 'conda' in dependencies (only `pip:` is allowed)"),
+    ("dependencies:\n  - 3\n", "a dependency must be a match spec, got int 3"),
+    ("channels: conda-forge\n", "`channels:` must be a list, got text 'conda-forge'"),
+])
+def test_structural_errors(text, message):
+    with pytest.raises(ParseError) as err:
+        read_env(text, "e.yml")
+    assert err.value.message == message
+
+
+def test_duplicate_key_names_both_lines():
+    with pytest.raises(ParseError) as err:
+        read_env("name: a\ndependencies:\n  - x\ndependencies:\n  - y\n", "e.yml")
+    assert "duplicate key 'dependencies': first at line 2, again at line 4" in str(err.value)
+
+
+def test_unknown_top_level_keys_are_kept():
+    spec = read_env("name: a\ndescription: my env\nextras:\n  k: [1, 2]\ndependencies:\n  - x\n")
+    assert spec.extra == (("description", '"my env"'), ("extras", '{"k":[1,2]}'))
+    text = write_env(spec)
+    assert "description: my env\nextras: {\"k\": [1, 2]}\n" in text
+    assert read_env(text) == spec
+
+
+@pytest.mark.parametrize("path", corpus_files("envyml") + corpus_files("export")[:-1], ids=lambda p: p.name[:12])
+def test_round_trip_on_corpus(path):
+    if path.name.startswith("41_"):
+        pytest.skip("conda list --export text, tested in test_formats_condalist")
+    spec = read_file(path)
+    text = write_env(spec)
+    again = read_text(text, filename=path.name, format="env")
+    assert again == spec
+    assert write_env(again) == text
+
+
+def test_writer_key_order_and_quoting():
+    spec = read_env("variables: {B: 'yes', A: '1'}\nprefix: C:\\x y\ndependencies: [python >=3.10]\n"
+                    "channels: [conda-forge]\nname: n\n")
+    assert write_env(spec) == ("name: n\nchannels:\n  - conda-forge\ndependencies:\n  - python>=3.10\n"
+                               "variables:\n  B: \"yes\"\n  A: \"1\"\nprefix: \"C:\\\\x y\"\n")
+
+
+def test_write_text_writes_a_lock_as_an_export():
+    lock = read_file(CORPUS / "46_CHARM-Tx__python-ci__environment.lock")
+    assert write_text(lock, "env") == "channels:\n  - main\ndependencies:\n  - pytz=2022.1=py39h06a4308_0\n"
+    assert Channel(name="x") == Channel(name="x")

@@ -1,0 +1,188 @@
+"""envkit normalize / validate: canonical form, idempotence, comments kept, CLI behaviour."""
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from conftest import CORPUS, DATA, corpus_files
+from envkit.formats import detect_format, read_text
+from envkit.model import EnvSpec
+from envkit.normalize import normalize_lock, normalize_spec, normalize_text, split_inline_comment
+
+MESSY = DATA / "normalize" / "messy-environment.yml"
+BAD = DATA / "normalize" / "bad-spec.yml"
+
+MESSY_NORMALIZED = """\
+# Laptop environment for the training code.
+name: train
+channels:
+  - conda-forge
+  - https://conda.anaconda.org/t/<TOKEN>/private-chan
+  - defaults
+dependencies:
+  # numerics
+  - numpy>=1.26,<2
+  - pip
+  - python=3.11
+  - conda-forge::scipy
+  - pip:
+    - --extra-index-url https://<USER>:<PASSWORD>@pypi.example.com/simple
+    - Pillow>=9
+    - requests
+    - torch==2.3.1  # matches the server
+variables:
+  OMP_NUM_THREADS: "4"
+"""
+
+
+def test_normalized_form():
+    assert normalize_text(MESSY.read_text(), filename=str(MESSY)) == MESSY_NORMALIZED
+
+
+REWRITABLE = [p for p in corpus_files() if not p.name.endswith("pixi.lock")]
+
+
+@pytest.mark.parametrize("path", REWRITABLE, ids=lambda p: p.name[:12])
+def test_corpus_idempotent_and_reparses_to_the_normalized_model(path):
+    text = path.read_text(encoding="utf-8")
+    fmt = detect_format(text, path.name)
+    once = normalize_text(text, filename=path.name)
+    assert normalize_text(once, filename=path.name) == once
+    original = read_text(text, filename=path.name)
+    again = read_text(once, filename=path.name, format=fmt)
+    if isinstance(original, EnvSpec):
+        assert again == normalize_spec(original)
+        assert again.prefix is None
+    else:
+        assert normalize_lock(again) == normalize_lock(original)
+
+
+def test_every_comment_survives_on_the_corpus():
+    for path in corpus_files():
+        if detect_format(path.read_text(encoding="utf-8"), path.name) != "env":
+            continue
+        text = path.read_text(encoding="utf-8")
+        out = normalize_text(text, filename=path.name)
+        comments = [split_inline_comment(ln)[1] or ln.strip() for ln in text.splitlines()
+                    if "#" in ln and (ln.strip().startswith("#") or split_inline_comment(ln)[1])]
+        for c in comments:
+            assert c.rstrip() in out, (path.name, c)
+
+
+def test_duplicate_specs_merge_their_comments():
+    out = normalize_text((CORPUS / "01_FSadrieh__BERTchen__environment.yml").read_text())
+    assert out.count("pytorch::pytorch-cuda=11.8") == 1
+    assert "  - pytorch::pytorch-cuda=11.8  # [linux]  # [win]\n" in out
+
+
+def test_byte_identical_for_equal_input():
+    a = "dependencies:\n  - numpy\n  - python=3.11\nname: x\n"
+    b = "name:   x\ndependencies: [python=3.11, numpy]\n"
+    assert normalize_text(a) == normalize_text(b) == "name: x\ndependencies:\n  - numpy\n  - python=3.11\n"
+
+
+def test_crlf_and_bom_are_normalized():
+    text = "\ufeffname: x\r\ndependencies:\r\n  - numpy  # n\r\n"
+    assert normalize_text(text) == "name: x\ndependencies:\n  - numpy  # n\n"
+
+
+def test_requirements_normalized_with_comments():
+    text = "# top\nzlib-ng\n-r base.txt\nAnyio>=4  # async\n# tests\npytest\nanyio>=4\npytest\n"
+    assert normalize_text(text, filename="requirements.txt") == (
+        "# top\n-r base.txt\nAnyio>=4  # async\nanyio>=4\n# tests\npytest\nzlib-ng\n")
+
+
+# --- CLI -----------------------------------------------------------------------------------
+
+def test_cli_prints_normalized(envkit_cli):
+    r = envkit_cli("normalize", str(MESSY))
+    assert (r.exit_code, r.stdout, r.stderr) == (0, MESSY_NORMALIZED, "")
+
+
+def test_cli_check(envkit_cli, tmp_path):
+    f = tmp_path / "environment.yml"
+    f.write_text("name: x\ndependencies:\n  - python=3.11\n  - numpy\n")
+    r = envkit_cli("--help")
+    r = envkit_cli("normalize", "--check", str(f))
+    assert r.exit_code == 1
+    assert r.stdout == (f"--- {f}\n+++ {f} (normalized)\n@@ -1,4 +1,4 @@\n name: x\n dependencies:\n"
+                        "+  - numpy\n   - python=3.11\n-  - numpy\n")
+    f.write_text("name: x\ndependencies:\n  - numpy\n  - python=3.11\n")
+    r = envkit_cli("normalize", "--check", str(f))
+    assert (r.exit_code, r.stdout) == (0, "")
+
+
+def test_cli_write_keeps_comments_and_is_atomic(envkit_cli, tmp_path):
+    f = tmp_path / "environment.yml"
+    shutil.copy(MESSY, f)
+    f.chmod(0o640)
+    r = envkit_cli("normalize", "--write", str(f))
+    assert (r.exit_code, r.stdout) == (0, f"normalized {f}\n")
+    assert f.read_text() == MESSY_NORMALIZED
+    assert f.stat().st_mode & 0o777 == 0o640
+    assert [p.name for p in tmp_path.iterdir()] == ["environment.yml"]  # no temporary file left
+    r = envkit_cli("normalize", "--write", str(f))
+    assert (r.exit_code, r.stdout) == (0, f"{f} is already normalized\n")
+
+
+def test_cli_output_file(envkit_cli, tmp_path):
+    out = tmp_path / "out.yml"
+    r = envkit_cli("normalize", str(MESSY), "-o", str(out))
+    assert (r.exit_code, r.stdout) == (0, "")
+    assert out.read_text() == MESSY_NORMALIZED
+
+
+def test_cli_bad_spec_exit_2_no_traceback(envkit_cli):
+    r = envkit_cli("normalize", str(BAD))
+    assert r.exit_code == 2 and r.stdout == ""
+    assert r.stderr == (f"error: {BAD}:7: invalid match spec 'numpy>=1.2,,<2': unable to parse version "
+                        "spec: >=1.2,,<2\n")
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--write", "--check", "x.yml"], "error: --write and --check do not go together: --check changes nothing\n"),
+    (["-o", "o.yml", "--write", "x.yml"], "error: -o/--output does not go with --write or --check\n"),
+    (["a.yml", "b.yml"], "error: several FILEs need --write or --check\n"
+                         "hint: normalize one file at a time to stdout\n"),
+])
+def test_cli_usage_errors(envkit_cli, args, message):
+    r = envkit_cli("normalize", *args)
+    assert (r.exit_code, r.stderr) == (2, message)
+
+
+def test_cli_pixi_is_not_rewritten(envkit_cli):
+    r = envkit_cli("normalize", str(CORPUS / "57_1235467__SaltMPRIS__pixi.lock"))
+    assert r.exit_code == 2
+    assert r.stderr == ("error: envkit reads pixi.lock but does not rewrite it (pixi owns that file)\n"
+                        "hint: `envkit validate pixi.lock` checks it; `pixi lock` rewrites it\n")
+
+
+def test_cli_warns_about_duplicates(envkit_cli):
+    r = envkit_cli("normalize", str(CORPUS / "04_Kennethborup__SeqSleepNet__environment.yml"))
+    assert r.exit_code == 0
+    assert "warning: 'matplotlib' is installed by both conda" in r.stderr
+
+
+def test_cli_stdin(envkit_cli):
+    r = envkit_cli("normalize", "-", input="dependencies: [b, a]\n")
+    assert (r.exit_code, r.stdout) == (0, "dependencies:\n  - a\n  - b\n")
+
+
+def test_validate(envkit_cli):
+    r = envkit_cli("validate", str(MESSY), str(BAD), str(CORPUS / "58_16bit-ykiko__about-me__pixi.lock"))
+    assert r.exit_code == 2
+    assert r.stdout.splitlines() == [
+        f"ok: {MESSY}: environment spec, 5 conda, 5 pip",
+        f"error: {BAD}:7: invalid match spec 'numpy>=1.2,,<2': unable to parse version spec: >=1.2,,<2",
+        f"ok: {CORPUS / '58_16bit-ykiko__about-me__pixi.lock'}: pixi.lock, 2 environments: default (0 packages, "
+        "0 platforms), format (120 packages, 3 platforms (linux-64, osx-64, osx-arm64))",
+    ]
+
+
+def test_validate_ok_and_missing_file(envkit_cli, tmp_path):
+    r = envkit_cli("validate", str(CORPUS / "51_Cecca__repro-course-ci__conda-lock.yml"))
+    assert (r.exit_code, r.stdout) == (0, f"ok: {CORPUS / '51_Cecca__repro-course-ci__conda-lock.yml'}: "
+                                          "conda-lock, 146 packages, 4 platforms (linux-64, osx-64, osx-arm64, win-64)\n")
+    r = envkit_cli("validate", str(tmp_path / "nope.yml"))
+    assert (r.exit_code, r.stdout) == (2, f"error: {tmp_path / 'nope.yml'}: no such file\n")
