@@ -46,7 +46,7 @@ def host_platform() -> str:
     """The conda platform (subdir) of this machine, e.g. linux-64."""
     import rattler
 
-    return str(rattler.Platform.current())
+    return str(rattler.Subdir.current())
 
 
 def choose_platform(lock: Lock, platform: str | None) -> str:
@@ -151,8 +151,25 @@ def to_repodata_records(packages: Sequence[LockedPackage], platform: str) -> lis
     return out
 
 
-def _remove_prefix(prefix: str) -> None:
-    shutil.rmtree(prefix, ignore_errors=True)
+def remove_tree(path: str, *, settle: float = 5.0) -> None:
+    """Remove `path` and make sure it stays removed.
+
+    After a failed install, py-rattler's linking threads that were already running finish their
+    current files (they cannot be cancelled), so a tree removed at once can reappear; remove it again
+    until it has stayed gone for a short while, at most `settle` seconds.
+    """
+    import time
+
+    deadline = time.monotonic() + settle
+    while True:
+        shutil.rmtree(path, ignore_errors=True)
+        time.sleep(0.05)
+        if not os.path.lexists(path):
+            time.sleep(0.15)
+            if not os.path.lexists(path) or time.monotonic() > deadline:
+                return
+        elif time.monotonic() > deadline:
+            return
 
 
 def _prepare_prefix(prefix: str) -> None:
@@ -272,7 +289,6 @@ def create_from_lock(lock: Lock, prefix: str | os.PathLike[str], *, platform: st
     conda = [p for p in pkgs if p.manager == "conda"]
     pip = [p for p in pkgs if p.manager == "pip"]
     verify_local_archives(conda, source=lock.source)
-    existed = os.path.isdir(target)
     try:
         if backend == "rattler":
             _install_rattler(conda, target, plat, cache_dir=cache_dir)
@@ -280,9 +296,7 @@ def create_from_lock(lock: Lock, prefix: str | os.PathLike[str], *, platform: st
             _install_conda(lock, plat, target, backend, executable, timeout=timeout)
         hashed = install_pip(target, plat, pip, options=lock.pip_options, timeout=timeout) if pip else False
     except BaseException:
-        _remove_prefix(target)
-        if existed:
-            os.makedirs(target, exist_ok=True)
+        remove_tree(target)
         raise
     return CreateResult(prefix=target, platform=plat, conda=len(conda), pip=len(pip), backend=backend,
                         require_hashes=hashed)
@@ -290,21 +304,35 @@ def create_from_lock(lock: Lock, prefix: str | os.PathLike[str], *, platform: st
 
 def _install_rattler(conda: Sequence[LockedPackage], prefix: str, platform: str, *,
                      cache_dir: str | os.PathLike[str] | None) -> None:
+    """Link the conda packages into a staging directory beside `prefix` (with `prefix` patched into
+    the files), then rename it into place: a failed install never leaves a half-made `prefix`."""
     import asyncio
 
     import rattler
 
     records = to_repodata_records(conda, platform)
     kwargs = {"cache_dir": Path(cache_dir)} if cache_dir else {}
+    parent = os.path.dirname(prefix)
+    os.makedirs(parent, exist_ok=True)
+    stage = tempfile.mkdtemp(prefix=f".{os.path.basename(prefix)}.envkit-", dir=parent)
     try:
-        asyncio.run(rattler.install(records, target_prefix=prefix, platform=rattler.Platform(platform),
-                                    show_progress=False, execute_link_scripts=False, **kwargs))
-    except Exception as exc:  # rattler's own exception classes
-        text = str(exc).strip()
-        if "hash mismatch" in text or "mismatch" in text.lower():
-            raise IntegrityError("a package does not match the hash recorded in the lock; nothing was "
-                                 "installed", text=text) from None
-        raise BackendError(f"installing the conda packages failed: {type(exc).__name__}", text=text) from None
+        try:
+            asyncio.run(rattler.install(records, target_prefix=stage, alternative_target_prefix=prefix,
+                                        platform=rattler.Subdir(platform), show_progress=False,
+                                        execute_link_scripts=False, **kwargs))
+        except Exception as exc:  # rattler's own exception classes
+            text = str(exc).strip()
+            if "hash mismatch" in text or "mismatch" in text.lower():
+                raise IntegrityError("a package does not match the hash recorded in the lock; nothing was "
+                                     "installed", text=text) from None
+            raise BackendError(f"installing the conda packages failed: {type(exc).__name__}",
+                               text=text) from None
+        if os.path.isdir(prefix):
+            os.rmdir(prefix)  # empty (checked before): the staged tree takes its place
+        os.rename(stage, prefix)
+    except BaseException:
+        remove_tree(stage)
+        raise
 
 
 def _install_conda(lock: Lock, platform: str, prefix: str, backend: str, executable: str | None, *,

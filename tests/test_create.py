@@ -1,0 +1,274 @@
+"""`envkit create` from a lock: real installs from local channels and wheels, offline."""
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import stat
+import sys
+import threading
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from support.condafactory import (  # noqa: F401  (fixtures)
+    build_wheel,
+    copy_prefix,
+    default_channel,
+    default_prefix,
+    pip_install,
+)
+
+from envkit.model import Lock, LockedPackage
+
+pytestmark = pytest.mark.slow
+
+
+def package_set(env) -> tuple[list, list]:
+    conda = sorted((p.name, p.version, p.build, p.channel) for p in env.packages if p.manager == "conda")
+    pip = sorted((p.name.lower(), p.version) for p in env.packages if p.manager == "pip")
+    return conda, pip
+
+
+@pytest.fixture(scope="module")
+def source_env(tmp_path_factory, default_prefix):
+    """A copy of the default prefix plus two pip packages: one index install, one URL install."""
+    root = tmp_path_factory.mktemp("source")
+    prefix = copy_prefix(default_prefix, root / "env")
+    wheels = root / "wheels"
+    pip_install(prefix, build_wheel(wheels, "tinyreq", "2.0", requires=["helper"]), direct=True)
+    pip_install(prefix, build_wheel(wheels, "helper", "1.1"), direct=True)
+    return prefix
+
+
+def read_lock(path: Path) -> Lock:
+    from envkit.formats.condalock import read_conda_lock
+
+    return read_conda_lock(path.read_text(), filename=str(path))
+
+
+def write_lock(path: Path, lock: Lock) -> Path:
+    from envkit.formats.condalock import write_conda_lock
+
+    path.write_text(write_conda_lock(lock))
+    return path
+
+
+def test_lock_create_export_round_trip(envkit_cli, tmp_path, source_env):
+    from envkit.backends import open_env
+
+    lock = tmp_path / "conda-lock.yml"
+    assert envkit_cli("lock", "-p", str(source_env), "--no-env-lock", "-o", str(lock)).exit_code == 0
+    target = tmp_path / "rebuilt"
+    r = envkit_cli("create", "--lock", str(lock), "-p", str(target), "--platform", "linux-64")
+    assert r.exit_code == 0, r.stderr
+    assert r.stdout == (f"created {target} (linux-64, rattler): 9 conda and 2 pip packages, "
+                        "pip hashes required\n")
+    before, after = open_env(prefix=str(source_env)), open_env(prefix=str(target))
+    assert package_set(after) == package_set(before)
+    assert package_set(after)[1] == [("helper", "1.1"), ("tinyreq", "2.0")]
+    # the pip packages went into the new prefix's own site-packages, nowhere else
+    site = target / "lib" / "python3.11" / "site-packages"
+    assert (site / "tinyreq" / "__init__.py").read_text() == '__version__ = "2.0"\n'
+    # and locking the rebuilt environment gives the same lock, package for package
+    again = tmp_path / "again.yml"
+    assert envkit_cli("lock", "-p", str(target), "--no-env-lock", "-o", str(again)).exit_code == 0
+    assert read_lock(again).packages == read_lock(lock).packages
+
+
+def test_pip_index_installs_are_installed_by_pin(envkit_cli, tmp_path, default_prefix):
+    """A pip package with no recorded URL is installed as name==version from the configured index."""
+    from envkit.backends import open_env
+
+    wheels = tmp_path / "wheels"
+    src = copy_prefix(default_prefix, tmp_path / "src")
+    pip_install(src, build_wheel(wheels, "helper", "1.0"))  # no direct_url.json
+    lock = tmp_path / "conda-lock.yml"
+    assert envkit_cli("lock", "-p", str(src), "--no-env-lock", "-o", str(lock)).exit_code == 0
+    target = tmp_path / "new"
+    env = {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheels)}
+    r = envkit_cli("create", "--lock", str(lock), "-p", str(target), env=env)
+    assert r.exit_code == 0, r.stderr
+    assert r.stdout.endswith("9 conda and 1 pip packages\n")  # no hash recorded: no --require-hashes
+    assert package_set(open_env(prefix=str(target)))[1] == [("helper", "1.0")]
+
+
+def test_hash_mismatch_aborts_and_leaves_no_prefix(envkit_cli, tmp_path, source_env):
+    lock_path = tmp_path / "conda-lock.yml"
+    assert envkit_cli("lock", "-p", str(source_env), "--no-env-lock", "-o", str(lock_path)).exit_code == 0
+    lock = read_lock(lock_path)
+    bad = tuple(replace(p, sha256="0" * 64) if p.name == "numpy" else p for p in lock.packages)
+    write_lock(tmp_path / "bad.yml", replace(lock, packages=bad))
+    target = tmp_path / "env"
+    r = envkit_cli("create", "--lock", str(tmp_path / "bad.yml"), "-p", str(target))
+    assert r.exit_code == 2
+    assert r.stderr.startswith(f"error: {tmp_path / 'bad.yml'}:")  # the line of the package in the lock
+    assert ": numpy=1.26.4: sha256 mismatch for file://" in r.stderr
+    assert "the lock says 0000000000000000000000000000000000000000000000000000000000000000" in r.stderr
+    assert "hint: the package changed after it was locked" in r.stderr
+    assert not target.exists()
+
+
+def test_create_keeps_an_existing_prefix_untouched(envkit_cli, tmp_path, source_env):
+    lock = tmp_path / "conda-lock.yml"
+    assert envkit_cli("lock", "-p", str(source_env), "--no-env-lock", "-o", str(lock)).exit_code == 0
+    target = tmp_path / "busy"
+    target.mkdir()
+    (target / "keep.txt").write_text("mine")
+    r = envkit_cli("create", "--lock", str(lock), "-p", str(target))
+    assert r.exit_code == 2
+    assert f"error: prefix already exists and is not empty: {target}" in r.stderr
+    assert sorted(os.listdir(target)) == ["keep.txt"]
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+def test_downloaded_package_with_wrong_hash_removes_the_half_made_prefix(tmp_path, default_channel, source_env):
+    """Over HTTP py-rattler checks the sha256 while linking; envkit removes what was already made."""
+    from envkit.create import create_from_lock
+    from envkit.errors import IntegrityError
+    from envkit.lock import lock_live
+    from envkit.backends import open_env
+
+    lock = lock_live(open_env(prefix=str(source_env)))
+    handler = functools.partial(_QuietHandler, directory=str(default_channel.root))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        base = f"http://127.0.0.1:{server.server_address[1]}"
+        pkgs = []
+        for p in lock.packages:
+            if p.manager == "conda":
+                p = replace(p, url=p.url.replace(default_channel.url, base))
+                if p.name == "zlib":
+                    p = replace(p, sha256="1" * 64)
+            pkgs.append(p)
+        pkgs = [p for p in pkgs if p.manager == "conda"]
+        target = tmp_path / "env"
+        with pytest.raises(IntegrityError) as info:
+            create_from_lock(replace(lock, packages=tuple(pkgs)), target, cache_dir=tmp_path / "cache")
+        assert "does not match the hash recorded in the lock" in info.value.message
+        assert "1111111111111111111111111111111111111111111111111111111111111111" in str(info.value)
+        assert not target.exists()
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_missing_local_package_file(tmp_path):
+    from envkit.create import create_from_lock
+    from envkit.errors import IntegrityError
+
+    pkg = LockedPackage(manager="conda", name="zlib", version="1.3.1", build="h0_0", platform="linux-64",
+                        url=(tmp_path / "linux-64" / "zlib-1.3.1-h0_0.tar.bz2").as_uri(), md5="0" * 32)
+    lock = Lock(kind="conda-lock", platforms=("linux-64",), packages=(pkg,))
+    with pytest.raises(IntegrityError, match="package file not found"):
+        create_from_lock(lock, tmp_path / "env", platform="linux-64")
+    assert not (tmp_path / "env").exists()
+
+
+def test_platform_not_in_lock(envkit_cli, tmp_path, source_env):
+    lock = tmp_path / "conda-lock.yml"
+    assert envkit_cli("lock", "-p", str(source_env), "--no-env-lock", "-o", str(lock)).exit_code == 0
+    r = envkit_cli("create", "--lock", str(lock), "-p", str(tmp_path / "x"), "--platform", "osx-arm64")
+    assert r.exit_code == 2
+    assert "error: the lock has no packages for osx-arm64 (locked: linux-64)" in r.stderr
+
+
+def test_create_by_name_uses_the_first_envs_dir(envkit_cli, tmp_path, source_env):
+    lock = tmp_path / "conda-lock.yml"
+    assert envkit_cli("lock", "-p", str(source_env), "--no-env-lock", "-o", str(lock)).exit_code == 0
+    envs = tmp_path / "envs"
+    r = envkit_cli("create", "--lock", str(lock), "-n", "fresh",
+                   env={"CONDA_ENVS_PATH": str(envs), "HOME": str(tmp_path), "CONDA_EXE": ""})
+    assert r.exit_code == 0, r.stderr
+    assert (envs / "fresh" / "conda-meta" / "history").exists()
+    assert sorted(os.listdir(envs / "fresh" / "conda-meta"))[0] == "ca-certificates-2024.2.2-hbcca054_0.json"
+
+
+FAKE_CONDA = r'''#!{python}
+"""A stand-in conda: records its argv and the explicit file, then makes a prefix with py-rattler."""
+import asyncio, json, sys
+argv = sys.argv[1:]
+prefix = argv[argv.index("--prefix") + 1]
+explicit = open(argv[argv.index("--file") + 1]).read()
+open({log!r}, "w").write(json.dumps({{"argv": argv, "explicit": explicit}}))
+import os
+os.makedirs(os.path.join(prefix, "conda-meta"))
+if "FAIL" in os.environ.get("FAKE_CONDA_MODE", ""):
+    sys.stderr.write("CondaHTTPError: something broke\n")
+    sys.exit(1)
+'''
+
+
+def _fake_conda(tmp_path: Path) -> tuple[Path, Path]:
+    log = tmp_path / "conda-call.json"
+    exe = tmp_path / "bin" / "conda"
+    exe.parent.mkdir()
+    exe.write_text(FAKE_CONDA.format(python=sys.executable, log=str(log)))
+    exe.chmod(exe.stat().st_mode | stat.S_IEXEC)
+    return exe, log
+
+
+def test_backend_conda_uses_an_explicit_file(envkit_cli, tmp_path, default_channel, source_env):
+    import json
+
+    from envkit.backends import open_env
+    from envkit.lock import lock_live
+
+    lock = lock_live(open_env(prefix=str(source_env)))
+    conda_only = replace(lock, packages=tuple(p for p in lock.packages if p.manager == "conda"))
+    lock_path = write_lock(tmp_path / "conda-lock.yml", conda_only)
+    exe, log = _fake_conda(tmp_path)
+    target = tmp_path / "env"
+    r = envkit_cli("create", "--lock", str(lock_path), "-p", str(target), "--backend", "conda",
+                   env={"CONDA_EXE": str(exe)})
+    assert r.exit_code == 0, r.stderr
+    assert r.stdout == f"created {target} (linux-64, conda): 9 conda and 0 pip packages\n"
+    call = json.loads(log.read_text())
+    assert call["argv"][:4] == ["create", "--yes", "--prefix", str(target)]
+    lines = call["explicit"].splitlines()
+    assert "@EXPLICIT" in lines and "# platform: linux-64" in lines
+    numpy = next(p for p in conda_only.packages if p.name == "numpy")
+    assert f"{numpy.url}#{numpy.md5}" in lines
+
+
+def test_backend_conda_failure_removes_the_prefix(envkit_cli, tmp_path, source_env):
+    from envkit.backends import open_env
+    from envkit.lock import lock_live
+
+    lock = lock_live(open_env(prefix=str(source_env)))
+    lock_path = write_lock(tmp_path / "conda-lock.yml", lock)
+    exe, _log = _fake_conda(tmp_path)
+    target = tmp_path / "env"
+    r = envkit_cli("create", "--lock", str(lock_path), "-p", str(target), "--backend", "conda",
+                   env={"CONDA_EXE": str(exe), "FAKE_CONDA_MODE": "FAIL"})
+    assert r.exit_code == 2
+    assert "error: conda failed with exit code 1" in r.stderr and "CondaHTTPError: something broke" in r.stderr
+    assert not target.exists()
+
+
+def test_backend_without_executable(envkit_cli, tmp_path, source_env):
+    lock = tmp_path / "conda-lock.yml"
+    assert envkit_cli("lock", "-p", str(source_env), "--no-env-lock", "-o", str(lock)).exit_code == 0
+    r = envkit_cli("create", "--lock", str(lock), "-p", str(tmp_path / "e"), "--backend", "micromamba",
+                   env={"MAMBA_EXE": "", "PATH": str(tmp_path)})
+    assert r.exit_code == 2
+    assert "error: --backend micromamba: no micromamba executable found (MAMBA_EXE or PATH)" in r.stderr
+    assert not (tmp_path / "e").exists()
+
+
+def test_pip_requirement_lines():
+    from envkit.create import pip_requirement_lines
+
+    a = LockedPackage(manager="pip", name="a", version="1", url="file:///w/a-1-py3-none-any.whl", sha256="ab" * 32)
+    b = LockedPackage(manager="pip", name="b", version="2", url="https://pypi.org/project/b/2/")
+    lines, hashed = pip_requirement_lines([a])
+    assert (lines, hashed) == ([f"a @ file:///w/a-1-py3-none-any.whl --hash=sha256:{'ab' * 32}"], True)
+    lines, hashed = pip_requirement_lines([a, b])
+    assert (lines, hashed) == (["a @ file:///w/a-1-py3-none-any.whl", "b==2"], False)
