@@ -34,9 +34,12 @@ import textwrap
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping
 
 from envkit.errors import EnvkitError, ParseError, UsageError, Where
+
+if TYPE_CHECKING:  # pragma: no cover
+    from envkit.model import EnvSpec
 
 STYLES = ("conda-forge", "pip", "pytorch-channel")
 DEFAULT_STYLE = "conda-forge"
@@ -628,7 +631,7 @@ def render(plan: TemplatePlan) -> str:
     return render_template(text, values, filename=filename)
 
 
-def to_envspec(plan: TemplatePlan) -> "EnvSpec":
+def to_envspec(plan: TemplatePlan) -> EnvSpec:
     """The plan as an EnvSpec (what reading `render(plan)` back gives)."""
     from envkit.conda.channels import parse_channel
     from envkit.conda.matchspec import parse_spec
