@@ -1,0 +1,129 @@
+"""Small pure helpers shared by the rule modules (versions, package views, wheel tags)."""
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Iterable
+
+if TYPE_CHECKING:  # pragma: no cover
+    from envkit.model import CondaDep, EnvSpec, LockedPackage, PipDep
+
+_NUM = re.compile(r"\d+")
+_MM = re.compile(r"^(\d+)\.(\d+)")
+
+
+def major_minor(version: str | None) -> tuple[int, int] | None:
+    """`3.11.4` -> (3, 11); `12` -> None; anything else -> None."""
+    if not version:
+        return None
+    m = _MM.match(version)
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def mm_text(mm: tuple[int, int]) -> str:
+    return f"{mm[0]}.{mm[1]}"
+
+
+def pinned_series(dep: "CondaDep") -> str | None:
+    """The single version series a conda dependency pins: `==3.11.4`, `3.11.*`, `3.11.4.*` give the
+    version text without `==`/`.*`; ranges, ORs and unpinned give None."""
+    v = dep.version
+    if not v:
+        return None
+    if v.startswith("=="):
+        v = v[2:]
+    elif v.endswith(".*"):
+        v = v[:-2]
+    elif v.endswith("*"):
+        v = v[:-1].rstrip(".")
+    if not v or not re.fullmatch(r"[0-9][0-9A-Za-z_.+!]*", v):
+        return None
+    return v
+
+
+def pip_pinned_version(dep: "PipDep") -> str | None:
+    """The version a pip requirement pins with `==`/`===` (local version kept), else None."""
+    spec = (dep.specifier or "").strip()
+    if not spec or "," in spec:
+        return None
+    for op in ("===", "=="):
+        if spec.startswith(op):
+            v = spec[len(op):].strip()
+            return v if v and "*" not in v else None
+    return None
+
+
+def spec_python(spec: "EnvSpec") -> str | None:
+    """The Python major.minor a spec pins (`python=3.11`, `python==3.11.4`, `python=3.11.4=h..`)."""
+    for d in spec.conda:
+        if d.name == "python":
+            mm = major_minor(pinned_series(d))
+            if mm:
+                return mm_text(mm)
+    return None
+
+
+def packages_python(packages: Iterable["LockedPackage"]) -> str | None:
+    """The Python major.minor of a locked/installed package set (its conda `python` package)."""
+    for p in packages:
+        if p.manager == "conda" and p.name == "python":
+            mm = major_minor(p.version)
+            return mm_text(mm) if mm else None
+    return None
+
+
+# `name-version(-build)?-pytag-abitag-platform.whl`
+_WHEEL = re.compile(r"(?:^|/)[^/]+?-[^/-]+(?:-\d[^/-]*)?-(?P<py>[^/-]+)-(?P<abi>[^/-]+)-[^/-]+\.whl(?:$|[#?])")
+_CP = re.compile(r"^cp(?P<v>3\d{1,2}|27)$")
+
+
+def wheel_python(url: str | None) -> tuple[str | None, bool]:
+    """The CPython version a wheel URL is built for (`cp310` -> "3.10") and whether it is abi3
+    (usable on that version and later).  (None, False) when the wheel is pure or not a wheel."""
+    if not url or ".whl" not in url:
+        return None, False
+    m = _WHEEL.search(url.split("#", 1)[0])
+    if not m:
+        return None, False
+    tags = m.group("py").split(".")
+    versions = []
+    for t in tags:
+        cm = _CP.match(t)
+        if not cm:
+            return None, False  # py3 / py2.py3 / pp: no single CPython
+        d = cm.group("v")
+        versions.append(f"{d[0]}.{d[1:]}")
+    if len(set(versions)) != 1:
+        return None, False
+    return versions[0], m.group("abi") == "abi3"
+
+
+def describe_conda_dep(dep: "CondaDep", project: str | None = None) -> str:
+    """`>=1.24`, `any version`, or `pytorch >=1.10,<2.0` when the conda name differs from `project`."""
+    v = dep.version
+    if v and v.startswith("==") and dep.build:
+        text = f"{v[2:]}={dep.build}"
+    elif v and v.endswith(".*") and not any(c in v for c in "<>=!|,"):
+        text = "=" + v[:-2]
+    else:
+        text = v or "any version"
+    if project is not None and dep.name != project:
+        return f"{dep.name} {text}" if text != "any version" else dep.name
+    return text
+
+
+def describe_pip_dep(dep: "PipDep") -> str:
+    if dep.kind == "requirement":
+        return dep.specifier or "any version"
+    return dep.text
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {many or word + 's'}"
+
+
+def join_names(names: Iterable[str], limit: int = 8) -> str:
+    """`a, b, c` - at most `limit` names, then `and N more`."""
+    names = list(names)
+    if len(names) <= limit:
+        return ", ".join(names)
+    return ", ".join(names[:limit]) + f" and {len(names) - limit} more"

@@ -1,0 +1,335 @@
+"""The rule registry, the check targets, and the engine that runs rules and applies configuration.
+
+A *rule* has a stable name, a default severity, a one-line summary, a description, an example
+(a file that triggers it and the same file fixed) and a function `fn(target, ctx)` that yields
+`Hit`s; the engine turns hits into `Finding`s (rule, severity, file, line, message, packages),
+applies the configuration (select/ignore, severity overrides) and inline suppressions
+(`# envkit: ignore[rule]` on the finding's line), and sorts them deterministically.
+
+A *target* is one thing being checked: an environment file (`EnvSpec`), a lock (`Lock`), or a live
+environment (`LiveEnv`), with the raw text of its file when it has one.  A spec or a live environment
+may be paired with a lock (`target.lock`) for the stale-lock, lock-unsatisfied and env-drift rules.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, NamedTuple
+
+if TYPE_CHECKING:  # pragma: no cover
+    from envkit.config import Config
+    from envkit.errors import ParseError
+    from envkit.model import EnvSpec, LiveEnv, Lock, LockedPackage
+
+#: Severities, most severe first.  `--fail-on` and the exit code compare with this order.
+SEVERITIES = ("error", "warning", "info")
+_RANK = {s: i for i, s in enumerate(SEVERITIES)}
+
+TargetKind = str  # "spec" | "lock" | "live"
+
+
+def severity_at_least(severity: str, threshold: str) -> bool:
+    """True when `severity` is as severe as `threshold` or more ("error" >= "warning" >= "info")."""
+    return _RANK[severity] <= _RANK[threshold]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Finding:
+    """One problem found by one rule.
+
+    `file` is the path as given on the command line (or the prefix of a live environment); `line`
+    is 1-based, or None when the problem has no single line (a live environment, a whole lock).
+    `packages` names the packages involved, in a stable order.  `fixable` says `--fix` can repair it.
+    """
+
+    rule: str
+    severity: str
+    file: str
+    line: int | None
+    message: str
+    packages: tuple[str, ...] = ()
+    fixable: bool = False
+
+    def as_dict(self) -> dict:
+        """The finding as the JSON output writes it (keys in a fixed order)."""
+        return {
+            "rule": self.rule,
+            "severity": self.severity,
+            "file": self.file,
+            "line": self.line,
+            "message": self.message,
+            "packages": list(self.packages),
+            "fixable": self.fixable,
+        }
+
+
+class Hit(NamedTuple):
+    """What a rule function yields: where, what, which packages.  `severity` lowers (or raises)
+    the rule's default for this one hit; a configured severity override still wins."""
+
+    line: int | None
+    message: str
+    packages: tuple[str, ...] = ()
+    severity: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Rule:
+    """A registered rule.  `applies_to` lists target kinds ("spec", "lock", "live");
+    `example` is an environment file that triggers the rule and `example_fixed` the same file
+    without the problem (both checked by the test suite); rules that need a live environment
+    describe their example in words (`example_kind="text"`)."""
+
+    name: str
+    severity: str
+    summary: str
+    description: str
+    example: str
+    example_fixed: str
+    fn: Callable[["Target", "Context"], Iterable[Hit]]
+    applies_to: tuple[str, ...] = ("spec", "lock", "live")
+    example_file: str = "environment.yml"
+    example_kind: str = "file"
+    fixable: bool = False
+    fix_summary: str = ""
+
+
+#: name -> Rule, in registration order (which is documentation order).
+RULES: dict[str, Rule] = {}
+
+
+def rule(name: str, *, severity: str, summary: str, description: str, example: str,
+         example_fixed: str, applies_to: tuple[str, ...] = ("spec", "lock", "live"),
+         example_file: str = "environment.yml", example_kind: str = "file",
+         fixable: bool = False, fix_summary: str = "") -> Callable:
+    """Decorator registering `fn(target, ctx) -> Iterable[Hit]` as rule `name`."""
+    if severity not in SEVERITIES:
+        raise ValueError(f"bad severity {severity!r}")
+
+    def wrap(fn: Callable) -> Callable:
+        if name in RULES:
+            raise ValueError(f"rule {name!r} registered twice")
+        RULES[name] = Rule(name=name, severity=severity, summary=summary,
+                           description=_dedent(description), example=_dedent(example),
+                           example_fixed=_dedent(example_fixed), fn=fn, applies_to=applies_to,
+                           example_file=example_file, example_kind=example_kind, fixable=fixable,
+                           fix_summary=fix_summary)
+        return fn
+
+    return wrap
+
+
+def _dedent(text: str) -> str:
+    import textwrap
+
+    return textwrap.dedent(text).strip("\n") + "\n" if text.strip() else ""
+
+
+def all_rules() -> dict[str, Rule]:
+    """Every rule, name -> Rule, in documentation order (importing the rule modules once)."""
+    from envkit.checks import rules as _rules  # noqa: F401  (registers on import)
+
+    return RULES
+
+
+def get_rule(name: str) -> Rule:
+    """The rule called `name`; raises UsageError naming the known rules when there is none."""
+    rules = all_rules()
+    if name not in rules:
+        from envkit.errors import UsageError
+
+        raise UsageError(f"unknown rule {name!r}", hint=_known_hint(name, rules))
+    return rules[name]
+
+
+def _known_hint(name: str, rules: dict[str, Rule]) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(name, list(rules), n=1)
+    if close:
+        return f"did you mean {close[0]!r}? (`envkit check --list-rules` lists them all)"
+    return "`envkit check --list-rules` lists the rules"
+
+
+# --------------------------------------------------------------------------------------------
+# targets
+
+
+@dataclass(eq=False)
+class Target:
+    """One thing to check.
+
+    `kind` is "spec" (EnvSpec), "lock" (Lock) or "live" (LiveEnv).  `text` is the file's text (None
+    for a live environment).  `parse_error` is set (and `model` None) when the file could not be
+    read because a YAML key is duplicated: the duplicate-key rule reports it and only the rules
+    that read raw text run.  `lock` is the lock paired with a spec or a live environment; `spec`
+    the spec paired with a lock.  `cache` holds results shared by several rules.
+    """
+
+    path: str
+    kind: TargetKind
+    model: "EnvSpec | Lock | LiveEnv | None"
+    text: str | None = None
+    parse_error: "ParseError | None" = None
+    lock: "Target | None" = None
+    spec: "Target | None" = None
+    cache: dict = field(default_factory=dict, repr=False)
+    _lines: list[str] | None = field(default=None, repr=False)
+    _yaml: object = field(default=None, repr=False)
+    _yaml_done: bool = field(default=False, repr=False)
+    _by_platform: dict | None = field(default=None, repr=False)
+
+    @property
+    def lines(self) -> list[str]:
+        """The raw text lines of the file (no line ends); empty for a live environment."""
+        if self._lines is None:
+            self._lines = self.text.splitlines() if self.text else []
+        return self._lines
+
+    def line_text(self, line: int | None) -> str:
+        if not line or line > len(self.lines):
+            return ""
+        return self.lines[line - 1]
+
+    @property
+    def yaml(self):
+        """The file's YAML tree (YamlMap) for a YAML spec; None for other targets or non-YAML text.
+
+        Only specs are parsed a second time (they are small); locks never are."""
+        if not self._yaml_done:
+            self._yaml_done = True
+            if self.kind == "spec" and self.text is not None and self.parse_error is None:
+                from envkit._yaml import load
+                from envkit.errors import ParseError
+
+                try:
+                    data = load(self.text, filename=self.path)
+                except ParseError:
+                    data = None
+                self._yaml = data if isinstance(data, dict) else None
+        return self._yaml
+
+    def packages_by_platform(self) -> dict[str, list["LockedPackage"]]:
+        """Lock or live packages grouped by platform, each list in file order."""
+        if self._by_platform is None:
+            from envkit.model import LiveEnv
+
+            out: dict[str, list] = {}
+            m = self.model
+            if isinstance(m, LiveEnv):
+                out[m.platform] = list(m.packages)
+            elif m is not None:
+                for p in m.packages:
+                    out.setdefault(p.platform or "", []).append(p)
+            self._by_platform = out
+        return self._by_platform
+
+
+@dataclass
+class Context:
+    """What rules may consult besides their target: the configuration."""
+
+    config: "Config"
+
+    @property
+    def pypi_names(self) -> dict[str, tuple[str, ...]]:
+        return self.config.pypi_names
+
+    @property
+    def allowed_channels(self) -> tuple[str, ...] | None:
+        return self.config.allowed_channels
+
+
+# --------------------------------------------------------------------------------------------
+# engine
+
+_SUPPRESS = re.compile(r"#\s*envkit:\s*ignore(?:\[(?P<rules>[^\]]*)\])?", re.IGNORECASE)
+
+
+def suppressions(line_text: str) -> frozenset[str] | None:
+    """Rules suppressed by an inline `# envkit: ignore[a, b]` comment on `line_text`; the empty set
+    means every rule (`# envkit: ignore`); None when there is no suppression comment."""
+    if "envkit" not in line_text:
+        return None
+    m = _SUPPRESS.search(line_text)
+    if m is None:
+        return None
+    names = m.group("rules")
+    if names is None:
+        return frozenset()
+    return frozenset(n.strip() for n in names.split(",") if n.strip())
+
+
+def check_suppressions(target: Target) -> None:
+    """Raise UsageError (with file and line) for an inline suppression naming an unknown rule."""
+    if not target.text or "envkit" not in target.text:
+        return
+    rules = all_rules()
+    from envkit.errors import UsageError, Where
+
+    for i, text in enumerate(target.lines, 1):
+        names = suppressions(text)
+        for n in sorted(names or ()):
+            if n not in rules:
+                raise UsageError(f"unknown rule {n!r} in an inline suppression",
+                                 where=Where(file=target.path, line=i), hint=_known_hint(n, rules))
+
+
+def run_checks(targets: Iterable[Target], config: "Config") -> list[Finding]:
+    """Run every selected rule on every target; return the findings, sorted.
+
+    Findings are sorted by target (in the order given), line, rule and message.  Rules the config
+    does not select are skipped; severities are overridden per config; findings on a line carrying
+    `# envkit: ignore[rule]` are dropped.  Raises UsageError for an unknown rule in an inline
+    suppression.
+    """
+    rules = all_rules()
+    ctx = Context(config=config)
+    active = [r for r in rules.values() if config.is_selected(r.name)]
+    out: list[tuple[tuple, Finding]] = []
+    for index, target in enumerate(targets):
+        check_suppressions(target)
+        for r in active:
+            if target.kind not in r.applies_to:
+                continue
+            if target.parse_error is not None and not getattr(r.fn, "raw_text", False):
+                continue
+            override = config.severity.get(r.name)
+            for hit in r.fn(target, ctx):
+                severity = override or hit.severity or r.severity
+                if hit.line and target.text:
+                    sup = suppressions(target.line_text(hit.line))
+                    if sup is not None and (not sup or r.name in sup):
+                        continue
+                f = Finding(rule=r.name, severity=severity, file=target.path, line=hit.line,
+                            message=hit.message, packages=tuple(hit.packages),
+                            fixable=r.fixable and _fixable_hit(r.name, target, hit))
+                out.append(((index, hit.line or 0, r.name, hit.message), f))
+    out.sort(key=lambda kv: kv[0])
+    return [f for _, f in out]
+
+
+def _fixable_hit(rule_name: str, target: Target, hit: Hit) -> bool:
+    from envkit.checks.fix import can_fix
+
+    return can_fix(rule_name, target, hit)
+
+
+def raw_text_rule(fn: Callable) -> Callable:
+    """Mark a rule function as reading only the raw text: it runs even when the model could not be
+    built (a duplicated YAML key)."""
+    fn.raw_text = True
+    return fn
+
+
+def summarize(findings: Iterable[Finding]) -> dict[str, int]:
+    """Counts per severity, in SEVERITIES order."""
+    counts = {s: 0 for s in SEVERITIES}
+    for f in findings:
+        counts[f.severity] += 1
+    return counts
+
+
+def iter_lines(target: Target) -> Iterator[tuple[int, str]]:
+    """(line number, text) for each raw line of the target's file."""
+    return enumerate(target.lines, 1)

@@ -1,0 +1,117 @@
+"""`envkit check --fix`: the safe, mechanical repairs, applied to a file's text line by line.
+
+Fixes edit only the lines findings point at and keep everything else byte for byte (comments,
+quoting, line ends).  Fixable: leaked-prefix (the `prefix:` line is removed), leaked-secret (each
+credential becomes a placeholder), pip-without-pip (`- pip` is inserted before the `- pip:` item).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Iterable
+
+if TYPE_CHECKING:  # pragma: no cover
+    from envkit.checks.core import Finding, Hit, Target
+
+_PIP_ITEM = re.compile(r"^(?P<lead>\s*-\s+)pip\s*:")
+FIXABLE = ("leaked-prefix", "leaked-secret", "pip-without-pip")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Fixed:
+    """One applied fix: the rule, the file and line (before the change) and what was done."""
+
+    rule: str
+    file: str
+    line: int | None
+    description: str
+
+    def as_dict(self) -> dict:
+        return {"rule": self.rule, "file": self.file, "line": self.line, "description": self.description}
+
+
+def can_fix(rule: str, target: "Target", hit: "Hit") -> bool:
+    """Whether `--fix` can repair this hit mechanically."""
+    if rule not in FIXABLE or not hit.line or not target.text:
+        return False
+    text = target.line_text(hit.line)
+    if rule == "leaked-prefix":
+        from envkit.checks.rules_secrets import _PREFIX_LINE
+
+        return target.kind == "spec" and bool(_PREFIX_LINE.match(text))
+    if rule == "leaked-secret":
+        from envkit.checks.rules_secrets import find_secrets
+
+        return bool(find_secrets(text))
+    if rule == "pip-without-pip":
+        return bool(_PIP_ITEM.match(text))
+    return False
+
+
+def fix_text(text: str, path: str, findings: Iterable["Finding"]) -> tuple[str, list[Fixed]]:
+    """Apply the fixes for `findings` (those of one file) to `text`; return the new text and what was
+    done, in line order.  Findings that are not fixable are ignored."""
+    from envkit.checks.rules_secrets import find_secrets
+
+    lines = text.splitlines(keepends=True)
+    drop: set[int] = set()
+    insert: dict[int, str] = {}
+    done: list[Fixed] = []
+    for f in sorted({(f.line, f.rule): f for f in findings if f.fixable and f.line}.values(),
+                    key=lambda f: (f.line, f.rule)):
+        i = f.line - 1
+        if i >= len(lines):
+            continue
+        body = lines[i]
+        if f.rule == "leaked-prefix":
+            drop.add(i)
+            done.append(Fixed(rule=f.rule, file=path, line=f.line,
+                              description=f"removed `{body.strip()}`"))
+        elif f.rule == "leaked-secret":
+            new = body
+            for s in find_secrets(body.rstrip("\r\n")):
+                new = new.replace(s.url, s.redacted)
+            if new != body:
+                lines[i] = new
+                done.append(Fixed(rule=f.rule, file=path, line=f.line,
+                                  description="replaced the credential with a placeholder"))
+        elif f.rule == "pip-without-pip":
+            m = _PIP_ITEM.match(body)
+            if m:
+                ending = body[len(body.rstrip("\r\n")):] or "\n"
+                insert[i] = f"{m.group('lead')}pip{ending}"
+                done.append(Fixed(rule=f.rule, file=path, line=f.line,
+                                  description="added `pip` to the conda dependencies"))
+    out: list[str] = []
+    for i, line in enumerate(lines):
+        if i in insert:
+            out.append(insert[i])
+        if i not in drop:
+            out.append(line)
+    return "".join(out), done
+
+
+def apply_fixes(findings: list["Finding"], texts: dict[str, str]) -> list[Fixed]:
+    """Fix every file that has fixable findings; each file is rewritten atomically, once.
+
+    `texts` maps each path to the text the findings were computed on; a file that changed on disk
+    since is left alone (raises EnvkitError naming it).
+    """
+    from envkit.errors import EnvkitError, Where
+    from envkit.io import atomic_write, read_text
+
+    by_file: dict[str, list] = {}
+    for f in findings:
+        if f.fixable and f.file in texts:
+            by_file.setdefault(f.file, []).append(f)
+    done: list[Fixed] = []
+    for path, fs in by_file.items():
+        old = texts[path]
+        new, fixed = fix_text(old, path, fs)
+        if not fixed or new == old:
+            continue
+        if read_text(path) != old:
+            raise EnvkitError("file changed while it was being checked; not fixed", where=Where(file=path))
+        atomic_write(path, new)
+        done.extend(fixed)
+    return done

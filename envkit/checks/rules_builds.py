@@ -1,0 +1,365 @@
+"""Rules about binary variants: Python ABI tags and CUDA/CPU builds, and the PyTorch version triple."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable, Iterator
+
+from envkit.checks._helpers import (major_minor, mm_text, packages_python, pinned_series,
+                                    pip_pinned_version, spec_python, wheel_python)
+from envkit.checks.core import Context, Hit, Target, rule
+from envkit.model import EnvSpec, LiveEnv, Lock
+
+# --------------------------------------------------------------------------------------------
+# python-abi-mismatch
+
+_PY_QUICK = re.compile(r"(?:py|cp)\d")
+
+
+@rule(
+    "python-abi-mismatch",
+    severity="error",
+    summary="A build tagged for another Python (`py39...`, `cp310`) than the pinned `python`.",
+    description="""
+        Compiled Python packages are built for one Python minor version and say so in their
+        build string (`numpy=1.26.4=py311h...`, `python_abi=3.10=4_cp310`) or wheel tag
+        (`...-cp310-cp310-manylinux...whl`).  Installed into another Python, they fail to import
+        (or conda refuses the combination).  This happens when an exported file is edited by hand
+        (`python=3.12` with the old builds), or when exports from two environments are merged.
+
+        Checked against the Python the file pins (`python=3.11`, `python==3.11.9`,
+        `python=3.11.9=h...`) or the `python` package of a lock (per platform) or a live
+        environment.  `abi3` wheels built for an older Python are fine; noarch builds (`pyhd8ed1ab_0`)
+        carry no Python tag.
+        """,
+    example="""
+        name: analysis
+        channels: [conda-forge]
+        dependencies:
+          - python=3.12.4=h0_0_cpython
+          - numpy=1.26.4=py311h64a7726_0
+          - pandas=2.2.2=py312h1d6d2e6_1
+        """,
+    example_fixed="""
+        name: analysis
+        channels: [conda-forge]
+        dependencies:
+          - python=3.12.4=h0_0_cpython
+          - numpy=1.26.4=py312heda63a1_0
+          - pandas=2.2.2=py312h1d6d2e6_1
+        """,
+)
+def python_abi_mismatch(target: Target, ctx: Context) -> Iterator[Hit]:
+    m = target.model
+    if isinstance(m, EnvSpec):
+        py = spec_python(m)
+        if py is None:
+            return
+        for d in m.conda:
+            if d.name == "python" or not d.build or not _PY_QUICK.search(d.build.lower()):
+                continue
+            tag = _build_python(d.build, d.name)
+            if tag and tag != py:
+                yield Hit(d.line, f"{d.name} build '{d.build}' is for Python {tag}, but python is "
+                                  f"pinned to {py}", (d.name, "python"))
+        for p in m.pip:
+            tag, abi3 = wheel_python(p.url)
+            if tag and _wheel_mismatch(tag, abi3, py):
+                yield Hit(p.line, f"pip wheel for {p.name or p.text} is built for Python {tag}"
+                                  f"{' (abi3)' if abi3 else ''}, but python is pinned to {py}",
+                          (p.name or p.text, "python"))
+        return
+    if not isinstance(m, (Lock, LiveEnv)):
+        return
+    for platform, pkgs in target.packages_by_platform().items():
+        py = packages_python(pkgs)
+        if py is None:
+            continue
+        on = f" on {platform}" if isinstance(m, Lock) and platform and len(m.platforms) > 1 else ""
+        for p in pkgs:
+            if p.manager == "conda":
+                if p.name == "python" or not p.build or not _PY_QUICK.search(p.build.lower()):
+                    continue
+                tag = _build_python(p.build, p.name)
+                if tag and tag != py:
+                    yield Hit(p.line, f"{p.name} {p.version} build '{p.build}' is for Python {tag}, "
+                                      f"but the python package is {py}{on}", (p.name, "python"))
+            else:
+                tag, abi3 = wheel_python(p.url)
+                if tag and _wheel_mismatch(tag, abi3, py):
+                    yield Hit(p.line, f"pip wheel {p.name} {p.version} is built for Python {tag}"
+                                      f"{' (abi3)' if abi3 else ''}, but the python package is {py}{on}",
+                              (p.name, "python"))
+
+
+def _build_python(build: str, name: str) -> str | None:
+    from envkit.conda.buildstr import decode
+
+    return decode(build, None, name).python
+
+
+def _wheel_mismatch(tag: str, abi3: bool, python: str) -> bool:
+    t, p = major_minor(tag), major_minor(python)
+    if t is None or p is None:
+        return False
+    return t > p if abi3 else t != p
+
+
+# --------------------------------------------------------------------------------------------
+# cuda-mismatch
+
+CUDA_PINS = ("cuda-version", "pytorch-cuda", "cudatoolkit")
+TORCH_NAMES = ("pytorch", "torch", "pytorch-gpu", "pytorch-cpu", "libtorch")
+_CUDA_MAJOR_ONLY = re.compile(r"(?:^|_)cuda(?P<major>\d{2})(?=_|$)")
+_CU_INDEX = re.compile(r"download\.pytorch\.org/whl/(?:nightly/)?(?P<tag>cu\d{2,3}|cpu|rocm[\d.]+)\b")
+#: torch minor -> (torchvision minor, torchaudio minor) for releases older than the template matrix
+#: (torchvision and torchaudio READMEs); newer releases come from envkit.templates.load_matrix().
+OLD_TORCH_COMPANIONS = {
+    "1.4": ("0.5", "0.4"), "1.5": ("0.6", "0.5"), "1.6": ("0.7", "0.6"), "1.7": ("0.8", "0.7"),
+    "1.8": ("0.9", "0.8"), "1.9": ("0.10", "0.9"), "1.10": ("0.11", "0.10"), "1.11": ("0.12", "0.11"),
+}
+
+
+@dataclass(frozen=True)
+class _Item:
+    """One package (spec entry or installed/locked package) seen by cuda-mismatch."""
+
+    name: str
+    manager: str
+    version: str | None  # exact or series version when known
+    build: str | None
+    line: int | None
+    label: str  # how to show it: `pytorch=2.1.0=cpu_...`, `torch==2.3.1+cu121`
+
+
+def _cuda_of(item: _Item) -> tuple[str | None, bool, bool]:
+    """(CUDA version, major-only?, CPU build?) of an item's build string or pip local version."""
+    from envkit.conda.buildstr import decode
+
+    if item.manager == "pip":
+        info = decode(None, item.version, None)
+        return info.cuda, False, info.cpu
+    if not item.build:
+        return None, False, item.name == "cpuonly"
+    b = item.build.lower()
+    m = _CUDA_MAJOR_ONLY.search(b)
+    if m:  # conda-forge's `cuda11_0`/`cuda12_0` (cudnn, nccl): the major version only
+        return m.group("major"), True, False
+    info = decode(item.build, item.version, item.name)
+    cpu = info.cpu and (item.name in TORCH_NAMES or item.name in ("cpuonly", "pytorch-mutex"))
+    return info.cuda, False, cpu
+
+
+def _items_of_spec(spec: EnvSpec) -> list[_Item]:
+    out = []
+    for d in spec.conda:
+        label = (d.raw or d.spec()).strip()
+        out.append(_Item(d.name, "conda", pinned_series(d), d.build, d.line, label))
+    for p in spec.pip:
+        if p.kind == "requirement" and p.name:
+            out.append(_Item(p.key or p.name, "pip", pip_pinned_version(p), None, p.line, p.text))
+    return out
+
+
+def _items_of_packages(pkgs: Iterable) -> list[_Item]:
+    from envkit.conda.names import pep503
+
+    out = []
+    for p in pkgs:
+        if p.manager == "conda":
+            out.append(_Item(p.name, "conda", p.version, p.build, p.line,
+                             f"{p.name}={p.version}={p.build}" if p.build else f"{p.name}={p.version}"))
+        else:
+            out.append(_Item(pep503(p.name), "pip", p.version, None, p.line, f"{p.name}=={p.version}"))
+    return out
+
+
+def _index_cuda(texts: Iterable[str]) -> tuple[str | None, str | None]:
+    """(CUDA version, the option text) of a download.pytorch.org/whl/cuXYZ index, or (None, None);
+    ("cpu", text) for the CPU index."""
+    for t in texts:
+        m = _CU_INDEX.search(t)
+        if m:
+            tag = m.group("tag")
+            if tag.startswith("cu"):
+                d = tag[2:]
+                return (f"{d[0]}.{d[1]}" if len(d) == 2 else f"{d[:2]}.{d[2:]}"), t
+            if tag == "cpu":
+                return "cpu", t
+    return None, None
+
+
+def _newer_or_other_major(build: str, major_only: bool, pin: str) -> bool:
+    b, p = build.split("."), pin.split(".")
+    if b[0] != p[0]:
+        return True
+    if major_only:
+        return False
+    bm, pm = major_minor(build), major_minor(pin)
+    return bm is not None and pm is not None and bm > pm
+
+
+@rule(
+    "cuda-mismatch",
+    severity="error",
+    summary="CPU PyTorch with CUDA pins, a CUDA build newer than the pinned CUDA, pip `+cuXXX` "
+            "against conda's CUDA, or a torch/torchvision/torchaudio triple that does not belong "
+            "together.",
+    description="""
+        The CUDA pieces of an environment have to agree, and the solver does not always stop a
+        disagreement (pip packages and hand-edited exports bypass it).  Reported:
+
+        - a CPU build of PyTorch (`pytorch=*=cpu_*`, `cpuonly`, pip `torch==X+cpu`) together with
+          CUDA pins (`cuda-version`, `pytorch-cuda`, `cudatoolkit`): the GPU will not be used;
+        - a conda build for a CUDA newer than (or of another major version than) the pinned
+          `cuda-version`/`cudatoolkit`, or different from the pinned `pytorch-cuda` (the pytorch
+          channel's builds require exactly that one);
+        - pip `torch==2.1.0+cu121` (or a `download.pytorch.org/whl/cu121` index) with a conda CUDA
+          pin of another major version or an older one (`cudatoolkit=11.8`): extensions compiled
+          against conda's CUDA then fail torch's version check;
+        - `torch`, `torchvision` and `torchaudio` versions that were not released together (from
+          the PyTorch compatibility matrix in `templates/pytorch/matrix.json`, and the
+          torchvision/torchaudio READMEs for releases before 1.12).
+
+        Versions are compared only where the file pins one (`=2.1`, `==2.1.0`, a locked version).
+        """,
+    example="""
+        channels: [pytorch, nvidia, conda-forge, nodefaults]
+        dependencies:
+          - python=3.11
+          - pytorch=2.1.0
+          - torchvision=0.15.2
+          - cpuonly
+          - pytorch-cuda=12.1
+        """,
+    example_fixed="""
+        channels: [pytorch, nvidia, conda-forge, nodefaults]
+        dependencies:
+          - python=3.11
+          - pytorch=2.1.0
+          - torchvision=0.16.0
+          - pytorch-cuda=12.1
+        """,
+)
+def cuda_mismatch(target: Target, ctx: Context) -> Iterator[Hit]:
+    m = target.model
+    if isinstance(m, EnvSpec):
+        options = [p.raw or p.text for p in m.pip if p.kind == "option"]
+        yield from _cuda_checks(_items_of_spec(m), options, "")
+        return
+    if not isinstance(m, (Lock, LiveEnv)):
+        return
+    options = list(m.pip_options) if isinstance(m, Lock) else []
+    seen: set[tuple[int | None, str]] = set()
+    for platform, pkgs in target.packages_by_platform().items():
+        on = f" on {platform}" if isinstance(m, Lock) and platform and len(m.platforms) > 1 else ""
+        for hit in _cuda_checks(_items_of_packages(pkgs), options, on):
+            if (hit.line, hit.message) not in seen:
+                seen.add((hit.line, hit.message))
+                yield hit
+
+
+def _cuda_checks(items: list[_Item], pip_options: list[str], on: str) -> Iterator[Hit]:
+    pins = []
+    for it in items:
+        if it.manager == "conda" and it.name in CUDA_PINS:
+            mm = major_minor(it.version)
+            if mm:
+                pins.append((it, mm_text(mm)))
+    torch_like = [it for it in items if it.name in TORCH_NAMES or it.name in ("cpuonly", "pytorch-mutex")
+                  or it.name in ("torchvision", "torchaudio")]
+    # 1. a CPU build of pytorch with CUDA pins
+    if pins:
+        pin_text = ", ".join(p.label for p, _ in pins)
+        for it in torch_like:
+            _cuda, _major, cpu = _cuda_of(it)
+            if cpu and it.name not in ("torchvision", "torchaudio"):
+                yield Hit(it.line, f"{it.label} selects a CPU build of PyTorch, but the environment "
+                                   f"pins CUDA ({pin_text}){on}", (it.name,) + tuple(p.name for p, _ in pins))
+    # 2. conda builds for another CUDA than the pins
+    for it in items:
+        if it.manager != "conda" or not it.build or it.name in CUDA_PINS:
+            continue
+        b = it.build.lower()
+        if "cu" not in b:
+            continue
+        cuda, major_only, _cpu = _cuda_of(it)
+        if not cuda:
+            continue
+        for pin, pv in pins:
+            bad = (cuda != pv if pin.name == "pytorch-cuda" and not major_only and it.name in TORCH_NAMES
+                   else _newer_or_other_major(cuda, major_only, pv))
+            if bad:
+                what = f"CUDA {cuda}" + (".x" if major_only else "")
+                yield Hit(it.line, f"{it.label} is built for {what}, but {pin.label} pins CUDA {pv}{on}",
+                          (it.name, pin.name))
+    # 3. pip torch wheels for another CUDA than conda's
+    index_cuda, index_text = _index_cuda(pip_options)
+    for it in items:
+        if it.manager != "pip" or it.name not in ("torch", "torchvision", "torchaudio"):
+            continue
+        cuda, _major, cpu = _cuda_of(it)
+        source = it.label
+        if not cuda and not cpu and index_cuda:
+            if index_cuda == "cpu":
+                cpu = True
+            else:
+                cuda = index_cuda
+            source = f"{it.label} from {index_text}"
+        if cpu and it.name == "torch" and pins:
+            yield Hit(it.line, f"{source} is a CPU build of PyTorch, but the environment pins CUDA "
+                               f"({', '.join(p.label for p, _ in pins)}){on}",
+                      (it.name,) + tuple(p.name for p, _ in pins))
+            continue
+        if not cuda:
+            continue
+        for pin, pv in pins:
+            if _newer_or_other_major(cuda, False, pv):
+                yield Hit(it.line, f"pip {source} is built for CUDA {cuda}, but conda's {pin.label} "
+                                   f"provides CUDA {pv}{on}", (it.name, pin.name))
+    # 4. the torch / torchvision / torchaudio triple
+    yield from _triple(items, on)
+
+
+def _triple(items: list[_Item], on: str) -> Iterator[Hit]:
+    torch = next((it for it in items if it.name in ("pytorch", "torch") and it.version), None)
+    if torch is None or major_minor(torch.version) is None:
+        return
+    for it in items:
+        if it.name not in ("torchvision", "torchaudio") or not it.version:
+            continue
+        if major_minor(it.version) is None:
+            continue
+        ok, want = _compatible(torch.version, it.name, it.version)
+        if ok is False:
+            yield Hit(it.line, f"{it.name} {_plain(it.version)} does not belong with torch "
+                               f"{_plain(torch.version)} (made for it: {it.name} {want}.x){on}",
+                      (torch.name, it.name))
+
+
+def _plain(version: str) -> str:
+    return version.split("+", 1)[0]
+
+
+def _compatible(torch: str, package: str, version: str) -> tuple[bool | None, str | None]:
+    """(compatible?, the companion minor made for that torch); None when the torch is unknown."""
+    tm = major_minor(_plain(torch))
+    vm = major_minor(_plain(version))
+    if tm is None or vm is None:
+        return None, None
+    try:
+        from envkit.templates import load_matrix
+
+        matrix = load_matrix()
+    except Exception:  # the matrix is optional data; without it only the built-in table is used
+        matrix = None
+    if matrix is not None:
+        ok = matrix.is_compatible(_plain(torch), package, _plain(version))
+        if ok is not None:
+            want = matrix.companions(_plain(torch))[package]
+            return ok, want
+    row = OLD_TORCH_COMPANIONS.get(mm_text(tm))
+    if row is None:
+        return None, None
+    want = row[0] if package == "torchvision" else row[1]
+    return mm_text(vm) == want, want

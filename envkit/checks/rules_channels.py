@@ -1,0 +1,301 @@
+"""Rules about channels and URLs: mixing defaults with conda-forge, channel priority, plain http."""
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+from envkit.checks._helpers import join_names, plural
+from envkit.checks.core import Context, Hit, Target, rule
+from envkit.model import EnvSpec, LiveEnv, Lock
+
+CONDA_FORGE = "conda-forge"
+
+
+def _is_defaults(name: str) -> bool:
+    from envkit.conda.channels import is_defaults
+
+    return is_defaults(name)
+
+
+def channel_uses(target: Target) -> list[tuple[str, int | None, str]]:
+    """(channel name, line, how) for every channel the target uses, in file order: listed channels,
+    `channel::` prefixes on dependencies, and the channels locked or installed packages come from
+    (one entry per channel, at its first package)."""
+    m = target.model
+    out: list[tuple[str, int | None, str]] = []
+    if isinstance(m, EnvSpec):
+        for ch in m.channels:
+            out.append((ch.name, m.line_of(f"channel:{ch.name}") or m.line_of("channels"), "listed"))
+        for d in m.conda:
+            if d.channel:
+                out.append((d.channel, d.line, f"prefix of {d.name}"))
+        return out
+    if isinstance(m, (Lock, LiveEnv)):
+        for ch in m.channels:
+            out.append((ch.name, None, "listed"))
+        seen: set[str] = set()
+        for p in m.packages:
+            if p.manager == "conda" and p.channel and p.channel not in seen:
+                seen.add(p.channel)
+                out.append((p.channel, p.line, f"channel of {p.name}"))
+    return out
+
+
+@rule(
+    "mixed-channels",
+    severity="warning",
+    summary="`defaults` (main, anaconda, r, msys2) mixed with conda-forge; or conda-forge "
+            "without `nodefaults`; or a channel outside `allowed-channels`.",
+    description="""
+        Packages from Anaconda's `defaults` channels (`defaults`, `main`, `anaconda`, `r`,
+        `msys2`, `pkgs/...`) and from conda-forge are built with different compilers and pinnings;
+        mixing them in one environment is a classic source of `undefined symbol` and `GLIBCXX`
+        errors and of solves that flip between channels.  A warning is given when a file, a lock
+        or a live environment uses both.
+
+        When a hand-written file lists conda-forge and no `defaults`, conda still appends the
+        channels of your `.condarc` (by default `defaults`) unless the file lists `nodefaults`:
+        that is reported as info.
+
+        With `allowed-channels` in the configuration, every channel used (listed, as a `channel::`
+        prefix, or as the source of a locked package) must be in that list.
+        """,
+    example="""
+        channels:
+          - conda-forge
+          - defaults
+        dependencies:
+          - python=3.11
+          - numpy
+        """,
+    example_fixed="""
+        channels:
+          - conda-forge
+          - nodefaults
+        dependencies:
+          - python=3.11
+          - numpy
+        """,
+)
+def mixed_channels(target: Target, ctx: Context) -> Iterator[Hit]:
+    uses = channel_uses(target)
+    if not uses:
+        return
+    names = list(dict.fromkeys(n for n, _, _ in uses))
+    defaults = [n for n in names if _is_defaults(n)]
+    if defaults and CONDA_FORGE in names:
+        first = next((u for u in uses if _is_defaults(u[0]) or u[0] == CONDA_FORGE), uses[0])
+        line = _second_line(uses)
+        yield Hit(line if line is not None else first[1],
+                  f"defaults channels ({', '.join(defaults)}) are mixed with conda-forge; their "
+                  f"builds are not binary-compatible: use conda-forge with nodefaults (or only "
+                  f"defaults)", tuple(defaults) + (CONDA_FORGE,))
+    m = target.model
+    if (isinstance(m, EnvSpec) and m.kind == "spec" and m.channels and not defaults
+            and CONDA_FORGE in names and "nodefaults" not in names):
+        yield Hit(m.line_of("channels"),
+                  "conda-forge is listed without nodefaults: conda also adds the channels of "
+                  "your .condarc (by default `defaults`); add `- nodefaults` to the channels",
+                  ("nodefaults",), severity="info")
+    allowed = ctx.allowed_channels
+    if allowed is not None:
+        reported: set[str] = set()
+        for name, line, how in uses:
+            if name in allowed or name == "nodefaults" or name in reported:
+                continue
+            reported.add(name)
+            yield Hit(line, f"channel {name} ({how}) is not in allowed-channels "
+                            f"({', '.join(allowed)})", (name,))
+
+
+def _second_line(uses: list[tuple[str, int | None, str]]) -> int | None:
+    """The line where the second family (defaults or conda-forge) first appears: that is where
+    the mixing starts."""
+    fam_first = None
+    for name, line, _ in uses:
+        fam = "d" if _is_defaults(name) else "cf" if name == CONDA_FORGE else None
+        if fam is None:
+            continue
+        if fam_first is None:
+            fam_first = fam
+        elif fam != fam_first:
+            return line
+    return None
+
+
+@rule(
+    "channel-priority",
+    severity="warning",
+    summary="`channel_priority` is not strict in the applicable .condarc; environment.yml "
+            "cannot set it.",
+    description="""
+        With `channel_priority: flexible` (conda's default before 23.10's recommendation, and
+        still the default of many installations) or `disabled`, the solver may take a package from
+        a lower-priority channel when it has a higher version, so the same environment.yml
+        resolves differently on machines with different channels configured.  `strict` makes the
+        first channel that has a package the only source of it.
+
+        Checked on a live environment (`-n`/`-p`): the effective setting of its .condarc search
+        path and `CONDA_CHANNEL_PRIORITY`, when it uses more than one channel.
+
+        An environment.yml cannot set channel priority: a `channel_priority:` key in it, or a
+        `CONDA_CHANNEL_PRIORITY` variable (applied on activation, after the solve), is ignored by
+        conda; that is reported on the file.
+
+        Fix: `conda config --set channel_priority strict` (or in the environment's own .condarc:
+        `conda config --env --set channel_priority strict`).
+        """,
+    example="""
+        channels:
+          - pytorch
+          - conda-forge
+        channel_priority: strict
+        dependencies:
+          - pytorch
+        """,
+    example_fixed="""
+        channels:
+          - pytorch
+          - conda-forge
+        dependencies:
+          - pytorch
+        """,
+)
+def channel_priority(target: Target, ctx: Context) -> Iterator[Hit]:
+    m = target.model
+    if isinstance(m, EnvSpec):
+        for key in ("channel_priority", "channel-priority"):
+            line = m.line_of(key)
+            if line is not None:
+                yield Hit(line, f"environment.yml cannot set channel priority: conda ignores "
+                                f"`{key}:`; run `conda config --set channel_priority strict` "
+                                f"instead")
+        for name, _value in m.variables:
+            if name.upper() == "CONDA_CHANNEL_PRIORITY":
+                yield Hit(m.line_of(f"variable:{name}") or m.line_of("variables"),
+                          "CONDA_CHANNEL_PRIORITY in `variables:` is set on activation, after the "
+                          "environment is solved: it does not change channel priority; run "
+                          "`conda config --set channel_priority strict` instead")
+    elif isinstance(m, LiveEnv):
+        prio = m.channel_priority
+        if prio is None or prio == "strict":
+            return
+        used = list(dict.fromkeys(n for n, _, _ in channel_uses(target)))
+        if len(used) < 2:
+            return
+        yield Hit(None, f"channel_priority is '{prio}' for this environment, which uses "
+                        f"{plural(len(used), 'channel')} ({join_names(used)}); a lower-priority "
+                        f"channel can win a solve. Set it with `conda config --set channel_priority "
+                        f"strict` (an environment.yml cannot set it)", tuple(used))
+
+
+# --------------------------------------------------------------------------------------------
+# insecure-url
+
+_HTTP = re.compile(r"\bhttp://[^\s'\"#]+", re.IGNORECASE)
+_LOCAL = re.compile(r"^http://(?:[^@/]*@)?(?:localhost|127\.\d+\.\d+\.\d+|\[::1\])(?::\d+)?(?:/|$)",
+                    re.IGNORECASE)
+
+
+def _insecure(text: str) -> list[str]:
+    from envkit.urls import redact_url
+
+    return [redact_url(u)[0] for u in _HTTP.findall(text) if not _LOCAL.match(u)]
+
+
+@rule(
+    "insecure-url",
+    severity="warning",
+    summary="`http://` channels or package-index URLs, or `--trusted-host`.",
+    description="""
+        A channel or package index reached over plain `http://` can be tampered with in transit
+        (and anything it serves is installed and run); `--trusted-host` tells pip to accept an
+        index whose certificate does not verify.  Local URLs (`localhost`, `127.0.0.1`) are not
+        reported.
+
+        Checked: channels, `channel::` prefixes and URL dependencies, pip options and URL
+        requirements, and the URLs of locked packages (one finding per insecure channel).
+
+        Fix: use `https://` (anaconda.org, PyPI and the PyTorch index all serve it), and fix the
+        certificate instead of trusting the host.
+        """,
+    example="""
+        channels:
+          - http://conda.anaconda.org/conda-forge
+        dependencies:
+          - python=3.11
+          - pip
+          - pip:
+            - --trusted-host pypi.example.org
+            - --extra-index-url http://pypi.example.org/simple
+            - internal-tool==1.0
+        """,
+    example_fixed="""
+        channels:
+          - https://conda.anaconda.org/conda-forge
+        dependencies:
+          - python=3.11
+          - pip
+          - pip:
+            - --extra-index-url https://pypi.example.org/simple
+            - internal-tool==1.0
+        """,
+)
+def insecure_url(target: Target, ctx: Context) -> Iterator[Hit]:
+    m = target.model
+    if isinstance(m, EnvSpec):
+        yield from _spec_insecure(target, m)
+    elif isinstance(m, Lock):
+        yield from _lock_insecure(target, m)
+    elif isinstance(m, LiveEnv):
+        for ch in m.channels:
+            if ch.url and _insecure(ch.url):
+                yield Hit(None, f"channel {ch.name} is reached over plain http: {ch.url}", (ch.name,))
+
+
+def _spec_insecure(target: Target, spec: EnvSpec) -> Iterator[Hit]:
+    data = target.yaml
+    raw_channels = data.get("channels") if data is not None else None
+    if isinstance(raw_channels, list):
+        for i, c in enumerate(raw_channels):
+            if isinstance(c, str):
+                for u in _insecure(c):
+                    yield Hit(raw_channels.line_of(i), f"channel over plain http: {u}")
+    for d in spec.conda:
+        for u in _insecure(d.raw):
+            yield Hit(d.line, f"conda dependency {d.name} over plain http: {u}", (d.name,))
+    for p in spec.pip:
+        raw = p.raw or p.text
+        if "--trusted-host" in raw:
+            host = raw.split("--trusted-host", 1)[1].strip(" =").split()
+            yield Hit(p.line, f"pip option --trusted-host {host[0] if host else ''} disables "
+                              f"certificate checks for that host".replace("  ", " "))
+        for u in _insecure(raw):
+            what = f"pip package {p.name}" if p.name else "pip option" if p.kind == "option" else "pip entry"
+            yield Hit(p.line, f"{what} over plain http: {u}", (p.name,) if p.name else ())
+
+
+def _lock_insecure(target: Target, lock: Lock) -> Iterator[Hit]:
+    for ch in lock.channels:
+        if ch.url and _insecure(ch.url):
+            yield Hit(None, f"channel {ch.name} is reached over plain http: {ch.url}", (ch.name,))
+    for opt in lock.pip_options:
+        if "--trusted-host" in opt:
+            yield Hit(None, f"pip option '{opt}' disables certificate checks for that host")
+        for u in _insecure(opt):
+            yield Hit(None, f"pip option over plain http: {u}")
+    seen: dict[str, list] = {}
+    for p in lock.packages:
+        url = p.url
+        if url and url[:5].lower() == "http:" and not _LOCAL.match(url):
+            base = url.split("#", 1)[0].rsplit("/", 1)[0]
+            if p.manager == "conda":
+                base = base.rsplit("/", 1)[0]  # the channel, without the subdir
+            entry = seen.setdefault(base, [p.line, []])
+            entry[1].append(p.name)
+    for base, (line, names) in seen.items():
+        from envkit.urls import redact_url
+
+        yield Hit(line, f"{plural(len(names), 'package')} downloaded over plain http from "
+                        f"{redact_url(base)[0]} ({join_names(dict.fromkeys(names))})",
+                  tuple(dict.fromkeys(names)))

@@ -1,0 +1,381 @@
+"""Rules about what installs what: conda and pip on the same project, pins, the pip section."""
+from __future__ import annotations
+
+import json
+import os
+from typing import Iterator
+
+from envkit.checks._helpers import (describe_conda_dep, describe_pip_dep, join_names,
+                                    pinned_series, plural)
+from envkit.checks.core import Context, Hit, Target, rule
+from envkit.model import EnvSpec, LiveEnv, Lock
+
+
+# --------------------------------------------------------------------------------------------
+# conda-pip-duplicate
+
+
+@rule(
+    "conda-pip-duplicate",
+    severity="error",
+    summary="The same project is requested or installed by both conda and pip.",
+    description="""
+        conda and pip keep separate records. When both install the same project (conda `numpy`
+        and pip `numpy`, conda `pytorch` and pip `torch`, conda `pyyaml` and pip `PyYAML`), pip's
+        copy overwrites or shadows conda's files, the conda solver cannot see the pip version, and
+        the next `conda install` or `conda update` may silently break the environment.
+
+        Names are matched through a conda-to-PyPI name map (conda-forge's mapping plus the names
+        that differ in ML stacks: `pytorch`/`torch`, `py-opencv`/`opencv-python`, ...) with PEP 503
+        normalization on the PyPI side; project entries can be added with `pypi-names` in the
+        configuration.  In a live environment the map comes from the prefix itself: the
+        `.dist-info` folders each conda package owns.  In a lock, each platform is checked.
+
+        Fix: keep one of them - usually drop the pip entry and let conda install the project, or
+        move the project to the pip section entirely.
+        """,
+    example="""
+        channels: [conda-forge]
+        dependencies:
+          - python=3.11
+          - numpy>=1.24
+          - pip
+          - pip:
+            - numpy==1.26.4
+        """,
+    example_fixed="""
+        channels: [conda-forge]
+        dependencies:
+          - python=3.11
+          - numpy=1.26.4
+          - pip
+        """,
+)
+def conda_pip_duplicate(target: Target, ctx: Context) -> Iterator[Hit]:
+    m = target.model
+    if isinstance(m, EnvSpec):
+        yield from _spec_duplicates(m, ctx)
+    elif isinstance(m, LiveEnv):
+        overwritten = {c for c, _ in _overwrites(m, ctx)}
+        for d, conda_pkg, pip_pkg in _live_duplicates(m, ctx):
+            if d.conda_name in overwritten:
+                continue  # pip-overwrote-conda says more
+            yield Hit(None, f"{d.project} is installed by conda ({_pkg_desc(conda_pkg, d.project)}) "
+                            f"and pip ({pip_pkg.version})", (d.conda_name, pip_pkg.name))
+    elif isinstance(m, Lock):
+        yield from _lock_duplicates(target, m, ctx)
+
+
+def _spec_duplicates(spec: EnvSpec, ctx: Context) -> Iterator[Hit]:
+    from envkit.conda.names import find_duplicates, pep503
+
+    pip_deps = [p for p in spec.pip if p.name]
+    if not pip_deps or not spec.conda:
+        return
+    dups = find_duplicates([d.name for d in spec.conda], [p.name for p in pip_deps],
+                           extra=ctx.pypi_names)
+    if not dups:
+        return
+    conda_by = spec.conda_by_name()
+    by_project: dict[str, list[str]] = {}
+    for d in dups:
+        by_project.setdefault(d.project, []).append(d.conda_name)
+    seen: set[tuple[str, int | None]] = set()
+    for p in pip_deps:
+        project = pep503(p.name)
+        for conda_name in by_project.get(project, ()):
+            key = (conda_name, p.line)
+            if key in seen:
+                continue
+            seen.add(key)
+            c = conda_by[conda_name]
+            yield Hit(p.line or c.line,
+                      f"{project} is installed by conda ({describe_conda_dep(c, project)}) and pip "
+                      f"({describe_pip_dep(p)})", (conda_name, p.name))
+
+
+def _pkg_desc(pkg, project: str) -> str:
+    return pkg.version if pkg.name == project else f"{pkg.name} {pkg.version}"
+
+
+def _lock_duplicates(target: Target, lock: Lock, ctx: Context) -> Iterator[Hit]:
+    from envkit.conda.names import find_duplicates, pep503
+
+    found: dict[tuple[str, str], list] = {}
+    for platform, pkgs in target.packages_by_platform().items():
+        pips = [p for p in pkgs if p.manager == "pip"]
+        if not pips:
+            continue
+        conda = {p.name: p for p in pkgs if p.manager == "conda"}
+        pip_by = {}
+        for p in pips:
+            pip_by.setdefault(pep503(p.name), p)
+        for d in find_duplicates(list(conda), [p.name for p in pips], extra=ctx.pypi_names):
+            entry = found.setdefault((d.conda_name, d.project), [conda[d.conda_name], pip_by[d.project], []])
+            entry[2].append(platform)
+    for (conda_name, project), (c, p, platforms) in found.items():
+        where = f" on {', '.join(x for x in platforms if x)}" if any(platforms) else ""
+        yield Hit(p.line or c.line,
+                  f"{project} is installed by conda ({_pkg_desc(c, project)}) and pip ({p.version})"
+                  f"{where}", (conda_name, p.name))
+
+
+def _live_duplicates(env: LiveEnv, ctx: Context):
+    from envkit.conda.names import find_duplicates, pep503
+
+    pips = env.pip_packages()
+    if not pips:
+        return []
+    conda = {p.name: p for p in env.conda_packages()}
+    pip_by = {}
+    for p in pips:
+        pip_by.setdefault(pep503(p.name), p)
+    dups = find_duplicates(list(conda), [p.name for p in pips], extra=ctx.pypi_names,
+                           owned=dict(env.pypi_names))
+    return [(d, conda[d.conda_name], pip_by[d.project]) for d in dups]
+
+
+# --------------------------------------------------------------------------------------------
+# pip-overwrote-conda
+
+
+def _overwrites(env: LiveEnv, ctx: Context) -> list[tuple[str, object]]:
+    """(conda name, pip package) where pip installed over the conda package: the conda record is
+    still there but the `.dist-info` it owns is gone from the prefix."""
+    out = []
+    for d, conda_pkg, pip_pkg in _live_duplicates(env, ctx):
+        if _conda_dist_info_missing(env.prefix, conda_pkg, env.warnings):
+            out.append((d.conda_name, pip_pkg))
+    return out
+
+
+def _conda_dist_info_missing(prefix: str, pkg, warnings: tuple[str, ...]) -> bool:
+    """Whether conda package `pkg` owns a `.dist-info`/`.egg-info` that no longer exists in
+    `prefix` (read from its conda-meta record).  When the prefix is not on this machine, the live
+    reader's warnings are consulted instead."""
+    record = os.path.join(prefix, "conda-meta", f"{pkg.name}-{pkg.version}-{pkg.build}.json")
+    try:
+        with open(record, "rb") as fh:
+            data = json.loads(fh.read().decode("utf-8"))
+    except (OSError, ValueError):
+        needle = f"'{pkg.name}'"
+        return any(needle in w and ("overw" in w or "pip" in w) for w in warnings)
+    dists = set()
+    for f in data.get("files") or ():
+        for marker in (".dist-info/", ".egg-info"):
+            i = f.find(marker)
+            if i >= 0:
+                dists.add(f[: i + len(marker.rstrip("/"))])
+    return any(not os.path.exists(os.path.join(prefix, d)) for d in dists)
+
+
+@rule(
+    "pip-overwrote-conda",
+    severity="error",
+    summary="In a live environment, pip installed over the files of a conda package.",
+    description="""
+        `pip install -U numpy` in a conda environment uninstalls conda's numpy files (conda's
+        `.dist-info` included) and installs its own, but conda's record of the package stays in
+        `conda-meta/`.  conda now believes a version is installed that is not; `conda list`,
+        `conda env export` and every solve are wrong, and removing or updating the package with
+        conda deletes pip's files.
+
+        Detected in a live environment (`-n NAME` / `-p PREFIX`): a conda package owns a
+        `.dist-info` that is gone, and pip has installed the same project.
+
+        Fix: `pip uninstall` the project, then `conda install --force-reinstall` the conda
+        package (or remove it with conda and keep pip's).
+        """,
+    example="""
+        $ conda create -p ./env python=3.11 numpy=1.26.4
+        $ ./env/bin/pip install -U numpy==2.0.0
+        $ envkit check -p ./env
+        ./env: error pip-overwrote-conda: pip installed numpy 2.0.0 over conda's numpy 1.26.4 ...
+        """,
+    example_fixed="""
+        $ ./env/bin/pip uninstall -y numpy
+        $ conda install -p ./env --force-reinstall numpy=1.26.4
+        """,
+    applies_to=("live",),
+    example_kind="text",
+)
+def pip_overwrote_conda(target: Target, ctx: Context) -> Iterator[Hit]:
+    env = target.model
+    if not isinstance(env, LiveEnv):
+        return
+    conda = {p.name: p for p in env.conda_packages()}
+    for conda_name, pip_pkg in _overwrites(env, ctx):
+        c = conda[conda_name]
+        yield Hit(None, f"pip installed {pip_pkg.name} {pip_pkg.version} over conda's {c.name} "
+                        f"{c.version}: conda's files are gone but its record remains in conda-meta",
+                  (conda_name, pip_pkg.name))
+
+
+# --------------------------------------------------------------------------------------------
+# unpinned / fuzzy-pin
+
+
+def lock_like(spec: EnvSpec) -> bool:
+    """Whether an environment file is meant as a lock: `conda env export` output, with build
+    strings or (with its `prefix:` line) without.  A hand-written file is never taken for one, however
+    tightly it pins: there `python=3.11` is deliberate."""
+    return spec.kind == "export"
+
+
+@rule(
+    "unpinned",
+    severity="warning",
+    summary="In a file meant as a lock, a package without an exact version.",
+    description="""
+        An exported environment (`conda env export`, every entry `name=version=build`) is meant
+        to recreate the same environment.  An entry without a version in it - typically one added
+        by hand afterwards - gets whatever is newest on the day the file is used, so two machines
+        built from the same file differ.
+
+        Applies to `conda env export` output: every conda entry `name=version=build`, or
+        `name=version` with a `prefix:` line (`--no-builds`).  Hand-written environment files,
+        where loose constraints are intended, are not checked.
+
+        Fix: pin it (`gdown==5.2.0` in the pip section, `name=version=build` in the conda list),
+        or lock the environment with `envkit lock`.
+        """,
+    example="""
+        name: analysis
+        channels: [conda-forge]
+        dependencies:
+          - python=3.11.9=h0_0_cpython
+          - numpy=1.26.4=py311h0_0
+          - pip=24.0=pyhd8ed1ab_0
+          - pip:
+            - requests==2.32.3
+            - gdown
+        prefix: /opt/envs/analysis
+        """,
+    example_fixed="""
+        name: analysis
+        channels: [conda-forge]
+        dependencies:
+          - python=3.11.9=h0_0_cpython
+          - numpy=1.26.4=py311h0_0
+          - pip=24.0=pyhd8ed1ab_0
+          - pip:
+            - requests==2.32.3
+            - gdown==5.2.0
+        """,
+    applies_to=("spec",),
+)
+def unpinned(target: Target, ctx: Context) -> Iterator[Hit]:
+    spec = target.model
+    if not isinstance(spec, EnvSpec) or not lock_like(spec):
+        return
+    for d in spec.conda:
+        if pinned_series(d) is None:
+            what = f"'{d.version}'" if d.version else "no version"
+            yield Hit(d.line, f"{d.name} has {what} in a file meant as a lock; pin one version",
+                      (d.name,))
+    for p in spec.pip:
+        if p.kind != "requirement" or not p.name:
+            continue
+        spec_text = (p.specifier or "").strip()
+        if spec_text.startswith(("==", "===")) and "," not in spec_text and "*" not in spec_text:
+            continue
+        what = f"'{spec_text}'" if spec_text else "no version"
+        yield Hit(p.line, f"pip package {p.name} has {what} in a file meant as a lock; pin it with ==",
+                  (p.name,))
+
+
+@rule(
+    "fuzzy-pin",
+    severity="info",
+    summary="`name=1.2` in a file meant as a lock: conda reads it as 1.2.*, not exactly 1.2.",
+    description="""
+        In a conda match spec a single `=` is a prefix match: `numpy=1.26` means `1.26.*` and
+        `openssl=1.1.1` also matches `1.1.1w`.  `conda env export --no-builds` writes every entry
+        this way, so a file that looks exact is not.
+
+        Applies to files meant as a lock (see `unpinned`); one finding lists every such entry, at
+        the first one.  Hand-written environment files, where `python=3.11` is deliberate, are not
+        checked.
+
+        Fix: export with build strings, write `name==version`, or lock with `envkit lock`.
+        """,
+    example="""
+        name: analysis
+        channels: [conda-forge]
+        dependencies:
+          - python=3.11.9
+          - openssl=1.1.1
+          - numpy=1.26.4
+        prefix: /opt/envs/analysis
+        """,
+    example_fixed="""
+        name: analysis
+        channels: [conda-forge]
+        dependencies:
+          - python==3.11.9
+          - openssl==1.1.1w
+          - numpy==1.26.4
+        """,
+    applies_to=("spec",),
+)
+def fuzzy_pin(target: Target, ctx: Context) -> Iterator[Hit]:
+    spec = target.model
+    if not isinstance(spec, EnvSpec) or not lock_like(spec):
+        return
+    fuzzy = [d for d in spec.conda
+             if d.version and d.version.endswith("*") and not d.build and pinned_series(d)]
+    if not fuzzy:
+        return
+    first = fuzzy[0]
+    example = first.raw.strip() or first.spec()
+    yield Hit(first.line,
+              f"{plural(len(fuzzy), 'conda entry', 'conda entries')} pin with a single '=' "
+              f"({join_names(d.name for d in fuzzy)}); conda reads '{example}' as "
+              f"{first.version}, which also matches later patch releases",
+              tuple(d.name for d in fuzzy))
+
+
+# --------------------------------------------------------------------------------------------
+# pip-without-pip
+
+
+@rule(
+    "pip-without-pip",
+    severity="warning",
+    summary="A pip section without `pip` among the conda dependencies.",
+    description="""
+        conda installs the `pip:` section with the environment's own pip.  When `pip` is not in
+        the conda dependencies, conda warns, and depending on the Python package and the channel
+        it may run a pip from outside the environment or fail.
+
+        Fix: add `pip` to the conda dependencies (`--fix` inserts it just before the `- pip:`
+        section).
+        """,
+    example="""
+        channels: [conda-forge]
+        dependencies:
+          - python=3.11
+          - pip:
+            - requests==2.32.3
+        """,
+    example_fixed="""
+        channels: [conda-forge]
+        dependencies:
+          - python=3.11
+          - pip
+          - pip:
+            - requests==2.32.3
+        """,
+    applies_to=("spec",),
+    fixable=True,
+    fix_summary="inserts `- pip` before the `- pip:` section",
+)
+def pip_without_pip(target: Target, ctx: Context) -> Iterator[Hit]:
+    spec = target.model
+    if not isinstance(spec, EnvSpec) or not spec.has_pip_section or spec.kind == "requirements":
+        return
+    if any(d.name == "pip" for d in spec.conda):
+        return
+    line = spec.line_of("pip") or spec.line_of("dependencies")
+    yield Hit(line, "the pip section is installed with pip, but pip is not among the conda "
+                    "dependencies; add `- pip`", ("pip",))

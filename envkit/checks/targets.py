@@ -1,0 +1,127 @@
+"""Turning command-line inputs into check targets: files (read and parsed once), live environments,
+and the spec/lock pairs the lock rules compare."""
+from __future__ import annotations
+
+import os
+from typing import Sequence
+
+from envkit.checks.core import Target
+from envkit.model import EnvSpec, LiveEnv, Lock
+
+#: What `envkit check` looks for in the working directory when no file is given, in this order.
+DISCOVER = ("environment.yml", "environment.yaml", "conda-lock.yml", "pixi.lock")
+
+
+def discover(directory: str | os.PathLike[str] = ".") -> list[str]:
+    """The files of DISCOVER that exist in `directory`, as paths relative to it."""
+    out = []
+    for name in DISCOVER:
+        if os.path.isfile(os.path.join(directory, name)):
+            out.append(name if str(directory) in ("", ".") else os.path.join(directory, name))
+    return out
+
+
+def load_file(path: str, *, format: str | None = None) -> list[Target]:
+    """Read and parse one file into targets (one per pixi.lock environment, else one).
+
+    A duplicated YAML key does not raise: the target carries the error (`parse_error`) for the
+    duplicate-key rule.  Raises the readers' ParseError family for anything else unreadable.
+    """
+    from envkit.io import read_text
+
+    return targets_from_text(read_text(path), path, format=format)
+
+
+def targets_from_text(text: str, path: str, *, format: str | None = None) -> list[Target]:
+    """Like `load_file`, for text already read (`path` names it in findings)."""
+    from envkit import formats
+    from envkit.checks.rules_lock import is_duplicate_key_error
+    from envkit.errors import ParseError
+
+    fmt = format or formats.detect_format(text, path)
+    kind = "spec" if fmt in formats.SPEC_FORMATS else "lock"
+    try:
+        if fmt == "pixi":
+            from envkit.formats.pixilock import environments
+
+            names = environments(text, path) or [None]
+            models = [formats.read_text(text, filename=path, format=fmt, environment=n) for n in names]
+        else:
+            models = [formats.read_text(text, filename=path, format=fmt)]
+    except ParseError as exc:
+        if is_duplicate_key_error(exc):
+            return [Target(path=path, kind=kind, model=None, text=text, parse_error=exc)]
+        raise
+    return [Target(path=path, kind=kind, model=m, text=text) for m in models]
+
+
+def live_target(env: LiveEnv) -> Target:
+    """A live environment as a target; its findings name the prefix."""
+    return Target(path=env.prefix, kind="live", model=env)
+
+
+def load_targets(paths: Sequence[str], *, lock: str | None = None, live: LiveEnv | None = None,
+                 format: str | None = None) -> list[Target]:
+    """Targets for `paths` (in order), the `lock` file (added unless already among them) and the
+    live environment, with spec/lock pairs set (see `pair`)."""
+    targets: list[Target] = []
+    by_path: dict[str, list[Target]] = {}
+    for p in paths:
+        key = os.path.normpath(p)
+        if key in by_path:
+            continue
+        ts = load_file(p, format=format)
+        by_path[key] = ts
+        targets.extend(ts)
+    lock_targets: list[Target] = []
+    if lock is not None:
+        key = os.path.normpath(lock)
+        if key not in by_path:
+            by_path[key] = load_file(lock)
+            targets.extend(by_path[key])
+        lock_targets = [t for t in by_path[key] if t.kind == "lock"]
+        if not lock_targets:
+            from envkit.errors import UsageError, Where
+
+            raise UsageError("--lock needs a lock file (conda-lock.yml, pixi.lock, an explicit file)",
+                             where=Where(file=lock))
+    if live is not None:
+        t = live_target(live)
+        if lock_targets:
+            t.lock = lock_targets[0]
+        targets.append(t)
+    pair(targets, lock_targets[0] if lock_targets else None)
+    return targets
+
+
+def pair(targets: list[Target], lock: Target | None = None) -> None:
+    """Pair specs with the lock made from them, in place.
+
+    With an explicit `lock` (`--lock`), every spec is paired with it.  Otherwise a conda-lock lock is
+    paired with the specs named in its `sources:` (by file name), or, when exactly one spec and one
+    conda-lock lock are checked, with that spec.
+    """
+    specs = [t for t in targets if t.kind == "spec" and isinstance(t.model, EnvSpec)]
+    if lock is not None:
+        for s in specs:
+            s.lock = lock
+        if specs and lock.spec is None:
+            lock.spec = specs[0]
+        return
+    locks = [t for t in targets if t.kind == "lock" and isinstance(t.model, Lock)
+             and t.model.kind == "conda-lock"]
+    for lt in locks:
+        sources = {os.path.basename(s) for s in lt.model.sources}
+        named = [s for s in specs if os.path.basename(s.path) in sources]
+        for s in named:
+            s.lock = s.lock or lt
+        if named:
+            lt.spec = named[0]
+    if len(specs) == 1 and len(locks) == 1 and specs[0].lock is None and locks[0].spec is None:
+        specs[0].lock = locks[0]
+        locks[0].spec = specs[0]
+
+
+def models(targets: Sequence[Target]) -> list:
+    """The parsed models of `targets` (for the duplicate warning), skipping unparsed ones."""
+    return [t.model for t in targets if t.model is not None]

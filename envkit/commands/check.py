@@ -1,0 +1,145 @@
+"""`envkit check` (the CI gate for environment files, locks and live environments) and
+`envkit explain RULE`."""
+from __future__ import annotations
+
+import click
+
+FORMATS = ("text", "json", "github", "sarif")
+SEVERITY_CHOICES = ("error", "warning", "info")
+
+
+def _rule_list(values: tuple[str, ...]) -> tuple[str, ...] | None:
+    """`--select a,b --select c` -> ("a", "b", "c"), checked against the registry."""
+    if not values:
+        return None
+    from envkit.checks.core import get_rule
+
+    out: list[str] = []
+    for v in values:
+        for name in v.split(","):
+            name = name.strip()
+            if name:
+                get_rule(name)  # raises UsageError for an unknown rule
+                out.append(name)
+    return tuple(dict.fromkeys(out))
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("files", nargs=-1, metavar="[FILE]...")
+@click.option("--lock", "lock_file", metavar="LOCK",
+              help="The lock to compare the FILEs (stale-lock, lock-unsatisfied) and the live "
+                   "environment (env-drift) with.")
+@click.option("-n", "--name", metavar="NAME", help="Also check the live conda environment NAME.")
+@click.option("-p", "--prefix", metavar="PREFIX", help="Also check the live environment at PREFIX.")
+@click.option("--select", multiple=True, metavar="RULES",
+              help="Run only these rules (comma-separated; repeatable).")
+@click.option("--ignore", multiple=True, metavar="RULES", help="Skip these rules (comma-separated; repeatable).")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
+              help="Output format.")
+@click.option("--fail-on", type=click.Choice(SEVERITY_CHOICES), default=None,
+              help="Exit 1 when a finding is at least this severe [default: error, or fail-on in "
+                   "the configuration].")
+@click.option("--fix", is_flag=True,
+              help="Apply the safe mechanical fixes (remove `prefix:`, redact credentials, add "
+                   "`pip`), atomically, and report them.")
+@click.option("-o", "--output", metavar="OUT", help="Write the report to OUT instead of stdout.")
+@click.option("--config", "config_path", metavar="TOML",
+              help="Configuration file [default: .envkit.toml or pyproject.toml [tool.envkit], "
+                   "searched upwards].")
+@click.option("--list-rules", is_flag=True, help="List the rules and exit.")
+def check(files: tuple[str, ...], lock_file: str | None, name: str | None, prefix: str | None,
+          select: tuple[str, ...], ignore: tuple[str, ...], fmt: str, fail_on: str | None, fix: bool,
+          output: str | None, config_path: str | None, list_rules: bool) -> int:
+    """Check environment files, locks and live environments (the CI gate).
+
+    With no FILE (and no -n/-p), checks environment.yml / environment.yaml, conda-lock.yml and
+    pixi.lock in the current directory.  A lock is compared with its spec when they are paired:
+    --lock, the lock's `sources:`, or one spec and one conda-lock.yml checked together.
+
+    Exit codes: 0 no finding at or above --fail-on, 1 findings, 2 usage or parse error.
+    `envkit explain RULE` describes a rule with an example.
+    """
+    from envkit.cli import emit, warn
+    from envkit.errors import UsageError
+
+    if list_rules:
+        from envkit.checks.docs import render_rule_list
+
+        emit(render_rule_list(), output)
+        return 0
+    from envkit.checks import load_targets, run_checks, severity_at_least
+    from envkit.checks.targets import discover, models
+    from envkit.config import load_config
+
+    if name is not None and prefix is not None:
+        raise UsageError("give either -n NAME or -p PREFIX, not both")
+    config = load_config(config_path)
+    config = config.merged(select=_rule_list(select), ignore=_rule_list(ignore) or ())
+    threshold = fail_on or config.fail_on or "error"
+    paths = list(files)
+    if not paths and name is None and prefix is None:
+        paths = discover(".")
+        if not paths and lock_file is None:
+            raise UsageError("nothing to check: no FILE given and no environment.yml, "
+                             "environment.yaml, conda-lock.yml or pixi.lock here",
+                             hint="pass files, or -n NAME / -p PREFIX for a live environment")
+    live = None
+    if name is not None or prefix is not None:
+        from envkit.backends import open_env
+
+        live = open_env(name=name, prefix=prefix)
+
+    def run():
+        targets = load_targets(paths, lock=lock_file, live=live)
+        return targets, run_checks(targets, config)
+
+    targets, findings = run()
+    warn_models = models(targets)
+    from envkit.commands._common import warn_duplicates
+
+    warn_duplicates(warn_models, label=len(warn_models) > 1)
+    fixed: list = []
+    if fix and any(f.fixable for f in findings):
+        from envkit.checks.fix import apply_fixes
+
+        texts = {t.path: t.text for t in targets if t.text is not None}
+        fixed = apply_fixes(findings, texts)
+        if fixed:
+            targets, findings = run()
+    checked = list(dict.fromkeys(t.path for t in targets))
+    if fmt == "text":
+        from envkit.render.findings_text import render_findings_text
+
+        text = render_findings_text(findings, checked=checked, fixed=fixed)
+    else:
+        for x in fixed:
+            if fmt != "json":
+                warn(f"{x.file}:{x.line}: fixed {x.rule}: {x.description}")
+        if fmt == "json":
+            from envkit.render.findings_json import render_findings_json
+
+            text = render_findings_json(findings, checked=checked, fixed=fixed, fail_on=threshold)
+        elif fmt == "github":
+            from envkit.render.findings_github import render_findings_github
+
+            text = render_findings_github(findings, checked=checked, fixed=fixed)
+        else:
+            from envkit.render.findings_sarif import render_findings_sarif
+
+            text = render_findings_sarif(findings)
+    emit(text, output)
+    return 1 if any(severity_at_least(f.severity, threshold) for f in findings) else 0
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("rule_name", metavar="RULE")
+def explain(rule_name: str) -> int:
+    """Explain a check rule: what it finds, why it matters, how to fix it, with an example.
+
+    `envkit check --list-rules` lists the rules.
+    """
+    from envkit.checks.core import get_rule
+    from envkit.checks.docs import render_explain
+
+    click.echo(render_explain(get_rule(rule_name)), nl=False)
+    return 0

@@ -1,0 +1,39 @@
+"""`envkit check --format json`: a stable, documented JSON document.
+
+    {"version": 1,
+     "findings": [{"rule", "severity", "file", "line" (int or null), "message",
+                   "packages": [...], "fixable": bool}, ...],
+     "fixed": [{"rule", "file", "line", "description"}, ...],
+     "summary": {"checked": [...], "findings": n, "error": n, "warning": n, "info": n,
+                 "fixed": n, "fail_on": "error", "failed": bool}}
+
+Keys are always present and in this order; findings are in the order of the text output.
+"""
+from __future__ import annotations
+
+import json
+from typing import Sequence
+
+from envkit.checks.core import Finding, severity_at_least, summarize
+
+JSON_VERSION = 1
+
+
+def render_findings_json(findings: Sequence[Finding], *, checked: Sequence[str] = (),
+                         fixed: Sequence = (), fail_on: str = "error") -> str:
+    """The JSON report (see the module docstring), ending with a newline."""
+    counts = summarize(findings)
+    doc = {
+        "version": JSON_VERSION,
+        "findings": [f.as_dict() for f in findings],
+        "fixed": [x.as_dict() for x in fixed],
+        "summary": {
+            "checked": list(checked),
+            "findings": len(findings),
+            **counts,
+            "fixed": len(fixed),
+            "fail_on": fail_on,
+            "failed": any(severity_at_least(f.severity, fail_on) for f in findings),
+        },
+    }
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"

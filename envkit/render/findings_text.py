@@ -1,0 +1,42 @@
+"""`envkit check` findings as text: one `file:line: severity rule: message` line each, then a summary."""
+from __future__ import annotations
+
+from typing import Sequence
+
+from envkit.checks.core import SEVERITIES, Finding, summarize
+
+
+def location(f: Finding) -> str:
+    return f"{f.file}:{f.line}" if f.line else f.file
+
+
+def render_findings_text(findings: Sequence[Finding], *, checked: Sequence[str] = (),
+                         fixed: Sequence = ()) -> str:
+    """The text report: fixes applied (if any), one line per finding, and a summary line.
+
+    `checked` names the files and environments checked (for the summary count)."""
+    out: list[str] = []
+    for x in fixed:
+        where = f"{x.file}:{x.line}" if x.line else x.file
+        out.append(f"{where}: fixed {x.rule}: {x.description}")
+    for f in findings:
+        out.append(f"{location(f)}: {f.severity} {f.rule}: {f.message}")
+    out.append(summary_line(findings, checked=checked, fixed=fixed))
+    return "\n".join(out) + "\n"
+
+
+def summary_line(findings: Sequence[Finding], *, checked: Sequence[str] = (), fixed: Sequence = ()) -> str:
+    """`2 findings (1 error, 1 warning) in 2 files checked` / `no findings (1 file checked)`."""
+    n = len(checked)
+    what = f"{n} {'file' if n == 1 else 'files'} checked" if n else "nothing checked"
+    fix = f", {len(fixed)} fixed" if fixed else ""
+    if not findings:
+        return f"no findings ({what}{fix})"
+    counts = summarize(findings)
+    parts = []
+    for s in SEVERITIES:
+        c = counts[s]
+        if c:
+            parts.append(f"{c} {s}" + ("s" if c != 1 and s != "info" else ""))
+    total = len(findings)
+    return f"{total} {'finding' if total == 1 else 'findings'} ({', '.join(parts)}) in {what}{fix}"
