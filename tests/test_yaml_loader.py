@@ -1,0 +1,73 @@
+"""envkit._yaml: safe loading with line numbers, duplicate keys, alias bombs, tags."""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from envkit import _yaml
+from envkit.errors import ParseError
+
+
+def test_lines_of_keys_and_items():
+    data = _yaml.load("# c\nname: x\ndependencies:\n  - a\n\n  - pip:\n    - b\n", filename="e.yml")
+    assert data == {"name": "x", "dependencies": ["a", {"pip": ["b"]}]}
+    assert data.lines == {"name": 2, "dependencies": 3}
+    assert data["dependencies"].lines == [4, 6]
+    assert data["dependencies"][1]["pip"].lines == [7]
+
+
+def test_duplicate_key_is_an_error_naming_both_lines():
+    with pytest.raises(ParseError) as err:
+        _yaml.load("dependencies: [a]\nname: x\ndependencies: [b]\n", filename="environment.yml")
+    assert str(err.value) == ("environment.yml:3 (dependencies): duplicate key 'dependencies': first at line 1, "
+                              "again at line 3")
+    assert err.value.hint == "YAML keeps only one of them; merge the two into one key"
+
+
+def test_billion_laughs_is_refused_fast():
+    lines = ['a0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    for i in range(1, 10):
+        prev = f"*a{i - 1}"
+        lines.append(f"a{i}: &a{i} [{', '.join([prev] * 9)}]")
+    start = time.perf_counter()
+    with pytest.raises(ParseError) as err:
+        _yaml.load("\n".join(lines) + "\n", filename="bomb.yml")
+    assert time.perf_counter() - start < 1.0
+    assert "expands to more than 2,000,000 values (alias bomb?); refused" in err.value.message
+
+
+def test_python_tags_are_refused():
+    with pytest.raises(ParseError) as err:
+        _yaml.load("x: !!python/object/apply:os.system ['echo hi']\n", filename="e.yml")
+    assert err.value.message == "unsupported YAML tag 'tag:yaml.org,2002:python/object/apply:os.system'"
+
+
+def test_deep_nesting_is_refused():
+    with pytest.raises(ParseError) as err:
+        _yaml.load("[" * 100 + "]" * 100)
+    assert err.value.message == "YAML nested more than 64 levels deep; refused"
+
+
+def test_syntax_error_has_line_and_text():
+    with pytest.raises(ParseError) as err:
+        _yaml.load("name: x\ndependencies:\n  - a\n - b\n", filename="e.yml")
+    assert err.value.where.line == 4 and err.value.message.startswith("invalid YAML")
+
+
+def test_multi_document_stream_is_refused():
+    with pytest.raises(ParseError):
+        _yaml.load("a: 1\n---\nb: 2\n")
+
+
+def test_scalars_and_merge_keys():
+    data = _yaml.load("base: &b {x: 1}\nd:\n  <<: *b\n  y: 2\nt: 2020-01-01\nv: 1.10\n")
+    assert data["d"] == {"x": 1, "y": 2}
+    assert data["t"] == "2020-01-01" and data["v"] == 1.1
+
+
+@pytest.mark.parametrize("value", ["yes", "1", "1.0", "null", "~", "a: b", "- x", "#c", "x #c", "", " a",
+                                   "@x", "`x`", "0x1f", "2020-01-01", "C:\\x", "it's", 'say "hi"', "a\nb",
+                                   "numpy >=1.2,<2", "pkg[version='>=1']", "*", "*_cp312", "&a", "!x", "%x"])
+def test_scalar_reads_back_as_the_same_string(value):
+    assert _yaml.load(f"k: {_yaml.scalar(value)}\n") == {"k": value}
