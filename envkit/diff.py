@@ -232,7 +232,8 @@ class EnvDiff:
 
 _PYTHON = frozenset({"python"})
 _TORCH = frozenset({"pytorch", "torch", "torchvision", "torchaudio", "libtorch", "pytorch-cuda",
-                    "pytorch-cpu", "pytorch-gpu", "cpuonly", "pytorch-mutex", "_pytorch_select"})
+                    "pytorch-cpu", "pytorch-gpu", "cpuonly", "pytorch-mutex", "_pytorch_select",
+                    "torchtriton"})
 _CUDA_CORE = frozenset({"cudatoolkit", "cuda-toolkit", "cuda-version", "cuda-runtime",
                         "cuda-cudart", "nvidia-cuda-runtime-cu11", "nvidia-cuda-runtime-cu12",
                         "nvidia-cuda-runtime", "cuda"})

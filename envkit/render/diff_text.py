@@ -203,6 +203,7 @@ def _wrap(prefix: str, items: list[str], width: int) -> list[str]:
 
 def _platform_section(d: EnvDiff, changes: list[Change], p: _Painter, width: int) -> list[str]:
     out = [p(f"Platform differences: {d.a.platform} {ARROW} {d.b.platform} ({len(changes)})", "bold")]
+    changes = sorted(changes, key=lambda c: (c.name.lower(), c.name))
     only_a = [c for c in changes if c.b is None]
     only_b = [c for c in changes if c.a is None]
     rebuilt = [c for c in changes if c.a is not None and c.b is not None]
