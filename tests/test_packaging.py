@@ -1,0 +1,14 @@
+"""pyproject.toml lists every envkit subpackage (the list is explicit; see the comment there)."""
+import tomllib
+
+from conftest import REPO
+
+
+def test_every_subpackage_is_listed_in_pyproject():
+    listed = set(tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {"envkit"} | {
+        "envkit." + ".".join(p.parent.relative_to(REPO / "envkit").parts)
+        for p in (REPO / "envkit").rglob("__init__.py") if p.parent != REPO / "envkit"
+    }
+    assert found - listed == set()
+    assert listed - found == {"envkit._templates"}
