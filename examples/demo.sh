@@ -1,7 +1,22 @@
 #!/usr/bin/env bash
-# `make demo`: envkit on the files shipped in examples/, offline.
-set -euo pipefail
+# `make demo`: envkit's main jobs on the files shipped in examples/, offline.
+# Usage: examples/demo.sh [path-to-envkit]
+set -uo pipefail
 ENVKIT=${1:-envkit}
-cd "$(dirname "$0")"
-echo "\$ envkit --version"
-"$ENVKIT" --version
+cd "$(dirname "$0")/.."
+export NO_COLOR=${NO_COLOR:-}
+
+step() { printf '\n\033[1m$ envkit %s\033[0m\n' "$*"; "$ENVKIT" "$@"; printf '(exit %s)\n' "$?"; }
+
+echo "envkit demo: a laptop (osx-arm64, CPU) and a server (linux-64, CUDA) export of one project."
+step --version
+step validate examples/laptop-vs-server/laptop.yml examples/laptop-vs-server/server.yml
+step normalize examples/laptop-vs-server/server.yml -o /tmp/envkit-demo-server.normalized.yml
+echo "(normalized copy written to /tmp/envkit-demo-server.normalized.yml; the original is untouched)"
+step normalize --check examples/pytorch/environment-cuda.yml
+step diff examples/laptop-vs-server/laptop.yml examples/laptop-vs-server/server.yml
+step check examples/laptop-vs-server/laptop.yml examples/laptop-vs-server/server.yml
+step template pytorch --torch 2.7 --cuda 12.6
+step template pytorch --torch 2.7 --cuda 12.1
+echo
+echo "Done. Next: 'envkit lock -p PREFIX', 'envkit smoke -p PREFIX', docs/ for every command."

@@ -7,6 +7,7 @@ Canonical form, chosen to read like what people write and to parse back to the s
     name==1.26.4             exact version
     name=1.26.4=py311h_0     exact version and build (conda env export form)
     name=*=cuda*             any version, build pattern
+    name=2.7.*=cuda*         fuzzy version and build pattern
     name>=1.2,<2             any other version spec starting with an operator
     name 1.2.*|1.3.*         a version spec starting with a digit or '*'
     name >=0.15 dagmc_*      version spec and build pattern together
@@ -110,6 +111,10 @@ def format_spec(dep: CondaDep) -> str:
         return f"{prefix}{name}=*={b}"
     if v.startswith("==") and _SIMPLE_VERSION.fullmatch(v[2:]):
         return f"{prefix}{name}={v[2:]}={b}"
+    if v.endswith(".*") and _SIMPLE_VERSION.fullmatch(v[:-2]):
+        # `name=2.7=cuda*` would pin exactly 2.7 (conda reads a version before a build as exact);
+        # the `.*` keeps the fuzzy meaning.
+        return f"{prefix}{name}={v}={b}"
     return f"{prefix}{name} {v} {b}"
 
 
