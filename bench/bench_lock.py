@@ -1,0 +1,97 @@
+"""`envkit lock` benchmarks.
+
+* lock of a generated 500-package prefix (plus 20 pip packages), in-process: read the prefix, build
+  the Lock, write conda-lock.yml and environment.lock.yml text; against py-rattler reading the same
+  500 `conda-meta/*.json` records (`PrefixRecord.from_path`), the floor of any prefix reader.
+* `envkit lock --check` of a 3,000-package, 3-platform conda-lock.yml against a 100-entry
+  environment.yml, end to end (a process each); against a process that only loads the same lock
+  with libyaml's CSafeLoader (the floor of reading it as YAML at all).
+"""
+from __future__ import annotations
+
+import glob
+import hashlib
+import sys
+from pathlib import Path
+
+from run import Case
+
+REPO = Path(__file__).resolve().parent.parent
+PLATFORMS = ("linux-64", "osx-arm64", "win-64")
+
+
+def _prefix(work: Path) -> Path:
+    sys.path.insert(0, str(REPO / "tests"))
+    from support.condafactory import large_prefix
+
+    prefix = work / "lock-prefix-500"
+    if not (prefix / "conda-meta").is_dir():
+        large_prefix(prefix, 500, pip=20)
+    return prefix
+
+
+def _big_lock(work: Path) -> tuple[Path, Path]:
+    from envkit.formats.condalock import write_conda_lock
+    from envkit.formats.envyml import read_env
+    from envkit.lock import spec_content_hash
+    from envkit.model import Channel, Lock, LockedPackage
+
+    spec_path, lock_path = work / "lock-check-environment.yml", work / "lock-check-3000.yml"
+    spec_text = ("name: big\nchannels:\n  - conda-forge\ndependencies:\n"
+                 + "".join(f"  - pkg{i:04d} >=1\n" for i in range(0, 1000, 10)))
+    spec = read_env(spec_text, filename=str(spec_path))
+    pkgs = []
+    for plat in PLATFORMS:
+        for i in range(1000):
+            name, version, build = f"pkg{i:04d}", f"{1 + i % 7}.{i % 13}.{i % 5}", f"h{i:07x}_0"
+            fn = f"{name}-{version}-{build}.conda"
+            pkgs.append(LockedPackage(
+                manager="conda", name=name, version=version, build=build, build_number=0, channel="conda-forge",
+                platform=plat, subdir=plat, url=f"https://conda.anaconda.org/conda-forge/{plat}/{fn}",
+                md5=hashlib.md5(fn.encode()).hexdigest(), sha256=hashlib.sha256(fn.encode()).hexdigest(),
+                depends=tuple((f"pkg{j:04d}", f">={1 + j % 7}") for j in (i - 1, i - 3) if j > 0)))
+    lock = Lock(kind="conda-lock", platforms=PLATFORMS, packages=tuple(pkgs),
+                channels=(Channel(name="conda-forge", url="https://conda.anaconda.org/conda-forge"),),
+                content_hash=tuple((p, spec_content_hash(spec, p)) for p in PLATFORMS))
+    spec_path.write_text(spec_text)
+    lock_path.write_text(write_conda_lock(lock))
+    return spec_path, lock_path
+
+
+def cases(work):
+    work = Path(work)
+    prefix = _prefix(work)
+    records = sorted(glob.glob(str(prefix / "conda-meta" / "*.json")))
+
+    def floor_records():
+        import rattler
+
+        for f in records:
+            rattler.PrefixRecord.from_path(f)
+
+    def lock_prefix():
+        from envkit.backends import open_env
+        from envkit.formats.condalock import write_conda_lock
+        from envkit.formats.envyml import write_env
+        from envkit.lock import live_env_spec, lock_live
+
+        env = open_env(prefix=str(prefix))
+        lock = lock_live(env)
+        assert len(lock.packages) == 520
+        write_conda_lock(lock, header="bench")
+        write_env(live_env_spec(env), header="bench")
+
+    spec_path, lock_path = _big_lock(work)
+    envkit = [sys.executable, "-m", "envkit"]
+    load = ("import yaml; yaml.load(open(%r).read(), Loader=yaml.CSafeLoader)" % str(lock_path))
+    return [
+        Case(name="lock -p of a 500-package prefix (in-process)", measure=lock_prefix, floor=floor_records,
+             floor_label="py-rattler PrefixRecord.from_path x500", target=5.0, repeat=5,
+             notes="reads the prefix (records, history, 20 pip dist-infos, .condarc), builds the Lock, "
+                   "renders conda-lock.yml and environment.lock.yml"),
+        Case(name="lock --check of a 3,000-package lock (process)",
+             measure=envkit + ["lock", "--check", "-f", str(spec_path), "--lock", str(lock_path)],
+             floor=[sys.executable, "-c", load], floor_label="python + libyaml CSafeLoader load",
+             target=2.0, repeat=3,
+             notes="3 platforms x 1,000 conda packages, 100 spec entries checked per platform"),
+    ]
