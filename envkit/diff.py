@@ -441,9 +441,9 @@ def pick_platforms(a: EnvSpec | Lock | LiveEnv, b: EnvSpec | Lock | LiveEnv, *,
 
 def current_platform() -> str:
     """The conda platform of this machine (linux-64, osx-arm64, ...), from py-rattler."""
-    from rattler import Platform
+    from rattler import Subdir
 
-    return str(Platform.current())
+    return str(Subdir.current())
 
 
 def _is_concrete_spec(spec: EnvSpec) -> bool:
@@ -787,7 +787,7 @@ def _classify(name: str, kind: str, a: PackageState | None, b: PackageState | No
             group = "platform"
             tags.append("platform")
             if kind == "rebuilt":
-                impact, reason = "low", "same version, built for each platform"
+                impact, reason = "low", "same version, built per platform"
             else:
                 fam = (ctx.sa if b is None else ctx.sb).info.platform
                 impact, reason = "low", f"exists on {fam} only"

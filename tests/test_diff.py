@@ -1,0 +1,308 @@
+"""The pure diff core (envkit.diff) on models built here: classification, ranking, platforms,
+spec checks, channels."""
+from __future__ import annotations
+
+import pytest
+
+from envkit.diff import (
+    blas_of, category_of, compare_versions, diff, guess_platform, is_platform_only, pick_platforms,
+)
+from envkit.errors import UsageError
+from envkit.model import Channel, CondaDep, EnvSpec, LiveEnv, Lock, LockedPackage, PipDep
+
+
+def P(name, version, build=None, *, manager="conda", channel="conda-forge", platform="linux-64"):
+    if manager == "pip":
+        channel = None
+    return LockedPackage(manager=manager, name=name, version=version, build=build, channel=channel,
+                         platform=platform)
+
+
+def lock(*pkgs, platforms=("linux-64",), channels=("conda-forge",), kind="conda-lock", pip_options=()):
+    return Lock(kind=kind, platforms=tuple(platforms), packages=tuple(pkgs),
+                channels=tuple(Channel(name=c) for c in channels), pip_options=tuple(pip_options))
+
+
+def by_name(d):
+    return {c.name: c for c in d.changes}
+
+
+BASE = (
+    P("python", "3.11.8", "hab00c5b_0_cpython"),
+    P("numpy", "1.26.4", "py311h64a7726_0"),
+    P("zlib", "1.2.13", "hd590300_5"),
+    P("requests", "2.31.0", "pyhd8ed1ab_0"),
+)
+
+
+def test_identical_locks_are_the_same():
+    d = diff(lock(*BASE), lock(*BASE))
+    assert d.same
+    assert d.changes == ()
+    assert [s.name for s in d.unchanged] == ["numpy", "python", "requests", "zlib"]
+    assert d.summary()["changes"] == 0
+
+
+def test_added_removed_upgraded_downgraded_rebuilt():
+    a = lock(*BASE, P("six", "1.16.0", "pyh6c4a22f_0"))
+    b = lock(P("python", "3.11.8", "hab00c5b_0_cpython"), P("numpy", "1.26.3", "py311h64a7726_0"),
+             P("zlib", "1.2.13", "hd590300_6"), P("requests", "2.32.3", "pyhd8ed1ab_0"),
+             P("idna", "3.7", "pyhd8ed1ab_0"))
+    d = diff(a, b)
+    kinds = {c.name: c.kind for c in d.changes}
+    assert kinds == {"six": "removed", "idna": "added", "numpy": "downgraded",
+                     "requests": "upgraded", "zlib": "rebuilt"}
+    assert not d.same
+    assert d.summary()["kinds"]["rebuilt"] == 1
+
+
+def test_conda_version_order_not_string_order():
+    # string order says 1.10 < 1.9; conda (and py-rattler) say 1.10 > 1.9
+    d = diff(lock(P("foo", "1.9", "h0_0")), lock(P("foo", "1.10", "h0_0")))
+    assert by_name(d)["foo"].kind == "upgraded"
+    # conda order (py-rattler): dev < alpha < release < post; letters order after digits compare
+    assert compare_versions("1.1.0h", "1.1.0i") == -1
+    assert compare_versions("1.2.0a1", "1.2.0") == -1
+    assert compare_versions("1.2.0dev1", "1.2.0") == -1
+    assert compare_versions("1.2.0", "1.2.0.post1") == -1
+    assert compare_versions("2024a", "2023c") == 1
+    assert compare_versions("1.0", "1.0.0") == 0
+
+
+def test_pip_versions_use_pep440_and_local_versions_are_variants():
+    a = lock(P("torch", "2.2.2+cpu", manager="pip"), P("tqdm", "4.66.1", manager="pip"))
+    b = lock(P("torch", "2.2.2+cu121", manager="pip"), P("tqdm", "4.66.10", manager="pip"))
+    d = by_name(diff(a, b))
+    assert d["torch"].kind == "variant"
+    assert d["torch"].impact == "high"
+    assert d["torch"].a.labels == ("cpu",) and d["torch"].b.labels == ("CUDA 12.1",)
+    assert d["tqdm"].kind == "upgraded"
+
+
+def test_cpu_vs_cuda_pytorch_is_a_high_variant_change_with_decoded_builds():
+    a = lock(P("pytorch", "2.2.2", "py3.11_cpu_0", channel="pytorch"))
+    b = lock(P("pytorch", "2.2.2", "py3.11_cuda12.1_cudnn8.9.2_0", channel="pytorch"))
+    c = diff(a, b).changes[0]
+    assert (c.kind, c.impact, c.group, c.category) == ("variant", "high", "matter", "torch")
+    assert c.a.labels == ("cpu", "py3.11")
+    assert c.b.labels == ("CUDA 12.1", "cuDNN 8.9.2", "py3.11")
+    assert c.reason.startswith("PyTorch cpu build → CUDA 12.1 build")
+    assert set(c.tags) >= {"variant", "torch"}
+
+
+def test_mkl_vs_openblas():
+    a = lock(P("libblas", "3.9.0", "20_linux64_mkl"), P("mkl", "2023.2.0", "h84fe81f_50496"),
+             P("numpy", "1.26.4", "py311h64a7726_0"))
+    b = lock(P("libblas", "3.9.0", "20_linux64_openblas"), P("libopenblas", "0.3.27", "pthreads_h413a1c8_0"),
+             P("numpy", "1.26.4", "py311h64a7726_0"))
+    d = diff(a, b)
+    assert blas_of(a.packages) == "MKL" and blas_of(b.packages) == "OpenBLAS"
+    ch = by_name(d)
+    assert ch["libblas"].kind == "variant"
+    for name in ("libblas", "mkl", "libopenblas"):
+        assert ch[name].impact == "high"
+        assert ch[name].reason == "different BLAS (MKL → OpenBLAS): numerical results and speed may differ"
+    assert ("BLAS", "MKL", "OpenBLAS") in d.highlights
+    # defaults' selector: blas=1.0=mkl vs blas=1.0=openblas
+    d2 = diff(lock(P("blas", "1.0", "mkl", channel="pkgs/main")),
+              lock(P("blas", "1.0", "openblas", channel="pkgs/main")))
+    assert d2.changes[0].kind == "variant" and "BLAS" in d2.changes[0].reason
+
+
+def test_conda_to_pip_move_maps_pypi_names():
+    a = lock(P("pytorch", "2.2.2", "py3.11_cuda12.1_cudnn8.9.2_0", channel="pytorch"),
+             P("pyyaml", "6.0.1", "py311h459d7ec_1"), P("msgpack-python", "1.0.7", "py311h9547e67_0"),
+             P("opencv", "4.9.0", "py311h0_0"))
+    b = lock(P("torch", "2.2.2", manager="pip"), P("PyYAML", "6.0.1", manager="pip"),
+             P("msgpack", "1.0.8", manager="pip"), P("opencv-python", "4.9.0.80", manager="pip"))
+    ch = by_name(diff(a, b))
+    assert set(ch) == {"pytorch", "pyyaml", "msgpack-python", "opencv"}
+    assert all(c.kind == "manager" for c in ch.values())
+    assert ch["pytorch"].impact == "high" and ch["pytorch"].b.name == "torch"
+    assert "version" in ch["msgpack-python"].tags
+    assert ch["pyyaml"].a.manager == "conda" and ch["pyyaml"].b.manager == "pip"
+    # and back: pip on A, conda on B
+    back = by_name(diff(b, a))
+    assert back["pytorch"].kind == "manager" and back["pytorch"].a.manager == "pip"
+
+
+def test_duplicates_on_one_side_only_are_changes_on_both_sides_are_not():
+    both = lock(P("numpy", "1.26.4", "py311h64a7726_0"), P("numpy", "1.26.4", manager="pip"))
+    single = lock(P("numpy", "1.26.4", "py311h64a7726_0"))
+    d = diff(single, both)
+    c = by_name(d)["numpy"]
+    assert c.kind == "duplicate" and c.impact == "high" and c.b.manager == "pip"
+    assert "on B only" in c.reason
+    assert [x.project for x in d.duplicates_b] == ["numpy"] and d.duplicates_a == ()
+    same = diff(both, both)
+    assert same.same and [x.conda for x in same.duplicates_a] == ["numpy"]
+
+
+def test_channel_changed():
+    d = diff(lock(P("numpy", "1.26.4", "py311h0_0", channel="conda-forge")),
+             lock(P("numpy", "1.26.4", "py311h0_0", channel="https://conda.anaconda.org/pytorch/linux-64")))
+    c = d.changes[0]
+    assert c.kind == "channel" and c.a.channel == "conda-forge"
+    assert "(conda-forge → https://conda.anaconda.org/pytorch/linux-64)" in c.reason
+    # the same channel written as a URL is not a change
+    d2 = diff(lock(P("zlib", "1.3", "h0_0", channel="conda-forge")),
+              lock(P("zlib", "1.3", "h0_0", channel="https://conda.anaconda.org/conda-forge/")))
+    assert d2.same
+
+
+def test_channel_list_and_order():
+    a = lock(*BASE, channels=("pytorch", "nvidia", "conda-forge"))
+    b = lock(*BASE, channels=("conda-forge", "pytorch", "nvidia"))
+    d = diff(a, b)
+    assert d.channels.order_changed and not d.channels.added and not d.channels.removed
+    assert not d.same and d.changes == ()
+    c = diff(a, lock(*BASE, channels=("pytorch", "conda-forge", "defaults"))).channels
+    assert (c.added, c.removed, c.order_changed) == (("defaults",), ("nvidia",), False)
+    assert diff(a, a).channels.changed is False
+
+
+def test_channel_priority_and_pip_options():
+    live = LiveEnv(prefix="/p", name="p", platform="linux-64", packages=BASE,
+                   channels=(Channel(name="conda-forge"),), channel_priority="strict")
+    live2 = LiveEnv(prefix="/q", name="q", platform="linux-64", packages=BASE,
+                    channels=(Channel(name="conda-forge"),), channel_priority="flexible")
+    d = diff(live, live2)
+    assert d.channels.changed and (d.channels.priority_a, d.channels.priority_b) == ("strict", "flexible")
+    a = lock(*BASE, pip_options=("--index-url https://download.pytorch.org/whl/cu121",))
+    b = lock(*BASE, pip_options=("--index-url https://download.pytorch.org/whl/cpu",))
+    assert diff(a, b).pip_options.changed and not diff(a, a).pip_options.changed
+
+
+def test_ranking_puts_python_torch_cuda_blas_first():
+    a = lock(P("python", "3.10.14", "h0_cpython"), P("zlib", "1.2.13", "h0_0"),
+             P("pytorch", "2.1.0", "py3.10_cpu_0", channel="pytorch"), P("aaa", "1", "h0_0"))
+    b = lock(P("python", "3.11.8", "h0_cpython"), P("zlib", "1.3.1", "h0_0"),
+             P("pytorch", "2.2.2", "py3.11_cuda12.1_cudnn8.9.2_0", channel="pytorch"),
+             P("aaa", "2", "h0_0"), P("cuda-version", "12.1", "h0_0"))
+    d = diff(a, b)
+    assert [c.name for c in d.changes] == ["python", "pytorch", "cuda-version", "aaa", "zlib"]
+    assert [c.group for c in d.changes] == ["matter", "matter", "matter", "other", "other"]
+    assert d.changes[0].reason.startswith("a different Python (3.10 → 3.11)")
+
+
+def test_numpy_major_is_high_minor_is_medium():
+    d = by_name(diff(lock(P("numpy", "1.26.4", "py311h0_0")), lock(P("numpy", "2.0.1", "py311h0_0"))))
+    assert d["numpy"].impact == "high" and "ABI break" in d["numpy"].reason
+    d = by_name(diff(lock(P("numpy", "1.25.2", "py311h0_0")), lock(P("numpy", "1.26.4", "py311h0_0"))))
+    assert d["numpy"].impact == "medium"
+
+
+def test_platform_only_packages_are_grouped_when_platforms_differ():
+    a = lock(P("libcxx", "16.0.6", "h4653b0c_0", platform="osx-arm64"),
+             P("zlib", "1.2.13", "h53f4e23_5", platform="osx-arm64"),
+             P("tqdm", "4.66.2", "pyhd8ed1ab_0", platform="osx-arm64"), platforms=("osx-arm64",))
+    b = lock(P("_libgcc_mutex", "0.1", "conda_forge"), P("libgcc-ng", "13.2.0", "h77fa898_7"),
+             P("zlib", "1.2.13", "hd590300_5"), P("tqdm", "4.66.2", "pyhd8ed1ab_0"), P("tbb", "2021.12.0", "h0_0"))
+    d = diff(a, b)
+    assert d.cross_platform
+    groups = {c.name: c.group for c in d.changes}
+    assert groups == {"libcxx": "platform", "_libgcc_mutex": "platform", "libgcc-ng": "platform",
+                      "zlib": "platform", "tbb": "other"}
+    assert by_name(d)["zlib"].reason == "same version, built per platform"
+    # on one platform, libgcc-ng changing is a compiler runtime that matters
+    same_plat = diff(lock(P("libgcc-ng", "12.3.0", "h0_0")), lock(P("libgcc-ng", "13.2.0", "h0_0")))
+    assert same_plat.changes[0].group == "matter" and "GLIBCXX" in same_plat.changes[0].reason
+
+
+def test_categories_and_platform_only_names():
+    assert category_of("pytorch") == "torch" and category_of("torch") == "torch"
+    assert category_of("nvidia-cudnn-cu12") == "cudnn" and category_of("nvidia-nccl-cu12") == "nccl"
+    assert category_of("libcublas") == "cuda" and category_of("nvidia-cublas-cu12") == "cuda"
+    assert category_of("libstdcxx-ng") == "compiler-runtime" and category_of("llvm-openmp") == "compiler-runtime"
+    assert category_of("libopenblas") == "blas" and category_of("requests") is None
+    assert is_platform_only("xorg-libx11") and is_platform_only("ld_impl_linux-64")
+    assert is_platform_only("vs2015_runtime") and not is_platform_only("numpy")
+
+
+def test_multi_platform_lock_picks_the_other_sides_platform_else_host():
+    multi = lock(P("zlib", "1.3", "h0_0", platform="linux-64"), P("zlib", "1.3", "h1_0", platform="osx-arm64"),
+                 platforms=("linux-64", "osx-arm64"))
+    single = lock(P("zlib", "1.3", "h1_0", platform="osx-arm64"), platforms=("osx-arm64",))
+    assert pick_platforms(multi, single, host_platform="linux-64") == ("osx-arm64", "osx-arm64")
+    assert diff(multi, single, host_platform="linux-64").same
+    assert pick_platforms(multi, multi, host_platform="linux-64") == ("linux-64", "linux-64")
+    assert pick_platforms(multi, multi, platform="osx-arm64") == ("osx-arm64", "osx-arm64")
+    with pytest.raises(UsageError, match="has no platform win-64"):
+        pick_platforms(multi, single, platform="win-64")
+    with pytest.raises(UsageError, match="several platforms"):
+        pick_platforms(multi, multi, host_platform="win-64")
+
+
+def test_guess_platform_of_an_export():
+    assert guess_platform([("ld_impl_linux-64", "h0_0")]) == "linux-64"
+    assert guess_platform([("libblas", "22_osxarm64_accelerate")]) == "osx-arm64"
+    assert guess_platform([("libcxx", "h0_0")]) == "osx"
+    assert guess_platform([("vc", "h0_0")]) == "win"
+    assert guess_platform([("zlib", "h0_0")], prefix="/Users/a/env") == "osx"
+    assert guess_platform([("zlib", "h0_0")]) is None
+
+
+def spec(*conda, pip=(), channels=("conda-forge",), kind="spec"):
+    from envkit.conda.matchspec import parse_spec
+    from envkit.formats.pipreq import parse_pip_entry
+
+    return EnvSpec(name="x", channels=tuple(Channel(name=c) for c in channels),
+                   conda=tuple(parse_spec(s) for s in conda), pip=tuple(parse_pip_entry(p) for p in pip),
+                   kind=kind, has_pip_section=bool(pip))
+
+
+def test_spec_against_lock_in_both_directions():
+    s = spec("python=3.11", "numpy>=2", "scipy", "__cuda", "conda-forge::zlib",
+             pip=["requests==2.31.0", "tqdm>=5", "torch", "rich; sys_platform == 'win32'"])
+    conc = lock(*BASE, P("tqdm", "4.66.2", manager="pip"), P("pytorch", "2.2.2", "py3.11_cpu_0"))
+    for d, side in ((diff(s, conc), "a"), (diff(conc, s), "b")):
+        assert d.spec_side == side
+        status = {c.spec: c.status for c in d.spec_checks}
+        assert status == {"python=3.11": "satisfied", "numpy>=2": "not-satisfied", "scipy": "missing",
+                          "__cuda": "skipped", "conda-forge::zlib": "satisfied",
+                          "requests==2.31.0": "satisfied", "tqdm>=5": "not-satisfied",
+                          "torch": "satisfied", 'rich; sys_platform == "win32"': "skipped"}
+        notes = {c.spec: c.note for c in d.spec_checks}
+        assert notes["torch"] == "installed by conda as pytorch"
+        assert notes["requests==2.31.0"] == "installed by conda as requests"
+        assert [p.name for p in d.unmentioned] == []
+        assert not d.same
+    ok = diff(spec("python>=3.10", "numpy"), lock(*BASE))
+    assert ok.same and [p.name for p in ok.unmentioned] == ["requests", "zlib"]
+
+
+def test_spec_against_spec():
+    a = spec("python=3.10", "numpy", pip=["torch==2.1.0"])
+    b = spec("python=3.11", "numpy", "scipy", pip=["torch==2.2.2"])
+    d = diff(a, b)
+    assert {c.name: c.kind for c in d.changes} == {"python": "changed", "scipy": "added", "torch": "changed"}
+    assert by_name(d)["python"].reason == "spec changed: python=3.10 → python=3.11"
+    assert diff(a, a).same
+
+
+def test_export_is_compared_as_concrete():
+    a = spec("numpy=1.26.4=py311h64a7726_0", "libgcc-ng=13.2.0=h77fa898_7", kind="export")
+    b = spec("numpy=1.26.3=py311h64a7726_0", "libgcc-ng=13.2.0=h77fa898_7", kind="export")
+    d = diff(a, b)
+    assert d.a.concrete and d.a.platform == "linux" and d.a.platform_guessed
+    assert by_name(d)["numpy"].kind == "downgraded"
+
+
+def test_variables_differ():
+    a = LiveEnv(prefix="/p", name="p", platform="linux-64", packages=BASE, variables=(("OMP_NUM_THREADS", "1"),))
+    b = LiveEnv(prefix="/q", name="q", platform="linux-64", packages=BASE)
+    d = diff(a, b)
+    assert d.variables.changed and not d.same
+
+
+def test_diff_does_not_touch_its_inputs():
+    pkgs = [P("b", "1", "h0_0"), P("a", "1", "h0_0")]
+    a = lock(*pkgs)
+    diff(a, lock(P("a", "2", "h0_0")))
+    assert [p.name for p in a.packages] == ["b", "a"]
+
+
+def test_dep_types_are_the_models():
+    # the spec helper builds the real model types the format readers produce
+    s = spec("numpy", pip=["x==1"])
+    assert isinstance(s.conda[0], CondaDep) and isinstance(s.pip[0], PipDep)
