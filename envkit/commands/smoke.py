@@ -55,6 +55,12 @@ def smoke(name, prefix, python, create_file, require_cuda, mode, as_json, timeou
         click.echo(json.dumps(report, indent=2, sort_keys=True, default=str))
     else:
         click.echo(render_text(report), nl=False)
+    if report.get("could_not_run"):
+        why = next((c["detail"] for c in report.get("checks") or [] if c["status"] == "fail"), "unknown reason")
+        click.echo(f"error: the smoke test could not run in {report['target'].get('python')}: {why}", err=True)
+        hint = next((d["hint"] for d in report.get("diagnoses") or []), None)
+        if hint:
+            click.echo(f"hint: {hint}", err=True)
     if report.get("scratch"):
         warn(f"kept the probe's scratch directory: {report['scratch']}")
     return runner.exit_code(report)

@@ -938,14 +938,16 @@ class Probe:
     def _drain(self, loader, check: str) -> tuple[set, set, int]:
         """Iterate a loader once: (sample indices, worker pids, batches)."""
         idx, pids, batches = set(), set(), 0
-        announced = False
-        for x, meta in loader:
-            batches += 1
-            idx.update(int(i) for i in meta[:, 0])
-            pids.update(int(p) for p in meta[:, 1])
-            if not announced:
-                emit({"event": "pids", "check": check, "pids": sorted(pids - {os.getpid()})})
-                announced = True
+        it = iter(loader)
+        announce_workers(it, check)
+        try:
+            for x, meta in it:
+                batches += 1
+                idx.update(int(i) for i in meta[:, 0])
+                pids.update(int(p) for p in meta[:, 1])
+        except RuntimeError as e:
+            deaths = worker_deaths(it)
+            raise Fail(f"RuntimeError: {str(e).strip()}" + (f" ({deaths})" if deaths else "")) from None
         return idx, pids, batches
 
     def check_workers(self, method: str, spawn_check: bool = False) -> str:
@@ -1066,7 +1068,8 @@ class Probe:
         result = sweep_dataloader(
             self.torch, lambda n: self.dataset(n, w["sample_shape"], w["latency_ms"], decode_iters),
             w, quick=quick, pin_choices=pin_choices, device="cuda" if self.cuda_ok else None,
-            on_point=lambda p: progress("dataloader.throughput", _point_text(p)))
+            on_point=lambda p: progress("dataloader.throughput", _point_text(p)),
+            on_iter=lambda it: announce_workers(it, "dataloader.throughput"))
         workload = dict(w)
         workload.update(decode_iterations=decode_iters, spin_iterations_per_ms=round(spin_rate, 1),
                         usable_cores=usable_cores(),
@@ -1104,6 +1107,35 @@ class Probe:
         return launch_distributed(backend, world, timeout=self.timeout_of(f"distributed.{backend}", 120) * 0.8)
 
 
+def announce_workers(iterator, check: str) -> None:
+    """Tell the runner which worker processes a DataLoader iterator started (for hang reports)."""
+    workers = getattr(iterator, "_workers", None) or []
+    pids = [w.pid for w in workers if getattr(w, "pid", None)]
+    if pids:
+        emit({"event": "pids", "check": check, "pids": pids})
+
+
+def worker_deaths(iterator) -> str:
+    """How the iterator's dead workers ended: 'worker pid 12 killed by signal SIGBUS (Bus error)'."""
+    import signal as _signal
+
+    out = []
+    for w in getattr(iterator, "_workers", None) or []:
+        code = getattr(w, "exitcode", None)
+        if code is None or code == 0:
+            continue
+        if code < 0:
+            try:
+                sig = _signal.Signals(-code)
+                desc = _signal.strsignal(sig) if hasattr(_signal, "strsignal") else sig.name
+                out.append(f"worker pid {w.pid} killed by signal {sig.name} ({desc})")
+            except ValueError:
+                out.append(f"worker pid {w.pid} killed by signal {-code}")
+        else:
+            out.append(f"worker pid {w.pid} exited with code {code}")
+    return "; ".join(out)
+
+
 def rel_err(out, ref) -> float:
     den = float(ref.norm())
     return float((out - ref).norm()) / (den or 1.0)
@@ -1135,7 +1167,7 @@ def _point_text(p: dict) -> str:
 
 
 def measure_point(torch, make_dataset, w: dict, num_workers: int, pin: bool, persistent: bool,
-                  samples: int, epochs: int, device=None) -> dict:
+                  samples: int, epochs: int, device=None, on_iter=None) -> dict:
     """Time `epochs` passes of a DataLoader over `samples` synthetic samples, worker start-up
     included (that is what persistent_workers saves); returns one sweep point."""
     ds = make_dataset(samples)
@@ -1146,7 +1178,10 @@ def measure_point(torch, make_dataset, w: dict, num_workers: int, pin: bool, per
     loader = torch.utils.data.DataLoader(ds, **kw)
     seen = 0
     for _ in range(epochs):
-        for x, meta in loader:
+        it = iter(loader)
+        if on_iter is not None:
+            on_iter(it)
+        for x, meta in it:
             if device is not None:
                 x = x.to(device, non_blocking=pin)
             seen += int(meta.shape[0])
@@ -1163,7 +1198,7 @@ def measure_point(torch, make_dataset, w: dict, num_workers: int, pin: bool, per
 
 
 def sweep_dataloader(torch, make_dataset, w: dict, *, quick: bool, pin_choices=(False,), device=None,
-                     on_point=None) -> dict:
+                     on_point=None, on_iter=None) -> dict:
     """Sweep DataLoader settings over the synthetic workload `w`.
 
     Exhaustive: every num_workers in 0, 1, 2, 4, ... max_workers x pin_memory (only swept with CUDA)
@@ -1177,7 +1212,7 @@ def sweep_dataloader(torch, make_dataset, w: dict, *, quick: bool, pin_choices=(
     sweep: list[dict] = []
 
     def point(nw, pin, persistent, n):
-        p = measure_point(torch, make_dataset, w, nw, pin, persistent, n, epochs, device)
+        p = measure_point(torch, make_dataset, w, nw, pin, persistent, n, epochs, device, on_iter)
         sweep.append(p)
         if on_point:
             on_point(p)

@@ -238,7 +238,9 @@ def run_smoke(target: Target, *, require_cuda: bool = False, mode: str = "defaul
     if mode not in DEFAULT_TIMEOUT:
         raise UsageError(f"unknown smoke mode {mode!r}")
     overall = float(timeout) if timeout else DEFAULT_TIMEOUT[mode]
-    config = {"mode": mode, "require_cuda": bool(require_cuda)}
+    config: dict = {"mode": mode, "require_cuda": bool(require_cuda)}
+    if target.prefix:
+        config["prefix"] = target.prefix  # conda-meta of the target, for the CUDA-pin checks
     config.update(overrides if overrides is not None else test_overrides())
     scratch = Path(tempfile.mkdtemp(prefix="envkit-smoke-"))
     probe = scratch / "probe.py"

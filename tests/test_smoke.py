@@ -1,0 +1,222 @@
+"""envkit smoke end to end, with the real CPU torch of the test interpreter and tiny workloads.
+
+Workload sizes and faults are injected through ENVKIT_SMOKE_TEST_CONFIG (a JSON object merged into
+the probe's config), so that the whole file stays well under a minute on two shared cores.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from test_smoke_units import gone
+
+pytestmark = [pytest.mark.slow, pytest.mark.torch]
+torch = pytest.importorskip("torch")
+
+PY = sys.executable
+TINY = {"samples": 32, "batch_size": 8, "latency_ms": 1.0, "decode_ms": 0.5, "sample_shape": [3, 8, 8],
+        "epochs": 1, "max_workers": 2}
+
+SCHEMA = {
+    "type": "object",
+    "required": ["ok", "target", "environment", "checks", "dataloader"],
+    "properties": {
+        "ok": {"type": "boolean"},
+        "target": {"type": "object", "required": ["kind", "python"]},
+        "environment": {"type": "object", "required": ["python", "platform", "torch", "cuda"]},
+        "checks": {"type": "array", "items": {
+            "type": "object", "required": ["name", "status", "detail", "seconds"],
+            "properties": {"status": {"enum": ["pass", "fail", "skip", "warn"]},
+                           "seconds": {"type": "number"}, "detail": {"type": "string"}}}},
+        "dataloader": {"type": ["object", "null"], "required": ["sweep", "recommended", "speedup"],
+                       "properties": {"sweep": {"type": "array", "items": {
+                           "type": "object", "required": ["num_workers", "pin_memory", "persistent_workers",
+                                                          "samples_per_s", "speedup"]}}}},
+    },
+}
+
+
+def smoke(envkit_cli, *args, config=None):
+    env = {"ENVKIT_SMOKE_TEST_CONFIG": json.dumps(config)} if config is not None else None
+    return envkit_cli("smoke", *args, env=env)
+
+
+def status_of(report):
+    return {c["name"]: c["status"] for c in report["checks"]}
+
+
+def test_full_run_on_a_venv_reports_real_values(envkit_cli):
+    import jsonschema
+
+    r = smoke(envkit_cli, "--python", PY, "--json", "--quick", config={"workload": TINY})
+    assert r.exit_code == 0, r.stdout + r.stderr
+    rep = json.loads(r.stdout)
+    jsonschema.validate(rep, SCHEMA)
+    st = status_of(rep)
+    assert rep["ok"] is True and rep["target"] == {"kind": "python", "python": PY}
+    env = rep["environment"]
+    assert env["torch"]["version"] == torch.__version__
+    assert env["torch"]["build"] == "cpu" and env["torch"]["cuda"] is None
+    assert env["python"]["version"] == ".".join(map(str, sys.version_info[:3]))
+    assert env["torch"]["config"]["openmp_available"] is True
+    for name in ("import.torch", "import.numpy", "torch.build", "compute.matmul", "compute.conv2d",
+                 "compute.sdpa", "dataloader.workers.fork", "dataloader.workers.spawn",
+                 "dataloader.persistent_workers", "dataloader.prefetch_factor", "dataloader.shm",
+                 "dataloader.throughput", "distributed.gloo"):
+        assert st[name] == "pass", (name, rep["checks"])
+    # no GPU here and none required: rightly skipped, never shown as passed
+    for name in ("cuda.available", "cuda.arch", "cuda.driver", "compute.cudnn", "compute.bandwidth",
+                 "dataloader.pin_memory", "dataloader.cuda_fork", "distributed.nccl"):
+        assert st[name] == "skip", (name, rep["checks"])
+    detail = {c["name"]: c["detail"] for c in rep["checks"]}
+    assert "all_reduce(SUM) across 2 process(es) with gloo on cpu = 3 on every rank" in detail["distributed.gloo"]
+    assert "rejected with ValueError" in detail["dataloader.prefetch_factor"]
+    dl = rep["dataloader"]
+    assert dl["search"] == "quick (adaptive)" and dl["sweep"][0]["num_workers"] == 0
+    assert dl["workload"]["batch_size"] == 8 and dl["workload"]["latency_ms"] == 1.0
+    assert dl["recommended"]["batch_size"] == 8
+    assert dl["recommended_kwargs"].startswith("DataLoader(dataset, batch_size=8, num_workers=")
+
+
+def test_target_without_torch_cannot_run(envkit_cli, tmp_path):
+    subprocess.run([PY, "-m", "venv", "--without-pip", str(tmp_path / "bare")], check=True)
+    bare = tmp_path / "bare" / "bin" / "python"
+    r = smoke(envkit_cli, "--python", str(bare))
+    assert r.exit_code == 2, r.stdout + r.stderr
+    assert "FAIL    import.torch" in r.stdout
+    assert "torch is not importable: ModuleNotFoundError: No module named 'torch'" in r.stdout
+    assert "problem [import.torch]: torch is missing from the environment" in r.stdout
+    assert f"error: the smoke test could not run in {bare}" in r.stderr
+    assert "hint: install it into that environment" in r.stderr
+    assert r.stdout.rstrip().splitlines()[-1].startswith("COULD NOT RUN: 0 passed, 0 warned, 0 skipped, 1 failed")
+
+
+def test_hanging_dataset_is_killed_with_every_worker(envkit_cli, tmp_path):
+    pids = tmp_path / "pids"
+    cfg = {"only": ["dataloader.workers"], "check_timeout": 4,
+           "workload": {**TINY, "hang_at": 0, "pid_file": str(pids)}}
+    r = smoke(envkit_cli, "--python", PY, "--json", config=cfg)
+    assert r.exit_code == 1, r.stdout + r.stderr
+    rep = json.loads(r.stdout)
+    assert rep["hung"]["check"] == "dataloader.workers.fork"
+    hung = [c for c in rep["checks"] if c["name"] == "dataloader.workers.fork"][0]
+    assert hung["status"] == "fail" and hung["detail"].startswith("hung: no result within its 4 s limit")
+    assert status_of(rep)["dataloader.workers.spawn"] == "skip"  # not run, and not a pass
+    workers = {int(p) for p in pids.read_text().split()}
+    assert len(workers) == 2 and workers == set(rep["hung"]["pids"])
+    for pid in workers | {rep["hung"]["probe_pid"]}:
+        assert gone(pid), f"process {pid} survived the timeout"
+    assert any(d["problem"] == "a check hung and was stopped" for d in rep["diagnoses"])
+
+
+def test_crashing_worker_is_diagnosed(envkit_cli):
+    cfg = {"only": ["dataloader.workers.fork"], "workload": {**TINY, "crash_at": 0, "crash": "SIGBUS"}}
+    r = smoke(envkit_cli, "--python", PY, "--json", config=cfg)
+    assert r.exit_code == 1, r.stdout + r.stderr
+    rep = json.loads(r.stdout)
+    check = [c for c in rep["checks"] if c["name"] == "dataloader.workers.fork"][0]
+    assert check["status"] == "fail"
+    assert "DataLoader worker (pid(s) " in check["detail"] and "exited unexpectedly" in check["detail"]
+    assert "killed by signal SIGBUS (Bus error)" in check["detail"]
+    problems = {(d["check"], d["problem"]) for d in rep["diagnoses"]}
+    assert ("dataloader.workers.fork", "DataLoader workers ran out of shared memory (/dev/shm)") in problems
+    shm = [d for d in rep["diagnoses"] if "shared memory" in d["problem"]][0]
+    assert "--shm-size" in shm["hint"] and "--ipc=host" in shm["hint"]
+
+
+def test_require_cuda_on_a_cpu_machine_fails_with_the_diagnosis(envkit_cli):
+    r = smoke(envkit_cli, "--python", PY, "--require-cuda", config={"only": ["cuda"]})
+    assert r.exit_code == 1, r.stdout + r.stderr
+    assert (f"CUDA unavailable but expected (--require-cuda was given): torch {torch.__version__} is a CPU-only "
+            "build") in r.stdout
+    assert "problem [cuda.available]: CUDA is required but torch is a CPU-only build" in r.stdout
+    assert "hint: install a CUDA build of torch" in r.stdout
+    assert "skip    cuda.arch" in r.stdout
+
+
+def test_gpu_present_and_cuda_pinned_env_with_cpu_torch_fail(envkit_cli, tmp_path):
+    """A GPU (fake device node + nvidia-smi) and a prefix pinning cuda-version, run as `-p PREFIX`
+    through a wrapper interpreter that records the activation environment it was given."""
+    dev = tmp_path / "dev"
+    dev.mkdir()
+    (dev / "nvidia0").write_text("")
+    smi = tmp_path / "nvidia-smi"
+    smi.write_text("#!/bin/sh\necho 'NVIDIA H200, 570.86.15, 9.0, 143771 MiB'\n")
+    smi.chmod(0o755)
+    prefix = tmp_path / "cudaenv"
+    (prefix / "conda-meta").mkdir(parents=True)
+    (prefix / "conda-meta" / "cuda-version-12.9-h0.json").write_text(
+        json.dumps({"name": "cuda-version", "version": "12.9", "build": "h0"}))
+    (prefix / "etc" / "conda" / "activate.d").mkdir(parents=True)
+    (prefix / "etc" / "conda" / "activate.d" / "x.sh").write_text("export SMOKE_FROM_ACTIVATE=on\n")
+    (prefix / "bin").mkdir()
+    seen = tmp_path / "seen-env"
+    (prefix / "bin" / "python").write_text(f'#!/bin/sh\nenv > "{seen}"\nexec "{PY}" "$@"\n')
+    (prefix / "bin" / "python").chmod(0o755)
+    cfg = {"only": ["torch.build", "cuda"], "dev_glob": str(dev / "nvidia[0-9]*"), "nvidia_smi": str(smi)}
+    r = smoke(envkit_cli, "-p", str(prefix), "--json", config=cfg)
+    assert r.exit_code == 1, r.stdout + r.stderr
+    rep = json.loads(r.stdout)
+    detail = {c["name"]: c["detail"] for c in rep["checks"]}
+    assert status_of(rep)["torch.build"] == "fail"
+    assert detail["torch.build"] == (f"CPU-only torch ({torch.__version__}) in an environment that pins CUDA "
+                                     "(cuda-version=12.9): the solver or pip picked the CPU variant")
+    assert detail["cuda.available"].startswith(
+        f"CUDA unavailable but expected (a GPU is present ({dev}/nvidia0); the environment pins CUDA "
+        "(cuda-version=12.9)): torch")
+    assert rep["environment"]["cuda"]["driver_version"] == "570.86.15"
+    assert rep["environment"]["cuda_pins"] == ["cuda-version=12.9"]
+    assert "a CPU-only torch was installed although the environment pins CUDA" in \
+        {d["problem"] for d in rep["diagnoses"]}
+    env = dict(ln.split("=", 1) for ln in seen.read_text().splitlines() if "=" in ln)
+    assert env["CONDA_PREFIX"] == str(prefix) and env["SMOKE_FROM_ACTIVATE"] == "on"
+    assert env["PATH"].startswith(f"{prefix}/bin:")
+    assert rep["target"]["kind"] == "prefix" and rep["target"]["prefix"] == str(prefix)
+
+
+def test_latency_bound_workload_recommends_more_workers(envkit_cli):
+    """20 ms of I/O per sample and no CPU work: two workers halve the time, so they must win, in both
+    the exhaustive sweep and the quick search."""
+    work = {"samples": 32, "batch_size": 4, "latency_ms": 20.0, "decode_ms": 0.0, "sample_shape": [3, 8, 8],
+            "epochs": 1, "max_workers": 2}
+    for flag, search in ((None, "exhaustive"), ("--quick", "quick (adaptive)")):
+        args = ["--python", PY, "--json"] + ([flag] if flag else [])
+        r = smoke(envkit_cli, *args, config={"only": ["dataloader.throughput"], "workload": work})
+        assert r.exit_code == 0, r.stdout + r.stderr
+        dl = json.loads(r.stdout)["dataloader"]
+        assert dl["search"] == search
+        assert dl["recommended"]["num_workers"] == 2, dl["sweep"]
+        assert dl["speedup"] > 1.2, dl["sweep"]  # ideal 2x, less worker start-up
+        points = {(p["num_workers"], p["persistent_workers"]) for p in dl["sweep"]}
+        if search == "exhaustive":
+            assert points == {(0, False), (1, False), (1, True), (2, False), (2, True)}
+        base = [p for p in dl["sweep"] if p["num_workers"] == 0][0]
+        assert base["speedup"] == 1.0 and base["samples_per_s"] < 50  # 32 samples x 20 ms = 0.64 s
+
+
+def test_usage_errors(envkit_cli, tmp_path):
+    r = envkit_cli("smoke", "-n", "a", "-p", "b")
+    assert r.exit_code == 2 and "give only one of -n, -p, --python, --create (got -n -p)" in r.stderr
+    r = envkit_cli("smoke", "--python", str(tmp_path / "nope"))
+    assert r.exit_code == 2 and f"error: no such interpreter: {tmp_path / 'nope'}" in r.stderr
+    r = envkit_cli("smoke", "--quick", "--timeout", "0")
+    assert r.exit_code == 2 and "--timeout" in r.stderr
+
+
+def test_overall_timeout_and_keep(envkit_cli):
+    cfg = {"only": ["dataloader.throughput"], "workload": {**TINY, "hang_at": 0}}
+    r = smoke(envkit_cli, "--python", PY, "--json", "--timeout", "6", "--keep", config=cfg)
+    assert r.exit_code == 1
+    rep = json.loads(r.stdout)
+    assert rep["hung"]["check"] == "dataloader.throughput"
+    hung = [c for c in rep["checks"] if c["name"] == "dataloader.throughput"][0]
+    assert hung["detail"].startswith("hung: no result within the overall 6 s limit (--timeout)")
+    scratch = Path(rep["scratch"])
+    assert (scratch / "probe.py").exists() and "@@envkit-smoke@@" in (scratch / "probe.stdout").read_text()
+    assert f"kept the probe's scratch directory: {scratch}" in r.stderr
+    import shutil
+    shutil.rmtree(scratch)

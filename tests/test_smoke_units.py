@@ -1,0 +1,221 @@
+"""envkit smoke: the pure parts (no torch): verdict tables, GPU facts injected, runner helpers."""
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from envkit import _proc
+from envkit.smoke import runner
+
+PROBE_PATH = Path(runner.__file__).with_name("probe.py")
+_spec = importlib.util.spec_from_file_location("envkit_smoke_probe_under_test", PROBE_PATH)
+probe = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(probe)
+
+
+def test_probe_never_imports_envkit_and_imports_torch_only_lazily():
+    text = PROBE_PATH.read_text()
+    assert "import envkit" not in text and "from envkit" not in text
+    top = [ln for ln in text.splitlines() if ln.startswith(("import ", "from "))]
+    assert not [ln for ln in top if "torch" in ln or "numpy" in ln]
+
+
+@pytest.mark.parametrize("driver,cuda,status,needle", [
+    ("570.86.15", "12.8", "pass", ">= 570.26, the minimum for CUDA 12.8"),
+    ("550.54.14", "12.8", "warn", "minor-version compatibility (>= 525.60.13)"),
+    ("520.61.05", "12.8", "fail", "too old for CUDA 12.8: it needs >= 570.26; minor-version compatibility needs >= 525.60.13"),
+    ("575.51.03", "13.0", "fail", "needs >= 580.65.06"),
+    ("580.65.06", "13.0", "pass", "minimum for CUDA 13.0"),
+    ("600.1", "13.2", "pass", "(table entry 13.1)"),
+    (None, "12.8", "skip", "no NVIDIA driver found"),
+    ("570.86.15", None, "skip", "not a CUDA build"),
+])
+def test_driver_verdict_uses_the_minimum_driver_table(driver, cuda, status, needle):
+    st, detail = probe.driver_verdict(driver, cuda)
+    assert st == status
+    assert needle in detail
+
+
+def test_min_driver_for_takes_the_nearest_lower_release():
+    assert probe.min_driver_for("12.7") == ("560.28.03", "12.6")
+    assert probe.min_driver_for("12.4.1") == ("550.54.14", "12.4")
+    assert probe.min_driver_for("10.2") == (None, None)
+
+
+CU126 = ["sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90"]
+CU129 = ["sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120", "compute_120"]
+
+
+@pytest.mark.parametrize("cap,arch,status,needle", [
+    ((9, 0), CU126, "pass", "sm_90 is in the arch list"),
+    ((8, 9), CU126, "pass", "runs the sm_86 cubin"),
+    ((12, 0), CU126, "fail", "sm_120 is not compatible with the current PyTorch installation"),
+    ((6, 1), CU129, "fail", "unsupported GPU arch"),
+    ((12, 0), CU129, "pass", "sm_120 is in the arch list"),
+    ((9, 0), ["sm_90a"], "pass", "sm_90a is in the arch list"),
+    ((12, 1), ["sm_90", "compute_90"], "warn", "JIT-compiled from compute_90 PTX"),
+    ((8, 0), ["sm_86"], "fail", "not compatible"),
+    ((8, 0), [], "skip", "no compiled CUDA architectures"),
+])
+def test_arch_verdict(cap, arch, status, needle):
+    st, detail = probe.arch_verdict(cap, arch, "NVIDIA X")
+    assert st == status
+    assert needle in detail
+
+
+def test_shm_verdict_docker_default_and_overflow():
+    mib = 2**20
+    st, detail = probe.shm_verdict(64 * mib, 64 * mib, 6 * mib)
+    assert st == "warn" and "Docker's 64 MiB default?" in detail and "--shm-size=8g (or --ipc=host)" in detail
+    st, detail = probe.shm_verdict(64 * mib, 60 * mib, 100 * mib)
+    assert st == "fail" and "'Bus error'" in detail and "--shm-size" in detail
+    st, detail = probe.shm_verdict(16 * 1024 * mib, 16 * 1024 * mib, 6 * mib)
+    assert st == "pass" and detail.endswith("enough room")
+
+
+def test_cuda_pins_from_conda_records_and_pip_dists():
+    recs = [{"name": "cuda-version", "version": "12.9", "build": "h0"},
+            {"name": "pytorch", "version": "2.7.1", "build": "cuda129_mkl_py312_h0_302"},
+            {"name": "pytorch", "version": "2.7.1", "build": "cpu_mkl_py312_h0_102"},
+            {"name": "numpy", "version": "2.0", "build": "py312"}]
+    assert probe.cuda_pins_from_records(recs) == ["cuda-version=12.9", "pytorch=2.7.1=cuda129_mkl_py312_h0_302"]
+    assert probe.cuda_pins_from_dists(["numpy", "nvidia_cuda_runtime_cu12", "nvidia-cudnn-cu12"]) == \
+        ["nvidia-cuda-runtime-cu12 (pip)"]
+
+
+def test_gpu_presence_from_injected_device_nodes_and_nvidia_smi(tmp_path):
+    (tmp_path / "nvidia0").write_text("")
+    (tmp_path / "nvidiactl").write_text("")
+    smi = tmp_path / "nvidia-smi"
+    smi.write_text("#!/bin/sh\necho 'NVIDIA H200, 570.86.15, 9.0, 143771 MiB'\n")
+    smi.chmod(0o755)
+    info = probe.gpu_presence(str(tmp_path / "nvidia[0-9]*"), str(smi), "/nonexistent")
+    assert info["present"] is True
+    assert info["dev_nodes"] == [str(tmp_path / "nvidia0")]
+    assert info["driver_version"] == "570.86.15" and info["driver_source"] == "nvidia-smi"
+    assert info["gpus"] == [{"name": "NVIDIA H200", "compute_cap": "9.0", "memory": "143771 MiB"}]
+    proc_version = tmp_path / "version"
+    proc_version.write_text("NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.14  Thu Feb 22 2024\n")
+    info = probe.gpu_presence(str(tmp_path / "none*"), "", str(proc_version))
+    assert info["present"] is False and info["driver_version"] == "550.54.14"
+
+
+def test_worker_candidates_and_recommendation_prefers_fewest_workers_near_the_best():
+    assert probe.worker_candidates(2) == [0, 1, 2]
+    assert probe.worker_candidates(6) == [0, 1, 2, 4, 6]
+    assert probe.worker_candidates(0) == [0]
+    sweep = [
+        {"num_workers": 0, "pin_memory": False, "persistent_workers": False, "samples_per_s": 100.0},
+        {"num_workers": 2, "pin_memory": False, "persistent_workers": True, "samples_per_s": 390.0},
+        {"num_workers": 4, "pin_memory": False, "persistent_workers": True, "samples_per_s": 400.0},
+        {"num_workers": 4, "pin_memory": False, "persistent_workers": False, "samples_per_s": 300.0},
+    ]
+    rec = probe.recommend(sweep)
+    assert (rec["num_workers"], rec["persistent_workers"]) == (2, True)
+    kw = probe.loader_kwargs(rec, 32)
+    assert probe.kwargs_text(kw) == ("DataLoader(dataset, batch_size=32, num_workers=2, pin_memory=False, "
+                                     "persistent_workers=True, prefetch_factor=2)")
+    assert probe.loader_kwargs(sweep[0], 8) == {"batch_size": 8, "num_workers": 0, "pin_memory": False}
+
+
+def test_activation_env_reads_state_and_plain_exports(tmp_path):
+    prefix = tmp_path / "env"
+    (prefix / "conda-meta").mkdir(parents=True)
+    (prefix / "conda-meta" / "state").write_text(json.dumps({"env_vars": {"MY_VAR": "1"}}))
+    act = prefix / "etc" / "conda" / "activate.d"
+    act.mkdir(parents=True)
+    (act / "a.sh").write_text('export CUDA_HOME="${CONDA_PREFIX}/targets"\nexport PLAIN=yes\n')
+    (act / "b.sh").write_text('if [ -n "$X" ]; then\n  export Y=$(uname)\nfi\n')
+    env, skipped = runner.activation_env(prefix, {"PATH": "/usr/bin"})
+    assert env["PATH"] == f"{prefix}/bin{os.pathsep}/usr/bin"
+    assert env["CONDA_PREFIX"] == str(prefix) and env["CONDA_DEFAULT_ENV"] == "env"
+    assert env["MY_VAR"] == "1" and env["PLAIN"] == "yes"
+    assert env["CUDA_HOME"] == f"{prefix}/targets"
+    assert "Y" not in env and skipped == [str(act / "b.sh")]
+
+
+def test_named_env_is_found_in_conda_envs_path(tmp_path, monkeypatch):
+    envs = tmp_path / "envs"
+    (envs / "torchy" / "conda-meta").mkdir(parents=True)
+    (envs / "torchy" / "bin").mkdir()
+    (envs / "torchy" / "bin" / "python").write_text("#!/bin/sh\n")
+    monkeypatch.setenv("CONDA_ENVS_PATH", str(envs))
+    t = runner.resolve_target(name="torchy")
+    assert (t.kind, t.prefix, t.python) == ("name", str(envs / "torchy"), str(envs / "torchy" / "bin" / "python"))
+    assert dict(t.env)["CONDA_PREFIX"] == str(envs / "torchy")
+    from envkit.errors import EnvironmentNotFound
+    with pytest.raises(EnvironmentNotFound, match="no conda environment named 'nope'"):
+        runner.resolve_target(name="nope")
+
+
+def test_diagnose_maps_known_failures_to_hints():
+    rep = {"ok": False, "checks": [
+        {"name": "dataloader.workers.fork", "status": "fail",
+         "detail": "RuntimeError: DataLoader worker (pid 123) is killed by signal: Bus error. "},
+        {"name": "cuda.arch", "status": "fail", "detail": "NVIDIA B200 with CUDA capability sm_100 is not "
+         "compatible with the current PyTorch installation, which supports sm_90: unsupported GPU arch"},
+        {"name": "compute.matmul", "status": "skip", "detail": "Cannot re-initialize CUDA in forked subprocess"},
+    ]}
+    d = runner.diagnose(rep, "RuntimeError: Cannot re-initialize CUDA in forked subprocess. To use CUDA ...")
+    problems = [(x["check"], x["problem"]) for x in d]
+    assert ("dataloader.workers.fork", "DataLoader workers ran out of shared memory (/dev/shm)") in problems
+    assert ("cuda.arch", "the GPU's architecture is not in this torch build's arch list") in problems
+    # the skipped check is not diagnosed, but the same text on stderr of a failed run is
+    assert (None, "CUDA was initialised in the parent before DataLoader workers were forked") in problems
+    assert runner.exit_code({"ok": False}) == 1 and runner.exit_code({"ok": True}) == 0
+    assert runner.exit_code({"ok": False, "could_not_run": True}) == 2
+
+
+def test_text_report_never_shows_a_skip_as_pass_and_progress_lines():
+    from envkit.commands.smoke import _Progress, progress_line, render_text
+
+    rep = {"ok": True, "target": {"python": "/x/python"}, "seconds": 1.0, "checks": [
+        {"name": "cuda.available", "status": "skip", "detail": "no GPU", "seconds": 0.0},
+        {"name": "compute.matmul", "status": "pass", "detail": "ok", "seconds": 0.1}]}
+    text = render_text(rep)
+    assert "  skip    cuda.available     0.0s  no GPU" in text
+    assert text.rstrip().endswith("ok: 1 passed, 0 warned, 1 skipped, 0 failed in 1.0 s")
+    st = _Progress(enabled=False)
+    assert progress_line({"event": "hello", "plan": [{}] * 12, "mode": "quick", "pid": 7}, st) == \
+        "smoke: 12 checks (quick mode), probe pid 7"
+    assert progress_line({"event": "result", "check": {"name": "a.b", "status": "fail", "seconds": 1.25}}, st) == \
+        "  [ 1/12] FAIL a.b (1.2 s)"
+
+
+def test_stream_kills_the_whole_group_at_the_deadline(tmp_path):
+    # A parent that starts a child which ignores its parent's death: both must be gone.
+    code = ("import subprocess, sys, time\n"
+            "c = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
+            "print('child', c.pid, flush=True)\n"
+            "time.sleep(60)\n")
+    seen = []
+    t = time.monotonic()
+    res = _proc.stream([sys.executable, "-c", code], on_line=seen.append,
+                       deadline=lambda: t + 1.5 if seen else None, timeout=30)
+    assert res.timed_out and time.monotonic() - t < 10
+    pid = int(seen[0].split()[1])
+    assert gone(pid)
+
+
+def gone(pid: int, within: float = 5.0) -> bool:
+    """True once `pid` has exited (a SIGKILL takes a moment to land)."""
+    end = time.monotonic() + within
+    while _alive(pid):
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"  # a zombie is dead, just not reaped
+    except FileNotFoundError:
+        return False
