@@ -71,6 +71,14 @@ def test_lock_create_export_round_trip(envkit_cli, tmp_path, source_env):
     # the pip packages went into the new prefix's own site-packages, nowhere else
     site = target / "lib" / "python3.11" / "site-packages"
     assert (site / "tinyreq" / "__init__.py").read_text() == '__version__ = "2.0"\n'
+    # `envkit export` of both says the same thing (but for the name, the prefix's directory name)
+    exports = []
+    for prefix in (source_env, target):
+        r = envkit_cli("export", "-p", str(prefix))
+        assert r.exit_code == 0, r.stderr
+        exports.append([ln for ln in r.stdout.splitlines() if not ln.startswith(("name:", "#"))])
+    assert exports[0] == exports[1]
+    assert any("::numpy=1.26.4=py311h64a7726_0" in ln for ln in exports[1])
     # and locking the rebuilt environment gives the same lock, package for package
     again = tmp_path / "again.yml"
     assert envkit_cli("lock", "-p", str(target), "--no-env-lock", "-o", str(again)).exit_code == 0
