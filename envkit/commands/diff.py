@@ -43,8 +43,8 @@ def diff(source_a: str, source_b: str, platform: str | None, fmt: str, show_all:
     from envkit.model import LiveEnv
     from envkit.sources import resolve
 
-    a = resolve(source_a, format=input_format, environment=environment)
-    b = resolve(source_b, format=input_format, environment=environment)
+    a = _resolve(resolve, source_a, input_format, environment)
+    b = _resolve(resolve, source_b, input_format, environment)
     warn_duplicates([a.model, b.model], label=True)
     for src in (a, b):
         if isinstance(src.model, LiveEnv):
@@ -69,8 +69,24 @@ def diff(source_a: str, source_b: str, platform: str | None, fmt: str, show_all:
             use_color = color == "always"
         width = _width()
         text = render_text(result, color=use_color, show_all=show_all, width=width)
+        if use_color and output is None:
+            # click strips ANSI codes from non-terminal streams unless told otherwise
+            click.echo(text, nl=False, color=True)
+            return 0 if result.same else 1
     emit(text, output)
     return 0 if result.same else 1
+
+
+def _resolve(resolve, text: str, input_format: str | None, environment: str | None):
+    from envkit.errors import EnvkitError
+
+    try:
+        return resolve(text, format=input_format, environment=environment)
+    except EnvkitError as exc:
+        # the readers' hint names their own `--format`; here that option is the output format
+        if exc.hint and "pass --format" in exc.hint:
+            exc.hint = exc.hint.replace("pass --format", "pass --input-format")
+        raise
 
 
 def _width() -> int:

@@ -1,0 +1,291 @@
+"""`envkit diff` end to end: real corpus pairs, the laptop-vs-server example, output formats, exit
+codes, colour."""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from conftest import CORPUS, REPO, corpus_files
+
+EXAMPLE = REPO / "examples" / "laptop-vs-server"
+LAPTOP = str(EXAMPLE / "laptop.yml")
+SERVER = str(EXAMPLE / "server.yml")
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+@pytest.mark.parametrize("path", corpus_files(), ids=lambda p: p.name[:2])
+def test_every_corpus_file_diffed_against_itself_is_empty(envkit_cli, path):
+    r = envkit_cli("diff", str(path), str(path), "--format", "json")
+    assert r.exit_code == 0, r.stderr
+    data = json.loads(r.stdout)
+    assert data["same"] is True and data["changes"] == []
+    assert data["summary"]["changes"] == 0
+
+
+def test_laptop_vs_server_text(envkit_cli):
+    r = envkit_cli("diff", LAPTOP, SERVER)
+    assert r.exit_code == 1
+    out = r.stdout
+    assert "(export, osx-arm64, 67 packages)" in out and "(export, linux-64, 96 packages)" in out
+    # the issue's example line, decoded build strings on both sides
+    assert re.search(r"\n  pytorch +2\.2\.2 py3\.11_0 \(cpu\) → 2\.2\.2 py3\.11_cuda12\.1_cudnn8\.9\.2_0 "
+                     r"\(CUDA 12\.1, cuDNN 8\.9\.2\)\n", out)
+    assert "PyTorch cpu build → CUDA 12.1 build: GPU support, kernels and numerics differ" in out
+    assert "different BLAS (Accelerate → MKL): numerical results and speed may differ" in out
+    assert "Python patch release 3.11.9 → 3.11.8" in out
+    # ranked: likely to matter first, then platform, then the rest
+    assert out.index("Likely to matter") < out.index("Platform differences: osx-arm64 → linux-64")
+    assert out.index("Platform differences") < out.index("Other changes")
+    assert re.search(r"only on A \(osx-arm64\): +libcxx 16\.0\.6, libgfortran 5\.0\.0\n", out)
+    assert "_libgcc_mutex 0.1" in out.split("Platform differences")[1]
+    assert re.search(r"scikit-learn +1\.4\.2 py311hbfb48bc_0 \(py3\.11\) \[conda\] → 1\.4\.2 \[pip\]", out)
+    assert "pillow (conda) + pillow (pip)" in out
+    assert "only on B: nvidia" in out
+    assert out.rstrip().endswith("Different: 77 packages differ (29 likely to matter, 43 platform, 5 other); "
+                                 "channels differ.")
+    assert "'pillow' is installed by both conda ('pillow') and pip" in r.stderr
+    assert not ANSI.search(out)
+
+
+def test_laptop_vs_server_json_schema(envkit_cli):
+    jsonschema = pytest.importorskip("jsonschema")
+    r = envkit_cli("diff", LAPTOP, SERVER, "--format", "json")
+    assert r.exit_code == 1
+    data = json.loads(r.stdout)
+    jsonschema.validate(data, DIFF_SCHEMA)
+    assert data["schema"] == "envkit-diff/1" and data["same"] is False
+    assert (data["a"]["platform"], data["b"]["platform"]) == ("osx-arm64", "linux-64")
+    first = data["changes"][0]
+    assert first == {
+        "name": "pytorch", "kind": "variant",
+        "a": {"name": "pytorch", "version": "2.2.2", "build": "py3.11_0", "channel": None,
+              "manager": "conda", "labels": ["cpu", "py3.11"]},
+        "b": {"name": "pytorch", "version": "2.2.2", "build": "py3.11_cuda12.1_cudnn8.9.2_0", "channel": None,
+              "manager": "conda", "labels": ["CUDA 12.1", "cuDNN 8.9.2", "py3.11"]},
+        "tags": ["variant", "torch"], "impact": "high",
+        "reason": "PyTorch cpu build → CUDA 12.1 build: GPU support, kernels and numerics differ",
+        "group": "matter"}
+    kinds = data["summary"]["kinds"]
+    assert kinds["manager"] == 4 and kinds["duplicate"] == 1 and kinds["variant"] == 6
+    assert data["channels"]["added"] == ["nvidia"]
+    assert data["duplicates"]["b"] == [{"conda": "pillow", "pip": "pillow", "project": "pillow"}]
+    assert "unchanged" not in data
+    full = json.loads(envkit_cli("diff", LAPTOP, SERVER, "--format", "json", "--all").stdout)
+    assert [u["name"] for u in full["unchanged"]][:3] == ["certifi", "charset-normalizer", "einops"]
+
+
+def test_output_is_deterministic(envkit_cli):
+    outs = {envkit_cli("diff", LAPTOP, SERVER, "--format", fmt).stdout for fmt in ("json",) * 2}
+    assert len(outs) == 1
+
+
+def test_markdown_pr_comment(envkit_cli):
+    r = envkit_cli("diff", LAPTOP, SERVER, "--format", "markdown")
+    assert r.exit_code == 1
+    md = r.stdout
+    assert md.startswith("### envkit diff\n")
+    assert "| package | change | A | B | impact | why |" in md
+    assert ("| `pytorch` | build variant changed | 2.2.2 py3.11_0 (cpu) | 2.2.2 py3.11_cuda12.1_cudnn8.9.2_0 "
+            "(CUDA 12.1, cuDNN 8.9.2) | **high** | PyTorch cpu build → CUDA 12.1 build") in md
+    assert "<details><summary>Platform differences: osx-arm64 → linux-64 (43)</summary>" in md
+    assert "| Python ⚠ | 3.11.9 | 3.11.8 |" in md
+
+
+def test_colour_only_when_asked_or_on_a_tty(envkit_cli):
+    plain = envkit_cli("diff", LAPTOP, SERVER)
+    coloured = envkit_cli("diff", LAPTOP, SERVER, "--color", "always")
+    assert not ANSI.search(plain.stdout) and ANSI.search(coloured.stdout)
+    assert ANSI.sub("", coloured.stdout) == plain.stdout
+    # NO_COLOR (and a pipe) keep auto plain
+    assert not ANSI.search(envkit_cli("diff", LAPTOP, SERVER, env={"NO_COLOR": "1"}).stdout)
+
+
+def test_colour_auto_on_a_tty_and_no_color(tmp_path):
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    def run(extra_env):
+        master, slave = pty.openpty()
+        env = {**os.environ, "COLUMNS": "100", **extra_env}
+        env.pop("NO_COLOR", None) if "NO_COLOR" not in extra_env else None
+        proc = subprocess.Popen([sys.executable, "-m", "envkit", "diff", LAPTOP, SERVER], stdout=slave,
+                                stderr=subprocess.DEVNULL, env=env)
+        os.close(slave)
+        chunks = []
+        while True:
+            try:
+                data = os.read(master, 65536)
+            except OSError:
+                break
+            if not data:
+                break
+            chunks.append(data)
+        proc.wait()
+        os.close(master)
+        return b"".join(chunks).decode()
+
+    assert ANSI.search(run({"TERM": "xterm"}))
+    assert not ANSI.search(run({"TERM": "xterm", "NO_COLOR": "1"}))
+
+
+def test_output_file(envkit_cli, tmp_path):
+    out = tmp_path / "diff.json"
+    r = envkit_cli("diff", LAPTOP, SERVER, "--format", "json", "-o", str(out))
+    assert r.exit_code == 1 and r.stdout == ""
+    assert json.loads(out.read_text())["b"]["source"] == SERVER
+
+
+def test_exit_code_2_on_errors(envkit_cli, tmp_path):
+    r = envkit_cli("diff", LAPTOP, str(tmp_path / "nope.yml"))
+    assert r.exit_code == 2 and "no such file or directory" in r.stderr
+    r = envkit_cli("diff", LAPTOP, "research")
+    assert r.exit_code == 2 and "hint: for a named environment write env:research" in r.stderr
+    (tmp_path / "notaprefix").mkdir()
+    r = envkit_cli("diff", LAPTOP, str(tmp_path / "notaprefix"))
+    assert r.exit_code == 2 and "not a conda environment (no conda-meta/)" in r.stderr
+    bad = tmp_path / "bad.yml"
+    bad.write_text("dependencies:\n  - numpy\ndependencies:\n  - scipy\n")
+    r = envkit_cli("diff", LAPTOP, str(bad))
+    assert r.exit_code == 2 and "duplicate key 'dependencies'" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_unreadable_format_hint_names_input_format(envkit_cli):
+    r = envkit_cli("diff", str(CORPUS / "README.md"), LAPTOP)
+    assert r.exit_code == 2
+    assert "--input-format" in r.stderr
+
+
+def test_multi_platform_lock_platform_option(envkit_cli):
+    lock = str(CORPUS / "51_Cecca__repro-course-ci__conda-lock.yml")
+    r = envkit_cli("diff", lock, lock, "--platform", "osx-arm64", "--format", "json")
+    assert r.exit_code == 0
+    assert json.loads(r.stdout)["a"]["platform"] == "osx-arm64"
+    r = envkit_cli("diff", lock, lock, "--platform", "linux-aarch64")
+    assert r.exit_code == 2 and "has no platform linux-aarch64" in r.stderr
+    # linux-64 against osx-arm64 of the same lock: platform differences, grouped
+    explicit = str(CORPUS / "48_Cecca__repro-course-ci__conda-linux-64.lock")
+    r = envkit_cli("diff", explicit, lock, "--format", "json")
+    data = json.loads(r.stdout)
+    assert data["b"]["platform"] == "linux-64"  # the other side's platform
+
+
+def test_pixi_environment_option(envkit_cli):
+    pixi = str(CORPUS / "58_16bit-ykiko__about-me__pixi.lock")
+    r = envkit_cli("diff", pixi, pixi, "--env", "format", "--platform", "osx-64")
+    assert r.exit_code == 0 and "Same: no differences" in r.stdout
+
+
+def test_spec_vs_lock_real_pair(envkit_cli):
+    spec = str(CORPUS / "02_EthanMarx__ztf-lfi-demo__environment.yaml")
+    lock = str(CORPUS / "53_EthanMarx__ztf-lfi-demo__conda-lock.yml")
+    r = envkit_cli("diff", spec, lock)
+    assert r.exit_code == 0
+    assert re.search(r"ok +pytorch>=1\.10,<2\.0 +1\.13\.1 cuda112py39hb0b7ed5_200", r.stdout)
+    assert "in B, not in the spec (307):" in r.stdout
+    assert "Same: every spec entry is satisfied." in r.stdout
+    # and the other direction, spec on the right
+    r2 = envkit_cli("diff", lock, spec, "--format", "json")
+    data = json.loads(r2.stdout)
+    assert data["spec"]["side"] == "b" and len(data["spec"]["unmentioned"]) == 307
+
+
+def test_spec_not_satisfied(envkit_cli, tmp_path):
+    spec = tmp_path / "environment.yml"
+    spec.write_text("channels: [pytorch, conda-forge]\ndependencies:\n  - python=3.10\n  - pytorch>=2.3\n"
+                    "  - cudatoolkit\n  - pip:\n    - einops>=0.7\n")
+    r = envkit_cli("diff", str(spec), SERVER)
+    assert r.exit_code == 1
+    assert re.search(r"NOT SATISFIED +python=3\.10 +3\.11\.8 hab00c5b_0_cpython", r.stdout)
+    assert re.search(r"NOT SATISFIED +pytorch>=2\.3 +2\.2\.2 py3\.11_cuda12\.1_cudnn8\.9\.2_0", r.stdout)
+    assert re.search(r"MISSING +cudatoolkit\n", r.stdout)
+    assert re.search(r"ok +einops>=0\.7 +0\.7\.0 \[pip\]", r.stdout)
+    assert "2 spec entries not satisfied, 1 missing" in r.stdout
+
+
+def export(tmp_path, name, lines, channels=("conda-forge",), pip=()):
+    text = "name: x\nchannels:\n" + "".join(f"  - {c}\n" for c in channels) + "dependencies:\n"
+    text += "".join(f"  - {x}\n" for x in lines)
+    if pip:
+        text += "  - pip:\n" + "".join(f"      - {x}\n" for x in pip)
+    p = tmp_path / name
+    p.write_text(text)
+    return str(p)
+
+
+BASE = ["_libgcc_mutex=0.1=conda_forge", "python=3.11.8=hab00c5b_0_cpython", "numpy=1.26.4=py311h64a7726_0"]
+
+
+def test_cpu_vs_cuda_exports(envkit_cli, tmp_path):
+    a = export(tmp_path, "cpu.yml", BASE + ["pytorch=2.3.1=cpu_generic_py311_h1a2b3c4_0"])
+    b = export(tmp_path, "cuda.yml", BASE + ["pytorch=2.3.1=cuda120_py311h0e5b2d4_301",
+                                             "cuda-version=12.0=hffde075_3"])
+    r = envkit_cli("diff", a, b)
+    assert r.exit_code == 1
+    assert ("pytorch       2.3.1 cpu_generic_py311_h1a2b3c4_0 (cpu, generic BLAS) → 2.3.1 "
+            "cuda120_py311h0e5b2d4_301 (CUDA 12.0)") in r.stdout
+    assert re.search(r"PyTorch +2\.3\.1 \(cpu, generic BLAS\) +2\.3\.1 \(CUDA 12\.0\) \*", r.stdout)
+
+
+def test_channel_reordering(envkit_cli, tmp_path):
+    a = export(tmp_path, "a.yml", BASE, channels=("pytorch", "conda-forge"))
+    b = export(tmp_path, "b.yml", BASE, channels=("conda-forge", "pytorch"))
+    r = envkit_cli("diff", a, b)
+    assert r.exit_code == 1
+    assert "the shared channels are in a different order (priority)" in r.stdout
+    assert "conda env export` does not write channels in priority order (conda#7884)" in r.stdout
+    assert r.stdout.rstrip().endswith("Different: channels differ.")
+
+
+def test_pip_index_options_differ(envkit_cli, tmp_path):
+    a = export(tmp_path, "a.yml", BASE, pip=["--index-url https://download.pytorch.org/whl/cu121", "torch==2.2.2"])
+    b = export(tmp_path, "b.yml", BASE, pip=["--index-url https://download.pytorch.org/whl/cpu", "torch==2.2.2"])
+    r = envkit_cli("diff", a, b)
+    assert r.exit_code == 1
+    assert "pip index options (differ)\n  A: --index-url https://download.pytorch.org/whl/cu121\n" in r.stdout
+    assert "  B: --index-url https://download.pytorch.org/whl/cpu\n" in r.stdout
+
+
+def test_all_shows_unchanged(envkit_cli, tmp_path):
+    a = export(tmp_path, "a.yml", BASE)
+    r = envkit_cli("diff", a, a, "--all")
+    assert r.exit_code == 0
+    assert "Unchanged (3)\n  _libgcc_mutex  0.1 conda_forge\n" in r.stdout
+    assert "Channels\n  A: conda-forge\n  B: conda-forge\n" in r.stdout
+
+
+DIFF_SCHEMA = {
+    "type": "object",
+    "required": ["schema", "same", "a", "b", "changes", "channels", "pip_options", "duplicates", "spec",
+                 "summary", "highlights"],
+    "properties": {
+        "schema": {"const": "envkit-diff/1"},
+        "same": {"type": "boolean"},
+        "a": {"$ref": "#/$defs/side"}, "b": {"$ref": "#/$defs/side"},
+        "changes": {"type": "array", "items": {
+            "type": "object",
+            "required": ["name", "kind", "a", "b", "tags", "impact", "reason", "group"],
+            "properties": {
+                "name": {"type": "string"},
+                "kind": {"enum": ["added", "removed", "upgraded", "downgraded", "changed", "variant",
+                                  "rebuilt", "channel", "manager", "duplicate"]},
+                "a": {"oneOf": [{"type": "null"}, {"$ref": "#/$defs/pkg"}]},
+                "b": {"oneOf": [{"type": "null"}, {"$ref": "#/$defs/pkg"}]},
+                "tags": {"type": "array", "items": {"type": "string"}},
+                "impact": {"enum": ["high", "medium", "low"]},
+                "reason": {"type": "string"},
+                "group": {"enum": ["matter", "platform", "other"]},
+            }}},
+        "channels": {"type": "object", "required": ["a", "b", "added", "removed", "order_changed", "priority"]},
+        "summary": {"type": "object", "required": ["same", "changes", "kinds", "groups", "impacts"]},
+    },
+    "$defs": {
+        "side": {"type": "object", "required": ["source", "kind", "concrete", "platform", "packages"]},
+        "pkg": {"type": "object", "required": ["name", "version", "build", "channel", "manager", "labels"],
+                "properties": {"manager": {"enum": ["conda", "pip"]}}},
+    },
+}
