@@ -35,7 +35,7 @@ def pinned_series(dep: "CondaDep") -> str | None:
         v = v[:-2]
     elif v.endswith("*"):
         v = v[:-1].rstrip(".")
-    if not v or not re.fullmatch(r"[0-9][0-9A-Za-z_.+!]*", v):
+    if not v or not re.fullmatch(r"[0-9A-Za-z][0-9A-Za-z_.+!]*", v):
         return None
     return v
 

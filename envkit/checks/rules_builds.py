@@ -72,6 +72,7 @@ def python_abi_mismatch(target: Target, ctx: Context) -> Iterator[Hit]:
     if not isinstance(m, (Lock, LiveEnv)):
         return
     for platform, pkgs in target.packages_by_platform().items():
+        py_full = next((p.version for p in pkgs if p.manager == "conda" and p.name == "python"), None)
         py = packages_python(pkgs)
         if py is None:
             continue
@@ -81,7 +82,7 @@ def python_abi_mismatch(target: Target, ctx: Context) -> Iterator[Hit]:
                 if p.name == "python" or not p.build or not _PY_QUICK.search(p.build.lower()):
                     continue
                 tag = _build_python(p.build, p.name)
-                if tag and tag != py:
+                if tag and tag != py and _depends_disagree(p.depends, py_full, tag):
                     yield Hit(p.line, f"{p.name} {p.version} build '{p.build}' is for Python {tag}, "
                                       f"but the python package is {py}{on}", (p.name, "python"))
             else:
@@ -90,6 +91,38 @@ def python_abi_mismatch(target: Target, ctx: Context) -> Iterator[Hit]:
                     yield Hit(p.line, f"pip wheel {p.name} {p.version} is built for Python {tag}"
                                       f"{' (abi3)' if abi3 else ''}, but the python package is {py}{on}",
                               (p.name, "python"))
+
+
+def _depends_disagree(depends: tuple[tuple[str, str], ...], python: str, tag: str) -> bool:
+    """Whether a package whose build is tagged for Python `tag` really cannot go with `python`.
+
+    The recorded dependencies decide when there are any: conda-forge's abi3 builds keep the tag of
+    the oldest Python they support (`pyzmq=27.1.0=py312h..._3` depends on `_python_abi3_support`
+    and `cpython >=3.12`) and work with every later one; otherwise the `python` and `python_abi`
+    constraints are matched against the installed version.  Without dependencies (explicit files,
+    exports) the tag decides."""
+    if not depends:
+        return True
+    from rattler import Version, VersionSpec
+
+    deps = dict(depends)
+    if "_python_abi3_support" in deps:
+        t, p = major_minor(tag), major_minor(python)
+        return bool(t and p and t > p)
+    decided = False
+    for name in ("python", "python_abi", "cpython"):
+        spec = (deps.get(name) or "").strip()
+        if not spec:
+            continue
+        version_part = spec.split()[0]
+        try:
+            ok = VersionSpec(version_part).matches(Version(python))
+        except Exception:  # an odd spec says nothing reliable; fall back to the tag
+            continue
+        if not ok:
+            return True
+        decided = True
+    return not decided
 
 
 def _build_python(build: str, name: str) -> str | None:
@@ -273,7 +306,7 @@ def _cuda_checks(items: list[_Item], pip_options: list[str], on: str) -> Iterato
         pin_text = ", ".join(p.label for p, _ in pins)
         for it in torch_like:
             _cuda, _major, cpu = _cuda_of(it)
-            if cpu and it.name not in ("torchvision", "torchaudio"):
+            if cpu and it.manager == "conda" and it.name not in ("torchvision", "torchaudio"):
                 yield Hit(it.line, f"{it.label} selects a CPU build of PyTorch, but the environment "
                                    f"pins CUDA ({pin_text}){on}", (it.name,) + tuple(p.name for p, _ in pins))
     # 2. conda builds for another CUDA than the pins
@@ -322,14 +355,20 @@ def _cuda_checks(items: list[_Item], pip_options: list[str], on: str) -> Iterato
 
 
 def _triple(items: list[_Item], on: str) -> Iterator[Hit]:
-    torch = next((it for it in items if it.name in ("pytorch", "torch") and it.version), None)
-    if torch is None or major_minor(torch.version) is None:
+    # A companion goes with the torch of its own manager when there is one: pip's torch shadows
+    # conda's pytorch for pip's torchvision, and conda's torchvision is built against conda's pytorch.
+    torches = {}
+    for it in items:
+        if it.name in ("pytorch", "torch") and it.version and major_minor(it.version):
+            torches.setdefault(it.manager, it)
+    if not torches:
         return
     for it in items:
         if it.name not in ("torchvision", "torchaudio") or not it.version:
             continue
         if major_minor(it.version) is None:
             continue
+        torch = torches.get(it.manager) or next(iter(torches.values()))
         ok, want = _compatible(torch.version, it.name, it.version)
         if ok is False:
             yield Hit(it.line, f"{it.name} {_plain(it.version)} does not belong with torch "

@@ -31,14 +31,26 @@ def channel_uses(target: Target) -> list[tuple[str, int | None, str]]:
                 out.append((d.channel, d.line, f"prefix of {d.name}"))
         return out
     if isinstance(m, (Lock, LiveEnv)):
+        listed_line = _key_line(target, "channels") if m.channels else None
         for ch in m.channels:
-            out.append((ch.name, None, "listed"))
+            out.append((ch.name, listed_line, "listed"))
         seen: set[str] = set()
         for p in m.packages:
             if p.manager == "conda" and p.channel and p.channel not in seen:
                 seen.add(p.channel)
                 out.append((p.channel, p.line, f"channel of {p.name}"))
     return out
+
+
+def _key_line(target: Target, key: str) -> int | None:
+    """The first line of the file where `key:` starts (a lock's `channels:`), or None."""
+    if not target.text or key not in target.text:
+        return None
+    pat = re.compile(rf"^\s*{re.escape(key)}\s*:")
+    for n, line in enumerate(target.lines, 1):
+        if pat.match(line):
+            return n
+    return None
 
 
 @rule(
