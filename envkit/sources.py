@@ -229,7 +229,7 @@ def _read_remote_file(data: dict, url: str, format: str | None, environment: str
 
 def _url(t: SshTarget) -> str:
     port = f":{t.port}" if t.port else ""
-    where = f"env:{t.env_name}" if t.env_name else (t.path if t.path and t.path.startswith("/") else f"/{t.path}")
+    where = f"/env:{t.env_name}" if t.env_name else (t.path if t.path and t.path.startswith("/") else f"/{t.path}")
     return f"ssh://{t.destination}{port}{where}"
 
 

@@ -1,0 +1,102 @@
+"""SOURCE strings: ssh URL parsing, the ssh command line, and live prefixes built with py-rattler."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from envkit.errors import UsageError
+from envkit.sources import SshTarget, parse_ssh, remote_program, remote_shell_command, ssh_command
+from support.condafactory import (  # noqa: F401
+    build_wheel, copy_prefix, default_channel, default_prefix, make_prefix, pip_install,
+)
+
+
+@pytest.mark.parametrize("url, expected", [
+    ("ssh://gpu-server/env:research", SshTarget(host="gpu-server", env_name="research")),
+    ("ssh://alice@gpu-server:2222/env:research",
+     SshTarget(host="gpu-server", user="alice", port=2222, env_name="research")),
+    ("ssh://gpu/opt/conda/envs/x", SshTarget(host="gpu", path="/opt/conda/envs/x")),
+    ("ssh://gpu/~/miniforge3/envs/x", SshTarget(host="gpu", path="~/miniforge3/envs/x")),
+    ("ssh://127.0.0.1:2022/tmp/my%20env", SshTarget(host="127.0.0.1", port=2022, path="/tmp/my env")),
+])
+def test_parse_ssh(url, expected):
+    assert parse_ssh(url) == expected
+
+
+@pytest.mark.parametrize("url, message", [
+    ("ssh:///env:x", "no host"),
+    ("ssh://host", "no environment"),
+    ("ssh://host/env:", "no environment name"),
+    ("ssh://host:port/env:x", "bad port"),
+])
+def test_parse_ssh_errors(url, message):
+    with pytest.raises(UsageError, match=message):
+        parse_ssh(url)
+
+
+def test_ssh_command_honours_envkit_ssh_and_stays_non_interactive():
+    t = SshTarget(host="gpu", user="alice", port=2222, env_name="x")
+    argv = ssh_command(t, {"ENVKIT_SSH": "ssh -F /tmp/cfg -i '/tmp/my key'"})
+    assert argv == ["ssh", "-F", "/tmp/cfg", "-i", "/tmp/my key", "-o", "BatchMode=yes", "-o",
+                    "ConnectTimeout=20", "-p", "2222", "-l", "alice", "--", "gpu"]
+    assert ssh_command(SshTarget(host="h", path="/p"), {})[:1] == ["ssh"]
+
+
+def test_remote_command_finds_a_python_and_reads_the_program_from_stdin():
+    cmd = remote_shell_command(SshTarget(host="h", path="/opt/env"), {})
+    assert cmd.startswith("sh -c ") and "python3" in cmd and "/opt/env/bin/python" in cmd
+    assert remote_shell_command(SshTarget(host="h", path="/p"), {"ENVKIT_REMOTE_PYTHON": "/usr/bin/python3.11"}) \
+        == "sh -c 'exec /usr/bin/python3.11 -'"
+
+
+def test_remote_program_runs_locally_like_prefix_scan(tmp_path, default_prefix):
+    """The streamed program is plain stdlib Python: run it here with `python3 -`."""
+    import subprocess
+    import sys
+
+    prog = remote_program(SshTarget(host="h", path=str(default_prefix)))
+    out = subprocess.run([sys.executable, "-I", "-"], input=prog, capture_output=True, text=True, check=True).stdout
+    head, _, body = out.partition("--envkit-scan--\n")
+    data = json.loads(body)
+    assert data["is_prefix"] and {r["name"] for r in data["records"]} >= {"python", "numpy", "pip"}
+    missing = subprocess.run([sys.executable, "-I", "-"], input=remote_program(SshTarget(host="h", env_name="nope")),
+                             capture_output=True, text=True, env={"HOME": str(tmp_path), "PATH": "/nonexistent"})
+    assert missing.returncode == 3 and "no environment named 'nope' on this machine" in missing.stderr
+
+
+@pytest.mark.slow
+def test_diff_of_two_live_prefixes(envkit_cli, tmp_path, default_channel, default_prefix):
+    other = make_prefix(tmp_path / "gpu", [default_channel],
+                        ["python=3.11", "numpy=1.26.3", "requests", "pip", "pytorch", "pyyaml"],
+                        virtual={"__cuda": "12.4"}, cache_dir=tmp_path / "pkgs")
+    pip_install(other, build_wheel(tmp_path / "wheels", "PyYAML", "6.0.2"))
+    pip_install(other, build_wheel(tmp_path / "wheels", "tinyreq", "2.0"))
+    r = envkit_cli("diff", str(default_prefix), str(other), "--format", "json")
+    assert r.exit_code == 1, r.stderr
+    data = json.loads(r.stdout)
+    assert data["a"]["kind"] == "live" and data["b"]["platform"] == "linux-64"
+    ch = {c["name"]: c for c in data["changes"]}
+    assert ch["numpy"]["kind"] == "downgraded"
+    assert (ch["numpy"]["a"]["version"], ch["numpy"]["b"]["version"]) == ("1.26.4", "1.26.3")
+    assert ch["pytorch"]["kind"] == "added" and ch["pytorch"]["b"]["labels"] == ["CUDA 12.0", "py3.11"]
+    assert ch["pytorch"]["impact"] == "high"
+    assert ch["PyYAML"]["kind"] == "duplicate" and ch["PyYAML"]["b"]["manager"] == "pip"
+    assert ch["tinyreq"]["kind"] == "added"
+    assert data["duplicates"]["b"] == [{"conda": "pyyaml", "pip": "PyYAML", "project": "pyyaml"}]
+    assert "'PyYAML' is installed by both conda ('pyyaml') and pip" in r.stderr
+    # a copy of a prefix is the same environment
+    same = copy_prefix(default_prefix, tmp_path / "copy")
+    r = envkit_cli("diff", str(default_prefix), str(same))
+    assert r.exit_code == 0 and "Same: no differences" in r.stdout
+
+
+@pytest.mark.slow
+def test_named_env_source(envkit_cli, tmp_path, default_prefix, monkeypatch):
+    envs = tmp_path / "envs"
+    copy_prefix(default_prefix, envs / "research")
+    monkeypatch.setenv("CONDA_ENVS_PATH", str(envs))
+    r = envkit_cli("diff", "env:research", str(default_prefix), env={"CONDA_ENVS_PATH": str(envs)})
+    assert r.exit_code == 0, r.stderr
+    r = envkit_cli("diff", "env:nosuch", str(default_prefix), env={"CONDA_ENVS_PATH": str(envs)})
+    assert r.exit_code == 2 and "nosuch" in r.stderr
