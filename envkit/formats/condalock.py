@@ -47,9 +47,9 @@ def read_conda_lock(text: str, filename: str | None = None) -> Lock:
     their URL.  Raises UnsupportedVersionError for another lockfile version, ParseError (file, line)
     for a malformed file.
     """
-    from envkit import _yaml
+    from envkit.formats._fastyaml import load_yaml
 
-    data = _yaml.load(text, filename=filename)
+    data = load_yaml(text, filename=filename)
     if not isinstance(data, dict):
         raise ParseError("not a conda-lock file: the document is not a mapping", where=Where(file=filename))
     check_version(data.get("version"), filename, data.line_of("version"))

@@ -33,12 +33,12 @@ def read_env(text: str, filename: str | None = None) -> EnvSpec:
     `prefix:` line, as `conda env export --no-builds` writes), else "spec".
     Raises ParseError / InvalidSpecError with file and line for anything unusable.
     """
-    from envkit import _yaml
+    from envkit.formats._fastyaml import load_yaml
     from envkit.conda.channels import parse_channel
     from envkit.conda.matchspec import parse_spec
     from envkit.formats.pipreq import parse_pip_entry
 
-    data = _yaml.load(text, filename=filename)
+    data = load_yaml(text, filename=filename)
     top = Where(file=filename, line=1)
     if data is None:
         raise ParseError("empty environment file", where=top,

@@ -46,9 +46,9 @@ def read_pixi_environments(text: str, filename: str | None = None) -> dict[str, 
 
 
 def _load(text: str, filename: str | None):
-    from envkit import _yaml
+    from envkit.formats._fastyaml import load_yaml
 
-    data = _yaml.load(text, filename=filename)
+    data = load_yaml(text, filename=filename)
     if not isinstance(data, dict):
         raise ParseError("not a pixi.lock: the document is not a mapping", where=Where(file=filename))
     check_version(data.get("version"), filename, data.line_of("version"))
