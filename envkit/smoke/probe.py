@@ -1229,8 +1229,8 @@ def sweep_dataloader(torch, make_dataset, w: dict, *, quick: bool, pin_choices=(
         base_pin = bool(pin_choices[-1])  # with CUDA, climb with pinned memory on (the usual winner)
 
         def size(nw):
-            # a quarter of the workload, but enough batches to keep every worker busy twice
-            return min(samples, max(samples // 4, bs * max(4, 2 * nw)))
+            # a quarter of the workload, but at least one batch per worker plus one
+            return min(samples, max(samples // 4, bs * (nw + 1)))
 
         best = point(0, False, False, size(0))
         for nw in cands[1:]:
