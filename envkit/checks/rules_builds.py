@@ -34,7 +34,7 @@ _PY_QUICK = re.compile(r"(?:py|cp)\d")
         """,
     example="""
         name: analysis
-        channels: [conda-forge]
+        channels: [conda-forge, nodefaults]
         dependencies:
           - python=3.12.4=h0_0_cpython
           - numpy=1.26.4=py311h64a7726_0
@@ -42,7 +42,7 @@ _PY_QUICK = re.compile(r"(?:py|cp)\d")
         """,
     example_fixed="""
         name: analysis
-        channels: [conda-forge]
+        channels: [conda-forge, nodefaults]
         dependencies:
           - python=3.12.4=h0_0_cpython
           - numpy=1.26.4=py312heda63a1_0

@@ -35,7 +35,7 @@ from envkit.model import EnvSpec, LiveEnv, Lock
         move the project to the pip section entirely.
         """,
     example="""
-        channels: [conda-forge]
+        channels: [conda-forge, nodefaults]
         dependencies:
           - python=3.11
           - numpy>=1.24
@@ -44,7 +44,7 @@ from envkit.model import EnvSpec, LiveEnv, Lock
             - numpy==1.26.4
         """,
     example_fixed="""
-        channels: [conda-forge]
+        channels: [conda-forge, nodefaults]
         dependencies:
           - python=3.11
           - numpy=1.26.4
@@ -241,7 +241,7 @@ def lock_like(spec: EnvSpec) -> bool:
         """,
     example="""
         name: analysis
-        channels: [conda-forge]
+        channels: [conda-forge, nodefaults]
         dependencies:
           - python=3.11.9=h0_0_cpython
           - numpy=1.26.4=py311h0_0
@@ -253,7 +253,7 @@ def lock_like(spec: EnvSpec) -> bool:
         """,
     example_fixed="""
         name: analysis
-        channels: [conda-forge]
+        channels: [conda-forge, nodefaults]
         dependencies:
           - python=3.11.9=h0_0_cpython
           - numpy=1.26.4=py311h0_0
@@ -301,7 +301,7 @@ def unpinned(target: Target, ctx: Context) -> Iterator[Hit]:
         """,
     example="""
         name: analysis
-        channels: [conda-forge]
+        channels: [conda-forge, nodefaults]
         dependencies:
           - python=3.11.9
           - openssl=1.1.1
@@ -310,7 +310,7 @@ def unpinned(target: Target, ctx: Context) -> Iterator[Hit]:
         """,
     example_fixed="""
         name: analysis
-        channels: [conda-forge]
+        channels: [conda-forge, nodefaults]
         dependencies:
           - python==3.11.9
           - openssl==1.1.1w
@@ -352,14 +352,14 @@ def fuzzy_pin(target: Target, ctx: Context) -> Iterator[Hit]:
         section).
         """,
     example="""
-        channels: [conda-forge]
+        channels: [conda-forge, nodefaults]
         dependencies:
           - python=3.11
           - pip:
             - requests==2.32.3
         """,
     example_fixed="""
-        channels: [conda-forge]
+        channels: [conda-forge, nodefaults]
         dependencies:
           - python=3.11
           - pip

@@ -266,7 +266,7 @@ def _downloadable(p) -> bool:
         """,
     example="""
         name: analysis
-        channels: [conda-forge]
+        channels: [conda-forge, nodefaults]
         dependencies:
           - python=3.11
         dependencies:
@@ -274,7 +274,7 @@ def _downloadable(p) -> bool:
         """,
     example_fixed="""
         name: analysis
-        channels: [conda-forge]
+        channels: [conda-forge, nodefaults]
         dependencies:
           - python=3.11
           - numpy

@@ -196,7 +196,7 @@ _HOME_QUICK = re.compile(r"/home/|/Users/|:\\{1,2}Users\\")
         """,
     example="""
         name: analysis
-        channels: [conda-forge]
+        channels: [conda-forge, nodefaults]
         dependencies:
           - python=3.11
           - pip
@@ -206,7 +206,7 @@ _HOME_QUICK = re.compile(r"/home/|/Users/|:\\{1,2}Users\\")
         """,
     example_fixed="""
         name: analysis
-        channels: [conda-forge]
+        channels: [conda-forge, nodefaults]
         dependencies:
           - python=3.11
           - pip

@@ -1,0 +1,277 @@
+"""`envkit check` and `envkit explain` from the command line: discovery, exit codes, output formats
+(SARIF validated against the OASIS 2.1.0 schema), --fix, configuration and suppressions."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from conftest import DATA, REPO
+
+BAD = textwrap.dedent("""\
+    name: demo
+    channels:
+      - conda-forge
+      - defaults
+    dependencies:
+      - python=3.11
+      - numpy>=1.24
+      - pip:
+        - numpy==1.26.4
+        - --extra-index-url https://deploy:s3cr3t@pypi.example.org/simple
+    prefix: /home/alice/miniconda3/envs/demo
+    """)
+
+GOOD = textwrap.dedent("""\
+    name: demo
+    channels:
+      - conda-forge
+      - nodefaults
+    dependencies:
+      - python=3.11
+      - numpy>=1.24
+      - pip
+    """)
+
+
+@pytest.fixture
+def repo(tmp_path):
+    (tmp_path / ".git").mkdir()  # the config search stops here
+    return tmp_path
+
+
+def test_discovers_files_and_exits_1_on_errors(repo, envkit_cli):
+    (repo / "environment.yml").write_text(BAD)
+    r = envkit_cli("check", cwd=repo)
+    assert r.exit_code == 1
+    assert r.stdout.splitlines() == [
+        "environment.yml:4: warning mixed-channels: defaults channels (defaults) are mixed with "
+        "conda-forge; their builds are not binary-compatible: use conda-forge with nodefaults (or only "
+        "defaults)",
+        "environment.yml:8: warning pip-without-pip: the pip section is installed with pip, but pip is "
+        "not among the conda dependencies; add `- pip`",
+        "environment.yml:9: error conda-pip-duplicate: numpy is installed by conda (>=1.24) and pip "
+        "(==1.26.4)",
+        "environment.yml:10: error leaked-secret: a user name and password in a URL: "
+        "https://<USER>:<PASSWORD>@pypi.example.org/simple",
+        "environment.yml:11: warning leaked-prefix: `prefix: /home/alice/miniconda3/envs/demo` is the "
+        "path of one machine's environment; remove it (conda uses -n/-p or `name:` instead)",
+        "5 findings (2 errors, 3 warnings) in 1 file checked",
+    ]
+    assert "'numpy' is installed by both conda" in r.stderr  # the shared duplicate warning
+
+
+def test_exit_codes_and_fail_on(repo, envkit_cli):
+    (repo / "environment.yml").write_text(GOOD)
+    assert envkit_cli("check", cwd=repo).exit_code == 0
+    (repo / "environment.yml").write_text(GOOD.replace("  - nodefaults\n", ""))  # one info finding
+    assert envkit_cli("check", cwd=repo).exit_code == 0
+    assert envkit_cli("check", "--fail-on", "warning", cwd=repo).exit_code == 0
+    r = envkit_cli("check", "--fail-on", "info", cwd=repo)
+    assert r.exit_code == 1
+    assert r.stdout.splitlines()[-1] == "1 finding (1 info) in 1 file checked"
+
+
+def test_usage_and_parse_errors_exit_2(repo, envkit_cli):
+    r = envkit_cli("check", cwd=repo)
+    assert r.exit_code == 2 and "nothing to check" in r.stderr
+    (repo / "environment.yml").write_text("dependencies: [python\n")
+    r = envkit_cli("check", "environment.yml", cwd=repo)
+    assert r.exit_code == 2 and r.stderr.startswith("error: environment.yml:")
+    (repo / "environment.yml").write_text(GOOD)
+    r = envkit_cli("check", "--select", "no-such-rule", cwd=repo)
+    assert r.exit_code == 2 and "unknown rule 'no-such-rule'" in r.stderr
+    r = envkit_cli("check", "-n", "a", "-p", "b", cwd=repo)
+    assert r.exit_code == 2
+
+
+def test_select_ignore_and_inline_suppression(repo, envkit_cli):
+    (repo / "environment.yml").write_text(BAD.replace(
+        "  - numpy==1.26.4", "  - numpy==1.26.4  # envkit: ignore[conda-pip-duplicate]"))
+    r = envkit_cli("check", "--select", "conda-pip-duplicate,leaked-prefix", cwd=repo)
+    assert [ln.split(": ")[1] for ln in r.stdout.splitlines()[:-1]] == ["warning leaked-prefix"]
+    r = envkit_cli("check", "--ignore", "leaked-prefix", "--ignore", "mixed-channels,pip-without-pip",
+                   cwd=repo)
+    assert [ln.split(": ")[1] for ln in r.stdout.splitlines()[:-1]] == ["error leaked-secret"]
+    (repo / "environment.yml").write_text(GOOD.replace("- pip", "- pip  # envkit: ignore[no-such]"))
+    r = envkit_cli("check", cwd=repo)
+    assert r.exit_code == 2
+    assert r.stderr.startswith("error: environment.yml:8: unknown rule 'no-such' in an inline suppression")
+
+
+def test_pyproject_and_envkit_toml_configuration(repo, envkit_cli):
+    (repo / "environment.yml").write_text(BAD)
+    (repo / "pyproject.toml").write_text(textwrap.dedent("""\
+        [project]
+        name = "x"
+
+        [tool.envkit]
+        ignore = ["leaked-secret"]
+        fail-on = "warning"
+        allowed-channels = ["conda-forge", "nodefaults"]
+
+        [tool.envkit.severity]
+        conda-pip-duplicate = "warning"
+
+        [tool.envkit.pypi-names]
+        python = ["my-python-dist"]
+        """))
+    r = envkit_cli("check", "--format", "json", cwd=repo)
+    doc = json.loads(r.stdout)
+    assert [(f["rule"], f["severity"]) for f in doc["findings"]] == [
+        ("mixed-channels", "warning"), ("mixed-channels", "warning"), ("pip-without-pip", "warning"),
+        ("conda-pip-duplicate", "warning"), ("leaked-prefix", "warning")]
+    assert [f["message"] for f in doc["findings"][:2]] == [
+        "channel defaults (listed) is not in allowed-channels (conda-forge, nodefaults)",
+        "defaults channels (defaults) are mixed with conda-forge; their builds are not binary-compatible: "
+        "use conda-forge with nodefaults (or only defaults)"]
+    assert r.exit_code == 1 and doc["summary"]["fail_on"] == "warning"
+    (repo / ".envkit.toml").write_text('select = ["leaked-prefix"]\n')  # found first
+    r = envkit_cli("check", "--format", "json", cwd=repo)
+    assert [f["rule"] for f in json.loads(r.stdout)["findings"]] == ["leaked-prefix"]
+    assert r.exit_code == 0
+    (repo / ".envkit.toml").write_text('ignore = ["conda-pip-duplicat"]\n')
+    r = envkit_cli("check", cwd=repo)
+    assert r.exit_code == 2 and "unknown rule 'conda-pip-duplicat' in ignore" in r.stderr
+    (repo / ".envkit.toml").write_text('ignroe = []\n')
+    r = envkit_cli("check", cwd=repo)
+    assert r.exit_code == 2 and "unknown configuration key 'ignroe'" in r.stderr
+
+
+def test_json_output_is_documented_shape(repo, envkit_cli):
+    (repo / "environment.yml").write_text(BAD)
+    doc = json.loads(envkit_cli("check", "--format", "json", cwd=repo).stdout)
+    assert list(doc) == ["version", "findings", "fixed", "summary"]
+    assert doc["findings"][2] == {
+        "rule": "conda-pip-duplicate", "severity": "error", "file": "environment.yml", "line": 9,
+        "message": "numpy is installed by conda (>=1.24) and pip (==1.26.4)",
+        "packages": ["numpy", "numpy"], "fixable": False}
+    assert doc["summary"] == {"checked": ["environment.yml"], "findings": 5, "error": 2, "warning": 3,
+                              "info": 0, "fixed": 0, "fail_on": "error", "failed": True}
+
+
+def test_github_workflow_commands_are_escaped(repo, envkit_cli):
+    (repo / "environment.yml").write_text(BAD)
+    lines = envkit_cli("check", "--format", "github", cwd=repo).stdout.splitlines()
+    assert lines[2] == ("::error file=environment.yml,line=9,title=envkit conda-pip-duplicate (error)::"
+                        "numpy is installed by conda (>=1.24) and pip (==1.26.4)")
+    assert lines[0].startswith("::warning file=environment.yml,line=4,title=envkit mixed-channels")
+    from envkit.checks.core import Finding
+    from envkit.render.findings_github import render_findings_github
+
+    odd = Finding(rule="r", severity="info", file="a,b:c.yml", line=None, message="50%\nsecond")
+    assert render_findings_github([odd]).splitlines()[0] == \
+        "::notice file=a%2Cb%3Ac.yml,title=envkit r (info)::50%25%0Asecond"
+
+
+def test_sarif_output_validates_against_the_sarif_2_1_0_schema(repo, envkit_cli):
+    import jsonschema
+
+    (repo / "environment.yml").write_text(BAD)
+    r = envkit_cli("check", "--format", "sarif", "-o", "results.sarif", cwd=repo)
+    assert r.exit_code == 1 and r.stdout == ""
+    doc = json.loads((repo / "results.sarif").read_text())
+    schema = json.loads((DATA / "sarif" / "sarif-schema-2.1.0.json").read_text())
+    jsonschema.validate(doc, schema)
+    run = doc["runs"][0]
+    assert doc["version"] == "2.1.0" and run["tool"]["driver"]["name"] == "envkit"
+    assert [rl["id"] for rl in run["tool"]["driver"]["rules"]][:2] == ["conda-pip-duplicate",
+                                                                       "pip-overwrote-conda"]
+    res = run["results"][2]
+    assert res["ruleId"] == "conda-pip-duplicate" and res["ruleIndex"] == 0 and res["level"] == "error"
+    assert res["locations"][0]["physicalLocation"] == {
+        "artifactLocation": {"uri": "environment.yml", "uriBaseId": "%SRCROOT%"}, "region": {"startLine": 9}}
+    # a finding without a line and on an absolute path (a live environment) is valid too
+    from envkit.checks.core import Finding
+    from envkit.render.findings_sarif import render_findings_sarif
+
+    live = Finding(rule="env-drift", severity="error", file="/opt/conda/envs/x y", line=None, message="m")
+    doc = json.loads(render_findings_sarif([live]))
+    jsonschema.validate(doc, schema)
+    assert doc["runs"][0]["results"][0]["locations"][0]["physicalLocation"] == {
+        "artifactLocation": {"uri": "file:///opt/conda/envs/x%20y"}}
+
+
+def test_sarif_schema_is_the_oasis_one():
+    schema = json.loads((DATA / "sarif" / "sarif-schema-2.1.0.json").read_text())
+    assert schema["id"] == ("https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/"
+                            "sarif-schema-2.1.0.json")
+    assert schema["required"] == ["version", "runs"]
+
+
+def test_fix_rewrites_atomically_and_reports(repo, envkit_cli):
+    text = BAD.replace("\n", "\r\n")  # CRLF survives the fix
+    (repo / "environment.yml").write_bytes(text.encode())
+    r = envkit_cli("check", "--fix", cwd=repo)
+    assert r.stdout.splitlines()[:3] == [
+        "environment.yml:8: fixed pip-without-pip: added `pip` to the conda dependencies",
+        "environment.yml:10: fixed leaked-secret: replaced the credential with a placeholder",
+        "environment.yml:11: fixed leaked-prefix: removed `prefix: /home/alice/miniconda3/envs/demo`",
+    ]
+    assert r.stdout.splitlines()[-1] == "2 findings (1 error, 1 warning) in 1 file checked, 3 fixed"
+    assert r.exit_code == 1  # conda-pip-duplicate is not mechanical: it remains
+    new = (repo / "environment.yml").read_bytes().decode()
+    assert new == text.replace("  - pip:\r\n", "  - pip\r\n  - pip:\r\n").replace(
+        "deploy:s3cr3t", "<USER>:<PASSWORD>").replace("prefix: /home/alice/miniconda3/envs/demo\r\n", "")
+    assert envkit_cli("check", "--fix", "--format", "json", cwd=repo).exit_code == 1
+    assert (repo / "environment.yml").read_bytes().decode() == new  # nothing more to fix
+    assert list(repo.glob(".environment.yml.*")) == []  # no temporary file left
+
+
+def test_list_rules_and_explain(envkit_cli):
+    r = envkit_cli("check", "--list-rules")
+    assert r.exit_code == 0
+    assert r.stdout.splitlines()[0].split()[:2] == ["conda-pip-duplicate", "error"]
+    assert len(r.stdout.splitlines()) == 17 + 2
+    r = envkit_cli("explain", "pip-without-pip")
+    assert r.exit_code == 0
+    assert r.stdout.startswith("pip-without-pip (default severity: warning)\n")
+    assert ("    environment.yml:4: warning pip-without-pip: the pip section is installed with pip, but "
+            "pip is not among the conda dependencies; add `- pip`") in r.stdout
+    r = envkit_cli("explain", "pip-without")
+    assert r.exit_code == 2 and "did you mean 'pip-without-pip'?" in r.stderr
+
+
+def test_lock_pairing_by_sources_and_multiple_files(repo, envkit_cli):
+    from envkit.formats import read_text as read_model
+    from envkit.formats.condalock import write_conda_lock
+    from envkit.lock import spec_content_hash
+    from envkit.model import Lock, LockedPackage
+
+    (repo / "environment.yml").write_text(GOOD)
+    spec = read_model(GOOD, filename="environment.yml")
+    pkgs = tuple(LockedPackage(manager="conda", name=n, version=v, build=b, platform="linux-64",
+                               url=f"https://conda.anaconda.org/conda-forge/linux-64/{n}-{v}-{b}.conda",
+                               md5="0" * 32, sha256="1" * 64)
+                 for n, v, b in [("python", "3.11.9", "hb806964_0_cpython"),
+                                 ("numpy", "1.26.4", "py311h64a7726_0"), ("pip", "24.0", "pyhd8ed1ab_0")])
+    lock = Lock(kind="conda-lock", platforms=("linux-64",), packages=pkgs, channels=spec.channels[:1],
+                content_hash=(("linux-64", spec_content_hash(spec, "linux-64")),), sources=("environment.yml",))
+    (repo / "conda-lock.yml").write_text(write_conda_lock(lock))
+    r = envkit_cli("check", cwd=repo)
+    assert (r.exit_code, r.stdout) == (0, "no findings (2 files checked)\n")
+    (repo / "environment.yml").write_text(GOOD.replace("numpy>=1.24", "numpy>=2"))
+    r = envkit_cli("check", cwd=repo)
+    assert r.exit_code == 1
+    assert [ln.split(": ")[1] for ln in r.stdout.splitlines()[:-1]] == [
+        "error lock-unsatisfied", "error stale-lock"]
+
+
+def test_docs_rules_md_is_generated_from_the_registry():
+    out = subprocess.run([sys.executable, "-m", "envkit.checks.docs"], capture_output=True, text=True,
+                         cwd=REPO, check=True).stdout
+    assert (REPO / "docs" / "rules.md").read_text() == out, \
+        "docs/rules.md is stale: run `python -m envkit.checks.docs > docs/rules.md`"
+
+
+def test_pre_commit_hooks_file():
+    from envkit._yaml import load
+
+    hooks = load((REPO / ".pre-commit-hooks.yaml").read_text())
+    assert [(h["id"], h["entry"]) for h in hooks] == [("envkit-check", "envkit check"),
+                                                     ("envkit-normalize", "envkit normalize --write")]
+    for h in hooks:
+        assert h["language"] == "python" and h["files"]

@@ -1,0 +1,90 @@
+"""The live-environment rules on real prefixes built by py-rattler (tests/support/condafactory.py)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from envkit.backends import open_env
+from envkit.checks import live_target, run_checks
+from envkit.config import Config
+from support.condafactory import (build_wheel, copy_prefix, default_channel, default_prefix,  # noqa: F401
+                                  pip_install, pip_overwrite, write_condarc)
+
+pytestmark = pytest.mark.slow
+
+
+def _env(prefix, tmp_path):
+    # an empty HOME: the user's own .condarc must not leak into the test
+    return open_env(prefix=str(prefix), environ={"HOME": str(tmp_path / "home"), "PATH": ""})
+
+
+def _check(env, *rules, lock=None):
+    t = live_target(env)
+    t.lock = lock
+    return run_checks([t], Config(select=rules or None))
+
+
+def test_clean_prefix_has_no_live_findings(tmp_path, default_prefix):
+    env = _env(default_prefix, tmp_path)
+    assert [(f.rule, f.message) for f in _check(env)] == []
+
+
+def test_pip_beside_conda_is_a_duplicate(tmp_path, default_prefix):
+    prefix = copy_prefix(default_prefix, tmp_path / "env")
+    pip_install(prefix, build_wheel(tmp_path / "wheels", "numpy", "2.0.0"))  # conda's dist-info stays
+    fs = _check(_env(prefix, tmp_path), "conda-pip-duplicate", "pip-overwrote-conda")
+    assert [(f.rule, f.file, f.line, f.message) for f in fs] == [
+        ("conda-pip-duplicate", str(prefix), None, "numpy is installed by conda (1.26.4) and pip (2.0.0)")]
+
+
+def test_pip_over_conda_is_reported_once_as_overwrite(tmp_path, default_prefix):
+    prefix = copy_prefix(default_prefix, tmp_path / "env")
+    pip_overwrite(prefix, build_wheel(tmp_path / "wheels", "numpy", "2.0.0"))
+    fs = _check(_env(prefix, tmp_path), "conda-pip-duplicate", "pip-overwrote-conda")
+    assert [(f.rule, f.packages) for f in fs] == [("pip-overwrote-conda", ("numpy", "numpy"))]
+    assert fs[0].message.startswith("pip installed numpy 2.0.0 over conda's numpy 1.26.4")
+
+
+def test_channel_priority_from_the_prefix_condarc(tmp_path, default_prefix):
+    prefix = copy_prefix(default_prefix, tmp_path / "env")
+    write_condarc(prefix / ".condarc", channels=["conda-forge", "pytorch"], channel_priority="flexible")
+    fs = _check(_env(prefix, tmp_path), "channel-priority")
+    assert [(f.rule, f.severity) for f in fs] == [("channel-priority", "warning")]
+    assert "channel_priority is 'flexible'" in fs[0].message
+    write_condarc(prefix / ".condarc", channels=["conda-forge", "pytorch"], channel_priority="strict")
+    assert _check(_env(prefix, tmp_path), "channel-priority") == []
+
+
+def test_env_drift_against_a_lock_of_the_same_prefix(tmp_path, default_prefix):
+    from envkit.checks.core import Target
+    from envkit.lock import lock_live
+
+    prefix = copy_prefix(default_prefix, tmp_path / "env")
+    lock = lock_live(_env(prefix, tmp_path))
+    lock_target = Target(path="conda-lock.yml", kind="lock", model=lock)
+    assert _check(_env(prefix, tmp_path), "env-drift", lock=lock_target) == []
+    pip_install(prefix, build_wheel(tmp_path / "wheels", "tinyreq", "2.0"))
+    fs = _check(_env(prefix, tmp_path), "env-drift", lock=lock_target)
+    assert [f.message for f in fs] == ["tinyreq 2.0 (pip) is installed but not in the lock"]
+
+
+def test_cli_checks_a_prefix_with_its_lock(tmp_path, default_prefix, envkit_cli):
+    from envkit.formats.condalock import write_conda_lock
+    from envkit.lock import lock_live
+
+    prefix = copy_prefix(default_prefix, tmp_path / "env")
+    lock_file = tmp_path / "conda-lock.yml"
+    lock_file.write_text(write_conda_lock(lock_live(_env(prefix, tmp_path))))
+    pip_overwrite(prefix, build_wheel(tmp_path / "wheels", "numpy", "2.0.0"))
+    r = envkit_cli("check", "-p", str(prefix), "--lock", str(lock_file), "--format", "json",
+                   env={"HOME": str(tmp_path / "home")})
+    assert r.exit_code == 1, r.stderr
+    doc = json.loads(r.stdout)
+    assert [(f["rule"], f["file"], f["message"]) for f in doc["findings"]] == [
+        ("env-drift", str(prefix), "numpy 2.0.0 (pip) is installed but not in the lock"),
+        ("pip-overwrote-conda", str(prefix),
+         "pip installed numpy 2.0.0 over conda's numpy 1.26.4: conda's files are gone but its record "
+         "remains in conda-meta")]
+    assert doc["summary"]["checked"] == [str(lock_file), str(prefix)]
+    assert "numpy" in r.stderr  # the shared duplicate warning
