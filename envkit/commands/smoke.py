@@ -40,10 +40,17 @@ def smoke(name, prefix, python, create_file, require_cuda, mode, as_json, timeou
         raise UsageError(f"give only one of -n, -p, --python, --create (got {' '.join(chosen)})")
     progress = _Progress(enabled=_isatty())
     if create_file:
-        from envkit.smoke.create import smoke_created
+        from envkit.commands._common import warn_duplicates
+        from envkit.formats import detect_format, read_file
+        from envkit.io import read_text
 
-        report = smoke_created(create_file, require_cuda=require_cuda, mode=mode, timeout=timeout, keep=keep,
-                               on_event=progress, on_note=warn)
+        fmt = detect_format(read_text(create_file), create_file)
+        model = read_file(create_file)
+        warn_duplicates([model])
+        report = runner.smoke_created(create_file, model=model, fmt=fmt, require_cuda=require_cuda, mode=mode,
+                                      timeout=timeout, keep=keep, on_event=progress)
+        if keep:
+            warn(f"kept the temporary environment: {report['target']['prefix']}")
     else:
         target = runner.resolve_target(name=name, prefix=prefix, python=python)
         for script in target.skipped_scripts:
@@ -93,6 +100,8 @@ class _Progress:
 def progress_line(ev: dict, state: _Progress) -> str | None:
     """The progress text for one probe event (None for events that show nothing)."""
     kind = ev.get("event")
+    if kind == "creating":
+        return f"smoke: creating a temporary environment from {ev.get('source')}"
     if kind == "hello":
         state.total = len(ev.get("plan") or [])
         return f"smoke: {state.total} checks ({ev.get('mode')} mode), probe pid {ev.get('pid')}"

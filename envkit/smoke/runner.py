@@ -64,56 +64,13 @@ def prefix_python(prefix: Path) -> Path:
                               hint="the smoke test needs python and torch installed in the environment")
 
 
-def envs_dirs() -> list[Path]:
-    """Where named conda environments live, in conda's search order (env vars, then the roots of
-    the running conda/mamba/micromamba, then the usual installer locations)."""
-    dirs: list[Path] = []
-    for var in ("CONDA_ENVS_PATH", "CONDA_ENVS_DIRS"):
-        dirs += [Path(p) for p in os.environ.get(var, "").split(os.pathsep) if p]
-    roots: list[Path] = []
-    for var in ("CONDA_ROOT", "MAMBA_ROOT_PREFIX"):
-        if os.environ.get(var):
-            roots.append(Path(os.environ[var]))
-    if os.environ.get("CONDA_EXE"):  # <root>/bin/conda or <root>/condabin/conda
-        roots.append(Path(os.environ["CONDA_EXE"]).resolve().parent.parent)
-    if os.environ.get("CONDA_PREFIX"):
-        p = Path(os.environ["CONDA_PREFIX"])
-        roots.append(p.parent.parent if p.parent.name == "envs" else p)
-    home = Path.home()
-    roots += [home / d for d in ("miniforge3", "miniconda3", "anaconda3", "mambaforge", "micromamba")]
-    dirs += [r / "envs" for r in roots]
-    dirs.append(home / ".conda" / "envs")
-    seen, out = set(), []
-    for d in dirs:
-        if d not in seen:
-            seen.add(d)
-            out.append(d)
-    return out
-
-
 def find_named_env(name: str) -> Path:
-    """The prefix of conda environment `name` (`base` is the root); raises EnvironmentNotFound."""
-    if name == "base":
-        for var in ("CONDA_ROOT", "MAMBA_ROOT_PREFIX"):
-            if os.environ.get(var) and (Path(os.environ[var]) / "conda-meta").is_dir():
-                return Path(os.environ[var])
-        if os.environ.get("CONDA_EXE"):
-            root = Path(os.environ["CONDA_EXE"]).resolve().parent.parent
-            if (root / "conda-meta").is_dir():
-                return root
-    searched = envs_dirs()
-    for d in searched:
-        if (d / name / "conda-meta").is_dir():
-            return d / name
-    txt = Path.home() / ".conda" / "environments.txt"
-    if txt.exists():
-        for line in txt.read_text(errors="replace").splitlines():
-            p = Path(line.strip())
-            if line.strip() and p.name == name and (p / "conda-meta").is_dir():
-                return p
-    raise EnvironmentNotFound(f"no conda environment named {name!r}",
-                              hint="searched " + ", ".join(str(d) for d in searched[:6])
-                              + "; use -p PREFIX or --python EXE")
+    """The prefix of conda environment `name`, resolved the way `envkit export -n` resolves it
+    (envkit.backends.envs: envs dirs, environments.txt, then `conda info`); raises
+    EnvironmentNotFound."""
+    from envkit.backends.envs import resolve_name
+
+    return Path(resolve_name(name))
 
 
 _EXPORT = re.compile(r"^\s*export\s+([A-Za-z_][A-Za-z0-9_]*)=(.*?)\s*$")
@@ -471,3 +428,74 @@ def _signame(sig: int | None) -> str:
         return signal.Signals(sig).name if sig else "?"
     except ValueError:
         return "?"
+
+
+# ---------------------------------------------------------------------------------------------
+# --create FILE: a temporary environment
+
+
+CREATE_TIMEOUT = 3600.0
+
+
+def create_env(source: str, model, fmt: str, *, timeout: float = CREATE_TIMEOUT) -> tuple[Path, str]:
+    """Create a temporary environment from `source` (already read as `model`, format `fmt`) and
+    return (prefix, how).  A lock (conda-lock.yml, pixi.lock, an explicit file envkit reads as a
+    lock) goes through `envkit.create.create_from_lock` (exact, hash-checked, no solve); an
+    environment.yml through conda/mamba/micromamba (`env create`).  On failure nothing is left
+    behind; raises BackendError / UsageError."""
+    from envkit import _proc
+    from envkit.model import Lock
+
+    base = Path(tempfile.mkdtemp(prefix="envkit-smoke-env-"))
+    prefix = base / "env"
+    try:
+        if isinstance(model, Lock):
+            from envkit.create import create_from_lock
+
+            res = create_from_lock(model, prefix, timeout=timeout)
+            how = f"envkit create ({res.backend}, {res.platform}: {res.conda} conda + {res.pip} pip packages)"
+        elif fmt in ("env", "explicit"):
+            from envkit.backends.condacli import find_executable
+
+            exe = find_executable(None)
+            kind = next((k for k in ("micromamba", "mamba", "conda") if os.path.basename(exe).startswith(k)), "conda")
+            if fmt == "explicit":
+                argv = [exe, "create", "--yes", "--prefix", str(prefix), "--file", source]
+            elif kind == "micromamba":
+                argv = [exe, "create", "--yes", "--prefix", str(prefix), "--file", source]
+            else:
+                argv = [exe, "env", "create", "--prefix", str(prefix), "--file", source]
+            _proc.run(argv, timeout=timeout, what=f"{kind} create")
+            how = f"{kind} ({exe})"
+        else:
+            raise UsageError(f"--create takes an environment.yml or a lock, not a {fmt} file",
+                             hint="give an environment.yml, conda-lock.yml, pixi.lock or an explicit spec file")
+    except BaseException:
+        shutil.rmtree(base, ignore_errors=True)
+        raise
+    return prefix, how
+
+
+def smoke_created(source: str, *, model, fmt: str, require_cuda: bool = False, mode: str = "default",
+                  timeout: float | None = None, keep: bool = False,
+                  on_event: Callable[[dict], None] | None = None) -> dict:
+    """Create a temporary env from `source`, run the smoke test in it, and remove it (unless
+    `keep`); the report's target says where it was and how it was made."""
+    if on_event is not None:
+        on_event({"event": "creating", "source": source})
+    t0 = time.monotonic()
+    prefix, how = create_env(source, model, fmt)
+    created_s = time.monotonic() - t0
+    try:
+        env, skipped = activation_env(prefix)
+        target = Target(kind="create", python=str(prefix_python(prefix)), prefix=str(prefix), source=source,
+                        env=tuple(sorted(env.items())), skipped_scripts=tuple(skipped))
+        report = run_smoke(target, require_cuda=require_cuda, mode=mode, timeout=timeout, keep=keep,
+                           on_event=on_event)
+    finally:
+        if not keep:
+            from envkit.create import remove_tree
+
+            remove_tree(str(prefix.parent))
+    report["target"].update(created_with=how, create_seconds=round(created_s, 3), kept=keep)
+    return report
