@@ -66,7 +66,7 @@ def render_markdown(d: EnvDiff, *, show_all: bool = False) -> str:
     if d.highlights:
         out += ["", "| | A | B |", "|---|---|---|"]
         for label, a, b in d.highlights:
-            mark = " ⚠" if a != b else ""
+            mark = " ⚠" if a != b and d.a.concrete and d.b.concrete else ""
             out.append(f"| {label}{mark} | {_cell(a)} | {_cell(b)} |")
     matter = d.by_group("matter")
     if matter:

@@ -13,6 +13,8 @@ _STYLES = {"bold": "\x1b[1m", "dim": "\x1b[2m", "red": "\x1b[31m", "green": "\x1
 NONE = "—"
 ARROW = "→"
 MAX_NAME = 28
+#: How many concrete packages the spec does not mention are named without --all.
+UNMENTIONED_SHOWN = 30
 
 
 class _Painter:
@@ -97,8 +99,9 @@ def _highlights(d: EnvDiff, p: _Painter) -> list[str]:
     wa = max(max(len(r[1]) for r in rows), 1)
     head_a = p(f"{'A':<{wa}}", "bold")
     out = [f"  {'':<{wl}}  {head_a}  {p('B', 'bold')}"]
+    both = d.a.concrete and d.b.concrete  # a spec's range is not "different" from a version
     for label, a, b in rows:
-        mark = p(" *", "yellow") if a != b else ""
+        mark = p(" *", "yellow") if a != b and both else ""
         out.append(f"  {label:<{wl}}  {a:<{wa}}  {b}{mark}".rstrip())
     return out
 
@@ -240,8 +243,10 @@ def _spec_section(d: EnvDiff, p: _Painter, width: int, show_all: bool) -> list[s
             status = p(f"{words[c.status]:<{ws}}", colours[c.status])
             out.append(f"  {status}  {c.spec:<{wspec}}  {found}{note}".rstrip())
     if d.unmentioned:
-        out += _wrap(f"  in {cl}, not in the spec ({len(d.unmentioned)}): ",
-                     [s.name for s in d.unmentioned], width)
+        names = [s.name for s in d.unmentioned]
+        if not show_all and len(names) > UNMENTIONED_SHOWN:
+            names = names[:UNMENTIONED_SHOWN] + [f"... and {len(names) - UNMENTIONED_SHOWN} more (--all lists them)"]
+        out += _wrap(f"  in {cl}, not in the spec ({len(d.unmentioned)}): ", names, width)
     return out
 
 
