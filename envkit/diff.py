@@ -403,7 +403,15 @@ def model_platforms(model: EnvSpec | Lock | LiveEnv) -> tuple[str, ...]:
         if model.platforms:
             return tuple(model.platforms)
         return tuple(dict.fromkeys(p.platform for p in model.packages if p.platform))
+    if _is_concrete_spec(model):
+        guess = _guess_export(model)
+        if guess and "-" in guess:
+            return (guess,)
     return ()
+
+
+def _guess_export(spec: EnvSpec) -> str | None:
+    return guess_platform(((d.name, d.build) for d in spec.conda), spec.prefix)
 
 
 def pick_platforms(a: EnvSpec | Lock | LiveEnv, b: EnvSpec | Lock | LiveEnv, *,
@@ -503,9 +511,10 @@ def export_as_lock(spec: EnvSpec, platform: str | None = None) -> Lock:
 def _side(model: EnvSpec | Lock | LiveEnv, platform: str | None, label: str) -> _Side:
     guessed = False
     if isinstance(model, EnvSpec) and _is_concrete_spec(model):
-        if platform is None:
-            platform = guess_platform(((d.name, d.build) for d in model.conda), model.prefix)
-            guessed = platform is not None
+        guess = _guess_export(model)
+        if platform is None or platform == guess:
+            platform = guess
+            guessed = guess is not None
         model = export_as_lock(model, platform)
     if isinstance(model, LiveEnv):
         pkgs = tuple(model.packages)

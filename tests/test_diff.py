@@ -306,3 +306,14 @@ def test_dep_types_are_the_models():
     # the spec helper builds the real model types the format readers produce
     s = spec("numpy", pip=["x==1"])
     assert isinstance(s.conda[0], CondaDep) and isinstance(s.pip[0], PipDep)
+
+
+def test_export_picks_its_platform_of_a_multi_platform_lock():
+    exp = spec("libblas=3.9.0=22_osxarm64_accelerate", "zlib=1.3=h1_0", kind="export")
+    multi = lock(P("libblas", "3.9.0", "22_osxarm64_accelerate", platform="osx-arm64"),
+                 P("zlib", "1.3", "h1_0", platform="osx-arm64"), P("zlib", "1.3", "h0_0", platform="linux-64"),
+                 platforms=("linux-64", "osx-arm64"))
+    d = diff(exp, multi, host_platform="linux-64")
+    assert (d.a.platform, d.b.platform) == ("osx-arm64", "osx-arm64")
+    assert d.a.platform_guessed and not d.b.platform_guessed
+    assert d.changes == ()
