@@ -71,7 +71,16 @@ def _largest(formats_ok) -> Path:
     return best
 
 
+def _compile_envkit() -> None:
+    """Write envkit's .pyc files, as `pip install` does: with PYTHONDONTWRITEBYTECODE set (as in some
+    CI shells) every run would otherwise compile envkit's sources again, a cost no user pays."""
+    import compileall
+
+    compileall.compile_dir(str(HERE.parent / "envkit"), quiet=1)
+
+
 def cases(work: Path) -> list[Case]:
+    _compile_envkit()
     big = work / "conda-lock-3000x3.yml"
     if not big.exists():
         make_conda_lock(big)
