@@ -628,7 +628,12 @@ def render(plan: TemplatePlan) -> str:
         "wheels": "torch comes" if not comps else f"torch, {' and '.join(comps)} come",
         "last": plan.last_pytorch_channel,
     }
-    return render_template(text, values, filename=filename)
+    rendered = render_template(text, values, filename=filename)
+    # Generated files are already in `envkit normalize` form (comments kept), so a pre-commit
+    # `envkit normalize --check` never fights the generator.
+    from envkit.normalize import normalize_text
+
+    return normalize_text(rendered, filename=filename, format="env")
 
 
 def to_envspec(plan: TemplatePlan) -> EnvSpec:
@@ -648,14 +653,16 @@ def to_envspec(plan: TemplatePlan) -> EnvSpec:
         pip.append(PipDep(kind="requirement", text=line, name=req.name, specifier=str(req.specifier),
                           extras=tuple(sorted(req.extras)), marker=str(req.marker) if req.marker else None,
                           raw=line))
-    return EnvSpec(
+    from envkit.normalize import normalize_spec
+
+    return normalize_spec(EnvSpec(
         name=plan.name,
         channels=tuple(parse_channel(c) for c in plan.channels),
         conda=tuple(parse_spec(s) for s in plan.conda),
         pip=tuple(pip),
         kind="spec",
         has_pip_section=bool(plan.pip),
-    )
+    ))
 
 
 # ------------------------------------------------------------------------------------------------

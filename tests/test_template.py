@@ -124,20 +124,21 @@ def test_every_row_renders_in_every_style(style, torch, cuda):
         assert f"  - torchvision={r.torchvision}\n" in text
     elif style == "pip":
         assert channels == ["conda-forge", "nodefaults"]
-        assert names == ["python", "pip"]
+        assert names == ["pip", "python"]  # normalized: sorted by name
         tag = "cu" + cuda.replace(".", "") if cuda else "cpu"
         assert [p.text for p in spec.pip] == [
             f"--index-url https://download.pytorch.org/whl/{tag}",
             "--extra-index-url https://pypi.org/simple",
-            f"torch=={torch}.*", f"torchvision=={r.torchvision}.*", f"torchaudio=={r.torchaudio}.*"]
+            f"torch=={torch}.*", f"torchaudio=={r.torchaudio}.*", f"torchvision=={r.torchvision}.*"]
     else:
         metapkg = M.cuda_package(torch)
         assert channels == (["pytorch", "nvidia", "defaults"] if cuda and metapkg == "pytorch-cuda"
                             else ["pytorch", "defaults"])
-        assert names[:4] == ["python", "pytorch", "torchvision", "torchaudio"]
+        assert names == sorted(names)  # normalized: sorted by name
+        assert {"python", "pytorch", "torchvision", "torchaudio"} <= set(names)
         assert (f"  - {metapkg}={cuda}\n" in text) if cuda else ("  - cpuonly\n" in text)
         assert "  - mkl<2024.1\n" in text
-    assert names[0] == "python" and spec.conda[0].version == f"{M.pythons(torch)[-1]}.*"
+    assert spec.conda_by_name()["python"].version == f"{M.pythons(torch)[-1]}.*"
 
 
 def test_default_is_newest_torch_newest_python_default_cuda_conda_forge():
@@ -156,11 +157,11 @@ def test_default_is_newest_torch_newest_python_default_cuda_conda_forge():
         "  - conda-forge\n"
         "  - nodefaults\n"
         "dependencies:\n"
+        "  - cuda-version=13.0\n"
         "  - python=3.14\n"
         "  - pytorch=2.13.*=cuda*\n"
-        "  - cuda-version=13.0\n"
-        "  - torchvision=0.28\n"
         "  - torchaudio=2.11\n"
+        "  - torchvision=0.28\n"
     )
 
 
@@ -180,8 +181,8 @@ def test_pip_style_full_text():
         "  - conda-forge\n"
         "  - nodefaults\n"
         "dependencies:\n"
-        "  - python=3.12\n"
         "  - pip\n"
+        "  - python=3.12\n"
         "  - pip:\n"
         "    - --index-url https://download.pytorch.org/whl/cu128\n"
         "    - --extra-index-url https://pypi.org/simple\n"
@@ -207,12 +208,12 @@ def test_pytorch_channel_full_text():
         "  - nvidia\n"
         "  - defaults\n"
         "dependencies:\n"
+        "  - mkl<2024.1\n"
         "  - python=3.11\n"
         "  - pytorch==2.3.1\n"
-        "  - torchvision=0.18\n"
-        "  - torchaudio=2.3\n"
         "  - pytorch-cuda=12.1\n"
-        "  - mkl<2024.1\n"
+        "  - torchaudio=2.3\n"
+        "  - torchvision=0.18\n"
     )
 
 

@@ -70,8 +70,8 @@ def template(**kw) -> str:
 
 def test_cuda_template_selects_the_cuda_build_when_cuda_is_present(forge):
     specs = specs_of(template(cuda="12.6"))
-    assert specs == ["python=3.12", "pytorch=2.7.*=cuda*", "cuda-version=12.6", "torchvision=0.22",
-                     "torchaudio=2.7"]
+    assert specs == ["cuda-version=12.6", "python=3.12", "pytorch=2.7.*=cuda*", "torchaudio=2.7",
+                     "torchvision=0.22"]
     got = by_name(solve([forge], lenient(specs), virtual={"__cuda": "12.8"}))
     assert str(got["pytorch"].build) == "cuda126_mkl_py312_h30b5a27_301"
     assert str(got["cuda-version"].version) == "12.6"
