@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -59,6 +60,19 @@ def atomic_write(path: str | os.PathLike[str], text: str | bytes, *, mode: int |
     p = Path(path)
     directory = p.parent if str(p.parent) else Path(".")
     data = text.encode("utf-8") if isinstance(text, str) else text
+    try:
+        st = p.stat()
+    except OSError:
+        st = None
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        # /dev/null, /dev/stdout, a FIFO: there is nothing to replace atomically, and renaming
+        # over a device node would destroy it.
+        try:
+            with open(p, "wb") as fh:
+                fh.write(data)
+        except OSError as exc:
+            raise EnvkitError(f"cannot write: {exc.strerror}", where=Where(file=str(path))) from None
+        return
     if mode is None:
         try:
             mode = p.stat().st_mode & 0o7777
