@@ -267,8 +267,10 @@ def check_suppressions(target: Target) -> None:
     rules = all_rules()
     from envkit.errors import UsageError, Where
 
-    for i, text in enumerate(target.lines, 1):
-        names = suppressions(text)
+    text_all = target.text
+    for m in _SUPPRESS.finditer(text_all):
+        i = text_all.count("\n", 0, m.start()) + 1
+        names = suppressions(target.line_text(i))
         for n in sorted(names or ()):
             if n not in rules:
                 raise UsageError(f"unknown rule {n!r} in an inline suppression",

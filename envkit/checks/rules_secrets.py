@@ -106,11 +106,18 @@ def candidate_lines(text: str, pattern: re.Pattern) -> list[int]:
 
     if not text:
         return []
+    guard = _GUARDS.get(pattern)
+    if guard is not None and not any(g in text for g in guard):
+        return []
     matches = [m.start() for m in pattern.finditer(text)]
     if not matches:
         return []
     offs = _line_offsets(text)
     return sorted({bisect.bisect_right(offs, pos) for pos in matches})
+
+
+#: substrings without which a pattern cannot match (a plain `in` test is much cheaper than a scan)
+_GUARDS: dict = {}
 
 
 @rule(
@@ -177,6 +184,8 @@ _PREFIX_LINE = re.compile(r"^prefix\s*:\s*\S")
 _HOME = re.compile(r"(?<![\w.~])(?:/home/|/Users/|[A-Za-z]:[\\/]{1,2}Users[\\/]{1,2})(?![<$%{~*])"
                    r"(?P<user>[^/\\\s'\"<>]+)")
 _HOME_QUICK = re.compile(r"/home/|/Users/|:\\{1,2}Users\\")
+_GUARDS[_HOME_QUICK] = ("/home/", "/Users/", "Users\\")
+_GUARDS[_CANDIDATE] = ("/t/", "@", "?", "&")
 
 
 @rule(
