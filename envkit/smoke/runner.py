@@ -131,6 +131,7 @@ def resolve_target(*, name: str | None = None, prefix: str | None = None, python
             raise EnvironmentNotFound(f"no such interpreter: {python}")
         if not os.access(exe, os.X_OK):
             raise EnvironmentNotFound(f"not executable: {python}")
+        exe = os.path.abspath(exe)  # the probe runs in a scratch directory; symlinks stay (venvs need them)
         # A conda env's own python gets that env's activation too.
         root = Path(exe).resolve().parent.parent if Path(exe).parent.name == "bin" else None
         if root is not None and (root / "conda-meta").is_dir() and Path(exe).parent.parent.resolve() == root:
