@@ -149,7 +149,7 @@ def test_json_output_is_documented_shape(repo, envkit_cli):
         "rule": "conda-pip-duplicate", "severity": "error", "file": "environment.yml", "line": 9,
         "message": "numpy is installed by conda (>=1.24) and pip (==1.26.4)",
         "packages": ["numpy", "numpy"], "fixable": False}
-    assert doc["summary"] == {"checked": ["environment.yml"], "findings": 5, "error": 2, "warning": 3,
+    assert doc["summary"] == {"checked": ["environment.yml"], "environments": [], "findings": 5, "error": 2, "warning": 3,
                               "info": 0, "fixed": 0, "fail_on": "error", "failed": True}
 
 
@@ -275,3 +275,20 @@ def test_pre_commit_hooks_file():
                                                      ("envkit-normalize", "envkit normalize --write")]
     for h in hooks:
         assert h["language"] == "python" and h["files"]
+
+
+def test_example_ci_repo_is_clean_and_its_lock_up_to_date(envkit_cli):
+    ci = REPO / "examples" / "ci-repo"
+    r = envkit_cli("check", cwd=ci)
+    assert (r.exit_code, r.stdout) == (0, "no findings (2 files checked)\n")
+    r = envkit_cli("lock", "--check", "-f", "environment.yml", "--lock", "conda-lock.yml", cwd=ci)
+    assert r.exit_code == 0, r.stdout + r.stderr
+    from envkit._yaml import load
+
+    hooks = {h["id"] for h in load((REPO / ".pre-commit-hooks.yaml").read_text())}
+    config = load((ci / ".pre-commit-config.yaml").read_text())
+    assert [h["id"] for h in config["repos"][0]["hooks"]] == ["envkit-check", "envkit-normalize"]
+    assert hooks == {"envkit-check", "envkit-normalize"}
+    workflow = (ci / ".github" / "workflows" / "environment.yml").read_text()
+    assert "envkit check environment.yml conda-lock.yml --format github" in workflow
+    assert "upload-sarif" in workflow and "envkit lock --check" in workflow

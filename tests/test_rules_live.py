@@ -86,5 +86,5 @@ def test_cli_checks_a_prefix_with_its_lock(tmp_path, default_prefix, envkit_cli)
         ("pip-overwrote-conda", str(prefix),
          "pip installed numpy 2.0.0 over conda's numpy 1.26.4: conda's files are gone but its record "
          "remains in conda-meta")]
-    assert doc["summary"]["checked"] == [str(lock_file), str(prefix)]
+    assert (doc["summary"]["checked"], doc["summary"]["environments"]) == ([str(lock_file)], [str(prefix)])
     assert "numpy" in r.stderr  # the shared duplicate warning

@@ -150,7 +150,7 @@ def lock_unsatisfied(target: Target, ctx: Context) -> Iterator[Hit]:
     example_fixed="""
         $ envkit create --lock conda-lock.yml -p ./env --force
         $ envkit check -p ./env --lock conda-lock.yml
-        no findings (1 environment checked)
+        no findings (1 file and 1 environment checked)
         """,
     applies_to=("live",),
     example_kind="text",

@@ -106,11 +106,12 @@ def check(files: tuple[str, ...], lock_file: str | None, name: str | None, prefi
         fixed = apply_fixes(findings, texts)
         if fixed:
             targets, findings = run()
-    checked = list(dict.fromkeys(t.path for t in targets))
+    checked = list(dict.fromkeys(t.path for t in targets if t.kind != "live"))
+    envs = [t.path for t in targets if t.kind == "live"]
     if fmt == "text":
         from envkit.render.findings_text import render_findings_text
 
-        text = render_findings_text(findings, checked=checked, fixed=fixed)
+        text = render_findings_text(findings, checked=checked, fixed=fixed, environments=envs)
     else:
         for x in fixed:
             if fmt != "json":
@@ -118,11 +119,12 @@ def check(files: tuple[str, ...], lock_file: str | None, name: str | None, prefi
         if fmt == "json":
             from envkit.render.findings_json import render_findings_json
 
-            text = render_findings_json(findings, checked=checked, fixed=fixed, fail_on=threshold)
+            text = render_findings_json(findings, checked=checked, fixed=fixed, fail_on=threshold,
+                                        environments=envs)
         elif fmt == "github":
             from envkit.render.findings_github import render_findings_github
 
-            text = render_findings_github(findings, checked=checked, fixed=fixed)
+            text = render_findings_github(findings, checked=checked, fixed=fixed, environments=envs)
         else:
             from envkit.render.findings_sarif import render_findings_sarif
 

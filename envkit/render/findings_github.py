@@ -24,7 +24,7 @@ def escape_property(text: str) -> str:
 
 
 def render_findings_github(findings: Sequence[Finding], *, checked: Sequence[str] = (),
-                           fixed: Sequence = ()) -> str:
+                           fixed: Sequence = (), environments: Sequence[str] = ()) -> str:
     """One workflow command per finding, then the text summary line (plain output)."""
     from envkit.render.findings_text import summary_line
 
@@ -35,5 +35,5 @@ def render_findings_github(findings: Sequence[Finding], *, checked: Sequence[str
             props.append(f"line={f.line}")
         props.append(f"title={escape_property(f'envkit {f.rule} ({f.severity})')}")
         out.append(f"::{LEVEL[f.severity]} {','.join(props)}::{escape_data(f.message)}")
-    out.append(summary_line(findings, checked=checked, fixed=fixed))
+    out.append(summary_line(findings, checked=checked, fixed=fixed, environments=environments))
     return "\n".join(out) + "\n"

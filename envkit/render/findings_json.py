@@ -4,7 +4,7 @@
      "findings": [{"rule", "severity", "file", "line" (int or null), "message",
                    "packages": [...], "fixable": bool}, ...],
      "fixed": [{"rule", "file", "line", "description"}, ...],
-     "summary": {"checked": [...], "findings": n, "error": n, "warning": n, "info": n,
+     "summary": {"checked": [files...], "environments": [prefixes...], "findings": n, "error": n, "warning": n, "info": n,
                  "fixed": n, "fail_on": "error", "failed": bool}}
 
 Keys are always present and in this order; findings are in the order of the text output.
@@ -20,7 +20,8 @@ JSON_VERSION = 1
 
 
 def render_findings_json(findings: Sequence[Finding], *, checked: Sequence[str] = (),
-                         fixed: Sequence = (), fail_on: str = "error") -> str:
+                         fixed: Sequence = (), fail_on: str = "error",
+                         environments: Sequence[str] = ()) -> str:
     """The JSON report (see the module docstring), ending with a newline."""
     counts = summarize(findings)
     doc = {
@@ -29,6 +30,7 @@ def render_findings_json(findings: Sequence[Finding], *, checked: Sequence[str] 
         "fixed": [x.as_dict() for x in fixed],
         "summary": {
             "checked": list(checked),
+            "environments": list(environments),
             "findings": len(findings),
             **counts,
             "fixed": len(fixed),

@@ -11,24 +11,31 @@ def location(f: Finding) -> str:
 
 
 def render_findings_text(findings: Sequence[Finding], *, checked: Sequence[str] = (),
-                         fixed: Sequence = ()) -> str:
+                         fixed: Sequence = (), environments: Sequence[str] = ()) -> str:
     """The text report: fixes applied (if any), one line per finding, and a summary line.
 
-    `checked` names the files and environments checked (for the summary count)."""
+    `checked` names the files checked and `environments` the live environments (for the summary)."""
     out: list[str] = []
     for x in fixed:
         where = f"{x.file}:{x.line}" if x.line else x.file
         out.append(f"{where}: fixed {x.rule}: {x.description}")
     for f in findings:
         out.append(f"{location(f)}: {f.severity} {f.rule}: {f.message}")
-    out.append(summary_line(findings, checked=checked, fixed=fixed))
+    out.append(summary_line(findings, checked=checked, fixed=fixed, environments=environments))
     return "\n".join(out) + "\n"
 
 
-def summary_line(findings: Sequence[Finding], *, checked: Sequence[str] = (), fixed: Sequence = ()) -> str:
-    """`2 findings (1 error, 1 warning) in 2 files checked` / `no findings (1 file checked)`."""
-    n = len(checked)
-    what = f"{n} {'file' if n == 1 else 'files'} checked" if n else "nothing checked"
+def summary_line(findings: Sequence[Finding], *, checked: Sequence[str] = (), fixed: Sequence = (),
+                 environments: Sequence[str] = ()) -> str:
+    """`2 findings (1 error, 1 warning) in 2 files checked` / `no findings (1 file and 1 environment
+    checked)`."""
+    n, e = len(checked), len(environments)
+    parts_checked = []
+    if n:
+        parts_checked.append(f"{n} {'file' if n == 1 else 'files'}")
+    if e:
+        parts_checked.append(f"{e} {'environment' if e == 1 else 'environments'}")
+    what = f"{' and '.join(parts_checked)} checked" if parts_checked else "nothing checked"
     fix = f", {len(fixed)} fixed" if fixed else ""
     if not findings:
         return f"no findings ({what}{fix})"
