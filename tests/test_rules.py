@@ -575,3 +575,33 @@ def test_severity_override_and_hit_severity():
     cfg = Config(severity={"mixed-channels": "error"})
     fs = findings("channels: [conda-forge]\ndependencies: [python]\n", config=cfg)
     assert [(f.rule, f.severity) for f in fs] == [("mixed-channels", "error")]
+
+
+def test_pixi_lock_environments_are_all_checked_and_findings_not_repeated():
+    text = textwrap.dedent("""\
+        version: 6
+        environments:
+          default:
+            channels:
+            - url: https://conda.anaconda.org/conda-forge/
+            - url: https://conda.anaconda.org/main/
+            packages:
+              linux-64:
+              - conda: https://conda.anaconda.org/conda-forge/linux-64/python-3.12.1-h0_0_cpython.conda
+          dev:
+            channels:
+            - url: https://conda.anaconda.org/conda-forge/
+            - url: https://conda.anaconda.org/main/
+            packages:
+              linux-64:
+              - conda: https://conda.anaconda.org/conda-forge/linux-64/python-3.12.1-h0_0_cpython.conda
+        packages:
+        - conda: https://conda.anaconda.org/conda-forge/linux-64/python-3.12.1-h0_0_cpython.conda
+          sha256: 0000000000000000000000000000000000000000000000000000000000000000
+          md5: 00000000000000000000000000000000
+          depends: []
+        """)
+    targets = targets_from_text(text, "pixi.lock")
+    assert [t.model.environment for t in targets] == ["default", "dev"]
+    fs = run_checks(targets, Config(select=("mixed-channels",)))
+    assert [(f.rule, f.file) for f in fs] == [("mixed-channels", "pixi.lock")]

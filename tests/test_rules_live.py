@@ -88,3 +88,23 @@ def test_cli_checks_a_prefix_with_its_lock(tmp_path, default_prefix, envkit_cli)
          "remains in conda-meta")]
     assert (doc["summary"]["checked"], doc["summary"]["environments"]) == ([str(lock_file)], [str(prefix)])
     assert "numpy" in r.stderr  # the shared duplicate warning
+
+
+def test_abi_and_cuda_mismatch_on_a_built_prefix(tmp_path):
+    from support.condafactory import ChannelBuilder, Pkg, default_packages, make_prefix, python_pkg
+
+    chan = ChannelBuilder(tmp_path / "chan", name="local")
+    chan.add(*default_packages())
+    # a compiled extension built for Python 3.12 that forgot its python dependency (so the solver
+    # lets it into a 3.11 env), and the CUDA 11.8 toolkit beside the CPU build of pytorch
+    chan.add(python_pkg("fastext", "1.0", build="py312h0_0", py="3.12", depends=["zlib"]),
+             Pkg(name="cudatoolkit", version="11.8.0", build="h0_13"))
+    chan.index()
+    prefix = make_prefix(tmp_path / "env", [chan], ["python=3.11", "pytorch", "fastext", "cudatoolkit=11.8"],
+                         cache_dir=tmp_path / "pkgs")
+    fs = _check(_env(prefix, tmp_path), "python-abi-mismatch", "cuda-mismatch")
+    assert [(f.rule, f.packages) for f in fs] == [
+        ("cuda-mismatch", ("pytorch", "cudatoolkit")), ("python-abi-mismatch", ("fastext", "python"))]
+    assert fs[0].message == ("pytorch=2.2.1=cpu_py311h0_0 selects a CPU build of PyTorch, but the "
+                             "environment pins CUDA (cudatoolkit=11.8.0=h0_13)")
+    assert fs[1].message == "fastext 1.0 build 'py312h0_0' is for Python 3.12, but the python package is 3.11"

@@ -308,7 +308,15 @@ def run_checks(targets: Iterable[Target], config: "Config") -> list[Finding]:
                             fixable=r.fixable and _fixable_hit(r.name, target, hit))
                 out.append(((index, hit.line or 0, r.name, hit.message), f))
     out.sort(key=lambda kv: kv[0])
-    return [f for _, f in out]
+    # one file can hold several targets (the environments of a pixi.lock): report a finding once
+    seen: set[tuple] = set()
+    result = []
+    for _, f in out:
+        key = (f.file, f.line, f.rule, f.message)
+        if key not in seen:
+            seen.add(key)
+            result.append(f)
+    return result
 
 
 def _fixable_hit(rule_name: str, target: Target, hit: Hit) -> bool:
