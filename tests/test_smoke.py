@@ -128,6 +128,18 @@ def test_crashing_worker_is_diagnosed(envkit_cli):
     assert "--shm-size" in shm["hint"] and "--ipc=host" in shm["hint"]
 
 
+def test_probe_killed_by_a_signal_fails_the_check_it_was_in(envkit_cli):
+    cfg = {"only": ["dataloader.throughput"],
+           "workload": {**TINY, "crash_at": 0, "crash": "SIGSEGV", "crash_main": True}}
+    r = smoke(envkit_cli, "--python", PY, "--json", config=cfg)
+    assert r.exit_code == 1, r.stdout + r.stderr
+    rep = json.loads(r.stdout)
+    check = [c for c in rep["checks"] if c["name"] == "dataloader.throughput"][0]
+    assert check["status"] == "fail"
+    assert check["detail"].startswith("the probe process was killed by signal 11 (SIGSEGV) during this check")
+    assert rep["hung"] is None and rep["could_not_run"] is False
+
+
 def test_require_cuda_on_a_cpu_machine_fails_with_the_diagnosis(envkit_cli):
     r = smoke(envkit_cli, "--python", PY, "--require-cuda", config={"only": ["cuda"]})
     assert r.exit_code == 1, r.stdout + r.stderr

@@ -384,7 +384,8 @@ class SyntheticDataset:
 
     Fault knobs, for tests of the runner: `hang_at` (a sample index at which __getitem__ blocks
     forever), `crash_at` with `crash` ('SIGBUS', 'SIGSEGV', 'exit') kills the worker process that
-    loads that sample, `pid_file` appends each worker's pid, `cuda_in_getitem` touches CUDA.
+    loads that sample (the probe itself too with `crash_main`), `pid_file` appends each worker's pid,
+    `cuda_in_getitem` touches CUDA.
     """
 
     def __init__(self, n: int, shape, latency_ms: float = 0.0, decode_iters: int = 0, **faults) -> None:
@@ -395,6 +396,7 @@ class SyntheticDataset:
         self.hang_at = faults.get("hang_at")
         self.crash_at = faults.get("crash_at")
         self.crash = faults.get("crash") or "SIGBUS"
+        self.crash_main = bool(faults.get("crash_main"))  # crash the probe itself (num_workers=0)
         self.pid_file = faults.get("pid_file")
         self.cuda_in_getitem = bool(faults.get("cuda_in_getitem"))
         self._pid_logged = None
@@ -413,7 +415,7 @@ class SyntheticDataset:
         if self.hang_at is not None and i >= int(self.hang_at):
             while True:
                 time.sleep(3600)
-        if self.crash_at is not None and i >= int(self.crash_at) and in_worker:
+        if self.crash_at is not None and i >= int(self.crash_at) and (in_worker or self.crash_main):
             if self.crash == "exit":
                 os._exit(3)
             import signal as _signal
@@ -927,7 +929,7 @@ class Probe:
 
     def dataset(self, n: int, shape=(3, 8, 8), latency_ms: float = 0.0, decode_iters: int = 0, **extra):
         faults = {k: v for k, v in (self.config.get("workload") or {}).items()
-                  if k in ("hang_at", "crash_at", "crash", "pid_file")}
+                  if k in ("hang_at", "crash_at", "crash", "crash_main", "pid_file")}
         faults.update(extra)
         return SyntheticDataset(n, shape, latency_ms, decode_iters, **faults)
 
@@ -1077,7 +1079,7 @@ class Probe:
                         batch_bytes=4 * w["batch_size"] * math.prod(w["sample_shape"]),
                         cuda_initialised_before_workers=bool(self.cuda_ok and self.torch.cuda.is_initialized()))
         result["workload"] = {k: v for k, v in workload.items()
-                              if k not in ("hang_at", "crash_at", "crash", "pid_file")}
+                              if k not in ("hang_at", "crash_at", "crash", "crash_main", "pid_file")}
         self.dataloader = result
         emit({"event": "dataloader", "dataloader": result})
         rec = result["recommended"]
