@@ -292,3 +292,12 @@ def test_example_ci_repo_is_clean_and_its_lock_up_to_date(envkit_cli):
     workflow = (ci / ".github" / "workflows" / "environment.yml").read_text()
     assert "envkit check environment.yml conda-lock.yml --format github" in workflow
     assert "upload-sarif" in workflow and "envkit lock --check" in workflow
+
+
+def test_fix_with_a_machine_format_reports_fixes_on_stderr(repo, envkit_cli):
+    (repo / "environment.yml").write_text(GOOD.replace("  - pip\n", "  - pip:\n    - requests==2.32.3\n"))
+    r = envkit_cli("check", "--fix", "--format", "github", cwd=repo)
+    assert r.exit_code == 0
+    assert r.stderr == "environment.yml:8: fixed pip-without-pip: added `pip` to the conda dependencies\n"
+    assert r.stdout == "no findings (1 file checked, 1 fixed)\n"
+    assert "  - pip\n  - pip:\n" in (repo / "environment.yml").read_text()

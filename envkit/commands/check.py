@@ -59,7 +59,7 @@ def check(files: tuple[str, ...], lock_file: str | None, name: str | None, prefi
     Exit codes: 0 no finding at or above --fail-on, 1 findings, 2 usage or parse error.
     `envkit explain RULE` describes a rule with an example.
     """
-    from envkit.cli import emit, warn
+    from envkit.cli import emit
     from envkit.errors import UsageError
 
     if list_rules:
@@ -114,8 +114,8 @@ def check(files: tuple[str, ...], lock_file: str | None, name: str | None, prefi
         text = render_findings_text(findings, checked=checked, fixed=fixed, environments=envs)
     else:
         for x in fixed:
-            if fmt != "json":
-                warn(f"{x.file}:{x.line}: fixed {x.rule}: {x.description}")
+            if fmt != "json":  # json reports fixes itself; the others keep stdout machine-readable
+                click.echo(f"{x.file}:{x.line}: fixed {x.rule}: {x.description}", err=True)
         if fmt == "json":
             from envkit.render.findings_json import render_findings_json
 
