@@ -414,6 +414,12 @@ def test_cuda_mismatch_build_newer_than_cuda_version_and_pytorch_cuda():
           - pytorch=2.2.1=py3.12_cuda12.1_cudnn8.9.2_0
           - pytorch-cuda=11.8
         """, "cuda-mismatch") == [("cuda-mismatch", 2)]
+    assert hits("""
+        dependencies:
+          - pytorch=*=cuda118*
+          - pytorch=2.4.1=cuda118_mkl_py312_h0_300
+          - cuda-version=12
+        """, "cuda-mismatch") == [("cuda-mismatch", 3)]  # `cuda-version=12` pins the major
 
 
 def test_cuda_mismatch_pip_local_version_and_index_against_conda():

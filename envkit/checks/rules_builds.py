@@ -226,7 +226,7 @@ def _newer_or_other_major(build: str, major_only: bool, pin: str) -> bool:
     b, p = build.split("."), pin.split(".")
     if b[0] != p[0]:
         return True
-    if major_only:
+    if major_only or len(p) == 1:
         return False
     bm, pm = major_minor(build), major_minor(pin)
     return bm is not None and pm is not None and bm > pm
@@ -295,10 +295,12 @@ def cuda_mismatch(target: Target, ctx: Context) -> Iterator[Hit]:
 def _cuda_checks(items: list[_Item], pip_options: list[str], on: str) -> Iterator[Hit]:
     pins = []
     for it in items:
-        if it.manager == "conda" and it.name in CUDA_PINS:
+        if it.manager == "conda" and it.name in CUDA_PINS and it.version:
             mm = major_minor(it.version)
             if mm:
                 pins.append((it, mm_text(mm)))
+            elif re.fullmatch(r"\d+", it.version):  # `cuda-version=12`: the major version only
+                pins.append((it, it.version))
     torch_like = [it for it in items if it.name in TORCH_NAMES or it.name in ("cpuonly", "pytorch-mutex")
                   or it.name in ("torchvision", "torchaudio")]
     # 1. a CPU build of pytorch with CUDA pins
@@ -320,8 +322,8 @@ def _cuda_checks(items: list[_Item], pip_options: list[str], on: str) -> Iterato
         if not cuda:
             continue
         for pin, pv in pins:
-            bad = (cuda != pv if pin.name == "pytorch-cuda" and not major_only and it.name in TORCH_NAMES
-                   else _newer_or_other_major(cuda, major_only, pv))
+            exact = pin.name == "pytorch-cuda" and not major_only and "." in pv and it.name in TORCH_NAMES
+            bad = cuda != pv if exact else _newer_or_other_major(cuda, major_only, pv)
             if bad:
                 what = f"CUDA {cuda}" + (".x" if major_only else "")
                 yield Hit(it.line, f"{it.label} is built for {what}, but {pin.label} pins CUDA {pv}{on}",
