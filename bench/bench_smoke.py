@@ -83,7 +83,7 @@ def cases(work):
     for name, w in WORKLOADS.items():
         wl = Workload(probe, w)
         case = Case(name=f"smoke --quick DataLoader search, {name}", measure=lambda wl=wl: wl.run(True),
-                    floor=None, floor_label="exhaustive sweep", target=1 / 3, repeat=1,
+                    floor=None, floor_label="exhaustive sweep", target=0.33, repeat=1,
                     notes="(quality filled in after the runs)")
 
         def floor(wl=wl, case=case):
