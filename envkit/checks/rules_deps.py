@@ -159,7 +159,7 @@ def _conda_dist_info_missing(prefix: str, pkg, warnings: tuple[str, ...]) -> boo
             data = json.loads(fh.read().decode("utf-8"))
     except (OSError, ValueError):
         needle = f"'{pkg.name}'"
-        return any(needle in w and ("overw" in w or "pip" in w) for w in warnings)
+        return any(needle in w and "overwrote" in w for w in warnings)
     dists = set()
     for f in data.get("files") or ():
         for marker in (".dist-info/", ".egg-info"):
