@@ -6,7 +6,8 @@ ENVKIT=${1:-envkit}
 cd "$(dirname "$0")/.."
 export NO_COLOR=${NO_COLOR:-}
 
-step() { printf '\n\033[1m$ envkit %s\033[0m\n' "$*"; "$ENVKIT" "$@"; printf '(exit %s)\n' "$?"; }
+if [ -t 1 ] && [ -z "${NO_COLOR}" ]; then B=$'\033[1m'; R=$'\033[0m'; else B=; R=; fi
+step() { printf '\n%s$ envkit %s%s\n' "$B" "$*" "$R"; "$ENVKIT" "$@"; printf '(exit %s)\n' "$?"; }
 
 echo "envkit demo: a laptop (osx-arm64, CPU) and a server (linux-64, CUDA) export of one project."
 step --version
