@@ -191,9 +191,10 @@ def test_gpu_present_and_cuda_pinned_env_with_cpu_torch_fail(envkit_cli, tmp_pat
 
 
 def test_latency_bound_workload_recommends_more_workers(envkit_cli):
-    """20 ms of I/O per sample and no CPU work: two workers halve the time, so they must win, in both
-    the exhaustive sweep and the quick search."""
-    work = {"samples": 32, "batch_size": 4, "latency_ms": 20.0, "decode_ms": 0.0, "sample_shape": [3, 8, 8],
+    """40 ms of I/O per sample and no CPU work: two workers halve the time, so they must win, in both
+    the exhaustive sweep and the quick search.  (The latency is large next to worker start-up, so a
+    loaded CI machine still sees the speed-up.)"""
+    work = {"samples": 32, "batch_size": 4, "latency_ms": 40.0, "decode_ms": 0.0, "sample_shape": [3, 8, 8],
             "epochs": 1, "max_workers": 2}
     for flag, search in ((None, "exhaustive"), ("--quick", "quick (adaptive)")):
         args = ["--python", PY, "--json"] + ([flag] if flag else [])
@@ -207,7 +208,7 @@ def test_latency_bound_workload_recommends_more_workers(envkit_cli):
         if search == "exhaustive":
             assert points == {(0, False), (1, False), (1, True), (2, False), (2, True)}
         base = [p for p in dl["sweep"] if p["num_workers"] == 0][0]
-        assert base["speedup"] == 1.0 and base["samples_per_s"] < 50  # 32 samples x 20 ms = 0.64 s
+        assert base["speedup"] == 1.0 and base["samples_per_s"] < 25.5  # 32 samples x 40 ms = 1.28 s
 
 
 def test_usage_errors(envkit_cli, tmp_path):
