@@ -2,7 +2,7 @@
 channels (and the corpus), and pip local versions."""
 import pytest
 
-from envkit.conda.buildstr import BuildInfo, decode
+from envkit.conda.buildstr import BuildInfo, cuda_from_digits, decode
 
 
 @pytest.mark.parametrize("build, version, name, expected", [
@@ -29,6 +29,32 @@ from envkit.conda.buildstr import BuildInfo, decode
     ("cpu_mkl_py312_h0_100", "2.5.1", "pytorch", BuildInfo(python="3.12", cpu=True, blas="MKL")),
     ("cuda112py39h2f1b3e4_1", "1.10.2", "pytorch", BuildInfo(python="3.9", cuda="11.2")),
     ("cpu_py39hfa7516b_0", "1.10.2", "pytorch", BuildInfo(python="3.9", cpu=True)),
+    ("py39cuda112hc5182df_0_cuda", "0.9.0", "torchvision",  # CUDA glued after the Python tag
+     BuildInfo(python="3.9", cuda="11.2", gpu=True)),
+    ("cuda112py310he87a039_0", "2.11.0", "tensorflow", BuildInfo(python="3.10", cuda="11.2")),
+    ("cuda120py311h9f2b5c1_200", "0.4.23", "jaxlib", BuildInfo(python="3.11", cuda="12.0")),
+    ("cuda112h5bea7ad_8_cuda", "1.7.0", "libfaiss", BuildInfo(cuda="11.2", gpu=True)),
+    ("cuda118_py311h5f2a1b3_0", "2.0.3", "py-xgboost", BuildInfo(python="3.11", cuda="11.8")),
+    ("py39_cu113_pyt1110", "0.7.4", "pytorch3d", BuildInfo(python="3.9", cuda="11.3")),  # corpus 42
+    ("cuda11.8_py310_1", "2.0.1", "pytorch", BuildInfo(python="3.10", cuda="11.8")),  # open-ce, 55
+    ("gpu_cuda113py39h19ae3d8_1", "1.12.1", "pytorch",  # defaults
+     BuildInfo(python="3.9", cuda="11.3", gpu=True)),
+    # the CUDA major version alone: `_0` is a build number, not a minor version (never "1.1")
+    ("cuda11_0", "8.9.2.26", "cudnn", BuildInfo(cuda="11")),  # defaults
+    ("cuda12_0", "8.9.2.26", "cudnn", BuildInfo(cuda="12")),
+    ("cuda11_1", "8.9.2.26", "cudnn", BuildInfo(cuda="11")),  # build number 1, not CUDA 11.1
+    ("cuda11_py39_ga9bca9036_0", "22.12.00", "cuml", BuildInfo(python="3.9", cuda="11")),  # RAPIDS
+    ("cuda_11_py39_gf700408e68_0", "22.12.01", "cudf",
+     BuildInfo(python="3.9", cuda="11", gpu=True)),
+    ("cuda11_g8aae42d1_0", "22.12.00", "librmm", BuildInfo(cuda="11")),
+    ("cuda12_py310_231208_gf53ae8e04_0", "23.12.01", "cudf", BuildInfo(python="3.10", cuda="12")),
+    # CUDA libraries whose build string says nothing about CUDA (a hash and a build number)
+    ("hbc23b4c_3", "8.9.7.29", "cudnn", BuildInfo()),  # conda-forge, corpus 53
+    ("h86fa8c9_0", "8.2.1.32", "cudnn", BuildInfo()),
+    ("h3a97aeb_0", "2.21.5.1", "nccl", BuildInfo()),
+    ("py311h9a2b3c4_0", "13.0.0", "cupy", BuildInfo(python="3.11")),
+    ("cuda", "1.0.0", "faiss-proc", BuildInfo(gpu=True)),
+    ("py39hd3ccb9b_2_cpu", "9.0.0", "arrow-cpp", BuildInfo(python="3.9", cpu=True)),
     # defaults
     ("gpu_py38h8a7d6ce_0", "2.4.1", "tensorflow", BuildInfo(python="3.8", gpu=True)),
     ("mkl", "1.0", "blas", BuildInfo(blas="MKL")),
@@ -71,6 +97,8 @@ def test_decode_conda_builds(build, version, name, expected):
     ("2.1.2+cpu.cxx11.abi", BuildInfo(cpu=True)),
     ("2.3.0+rocm6.0", BuildInfo(rocm="6.0")),
     ("1.13.1+cu117.with.pypi.cudnn", BuildInfo(cuda="11.7")),
+    ("1.7.1+cu92", BuildInfo(cuda="9.2")),
+    ("1.7.1+cu101", BuildInfo(cuda="10.1")),
     ("2.2.2", BuildInfo()),  # a plain PyPI version says nothing about the variant
 ])
 def test_decode_pip_local_versions(version, expected):
@@ -104,3 +132,16 @@ def test_variant_ignores_hash_and_build_number():
 def test_case_insensitive_and_cached():
     assert decode("PY3.11_CUDA12.1_0") == BuildInfo(python="3.11", cuda="12.1")
     assert decode("py311_0") is decode("py311_0")
+
+
+@pytest.mark.parametrize("digits, expected", [
+    ("121", "12.1"), ("100", "10.0"), ("130", "13.0"), ("92", "9.2"), ("80", "8.0"),
+    ("11", "11"), ("12", "12"), ("10", "10"), ("11.8", "11.8"),
+])
+def test_cuda_from_digits(digits, expected):
+    assert cuda_from_digits(digits) == expected
+
+
+def test_major_only_cuda_labels():
+    assert decode("cuda11_0", "8.9.2.26", "cudnn").labels() == ["CUDA 11"]
+    assert decode("cuda11_0", "8.9.2.26", "cudnn").accelerator == "CUDA 11"

@@ -422,6 +422,38 @@ def test_cuda_mismatch_build_newer_than_cuda_version_and_pytorch_cuda():
         """, "cuda-mismatch") == [("cuda-mismatch", 3)]  # `cuda-version=12` pins the major
 
 
+def test_cuda_mismatch_major_only_and_old_cuda_tags():
+    # defaults' cudnn `cuda11_0` and RAPIDS' `cuda_11_py39_...` name CUDA 11, the major alone
+    # (they once decoded as "CUDA 1.1" and were reported against every CUDA 11 pin)
+    assert hits("""
+        dependencies:
+          - cudatoolkit=11.7.0=hd8887f6_10
+          - pytorch-cuda=11.7
+          - cudnn=8.9.2.26=cuda11_0
+          - cudf=22.12.01=cuda_11_py39_gf700408e68_0
+          - cuml=22.12.00=cuda11_py39_ga9bca9036_0
+          - libfaiss=1.7.0=cuda112h5bea7ad_8_cuda
+        """, "cuda-mismatch") == []
+    fs = findings("""
+        dependencies:
+          - cuda-version=12.1
+          - cudnn=8.9.2.26=cuda11_0
+        """, rule="cuda-mismatch")
+    assert [(f.line, f.message) for f in fs] == [
+        (3, "cudnn=8.9.2.26=cuda11_0 is built for CUDA 11.x, but cuda-version=12.1 pins CUDA 12.1")]
+    # the pytorch channel's 2018 builds: `cuda90` is CUDA 9.0 (not a major version "90")
+    assert hits("""
+        dependencies:
+          - pytorch=0.4.1=py36_cuda90_cudnn7he774522_1
+          - cudatoolkit=9.0
+        """, "cuda-mismatch") == []
+    assert hits("""
+        dependencies:
+          - pytorch=0.4.1=py36_cuda92_cudnn7he774522_1
+          - cudatoolkit=9.0
+        """, "cuda-mismatch") == [("cuda-mismatch", 2)]
+
+
 def test_cuda_mismatch_pip_local_version_and_index_against_conda():
     assert hits("""
         dependencies:

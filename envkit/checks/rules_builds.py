@@ -143,7 +143,6 @@ def _wheel_mismatch(tag: str, abi3: bool, python: str) -> bool:
 
 CUDA_PINS = ("cuda-version", "pytorch-cuda", "cudatoolkit")
 TORCH_NAMES = ("pytorch", "torch", "pytorch-gpu", "pytorch-cpu", "libtorch")
-_CUDA_MAJOR_ONLY = re.compile(r"(?:^|_)cuda(?P<major>\d{2})(?=_|$)")
 _CU_INDEX = re.compile(r"download\.pytorch\.org/whl/(?:nightly/)?(?P<tag>cu\d{2,3}|cpu|rocm[\d.]+)\b")
 #: torch minor -> (torchvision minor, torchaudio minor) for releases older than the template matrix
 #: (torchvision and torchaudio READMEs); newer releases come from envkit.templates.load_matrix().
@@ -174,13 +173,10 @@ def _cuda_of(item: _Item) -> tuple[str | None, bool, bool]:
         return info.cuda, False, info.cpu
     if not item.build:
         return None, False, item.name == "cpuonly"
-    b = item.build.lower()
-    m = _CUDA_MAJOR_ONLY.search(b)
-    if m:  # conda-forge's `cuda11_0`/`cuda12_0` (cudnn, nccl): the major version only
-        return m.group("major"), True, False
     info = decode(item.build, item.version, item.name)
     cpu = info.cpu and (item.name in TORCH_NAMES or item.name in ("cpuonly", "pytorch-mutex"))
-    return info.cuda, False, cpu
+    # `cudnn=8.9.2.26=cuda11_0`, RAPIDS `cuda11_py39_...`: the build names the major version only
+    return info.cuda, info.cuda is not None and "." not in info.cuda, cpu
 
 
 def _items_of_spec(spec: EnvSpec) -> list[_Item]:
@@ -215,8 +211,9 @@ def _index_cuda(texts: Iterable[str]) -> tuple[str | None, str | None]:
         if m:
             tag = m.group("tag")
             if tag.startswith("cu"):
-                d = tag[2:]
-                return (f"{d[0]}.{d[1]}" if len(d) == 2 else f"{d[:2]}.{d[2:]}"), t
+                from envkit.conda.buildstr import cuda_from_digits
+
+                return cuda_from_digits(tag[2:]), t
             if tag == "cpu":
                 return "cpu", t
     return None, None

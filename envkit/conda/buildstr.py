@@ -4,6 +4,8 @@
 `cuda129_mkl_py312_h1234_302` -> CUDA 12.9, MKL, Python 3.12; `cpu_generic_py311_h0_0` -> CPU;
 `20_linux64_openblas` -> OpenBLAS; `np113py36_0` -> numpy 1.13, Python 3.6; `h0_cpython` -> CPython;
 `cuda112py39h2f1b3e4_1` -> CUDA 11.2, Python 3.9; torchvision `py311_cu121` -> CUDA 12.1;
+`py39cuda112hc5182df_0_cuda` -> CUDA 11.2, Python 3.9; defaults' cudnn `cuda11_0` and RAPIDS'
+`cuda11_py39_ga9bca9036_0` -> CUDA 11 (the major version only: `_0` is the build number);
 `gpu_py38h1234_0` (defaults) and pytorch-mutex `cuda` -> a GPU build of unnamed CUDA;
 pip `2.3.1+cu121` -> CUDA 12.1, `+cpu` -> CPU, `+rocm6.0` -> ROCm 6.0.
 
@@ -23,8 +25,12 @@ from functools import lru_cache
 # `py311`, `py3.11`, `cp311`, `py27` anywhere a new token starts: after `_`, at the start, or glued
 # to a preceding tag (`np113py36`, `cuda112py39`) - never inside a word (`pyhd8ed1ab` is noarch).
 _PY = re.compile(r"(?<![a-z])(?:py|cp)(?P<ver>3\.\d{1,2}|2\.7|3\d{1,2}|27)(?=_|$|h|np|[a-z])")
-_CUDA = re.compile(r"(?:^|_)(?:cuda_?(?P<ver>\d{1,2}\.\d(?:\.\d+)?|\d{2,3})(?=_|$|[a-z])"
-                   r"|cu(?P<cu>\d{2,3})(?=_|$))")
+# `cuda` then the version: `cuda12.1`, `cuda11.8_py310`, `cuda126_mkl`, `cuda112py39h..`, RAPIDS'
+# `cuda11_py39`/`cuda_11_py39`, defaults' `cuda11_0`; also glued after a Python tag (conda-forge's
+# torchvision `py39cuda112hc5182df_0_cuda`).  Never inside a word: a hash is hex, so has no `u`.
+# `cu121` (torchvision, pytorch3d `py39_cu113_pyt1110`) only as a whole token.
+_CUDA = re.compile(r"(?:(?<![a-z])cuda_?(?P<ver>\d{1,2}\.\d(?:\.\d+)?|\d{2,3})(?=_|$|[a-z])"
+                   r"|(?:^|_)cu(?P<cu>\d{2,3})(?=_|$))")
 _CU_LOCAL = re.compile(r"^cu(?P<ver>\d{2,3})(?=\.|$)")
 _ROCM_LOCAL = re.compile(r"^rocm(?P<ver>\d+(?:\.\d+)*)")
 _CUDNN = re.compile(r"(?:^|_)cudnn(?P<ver>\d+(?:\.\d+)*)")
@@ -43,11 +49,14 @@ TORCH_FAMILY = frozenset({"pytorch", "torchvision", "torchaudio", "libtorch"})
 BLAS_SELECTORS = frozenset({"blas", "libblas", "libcblas", "liblapack", "liblapacke", "blas-devel"})
 
 
-def _cuda_version(digits: str) -> str:
+def cuda_from_digits(digits: str) -> str:
+    """The CUDA version a build tag's digits name: `121` -> "12.1", `100` -> "10.0", `92` -> "9.2",
+    `12.1` -> "12.1"; two digits starting with 1 are a major version alone (`11` -> "11": defaults'
+    `cudnn=8.9.2.26=cuda11_0`, RAPIDS' `cuda11_py39_...`), since no CUDA 1.x was ever packaged."""
     if "." in digits:
         return digits
     if len(digits) == 2:
-        return f"{digits[0]}.{digits[1]}"
+        return digits if digits[0] == "1" else f"{digits[0]}.{digits[1]}"
     return f"{digits[:2]}.{digits[2:]}"
 
 
@@ -62,7 +71,7 @@ class BuildInfo:
     """What a build string says.  Every field is None (False) when the build string does not say."""
 
     python: str | None = None  # "3.11"
-    cuda: str | None = None  # "12.1"
+    cuda: str | None = None  # "12.1"; the major alone ("11") when that is all the build says
     cpu: bool = False  # an explicit (or, for the PyTorch family, certain) CPU variant
     cudnn: str | None = None
     blas: str | None = None  # "MKL", "OpenBLAS", ...
@@ -134,7 +143,7 @@ def _decode(build: str | None, version: str | None, name: str | None) -> BuildIn
         local = version.split("+", 1)[1].lower()
         m = _CU_LOCAL.match(local)
         if m:
-            cuda = _cuda_version(m.group("ver"))
+            cuda = cuda_from_digits(m.group("ver"))
         elif local.startswith("cpu"):
             cpu = True
         else:
@@ -145,7 +154,7 @@ def _decode(build: str | None, version: str | None, name: str | None) -> BuildIn
         b = build.lower()
         m = _CUDA.search(b)
         if m:
-            cuda = _cuda_version(m.group("ver") or m.group("cu"))
+            cuda = cuda_from_digits(m.group("ver") or m.group("cu"))
         if _CPU.search(b) or b.startswith("cpu"):
             cpu = True
         if _GPU.search(b):
