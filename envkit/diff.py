@@ -204,6 +204,17 @@ class EnvDiff:
             return False
         return not any(c.status in ("not-satisfied", "missing") for c in self.spec_checks)
 
+    def differing_lists(self) -> list[str]:
+        """'channels differ', 'pip index options differ', 'environment variables differ': the
+        side-level lists that differ, in that order (for summaries)."""
+        out = []
+        for changed, what in ((self.channels.changed, "channels"),
+                              (self.pip_options.changed, "pip index options"),
+                              (self.variables.changed, "environment variables")):
+            if changed:
+                out.append(f"{what} differ")
+        return out
+
     def by_group(self, group: str) -> list[Change]:
         return [c for c in self.changes if c.group == group]
 
@@ -831,18 +842,8 @@ def _impact(name, kind, a, b, ia, ib, cat, ctx: _Context, side_label: str) -> tu
             info = ib if kind == "added" else ia
             acc = f" ({info.accelerator})" if info is not None and info.accelerator else ""
             return "high", f"PyTorch component{acc} {only}"
-        if cat == "cuda":
-            high = n in _CUDA_CORE
-            return ("high" if high else "medium",
-                    f"CUDA runtime library {only}: GPU code paths and driver requirements differ")
-        if cat == "cudnn":
-            return "high", f"cuDNN {only}: GPU convolutions and their numerics differ"
-        if cat == "nccl":
-            return "medium", f"NCCL {only}: multi-GPU communication differs"
-        if cat == "blas":
-            return _blas_reason(ctx, only)
-        if cat == "compiler-runtime":
-            return "medium", _runtime_reason(n) + f" ({only})"
+        if cat in _LIBRARY_REASONS:
+            return _library_reason(cat, n, only, ctx, one_sided=True)
         if cat == "numpy":
             return "high", f"numpy {only}"
         return "low", only
@@ -870,18 +871,8 @@ def _impact(name, kind, a, b, ia, ib, cat, ctx: _Context, side_label: str) -> tu
             return "high", "a different PyTorch build variant (" + ", ".join(
                 _variant_words(ia, ib)) + ")"
         return "high", f"PyTorch {va} → {vb}: operators, defaults and numerics change between releases"
-    if cat == "cuda":
-        high = n in _CUDA_CORE
-        return ("high" if high else "medium",
-                f"CUDA {va} → {vb}: kernels, driver requirements and numerics may differ")
-    if cat == "cudnn":
-        return "high", f"cuDNN {va} → {vb}: convolution algorithms and numerics differ"
-    if cat == "nccl":
-        return "medium", f"NCCL {va} → {vb}: multi-GPU communication may behave differently"
-    if cat == "blas":
-        return _blas_reason(ctx, None)
-    if cat == "compiler-runtime":
-        return "medium", _runtime_reason(n) + f" ({va} → {vb})"
+    if cat in _LIBRARY_REASONS:
+        return _library_reason(cat, n, f"{va} → {vb}", ctx, one_sided=False)
     if cat == "numpy":
         if _major(va) != _major(vb):
             return ("high", f"numpy {_major(va)}.x → {_major(vb)}.x: an ABI break; extensions built "
@@ -894,6 +885,35 @@ def _impact(name, kind, a, b, ia, ib, cat, ctx: _Context, side_label: str) -> tu
     if kind == "downgraded":
         return "low", "older on B"
     return "low", "a different version"
+
+
+#: category -> (impact, (what, consequence) when on one side only, (what, consequence) when the
+#: versions differ); impact None: high for the core CUDA packages, else medium.  The BLAS and
+#: compiler-runtime reasons depend on more than the category (see `_library_reason`).
+_LIBRARY_REASONS = {
+    "cuda": (None, ("CUDA runtime library", "GPU code paths and driver requirements differ"),
+             ("CUDA", "kernels, driver requirements and numerics may differ")),
+    "cudnn": ("high", ("cuDNN", "GPU convolutions and their numerics differ"),
+              ("cuDNN", "convolution algorithms and numerics differ")),
+    "nccl": ("medium", ("NCCL", "multi-GPU communication differs"),
+             ("NCCL", "multi-GPU communication may behave differently")),
+    "blas": None,
+    "compiler-runtime": None,
+}
+
+
+def _library_reason(cat: str, n: str, what: str, ctx: _Context, *, one_sided: bool) -> tuple[str, str]:
+    """(impact, reason) for a CUDA, cuDNN, NCCL, BLAS or compiler-runtime package that is on one
+    side only (`what` = "only on B") or whose version differs (`what` = "1.0 → 1.1")."""
+    if cat == "blas":
+        return _blas_reason(ctx, what if one_sided else None)
+    if cat == "compiler-runtime":
+        return "medium", _runtime_reason(n) + f" ({what})"
+    impact, one, two = _LIBRARY_REASONS[cat]
+    subject, consequence = one if one_sided else two
+    if impact is None:
+        impact = "high" if n in _CUDA_CORE else "medium"
+    return impact, f"{subject} {what}: {consequence}"
 
 
 def _sort_version(v: str):

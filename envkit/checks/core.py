@@ -191,6 +191,17 @@ class Target:
             return ""
         return self.lines[line - 1]
 
+    def line_of_key(self, key: str) -> int | None:
+        """The first line of the file where a `key:` mapping entry starts (at any indent), or None
+        (no text, or no such line)."""
+        if not self.text or key not in self.text:
+            return None
+        pat = re.compile(rf"^\s*{re.escape(key)}\s*:")
+        for n, line in enumerate(self.lines, 1):
+            if pat.match(line):
+                return n
+        return None
+
     @property
     def yaml(self):
         """The file's YAML tree (YamlMap) for a YAML spec; None for other targets or non-YAML text.

@@ -31,7 +31,7 @@ def channel_uses(target: Target) -> list[tuple[str, int | None, str]]:
                 out.append((d.channel, d.line, f"prefix of {d.name}"))
         return out
     if isinstance(m, (Lock, LiveEnv)):
-        listed_line = _key_line(target, "channels") if m.channels else None
+        listed_line = target.line_of_key("channels") if m.channels else None
         for ch in m.channels:
             out.append((ch.name, listed_line, "listed"))
         seen: set[str] = set()
@@ -40,17 +40,6 @@ def channel_uses(target: Target) -> list[tuple[str, int | None, str]]:
                 seen.add(p.channel)
                 out.append((p.channel, p.line, f"channel of {p.name}"))
     return out
-
-
-def _key_line(target: Target, key: str) -> int | None:
-    """The first line of the file where `key:` starts (a lock's `channels:`), or None."""
-    if not target.text or key not in target.text:
-        return None
-    pat = re.compile(rf"^\s*{re.escape(key)}\s*:")
-    for n, line in enumerate(target.lines, 1):
-        if pat.match(line):
-            return n
-    return None
 
 
 @rule(
@@ -260,9 +249,7 @@ def insecure_url(target: Target, ctx: Context) -> Iterator[Hit]:
     elif isinstance(m, Lock):
         yield from _lock_insecure(target, m)
     elif isinstance(m, LiveEnv):
-        for ch in m.channels:
-            if ch.url and _insecure(ch.url):
-                yield Hit(None, f"channel {ch.name} is reached over plain http: {ch.url}", (ch.name,))
+        yield from _channels_insecure(m.channels)
 
 
 def _spec_insecure(target: Target, spec: EnvSpec) -> Iterator[Hit]:
@@ -287,10 +274,15 @@ def _spec_insecure(target: Target, spec: EnvSpec) -> Iterator[Hit]:
             yield Hit(p.line, f"{what} over plain http: {u}", (p.name,) if p.name else ())
 
 
-def _lock_insecure(target: Target, lock: Lock) -> Iterator[Hit]:
-    for ch in lock.channels:
+def _channels_insecure(channels) -> Iterator[Hit]:
+    """The recorded channels (of a lock or a live environment) reached over plain http."""
+    for ch in channels:
         if ch.url and _insecure(ch.url):
             yield Hit(None, f"channel {ch.name} is reached over plain http: {ch.url}", (ch.name,))
+
+
+def _lock_insecure(target: Target, lock: Lock) -> Iterator[Hit]:
+    yield from _channels_insecure(lock.channels)
     for opt in lock.pip_options:
         if "--trusted-host" in opt:
             yield Hit(None, f"pip option '{opt}' disables certificate checks for that host")

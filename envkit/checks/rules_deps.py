@@ -98,20 +98,28 @@ def _pkg_desc(pkg, project: str) -> str:
     return pkg.version if pkg.name == project else f"{pkg.name} {pkg.version}"
 
 
-def _lock_duplicates(target: Target, lock: Lock, ctx: Context) -> Iterator[Hit]:
+def _package_duplicates(pkgs, ctx: Context, owned: dict | None = None) -> list:
+    """(Duplicate, conda package, pip package) for each project that both conda and pip install
+    in one set of locked or installed packages; `owned` is a live prefix's conda name -> the PyPI
+    names its dist-info folders say it installs."""
     from envkit.conda.names import find_duplicates, pep503
 
+    pips = [p for p in pkgs if p.manager == "pip"]
+    if not pips:
+        return []
+    conda = {p.name: p for p in pkgs if p.manager == "conda"}
+    pip_by = {}
+    for p in pips:
+        pip_by.setdefault(pep503(p.name), p)
+    dups = find_duplicates(list(conda), [p.name for p in pips], extra=ctx.pypi_names, owned=owned)
+    return [(d, conda[d.conda_name], pip_by[d.project]) for d in dups]
+
+
+def _lock_duplicates(target: Target, lock: Lock, ctx: Context) -> Iterator[Hit]:
     found: dict[tuple[str, str], list] = {}
     for platform, pkgs in target.packages_by_platform().items():
-        pips = [p for p in pkgs if p.manager == "pip"]
-        if not pips:
-            continue
-        conda = {p.name: p for p in pkgs if p.manager == "conda"}
-        pip_by = {}
-        for p in pips:
-            pip_by.setdefault(pep503(p.name), p)
-        for d in find_duplicates(list(conda), [p.name for p in pips], extra=ctx.pypi_names):
-            entry = found.setdefault((d.conda_name, d.project), [conda[d.conda_name], pip_by[d.project], []])
+        for d, conda_pkg, pip_pkg in _package_duplicates(pkgs, ctx):
+            entry = found.setdefault((d.conda_name, d.project), [conda_pkg, pip_pkg, []])
             entry[2].append(platform)
     for (conda_name, project), (c, p, platforms) in found.items():
         where = f" on {', '.join(x for x in platforms if x)}" if any(platforms) else ""
@@ -121,18 +129,7 @@ def _lock_duplicates(target: Target, lock: Lock, ctx: Context) -> Iterator[Hit]:
 
 
 def _live_duplicates(env: LiveEnv, ctx: Context):
-    from envkit.conda.names import find_duplicates, pep503
-
-    pips = env.pip_packages()
-    if not pips:
-        return []
-    conda = {p.name: p for p in env.conda_packages()}
-    pip_by = {}
-    for p in pips:
-        pip_by.setdefault(pep503(p.name), p)
-    dups = find_duplicates(list(conda), [p.name for p in pips], extra=ctx.pypi_names,
-                           owned=dict(env.pypi_names))
-    return [(d, conda[d.conda_name], pip_by[d.project]) for d in dups]
+    return _package_duplicates(env.packages, ctx, owned=dict(env.pypi_names))
 
 
 # --------------------------------------------------------------------------------------------

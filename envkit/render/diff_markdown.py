@@ -54,12 +54,7 @@ def render_markdown(d: EnvDiff, *, show_all: bool = False) -> str:
         if d.spec_side:
             bits.append(f"{s['spec']['not-satisfied']} spec entries not satisfied, "
                         f"{s['spec']['missing']} missing")
-        if d.channels.changed:
-            bits.append("channels differ")
-        if d.pip_options.changed:
-            bits.append("pip index options differ")
-        if d.variables.changed:
-            bits.append("environment variables differ")
+        bits += d.differing_lists()
         if not s["changes"] and bad:
             bits = bits[1:]
         out.append("**Different**: " + ", ".join(bits) + ".")

@@ -318,12 +318,7 @@ def _summary_line(d: EnvDiff, p: _Painter) -> str:
         ns = sum(1 for c in bad if c.status == "not-satisfied")
         nm = len(bad) - ns
         parts.append(f"{ns} spec entr{'ies' if ns != 1 else 'y'} not satisfied, {nm} missing")
-    if d.channels.changed:
-        parts.append("channels differ")
-    if d.pip_options.changed:
-        parts.append("pip index options differ")
-    if d.variables.changed:
-        parts.append("environment variables differ")
+    parts += d.differing_lists()
     return p("Different: " + "; ".join(parts) + ".", "bold")
 
 
