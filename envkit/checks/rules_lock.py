@@ -29,9 +29,14 @@ def lock_problems(spec_target: Target, lock_target: Target) -> list:
     if key not in cache:
         from envkit.lock import check_lock
 
+        import os
+
         spec, lock = spec_target.model, lock_target.model
         if isinstance(spec, EnvSpec) and isinstance(lock, Lock):
-            cache[key] = check_lock(spec, lock)
+            # the lock's header says whose content hash it records; conda-lock's is computed from
+            # the spec file on disk (envkit.lock.lock_staleness decides, as `envkit lock --check` does)
+            spec_path = spec_target.path if spec_target.path and os.path.isfile(spec_target.path) else None
+            cache[key] = check_lock(spec, lock, spec_path=spec_path, lock_text=lock_target.text or "")
         else:
             cache[key] = []
     return cache[key]
@@ -57,9 +62,12 @@ def _line_of_key(target: Target, key: str) -> int | None:
         `sources:`, or - when one spec and one lock are checked together - with each other.
         Platforms the spec lists (`platforms:`) that the lock lacks are reported too.
 
-        The hash is envkit's own (`envkit-content-hash/1`), so it is only compared on locks
-        envkit wrote (their header says so); for a lock written by conda-lock itself, the
-        `lock-unsatisfied` rule still checks every entry.
+        Whose hash is compared follows the lock's header: envkit's own (`envkit-content-hash/1`)
+        on a lock envkit wrote; conda-lock's, computed from the spec file with conda-lock's
+        library (`envkit[lock]`), on a lock conda-lock wrote.  When that cannot be computed
+        (conda-lock not installed, no spec file on disk), or when a lock that names neither writer
+        records a hash that is neither's, it is not called stale: only the `lock-unsatisfied`
+        rule checks the lock.
 
         Fix: `envkit lock -f environment.yml -o conda-lock.yml` (or `envkit lock --check` in CI).
         """,
@@ -81,12 +89,9 @@ def stale_lock(target: Target, ctx: Context) -> Iterator[Hit]:
     spec_target = target.spec
     if spec_target is None or not isinstance(target.model, Lock):
         return
-    envkit_made = made_by_envkit(target.text)
     hash_line = _line_of_key(target, "content_hash") if target.text else None
     for p in lock_problems(spec_target, target):
         if p.kind == "stale":
-            if not envkit_made:
-                continue
             yield Hit(hash_line, f"{p.platform}: {p.message} ({spec_target.path})")
         elif p.kind == "missing-platform":
             yield Hit(_line_of_key(target, "platforms"),

@@ -26,7 +26,8 @@ BACKENDS = ("native", "conda", "mamba", "micromamba")
 @click.option("--channel-priority", type=click.Choice(("strict", "flexible", "disabled")), default="strict",
               show_default=True, help="Channel priority when solving -f.")
 @click.option("--virtual-package", "virtual_packages", multiple=True, metavar="[PLATFORM:]__NAME=VERSION",
-              help="Set a virtual package when solving, e.g. linux-64:__cuda=12.4 (repeatable).")
+              help="Set a virtual package when solving, e.g. linux-64:__cuda=12.4 (repeatable); with --check, "
+                   "the ones a conda-lock lock was made with.")
 @click.option("--solver", type=click.Choice(("rattler", "conda-lock")), default="rattler", show_default=True,
               help="Solve -f with py-rattler, or with conda-lock (needs a conda executable).")
 @click.option("--no-pip", is_flag=True, help="Do not lock the pip section of -f.")
@@ -50,7 +51,14 @@ def lock(name, prefix, spec_file, platforms, output, env_lock, no_env_lock, back
             raise UsageError("--check needs the environment file (-f)")
         if name or prefix:
             raise UsageError("--check compares -f with --lock; it does not read a live environment")
-        return _check(spec_file, lock_file or "conda-lock.yml")
+        for opt, given in (("--platform", platforms), ("--no-pip", no_pip), ("--solver", solver != "rattler"),
+                           ("--channel-priority", channel_priority != "strict"), ("--env-lock", env_lock),
+                           ("--no-env-lock", no_env_lock)):
+            if given:
+                raise UsageError(f"{opt} is for locking; --check reads the lock as it is",
+                                 hint="--virtual-package is the one solver option --check takes (for a "
+                                      "conda-lock lock made with non-default virtual packages)")
+        return _check(spec_file, lock_file or "conda-lock.yml", virtual_packages)
     if lock_file:
         raise UsageError("--lock is only for --check (the lock to write is -o)")
     sources = sum(bool(x) for x in (name, prefix, spec_file))
@@ -174,19 +182,24 @@ def _lock_spec(spec_file, platforms, output, channel_priority, virtual_packages,
     return 0
 
 
-def _check(spec_file: str, lock_file: str) -> int:
+def _check(spec_file: str, lock_file: str, virtual_packages=()) -> int:
     from envkit.commands._common import warn_duplicates
     from envkit.errors import ParseError, Where
     from envkit.formats import read_file
-    from envkit.lock import check_lock
+    from envkit.lock import check_lock, lock_staleness, parse_virtual_package
     from envkit.model import Lock
 
+    vps = [parse_virtual_package(v) for v in virtual_packages]
     spec = _read_spec(spec_file)
     lk = read_file(lock_file)
     if not isinstance(lk, Lock):
         raise ParseError("not a lock file", where=Where(file=lock_file), hint="pass conda-lock.yml with --lock")
     warn_duplicates([spec])
-    problems = check_lock(spec, lk)
+    staleness = lock_staleness(spec, lk, spec_file, virtual_packages=vps)
+    problems = check_lock(spec, lk, staleness=staleness)
+    for s in staleness:
+        if s.status == "not-comparable":
+            click.echo(f"{lock_file}: note: {s}")
     for p in problems:
         where = f"{spec_file}:{p.line}" if p.line else lock_file
         click.echo(f"{where}: {p.kind}: {p}")
@@ -195,5 +208,6 @@ def _check(spec_file: str, lock_file: str) -> int:
         click.echo(f"{lock_file} does not fit {spec_file}: {len(problems)} problem(s); regenerate it with "
                    f"`{_regen('-f', spec_file, *plats, '-o', lock_file)}`")
         return 1
-    click.echo(f"{lock_file} is up to date with {spec_file} ({', '.join(lk.platforms)})")
+    how = "satisfies" if any(s.status == "not-comparable" for s in staleness) else "is up to date with"
+    click.echo(f"{lock_file} {how} {spec_file} ({', '.join(lk.platforms)})")
     return 0
