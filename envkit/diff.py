@@ -243,6 +243,7 @@ class EnvDiff:
 
 _PYTHON = frozenset({"python"})
 _TORCH = frozenset({"pytorch", "torch", "torchvision", "torchaudio", "libtorch", "pytorch-cuda",
+                    "pytorch-base", "torchvision-base",  # Open-CE's names (corpus 55)
                     "pytorch-cpu", "pytorch-gpu", "cpuonly", "pytorch-mutex", "_pytorch_select",
                     "torchtriton"})
 _CUDA_CORE = frozenset({"cudatoolkit", "cuda-toolkit", "cuda-version", "cuda-runtime",
@@ -260,7 +261,7 @@ _RUNTIME = frozenset({"libstdcxx-ng", "libstdcxx", "libgcc-ng", "libgcc", "libgo
                       "libcxxabi", "llvm-openmp", "_openmp_mutex", "intel-openmp", "libgfortran",
                       "libgfortran-ng", "libgfortran5", "vc", "vs2015_runtime", "vc14_runtime",
                       "ucrt"})
-_NUMPY = frozenset({"numpy"})
+_NUMPY = frozenset({"numpy", "numpy-base"})  # defaults splits numpy: the code is in numpy-base
 
 #: The order of the "likely to matter" section.
 CATEGORY_ORDER = ("python", "torch", "cuda", "cudnn", "nccl", "blas", "compiler-runtime", "numpy")
@@ -828,11 +829,16 @@ def _impact(name, kind, a, b, ia, ib, cat, ctx: _Context, side_label: str) -> tu
         return ("high", f"installed by both conda and pip on {side_label} only: pip's copy shadows "
                         f"conda's and the solver cannot see it")
     if kind == "manager":
-        mgr = f"{a.manager} on A, {b.manager} on B"
-        if cat in ("torch", "numpy", "python", "cuda", "cudnn", "nccl", "blas"):
-            return ("high", f"installed by {mgr}: a different build (and for PyTorch a different "
-                            f"CUDA bundling); pip's copy is invisible to the conda solver")
-        return ("low", f"installed by {mgr}: pip's copy is invisible to the conda solver")
+        mgr = f"installed by {a.manager} on A, {b.manager} on B"
+        if _split_local(va)[0] != _split_local(vb)[0]:
+            mgr = f"{_split_local(va)[0]} → {_split_local(vb)[0]}, {mgr}"
+        if cat == "torch":
+            return ("high", f"{mgr}: PyTorch's pip wheels bundle their own CUDA libraries; pip's "
+                            f"copy is invisible to the conda solver")
+        if cat in ("numpy", "python", "cuda", "cudnn", "nccl", "blas"):
+            return ("high", f"{mgr}: a different build (compiler flags, linked libraries); pip's "
+                            f"copy is invisible to the conda solver")
+        return ("low", f"{mgr}: pip's copy is invisible to the conda solver")
     if kind in ("added", "removed"):
         where = "B" if kind == "added" else "A"
         only = f"only on {where}"
@@ -845,6 +851,8 @@ def _impact(name, kind, a, b, ia, ib, cat, ctx: _Context, side_label: str) -> tu
         if cat in _LIBRARY_REASONS:
             return _library_reason(cat, n, only, ctx, one_sided=True)
         if cat == "numpy":
+            if n != "numpy":  # numpy-base: it goes with `numpy`, which is reported itself
+                return "medium", f"{name} (the compiled part of defaults' numpy) {only}"
             return "high", f"numpy {only}"
         return "low", only
     # the same package on both sides
@@ -865,12 +873,21 @@ def _impact(name, kind, a, b, ia, ib, cat, ctx: _Context, side_label: str) -> tu
     if cat == "torch":
         acc_a, acc_b = ia.accelerator if ia else None, ib.accelerator if ib else None
         if acc_a != acc_b and (acc_a or acc_b):
-            return ("high", f"PyTorch {_fmt_acc(ia)} build → {_fmt_acc(ib)} build: GPU support, "
-                            "kernels and numerics differ")
+            release = f"{va} → {vb}, " if va != vb else ""
+            return ("high", f"PyTorch {release}{_fmt_acc(ia)} build → {_fmt_acc(ib)} build: GPU "
+                            "support, kernels and numerics differ")
         if kind == "variant":
             return "high", "a different PyTorch build variant (" + ", ".join(
                 _variant_words(ia, ib)) + ")"
         return "high", f"PyTorch {va} → {vb}: operators, defaults and numerics change between releases"
+    if kind == "variant" and not (cat == "blas" and ctx.blas_a != ctx.blas_b):
+        # the same version built differently: say how, not "1.26.4 → 1.26.4"
+        words = ", ".join(_variant_words(ia, ib))
+        if ia is not None and ib is not None and _only_python_differs(ia, ib):
+            return "low", f"same version, built for another Python ({words})"
+        if cat and ia is not None and ib is not None and ia.accelerator != ib.accelerator:
+            return "high", f"same version, built for another GPU stack ({words})"
+        return ("medium" if cat else "low"), f"same version, a different build variant ({words})"
     if cat in _LIBRARY_REASONS:
         return _library_reason(cat, n, f"{va} → {vb}", ctx, one_sided=False)
     if cat == "numpy":
@@ -878,8 +895,6 @@ def _impact(name, kind, a, b, ia, ib, cat, ctx: _Context, side_label: str) -> tu
             return ("high", f"numpy {_major(va)}.x → {_major(vb)}.x: an ABI break; extensions built "
                             f"for numpy {_major(min(va, vb, key=_sort_version))}.x fail to import")
         return "medium", f"numpy {va} → {vb}: array semantics and numerics may differ"
-    if kind == "variant":
-        return "low", "a different build variant (" + ", ".join(_variant_words(ia, ib)) + ")"
     if kind == "upgraded":
         return "low", "newer on B"
     if kind == "downgraded":
@@ -918,6 +933,14 @@ def _library_reason(cat: str, n: str, what: str, ctx: _Context, *, one_sided: bo
 
 def _sort_version(v: str):
     return _conda_version(v) or v
+
+
+def _only_python_differs(ia, ib) -> bool:
+    """Whether two decoded builds differ only in their Python tag (the package follows a Python
+    change, which is reported on `python` itself)."""
+    from dataclasses import replace
+
+    return ia.python != ib.python and replace(ia, python=None) == replace(ib, python=None)
 
 
 def _variant_words(ia, ib) -> list[str]:
@@ -1021,9 +1044,16 @@ def _torch_of(side: _Side) -> str | None:
             if p.key == "torch":
                 return p.text
         return None
-    p = _find(side, ("pytorch",), "conda") or _find(side, ("torch",), "pip")
-    if p is None:
-        return None
+    conda, pip = _find(side, ("pytorch",), "conda"), _find(side, ("torch",), "pip")
+    if conda is not None and pip is not None:
+        # pip's torch is installed over conda's and is the one imported
+        return f"{_torch_text(side, pip)} over conda's {conda.version}"
+    p = conda or pip
+    return _torch_text(side, p) if p is not None else None
+
+
+def _torch_text(side: _Side, p: LockedPackage) -> str:
+    """`2.2.2 (CUDA 12.1, cuDNN 8.9.2)`, `2.3.1 [pip] (CUDA 12.1)`: a torch package and its variant."""
     info = decode(p.build, p.version, p.name)
     labels = [x for x in info.labels() if not x.startswith("py")]
     if not labels and p.manager == "pip":
@@ -1107,6 +1137,16 @@ def _check_spec(spec: EnvSpec, conc: _Side) -> tuple[tuple[SpecCheck, ...], tupl
             ok = matches(dep, name=p.name, version=p.version, build=p.build,
                          build_number=p.build_number,
                          channel=_canon_channel(p.channel) if p.channel else None)
+            # pip installing the same project over it decides what is imported (corpus 53: conda
+            # pytorch 1.13.1 satisfies `pytorch<2.0`, pip's torch 2.3.1 is the one in use)
+            owned = (conc.owned or {}).get(dep.name)
+            shadow = next((index[("pip", n)] for n in owned or pypi_names_for_conda(dep.name)
+                           if ("pip", n) in index), None)
+            if shadow is not None:
+                mentioned.add(_key(shadow))
+                note = f"pip's {shadow.name} {shadow.version} is installed over it"
+                ok = ok and matches(CondaDep(name=dep.name, version=dep.version), name=dep.name,
+                                    version=_split_local(shadow.version)[0])
         else:
             ok = matches(CondaDep(name=dep.name, version=dep.version), name=dep.name,
                          version=_split_local(p.version)[0])

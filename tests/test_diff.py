@@ -317,3 +317,70 @@ def test_export_picks_its_platform_of_a_multi_platform_lock():
     assert (d.a.platform, d.b.platform) == ("osx-arm64", "osx-arm64")
     assert d.a.platform_guessed and not d.b.platform_guessed
     assert d.changes == ()
+
+
+def test_same_version_variant_reasons_say_what_changed_not_a_version():
+    a = lock(P("python", "3.11.8", "hab00c5b_0_cpython"), P("numpy", "1.26.4", "py311h64a7726_0"),
+             P("mkl-service", "2.4.0", "py311h5eee18b_1", channel="pkgs/main"),
+             P("cudnn", "8.9.2.26", "cuda11_0", channel="pkgs/main"))
+    b = lock(P("python", "3.12.2", "hab00c5b_0_cpython"), P("numpy", "1.26.4", "py312heda63a1_0"),
+             P("mkl-service", "2.4.0", "py312h5eee18b_1", channel="pkgs/main"),
+             P("cudnn", "8.9.2.26", "cuda12_0", channel="pkgs/main"))
+    ch = by_name(diff(a, b))
+    # a package that only follows the Python change is not itself "likely to matter"
+    assert (ch["numpy"].kind, ch["numpy"].impact, ch["numpy"].group, ch["numpy"].reason) == (
+        "variant", "low", "other", "same version, built for another Python (py3.11 → py3.12)")
+    assert ch["mkl-service"].reason == "same version, built for another Python (py3.11 → py3.12)"
+    # defaults' cudnn for CUDA 11 and for CUDA 12 (the major alone: `_0` is the build number)
+    assert (ch["cudnn"].kind, ch["cudnn"].impact, ch["cudnn"].reason) == (
+        "variant", "high", "same version, built for another GPU stack (CUDA 11 → CUDA 12)")
+    assert ch["python"].impact == "high"
+
+
+def test_manager_change_reasons_name_the_versions_and_the_project():
+    a = lock(P("pytorch", "2.2.1", "py3.12_cuda12.1_cudnn8.9.2_0", channel="pytorch"),
+             P("numpy", "1.26.4", "py312hc5e2394_0"), P("six", "1.16.0", "pyh6c4a22f_0"))
+    b = lock(P("torch", "2.2.1", manager="pip"), P("numpy", "1.23.3", manager="pip"),
+             P("six", "1.16.0", manager="pip"))
+    ch = by_name(diff(a, b))
+    assert ch["pytorch"].reason == ("installed by conda on A, pip on B: PyTorch's pip wheels bundle "
+                                    "their own CUDA libraries; pip's copy is invisible to the conda solver")
+    assert ch["numpy"].reason == ("1.26.4 → 1.23.3, installed by conda on A, pip on B: a different "
+                                  "build (compiler flags, linked libraries); pip's copy is invisible "
+                                  "to the conda solver")
+    assert (ch["six"].impact, ch["six"].reason) == (
+        "low", "installed by conda on A, pip on B: pip's copy is invisible to the conda solver")
+
+
+def test_pytorch_release_and_accelerator_change_are_both_said():
+    a = lock(P("pytorch", "2.2.1", "py3.12_cuda12.1_cudnn8.9.2_0", channel="pytorch"))
+    b = lock(P("pytorch", "1.12.1", "py3.12_cuda11.6_cudnn8.3.2_0", channel="pytorch"))
+    c = by_name(diff(a, b))["pytorch"]
+    assert (c.kind, c.impact) == ("downgraded", "high")
+    assert c.reason == ("PyTorch 2.2.1 → 1.12.1, CUDA 12.1 build → CUDA 11.6 build: GPU support, "
+                        "kernels and numerics differ")
+
+
+def test_defaults_numpy_base_is_numpy():
+    assert category_of("numpy-base") == "numpy" and category_of("pytorch-base") == "torch"
+    a = lock(P("numpy", "1.19.2", "py37h54aff64_0", channel="pkgs/main"),
+             P("numpy-base", "1.19.2", "py37hfa32c7d_0", channel="pkgs/main"))
+    b = lock(P("numpy", "1.19.5", manager="pip"))
+    ch = by_name(diff(a, b))
+    assert ch["numpy"].kind == "manager"
+    assert (ch["numpy-base"].kind, ch["numpy-base"].impact, ch["numpy-base"].reason) == (
+        "removed", "medium", "numpy-base (the compiled part of defaults' numpy) only on A")
+
+
+def test_spec_entry_is_checked_against_pip_installed_over_conda():
+    s = spec("pytorch>=1.10,<2.0", "numpy")
+    conc = lock(P("pytorch", "1.13.1", "cuda112py39hb0b7ed5_200"), P("torch", "2.3.1", manager="pip"),
+                P("numpy", "1.26.4", "py311h64a7726_0"), P("numpy", "1.26.4", manager="pip"))
+    d = diff(s, conc)
+    checks = {c.spec: (c.status, c.found.version, c.note) for c in d.spec_checks}
+    assert checks == {
+        "pytorch>=1.10,<2.0": ("not-satisfied", "1.13.1", "pip's torch 2.3.1 is installed over it"),
+        "numpy": ("satisfied", "1.26.4", "pip's numpy 1.26.4 is installed over it")}
+    assert not d.same and d.unmentioned == ()
+    assert dict((label, b) for label, _a, b in d.highlights)["PyTorch"] == (
+        "2.3.1 [pip] over conda's 1.13.1")

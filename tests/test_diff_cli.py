@@ -184,14 +184,22 @@ def test_spec_vs_lock_real_pair(envkit_cli):
     spec = str(CORPUS / "02_EthanMarx__ztf-lfi-demo__environment.yaml")
     lock = str(CORPUS / "53_EthanMarx__ztf-lfi-demo__conda-lock.yml")
     r = envkit_cli("diff", spec, lock)
-    assert r.exit_code == 0
-    assert re.search(r"ok +pytorch>=1\.10,<2\.0 +1\.13\.1 cuda112py39hb0b7ed5_200", r.stdout)
-    assert "in B, not in the spec (307):" in r.stdout
-    assert "Same: every spec entry is satisfied." in r.stdout
+    # conda's pytorch 1.13.1 matches `pytorch>=1.10,<2.0`, but the lock also installs pip's torch
+    # 2.3.1 over it, and that is the torch Python imports: the entry is not satisfied
+    assert r.exit_code == 1
+    assert re.search(r"NOT SATISFIED +pytorch>=1\.10,<2\.0 +1\.13\.1 cuda112py39hb0b7ed5_200 +"
+                     r"\(pip's torch 2\.3\.1 is installed over it\)", r.stdout)
+    assert re.search(r"ok +python=3\.9 +3\.9\.19 h0755675_0_cpython", r.stdout)
+    assert re.search(r"PyTorch +pytorch>=1\.10,<2\.0 +2\.3\.1 \[pip\] \(CUDA 12\.1\) over conda's 1\.13\.1",
+                     r.stdout)
+    assert "in B, not in the spec (306):" in r.stdout  # pip's torch is accounted for by pytorch
+    assert "Different: 1 spec entry not satisfied, 0 missing." in r.stdout
     # and the other direction, spec on the right
     r2 = envkit_cli("diff", lock, spec, "--format", "json")
     data = json.loads(r2.stdout)
-    assert data["spec"]["side"] == "b" and len(data["spec"]["unmentioned"]) == 307
+    assert data["spec"]["side"] == "b" and len(data["spec"]["unmentioned"]) == 306
+    entry = next(e for e in data["spec"]["entries"] if e["name"] == "pytorch")
+    assert entry["status"] == "not-satisfied" and entry["found"]["version"] == "1.13.1"
 
 
 def test_spec_not_satisfied(envkit_cli, tmp_path):
