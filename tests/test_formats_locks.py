@@ -253,3 +253,17 @@ def test_requirements_round_trip():
     text = write_requirements(spec)
     assert read_requirements(text) == spec
     assert write_requirements(read_requirements(text)) == text
+
+
+def test_conda_lock_writer_merges_a_dependency_listed_twice():
+    # pixi.lock lists `python >=3.10` and `python` for arrow: one YAML key, both constraints kept
+    env = read_file(CORPUS / "59_43ravens__NEMO_Nowcast__pixi.lock")
+    text = write_text(env, "conda-lock")
+    arrow = next(p for p in read_conda_lock(text).packages if p.name == "arrow")
+    assert arrow.depends == (("python", ">=3.10"), ("python-dateutil", ">=2.7.0"), ("python-tzdata", ""))
+    from envkit.formats.condalock import merge_depends
+
+    assert merge_depends((("a", ">=1"), ("b", ""), ("a", "<2"), ("a", ">=1"))) == [("a", ">=1,<2"), ("b", "")]
+    assert merge_depends((("py", "3.11.* *_cpython"), ("py", ">=3.10"), ("py", "*"))) == [
+        ("py", "3.11.*,>=3.10 *_cpython")]
+    assert merge_depends((("x", ""), ("x", "*"))) == [("x", "")]

@@ -116,6 +116,37 @@ def _from_data(data, filename: str | None) -> Lock:
                 content_hash=content_hash, sources=sources, metadata=extra_meta, source=filename)
 
 
+def merge_depends(depends: tuple[tuple[str, str], ...]) -> list[tuple[str, str]]:
+    """`depends` with one entry per name, in first-seen order, as conda-lock's `dependencies:` mapping
+    needs (a pixi.lock may list `python >=3.10` and `python` for one package).
+
+    Repeated specs are merged the way conda-lock merges match specs: the constraints of all of them
+    (version specs joined with `,`, meaning "and"; an empty or `*` spec adds nothing; the first build
+    spec is kept, after the version)."""
+    if len({n for n, _ in depends}) == len(depends):
+        return list(depends)
+    grouped: dict[str, list[str]] = {}
+    for n, s in depends:
+        grouped.setdefault(n, []).append(s)
+    out = []
+    for n, specs in grouped.items():
+        if len(specs) == 1:
+            out.append((n, specs[0]))
+            continue
+        versions: list[str] = []
+        builds: list[str] = []
+        for s in specs:
+            version, _, build = s.strip().partition(" ")
+            if version and version != "*" and version not in versions:
+                versions.append(version)
+            build = build.strip()
+            if build and build != "*" and build not in builds:
+                builds.append(build)
+        merged = ",".join(versions) or ("*" if builds else "")
+        out.append((n, f"{merged} {builds[0]}" if builds else merged))
+    return out
+
+
 def sort_key(platforms: tuple[str, ...]):
     order = {p: i for i, p in enumerate(platforms)}
 
@@ -173,7 +204,7 @@ def write_conda_lock(lock: Lock, *, header: str | None = None) -> str:
         out.append(f"  platform: {scalar(p.platform)}")
         if p.depends:
             out.append("  dependencies:")
-            out += [f"    {ykey(n)}: {scalar(s)}" for n, s in p.depends]
+            out += [f"    {ykey(n)}: {scalar(s)}" for n, s in merge_depends(p.depends)]
         else:
             out.append("  dependencies: {}")
         out.append(f"  url: {scalar(p.url)}")
