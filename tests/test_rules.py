@@ -479,6 +479,26 @@ def test_cuda_mismatch_pip_local_version_and_index_against_conda():
         """, "cuda-mismatch") == []
 
 
+def test_cuda_mismatch_pip_wheel_cuda_from_its_locked_runtime_dependency():
+    # PyPI's torch wheels have no `+cuXXX`; a lock records the CUDA runtime wheel they pin
+    runtime = (("filelock", "*"), ("nvidia-cuda-runtime-cu12", "12.1.105"))
+    torch = pkg("torch", "2.3.1", manager="pip", line=9, depends=runtime)
+    bad = Lock(kind="conda-lock", platforms=("linux-64",), packages=(
+        pkg("cuda-version", "11.8", "h70ddcb2_3", line=2), pkg("cudatoolkit", "11.8.0", "h4ba93d1_13", line=3),
+        torch))
+    fs = model_findings(bad, "cuda-mismatch")
+    assert [(f.line, f.message) for f in fs] == [(9, (
+        "pip torch==2.3.1 (its nvidia-cuda-runtime-cu12 12.1.105) is built for CUDA 12.1, but conda's "
+        "CUDA pins provide CUDA 11.8 (cuda-version=11.8=h70ddcb2_3, cudatoolkit=11.8.0=h4ba93d1_13)"))]
+    assert fs[0].packages == ("torch", "cuda-version", "cudatoolkit")
+    ok = Lock(kind="conda-lock", platforms=("linux-64",), packages=(
+        pkg("cuda-version", "12.4", "h3060b56_3", line=2), torch))
+    assert model_findings(ok, "cuda-mismatch") == []  # an older CUDA 12 wheel runs on CUDA 12.4
+    assert model_findings(Lock(kind="conda-lock", platforms=("linux-64",), packages=(
+        pkg("cuda-version", "11.8", "h70ddcb2_3", line=2),
+        pkg("torch", "2.3.1", manager="pip", line=9))), "cuda-mismatch") == []  # nothing recorded
+
+
 def test_cuda_mismatch_torch_triple():
     assert hits("""
         dependencies:

@@ -162,6 +162,21 @@ class _Item:
     build: str | None
     line: int | None
     label: str  # how to show it: `pytorch=2.1.0=cpu_...`, `torch==2.3.1+cu121`
+    runtime: tuple[str, str] | None = None  # (CUDA version, why): a pip wheel's locked CUDA runtime
+
+
+_RUNTIME_DEP = re.compile(r"^nvidia-cuda-runtime-cu\d+$")
+
+
+def _wheel_runtime(depends: tuple[tuple[str, str], ...]) -> tuple[str, str] | None:
+    """The CUDA a pip wheel is built for, from the `nvidia-cuda-runtime-cuXX` version its locked
+    dependencies pin (PyPI's torch 2.3.1 wheel: `nvidia-cuda-runtime-cu12 12.1.105` -> "12.1")."""
+    for name, spec in depends:
+        if _RUNTIME_DEP.match(name):
+            mm = major_minor((spec or "").strip().lstrip("=").strip())
+            if mm:
+                return mm_text(mm), f"its {name} {spec.strip().lstrip('=').strip()}"
+    return None
 
 
 def _cuda_of(item: _Item) -> tuple[str | None, bool, bool]:
@@ -199,7 +214,9 @@ def _items_of_packages(pkgs: Iterable) -> list[_Item]:
             out.append(_Item(p.name, "conda", p.version, p.build, p.line,
                              f"{p.name}={p.version}={p.build}" if p.build else f"{p.name}={p.version}"))
         else:
-            out.append(_Item(pep503(p.name), "pip", p.version, None, p.line, f"{p.name}=={p.version}"))
+            name = pep503(p.name)
+            runtime = _wheel_runtime(p.depends) if name == "torch" and p.depends else None
+            out.append(_Item(name, "pip", p.version, None, p.line, f"{p.name}=={p.version}", runtime))
     return out
 
 
@@ -244,9 +261,10 @@ def _newer_or_other_major(build: str, major_only: bool, pin: str) -> bool:
         - a conda build for a CUDA newer than (or of another major version than) the pinned
           `cuda-version`/`cudatoolkit`, or different from the pinned `pytorch-cuda` (the pytorch
           channel's builds require exactly that one);
-        - pip `torch==2.1.0+cu121` (or a `download.pytorch.org/whl/cu121` index) with a conda CUDA
-          pin of another major version or an older one (`cudatoolkit=11.8`): extensions compiled
-          against conda's CUDA then fail torch's version check;
+        - pip `torch==2.1.0+cu121` (or a `download.pytorch.org/whl/cu121` index, or in a lock a
+          PyPI torch wheel whose recorded `nvidia-cuda-runtime-cu12` dependency says CUDA 12.1)
+          with a conda CUDA pin of another major version or an older one (`cudatoolkit=11.8`):
+          extensions compiled against conda's CUDA then fail torch's version check;
         - `torch`, `torchvision` and `torchaudio` versions that were not released together (from
           the PyTorch compatibility matrix in `templates/pytorch/matrix.json`, and the
           torchvision/torchaudio READMEs for releases before 1.12).
@@ -332,7 +350,10 @@ def _cuda_checks(items: list[_Item], pip_options: list[str], on: str) -> Iterato
             continue
         cuda, _major, cpu = _cuda_of(it)
         source = it.label
-        if not cuda and not cpu and index_cuda:
+        if not cuda and not cpu and it.runtime:
+            cuda, why = it.runtime
+            source = f"{it.label} ({why})"
+        elif not cuda and not cpu and index_cuda:
             if index_cuda == "cpu":
                 cpu = True
             else:
@@ -345,10 +366,16 @@ def _cuda_checks(items: list[_Item], pip_options: list[str], on: str) -> Iterato
             continue
         if not cuda:
             continue
-        for pin, pv in pins:
-            if _newer_or_other_major(cuda, False, pv):
-                yield Hit(it.line, f"pip {source} is built for CUDA {cuda}, but conda's {pin.label} "
-                                   f"provides CUDA {pv}{on}", (it.name, pin.name))
+        bad = [(pin, pv) for pin, pv in pins if _newer_or_other_major(cuda, False, pv)]
+        if len(bad) == 1:
+            pin, pv = bad[0]
+            yield Hit(it.line, f"pip {source} is built for CUDA {cuda}, but conda's {pin.label} "
+                               f"provides CUDA {pv}{on}", (it.name, pin.name))
+        elif bad:  # one finding for the wheel, naming every pin it disagrees with
+            versions = " and ".join(dict.fromkeys(pv for _, pv in bad))
+            yield Hit(it.line, f"pip {source} is built for CUDA {cuda}, but conda's CUDA pins "
+                               f"provide CUDA {versions} ({', '.join(p.label for p, _ in bad)}){on}",
+                      (it.name,) + tuple(p.name for p, _ in bad))
     # 4. the torch / torchvision / torchaudio triple
     yield from _triple(items, on)
 
