@@ -28,6 +28,17 @@ class Where:
         return text
 
 
+#: The longest piece of user input an error message quotes.
+MAX_QUOTED = 200
+
+
+def clip(text: str, limit: int = MAX_QUOTED) -> str:
+    """`text` cut to `limit` characters with an ellipsis, for quoting user input in messages."""
+    if len(text) <= limit:
+        return text
+    return text[: limit - 1] + "…"
+
+
 class EnvkitError(Exception):
     """Base of every error envkit raises on purpose.
 
@@ -43,7 +54,7 @@ class EnvkitError(Exception):
         self.message = message
         self.where = where
         self.hint = hint
-        self.text = text
+        self.text = clip(text) if text is not None else None
 
     def __str__(self) -> str:
         loc = str(self.where) if self.where else ""

@@ -58,6 +58,9 @@ def atomic_write(path: str | os.PathLike[str], text: str | bytes, *, mode: int |
     and the temporary file is removed.
     """
     p = Path(path)
+    if p.is_symlink():
+        # Rewrite the file the link points to; replacing the link itself would detach it.
+        p = Path(os.path.realpath(p))
     directory = p.parent if str(p.parent) else Path(".")
     data = text.encode("utf-8") if isinstance(text, str) else text
     try:

@@ -54,3 +54,24 @@ def test_read_text_errors(tmp_path):
     bom = tmp_path / "bom.yml"
     bom.write_bytes(b"\xef\xbb\xbfname: x\n")
     assert read_text(bom) == "name: x\n"
+
+
+def test_atomic_write_through_a_symlink_keeps_the_link(tmp_path):
+    target = tmp_path / "real.yml"
+    target.write_text("old\n")
+    link = tmp_path / "environment.yml"
+    link.symlink_to("real.yml")
+    atomic_write(link, "new\n")
+    assert link.is_symlink() and os.readlink(link) == "real.yml"
+    assert target.read_text() == "new\n"
+
+
+def test_errors_quote_at_most_200_characters_of_input():
+    from envkit.conda.matchspec import parse_spec
+    from envkit.errors import InvalidSpecError, Where
+
+    with pytest.raises(InvalidSpecError) as exc:
+        parse_spec("numpy>=1.2,,<2" + "x" * 100_000, where=Where(file="environment.yml", line=7))
+    text = str(exc.value)
+    assert text.startswith("environment.yml:7: invalid match spec 'numpy>=1.2,,<2xxx")
+    assert len(text) < 600

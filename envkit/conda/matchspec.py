@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from envkit.errors import InvalidSpecError, Where
+from envkit.errors import InvalidSpecError, Where, clip
 from envkit.model import CondaDep
 
 _SIMPLE_VERSION = re.compile(r"[A-Za-z0-9_.+!]+")
@@ -39,7 +39,7 @@ def parse_spec(text: str, *, where: Where | None = None) -> CondaDep:
     raw = text
     s = text.strip()
     if not s:
-        raise InvalidSpecError("empty match spec", where=where, text=raw)
+        raise InvalidSpecError("empty match spec", where=where)
     extra_pairs: list[tuple[str, str]] = []
     m = _BRACKET.search(s)
     if m:
@@ -53,11 +53,13 @@ def parse_spec(text: str, *, where: Where | None = None) -> CondaDep:
         ms = MatchSpec(s, strict=False)
     except Exception as exc:  # rattler raises its own exception types
         msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise InvalidSpecError(f"invalid match spec {s!r}: {msg}", where=where) from None
+        raise InvalidSpecError(f"invalid match spec {clip(s)!r}: {clip(msg)}", where=where) from None
     name = ms.name.normalized if ms.name is not None else None
     if not name:
         raise InvalidSpecError("match spec has no package name", where=where, text=s)
     version = str(ms.version) if ms.version is not None else None
+    if version:
+        version = _restore_literals(version, _after_name(s, name))
     build = ms.build if ms.build else None
     channel = None
     if ms.channel is not None:
@@ -72,6 +74,45 @@ def parse_spec(text: str, *, where: Where | None = None) -> CondaDep:
     extra = tuple(sorted(dict(extra_pairs).items(), key=lambda kv: (order.get(kv[0], 99), kv[0])))
     return CondaDep(name=name, version=version, build=build, channel=channel, subdir=subdir,
                     extra=extra, raw=raw, line=where.line if where else None)
+
+
+_LITERAL = re.compile(r"(?<![A-Za-z0-9_.])\d[0-9A-Za-z_+!]*(?:\.[0-9A-Za-z_+!]+)*")
+
+
+def _after_name(spec: str, name: str) -> str:
+    """The text of `spec` after its channel prefix and package name."""
+    rest = spec.partition("::")[2] or spec
+    i = rest.lower().find(name)
+    return rest[i + len(name):] if i >= 0 else rest
+
+
+def _restore_literals(normalized: str, raw_rest: str) -> str:
+    """Put back the version literals as written (`3.000`, `2.038`), where py-rattler printed an equal
+    but different text (`3.0`, `2.38`): the spec means the same, and the user's text (and the package
+    file name) stays recognisable."""
+    from rattler import Version
+
+    raw = _LITERAL.findall(raw_rest)
+    if not raw:
+        return normalized
+    out: list[str] = []
+    pos = 0
+    for m in _LITERAL.finditer(normalized):
+        lit = m.group(0)
+        for cand in raw:
+            if cand == lit:
+                break
+            try:
+                if Version(cand) == Version(lit):
+                    lit = cand
+                    break
+            except Exception:  # not a version (a build number): keep looking
+                continue
+        out.append(normalized[pos:m.start()])
+        out.append(lit)
+        pos = m.end()
+    out.append(normalized[pos:])
+    return "".join(out)
 
 
 def _channel_text(spec: str) -> str | None:
