@@ -6,11 +6,15 @@
 * `envkit lock --check` of a 3,000-package, 3-platform conda-lock.yml against a 100-entry
   environment.yml, end to end (a process each); against a process that only loads the same lock
   with libyaml's CSafeLoader (the floor of reading it as YAML at all).
+* resolving the artifacts of that prefix's 20 index-installed pip packages
+  (`envkit.lock.resolve_index_artifacts`, local wheels through `--find-links`, no network); against
+  one bare `pip install --dry-run --no-deps --report` of the same 20 pins (pip itself is the floor).
 """
 from __future__ import annotations
 
 import glob
 import hashlib
+import os
 import sys
 from pathlib import Path
 
@@ -58,9 +62,53 @@ def _big_lock(work: Path) -> tuple[Path, Path]:
     return spec_path, lock_path
 
 
+def _pip_wheels(work: Path) -> tuple[Path, Path]:
+    """Wheels of the 20 pip packages `large_prefix` writes (pippkgNNN 0.N) and their pins."""
+    sys.path.insert(0, str(REPO / "tests"))
+    from support.condafactory import build_wheel
+
+    wheels, req = work / "lock-pip-wheels", work / "lock-pip-pins.txt"
+    if not wheels.is_dir():
+        for k in range(20):
+            build_wheel(wheels, f"pippkg{k:03d}", f"0.{k}")
+    req.write_text("".join(f"pippkg{k:03d}==0.{k}\n" for k in range(20)))
+    return wheels, req
+
+
 def cases(work):
     work = Path(work)
     prefix = _prefix(work)
+    wheels, pins = _pip_wheels(work)
+    pip_vars = {"PIP_CONFIG_FILE": os.devnull, "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheels)}
+
+    from dataclasses import replace
+
+    from envkit.backends import open_env
+
+    # the synthetic prefix's `python` record is version 1.0.0; its site-packages says 3.11
+    pip_env = replace(open_env(prefix=str(prefix)), python_version="3.11.8")
+
+    def resolve_pip():
+        from envkit.lock import resolve_index_artifacts
+
+        saved = {k: os.environ.get(k) for k in pip_vars}
+        os.environ.update(pip_vars)
+        try:
+            res = resolve_index_artifacts(pip_env)
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+        assert len(res.found) == 20 and not res.warnings, res.warnings
+
+    def floor_pip():
+        import subprocess
+
+        subprocess.run([sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--no-deps",
+                        "--quiet", "--report", str(work / "lock-pip-report.json"), "-r", str(pins)],
+                       env=dict(os.environ, **pip_vars), check=True, stdout=subprocess.DEVNULL)
     records = sorted(glob.glob(str(prefix / "conda-meta" / "*.json")))
 
     def floor_records():
@@ -94,4 +142,9 @@ def cases(work):
              floor=[sys.executable, "-c", load], floor_label="python + libyaml CSafeLoader load",
              target=2.0, repeat=3,
              notes="3 platforms x 1,000 conda packages, 100 spec entries checked per platform"),
+        Case(name="lock -p: resolve 20 index-installed pip packages with pip (in-process)", measure=resolve_pip,
+             floor=floor_pip, floor_label="one bare pip install --dry-run --report of the 20 pins",
+             target=1.5, repeat=3,
+             notes="the prefix's Python cannot run, so envkit's pip targets its platform (--platform/--abi, "
+                   "wheels only); local wheels via --find-links"),
     ]

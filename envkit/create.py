@@ -40,6 +40,9 @@ class CreateResult:
     pip: int
     backend: str
     require_hashes: bool
+    #: pip packages locked without an artifact (envkit.lock's #envkit-unresolved marker), as
+    #: `name==version`: installed by pin from the configured index, without hash checking
+    by_pin: tuple[str, ...] = ()
 
 
 def host_platform() -> str:
@@ -190,8 +193,8 @@ def pip_requirement_lines(packages: Sequence[LockedPackage]) -> tuple[list[str],
     """Requirement lines for the locked pip packages, and whether every one has a hash.
 
     A package with a URL is installed from exactly that URL (`name @ URL`), otherwise (no URL, or
-    envkit.lock's INDEX_URL placeholder) by pin (`name==version`, from the index pip is configured
-    with); `--hash=sha256:...` is added to each
+    envkit.lock's `#envkit-unresolved` marker, see `envkit.lock.UNRESOLVED_URL`) by pin
+    (`name==version`, from the index pip is configured with); `--hash=sha256:...` is added to each
     line when every package has a sha256 (pip's hash-checking mode is all or nothing).
     """
     from envkit.lock import is_index_placeholder
@@ -298,8 +301,11 @@ def create_from_lock(lock: Lock, prefix: str | os.PathLike[str], *, platform: st
     except BaseException:
         remove_tree(target)
         raise
+    from envkit.lock import is_index_placeholder
+
+    by_pin = tuple(f"{p.name}=={p.version}" for p in pip if is_index_placeholder(p))
     return CreateResult(prefix=target, platform=plat, conda=len(conda), pip=len(pip), backend=backend,
-                        require_hashes=hashed)
+                        require_hashes=hashed, by_pin=by_pin)
 
 
 def _install_rattler(conda: Sequence[LockedPackage], prefix: str, platform: str, *,

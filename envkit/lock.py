@@ -3,8 +3,8 @@
 Three entry points, all returning data (only `envkit.commands.lock` prints or writes files):
 
 * `lock_live(env)` locks a live environment exactly (every conda record with URL, md5, sha256,
-  depends; every pip distribution with version and, where the installation recorded them, URL and
-  sha256).  `live_env_spec(env)` is the matching exact `environment.lock.yml` model.
+  depends; every pip distribution with version and, where the installation recorded them or pip
+  resolved them (`resolve_index_artifacts`), URL and sha256).  `live_env_spec(env)` is the matching exact `environment.lock.yml` model.
 * `solve_spec(spec, platforms, ...)` solves the spec's conda dependencies for each platform with
   py-rattler (channel priority strict by default, virtual packages settable per platform), then locks
   its pip section per platform with pip's resolver (`pip install --dry-run --report`, see
@@ -228,41 +228,175 @@ def _package_channels(packages: Iterable[LockedPackage]) -> list[Channel]:
     return [parse_channel(n) for n in names]
 
 
-#: conda-lock.yml requires a URL for every package, but pip records none for a distribution it
-#: installed from an index (no direct_url.json).  Such a package is written with this PyPI
-#: project-release URL: a real page naming the exact release, not an artifact.  `envkit create`
-#: installs it by pin (`name==version`) from the configured index, as conda-lock's `render -k env`
-#: does for every pip package.
+#: pip records no artifact URL for a distribution it installed from an index (no direct_url.json),
+#: so `envkit lock -p` asks pip which artifact that release is (`resolve_index_artifacts`).  When
+#: pip cannot say (offline, the index no longer has it), the package is still locked, with this
+#: marker as its URL (conda-lock.yml requires one): the PyPI page of the release plus the fragment
+#: `#envkit-unresolved`.  It is not an artifact; `envkit create` installs such a package by pin
+#: (`name==version`) from the index pip is configured with.
+UNRESOLVED_URL = "https://pypi.org/project/{name}/{version}/#envkit-unresolved"
+#: The marker envkit wrote before it resolved index installs (the same page, no fragment); still
+#: understood by `envkit create`.
 INDEX_URL = "https://pypi.org/project/{name}/{version}/"
 
 
 def index_placeholder_url(name: str, version: str) -> str:
-    """The URL a pip package installed from an index is locked with (see INDEX_URL)."""
-    return INDEX_URL.format(name=_pep503(name), version=version)
+    """The marker URL of a pip package whose artifact could not be resolved (see UNRESOLVED_URL)."""
+    return UNRESOLVED_URL.format(name=_pep503(name), version=version)
 
 
 def is_index_placeholder(pkg: LockedPackage) -> bool:
-    """True when `pkg` is a pip package locked without a recorded artifact URL (see INDEX_URL)."""
-    return pkg.manager == "pip" and pkg.url == index_placeholder_url(pkg.name, pkg.version)
+    """True when `pkg` is a pip package locked without an artifact URL: the UNRESOLVED_URL marker
+    (or the older INDEX_URL one).  `envkit create` installs it by pin."""
+    if pkg.manager != "pip" or not pkg.url:
+        return False
+    name, version = _pep503(pkg.name), pkg.version
+    return pkg.url in (UNRESOLVED_URL.format(name=name, version=version), INDEX_URL.format(name=name, version=version))
 
 
-def lock_live(env: LiveEnv) -> Lock:
+@dataclass(frozen=True, slots=True, kw_only=True)
+class IndexResolution:
+    """What pip said about the index-installed pip packages of a live environment.
+
+    `found` maps the PEP 503 name to (artifact URL, sha256 or None) for each release pip found;
+    `unresolved` names (`name==version`) the ones it did not, in name order; `warnings` are the
+    messages to show (one per reason, naming its packages);
+    `pip` is the pip command line used (without its requirement file), None when none ran.
+    """
+
+    found: Mapping[str, tuple[str, str | None]]
+    unresolved: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+    pip: tuple[str, ...] | None = None
+
+
+#: pip runs at most this many times to resolve index installs: once for all, then again without
+#: each release it reported missing.  Offline, every release is "missing" one after the other, so
+#: the bound keeps `envkit lock -p` of an environment with many pip packages quick.
+MAX_PIP_ATTEMPTS = 4
+
+_NOT_FOUND = re.compile(r"No matching distribution found for (?P<req>\S+)")
+
+
+def _index_pip_argv(env: LiveEnv, *, requirements_file: str, report_file: str, own: bool = True) -> list[str]:
+    """The pip command that resolves pinned releases for `env`: the environment's own Python and
+    pip when they can run here and `own` (its interpreter's tags, its site pip.conf), else envkit's
+    pip with the environment's platform and Python version as targets (wheels only)."""
+    from envkit.create import host_platform, python_of
+
+    python = python_of(env.prefix, env.platform)
+    if own and os.path.exists(python) and env.platform == host_platform():
+        return [python, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--no-deps", "--quiet",
+                "--disable-pip-version-check", "--no-input", "--report", report_file, "-r", requirements_file]
+    version = env.python_version or next((p.version for p in env.conda_packages() if p.name == "python"), "3")
+    argv = pip_argv(env.platform, version, requirements_file=requirements_file, report_file=report_file)
+    return argv[:-2] + ["--no-deps", "-r", requirements_file]
+
+
+def resolve_index_artifacts(env: LiveEnv, *, timeout: float = 300) -> IndexResolution:
+    """Resolve the artifact (URL and sha256) of every pip package of `env` that records no URL.
+
+    Runs pip's resolver (`pip install --dry-run --ignore-installed --no-deps --report`) on
+    `name==version` pins, with the pip configuration of the user and the environment (index URLs,
+    `PIP_*` variables, pip.conf, credentials: nothing is overridden), through `envkit._proc.run`.
+    A release pip reports missing is left out and the rest resolved again (at most MAX_PIP_ATTEMPTS
+    runs).  Never raises for pip's failures: they become `unresolved` with warnings.
+    """
+    from envkit._proc import run, tail
+
+    wanted = {_pep503(p.name): p for p in env.pip_packages() if not p.url}
+    if not wanted:
+        return IndexResolution(found={})
+    pending = dict(sorted(wanted.items()))
+    found: dict[str, tuple[str, str | None]] = {}
+    failed: dict[str, str] = {}
+    argv_used: tuple[str, ...] | None = None
+    with tempfile.TemporaryDirectory(prefix="envkit-pip-resolve-") as tmp:
+        req = os.path.join(tmp, "requirements.txt")
+        report = os.path.join(tmp, "report.json")
+        own = True
+        for _attempt in range(MAX_PIP_ATTEMPTS):
+            if not pending:
+                break
+            Path(req).write_text("".join(f"{n}=={p.version}\n" for n, p in pending.items()), encoding="utf-8")
+            env_vars = dict(os.environ, PIP_NO_INPUT="1", PIP_DISABLE_PIP_VERSION_CHECK="1")
+            try:
+                argv = _index_pip_argv(env, requirements_file=req, report_file=report, own=own)
+                result = run(argv, timeout=timeout, env=env_vars, check=False, what="pip")
+                if own and not result.ok and "No module named pip" in result.stderr:
+                    # the environment has no pip of its own: envkit's, targeting its platform
+                    own = False
+                    argv = _index_pip_argv(env, requirements_file=req, report_file=report, own=own)
+                    result = run(argv, timeout=timeout, env=env_vars, check=False, what="pip")
+            except BackendError as exc:
+                result, why = None, exc.message
+            argv_used = tuple(a for a in argv if a not in (req, report))
+            if result is not None and result.ok and os.path.isfile(report):
+                data = json.loads(Path(report).read_text(encoding="utf-8"))
+                for item in data.get("install", []):
+                    pkg = _report_package(item, env.platform, "3")
+                    if pkg.name in pending and pkg.url:
+                        found[pkg.name] = (pkg.url, pkg.sha256)
+                for n in list(pending):
+                    if n not in found:
+                        failed[n] = "pip's report does not list it"
+                pending = {}
+                break
+            if result is not None:
+                why = tail(result.stderr or result.stdout, 3) or f"pip exited with code {result.returncode}"
+                if result.timed_out:
+                    why = f"pip did not finish within {timeout:g} s"
+                missing = None if result.timed_out else _NOT_FOUND.search(result.stderr or "")
+                if missing:
+                    name = _pep503(re.split(r"[=<>!~ ;\[]", missing.group("req"), maxsplit=1)[0])
+                    if name in pending:
+                        failed[name] = "no such release on the configured index"
+                        del pending[name]
+                        continue
+            for n in pending:
+                failed[n] = "pip failed: " + why.replace("\n", " | ")
+            pending = {}
+            break
+        for n in pending:  # MAX_PIP_ATTEMPTS releases in a row were missing: offline, most likely
+            failed[n] = (f"not tried: the {MAX_PIP_ATTEMPTS} releases asked for before were all missing, so the "
+                         "index is probably unreachable")
+    unresolved = tuple(f"{n}=={wanted[n].version}" for n in sorted(failed))
+    by_reason: dict[str, list[str]] = {}
+    for n in sorted(failed):
+        by_reason.setdefault(failed[n], []).append(f"{n}=={wanted[n].version}")
+    warnings = []
+    for why, pins in by_reason.items():
+        one = len(pins) == 1
+        warnings.append(
+            f"pip could not resolve the artifact{'' if one else 's'} of {', '.join(pins)} (installed from an "
+            f"index): {why}; locked without URL or hash (marked #envkit-unresolved): `envkit create` installs "
+            f"{'it' if one else 'them'} by pin from the index pip is configured with")
+    return IndexResolution(found=found, unresolved=unresolved, warnings=tuple(warnings), pip=argv_used)
+
+
+def lock_live(env: LiveEnv, *, index_artifacts: Mapping[str, tuple[str, str | None]] | None = None) -> Lock:
     """Lock the live environment `env` exactly, for its own platform.
 
-    Pip packages keep the URL and sha256 their installation recorded (direct_url.json); one
-    installed from an index, which records neither, gets the INDEX_URL placeholder.  The lock's
-    content hash is the hash of `live_env_spec(env)`, so `envkit lock --check -f
+    Pip packages keep the URL and sha256 their installation recorded (direct_url.json).  One
+    installed from an index records neither: it gets the artifact in `index_artifacts` (PEP 503
+    name -> (URL, sha256), from `resolve_index_artifacts`), else the UNRESOLVED_URL marker.  The
+    lock's content hash is the hash of `live_env_spec(env)`, so `envkit lock --check -f
     environment.lock.yml --lock conda-lock.yml` passes on the pair `envkit lock -p` writes.
     """
     from dataclasses import replace
 
     platform = env.platform
+    artifacts = index_artifacts or {}
     pkgs = []
     for p in env.packages:
         if p.platform != platform:
             p = replace(p, platform=platform)
         if p.manager == "pip" and not p.url:
-            p = replace(p, url=index_placeholder_url(p.name, p.version))
+            hit = artifacts.get(_pep503(p.name))
+            if hit is not None:
+                p = replace(p, url=hit[0], sha256=hit[1] or p.sha256)
+            else:
+                p = replace(p, url=index_placeholder_url(p.name, p.version))
         pkgs.append(p)
     spec = live_env_spec(env)
     return Lock(kind="conda-lock", platforms=(platform,), packages=sort_packages(pkgs),

@@ -85,20 +85,49 @@ def test_lock_create_export_round_trip(envkit_cli, tmp_path, source_env):
     assert read_lock(again).packages == read_lock(lock).packages
 
 
-def test_pip_index_installs_are_installed_by_pin(envkit_cli, tmp_path, default_prefix):
-    """A pip package with no recorded URL is installed as name==version from the configured index."""
+PIP_LOCAL = {"PIP_CONFIG_FILE": os.devnull, "PIP_NO_INDEX": "1", "PIP_RETRIES": "0"}
+
+
+def test_pip_index_installs_are_locked_with_their_artifact_and_installed_with_hashes(envkit_cli, tmp_path,
+                                                                                    default_prefix):
+    """An index install records no URL; `envkit lock` asks pip, and create installs that artifact."""
+    from envkit.backends import open_env
+
+    wheels = tmp_path / "wheels"
+    src = copy_prefix(default_prefix, tmp_path / "src")
+    whl = build_wheel(wheels, "helper", "1.0")
+    pip_install(src, whl)  # no direct_url.json
+    lock = tmp_path / "conda-lock.yml"
+    env = dict(PIP_LOCAL, PIP_FIND_LINKS=str(wheels))
+    assert envkit_cli("lock", "-p", str(src), "--no-env-lock", "-o", str(lock), env=env).exit_code == 0
+    [helper] = [p for p in read_lock(lock).packages if p.manager == "pip"]
+    assert helper.url == whl.as_uri() and helper.sha256
+    target = tmp_path / "new"
+    r = envkit_cli("create", "--lock", str(lock), "-p", str(target), env=dict(PIP_LOCAL, PIP_FIND_LINKS=""))
+    assert (r.exit_code, r.stderr) == (0, ""), r.stderr
+    assert r.stdout.endswith("9 conda and 1 pip packages, pip hashes required\n")
+    assert package_set(open_env(prefix=str(target)))[1] == [("helper", "1.0")]
+
+
+def test_pip_index_installs_pip_could_not_resolve_are_installed_by_pin(envkit_cli, tmp_path, default_prefix):
+    """Locked offline: the #envkit-unresolved marker; create installs name==version from the index."""
     from envkit.backends import open_env
 
     wheels = tmp_path / "wheels"
     src = copy_prefix(default_prefix, tmp_path / "src")
     pip_install(src, build_wheel(wheels, "helper", "1.0"))  # no direct_url.json
     lock = tmp_path / "conda-lock.yml"
-    assert envkit_cli("lock", "-p", str(src), "--no-env-lock", "-o", str(lock)).exit_code == 0
+    r = envkit_cli("lock", "-p", str(src), "--no-env-lock", "-o", str(lock),
+                   env=dict(PIP_LOCAL, PIP_FIND_LINKS=str(tmp_path / "nowhere")))
+    assert r.exit_code == 0 and "helper==1.0 (installed from an index): no such release" in r.stderr
+    [helper] = [p for p in read_lock(lock).packages if p.manager == "pip"]
+    assert (helper.url, helper.sha256) == ("https://pypi.org/project/helper/1.0/#envkit-unresolved", None)
     target = tmp_path / "new"
-    env = {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheels)}
-    r = envkit_cli("create", "--lock", str(lock), "-p", str(target), env=env)
+    r = envkit_cli("create", "--lock", str(lock), "-p", str(target), env=dict(PIP_LOCAL, PIP_FIND_LINKS=str(wheels)))
     assert r.exit_code == 0, r.stderr
     assert r.stdout.endswith("9 conda and 1 pip packages\n")  # no hash recorded: no --require-hashes
+    assert r.stderr == ("warning: 1 pip package(s) had no artifact in the lock (#envkit-unresolved) and were "
+                        "installed by pin from the configured index, without hash checking: helper==1.0\n")
     assert package_set(open_env(prefix=str(target)))[1] == [("helper", "1.0")]
 
 
@@ -275,8 +304,9 @@ def test_pip_requirement_lines():
     from envkit.create import pip_requirement_lines
 
     a = LockedPackage(manager="pip", name="a", version="1", url="file:///w/a-1-py3-none-any.whl", sha256="ab" * 32)
-    b = LockedPackage(manager="pip", name="b", version="2", url="https://pypi.org/project/b/2/")
+    b = LockedPackage(manager="pip", name="b", version="2", url="https://pypi.org/project/b/2/#envkit-unresolved")
+    old_marker = LockedPackage(manager="pip", name="c", version="3", url="https://pypi.org/project/c/3/")
     lines, hashed = pip_requirement_lines([a])
     assert (lines, hashed) == ([f"a @ file:///w/a-1-py3-none-any.whl --hash=sha256:{'ab' * 32}"], True)
-    lines, hashed = pip_requirement_lines([a, b])
-    assert (lines, hashed) == (["a @ file:///w/a-1-py3-none-any.whl", "b==2"], False)
+    lines, hashed = pip_requirement_lines([a, b, old_marker])
+    assert (lines, hashed) == (["a @ file:///w/a-1-py3-none-any.whl", "b==2", "c==3"], False)

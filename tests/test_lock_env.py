@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 
 import pytest
@@ -46,6 +47,14 @@ def wheels(tmp_path_factory) -> Path:
     build_wheel(d, "helper", "1.1")
     build_wheel(d, "macdep", "0.1")
     return d
+
+
+def pip_env(*, find_links=None, **more) -> dict[str, str]:
+    """Environment variables for a pip that sees only local wheels (no config file, no index)."""
+    env = {"PIP_CONFIG_FILE": os.devnull, "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(find_links or ""),
+           "PIP_RETRIES": "0"}
+    env.update(more)
+    return env
 
 
 def sha256_of(path: Path) -> str:
@@ -225,9 +234,10 @@ def test_lock_live_prefix_with_pip_packages(envkit_cli, tmp_path, default_prefix
     pip_install(prefix, wheels / "tinyreq-2.0-py3-none-any.whl", direct=True)  # a URL install
     out = tmp_path / "locks" / "conda-lock.yml"
     out.parent.mkdir()
-    r = envkit_cli("lock", "-p", str(prefix), "-o", str(out))
+    r = envkit_cli("lock", "-p", str(prefix), "-o", str(out), env=pip_env(find_links=wheels))
     assert r.exit_code == 0, r.stderr
-    assert r.stderr.endswith(f"-> {out} and {out.parent / 'environment.lock.yml'}\n")
+    assert r.stderr == (f"locked {prefix} (linux-64): 9 conda and 2 pip packages -> {out} and "
+                        f"{out.parent / 'environment.lock.yml'}\n")
     parsed = parse_with_conda_lock(out)  # conda-lock's own parser accepts it
     assert parsed.metadata.platforms == ["linux-64"]
     lock = read_conda_lock(out.read_text(), filename=str(out))
@@ -239,9 +249,11 @@ def test_lock_live_prefix_with_pip_packages(envkit_cli, tmp_path, default_prefix
                                                "urllib3": ">=1.21.1,<3"}
     pip = {p.name: p for p in lock.packages if p.manager == "pip"}
     assert sorted(pip) == ["helper", "tinyreq"]
-    # pip recorded no URL for an index install: the release page stands in (conda-lock needs a URL)
-    assert pip["helper"].version == "1.0" and pip["helper"].url == "https://pypi.org/project/helper/1.0/"
-    assert pip["helper"].sha256 is None
+    # pip recorded no URL for an index install: pip itself resolved the artifact of helper==1.0
+    # from the configured index (here a --find-links directory)
+    assert pip["helper"].version == "1.0"
+    assert pip["helper"].url == (wheels / "helper-1.0-py3-none-any.whl").as_uri()
+    assert pip["helper"].sha256 == sha256_of(wheels / "helper-1.0-py3-none-any.whl")
     assert pip["tinyreq"].url == (wheels / "tinyreq-2.0-py3-none-any.whl").as_uri()
     assert pip["tinyreq"].sha256 == sha256_of(wheels / "tinyreq-2.0-py3-none-any.whl")
 
@@ -280,3 +292,87 @@ def test_lock_unknown_env_name(envkit_cli, tmp_path):
                         "PATH": str(tmp_path)})
     assert r.exit_code == 2
     assert "no-such-env-xyz" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_lock_live_resolves_index_installs_with_the_users_pip_config(envkit_cli, tmp_path, default_prefix, wheels):
+    """No PIP_* variables: pip reads its configuration file, as it would the user's pip.conf."""
+    from envkit.formats.condalock import read_conda_lock
+
+    prefix = copy_prefix(default_prefix, tmp_path / "env")
+    pip_install(prefix, wheels / "helper-1.1-py3-none-any.whl")
+    pip_install(prefix, wheels / "tinyreq-1.0-py3-none-any.whl")
+    conf = tmp_path / "pip.conf"
+    conf.write_text(f"[global]\nno-index = true\nfind-links = {wheels}\n")
+    out = tmp_path / "conda-lock.yml"
+    r = envkit_cli("lock", "-p", str(prefix), "--no-env-lock", "-o", str(out),
+                   env={"PIP_CONFIG_FILE": str(conf), "PIP_NO_INDEX": None, "PIP_FIND_LINKS": None})
+    assert r.exit_code == 0, r.stderr
+    assert "warning" not in r.stderr
+    pip = {p.name: p for p in read_conda_lock(out.read_text()).packages if p.manager == "pip"}
+    assert {n: (p.url, p.sha256) for n, p in pip.items()} == {
+        n: ((wheels / f).as_uri(), sha256_of(wheels / f))
+        for n, f in (("helper", "helper-1.1-py3-none-any.whl"), ("tinyreq", "tinyreq-1.0-py3-none-any.whl"))}
+
+
+def test_lock_live_keeps_unresolvable_index_installs_with_a_marker(envkit_cli, tmp_path, default_prefix, wheels,
+                                                                  monkeypatch):
+    from envkit.formats.condalock import read_conda_lock
+    from envkit.lock import MAX_PIP_ATTEMPTS, is_index_placeholder
+
+    prefix = copy_prefix(default_prefix, tmp_path / "env")
+    other = tmp_path / "other-wheels"
+    pip_install(prefix, build_wheel(other, "gone", "0.3"))  # the index no longer has it
+    pip_install(prefix, wheels / "helper-1.0-py3-none-any.whl")
+    out = tmp_path / "conda-lock.yml"
+    r = envkit_cli("lock", "-p", str(prefix), "--no-env-lock", "-o", str(out), env=pip_env(find_links=wheels))
+    assert r.exit_code == 0, r.stderr
+    assert r.stderr.splitlines()[0] == (
+        "warning: pip could not resolve the artifact of gone==0.3 (installed from an index): no such release on "
+        "the configured index; locked without URL or hash (marked #envkit-unresolved): `envkit create` "
+        "installs it by pin from the index pip is configured with")
+    parsed = parse_with_conda_lock(out)  # still a valid conda-lock.yml
+    assert sorted(p.name for p in parsed.package if p.manager == "pip") == ["gone", "helper"]
+    pip = {p.name: p for p in read_conda_lock(out.read_text()).packages if p.manager == "pip"}
+    assert pip["gone"].url == "https://pypi.org/project/gone/0.3/#envkit-unresolved" and pip["gone"].sha256 is None
+    assert is_index_placeholder(pip["gone"]) and not is_index_placeholder(pip["helper"])
+    assert pip["helper"].sha256 == sha256_of(wheels / "helper-1.0-py3-none-any.whl")
+    # an unreachable index (offline): every release is reported, pip runs a bounded number of times
+    for n in range(4):
+        pip_install(prefix, build_wheel(other, f"extra{n}", "1.0"))
+    from envkit.backends import open_env
+    from envkit.lock import resolve_index_artifacts
+
+    for k, v in pip_env(PIP_INDEX_URL="http://127.0.0.1:9/simple").items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.delenv("PIP_NO_INDEX")
+    res = resolve_index_artifacts(open_env(prefix=str(prefix)))
+    assert res.found == {}
+    assert res.unresolved == ("extra0==1.0", "extra1==1.0", "extra2==1.0", "extra3==1.0", "gone==0.3",
+                              "helper==1.0")
+    assert MAX_PIP_ATTEMPTS == 4 and res.warnings == (
+        "pip could not resolve the artifacts of extra0==1.0, extra1==1.0, extra2==1.0, extra3==1.0 (installed "
+        "from an index): no such release on the configured index; locked without URL or hash (marked "
+        "#envkit-unresolved): `envkit create` installs them by pin from the index pip is configured with",
+        "pip could not resolve the artifacts of gone==0.3, helper==1.0 (installed from an index): not tried: the "
+        "4 releases asked for before were all missing, so the index is probably unreachable; locked without "
+        "URL or hash (marked #envkit-unresolved): `envkit create` installs them by pin from the index pip is "
+        "configured with")
+    assert res.pip[:4] == (str(prefix / "bin" / "python"), "-m", "pip", "install")  # the env's own pip
+
+
+def test_resolving_index_installs_of_an_environment_for_another_platform(tmp_path, wheels, monkeypatch):
+    """Its Python cannot run here: envkit's pip resolves for its platform and Python version."""
+    from envkit.lock import resolve_index_artifacts
+    from envkit.model import LiveEnv, LockedPackage
+
+    for k, v in pip_env(find_links=wheels).items():
+        monkeypatch.setenv(k, v)
+    env = LiveEnv(prefix=str(tmp_path / "mac-env"), name=None, platform="osx-arm64", python_version="3.12.1",
+                  packages=(LockedPackage(manager="pip", name="TinyReq", version="2.0", platform="osx-arm64"),))
+    res = resolve_index_artifacts(env)
+    assert (res.warnings, dict(res.found)) == ((), {"tinyreq": ((wheels / "tinyreq-2.0-py3-none-any.whl").as_uri(),
+                                                               sha256_of(wheels / "tinyreq-2.0-py3-none-any.whl"))})
+    argv = list(res.pip)
+    assert argv[0] != str(tmp_path / "mac-env" / "bin" / "python")
+    assert "--no-deps" in argv and argv[argv.index("--python-version") + 1] == "3.12"
+    assert "macosx_11_0_arm64" in argv

@@ -35,6 +35,11 @@ def create(lock_file, prefix, name, platform, backend) -> int:
     warn_duplicates([lk])
     target = prefix or new_env_prefix(name)
     result = create_from_lock(lk, target, platform=platform, backend=backend)
+    if result.by_pin:
+        from envkit.cli import warn
+
+        warn(f"{len(result.by_pin)} pip package(s) had no artifact in the lock (#envkit-unresolved) and were "
+             f"installed by pin from the configured index, without hash checking: {', '.join(result.by_pin)}")
     hashes = ", pip hashes required" if result.require_hashes else ""
     click.echo(f"created {result.prefix} ({result.platform}, {result.backend}): {result.conda} conda and "
                f"{result.pip} pip packages{hashes}")

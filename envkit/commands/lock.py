@@ -94,7 +94,7 @@ def _lock_live(name, prefix, backend, output, env_lock, no_env_lock) -> int:
     from envkit.commands._common import warn_duplicates
     from envkit.formats.condalock import write_conda_lock
     from envkit.formats.envyml import write_env
-    from envkit.lock import live_env_spec, lock_live
+    from envkit.lock import live_env_spec, lock_live, resolve_index_artifacts
 
     env = open_env(name=name, prefix=prefix, backend=backend)
     for w in env.warnings:
@@ -112,7 +112,11 @@ def _lock_live(name, prefix, backend, output, env_lock, no_env_lock) -> int:
         args.append("--no-env-lock")
     args += ["-o", output]
     header = header_for(_regen(*args))
-    result = lock_live(env)
+    # pip installs from an index record no artifact: ask pip which one each release is
+    resolution = resolve_index_artifacts(env)
+    for w in resolution.warnings:
+        warn(w)
+    result = lock_live(env, index_artifacts=resolution.found)
     text = write_conda_lock(result, header=header)
     if env_path:
         from envkit.io import atomic_write
