@@ -329,8 +329,16 @@ def _install_rattler(conda: Sequence[LockedPackage], prefix: str, platform: str,
         except Exception as exc:  # rattler's own exception classes
             text = str(exc).strip()
             if "hash mismatch" in text or "mismatch" in text.lower():
-                raise IntegrityError("a package does not match the hash recorded in the lock; nothing was "
-                                     "installed", text=text) from None
+                # the root cause (rattler's last line) names the file and both hashes; the whole
+                # chain is quoted only in part (errors clip quoted text), so say them in the message
+                import re
+
+                m = re.search(r"mismatch when extracting (?P<url>\S+) .*?expected (?P<want>[0-9a-f]+), "
+                              r"got (?P<got>[0-9a-f]+)", text)
+                detail = (f" ({_file_name(m.group('url'))}: the lock says {m.group('want')}, the download has "
+                          f"{m.group('got')})") if m else ""
+                raise IntegrityError(f"a package does not match the hash recorded in the lock{detail}; nothing "
+                                     "was installed", text=text) from None
             raise BackendError(f"installing the conda packages failed: {type(exc).__name__}",
                                text=text) from None
         if os.path.isdir(prefix):
