@@ -4,6 +4,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from envkit import _yaml
 from envkit.conda.channels import parse_channel
 from envkit.conda.matchspec import format_spec, parse_spec
 from envkit.conda.names import pep503
@@ -11,7 +12,9 @@ from envkit.formats.condalock import read_conda_lock, sort_lock, write_conda_loc
 from envkit.formats.envyml import channel_out, read_env, write_env
 from envkit.formats.pipreq import parse_pip_entry
 from envkit.model import EnvSpec, Lock, LockedPackage
+from envkit.formats import _fastyaml
 from envkit.normalize import normalize_spec, normalize_text
+from test_formats_fastyaml import same
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -155,4 +158,34 @@ def locks(draw):
 def test_conda_lock_round_trip(lock):
     text = write_conda_lock(lock)
     assert read_conda_lock(text) == sort_lock(lock)
+    assert write_conda_lock(read_conda_lock(text)) == text
+
+
+@SETTINGS
+@given(locks())
+def test_envkit_written_conda_lock_takes_the_fast_reader(lock):
+    text = write_conda_lock(lock)
+    assert same(_fastyaml.load(text), _yaml.load(text)) is None  # no fallback to the slow loader
+
+
+yaml_text = st.text(st.characters(blacklist_categories=("Cs", "Cc"), blacklist_characters="\ufffe\uffff"),
+                    max_size=8)
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**12, 10**12) | st.floats(allow_nan=False) | yaml_text,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(yaml_text, inner, max_size=3),
+    max_leaves=10)
+
+
+@SETTINGS
+@given(locks(), st.dictionaries(st.from_regex(r"[a-z][a-z_]{0,10}", fullmatch=True)
+                                .filter(lambda k: k not in ("content_hash", "channels", "platforms", "sources")),
+                                json_values, max_size=3))
+def test_conda_lock_metadata_sections_round_trip(lock, extra):
+    from dataclasses import replace
+
+    from envkit.formats._util import to_json
+
+    lock = replace(lock, metadata=tuple((k, to_json(v)) for k, v in extra.items()))
+    text = write_conda_lock(lock)
+    assert read_conda_lock(text).metadata == lock.metadata
     assert write_conda_lock(read_conda_lock(text)) == text

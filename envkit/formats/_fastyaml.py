@@ -1,19 +1,27 @@
 """A fast reader for the plain block-style YAML subset that lockfile generators write.
 
-conda-lock.yml and pixi.lock files are machine-written: block mappings and sequences, plain or
-single-quoted scalars, `{}`/`[]` for empty collections, whole-line comments.  For that subset a
+conda-lock.yml and pixi.lock files are machine-written: block mappings and sequences, plain,
+single-quoted or double-quoted scalars, `{}`/`[]` for empty collections, whole-line comments.  A
+double-quoted scalar is taken when it is a valid JSON string (what `envkit._yaml.scalar` writes) whose
+escapes mean the same in YAML; JSON's escapes are a subset of YAML's, except `\\u` surrogates, which
+JSON pairs up and libyaml refuses, so those are left to the full loader.  For that subset a
 line-by-line reader in Python is about 5x faster than libyaml's C parser plus PyYAML's constructor
 (the constructor, not the parser, is most of libyaml's cost), and it needs no `import yaml` at all.
 
 `load(text)` returns exactly what `envkit._yaml.load` returns (YamlMap/YamlList with the same values,
 `.line` and `.lines`; a test proves it on the corpus and on generated files) or raises `Unsupported`
 as soon as it meets anything outside the subset (flow collections, anchors and aliases, tags, block
-scalars, double quotes with escapes, multi-line scalars, inline comments, duplicate keys, a plain
-scalar that YAML would read as a number, bool or null other than `true`/`false`/small integers).
-Callers then use the full loader, which also produces the proper error for a malformed file.
+scalars, quoted keys, double quotes that are not a JSON string, multi-line scalars, inline comments,
+duplicate keys, a plain scalar that YAML would read as a number, bool or null other than
+`true`/`false`/small integers, YAML's other line breaks: a lone CR, NEL, U+2028, U+2029).  Callers
+then use the full loader, which also produces the proper error for a malformed file.  A character
+YAML forbids anywhere in a stream (a control character, a lone surrogate, U+FFFE) raises `BadChar`,
+an `Unsupported` that knows where: `load_yaml` reports it with its line, where libyaml would name
+only a character offset.
 """
 from __future__ import annotations
 
+import json
 import re
 
 from envkit._yaml import YamlList, YamlMap
@@ -21,6 +29,14 @@ from envkit._yaml import YamlList, YamlMap
 
 class Unsupported(Exception):
     """The text uses YAML this reader does not handle; use envkit._yaml.load."""
+
+
+class BadChar(Unsupported):
+    """The text holds a character no YAML stream may hold, at `offset`."""
+
+    def __init__(self, offset: int) -> None:
+        super().__init__(offset)
+        self.offset = offset
 
 
 _LINE = re.compile(r"( *)(- +)?(?:([A-Za-z0-9_][A-Za-z0-9_.\-/]*):(?: +(.*?))?|(.*?)) *")
@@ -36,12 +52,61 @@ _NOT_STR = re.compile(
     r"|[0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?.*)"
 )
 _BAD_START = frozenset("&*!|>{}[]%@`,?\"#")
+# ASCII bytes a YAML stream may hold (libyaml's reader refuses the other C0 controls and DEL)
+_ASCII_OK = bytes(range(0x20, 0x7F)) + b"\t\n\r"
+# what YAML 1.1 forbids in a stream (C0/C1 controls, surrogates, U+FFFE/U+FFFF) ...
+_NOT_PRINTABLE = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+# ... and the line breaks it knows besides LF and CRLF, which this reader does not split on
+_OTHER_BREAK = re.compile("\r(?!\n)|[\x85\u2028\u2029]")
+# a \\u escape of a UTF-16 surrogate (may also match after an escaped backslash: then the string
+# merely goes to the full loader)
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 _SEQ, _MAP = 0, 1
 
 
+def _check_chars(text: str) -> None:
+    """Raise BadChar at a character YAML forbids, Unsupported at a line break this reader does not
+    split on; do nothing for ordinary text (a few ms for a 4 MB lock: byte-level, not a regex)."""
+    if text.isascii():
+        if text.encode("ascii").translate(None, _ASCII_OK):
+            raise BadChar(_NOT_PRINTABLE.search(text).start())
+    else:
+        m = _NOT_PRINTABLE.search(text)
+        if m is not None:
+            raise BadChar(m.start())
+        if _OTHER_BREAK.search(text):
+            raise Unsupported
+    if "\r" in text and text.count("\r") != text.count("\r\n"):
+        raise Unsupported
+
+
+def _double_quoted(v: str) -> str:
+    """A one-line double-quoted scalar that is a JSON string -> its value; else Unsupported."""
+    if len(v) < 2 or v[-1] != '"':
+        raise Unsupported
+    inner = v[1:-1]
+    if "\\" not in inner:
+        # no escapes: the value is the text between the quotes (a tab or control character is not
+        # JSON, and a `"` inside would end the scalar early)
+        if '"' in inner or "\t" in inner:
+            raise Unsupported
+        return inner
+    if _SURROGATE_ESCAPE.search(inner):
+        raise Unsupported
+    try:
+        value = json.loads(v)
+    except ValueError:
+        raise Unsupported from None
+    if type(value) is not str:
+        raise Unsupported
+    return value
+
+
 def _scalar(v: str):
     c = v[0]
+    if c == '"':
+        return _double_quoted(v)
     if c == "'":
         if len(v) < 2 or v[-1] != "'":
             raise Unsupported
@@ -55,7 +120,7 @@ def _scalar(v: str):
         if v == "[]":
             return YamlList()
         raise Unsupported
-    if ": " in v or " #" in v or v[-1] == ":" or v.startswith(("- ", "-\t")) or "\t" in v:
+    if ": " in v or " #" in v or v[-1] == ":" or v == "-" or v.startswith(("- ", "-\t")) or "\t" in v:
         raise Unsupported
     if _NOT_STR.fullmatch(v):
         if v == "true":
@@ -96,6 +161,9 @@ def _tokens(text: str) -> list:
             append((no, indent, _MAP, key, m.group(4)))
         else:
             value = m.group(5)
+            if value == "-" and not dash:
+                append((no, indent, _SEQ, None, None))  # `-` alone: the item's content follows deeper
+                continue
             if not value:
                 if not dash:
                     raise Unsupported
@@ -108,6 +176,7 @@ def _tokens(text: str) -> list:
 
 def load(text: str):
     """Parse `text` (the subset above) into YamlMap/YamlList values; raise Unsupported otherwise."""
+    _check_chars(text)
     toks = _tokens(text)
     if not toks:
         raise Unsupported
@@ -194,9 +263,22 @@ def _scalar_item(tok):
 
 
 def load_yaml(text: str, *, filename: str | None = None):
-    """The fast reader when the text is in its subset, else `envkit._yaml.load` (same result)."""
+    """The fast reader when the text is in its subset, else `envkit._yaml.load` (same result).
+
+    Raises ParseError (file, line) for malformed YAML, as `envkit._yaml.load` does."""
     try:
         return load(text)
+    except BadChar as exc:
+        from envkit.errors import ParseError, Where
+
+        pos = exc.offset
+        line = text.count("\n", 0, pos) + 1
+        start = text.rfind("\n", 0, pos) + 1
+        end = text.find("\n", pos)
+        row = text[start:end if end >= 0 else len(text)].rstrip("\r")
+        raise ParseError(f"invalid YAML: character U+{ord(text[pos]):04X} is not allowed in a YAML file",
+                         where=Where(file=filename, line=line), text=row,
+                         hint="remove the character (inside double quotes, write it as an escape)") from None
     except (Unsupported, RecursionError):
         from envkit import _yaml
 

@@ -10,6 +10,8 @@ not fields of the format; they come from the package URL.
 """
 from __future__ import annotations
 
+import json
+
 from envkit.errors import ParseError, UnsupportedVersionError, Where
 from envkit.model import Lock, LockedPackage
 
@@ -72,6 +74,7 @@ def _from_data(data, filename: str | None) -> Lock:
     platforms = tuple(str(p) for p in (meta.get("platforms") or ()))
     sources = tuple(str(s) for s in (meta.get("sources") or ()))
     extra_meta = tuple((str(k), to_json(v)) for k, v in meta.items() if k not in _META_KEYS)
+    extra_meta, pip_options = split_pip_options(extra_meta)
     pkgs_raw = need_list(data.get("package") if "package" in data else [], "`package:`",
                          Where(file=filename, line=data.line_of("package")))
     pkgs: list[LockedPackage] = []
@@ -113,7 +116,61 @@ def _from_data(data, filename: str | None) -> Lock:
     if not platforms:
         platforms = tuple(seen_platforms)
     return Lock(kind="conda-lock", platforms=platforms, packages=tuple(pkgs), channels=tuple(channels),
-                content_hash=content_hash, sources=sources, metadata=extra_meta, source=filename)
+                content_hash=content_hash, sources=sources, metadata=extra_meta, pip_options=pip_options,
+                source=filename)
+
+
+def _block_yaml(key: str, value, indent: str) -> list[str]:
+    """`key: value` as block-style YAML lines, conda-lock's own layout for metadata sections such as
+    `time_metadata:` (and what the fast lock reader takes); reads back as the same value."""
+    from envkit._yaml import key as ykey
+
+    if isinstance(value, (dict, list)) and value:
+        return [f"{indent}{ykey(key)}:"] + _block_body(value, indent + "  " if isinstance(value, dict) else indent)
+    return [f"{indent}{ykey(key)}: {_leaf(value)}"]
+
+
+def _block_body(value, indent: str) -> list[str]:
+    if isinstance(value, dict):
+        out: list[str] = []
+        for k, v in value.items():
+            out += _block_yaml(str(k), v, indent)
+        return out
+    out = []
+    for v in value:
+        if isinstance(v, dict) and v:
+            sub = _block_body(v, indent + "  ")
+            out += [f"{indent}- {sub[0].lstrip()}"] + sub[1:]
+        elif isinstance(v, list) and v:
+            out += [f"{indent}-"] + _block_body(v, indent + "  ")
+        else:
+            out.append(f"{indent}- {_leaf(v)}")
+    return out
+
+
+def _leaf(value) -> str:
+    from envkit._yaml import scalar
+
+    if isinstance(value, str):
+        return scalar(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict):
+        return "{}"
+    if isinstance(value, list):
+        return "[]"
+    if isinstance(value, float):
+        # YAML 1.1 reads a float only with a dot (1e+20 would be text) and spells inf/nan its own way
+        if value != value:
+            return ".nan"
+        if value in (float("inf"), float("-inf")):
+            return ".inf" if value > 0 else "-.inf"
+        text = repr(value)
+        if "." not in text:
+            mant, e, exp = text.partition("e")
+            text = f"{mant}.0{e}{exp}"
+        return text
+    return json.dumps(value)  # int, None
 
 
 def merge_depends(depends: tuple[tuple[str, str], ...]) -> list[tuple[str, str]]:
@@ -147,6 +204,52 @@ def merge_depends(depends: tuple[tuple[str, str], ...]) -> list[tuple[str, str]]
     return out
 
 
+#: The `metadata.custom_metadata` key (conda-lock's schema: a str -> str mapping) under which
+#: `Lock.pip_options` (`--index-url`, `--find-links`, ... of the spec's pip section) are kept, one
+#: option per line, in order; `envkit create` passes them to pip.
+PIP_OPTIONS_KEY = "envkit.pip_options"
+
+
+def split_pip_options(metadata: tuple[tuple[str, str], ...]) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
+    """(`metadata` without envkit's pip options, the pip options) from read `metadata` entries:
+    PIP_OPTIONS_KEY is taken out of `custom_metadata` (dropped when nothing else is in it)."""
+    import json
+
+    out, options = [], ()
+    for k, v in metadata:
+        if k == "custom_metadata":
+            custom = json.loads(v)
+            if isinstance(custom, dict) and isinstance(custom.get(PIP_OPTIONS_KEY), str):
+                options = tuple(line for line in custom.pop(PIP_OPTIONS_KEY).splitlines() if line.strip())
+                if not custom:
+                    continue
+                v = json.dumps(custom, ensure_ascii=False, separators=(",", ":"))
+        out.append((k, v))
+    return tuple(out), options
+
+
+def join_pip_options(metadata: tuple[tuple[str, str], ...], options: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """`metadata` entries with `options` added to `custom_metadata` under PIP_OPTIONS_KEY (the
+    inverse of `split_pip_options`); unchanged when there are none."""
+    import json
+
+    if not options:
+        return metadata
+    text = "\n".join(options)
+    out, done = [], False
+    for k, v in metadata:
+        if k == "custom_metadata":
+            custom = json.loads(v) if v else {}
+            custom = dict(custom) if isinstance(custom, dict) else {}
+            custom[PIP_OPTIONS_KEY] = text
+            v, done = json.dumps(custom, ensure_ascii=False, separators=(",", ":")), True
+        out.append((k, v))
+    if not done:
+        out.append(("custom_metadata", json.dumps({PIP_OPTIONS_KEY: text}, ensure_ascii=False,
+                                                  separators=(",", ":"))))
+    return tuple(out)
+
+
 def sort_key(platforms: tuple[str, ...]):
     order = {p: i for i, p in enumerate(platforms)}
 
@@ -171,7 +274,7 @@ def write_conda_lock(lock: Lock, *, header: str | None = None) -> str:
     """
     from envkit._yaml import key as ykey, scalar
     from envkit.formats._util import comment_block
-    from envkit.formats.envyml import _json_as_yaml, channel_out
+    from envkit.formats.envyml import channel_out
 
     platforms = lock.platforms or tuple(dict.fromkeys(p.platform for p in lock.packages if p.platform))
     out: list[str] = [comment_block(header if header is not None else HEADER).rstrip("\n"),
@@ -189,8 +292,8 @@ def write_conda_lock(lock: Lock, *, header: str | None = None) -> str:
         out.append("  channels: []")
     out += ["  platforms:"] + [f"  - {scalar(p)}" for p in platforms] if platforms else ["  platforms: []"]
     out += ["  sources:"] + [f"  - {scalar(s)}" for s in lock.sources] if lock.sources else ["  sources: []"]
-    for k, v in lock.metadata:
-        out.append(f"  {ykey(k)}: {_json_as_yaml(v)}")
+    for k, v in join_pip_options(lock.metadata, lock.pip_options):
+        out += _block_yaml(k, json.loads(v), "  ")
     pkgs = sorted(lock.packages, key=sort_key(platforms))
     out.append("package:" if pkgs else "package: []")
     for p in pkgs:
