@@ -233,3 +233,23 @@ def test_overall_timeout_and_keep(envkit_cli):
     assert f"kept the probe's scratch directory: {scratch}" in r.stderr
     import shutil
     shutil.rmtree(scratch)
+
+
+def wrapper_prefix(prefix: Path) -> Path:
+    """A conda-looking prefix whose bin/python runs the test interpreter (which has torch)."""
+    (prefix / "conda-meta").mkdir(parents=True)
+    (prefix / "bin").mkdir()
+    (prefix / "bin" / "python").write_text(f'#!/bin/sh\nexec "{PY}" "$@"\n')
+    (prefix / "bin" / "python").chmod(0o755)
+    return prefix
+
+
+def test_relative_prefix_and_python_run_from_another_directory(envkit_cli, tmp_path):
+    prefix = wrapper_prefix(tmp_path / "env2")
+    cfg = json.dumps({"only": ["torch.build"]})
+    for args in (("-p", "env2"), ("--python", "env2/bin/python")):
+        r = envkit_cli("smoke", *args, "--quick", "--json", cwd=tmp_path, env={"ENVKIT_SMOKE_TEST_CONFIG": cfg})
+        assert r.exit_code == 0, (args, r.stdout + r.stderr)
+        rep = json.loads(r.stdout)
+        assert rep["target"]["python"] == str(prefix / "bin" / "python") and rep["target"]["prefix"] == str(prefix)
+        assert status_of(rep) == {"import.torch": "pass", "torch.build": "pass"}

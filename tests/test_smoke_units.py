@@ -219,3 +219,23 @@ def _alive(pid: int) -> bool:
             return f.read().rsplit(")", 1)[1].split()[0] != "Z"  # a zombie is dead, just not reaped
     except FileNotFoundError:
         return False
+
+
+def test_relative_prefix_and_python_become_absolute(tmp_path, monkeypatch):
+    """`cd /tmp/x && envkit smoke -p env2`: the probe runs in a scratch directory, so the target's
+    interpreter, prefix and activation variables must not stay relative to the caller's directory."""
+    prefix = tmp_path / "env2"
+    (prefix / "conda-meta").mkdir(parents=True)
+    (prefix / "bin").mkdir()
+    (prefix / "bin" / "python").write_text("#!/bin/sh\n")
+    (prefix / "bin" / "python").chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+    t = runner.resolve_target(prefix="env2")
+    assert (t.kind, t.prefix, t.python) == ("prefix", str(prefix), str(prefix / "bin" / "python"))
+    env = dict(t.env)
+    assert env["CONDA_PREFIX"] == str(prefix) and env["PATH"].startswith(f"{prefix}/bin{os.pathsep}")
+    t = runner.resolve_target(prefix="./env2/../env2")
+    assert t.prefix == str(prefix)
+    t = runner.resolve_target(python="env2/bin/python")
+    assert (t.kind, t.python, t.prefix) == ("python", str(prefix / "bin" / "python"), str(prefix))
+    assert dict(t.env)["CONDA_PREFIX"] == str(prefix)

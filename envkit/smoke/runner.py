@@ -126,6 +126,7 @@ def resolve_target(*, name: str | None = None, prefix: str | None = None, python
     if len(given) > 1:
         raise UsageError("give only one of -n NAME, -p PREFIX, --python EXE, --create FILE")
     if python:
+        python = os.path.expanduser(python)
         exe = shutil.which(python) if os.sep not in python else python
         if not exe or not os.path.exists(exe):
             raise EnvironmentNotFound(f"no such interpreter: {python}")
@@ -140,7 +141,10 @@ def resolve_target(*, name: str | None = None, prefix: str | None = None, python
                           env=tuple(sorted(env.items())), skipped_scripts=tuple(skipped))
         return Target(kind="python", python=str(exe))
     if name or prefix:
-        p = find_named_env(name) if name else Path(prefix).expanduser()
+        # Absolute: the probe runs with the scratch directory as its working directory, and
+        # CONDA_PREFIX/PATH must name the prefix from anywhere.  abspath, not resolve: a
+        # symlinked prefix keeps the path the user gave.
+        p = Path(os.path.abspath(find_named_env(name) if name else Path(prefix).expanduser()))
         if not p.is_dir():
             raise EnvironmentNotFound(f"no such environment prefix: {p}")
         exe = prefix_python(p)
