@@ -213,12 +213,39 @@ def pip_requirement_lines(packages: Sequence[LockedPackage]) -> tuple[list[str],
     return lines, all_hashed
 
 
+def pip_option_lines(options: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The lock's pip options as requirement-file lines, and warnings.
+
+    A URL whose credentials were redacted when it was locked (`https://<USER>:<PASSWORD>@host/...`,
+    `<TOKEN>@`) is passed without them, so pip takes them from its keyring or .netrc, as for any
+    URL without credentials; each such option is named in a warning.  `${VAR}` references are
+    kept (pip expands them in requirement files).
+    """
+    import re
+
+    from envkit.urls import TOKEN, USERINFO
+
+    lines, warnings = [], []
+    for opt in options:
+        if USERINFO in opt or TOKEN in opt:
+            cleaned = re.sub(rf"(://)(?:{re.escape(USERINFO)}|{re.escape(TOKEN)})@", r"\1", opt)
+            cleaned = re.sub(rf"([?&][A-Za-z_]*token=){re.escape(TOKEN)}&?", r"\1", cleaned).rstrip("?&")
+            cleaned = re.sub(r"[?&][A-Za-z_]*token=$", "", cleaned)
+            warnings.append(f"pip option {opt!r} had credentials removed when it was locked; passing "
+                            f"{cleaned!r} (pip looks the credentials up in its keyring or .netrc; or write the "
+                            "URL with ${VARIABLES} in the spec)")
+            opt = cleaned
+        lines.append(opt)
+    return lines, warnings
+
+
 def install_pip(prefix: str, platform: str, packages: Sequence[LockedPackage], *,
-                options: Sequence[str] = (), timeout: float = 1800) -> bool:
+                options: Sequence[str] = (), timeout: float = 1800, cwd: str | None = None) -> bool:
     """Install the locked pip packages with the prefix's own Python: `pip install --no-deps`.
 
-    Returns whether `--require-hashes` was used.  Raises BackendError when the prefix has no Python
-    or pip fails.
+    `options` (the lock's pip options, see `pip_option_lines`) come first in the requirements file;
+    relative paths in them are relative to `cwd` (the lock's directory).  Returns whether
+    `--require-hashes` was used.  Raises BackendError when the prefix has no Python or pip fails.
     """
     from envkit._proc import run
 
@@ -234,7 +261,7 @@ def install_pip(prefix: str, platform: str, packages: Sequence[LockedPackage], *
     foreign = probe.ok and os.path.realpath(probe.stdout.strip()) != os.path.realpath(prefix)
     with tempfile.TemporaryDirectory(prefix="envkit-create-") as tmp:
         req = os.path.join(tmp, "requirements.txt")
-        Path(req).write_text("\n".join(list(options) + lines) + "\n", encoding="utf-8")
+        Path(req).write_text("\n".join(pip_option_lines(options)[0] + lines) + "\n", encoding="utf-8")
         argv = [python, "-m", "pip", "install", "--no-deps", "--no-input", "--disable-pip-version-check",
                 "--no-warn-script-location", "--prefix", prefix]
         if foreign:
@@ -243,7 +270,7 @@ def install_pip(prefix: str, platform: str, packages: Sequence[LockedPackage], *
             argv.append("--require-hashes")
         argv += ["-r", req]
         env = dict(os.environ, PIP_NO_INPUT="1")
-        run(argv, timeout=timeout, env=env, what="pip install")
+        run(argv, timeout=timeout, env=env, cwd=cwd, what="pip install")
     return hashed
 
 
@@ -297,7 +324,11 @@ def create_from_lock(lock: Lock, prefix: str | os.PathLike[str], *, platform: st
             _install_rattler(conda, target, plat, cache_dir=cache_dir)
         else:
             _install_conda(lock, plat, target, backend, executable, timeout=timeout)
-        hashed = install_pip(target, plat, pip, options=lock.pip_options, timeout=timeout) if pip else False
+        # relative paths in the lock's pip options (`--find-links ./wheels`) are the lock's
+        lock_dir = os.path.dirname(os.path.abspath(lock.source)) if lock.source and os.path.isfile(
+            lock.source) else None
+        hashed = install_pip(target, plat, pip, options=lock.pip_options, timeout=timeout,
+                             cwd=lock_dir) if pip else False
     except BaseException:
         remove_tree(target)
         raise

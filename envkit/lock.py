@@ -533,8 +533,42 @@ def solve_spec(spec: EnvSpec, platforms: Sequence[str], *, channel_priority: str
     channels = tuple(c for c in spec.channels if c.name != "nodefaults")
     sources = (os.path.basename(spec.source),) if spec.source else ()
     return Lock(kind="conda-lock", platforms=plats, packages=sort_packages(packages), channels=channels,
-                content_hash=hashes, sources=sources,
-                pip_options=tuple(p.text for p in spec.pip if p.kind == "option"))
+                content_hash=hashes, sources=sources, pip_options=lock_pip_options(spec))
+
+
+#: The pip options of a spec that a lock keeps for `envkit create`: where pip finds the locked
+#: artifacts.  Others (`-r`, `-c`, `--pre`, ...) shaped the resolution, which the lock now records.
+_KEPT_PIP_OPTIONS = ("--index-url", "-i", "--extra-index-url", "--find-links", "-f", "--no-index",
+                     "--trusted-host")
+
+
+def rebase_pip_options(options: Sequence[str], from_dir: str, to_dir: str) -> tuple[str, ...]:
+    """`options` with each relative `--find-links`/`-f` path (relative to `from_dir`, the spec's
+    directory) rewritten relative to `to_dir` (the lock's), so that `envkit create` finds it from
+    the lock.  URLs and absolute paths are unchanged."""
+    out = []
+    for opt in options:
+        m = re.match(r"^(?P<flag>--find-links|-f)(?P<sep>\s*=?\s*)(?P<path>\S+)$", opt.strip())
+        if m and "://" not in m.group("path") and not os.path.isabs(m.group("path")):
+            target = os.path.normpath(os.path.join(from_dir, m.group("path")))
+            rel = os.path.relpath(target, to_dir)
+            opt = f"{m.group('flag')} {rel if rel.startswith('.') else './' + rel}"
+        out.append(opt)
+    return tuple(out)
+
+
+def lock_pip_options(spec: EnvSpec) -> tuple[str, ...]:
+    """The pip options of `spec`'s pip section a lock records (`Lock.pip_options`), in file order:
+    index and link options only (`--index-url`, `--extra-index-url`, `--find-links`, `--no-index`,
+    `--trusted-host`), with credentials redacted as the spec model has them."""
+    out = []
+    for p in spec.pip:
+        if p.kind != "option":
+            continue
+        head = re.split(r"[\s=]", p.text.strip(), maxsplit=1)[0]
+        if head in _KEPT_PIP_OPTIONS:
+            out.append(p.text.strip())
+    return tuple(out)
 
 
 def _check_platforms(platforms: Sequence[str], spec: EnvSpec) -> tuple[str, ...]:
@@ -819,7 +853,8 @@ def solve_with_conda_lock(spec: EnvSpec, platforms: Sequence[str], *,
         lock = read_conda_lock(read_text(out), filename=out)
     hashes = tuple((p, spec_content_hash(spec, p)) for p in plats)
     return replace(lock, kind="conda-lock", platforms=plats, packages=sort_packages(lock.packages),
-                   content_hash=hashes, sources=(os.path.basename(spec.source),))
+                   content_hash=hashes, sources=(os.path.basename(spec.source),),
+                   pip_options=lock_pip_options(spec))
 
 
 # --------------------------------------------------------------------------------------------

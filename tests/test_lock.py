@@ -445,3 +445,54 @@ def test_stale_lock_rule_uses_conda_lock_hash(tmp_path):
     [f] = run_checks(targets, Config(select=("stale-lock", "lock-unsatisfied")))
     assert (f.rule, f.file, f.line) == ("stale-lock", str(lock), 15)  # content_hash:
     assert f.message.startswith("linux-64: content hash f43f3486dcc3... is not conda-lock's hash of the spec")
+
+
+def test_pip_options_round_trip_through_conda_lock_yml(tmp_path):
+    from conda_lock.lockfile import parse_conda_lock_file
+
+    from envkit.formats.condalock import read_conda_lock, write_conda_lock
+
+    pkg = LockedPackage(manager="pip", name="tinyreq", version="2.0", platform="linux-64",
+                        url="https://files.example/tinyreq-2.0-py3-none-any.whl", sha256="ab" * 32)
+    lock = Lock(kind="conda-lock", platforms=("linux-64",), packages=(pkg,),
+                content_hash=(("linux-64", "0" * 64),),
+                pip_options=("--index-url https://pypi.example/simple", "--extra-index-url https://${TOK}@x.org/simple",
+                             "--find-links ./wheels"))
+    text = write_conda_lock(lock)
+    path = tmp_path / "conda-lock.yml"
+    path.write_text(text)
+    assert parse_conda_lock_file(path).metadata.custom_metadata == {"envkit.pip_options": (
+        "--index-url https://pypi.example/simple\n--extra-index-url https://${TOK}@x.org/simple\n--find-links ./wheels")}
+    back = read_conda_lock(text)
+    assert back == lock and back.metadata == ()
+    # other custom metadata (conda-lock's --metadata-yaml) is kept beside envkit's key, both ways
+    with_meta = replace(lock, metadata=(("custom_metadata", '{"team":"ml"}'),))
+    path.write_text(write_conda_lock(with_meta))
+    assert parse_conda_lock_file(path).metadata.custom_metadata == {
+        "team": "ml", "envkit.pip_options": lock.pip_options[0] + "\n" + lock.pip_options[1] + "\n" + lock.pip_options[2]}
+    assert read_conda_lock(path.read_text()) == with_meta
+    # no options: no custom_metadata written
+    assert "custom_metadata" not in write_conda_lock(replace(lock, pip_options=()))
+
+
+def test_lock_pip_options_and_rebasing():
+    from envkit.lock import lock_pip_options, rebase_pip_options
+
+    spec = spec_of("dependencies:\n  - pip:\n    - -r extra.txt\n    - --pre\n    - -i https://u:pw@idx.example/simple\n"
+                   "    - --find-links=./wheels\n    - --no-index\n    - helper\n")
+    assert lock_pip_options(spec) == ("-i https://<USER>:<PASSWORD>@idx.example/simple", "--find-links=./wheels",
+                                      "--no-index")
+    assert rebase_pip_options(["--find-links=./wheels", "-f /abs/w", "-f https://h/w", "--no-index"],
+                              "/p", "/p/locks") == ("--find-links ../wheels", "-f /abs/w", "-f https://h/w",
+                                                    "--no-index")
+
+
+def test_create_passes_redacted_pip_options_without_credentials():
+    from envkit.create import pip_option_lines
+
+    lines, warnings = pip_option_lines(["-i https://<USER>:<PASSWORD>@idx.example/simple",
+                                        "--extra-index-url https://${TOK}@x.org/simple", "--no-index"])
+    assert lines == ["-i https://idx.example/simple", "--extra-index-url https://${TOK}@x.org/simple", "--no-index"]
+    assert warnings == ["pip option '-i https://<USER>:<PASSWORD>@idx.example/simple' had credentials removed when "
+                        "it was locked; passing '-i https://idx.example/simple' (pip looks the credentials up in "
+                        "its keyring or .netrc; or write the URL with ${VARIABLES} in the spec)"]

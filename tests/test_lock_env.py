@@ -91,6 +91,8 @@ def test_lock_spec_writes_a_conda_lock_file_conda_lock_reads(envkit_cli, tmp_pat
     assert helper.hash.sha256 == sha256_of(wheels / "helper-1.1-py3-none-any.whl")
     assert tiny.dependencies == {"helper": ">=1"}  # macdep's darwin marker does not apply on linux
     assert set(parsed.metadata.content_hash) == {"linux-64"}
+    # the pip section's index options are kept where conda-lock's schema allows: custom_metadata
+    assert parsed.metadata.custom_metadata == {"envkit.pip_options": f"--no-index\n--find-links {wheels}"}
     # deterministic: the same command writes the same bytes
     r2 = envkit_cli("lock", "-f", str(spec), "--platform", "linux-64", "-o", str(tmp_path / "again.yml"))
     assert r2.exit_code == 0
@@ -376,3 +378,38 @@ def test_resolving_index_installs_of_an_environment_for_another_platform(tmp_pat
     assert argv[0] != str(tmp_path / "mac-env" / "bin" / "python")
     assert "--no-deps" in argv and argv[argv.index("--python-version") + 1] == "3.12"
     assert "macosx_11_0_arm64" in argv
+
+
+def test_pip_options_travel_in_the_lock_to_create(envkit_cli, tmp_path, default_channel, wheels):
+    """`--find-links ./wheels` (relative to the spec) is recorded relative to the lock, and
+    `envkit create` gives it to pip: a package locked without an artifact is found through it."""
+    import shutil
+    from dataclasses import replace
+
+    from envkit.backends import open_env
+    from envkit.formats.condalock import read_conda_lock, write_conda_lock
+
+    project = tmp_path / "project"
+    shutil.copytree(wheels, project / "wheels")
+    spec = write_spec(project / "environment.yml", [default_channel.url], ["python=3.11", "pip"],
+                      pip=["--no-index", "--find-links ./wheels", "--pre", "helper==1.0"])
+    out = project / "locks" / "conda-lock.yml"
+    out.parent.mkdir()
+    r = envkit_cli("lock", "-f", str(spec), "--platform", "linux-64", "-o", str(out),
+                   env=pip_env(PIP_NO_INDEX=None, PIP_FIND_LINKS=None))
+    assert r.exit_code == 0, r.stderr
+    lock = read_conda_lock(out.read_text(), filename=str(out))
+    assert lock.pip_options == ("--no-index", "--find-links ../wheels")  # --pre shaped the solve only
+    assert parse_with_conda_lock(out).metadata.custom_metadata == {
+        "envkit.pip_options": "--no-index\n--find-links ../wheels"}
+    assert envkit_cli("lock", "--check", "-f", str(spec), "--lock", str(out)).exit_code == 0
+    # a pip package without an artifact is installed by pin: only the lock's options can find it
+    [helper] = [p for p in lock.packages if p.manager == "pip"]
+    unresolved = replace(helper, url="https://pypi.org/project/helper/1.0/#envkit-unresolved", sha256=None)
+    lock = replace(lock, packages=tuple(unresolved if p is helper else p for p in lock.packages))
+    out.write_text(write_conda_lock(lock))
+    target = tmp_path / "env"
+    r = envkit_cli("create", "--lock", str(out), "-p", str(target), cwd=tmp_path,
+                   env=pip_env(PIP_NO_INDEX=None, PIP_FIND_LINKS=None))
+    assert r.exit_code == 0, r.stderr
+    assert [(p.name, p.version) for p in open_env(prefix=str(target)).pip_packages()] == [("helper", "1.0")]

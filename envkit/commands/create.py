@@ -34,6 +34,12 @@ def create(lock_file, prefix, name, platform, backend) -> int:
                          where=Where(file=lock_file), hint="lock it first: envkit lock -f FILE")
     warn_duplicates([lk])
     target = prefix or new_env_prefix(name)
+    if lk.pip_options:
+        from envkit.cli import warn
+        from envkit.create import pip_option_lines
+
+        for w in pip_option_lines(lk.pip_options)[1]:
+            warn(w)
     result = create_from_lock(lk, target, platform=platform, backend=backend)
     if result.by_pin:
         from envkit.cli import warn

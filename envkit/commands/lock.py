@@ -165,6 +165,14 @@ def _lock_spec(spec_file, platforms, output, channel_priority, virtual_packages,
     else:
         result = solve_spec(spec, plats, channel_priority=channel_priority, virtual_packages=vps,
                             lock_pip_section=not no_pip)
+    if result.pip_options and output != "-":
+        from dataclasses import replace
+
+        from envkit.lock import rebase_pip_options
+
+        here = os.path.dirname(os.path.abspath(spec_file))
+        there = os.path.dirname(os.path.abspath(output))
+        result = replace(result, pip_options=rebase_pip_options(result.pip_options, here, there))
     args = ["-f", spec_file]
     for p in (platforms or ()):
         args += ["--platform", p]
