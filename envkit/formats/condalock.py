@@ -10,6 +10,8 @@ not fields of the format; they come from the package URL.
 """
 from __future__ import annotations
 
+import json
+
 from envkit.errors import ParseError, UnsupportedVersionError, Where
 from envkit.model import Lock, LockedPackage
 
@@ -118,6 +120,59 @@ def _from_data(data, filename: str | None) -> Lock:
                 source=filename)
 
 
+def _block_yaml(key: str, value, indent: str) -> list[str]:
+    """`key: value` as block-style YAML lines, conda-lock's own layout for metadata sections such as
+    `time_metadata:` (and what the fast lock reader takes); reads back as the same value."""
+    from envkit._yaml import key as ykey
+
+    if isinstance(value, (dict, list)) and value:
+        return [f"{indent}{ykey(key)}:"] + _block_body(value, indent + "  " if isinstance(value, dict) else indent)
+    return [f"{indent}{ykey(key)}: {_leaf(value)}"]
+
+
+def _block_body(value, indent: str) -> list[str]:
+    if isinstance(value, dict):
+        out: list[str] = []
+        for k, v in value.items():
+            out += _block_yaml(str(k), v, indent)
+        return out
+    out = []
+    for v in value:
+        if isinstance(v, dict) and v:
+            sub = _block_body(v, indent + "  ")
+            out += [f"{indent}- {sub[0].lstrip()}"] + sub[1:]
+        elif isinstance(v, list) and v:
+            out += [f"{indent}-"] + _block_body(v, indent + "  ")
+        else:
+            out.append(f"{indent}- {_leaf(v)}")
+    return out
+
+
+def _leaf(value) -> str:
+    from envkit._yaml import scalar
+
+    if isinstance(value, str):
+        return scalar(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict):
+        return "{}"
+    if isinstance(value, list):
+        return "[]"
+    if isinstance(value, float):
+        # YAML 1.1 reads a float only with a dot (1e+20 would be text) and spells inf/nan its own way
+        if value != value:
+            return ".nan"
+        if value in (float("inf"), float("-inf")):
+            return ".inf" if value > 0 else "-.inf"
+        text = repr(value)
+        if "." not in text:
+            mant, e, exp = text.partition("e")
+            text = f"{mant}.0{e}{exp}"
+        return text
+    return json.dumps(value)  # int, None
+
+
 def merge_depends(depends: tuple[tuple[str, str], ...]) -> list[tuple[str, str]]:
     """`depends` with one entry per name, in first-seen order, as conda-lock's `dependencies:` mapping
     needs (a pixi.lock may list `python >=3.10` and `python` for one package).
@@ -219,7 +274,7 @@ def write_conda_lock(lock: Lock, *, header: str | None = None) -> str:
     """
     from envkit._yaml import key as ykey, scalar
     from envkit.formats._util import comment_block
-    from envkit.formats.envyml import _json_as_yaml, channel_out
+    from envkit.formats.envyml import channel_out
 
     platforms = lock.platforms or tuple(dict.fromkeys(p.platform for p in lock.packages if p.platform))
     out: list[str] = [comment_block(header if header is not None else HEADER).rstrip("\n"),
@@ -238,7 +293,7 @@ def write_conda_lock(lock: Lock, *, header: str | None = None) -> str:
     out += ["  platforms:"] + [f"  - {scalar(p)}" for p in platforms] if platforms else ["  platforms: []"]
     out += ["  sources:"] + [f"  - {scalar(s)}" for s in lock.sources] if lock.sources else ["  sources: []"]
     for k, v in join_pip_options(lock.metadata, lock.pip_options):
-        out.append(f"  {ykey(k)}: {_json_as_yaml(v)}")
+        out += _block_yaml(k, json.loads(v), "  ")
     pkgs = sorted(lock.packages, key=sort_key(platforms))
     out.append("package:" if pkgs else "package: []")
     for p in pkgs:
