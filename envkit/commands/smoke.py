@@ -53,6 +53,8 @@ def smoke(name, prefix, python, create_file, require_cuda, mode, as_json, timeou
             warn(f"kept the temporary environment: {report['target']['prefix']}")
     else:
         target = runner.resolve_target(name=name, prefix=prefix, python=python)
+        if target.prefix:
+            warn_env_records(target.prefix)
         for script in target.skipped_scripts:
             warn(f"activation script not evaluated (only plain `export NAME=VALUE` lines are): {script}")
         report = runner.run_smoke(target, require_cuda=require_cuda, mode=mode, timeout=timeout, keep=keep,
@@ -71,6 +73,29 @@ def smoke(name, prefix, python, create_file, require_cuda, mode, as_json, timeou
     if report.get("scratch"):
         warn(f"kept the probe's scratch directory: {report['scratch']}")
     return runner.exit_code(report)
+
+
+def warn_env_records(prefix: str) -> None:
+    """Read the target prefix's package records (cheap: no solve, no subprocess) and warn on stderr
+    about what every command that reads an environment warns about: pip installed a project conda
+    also installed, pip overwrote a conda package's files, a record could not be read.  A prefix
+    envkit cannot read is a warning too: the smoke test runs the interpreter, not the records."""
+    from envkit.backends import open_env
+    from envkit.commands._common import warn_duplicates
+    from envkit.errors import EnvkitError
+
+    try:
+        env = open_env(prefix=prefix, strict=False)
+    except EnvkitError as e:
+        warn(f"could not read the package records of {prefix} ({e}); no conda+pip duplicate check")
+        return
+    except Exception as e:  # a reader bug on an odd prefix must not stop the smoke test itself
+        warn(f"could not read the package records of {prefix} ({type(e).__name__}: {e}); "
+             "no conda+pip duplicate check")
+        return
+    for w in env.warnings:
+        warn(w)
+    warn_duplicates([env])
 
 
 def _isatty() -> bool:
