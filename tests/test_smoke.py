@@ -218,6 +218,9 @@ def test_usage_errors(envkit_cli, tmp_path):
     assert r.exit_code == 2 and f"error: no such interpreter: {tmp_path / 'nope'}" in r.stderr
     r = envkit_cli("smoke", "--quick", "--timeout", "0")
     assert r.exit_code == 2 and "--timeout" in r.stderr
+    for args in (("--quick", "--full"), ("--full", "--quick")):
+        r = envkit_cli("smoke", "--python", str(tmp_path / "nope"), *args)
+        assert (r.exit_code, r.stdout) == (2, "") and "error: give only one of --quick and --full" in r.stderr
 
 
 def test_overall_timeout_and_keep(envkit_cli):

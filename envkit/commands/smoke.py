@@ -18,13 +18,13 @@ STATUS_WORD = {"pass": "pass", "fail": "FAIL", "warn": "warn", "skip": "skip"}
 @click.option("--create", "create_file", metavar="FILE", type=click.Path(dir_okay=False),
               help="Create a temporary env from an environment.yml or a lock, test it, remove it.")
 @click.option("--require-cuda", is_flag=True, help="Fail unless CUDA works (also implied by a GPU or CUDA pins).")
-@click.option("--quick", "mode", flag_value="quick", help="Small checks; adaptive DataLoader search.")
-@click.option("--full", "mode", flag_value="full", help="Larger workloads; sweep up to 2x the cores.")
+@click.option("--quick", is_flag=True, help="Small checks; adaptive DataLoader search.")
+@click.option("--full", is_flag=True, help="Larger workloads; sweep up to 2x the cores.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (schema in docs/commands/smoke.md).")
 @click.option("--timeout", type=click.FloatRange(min=1.0), metavar="SECONDS",
               help="Overall limit (default 600 quick, 900, 1800 full); each check also has its own.")
 @click.option("--keep", is_flag=True, help="Keep the temporary env (--create) and the probe's scratch directory.")
-def smoke(name, prefix, python, create_file, require_cuda, mode, as_json, timeout, keep) -> int:
+def smoke(name, prefix, python, create_file, require_cuda, quick, full, as_json, timeout, keep) -> int:
     """Smoke-test torch, CUDA, the DataLoader and torch.distributed inside an environment.
 
     Exit status: 0 every check passed (or was rightly skipped), 1 a check failed, 2 the smoke test
@@ -33,7 +33,9 @@ def smoke(name, prefix, python, create_file, require_cuda, mode, as_json, timeou
     from envkit.errors import UsageError
     from envkit.smoke import runner
 
-    mode = mode or "default"
+    if quick and full:
+        raise UsageError("give only one of --quick and --full")
+    mode = "quick" if quick else "full" if full else "default"
     chosen = [flag for flag, v in (("-n", name), ("-p", prefix), ("--python", python), ("--create", create_file))
               if v]
     if len(chosen) > 1:
