@@ -26,11 +26,17 @@ class Channel:
     `nvidia/label/cuda-11.7.0`, `defaults`, `nodefaults`) and otherwise the URL without credentials.
     `url` is the full base URL without credentials (empty for `defaults`/`nodefaults`, which are
     not URLs).  `had_credentials` records that a token or user:password was removed.
+    `redacted_url` is how the channel is written back when its URL carries a credential: the base URL
+    with each credential where it was, replaced by its placeholder (`/t/<TOKEN>/`,
+    `<USER>:<PASSWORD>@`, `<TOKEN>@`, `?token=<TOKEN>`) or kept when it is an environment-variable
+    reference (`/t/${TOKEN}/`, as conda-lock writes); "" when there is none.  It takes no part in
+    equality: the channel is the same whatever credential reaches it.
     """
 
     name: str
     url: str = ""
     had_credentials: bool = False
+    redacted_url: str = field(default="", compare=False)
 
     def __str__(self) -> str:
         return self.name

@@ -186,3 +186,64 @@ def test_validate_ok_and_missing_file(envkit_cli, tmp_path):
                                           "conda-lock, 146 packages, 4 platforms (linux-64, osx-64, osx-arm64, win-64)\n")
     r = envkit_cli("validate", str(tmp_path / "nope.yml"))
     assert (r.exit_code, r.stdout) == (2, f"error: {tmp_path / 'nope.yml'}: no such file\n")
+
+
+CREDENTIAL_CHANNELS = """\
+channels:
+  - https://bob:s3cret@mirror.example/conda-forge/linux-64/
+  - https://conda.anaconda.org/t/tk-1234abcd/private-chan
+  - https://anaconda.org/t/tk-99/other-chan/noarch
+  - https://deploy-tok@host.example/internal
+  - https://host.example/api/t/tk-42/team
+  - https://host.example/q?token=abc123
+  - https://conda.anaconda.org/t/${ANACONDA_TOKEN}/env-chan
+  - https://${MIRROR_USER}:${MIRROR_PASS}@mirror.example/bio
+dependencies:
+  - python
+"""
+
+CREDENTIAL_CHANNELS_NORMALIZED = """\
+channels:
+  - https://<USER>:<PASSWORD>@mirror.example/conda-forge
+  - https://conda.anaconda.org/t/<TOKEN>/private-chan
+  - https://conda.anaconda.org/t/<TOKEN>/other-chan
+  - https://<TOKEN>@host.example/internal
+  - https://host.example/api/t/<TOKEN>/team
+  - https://host.example/q?token=<TOKEN>
+  - "https://conda.anaconda.org/t/${ANACONDA_TOKEN}/env-chan"
+  - "https://${MIRROR_USER}:${MIRROR_PASS}@mirror.example/bio"
+dependencies:
+  - python
+"""
+
+
+def test_channel_credentials_keep_their_kind_and_place():
+    # basic auth stays user:password, an anaconda.org token stays a /t/ path segment, an
+    # environment-variable reference (what conda-lock writes) is no secret and is kept
+    once = normalize_text(CREDENTIAL_CHANNELS, filename="environment.yml")
+    assert once == CREDENTIAL_CHANNELS_NORMALIZED
+    assert normalize_text(once, filename="environment.yml") == once
+    for secret in ("bob", "s3cret", "tk-", "deploy-tok", "abc123"):
+        assert secret not in once
+    spec = read_text(once, filename="environment.yml")
+    assert [c.name for c in spec.channels][:3] == ["https://mirror.example/conda-forge", "private-chan", "other-chan"]
+    assert [c.had_credentials for c in spec.channels] == [True] * 6 + [False] * 2
+
+
+def test_conda_lock_channels_keep_credentials_and_env_vars(tmp_path):
+    parse = pytest.importorskip("conda_lock.lockfile").parse_conda_lock_file
+    text = ("version: 1\nmetadata:\n  content_hash: {}\n  channels:\n"
+            "  - url: https://conda.anaconda.org/t/${MY_TOKEN}/priv\n    used_env_vars:\n    - MY_TOKEN\n"
+            "  - url: https://bob:s3cret@mirror.example/conda-forge\n    used_env_vars: []\n"
+            "  platforms:\n  - linux-64\n  sources: []\npackage: []\n")
+    once = normalize_text(text, filename="conda-lock.yml")
+    assert once.splitlines()[3:13] == [
+        "version: 1", "metadata:", "  content_hash: {}", "  channels:",
+        '  - url: "https://conda.anaconda.org/t/${MY_TOKEN}/priv"', "    used_env_vars:", "    - MY_TOKEN",
+        "  - url: https://<USER>:<PASSWORD>@mirror.example/conda-forge", "    used_env_vars: []", "  platforms:"]
+    assert normalize_text(once, filename="conda-lock.yml") == once
+    (tmp_path / "conda-lock.yml").write_text(once)
+    theirs = parse(tmp_path / "conda-lock.yml").metadata.channels
+    assert [(c.url, c.used_env_vars) for c in theirs] == [
+        ("https://conda.anaconda.org/t/${MY_TOKEN}/priv", ("MY_TOKEN",)),
+        ("https://<USER>:<PASSWORD>@mirror.example/conda-forge", ())]

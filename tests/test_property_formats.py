@@ -64,15 +64,22 @@ def test_pep503_is_idempotent_and_canonical(name):
     assert key == key.lower() and "_" not in key and "." not in key and "--" not in key
 
 
+CHANNEL_FORMS = {  # as written -> the credential's placeholder in the written-back form
+    "https://conda.anaconda.org/t/{tok}/{ch}": "/t/<TOKEN>/", "https://u:{tok}@mirror.example/{ch}": "<USER>:<PASSWORD>@",
+    "https://{tok}@mirror.example/{ch}/": "https://<TOKEN>@", "https://mirror.example/{ch}?token={tok}": "?token=<TOKEN>",
+    "https://u:{tok}@conda.anaconda.org/t/{tok}/{ch}/noarch": "<USER>:<PASSWORD>@conda.anaconda.org/t/<TOKEN>/",
+    "https://conda.anaconda.org/{ch}/": "", "{ch}": "", "https://conda.anaconda.org/{ch}/linux-64": "",
+}
+
+
 @SETTINGS
-@given(channels, st.from_regex(r"[A-Za-z0-9]{4,16}", fullmatch=True),
-       st.sampled_from(["https://conda.anaconda.org/t/{tok}/{ch}", "https://u:{tok}@mirror.example/{ch}",
-                        "https://conda.anaconda.org/{ch}/", "{ch}", "https://conda.anaconda.org/{ch}/linux-64"]))
+@given(channels, st.from_regex(r"[A-Za-z0-9]{4,16}", fullmatch=True), st.sampled_from(sorted(CHANNEL_FORMS)))
 def test_channels_canonical_and_redacted(ch, tok, pattern):
     raw = pattern.format(tok=tok, ch=ch)
     parsed = parse_channel(raw)
     out = channel_out(parsed)
     assert tok not in out and tok not in parsed.name and tok not in parsed.url
+    assert CHANNEL_FORMS[pattern] in out and out.endswith(ch) == ("?" not in out)
     assert parse_channel(out) == parsed
     assert channel_out(parse_channel(out)) == out
 

@@ -52,13 +52,37 @@ def parse_channel(text: str) -> Channel:
                  "https://conda.anaconda.org/conda.anaconda.org"):
         if base.startswith(host + "/"):
             name = base[len(host) + 1:]
+            written = _written_url(redacted, name)
             if had:
-                return Channel(name=name, url=f"{ANACONDA_ORG}/{name}", had_credentials=True)
-            return Channel(name=name, url=f"{ANACONDA_ORG}/{name}")
+                return Channel(name=name, url=f"{ANACONDA_ORG}/{name}", had_credentials=True,
+                               redacted_url=written)
+            return Channel(name=name, url=f"{ANACONDA_ORG}/{name}", redacted_url=written)
+    written = _written_url(redacted)
     if base.startswith(REPO_ANACONDA + "/"):
         name = base[len(REPO_ANACONDA) + 1:]
-        return Channel(name=name, url=base, had_credentials=had)
-    return Channel(name=base, url=base, had_credentials=had)
+        return Channel(name=name, url=base, had_credentials=had, redacted_url=written)
+    return Channel(name=base, url=base, had_credentials=had, redacted_url=written)
+
+
+_ANACONDA_CREDENTIALS = re.compile(
+    r"^[A-Za-z][A-Za-z0-9+.-]*://(?:(?P<user>[^/@\s]+)@)?[^/]+(?:/conda\.anaconda\.org)?"
+    r"(?:/t/(?P<token>[^/\s]+)(?=/))?")
+
+
+def _written_url(redacted: str, anaconda_name: str | None = None) -> str:
+    """The base URL to write back for a channel URL whose credentials are already redacted: the
+    credentials where they were, the subdir and trailing slash gone; "" when the URL carries none.
+    anaconda.org channels (`anaconda_name`) are written on conda.anaconda.org, as conda does."""
+    if strip_credentials(redacted) == redacted:
+        return ""
+    path, sep, query = redacted.partition("?")
+    tail = f"?{query}" if sep else ""
+    if anaconda_name is None:
+        return _strip_subdir(path.rstrip("/")) + tail
+    m = _ANACONDA_CREDENTIALS.match(path)
+    user = f"{m.group('user')}@" if m and m.group("user") else ""
+    token = f"/t/{m.group('token')}" if m and m.group("token") else ""
+    return f"https://{user}{ANACONDA_ORG[len('https://'):]}{token}/{anaconda_name}{tail}"
 
 
 def _strip_subdir(path: str) -> str:

@@ -11,6 +11,7 @@ not fields of the format; they come from the package URL.
 from __future__ import annotations
 
 import json
+import re
 
 from envkit.errors import ParseError, UnsupportedVersionError, Where
 from envkit.model import Lock, LockedPackage
@@ -23,6 +24,7 @@ HEADER = (
     "    conda-lock install -n YOURENV conda-lock.yml"
 )
 
+_ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 _META_KEYS = ("content_hash", "channels", "platforms", "sources")
 _PKG_KEYS = frozenset({"name", "version", "manager", "platform", "dependencies", "url", "hash", "category",
                        "optional"})
@@ -287,7 +289,11 @@ def write_conda_lock(lock: Lock, *, header: str | None = None) -> str:
     if lock.channels:
         out.append("  channels:")
         for ch in lock.channels:
-            out += [f"  - url: {scalar(channel_out(ch))}", "    used_env_vars: []"]
+            url = channel_out(ch)
+            out.append(f"  - url: {scalar(url)}")
+            # conda-lock expands these from the environment at install time (`${TOKEN}` in the URL)
+            used = sorted(set(m.group(1) or m.group(2) for m in _ENV_REF.finditer(url)))
+            out += ["    used_env_vars:"] + [f"    - {scalar(v)}" for v in used] if used else ["    used_env_vars: []"]
     else:
         out.append("  channels: []")
     out += ["  platforms:"] + [f"  - {scalar(p)}" for p in platforms] if platforms else ["  platforms: []"]

@@ -327,8 +327,11 @@ def _json_as_yaml(text: str) -> str:
 
 
 def channel_out(ch: Channel) -> str:
-    """How a channel is written: its canonical name; a channel that had credentials keeps a
-    placeholder where they were (`https://conda.anaconda.org/t/<TOKEN>/name`)."""
+    """How a channel is written: its canonical name; a channel whose URL carried credentials keeps
+    them where they were, as placeholders (`https://conda.anaconda.org/t/<TOKEN>/name`,
+    `https://<USER>:<PASSWORD>@host/name`) or environment-variable references (`${TOKEN}`)."""
+    if ch.redacted_url:
+        return ch.redacted_url
     if not ch.had_credentials:
         return ch.name
     from envkit.conda.channels import ANACONDA_ORG
