@@ -111,6 +111,7 @@ def test_hanging_dataset_is_killed_with_every_worker(envkit_cli, tmp_path):
     for pid in workers | {rep["hung"]["probe_pid"]}:
         assert gone(pid), f"process {pid} survived the timeout"
     assert any(d["problem"] == "a check hung and was stopped" for d in rep["diagnoses"])
+    assert rep["hung"]["cause"] == "check_timeout" and rep["hung"]["limit_s"] == 4.0
 
 
 def test_crashing_worker_is_diagnosed(envkit_cli):
@@ -224,13 +225,22 @@ def test_usage_errors(envkit_cli, tmp_path):
 
 
 def test_overall_timeout_and_keep(envkit_cli):
+    """The overall --timeout running out is said as such: not a hung check, no /dev/shm hint."""
     cfg = {"only": ["dataloader.throughput"], "workload": {**TINY, "hang_at": 0}}
-    r = smoke(envkit_cli, "--python", PY, "--json", "--timeout", "6", "--keep", config=cfg)
-    assert r.exit_code == 1
+    r = smoke(envkit_cli, "--python", PY, "--json", "--timeout", "8", "--keep", config=cfg)
+    assert r.exit_code == 1, r.stdout + r.stderr
     rep = json.loads(r.stdout)
     assert rep["hung"]["check"] == "dataloader.throughput"
-    hung = [c for c in rep["checks"] if c["name"] == "dataloader.throughput"][0]
-    assert hung["detail"].startswith("hung: no result within the overall 6 s limit (--timeout)")
+    assert (rep["hung"]["cause"], rep["hung"]["limit_s"]) == ("overall_timeout", 8.0)
+    stopped = [c for c in rep["checks"] if c["name"] == "dataloader.throughput"][0]
+    assert stopped["status"] == "fail"
+    assert stopped["detail"].startswith("the overall --timeout of 8 s ran out during dataloader.throughput "
+                                        "(it had run ")
+    assert "of its own 900 s limit); raise --timeout; the whole process group (probe pid" in stopped["detail"]
+    assert "hung" not in stopped["detail"]
+    problems = [d["problem"] for d in rep["diagnoses"]]
+    assert problems == ["the whole run took longer than the overall time limit"], rep["diagnoses"]
+    assert not any("shm" in d["hint"] for d in rep["diagnoses"])
     scratch = Path(rep["scratch"])
     assert (scratch / "probe.py").exists() and "@@envkit-smoke@@" in (scratch / "probe.stdout").read_text()
     assert f"kept the probe's scratch directory: {scratch}" in r.stderr

@@ -239,3 +239,54 @@ def test_relative_prefix_and_python_become_absolute(tmp_path, monkeypatch):
     t = runner.resolve_target(python="env2/bin/python")
     assert (t.kind, t.python, t.prefix) == ("python", str(prefix / "bin" / "python"), str(prefix))
     assert dict(t.env)["CONDA_PREFIX"] == str(prefix)
+
+
+class _Ended:
+    """What _proc.stream returns, for runner.assemble."""
+
+    def __init__(self, timed_out: bool, returncode: int = -9, stderr: str = "") -> None:
+        self.timed_out, self.returncode, self.stderr, self.stdout = timed_out, returncode, stderr, ""
+
+
+def _stopped_in(check: str, kind: str, *, own_limit: float = 90.0):
+    st = runner._State(plan=[{"name": "import.torch"}, {"name": check}, {"name": "distributed.gloo"}],
+                       checks=[{"name": "import.torch", "status": "pass", "detail": "", "seconds": 1.0}],
+                       current=check, current_timeout=own_limit, current_since=time.monotonic() - 2.0,
+                       probe_pid=41, pids=[43, 42], deadline_kind=kind)
+    target = runner.Target(kind="python", python="/x/python")
+    return runner.assemble(target, st, _Ended(True), elapsed=3.1, overall=3.0, config={"mode": "default"},
+                           overall_given=True)
+
+
+def test_overall_timeout_is_not_called_a_hang():
+    rep = _stopped_in("dataloader.workers.fork", "overall")
+    c = {x["name"]: x for x in rep["checks"]}
+    assert c["dataloader.workers.fork"]["status"] == "fail"
+    assert c["dataloader.workers.fork"]["detail"].startswith(
+        "the overall --timeout of 3 s ran out during dataloader.workers.fork (it had run 2.")
+    assert c["dataloader.workers.fork"]["detail"].endswith(
+        " s of its own 90 s limit); raise --timeout; the whole process group (probe pid 41, workers [42, 43]) "
+        "was killed")
+    assert c["distributed.gloo"] == {"name": "distributed.gloo", "status": "skip", "seconds": 0.0,
+                                     "detail": "not run: the probe stopped at dataloader.workers.fork"}
+    assert [d["problem"] for d in rep["diagnoses"]] == ["the whole run took longer than the overall time limit"]
+    assert "raise --timeout" in rep["diagnoses"][0]["hint"] and "shm" not in rep["diagnoses"][0]["hint"]
+    assert rep["hung"] == {"check": "dataloader.workers.fork", "seconds": 3.1, "pids": [42, 43], "probe_pid": 41,
+                           "cause": "overall_timeout", "limit_s": 3.0}
+    from envkit.commands.smoke import _Progress, progress_line, render_text
+
+    assert progress_line({"event": "hung", **rep["hung"]}, _Progress(False)) == (
+        "  !! the overall time limit (3 s) ran out during dataloader.workers.fork; killed the probe and its workers")
+    assert ("stopped: the overall time limit (3 s) ran out during dataloader.workers.fork; killed probe pid 41 "
+            "and workers [42, 43]") in render_text(rep)
+
+
+def test_a_check_over_its_own_limit_hung():
+    rep = _stopped_in("dataloader.workers.fork", "check", own_limit=2.0)
+    c = {x["name"]: x for x in rep["checks"]}
+    assert c["dataloader.workers.fork"]["detail"] == (
+        "hung: no result within its 2 s limit; the whole process group (probe pid 41, workers [42, 43]) was killed")
+    assert rep["hung"]["cause"] == "check_timeout" and rep["hung"]["limit_s"] == 2.0
+    problems = [d["problem"] for d in rep["diagnoses"]]
+    assert problems == ["a check hung and was stopped"]
+    assert "/dev/shm" in rep["diagnoses"][0]["hint"]

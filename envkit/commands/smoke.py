@@ -143,6 +143,9 @@ def progress_line(ev: dict, state: _Progress) -> str | None:
         return (f"  [{state.done_count:>{width}}/{state.total}] {STATUS_WORD.get(c['status'], c['status']):4} "
                 f"{c['name']} ({c['seconds']:.1f} s)")
     if kind == "hung":
+        if ev.get("cause") == "overall_timeout":
+            return (f"  !! the overall time limit ({ev.get('limit_s'):g} s) ran out during {ev.get('check')}; "
+                    "killed the probe and its workers")
         return f"  !! {ev.get('check')} hung; killed the probe and its workers"
     return None
 
@@ -213,7 +216,12 @@ def render_text(report: dict) -> str:
             lines.append(f"  hint: {d['hint']}")
     if report.get("hung"):
         h = report["hung"]
-        lines.append(f"hung: {h['check']}; killed probe pid {h.get('probe_pid')} and workers {h.get('pids') or []}")
+        if h.get("cause") == "overall_timeout":
+            lines.append(f"stopped: the overall time limit ({h.get('limit_s'):g} s) ran out during {h['check']}; "
+                         f"killed probe pid {h.get('probe_pid')} and workers {h.get('pids') or []}")
+        else:
+            lines.append(f"hung: {h['check']}; killed probe pid {h.get('probe_pid')} and workers "
+                         f"{h.get('pids') or []}")
     if report.get("stderr_tail") and not diags:
         lines.append("")
         lines.append("probe stderr (last lines):")

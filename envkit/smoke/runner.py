@@ -170,6 +170,8 @@ class _State:
     current_since: float = 0.0
     probe_pid: int | None = None
     pids: list[int] = field(default_factory=list)
+    #: which limit the last deadline poll returned: "check" (the running check's own) or "overall"
+    deadline_kind: str = "overall"
 
 
 def test_overrides() -> dict:
@@ -200,6 +202,7 @@ def run_smoke(target: Target, *, require_cuda: bool = False, mode: str = "defaul
     if mode not in DEFAULT_TIMEOUT:
         raise UsageError(f"unknown smoke mode {mode!r}")
     overall = float(timeout) if timeout else DEFAULT_TIMEOUT[mode]
+    overall_given = bool(timeout)
     config: dict = {"mode": mode, "require_cuda": bool(require_cuda)}
     if target.prefix:
         config["prefix"] = target.prefix  # conda-meta of the target, for the CUDA-pin checks
@@ -243,14 +246,18 @@ def run_smoke(target: Target, *, require_cuda: bool = False, mode: str = "defaul
         if on_event is not None:
             on_event(ev)
 
-    def deadline() -> float | None:
-        if st.current and st.current_timeout:
-            return st.current_since + st.current_timeout
-        return None
+    def deadline() -> float:
+        # The earlier of the running check's own limit and the overall one; which one it was is
+        # remembered, so that an overall --timeout is not reported as a check that hung.
+        when, st.deadline_kind = start + overall, "overall"
+        if st.current and st.current_timeout and st.current_since + st.current_timeout < when:
+            when, st.deadline_kind = st.current_since + st.current_timeout, "check"
+        return when
 
     argv = [target.python, str(probe), "--config", json.dumps(config, sort_keys=True)]
     try:
-        result = _proc.stream(argv, on_line=handle, deadline=deadline, timeout=overall, env=env,
+        # stream's own timeout is only a backstop: deadline() carries the overall limit.
+        result = _proc.stream(argv, on_line=handle, deadline=deadline, timeout=overall + 30, env=env,
                               cwd=str(scratch), what="smoke probe")
     finally:
         if not keep:
@@ -259,7 +266,8 @@ def run_smoke(target: Target, *, require_cuda: bool = False, mode: str = "defaul
         (scratch / "probe.stdout").write_text(result.stdout)
         (scratch / "probe.stderr").write_text(result.stderr)
     elapsed = time.monotonic() - start
-    report = assemble(target, st, result, elapsed=elapsed, overall=overall, config=config)
+    report = assemble(target, st, result, elapsed=elapsed, overall=overall, config=config,
+                      overall_given=overall_given)
     if keep:
         report["scratch"] = str(scratch)
     if report.get("hung") and on_event is not None:
@@ -267,8 +275,14 @@ def run_smoke(target: Target, *, require_cuda: bool = False, mode: str = "defaul
     return report
 
 
-def assemble(target: Target, st: _State, result, *, elapsed: float, overall: float, config: dict) -> dict:
-    """Build the final report from the probe's events and how the process ended."""
+def assemble(target: Target, st: _State, result, *, elapsed: float, overall: float, config: dict,
+             overall_given: bool = True) -> dict:
+    """Build the final report from the probe's events and how the process ended.
+
+    A timeout is told apart by `st.deadline_kind`: "check" means the running check exceeded its
+    own limit (it hung: `hung: no result within its N s limit`), "overall" that the whole run's
+    limit ran out (`the overall --timeout of N s ran out during CHECK`; nothing is said to hang).
+    `overall_given` says whether the user set that limit with --timeout."""
     stderr = result.stderr or ""
     if st.report is not None and not result.timed_out:
         rep = dict(st.report)
@@ -282,20 +296,28 @@ def assemble(target: Target, st: _State, result, *, elapsed: float, overall: flo
     hung = None
     if result.timed_out or st.report is None:
         if not st.plan and not checks:
-            raise SmokeError(_no_start_message(target, result), hint=_hint_for_text(stderr) or
+            raise SmokeError(_no_start_message(target, result, overall), hint=_hint_for_text(stderr) or
                              "run the interpreter by hand to see why it fails",
                              text=_tail(stderr) or None)
         current = st.current or ("environment" if not checks else None)
         if result.timed_out:
             ran = time.monotonic() - st.current_since if st.current else 0.0
-            per_check = bool(st.current_timeout) and ran >= (st.current_timeout or 0) - 0.5
             which = current or "(between checks)"
-            limit_txt = (f"its {st.current_timeout:g} s limit" if per_check
-                         else f"the overall {overall:g} s limit (--timeout)")
-            detail = (f"hung: no result within {limit_txt}; the whole process group (probe pid "
-                      f"{st.probe_pid}, workers {sorted(set(st.pids)) or 'none'}) was killed")
+            killed = (f"the whole process group (probe pid {st.probe_pid}, workers "
+                      f"{sorted(set(st.pids)) or 'none'}) was killed")
+            if st.deadline_kind == "check" and st.current_timeout:
+                cause, limit = "check_timeout", st.current_timeout
+                detail = f"hung: no result within its {limit:g} s limit; {killed}"
+            else:
+                cause, limit = "overall_timeout", overall
+                what = (f"--timeout of {overall:g} s" if overall_given
+                        else f"time limit of {overall:g} s (the {config.get('mode')} mode's default)")
+                during = f"during {which}" if current else "between checks"
+                own = (f" (it had run {ran:.1f} s of its own {st.current_timeout:g} s limit)"
+                       if st.current and st.current_timeout else "")
+                detail = f"the overall {what} ran out {during}{own}; raise --timeout; {killed}"
             hung = {"check": which, "seconds": round(elapsed, 3), "pids": sorted(set(st.pids)),
-                    "probe_pid": st.probe_pid}
+                    "probe_pid": st.probe_pid, "cause": cause, "limit_s": limit}
         else:
             sig = -result.returncode if result.returncode < 0 else None
             how = f"was killed by signal {sig} ({_signame(sig)})" if sig else f"exited with code {result.returncode}"
@@ -379,6 +401,10 @@ KNOWN = [
     (r"DataLoader timed out after",
      "a DataLoader worker stopped delivering batches",
      "a sample load hangs (network filesystem, a lock taken before fork); run with num_workers=0 to find it"),
+    (r"^the overall (?:--timeout|time limit) of",
+     "the whole run took longer than the overall time limit",
+     "no check hung on its own: raise --timeout (defaults: 600 s with --quick, 900 s, 1800 s with --full), "
+     "or use --quick for a shorter run"),
     (r"^hung: ",
      "a check hung and was stopped",
      "the named check never finished: for DataLoader checks suspect /dev/shm or a blocking dataset; for "
@@ -415,9 +441,9 @@ def _hint_for_text(text: str) -> str | None:
     return None
 
 
-def _no_start_message(target: Target, result) -> str:
+def _no_start_message(target: Target, result, overall: float) -> str:
     if result.timed_out:
-        return f"the smoke probe did not start within the time limit ({target.python})"
+        return f"the smoke probe did not start within the overall time limit of {overall:g} s ({target.python})"
     return f"the smoke probe could not start in {target.python} (exit code {result.returncode})"
 
 
