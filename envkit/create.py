@@ -372,12 +372,61 @@ def _install_rattler(conda: Sequence[LockedPackage], prefix: str, platform: str,
                                      "was installed", text=text) from None
             raise BackendError(f"installing the conda packages failed: {type(exc).__name__}",
                                text=text) from None
+        complete_prefix_records(stage, conda)
         if os.path.isdir(prefix):
             os.rmdir(prefix)  # empty (checked before): the staged tree takes its place
         os.rename(stage, prefix)
     except BaseException:
         remove_tree(stage)
         raise
+
+
+#: PackageRecord fields a lock does not carry (conda-lock.yml has no place for them) that the
+#: package's own `info/index.json` supplies: `noarch` above all (conda relinks a `noarch: python`
+#: package into the new site-packages when python changes, and only knows it is one from this
+#: field), and `constrains`, which later solves must honour.
+_INDEX_FIELDS = ("noarch", "constrains", "license", "license_family", "timestamp", "track_features", "arch",
+                 "platform", "depends")
+
+
+def complete_prefix_records(prefix: str, packages: Sequence[LockedPackage] = ()) -> int:
+    """Fill each `conda-meta/*.json` record of `prefix` with what its package's own
+    `info/index.json` (in the package cache, `extracted_package_dir`) says: the _INDEX_FIELDS, and
+    `size` of a local archive.  The record was built from the lock, which has only name, version,
+    build, URL, hashes and depends; the files were linked right either way (py-rattler reads the
+    package's own index.json to link), but conda-meta would lack `noarch: python`, `constrains`,
+    `license`.  The archive matched the lock's hash, so its index.json is the package's truth.
+    Returns how many records were completed.
+    """
+    import glob
+
+    import rattler
+    from rattler.package import IndexJson
+
+    sizes = {}
+    for p in packages:
+        path = _local_path(p.url or "")
+        if path and os.path.isfile(path):
+            sizes[_file_name(p.url)] = os.path.getsize(path)
+    done = 0
+    for path in sorted(glob.glob(os.path.join(prefix, "conda-meta", "*.json"))):
+        try:
+            record = rattler.PrefixRecord.from_path(path)
+        except Exception:
+            continue  # not a package record (conda-meta/history is not .json; be lenient anyway)
+        pkg_dir = record.extracted_package_dir
+        if not pkg_dir or not os.path.isfile(os.path.join(str(pkg_dir), "info", "index.json")):
+            continue
+        index = IndexJson.from_package_directory(pkg_dir)
+        for field in _INDEX_FIELDS:
+            value = getattr(index, field, None)
+            if value is not None and value != []:
+                setattr(record, field, value)
+        if record.size is None and record.file_name in sizes:
+            record.size = sizes[record.file_name]
+        record.write_to_path(path, pretty=True)
+        done += 1
+    return done
 
 
 def _install_conda(lock: Lock, platform: str, prefix: str, backend: str, executable: str | None, *,

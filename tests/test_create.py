@@ -310,3 +310,72 @@ def test_pip_requirement_lines():
     assert (lines, hashed) == ([f"a @ file:///w/a-1-py3-none-any.whl --hash=sha256:{'ab' * 32}"], True)
     lines, hashed = pip_requirement_lines([a, b, old_marker])
     assert (lines, hashed) == (["a @ file:///w/a-1-py3-none-any.whl", "b==2", "c==3"], False)
+
+
+def _with_entry_points(archive: Path, entry_points: list[str]) -> None:
+    """Rewrite a factory-built noarch: python archive's info/link.json with console entry points
+    (conda-build writes them there; the factory writes none)."""
+    import bz2
+    import io
+    import json
+    import tarfile
+
+    src = tarfile.open(fileobj=io.BytesIO(bz2.decompress(archive.read_bytes())))
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as out:
+        for member in src.getmembers():
+            data = src.extractfile(member).read()
+            if member.name == "info/link.json":
+                data = json.dumps({"noarch": {"type": "python", "entry_points": entry_points},
+                                   "package_metadata_version": 1}).encode()
+                member.size = len(data)
+            out.addfile(member, io.BytesIO(data))
+    archive.write_bytes(bz2.compress(buf.getvalue(), 6))
+
+
+def test_noarch_python_package_lands_in_site_packages_with_its_entry_point(envkit_cli, tmp_path):
+    """A `noarch: python` package ships `site-packages/...`; created from a lock it goes to
+    lib/python3.11/site-packages, gets its bin/ entry point, and its conda-meta record says
+    `noarch: python` (and the rest of its index.json), as a direct install's does."""
+    import json
+    import subprocess
+
+    from support.condafactory import ChannelBuilder, Pkg, make_prefix, python_interpreter_pkg, python_pkg
+
+    chan = ChannelBuilder(tmp_path / "chan", name="local")
+    chan.add(Pkg(name="zlib", version="1.3.1", build="h0_0"), Pkg(name="openssl", version="3.2.1", build="h0_0"),
+             python_interpreter_pkg("3.11.8", build="h0_0_cpython"))
+    tool = python_pkg("tooly", "0.5", noarch=True, depends=["python >=3.8"], constrains=["zlib >=1.2"],
+                      extra_files={"site-packages/tooly/cli.py": "def main():\n    print('tooly says hi')\n"})
+    chan.add(tool)
+    _with_entry_points(chan.root / "noarch" / tool.filename, ["tooly = tooly.cli:main"])
+    chan.index(force=True)
+    src = make_prefix(tmp_path / "src", [chan], ["python=3.11", "tooly"], cache_dir=tmp_path / "pkgs")
+    lock = tmp_path / "conda-lock.yml"
+    assert envkit_cli("lock", "-p", str(src), "--no-env-lock", "-o", str(lock)).exit_code == 0
+    [locked] = [p for p in read_lock(lock).packages if p.name == "tooly"]
+    assert locked.subdir == "noarch"
+    target = tmp_path / "new"
+    r = envkit_cli("create", "--lock", str(lock), "-p", str(target))
+    assert r.exit_code == 0, r.stderr
+    site = target / "lib" / "python3.11" / "site-packages"
+    assert (site / "tooly" / "cli.py").is_file() and (site / "tooly-0.5.dist-info" / "METADATA").is_file()
+    assert not (target / "site-packages").exists()
+    script = target / "bin" / "tooly"
+    assert script.read_text().splitlines()[0] == f"#!{target}/bin/python3.11"
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                         env=dict(os.environ, PYTHONPATH=str(site)))
+    assert run.stdout == "tooly says hi\n", run.stderr
+
+    def record(prefix):
+        data = json.loads(next((prefix / "conda-meta").glob("tooly-*.json")).read_text())
+        return {k: v for k, v in data.items() if k not in (
+            "extracted_package_dir", "package_tarball_full_path", "link", "requested_spec", "requested_specs",
+            "indexed_timestamp")}
+
+    created, direct = record(target), record(src)
+    assert created["noarch"] == "python" and created["constrains"] == ["zlib >=1.2"] and created["license"] == "MIT"
+    # the record of the created package is the direct install's (but for the prefix-dependent paths)
+    assert {k: v for k, v in created.items() if k not in ("files", "paths_data")} == \
+        {k: v for k, v in direct.items() if k not in ("files", "paths_data")}
+    assert created["files"] == direct["files"]
