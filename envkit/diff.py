@@ -135,18 +135,25 @@ class ChannelDiff:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ListDiff:
-    """Two ordered lists of strings (pip index options, environment variables as KEY=VALUE)."""
+    """Two ordered lists of strings (pip index options, environment variables as KEY=VALUE).
+
+    Credentials never appear: a variable whose value is a secret (`HF_TOKEN`, `WANDB_API_KEY`, a URL
+    with a password) is listed as `NAME=<TOKEN>`, and `secrets_changed` names those whose real
+    values differ although their redacted forms are equal (so the values are compared, not shown).
+    """
 
     a: tuple[str, ...] | None  # None: unknown on that side
     b: tuple[str, ...] | None
+    secrets_changed: tuple[str, ...] = ()
 
     @property
     def changed(self) -> bool:
-        return self.a is not None and self.b is not None and self.a != self.b
+        return self.a is not None and self.b is not None and (self.a != self.b or bool(self.secrets_changed))
 
     def as_dict(self) -> dict:
         return {"a": list(self.a) if self.a is not None else None,
-                "b": list(self.b) if self.b is not None else None, "changed": self.changed}
+                "b": list(self.b) if self.b is not None else None, "changed": self.changed,
+                "secrets_changed": list(self.secrets_changed)}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -402,7 +409,8 @@ class _Side:
     channels: tuple[str, ...] | None = None
     priority: str | None = None
     pip_options: tuple[str, ...] | None = None
-    variables: tuple[str, ...] | None = None
+    variables: tuple[str, ...] | None = None  # KEY=VALUE, credentials redacted
+    secrets: dict | None = None  # KEY -> the real value, for the variables that were redacted
     owned: dict | None = None  # live env: conda name -> PyPI names it owns
     python_version: str | None = None
 
@@ -534,7 +542,7 @@ def _side(model: EnvSpec | Lock | LiveEnv, platform: str | None, label: str) -> 
                         platforms=model_platforms(model), name=model.name, packages=len(pkgs))
         return _Side(info=info, packages=pkgs, channels=_chan_names(model.channels) or None,
                      priority=model.channel_priority, pip_options=None,
-                     variables=tuple(f"{k}={v}" for k, v in model.variables),
+                     variables=_variables(model.variables), secrets=_secrets(model.variables),
                      owned={k: tuple(v) for k, v in model.pypi_names} or None,
                      python_version=model.python_version)
     if isinstance(model, Lock):
@@ -555,7 +563,36 @@ def _side(model: EnvSpec | Lock | LiveEnv, platform: str | None, label: str) -> 
                     packages=len(spec.conda) + sum(1 for p in spec.pip if p.kind != "option"))
     return _Side(info=info, spec=spec, channels=_chan_names(spec.channels) or None,
                  pip_options=tuple(p.text for p in spec.pip if p.kind == "option"),
-                 variables=tuple(f"{k}={v}" for k, v in spec.variables))
+                 variables=_variables(spec.variables), secrets=_secrets(spec.variables))
+
+
+def _variables(pairs) -> tuple[str, ...]:
+    """`KEY=VALUE` texts with credentials redacted (envkit.urls.redact_variable)."""
+    from envkit.urls import redact_variable
+
+    return tuple(f"{k}={redact_variable(k, v)[0]}" for k, v in pairs)
+
+
+def _secrets(pairs) -> dict[str, str]:
+    """KEY -> real value of the variables whose value `_variables` redacts (kept to compare only)."""
+    from envkit.urls import redact_variable
+
+    return {k: v for k, v in pairs if redact_variable(k, v)[1]}
+
+
+def _diff_variables(sa: _Side, sb: _Side) -> ListDiff:
+    """The variables of both sides, redacted; secrets whose redacted forms match are compared by
+    their real values and named in `secrets_changed` when those differ."""
+    changed: list[str] = []
+    if sa.variables is not None and sb.variables is not None:
+        ra = dict(x.split("=", 1) for x in sa.variables)
+        rb = dict(x.split("=", 1) for x in sb.variables)
+        secret_a, secret_b = sa.secrets or {}, sb.secrets or {}
+        for k in ra:
+            if k in rb and ra[k] == rb[k] and (k in secret_a or k in secret_b) \
+                    and secret_a.get(k) != secret_b.get(k):
+                changed.append(k)
+    return ListDiff(a=sa.variables, b=sb.variables, secrets_changed=tuple(changed))
 
 
 def _chan_names(channels) -> tuple[str, ...]:
@@ -620,7 +657,7 @@ def diff(a: EnvSpec | Lock | LiveEnv, b: EnvSpec | Lock | LiveEnv, *, platform: 
         a=sa.info, b=sb.info, changes=ranked,
         unchanged=tuple(sorted(unchanged, key=lambda s: (s.name.lower(), s.manager))),
         channels=_diff_channels(sa, sb), pip_options=ListDiff(a=sa.pip_options, b=sb.pip_options),
-        variables=ListDiff(a=sa.variables, b=sb.variables),
+        variables=_diff_variables(sa, sb),
         duplicates_a=dups_a, duplicates_b=dups_b, spec_side=spec_side, spec_checks=checks,
         unmentioned=unmentioned, highlights=_highlights(sa, sb), cross_platform=cross)
 

@@ -295,6 +295,35 @@ def test_variables_differ():
     assert d.variables.changed and not d.same
 
 
+def test_secret_variables_are_compared_but_never_shown():
+    from envkit.render.diff_json import render_json
+    from envkit.render.diff_markdown import render_markdown
+    from envkit.render.diff_text import render_text
+
+    a = LiveEnv(prefix="/p", name="p", platform="linux-64", packages=BASE,
+                variables=(("API_TOKEN", "hunter2"), ("OMP_NUM_THREADS", "4"),
+                           ("PIP_INDEX_URL", "https://u:s3cret@pypi.example.org/simple")))
+    b = LiveEnv(prefix="/q", name="q", platform="linux-64", packages=BASE,
+                variables=(("API_TOKEN", "hunter3"), ("OMP_NUM_THREADS", "4"),
+                           ("PIP_INDEX_URL", "https://u:other@pypi.example.org/simple")))
+    d = diff(a, b)
+    assert d.variables.a == ("API_TOKEN=<TOKEN>", "OMP_NUM_THREADS=4",
+                             "PIP_INDEX_URL=https://<USER>:<PASSWORD>@pypi.example.org/simple")
+    assert d.variables.a == d.variables.b
+    assert d.variables.secrets_changed == ("API_TOKEN", "PIP_INDEX_URL")
+    assert d.variables.changed and not d.same
+    for text in (render_text(d), render_json(d), render_markdown(d)):
+        assert "hunter" not in text and "s3cret" not in text and "other@" not in text
+    assert "  value changed (a credential, not shown): API_TOKEN, PIP_INDEX_URL\n" in render_text(d)
+    # the same secret on both sides: the same
+    assert diff(a, a).same and diff(a, a).variables.secrets_changed == ()
+    # a real token against a placeholder differs; against `${VAR}` the redacted texts differ
+    c = LiveEnv(prefix="/r", name="r", platform="linux-64", packages=BASE,
+                variables=(("API_TOKEN", "<TOKEN>"), ("OMP_NUM_THREADS", "4"),
+                           ("PIP_INDEX_URL", "https://u:s3cret@pypi.example.org/simple")))
+    assert diff(a, c).variables.secrets_changed == ("API_TOKEN",)
+
+
 def test_diff_does_not_touch_its_inputs():
     pkgs = [P("b", "1", "h0_0"), P("a", "1", "h0_0")]
     a = lock(*pkgs)

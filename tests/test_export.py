@@ -186,3 +186,22 @@ def test_named_env(envkit_cli, tmp_path, isolated_conda, default_prefix):
     out = export(envkit_cli, "-n", "ml").stdout
     assert out.startswith("# Exported by envkit from a linux-64 environment; regenerate: envkit export -n ml\n"
                           "name: ml\n")
+
+
+def test_secret_variables_are_redacted_in_export_and_diff(envkit_cli, tmp_path, isolated_conda, default_prefix):
+    # `conda env config vars set HF_TOKEN=...` lands in conda-meta/state: it must not be published
+    prefix = copy_prefix(default_prefix, tmp_path / "env")
+    write_state(prefix, {"HF_TOKEN": "hf_aBcDeFgHiJkLmNoP", "WANDB_API_KEY": "0123456789abcdef",
+                         "TOKENIZERS_PARALLELISM": "false"})
+    for args in ((), ("--from-history",), ("--no-builds",)):
+        out = export(envkit_cli, "-p", str(prefix), *args).stdout
+        assert out.endswith("variables:\n  HF_TOKEN: <TOKEN>\n  WANDB_API_KEY: <TOKEN>\n"
+                            "  TOKENIZERS_PARALLELISM: \"false\"\n"), out
+        assert "hf_aBc" not in out and "0123456789" not in out
+    other = copy_prefix(default_prefix, tmp_path / "other")
+    write_state(other, {"HF_TOKEN": "hf_zzzzzzzzzzzzzzzz", "WANDB_API_KEY": "0123456789abcdef",
+                        "TOKENIZERS_PARALLELISM": "false"})
+    r = envkit_cli("diff", str(prefix), str(other))
+    assert r.exit_code == 1
+    assert "hf_" not in r.stdout and "0123456789" not in r.stdout
+    assert "  value changed (a credential, not shown): HF_TOKEN\n" in r.stdout

@@ -539,6 +539,48 @@ def test_leaked_secret_kinds_and_non_secrets():
     assert fs[2].message == "a user name and password in a URL: https://<USER>:<PASSWORD>@pypi.example.org/simple"
 
 
+def test_leaked_secret_in_variables():
+    fs = findings("""
+        name: x
+        dependencies: [python=3.11]
+        variables:
+          HF_TOKEN: hf_aBcDeFgHiJkLmNoPqRsTuVwXyZ
+          TOKENIZERS_PARALLELISM: "false"
+          WANDB_API_KEY: "${WANDB_API_KEY}"
+          AWS_SECRET_ACCESS_KEY: <TOKEN>
+          HF_TOKEN_PATH: /data/hf/token
+          PGPASSWORD: 'hunter2'
+          OMP_NUM_THREADS: 4
+        """, rule="leaked-secret")
+    assert [(f.line, f.message) for f in fs] == [
+        (4, "a credential in a variable: HF_TOKEN: <TOKEN>"),
+        (9, "a credential in a variable: PGPASSWORD: <TOKEN>")]
+    assert all(f.fixable for f in fs)
+    # flow style, as `variables: {HF_TOKEN: hf_...}`
+    flow = findings("dependencies: [python]\nvariables: {HF_TOKEN: hf_abc123, API_TOKEN: '${T}'}\n",
+                    rule="leaked-secret")
+    assert [(f.line, f.message) for f in flow] == [(2, "a credential in a variable: HF_TOKEN: <TOKEN>")]
+    # a file whose YAML cannot be read (a duplicated key) is scanned as text
+    dup = findings("dependencies: [python]\ndependencies: [numpy]\nvariables:\n  API_TOKEN: hunter2\n",
+                   rule="leaked-secret")
+    assert [(f.line, f.message) for f in dup] == [(4, "a credential in a variable: API_TOKEN: <TOKEN>")]
+
+
+def test_fix_redacts_secret_variables(tmp_path):
+    from envkit.checks.fix import apply_fixes
+
+    text = ("name: x  # envkit-test\ndependencies: [python]\nvariables: {HF_TOKEN: hf_abc123, X: 'y'}\n"
+            "# keep\n")
+    path = tmp_path / "environment.yml"
+    path.write_text(text)
+    fs = findings(text, str(path), rule="leaked-secret")
+    done = apply_fixes(fs, {str(path): text})
+    assert [d.line for d in done] == [3]
+    assert path.read_text() == ("name: x  # envkit-test\ndependencies: [python]\n"
+                                "variables: {HF_TOKEN: <TOKEN>, X: 'y'}\n# keep\n")
+    assert findings(path.read_text(), str(path), rule="leaked-secret") == []
+
+
 def test_leaked_prefix_and_home_paths():
     fs = findings("""
         name: x

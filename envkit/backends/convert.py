@@ -2,8 +2,9 @@
 
 Pure functions.  Where `conda env export` is wrong, these are right (see ../shared/facts/conda.md):
 channels in true priority order, each package keeps its channel, `--from-history` keeps pip
-packages and `-c` channels, no `prefix:`, credentials redacted, and pip installs from URLs, VCS or
-editable checkouts written as such.
+packages and `-c` channels, no `prefix:`, credentials redacted (in URLs and in the values of
+secret-looking variables such as `HF_TOKEN`), and pip installs from URLs, VCS or editable checkouts
+written as such.
 """
 from __future__ import annotations
 
@@ -92,8 +93,11 @@ def live_to_spec(env: LiveEnv, *, from_history: bool = False, no_builds: bool = 
     Default: every conda package pinned exactly as `channel::name=version=build`; `no_builds`
     gives `channel::name==version` (an exact version: conda reads `name=1.2.3` as `1.2.3*`);
     `from_history` gives the requested specs as the user wrote them, the `-c` channels included.
-    pip packages are always kept.  No `prefix:`.
+    pip packages are always kept.  No `prefix:`.  Variables whose value is a credential
+    (`HF_TOKEN`, `WANDB_API_KEY`, ...; see `envkit.urls.redact_variable`) are written as `<TOKEN>`.
     """
+    from envkit.urls import redact_variables
+
     if from_history:
         conda = tuple(CondaDep(name=d.name, version=d.version, build=d.build, channel=d.channel,
                                subdir=d.subdir, extra=d.extra, raw=d.raw) for d in env.requested)
@@ -108,7 +112,7 @@ def live_to_spec(env: LiveEnv, *, from_history: bool = False, no_builds: bool = 
         channels = export_channels(env)
     pip = tuple(pip_entry(d) for d in sorted(env.pip_dists, key=lambda d: (d.name.lower(), d.version)))
     return EnvSpec(name=name if name is not None else env.name, channels=channels, conda=conda, pip=pip,
-                   variables=env.variables, kind="spec" if from_history else "export",
+                   variables=redact_variables(env.variables), kind="spec" if from_history else "export",
                    has_pip_section=bool(pip))
 
 

@@ -2,7 +2,7 @@
 
 Fixes edit only the lines findings point at and keep everything else byte for byte (comments,
 quoting, line ends).  Fixable: leaked-prefix (the `prefix:` line is removed), leaked-secret (each
-credential becomes a placeholder), pip-without-pip (`- pip` is inserted before the `- pip:` item).
+credential, in a URL or a secret variable's value, becomes a placeholder), pip-without-pip (`- pip` is inserted before the `- pip:` item).
 """
 from __future__ import annotations
 
@@ -15,6 +15,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 _PIP_ITEM = re.compile(r"^(?P<lead>\s*-\s+)pip\s*:")
 FIXABLE = ("leaked-prefix", "leaked-secret", "pip-without-pip")
+#: How leaked-secret's findings on a `variables:` value begin (their fix rewrites the value).
+VARIABLE_SECRET = "a credential in a variable"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -40,8 +42,10 @@ def can_fix(rule: str, target: "Target", hit: "Hit") -> bool:
 
         return target.kind == "spec" and bool(_PREFIX_LINE.match(text))
     if rule == "leaked-secret":
-        from envkit.checks.rules_secrets import find_secrets
+        from envkit.checks.rules_secrets import find_secrets, secret_variables
 
+        if hit.message.startswith(VARIABLE_SECRET):
+            return bool(secret_variables(text))
         return bool(find_secrets(text))
     if rule == "pip-without-pip":
         return bool(_PIP_ITEM.match(text))
@@ -51,7 +55,7 @@ def can_fix(rule: str, target: "Target", hit: "Hit") -> bool:
 def fix_text(text: str, path: str, findings: Iterable["Finding"]) -> tuple[str, list[Fixed]]:
     """Apply the fixes for `findings` (those of one file) to `text`; return the new text and what was
     done, in line order.  Findings that are not fixable are ignored."""
-    from envkit.checks.rules_secrets import find_secrets
+    from envkit.checks.rules_secrets import find_secrets, redact_variable_line
 
     lines = text.splitlines(keepends=True)
     drop: set[int] = set()
@@ -71,6 +75,9 @@ def fix_text(text: str, path: str, findings: Iterable["Finding"]) -> tuple[str, 
             new = body
             for s in find_secrets(body.rstrip("\r\n")):
                 new = new.replace(s.url, s.redacted)
+            if f.message.startswith(VARIABLE_SECRET):
+                content = new.rstrip("\r\n")
+                new = redact_variable_line(content) + new[len(content):]
             if new != body:
                 lines[i] = new
                 done.append(Fixed(rule=f.rule, file=path, line=f.line,

@@ -90,6 +90,101 @@ def find_secrets(line: str) -> list[Secret]:
     return out
 
 
+# --------------------------------------------------------------------------------------------
+# credentials in `variables:` values
+
+_QUOTED = r"\"(?:[^\"\\]|\\.)*\"|'(?:[^']|'')*'"
+_KEY = rf"(?P<key>{_QUOTED}|[A-Za-z_][A-Za-z0-9_.-]*)"
+# `  HF_TOKEN: hf_abc  # comment` (a `#` glued to the value is part of it)
+_BLOCK_PAIR = re.compile(rf"^\s*{_KEY}\s*:[ \t]+(?P<val>{_QUOTED}|[^\s#\"'{{\[](?:.*?\S)?)(?:[ \t]+#.*)?\s*$")
+# `variables: {HF_TOKEN: hf_abc, OMP_NUM_THREADS: 4}`
+_FLOW_PAIR = re.compile(rf"[{{,]\s*{_KEY}\s*:[ \t]+(?P<val>{_QUOTED}|[^\s,{{}}#\"'][^,{{}}]*?)\s*(?=[,}}])")
+
+
+class VariablePair(NamedTuple):
+    key: str
+    value: str  # unquoted
+    start: int  # the value as written (quotes included) is line[start:end]
+    end: int
+
+
+def _unquote(text: str) -> str:
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        inner = text[1:-1]
+        return inner.replace("''", "'") if text[0] == "'" else inner
+    return text
+
+
+def variable_pairs(line: str) -> list[VariablePair]:
+    """`KEY: value` pairs written on one line of a `variables:` mapping, block style
+    (`  HF_TOKEN: hf_abc`) or flow style (`variables: {HF_TOKEN: hf_abc, X: y}`)."""
+    if "{" in line:
+        return [VariablePair(_unquote(m.group("key")), _unquote(m.group("val")), m.start("val"), m.end("val"))
+                for m in _FLOW_PAIR.finditer(line)]
+    m = _BLOCK_PAIR.match(line)
+    if m is None:
+        return []
+    return [VariablePair(_unquote(m.group("key")), _unquote(m.group("val")), m.start("val"), m.end("val"))]
+
+
+def secret_variables(line: str) -> list[VariablePair]:
+    """The pairs of `variable_pairs(line)` whose value is a credential (envkit.urls.is_secret_variable)."""
+    from envkit.urls import is_secret_variable
+
+    return [p for p in variable_pairs(line) if is_secret_variable(p.key, p.value)]
+
+
+def redact_variable_line(line: str) -> str:
+    """`line` with the value of every secret variable on it replaced by `<TOKEN>` (quotes kept)."""
+    from envkit.urls import TOKEN
+
+    for p in reversed(secret_variables(line)):
+        written = line[p.start:p.end]
+        new = f"{written[0]}{TOKEN}{written[0]}" if written[:1] in ("'", '"') else TOKEN
+        line = line[:p.start] + new + line[p.end:]
+    return line
+
+
+def _variables_block_lines(target: Target) -> list[int]:
+    """Line numbers of a top-level `variables:` mapping, read from the raw text (for a file whose
+    YAML could not be read): the `variables:` line itself and the indented lines under it."""
+    out: list[int] = []
+    inside = False
+    for n, line in enumerate(target.lines, 1):
+        if inside:
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            if line[:1] in (" ", "\t"):
+                out.append(n)
+                continue
+            inside = False
+        if line.startswith("variables") and re.match(r"^variables\s*:", line):
+            out.append(n)
+            inside = True
+    return out
+
+
+def _variable_hits(target: Target) -> Iterator[Hit]:
+    """leaked-secret's findings on `variables:` values: secret-looking names (`HF_TOKEN`,
+    `WANDB_API_KEY`, `*PASSWORD*`) with a real value (not `${VAR}`, not a placeholder)."""
+    from envkit.checks.fix import VARIABLE_SECRET
+    from envkit.model import EnvSpec
+    from envkit.urls import TOKEN, is_secret_variable
+
+    m = target.model
+    if isinstance(m, EnvSpec):
+        for k, v in m.variables:
+            if is_secret_variable(k, v):
+                line = m.line_of(f"variable:{k}") or m.line_of("variables")
+                yield Hit(line, f"{VARIABLE_SECRET}: {k}: {TOKEN}")
+        return
+    if target.parse_error is None or "variables" not in (target.text or ""):
+        return
+    for n in _variables_block_lines(target):
+        for p in secret_variables(target.line_text(n)):
+            yield Hit(n, f"{VARIABLE_SECRET}: {p.key}: {TOKEN}")
+
+
 def _line_offsets(text: str) -> list[int]:
     offs = [0]
     find = text.find
@@ -124,20 +219,26 @@ _GUARDS: dict = {}
     "leaked-secret",
     severity="error",
     summary="A credential in a committed file: a `/t/<token>/` channel, `user:password@`, a token "
-            "in a pip index URL.",
+            "in a pip index URL, a secret in `variables:`.",
     description="""
         Private channels and package indexes are often written with their credentials in the
         URL: `https://conda.anaconda.org/t/<token>/my-channel`, `https://user:pass@pypi.example.org/simple`,
         `https://ghp_...@github.com/org/repo.git`, `...?token=...`.  Committed, the file hands the
         credential to everyone who can read the repository (and to its forks, CI logs and
         caches).  Comments are scanned too: a commented-out channel line leaks just as well.
+        `variables:` (what `conda env config vars` sets on activation) is checked too: a variable
+        whose name says it holds a credential (`HF_TOKEN`, `API_TOKEN`, `WANDB_API_KEY`,
+        `AWS_SECRET_ACCESS_KEY`, `*PASSWORD*`, `*SECRET*`) must not have its value in the file.
 
         Not reported: environment-variable references (`${PIP_TOKEN}`), placeholders
-        (`<TOKEN>`), user names without a password (`git+ssh://git@github.com/...`).
+        (`<TOKEN>`), user names without a password (`git+ssh://git@github.com/...`), variables
+        that only name where a credential is (`HF_TOKEN_PATH`) or merely contain the word
+        (`TOKENIZERS_PARALLELISM`).
 
         Fix: `--fix` replaces the credential with a placeholder (`<TOKEN>`, `<USER>:<PASSWORD>`);
         then revoke it, and supply it at install time (`conda token set`, `PIP_INDEX_URL`, a
-        `.netrc`, or `${VAR}` references, which conda and pip expand).
+        `.netrc`, or `${VAR}` references, which conda and pip expand), or for a variable set it
+        on each machine (`conda env config vars set HF_TOKEN=...`) instead of in the file.
         """,
     example="""
         channels:
@@ -149,6 +250,8 @@ _GUARDS: dict = {}
           - pip:
             - --extra-index-url https://deploy:s3cr3t@pypi.example.org/simple
             - internal-tool==1.0
+        variables:
+          HF_TOKEN: hf_aBcDeFgHiJkLmNoPqRsTuVwXyZ012345
         """,
     example_fixed="""
         channels:
@@ -175,6 +278,7 @@ def leaked_secret(target: Target, ctx: Context) -> Iterator[Hit]:
             what = {"token": "an access token", "user:password": "a user name and password",
                     "query token": "a token"}[s.kind]
             yield Hit(n, f"{what} in a URL: {s.redacted}")
+    yield from _variable_hits(target)
 
 
 # --------------------------------------------------------------------------------------------

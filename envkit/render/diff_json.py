@@ -8,8 +8,8 @@
      "changes": [{"name", "kind", "a": {"name", "version", "build", "channel", "manager", "labels"} | null,
                   "b": {...} | null, "tags": [...], "impact": "high|medium|low", "reason", "group"}],
      "channels": {"a", "b", "added", "removed", "order_changed", "priority": {"a", "b"}, "changed", "note"},
-     "pip_options": {"a", "b", "changed"},
-     "variables": {"a", "b", "changed"},
+     "pip_options": {"a", "b", "changed", "secrets_changed"},
+     "variables": {"a", "b", "changed", "secrets_changed"},   # values of secrets: <TOKEN>
      "duplicates": {"a": [{"conda", "pip", "project"}], "b": [...]},
      "spec": null | {"side": "a|b", "entries": [{"spec", "name", "manager", "status", "found", "note",
                                                   "line"}], "unmentioned": [package, ...]},

@@ -15,7 +15,14 @@ _IMPACT = {"high": "**high**", "medium": "medium", "low": "low"}
 def _cell(text: str | None) -> str:
     if text is None or text == "":
         return "—"
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    # `<` would open an HTML tag on GitHub (`HF_TOKEN=<TOKEN>` would lose its placeholder)
+    return (text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+            .replace("<", "&lt;"))
+
+
+def _cells(items) -> str:
+    """One table cell listing `items`, one per line."""
+    return "<br>".join(_cell(x) for x in items) if items else "—"
 
 
 def _code(text: str) -> str:
@@ -103,7 +110,10 @@ def render_markdown(d: EnvDiff, *, show_all: bool = False) -> str:
     for title, ld in (("pip index options", d.pip_options), ("Environment variables", d.variables)):
         if ld.changed or (show_all and (ld.a or ld.b)):
             out += ["", f"#### {title}", "", "| A | B |", "|---|---|",
-                    f"| {_cell('<br>'.join(ld.a or ()))} | {_cell('<br>'.join(ld.b or ()))} |"]
+                    f"| {_cells(ld.a)} | {_cells(ld.b)} |"]
+            if getattr(ld, "secrets_changed", ()):
+                out += ["", "Value changed (a credential, not shown): "
+                        + ", ".join(_code(x) for x in ld.secrets_changed)]
     if d.duplicates_a or d.duplicates_b:
         out += ["", "#### Installed by both conda and pip", ""]
         for letter, dups in (("A", d.duplicates_a), ("B", d.duplicates_b)):
