@@ -444,6 +444,10 @@ def pick_platforms(a: EnvSpec | Lock | LiveEnv, b: EnvSpec | Lock | LiveEnv, *,
     source uses its own.  Raises UsageError when a multi-platform lock has none of those.
     """
     pa, pb = model_platforms(a), model_platforms(b)
+    # a `conda env export` may name only its OS family ("win"): take the other side's platform of
+    # that family (corpus 37, a Windows export, against a lock for linux-64, osx-*, win-64)
+    pa = pa or _family_platform(a, pb, b, platform)
+    pb = pb or _family_platform(b, pa, a, platform)
     host = host_platform or current_platform()
 
     def choose(model, mine: tuple[str, ...], other: tuple[str, ...], label: str) -> str | None:
@@ -465,6 +469,35 @@ def pick_platforms(a: EnvSpec | Lock | LiveEnv, b: EnvSpec | Lock | LiveEnv, *,
             hint=f"say which with --platform, e.g. --platform {mine[0]}")
 
     return choose(a, pa, pb, labels[0]), choose(b, pb, pa, labels[1])
+
+
+def _family_platform(model, other: tuple[str, ...], other_model, platform: str | None) -> tuple[str, ...]:
+    """For an export whose guessed platform is an OS family only ("win", "osx"), the platform of
+    that family the other side has: `--platform` when it is of that family, the only one, or (a lock
+    with osx-64 and osx-arm64) the one whose packages share the most exact builds with the export.
+    () when the export says nothing or the other side has no platform of its family."""
+    if not isinstance(model, EnvSpec) or not _is_concrete_spec(model):
+        return ()
+    family = _guess_export(model)
+    if not family or "-" in family:
+        return ()
+    if platform is not None and platform_family(platform) == family and (not other or platform in other):
+        return (platform,)
+    candidates = [p for p in other if platform_family(p) == family]
+    if len(candidates) <= 1:
+        return tuple(candidates)
+    mine = {(d.name, _exact_version(d.version), d.build) for d in model.conda}
+    packages = other_model.packages if isinstance(other_model, (Lock, LiveEnv)) else ()
+
+    def shared(plat: str) -> int:
+        return sum(1 for p in packages if p.platform == plat and (p.name, p.version, p.build) in mine)
+
+    best = max(candidates, key=lambda c: (shared(c), -candidates.index(c)))
+    return (best,)
+
+
+def _exact_version(version: str | None) -> str | None:
+    return version[2:] if version and version.startswith("==") else version
 
 
 def current_platform() -> str:
@@ -535,6 +568,8 @@ def _side(model: EnvSpec | Lock | LiveEnv, platform: str | None, label: str) -> 
         if platform is None or platform == guess:
             platform = guess
             guessed = guess is not None
+        elif guess and "-" not in guess and platform_family(platform) == guess:
+            guessed = True  # the family was guessed, the platform taken from the other side
         model = export_as_lock(model, platform)
     if isinstance(model, LiveEnv):
         pkgs = tuple(model.packages)

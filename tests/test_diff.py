@@ -348,6 +348,26 @@ def test_export_picks_its_platform_of_a_multi_platform_lock():
     assert d.changes == ()
 
 
+def test_export_naming_only_its_os_family_takes_the_locks_platform_of_that_family():
+    # `libcxx` says macOS but not which; the lock has both: the one sharing the export's builds wins
+    exp = spec("libcxx=16.0.6=h4653b0c_0", "zlib=1.3=h1_0", kind="export")
+    multi = lock(P("libcxx", "16.0.6", "h4653b0c_0", platform="osx-arm64"), P("zlib", "1.3", "h1_0", platform="osx-arm64"),
+                 P("libcxx", "16.0.6", "hd57cbcb_0", platform="osx-64"), P("zlib", "1.3", "h2_0", platform="osx-64"),
+                 P("zlib", "1.3", "h0_0", platform="linux-64"), platforms=("linux-64", "osx-64", "osx-arm64"))
+    assert pick_platforms(exp, multi, host_platform="linux-64") == ("osx-arm64", "osx-arm64")
+    assert pick_platforms(multi, exp, host_platform="linux-64") == ("osx-arm64", "osx-arm64")
+    d = diff(exp, multi, host_platform="linux-64")
+    assert (d.a.platform, d.a.platform_guessed, d.b.platform) == ("osx-arm64", True, "osx-arm64")
+    assert d.same
+    # --platform of the export's family is taken by both sides; of another family only by the lock
+    assert pick_platforms(exp, multi, platform="osx-64", host_platform="linux-64") == ("osx-64", "osx-64")
+    assert pick_platforms(exp, multi, platform="linux-64", host_platform="linux-64") == ("osx-arm64", "linux-64")
+    # a lock without that family: the export keeps its family, the lock falls back to the host
+    linux = lock(P("zlib", "1.3", "h0_0", platform="linux-64"), P("zlib", "1.3", "h9_0", platform="linux-aarch64"),
+                 platforms=("linux-64", "linux-aarch64"))
+    assert pick_platforms(exp, linux, host_platform="linux-64") == (None, "linux-64")
+
+
 def test_same_version_variant_reasons_say_what_changed_not_a_version():
     a = lock(P("python", "3.11.8", "hab00c5b_0_cpython"), P("numpy", "1.26.4", "py311h64a7726_0"),
              P("mkl-service", "2.4.0", "py311h5eee18b_1", channel="pkgs/main"),

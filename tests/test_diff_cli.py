@@ -174,6 +174,22 @@ def test_multi_platform_lock_platform_option(envkit_cli):
     assert data["b"]["platform"] == "linux-64"  # the other side's platform
 
 
+def test_windows_export_against_a_multi_platform_lock_uses_win_64(envkit_cli):
+    # corpus 37 names only its OS family (vc, vs2015_runtime: "win"); the lock has win-64
+    export = str(CORPUS / "37_Fury1__DeepRL-Tennis__environment.yml")
+    lock = str(CORPUS / "51_Cecca__repro-course-ci__conda-lock.yml")
+    for args, side in (((export, lock), "b"), ((lock, export), "a")):
+        data = json.loads(envkit_cli("diff", *args, "--format", "json").stdout)
+        assert data[side]["platform"] == "win-64" and data[side]["packages"] == 37
+        other = data["a" if side == "b" else "b"]
+        assert (other["platform"], other["platform_guessed"]) == ("win-64", True)
+        assert data["cross_platform"] is False
+    r = envkit_cli("diff", export, lock)
+    assert r.stdout.startswith(f"A  {export}  (export, win-64, 19 packages)\n"
+                               f"B  {lock}  (conda-lock, win-64, 37 packages)\n")
+    assert "Platform differences" not in r.stdout
+
+
 def test_pixi_environment_option(envkit_cli):
     pixi = str(CORPUS / "58_16bit-ykiko__about-me__pixi.lock")
     r = envkit_cli("diff", pixi, pixi, "--env", "format", "--platform", "osx-64")
