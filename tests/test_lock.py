@@ -262,6 +262,8 @@ def test_solver_conda_lock_without_conda_is_a_clear_error(envkit_cli, tmp_path):
     (("-n", "a", "--platform", "linux-64"), "--platform is for solving -f"),
     (("-f", "x.yml", "--no-env-lock"), "--env-lock/--no-env-lock are for -n/-p"),
     (("-f", "x.yml", "--lock", "y.yml"), "--lock is only for --check"),
+    (("--check", "-f", "x.yml", "--platform", "linux-64"), "--platform is for locking; --check reads the lock"),
+    (("--check", "-f", "x.yml", "--solver", "conda-lock"), "--solver is for locking; --check reads the lock"),
 ])
 def test_lock_usage_errors(envkit_cli, args, message):
     r = envkit_cli("lock", *args)
