@@ -3,6 +3,7 @@ machine over ssh.
 
     environment.yml, conda-lock.yml, pixi.lock, spec-file.txt, requirements.txt, conda-list.json
                                    any file format envkit reads (envkit.formats.read_file)
+    -                              the same, read from stdin (labelled `<stdin>`)
     /path/to/prefix                a directory holding conda-meta/ (envkit.backends.open_env)
     env:NAME                       a named environment of this machine
     ssh://[user@]host[:port]/PATH  a prefix (or an environment file) on another machine
@@ -27,6 +28,9 @@ from typing import Mapping
 from envkit.errors import BackendError, EnvironmentNotFound, ParseError, UsageError, Where
 from envkit.model import EnvSpec, LiveEnv, Lock
 
+#: The SOURCE (or FILE) that means standard input, and how findings and reports name it.
+STDIN = "-"
+STDIN_LABEL = "<stdin>"
 #: How long one remote scan may take (connection included).
 SSH_TIMEOUT = 180.0
 #: The line the remote driver prints before its JSON (login scripts may print before it).
@@ -36,7 +40,7 @@ _MARK = "--envkit-scan--"
 @dataclass(frozen=True, slots=True)
 class Source:
     """A resolved SOURCE: the text given, a short label, the model, and where it came from
-    ("file", "prefix", "env", "ssh")."""
+    ("file", "stdin", "prefix", "env", "ssh")."""
 
     text: str
     label: str
@@ -92,14 +96,55 @@ def parse_ssh(text: str) -> SshTarget:
     return SshTarget(host=host, user=user, port=port, path=path)
 
 
+def read_stdin(stream=None, *, max_bytes: int | None = None) -> str:
+    """All of standard input (or `stream`, a binary or text file object) as text: UTF-8, BOM
+    stripped, at most envkit.io.MAX_INPUT_BYTES.  Raises ParseError naming `<stdin>` when it is
+    larger or not UTF-8."""
+    import sys
+
+    from envkit.io import MAX_INPUT_BYTES
+
+    limit = MAX_INPUT_BYTES if max_bytes is None else max_bytes
+    where = Where(file=STDIN_LABEL)
+    stream = sys.stdin if stream is None else stream
+    raw = getattr(stream, "buffer", stream)
+    data = raw.read(limit + 1)
+    if isinstance(data, str):
+        data = data.encode("utf-8", "surrogateescape")
+    if len(data) > limit:
+        raise ParseError(f"standard input is larger than the {limit / 2**20:.0f} MiB envkit reads", where=where)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ParseError("not UTF-8 text", where=Where(file=STDIN_LABEL, line=data[:exc.start].count(b"\n") + 1),
+                         hint="pipe the file in as UTF-8") from None
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def check_stdin_once(sources) -> None:
+    """Raise UsageError when `-` (standard input) is given more than once: it can be read once."""
+    if sum(1 for s in sources if s == STDIN) > 1:
+        raise UsageError("standard input (-) can be read only once",
+                         hint="save one of them to a file and pass its path")
+
+
 def resolve(text: str, *, format: str | None = None, environment: str | None = None,
-            environ: Mapping[str, str] | None = None, timeout: float = SSH_TIMEOUT) -> Source:
+            environ: Mapping[str, str] | None = None, timeout: float = SSH_TIMEOUT,
+            stdin: str | None = None) -> Source:
     """Resolve one SOURCE string (see the module docstring) into a Source.
 
-    Raises ParseError (bad file), EnvironmentNotFound (no such file, prefix or env), BackendError
-    (ssh failed), UsageError (a malformed `ssh://` URL).
+    `-` is an environment file read from standard input (`stdin` when given, else read here) and
+    labelled `<stdin>`.  Raises ParseError (bad file), EnvironmentNotFound (no such file, prefix or
+    env), BackendError (ssh failed), UsageError (a malformed `ssh://` URL).
     """
     env = os.environ if environ is None else environ
+    if text == STDIN:
+        from envkit.formats import read_text
+
+        body = read_stdin() if stdin is None else stdin
+        return Source(text=text, label=STDIN_LABEL,
+                      model=read_text(body, filename=STDIN_LABEL, format=format, environment=environment),
+                      origin="stdin")
     if text.startswith("ssh://"):
         target = parse_ssh(text)
         model = read_remote(target, format=format, environment=environment, environ=env,
@@ -124,7 +169,7 @@ def resolve(text: str, *, format: str | None = None, environment: str | None = N
                       origin="prefix")
     if not path.exists():
         hint = None
-        if "/" not in text and "." not in text:
+        if "/" not in text and "." not in text and not text.startswith("-"):
             hint = f"for a named environment write env:{text}"
         raise EnvironmentNotFound(f"{text}: no such file or directory", hint=hint)
     from envkit.formats import read_file

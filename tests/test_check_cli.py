@@ -301,3 +301,27 @@ def test_fix_with_a_machine_format_reports_fixes_on_stderr(repo, envkit_cli):
     assert r.stderr == "environment.yml:8: fixed pip-without-pip: added `pip` to the conda dependencies\n"
     assert r.stdout == "no findings (1 file checked, 1 fixed)\n"
     assert "  - pip\n  - pip:\n" in (repo / "environment.yml").read_text()
+
+
+def test_stdin_is_a_file_source_read_once(repo, envkit_cli):
+    r = envkit_cli("check", "-", input=BAD, cwd=repo)
+    assert r.exit_code == 1
+    assert r.stdout.splitlines()[0].startswith("<stdin>:4: warning mixed-channels: ")
+    assert r.stdout.splitlines()[-1] == "5 findings (2 errors, 3 warnings) in 1 file checked"
+    data = json.loads(envkit_cli("check", "-", "--format", "json", input=BAD, cwd=repo).stdout)
+    assert {f["file"] for f in data["findings"]} == {"<stdin>"}
+    # a lock on stdin, paired with its spec by --lock
+    lock = (DATA / "corpus" / "52_CNES__lenapy__conda-lock.yml").read_text()
+    (repo / "environment.yml").write_text((DATA / "corpus" / "40_CNES__lenapy__environment.yml").read_text())
+    r = envkit_cli("check", "environment.yml", "--lock", "-", "--select", "conda-pip-duplicate", input=lock, cwd=repo)
+    assert r.exit_code == 1
+    assert r.stdout.splitlines() == [
+        "<stdin>:2086: error conda-pip-duplicate: numpy is installed by conda (2.2.4) and pip (2.1.3) on linux-64",
+        "1 finding (1 error) in 2 files checked"]
+    for args in (("-", "-"), ("-", "--lock", "-")):
+        r = envkit_cli("check", *args, input=GOOD, cwd=repo)
+        assert r.exit_code == 2 and "standard input (-) can be read only once" in r.stderr
+    r = envkit_cli("check", "--fix", "-", input=BAD, cwd=repo)
+    assert r.exit_code == 2 and "--fix cannot rewrite standard input" in r.stderr
+    r = envkit_cli("check", "-", input="dependencies: [python\n", cwd=repo)
+    assert r.exit_code == 2 and r.stderr.startswith("error: <stdin>:")

@@ -313,3 +313,15 @@ DIFF_SCHEMA = {
                 "properties": {"manager": {"enum": ["conda", "pip"]}}},
     },
 }
+
+
+def test_stdin_as_one_source(envkit_cli):
+    r = envkit_cli("diff", "-", SERVER, input=open(LAPTOP).read())
+    assert r.exit_code == 1
+    assert r.stdout.startswith("A  <stdin>  (export, osx-arm64, 67 packages)\n")
+    assert r.stdout == envkit_cli("diff", LAPTOP, SERVER).stdout.replace(LAPTOP, "<stdin>", 1)
+    r = envkit_cli("diff", SERVER, "-", "--format", "json", input=open(SERVER).read())
+    assert r.exit_code == 0 and json.loads(r.stdout)["b"]["source"] == "<stdin>"
+    r = envkit_cli("diff", "-", "-", input="")
+    assert r.exit_code == 2 and "standard input (-) can be read only once" in r.stderr
+    assert "env:-" not in r.stderr

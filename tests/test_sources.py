@@ -100,3 +100,19 @@ def test_named_env_source(envkit_cli, tmp_path, default_prefix, monkeypatch):
     assert r.exit_code == 0, r.stderr
     r = envkit_cli("diff", "env:nosuch", str(default_prefix), env={"CONDA_ENVS_PATH": str(envs)})
     assert r.exit_code == 2 and "nosuch" in r.stderr
+
+
+def test_stdin_source_reads_bounded_utf8_text():
+    import io
+
+    from envkit.errors import ParseError
+    from envkit.sources import read_stdin, resolve
+
+    assert read_stdin(io.BytesIO("\ufeffname: x\n".encode())) == "name: x\n"
+    with pytest.raises(ParseError, match="larger than"):
+        read_stdin(io.BytesIO(b"x" * 11), max_bytes=10)
+    with pytest.raises(ParseError, match="not UTF-8") as exc:
+        read_stdin(io.BytesIO(b"a\n\xff\n"))
+    assert (exc.value.where.file, exc.value.where.line) == ("<stdin>", 2)
+    src = resolve("-", stdin="dependencies: [python=3.11]\n")
+    assert (src.label, src.origin, [d.name for d in src.model.conda]) == ("<stdin>", "stdin", ["python"])

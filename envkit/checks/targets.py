@@ -21,12 +21,19 @@ def discover(directory: str | os.PathLike[str] = ".") -> list[str]:
     return out
 
 
-def load_file(path: str, *, format: str | None = None) -> list[Target]:
+def load_file(path: str, *, format: str | None = None, stdin: str | None = None) -> list[Target]:
     """Read and parse one file into targets (one per pixi.lock environment, else one).
 
+    `-` is standard input: the text `stdin` (read here when None), named `<stdin>` in findings.
     A duplicated YAML key does not raise: the target carries the error (`parse_error`) for the
     duplicate-key rule.  Raises the readers' ParseError family for anything else unreadable.
     """
+    from envkit.sources import STDIN, STDIN_LABEL
+
+    if path == STDIN:
+        from envkit.sources import read_stdin
+
+        return targets_from_text(read_stdin() if stdin is None else stdin, STDIN_LABEL, format=format)
     from envkit.io import read_text
 
     return targets_from_text(read_text(path), path, format=format)
@@ -61,23 +68,27 @@ def live_target(env: LiveEnv) -> Target:
 
 
 def load_targets(paths: Sequence[str], *, lock: str | None = None, live: LiveEnv | None = None,
-                 format: str | None = None) -> list[Target]:
+                 format: str | None = None, stdin: str | None = None) -> list[Target]:
     """Targets for `paths` (in order), the `lock` file (added unless already among them) and the
-    live environment, with spec/lock pairs set (see `pair`)."""
+    live environment, with spec/lock pairs set (see `pair`).  A path `-` is standard input (the
+    text `stdin`; see `load_file`); raises UsageError when `-` is given more than once."""
+    from envkit.sources import check_stdin_once
+
+    check_stdin_once(list(paths) + [lock])
     targets: list[Target] = []
     by_path: dict[str, list[Target]] = {}
     for p in paths:
         key = os.path.normpath(p)
         if key in by_path:
             continue
-        ts = load_file(p, format=format)
+        ts = load_file(p, format=format, stdin=stdin)
         by_path[key] = ts
         targets.extend(ts)
     lock_targets: list[Target] = []
     if lock is not None:
         key = os.path.normpath(lock)
         if key not in by_path:
-            by_path[key] = load_file(lock)
+            by_path[key] = load_file(lock, stdin=stdin)
             targets.extend(by_path[key])
         lock_targets = [t for t in by_path[key] if t.kind == "lock"]
         if not lock_targets:

@@ -53,7 +53,7 @@ def check(files: tuple[str, ...], lock_file: str | None, name: str | None, prefi
     """Check environment files, locks and live environments (the CI gate).
 
     With no FILE (and no -n/-p), checks environment.yml / environment.yaml, conda-lock.yml and
-    pixi.lock in the current directory.  A lock is compared with its spec when they are paired:
+    pixi.lock in the current directory.  FILE (or LOCK) '-' reads standard input, once.  A lock is compared with its spec when they are paired:
     --lock, the lock's `sources:`, or one spec and one conda-lock.yml checked together.
 
     Exit codes: 0 no finding at or above --fail-on, 1 findings, 2 usage or parse error.
@@ -83,6 +83,14 @@ def check(files: tuple[str, ...], lock_file: str | None, name: str | None, prefi
             raise UsageError("nothing to check: no FILE given and no environment.yml, "
                              "environment.yaml, conda-lock.yml or pixi.lock here",
                              hint="pass files, or -n NAME / -p PREFIX for a live environment")
+    from envkit.sources import STDIN, check_stdin_once, read_stdin
+
+    check_stdin_once(paths + [lock_file])
+    stdin_text = None
+    if STDIN in paths or lock_file == STDIN:
+        if fix:
+            raise UsageError("--fix cannot rewrite standard input (-)", hint="pass the file's path instead")
+        stdin_text = read_stdin()
     live = None
     if name is not None or prefix is not None:
         from envkit.backends import open_env
@@ -90,7 +98,7 @@ def check(files: tuple[str, ...], lock_file: str | None, name: str | None, prefi
         live = open_env(name=name, prefix=prefix)
 
     def run():
-        targets = load_targets(paths, lock=lock_file, live=live)
+        targets = load_targets(paths, lock=lock_file, live=live, stdin=stdin_text)
         return targets, run_checks(targets, config)
 
     targets, findings = run()

@@ -31,6 +31,7 @@ def diff(source_a: str, source_b: str, platform: str | None, fmt: str, show_all:
     output), a prefix directory (holding conda-meta/), env:NAME for a named environment, or the same
     on another machine: ssh://[user@]host[:port]/PATH or ssh://[user@]host/env:NAME (runs the system
     ssh; ENVKIT_SSH sets its command and options, ENVKIT_REMOTE_PYTHON the remote interpreter).
+    One SOURCE may be '-': an environment file read from stdin.
 
     Exit codes: 0 the same, 1 different, 2 error.
     """
@@ -41,8 +42,9 @@ def diff(source_a: str, source_b: str, platform: str | None, fmt: str, show_all:
     from envkit.commands._common import warn_duplicates
     from envkit.diff import diff as diff_core
     from envkit.model import LiveEnv
-    from envkit.sources import resolve
+    from envkit.sources import check_stdin_once, resolve
 
+    check_stdin_once((source_a, source_b))
     a = _resolve(resolve, source_a, input_format, environment)
     b = _resolve(resolve, source_b, input_format, environment)
     warn_duplicates([a.model, b.model], label=True)
