@@ -93,6 +93,20 @@ def main(args: list[str] | None = None, prog_name: str = "envkit") -> None:
         # `envkit ... | head`: not an error worth a traceback.
         sys.stderr.close()
         sys.exit(1)
+    except OSError as exc:
+        # A file system refusal the command did not anticipate (permissions, a full disk).
+        if os.environ.get("ENVKIT_DEBUG"):
+            raise
+        where = f"{exc.filename}: " if exc.filename else ""
+        click.echo(f"error: {where}{exc.strerror or exc}", err=True)
+        sys.exit(2)
+    except Exception as exc:  # a bug: say so plainly, keep the traceback one variable away
+        if os.environ.get("ENVKIT_DEBUG"):
+            raise
+        click.echo(f"error: internal error: {type(exc).__name__}: {exc}", err=True)
+        click.echo("hint: this is a bug in envkit; run again with ENVKIT_DEBUG=1 to see the traceback "
+                   "and report it", err=True)
+        sys.exit(3)
     sys.exit(rv if isinstance(rv, int) else 0)
 
 

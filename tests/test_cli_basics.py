@@ -52,3 +52,29 @@ def test_spec_versions_keep_their_text():
     # py-rattler prints 3.000 as 3.0 (equal in conda's order); the file keeps what the user wrote.
     for text in ("font-ttf-inconsolata=3.000=h77eed37_0", "x>=2.038,<3.00", "openssl=1.0.2u", "7zip=19.00=h0_2"):
         assert format_spec(parse_spec(text)) == text
+
+
+def test_a_bug_is_reported_without_a_traceback_and_exit_3(envkit_cli, monkeypatch):
+    import envkit.commands.normalize as mod
+
+    def boom(*a, **k):
+        raise ZeroDivisionError("division by zero")
+
+    monkeypatch.setattr("envkit.normalize.render_normalized", boom)
+    r = envkit_cli("normalize", "examples/pytorch/environment-cpu.yml", cwd=str(__import__("conftest").REPO))
+    assert r.exit_code == 3
+    assert r.stderr.splitlines()[0] == "error: internal error: ZeroDivisionError: division by zero"
+    assert "Traceback" not in r.stderr
+    assert mod is not None
+
+
+def test_an_unexpected_os_error_is_a_clean_error(envkit_cli, monkeypatch, tmp_path):
+    def refuse(*a, **k):
+        raise PermissionError(13, "Permission denied", str(tmp_path / "x.yml"))
+
+    monkeypatch.setattr("envkit.normalize.render_normalized", refuse)
+    src = tmp_path / "environment.yml"
+    src.write_text("name: x\ndependencies:\n  - numpy\n")
+    r = envkit_cli("normalize", str(src))
+    assert r.exit_code == 2
+    assert r.stderr == f"error: {tmp_path / 'x.yml'}: Permission denied\n"
