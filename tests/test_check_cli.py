@@ -325,3 +325,51 @@ def test_stdin_is_a_file_source_read_once(repo, envkit_cli):
     assert r.exit_code == 2 and "--fix cannot rewrite standard input" in r.stderr
     r = envkit_cli("check", "-", input="dependencies: [python\n", cwd=repo)
     assert r.exit_code == 2 and r.stderr.startswith("error: <stdin>:")
+
+
+PIXI_TWO_ENVS = textwrap.dedent("""\
+    version: 6
+    environments:
+      default:
+        channels:
+        - url: https://conda.anaconda.org/conda-forge/
+        packages:
+          linux-64:
+          - conda: https://conda.anaconda.org/conda-forge/linux-64/numpy-1.26.4-py311h64a7726_0.conda
+          - pypi: https://files.pythonhosted.org/packages/aa/bb/numpy-1.26.4-cp311-cp311-manylinux_2_17_x86_64.whl
+      test:
+        channels:
+        - url: https://conda.anaconda.org/conda-forge/
+        packages:
+          linux-64:
+          - conda: https://conda.anaconda.org/conda-forge/linux-64/numpy-1.26.4-py311h64a7726_0.conda
+          - pypi: https://files.pythonhosted.org/packages/aa/bb/numpy-1.26.4-cp311-cp311-manylinux_2_17_x86_64.whl
+    packages:
+    - conda: https://conda.anaconda.org/conda-forge/linux-64/numpy-1.26.4-py311h64a7726_0.conda
+      sha256: 3f4365e11b28e244c95ba8579942b0802761ba7bb31c026f50d1a9ea9c728149
+      md5: a502d7aad449a1206efb366d6a12c52d
+      depends: []
+    - pypi: https://files.pythonhosted.org/packages/aa/bb/numpy-1.26.4-cp311-cp311-manylinux_2_17_x86_64.whl
+      name: numpy
+      version: 1.26.4
+      sha256: 3f4365e11b28e244c95ba8579942b0802761ba7bb31c026f50d1a9ea9c728149
+    """)
+NUMPY_WARNING = ("warning: {}'numpy' is installed by both conda ('numpy') and pip; pip's copy shadows "
+                 "conda's and the solver cannot see it\n")
+
+
+def test_duplicate_warning_once_per_source(repo, envkit_cli):
+    # the two environments of one pixi.lock are one source
+    (repo / "pixi.lock").write_text(PIXI_TWO_ENVS)
+    r = envkit_cli("check", "pixi.lock", cwd=repo)
+    assert r.stderr == NUMPY_WARNING.format("")
+    assert [ln.split(":")[1] for ln in r.stdout.splitlines()[:-1]] == ["9", "16"]
+    (repo / "pixi.lock").unlink()
+    # a lock discovered here and given again by --lock under another spelling is read once
+    (repo / "environment.yml").write_text((DATA / "corpus" / "40_CNES__lenapy__environment.yml").read_text())
+    (repo / "conda-lock.yml").write_text((DATA / "corpus" / "52_CNES__lenapy__conda-lock.yml").read_text())
+    r = envkit_cli("check", "--lock", str(repo / "conda-lock.yml"), "--select", "conda-pip-duplicate", cwd=repo)
+    assert r.stderr == NUMPY_WARNING.format("conda-lock.yml: ")
+    assert r.stdout.splitlines() == [
+        "conda-lock.yml:2086: error conda-pip-duplicate: numpy is installed by conda (2.2.4) and pip (2.1.3) on linux-64",
+        "1 finding (1 error) in 2 files checked"]

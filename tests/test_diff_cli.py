@@ -325,3 +325,24 @@ def test_stdin_as_one_source(envkit_cli):
     r = envkit_cli("diff", "-", "-", input="")
     assert r.exit_code == 2 and "standard input (-) can be read only once" in r.stderr
     assert "env:-" not in r.stderr
+
+
+def test_warnings_name_each_source_once_as_given(envkit_cli, monkeypatch):
+    from envkit import sources
+    from envkit.formats import read_file
+
+    lock = str(CORPUS / "52_CNES__lenapy__conda-lock.yml")
+    r = envkit_cli("diff", lock, lock)
+    assert r.stderr == (f"warning: {lock}: 'numpy' is installed by both conda ('numpy') and pip; pip's "
+                        "copy shadows conda's and the solver cannot see it\n")
+    # a remote prefix is named by its ssh:// source, not by the path on the remote machine
+    model = read_file(lock)
+    monkeypatch.setattr(sources, "read_remote", lambda target, **kw: model.__class__(
+        **{**{f: getattr(model, f) for f in model.__dataclass_fields__}, "source": "/srv/conda/envs/x"}))
+    r = envkit_cli("diff", "ssh://gpu/srv/conda/envs/x", lock)
+    assert r.exit_code == 0
+    assert r.stderr.splitlines() == [
+        "warning: ssh://gpu/srv/conda/envs/x: 'numpy' is installed by both conda ('numpy') and pip; pip's "
+        "copy shadows conda's and the solver cannot see it",
+        f"warning: {lock}: 'numpy' is installed by both conda ('numpy') and pip; pip's "
+        "copy shadows conda's and the solver cannot see it"]

@@ -78,7 +78,7 @@ def load_targets(paths: Sequence[str], *, lock: str | None = None, live: LiveEnv
     targets: list[Target] = []
     by_path: dict[str, list[Target]] = {}
     for p in paths:
-        key = os.path.normpath(p)
+        key = _file_key(p)
         if key in by_path:
             continue
         ts = load_file(p, format=format, stdin=stdin)
@@ -86,7 +86,7 @@ def load_targets(paths: Sequence[str], *, lock: str | None = None, live: LiveEnv
         targets.extend(ts)
     lock_targets: list[Target] = []
     if lock is not None:
-        key = os.path.normpath(lock)
+        key = _file_key(lock)
         if key not in by_path:
             by_path[key] = load_file(lock, stdin=stdin)
             targets.extend(by_path[key])
@@ -103,6 +103,16 @@ def load_targets(paths: Sequence[str], *, lock: str | None = None, live: LiveEnv
         targets.append(t)
     pair(targets, lock_targets[0] if lock_targets else None)
     return targets
+
+
+def _file_key(path: str) -> str:
+    """One key per file however it is spelled (`conda-lock.yml`, `./conda-lock.yml`, its absolute
+    path, a symlink to it), so that a file given twice is read and reported once."""
+    from envkit.sources import STDIN
+
+    if path == STDIN:
+        return path
+    return os.path.realpath(path)
 
 
 def pair(targets: list[Target], lock: Target | None = None) -> None:

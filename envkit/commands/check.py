@@ -68,7 +68,7 @@ def check(files: tuple[str, ...], lock_file: str | None, name: str | None, prefi
         emit(render_rule_list(), output)
         return 0
     from envkit.checks import load_targets, run_checks, severity_at_least
-    from envkit.checks.targets import discover, models
+    from envkit.checks.targets import discover
     from envkit.config import load_config
 
     if name is not None and prefix is not None:
@@ -102,10 +102,7 @@ def check(files: tuple[str, ...], lock_file: str | None, name: str | None, prefi
         return targets, run_checks(targets, config)
 
     targets, findings = run()
-    warn_models = models(targets)
-    from envkit.commands._common import warn_duplicates
-
-    warn_duplicates(warn_models, label=len(warn_models) > 1)
+    _warn_duplicates(targets)
     fixed: list = []
     if fix and any(f.fixable for f in findings):
         from envkit.checks.fix import apply_fixes
@@ -139,6 +136,29 @@ def check(files: tuple[str, ...], lock_file: str | None, name: str | None, prefi
             text = render_findings_sarif(findings)
     emit(text, output)
     return 1 if any(severity_at_least(f.severity, threshold) for f in findings) else 0
+
+
+def _warn_duplicates(targets) -> None:
+    """The shared conda+pip duplicate warning, once per project and source: the environments of a
+    pixi.lock (one target each) or a file given twice are one source.  Lines name their source when
+    more than one was read."""
+    from envkit.cli import warn
+    from envkit.commands._common import duplicates_of
+    from envkit.conda.names import duplicate_warning
+
+    per_source: dict[str, list[str]] = {}
+    for t in targets:
+        messages = per_source.setdefault(t.path, [])
+        if t.model is None:
+            continue
+        for d in duplicates_of(t.model):
+            text = duplicate_warning(d)
+            if text not in messages:
+                messages.append(text)
+    label = len(per_source) > 1
+    for path, messages in per_source.items():
+        for text in messages:
+            warn(f"{path}: {text}" if label else text)
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})

@@ -39,7 +39,8 @@ def diff(source_a: str, source_b: str, platform: str | None, fmt: str, show_all:
     import sys
 
     from envkit.cli import emit, warn
-    from envkit.commands._common import warn_duplicates
+    from envkit.commands._common import duplicates_of
+    from envkit.conda.names import duplicate_warning
     from envkit.diff import diff as diff_core
     from envkit.model import LiveEnv
     from envkit.sources import check_stdin_once, resolve
@@ -47,8 +48,11 @@ def diff(source_a: str, source_b: str, platform: str | None, fmt: str, show_all:
     check_stdin_once((source_a, source_b))
     a = _resolve(resolve, source_a, input_format, environment)
     b = _resolve(resolve, source_b, input_format, environment)
-    warn_duplicates([a.model, b.model], label=True)
-    for src in (a, b):
+    # each source's warnings once, named as the user wrote it (an ssh:// URL, not the remote path)
+    sources = list({src.label: src for src in (a, b)}.values())
+    for src in sources:
+        for d in duplicates_of(src.model):
+            warn(f"{src.label}: {duplicate_warning(d)}")
         if isinstance(src.model, LiveEnv):
             for w in src.model.warnings:
                 warn(f"{src.label}: {w}")
