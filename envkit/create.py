@@ -88,14 +88,53 @@ def file_hashes(path: str) -> tuple[str, str]:
     return md5.hexdigest(), sha.hexdigest()
 
 
+#: The hash keys a lock records per package, and the length of each one's hex digest.
+HASH_LENGTHS = {"md5": 32, "sha256": 64}
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
+def validate_hashes(packages: Sequence[LockedPackage], *, source: str | None = None) -> None:
+    """Check that every recorded hash of `packages` (md5, sha256; conda and pip) is a string of hex
+    digits of the right length (32, 64).  An absent hash (None) is not checked here.
+
+    A hash YAML read as something else, above all an unquoted all-digit hash (`sha256: 000...0` is
+    the integer 0), would otherwise look absent or fail later with a traceback, and the package
+    would go unverified.  Raises ParseError naming the file, the package's line, the package and the
+    key.
+    """
+    from envkit.errors import ParseError
+
+    for p in packages:
+        for key, length in HASH_LENGTHS.items():
+            value = getattr(p, key)
+            if value is None:
+                continue
+            if isinstance(value, str) and len(value) == length and set(value) <= _HEX:
+                continue
+            number = isinstance(value, (int, float)) and not isinstance(value, bool)
+            if number or (isinstance(value, str) and value.isdigit()):
+                # the reader may have turned the number back into text: either way, say why
+                got = f"{value} (YAML reads an unquoted all-digit hash as a number, losing its leading zeros)"
+            elif isinstance(value, str):
+                got = f"{value!r} ({len(value)} characters)" if value else "an empty string"
+            else:
+                got = f"a {type(value).__name__}"
+            raise ParseError(f"{p.name}={p.version} ({p.manager}): `{key}:` is not a {key} hash of {length} hex "
+                             f"digits: the lock has {got}; the package cannot be verified",
+                             where=Where(file=source, line=p.line, key=key),
+                             hint=f"quote the hash in the lock ({key}: '...'), or relock")
+
+
 def verify_local_archives(packages: Sequence[LockedPackage], *, source: str | None = None) -> None:
     """Check md5/sha256 of every conda package whose URL is a local file.
 
-    Raises IntegrityError for a mismatch or a missing file, and UsageError for a conda package
-    that records no hash at all (a lock without hashes cannot be installed safely).
+    Raises ParseError for a recorded hash that is not a hex digest (`validate_hashes`),
+    IntegrityError for a mismatch or a missing file, and UsageError for a conda package that
+    records no hash at all (a lock without hashes cannot be installed safely).
     """
+    validate_hashes(packages, source=source)
     for p in packages:
-        if not p.md5 and not p.sha256:
+        if p.md5 is None and p.sha256 is None:
             raise UsageError(f"{p.name}={p.version}: the lock records no md5 or sha256 for this conda package",
                              where=Where(file=source, line=p.line))
         path = _local_path(p.url or "")
@@ -105,11 +144,11 @@ def verify_local_archives(packages: Sequence[LockedPackage], *, source: str | No
             raise IntegrityError(f"{p.name}={p.version}: package file not found: {path}",
                                  where=Where(file=source, line=p.line))
         md5, sha = file_hashes(path)
-        if p.sha256 and sha != p.sha256.lower():
+        if p.sha256 is not None and sha != p.sha256.lower():
             raise IntegrityError(f"{p.name}={p.version}: sha256 mismatch for {p.url}: the lock says "
                                  f"{p.sha256}, the file has {sha}", where=Where(file=source, line=p.line),
                                  hint="the package changed after it was locked; relock, or fix the channel")
-        if p.md5 and md5 != p.md5.lower():
+        if p.md5 is not None and md5 != p.md5.lower():
             raise IntegrityError(f"{p.name}={p.version}: md5 mismatch for {p.url}: the lock says "
                                  f"{p.md5}, the file has {md5}", where=Where(file=source, line=p.line),
                                  hint="the package changed after it was locked; relock, or fix the channel")
@@ -148,7 +187,8 @@ def to_repodata_records(packages: Sequence[LockedPackage], platform: str) -> lis
         record = rattler.PackageRecord(
             name=p.name, version=p.version, build=rattler.BuildString(build), build_number=number,
             subdir=subdir, depends=[f"{n} {s}".strip() for n, s in p.depends],
-            md5=bytes.fromhex(p.md5) if p.md5 else None, sha256=bytes.fromhex(p.sha256) if p.sha256 else None)
+            md5=bytes.fromhex(p.md5) if p.md5 is not None else None,
+            sha256=bytes.fromhex(p.sha256) if p.sha256 is not None else None)
         channel_url = p.url.rsplit("/", 2)[0] + "/"
         out.append(rattler.RepoDataRecord(record, _file_name(p.url), p.url, channel_url))
     return out
@@ -318,6 +358,7 @@ def create_from_lock(lock: Lock, prefix: str | os.PathLike[str], *, platform: st
     pkgs = lock.for_platform(plat)
     conda = [p for p in pkgs if p.manager == "conda"]
     pip = [p for p in pkgs if p.manager == "pip"]
+    validate_hashes(pkgs, source=lock.source)  # pip's too: a malformed one must not turn hash checking off
     verify_local_archives(conda, source=lock.source)
     try:
         if backend == "rattler":

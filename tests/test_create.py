@@ -147,6 +147,63 @@ def test_hash_mismatch_aborts_and_leaves_no_prefix(envkit_cli, tmp_path, source_
     assert not target.exists()
 
 
+def _edit_hash(text: str, name: str, key: str, value: str) -> str:
+    """The lock text with `key:` of package `name` (its first entry) written as `value`, verbatim."""
+    lines = text.splitlines(keepends=True)
+    start = next(i for i, ln in enumerate(lines) if ln.strip() == f"- name: {name}")
+    i = next(i for i in range(start, len(lines)) if lines[i].strip().startswith(f"{key}:"))
+    indent = lines[i][:len(lines[i]) - len(lines[i].lstrip())]
+    lines[i] = f"{indent}{key}: {value}\n"
+    return "".join(lines)
+
+
+@pytest.mark.parametrize("key, value, got", [
+    # YAML reads 64 unquoted zeros as the integer 0: before, `if p.sha256` skipped the check and
+    # the package was installed verified only by its (matching) md5
+    ("sha256", "0" * 64, "0 (YAML reads an unquoted all-digit hash as a number, losing its leading zeros)"),
+    ("md5", "0" * 32, "0 (YAML reads an unquoted all-digit hash as a number"),
+    ("sha256", "'abc'", "'abc' (3 characters)"),
+    ("sha256", "'" + "g" * 64 + "'", "'" + "g" * 64 + "' (64 characters)"),
+])
+def test_malformed_hash_is_an_error_not_skipped(envkit_cli, tmp_path, source_env, key, value, got):
+    lock_path = tmp_path / "conda-lock.yml"
+    assert envkit_cli("lock", "-p", str(source_env), "--no-env-lock", "-o", str(lock_path)).exit_code == 0
+    bad = tmp_path / "bad.yml"
+    bad.write_text(_edit_hash(lock_path.read_text(), "numpy", key, value))
+    target = tmp_path / "env"
+    r = envkit_cli("create", "--lock", str(bad), "-p", str(target))
+    assert r.exit_code == 2, r.stdout
+    length = 64 if key == "sha256" else 32
+    first = r.stderr.splitlines()[0]
+    assert first.startswith(f"error: {bad}:") and f"({key}): numpy=1.26.4 (conda): `{key}:` is not a {key} hash " \
+        f"of {length} hex digits: the lock has {got}" in first
+    assert f"hint: quote the hash in the lock ({key}: '...'), or relock" in r.stderr
+    assert not target.exists()
+    # `lock --check` refuses the same lock (CI catches it before `create` does)
+    spec = tmp_path / "environment.lock.yml"
+    assert envkit_cli("lock", "-p", str(source_env), "--env-lock", str(spec), "-o", str(tmp_path / "l2.yml")
+                      ).exit_code == 0
+    r = envkit_cli("lock", "--check", "-f", str(spec), "--lock", str(bad))
+    assert r.exit_code == 2 and f"numpy=1.26.4 (conda): `{key}:` is not a {key} hash" in r.stderr
+
+
+def test_malformed_pip_hash_does_not_turn_hash_checking_off(tmp_path):
+    """A pip package's sha256 read as the number 0 made `all(p.sha256 ...)` false: pip ran without
+    --require-hashes.  Now it is an error before anything is made."""
+    from envkit.create import create_from_lock
+    from envkit.errors import ParseError
+
+    good = LockedPackage(manager="pip", name="a", version="1", platform="linux-64",
+                         url="file:///w/a-1-py3-none-any.whl", sha256="ab" * 32)
+    bad = replace(good, name="b", sha256=0, line=12)
+    lock = Lock(kind="conda-lock", platforms=("linux-64",), packages=(good, bad), source="x/conda-lock.yml")
+    with pytest.raises(ParseError) as info:
+        create_from_lock(lock, tmp_path / "env", platform="linux-64")
+    assert str(info.value.where) == "x/conda-lock.yml:12 (sha256)"
+    assert "b=1 (pip): `sha256:` is not a sha256 hash of 64 hex digits: the lock has 0 (YAML reads" in info.value.message
+    assert not (tmp_path / "env").exists()
+
+
 def test_create_keeps_an_existing_prefix_untouched(envkit_cli, tmp_path, source_env):
     lock = tmp_path / "conda-lock.yml"
     assert envkit_cli("lock", "-p", str(source_env), "--no-env-lock", "-o", str(lock)).exit_code == 0

@@ -196,6 +196,7 @@ def _lock_spec(spec_file, platforms, output, channel_priority, virtual_packages,
 
 def _check(spec_file: str, lock_file: str, virtual_packages=()) -> int:
     from envkit.commands._common import warn_duplicates
+    from envkit.create import validate_hashes
     from envkit.errors import ParseError, Where
     from envkit.formats import read_file
     from envkit.lock import check_lock, lock_staleness, parse_virtual_package
@@ -206,6 +207,8 @@ def _check(spec_file: str, lock_file: str, virtual_packages=()) -> int:
     lk = read_file(lock_file)
     if not isinstance(lk, Lock):
         raise ParseError("not a lock file", where=Where(file=lock_file), hint="pass conda-lock.yml with --lock")
+    # a hash `envkit create` would refuse (not hex of the right length) fails the check too
+    validate_hashes(lk.packages, source=lock_file)
     warn_duplicates([spec])
     staleness = lock_staleness(spec, lk, spec_file, virtual_packages=vps)
     problems = check_lock(spec, lk, staleness=staleness)
