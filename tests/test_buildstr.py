@@ -145,3 +145,16 @@ def test_cuda_from_digits(digits, expected):
 def test_major_only_cuda_labels():
     assert decode("cuda11_0", "8.9.2.26", "cudnn").labels() == ["CUDA 11"]
     assert decode("cuda11_0", "8.9.2.26", "cudnn").accelerator == "CUDA 11"
+
+
+@pytest.mark.parametrize("build, labels", [
+    ("cuda126*", ["CUDA 12.6"]),
+    ("*cuda126*", ["CUDA 12.6"]),
+    ("py3.11_cuda12.1*", ["CUDA 12.1", "py3.11"]),
+    ("cuda*", ["GPU"]),
+    ("cpu*", ["cpu"]),
+    ("*mkl*", ["MKL"]),
+    ("py3.11*", ["py3.11"]),  # a glob may still match a CUDA build: not taken for a CPU one
+])
+def test_build_globs_of_a_spec_decode_as_far_as_written(build, labels):
+    assert decode(build, "2.5.1", "pytorch").labels() == labels

@@ -419,7 +419,56 @@ def test_cuda_mismatch_build_newer_than_cuda_version_and_pytorch_cuda():
           - pytorch=*=cuda118*
           - pytorch=2.4.1=cuda118_mkl_py312_h0_300
           - cuda-version=12
-        """, "cuda-mismatch") == [("cuda-mismatch", 3)]  # `cuda-version=12` pins the major
+        """, "cuda-mismatch") == [("cuda-mismatch", 2), ("cuda-mismatch", 3)]  # `cuda-version=12` pins the major
+    # a build glob in a spec asks for that CUDA as much as a full build string does
+    fs = findings("""
+        dependencies:
+          - pytorch=2.5.1=cuda126*
+          - cuda-version=11.8
+        """, rule="cuda-mismatch")
+    assert [(f.line, f.message) for f in fs] == [
+        (2, "pytorch=2.5.1=cuda126* selects a build for CUDA 12.6, but cuda-version=11.8 pins CUDA 11.8")]
+    assert hits("""
+        dependencies:
+          - pytorch=2.5.1=cuda126*
+          - cuda-version=12.6
+        """, "cuda-mismatch") == []
+    # `py3.11*` may match a CUDA build: not taken for a CPU build
+    assert hits("""
+        dependencies:
+          - pytorch=2.1.0=py3.11*
+          - pytorch-cuda=12.1
+        """, "cuda-mismatch") == []
+
+
+def test_cuda_mismatch_pytorch_cuda_with_a_pytorch_the_pytorch_channel_never_built():
+    fs = findings("""
+        channels: [pytorch, nvidia, conda-forge]
+        dependencies:
+          - pytorch=2.7
+          - pytorch-cuda=12.1
+        """, rule="cuda-mismatch")
+    assert [(f.line, f.message, f.packages) for f in fs] == [
+        (3, "pytorch=2.7 is newer than the pytorch channel's last release (2.5, pytorch/pytorch#138506), "
+            "so pytorch-cuda=12.1 selects nothing: conda fails to solve or installs another channel's "
+            "pytorch, which ignores pytorch-cuda", ("pytorch", "pytorch-cuda"))]
+    fs = findings("""
+        channels: [pytorch, nvidia]
+        dependencies:
+          - pytorch=2.1.2
+          - pytorch-cuda=12.4
+        """, rule="cuda-mismatch")
+    assert [(f.line, f.message) for f in fs] == [
+        (4, "the pytorch channel has no pytorch 2.1 build for CUDA 12.4 (pytorch-cuda=12.4); it offers "
+            "CUDA 11.8, 12.1")]
+    for ok in ("pytorch=2.5.1\n  - pytorch-cuda=12.4", "pytorch=2.1.2\n  - pytorch-cuda=12.1",
+               "pytorch=2.7\n  - cuda-version=12.6", "pytorch>=2.6\n  - pytorch-cuda=12.1"):
+        assert hits(f"channels: [pytorch, nvidia]\ndependencies:\n  - {ok}\n", "cuda-mismatch") == [], ok
+    # a lock: conda-forge's pytorch 2.7 next to the pytorch channel's pytorch-cuda
+    lock = Lock(kind="conda-lock", platforms=("linux-64",), packages=(
+        pkg("pytorch", "2.7.0", "cuda126_mkl_py312_h0_300", line=10),
+        pkg("pytorch-cuda", "12.1", "ha16c6d3_6", line=20)))
+    assert [(f.line, f.rule) for f in model_findings(lock, "cuda-mismatch")] == [(10, "cuda-mismatch")]
 
 
 def test_cuda_mismatch_major_only_and_old_cuda_tags():

@@ -258,13 +258,17 @@ def _newer_or_other_major(build: str, major_only: bool, pin: str) -> bool:
 
         - a CPU build of PyTorch (`pytorch=*=cpu_*`, `cpuonly`, pip `torch==X+cpu`) together with
           CUDA pins (`cuda-version`, `pytorch-cuda`, `cudatoolkit`): the GPU will not be used;
-        - a conda build for a CUDA newer than (or of another major version than) the pinned
-          `cuda-version`/`cudatoolkit`, or different from the pinned `pytorch-cuda` (the pytorch
-          channel's builds require exactly that one);
+        - a conda build (or a spec's build glob, `pytorch=2.5.1=cuda126*`) for a CUDA newer than
+          (or of another major version than) the pinned `cuda-version`/`cudatoolkit`, or different
+          from the pinned `pytorch-cuda` (the pytorch channel's builds require exactly that one);
         - pip `torch==2.1.0+cu121` (or a `download.pytorch.org/whl/cu121` index, or in a lock a
           PyPI torch wheel whose recorded `nvidia-cuda-runtime-cu12` dependency says CUDA 12.1)
           with a conda CUDA pin of another major version or an older one (`cudatoolkit=11.8`):
           extensions compiled against conda's CUDA then fail torch's version check;
+        - `pytorch-cuda` (the legacy pytorch channel's CUDA selector) with a pytorch that channel
+          never built for that CUDA: any pytorch after 2.5, the channel's last release
+          (pytorch/pytorch#138506), or e.g. `pytorch=2.1` with `pytorch-cuda=12.4` (2.1 was built
+          for 11.8 and 12.1); conda then fails to solve or takes a build that ignores the selector;
         - `torch`, `torchvision` and `torchaudio` versions that were not released together (from
           the PyTorch compatibility matrix in `templates/pytorch/matrix.json`, and the
           torchvision/torchaudio READMEs for releases before 1.12).
@@ -337,11 +341,15 @@ def _cuda_checks(items: list[_Item], pip_options: list[str], on: str) -> Iterato
         if not cuda:
             continue
         for pin, pv in pins:
+            if pin.name == "pytorch-cuda" and it.name == "pytorch" and _after_pytorch_channel(it.version):
+                continue  # said by _pytorch_channel: the selector cannot apply at all
             exact = pin.name == "pytorch-cuda" and not major_only and "." in pv and it.name in TORCH_NAMES
             bad = cuda != pv if exact else _newer_or_other_major(cuda, major_only, pv)
             if bad:
                 what = f"CUDA {cuda}" + (".x" if major_only else "")
-                yield Hit(it.line, f"{it.label} is built for {what}, but {pin.label} pins CUDA {pv}{on}",
+                # a spec's build glob (`pytorch=2.5.1=cuda126*`) asks for such a build
+                built = f"selects a build for {what}" if "*" in it.build else f"is built for {what}"
+                yield Hit(it.line, f"{it.label} {built}, but {pin.label} pins CUDA {pv}{on}",
                           (it.name, pin.name))
     # 3. pip torch wheels for another CUDA than conda's
     index_cuda, index_text = _index_cuda(pip_options)
@@ -376,8 +384,57 @@ def _cuda_checks(items: list[_Item], pip_options: list[str], on: str) -> Iterato
             yield Hit(it.line, f"pip {source} is built for CUDA {cuda}, but conda's CUDA pins "
                                f"provide CUDA {versions} ({', '.join(p.label for p, _ in bad)}){on}",
                       (it.name,) + tuple(p.name for p, _ in bad))
-    # 4. the torch / torchvision / torchaudio triple
+    # 4. pytorch-cuda with a pytorch the legacy pytorch channel never built for that CUDA
+    yield from _pytorch_channel(items, on)
+    # 5. the torch / torchvision / torchaudio triple
     yield from _triple(items, on)
+
+
+def _pytorch_matrix():
+    try:
+        from envkit.templates import load_matrix
+
+        return load_matrix()
+    except Exception:  # the matrix is optional data; without it the pytorch-channel check is skipped
+        return None
+
+
+def _after_pytorch_channel(version: str | None) -> bool:
+    """Whether a (non-nightly) pytorch `version` is newer than the pytorch channel's last release."""
+    mm = major_minor(version)
+    matrix = _pytorch_matrix() if mm and "dev" not in (version or "") else None
+    return matrix is not None and mm > major_minor(matrix.pytorch_channel_last)
+
+
+def _pytorch_channel(items: list[_Item], on: str) -> Iterator[Hit]:
+    """`pytorch-cuda` is the legacy pytorch channel's CUDA selector: it only means something with a
+    pytorch that channel published for that CUDA (the template matrix's pytorch_channel rows).  The
+    channel stopped at 2.5 (pytorch/pytorch#138506): with `pytorch=2.7` the solver fails, or takes
+    another channel's pytorch, which ignores pytorch-cuda."""
+    selector = next((it for it in items if it.manager == "conda" and it.name == "pytorch-cuda"), None)
+    torch = next((it for it in items if it.manager == "conda" and it.name == "pytorch" and it.version
+                  and major_minor(it.version)), None)
+    if selector is None or torch is None or "dev" in torch.version:  # pytorch-nightly kept going
+        return
+    matrix = _pytorch_matrix()
+    if matrix is None:
+        return
+    minor = mm_text(major_minor(torch.version))
+    last = matrix.pytorch_channel_last
+    if _after_pytorch_channel(torch.version):
+        yield Hit(torch.line, f"{torch.label} is newer than the pytorch channel's last release ({last}, "
+                              f"pytorch/pytorch#138506), so {selector.label} selects nothing: conda "
+                              f"fails to solve or installs another channel's pytorch, which ignores "
+                              f"pytorch-cuda{on}", (torch.name, selector.name))
+        return
+    row = next((r for r in matrix.pytorch_channel if r.torch == minor), None)
+    cuda = major_minor(selector.version) if selector.version else None
+    if row is None or cuda is None or (row.cuda_package or "pytorch-cuda") != "pytorch-cuda":
+        return
+    if mm_text(cuda) not in row.cuda:
+        yield Hit(selector.line, f"the pytorch channel has no pytorch {minor} build for CUDA {mm_text(cuda)} "
+                                 f"({selector.label}); it offers CUDA {', '.join(row.cuda)}{on}",
+                  (torch.name, selector.name))
 
 
 def _triple(items: list[_Item], on: str) -> Iterator[Hit]:

@@ -7,7 +7,8 @@
 `py39cuda112hc5182df_0_cuda` -> CUDA 11.2, Python 3.9; defaults' cudnn `cuda11_0` and RAPIDS'
 `cuda11_py39_ga9bca9036_0` -> CUDA 11 (the major version only: `_0` is the build number);
 `gpu_py38h1234_0` (defaults) and pytorch-mutex `cuda` -> a GPU build of unnamed CUDA;
-pip `2.3.1+cu121` -> CUDA 12.1, `+cpu` -> CPU, `+rocm6.0` -> ROCm 6.0.
+pip `2.3.1+cu121` -> CUDA 12.1, `+cpu` -> CPU, `+rocm6.0` -> ROCm 6.0.  A spec's build glob decodes
+as far as it is written (`cuda126*` -> CUDA 12.6, `cpu*` -> CPU, `*cuda*` -> a GPU build).
 
 Build strings are conventions, not a schema: each pattern below is one the big channels use
 (pytorch, nvidia, conda-forge, defaults).  A build string that says nothing decodes to an empty
@@ -150,8 +151,10 @@ def _decode(build: str | None, version: str | None, name: str | None) -> BuildIn
             m = _ROCM_LOCAL.match(local)
             if m:
                 rocm = m.group("ver")
+    glob = bool(build) and "*" in build
     if build:
-        b = build.lower()
+        # a build glob of a spec (`pytorch=2.5.1=cuda126*`, `*cuda*`): `*` ends a token like `_`
+        b = build.lower().replace("*", "_") if glob else build.lower()
         m = _CUDA.search(b)
         if m:
             cuda = cuda_from_digits(m.group("ver") or m.group("cu"))
@@ -194,7 +197,7 @@ def _decode(build: str | None, version: str | None, name: str | None) -> BuildIn
                 blas = label
                 break
     if (name in TORCH_FAMILY and build and python and not cpu and not cuda and not gpu
-            and rocm is None):
+            and rocm is None and not glob):  # `py3.11*` may still match a CUDA build
         cpu = True
     return BuildInfo(python=python, cuda=cuda, cpu=cpu, cudnn=cudnn, blas=blas, mpi=mpi,
                      numpy=numpy, implementation=impl, gpu=gpu, rocm=rocm)
