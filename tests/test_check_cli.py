@@ -148,7 +148,7 @@ def test_json_output_is_documented_shape(repo, envkit_cli):
     assert doc["findings"][2] == {
         "rule": "conda-pip-duplicate", "severity": "error", "file": "environment.yml", "line": 9,
         "message": "numpy is installed by conda (>=1.24) and pip (==1.26.4)",
-        "packages": ["numpy", "numpy"], "fixable": False}
+        "packages": ["numpy"], "fixable": False}  # once; the message tells conda's from pip's
     assert doc["summary"] == {"checked": ["environment.yml"], "environments": [], "findings": 5, "error": 2, "warning": 3,
                               "info": 0, "fixed": 0, "fail_on": "error", "failed": True}
 
@@ -184,6 +184,8 @@ def test_sarif_output_validates_against_the_sarif_2_1_0_schema(repo, envkit_cli)
     assert res["ruleId"] == "conda-pip-duplicate" and res["ruleIndex"] == 0 and res["level"] == "error"
     assert res["locations"][0]["physicalLocation"] == {
         "artifactLocation": {"uri": "environment.yml", "uriBaseId": "%SRCROOT%"}, "region": {"startLine": 9}}
+    assert res["properties"] == {"packages": ["numpy"]}
+    assert res["message"]["text"] == "numpy is installed by conda (>=1.24) and pip (==1.26.4)"
     # a finding without a line and on an absolute path (a live environment) is valid too
     from envkit.checks.core import Finding
     from envkit.render.findings_sarif import render_findings_sarif

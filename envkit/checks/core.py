@@ -39,7 +39,8 @@ class Finding:
 
     `file` is the path as given on the command line (or the prefix of a live environment); `line`
     is 1-based, or None when the problem has no single line (a live environment, a whole lock).
-    `packages` names the packages involved, in a stable order.  `fixable` says `--fix` can repair it.
+    `packages` names the packages involved, each once, in a stable order.  `fixable` says `--fix`
+    can repair it.
     """
 
     rule: str
@@ -314,8 +315,10 @@ def run_checks(targets: Iterable[Target], config: "Config") -> list[Finding]:
                     sup = suppressions(target.line_text(hit.line))
                     if sup is not None and (not sup or r.name in sup):
                         continue
+                # `numpy` from conda and `numpy` from pip is one name: listed once (the
+                # message says which manager is which)
                 f = Finding(rule=r.name, severity=severity, file=target.path, line=hit.line,
-                            message=hit.message, packages=tuple(hit.packages),
+                            message=hit.message, packages=tuple(dict.fromkeys(hit.packages)),
                             fixable=r.fixable and _fixable_hit(r.name, target, hit))
                 out.append(((index, hit.line or 0, r.name, hit.message), f))
     out.sort(key=lambda kv: kv[0])
