@@ -87,7 +87,7 @@ DUP = """
 def test_conda_pip_duplicate_uses_the_name_map_and_pep503():
     fs = findings(DUP, rule="conda-pip-duplicate")
     assert [(f.line, f.message, f.packages) for f in fs] == [
-        (9, "numpy is installed by conda (>=1.24) and pip (==1.26.4)", ("numpy", "numpy")),
+        (9, "numpy is installed by conda (>=1.24) and pip (==1.26.4)", ("numpy",)),
         (10, "torch is installed by conda (pytorch =2.1) and pip (==2.1.0)", ("pytorch", "torch")),
         (11, "pyyaml is installed by conda (any version) and pip (any version)", ("pyyaml", "PyYAML")),
     ]

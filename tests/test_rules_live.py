@@ -42,7 +42,7 @@ def test_pip_over_conda_is_reported_once_as_overwrite(tmp_path, default_prefix):
     prefix = copy_prefix(default_prefix, tmp_path / "env")
     pip_overwrite(prefix, build_wheel(tmp_path / "wheels", "numpy", "2.0.0"))
     fs = _check(_env(prefix, tmp_path), "conda-pip-duplicate", "pip-overwrote-conda")
-    assert [(f.rule, f.packages) for f in fs] == [("pip-overwrote-conda", ("numpy", "numpy"))]
+    assert [(f.rule, f.packages) for f in fs] == [("pip-overwrote-conda", ("numpy",))]
     assert fs[0].message.startswith("pip installed numpy 2.0.0 over conda's numpy 1.26.4")
 
 
