@@ -498,3 +498,75 @@ def test_create_passes_redacted_pip_options_without_credentials():
     assert warnings == ["pip option '-i https://<USER>:<PASSWORD>@idx.example/simple' had credentials removed when "
                         "it was locked; passing '-i https://idx.example/simple' (pip looks the credentials up in "
                         "its keyring or .netrc; or write the URL with ${VARIABLES} in the spec)"]
+
+
+# --------------------------------------------------------------------------------------------
+# never write a conda-lock file over another tool's lock (or the spec)
+
+PIXI = CORPUS / "57_1235467__SaltMPRIS__pixi.lock"
+EXPLICIT = CORPUS / "42_3dlg-hcvc__paris__spec-file.txt"
+PIXI_SPEC = "channels:\n  - conda-forge\ndependencies:\n  - python=3.11\n"
+
+
+def test_check_of_a_pixi_lock_never_suggests_overwriting_it(envkit_cli, tmp_path):
+    lock = tmp_path / "pixi.lock"
+    lock.write_text(PIXI.read_text())
+    spec = tmp_path / "environment.yml"
+    spec.write_text(PIXI_SPEC)
+    r = envkit_cli("lock", "--check", "-f", str(spec), "--lock", str(lock))
+    assert r.exit_code == 1
+    last = r.stdout.splitlines()[-1]
+    assert last == (f"{lock} does not fit {spec}: 1 problem(s); it is a pixi.lock: regenerate it with "
+                    "`pixi lock` (envkit writes conda-lock files, not pixi.lock)")
+    assert "envkit lock" not in r.stdout and " -o " not in r.stdout
+
+
+def test_check_of_an_explicit_file_suggests_a_conda_lock_file_beside_it(envkit_cli, tmp_path):
+    lock = tmp_path / "spec-file.txt"
+    lock.write_text(EXPLICIT.read_text())
+    spec = tmp_path / "environment.yml"
+    spec.write_text(PIXI_SPEC)
+    r = envkit_cli("lock", "--check", "-f", str(spec), "--lock", str(lock))
+    assert r.exit_code == 1
+    beside = tmp_path / "conda-lock.yml"
+    assert r.stdout.splitlines()[-1].endswith(
+        f"problem(s); it is an explicit file: regenerate it with the tool that wrote it, or lock the spec into a "
+        f"conda-lock file: `envkit lock -f {spec} --platform linux-64 -o {beside}`")
+    # ... but not when conda-lock.yml there is something else
+    beside.write_text(PIXI.read_text())
+    r = envkit_cli("lock", "--check", "-f", str(spec), "--lock", str(lock))
+    assert r.stdout.splitlines()[-1].endswith("problem(s); it is an explicit file: regenerate it with the tool "
+                                              "that wrote it")
+
+
+@pytest.mark.parametrize("name, content, what", [
+    ("pixi.lock", PIXI, "a pixi.lock (pixi's own lock, which envkit does not write: regenerate it with `pixi lock`)"),
+    # by content, whatever the name
+    ("locked.yml", PIXI, "a pixi.lock (pixi's own lock, which envkit does not write: regenerate it with `pixi lock`)"),
+    ("spec-file.txt", EXPLICIT, "an explicit file (@EXPLICIT)"),
+    ("environment.yml", None, "an environment file"),  # -o the spec itself
+])
+def test_lock_refuses_to_overwrite_another_format(envkit_cli, tmp_path, name, content, what):
+    spec = tmp_path / "environment.yml"
+    spec.write_text(PIXI_SPEC)
+    out = tmp_path / name
+    if content is not None:
+        out.write_text(content.read_text())
+    before = out.read_text()
+    r = envkit_cli("lock", "-f", str(spec), "--platform", "linux-64", "-o", str(out))
+    assert r.exit_code == 2
+    assert r.stderr == (f"error: {out}: refusing to write the lock (-o) over {what}\n"
+                        "hint: write it elsewhere (-o conda-lock.yml), or remove the file first if it is no longer "
+                        "wanted\n")
+    assert out.read_text() == before
+
+
+def test_lock_refuses_to_name_a_conda_lock_file_pixi_lock(envkit_cli, tmp_path):
+    spec = tmp_path / "environment.yml"
+    spec.write_text(PIXI_SPEC)
+    out = tmp_path / "sub" / "pixi.lock"
+    r = envkit_cli("lock", "-f", str(spec), "-o", str(out))
+    assert r.exit_code == 2
+    assert r.stderr == (f"error: {out}: refusing to write the lock (-o), a conda-lock file, under pixi's lock name "
+                        "(pixi would read it as its own lock)\nhint: write it elsewhere (-o conda-lock.yml)\n")
+    assert not out.exists()

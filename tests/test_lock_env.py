@@ -419,3 +419,18 @@ def test_pip_options_travel_in_the_lock_to_create(envkit_cli, tmp_path, default_
                    env=pip_env(PIP_NO_INDEX=None, PIP_FIND_LINKS=None))
     assert r.exit_code == 0, r.stderr
     assert [(p.name, p.version) for p in open_env(prefix=str(target)).pip_packages()] == [("helper", "1.0")]
+
+
+def test_lock_live_refuses_to_overwrite_a_pixi_lock(envkit_cli, tmp_path, default_prefix):
+    """The hint of `lock --check --lock pixi.lock` once said `envkit lock ... -o pixi.lock`, which
+    replaced pixi's lock with a conda-lock file; -o over a pixi.lock is refused, nothing written."""
+    from conftest import CORPUS
+
+    pixi = tmp_path / "pixi.lock"
+    pixi.write_text((CORPUS / "57_1235467__SaltMPRIS__pixi.lock").read_text())
+    before = pixi.read_text()
+    r = envkit_cli("lock", "-p", str(default_prefix), "-o", str(pixi), cwd=tmp_path)
+    assert r.exit_code == 2
+    assert r.stderr.startswith(f"error: {pixi}: refusing to write the lock (-o) over a pixi.lock (pixi's own lock")
+    assert pixi.read_text() == before
+    assert sorted(os.listdir(tmp_path)) == ["pixi.lock"]  # no environment.lock.yml either

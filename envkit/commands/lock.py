@@ -88,6 +88,53 @@ def header_for(command: str) -> str:
             f"  {command}")
 
 
+#: What a file of each format is, for refusals to overwrite it.
+_FORMAT_NAMES = {
+    "pixi": "a pixi.lock (pixi's own lock, which envkit does not write: regenerate it with `pixi lock`)",
+    "explicit": "an explicit file (@EXPLICIT)",
+    "conda-list-json": "`conda list --json` output",
+    "conda-list-export": "`conda list --export` output",
+    "conda-lock": "a conda-lock file",
+    "env": "an environment file",
+    "requirements": "a requirements file",
+}
+
+
+def refuse_overwrite(path: str | None, writes: str, option: str) -> None:
+    """Raise UsageError when `path` holds a file of another format than `writes` ("conda-lock" for
+    the lock, "env" for environment.lock.yml), told by its content (`envkit.formats.detect_format`),
+    and when a conda-lock file would be written to a path named pixi.lock (pixi would read it).
+
+    A missing or empty file, or content of no format envkit knows, may be written.  The lock
+    written over a pixi.lock, an explicit file or the environment file it came from would destroy
+    a file another tool (or the user) owns; regenerating it is that tool's job.
+    """
+    from envkit.errors import ParseError, UsageError, Where
+    from envkit.formats import detect_format
+
+    if not path or path == "-":
+        return
+    other = "--env-lock FILE" if writes == "env" else "-o conda-lock.yml"
+    noun = "the exact environment file" if writes == "env" else "the lock"
+    found = None
+    if os.path.isfile(path):
+        from envkit.io import read_text
+
+        try:
+            text = read_text(path)
+            found = detect_format(text, path) if text.strip() else None
+        except ParseError:
+            found = None  # not text envkit reads, or no format it knows: nothing of its own to protect
+    if found is not None and found != writes:
+        raise UsageError(f"refusing to write {noun} ({option}) over {_FORMAT_NAMES.get(found, found)}",
+                         where=Where(file=path),
+                         hint=f"write it elsewhere ({other}), or remove the file first if it is no longer wanted")
+    if writes == "conda-lock" and os.path.basename(path).lower() == "pixi.lock":
+        raise UsageError(f"refusing to write {noun} ({option}), a conda-lock file, under pixi's lock name "
+                         "(pixi would read it as its own lock)", where=Where(file=path),
+                         hint=f"write it elsewhere ({other})")
+
+
 def _lock_live(name, prefix, backend, output, env_lock, no_env_lock) -> int:
     from envkit.backends import open_env
     from envkit.cli import emit, warn
@@ -96,6 +143,7 @@ def _lock_live(name, prefix, backend, output, env_lock, no_env_lock) -> int:
     from envkit.formats.envyml import write_env
     from envkit.lock import live_env_spec, lock_live, resolve_index_artifacts
 
+    refuse_overwrite(output, "conda-lock", "-o")
     env = open_env(name=name, prefix=prefix, backend=backend)
     for w in env.warnings:
         warn(w)
@@ -152,6 +200,7 @@ def _lock_spec(spec_file, platforms, output, channel_priority, virtual_packages,
     from envkit.lock import parse_virtual_package, solve_spec, solve_with_conda_lock
 
     spec = _read_spec(spec_file)
+    refuse_overwrite(output, "conda-lock", "-o")
     warn_duplicates([spec])
     vps = [parse_virtual_package(v) for v in virtual_packages]
     plats = list(platforms) or list(spec.platforms) or [host_platform()]
@@ -219,10 +268,31 @@ def _check(spec_file: str, lock_file: str, virtual_packages=()) -> int:
         where = f"{spec_file}:{p.line}" if p.line else lock_file
         click.echo(f"{where}: {p.kind}: {p}")
     if problems:
-        plats = [a for p in lk.platforms for a in ("--platform", p)]
-        click.echo(f"{lock_file} does not fit {spec_file}: {len(problems)} problem(s); regenerate it with "
-                   f"`{_regen('-f', spec_file, *plats, '-o', lock_file)}`")
+        click.echo(f"{lock_file} does not fit {spec_file}: {len(problems)} problem(s); "
+                   f"{_regen_advice(lk, spec_file, lock_file)}")
         return 1
     how = "satisfies" if any(s.status == "not-comparable" for s in staleness) else "is up to date with"
     click.echo(f"{lock_file} {how} {spec_file} ({', '.join(lk.platforms)})")
     return 0
+
+
+def _regen_advice(lk, spec_file: str, lock_file: str) -> str:
+    """How to regenerate a lock that does not fit its spec: `envkit lock ... -o LOCK` only for a
+    conda-lock file (what envkit writes); a pixi.lock is pixi's to regenerate, and another lock
+    (explicit file, `conda list` output) is not overwritten with a conda-lock file: envkit suggests a
+    conda-lock.yml beside it, when that name is free or already a conda-lock file."""
+    from envkit.errors import EnvkitError
+
+    plats = [a for p in lk.platforms for a in ("--platform", p)]
+    if lk.kind == "conda-lock":
+        return f"regenerate it with `{_regen('-f', spec_file, *plats, '-o', lock_file)}`"
+    if lk.kind == "pixi":
+        return "it is a pixi.lock: regenerate it with `pixi lock` (envkit writes conda-lock files, not pixi.lock)"
+    beside = os.path.join(os.path.dirname(lock_file), "conda-lock.yml")
+    what = {"explicit": "an explicit file", "conda-list": "`conda list` output"}.get(lk.kind, f"a {lk.kind} lock")
+    advice = f"it is {what}: regenerate it with the tool that wrote it"
+    try:
+        refuse_overwrite(beside, "conda-lock", "-o")
+    except EnvkitError:
+        return advice
+    return advice + f", or lock the spec into a conda-lock file: `{_regen('-f', spec_file, *plats, '-o', beside)}`"
