@@ -266,3 +266,112 @@ def test_relative_prefix_and_python_run_from_another_directory(envkit_cli, tmp_p
         rep = json.loads(r.stdout)
         assert rep["target"]["python"] == str(prefix / "bin" / "python") and rep["target"]["prefix"] == str(prefix)
         assert status_of(rep) == {"import.torch": "pass", "torch.build": "pass"}
+
+
+# A fake 8-GPU node inside the probe's own process (the `patch_file` knob runs this after
+# `import torch`): torch.cuda's queries answer as an 8 x H100 machine with a cu128 torch would,
+# while every real kernel still fails (this torch is CPU-only), so each CUDA check must end as a
+# clear fail or skip and the probe must still finish its plan.
+FAKE_NODE = '''
+import types
+fake = config["fake"]
+torch.version.cuda = "12.8"
+props = types.SimpleNamespace(name="NVIDIA H100 80GB HBM3", major=9, minor=0, total_memory=85520809984,
+                              multi_processor_count=132)
+torch.cuda.is_available = lambda: True
+torch.cuda.device_count = lambda: 8
+torch.cuda.get_device_properties = lambda i: props
+torch.cuda.get_arch_list = lambda: ["sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"]
+import torch.cuda.nccl
+torch.cuda.nccl.version = lambda: (2, 26, 2)
+torch._C._cudnn = types.SimpleNamespace(getRuntimeVersion=lambda: tuple(fake["cudnn_runtime"]),
+                                        getCompileVersion=lambda: (9, 8, 0), getVersionInt=lambda: 90100,
+                                        is_cuda=True)
+torch.backends.cudnn.is_available = lambda: True
+torch.backends.cudnn.version = lambda: 90100
+probe.cuda_driver_api_version = lambda *a, **k: 12080
+if fake["kernel_works"]:
+    probe.Probe.first_kernel = lambda self: None
+'''
+
+
+def fake_node(tmp_path, **fake):
+    (tmp_path / "dev").mkdir()
+    for i in range(8):
+        (tmp_path / "dev" / f"nvidia{i}").write_text("")
+    smi = tmp_path / "nvidia-smi"
+    smi.write_text("#!/bin/sh\n" + "".join("echo 'NVIDIA H100 80GB HBM3, 570.86.15, 9.0, 81559 MiB'\n"
+                                           for _ in range(8)))
+    smi.chmod(0o755)
+    patch = tmp_path / "fake_node.py"
+    patch.write_text(FAKE_NODE)
+    return {"patch_file": str(patch), "fake": fake, "dev_glob": str(tmp_path / "dev" / "nvidia[0-9]*"),
+            "nvidia_smi": str(smi), "only": ["torch.build", "cuda", "compute", "distributed.nccl"]}
+
+
+def test_fake_h100_node_every_cuda_check_ends_cleanly(envkit_cli, tmp_path):
+    cfg = fake_node(tmp_path, cudnn_runtime=[9, 1, 0], kernel_works=True)
+    r = smoke(envkit_cli, "--python", PY, "--json", "--quick", config=cfg)
+    assert r.exit_code == 1, r.stdout + r.stderr
+    rep = json.loads(r.stdout)
+    assert rep["hung"] is None and rep["could_not_run"] is False
+    st = status_of(rep)
+    detail = {c["name"]: c["detail"] for c in rep["checks"]}
+    assert list(st) == ["import.torch", "torch.build", "cuda.available", "cuda.arch", "cuda.driver", "compute.matmul",
+                        "compute.conv2d", "compute.cudnn", "compute.sdpa", "compute.bandwidth", "distributed.nccl"]
+    env = rep["environment"]
+    assert env["errors"] == []
+    assert env["torch"]["nccl"] == "2.26.2"
+    assert env["torch"]["cudnn"]["runtime"] == "9.1.0" and env["torch"]["cudnn"]["compile"] == "9.8.0"
+    assert env["cuda"]["driver_version"] == "570.86.15" and env["cuda"]["driver_source"] == "nvidia-smi"
+    assert env["cuda"]["cuda_driver_api"] == "12.8"
+    assert [d["sm"] for d in env["cuda"]["devices"]] == ["sm_90"] * 8
+    assert st["torch.build"] == "pass" and detail["torch.build"].startswith("CUDA build")
+    assert st["cuda.available"] == "pass"
+    assert detail["cuda.available"] == "CUDA 12.8 available: 8 device(s): 8x NVIDIA H100 80GB HBM3 (sm_90, 80 GiB)"
+    assert st["cuda.arch"] == "pass"
+    assert detail["cuda.arch"] == ("8x NVIDIA H100 80GB HBM3 is sm_90; sm_90 is in the arch list (sm_75 sm_80 sm_86 "
+                                   "sm_90 sm_100 sm_120)")
+    assert st["cuda.driver"] == "pass"
+    assert detail["cuda.driver"] == ("driver 570.86.15 >= 570.26, the minimum for CUDA 12.8; the driver supports "
+                                     "CUDA 12.8 (driver version from nvidia-smi)")
+    # the real kernels cannot run on this CPU torch: clear failures, one per check, and the probe goes on
+    for name in ("compute.matmul", "compute.conv2d", "compute.sdpa"):
+        assert st[name] == "fail" and "Torch not compiled with CUDA enabled" in detail[name], (name, detail[name])
+    assert st["compute.cudnn"] == "fail"
+    assert detail["compute.cudnn"].startswith("cuDNN version incompatibility: torch was compiled against cuDNN "
+                                              "9.8.0 but loads 9.1.0")
+    assert st["compute.bandwidth"] == "fail" and "Cannot access accelerator device" in detail["compute.bandwidth"]
+    assert st["distributed.nccl"] == "fail"
+    assert detail["distributed.nccl"].startswith("this CUDA torch build has no NCCL backend")
+
+
+def test_fake_node_whose_first_kernel_fails(envkit_cli, tmp_path):
+    cfg = fake_node(tmp_path, cudnn_runtime=[9, 10, 2], kernel_works=False)
+    r = smoke(envkit_cli, "--python", PY, "--json", "--quick", config=cfg)
+    assert r.exit_code == 1, r.stdout + r.stderr
+    rep = json.loads(r.stdout)
+    st = status_of(rep)
+    detail = {c["name"]: c["detail"] for c in rep["checks"]}
+    assert st["cuda.available"] == "fail"
+    assert detail["cuda.available"].startswith("CUDA 12.8 lists 8 device(s) (8x NVIDIA H100 80GB HBM3 (sm_90, 80 GiB)), ")
+    assert detail["cuda.available"].endswith("but the first kernel on cuda:0 failed: AssertionError: Torch not "
+                                             "compiled with CUDA enabled")
+    assert st["cuda.arch"] == "pass"  # the devices are known: the arch list still says whether they can run
+    for name in ("compute.cudnn", "compute.bandwidth", "distributed.nccl"):
+        assert st[name] == "skip" and detail[name].startswith("CUDA is not usable (see cuda.available)"), name
+    assert st["compute.matmul"] == "pass" and " on cpu:" in detail["compute.matmul"]
+
+
+def test_a_failing_rank_ends_the_distributed_check_at_once(envkit_cli):
+    """Rank 1 exits before joining: rank 0 would wait in the rendezvous until the timeout; the
+    check kills it and reports rank 1's own error instead."""
+    cfg = {"only": ["distributed.gloo"], "dist_fail_rank": 1}
+    r = smoke(envkit_cli, "--python", PY, "--json", config=cfg)
+    assert r.exit_code == 1, r.stdout + r.stderr
+    rep = json.loads(r.stdout)
+    check = [c for c in rep["checks"] if c["name"] == "distributed.gloo"][0]
+    assert check["status"] == "fail"
+    assert check["detail"] == ("gloo rank 1/2 exited with 3: RuntimeError: envkit smoke test fault: this rank fails "
+                               "before joining")
+    assert check["seconds"] < 60  # not the 96 s rendezvous timeout

@@ -290,3 +290,147 @@ def test_a_check_over_its_own_limit_hung():
     problems = [d["problem"] for d in rep["diagnoses"]]
     assert problems == ["a check hung and was stopped"]
     assert "/dev/shm" in rep["diagnoses"][0]["hint"]
+
+
+@pytest.mark.parametrize("value,text", [
+    ((2, 26, 2), "2.26.2"), ((2, 21, 5, "+cuda12.4"), "2.21.5+cuda12.4"), (2708, "2.7.8"), (21602, "2.16.2"),
+    (None, None),
+])
+def test_nccl_version_text_from_what_torch_returns(value, text):
+    assert probe.nccl_text(value) == text
+
+
+def test_cuda_api_text():
+    assert probe.cuda_api_text(12080) == "12.8" and probe.cuda_api_text(13000) == "13.0"
+    assert probe.cuda_api_text(None) is None and probe.cuda_api_text(0) is None
+    assert probe.cuda_driver_api_version(names=("libenvkit-no-such-cuda.so",)) is None
+
+
+@pytest.mark.parametrize("rt,ct,kw,status,needle", [
+    ((9, 8, 0), (9, 8, 0), {}, "pass", "cuDNN runtime 9.8.0 == compile 9.8.0"),
+    ((9, 10, 2), (9, 8, 0), {}, "pass", "a newer minor of the same major is compatible"),
+    ((9, 1, 0), (9, 8, 0), {}, "fail", "compiled against cuDNN 9.8.0 but loads 9.1.0"),
+    ((8, 9, 7), (9, 1, 0), {}, "fail", "cuDNN version incompatibility"),
+    ((6, 1, 0), (6, 0, 0), {}, "fail", "incompatibility"),  # before cuDNN 7 minors must match
+    ((3, 2, 0), (3, 1, 0), {"is_cuda": False}, "fail", "incompatibility"),  # MIOpen: exact
+    ((9, 11, 0), (9, 11, 0), {"version_int": 91100, "min_capability": (7, 0)}, "fail",
+     "does not support devices below sm_75, and this machine has a sm_70 device"),
+    ((9, 11, 0), (9, 11, 0), {"version_int": 91100, "min_capability": (9, 0)}, "pass", "=="),
+    (None, (9, 8, 0), {}, "skip", "unknown"),
+])
+def test_cudnn_verdict_follows_torchs_own_rule(rt, ct, kw, status, needle):
+    st, detail = probe.cudnn_verdict(rt, ct, **kw)
+    assert st == status and needle in detail, detail
+
+
+@pytest.mark.parametrize("api,status,needle", [
+    ("12.8", "pass", "the driver supports CUDA 12.8 >= 12.8"),
+    ("13.0", "pass", ">= 12.8"),
+    ("12.2", "warn", "minor-version compatibility"),
+    ("11.8", "fail", "supports CUDA 11.8, torch needs CUDA 12.8"),
+])
+def test_driver_verdict_from_the_cuda_api_version_alone(api, status, needle):
+    st, detail = probe.driver_verdict(None, "12.8", api)
+    assert st == status and needle in detail
+
+
+class _FakeEvent:
+    log: list = []
+
+    def __init__(self, enable_timing=False):
+        assert enable_timing is True
+        self.log.append("event")
+
+    def record(self):
+        self.log.append("record")
+
+    def synchronize(self):
+        self.log.append("event.synchronize")
+
+    def elapsed_time(self, end):
+        assert isinstance(end, _FakeEvent)
+        return 10.0  # milliseconds, as torch.cuda.Event.elapsed_time returns
+
+
+def test_copy_bandwidth_is_timed_with_cuda_events_in_milliseconds():
+    from types import SimpleNamespace
+
+    _FakeEvent.log = []
+    fake = SimpleNamespace(cuda=SimpleNamespace(Event=_FakeEvent,
+                                                synchronize=lambda: _FakeEvent.log.append("synchronize")))
+    gbps = probe.copy_gbps(fake, lambda: _FakeEvent.log.append("copy"), 100_000_000, reps=5)
+    assert gbps == pytest.approx(50.0)  # 5 x 100 MB in 10 ms
+    assert _FakeEvent.log == ["copy", "synchronize", "event", "event", "record", "copy", "copy", "copy", "copy",
+                              "copy", "record", "event.synchronize"]
+
+
+def test_nccl_rank_sets_its_device_from_local_rank_before_joining(monkeypatch):
+    import torch
+    import torch.distributed as dist
+
+    calls = []
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 8)
+    monkeypatch.setattr(torch.cuda, "set_device", lambda i: calls.append(("set_device", i)))
+
+    class Joined(Exception):
+        pass
+
+    def init(backend=None, init_method=None, timeout=None, world_size=-1, rank=-1, device_id=None):
+        calls.append(("init_process_group", {"backend": backend, "init_method": init_method, "timeout": timeout,
+                                             "device_id": device_id}))
+        raise Joined
+
+    monkeypatch.setattr(dist, "init_process_group", init)
+    monkeypatch.setenv("RANK", "3")
+    monkeypatch.setenv("WORLD_SIZE", "8")
+    monkeypatch.setenv("LOCAL_RANK", "3")
+    with pytest.raises(Joined):
+        probe.dist_worker("nccl", 30)
+    assert calls[0] == ("set_device", 3)
+    kw = calls[1][1]
+    assert kw["backend"] == "nccl" and kw["init_method"] == "env://" and kw["timeout"].total_seconds() == 30
+    assert kw["device_id"] == torch.device("cuda", 3)
+    # torch < 2.3 has no device_id: not passed
+    monkeypatch.setattr(dist, "init_process_group", lambda backend=None, init_method=None, timeout=None: init(
+        backend=backend, init_method=init_method, timeout=timeout))
+    with pytest.raises(Joined):
+        probe.dist_worker("nccl", 30)
+    assert calls[2] == ("set_device", 3) and calls[3][1]["device_id"] is None
+    calls[2:] = []
+    with pytest.raises(RuntimeError, match="LOCAL_RANK 8 but only 8 visible GPU"):
+        probe.rank_device(torch, "nccl", 8)
+    assert probe.rank_device(torch, "gloo", 5) == torch.device("cpu") and len(calls) == 2
+
+
+def test_driver_version_from_pynvml_when_there_is_no_nvidia_smi(monkeypatch):
+    from types import SimpleNamespace
+
+    seen = []
+    fake = SimpleNamespace(nvmlInit=lambda: seen.append("init"), nvmlShutdown=lambda: seen.append("shutdown"),
+                           nvmlSystemGetDriverVersion=lambda: b"550.54.14")
+    monkeypatch.setitem(sys.modules, "pynvml", fake)
+    info = probe.gpu_presence("/nonexistent/nvidia[0-9]*", "", "/nonexistent")
+    assert (info["driver_version"], info["driver_source"]) == ("550.54.14", "pynvml")
+    assert seen == ["init", "shutdown"]
+
+    def broken():
+        raise RuntimeError("NVML Shared Library Not Found")
+
+    monkeypatch.setitem(sys.modules, "pynvml", SimpleNamespace(nvmlInit=broken))
+    assert probe.nvml_driver_version() is None
+
+
+def test_device_groups_summarise_a_node():
+    d = [{"index": i, "name": "NVIDIA H100 80GB HBM3", "capability": "9.0", "total_memory": 1} for i in range(8)]
+    d.append({"index": 8, "name": "NVIDIA L4", "capability": "8.9", "total_memory": 2})
+    groups = probe.device_groups(d)
+    assert [(ix, g["name"]) for ix, g in groups] == [(list(range(8)), "NVIDIA H100 80GB HBM3"), ([8], "NVIDIA L4")]
+
+
+def test_worker_sweep_is_capped_at_the_batches_per_epoch(monkeypatch):
+    monkeypatch.setattr(probe, "usable_cores", lambda: 192)  # a big GPU node
+    assert probe.Probe({"mode": "full"}).workload()["max_workers"] == 32  # 1024 samples / batch 32
+    assert probe.Probe({"mode": "quick"}).workload()["max_workers"] == 8
+    monkeypatch.setattr(probe, "usable_cores", lambda: 2)
+    assert probe.Probe({"mode": "full"}).workload()["max_workers"] == 4
+    assert probe.Probe({"mode": "full", "workload": {"max_workers": 64}}).workload()["max_workers"] == 64

@@ -91,6 +91,8 @@ DEFAULT_CONFIG = {
     "shm_path": "/dev/shm",
     "workload": {},             # overrides of WORKLOADS[mode]
     "check_timeout": None,      # overrides every per-check timeout
+    "patch_file": None,         # test knob: a Python file run after `import torch` (fake torch.cuda)
+    "dist_fail_rank": None,     # test knob: this distributed rank exits at once with an error
 }
 
 
@@ -146,12 +148,25 @@ def min_driver_for(cuda: str) -> tuple[str | None, str | None]:
     return DRIVER_MINIMUM[best], best
 
 
-def driver_verdict(driver: str | None, cuda: str | None) -> tuple[str, str]:
-    """(status, detail) for NVIDIA driver `driver` running a torch built with CUDA `cuda`."""
+def driver_verdict(driver: str | None, cuda: str | None, api: str | None = None) -> tuple[str, str]:
+    """(status, detail) for NVIDIA driver `driver` running a torch built with CUDA `cuda`.
+
+    Without the driver's own version, `api` (the CUDA version the driver supports, from
+    cuDriverGetVersion) decides: at least `cuda` passes, the same major warns (minor-version
+    compatibility), an older major fails."""
     if not cuda:
         return "skip", "torch is not a CUDA build"
+    if not driver and api:
+        have, want = version_tuple(api)[:2], version_tuple(cuda)[:2]
+        if have >= want:
+            return "pass", f"the driver supports CUDA {api} >= {cuda}, torch's CUDA"
+        if have[:1] == want[:1]:
+            return "warn", (f"the driver supports CUDA {api} < {cuda}, torch's CUDA: it runs through CUDA "
+                            "minor-version compatibility with limited features; update the driver")
+        return "fail", (f"driver is too old: it supports CUDA {api}, torch needs CUDA {cuda}; update the "
+                        "NVIDIA driver or install a torch built for an older CUDA")
     if not driver:
-        return "skip", "no NVIDIA driver found (no nvidia-smi, no /proc/driver/nvidia/version)"
+        return "skip", "no NVIDIA driver found (no nvidia-smi, no NVML, no /proc/driver/nvidia/version)"
     need, key = min_driver_for(cuda)
     if need is None:
         return "warn", f"CUDA {cuda} is older than the minimum-driver table; driver {driver} not checked"
@@ -166,6 +181,61 @@ def driver_verdict(driver: str | None, cuda: str | None) -> tuple[str, str]:
     floor_txt = f"; minor-version compatibility needs >= {floor}" if floor else ""
     return "fail", (f"driver {driver} is too old for CUDA {cuda}: it needs >= {need}{floor_txt}; "
                     "update the NVIDIA driver or install a torch built for an older CUDA")
+
+
+def nccl_text(v) -> str | None:
+    """NCCL's version as text from what `torch.cuda.nccl.version()` returns: a tuple
+    (major, minor, patch) or (major, minor, patch, suffix) in torch >= 1.13 ((2, 26, 2) ->
+    '2.26.2', (2, 21, 5, '+cuda12.4') -> '2.21.5+cuda12.4'); an int in older torch (2708 ->
+    '2.7.8', 21602 -> '2.16.2'); None when unknown."""
+    if v is None:
+        return None
+    if isinstance(v, (tuple, list)):
+        nums = [str(x) for x in v[:3]]
+        suffix = "".join(str(x) for x in v[3:])
+        return ".".join(nums) + suffix
+    if isinstance(v, int):
+        if v >= 10000:  # NCCL >= 2.9 encodes major*10000 + minor*100 + patch
+            return f"{v // 10000}.{(v % 10000) // 100}.{v % 100}"
+        return f"{v // 1000}.{(v % 1000) // 100}.{v % 100}"
+    return str(v)
+
+
+def cuda_api_text(v: int | None) -> str | None:
+    """The CUDA version a driver supports, from cuDriverGetVersion's integer (12080 -> '12.8')."""
+    if not v:
+        return None
+    return f"{v // 1000}.{(v % 1000) // 10}"
+
+
+def cudnn_verdict(runtime, compile_, *, is_cuda: bool = True, version_int: int | None = None,
+                  min_capability: tuple[int, int] | None = None) -> tuple[str, str]:
+    """(status, detail) for the cuDNN torch loaded (`runtime`) against the one it was built with
+    (`compile_`), both (major, minor, patch) as `torch._C._cudnn.getRuntimeVersion()` /
+    `getCompileVersion()` return them.  The rule is torch's own (torch/backends/cudnn/__init__.py,
+    `_init`): the major must match; from cuDNN 7 on a newer runtime minor is fine (backwards
+    compatible), an older one is not; MIOpen (ROCm) must match exactly; cuDNN >= 9.11 refuses
+    devices below sm_75."""
+    rt, ct = tuple(runtime or ()), tuple(compile_ or ())
+    if len(rt) < 2 or len(ct) < 2:
+        return "skip", "cuDNN versions unknown"
+    rts, cts = ".".join(map(str, rt)), ".".join(map(str, ct))
+    if rt[0] != ct[0]:
+        ok = False
+    elif rt[0] < 7 or not is_cuda:
+        ok = rt[1] == ct[1]
+    else:
+        ok = rt[1] >= ct[1]
+    if not ok:
+        return "fail", (f"cuDNN version incompatibility: torch was compiled against cuDNN {cts} but loads "
+                        f"{rts}: another cuDNN (LD_LIBRARY_PATH, a conda or pip cudnn package) shadows the "
+                        "one torch needs")
+    if version_int and version_int >= 91100 and min_capability and tuple(min_capability) < (7, 5):
+        cap = f"sm_{min_capability[0]}{min_capability[1]}"
+        return "fail", f"cuDNN {rts} does not support devices below sm_75, and this machine has a {cap} device"
+    if rt == ct:
+        return "pass", f"cuDNN runtime {rts} == compile {cts}"
+    return "pass", f"cuDNN runtime {rts}, compiled against {cts} (a newer minor of the same major is compatible)"
 
 
 def sm_number(arch: str) -> int | None:
@@ -323,6 +393,10 @@ def gpu_presence(dev_glob: str, nvidia_smi: str, proc_driver: str) -> dict:
                 info["nvidia_smi_error"] = (out.stderr or out.stdout).strip()[-300:]
         except (OSError, subprocess.TimeoutExpired) as exc:
             info["nvidia_smi_error"] = f"{type(exc).__name__}: {exc}"
+    if info["driver_version"] is None:
+        nvml = nvml_driver_version()
+        if nvml:
+            info["driver_version"], info["driver_source"] = nvml, "pynvml"
     if info["driver_version"] is None and proc_driver and os.path.exists(proc_driver):
         try:
             with open(proc_driver) as f:
@@ -334,6 +408,48 @@ def gpu_presence(dev_glob: str, nvidia_smi: str, proc_driver: str) -> dict:
             pass
     info["present"] = bool(nodes or info["gpus"])
     return info
+
+
+def nvml_driver_version() -> str | None:
+    """The driver version from NVML through pynvml (nvidia-ml-py), when that is installed; None
+    otherwise or on any NVML error.  Older pynvml returns bytes."""
+    try:
+        import pynvml
+    except Exception:
+        return None
+    try:
+        pynvml.nvmlInit()
+        try:
+            v = pynvml.nvmlSystemGetDriverVersion()
+        finally:
+            pynvml.nvmlShutdown()
+    except Exception:
+        return None
+    if isinstance(v, bytes):
+        v = v.decode("ascii", "replace")
+    return str(v).strip() or None
+
+
+def cuda_driver_api_version(names=("libcuda.so.1", "libcuda.so", "nvcuda.dll")) -> int | None:
+    """cuDriverGetVersion() of the installed CUDA driver library (12080 for a driver that supports
+    CUDA 12.8), through ctypes; None without the library.  It needs no cuInit and creates no CUDA
+    context, so forking afterwards stays safe.  (torch has no public call for this: there is no
+    torch._C._cuda_getDriverVersion.)"""
+    import ctypes
+
+    for name in names:
+        try:
+            lib = ctypes.CDLL(name)
+            fn = lib.cuDriverGetVersion
+        except (OSError, AttributeError):
+            continue
+        v = ctypes.c_int(0)
+        try:
+            if fn(ctypes.byref(v)) == 0 and v.value > 0:
+                return int(v.value)
+        except Exception:
+            continue
+    return None
 
 
 def conda_meta_records(prefix: str) -> list[dict]:
@@ -504,7 +620,10 @@ class Probe:
         w.update(self.config.get("workload") or {})
         if not w.get("max_workers"):
             cores = usable_cores()
-            w["max_workers"] = cores * 2 if self.mode == "full" else cores
+            # More workers than batches per epoch cannot help (each worker loads whole batches),
+            # and on a 192-core GPU node 384 workers x every sweep point would outlast the check.
+            batches = max(1, int(w["samples"]) // int(w["batch_size"]))
+            w["max_workers"] = min(cores * 2 if self.mode == "full" else cores, batches)
         return w
 
     # -- main -------------------------------------------------------------------------------
@@ -513,6 +632,8 @@ class Probe:
         emit({"event": "hello", "pid": os.getpid(), "plan": self.plan(), "mode": self.mode})
         imported = self.run_check("import.torch", self.check_import_torch)
         if imported and imported["status"] == "pass":
+            if self.config.get("patch_file"):
+                self.apply_patch_file(self.config["patch_file"])
             emit({"event": "start", "check": "environment", "timeout": 60})
             self.collect_environment()
             emit({"event": "environment", "environment": self.environment})
@@ -564,15 +685,49 @@ class Probe:
         extra = f"; warnings: {'; '.join(self.import_warnings)}" if self.import_warnings else ""
         return f"torch {torch.__version__} from {os.path.dirname(torch.__file__)} in {time.perf_counter() - t0:.1f} s{extra}"
 
+    def apply_patch_file(self, path: str) -> None:
+        """Test knob: run the Python file `path` with `torch`, `probe` (this module) and `config`
+        in its globals, after torch was imported and before anything reads it, so that tests can
+        monkeypatch torch.cuda (a fake GPU) inside the probe's own process."""
+        import runpy
+
+        runpy.run_path(path, init_globals={"torch": self.torch, "probe": sys.modules[__name__],
+                                           "config": self.config})
+
     def collect_environment(self) -> None:
-        torch = self.torch
+        """Fill self.environment.  Each part is guarded: a broken CUDA or BLAS query is recorded
+        under environment["errors"] and the checks still run (they report what is missing)."""
         env = self.environment
+        env["errors"] = []
         env["python"] = {"version": platform.python_version(), "implementation": platform.python_implementation(),
                          "executable": sys.executable, "prefix": sys.prefix}
+        cuda = getattr(self.torch.version, "cuda", None)
+        hip = getattr(self.torch.version, "hip", None)
+        env["torch"] = {"version": self.torch.__version__, "local": None, "build": "cuda" if cuda else "rocm" if hip
+                        else "cpu", "cuda": cuda, "hip": hip, "cudnn": None, "nccl": None, "config": {}}
+        env["cuda"] = {"gpu_present": {}, "visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
+                       "arch_list": [], "available": False, "device_count": 0, "devices": [],
+                       "driver_version": None}
+        env["shm"] = None
+        env["cuda_pins"] = []
+        for part in (self._collect_platform, self._collect_torch, self._collect_cuda, self._collect_misc,
+                     self._collect_pins):
+            try:
+                part()
+            except Exception as e:
+                env["errors"].append(f"{part.__name__.lstrip('_')}: {type(e).__name__}: {e}")
+                sys.stderr.write(traceback.format_exc(limit=3))
+
+    def _collect_platform(self) -> None:
+        env = self.environment
         libc = platform.libc_ver()
         env["platform"] = {"system": platform.system(), "machine": platform.machine(), "release": platform.release(),
                            "libc": "-".join(x for x in libc if x) or None, "cpu_count": os.cpu_count(),
                            "usable_cores": usable_cores()}
+
+    def _collect_torch(self) -> None:
+        torch = self.torch
+        env = self.environment
         local = torch.__version__.split("+", 1)[1] if "+" in torch.__version__ else None
         cuda = getattr(torch.version, "cuda", None)
         hip = getattr(torch.version, "hip", None)
@@ -587,34 +742,41 @@ class Probe:
         except Exception as e:
             tinfo["cudnn"] = {"error": str(e)}
         try:
-            nccl = torch.cuda.nccl.version() if cuda else None
-            tinfo["nccl"] = ".".join(map(str, nccl)) if isinstance(nccl, tuple) else nccl
+            # torch.cuda.nccl is a submodule: import it rather than rely on another import having
+            # done so.  version() is a tuple, with a suffix string as a 4th item in some builds.
+            if cuda:
+                import torch.cuda.nccl
+                tinfo["nccl"] = nccl_text(torch.cuda.nccl.version())
         except Exception as e:
             tinfo["nccl"] = None
-            tinfo["nccl_error"] = str(e)
-        tinfo["config"] = self._torch_config()
+            tinfo["nccl_error"] = f"{type(e).__name__}: {e}"
+        tinfo["config"] = {}
         env["torch"] = tinfo
+        tinfo["config"] = self._torch_config()
+
+    def _collect_cuda(self) -> None:
+        torch = self.torch
+        env = self.environment
+        cuda = env["torch"]["cuda"]
+        self.gpu = gpu_presence(self.config["dev_glob"], self.config["nvidia_smi"], self.config["proc_driver"])
+        cinfo = env["cuda"]
+        cinfo.update(gpu_present=self.gpu, driver_version=self.gpu.get("driver_version"),
+                     driver_source=self.gpu.get("driver_source"))
+        if cuda:
+            try:
+                cinfo["arch_list"] = [str(a) for a in torch.cuda.get_arch_list()]
+            except Exception as e:
+                env["errors"].append(f"torch.cuda.get_arch_list(): {type(e).__name__}: {e}")
+            cinfo["cuda_driver_api"] = cuda_api_text(cuda_driver_api_version())
+
+    def _collect_misc(self) -> None:
+        env = self.environment
         try:
             import numpy
             self.np = numpy
             env["numpy"] = numpy.__version__
         except Exception:
             env["numpy"] = None
-        self.gpu = gpu_presence(self.config["dev_glob"], self.config["nvidia_smi"], self.config["proc_driver"])
-        cinfo: dict = {"gpu_present": self.gpu, "visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
-                       "arch_list": [], "available": False, "device_count": 0, "devices": [],
-                       "driver_version": self.gpu.get("driver_version")}
-        if cuda:
-            try:
-                cinfo["arch_list"] = list(torch.cuda.get_arch_list())
-            except Exception:
-                pass
-            try:
-                v = torch._C._cuda_getDriverVersion()  # CUDA driver API version, e.g. 12040
-                cinfo["cuda_driver_api"] = f"{v // 1000}.{(v % 1000) // 10}" if v else None
-            except Exception:
-                pass
-        env["cuda"] = cinfo
         env["multiprocessing"] = {"default_start_method": self.default_start_method()}
         try:
             import torch.multiprocessing as tmp
@@ -622,6 +784,9 @@ class Probe:
         except Exception:
             pass
         env["shm"] = self._shm_info()
+
+    def _collect_pins(self) -> None:
+        env = self.environment
         records = conda_meta_records(self.config.get("prefix") or sys.prefix)
         env["conda_prefix"] = bool(records) or os.path.isdir(os.path.join(self.config.get("prefix") or sys.prefix, "conda-meta"))
         self.pins = sorted(set(cuda_pins_from_records(records)) | set(cuda_pins_from_dists(pip_dist_names()))
@@ -632,18 +797,23 @@ class Probe:
         torch = self.torch
         if not getattr(torch.version, "cuda", None):
             return None
+        import torch.backends.cudnn
+
         cudnn = torch.backends.cudnn
         out = {"available": bool(cudnn.is_available()), "enabled": bool(cudnn.enabled)}
         try:
+            # (major, minor, patch) tuples; torch.backends.cudnn.version() is only the runtime's int
             from torch._C import _cudnn
-            out["runtime"] = ".".join(map(str, _cudnn.getRuntimeVersion()))
-            out["compile"] = ".".join(map(str, _cudnn.getCompileVersion()))
+            rt, ct = tuple(_cudnn.getRuntimeVersion()), tuple(_cudnn.getCompileVersion())
+            out.update(runtime=".".join(map(str, rt)), compile=".".join(map(str, ct)),
+                       runtime_tuple=list(rt), compile_tuple=list(ct), is_cuda=bool(getattr(_cudnn, "is_cuda", True)))
         except Exception as e:
-            out["error"] = str(e)
+            out["error"] = f"{type(e).__name__}: {e}"
         try:
+            # torch's own compatibility check runs here (a RuntimeError when it refuses the pair)
             out["version_int"] = cudnn.version()
-        except Exception:
-            pass
+        except Exception as e:
+            out["torch_error"] = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         return out
 
     def _torch_config(self) -> dict:
@@ -737,16 +907,29 @@ class Probe:
         expected = self.cuda_expected()
         available = bool(torch.cuda.is_available()) if t["cuda"] or t["hip"] else False
         if available:
-            self.cuda_ok = True
             devices = []
-            for i in range(torch.cuda.device_count()):
-                p = torch.cuda.get_device_properties(i)
-                devices.append({"index": i, "name": p.name, "capability": f"{p.major}.{p.minor}",
+            count = int(torch.cuda.device_count())
+            for i in range(count):
+                try:
+                    p = torch.cuda.get_device_properties(i)
+                except Exception as e:
+                    raise Fail(f"CUDA {t['cuda'] or t['hip']} reports {count} device(s), but device {i} cannot be "
+                               f"queried: {type(e).__name__}: {_first_line(e)}") from None
+                devices.append({"index": i, "name": str(p.name), "capability": f"{p.major}.{p.minor}",
                                 "sm": f"sm_{p.major}{p.minor}", "total_memory": int(p.total_memory),
                                 "multiprocessors": int(p.multi_processor_count)})
             cinfo.update(available=True, device_count=len(devices), devices=devices)
             emit({"event": "environment", "environment": self.environment})
-            names = ", ".join(f"{d['name']} ({d['sm']}, {d['total_memory'] / 2**30:.0f} GiB)" for d in devices)
+            if not devices:
+                raise Fail("torch.cuda.is_available() is True but torch.cuda.device_count() is 0")
+            names = ", ".join(f"{_count(ix)}{d['name']} ({d['sm']}, {d['total_memory'] / 2**30:.0f} GiB)"
+                              for ix, d in device_groups(devices))
+            try:
+                self.first_kernel()
+            except Exception as e:
+                raise Fail(f"CUDA {t['cuda'] or t['hip']} lists {len(devices)} device(s) ({names}), but the first "
+                           f"kernel on cuda:0 failed: {type(e).__name__}: {_first_line(e)}") from None
+            self.cuda_ok = True
             return f"CUDA {t['cuda'] or t['hip']} available: {len(devices)} device(s): {names}"
         reasons = []
         if t["build"] == "cpu":
@@ -770,26 +953,47 @@ class Probe:
             raise Skip(f"no GPU on this machine and none required ({'; '.join(reasons) or 'CUDA unavailable'})")
         raise Fail(f"CUDA unavailable but expected ({'; '.join(expected)}): {'; '.join(reasons) or 'unknown reason'}")
 
+    def first_kernel(self) -> None:
+        """Allocate on cuda:0 and run one elementwise kernel and a reduction: is_available() only
+        counts devices, this is where a missing kernel image or a broken driver shows."""
+        torch = self.torch
+        x = torch.ones(4, device="cuda")
+        got = float((x * 2).sum().item())
+        torch.cuda.synchronize()
+        if got != 8.0:
+            raise RuntimeError(f"(ones(4) * 2).sum() gave {got}, expected 8.0")
+
+    def need_cuda(self, what: str = "") -> None:
+        """Raise Skip unless CUDA works here (the reason differs when devices exist but failed)."""
+        if self.cuda_ok:
+            return
+        if self.environment.get("cuda", {}).get("devices"):
+            raise Skip("CUDA is not usable (see cuda.available)" + (f": {what}" if what else ""))
+        raise Skip("CUDA not available" + (f": {what}" if what else ""))
+
     def check_arch(self) -> str:
-        if not self.cuda_ok:
-            raise Skip("CUDA not available")
         cinfo = self.environment["cuda"]
+        if not cinfo.get("devices"):
+            raise Skip("CUDA not available")
         if self.environment["torch"]["hip"]:
             raise Skip("ROCm build: gfx arch checks are not implemented")
         verdicts = []
-        for d in cinfo["devices"]:
+        for ix, d in device_groups(cinfo["devices"]):
             cap = tuple(int(x) for x in d["capability"].split("."))
-            verdicts.append(arch_verdict(cap, cinfo["arch_list"], d["name"]))
+            verdicts.append(arch_verdict(cap, cinfo["arch_list"], f"{_count(ix)}{d['name']}"))
         return _combine(verdicts)
 
     def check_driver(self) -> str:
         t = self.environment["torch"]
         if not t["cuda"]:
             raise Skip("torch is not a CUDA build")
-        st, detail = driver_verdict(self.gpu.get("driver_version"), t["cuda"])
         api = self.environment["cuda"].get("cuda_driver_api")
-        if api:
+        driver = self.gpu.get("driver_version")
+        st, detail = driver_verdict(driver, t["cuda"], api)
+        if driver and api:
             detail += f"; the driver supports CUDA {api}"
+        if driver:
+            detail += f" (driver version from {self.gpu.get('driver_source')})"
         return _raise_for(st, detail)
 
     # -- checks: compute ----------------------------------------------------------------------
@@ -817,6 +1021,19 @@ class Probe:
             parts.append(f"float16: {e16:.1e}")
             if not math.isfinite(e16) or e16 > 2e-2:
                 raise Fail("; ".join(parts) + " (float16 out of tolerance 2e-2)")
+            # Every other visible GPU too: one bad device in a node otherwise shows only as an NCCL hang.
+            others = list(range(1, int(torch.cuda.device_count())))
+            for i in others:
+                try:
+                    d = torch.device("cuda", i)
+                    ei = rel_err((a.to(d) @ b.to(d)).cpu().double(), ref)
+                except Exception as e:
+                    raise Fail("; ".join(parts) + f"; on cuda:{i} it failed: {type(e).__name__}: {_first_line(e)}") \
+                        from None
+                if not math.isfinite(ei) or ei > tol:
+                    raise Fail("; ".join(parts) + f"; on cuda:{i} float32 relative error {ei:.1e} > {tol:.0e}")
+            if others:
+                parts.append(f"float32 also within tolerance on cuda:1..{others[-1]}")
         return "; ".join(parts)
 
     def check_conv2d(self) -> str:
@@ -843,8 +1060,7 @@ class Probe:
         return text
 
     def check_cudnn(self) -> str:
-        if not self.cuda_ok:
-            raise Skip("CUDA not available")
+        self.need_cuda()
         if self.environment["torch"]["hip"]:
             raise Skip("ROCm build: MIOpen, not cuDNN")
         torch = self.torch
@@ -855,16 +1071,37 @@ class Probe:
                        "is False): its cuDNN library is missing or cannot be loaded")
         if not info.get("enabled"):
             raise Fail("cuDNN is disabled (torch.backends.cudnn.enabled is False)")
-        rt, ct = info.get("runtime"), info.get("compile")
-        if rt and ct and version_tuple(rt) != version_tuple(ct):
-            raise Fail(f"cuDNN runtime {rt} != compile version {ct}: another cuDNN on LD_LIBRARY_PATH or "
-                       "installed by conda/pip shadows the one torch was built with")
-        x = torch.randn(2, 3, 16, 16, device="cuda")
-        torch.nn.functional.conv2d(x, torch.randn(4, 3, 3, 3, device="cuda"))
+        caps = [tuple(int(x) for x in d["capability"].split(".")) for d in self.environment["cuda"]["devices"]]
+        st, detail = cudnn_verdict(info.get("runtime_tuple"), info.get("compile_tuple"),
+                                   is_cuda=info.get("is_cuda", True), version_int=info.get("version_int"),
+                                   min_capability=min(caps) if caps else None)
+        if st == "skip":
+            detail = f"cuDNN versions unknown ({info.get('error') or 'torch._C._cudnn missing'})"
+            st = "warn"
+        if info.get("torch_error"):
+            # torch.backends.cudnn.version() refused the pair itself: its words are the verdict
+            if os.environ.get("PYTORCH_SKIP_CUDNN_COMPATIBILITY_CHECK") != "1":
+                raise Fail(f"torch.backends.cudnn.version() failed: {info['torch_error']}")
+        if st == "fail":
+            if os.environ.get("PYTORCH_SKIP_CUDNN_COMPATIBILITY_CHECK") == "1":
+                raise Warn(detail + " (PYTORCH_SKIP_CUDNN_COMPATIBILITY_CHECK=1 hides this from torch)")
+            raise Fail(detail)
+        g = torch.Generator().manual_seed(3)
+        x = torch.randn(2, 3, 16, 16, generator=g)
+        w = torch.randn(4, 3, 3, 3, generator=g)
+        ref = torch.nn.functional.conv2d(x.double(), w.double())
+        out = torch.nn.functional.conv2d(x.cuda(), w.cuda())
         torch.cuda.synchronize()
-        return f"cuDNN enabled, runtime {rt} == compile {ct}"
+        err = rel_err(out.cpu().double(), ref)
+        if not math.isfinite(err) or err > 1e-2:
+            raise Fail(f"{detail}; a cuDNN convolution is off by {err:.1e} (relative) from the CPU reference")
+        return _raise_for(st, f"{detail}; enabled; a cuDNN convolution matches the CPU reference ({err:.1e})")
 
     def check_sdpa(self) -> str:
+        """scaled_dot_product_attention against a float64 reference: float32 on the device, and on
+        CUDA float16 and bfloat16 (native bf16 only: sm_80+) through the default dispatch and
+        through each fused backend (flash, memory-efficient, cuDNN) that accepts the inputs; a
+        backend that has no kernel for them is reported as n/a, not as a failure."""
         torch = self.torch
         F = torch.nn.functional
         dev = self.device()
@@ -872,54 +1109,85 @@ class Probe:
         q, k, v = (torch.randn(2, 4, 64, 32, generator=g) for _ in range(3))
         scores = (q.double() @ k.double().transpose(-2, -1)) / math.sqrt(q.shape[-1])
         ref = scores.softmax(-1) @ v.double()
-        parts = []
         dtypes = [torch.float32]
         if dev.type == "cuda":
             dtypes.append(torch.float16)
-            if torch.cuda.is_bf16_supported():
+            if self._native_bf16():
                 dtypes.append(torch.bfloat16)
+        backends = self._sdpa_backends() if dev.type == "cuda" else []
+        parts, na = [], []
         for dt in dtypes:
-            out = F.scaled_dot_product_attention(q.to(dev, dt), k.to(dev, dt), v.to(dev, dt))
-            out = out.float().cpu().double()
-            if torch.isnan(out).any():
-                raise Fail(f"scaled_dot_product_attention returned NaN ({dt} on {dev}): a known symptom of a "
-                           "broken cuDNN/CUDA pairing (pytorch#167602)")
-            err = rel_err(out, ref)
-            tol = 1e-4 if dt == torch.float32 and dev.type == "cpu" else 5e-3 if dt == torch.float32 else 3e-2
             name = str(dt).replace("torch.", "")
-            parts.append(f"{name} {err:.1e}")
-            if err > tol:
-                raise Fail(f"scaled_dot_product_attention on {dev}: {name} relative error {err:.1e} > {tol:.0e}")
-        return f"scaled_dot_product_attention on {dev}, no NaN; relative error {', '.join(parts)}"
+            tol = 1e-4 if dt == torch.float32 and dev.type == "cpu" else 5e-3 if dt == torch.float32 else 3e-2
+            runs = [("default", None)] + ([(b, kind) for b, kind in backends] if dt != torch.float32 else [])
+            for label, kind in runs:
+                try:
+                    if kind is None:
+                        out = F.scaled_dot_product_attention(q.to(dev, dt), k.to(dev, dt), v.to(dev, dt))
+                    else:
+                        from torch.nn.attention import sdpa_kernel
+                        with warnings.catch_warnings():
+                            warnings.simplefilter("ignore")  # "Flash attention requires ..." per refusal
+                            with sdpa_kernel([kind]):
+                                out = F.scaled_dot_product_attention(q.to(dev, dt), k.to(dev, dt), v.to(dev, dt))
+                except RuntimeError as e:
+                    if kind is not None and "No available kernel" in str(e):
+                        na.append(f"{label} {name}")
+                        continue
+                    raise Fail(f"scaled_dot_product_attention ({label}, {name} on {dev}) raised: "
+                               f"{_first_line(e)}") from None
+                out = out.float().cpu().double()
+                where = f"{name} on {dev}" + ("" if kind is None else f", {label} backend")
+                if torch.isnan(out).any():
+                    raise Fail(f"scaled_dot_product_attention returned NaN ({where}): a known symptom of a "
+                               "broken cuDNN/CUDA pairing (pytorch#167602)")
+                err = rel_err(out, ref)
+                if err > tol:
+                    raise Fail(f"scaled_dot_product_attention ({where}): relative error {err:.1e} > {tol:.0e}")
+                parts.append(f"{name}{'' if kind is None else ' ' + label} {err:.1e}")
+        text = f"scaled_dot_product_attention on {dev}, no NaN; relative error {', '.join(parts)}"
+        if na:
+            text += f"; no kernel for these inputs: {', '.join(na)}"
+        return text
+
+    def _native_bf16(self) -> bool:
+        """bfloat16 in hardware on every visible device (sm_80+); is_bf16_supported()'s default
+        also counts emulation, which SDPA's fused kernels do not offer."""
+        torch = self.torch
+        try:
+            return bool(torch.cuda.is_bf16_supported(including_emulation=False))
+        except TypeError:  # torch < 2.3 has no including_emulation
+            return all(int(d["capability"].split(".")[0]) >= 8 for d in self.environment["cuda"]["devices"])
+
+    def _sdpa_backends(self) -> list:
+        """[(label, torch.nn.attention.SDPBackend member)] for the fused CUDA backends this torch
+        has; [] before torch 2.3 (no torch.nn.attention)."""
+        try:
+            from torch.nn.attention import SDPBackend
+        except Exception:
+            return []
+        names = [("flash", "FLASH_ATTENTION"), ("mem-efficient", "EFFICIENT_ATTENTION"), ("cudnn", "CUDNN_ATTENTION")]
+        return [(label, getattr(SDPBackend, attr)) for label, attr in names if hasattr(SDPBackend, attr)]
 
     def check_bandwidth(self) -> str:
-        if not self.cuda_ok:
-            raise Skip("CUDA not available: no host<->device copies to measure")
+        self.need_cuda("no host<->device copies to measure")
         torch = self.torch
         mib = 16 if self.mode == "quick" else 64
         n = mib * 1024 * 1024 // 4
-        reps = 5
         pinned = torch.arange(n, dtype=torch.float32).pin_memory()
-        pageable = pinned.clone()
+        if not pinned.is_pinned():
+            raise Fail("Tensor.pin_memory() returned memory that is not page-locked")
+        pageable = torch.arange(n, dtype=torch.float32)  # a fresh allocation: never pinned
         dev = torch.empty(n, dtype=torch.float32, device="cuda")
-
-        def gbps(fn) -> float:
-            fn()
-            torch.cuda.synchronize()
-            t = time.perf_counter()
-            for _ in range(reps):
-                fn()
-            torch.cuda.synchronize()
-            return reps * n * 4 / (time.perf_counter() - t) / 1e9
-
-        h2d = gbps(lambda: dev.copy_(pinned, non_blocking=True))
-        back = torch.empty_like(pinned).pin_memory()
-        d2h = gbps(lambda: back.copy_(dev, non_blocking=True))
-        h2d_pageable = gbps(lambda: dev.copy_(pageable))
+        back = torch.empty(n, dtype=torch.float32, pin_memory=True)
+        nbytes = n * 4
+        h2d = copy_gbps(torch, lambda: dev.copy_(pinned, non_blocking=True), nbytes)
+        d2h = copy_gbps(torch, lambda: back.copy_(dev, non_blocking=True), nbytes)
+        h2d_pageable = copy_gbps(torch, lambda: dev.copy_(pageable), nbytes)
         if not torch.equal(back, pinned):
             raise Fail("host->device->host copy of pinned memory changed the data")
         text = (f"pinned {mib} MiB: host->device {h2d:.1f} GB/s, device->host {d2h:.1f} GB/s; "
-                f"pageable host->device {h2d_pageable:.1f} GB/s")
+                f"pageable host->device {h2d_pageable:.1f} GB/s (CUDA events)")
         if h2d < 2.0:
             raise Warn(text + ": under 2 GB/s, the GPU will starve on input (PCIe link width/generation, "
                        "virtualisation or IOMMU?)")
@@ -974,8 +1242,7 @@ class Probe:
         return f"{workers} worker(s) started with {method!r} and delivered {n}/{n} samples in {dt:.2f} s"
 
     def check_pin_memory(self) -> str:
-        if not self.cuda_ok:
-            raise Skip("no CUDA device: DataLoader ignores pin_memory without an accelerator")
+        self.need_cuda("DataLoader ignores pin_memory without an accelerator")
         loader = self._loader(self.dataset(16), batch_size=4, num_workers=1, pin_memory=True)
         pinned = [x.is_pinned() for x, _ in loader]
         if not all(pinned):
@@ -1027,8 +1294,7 @@ class Probe:
     def check_cuda_fork(self) -> str:
         import multiprocessing as mp
         torch = self.torch
-        if not self.cuda_ok:
-            raise Skip("CUDA not available")
+        self.need_cuda()
         if "fork" not in mp.get_all_start_methods():
             raise Skip("no fork start method on this platform")
         initialised = torch.cuda.is_initialized()
@@ -1101,12 +1367,12 @@ class Probe:
                 raise Skip("this torch build has no gloo backend")
             world = 2
         else:
-            if not self.cuda_ok:
-                raise Skip("CUDA not available: NCCL needs GPUs")
+            self.need_cuda("NCCL needs GPUs")
             if not dist.is_nccl_available():
                 raise Fail("this CUDA torch build has no NCCL backend: multi-GPU jobs cannot use nccl")
             world = torch.cuda.device_count()
-        return launch_distributed(backend, world, timeout=self.timeout_of(f"distributed.{backend}", 120) * 0.8)
+        return launch_distributed(backend, world, timeout=self.timeout_of(f"distributed.{backend}", dict(CHECKS)[f"distributed.{backend}"]) * 0.8,
+                                  fail_rank=self.config.get("dist_fail_rank"))
 
 
 def announce_workers(iterator, check: str) -> None:
@@ -1136,6 +1402,43 @@ def worker_deaths(iterator) -> str:
         else:
             out.append(f"worker pid {w.pid} exited with code {code}")
     return "; ".join(out)
+
+
+def copy_gbps(torch, fn, nbytes: int, reps: int = 5) -> float:
+    """GB/s of `reps` calls of the copy `fn` (each moving `nbytes`), timed with CUDA events on the
+    current stream after one warm-up call: events time the copies on the device, not the host's
+    view of asynchronous launches.  Event.elapsed_time() is in milliseconds."""
+    fn()
+    torch.cuda.synchronize()
+    start = torch.cuda.Event(enable_timing=True)
+    end = torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(reps):
+        fn()
+    end.record()
+    end.synchronize()
+    ms = float(start.elapsed_time(end))
+    if ms <= 0:
+        raise Fail(f"CUDA events timed {reps} copies of {nbytes} bytes at {ms} ms")
+    return reps * nbytes / (ms / 1000.0) / 1e9
+
+
+def device_groups(devices: list[dict]) -> list[tuple[list[int], dict]]:
+    """Devices grouped by (name, capability, memory), in index order: an 8-GPU node is one group."""
+    groups: dict[tuple, tuple[list[int], dict]] = {}
+    for d in devices:
+        key = (d["name"], d["capability"], d["total_memory"])
+        groups.setdefault(key, ([], d))[0].append(d["index"])
+    return list(groups.values())
+
+
+def _count(indices: list[int]) -> str:
+    return f"{len(indices)}x " if len(indices) > 1 else ""
+
+
+def _first_line(e: BaseException) -> str:
+    text = str(e).strip()
+    return text.splitlines()[0][:400] if text else type(e).__name__
 
 
 def rel_err(out, ref) -> float:
@@ -1285,52 +1588,101 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def launch_distributed(backend: str, world: int, timeout: float = 90.0) -> str:
+def launch_distributed(backend: str, world: int, timeout: float = 90.0, fail_rank: int | None = None) -> str:
     """Start `world` copies of this script as torchrun would (MASTER_ADDR, MASTER_PORT, RANK,
     LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, GROUP_RANK in the environment; env:// rendezvous),
-    each all_reduce-ing a tensor; return a detail line or raise Fail."""
+    each all_reduce-ing a tensor; return a detail line or raise Fail.
+
+    The ranks are watched together: when one exits with an error the others (which would wait in
+    the rendezvous until the timeout) are killed at once and that rank's error is the verdict.
+    Their output goes to files, so a chatty rank (NCCL_DEBUG=INFO) cannot block on a full pipe.
+    `fail_rank` (test knob) makes that rank exit with an error before it joins."""
+    import tempfile
+
     port = free_port()
     procs = []
     t0 = time.perf_counter()
+    logs = tempfile.mkdtemp(prefix="envkit-smoke-dist-")
     for rank in range(world):
         env = dict(os.environ)
         env.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), RANK=str(rank), LOCAL_RANK=str(rank),
                    WORLD_SIZE=str(world), LOCAL_WORLD_SIZE=str(world), GROUP_RANK="0", ROLE_RANK=str(rank),
                    ROLE_WORLD_SIZE=str(world), TORCHELASTIC_RUN_ID="envkit-smoke")
-        procs.append(subprocess.Popen([sys.executable, os.path.abspath(__file__), "--dist-worker", backend,
-                                       "--dist-timeout", str(int(max(10, timeout - 5)))],
-                                      env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
-    emit({"event": "pids", "check": f"distributed.{backend}", "pids": [p.pid for p in procs]})
-    outs = []
-    deadline = time.monotonic() + timeout
-    for p in procs:
-        try:
-            out, err = p.communicate(timeout=max(1.0, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            for q in procs:
-                q.kill()
-            raise Fail(f"{backend} all_reduce across {world} processes did not finish within {timeout:.0f} s "
-                       "(rendezvous hang: firewall, wrong interface? try GLOO_SOCKET_IFNAME/NCCL_SOCKET_IFNAME=lo)")
-        outs.append((p.returncode, out, err))
-    results = []
-    for rank, (rc, out, err) in enumerate(outs):
-        line = next((ln for ln in out.splitlines() if ln.startswith("{")), None)
-        if rc != 0 or line is None:
-            tail = [ln for ln in (err or out).strip().splitlines() if ln.strip()][-1:] or ["no output"]
-            raise Fail(f"{backend} rank {rank}/{world} exited with {rc}: {tail[0][:400]}")
-        results.append(json.loads(line))
+        argv = [sys.executable, os.path.abspath(__file__), "--dist-worker", backend,
+                "--dist-timeout", str(int(max(10, timeout - 5)))]
+        if fail_rank is not None and int(fail_rank) == rank:
+            argv.append("--dist-fail")
+        out = open(os.path.join(logs, f"rank{rank}.out"), "w+")
+        err = open(os.path.join(logs, f"rank{rank}.err"), "w+")
+        procs.append((subprocess.Popen(argv, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL), out, err))
+    emit({"event": "pids", "check": f"distributed.{backend}", "pids": [p.pid for p, _, _ in procs]})
+
+    def text(f) -> str:
+        f.flush()
+        f.seek(0)
+        return f.read()
+
+    try:
+        deadline = time.monotonic() + timeout
+        failed = None
+        while True:
+            codes = [p.poll() for p, _, _ in procs]
+            failed = next((r for r, c in enumerate(codes) if c not in (None, 0)), None)
+            if failed is not None or all(c == 0 for c in codes):
+                break
+            if time.monotonic() > deadline:
+                raise Fail(f"{backend} all_reduce across {world} processes did not finish within {timeout:.0f} s "
+                           "(rendezvous hang: firewall, wrong interface? try GLOO_SOCKET_IFNAME/NCCL_SOCKET_IFNAME=lo)")
+            time.sleep(0.05)
+        if failed is not None:
+            p, out, err = procs[failed]
+            tail = [ln for ln in (text(err) or text(out)).strip().splitlines() if ln.strip()][-1:] or ["no output"]
+            raise Fail(f"{backend} rank {failed}/{world} exited with {p.returncode}: {tail[0][:400]}")
+        results = []
+        for rank, (p, out, err) in enumerate(procs):
+            line = next((ln for ln in text(out).splitlines() if ln.startswith("{")), None)
+            if line is None:
+                raise Fail(f"{backend} rank {rank}/{world} printed no result")
+            results.append(json.loads(line))
+    finally:
+        for p, out, err in procs:
+            if p.poll() is None:
+                p.kill()
+            p.wait()
+            out.close()
+            err.close()
+        shutil.rmtree(logs, ignore_errors=True)
     want = world * (world + 1) / 2
     bad = [r for r in results if abs(r["value"] - want) > 1e-6]
     if bad:
         raise Fail(f"{backend} all_reduce gave {bad[0]['value']} on rank {bad[0]['rank']}, expected {want}")
     dt = time.perf_counter() - t0
-    dev = results[0].get("device", "cpu")
+    devs = sorted({r.get("device", "cpu") for r in results})
+    dev = devs[0] if len(devs) == 1 else ", ".join(devs)
     return (f"all_reduce(SUM) across {world} process(es) with {backend} on {dev} = {want:g} on every rank "
             f"(env:// rendezvous as torchrun sets it up) in {dt:.1f} s")
 
 
-def dist_worker(backend: str, timeout_s: int) -> int:
+def rank_device(torch, backend: str, local_rank: int):
+    """The device a rank works on, set up as a torchrun-launched script does: for NCCL
+    torch.cuda.set_device(LOCAL_RANK) *before* init_process_group (else every rank uses cuda:0);
+    raises RuntimeError when LOCAL_RANK has no GPU.  Returns a torch.device."""
+    if backend != "nccl":
+        return torch.device("cpu")
+    count = torch.cuda.device_count()
+    if local_rank >= count:
+        raise RuntimeError(f"LOCAL_RANK {local_rank} but only {count} visible GPU(s) (CUDA_VISIBLE_DEVICES="
+                           f"{os.environ.get('CUDA_VISIBLE_DEVICES')!r})")
+    torch.cuda.set_device(local_rank)
+    return torch.device("cuda", local_rank)
+
+
+def dist_worker(backend: str, timeout_s: int, fail: bool = False) -> int:
     """One rank: the body a torchrun-launched training script runs first."""
+    if fail:
+        sys.stderr.write("RuntimeError: envkit smoke test fault: this rank fails before joining\n")
+        return 3
+    import inspect
     from datetime import timedelta
 
     import torch
@@ -1338,26 +1690,30 @@ def dist_worker(backend: str, timeout_s: int) -> int:
 
     rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
     local = int(os.environ["LOCAL_RANK"])
-    device = "cpu"
-    if backend == "nccl":
-        torch.cuda.set_device(local)
-        device = f"cuda:{local}"
-    dist.init_process_group(backend=backend, init_method="env://", timeout=timedelta(seconds=timeout_s))
+    device = rank_device(torch, backend, local)
+    kwargs = {"backend": backend, "init_method": "env://", "timeout": timedelta(seconds=timeout_s)}
+    if backend == "nccl" and "device_id" in inspect.signature(dist.init_process_group).parameters:
+        # torch >= 2.3: bind the rank to its GPU and form the NCCL communicator now, so that an
+        # NCCL problem shows here rather than in the first collective
+        kwargs["device_id"] = device
+    dist.init_process_group(**kwargs)
     t = torch.full((4,), float(rank + 1), device=device)
     dist.all_reduce(t, op=dist.ReduceOp.SUM)
     if backend == "nccl":
-        torch.cuda.synchronize()
+        torch.cuda.synchronize(device)
+        dist.barrier(device_ids=[local])
+    else:
+        dist.barrier()
     value = float(t[0].item())
-    dist.barrier()
     dist.destroy_process_group()
-    print(json.dumps({"rank": rank, "value": value, "device": device}), flush=True)
+    print(json.dumps({"rank": rank, "value": value, "device": str(device)}), flush=True)
     return 0
 
 
 def main(argv: list[str]) -> int:
     if len(argv) >= 2 and argv[0] == "--dist-worker":
         timeout_s = int(argv[3]) if len(argv) >= 4 and argv[2] == "--dist-timeout" else 60
-        return dist_worker(argv[1], timeout_s)
+        return dist_worker(argv[1], timeout_s, fail="--dist-fail" in argv)
     config = {}
     if len(argv) >= 2 and argv[0] == "--config":
         config = json.loads(argv[1])
