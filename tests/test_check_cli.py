@@ -375,3 +375,25 @@ def test_duplicate_warning_once_per_source(repo, envkit_cli):
     assert r.stdout.splitlines() == [
         "conda-lock.yml:2086: error conda-pip-duplicate: numpy is installed by conda (2.2.4) and pip (2.1.3) on linux-64",
         "1 finding (1 error) in 2 files checked"]
+
+
+@pytest.mark.parametrize("path, keys, line", [
+    (".pre-commit-config.yaml", "(repos)", 3),
+    (".github/workflows/environment.yml", "(on, permissions, jobs)", 7),
+])
+def test_a_yaml_file_that_is_not_an_environment_file_is_an_error(envkit_cli, repo, path, keys, line):
+    f = REPO / "examples" / "ci-repo" / path
+    r = envkit_cli("check", str(f))
+    assert r.exit_code == 2 and r.stdout == ""
+    assert r.stderr.splitlines()[0] == (
+        f"error: {f}:{line}: not an environment file: no channels: or dependencies:, and top-level keys "
+        f"an environment file does not have {keys}")
+    # an environment file with only some of its keys is still one
+    for text in ("name: empty\n", "name: x\nvariables: {A: b}\n"):
+        (repo / "environment.yml").write_text(text)
+        assert envkit_cli("check", "environment.yml", cwd=repo).exit_code == 0
+    # on stdin there is no file name to go by: --input-format says what it is
+    r = envkit_cli("check", "-", input="name: empty\n")
+    assert r.exit_code == 2 and "hint: pass --input-format" in r.stderr
+    r = envkit_cli("check", "-", "--input-format", "env", input="name: empty\n")
+    assert r.exit_code == 0 and r.stdout == "no findings (1 file checked)\n"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import click
 
+from envkit.formats import FORMATS as INPUT_FORMATS
+
 FORMATS = ("text", "json", "github", "sarif")
 SEVERITY_CHOICES = ("error", "warning", "info")
 
@@ -42,6 +44,8 @@ def _rule_list(values: tuple[str, ...]) -> tuple[str, ...] | None:
 @click.option("--fix", is_flag=True,
               help="Apply the safe mechanical fixes (remove `prefix:`, redact credentials, add "
                    "`pip`), atomically, and report them.")
+@click.option("--input-format", type=click.Choice(INPUT_FORMATS),
+              help="Read the FILEs as this format (default: detected from the content and name).")
 @click.option("-o", "--output", metavar="OUT", help="Write the report to OUT instead of stdout.")
 @click.option("--config", "config_path", metavar="TOML",
               help="Configuration file [default: .envkit.toml or pyproject.toml [tool.envkit], "
@@ -49,7 +53,8 @@ def _rule_list(values: tuple[str, ...]) -> tuple[str, ...] | None:
 @click.option("--list-rules", is_flag=True, help="List the rules and exit.")
 def check(files: tuple[str, ...], lock_file: str | None, name: str | None, prefix: str | None,
           select: tuple[str, ...], ignore: tuple[str, ...], fmt: str, fail_on: str | None, fix: bool,
-          output: str | None, config_path: str | None, list_rules: bool) -> int:
+          input_format: str | None, output: str | None, config_path: str | None,
+          list_rules: bool) -> int:
     """Check environment files, locks and live environments (the CI gate).
 
     With no FILE (and no -n/-p), checks environment.yml / environment.yaml, conda-lock.yml and
@@ -60,7 +65,7 @@ def check(files: tuple[str, ...], lock_file: str | None, name: str | None, prefi
     `envkit explain RULE` describes a rule with an example.
     """
     from envkit.cli import emit
-    from envkit.errors import UsageError
+    from envkit.errors import EnvkitError, UsageError
 
     if list_rules:
         from envkit.checks.docs import render_rule_list
@@ -98,7 +103,13 @@ def check(files: tuple[str, ...], lock_file: str | None, name: str | None, prefi
         live = open_env(name=name, prefix=prefix)
 
     def run():
-        targets = load_targets(paths, lock=lock_file, live=live, stdin=stdin_text)
+        try:
+            targets = load_targets(paths, lock=lock_file, live=live, stdin=stdin_text, format=input_format)
+        except EnvkitError as exc:
+            # the readers' hint names their own `--format`; here that is the output format
+            if exc.hint and "pass --format" in exc.hint:
+                exc.hint = exc.hint.replace("pass --format", "pass --input-format")
+            raise
         return targets, run_checks(targets, config)
 
     targets, findings = run()
