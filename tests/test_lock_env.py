@@ -434,3 +434,54 @@ def test_lock_live_refuses_to_overwrite_a_pixi_lock(envkit_cli, tmp_path, defaul
     assert r.stderr.startswith(f"error: {pixi}: refusing to write the lock (-o) over a pixi.lock (pixi's own lock")
     assert pixi.read_text() == before
     assert sorted(os.listdir(tmp_path)) == ["pixi.lock"]  # no environment.lock.yml either
+
+
+def test_env_lock_is_named_after_the_lock_and_never_shared(envkit_cli, tmp_path, default_prefix, wheels):
+    """`envkit lock -p env1` then `envkit lock -p env2 -o l2.yml` rewrote ./environment.lock.yml with
+    env2's packages, and `-o -` wrote it as a side effect; now its name follows -o, none with -o -,
+    and stderr always names the files written."""
+    env2 = copy_prefix(default_prefix, tmp_path / "env2")
+    pip_install(env2, wheels / "tinyreq-2.0-py3-none-any.whl", direct=True)
+    work = tmp_path / "work"
+    work.mkdir()
+    r = envkit_cli("lock", "-p", str(default_prefix), cwd=work)
+    assert r.exit_code == 0, r.stderr
+    assert r.stderr == (f"locked {default_prefix} (linux-64): 9 conda and 0 pip packages -> conda-lock.yml and "
+                        "environment.lock.yml\n")
+    env1_lock = (work / "environment.lock.yml").read_text()
+    assert "tinyreq" not in env1_lock
+
+    r = envkit_cli("lock", "-p", str(env2), "-o", "l2.yml", cwd=work)
+    assert r.exit_code == 0, r.stderr
+    assert r.stderr == f"locked {env2} (linux-64): 9 conda and 1 pip packages -> l2.yml and l2.environment.lock.yml\n"
+    assert (work / "environment.lock.yml").read_text() == env1_lock  # env1's, untouched
+    assert "tinyreq @ " in (work / "l2.environment.lock.yml").read_text()
+    assert (work / "l2.yml").read_text().splitlines()[1] == f"#   envkit lock -p {env2} -o l2.yml"
+    ok = envkit_cli("lock", "--check", "-f", "l2.environment.lock.yml", "--lock", "l2.yml", cwd=work)
+    assert ok.exit_code == 0, ok.stdout
+
+    files = sorted(os.listdir(work))
+    assert files == ["conda-lock.yml", "environment.lock.yml", "l2.environment.lock.yml", "l2.yml"]
+    r = envkit_cli("lock", "-p", str(env2), "-o", "-", cwd=work)
+    assert r.exit_code == 0 and "version: 1" in r.stdout.splitlines()
+    assert r.stderr == f"locked {env2} (linux-64): 9 conda and 1 pip packages -> standard output\n"
+    assert sorted(os.listdir(work)) == files  # nothing written as a side effect
+    r = envkit_cli("lock", "-p", str(env2), "-o", os.devnull, cwd=work)  # a stream too: nothing beside it
+    assert r.stderr == f"locked {env2} (linux-64): 9 conda and 1 pip packages -> {os.devnull}\n"
+    assert sorted(os.listdir(work)) == files
+    r = envkit_cli("lock", "-p", str(env2), "-o", "-", "--env-lock", "e2.yml", cwd=work)
+    assert r.exit_code == 0
+    assert r.stderr == f"locked {env2} (linux-64): 9 conda and 1 pip packages -> standard output and e2.yml\n"
+    assert (work / "e2.yml").read_text() == (work / "l2.environment.lock.yml").read_text().replace(
+        "-o l2.yml", "--env-lock e2.yml -o -")
+
+    # conflicts are usage errors, before anything is written
+    r = envkit_cli("lock", "-p", str(env2), "--env-lock", "x.yml", "--no-env-lock", cwd=work)
+    assert r.exit_code == 2 and "error: give --env-lock FILE or --no-env-lock, not both" in r.stderr
+    r = envkit_cli("lock", "-p", str(env2), "--env-lock", "l3.yml", "-o", "l3.yml", cwd=work)
+    assert r.exit_code == 2 and "error: --env-lock and -o both name l3.yml" in r.stderr
+    r = envkit_cli("lock", "-p", str(env2), "--env-lock", "l2.yml", "-o", "l4.yml", cwd=work)
+    assert r.exit_code == 2
+    assert r.stderr.startswith("error: l2.yml: refusing to write the exact environment file (--env-lock) over a "
+                               "conda-lock file\nhint: write it elsewhere (--env-lock FILE)")
+    assert sorted(os.listdir(work)) == sorted(files + ["e2.yml"])

@@ -19,8 +19,10 @@ BACKENDS = ("native", "conda", "mamba", "micromamba")
 @click.option("-o", "--output", default="conda-lock.yml", show_default=True,
               help="Where to write the lock ('-' for stdout).")
 @click.option("--env-lock", "env_lock", default=None, metavar="FILE",
-              help="Where -n/-p writes the exact environment file [default: environment.lock.yml beside -o].")
-@click.option("--no-env-lock", is_flag=True, help="With -n/-p, do not write environment.lock.yml.")
+              help="Where -n/-p writes the exact environment file [default: named after -o, beside it: "
+                   "conda-lock.yml -> environment.lock.yml, X.conda-lock.yml -> X.environment.lock.yml, "
+                   "STEM.EXT -> STEM.environment.lock.yml; none with -o -].")
+@click.option("--no-env-lock", is_flag=True, help="With -n/-p, do not write the exact environment file.")
 @click.option("--backend", type=click.Choice(BACKENDS), default="native", show_default=True,
               help="How -n/-p reads the environment.")
 @click.option("--channel-priority", type=click.Choice(("strict", "flexible", "disabled")), default="strict",
@@ -64,6 +66,8 @@ def lock(name, prefix, spec_file, platforms, output, env_lock, no_env_lock, back
     sources = sum(bool(x) for x in (name, prefix, spec_file))
     if sources != 1:
         raise UsageError("give exactly one of -n NAME, -p PREFIX or -f FILE")
+    if no_env_lock and env_lock:
+        raise UsageError("give --env-lock FILE or --no-env-lock, not both")
     if spec_file:
         if no_env_lock or env_lock:
             raise UsageError("--env-lock/--no-env-lock are for -n/-p (a spec lock has several platforms)")
@@ -135,6 +139,28 @@ def refuse_overwrite(path: str | None, writes: str, option: str) -> None:
                          hint=f"write it elsewhere ({other})")
 
 
+def env_lock_path(output: str) -> str | None:
+    """The exact environment file `envkit lock -n/-p` writes beside the lock `output`, named after it
+    (None for `-o -` or another stream such as /dev/stdout: nothing is written as a side effect of
+    printing the lock).
+
+    `conda-lock.yml` -> `environment.lock.yml`; `X.conda-lock.yml` -> `X.environment.lock.yml`;
+    any other `STEM.EXT` (or `STEM`) -> `STEM.environment.lock.yml`; in the directory of `output`.
+    So two locks written to different files never share (and overwrite) one environment file.
+    """
+    if output in (None, "-"):
+        return None
+    if os.path.exists(output) and not os.path.isfile(output):
+        return None  # /dev/stdout, a FIFO: a stream like -o -, with no place beside it
+    folder, base = os.path.split(output)
+    for suffix in ("conda-lock.yml", "conda-lock.yaml"):
+        head = base[:len(base) - len(suffix)]
+        if base.lower().endswith(suffix) and (not head or head[-1] in ".-_"):
+            return os.path.join(folder, head + "environment.lock.yml")
+    stem = base.rsplit(".", 1)[0] if "." in base.lstrip(".") else base
+    return os.path.join(folder, f"{stem}.environment.lock.yml")
+
+
 def _lock_live(name, prefix, backend, output, env_lock, no_env_lock) -> int:
     from envkit.backends import open_env
     from envkit.cli import emit, warn
@@ -143,20 +169,22 @@ def _lock_live(name, prefix, backend, output, env_lock, no_env_lock) -> int:
     from envkit.formats.envyml import write_env
     from envkit.lock import live_env_spec, lock_live, resolve_index_artifacts
 
+    from envkit.errors import UsageError
+
+    env_path = None if no_env_lock else (env_lock or env_lock_path(output))
+    if env_path and output != "-" and os.path.abspath(env_path) == os.path.abspath(output):
+        raise UsageError(f"--env-lock and -o both name {output}", hint="write the two files to different paths")
     refuse_overwrite(output, "conda-lock", "-o")
+    refuse_overwrite(env_path, "env", "--env-lock" if env_lock else "named after -o")
     env = open_env(name=name, prefix=prefix, backend=backend)
     for w in env.warnings:
         warn(w)
     warn_duplicates([env])
     which = ("-n", name) if name else ("-p", prefix)
     args = list(which) + (["--backend", backend] if backend != "native" else [])
-    env_path = None
-    if not no_env_lock:
-        base = os.path.dirname(output) if output not in (None, "-") else ""
-        env_path = env_lock or os.path.join(base, "environment.lock.yml")
-        if env_lock:
-            args += ["--env-lock", env_lock]
-    else:
+    if env_lock:
+        args += ["--env-lock", env_lock]
+    elif no_env_lock:
         args.append("--no-env-lock")
     args += ["-o", output]
     header = header_for(_regen(*args))
@@ -171,12 +199,13 @@ def _lock_live(name, prefix, backend, output, env_lock, no_env_lock) -> int:
 
         atomic_write(env_path, write_env(live_env_spec(env), header=header))
     emit(text, output)
-    if output != "-":
-        n_conda = sum(1 for p in result.packages if p.manager == "conda")
-        n_pip = len(result.packages) - n_conda
-        extra = f" and {env_path}" if env_path else ""
-        click.echo(f"locked {env.prefix} ({result.platforms[0]}): {n_conda} conda and {n_pip} pip "
-                   f"packages -> {output}{extra}", err=True)
+    # always say which files were written (on stderr: with -o - stdout is the lock)
+    n_conda = sum(1 for p in result.packages if p.manager == "conda")
+    n_pip = len(result.packages) - n_conda
+    extra = f" and {env_path}" if env_path else ""
+    where = "standard output" if output == "-" else output
+    click.echo(f"locked {env.prefix} ({result.platforms[0]}): {n_conda} conda and {n_pip} pip "
+               f"packages -> {where}{extra}", err=True)
     return 0
 
 
@@ -236,10 +265,10 @@ def _lock_spec(spec_file, platforms, output, channel_priority, virtual_packages,
     args += ["-o", output]
     emit(write_conda_lock(result, header=header_for(_regen(*args))), output)
     warn_duplicates([result])
-    if output != "-":
-        counts = ", ".join(f"{p}: {len(result.for_platform(p))}" for p in result.platforms)
-        click.echo(f"locked {spec_file} for {len(result.platforms)} platform(s) ({counts} packages) -> {output}",
-                   err=True)
+    counts = ", ".join(f"{p}: {len(result.for_platform(p))}" for p in result.platforms)
+    where = "standard output" if output == "-" else output
+    click.echo(f"locked {spec_file} for {len(result.platforms)} platform(s) ({counts} packages) -> {where}",
+               err=True)
     return 0
 
 
