@@ -168,11 +168,39 @@ class SideInfo:
     name: str | None = None
     packages: int = 0  # conda + pip packages (concrete) or entries (spec)
     platform_guessed: bool = False  # a `conda env export` does not say; guessed from its packages
+    records_pip: bool = True  # False: the format cannot hold pip packages (an explicit file)
 
     def as_dict(self) -> dict:
         return {"source": self.source, "kind": self.kind, "concrete": self.concrete,
                 "platform": self.platform, "platform_guessed": self.platform_guessed,
-                "platforms": list(self.platforms), "name": self.name, "packages": self.packages}
+                "platforms": list(self.platforms), "name": self.name, "packages": self.packages,
+                "records_pip": self.records_pip}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PipNotRecorded:
+    """One side's format cannot hold pip packages (`conda list --explicit`): the other side's pip
+    packages are not compared (not listed as removed or added); `skipped` counts them."""
+
+    side: str  # "a" or "b": the side that cannot record pip packages
+    kind: str  # its format ("explicit")
+    skipped: int  # pip packages of the other side left out
+
+    def as_dict(self) -> dict:
+        return {"side": self.side, "kind": self.kind, "skipped": self.skipped}
+
+    def sentence(self) -> str:
+        """`B is an explicit file, which cannot record pip packages: A's 144 pip packages are not
+        compared.`"""
+        me, other = self.side.upper(), ("B" if self.side == "a" else "A")
+        n = f"{self.skipped} pip package{'s' if self.skipped != 1 else ''}"
+        verb = "are" if self.skipped != 1 else "is"
+        return f"{me} is {_a_file(self.kind)}, which cannot record pip packages: {other}'s {n} {verb} not compared."
+
+
+def _a_file(kind: str) -> str:
+    """`an explicit file`, `a conda-lock file`."""
+    return f"{'an' if kind[:1] in 'aeiou' else 'a'} {kind} file"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -204,6 +232,7 @@ class EnvDiff:
     unmentioned: tuple[PackageState, ...] = ()
     highlights: tuple[tuple[str, str | None, str | None], ...] = ()  # (label, a, b)
     cross_platform: bool = False
+    pip_not_recorded: PipNotRecorded | None = None
 
     @property
     def same(self) -> bool:
@@ -241,7 +270,8 @@ class EnvDiff:
                 "impacts": impacts, "spec": spec, "unchanged": len(self.unchanged),
                 "unmentioned": len(self.unmentioned), "channels_changed": self.channels.changed,
                 "pip_options_changed": self.pip_options.changed,
-                "variables_changed": self.variables.changed}
+                "variables_changed": self.variables.changed,
+                "pip_not_compared": self.pip_not_recorded.skipped if self.pip_not_recorded else 0}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -588,7 +618,7 @@ def _side(model: EnvSpec | Lock | LiveEnv, platform: str | None, label: str) -> 
             pkgs = tuple(model.packages)
         info = SideInfo(source=label, kind=model.kind, concrete=True, platform=platform,
                         platforms=plats, name=model.environment, packages=len(pkgs),
-                        platform_guessed=guessed)
+                        platform_guessed=guessed, records_pip=records_pip(model))
         pip_opts = tuple(model.pip_options) if model.pip_options or model.kind != "explicit" else None
         return _Side(info=info, packages=pkgs, channels=_chan_names(model.channels) or None,
                      pip_options=pip_opts)
@@ -628,6 +658,14 @@ def _diff_variables(sa: _Side, sb: _Side) -> ListDiff:
                     and secret_a.get(k) != secret_b.get(k):
                 changed.append(k)
     return ListDiff(a=sa.variables, b=sb.variables, secrets_changed=tuple(changed))
+
+
+def records_pip(model: EnvSpec | Lock | LiveEnv) -> bool:
+    """Whether `model`'s format can hold pip packages.  An explicit file (`conda list --explicit`)
+    cannot, unless it has conda-lock's `# pip name @ url` lines; every other format can."""
+    if isinstance(model, Lock) and model.kind == "explicit":
+        return any(p.manager == "pip" for p in model.packages)
+    return True
 
 
 def _chan_names(channels) -> tuple[str, ...]:
@@ -679,8 +717,12 @@ def diff(a: EnvSpec | Lock | LiveEnv, b: EnvSpec | Lock | LiveEnv, *, platform: 
     unmentioned: tuple[PackageState, ...] = ()
     dups_a = _duplicates(sa)
     dups_b = _duplicates(sb)
+    pip_gap = None
     if sa.info.concrete and sb.info.concrete:
-        changes, unchanged = _diff_concrete(sa, sb, dups_a, dups_b, cross)
+        changes, unchanged, skipped = _diff_concrete(sa, sb, dups_a, dups_b, cross)
+        blind = "a" if not sa.info.records_pip else "b" if not sb.info.records_pip else None
+        if blind and sa.info.records_pip != sb.info.records_pip:
+            pip_gap = PipNotRecorded(side=blind, kind=(sa if blind == "a" else sb).info.kind, skipped=skipped)
     elif sa.info.concrete != sb.info.concrete:
         spec_side = "b" if sa.info.concrete else "a"
         spec, conc = (sb, sa) if sa.info.concrete else (sa, sb)
@@ -694,7 +736,8 @@ def diff(a: EnvSpec | Lock | LiveEnv, b: EnvSpec | Lock | LiveEnv, *, platform: 
         channels=_diff_channels(sa, sb), pip_options=ListDiff(a=sa.pip_options, b=sb.pip_options),
         variables=_diff_variables(sa, sb),
         duplicates_a=dups_a, duplicates_b=dups_b, spec_side=spec_side, spec_checks=checks,
-        unmentioned=unmentioned, highlights=_highlights(sa, sb), cross_platform=cross)
+        unmentioned=unmentioned, highlights=_highlights(sa, sb), cross_platform=cross,
+        pip_not_recorded=pip_gap)
 
 
 #: Within a category, the package that defines it comes first (pytorch before pytorch-cuda).
@@ -778,11 +821,20 @@ def _diff_concrete(sa: _Side, sb: _Side, dups_a, dups_b, cross: bool):
                 break
     dup_names_a = _dup_keys(dups_a)
     dup_names_b = _dup_keys(dups_b)
+    # a side whose format cannot hold pip packages (an explicit file) says nothing about them: the
+    # other side's pip packages are not "removed" or "added" (counted, and said once instead)
+    skipped = 0
     for k, p in a_only.items():
+        if p.manager == "pip" and not sb.info.records_pip:
+            skipped += 1
+            continue
         changes.append(_one_sided(p, "a", ctx, k in dup_names_a))
     for k, p in b_only.items():
+        if p.manager == "pip" and not sa.info.records_pip:
+            skipped += 1
+            continue
         changes.append(_one_sided(p, "b", ctx, k in dup_names_b))
-    return changes, unchanged
+    return changes, unchanged, skipped
 
 
 def _unreachable(p: LockedPackage) -> Change:  # pragma: no cover - a manager move always differs
@@ -1078,14 +1130,29 @@ def blas_of(packages: Iterable[LockedPackage]) -> str | None:
 # Highlights: the few facts a reader wants first
 
 
+#: A highlight on a side whose format cannot hold pip packages, where the other side's value comes
+#: from one (`PyTorch 1.13.1 [pip]` against an explicit file).
+NOT_RECORDED = "(pip not recorded)"
+
+
 def _highlights(sa: _Side, sb: _Side) -> tuple[tuple[str, str | None, str | None], ...]:
     rows = []
     for label, fn in (("Python", _python_of), ("PyTorch", _torch_of), ("CUDA", _cuda_of),
                       ("BLAS", lambda s: blas_of(s.packages) if s.info.concrete else None)):
         va, vb = fn(sa), fn(sb)
+        if vb is None and va is not None and not sb.info.records_pip and fn(_without_pip(sa)) != va:
+            vb = NOT_RECORDED
+        if va is None and vb is not None and not sa.info.records_pip and fn(_without_pip(sb)) != vb:
+            va = NOT_RECORDED
         if va is not None or vb is not None:
             rows.append((label, va, vb))
     return tuple(rows)
+
+
+def _without_pip(side: _Side) -> _Side:
+    from dataclasses import replace
+
+    return replace(side, packages=tuple(p for p in side.packages if p.manager != "pip"))
 
 
 def _find(side: _Side, names: Sequence[str], manager: str | None = None) -> LockedPackage | None:
@@ -1229,7 +1296,11 @@ def _check_spec(spec: EnvSpec, conc: _Side) -> tuple[tuple[SpecCheck, ...], tupl
     for pd in spec.pip:
         if pd.kind == "option":
             continue
-        checks.append(_check_pip(pd, index, mentioned, marker_env, conda_names_for_pypi))
+        check = _check_pip(pd, index, mentioned, marker_env, conda_names_for_pypi)
+        if check.status == "missing" and not conc.info.records_pip:
+            check = SpecCheck(spec=check.spec, name=check.name, manager="pip", status="skipped",
+                              note=f"{_a_file(conc.info.kind)} cannot record pip packages", line=check.line)
+        checks.append(check)
     unmentioned = tuple(_state(p, labels=False) for k, p in index.items() if k not in mentioned)
     return tuple(checks), tuple(sorted(unmentioned, key=lambda s: (s.name.lower(), s.manager)))
 

@@ -324,6 +324,24 @@ def test_secret_variables_are_compared_but_never_shown():
     assert diff(a, c).variables.secrets_changed == ("API_TOKEN",)
 
 
+def test_pip_packages_against_a_format_that_cannot_record_them():
+    explicit = lock(*BASE, kind="explicit")
+    with_pip = lock(*BASE, P("rich", "13.7.1", manager="pip"), P("numpy", "1.26.4", manager="pip"))
+    d = diff(with_pip, explicit)
+    assert d.same and d.changes == ()
+    assert d.pip_not_recorded.as_dict() == {"side": "b", "kind": "explicit", "skipped": 2}
+    assert [(c.name, c.kind) for c in diff(lock(*BASE, kind="conda-lock"), with_pip).changes] == [
+        ("numpy", "duplicate"), ("rich", "added")]
+    # conda-lock's rendered explicit files carry `# pip` lines: those record pip packages
+    rendered = lock(*BASE, P("rich", "13.7.1", manager="pip"), kind="explicit")
+    d = diff(with_pip, rendered)
+    assert d.pip_not_recorded is None and [(c.name, c.kind) for c in d.changes] == [("numpy", "duplicate")]
+    # a spec's pip entries are skipped, not missing, against an explicit file
+    d = diff(spec("python=3.11", pip=["rich>=13"]), explicit)
+    assert [(c.name, c.status, c.note) for c in d.spec_checks] == [
+        ("python", "satisfied", ""), ("rich", "skipped", "an explicit file cannot record pip packages")]
+
+
 def test_diff_does_not_touch_its_inputs():
     pkgs = [P("b", "1", "h0_0"), P("a", "1", "h0_0")]
     a = lock(*pkgs)

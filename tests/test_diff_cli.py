@@ -346,3 +346,22 @@ def test_warnings_name_each_source_once_as_given(envkit_cli, monkeypatch):
         "copy shadows conda's and the solver cannot see it",
         f"warning: {lock}: 'numpy' is installed by both conda ('numpy') and pip; pip's "
         "copy shadows conda's and the solver cannot see it"]
+
+
+def test_explicit_file_cannot_record_pip_packages_so_they_are_not_removed(envkit_cli):
+    export = str(CORPUS / "26_WikiGenius__NeRF-SLAM__environment.yml")
+    explicit = str(CORPUS / "43_WikiGenius__NeRF-SLAM__spec-file.txt")
+    r = envkit_cli("diff", export, explicit)
+    assert r.exit_code == 1
+    lines = r.stdout.splitlines()
+    assert lines[2] == "note: B is an explicit file, which cannot record pip packages: A's 147 pip packages are not compared."
+    assert "[pip]" not in r.stdout.split("\n\n", 2)[2]  # no pip package listed as removed
+    assert "  PyTorch  1.13.1 [pip] (CUDA 11.7)  (pip not recorded)" in lines
+    assert r.stdout.endswith("Other changes (1)\n  added (1): tzdata 2025b\n\nDifferent: 1 package differ (1 other).\n")
+    data = json.loads(envkit_cli("diff", explicit, export, "--format", "json").stdout)
+    assert data["pip_not_recorded"] == {"side": "a", "kind": "explicit", "skipped": 147}
+    assert (data["a"]["records_pip"], data["b"]["records_pip"]) == (False, True)
+    assert data["summary"]["pip_not_compared"] == 147
+    assert [c["name"] for c in data["changes"]] == ["tzdata"]
+    md = envkit_cli("diff", explicit, export, "--format", "markdown").stdout
+    assert "_A is an explicit file, which cannot record pip packages: B's 147 pip packages are not compared._" in md

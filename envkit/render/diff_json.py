@@ -2,7 +2,8 @@
 
     {"schema": "envkit-diff/1",
      "same": bool,
-     "a": {"source", "kind", "concrete", "platform", "platforms", "name", "packages"},
+     "a": {"source", "kind", "concrete", "platform", "platform_guessed", "platforms", "name", "packages",
+           "records_pip"},
      "b": {...},
      "highlights": [{"label", "a", "b"}],
      "changes": [{"name", "kind", "a": {"name", "version", "build", "channel", "manager", "labels"} | null,
@@ -13,6 +14,7 @@
      "duplicates": {"a": [{"conda", "pip", "project"}], "b": [...]},
      "spec": null | {"side": "a|b", "entries": [{"spec", "name", "manager", "status", "found", "note",
                                                   "line"}], "unmentioned": [package, ...]},
+     "pip_not_recorded": null | {"side": "a|b", "kind", "skipped"},   # a side that cannot hold pip
      "unchanged": [package, ...],          # only with --all
      "summary": {...}}
 
@@ -47,6 +49,7 @@ def diff_to_dict(d: EnvDiff, *, show_all: bool = False) -> dict:
         "duplicates": {"a": [x.as_dict() for x in d.duplicates_a],
                        "b": [x.as_dict() for x in d.duplicates_b]},
         "spec": spec,
+        "pip_not_recorded": d.pip_not_recorded.as_dict() if d.pip_not_recorded else None,
     }
     if show_all:
         out["unchanged"] = [s.as_dict() for s in d.unchanged]

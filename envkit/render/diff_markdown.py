@@ -6,7 +6,7 @@ a string (GitHub-flavoured Markdown).
 """
 from __future__ import annotations
 
-from envkit.diff import KIND_TITLES, Change, EnvDiff
+from envkit.diff import KIND_TITLES, NOT_RECORDED, Change, EnvDiff
 from envkit.render.diff_text import change_states
 
 _IMPACT = {"high": "**high**", "medium": "medium", "low": "low"}
@@ -49,6 +49,8 @@ def render_markdown(d: EnvDiff, *, show_all: bool = False) -> str:
     pb = f" ({d.b.platform})" if d.b.platform else ""
     out.append(f"**A** {_code(d.a.source)}{pa} → **B** {_code(d.b.source)}{pb}")
     out.append("")
+    if d.pip_not_recorded is not None:
+        out += [f"_{d.pip_not_recorded.sentence()}_", ""]
     if d.same:
         out.append("**Same**: no differences." if not d.spec_side else
                    "**Same**: every spec entry is satisfied.")
@@ -68,7 +70,7 @@ def render_markdown(d: EnvDiff, *, show_all: bool = False) -> str:
     if d.highlights:
         out += ["", "| | A | B |", "|---|---|---|"]
         for label, a, b in d.highlights:
-            mark = " ⚠" if a != b and d.a.concrete and d.b.concrete else ""
+            mark = " ⚠" if a != b and d.a.concrete and d.b.concrete and NOT_RECORDED not in (a, b) else ""
             out.append(f"| {label}{mark} | {_cell(a)} | {_cell(b)} |")
     matter = d.by_group("matter")
     if matter:

@@ -5,7 +5,7 @@ Pure: returns a string.  Colour (ANSI) only when the caller says so (a TTY witho
 """
 from __future__ import annotations
 
-from envkit.diff import KIND_TITLES, KINDS, Change, EnvDiff, PackageState, spec_text
+from envkit.diff import KIND_TITLES, KINDS, NOT_RECORDED, Change, EnvDiff, PackageState, spec_text
 
 _RESET = "\x1b[0m"
 _STYLES = {"bold": "\x1b[1m", "dim": "\x1b[2m", "red": "\x1b[31m", "green": "\x1b[32m",
@@ -32,6 +32,8 @@ def render_text(d: EnvDiff, *, color: bool = False, show_all: bool = False, widt
     p = _Painter(color)
     out: list[str] = []
     out += _header(d, p)
+    if d.pip_not_recorded is not None:
+        out.append(p(f"note: {d.pip_not_recorded.sentence()}", "dim"))
     if d.highlights:
         out.append("")
         out += _highlights(d, p)
@@ -101,7 +103,7 @@ def _highlights(d: EnvDiff, p: _Painter) -> list[str]:
     out = [f"  {'':<{wl}}  {head_a}  {p('B', 'bold')}"]
     both = d.a.concrete and d.b.concrete  # a spec's range is not "different" from a version
     for label, a, b in rows:
-        mark = p(" *", "yellow") if a != b and both else ""
+        mark = p(" *", "yellow") if a != b and both and NOT_RECORDED not in (a, b) else ""
         out.append(f"  {label:<{wl}}  {a:<{wa}}  {b}{mark}".rstrip())
     return out
 
