@@ -114,8 +114,18 @@ def test_unknown_top_level_keys_are_kept():
     spec = read_env("name: a\ndescription: my env\nextras:\n  k: [1, 2]\ndependencies:\n  - x\n")
     assert spec.extra == (("description", '"my env"'), ("extras", '{"k":[1,2]}'))
     text = write_env(spec)
-    assert "description: my env\nextras: {\"k\": [1, 2]}\n" in text
+    assert "description: my env\nextras:\n  k:\n    - 1\n    - 2\n" in text
     assert read_env(text) == spec
+
+
+def test_unknown_keys_with_any_value_read_back_the_same():
+    text = ("name: a\nmeta:\n  big: 1.0e+20\n  none: null\n  ctl: \"a\\x7fb\\u2028\"\n  nested:\n    - [1, [2]]\n"
+            "    - {x: 1.5}\n    - {}\ndependencies:\n  - x\n")
+    spec = read_env(text)
+    assert spec.extra == (("meta", '{"big":1e+20,"none":null,"ctl":"a\x7fb\u2028","nested":[[1,[2]],{"x":1.5},{}]}'),)
+    out = write_env(spec)
+    assert "\x7f" not in out and 'ctl: "a\\u007fb\\u2028"' in out
+    assert read_env(out) == spec and write_env(read_env(out)) == out
 
 
 @pytest.mark.parametrize("path", corpus_files("envyml") + corpus_files("export")[:-1], ids=lambda p: p.name[:12])

@@ -9,11 +9,23 @@ from envkit.formats import FORMATS
 
 
 def _read(path: str) -> str:
-    if path == "-":
-        return sys.stdin.read()
-    from envkit.io import read_text
+    """The text of `path` ('-': stdin), UTF-8; ParseError for anything else, as for files."""
+    from envkit.io import MAX_INPUT_BYTES, read_text
 
-    return read_text(path)
+    if path != "-":
+        return read_text(path)
+    from envkit.errors import ParseError, Where
+
+    data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
+    if len(data) > MAX_INPUT_BYTES:
+        raise ParseError(f"input is larger than the {MAX_INPUT_BYTES / 2**20:.0f} MiB envkit reads",
+                         where=Where(file="<stdin>"))
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ParseError("not UTF-8 text", where=Where(file="<stdin>", line=data[: exc.start].count(b"\n") + 1),
+                         hint="save the file as UTF-8") from None
+    return text[1:] if text.startswith("\ufeff") else text
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})

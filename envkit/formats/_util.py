@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 from functools import lru_cache
 
 from envkit.errors import ParseError, Where
@@ -103,3 +104,196 @@ def type_name(value) -> str:
 def to_json(value) -> str:
     """Canonical JSON text of a YAML value (for keeping unknown keys in a model)."""
     return json.dumps(value, sort_keys=False, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+class Fields:
+    """A mapping read from a file, with typed lookups whose errors name the file, the line and the key
+    path (`package[3].platform`).  Works on YamlMap (lines known) and plain dicts (JSON: no lines).
+
+    Text fields accept what YAML may have typed as a number (`version: 1.0`) and give it as text;
+    booleans, lists and mappings where text belongs are errors.
+    """
+
+    __slots__ = ("data", "file", "path", "line")
+
+    def __init__(self, data, file: str | None, path: str, line: int | None = None, what: str | None = None) -> None:
+        if not isinstance(data, dict):
+            raise ParseError(f"{what or _label(path)} must be a mapping, got {type_name(data)}",
+                             where=Where(file=file, line=line or _line(data), key=path or None))
+        self.data = data
+        self.file = file
+        self.path = path
+        self.line = _line(data) or line
+
+    def key(self, key: str) -> str:
+        return f"{self.path}.{key}" if self.path else key
+
+    def where(self, key: str | None = None) -> Where:
+        line = None
+        if key is not None and hasattr(self.data, "lines"):
+            line = self.data.lines.get(key)
+        return Where(file=self.file, line=line or self.line, key=self.key(key) if key else self.path or None)
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.data
+
+    def get(self, key: str, default=None):
+        return self.data.get(key, default)
+
+    def missing(self, key: str, what: str | None = None) -> ParseError:
+        return ParseError(f"{what or _label(self.path)} has no `{key}:`", where=self.where())
+
+    def text(self, key: str, *, required: bool = False, what: str | None = None) -> str | None:
+        """The text of `key`; None when absent or null (an error when `required`)."""
+        value = self.data.get(key)
+        if value is None:
+            if required:
+                raise self.missing(key, what)
+            return None
+        return as_text(value, f"`{key}:`", self.where(key))
+
+    def mapping(self, key: str) -> "Fields":
+        """`key`'s mapping as Fields (an empty one when absent or null)."""
+        value = self.data.get(key)
+        if value is None:
+            return Fields({}, self.file, self.key(key), line=self.where(key).line)
+        return Fields(value, self.file, self.key(key), line=self.where(key).line, what=f"`{key}:`")
+
+    def items(self, key: str) -> list[tuple[int, object, Where]]:
+        """(index, item, where) for each item of the list at `key` (none when absent or null)."""
+        value = self.data.get(key)
+        if value is None:
+            return []
+        where = self.where(key)
+        need_list(value, f"`{key}:`", where)
+        path = self.key(key)
+        line_of = getattr(value, "line_of", None)
+        return [(i, v, Where(file=self.file, line=(line_of(i) if line_of else None) or where.line,
+                             key=f"{path}[{i}]")) for i, v in enumerate(value)]
+
+    def texts(self, key: str) -> list[str]:
+        """The list of text at `key` (empty when absent or null)."""
+        return [as_text(v, f"an item of `{key}:`", w) for _i, v, w in self.items(key)]
+
+    def flag(self, key: str, default: bool = False) -> bool:
+        value = self.data.get(key)
+        if value is None:
+            return default
+        if not isinstance(value, bool):
+            raise ParseError(f"`{key}:` must be true or false, got {type_name(value)}", where=self.where(key))
+        return value
+
+    def integer(self, key: str) -> int | None:
+        value = self.data.get(key)
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int):
+            if isinstance(value, str) and value.strip().isdigit():
+                return int(value)
+            raise ParseError(f"`{key}:` must be a whole number, got {type_name(value)}", where=self.where(key))
+        return value
+
+
+def as_text(value, what: str, where: Where) -> str:
+    """`value` as text: strings as they are, numbers as YAML wrote them; else ParseError."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    raise ParseError(f"{what} must be text, got {type_name(value)}", where=where)
+
+
+def _line(data) -> int | None:
+    return getattr(data, "line", None) or None
+
+
+def _label(path: str) -> str:
+    return f"`{path}`" if path else "the document"
+
+
+# --------------------------------------------------------------------------------------------
+# YAML writing
+
+
+# characters no YAML stream may hold raw (C1 controls, DEL, U+FFFE/FFFF) or that YAML 1.1 reads as
+# line breaks (NEL, U+2028, U+2029); json.dumps(ensure_ascii=False) leaves them as they are
+_YAML_RAW_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]")
+
+
+@lru_cache(maxsize=65536)
+def yscalar(value: str) -> str:
+    """`envkit._yaml.scalar(value)`, with the characters a YAML file cannot hold raw written as
+    `\\uXXXX` escapes, so that what envkit writes always reads back as the same string.
+
+    Raises ParseError for a lone surrogate, which no YAML (or UTF-8) file can hold at all."""
+    from envkit._yaml import scalar
+
+    out = scalar(value)
+    if out.isascii() and "\x7f" not in out:
+        return out
+    if _YAML_RAW_UNSAFE.search(out) is None:
+        return out
+    bad = re.search("[\ud800-\udfff]", value)
+    if bad is not None:
+        raise ParseError(f"text {value.encode('utf-8', 'backslashreplace').decode()!r} holds a lone surrogate "
+                         f"(U+{ord(bad.group()):04X}), which no YAML file can hold")
+    # such a value is always double-quoted (plain scalars are ASCII), where JSON escapes are YAML's
+    return _YAML_RAW_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", out)
+
+
+def ykey(value: str) -> str:
+    """A mapping key, written as `yscalar` writes a value."""
+    return yscalar(value)
+
+
+def block_yaml(key: str, value, indent: str = "", seq_indent: str = "") -> list[str]:
+    """`key: value` (a JSON-like value) as block-style YAML lines that read back as the same value.
+
+    Mappings nest two spaces deeper; sequence items are `seq_indent` deeper than their key (conda-lock
+    writes them level with the key, environment.yml files two spaces in)."""
+    if isinstance(value, (dict, list)) and value:
+        inner = indent + ("  " if isinstance(value, dict) else seq_indent)
+        return [f"{indent}{ykey(str(key))}:"] + _block_body(value, inner, seq_indent)
+    return [f"{indent}{ykey(str(key))}: {yaml_leaf(value)}"]
+
+
+def _block_body(value, indent: str, seq_indent: str) -> list[str]:
+    if isinstance(value, dict):
+        out: list[str] = []
+        for k, v in value.items():
+            out += block_yaml(k, v, indent, seq_indent)
+        return out
+    out = []
+    for v in value:
+        if isinstance(v, dict) and v:
+            sub = _block_body(v, indent + "  ", seq_indent)
+            out += [f"{indent}- {sub[0].lstrip()}"] + sub[1:]
+        elif isinstance(v, list) and v:
+            out += [f"{indent}-"] + _block_body(v, indent + "  ", seq_indent)
+        else:
+            out.append(f"{indent}- {yaml_leaf(v)}")
+    return out
+
+
+def yaml_leaf(value) -> str:
+    """A scalar (or empty collection) as YAML text that reads back as the same value."""
+    if isinstance(value, str):
+        return yscalar(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict):
+        return "{}"
+    if isinstance(value, list):
+        return "[]"
+    if isinstance(value, float):
+        # YAML 1.1 reads a float only with a dot (1e+20 would be text) and spells inf/nan its own way
+        if value != value:
+            return ".nan"
+        if value in (float("inf"), float("-inf")):
+            return ".inf" if value > 0 else "-.inf"
+        text = repr(value)
+        if "." not in text:
+            mant, e, exp = text.partition("e")
+            text = f"{mant}.0{e}{exp}"
+        return text
+    return json.dumps(value)  # int, None

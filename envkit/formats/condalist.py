@@ -32,34 +32,62 @@ def read_conda_list_json(text: str, filename: str | None = None) -> Lock:
     Raises ParseError for invalid JSON or a record without name/version."""
     from envkit.conda.channels import parse_channel
 
+    from envkit.formats._util import Fields
+
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ParseError(f"invalid JSON: {exc.msg}", where=Where(file=filename, line=exc.lineno)) from None
     if not isinstance(data, list):
         raise ParseError("not `conda list --json` output: expected a JSON list", where=Where(file=filename))
-    platform = _lock_platform([r.get("platform") for r in data if isinstance(r, dict)])
-    pkgs = []
+    lines = _record_lines(text)
+    records = []
     for i, r in enumerate(data):
-        if not isinstance(r, dict) or "name" not in r or "version" not in r:
-            raise ParseError(f"record {i} has no name/version", where=Where(file=filename, key=f"[{i}]"))
-        is_pip = r.get("channel") == "pypi" or r.get("platform") == "pypi"
-        if is_pip:
-            pkgs.append(LockedPackage(manager="pip", name=str(r["name"]), version=str(r["version"]),
-                                      platform=platform))
+        rec = Fields(r, filename, f"[{i}]", line=lines[i] if i < len(lines) else None, what=f"record {i}")
+        name = rec.text("name", required=True, what=f"record {i}")
+        version = rec.text("version", required=True, what=f"record {i}")
+        records.append((rec, name, version))
+    platform = _lock_platform([rec.text("platform") for rec, _n, _v in records])
+    pkgs = []
+    for rec, name, version in records:
+        channel, sub = rec.text("channel"), rec.text("platform")
+        if channel == "pypi" or sub == "pypi":
+            pkgs.append(LockedPackage(manager="pip", name=name, version=version, platform=platform))
             continue
         chan = None
-        if r.get("base_url"):
-            chan = parse_channel(str(r["base_url"])).name
-        elif r.get("channel"):
-            chan = parse_channel(str(r["channel"])).name
-        bn = r.get("build_number")
+        base_url = rec.text("base_url")
+        if base_url:
+            chan = parse_channel(base_url).name
+        elif channel:
+            chan = parse_channel(channel).name
         pkgs.append(LockedPackage(
-            manager="conda", name=str(r["name"]), version=str(r["version"]),
-            build=r.get("build_string") or r.get("build"), build_number=int(bn) if bn is not None else None,
-            channel=chan, platform=platform, subdir=r.get("platform") or None))
+            manager="conda", name=name, version=version,
+            build=rec.text("build_string") or rec.text("build"), build_number=rec.integer("build_number"),
+            channel=chan, platform=platform, subdir=sub or None))
     return Lock(kind="conda-list", platforms=(platform,) if platform else (), packages=tuple(pkgs),
                 source=filename)
+
+
+def _record_lines(text: str) -> list[int]:
+    """The line each element of a (valid) JSON array starts on, for error messages."""
+    decoder = json.JSONDecoder()
+    out: list[int] = []
+    pos = text.index("[") + 1
+    line = 1 + text.count("\n", 0, pos)
+    n = len(text)
+    while pos < n:
+        c = text[pos]
+        if c in " \t\r\n,":
+            line += c == "\n"
+            pos += 1
+            continue
+        if c == "]":
+            break
+        out.append(line)
+        _obj, end = decoder.raw_decode(text, pos)
+        line += text.count("\n", pos, end)
+        pos = end
+    return out
 
 
 def write_conda_list_json(lock: Lock, platform: str | None = None) -> str:
@@ -132,9 +160,16 @@ def write_conda_list_export(lock: Lock, platform: str | None = None, *, header: 
     pkgs = lock.for_platform(platform) if platform and lock.platforms else lock.packages
     out = comment_block(header if header is not None else EXPORT_HEADER)
     if platform:
+        if not _PLATFORM.match(f"# platform: {platform}"):
+            raise ParseError(f"platform {platform!r} cannot be written in a `# platform:` line")
         out += f"# platform: {platform}\n"
     for p in pkgs:
         head = f"{p.channel}::" if p.channel and p.manager == "conda" else ""
         build = "pypi_0" if p.manager == "pip" else (p.build or "0")
-        out += f"{head}{p.name}={p.version}={build}\n"
+        line = f"{head}{p.name}={p.version}={build}"
+        m = _EXPORT_LINE.match(line)
+        if m is None or (m.group("name"), m.group("version"), m.group("build")) != (p.name, p.version, build):
+            raise ParseError(f"package {p.name!r} version {p.version!r} cannot be written as a "
+                             "`name=version=build` line (each part one word, without `=` or whitespace)")
+        out += line + "\n"
     return out

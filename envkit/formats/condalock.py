@@ -62,117 +62,57 @@ def read_conda_lock(text: str, filename: str | None = None) -> Lock:
 
 def _from_data(data, filename: str | None) -> Lock:
     from envkit.conda.channels import parse_channel
-    from envkit.formats._util import need_list, need_mapping, to_json, url_parts
+    from envkit.formats._util import Fields, as_text, to_json, url_parts
 
-    meta = need_mapping(data.get("metadata"), "`metadata:`", Where(file=filename, line=data.line_of("metadata")))
-    mline = meta.line_of
-    content_hash = tuple((str(k), str(v)) for k, v in (meta.get("content_hash") or {}).items())
+    top = Fields(data, filename, "")
+    if top.get("metadata") is None:
+        raise top.missing("metadata", "a conda-lock file")
+    meta = top.mapping("metadata")
+    hashes = meta.mapping("content_hash")
+    content_hash = tuple((str(k), hashes.text(k) or "") for k in hashes.data)
     channels = []
-    for i, c in enumerate(meta.get("channels") or ()):
-        url = c.get("url") if isinstance(c, dict) else c
-        if not isinstance(url, str):
-            raise ParseError("a channel needs a `url:`", where=Where(file=filename, line=mline("channels")))
+    for _i, c, where in meta.items("channels"):
+        if isinstance(c, dict):
+            chan = Fields(c, filename, where.key, line=where.line, what="a channel")
+            url = chan.text("url", required=True, what="a channel")
+        else:
+            url = as_text(c, "a channel", where)
         channels.append(parse_channel(url))
-    platforms = tuple(str(p) for p in (meta.get("platforms") or ()))
-    sources = tuple(str(s) for s in (meta.get("sources") or ()))
-    extra_meta = tuple((str(k), to_json(v)) for k, v in meta.items() if k not in _META_KEYS)
+    platforms = tuple(meta.texts("platforms"))
+    sources = tuple(meta.texts("sources"))
+    extra_meta = tuple((str(k), to_json(v)) for k, v in meta.data.items() if k not in _META_KEYS)
     extra_meta, pip_options = split_pip_options(extra_meta)
-    pkgs_raw = need_list(data.get("package") if "package" in data else [], "`package:`",
-                         Where(file=filename, line=data.line_of("package")))
     pkgs: list[LockedPackage] = []
     seen_platforms: list[str] = []
-    for i, p in enumerate(pkgs_raw):
-        line = pkgs_raw.line_of(i)
-        if not isinstance(p, dict):
-            raise ParseError("a package entry must be a mapping", where=Where(file=filename, line=line))
-        try:
-            name = p["name"]
-            version = p["version"]
-            manager = p["manager"]
-            platform = p["platform"]
-        except KeyError as exc:
-            raise ParseError(f"package entry has no `{exc.args[0]}:`", where=Where(file=filename, line=line)) from None
+    for _i, raw, where in top.items("package"):
+        p = Fields(raw, filename, where.key, line=where.line, what="a package entry")
+        name = p.text("name", required=True, what="a package entry")
+        version = p.text("version", required=True, what="a package entry")
+        manager = p.text("manager", required=True, what="a package entry")
+        platform = p.text("platform", required=True, what="a package entry")
         if manager not in ("conda", "pip"):
-            raise ParseError(f"unknown manager {manager!r} (expected conda or pip)",
-                             where=Where(file=filename, line=p.line_of("manager")))
-        deps = p.get("dependencies") or {}
-        if not isinstance(deps, dict):
-            raise ParseError("`dependencies:` must be a mapping", where=Where(file=filename, line=p.line_of("dependencies")))
-        depends = tuple((str(k), "" if v is None else str(v)) for k, v in deps.items())
-        url = p.get("url")
-        h = p.get("hash") or {}
-        md5 = h.get("md5") if isinstance(h, dict) else None
-        sha256 = h.get("sha256") if isinstance(h, dict) else None
+            raise ParseError(f"unknown manager {manager!r} (expected conda or pip)", where=p.where("manager"))
+        deps = p.mapping("dependencies")
+        depends = tuple((str(k), deps.text(k) or "") for k in deps.data)
+        url = p.text("url")
+        h = p.mapping("hash")
+        md5, sha256 = h.text("md5"), h.text("sha256")
         build = subdir = channel = None
-        if manager == "conda" and isinstance(url, str):
+        if manager == "conda" and url:
             channel, subdir, nvb = url_parts(url)
             if nvb is not None:
                 build = nvb[2]
-        platform = str(platform)
         if platform not in seen_platforms:
             seen_platforms.append(platform)
         pkgs.append(LockedPackage(
-            manager=manager, name=str(name), version=str(version), build=build, channel=channel,
+            manager=manager, name=name, version=version, build=build, channel=channel,
             platform=platform, subdir=subdir, url=url, md5=md5, sha256=sha256, depends=depends,
-            category=str(p.get("category", "main")), optional=bool(p.get("optional", False)), line=line))
+            category=p.text("category") or "main", optional=p.flag("optional"), line=where.line))
     if not platforms:
         platforms = tuple(seen_platforms)
     return Lock(kind="conda-lock", platforms=platforms, packages=tuple(pkgs), channels=tuple(channels),
                 content_hash=content_hash, sources=sources, metadata=extra_meta, pip_options=pip_options,
                 source=filename)
-
-
-def _block_yaml(key: str, value, indent: str) -> list[str]:
-    """`key: value` as block-style YAML lines, conda-lock's own layout for metadata sections such as
-    `time_metadata:` (and what the fast lock reader takes); reads back as the same value."""
-    from envkit._yaml import key as ykey
-
-    if isinstance(value, (dict, list)) and value:
-        return [f"{indent}{ykey(key)}:"] + _block_body(value, indent + "  " if isinstance(value, dict) else indent)
-    return [f"{indent}{ykey(key)}: {_leaf(value)}"]
-
-
-def _block_body(value, indent: str) -> list[str]:
-    if isinstance(value, dict):
-        out: list[str] = []
-        for k, v in value.items():
-            out += _block_yaml(str(k), v, indent)
-        return out
-    out = []
-    for v in value:
-        if isinstance(v, dict) and v:
-            sub = _block_body(v, indent + "  ")
-            out += [f"{indent}- {sub[0].lstrip()}"] + sub[1:]
-        elif isinstance(v, list) and v:
-            out += [f"{indent}-"] + _block_body(v, indent + "  ")
-        else:
-            out.append(f"{indent}- {_leaf(v)}")
-    return out
-
-
-def _leaf(value) -> str:
-    from envkit._yaml import scalar
-
-    if isinstance(value, str):
-        return scalar(value)
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, dict):
-        return "{}"
-    if isinstance(value, list):
-        return "[]"
-    if isinstance(value, float):
-        # YAML 1.1 reads a float only with a dot (1e+20 would be text) and spells inf/nan its own way
-        if value != value:
-            return ".nan"
-        if value in (float("inf"), float("-inf")):
-            return ".inf" if value > 0 else "-.inf"
-        text = repr(value)
-        if "." not in text:
-            mant, e, exp = text.partition("e")
-            text = f"{mant}.0{e}{exp}"
-        return text
-    return json.dumps(value)  # int, None
 
 
 def merge_depends(depends: tuple[tuple[str, str], ...]) -> list[tuple[str, str]]:
@@ -274,7 +214,7 @@ def write_conda_lock(lock: Lock, *, header: str | None = None) -> str:
 
     Raises ParseError when a package has no platform or no URL (conda-lock needs both).
     """
-    from envkit._yaml import key as ykey, scalar
+    from envkit.formats._util import block_yaml, ykey, yscalar as scalar
     from envkit.formats._util import comment_block
     from envkit.formats.envyml import channel_out
 
@@ -299,7 +239,7 @@ def write_conda_lock(lock: Lock, *, header: str | None = None) -> str:
     out += ["  platforms:"] + [f"  - {scalar(p)}" for p in platforms] if platforms else ["  platforms: []"]
     out += ["  sources:"] + [f"  - {scalar(s)}" for s in lock.sources] if lock.sources else ["  sources: []"]
     for k, v in join_pip_options(lock.metadata, lock.pip_options):
-        out += _block_yaml(k, json.loads(v), "  ")
+        out += block_yaml(k, json.loads(v), "  ")
     pkgs = sorted(lock.packages, key=sort_key(platforms))
     out.append("package:" if pkgs else "package: []")
     for p in pkgs:

@@ -119,6 +119,9 @@ def read_env(text: str, filename: str | None = None) -> EnvSpec:
             mark(f"variable:{k}", raw_vars.line_of(k))
 
     prefix = data.get("prefix")
+    if prefix is not None and (isinstance(prefix, (dict, list, bool))):
+        raise ParseError(f"`prefix:` must be a path, got {type_name(prefix)}",
+                         where=where(data.line_of("prefix"), "prefix"))
     prefix = None if prefix is None else str(prefix)
 
     platforms: list[str] = []
@@ -260,7 +263,7 @@ def write_env(spec: EnvSpec, *, header: str | None = None, comments: CommentMap 
     `header` (text, one comment line per line) goes first; `comments` puts source comments back.
     Deterministic: equal models (and comments) give byte-identical text.
     """
-    from envkit._yaml import key as ykey, scalar
+    from envkit.formats._util import block_yaml, ykey, yscalar as scalar
 
     cm = comments or CommentMap()
     out: list[str] = []
@@ -308,22 +311,15 @@ def write_env(spec: EnvSpec, *, header: str | None = None, comments: CommentMap 
         for p in spec.platforms:
             emit("  ", f"- {scalar(p)}", spec.line_of(f"platform:{p}"))
     for k, v in spec.extra:
-        emit("", f"{ykey(k)}: {_json_as_yaml(v)}", spec.line_of(k))
+        # block style, as the rest of the file (JSON flow text would not always read back the same)
+        first, *rest = block_yaml(k, json.loads(v), "", "  ")
+        emit("", first, spec.line_of(k))
+        out.extend(rest)
     if spec.prefix is not None:
         emit("", f"prefix: {scalar(spec.prefix)}", spec.line_of("prefix"))
     rest = cm.leftover() + cm.footer
     out += rest
     return "\n".join(out) + "\n"
-
-
-def _json_as_yaml(text: str) -> str:
-    from envkit._yaml import scalar
-
-    value = json.loads(text)
-    if isinstance(value, str):
-        return scalar(value)
-    # JSON flow style is valid YAML and reads back as the same value
-    return json.dumps(value, ensure_ascii=False)
 
 
 def channel_out(ch: Channel) -> str:

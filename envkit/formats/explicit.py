@@ -51,6 +51,9 @@ def read_explicit(text: str, filename: str | None = None) -> Lock:
             if m and seen_explicit:
                 url, _, frag = m.group("url").partition("#")
                 sha = frag.split("=", 1)[1] if frag.startswith("sha256=") else None
+                if frag and (sha is None or not _HEX64.match(sha)):
+                    raise ParseError("unknown hash fragment on a pip line (expected #sha256=<64 hex digits>)",
+                                     where=Where(file=filename, line=i), text=s)
                 rows.append((i, url, None, sha, m.group("name")))
             continue
         if s == "@EXPLICIT":
@@ -62,15 +65,15 @@ def read_explicit(text: str, filename: str | None = None) -> Lock:
         url, _, frag = s.partition("#")
         md5 = sha256 = None
         if frag:
-            if frag.startswith(("sha256:", "sha256=")):
+            if frag.startswith(("sha256:", "sha256=")) and _HEX64.match(frag[7:]):
                 sha256 = frag[7:]
             elif _HEX32.match(frag):
                 md5 = frag
             elif _HEX64.match(frag):
                 sha256 = frag
             else:
-                raise ParseError("unknown hash fragment (expected #<md5>, #sha256:<hex>)",
-                                 where=Where(file=filename, line=i), text=s)
+                raise ParseError("unknown hash fragment (expected #<md5>, #sha256:<hex>, hex digits of "
+                                 "32 or 64)", where=Where(file=filename, line=i), text=s)
         rows.append((i, url, md5, sha256, None))
     if not seen_explicit:
         raise ParseError("not an explicit file: no `@EXPLICIT` line", where=Where(file=filename),
@@ -116,9 +119,10 @@ def write_explicit(lock: Lock, platform: str | None = None, *, header: str | Non
 
     Each URL carries its md5 (or `sha256:` when only that is known); pip packages become conda-lock's
     `# pip name @ url#sha256=...` lines, which conda ignores.  Raises ParseError when the platform is
-    ambiguous or a conda package has no URL.
+    ambiguous, or a package cannot be written so that it reads back (no URL, not a conda package file
+    name, whitespace in the URL, a hash that is not hex digits).
     """
-    from envkit.formats._util import comment_block
+    from envkit.formats._util import comment_block, split_filename
 
     if platform is None:
         if len(lock.platforms) > 1:
@@ -128,6 +132,7 @@ def write_explicit(lock: Lock, platform: str | None = None, *, header: str | Non
     pkgs = lock.for_platform(platform) if platform else lock.packages
     out = comment_block(header if header is not None else HEADER)
     if platform:
+        _check_token(platform, "platform", platform)
         out += f"# platform: {platform}\n"
     h = lock.hash_for(platform) if platform else None
     if h:
@@ -137,11 +142,39 @@ def write_explicit(lock: Lock, platform: str | None = None, *, header: str | Non
     for p in pkgs:
         if p.manager == "pip":
             if p.url:
+                if not _PIP_NAME.fullmatch(p.name):
+                    raise ParseError(f"pip package name {p.name!r} cannot be written in an explicit file")
+                _check_token(p.url, "URL", p.name, "#")
+                if p.sha256:
+                    _check_hash(p.sha256, _HEX64, "sha256", p.name)
                 frag = f"#sha256={p.sha256}" if p.sha256 else ""
                 pip_lines.append(f"# pip {p.name} @ {p.url}{frag}\n")
             continue
         if not p.url:
             raise ParseError(f"package {p.name} {p.version} has no URL; an explicit file needs one")
+        _check_token(p.url, "URL", p.name, "#")
+        if split_filename(p.url.rstrip("/").rpartition("/")[2]) is None:
+            raise ParseError(f"package {p.name} {p.version}: {p.url!r} is not a conda package URL "
+                             "(.conda or .tar.bz2); an explicit file needs one")
+        if p.md5:
+            _check_hash(p.md5, _HEX32, "md5", p.name)
+        elif p.sha256:
+            _check_hash(p.sha256, _HEX64, "sha256", p.name)
         frag = f"#{p.md5}" if p.md5 else (f"#sha256:{p.sha256}" if p.sha256 else "")
         out += f"{p.url}{frag}\n"
     return out + "".join(pip_lines)
+
+
+_PIP_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+def _check_token(text: str, what: str, package: str, forbidden: str = "") -> None:
+    """Raise ParseError unless `text` can be written as one token of an explicit file's line."""
+    if not text or any(c.isspace() for c in text) or any(c in text for c in forbidden):
+        raise ParseError(f"{package}: {what} {text!r} cannot be written in an explicit file "
+                         "(it must be one word, without whitespace" + (f" or {forbidden!r}" if forbidden else "") + ")")
+
+
+def _check_hash(value: str, pattern: re.Pattern, what: str, package: str) -> None:
+    if not pattern.match(value):
+        raise ParseError(f"{package}: {what} {value!r} is not a hex digest; an explicit file cannot carry it")

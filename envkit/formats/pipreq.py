@@ -30,6 +30,10 @@ _LEGACY = re.compile(
 _WHEEL = re.compile(r"(?:^|/)(?P<name>[A-Za-z0-9][A-Za-z0-9._]*)-[^/-]+(?:-[^/-]+)?-[^/-]+-[^/-]+-[^/-]+\.whl(?:$|[#?])")
 _SDIST = re.compile(r"(?:^|/)(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*?)-(?P<version>\d[^/-]*)\.(?:tar\.gz|zip|tar\.bz2|tgz)(?:$|[#?])")
 _DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
+# pip options that take an argument (pip/_internal/req/req_file.py)
+_NEEDS_VALUE = frozenset({"-e", "--editable", "-r", "--requirement", "-c", "--constraint", "-i", "--index-url",
+                          "--extra-index-url", "-f", "--find-links", "--trusted-host", "--no-binary",
+                          "--only-binary", "--hash", "--config-settings", "--global-option"})
 
 
 def redact(text: str) -> str:
@@ -54,6 +58,9 @@ def parse_pip_entry(text: str, where: Where | None = None) -> PipDep:
         if not s:
             raise InvalidSpecError("-e needs a path or URL", where=where, text=raw)
     elif s.startswith("-"):
+        if " " not in s and "=" not in s and s in _NEEDS_VALUE:
+            # pip refuses these alone ("-r option requires 1 argument"): say so here, with the line
+            raise InvalidSpecError(f"pip option {s} needs a value", where=where, text=raw)
         return PipDep(kind="option", text=redact(s), raw=raw, line=line)
     # per-requirement options after the requirement (`pkg --hash=sha256:...`, `pkg --no-binary x`)
     tokens = s.split(" ")

@@ -41,8 +41,9 @@ def environments(text: str, filename: str | None = None) -> list[str]:
 def read_pixi_environments(text: str, filename: str | None = None) -> dict[str, Lock]:
     """Every environment of a pixi.lock, name -> Lock(kind="pixi"), in file order (one YAML parse)."""
     data = _load(text, filename)
-    envs = data.get("environments") or {}
-    return {str(name): _read_env(data, envs[name] or {}, str(name), filename) for name in envs}
+    envs = _environments(data, filename)
+    index = _index(data, filename)
+    return {str(name): _read_env(data, envs.mapping(name), str(name), filename, index) for name in envs.data}
 
 
 def _load(text: str, filename: str | None):
@@ -65,85 +66,101 @@ def read_pixi_lock(text: str, filename: str | None = None, environment: str | No
     """
     data = _load(text, filename)
     env_name = environment or DEFAULT_ENVIRONMENT
-    envs = data.get("environments") or {}
-    if env_name not in envs:
-        names = ", ".join(str(k) for k in envs) or "none"
+    envs = _environments(data, filename)
+    key = next((k for k in envs.data if str(k) == env_name), None)
+    if key is None:
+        names = ", ".join(str(k) for k in envs.data) or "none"
         raise EnvironmentNotFound(f"pixi.lock has no environment {env_name!r} (it has: {names})",
                                   where=Where(file=filename, line=data.line_of("environments")),
                                   hint="choose one with --environment")
-    env = envs[env_name] or {}
-    return _read_env(data, env, env_name, filename)
+    return _read_env(data, envs.mapping(key), env_name, filename, _index(data, filename))
 
 
-def _read_env(data, env, env_name: str, filename: str | None) -> Lock:
-    from envkit.conda.channels import parse_channel
-    from envkit.formats._util import to_json, url_parts
+def _environments(data, filename: str | None):
+    """The `environments:` mapping as Fields."""
+    from envkit.formats._util import Fields
 
-    # index the package data by (kind, location); a location can carry several variants (rare),
-    # told apart by the name/version an environment's reference gives
+    return Fields(data, filename, "").mapping("environments")
+
+
+def _index(data, filename: str | None) -> dict[tuple[str, str], list]:
+    """The top-level `packages:` list indexed by (kind, location); a location can carry several
+    variants (rare), told apart by the name/version an environment's reference gives."""
+    from envkit.formats._util import Fields
+
     index: dict[tuple[str, str], list] = {}
-    raw_pkgs = data.get("packages") or []
-    for i, p in enumerate(raw_pkgs):
-        if not isinstance(p, dict):
-            raise ParseError("a package entry must be a mapping", where=Where(file=filename, line=raw_pkgs.line_of(i)))
+    for _i, raw, where in Fields(data, filename, "").items("packages"):
+        p = Fields(raw, filename, where.key, line=where.line, what="a package entry")
         kind = "conda" if "conda" in p else "pypi" if "pypi" in p else None
         if kind is None:
-            raise ParseError("a package entry needs `conda:` or `pypi:`", where=Where(file=filename, line=p.line))
-        index.setdefault((kind, str(p[kind])), []).append(p)
+            raise ParseError("a package entry needs `conda:` or `pypi:`", where=where)
+        index.setdefault((kind, p.text(kind, required=True, what="a package entry")), []).append(p)
+    return index
+
+
+def _read_env(data, env, env_name: str, filename: str | None, index: dict) -> Lock:
+    from envkit.conda.channels import parse_channel
+    from envkit.formats._util import Fields, as_text, to_json, url_parts
 
     channels = []
-    for c in env.get("channels") or ():
-        url = c.get("url") if isinstance(c, dict) else c
-        if isinstance(url, str):
-            channels.append(parse_channel(url))
+    for _i, c, where in env.items("channels"):
+        if isinstance(c, dict):
+            chan = Fields(c, filename, where.key, line=where.line, what="a channel")
+            url = chan.text("url", required=True, what="a channel")
+        else:
+            url = as_text(c, "a channel", where)
+        channels.append(parse_channel(url))
     pip_options = []
-    indexes = env.get("indexes") or ()
-    for j, u in enumerate(indexes):
+    for j, u in enumerate(env.texts("indexes")):
         pip_options.append(f"--index-url {u}" if j == 0 else f"--extra-index-url {u}")
-    for u in env.get("find-links") or ():
-        target = u.get("url") or u.get("path") if isinstance(u, dict) else u
+    for _i, u, where in env.items("find-links"):
+        if isinstance(u, dict):
+            f = Fields(u, filename, where.key, line=where.line)
+            target = f.text("url") or f.text("path")
+        else:
+            target = as_text(u, "a find-links entry", where)
         if target:
             pip_options.append(f"--find-links {target}")
-    per_platform = env.get("packages") or {}
-    platforms = tuple(str(k) for k in per_platform)
+    per_platform = env.mapping("packages")
+    platforms = tuple(str(k) for k in per_platform.data)
     out: list[LockedPackage] = []
-    for platform in platforms:
-        refs = per_platform[platform] or []
-        for i, ref in enumerate(refs):
-            line = refs.line_of(i)
-            if not isinstance(ref, dict):
-                raise ParseError("a package reference must be a mapping", where=Where(file=filename, line=line))
+    for platform, key in zip(platforms, per_platform.data):
+        for _i, raw, where in per_platform.items(key):
+            ref = Fields(raw, filename, where.key, line=where.line, what="a package reference")
             kind = "conda" if "conda" in ref else "pypi" if "pypi" in ref else None
             if kind is None:
-                raise ParseError("a package reference needs `conda:` or `pypi:`", where=Where(file=filename, line=line))
-            loc = str(ref[kind])
+                raise ParseError("a package reference needs `conda:` or `pypi:`", where=where)
+            loc = ref.text(kind, required=True, what="a package reference")
             candidates = index.get((kind, loc))
             if not candidates:
                 raise ParseError(f"package {loc!r} is referenced but not listed under `packages:`",
-                                 where=Where(file=filename, line=line))
+                                 where=ref.where(kind))
             p = _pick(candidates, ref, platform)
+            line = where.line
             if kind == "conda":
                 chan, subdir, nvb = url_parts(loc)
-                name = p.get("name") or (nvb[0] if nvb else None)
-                version = p.get("version") or (nvb[1] if nvb else None)
-                build = p.get("build") or (nvb[2] if nvb else None)
+                name = p.text("name") or (nvb[0] if nvb else None)
+                version = p.text("version") or (nvb[1] if nvb else None)
+                build = p.text("build") or (nvb[2] if nvb else None)
                 if name is None or version is None:
-                    raise ParseError(f"cannot tell name and version of {loc!r}", where=Where(file=filename, line=p.line))
-                depends = tuple(_split_dep(d) for d in (p.get("depends") or ()))
+                    raise ParseError(f"cannot tell name and version of {loc!r}", where=p.where("conda"),
+                                     hint="the entry needs `name:` and `version:`, or a conda package file name")
+                depends = tuple(_split_dep(d) for d in p.texts("depends"))
+                sub = p.text("subdir") or subdir
                 out.append(LockedPackage(
-                    manager="conda", name=str(name), version=str(version), build=None if build is None else str(build),
-                    build_number=int(p.get("build_number", 0) or 0), channel=chan,
-                    platform=platform, subdir=str(p.get("subdir") or subdir) if (p.get("subdir") or subdir) else None,
-                    url=loc, md5=p.get("md5"), sha256=p.get("sha256"), depends=depends, line=line))
+                    manager="conda", name=name, version=version, build=build,
+                    build_number=p.integer("build_number") or 0, channel=chan, platform=platform,
+                    subdir=sub or None, url=loc, md5=p.text("md5"), sha256=p.text("sha256"), depends=depends,
+                    line=line))
             else:
-                name = p.get("name")
+                name = p.text("name")
                 if not name:
-                    raise ParseError(f"pypi package {loc!r} has no name", where=Where(file=filename, line=p.line))
-                depends = tuple(_split_req(d) for d in (p.get("requires_dist") or ()))
-                editable = bool(ref.get("editable", p.get("editable", False))) or _is_path(loc)
+                    raise ParseError(f"pypi package {loc!r} has no name", where=p.where("pypi"))
+                depends = tuple(_split_req(d) for d in p.texts("requires_dist"))
+                editable = ref.flag("editable", p.flag("editable")) or _is_path(loc)
                 out.append(LockedPackage(
-                    manager="pip", name=str(name), version=str(p.get("version") or ""), platform=platform,
-                    url=loc, sha256=p.get("sha256"), md5=p.get("md5"), depends=depends, editable=editable,
+                    manager="pip", name=name, version=p.text("version") or "", platform=platform,
+                    url=loc, sha256=p.text("sha256"), md5=p.text("md5"), depends=depends, editable=editable,
                     line=line))
     meta = [("version", str(data.get("version")))]
     if env.get("options"):
@@ -152,11 +169,11 @@ def _read_env(data, env, env_name: str, filename: str | None) -> Lock:
                 environment=env_name, pip_options=tuple(pip_options), metadata=tuple(meta), source=filename)
 
 
-def _pick(candidates: list, ref: dict, platform: str):
+def _pick(candidates: list, ref, platform: str):
     if len(candidates) == 1:
         return candidates[0]
     for c in candidates:
-        if all(c.get(k) == ref[k] for k in ("name", "version", "build", "subdir") if k in ref):
+        if all(c.get(k) == ref.get(k) for k in ("name", "version", "build", "subdir") if k in ref):
             if c.get("subdir") in (None, platform, "noarch"):
                 return c
     return candidates[0]
