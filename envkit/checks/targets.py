@@ -174,8 +174,3 @@ def pair(targets: list[Target], lock: Target | None = None) -> None:
     if len(specs) == 1 and len(locks) == 1 and specs[0].lock is None and locks[0].spec is None:
         specs[0].lock = locks[0]
         locks[0].spec = specs[0]
-
-
-def models(targets: Sequence[Target]) -> list:
-    """The parsed models of `targets` (for the duplicate warning), skipping unparsed ones."""
-    return [t.model for t in targets if t.model is not None]
