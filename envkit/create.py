@@ -52,21 +52,40 @@ def host_platform() -> str:
     return str(rattler.Subdir.current())
 
 
-def choose_platform(lock: Lock, platform: str | None) -> str:
+def choose_platform(lock: Lock, platform: str | None, *,
+                    environments: Mapping[str, Sequence[str]] | None = None) -> str:
     """The platform to install: `platform` when given (it must be locked), else this machine's.
 
-    Raises UsageError naming the locked platforms otherwise.
+    `environments` (a pixi.lock's environments, name -> locked platforms) lets the error point to
+    the ones that have the platform.  Raises UsageError saying what the lock (or the pixi.lock
+    environment) has, with a hint naming only options `envkit create` has (--env, --platform).
     """
-    locked = ", ".join(lock.platforms) or "none"
-    if platform:
-        if platform not in lock.platforms:
-            raise UsageError(f"the lock has no packages for {platform} (locked: {locked})")
-        return platform
-    here = host_platform()
-    if here not in lock.platforms:
-        raise UsageError(f"the lock has no packages for this machine's platform {here} (locked: {locked})",
-                         hint="pass --platform to install another locked platform")
-    return here
+    wanted = platform or host_platform()
+    if wanted in lock.platforms:
+        return wanted
+    pixi = lock.kind == "pixi"
+    what = f"pixi.lock environment {lock.environment!r}" if pixi and lock.environment else "the lock"
+    locked = ", ".join(lock.platforms)
+    if not lock.platforms:
+        message = f"{what} has no packages"
+    elif platform:
+        message = f"{what} has no packages for {platform} (locked: {locked})"
+    else:
+        message = f"{what} has no packages for this machine's platform {wanted} (locked: {locked})"
+    others = {n: tuple(p) for n, p in (environments or {}).items() if n != lock.environment and p}
+    if others:
+        message += "; its other environments: " + ", ".join(f"{n} ({', '.join(p)})" for n, p in others.items())
+    hints = []
+    fits = [n for n, p in others.items() if wanted in p]
+    if len(fits) == 1:
+        hints.append(f"pass --env {fits[0]} (it has {wanted})")
+    elif fits:
+        hints.append(f"pass --env NAME: {', '.join(fits)} have {wanted}")
+    elif others:
+        hints.append("choose another environment with --env NAME")
+    if lock.platforms and not platform:
+        hints.append(f"pass --platform to install another locked platform ({locked})")
+    raise UsageError(message, where=Where(file=lock.source), hint="; or ".join(hints) or None)
 
 
 def _local_path(url: str) -> str | None:
@@ -343,8 +362,12 @@ def find_backend_executable(backend: str, env: Mapping[str, str] | None = None) 
 
 def create_from_lock(lock: Lock, prefix: str | os.PathLike[str], *, platform: str | None = None,
                      backend: str = "rattler", executable: str | None = None,
-                     cache_dir: str | os.PathLike[str] | None = None, timeout: float = 1800) -> CreateResult:
+                     cache_dir: str | os.PathLike[str] | None = None, timeout: float = 1800,
+                     environments: Mapping[str, Sequence[str]] | None = None) -> CreateResult:
     """Create `prefix` holding exactly the packages `lock` has for `platform` (default: this machine's).
+
+    `environments`: for a pixi.lock, every environment's locked platforms (see `choose_platform`),
+    so that a platform the chosen environment lacks is answered with the ones that have it.
 
     Raises UsageError (existing non-empty prefix, platform not locked, missing URL/hash),
     IntegrityError (a package does not match its recorded hash) and BackendError (download, link,
@@ -352,7 +375,7 @@ def create_from_lock(lock: Lock, prefix: str | os.PathLike[str], *, platform: st
     """
     if backend not in BACKENDS:
         raise UsageError(f"unknown backend {backend!r}", hint="use one of: " + ", ".join(BACKENDS))
-    plat = choose_platform(lock, platform)
+    plat = choose_platform(lock, platform, environments=environments)
     target = os.path.abspath(os.fspath(prefix))
     _prepare_prefix(target)
     pkgs = lock.for_platform(plat)

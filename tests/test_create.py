@@ -271,7 +271,7 @@ def test_platform_not_in_lock(envkit_cli, tmp_path, source_env):
     assert envkit_cli("lock", "-p", str(source_env), "--no-env-lock", "-o", str(lock)).exit_code == 0
     r = envkit_cli("create", "--lock", str(lock), "-p", str(tmp_path / "x"), "--platform", "osx-arm64")
     assert r.exit_code == 2
-    assert "error: the lock has no packages for osx-arm64 (locked: linux-64)" in r.stderr
+    assert r.stderr == f"error: {lock}: the lock has no packages for osx-arm64 (locked: linux-64)\n"
 
 
 def test_create_by_name_uses_the_first_envs_dir(envkit_cli, tmp_path, source_env):
@@ -436,3 +436,87 @@ def test_noarch_python_package_lands_in_site_packages_with_its_entry_point(envki
     assert {k: v for k, v in created.items() if k not in ("files", "paths_data")} == \
         {k: v for k, v in direct.items() if k not in ("files", "paths_data")}
     assert created["files"] == direct["files"]
+
+
+def _pixi_lock(path: Path, envs: dict[str, list[LockedPackage]], channel: str) -> Path:
+    """A pixi.lock (version 6) with these environments (name -> linux-64 conda packages; an empty
+    list is an environment with `packages: {}`, as `pixi lock` writes one with no dependencies)."""
+    lines = ["version: 6", "environments:"]
+    for name, pkgs in envs.items():
+        lines += [f"  {name}:", "    channels:", f"    - url: {channel}/"]
+        if not pkgs:
+            lines.append("    packages: {}")
+            continue
+        lines += ["    packages:", "      linux-64:"] + [f"      - conda: {p.url}" for p in pkgs]
+    lines.append("packages:")
+    every = {p.url: p for pkgs in envs.values() for p in pkgs}
+    for url, p in sorted(every.items()):
+        lines += [f"- conda: {url}", f"  sha256: {p.sha256}", f"  md5: {p.md5}",
+                  f"  build_number: {p.build_number or 0}"]
+        if p.depends:
+            lines.append("  depends:")
+            lines += [f"  - {n} {s}".rstrip() for n, s in p.depends]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_create_from_a_pixi_lock_environment(envkit_cli, tmp_path, default_channel, source_env):
+    """corpus 58: a pixi.lock whose `default` environment is empty and whose `format` environment has
+    linux-64; create said 'no packages for this machine's platform linux-64 (locked: none) / hint:
+    pass --platform'.  --env picks the environment; the error lists the others."""
+    from envkit.backends import open_env
+    from envkit.lock import lock_live
+
+    conda = [p for p in lock_live(open_env(prefix=str(source_env))).packages if p.manager == "conda"]
+    lock = _pixi_lock(tmp_path / "pixi.lock", {"default": [], "format": conda, "mini": conda[:2]},
+                      default_channel.url)
+    target = tmp_path / "env"
+    r = envkit_cli("create", "--lock", str(lock), "-p", str(target))
+    assert r.exit_code == 2
+    assert r.stderr == (f"error: {lock}: pixi.lock environment 'default' has no packages; its other environments: "
+                        "format (linux-64), mini (linux-64)\n"
+                        "hint: pass --env NAME: format, mini have linux-64\n")
+    r = envkit_cli("create", "--lock", str(lock), "-p", str(target), "--env", "nope")
+    assert r.exit_code == 2
+    assert "pixi.lock has no environment 'nope' (it has: default, format, mini)\nhint: choose one with --env NAME\n" \
+        in r.stderr
+    assert not target.exists()
+
+    r = envkit_cli("create", "--lock", str(lock), "-p", str(target), "--env", "format")
+    assert r.exit_code == 0, r.stderr
+    assert r.stdout == f"created {target} (linux-64, rattler): 9 conda and 0 pip packages\n"
+    assert package_set(open_env(prefix=str(target)))[0] == package_set(open_env(prefix=str(source_env)))[0]
+
+    # a lock of another kind holds one environment: --env is a mistake there
+    conda_lock = tmp_path / "conda-lock.yml"
+    assert envkit_cli("lock", "-p", str(source_env), "--no-env-lock", "-o", str(conda_lock)).exit_code == 0
+    r = envkit_cli("create", "--lock", str(conda_lock), "-p", str(tmp_path / "e2"), "--env", "format")
+    assert r.exit_code == 2
+    assert r.stderr == (f"error: {conda_lock}: --env picks an environment of a pixi.lock; this is a conda-lock lock, "
+                        "which holds one environment\nhint: leave out --env\n")
+
+
+def test_platform_errors_name_only_options_create_has(monkeypatch):
+    from envkit import create
+    from envkit.create import choose_platform
+    from envkit.errors import UsageError
+
+    monkeypatch.setattr(create, "host_platform", lambda: "linux-64")
+
+    pkg = LockedPackage(manager="conda", name="zlib", version="1", platform="osx-arm64", url="file:///x.conda",
+                        md5="0" * 32)
+    lock = Lock(kind="conda-lock", platforms=("osx-arm64",), packages=(pkg,), source="l.yml")
+    with pytest.raises(UsageError) as info:
+        choose_platform(lock, None)
+    assert str(info.value) == "l.yml: the lock has no packages for this machine's platform linux-64 (locked: osx-arm64)"
+    assert info.value.hint == "pass --platform to install another locked platform (osx-arm64)"
+    empty = replace(lock, platforms=(), packages=())
+    with pytest.raises(UsageError) as info:
+        choose_platform(empty, None)
+    assert (str(info.value), info.value.hint) == ("l.yml: the lock has no packages", None)
+    pixi = replace(lock, kind="pixi", environment="cpu")
+    with pytest.raises(UsageError) as info:
+        choose_platform(pixi, "linux-64", environments={"cpu": ("osx-arm64",), "gpu": ("linux-64",), "none": ()})
+    assert str(info.value) == ("l.yml: pixi.lock environment 'cpu' has no packages for linux-64 (locked: osx-arm64); "
+                               "its other environments: gpu (linux-64)")
+    assert info.value.hint == "pass --env gpu (it has linux-64)"

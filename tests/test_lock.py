@@ -570,3 +570,30 @@ def test_lock_refuses_to_name_a_conda_lock_file_pixi_lock(envkit_cli, tmp_path):
     assert r.stderr == (f"error: {out}: refusing to write the lock (-o), a conda-lock file, under pixi's lock name "
                         "(pixi would read it as its own lock)\nhint: write it elsewhere (-o conda-lock.yml)\n")
     assert not out.exists()
+
+
+def test_check_of_a_pixi_lock_environment(envkit_cli, tmp_path):
+    """corpus 58: `default` is empty, `format` has the packages.  An empty environment would check
+    nothing and pass; it is an error naming the others, and --env picks one."""
+    lock = CORPUS / "58_16bit-ykiko__about-me__pixi.lock"
+    spec = tmp_path / "environment.yml"
+    spec.write_text("channels:\n  - conda-forge\ndependencies:\n  - clang-format >=21\n  - numpy\n")
+    r = envkit_cli("lock", "--check", "-f", str(spec), "--lock", str(lock), )
+    assert r.exit_code == 2
+    assert r.stderr.startswith(f"error: {lock}: pixi.lock environment 'default' has no packages; its other "
+                               "environments: format (linux-64, osx-64, osx-arm64)\nhint: pass --env format")
+    r = envkit_cli("lock", "--check", "-f", str(spec), "--lock", str(lock), "--env", "format")
+    assert r.exit_code == 1
+    assert r.stdout.splitlines()[-4:] == [
+        f"{spec}:5: missing: linux-64: numpy: no such conda package in the lock",
+        f"{spec}:5: missing: osx-64: numpy: no such conda package in the lock",
+        f"{spec}:5: missing: osx-arm64: numpy: no such conda package in the lock",
+        f"{lock} does not fit {spec}: 3 problem(s); it is a pixi.lock: regenerate it with `pixi lock` (envkit "
+        "writes conda-lock files, not pixi.lock)"]
+    r = envkit_cli("lock", "--check", "-f", str(spec), "--lock", str(lock), "--env", "nope")
+    assert r.exit_code == 2 and "hint: choose one with --env NAME\n" in r.stderr
+    r = envkit_cli("lock", "--check", "-f", str(spec), "--lock", str(CORPUS / "53_EthanMarx__ztf-lfi-demo__conda-lock.yml"),
+                   "--env", "format")
+    assert r.exit_code == 2 and "--env picks an environment of a pixi.lock; this is a conda-lock lock" in r.stderr
+    r = envkit_cli("lock", "-f", str(spec), "--env", "format")
+    assert r.exit_code == 2 and "error: --env is only for --check" in r.stderr

@@ -11,9 +11,11 @@ import click
 @click.option("-n", "--name", help="Create the environment with this name (in the first envs directory).")
 @click.option("--platform", default=None, metavar="SUBDIR",
               help="The locked platform to install [default: this machine's].")
+@click.option("--env", "environment", metavar="NAME",
+              help="The environment of a pixi.lock to install [default: default].")
 @click.option("--backend", type=click.Choice(("rattler", "conda", "mamba", "micromamba")), default="rattler",
               show_default=True, help="Install the conda packages with py-rattler, or with a conda executable.")
-def create(lock_file, prefix, name, platform, backend) -> int:
+def create(lock_file, prefix, name, platform, environment, backend) -> int:
     """Create an environment holding exactly the packages of a lock.
 
     Conda packages are installed first (hashes verified; any failure removes the half-made
@@ -21,17 +23,25 @@ def create(lock_file, prefix, name, platform, backend) -> int:
     `--require-hashes` when every pip package has a hash).
     """
     from envkit.commands._common import warn_duplicates
-    from envkit.create import create_from_lock, new_env_prefix
+    from envkit.create import create_from_lock, host_platform, new_env_prefix
     from envkit.errors import ParseError, UsageError, Where
-    from envkit.formats import read_file
     from envkit.model import Lock
 
     if bool(prefix) == bool(name):
         raise UsageError("give exactly one of -p PREFIX or -n NAME")
-    lk = read_file(lock_file)
+    text, lk = read_lock_file(lock_file, None, environment)
     if not isinstance(lk, Lock):
         raise ParseError("not a lock file (it reads as an environment spec, which needs solving)",
                          where=Where(file=lock_file), hint="lock it first: envkit lock -f FILE")
+    if environment and lk.kind != "pixi":
+        raise UsageError(f"--env picks an environment of a pixi.lock; this is a {lk.kind} lock, which holds "
+                         "one environment", where=Where(file=lock_file), hint="leave out --env")
+    environments = None
+    if lk.kind == "pixi" and (platform or host_platform()) not in lk.platforms:
+        # say which environments have it (a second parse, only on this error path)
+        from envkit.formats.pixilock import read_pixi_environments
+
+        environments = {n: e.platforms for n, e in read_pixi_environments(text, lock_file).items()}
     warn_duplicates([lk])
     target = prefix or new_env_prefix(name)
     if lk.pip_options:
@@ -40,7 +50,7 @@ def create(lock_file, prefix, name, platform, backend) -> int:
 
         for w in pip_option_lines(lk.pip_options)[1]:
             warn(w)
-    result = create_from_lock(lk, target, platform=platform, backend=backend)
+    result = create_from_lock(lk, target, platform=platform, backend=backend, environments=environments)
     if result.by_pin:
         from envkit.cli import warn
 
@@ -50,3 +60,19 @@ def create(lock_file, prefix, name, platform, backend) -> int:
     click.echo(f"created {result.prefix} ({result.platform}, {result.backend}): {result.conda} conda and "
                f"{result.pip} pip packages{hashes}")
     return 0
+
+
+def read_lock_file(path: str, input_format: str | None, environment: str | None):
+    """(text, model) of the file at `path`, read as `input_format` (detected when None), with the
+    pixi.lock `environment`.  The pixi reader's hint names `--environment`; here it is `--env`."""
+    from envkit.errors import EnvkitError
+    from envkit.formats import read_text
+    from envkit.io import read_text as read_file_text
+
+    try:
+        text = read_file_text(path)
+        return text, read_text(text, filename=path, format=input_format, environment=environment)
+    except EnvkitError as exc:
+        if exc.hint:
+            exc.hint = exc.hint.replace("with --environment", "with --env NAME")
+        raise

@@ -37,8 +37,10 @@ BACKENDS = ("native", "conda", "mamba", "micromamba")
               help="Do not lock: exit 1 when --lock is stale or does not satisfy -f, 0 when it fits.")
 @click.option("--lock", "lock_file", type=click.Path(dir_okay=False), metavar="FILE",
               help="The lock --check reads [default: conda-lock.yml].")
+@click.option("--env", "environment", metavar="NAME",
+              help="With --check: the environment of a pixi.lock to check [default: default].")
 def lock(name, prefix, spec_file, platforms, output, env_lock, no_env_lock, backend, channel_priority,
-         virtual_packages, solver, no_pip, check, lock_file) -> int:
+         virtual_packages, solver, no_pip, check, lock_file, environment) -> int:
     """Lock a live environment exactly, or solve an environment file for several platforms.
 
     \b
@@ -60,9 +62,11 @@ def lock(name, prefix, spec_file, platforms, output, env_lock, no_env_lock, back
                 raise UsageError(f"{opt} is for locking; --check reads the lock as it is",
                                  hint="--virtual-package is the one solver option --check takes (for a "
                                       "conda-lock lock made with non-default virtual packages)")
-        return _check(spec_file, lock_file or "conda-lock.yml", virtual_packages)
+        return _check(spec_file, lock_file or "conda-lock.yml", virtual_packages, environment)
     if lock_file:
         raise UsageError("--lock is only for --check (the lock to write is -o)")
+    if environment:
+        raise UsageError("--env is only for --check (it picks the environment of a pixi.lock --lock)")
     sources = sum(bool(x) for x in (name, prefix, spec_file))
     if sources != 1:
         raise UsageError("give exactly one of -n NAME, -p PREFIX or -f FILE")
@@ -272,19 +276,28 @@ def _lock_spec(spec_file, platforms, output, channel_priority, virtual_packages,
     return 0
 
 
-def _check(spec_file: str, lock_file: str, virtual_packages=()) -> int:
+def _check(spec_file: str, lock_file: str, virtual_packages=(), environment: str | None = None) -> int:
     from envkit.commands._common import warn_duplicates
-    from envkit.create import validate_hashes
-    from envkit.errors import ParseError, Where
-    from envkit.formats import read_file
+    from envkit.commands.create import read_lock_file
+    from envkit.create import choose_platform, validate_hashes
+    from envkit.errors import ParseError, UsageError, Where
     from envkit.lock import check_lock, lock_staleness, parse_virtual_package
     from envkit.model import Lock
 
     vps = [parse_virtual_package(v) for v in virtual_packages]
     spec = _read_spec(spec_file)
-    lk = read_file(lock_file)
+    text, lk = read_lock_file(lock_file, None, environment)
     if not isinstance(lk, Lock):
         raise ParseError("not a lock file", where=Where(file=lock_file), hint="pass conda-lock.yml with --lock")
+    if environment and lk.kind != "pixi":
+        raise UsageError(f"--env picks an environment of a pixi.lock; this is a {lk.kind} lock, which holds "
+                         "one environment", where=Where(file=lock_file), hint="leave out --env")
+    if lk.kind == "pixi" and not lk.platforms:
+        # nothing locked would check nothing and pass: say so, and name the environments that have packages
+        from envkit.formats.pixilock import read_pixi_environments
+
+        choose_platform(lk, None, environments={n: e.platforms for n, e in
+                                                read_pixi_environments(text, lock_file).items()})
     # a hash `envkit create` would refuse (not hex of the right length) fails the check too
     validate_hashes(lk.packages, source=lock_file)
     warn_duplicates([spec])
