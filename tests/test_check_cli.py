@@ -291,7 +291,7 @@ def test_example_ci_repo_is_clean_and_its_lock_up_to_date(envkit_cli):
     config = load((ci / ".pre-commit-config.yaml").read_text())
     assert [h["id"] for h in config["repos"][0]["hooks"]] == ["envkit-check", "envkit-normalize"]
     assert hooks == {"envkit-check", "envkit-normalize"}
-    workflow = (ci / ".github" / "workflows" / "environment.yml").read_text()
+    workflow = (ci / ".github" / "workflows" / "envkit.yml").read_text()
     assert "envkit check environment.yml conda-lock.yml --format github" in workflow
     assert "upload-sarif" in workflow and "envkit lock --check" in workflow
 
@@ -379,7 +379,7 @@ def test_duplicate_warning_once_per_source(repo, envkit_cli):
 
 @pytest.mark.parametrize("path, keys, line", [
     (".pre-commit-config.yaml", "(repos)", 3),
-    (".github/workflows/environment.yml", "(on, permissions, jobs)", 7),
+    (".github/workflows/envkit.yml", "(on, permissions, jobs)", 7),
 ])
 def test_a_yaml_file_that_is_not_an_environment_file_is_an_error(envkit_cli, repo, path, keys, line):
     f = REPO / "examples" / "ci-repo" / path
