@@ -520,3 +520,31 @@ def test_platform_errors_name_only_options_create_has(monkeypatch):
     assert str(info.value) == ("l.yml: pixi.lock environment 'cpu' has no packages for linux-64 (locked: osx-arm64); "
                                "its other environments: gpu (linux-64)")
     assert info.value.hint == "pass --env gpu (it has linux-64)"
+
+
+def test_input_format_and_hints_name_only_options_create_has(envkit_cli, tmp_path, source_env):
+    """`create --lock some-non-lock-file` hinted `pass --format`, an option create does not have;
+    create has --input-format (as diff has), and the hint names it."""
+    from support.condafactory import PLATFORM
+
+    prose = tmp_path / "notes.txt"
+    prose.write_text("hello there\nthis is prose\n")
+    r = envkit_cli("create", "--lock", str(prose), "-p", str(tmp_path / "x"))
+    assert r.exit_code == 2
+    assert r.stderr == (f"error: {prose}: cannot tell the format of this file\nhint: pass --input-format (one of: env, "
+                        "explicit, conda-lock, pixi, requirements, conda-list-json, conda-list-export)\n")
+    r = envkit_cli("create", "--lock", str(prose), "-p", str(tmp_path / "x"), "--input-format", "explicit")
+    assert r.exit_code == 2 and "not an explicit file" in r.stderr
+    r = envkit_cli("create", "--lock", str(prose), "-p", str(tmp_path / "x"), "--input-format", "yaml")
+    assert r.exit_code == 2 and "Invalid value for '--input-format'" in r.stderr
+
+    # the option reads the file as that format (an explicit file with its pip lines, as conda-lock renders them)
+    explicit = tmp_path / "packages.txt"
+    r = envkit_cli("export", "-p", str(source_env), "--format", "explicit", "-o", str(explicit))
+    assert r.exit_code == 0, r.stderr
+    target = tmp_path / "env"
+    r = envkit_cli("create", "--lock", str(explicit), "-p", str(target), "--input-format", "explicit")
+    assert r.exit_code == 0, r.stderr
+    assert r.stdout == f"created {target} ({PLATFORM}, rattler): 9 conda and 2 pip packages, pip hashes required\n"
+    r = envkit_cli("create", "--lock", str(explicit), "-p", str(tmp_path / "e2"), "--input-format", "conda-lock")
+    assert r.exit_code == 2 and not (tmp_path / "e2").exists()

@@ -597,3 +597,23 @@ def test_check_of_a_pixi_lock_environment(envkit_cli, tmp_path):
     assert r.exit_code == 2 and "--env picks an environment of a pixi.lock; this is a conda-lock lock" in r.stderr
     r = envkit_cli("lock", "-f", str(spec), "--env", "format")
     assert r.exit_code == 2 and "error: --env is only for --check" in r.stderr
+
+
+def test_lock_format_hints_name_no_missing_option(envkit_cli, tmp_path):
+    """Format detection's hint says `pass --format`; `envkit lock` has none (its -f takes an
+    environment file, --lock a lock), so the hint says that instead."""
+    prose = tmp_path / "notes.txt"
+    prose.write_text("hello there\nthis is prose\n")
+    spec = tmp_path / "environment.yml"
+    spec.write_text(SPEC)
+    r = envkit_cli("lock", "--check", "-f", str(prose), "--lock", str(prose))
+    assert r.exit_code == 2
+    assert r.stderr == (f"error: {prose}: cannot tell the format of this file\n"
+                        "hint: -f takes an environment file: environment.yml (or a requirements.txt)\n")
+    r = envkit_cli("lock", "--check", "-f", str(spec), "--lock", str(prose))
+    assert r.exit_code == 2
+    assert r.stderr == (f"error: {prose}: cannot tell the format of this file\nhint: --lock takes a lock: "
+                        "conda-lock.yml, pixi.lock, an explicit file (@EXPLICIT), `conda list --json` or "
+                        "`conda list --export` output\n")
+    r = envkit_cli("lock", "-f", str(prose), "-o", str(tmp_path / "out.yml"))
+    assert r.exit_code == 2 and "--format" not in r.stderr and "hint: -f takes an environment file" in r.stderr

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import click
 
+from envkit.formats import FORMATS
+
 
 @click.command("create")
 @click.option("--lock", "lock_file", required=True, type=click.Path(dir_okay=False),
@@ -13,9 +15,11 @@ import click
               help="The locked platform to install [default: this machine's].")
 @click.option("--env", "environment", metavar="NAME",
               help="The environment of a pixi.lock to install [default: default].")
+@click.option("--input-format", type=click.Choice(FORMATS),
+              help="Read the lock as this format [default: detected from the content].")
 @click.option("--backend", type=click.Choice(("rattler", "conda", "mamba", "micromamba")), default="rattler",
               show_default=True, help="Install the conda packages with py-rattler, or with a conda executable.")
-def create(lock_file, prefix, name, platform, environment, backend) -> int:
+def create(lock_file, prefix, name, platform, environment, input_format, backend) -> int:
     """Create an environment holding exactly the packages of a lock.
 
     Conda packages are installed first (hashes verified; any failure removes the half-made
@@ -29,7 +33,7 @@ def create(lock_file, prefix, name, platform, environment, backend) -> int:
 
     if bool(prefix) == bool(name):
         raise UsageError("give exactly one of -p PREFIX or -n NAME")
-    text, lk = read_lock_file(lock_file, None, environment)
+    text, lk = read_lock_file(lock_file, input_format, environment)
     if not isinstance(lk, Lock):
         raise ParseError("not a lock file (it reads as an environment spec, which needs solving)",
                          where=Where(file=lock_file), hint="lock it first: envkit lock -f FILE")
@@ -62,9 +66,15 @@ def create(lock_file, prefix, name, platform, environment, backend) -> int:
     return 0
 
 
-def read_lock_file(path: str, input_format: str | None, environment: str | None):
+def read_lock_file(path: str, input_format: str | None, environment: str | None, *,
+                   format_hint: str | None = None):
     """(text, model) of the file at `path`, read as `input_format` (detected when None), with the
-    pixi.lock `environment`.  The pixi reader's hint names `--environment`; here it is `--env`."""
+    pixi.lock `environment`.
+
+    The readers' hints name the library's option names (`pass --format`, `--environment`); here
+    they are `--input-format` and `--env`, as in `envkit diff`.  A command without --input-format
+    passes `format_hint`, which replaces a hint naming --format.
+    """
     from envkit.errors import EnvkitError
     from envkit.formats import read_text
     from envkit.io import read_text as read_file_text
@@ -73,6 +83,8 @@ def read_lock_file(path: str, input_format: str | None, environment: str | None)
         text = read_file_text(path)
         return text, read_text(text, filename=path, format=input_format, environment=environment)
     except EnvkitError as exc:
+        if exc.hint and "pass --format" in exc.hint:
+            exc.hint = format_hint or exc.hint.replace("pass --format", "pass --input-format")
         if exc.hint:
             exc.hint = exc.hint.replace("with --environment", "with --env NAME")
         raise

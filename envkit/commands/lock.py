@@ -213,12 +213,19 @@ def _lock_live(name, prefix, backend, output, env_lock, no_env_lock) -> int:
     return 0
 
 
+#: `envkit lock` has no --input-format (-f is an environment file, --lock a lock): the hints of
+#: format detection, which name --format, say what each option takes instead.
+SPEC_FORMATS_HINT = "-f takes an environment file: environment.yml (or a requirements.txt)"
+LOCK_FORMATS_HINT = ("--lock takes a lock: conda-lock.yml, pixi.lock, an explicit file (@EXPLICIT), "
+                     "`conda list --json` or `conda list --export` output")
+
+
 def _read_spec(path: str):
+    from envkit.commands.create import read_lock_file
     from envkit.errors import ParseError, Where
-    from envkit.formats import read_file
     from envkit.model import EnvSpec
 
-    spec = read_file(path)
+    spec = read_lock_file(path, None, None, format_hint=SPEC_FORMATS_HINT)[1]
     if not isinstance(spec, EnvSpec):
         raise ParseError("not an environment file (it reads as a lock)", where=Where(file=path),
                          hint="pass an environment.yml with -f")
@@ -286,7 +293,7 @@ def _check(spec_file: str, lock_file: str, virtual_packages=(), environment: str
 
     vps = [parse_virtual_package(v) for v in virtual_packages]
     spec = _read_spec(spec_file)
-    text, lk = read_lock_file(lock_file, None, environment)
+    text, lk = read_lock_file(lock_file, None, environment, format_hint=LOCK_FORMATS_HINT)
     if not isinstance(lk, Lock):
         raise ParseError("not a lock file", where=Where(file=lock_file), hint="pass conda-lock.yml with --lock")
     if environment and lk.kind != "pixi":
