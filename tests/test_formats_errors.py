@@ -36,6 +36,8 @@ MALFORMED = [
     ("conda-lock", "version: 1\nmetadata:\n  channels: 5\n", "f:3 (metadata.channels): `channels:` must be a list, got int 5"),
     ("conda-lock", "version: 1\nmetadata:\n  channels:\n  - used_env_vars: []\n",
      "f:4 (metadata.channels[0]): a channel has no `url:`"),
+    ("conda-lock", "version: 1\nmetadata:\n  channels:\n  - url: ''\n",
+     "f:4 (metadata.channels[0]): a channel must be a name or URL, got empty text"),
     ("conda-lock", "version: 1\nmetadata:\n  platforms: [[1]]\n",
      "f:3 (metadata.platforms[0]): an item of `platforms:` must be text, got a list"),
     ("conda-lock", "version: 1\nmetadata:\n  sources: env.yml\n",

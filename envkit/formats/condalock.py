@@ -77,6 +77,8 @@ def _from_data(data, filename: str | None) -> Lock:
             url = chan.text("url", required=True, what="a channel")
         else:
             url = as_text(c, "a channel", where)
+        if not url.strip():
+            raise ParseError("a channel must be a name or URL, got empty text", where=where)
         channels.append(parse_channel(url))
     platforms = tuple(meta.texts("platforms"))
     sources = tuple(meta.texts("sources"))

@@ -109,6 +109,8 @@ def _read_env(data, env, env_name: str, filename: str | None, index: dict) -> Lo
             url = chan.text("url", required=True, what="a channel")
         else:
             url = as_text(c, "a channel", where)
+        if not url.strip():
+            raise ParseError("a channel must be a name or URL, got empty text", where=where)
         channels.append(parse_channel(url))
     pip_options = []
     for j, u in enumerate(env.texts("indexes")):
