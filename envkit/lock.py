@@ -27,6 +27,7 @@ from typing import Iterable, Mapping, Sequence
 
 from envkit.errors import BackendError, SolveError, UsageError, Where
 from envkit.model import Channel, CondaDep, EnvSpec, LiveEnv, Lock, LockedPackage, PipDep
+from envkit.urls import redact_variables
 
 #: Identifies the definition of `spec_content_hash`; part of the hashed text, so that a change of
 #: definition changes every hash instead of silently comparing unlike things.
@@ -200,7 +201,7 @@ def live_env_spec(env: LiveEnv) -> EnvSpec:
         pip.append(_pip_pin(p, dists.get(_pep503(p.name))))
     channels = _merge_channels(env.channels, _package_channels(env.conda_packages()))
     return EnvSpec(name=env.name, channels=channels, conda=tuple(conda), pip=tuple(pip),
-                   variables=env.variables, kind="export", has_pip_section=bool(pip))
+                   variables=redact_variables(env.variables), kind="export", has_pip_section=bool(pip))
 
 
 def _pip_pin(p: LockedPackage, dist) -> PipDep:

@@ -205,3 +205,14 @@ def test_secret_variables_are_redacted_in_export_and_diff(envkit_cli, tmp_path, 
     assert r.exit_code == 1
     assert "hf_" not in r.stdout and "0123456789" not in r.stdout
     assert "  value changed (a credential, not shown): HF_TOKEN\n" in r.stdout
+
+
+def test_secret_variables_are_redacted_in_the_env_lock_of_lock_p(envkit_cli, tmp_path, isolated_conda,
+                                                                 default_prefix):
+    prefix = copy_prefix(default_prefix, tmp_path / "env")
+    write_state(prefix, {"HF_TOKEN": "hf_aBcDeFgHiJkLmNoP", "TOKENIZERS_PARALLELISM": "false"})
+    r = envkit_cli("lock", "-p", str(prefix), "-o", str(tmp_path / "conda-lock.yml"))
+    assert r.exit_code == 0, r.stderr
+    env_lock = (tmp_path / "environment.lock.yml").read_text()
+    assert env_lock.endswith("variables:\n  HF_TOKEN: <TOKEN>\n  TOKENIZERS_PARALLELISM: \"false\"\n"), env_lock
+    assert "hf_aBc" not in env_lock + (tmp_path / "conda-lock.yml").read_text()

@@ -686,6 +686,17 @@ def test_missing_hash_some_and_all():
         pkg("b", "1", "0", url="https://x/linux-64/b-1-0.conda", line=4)))
     fs = model_findings(bare, "missing-hash")
     assert [(f.line, f.packages) for f in fs] == [(3, ("a", "b"))]
+    assert fs[0].message == ("none of the 2 locked conda packages has an md5 or sha256 checksum; "
+                             "downloads cannot be verified")
+    # envkit's own lock of a local channel: only the 2 pip packages are downloaded, and it says so
+    local = Lock(kind="conda-lock", platforms=("linux-64",), packages=(
+        pkg("a", "1", "0", url="file:///chan/linux-64/a-1-0.conda", md5="a" * 32, line=3),
+        pkg("c", "1", manager="pip", url="https://files/c-1-py3-none-any.whl", line=9),
+        pkg("e", "2", manager="pip", url="https://files/e-2-py3-none-any.whl", line=15)))
+    fs = model_findings(local, "missing-hash")
+    assert [f.message for f in fs] == [
+        "none of the 2 locked pip packages (besides 1 local or editable package, not downloaded) has an md5 "
+        "or sha256 checksum; downloads cannot be verified"]
     assert model_findings(Lock(kind="conda-list", platforms=("linux-64",), packages=bare.packages),
                           "missing-hash") == []
 

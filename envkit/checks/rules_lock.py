@@ -153,7 +153,7 @@ def lock_unsatisfied(target: Target, ctx: Context) -> Iterator[Hit]:
         ./env: error env-drift: rich 13.7.1 (pip) is installed but not in the lock
         """,
     example_fixed="""
-        $ envkit create --lock conda-lock.yml -p ./env --force
+        $ rm -rf ./env && envkit create --lock conda-lock.yml -p ./env
         $ envkit check -p ./env --lock conda-lock.yml
         no findings (1 file and 1 environment checked)
         """,
@@ -239,7 +239,11 @@ def missing_hash(target: Target, ctx: Context) -> Iterator[Hit]:
         return
     if len(missing) == len(checked):
         names = list(dict.fromkeys(p.name for p in missing))
-        yield Hit(missing[0].line, f"none of the {plural(len(checked), 'locked package')} has an md5 "
+        managers = {p.manager for p in checked}
+        what = f"locked {managers.pop()} package" if len(managers) == 1 else "locked package"
+        local = len(lock.packages) - len(checked)
+        besides = f" (besides {plural(local, 'local or editable package')}, not downloaded)" if local else ""
+        yield Hit(missing[0].line, f"none of the {plural(len(checked), what)}{besides} has an md5 "
                                    f"or sha256 checksum; downloads cannot be verified",
                   tuple(names))
         return
