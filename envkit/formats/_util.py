@@ -146,6 +146,8 @@ class Fields:
     def text(self, key: str, *, required: bool = False, what: str | None = None) -> str | None:
         """The text of `key`; None when absent or null (an error when `required`)."""
         value = self.data.get(key)
+        if type(value) is str:
+            return value
         if value is None:
             if required:
                 raise self.missing(key, what)
@@ -173,6 +175,9 @@ class Fields:
 
     def texts(self, key: str) -> list[str]:
         """The list of text at `key` (empty when absent or null)."""
+        value = self.data.get(key)
+        if isinstance(value, list) and all(type(v) is str for v in value):
+            return list(value)
         return [as_text(v, f"an item of `{key}:`", w) for _i, v, w in self.items(key)]
 
     def flag(self, key: str, default: bool = False) -> bool:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 
+from envkit._yaml import YamlMap
 from envkit.errors import ParseError, UnsupportedVersionError, Where
 from envkit.model import Lock, LockedPackage
 
@@ -86,19 +87,16 @@ def _from_data(data, filename: str | None) -> Lock:
     extra_meta, pip_options = split_pip_options(extra_meta)
     pkgs: list[LockedPackage] = []
     seen_platforms: list[str] = []
-    for _i, raw, where in top.items("package"):
-        p = Fields(raw, filename, where.key, line=where.line, what="a package entry")
-        name = p.text("name", required=True, what="a package entry")
-        version = p.text("version", required=True, what="a package entry")
-        manager = p.text("manager", required=True, what="a package entry")
-        platform = p.text("platform", required=True, what="a package entry")
-        if manager not in ("conda", "pip"):
-            raise ParseError(f"unknown manager {manager!r} (expected conda or pip)", where=p.where("manager"))
-        deps = p.mapping("dependencies")
-        depends = tuple((str(k), deps.text(k) or "") for k in deps.data)
-        url = p.text("url")
-        h = p.mapping("hash")
-        md5, sha256 = h.text("md5"), h.text("sha256")
+    raw_pkgs = top.get("package")
+    if raw_pkgs is not None and not isinstance(raw_pkgs, list):
+        top.items("package")  # raises the error naming the key
+    line_of = getattr(raw_pkgs, "line_of", None)
+    for i, raw in enumerate(raw_pkgs or ()):
+        line = line_of(i) if line_of else None
+        fields = _package_fields(raw)
+        if fields is None:  # some field is not of the type conda-lock writes: say which
+            fields = _package_fields_checked(raw, Where(file=filename, line=line, key=f"package[{i}]"))
+        name, version, manager, platform, depends, url, md5, sha256, category, optional = fields
         build = subdir = channel = None
         if manager == "conda" and url:
             channel, subdir, nvb = url_parts(url)
@@ -109,12 +107,57 @@ def _from_data(data, filename: str | None) -> Lock:
         pkgs.append(LockedPackage(
             manager=manager, name=name, version=version, build=build, channel=channel,
             platform=platform, subdir=subdir, url=url, md5=md5, sha256=sha256, depends=depends,
-            category=p.text("category") or "main", optional=p.flag("optional"), line=where.line))
+            category=category, optional=optional, line=line))
     if not platforms:
         platforms = tuple(seen_platforms)
     return Lock(kind="conda-lock", platforms=platforms, packages=tuple(pkgs), channels=tuple(channels),
                 content_hash=content_hash, sources=sources, metadata=extra_meta, pip_options=pip_options,
                 source=filename)
+
+
+def _package_fields(p):
+    """A package entry's fields when each has the type conda-lock writes (the fast path: plain type
+    checks, no error bookkeeping), else None."""
+    if type(p) is not YamlMap:
+        return None
+    get = p.get
+    name, version, manager, platform = get("name"), get("version"), get("manager"), get("platform")
+    deps, url, h = get("dependencies"), get("url"), get("hash")
+    category, optional = get("category", "main"), get("optional", False)
+    if not (type(name) is str and type(version) is str and type(platform) is str
+            and (manager == "conda" or manager == "pip") and (url is None or type(url) is str)
+            and type(category) is str and type(optional) is bool
+            and (deps is None or type(deps) is YamlMap) and (h is None or type(h) is YamlMap)):
+        return None
+    depends = tuple(deps.items()) if deps else ()
+    for k, v in depends:
+        if type(k) is not str or type(v) is not str:
+            return None
+    md5 = sha256 = None
+    if h:
+        md5, sha256 = h.get("md5"), h.get("sha256")
+        if (md5 is not None and type(md5) is not str) or (sha256 is not None and type(sha256) is not str):
+            return None
+    return name, version, manager, platform, depends, url, md5, sha256, category, optional
+
+
+def _package_fields_checked(raw, where: Where):
+    """A package entry's fields, each checked and converted (numbers YAML typed as text), or the
+    ParseError naming the file, line and key of the first one that is wrong."""
+    from envkit.formats._util import Fields
+
+    p = Fields(raw, where.file, where.key, line=where.line, what="a package entry")
+    name = p.text("name", required=True, what="a package entry")
+    version = p.text("version", required=True, what="a package entry")
+    manager = p.text("manager", required=True, what="a package entry")
+    platform = p.text("platform", required=True, what="a package entry")
+    if manager not in ("conda", "pip"):
+        raise ParseError(f"unknown manager {manager!r} (expected conda or pip)", where=p.where("manager"))
+    deps = p.mapping("dependencies")
+    depends = tuple((str(k), deps.text(k) or "") for k in deps.data)
+    h = p.mapping("hash")
+    return (name, version, manager, platform, depends, p.text("url"), h.text("md5"), h.text("sha256"),
+            p.text("category") or "main", p.flag("optional"))
 
 
 def merge_depends(depends: tuple[tuple[str, str], ...]) -> list[tuple[str, str]]:
