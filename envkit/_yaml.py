@@ -74,10 +74,21 @@ def load(text: str, *, filename: str | None = None):
     """
     import yaml
 
-    loader = _loader_class()(text)
+    try:
+        loader = _loader_class()(text)
+    except UnicodeEncodeError as exc:  # a lone surrogate: only reachable from a str, never a file
+        line = text.count("\n", 0, exc.start) + 1
+        raise ParseError(f"invalid text: a lone surrogate U+{ord(text[exc.start]):04X} is not a character",
+                         where=Where(file=filename, line=line)) from None
     try:
         try:
             node = loader.get_single_node()
+        except yaml.reader.ReaderError as exc:
+            # libyaml reports a character offset: turn it into a line
+            line = text.count("\n", 0, exc.position) + 1 if exc.position is not None else None
+            char = exc.character if isinstance(exc.character, int) else ord(str(exc.character)[:1] or "\0")
+            raise ParseError(f"invalid YAML: character U+{char:04X} is not allowed in a YAML file",
+                             where=Where(file=filename, line=line), text=_line_text(text, line)) from None
         except yaml.MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
             line = mark.line + 1 if mark is not None else None
@@ -233,12 +244,32 @@ _PLAIN_OK = re.compile(r"[A-Za-z0-9_./+=<>!~*()$^-][A-Za-z0-9_./+=<>!~*()$^@,:;?
 _PLAIN_BAD_START = ("- ", "? ", ": ", "---", "...")
 
 
+#: Characters a YAML file cannot hold raw (C1 controls, DEL, line/paragraph separators,
+#: noncharacters): written as \\u escapes inside double quotes.
+_RAW_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]")
+
+
 @lru_cache(maxsize=65536)
 def scalar(value: str) -> str:
-    """Return `value` as a YAML scalar: plain when it reads back as the same string, else quoted."""
+    """Return `value` as a YAML scalar: plain when it reads back as the same string, else double-quoted
+    with JSON escapes (which are YAML escapes), so that what envkit writes always reads back as the
+    same string.
+
+    Raises ParseError for a lone surrogate, which no YAML (or UTF-8) file can hold at all.
+    """
     if _plain_safe(value):
         return value
-    return json.dumps(value, ensure_ascii=False)
+    out = json.dumps(value, ensure_ascii=False)
+    if out.isascii() and "\x7f" not in out:
+        return out
+    if _RAW_UNSAFE.search(out) is None:
+        return out
+    bad = re.search("[\ud800-\udfff]", value)
+    if bad is not None:
+        shown = value.encode("utf-8", "backslashreplace").decode()
+        raise ParseError(f"text {shown!r} holds a lone surrogate (U+{ord(bad.group()):04X}), "
+                         f"which no YAML file can hold")
+    return _RAW_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", out)
 
 
 def _plain_safe(value: str) -> bool:

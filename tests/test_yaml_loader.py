@@ -71,3 +71,24 @@ def test_scalars_and_merge_keys():
                                    "numpy >=1.2,<2", "pkg[version='>=1']", "*", "*_cp312", "&a", "!x", "%x"])
 def test_scalar_reads_back_as_the_same_string(value):
     assert _yaml.load(f"k: {_yaml.scalar(value)}\n") == {"k": value}
+
+
+def test_control_characters_and_lone_surrogates_are_errors_with_a_line():
+    from envkit._yaml import load as yload
+
+    with pytest.raises(ParseError) as exc:
+        yload("a: 1\nb: x\x01y\n", filename="f.yml")
+    assert str(exc.value) == "f.yml:2: invalid YAML: character U+0001 is not allowed in a YAML file: 'b: x\\x01y'"
+    with pytest.raises(ParseError) as exc:
+        yload("a: 1\nc: \ud800\n", filename="f.yml")
+    assert str(exc.value) == "f.yml:2: invalid text: a lone surrogate U+D800 is not a character"
+
+
+def test_scalar_escapes_what_yaml_cannot_hold_raw_and_reads_back():
+    from envkit._yaml import load as yload, scalar
+
+    for value in ("a\x85b", "x\u2028y", "de\x7fl", "plain", "café", "tab\there", "- x", "1.10"):
+        assert yload("k: " + scalar(value) + "\n")["k"] == value
+    assert scalar("x\u2028y") == '"x\\u2028y"'
+    with pytest.raises(ParseError, match="lone surrogate"):
+        scalar("a\ud800")

@@ -85,6 +85,4 @@ def read_lock_file(path: str, input_format: str | None, environment: str | None,
     except EnvkitError as exc:
         if exc.hint and "pass --format" in exc.hint:
             exc.hint = format_hint or exc.hint.replace("pass --format", "pass --input-format")
-        if exc.hint:
-            exc.hint = exc.hint.replace("with --environment", "with --env NAME")
         raise

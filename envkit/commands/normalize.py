@@ -98,7 +98,7 @@ def normalize(files: tuple[str, ...], output: str | None, write: bool, check: bo
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("files", nargs=-1, required=True, metavar="FILE...")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), help="Read every FILE as this format (default: detected).")
-@click.option("-e", "--environment", metavar="NAME",
+@click.option("-e", "--env", "--environment", "environment", metavar="NAME",
               help="pixi.lock: check only this environment (default: all of them).")
 def validate(files: tuple[str, ...], fmt: str | None, environment: str | None) -> int:
     """Parse environment files and report errors, one line per file.

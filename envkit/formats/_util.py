@@ -220,30 +220,8 @@ def _label(path: str) -> str:
 # YAML writing
 
 
-# characters no YAML stream may hold raw (C1 controls, DEL, U+FFFE/FFFF) or that YAML 1.1 reads as
-# line breaks (NEL, U+2028, U+2029); json.dumps(ensure_ascii=False) leaves them as they are
-_YAML_RAW_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]")
-
-
-@lru_cache(maxsize=65536)
-def yscalar(value: str) -> str:
-    """`envkit._yaml.scalar(value)`, with the characters a YAML file cannot hold raw written as
-    `\\uXXXX` escapes, so that what envkit writes always reads back as the same string.
-
-    Raises ParseError for a lone surrogate, which no YAML (or UTF-8) file can hold at all."""
-    from envkit._yaml import scalar
-
-    out = scalar(value)
-    if out.isascii() and "\x7f" not in out:
-        return out
-    if _YAML_RAW_UNSAFE.search(out) is None:
-        return out
-    bad = re.search("[\ud800-\udfff]", value)
-    if bad is not None:
-        raise ParseError(f"text {value.encode('utf-8', 'backslashreplace').decode()!r} holds a lone surrogate "
-                         f"(U+{ord(bad.group()):04X}), which no YAML file can hold")
-    # such a value is always double-quoted (plain scalars are ASCII), where JSON escapes are YAML's
-    return _YAML_RAW_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", out)
+# The YAML scalar writer (escapes what a YAML file cannot hold raw; see envkit._yaml.scalar).
+from envkit._yaml import scalar as yscalar  # noqa: E402
 
 
 def ykey(value: str) -> str:

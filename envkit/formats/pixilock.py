@@ -75,7 +75,7 @@ def read_pixi_lock(text: str, filename: str | None = None, environment: str | No
         names = ", ".join(str(k) for k in envs.data) or "none"
         raise EnvironmentNotFound(f"pixi.lock has no environment {env_name!r} (it has: {names})",
                                   where=Where(file=filename, line=data.line_of("environments")),
-                                  hint="choose one with --environment")
+                                  hint="choose one with --env NAME")
     return _read_env(data, envs.mapping(key), env_name, filename, _index(data, filename))
 
 
