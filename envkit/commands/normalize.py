@@ -105,13 +105,15 @@ def validate(files: tuple[str, ...], fmt: str | None, environment: str | None) -
 
     Exit codes: 0 every file is usable, 2 at least one is not.
     """
+    from envkit.commands._common import warn_duplicates
     from envkit.errors import EnvkitError, Where
 
     status = 0
     for path in files:
         name = "<stdin>" if path == "-" else path
         try:
-            summary = _validate_one(path, name, fmt, environment)
+            summary, models = _validate_one(path, name, fmt, environment)
+            warn_duplicates(models, label=True)
             click.echo(f"ok: {name}: {summary}")
         except EnvkitError as exc:
             if exc.where is None or not exc.where.file:
@@ -122,7 +124,8 @@ def validate(files: tuple[str, ...], fmt: str | None, environment: str | None) -
     return status
 
 
-def _validate_one(path: str, name: str, fmt: str | None, environment: str | None) -> str:
+def _validate_one(path: str, name: str, fmt: str | None, environment: str | None) -> tuple[str, list]:
+    """A one-line summary of the file, and the models read from it."""
     from envkit.formats import detect_format, read_text
     from envkit.model import EnvSpec
 
@@ -131,15 +134,17 @@ def _validate_one(path: str, name: str, fmt: str | None, environment: str | None
     if kind == "pixi" and environment is None:
         from envkit.formats.pixilock import read_pixi_environments
 
-        parts = [f"{env} ({_lock_summary(lock)})" for env, lock in read_pixi_environments(text, name).items()]
-        return f"pixi.lock, {len(parts)} environment{'s' if len(parts) != 1 else ''}: " + ", ".join(parts)
+        envs = read_pixi_environments(text, name)
+        parts = [f"{env} ({_lock_summary(lock)})" for env, lock in envs.items()]
+        return (f"pixi.lock, {len(parts)} environment{'s' if len(parts) != 1 else ''}: " + ", ".join(parts),
+                list(envs.values()))
     model = read_text(text, filename=name, format=kind, environment=environment)
     if isinstance(model, EnvSpec):
         if kind == "requirements":
-            return f"requirements, {len(model.pip)} entr{'ies' if len(model.pip) != 1 else 'y'}"
+            return f"requirements, {len(model.pip)} entr{'ies' if len(model.pip) != 1 else 'y'}", [model]
         label = "environment export" if model.kind == "export" else "environment spec"
-        return f"{label}, {len(model.conda)} conda, {len(model.pip)} pip"
-    return f"{kind}, {_lock_summary(model)}"
+        return f"{label}, {len(model.conda)} conda, {len(model.pip)} pip", [model]
+    return f"{kind}, {_lock_summary(model)}", [model]
 
 
 def _lock_summary(lock) -> str:
