@@ -114,7 +114,7 @@ def cases(work):
             floor_label="libyaml load of both files",
             target=1.5,
             repeat=5,
-            notes="envkit's writer double-quotes scalars, which the fast lock reader "
-                  "(envkit/formats/_fastyaml.py) does not take, so reading falls back to the full loader",
+            notes="the same lock as envkit's own writer writes it (double-quoted scalars, read by the "
+                  "fast lock reader too)",
         ),
     ]
