@@ -108,3 +108,59 @@ def test_abi_and_cuda_mismatch_on_a_built_prefix(tmp_path):
     assert fs[0].message == ("pytorch=2.2.1=cpu_py311h0_0 selects a CPU build of PyTorch, but the "
                              "environment pins CUDA (cudatoolkit=11.8.0=h0_13)")
     assert fs[1].message == "fastext 1.0 build 'py312h0_0' is for Python 3.12, but the python package is 3.11"
+
+
+def test_duplicate_name_map_comes_from_the_dist_info_conda_owns(tmp_path):
+    # conda `fastlib-conda` ships the PyPI project `fastlib-py` (a pair no shipped map knows): the
+    # prefix's own records say so, so pip's fastlib-py beside it is the same project
+    from support.condafactory import ChannelBuilder, default_packages, make_prefix, python_pkg
+
+    from envkit.conda.names import find_duplicates
+
+    assert find_duplicates(["fastlib-conda"], ["fastlib-py"]) == []
+    chan = ChannelBuilder(tmp_path / "chan", name="local")
+    chan.add(*default_packages())
+    chan.add(python_pkg("fastlib-conda", "1.0", pypi_name="fastlib-py"))
+    chan.index()
+    prefix = make_prefix(tmp_path / "env", [chan], ["python=3.11", "fastlib-conda"],
+                         cache_dir=tmp_path / "pkgs")
+    assert _check(_env(prefix, tmp_path), "conda-pip-duplicate") == []
+    pip_install(prefix, build_wheel(tmp_path / "wheels", "fastlib-py", "2.0"))
+    fs = _check(_env(prefix, tmp_path), "conda-pip-duplicate")
+    assert [(f.message, f.packages) for f in fs] == [
+        ("fastlib-py is installed by conda (fastlib-conda 1.0) and pip (2.0)", ("fastlib-conda", "fastlib-py"))]
+
+
+def _relabel_channels(prefix, channel_of):
+    """Record in conda-meta the channel each package came from, as conda writes it for packages
+    installed from anaconda.org or repo.anaconda.com (`channel_of(name)` -> channel URL or None)."""
+    for rec_path in (prefix / "conda-meta").glob("*.json"):
+        rec = json.loads(rec_path.read_text())
+        url = channel_of(rec["name"])
+        if url:
+            rec["channel"] = f"{url}/{rec['subdir']}"
+            rec["url"] = f"{url}/{rec['subdir']}/{rec['fn']}"
+            rec_path.write_text(json.dumps(rec, indent=2))
+
+
+def test_mixed_channels_in_a_live_prefix(tmp_path, default_prefix):
+    prefix = copy_prefix(default_prefix, tmp_path / "env")
+    _relabel_channels(prefix, lambda name: "https://conda.anaconda.org/conda-forge")
+    assert _check(_env(prefix, tmp_path), "mixed-channels") == []
+    # zlib from Anaconda's defaults (pkgs/main), everything else from conda-forge
+    _relabel_channels(prefix, lambda name: "https://repo.anaconda.com/pkgs/main" if name == "zlib" else None)
+    fs = _check(_env(prefix, tmp_path), "mixed-channels")
+    assert [(f.rule, f.severity, f.line, f.packages) for f in fs] == [
+        ("mixed-channels", "warning", None, ("pkgs/main", "conda-forge"))]
+    assert fs[0].message.startswith("defaults channels (pkgs/main) are mixed with conda-forge")
+
+
+def test_insecure_url_from_the_prefix_condarc(tmp_path, default_prefix):
+    prefix = copy_prefix(default_prefix, tmp_path / "env")
+    write_condarc(prefix / ".condarc", channels=["https://conda.example.org/internal"])
+    assert _check(_env(prefix, tmp_path), "insecure-url") == []
+    write_condarc(prefix / ".condarc", channels=["http://conda.example.org/internal"])
+    fs = _check(_env(prefix, tmp_path), "insecure-url")
+    assert [(f.rule, f.line, f.message) for f in fs] == [
+        ("insecure-url", None, "channel http://conda.example.org/internal is reached over plain http: "
+                               "http://conda.example.org/internal")]
