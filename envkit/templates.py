@@ -431,6 +431,8 @@ def _split_with(values: tuple[str, ...] | None) -> tuple[str, ...]:
     for v in values:
         for part in v.split(","):
             part = part.strip()
+            if part.lower() in COMPANIONS:
+                part = part.lower()
             if part and part.lower() != "none" and part not in out:
                 out.append(part)
     return tuple(out)
@@ -525,7 +527,7 @@ def plan_pytorch(matrix: Matrix, options: PytorchOptions) -> TemplatePlan:
             conda.append(spec)
             notes.append(f"{spec}: {why} (pytorch/pytorch#123097).")
         conda += extras
-    _check_extras(extras, style)
+    _check_extras(extras, style, release)
 
     argv = ["envkit", "template", "pytorch", "--torch", torch_pin]
     argv += ["--cuda", cuda] if cuda else ["--cpu"]
@@ -540,23 +542,44 @@ def plan_pytorch(matrix: Matrix, options: PytorchOptions) -> TemplatePlan:
     )
 
 
-def _check_extras(extras: list[str], style: str) -> None:
-    """`--with` names beyond torchvision/torchaudio must be valid specs for where they go."""
+# Packages the template itself writes: naming one in --with would write it twice, and a second
+# spec for it (python=3.11 next to python=3.14) makes the file unsolvable.
+_TORCH_NAMES = ("torch", "pytorch", "pytorch-gpu", "pytorch-cpu")
+_CUDA_NAMES = ("cuda-version", "pytorch-cuda", "cudatoolkit", "cpuonly")
+
+
+def _check_extras(extras: list[str], style: str, release: Release) -> None:
+    """`--with` names beyond torchvision/torchaudio must be valid specs for where they go, and
+    must not name what the template already sets (torch, Python, the CUDA selector, or a
+    torchvision/torchaudio version other than the one made for that torch).
+
+    Raises UsageError naming the option to use instead.
+    """
     for e in extras:
         if style == "pip":
             from packaging.requirements import InvalidRequirement, Requirement
 
             try:
-                Requirement(e)
+                name = Requirement(e).name.lower().replace("_", "-")
             except InvalidRequirement as exc:
                 raise UsageError(f"--with: invalid pip requirement {e!r}: {exc}") from None
         else:
             from envkit.conda.matchspec import parse_spec
 
             try:
-                parse_spec(e)
+                name = (parse_spec(e).name or "").lower()
             except EnvkitError as exc:
                 raise UsageError(f"--with: {exc.message}") from None
+        if name in _TORCH_NAMES:
+            raise UsageError(f"--with: {e!r} names torch itself; choose its version with --torch")
+        if name == "python":
+            raise UsageError(f"--with: {e!r}: the Python version is set with --python")
+        if name in _CUDA_NAMES and style != "pip":
+            raise UsageError(f"--with: {e!r}: the CUDA variant is set with --cuda or --cpu")
+        if name in COMPANIONS:
+            made = release.torchvision if name == "torchvision" else release.torchaudio
+            raise UsageError(f"--with: {e!r}: {name} gets the version made for torch "
+                             f"{release.torch} ({made}); write --with {name}")
 
 
 # ------------------------------------------------------------------------------------------------

@@ -279,6 +279,29 @@ def test_invalid_with_entries():
     assert e.value.message.startswith("--with: invalid match spec 'numpy>=>2'")
 
 
+@pytest.mark.parametrize("style,with_,message", [
+    ("pip", "torch", "--with: 'torch' names torch itself; choose its version with --torch"),
+    ("conda-forge", "pytorch>=2", "--with: 'pytorch>=2' names torch itself; choose its version with --torch"),
+    ("conda-forge", "python=3.11", "--with: 'python=3.11': the Python version is set with --python"),
+    ("conda-forge", "cuda-version=12.6", "--with: 'cuda-version=12.6': the CUDA variant is set with --cuda or --cpu"),
+    ("pytorch-channel", "cpuonly", "--with: 'cpuonly': the CUDA variant is set with --cuda or --cpu"),
+    ("conda-forge", "torchvision=0.21",
+     "--with: 'torchvision=0.21': torchvision gets the version made for torch 2.5 (0.20); write --with torchvision"),
+    ("pip", "torchaudio==2.4",
+     "--with: 'torchaudio==2.4': torchaudio gets the version made for torch 2.5 (2.5); write --with torchaudio"),
+])
+def test_with_naming_what_the_template_sets_is_an_error(style, with_, message):
+    # Before: written next to the template's own spec (python=3.14 and python=3.11), unsolvable.
+    with pytest.raises(UsageError) as e:
+        plan_pytorch(M, PytorchOptions(torch="2.5", style=style, with_=(with_,)))
+    assert e.value.message == message
+
+
+def test_with_companion_in_another_case_is_the_companion():
+    plan = plan_pytorch(M, PytorchOptions(torch="2.7", style="pip", with_=("TorchVision,numpy",)))
+    assert plan.pip[2:] == ("torch==2.7.*", "torchvision==0.22.*", "numpy")
+
+
 # -- the template engine -------------------------------------------------------------------------
 
 
