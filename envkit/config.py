@@ -152,6 +152,10 @@ def parse_config(table: dict, *, source: str | None = None, prefix: str = "",
         return tuple(value)
 
     select = rule_list("select") if "select" in norm else None
+    if select == ():
+        # an empty selection runs no rule and passes every file: never what a project means
+        raise ConfigError("select is empty, so no rule would run", where=where("select"),
+                          hint="list rule names, or remove `select` to run every rule")
     ignore = rule_list("ignore") if "ignore" in norm else ()
     severity: dict[str, str] = {}
     if "severity" in norm:

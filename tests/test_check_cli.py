@@ -86,6 +86,13 @@ def test_usage_and_parse_errors_exit_2(repo, envkit_cli):
     assert r.exit_code == 2 and "unknown rule 'no-such-rule'" in r.stderr
     r = envkit_cli("check", "-n", "a", "-p", "b", cwd=repo)
     assert r.exit_code == 2
+    # an empty --select (an unset CI variable: --select "$RULES") would run no rule and pass anything
+    (repo / "environment.yml").write_text(BAD)
+    for empty in ("", " , "):
+        r = envkit_cli("check", "--select", empty, cwd=repo)
+        assert (r.exit_code, r.stdout) == (2, "")
+        assert r.stderr.startswith("error: --select names no rule, so no rule would run\n")
+    assert envkit_cli("check", "--ignore", "", cwd=repo).exit_code == 1  # ignoring nothing is fine
 
 
 def test_select_ignore_and_inline_suppression(repo, envkit_cli):
@@ -136,6 +143,11 @@ def test_pyproject_and_envkit_toml_configuration(repo, envkit_cli):
     (repo / ".envkit.toml").write_text('ignore = ["conda-pip-duplicat"]\n')
     r = envkit_cli("check", cwd=repo)
     assert r.exit_code == 2 and "unknown rule 'conda-pip-duplicat' in ignore" in r.stderr
+    (repo / ".envkit.toml").write_text('select = []\n')
+    r = envkit_cli("check", cwd=repo)
+    assert r.exit_code == 2
+    assert r.stderr == (f"error: {repo / '.envkit.toml'}:1 (select): select is empty, so no rule would run\n"
+                        "hint: list rule names, or remove `select` to run every rule\n")
     (repo / ".envkit.toml").write_text('ignroe = []\n')
     r = envkit_cli("check", cwd=repo)
     assert r.exit_code == 2 and "unknown configuration key 'ignroe'" in r.stderr

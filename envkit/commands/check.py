@@ -10,8 +10,11 @@ FORMATS = ("text", "json", "github", "sarif")
 SEVERITY_CHOICES = ("error", "warning", "info")
 
 
-def _rule_list(values: tuple[str, ...]) -> tuple[str, ...] | None:
-    """`--select a,b --select c` -> ("a", "b", "c"), checked against the registry."""
+def _rule_list(values: tuple[str, ...], option: str = "--select") -> tuple[str, ...] | None:
+    """`--select a,b --select c` -> ("a", "b", "c"), checked against the registry.
+
+    Raises UsageError for an unknown rule, and for a `--select` that names no rule at all (`--select
+    ""`, as an empty CI variable gives): that would run no rule and pass every file."""
     if not values:
         return None
     from envkit.checks.core import get_rule
@@ -23,6 +26,11 @@ def _rule_list(values: tuple[str, ...]) -> tuple[str, ...] | None:
             if name:
                 get_rule(name)  # raises UsageError for an unknown rule
                 out.append(name)
+    if not out and option == "--select":
+        from envkit.errors import UsageError
+
+        raise UsageError("--select names no rule, so no rule would run",
+                         hint="give rule names (`envkit check --list-rules`), or leave --select out to run every rule")
     return tuple(dict.fromkeys(out))
 
 
@@ -79,7 +87,7 @@ def check(files: tuple[str, ...], lock_file: str | None, name: str | None, prefi
     if name is not None and prefix is not None:
         raise UsageError("give either -n NAME or -p PREFIX, not both")
     config = load_config(config_path)
-    config = config.merged(select=_rule_list(select), ignore=_rule_list(ignore) or ())
+    config = config.merged(select=_rule_list(select), ignore=_rule_list(ignore, "--ignore") or ())
     threshold = fail_on or config.fail_on or "error"
     paths = list(files)
     if not paths and name is None and prefix is None:
