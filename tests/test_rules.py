@@ -630,6 +630,25 @@ def test_fix_redacts_secret_variables(tmp_path):
     assert findings(path.read_text(), str(path), rule="leaked-secret") == []
 
 
+def test_fix_writes_no_file_when_one_of_them_changed_on_disk(tmp_path):
+    from envkit.checks.fix import apply_fixes
+    from envkit.errors import EnvkitError
+
+    text = "name: x\ndependencies: [python]\nprefix: /home/alice/envs/x\n"
+    a, b = tmp_path / "a.yml", tmp_path / "b.yml"
+    a.write_text(text)
+    b.write_text(text)
+    fs = findings(text, str(a), rule="leaked-prefix") + findings(text, str(b), rule="leaked-prefix")
+    assert [(f.file, f.fixable) for f in fs] == [(str(a), True), (str(b), True)]
+    b.write_text(text + "# edited meanwhile\n")
+    with pytest.raises(EnvkitError, match="changed while it was being checked; nothing was fixed"):
+        apply_fixes(fs, {str(a): text, str(b): text})
+    assert a.read_text() == text  # not rewritten behind a refusal
+    b.write_text(text)
+    assert [(d.file, d.line) for d in apply_fixes(fs, {str(a): text, str(b): text})] == [(str(a), 3), (str(b), 3)]
+    assert a.read_text() == b.read_text() == "name: x\ndependencies: [python]\n"
+
+
 def test_leaked_prefix_and_home_paths():
     fs = findings("""
         name: x

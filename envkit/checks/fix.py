@@ -101,8 +101,8 @@ def fix_text(text: str, path: str, findings: Iterable["Finding"]) -> tuple[str, 
 def apply_fixes(findings: list["Finding"], texts: dict[str, str]) -> list[Fixed]:
     """Fix every file that has fixable findings; each file is rewritten atomically, once.
 
-    `texts` maps each path to the text the findings were computed on; a file that changed on disk
-    since is left alone (raises EnvkitError naming it).
+    `texts` maps each path to the text the findings were computed on; when any file to fix changed
+    on disk since, no file is written (raises EnvkitError naming it).
     """
     from envkit.errors import EnvkitError, Where
     from envkit.io import atomic_write, read_text
@@ -111,14 +111,20 @@ def apply_fixes(findings: list["Finding"], texts: dict[str, str]) -> list[Fixed]
     for f in findings:
         if f.fixable and f.file in texts:
             by_file.setdefault(f.file, []).append(f)
-    done: list[Fixed] = []
+    planned: list[tuple[str, str, list[Fixed]]] = []
     for path, fs in by_file.items():
         old = texts[path]
         new, fixed = fix_text(old, path, fs)
-        if not fixed or new == old:
-            continue
-        if read_text(path) != old:
-            raise EnvkitError("file changed while it was being checked; not fixed", where=Where(file=path))
+        if fixed and new != old:
+            planned.append((path, new, fixed))
+    # every file is checked before any is written: a refusal leaves all of them as they were, so
+    # nothing is changed without being reported
+    for path, _new, _fixed in planned:
+        if read_text(path) != texts[path]:
+            raise EnvkitError("file changed while it was being checked; nothing was fixed",
+                              where=Where(file=path))
+    done: list[Fixed] = []
+    for path, new, fixed in planned:
         atomic_write(path, new)
         done.extend(fixed)
     return done
