@@ -339,6 +339,66 @@ def test_parse_nvidia_smi():
     assert parse_nvidia_smi("No devices were found") == (None, None)
 
 
+# Two GPUs: one banner line (one driver per machine), then a block per GPU.
+SMI_MULTI = """\
+Tue Mar  4 10:12:01 2025
++-----------------------------------------------------------------------------------------+
+| NVIDIA-SMI 560.35.03              Driver Version: 560.35.03      CUDA Version: 12.6     |
+|-----------------------------------------+------------------------+----------------------+
+| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |
+|=========================================+========================+======================|
+|   0  NVIDIA H100 80GB HBM3          On  |   00000000:18:00.0 Off |                    0 |
+| N/A   31C    P0             70W /  700W |       1MiB /  81559MiB |      0%      Default |
++-----------------------------------------+------------------------+----------------------+
+|   1  NVIDIA A100-SXM4-40GB          On  |   00000000:2A:00.0 Off |                    0 |
+| N/A   29C    P0             52W /  400W |       1MiB /  40960MiB |      0%      Default |
++-----------------------------------------+------------------------+----------------------+
+"""
+# nvidia-smi 470 and older: less padding, same keys
+SMI_OLD = "| NVIDIA-SMI 470.82.01    Driver Version: 470.82.01    CUDA Version: 11.4     |\n"
+
+
+def test_parse_nvidia_smi_multi_gpu_and_old_banner():
+    assert parse_nvidia_smi(SMI_MULTI) == ("560.35.03", "12.6")
+    assert parse_nvidia_smi(SMI_OLD) == ("470.82.01", "11.4")
+
+
+def test_detect_multi_gpu_picks_by_the_one_driver():
+    gpu = detect_gpu(M, environ={}, which=lambda n: "nvidia-smi",
+                     run=lambda argv, **kw: FakeResult(0, SMI_MULTI), rattler_cuda=lambda: None)
+    assert gpu == GpuInfo("12.6", "560.35.03", "nvidia-smi")
+    d = pick_detected_cuda(M, "2.7", "pip", gpu)
+    assert (d.cuda, d.warnings) == ("12.6", ())
+
+
+def test_detect_no_devices_found_is_cpu():
+    # nvidia-smi with a driver but no GPU prints this and exits 6
+    gpu = detect_gpu(M, environ={}, which=lambda n: "/usr/bin/nvidia-smi",
+                     run=lambda argv, **kw: FakeResult(6, "No devices were found\n"), rattler_cuda=lambda: None)
+    assert gpu == GpuInfo(None, None, "none", "nvidia-smi failed (exit 6): No devices were found; "
+                                              "py-rattler reports no __cuda virtual package")
+    d = pick_detected_cuda(M, "2.13", "conda-forge", gpu)
+    assert d.cuda is None
+    assert d.messages == ("no NVIDIA GPU detected (nvidia-smi failed (exit 6): No devices were found; "
+                          "py-rattler reports no __cuda virtual package); generating a CPU environment",)
+    # some versions exit 0 after the same line: still no GPU
+    gpu = detect_gpu(M, environ={}, which=lambda n: "nvidia-smi",
+                     run=lambda argv, **kw: FakeResult(0, "No devices were found\n"), rattler_cuda=lambda: None)
+    assert (gpu.cuda, gpu.detail) == (None, "nvidia-smi printed no driver version; "
+                                            "py-rattler reports no __cuda virtual package")
+
+
+def test_detect_rattler_error_is_not_a_crash():
+    def boom():
+        raise RuntimeError("libcuda.so: cannot open")
+
+    gpu = detect_gpu(M, environ={}, which=lambda n: None, run=None, rattler_cuda=boom)
+    assert gpu == GpuInfo(None, None, "none", "nvidia-smi not found; py-rattler could not detect virtual "
+                                              "packages: libcuda.so: cannot open; py-rattler reports no "
+                                              "__cuda virtual package")
+
+
 def test_detect_with_nvidia_smi():
     calls = []
 
@@ -489,6 +549,22 @@ def test_cli_detect_uses_nvidia_smi_through_proc(envkit_cli, monkeypatch, tmp_pa
     assert r.exit_code == 0
     assert r.stderr == ("envkit: detected NVIDIA driver 570.86.15, CUDA 12.8 (nvidia-smi); "
                         "picked CUDA 12.8\n")
+
+
+def test_cli_detect_multi_gpu_nvidia_smi_with_an_old_driver(envkit_cli, monkeypatch, tmp_path):
+    smi = tmp_path / "nvidia-smi"
+    smi.write_text("#!/bin/sh\ncat <<'EOF'\n" + SMI_MULTI + "EOF\n")
+    smi.chmod(0o755)
+    monkeypatch.delenv("CONDA_OVERRIDE_CUDA", raising=False)
+    monkeypatch.setenv("PATH", f"{tmp_path}:/usr/bin:/bin")
+    r = envkit_cli("template", "pytorch", "--detect", "--torch", "2.13")
+    assert r.exit_code == 0
+    assert r.stderr == (
+        "envkit: detected NVIDIA driver 560.35.03, CUDA 12.6 (nvidia-smi); no CUDA variant of torch 2.13 "
+        "runs on it; picked the oldest, CUDA 12.9\n"
+        "warning: CUDA 12.9 needs an NVIDIA driver >= 575.51.03, but this machine's driver 560.35.03 "
+        "supports CUDA 12.6 (nvidia-smi); update the driver, or use --cpu\n")
+    assert "  - cuda-version=12.9\n" in r.stdout
 
 
 def test_cli_help(envkit_cli):

@@ -6,6 +6,7 @@ import importlib.util
 import subprocess
 import sys
 import zipfile
+from pathlib import Path
 
 import pytest
 
@@ -96,8 +97,28 @@ def test_every_template_passes_envkit_check(envkit_cli, tmp_path):
     assert failures == []
 
 
+def test_every_template_passes_normalize_check(envkit_cli, tmp_path):
+    # The files are meant to sit under a pre-commit `envkit normalize --check`: the generator and
+    # normalize must agree byte for byte, comments included.
+    extra = [("conda-forge", "2.13", None, ("torchvision,lightning,numpy>=2",)),
+             ("pip", "2.9", "12.8", ("torchaudio,lightning",))]
+    stale = []
+    for style, torch, cuda, with_ in [(s, t, c, None) for s, t, c in COMBOS] + extra:
+        path = tmp_path / f"{style}-{torch}-{cuda or 'cpu'}.yml"
+        path.write_text(render(plan_pytorch(M, PytorchOptions(torch=torch, cuda=cuda, cpu=cuda is None,
+                                                              style=style, with_=with_))))
+        r = envkit_cli("normalize", "--check", str(path))
+        if (r.exit_code, r.stdout) != (0, ""):
+            stale.append((path.name, r.exit_code, r.stdout[-300:], r.stderr[-300:]))
+    assert stale == []
+
+
 @pytest.mark.slow
 def test_an_installed_wheel_carries_the_matrix(tmp_path):
+    """`pip install` of the built wheel into a fresh venv; `envkit template list` run from outside
+    the repository finds the matrix as package data (envkit/_templates/), not the source tree."""
+    import sysconfig
+
     pyproject = (REPO / "pyproject.toml").read_text()
     if "envkit._templates" not in pyproject:
         pytest.skip("pyproject.toml does not map templates/ into the wheel yet (see templates/README.md)")
@@ -106,10 +127,32 @@ def test_an_installed_wheel_carries_the_matrix(tmp_path):
     assert proc.returncode == 0, proc.stderr
     wheel = next((tmp_path / "dist").glob("envkit-*.whl"))
     with zipfile.ZipFile(wheel) as zf:
-        zf.extractall(tmp_path / "site")
-    code = ("import envkit.templates as t; print(t.templates_dir());"
-            "print(t.render(t.plan_pytorch(t.load_matrix(), t.PytorchOptions(cpu=True))).splitlines()[0])")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path,
-                         env={"PYTHONPATH": str(tmp_path / "site"), "PATH": "/usr/bin:/bin"}, check=True)
-    assert out.stdout.splitlines() == [str(tmp_path / "site" / "envkit" / "_templates"),
-                                       "# PyTorch 2.13 (CPU), Python 3.14, from conda-forge."]
+        names = set(zf.namelist())
+    assert {"envkit/_templates/pytorch/matrix.json", "envkit/_templates/pytorch/conda-forge.yml.in",
+            "envkit/_templates/pytorch/pip.yml.in", "envkit/_templates/pytorch/pytorch-channel.yml.in"} <= names
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    vpy = venv / "bin" / "python"
+    proc = subprocess.run([sys.executable, "-m", "pip", "--python", str(vpy), "install", "-q", "--no-deps",
+                           "--no-index", str(wheel)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    # click & co. from this interpreter's site-packages, listed after the venv's own (a .pth line
+    # adds the path without running that directory's .pth files, so the editable envkit stays out)
+    purelib = subprocess.run([str(vpy), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    (Path(purelib) / "zz_deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    env = {"PATH": f"{venv / 'bin'}:/usr/bin:/bin", "HOME": str(tmp_path)}
+    r = subprocess.run([str(venv / "bin" / "envkit"), "template", "list"], capture_output=True, text=True,
+                       cwd=outside, env=env, timeout=120)
+    assert (r.returncode, r.stderr) == (0, "")
+    from envkit.templates import render_list
+
+    assert r.stdout == render_list(M)
+    where = subprocess.run([str(vpy), "-c", "import envkit.templates as t; print(t.templates_dir())"],
+                           capture_output=True, text=True, cwd=outside, env=env, check=True).stdout.strip()
+    assert where == str(Path(purelib) / "envkit" / "_templates")
+    r = subprocess.run([str(venv / "bin" / "envkit"), "template", "pytorch", "--cpu"], capture_output=True,
+                       text=True, cwd=outside, env=env, timeout=120)
+    assert r.returncode == 0 and r.stdout.splitlines()[0] == "# PyTorch 2.13 (CPU), Python 3.14, from conda-forge."
