@@ -10,8 +10,24 @@ variables their shell hooks set, then PATH.  Only their documented `--json` comm
 
 Every call goes through `envkit._proc.run` with a timeout; a missing executable, a failure (its
 stderr is shown) or output that is not the expected JSON is a BackendError.  The answers are mapped
-to the same LiveEnv the native backend produces; what the CLIs do not report (hashes, URLs, which
-record owns which dist-info, direct_url.json) is left empty.
+to the same LiveEnv the native backend produces; what the CLIs do not report (hashes and URLs for
+conda and micromamba 1.x, which record owns which dist-info, direct_url.json) is left empty.
+
+The three CLIs answer differently (mamba 1.x is conda underneath; mamba 2.x is micromamba's
+libmamba), and the mapping takes each as it is:
+
+* `list --json`: conda gives base_url, build_number, build_string, channel, dist_name, name,
+  platform (the subdir), version; pip packages have channel "pypi", platform "pypi", base_url
+  `https://conda.anaconda.org/pypi`.  micromamba 2.x adds url, md5 and sha256 (used: the lock
+  gets them) and lists pip packages with base_url `https://pypi.org/` and a platform such as
+  `linux-x86_64`; micromamba 2.0.0 wrote the whole package URL into base_url and channel
+  (mamba#3480), which is cut back to the channel here.
+* `env export --json`: micromamba 1.x and 2.0.0-2.0.2 print YAML despite `--json` (mamba#3492),
+  2.0.3 a trailing comma with `--from-history` (mamba#3582), 2.0 no `prefix` (mamba#3561): the
+  answer is read as YAML (a superset of JSON) when it is not JSON, and the prefix is found in
+  `env list --json` when the export lacks it.
+* `info --json`: conda has root_prefix, envs, envs_dirs, channels, platform; micromamba has
+  "base environment", "env location", envs_dirs, channels, platform and no envs list.
 """
 from __future__ import annotations
 
@@ -102,12 +118,27 @@ class CondaCli:
         return data
 
     def export(self, *, prefix: str | None = None, name: str | None = None, from_history: bool = False) -> dict:
+        """`env export --json [--from-history]` as a dict.
+
+        micromamba 1.x and 2.0.0-2.0.2 print YAML even with `--json`, and 2.0.3 a trailing comma
+        with `--from-history`: output that is not JSON is read as YAML before it is refused.
+        """
+        from envkit._proc import run, tail
+
         args = ["env", "export", *self._target(prefix, name), "--json"]
         if from_history:
             args.append("--from-history")
-        data = self.json(*args)
+        what = f"{os.path.basename(self.exe)} env export"
+        result = run([self.exe, *args], timeout=self.timeout, env=self.environ, what=what)
+        try:
+            data = json.loads(result.stdout)
+        except ValueError:
+            data = _yaml_or_none(result.stdout, what)
+            if data is None:
+                raise BackendError(f"{what} did not print JSON (nor an environment YAML)",
+                                   text=tail(result.stdout, 5) or "(no output)") from None
         if not isinstance(data, dict):
-            raise BackendError(f"{os.path.basename(self.exe)} env export --json: expected an object")
+            raise BackendError(f"{what} --json: expected an object")
         return data
 
     def info(self) -> dict:
@@ -129,8 +160,59 @@ class CondaCli:
         exported = self.export(prefix=prefix, name=name)
         history = self.export(prefix=prefix, name=name, from_history=True)
         info = self.info()
+        if not prefix and not exported.get("prefix") and name:
+            # micromamba 2.0's export has no prefix (mamba#3561): the env list knows it
+            prefix = _prefix_of_name(name, self.env_list(), info)
         return live_env_from_cli(listing, exported, history, info, prefix=prefix, name=name,
                                  backend=self.kind, environ=self.environ)
+
+
+def _yaml_or_none(text: str, what: str) -> Any:
+    from envkit._yaml import load
+    from envkit.errors import EnvkitError
+
+    try:
+        data = load(text, filename=what)
+    except EnvkitError:
+        return None
+    return data if isinstance(data, dict) and "dependencies" in data else None
+
+
+def _prefix_of_name(name: str, envs: list[str], info: Mapping) -> str | None:
+    """The prefix called `name` among `env list --json`'s prefixes (`base` is the root)."""
+    if name == "base":
+        root = info.get("root_prefix") or info.get("base environment")
+        if root:
+            return str(root)
+    for p in envs:
+        if os.path.basename(p.rstrip("/\\")) == name:
+            return p
+    return None
+
+
+def _channel_and_url(entry: Mapping) -> tuple[str | None, str | None]:
+    """(channel name, package URL) of one `list --json` entry.
+
+    The package URL is micromamba 2.x's `url`, or the whole URL micromamba 2.0.0 wrote into
+    base_url (mamba#3480); the channel is the URL's channel then, else base_url's or channel's.
+    """
+    from envkit.conda.channels import channel_of_url, parse_channel
+
+    url = entry.get("url") or None
+    base = str(entry.get("base_url") or "")
+    if not url and base.endswith((".conda", ".tar.bz2")):
+        url = base
+    if url:
+        return channel_of_url(str(url))[0].name, str(url)
+    chan = base or entry.get("channel")
+    if chan and str(chan).endswith((".conda", ".tar.bz2")):
+        return channel_of_url(str(chan))[0].name, None
+    return (parse_channel(str(chan)).name if chan else None), None
+
+
+def _hash(value: Any, size: int) -> str | None:
+    text = str(value or "").strip().lower()
+    return text if len(text) == size and all(c in "0123456789abcdef" for c in text) else None
 
 
 def _kind_of(exe: str) -> str:
@@ -149,9 +231,10 @@ def live_env_from_cli(listing: list[dict], exported: Mapping, history: Mapping, 
     the export not among them; channel_priority from the .condarc search path."""
     from envkit.backends.native import channels_and_priority
     from envkit.backends.prefix_scan import condarc_files
-    from envkit.conda.channels import parse_channel
+    from envkit.conda.channels import is_defaults, parse_channel
     from envkit.conda.matchspec import parse_spec
     from envkit.errors import InvalidSpecError
+    from envkit.urls import redact_url
 
     platform = str(info.get("platform") or "")
     the_prefix = str(exported.get("prefix") or prefix or "")
@@ -177,11 +260,12 @@ def live_env_from_cli(listing: list[dict], exported: Mapping, history: Mapping, 
             continue
         if n == "python":
             python_version = version
-        chan = e.get("base_url") or e.get("channel")
+        chan, url = _channel_and_url(e)
         packages.append(LockedPackage(
             manager="conda", name=n, version=version, build=str(e.get("build_string") or ""),
-            build_number=e.get("build_number"), channel=parse_channel(str(chan)).name if chan else None,
-            platform=platform, subdir=e.get("platform") or None, requested=n in req_names,
+            build_number=e.get("build_number"), channel=chan, platform=platform,
+            subdir=e.get("platform") or None, url=redact_url(url)[0] if url else None,
+            md5=_hash(e.get("md5"), 32), sha256=_hash(e.get("sha256"), 64), requested=n in req_names,
         ))
     packages.sort(key=lambda p: p.name)
     pips.sort(key=lambda d: d.name.lower())
@@ -192,6 +276,10 @@ def live_env_from_cli(listing: list[dict], exported: Mapping, history: Mapping, 
     seen: set[str] = set()
     for text in list(info.get("channels") or ()) + list(exported.get("channels") or ()):
         ch = parse_channel(str(text))
+        if is_defaults(ch.name):
+            # info lists defaults expanded (repo.anaconda.com/pkgs/main/linux-64, pkgs/r, ...):
+            # they are the one `defaults` entry the user configured, not channels of their own
+            ch = parse_channel("defaults")
         if ch.name not in seen:
             seen.add(ch.name)
             channels.append(ch)
