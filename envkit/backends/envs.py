@@ -7,7 +7,8 @@ Where environments are looked for, in order:
 2. the default envs dirs: `<root prefix>/envs` (root from `CONDA_ROOT`, `CONDA_EXE`,
    `MAMBA_ROOT_PREFIX` or the .condarc `root_prefix`) and `~/.conda/envs`;
 3. the prefixes listed in `~/.conda/environments.txt` (named by their last path component);
-4. `conda info --json` (its `envs` and `envs_dirs`) when a conda executable is found.
+4. `conda info --json` (its root prefix, `envs_dirs` and `envs`; micromamba's `env list --json`
+   for the last) when a conda, mamba or micromamba executable is found.
 
 `base` is the root prefix.  An unknown name is an EnvironmentNotFound error that lists the nearest
 known names.
@@ -113,16 +114,39 @@ def known_envs(environ: Mapping[str, str] | None = None, *, conda_exe: str | Non
 
 
 def _conda_info_envs(exe: str, environ: Mapping[str, str]) -> list[KnownEnv]:
+    """The environments `<exe> info --json` knows: its root prefix (`base`), the environments in
+    its `envs_dirs` (named by their directory, as `-n` finds them) and its `envs` list.  micromamba
+    and mamba 2.x have no `envs` in `info`; their `env list --json` is asked instead."""
     from envkit.backends.condacli import CondaCli
+    from envkit.errors import BackendError
 
     cli = CondaCli(exe, environ=environ)
     info = cli.info()
-    root = info.get("root_prefix") or info.get("base environment") or ""
+    what = f"{os.path.basename(exe)} info --json"
+    root = str(info.get("root_prefix") or info.get("base environment") or "")
     out = []
-    for p in info.get("envs") or ():
-        p = str(p)
-        name = "base" if root and os.path.normpath(p) == os.path.normpath(str(root)) else os.path.basename(p)
-        out.append(KnownEnv(name, p, f"{os.path.basename(exe)} info --json"))
+    if root and os.path.isdir(os.path.join(root, "conda-meta")):
+        out.append(KnownEnv("base", root, what))
+    for d in info.get("envs_dirs") or ():
+        try:
+            names = sorted(os.listdir(str(d)))
+        except OSError:
+            continue
+        for n in names:
+            p = os.path.join(str(d), n)
+            if os.path.isdir(os.path.join(p, "conda-meta")):
+                out.append(KnownEnv(n, p, f"{what} envs_dirs: {d}"))
+    if isinstance(info.get("envs"), list):
+        prefixes = [str(p) for p in info["envs"]]
+    else:
+        try:
+            prefixes = cli.env_list()
+            what = f"{os.path.basename(exe)} env list --json"
+        except BackendError:
+            prefixes = []
+    for p in prefixes:
+        name = "base" if root and os.path.normpath(p) == os.path.normpath(root) else os.path.basename(p)
+        out.append(KnownEnv(name, p, what))
     return out
 
 
