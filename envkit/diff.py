@@ -1077,11 +1077,22 @@ def _variant_words(ia, ib) -> list[str]:
 
 def _blas_reason(ctx: _Context, only: str | None) -> tuple[str, str]:
     if ctx.blas_a != ctx.blas_b and (ctx.blas_a or ctx.blas_b):
-        return ("high", f"different BLAS ({ctx.blas_a or 'unknown'} → {ctx.blas_b or 'unknown'}): "
+        return ("high", f"different BLAS ({ctx.blas_a or _no_blas(ctx.sa)} → {ctx.blas_b or _no_blas(ctx.sb)}): "
                         "numerical results and speed may differ")
     if only:
         return "medium", f"BLAS/LAPACK library {only}: numerical results and speed may differ"
     return "medium", "BLAS/LAPACK library version differs: speed and last-digit results may differ"
+
+
+def _no_blas(side: _Side) -> str:
+    """What to call a side's BLAS when `blas_of` cannot name it: "none" when nothing there links a
+    BLAS (no BLAS package, no numpy: "MKL → unknown" would suggest a BLAS envkit failed to
+    recognise), else "unknown"."""
+    for p in side.packages:
+        n = p.name.lower()
+        if n in _BLAS or n in _NUMPY or (p.manager == "pip" and n in ("scipy", "torch")):
+            return "unknown"
+    return "none"
 
 
 def _runtime_reason(n: str) -> str:
@@ -1265,7 +1276,7 @@ def _check_spec(spec: EnvSpec, conc: _Side) -> tuple[tuple[SpecCheck, ...], tupl
             for n in owned or pypi_names_for_conda(dep.name):
                 p = index.get(("pip", n))
                 if p is not None:
-                    note = f"installed by pip as {p.name}"
+                    note = _installed_by("pip", p.name, dep.name)
                     break
         if p is None:
             checks.append(SpecCheck(spec=text, name=dep.name, manager="conda", status="missing",
@@ -1326,7 +1337,7 @@ def _check_pip(pd: PipDep, index, mentioned, marker_env, conda_names_for_pypi) -
         for n in conda_names_for_pypi(name):
             p = index.get(("conda", n))
             if p is not None:
-                note = f"installed by conda as {p.name}"
+                note = _installed_by("conda", p.name, name)
                 break
     if p is None:
         return SpecCheck(spec=pd.text, name=name, manager="pip", status="missing", line=pd.line)
@@ -1352,6 +1363,13 @@ def _check_pip(pd: PipDep, index, mentioned, marker_env, conda_names_for_pypi) -
     return SpecCheck(spec=pd.text, name=name, manager="pip",
                      status="satisfied" if ok else "not-satisfied", found=_state(p), note=note,
                      line=pd.line)
+
+
+def _installed_by(manager: str, found: str, wanted: str) -> str:
+    """`installed by conda as pytorch` for `torch`; `installed by conda` when the names agree."""
+    if _pep503(found) == _pep503(wanted):
+        return f"installed by {manager}"
+    return f"installed by {manager} as {found}"
 
 
 _SYS = {"linux": ("linux", "Linux"), "osx": ("darwin", "Darwin"), "win": ("win32", "Windows")}
@@ -1401,7 +1419,9 @@ def _spec_entries(spec: EnvSpec) -> dict[tuple[str, str], tuple[PackageState, in
             st = PackageState(name=p.name, manager="pip", version=f"{extras}{p.specifier}{marker}")
             out[("pip", _pep503(p.name))] = (st, p.line)
         else:
-            st = PackageState(name=p.name or p.text, manager="pip", version=p.text)
+            # a URL, path or editable entry: its text is the spec (once: an entry that names no
+            # project is named by its text, and has no separate "version")
+            st = PackageState(name=p.name or p.text, manager="pip", version=p.text if p.name else "")
             out[("pip", _pep503(p.name) if p.name else p.text)] = (st, p.line)
     return out
 
@@ -1449,7 +1469,10 @@ def _spec_change(name: str, kind: str, a: PackageState | None, b: PackageState |
 
 def _spec_text(s: PackageState) -> str:
     if s.manager == "pip":
-        return f"{s.name}{s.version}" if not s.version.startswith(s.name) else s.version
+        v = s.version
+        # a specifier, extras or marker follows the name; anything else (`-e git+...#egg=x`, a
+        # URL) is the entry's whole text
+        return f"{s.name}{v}" if not v or v[0] in "[<>=!~;" else v
     dep = CondaDep(name=s.name, version=s.version or None, build=s.build, channel=s.channel)
     return dep.spec()
 

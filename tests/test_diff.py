@@ -264,7 +264,7 @@ def test_spec_against_lock_in_both_directions():
                           "torch": "satisfied", 'rich; sys_platform == "win32"': "skipped"}
         notes = {c.spec: c.note for c in d.spec_checks}
         assert notes["torch"] == "installed by conda as pytorch"
-        assert notes["requests==2.31.0"] == "installed by conda as requests"
+        assert notes["requests==2.31.0"] == "installed by conda"  # same name: no "as requests"
         assert [p.name for p in d.unmentioned] == []
         assert not d.same
     ok = diff(spec("python>=3.10", "numpy"), lock(*BASE))
@@ -278,6 +278,34 @@ def test_spec_against_spec():
     assert {c.name: c.kind for c in d.changes} == {"python": "changed", "scipy": "added", "torch": "changed"}
     assert by_name(d)["python"].reason == "spec changed: python=3.10 → python=3.11"
     assert diff(a, a).same
+
+
+def test_spec_against_spec_url_entries_are_shown_once():
+    a = spec("numpy", pip=["git+https://github.com/x/y", "-e git+https://github.com/a/b#egg=bee"])
+    b = spec("numpy", pip=["-e git+https://github.com/a/c#egg=bee"])
+    ch = by_name(diff(a, b))
+    url = ch["git+https://github.com/x/y"]
+    assert (url.kind, url.a.version) == ("removed", "")  # the text is its name, not repeated
+    assert ch["bee"].kind == "changed"
+    assert ch["bee"].reason == ("spec changed: -e git+https://github.com/a/b#egg=bee → "
+                                "-e git+https://github.com/a/c#egg=bee")
+    from envkit.render.diff_text import render_text
+
+    out = render_text(diff(a, b))
+    assert "  removed (1): git+https://github.com/x/y [pip]\n" in out
+    assert "Different: 2 packages differ (2 other).\n" in out
+
+
+def test_blas_only_on_one_side_says_none_not_unknown():
+    mkl = lock(P("blas", "1.0", "mkl", channel="pkgs/main"), P("mkl", "2021.4.0", "h06a4308_640"),
+               P("numpy", "1.23.3", "py39h14f4228_0"), P("zlib", "1.2.13", "h0_0"))
+    bare = lock(P("zlib", "1.2.13", "h0_0"))
+    assert by_name(diff(mkl, bare))["mkl"].reason == \
+        "different BLAS (MKL → none): numerical results and speed may differ"
+    # a numpy whose BLAS envkit cannot tell is "unknown"
+    odd = lock(P("numpy", "1.23.3", "py39h0_0"), P("zlib", "1.2.13", "h0_0"))
+    assert by_name(diff(odd, mkl))["mkl"].reason == \
+        "different BLAS (unknown → MKL): numerical results and speed may differ"
 
 
 def test_export_is_compared_as_concrete():
