@@ -91,6 +91,40 @@ def test_markdown_pr_comment(envkit_cli):
             "(CUDA 12.1, cuDNN 8.9.2) | **high** | PyTorch cpu build → CUDA 12.1 build") in md
     assert "<details><summary>Platform differences: osx-arm64 → linux-64 (43)</summary>" in md
     assert "| Python ⚠ | 3.11.9 | 3.11.8 |" in md
+    assert "**Different**: 77 packages differ (29 likely to matter, 43 platform, 5 other); channels differ.\n" in md
+    # the likely-to-matter table folds the 14 CUDA libraries into one row, as the text does, and
+    # keeps the short run (cuda-cudart, cuda-runtime) row by row
+    matter = md.split("#### Likely to matter (29)")[1].split("<details>")[0]
+    rows = [ln for ln in matter.splitlines() if ln.startswith("| ") and not ln.startswith("| package")]
+    assert len(rows) == 16
+    assert ("| 14 packages | added | — | cuda-cupti 12.1.105, cuda-libraries 12.1.0, cuda-nvrtc 12.1.105, "
+            "cuda-nvtx 12.1.105, cuda-opencl 12.4.127, libcublas 12.1.0.26,") in matter
+    assert "| `cuda-cudart` | added |" in matter and "| `cuda-runtime` | added |" in matter
+    # platform differences: three lines by name, not 43 rows of rebuilt hashes
+    assert ("- **only on A (osx-arm64)** (2): `libcxx` 16.0.6, `libgfortran` 5.0.0\n"
+            "- **only on B (linux-64)** (9): `_libgcc_mutex` 0.1, `_openmp_mutex` 4.5,") in md
+    assert "- **same version, built per platform** (32): `brotli-python`, `bzip2`," in md
+    assert "| `libgfortran5` | rebuilt |" not in md
+    # other changes by kind: added before manager changed
+    other = md.split("<summary>Other changes (5)</summary>")[1]
+    assert other.index("| `tbb` | added |") < other.index("| `joblib` | manager changed |")
+
+
+def test_json_example_has_the_issues_schema(envkit_cli):
+    """The docs' JSON example (examples/laptop-vs-server/cpu.yml vs cuda.yml): the keys the issue
+    names, the change exactly."""
+    r = envkit_cli("diff", str(EXAMPLE / "cpu.yml"), str(EXAMPLE / "cuda.yml"), "--format", "json")
+    assert r.exit_code == 1
+    data = json.loads(r.stdout)
+    assert {"a", "b", "changes", "channels", "summary"} <= set(data)
+    (c,) = data["changes"]
+    assert {k: c[k] for k in ("name", "kind", "tags", "impact", "reason")} == {
+        "name": "pytorch", "kind": "variant", "tags": ["variant", "torch"], "impact": "high",
+        "reason": "PyTorch cpu build → CUDA 12.1 build: GPU support, kernels and numerics differ"}
+    assert {k: c["a"][k] for k in ("version", "build", "channel", "manager")} == {
+        "version": "2.2.2", "build": "py3.11_cpu_0", "channel": None, "manager": "conda"}
+    assert c["b"]["build"] == "py3.11_cuda12.1_cudnn8.9.2_0"
+    assert data["channels"]["added"] == ["nvidia"] and data["summary"]["kinds"]["variant"] == 1
 
 
 def test_colour_only_when_asked_or_on_a_tty(envkit_cli):
@@ -357,7 +391,7 @@ def test_explicit_file_cannot_record_pip_packages_so_they_are_not_removed(envkit
     assert lines[2] == "note: B is an explicit file, which cannot record pip packages: A's 147 pip packages are not compared."
     assert "[pip]" not in r.stdout.split("\n\n", 2)[2]  # no pip package listed as removed
     assert "  PyTorch  1.13.1 [pip] (CUDA 11.7)  (pip not recorded)" in lines
-    assert r.stdout.endswith("Other changes (1)\n  added (1): tzdata 2025b\n\nDifferent: 1 package differ (1 other).\n")
+    assert r.stdout.endswith("Other changes (1)\n  added (1): tzdata 2025b\n\nDifferent: 1 package differs (1 other).\n")
     data = json.loads(envkit_cli("diff", explicit, export, "--format", "json").stdout)
     assert data["pip_not_recorded"] == {"side": "a", "kind": "explicit", "skipped": 147}
     assert (data["a"]["records_pip"], data["b"]["records_pip"]) == (False, True)

@@ -6,8 +6,8 @@ a string (GitHub-flavoured Markdown).
 """
 from __future__ import annotations
 
-from envkit.diff import KIND_TITLES, NOT_RECORDED, Change, EnvDiff
-from envkit.render.diff_text import change_states
+from envkit.diff import KIND_TITLES, KINDS, NOT_RECORDED, Change, EnvDiff
+from envkit.render.diff_text import FOLD, change_states, fold_runs, summary_sentence
 
 _IMPACT = {"high": "**high**", "medium": "medium", "low": "low"}
 
@@ -30,16 +30,47 @@ def _code(text: str) -> str:
 
 
 def _table(changes: list[Change], *, why: bool) -> list[str]:
+    """A table of `changes`; with `why` (the "likely to matter" table) a run of FOLD or more
+    one-sided changes with one reason (14 CUDA libraries only on B) is one row, as in the text."""
     head = "| package | change | A | B |" + (" impact | why |" if why else "")
     sep = "|---|---|---|---|" + ("---|---|" if why else "")
     rows = [head, sep]
-    for c in changes:
-        a, b = change_states(c)
-        row = f"| {_code(c.name)} | {KIND_TITLES[c.kind]} | {_cell(a)} | {_cell(b)} |"
+    runs = fold_runs(changes) if why else [[c] for c in changes]
+    # a short run is shown change by change
+    runs = [r for run in runs for r in ([run] if len(run) >= FOLD else [[c] for c in run])]
+    for run in runs:
+        c = run[0]
+        if len(run) >= FOLD:
+            items = ", ".join(_cell(f"{x.name} {(x.b or x.a).version}".rstrip()) for x in run)
+            a, b = ("—", items) if c.kind == "added" else (items, "—")
+            row = f"| {len(run)} packages | {KIND_TITLES[c.kind]} | {a} | {b} |"
+        else:
+            a, b = change_states(c)
+            row = f"| {_code(c.name)} | {KIND_TITLES[c.kind]} | {_cell(a)} | {_cell(b)} |"
         if why:
             row += f" {_IMPACT[c.impact]} | {_cell(c.reason)} |"
         rows.append(row)
     return rows
+
+
+def _platform_lines(d: EnvDiff, changes: list[Change]) -> list[str]:
+    """The platform differences as three lines (only on A, only on B, rebuilt per platform), by
+    name, as in the text report: dozens of rebuilt hashes say nothing a reviewer needs."""
+    changes = sorted(changes, key=lambda c: (c.name.lower(), c.name))
+    out = []
+    for title, items in (
+            (f"only on A ({d.a.platform})", [f"{_code(c.name)} {c.a.version}" for c in changes if c.b is None]),
+            (f"only on B ({d.b.platform})", [f"{_code(c.name)} {c.b.version}" for c in changes if c.a is None]),
+            ("same version, built per platform",
+             [_code(c.name) for c in changes if c.a is not None and c.b is not None])):
+        if items:
+            out.append(f"- **{title}** ({len(items)}): " + ", ".join(items))
+    return out
+
+
+def _by_kind(changes: list[Change]) -> list[Change]:
+    """`changes` grouped by kind (KINDS order), ranked within each kind."""
+    return sorted(changes, key=lambda c: KINDS.index(c.kind))
 
 
 def render_markdown(d: EnvDiff, *, show_all: bool = False) -> str:
@@ -51,22 +82,8 @@ def render_markdown(d: EnvDiff, *, show_all: bool = False) -> str:
     out.append("")
     if d.pip_not_recorded is not None:
         out += [f"_{d.pip_not_recorded.sentence()}_", ""]
-    if d.same:
-        out.append("**Same**: no differences." if not d.spec_side else
-                   "**Same**: every spec entry is satisfied.")
-    else:
-        s = d.summary()
-        bits = [f"{s['changes']} package{'s' if s['changes'] != 1 else ''} differ"]
-        if s["groups"]["matter"]:
-            bits.append(f"{s['groups']['matter']} likely to matter")
-        bad = s["spec"]["not-satisfied"] + s["spec"]["missing"]
-        if d.spec_side:
-            bits.append(f"{s['spec']['not-satisfied']} spec entries not satisfied, "
-                        f"{s['spec']['missing']} missing")
-        bits += d.differing_lists()
-        if not s["changes"] and bad:
-            bits = bits[1:]
-        out.append("**Different**: " + ", ".join(bits) + ".")
+    verdict, _, rest = summary_sentence(d).partition(": ")
+    out.append(f"**{verdict}**: {rest}")
     if d.highlights:
         out += ["", "| | A | B |", "|---|---|---|"]
         for label, a, b in d.highlights:
@@ -94,12 +111,12 @@ def render_markdown(d: EnvDiff, *, show_all: bool = False) -> str:
     if platform:
         out += ["", f"<details><summary>Platform differences: {d.a.platform} → {d.b.platform} "
                     f"({len(platform)})</summary>", ""]
-        out += _table(platform, why=False)
+        out += _platform_lines(d, platform)
         out += ["", "</details>"]
     other = d.by_group("other")
     if other:
         out += ["", f"<details><summary>Other changes ({len(other)})</summary>", ""]
-        out += _table(other, why=False)
+        out += _table(_by_kind(other), why=False)
         out += ["", "</details>"]
     ch = d.channels
     if ch.changed or (show_all and (ch.a or ch.b)):

@@ -142,7 +142,10 @@ def change_states(c: Change) -> tuple[str, str]:
 FOLD = 4
 
 
-def _runs(changes: list[Change]) -> list[list[Change]]:
+def fold_runs(changes: list[Change]) -> list[list[Change]]:
+    """`changes` (ranked) cut into runs: consecutive one-sided changes of one kind, category and
+    reason form one run (14 CUDA libraries only on B); every other change is a run of its own.  Runs
+    of at least FOLD changes are shown as one line."""
     runs: list[list[Change]] = []
     for c in changes:
         if (runs and c.kind in ("added", "removed") and runs[-1][0].kind == c.kind
@@ -155,7 +158,7 @@ def _runs(changes: list[Change]) -> list[list[Change]]:
 
 def _change_lines(changes: list[Change], p: _Painter, *, reasons: bool, indent: str = "  ",
                   width: int = 100) -> list[str]:
-    runs = _runs(changes) if reasons else [[c] for c in changes]
+    runs = fold_runs(changes) if reasons else [[c] for c in changes]
     singles = [c for r in runs if len(r) < FOLD for c in r] or changes
     w = min(MAX_NAME, max(len(c.name) for c in singles))
     out: list[str] = []
@@ -304,11 +307,18 @@ def _duplicates_section(d: EnvDiff, p: _Painter) -> list[str]:
 
 
 def _summary_line(d: EnvDiff, p: _Painter) -> str:
+    text = summary_sentence(d)
+    return p(text, "green") if d.same else p(text, "bold")
+
+
+def summary_sentence(d: EnvDiff) -> str:
+    """`Same: no differences (96 packages compared).` or `Different: 77 packages differ (29 likely
+    to matter, 43 platform, 5 other); channels differ.`: the last line of the text report."""
     if d.same:
         if d.spec_side:
-            return p("Same: every spec entry is satisfied.", "green")
+            return "Same: every spec entry is satisfied."
         n = len(d.unchanged)
-        return p(f"Same: no differences ({n} packages compared).", "green")
+        return f"Same: no differences ({n} packages compared)."
     parts = []
     n = len(d.changes)
     if n:
@@ -317,14 +327,14 @@ def _summary_line(d: EnvDiff, p: _Painter) -> str:
             k = len(d.by_group(g))
             if k:
                 groups.append(f"{k} {label}")
-        parts.append(f"{n} package{'s' if n != 1 else ''} differ ({', '.join(groups)})")
+        parts.append(f"{n} package{'s differ' if n != 1 else ' differs'} ({', '.join(groups)})")
     bad = [c for c in d.spec_checks if c.status in ("not-satisfied", "missing")]
     if bad:
         ns = sum(1 for c in bad if c.status == "not-satisfied")
         nm = len(bad) - ns
         parts.append(f"{ns} spec entr{'ies' if ns != 1 else 'y'} not satisfied, {nm} missing")
     parts += d.differing_lists()
-    return p("Different: " + "; ".join(parts) + ".", "bold")
+    return "Different: " + "; ".join(parts) + "."
 
 
-__all__ = ["render_text", "change_states", "spec_text"]
+__all__ = ["render_text", "change_states", "spec_text", "summary_sentence", "fold_runs", "FOLD"]
