@@ -177,6 +177,10 @@ def test_github_workflow_commands_are_escaped(repo, envkit_cli):
     odd = Finding(rule="r", severity="info", file="a,b:c.yml", line=None, message="50%\nsecond")
     assert render_findings_github([odd]).splitlines()[0] == \
         "::notice file=a%2Cb%3Ac.yml,title=envkit r (info)::50%25%0Asecond"
+    # CR too (a CRLF file's text in a message), and %, CR, LF in a property; `::` cannot end it early
+    odd = Finding(rule="r", severity="error", file="C:\\w\r\n%.yml", line=3, message="a\r\nb::c")
+    assert render_findings_github([odd]).splitlines()[0] == \
+        "::error file=C%3A\\w%0D%0A%25.yml,line=3,title=envkit r (error)::a%0D%0Ab::c"
 
 
 def test_sarif_output_validates_against_the_sarif_2_1_0_schema(repo, envkit_cli):
