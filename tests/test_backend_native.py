@@ -238,3 +238,25 @@ def test_pip_entry_forms():
     assert pip_entry(PipDist(name="c", version="1", url="https://u:p@host/c-1.tar.gz")).text == \
         "c @ https://<USER>:<PASSWORD>@host/c-1.tar.gz"
     assert pip_entry(PipDist(name="d", version="1", url="file:///src/my%20d", editable=True)).text == "-e /src/my d"
+
+
+def test_parse_history_applies_a_block_like_conda():
+    """conda applies remove, then update, then neutered specs per block, and ignores blocks with
+    no `# cmd:` line (History.get_user_requests)."""
+    text = (
+        "==> 2024-01-01 00:00:00 <==\n"
+        "# cmd: conda create -n x python=3.11 numpy\n"
+        "# update specs: ['python=3.11', 'numpy']\n"
+        "==> 2024-01-02 00:00:00 <==\n"
+        "# cmd: conda install numpy=1.26\n"
+        "# update specs: ['numpy=1.26']\n"
+        "# remove specs: ['numpy']\n"
+        "==> 2024-01-03 00:00:00 <==\n"
+        "+conda-forge/linux-64::scipy-1.12.0-py311h0_0\n"
+        "# update specs: ['scipy']\n"
+        "==> 2024-01-04 00:00:00 <==\n"
+        "# cmd: conda update --all\n"
+        "# neutered specs: ['python=3.11.8']\n"
+        "# update specs: ['python']\n"
+    )
+    assert parse_history(text)["requested"] == ["python=3.11.8", "numpy=1.26"]

@@ -142,6 +142,10 @@ def _json_message(exc):
 def parse_history(text):
     """Replay conda-meta/history like conda's History.get_requested_specs_map.
 
+    As conda does: only blocks with a `# cmd:` line are user requests; within one block the
+    remove specs are applied first, then the update specs, then the neutered specs (whatever
+    order their lines are in); a later line of the same kind in a block replaces an earlier one.
+
     Returns {"requested": [spec, ...] (in conda's order), "channels": [-c channels of the
     commands, first use first], "override_channels": bool, "commands": number of blocks}.
     """
@@ -149,15 +153,31 @@ def parse_history(text):
     channels = []
     override = False
     commands = 0
+    block = None
+
+    def apply(blk):
+        if blk is None or "cmd" not in blk:
+            return
+        for s in blk.get("remove", ()):
+            spec_map.pop(spec_name(s), None)
+        for key in ("update", "neutered"):
+            for s in blk.get(key, ()):
+                spec_map[spec_name(s)] = s
+
     for line in text.splitlines():
         line = line.strip()
         if line.startswith("==>"):
+            apply(block)
+            block = {}
             commands += 1
             continue
         if not line.startswith("#"):
             continue
+        if block is None:  # comment lines before the first header
+            block = {}
         m = _CMD.match(line)
         if m:
+            block["cmd"] = True
             argv = m.group(1).split()
             i = 0
             while i < len(argv):
@@ -192,15 +212,15 @@ def parse_history(text):
         else:
             continue
         specs = [str(s).strip() for s in specs if s and not str(s).endswith("@")]
+        if not specs:
+            continue
         if action in ("update", "install", "create"):
-            for s in specs:
-                spec_map[spec_name(s)] = s
+            block["update"] = specs
         elif action in ("remove", "uninstall"):
-            for s in specs:
-                spec_map.pop(spec_name(s), None)
+            block["remove"] = specs
         elif action == "neutered":
-            for s in specs:
-                spec_map[spec_name(s)] = s
+            block["neutered"] = specs
+    apply(block)
     seen = []
     for c in channels:
         if c not in seen:
