@@ -593,7 +593,9 @@ def export_as_lock(spec: EnvSpec, platform: str | None = None) -> Lock:
 
 def _side(model: EnvSpec | Lock | LiveEnv, platform: str | None, label: str) -> _Side:
     guessed = False
+    export_vars = None  # a `conda env export`'s variables: (a Lock has no place for them)
     if isinstance(model, EnvSpec) and _is_concrete_spec(model):
+        export_vars = model.variables
         guess = _guess_export(model)
         if platform is None or platform == guess:
             platform = guess
@@ -621,7 +623,9 @@ def _side(model: EnvSpec | Lock | LiveEnv, platform: str | None, label: str) -> 
                         platform_guessed=guessed, records_pip=records_pip(model))
         pip_opts = tuple(model.pip_options) if model.pip_options or model.kind != "explicit" else None
         return _Side(info=info, packages=pkgs, channels=_chan_names(model.channels) or None,
-                     pip_options=pip_opts)
+                     pip_options=pip_opts,
+                     variables=_variables(export_vars) if export_vars is not None else None,
+                     secrets=_secrets(export_vars) if export_vars is not None else None)
     spec = model
     info = SideInfo(source=label, kind=spec.kind, concrete=False, platform=None,
                     platforms=tuple(spec.platforms), name=spec.name,

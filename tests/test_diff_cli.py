@@ -308,6 +308,29 @@ def test_pip_index_options_differ(envkit_cli, tmp_path):
     assert "  B: --index-url https://download.pytorch.org/whl/cpu\n" in r.stdout
 
 
+def test_export_variables_are_compared(envkit_cli, tmp_path):
+    # `conda env export` writes `variables:` (conda env config vars); they were dropped with the
+    # export read as a lock, and two exports differing only there were "Same" (exit 0)
+    def with_vars(name, body):
+        p = tmp_path / name
+        p.write_text((EXAMPLE / "cpu.yml").read_text() + "variables:\n" + body)
+        return str(p)
+
+    a = with_vars("a.yml", "  OMP_NUM_THREADS: '4'\n  HF_TOKEN: hf_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n")
+    b = with_vars("b.yml", "  OMP_NUM_THREADS: '8'\n  HF_TOKEN: hf_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb\n")
+    r = envkit_cli("diff", a, b)
+    assert r.exit_code == 1
+    assert ("Environment variables (differ)\n  A: OMP_NUM_THREADS=4\n     HF_TOKEN=<TOKEN>\n"
+            "  B: OMP_NUM_THREADS=8\n     HF_TOKEN=<TOKEN>\n"
+            "  value changed (a credential, not shown): HF_TOKEN\n") in r.stdout
+    assert "hf_a" not in r.stdout and "hf_b" not in r.stdout
+    assert r.stdout.endswith("Different: environment variables differ.\n")
+    assert envkit_cli("diff", a, a).exit_code == 0
+    # an export without variables: has none; a conda-lock file does not record them (not a difference)
+    data = json.loads(envkit_cli("diff", a, str(EXAMPLE / "cpu.yml"), "--format", "json").stdout)
+    assert data["variables"]["b"] == [] and data["variables"]["changed"] is True
+
+
 def test_all_shows_unchanged(envkit_cli, tmp_path):
     a = export(tmp_path, "a.yml", BASE)
     r = envkit_cli("diff", a, a, "--all")
