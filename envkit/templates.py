@@ -149,6 +149,7 @@ class ChannelRow:
     cuda_package: str = ""
     note: str = ""
     sources: tuple[str, ...] = ()
+    python: tuple[str, ...] = ()  # when the channel lacks some of the official wheels' Pythons
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -223,8 +224,11 @@ class Matrix:
         return False
 
     def pythons(self, torch: str, style: str = "pip") -> tuple[str, ...]:
-        """Python versions `torch` supports (the official wheels' list; conda styles reuse it)."""
-        self._row(torch, style)  # raises for a style without that torch
+        """Python versions `torch` supports in `style`: the official wheels' list, or a channel
+        row's own `python` where that channel has fewer."""
+        row = self._row(torch, style)  # raises for a style without that torch
+        if style != "pip" and row.python:
+            return row.python
         return self.release(torch).python
 
     def cuda_variants(self, torch: str, style: str = "pip") -> tuple[str, ...]:
@@ -341,7 +345,7 @@ def _matrix_from(data: Mapping, path: str) -> Matrix:
     def rows(section) -> tuple[ChannelRow, ...]:
         return tuple(ChannelRow(torch=r["torch"], cuda=_t(r["cuda"]), default_cuda=r["default_cuda"],
                                 cuda_package=r.get("cuda_package", ""), note=r.get("note", ""),
-                                sources=_t(r["sources"]))
+                                sources=_t(r["sources"]), python=_t(r.get("python", ())))
                      for r in section["releases"])
 
     m = Matrix(
@@ -377,6 +381,9 @@ def _validate(m: Matrix, source_keys: set[str]) -> None:
             raise ValueError(f"torch {row.torch}: default CUDA {row.default_cuda} not among {row.cuda}")
         if not row.sources:
             raise ValueError(f"torch {row.torch}: a channel row without sources")
+        official = next(r.python for r in m.releases if r.torch == row.torch)
+        if not set(row.python) <= set(official):
+            raise ValueError(f"torch {row.torch}: channel Pythons {row.python} not among {official}")
     used = {s for r in m.releases for s in r.sources}
     used |= {s for row in m.conda_forge + m.pytorch_channel for s in row.sources}
     used |= {s for _, _, srcs in m.drivers for s in srcs}
@@ -438,6 +445,9 @@ def _split_with(values: tuple[str, ...] | None) -> tuple[str, ...]:
     return tuple(out)
 
 
+_ON = {"pip": "", "conda-forge": " on conda-forge", "pytorch-channel": " on the pytorch channel"}
+
+
 def plan_pytorch(matrix: Matrix, options: PytorchOptions) -> TemplatePlan:
     """Resolve `options` against `matrix`.
 
@@ -460,6 +470,10 @@ def plan_pytorch(matrix: Matrix, options: PytorchOptions) -> TemplatePlan:
     if python.count(".") > 1:
         python = ".".join(python.split(".")[:2])
     if python not in pythons:
+        if python in release.python:  # the wheels have it, this channel does not
+            raise UsageError(f"torch {release.torch} has no Python {python} build{_ON[style]}; "
+                             f"available: {_join(pythons)}",
+                             hint=f"the official wheels have Python {python}: use --style pip")
         raise UsageError(f"torch {release.torch} does not support Python {python}; "
                          f"available: {_join(pythons)}")
 
@@ -470,8 +484,7 @@ def plan_pytorch(matrix: Matrix, options: PytorchOptions) -> TemplatePlan:
         variants = matrix.cuda_variants(release.torch, style)
         cuda = normalize_cuda(options.cuda) if options.cuda else matrix.default_cuda(release.torch, style)
         if cuda not in variants:
-            where = {"pip": "", "conda-forge": " on conda-forge",
-                     "pytorch-channel": " on the pytorch channel"}[style]
+            where = _ON[style]
             hint = None
             if style != "pip" and cuda in release.cuda:
                 hint = f"the official wheels have CUDA {cuda}: use --style pip"
@@ -837,6 +850,11 @@ def _py_range(pythons: tuple[str, ...]) -> str:
     return f"{pythons[0]}-{pythons[-1]}" if len(pythons) > 1 else pythons[0]
 
 
+def _channel_cell(row: ChannelRow) -> str:
+    cell = _cuda_cell(row.cuda, row.default_cuda)
+    return f"{cell} (py {_py_range(row.python)})" if row.python else cell
+
+
 def list_rows(matrix: Matrix) -> list[tuple[str, ...]]:
     """Rows of `template list`, newest torch first: torch, torchvision, torchaudio, Python,
     then the CUDA variants of pip, conda-forge and pytorch-channel ('-' where a style lacks it)."""
@@ -847,7 +865,7 @@ def list_rows(matrix: Matrix) -> list[tuple[str, ...]]:
         rows.append((
             r.torch, r.torchvision, r.torchaudio, _py_range(r.python),
             _cuda_cell(r.cuda, r.default_cuda, r.experimental_cuda),
-            _cuda_cell(cf[r.torch].cuda, cf[r.torch].default_cuda) if r.torch in cf else "-",
+            _channel_cell(cf[r.torch]) if r.torch in cf else "-",
             _cuda_cell(pc[r.torch].cuda, pc[r.torch].default_cuda) if r.torch in pc else "-",
         ))
     return rows
@@ -915,12 +933,16 @@ def render_compatibility_markdown(matrix: Matrix) -> str:
             "`conda-forge` and `nodefaults`, with `channel_priority: strict`. CUDA builds "
             "(`cuda126_mkl_py312_h…`) depend on the `__cuda` virtual package, so they install only "
             "where an NVIDIA driver is present (or `CONDA_OVERRIDE_CUDA` is set). Python versions "
-            "follow the official wheels.",
+            "follow the official wheels unless the Python column names fewer.",
             "",
-            "| torch | CUDA | sources |",
-            "|---|---|---|"]
+            "| torch | CUDA | Python | sources |",
+            "|---|---|---|---|"]
     for row in reversed(matrix.conda_forge):
-        out.append(f"| {row.torch} | {_cuda_cell(row.cuda, row.default_cuda)} | {refs(row.sources)} |")
+        py = ", ".join(row.python) if row.python else "as the wheels"
+        out.append(f"| {row.torch} | {_cuda_cell(row.cuda, row.default_cuda)} | {py} | {refs(row.sources)} |")
+    cf_notes = [f"- torch {row.torch}: {row.note}" for row in reversed(matrix.conda_forge) if row.note]
+    if cf_notes:
+        out += [""] + cf_notes
     out += ["", "## Legacy `pytorch` channel (`--style pytorch-channel`)", "",
             f"Torch {matrix.pytorch_channel_last} was the last release published there "
             "(pytorch/pytorch#138506); envkit refuses this style for newer torch. Channels "

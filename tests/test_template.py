@@ -46,7 +46,7 @@ def test_matrix_is_found_in_the_source_tree_and_every_row_has_sources():
     rows = data["releases"] + data["conda_forge"]["releases"] + data["pytorch_channel"]["releases"]
     rows += data["drivers"]["rows"]
     assert all(r["sources"] and set(r["sources"]) <= keys for r in rows)
-    assert len(COMBOS) == 122  # 59 pip + 37 conda-forge + 26 pytorch-channel
+    assert len(COMBOS) == 121  # 59 pip + 36 conda-forge + 26 pytorch-channel
 
 
 def test_public_api_for_other_modules():
@@ -55,6 +55,9 @@ def test_public_api_for_other_modules():
     assert M.cuda_variants("2.7") == ("11.8", "12.6", "12.8")
     assert M.cuda_variants("2.7", "pip") == ("11.8", "12.6", "12.8")
     assert M.cuda_variants("2.13", "conda-forge") == ("12.9", "13.0")
+    assert M.cuda_variants("2.9", "conda-forge") == ("12.9",)  # 13.0 came to conda-forge with 2.10 (CF477)
+    assert M.pythons("2.9", "conda-forge") == ("3.10", "3.11", "3.12", "3.13")
+    assert M.pythons("2.9", "pip") == ("3.10", "3.11", "3.12", "3.13", "3.14")
     assert M.cuda_variants("2.5", "pytorch-channel") == ("11.8", "12.1", "12.4")
     assert M.pythons("2.13") == ("3.10", "3.11", "3.12", "3.13", "3.14")
     assert M.default_cuda("2.13", "pip") == "13.0"
@@ -138,7 +141,7 @@ def test_every_row_renders_in_every_style(style, torch, cuda):
         assert {"python", "pytorch", "torchvision", "torchaudio"} <= set(names)
         assert (f"  - {metapkg}={cuda}\n" in text) if cuda else ("  - cpuonly\n" in text)
         assert "  - mkl<2024.1\n" in text
-    assert spec.conda_by_name()["python"].version == f"{M.pythons(torch)[-1]}.*"
+    assert spec.conda_by_name()["python"].version == f"{M.pythons(torch, style)[-1]}.*"
 
 
 def test_default_is_newest_torch_newest_python_default_cuda_conda_forge():
@@ -260,6 +263,12 @@ def test_with_none_and_extra_packages():
     (dict(torch="latest"), "invalid torch version 'latest'; write it as 2.7 or 2.7.1", None),
     (dict(torch="2.13", python="3.9"),
      "torch 2.13 does not support Python 3.9; available: 3.10, 3.11, 3.12, 3.13, 3.14", None),
+    (dict(torch="2.9", python="3.14"),
+     "torch 2.9 has no Python 3.14 build on conda-forge; available: 3.10, 3.11, 3.12, 3.13",
+     "the official wheels have Python 3.14: use --style pip"),
+    (dict(torch="2.9", cuda="13.0"),
+     "torch 2.9 has no CUDA 13.0 build on conda-forge; available: 12.9",
+     "the official wheels have CUDA 13.0: use --style pip"),
     (dict(cuda="12.6", cpu=True), "--cuda and --cpu exclude each other", None),
     (dict(style="mamba"), "unknown style 'mamba'; available: conda-forge, pip, pytorch-channel", None),
 ])
@@ -519,6 +528,7 @@ def test_cli_detect_without_gpu_picks_cpu(envkit_cli, monkeypatch):
     monkeypatch.setenv("CONDA_OVERRIDE_CUDA", "")
     r = envkit_cli("template", "pytorch", "--detect", "--torch", "2.9")
     assert r.exit_code == 0
+    assert "  - python=3.13\n" in r.stdout  # conda-forge's newest Python for 2.9
     assert r.stderr == ("envkit: no NVIDIA GPU detected (CONDA_OVERRIDE_CUDA is set empty); "
                         "generating a CPU environment\n")
     assert "  - pytorch=2.9.*=cpu*\n" in r.stdout
@@ -584,9 +594,10 @@ def test_cli_list(envkit_cli):
     lines = r.stdout.splitlines()
     assert lines[5].split() == ["torch", "torchvision", "torchaudio", "python", "pip", "CUDA",
                                 "conda-forge", "CUDA", "pytorch-channel", "CUDA"]
-    assert lines[6] == "2.13   0.28         2.11        3.10-3.14  12.6, 13.0*, 13.2~  12.9, 13.0*       -"
+    assert lines[6] == "2.13   0.28         2.11        3.10-3.14  12.6, 13.0*, 13.2~  12.9, 13.0*           -"
+    assert lines[10] == "2.9    0.24         2.9         3.10-3.14  12.6, 12.8*, 13.0~  12.9* (py 3.10-3.13)  -"
     assert lines[14] == ("2.5    0.20         2.5         3.9-3.12   11.8, 12.1, 12.4*   12.0, 12.6*"
-                         "       11.8, 12.1, 12.4*")
+                         "           11.8, 12.1, 12.4*")
     assert lines[-1] == "Defaults: torch 2.13, Python 3.14, CUDA 13.0, style conda-forge."
 
 

@@ -33,7 +33,8 @@ def test_compatibility_doc_lists_every_row_with_sources():
     text = (REPO / "docs" / "compatibility.md").read_text()
     for r in M.releases:
         assert f"| {r.torch} | {r.torchvision} | {r.torchaudio} | " in text
-    assert "| 2.13 | 12.9, 13.0* | [CF] |" in text
+    assert "| 2.13 | 12.9, 13.0* | as the wheels | [CF] |" in text
+    assert "| 2.9 | 12.9* | 3.10, 3.11, 3.12, 3.13 | [CF], [CF477] |" in text
     assert "| 2.5 | 11.8, 12.1, 12.4* | `pytorch-cuda` | [PV], [R], [PCH] |" in text
     assert "| 12.6 | 560.28.03 | [NV] |" in text
     assert "- [PCH] pytorch/pytorch#138506: 2.5 is the last release published to the pytorch conda channel." in text
