@@ -20,6 +20,7 @@ errors (`ConfigError`, exit code 2) that name the file.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -88,7 +89,8 @@ def _has_tool_envkit(path: Path) -> bool:
         text = path.read_text("utf-8")
     except (OSError, UnicodeDecodeError):
         return False
-    return "tool.envkit" in text
+    # a `[tool.envkit]` (or `[tool.envkit.severity]`, ...) table header, not a mention in a comment
+    return re.search(r"^[ \t]*\[[ \t]*tool\.envkit[ \t]*[\].]", text, re.M) is not None
 
 
 def load_config(path: str | os.PathLike[str] | None = None, *, start: str | None = None) -> Config:

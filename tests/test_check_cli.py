@@ -469,3 +469,14 @@ def test_a_yaml_file_that_is_not_an_environment_file_is_an_error(envkit_cli, rep
     assert r.exit_code == 2 and "hint: pass --input-format" in r.stderr
     r = envkit_cli("check", "-", "--input-format", "env", input="name: empty\n")
     assert r.exit_code == 0 and r.stdout == "no findings (1 file checked)\n"
+
+
+def test_pyproject_counts_as_config_only_with_a_tool_envkit_table(tmp_path):
+    from envkit.config import find_config
+
+    (tmp_path / ".git").mkdir()
+    py = tmp_path / "pyproject.toml"
+    py.write_text("[project]\nname = 'x'\n# we might add [tool.envkit] later\n")
+    assert find_config(tmp_path) is None
+    py.write_text("[project]\nname = 'x'\n\n[tool.envkit.severity]\nfuzzy-pin = 'warning'\n")
+    assert find_config(tmp_path) == py

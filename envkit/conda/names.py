@@ -33,7 +33,6 @@ EXTRA_CONDA_TO_PYPI: dict[str, tuple[str, ...]] = {
                   "opencv-contrib-python-headless"),
     "opencv": ("opencv-python", "opencv-python-headless", "opencv-contrib-python",
                "opencv-contrib-python-headless"),
-    "libopencv": ("opencv-python", "opencv-python-headless"),
     "pytorch": ("torch",),
     "pytorch-cpu": ("torch",),
     "pytorch-gpu": ("torch",),
