@@ -73,7 +73,8 @@ def test_full_run_on_a_venv_reports_real_values(envkit_cli):
                  "dataloader.pin_memory", "dataloader.cuda_fork", "distributed.nccl"):
         assert st[name] == "skip", (name, rep["checks"])
     detail = {c["name"]: c["detail"] for c in rep["checks"]}
-    assert "all_reduce(SUM) across 2 process(es) with gloo on cpu = 3 on every rank" in detail["distributed.gloo"]
+    assert detail["distributed.gloo"].startswith("all_reduce(SUM) across 2 process(es) with gloo on cpu = 3 on every "
+                                                 "rank, launched by torchrun (--standalone, env:// rendezvous) in ")
     assert "rejected with ValueError" in detail["dataloader.prefetch_factor"]
     dl = rep["dataloader"]
     assert dl["search"] == "quick (adaptive)" and dl["sweep"][0]["num_workers"] == 0
@@ -375,3 +376,18 @@ def test_a_failing_rank_ends_the_distributed_check_at_once(envkit_cli):
     assert check["detail"] == ("gloo rank 1/2 exited with 3: RuntimeError: envkit smoke test fault: this rank fails "
                                "before joining")
     assert check["seconds"] < 60  # not the 96 s rendezvous timeout
+
+
+def test_a_hanging_rank_under_torchrun_leaves_no_process_behind(envkit_cli):
+    """torchrun starts every rank in a session of its own, outside the probe's process group: when
+    the check's limit runs out, the runner's group kill must still reach the ranks (announced by
+    pid) and not leave rank 0 waiting in the rendezvous."""
+    cfg = {"only": ["distributed.gloo"], "check_timeout": 12, "dist_timeout": 300, "dist_hang_rank": 1}
+    r = smoke(envkit_cli, "--python", PY, "--json", config=cfg)
+    assert r.exit_code == 1, r.stdout + r.stderr
+    rep = json.loads(r.stdout)
+    assert rep["hung"]["check"] == "distributed.gloo" and rep["hung"]["cause"] == "check_timeout"
+    pids = rep["hung"]["pids"]
+    assert len(pids) == 3, rep["hung"]  # torchrun's agent and its two ranks
+    for pid in pids + [rep["hung"]["probe_pid"]]:
+        assert gone(pid), f"process {pid} survived the timeout"

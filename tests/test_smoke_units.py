@@ -434,3 +434,61 @@ def test_worker_sweep_is_capped_at_the_batches_per_epoch(monkeypatch):
     monkeypatch.setattr(probe, "usable_cores", lambda: 2)
     assert probe.Probe({"mode": "full"}).workload()["max_workers"] == 4
     assert probe.Probe({"mode": "full", "workload": {"max_workers": 64}}).workload()["max_workers"] == 64
+
+
+def test_torchrun_command_line_and_its_failure_summary():
+    argv = probe.torchrun_argv(8, ["--dist-worker", "nccl"])
+    assert argv[:8] == [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nnodes=1",
+                        "--nproc_per_node=8", "--max_restarts=0", "--monitor_interval=0.5"]
+    assert argv[8] == os.path.abspath(probe.__file__) and argv[9:] == ["--dist-worker", "nccl"]
+    summary = ("torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n"
+               "============================================================\n"
+               "/tmp/x/probe.py FAILED\n"
+               "------------------------------------------------------------\n"
+               "Failures:\n  <NO_OTHER_FAILURES>\n"
+               "------------------------------------------------------------\n"
+               "Root Cause (first observed failure):\n[0]:\n  time      : 2026-01-01_00:00:00\n"
+               "  host      : node\n  rank      : 1 (local_rank: 1)\n  exitcode  : -11 (pid: 4242)\n"
+               "  error_file: <N/A>\n")
+    assert probe.torchrun_root_cause(summary) == (1, -11)
+    assert probe.torchrun_root_cause("no summary here") == (None, None)
+
+
+def test_kill_stragglers_only_kills_processes_running_the_probe(tmp_path):
+    import subprocess
+
+    marker = str(tmp_path / "probe.py")
+    ours = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", marker], start_new_session=True)
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True)
+    try:
+        for proc in (ours, other):  # until exec has replaced the forked pytest's command line
+            end = time.monotonic() + 20
+            while b"time.sleep" not in Path(f"/proc/{proc.pid}/cmdline").read_bytes() and time.monotonic() < end:
+                time.sleep(0.02)
+        assert runner.kill_stragglers([ours.pid, other.pid, 2**22 + 7], marker) == [ours.pid]
+        assert ours.wait(timeout=10) == -9
+        assert other.poll() is None
+    finally:
+        other.kill()
+        other.wait()
+
+
+def test_a_rank_whose_launcher_dies_ends_itself(tmp_path):
+    """The rank's parent watch: a launcher killed with SIGKILL (its ranks live in their own
+    sessions) must not leave a rank waiting; this rank hangs before joining, so only the watch can
+    end it."""
+    import signal
+    import subprocess
+
+    launcher = subprocess.Popen(
+        ["sh", "-c", f'"{sys.executable}" "{PROBE_PATH}" --dist-worker gloo --dist-dir "{tmp_path}" '
+                     '--dist-timeout 60 --dist-hang 0 & wait'],
+        start_new_session=True, env={**os.environ, "RANK": "0"})
+    pid_file = tmp_path / "rank0.pid"
+    end = time.monotonic() + 30
+    while not pid_file.exists() and time.monotonic() < end:
+        time.sleep(0.05)
+    rank = int(pid_file.read_text())
+    os.kill(launcher.pid, signal.SIGKILL)
+    launcher.wait()
+    assert gone(rank), "the rank outlived its launcher"

@@ -32,7 +32,6 @@ import os
 import platform
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -93,6 +92,8 @@ DEFAULT_CONFIG = {
     "check_timeout": None,      # overrides every per-check timeout
     "patch_file": None,         # test knob: a Python file run after `import torch` (fake torch.cuda)
     "dist_fail_rank": None,     # test knob: this distributed rank exits at once with an error
+    "dist_hang_rank": None,     # test knob: this distributed rank blocks before joining
+    "dist_timeout": None,       # test knob: the distributed checks' own limit (default 0.8 x the check's)
 }
 
 
@@ -1371,8 +1372,10 @@ class Probe:
             if not dist.is_nccl_available():
                 raise Fail("this CUDA torch build has no NCCL backend: multi-GPU jobs cannot use nccl")
             world = torch.cuda.device_count()
-        return launch_distributed(backend, world, timeout=self.timeout_of(f"distributed.{backend}", dict(CHECKS)[f"distributed.{backend}"]) * 0.8,
-                                  fail_rank=self.config.get("dist_fail_rank"))
+        own = self.config.get("dist_timeout") or self.timeout_of(f"distributed.{backend}",
+                                                                 dict(CHECKS)[f"distributed.{backend}"]) * 0.8
+        return launch_distributed(backend, world, timeout=float(own), fail_rank=self.config.get("dist_fail_rank"),
+                                  hang_rank=self.config.get("dist_hang_rank"))
 
 
 def announce_workers(iterator, check: str) -> None:
@@ -1579,79 +1582,131 @@ def sweep_dataloader(torch, make_dataset, w: dict, *, quick: bool, pin_choices=(
 
 
 # ---------------------------------------------------------------------------------------------
-# torch.distributed, launched the way torchrun launches workers (env:// rendezvous)
+# torch.distributed, launched by torchrun itself (torch.distributed.run: its elastic agent, its
+# c10d rendezvous, the environment it gives every rank)
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def torchrun_argv(world: int, script_args: list[str]) -> list[str]:
+    """The torchrun command line for `world` ranks on this node running this file with
+    `script_args`: `python -m torch.distributed.run --standalone --nnodes=1 --nproc_per_node=N
+    --max_restarts=0 --monitor_interval=0.5 probe.py ...` (the underscore spellings are the ones
+    every torchrun since 1.10 accepts)."""
+    return [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nnodes=1",
+            f"--nproc_per_node={int(world)}", "--max_restarts=0", "--monitor_interval=0.5",
+            os.path.abspath(__file__)] + list(script_args)
 
 
-def launch_distributed(backend: str, world: int, timeout: float = 90.0, fail_rank: int | None = None) -> str:
-    """Start `world` copies of this script as torchrun would (MASTER_ADDR, MASTER_PORT, RANK,
-    LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, GROUP_RANK in the environment; env:// rendezvous),
-    each all_reduce-ing a tensor; return a detail line or raise Fail.
+def torchrun_root_cause(text: str) -> tuple[int | None, int | None]:
+    """(rank, exit code) of the first failure in torchrun's ChildFailedError summary
+    ("Root Cause (first observed failure): ... rank : 1 (local_rank: 1) ... exitcode : 3 (pid: 12)");
+    (None, None) when the text has none."""
+    part = text.split("Root Cause", 1)[1] if "Root Cause" in text else text
+    rank = re.search(r"^\s*rank\s*:\s*(\d+)", part, re.M)
+    code = re.search(r"^\s*exitcode\s*:\s*(-?\d+)", part, re.M)
+    return (int(rank.group(1)) if rank else None, int(code.group(1)) if code else None)
 
-    The ranks are watched together: when one exits with an error the others (which would wait in
-    the rendezvous until the timeout) are killed at once and that rank's error is the verdict.
-    Their output goes to files, so a chatty rank (NCCL_DEBUG=INFO) cannot block on a full pipe.
-    `fail_rank` (test knob) makes that rank exit with an error before it joins."""
+
+def _read(path: str) -> str:
+    try:
+        with open(path, errors="replace") as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+def launch_distributed(backend: str, world: int, timeout: float = 90.0, fail_rank: int | None = None,
+                       hang_rank: int | None = None) -> str:
+    """Run an all_reduce across `world` ranks started by torchrun (see torchrun_argv); return a
+    detail line or raise Fail.
+
+    Each rank writes its pid when it starts (announced to the runner: torchrun starts every rank in
+    a session of its own, outside the probe's process group), then its result or its error, to a
+    scratch directory.  torchrun stops the other ranks when one fails; its exit status and its
+    root-cause summary name the rank, the rank's own file says why.  On `timeout` torchrun is asked
+    to stop (SIGTERM: it stops its ranks), then everything left is killed.  `fail_rank` /
+    `hang_rank` (test knobs) make that rank exit with an error / block before joining."""
+    import importlib.util
+    import signal as _signal
     import tempfile
 
-    port = free_port()
-    procs = []
+    if importlib.util.find_spec("torch.distributed.run") is None:
+        raise Skip("this torch has no torchrun (torch.distributed.run)")
     t0 = time.perf_counter()
-    logs = tempfile.mkdtemp(prefix="envkit-smoke-dist-")
-    for rank in range(world):
-        env = dict(os.environ)
-        env.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), RANK=str(rank), LOCAL_RANK=str(rank),
-                   WORLD_SIZE=str(world), LOCAL_WORLD_SIZE=str(world), GROUP_RANK="0", ROLE_RANK=str(rank),
-                   ROLE_WORLD_SIZE=str(world), TORCHELASTIC_RUN_ID="envkit-smoke")
-        argv = [sys.executable, os.path.abspath(__file__), "--dist-worker", backend,
-                "--dist-timeout", str(int(max(10, timeout - 5)))]
-        if fail_rank is not None and int(fail_rank) == rank:
-            argv.append("--dist-fail")
-        out = open(os.path.join(logs, f"rank{rank}.out"), "w+")
-        err = open(os.path.join(logs, f"rank{rank}.err"), "w+")
-        procs.append((subprocess.Popen(argv, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL), out, err))
-    emit({"event": "pids", "check": f"distributed.{backend}", "pids": [p.pid for p, _, _ in procs]})
+    # next to this file: the runner's scratch directory, removed even when the probe is killed
+    work = tempfile.mkdtemp(prefix="dist-", dir=os.path.dirname(os.path.abspath(__file__)))
+    args = ["--dist-worker", backend, "--dist-dir", work, "--dist-timeout", str(int(max(10, timeout - 5)))]
+    if fail_rank is not None:
+        args += ["--dist-fail", str(int(fail_rank))]
+    if hang_rank is not None:
+        args += ["--dist-hang", str(int(hang_rank))]
+    out = open(os.path.join(work, "torchrun.out"), "w+")
+    err = open(os.path.join(work, "torchrun.err"), "w+")
+    proc = subprocess.Popen(torchrun_argv(world, args), stdout=out, stderr=err, stdin=subprocess.DEVNULL)
+    emit({"event": "pids", "check": f"distributed.{backend}", "pids": [proc.pid]})
+    announced: set[int] = set()
 
-    def text(f) -> str:
-        f.flush()
-        f.seek(0)
-        return f.read()
+    def announce() -> None:
+        new = []
+        for r in range(world):
+            text = _read(os.path.join(work, f"rank{r}.pid")).strip()
+            if text.isdigit() and int(text) not in announced:
+                announced.add(int(text))
+                new.append(int(text))
+        if new:
+            emit({"event": "pids", "check": f"distributed.{backend}", "pids": new})
+
+    def stop() -> None:
+        if proc.poll() is None:
+            proc.send_signal(_signal.SIGTERM)  # torchrun's agent stops its ranks on SIGTERM
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        announce()
+        for pid in announced:  # whatever the agent left behind (ranks run in their own sessions)
+            try:
+                os.kill(pid, _signal.SIGKILL)
+            except OSError:
+                pass
 
     try:
         deadline = time.monotonic() + timeout
-        failed = None
-        while True:
-            codes = [p.poll() for p, _, _ in procs]
-            failed = next((r for r, c in enumerate(codes) if c not in (None, 0)), None)
-            if failed is not None or all(c == 0 for c in codes):
-                break
+        while proc.poll() is None:
+            announce()
             if time.monotonic() > deadline:
-                raise Fail(f"{backend} all_reduce across {world} processes did not finish within {timeout:.0f} s "
-                           "(rendezvous hang: firewall, wrong interface? try GLOO_SOCKET_IFNAME/NCCL_SOCKET_IFNAME=lo)")
+                stop()
+                raise Fail(f"{backend} all_reduce across {world} processes (torchrun) did not finish within "
+                           f"{timeout:.0f} s (rendezvous hang: firewall, wrong interface? try "
+                           "GLOO_SOCKET_IFNAME/NCCL_SOCKET_IFNAME=lo)")
             time.sleep(0.05)
-        if failed is not None:
-            p, out, err = procs[failed]
-            tail = [ln for ln in (text(err) or text(out)).strip().splitlines() if ln.strip()][-1:] or ["no output"]
-            raise Fail(f"{backend} rank {failed}/{world} exited with {p.returncode}: {tail[0][:400]}")
-        results = []
-        for rank, (p, out, err) in enumerate(procs):
-            line = next((ln for ln in text(out).splitlines() if ln.startswith("{")), None)
-            if line is None:
-                raise Fail(f"{backend} rank {rank}/{world} printed no result")
-            results.append(json.loads(line))
+        announce()
+        results, errors = [], {}
+        for r in range(world):
+            got = _read(os.path.join(work, f"rank{r}.json")).strip()
+            if got:
+                results.append(json.loads(got))
+            failed = _read(os.path.join(work, f"rank{r}.err")).strip()
+            if failed:
+                errors[r] = json.loads(failed)
+        if proc.returncode != 0 or len(results) != world:
+            torchrun_err = _read(err.name)
+            rank, code = torchrun_root_cause(torchrun_err)
+            if rank is None and errors:
+                rank = min(errors)
+            if rank is not None and rank in errors:
+                why = errors[rank]["error"]
+                code = errors[rank].get("exit", code)
+            else:
+                lines = [ln for ln in torchrun_err.strip().splitlines() if ln.strip() and not ln.startswith("*")]
+                why = lines[-1].strip() if lines else "no output"
+            who = f"rank {rank}/{world}" if rank is not None else f"torchrun ({world} ranks)"
+            raise Fail(f"{backend} {who} exited with {code if code is not None else proc.returncode}: {why[:400]}")
     finally:
-        for p, out, err in procs:
-            if p.poll() is None:
-                p.kill()
-            p.wait()
-            out.close()
-            err.close()
-        shutil.rmtree(logs, ignore_errors=True)
+        stop()
+        out.close()
+        err.close()
+        shutil.rmtree(work, ignore_errors=True)
     want = world * (world + 1) / 2
     bad = [r for r in results if abs(r["value"] - want) > 1e-6]
     if bad:
@@ -1659,8 +1714,8 @@ def launch_distributed(backend: str, world: int, timeout: float = 90.0, fail_ran
     dt = time.perf_counter() - t0
     devs = sorted({r.get("device", "cpu") for r in results})
     dev = devs[0] if len(devs) == 1 else ", ".join(devs)
-    return (f"all_reduce(SUM) across {world} process(es) with {backend} on {dev} = {want:g} on every rank "
-            f"(env:// rendezvous as torchrun sets it up) in {dt:.1f} s")
+    return (f"all_reduce(SUM) across {world} process(es) with {backend} on {dev} = {want:g} on every rank, "
+            f"launched by torchrun (--standalone, env:// rendezvous) in {dt:.1f} s")
 
 
 def rank_device(torch, backend: str, local_rank: int):
@@ -1677,43 +1732,87 @@ def rank_device(torch, backend: str, local_rank: int):
     return torch.device("cuda", local_rank)
 
 
-def dist_worker(backend: str, timeout_s: int, fail: bool = False) -> int:
-    """One rank: the body a torchrun-launched training script runs first."""
+def _watch_parent() -> None:
+    """End this rank when its launcher dies (it was re-parented): torchrun starts ranks in sessions
+    of their own, so a launcher killed with SIGKILL would otherwise leave them waiting in the
+    rendezvous until their own timeout."""
+    import threading
+
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(0.25)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="envkit-parent-watch", daemon=True).start()
+
+
+def dist_worker(backend: str, timeout_s: int, fail: bool = False, out_dir: str | None = None,
+                hang: bool = False) -> int:
+    """One rank: the body a torchrun-launched training script runs first.  With `out_dir`, the
+    rank's pid, then its result (rank{R}.json) or its error (rank{R}.err), are written there."""
+    rank_env = os.environ.get("RANK", "0")
+
+    def put(name: str, text: str) -> None:
+        if out_dir:
+            with open(os.path.join(out_dir, f"rank{rank_env}.{name}.tmp"), "w") as f:
+                f.write(text)
+            os.replace(os.path.join(out_dir, f"rank{rank_env}.{name}.tmp"),
+                       os.path.join(out_dir, f"rank{rank_env}.{name}"))
+
+    put("pid", str(os.getpid()))
     if fail:
-        sys.stderr.write("RuntimeError: envkit smoke test fault: this rank fails before joining\n")
+        msg = "RuntimeError: envkit smoke test fault: this rank fails before joining"
+        sys.stderr.write(msg + "\n")
+        put("err", json.dumps({"error": msg, "exit": 3}))
         return 3
-    import inspect
-    from datetime import timedelta
+    if hang:
+        while True:
+            time.sleep(3600)
+    try:
+        import inspect
+        from datetime import timedelta
 
-    import torch
-    import torch.distributed as dist
+        import torch
+        import torch.distributed as dist
 
-    rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
-    local = int(os.environ["LOCAL_RANK"])
-    device = rank_device(torch, backend, local)
-    kwargs = {"backend": backend, "init_method": "env://", "timeout": timedelta(seconds=timeout_s)}
-    if backend == "nccl" and "device_id" in inspect.signature(dist.init_process_group).parameters:
-        # torch >= 2.3: bind the rank to its GPU and form the NCCL communicator now, so that an
-        # NCCL problem shows here rather than in the first collective
-        kwargs["device_id"] = device
-    dist.init_process_group(**kwargs)
-    t = torch.full((4,), float(rank + 1), device=device)
-    dist.all_reduce(t, op=dist.ReduceOp.SUM)
-    if backend == "nccl":
-        torch.cuda.synchronize(device)
-        dist.barrier(device_ids=[local])
-    else:
-        dist.barrier()
-    value = float(t[0].item())
-    dist.destroy_process_group()
-    print(json.dumps({"rank": rank, "value": value, "device": str(device)}), flush=True)
+        rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
+        local = int(os.environ["LOCAL_RANK"])
+        device = rank_device(torch, backend, local)
+        kwargs = {"backend": backend, "init_method": "env://", "timeout": timedelta(seconds=timeout_s)}
+        if backend == "nccl" and "device_id" in inspect.signature(dist.init_process_group).parameters:
+            # torch >= 2.3: bind the rank to its GPU and form the NCCL communicator now, so that an
+            # NCCL problem shows here rather than in the first collective
+            kwargs["device_id"] = device
+        dist.init_process_group(**kwargs)
+        t = torch.full((4,), float(rank + 1), device=device)
+        dist.all_reduce(t, op=dist.ReduceOp.SUM)
+        if backend == "nccl":
+            torch.cuda.synchronize(device)
+            dist.barrier(device_ids=[local])
+        else:
+            dist.barrier()
+        value = float(t[0].item())
+        dist.destroy_process_group()
+    except BaseException as e:
+        put("err", json.dumps({"error": f"{type(e).__name__}: {_first_line(e)}", "exit": 1}))
+        raise
+    result = json.dumps({"rank": rank, "value": value, "device": str(device)})
+    put("json", result)
+    print(result, flush=True)
     return 0
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) >= 2 and argv[0] == "--dist-worker":
-        timeout_s = int(argv[3]) if len(argv) >= 4 and argv[2] == "--dist-timeout" else 60
-        return dist_worker(argv[1], timeout_s, fail="--dist-fail" in argv)
+    if argv[:1] == ["--dist-worker"]:
+        opts = dict(zip(argv[2::2], argv[3::2]))
+        rank = os.environ.get("RANK", "0")
+        if opts.get("--dist-dir"):
+            _watch_parent()
+        return dist_worker(argv[1], int(opts.get("--dist-timeout", 60)), fail=opts.get("--dist-fail") == rank,
+                           out_dir=opts.get("--dist-dir"), hang=opts.get("--dist-hang") == rank)
     config = {}
     if len(argv) >= 2 and argv[0] == "--config":
         config = json.loads(argv[1])

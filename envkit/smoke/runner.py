@@ -260,6 +260,9 @@ def run_smoke(target: Target, *, require_cuda: bool = False, mode: str = "defaul
         result = _proc.stream(argv, on_line=handle, deadline=deadline, timeout=overall + 30, env=env,
                               cwd=str(scratch), what="smoke probe")
     finally:
+        # torchrun starts each distributed rank in a session of its own, outside the probe's
+        # process group that stream() kills: kill the announced processes that are still ours.
+        kill_stragglers(st.pids, str(probe))
         if not keep:
             shutil.rmtree(scratch, ignore_errors=True)
     if keep:
@@ -273,6 +276,29 @@ def run_smoke(target: Target, *, require_cuda: bool = False, mode: str = "defaul
     if report.get("hung") and on_event is not None:
         on_event({"event": "hung", **report["hung"]})
     return report
+
+
+def kill_stragglers(pids, marker: str) -> list[int]:
+    """SIGKILL each process of `pids` that is still alive and whose command line contains
+    `marker` (the scratch copy of the probe: a pid reused by another program is never touched);
+    returns the pids killed.  Linux (/proc) only; elsewhere nothing is done."""
+    import signal
+
+    killed = []
+    for pid in sorted(set(pids)):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmdline = f.read().replace(b"\0", b" ").decode("utf-8", "replace")
+        except OSError:
+            continue
+        if marker not in cmdline:
+            continue
+        try:
+            os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
+        except OSError:
+            pass
+    return killed
 
 
 def assemble(target: Target, st: _State, result, *, elapsed: float, overall: float, config: dict,
