@@ -1,32 +1,112 @@
 """envkit: reproducible conda environments.
 
 Lock the environment that works, check environment files in CI, and explain why two environments
-differ.  The package root stays import-light: `envkit --version` must not pull in YAML engines,
-py-rattler, conda-lock or torch, so the public API below is loaded on first attribute access.
+differ.  The Python API::
+
+    import envkit
+
+    spec = envkit.read_file("environment.yml")            # EnvSpec (env, requirements) or Lock
+    text = envkit.write_text(spec, "env")                  # the text of a model in a format
+    canonical = envkit.normalize(spec)                     # canonical EnvSpec / Lock
+    envkit.normalize_text(open("environment.yml").read())  # canonical text, comments kept
+    report = envkit.diff(envkit.read_file("a.yml"), envkit.read_file("b.yml"))   # EnvDiff
+    findings = envkit.run_checks(envkit.load_targets(["environment.yml"]), envkit.Config())
+    live = envkit.open_env(prefix="/opt/envs/research")  # LiveEnv
+    lock = envkit.lock_live(live)                          # or solve_spec(spec, ["linux-64"])
+    problems = envkit.check_lock(spec, lock)               # [] when the lock fits the spec
+
+The package root stays import-light: `envkit --version` must not pull in YAML engines, py-rattler,
+conda-lock or torch, so every name above is loaded on first use.
 """
 from __future__ import annotations
 
+import sys
+import types
+
 __version__ = "0.1.0"
 
-__all__ = [
-    "__version__",
-    "EnvkitError",
-    "read_file",
-]
-
+# name -> (module, attribute).  Loaded on first attribute access (PEP 562), then cached.
 _LAZY = {
+    # errors
     "EnvkitError": ("envkit.errors", "EnvkitError"),
+    "ParseError": ("envkit.errors", "ParseError"),
+    "InvalidSpecError": ("envkit.errors", "InvalidSpecError"),
+    "UsageError": ("envkit.errors", "UsageError"),
+    # the model
+    "EnvSpec": ("envkit.model", "EnvSpec"),
+    "CondaDep": ("envkit.model", "CondaDep"),
+    "PipDep": ("envkit.model", "PipDep"),
+    "Channel": ("envkit.model", "Channel"),
+    "LockedPackage": ("envkit.model", "LockedPackage"),
+    "Lock": ("envkit.model", "Lock"),
+    "LiveEnv": ("envkit.model", "LiveEnv"),
+    "PipDist": ("envkit.model", "PipDist"),
+    # formats
+    "FORMATS": ("envkit.formats", "FORMATS"),
+    "detect_format": ("envkit.formats", "detect_format"),
     "read_file": ("envkit.formats", "read_file"),
+    "read_text": ("envkit.formats", "read_text"),
+    "write_text": ("envkit.formats", "write_text"),
+    # normalize (`normalize` itself is the callable submodule, see below)
+    "normalize_text": ("envkit.normalize", "normalize_text"),
+    "normalize_spec": ("envkit.normalize", "normalize_spec"),
+    "normalize_lock": ("envkit.normalize", "normalize_lock"),
+    # check
+    "Config": ("envkit.config", "Config"),
+    "load_targets": ("envkit.checks", "load_targets"),
+    "run_checks": ("envkit.checks", "run_checks"),
+    # live environments, locking, creating
+    "open_env": ("envkit.backends", "open_env"),
+    "lock_live": ("envkit.lock", "lock_live"),
+    "solve_spec": ("envkit.lock", "solve_spec"),
+    "check_lock": ("envkit.lock", "check_lock"),
+    "create_from_lock": ("envkit.create", "create_from_lock"),
 }
+
+# `envkit.diff(a, b)` and `envkit.normalize(model)` are functions, but `envkit.diff` and
+# `envkit.normalize` are also submodules, and importing a submodule sets the package attribute of
+# that name to the module (whoever imports it: a command, a user's `from envkit.diff import EnvDiff`).
+# So the attribute is always the submodule, made callable: calling it calls its function of the
+# same name, and `envkit.diff.EnvDiff` still works.
+_CALLABLE_SUBMODULES = ("diff", "normalize")
+
+__all__ = ["__version__", *_CALLABLE_SUBMODULES, *_LAZY]
+
+
+class _CallableModule(types.ModuleType):
+    """A submodule that, called, calls its own function of the same name."""
+
+    def __call__(self, *args, **kwargs):
+        return getattr(self, self.__name__.rpartition(".")[2])(*args, **kwargs)
+
+
+class _Package(types.ModuleType):
+    def __setattr__(self, name: str, value) -> None:
+        # the import system sets `envkit.<child>` after importing a child module: make it callable
+        if name in _CALLABLE_SUBMODULES and type(value) is types.ModuleType:
+            value.__class__ = _CallableModule
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
+for _name in _CALLABLE_SUBMODULES:
+    if f"{__name__}.{_name}" in sys.modules:  # imported before the package finished (not normally)
+        setattr(sys.modules[__name__], _name, sys.modules[f"{__name__}.{_name}"])
 
 
 def __getattr__(name: str):
+    import importlib
+
+    if name in _CALLABLE_SUBMODULES:
+        return importlib.import_module(f"{__name__}.{name}")  # sets the (callable) attribute
     try:
         module_name, attr = _LAZY[name]
     except KeyError:
         raise AttributeError(f"module 'envkit' has no attribute {name!r}") from None
-    import importlib
-
     value = getattr(importlib.import_module(module_name), attr)
     globals()[name] = value
     return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -1,5 +1,6 @@
 """Canonical form of environment files (pure functions; `envkit normalize` is the CLI side).
 
+    normalize(model)            EnvSpec or Lock -> its canonical form (`envkit.normalize(model)`)
     normalize_spec(spec)        EnvSpec -> canonical EnvSpec
     normalize_lock(lock)        Lock -> Lock with packages in canonical order
     normalize_text(text, ...)   file text -> canonical file text in the same format, comments kept
@@ -16,6 +17,17 @@ from dataclasses import replace
 
 from envkit.formats.envyml import CommentMap
 from envkit.model import EnvSpec, Lock
+
+
+def normalize(model: EnvSpec | Lock) -> EnvSpec | Lock:
+    """The canonical form of `model`: `normalize_spec` for an EnvSpec, `normalize_lock` for a Lock.
+
+    Raises TypeError for anything else (a LiveEnv has no canonical form: lock it first)."""
+    if isinstance(model, EnvSpec):
+        return normalize_spec(model)
+    if isinstance(model, Lock):
+        return normalize_lock(model)
+    raise TypeError(f"normalize() takes an EnvSpec or a Lock, not {type(model).__name__}")
 
 
 def normalize_spec(spec: EnvSpec) -> EnvSpec:
@@ -276,5 +288,5 @@ def is_normalized(text: str, *, filename: str | None = None, format: str | None 
     return normalize_text(text, filename=filename, format=format) == text.lstrip("\ufeff")
 
 
-__all__ = ["normalize_spec", "normalize_lock", "normalize_text", "yaml_comments", "requirements_comments",
+__all__ = ["normalize", "normalize_spec", "normalize_lock", "normalize_text", "yaml_comments", "requirements_comments",
            "split_inline_comment", "is_normalized"]
