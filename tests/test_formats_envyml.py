@@ -71,6 +71,14 @@ def test_legacy_pip_pin_is_kept_as_text():
     assert (scatter.kind, scatter.text, scatter.specifier) == ("requirement", "torch-scatter==latest+cu101", "")
 
 
+@pytest.mark.parametrize("text", ["numpy>=>1", "numpy==<2", "torch>=1.0,<=>2", "pkg==*"])
+def test_an_operator_typo_is_not_a_legacy_pin(text):
+    # the legacy-pin fallback once took `numpy>=>1` as version '>1' and normalize wrote it back
+    with pytest.raises(InvalidSpecError) as err:
+        read_env(f"dependencies:\n  - pip:\n    - {text}\n", "environment.yml")
+    assert str(err.value).startswith(f"environment.yml:3: invalid pip requirement '{text}': ")
+
+
 def test_per_requirement_options_stay_with_the_entry():
     spec = read_file(CORPUS / "03_JonasGeiping__breaching__environment.yml")
     kmc = next(p for p in spec.pip if p.name == "k-means-constrained")

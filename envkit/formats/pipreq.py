@@ -22,9 +22,12 @@ _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _EGG = re.compile(r"[#&]egg=(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)")
 _NAME = re.compile(r"^(?P<name>[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)")
 # pip < 24 accepted any version text after an operator (LegacyVersion); such a pin is kept as text.
+# The version must start with a letter or digit (`latest+cu101`, `1.0-beta`): `numpy>=>1` or
+# `numpy==<2` is a typo, not an old version.
 _LEGACY = re.compile(
     r"^(?P<name>[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\s*(?:\[[A-Za-z0-9._,\s-]*\])?\s*"
-    r"(?:(?:===|==|!=|<=|>=|~=|<|>)\s*[^,;\s]+)(?:\s*,\s*(?:===|==|!=|<=|>=|~=|<|>)\s*[^,;\s]+)*"
+    r"(?:(?:===|==|!=|<=|>=|~=|<|>)\s*[A-Za-z0-9][^,;\s]*)"
+    r"(?:\s*,\s*(?:===|==|!=|<=|>=|~=|<|>)\s*[A-Za-z0-9][^,;\s]*)*"
     r"\s*(?:;.*)?$"
 )
 _WHEEL = re.compile(r"(?:^|/)(?P<name>[A-Za-z0-9][A-Za-z0-9._]*)-[^/-]+(?:-[^/-]+)?-[^/-]+-[^/-]+-[^/-]+\.whl(?:$|[#?])")
