@@ -391,3 +391,32 @@ def test_a_hanging_rank_under_torchrun_leaves_no_process_behind(envkit_cli):
     assert len(pids) == 3, rep["hung"]  # torchrun's agent and its two ranks
     for pid in pids + [rep["hung"]["probe_pid"]]:
         assert gone(pid), f"process {pid} survived the timeout"
+
+
+# On the fake node: CUDA "initialised" in the probe, and a forked child is in torch's own bad-fork
+# state, so torch.cuda._lazy_init (unpatched) raises its real "Cannot re-initialize CUDA in forked
+# subprocess" in a forked DataLoader worker.  Spawned workers do not get the patch: this CPU torch
+# then says "Torch not compiled with CUDA enabled", which the check must report as a clean failure.
+FAKE_FORK = '''
+import os
+_parent = os.getpid()
+torch.cuda._initialized = True
+torch.cuda._is_in_bad_fork = lambda: os.getpid() != _parent
+'''
+
+
+def test_cuda_initialised_before_fork_is_detected_on_a_fake_node(envkit_cli, tmp_path):
+    cfg = fake_node(tmp_path, cudnn_runtime=[9, 8, 0], kernel_works=True)
+    with open(cfg["patch_file"], "a") as f:
+        f.write(FAKE_FORK)
+    cfg["only"] = ["cuda.available", "dataloader.cuda_fork"]
+    r = smoke(envkit_cli, "--python", PY, "--json", config=cfg)
+    assert r.exit_code == 1, r.stdout + r.stderr
+    rep = json.loads(r.stdout)
+    check = [c for c in rep["checks"] if c["name"] == "dataloader.cuda_fork"][0]
+    assert check["status"] == "fail"
+    assert check["detail"] == (
+        "CUDA initialised in the parent: True; a forked worker touching CUDA fails with 'Cannot re-initialize CUDA "
+        "in forked subprocess'; and with multiprocessing_context='spawn' a worker touching CUDA failed too: "
+        "AssertionError: Torch not compiled with CUDA enabled")
+    assert rep["hung"] is None

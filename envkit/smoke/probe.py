@@ -1307,15 +1307,20 @@ class Probe:
                 pass
             forked = "a forked worker used CUDA without error (unexpected)"
             ok_fork = False
-        except RuntimeError as e:
+        except Exception as e:  # the worker's exception, re-raised by the DataLoader with its type
             msg = str(e)
             ok_fork = "Cannot re-initialize CUDA in forked subprocess" in msg
             forked = ("a forked worker touching CUDA fails with 'Cannot re-initialize CUDA in forked subprocess'"
-                      if ok_fork else f"a forked worker touching CUDA failed differently: {msg.splitlines()[0]}")
+                      if ok_fork else f"a forked worker touching CUDA failed differently: {_worker_error(e)}")
         loader = self._loader(self.dataset(4, cuda_in_getitem=True), batch_size=2, num_workers=1,
                               multiprocessing_context="spawn")
-        for _ in loader:
-            pass
+        try:
+            for _ in loader:
+                pass
+        except Exception as e:
+            raise Fail(f"CUDA initialised in the parent: {initialised}; {forked}; and with "
+                       "multiprocessing_context='spawn' a worker touching CUDA failed too: "
+                       f"{_worker_error(e)}") from None
         text = (f"CUDA initialised in the parent: {initialised}; {forked}; with "
                 "multiprocessing_context='spawn' the same dataset works. Explanation: once the parent process "
                 "has initialised CUDA, workers forked from it cannot use CUDA; keep CUDA out of "
@@ -1437,6 +1442,17 @@ def device_groups(devices: list[dict]) -> list[tuple[list[int], dict]]:
 
 def _count(indices: list[int]) -> str:
     return f"{len(indices)}x " if len(indices) > 1 else ""
+
+
+def _worker_error(e: BaseException) -> str:
+    """A DataLoader worker's original error from the exception the loader re-raised ("Caught
+    RuntimeError in DataLoader worker process 0. Original Traceback ...: RuntimeError: TEXT" ->
+    "RuntimeError: TEXT"); "Type: first line" when there is no worker traceback."""
+    msg = str(e)
+    lines = [ln.strip() for ln in msg.strip().splitlines() if ln.strip()]
+    if "Original Traceback" in msg and lines:
+        return lines[-1][:400]
+    return f"{type(e).__name__}: {lines[0][:400] if lines else '(no message)'}"
 
 
 def _first_line(e: BaseException) -> str:
