@@ -92,3 +92,43 @@ def test_scalar_escapes_what_yaml_cannot_hold_raw_and_reads_back():
     assert scalar("x\u2028y") == '"x\\u2028y"'
     with pytest.raises(ParseError, match="lone surrogate"):
         scalar("a\ud800")
+
+
+def test_a_flow_list_over_the_limit_is_refused_before_any_node_is_built(monkeypatch):
+    # Found in review: an 8 MiB `[a,a,...]` (4 million items) took 43 s and 1.7 GB to compose before
+    # the node count refused it.  The nodes are now counted from libyaml's events first.
+    import tracemalloc
+
+    monkeypatch.setattr(_yaml, "MAX_NODES", 10_000)
+    monkeypatch.setattr(_yaml, "PRECOUNT_BYTES", 1024)
+    text = "name: x\nfoo: [" + ",".join(["a"] * 200_000) + "]\n"
+    tracemalloc.start()
+    try:
+        with pytest.raises(ParseError) as err:
+            _yaml.load(text, filename="big.yml")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert str(err.value) == "big.yml: YAML document has more than 10,000 values; refused"
+    assert peak < 4_000_000  # composing the 200,000 nodes takes tens of MB
+
+
+def test_a_document_over_the_line_limit_is_refused_by_every_reader(monkeypatch):
+    from envkit.formats import read_text
+
+    monkeypatch.setattr(_yaml, "MAX_NODES", 1000)
+    text = "name: x\ndependencies:\n" + "".join(f"  - p{i}\n" for i in range(1000))
+    for fmt in ("env", "conda-lock", "pixi"):  # the fast block reader, then the full loader
+        with pytest.raises(ParseError) as err:
+            read_text(text, filename="environment.yml", format=fmt)
+        assert str(err.value) == "environment.yml: YAML document has more than 1,000 lines; refused"
+    with pytest.raises(ParseError, match="more than 1,000 lines"):
+        _yaml.load(text)
+    assert read_text(text[: text.index("  - p997")], format="env").conda[-1].name == "p996"
+
+
+def test_malformed_big_yaml_gets_the_loaders_error_not_the_count(monkeypatch):
+    monkeypatch.setattr(_yaml, "PRECOUNT_BYTES", 16)
+    with pytest.raises(ParseError) as err:
+        _yaml.load("name: x\nfoo: [a, b\nbar: 1\n", filename="e.yml")
+    assert str(err.value).startswith("e.yml:3: invalid YAML: ")

@@ -23,6 +23,9 @@ FORMATS = ("env", "explicit", "conda-lock", "pixi", "requirements", "conda-list-
 SPEC_FORMATS = ("env", "requirements")
 
 _TOP_KEY = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*)\s*:", re.MULTILINE)
+_EXPLICIT = re.compile(r"^[ \t]*@EXPLICIT[ \t]*\r?$", re.MULTILINE)
+_ITEM = re.compile(r"^[ \t]*- ", re.MULTILINE)
+_KEY_LINE = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*:\s")
 _VERSION = re.compile(r"^version:\s*['\"]?(\d+)", re.MULTILINE)
 _EXPORT_LINE = re.compile(r"^(?:[^\s:]+::)?[^\s=#]+=[^\s=]+=[^\s=]+$")
 _REQ_LINE = re.compile(r"^(?:-[A-Za-z-]|[A-Za-z0-9][A-Za-z0-9._-]*\s*(?:\[|[<>=!~;@]|$)|git\+|https?://|\.|/)")
@@ -35,23 +38,25 @@ def detect_format(text: str, filename: str | None = None) -> str:
     head = text.lstrip("\ufeff \t\r\n")
     if head.startswith("["):
         return "conda-list-json"
-    lines = [ln.strip() for ln in text.splitlines()]
-    content = [ln for ln in lines if ln and not ln.startswith("#")]
-    if "@EXPLICIT" in content:
+    if _EXPLICIT.search(text):
         return "explicit"
     keys = set(_TOP_KEY.findall(text))
     if "version" in keys and ("package" in keys or "metadata" in keys) and "environments" not in keys:
         return "conda-lock"
     if "version" in keys and "environments" in keys:
         return "pixi"
-    if keys & {"dependencies", "channels"} or ("name" in keys and any(c.startswith("- ") for c in content)):
+    if keys & {"dependencies", "channels"} or ("name" in keys and _ITEM.search(text)):
         return "env"
-    if content and all(_EXPORT_LINE.match(c) for c in content):
-        return "conda-list-export"
-    if not content:
+
+    # the line-by-line tests below run lazily: a big file is not split into a list of lines first
+    def content():
+        return (c for c in (ln.strip() for ln in text.splitlines()) if c and not c.startswith("#"))
+
+    if next(content(), None) is None:
         return _by_name(base) or "env"
-    if all(_REQ_LINE.match(c) and not c.startswith("- ") for c in content) and not any(
-            re.match(r"^[A-Za-z_][A-Za-z0-9_-]*:\s", c) for c in content):
+    if all(_EXPORT_LINE.match(c) for c in content()):
+        return "conda-list-export"
+    if all(_REQ_LINE.match(c) and not c.startswith("- ") and not _KEY_LINE.match(c) for c in content()):
         return "requirements"
     guess = _by_name(base)
     if guess:

@@ -265,7 +265,11 @@ def _scalar_item(tok):
 def load_yaml(text: str, *, filename: str | None = None):
     """The fast reader when the text is in its subset, else `envkit._yaml.load` (same result).
 
-    Raises ParseError (file, line) for malformed YAML, as `envkit._yaml.load` does."""
+    Raises ParseError (file, line) for malformed YAML, as `envkit._yaml.load` does, and for a
+    document over `envkit._yaml`'s size limits."""
+    from envkit._yaml import check_lines
+
+    check_lines(text, filename=filename)  # before tokenizing: 3 million lines cost 7 s and 1 GB
     try:
         return load(text)
     except BadChar as exc:
