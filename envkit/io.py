@@ -13,8 +13,9 @@ from envkit.errors import EnvkitError, ParseError, Where
 MAX_INPUT_BYTES = 64 * 1024 * 1024
 
 
-def read_text(path: str | os.PathLike[str], *, max_bytes: int = MAX_INPUT_BYTES) -> str:
-    """Return the text of `path` (UTF-8, BOM stripped, newlines kept as in the file).
+def read_text(path: str | os.PathLike[str], *, max_bytes: int = MAX_INPUT_BYTES, keep_bom: bool = False) -> str:
+    """Return the text of `path` (UTF-8, newlines kept as in the file; a byte-order mark stripped
+    unless `keep_bom`, for a caller that must know the file had one).
 
     Raises ParseError for a missing, unreadable, oversized or non-UTF-8 file.
     """
@@ -46,7 +47,7 @@ def read_text(path: str | os.PathLike[str], *, max_bytes: int = MAX_INPUT_BYTES)
         line = data[: exc.start].count(b"\n") + 1
         raise ParseError("not UTF-8 text", where=Where(file=str(path), line=line),
                          hint="save the file as UTF-8") from None
-    if text.startswith("\ufeff"):
+    if text.startswith("\ufeff") and not keep_bom:
         text = text[1:]
     return text
 

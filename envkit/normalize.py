@@ -284,8 +284,8 @@ def requirements_comments(text: str) -> CommentMap:
 
 
 def is_normalized(text: str, *, filename: str | None = None, format: str | None = None) -> bool:
-    """True when `text` is already in canonical form."""
-    return normalize_text(text, filename=filename, format=format) == text.lstrip("\ufeff")
+    """True when `text` is already in canonical form (a byte-order mark or CR LF line ends are not)."""
+    return normalize_text(text, filename=filename, format=format) == text
 
 
 __all__ = ["normalize", "normalize_spec", "normalize_lock", "normalize_text", "yaml_comments", "requirements_comments",

@@ -247,3 +247,34 @@ def test_conda_lock_channels_keep_credentials_and_env_vars(tmp_path):
     assert [(c.url, c.used_env_vars) for c in theirs] == [
         ("https://conda.anaconda.org/t/${MY_TOKEN}/priv", ("MY_TOKEN",)),
         ("https://<USER>:<PASSWORD>@mirror.example/conda-forge", ())]
+
+
+def test_cli_a_byte_order_mark_or_crlf_is_not_normalized(envkit_cli, tmp_path):
+    # found in review: --check passed and --write said "already normalized" on a file with a BOM
+    from envkit.normalize import is_normalized
+
+    bom = tmp_path / "bom.yml"
+    bom.write_bytes(b"\xef\xbb\xbfname: x\ndependencies:\n  - numpy\n")
+    r = envkit_cli("normalize", "--check", str(bom))
+    assert r.exit_code == 1
+    assert r.stdout == (f"--- {bom}\n+++ {bom} (normalized)\n@@ -1,3 +1,3 @@\n-\ufeffname: x\n+name: x\n"
+                        " dependencies:\n   - numpy\n")
+    assert r.stderr == f"note: {bom}: the byte-order mark is removed\n"
+    r = envkit_cli("normalize", "--write", str(bom))
+    assert (r.exit_code, r.stdout, bom.read_bytes()) == (0, f"normalized {bom}\n", b"name: x\ndependencies:\n  - numpy\n")
+    crlf = tmp_path / "crlf.yml"
+    crlf.write_bytes(b"name: x\r\ndependencies:\r\n  - numpy\r\n")
+    r = envkit_cli("normalize", "--check", str(crlf))
+    assert (r.exit_code, r.stderr) == (1, f"note: {crlf}: CR LF line endings become LF\n")
+    text = "name: x\ndependencies:\n  - numpy\n"
+    assert is_normalized(text)
+    assert not is_normalized("\ufeff" + text) and not is_normalized(text.replace("\n", "\r\n"))
+
+
+def test_cli_several_files_name_the_file_in_their_warnings(envkit_cli, tmp_path):
+    for n in ("a.yml", "b.yml"):
+        shutil.copy(CORPUS / "04_Kennethborup__SeqSleepNet__environment.yml", tmp_path / n)
+    r = envkit_cli("normalize", "--check", str(tmp_path / "a.yml"), str(tmp_path / "b.yml"))
+    assert r.exit_code == 1
+    assert [ln.split(": '")[0] for ln in r.stderr.splitlines()] == [
+        f"warning: {tmp_path / 'a.yml'}", f"warning: {tmp_path / 'b.yml'}"]

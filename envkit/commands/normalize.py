@@ -8,12 +8,13 @@ import click
 from envkit.formats import FORMATS
 
 
-def _read(path: str) -> str:
-    """The text of `path` ('-': stdin), UTF-8; ParseError for anything else, as for files."""
+def _read(path: str, *, keep_bom: bool = False) -> str:
+    """The text of `path` ('-': stdin), UTF-8; ParseError for anything else, as for files.  A
+    byte-order mark is stripped unless `keep_bom`."""
     from envkit.io import MAX_INPUT_BYTES, read_text
 
     if path != "-":
-        return read_text(path)
+        return read_text(path, keep_bom=keep_bom)
     from envkit.errors import ParseError, Where
 
     data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
@@ -25,7 +26,7 @@ def _read(path: str) -> str:
     except UnicodeDecodeError as exc:
         raise ParseError("not UTF-8 text", where=Where(file="<stdin>", line=data[: exc.start].count(b"\n") + 1),
                          hint="save the file as UTF-8") from None
-    return text[1:] if text.startswith("\ufeff") else text
+    return text[1:] if text.startswith("\ufeff") and not keep_bom else text
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -62,26 +63,29 @@ def normalize(files: tuple[str, ...], output: str | None, write: bool, check: bo
     status = 0
     for path in files:
         name = "<stdin>" if path == "-" else path
-        text = _read(path)
-        if text.startswith("\ufeff"):
-            text = text[1:]
+        raw = _read(path, keep_bom=True)
+        # the model is read without the byte-order mark; the comparisons below are with the file as
+        # it is, so that a BOM (which the canonical form has not) counts as a change
+        text = raw[1:] if raw.startswith("\ufeff") else raw
         kind = fmt or detect_format(text, name)
         model = read_text(text, filename=name, format=kind)
-        warn_duplicates([model])
+        warn_duplicates([model], label=len(files) > 1)
         new = render_normalized(model, text, kind)
         if check:
-            if new != text:
+            if new != raw:
                 import difflib
 
-                diff = difflib.unified_diff(text.splitlines(keepends=True), new.splitlines(keepends=True),
+                diff = difflib.unified_diff(raw.splitlines(keepends=True), new.splitlines(keepends=True),
                                             fromfile=name, tofile=f"{name} (normalized)")
                 for line in diff:
                     click.echo(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n",
                                nl=False)
+                for note in _invisible_changes(raw):
+                    warn_note(f"{name}: {note}")
                 status = 1
             continue
         if write:
-            if new != text:
+            if new != raw:
                 from envkit.io import atomic_write
 
                 atomic_write(path, new)
@@ -93,6 +97,21 @@ def normalize(files: tuple[str, ...], output: str | None, write: bool, check: bo
 
         emit(new, output)
     return status
+
+
+def _invisible_changes(raw: str) -> list[str]:
+    """What a unified diff of `raw` against its normalized text changes without showing it."""
+    notes = []
+    if raw.startswith("\ufeff"):
+        notes.append("the byte-order mark is removed")
+    if "\r\n" in raw:
+        notes.append("CR LF line endings become LF")
+    return notes
+
+
+def warn_note(message: str) -> None:
+    """One `note: ...` line on stderr."""
+    click.echo(f"note: {message}", err=True)
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
