@@ -420,3 +420,22 @@ def test_cuda_initialised_before_fork_is_detected_on_a_fake_node(envkit_cli, tmp
         "in forked subprocess'; and with multiprocessing_context='spawn' a worker touching CUDA failed too: "
         "AssertionError: Torch not compiled with CUDA enabled")
     assert rep["hung"] is None
+
+
+def test_gpu_smoke_script_leaves_its_three_files_in_out(tmp_path):
+    """scripts/gpu_smoke.sh is the one command a GPU session runs: whatever happens its report, text
+    and log must land in $OUT (a trial on this CPU machine, one check)."""
+    out = tmp_path / "out"
+    script = Path(__file__).resolve().parent.parent / "scripts" / "gpu_smoke.sh"
+    env = {**__import__("os").environ, "OUT": str(out), "PYTHON": PY, "SMOKE_MODE": "quick",
+           "ENVKIT_SMOKE_TEST_CONFIG": json.dumps({"only": ["torch.build"]})}
+    p = subprocess.run(["bash", str(script)], env=env, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert sorted(x.name for x in out.iterdir()) == ["gpu_smoke.log", "smoke-gpu-report.json", "smoke-gpu-report.txt"]
+    rep = json.loads((out / "smoke-gpu-report.json").read_text())
+    cmd = f"envkit smoke --python {PY} --quick --json --timeout 420"
+    assert rep["generated_by"]["command"] == cmd and rep["generated_by"]["exit_code"] == 0
+    assert status_of(rep) == {"import.torch": "pass", "torch.build": "pass"}
+    text = (out / "smoke-gpu-report.txt").read_text()
+    assert text.startswith(f"$ {cmd}\nenvkit smoke: {PY}\n") and "ok: 2 passed" in text
+    assert f"gpu_smoke: testing {PY}: Python " in (out / "gpu_smoke.log").read_text()
