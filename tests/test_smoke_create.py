@@ -77,3 +77,27 @@ def test_create_failure_is_exit_2_and_leaves_nothing(envkit_cli, tmp_path):
     assert r.exit_code == 2
     assert "error: conda create failed with exit code 1" in r.stderr and "PackagesNotFoundError" in r.stderr
     assert set(Path(__import__("tempfile").gettempdir()).glob("envkit-smoke-env-*")) == before
+
+
+def test_environment_yml_with_micromamba_uses_its_create_form(tmp_path, monkeypatch):
+    """micromamba has no `env create`: `micromamba create --yes --prefix TMP --file FILE`."""
+    from envkit.formats import read_file
+    from envkit.smoke import runner
+
+    log = tmp_path / "argv"
+    mm = tmp_path / "micromamba"
+    mm.write_text(f'#!/bin/sh\necho "$@" > "{log}"\n'
+                  'while [ "$#" -gt 0 ]; do if [ "$1" = "--prefix" ]; then P="$2"; fi; shift; done\n'
+                  'mkdir -p "$P/bin"\n')
+    mm.chmod(0o755)
+    yml = tmp_path / "environment.yml"
+    yml.write_text("name: t\ndependencies:\n  - python=3.11\n")
+    monkeypatch.setenv("MAMBA_EXE", str(mm))
+    monkeypatch.delenv("CONDA_EXE", raising=False)
+    prefix, how = runner.create_env(str(yml), read_file(str(yml)), "env")
+    try:
+        assert how == f"micromamba ({mm})"
+        assert log.read_text().split() == ["create", "--yes", "--prefix", str(prefix), "--file", str(yml)]
+        assert (prefix / "bin").is_dir() and prefix.name == "env"
+    finally:
+        shutil.rmtree(prefix.parent)

@@ -511,14 +511,12 @@ def create_env(source: str, model, fmt: str, *, timeout: float = CREATE_TIMEOUT)
 
             res = create_from_lock(model, prefix, timeout=timeout)
             how = f"envkit create ({res.backend}, {res.platform}: {res.conda} conda + {res.pip} pip packages)"
-        elif fmt in ("env", "explicit"):
+        elif fmt == "env":  # (an explicit file is read as a Lock: the branch above)
             from envkit.backends.condacli import find_executable
 
             exe = find_executable(None)
             kind = next((k for k in ("micromamba", "mamba", "conda") if os.path.basename(exe).startswith(k)), "conda")
-            if fmt == "explicit":
-                argv = [exe, "create", "--yes", "--prefix", str(prefix), "--file", source]
-            elif kind == "micromamba":
+            if kind == "micromamba":
                 argv = [exe, "create", "--yes", "--prefix", str(prefix), "--file", source]
             else:
                 argv = [exe, "env", "create", "--prefix", str(prefix), "--file", source]
