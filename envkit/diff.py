@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Iterable, Sequence
 
+from envkit._text import plural
 from envkit.conda.buildstr import decode
 from envkit.errors import UsageError
 from envkit.model import CondaDep, EnvSpec, LiveEnv, Lock, LockedPackage, PipDep
@@ -193,7 +194,7 @@ class PipNotRecorded:
         """`B is an explicit file, which cannot record pip packages: A's 144 pip packages are not
         compared.`"""
         me, other = self.side.upper(), ("B" if self.side == "a" else "A")
-        n = f"{self.skipped} pip package{'s' if self.skipped != 1 else ''}"
+        n = plural(self.skipped, "pip package")
         verb = "are" if self.skipped != 1 else "is"
         return f"{me} is {_a_file(self.kind)}, which cannot record pip packages: {other}'s {n} {verb} not compared."
 

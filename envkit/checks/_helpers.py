@@ -117,10 +117,6 @@ def describe_pip_dep(dep: "PipDep") -> str:
     return dep.text
 
 
-def plural(n: int, word: str, many: str | None = None) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {many or word + 's'}"
-
-
 def join_names(names: Iterable[str], limit: int = 8) -> str:
     """`a, b, c` - at most `limit` names, then `and N more`."""
     names = list(names)

@@ -4,7 +4,8 @@ from __future__ import annotations
 import re
 from typing import Iterator
 
-from envkit.checks._helpers import join_names, plural
+from envkit._text import plural
+from envkit.checks._helpers import join_names
 from envkit.checks.core import Context, Hit, Target, rule
 from envkit.model import EnvSpec, LiveEnv, Lock
 

@@ -5,8 +5,8 @@ import json
 import os
 from typing import Iterator
 
-from envkit.checks._helpers import (describe_conda_dep, describe_pip_dep, join_names,
-                                    pinned_series, plural)
+from envkit._text import plural
+from envkit.checks._helpers import describe_conda_dep, describe_pip_dep, join_names, pinned_series
 from envkit.checks.core import Context, Hit, Target, rule
 from envkit.model import EnvSpec, LiveEnv, Lock
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Iterator
 
-from envkit.checks._helpers import plural
+from envkit._text import plural
 from envkit.checks.core import Context, Hit, Target, raw_text_rule, rule
 from envkit.model import EnvSpec, LiveEnv, Lock
 

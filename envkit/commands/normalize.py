@@ -5,6 +5,7 @@ import sys
 
 import click
 
+from envkit._text import plural
 from envkit.formats import FORMATS
 
 
@@ -155,12 +156,12 @@ def _validate_one(path: str, name: str, fmt: str | None, environment: str | None
 
         envs = read_pixi_environments(text, name)
         parts = [f"{env} ({_lock_summary(lock)})" for env, lock in envs.items()]
-        return (f"pixi.lock, {len(parts)} environment{'s' if len(parts) != 1 else ''}: " + ", ".join(parts),
+        return (f"pixi.lock, {plural(len(parts), 'environment')}: " + ", ".join(parts),
                 list(envs.values()))
     model = read_text(text, filename=name, format=kind, environment=environment)
     if isinstance(model, EnvSpec):
         if kind == "requirements":
-            return f"requirements, {len(model.pip)} entr{'ies' if len(model.pip) != 1 else 'y'}", [model]
+            return f"requirements, {plural(len(model.pip), 'entry', 'entries')}", [model]
         label = "environment export" if model.kind == "export" else "environment spec"
         return f"{label}, {len(model.conda)} conda, {len(model.pip)} pip", [model]
     return f"{kind}, {_lock_summary(model)}", [model]
@@ -170,4 +171,4 @@ def _lock_summary(lock) -> str:
     n = len(lock.packages)
     p = len(lock.platforms)
     plats = f" ({', '.join(lock.platforms)})" if lock.platforms else ""
-    return f"{n} package{'s' if n != 1 else ''}, {p} platform{'s' if p != 1 else ''}{plats}"
+    return f"{plural(n, 'package')}, {plural(p, 'platform')}{plats}"

@@ -5,6 +5,7 @@ Pure: returns a string.  Colour (ANSI) only when the caller says so (a TTY witho
 """
 from __future__ import annotations
 
+from envkit._text import plural
 from envkit.diff import KIND_TITLES, KINDS, NOT_RECORDED, Change, EnvDiff, PackageState, spec_text
 
 _RESET = "\x1b[0m"
@@ -327,12 +328,12 @@ def summary_sentence(d: EnvDiff) -> str:
             k = len(d.by_group(g))
             if k:
                 groups.append(f"{k} {label}")
-        parts.append(f"{n} package{'s differ' if n != 1 else ' differs'} ({', '.join(groups)})")
+        parts.append(f"{plural(n, 'package')} {'differs' if n == 1 else 'differ'} ({', '.join(groups)})")
     bad = [c for c in d.spec_checks if c.status in ("not-satisfied", "missing")]
     if bad:
         ns = sum(1 for c in bad if c.status == "not-satisfied")
         nm = len(bad) - ns
-        parts.append(f"{ns} spec entr{'ies' if ns != 1 else 'y'} not satisfied, {nm} missing")
+        parts.append(f"{plural(ns, 'spec entry', 'spec entries')} not satisfied, {nm} missing")
     parts += d.differing_lists()
     return "Different: " + "; ".join(parts) + "."
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from envkit._text import plural
 from envkit.checks.core import SEVERITIES, Finding, summarize
 
 
@@ -32,9 +33,9 @@ def summary_line(findings: Sequence[Finding], *, checked: Sequence[str] = (), fi
     n, e = len(checked), len(environments)
     parts_checked = []
     if n:
-        parts_checked.append(f"{n} {'file' if n == 1 else 'files'}")
+        parts_checked.append(plural(n, "file"))
     if e:
-        parts_checked.append(f"{e} {'environment' if e == 1 else 'environments'}")
+        parts_checked.append(plural(e, "environment"))
     what = f"{' and '.join(parts_checked)} checked" if parts_checked else "nothing checked"
     fix = f", {len(fixed)} fixed" if fixed else ""
     if not findings:
@@ -44,6 +45,6 @@ def summary_line(findings: Sequence[Finding], *, checked: Sequence[str] = (), fi
     for s in SEVERITIES:
         c = counts[s]
         if c:
-            parts.append(f"{c} {s}" + ("s" if c != 1 and s != "info" else ""))
+            parts.append(plural(c, s, "info" if s == "info" else None))
     total = len(findings)
-    return f"{total} {'finding' if total == 1 else 'findings'} ({', '.join(parts)}) in {what}{fix}"
+    return f"{plural(total, 'finding')} ({', '.join(parts)}) in {what}{fix}"
