@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
+from envkit.conda.names import pep503
 from envkit.errors import BackendError, SolveError, UsageError, Where
 from envkit.model import Channel, CondaDep, EnvSpec, LiveEnv, Lock, LockedPackage, PipDep
 from envkit.urls import redact_variables
@@ -195,10 +196,10 @@ def live_env_spec(env: LiveEnv) -> EnvSpec:
     for p in sorted(env.conda_packages(), key=lambda p: p.name):
         conda.append(CondaDep(name=p.name, version=f"=={p.version}", build=p.build or None,
                               channel=p.channel or None))
-    dists = {_pep503(d.name): d for d in env.pip_dists}
+    dists = {pep503(d.name): d for d in env.pip_dists}
     pip = []
-    for p in sorted(env.pip_packages(), key=lambda p: _pep503(p.name)):
-        pip.append(_pip_pin(p, dists.get(_pep503(p.name))))
+    for p in sorted(env.pip_packages(), key=lambda p: pep503(p.name)):
+        pip.append(_pip_pin(p, dists.get(pep503(p.name))))
     channels = _merge_channels(env.channels, _package_channels(env.conda_packages()))
     return EnvSpec(name=env.name, channels=channels, conda=tuple(conda), pip=tuple(pip),
                    variables=redact_variables(env.variables), kind="export", has_pip_section=bool(pip))
@@ -243,7 +244,7 @@ INDEX_URL = "https://pypi.org/project/{name}/{version}/"
 
 def index_placeholder_url(name: str, version: str) -> str:
     """The marker URL of a pip package whose artifact could not be resolved (see UNRESOLVED_URL)."""
-    return UNRESOLVED_URL.format(name=_pep503(name), version=version)
+    return UNRESOLVED_URL.format(name=pep503(name), version=version)
 
 
 def is_index_placeholder(pkg: LockedPackage) -> bool:
@@ -251,7 +252,7 @@ def is_index_placeholder(pkg: LockedPackage) -> bool:
     (or the older INDEX_URL one).  `envkit create` installs it by pin."""
     if pkg.manager != "pip" or not pkg.url:
         return False
-    name, version = _pep503(pkg.name), pkg.version
+    name, version = pep503(pkg.name), pkg.version
     return pkg.url in (UNRESOLVED_URL.format(name=name, version=version), INDEX_URL.format(name=name, version=version))
 
 
@@ -305,7 +306,7 @@ def resolve_index_artifacts(env: LiveEnv, *, timeout: float = 300) -> IndexResol
     """
     from envkit._proc import run, tail
 
-    wanted = {_pep503(p.name): p for p in env.pip_packages() if not p.url}
+    wanted = {pep503(p.name): p for p in env.pip_packages() if not p.url}
     if not wanted:
         return IndexResolution(found={})
     pending = dict(sorted(wanted.items()))
@@ -349,7 +350,7 @@ def resolve_index_artifacts(env: LiveEnv, *, timeout: float = 300) -> IndexResol
                     why = f"pip did not finish within {timeout:g} s"
                 missing = None if result.timed_out else _NOT_FOUND.search(result.stderr or "")
                 if missing:
-                    name = _pep503(re.split(r"[=<>!~ ;\[]", missing.group("req"), maxsplit=1)[0])
+                    name = pep503(re.split(r"[=<>!~ ;\[]", missing.group("req"), maxsplit=1)[0])
                     if name in pending:
                         failed[name] = "no such release on the configured index"
                         del pending[name]
@@ -393,7 +394,7 @@ def lock_live(env: LiveEnv, *, index_artifacts: Mapping[str, tuple[str, str | No
         if p.platform != platform:
             p = replace(p, platform=platform)
         if p.manager == "pip" and not p.url:
-            hit = artifacts.get(_pep503(p.name))
+            hit = artifacts.get(pep503(p.name))
             if hit is not None:
                 p = replace(p, url=hit[0], sha256=hit[1] or p.sha256)
             else:
@@ -762,17 +763,11 @@ def _report_package(item: Mapping, platform: str, python_version: str) -> Locked
             continue
         if r.marker is not None and not r.marker.evaluate(dict(env, extra="")):
             continue
-        deps.setdefault(_pep503(r.name), str(r.specifier))
+        deps.setdefault(pep503(r.name), str(r.specifier))
     editable = bool((info.get("dir_info") or {}).get("editable"))
-    return LockedPackage(manager="pip", name=_pep503(meta.get("name", "")), version=str(meta.get("version", "")),
+    return LockedPackage(manager="pip", name=pep503(meta.get("name", "")), version=str(meta.get("version", "")),
                          platform=platform, url=redact_url(url)[0] if url else None, sha256=sha256,
                          depends=tuple(sorted(deps.items())), editable=editable)
-
-
-def _pep503(name: str) -> str:
-    from envkit.conda.names import pep503
-
-    return pep503(name)
 
 
 # --------------------------------------------------------------------------------------------
@@ -1163,7 +1158,7 @@ def check_lock(spec: EnvSpec, lock: Lock, *, platforms: Sequence[str] | None = N
             problems.append(LockProblem(kind="stale", platform=platform, message=s.message))
         pkgs = lock.for_platform(platform)
         conda = {p.name: p for p in pkgs if p.manager == "conda"}
-        pip = {_pep503(p.name): p for p in pkgs if p.manager == "pip"}
+        pip = {pep503(p.name): p for p in pkgs if p.manager == "pip"}
         for dep in spec.conda:
             if dep.name.startswith("__"):
                 continue
@@ -1198,7 +1193,7 @@ def _check_pip(spec: EnvSpec, platform: str, pip: Mapping[str, LockedPackage],
                     continue
             except InvalidMarker:
                 pass
-        pkg = pip.get(_pep503(dep.name))
+        pkg = pip.get(pep503(dep.name))
         if pkg is None:
             out.append(LockProblem(kind="missing", platform=platform, name=dep.name, line=dep.line,
                                    message=f"pip {dep.text}: no such pip package in the lock"))

@@ -572,8 +572,10 @@ def _check_extras(extras: list[str], style: str, release: Release) -> None:
         if style == "pip":
             from packaging.requirements import InvalidRequirement, Requirement
 
+            from envkit.conda.names import pep503
+
             try:
-                name = Requirement(e).name.lower().replace("_", "-")
+                name = pep503(Requirement(e).name)
             except InvalidRequirement as exc:
                 raise UsageError(f"--with: invalid pip requirement {e!r}: {exc}") from None
         else:
