@@ -14,8 +14,8 @@ from envkit.backends.prefix_scan import parse_history, scan
 from envkit.errors import EnvironmentNotFound, ParseError, UsageError
 from support.condafactory import (  # noqa: F401
     ChannelBuilder, build_wheel, copy_prefix, default_channel, default_prefix, isolated_conda,
-    make_prefix, pip_install, pip_overwrite, python_pkg, solve, write_condarc, write_direct_url,
-    write_history, write_state,
+    make_prefix, pip_install, pip_overwrite, put_token_in_zlib_record, python_pkg, solve, write_condarc,
+    write_direct_url, write_history, write_state,
 )
 
 pytestmark = pytest.mark.slow
@@ -208,11 +208,7 @@ def test_scan_of_an_unknown_version_is_refused():
 
 def test_credentials_in_record_urls_are_redacted(tmp_path, isolated_conda, default_prefix):
     prefix = copy_prefix(default_prefix, tmp_path / "env")
-    path = next((prefix / "conda-meta").glob("zlib-*.json"))
-    rec = json.loads(path.read_text())
-    rec["channel"] = "https://conda.anaconda.org/t/abc-123/private/linux-64"
-    rec["url"] = "https://conda.anaconda.org/t/abc-123/private/linux-64/zlib-1.3.1-h4ab18f5_1.conda"
-    path.write_text(json.dumps(rec))
+    put_token_in_zlib_record(prefix)
     zlib = next(p for p in read_prefix(prefix).packages if p.name == "zlib")
     assert zlib.channel == "private"
     assert zlib.url == "https://conda.anaconda.org/t/<TOKEN>/private/linux-64/zlib-1.3.1-h4ab18f5_1.conda"

@@ -9,7 +9,8 @@ import pytest
 from envkit.formats.envyml import read_env
 from support.condafactory import (  # noqa: F401
     ChannelBuilder, build_wheel, copy_prefix, default_channel, default_prefix, isolated_conda, make_prefix,
-    pip_install, pip_overwrite, python_pkg, solve, write_condarc, write_direct_url, write_state,
+    pip_install, pip_overwrite, put_token_in_zlib_record, python_pkg, solve, write_condarc, write_direct_url,
+    write_state,
 )
 
 pytestmark = pytest.mark.slow
@@ -103,11 +104,7 @@ def test_pip_url_vcs_editable_written_as_such_and_redacted(envkit_cli, tmp_path,
 
 def test_channel_token_redacted(envkit_cli, tmp_path, isolated_conda, default_prefix):
     prefix = copy_prefix(default_prefix, tmp_path / "env")
-    path = next((prefix / "conda-meta").glob("zlib-*.json"))
-    rec = json.loads(path.read_text())
-    rec["channel"] = "https://conda.anaconda.org/t/abc-123/private/linux-64"
-    rec["url"] = "https://conda.anaconda.org/t/abc-123/private/linux-64/zlib-1.3.1-h4ab18f5_1.conda"
-    path.write_text(json.dumps(rec))
+    put_token_in_zlib_record(prefix)
     for fmt in ("yaml", "json", "explicit"):
         out = export(envkit_cli, "-p", str(prefix), "--format", fmt).stdout
         assert "abc-123" not in out

@@ -390,6 +390,17 @@ def copy_prefix(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> Pat
     return Path(dst)
 
 
+def put_token_in_zlib_record(prefix: str | os.PathLike[str]) -> Path:
+    """Rewrite the zlib record of a (copied) default prefix as if installed from the private
+    anaconda.org channel `private` through the token path `/t/abc-123/`; returns the record's path."""
+    path = next((Path(prefix) / "conda-meta").glob("zlib-*.json"))
+    rec = json.loads(path.read_text())
+    rec["channel"] = "https://conda.anaconda.org/t/abc-123/private/linux-64"
+    rec["url"] = "https://conda.anaconda.org/t/abc-123/private/linux-64/zlib-1.3.1-h4ab18f5_1.conda"
+    path.write_text(json.dumps(rec))
+    return path
+
+
 def site_packages(prefix: str | os.PathLike[str], py: str | None = None) -> Path:
     """`<prefix>/lib/pythonX.Y/site-packages` (the first one found when `py` is None)."""
     prefix = Path(prefix)
