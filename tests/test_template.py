@@ -549,12 +549,17 @@ def test_cli_detect_with_gpu_and_old_driver(envkit_cli, monkeypatch):
     assert "  - cuda-version=12.9\n" in r.stdout
 
 
-def test_cli_detect_uses_nvidia_smi_through_proc(envkit_cli, monkeypatch, tmp_path):
+def fake_nvidia_smi(monkeypatch, tmp_path, output: str) -> None:
+    """Put an `nvidia-smi` that prints `output` first on PATH, with no CONDA_OVERRIDE_CUDA set."""
     smi = tmp_path / "nvidia-smi"
-    smi.write_text("#!/bin/sh\ncat <<'EOF'\n" + SMI + "EOF\n")
+    smi.write_text("#!/bin/sh\ncat <<'EOF'\n" + output + "EOF\n")
     smi.chmod(0o755)
     monkeypatch.delenv("CONDA_OVERRIDE_CUDA", raising=False)
     monkeypatch.setenv("PATH", f"{tmp_path}:/usr/bin:/bin")
+
+
+def test_cli_detect_uses_nvidia_smi_through_proc(envkit_cli, monkeypatch, tmp_path):
+    fake_nvidia_smi(monkeypatch, tmp_path, SMI)
     r = envkit_cli("template", "pytorch", "--detect", "--torch", "2.7", "--style", "pip")
     assert r.exit_code == 0
     assert r.stderr == ("envkit: detected NVIDIA driver 570.86.15, CUDA 12.8 (nvidia-smi); "
@@ -562,11 +567,7 @@ def test_cli_detect_uses_nvidia_smi_through_proc(envkit_cli, monkeypatch, tmp_pa
 
 
 def test_cli_detect_multi_gpu_nvidia_smi_with_an_old_driver(envkit_cli, monkeypatch, tmp_path):
-    smi = tmp_path / "nvidia-smi"
-    smi.write_text("#!/bin/sh\ncat <<'EOF'\n" + SMI_MULTI + "EOF\n")
-    smi.chmod(0o755)
-    monkeypatch.delenv("CONDA_OVERRIDE_CUDA", raising=False)
-    monkeypatch.setenv("PATH", f"{tmp_path}:/usr/bin:/bin")
+    fake_nvidia_smi(monkeypatch, tmp_path, SMI_MULTI)
     r = envkit_cli("template", "pytorch", "--detect", "--torch", "2.13")
     assert r.exit_code == 0
     assert r.stderr == (
