@@ -2,10 +2,7 @@
 `--json` output (no conda exists on the test machines)."""
 from __future__ import annotations
 
-import json
 import os
-import stat
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,7 +10,7 @@ import pytest
 from envkit.backends import open_env
 from envkit.backends.condacli import CondaCli, find_executable
 from envkit.errors import BackendError
-from support.condafactory import isolated_conda  # noqa: F401
+from support.condafactory import answering_exe, isolated_conda  # noqa: F401
 
 PREFIX = "/opt/conda/envs/ml"
 
@@ -53,23 +50,7 @@ def fake_conda(directory: Path, name: str = "conda", answers: dict | None = None
         f"env export -n ml --json --from-history": HISTORY,
         "info --json": INFO, "env list --json": {"envs": INFO["envs"]},
     }
-    data = directory / f"{name}.answers.json"
-    data.write_text(json.dumps(answers))
-    exe = directory / name
-    exe.write_text(
-        f"#!{sys.executable}\n"
-        "import json, sys\n"
-        f"answers = json.load(open({str(data)!r}))\n"
-        "key = ' '.join(sys.argv[1:])\n"
-        f"fail = {fail!r}\n"
-        "if fail and key.startswith(fail):\n"
-        "    sys.stderr.write('CondaValueError: could not find environment: ml\\n'); sys.exit(1)\n"
-        "if key not in answers:\n"
-        "    sys.stderr.write('unexpected: ' + key + '\\n'); sys.exit(2)\n"
-        "answer = answers[key]\n"
-        "print(answer if isinstance(answer, str) else json.dumps(answer, indent=4))\n")
-    exe.chmod(exe.stat().st_mode | stat.S_IEXEC | stat.S_IXGRP | stat.S_IXOTH)
-    return exe
+    return answering_exe(directory, name, answers, fail=fail)
 
 
 def test_read_env_maps_to_live_env(tmp_path, isolated_conda):

@@ -9,7 +9,9 @@ import pytest
 
 from envkit.backends.envs import envs_dirs, known_envs, resolve_name
 from envkit.errors import EnvironmentNotFound
-from support.condafactory import default_channel, default_prefix, isolated_conda, named_env, write_condarc  # noqa: F401
+from support.condafactory import (  # noqa: F401
+    answering_exe, default_channel, default_prefix, isolated_conda, named_env, write_condarc,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -76,22 +78,10 @@ def test_cli_unknown_name(envkit_cli, tmp_path, isolated_conda, default_prefix):
     assert r.stderr == "error: no conda environment named 'reserch'\nhint: did you mean 'research'?\n"
 
 
-def _fake_exe(path, answers):
-    """An executable that prints answers[' '.join(argv)] as JSON, exit 2 for anything else."""
-    import sys
-
-    path.parent.mkdir(exist_ok=True)
-    path.write_text(f"#!{sys.executable}\nimport json, sys\nanswers = {answers!r}\n"
-                    "key = ' '.join(sys.argv[1:])\n"
-                    "sys.exit(2) if key not in answers else print(json.dumps(answers[key]))\n")
-    path.chmod(path.stat().st_mode | stat.S_IEXEC)
-    return path
-
-
 def test_name_from_conda_info_envs_dirs(tmp_path, isolated_conda, default_prefix, monkeypatch):
     """An env in an envs dir only conda's configuration names (not in `envs`, e.g. never registered)."""
     env = named_env(tmp_path / "site-envs", "team", default_prefix)
-    exe = _fake_exe(tmp_path / "bin" / "conda", {"info --json": {
+    exe = answering_exe(tmp_path / "bin", "conda", {"info --json": {
         "envs": [], "envs_dirs": [str(tmp_path / "site-envs")], "root_prefix": "/nowhere"}})
     monkeypatch.setenv("PATH", f"{exe.parent}{os.pathsep}{os.environ['PATH']}")
     assert resolve_name("team") == str(env)
@@ -100,7 +90,7 @@ def test_name_from_conda_info_envs_dirs(tmp_path, isolated_conda, default_prefix
 def test_name_from_micromamba_env_list(tmp_path, isolated_conda, default_prefix, monkeypatch):
     """micromamba's info --json has no `envs`: its `env list --json` is asked."""
     env = named_env(tmp_path / "hidden", "mm", default_prefix)
-    exe = _fake_exe(tmp_path / "bin" / "micromamba", {
+    exe = answering_exe(tmp_path / "bin", "micromamba", {
         "info --json": {"base environment": "/nowhere", "envs_dirs": ["/nowhere/envs"], "platform": "linux-64"},
         "env list --json": {"envs": ["/nowhere", str(env)]}})
     monkeypatch.setenv("PATH", f"{exe.parent}{os.pathsep}/usr/bin:/bin")

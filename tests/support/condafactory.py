@@ -390,6 +390,33 @@ def copy_prefix(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> Pat
     return Path(dst)
 
 
+def answering_exe(directory: str | os.PathLike[str], name: str, answers: Mapping[str, object], *,
+                  fail: str | None = None) -> Path:
+    """Write an executable `directory/name` (a fake conda, mamba or micromamba) that prints the
+    recorded answer for its argv joined by spaces: JSON, or a str as is.  An argv not in `answers`
+    exits 2 (`unexpected: ...` on stderr); one starting with `fail` exits 1 with conda's
+    could-not-find-environment error.  Returns its path."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    data = directory / f"{name}.answers.json"
+    data.write_text(json.dumps(answers))
+    exe = directory / name
+    exe.write_text(
+        f"#!{sys.executable}\n"
+        "import json, sys\n"
+        f"answers = json.load(open({str(data)!r}))\n"
+        "key = ' '.join(sys.argv[1:])\n"
+        f"fail = {fail!r}\n"
+        "if fail and key.startswith(fail):\n"
+        "    sys.stderr.write('CondaValueError: could not find environment: ml\\n'); sys.exit(1)\n"
+        "if key not in answers:\n"
+        "    sys.stderr.write('unexpected: ' + key + '\\n'); sys.exit(2)\n"
+        "answer = answers[key]\n"
+        "print(answer if isinstance(answer, str) else json.dumps(answer, indent=4))\n")
+    exe.chmod(exe.stat().st_mode | 0o111)
+    return exe
+
+
 def put_token_in_zlib_record(prefix: str | os.PathLike[str]) -> Path:
     """Rewrite the zlib record of a (copied) default prefix as if installed from the private
     anaconda.org channel `private` through the token path `/t/abc-123/`; returns the record's path."""
