@@ -6,6 +6,11 @@ which the fast lock reader takes too), and the largest corpus file `normalize` r
 the largest corpus file of all, is read but never rewritten: pixi owns it; it is measured with
 `envkit validate`, which reads every environment in it).  Both sides are fresh processes of the same
 interpreter, so interpreter start-up is in both.
+
+The `read_file` cases compare, in one process, `envkit.read_file` (text to Lock records) with
+py-rattler, the fastest other Python reader of these formats: `LockFile.from_path` plus reading each
+package's name, version and URL (rattler builds Rust objects; the Python ones are made on access).
+Target: envkit at most as slow as rattler.
 """
 from __future__ import annotations
 
@@ -72,6 +77,67 @@ def _largest(formats_ok) -> Path:
     return best
 
 
+def rattler_read(path: Path) -> int:
+    """py-rattler's read of a lock (conda-lock v1 or pixi.lock), each package's name, version and URL
+    read from the Python objects, as a caller would; the number of packages."""
+    import rattler
+
+    n = 0
+    for _name, env in rattler.LockFile.from_path(path).environments():
+        for pkgs in env.packages_by_platform().values():
+            for p in pkgs:
+                (p.name, p.version, p.location)
+                n += 1
+    return n
+
+
+def rattler_readable(src: Path, dst: Path) -> Path:
+    """`src` (a conda-lock.yml) with its pip packages' dependency specs made PEP 508 (`'*'` -> `>=0`,
+    a bare version `1.2` -> `==1.2`), which py-rattler 0.28 requires (it refuses the corpus's lock
+    otherwise: "data did not match any variant of untagged enum MapOrVec"); same size and shape."""
+    import re
+
+    head, sep, body = src.read_text(encoding="utf-8").partition("\npackage:\n")
+    items = []
+    for item in body.split("\n- "):
+        if "manager: pip" in item:
+            item = item.replace(": '*'", ": '>=0'")
+            item = re.sub(r"^(    [A-Za-z0-9_.-]+): ([0-9][0-9.]*)$", r"\1: '==\2'", item, flags=re.M)
+        items.append(item)
+    dst.write_text(head + sep + "\n- ".join(items), encoding="utf-8")
+    return dst
+
+
+def _read_file_cases(work: Path, big: Path, pixi: Path) -> list[Case]:
+    from envkit.formats import read_file
+
+    corpus_lock = _largest({"conda-lock"})
+    corpus_for_rattler = rattler_readable(corpus_lock, work / f"{corpus_lock.stem}.rattler.yml")
+    out = []
+    for label, ours, theirs, repeat in (
+            ("generated conda-lock.yml, 3,000 packages x 3 platforms", big, big, 5),
+            (f"{corpus_lock.name} (largest corpus conda-lock.yml)", corpus_lock, corpus_for_rattler, 30),
+            (f"{pixi.name} (largest corpus pixi.lock, default environment)", pixi, pixi, 30)):
+        n = len(read_file(ours).packages)
+        assert rattler_read(theirs) >= n, (label, n)  # the same packages on both sides
+        out.append(Case(name=f"read_file {label} (in-process)",
+                        measure=lambda p=ours: read_file(p), floor=lambda p=theirs: rattler_read(p),
+                        floor_label="py-rattler LockFile.from_path + name/version/url", target=1.0,
+                        repeat=repeat, notes=f"{n} packages to envkit Lock records"))
+    from envkit.formats.pixilock import read_pixi_environments
+    from envkit.io import read_text
+
+    def every_env(p=pixi):
+        return read_pixi_environments(read_text(p), str(p))
+
+    n = sum(len(lock.packages) for lock in every_env().values())
+    assert rattler_read(pixi) == n, n
+    out.append(Case(name=f"read {pixi.name}, every environment (in-process)", measure=every_env,
+                    floor=lambda: rattler_read(pixi), floor_label="py-rattler LockFile.from_path + name/version/url",
+                    target=1.0, repeat=30, notes=f"{n} packages in {len(every_env())} environments"))
+    return out
+
+
 def _compile_envkit() -> None:
     """Write envkit's .pyc files, as `pip install` does: with PYTHONDONTWRITEBYTECODE set (as in some
     CI shells) every run would otherwise compile envkit's sources again, a cost no user pays."""
@@ -112,4 +178,4 @@ def cases(work: Path) -> list[Case]:
              floor=[py, "-c", BARE_LOAD, str(pixi)], floor_label="libyaml CSafeLoader load",
              target=2.0, repeat=5),
     ]
-    return out
+    return out + _read_file_cases(work, big, pixi)
