@@ -9,7 +9,9 @@ Canonical environment.yml: keys name, channels, dependencies, variables (then co
 `platforms:` and any other key, in file order); no `prefix:`; channels by canonical name, in their
 order (it is priority), duplicates dropped; conda dependencies in canonical match-spec form sorted by
 name; the pip section's option lines first in their order, then entries sorted by PEP 503 name;
-exact duplicates removed.  Comments stay next to the entry they were written above or beside.
+exact duplicates removed; `variables:` in their order, a credential in a value replaced by a
+placeholder (`HF_TOKEN: <TOKEN>`, `postgres://<USER>:<PASSWORD>@host/db`; see
+`envkit.urls.redact_variables`).  Comments stay next to the entry they were written above or beside.
 """
 from __future__ import annotations
 
@@ -31,11 +33,16 @@ def normalize(model: EnvSpec | Lock) -> EnvSpec | Lock:
 
 
 def normalize_spec(spec: EnvSpec) -> EnvSpec:
-    """The canonical EnvSpec for `spec` (see the module docstring).  Idempotent."""
+    """The canonical EnvSpec for `spec` (see the module docstring).  Idempotent.
+
+    Variable values that hold a credential come back as placeholders: a file that is committed
+    after normalizing must not carry the secret `envkit check` reports as leaked-secret."""
     return _normalize_spec(spec)[0]
 
 
 def _normalize_spec(spec: EnvSpec) -> tuple[EnvSpec, list[tuple[int | None, int | None]]]:
+    from envkit.urls import redact_variables
+
     merges: list[tuple[int | None, int | None]] = []
     channels = tuple(dict.fromkeys(spec.channels))
     conda = _dedupe(sorted(spec.conda, key=lambda d: (d.name, d.spec())), merges)
@@ -50,7 +57,10 @@ def _normalize_spec(spec: EnvSpec) -> tuple[EnvSpec, list[tuple[int | None, int 
 
         # without its `prefix:` line a --no-builds export reads back as a spec: say so now
         kind = "export" if _looks_exported(list(conda), False) else "spec"
-    return replace(spec, prefix=None, channels=channels, conda=tuple(conda), pip=pip, kind=kind), merges
+    # keys stay as written (comments are attached to `variable:<KEY>`); only secret values change
+    variables = redact_variables(spec.variables)
+    return replace(spec, prefix=None, channels=channels, conda=tuple(conda), pip=pip, variables=variables,
+                   kind=kind), merges
 
 
 def _dedupe(items: list, merges: list) -> list:

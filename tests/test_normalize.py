@@ -278,3 +278,56 @@ def test_cli_several_files_name_the_file_in_their_warnings(envkit_cli, tmp_path)
     assert r.exit_code == 1
     assert [ln.split(": '")[0] for ln in r.stderr.splitlines()] == [
         f"warning: {tmp_path / 'a.yml'}", f"warning: {tmp_path / 'b.yml'}"]
+
+
+# --- secrets in `variables:` -----------------------------------------------------------------
+
+LEAKY = """\
+name: s
+dependencies:
+  - python=3.11
+variables: {HF_TOKEN: hf_abcdefghijk, DB_URL: "postgres://u:dbpass42@host/db", TOKENIZERS_PARALLELISM: "false", HF_TOKEN_PATH: /run/hf, PIP_TOKEN: "${PIP_TOKEN}"}
+"""
+LEAKY_NORMALIZED = """\
+name: s
+dependencies:
+  - python=3.11
+variables:
+  HF_TOKEN: <TOKEN>
+  DB_URL: postgres://<USER>:<PASSWORD>@host/db
+  TOKENIZERS_PARALLELISM: "false"
+  HF_TOKEN_PATH: /run/hf
+  PIP_TOKEN: "${PIP_TOKEN}"
+"""
+
+
+def test_secret_variables_are_redacted_idempotently():
+    once = normalize_text(LEAKY, filename="s.yml")
+    assert once == LEAKY_NORMALIZED
+    assert normalize_text(once, filename="s.yml") == once
+    spec = normalize_spec(read_text(LEAKY, filename="s.yml"))
+    assert spec.variables == (("HF_TOKEN", "<TOKEN>"), ("DB_URL", "postgres://<USER>:<PASSWORD>@host/db"),
+                              ("TOKENIZERS_PARALLELISM", "false"), ("HF_TOKEN_PATH", "/run/hf"),
+                              ("PIP_TOKEN", "${PIP_TOKEN}"))
+    assert normalize_spec(spec) == spec
+
+
+def test_redacted_variable_keeps_its_comment():
+    text = "name: s\ndependencies: []\nvariables:\n  # from the vault\n  WANDB_API_KEY: 0123abcd  # rotate\n"
+    assert normalize_text(text, filename="s.yml") == (
+        "name: s\ndependencies: []\nvariables:\n  # from the vault\n  WANDB_API_KEY: <TOKEN>  # rotate\n")
+
+
+def test_cli_check_fails_on_a_leaked_variable_and_normalized_file_passes_check(envkit_cli, tmp_path):
+    f = tmp_path / "s.yml"
+    f.write_text(LEAKY)
+    r = envkit_cli("normalize", "--check", str(f))
+    assert r.exit_code == 1
+    assert "+  HF_TOKEN: <TOKEN>\n" in r.stdout and "hf_abcdefghijk" not in "".join(
+        ln for ln in r.stdout.splitlines(keepends=True) if ln.startswith("+"))
+    assert envkit_cli("check", "--select", "leaked-secret", str(f)).exit_code == 1
+    r = envkit_cli("normalize", "--write", str(f))
+    assert (r.exit_code, f.read_text()) == (0, LEAKY_NORMALIZED)
+    r = envkit_cli("check", "--select", "leaked-secret", str(f))
+    assert (r.exit_code, r.stdout) == (0, "no findings (1 file checked)\n")
+    assert envkit_cli("normalize", "--check", str(f)).exit_code == 0
