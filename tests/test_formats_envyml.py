@@ -158,3 +158,37 @@ def test_write_text_writes_a_lock_as_an_export():
     lock = read_file(CORPUS / "46_CHARM-Tx__python-ci__environment.lock")
     assert write_text(lock, "env") == "channels:\n  - main\ndependencies:\n  - pytz=2022.1=py39h06a4308_0\n"
     assert Channel(name="x") == Channel(name="x")
+
+
+@pytest.mark.parametrize("entry, version, build", [
+    ("pkk=1!1.0=h0_0", "1!1.0", "h0_0"),            # an epoch
+    ("torch=2.0.1+cu118=py3.10_0", "2.0.1+cu118", "py3.10_0"),  # a local version
+    ("openssl=1.1.1w=hd590300_0", "1.1.1w", "hd590300_0"),  # letters
+    ("tzdata=2023c=h71feb2d_0", "2023c", "h71feb2d_0"),
+    ("libjpeg=9_e=h0_0", "9_e", "h0_0"),            # an underscore
+    ("conda-forge::pkk=12!3.4a1.post2=0", "12!3.4a1.post2", "0"),
+])
+def test_export_entries_with_any_legal_version_character(entry, version, build):
+    spec = read_env(f"name: e\ndependencies:\n  - python=3.11.4=h0_0\n  - {entry}\n", "e.yml")
+    assert spec.kind == "export"
+    pkg = export_to_lock(spec, "linux-64").packages[1]
+    assert (pkg.version, pkg.build) == (version, build)
+
+
+def test_no_builds_export_with_an_epoch_and_a_prefix():
+    spec = read_env("name: e\ndependencies:\n  - pkk=1!1.0\n  - python=3.11.4\nprefix: /opt/e\n", "e.yml")
+    assert spec.kind == "export"
+    assert [p.version for p in export_to_lock(spec).packages] == ["1!1.0", "3.11.4"]
+
+
+@pytest.mark.parametrize("entry", ["pkk=1.0|2.0=h0", "pkk=1.*=h0", "pkk=1.0,<2=h0", "pkk=1.0=h0*"])
+def test_operators_are_not_export_entries(entry):
+    assert read_env(f"name: e\ndependencies:\n  - python=3.11.4=h0_0\n  - {entry}\n", "e.yml").kind == "spec"
+
+
+@pytest.mark.parametrize("entry", ["pkk=!=1.0", "pkk=1!=1.0", "pkk=>1=h0", "pkk=1.0!=h0", "pkk=!1.0=h0"])
+def test_a_bang_outside_an_epoch_is_no_export_version(entry):
+    # conda refuses these specs anyway; the export pattern must not take `!` for a version part
+    from envkit.formats.envyml import _EXPORT_ENTRY
+
+    assert _EXPORT_ENTRY.match(entry) is None

@@ -22,7 +22,11 @@ from envkit.errors import ParseError, Where
 from envkit.model import Channel, CondaDep, EnvSpec, Lock, LockedPackage, PipDep
 from envkit.formats._util import need_list, need_mapping, to_json, type_name
 
-_EXPORT_ENTRY = re.compile(r"^(?:[^:\s]+::)?(?P<name>[^=\s<>!~*,|\[]+)=(?P<version>[^=\s<>!~*,|]+)(?:=(?P<build>[^=\s]+))?$")
+# `name=version=build`: a version is letters, digits, `.`, `_` and a `+local` part, after an
+# optional epoch (`1!1.0`); any other `!`, `<`, `>`, `~`, `*`, `,`, `|` is an operator (`x=!=1`),
+# in the version and in the build (`h0*` is a build pattern, not an exported build)
+_EXPORT_ENTRY = re.compile(r"^(?:[^:\s]+::)?(?P<name>[^=\s<>!~*,|\[]+)"
+                           r"=(?P<version>(?:\d+!)?[^=\s<>!~*,|]+)(?:=(?P<build>[^=\s<>!~*,|\[\]]+))?$")
 KNOWN_KEYS = ("name", "channels", "dependencies", "variables", "prefix", "platforms")
 
 
