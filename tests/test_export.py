@@ -213,3 +213,56 @@ def test_secret_variables_are_redacted_in_the_env_lock_of_lock_p(envkit_cli, tmp
     env_lock = (tmp_path / "environment.lock.yml").read_text()
     assert env_lock.endswith("variables:\n  HF_TOKEN: <TOKEN>\n  TOKENIZERS_PARALLELISM: \"false\"\n"), env_lock
     assert "hf_aBc" not in env_lock + (tmp_path / "conda-lock.yml").read_text()
+
+
+SECRETS = ("sekret-value", "hf_aBcDeFgHiJkLmNoP", "abc-123", "ghp_secret123", "tk-SECRET123abc", "qtok-999")
+
+
+def test_every_format_redacts_secret_variables_and_url_tokens(envkit_cli, tmp_path, isolated_conda, default_prefix):
+    # a real prefix: secret variables in conda-meta/state, a token channel record, a VCS install whose
+    # URL carries a token, a .condarc channel with one; no format may print any of them in clear
+    prefix = copy_prefix(default_prefix, tmp_path / "env")
+    write_state(prefix, {"OMP_NUM_THREADS": "4", "API_KEY": "sekret-value", "HF_TOKEN": "hf_aBcDeFgHiJkLmNoP"})
+    put_token_in_zlib_record(prefix)
+    d = pip_install(prefix, build_wheel(tmp_path / "w", "fromgit", "0.1"), direct=True)
+    write_direct_url(d, "https://ghp_secret123@github.com/o/fromgit.git", vcs="git", commit="c" * 40)
+    write_condarc(prefix / ".condarc", channels=["https://conda.anaconda.org/t/tk-SECRET123abc/private"])
+    for args in (("--format", "yaml"), ("--format", "json"), ("--format", "explicit"),
+                 ("--format", "conda-lock"), ("--from-history", "--format", "json"), ("--no-builds", "--format", "json")):
+        r = export(envkit_cli, "-p", str(prefix), *args)
+        for secret in SECRETS:
+            assert secret not in r.stdout + r.stderr, (args, secret)
+    doc = json.loads(export(envkit_cli, "-p", str(prefix), "--format", "json").stdout)
+    assert doc["variables"] == {"OMP_NUM_THREADS": "4", "API_KEY": "<TOKEN>", "HF_TOKEN": "<TOKEN>"}
+    fromgit = next(p for p in doc["packages"] if p["name"] == "fromgit")
+    assert fromgit["url"] == "https://<TOKEN>@github.com/o/fromgit.git"
+    zlib = next(p for p in doc["packages"] if p["name"] == "zlib")
+    assert zlib["url"] == "https://conda.anaconda.org/t/<TOKEN>/private/linux-64/zlib-1.3.1-h4ab18f5_1.conda"
+
+
+def test_render_export_redacts_what_a_cli_backend_reports_in_clear():
+    # the conda/mamba backends build the LiveEnv from the executables' JSON: render_export must not
+    # rely on the reader having redacted anything
+    from envkit.commands.export import render_export
+    from envkit.model import LiveEnv, LockedPackage, PipDist
+
+    url = "https://conda.anaconda.org/t/qtok-999/private/linux-64/zlib-1.3.1-h0_0.conda"
+    pip_url = "https://user:hf_aBcDeFgHiJkLmNoP@pypi.example.org/p/x-1.0-py3-none-any.whl"
+    env = LiveEnv(
+        prefix="/p", name="p", platform="linux-64", backend="conda",
+        packages=(LockedPackage(manager="conda", name="zlib", version="1.3.1", build="h0_0", channel="private",
+                                platform="linux-64", url=url, md5="0" * 32),
+                  LockedPackage(manager="pip", name="x", version="1.0", platform="linux-64", url=pip_url)),
+        pip_dists=(PipDist(name="x", version="1.0", installer="pip", url=pip_url),),
+        variables=(("API_KEY", "sekret-value"), ("PIP_INDEX_URL", "https://u:tk-SECRET123abc@host/simple")),
+        warnings=(f"something about {url}",))
+    for fmt in ("yaml", "json", "explicit", "conda-lock"):
+        out = render_export(env, fmt=fmt)
+        for secret in SECRETS:
+            assert secret not in out, (fmt, secret)
+    doc = json.loads(render_export(env, fmt="json"))
+    assert doc["variables"] == {"API_KEY": "<TOKEN>", "PIP_INDEX_URL": "https://<USER>:<PASSWORD>@host/simple"}
+    assert doc["warnings"] == ["something about https://conda.anaconda.org/t/<TOKEN>/private/linux-64/"
+                               "zlib-1.3.1-h0_0.conda"]
+    assert "https://conda.anaconda.org/t/<TOKEN>/private/linux-64/zlib-1.3.1-h0_0.conda#" + "0" * 32 in \
+        render_export(env, fmt="explicit")

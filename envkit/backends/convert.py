@@ -8,9 +8,34 @@ written as such.
 """
 from __future__ import annotations
 
+import re
 from urllib.parse import unquote, urlsplit
 
 from envkit.model import Channel, CondaDep, EnvSpec, LiveEnv, Lock, PipDep, PipDist
+
+
+_URL_IN_TEXT = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"]+")
+
+
+def redact_env(env: LiveEnv) -> LiveEnv:
+    """`env` with every credential replaced by a placeholder, for writing it out in any format: the
+    values of secret-looking variables (`envkit.urls.redact_variables`: `API_KEY`, `HF_TOKEN`, ... ->
+    `<TOKEN>`, and credentials in URL values), and tokens in package URLs (conda and pip), pip
+    distributions' URLs, channel URLs and URLs quoted in the reader's warnings.  The native backend
+    already redacts URLs; a CLI backend's answers and `conda-meta/state` variables are redacted here.
+    """
+    from dataclasses import replace
+
+    from envkit.urls import redact_url, redact_variables
+
+    def url(u: str | None) -> str | None:
+        return redact_url(u)[0] if u else u
+
+    packages = tuple(replace(p, url=url(p.url)) if p.url and redact_url(p.url)[1] else p for p in env.packages)
+    dists = tuple(replace(d, url=url(d.url)) if d.url and redact_url(d.url)[1] else d for d in env.pip_dists)
+    warnings = tuple(_URL_IN_TEXT.sub(lambda m: redact_url(m.group(0))[0], w) for w in env.warnings)
+    return replace(env, packages=packages, pip_dists=dists, variables=redact_variables(env.variables),
+                   warnings=warnings)
 
 
 def export_channels(env: LiveEnv) -> tuple[Channel, ...]:

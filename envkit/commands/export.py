@@ -65,8 +65,9 @@ def render_export(env, *, fmt: str = "yaml", from_history: bool = False, no_buil
 
     What a format cannot hold is appended to `notes` (when given) as a warning line.
     """
-    from envkit.backends.convert import live_to_lock, live_to_spec
+    from envkit.backends.convert import live_to_lock, live_to_spec, redact_env
 
+    env = redact_env(env)  # every format: no credential leaves in clear (variables, URLs)
     flags = "".join([" --from-history" if from_history else "", " --no-builds" if no_builds else "",
                      f" --format {fmt}" if fmt != "yaml" else ""])
     header = f"Exported by envkit from a {env.platform} environment; regenerate: {command}{flags}"
@@ -101,9 +102,10 @@ def export_json(env, *, from_history: bool = False, no_builds: bool = False) -> 
     """envkit's JSON export (schema version JSON_SCHEMA_VERSION; see docs/commands/export.md)."""
     import json
 
-    from envkit.backends.convert import export_channels, live_to_spec
+    from envkit.backends.convert import export_channels, live_to_spec, redact_env
     from envkit.formats.envyml import channel_out
 
+    env = redact_env(env)
     spec = live_to_spec(env, from_history=from_history, no_builds=no_builds)
     pip_by_name = {d.name: d for d in env.pip_dists}
     packages = []
