@@ -120,10 +120,15 @@ class ChannelDiff:
     note: str = ""
 
     @property
-    def changed(self) -> bool:
-        prio = (self.priority_a is not None and self.priority_b is not None
+    def priority_changed(self) -> bool:
+        """Both sides record `channel_priority` and the values differ (unknown on one side is not a
+        difference)."""
+        return (self.priority_a is not None and self.priority_b is not None
                 and self.priority_a != self.priority_b)
-        return bool(self.added or self.removed or self.order_changed or prio)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.added or self.removed or self.order_changed or self.priority_changed)
 
     def as_dict(self) -> dict:
         return {"a": list(self.a) if self.a is not None else None,

@@ -173,6 +173,29 @@ def test_channel_priority_and_pip_options():
     assert diff(a, b).pip_options.changed and not diff(a, a).pip_options.changed
 
 
+def test_channel_priority_is_reported_only_when_the_values_differ():
+    from envkit.render.diff_markdown import render_markdown
+    from envkit.render.diff_text import render_text
+
+    def live(channels, priority):
+        return LiveEnv(prefix="/p", name="p", platform="linux-64", packages=BASE,
+                       channels=tuple(Channel(name=c) for c in channels), channel_priority=priority)
+
+    # the channels differ, the priority does not: no `flexible → flexible` line
+    d = diff(live(("conda-forge",), "flexible"), live(("conda-forge", "bioconda"), "flexible"))
+    assert d.channels.changed and not d.channels.priority_changed
+    text = render_text(d)
+    assert "channel_priority" not in text and "only on B: bioconda" in text
+    assert "channel_priority" not in render_markdown(d)
+    assert "  channel_priority: flexible (both)\n" in render_text(d, show_all=True)
+    # unknown on one side is not a difference either
+    d = diff(live(("conda-forge",), "flexible"), lock(*BASE, channels=("bioconda",)))
+    assert not d.channels.priority_changed and "channel_priority" not in render_text(d)
+    d = diff(live(("conda-forge",), "strict"), live(("conda-forge",), "flexible"))
+    assert "  channel_priority: strict → flexible\n" in render_text(d)
+    assert "| channel_priority | strict | flexible |" in render_markdown(d)
+
+
 def test_ranking_puts_python_torch_cuda_blas_first():
     a = lock(P("python", "3.10.14", "h0_cpython"), P("zlib", "1.2.13", "h0_0"),
              P("pytorch", "2.1.0", "py3.10_cpu_0", channel="pytorch"), P("aaa", "1", "h0_0"))

@@ -122,7 +122,7 @@ def render_markdown(d: EnvDiff, *, show_all: bool = False) -> str:
     if ch.changed or (show_all and (ch.a or ch.b)):
         out += ["", "#### Channels", "", "| | A | B |", "|---|---|---|",
                 f"| channels (priority order) | {_cell(', '.join(ch.a or ()))} | {_cell(', '.join(ch.b or ()))} |"]
-        if ch.priority_a or ch.priority_b:
+        if ch.priority_changed or (show_all and (ch.priority_a or ch.priority_b)):
             out.append(f"| channel_priority | {_cell(ch.priority_a)} | {_cell(ch.priority_b)} |")
         if ch.note:
             out += ["", f"_{ch.note}_"]

@@ -272,11 +272,23 @@ def _channel_section(d: EnvDiff, p: _Painter, show_all: bool) -> list[str]:
         bits.append("the shared channels are in a different order (priority)")
     if bits:
         out.append("  " + "; ".join(bits))
-    if ch.priority_a or ch.priority_b:
-        out.append(f"  channel_priority: {ch.priority_a or 'unknown'} {ARROW} {ch.priority_b or 'unknown'}")
+    out += _priority_lines(ch, show_all)
     if ch.note:
         out.append(p(f"  note: {ch.note}", "dim"))
     return out
+
+
+def _priority_lines(ch, show_all: bool) -> list[str]:
+    """`channel_priority: strict → flexible` only when both sides record it and the values differ;
+    with --all, the value both share (or what each records) is listed too."""
+    if ch.priority_changed:
+        return [f"  channel_priority: {ch.priority_a} {ARROW} {ch.priority_b}"]
+    if not show_all or not (ch.priority_a or ch.priority_b):
+        return []
+    if ch.priority_a == ch.priority_b:
+        return [f"  channel_priority: {ch.priority_a} (both)"]
+    return [f"  channel_priority: {ch.priority_a or 'not recorded'} on A, "
+            f"{ch.priority_b or 'not recorded'} on B (not compared)"]
 
 
 def _list_section(title: str, ld, p: _Painter, show_all: bool) -> list[str]:
