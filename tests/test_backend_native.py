@@ -256,3 +256,13 @@ def test_parse_history_applies_a_block_like_conda():
         "# update specs: ['python']\n"
     )
     assert parse_history(text)["requested"] == ["python=3.11.8", "numpy=1.26"]
+
+
+def test_spec_name_gets_past_url_channels():
+    from envkit.backends.prefix_scan import spec_name
+
+    assert [spec_name(s) for s in (
+        "file:///tmp/w/local::zlib", "https://conda.anaconda.org/t/tk-1/private::zlib>=1.3",
+        "https://[::1]:8080/c/linux-64::six 1.*", "conda-forge/linux-64::numpy=1", " pkgs/main::python=3.11",
+        "numpy>=1", "zlib[build=x::y]", "defaults::python[version='>=3']", "Pillow",
+    )] == ["zlib", "zlib", "six", "numpy", "python", "numpy", "zlib", "python", "pillow"]

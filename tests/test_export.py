@@ -266,3 +266,30 @@ def test_render_export_redacts_what_a_cli_backend_reports_in_clear():
                                "zlib-1.3.1-h0_0.conda"]
     assert "https://conda.anaconda.org/t/<TOKEN>/private/linux-64/zlib-1.3.1-h0_0.conda#" + "0" * 32 in \
         render_export(env, fmt="explicit")
+
+
+def test_from_history_keeps_url_channel_specs(envkit_cli, tmp_path, isolated_conda, default_channel, default_prefix):
+    # specs on URL channels (file://, a token https:// one) in conda-meta/history: each is keyed by
+    # its package name, also by remove and neutered specs; the token never reaches the output
+    from support.condafactory import write_history
+
+    prefix = copy_prefix(default_prefix, tmp_path / "env")
+    put_token_in_zlib_record(prefix)
+    chan = default_channel.url
+    private = "https://conda.anaconda.org/t/tk-SECRET123abc/private"
+    write_history(prefix, [
+        {"cmd": f"conda install -c {private} {private}::zlib", "update_specs": [f"{private}::zlib"]},
+        {"cmd": f"conda install {chan}::openssl>=3", "update_specs": [f"{chan}::openssl>=3"]},
+        {"cmd": f"conda remove {chan}::requests", "remove_specs": [f"{chan}::requests"]},
+        {"cmd": "conda update numpy", "update_specs": ["numpy"], "neutered_specs": [f"{chan}::numpy=1.26"]},
+    ])
+    r = export(envkit_cli, "-p", str(prefix), "--from-history")
+    spec = read_env(r.stdout)
+    assert [d.spec() for d in spec.conda] == ["python=3.11", f"{chan}::numpy=1.26", "pip", "private::zlib",
+                                              f"{chan}::openssl>=3"]
+    assert [c.name for c in spec.channels][:2] == [chan, "private"]
+    assert "  - https://conda.anaconda.org/t/<TOKEN>/private\n" in r.stdout
+    doc = json.loads(export(envkit_cli, "-p", str(prefix), "--from-history", "--format", "json").stdout)
+    assert doc["requested"] == ["python=3.11", f"{chan}::numpy=1.26", "pip", "private::zlib", f"{chan}::openssl>=3"]
+    for out in (r.stdout, json.dumps(doc)):
+        assert "tk-SECRET123abc" not in out

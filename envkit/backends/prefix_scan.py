@@ -59,7 +59,11 @@ _RECORD_KEYS = ("name", "version", "build", "build_number", "channel", "subdir",
                 "sha256", "depends", "constrains", "noarch", "requested_spec", "requested_specs",
                 "license", "timestamp", "size")
 
-_SPEC_NAME = re.compile(r"^\s*(?:[^:\s]*::)?([A-Za-z0-9_.\-]+)")
+# `[channel[/subdir]::]name...`: the channel may be a URL (`file:///srv/chan::zlib`,
+# `https://conda.anaconda.org/t/<token>/private::zlib`, `https://[::1]:8080/c::six`), so it runs to
+# the first `::` that follows it; it holds no whitespace, and `[` only as an IPv6 host.  A bracket
+# part after the name (`zlib[build=x::y]`) is never taken for a channel.
+_SPEC_NAME = re.compile(r"^\s*(?:(?:[^\s\[:]|:(?!:)|\[[0-9A-Fa-f:.]*\])*::)?([A-Za-z0-9_.\-]+)")
 _OLD_VERSION_PART = re.compile(r"^(=|==|!=|<=|>=|<|>)(?![=<>!~])(\S+)$")
 _CMD = re.compile(r"#\s*cmd:\s*(.+)")
 _SPECS = re.compile(r"#\s*(\w+)\s*specs:\s*(.+)?")
