@@ -158,3 +158,34 @@ def test_major_only_cuda_labels():
 ])
 def test_build_globs_of_a_spec_decode_as_far_as_written(build, labels):
     assert decode(build, "2.5.1", "pytorch").labels() == labels
+
+
+@pytest.mark.parametrize("build, python, prefix, fits", [
+    # a Python tag cut short by `*` is a prefix: py31* is py31, py310 ... py319
+    ("py31*", None, "3.1", {"3.1": True, "3.11": True, "3.10.4": True, "3.9": False, "3.2": False}),
+    ("*py31*", None, "3.1", {"3.12": True, "3.2": False, "3.21": False}),
+    ("py3.1*", None, "3.1", {"3.11": True, "3.1": True}),
+    ("cp31*", None, "3.1", {"3.13": True}),
+    ("py39*", None, "3.9", {"3.9": True, "3.11": False}),
+    ("np1*py31*", None, "3.1", {"3.11": True}),
+    # two minor digits are a whole tag, and a tag ended by `_` is a version
+    ("py311*", "3.11", None, {"3.11": True, "3.1": False, "3.110": False}),
+    ("py3.11*", "3.11", None, {"3.11.9": True, "3.12": False}),
+    ("py31_*", "3.1", None, {"3.1": True, "3.11": False}),
+    # not a glob: the tag is the version
+    ("py31h0_0", "3.1", None, {"3.11": False}),
+    ("py311h0_0", "3.11", None, {"3.11": True, "3.1": False}),
+    # no Python at all
+    ("py3*", None, None, {"3.11": None}),
+    ("h0_0", None, None, {"3.11": None}),
+])
+def test_python_tag_of_a_glob_is_a_prefix(build, python, prefix, fits):
+    info = decode(build, None, "numpy")
+    assert (info.python, info.python_prefix) == (python, prefix)
+    assert {v: info.python_fits(v) for v in fits} == fits
+
+
+def test_python_prefix_label_and_variant():
+    assert decode("py31*", None, "numpy").labels() == ["py3.1*"]
+    assert decode("py31*", None, "numpy").variant != decode("py311*", None, "numpy").variant
+    assert decode("py311h0_0", None, "numpy").python_fits("3.x") is None

@@ -361,6 +361,25 @@ def test_python_abi_mismatch_in_an_export_and_wheels():
         """, "python-abi-mismatch") == [("python-abi-mismatch", 3), ("python-abi-mismatch", 8)]
 
 
+def test_python_abi_mismatch_build_globs_are_prefixes():
+    # py31* matches py311 (Python 3.11): not flagged; py39* matches no tag that fits 3.11
+    found = findings("""
+        dependencies:
+          - python=3.11
+          - numpy=*=py31*
+          - scipy=1.13=*py311*
+          - pandas=2.2=py39*
+          - pyzmq=26=py31_*
+          - six=*=py3*
+          - tqdm=4=py312*
+        """, "environment.yml", rule="python-abi-mismatch")
+    assert [(f.line, f.message) for f in found] == [
+        (5, "pandas build glob 'py39*' matches only builds for Python 3.9 or 3.90-3.99, but python "
+            "is pinned to 3.11"),
+        (6, "pyzmq build 'py31_*' is for Python 3.1, but python is pinned to 3.11"),
+        (8, "tqdm build 'py312*' is for Python 3.12, but python is pinned to 3.11")]
+
+
 def test_python_abi_mismatch_in_a_lock_trusts_recorded_depends():
     lock = Lock(kind="pixi", platforms=("linux-64",), packages=(
         pkg("python", "3.14.0", "h0_cp314", line=1),

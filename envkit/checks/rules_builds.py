@@ -58,10 +58,9 @@ def python_abi_mismatch(target: Target, ctx: Context) -> Iterator[Hit]:
         for d in m.conda:
             if d.name == "python" or not d.build or not _PY_QUICK.search(d.build.lower()):
                 continue
-            tag = _build_python(d.build, d.name)
-            if tag and tag != py:
-                yield Hit(d.line, f"{d.name} build '{d.build}' is for Python {tag}, but python is "
-                                  f"pinned to {py}", (d.name, "python"))
+            hit = _spec_build_mismatch(d.name, d.build, py)
+            if hit:
+                yield Hit(d.line, hit, (d.name, "python"))
         for p in m.pip:
             tag, abi3 = wheel_python(p.url)
             if tag and _wheel_mismatch(tag, abi3, py):
@@ -123,6 +122,22 @@ def _depends_disagree(depends: tuple[tuple[str, str], ...], python: str, tag: st
             return True
         decided = True
     return not decided
+
+
+def _spec_build_mismatch(name: str, build: str, py: str) -> str | None:
+    """The message when a spec's build (or build glob) cannot be for the pinned Python `py`, else
+    None.  A glob's Python tag cut short by `*` is a prefix (`py31*` matches py310-py319, so it
+    fits 3.11): flagged only when no tag it could match fits (`py39*` with 3.11)."""
+    from envkit.conda.buildstr import decode
+
+    info = decode(build, None, name)
+    if info.python_fits(py) is not False:
+        return None
+    if info.python:
+        return f"{name} build '{build}' is for Python {info.python}, but python is pinned to {py}"
+    pre = info.python_prefix
+    return (f"{name} build glob '{build}' matches only builds for Python {pre} or {pre}0-{pre}9, "
+            f"but python is pinned to {py}")
 
 
 def _build_python(build: str, name: str) -> str | None:

@@ -8,7 +8,9 @@
 `cuda11_py39_ga9bca9036_0` -> CUDA 11 (the major version only: `_0` is the build number);
 `gpu_py38h1234_0` (defaults) and pytorch-mutex `cuda` -> a GPU build of unnamed CUDA;
 pip `2.3.1+cu121` -> CUDA 12.1, `+cpu` -> CPU, `+rocm6.0` -> ROCm 6.0.  A spec's build glob decodes
-as far as it is written (`cuda126*` -> CUDA 12.6, `cpu*` -> CPU, `*cuda*` -> a GPU build).
+as far as it is written (`cuda126*` -> CUDA 12.6, `cpu*` -> CPU, `*cuda*` -> a GPU build); a Python
+tag cut short by `*` is a prefix, not a version: `py31*` matches `py31`, `py310` ... `py319`, so it
+decodes to `python_prefix="3.1"` (no `python`), and `BuildInfo.python_fits("3.11")` is True.
 
 Build strings are conventions, not a schema: each pattern below is one the big channels use
 (pytorch, nvidia, conda-forge, defaults).  A build string that says nothing decodes to an empty
@@ -81,6 +83,8 @@ class BuildInfo:
     implementation: str | None = None  # "CPython", "PyPy"
     gpu: bool = False  # a GPU build that does not say which CUDA (defaults' `gpu_py38h..._0`)
     rocm: str | None = None  # "6.0" (pip `+rocm6.0`), "" when a ROCm build names no version
+    #: a glob's Python tag cut short by `*` (`py31*`, `py3.1*`): "3.1" = Python 3.1 or 3.10-3.19
+    python_prefix: str | None = None
 
     def labels(self) -> list[str]:
         """Short human labels, most important first: ['CUDA 12.1', 'cuDNN 8.9.2', 'MKL', 'py3.11']."""
@@ -101,6 +105,8 @@ class BuildInfo:
             out.append("no MPI" if self.mpi == "nompi" else self.mpi)
         if self.python:
             out.append(f"py{self.python}")
+        elif self.python_prefix:
+            out.append(f"py{self.python_prefix}*")
         if self.numpy:
             out.append(f"numpy {self.numpy}")
         if self.implementation:
@@ -124,7 +130,24 @@ class BuildInfo:
     def variant(self) -> tuple:
         """The parts that make a different build variant (not the hash or build number)."""
         return (self.python, self.cuda, self.cpu, self.cudnn, self.blas, self.mpi, self.numpy,
-                self.implementation, self.gpu, self.rocm)
+                self.implementation, self.gpu, self.rocm, self.python_prefix)
+
+    def python_fits(self, version: str) -> bool | None:
+        """Whether a build with this Python tag can go with Python `version` ("3.11", "3.11.9"):
+        the same minor version, or for a glob's prefix (`py31*`) a minor version the tag could
+        continue into (3.1, 3.10-3.19).  None when the build names no Python (or `version` is not
+        `major.minor...`)."""
+        parts = version.split(".")
+        if len(parts) < 2 or not parts[0].isdigit() or not parts[1].isdigit():
+            return None
+        major, minor = parts[0], parts[1]
+        if self.python:
+            return self.python.split(".")[:2] == [major, minor]
+        if self.python_prefix:
+            pmajor, _, pminor = self.python_prefix.partition(".")
+            # one more digit at most: Python tags carry one or two minor digits
+            return pmajor == major and minor.startswith(pminor) and len(minor) <= len(pminor) + 1
+        return None
 
 
 def decode(build: str | None, version: str | None = None, name: str | None = None) -> BuildInfo:
@@ -138,7 +161,7 @@ def decode(build: str | None, version: str | None = None, name: str | None = Non
 
 @lru_cache(maxsize=16384)
 def _decode(build: str | None, version: str | None, name: str | None) -> BuildInfo:
-    python = cuda = cudnn = blas = mpi = numpy = impl = rocm = None
+    python = cuda = cudnn = blas = mpi = numpy = impl = rocm = py_prefix = None
     cpu = gpu = False
     if version and "+" in version:
         local = version.split("+", 1)[1].lower()
@@ -171,6 +194,10 @@ def _decode(build: str | None, version: str | None, name: str | None) -> BuildIn
         m = _PY.search(b)
         if m:
             python = _py_version(m.group("ver"))
+            # `py31*`: the glob may go on with another digit (py311), so 3.1 is only a prefix; a
+            # tag with two minor digits (`py311*`, `py3.11*`) is complete
+            if glob and build[m.end("ver"):m.end("ver") + 1] == "*" and len(python.split(".")[1]) == 1:
+                python, py_prefix = None, python
         m = _NP.search(b)
         if m:
             digits = m.group("ver")
@@ -200,4 +227,4 @@ def _decode(build: str | None, version: str | None, name: str | None) -> BuildIn
             and rocm is None and not glob):  # `py3.11*` may still match a CUDA build
         cpu = True
     return BuildInfo(python=python, cuda=cuda, cpu=cpu, cudnn=cudnn, blas=blas, mpi=mpi,
-                     numpy=numpy, implementation=impl, gpu=gpu, rocm=rocm)
+                     numpy=numpy, implementation=impl, gpu=gpu, rocm=rocm, python_prefix=py_prefix)
