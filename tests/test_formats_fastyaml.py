@@ -233,3 +233,195 @@ def test_invalid_yaml_gets_the_full_loaders_error():
     with pytest.raises(ParseError) as err:
         load_yaml("a:\n\tb: 1\n", filename="pixi.lock")
     assert str(err.value) == "pixi.lock:2: invalid YAML: found character that cannot start any token: 'b: 1'"
+
+
+# --- conda-lock.yml read without a YAML tree (condalock._read_layout) -------------------------
+
+from envkit.formats import condalock  # noqa: E402
+
+
+def same_lock(a, b) -> bool:
+    """Equal Locks down to each value's type and every package's line (repr shows both)."""
+    return repr(a) == repr(b)
+
+
+def _lock_texts(tmp_path):
+    sys.path.insert(0, str(REPO / "bench"))
+    from bench_normalize import make_conda_lock
+
+    big = make_conda_lock(tmp_path / "lock.yml", n=200)
+    out = [(p.name, p.read_text(encoding="utf-8")) for p in corpus_files("condalock")]
+    out += [("generated", big.read_text()), ("generated, envkit's writer", _envkit_written(big))]
+    out += [(f"{p.name}, envkit's writer", _envkit_written(p)) for p in corpus_files("condalock")]
+    return out
+
+
+def test_conda_lock_layout_reader_equals_the_tree_reader(tmp_path):
+    for name, text in _lock_texts(tmp_path):
+        fast = condalock._read_layout(text, "conda-lock.yml")  # no Unsupported: every one is in the layout
+        assert same_lock(fast, condalock._read_tree(text, "conda-lock.yml")), name
+        assert fast.packages and fast.packages[0].line == text[:text.index("\n- name:")].count("\n") + 2
+
+
+def test_read_conda_lock_takes_the_layout_path(monkeypatch):
+    path = CORPUS_LOCK
+    monkeypatch.setattr(condalock, "_read_tree", lambda *a: pytest.fail("read through a YAML tree"))
+    lock = condalock.read_conda_lock(path.read_text(encoding="utf-8"), str(path))
+    assert len(lock.packages) == 328 and lock.packages[0].line == 29
+    assert (lock.packages[0].name, lock.packages[0].version, lock.packages[0].build) == ("_libgcc_mutex", "0.1", "conda_forge")
+
+
+CORPUS_LOCK = next(p for p in corpus_files("condalock") if p.name.startswith("53_"))
+
+_GOOD_ENTRY = [
+    "- name: numpy", "  version: 1.26.4", "  manager: conda", "  platform: linux-64", "  dependencies:",
+    "    libblas: '>=3.9.0,<4.0a0'", "    python: '>=3.11,<3.12.0a0'",
+    "  url: https://conda.anaconda.org/conda-forge/linux-64/numpy-1.26.4-py311h64a7726_0.conda", "  hash:",
+    "    md5: a502d7aad449a1206efb366d6a12c52d",
+    "    sha256: 3f4365e11b28e244c95ba8579942b0802761ba7bb31c026f50d1a9ea9c728149", "  category: main",
+    "  optional: false"]
+_HEAD = ["# generated", "version: 1", "metadata:", "  content_hash:", "    linux-64: abc", "  channels:",
+         "  - url: conda-forge", "    used_env_vars: []", "  platforms:", "  - linux-64", "  sources:",
+         "  - environment.yml", "package:"]
+
+
+def _compare_readers(text: str) -> None:
+    """The layout reader steps aside or gives exactly what the tree reader gives; it never gives a
+    Lock where the tree reader fails."""
+    try:
+        fast = condalock._read_layout(text, "conda-lock.yml")
+    except _fastyaml.Unsupported:
+        return
+    assert same_lock(fast, condalock._read_tree(text, "conda-lock.yml"))
+
+
+@pytest.mark.parametrize("change", [
+    ("  version: 1.26.4", "  version: 1.10"), ("  version: 1.26.4", "  version: '1.10'"),
+    ("  version: 1.26.4", '  version: "1.2\\u00e9"'), ("  version: 1.26.4", "  version: 1.26.4 # c"),
+    ("  version: 1.26.4", "  version: 1.26.4  "), ("  version: 1.26.4", "  version: 2"),
+    ("    python: '>=3.11,<3.12.0a0'", "    python:"), ("    python: '>=3.11,<3.12.0a0'", "    yes: '1'"),
+    ("    python: '>=3.11,<3.12.0a0'", "    libblas: '1'"), ("    python: '>=3.11,<3.12.0a0'", "    python: 3"),
+    ("    python: '>=3.11,<3.12.0a0'", "    python: {}"), ("    python: '>=3.11,<3.12.0a0'", "     python: x"),
+    ("    python: '>=3.11,<3.12.0a0'", "    # python"), ("  manager: conda", "  manager: 'conda'"),
+    ("  manager: conda", "  manager: npm"), ("  optional: false", "  optional: False"),
+    ("  optional: false", "  optional: true"), ("  category: main", "  category: dev"),
+    ("  category: main", "  category: 'main'"), ("  category: main", "  category: null"),
+    ("    md5: a502d7aad449a1206efb366d6a12c52d", "    md5: 12345678901234567890123456789012"),
+    ("    md5: a502d7aad449a1206efb366d6a12c52d", "    md5: 0b1010"),
+    ("    md5: a502d7aad449a1206efb366d6a12c52d", "    sha1: abc"),
+    ("  url: https://conda.anaconda.org/conda-forge/linux-64/numpy-1.26.4-py311h64a7726_0.conda", "  url: ''"),
+    ("  url: https://conda.anaconda.org/conda-forge/linux-64/numpy-1.26.4-py311h64a7726_0.conda",
+     "  url: https://u:p@host/t/tok/conda-forge/linux-64/numpy-1.26.4-py311h64a7726_0.conda"),
+    ("  url: https://conda.anaconda.org/conda-forge/linux-64/numpy-1.26.4-py311h64a7726_0.conda",
+     "  url: https://conda.anaconda.org/conda-forge/linux-64/numpy-1.26.4-0.conda?token=x&y=1"),
+    ("- name: numpy", "- name: yes"), ("- name: numpy", "- name: 'numpy'"), ("- name: numpy", "- name: ~"),
+    ("  platform: linux-64", "  platform: linux-64\n  extra: 1"), ("  platform: linux-64", ""),
+    ("  category: main", "  category: main\n"), ("  category: main", "  category: main\n# comment"),
+    ("  hash:", "  hash: {}"), ("  dependencies:", "  dependencies: {}"),
+])
+def test_conda_lock_layout_reader_on_changed_entries(change):
+    old, new = change
+    entry = "\n".join(_GOOD_ENTRY)
+    assert old in entry
+    second = entry.replace("numpy", "scipy")
+    text = "\n".join(_HEAD) + "\n" + entry.replace(old, new, 1) + "\n" + second + "\n"
+    _compare_readers(text)
+    _compare_readers(text.replace("\n- name: scipy", "\n- name: numpy"))  # a package listed twice
+
+
+def test_conda_lock_layout_reader_takes_empty_mappings_and_pip_hashes():
+    entry = "\n".join(_GOOD_ENTRY)
+    deps = "  dependencies:\n    libblas: '>=3.9.0,<4.0a0'\n    python: '>=3.11,<3.12.0a0'\n"
+    hashes = "  hash:\n    md5: a502d7aad449a1206efb366d6a12c52d\n"
+    assert deps in entry + "\n" and hashes in entry
+    empty = entry.replace(deps, "  dependencies: {}\n").replace(hashes + "    sha256: 3f4365e11b28e244c95ba8579942b0802761ba7bb31c026f50d1a9ea9c728149\n", "  hash: {}\n")
+    pip_only = entry.replace(hashes, "  hash:\n").replace("manager: conda", "manager: pip")
+    md5_only = entry.replace("    sha256: 3f4365e11b28e244c95ba8579942b0802761ba7bb31c026f50d1a9ea9c728149\n", "")
+    text = "\n".join(_HEAD + [empty, pip_only, md5_only]) + "\n"
+    lock = condalock._read_layout(text, None)
+    assert [(p.depends, p.md5, p.sha256) for p in lock.packages] == [
+        ((), None, None),
+        ((("libblas", ">=3.9.0,<4.0a0"), ("python", ">=3.11,<3.12.0a0")), None,
+         "3f4365e11b28e244c95ba8579942b0802761ba7bb31c026f50d1a9ea9c728149"),
+        ((("libblas", ">=3.9.0,<4.0a0"), ("python", ">=3.11,<3.12.0a0")), "a502d7aad449a1206efb366d6a12c52d", None)]
+    assert [p.line for p in lock.packages] == [14, 23, 35]
+    assert same_lock(lock, condalock._read_tree(text, None))
+
+
+def test_conda_lock_layout_reader_takes_quoted_and_odd_text():
+    entry = "\n".join(_GOOD_ENTRY).replace("  version: 1.26.4", "  version: '1.10'").replace(
+        "  category: main", '  category: "main"').replace("    libblas: '>=3.9.0,<4.0a0'", "    libblas: '*'")
+    text = "\n".join(_HEAD) + "\n" + entry + "\n\n  \n"
+    lock = condalock._read_layout(text, None)
+    assert (lock.packages[0].version, lock.packages[0].category, lock.packages[0].depends[0]) == (
+        "1.10", "main", ("libblas", "*"))
+    assert same_lock(lock, condalock._read_tree(text, None))
+
+
+@pytest.mark.parametrize("text", [
+    "version: 2\nmetadata: {}\npackage:\n" + "\n".join(_GOOD_ENTRY) + "\n",  # unsupported version
+    "version: 1\npackage:\n" + "\n".join(_GOOD_ENTRY) + "\n",  # no metadata
+    "\n".join(_HEAD) + "\n" + "\n".join(_GOOD_ENTRY) + "\nversion: 1\n",  # a duplicate key after the list
+    "\n".join(_HEAD).replace("  - linux-64", "  - [linux-64]") + "\n" + "\n".join(_GOOD_ENTRY) + "\n",
+    "\n".join(_HEAD) + "\n" + "\n".join(_GOOD_ENTRY).replace("    python:", "    libblas:") + "\n",
+])
+def test_conda_lock_layout_reader_leaves_errors_to_the_tree_reader(text):
+    with pytest.raises(_fastyaml.Unsupported):
+        condalock._read_layout(text, "conda-lock.yml")
+    with pytest.raises(ParseError):
+        condalock.read_conda_lock(text, "conda-lock.yml")
+
+
+_entry_field = st.one_of(
+    _val, st.sampled_from(["numpy", "1.26.4", "'0.1'", "linux-64", "main", "x", "yes", "1.10", "{}", "''"]),
+    plain, plain.map(lambda s: f"'{s}'"), plain.map(lambda s: f'"{s}"'))
+
+
+@st.composite
+def _odd_lock(draw):
+    lines = list(_HEAD)
+    for _ in range(draw(st.integers(1, 3))):
+        entry = list(_GOOD_ENTRY)
+        for _ in range(draw(st.integers(0, 2))):
+            i = draw(st.integers(0, len(entry) - 1))
+            head, sep, _value = entry[i].partition(": ")
+            how = draw(st.sampled_from([0, 0, 0, 0, 1, 2, 3, 4, 5]))
+            if how == 0 and sep:
+                entry[i] = head + sep + draw(_entry_field)  # another value
+            elif how == 1:
+                entry[i] = draw(_line)  # another line
+            elif how == 2:
+                entry.insert(i, draw(st.sampled_from(["", "  ", "# c", "    python: '>=3'", "  extra: x"])))
+            elif how == 5:  # an empty mapping: `hash: {}`, `dependencies: {}`
+                key = draw(st.sampled_from(["  dependencies:", "  hash:"]))
+                if key in entry:
+                    at = entry.index(key)
+                    end = next((j for j in range(at + 1, len(entry)) if not entry[j].startswith("    ")), len(entry))
+                    entry[at:end] = [key + " {}"]
+            elif how == 3:
+                del entry[i]
+            else:
+                entry[i] += draw(st.sampled_from([" ", " # c", "\t", ":"]))
+        lines += entry
+    return "\n".join(lines) + draw(st.sampled_from(["\n", "", "\n\n"]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(_odd_lock())
+def test_conda_lock_layout_reader_never_disagrees(text):
+    _compare_readers(text)
+
+
+_url_atom = st.sampled_from(["https://", "conda.anaconda.org", "/", "conda-forge", "linux-64", "noarch", "t",
+                             "tok", "u:p@", "@", "?", "&", "token=", "#", " ", "numpy-1.0-0.conda", ".tar.bz2",
+                             "x", "-", "file://", "%20", "=", "${T}"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_url_atom, max_size=10).map("".join))
+def test_url_parts_by_directory_equal_parts_of_the_whole_url(url):
+    from envkit.formats._util import _channel_parts, split_filename, url_parts_uncached
+
+    base = url.split("#", 1)[0]
+    expected = (*_channel_parts(base), split_filename(base.rstrip("/").rpartition("/")[2]))
+    assert url_parts_uncached(url) == expected

@@ -51,6 +51,8 @@ _NOT_STR = re.compile(
     r"|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+"
     r"|[0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?.*)"
 )
+# the first characters of what _NOT_STR matches: a plain scalar starting otherwise is text
+_NOT_STR_FIRST = frozenset("yYnNtTfFoO~<=+-.0123456789")
 _BAD_START = frozenset("&*!|>{}[]%@`,?\"#")
 # ASCII bytes a YAML stream may hold (libyaml's reader refuses the other C0 controls and DEL)
 _ASCII_OK = bytes(range(0x20, 0x7F)) + b"\t\n\r"
@@ -122,7 +124,7 @@ def _scalar(v: str):
         raise Unsupported
     if ": " in v or " #" in v or v[-1] == ":" or v == "-" or v.startswith(("- ", "-\t")) or "\t" in v:
         raise Unsupported
-    if _NOT_STR.fullmatch(v):
+    if v[0] in _NOT_STR_FIRST and _NOT_STR.fullmatch(v):
         if v == "true":
             return True
         if v == "false":
@@ -131,6 +133,29 @@ def _scalar(v: str):
             return int(v)
         raise Unsupported
     return v
+
+
+#: A one-line plain scalar that is text for certain, checked at C speed (what `_scalar` would take
+#: as itself): a word starting with `_` or a letter that cannot spell one of YAML 1.1's true/false/
+#: yes/no/on/off/null words (those are letters only, at most 5), no white space, not ending in `:`;
+#: or a hex digest (md5, sha256) with a letter other than b (never an int, nor 0b binary).
+plain_text = re.compile(r"(?:_|[A-Za-z](?=\S*[^A-Za-z\s]|\S{5}))\S*[^\s:]|(?=[0-9a-f]*[ac-f])[0-9a-f]+").fullmatch
+
+
+def text_value(raw: str) -> str:
+    """The text a one-line scalar `raw` (as a `key: raw` line holds it: no leading space) stands for;
+    Unsupported when it is not text (a number, bool, null, {} or []) or not in the subset."""
+    if raw[-1] == " ":
+        raw = raw.rstrip(" ")
+    value = _scalar(raw)
+    if type(value) is not str:
+        raise Unsupported
+    return value
+
+
+def is_not_text(key: str) -> bool:
+    """True when the plain mapping key `key` would be read as something other than text."""
+    return key[0] in _NOT_STR_FIRST and _NOT_STR.fullmatch(key) is not None
 
 
 def _tokens(text: str) -> list:
@@ -156,7 +181,7 @@ def _tokens(text: str) -> list:
             indent += len(dash)
         key = m.group(3)
         if key is not None:
-            if _NOT_STR.fullmatch(key):
+            if key[0] in _NOT_STR_FIRST and _NOT_STR.fullmatch(key):
                 raise Unsupported
             append((no, indent, _MAP, key, m.group(4)))
         else:

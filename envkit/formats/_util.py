@@ -13,32 +13,54 @@ CONDA_EXTS = (".conda", ".tar.bz2")
 def split_filename(fn: str) -> tuple[str, str, str] | None:
     """`numpy-1.26.4-py311h0_0.conda` -> ("numpy", "1.26.4", "py311h0_0"); None when not a conda
     package file name."""
-    for ext in CONDA_EXTS:
-        if fn.endswith(ext):
-            stem = fn[: -len(ext)]
-            break
+    if fn.endswith(".conda"):
+        stem = fn[:-6]
+    elif fn.endswith(".tar.bz2"):
+        stem = fn[:-8]
     else:
         return None
     parts = stem.rsplit("-", 2)
-    if len(parts) != 3 or not all(parts):
+    if len(parts) != 3 or not (parts[0] and parts[1] and parts[2]):
         return None
     return parts[0], parts[1], parts[2]
 
 
-@lru_cache(maxsize=65536)
-def url_parts(url: str) -> tuple[str | None, str | None, tuple[str, str, str] | None]:
-    """A conda package URL -> (canonical channel name, subdir, (name, version, build))."""
+# a file name that cannot change how credentials are stripped from the URL it ends (no `@`, `?`,
+# `&` or white space): its channel and subdir depend on the directory alone
+_PLAIN_FILENAME = re.compile(r"[A-Za-z0-9_.+=!~-]*").fullmatch
+
+
+def url_parts_uncached(url: str) -> tuple[str | None, str | None, tuple[str, str, str] | None]:
+    """A conda package URL -> (canonical channel name, subdir, (name, version, build)); `url_parts`
+    without its cache, for a caller that sees each URL once (a lock's reader)."""
+    base = url.split("#", 1)[0]
+    directory, _, fn = base.rpartition("/")
+    if fn and _PLAIN_FILENAME(fn):
+        # thousands of packages share a few directories: channel and subdir once per directory
+        chan, subdir = _directory_parts(directory)
+        return chan, subdir, split_filename(fn)
+    fn = base.rstrip("/").rpartition("/")[2]
+    return (*_channel_parts(base), split_filename(fn))
+
+
+#: `url_parts_uncached`, remembered (explicit files, diffs and checks ask about one URL many times)
+url_parts = lru_cache(maxsize=65536)(url_parts_uncached)
+
+
+@lru_cache(maxsize=4096)
+def _directory_parts(directory: str) -> tuple[str | None, str | None]:
+    """(channel, subdir) of any package file directly in `directory` (see `url_parts`)."""
+    return _channel_parts(directory + "/x")
+
+
+def _channel_parts(url: str) -> tuple[str | None, str | None]:
     from envkit.conda.channels import channel_of_url
 
-    base = url.split("#", 1)[0]
-    fn = base.rstrip("/").rpartition("/")[2]
-    nvb = split_filename(fn)
     try:
-        channel, subdir = channel_of_url(base)
-        chan = channel.name or None
+        channel, subdir = channel_of_url(url)
+        return channel.name or None, subdir
     except Exception:  # an odd URL is not a reason to refuse a lock
-        chan, subdir = None, None
-    return chan, subdir, nvb
+        return None, None
 
 
 def build_number_of(build: str | None) -> int | None:

@@ -52,6 +52,16 @@ def read_conda_lock(text: str, filename: str | None = None) -> Lock:
     their URL.  Raises UnsupportedVersionError for another lockfile version, ParseError (file, line)
     for a malformed file.
     """
+    from envkit.formats._fastyaml import Unsupported
+
+    try:
+        return _read_layout(text, filename)
+    except (Unsupported, RecursionError):
+        return _read_tree(text, filename)
+
+
+def _read_tree(text: str, filename: str | None) -> Lock:
+    """read_conda_lock through a YAML tree (any YAML; every error reported)."""
     from envkit.formats._fastyaml import load_yaml
 
     data = load_yaml(text, filename=filename)
@@ -61,9 +71,142 @@ def read_conda_lock(text: str, filename: str | None = None) -> Lock:
     return _from_data(data, filename)
 
 
-def _from_data(data, filename: str | None) -> Lock:
+# -- the fast path ------------------------------------------------------------------------------
+#
+# conda-lock (and envkit) write the `package:` list, nearly all of a lock's text, in one layout:
+#
+#   - name: numpy
+#     version: 1.26.4
+#     manager: conda
+#     platform: linux-64
+#     dependencies:            (or `dependencies: {}`)
+#       libblas: '>=3.9.0,<4.0a0'
+#     url: https://conda.anaconda.org/conda-forge/linux-64/numpy-1.26.4-py311h64a7726_0.conda
+#     hash:                    (or `hash: {}`)
+#       md5: a502d7aad449a1206efb366d6a12c52d
+#       sha256: 3f4365e11b28e244c95ba8579942b0802761ba7bb31c026f50d1a9ea9c728149
+#     category: main
+#     optional: false
+#
+# `_read_layout` matches that layout with one regular expression per package and builds the
+# records directly: no YAML tree, no per-package dict, each scalar converted once (versions, specs,
+# platforms repeat).  The header (version, metadata) goes through the fast YAML reader.  Anything
+# else (another key order, a comment or blank line among the packages, a value that is not plain
+# text, CR LF line ends) raises Unsupported and `_read_tree` reads the file: the result is the same
+# either way, line numbers included (tests/test_formats_fastyaml.py proves it).
+
+_PACKAGE_KEY = re.compile(r"^package:\n(?=- )", re.MULTILINE)
+_V = r"([^ \n][^\n]*)\n"  # a one-line value; what it means is up to _fastyaml.text_value
+_MAP4 = r"((?:    [^ \n][^\n]*\n)+)"  # a block mapping at indent 4, read by _MAP4_ENTRY
+_PACKAGE = re.compile(
+    r"- name: " + _V + r"  version: " + _V + r"  manager: (conda|pip)\n  platform: " + _V
+    + r"  dependencies:(?: \{\}\n|\n" + _MAP4 + r")  url: " + _V
+    + r"  hash:(?: \{\}\n|\n(?:    md5: " + _V + r")?    sha256: " + _V + r"(?=  [^ ])|\n" + _MAP4 + r")"
+    + r"  category: " + _V + r"  optional: (true|false)\n")
+_MAP4_ENTRY = re.compile(r"^    ([A-Za-z0-9_][A-Za-z0-9_.\-/]*): ([^ \n][^\n]*)$", re.MULTILINE)
+
+
+def _read_layout(text: str, filename: str | None) -> Lock:
+    """The Lock of a conda-lock.yml whose packages are in conda-lock's layout (above), read without a
+    YAML tree; raises Unsupported for any other text, which `_read_tree` then reads."""
+    from envkit._yaml import check_lines
+    from envkit.errors import EnvkitError
+    from envkit.formats import _fastyaml
+    from envkit.formats._fastyaml import Unsupported, plain_text, text_value
+    from envkit.formats._util import url_parts_uncached as url_parts
+
+    check_lines(text, filename=filename)
+    _fastyaml._check_chars(text)
+    if "\r" in text:
+        raise Unsupported
+    m = _PACKAGE_KEY.search(text)
+    if m is None or m.start() == 0:
+        raise Unsupported
+    header = _fastyaml.load(text[:m.start()])
+    if type(header) is not YamlMap or header.get("version") != SUPPORTED_VERSION:
+        raise Unsupported
+    try:
+        head = _header(header, filename)
+    except EnvkitError:
+        raise Unsupported from None  # the tree reader reports it, after any YAML error further down
+    if text[-1] != "\n":
+        text += "\n"
+    pos, end = m.end(), len(text)
+    line = text.count("\n", 0, pos) + 1
+    match, count = _PACKAGE.match, text.count
+    values: dict[str, str] = {}  # raw scalar -> its text; versions, specs, platforms repeat
+    get = values.get
+    maps: dict[str, tuple] = {}  # raw block -> its (key, text) pairs; noarch packages repeat per platform
+
+    def convert(raw: str) -> str:
+        value = values[raw] = text_value(raw)
+        return value
+
+    def pairs(block: str) -> tuple:
+        found = _MAP4_ENTRY.findall(block)
+        if len(found) != block.count("\n"):
+            raise Unsupported  # a line that is not `key: value` at indent 4
+        out = tuple((k if k in values else _key(k), get(v) or convert(v)) for k, v in found)
+        if len(out) > 1 and len({k for k, _ in out}) != len(out):
+            raise Unsupported  # a duplicate key: the tree reader reports it
+        maps[block] = out
+        return out
+
+    def _key(k: str) -> str:
+        if _fastyaml.is_not_text(k):
+            raise Unsupported
+        values[k] = k  # a plain key that is text reads as itself
+        return k
+
+    pkgs: list[LockedPackage] = []
+    append = pkgs.append
+    seen_platforms: dict[str, None] = {}
+    while pos < end:
+        m = match(text, pos)
+        if m is None:
+            if text[pos:].strip(" \n"):
+                raise Unsupported
+            break
+        (r_name, r_version, manager, r_platform, r_deps, r_url, r_md5, r_sha256, r_hash, r_category,
+         optional) = m.groups()
+        # names, URLs and hashes are mostly unique: checked, not remembered
+        name = r_name if plain_text(r_name) else get(r_name) or convert(r_name)
+        version = get(r_version) or convert(r_version)
+        platform = get(r_platform) or convert(r_platform)
+        url = r_url if plain_text(r_url) else get(r_url) or convert(r_url)
+        category = get(r_category) or convert(r_category)
+        depends = () if r_deps is None else maps.get(r_deps) or pairs(r_deps)
+        if r_hash is not None:
+            h = dict(maps.get(r_hash) or pairs(r_hash))
+            md5, sha256 = h.get("md5"), h.get("sha256")
+        elif r_sha256 is not None:
+            md5 = None if r_md5 is None else r_md5 if plain_text(r_md5) else get(r_md5) or convert(r_md5)
+            sha256 = r_sha256 if plain_text(r_sha256) else get(r_sha256) or convert(r_sha256)
+        else:  # hash: {}
+            md5 = sha256 = None
+        build = subdir = channel = None
+        if manager == "conda" and url:
+            channel, subdir, nvb = url_parts(url)
+            if nvb is not None:
+                build = nvb[2]
+        seen_platforms[platform] = None
+        append(LockedPackage(
+            manager=manager, name=name, version=version, build=build, channel=channel,
+            platform=platform, subdir=subdir, url=url, md5=md5, sha256=sha256, depends=depends,
+            category=category, optional=optional == "true", line=line))
+        line += count("\n", pos, m.end())
+        pos = m.end()
+    content_hash, channels, platforms, sources, extra_meta, pip_options = head
+    return Lock(kind="conda-lock", platforms=platforms or tuple(seen_platforms), packages=tuple(pkgs),
+                channels=channels, content_hash=content_hash, sources=sources, metadata=extra_meta,
+                pip_options=pip_options, source=filename)
+
+
+def _header(data, filename: str | None) -> tuple:
+    """(content_hash, channels, platforms, sources, other metadata, pip options) of a conda-lock
+    document; ParseError for a missing or malformed `metadata:`."""
     from envkit.conda.channels import parse_channel
-    from envkit.formats._util import Fields, as_text, to_json, url_parts
+    from envkit.formats._util import Fields, as_text, to_json
 
     top = Fields(data, filename, "")
     if top.get("metadata") is None:
@@ -85,6 +228,14 @@ def _from_data(data, filename: str | None) -> Lock:
     sources = tuple(meta.texts("sources"))
     extra_meta = tuple((str(k), to_json(v)) for k, v in meta.data.items() if k not in _META_KEYS)
     extra_meta, pip_options = split_pip_options(extra_meta)
+    return content_hash, tuple(channels), platforms, sources, extra_meta, pip_options
+
+
+def _from_data(data, filename: str | None) -> Lock:
+    from envkit.formats._util import Fields, url_parts
+
+    content_hash, channels, platforms, sources, extra_meta, pip_options = _header(data, filename)
+    top = Fields(data, filename, "")
     pkgs: list[LockedPackage] = []
     seen_platforms: list[str] = []
     raw_pkgs = top.get("package")
@@ -110,7 +261,7 @@ def _from_data(data, filename: str | None) -> Lock:
             category=category, optional=optional, line=line))
     if not platforms:
         platforms = tuple(seen_platforms)
-    return Lock(kind="conda-lock", platforms=platforms, packages=tuple(pkgs), channels=tuple(channels),
+    return Lock(kind="conda-lock", platforms=platforms, packages=tuple(pkgs), channels=channels,
                 content_hash=content_hash, sources=sources, metadata=extra_meta, pip_options=pip_options,
                 source=filename)
 
