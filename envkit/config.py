@@ -49,6 +49,59 @@ class Config:
     fail_on: str | None = None
     source: str | None = None
 
+    def __post_init__(self) -> None:
+        """Check every field as `parse_config` checks the file's keys, so that a Config built in
+        Python cannot hold what a config file may not: TypeError for a wrong type (a bare string
+        where a list of names belongs), ConfigError for an unknown rule name, severity or fail-on
+        level, or an empty `select`.  Lists become tuples and channel names canonical."""
+        set_ = object.__setattr__  # the dataclass is frozen: store the normalized values once, here
+        set_(self, "select", None if self.select is None else _names("select", self.select))
+        set_(self, "ignore", _names("ignore", self.ignore))
+        if self.select == ():
+            raise ConfigError("select is empty, so no rule would run",
+                              hint="name rules, or leave select as None to run every rule")
+        severity = _mapping("severity", self.severity, "a dict of rule name -> severity")
+        for name, level in severity.items():
+            if not isinstance(name, str) or not isinstance(level, str):
+                raise TypeError(f"Config severity must map rule names (str) to severities (str), "
+                                f"not {type(name).__name__} to {type(level).__name__}")
+        set_(self, "severity", dict(severity))
+        levels = _severities()
+        for name, level in self.severity.items():
+            if level not in levels:
+                raise ConfigError(f"severity of {name} must be one of {', '.join(levels)}, not {level!r}")
+        if self.fail_on is not None:
+            if not isinstance(self.fail_on, str):
+                raise TypeError(f"Config fail_on must be a str or None, not {type(self.fail_on).__name__}")
+            if self.fail_on not in levels:
+                raise ConfigError(f"fail-on must be one of {', '.join(levels)}, not {self.fail_on!r}")
+        named = (self.select or ()) + self.ignore + tuple(self.severity)
+        if named:
+            from envkit.checks.core import all_rules
+
+            rules = all_rules()
+            for key, names in (("select", self.select or ()), ("ignore", self.ignore),
+                               ("severity", tuple(self.severity))):
+                for name in names:
+                    if name not in rules:
+                        raise ConfigError(f"unknown rule {name!r} in {key}",
+                                          hint="`envkit check --list-rules` lists the rules")
+        if self.allowed_channels is not None:
+            allowed = _names("allowed_channels", self.allowed_channels, what="channel names")
+            if not all(c.strip() for c in allowed):
+                raise ConfigError("allowed-channels holds an empty channel name")
+            from envkit.conda.channels import parse_channel
+
+            set_(self, "allowed_channels", tuple(parse_channel(c).name for c in allowed))
+        names: dict[str, tuple[str, ...]] = {}
+        for conda, pypi in _mapping("pypi_names", self.pypi_names, "a dict of conda name -> PyPI names").items():
+            if not isinstance(conda, str):
+                raise TypeError(f"Config pypi_names keys must be conda names (str), not {type(conda).__name__}")
+            names[conda.lower()] = _names(f"pypi_names[{conda!r}]", pypi, what="PyPI names")
+        set_(self, "pypi_names", names)
+        if self.source is not None and not isinstance(self.source, str):
+            raise TypeError(f"Config source must be a str or None, not {type(self.source).__name__}")
+
     def is_selected(self, rule_name: str) -> bool:
         """Whether `rule_name` runs: in `select` (or no select given) and not in `ignore`."""
         if rule_name in self.ignore:
@@ -67,6 +120,32 @@ class Config:
         sev.update(severity or {})
         return replace(self, select=select if select is not None else self.select,
                        ignore=tuple(dict.fromkeys(self.ignore + tuple(ignore))), severity=sev)
+
+
+def _names(key: str, value, *, what: str = "rule names") -> tuple[str, ...]:
+    """`value` (a list or tuple of str) as a tuple; TypeError for anything else, a bare str above
+    all (it would be taken one character at a time)."""
+    if isinstance(value, (list, tuple)) and all(isinstance(x, str) for x in value):
+        return tuple(value)
+    if isinstance(value, (list, tuple)):
+        bad = next(x for x in value if not isinstance(x, str))
+        raise TypeError(f"Config {key} must hold {what} (str), not {type(bad).__name__}")
+    hint = f" (one name goes in a tuple: ({value!r},))" if isinstance(value, str) else ""
+    raise TypeError(f"Config {key} must be a tuple or list of {what}, not {type(value).__name__}{hint}")
+
+
+def _mapping(key: str, value, expected: str):
+    from collections.abc import Mapping
+
+    if not isinstance(value, Mapping):
+        raise TypeError(f"Config {key} must be {expected}, not {type(value).__name__}")
+    return value
+
+
+def _severities() -> tuple[str, ...]:
+    from envkit.checks.core import SEVERITIES
+
+    return SEVERITIES
 
 
 def find_config(start: str | os.PathLike[str] | None = None) -> Path | None:
