@@ -266,3 +266,15 @@ def test_spec_name_gets_past_url_channels():
         "https://[::1]:8080/c/linux-64::six 1.*", "conda-forge/linux-64::numpy=1", " pkgs/main::python=3.11",
         "numpy>=1", "zlib[build=x::y]", "defaults::python[version='>=3']", "Pillow",
     )] == ["zlib", "zlib", "six", "numpy", "python", "numpy", "zlib", "python", "pillow"]
+
+
+def test_vcs_pip_package_url_is_pip_installable_with_its_commit(tmp_path, isolated_conda, default_prefix):
+    # direct_url.json keeps the repository URL and the commit apart; the package's URL joins them
+    prefix = copy_prefix(default_prefix, tmp_path / "env")
+    d = pip_install(prefix, build_wheel(tmp_path / "w", "mylib", "0.3"), direct=True)
+    commit = "3f1c0a9d0e7b6f2a1c4d5e6f7a8b9c0d1e2f3a4b"
+    write_direct_url(d, "https://github.com/me/mylib.git", vcs="git", commit=commit)
+    env = read_prefix(prefix)
+    [pkg] = env.pip_packages()
+    assert pkg.url == f"git+https://github.com/me/mylib.git@{commit}"
+    assert env.pip_dists[0].url == "https://github.com/me/mylib.git"  # PipDist keeps direct_url.json's url

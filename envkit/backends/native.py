@@ -114,7 +114,7 @@ def live_env_from_scan(data: Mapping[str, Any], *, name: str | None = None, stri
     for d in pip_dists:
         packages.append(LockedPackage(
             manager="pip", name=d.name, version=d.version, platform=platform,
-            url=d.url, sha256=d.sha256, editable=d.editable,
+            url=pip_install_url(d), sha256=d.sha256, editable=d.editable,
         ))
     for miss in data.get("missing") or ():
         project = pep503(_dist_project(miss["dist"].rsplit("/", 1)[-1]))
@@ -195,6 +195,16 @@ def _requested_deps(specs: list[str], installed: set[str], warnings: list[str]) 
         seen.add(dep.name)
         out.append(dep)
     return out
+
+
+def pip_install_url(dist: PipDist) -> str | None:
+    """The URL pip installs `dist` again from, exactly: a VCS install's `git+URL@commit` (PEP 610's
+    `vcs_info`: direct_url.json records the plain repository URL and the commit apart), else the
+    URL direct_url.json records (archive, local directory), None for an index install."""
+    if dist.url and dist.vcs:
+        url = dist.url if dist.url.startswith(f"{dist.vcs}+") else f"{dist.vcs}+{dist.url}"
+        return f"{url}@{dist.commit}" if dist.commit else url
+    return dist.url
 
 
 def _pip_dist(item: Mapping[str, Any], redact_url) -> PipDist:
