@@ -41,6 +41,9 @@ KIND_TITLES = {
     "channel": "channel changed", "manager": "manager changed", "duplicate": "duplicate",
 }
 IMPACTS = ("high", "medium", "low")
+#: `LiveEnv.backend` of an environment read from envkit's JSON export (envkit.sources) rather than
+#: from a prefix: its channels are the ones packages came from, not the configured ones.
+EXPORT_JSON_BACKEND = "envkit-export"
 GROUPS = ("matter", "platform", "other")
 SPEC_STATUSES = ("not-satisfied", "missing", "satisfied", "skipped")
 
@@ -611,7 +614,8 @@ def _side(model: EnvSpec | Lock | LiveEnv, platform: str | None, label: str) -> 
         model = export_as_lock(model, platform)
     if isinstance(model, LiveEnv):
         pkgs = tuple(model.packages)
-        info = SideInfo(source=label, kind="live", concrete=True, platform=model.platform,
+        kind = "envkit-export" if model.backend == EXPORT_JSON_BACKEND else "live"
+        info = SideInfo(source=label, kind=kind, concrete=True, platform=model.platform,
                         platforms=model_platforms(model), name=model.name, packages=len(pkgs))
         return _Side(info=info, packages=pkgs, channels=_chan_names(model.channels) or None,
                      priority=model.channel_priority, pip_options=None,

@@ -3,6 +3,8 @@ machine over ssh.
 
     environment.yml, conda-lock.yml, pixi.lock, spec-file.txt, requirements.txt, conda-list.json
                                    any file format envkit reads (envkit.formats.read_file)
+    export.json                    envkit's own `envkit export --format json` document: read into
+                                   the LiveEnv it was made from (read_envkit_export)
     -                              the same, read from stdin (labelled `<stdin>`)
     /path/to/prefix                a directory holding conda-meta/ (envkit.backends.open_env)
     env:NAME                       a named environment of this machine
@@ -139,11 +141,9 @@ def resolve(text: str, *, format: str | None = None, environment: str | None = N
     """
     env = os.environ if environ is None else environ
     if text == STDIN:
-        from envkit.formats import read_text
-
         body = read_stdin() if stdin is None else stdin
         return Source(text=text, label=STDIN_LABEL,
-                      model=read_text(body, filename=STDIN_LABEL, format=format, environment=environment),
+                      model=read_any_text(body, filename=STDIN_LABEL, format=format, environment=environment),
                       origin="stdin")
     if text.startswith("ssh://"):
         target = parse_ssh(text)
@@ -172,10 +172,141 @@ def resolve(text: str, *, format: str | None = None, environment: str | None = N
         if "/" not in text and "." not in text and not text.startswith("-"):
             hint = f"for a named environment write env:{text}"
         raise EnvironmentNotFound(f"{text}: no such file or directory", hint=hint)
-    from envkit.formats import read_file
+    from envkit.io import read_text as read_file_text
 
-    return Source(text=text, label=text, model=read_file(text, format=format, environment=environment),
+    return Source(text=text, label=text,
+                  model=read_any_text(read_file_text(text), filename=text, format=format,
+                                      environment=environment),
                   origin="file")
+
+
+def read_any_text(text: str, *, filename: str, format: str | None = None,
+                  environment: str | None = None) -> EnvSpec | Lock | LiveEnv:
+    """The model of an environment file's text: envkit's JSON export (when no `format` is forced)
+    through read_envkit_export, every other format through envkit.formats.read_text.  Raises the
+    readers' ParseError family."""
+    if format is None:
+        doc = _envkit_export_doc(text)
+        if doc is not None:
+            return read_envkit_export(doc, filename=filename)
+    from envkit.formats import read_text
+
+    return read_text(text, filename=filename, format=format, environment=environment)
+
+
+# ---------------------------------------------------------------------------------------------
+# envkit's own JSON export
+
+#: The `envkit_export` schema versions read here (docs/commands/export.md).
+EXPORT_JSON_VERSIONS = (1,)
+
+
+def _envkit_export_doc(text: str) -> dict | None:
+    """The parsed document when `text` is a JSON object with an `envkit_export` key, else None
+    (cheap for every other format: only text starting with `{` is parsed)."""
+    head = text.lstrip("\ufeff \t\r\n")
+    if not head.startswith("{") or '"envkit_export"' not in text:
+        return None
+    try:
+        doc = json.loads(head)
+    except ValueError:
+        return None
+    return doc if isinstance(doc, dict) and "envkit_export" in doc else None
+
+
+def read_envkit_export(doc: Mapping, *, filename: str | None = None) -> EnvSpec | LiveEnv:
+    """An `envkit export --format json` document as the model of the environment it describes.
+
+    A full export becomes the LiveEnv it was made from (conda packages, pip packages with their
+    URL, VCS commit and editable flag, the channels packages came from, channel_priority,
+    variables, requested specs), with `backend` set to EXPORT_JSON_BACKEND so that consumers know
+    it was read from a file.  A `--from-history` export (no conda packages) becomes an EnvSpec of
+    its requested specs and pip entries.  Raises ParseError for another schema version or a
+    document that does not follow the schema.
+    """
+    from envkit.conda.channels import parse_channel
+    from envkit.conda.matchspec import parse_spec
+    from envkit.diff import EXPORT_JSON_BACKEND
+    from envkit.formats.pipreq import parse_pip_entry
+    from envkit.model import LockedPackage, PipDist
+
+    where = Where(file=filename)
+    version = doc.get("envkit_export")
+    if version not in EXPORT_JSON_VERSIONS:
+        raise ParseError(f"envkit export JSON version {version!r} is not supported (envkit reads version "
+                         f"{', '.join(map(str, EXPORT_JSON_VERSIONS))})", where=where,
+                         hint="export it again with this envkit: envkit export -p PREFIX --format json")
+
+    def field(key: str, kind, default):
+        value = doc.get(key, default)
+        if value is None:
+            return default
+        if not isinstance(value, kind):
+            raise ParseError(f"not an envkit export: `{key}` should be {_what(kind)}, not "
+                             f"{type(value).__name__}", where=where)
+        return value
+
+    def texts(key: str) -> list[str]:
+        items = field(key, list, [])
+        for i, x in enumerate(items):
+            if not isinstance(x, str):
+                raise ParseError(f"not an envkit export: `{key}[{i}]` should be a string", where=where)
+        return items
+
+    name = field("name", str, None)
+    platform = field("platform", str, "")
+    channels = tuple(parse_channel(c) for c in texts("channels"))
+    variables = tuple((str(k), str(v)) for k, v in field("variables", dict, {}).items())
+    pip_entries = tuple(parse_pip_entry(t, Where(file=filename)) for t in texts("pip"))
+    if field("from_history", bool, False):
+        return EnvSpec(name=name, channels=channels,
+                       conda=tuple(parse_spec(t, where=where) for t in texts("dependencies")),
+                       pip=pip_entries, variables=variables, has_pip_section=bool(pip_entries),
+                       source=filename)
+    packages: list[LockedPackage] = []
+    dists: list[PipDist] = []
+    for i, item in enumerate(field("packages", list, [])):
+        if not isinstance(item, dict) or not isinstance(item.get("name"), str) \
+                or not isinstance(item.get("version"), str):
+            raise ParseError(f"not an envkit export: `packages[{i}]` needs a name and a version",
+                             where=where)
+        manager = item.get("manager")
+        if manager == "conda":
+            depends = tuple(_split_dep(d) for d in item.get("depends") or () if isinstance(d, str))
+            packages.append(LockedPackage(
+                manager="conda", name=item["name"], version=item["version"], build=item.get("build"),
+                build_number=item.get("build_number"), channel=item.get("channel"), platform=platform,
+                subdir=item.get("subdir"), url=item.get("url"), md5=item.get("md5"),
+                sha256=item.get("sha256"), depends=depends, requested=bool(item.get("requested"))))
+        elif manager == "pip":
+            dist = PipDist(name=item["name"], version=item["version"], installer=item.get("installer"),
+                           url=item.get("url"), vcs=item.get("vcs"), commit=item.get("commit"),
+                           editable=bool(item.get("editable")), sha256=item.get("sha256"))
+            dists.append(dist)
+            packages.append(LockedPackage(manager="pip", name=dist.name, version=dist.version,
+                                          platform=platform, url=dist.url, sha256=dist.sha256,
+                                          editable=dist.editable))
+        else:
+            raise ParseError(f"not an envkit export: `packages[{i}]` has manager {manager!r} "
+                             "(conda or pip)", where=where)
+    # conda packages first, then pip ones, as a live environment lists them
+    packages.sort(key=lambda p: p.manager != "conda")
+    return LiveEnv(
+        prefix="", name=name, platform=platform, packages=tuple(packages), pip_dists=tuple(dists),
+        requested=tuple(parse_spec(t, where=where) for t in texts("requested")), channels=channels,
+        channel_priority=field("channel_priority", str, None), variables=variables,
+        python_version=field("python_version", str, None), warnings=tuple(texts("warnings")),
+        backend=EXPORT_JSON_BACKEND)
+
+
+def _what(kind) -> str:
+    return {str: "a string", list: "a list", dict: "a mapping", bool: "true or false"}.get(kind, str(kind))
+
+
+def _split_dep(text: str) -> tuple[str, str]:
+    """`python >=3.11,<3.12.0a0` -> ("python", ">=3.11,<3.12.0a0"), as the prefix reader splits them."""
+    head, _, rest = text.strip().partition(" ")
+    return head, rest.strip()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -267,9 +398,7 @@ def read_remote(target: SshTarget, *, format: str | None = None, environment: st
 
 
 def _read_remote_file(data: dict, url: str, format: str | None, environment: str | None):
-    from envkit.formats import read_text
-
-    return read_text(data.get("text") or "", filename=url, format=format, environment=environment)
+    return read_any_text(data.get("text") or "", filename=url, format=format, environment=environment)
 
 
 def _url(t: SshTarget) -> str:

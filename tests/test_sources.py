@@ -116,3 +116,89 @@ def test_stdin_source_reads_bounded_utf8_text():
     assert (exc.value.where.file, exc.value.where.line) == ("<stdin>", 2)
     src = resolve("-", stdin="dependencies: [python=3.11]\n")
     assert (src.label, src.origin, [d.name for d in src.model.conda]) == ("<stdin>", "stdin", ["python"])
+
+
+# ---------------------------------------------------------------------------------------------
+# envkit's own JSON export as a SOURCE
+
+
+def _live_env():
+    from envkit.model import Channel, CondaDep, LiveEnv, LockedPackage, PipDist
+
+    conda = (
+        LockedPackage(manager="conda", name="numpy", version="1.26.4", build="py311h64a7726_0",
+                      build_number=0, channel="conda-forge", platform="linux-64", subdir="linux-64",
+                      url="https://conda.anaconda.org/conda-forge/linux-64/numpy-1.26.4-py311h64a7726_0.conda",
+                      md5="a" * 32, depends=(("python", ">=3.11,<3.12.0a0"),), requested=True),
+        LockedPackage(manager="conda", name="python", version="3.11.8", build="hab00c5b_0_cpython",
+                      build_number=0, channel="conda-forge", platform="linux-64", subdir="linux-64"),
+    )
+    dists = (
+        PipDist(name="mylib", version="0.3", installer="pip", url="https://github.com/me/mylib.git",
+                vcs="git", commit="3f1c0a9d0e7b6f2a1c4d5e6f7a8b9c0d1e2f3a4b"),
+        PipDist(name="tool", version="0.1", installer="pip", url="file:///home/me/src/tool", editable=True),
+    )
+    pip = tuple(LockedPackage(manager="pip", name=d.name, version=d.version, platform="linux-64",
+                              url=d.url, editable=d.editable) for d in dists)
+    return LiveEnv(prefix="/envs/ml", name="ml", platform="linux-64", packages=conda + pip, pip_dists=dists,
+                   requested=(CondaDep(name="numpy"),), channels=(Channel(name="conda-forge"),),
+                   channel_priority="strict", variables=(("OMP_NUM_THREADS", "4"),),
+                   python_version="3.11.8")
+
+
+def test_envkit_export_json_reads_back_as_the_live_env(tmp_path):
+    from envkit.commands.export import export_json
+    from envkit.diff import EXPORT_JSON_BACKEND, diff
+    from envkit.model import LiveEnv
+    from envkit.sources import resolve
+
+    env = _live_env()
+    path = tmp_path / "ml.json"
+    path.write_text(export_json(env))
+    src = resolve(str(path))
+    m = src.model
+    assert isinstance(m, LiveEnv) and src.origin == "file"
+    assert m.packages == env.packages and m.pip_dists == tuple(
+        PipDist_with(d) for d in env.pip_dists)
+    assert (m.name, m.platform, m.channel_priority, m.variables, m.python_version, m.backend) == \
+        ("ml", "linux-64", "strict", (("OMP_NUM_THREADS", "4"),), "3.11.8", EXPORT_JSON_BACKEND)
+    assert [d.name for d in m.requested] == ["numpy"] and [str(c) for c in m.channels] == ["conda-forge"]
+    d = diff(env, m, label_b=str(path))
+    assert d.same and d.b.kind == "envkit-export" and len(d.unchanged) == 4
+    # the same from standard input
+    assert resolve("-", stdin=path.read_text()).model.packages == env.packages
+
+
+def PipDist_with(d):
+    """The PipDist as the JSON carries it (the .dist-info path is not exported)."""
+    from dataclasses import replace
+
+    return replace(d, path="")
+
+
+def test_envkit_export_json_from_history_is_a_spec_and_errors_name_the_file(tmp_path):
+    from envkit.commands.export import export_json
+    from envkit.errors import ParseError
+    from envkit.model import EnvSpec
+    from envkit.sources import resolve
+
+    path = tmp_path / "h.json"
+    path.write_text(export_json(_live_env(), from_history=True))
+    m = resolve(str(path)).model
+    assert isinstance(m, EnvSpec) and [d.spec() for d in m.conda] == ["numpy"]
+    assert [p.text for p in m.pip] == [
+        "mylib @ git+https://github.com/me/mylib.git@3f1c0a9d0e7b6f2a1c4d5e6f7a8b9c0d1e2f3a4b",
+        "-e /home/me/src/tool"]
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"envkit_export": 7, "packages": []}))
+    with pytest.raises(ParseError, match="envkit export JSON version 7 is not supported") as exc:
+        resolve(str(bad))
+    assert exc.value.where.file == str(bad)
+    bad.write_text(json.dumps({"envkit_export": 1, "packages": [{"manager": "conda", "name": "x"}]}))
+    with pytest.raises(ParseError, match=r"`packages\[0\]` needs a name and a version"):
+        resolve(str(bad))
+    # a JSON list is still `conda list --json` output
+    listed = tmp_path / "list.json"
+    listed.write_text(json.dumps([{"name": "zlib", "version": "1.3.1", "build_string": "h0_0",
+                                   "channel": "conda-forge", "platform": "linux-64"}]))
+    assert [p.name for p in resolve(str(listed)).model.packages] == ["zlib"]
