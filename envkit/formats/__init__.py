@@ -128,23 +128,64 @@ def read_file(path, *, format: str | None = None, environment: str | None = None
     return read_text(_read(name), filename=name, format=format, environment=environment)
 
 
+#: The options write_text takes, by format (see write_text).
+WRITE_OPTIONS = {
+    "env": ("header", "comments", "platform"),
+    "requirements": ("header", "comments"),
+    "conda-lock": ("header", "platform"),
+    "explicit": ("header", "platform"),
+    "conda-list-json": ("platform",),
+    "conda-list-export": ("header", "platform"),
+    "pixi": (),
+}
+
+
 def write_text(model, format: str, **opts) -> str:
     """The text of `model` (EnvSpec or Lock) in `format`.
 
-    Options by format: env/requirements/conda-lock/explicit/conda-list-export take `header`;
-    explicit, conda-list-json and conda-list-export take `platform`.  Raises UsageError when the
-    model cannot be written in that format (a Lock as an environment.yml that is not an export,
-    pixi.lock, which envkit reads only).
+    Options by format (WRITE_OPTIONS): `header` (str, comment text written first) for env,
+    requirements, conda-lock, explicit and conda-list-export; `comments` (a CommentMap) for env and
+    requirements; `platform` (str) picks the platform of a multi-platform Lock written as env,
+    explicit, conda-list-json or conda-list-export, and is the platform an exported EnvSpec is
+    locked for when written as a lock format.  Raises TypeError for a model that is neither, an
+    option the format does not take or an option of the wrong type; UsageError for an unknown
+    format and when the model cannot be written in that format (a Lock as requirements.txt, a spec
+    that is not an export as a lock format, pixi.lock, which envkit reads only).
     """
     from envkit.model import EnvSpec, Lock
 
+    if not isinstance(model, (EnvSpec, Lock)):
+        hint = " (lock a LiveEnv first: envkit.lock_live)" if type(model).__name__ == "LiveEnv" else ""
+        raise TypeError(f"write_text() argument 'model' must be EnvSpec or Lock, not {type(model).__name__}{hint}")
+    if not isinstance(format, str):
+        raise TypeError(f"write_text() argument 'format' must be str, not {type(format).__name__}")
     if format not in FORMATS:
         raise UsageError(f"unknown format {format!r}; choose one of: {', '.join(FORMATS)}")
+    takes = WRITE_OPTIONS[format]
+    for key, value in opts.items():
+        if key not in takes:
+            raise TypeError(f"write_text() got an unexpected keyword argument {key!r} for format {format!r}"
+                            + (f" (it takes: {', '.join(takes)})" if takes else " (it takes none)"))
+        if key == "comments":
+            from envkit.formats.envyml import CommentMap
+
+            if value is not None and not isinstance(value, CommentMap):
+                raise TypeError(f"write_text() argument 'comments' must be CommentMap or None, "
+                                f"not {type(value).__name__}")
+        elif value is not None and not isinstance(value, str):
+            raise TypeError(f"write_text() argument {key!r} must be str or None, not {type(value).__name__}")
+    platform = opts.pop("platform", None)
+    if platform is not None:
+        if isinstance(model, EnvSpec) and format in SPEC_FORMATS:
+            raise UsageError(f"platform= picks a platform of a lock; an EnvSpec is written as {format} as it is")
+        if isinstance(model, Lock) and format == "conda-lock":
+            raise UsageError("platform= does not apply to a Lock written as conda-lock: conda-lock.yml "
+                             "holds every platform of the lock")
     if format == "env":
         from envkit.formats.envyml import write_env
 
         if isinstance(model, Lock):
-            model = lock_to_export(model, opts.pop("platform", None))
+            model = lock_to_export(model, platform)
         return write_env(model, **opts)
     if format == "requirements":
         from envkit.formats.requirements import write_requirements
@@ -157,7 +198,7 @@ def write_text(model, format: str, **opts) -> str:
             raise UsageError(f"only an exported environment (name=version=build) can be written as {format}")
         from envkit.formats.envyml import export_to_lock
 
-        model = export_to_lock(model, opts.get("platform"))
+        model = export_to_lock(model, platform)
     if format == "conda-lock":
         from envkit.formats.condalock import write_conda_lock
 
@@ -165,15 +206,15 @@ def write_text(model, format: str, **opts) -> str:
     if format == "explicit":
         from envkit.formats.explicit import write_explicit
 
-        return write_explicit(model, **opts)
+        return write_explicit(model, platform, **opts)
     if format == "conda-list-json":
         from envkit.formats.condalist import write_conda_list_json
 
-        return write_conda_list_json(model, **opts)
+        return write_conda_list_json(model, platform, **opts)
     if format == "conda-list-export":
         from envkit.formats.condalist import write_conda_list_export
 
-        return write_conda_list_export(model, **opts)
+        return write_conda_list_export(model, platform, **opts)
     raise UsageError("envkit reads pixi.lock but does not write it; write conda-lock or explicit instead")
 
 
@@ -211,5 +252,5 @@ def lock_to_export(lock, platform: str | None = None):
                    pip=tuple(pip_opts + pip), kind="export", has_pip_section=bool(pip or pip_opts))
 
 
-__all__ = ["FORMATS", "SPEC_FORMATS", "detect_format", "read_text", "read_file", "write_text",
+__all__ = ["FORMATS", "SPEC_FORMATS", "WRITE_OPTIONS", "detect_format", "read_text", "read_file", "write_text",
            "lock_to_export"]
