@@ -32,12 +32,13 @@ from envkit.errors import UsageError
 from envkit.model import CondaDep, EnvSpec, LiveEnv, Lock, LockedPackage, PipDep
 
 #: Change kinds, in the order a summary lists them.
-KINDS = ("added", "removed", "upgraded", "downgraded", "changed", "variant", "rebuilt", "channel",
-         "manager", "duplicate")
+KINDS = ("added", "removed", "upgraded", "downgraded", "changed", "variant", "rebuilt", "source",
+         "channel", "manager", "duplicate")
 #: Human names of the kinds.
 KIND_TITLES = {
     "added": "added", "removed": "removed", "upgraded": "upgraded", "downgraded": "downgraded",
     "changed": "changed", "variant": "build variant changed", "rebuilt": "rebuilt",
+    "source": "install source changed",
     "channel": "channel changed", "manager": "manager changed", "duplicate": "duplicate",
 }
 IMPACTS = ("high", "medium", "low")
@@ -61,10 +62,15 @@ class PackageState:
     build: str | None = None
     channel: str | None = None
     labels: tuple[str, ...] = ()  # decoded build string: ('CUDA 12.1', 'cuDNN 8.9.2', 'py3.11')
+    #: a pip package's source when it was not installed from an index: `git+URL@commit`, a
+    #: `file://` path or an archive URL (credentials redacted); None from an index or unknown
+    url: str | None = None
+    editable: bool = False
 
     def as_dict(self) -> dict:
         return {"name": self.name, "version": self.version, "build": self.build,
-                "channel": self.channel, "manager": self.manager, "labels": list(self.labels)}
+                "channel": self.channel, "manager": self.manager, "labels": list(self.labels),
+                "url": self.url, "editable": self.editable}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -452,6 +458,8 @@ class _Side:
     secrets: dict | None = None  # KEY -> the real value, for the variables that were redacted
     owned: dict | None = None  # live env: conda name -> PyPI names it owns
     python_version: str | None = None
+    dists: dict | None = None  # live env: PEP 503 name -> PipDist (VCS and commit of direct installs)
+    pip_sources: bool = True  # whether the side records where pip packages came from (see _side)
 
 
 def model_platforms(model: EnvSpec | Lock | LiveEnv) -> tuple[str, ...]:
@@ -621,7 +629,8 @@ def _side(model: EnvSpec | Lock | LiveEnv, platform: str | None, label: str) -> 
                      priority=model.channel_priority, pip_options=None,
                      variables=_variables(model.variables), secrets=_secrets(model.variables),
                      owned={k: tuple(v) for k, v in model.pypi_names} or None,
-                     python_version=model.python_version)
+                     python_version=model.python_version,
+                     dists={_pep503(d.name): d for d in model.pip_dists} or None)
     if isinstance(model, Lock):
         plats = model_platforms(model)
         if platform is not None and plats:
@@ -632,8 +641,11 @@ def _side(model: EnvSpec | Lock | LiveEnv, platform: str | None, label: str) -> 
                         platforms=plats, name=model.environment, packages=len(pkgs),
                         platform_guessed=guessed, records_pip=records_pip(model))
         pip_opts = tuple(model.pip_options) if model.pip_options or model.kind != "explicit" else None
+        # a format records pip sources when any pip entry has one (`conda env export` writes every
+        # pip package as name==version, so a VCS install there is not "from an index")
+        pip_sources = any(p.manager == "pip" and (p.url or p.editable) for p in pkgs)
         return _Side(info=info, packages=pkgs, channels=_chan_names(model.channels) or None,
-                     pip_options=pip_opts,
+                     pip_options=pip_opts, pip_sources=pip_sources,
                      variables=_variables(export_vars) if export_vars is not None else None,
                      secrets=_secrets(export_vars) if export_vars is not None else None)
     spec = model
@@ -759,7 +771,8 @@ _PRIMARY = ("python", "pytorch", "torch", "cuda-version", "cudatoolkit", "cudnn"
             "blas", "numpy")
 #: Changes of one package on both sides first, then packages only on one side.
 _KIND_RANK = {k: i for i, k in enumerate(("manager", "variant", "upgraded", "downgraded", "changed",
-                                          "channel", "rebuilt", "removed", "added", "duplicate"))}
+                                          "source", "channel", "rebuilt", "removed", "added",
+                                          "duplicate"))}
 
 
 def _rank_key(c: Change):
@@ -785,12 +798,213 @@ def _duplicates(side: _Side) -> tuple[DuplicateInfo, ...]:
                  for d in find_duplicates(conda, pip, owned=side.owned))
 
 
-def _state(p: LockedPackage, *, labels: bool = True) -> PackageState:
+def _state(p: LockedPackage, *, labels: bool = True, side: _Side | None = None,
+           extra: tuple[str, ...] = ()) -> PackageState:
     lab: tuple[str, ...] = ()
     if labels:
         lab = tuple(decode(p.build, p.version, p.name).labels())
+    url = None
+    if p.manager == "pip":
+        origin = pip_origin(p, _dist(side, p) if side is not None else None)
+        url = origin.text if origin is not None else None
     return PackageState(name=p.name, manager=p.manager, version=p.version, build=p.build,
-                        channel=p.channel, labels=lab)
+                        channel=p.channel, labels=lab + extra, url=url,
+                        editable=p.editable if p.manager == "pip" else False)
+
+
+# ---------------------------------------------------------------------------------------------
+# Where a pip package came from: an index, a VCS commit, a local path (editable or not), a URL
+
+
+_VCS_PREFIXES = ("git+", "hg+", "svn+", "bzr+")
+_HEX = re.compile(r"^[0-9a-f]{7,64}$")
+
+
+@dataclass(frozen=True, slots=True)
+class PipOrigin:
+    """A pip package's direct source (PEP 610 `direct_url.json`, or a `name @ URL` / `-e` entry).
+
+    `kind` is "vcs", "path" (a local directory or file) or "url" (an archive); `base` is what is
+    compared (credentials removed, no revision, no `.git`, host lower-cased); `text` is how it is
+    shown (credentials redacted, the revision kept); `rev` is a VCS commit or ref."""
+
+    kind: str
+    base: str
+    text: str
+    vcs: str | None = None
+    rev: str | None = None
+
+
+def pip_origin(p: LockedPackage, dist=None) -> PipOrigin | None:
+    """The direct source of pip package `p`, or None when it came from an index (or no source is
+    recorded).  `p.url` is read as written (`git+URL@commit`, a `direct_url.json` URL, `file://`, a
+    path); `dist` (the live env's PipDist) adds the VCS and commit that a bare URL lacks."""
+    url = p.url or (dist.url if dist is not None else None)
+    if not url:
+        return None
+    return _parse_origin(url.strip(), dist.vcs if dist is not None else None,
+                         dist.commit if dist is not None else None)
+
+
+@lru_cache(maxsize=4096)
+def _parse_origin(url: str, dist_vcs: str | None, dist_commit: str | None) -> PipOrigin:
+    from urllib.parse import unquote, urlsplit
+
+    from envkit.urls import redact_url, strip_credentials
+
+    shown = redact_url(url)[0]
+    plain = strip_credentials(url)
+    plain, _, frag = plain.partition("#")
+    shown = shown.partition("#")[0]
+    sub = "".join(f"#{x}" for x in frag.split("&") if x.startswith("subdirectory="))
+    vcs = None
+    if plain.lower().startswith(_VCS_PREFIXES):
+        vcs = plain.split("+", 1)[0].lower()
+        plain, shown = plain.split("+", 1)[1], shown.split("+", 1)[1]
+    elif dist_vcs:
+        vcs = dist_vcs.lower()
+    if vcs:
+        plain, rev = _split_rev(plain)
+        shown, _ = _split_rev(shown)
+        rev = rev or dist_commit
+        base = _norm_url(plain)
+        base = base[:-4] if base.endswith(".git") else base
+        text = f"{vcs}+{shown}" + (f"@{rev}" if rev else "")
+        return PipOrigin(kind="vcs", base=f"{vcs}+{base}{sub}", text=text, vcs=vcs, rev=rev)
+    if plain.lower().startswith("file:"):
+        path = unquote(urlsplit(plain).path)
+        if re.match(r"^/[A-Za-z]:[\\/]", path):  # file:///C:/src/x
+            path = path[1:]
+        return PipOrigin(kind="path", base=_norm_path(path), text=path)
+    if "://" not in plain:
+        return PipOrigin(kind="path", base=_norm_path(plain), text=plain)
+    return PipOrigin(kind="url", base=_norm_url(plain) + sub, text=shown)
+
+
+def _split_rev(url: str) -> tuple[str, str | None]:
+    """`https://host/me/x.git@3f1c0a9` -> (`https://host/me/x.git`, "3f1c0a9"): the revision is
+    after the last `@` of the path (`user@host` belongs to the host part)."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        scheme, rest = "", url
+    host, slash, path = rest.partition("/")
+    rev = None
+    if "@" in path:
+        path, _, rev = path.rpartition("@")
+    return (f"{scheme}{sep}{host}{slash}{path}", rev or None)
+
+
+def _norm_url(url: str) -> str:
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return url.rstrip("/")
+    host, slash, path = rest.partition("/")
+    return f"{scheme.lower()}://{host.lower()}{slash}{path}".rstrip("/")
+
+
+def _norm_path(path: str) -> str:
+    import posixpath
+
+    p = path.replace("\\", "/")
+    return posixpath.normpath(p) if p else p
+
+
+def _dist(side: _Side | None, p: LockedPackage):
+    if side is None or not side.dists or p.manager != "pip":
+        return None
+    return side.dists.get(_pep503(p.name))
+
+
+def _revs_differ(a: str | None, b: str | None) -> bool:
+    """Whether two VCS revisions are known to differ: commits compare by prefix (a short hash
+    names the full one); unknown (None) is not a difference."""
+    if not a or not b:
+        return False
+    a, b = a.lower(), b.lower()
+    if _HEX.match(a) and _HEX.match(b):
+        return not (a.startswith(b) or b.startswith(a))
+    return a != b
+
+
+def _short(rev: str) -> str:
+    return rev[:7] if _HEX.match(rev.lower()) else rev
+
+
+@dataclass(frozen=True, slots=True)
+class _SourceChange:
+    tag: str  # "commit" (the same repository, another commit) or "source"
+    impact: str
+    reason: str
+    short: str  # the reason's core, appended to a version change's reason
+    labels_a: tuple[str, ...]
+    labels_b: tuple[str, ...]
+
+
+def _origin_labels(o: PipOrigin | None, editable: bool) -> tuple[str, ...]:
+    if o is None:
+        out = ("index",)
+    elif o.kind == "vcs":
+        out = (f"{o.vcs} {_short(o.rev)}" if o.rev else o.vcs or "vcs",)
+    elif o.kind == "path":
+        out = ("local",)
+    else:
+        out = ("URL",)
+    return out + (("editable",) if editable else ())
+
+
+def _url_pinned(p: LockedPackage) -> bool:
+    """A pip entry without a version that names its source (`mylib @ git+URL@commit`, `-e PATH`):
+    the source stands in for the version."""
+    return not p.version and (bool(p.url) or p.editable)
+
+
+def _source_change(pa: LockedPackage, pb: LockedPackage, ctx: "_Context") -> _SourceChange | None:
+    """How the sources of one pip package differ between the sides, or None (the same, or not
+    comparable: an archive URL a lock records against an index install; a side whose format does
+    not record pip sources, such as `conda env export`'s `name==version`)."""
+    sa, sb = ctx.sa, ctx.sb
+    oa, ob = pip_origin(pa, _dist(sa, pa)), pip_origin(pb, _dist(sb, pb))
+    ea, eb = pa.editable, pb.editable
+    direct_a = oa is not None and oa.kind != "url"
+    direct_b = ob is not None and ob.kind != "url"
+    unpinned = not pa.version or not pb.version
+    if not (direct_a or direct_b or ea != eb or (unpinned and oa and ob)):
+        return None
+    # a side that records no pip source at all cannot say "from an index"
+    if (oa is None and not ea and not sa.pip_sources) or (ob is None and not eb and not sb.pip_sources):
+        return None
+    la, lb = _origin_labels(oa, ea), _origin_labels(ob, eb)
+    if oa is not None and ob is not None and (oa.kind, oa.base) == (ob.kind, ob.base):
+        if oa.kind == "vcs" and _revs_differ(oa.rev, ob.rev):
+            core = f"another {oa.vcs} commit ({_short(oa.rev)} → {_short(ob.rev)})"
+            same = "same version, " if pa.version == pb.version else ""
+            return _SourceChange("commit", "medium", f"{same}{core} of {_no_rev(ob)}: the code may differ",
+                                 core, la, lb)
+        if ea == eb:
+            return None
+    if oa is not None and ob is not None and (oa.kind, oa.base) == (ob.kind, ob.base):
+        where = oa.text if oa.kind != "vcs" else _no_rev(oa)
+        if ea:
+            reason = (f"an editable install on A (runs the code in {where} as it is now), a regular "
+                      "install on B (a copy made when it was installed)")
+        else:
+            reason = (f"a regular install on A (a copy made when it was installed), an editable install "
+                      f"on B (runs the code in {where} as it is now)")
+        return _SourceChange("source", "medium", reason, "editable " + ("on A only" if ea else "on B only"),
+                             la, lb)
+    core = f"installed from {_from(oa, ea)} on A, from {_from(ob, eb)} on B"
+    return _SourceChange("source", "medium", core + ": the code may differ", core, la, lb)
+
+
+def _no_rev(o: PipOrigin) -> str:
+    return o.text[:-(len(o.rev) + 1)] if o.rev and o.text.endswith("@" + o.rev) else o.text
+
+
+def _from(o: PipOrigin | None, editable: bool) -> str:
+    if o is None:
+        return "an editable checkout" if editable else "a package index"
+    text = o.text if o.kind != "vcs" or not o.rev else f"{_no_rev(o)}@{_short(o.rev)}"
+    return f"{text} (editable)" if editable else text
 
 
 def _index(pkgs: Iterable[LockedPackage]) -> dict[tuple[str, str], LockedPackage]:
@@ -815,7 +1029,7 @@ def _diff_concrete(sa: _Side, sb: _Side, dups_a, dups_b, cross: bool):
             continue
         ch = _compare(pa, pb, ctx)
         if ch is None:
-            unchanged.append(_state(pa, labels=False))
+            unchanged.append(_state(pa, labels=False, side=sa))
         else:
             changes.append(ch)
     b_only = {k: p for k, p in ib.items() if k not in ia}
@@ -877,8 +1091,14 @@ class _Context:
 def _compare(pa: LockedPackage, pb: LockedPackage, ctx: _Context) -> Change | None:
     same_channel = (pa.channel is None or pb.channel is None or pa.channel == pb.channel
                     or _canon_channel(pa.channel) == _canon_channel(pb.channel))
-    if (pa.manager == pb.manager and pa.version == pb.version and pa.build == pb.build
-            and same_channel):
+    src = None
+    url_pinned = False
+    if pa.manager == pb.manager == "pip":
+        src = _source_change(pa, pb, ctx)
+        # `mylib @ git+URL@commit` (no version) is satisfied by what was installed from that URL
+        url_pinned = (_url_pinned(pa) or _url_pinned(pb)) and bool(pa.version or pb.version)
+    if (pa.manager == pb.manager and (pa.version == pb.version or url_pinned) and pa.build == pb.build
+            and same_channel and src is None):
         return None
     tags: list[str] = []
     kind = None
@@ -891,7 +1111,7 @@ def _compare(pa: LockedPackage, pb: LockedPackage, ctx: _Context) -> Change | No
         (va, la), (vb, lb) = _split_local(va), _split_local(vb)
     else:
         la = lb = ""
-    cmp = compare_versions(va, vb, "pip" if pa.manager == "pip" and pb.manager == "pip" else "conda")
+    cmp = 0 if url_pinned else compare_versions(va, vb, "pip" if pa.manager == "pip" and pb.manager == "pip" else "conda")
     if cmp != 0:
         tags.append("version")
         kind = kind or ("upgraded" if cmp == -1 else "downgraded" if cmp == 1 else "changed")
@@ -905,17 +1125,22 @@ def _compare(pa: LockedPackage, pb: LockedPackage, ctx: _Context) -> Change | No
         elif builds_differ:
             tags.append("build")
             kind = kind or "rebuilt"
+    if src is not None:
+        tags.append(src.tag)
+        kind = kind or ("rebuilt" if src.tag == "commit" else "source")
     if not same_channel:
         tags.append("channel")
         kind = kind or "channel"
     if kind is None:
         return None  # equal versions written differently (1.0 vs 1.0.0), no build information
     name = pb.name if pb.manager == "conda" and pa.manager == "pip" else pa.name
-    return _classify(name, kind, _state(pa), _state(pb), tags, ia, ib, ctx)
+    sta = _state(pa, side=ctx.sa, extra=src.labels_a if src else ())
+    stb = _state(pb, side=ctx.sb, extra=src.labels_b if src else ())
+    return _classify(name, kind, sta, stb, tags, ia, ib, ctx, source=src)
 
 
 def _one_sided(p: LockedPackage, side: str, ctx: _Context, duplicate: bool) -> Change:
-    st = _state(p)
+    st = _state(p, side=ctx.sa if side == "a" else ctx.sb)
     tags: list[str] = []
     if duplicate:
         kind = "duplicate"
@@ -929,7 +1154,7 @@ def _one_sided(p: LockedPackage, side: str, ctx: _Context, duplicate: bool) -> C
 
 
 def _classify(name: str, kind: str, a: PackageState | None, b: PackageState | None,
-              tags: list[str], ia, ib, ctx: _Context) -> Change:
+              tags: list[str], ia, ib, ctx: _Context, source: _SourceChange | None = None) -> Change:
     cat = category_of(name)
     if cat is None:
         other = b if a is not None and b is not None and b.name != name else None
@@ -938,11 +1163,19 @@ def _classify(name: str, kind: str, a: PackageState | None, b: PackageState | No
     if cat:
         tags.append(cat)
     side_label = "B" if a is None else "A"
-    impact, reason = _impact(name, kind, a, b, ia, ib, cat, ctx, side_label)
+    if source is not None and kind in ("rebuilt", "source"):
+        # a pip package's source changed, its version did not (a new commit is like a rebuild)
+        impact, reason = source.impact, source.reason
+    else:
+        impact, reason = _impact(name, kind, a, b, ia, ib, cat, ctx, side_label)
+        if source is not None:
+            reason = f"{reason}; {source.short}"
+            if IMPACTS.index(source.impact) < IMPACTS.index(impact):
+                impact = source.impact
     group = "matter" if impact in ("high", "medium") else "other"
     if ctx.cross:
         one_sided = a is None or b is None
-        if (one_sided and kind != "duplicate" and is_platform_only(name)) or kind == "rebuilt":
+        if (one_sided and kind != "duplicate" and is_platform_only(name)) or (kind == "rebuilt" and source is None):
             group = "platform"
             tags.append("platform")
             if kind == "rebuilt":

@@ -502,3 +502,110 @@ def test_spec_entry_is_checked_against_pip_installed_over_conda():
     assert not d.same and d.unmentioned == ()
     assert dict((label, b) for label, _a, b in d.highlights)["PyTorch"] == (
         "2.3.1 [pip] over conda's 1.13.1")
+
+
+# ---------------------------------------------------------------------------------------------
+# pip provenance: VCS commit, editable flag, URL
+
+
+C1 = "3f1c0a9d0e7b6f2a1c4d5e6f7a8b9c0d1e2f3a4b"
+C2 = "bbbbbbbccccccccccccccccccccccccccccccccc"
+REPO = "https://github.com/me/mylib.git"
+
+
+def live_pip(*pkgs, dists=(), prefix="/p"):
+    from envkit.model import PipDist
+
+    return LiveEnv(prefix=prefix, name="p", platform="linux-64", packages=BASE + tuple(pkgs),
+                   pip_dists=tuple(PipDist(**d) for d in dists))
+
+
+def pip_pkg(name, version, url=None, editable=False):
+    return LockedPackage(manager="pip", name=name, version=version, platform="linux-64", url=url,
+                         editable=editable)
+
+
+@pytest.mark.parametrize("form", ["direct_url", "git+url@commit"])
+def test_a_vcs_commit_change_is_a_medium_rebuild_naming_both_commits(form):
+    def side(commit):
+        if form == "direct_url":  # today's live model: the URL, the commit in the PipDist
+            return live_pip(pip_pkg("mylib", "0.3", REPO), dists=[
+                dict(name="mylib", version="0.3", url=REPO, vcs="git", commit=commit)])
+        return live_pip(pip_pkg("mylib", "0.3", f"git+{REPO}@{commit}"))
+
+    d = diff(side(C1), side(C2))
+    (c,) = d.changes
+    assert (c.kind, c.impact, c.group) == ("rebuilt", "medium", "matter")
+    assert "commit" in c.tags and not d.same
+    assert c.reason == ("same version, another git commit (3f1c0a9 → bbbbbbb) of "
+                        "git+https://github.com/me/mylib.git: the code may differ")
+    assert (c.a.labels, c.b.labels) == (("git 3f1c0a9",), ("git bbbbbbb",))
+    assert c.a.url == f"git+{REPO}@{C1}" and c.b.url == f"git+{REPO}@{C2}"
+    assert diff(side(C1), side(C1)).same
+    # either model form on either side: the same commit is the same install
+    other = (live_pip(pip_pkg("mylib", "0.3", f"git+{REPO}@{C1}")) if form == "direct_url" else
+             live_pip(pip_pkg("mylib", "0.3", REPO), dists=[
+                 dict(name="mylib", version="0.3", url=REPO, vcs="git", commit=C1)]))
+    assert diff(side(C1), other).same
+    # a short hash names the full one
+    assert diff(side(C1), live_pip(pip_pkg("mylib", "0.3", f"git+{REPO}@{C1[:7]}"))).same
+
+
+def test_editable_flag_turned_off_is_a_source_change():
+    a = live_pip(pip_pkg("tool", "0.1", "file:///home/me/src/tool", editable=True))
+    b = live_pip(pip_pkg("tool", "0.1", "file:///home/me/src/tool"))
+    (c,) = diff(a, b).changes
+    assert (c.kind, c.impact, c.tags) == ("source", "medium", ("source",))
+    assert c.reason == ("an editable install on A (runs the code in /home/me/src/tool as it is now), "
+                        "a regular install on B (a copy made when it was installed)")
+    assert (c.a.editable, c.b.editable, c.a.labels, c.b.labels) == (True, False, ("local", "editable"), ("local",))
+    (back,) = diff(b, a).changes
+    assert back.reason.startswith("a regular install on A") and back.kind == "source"
+
+
+def test_vcs_against_index_and_another_repository():
+    vcs = live_pip(pip_pkg("mylib", "0.3", f"git+{REPO}@{C1}"))
+    index = live_pip(pip_pkg("mylib", "0.3"))
+    (c,) = diff(vcs, index).changes
+    assert c.kind == "source" and c.reason == (
+        f"installed from git+{REPO}@3f1c0a9 on A, from a package index on B: the code may differ")
+    (c,) = diff(vcs, live_pip(pip_pkg("mylib", "0.3", f"git+https://github.com/fork/mylib@{C1}"))).changes
+    assert c.kind == "source" and "from git+https://github.com/fork/mylib@3f1c0a9 on B" in c.reason
+    # the same repository written with or without .git, another host case, a token: the same source
+    assert diff(vcs, live_pip(pip_pkg("mylib", "0.3", f"git+https://GitHub.com/me/mylib@{C1}"))).same
+    assert diff(live_pip(pip_pkg("mylib", "0.3", f"git+https://tok-123@github.com/me/mylib.git@{C1}")),
+                live_pip(pip_pkg("mylib", "0.3", f"git+https://<TOKEN>@github.com/me/mylib.git@{C1}"))).same
+
+
+def test_a_version_change_keeps_its_kind_and_names_the_commit():
+    a = live_pip(pip_pkg("mylib", "0.3", f"git+{REPO}@{C1}"))
+    b = live_pip(pip_pkg("mylib", "0.4", f"git+{REPO}@{C2}"))
+    (c,) = diff(a, b).changes
+    assert (c.kind, c.impact) == ("upgraded", "medium")
+    assert set(c.tags) == {"version", "commit"}
+    assert c.reason == "newer on B; another git commit (3f1c0a9 → bbbbbbb)"
+
+
+def test_sources_are_compared_only_where_both_sides_record_them():
+    vcs = live_pip(pip_pkg("mylib", "0.3", f"git+{REPO}@{C1}"), pip_pkg("six", "1.16.0"))
+    # `conda env export` writes every pip package as name==version: no source recorded at all
+    conda_export = lock(*BASE, pip_pkg("mylib", "0.3"), pip_pkg("six", "1.16.0"), kind="export")
+    assert diff(vcs, conda_export).same
+    # a lock records an index package's artifact URL: not another source than an index install
+    wheel = "https://files.pythonhosted.org/packages/xx/six-1.16.0-py2.py3-none-any.whl"
+    locked = lock(*BASE, pip_pkg("mylib", "0.3", f"git+{REPO}@{C1}"), pip_pkg("six", "1.16.0", wheel))
+    assert diff(vcs, locked).same
+    # but a lock that records the VCS source of one and an index URL of the other does say so
+    (c,) = diff(vcs, lock(*BASE, pip_pkg("mylib", "0.3", "https://example.org/mylib-0.3.tar.gz"),
+                          pip_pkg("six", "1.16.0", wheel))).changes
+    assert c.kind == "source" and "from https://example.org/mylib-0.3.tar.gz on B" in c.reason
+
+
+def test_a_commit_change_across_platforms_is_not_a_platform_rebuild():
+    a = live_pip(pip_pkg("mylib", "0.3", f"git+{REPO}@{C1}"))
+    b = LiveEnv(prefix="/q", name="q", platform="osx-arm64",
+                packages=(P("python", "3.11.8", "h0_cpython", platform="osx-arm64"),
+                          LockedPackage(manager="pip", name="mylib", version="0.3", platform="osx-arm64",
+                                        url=f"git+{REPO}@{C2}")))
+    c = by_name(diff(a, b))["mylib"]
+    assert (c.kind, c.group, c.impact) == ("rebuilt", "matter", "medium")

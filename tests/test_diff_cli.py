@@ -61,9 +61,10 @@ def test_laptop_vs_server_json_schema(envkit_cli):
     assert first == {
         "name": "pytorch", "kind": "variant",
         "a": {"name": "pytorch", "version": "2.2.2", "build": "py3.11_0", "channel": None,
-              "manager": "conda", "labels": ["cpu", "py3.11"]},
+              "manager": "conda", "labels": ["cpu", "py3.11"], "url": None, "editable": False},
         "b": {"name": "pytorch", "version": "2.2.2", "build": "py3.11_cuda12.1_cudnn8.9.2_0", "channel": None,
-              "manager": "conda", "labels": ["CUDA 12.1", "cuDNN 8.9.2", "py3.11"]},
+              "manager": "conda", "labels": ["CUDA 12.1", "cuDNN 8.9.2", "py3.11"], "url": None,
+              "editable": False},
         "tags": ["variant", "torch"], "impact": "high",
         "reason": "PyTorch cpu build → CUDA 12.1 build: GPU support, kernels and numerics differ",
         "group": "matter"}
@@ -353,7 +354,7 @@ DIFF_SCHEMA = {
             "properties": {
                 "name": {"type": "string"},
                 "kind": {"enum": ["added", "removed", "upgraded", "downgraded", "changed", "variant",
-                                  "rebuilt", "channel", "manager", "duplicate"]},
+                                  "rebuilt", "source", "channel", "manager", "duplicate"]},
                 "a": {"oneOf": [{"type": "null"}, {"$ref": "#/$defs/pkg"}]},
                 "b": {"oneOf": [{"type": "null"}, {"$ref": "#/$defs/pkg"}]},
                 "tags": {"type": "array", "items": {"type": "string"}},
