@@ -425,3 +425,63 @@ def test_url_parts_by_directory_equal_parts_of_the_whole_url(url):
     base = url.split("#", 1)[0]
     expected = (*_channel_parts(base), split_filename(base.rstrip("/").rpartition("/")[2]))
     assert url_parts_uncached(url) == expected
+
+
+# --- the tokenizer: all lines at once (one findall) as the per-line reference reads them ----------
+
+def _reference_tokens(text: str) -> list:
+    """_fastyaml._tokens as it was written first: line by line with `_LINE` (lazy value groups)."""
+    out = []
+    for no, raw in enumerate(text.split("\n"), 1):
+        line = raw[:-1] if raw.endswith("\r") else raw
+        s = line.lstrip(" ")
+        if not s or s[0] == "#":
+            if "\t" in line and s:
+                raise Unsupported
+            continue
+        m = _fastyaml._LINE.fullmatch(line)
+        indent, dash = len(m.group(1)), m.group(2)
+        if dash:
+            out.append((no, indent, _fastyaml._SEQ, None, None))
+            indent += len(dash)
+        key = m.group(3)
+        if key is not None:
+            if _fastyaml._NOT_STR.fullmatch(key):
+                raise Unsupported
+            out.append((no, indent, _fastyaml._MAP, key, m.group(4) or None))
+            continue
+        value = m.group(5)
+        if value == "-" and not dash:
+            out.append((no, indent, _fastyaml._SEQ, None, None))
+        elif not value:
+            if not dash:
+                raise Unsupported
+        elif value.startswith("- ") or value == "-" or value.startswith("---") or value.startswith("..."):
+            raise Unsupported
+        else:
+            out.append((no, indent, _fastyaml._SEQ + 2, None, value))
+    return out
+
+
+def _tokens_or_unsupported(tokenize, text):
+    try:
+        _fastyaml._check_chars(text)
+        return [(no, ind, kind, key, value or None) for no, ind, kind, key, value in tokenize(text)]
+    except Unsupported:
+        return "Unsupported"
+
+
+@pytest.mark.parametrize("path", YAML_FILES + corpus_files("condalock"), ids=lambda p: p.name[:12])
+def test_tokens_equal_the_line_by_line_reference_on_the_corpus(path):
+    text = path.read_text(encoding="utf-8")
+    assert _tokens_or_unsupported(_fastyaml._tokens, text) == _tokens_or_unsupported(_reference_tokens, text)
+    crlf = text.replace("\n", "\r\n")
+    assert _tokens_or_unsupported(_fastyaml._tokens, crlf) == _tokens_or_unsupported(_reference_tokens, crlf)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.one_of(_line, _line.map(lambda s: s + "   "), st.sampled_from(["  \t", "\t# c", "- ", "-", "  -  "])),
+                min_size=1, max_size=8), st.sampled_from(["\n", "\r\n"]), st.booleans())
+def test_tokens_equal_the_line_by_line_reference(lines, eol, final_eol):
+    text = eol.join(lines) + (eol if final_eol else "")
+    assert _tokens_or_unsupported(_fastyaml._tokens, text) == _tokens_or_unsupported(_reference_tokens, text)
