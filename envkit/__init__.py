@@ -15,6 +15,11 @@ differ.  The Python API::
     lock = envkit.lock_live(live)                          # or solve_spec(spec, ["linux-64"])
     problems = envkit.check_lock(spec, lock)               # [] when the lock fits the spec
 
+Every function checks its arguments (envkit.api): a wrong Python type is a TypeError naming the
+expected and the given type, a value that cannot be used an EnvkitError.  `diff`, `check_lock`,
+`solve_spec`, `create_from_lock` and `run_checks` also take file paths where they take a model
+(`envkit.diff("a.yml", "b.yml")`).  See docs/api.md.
+
 The package root stays import-light: `envkit --version` must not pull in YAML engines, py-rattler,
 conda-lock or torch, so every name above is loaded on first use.
 """
@@ -25,7 +30,8 @@ import types
 
 __version__ = "0.1.0"
 
-# name -> (module, attribute).  Loaded on first attribute access (PEP 562), then cached.
+# name -> (module, attribute).  Loaded on first attribute access (PEP 562), then cached.  The
+# functions come from envkit.api, which checks their arguments before calling the cores.
 _LAZY = {
     # errors
     "EnvkitError": ("envkit.errors", "EnvkitError"),
@@ -43,41 +49,44 @@ _LAZY = {
     "PipDist": ("envkit.model", "PipDist"),
     # formats
     "FORMATS": ("envkit.formats", "FORMATS"),
-    "detect_format": ("envkit.formats", "detect_format"),
-    "read_file": ("envkit.formats", "read_file"),
-    "read_text": ("envkit.formats", "read_text"),
-    "write_text": ("envkit.formats", "write_text"),
+    "detect_format": ("envkit.api", "detect_format"),
+    "read_file": ("envkit.api", "read_file"),
+    "read_text": ("envkit.api", "read_text"),
+    "write_text": ("envkit.api", "write_text"),
     # normalize (`normalize` itself is the callable submodule, see below)
-    "normalize_text": ("envkit.normalize", "normalize_text"),
-    "normalize_spec": ("envkit.normalize", "normalize_spec"),
-    "normalize_lock": ("envkit.normalize", "normalize_lock"),
+    "normalize_text": ("envkit.api", "normalize_text"),
+    "normalize_spec": ("envkit.api", "normalize_spec"),
+    "normalize_lock": ("envkit.api", "normalize_lock"),
     # check
     "Config": ("envkit.config", "Config"),
-    "load_targets": ("envkit.checks", "load_targets"),
-    "run_checks": ("envkit.checks", "run_checks"),
+    "load_targets": ("envkit.api", "load_targets"),
+    "run_checks": ("envkit.api", "run_checks"),
     # live environments, locking, creating
-    "open_env": ("envkit.backends", "open_env"),
-    "lock_live": ("envkit.lock", "lock_live"),
-    "solve_spec": ("envkit.lock", "solve_spec"),
-    "check_lock": ("envkit.lock", "check_lock"),
-    "create_from_lock": ("envkit.create", "create_from_lock"),
+    "open_env": ("envkit.api", "open_env"),
+    "lock_live": ("envkit.api", "lock_live"),
+    "solve_spec": ("envkit.api", "solve_spec"),
+    "check_lock": ("envkit.api", "check_lock"),
+    "create_from_lock": ("envkit.api", "create_from_lock"),
 }
 
 # `envkit.diff(a, b)` and `envkit.normalize(model)` are functions, but `envkit.diff` and
 # `envkit.normalize` are also submodules, and importing a submodule sets the package attribute of
 # that name to the module (whoever imports it: a command, a user's `from envkit.diff import EnvDiff`).
-# So the attribute is always the submodule, made callable: calling it calls its function of the
-# same name, and `envkit.diff.EnvDiff` still works.
+# So the attribute is always the submodule, made callable: calling it calls envkit.api's function
+# of the same name (which checks the arguments, then calls the submodule's), and
+# `envkit.diff.EnvDiff` still works.
 _CALLABLE_SUBMODULES = ("diff", "normalize")
 
 __all__ = ["__version__", *_CALLABLE_SUBMODULES, *_LAZY]
 
 
 class _CallableModule(types.ModuleType):
-    """A submodule that, called, calls its own function of the same name."""
+    """A submodule that, called, calls envkit.api's function of the same name."""
 
     def __call__(self, *args, **kwargs):
-        return getattr(self, self.__name__.rpartition(".")[2])(*args, **kwargs)
+        from envkit import api
+
+        return getattr(api, self.__name__.rpartition(".")[2])(*args, **kwargs)
 
 
 class _Package(types.ModuleType):

@@ -98,13 +98,24 @@ def normalize_text(text: str, *, filename: str | None = None, format: str | None
     if text.startswith("\ufeff"):
         text = text[1:]
     fmt = format or detect_format(text, filename)
+    if fmt == "pixi":
+        raise _pixi_error()  # before reading: a pixi.lock is refused whatever it holds
     model = read_text(text, filename=filename, format=fmt)
     return render_normalized(model, text, fmt)
 
 
-def render_normalized(model, text: str, fmt: str) -> str:
-    """The canonical text of `model`, read from `text` (format `fmt`), with `text`'s comments."""
+def _pixi_error():
     from envkit.errors import UsageError
+
+    return UsageError("envkit reads pixi.lock but does not rewrite it (pixi owns that file)",
+                      hint="`envkit validate pixi.lock` checks it; `pixi lock` rewrites it")
+
+
+def render_normalized(model, text: str, fmt: str) -> str:
+    """The canonical text of `model`, read from `text` (format `fmt`), with `text`'s comments.
+    Raises UsageError for pixi.lock (pixi owns that file) and an unknown format."""
+    from envkit.errors import UsageError
+    from envkit.formats import FORMATS
 
     if fmt == "env":
         from envkit.formats.envyml import write_env
@@ -139,8 +150,9 @@ def render_normalized(model, text: str, fmt: str) -> str:
         from envkit.formats.condalist import write_conda_list_json
 
         return write_conda_list_json(model)
-    raise UsageError("envkit reads pixi.lock but does not rewrite it (pixi owns that file)",
-                     hint="`envkit validate pixi.lock` checks it; `pixi lock` rewrites it")
+    if fmt not in FORMATS:
+        raise UsageError(f"unknown format {fmt!r}; choose one of: {', '.join(FORMATS)}")
+    raise _pixi_error()
 
 
 def _header_without(text: str, keys: tuple[str, ...]) -> str | None:

@@ -114,3 +114,301 @@ def test_write_text_an_export_as_conda_lock_with_its_platform():
     export = envkit.read_text(EXPORT, filename="e.yml")
     with pytest.raises(envkit.ParseError, match="has no URL"):
         envkit.write_text(export, "conda-lock", platform="linux-64")
+
+
+# --- the misuses QA found, one by one -------------------------------------------------------------
+
+SPEC_TEXT = "name: m\nchannels:\n  - conda-forge\ndependencies:\n  - python=3.11\n"
+
+
+@pytest.fixture
+def spec_file(tmp_path):
+    path = tmp_path / "m.yml"
+    path.write_text(SPEC_TEXT)
+    return path
+
+
+def test_check_lock_with_a_spec_as_the_lock_is_a_type_error_not_success(spec_file):
+    spec = envkit.read_file(spec_file)
+    with pytest.raises(TypeError) as exc:
+        envkit.check_lock(spec, envkit.read_file(spec_file))
+    assert str(exc.value) == ("check_lock() argument 'lock' must be Lock or a path, not EnvSpec "
+                              "(an EnvSpec is solved into a Lock by envkit.solve_spec)")
+    # the same file given as the lock's path: it is read, and is no lock
+    with pytest.raises(envkit.ParseError) as exc:
+        envkit.check_lock(spec, spec_file)
+    assert str(exc.value) == f"{spec_file}: not a lock file (it reads as an environment spec, which needs solving)"
+    with pytest.raises(TypeError, match=r"^check_lock\(\) argument 'spec' must be EnvSpec or a path, not Lock "
+                                        r"\(a Lock is already solved\)$"):
+        envkit.check_lock(envkit.read_file(CONDA_LOCK), envkit.read_file(CONDA_LOCK))
+
+
+def test_diff_of_two_paths_reads_them(spec_file, tmp_path):
+    same = envkit.diff(spec_file, str(spec_file))
+    assert (same.changes, same.a.source, same.b.source) == ((), str(spec_file), str(spec_file))
+    other = tmp_path / "n.yml"
+    other.write_text(SPEC_TEXT.replace("python=3.11", "python=3.12"))
+    d = envkit.diff(str(spec_file), str(other), label_a="old")
+    assert [(c.name, c.kind) for c in d.changes] == [("python", "changed")]
+    assert (d.a.source, d.b.source) == ("old", str(other))
+    assert d == envkit.diff(envkit.read_file(spec_file), envkit.read_file(other), label_a="old",
+                            label_b=str(other))
+
+
+@pytest.mark.parametrize("a, message", [
+    (3, "diff() argument 'a' must be EnvSpec, Lock, LiveEnv or a path, not int"),
+    (b"m.yml", "diff() argument 'a' must be EnvSpec, Lock, LiveEnv or a path, not bytes"),
+    (["m.yml"], "diff() argument 'a' must be EnvSpec, Lock, LiveEnv or a path, not list"),
+])
+def test_diff_misuse(a, message, spec_file):
+    with pytest.raises(TypeError) as exc:
+        envkit.diff(a, spec_file)
+    assert str(exc.value) == message
+    with pytest.raises(TypeError, match=r"^diff\(\) argument 'platform' must be str or None, not int$"):
+        envkit.diff(spec_file, spec_file, platform=64)
+    with pytest.raises(envkit.EnvkitError, match="no such file"):
+        envkit.diff(spec_file, spec_file.parent / "missing.yml")
+
+
+def test_run_checks_takes_paths_or_targets(spec_file):
+    by_path = envkit.run_checks([spec_file], envkit.Config(select=["mixed-channels"]))
+    targets = envkit.load_targets([str(spec_file)])
+    assert by_path == envkit.run_checks(targets, envkit.Config(select=["mixed-channels"]))
+    assert [(f.rule, f.line) for f in by_path] == [("mixed-channels", 2)]
+    assert envkit.run_checks([spec_file]) == envkit.run_checks(targets, envkit.Config())
+
+
+@pytest.mark.parametrize("targets, config, error, message", [
+    ("m.yml", None, TypeError, "run_checks() argument 'targets' must be a list of Targets (load_targets) or of "
+                               "paths, not str (one goes in a list: ['m.yml'])"),
+    (["m.yml"], {"select": ["x"]}, TypeError, "run_checks() argument 'config' must be Config or None, not dict"),
+    ([3], None, TypeError, "run_checks() argument 'targets' must hold Targets (from load_targets) or paths, "
+                           "not int"),
+    ([], None, envkit.UsageError, "run_checks(): nothing to check (no targets)"),
+    (None, None, TypeError, "run_checks() argument 'targets' must be a list of Targets (load_targets) or of "
+                            "paths, not NoneType"),
+])
+def test_run_checks_misuse(targets, config, error, message):
+    with pytest.raises(error) as exc:
+        envkit.run_checks(targets, config)
+    assert str(exc.value) == message
+
+
+def test_run_checks_does_not_mix_paths_and_targets(spec_file):
+    [target] = envkit.load_targets([spec_file])
+    with pytest.raises(TypeError, match=r"not a path among Targets \(give all paths or all Targets\)$"):
+        envkit.run_checks([target, str(spec_file)])
+    with pytest.raises(TypeError, match=r"one goes in a list: \[target\]\)$"):
+        envkit.run_checks(target)
+
+
+def test_load_targets(spec_file, tmp_path):
+    [t] = envkit.load_targets([spec_file])  # a Path is fine
+    assert (t.path, t.kind, t.model.name) == (str(spec_file), "spec", "m")
+    with pytest.raises(TypeError) as exc:
+        envkit.load_targets(str(spec_file))
+    assert str(exc.value) == (f"load_targets() argument 'paths' must be a list of paths, not str "
+                              f"(one goes in a list: [{str(spec_file)!r}])")
+    with pytest.raises(TypeError, match=r"^load_targets\(\) argument 'paths\[\]' must be str or os.PathLike, not int$"):
+        envkit.load_targets([1])
+    with pytest.raises(TypeError, match=r"^load_targets\(\) argument 'live' must be LiveEnv, not EnvSpec$"):
+        envkit.load_targets([spec_file], live=t.model)
+    with pytest.raises(envkit.UsageError, match=r"^unknown format 'yml'"):
+        envkit.load_targets([spec_file], format="yml")
+    with pytest.raises(envkit.UsageError, match=r"^load_targets\(\): nothing to check"):
+        envkit.load_targets([])
+
+
+def test_solve_spec_misuse_fails_before_any_solve(spec_file):
+    spec = envkit.read_file(spec_file)
+    with pytest.raises(TypeError) as exc:
+        envkit.solve_spec(spec, "linux-64")
+    assert str(exc.value) == ("solve_spec() argument 'platforms' must be a list of platform names, not str "
+                              "(one goes in a list: ['linux-64'])")
+    with pytest.raises(TypeError, match=r"^solve_spec\(\) argument 'spec' must be EnvSpec or a path, not Lock"):
+        envkit.solve_spec(envkit.read_file(CONDA_LOCK), ["linux-64"])
+    with pytest.raises(TypeError, match=r"^solve_spec\(\) argument 'virtual_packages' must be a list of "
+                                        r"VirtualPackage or str, not str \(one goes in a list: \['__cuda=12'\]\)$"):
+        envkit.solve_spec(spec, ["linux-64"], virtual_packages="__cuda=12")
+    with pytest.raises(envkit.UsageError, match="expected \\[PLATFORM:\\]__name=version"):
+        envkit.solve_spec(spec, ["linux-64"], virtual_packages=["cuda"])
+    with pytest.raises(envkit.UsageError, match=r"^unknown platform 'linux64'$"):
+        envkit.solve_spec(spec, ["linux64"])
+    with pytest.raises(envkit.UsageError, match=r"^solve_spec\(\): solve_timeout must be a positive number"):
+        envkit.solve_spec(spec, ["linux-64"], solve_timeout=0)
+    with pytest.raises(TypeError, match=r"^solve_spec\(\) argument 'pip_timeout' must be a number, not bool$"):
+        envkit.solve_spec(spec, ["linux-64"], pip_timeout=True)
+
+
+def test_lock_live_misuse(spec_file):
+    with pytest.raises(TypeError) as exc:
+        envkit.lock_live(envkit.read_file(spec_file))
+    assert str(exc.value) == "lock_live() argument 'env' must be LiveEnv, not EnvSpec (a spec is locked by envkit.solve_spec)"
+    with pytest.raises(TypeError, match=r"not str \(read it first: envkit.open_env\(prefix=...\)\)$"):
+        envkit.lock_live("/opt/env")
+
+
+def test_create_from_lock_misuse(spec_file, tmp_path):
+    spec = envkit.read_file(spec_file)
+    with pytest.raises(TypeError) as exc:
+        envkit.create_from_lock(spec, tmp_path / "env")
+    assert str(exc.value) == ("create_from_lock() argument 'lock' must be Lock or a path, not EnvSpec "
+                              "(an EnvSpec is solved into a Lock by envkit.solve_spec)")
+    with pytest.raises(envkit.ParseError, match="not a lock file"):
+        envkit.create_from_lock(spec_file, tmp_path / "env")
+    with pytest.raises(TypeError, match=r"^create_from_lock\(\) argument 'prefix' must be str or os.PathLike, not NoneType$"):
+        envkit.create_from_lock(CONDA_LOCK, None)
+    with pytest.raises(envkit.UsageError, match=r"has no packages for win-32 \(locked: linux-64, osx-64"):
+        envkit.create_from_lock(CONDA_LOCK, tmp_path / "env", platform="win-32")
+    assert not (tmp_path / "env").exists()
+
+
+def test_open_env_misuse(tmp_path):
+    with pytest.raises(TypeError, match=r"^open_env\(\) argument 'prefix' must be str or os.PathLike or None, not int$"):
+        envkit.open_env(prefix=3)
+    with pytest.raises(TypeError, match=r"^open_env\(\) argument 'environ' must be a mapping"):
+        envkit.open_env(prefix=tmp_path, environ=["CONDA_PREFIX=/x"])
+    with pytest.raises(envkit.UsageError, match="^unknown backend 'conda-cli'"):
+        envkit.open_env(prefix=tmp_path, backend="conda-cli")
+    with pytest.raises(envkit.EnvkitError, match="not a conda environment|no conda-meta"):
+        envkit.open_env(prefix=tmp_path)
+
+
+def test_check_lock_with_no_platform_to_check_is_an_error(spec_file):
+    from envkit.model import Lock
+
+    with pytest.raises(envkit.UsageError, match="^the lock names no platform, so nothing would be checked$"):
+        envkit.check_lock(spec_file, Lock(kind="explicit", platforms=(), packages=()))
+
+
+# --- formats and normalize: normal use and misuse -------------------------------------------------
+
+def test_read_detect_and_normalize_normal_use(spec_file):
+    text = spec_file.read_text()
+    assert envkit.detect_format(text) == "env"
+    assert envkit.detect_format("", spec_file) == "env"  # a Path as the file name
+    spec = envkit.read_text(text, filename=spec_file)
+    assert spec == envkit.read_file(spec_file) == envkit.read_file(str(spec_file), format="env")
+    assert spec.source == str(spec_file)
+    assert envkit.normalize(spec) == envkit.normalize_spec(spec)
+    lock = envkit.read_file(CONDA_LOCK)
+    assert envkit.normalize(lock) == envkit.normalize_lock(lock)
+    assert envkit.normalize_text("dependencies:\n  - b\n  - a\n", filename=spec_file) == "dependencies:\n  - a\n  - b\n"
+    assert envkit.normalize_text("b\na\n", format="requirements") == "a\nb\n"
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda: envkit.detect_format(b"name: x\n"), TypeError,
+     "detect_format() argument 'text' must be str, not bytes (decode it first: data.decode('utf-8'))"),
+    (lambda: envkit.detect_format("x", 3), TypeError,
+     "detect_format() argument 'filename' must be str or os.PathLike or None, not int"),
+    (lambda: envkit.read_text(None), TypeError, "read_text() argument 'text' must be str, not NoneType"),
+    (lambda: envkit.read_text("a\n", format="txt"), envkit.UsageError,
+     "unknown format 'txt'; choose one of: env, explicit, conda-lock, pixi, requirements, conda-list-json, "
+     "conda-list-export"),
+    (lambda: envkit.read_text("a\n", environment=1), TypeError,
+     "read_text() argument 'environment' must be str or None, not int"),
+    (lambda: envkit.read_file(3), TypeError, "read_file() argument 'path' must be str or os.PathLike, not int"),
+    (lambda: envkit.read_file(b"m.yml"), TypeError, "read_file() argument 'path' must be str or os.PathLike, not bytes"),
+    (lambda: envkit.read_file("m.yml", format=["env"]), TypeError,
+     "read_file() argument 'format' must be str or None, not list"),
+    (lambda: envkit.normalize("name: x\n"), TypeError, "normalize() takes an EnvSpec or a Lock, not str"),
+    (lambda: envkit.normalize_spec(envkit.read_file(CONDA_LOCK)), TypeError,
+     "normalize_spec() argument 'spec' must be EnvSpec, not Lock"),
+    (lambda: envkit.normalize_lock(envkit.read_text("a\n", format="requirements")), TypeError,
+     "normalize_lock() argument 'lock' must be Lock, not EnvSpec (an EnvSpec is solved into a Lock by envkit.solve_spec)"),
+    (lambda: envkit.normalize_text(envkit.read_file(CONDA_LOCK)), TypeError,
+     "normalize_text() argument 'text' must be str, not Lock"),
+    (lambda: envkit.normalize_text("", format="pixi"), envkit.UsageError,
+     "envkit reads pixi.lock but does not rewrite it (pixi owns that file)"),
+])
+def test_formats_and_normalize_misuse(call, error, message):
+    with pytest.raises(error) as exc:
+        call()
+    assert str(exc.value) == message
+
+
+# --- every public function, generically -----------------------------------------------------------
+
+FUNCTIONS = ["detect_format", "read_text", "read_file", "write_text", "normalize", "normalize_spec",
+             "normalize_lock", "normalize_text", "diff", "load_targets", "run_checks", "open_env", "lock_live",
+             "solve_spec", "check_lock", "create_from_lock"]
+
+
+def test_the_function_list_is_every_public_function():
+    import inspect
+
+    public = {n for n in envkit.__all__ if callable(getattr(envkit, n)) and not inspect.isclass(getattr(envkit, n))}
+    assert public == set(FUNCTIONS)
+
+
+@pytest.mark.parametrize("name", FUNCTIONS)
+def test_a_wrong_first_argument_is_a_type_error_naming_the_function(name):
+    # an object of no expected type, as first argument and (with a valid first one) as every other
+    with pytest.raises(TypeError, match=rf"^{name}\(\)"):
+        if name == "open_env":
+            envkit.open_env(object())
+        else:
+            getattr(envkit, name)(object(), *([object()] if name in ("diff", "check_lock") else []))
+
+
+@pytest.mark.parametrize("name", [n for n in FUNCTIONS if n not in ("write_text", "normalize")])
+def test_the_facade_keeps_the_cores_parameters(name):
+    """api.<name> has the core's parameters, kinds and defaults (so the two cannot drift apart),
+    except the documented differences: diff's labels default to the paths given; solve_spec's
+    platforms may be left out (None: the spec's own)."""
+    import importlib
+    import inspect
+
+    from envkit import api
+
+    core_module = {"detect_format": "envkit.formats", "read_text": "envkit.formats", "read_file": "envkit.formats",
+                   "normalize_spec": "envkit.normalize", "normalize_lock": "envkit.normalize",
+                   "normalize_text": "envkit.normalize", "diff": "envkit.diff", "load_targets": "envkit.checks",
+                   "run_checks": "envkit.checks", "open_env": "envkit.backends", "lock_live": "envkit.lock",
+                   "solve_spec": "envkit.lock", "check_lock": "envkit.lock", "create_from_lock": "envkit.create"}
+    core = getattr(importlib.import_module(core_module[name]), name)
+    mine = inspect.signature(getattr(api, name)).parameters
+    theirs = inspect.signature(core).parameters
+    assert list(mine) == list(theirs)
+    allowed = {("diff", "label_a"), ("diff", "label_b"), ("solve_spec", "platforms"), ("run_checks", "config")}
+    for p in theirs:
+        assert mine[p].kind == theirs[p].kind, p
+        if (name, p) not in allowed:
+            assert mine[p].default == theirs[p].default, p
+
+
+# --- solve, create, open, lock, check: the whole round, offline -------------------------------------
+
+@pytest.mark.slow
+def test_solve_create_open_lock_check_round(tmp_path):
+    from support.condafactory import ChannelBuilder, Pkg
+
+    chan = ChannelBuilder(tmp_path / "chan").add(
+        Pkg(name="zlib", version="1.3.1", build="h0_0"),
+        Pkg(name="tool", version="1.0", build="h0_0", depends=["zlib >=1.3"]),
+        Pkg(name="tool", version="2.0", build="h0_0", depends=["zlib >=1.3"])).index()
+    spec_path = tmp_path / "environment.yml"
+    spec_path.write_text(f"name: t\nchannels:\n  - {chan.url}\ndependencies:\n  - tool<2\n")
+
+    lock = envkit.solve_spec(spec_path, ["linux-64"], virtual_packages=["__glibc=2.17"])
+    assert [(p.name, p.version) for p in lock.packages] == [("tool", "1.0"), ("zlib", "1.3.1")]
+    assert envkit.check_lock(spec_path, lock) == []
+    newer = tmp_path / "newer.yml"
+    newer.write_text(spec_path.read_text().replace("tool<2", "tool>=2"))
+    assert [(p.kind, p.name) for p in envkit.check_lock(newer, lock) if p.kind != "stale"] == [("unsatisfied", "tool")]
+
+    lock_path = tmp_path / "conda-lock.yml"
+    lock_path.write_text(envkit.write_text(lock, "conda-lock"))
+    result = envkit.create_from_lock(lock_path, tmp_path / "env", platform="linux-64")
+    assert (result.conda, result.pip, result.platform) == (2, 0, "linux-64")
+
+    live = envkit.open_env(prefix=tmp_path / "env")
+    assert sorted(p.name for p in live.packages) == ["tool", "zlib"]
+    relocked = envkit.lock_live(live)
+    assert [(p.name, p.version, p.build) for p in relocked.packages] == [
+        (p.name, p.version, p.build) for p in lock.packages]
+    assert envkit.diff(lock_path, live).changes == ()
+    # the live lock satisfies the spec; its content hash is the live environment's, not the spec's
+    problems = envkit.check_lock(spec_path, relocked, platforms=["linux-64"])
+    assert [(p.kind, p.platform) for p in problems] == [("stale", "linux-64")]
