@@ -373,8 +373,11 @@ def create_from_lock(lock: Lock, prefix: str | os.PathLike[str], *, platform: st
     IntegrityError (a package does not match its recorded hash) and BackendError (download, link,
     conda or pip failure).  On any error after the prefix was started it is removed again.
     """
+    from envkit.lock import apply_lock_metadata
+
     if backend not in BACKENDS:
         raise UsageError(f"unknown backend {backend!r}", hint="use one of: " + ", ".join(BACKENDS))
+    lock = apply_lock_metadata(lock)  # editable pip packages recorded in custom_metadata
     plat = choose_platform(lock, platform, environments=environments)
     target = os.path.abspath(os.fspath(prefix))
     _prepare_prefix(target)

@@ -206,21 +206,106 @@ def live_env_spec(env: LiveEnv) -> EnvSpec:
 
 
 def _pip_pin(p: LockedPackage, dist) -> PipDep:
-    url = (dist.url if dist is not None else None) or None
-    vcs = dist.vcs if dist is not None else None
+    """The environment.lock.yml entry of live pip package `p` (its PipDist `dist`, when known):
+    `-e URL#egg=NAME` for an editable install (the name kept in pip's `#egg=` fragment), `NAME @
+    git+URL@commit` for a VCS install, `NAME @ URL` for another URL install, else `NAME==VERSION`.
+    The entry is what reading the written line back gives (`parse_pip_entry`), so that the content
+    hash of the file on disk is the one the lock records."""
+    from envkit.backends.native import pip_install_url
+    from envkit.errors import InvalidSpecError
+    from envkit.formats.pipreq import parse_pip_entry
+
+    url = (pip_install_url(dist) if dist is not None else None) or p.url or None
     editable = bool(p.editable or (dist is not None and dist.editable))
     if url and editable:
-        return PipDep(kind="path" if url.startswith("file:") else "vcs", text=url, name=p.name, url=url,
-                      editable=True)
-    if url and vcs:
-        commit = dist.commit
-        full = f"{vcs}+{url}" if not url.startswith(f"{vcs}+") else url
-        if commit:
-            full = f"{full}@{commit}"
-        return PipDep(kind="vcs", text=f"{p.name} @ {full}", name=p.name, url=full)
-    if url:
-        return PipDep(kind="url", text=f"{p.name} @ {url}", name=p.name, url=url)
-    return PipDep(kind="requirement", text=f"{p.name}=={p.version}", name=p.name, specifier=f"=={p.version}")
+        text = url if "#" in url else f"{url}#egg={p.name}"
+        text = f"-e {text}"
+    elif url:
+        text = f"{p.name} @ {url}"
+    else:
+        text = f"{p.name}=={p.version}"
+    try:
+        return parse_pip_entry(text)
+    except InvalidSpecError:
+        # a version PEP 440 no longer accepts is kept as text, never dropped
+        return PipDep(kind="requirement", text=text, name=p.name, specifier=f"=={p.version}")
+
+
+#: Keys envkit adds to conda-lock.yml's `metadata.custom_metadata` (conda-lock's schema: a string ->
+#: string mapping, the one place it has for extra data; conda-lock itself reads and ignores them).
+#: EDITABLE_KEY: the pip packages installed editable (`pip install -e`), one name per line: a
+#: conda-lock v1 pip package has no editable field.  VARIABLES_KEY: the environment's variables
+#: (`conda env config vars`), as a JSON object in their order, secret values as `<TOKEN>`
+#: (`envkit.urls.redact_variables`).
+EDITABLE_KEY = "envkit.editable"
+VARIABLES_KEY = "envkit.variables"
+
+
+def lock_metadata(packages: Iterable[LockedPackage], variables: Sequence[tuple[str, str]] = (),
+                  metadata: Sequence[tuple[str, str]] = ()) -> tuple[tuple[str, str], ...]:
+    """`metadata` (Lock.metadata entries) with EDITABLE_KEY (the editable pip packages of
+    `packages`, in name order) and VARIABLES_KEY (`variables`, secrets redacted) added to
+    `custom_metadata`; unchanged when there is nothing to add."""
+    editable = sorted({p.name for p in packages if p.manager == "pip" and p.editable}, key=lambda n: (pep503(n), n))
+    add: dict[str, str] = {}
+    if editable:
+        add[EDITABLE_KEY] = "\n".join(editable)
+    if variables:
+        add[VARIABLES_KEY] = json.dumps(dict(redact_variables(variables)), ensure_ascii=False,
+                                        separators=(",", ":"))
+    if not add:
+        return tuple(metadata)
+    out, done = [], False
+    for k, v in metadata:
+        if k == "custom_metadata":
+            custom = json.loads(v) if v else {}
+            custom = dict(custom) if isinstance(custom, dict) else {}
+            custom.update(add)
+            v, done = json.dumps(custom, ensure_ascii=False, separators=(",", ":")), True
+        out.append((k, v))
+    if not done:
+        out.append(("custom_metadata", json.dumps(add, ensure_ascii=False, separators=(",", ":"))))
+    return tuple(out)
+
+
+def _custom_metadata(lock: Lock) -> dict:
+    for k, v in lock.metadata:
+        if k == "custom_metadata":
+            try:
+                data = json.loads(v)
+            except ValueError:
+                return {}
+            return data if isinstance(data, dict) else {}
+    return {}
+
+
+def apply_lock_metadata(lock: Lock) -> Lock:
+    """`lock` with what envkit recorded in `custom_metadata` put back on its packages: the pip
+    packages named under EDITABLE_KEY are editable.  The same lock when there is nothing to apply."""
+    from dataclasses import replace
+
+    text = _custom_metadata(lock).get(EDITABLE_KEY)
+    if not isinstance(text, str) or not text.strip():
+        return lock
+    names = {pep503(n) for n in text.splitlines() if n.strip()}
+    pkgs = tuple(replace(p, editable=True) if p.manager == "pip" and not p.editable and pep503(p.name) in names
+                 else p for p in lock.packages)
+    return replace(lock, packages=pkgs)
+
+
+def lock_variables(lock: Lock) -> tuple[tuple[str, str], ...]:
+    """The environment variables recorded in `lock` (VARIABLES_KEY), in order; () when none.
+    Secret values are `<TOKEN>` there (they were redacted when locked)."""
+    text = _custom_metadata(lock).get(VARIABLES_KEY)
+    if not isinstance(text, str):
+        return ()
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return ()
+    if not isinstance(data, dict):
+        return ()
+    return tuple((str(k), str(v)) for k, v in data.items())
 
 
 def _package_channels(packages: Iterable[LockedPackage]) -> list[Channel]:
@@ -403,7 +488,7 @@ def lock_live(env: LiveEnv, *, index_artifacts: Mapping[str, tuple[str, str | No
     spec = live_env_spec(env)
     return Lock(kind="conda-lock", platforms=(platform,), packages=sort_packages(pkgs),
                 channels=spec.channels, content_hash=((platform, spec_content_hash(spec, platform)),),
-                source=env.prefix)
+                metadata=lock_metadata(pkgs), source=env.prefix)
 
 
 # --------------------------------------------------------------------------------------------
@@ -535,7 +620,8 @@ def solve_spec(spec: EnvSpec, platforms: Sequence[str], *, channel_priority: str
     channels = tuple(c for c in spec.channels if c.name != "nodefaults")
     sources = (os.path.basename(spec.source),) if spec.source else ()
     return Lock(kind="conda-lock", platforms=plats, packages=sort_packages(packages), channels=channels,
-                content_hash=hashes, sources=sources, pip_options=lock_pip_options(spec))
+                content_hash=hashes, sources=sources, pip_options=lock_pip_options(spec),
+                metadata=lock_metadata(packages))
 
 
 #: The pip options of a spec that a lock keeps for `envkit create`: where pip finds the locked
@@ -850,7 +936,8 @@ def solve_with_conda_lock(spec: EnvSpec, platforms: Sequence[str], *,
     hashes = tuple((p, spec_content_hash(spec, p)) for p in plats)
     return replace(lock, kind="conda-lock", platforms=plats, packages=sort_packages(lock.packages),
                    content_hash=hashes, sources=(os.path.basename(spec.source),),
-                   pip_options=lock_pip_options(spec))
+                   pip_options=lock_pip_options(spec),
+                   metadata=lock_metadata(lock.packages, (), lock.metadata))
 
 
 # --------------------------------------------------------------------------------------------

@@ -81,3 +81,50 @@ def test_vcs_install_is_locked_and_recreated_at_its_commit(envkit_cli, tmp_path,
     direct = json.loads((site / "mylib-0.3.dist-info" / "direct_url.json").read_text())
     assert direct["vcs_info"]["commit_id"] == first
     assert [p.url for p in open_env(prefix=str(target)).pip_packages()] == [want]
+
+
+def _project(path: Path, name: str, version: str) -> Path:
+    """A setuptools project directory `name` `version` (to install editable)."""
+    path.mkdir(parents=True)
+    (path / "pyproject.toml").write_text('[build-system]\nrequires = ["setuptools"]\n'
+                                         'build-backend = "setuptools.build_meta"\n'
+                                         f'[project]\nname = "{name}"\nversion = "{version}"\n')
+    (path / name).mkdir()
+    (path / name / "__init__.py").write_text("HERE = True\n")
+    return path
+
+
+def test_editable_install_survives_env_lock_conda_lock_check_and_create(envkit_cli, tmp_path, isolated_conda,
+                                                                      default_prefix):
+    from conda_lock.lockfile import parse_conda_lock_file
+
+    from envkit.backends import open_env
+    from envkit.commands.create import read_lock_file
+    from envkit.formats.envyml import read_env
+    from support.condafactory import write_direct_url
+
+    src = _project(tmp_path / "src" / "tool", "tool", "0.1")
+    prefix = copy_prefix(default_prefix, tmp_path / "env")
+    d = pip_install(prefix, build_wheel(tmp_path / "w", "tool", "0.1"), direct=True)
+    write_direct_url(d, src.as_uri(), editable=True)  # what `pip install -e src/tool` records
+    lock = tmp_path / "out" / "conda-lock.yml"
+    lock.parent.mkdir()
+    r = envkit_cli("lock", "-p", str(prefix), "-o", str(lock), env=PIP_OFFLINE)
+    assert r.exit_code == 0, r.stderr
+    env_lock = lock.parent / "environment.lock.yml"
+    assert f"  - pip:\n    - -e {src.as_uri()}#egg=tool\n" in env_lock.read_text()
+    [entry] = read_env(env_lock.read_text()).pip
+    assert (entry.name, entry.editable) == ("tool", True)
+    # conda-lock v1 has no editable field for pip packages: custom_metadata, which conda-lock accepts
+    assert "  custom_metadata:\n    envkit.editable: tool\n" in lock.read_text()
+    assert parse_conda_lock_file(lock).metadata.custom_metadata == {"envkit.editable": "tool"}
+    [tool] = [p for p in read_lock_file(str(lock), None, None)[1].packages if p.manager == "pip"]
+    assert (tool.name, tool.url, tool.editable) == ("tool", src.as_uri(), True)
+    r = envkit_cli("lock", "--check", "-f", str(env_lock), "--lock", str(lock))
+    assert (r.exit_code, r.stdout) == (0, f"{lock} is up to date with {env_lock} (linux-64)\n")
+
+    target = tmp_path / "new"
+    r = envkit_cli("create", "--lock", str(lock), "-p", str(target), env=PIP_OFFLINE)
+    assert r.exit_code == 0, r.stderr
+    [pkg] = open_env(prefix=str(target)).pip_packages()
+    assert (pkg.name, pkg.url, pkg.editable) == ("tool", src.as_uri(), True)

@@ -78,10 +78,14 @@ def read_lock_file(path: str, input_format: str | None, environment: str | None,
     from envkit.errors import EnvkitError
     from envkit.formats import read_text
     from envkit.io import read_text as read_file_text
+    from envkit.lock import apply_lock_metadata
+    from envkit.model import Lock
 
     try:
         text = read_file_text(path)
-        return text, read_text(text, filename=path, format=input_format, environment=environment)
+        model = read_text(text, filename=path, format=input_format, environment=environment)
+        # what envkit recorded in conda-lock.yml's custom_metadata (editable pip packages)
+        return text, apply_lock_metadata(model) if isinstance(model, Lock) else model
     except EnvkitError as exc:
         if exc.hint and "pass --format" in exc.hint:
             exc.hint = format_hint or exc.hint.replace("pass --format", "pass --input-format")
