@@ -412,3 +412,17 @@ def test_solve_create_open_lock_check_round(tmp_path):
     # the live lock satisfies the spec; its content hash is the live environment's, not the spec's
     problems = envkit.check_lock(spec_path, relocked, platforms=["linux-64"])
     assert [(p.kind, p.platform) for p in problems] == [("stale", "linux-64")]
+
+
+def test_the_misuse_examples_in_docs_api_md_are_true(monkeypatch):
+    from conftest import REPO
+
+    lines = (REPO / "docs" / "api.md").read_text().splitlines()
+    pairs = [(ln[4:], lines[i + 1]) for i, ln in enumerate(lines) if ln.startswith(">>> ")]
+    assert len(pairs) == 10
+    monkeypatch.chdir(REPO / "examples" / "ci-repo")
+    spec = envkit.read_file("environment.yml")
+    for code, shown in pairs:
+        with pytest.raises(Exception) as exc:
+            eval(code, {"envkit": envkit, "spec": spec})
+        assert f"{type(exc.value).__name__}: {exc.value}" == shown
