@@ -160,6 +160,9 @@ class ListDiff:
     a: tuple[str, ...] | None  # None: unknown on that side
     b: tuple[str, ...] | None
     secrets_changed: tuple[str, ...] = ()
+    #: secrets whose value is a placeholder (`<TOKEN>`, as an export writes it) on at least one
+    #: side: unknown, so not compared (never a change)
+    secrets_unknown: tuple[str, ...] = ()
 
     @property
     def changed(self) -> bool:
@@ -168,7 +171,8 @@ class ListDiff:
     def as_dict(self) -> dict:
         return {"a": list(self.a) if self.a is not None else None,
                 "b": list(self.b) if self.b is not None else None, "changed": self.changed,
-                "secrets_changed": list(self.secrets_changed)}
+                "secrets_changed": list(self.secrets_changed),
+                "secrets_unknown": list(self.secrets_unknown)}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -254,6 +258,20 @@ class EnvDiff:
         if self.changes or self.channels.changed or self.pip_options.changed or self.variables.changed:
             return False
         return not any(c.status in ("not-satisfied", "missing") for c in self.spec_checks)
+
+    def notes(self) -> list[str]:
+        """Sentences about what was not compared (said once, never a difference): pip packages a
+        format cannot record, credential values written as placeholders, configured channels no
+        package came from."""
+        out = []
+        if self.pip_not_recorded is not None:
+            out.append(self.pip_not_recorded.sentence())
+        hidden = self.variables.secrets_unknown
+        if hidden:
+            n = len(hidden)
+            out.append(f"{plural(n, 'credential value')} could not be compared (written as a "
+                       f"placeholder such as <TOKEN> on one side): {', '.join(hidden)}.")
+        return out
 
     def differing_lists(self) -> list[str]:
         """'channels differ', 'pip index options differ', 'environment variables differ': the
@@ -673,17 +691,36 @@ def _secrets(pairs) -> dict[str, str]:
 
 def _diff_variables(sa: _Side, sb: _Side) -> ListDiff:
     """The variables of both sides, redacted; secrets whose redacted forms match are compared by
-    their real values and named in `secrets_changed` when those differ."""
+    their real values and named in `secrets_changed` when those differ.  A value that is already a
+    placeholder on a side (`API_KEY: <TOKEN>` in an export) is unknown there: named in
+    `secrets_unknown`, never a change."""
+    from envkit.urls import has_placeholder
+
     changed: list[str] = []
+    unknown: list[str] = []
     if sa.variables is not None and sb.variables is not None:
         ra = dict(x.split("=", 1) for x in sa.variables)
         rb = dict(x.split("=", 1) for x in sb.variables)
         secret_a, secret_b = sa.secrets or {}, sb.secrets or {}
         for k in ra:
-            if k in rb and ra[k] == rb[k] and (k in secret_a or k in secret_b) \
-                    and secret_a.get(k) != secret_b.get(k):
+            if k not in rb or ra[k] != rb[k]:
+                continue
+            # a side whose value was not redacted here but holds a placeholder wrote it redacted
+            hidden_a = k not in secret_a and _is_placeholder(ra[k], has_placeholder)
+            hidden_b = k not in secret_b and _is_placeholder(rb[k], has_placeholder)
+            if hidden_a or hidden_b:
+                unknown.append(k)
+            elif (k in secret_a or k in secret_b) and secret_a.get(k) != secret_b.get(k):
                 changed.append(k)
-    return ListDiff(a=sa.variables, b=sb.variables, secrets_changed=tuple(changed))
+    return ListDiff(a=sa.variables, b=sb.variables, secrets_changed=tuple(changed),
+                    secrets_unknown=tuple(unknown))
+
+
+def _is_placeholder(value: str, has_placeholder) -> bool:
+    """`<TOKEN>`, `https://<USER>:<PASSWORD>@host`, `***`: a value written with its credential
+    already removed."""
+    v = value.strip().strip("'\"")
+    return has_placeholder(v) or re.fullmatch(r"<[A-Z_]+>|\*{3,}", v) is not None
 
 
 def records_pip(model: EnvSpec | Lock | LiveEnv) -> bool:

@@ -368,11 +368,17 @@ def test_secret_variables_are_compared_but_never_shown():
     assert "  value changed (a credential, not shown): API_TOKEN, PIP_INDEX_URL\n" in render_text(d)
     # the same secret on both sides: the same
     assert diff(a, a).same and diff(a, a).variables.secrets_changed == ()
-    # a real token against a placeholder differs; against `${VAR}` the redacted texts differ
+    # a real token against a placeholder (an export wrote it redacted) is unknown, not a change
     c = LiveEnv(prefix="/r", name="r", platform="linux-64", packages=BASE,
                 variables=(("API_TOKEN", "<TOKEN>"), ("OMP_NUM_THREADS", "4"),
                            ("PIP_INDEX_URL", "https://u:s3cret@pypi.example.org/simple")))
-    assert diff(a, c).variables.secrets_changed == ("API_TOKEN",)
+    assert diff(a, c).variables.secrets_changed == () and diff(a, c).variables.secrets_unknown == ("API_TOKEN",)
+    assert diff(a, c).same and diff(c, a).same
+    # against `${VAR}` the redacted texts differ
+    e = LiveEnv(prefix="/r", name="r", platform="linux-64", packages=BASE,
+                variables=(("API_TOKEN", "${API_TOKEN}"), ("OMP_NUM_THREADS", "4"),
+                           ("PIP_INDEX_URL", "https://u:s3cret@pypi.example.org/simple")))
+    assert diff(a, e).variables.changed and diff(a, e).variables.secrets_unknown == ()
 
 
 def test_pip_packages_against_a_format_that_cannot_record_them():

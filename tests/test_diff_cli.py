@@ -332,6 +332,36 @@ def test_export_variables_are_compared(envkit_cli, tmp_path):
     assert data["variables"]["b"] == [] and data["variables"]["changed"] is True
 
 
+def test_a_placeholder_credential_is_unknown_not_a_change(envkit_cli, tmp_path):
+    # `envkit export` writes a secret as <TOKEN>: against the real value it cannot be compared
+    def with_vars(name, body):
+        p = tmp_path / name
+        p.write_text((EXAMPLE / "cpu.yml").read_text() + "variables:\n" + body)
+        return str(p)
+
+    real = with_vars("real.yml", "  OMP_NUM_THREADS: '4'\n  API_KEY: sekret-value-123\n"
+                                 "  PIP_INDEX_URL: https://me:pw@pypi.example.org/simple\n")
+    redacted = with_vars("redacted.yml", "  OMP_NUM_THREADS: '4'\n  API_KEY: <TOKEN>\n"
+                                         "  PIP_INDEX_URL: https://<USER>:<PASSWORD>@pypi.example.org/simple\n")
+    for a, b in ((real, redacted), (redacted, real), (redacted, redacted)):
+        r = envkit_cli("diff", a, b)
+        assert r.exit_code == 0, r.stdout
+        assert ("note: 2 credential values could not be compared (written as a placeholder such as "
+                "<TOKEN> on one side): API_KEY, PIP_INDEX_URL.\n") in r.stdout
+        assert r.stdout.count("could not be compared") == 1 and "value changed" not in r.stdout
+        assert r.stdout.endswith("Same: no differences (3 packages compared).\n")
+    data = json.loads(envkit_cli("diff", real, redacted, "--format", "json").stdout)
+    assert data["same"] is True and data["variables"]["secrets_unknown"] == ["API_KEY", "PIP_INDEX_URL"]
+    assert data["variables"]["secrets_changed"] == [] and len(data["notes"]) == 1
+    md = envkit_cli("diff", real, redacted, "--format", "markdown").stdout
+    assert "_2 credential values could not be compared (written as a placeholder such as &lt;TOKEN> on one side)" in md
+    # a real value against another real value is still compared
+    other = with_vars("other.yml", "  OMP_NUM_THREADS: '4'\n  API_KEY: another-value-456\n"
+                                   "  PIP_INDEX_URL: https://me:pw@pypi.example.org/simple\n")
+    r = envkit_cli("diff", real, other)
+    assert r.exit_code == 1 and "value changed (a credential, not shown): API_KEY\n" in r.stdout
+
+
 def test_all_shows_unchanged(envkit_cli, tmp_path):
     a = export(tmp_path, "a.yml", BASE)
     r = envkit_cli("diff", a, a, "--all")

@@ -11,11 +11,12 @@
                   "b": {...} | null, "tags": [...], "impact": "high|medium|low", "reason", "group"}],
      "channels": {"a", "b", "added", "removed", "order_changed", "priority": {"a", "b"}, "changed", "note"},
      "pip_options": {"a", "b", "changed", "secrets_changed"},
-     "variables": {"a", "b", "changed", "secrets_changed"},   # values of secrets: <TOKEN>
+     "variables": {"a", "b", "changed", "secrets_changed", "secrets_unknown"},   # values of secrets: <TOKEN>
      "duplicates": {"a": [{"conda", "pip", "project"}], "b": [...]},
      "spec": null | {"side": "a|b", "entries": [{"spec", "name", "manager", "status", "found", "note",
                                                   "line"}], "unmentioned": [package, ...]},
      "pip_not_recorded": null | {"side": "a|b", "kind", "skipped"},   # a side that cannot hold pip
+     "notes": [str],                       # what was not compared, in words (never a difference)
      "unchanged": [package, ...],          # only with --all
      "summary": {...}}
 
@@ -51,6 +52,7 @@ def diff_to_dict(d: EnvDiff, *, show_all: bool = False) -> dict:
                        "b": [x.as_dict() for x in d.duplicates_b]},
         "spec": spec,
         "pip_not_recorded": d.pip_not_recorded.as_dict() if d.pip_not_recorded else None,
+        "notes": d.notes(),
     }
     if show_all:
         out["unchanged"] = [s.as_dict() for s in d.unchanged]

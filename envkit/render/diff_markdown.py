@@ -80,8 +80,8 @@ def render_markdown(d: EnvDiff, *, show_all: bool = False) -> str:
     pb = f" ({d.b.platform})" if d.b.platform else ""
     out.append(f"**A** {_code(d.a.source)}{pa} → **B** {_code(d.b.source)}{pb}")
     out.append("")
-    if d.pip_not_recorded is not None:
-        out += [f"_{d.pip_not_recorded.sentence()}_", ""]
+    for note in d.notes():
+        out += [f"_{_cell(note)}_", ""]
     verdict, _, rest = summary_sentence(d).partition(": ")
     out.append(f"**{verdict}**: {rest}")
     if d.highlights:

@@ -33,8 +33,8 @@ def render_text(d: EnvDiff, *, color: bool = False, show_all: bool = False, widt
     p = _Painter(color)
     out: list[str] = []
     out += _header(d, p)
-    if d.pip_not_recorded is not None:
-        out.append(p(f"note: {d.pip_not_recorded.sentence()}", "dim"))
+    for note in d.notes():
+        out.append(p(f"note: {note}", "dim"))
     if d.highlights:
         out.append("")
         out += _highlights(d, p)
