@@ -11,7 +11,8 @@ order (it is priority), duplicates dropped; conda dependencies in canonical matc
 name; the pip section's option lines first in their order, then entries sorted by PEP 503 name;
 exact duplicates removed; `variables:` in their order, a credential in a value replaced by a
 placeholder (`HF_TOKEN: <TOKEN>`, `postgres://<USER>:<PASSWORD>@host/db`; see
-`envkit.urls.redact_variables`).  Comments stay next to the entry they were written above or beside.
+`envkit.urls.redact_variables`).  Comments stay next to the entry they were written above or beside,
+credentials in the URLs they mention replaced by placeholders as well.
 """
 from __future__ import annotations
 
@@ -121,7 +122,7 @@ def render_normalized(model, text: str, fmt: str) -> str:
         from envkit.formats.envyml import write_env
 
         spec, merges = _normalize_spec(model)
-        cm = yaml_comments(text)
+        cm = redact_comments(yaml_comments(text))
         for into, src in merges:
             cm.merge(into, src)
         return write_env(spec, comments=cm)
@@ -129,7 +130,7 @@ def render_normalized(model, text: str, fmt: str) -> str:
         from envkit.formats.requirements import write_requirements
 
         spec, merges = _normalize_spec(model)
-        cm = requirements_comments(text)
+        cm = redact_comments(requirements_comments(text))
         for into, src in merges:
             cm.merge(into, src)
         return write_requirements(spec, comments=cm)
@@ -137,15 +138,15 @@ def render_normalized(model, text: str, fmt: str) -> str:
         from envkit.formats._util import leading_comments
         from envkit.formats.condalock import write_conda_lock
 
-        return write_conda_lock(model, header=leading_comments(text))
+        return write_conda_lock(model, header=redact_comment(leading_comments(text)))
     if fmt == "explicit":
         from envkit.formats.explicit import write_explicit
 
-        return write_explicit(model, header=_header_without(text, ("platform:", "input_hash:")))
+        return write_explicit(model, header=redact_comment(_header_without(text, ("platform:", "input_hash:"))))
     if fmt == "conda-list-export":
         from envkit.formats.condalist import write_conda_list_export
 
-        return write_conda_list_export(model, header=_header_without(text, ("platform:",)))
+        return write_conda_list_export(model, header=redact_comment(_header_without(text, ("platform:",))))
     if fmt == "conda-list-json":
         from envkit.formats.condalist import write_conda_list_json
 
@@ -153,6 +154,34 @@ def render_normalized(model, text: str, fmt: str) -> str:
     if fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r}; choose one of: {', '.join(FORMATS)}")
     raise _pixi_error()
+
+
+def redact_comment(text: str | None) -> str | None:
+    """`text` (comment lines) with every credential in a URL replaced by its placeholder, found as
+    `envkit check`'s leaked-secret rule finds them (so a normalized file passes that rule): a
+    `user:password@`, a token user part, an anaconda.org `/t/<token>/`, a `?token=` parameter."""
+    if not text or ("://" not in text):
+        return text  # no URL, nothing to find (and the rule module is not imported)
+    from envkit.checks.rules_secrets import find_secrets
+
+    out = []
+    for line in text.split("\n"):
+        for secret in find_secrets(line):
+            line = line.replace(secret.url, secret.redacted)
+        out.append(line)
+    return "\n".join(out)
+
+
+def redact_comments(cm: CommentMap) -> CommentMap:
+    """`cm` with `redact_comment` applied to every comment it holds (in place; returned)."""
+    cm.header[:] = [redact_comment(c) for c in cm.header]
+    cm.footer[:] = [redact_comment(c) for c in cm.footer]
+    for table in (cm.leading, cm.trailing):
+        for line, comments in table.items():
+            table[line] = [redact_comment(c) for c in comments]
+    for line, comment in cm.inline.items():
+        cm.inline[line] = redact_comment(comment)
+    return cm
 
 
 def _header_without(text: str, keys: tuple[str, ...]) -> str | None:
@@ -311,4 +340,4 @@ def is_normalized(text: str, *, filename: str | None = None, format: str | None 
 
 
 __all__ = ["normalize", "normalize_spec", "normalize_lock", "normalize_text", "yaml_comments", "requirements_comments",
-           "split_inline_comment", "is_normalized"]
+           "split_inline_comment", "is_normalized", "redact_comment", "redact_comments"]

@@ -331,3 +331,30 @@ def test_cli_check_fails_on_a_leaked_variable_and_normalized_file_passes_check(e
     r = envkit_cli("check", "--select", "leaked-secret", str(f))
     assert (r.exit_code, r.stdout) == (0, "no findings (1 file checked)\n")
     assert envkit_cli("normalize", "--check", str(f)).exit_code == 0
+
+
+def test_credentials_in_comments_are_redacted_as_check_finds_them(envkit_cli, tmp_path):
+    text = ("# mirror: https://alice:s3cret@pypi.example.com/simple\nname: c\nchannels:\n"
+            "  - conda-forge  # was https://conda.anaconda.org/t/tk-1234abcd/private-chan\n"
+            "dependencies:\n  # forum: https://discourse.example.org/t/topic-name/123\n  - python=3.11\n")
+    once = normalize_text(text, filename="c.yml")
+    assert once == ("# mirror: https://<USER>:<PASSWORD>@pypi.example.com/simple\nname: c\nchannels:\n"
+                    "  - conda-forge  # was https://conda.anaconda.org/t/<TOKEN>/private-chan\n"
+                    "dependencies:\n  # forum: https://discourse.example.org/t/topic-name/123\n  - python=3.11\n")
+    assert normalize_text(once, filename="c.yml") == once
+    req = "# index https://u:pw@host/simple\nnumpy  # https://conda.anaconda.org/t/abc-123/x\n"
+    assert normalize_text(req, format="requirements") == (
+        "# index https://<USER>:<PASSWORD>@host/simple\nnumpy  # https://conda.anaconda.org/t/<TOKEN>/x\n")
+    f = tmp_path / "c.yml"
+    f.write_text(text)
+    assert envkit_cli("normalize", "--check", str(f)).exit_code == 1
+    assert envkit_cli("check", "--select", "leaked-secret", str(f)).exit_code == 1
+    assert envkit_cli("normalize", "--write", str(f)).exit_code == 0
+    r = envkit_cli("check", "--select", "leaked-secret", str(f))
+    assert (r.exit_code, r.stdout) == (0, "no findings (1 file checked)\n")
+
+
+def test_credentials_in_a_lock_files_header_are_redacted():
+    text = ("# made from https://conda.anaconda.org/t/abc-123/chan\n# platform: linux-64\n@EXPLICIT\n"
+            "https://conda.anaconda.org/conda-forge/linux-64/zlib-1.3.1-h0_0.conda#" + "0" * 32 + "\n")
+    assert normalize_text(text).splitlines()[0] == "# made from https://conda.anaconda.org/t/<TOKEN>/chan"
