@@ -127,6 +127,10 @@ class ChannelDiff:
     priority_a: str | None = None
     priority_b: str | None = None
     note: str = ""
+    #: a live prefix compared with a file: its configured channels no installed package came from
+    #: (left out of `a`/`b`, which then hold the channels packages came from; not a difference)
+    unused_a: tuple[str, ...] = ()
+    unused_b: tuple[str, ...] = ()
 
     @property
     def priority_changed(self) -> bool:
@@ -145,7 +149,8 @@ class ChannelDiff:
                 "added": list(self.added), "removed": list(self.removed),
                 "order_changed": self.order_changed,
                 "priority": {"a": self.priority_a, "b": self.priority_b},
-                "changed": self.changed, "note": self.note}
+                "changed": self.changed, "note": self.note,
+                "unused": {"a": list(self.unused_a), "b": list(self.unused_b)}}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -266,6 +271,10 @@ class EnvDiff:
         out = []
         if self.pip_not_recorded is not None:
             out.append(self.pip_not_recorded.sentence())
+        for letter, unused in (("A", self.channels.unused_a), ("B", self.channels.unused_b)):
+            if unused:
+                out.append(f"channels configured for {letter} that no installed package came from "
+                           f"(not compared): {', '.join(unused)}.")
         hidden = self.variables.secrets_unknown
         if hidden:
             n = len(hidden)
@@ -477,6 +486,8 @@ class _Side:
     owned: dict | None = None  # live env: conda name -> PyPI names it owns
     python_version: str | None = None
     dists: dict | None = None  # live env: PEP 503 name -> PipDist (VCS and commit of direct installs)
+    used_channels: tuple[str, ...] | None = None  # live prefix: the channels its packages came from
+    unused_channels: tuple[str, ...] = ()
     pip_sources: bool = True  # whether the side records where pip packages came from (see _side)
 
 
@@ -643,7 +654,15 @@ def _side(model: EnvSpec | Lock | LiveEnv, platform: str | None, label: str) -> 
         kind = "envkit-export" if model.backend == EXPORT_JSON_BACKEND else "live"
         info = SideInfo(source=label, kind=kind, concrete=True, platform=model.platform,
                         platforms=model_platforms(model), name=model.name, packages=len(pkgs))
+        used = None
+        if kind == "live":
+            from envkit.backends.convert import export_channels
+
+            # what `envkit export` writes: the configured channels packages came from, in priority
+            # order, then those no configuration names
+            used = _chan_names(export_channels(model))
         return _Side(info=info, packages=pkgs, channels=_chan_names(model.channels) or None,
+                     used_channels=used,
                      priority=model.channel_priority, pip_options=None,
                      variables=_variables(model.variables), secrets=_secrets(model.variables),
                      owned={k: tuple(v) for k, v in model.pypi_names} or None,
@@ -772,6 +791,7 @@ def diff(a: EnvSpec | Lock | LiveEnv, b: EnvSpec | Lock | LiveEnv, *, platform: 
                             labels=(label_a, label_b))
     sa = _side(a, platform_a or pa, label_a)
     sb = _side(b, platform_b or pb, label_b)
+    _live_channels_against_a_file(sa, sb)
     cross = platforms_differ(sa.info.platform, sb.info.platform)
     changes: list[Change] = []
     unchanged: list[PackageState] = []
@@ -1518,20 +1538,36 @@ def _cuda_of(side: _Side) -> str | None:
 # Channels
 
 
+def _live_channels_against_a_file(sa: _Side, sb: _Side) -> None:
+    """A live prefix against a file (an export, a lock, a spec): the file lists the channels its
+    packages need, the prefix its whole configuration (.condarc), so the prefix's side is compared
+    as the channels its packages came from; the configured ones no package came from are kept
+    apart (`unused_channels`), to be mentioned, not counted as a difference.  Two prefixes compare
+    their configurations."""
+    live = [s for s in (sa, sb) if s.used_channels is not None]
+    if len(live) != 1 or (sa if live[0] is sb else sb).channels is None:
+        return
+    side = live[0]
+    used = side.used_channels or ()
+    side.unused_channels = tuple(c for c in side.channels or () if c not in used)
+    side.channels = used or None
+
+
 def _diff_channels(sa: _Side, sb: _Side) -> ChannelDiff:
     ca, cb = sa.channels, sb.channels
     note = ""
     if "export" in (sa.info.kind, sb.info.kind):
         note = "`conda env export` does not write channels in priority order (conda#7884)"
+    unused = {"unused_a": sa.unused_channels, "unused_b": sb.unused_channels}
     if ca is None or cb is None:
-        return ChannelDiff(a=ca, b=cb, priority_a=sa.priority, priority_b=sb.priority, note=note)
+        return ChannelDiff(a=ca, b=cb, priority_a=sa.priority, priority_b=sb.priority, note=note, **unused)
     set_a, set_b = set(ca), set(cb)
     common_a = [c for c in ca if c in set_b]
     common_b = [c for c in cb if c in set_a]
     return ChannelDiff(a=ca, b=cb, added=tuple(c for c in cb if c not in set_a),
                        removed=tuple(c for c in ca if c not in set_b),
                        order_changed=common_a != common_b, priority_a=sa.priority,
-                       priority_b=sb.priority, note=note if ca != cb else "")
+                       priority_b=sb.priority, note=note if ca != cb else "", **unused)
 
 
 # ---------------------------------------------------------------------------------------------

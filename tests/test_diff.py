@@ -615,3 +615,29 @@ def test_a_commit_change_across_platforms_is_not_a_platform_rebuild():
                                         url=f"git+{REPO}@{C2}")))
     c = by_name(diff(a, b))["mylib"]
     assert (c.kind, c.group, c.impact) == ("rebuilt", "matter", "medium")
+
+
+def test_a_live_env_against_a_file_compares_the_channels_its_packages_came_from():
+    from envkit.render.diff_text import render_text
+
+    pkgs = (P("python", "3.11.8", "hab00c5b_0_cpython"), P("pytorch", "2.3.1", "py3.11_cpu_0", channel="pytorch"))
+    live = LiveEnv(prefix="/p", name="p", platform="linux-64", packages=pkgs, channel_priority="strict",
+                   channels=tuple(Channel(name=c) for c in ("pytorch", "bioconda", "conda-forge", "private")))
+    export = lock(*pkgs, channels=("pytorch", "conda-forge"), kind="export")
+    for a, b in ((live, export), (export, live)):
+        d = diff(a, b)
+        assert d.same and not d.channels.changed
+        unused = d.channels.unused_a or d.channels.unused_b
+        assert unused == ("bioconda", "private")
+        letter = "A" if d.channels.unused_a else "B"
+        assert d.notes() == [f"channels configured for {letter} that no installed package came from "
+                             "(not compared): bioconda, private."]
+        assert "note: channels configured for" in render_text(d)
+    # a channel packages came from that the file lacks is still a difference
+    d = diff(live, lock(*pkgs, channels=("conda-forge",)))
+    assert d.channels.removed == ("pytorch",) and (d.channels.a, d.channels.b) == (("pytorch", "conda-forge"), ("conda-forge",))
+    # two prefixes compare their configurations
+    other = LiveEnv(prefix="/q", name="q", platform="linux-64", packages=pkgs, channel_priority="strict",
+                    channels=(Channel(name="pytorch"), Channel(name="conda-forge")))
+    d = diff(live, other)
+    assert d.channels.removed == ("bioconda", "private") and d.channels.unused_a == () and d.notes() == []
