@@ -11,8 +11,9 @@ order (it is priority), duplicates dropped; conda dependencies in canonical matc
 name; the pip section's option lines first in their order, then entries sorted by PEP 503 name;
 exact duplicates removed; `variables:` in their order, a credential in a value replaced by a
 placeholder (`HF_TOKEN: <TOKEN>`, `postgres://<USER>:<PASSWORD>@host/db`; see
-`envkit.urls.redact_variables`).  Comments stay next to the entry they were written above or beside,
-credentials in the URLs they mention replaced by placeholders as well.
+`envkit.urls.redact_variables`); other top-level keys kept, credentials in their URLs redacted.
+Comments stay next to the entry they were written above or beside, credentials in the URLs they
+mention replaced by placeholders as well.
 """
 from __future__ import annotations
 
@@ -60,8 +61,30 @@ def _normalize_spec(spec: EnvSpec) -> tuple[EnvSpec, list[tuple[int | None, int 
         kind = "export" if _looks_exported(list(conda), False) else "spec"
     # keys stay as written (comments are attached to `variable:<KEY>`); only secret values change
     variables = redact_variables(spec.variables)
+    extra = tuple((k, _redact_json(v)) for k, v in spec.extra)
     return replace(spec, prefix=None, channels=channels, conda=tuple(conda), pip=pip, variables=variables,
-                   kind=kind), merges
+                   extra=extra, kind=kind), merges
+
+
+def _redact_json(text: str) -> str:
+    """The canonical JSON text of another top-level key's value with `redact_comment` applied to
+    every string in it (a mirror URL with a password in a key envkit does not know)."""
+    if "://" not in text:
+        return text
+    import json
+
+    from envkit.formats._util import to_json
+
+    def walk(v):
+        if isinstance(v, str):
+            return redact_comment(v)
+        if isinstance(v, list):
+            return [walk(x) for x in v]
+        if isinstance(v, dict):
+            return {k: walk(x) for k, x in v.items()}
+        return v
+
+    return to_json(walk(json.loads(text)))
 
 
 def _dedupe(items: list, merges: list) -> list:

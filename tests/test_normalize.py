@@ -358,3 +358,15 @@ def test_credentials_in_a_lock_files_header_are_redacted():
     text = ("# made from https://conda.anaconda.org/t/abc-123/chan\n# platform: linux-64\n@EXPLICIT\n"
             "https://conda.anaconda.org/conda-forge/linux-64/zlib-1.3.1-h0_0.conda#" + "0" * 32 + "\n")
     assert normalize_text(text).splitlines()[0] == "# made from https://conda.anaconda.org/t/<TOKEN>/chan"
+
+
+def test_credentials_in_other_top_level_keys_are_redacted():
+    text = ("name: x\ndependencies:\n  - python\nmirror:\n  url: https://u:pw@host/simple\n"
+            "  list: [https://conda.anaconda.org/t/abc-123/ch, 3]\n")
+    once = normalize_text(text, filename="x.yml")
+    assert once == ("name: x\ndependencies:\n  - python\nmirror:\n  url: https://<USER>:<PASSWORD>@host/simple\n"
+                    "  list:\n    - https://conda.anaconda.org/t/<TOKEN>/ch\n    - 3\n")
+    assert normalize_text(once, filename="x.yml") == once
+    spec = normalize_spec(read_text(text, filename="x.yml"))
+    assert spec.extra == (("mirror", '{"url":"https://<USER>:<PASSWORD>@host/simple",'
+                                     '"list":["https://conda.anaconda.org/t/<TOKEN>/ch",3]}'),)
