@@ -278,3 +278,43 @@ def test_vcs_pip_package_url_is_pip_installable_with_its_commit(tmp_path, isolat
     [pkg] = env.pip_packages()
     assert pkg.url == f"git+https://github.com/me/mylib.git@{commit}"
     assert env.pip_dists[0].url == "https://github.com/me/mylib.git"  # PipDist keeps direct_url.json's url
+
+
+def test_pip_reinstall_of_the_same_version_over_conda_is_pip_installed_over_conda(tmp_path, isolated_conda,
+                                                                                  default_prefix):
+    # `pip install --force-reinstall numpy==1.26.4` over conda's numpy 1.26.4: the dist-info keeps its
+    # name (the conda record still lists it) but pip rewrote it, INSTALLER included
+    prefix = copy_prefix(default_prefix, tmp_path / "env")
+    pip_install(prefix, build_wheel(tmp_path / "w", "numpy", "1.26.4"))
+    dist = "lib/python3.11/site-packages/numpy-1.26.4.dist-info"
+    assert (prefix / dist / "INSTALLER").read_text() == "pip\n"
+    env = read_prefix(prefix)
+    assert env.warnings == (
+        f"pip package 'numpy' 1.26.4 overwrote conda package 'numpy' 1.26.4: pip reinstalled it over the conda "
+        f"record's files ({dist} now says INSTALLER pip); reinstall one of them so that conda and pip agree",)
+    assert [(p.name, p.version) for p in env.pip_packages()] == [("numpy", "1.26.4")]
+    assert [(d.name, d.installer, d.path) for d in env.pip_dists] == [("numpy", "pip", dist)]
+    assert "numpy" in [p.name for p in env.conda_packages()]  # the record stays, as conda sees it
+    # an untouched copy: conda's own dist-infos are conda's
+    assert read_prefix(default_prefix).warnings == () and read_prefix(default_prefix).pip_packages() == ()
+
+
+def test_reinstalled_over_conda_compares_installer_with_the_record(tmp_path):
+    from envkit.backends.prefix_scan import reinstalled_over_conda
+
+    d = tmp_path / "site" / "x-1.dist-info"
+    d.mkdir(parents=True)
+    (d / "INSTALLER").write_text("pip\n")
+    import hashlib
+
+    same = hashlib.sha256(b"pip\n").hexdigest()
+    rel = "site/x-1.dist-info"
+    # the package itself shipped INSTALLER=pip (some builds do): the record's hash matches, conda's
+    assert reinstalled_over_conda(str(tmp_path), rel, {"listed": True, "sha256": same}) is False
+    assert reinstalled_over_conda(str(tmp_path), rel, {"listed": True, "sha256": "0" * 64}) is True
+    assert reinstalled_over_conda(str(tmp_path), rel, {"listed": False, "sha256": None}) is True
+    assert reinstalled_over_conda(str(tmp_path), rel, {"listed": True, "sha256": None}) is True
+    (d / "INSTALLER").write_text("conda\n")
+    assert reinstalled_over_conda(str(tmp_path), rel, {"listed": True, "sha256": "0" * 64}) is False
+    (d / "INSTALLER").unlink()
+    assert reinstalled_over_conda(str(tmp_path), rel, {"listed": False, "sha256": None}) is False

@@ -10,7 +10,8 @@ same model.  What is read:
 * site-packages `*.dist-info` / `*.egg-info` that no conda record owns: pip's (or uv's), with
   `INSTALLER` and `direct_url.json` (URL, VCS, editable installs);
 * the conda⇄PyPI names the prefix itself proves (which record ships which dist-info);
-* a conda record whose dist-info is gone (pip overwrote it): a warning, never a crash;
+* a conda record whose dist-info is gone (pip overwrote it): a warning, never a crash; one whose
+  dist-info pip installed again (the same version: INSTALLER now pip): a warning, and pip's package;
 * the env's `conda-meta/state` variables, and the channel list and `channel_priority` from the
   .condarc search path (including the env's own `.condarc` and `CONDARC`) and `CONDA_*` variables.
 """
@@ -102,7 +103,17 @@ def live_env_from_scan(data: Mapping[str, Any], *, name: str | None = None, stri
     ))
 
     pip_dists: list[PipDist] = []
+    versions = {r["name"]: str(r["version"]) for r in data.get("records") or ()}
     for item in data.get("pip") or ():
+        if item.get("over_conda"):
+            # the same dist-info as a conda record's, installed again by pip: pip's copy now
+            conda = item["over_conda"]
+            warnings.append(
+                f"pip package '{item.get('name')}' {item.get('version')} overwrote conda package '{conda}' "
+                f"{versions.get(conda, '?')}: pip reinstalled it over the conda record's files ({item.get('path')} "
+                f"now says INSTALLER {item.get('installer')}); reinstall one of them so that conda and pip agree")
+            pip_dists.append(_pip_dist(item, redact_url))
+            continue
         if (item.get("installer") or "").lower() == "conda":
             # conda's own dist-info whose record is gone: not pip's, and nothing to reinstall from
             warnings.append(f"{item.get('path')}: installed by conda, but no conda-meta record owns it "

@@ -14,11 +14,14 @@ Output (`scan_version` 1):
     {"scan_version": 1, "prefix": "/abs/prefix", "platform": "linux-64",
      "records": [{"name", "version", "build", "build_number", "channel", "subdir", "fn", "url",
                   "md5", "sha256", "depends", "constrains", "noarch", "requested_spec",
-                  "requested_specs", "file": "conda-meta/<fn>.json", "dist_infos": [...]}],
+                  "requested_specs", "file": "conda-meta/<fn>.json", "dist_infos": [...],
+                  "dist_installers": {dist: {"listed": bool, "sha256": str | null}}}],
      "errors": [{"path": "...", "message": "..."}],
      "history": {"requested": [spec, ...], "channels": [...], "override_channels": bool,
                  "commands": n},
-     "pip": [{"name", "version", "installer", "direct_url": {...} | null, "path", "format"}],
+     "pip": [{"name", "version", "installer", "direct_url": {...} | null, "path", "format",
+              "over_conda": conda name (only for a dist-info a conda record ships that pip
+              installed again over conda's: INSTALLER rewritten)}],
      "owned": {conda name: [dist-info dir names it ships]},
      "missing": [{"name": conda name, "dist": dist-info it owns that is gone}],
      "condarc": [{"path": "...", "text": "..."}],   # the .condarc search path, lowest priority first
@@ -30,6 +33,7 @@ Errors are data, not exceptions: an unreadable record goes to `errors` with its 
 caller decides.  With `--files`, each record also carries its full `files` list.
 """
 import ast
+import hashlib
 import json
 import os
 import platform as _platform
@@ -129,10 +133,44 @@ def read_records(prefix, with_files=False):
                 if d and d not in dists:
                     dists.append(d)
         rec["dist_infos"] = dists
+        if dists:
+            rec["dist_installers"] = _dist_installers(data, files, dists)
         if with_files:
             rec["files"] = list(files)
         records.append(rec)
     return records, errors
+
+
+def _dist_installers(data, files, dists):
+    """{dist-info dir: {"listed": whether the record ships its INSTALLER file, "sha256": the hash
+    the record gives that file (`sha256_in_prefix`, else `sha256`), or None}}."""
+    wanted = {d + "/INSTALLER": d for d in dists}
+    out = {d: {"listed": False, "sha256": None} for d in dists}
+    for f in files:
+        if f in wanted:
+            out[wanted[f]]["listed"] = True
+    paths = (data.get("paths_data") or {}).get("paths") if isinstance(data.get("paths_data"), dict) else None
+    for entry in paths or ():
+        if isinstance(entry, dict) and entry.get("_path") in wanted:
+            out[wanted[entry["_path"]]]["sha256"] = entry.get("sha256_in_prefix") or entry.get("sha256")
+    return out
+
+
+def reinstalled_over_conda(prefix, dist, info):
+    """True when the dist-info `dist` (prefix-relative) that a conda record ships was installed again
+    by pip (or uv) over conda's files: pip rewrites INSTALLER, so it now says another installer than
+    conda and is not the file the record lists (another sha256 than the record's, or not listed at
+    all).  A record without the file's hash is judged by the installer's name alone."""
+    try:
+        with open(os.path.join(prefix, dist, "INSTALLER"), "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return False
+    if data.decode("utf-8", "replace").strip().lower() in ("", "conda"):
+        return False
+    if info.get("listed") and info.get("sha256"):
+        return hashlib.sha256(data).hexdigest() != str(info["sha256"]).lower()
+    return True
 
 
 def _json_message(exc):
@@ -294,31 +332,38 @@ def scan_pip(prefix, site_dirs, owned_dirs):
             rel = site + "/" + entry
             if rel in owned_dirs:
                 continue
-            full = os.path.join(base, entry)
-            if fmt == "dist-info":
-                name, version = _read_metadata(os.path.join(full, "METADATA"))
-            elif os.path.isdir(full):
-                name, version = _read_metadata(os.path.join(full, "PKG-INFO"))
-            else:
-                name, version = _read_metadata(full)
-            if not name:
-                stem = entry.rsplit(".", 1)[0]
-                parts = stem.split("-")
-                name, version = parts[0], (parts[1] if len(parts) > 1 else version)
-            installer = None
-            direct = None
-            if os.path.isdir(full):
-                text = _read_text(os.path.join(full, "INSTALLER"))
-                installer = text.strip() if text else None
-                text = _read_text(os.path.join(full, "direct_url.json"))
-                if text:
-                    try:
-                        direct = json.loads(text)
-                    except ValueError:
-                        direct = None
-            found.append({"name": name, "version": version or "", "installer": installer,
-                          "direct_url": direct, "path": rel, "format": fmt})
+            found.append(pip_item(prefix, rel, fmt))
     return found
+
+
+def pip_item(prefix, rel, fmt="dist-info"):
+    """One Python distribution of site-packages (`rel`: its prefix-relative .dist-info/.egg-info):
+    {"name", "version", "installer", "direct_url", "path", "format"}."""
+    full = os.path.join(prefix, rel)
+    entry = rel.rsplit("/", 1)[-1]
+    if fmt == "dist-info":
+        name, version = _read_metadata(os.path.join(full, "METADATA"))
+    elif os.path.isdir(full):
+        name, version = _read_metadata(os.path.join(full, "PKG-INFO"))
+    else:
+        name, version = _read_metadata(full)
+    if not name:
+        stem = entry.rsplit(".", 1)[0]
+        parts = stem.split("-")
+        name, version = parts[0], (parts[1] if len(parts) > 1 else version)
+    installer = None
+    direct = None
+    if os.path.isdir(full):
+        text = _read_text(os.path.join(full, "INSTALLER"))
+        installer = text.strip() if text else None
+        text = _read_text(os.path.join(full, "direct_url.json"))
+        if text:
+            try:
+                direct = json.loads(text)
+            except ValueError:
+                direct = None
+    return {"name": name, "version": version or "", "installer": installer,
+            "direct_url": direct, "path": rel, "format": fmt}
 
 
 def condarc_files(prefix, environ=None, home=None):
@@ -387,6 +432,7 @@ def scan(prefix, with_files=False, environ=None, home=None):
     missing = []
     platform = None
     python_version = None
+    over = []
     for rec in records:
         sub = rec.get("subdir")
         if platform is None and sub and sub != "noarch":
@@ -396,10 +442,16 @@ def scan(prefix, with_files=False, environ=None, home=None):
         dists = rec.get("dist_infos") or []
         if dists:
             owned[rec["name"]] = [d.rsplit("/", 1)[-1] for d in dists]
+            installers = rec.get("dist_installers") or {}
             for d in dists:
                 owned_dirs.add(d)
                 if not os.path.exists(os.path.join(prefix, d)):
                     missing.append({"name": rec["name"], "dist": d})
+                elif d.endswith(".dist-info") and reinstalled_over_conda(prefix, d, installers.get(d) or {}):
+                    # pip reinstalled the same dist-info over conda's: pip's now, the record stays
+                    item = pip_item(prefix, d)
+                    item["over_conda"] = rec["name"]
+                    over.append(item)
     site_dirs = site_packages_dirs(prefix)
     history_text = _read_text(os.path.join(prefix, "conda-meta", "history")) or ""
     env = os.environ if environ is None else environ
@@ -410,7 +462,7 @@ def scan(prefix, with_files=False, environ=None, home=None):
         "records": records,
         "errors": errors,
         "history": parse_history(history_text),
-        "pip": scan_pip(prefix, site_dirs, owned_dirs),
+        "pip": scan_pip(prefix, site_dirs, owned_dirs) + over,
         "owned": owned,
         "missing": missing,
         "condarc": condarc_files(prefix, environ, home),
