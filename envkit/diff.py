@@ -486,6 +486,7 @@ class _Side:
     owned: dict | None = None  # live env: conda name -> PyPI names it owns
     python_version: str | None = None
     dists: dict | None = None  # live env: PEP 503 name -> PipDist (VCS and commit of direct installs)
+    base_dir: str | None = None  # the directory of the file the side was read from (relative paths)
     used_channels: tuple[str, ...] | None = None  # live prefix: the channels its packages came from
     unused_channels: tuple[str, ...] = ()
     pip_sources: bool = True  # whether the side records where pip packages came from (see _side)
@@ -682,7 +683,7 @@ def _side(model: EnvSpec | Lock | LiveEnv, platform: str | None, label: str) -> 
         # pip package as name==version, so a VCS install there is not "from an index")
         pip_sources = any(p.manager == "pip" and (p.url or p.editable) for p in pkgs)
         return _Side(info=info, packages=pkgs, channels=_chan_names(model.channels) or None,
-                     pip_options=pip_opts, pip_sources=pip_sources,
+                     pip_options=pip_opts, pip_sources=pip_sources, base_dir=_base_dir(model.source),
                      variables=_variables(export_vars) if export_vars is not None else None,
                      secrets=_secrets(export_vars) if export_vars is not None else None)
     spec = model
@@ -690,8 +691,19 @@ def _side(model: EnvSpec | Lock | LiveEnv, platform: str | None, label: str) -> 
                     platforms=tuple(spec.platforms), name=spec.name,
                     packages=len(spec.conda) + sum(1 for p in spec.pip if p.kind != "option"))
     return _Side(info=info, spec=spec, channels=_chan_names(spec.channels) or None,
+                 base_dir=_base_dir(spec.source),
                  pip_options=tuple(p.text for p in spec.pip if p.kind == "option"),
                  variables=_variables(spec.variables), secrets=_secrets(spec.variables))
+
+
+def _base_dir(source: str | None) -> str | None:
+    """The directory of a local file a model was read from (relative pip paths are relative to
+    it), or None (stdin, a remote file, no file)."""
+    import os
+
+    if not source or source.startswith("<") or "://" in source:
+        return None
+    return os.path.dirname(os.path.abspath(source))
 
 
 def _variables(pairs) -> tuple[str, ...]:
@@ -802,6 +814,8 @@ def diff(a: EnvSpec | Lock | LiveEnv, b: EnvSpec | Lock | LiveEnv, *, platform: 
     dups_b = _duplicates(sb)
     pip_gap = None
     if sa.info.concrete and sb.info.concrete:
+        _name_pip_entries(sa, sb)
+        _name_pip_entries(sb, sa)
         changes, unchanged, skipped = _diff_concrete(sa, sb, dups_a, dups_b, cross)
         blind = "a" if not sa.info.records_pip else "b" if not sb.info.records_pip else None
         if blind and sa.info.records_pip != sb.info.records_pip:
@@ -1055,6 +1069,80 @@ def _source_change(pa: LockedPackage, pb: LockedPackage, ctx: "_Context") -> _So
 
 def _no_rev(o: PipOrigin) -> str:
     return o.text[:-(len(o.rev) + 1)] if o.rev and o.text.endswith("@" + o.rev) else o.text
+
+
+_ENTRY_OPTION = re.compile(r"^(?:-e|--editable)(?:\s+|=)")
+_EGG_NAME = re.compile(r"[#&]egg=(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)")
+_ARCHIVE_NAME = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._]*?)-\d[^/]*\.(?:whl|tar\.gz|zip|tar\.bz2|tgz)$")
+
+
+def entry_source(text: str, base_dir: str | None = None) -> str:
+    """The path or URL of a pip entry that names no project (`-e /home/me/src/tool`, `./pkg`,
+    `git+https://host/x.git@v1`): without `-e`/`--editable`, a relative path made absolute against
+    `base_dir` (the directory of the file it is written in) when that is known."""
+    import posixpath
+
+    target = _ENTRY_OPTION.sub("", text.strip()).split(" ")[0]
+    if "://" in target or target.lower().startswith(_VCS_PREFIXES):
+        return target
+    if base_dir and not target.startswith(("/", "~")) and not re.match(r"^[A-Za-z]:[\\/]", target):
+        return posixpath.normpath(posixpath.join(base_dir.replace("\\", "/"), target))
+    return target
+
+
+def name_from_source(source: str) -> str | None:
+    """The project a pip source names by itself: `#egg=name`, a wheel or sdist file name, else the
+    last component of the path or repository (`/home/me/src/tool` -> `tool`, `.../mylib.git@v1` ->
+    `mylib`); None when there is none."""
+    m = _EGG_NAME.search(source)
+    if m:
+        return m.group("name")
+    body = source.split("#", 1)[0].split("?", 1)[0]
+    if body.lower().startswith(_VCS_PREFIXES):
+        body = _split_rev(body.split("+", 1)[1])[0]
+    last = body.rstrip("/\\").replace("\\", "/").rsplit("/", 1)[-1]
+    m = _ARCHIVE_NAME.match(last)
+    if m:
+        return m.group("name")
+    last = last[:-4] if last.endswith(".git") else last
+    return last if re.fullmatch(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?", last) else None
+
+
+def _is_entry_text(name: str) -> bool:
+    """A pip package "named" by its entry text (a nameless `-e PATH`, path or URL entry)."""
+    return bool(re.search(r"[/\\\s:]", name)) or name.startswith(("-", "."))
+
+
+def _installed_from(source: str, side: "_Side") -> LockedPackage | None:
+    """The pip package of `side` installed from `source` (the same path, repository or URL)."""
+    want = _parse_origin(source, None, None)
+    for q in side.packages:
+        if q.manager != "pip":
+            continue
+        o = pip_origin(q, _dist(side, q))
+        if o is not None and (o.kind, o.base) == (want.kind, want.base):
+            return q
+    return None
+
+
+def _name_pip_entries(side: "_Side", other: "_Side") -> None:
+    """Give a name to the pip entries of `side` that were written without one (`-e PATH`, a path or
+    URL without `#egg=`): the other side's package installed from that source, else the name the
+    source itself gives (`tool` for `/home/me/src/tool`).  Their source goes into `url`."""
+    from dataclasses import replace
+
+    if not any(p.manager == "pip" and _is_entry_text(p.name) for p in side.packages):
+        return
+    out = []
+    for p in side.packages:
+        if p.manager == "pip" and _is_entry_text(p.name):
+            source = p.url or entry_source(p.name, side.base_dir)
+            found = _installed_from(source, other)
+            name = found.name if found is not None else name_from_source(source)
+            if name:
+                p = replace(p, name=name, url=source)
+        out.append(p)
+    side.packages = tuple(out)
 
 
 def _from(o: PipOrigin | None, editable: bool) -> str:
@@ -1624,10 +1712,11 @@ def _check_spec(spec: EnvSpec, conc: _Side) -> tuple[tuple[SpecCheck, ...], tupl
                                 status="satisfied" if ok else "not-satisfied",
                                 found=_state(p), note=note, line=dep.line))
     marker_env = _marker_env(conc)
+    spec_dir = _base_dir(spec.source)
     for pd in spec.pip:
         if pd.kind == "option":
             continue
-        check = _check_pip(pd, index, mentioned, marker_env, conda_names_for_pypi)
+        check = _check_pip(pd, index, mentioned, marker_env, conda_names_for_pypi, conc, spec_dir)
         if check.status == "missing" and not conc.info.records_pip:
             check = SpecCheck(spec=check.spec, name=check.name, manager="pip", status="skipped",
                               note=f"{_a_file(conc.info.kind)} cannot record pip packages", line=check.line)
@@ -1636,8 +1725,16 @@ def _check_spec(spec: EnvSpec, conc: _Side) -> tuple[tuple[SpecCheck, ...], tupl
     return tuple(checks), tuple(sorted(unmentioned, key=lambda s: (s.name.lower(), s.manager)))
 
 
-def _check_pip(pd: PipDep, index, mentioned, marker_env, conda_names_for_pypi) -> SpecCheck:
+def _check_pip(pd: PipDep, index, mentioned, marker_env, conda_names_for_pypi, conc: _Side,
+               spec_dir: str | None = None) -> SpecCheck:
     name = pd.name
+    source = None
+    if pd.kind in ("url", "vcs", "path"):
+        source = pd.url or entry_source(pd.text, spec_dir)
+    if not name and source:
+        # `-e /home/me/src/tool`: the package installed from that path, else the path's last part
+        found = _installed_from(source, conc)
+        name = found.name if found is not None else name_from_source(source)
     if not name:
         return SpecCheck(spec=pd.text, name=pd.text, manager="pip", status="skipped",
                          note="names no project (a local path or URL without #egg=)", line=pd.line)
@@ -1663,10 +1760,13 @@ def _check_pip(pd: PipDep, index, mentioned, marker_env, conda_names_for_pypi) -
         return SpecCheck(spec=pd.text, name=name, manager="pip", status="missing", line=pd.line)
     mentioned.add(_key(p))
     if pd.kind != "requirement" or not pd.specifier:
-        if pd.kind != "requirement":
-            note = (note + "; " if note else "") + "source URL not compared"
-        return SpecCheck(spec=pd.text, name=name, manager="pip", status="satisfied",
-                         found=_state(p), note=note, line=pd.line)
+        ok = True
+        if source is not None:
+            ok, why = _source_satisfies(source, pd.editable, p, conc)
+            note = (note + "; " if note else "") + why if why else note
+        return SpecCheck(spec=pd.text, name=name, manager="pip",
+                         status="satisfied" if ok else "not-satisfied",
+                         found=_state(p, side=conc), note=note, line=pd.line)
     from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
     try:
@@ -1683,6 +1783,25 @@ def _check_pip(pd: PipDep, index, mentioned, marker_env, conda_names_for_pypi) -
     return SpecCheck(spec=pd.text, name=name, manager="pip",
                      status="satisfied" if ok else "not-satisfied", found=_state(p), note=note,
                      line=pd.line)
+
+
+def _source_satisfies(source: str, editable: bool, p: LockedPackage, conc: _Side) -> tuple[bool, str]:
+    """Whether package `p` was installed from a spec entry's `source` (a path, URL or VCS URL,
+    with a commit or not), and a note: (True, "") when it was, (False, why) when it is known not to
+    be, (True, "source not compared") when the concrete side does not record pip sources."""
+    if p.manager != "pip":
+        return True, "source not compared"
+    want = _parse_origin(source, None, None)
+    have = pip_origin(p, _dist(conc, p))
+    if have is None and not p.editable and not conc.pip_sources:
+        return True, "source not compared"
+    if have is None or (have.kind, have.base) != (want.kind, want.base):
+        return False, f"installed from {_from(have, p.editable)}"
+    if want.kind == "vcs" and _revs_differ(want.rev, have.rev):
+        return False, f"installed at {have.vcs} commit {_short(have.rev)}"
+    if editable and not p.editable:
+        return False, "installed as a regular copy, not editable"
+    return True, ""
 
 
 def _installed_by(manager: str, found: str, wanted: str) -> str:

@@ -641,3 +641,86 @@ def test_a_live_env_against_a_file_compares_the_channels_its_packages_came_from(
                     channels=(Channel(name="pytorch"), Channel(name="conda-forge")))
     d = diff(live, other)
     assert d.channels.removed == ("bioconda", "private") and d.channels.unused_a == () and d.notes() == []
+
+
+@pytest.mark.parametrize("source, name", [
+    ("/home/me/src/tool", "tool"),
+    ("/home/me/src/tool/", "tool"),
+    ("file:///home/me/src/my-tool", "my-tool"),
+    ("git+https://github.com/me/mylib.git@3f1c0a9", "mylib"),
+    ("git+https://github.com/me/repo.git#egg=realname&subdirectory=py", "realname"),
+    ("./dist/tinyreq-2.0-py3-none-any.whl", "tinyreq"),
+    ("https://example.org/pkgs/foo_bar-1.2.tar.gz", "foo_bar"),
+    (".", None),
+])
+def test_name_from_source(source, name):
+    from envkit.diff import name_from_source
+
+    assert name_from_source(source) == name
+
+
+def test_entry_source_strips_editable_and_resolves_relative_paths():
+    from envkit.diff import entry_source
+
+    assert entry_source("-e /home/me/src/tool") == "/home/me/src/tool"
+    assert entry_source("--editable=../tool", "/home/me/proj") == "/home/me/tool"
+    assert entry_source("-e .", "/home/me/proj") == "/home/me/proj"
+    assert entry_source("-e git+https://h/x.git@v1#egg=x", "/d") == "git+https://h/x.git@v1#egg=x"
+
+
+def test_nameless_pip_entries_of_an_export_match_the_installed_package():
+    tool = pip_pkg("tool", "0.1", "file:///home/me/src/tool", editable=True)
+    mylib = pip_pkg("mylib", "0.3", REPO)
+    live = live_pip(tool, mylib, dists=[dict(name="mylib", version="0.3", url=REPO, vcs="git", commit=C1)])
+    # as envkit export writes them: `-e PATH` has no name, `name @ git+URL@commit` no version
+    exported = lock(*BASE, pip_pkg("-e /home/me/src/tool", "", editable=True),
+                    pip_pkg("mylib", "", f"git+{REPO}@{C1}"), kind="export")
+    d = diff(live, exported)
+    assert d.same, [(c.name, c.kind, c.reason) for c in d.changes]
+    assert d == diff(live, exported) and diff(exported, live).same
+    # matched by path even when the project name is not the folder's
+    renamed = live_pip(pip_pkg("my-tool", "0.1", "file:///home/me/src/tool", editable=True), mylib,
+                       dists=[dict(name="mylib", version="0.3", url=REPO, vcs="git", commit=C1)])
+    assert diff(renamed, exported).same
+    # a nameless VCS URL without #egg= is matched by its repository (and a short commit)
+    nameless_vcs = lock(*BASE, pip_pkg("-e /home/me/src/tool", "", editable=True),
+                        pip_pkg(f"git+{REPO}@{C1[:7]}", "", f"git+{REPO}@{C1[:7]}"), kind="export")
+    assert diff(live, nameless_vcs).same
+    # another path: named by its last component, and reported as another source
+    moved = lock(*BASE, pip_pkg("-e /srv/tool", "", editable=True), pip_pkg("mylib", "", f"git+{REPO}@{C1}"),
+                 kind="export")
+    (c,) = diff(live, moved).changes
+    assert (c.name, c.kind) == ("tool", "source")
+    assert c.reason == ("installed from /home/me/src/tool (editable) on A, from /srv/tool (editable) on B: "
+                        "the code may differ")
+    # another commit in the export: a rebuild with both commits
+    (c,) = diff(live, lock(*BASE, pip_pkg("-e /home/me/src/tool", "", editable=True),
+                           pip_pkg("mylib", "", f"git+{REPO}@{C2}"), kind="export")).changes
+    assert (c.name, c.kind, c.impact) == ("mylib", "rebuilt", "medium") and "(3f1c0a9 → bbbbbbb)" in c.reason
+
+
+def test_spec_entries_with_a_source_are_checked_against_where_it_was_installed():
+    tool = pip_pkg("tool", "0.1", "file:///home/me/src/tool", editable=True)
+    live = live_pip(tool, pip_pkg("mylib", "0.3", f"git+{REPO}@{C1}"), pip_pkg("six", "1.16.0"))
+    spec = EnvSpec(pip=(
+        PipDep(kind="path", text="-e /home/me/src/tool", editable=True, line=1),
+        PipDep(kind="vcs", text=f"git+{REPO}@3f1c0a9", url=f"git+{REPO}@3f1c0a9", line=2),
+        PipDep(kind="vcs", text=f"six @ git+https://github.com/x/six.git", name="six",
+               url="git+https://github.com/x/six.git", line=3),
+        PipDep(kind="path", text="-e /srv/other", editable=True, line=4),
+    ))
+    d = diff(spec, live)
+    got = [(c.name, c.status, c.note) for c in d.spec_checks]
+    assert got == [
+        ("tool", "satisfied", ""),
+        ("mylib", "satisfied", ""),
+        ("six", "not-satisfied", "installed from a package index"),
+        ("other", "missing", ""),
+    ]
+    other = diff(EnvSpec(pip=(PipDep(kind="vcs", text=f"mylib @ git+{REPO}@{C2}", name="mylib",
+                                     url=f"git+{REPO}@{C2}"),)), live).spec_checks
+    assert [(c.status, c.note) for c in other] == [("not-satisfied", "installed at git commit 3f1c0a9")]
+    # a concrete side that records no pip source says nothing about it
+    plain = lock(*BASE, pip_pkg("mylib", "0.3"), kind="export")
+    assert [(c.status, c.note) for c in diff(EnvSpec(pip=spec.pip[1:2]), plain).spec_checks] == [
+        ("satisfied", "source not compared")]
