@@ -485,3 +485,104 @@ def test_tokens_equal_the_line_by_line_reference_on_the_corpus(path):
 def test_tokens_equal_the_line_by_line_reference(lines, eol, final_eol):
     text = eol.join(lines) + (eol if final_eol else "")
     assert _tokens_or_unsupported(_fastyaml._tokens, text) == _tokens_or_unsupported(_reference_tokens, text)
+
+
+# --- pixi.lock's packages list read without a full YAML tree (pixilock._load_layout) --------------
+
+from envkit.formats import pixilock  # noqa: E402
+from envkit.errors import EnvkitError  # noqa: E402
+
+
+def _pixi_outcome(text: str, tree: bool):
+    """repr of every environment's Lock, or the error text, read the fast way or through the tree."""
+    saved = pixilock._load_layout
+    if tree:
+        def refuse(*_a):
+            raise Unsupported
+        pixilock._load_layout = refuse
+    try:
+        return repr(pixilock.read_pixi_environments(text, "pixi.lock"))
+    except EnvkitError as exc:
+        return f"{type(exc).__name__}: {exc}"
+    finally:
+        pixilock._load_layout = saved
+
+
+@pytest.mark.parametrize("path", corpus_files("pixilock"), ids=lambda p: p.name[:12])
+def test_pixi_layout_reader_equals_the_tree_reader(path):
+    text = path.read_text(encoding="utf-8")
+    fast = pixilock._load_layout(text, "pixi.lock")  # no Unsupported
+    ref = _yaml.load(text)
+    fast_pkgs, ref_pkgs = fast.pop("packages"), ref.pop("packages")
+    assert fast.lines.pop("packages") == ref.lines.pop("packages")
+    assert same(fast, ref) is None  # the rest of the document exactly
+    assert (fast_pkgs.line, fast_pkgs.lines) == (ref_pkgs.line, ref_pkgs.lines)
+    for got, want in zip(fast_pkgs, ref_pkgs, strict=True):  # each entry: its KEPT keys exactly
+        kept = YamlMapOf({k: v for k, v in want.items() if k in pixilock.KEPT}, want.line,
+                         {k: n for k, n in want.lines.items() if k in pixilock.KEPT})
+        assert same(got, kept) is None
+    assert _pixi_outcome(text, tree=False) == _pixi_outcome(text, tree=True)
+
+
+def YamlMapOf(items: dict, line: int, lines: dict):
+    out = _yaml.YamlMap(items)
+    out.line, out.lines = line, lines
+    return out
+
+
+_PIXI_HEAD = ["version: 6", "environments:", "  default:", "    channels:", "    - url: https://conda.anaconda.org/conda-forge/",
+              "    packages:", "      linux-64:", "      - conda: https://conda.anaconda.org/conda-forge/linux-64/zlib-1.3.1-h0_2.conda",
+              "      - pypi: https://files.example/pkgs/attrs-25.1.0-py3-none-any.whl", "packages:"]
+_PIXI_CONDA = ["- conda: https://conda.anaconda.org/conda-forge/linux-64/zlib-1.3.1-h0_2.conda", "  build_number: 2",
+               "  sha256: 1dd3fffd892081df9726d7eb7e0dea6198962ba775bd88842135a4ddb4deb3c9",
+               "  md5: a9f577daf3de00bca7c3c76c0ecbd1de", "  depends:", "  - __glibc >=2.17,<3.0.a0", "  - libgcc >=14",
+               "  constrains:", "  - openmp_impl <0.0a0", "  license: Zlib", "  purls: []", "  size: 28948",
+               "  timestamp: 1770939786096"]
+_PIXI_PYPI = ["- pypi: https://files.example/pkgs/attrs-25.1.0-py3-none-any.whl", "  name: attrs", "  version: 25.1.0",
+              "  sha256: c75a69e28a550a7e93789579c22aa26b0f5b83b75dc4e08fe092980051e1090a", "  requires_dist:",
+              "  - cloudpickle ; extra == 'tests'", "  requires_python: '>=3.8'"]
+
+
+def test_pixi_layout_reader_reads_the_kept_keys_with_their_lines():
+    text = "\n".join(_PIXI_HEAD + _PIXI_CONDA + _PIXI_PYPI) + "\n"
+    data = pixilock._load_layout(text, None)
+    conda, pypi = data["packages"]
+    assert dict(conda) == {"conda": _PIXI_CONDA[0][9:], "build_number": 2, "sha256": _PIXI_CONDA[2][10:],
+                           "md5": "a9f577daf3de00bca7c3c76c0ecbd1de", "depends": ["__glibc >=2.17,<3.0.a0", "libgcc >=14"]}
+    assert (conda.line, conda.lines, conda["depends"].lines) == (11, {"conda": 11, "build_number": 12, "sha256": 13,
+                                                                      "md5": 14, "depends": 15}, [16, 17])
+    assert (pypi.line, pypi["name"], pypi["version"], pypi["requires_dist"]) == (
+        24, "attrs", "25.1.0", ["cloudpickle ; extra == 'tests'"])
+    assert _pixi_outcome(text, tree=False) == _pixi_outcome(text, tree=True)
+    lock = pixilock.read_pixi_lock(text, "pixi.lock")
+    assert [(p.manager, p.name, p.version, p.build, p.build_number, p.line) for p in lock.packages] == [
+        ("conda", "zlib", "1.3.1", "h0_2", 2, 8), ("pip", "attrs", "25.1.0", None, None, 9)]
+
+
+@st.composite
+def _odd_pixi(draw):
+    lines = list(_PIXI_HEAD)
+    for entry in (list(_PIXI_CONDA), list(_PIXI_PYPI)):
+        for _ in range(draw(st.integers(0, 2))):
+            i = draw(st.integers(0, len(entry) - 1))
+            head, sep, _value = entry[i].partition(": ")
+            how = draw(st.sampled_from([0, 0, 0, 1, 2, 3, 4]))
+            if how == 0 and sep:
+                entry[i] = head + sep + draw(_entry_field)
+            elif how == 1:
+                entry[i] = draw(_line)
+            elif how == 2:
+                entry.insert(i, draw(st.sampled_from(["", "# c", "  - x", "  name: y", "  md5: 1", "    deep: 1",
+                                                      "  build: 'b'", "  editable: true", "  subdir: noarch"])))
+            elif how == 3:
+                del entry[i]
+            else:
+                entry[i] += draw(st.sampled_from([" ", " # c", "\t", ":"]))
+        lines += entry
+    return "\n".join(lines) + draw(st.sampled_from(["\n", "", "\n\n"]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(_odd_pixi())
+def test_pixi_layout_reader_never_disagrees(text):
+    assert _pixi_outcome(text, tree=False) == _pixi_outcome(text, tree=True)

@@ -294,6 +294,19 @@ def _sequence(toks: list, pos: int, indent: int, memo: dict):
             continue
         if nxt[1] <= indent:
             raise Unsupported
+        if nxt[0] == no and nxt[4] and (pos + 1 == n or toks[pos + 1][1] < nxt[1]):
+            # `- key: value` alone: a one-key mapping (pixi.lock's package references), made here
+            # as _mapping would make it
+            child = _new(YamlMap)
+            child.line = no
+            key, value = nxt[3], nxt[4]
+            child.lines = {key: no}
+            v = get(value, _MISSING)
+            child[key] = _leaf(value, no, memo) if v is _MISSING else v
+            append(child)
+            lines.append(no)
+            pos += 1
+            continue
         child, pos = _node(toks, pos, nxt[1], memo)
         append(child)
         lines.append(child.line)

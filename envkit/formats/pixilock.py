@@ -8,6 +8,8 @@ its file name unless the entry states them.
 """
 from __future__ import annotations
 
+import re
+
 from envkit._yaml import YamlList, YamlMap
 from envkit.errors import EnvironmentNotFound, ParseError, UnsupportedVersionError, Where
 from envkit.model import Lock, LockedPackage
@@ -50,12 +52,201 @@ def read_pixi_environments(text: str, filename: str | None = None) -> dict[str, 
 
 
 def _load(text: str, filename: str | None):
-    from envkit.formats._fastyaml import load_yaml
+    from envkit.formats._fastyaml import Unsupported, load_yaml
 
-    data = load_yaml(text, filename=filename)
+    try:
+        data = _load_layout(text, filename)
+    except (Unsupported, RecursionError):
+        data = load_yaml(text, filename=filename)
     if not isinstance(data, dict):
         raise ParseError("not a pixi.lock: the document is not a mapping", where=Where(file=filename))
     check_version(data.get("version"), filename, data.line_of("version"))
+    return data
+
+
+# -- the fast path ------------------------------------------------------------------------------
+#
+# Most of a pixi.lock is its top-level `packages:` list, in one layout: each entry a `- conda: URL`
+# or `- pypi: URL` line followed by `key: value` lines and `- item` lines (a list under the key
+# before them) at indent 2, nothing deeper.  `_load_layout` reads that list with one regular
+# expression per entry and keeps of each entry only the keys this module reads (KEPT), each value
+# converted as the fast YAML reader converts it, with its line; every other value is checked as that
+# reader would check it, and dropped (licenses, purls, sizes, timestamps, constrains: half the text).
+# Everything before the list goes through the fast YAML reader.  Anything else raises Unsupported
+# and the whole document is read as YAML: the Locks are the same either way, lines and errors
+# included (tests/test_formats_fastyaml.py proves it).
+
+#: the keys of a `packages:` entry that this module reads (see _index, _pick, _conda_fields, _pypi_fields)
+KEPT = frozenset({"conda", "pypi", "name", "version", "build", "build_number", "subdir", "md5", "sha256",
+                  "depends", "requires_dist", "editable"})
+
+_NOT_TEXT_FIRST = frozenset("yYnNtTfFoO~<=+-.0123456789")  # a key starting otherwise is text
+_ENTRY = re.compile(r"- (conda|pypi): ([^ \n][^\n]*)\n((?:  [^ \n][^\n]*\n)*)")
+_BODY_LINE = re.compile(r"^  (?:([A-Za-z0-9_][A-Za-z0-9_.\-/]*):(?: ([^ \n][^\n]*))?|- ([^ \n][^\n]*))$",
+                        re.MULTILINE)
+
+# The lines of an entry body that are certainly in the fast YAML reader's subset, one match per key
+# (C speed): `key: value`, or `key:` followed by `- value` items, at indent 2, where each key and
+# value is one the reader takes without a doubt (a plain word that is text, an integer, a hex
+# digest, '...' or "..." without escapes, [] or {}).  When the matches cover the whole body, only
+# the KEPT values need reading; any other body is read line by line.
+_WORDS = "yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL"
+_SAFE_KEY = rf"(?!(?:{_WORDS}):)[A-Za-z_][A-Za-z0-9_.\-/]*+"
+# text: starts with a letter or _, is not one of YAML 1.1's bool/null words, and has no tab, no
+# `: `, no ` #`, no two spaces and no trailing `:` or space
+_SAFE_WORD = rf"(?!(?:{_WORDS})\n)[A-Za-z_][^\n: \t]*+(?:[: ][^\n:# \t][^\n: \t]*+)*+"
+_SAFE_VALUE = (rf"(?:{_SAFE_WORD}|0|[1-9][0-9]*+|[0-9a-f]*[ac-f][0-9a-f]*+|\[\]|\{{\}}|'[^'\n]*+'"
+               rf"|\"[^\"\\\t\n]*+\")")
+_SAFE_KEY_LINES = re.compile(
+    rf"^  ({_SAFE_KEY}):(?: ({_SAFE_VALUE})\n|\n((?:  - {_SAFE_VALUE}\n)*+))", re.MULTILINE).findall
+
+
+def _load_layout(text: str, filename: str | None):
+    """The document as the YAML readers would give it, but each `packages:` entry holding only the
+    KEPT keys; Unsupported for text outside the layout (see above)."""
+    from envkit._yaml import check_lines
+    from envkit.formats import _fastyaml
+    from envkit.formats._fastyaml import Unsupported
+
+    check_lines(text, filename=filename)
+    _fastyaml._check_chars(text)
+    if "\r" in text:
+        raise Unsupported
+    start = text.find("\npackages:\n- ") + 1  # str.find: a MULTILINE ^ is tried at every character
+    if start == 0:
+        raise Unsupported
+    data = _fastyaml.load(text[:start])
+    if type(data) is not YamlMap:
+        raise Unsupported
+    if text[-1] != "\n":
+        text += "\n"
+    key_line = text.count("\n", 0, start) + 1
+    pos, end = start + len("packages:\n"), len(text)
+    line = key_line + 1
+    memo: dict = {}
+    scalar = _fastyaml._scalar
+    is_not_text = _fastyaml.is_not_text
+    match, body_lines = _ENTRY.match, _BODY_LINE.findall
+    safe_lines = _SAFE_KEY_LINES
+    entries = YamlList()
+    entries.line = line
+    entry_lines = entries.lines
+    new_map, new_list = dict.__new__, list.__new__
+
+    def value_of(raw: str, no: int):
+        v = memo.get(raw)
+        if v is None:
+            v = scalar(raw.rstrip(" ") if raw[-1] == " " else raw)
+            if type(v) is YamlMap or type(v) is YamlList:
+                v.line = no  # {} or []: a new one each time, as the tree reader makes it
+                return v
+            memo[raw] = v
+        return v
+
+    while pos < end:
+        m = match(text, pos)
+        if m is None:
+            if text[pos:].strip(" \n"):
+                raise Unsupported
+            break
+        kind, loc, body = m.groups()
+        location = value_of(loc, line)
+        entry = new_map(YamlMap)  # as _fastyaml builds it
+        entry.line = line
+        entry.lines = lines = {kind: line}
+        entry[kind] = location
+        seen = {kind}
+        no = line
+        safe = safe_lines(body)
+        if safe:
+            for key, raw, block in safe:
+                no += 1
+                if key in seen:
+                    raise Unsupported  # a duplicate key: the tree reader reports it
+                seen.add(key)
+                if key in KEPT:
+                    lines[key] = no
+                    if raw:
+                        entry[key] = value_of(raw, no)
+                    elif block:
+                        items = new_list(YamlList)
+                        items.line = no + 1
+                        items.lines = list(range(no + 1, no + 1 + block.count("\n")))
+                        for item in block[4:-1].split("\n  - "):
+                            no += 1
+                            items.append(value_of(item, no))
+                        entry[key] = items
+                    else:
+                        entry[key] = None
+                elif block:
+                    no += block.count("\n")
+            if no - line == body.count("\n"):
+                entries.append(entry)
+                entry_lines.append(line)
+                line = no + 1
+                pos = m.end()
+                continue
+            # some line is none of the certainly safe ones: read the entry again, line by line
+            entry = new_map(YamlMap)
+            entry.line = line
+            entry.lines = lines = {kind: line}
+            entry[kind] = location
+            seen = {kind}
+            no = line
+        items = None  # where `- item` lines go: a list, False (a list not kept), None (no list open)
+        open_key = None  # a key without a value whose list has not begun
+        for key, raw, item in body_lines(body):
+            no += 1
+            if key:
+                if open_key is not None:
+                    if open_key in KEPT:
+                        entry[open_key] = None
+                    open_key = None
+                items = None
+                if key in seen or (key[0] in _NOT_TEXT_FIRST and is_not_text(key)):
+                    raise Unsupported  # a duplicate key (the tree reader reports it), or not text
+                seen.add(key)
+                if key in KEPT:
+                    lines[key] = no
+                    if raw:
+                        entry[key] = value_of(raw, no)
+                    else:
+                        open_key = key
+                elif raw:
+                    value_of(raw, no)  # checked as the tree reader would, not kept
+                else:
+                    open_key = key
+                continue
+            if item[0] in "-." and (item.startswith(("- ", "---", "...")) or item.rstrip(" ") == "-"):
+                raise Unsupported  # what _fastyaml._tokens refuses in a sequence item
+            if open_key is not None:  # the first item of a list
+                if open_key in KEPT:
+                    items = new_list(YamlList)
+                    items.line = no
+                    items.lines = []
+                    entry[open_key] = items
+                else:
+                    items = False
+                open_key = None
+            elif items is None:
+                raise Unsupported  # an item where the tree reader finds no list
+            if items is False:
+                value_of(item, no)
+            else:
+                items.append(value_of(item, no))
+                items.lines.append(no)
+        if no - line != body.count("\n"):
+            raise Unsupported  # a line that is neither `key: value` nor `- item` at indent 2
+        if open_key is not None and open_key in KEPT:
+            entry[open_key] = None
+        entries.append(entry)
+        entry_lines.append(line)
+        line = no + 1
+        pos = m.end()
+    if "packages" in data.lines:
+        raise Unsupported
+    data["packages"] = entries
+    data.lines["packages"] = key_line
     return data
 
 
