@@ -21,7 +21,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Iterable, Mapping, Sequence
 from urllib.parse import unquote, urlparse
 
 from envkit.errors import BackendError, IntegrityError, UsageError, Where
@@ -43,6 +43,12 @@ class CreateResult:
     #: pip packages locked without an artifact (envkit.lock's #envkit-unresolved marker), as
     #: `name==version`: installed by pin from the configured index, without hash checking
     by_pin: tuple[str, ...] = ()
+    #: names of the environment variables written to conda-meta/state (from the lock's
+    #: `custom_metadata`, envkit.lock.VARIABLES_KEY)
+    variables: tuple[str, ...] = ()
+    #: names of the variables the lock records without their value (a credential, redacted when it
+    #: was locked): not set; the user sets them (`conda env config vars set`)
+    unset_variables: tuple[str, ...] = ()
 
 
 def host_platform() -> str:
@@ -373,7 +379,8 @@ def create_from_lock(lock: Lock, prefix: str | os.PathLike[str], *, platform: st
     IntegrityError (a package does not match its recorded hash) and BackendError (download, link,
     conda or pip failure).  On any error after the prefix was started it is removed again.
     """
-    from envkit.lock import apply_lock_metadata
+    from envkit.conda.names import pep503
+    from envkit.lock import apply_lock_metadata, lock_over_conda, lock_variables
 
     if backend not in BACKENDS:
         raise UsageError(f"unknown backend {backend!r}", hint="use one of: " + ", ".join(BACKENDS))
@@ -394,8 +401,14 @@ def create_from_lock(lock: Lock, prefix: str | os.PathLike[str], *, platform: st
         # relative paths in the lock's pip options (`--find-links ./wheels`) are the lock's
         lock_dir = os.path.dirname(os.path.abspath(lock.source)) if lock.source and os.path.isfile(
             lock.source) else None
+        # pip packages that were installed over a conda package's files in the locked environment:
+        # pip uninstalled conda's copy first, so do the same (whether or not this pip sees it)
+        over = set(lock_over_conda(lock)) & {pep503(p.name) for p in pip}
+        if over:
+            uninstall_dists(target, over)
         hashed = install_pip(target, plat, pip, options=lock.pip_options, timeout=timeout,
                              cwd=lock_dir) if pip else False
+        written, unset = write_state_variables(target, lock_variables(lock))
     except BaseException:
         remove_tree(target)
         raise
@@ -403,7 +416,84 @@ def create_from_lock(lock: Lock, prefix: str | os.PathLike[str], *, platform: st
 
     by_pin = tuple(f"{p.name}=={p.version}" for p in pip if is_index_placeholder(p))
     return CreateResult(prefix=target, platform=plat, conda=len(conda), pip=len(pip), backend=backend,
-                        require_hashes=hashed, by_pin=by_pin)
+                        require_hashes=hashed, by_pin=by_pin, variables=written, unset_variables=unset)
+
+
+def uninstall_dists(prefix: str, projects: Iterable[str]) -> list[str]:
+    """Uninstall the Python distributions of `projects` (PEP 503 names) from `prefix`'s
+    site-packages as `pip uninstall` does: every file the `.dist-info`'s RECORD lists (inside the
+    prefix), the dist-info itself, then the directories left empty.  A dist-info without RECORD is
+    left alone (pip refuses to uninstall one).  Returns the prefix-relative dist-info directories
+    removed, in order.  Conda's records are not touched: they keep listing the files, as after a
+    `pip install` over a conda package."""
+    import glob
+
+    from envkit.conda.names import pep503
+
+    wanted = set(projects)
+    root = os.path.realpath(prefix)
+    removed = []
+    sites = sorted(glob.glob(os.path.join(prefix, "lib", "python*", "site-packages")))
+    sites += [d for d in [os.path.join(prefix, "Lib", "site-packages")] if os.path.isdir(d)]
+    for site in sites:
+        for entry in sorted(os.listdir(site)):
+            if not entry.endswith(".dist-info") or pep503(entry.split("-", 1)[0]) not in wanted:
+                continue
+            dist = os.path.join(site, entry)
+            record = os.path.join(dist, "RECORD")
+            if not os.path.isfile(record):
+                continue
+            with open(record, encoding="utf-8", errors="replace") as fh:
+                rows = [line.split(",", 1)[0] for line in fh if line.strip()]
+            parents = set()
+            for rel in rows:
+                path = os.path.realpath(os.path.join(site, rel))
+                if not path.startswith(root + os.sep) or path.startswith(os.path.realpath(dist) + os.sep):
+                    continue  # outside the prefix, or in the dist-info (removed whole below)
+                if os.path.isfile(path) or os.path.islink(path):
+                    os.unlink(path)
+                    parents.add(os.path.dirname(path))
+            shutil.rmtree(dist)
+            for d in sorted(parents, key=len, reverse=True):
+                while d.startswith(os.path.realpath(site) + os.sep):
+                    try:
+                        os.rmdir(d)  # only when empty
+                    except OSError:
+                        break
+                    d = os.path.dirname(d)
+            removed.append(os.path.relpath(dist, prefix))
+    return removed
+
+
+def write_state_variables(prefix: str, variables: Sequence[tuple[str, str]]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Set `variables` in the environment at `prefix` as `conda env config vars set` does (the
+    `env_vars` of `conda-meta/state`, other keys of an existing state kept).  A variable whose value
+    is a redaction placeholder (`<TOKEN>`, `<USER>:<PASSWORD>`: a credential left out when it was
+    locked) is not set.  Returns (names set, names left unset), in order; writes nothing when no
+    variable is set."""
+    import json
+
+    from envkit.io import atomic_write
+    from envkit.urls import has_placeholder
+
+    keep = [(k, v) for k, v in variables if not has_placeholder(v)]
+    unset = tuple(k for k, v in variables if has_placeholder(v))
+    if not keep:
+        return (), unset
+    path = os.path.join(prefix, "conda-meta", "state")
+    state: dict = {}
+    if os.path.isfile(path):
+        try:
+            with open(path, encoding="utf-8") as fh:
+                loaded = json.load(fh)
+            state = loaded if isinstance(loaded, dict) else {}
+        except (OSError, ValueError):
+            state = {}
+    env_vars = dict(state.get("env_vars") or {})
+    env_vars.update(keep)
+    state["env_vars"] = env_vars
+    atomic_write(path, json.dumps(state, indent=2, ensure_ascii=False) + "\n")
+    return tuple(k for k, _ in keep), unset
 
 
 def _install_rattler(conda: Sequence[LockedPackage], prefix: str, platform: str, *,

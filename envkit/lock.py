@@ -236,20 +236,31 @@ def _pip_pin(p: LockedPackage, dist) -> PipDep:
 #: EDITABLE_KEY: the pip packages installed editable (`pip install -e`), one name per line: a
 #: conda-lock v1 pip package has no editable field.  VARIABLES_KEY: the environment's variables
 #: (`conda env config vars`), as a JSON object in their order, secret values as `<TOKEN>`
-#: (`envkit.urls.redact_variables`).
+#: (`envkit.urls.redact_variables`); `envkit create` sets the others in the new environment's
+#: conda-meta/state.  OVER_CONDA_KEY: the pip packages that were installed over a conda package's files
+#: (`LiveEnv.pip_over_conda`), one name per line: `envkit create` installs them the same way.
 EDITABLE_KEY = "envkit.editable"
 VARIABLES_KEY = "envkit.variables"
+OVER_CONDA_KEY = "envkit.pip_over_conda"
 
 
 def lock_metadata(packages: Iterable[LockedPackage], variables: Sequence[tuple[str, str]] = (),
-                  metadata: Sequence[tuple[str, str]] = ()) -> tuple[tuple[str, str], ...]:
+                  metadata: Sequence[tuple[str, str]] = (), *,
+                  over_conda: Iterable[str] = ()) -> tuple[tuple[str, str], ...]:
     """`metadata` (Lock.metadata entries) with EDITABLE_KEY (the editable pip packages of
-    `packages`, in name order) and VARIABLES_KEY (`variables`, secrets redacted) added to
-    `custom_metadata`; unchanged when there is nothing to add."""
-    editable = sorted({p.name for p in packages if p.manager == "pip" and p.editable}, key=lambda n: (pep503(n), n))
+    `packages`, in name order), VARIABLES_KEY (`variables`, secrets redacted) and OVER_CONDA_KEY
+    (the pip names `over_conda`, in name order) added to `custom_metadata`; unchanged when there is
+    nothing to add."""
+    def by_name(names):
+        return sorted(set(names), key=lambda n: (pep503(n), n))
+
+    editable = by_name(p.name for p in packages if p.manager == "pip" and p.editable)
     add: dict[str, str] = {}
     if editable:
         add[EDITABLE_KEY] = "\n".join(editable)
+    over = by_name(over_conda)
+    if over:
+        add[OVER_CONDA_KEY] = "\n".join(over)
     if variables:
         add[VARIABLES_KEY] = json.dumps(dict(redact_variables(variables)), ensure_ascii=False,
                                         separators=(",", ":"))
@@ -291,6 +302,15 @@ def apply_lock_metadata(lock: Lock) -> Lock:
     pkgs = tuple(replace(p, editable=True) if p.manager == "pip" and not p.editable and pep503(p.name) in names
                  else p for p in lock.packages)
     return replace(lock, packages=pkgs)
+
+
+def lock_over_conda(lock: Lock) -> tuple[str, ...]:
+    """The pip package names recorded in `lock` as installed over a conda package's files
+    (OVER_CONDA_KEY), PEP 503 normalized; () when none."""
+    text = _custom_metadata(lock).get(OVER_CONDA_KEY)
+    if not isinstance(text, str):
+        return ()
+    return tuple(pep503(n) for n in text.splitlines() if n.strip())
 
 
 def lock_variables(lock: Lock) -> tuple[tuple[str, str], ...]:
@@ -488,7 +508,8 @@ def lock_live(env: LiveEnv, *, index_artifacts: Mapping[str, tuple[str, str | No
     spec = live_env_spec(env)
     return Lock(kind="conda-lock", platforms=(platform,), packages=sort_packages(pkgs),
                 channels=spec.channels, content_hash=((platform, spec_content_hash(spec, platform)),),
-                metadata=lock_metadata(pkgs), source=env.prefix)
+                metadata=lock_metadata(pkgs, env.variables, over_conda=[n for n, _ in env.pip_over_conda]),
+                source=env.prefix)
 
 
 # --------------------------------------------------------------------------------------------
@@ -621,7 +642,7 @@ def solve_spec(spec: EnvSpec, platforms: Sequence[str], *, channel_priority: str
     sources = (os.path.basename(spec.source),) if spec.source else ()
     return Lock(kind="conda-lock", platforms=plats, packages=sort_packages(packages), channels=channels,
                 content_hash=hashes, sources=sources, pip_options=lock_pip_options(spec),
-                metadata=lock_metadata(packages))
+                metadata=lock_metadata(packages, spec.variables))
 
 
 #: The pip options of a spec that a lock keeps for `envkit create`: where pip finds the locked
@@ -937,7 +958,7 @@ def solve_with_conda_lock(spec: EnvSpec, platforms: Sequence[str], *,
     return replace(lock, kind="conda-lock", platforms=plats, packages=sort_packages(lock.packages),
                    content_hash=hashes, sources=(os.path.basename(spec.source),),
                    pip_options=lock_pip_options(spec),
-                   metadata=lock_metadata(lock.packages, (), lock.metadata))
+                   metadata=lock_metadata(lock.packages, spec.variables, lock.metadata))
 
 
 # --------------------------------------------------------------------------------------------

@@ -267,6 +267,11 @@ class LiveEnv:
     backend: str = "native"
     #: conda package name -> PyPI project names whose dist-info it owns (derived from the prefix)
     pypi_names: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    #: (pip distribution name, conda package name) for each pip install over a conda package's
+    #: files: the record's dist-info gone (pip uninstalled it) or rewritten by pip (a reinstall of the
+    #: same version).  The native reader fills it; `envkit lock` records it so `envkit create` can
+    #: install the pip package over the conda one the same way.
+    pip_over_conda: tuple[tuple[str, str], ...] = ()
 
     def conda_packages(self) -> tuple[LockedPackage, ...]:
         return tuple(p for p in self.packages if p.manager == "conda")

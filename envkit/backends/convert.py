@@ -143,11 +143,11 @@ def live_to_spec(env: LiveEnv, *, from_history: bool = False, no_builds: bool = 
 
 def live_to_lock(env: LiveEnv) -> Lock:
     """`env` as a one-platform Lock (kind "live"): conda packages then pip packages, in name order,
-    channels as `export_channels`; its metadata records the editable pip packages as
-    `envkit lock` does (`envkit.lock.lock_metadata`)."""
+    channels as `export_channels`; its metadata records the editable pip packages and the
+    variables (secrets redacted) as `envkit lock` does (`envkit.lock.lock_metadata`)."""
     from envkit.lock import lock_metadata
 
     conda = sorted(env.conda_packages(), key=lambda p: p.name)
     pip = sorted(env.pip_packages(), key=lambda p: (p.name.lower(), p.version))
     return Lock(kind="live", platforms=(env.platform,), packages=tuple(conda + pip),
-                channels=export_channels(env), metadata=lock_metadata(pip), source=env.prefix)
+                channels=export_channels(env), metadata=lock_metadata(pip, env.variables, over_conda=[n for n, _ in env.pip_over_conda]), source=env.prefix)

@@ -103,6 +103,7 @@ def live_env_from_scan(data: Mapping[str, Any], *, name: str | None = None, stri
     ))
 
     pip_dists: list[PipDist] = []
+    over: list[tuple[str, str]] = []
     versions = {r["name"]: str(r["version"]) for r in data.get("records") or ()}
     for item in data.get("pip") or ():
         if item.get("over_conda"):
@@ -113,6 +114,7 @@ def live_env_from_scan(data: Mapping[str, Any], *, name: str | None = None, stri
                 f"{versions.get(conda, '?')}: pip reinstalled it over the conda record's files ({item.get('path')} "
                 f"now says INSTALLER {item.get('installer')}); reinstall one of them so that conda and pip agree")
             pip_dists.append(_pip_dist(item, redact_url))
+            over.append((str(item.get("name") or ""), conda))
             continue
         if (item.get("installer") or "").lower() == "conda":
             # conda's own dist-info whose record is gone: not pip's, and nothing to reinstall from
@@ -133,6 +135,7 @@ def live_env_from_scan(data: Mapping[str, Any], *, name: str | None = None, stri
                             if p.manager == "conda" and p.name == miss["name"]), "?")
         by = pip_by_project.get(project)
         if by is not None:
+            over.append((by.name, miss["name"]))
             warnings.append(
                 f"pip package '{by.name}' {by.version} overwrote conda package '{miss['name']}' "
                 f"{rec_version}: the conda record's files are gone ({miss['dist']}); "
@@ -150,6 +153,7 @@ def live_env_from_scan(data: Mapping[str, Any], *, name: str | None = None, stri
         pip_dists=tuple(pip_dists), requested=tuple(requested), channels=tuple(channels),
         channel_priority=priority, variables=variables, python_version=data.get("python_version"),
         warnings=tuple(warnings), backend=backend, pypi_names=pypi_names,
+        pip_over_conda=tuple(sorted(set(over), key=lambda o: (pep503(o[0]), o))),
     )
 
 

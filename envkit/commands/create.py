@@ -60,6 +60,13 @@ def create(lock_file, prefix, name, platform, environment, input_format, backend
 
         warn(f"{len(result.by_pin)} pip package(s) had no artifact in the lock (#envkit-unresolved) and were "
              f"installed by pin from the configured index, without hash checking: {', '.join(result.by_pin)}")
+    if result.unset_variables:
+        from envkit.cli import warn
+
+        names = " ".join(f"{n}=..." for n in result.unset_variables)
+        warn(f"the lock records {len(result.unset_variables)} environment variable(s) without their value (a "
+             f"credential, redacted when it was locked), not set: {', '.join(result.unset_variables)}; set them with "
+             f"`conda env config vars set {names} -p {result.prefix}`")
     hashes = ", pip hashes required" if result.require_hashes else ""
     click.echo(f"created {result.prefix} ({result.platform}, {result.backend}): {result.conda} conda and "
                f"{result.pip} pip packages{hashes}")
