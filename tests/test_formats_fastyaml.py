@@ -586,3 +586,11 @@ def _odd_pixi(draw):
 @given(_odd_pixi())
 def test_pixi_layout_reader_never_disagrees(text):
     assert _pixi_outcome(text, tree=False) == _pixi_outcome(text, tree=True)
+
+
+def test_forbidden_character_class_is_the_complement_of_yamls_printable_set():
+    import re
+
+    allowed = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+    every = "".join(map(chr, range(0x110000)))
+    assert [m.start() for m in _fastyaml._NOT_PRINTABLE.finditer(every)] == [m.start() for m in allowed.finditer(every)]

@@ -95,7 +95,6 @@ def _read_tree(text: str, filename: str | None) -> Lock:
 # text, CR LF line ends) raises Unsupported and `_read_tree` reads the file: the result is the same
 # either way, line numbers included (tests/test_formats_fastyaml.py proves it).
 
-_PACKAGE_KEY = re.compile(r"^package:\n(?=- )", re.MULTILINE)
 _V = r"([^ \n][^\n]*)\n"  # a one-line value; what it means is up to _fastyaml.text_value
 _MAP4 = r"((?:    [^ \n][^\n]*\n)+)"  # a block mapping at indent 4, read by _MAP4_ENTRY
 _PACKAGE = re.compile(
@@ -119,10 +118,10 @@ def _read_layout(text: str, filename: str | None) -> Lock:
     _fastyaml._check_chars(text)
     if "\r" in text:
         raise Unsupported
-    m = _PACKAGE_KEY.search(text)
-    if m is None or m.start() == 0:
+    start = text.find("\npackage:\n- ") + 1  # str.find: a MULTILINE ^ is tried at every character
+    if start == 0:
         raise Unsupported
-    header = _fastyaml.load(text[:m.start()])
+    header = _fastyaml.load(text[:start])
     if type(header) is not YamlMap or header.get("version") != SUPPORTED_VERSION:
         raise Unsupported
     try:
@@ -131,7 +130,7 @@ def _read_layout(text: str, filename: str | None) -> Lock:
         raise Unsupported from None  # the tree reader reports it, after any YAML error further down
     if text[-1] != "\n":
         text += "\n"
-    pos, end = m.end(), len(text)
+    pos, end = start + len("package:\n"), len(text)
     line = text.count("\n", 0, pos) + 1
     match, count = _PACKAGE.match, text.count
     values: dict[str, str] = {}  # raw scalar -> its text; versions, specs, platforms repeat
