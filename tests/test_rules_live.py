@@ -46,6 +46,15 @@ def test_pip_over_conda_is_reported_once_as_overwrite(tmp_path, default_prefix):
     assert fs[0].message.startswith("pip installed numpy 2.0.0 over conda's numpy 1.26.4")
 
 
+def test_pip_reinstall_of_the_same_version_is_an_overwrite_not_a_duplicate(tmp_path, default_prefix):
+    # `pip install --force-reinstall numpy==1.26.4`: conda's dist-info name stays, pip owns it now
+    prefix = copy_prefix(default_prefix, tmp_path / "env")
+    pip_install(prefix, build_wheel(tmp_path / "wheels", "numpy", "1.26.4"))
+    fs = _check(_env(prefix, tmp_path), "conda-pip-duplicate", "pip-overwrote-conda")
+    assert [(f.rule, f.packages) for f in fs] == [("pip-overwrote-conda", ("numpy",))]
+    assert fs[0].message.startswith("pip installed numpy 1.26.4 over conda's numpy 1.26.4")
+
+
 def test_channel_priority_from_the_prefix_condarc(tmp_path, default_prefix):
     prefix = copy_prefix(default_prefix, tmp_path / "env")
     write_condarc(prefix / ".condarc", channels=["conda-forge", "pytorch"], channel_priority="flexible")

@@ -139,9 +139,15 @@ def _live_duplicates(env: LiveEnv, ctx: Context):
 def _overwrites(env: LiveEnv, ctx: Context) -> list[tuple[str, object]]:
     """(conda name, pip package) where pip installed over the conda package: the conda record is
     still there but the `.dist-info` it owns is gone from the prefix."""
+    from envkit.conda.names import pep503
+
     out = []
+    # the live reader already knows (pip name, conda name) pairs where pip replaced conda's
+    # dist-info, including a same-version reinstall whose dist-info name did not change
+    over = {(pep503(pip), conda) for pip, conda in getattr(env, "pip_over_conda", ())}
     for d, conda_pkg, pip_pkg in _live_duplicates(env, ctx):
-        if _conda_dist_info_missing(env.prefix, conda_pkg, env.warnings):
+        if ((pep503(pip_pkg.name), d.conda_name) in over
+                or _conda_dist_info_missing(env.prefix, conda_pkg, env.warnings)):
             out.append((d.conda_name, pip_pkg))
     return out
 
@@ -178,7 +184,9 @@ def _conda_dist_info_missing(prefix: str, pkg, warnings: tuple[str, ...]) -> boo
         conda deletes pip's files.
 
         Detected in a live environment (`-n NAME` / `-p PREFIX`): a conda package owns a
-        `.dist-info` that is gone, and pip has installed the same project.
+        `.dist-info` that is gone, or that pip has rewritten in place (a same-version
+        `pip install --force-reinstall`: its `INSTALLER` now says pip), and pip has installed the
+        same project.
 
         Fix: `pip uninstall` the project, then `conda install --force-reinstall` the conda
         package (or remove it with conda and keep pip's).
