@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 from pathlib import Path
 
 from envkit.errors import EnvkitError, ParseError, Where
@@ -84,6 +83,8 @@ def atomic_write(path: str | os.PathLike[str], text: str | bytes, *, mode: int |
             umask = os.umask(0)
             os.umask(umask)
             mode = 0o666 & ~umask
+    import tempfile  # only writers pay for it
+
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=directory)
     except OSError as exc:

@@ -239,7 +239,8 @@ def _pip_pin(p: LockedPackage, dist) -> PipDep:
 #: (`envkit.urls.redact_variables`); `envkit create` sets the others in the new environment's
 #: conda-meta/state.  OVER_CONDA_KEY: the pip packages that were installed over a conda package's files
 #: (`LiveEnv.pip_over_conda`), one name per line: `envkit create` installs them the same way.
-EDITABLE_KEY = "envkit.editable"
+from envkit.formats.condalock import EDITABLE_KEY  # noqa: E402  (defined with its reader)
+
 VARIABLES_KEY = "envkit.variables"
 OVER_CONDA_KEY = "envkit.pip_over_conda"
 
@@ -280,28 +281,18 @@ def lock_metadata(packages: Iterable[LockedPackage], variables: Sequence[tuple[s
 
 
 def _custom_metadata(lock: Lock) -> dict:
-    for k, v in lock.metadata:
-        if k == "custom_metadata":
-            try:
-                data = json.loads(v)
-            except ValueError:
-                return {}
-            return data if isinstance(data, dict) else {}
-    return {}
+    from envkit.formats.condalock import custom_metadata
+
+    return custom_metadata(lock)
 
 
 def apply_lock_metadata(lock: Lock) -> Lock:
     """`lock` with what envkit recorded in `custom_metadata` put back on its packages: the pip
-    packages named under EDITABLE_KEY are editable.  The same lock when there is nothing to apply."""
-    from dataclasses import replace
+    packages named under EDITABLE_KEY are editable.  The same lock when there is nothing to apply.
+    (read_conda_lock already does this; locks built in memory may still need it.)"""
+    from envkit.formats.condalock import apply_editable
 
-    text = _custom_metadata(lock).get(EDITABLE_KEY)
-    if not isinstance(text, str) or not text.strip():
-        return lock
-    names = {pep503(n) for n in text.splitlines() if n.strip()}
-    pkgs = tuple(replace(p, editable=True) if p.manager == "pip" and not p.editable and pep503(p.name) in names
-                 else p for p in lock.packages)
-    return replace(lock, packages=pkgs)
+    return apply_editable(lock)
 
 
 def lock_over_conda(lock: Lock) -> tuple[str, ...]:

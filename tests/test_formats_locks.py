@@ -267,3 +267,18 @@ def test_conda_lock_writer_merges_a_dependency_listed_twice():
     assert merge_depends((("py", "3.11.* *_cpython"), ("py", ">=3.10"), ("py", "*"))) == [
         ("py", "3.11.*,>=3.10 *_cpython")]
     assert merge_depends((("x", ""), ("x", "*"))) == [("x", "")]
+
+
+def test_reading_an_envkit_lock_marks_its_editable_pip_packages():
+    from envkit.formats.condalock import read_conda_lock, write_conda_lock
+    from envkit.lock import lock_metadata
+    from envkit.model import Lock, LockedPackage
+
+    pkgs = (LockedPackage(manager="pip", name="tool", version="0.1", platform="linux-64",
+                          url="file:///home/me/src/tool", editable=True),
+            LockedPackage(manager="pip", name="requests", version="2.32.3", platform="linux-64",
+                          url="https://files.pythonhosted.org/packages/requests-2.32.3-py3-none-any.whl",
+                          sha256="7" * 64))
+    lock = Lock(kind="conda-lock", platforms=("linux-64",), packages=pkgs, metadata=lock_metadata(pkgs))
+    back = read_conda_lock(write_conda_lock(lock))
+    assert {p.name: p.editable for p in back.packages} == {"requests": False, "tool": True}

@@ -22,7 +22,9 @@ FORMATS = ("env", "explicit", "conda-lock", "pixi", "requirements", "conda-list-
 #: Formats whose model is an EnvSpec; every other format reads as a Lock.
 SPEC_FORMATS = ("env", "requirements")
 
-_TOP_KEY = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*)\s*:", re.MULTILINE)
+# anchored on a literal newline (the text is searched with one prepended): much faster on big
+# files than a MULTILINE `^`, which tries every position
+_TOP_KEY = re.compile(r"\n([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:")
 _EXPLICIT = re.compile(r"^[ \t]*@EXPLICIT[ \t]*\r?$", re.MULTILINE)
 _ITEM = re.compile(r"^[ \t]*- ", re.MULTILINE)
 _KEY_LINE = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*:\s")
@@ -38,9 +40,9 @@ def detect_format(text: str, filename: str | None = None) -> str:
     head = text.lstrip("\ufeff \t\r\n")
     if head.startswith("["):
         return "conda-list-json"
-    if _EXPLICIT.search(text):
+    if "@EXPLICIT" in text and _EXPLICIT.search(text):
         return "explicit"
-    keys = set(_TOP_KEY.findall(text))
+    keys = set(_TOP_KEY.findall("\n" + text))
     if "version" in keys and ("package" in keys or "metadata" in keys) and "environments" not in keys:
         return "conda-lock"
     if "version" in keys and "environments" in keys:

@@ -55,9 +55,45 @@ def read_conda_lock(text: str, filename: str | None = None) -> Lock:
     from envkit.formats._fastyaml import Unsupported
 
     try:
-        return _read_layout(text, filename)
+        lock = _read_layout(text, filename)
     except (Unsupported, RecursionError):
-        return _read_tree(text, filename)
+        lock = _read_tree(text, filename)
+    return apply_editable(lock)
+
+
+#: The `custom_metadata` key under which envkit records its editable pip packages (one name per
+#: line): a conda-lock v1 pip package has no editable field.
+EDITABLE_KEY = "envkit.editable"
+
+
+def custom_metadata(lock: Lock) -> dict:
+    """The lock's `metadata.custom_metadata` mapping ({} when absent or malformed)."""
+    for k, v in lock.metadata:
+        if k == "custom_metadata":
+            try:
+                data = json.loads(v)
+            except ValueError:
+                return {}
+            return data if isinstance(data, dict) else {}
+    return {}
+
+
+def apply_editable(lock: Lock) -> Lock:
+    """`lock` with the pip packages named under EDITABLE_KEY marked editable (the same lock when
+    there are none), so every reader of an envkit lock sees `pip install -e` packages as such."""
+    if not lock.metadata:
+        return lock
+    text = custom_metadata(lock).get(EDITABLE_KEY)
+    if not isinstance(text, str) or not text.strip():
+        return lock
+    from dataclasses import replace
+
+    from envkit.conda.names import pep503
+
+    names = {pep503(n) for n in text.splitlines() if n.strip()}
+    pkgs = tuple(replace(p, editable=True) if p.manager == "pip" and not p.editable and pep503(p.name) in names
+                 else p for p in lock.packages)
+    return replace(lock, packages=pkgs)
 
 
 def _read_tree(text: str, filename: str | None) -> Lock:
