@@ -492,3 +492,16 @@ def test_a_rank_whose_launcher_dies_ends_itself(tmp_path):
     os.kill(launcher.pid, signal.SIGKILL)
     launcher.wait()
     assert gone(rank), "the rank outlived its launcher"
+
+
+def test_quick_search_extrapolates_a_short_run_to_the_full_workload():
+    # 5 batches in 1.0 s, the first after 0.4 s: 0.15 s per steady batch, 0.25 s of worker start-up
+    point = {"num_workers": 2, "pin_memory": False, "persistent_workers": False, "samples": 160,
+             "seconds": 1.0, "batches": 5, "epochs": 1, "first_batch_seconds": 0.4, "samples_per_s": 160.0}
+    # full workload: 320 samples x 2 epochs = 20 batches; start-up twice without persistent workers
+    assert probe.extrapolate(point, 320, 2, 32) == round(640 / (0.25 * 2 + 0.15 * 20), 2) == 182.86
+    est = probe.persistent_estimate(point, 320, 2, 32)
+    assert est["persistent_workers"] is True and est["estimated"] is True
+    assert est["samples_per_s"] == round(640 / (0.25 + 0.15 * 20), 2) == 196.92
+    # nothing to extrapolate from a single batch per epoch: the measured value stays
+    assert probe.extrapolate({**point, "batches": 1}, 320, 2, 32) == 160.0
