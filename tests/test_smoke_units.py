@@ -505,3 +505,16 @@ def test_quick_search_extrapolates_a_short_run_to_the_full_workload():
     assert est["samples_per_s"] == round(640 / (0.25 + 0.15 * 20), 2) == 196.92
     # nothing to extrapolate from a single batch per epoch: the measured value stays
     assert probe.extrapolate({**point, "batches": 1}, 320, 2, 32) == 160.0
+
+
+def test_text_report_marks_extrapolated_and_estimated_sweep_points():
+    from envkit.commands.smoke import render_text
+
+    pt = {"num_workers": 2, "pin_memory": False, "persistent_workers": False, "samples_per_s": 517.0,
+          "speedup": 1.69, "extrapolated": True}
+    rep = {"ok": True, "target": {"python": "/x/python"}, "seconds": 1.0, "checks": [],
+           "dataloader": {"search": "quick (adaptive)", "workload": {}, "sweep": [
+               pt, {**pt, "persistent_workers": True, "samples_per_s": 563.0, "speedup": 1.83, "estimated": True}]}}
+    lines = render_text(rep).splitlines()
+    assert "            2       False       False         517     1.69x  extrapolated" in lines
+    assert "            2       False        True         563     1.83x  estimated" in lines

@@ -203,7 +203,11 @@ def render_text(report: dict) -> str:
             pers = str(p["persistent_workers"]) if p["num_workers"] else "-"
             sp = f"{p['speedup']:.2f}x" if p.get("speedup") else "-"
             tp = f"{p['samples_per_s']:.0f}" if p.get("samples_per_s") else "-"
-            lines.append(f"  {p['num_workers']:>11}  {str(p['pin_memory']):>10}  {pers:>10}  {tp:>10}  {sp:>8}")
+            how = "  estimated" if p.get("estimated") else ("  extrapolated" if p.get("extrapolated") else "")
+            lines.append(f"  {p['num_workers']:>11}  {str(p['pin_memory']):>10}  {pers:>10}  {tp:>10}  {sp:>8}{how}")
+        if any(p.get("extrapolated") for p in dl["sweep"]):
+            lines.append("  (extrapolated: measured on a shorter run and scaled to the full workload; "
+                         "estimated: computed from the measured worker start-up, not run)")
         if dl.get("recommended_kwargs"):
             sp = f" ({dl['speedup']:.1f}x over num_workers=0)" if dl.get("speedup") else ""
             lines.append(f"recommended: {dl['recommended_kwargs']}{sp}")
