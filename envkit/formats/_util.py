@@ -302,3 +302,21 @@ def yaml_leaf(value) -> str:
             text = f"{mant}.0{e}{exp}"
         return text
     return json.dumps(value)  # int, None
+
+
+def read_channels(fields, filename: str | None, key: str = "channels") -> list:
+    """The channels listed under `key` of a lock's Fields (conda-lock's `metadata.channels`, a pixi
+    environment's `channels`): each a name/URL or a `{url: ...}` mapping, parsed in order."""
+    from envkit.conda.channels import parse_channel
+
+    channels = []
+    for _i, c, where in fields.items(key):
+        if isinstance(c, dict):
+            chan = Fields(c, filename, where.key, line=where.line, what="a channel")
+            url = chan.text("url", required=True, what="a channel")
+        else:
+            url = as_text(c, "a channel", where)
+        if not url.strip():
+            raise ParseError("a channel must be a name or URL, got empty text", where=where)
+        channels.append(parse_channel(url))
+    return channels

@@ -240,8 +240,7 @@ def _read_layout(text: str, filename: str | None) -> Lock:
 def _header(data, filename: str | None) -> tuple:
     """(content_hash, channels, platforms, sources, other metadata, pip options) of a conda-lock
     document; ParseError for a missing or malformed `metadata:`."""
-    from envkit.conda.channels import parse_channel
-    from envkit.formats._util import Fields, as_text, to_json
+    from envkit.formats._util import Fields, read_channels, to_json
 
     top = Fields(data, filename, "")
     if top.get("metadata") is None:
@@ -249,16 +248,7 @@ def _header(data, filename: str | None) -> tuple:
     meta = top.mapping("metadata")
     hashes = meta.mapping("content_hash")
     content_hash = tuple((str(k), hashes.text(k) or "") for k in hashes.data)
-    channels = []
-    for _i, c, where in meta.items("channels"):
-        if isinstance(c, dict):
-            chan = Fields(c, filename, where.key, line=where.line, what="a channel")
-            url = chan.text("url", required=True, what="a channel")
-        else:
-            url = as_text(c, "a channel", where)
-        if not url.strip():
-            raise ParseError("a channel must be a name or URL, got empty text", where=where)
-        channels.append(parse_channel(url))
+    channels = read_channels(meta, filename)
     platforms = tuple(meta.texts("platforms"))
     sources = tuple(meta.texts("sources"))
     extra_meta = tuple((str(k), to_json(v)) for k, v in meta.data.items() if k not in _META_KEYS)

@@ -318,18 +318,9 @@ def _location(raw) -> tuple[str, str] | None:
 
 def _read_env(data, env, env_name: str, filename: str | None, index: dict, parsed: dict | None = None) -> Lock:
     from envkit.conda.channels import parse_channel
-    from envkit.formats._util import Fields, as_text, to_json
+    from envkit.formats._util import Fields, as_text, read_channels, to_json
 
-    channels = []
-    for _i, c, where in env.items("channels"):
-        if isinstance(c, dict):
-            chan = Fields(c, filename, where.key, line=where.line, what="a channel")
-            url = chan.text("url", required=True, what="a channel")
-        else:
-            url = as_text(c, "a channel", where)
-        if not url.strip():
-            raise ParseError("a channel must be a name or URL, got empty text", where=where)
-        channels.append(parse_channel(url))
+    channels = read_channels(env, filename)
     pip_options = []
     for j, u in enumerate(env.texts("indexes")):
         pip_options.append(f"--index-url {u}" if j == 0 else f"--extra-index-url {u}")
