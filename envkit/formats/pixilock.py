@@ -317,7 +317,6 @@ def _location(raw) -> tuple[str, str] | None:
 
 
 def _read_env(data, env, env_name: str, filename: str | None, index: dict, parsed: dict | None = None) -> Lock:
-    from envkit.conda.channels import parse_channel
     from envkit.formats._util import Fields, as_text, read_channels, to_json
 
     channels = read_channels(env, filename)
