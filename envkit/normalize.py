@@ -9,9 +9,10 @@ Canonical environment.yml: keys name, channels, dependencies, variables (then co
 `platforms:` and any other key, in file order); no `prefix:`; channels by canonical name, in their
 order (it is priority), duplicates dropped; conda dependencies in canonical match-spec form sorted by
 name; the pip section's option lines first in their order, then entries sorted by PEP 503 name;
-exact duplicates removed; `variables:` in their order, a credential in a value replaced by a
-placeholder (`HF_TOKEN: <TOKEN>`, `postgres://<USER>:<PASSWORD>@host/db`; see
-`envkit.urls.redact_variables`); other top-level keys kept, credentials in their URLs redacted.
+exact duplicates removed (not equal entries whose comments carry different conda-build
+selectors, `# [linux]` / `# [win]`: conda-lock reads only a comment's last selector);
+`variables:` in their order, a credential in a value replaced by a placeholder (`HF_TOKEN: <TOKEN>`,
+`postgres://<USER>:<PASSWORD>@host/db`; see `envkit.urls.redact_variables`); other top-level keys kept, credentials in their URLs redacted.
 Comments stay next to the entry they were written above or beside, credentials in the URLs they
 mention replaced by placeholders as well.
 """
@@ -34,25 +35,33 @@ def normalize(model: EnvSpec | Lock) -> EnvSpec | Lock:
     raise TypeError(f"normalize() takes an EnvSpec or a Lock, not {type(model).__name__}")
 
 
-def normalize_spec(spec: EnvSpec) -> EnvSpec:
+def normalize_spec(spec: EnvSpec, *, selectors: dict[int, str] | None = None) -> EnvSpec:
     """The canonical EnvSpec for `spec` (see the module docstring).  Idempotent.
 
     Variable values that hold a credential come back as placeholders: a file that is committed
-    after normalizing must not carry the secret `envkit check` reports as leaked-secret."""
-    return _normalize_spec(spec)[0]
+    after normalizing must not carry the secret `envkit check` reports as leaked-secret.
+    `selectors` (source line -> conda-build selector, see `text_selectors`) keeps equal entries
+    under different selectors apart, as `normalize_text` does."""
+    return _normalize_spec(spec, selectors)[0]
 
 
-def _normalize_spec(spec: EnvSpec) -> tuple[EnvSpec, list[tuple[int | None, int | None]]]:
+def _normalize_spec(spec: EnvSpec, selectors: dict[int, str] | None = None
+                    ) -> tuple[EnvSpec, list[tuple[int | None, int | None]]]:
+    """`normalize_spec` plus the (kept line, removed duplicate line) pairs, for moving comments.
+
+    `selectors` maps a source line to the conda-build selector its comment carries (`# [linux]`):
+    equal entries under different selectors (or one with and one without) are not duplicates."""
     from envkit.urls import redact_variables
 
     merges: list[tuple[int | None, int | None]] = []
+    sel = selectors or {}
     channels = tuple(dict.fromkeys(spec.channels))
-    conda = _dedupe(sorted(spec.conda, key=lambda d: (d.name, d.spec())), merges)
-    options = _dedupe([p for p in spec.pip if p.kind == "option"], merges)
+    conda = _dedupe(sorted(spec.conda, key=lambda d: (d.name, d.spec())), merges, sel)
+    options = _dedupe([p for p in spec.pip if p.kind == "option"], merges, sel)
     named = sorted((p for p in spec.pip if p.kind != "option" and p.key),
                    key=lambda p: (p.key, p.text))
     unnamed = sorted((p for p in spec.pip if p.kind != "option" and not p.key), key=lambda p: p.text)
-    pip = tuple(options) + tuple(_dedupe(named + unnamed, merges))
+    pip = tuple(options) + tuple(_dedupe(named + unnamed, merges, sel))
     kind = spec.kind
     if kind == "export":
         from envkit.formats.envyml import _looks_exported
@@ -87,16 +96,45 @@ def _redact_json(text: str) -> str:
     return to_json(walk(json.loads(text)))
 
 
-def _dedupe(items: list, merges: list) -> list:
+def _dedupe(items: list, merges: list, selectors: dict[int, str]) -> list:
     out: list = []
     first: dict = {}
     for it in items:
-        if it in first:
-            merges.append((first[it].line, it.line))
+        key = (it, selectors.get(it.line))
+        if key in first:
+            merges.append((first[key].line, it.line))
             continue
-        first[it] = it
+        first[key] = it
         out.append(it)
     return out
+
+
+_SELECTOR = None
+
+
+def comment_selector(comment: str | None) -> str | None:
+    """The conda-build selector an end-of-line comment carries (`# [linux]` -> "linux"), or None.
+
+    Like conda-lock's selector pattern, the LAST `[...]` of the comment is the one that counts."""
+    global _SELECTOR
+    if not comment or "[" not in comment:
+        return None
+    if _SELECTOR is None:
+        import re
+
+        _SELECTOR = re.compile(r"\[([^\[\]]+)\]")
+    found = _SELECTOR.findall(comment)
+    return " ".join(found[-1].split()) if found else None
+
+
+def _selectors(cm: CommentMap) -> dict[int, str]:
+    return {line: s for line, c in cm.inline.items() if (s := comment_selector(c)) is not None}
+
+
+def text_selectors(text: str, fmt: str = "env") -> dict[int, str]:
+    """Source line -> the selector its end-of-line comment carries, for an environment.yml
+    (`fmt="env"`) or requirements file (`fmt="requirements"`)."""
+    return _selectors(yaml_comments(text) if fmt == "env" else requirements_comments(text))
 
 
 def normalize_lock(lock: Lock) -> Lock:
@@ -144,16 +182,16 @@ def render_normalized(model, text: str, fmt: str) -> str:
     if fmt == "env":
         from envkit.formats.envyml import write_env
 
-        spec, merges = _normalize_spec(model)
         cm = redact_comments(yaml_comments(text))
+        spec, merges = _normalize_spec(model, _selectors(cm))
         for into, src in merges:
             cm.merge(into, src)
         return write_env(spec, comments=cm)
     if fmt == "requirements":
         from envkit.formats.requirements import write_requirements
 
-        spec, merges = _normalize_spec(model)
         cm = redact_comments(requirements_comments(text))
+        spec, merges = _normalize_spec(model, _selectors(cm))
         for into, src in merges:
             cm.merge(into, src)
         return write_requirements(spec, comments=cm)
@@ -363,4 +401,5 @@ def is_normalized(text: str, *, filename: str | None = None, format: str | None 
 
 
 __all__ = ["normalize", "normalize_spec", "normalize_lock", "normalize_text", "yaml_comments", "requirements_comments",
-           "split_inline_comment", "is_normalized", "redact_comment", "redact_comments"]
+           "split_inline_comment", "is_normalized", "redact_comment", "redact_comments", "comment_selector",
+           "text_selectors"]

@@ -8,7 +8,7 @@ import pytest
 from conftest import CORPUS, DATA, corpus_files
 from envkit.formats import detect_format, read_text
 from envkit.model import EnvSpec
-from envkit.normalize import normalize_lock, normalize_spec, normalize_text, split_inline_comment
+from envkit.normalize import normalize_lock, normalize_spec, normalize_text, split_inline_comment, text_selectors
 
 MESSY = DATA / "normalize" / "messy-environment.yml"
 BAD = DATA / "normalize" / "bad-spec.yml"
@@ -52,7 +52,7 @@ def test_corpus_idempotent_and_reparses_to_the_normalized_model(path):
     original = read_text(text, filename=path.name)
     again = read_text(once, filename=path.name, format=fmt)
     if isinstance(original, EnvSpec):
-        assert again == normalize_spec(original)
+        assert again == normalize_spec(original, selectors=text_selectors(text, fmt))
         assert again.prefix is None
     else:
         assert normalize_lock(again) == normalize_lock(original)
@@ -70,10 +70,26 @@ def test_every_comment_survives_on_the_corpus():
             assert c.rstrip() in out, (path.name, c)
 
 
-def test_duplicate_specs_merge_their_comments():
+def test_entries_under_different_selectors_are_not_duplicates():
+    # conda-lock binds the LAST `[...]` of a comment: merging `# [linux]` and `# [win]` onto one line
+    # would make it `[win]` only and the linux-64 lock would lose pytorch-cuda
     out = normalize_text((CORPUS / "01_FSadrieh__BERTchen__environment.yml").read_text())
-    assert out.count("pytorch::pytorch-cuda=11.8") == 1
-    assert "  - pytorch::pytorch-cuda=11.8  # [linux]  # [win]\n" in out
+    assert out.count("pytorch::pytorch-cuda=11.8") == 2
+    assert ("  # CUDA only on linux and windows\n"
+            "  - pytorch::pytorch-cuda=11.8  # [linux]\n"
+            "  - pytorch::pytorch-cuda=11.8  # [win]\n"
+            "  - ruff\n") in out
+    assert normalize_text(out) == out
+
+
+def test_duplicate_specs_merge_their_comments_under_one_selector():
+    text = ("dependencies:\n  - numpy  # fast\n  - numpy  # arrays\n"
+            "  - cudatoolkit  # [linux]\n  - cudatoolkit  # needed  [linux]\n  - cudatoolkit\n")
+    out = normalize_text(text)
+    # file order among equal entries (a stable sort)
+    assert out == ("dependencies:\n  - cudatoolkit  # [linux]  # needed  [linux]\n  - cudatoolkit\n"
+                   "  - numpy  # fast  # arrays\n")
+    assert normalize_text(out) == out
 
 
 def test_byte_identical_for_equal_input():
