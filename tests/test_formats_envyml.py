@@ -192,3 +192,45 @@ def test_a_bang_outside_an_epoch_is_no_export_version(entry):
     from envkit.formats.envyml import _EXPORT_ENTRY
 
     assert _EXPORT_ENTRY.match(entry) is None
+
+
+_EXPORT_A = """name: a
+channels: [conda-forge]
+dependencies:
+  - python=3.10.12=hd12c33a_0_cpython
+  - numpy=1.26.4=py310hb13e2d6_0
+  - openssl=3.2.1=hd590300_1
+  - mkl=2023.2.0=h84fe81f_50496
+  - scipy=1.11.4=py310hb13e2d6_0
+"""
+
+
+def test_an_export_with_one_hand_added_loose_entry_is_still_an_export(envkit_cli, tmp_path):
+    b = _EXPORT_A.replace("numpy=1.26.4", "numpy=2.0.0") + "  - pip\n"
+    spec = read_env(b, "b.yml")
+    assert spec.kind == "export"
+    pip = [p for p in export_to_lock(spec, "linux-64").packages if p.name == "pip"]
+    assert [(p.manager, p.version, p.build) for p in pip] == [("conda", "", None)]
+    (tmp_path / "a.yml").write_text(_EXPORT_A)
+    (tmp_path / "b.yml").write_text(b)
+    r = envkit_cli("diff", str(tmp_path / "a.yml"), str(tmp_path / "b.yml"))
+    # ranked as two exports (not "spec B against A"), the loose line shown as added
+    assert "(export, " in r.stdout.splitlines()[1] and "Spec B against A" not in r.stdout
+    assert "numpy 1.x → 2.x" in r.stdout and "added (1): pip" in r.stdout
+
+
+def test_two_loose_entries_in_an_export_of_163(tmp_path):
+    spec = read_file(CORPUS / "34_ncsa__NEAT__dev-environment.yml")  # `- pytest` twice, by hand
+    assert spec.kind == "export"
+    pytest_pkgs = [p for p in export_to_lock(spec).packages if p.name == "pytest"]
+    assert [(p.version, p.line) for p in pytest_pkgs] == [("", 137), ("", 169)]
+
+
+@pytest.mark.parametrize("extra, kind", [
+    ("", "spec"),                                     # 4 exact entries: too few to tell
+    ("  - zlib=1.3=h0_0\n", "export"),                 # 5 exact + 1 loose
+    ("  - zlib=1.3=h0_0\n  - pip\n", "spec"),          # 5 exact + 2 loose: a hand-written file
+])
+def test_how_many_loose_entries_an_export_may_have(extra, kind):
+    text = "dependencies:\n  - a=1=h0_0\n  - b=1=h0_0\n  - c=1=h0_0\n  - d=1=h0_0\n  - numpy>=1.2\n" + extra
+    assert read_env(text, "e.yml").kind == kind

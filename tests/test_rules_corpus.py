@@ -85,7 +85,7 @@ EXPECTED: dict[str, list[tuple[str, int]]] = {
     # torchaudio 0.12.1+cu116 agrees with cudatoolkit 11.6 and with torch 1.12.
     "33": [("mixed-channels", 5), ("conda-pip-duplicate", 101), ("conda-pip-duplicate", 105)],
     # export: bioconda, conda-forge, defaults (line 5); prefix line 198.
-    "34": [("mixed-channels", 5), ("leaked-prefix", 198)],
+    "34": [("mixed-channels", 5), ("unpinned", 137), ("unpinned", 169), ("leaked-prefix", 198)],
     # export: conda-forge + defaults (line 4); pip installed by pip (pip==21.2.4 under `pip:`,
     # line 84); jupyter_client / jupyter-client (113), jupyter_core / jupyter-core (114),
     # prompt_toolkit 1.0.15 / prompt-toolkit 3.0.8 (141) are the same projects (corpus index);

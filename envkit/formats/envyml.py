@@ -154,16 +154,23 @@ def _scalar_text(v) -> str:
 
 
 def _looks_exported(conda: list[CondaDep], has_prefix: bool) -> bool:
+    """True for a `conda env export`: every conda entry `name=version=build`, or (with a `prefix:`)
+    every entry `name=version` (--no-builds); or nearly every entry `name=version=build` -- at least
+    5 of them and at most one in ten (at least one) other, the `- pip` or `- pytest` a person added
+    by hand to an export (export_to_lock keeps those with an empty version)."""
     if not conda:
         return False
-    with_build = 0
+    with_build = exact = 0
     for d in conda:
         m = _EXPORT_ENTRY.match(d.raw.strip())
         if m is None:
-            return False
+            continue
+        exact += 1
         if m.group("build"):
             with_build += 1
-    return with_build == len(conda) or (has_prefix and with_build == 0)
+    if with_build == len(conda) or (has_prefix and with_build == 0 and exact == len(conda)):
+        return True
+    return with_build >= 5 and len(conda) - with_build <= max(1, len(conda) // 10)
 
 
 def export_to_lock(spec: EnvSpec, platform: str | None = None) -> Lock:
@@ -171,8 +178,8 @@ def export_to_lock(spec: EnvSpec, platform: str | None = None) -> Lock:
 
     Conda entries become conda packages with the exact version and build written; pip entries pinned
     with `==` become pip packages.  Pip entries that pin nothing (a hand-appended `gdown`, a git URL)
-    are kept with an empty version, never dropped.  Raises ParseError for a conda entry that is not
-    exact (`numpy>=1.2` in what claims to be an export).
+    are kept with an empty version, never dropped; so are conda entries that pin nothing exactly (a
+    `- pytest` added by hand to an export: version "" and no build).
     """
     pkgs: list[LockedPackage] = []
     for d in spec.conda:
@@ -184,9 +191,9 @@ def export_to_lock(spec: EnvSpec, platform: str | None = None) -> Lock:
 
             version, build = exact_version(d), d.build
             if version is None:
-                raise ParseError(f"{d.spec()!r} is not an exact `name=version=build` entry",
-                                 where=Where(file=spec.source, line=d.line),
-                                 hint="only an exported environment (conda env export) converts to a lock")
+                # a loose entry added by hand to an export (`- pip`): kept, with nothing pinned, so a
+                # diff still shows it; never dropped
+                version, build = "", None
         pkgs.append(LockedPackage(manager="conda", name=d.name, version=version, build=build,
                                   channel=d.channel, platform=platform, subdir=d.subdir, line=d.line))
     for p in spec.pip:
