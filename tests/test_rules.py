@@ -460,6 +460,44 @@ def test_cuda_mismatch_build_newer_than_cuda_version_and_pytorch_cuda():
         """, "cuda-mismatch") == []
 
 
+def test_cuda_mismatch_cuda_pins_that_contradict_each_other():
+    fs = findings("""
+        dependencies:
+          - pytorch::pytorch=2.1
+          - pytorch-cuda=12.1
+          - cudatoolkit=11.8
+        """, rule="cuda-mismatch")
+    assert [(f.line, f.message, f.packages, f.severity) for f in fs] == [
+        (4, "cudatoolkit=11.8 pins CUDA 11.8, but pytorch-cuda=12.1 pins CUDA 12.1: the CUDA pins "
+            "contradict each other (conda fails to solve, or installs two CUDA runtimes)",
+         ("pytorch-cuda", "cudatoolkit"), "error")]
+    assert hits("""
+        dependencies:
+          - pytorch-cuda=12.1
+          - cuda-version=11.2
+        """, "cuda-mismatch") == [("cuda-mismatch", 3)]  # another major
+    assert hits("""
+        dependencies:
+          - cuda-version=11.8
+          - pytorch-cuda=11.7
+        """, "cuda-mismatch") == [("cuda-mismatch", 3)]  # pytorch-cuda's minor differs
+    assert hits("""
+        dependencies:
+          - cuda-version=11.2
+          - cudatoolkit=11.8
+        """, "cuda-mismatch") == [("cuda-mismatch", 3)]  # cuda-version constrains cudatoolkit
+    for ok in ("cuda-version=12\n  - pytorch-cuda=12.1", "cudatoolkit=11.8.0\n  - pytorch-cuda=11.8",
+               "cuda-version=11.8\n  - cudatoolkit=11.8", "cudatoolkit>=11.2\n  - pytorch-cuda=12.1"):
+        assert hits(f"dependencies:\n  - {ok}\n", "cuda-mismatch") == [], ok
+    # a lock reports it once, at the later pin, naming every pin it contradicts
+    lock = Lock(kind="conda-lock", platforms=("linux-64",), packages=(
+        pkg("cuda-version", "11.8", "h70ddcb2_3", line=1),
+        pkg("cudatoolkit", "11.8.0", "h4ba93d1_13", line=2),
+        pkg("pytorch-cuda", "11.7", "h778d358_5", line=3)))
+    assert [(f.line, f.packages) for f in model_findings(lock, "cuda-mismatch")] == [
+        (3, ("cuda-version", "cudatoolkit", "pytorch-cuda"))]
+
+
 def test_cuda_mismatch_pytorch_cuda_with_a_pytorch_the_pytorch_channel_never_built():
     fs = findings("""
         channels: [pytorch, nvidia, conda-forge]

@@ -118,11 +118,15 @@ EXPECTED: dict[str, list[tuple[str, int]]] = {
     "52": [("mixed-channels", 17), ("conda-pip-duplicate", 2086)],
     # conda-lock: the solver took conda-forge's pytorch 1.13.1 built for CUDA 11.2
     # (`cuda112py39..._200`, line 3514) although pytorch-cuda=11.7 is locked to select a CUDA 11.7
-    # build; and pip torch 2.3.1 (line 4595) on top of conda pytorch 1.13.1 (corpus index).
+    # build. pytorch-cuda=11.7 (line 3545)
+    # pulled the nvidia channel's CUDA 11.7 runtime (cuda-cudart 11.7.99, line 593) beside
+    # cuda-version 11.8 / cudatoolkit 11.8.0: contradicting CUDA pins (error at 3545).
+    # And pip torch 2.3.1 (line 4595) on top of conda pytorch 1.13.1 (corpus index).
     # pip torchaudio 2.3.1 goes with pip torch 2.3.1.  That pip torch is PyPI's CUDA 12.1 wheel (its
     # locked dependencies pin nvidia-cuda-runtime-cu12 12.1.105) while conda pins CUDA 11.x
     # (cuda-version 11.8, cudatoolkit 11.8.0, pytorch-cuda 11.7): one cuda-mismatch at line 4595.
-    "53": [("cuda-mismatch", 3514), ("conda-pip-duplicate", 4595), ("cuda-mismatch", 4595)],
+    "53": [("cuda-mismatch", 3514), ("cuda-mismatch", 3545), ("conda-pip-duplicate", 4595),
+           ("cuda-mismatch", 4595)],
     # conda-lock (ppc64le): channels conda-forge, open-ce, defaults (metadata line 17).
     "55": [("mixed-channels", 17)],
     # pixi.lock v6: conda-forge only, hashes everywhere.

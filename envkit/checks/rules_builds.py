@@ -264,15 +264,20 @@ def _newer_or_other_major(build: str, major_only: bool, pin: str) -> bool:
 @rule(
     "cuda-mismatch",
     severity="error",
-    summary="CPU PyTorch with CUDA pins, a CUDA build newer than the pinned CUDA, pip `+cuXXX` "
-            "against conda's CUDA, or a torch/torchvision/torchaudio triple that does not belong "
-            "together.",
+    summary="CPU PyTorch with CUDA pins, CUDA pins that contradict each other, a CUDA build newer "
+            "than the pinned CUDA, pip `+cuXXX` against conda's CUDA, or a "
+            "torch/torchvision/torchaudio triple that does not belong together.",
     description="""
         The CUDA pieces of an environment have to agree, and the solver does not always stop a
         disagreement (pip packages and hand-edited exports bypass it).  Reported:
 
         - a CPU build of PyTorch (`pytorch=*=cpu_*`, `cpuonly`, pip `torch==X+cpu`) together with
           CUDA pins (`cuda-version`, `pytorch-cuda`, `cudatoolkit`): the GPU will not be used;
+        - CUDA pins that contradict each other: `cuda-version`, `cudatoolkit` and `pytorch-cuda`
+          of different major versions, or naming different major.minor versions
+          (`pytorch-cuda=12.1` with `cudatoolkit=11.8`): `cuda-version` constrains `cudatoolkit`
+          to its own major.minor, and `pytorch-cuda` pulls the nvidia channel's CUDA runtime of its
+          version beside the other one;
         - a conda build (or a spec's build glob, `pytorch=2.5.1=cuda126*`) for a CUDA newer than
           (or of another major version than) the pinned `cuda-version`/`cudatoolkit`, or different
           from the pinned `pytorch-cuda` (the pytorch channel's builds require exactly that one);
@@ -335,6 +340,8 @@ def _cuda_checks(items: list[_Item], pip_options: list[str], on: str) -> Iterato
                 pins.append((it, mm_text(mm)))
             elif re.fullmatch(r"\d+", it.version):  # `cuda-version=12`: the major version only
                 pins.append((it, it.version))
+    # 0. CUDA pins that contradict each other
+    yield from _pin_conflicts(pins, on)
     torch_like = [it for it in items if it.name in TORCH_NAMES or it.name in ("cpuonly", "pytorch-mutex")
                   or it.name in ("torchvision", "torchaudio")]
     # 1. a CPU build of pytorch with CUDA pins
@@ -356,7 +363,8 @@ def _cuda_checks(items: list[_Item], pip_options: list[str], on: str) -> Iterato
         if not cuda:
             continue
         for pin, pv in pins:
-            if pin.name == "pytorch-cuda" and it.name == "pytorch" and _after_pytorch_channel(it.version):
+            if pin.name == "pytorch-cuda" and it.name == "pytorch" and (
+                    _after_pytorch_channel(it.version)):
                 continue  # said by _pytorch_channel: the selector cannot apply at all
             exact = pin.name == "pytorch-cuda" and not major_only and "." in pv and it.name in TORCH_NAMES
             bad = cuda != pv if exact else _newer_or_other_major(cuda, major_only, pv)
@@ -403,6 +411,26 @@ def _cuda_checks(items: list[_Item], pip_options: list[str], on: str) -> Iterato
     yield from _pytorch_channel(items, on)
     # 5. the torch / torchvision / torchaudio triple
     yield from _triple(items, on)
+
+
+def _pin_conflicts(pins: list[tuple[_Item, str]], on: str) -> Iterator[Hit]:
+    """CUDA pins of different names that contradict each other, reported at the later one: another
+    major, or another major.minor where both name one.  conda-forge's `cuda-version` constrains
+    `cudatoolkit` to its own major.minor (no solve), and `pytorch-cuda` pulls the nvidia channel's
+    CUDA runtime of its version beside the other one (two CUDA runtimes in one environment)."""
+    for j, (b, bv) in enumerate(pins):
+        bad = []
+        for a, av in pins[:j]:
+            if a.name == b.name:
+                continue
+            ap, bp = av.split("."), bv.split(".")
+            if ap[0] != bp[0] or (len(ap) > 1 and len(bp) > 1 and av != bv):
+                bad.append((a, av))
+        if bad:
+            others = " and ".join(f"{a.label} pins CUDA {av}" for a, av in bad)
+            yield Hit(b.line, f"{b.label} pins CUDA {bv}, but {others}: the CUDA pins contradict each "
+                              f"other (conda fails to solve, or installs two CUDA runtimes){on}",
+                      tuple(a.name for a, _ in bad) + (b.name,))
 
 
 def _pytorch_matrix():
