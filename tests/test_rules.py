@@ -528,6 +528,35 @@ def test_cuda_mismatch_pytorch_cuda_with_a_pytorch_the_pytorch_channel_never_bui
     assert [(f.line, f.rule) for f in model_findings(lock, "cuda-mismatch")] == [(10, "cuda-mismatch")]
 
 
+def test_cuda_mismatch_pytorch_cuda_beside_a_conda_forge_pytorch_build_is_a_warning():
+    # conda-forge's cuda112 build runs on any CUDA 11 >= 11.2; pytorch-cuda does not constrain it,
+    # so "built for CUDA 11.2, but pytorch-cuda=11.7 pins CUDA 11.7" was wrong: it has no effect
+    fs = findings("""
+        channels: [conda-forge, nodefaults]
+        dependencies:
+          - pytorch=1.13.1=cuda112*
+          - pytorch-cuda=11.7
+        """, rule="cuda-mismatch")
+    assert [(f.line, f.message, f.packages, f.severity) for f in fs] == [
+        (3, "pytorch=1.13.1=cuda112* is a conda-forge build, which pytorch-cuda=11.7 does not select or "
+            "constrain (pytorch-cuda is the legacy pytorch channel's CUDA selector): it only adds the "
+            "nvidia channel's CUDA 11.7 packages; drop it and pin the CUDA with cuda-version",
+         ("pytorch", "pytorch-cuda"), "warning")]
+    # a CUDA build newer than cuda-version is still an error beside it
+    assert [(f.line, f.severity) for f in findings("""
+        dependencies:
+          - pytorch=2.1=cuda118*
+          - cuda-version=11.2
+          - pytorch-cuda=11.8
+        """, rule="cuda-mismatch")] == [(2, "warning"), (2, "error"), (4, "error")]  # 4: pins contradict
+    # the pytorch channel's own builds still need exactly the pinned pytorch-cuda
+    assert [(f.line, f.severity) for f in findings("""
+        dependencies:
+          - pytorch=1.13.1=py3.9_cuda11.6_cudnn8.3.2_0
+          - pytorch-cuda=11.7
+        """, rule="cuda-mismatch")] == [(2, "error")]
+
+
 def test_cuda_mismatch_major_only_and_old_cuda_tags():
     # defaults' cudnn `cuda11_0` and RAPIDS' `cuda_11_py39_...` name CUDA 11, the major alone
     # (they once decoded as "CUDA 1.1" and were reported against every CUDA 11 pin)

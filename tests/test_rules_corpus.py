@@ -116,9 +116,10 @@ EXPECTED: dict[str, list[tuple[str, int]]] = {
     # conda-lock: metadata channels defaults, pkgs/main, pkgs/r with conda-forge (line 17); numpy
     # locked for conda (2.2.4) and pip (2.1.3) on linux-64 (pip entry at line 2086; corpus index).
     "52": [("mixed-channels", 17), ("conda-pip-duplicate", 2086)],
-    # conda-lock: the solver took conda-forge's pytorch 1.13.1 built for CUDA 11.2
-    # (`cuda112py39..._200`, line 3514) although pytorch-cuda=11.7 is locked to select a CUDA 11.7
-    # build. pytorch-cuda=11.7 (line 3545)
+    # conda-lock: the solver took conda-forge's pytorch 1.13.1 (`cuda112py39..._200`, line 3514),
+    # which pytorch-cuda (the legacy pytorch channel's selector) does not constrain - cuda112 runs on
+    # the locked cudatoolkit 11.8 (its dependency `cudatoolkit >=11.2,<12`) - so the warning at 3514
+    # says pytorch-cuda has no effect there.  It is not harmless: pytorch-cuda=11.7 (line 3545)
     # pulled the nvidia channel's CUDA 11.7 runtime (cuda-cudart 11.7.99, line 593) beside
     # cuda-version 11.8 / cudatoolkit 11.8.0: contradicting CUDA pins (error at 3545).
     # And pip torch 2.3.1 (line 4595) on top of conda pytorch 1.13.1 (corpus index).

@@ -279,8 +279,13 @@ def _newer_or_other_major(build: str, major_only: bool, pin: str) -> bool:
           to its own major.minor, and `pytorch-cuda` pulls the nvidia channel's CUDA runtime of its
           version beside the other one;
         - a conda build (or a spec's build glob, `pytorch=2.5.1=cuda126*`) for a CUDA newer than
-          (or of another major version than) the pinned `cuda-version`/`cudatoolkit`, or different
-          from the pinned `pytorch-cuda` (the pytorch channel's builds require exactly that one);
+          (or of another major version than) the pinned `cuda-version`/`cudatoolkit`, or a pytorch
+          channel build (`py3.9_cuda11.7_cudnn8.5.0_0`) different from the pinned `pytorch-cuda`
+          (those builds require exactly that one);
+        - (warning) `pytorch-cuda` beside a conda-forge pytorch build (`cuda112py39h..._200`,
+          `pytorch=*=cuda*`): it is the legacy pytorch channel's selector, which conda-forge's
+          builds ignore (they take their CUDA from `cuda-version`); it only adds the nvidia
+          channel's CUDA packages;
         - pip `torch==2.1.0+cu121` (or a `download.pytorch.org/whl/cu121` index, or in a lock a
           PyPI torch wheel whose recorded `nvidia-cuda-runtime-cu12` dependency says CUDA 12.1)
           with a conda CUDA pin of another major version or an older one (`cudatoolkit=11.8`):
@@ -364,7 +369,7 @@ def _cuda_checks(items: list[_Item], pip_options: list[str], on: str) -> Iterato
             continue
         for pin, pv in pins:
             if pin.name == "pytorch-cuda" and it.name == "pytorch" and (
-                    _after_pytorch_channel(it.version)):
+                    _conda_forge_torch(it) or _after_pytorch_channel(it.version)):
                 continue  # said by _pytorch_channel: the selector cannot apply at all
             exact = pin.name == "pytorch-cuda" and not major_only and "." in pv and it.name in TORCH_NAMES
             bad = cuda != pv if exact else _newer_or_other_major(cuda, major_only, pv)
@@ -433,6 +438,14 @@ def _pin_conflicts(pins: list[tuple[_Item, str]], on: str) -> Iterator[Hit]:
                       tuple(a.name for a, _ in bad) + (b.name,))
 
 
+def _conda_forge_torch(item: _Item) -> bool:
+    """Whether a conda pytorch is (or a spec's build glob asks for) a conda-forge build:
+    `cuda112py39h..._200`, `cuda126_mkl_py312_...`, `cuda*`.  The pytorch channel's builds start
+    with the Python tag (`py3.9_cuda11.7_cudnn8.5.0_0`)."""
+    return (item.manager == "conda" and item.name == "pytorch" and bool(item.build)
+            and item.build.lower().startswith("cuda"))
+
+
 def _pytorch_matrix():
     try:
         from envkit.templates import load_matrix
@@ -457,6 +470,18 @@ def _pytorch_channel(items: list[_Item], on: str) -> Iterator[Hit]:
     selector = next((it for it in items if it.manager == "conda" and it.name == "pytorch-cuda"), None)
     torch = next((it for it in items if it.manager == "conda" and it.name == "pytorch" and it.version
                   and major_minor(it.version)), None)
+    if selector is not None:
+        forge = next((it for it in items if _conda_forge_torch(it)), None)
+        if forge is not None:
+            # pytorch-cuda is a metapackage of the pytorch channel that its own pytorch builds
+            # depend on; conda-forge's builds do not, and take their CUDA from cuda-version
+            cuda = f"CUDA {selector.version} " if selector.version else "CUDA "
+            yield Hit(forge.line, f"{forge.label} is a conda-forge build, which {selector.label} does not "
+                                  f"select or constrain (pytorch-cuda is the legacy pytorch channel's CUDA "
+                                  f"selector): it only adds the nvidia channel's {cuda}packages; drop it "
+                                  f"and pin the CUDA with cuda-version{on}",
+                      (forge.name, selector.name), severity="warning")
+            return
     if selector is None or torch is None or "dev" in torch.version:  # pytorch-nightly kept going
         return
     matrix = _pytorch_matrix()
