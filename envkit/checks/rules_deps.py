@@ -232,12 +232,13 @@ def lock_like(spec: EnvSpec) -> bool:
     severity="warning",
     summary="In a file meant as a lock, a package without an exact version.",
     description="""
-        An exported environment (`conda env export`, every entry `name=version=build`) is meant
+        An exported environment (`conda env export`, entries `name=version=build`) is meant
         to recreate the same environment.  An entry without a version in it - typically one added
         by hand afterwards - gets whatever is newest on the day the file is used, so two machines
         built from the same file differ.
 
-        Applies to `conda env export` output: every conda entry `name=version=build`, or
+        Applies to `conda env export` output: at least 5 conda entries `name=version=build` and
+        at most one in ten anything else (the hand-added lines this rule is about), or
         `name=version` with a `prefix:` line (`--no-builds`).  Hand-written environment files,
         where loose constraints are intended, are not checked.
 
