@@ -197,11 +197,16 @@ def normalize(model):
     return core(model)
 
 
-def normalize_spec(spec):
-    """The canonical EnvSpec of `spec` (secrets in variables become placeholders)."""
+def normalize_spec(spec, *, selectors=None):
+    """The canonical EnvSpec of `spec` (secrets in variables become placeholders).  `selectors`
+    maps a dependency's line to its conda-build selector (`linux` for `# [linux]`): equal entries
+    under different selectors are kept apart (see envkit.normalize.text_selectors)."""
     from envkit.normalize import normalize_spec as core
 
-    return core(_model("normalize_spec", "spec", spec, ("EnvSpec",)))
+    if selectors is not None and not isinstance(selectors, dict):
+        raise TypeError(f"normalize_spec(selectors=...) takes a dict (line -> selector) or None, "
+                        f"not {type(selectors).__name__}")
+    return core(_model("normalize_spec", "spec", spec, ("EnvSpec",)), selectors=selectors)
 
 
 def normalize_lock(lock):
