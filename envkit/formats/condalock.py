@@ -144,21 +144,13 @@ _MAP4_ENTRY = re.compile(r"^    ([A-Za-z0-9_][A-Za-z0-9_.\-/]*): ([^ \n][^\n]*)$
 def _read_layout(text: str, filename: str | None) -> Lock:
     """The Lock of a conda-lock.yml whose packages are in conda-lock's layout (above), read without a
     YAML tree; raises Unsupported for any other text, which `_read_tree` then reads."""
-    from envkit._yaml import check_lines
     from envkit.errors import EnvkitError
     from envkit.formats import _fastyaml
-    from envkit.formats._fastyaml import Unsupported, plain_text, text_value
+    from envkit.formats._fastyaml import Unsupported, plain_text, split_layout, text_value
     from envkit.formats._util import url_parts_uncached as url_parts
 
-    check_lines(text, filename=filename)
-    _fastyaml._check_chars(text)
-    if "\r" in text:
-        raise Unsupported
-    start = text.find("\npackage:\n- ") + 1  # str.find: a MULTILINE ^ is tried at every character
-    if start == 0:
-        raise Unsupported
-    header = _fastyaml.load(text[:start])
-    if type(header) is not YamlMap or header.get("version") != SUPPORTED_VERSION:
+    header, start = split_layout(text, "package", filename)
+    if header.get("version") != SUPPORTED_VERSION:
         raise Unsupported
     try:
         head = _header(header, filename)

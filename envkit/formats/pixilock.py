@@ -104,20 +104,10 @@ _SAFE_KEY_LINES = re.compile(
 def _load_layout(text: str, filename: str | None):
     """The document as the YAML readers would give it, but each `packages:` entry holding only the
     KEPT keys; Unsupported for text outside the layout (see above)."""
-    from envkit._yaml import check_lines
     from envkit.formats import _fastyaml
-    from envkit.formats._fastyaml import Unsupported
+    from envkit.formats._fastyaml import Unsupported, split_layout
 
-    check_lines(text, filename=filename)
-    _fastyaml._check_chars(text)
-    if "\r" in text:
-        raise Unsupported
-    start = text.find("\npackages:\n- ") + 1  # str.find: a MULTILINE ^ is tried at every character
-    if start == 0:
-        raise Unsupported
-    data = _fastyaml.load(text[:start])
-    if type(data) is not YamlMap:
-        raise Unsupported
+    data, start = split_layout(text, "packages", filename)
     if text[-1] != "\n":
         text += "\n"
     key_line = text.count("\n", 0, start) + 1
