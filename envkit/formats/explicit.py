@@ -15,8 +15,7 @@ from envkit.model import Lock, LockedPackage
 _PLATFORM = re.compile(r"^#\s*platform:\s*(?P<p>\S+)\s*$")
 _INPUT_HASH = re.compile(r"^#\s*input_hash:\s*(?P<h>\S+)\s*$")
 _PIP = re.compile(r"^#\s*pip\s+(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*@\s*(?P<url>\S+)\s*$")
-_HEX32 = re.compile(r"^[0-9a-fA-F]{32}$")
-_HEX64 = re.compile(r"^[0-9a-fA-F]{64}$")
+from envkit.formats._digest import HEX32 as _HEX32, HEX64 as _HEX64  # noqa: E402  (one home for digests)
 
 HEADER = ("This file may be used to create an environment using:\n"
           "$ conda create --name <env> --file <this file>")
@@ -51,7 +50,7 @@ def read_explicit(text: str, filename: str | None = None) -> Lock:
             if m and seen_explicit:
                 url, _, frag = m.group("url").partition("#")
                 sha = frag.split("=", 1)[1] if frag.startswith("sha256=") else None
-                if frag and (sha is None or not _HEX64.match(sha)):
+                if frag and (sha is None or not _HEX64.fullmatch(sha)):
                     raise ParseError("unknown hash fragment on a pip line (expected #sha256=<64 hex digits>)",
                                      where=Where(file=filename, line=i), text=s)
                 rows.append((i, url, None, sha, m.group("name")))
@@ -65,11 +64,11 @@ def read_explicit(text: str, filename: str | None = None) -> Lock:
         url, _, frag = s.partition("#")
         md5 = sha256 = None
         if frag:
-            if frag.startswith(("sha256:", "sha256=")) and _HEX64.match(frag[7:]):
+            if frag.startswith(("sha256:", "sha256=")) and _HEX64.fullmatch(frag[7:]):
                 sha256 = frag[7:]
-            elif _HEX32.match(frag):
+            elif _HEX32.fullmatch(frag):
                 md5 = frag
-            elif _HEX64.match(frag):
+            elif _HEX64.fullmatch(frag):
                 sha256 = frag
             else:
                 raise ParseError("unknown hash fragment (expected #<md5>, #sha256:<hex>, hex digits of "
@@ -176,5 +175,5 @@ def _check_token(text: str, what: str, package: str, forbidden: str = "") -> Non
 
 
 def _check_hash(value: str, pattern: re.Pattern, what: str, package: str) -> None:
-    if not pattern.match(value):
+    if not pattern.fullmatch(value):
         raise ParseError(f"{package}: {what} {value!r} is not a hex digest; an explicit file cannot carry it")
