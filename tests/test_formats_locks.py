@@ -136,9 +136,10 @@ def test_pixi_unknown_version():
     with pytest.raises(UnsupportedVersionError) as err:
         read_pixi_lock("version: 8\nenvironments: {}\npackages: []\n", "pixi.lock")
     assert err.value.message == "pixi.lock version 8 is not supported; the newest version envkit reads is 7"
+    # versions 1-5 are read since pixi users still hold them (tests/test_pixilock_legacy.py); 0 never existed
     with pytest.raises(UnsupportedVersionError) as err:
-        read_pixi_lock("version: 4\nenvironments: {}\npackages: []\n", "pixi.lock")
-    assert err.value.message == "pixi.lock version 4 is too old; envkit reads versions 6 to 7 (newest supported: 7)"
+        read_pixi_lock("version: 0\nenvironments: {}\npackages: []\n", "pixi.lock")
+    assert err.value.message == "pixi.lock version 0 is too old; envkit reads versions 1 to 7 (newest supported: 7)"
 
 
 def test_pixi_is_read_only():

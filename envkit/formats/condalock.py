@@ -161,6 +161,15 @@ def _read_tree(text: str, filename: str | None) -> Lock:
     data = load_yaml(text, filename=filename)
     if not isinstance(data, dict):
         raise ParseError("not a conda-lock file: the document is not a mapping", where=Where(file=filename))
+    if data.get("version") in (2, 3) and "environments" not in data:
+        # a pixi.lock from before version 4: conda-lock's shape under another version number
+        from envkit.formats.pixilock import read_conda_lock_shaped
+
+        return read_conda_lock_shaped(data, text, filename)
+    if "environments" in data and "package" not in data:
+        raise ParseError(f"this is a pixi.lock (version {data.get('version')}), not a conda-lock file",
+                         where=Where(file=filename, line=data.line_of("version")),
+                         hint="read it with --format pixi")
     check_version(data.get("version"), filename, data.line_of("version"))
     return _from_data(data, filename)
 
@@ -389,13 +398,23 @@ def _package_fields_checked(raw, where: Where):
     version = p.text("version", required=True, what="a package entry")
     manager = p.text("manager", required=True, what="a package entry")
     platform = p.text("platform", required=True, what="a package entry")
+    if manager == "pypi":
+        manager = "pip"  # what pixi's version 1 locks write (rattler reads both)
     if manager not in ("conda", "pip"):
         raise ParseError(f"unknown manager {manager!r} (expected conda or pip)", where=p.where("manager"))
-    deps = p.mapping("dependencies")
-    depends = tuple((str(k), deps.text(k) or "") for k in deps.data)
+    if isinstance(p.get("dependencies"), list):  # a list of specs (pixi's version 1 locks)
+        depends = tuple(_split_spec(d) for d in p.texts("dependencies"))
+    else:
+        deps = p.mapping("dependencies")
+        depends = tuple((str(k), deps.text(k) or "") for k in deps.data)
     h = p.mapping("hash")
     return (name, version, manager, platform, depends, p.text("url"), h.text("md5"), h.text("sha256"),
             p.text("category") or "main", p.flag("optional"))
+
+
+def _split_spec(text: str) -> tuple[str, str]:
+    name, _, rest = text.strip().partition(" ")
+    return name, rest.strip()
 
 
 def merge_depends(depends: tuple[tuple[str, str], ...]) -> list[tuple[str, str]]:

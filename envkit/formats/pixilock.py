@@ -1,6 +1,13 @@
-"""pixi.lock (versions 6 and 7): read one environment into a Lock.
+"""pixi.lock (versions 1 to 7): read one environment into a Lock.
 
-Layout: `environments.<env>.packages.<platform>` lists references (`- conda: URL`, `- pypi: URL or
+Versions 1 to 3 are conda-lock shaped (`metadata:` and a `package:` list, one entry per platform,
+`dependencies:` a list or a mapping, `manager: conda`/`pypi`), with one environment, "default"; see
+`read_conda_lock_shaped`.  Versions 4 and 5 have the layout of version 6, but a `packages:` entry
+says `kind: conda`/`kind: pypi` and gives its location as `url:` (or `path:`), where version 6
+writes `conda: URL`/`pypi: URL`.  (rattler_lock reads the same three families:
+crates/rattler_lock/src/parse/v3.rs, models/v5, models/v6.)
+
+Layout from version 4: `environments.<env>.packages.<platform>` lists references (`- conda: URL`, `- pypi: URL or
 path`), and a top-level `packages:` list holds each package's data once (`conda:`/`pypi:` location,
 hashes, depends, ...).  Version 7 adds a top-level `platforms:` list and per-environment `indexes:`;
 everything envkit reads is otherwise the same.  Name, version and build of a conda package come from
@@ -14,12 +21,14 @@ from envkit._yaml import YamlList, YamlMap
 from envkit.errors import EnvironmentNotFound, ParseError, UnsupportedVersionError, Where
 from envkit.model import Lock, LockedPackage
 
-SUPPORTED_VERSIONS = (6, 7)
+SUPPORTED_VERSIONS = (1, 2, 3, 4, 5, 6, 7)
+#: the versions shaped like conda-lock.yml (no `environments:`)
+CONDA_LOCK_SHAPED = (1, 2, 3)
 DEFAULT_ENVIRONMENT = "default"
 
 
 def check_version(version, filename: str | None, line: int | None = None) -> None:
-    """Raise unless `version` is a pixi.lock version envkit reads (6 or 7)."""
+    """Raise unless `version` is a pixi.lock version envkit reads (1 to 7)."""
     if version in SUPPORTED_VERSIONS:
         return
     where = Where(file=filename, line=line)
@@ -44,6 +53,8 @@ def environments(text: str, filename: str | None = None) -> list[str]:
 def read_pixi_environments(text: str, filename: str | None = None) -> dict[str, Lock]:
     """Every environment of a pixi.lock, name -> Lock(kind="pixi"), in file order (one YAML parse)."""
     data = _load(text, filename)
+    if data.get("version") in CONDA_LOCK_SHAPED:
+        return {DEFAULT_ENVIRONMENT: read_conda_lock_shaped(data, text, filename)}
     envs = _environments(data, filename)
     index = _index(data, filename)
     parsed: dict = {}  # shared: environments share most of their packages
@@ -250,6 +261,11 @@ def read_pixi_lock(text: str, filename: str | None = None, environment: str | No
     """
     data = _load(text, filename)
     env_name = environment or DEFAULT_ENVIRONMENT
+    if data.get("version") in CONDA_LOCK_SHAPED:
+        if env_name != DEFAULT_ENVIRONMENT:
+            raise EnvironmentNotFound(f"pixi.lock has no environment {env_name!r} (it has: default)",
+                                      where=Where(file=filename), hint="choose one with --env NAME")
+        return read_conda_lock_shaped(data, text, filename)
     envs = _environments(data, filename)
     key = next((k for k in envs.data if str(k) == env_name), None)
     if key is None:
@@ -285,9 +301,18 @@ def _index(data, filename: str | None) -> dict[tuple[str, str], list]:
         if key is None:  # not the plain shape pixi writes: say what is wrong
             p = Fields(raw, filename, where.key, line=where.line, what="a package entry")
             kind = "conda" if "conda" in p else "pypi" if "pypi" in p else None
-            if kind is None:
+            if kind is None and "kind" in p:  # versions 4 and 5
+                kind = p.text("kind")
+                if kind not in ("conda", "pypi"):
+                    raise ParseError(f"unknown package kind {kind!r} (expected conda or pypi)", where=p.where("kind"))
+                loc = p.text("url") or p.text("path")
+                if not loc:
+                    raise ParseError("a package entry needs `url:` or `path:`", where=where)
+                key = (kind, loc)
+            elif kind is None:
                 raise ParseError("a package entry needs `conda:` or `pypi:`", where=where)
-            key = (kind, p.text(kind, required=True, what="a package entry"))
+            else:
+                key = (kind, p.text(kind, required=True, what="a package entry"))
         index.setdefault(key, []).append((raw, where))
     return index
 
@@ -303,6 +328,11 @@ def _location(raw) -> tuple[str, str] | None:
         loc = raw.get("pypi")
         if type(loc) is str:
             return ("pypi", loc)
+        kind = raw.get("kind")  # a version 4 or 5 entry
+        if kind == "conda" or kind == "pypi":
+            loc = raw.get("url") or raw.get("path")
+            if type(loc) is str:
+                return (kind, loc)
     return None
 
 
@@ -447,3 +477,58 @@ def _split_req(text) -> tuple[str, str]:
     if not m:
         return s, ""
     return m.group(1), m.group(2).strip()
+
+
+def read_conda_lock_shaped(data, text: str, filename: str | None) -> Lock:
+    """The one environment of a pixi.lock version 1 to 3 (conda-lock shaped; see the module doc) as
+    Lock(kind="pixi"), checked by conda-lock's rules (digests, platforms, no entry twice)."""
+    from envkit.formats._util import Fields, read_channels, url_parts
+    from envkit.formats.condalock import validate_packages
+
+    top = Fields(data, filename, "")
+    meta = top.mapping("metadata")
+    channels = read_channels(meta, filename)
+    platforms = list(meta.texts("platforms"))
+    out: list[LockedPackage] = []
+    for i, raw, where in top.items("package"):
+        p = Fields(raw, filename, where.key, line=where.line, what="a package entry")
+        manager = p.text("manager", required=True, what="a package entry")
+        if manager not in ("conda", "pip", "pypi"):
+            raise ParseError(f"unknown manager {manager!r} (expected conda or pypi)", where=p.where("manager"))
+        name = p.text("name", required=True, what="a package entry")
+        version = p.text("version", required=True, what="a package entry")
+        platform = p.text("platform", required=True, what="a package entry")
+        url = p.text("url", required=True, what="a package entry")
+        h = p.mapping("hash")
+        depends = _legacy_depends(p, manager)
+        if platform not in platforms:
+            platforms.append(platform)
+        if manager == "conda":
+            chan, subdir, nvb = url_parts(url)
+            out.append(LockedPackage(
+                manager="conda", name=name, version=version, build=p.text("build") or (nvb[2] if nvb else None),
+                build_number=p.integer("build_number") or 0, channel=chan, platform=platform,
+                subdir=p.text("subdir") or subdir, url=url, md5=h.text("md5"), sha256=h.text("sha256"),
+                depends=depends, category=p.text("category") or "main", line=where.line))
+        else:
+            out.append(LockedPackage(
+                manager="pip", name=name, version=version, platform=platform, url=url, md5=h.text("md5"),
+                sha256=h.text("sha256"), depends=depends, category=p.text("category") or "main",
+                editable=_is_path(url), line=where.line))
+    lock = Lock(kind="pixi", platforms=tuple(platforms), packages=tuple(out), channels=tuple(channels),
+                environment=DEFAULT_ENVIRONMENT, metadata=(("version", str(data.get("version"))),),
+                source=filename)
+    validate_packages(lock, text, filename)
+    return lock
+
+
+def _legacy_depends(p, manager: str) -> tuple[tuple[str, str], ...]:
+    """`dependencies:` of a version 1-3 entry: a list of specs or a name -> constraint mapping (both
+    are written, as rattler reads both); pypi entries may say `requires_dist:` instead."""
+    key = "dependencies" if "dependencies" in p or manager == "conda" else "requires_dist"
+    value = p.get(key)
+    if isinstance(value, dict):
+        deps = p.mapping(key)
+        return tuple((str(k), deps.text(k) or "") for k in deps.data)
+    split = _split_dep if manager == "conda" else _split_req
+    return tuple(split(d) for d in p.texts(key))
