@@ -95,8 +95,9 @@ def test_conda_lock_output_loads_with_conda_locks_parser(tmp_path):
 
 def test_conda_lock_unknown_version_names_the_newest():
     with pytest.raises(UnsupportedVersionError) as err:
-        read_text("version: 3\nmetadata: {}\npackage: []\n", filename="conda-lock.yml")
-    assert str(err.value) == ("conda-lock.yml:1: conda-lock.yml version 3 is not supported; the newest "
+        # (versions 2 and 3 of this shape are pixi.lock files, read as such: tests/test_pixilock_legacy.py)
+        read_text("version: 4\nmetadata: {}\npackage: []\n", filename="conda-lock.yml")
+    assert str(err.value) == ("conda-lock.yml:1: conda-lock.yml version 4 is not supported; the newest "
                               "version envkit reads is 1")
 
 
