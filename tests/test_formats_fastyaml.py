@@ -359,7 +359,8 @@ def test_conda_lock_layout_reader_takes_quoted_and_odd_text():
 
 
 @pytest.mark.parametrize("text", [
-    "version: 2\nmetadata: {}\npackage:\n" + "\n".join(_GOOD_ENTRY) + "\n",  # unsupported version
+    # unsupported version (2 and 3 of this shape are old pixi.lock files, read by pixilock)
+    "version: 4\nmetadata: {}\npackage:\n" + "\n".join(_GOOD_ENTRY) + "\n",
     "version: 1\npackage:\n" + "\n".join(_GOOD_ENTRY) + "\n",  # no metadata
     "\n".join(_HEAD) + "\n" + "\n".join(_GOOD_ENTRY) + "\nversion: 1\n",  # a duplicate key after the list
     "\n".join(_HEAD).replace("  - linux-64", "  - [linux-64]") + "\n" + "\n".join(_GOOD_ENTRY) + "\n",

@@ -11,6 +11,7 @@ not fields of the format; they come from the package URL.
 from __future__ import annotations
 
 import json
+import os
 import re
 
 from envkit._yaml import YamlMap
@@ -161,8 +162,11 @@ def _read_tree(text: str, filename: str | None) -> Lock:
     data = load_yaml(text, filename=filename)
     if not isinstance(data, dict):
         raise ParseError("not a conda-lock file: the document is not a mapping", where=Where(file=filename))
-    if data.get("version") in (2, 3) and "environments" not in data:
-        # a pixi.lock from before version 4: conda-lock's shape under another version number
+    version = data.get("version")
+    pixi_named = os.path.basename(filename or "").lower() == "pixi.lock"
+    if (version in (2, 3) or (version == 1 and pixi_named)) and "environments" not in data:
+        # a pixi.lock from before version 4: conda-lock's shape under another version number (or,
+        # for version 1, under conda-lock's: then only the file name tells, as with `pixi.lock`)
         from envkit.formats.pixilock import read_conda_lock_shaped
 
         return read_conda_lock_shaped(data, text, filename)
@@ -398,23 +402,13 @@ def _package_fields_checked(raw, where: Where):
     version = p.text("version", required=True, what="a package entry")
     manager = p.text("manager", required=True, what="a package entry")
     platform = p.text("platform", required=True, what="a package entry")
-    if manager == "pypi":
-        manager = "pip"  # what pixi's version 1 locks write (rattler reads both)
     if manager not in ("conda", "pip"):
         raise ParseError(f"unknown manager {manager!r} (expected conda or pip)", where=p.where("manager"))
-    if isinstance(p.get("dependencies"), list):  # a list of specs (pixi's version 1 locks)
-        depends = tuple(_split_spec(d) for d in p.texts("dependencies"))
-    else:
-        deps = p.mapping("dependencies")
-        depends = tuple((str(k), deps.text(k) or "") for k in deps.data)
+    deps = p.mapping("dependencies")
+    depends = tuple((str(k), deps.text(k) or "") for k in deps.data)
     h = p.mapping("hash")
     return (name, version, manager, platform, depends, p.text("url"), h.text("md5"), h.text("sha256"),
             p.text("category") or "main", p.flag("optional"))
-
-
-def _split_spec(text: str) -> tuple[str, str]:
-    name, _, rest = text.strip().partition(" ")
-    return name, rest.strip()
 
 
 def merge_depends(depends: tuple[tuple[str, str], ...]) -> list[tuple[str, str]]:
