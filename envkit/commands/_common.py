@@ -29,14 +29,88 @@ def duplicates_of(env: EnvSpec | Lock | LiveEnv, *, extra=None) -> list[Duplicat
     return sorted(found.values(), key=lambda d: (d.project, d.conda_name))
 
 
-def warn_duplicates(envs: Iterable[EnvSpec | Lock | LiveEnv], *, label: bool = False) -> None:
-    """The mission's warning: print one stderr line per project installed by both conda and pip.
+RULE = "conda-pip-duplicate"
+
+
+def duplicate_messages(env: EnvSpec | Lock | LiveEnv, *, config=None, text: str | None = None) -> list[str]:
+    """The conda+pip warnings for `env`, one per project, minus those the user silenced the way
+    `check` is silenced: `conda-pip-duplicate` not selected (or ignored) in the configuration, or an
+    inline `# envkit: ignore[conda-pip-duplicate]` (or bare `# envkit: ignore`) on the line of the
+    pip entry (the line check reports).  `config` defaults to the one found from the working
+    directory; `text` to the file `env` was read from.  The one place every command decides this."""
+    from envkit.checks.core import suppressions
+
+    if config is None:
+        config = _config_here()
+    if not config.is_selected(RULE):
+        return []
+    dups = duplicates_of(env, extra=config.pypi_names or None)
+    if not dups:
+        return []
+    lines = None
+    out = []
+    for d in dups:
+        line = _line_of(env, d)
+        if line:
+            if lines is None:
+                lines = _source_lines(env, text)
+            if 0 < line <= len(lines):
+                sup = suppressions(lines[line - 1])
+                if sup is not None and (not sup or RULE in sup):
+                    continue
+        out.append(duplicate_warning(d))
+    return out
+
+
+def _config_here():
+    """The configuration of the working directory; a broken one is `check`'s to report, so other
+    commands fall back to the defaults rather than fail."""
+    from envkit.config import Config, load_config
+    from envkit.errors import EnvkitError
+
+    try:
+        return load_config()
+    except EnvkitError:
+        return Config()
+
+
+def _line_of(env, d: Duplicate) -> int | None:
+    """The line of the pip entry (else the conda entry) behind duplicate `d`."""
+    from envkit.conda.names import pep503
+
+    if isinstance(env, EnvSpec):
+        for p in env.pip:
+            if p.name and pep503(p.name) == d.project:
+                return p.line
+        return next((c.line for c in env.conda if c.name == d.conda_name), None)
+    if isinstance(env, Lock):
+        return next((p.line for p in env.packages if p.manager == "pip" and pep503(p.name) == d.project), None)
+    return None
+
+
+def _source_lines(env, text: str | None) -> list[str]:
+    if text is None:
+        source = getattr(env, "source", None)
+        if not source or source == "-":
+            return []
+        from envkit.errors import EnvkitError
+        from envkit.io import read_text
+
+        try:
+            text = read_text(source)
+        except (OSError, EnvkitError):
+            return []
+    return text.splitlines()
+
+
+def warn_duplicates(envs: Iterable[EnvSpec | Lock | LiveEnv], *, label: bool = False, config=None) -> None:
+    """The mission's warning: print one stderr line per project installed by both conda and pip
+    (unless silenced: see duplicate_messages).
 
     Every command that reads an environment (export, lock, diff, check, smoke --create) calls this.
     With `label`, each line names the source it came from.
     """
     for env in envs:
         where = getattr(env, "source", None) or getattr(env, "prefix", None)
-        for d in duplicates_of(env):
-            msg = duplicate_warning(d)
+        for msg in duplicate_messages(env, config=config):
             warn(f"{where}: {msg}" if label and where else msg)

@@ -121,7 +121,7 @@ def check(files: tuple[str, ...], lock_file: str | None, name: str | None, prefi
         return targets, run_checks(targets, config)
 
     targets, findings = run()
-    _warn_duplicates(targets)
+    _warn_duplicates(targets, config)
     fixed: list = []
     if fix and any(f.fixable for f in findings):
         from envkit.checks.fix import apply_fixes
@@ -157,21 +157,19 @@ def check(files: tuple[str, ...], lock_file: str | None, name: str | None, prefi
     return 1 if any(severity_at_least(f.severity, threshold) for f in findings) else 0
 
 
-def _warn_duplicates(targets) -> None:
+def _warn_duplicates(targets, config) -> None:
     """The shared conda+pip duplicate warning, once per project and source: the environments of a
     pixi.lock (one target each) or a file given twice are one source.  Lines name their source when
-    more than one was read."""
+    more than one was read.  Silenced as the rule is (config, --ignore, inline suppressions)."""
     from envkit.cli import warn
-    from envkit.commands._common import duplicates_of
-    from envkit.conda.names import duplicate_warning
+    from envkit.commands._common import duplicate_messages
 
     per_source: dict[str, list[str]] = {}
     for t in targets:
         messages = per_source.setdefault(t.path, [])
         if t.model is None:
             continue
-        for d in duplicates_of(t.model):
-            text = duplicate_warning(d)
+        for text in duplicate_messages(t.model, config=config, text=t.text):
             if text not in messages:
                 messages.append(text)
     label = len(per_source) > 1

@@ -39,8 +39,7 @@ def diff(source_a: str, source_b: str, platform: str | None, fmt: str, show_all:
     import sys
 
     from envkit.cli import emit, warn
-    from envkit.commands._common import duplicates_of
-    from envkit.conda.names import duplicate_warning
+    from envkit.commands._common import duplicate_messages
     from envkit.diff import diff as diff_core
     from envkit.model import LiveEnv
     from envkit.sources import check_stdin_once, resolve
@@ -51,8 +50,8 @@ def diff(source_a: str, source_b: str, platform: str | None, fmt: str, show_all:
     # each source's warnings once, named as the user wrote it (an ssh:// URL, not the remote path)
     sources = list({src.label: src for src in (a, b)}.values())
     for src in sources:
-        for d in duplicates_of(src.model):
-            warn(f"{src.label}: {duplicate_warning(d)}")
+        for msg in duplicate_messages(src.model):
+            warn(f"{src.label}: {msg}")
         if isinstance(src.model, LiveEnv):
             for w in src.model.warnings:
                 warn(f"{src.label}: {w}")
