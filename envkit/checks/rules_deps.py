@@ -337,8 +337,14 @@ def fuzzy_pin(target: Target, ctx: Context) -> Iterator[Hit]:
     yield Hit(first.line,
               f"{plural(len(fuzzy), 'conda entry', 'conda entries')} pin with a single '=' "
               f"({join_names(d.name for d in fuzzy)}); conda reads '{example}' as "
-              f"{first.version}, which also matches later patch releases",
+              f"{first.version}, which matches {_prefix(first.version)} and the versions that extend it "
+              f"(such as {_prefix(first.version)}.1), not exactly {_prefix(first.version)}",
               tuple(d.name for d in fuzzy))
+
+
+def _prefix(version: str) -> str:
+    """`3.11.9` of `3.11.9.*` (what a single-`=` pin starts with)."""
+    return version[:-2] if version.endswith(".*") else version.rstrip("*")
 
 
 # --------------------------------------------------------------------------------------------
