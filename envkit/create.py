@@ -115,7 +115,6 @@ def file_hashes(path: str) -> tuple[str, str]:
 
 #: The hash keys a lock records per package, and the length of each one's hex digest.
 HASH_LENGTHS = {"md5": 32, "sha256": 64}
-_HEX = frozenset("0123456789abcdefABCDEF")
 
 
 def validate_hashes(packages: Sequence[LockedPackage], *, source: str | None = None) -> None:
@@ -127,27 +126,15 @@ def validate_hashes(packages: Sequence[LockedPackage], *, source: str | None = N
     would go unverified.  Raises ParseError naming the file, the package's line, the package and the
     key.
     """
-    from envkit.errors import ParseError
+    from envkit.formats._digest import package_digest_error
 
     for p in packages:
-        for key, length in HASH_LENGTHS.items():
-            value = getattr(p, key)
-            if value is None:
+        for key in HASH_LENGTHS:
+            if getattr(p, key) is None:
                 continue
-            if isinstance(value, str) and len(value) == length and set(value) <= _HEX:
-                continue
-            number = isinstance(value, (int, float)) and not isinstance(value, bool)
-            if number or (isinstance(value, str) and value.isdigit()):
-                # the reader may have turned the number back into text: either way, say why
-                got = f"{value} (YAML reads an unquoted all-digit hash as a number, losing its leading zeros)"
-            elif isinstance(value, str):
-                got = f"{value!r} ({len(value)} characters)" if value else "an empty string"
-            else:
-                got = f"a {type(value).__name__}"
-            raise ParseError(f"{p.name}={p.version} ({p.manager}): `{key}:` is not a {key} hash of {length} hex "
-                             f"digits: the lock has {got}; the package cannot be verified",
-                             where=Where(file=source, line=p.line, key=key),
-                             hint=f"quote the hash in the lock ({key}: '...'), or relock")
+            err = package_digest_error(p, key, where=Where(file=source, line=p.line, key=key))
+            if err is not None:
+                raise err
 
 
 def verify_local_archives(packages: Sequence[LockedPackage], *, source: str | None = None) -> None:

@@ -57,11 +57,14 @@ def lock_text(*, platforms=("linux-64",), md5=MD5, sha256=SHA, second_platform="
 
 BAD = [
     ({"md5": "abc"}, 32, "package[1].hash.md5",
-     "md5 'abc' is not an MD5 digest (32 hex digits expected; 3 characters)"),
+     "numpy=2.1.0 (conda): `md5:` is not a md5 hash of 32 hex digits: the lock has 'abc' (3 characters); "
+     "the package cannot be verified"),
     ({"sha256": SHA[:63]}, 33, "package[1].hash.sha256",
-     f"sha256 '{SHA[:63]}' is not a SHA-256 digest (64 hex digits expected; 63 characters)"),
+     f"numpy=2.1.0 (conda): `sha256:` is not a sha256 hash of 64 hex digits: the lock has '{SHA[:63]}' "
+     "(63 characters); the package cannot be verified"),
     ({"sha256": "g" * 64}, 33, "package[1].hash.sha256",
-     f"sha256 '{'g' * 64}' is not a SHA-256 digest (64 hex digits expected; not hex)"),
+     f"numpy=2.1.0 (conda): `sha256:` is not a sha256 hash of 64 hex digits: the lock has '{'g' * 64}' "
+     "(64 characters); the package cannot be verified"),
     ({"second_name": "zlib"}, 24, "package[1].name",
      "zlib (conda, linux-64, category main) is listed twice; first at line 13"),
     ({"second_platform": "osx-64"}, 27, "package[1].platform",
@@ -89,8 +92,8 @@ def test_the_cli_refuses_a_bad_digest(tmp_path, envkit_cli):
     for args in (["validate", "conda-lock.yml"], ["check", "conda-lock.yml"], ["normalize", "conda-lock.yml"], ["diff", "conda-lock.yml", "conda-lock.yml"]):
         r = envkit_cli(*args, cwd=tmp_path)
         assert r.exit_code == 2, args
-        assert ("conda-lock.yml:32 (package[1].hash.md5): md5 'abc' is not an MD5 digest (32 hex digits "
-                "expected; 3 characters)") in r.stdout + r.stderr
+        assert ("conda-lock.yml:32 (package[1].hash.md5): numpy=2.1.0 (conda): `md5:` is not a md5 hash of "
+                "32 hex digits: the lock has 'abc' (3 characters)") in r.stdout + r.stderr
 
 
 def test_a_valid_lock_still_reads():

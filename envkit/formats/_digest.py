@@ -1,8 +1,9 @@
-"""Package digests (md5, sha256) as lock files record them: the one check every reader uses.
+"""Package digests (md5, sha256) as lock files record them: the one check every reader and
+`create` use.
 
 conda and conda-lock write lowercase hex; conda itself compares case-insensitively, so either case
-is accepted.  Anything else (a truncated digest, a non-hex character) is a broken lock, not a
-digest to verify against later.
+is accepted.  Anything else (a truncated digest, a non-hex character, an unquoted all-digit digest
+that YAML read as a number) is a broken lock, not a digest to verify against later.
 """
 from __future__ import annotations
 
@@ -11,22 +12,37 @@ import re
 HEX32 = re.compile(r"[0-9a-fA-F]{32}")
 HEX64 = re.compile(r"[0-9a-fA-F]{64}")
 
-#: digest kind -> (pattern, what a valid one looks like)
-DIGESTS = {"md5": (HEX32, "32 hex digits", "an MD5"), "sha256": (HEX64, "64 hex digits", "a SHA-256")}
+#: digest kind -> (pattern, length)
+DIGESTS = {"md5": (HEX32, 32), "sha256": (HEX64, 64)}
 
 
-def is_digest(kind: str, value: str) -> bool:
+def is_digest(kind: str, value) -> bool:
     """True when `value` is a well-formed `kind` ("md5" or "sha256") hex digest."""
-    return DIGESTS[kind][0].fullmatch(value) is not None
+    return type(value) is str and DIGESTS[kind][0].fullmatch(value) is not None
 
 
 def digest_problem(kind: str, value) -> str | None:
-    """Why `value` is not a `kind` digest (a sentence for a ParseError), or None when it is one."""
-    if type(value) is str and is_digest(kind, value):
+    """Why `value` is not a `kind` digest (a clause for an error message), or None when it is one."""
+    if is_digest(kind, value):
         return None
-    shown = value if type(value) is str else repr(value)
-    n = len(value) if type(value) is str else 0
-    detail = f"{n} characters" if n and all(c in "0123456789abcdefABCDEF" for c in value) else "not hex"
-    if type(value) is str and len(value) > 80:
-        shown = value[:77] + "..."
-    return f"{kind} {shown!r} is not {DIGESTS[kind][2]} digest ({DIGESTS[kind][1]} expected; {detail})"
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if number or (isinstance(value, str) and value.isdigit()):
+        # the reader may have turned the number back into text: either way, say why
+        got = f"{value} (YAML reads an unquoted all-digit hash as a number, losing its leading zeros)"
+    elif isinstance(value, str):
+        shown = value if len(value) <= 80 else value[:77] + "..."
+        got = f"{shown!r} ({len(value)} characters)" if value else "an empty string"
+    else:
+        got = f"a {type(value).__name__}"
+    return f"`{kind}:` is not a {kind} hash of {DIGESTS[kind][1]} hex digits: the lock has {got}"
+
+
+def package_digest_error(p, kind: str, *, where):
+    """The ParseError for package `p` whose `kind` digest is malformed (None when it is fine)."""
+    from envkit.errors import ParseError
+
+    problem = digest_problem(kind, getattr(p, kind))
+    if problem is None:
+        return None
+    return ParseError(f"{p.name}={p.version} ({p.manager}): {problem}; the package cannot be verified",
+                      where=where, hint=f"quote the hash in the lock ({kind}: '...'), or relock")

@@ -70,7 +70,7 @@ def validate_packages(lock: Lock, text: str, filename: str | None) -> None:
     One check after either reader (fast or tree), so both report the same error."""
     from envkit.conda.channels import KNOWN_SUBDIRS
     from envkit.conda.names import pep503
-    from envkit.formats._digest import digest_problem, is_digest
+    from envkit.formats._digest import is_digest, package_digest_error
 
     listed = frozenset(lock.platforms)
     seen: dict[tuple, int] = {}
@@ -83,8 +83,8 @@ def validate_packages(lock: Lock, text: str, filename: str | None) -> None:
                                  hint="a package's platform must be a conda subdir listed under `metadata.platforms`")
         for kind, value in (("md5", p.md5), ("sha256", p.sha256)):
             if value is not None and not is_digest(kind, value):
-                raise _package_error(digest_problem(kind, value), text, filename, p.line, i, ("hash", kind),
-                                     hint="regenerate the lock with conda-lock; a digest cannot be repaired by hand")
+                where = _package_error("", text, filename, p.line, i, ("hash", kind), hint="").where
+                raise package_digest_error(p, kind, where=where)
         key = (p.name if p.manager == "conda" else pep503(p.name), p.manager, platform, p.category)
         if key in seen:
             first = seen[key]
