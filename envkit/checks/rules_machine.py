@@ -67,7 +67,8 @@ def _hits(issues, profile) -> Iterator[Hit]:
         more = f" (and {len(i.others)} more)" if i.others else ""
         why = f" [{i.detail}]" if i.detail else ""
         subject = f"{i.package}{more}" if i.package else "the lock"
-        yield Hit(i.line, f"{subject} needs {i.need}{why}; {where} has {i.have}: {i.fix}",
+        verb = "is" if i.kind == "arch" else "needs"
+        yield Hit(i.line, f"{subject} {verb} {i.need}{why}; {where} has {i.have}: {i.fix}",
                   (i.package.split("=")[0],) if i.package else (), i.level)
 
 

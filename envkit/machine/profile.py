@@ -130,7 +130,7 @@ class _Reader:
         self.doc, self.where = doc, where
 
     def _bad(self, key: str, want: str, value) -> ParseError:
-        return ParseError(f"machine profile: `{key}` should be {want}, not {type(value).__name__}",
+        return ParseError(f"machine profile: should be {want}, not {type(value).__name__}",
                           where=Where(file=self.where.file, key=key))
 
     def str(self, key: str) -> str | None:
