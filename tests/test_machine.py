@@ -159,8 +159,8 @@ def test_sm120_card_with_a_cu118_torch(tmp_path, monkeypatch, no_gpu_path):
     assert code == 1
     assert found == [("machine-gpu-arch", "error", 2,
                       "torch==2.1.0+cu118 is built for sm_37, sm_50, sm_60, sm_61, sm_70, sm_75, sm_80, "
-                      "sm_86, sm_90; the machine (vm) has GPU 0 NVIDIA GeForce RTX 5090 is sm_120 (compute "
-                      "capability 12.0): torch 2.1 has no build for sm_120; the first that does is torch 2.7 "
+                      "sm_86, sm_90; the machine (vm) has GPU 0 (NVIDIA GeForce RTX 5090), sm_120, compute "
+                      "capability 12.0: torch 2.1 has no build for sm_120; the first that does is torch 2.7 "
                       "with CUDA 12.8 (`envkit template pytorch --torch 2.7 --cuda 12.8 --style pip`)")]
     # a real environment file: torch 1.13.1+cu117 in the pip section
     code, found = _check(CORPUS / "26_WikiGenius__NeRF-SLAM__environment.yml", card)
@@ -225,3 +225,20 @@ def test_machine_over_ssh(tmp_path, monkeypatch, no_gpu_path):
     assert [v["name"] for v in doc["virtual_packages"]][:3] == ["__unix", "__linux", "__glibc"]
     assert {"name": "__cuda", "version": "12.9", "build": "0"} in doc["virtual_packages"]
     assert doc["gpus"][0]["compute_capability"] == "12.0"
+
+
+def test_template_pytorch_for_a_machine_profile():
+    res = run_envkit("template", "pytorch", "--machine", "examples/laptop-vs-server/gpu-server.json",
+                     "--style", "pip", "--torch", "2.7", cwd=REPO)
+    assert res.exit_code == 0, res.stderr
+    assert res.stdout.startswith("# PyTorch 2.7 (CUDA 12.8), ")
+    assert res.stderr.splitlines() == [
+        "envkit: detected NVIDIA driver 570.133.07, CUDA 12.8 (profile "
+        "examples/laptop-vs-server/gpu-server.json); picked CUDA 12.8"]
+    old = run_envkit("template", "pytorch", "--machine", "examples/laptop-vs-server/gpu-server.json",
+                     "--style", "pip", "--torch", "2.6", cwd=REPO)
+    assert old.stdout.startswith("# PyTorch 2.6 (CUDA 12.6), ")
+    assert old.stderr.splitlines()[1] == (
+        "warning: torch 2.6 with CUDA 12.6 has no kernels for the NVIDIA GeForce RTX 5090 (sm_120): "
+        "torch 2.6 has no build for sm_120; the first that does is torch 2.7 with CUDA 12.8 "
+        "(`envkit template pytorch --torch 2.7 --cuda 12.8 --style pip`)")

@@ -323,21 +323,23 @@ def arch_issues(pkgs: Sequence[LockedPackage], profile: MachineProfile) -> list[
         row = arch_row(version, cuda)
         if row is None:
             continue
-        for gpu in profile.gpus:
-            if not gpu.compute_capability:
-                continue
-            how = runs_on(row, gpu.compute_capability)
+        kinds: dict[tuple[str, str], list[Gpu]] = {}
+        for gpu in profile.gpus:  # identical cards are one finding
+            if gpu.compute_capability:
+                kinds.setdefault((gpu.name, gpu.compute_capability), []).append(gpu)
+        for (gname, cc), same in kinds.items():
+            how = runs_on(row, cc)
             if how == "cubin":
                 continue
             built = ", ".join("sm_" + s.replace(".", "") for s in row.sm)
-            fix = _arch_fix(version, gpu)
-            level = "warning" if how == "ptx" else "error"
+            which = ("GPU " if len(same) == 1 else "GPUs ") + ", ".join(str(g.index) for g in same)
             detail = (f"only compute_{row.ptx.replace('.', '')} PTX, JIT-compiled at first use"
                       if how == "ptx" else "")
-            out.append(Issue(kind="arch", level=level, need=f"built for {built}",
-                             have=f"GPU {gpu.index} {gpu.name} is {gpu.sm} (compute capability "
-                                  f"{gpu.compute_capability})",
-                             package=_label(p), line=p.line, fix=fix, detail=detail))
+            out.append(Issue(kind="arch", level="warning" if how == "ptx" else "error",
+                             need=f"built for {built}",
+                             have=f"{which} ({gname}), {same[0].sm}, compute capability {cc}",
+                             package=_label(p), line=p.line, fix=_arch_fix(version, same[0]),
+                             detail=detail))
     return out
 
 
@@ -442,3 +444,32 @@ def _label(p: LockedPackage) -> str:
     if p.manager == "pip":
         return f"{p.name}=={p.version}"
     return f"{p.name}={p.version}={p.build}" if p.build else f"{p.name}={p.version}"
+
+
+# --------------------------------------------------------------------------------------------
+# template pytorch --machine
+
+
+def gpu_info(profile: MachineProfile, label: str):
+    """The machine's driver as envkit.templates.GpuInfo, for `template pytorch --machine`."""
+    from envkit.templates import GpuInfo
+
+    if not profile.driver_cuda:
+        return GpuInfo(None, profile.driver, "none", f"no NVIDIA driver in {label}")
+    return GpuInfo(profile.driver_cuda, profile.driver, f"profile {label}")
+
+
+def variant_arch_warnings(torch: str, cuda: str, style: str, profile: MachineProfile) -> tuple[str, ...]:
+    """Warnings for GPUs of the machine that torch `torch`'s CUDA `cuda` build (official wheels and
+    pytorch channel; conda-forge's lists are not known) has no kernels for."""
+    if style == "conda-forge":
+        return ()
+    row = arch_row(torch, cuda)
+    if row is None:
+        return ()
+    out = {}
+    for gpu in profile.gpus:
+        if gpu.compute_capability and runs_on(row, gpu.compute_capability) != "cubin":
+            out.setdefault((gpu.name, gpu.sm), f"torch {row.torch} with CUDA {cuda} has no kernels for "
+                           f"the {gpu.name} ({gpu.sm}): {_arch_fix(torch, gpu)}")
+    return tuple(out.values())
