@@ -49,8 +49,10 @@ def pytorch(torch_version: str | None, cuda: str | None, cpu: bool, detect: bool
     from envkit.templates import (PytorchOptions, detect_gpu, load_matrix, pick_detected_cuda,
                                   plan_pytorch, render)
 
-    if sum(bool(x) for x in (cuda, cpu, detect, machine)) > 1:
-        raise UsageError("--cuda, --cpu, --detect and --machine exclude each other")
+    if sum(bool(x) for x in (cuda, cpu, detect)) > 1:
+        raise UsageError("--cuda, --cpu and --detect exclude each other")
+    if machine and (cuda or cpu or detect):
+        raise UsageError("--machine picks the CUDA variant itself: leave out --cuda, --cpu and --detect")
     matrix = load_matrix()
     options = PytorchOptions(torch=torch_version, cuda=cuda, cpu=cpu, python=python_version,
                              style=style, with_=with_ or None, name=name, output=output)
