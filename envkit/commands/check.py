@@ -58,11 +58,14 @@ def _rule_list(values: tuple[str, ...], option: str = "--select") -> tuple[str, 
 @click.option("--config", "config_path", metavar="TOML",
               help="Configuration file [default: .envkit.toml or pyproject.toml [tool.envkit], "
                    "searched upwards].")
+@click.option("--machine", "machine", metavar="PROFILE|host|ssh://HOST",
+              help="Also check that the FILEs install and run on this machine: a profile file "
+                   "(`envkit machine -o FILE`), `host` (this machine) or ssh://HOST (the machine-* rules).")
 @click.option("--list-rules", is_flag=True, help="List the rules and exit.")
 def check(files: tuple[str, ...], lock_file: str | None, name: str | None, prefix: str | None,
           select: tuple[str, ...], ignore: tuple[str, ...], fmt: str, fail_on: str | None, fix: bool,
           input_format: str | None, output: str | None, config_path: str | None,
-          list_rules: bool) -> int:
+          machine: str | None, list_rules: bool) -> int:
     """Check environment files, locks and live environments (the CI gate).
 
     With no FILE (and no -n/-p), checks environment.yml / environment.yaml, conda-lock.yml and
@@ -109,6 +112,11 @@ def check(files: tuple[str, ...], lock_file: str | None, name: str | None, prefi
         from envkit.backends import open_env
 
         live = open_env(name=name, prefix=prefix)
+    profile = None
+    if machine is not None:
+        from envkit.machine import resolve_machine
+
+        profile = resolve_machine(machine)
 
     def run():
         try:
@@ -118,6 +126,11 @@ def check(files: tuple[str, ...], lock_file: str | None, name: str | None, prefi
             if exc.hint and "pass --format" in exc.hint:
                 exc.hint = exc.hint.replace("pass --format", "pass --input-format")
             raise
+        if profile is not None:
+            from envkit.checks.rules_machine import MACHINE_KEY
+
+            for t in targets:
+                t.cache[MACHINE_KEY] = profile
         return targets, run_checks(targets, config)
 
     targets, findings = run()

@@ -24,6 +24,9 @@ def template() -> None:
 @click.option("--detect", is_flag=True,
               help="Pick the highest CUDA variant this machine's NVIDIA driver runs "
                    "(nvidia-smi, then py-rattler's __cuda); CPU when there is no GPU.")
+@click.option("--machine", "machine", metavar="PROFILE|ssh://HOST",
+              help="Like --detect, for another machine: a profile file (`envkit machine -o FILE`) "
+                   "or ssh://HOST; also warns when the variant has no kernels for its GPUs.")
 @click.option("--python", "python_version", metavar="VERSION",
               help="Python version (3.12). Default: the newest that torch supports.")
 @click.option("--style", type=click.Choice(STYLE_CHOICES), default="conda-forge", show_default=True,
@@ -33,7 +36,7 @@ def template() -> None:
                    "version. Default: torchvision,torchaudio. 'none' for torch alone.")
 @click.option("--name", metavar="NAME", help="Environment name. Default: torch-<ver>-<cuXYZ|cpu>.")
 @click.option("-o", "--output", metavar="FILE", help="Write to FILE (atomically) instead of stdout.")
-def pytorch(torch_version: str | None, cuda: str | None, cpu: bool, detect: bool,
+def pytorch(torch_version: str | None, cuda: str | None, cpu: bool, detect: bool, machine: str | None,
             python_version: str | None, style: str, with_: tuple[str, ...], name: str | None,
             output: str | None) -> int:
     """Write an environment.yml for PyTorch, CUDA or CPU, that resolves today.
@@ -48,14 +51,28 @@ def pytorch(torch_version: str | None, cuda: str | None, cpu: bool, detect: bool
 
     if sum(bool(x) for x in (cuda, cpu, detect)) > 1:
         raise UsageError("--cuda, --cpu and --detect exclude each other")
+    if machine and (cuda or cpu or detect):
+        raise UsageError("--machine picks the CUDA variant itself: leave out --cuda, --cpu and --detect")
     matrix = load_matrix()
     options = PytorchOptions(torch=torch_version, cuda=cuda, cpu=cpu, python=python_version,
                              style=style, with_=with_ or None, name=name, output=output)
-    if detect:
+    if detect or machine:
         # Resolve the torch version first so that the variants come from the right row.
         base = plan_pytorch(matrix, PytorchOptions(torch=torch_version, cpu=True, style=style,
                                                    python=python_version))
-        chosen = pick_detected_cuda(matrix, base.torch, style, detect_gpu(matrix))
+        profile = None
+        if machine:
+            from envkit.machine import resolve_machine
+            from envkit.machine.fit import gpu_info
+
+            profile = resolve_machine(machine)
+        gpu = gpu_info(profile, machine) if profile is not None else detect_gpu(matrix)
+        chosen = pick_detected_cuda(matrix, base.torch, style, gpu)
+        if profile is not None and chosen.cuda:
+            from envkit.machine.fit import variant_arch_warnings
+
+            chosen = type(chosen)(chosen.cuda, chosen.messages,
+                                  chosen.warnings + variant_arch_warnings(base.torch, chosen.cuda, style, profile))
         for msg in chosen.messages:
             click.echo(f"envkit: {msg}", err=True)
         for msg in chosen.warnings:

@@ -1,0 +1,212 @@
+"""Rules that compare a lock with a machine (`envkit check LOCK --machine PROFILE|host|ssh://host`).
+
+They run only when `--machine` gave a profile: the command puts it in each target's cache under
+MACHINE_KEY; without one they find nothing.  The comparisons themselves live in envkit.machine.fit
+(pure, data); these functions word them.  Every format envkit reads works: locks and live
+environments by their packages for the machine's platform, environment exports and requirements
+files by their exact pins (`name=version=build`, `torch==2.1.0+cu118`, wheel URLs).
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+from envkit.checks.core import Context, Hit, Target, rule
+from envkit.model import EnvSpec, LiveEnv, Lock, LockedPackage
+
+#: Where `envkit check --machine` puts the MachineProfile in each target's cache.
+MACHINE_KEY = "machine"
+
+
+def _profile(target: Target):
+    return target.cache.get(MACHINE_KEY)
+
+
+def machine_packages(target: Target) -> list[LockedPackage]:
+    """The packages of `target` that go onto the machine: a lock's packages for the machine's
+    platform (and those of no platform), a live environment's, an export's or requirements file's
+    exact pins as packages."""
+    profile = _profile(target)
+    key = "machine-packages"
+    if key in target.cache:
+        return target.cache[key]
+    m = target.model
+    out: list[LockedPackage] = []
+    if isinstance(m, (Lock, LiveEnv)):
+        groups = target.packages_by_platform()
+        out = list(groups.get(profile.platform, [])) + list(groups.get("", []))
+        if isinstance(m, LiveEnv):
+            out = list(m.packages)
+    elif isinstance(m, EnvSpec):
+        out = _spec_packages(m)
+    target.cache[key] = out
+    return out
+
+
+def _spec_packages(spec: EnvSpec) -> list[LockedPackage]:
+    from envkit.conda.matchspec import exact_version
+
+    out = []
+    for d in spec.conda:
+        v = exact_version(d)
+        if v:
+            out.append(LockedPackage(manager="conda", name=d.name, version=v, build=d.build,
+                                     channel=d.channel, line=d.line))
+    for p in spec.pip:
+        if p.kind == "requirement" and p.name and p.specifier.startswith("==") and "," not in p.specifier:
+            out.append(LockedPackage(manager="pip", name=p.name, version=p.specifier[2:].strip(),
+                                     line=p.line))
+        elif p.kind == "url" and p.url:
+            out.append(LockedPackage(manager="pip", name=p.name or p.url.rsplit("/", 1)[-1], version="",
+                                     url=p.url, line=p.line))
+    return out
+
+
+def _hits(issues, profile) -> Iterator[Hit]:
+    where = f"the machine ({profile.host})" if profile.host else "the machine"
+    for i in issues:
+        more = f" (and {len(i.others)} more)" if i.others else ""
+        why = f" [{i.detail}]" if i.detail else ""
+        subject = f"{i.package}{more}" if i.package else "the lock"
+        verb = "is" if i.kind == "arch" else "needs"
+        yield Hit(i.line, f"{subject} {verb} {i.need}{why}; {where} has {i.have}: {i.fix}",
+                  (i.package.split("=")[0],) if i.package else (), i.level)
+
+
+_EXAMPLE_TEXT = """
+    $ envkit machine -o server.json          # on the server (or: --machine ssh://server)
+    $ envkit check conda-lock.yml --machine server.json
+"""
+
+
+@rule(
+    "machine-platform",
+    severity="error",
+    summary="(--machine) The lock has no packages for the machine's platform.",
+    description="""
+        A lock made on a Mac (osx-arm64) holds nothing for a Linux server (linux-64): `envkit
+        create` and `conda-lock install` stop there.  Lock for both platforms
+        (`envkit lock --platform linux-64 --platform osx-arm64`).  Runs only with `--machine`.
+        """,
+    example=_EXAMPLE_TEXT, example_fixed="$ envkit lock -f environment.yml --platform linux-64\n",
+    applies_to=("lock",), example_kind="text",
+)
+def machine_platform(target: Target, ctx: Context) -> Iterator[Hit]:
+    from envkit.machine.fit import platform_issue
+
+    profile = _profile(target)
+    if profile is None or not isinstance(target.model, Lock):
+        return
+    issue = platform_issue(target.model.platforms, profile)
+    if issue is not None:
+        yield from _hits([issue], profile)
+
+
+@rule(
+    "machine-virtual-package",
+    severity="error",
+    summary="(--machine) A record needs a virtual package (`__glibc >=2.28`, `__cuda`, `__osx`, "
+            "`__archspec`, `__cuda_arch`) the machine does not have.",
+    description="""
+        conda packages state what they need from the system through virtual packages in their
+        dependencies: `__glibc >=2.28` (the C library), `__cuda` (an NVIDIA driver; the version is
+        the newest CUDA it supports), `__osx >=11.0`, `__archspec 1 x86_64_v3` (a CPU level),
+        `__cuda_arch` (CEP 46: the GPUs' compute capability).  A solver refuses such a record on a
+        machine that lacks them, and an installer that does not check (an explicit file, a lock
+        installed by hand) leaves a package that fails to load.  Compared with the machine's virtual
+        packages as py-rattler detects them (`envkit machine` shows them); a generic CPU level
+        (`x86_64_v3`) is met by a CPU at or above it.  Runs only with `--machine`.
+        """,
+    example=_EXAMPLE_TEXT, example_fixed="$ envkit check conda-lock.yml --machine server.json\nno findings (1 file checked)\n",
+    applies_to=("lock", "live"), example_kind="text",
+)
+def machine_virtual_package(target: Target, ctx: Context) -> Iterator[Hit]:
+    from envkit.machine.fit import platform_issue, virtual_issues
+
+    profile = _profile(target)
+    if profile is None or _wrong_platform(target, profile, platform_issue):
+        return
+    yield from _hits(virtual_issues(machine_packages(target), profile), profile)
+
+
+@rule(
+    "machine-cuda-driver",
+    severity="error",
+    summary="(--machine) The CUDA runtime the lock carries is newer than the machine's NVIDIA "
+            "driver supports.",
+    description="""
+        The CUDA of an environment comes from its packages (`cuda-version`, `cudatoolkit`,
+        `pytorch-cuda`, `cuda-cudart`, `nvidia-*-cu12` wheels, a `torch==X+cu121` wheel, a
+        `cuda12.1` build string); the driver has to support it.  An error when the driver does not
+        run that CUDA at all; a warning when it runs only through NVIDIA's minor-version
+        compatibility (a 12.x runtime on a driver >= 525.60.13 older than the release's own
+        minimum: no JIT compilation of newer PTX), and when the machine has no NVIDIA driver (the
+        CUDA code falls back to the CPU or fails).  The driver's CUDA comes from NVML or
+        nvidia-smi; the minimum drivers from NVIDIA's release notes (envkit/conda/cuda_compat.py).
+        Runs only with `--machine`.
+        """,
+    example=_EXAMPLE_TEXT, example_fixed="$ envkit check conda-lock.yml --machine server.json\nno findings (1 file checked)\n",
+    applies_to=("spec", "lock", "live"), example_kind="text",
+)
+def machine_cuda_driver(target: Target, ctx: Context) -> Iterator[Hit]:
+    from envkit.machine.fit import cuda_issues, platform_issue
+
+    profile = _profile(target)
+    if profile is None or _wrong_platform(target, profile, platform_issue):
+        return
+    yield from _hits(cuda_issues(machine_packages(target), profile), profile)
+
+
+@rule(
+    "machine-gpu-arch",
+    severity="error",
+    summary="(--machine) The torch build has no kernels for the machine's GPU (an sm_120 card with "
+            "a cu118 torch).",
+    description="""
+        Each official PyTorch CUDA build is compiled for a list of GPU architectures
+        (TORCH_CUDA_ARCH_LIST): the cu118 wheels stop at sm_90, so a Blackwell card (sm_120,
+        RTX 50xx) fails with "no kernel image is available for execution on the device"; the
+        cu128 and later builds dropped sm_50/sm_60.  Compared with each GPU's compute capability
+        by the CUDA binary compatibility rule (machine code for X.y runs on X.z, z >= y); a GPU
+        reached only through the build's PTX is a warning.  The lists, per torch release and CUDA
+        variant, are in envkit/data/torch_cuda_arch.json with their sources; conda-forge builds
+        are not covered.  Runs only with `--machine`.
+        """,
+    example=_EXAMPLE_TEXT, example_fixed="$ envkit check conda-lock.yml --machine server.json\nno findings (1 file checked)\n",
+    applies_to=("spec", "lock", "live"), example_kind="text",
+)
+def machine_gpu_arch(target: Target, ctx: Context) -> Iterator[Hit]:
+    from envkit.machine.fit import arch_issues, platform_issue
+
+    profile = _profile(target)
+    if profile is None or _wrong_platform(target, profile, platform_issue):
+        return
+    yield from _hits(arch_issues(machine_packages(target), profile), profile)
+
+
+@rule(
+    "machine-wheel-tag",
+    severity="error",
+    summary="(--machine) A pip wheel's platform tag (`manylinux_2_28`, `macosx_14_0`) needs a newer "
+            "glibc or macOS than the machine has.",
+    description="""
+        A wheel tagged `manylinux_2_28_x86_64` needs glibc 2.28 or newer (`manylinux2014` is 2.17);
+        one tagged `macosx_14_0_arm64` needs macOS 14.  pip refuses such a locked wheel on an older
+        system (or, installed by hand, it fails to load).  Compared with the machine's glibc or
+        macOS; the lowest tag of a compressed tag set counts.  Runs only with `--machine`.
+        """,
+    example=_EXAMPLE_TEXT, example_fixed="$ envkit check conda-lock.yml --machine server.json\nno findings (1 file checked)\n",
+    applies_to=("spec", "lock", "live"), example_kind="text",
+)
+def machine_wheel_tag(target: Target, ctx: Context) -> Iterator[Hit]:
+    from envkit.machine.fit import platform_issue, wheel_issues
+
+    profile = _profile(target)
+    if profile is None or _wrong_platform(target, profile, platform_issue):
+        return
+    yield from _hits(wheel_issues(machine_packages(target), profile), profile)
+
+
+def _wrong_platform(target: Target, profile, platform_issue) -> bool:
+    """A lock for other platforms only: machine-platform reports it, the others stay quiet."""
+    m = target.model
+    return isinstance(m, Lock) and platform_issue(m.platforms, profile) is not None

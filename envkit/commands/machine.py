@@ -1,0 +1,38 @@
+"""`envkit machine`: what a machine offers an environment (its profile)."""
+from __future__ import annotations
+
+import click
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("source", required=False, default="host", metavar="[host|ssh://HOST|PROFILE]")
+@click.option("--json", "as_json", is_flag=True, help="Print the profile as JSON (the format -o writes).")
+@click.option("-o", "--output", metavar="FILE",
+              help="Write the profile as JSON to FILE (atomically), for `envkit check --machine FILE`.")
+def machine(source: str, as_json: bool, output: str | None) -> int:
+    """Show this machine's profile: OS and platform, glibc or macOS, CPU level, the virtual packages
+    a solver sees, the NVIDIA driver and the newest CUDA it supports, each GPU's compute capability,
+    the Pythons found.
+
+    SOURCE is `host` (default: this machine), ssh://[user@]HOST[:PORT] (the stdlib probe is streamed
+    to the remote python3; nothing is installed there), or a profile file written by -o.
+    Works without a GPU.  Exit codes: 0 done, 2 usage or parse error, 3 ssh or probe failure.
+    """
+    from envkit.cli import emit
+    from envkit.machine import resolve_machine
+
+    profile = resolve_machine(source)
+    if output is not None:
+        from envkit.io import atomic_write
+
+        atomic_write(output, profile.to_json())
+        if not as_json:
+            click.echo(f"wrote {output}", err=True)
+            return 0
+    if as_json:
+        emit(profile.to_json(), None)
+        return 0
+    from envkit.render.machine import render_machine_text
+
+    emit(render_machine_text(profile), None)
+    return 0

@@ -1,0 +1,475 @@
+"""Will these packages run on that machine?  The pure core behind the machine rules of `envkit
+check --machine`: what a lock (or an export, or a requirements file) needs, against a profile.
+
+Each `*_issues` function returns `Issue` records (data, not sentences: the rules in
+envkit/checks/rules_machine.py word them).  Four questions:
+
+* virtual packages: the `__glibc >=2.28`, `__cuda`, `__osx`, `__archspec`, `__cuda_arch` a conda
+  record depends on, against the machine's virtual packages;
+* CUDA runtime: the CUDA the packages carry (cuda-version, cudatoolkit, pytorch-cuda, cuda-cudart,
+  nvidia-*-cuXX wheels, a `+cuXXX` torch, a CUDA build string) against the driver, with NVIDIA's
+  minor-version compatibility (envkit.conda.cuda_compat);
+* GPU architectures: the sm_XY a torch build was compiled for (envkit/data/torch_cuda_arch.json)
+  against each GPU's compute capability;
+* wheel tags: manylinux_2_X / macosx_X_Y of the pip wheels against glibc / macOS.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Iterable, Sequence
+
+from envkit.conda.cuda_compat import compatibility, max_cuda_for_driver, min_driver, version_key
+from envkit.machine.profile import Gpu, MachineProfile
+from envkit.model import LockedPackage
+
+#: The virtual packages whose requirements are compared with the machine.
+VIRTUAL = ("__glibc", "__cuda", "__osx", "__archspec", "__cuda_arch", "__linux", "__unix", "__win")
+_TORCH_FAMILY = ("pytorch", "torch")
+_NVIDIA_WHEEL = re.compile(r"^nvidia-[a-z0-9-]+-cu(?P<major>\d{2})$")
+_MANYLINUX = re.compile(r"^manylinux_(?P<a>\d+)_(?P<b>\d+)_")
+_LEGACY_MANYLINUX = {"manylinux1": "2.5", "manylinux2010": "2.12", "manylinux2014": "2.17"}
+_MACOSX = re.compile(r"^macosx_(?P<a>\d+)_(?P<b>\d+)_")
+
+
+@dataclass(frozen=True, slots=True)
+class Issue:
+    """One way the packages do not fit the machine.
+
+    `kind` is "platform", "virtual", "cuda", "arch" or "wheel"; `level` "error" (will not install
+    or run), "warning" (runs in a reduced way) or "info".  `need` is what the packages need
+    (`__glibc >=2.28`, `CUDA 12.1`, `sm_120`), `have` what the machine has, `package` the first
+    package needing it (`others` the rest), `fix` a short suggestion, `line` where it was found.
+    """
+
+    kind: str
+    level: str
+    need: str
+    have: str
+    package: str
+    line: int | None = None
+    others: tuple[str, ...] = ()
+    fix: str = ""
+    detail: str = ""
+
+
+# --------------------------------------------------------------------------------------------
+# virtual packages
+
+
+def virtual_issues(pkgs: Sequence[LockedPackage], profile: MachineProfile) -> list[Issue]:
+    """Requirements on virtual packages in the records' depends that the machine does not meet,
+    one Issue per (virtual package, spec), naming the first package and counting the others."""
+    groups: dict[tuple[str, str], list[LockedPackage]] = {}
+    for p in pkgs:
+        if p.manager != "conda":
+            continue
+        for name, spec in p.depends:
+            if name in VIRTUAL:
+                groups.setdefault((name, (spec or "").strip()), []).append(p)
+    out = []
+    for (name, spec), members in groups.items():
+        problem = _virtual_problem(name, spec, profile)
+        if problem is None:
+            continue
+        level, have, fix = problem
+        first = members[0]
+        out.append(Issue(kind="virtual", level=level, need=f"{name} {spec}".strip(), have=have,
+                         package=_label(first), line=first.line,
+                         others=tuple(_label(m) for m in members[1:]), fix=fix))
+    return out
+
+
+def _virtual_problem(name: str, spec: str, profile: MachineProfile) -> tuple[str, str, str] | None:
+    """(level, what the machine has, fix) when `name spec` is not met; None when it is."""
+    have = profile.virtual_package(name)
+    if have is None:
+        return "error", _absent(name, profile), _absent_fix(name, profile)
+    version, build = have
+    candidates = [build]
+    if name == "__archspec":  # a generic level (x86_64_v3) is met by any CPU at or above it
+        candidates += _levels_up_to(profile.cpu_level)
+    if not spec or any(_satisfies(name, spec, version, b) for b in candidates):
+        return None
+    shown = f"{name} {version}" + (f" ({build})" if build not in ("", "0") else "")
+    fix = {"__glibc": "lock for an older glibc (conda-forge builds for glibc 2.17 exist for most "
+                      "packages: pin `sysroot_linux-64=2.17`), or run on a newer OS",
+           "__cuda": "update the NVIDIA driver, or lock a CUDA variant the driver supports",
+           "__osx": "lock for the machine's macOS (pixi: `system-requirements.macos`), or update macOS",
+           "__archspec": "lock without the CPU microarchitecture level (`_x86_64-microarch-level`)",
+           "__cuda_arch": "lock a build for this GPU's compute capability"}.get(name, "")
+    return "error", shown, fix
+
+
+def _absent(name: str, profile: MachineProfile) -> str:
+    if name == "__cuda":
+        return "no NVIDIA driver" + (f" ({profile.notes[-1]})" if profile.notes else "")
+    if name == "__cuda_arch":
+        return "no CUDA device"
+    return f"no {name} (a {profile.platform} machine)"
+
+
+def _absent_fix(name: str, profile: MachineProfile) -> str:
+    if name in ("__cuda", "__cuda_arch"):
+        return "use a CPU build (`envkit template pytorch --cpu`), or run on a machine with an NVIDIA GPU"
+    return f"lock for {profile.platform}"
+
+
+def _levels_up_to(level: str | None) -> list[str]:
+    names = ["x86_64", "x86_64_v2", "x86_64_v3", "x86_64_v4"]
+    return names[:names.index(level) + 1] if level in names else []
+
+
+def _satisfies(name: str, spec: str, version: str, build: str) -> bool:
+    from envkit.conda.matchspec import matches, parse_spec
+
+    try:
+        dep = parse_spec(f"{name} {spec}")
+        return matches(dep, name=name, version=version, build=build or "0")
+    except Exception:  # a spec rattler cannot read is not the machine's fault
+        return True
+
+
+# --------------------------------------------------------------------------------------------
+# CUDA runtime against the driver
+
+
+@dataclass(frozen=True, slots=True)
+class CudaClaim:
+    """A CUDA version the packages carry: `cuda` is major.minor, or the major alone."""
+
+    cuda: str
+    package: str
+    line: int | None
+    why: str
+
+
+def cuda_claims(pkgs: Sequence[LockedPackage]) -> list[CudaClaim]:
+    """Every CUDA the packages carry, in package order (see the module docstring)."""
+    from envkit.conda.buildstr import decode
+
+    out = []
+    for p in pkgs:
+        name = p.name.lower()
+        if p.manager == "conda":
+            if name in ("cuda-version", "pytorch-cuda", "cudatoolkit", "cuda-cudart", "cuda-runtime"):
+                mm = _mm(p.version)
+                if mm:
+                    out.append(CudaClaim(mm, _label(p), p.line, name))
+                continue
+            info = decode(p.build, p.version, name)
+            if info.cuda and name in ("pytorch", "torchvision", "torchaudio", "libtorch"):
+                out.append(CudaClaim(info.cuda, _label(p), p.line, "its build string"))
+            continue
+        m = _NVIDIA_WHEEL.match(name)
+        if m:
+            mm = _mm(p.version) if name.startswith("nvidia-cuda-runtime-cu") else None
+            out.append(CudaClaim(mm or m.group("major"), _label(p), p.line, name))
+            continue
+        if name == "torch":
+            local = decode(None, p.version, None)
+            if local.cuda:
+                out.append(CudaClaim(local.cuda, _label(p), p.line, "its +cu local version"))
+    return out
+
+
+def cuda_issues(pkgs: Sequence[LockedPackage], profile: MachineProfile) -> list[Issue]:
+    """The CUDA the packages carry against the machine's driver: the most demanding claim of each
+    CUDA major, once.  No driver: a warning (CUDA code falls back to the CPU or fails)."""
+    claims = cuda_claims(pkgs)
+    if not claims:
+        return []
+    worst: dict[str, CudaClaim] = {}
+    for c in claims:
+        major = c.cuda.split(".")[0]
+        if major not in worst or version_key(c.cuda) > version_key(worst[major].cuda):
+            worst[major] = c
+    out = []
+    for c in worst.values():
+        issue = _cuda_issue(c, profile)
+        if issue is not None:
+            out.append(issue)
+    return out
+
+
+def _cuda_issue(c: CudaClaim, profile: MachineProfile) -> Issue | None:
+    if c.package.split("=")[0].lower() == c.why:
+        c = CudaClaim(c.cuda, c.package, c.line, "")  # the package's own version says it
+    need = f"CUDA {c.cuda}" + ("" if "." in c.cuda else ".x")
+    if not profile.driver and not profile.driver_cuda:
+        return Issue(kind="cuda", level="warning", need=need, have="no NVIDIA driver",
+                     package=c.package, line=c.line, detail=c.why,
+                     fix="CUDA code will not run here: use a CPU build (`envkit template pytorch --cpu`) "
+                         "or a machine with an NVIDIA GPU")
+    want = c.cuda if "." in c.cuda else f"{c.cuda}.0"
+    if profile.driver_cuda and version_key(profile.driver_cuda) >= version_key(want):
+        return None
+    level = compatibility(want, profile.driver) if profile.driver else None
+    if level == "full":
+        return None
+    have = _driver_text(profile)
+    full = min_driver(want)
+    if level == "minor":
+        return Issue(kind="cuda", level="warning", need=need, have=have, package=c.package, line=c.line,
+                     detail=c.why, fix=f"runs through CUDA minor-version compatibility only (no JIT of "
+                                       f"newer PTX); a driver >= {full or 'of that release'} runs it fully")
+    best = profile.driver_cuda or (max_cuda_for_driver(profile.driver) if profile.driver else None)
+    fix = f"update the NVIDIA driver to >= {full}" if full else f"update the NVIDIA driver to one supporting CUDA {want}"
+    if best:
+        fix += f", or lock a CUDA {best.split('.')[0]}.x variant (this driver runs up to CUDA {best})"
+    return Issue(kind="cuda", level="error", need=need, have=have, package=c.package, line=c.line,
+                 detail=c.why, fix=fix)
+
+
+def _driver_text(profile: MachineProfile) -> str:
+    parts = []
+    if profile.driver:
+        parts.append(f"driver {profile.driver}")
+    if profile.driver_cuda:
+        parts.append(f"CUDA {profile.driver_cuda}")
+    return ", ".join(parts) or "no NVIDIA driver"
+
+
+# --------------------------------------------------------------------------------------------
+# torch GPU architectures
+
+
+@dataclass(frozen=True, slots=True)
+class ArchRow:
+    torch: str
+    cuda: str
+    sm: tuple[str, ...]
+    ptx: str | None
+    sources: tuple[str, ...]
+
+
+@lru_cache(maxsize=1)
+def arch_table() -> tuple[tuple[ArchRow, ...], dict]:
+    """(rows, sources) of envkit/data/torch_cuda_arch.json."""
+    data = json.loads(resources.files("envkit.data").joinpath("torch_cuda_arch.json").read_text("utf-8"))
+    rows = tuple(ArchRow(r["torch"], r["cuda"], tuple(r["sm"]), r.get("ptx"), tuple(r["sources"]))
+                 for r in data["rows"])
+    return rows, data["sources"]
+
+
+def arch_row(torch: str, cuda: str) -> ArchRow | None:
+    """The row for torch `2.7.1` built with CUDA `12.8`, or None when the table has none."""
+    minor = ".".join(torch.split("+")[0].split(".")[:2])
+    mm = _mm(cuda)
+    for r in arch_table()[0]:
+        if r.torch == minor and r.cuda == mm:
+            return r
+    return None
+
+
+def runs_on(row: ArchRow, cc: str) -> str | None:
+    """How a build runs on a GPU of compute capability `cc`: "cubin" (machine code for it: same
+    major, minor at or below, the binary compatibility rule of the CUDA programming guide; an
+    arch-specific `9.0a` only on 9.0 itself), "ptx" (JIT from the shipped PTX), or None."""
+    have = version_key(cc)
+    if len(have) < 2:
+        return None
+    for sm in row.sm:
+        key = version_key(sm)
+        if sm.endswith(("a", "f")):
+            if key == have:
+                return "cubin"
+            continue
+        if key[0] == have[0] and key[1] <= have[1]:
+            return "cubin"
+    if row.ptx and version_key(row.ptx) <= have:
+        return "ptx"
+    return None
+
+
+def torch_builds(pkgs: Sequence[LockedPackage]) -> list[tuple[LockedPackage, str, str]]:
+    """(package, torch version, CUDA) of each official PyTorch CUDA build: the pytorch channel's
+    `py3.11_cuda12.1_cudnn...` builds, pip `torch==X+cuXYZ`, and PyPI torch wheels whose recorded
+    `nvidia-cuda-runtime-cuXX` dependency names their CUDA.  conda-forge's builds are skipped."""
+    from envkit.conda.buildstr import decode
+
+    out = []
+    for p in pkgs:
+        name = p.name.lower()
+        if name not in _TORCH_FAMILY:
+            continue
+        if p.manager == "conda":
+            conda_forge = "conda-forge" in (p.channel or "") or "conda-forge" in (p.url or "")
+            info = decode(p.build, p.version, name)
+            if info.cuda and not conda_forge and (p.build or "").startswith("py"):
+                out.append((p, p.version, info.cuda))
+            continue
+        info = decode(None, p.version, None)
+        if info.cuda:
+            out.append((p, p.version, info.cuda))
+            continue
+        for dep, spec in p.depends:
+            if dep.startswith("nvidia-cuda-runtime-cu"):
+                mm = _mm((spec or "").strip().lstrip("="))
+                if mm:
+                    out.append((p, p.version, mm))
+                break
+    return out
+
+
+def arch_issues(pkgs: Sequence[LockedPackage], profile: MachineProfile) -> list[Issue]:
+    """Each GPU whose compute capability a torch build has no kernels for (error), or only PTX to
+    JIT-compile (warning).  Builds without a table row, and GPUs of unknown capability, are skipped."""
+    out = []
+    for p, version, cuda in torch_builds(pkgs):
+        row = arch_row(version, cuda)
+        if row is None:
+            continue
+        kinds: dict[tuple[str, str], list[Gpu]] = {}
+        for gpu in profile.gpus:  # identical cards are one finding
+            if gpu.compute_capability:
+                kinds.setdefault((gpu.name, gpu.compute_capability), []).append(gpu)
+        for (gname, cc), same in kinds.items():
+            how = runs_on(row, cc)
+            if how == "cubin":
+                continue
+            built = ", ".join("sm_" + s.replace(".", "") for s in row.sm)
+            which = ("GPU " if len(same) == 1 else "GPUs ") + ", ".join(str(g.index) for g in same)
+            detail = (f"only compute_{row.ptx.replace('.', '')} PTX, JIT-compiled at first use"
+                      if how == "ptx" else "")
+            out.append(Issue(kind="arch", level="warning" if how == "ptx" else "error",
+                             need=f"built for {built}",
+                             have=f"{which} ({gname}), {same[0].sm}, compute capability {cc}",
+                             package=_label(p), line=p.line, fix=_arch_fix(version, same[0]),
+                             detail=detail))
+    return out
+
+
+def _arch_fix(version: str, gpu: Gpu) -> str:
+    minor = ".".join(version.split("+")[0].split(".")[:2])
+    rows = [r for r in arch_table()[0] if runs_on(r, gpu.compute_capability or "") == "cubin"]
+    same = [r for r in rows if r.torch == minor]
+    if same:
+        r = max(same, key=lambda r: version_key(r.cuda))
+        return (f"use torch {minor}'s CUDA {r.cuda} build (`envkit template pytorch --torch {minor} "
+                f"--cuda {r.cuda} --style pip`)")
+    if rows:
+        r = min(rows, key=lambda r: (version_key(r.torch), -version_key(r.cuda)[0]))
+        return (f"torch {minor} has no build for {gpu.sm}; the first that does is torch {r.torch} with "
+                f"CUDA {r.cuda} (`envkit template pytorch --torch {r.torch} --cuda {r.cuda} --style pip`)")
+    return f"no official torch build in envkit's table has kernels for {gpu.sm}"
+
+
+# --------------------------------------------------------------------------------------------
+# wheel tags
+
+
+def wheel_needs(filename: str) -> tuple[str | None, str | None]:
+    """(glibc, macOS) the platform tags of a wheel file name need: the lowest over its compressed
+    tag set (`manylinux_2_17_x86_64.manylinux2014_x86_64` -> 2.17); None for a tag that sets no
+    floor (`any`, `musllinux_*`, `win_*`)."""
+    stem = filename.rsplit("/", 1)[-1].split("#", 1)[0]
+    if not stem.endswith(".whl"):
+        return None, None
+    parts = stem[:-4].split("-")
+    if len(parts) < 5:
+        return None, None
+    glibc: list[str] = []
+    macos: list[str] = []
+    for tag in parts[-1].split("."):
+        m = _MANYLINUX.match(tag)
+        if m:
+            glibc.append(f"{m.group('a')}.{m.group('b')}")
+            continue
+        legacy = tag.split("_", 1)[0]
+        if legacy in _LEGACY_MANYLINUX:
+            glibc.append(_LEGACY_MANYLINUX[legacy])
+            continue
+        m = _MACOSX.match(tag)
+        if m:
+            macos.append(f"{m.group('a')}.{m.group('b')}")
+    low = (lambda xs: min(xs, key=version_key) if xs else None)
+    return low(glibc), low(macos)
+
+
+def wheel_issues(pkgs: Sequence[LockedPackage], profile: MachineProfile) -> list[Issue]:
+    """pip wheels whose manylinux / macOS tag is newer than the machine's glibc / macOS, grouped by
+    the version they need (one Issue each, the others counted)."""
+    groups: dict[tuple[str, str], list[LockedPackage]] = {}
+    for p in pkgs:
+        if p.manager != "pip" or not p.url:
+            continue
+        glibc, macos = wheel_needs(p.url)
+        if glibc and profile.os == "linux" and profile.glibc and version_key(glibc) > version_key(profile.glibc):
+            groups.setdefault(("glibc", glibc), []).append(p)
+        if macos and profile.os == "osx" and profile.macos and version_key(macos) > version_key(profile.macos):
+            groups.setdefault(("macOS", macos), []).append(p)
+    out = []
+    for (what, need), members in groups.items():
+        have = profile.glibc if what == "glibc" else profile.macos
+        tag = f"manylinux_{need.replace('.', '_')}" if what == "glibc" else f"macosx_{need.replace('.', '_')}"
+        out.append(Issue(kind="wheel", level="error", need=f"{what} >= {need} ({tag} wheel)",
+                         have=f"{what} {have}", package=_label(members[0]), line=members[0].line,
+                         others=tuple(_label(m) for m in members[1:]),
+                         fix=f"lock on (or for) a machine with {what} {have}: pip then picks an older "
+                             f"wheel or the sdist"))
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+
+
+def platform_issue(platforms: Iterable[str], profile: MachineProfile) -> Issue | None:
+    """An Issue when the lock has platforms and none is the machine's."""
+    plats = [p for p in platforms if p]
+    if not plats or profile.platform in plats or not profile.platform:
+        return None
+    return Issue(kind="platform", level="error", need="one of " + ", ".join(plats),
+                 have=profile.platform, package="", fix=f"lock for {profile.platform} too "
+                 f"(`envkit lock --platform {profile.platform}`)")
+
+
+def all_issues(pkgs: Sequence[LockedPackage], profile: MachineProfile) -> list[Issue]:
+    """Every Issue of the four kinds for one platform's packages, in kind order."""
+    return (virtual_issues(pkgs, profile) + cuda_issues(pkgs, profile) + arch_issues(pkgs, profile)
+            + wheel_issues(pkgs, profile))
+
+
+def _mm(version: str | None) -> str | None:
+    key = version_key(version or "")
+    if len(key) >= 2:
+        return f"{key[0]}.{key[1]}"
+    return None
+
+
+def _label(p: LockedPackage) -> str:
+    if p.manager == "pip":
+        return f"{p.name}=={p.version}"
+    return f"{p.name}={p.version}={p.build}" if p.build else f"{p.name}={p.version}"
+
+
+# --------------------------------------------------------------------------------------------
+# template pytorch --machine
+
+
+def gpu_info(profile: MachineProfile, label: str):
+    """The machine's driver as envkit.templates.GpuInfo, for `template pytorch --machine`."""
+    from envkit.templates import GpuInfo
+
+    if not profile.driver_cuda:
+        return GpuInfo(None, profile.driver, "none", f"no NVIDIA driver in {label}")
+    return GpuInfo(profile.driver_cuda, profile.driver, f"profile {label}")
+
+
+def variant_arch_warnings(torch: str, cuda: str, style: str, profile: MachineProfile) -> tuple[str, ...]:
+    """Warnings for GPUs of the machine that torch `torch`'s CUDA `cuda` build (official wheels and
+    pytorch channel; conda-forge's lists are not known) has no kernels for."""
+    if style == "conda-forge":
+        return ()
+    row = arch_row(torch, cuda)
+    if row is None:
+        return ()
+    out = {}
+    for gpu in profile.gpus:
+        if gpu.compute_capability and runs_on(row, gpu.compute_capability) != "cubin":
+            out.setdefault((gpu.name, gpu.sm), f"torch {row.torch} with CUDA {cuda} has no kernels for "
+                           f"the {gpu.name} ({gpu.sm}): {_arch_fix(torch, gpu)}")
+    return tuple(out.values())
