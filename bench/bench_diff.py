@@ -25,7 +25,7 @@ def lock_text(n: int, variant: int) -> str:
            "  channels:", "  - url: conda-forge", "    used_env_vars: []", "  platforms:", "  - linux-64",
            "  sources:", "  - environment.yml", "package:"]
     for i in range(n):
-        name = f"pkg-{i:04d}"
+        name = f"pkg-{i:05d}"
         major, minor, build_no = 1 + i % 7, i % 13, 0
         manager = "conda"
         if variant:
@@ -40,7 +40,7 @@ def lock_text(n: int, variant: int) -> str:
         version = f"{major}.{minor}.{i % 5}"
         build = f"py311h{_sha(name, version)[:7]}_{build_no}"
         out += [f"- name: {name}", f"  version: {version}", f"  manager: {manager}", "  platform: linux-64",
-                "  dependencies:", "    python: '>=3.11,<3.12.0a0'", f"    pkg-{(i + 1) % n:04d}: '>=1.0'",
+                "  dependencies:", "    python: '>=3.11,<3.12.0a0'", f"    pkg-{(i + 1) % n:05d}: '>=1.0'",
                 "    libzlib: '>=1.2.13,<2.0a0'"]
         if manager == "conda":
             out += [f"  url: https://conda.anaconda.org/conda-forge/linux-64/{name}-{version}-{build}.conda",
