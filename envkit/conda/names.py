@@ -9,11 +9,9 @@ In a live environment the exact answer is in the prefix: a conda record that own
 """
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from typing import Iterable, Mapping
 
 _SEP = re.compile(r"[-_.]+")
@@ -53,6 +51,9 @@ def pep503(name: str) -> str:
 
 @lru_cache(maxsize=1)
 def _tables() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
+    import json
+    from importlib import resources  # not at import: importlib.resources costs a small check ~10 ms
+
     data = resources.files("envkit").joinpath("data")
     single = json.loads(data.joinpath("conda_pypi_names.json").read_text("utf-8"))
     multi = json.loads(data.joinpath("conda_pypi_collisions.json").read_text("utf-8"))
