@@ -219,7 +219,7 @@ def _big_env_cases(work: Path) -> list[Case]:
     for name, (cmd, argv) in zip(names, argvs.items()):
         out.append(Case(name=name, measure=Proc(argv, rc=rc.get(cmd, 0)), floor=csafe_argv(big),
                         floor_kind="alternative", floor_label="python + PyYAML CSafeLoader load", target=2.0,
-                        repeat=3, notes="peak RSS is in the scaling section's method: see the process columns"))
+                        repeat=3, notes="the memory target: compare the two peak RSS figures of the row"))
     return out
 
 

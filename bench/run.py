@@ -92,14 +92,26 @@ def run_once(fn: Runnable) -> Sample:
         fn()
         return Sample(time.perf_counter() - t0, time.process_time() - c0)
     proc = fn if isinstance(fn, Proc) else Proc(list(fn))
-    t0 = time.perf_counter()
-    child = subprocess.Popen(proc.argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, ru = os.wait4(child.pid, 0)
-    wall = time.perf_counter() - t0
-    child.returncode = os.waitstatus_to_exitcode(status)
-    if child.returncode != proc.rc and not (proc.rc is None and child.returncode in (0, 1)):
-        raise RuntimeError(f"{' '.join(proc.argv)} exited {child.returncode}, expected {proc.rc}")
-    return Sample(wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss)
+    rc, wall, cpu, rss = _spawn(proc.argv)
+    if rc != proc.rc and not (proc.rc is None and rc in (0, 1)):
+        raise RuntimeError(f"{' '.join(proc.argv)} exited {rc}, expected {proc.rc}")
+    return Sample(wall, cpu, rss)
+
+
+_LAUNCHER: list = []
+
+
+def _spawn(argv: list[str]) -> tuple[int, float, float, int]:
+    """Run `argv` through bench/_spawn.py (see there why), started once."""
+    import json
+
+    if not _LAUNCHER:
+        _LAUNCHER.append(subprocess.Popen([sys.executable, "-S", str(HERE / "_spawn.py")], stdin=subprocess.PIPE,
+                                          stdout=subprocess.PIPE, text=True, bufsize=1))
+    la = _LAUNCHER[0]
+    la.stdin.write(json.dumps(argv) + "\n")
+    la.stdin.flush()
+    return tuple(json.loads(la.stdout.readline()))
 
 
 def interleave(sides: list[Runnable], rounds: int) -> list[list[Sample]]:
@@ -116,6 +128,11 @@ def interleave(sides: list[Runnable], rounds: int) -> list[list[Sample]]:
 
 def spread(xs: list[float], scale: float = 1000.0, unit: str = "ms") -> str:
     return f"{statistics.median(xs) * scale:.1f} {unit} [{min(xs) * scale:.1f}–{max(xs) * scale:.1f}]"
+
+
+def rss(samples: list[Sample]) -> str:
+    peak = max(s.rss_kb for s in samples)
+    return f", peak RSS {peak / 1024:.0f} MiB" if peak else ""
 
 
 def ratios(a: list[Sample], b: list[Sample], attr: str) -> list[float]:
@@ -188,7 +205,8 @@ def markdown(results: list[Result], scaling: str, argv: list[str], seconds: floa
         "How to read it: every round runs each side of a case once, the order reversed every other round, "
         "after one warm-up of each; *runs* is the number of rounds. Times are the median "
         "[min–max] of the wall time; a ratio is the median [min–max] of the per-round wall ratios, "
-        "then the median per-round CPU-time ratio (user + system). The verdict uses the median wall ratio. "
+        "then the median per-round CPU-time ratio (user + system); a process's peak RSS is the largest of its "
+        "rounds. The verdict uses the median wall ratio. "
         "A *floor* is a real lower bound (py-rattler's Rust readers, `json.loads` of the same data as the "
         "parse limit, a bare interpreter); an *alternative* is what a Python user would write "
         "(PyYAML's CSafeLoader, ruamel.yaml).",
@@ -206,8 +224,9 @@ def markdown(results: list[Result], scaling: str, argv: list[str], seconds: floa
         m = res.samples[0]
         if c.floor is None:
             continue
-        lines.append(f"| {c.name} | {len(m)} | {spread([s.wall for s in m])} | {c.floor_kind}: {c.floor_label}: "
-                     f"{spread([s.wall for s in res.samples[1]])} | {_ratio_cell(res, 1)} | <= {c.target}x | "
+        lines.append(f"| {c.name} | {len(m)} | {spread([s.wall for s in m])}{rss(m)} | {c.floor_kind}: "
+                     f"{c.floor_label}: {spread([s.wall for s in res.samples[1]])}{rss(res.samples[1])} | "
+                     f"{_ratio_cell(res, 1)} | <= {c.target}x | "
                      f"{'met' if res.ok else 'missed'} |")
     lines += ["", "## Further comparisons (same rounds, same interleaving)", "",
               "| case | kind | side (wall) | envkit / side: wall [min–max] / cpu |", "|---|---|---|---|"]
