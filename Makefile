@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip --disable-pip-version-check -q
 ENVKIT := $(VENV)/bin/envkit
 
-.PHONY: demo test bench venv clean lint sshd
+.PHONY: demo test bench bench-quick venv clean lint sshd
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -35,8 +35,17 @@ sshd:
 test: $(VENV)/.test-deps sshd
 	$(PY) -m pytest -n 2 -q
 
-bench: venv
+# The benchmark (bench/run.py): about 10 minutes on 2 cores, `make bench-quick` about 2; the smoke
+# cases need torch (`make test` installs it) and skip without it.
+$(VENV)/.bench-deps: pyproject.toml $(PY)
+	$(PIP) install -e '.[bench]'
+	touch $@
+
+bench: $(VENV)/.bench-deps
 	$(PY) bench/run.py --write bench/RESULTS.md
+
+bench-quick: $(VENV)/.bench-deps
+	$(PY) bench/run.py --quick
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

@@ -1,7 +1,8 @@
 """`envkit check` on a generated 3,000-package conda-lock.yml plus the environment.yml it was locked
 from, end to end (a process: interpreter start, reading both files, every rule including the
 stale-lock/lock-unsatisfied comparison, text output), against a process that only loads the same two
-files with libyaml (`yaml.load(..., CSafeLoader)`).  Target: <= 1.5x.
+files with libyaml (`yaml.load(..., CSafeLoader)`, the alternative).  Target: <= 1.5x.  Floors:
+`json.loads` of the same data, py-rattler reading the lock.
 
 The lock carries envkit's content hash of the spec (and envkit's header), so the hash comparison runs
 too; the spec pins python and 40 of the locked packages.  The files are clean:
@@ -11,6 +12,7 @@ import hashlib
 import sys
 from pathlib import Path
 
+from _sides import csafe_argv, json_loads_proc, rattler_lock_proc
 from run import Case
 
 N = 3000
@@ -86,13 +88,6 @@ def rewrite_with_envkit_writer(lock_path: Path, out: Path) -> Path:
     return out
 
 
-def _floor(*paths: Path) -> list[str]:
-    code = ("import yaml\n"
-            f"for p in {tuple(str(p) for p in paths)!r}:\n"
-            "    yaml.load(open(p, encoding='utf-8').read(), Loader=yaml.CSafeLoader)\n")
-    return [sys.executable, "-c", code]
-
-
 def cases(work):
     spec, lock = write_inputs(Path(work) / "check")
     lock2 = rewrite_with_envkit_writer(lock, Path(work) / "check" / "envkit-written.conda-lock.yml")
@@ -100,8 +95,9 @@ def cases(work):
         Case(
             name="envkit check (3,000-package lock + spec)",
             measure=[sys.executable, "-m", "envkit", "check", str(spec), str(lock)],
-            floor=_floor(spec, lock),
-            floor_label="libyaml load of both files",
+            floor=csafe_argv(spec, lock), floor_kind="alternative",
+            floor_label="python + PyYAML CSafeLoader load of both files",
+            others=[json_loads_proc(spec, lock), rattler_lock_proc(lock)],
             target=1.5,
             repeat=5,
             notes="lock in conda-lock's quoting; every rule, stale-lock and lock-unsatisfied included; "
@@ -110,8 +106,9 @@ def cases(work):
         Case(
             name="envkit check (same lock as written by envkit's writer + spec)",
             measure=[sys.executable, "-m", "envkit", "check", str(spec), "--lock", str(lock2)],
-            floor=_floor(spec, lock2),
-            floor_label="libyaml load of both files",
+            floor=csafe_argv(spec, lock2), floor_kind="alternative",
+            floor_label="python + PyYAML CSafeLoader load of both files",
+            others=[json_loads_proc(spec, lock2)],
             target=1.5,
             repeat=5,
             notes="the same lock as envkit's own writer writes it (double-quoted scalars, read by the "

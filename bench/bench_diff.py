@@ -1,6 +1,10 @@
-"""`envkit diff` of two generated 3,000-package conda-lock.yml files, end to end (a process: interpreter
-start, reading both locks, diffing, JSON output), against a process that only loads the same two files
-with libyaml (`yaml.load(..., CSafeLoader)`).  Target: <= 1.5x.
+"""`envkit diff` of two generated conda-lock.yml files.
+
+* 3,000 packages, end to end (a process: interpreter start, reading both locks, diffing, JSON
+  output), against a process that only loads the same two files with libyaml (CSafeLoader, the
+  alternative; target <= 1.5x); floors: json.loads of the same data, py-rattler reading both.
+* 30,000 packages, end to end, against a process that reads both with envkit's own reader
+  (`envkit.read_file`): what the diff adds to reading (target <= 1.5x).
 
 B differs from A the way two solves of one spec a month apart differ: about 5% of the packages
 upgraded, 2% rebuilt, a few added, removed and moved to pip.
@@ -10,9 +14,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from run import Case
+from _sides import csafe_argv, json_loads_proc, rattler_lock_proc
+from run import QUICK, Case, Proc
 
 N = 3000
+BIG = 30000
 
 
 def _sha(*parts) -> str:
@@ -61,29 +67,35 @@ def lock_text(n: int, variant: int) -> str:
     return "\n".join(out) + "\n"
 
 
-def locks(work: Path) -> tuple[Path, Path]:
-    a, b = work / f"diff-a-{N}.conda-lock.yml", work / f"diff-b-{N}.conda-lock.yml"
+def locks(work: Path, n: int = N) -> tuple[Path, Path]:
+    a, b = work / f"diff-a-{n}.conda-lock.yml", work / f"diff-b-{n}.conda-lock.yml"
     for path, variant in ((a, 0), (b, 1)):
         if not path.exists():
-            path.write_text(lock_text(N, variant))
+            path.write_text(lock_text(n, variant))
     return a, b
 
 
+READ_BOTH = ("import sys\nfrom envkit.formats import read_file\n"
+             "for p in sys.argv[1:]:\n    read_file(p)\n")
+
+
 def cases(work):
+    py = sys.executable
     a, b = locks(Path(work))
-
-    def measure():
-        proc = subprocess.run([sys.executable, "-m", "envkit", "diff", str(a), str(b), "--format", "json"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        assert proc.returncode == 1, proc.returncode  # different, not an error
-
-    floor = [sys.executable, "-c",
-             "import sys, yaml\n"
-             "for p in sys.argv[1:]:\n"
-             "    with open(p, encoding='utf-8') as fh:\n"
-             "        yaml.load(fh, Loader=yaml.CSafeLoader)\n", str(a), str(b)]
-    return [
-        Case(name=f"envkit diff of two {N:,}-package conda-lock.yml (CLI)", measure=measure, floor=floor,
-             floor_label="python: libyaml CSafeLoader load of both files", target=1.5, repeat=5,
-             notes="whole processes, interpreter start included on both sides; JSON output"),
+    out = [
+        Case(name=f"envkit diff of two {N:,}-package conda-lock.yml (CLI)",
+             measure=Proc([py, "-m", "envkit", "diff", str(a), str(b), "--format", "json"], rc=1),
+             floor=csafe_argv(a, b), floor_kind="alternative",
+             floor_label="python + PyYAML CSafeLoader load of both files", target=1.5, repeat=7,
+             others=[json_loads_proc(a, b), rattler_lock_proc(a, b)],
+             notes="whole processes, interpreter start included on all sides; JSON output (exit code 1 asserted)"),
     ]
+    big_a, big_b = locks(Path(work), BIG)
+    out.append(Case(
+        name=f"envkit diff of two {BIG:,}-package conda-lock.yml (CLI) vs reading both",
+        measure=Proc([py, "-m", "envkit", "diff", str(big_a), str(big_b), "--format", "json"], rc=1),
+        floor=[py, "-c", READ_BOTH, str(big_a), str(big_b)], floor_label="python + envkit.read_file of both",
+        target=1.5, repeat=3 if QUICK else 5,
+        others=[json_loads_proc(big_a, big_b)],
+        notes="what diffing, duplicate detection, highlights and the JSON report add to reading the two locks"))
+    return out

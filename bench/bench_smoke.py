@@ -76,8 +76,17 @@ class Workload:
 
 
 def cases(work):
-    from run import Case
+    import run
+    from run import Case, skipped
 
+    names = [f"smoke --quick DataLoader search, {name}" for name in WORKLOADS]
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        return [skipped(n, "torch is not installed (pip install 'torch==2.13.0' for the CPU wheel)")
+                for n in names]
+    if run.QUICK:
+        return [skipped(n, "not in --quick (the exhaustive sweep takes half a minute)") for n in names]
     probe = load_probe()
     out = []
     for name, w in WORKLOADS.items():
@@ -92,6 +101,7 @@ def cases(work):
             case.notes = wl.quality()[1]
 
         case.floor = floor
+        case.others = []
         case.check = lambda wl=wl: wl.quality()[0] >= 0.9  # the quick pick's throughput target
         out.append(case)
     return out

@@ -1,7 +1,9 @@
 """The envkit command line: a thin, lazily loaded click group.
 
 Each command lives in `envkit/commands/<name>.py` and is imported only when it runs, so that
-`envkit --version` and `envkit --help` stay fast (no YAML engine, py-rattler, conda-lock or torch).
+`envkit --version` and `envkit --help` stay fast (no YAML engine, py-rattler, conda-lock or torch);
+`envkit --version` is answered before click is even imported (click is most of the start-up), and
+the group is built on first use (`cli` is a lazy module attribute).
 This module is the one error boundary: an `EnvkitError` becomes `error: ...` (and `hint: ...`) on
 stderr and its exit code; a traceback is only ever shown for a bug, with `ENVKIT_DEBUG=1`.
 """
@@ -9,8 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
-
-import click
+from functools import lru_cache
 
 from envkit import __version__
 
@@ -31,47 +32,68 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
 }
 
 
-class LazyGroup(click.Group):
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(COMMANDS)
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        entry = COMMANDS.get(cmd_name)
-        if entry is None:
-            return None
-        import importlib
-
-        try:
-            module = importlib.import_module(entry[0])
-        except ModuleNotFoundError as exc:
-            if exc.name == entry[0]:
-                return None  # command not built yet
-            raise
-        return getattr(module, entry[1])
-
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        rows = [(name, COMMANDS[name][2]) for name in self.list_commands(ctx)]
-        with formatter.section("Commands"):
-            formatter.write_dl(rows)
-
-
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+#: the only arguments answered before click is imported (click is most of envkit's start-up)
+_VERSION_ARGS = (["--version"], ["-V"])
 
 
-@click.group(cls=LazyGroup, context_settings=CONTEXT_SETTINGS)
-@click.version_option(__version__, "-V", "--version", prog_name="envkit", message="%(prog)s %(version)s")
-def cli() -> None:
-    """envkit: reproducible conda environments.
+@lru_cache(maxsize=1)
+def _build():
+    """The click group, built on first use so that `envkit --version` never imports click."""
+    import click
 
-    Lock the environment that works, check environment files in CI, and explain why a server behaves
-    differently from a laptop.
-    """
+    class LazyGroup(click.Group):
+        def list_commands(self, ctx: click.Context) -> list[str]:
+            return sorted(COMMANDS)
+
+        def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+            entry = COMMANDS.get(cmd_name)
+            if entry is None:
+                return None
+            import importlib
+
+            try:
+                module = importlib.import_module(entry[0])
+            except ModuleNotFoundError as exc:
+                if exc.name == entry[0]:
+                    return None  # command not built yet
+                raise
+            return getattr(module, entry[1])
+
+        def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+            rows = [(name, COMMANDS[name][2]) for name in self.list_commands(ctx)]
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+    @click.group(cls=LazyGroup, context_settings=CONTEXT_SETTINGS)
+    @click.version_option(__version__, "-V", "--version", prog_name="envkit", message="%(prog)s %(version)s")
+    def cli() -> None:
+        """envkit: reproducible conda environments.
+
+        Lock the environment that works, check environment files in CI, and explain why a server behaves
+        differently from a laptop.
+        """
+
+    return {"LazyGroup": LazyGroup, "cli": cli}
+
+
+def __getattr__(name: str):
+    if name in ("cli", "LazyGroup"):
+        return _build()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def main(args: list[str] | None = None, prog_name: str = "envkit") -> None:
     """Run the CLI and exit; EnvkitError becomes a clean message and its exit code."""
+    if (sys.argv[1:] if args is None else list(args)) in _VERSION_ARGS:
+        sys.stdout.write(f"envkit {__version__}\n")  # what click's version option prints
+        sys.stdout.flush()
+        sys.exit(0)
+    import click
+
     from envkit.errors import EnvkitError
 
+    cli = _build()["cli"]
     try:
         rv = cli.main(args=args, prog_name=prog_name, standalone_mode=False)
     except click.exceptions.Exit as exc:
@@ -113,6 +135,8 @@ def main(args: list[str] | None = None, prog_name: str = "envkit") -> None:
 
 def report_error(exc: BaseException) -> None:
     """Print an EnvkitError as `error: ...` plus an optional `hint: ...` line on stderr."""
+    import click
+
     click.echo(f"error: {exc}", err=True)
     hint = getattr(exc, "hint", None)
     if hint:
@@ -121,12 +145,16 @@ def report_error(exc: BaseException) -> None:
 
 def warn(message: str) -> None:
     """Print one `warning: ...` line on stderr.  Only CLI code calls this."""
+    import click
+
     click.echo(f"warning: {message}", err=True)
 
 
 def emit(text: str, output: str | None) -> None:
     """Write command output to stdout, or atomically to `output` when given ('-' is stdout)."""
     if output is None or output == "-":
+        import click
+
         click.echo(text, nl=False)
         return
     from envkit.io import atomic_write

@@ -1559,12 +1559,36 @@ def _without_pip(side: _Side) -> _Side:
 
 
 def _find(side: _Side, names: Sequence[str], manager: str | None = None) -> LockedPackage | None:
+    """The first package (in the side's order) named one of `names`, tried in order."""
+    index = _name_index(side.packages)
     for n in names:
-        for p in side.packages:
-            if (p.name.lower() == n or (p.manager == "pip" and _pep503(p.name) == n)) and (
-                    manager is None or p.manager == manager):
-                return p
+        p = index.get((n, manager))
+        if p is not None:
+            return p
     return None
+
+
+_NAME_INDEX: dict[int, tuple[tuple, dict]] = {}
+
+
+def _name_index(packages: tuple[LockedPackage, ...]) -> dict:
+    """(lower name or PEP 503 pip name, manager or None) -> first such package; built once per
+    package tuple, so that the highlights' lookups do not rescan every package per name."""
+    hit = _NAME_INDEX.get(id(packages))
+    if hit is not None and hit[0] is packages:
+        return hit[1]
+    index: dict = {}
+    for p in packages:
+        keys = {p.name.lower()}
+        if p.manager == "pip":
+            keys.add(_pep503(p.name))
+        for k in keys:
+            index.setdefault((k, None), p)
+            index.setdefault((k, p.manager), p)
+    if len(_NAME_INDEX) > 8:
+        _NAME_INDEX.clear()
+    _NAME_INDEX[id(packages)] = (packages, index)
+    return index
 
 
 def _python_of(side: _Side) -> str | None:

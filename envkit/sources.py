@@ -20,7 +20,6 @@ interpreter when `python3` is not on its PATH.  A `~` at the start of a remote p
 """
 from __future__ import annotations
 
-import json
 import os
 import shlex
 from dataclasses import dataclass
@@ -207,6 +206,8 @@ def _envkit_export_doc(text: str) -> dict | None:
     head = text.lstrip("\ufeff \t\r\n")
     if not head.startswith("{") or '"envkit_export"' not in text:
         return None
+    import json
+
     try:
         doc = json.loads(head)
     except ValueError:
@@ -333,6 +334,8 @@ def remote_program(target: SshTarget) -> str:
     """The Python program streamed to the remote interpreter: a small stdlib driver (name lookup,
     files) wrapped around envkit's standalone prefix_scan.py, which it runs unchanged."""
     scan = (Path(__file__).parent / "backends" / "prefix_scan.py").read_text(encoding="utf-8")
+    import json
+
     args = {"path": target.path, "name": target.env_name, "mark": _MARK}
     return _DRIVER.replace("@ARGS@", repr(json.dumps(args))).replace("@SCAN@", repr(scan))
 
@@ -383,6 +386,8 @@ def read_remote(target: SshTarget, *, format: str | None = None, environment: st
     if not sep:
         raise BackendError(f"{url}: the remote machine did not answer with a scan",
                            text=(result.stdout or err)[-2000:] or None)
+    import json
+
     try:
         data = json.loads(body)
     except ValueError as exc:

@@ -254,7 +254,10 @@ def insecure_url(target: Target, ctx: Context) -> Iterator[Hit]:
 
 
 def _spec_insecure(target: Target, spec: EnvSpec) -> Iterator[Hit]:
-    data = target.yaml
+    text = target.text or ""
+    # YAML is parsed (for line numbers) only when a channel can be insecure at all: no `http://`
+    # and no escape sequence in the text means none is
+    data = target.yaml if ("\\" in text or _HTTP.search(text)) else None
     raw_channels = data.get("channels") if data is not None else None
     if isinstance(raw_channels, list):
         for i, c in enumerate(raw_channels):

@@ -67,11 +67,11 @@ def conda_pip_duplicate(target: Target, ctx: Context) -> Iterator[Hit]:
 
 
 def _spec_duplicates(spec: EnvSpec, ctx: Context) -> Iterator[Hit]:
-    from envkit.conda.names import find_duplicates, pep503
-
     pip_deps = [p for p in spec.pip if p.name]
     if not pip_deps or not spec.conda:
         return
+    from envkit.conda.names import find_duplicates, pep503
+
     dups = find_duplicates([d.name for d in spec.conda], [p.name for p in pip_deps],
                            extra=ctx.pypi_names)
     if not dups:

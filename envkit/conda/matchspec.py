@@ -29,15 +29,35 @@ _EXTRA_ORDER = ("build_number", "md5", "sha256", "license", "license_family", "f
 _HANDLED = {"version", "build", "channel", "subdir"}
 
 
+#: The plain forms most files are written in (`numpy`, `python=3.11`, `numpy==1.26.4`,
+#: `numpy>=1.26,<2`), parsed without py-rattler, whose import alone costs more than a small file's
+#: whole check.  tests/test_matchspec_fast.py holds them equal to rattler's parse.
+_NUM = r"\d+(?:\.\d+)*"
+_FAST = re.compile(rf"(?P<name>[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?)"
+                   rf"(?:(?P<eq>==?)(?P<num>{_NUM})|(?P<range>[<>]=?{_NUM}(?:,[<>]=?{_NUM})*))?")
+
+
+def _parse_plain(s: str, raw: str, where: Where | None) -> CondaDep | None:
+    m = _FAST.fullmatch(s)
+    if m is None:
+        return None
+    name, eq, num = m.group("name").lower(), m.group("eq"), m.group("num")
+    version = m.group("range") or (f"=={num}" if eq == "==" else f"{num}.*" if eq else None)
+    return CondaDep(name=name, version=version, raw=raw, line=where.line if where else None)
+
+
 def parse_spec(text: str, *, where: Where | None = None) -> CondaDep:
     """Parse one conda match spec (as written in environment.yml, history or a lock).
 
     Raises InvalidSpecError naming `where` and quoting the text when it is not a valid spec.
     """
-    from rattler import MatchSpec
-
     raw = text
     s = text.strip()
+    plain = _parse_plain(s, raw, where)
+    if plain is not None:
+        return plain
+    from rattler import MatchSpec
+
     if not s:
         raise InvalidSpecError("empty match spec", where=where)
     extra_pairs: list[tuple[str, str]] = []

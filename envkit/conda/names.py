@@ -9,11 +9,9 @@ In a live environment the exact answer is in the prefix: a conda record that own
 """
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from typing import Iterable, Mapping
 
 _SEP = re.compile(r"[-_.]+")
@@ -53,6 +51,9 @@ def pep503(name: str) -> str:
 
 @lru_cache(maxsize=1)
 def _tables() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
+    import json
+    from importlib import resources  # not at import: importlib.resources costs a small check ~10 ms
+
     data = resources.files("envkit").joinpath("data")
     single = json.loads(data.joinpath("conda_pypi_names.json").read_text("utf-8"))
     multi = json.loads(data.joinpath("conda_pypi_collisions.json").read_text("utf-8"))
@@ -114,8 +115,21 @@ def find_duplicates(conda_names: Iterable[str], pip_names: Iterable[str], *,
     """
     by_pypi: dict[str, list[str]] = {}
     owned_norm = {k.lower(): tuple(pep503(p) for p in v) for k, v in (owned or {}).items()}
+    pip_names = list(pip_names)
+    pip_keys = {pep503(p) for p in pip_names}
+    if not pip_keys:
+        return []
+    mapped = _tables()[0]
+    extra_keys = {k.lower() for k in extra} if extra else ()
     for conda in dict.fromkeys(conda_names):
-        names = owned_norm.get(conda.lower()) or pypi_names_for_conda(conda, extra)
+        low = conda.lower()
+        if low not in owned_norm and low not in mapped and low not in extra_keys:
+            # a name the map does not know is its own PyPI name: skip it (the bulk of a big lock)
+            # unless a pip package has that name; a plain name is its own PEP 503 form
+            plain = "_" not in low and "." not in low and "--" not in low
+            if (low if plain else pep503(low)) not in pip_keys:
+                continue
+        names = owned_norm.get(low) or pypi_names_for_conda(conda, extra)
         for p in names:
             by_pypi.setdefault(p, []).append(conda)
     out: list[Duplicate] = []
