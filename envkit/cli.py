@@ -68,7 +68,15 @@ def cli() -> None:
 
 
 def main(args: list[str] | None = None, prog_name: str = "envkit") -> None:
-    """Run the CLI and exit; EnvkitError becomes a clean message and its exit code."""
+    """Run the CLI and exit; EnvkitError becomes a clean message and its exit code.  Everything the
+    command prints passes the redacting streams of envkit.output (no credential reaches a log)."""
+    from envkit.output import redacted_stdio
+
+    with redacted_stdio():
+        _main(args, prog_name)
+
+
+def _main(args: list[str] | None, prog_name: str) -> None:
     from envkit.errors import EnvkitError
 
     try:

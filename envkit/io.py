@@ -51,12 +51,30 @@ def read_text(path: str | os.PathLike[str], *, max_bytes: int = MAX_INPUT_BYTES,
     return text
 
 
-def atomic_write(path: str | os.PathLike[str], text: str | bytes, *, mode: int | None = None) -> None:
+def _redacted(text: str | bytes) -> str | bytes:
+    from envkit.secrets import redact_text
+
+    if isinstance(text, str):
+        return redact_text(text)
+    try:
+        decoded = text.decode("utf-8")
+    except UnicodeDecodeError:
+        return text
+    new = redact_text(decoded)
+    return text if new is decoded else new.encode("utf-8")
+
+
+def atomic_write(path: str | os.PathLike[str], text: str | bytes, *, mode: int | None = None,
+                 redact: bool = True) -> None:
     """Write `text` to `path` atomically: a temporary file in the same directory, fsync, rename.
 
-    The existing file's permission bits are kept.  On any failure the original file is untouched
-    and the temporary file is removed.
+    Every credential envkit detects is replaced by a placeholder first (`envkit.secrets.redact_text`)
+    unless `redact` is False, for a file that must hold the real value (an environment's own
+    `conda-meta/state`).  The existing file's permission bits are kept.  On any failure the original
+    file is untouched and the temporary file is removed.
     """
+    if redact:
+        text = _redacted(text)
     p = Path(path)
     if p.is_symlink():
         # Rewrite the file the link points to; replacing the link itself would detach it.

@@ -74,15 +74,7 @@ def normalize(files: tuple[str, ...], output: str | None, write: bool, check: bo
         new = render_normalized(model, text, kind)
         if check:
             if new != raw:
-                import difflib
-
-                diff = difflib.unified_diff(raw.splitlines(keepends=True), new.splitlines(keepends=True),
-                                            fromfile=name, tofile=f"{name} (normalized)")
-                for line in diff:
-                    click.echo(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n",
-                               nl=False)
-                for note in _invisible_changes(raw):
-                    warn_note(f"{name}: {note}")
+                _print_diff(raw, new, name)
                 status = 1
             continue
         if write:
@@ -98,6 +90,34 @@ def normalize(files: tuple[str, ...], output: str | None, write: bool, check: bo
 
         emit(new, output)
     return status
+
+
+def _print_diff(raw: str, new: str, name: str) -> None:
+    """The unified diff of `raw` against its normalized text `new` on stdout, and notes on stderr
+    for what it does not show.  The `-` side is the file with its credentials already redacted:
+    a diff must not print the secret it is about to remove."""
+    import difflib
+
+    from envkit.secrets import redact_line
+
+    old_lines = raw.splitlines(keepends=True)
+    secret_lines = []
+    for i, line in enumerate(old_lines):
+        red = redact_line(line)
+        if red != line:
+            old_lines[i] = red
+            secret_lines.append(i + 1)
+    diff = difflib.unified_diff(old_lines, new.splitlines(keepends=True),
+                                fromfile=name, tofile=f"{name} (normalized)")
+    for line in diff:
+        click.echo(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n", nl=False)
+    notes = _invisible_changes(raw)
+    if secret_lines:
+        shown = ", ".join(map(str, secret_lines[:10])) + (", ..." if len(secret_lines) > 10 else "")
+        notes.append(f"the credentials on {plural(len(secret_lines), 'line')} ({shown}) are replaced by "
+                     f"placeholders (the diff shows them redacted on both sides)")
+    for note in notes:
+        warn_note(f"{name}: {note}")
 
 
 def _invisible_changes(raw: str) -> list[str]:

@@ -30,7 +30,8 @@ def logical_lines(text: str) -> list[tuple[int, str, str | None]]:
             comment = m.group(0).strip()
             line = line[: m.start()]
         if line.endswith("\\") and comment is None:
-            buf.append(line[:-1])
+            # pip strips every trailing backslash of a continued line (`x\\` is `x` continued)
+            buf.append(line.rstrip("\\"))
             continue
         buf.append(line)
         out.append((start, " ".join(b.strip() for b in buf).strip(), comment))
