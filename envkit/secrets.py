@@ -227,6 +227,16 @@ def redact_text(text: str) -> str:
     return out if out != text else text
 
 
+def redact_document_line(line: str) -> str:
+    """`redact_line` plus the values of secret `KEY: value` pairs (`HF_TOKEN: hf_...`) on the
+    line, wherever it stands: for showing a file's own lines (a diff's `-` side)."""
+    line = redact_line(line)
+    if ":" in line:
+        body = line.rstrip("\r\n")
+        line = redact_variable_line(body) + line[len(body):]
+    return line
+
+
 def has_secret(text: str) -> bool:
     """True when `redact_text` would change `text`."""
     return redact_text(text) is not text

@@ -98,12 +98,12 @@ def _print_diff(raw: str, new: str, name: str) -> None:
     a diff must not print the secret it is about to remove."""
     import difflib
 
-    from envkit.secrets import redact_line
+    from envkit.secrets import redact_document_line
 
     old_lines = raw.splitlines(keepends=True)
     secret_lines = []
     for i, line in enumerate(old_lines):
-        red = redact_line(line)
+        red = redact_document_line(line)
         if red != line:
             old_lines[i] = red
             secret_lines.append(i + 1)
