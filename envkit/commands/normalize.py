@@ -64,12 +64,20 @@ def normalize(files: tuple[str, ...], output: str | None, write: bool, check: bo
     status = 0
     for path in files:
         name = "<stdin>" if path == "-" else path
+        if write:
+            from envkit.io import file_identity
+
+            before = file_identity(path)  # before reading: an edit from here on is not overwritten
         raw = _read(path, keep_bom=True)
         # the model is read without the byte-order mark; the comparisons below are with the file as
         # it is, so that a BOM (which the canonical form has not) counts as a change
         text = raw[1:] if raw.startswith("\ufeff") else raw
         kind = fmt or detect_format(text, name)
         model = read_text(text, filename=name, format=kind)
+        if kind == "env" and fmt is None:
+            from envkit.checks.targets import not_an_environment_file
+
+            not_an_environment_file(model, text, name)  # a workflow must not get `dependencies: []`
         warn_duplicates([model], label=len(files) > 1)
         new = render_normalized(model, text, kind)
         if check:
@@ -81,7 +89,7 @@ def normalize(files: tuple[str, ...], output: str | None, write: bool, check: bo
             if new != raw:
                 from envkit.io import atomic_write
 
-                atomic_write(path, new)
+                atomic_write(path, new, unchanged_since=before)
                 click.echo(f"normalized {path}")
             else:
                 click.echo(f"{path} is already normalized")
@@ -143,7 +151,9 @@ def warn_note(message: str) -> None:
 def validate(files: tuple[str, ...], fmt: str | None, environment: str | None) -> int:
     """Parse environment files and report errors, one line per file.
 
-    Exit codes: 0 every file is usable, 2 at least one is not.
+    `ok: FILE: ...` on stdout for a usable file; `error: FILE...` (and a `hint:` when there is a
+    known fix) on stderr for one that is not.  Exit codes: 0 every file is usable, 2 at least one
+    is not.
     """
     from envkit.commands._common import warn_duplicates
     from envkit.errors import EnvkitError, Where
@@ -159,7 +169,10 @@ def validate(files: tuple[str, ...], fmt: str | None, environment: str | None) -
             if exc.where is None or not exc.where.file:
                 w = exc.where or Where()
                 exc.where = Where(file=name, line=w.line, key=w.key)
-            click.echo(f"error: {str(exc).splitlines()[0]}")
+            # errors go to stderr, as every other command's do, with the hint that says the fix
+            click.echo(f"error: {str(exc).splitlines()[0]}", err=True)
+            if exc.hint:
+                click.echo(f"hint: {exc.hint}", err=True)
             status = 2
     return status
 
@@ -179,6 +192,10 @@ def _validate_one(path: str, name: str, fmt: str | None, environment: str | None
         return (f"pixi.lock, {plural(len(parts), 'environment')}: " + ", ".join(parts),
                 list(envs.values()))
     model = read_text(text, filename=name, format=kind, environment=environment)
+    if kind == "env" and fmt is None:
+        from envkit.checks.targets import not_an_environment_file
+
+        not_an_environment_file(model, text, name)
     if isinstance(model, EnvSpec):
         if kind == "requirements":
             return f"requirements, {plural(len(model.pip), 'entry', 'entries')}", [model]
