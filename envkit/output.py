@@ -20,12 +20,18 @@ class RedactingStream(io.TextIOBase):
     """A text stream that writes to `inner` with every credential replaced by a placeholder.
 
     Text is held back to the end of its line, so a URL split across two writes is still seen whole;
-    `flush()` writes what is held.  It takes text only (no `buffer`): bytes cannot go around it."""
+    `flush()` writes what is held.  Its `buffer` (for bytes, as click's echo of bytes uses) decodes
+    into the same redacting path: bytes cannot go around it."""
 
     def __init__(self, inner: TextIO) -> None:
         super().__init__()
         self._inner = inner
         self._pending = ""
+        self._buffer = _RedactingBuffer(self)
+
+    @property
+    def buffer(self) -> "_RedactingBuffer":  # type: ignore[override]
+        return self._buffer
 
     @property
     def inner(self) -> TextIO:
@@ -71,6 +77,25 @@ class RedactingStream(io.TextIOBase):
             pending, self._pending = self._pending, ""
             self._inner.write(redact_text(pending))
         self._inner.flush()
+
+
+class _RedactingBuffer(io.RawIOBase):
+    """The binary side of a RedactingStream: bytes are decoded (UTF-8) and written as text."""
+
+    def __init__(self, text: RedactingStream) -> None:
+        super().__init__()
+        self._text = text
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, b) -> int:
+        data = bytes(b)
+        self._text.write(data.decode("utf-8", "replace"))
+        return len(data)
+
+    def flush(self) -> None:
+        self._text.flush()
 
 
 @contextlib.contextmanager

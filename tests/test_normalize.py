@@ -201,7 +201,7 @@ def test_validate_ok_and_missing_file(envkit_cli, tmp_path):
     assert (r.exit_code, r.stdout) == (0, f"ok: {CORPUS / '51_Cecca__repro-course-ci__conda-lock.yml'}: "
                                           "conda-lock, 146 packages, 4 platforms (linux-64, osx-64, osx-arm64, win-64)\n")
     r = envkit_cli("validate", str(tmp_path / "nope.yml"))
-    assert (r.exit_code, r.stdout) == (2, f"error: {tmp_path / 'nope.yml'}: no such file\n")
+    assert (r.exit_code, r.stdout, r.stderr) == (2, "", f"error: {tmp_path / 'nope.yml'}: no such file\n")
 
 
 CREDENTIAL_CHANNELS = """\
