@@ -16,7 +16,7 @@ DEFAULT_DEPS = 1_100_000
 
 def big_env_text(n: int = DEFAULT_DEPS) -> str:
     head = "name: big\nchannels:\n  - conda-forge\ndependencies:\n"
-    body = "".join(f"  - package-name-{i:07d}==1.2.{i % 1000}\n" for i in range(n))
+    body = "".join(f"  - conda-forge::hostile-package-{i:07d}==1.2.{i % 1000}\n" for i in range(n))
     return head + body
 
 
