@@ -9,8 +9,9 @@ composer when present, then builds plain Python values itself:
   `.line` and `.lines[i]`), lines 1-based;
 * a key given twice is a ParseError naming both lines;
 * only the standard tags are accepted (no `!!python/...`); timestamps stay strings;
-* aliases are allowed, but a document that would expand beyond MAX_NODES values is refused before
-  any expansion happens (a billion-laughs file is rejected in milliseconds);
+* aliases are allowed, but a document that would expand beyond MAX_NODES values, or beyond
+  MAX_EXPANDED_CHARS characters of text, is refused before any expansion happens (a
+  billion-laughs file is rejected in milliseconds);
 * nesting deeper than MAX_DEPTH is refused.
 """
 from __future__ import annotations
@@ -22,6 +23,10 @@ from functools import lru_cache
 from envkit.errors import ParseError, Where
 
 MAX_NODES = 2_000_000
+#: Most characters of scalar text a document may expand to with its aliases resolved: as much as
+#: the largest file envkit reads (64 MiB) could hold without aliases.  One 1 MB string aliased 1,000
+#: times is few values but a gigabyte for whatever writes it out.
+MAX_EXPANDED_CHARS = 64 * 1024 * 1024
 MAX_DEPTH = 64
 #: Above this size the nodes are counted from libyaml's event stream (constant memory, about a fifth
 #: of the cost of building them) before any node is built: an 8 MiB flow list of 4 million items
@@ -110,12 +115,17 @@ def load(text: str, *, filename: str | None = None):
     if node is None:
         return None
     builder = _Builder(filename)
-    size = builder.expanded_size(node)
+    size, chars = builder.expanded_size(node)
     if size > MAX_NODES:
         raise ParseError(
             f"YAML document expands to more than {MAX_NODES:,} values (alias bomb?); refused",
             where=Where(file=filename, line=node.start_mark.line + 1),
         )
+    if chars > MAX_EXPANDED_CHARS:
+        raise ParseError(
+            f"YAML document expands to more than {MAX_EXPANDED_CHARS // 2**20} MiB of text through its "
+            f"aliases (alias bomb?); refused", where=Where(file=filename, line=node.start_mark.line + 1),
+            hint="write the repeated values out, or use fewer aliases of long text")
     return builder.build(node, 0)
 
 
@@ -183,9 +193,11 @@ class _Builder:
             "tag:yaml.org,2002:binary": lambda n: n.value,
         }
 
-    def expanded_size(self, root) -> int:
-        """Number of values the document has once every alias is expanded (memoized, linear)."""
+    def expanded_size(self, root) -> tuple[int, int]:
+        """(values, characters of scalar text) the document has once every alias is expanded
+        (memoized, linear; each count stops growing past its limit)."""
         sizes = self._sizes
+        chars: dict[int, int] = {}
         stack = [(root, False)]
         while stack:
             node, done = stack.pop()
@@ -195,21 +207,26 @@ class _Builder:
             kind = node.id
             if kind == "scalar":
                 sizes[nid] = 1
+                chars[nid] = len(node.value)
                 continue
             children = ([c for kv in node.value for c in kv] if kind == "mapping" else node.value)
             if done:
                 total = 1
+                text = 0
                 for c in children:
-                    total += sizes.get(id(c), 1)
-                    if total > MAX_NODES:
+                    cid = id(c)
+                    total += sizes.get(cid, 1)
+                    text += chars.get(cid, 0)
+                    if total > MAX_NODES or text > MAX_EXPANDED_CHARS:
                         break
                 sizes[nid] = total
+                chars[nid] = text
             else:
                 stack.append((node, True))
                 for c in children:
                     if id(c) not in sizes:
                         stack.append((c, False))
-        return sizes[id(root)]
+        return sizes[id(root)], chars[id(root)]
 
     def _where(self, node, key: str | None = None) -> Where:
         return Where(file=self.filename, line=node.start_mark.line + 1, key=key)

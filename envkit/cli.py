@@ -84,11 +84,19 @@ def __getattr__(name: str):
 
 
 def main(args: list[str] | None = None, prog_name: str = "envkit") -> None:
-    """Run the CLI and exit; EnvkitError becomes a clean message and its exit code."""
+    """Run the CLI and exit; EnvkitError becomes a clean message and its exit code.  Everything the
+    command prints passes the redacting streams of envkit.output (no credential reaches a log)."""
     if (sys.argv[1:] if args is None else list(args)) in _VERSION_ARGS:
         sys.stdout.write(f"envkit {__version__}\n")  # what click's version option prints
         sys.stdout.flush()
         sys.exit(0)
+    from envkit.output import redacted_stdio
+
+    with redacted_stdio():
+        _main(args, prog_name)
+
+
+def _main(args: list[str] | None, prog_name: str) -> None:
     import click
 
     from envkit.errors import EnvkitError

@@ -479,7 +479,7 @@ def write_state_variables(prefix: str, variables: Sequence[tuple[str, str]]) -> 
     env_vars = dict(state.get("env_vars") or {})
     env_vars.update(keep)
     state["env_vars"] = env_vars
-    atomic_write(path, json.dumps(state, indent=2, ensure_ascii=False) + "\n")
+    atomic_write(path, json.dumps(state, indent=2, ensure_ascii=False) + "\n", redact=False)  # the real values
     return tuple(k for k, _ in keep), unset
 
 

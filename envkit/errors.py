@@ -39,6 +39,14 @@ def clip(text: str, limit: int = MAX_QUOTED) -> str:
     return text[: limit - 1] + "…"
 
 
+def _redact(text: str) -> str:
+    if not isinstance(text, str) or ("://" not in text and "_" not in text and "-" not in text):
+        return text
+    from envkit.secrets import redact_text
+
+    return redact_text(text)
+
+
 class EnvkitError(Exception):
     """Base of every error envkit raises on purpose.
 
@@ -50,11 +58,14 @@ class EnvkitError(Exception):
 
     def __init__(self, message: str, *, where: Where | None = None, hint: str | None = None,
                  text: str | None = None) -> None:
+        # redacted before anything else sees them (and before clipping, which could cut a
+        # credential so that it is no longer recognised)
+        message = _redact(message)
         super().__init__(message)
         self.message = message
         self.where = where
-        self.hint = hint
-        self.text = clip(text) if text is not None else None
+        self.hint = _redact(hint) if hint else hint
+        self.text = clip(_redact(text)) if text is not None else None
 
     def __str__(self) -> str:
         loc = str(self.where) if self.where else ""

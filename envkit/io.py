@@ -12,34 +12,70 @@ from envkit.errors import EnvkitError, ParseError, Where
 MAX_INPUT_BYTES = 64 * 1024 * 1024
 
 
+#: Most lines envkit reads in a format that holds one entry per line (environment.yml,
+#: requirements.txt, explicit files).  The largest real ones have a few thousand; a 1.1 million
+#: entry environment.yml took minutes and gigabytes to check, so it is refused before parsing.
+MAX_ENTRY_LINES = 100_000
+
+
+def refuse_too_many_lines(text: str, filename: str | None, what: str) -> None:
+    """Raise ParseError when `text` (a file of format `what`) has more than MAX_ENTRY_LINES lines."""
+    n = text.count("\n")
+    if n > MAX_ENTRY_LINES:
+        raise ParseError(f"{what} has {n:,} lines; envkit reads at most {MAX_ENTRY_LINES:,} in one",
+                         where=Where(file=filename),
+                         hint="environment files list packages, not data: check how the file was generated")
+
+
+_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket"),
+          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+
+
+def _read_regular(path: str, max_bytes: int, where: Where) -> bytes:
+    """The bytes of the regular file `path`.  Anything else is refused before a byte is read: a
+    FIFO (opened without blocking, so one with no writer cannot hang the command), a device, a
+    directory, and a kernel pseudo-file (/proc, /sys: a size of 0 that reads as text)."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        raise ParseError("no such file", where=where) from None
+    except IsADirectoryError:
+        raise ParseError("is a directory, not a file", where=where) from None
+    except OSError as exc:
+        raise ParseError(f"cannot read: {exc.strerror}", where=where) from None
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            what = next((name for test, name in _KINDS if test(st.st_mode)), "not a regular file")
+            if what == "a directory":
+                raise ParseError("is a directory, not a file", where=where)
+            raise ParseError(f"is {what}, not a regular file; envkit reads regular files (and '-' for stdin)",
+                             where=where, hint="save the input to a file, or pipe it to stdin with '-'")
+        if st.st_size > max_bytes:
+            raise ParseError(f"file is {st.st_size / 2**20:.1f} MiB, larger than the "
+                             f"{max_bytes / 2**20:.0f} MiB envkit reads", where=where)
+        try:
+            data = fh.read(max_bytes + 1)
+        except OSError as exc:
+            raise ParseError(f"cannot read: {exc.strerror}", where=where) from None
+    if len(data) > max_bytes:
+        raise ParseError(f"file is larger than the {max_bytes / 2**20:.0f} MiB envkit reads", where=where)
+    if st.st_size == 0 and data:
+        raise ParseError("is a kernel pseudo-file (its size is 0, yet it has content: /proc, /sys), not a regular file; "
+                         "envkit reads regular files (and '-' for stdin)", where=where)
+    return data
+
+
 def read_text(path: str | os.PathLike[str], *, max_bytes: int = MAX_INPUT_BYTES, keep_bom: bool = False) -> str:
     """Return the text of `path` (UTF-8, newlines kept as in the file; a byte-order mark stripped
     unless `keep_bom`, for a caller that must know the file had one).
 
-    Raises ParseError for a missing, unreadable, oversized or non-UTF-8 file.
+    Raises ParseError for a missing, unreadable, oversized or non-UTF-8 file, and for anything that
+    is not a regular file (a FIFO, a device, /proc/self/environ).
     """
-    p = Path(path)
     where = Where(file=str(path))
-    try:
-        size = p.stat().st_size
-    except FileNotFoundError:
-        raise ParseError("no such file", where=where) from None
-    except OSError as exc:
-        raise ParseError(f"cannot read: {exc.strerror}", where=where) from None
-    if p.is_dir():
-        raise ParseError("is a directory, not a file", where=where)
-    if size > max_bytes:
-        raise ParseError(
-            f"file is {size / 2**20:.1f} MiB, larger than the {max_bytes / 2**20:.0f} MiB envkit reads",
-            where=where,
-        )
-    try:
-        with open(p, "rb") as fh:
-            data = fh.read(max_bytes + 1)
-    except OSError as exc:
-        raise ParseError(f"cannot read: {exc.strerror}", where=where) from None
-    if len(data) > max_bytes:
-        raise ParseError(f"file is larger than the {max_bytes / 2**20:.0f} MiB envkit reads", where=where)
+    data = _read_regular(os.fspath(path), max_bytes, where)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -51,12 +87,42 @@ def read_text(path: str | os.PathLike[str], *, max_bytes: int = MAX_INPUT_BYTES,
     return text
 
 
-def atomic_write(path: str | os.PathLike[str], text: str | bytes, *, mode: int | None = None) -> None:
+def _redacted(text: str | bytes) -> str | bytes:
+    from envkit.secrets import redact_text
+
+    if isinstance(text, str):
+        return redact_text(text)
+    try:
+        decoded = text.decode("utf-8")
+    except UnicodeDecodeError:
+        return text
+    new = redact_text(decoded)
+    return text if new is decoded else new.encode("utf-8")
+
+
+def file_identity(path: str | os.PathLike[str]) -> tuple[int, int, int, int] | None:
+    """(device, inode, size, mtime_ns) of `path`, or None when it cannot be stat'ed: taken before a
+    file is read, so that `atomic_write(..., unchanged_since=...)` can tell it was not edited since."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def atomic_write(path: str | os.PathLike[str], text: str | bytes, *, mode: int | None = None,
+                 redact: bool = True, unchanged_since: tuple[int, int, int, int] | None = None) -> None:
     """Write `text` to `path` atomically: a temporary file in the same directory, fsync, rename.
 
-    The existing file's permission bits are kept.  On any failure the original file is untouched
-    and the temporary file is removed.
+    Every credential envkit detects is replaced by a placeholder first (`envkit.secrets.redact_text`)
+    unless `redact` is False, for a file that must hold the real value (an environment's own
+    `conda-meta/state`).  With `unchanged_since` (a `file_identity` taken before the file was read),
+    a file that another process changed meanwhile is not replaced: EnvkitError, the edit kept.
+    The existing file's permission bits are kept.  On any failure the original
+    file is untouched and the temporary file is removed.
     """
+    if redact:
+        text = _redacted(text)
     p = Path(path)
     if p.is_symlink():
         # Rewrite the file the link points to; replacing the link itself would detach it.
@@ -95,6 +161,9 @@ def atomic_write(path: str | os.PathLike[str], text: str | bytes, *, mode: int |
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp, mode)
+        if unchanged_since is not None and file_identity(p) != unchanged_since:
+            raise EnvkitError("changed since envkit read it (another process wrote to it); not replaced",
+                              where=Where(file=str(path)), hint="run the command again on the new content")
         os.replace(tmp, p)
     except BaseException as exc:
         try:

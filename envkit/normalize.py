@@ -175,7 +175,15 @@ def _pixi_error():
 
 def render_normalized(model, text: str, fmt: str) -> str:
     """The canonical text of `model`, read from `text` (format `fmt`), with `text`'s comments.
-    Raises UsageError for pixi.lock (pixi owns that file) and an unknown format."""
+    Every credential in it is a placeholder (package URLs of a lock or an explicit file included):
+    a normalized file passes leaked-secret.  Raises UsageError for pixi.lock (pixi owns that file)
+    and an unknown format."""
+    from envkit.secrets import redact_text
+
+    return redact_text(_render(model, text, fmt))
+
+
+def _render(model, text: str, fmt: str) -> str:
     from envkit.errors import UsageError
     from envkit.formats import FORMATS
 
@@ -223,14 +231,9 @@ def redact_comment(text: str | None) -> str | None:
     `user:password@`, a token user part, an anaconda.org `/t/<token>/`, a `?token=` parameter."""
     if not text or ("://" not in text):
         return text  # no URL, nothing to find (and the rule module is not imported)
-    from envkit.checks.rules_secrets import find_secrets
+    from envkit.secrets import redact_text
 
-    out = []
-    for line in text.split("\n"):
-        for secret in find_secrets(line):
-            line = line.replace(secret.url, secret.redacted)
-        out.append(line)
-    return "\n".join(out)
+    return redact_text(text)
 
 
 def redact_comments(cm: CommentMap) -> CommentMap:

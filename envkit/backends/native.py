@@ -66,7 +66,7 @@ def live_env_from_scan(data: Mapping[str, Any], *, name: str | None = None, stri
     for err in data.get("errors") or ():
         if strict:
             raise ParseError(f"corrupt conda package record: {err['message']}",
-                             where=Where(file=err["path"]),
+                             where=Where(file=err["path"], key=err.get("key")),
                              hint="reinstall that package (conda install --force-reinstall NAME) "
                                   "or delete the file if the package is gone")
         warnings.append(f"{err['path']}: skipped unreadable conda package record: {err['message']}")

@@ -16,7 +16,7 @@ Output (`scan_version` 1):
                   "md5", "sha256", "depends", "constrains", "noarch", "requested_spec",
                   "requested_specs", "file": "conda-meta/<fn>.json", "dist_infos": [...],
                   "dist_installers": {dist: {"listed": bool, "sha256": str | null}}}],
-     "errors": [{"path": "...", "message": "..."}],
+     "errors": [{"path": "...", "message": "...", "key": field (a wrong-typed one; optional)}],
      "history": {"requested": [spec, ...], "channels": [...], "override_channels": bool,
                  "commands": n},
      "pip": [{"name", "version", "installer", "direct_url": {...} | null, "path", "format",
@@ -123,7 +123,14 @@ def read_records(prefix, with_files=False):
         if not isinstance(data, dict) or not data.get("name") or not data.get("version"):
             errors.append({"path": path, "message": "not a conda package record (no name/version)"})
             continue
+        bad = _wrong_type(data)
+        if bad is not None:
+            errors.append({"path": path, "key": bad[0], "message": bad[1]})
+            continue
         rec = {k: data.get(k) for k in _RECORD_KEYS if k in data}
+        for k in _LENIENT_KEYS:
+            if k in rec and not isinstance(rec[k], _LENIENT_KEYS[k]):
+                del rec[k]  # informational only: a wrong type there is dropped, not an error
         rec["file"] = "conda-meta/" + fname
         files = data.get("files") or []
         dists = []
@@ -139,6 +146,49 @@ def read_records(prefix, with_files=False):
             rec["files"] = list(files)
         records.append(rec)
     return records, errors
+
+
+_STR = (str,)
+_OPT_STR = (str, type(None))
+#: key -> (allowed types, what to call them, type of each list item or None); a record whose field
+#: has another type is refused by key (a hand-edited or truncated record), never crashes the reader
+_FIELD_TYPES = {
+    "name": (_STR, "a string", None), "version": (_STR, "a string", None),
+    "build": (_OPT_STR, "a string", None), "build_number": ((int, str, type(None)), "an integer", None),
+    "channel": (_OPT_STR, "a string", None), "subdir": (_OPT_STR, "a string", None),
+    "fn": (_OPT_STR, "a string", None), "url": (_OPT_STR, "a string", None),
+    "md5": (_OPT_STR, "a string", None), "sha256": (_OPT_STR, "a string", None),
+    "noarch": ((str, bool, type(None)), "a string", None),
+    "requested_spec": (_OPT_STR, "a string", None),
+    "depends": ((list, type(None)), "a list of strings", str),
+    "constrains": ((list, type(None)), "a list of strings", str),
+    "requested_specs": ((list, type(None)), "a list of strings", str),
+    "files": ((list, type(None)), "a list of strings", str),
+    "paths_data": ((dict, type(None)), "an object", None),
+}
+#: informational keys a scan passes on only when they have the expected type
+_LENIENT_KEYS = {"license": (str,), "timestamp": (int, float), "size": (int,)}
+
+
+def _type_name(value):
+    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean",
+            int: "a number", float: "a number", type(None): "null"}.get(type(value), type(value).__name__)
+
+
+def _wrong_type(data):
+    """(key, message) for the first field of a record whose JSON type is not the one conda writes,
+    else None."""
+    for key, (types, what, item) in _FIELD_TYPES.items():
+        if key not in data:
+            continue
+        value = data[key]
+        if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+            return key, "%s must be %s, not %s" % (key, what, _type_name(value))
+        if item is not None and value:
+            for i, x in enumerate(value):
+                if not isinstance(x, item):
+                    return "%s[%d]" % (key, i), "%s[%d] must be a string, not %s" % (key, i, _type_name(x))
+    return None
 
 
 def _dist_installers(data, files, dists):

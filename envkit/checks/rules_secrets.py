@@ -6,143 +6,13 @@ channel line, and they run on files whose YAML could not be read (a duplicated k
 from __future__ import annotations
 
 import re
-from typing import Iterator, NamedTuple
+from typing import Iterator
 
 from envkit.checks.core import Context, Hit, Target, raw_text_rule, rule
-
-# cheap pre-filter over the whole text: only lines matching it are looked at closely
-_CANDIDATE = re.compile(
-    r"/t/[^/\s]+/|://[^/\s@]+@|[?&](?:token|access_token|auth|api_key|apikey|password|secret)=",
-    re.IGNORECASE)
-_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>`]+")
-_USERINFO = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://(?P<info>[^/@\s]+)@")
-_T_TOKEN = re.compile(r"/t/(?P<tok>[^/\s]+)/")
-_QUERY = re.compile(r"[?&](?:token|access_token|auth|api_key|apikey|password|secret)=(?P<v>[^&#\s]+)",
-                    re.IGNORECASE)
-_ENVREF = re.compile(r"^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$")
-_TOKEN_PREFIXES = ("ghp_", "gho_", "ghs_", "ghu_", "github_pat_", "glpat-", "xox", "pypi-", "npm_")
-_PLACEHOLDERS = ("<TOKEN>", "<USER>", "<PASSWORD>", "***", "xxx", "XXX", "...")
-
-
-class Secret(NamedTuple):
-    url: str  # as written
-    redacted: str  # with every credential replaced by a placeholder
-    kind: str  # "token", "user:password", "query token"
-
-
-def _comment_start(line: str) -> int:
-    """Index where a `#` comment starts (`#` at the start or after whitespace, outside quotes), or
-    len(line).  A `#md5` fragment glued to a URL is not a comment."""
-    quote = None
-    for i, ch in enumerate(line):
-        if quote:
-            if ch == quote:
-                quote = None
-        elif ch in "'\"":
-            quote = ch
-        elif ch == "#" and (i == 0 or line[i - 1] in " \t"):
-            return i
-    return len(line)
-
-
-def _placeholder(value: str) -> bool:
-    return bool(_ENVREF.match(value)) or any(p in value for p in _PLACEHOLDERS) or value in ("", "token")
-
-
-def _looks_like_token(info: str) -> bool:
-    """A user part without a password that is an access token rather than a user name."""
-    if info.startswith(_TOKEN_PREFIXES):
-        return True
-    return len(info) >= 20 and any(c.isdigit() for c in info) and any(c.isalpha() for c in info)
-
-
-def find_secrets(line: str) -> list[Secret]:
-    """Credentials in the URLs of one line of text (see leaked-secret's description)."""
-    from envkit.urls import redact_url
-
-    out = []
-    comment_at = _comment_start(line)
-    for m in _URL.finditer(line):
-        url = m.group(0).rstrip(".,;)")
-        kinds = []
-        um = _USERINFO.match(url)
-        if um:
-            info = um.group("info")
-            scheme = um.group("scheme").lower()
-            if ":" in info:
-                user, _, pw = info.partition(":")
-                if pw and not _placeholder(pw) and not (_placeholder(user) and not pw):
-                    kinds.append("user:password")
-            elif "ssh" not in scheme and not _placeholder(info) and _looks_like_token(info):
-                kinds.append("token")
-        tm = _T_TOKEN.search(url)
-        if tm and not _placeholder(tm.group("tok")):
-            host = url.split("://", 1)[1].split("/", 1)[0].lower()
-            # `/t/<token>/` is anaconda.org's (and Anaconda Server's) token path; in a comment,
-            # only trust it on an anaconda host (a forum link `.../t/topic/123` is not a token)
-            if "anaconda" in host or m.start() < comment_at:
-                kinds.append("token")
-        qm = _QUERY.search(url)
-        if qm and not _placeholder(qm.group("v")):
-            kinds.append("query token")
-        if kinds:
-            out.append(Secret(url, redact_url(url)[0], kinds[0]))
-    return out
-
-
-# --------------------------------------------------------------------------------------------
-# credentials in `variables:` values
-
-_QUOTED = r"\"(?:[^\"\\]|\\.)*\"|'(?:[^']|'')*'"
-_KEY = rf"(?P<key>{_QUOTED}|[A-Za-z_][A-Za-z0-9_.-]*)"
-# `  HF_TOKEN: hf_abc  # comment` (a `#` glued to the value is part of it)
-_BLOCK_PAIR = re.compile(rf"^\s*{_KEY}\s*:[ \t]+(?P<val>{_QUOTED}|[^\s#\"'{{\[](?:.*?\S)?)(?:[ \t]+#.*)?\s*$")
-# `variables: {HF_TOKEN: hf_abc, OMP_NUM_THREADS: 4}`
-_FLOW_PAIR = re.compile(rf"[{{,]\s*{_KEY}\s*:[ \t]+(?P<val>{_QUOTED}|[^\s,{{}}#\"'][^,{{}}]*?)\s*(?=[,}}])")
-
-
-class VariablePair(NamedTuple):
-    key: str
-    value: str  # unquoted
-    start: int  # the value as written (quotes included) is line[start:end]
-    end: int
-
-
-def _unquote(text: str) -> str:
-    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
-        inner = text[1:-1]
-        return inner.replace("''", "'") if text[0] == "'" else inner
-    return text
-
-
-def variable_pairs(line: str) -> list[VariablePair]:
-    """`KEY: value` pairs written on one line of a `variables:` mapping, block style
-    (`  HF_TOKEN: hf_abc`) or flow style (`variables: {HF_TOKEN: hf_abc, X: y}`)."""
-    if "{" in line:
-        return [VariablePair(_unquote(m.group("key")), _unquote(m.group("val")), m.start("val"), m.end("val"))
-                for m in _FLOW_PAIR.finditer(line)]
-    m = _BLOCK_PAIR.match(line)
-    if m is None:
-        return []
-    return [VariablePair(_unquote(m.group("key")), _unquote(m.group("val")), m.start("val"), m.end("val"))]
-
-
-def secret_variables(line: str) -> list[VariablePair]:
-    """The pairs of `variable_pairs(line)` whose value is a credential (envkit.urls.is_secret_variable)."""
-    from envkit.urls import is_secret_variable
-
-    return [p for p in variable_pairs(line) if is_secret_variable(p.key, p.value)]
-
-
-def redact_variable_line(line: str) -> str:
-    """`line` with the value of every secret variable on it replaced by `<TOKEN>` (quotes kept)."""
-    from envkit.urls import TOKEN
-
-    for p in reversed(secret_variables(line)):
-        written = line[p.start:p.end]
-        new = f"{written[0]}{TOKEN}{written[0]}" if written[:1] in ("'", '"') else TOKEN
-        line = line[:p.start] + new + line[p.end:]
-    return line
+# the detection lives in envkit.secrets (normalize and the output layer use it too); these names
+# stay importable from here
+from envkit.secrets import (_CANDIDATE, _GUARDS, Secret, VariablePair, candidate_lines, find_secrets,  # noqa: F401
+                            redact_variable_line, secret_variables, variable_pairs)
 
 
 def _variables_block_lines(target: Target) -> list[int]:
@@ -183,36 +53,6 @@ def _variable_hits(target: Target) -> Iterator[Hit]:
     for n in _variables_block_lines(target):
         for p in secret_variables(target.line_text(n)):
             yield Hit(n, f"{VARIABLE_SECRET}: {p.key}: {TOKEN}")
-
-
-def _line_offsets(text: str) -> list[int]:
-    offs = [0]
-    find = text.find
-    i = find("\n")
-    while i >= 0:
-        offs.append(i + 1)
-        i = find("\n", i + 1)
-    return offs
-
-
-def candidate_lines(text: str, pattern: re.Pattern) -> list[int]:
-    """1-based numbers of the lines where `pattern` matches, scanning the whole text once."""
-    import bisect
-
-    if not text:
-        return []
-    guard = _GUARDS.get(pattern)
-    if guard is not None and not any(g in text for g in guard):
-        return []
-    matches = [m.start() for m in pattern.finditer(text)]
-    if not matches:
-        return []
-    offs = _line_offsets(text)
-    return sorted({bisect.bisect_right(offs, pos) for pos in matches})
-
-
-#: substrings without which a pattern cannot match (a plain `in` test is much cheaper than a scan)
-_GUARDS: dict = {}
 
 
 @rule(
@@ -289,7 +129,6 @@ _HOME = re.compile(r"(?<![\w.~])(?:/home/|/Users/|[A-Za-z]:[\\/]{1,2}Users[\\/]{
                    r"(?P<user>[^/\\\s'\"<>]+)")
 _HOME_QUICK = re.compile(r"/home/|/Users/|:\\{1,2}Users\\")
 _GUARDS[_HOME_QUICK] = ("/home/", "/Users/", "Users\\")
-_GUARDS[_CANDIDATE] = ("/t/", "@", "?", "&")
 
 
 @rule(

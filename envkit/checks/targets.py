@@ -91,7 +91,7 @@ def not_an_environment_file(spec: EnvSpec, text: str, path: str) -> None:
     raise ParseError(f"not an environment file: no channels: or dependencies:, and top-level keys an "
                      f"environment file does not have ({names})",
                      where=Where(file=path, line=other[0][1]),
-                     hint="envkit check reads environment.yml, conda-lock.yml, pixi.lock, explicit "
+                     hint="envkit reads environment.yml, conda-lock.yml, pixi.lock, explicit "
                           "files, requirements files and `conda list` output")
 
 

@@ -167,6 +167,10 @@ def check(files: tuple[str, ...], lock_file: str | None, name: str | None, prefi
 
             text = render_findings_sarif(findings)
     emit(text, output)
+    if any(t.parse_error is not None for t in targets):
+        # a file whose YAML could not be read (a duplicated key) is unusable input, as validate,
+        # normalize and diff say with exit 2; its raw-text findings are still reported above
+        return 2
     return 1 if any(severity_at_least(f.severity, threshold) for f in findings) else 0
 
 

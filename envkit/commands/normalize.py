@@ -64,32 +64,32 @@ def normalize(files: tuple[str, ...], output: str | None, write: bool, check: bo
     status = 0
     for path in files:
         name = "<stdin>" if path == "-" else path
+        if write:
+            from envkit.io import file_identity
+
+            before = file_identity(path)  # before reading: an edit from here on is not overwritten
         raw = _read(path, keep_bom=True)
         # the model is read without the byte-order mark; the comparisons below are with the file as
         # it is, so that a BOM (which the canonical form has not) counts as a change
         text = raw[1:] if raw.startswith("\ufeff") else raw
         kind = fmt or detect_format(text, name)
         model = read_text(text, filename=name, format=kind)
+        if kind == "env" and fmt is None:
+            from envkit.checks.targets import not_an_environment_file
+
+            not_an_environment_file(model, text, name)  # a workflow must not get `dependencies: []`
         warn_duplicates([model], label=len(files) > 1)
         new = render_normalized(model, text, kind)
         if check:
             if new != raw:
-                import difflib
-
-                diff = difflib.unified_diff(raw.splitlines(keepends=True), new.splitlines(keepends=True),
-                                            fromfile=name, tofile=f"{name} (normalized)")
-                for line in diff:
-                    click.echo(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n",
-                               nl=False)
-                for note in _invisible_changes(raw):
-                    warn_note(f"{name}: {note}")
+                _print_diff(raw, new, name)
                 status = 1
             continue
         if write:
             if new != raw:
                 from envkit.io import atomic_write
 
-                atomic_write(path, new)
+                atomic_write(path, new, unchanged_since=before)
                 click.echo(f"normalized {path}")
             else:
                 click.echo(f"{path} is already normalized")
@@ -98,6 +98,34 @@ def normalize(files: tuple[str, ...], output: str | None, write: bool, check: bo
 
         emit(new, output)
     return status
+
+
+def _print_diff(raw: str, new: str, name: str) -> None:
+    """The unified diff of `raw` against its normalized text `new` on stdout, and notes on stderr
+    for what it does not show.  The `-` side is the file with its credentials already redacted:
+    a diff must not print the secret it is about to remove."""
+    import difflib
+
+    from envkit.secrets import redact_document_line
+
+    old_lines = raw.splitlines(keepends=True)
+    secret_lines = []
+    for i, line in enumerate(old_lines):
+        red = redact_document_line(line)
+        if red != line:
+            old_lines[i] = red
+            secret_lines.append(i + 1)
+    diff = difflib.unified_diff(old_lines, new.splitlines(keepends=True),
+                                fromfile=name, tofile=f"{name} (normalized)")
+    for line in diff:
+        click.echo(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n", nl=False)
+    notes = _invisible_changes(raw)
+    if secret_lines:
+        shown = ", ".join(map(str, secret_lines[:10])) + (", ..." if len(secret_lines) > 10 else "")
+        notes.append(f"the credentials on {plural(len(secret_lines), 'line')} ({shown}) are replaced by "
+                     f"placeholders (the diff shows them redacted on both sides)")
+    for note in notes:
+        warn_note(f"{name}: {note}")
 
 
 def _invisible_changes(raw: str) -> list[str]:
@@ -123,7 +151,9 @@ def warn_note(message: str) -> None:
 def validate(files: tuple[str, ...], fmt: str | None, environment: str | None) -> int:
     """Parse environment files and report errors, one line per file.
 
-    Exit codes: 0 every file is usable, 2 at least one is not.
+    `ok: FILE: ...` on stdout for a usable file; `error: FILE...` (and a `hint:` when there is a
+    known fix) on stderr for one that is not.  Exit codes: 0 every file is usable, 2 at least one
+    is not.
     """
     from envkit.commands._common import warn_duplicates
     from envkit.errors import EnvkitError, Where
@@ -139,7 +169,10 @@ def validate(files: tuple[str, ...], fmt: str | None, environment: str | None) -
             if exc.where is None or not exc.where.file:
                 w = exc.where or Where()
                 exc.where = Where(file=name, line=w.line, key=w.key)
-            click.echo(f"error: {str(exc).splitlines()[0]}")
+            # errors go to stderr, as every other command's do, with the hint that says the fix
+            click.echo(f"error: {str(exc).splitlines()[0]}", err=True)
+            if exc.hint:
+                click.echo(f"hint: {exc.hint}", err=True)
             status = 2
     return status
 
@@ -159,6 +192,10 @@ def _validate_one(path: str, name: str, fmt: str | None, environment: str | None
         return (f"pixi.lock, {plural(len(parts), 'environment')}: " + ", ".join(parts),
                 list(envs.values()))
     model = read_text(text, filename=name, format=kind, environment=environment)
+    if kind == "env" and fmt is None:
+        from envkit.checks.targets import not_an_environment_file
+
+        not_an_environment_file(model, text, name)
     if isinstance(model, EnvSpec):
         if kind == "requirements":
             return f"requirements, {plural(len(model.pip), 'entry', 'entries')}", [model]

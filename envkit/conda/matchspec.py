@@ -28,6 +28,12 @@ _EXTRA_ORDER = ("build_number", "md5", "sha256", "license", "license_family", "f
                 "track_features", "features", "namespace")
 _HANDLED = {"version", "build", "channel", "subdir"}
 
+#: Longest match spec and most version constraints envkit parses: py-rattler's parser is quadratic
+#: in the number of constraints (40,000 take 19 s), and no real spec comes near either bound
+#: (the longest in the corpus is under 700 characters).
+MAX_SPEC_CHARS = 4096
+MAX_CONSTRAINTS = 256
+
 
 #: The plain forms most files are written in (`numpy`, `python=3.11`, `numpy==1.26.4`,
 #: `numpy>=1.26,<2`), parsed without py-rattler, whose import alone costs more than a small file's
@@ -60,6 +66,7 @@ def parse_spec(text: str, *, where: Where | None = None) -> CondaDep:
 
     if not s:
         raise InvalidSpecError("empty match spec", where=where)
+    _check_size(s, where)
     extra_pairs: list[tuple[str, str]] = []
     m = _BRACKET.search(s)
     if m:
@@ -94,6 +101,19 @@ def parse_spec(text: str, *, where: Where | None = None) -> CondaDep:
     extra = tuple(sorted(dict(extra_pairs).items(), key=lambda kv: (order.get(kv[0], 99), kv[0])))
     return CondaDep(name=name, version=version, build=build, channel=channel, subdir=subdir,
                     extra=extra, raw=raw, line=where.line if where else None)
+
+
+def _check_size(s: str, where: Where | None) -> None:
+    """Refuse a spec too long or with too many constraints to parse in bounded time."""
+    if len(s) > MAX_SPEC_CHARS:
+        raise InvalidSpecError(f"match spec is {len(s):,} characters long; envkit reads specs of at most "
+                               f"{MAX_SPEC_CHARS:,}", where=where, text=s,
+                               hint="a spec that long is not one a person wrote: check how the file was generated")
+    n = s.count(",") + s.count("|") + 1
+    if n > MAX_CONSTRAINTS:
+        raise InvalidSpecError(f"match spec has {n:,} version constraints; envkit reads at most "
+                               f"{MAX_CONSTRAINTS}", where=where, text=s,
+                               hint="merge the constraints (`>=1.2,<2` says what a long list says)")
 
 
 _LITERAL = re.compile(r"(?<![A-Za-z0-9_.])\d[0-9A-Za-z_+!]*(?:\.[0-9A-Za-z_+!]+)*")

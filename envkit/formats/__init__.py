@@ -56,6 +56,8 @@ def detect_format(text: str, filename: str | None = None) -> str:
 
     if next(content(), None) is None:
         return _by_name(base) or "env"
+    if all(c in _YAML_NULLS for c in content()):
+        return "env"  # a YAML document that is null (`null`), not a requirement on a package `null`
     if all(_EXPORT_LINE.match(c) for c in content()):
         return "conda-list-export"
     if all(_REQ_LINE.match(c) and not c.startswith("- ") and not _KEY_LINE.match(c) for c in content()):
@@ -65,6 +67,9 @@ def detect_format(text: str, filename: str | None = None) -> str:
         return guess
     raise ParseError("cannot tell the format of this file", where=Where(file=filename),
                      hint=f"pass --format (one of: {', '.join(FORMATS)})")
+
+
+_YAML_NULLS = frozenset({"null", "Null", "NULL", "~", "---", "--- null", "--- ~", "..."})
 
 
 def _by_name(base: str) -> str | None:

@@ -42,6 +42,9 @@ def read_env(text: str, filename: str | None = None) -> EnvSpec:
     from envkit.conda.matchspec import parse_spec
     from envkit.formats.pipreq import parse_pip_entry
 
+    from envkit.io import refuse_too_many_lines
+
+    refuse_too_many_lines(text, filename, "an environment file")
     data = load_yaml(text, filename=filename)
     top = Where(file=filename, line=1)
     if data is None:
@@ -86,6 +89,7 @@ def read_env(text: str, filename: str | None = None) -> EnvSpec:
     deps = data.get("dependencies")
     if deps is not None:
         need_list(deps, "`dependencies:`", where(data.line_of("dependencies"), "dependencies"))
+        _refuse_too_many(deps, where(data.line_of("dependencies"), "dependencies"))
         for i, item in enumerate(deps):
             ln = deps.line_of(i)
             if isinstance(item, dict):
@@ -99,6 +103,7 @@ def read_env(text: str, filename: str | None = None) -> EnvSpec:
                 if section is None:
                     continue
                 need_list(section, "the `pip:` section", where(ln, f"dependencies[{i}].pip"))
+                _refuse_too_many(section, where(ln, f"dependencies[{i}].pip"))
                 for j, entry in enumerate(section):
                     pln = section.line_of(j)
                     if not isinstance(entry, (str, int, float)) or isinstance(entry, bool):
@@ -143,6 +148,16 @@ def read_env(text: str, filename: str | None = None) -> EnvSpec:
     return EnvSpec(name=name, channels=tuple(channels), conda=tuple(conda), pip=tuple(pip),
                    variables=tuple(variables), prefix=prefix, platforms=tuple(platforms), kind=kind,
                    has_pip_section=has_pip, source=filename, lines=tuple(lines), extra=extra)
+
+
+def _refuse_too_many(items: list, where: Where) -> None:
+    """A flow list on one line (`[a, b, ...]`) gets past the line count: count its entries."""
+    from envkit.io import MAX_ENTRY_LINES
+
+    if len(items) > MAX_ENTRY_LINES:
+        raise ParseError(f"{len(items):,} entries; envkit reads at most {MAX_ENTRY_LINES:,} in one list",
+                         where=where, hint="environment files list packages, not data: check how the file "
+                                           "was generated")
 
 
 def _scalar_text(v) -> str:

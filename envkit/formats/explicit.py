@@ -28,7 +28,12 @@ def read_explicit(text: str, filename: str | None = None) -> Lock:
     Raises ParseError when `@EXPLICIT` is missing or a line is not a package URL.
     """
     from envkit.formats._util import url_parts
+    from envkit.io import refuse_too_many_lines
 
+    refuse_too_many_lines(text, filename, "an explicit file")
+    from envkit.formats.requirements import refuse_nul
+
+    refuse_nul(text, filename)
     platform = None
     content_hash = None
     seen_explicit = False

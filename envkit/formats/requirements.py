@@ -30,7 +30,8 @@ def logical_lines(text: str) -> list[tuple[int, str, str | None]]:
             comment = m.group(0).strip()
             line = line[: m.start()]
         if line.endswith("\\") and comment is None:
-            buf.append(line[:-1])
+            # pip strips every trailing backslash of a continued line (`x\\` is `x` continued)
+            buf.append(line.rstrip("\\"))
             continue
         buf.append(line)
         out.append((start, " ".join(b.strip() for b in buf).strip(), comment))
@@ -40,12 +41,26 @@ def logical_lines(text: str) -> list[tuple[int, str, str | None]]:
     return out
 
 
+def refuse_nul(text: str, filename: str | None) -> None:
+    """Raise ParseError at the first NUL character: a text file never holds one (pip would stop
+    at it), and writing it back would hand the next tool a binary file."""
+    i = text.find("\x00")
+    if i >= 0:
+        from envkit.errors import ParseError
+
+        raise ParseError("a NUL character (U+0000) is not text", where=Where(file=filename, line=text.count("\n", 0, i) + 1),
+                         hint="the file is binary or corrupt: save it again as UTF-8 text")
+
+
 def read_requirements(text: str, filename: str | None = None) -> EnvSpec:
     """Parse a requirements file into EnvSpec(kind="requirements") with every entry in `pip`.
 
     Raises InvalidSpecError with file and line for a malformed requirement."""
     from envkit.formats.pipreq import parse_pip_entry
+    from envkit.io import refuse_too_many_lines
 
+    refuse_too_many_lines(text, filename, "a requirements file")
+    refuse_nul(text, filename)
     pip = []
     for line, content, _comment in logical_lines(text):
         if content:
