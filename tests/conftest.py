@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from support.realconda import real_conda  # noqa: F401  (the real-conda fixture, for every test module)
+
 HERE = Path(__file__).parent
 DATA = HERE / "data"
 CORPUS = DATA / "corpus"

@@ -68,6 +68,12 @@ def render_export(env, *, fmt: str = "yaml", from_history: bool = False, no_buil
     from envkit.backends.convert import live_to_lock, live_to_spec, redact_env
 
     env = redact_env(env)  # every format: no credential leaves in clear (variables, URLs)
+    if from_history and notes is not None:
+        from envkit.backends.convert import history_fallback
+
+        if history_fallback(env):
+            notes.append(f"{env.prefix or 'the environment'} records no requested specs (no conda-meta/history "
+                         "entries): --from-history pins every installed package, as conda does")
     flags = "".join([" --from-history" if from_history else "", " --no-builds" if no_builds else "",
                      f" --format {fmt}" if fmt != "yaml" else ""])
     header = f"Exported by envkit from a {env.platform} environment; regenerate: {command}{flags}"
