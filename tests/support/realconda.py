@@ -46,6 +46,9 @@ verify_threads: 1
 fetch_threads: 1
 """
 
+#: Variables that must not reach the oracle: the user's conda set-up, and CA bundles (with
+#: REQUESTS_CA_BUNDLE set, `conda doctor` checks it by connecting to conda.anaconda.org).
+_DROPPED = ("CONDARC", "XDG_CONFIG_HOME", "PYTHONPATH", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "SSL_CERT_FILE")
 #: Variables of the user's own conda set-up that must not reach the oracle.
 _LEAKY_PREFIXES = ("CONDA_", "MAMBA_", "_CE_", "_CONDA")
 
@@ -61,7 +64,7 @@ def isolated_environ(root: Path, base: Mapping[str, str] | None = None) -> dict[
     if not rc.exists():
         rc.write_text(CONDARC)
     env = {k: v for k, v in (os.environ if base is None else base).items()
-           if not k.startswith(_LEAKY_PREFIXES) and k not in ("CONDARC", "XDG_CONFIG_HOME", "PYTHONPATH")}
+           if not k.startswith(_LEAKY_PREFIXES) and k not in _DROPPED}
     env.update(HOME=str(root / "home"), CONDARC=str(rc), CONDA_PKGS_DIRS=str(root / "pkgs"),
                CONDA_ENVS_DIRS=str(root / "envs"), XDG_CONFIG_HOME=str(root / "home" / ".config"),
                CONDA_NUMBER_CHANNEL_NOTICES="0", NO_COLOR="1")
