@@ -5,6 +5,7 @@ envkit's prefix (`conda install --dry-run`, `conda doctor`).  Skipped, saying wh
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -75,6 +76,8 @@ def test_created_records_match_conda_create_file(made, which):
         assert e["link"]["type"] == c["link"]["type"] == 1
     assert (ours["libblas"]["build_number"], ours["bn"]["build_number"]) == (22, 3)
     assert ours["bn"]["constrains"] == ["zlib >=1.3"]
+    if which == "envkit":  # py-rattler's package cache is the session's (conftest), not ~/.cache/rattler
+        assert ours["bn"]["link"]["source"].startswith(os.environ["RATTLER_CACHE_DIR"])
 
 
 def test_created_history_and_requested_specs(made):
