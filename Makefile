@@ -24,13 +24,16 @@ $(VENV)/.test-deps: pyproject.toml $(PY)
 	$(PIP) install 'torch==2.13.0'
 	touch $@
 
-# The ssh tests of `envkit diff` start a real sshd on 127.0.0.1; install Debian's openssh-server when
-# we can (root with apt-get), otherwise those tests skip and say why.
+# The ssh tests of `envkit diff` start a real sshd on 127.0.0.1.  Installing one is opt-in: it runs
+# apt-get as root (`make test INSTALL_SSHD=1`, or `make sshd INSTALL_SSHD=1`); otherwise those tests
+# skip and say why.
+INSTALL_SSHD ?= 0
 sshd:
-	@command -v sshd >/dev/null 2>&1 || [ -x /usr/sbin/sshd ] || \
-	  { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
-	    { apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openssh-server >/dev/null; } ; } || \
-	  echo "note: sshd not available; the ssh diff tests will be skipped"
+	@if command -v sshd >/dev/null 2>&1 || [ -x /usr/sbin/sshd ]; then :; \
+	elif [ "$(INSTALL_SSHD)" = 1 ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "note: INSTALL_SSHD=1: installing openssh-server with apt-get (as root) for the ssh diff tests"; \
+	  apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openssh-server >/dev/null; \
+	else echo "note: sshd not installed; the ssh diff tests will be skipped (make test INSTALL_SSHD=1 installs it with apt-get, as root)"; fi
 
 test: $(VENV)/.test-deps sshd
 	$(PY) -m pytest -n 2 -q

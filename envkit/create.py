@@ -171,16 +171,18 @@ def _file_name(url: str) -> str:
 
 
 def _build_of(p: LockedPackage) -> tuple[str, int]:
-    from envkit.formats._util import build_number_of, split_filename
+    """The build string, and the lock's build number when it records one (else 0).  The number is
+    a placeholder for linking only: `complete_prefix_records` writes the package's own value from
+    its info/index.json (a build string's trailing digits are not its build number:
+    `22_linux64_openblas` is build 22)."""
+    from envkit.formats._util import split_filename
 
     build = p.build
     if not build and p.url:
         parts = split_filename(_file_name(p.url))
         if parts:
             build = parts[2]
-    build = build or "0"
-    number = p.build_number if p.build_number is not None else build_number_of(build)
-    return build, int(number or 0)
+    return build or "0", int(p.build_number or 0)
 
 
 def to_repodata_records(packages: Sequence[LockedPackage], platform: str) -> list:
@@ -525,12 +527,15 @@ def _install_rattler(conda: Sequence[LockedPackage], prefix: str, platform: str,
         raise
 
 
-#: PackageRecord fields a lock does not carry (conda-lock.yml has no place for them) that the
-#: package's own `info/index.json` supplies: `noarch` above all (conda relinks a `noarch: python`
-#: package into the new site-packages when python changes, and only knows it is one from this
-#: field), and `constrains`, which later solves must honour.
-_INDEX_FIELDS = ("noarch", "constrains", "license", "license_family", "timestamp", "track_features", "arch",
-                 "platform", "depends")
+#: PackageRecord fields that the package's own `info/index.json` supplies, whatever the lock says
+#: or lacks (conda-lock.yml has no place for most of them): `build_number` (conda's solver prefers a
+#: higher one, so a wrong one makes `conda install` replace the package), `noarch` (conda relinks a
+#: `noarch: python` package into the new site-packages when python changes, and only knows it is
+#: one from this field), and `constrains`, which later solves must honour.
+_INDEX_FIELDS = ("build_number", "subdir", "noarch", "constrains", "license", "license_family", "timestamp",
+                 "track_features", "features", "arch", "platform", "depends", "python_site_packages_path")
+#: Fields whose value is meaningful even when it is 0 or empty.
+_ALWAYS = frozenset({"build_number", "depends", "constrains"})
 
 
 def complete_prefix_records(prefix: str, packages: Sequence[LockedPackage] = ()) -> int:
@@ -564,7 +569,7 @@ def complete_prefix_records(prefix: str, packages: Sequence[LockedPackage] = ())
         index = IndexJson.from_package_directory(pkg_dir)
         for field in _INDEX_FIELDS:
             value = getattr(index, field, None)
-            if value is not None and value != []:
+            if value is not None and (field in _ALWAYS or value not in ([], "")):
                 setattr(record, field, value)
         if record.size is None and record.file_name in sizes:
             record.size = sizes[record.file_name]

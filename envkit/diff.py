@@ -1244,7 +1244,10 @@ def _compare(pa: LockedPackage, pb: LockedPackage, ctx: _Context) -> Change | No
         url_pinned = (_url_pinned(pa) or _url_pinned(pb)) and bool(pa.version or pb.version)
     if (pa.manager == pb.manager and (pa.version == pb.version or url_pinned) and pa.build == pb.build
             and same_channel and src is None):
-        return None
+        fields = () if ctx.cross or pa.manager != "conda" else record_differences(pa, pb)
+        if not fields:
+            return None
+        return _record_change(pa, pb, fields, ctx)
     tags: list[str] = []
     kind = None
     if pa.manager != pb.manager:
@@ -1282,6 +1285,39 @@ def _compare(pa: LockedPackage, pb: LockedPackage, ctx: _Context) -> Change | No
     sta = _state(pa, side=ctx.sa, extra=src.labels_a if src else ())
     stb = _state(pb, side=ctx.sb, extra=src.labels_b if src else ())
     return _classify(name, kind, sta, stb, tags, ia, ib, ctx, source=src)
+
+
+def _deps(pairs) -> frozenset[str]:
+    # conda writes `zlib ` (a trailing space) where rattler writes `zlib`: the same dependency
+    return frozenset(" ".join(f"{n} {s}".split()) for n, s in pairs)
+
+
+def record_differences(pa: LockedPackage, pb: LockedPackage) -> tuple[str, ...]:
+    """`field: A → B` for each record field of two conda packages with the same name, version,
+    build and channel that differs in a way that changes what conda does: build_number (the
+    solver prefers the higher), depends and constrains (what it solves against), md5/sha256 and
+    url (another artifact), subdir.  A field one side does not record (None, or no depends from
+    an explicit file) is not compared."""
+    out = []
+    for field in ("build_number", "subdir", "url", "md5", "sha256"):
+        va, vb = getattr(pa, field), getattr(pb, field)
+        if va is not None and vb is not None and va != vb:
+            out.append(f"{field} {va} → {vb}")
+    for field, fa, fb in (("depends", _deps(pa.depends), _deps(pb.depends)),
+                          ("constrains", frozenset(pa.constrains), frozenset(pb.constrains))):
+        if fa and fb and fa != fb:
+            gone, new = sorted(fa - fb), sorted(fb - fa)
+            out.append(f"{field} " + ", ".join([f"-{d}" for d in gone] + [f"+{d}" for d in new]))
+    return tuple(out)
+
+
+def _record_change(pa: LockedPackage, pb: LockedPackage, fields: tuple[str, ...], ctx: _Context) -> Change:
+    cat = category_of(pa.name)
+    tags = ["record"] + ([cat] if cat else [])
+    reason = ("same name, version and build, but the package records differ (" + "; ".join(fields) +
+              "): conda sees another package and may replace it")
+    return Change(name=pa.name, kind="rebuilt", a=_state(pa, side=ctx.sa), b=_state(pb, side=ctx.sb),
+                  tags=tuple(tags), impact="medium", reason=reason, group="matter", category=cat)
 
 
 def _one_sided(p: LockedPackage, side: str, ctx: _Context, duplicate: bool) -> Change:

@@ -175,6 +175,8 @@ class LockedPackage:
     md5: str | None = None
     sha256: str | None = None
     depends: tuple[tuple[str, str], ...] = ()
+    #: a live conda record's `constrains` (no lock format carries them: not part of equality)
+    constrains: tuple[str, ...] = field(default=(), compare=False)
     category: str = "main"
     optional: bool = False
     editable: bool = False

@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from support.realconda import real_conda  # noqa: F401  (the real-conda fixture, for every test module)
+
 HERE = Path(__file__).parent
 DATA = HERE / "data"
 CORPUS = DATA / "corpus"
@@ -57,3 +59,13 @@ def corpus_files(kind: str | None = None) -> list[Path]:
         if kind is None or cols[4] == kind:
             out.append(CORPUS / cols[0])
     return out
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _rattler_cache_outside_home(tmp_path_factory):
+    """py-rattler's package cache defaults to ~/.cache/rattler: `envkit create` and `envkit lock`
+    in tests would fill the real HOME's cache.  Point it into the session's temp dir."""
+    mp = pytest.MonkeyPatch()
+    mp.setenv("RATTLER_CACHE_DIR", str(tmp_path_factory.mktemp("rattler-cache")))
+    yield
+    mp.undo()

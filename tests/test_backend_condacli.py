@@ -41,9 +41,23 @@ INFO = {"platform": "linux-64", "root_prefix": "/opt/conda", "envs": ["/opt/cond
                      "https://conda.anaconda.org/conda-forge/linux-64", "https://conda.anaconda.org/conda-forge/noarch"]}
 
 
+def explicit_answer(key: str) -> str:
+    """`conda list --explicit --md5|--sha256` for LIST, as conda 26.7.1 prints it."""
+    lines = ["# This file may be used to create an environment using:",
+             "# $ conda create --name <env> --file <this file>", "# platform: linux-64",
+             "# created-by: conda 26.7.1", "@EXPLICIT"]
+    for e in LIST:
+        if e["channel"] != "pypi":
+            digest = (f"{len(e['name']):032x}" if key == "md5" else f"{len(e['name']):064x}")
+            lines.append(f"{e['base_url']}/{e['platform']}/{e['dist_name']}.conda#{digest}")
+    return "\n".join(lines)
+
+
 def fake_conda(directory: Path, name: str = "conda", answers: dict | None = None, fail: str | None = None) -> Path:
     """Write an executable `name` that prints the recorded answer for its argv (JSON; a str as is)."""
     answers = answers if answers is not None else {
+        **{f"list {t} --explicit --{k}": explicit_answer(k) for t in (f"-p {PREFIX}", "-n ml")
+           for k in ("md5", "sha256")},
         f"list -p {PREFIX} --json": LIST, f"list -n ml --json": LIST,
         f"env export -p {PREFIX} --json": EXPORT, f"env export -n ml --json": EXPORT,
         f"env export -p {PREFIX} --json --from-history": HISTORY,
@@ -66,6 +80,10 @@ def test_read_env_maps_to_live_env(tmp_path, isolated_conda):
     assert [c.name for c in env.channels] == ["pytorch", "conda-forge", "defaults"]
     assert env.variables == (("OMP_NUM_THREADS", "4"),)
     assert [d.name for d in env.pip_dists] == ["tinyreq"]
+    # `list --json` has no URLs: `list --explicit --md5` and `--sha256` supply them
+    numpy = env.packages[0]
+    assert numpy.url == "https://conda.anaconda.org/conda-forge/linux-64/numpy-1.26.4-py311h64a7726_0.conda"
+    assert (numpy.md5, numpy.sha256) == (f"{5:032x}", f"{5:064x}")
 
 
 def test_discovery_flag_env_path(tmp_path, isolated_conda, monkeypatch):
@@ -271,6 +289,9 @@ def test_conda_defaults_expanded_by_info_is_one_defaults_channel(tmp_path, isola
     history = dict(HISTORY, channels=["defaults"], dependencies=["python=3.11"])
     answers = {f"list -p {PREFIX} --json": listing, f"env export -p {PREFIX} --json": export,
                f"env export -p {PREFIX} --json --from-history": history, "info --json": info}
+    url = "https://repo.anaconda.com/pkgs/main/linux-64/python-3.11.8-h955ad1f_0.conda"
+    answers.update({f"list -p {PREFIX} --explicit --md5": f"@EXPLICIT\n{url}#{'a' * 32}",
+                    f"list -p {PREFIX} --explicit --sha256": f"@EXPLICIT\n{url}#{'b' * 64}"})
     env = CondaCli(str(fake_conda(tmp_path, answers=answers))).read_env(prefix=PREFIX)
     assert [c.name for c in env.channels] == ["defaults"]
     assert env.packages[0].conda_form() == "pkgs/main::python=3.11.8=h955ad1f_0"

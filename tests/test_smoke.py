@@ -115,6 +115,35 @@ def test_hanging_dataset_is_killed_with_every_worker(envkit_cli, tmp_path):
     assert rep["hung"]["cause"] == "check_timeout" and rep["hung"]["limit_s"] == 4.0
 
 
+SLOW_TORCH = """\
+import sys, time
+class _Slow:
+    # `import torch` takes 6 s more, as on a loaded machine: longer than the injected 4 s check limit
+    def find_spec(self, name, path=None, target=None):
+        if name == "torch":
+            sys.meta_path.remove(self)
+            time.sleep(6)
+        return None
+sys.meta_path.insert(0, _Slow())
+"""
+
+
+def test_hang_is_found_however_slow_import_torch_is(envkit_cli, tmp_path):
+    """The injected per-check limit does not apply to `import torch`: the hang is the check's, not
+    a slow import's (the test above once failed on a loaded machine where the import took > 4 s)."""
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "sitecustomize.py").write_text(SLOW_TORCH)
+    wrapper = tmp_path / "python"
+    wrapper.write_text(f'#!/bin/sh\nPYTHONPATH="{tmp_path / "site"}" exec "{PY}" "$@"\n')
+    wrapper.chmod(0o755)
+    cfg = {"only": ["dataloader.workers.fork"], "check_timeout": 4, "workload": {**TINY, "hang_at": 0}}
+    r = smoke(envkit_cli, "--python", str(wrapper), "--json", config=cfg)
+    assert r.exit_code == 1, r.stdout + r.stderr
+    rep = json.loads(r.stdout)
+    assert status_of(rep)["import.torch"] == "pass"
+    assert rep["hung"]["check"] == "dataloader.workers.fork" and rep["hung"]["limit_s"] == 4.0
+
+
 def test_crashing_worker_is_diagnosed(envkit_cli):
     cfg = {"only": ["dataloader.workers.fork"], "workload": {**TINY, "crash_at": 0, "crash": "SIGBUS"}}
     r = smoke(envkit_cli, "--python", PY, "--json", config=cfg)

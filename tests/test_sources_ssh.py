@@ -43,7 +43,7 @@ def _free_port() -> int:
 def sshd(tmp_path_factory, default_prefix):
     binary = _sshd_binary()
     if binary is None:
-        pytest.skip("sshd (openssh-server) is not installed; `make test` installs it "
+        pytest.skip("sshd (openssh-server) is not installed; `make test INSTALL_SSHD=1` installs it "
                     "(apt-get install openssh-server)")
     if shutil.which("ssh") is None or shutil.which("ssh-keygen") is None:
         pytest.skip("the ssh client (openssh-client) is not installed")
@@ -54,6 +54,10 @@ def sshd(tmp_path_factory, default_prefix):
     os.chmod(d / "authorized_keys", 0o600)
     envs = d / "envs"
     copy_prefix(default_prefix, envs / "research")
+    (d / "home" / ".conda").mkdir(parents=True)
+    # a decoy in the fake HOME's environments.txt that must show up (so HOME really is this one)
+    (d / "home" / ".conda" / "environments.txt").write_text(f"{d / 'elsewhere' / 'decoy'}\n")
+    copy_prefix(default_prefix, d / "elsewhere" / "decoy")
     port = _free_port()
     config = d / "sshd_config"
     config.write_text("\n".join([
@@ -62,7 +66,8 @@ def sshd(tmp_path_factory, default_prefix):
         "PasswordAuthentication no", "KbdInteractiveAuthentication no", "PubkeyAuthentication yes",
         "PermitRootLogin prohibit-password", f"PidFile {d / 'sshd.pid'}", "LogLevel ERROR",
         # what the remote session sees: where named environments live
-        f"SetEnv CONDA_ENVS_PATH={envs}",
+        # and a HOME of its own: the real ~/.conda/environments.txt and ~/.condarc must not count
+        f"SetEnv CONDA_ENVS_PATH={envs} HOME={d / 'home'}",
         "",
     ]))
     if os.geteuid() == 0:
@@ -123,7 +128,7 @@ def test_remote_unknown_env_is_an_error(envkit_cli, sshd, default_prefix):
     r = envkit_cli("diff", f"ssh://127.0.0.1:{sshd['port']}/env:nosuch", str(default_prefix), env=sshd["env"])
     assert r.exit_code == 2
     assert (f"error: ssh://127.0.0.1:{sshd['port']}/env:nosuch: no environment named 'nosuch' on this "
-            "machine (known: research)") in r.stderr
+            "machine (known: decoy, research)") in r.stderr
     r = envkit_cli("diff", f"ssh://127.0.0.1:{sshd['port']}/no/such/dir", str(default_prefix), env=sshd["env"])
     assert r.exit_code == 2 and "no such file or directory: /no/such/dir" in r.stderr
 

@@ -154,9 +154,41 @@ class CondaCli:
             raise BackendError(f"{os.path.basename(self.exe)} env list --json: expected {{\"envs\": [...]}}")
         return [str(e) for e in envs]
 
+    def explicit(self, *, prefix: str | None = None, name: str | None = None) -> dict[str, dict[str, str]]:
+        """The package URLs and hashes conda's `list --json` lacks, from `list --explicit --md5` and
+        `list --explicit --sha256` (conda takes one hash per call): {dist_name: {"url", "md5",
+        "sha256"}}, where dist_name is the file name without its extension."""
+        from envkit._proc import run
+
+        out: dict[str, dict[str, str]] = {}
+        for key in ("md5", "sha256"):
+            what = f"{os.path.basename(self.exe)} list --explicit --{key}"
+            result = run([self.exe, "list", *self._target(prefix, name), "--explicit", f"--{key}"],
+                         timeout=self.timeout, env=self.environ, what=what)
+            for line in result.stdout.splitlines():
+                line = line.strip()
+                if not line or line.startswith(("#", "@")):
+                    continue
+                url, _, digest = line.partition("#")
+                file = url.rstrip("/").rpartition("/")[2]
+                for ext in (".conda", ".tar.bz2"):
+                    if file.endswith(ext):
+                        entry = out.setdefault(file[: -len(ext)], {"url": url})
+                        if digest.startswith("sha256:"):
+                            digest = digest[len("sha256:"):]
+                        entry[key] = digest
+        return out
+
     def read_env(self, *, prefix: str | None = None, name: str | None = None) -> LiveEnv:
-        """The environment (by prefix or name) as a LiveEnv, from list, env export and info."""
+        """The environment (by prefix or name) as a LiveEnv, from list, env export and info (and,
+        when `list --json` has no URLs, as conda's has not, `list --explicit`)."""
         listing = self.list(prefix=prefix, name=name)
+        conda_entries = [e for e in listing if isinstance(e, dict) and e.get("channel") != "pypi"
+                         and e.get("platform") != "pypi"]
+        if self.kind != "micromamba" and conda_entries and not any(e.get("url") for e in conda_entries):
+            found = self.explicit(prefix=prefix, name=name)
+            listing = [dict(e, **{k: v for k, v in found.get(str(e.get("dist_name") or ""), {}).items()
+                                  if not e.get(k)}) if isinstance(e, dict) else e for e in listing]
         exported = self.export(prefix=prefix, name=name)
         history = self.export(prefix=prefix, name=name, from_history=True)
         info = self.info()

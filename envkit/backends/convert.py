@@ -123,11 +123,14 @@ def live_to_spec(env: LiveEnv, *, from_history: bool = False, no_builds: bool = 
     """
     from envkit.urls import redact_variables
 
-    if from_history:
+    if from_history and (env.requested or not env.conda_packages()):
         conda = tuple(CondaDep(name=d.name, version=d.version, build=d.build, channel=d.channel,
                                subdir=d.subdir, extra=d.extra, raw=d.raw) for d in env.requested)
         channels = history_channels(env)
     else:
+        # --from-history of a prefix that records no requested spec (no conda-meta/history, or one
+        # without update specs, and records without requested_spec(s)): like conda 26.7.1, every
+        # installed package, pinned (`history_fallback` says so)
         deps = []
         for p in env.conda_packages():
             build = None if no_builds or not p.build else p.build
@@ -139,6 +142,12 @@ def live_to_spec(env: LiveEnv, *, from_history: bool = False, no_builds: bool = 
     return EnvSpec(name=name if name is not None else env.name, channels=channels, conda=conda, pip=pip,
                    variables=redact_variables(env.variables), kind="spec" if from_history else "export",
                    has_pip_section=bool(pip))
+
+
+def history_fallback(env: LiveEnv) -> bool:
+    """Whether `--from-history` of `env` falls back to every installed package, pinned (the prefix
+    records no requested spec), as conda 26.7.1's `conda env export --from-history` does."""
+    return not env.requested and bool(env.conda_packages())
 
 
 def live_to_lock(env: LiveEnv) -> Lock:

@@ -93,6 +93,7 @@ def live_env_from_scan(data: Mapping[str, Any], *, name: str | None = None, stri
             build_number=_int(rec.get("build_number")), channel=chan_name, platform=platform,
             subdir=rec.get("subdir") or subdir, url=redact_url(url)[0] if url else None,
             md5=rec.get("md5") or None, sha256=rec.get("sha256") or None, depends=depends,
+            constrains=tuple(str(c) for c in rec.get("constrains") or ()),
             requested=rec["name"] in requested_names,
         ))
 

@@ -1,7 +1,8 @@
 """`envkit export`: write a live conda environment down exactly.
 
     envkit export [-n NAME | -p PREFIX] [--backend native|conda|mamba|micromamba] [--exe PATH]
-                  [--from-history] [--no-builds] [--format yaml|explicit|conda-lock|json] [-o FILE]
+                  [--from-history] [--no-builds] [--format yaml|explicit|conda-lock|json]
+                  [--hash md5|sha256] [-o FILE]
 
 Formats: `yaml` (default, a normalized environment.yml), `explicit` (conda's `@EXPLICIT` URL list
 with md5), `conda-lock` (conda-lock.yml version 1, one platform), `json` (envkit's own schema,
@@ -26,8 +27,10 @@ JSON_SCHEMA_VERSION = 1
 @click.option("--from-history", is_flag=True, help="Only the specs you asked for (with pip packages and -c channels).")
 @click.option("--no-builds", is_flag=True, help="Pin versions exactly (name==version) without build strings.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="yaml", show_default=True)
+@click.option("--hash", "digest", type=click.Choice(["md5", "sha256"]), default="md5", show_default=True,
+              help="The hash each URL of --format explicit carries (as `conda list --explicit --md5/--sha256`).")
 @click.option("-o", "--output", metavar="FILE", help="Write to FILE (atomically) instead of stdout.")
-def export(env_name, prefix, backend, exe, from_history, no_builds, fmt, output) -> int:
+def export(env_name, prefix, backend, exe, from_history, no_builds, fmt, digest, output) -> int:
     """Export a live conda environment exactly.
 
     Unlike `conda env export`: channels come in their true priority order, every package keeps its
@@ -51,8 +54,10 @@ def export(env_name, prefix, backend, exe, from_history, no_builds, fmt, output)
     warn_duplicates([env])
     regen = "envkit export " + (f"-n {env_name}" if env_name else "-p PREFIX")
     notes: list[str] = []
+    if digest != "md5" and fmt != "explicit":
+        raise UsageError(f"--hash applies to --format explicit only, not {fmt}")
     text = render_export(env, fmt=fmt, from_history=from_history, no_builds=no_builds, command=regen,
-                         notes=notes)
+                         notes=notes, digest=digest)
     for n in notes:
         warn(n)
     emit(text, output)
@@ -60,7 +65,7 @@ def export(env_name, prefix, backend, exe, from_history, no_builds, fmt, output)
 
 
 def render_export(env, *, fmt: str = "yaml", from_history: bool = False, no_builds: bool = False,
-                  command: str = "envkit export", notes: list[str] | None = None) -> str:
+                  command: str = "envkit export", notes: list[str] | None = None, digest: str = "md5") -> str:
     """The text `envkit export` writes for LiveEnv `env` in format `fmt` (deterministic).
 
     What a format cannot hold is appended to `notes` (when given) as a warning line.
@@ -68,8 +73,14 @@ def render_export(env, *, fmt: str = "yaml", from_history: bool = False, no_buil
     from envkit.backends.convert import live_to_lock, live_to_spec, redact_env
 
     env = redact_env(env)  # every format: no credential leaves in clear (variables, URLs)
+    if from_history and notes is not None:
+        from envkit.backends.convert import history_fallback
+
+        if history_fallback(env):
+            notes.append(f"{env.prefix or 'the environment'} records no requested specs (no conda-meta/history "
+                         "entries): --from-history pins every installed package, as conda does")
     flags = "".join([" --from-history" if from_history else "", " --no-builds" if no_builds else "",
-                     f" --format {fmt}" if fmt != "yaml" else ""])
+                     f" --format {fmt}" if fmt != "yaml" else "", f" --hash {digest}" if digest != "md5" else ""])
     header = f"Exported by envkit from a {env.platform} environment; regenerate: {command}{flags}"
     if fmt == "yaml":
         from envkit.formats.envyml import write_env
@@ -79,7 +90,12 @@ def render_export(env, *, fmt: str = "yaml", from_history: bool = False, no_buil
         return export_json(env, from_history=from_history, no_builds=no_builds)
     lock = live_to_lock(env)
     if fmt == "explicit":
+        from dataclasses import replace
+
         from envkit.formats.explicit import write_explicit
+
+        if digest == "sha256":  # the writer takes the md5 when there is one
+            lock = replace(lock, packages=tuple(replace(p, md5=None) if p.sha256 else p for p in lock.packages))
 
         return write_explicit(lock, env.platform, header=header)
     from dataclasses import replace
