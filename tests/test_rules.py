@@ -45,7 +45,9 @@ def test_registry_has_every_rule_of_the_issue_in_order():
         "conda-pip-duplicate", "pip-overwrote-conda", "mixed-channels", "channel-priority", "unpinned",
         "fuzzy-pin", "stale-lock", "lock-unsatisfied", "env-drift", "python-abi-mismatch",
         "cuda-mismatch", "torch-pairing", "leaked-secret", "leaked-prefix", "insecure-url",
-        "missing-hash", "duplicate-key", "pip-without-pip"]
+        "missing-hash", "duplicate-key", "pip-without-pip", "no-channels", "platform-only",
+        "short-exact-pin", "pypi-only-in-conda", "legacy-url", "missing-requirements-file",
+        "yaml-number"]
     for r in all_rules().values():
         assert r.severity in ("error", "warning", "info") and r.summary and r.description
         assert r.example and r.example_fixed
