@@ -392,8 +392,11 @@ def missing_requirements_file(target: Target, ctx: Context) -> Iterator[Hit]:
             continue
         path = os.path.join(base, os.path.expanduser(name)) if not os.path.isabs(name) else name
         if not os.path.isfile(path):
+            # pip reads a requirements file's -r relative to that file; conda runs the pip section
+            # from the environment file's folder: the same folder either way
+            how = "which names it" if spec.kind == "requirements" else "where conda runs pip"
             yield Hit(p.line, f"`{p.text}`: there is no file {name} relative to the folder of "
-                              f"{os.path.basename(target.path)}, where conda runs pip, so pip fails", ())
+                              f"{os.path.basename(target.path)}, {how}, so pip fails", ())
 
 
 # --------------------------------------------------------------------------------------------
