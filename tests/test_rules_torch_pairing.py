@@ -90,3 +90,37 @@ def test_pairing_in_an_env_file_is_torch_pairing_only(tmp_path, envkit_cli, rule
         assert r.exit_code == 1
         assert r.stdout.startswith("environment.yml:4: error torch-pairing: torchvision 0.15.2 does not "
                                    "belong with torch 2.1.0 (made for it: torchvision 0.16.x)")
+
+
+PIP_LOCK = LOCK.split("package:\n")[0] + """package:
+- name: torch
+  version: 2.7.1
+  manager: pip
+  platform: linux-64
+  dependencies: {}
+  url: https://files.pythonhosted.org/packages/torch-2.7.1-cp312-cp312-manylinux_2_28_x86_64.whl
+  hash:
+    sha256: d4bd7576a5e672c6b010c5f74be32ac1c6e6424efc6d6aefd34024c361a25149
+  category: main
+  optional: false
+- name: torchvision
+  version: 0.21.0
+  manager: pip
+  platform: linux-64
+  dependencies:
+    torch: "{dep}"
+  url: https://files.pythonhosted.org/packages/torchvision-0.21.0-cp312-cp312-manylinux_2_28_x86_64.whl
+  hash:
+    sha256: 0e09be56bfb2ab85b213e5edf9af10df37bda472547395c36baa44bc3926101a
+  category: main
+  optional: false
+"""
+
+
+def test_a_pip_wheel_record_decides_too(tmp_path, envkit_cli):
+    r = _check(tmp_path, envkit_cli, PIP_LOCK.replace("{dep}", "==2.7.1"))
+    assert (r.exit_code, json.loads(r.stdout)["findings"]) == (0, [])
+    r = _check(tmp_path, envkit_cli, PIP_LOCK.replace("{dep}", "==2.6.0"))
+    found = json.loads(r.stdout)["findings"]
+    assert [(f["rule"], f["message"]) for f in found] == [(
+        "torch-pairing", "torchvision 0.21.0 requires torch ==2.6.0 (its own record), but torch is 2.7.1")]
