@@ -37,6 +37,8 @@ _STR = "tag:yaml.org,2002:str"
 _MAP = "tag:yaml.org,2002:map"
 _SEQ = "tag:yaml.org,2002:seq"
 _MERGE = "tag:yaml.org,2002:merge"
+_INT = "tag:yaml.org,2002:int"
+_FLOAT = "tag:yaml.org,2002:float"
 
 
 class YamlMap(dict):
@@ -75,8 +77,12 @@ def _loader_class():
     return getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
 
 
-def load(text: str, *, filename: str | None = None):
+def load(text: str, *, filename: str | None = None, numbers: list | None = None):
     """Parse one YAML document from `text` and return plain Python values (YamlMap/YamlList/str/...).
+
+    `numbers`, when a list, receives (line, source text, value) for each plain scalar YAML read as
+    a number that does not print as written (`3.10` is the float 3.1, `010` the int 8): the values
+    no longer say where they came from, and a reader that turns them into text gets '3.1'.
 
     Raises ParseError (with file and line) for malformed YAML, duplicate keys, unsupported tags,
     documents that expand too much, and multi-document streams.
@@ -115,6 +121,7 @@ def load(text: str, *, filename: str | None = None):
     if node is None:
         return None
     builder = _Builder(filename)
+    builder.numbers = numbers
     size, chars = builder.expanded_size(node)
     if size > MAX_NODES:
         raise ParseError(
@@ -175,12 +182,13 @@ def _line_text(text: str, line: int | None) -> str | None:
 
 
 class _Builder:
-    __slots__ = ("filename", "_built", "_sizes", "_scalar")
+    __slots__ = ("filename", "_built", "_sizes", "_scalar", "numbers")
 
     def __init__(self, filename: str | None) -> None:
         import yaml
 
         self.filename = filename
+        self.numbers: list | None = None
         self._built: dict[int, object] = {}
         self._sizes: dict[int, int] = {}
         ctor = yaml.SafeLoader("")  # only its scalar constructors are used
@@ -241,7 +249,10 @@ class _Builder:
             if fn is None:
                 raise ParseError(f"unsupported YAML tag {tag!r}", where=self._where(node),
                                  hint="envkit reads plain YAML only; remove the tag")
-            return fn(node)
+            value = fn(node)
+            if self.numbers is not None and tag in (_INT, _FLOAT) and str(value) != node.value:
+                self.numbers.append((node.start_mark.line + 1, node.value, value))
+            return value
         if depth >= MAX_DEPTH:
             raise ParseError(f"YAML nested more than {MAX_DEPTH} levels deep; refused",
                              where=self._where(node))

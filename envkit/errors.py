@@ -87,6 +87,38 @@ class InvalidSpecError(ParseError):
     """A conda match spec or a pip requirement is malformed."""
 
 
+class ParseErrors(InvalidSpecError):
+    """Several malformed entries of one input, reported together: the first MAX_REPORTED, each on
+    its own `error:` line, then how many more.  `errors` holds them all; `where`, `hint` and the
+    message are the first one's."""
+
+    MAX_REPORTED = 20
+
+    def __init__(self, errors) -> None:
+        errors = tuple(errors)
+        first = errors[0]
+        super().__init__(first.message, where=first.where, hint=first.hint)
+        self.text = first.text
+        self.errors = errors
+
+    def __str__(self) -> str:
+        shown = [str(e) for e in self.errors[: self.MAX_REPORTED]]
+        more = len(self.errors) - len(shown)
+        if more:
+            where = self.where.file if self.where and self.where.file else "the input"
+            shown.append(f"and {more} more malformed entries in {where} ({len(self.errors)} in all)")
+        # the CLI prints `error: ` before the first line: the others get theirs here
+        return "\nerror: ".join(shown)
+
+
+def raise_collected(errors) -> None:
+    """Raise the one error of `errors` as it is, several as ParseErrors; nothing when empty."""
+    if len(errors) == 1:
+        raise errors[0]
+    if errors:
+        raise ParseErrors(errors)
+
+
 class UsageError(EnvkitError):
     """The command line asks for something that cannot be done."""
 

@@ -44,9 +44,11 @@ def test_registry_has_every_rule_of_the_issue_in_order():
     assert list(all_rules()) == [
         "conda-pip-duplicate", "pip-overwrote-conda", "mixed-channels", "channel-priority", "unpinned",
         "fuzzy-pin", "stale-lock", "lock-unsatisfied", "env-drift", "python-abi-mismatch",
-        "cuda-mismatch", "leaked-secret", "leaked-prefix", "insecure-url", "missing-hash",
-        "duplicate-key", "pip-without-pip", "machine-platform", "machine-virtual-package",
-        "machine-cuda-driver", "machine-gpu-arch", "machine-wheel-tag"]
+        "cuda-mismatch", "torch-pairing", "leaked-secret", "leaked-prefix", "insecure-url",
+        "missing-hash", "duplicate-key", "pip-without-pip", "no-channels", "platform-only",
+        "short-exact-pin", "pypi-only-in-conda", "legacy-url", "missing-requirements-file",
+        "yaml-number", "machine-platform", "machine-virtual-package", "machine-cuda-driver",
+        "machine-gpu-arch", "machine-wheel-tag"]
     for r in all_rules().values():
         assert r.severity in ("error", "warning", "info") and r.summary and r.description
         assert r.example and r.example_fixed
@@ -635,19 +637,22 @@ def test_cuda_mismatch_pip_wheel_cuda_from_its_locked_runtime_dependency():
         pkg("torch", "2.3.1", manager="pip", line=9))), "cuda-mismatch") == []  # nothing recorded
 
 
-def test_cuda_mismatch_torch_triple():
-    assert hits("""
+def test_torch_pairing_triple():
+    # a version-pairing problem is its own rule, not cuda-mismatch
+    text = """
         dependencies:
           - pytorch=1.10.1
           - torchvision=0.12.0
           - torchaudio=0.10.1
-        """, "cuda-mismatch") == [("cuda-mismatch", 3)]  # 1.10 goes with torchvision 0.11
+        """
+    assert hits(text, "torch-pairing") == [("torch-pairing", 3)]  # 1.10 goes with torchvision 0.11
+    assert hits(text, "cuda-mismatch") == []
     assert hits("""
         dependencies:
           - pytorch=2.3.1
           - torchvision=0.18.1
           - torchaudio=2.3.1
-        """, "cuda-mismatch") == []
+        """, "torch-pairing") == []
 
 
 # --------------------------------------------------------------------------------------------

@@ -27,7 +27,9 @@ EXPECTED: dict[str, list[tuple[str, int]]] = {
     "06": [("mixed-channels", 7)],
     # channels pytorch, conda-forge (line 3), defaults (line 5): mixed; and a `pip:` section
     # (line 14, `-r requirements.txt`) with no `pip` in the conda dependencies (conda warns too).
-    "07": [("mixed-channels", 5), ("pip-without-pip", 14)],
+    # The corpus holds the environment file alone: its `-r requirements.txt` (line 15) is not beside
+    # it, and conda runs pip from the file's folder, so `conda env create` on this copy fails.
+    "07": [("mixed-channels", 5), ("pip-without-pip", 14), ("missing-requirements-file", 15)],
     # channels pytorch, conda-forge (line 14), defaults (line 15).
     "08": [("mixed-channels", 15)],
     # pytorch + defaults only, pip listed, pytorch 1.11.0 with torchvision 0.12.0 (a real pair).
@@ -36,8 +38,10 @@ EXPECTED: dict[str, list[tuple[str, int]]] = {
     "10": [],
     # conda-forge, bioconda, pytorch, nvidia without nodefaults (info, as for 02).
     "11": [("mixed-channels", 2)],
-    # conda-forge + nodefaults; nothing pinned in a conflicting way.
-    "13": [],
+    # conda-forge + nodefaults; nothing pinned in a conflicting way.  The file lived in conda/ of
+    # its repository, next to ../requirements/; copied alone, its `-r ../requirements/uv/all.txt`
+    # (line 41) and `-r ../requirements/conda.txt` (line 42) point at nothing.
+    "13": [("missing-requirements-file", 41), ("missing-requirements-file", 42)],
     # conda-forge only, no nodefaults (info).  torch/torchaudio 2.10.0+cu128 agree with each other.
     "14": [("mixed-channels", 2)],
     # conda-forge only, no nodefaults (info).

@@ -163,7 +163,8 @@ class Target:
     `kind` is "spec" (EnvSpec), "lock" (Lock) or "live" (LiveEnv).  `text` is the file's text (None
     for a live environment).  `parse_error` is set (and `model` None) when the file could not be
     read because a YAML key is duplicated: the duplicate-key rule reports it and only the rules
-    that read raw text run.  `lock` is the lock paired with a spec or a live environment; `spec`
+    that read raw text run.  `entry_errors` are the malformed entries left out of the model (an
+    environment file's bad match specs): the rules run on the rest, and `check` reports them.  `lock` is the lock paired with a spec or a live environment; `spec`
     the spec paired with a lock.  `cache` holds results shared by several rules.
     """
 
@@ -172,6 +173,7 @@ class Target:
     model: "EnvSpec | Lock | LiveEnv | None"
     text: str | None = None
     parse_error: "ParseError | None" = None
+    entry_errors: list = field(default_factory=list, repr=False)
     lock: "Target | None" = None
     spec: "Target | None" = None
     cache: dict = field(default_factory=dict, repr=False)

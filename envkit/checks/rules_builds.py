@@ -159,12 +159,6 @@ def _wheel_mismatch(tag: str, abi3: bool, python: str) -> bool:
 CUDA_PINS = ("cuda-version", "pytorch-cuda", "cudatoolkit")
 TORCH_NAMES = ("pytorch", "torch", "pytorch-gpu", "pytorch-cpu", "libtorch")
 _CU_INDEX = re.compile(r"download\.pytorch\.org/whl/(?:nightly/)?(?P<tag>cu\d{2,3}|cpu|rocm[\d.]+)\b")
-#: torch minor -> (torchvision minor, torchaudio minor) for releases older than the template matrix
-#: (torchvision and torchaudio READMEs); newer releases come from envkit.templates.load_matrix().
-OLD_TORCH_COMPANIONS = {
-    "1.4": ("0.5", "0.4"), "1.5": ("0.6", "0.5"), "1.6": ("0.7", "0.6"), "1.7": ("0.8", "0.7"),
-    "1.8": ("0.9", "0.8"), "1.9": ("0.10", "0.9"), "1.10": ("0.11", "0.10"), "1.11": ("0.12", "0.11"),
-}
 
 
 @dataclass(frozen=True)
@@ -178,6 +172,7 @@ class _Item:
     line: int | None
     label: str  # how to show it: `pytorch=2.1.0=cpu_...`, `torch==2.3.1+cu121`
     runtime: tuple[str, str] | None = None  # (CUDA version, why): a pip wheel's locked CUDA runtime
+    depends: tuple[tuple[str, str], ...] = ()  # a locked or installed record's dependencies
 
 
 _RUNTIME_DEP = re.compile(r"^nvidia-cuda-runtime-cu\d+$")
@@ -227,11 +222,13 @@ def _items_of_packages(pkgs: Iterable) -> list[_Item]:
     for p in pkgs:
         if p.manager == "conda":
             out.append(_Item(p.name, "conda", p.version, p.build, p.line,
-                             f"{p.name}={p.version}={p.build}" if p.build else f"{p.name}={p.version}"))
+                             f"{p.name}={p.version}={p.build}" if p.build else f"{p.name}={p.version}",
+                             depends=p.depends))
         else:
             name = pep503(p.name)
             runtime = _wheel_runtime(p.depends) if name == "torch" and p.depends else None
-            out.append(_Item(name, "pip", p.version, None, p.line, f"{p.name}=={p.version}", runtime))
+            out.append(_Item(name, "pip", p.version, None, p.line, f"{p.name}=={p.version}", runtime,
+                             p.depends))
     return out
 
 
@@ -265,8 +262,7 @@ def _newer_or_other_major(build: str, major_only: bool, pin: str) -> bool:
     "cuda-mismatch",
     severity="error",
     summary="CPU PyTorch with CUDA pins, CUDA pins that contradict each other, a CUDA build newer "
-            "than the pinned CUDA, pip `+cuXXX` against conda's CUDA, or a "
-            "torch/torchvision/torchaudio triple that does not belong together.",
+            "than the pinned CUDA, or pip `+cuXXX` against conda's CUDA.",
     description="""
         The CUDA pieces of an environment have to agree, and the solver does not always stop a
         disagreement (pip packages and hand-edited exports bypass it).  Reported:
@@ -305,7 +301,6 @@ def _newer_or_other_major(build: str, major_only: bool, pin: str) -> bool:
         dependencies:
           - python=3.11
           - pytorch=2.1.0
-          - torchvision=0.15.2
           - cpuonly
           - pytorch-cuda=12.1
         """,
@@ -314,7 +309,6 @@ def _newer_or_other_major(build: str, major_only: bool, pin: str) -> bool:
         dependencies:
           - python=3.11
           - pytorch=2.1.0
-          - torchvision=0.16.0
           - pytorch-cuda=12.1
         """,
 )
@@ -414,8 +408,6 @@ def _cuda_checks(items: list[_Item], pip_options: list[str], on: str) -> Iterato
                       (it.name,) + tuple(p.name for p, _ in bad))
     # 4. pytorch-cuda with a pytorch the legacy pytorch channel never built for that CUDA
     yield from _pytorch_channel(items, on)
-    # 5. the torch / torchvision / torchaudio triple
-    yield from _triple(items, on)
 
 
 def _pin_conflicts(pins: list[tuple[_Item, str]], on: str) -> Iterator[Hit]:
@@ -503,53 +495,3 @@ def _pytorch_channel(items: list[_Item], on: str) -> Iterator[Hit]:
         yield Hit(selector.line, f"the pytorch channel has no pytorch {minor} build for CUDA {mm_text(cuda)} "
                                  f"({selector.label}); it offers CUDA {', '.join(row.cuda)}{on}",
                   (torch.name, selector.name))
-
-
-def _triple(items: list[_Item], on: str) -> Iterator[Hit]:
-    # A companion goes with the torch of its own manager when there is one: pip's torch shadows
-    # conda's pytorch for pip's torchvision, and conda's torchvision is built against conda's pytorch.
-    torches = {}
-    for it in items:
-        if it.name in ("pytorch", "torch") and it.version and major_minor(it.version):
-            torches.setdefault(it.manager, it)
-    if not torches:
-        return
-    for it in items:
-        if it.name not in ("torchvision", "torchaudio") or not it.version:
-            continue
-        if major_minor(it.version) is None:
-            continue
-        torch = torches.get(it.manager) or next(iter(torches.values()))
-        ok, want = _compatible(torch.version, it.name, it.version)
-        if ok is False:
-            yield Hit(it.line, f"{it.name} {_plain(it.version)} does not belong with torch "
-                               f"{_plain(torch.version)} (made for it: {it.name} {want}.x){on}",
-                      (torch.name, it.name))
-
-
-def _plain(version: str) -> str:
-    return version.split("+", 1)[0]
-
-
-def _compatible(torch: str, package: str, version: str) -> tuple[bool | None, str | None]:
-    """(compatible?, the companion minor made for that torch); None when the torch is unknown."""
-    tm = major_minor(_plain(torch))
-    vm = major_minor(_plain(version))
-    if tm is None or vm is None:
-        return None, None
-    try:
-        from envkit.templates import load_matrix
-
-        matrix = load_matrix()
-    except Exception:  # the matrix is optional data; without it only the built-in table is used
-        matrix = None
-    if matrix is not None:
-        ok = matrix.is_compatible(_plain(torch), package, _plain(version))
-        if ok is not None:
-            want = matrix.companions(_plain(torch))[package]
-            return ok, want
-    row = OLD_TORCH_COMPANIONS.get(mm_text(tm))
-    if row is None:
-        return None, None
-    want = row[0] if package == "torchvision" else row[1]
-    return mm_text(vm) == want, want

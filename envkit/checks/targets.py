@@ -47,8 +47,15 @@ def targets_from_text(text: str, path: str, *, format: str | None = None) -> lis
 
     fmt = format or formats.detect_format(text, path)
     kind = "spec" if fmt in formats.SPEC_FORMATS else "lock"
+    # malformed entries of an environment file are collected, not raised: the rules run on what
+    # parsed, and `check` reports every one of them (see entry_errors)
+    entry_errors: list = []
     try:
-        if fmt == "pixi":
+        if fmt == "env":
+            from envkit.formats.envyml import read_env
+
+            models = [read_env(text[1:] if text.startswith("\ufeff") else text, path, errors=entry_errors)]
+        elif fmt == "pixi":
             from envkit.formats.pixilock import environments
 
             names = environments(text, path) or [None]
@@ -61,7 +68,7 @@ def targets_from_text(text: str, path: str, *, format: str | None = None) -> lis
         raise
     if fmt == "env" and format is None:
         not_an_environment_file(models[0], text, path)
-    return [Target(path=path, kind=kind, model=m, text=text) for m in models]
+    return [Target(path=path, kind=kind, model=m, text=text, entry_errors=entry_errors) for m in models]
 
 
 #: The top-level keys of an environment file (conda's, and conda-lock's `platforms`).

@@ -167,11 +167,25 @@ def check(files: tuple[str, ...], lock_file: str | None, name: str | None, prefi
 
             text = render_findings_sarif(findings)
     emit(text, output)
+    _raise_entry_errors(targets)
     if any(t.parse_error is not None for t in targets):
         # a file whose YAML could not be read (a duplicated key) is unusable input, as validate,
         # normalize and diff say with exit 2; its raw-text findings are still reported above
         return 2
     return 1 if any(severity_at_least(f.severity, threshold) for f in findings) else 0
+
+
+def _raise_entry_errors(targets) -> None:
+    """After the findings of what parsed: every malformed entry, as an error (exit 2)."""
+    from envkit.errors import raise_collected
+
+    seen: set[int] = set()
+    errors = []
+    for t in targets:
+        if id(t.entry_errors) not in seen:  # the environments of one file share one list
+            seen.add(id(t.entry_errors))
+            errors += t.entry_errors
+    raise_collected(errors)
 
 
 def _warn_duplicates(targets, config) -> None:

@@ -30,8 +30,12 @@ _EXPORT_ENTRY = re.compile(r"^(?:[^:\s]+::)?(?P<name>[^=\s<>!~*,|\[]+)"
 KNOWN_KEYS = ("name", "channels", "dependencies", "variables", "prefix", "platforms")
 
 
-def read_env(text: str, filename: str | None = None) -> EnvSpec:
+def read_env(text: str, filename: str | None = None, *, errors: list | None = None) -> EnvSpec:
     """Parse an environment.yml (hand-written or exported) into an EnvSpec.
+
+    A malformed match spec or pip entry does not stop the reading: every one is collected (and the
+    entry left out), then raised together (ParseErrors) at the end; with `errors` given they are
+    appended there instead and the spec of what parsed is returned (`check` runs its rules on it).
 
     `kind` is "export" when every conda entry is `name=version=build` (or `name=version` with a
     `prefix:` line, as `conda env export --no-builds` writes), else "spec".
@@ -41,10 +45,12 @@ def read_env(text: str, filename: str | None = None) -> EnvSpec:
     from envkit.conda.channels import parse_channel
     from envkit.conda.matchspec import parse_spec
     from envkit.formats.pipreq import parse_pip_entry
+    from envkit.errors import InvalidSpecError
 
     from envkit.io import refuse_too_many_lines
 
     refuse_too_many_lines(text, filename, "an environment file")
+    bad: list[InvalidSpecError] = [] if errors is None else errors
     data = load_yaml(text, filename=filename)
     top = Where(file=filename, line=1)
     if data is None:
@@ -109,12 +115,18 @@ def read_env(text: str, filename: str | None = None) -> EnvSpec:
                     if not isinstance(entry, (str, int, float)) or isinstance(entry, bool):
                         raise ParseError(f"a pip entry must be text, got {type_name(entry)}",
                                          where=where(pln, f"dependencies[{i}].pip[{j}]"))
-                    pip.append(parse_pip_entry(str(entry), where(pln, f"dependencies[{i}].pip[{j}]")))
+                    try:
+                        pip.append(parse_pip_entry(str(entry), where(pln, f"dependencies[{i}].pip[{j}]")))
+                    except InvalidSpecError as exc:
+                        bad.append(exc)
                 continue
             if not isinstance(item, str):
                 raise ParseError(f"a dependency must be a match spec, got {type_name(item)}",
                                  where=where(ln, f"dependencies[{i}]"))
-            conda.append(parse_spec(item, where=where(ln, f"dependencies[{i}]")))
+            try:
+                conda.append(parse_spec(item, where=where(ln, f"dependencies[{i}]")))
+            except InvalidSpecError as exc:
+                bad.append(exc)
 
     variables: list[tuple[str, str]] = []
     raw_vars = data.get("variables")
@@ -143,6 +155,10 @@ def read_env(text: str, filename: str | None = None) -> EnvSpec:
             platforms.append(p.strip())
             mark(f"platform:{p.strip()}", raw_plat.line_of(i))
 
+    if errors is None:
+        from envkit.errors import raise_collected
+
+        raise_collected(bad)
     extra = tuple((str(k), to_json(v)) for k, v in data.items() if k not in KNOWN_KEYS)
     kind = "export" if _looks_exported(conda, prefix is not None) else "spec"
     return EnvSpec(name=name, channels=tuple(channels), conda=tuple(conda), pip=tuple(pip),

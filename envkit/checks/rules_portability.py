@@ -1,0 +1,461 @@
+"""Rules about files that work on one machine only: platform-only packages, no channels, exact
+short pins, PyPI-only names in the conda section, legacy URLs, a missing `-r` file, YAML numbers."""
+from __future__ import annotations
+
+import os
+import re
+from typing import Iterator
+
+from envkit.checks.core import Context, Hit, Target, rule
+from envkit.model import EnvSpec, LiveEnv, Lock
+
+# --------------------------------------------------------------------------------------------
+# platform-only
+
+#: wheel platform tag -> the operating system it runs on (PEP 425 / PEP 600 platform tags)
+_WHEEL_PLATFORM = re.compile(r"-(?P<plat>win32|win_amd64|win_arm64|macosx_[0-9a-z_]+|manylinux[0-9a-z_]+"
+                             r"|musllinux_[0-9a-z_]+|linux_[0-9a-z_]+)(?:\.[0-9a-z_.]+)?\.whl(?:$|[#?])")
+#: packages built for one operating system only, by name (conda and PyPI): pywin32, pywinpty and
+#: pypiwin32 publish Windows wheels only (PyPI) and conda-forge builds them for win-* only; the
+#: m2w64-*, vs2015_runtime, vc14_runtime, ucrt runtimes are Windows-only conda packages; pyobjc and
+#: Apple's tensorflow-macos/tensorflow-metal are macOS-only; _libgcc_mutex, libgcc-ng and
+#: libstdcxx-ng are linux-* only conda packages (conda-forge, defaults).
+PLATFORM_ONLY = {
+    "pywin32": "Windows", "pywinpty": "Windows", "pypiwin32": "Windows", "vs2015_runtime": "Windows",
+    "vc14_runtime": "Windows", "ucrt": "Windows",
+    "pyobjc": "macOS", "pyobjc-core": "macOS", "tensorflow-macos": "macOS", "tensorflow-metal": "macOS",
+    "_libgcc_mutex": "Linux", "libgcc-ng": "Linux", "libstdcxx-ng": "Linux",
+}
+_PREFIX_ONLY = (("m2w64-", "Windows"), ("pyobjc-framework-", "macOS"))
+#: words in a file name that restrict it to one operating system (`environment-linux.yml`)
+_NAME_PLATFORM = re.compile(r"(?:^|[-_.])(linux|win|windows|win64|osx|macos|mac|darwin)(?:[-_.0-9]|$)")
+_OS_OF_SUBDIR = {"win": "Windows", "osx": "macOS", "linux": "Linux"}
+
+
+def _only_on(name: str | None) -> str | None:
+    if not name:
+        return None
+    n = name.lower()
+    if n in PLATFORM_ONLY:
+        return PLATFORM_ONLY[n]
+    return next((os_ for pre, os_ in _PREFIX_ONLY if n.startswith(pre)), None)
+
+
+def _wheel_os(url: str | None) -> tuple[str, str] | None:
+    m = _WHEEL_PLATFORM.search(url or "")
+    if m is None:
+        return None
+    tag = m.group("plat")
+    os_ = "Windows" if tag.startswith("win") else "macOS" if tag.startswith("macosx") else "Linux"
+    return os_, tag
+
+
+@rule(
+    "platform-only",
+    severity="warning",
+    summary="A package or wheel for one operating system in a file that names no platform.",
+    description="""
+        An environment file with no `platforms:` list (and no operating system in its name, such
+        as `environment-linux.yml`) is taken to work everywhere.  A package that exists for one
+        operating system only breaks it on the others: `pywin32`, `pywinpty`, the `m2w64-*` and
+        `vs2015_runtime` runtimes (Windows), `pyobjc` and Apple's `tensorflow-macos` (macOS),
+        `libgcc-ng`, `libstdcxx-ng`, `_libgcc_mutex` (Linux); a pip wheel URL with a platform tag
+        (`...-win_amd64.whl`, `...-manylinux_2_17_x86_64.whl`); a `channel/win-64::` subdir prefix.
+        conda then fails with `PackagesNotFoundError`, pip with `is not a supported wheel on this
+        platform`.
+
+        A pip entry with an environment marker (`pywin32; sys_platform == "win32"`) is fine, and
+        exports (`conda env export`) are not checked: they record one machine's packages by design.
+
+        Fix: add a marker to the pip entry, move the package to a per-platform file, or list the
+        platforms the file is for (`platforms: [win-64]`, as conda-lock reads it).
+        """,
+    example="""
+        channels: [conda-forge, nodefaults]
+        dependencies:
+          - python=3.11
+          - pip
+          - pip:
+            - pywin32==306
+        """,
+    example_fixed="""
+        channels: [conda-forge, nodefaults]
+        dependencies:
+          - python=3.11
+          - pip
+          - pip:
+            - pywin32==306; sys_platform == "win32"
+        """,
+    applies_to=("spec",),
+)
+def platform_only(target: Target, ctx: Context) -> Iterator[Hit]:
+    spec = target.model
+    if not isinstance(spec, EnvSpec) or spec.kind == "export" or spec.platforms:
+        return
+    if _NAME_PLATFORM.search(os.path.basename(target.path).lower()):
+        return
+    where = "a file that names no platform (no `platforms:` list)"
+    for d in spec.conda:
+        os_ = _only_on(d.name)
+        if d.subdir and d.subdir != "noarch":
+            os_ = _OS_OF_SUBDIR.get(d.subdir.split("-", 1)[0]) or os_
+            if os_:
+                yield Hit(d.line, f"{d.name} is pinned to the {d.subdir} subdir, for {os_} only, in {where}",
+                          (d.name,))
+                continue
+        if os_:
+            yield Hit(d.line, f"{d.name} exists for {os_} only, in {where}: conda fails elsewhere",
+                      (d.name,))
+    for p in spec.pip:
+        if p.marker:
+            continue
+        wheel = _wheel_os(p.url)
+        if wheel:
+            yield Hit(p.line, f"pip wheel {p.name or p.url} is built for {wheel[0]} only ({wheel[1]}), "
+                              f"in {where}: add a marker such as `; sys_platform == ...`",
+                      (p.name or p.text,))
+        elif p.kind == "requirement" and _only_on(p.name):
+            yield Hit(p.line, f"pip package {p.name} exists for {_only_on(p.name)} only, in {where}: "
+                              f"add a marker such as `; sys_platform == ...`", (p.name,))
+
+
+# --------------------------------------------------------------------------------------------
+# no-channels
+
+
+@rule(
+    "no-channels",
+    severity="warning",
+    summary="An environment file without `channels:`: each user's .condarc decides where packages come from.",
+    description="""
+        Without a `channels:` list (or with an empty one), `conda env create` takes the channels of
+        the user's `.condarc`: `defaults` for one person, conda-forge for another, a mirror in CI.
+        The same file then builds different environments (or fails to solve) on different
+        machines.
+
+        Fix: list the channels the file is meant for, in priority order
+        (`channels: [conda-forge, nodefaults]`).
+        """,
+    example="""
+        dependencies:
+          - python=3.11
+          - numpy
+        """,
+    example_fixed="""
+        channels: [conda-forge, nodefaults]
+        dependencies:
+          - python=3.11
+          - numpy
+        """,
+    applies_to=("spec",),
+)
+def no_channels(target: Target, ctx: Context) -> Iterator[Hit]:
+    spec = target.model
+    if not isinstance(spec, EnvSpec) or spec.kind == "requirements" or spec.channels or not spec.conda:
+        return
+    line = spec.line_of("channels")
+    what = "an empty `channels:` list" if line else "no `channels:`"
+    yield Hit(line or spec.line_of("dependencies") or 1,
+              f"{what}: the channels come from each user's .condarc, so the environment differs from "
+              f"machine to machine; list them (channels: [conda-forge, nodefaults])", ())
+
+
+# --------------------------------------------------------------------------------------------
+# short-exact-pin
+
+#: packages whose releases always have three version parts, so `==X.Y` is a mistake for `=X.Y`
+_THREE_PART = ("python",)
+
+
+@rule(
+    "short-exact-pin",
+    severity="warning",
+    summary="`python==3.6`: conda's `==` is exact, so it means 3.6.0 only.",
+    description="""
+        In a conda match spec `==` is an exact match and `3.6` equals `3.6.0`, so `python==3.6`
+        (and `python 3.6`) accepts only Python 3.6.0, never 3.6.15: the solver takes a years-old
+        first release or fails.  pip's `==3.6` means the same, but there it is rarely written for
+        Python itself.
+
+        Fix: `python=3.6` (3.6.*, any 3.6 release) or the full version (`python==3.6.15`).
+        """,
+    example="""
+        channels: [conda-forge, nodefaults]
+        dependencies:
+          - python==3.6
+        """,
+    example_fixed="""
+        channels: [conda-forge, nodefaults]
+        dependencies:
+          - python=3.6
+        """,
+    applies_to=("spec",),
+)
+def short_exact_pin(target: Target, ctx: Context) -> Iterator[Hit]:
+    spec = target.model
+    if not isinstance(spec, EnvSpec):
+        return
+    for d in spec.conda:
+        v = d.version or ""
+        if d.name in _THREE_PART and re.fullmatch(r"==\d+\.\d+", v) and not d.build:
+            short = v[2:]
+            yield Hit(d.line, f"'{(d.raw or d.spec()).strip()}' means {d.name} {short}.0 only (conda's == is "
+                              f"exact); write {d.name}={short} for any {short}.x, or the full version",
+                      (d.name,))
+
+
+# --------------------------------------------------------------------------------------------
+# pypi-only-in-conda
+
+#: names that exist on PyPI only, never on conda-forge or defaults, with what to write instead.
+#: tensorflow-macos / tensorflow-metal: Apple's "Get started with tensorflow-metal" (pip only);
+#: mediapipe: Google's wheels (google-ai-edge/mediapipe#1894: PackagesNotFoundError from conda);
+#: opencv-python*: the PyPI names of OpenCV, which conda-forge ships as `opencv` / `py-opencv`
+#: (conda-forge's name mapping, /work/shared/data); torch: PyPI's name of conda's `pytorch`;
+#: nvidia-*-cuXX: NVIDIA's CUDA wheels for pip (conda has cuda-* / cudnn / nccl packages).
+PYPI_ONLY = {
+    "tensorflow-macos": "move it to the pip section",
+    "tensorflow-metal": "move it to the pip section",
+    "mediapipe": "move it to the pip section",
+    "opencv-python": "conda-forge calls it opencv (or py-opencv)",
+    "opencv-python-headless": "conda-forge calls it opencv (or py-opencv)",
+    "opencv-contrib-python": "conda-forge calls it opencv (or py-opencv)",
+    "opencv-contrib-python-headless": "conda-forge calls it opencv (or py-opencv)",
+    "torch": "conda calls it pytorch",
+}
+_NVIDIA_WHEEL = re.compile(r"^nvidia-[a-z0-9-]+-cu\d+$")
+
+
+def pypi_only(name: str) -> str | None:
+    """What to do about conda dependency `name` when it is a PyPI-only project, else None."""
+    n = name.lower()
+    if n in PYPI_ONLY:
+        return PYPI_ONLY[n]
+    if _NVIDIA_WHEEL.match(n):
+        return "it is NVIDIA's pip wheel; conda's CUDA packages are named cuda-*, cudnn, nccl"
+    return None
+
+
+@rule(
+    "pypi-only-in-conda",
+    severity="error",
+    summary="A project that exists only on PyPI (`mediapipe`, `tensorflow-macos`) in the conda list.",
+    description="""
+        Some projects are published only as pip wheels: `tensorflow-macos` and `tensorflow-metal`
+        (Apple), `mediapipe` (Google), NVIDIA's `nvidia-*-cu12` CUDA wheels; others go by another
+        name on conda (`opencv-python` is conda-forge's `opencv`, `torch` is `pytorch`).  In the
+        conda dependencies they fail the whole solve with `PackagesNotFoundError`.
+
+        Fix: move the entry to the `pip:` section (adding `pip` to the conda dependencies), or use
+        the conda name.
+        """,
+    example="""
+        channels: [conda-forge, nodefaults]
+        dependencies:
+          - python=3.11
+          - mediapipe=0.10.14
+        """,
+    example_fixed="""
+        channels: [conda-forge, nodefaults]
+        dependencies:
+          - python=3.11
+          - pip
+          - pip:
+            - mediapipe==0.10.14
+        """,
+    applies_to=("spec",),
+)
+def pypi_only_in_conda(target: Target, ctx: Context) -> Iterator[Hit]:
+    spec = target.model
+    if not isinstance(spec, EnvSpec) or spec.kind == "requirements":
+        return
+    for d in spec.conda:
+        what = pypi_only(d.name)
+        if what and not (d.channel and d.channel not in ("conda-forge", "defaults")):
+            yield Hit(d.line, f"{d.name} is not a conda package (PyPI only): {what}", (d.name,))
+
+
+# --------------------------------------------------------------------------------------------
+# legacy-url
+
+_CONTINUUM = re.compile(r"(?:https?://)?repo\.continuum\.io(?:/[^\s'\"#]*)?")
+
+
+@rule(
+    "legacy-url",
+    severity="warning",
+    summary="A `repo.continuum.io` channel or package URL (Anaconda's old name for repo.anaconda.com).",
+    description="""
+        `repo.continuum.io` is the host Anaconda's `defaults` channels had before they moved to
+        `repo.anaconda.com` (2018).  It still redirects, but `free` and other old paths are frozen
+        or gone, proxies and mirrors that allow repo.anaconda.com do not know it, and conda treats
+        it as a different channel from `defaults` (so channel priority and `nodefaults` do not
+        apply to it).  Reported in channel lists, in package and pip URLs, and in locks and
+        explicit files.
+
+        Fix: write the channel by name (`defaults`, `pkgs/main`), or use repo.anaconda.com.
+        """,
+    example="""
+        channels:
+          - https://repo.continuum.io/pkgs/main
+        dependencies:
+          - python=3.11
+        """,
+    example_fixed="""
+        channels:
+          - defaults
+        dependencies:
+          - python=3.11
+        """,
+)
+def legacy_url(target: Target, ctx: Context) -> Iterator[Hit]:
+    m = target.model
+    if isinstance(m, (Lock, LiveEnv)) and not target.text:
+        urls = [(p.line, p.url) for p in m.packages if p.url]
+        for line, url in urls:
+            if url and "repo.continuum.io" in url:
+                yield Hit(line, _legacy_message(url), ())
+                return
+        return
+    if not target.text or "repo.continuum.io" not in target.text:
+        return
+    hits = [(n, _CONTINUUM.search(t)) for n, t in enumerate(target.lines, 1)
+            if "repo.continuum.io" in t and not t.lstrip().startswith("#")]
+    hits = [(n, mm.group(0)) for n, mm in hits if mm]
+    if not hits:
+        return
+    if isinstance(m, Lock) and len(hits) > 1:  # one finding per file for a lock: its URLs repeat
+        n, url = hits[0]
+        yield Hit(n, f"{_legacy_message(url)} ({len(hits)} lines use it, the first here)", ())
+        return
+    for n, url in hits:
+        yield Hit(n, _legacy_message(url), ())
+
+
+def _legacy_message(url: str) -> str:
+    return (f"{url} is on repo.continuum.io, the defaults channels' old host: use the channel name "
+            f"(defaults, pkgs/main) or repo.anaconda.com")
+
+
+# --------------------------------------------------------------------------------------------
+# missing-requirements-file
+
+_REQ_OPTION = re.compile(r"^(?:-r|--requirement|-c|--constraint)(?:\s*=\s*|\s+|(?<=-r)|(?<=-c))(?P<file>\S.*)$")
+
+
+@rule(
+    "missing-requirements-file",
+    severity="error",
+    summary="A pip `-r FILE` (or `-c FILE`) whose file is not there beside the environment file.",
+    description="""
+        conda runs the `pip:` section from the environment file's folder, and pip reads a
+        requirements file's `-r`/`-c` relative to that file, so `-r requirements.txt` must sit
+        beside it.  When it does not (the file was copied without it, or the path is wrong),
+        `conda env create` fails after solving and installing every conda package.
+
+        Paths with environment variables (`${HOME}`) and URLs are not checked; nor is standard
+        input.
+        """,
+    example="""
+        channels: [conda-forge, nodefaults]
+        dependencies:
+          - python=3.11
+          - pip
+          - pip:
+            - -r requirements-that-do-not-exist.txt
+        """,
+    example_fixed="""
+        channels: [conda-forge, nodefaults]
+        dependencies:
+          - python=3.11
+          - pip
+          - pip:
+            - requests==2.32.3
+        """,
+    applies_to=("spec",),
+)
+def missing_requirements_file(target: Target, ctx: Context) -> Iterator[Hit]:
+    from envkit.sources import STDIN_LABEL
+
+    spec = target.model
+    if not isinstance(spec, EnvSpec) or target.path in ("-", STDIN_LABEL):
+        return
+    base = os.path.dirname(target.path) or "."
+    for p in spec.pip:
+        if p.kind != "option":
+            continue
+        m = _REQ_OPTION.match((p.raw or p.text).strip())
+        if m is None:
+            continue
+        name = m.group("file").split(" #", 1)[0].strip().strip("'\"")
+        if not name or "$" in name or "://" in name:
+            continue
+        path = os.path.join(base, os.path.expanduser(name)) if not os.path.isabs(name) else name
+        if not os.path.isfile(path):
+            # pip reads a requirements file's -r relative to that file; conda runs the pip section
+            # from the environment file's folder: the same folder either way
+            how = "which names it" if spec.kind == "requirements" else "where conda runs pip"
+            yield Hit(p.line, f"`{p.text}`: there is no file {name} relative to the folder of "
+                              f"{os.path.basename(target.path)}, {how}, so pip fails", ())
+
+
+# --------------------------------------------------------------------------------------------
+# yaml-number
+
+# a plain scalar YAML may read as a number that does not print back as written: `3.10`, `010`, `1_0`
+_NUMBER_QUICK = re.compile(r"(?<![\w.'\"=<>!~*/+-])[-+]?(?:\d[\d_]*\.[\d_]*0|0[0-7_]+|\d+_[\d_]*|\.\d+)"
+                           r"(?![\w.'\"-])")
+
+
+@rule(
+    "yaml-number",
+    severity="error",
+    summary="An unquoted `3.10` that YAML reads as the number 3.1 (a version, a name, a variable).",
+    description="""
+        YAML reads an unquoted `3.10` as the floating-point number 3.1, `1.20` as 1.2 and `010` as
+        8, so what conda (and envkit) get is not what the file says: a lock's `version: 3.10` is
+        Python 3.1, a variable `PYTHON_VERSION: 3.10` is set to `3.1`, an environment `name: 3.10`
+        is called `3.1`.  Reported for every value whose number does not print back as written.
+
+        Fix: quote it (`version: '3.10'`).
+        """,
+    example="""
+        channels: [conda-forge, nodefaults]
+        dependencies:
+          - python=3.10
+        variables:
+          PYTHON_VERSION: 3.10
+        """,
+    example_fixed="""
+        channels: [conda-forge, nodefaults]
+        dependencies:
+          - python=3.10
+        variables:
+          PYTHON_VERSION: '3.10'
+        """,
+    applies_to=("spec", "lock"),
+)
+def yaml_number(target: Target, ctx: Context) -> Iterator[Hit]:
+    text = target.text
+    if not text or _NUMBER_QUICK.search(text) is None or not _is_yaml(target):
+        return
+    from envkit._yaml import load
+    from envkit.errors import ParseError
+
+    numbers: list = []
+    try:
+        load(text, filename=target.path, numbers=numbers)
+    except ParseError:
+        return
+    for line, written, value in numbers:
+        key = target.line_text(line).split(":", 1)[0].strip(" -") if ":" in target.line_text(line) else ""
+        what = f"`{key}: {written}`" if key and key != written else f"`{written}`"
+        yield Hit(line, f"{what} is read by YAML as the number {value!r}, so it becomes '{value}', not "
+                        f"'{written}'; quote it: '{written}'", ())
+
+
+def _is_yaml(target: Target) -> bool:
+    m = target.model
+    if isinstance(m, EnvSpec):
+        return m.kind != "requirements"
+    return isinstance(m, Lock) and m.kind in ("conda-lock", "pixi")
