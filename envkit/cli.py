@@ -27,6 +27,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "explain": ("envkit.commands.check", "explain", "Explain a check rule, with an example."),
     "template": ("envkit.commands.template", "template", "Generate PyTorch+CUDA environments that install."),
     "smoke": ("envkit.commands.smoke", "smoke", "Smoke-test torch, CUDA and the DataLoader inside an env."),
+    "convert": ("envkit.commands.convert", "convert", "Convert a lock or environment file to another format."),
 }
 
 

@@ -83,7 +83,8 @@ def write_pixi_lock(lock: Lock, *, version: int = 6, dropped: list | None = None
 
 def _drop(dropped, p: LockedPackage, reason: str, kept: bool = False) -> None:
     if dropped is not None:
-        dropped.append((f"{p.name}=={p.version}" + (f" ({p.platform})" if p.platform else ""), reason))
+        dropped.append(((f"{p.name}=={p.version}" if p.version else p.name)
+                        + (f" ({p.platform})" if p.platform else ""), reason))
 
 
 def _conda_entry(p: LockedPackage) -> list[str]:
