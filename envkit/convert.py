@@ -30,6 +30,7 @@ FEATURES = {
     "editable": "editable installs",
     "markers": "environment markers",
     "pip-no-url": "pip packages without an artifact URL",
+    "pip-no-version": "pip packages without a version",
 }
 
 #: the formats `convert` writes (file names tell most of them; see target_from_name)
@@ -50,7 +51,9 @@ HOLDS: dict[str, set[str]] = {
     "conda-list-json": {"conda", "pip", "pip-no-url"},
     "conda-list-export": {"conda", "pip", "pip-no-url"},
 }
-HOLDS["env"].add("pip-no-url")
+HOLDS["env"] |= {"pip-no-url", "pip-no-version"}
+for _t in ("requirements", "pylock", "cyclonedx", "pixi-v7"):
+    HOLDS[_t].add("pip-no-version")
 
 #: what each reader's format can carry
 CARRIES: dict[str, set[str]] = {
@@ -58,7 +61,7 @@ CARRIES: dict[str, set[str]] = {
     "requirements": {"pip", "hashes", "urls", "editable", "markers", "indexes", "pip-no-url"},
     "explicit": {"conda", "pip", "hashes", "urls"},
     "conda-lock": set(_LOCKS),
-    "pixi": _LOCKS | {"editable"},
+    "pixi": _LOCKS | {"editable", "pip-no-version"},
     "conda-list-json": {"conda", "pip", "pip-no-url"},
     "conda-list-export": {"conda", "pip", "pip-no-url"},
     "pylock": {"pip", "hashes", "urls", "depends", "editable", "markers", "indexes"},
@@ -135,6 +138,8 @@ def features_of(lock: Lock) -> dict[str, list[str]]:
             add("urls", p)
         elif p.manager == "pip":
             add("pip-no-url", p)
+        if p.manager == "pip" and not p.version:
+            add("pip-no-version", p)
         if p.depends:
             add("depends", p)
         if p.editable:
@@ -210,9 +215,10 @@ def convert(model, target: str, *, source_format: str, platform: str | None = No
 
 
 def _feature_of(reason: str) -> str:
-    for key in ("editable", "hash", "sha256"):
+    for key, feature in (("editable", "editable"), ("version", "pip-no-version"), ("hash", "hashes"),
+                         ("sha256", "hashes")):
         if key in reason:
-            return "editable" if key == "editable" else "hashes"
+            return feature
     return "urls"
 
 

@@ -49,6 +49,9 @@ def write_pixi_lock(lock: Lock, *, version: int = 6, dropped: list | None = None
             _drop(dropped, p, "no platform")
             continue
         kind = "conda" if p.manager == "conda" else "pypi"
+        if kind == "pypi" and not p.version and version < 7:
+            _drop(dropped, p, "no version (pixi.lock v6 needs one for a pypi package; v7 does not)")
+            continue
         if p.editable:
             _drop(dropped, p, "editable: written as a plain path package (pixi takes editability from "
                               "its manifest)", kept=True)
