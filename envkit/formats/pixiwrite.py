@@ -138,8 +138,10 @@ def _pypi_entry(p: LockedPackage) -> list[str]:
 
 def _requirement(name: str, spec: str) -> str:
     """A PEP 508 requirement from a (name, spec) pair as the readers keep it: conda-lock writes `*`
-    for "any version", which PEP 508 does not allow."""
+    for "any version" and a bare version for `==`, which PEP 508 does not allow."""
     spec = spec.strip()
     if spec in ("", "*"):
         return name
+    if spec[0].isdigit():  # conda-lock writes an exact pin as the bare version
+        return f"{name}=={spec}"
     return f"{name}{spec}" if spec[0] in "[;<>=!~(@" else f"{name} {spec}"
