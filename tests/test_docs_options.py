@@ -7,7 +7,7 @@ from envkit.cli import COMMANDS, cli
 
 PAGE = {"normalize": "normalize", "validate": "normalize", "export": "export", "lock": "lock",
         "create": "create", "diff": "diff", "check": "check", "explain": "check",
-        "template": "template", "smoke": "smoke"}
+        "template": "template", "smoke": "smoke", "convert": "convert"}
 
 
 def _commands():

@@ -208,3 +208,21 @@ def test_pixi_lock_written_reads_back_in_rattler_and_envkit(name, version, tmp_p
 
     assert sorted(map(key, back.packages)) == sorted(map(key, kept))
     assert [c.name for c in back.channels] == [c.name for c in src.channels]
+
+
+@needs_uv
+def test_sbom_of_pip_locks_validates(uv_project):
+    from cyclonedx.schema import SchemaVersion
+    from cyclonedx.validation.json import JsonStrictValidator
+
+    from envkit.render.sbom import render_cyclonedx
+
+    root, shas = uv_project
+    for path in (root / "pylock.toml", root / "proj" / "uv.lock"):
+        text = render_cyclonedx(read_file(path))
+        assert JsonStrictValidator(SchemaVersion.V1_6).validate_str(text) is None
+        doc = json.loads(text)
+        assert sorted(c["purl"] for c in doc["components"])[0].startswith("pkg:pypi/alpha@1.0")
+    doc = json.loads(render_cyclonedx(read_file(root / "pylock.toml")))
+    alpha = next(c for c in doc["components"] if c["name"] == "alpha")
+    assert alpha["hashes"] == [{"alg": "SHA-256", "content": shas["alpha"]}]

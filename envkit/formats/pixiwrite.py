@@ -37,7 +37,8 @@ def write_pixi_lock(lock: Lock, *, version: int = 6, dropped: list | None = None
 
     if version not in VERSIONS:
         raise ValueError(f"pixi.lock version {version} is not written; envkit writes {VERSIONS}")
-    env = lock.environment or "default"
+    # a pixi environment keeps its name; a conda environment's name is not a pixi environment's
+    env = (lock.environment if lock.kind == "pixi" else None) or "default"
     platforms = lock.platforms or tuple(dict.fromkeys(p.platform for p in lock.packages if p.platform))
     entries: dict[tuple[str, str], LockedPackage] = {}
     refs: dict[str, list[tuple[str, str]]] = {pl: [] for pl in platforms}

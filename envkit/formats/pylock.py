@@ -211,6 +211,7 @@ def write_pylock(lock: Lock, platform: str | None = None, *, header: str | None 
     if META_REQUIRES_PYTHON in meta:
         out.append(f"requires-python = {_toml_str(json.loads(meta[META_REQUIRES_PYTHON]))}")
     out.append('created-by = "envkit"')
+    written = 0
     for p in sorted(pkgs, key=lambda p: (_pep503(p.name), p.version, p.marker or "")):
         body = _package_toml(p)
         if isinstance(body, str):
@@ -219,6 +220,9 @@ def write_pylock(lock: Lock, platform: str | None = None, *, header: str | None 
             continue
         out.append("")
         out += body
+        written += 1
+    if not written:
+        out.append("packages = []")  # PEP 751 requires the key
     return "\n".join(out) + "\n"
 
 
