@@ -45,7 +45,7 @@ def test_registry_has_every_rule_of_the_issue_in_order():
         "conda-pip-duplicate", "pip-overwrote-conda", "mixed-channels", "channel-priority", "unpinned",
         "fuzzy-pin", "stale-lock", "lock-unsatisfied", "env-drift", "python-abi-mismatch",
         "cuda-mismatch", "leaked-secret", "leaked-prefix", "insecure-url", "missing-hash",
-        "duplicate-key", "pip-without-pip"]
+        "duplicate-key", "pip-without-pip", "pip-lock-missing-hash", "lock-python-mismatch", "pixi-lock-v7"]
     for r in all_rules().values():
         assert r.severity in ("error", "warning", "info") and r.summary and r.description
         assert r.example and r.example_fixed

@@ -1,5 +1,6 @@
 """Imports every rule module, then puts the registry in documentation order."""
 from envkit.checks import rules_builds, rules_channels, rules_deps, rules_lock, rules_secrets  # noqa: F401
+from envkit.checks import rules_piplocks  # noqa: F401
 from envkit.checks.core import RULES
 
 #: The order rules are listed (`--list-rules`), documented (docs/rules.md) and described in SARIF.
@@ -7,7 +8,7 @@ ORDER = (
     "conda-pip-duplicate", "pip-overwrote-conda", "mixed-channels", "channel-priority", "unpinned",
     "fuzzy-pin", "stale-lock", "lock-unsatisfied", "env-drift", "python-abi-mismatch",
     "cuda-mismatch", "leaked-secret", "leaked-prefix", "insecure-url", "missing-hash",
-    "duplicate-key", "pip-without-pip",
+    "duplicate-key", "pip-without-pip", "pip-lock-missing-hash", "lock-python-mismatch", "pixi-lock-v7",
 )
 
 _ordered = {name: RULES[name] for name in ORDER}
