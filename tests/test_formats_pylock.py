@@ -226,3 +226,16 @@ def test_sbom_of_pip_locks_validates(uv_project):
     doc = json.loads(render_cyclonedx(read_file(root / "pylock.toml")))
     alpha = next(c for c in doc["components"] if c["name"] == "alpha")
     assert alpha["hashes"] == [{"alg": "SHA-256", "content": shas["alpha"]}]
+
+
+@needs_uv
+def test_normalize_check_on_pylock(uv_project, tmp_path):
+    root, _ = uv_project
+    r = run_envkit("normalize", str(root / "pylock.toml"))
+    assert r.exit_code == 0 and 'created-by = "uv"' in r.stdout and "[[packages.wheels]]" in r.stdout
+    canon = tmp_path / "pylock.toml"
+    canon.write_text(r.stdout)
+    assert run_envkit("normalize", "--check", str(canon)).exit_code == 0
+    assert run_envkit("normalize", "--check", str(root / "pylock.toml")).exit_code == 1
+    r = run_envkit("normalize", str(root / "proj" / "uv.lock"))
+    assert r.exit_code == 2 and "uv owns that file" in r.stderr

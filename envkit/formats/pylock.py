@@ -196,7 +196,7 @@ def pip_packages_for(lock: Lock, platform: str | None) -> tuple[tuple[LockedPack
 
 
 def write_pylock(lock: Lock, platform: str | None = None, *, header: str | None = None,
-                 dropped: list | None = None) -> str:
+                 dropped: list | None = None, created_by: str = "envkit") -> str:
     """pylock.toml (lock-version 1.0) text for the pip packages of `lock` (of `platform`), with hashes.
 
     A package that PEP 751 cannot hold as locked (no URL or path to install it from, or an archive
@@ -204,13 +204,14 @@ def write_pylock(lock: Lock, platform: str | None = None, *, header: str | None 
     packages are not written (a pylock.toml is for Python packages only)."""
     pkgs, _ = pip_packages_for(lock, platform)
     meta = dict(lock.metadata)
-    out = [f"# {line}" if line else "#" for line in (header if header is not None else HEADER).splitlines()]
+    head = header if header is not None else HEADER
+    out = [line if line.startswith("#") else f"# {line}" if line else "#" for line in head.splitlines()]
     out.append('lock-version = "1.0"')
     if META_ENVIRONMENTS in meta:
         out.append(f"environments = {_toml_list(json.loads(meta[META_ENVIRONMENTS]))}")
     if META_REQUIRES_PYTHON in meta:
         out.append(f"requires-python = {_toml_str(json.loads(meta[META_REQUIRES_PYTHON]))}")
-    out.append('created-by = "envkit"')
+    out.append(f"created-by = {_toml_str(created_by)}")
     written = 0
     for p in sorted(pkgs, key=lambda p: (_pep503(p.name), p.version, p.marker or "")):
         body = _package_toml(p)
