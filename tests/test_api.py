@@ -86,7 +86,7 @@ def test_write_text_normal_use():
     (lambda s, l: envkit.write_text(s, 1), TypeError, "write_text() argument 'format' must be str, not int"),
     (lambda s, l: envkit.write_text(s, "yaml"), envkit.UsageError,
      "unknown format 'yaml'; choose one of: env, explicit, conda-lock, pixi, requirements, conda-list-json, "
-     "conda-list-export"),
+     "conda-list-export, pylock, uv-lock"),
     (lambda s, l: envkit.write_text(s, "requirements", platform="linux-64"), TypeError,
      "write_text() got an unexpected keyword argument 'platform' for format 'requirements' (it takes: header, "
      "comments)"),
