@@ -305,7 +305,7 @@ def test_read_detect_and_normalize_normal_use(spec_file):
     (lambda: envkit.read_text(None), TypeError, "read_text() argument 'text' must be str, not NoneType"),
     (lambda: envkit.read_text("a\n", format="txt"), envkit.UsageError,
      "unknown format 'txt'; choose one of: env, explicit, conda-lock, pixi, requirements, conda-list-json, "
-     "conda-list-export"),
+     "conda-list-export, pylock, uv-lock"),
     (lambda: envkit.read_text("a\n", environment=1), TypeError,
      "read_text() argument 'environment' must be str or None, not int"),
     (lambda: envkit.read_file(3), TypeError, "read_file() argument 'path' must be str or os.PathLike, not int"),
