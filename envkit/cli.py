@@ -29,6 +29,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "template": ("envkit.commands.template", "template", "Generate PyTorch+CUDA environments that install."),
     "smoke": ("envkit.commands.smoke", "smoke", "Smoke-test torch, CUDA and the DataLoader inside an env."),
     "machine": ("envkit.commands.machine", "machine", "Show a machine's profile: OS, glibc, CPU, driver, GPUs."),
+    "convert": ("envkit.commands.convert", "convert", "Convert a lock or environment file to another format."),
 }
 
 

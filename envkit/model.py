@@ -180,6 +180,14 @@ class LockedPackage:
     category: str = "main"
     optional: bool = False
     editable: bool = False
+    #: pip only: the PEP 508 marker under which the package is installed (a pylock.toml entry's
+    #: `marker`); None means always
+    marker: str | None = None
+    #: pip only: the package index it was locked from (pylock `index`, uv.lock `source.registry`)
+    index: str | None = None
+    #: pip only: (url, sha256) of further artifacts of the same release that a cross-platform lock
+    #: lists (the other wheels, the sdist), in file order; `url`/`sha256` hold the first
+    other_files: tuple[tuple[str, str | None], ...] = ()
     requested: bool | None = field(default=None, compare=False)
     line: int | None = field(default=None, compare=False)
 

@@ -220,6 +220,17 @@ def _render(model, text: str, fmt: str) -> str:
         from envkit.formats.condalist import write_conda_list_json
 
         return write_conda_list_json(model)
+    if fmt == "pylock":
+        from envkit.formats._util import leading_comments
+        from envkit.formats.pylock import write_pylock
+
+        import json
+
+        created_by = json.loads(dict(model.metadata).get("created-by", '"envkit"'))
+        return write_pylock(model, header=redact_comment(leading_comments(text)) or "", created_by=created_by)
+    if fmt == "uv-lock":
+        raise UsageError("envkit reads uv.lock but does not rewrite it (uv owns that file)",
+                         hint="`envkit validate uv.lock` checks it; `uv lock` rewrites it")
     if fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r}; choose one of: {', '.join(FORMATS)}")
     raise _pixi_error()

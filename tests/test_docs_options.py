@@ -7,7 +7,8 @@ from envkit.cli import COMMANDS, cli
 
 PAGE = {"normalize": "normalize", "validate": "normalize", "export": "export", "lock": "lock",
         "create": "create", "diff": "diff", "check": "check", "explain": "check",
-        "template": "template", "smoke": "smoke", "machine": "machine"}
+        "template": "template", "smoke": "smoke", "machine": "machine",
+        "convert": "convert"}
 
 
 def _commands():

@@ -47,7 +47,7 @@ def test_registry_has_every_rule_of_the_issue_in_order():
         "cuda-mismatch", "torch-pairing", "leaked-secret", "leaked-prefix", "insecure-url",
         "missing-hash", "duplicate-key", "pip-without-pip", "no-channels", "platform-only",
         "short-exact-pin", "pypi-only-in-conda", "legacy-url", "missing-requirements-file",
-        "yaml-number", "machine-platform", "machine-virtual-package", "machine-cuda-driver",
+        "yaml-number", "pip-lock-missing-hash", "lock-python-mismatch", "pixi-lock-v7", "machine-platform", "machine-virtual-package", "machine-cuda-driver",
         "machine-gpu-arch", "machine-wheel-tag"]
     for r in all_rules().values():
         assert r.severity in ("error", "warning", "info") and r.summary and r.description

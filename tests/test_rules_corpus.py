@@ -140,7 +140,7 @@ EXPECTED: dict[str, list[tuple[str, int]]] = {
     "58": [],
     # pixi.lock v7: pyzmq's `py312` builds are conda-forge abi3 builds (they depend on
     # `_python_abi3_support` and `cpython >=3.12`), fine with Python 3.13/3.14: no finding.
-    "59": [],
+    "59": [("pixi-lock-v7", 1)],  # the note: conda's plugin reads pixi.lock v6 only
 }
 
 

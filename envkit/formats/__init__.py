@@ -6,7 +6,8 @@
     write_text            the text of a model in a format
 
 One module per format: envyml (environment.yml, hand-written and `conda env export`), requirements,
-explicit, condalock, pixilock, condalist (`conda list --json` and `--export`).  Readers raise
+explicit, condalock, pixilock, condalist (`conda list --json` and `--export`), pylock (PEP 751
+pylock.toml), uvlock (uv.lock).  Readers raise
 ParseError / InvalidSpecError / UnsupportedVersionError with file and line; writers are
 deterministic.
 """
@@ -17,7 +18,8 @@ import re
 
 from envkit.errors import ParseError, UsageError, Where
 
-FORMATS = ("env", "explicit", "conda-lock", "pixi", "requirements", "conda-list-json", "conda-list-export")
+FORMATS = ("env", "explicit", "conda-lock", "pixi", "requirements", "conda-list-json", "conda-list-export",
+           "pylock", "uv-lock")
 
 #: Formats whose model is an EnvSpec; every other format reads as a Lock.
 SPEC_FORMATS = ("env", "requirements")
@@ -30,6 +32,10 @@ _ITEM = re.compile(r"^[ \t]*- ", re.MULTILINE)
 _KEY_LINE = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*:\s")
 _VERSION = re.compile(r"^version:\s*['\"]?(\d+)", re.MULTILINE)
 _EXPORT_LINE = re.compile(r"^(?:[^\s:]+::)?[^\s=#]+=[^\s=]+=[^\s=]+$")
+# TOML locks: PEP 751's required `lock-version`, uv.lock's `version = N` with `[[package]]` tables
+_PYLOCK = re.compile(r"^lock-version[ \t]*=", re.MULTILINE)
+_UV_LOCK = re.compile(r"^\[\[package\]\][ \t]*(?:#.*)?$", re.MULTILINE)
+_UV_VERSION = re.compile(r"^version[ \t]*=[ \t]*\d", re.MULTILINE)
 _REQ_LINE = re.compile(r"^(?:-[A-Za-z-]|[A-Za-z0-9][A-Za-z0-9._-]*\s*(?:\[|[<>=!~;@]|$)|git\+|https?://|\.|/)")
 
 
@@ -38,6 +44,10 @@ def detect_format(text: str, filename: str | None = None) -> str:
     (an empty file, or text that fits several formats).  Raises ParseError when nothing fits."""
     base = os.path.basename(filename or "").lower()
     head = text.lstrip("\ufeff \t\r\n")
+    if _PYLOCK.search(text):
+        return "pylock"
+    if _UV_VERSION.search(text) and (_UV_LOCK.search(text) or base == "uv.lock"):
+        return "uv-lock"
     if head.startswith("["):
         return "conda-list-json"
     if "@EXPLICIT" in text and _EXPLICIT.search(text):
@@ -75,6 +85,10 @@ _YAML_NULLS = frozenset({"null", "Null", "NULL", "~", "---", "--- null", "--- ~"
 def _by_name(base: str) -> str | None:
     if base == "pixi.lock":
         return "pixi"
+    if base == "pylock.toml" or (base.startswith("pylock.") and base.endswith(".toml")):
+        return "pylock"
+    if base == "uv.lock":
+        return "uv-lock"
     if base.endswith("conda-lock.yml") or base.endswith("conda-lock.yaml"):
         return "conda-lock"
     if base.endswith((".yml", ".yaml")):
@@ -118,6 +132,14 @@ def read_text(text: str, *, filename: str | None = None, format: str | None = No
         from envkit.formats.pixilock import read_pixi_lock
 
         return read_pixi_lock(text, filename, environment=environment)
+    if fmt == "pylock":
+        from envkit.formats.pylock import read_pylock
+
+        return read_pylock(text, filename)
+    if fmt == "uv-lock":
+        from envkit.formats.uvlock import read_uv_lock
+
+        return read_uv_lock(text, filename)
     if fmt == "conda-list-json":
         from envkit.formats.condalist import read_conda_list_json
 
@@ -144,6 +166,8 @@ WRITE_OPTIONS = {
     "conda-list-json": ("platform",),
     "conda-list-export": ("header", "platform"),
     "pixi": (),
+    "pylock": ("header", "platform"),
+    "uv-lock": (),
 }
 
 
@@ -222,6 +246,12 @@ def write_text(model, format: str, **opts) -> str:
         from envkit.formats.condalist import write_conda_list_export
 
         return write_conda_list_export(model, platform, **opts)
+    if format == "pylock":
+        from envkit.formats.pylock import write_pylock
+
+        return write_pylock(model, platform, **opts)
+    if format == "uv-lock":
+        raise UsageError("envkit reads uv.lock but does not write it (uv owns it); write pylock instead")
     raise UsageError("envkit reads pixi.lock but does not write it; write conda-lock or explicit instead")
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from envkit.errors import Where
-from envkit.model import EnvSpec
+from envkit.model import EnvSpec, Lock
 
 _COMMENT = re.compile(r"(^|\s+)#.*$")
 
@@ -87,4 +87,70 @@ def write_requirements(spec: EnvSpec, *, header: str | None = None, comments=Non
         out.append(p.text + (f"  {inl}" if inl else ""))
         out += trail
     out += cm.leftover() + cm.footer
+    return "\n".join(out) + "\n" if out else ""
+
+
+# -- hashes: a requirements file as a lock ------------------------------------------------------
+
+_HASH = re.compile(r"--hash[= ](?P<algo>[A-Za-z0-9]+):(?P<hex>[0-9A-Fa-f]+)")
+
+
+def hashes_of(dep) -> tuple[tuple[str, str], ...]:
+    """The `--hash=algo:hex` options of a requirements entry, in order, as (algo, hex) pairs."""
+    return tuple((m.group("algo").lower(), m.group("hex").lower()) for m in _HASH.finditer(dep.text))
+
+
+def requirements_to_lock(spec: EnvSpec) -> Lock:
+    """A pinned requirements file (`name==version`, with `--hash` where given: what `pip-compile
+    --generate-hashes` and `uv pip compile --generate-hashes` write) as a pip-only Lock(kind=
+    "requirements"), each package's first sha256 its `sha256`.  URL, VCS and path entries keep their
+    URL; editable ones are marked.  Raises UsageError naming the line of an entry that is not pinned
+    to one version (such a file is a spec, not a lock)."""
+    from envkit.errors import UsageError
+    from envkit.model import Lock, LockedPackage
+
+    pkgs = []
+    options = []
+    for d in spec.pip:
+        if d.kind == "option":
+            options.append(d.text)
+            continue
+        sha = next((h for a, h in hashes_of(d) if a == "sha256"), None)
+        version = ""
+        if d.kind == "requirement":
+            m = re.fullmatch(r"===?\s*([^,\s]+)", d.specifier or "")
+            if not m or "*" in m.group(1):
+                where = f"{spec.source or '<requirements>'}:{d.line}: " if d.line else ""
+                raise UsageError(f"{where}{d.text.split(' --')[0]!r} is not pinned to one version; a requirements "
+                                 f"file converts to a lock only when every entry is `name==version`",
+                                 hint="pin it (`uv pip compile --generate-hashes`), or lock it with `envkit lock`")
+            version = m.group(1)
+        pkgs.append(LockedPackage(manager="pip", name=d.name or d.url or d.text, version=version, url=d.url,
+                                  sha256=sha, editable=d.editable, marker=d.marker, line=d.line))
+    return Lock(kind="requirements", platforms=(), packages=tuple(pkgs), pip_options=tuple(options),
+                source=spec.source)
+
+
+def write_requirements_lock(lock: Lock, platform: str | None = None, *, header: str | None = None) -> str:
+    """A pinned requirements file of the pip packages of `lock` (of `platform`): `name==version` with
+    a `--hash=sha256:...` per known artifact (pip's hash-checking mode), `name @ URL` for a package
+    installed from a URL without a version, `-e PATH` for editable ones; markers kept; the lock's pip
+    options (index URLs) first."""
+    from envkit.formats._util import comment_block
+    from envkit.formats.pylock import pip_packages_for
+
+    pkgs, _ = pip_packages_for(lock, platform)
+    out = comment_block(header).splitlines() if header else []
+    out += list(lock.pip_options)
+    for p in sorted(pkgs, key=lambda p: (p.name.lower(), p.version)):
+        marker = f" ; {p.marker}" if p.marker else ""
+        if p.editable and p.url:
+            out.append(f"-e {p.url}")
+            continue
+        if not p.version and p.url:
+            out.append(f"{p.name} @ {p.url}{marker}")
+            continue
+        hashes = [h for h in dict.fromkeys([p.sha256] + [s for _, s in p.other_files]) if h]
+        line = f"{p.name}=={p.version}{marker}"
+        out.append(line + "".join(f" \\\n    --hash=sha256:{h}" for h in hashes))
     return "\n".join(out) + "\n" if out else ""

@@ -1,0 +1,182 @@
+"""Rules for the 2026 lock formats: pylock.toml / uv.lock entries without a hash, a pip lock whose
+`requires-python` leaves out the environment's Python, and pixi.lock v7 where conda reads v6 only."""
+from __future__ import annotations
+
+import json
+import re
+from typing import Iterator
+
+from envkit._text import plural
+from envkit.checks.core import Context, Hit, Target, rule
+from envkit.model import EnvSpec, Lock
+
+_ARCHIVE = re.compile(r"\.(?:whl|tar\.gz|zip|tar\.bz2|tgz)(?:[#?].*)?$")
+
+
+@rule(
+    "pip-lock-missing-hash",
+    severity="warning",
+    summary="A pylock.toml or uv.lock entry without a sha256.",
+    description="""
+        PEP 751 requires a hash for every archive, sdist and wheel of a pylock.toml, and uv records
+        one for every artifact it downloads; an installer uses them to verify that it installs
+        what was locked.  A pylock.toml entry without one is not valid PEP 751 (envkit reports it
+        as a parse error); this rule reports the uv.lock and pylock entries whose artifact has no
+        sha256: uv writes none for wheels of a local `--find-links` directory, so such a lock
+        cannot be verified elsewhere.
+
+        Not reported: editable, directory and VCS entries (nothing is downloaded).
+
+        Fix: lock from an index (`uv lock` against a package index), or `uv pip compile
+        --generate-hashes`.
+        """,
+    example="""
+        version = 1
+        requires-python = ">=3.10"
+
+        [[package]]
+        name = "alpha"
+        version = "1.0"
+        source = { registry = "wheels" }
+        wheels = [{ path = "alpha-1.0-py3-none-any.whl" }]
+        """,
+    example_fixed="""
+        version = 1
+        requires-python = ">=3.10"
+
+        [[package]]
+        name = "alpha"
+        version = "1.0"
+        source = { registry = "wheels" }
+        wheels = [{ path = "alpha-1.0-py3-none-any.whl", hash = "sha256:6bb010fbf61e8913add6b37008c20a2199fec876f722c0257e06a6a4b53b5c0e" }]
+        """,
+    applies_to=("lock",),
+    example_file="uv.lock",
+)
+def pip_lock_missing_hash(target: Target, ctx: Context) -> Iterator[Hit]:
+    lock = target.model
+    if not isinstance(lock, Lock) or lock.kind not in ("pylock", "uv-lock"):
+        return
+    missing = [p for p in lock.packages if not p.editable and p.url and _ARCHIVE.search(p.url) and not p.sha256]
+    for p in missing:
+        yield Hit(p.line, f"{p.name} {p.version} has no sha256 for {p.url.rsplit('/', 1)[-1]}; the installer "
+                          f"cannot verify it", (p.name,))
+
+
+@rule(
+    "lock-python-mismatch",
+    severity="error",
+    summary="A pip lock's requires-python does not include the environment's Python.",
+    description="""
+        A pylock.toml or uv.lock records the Python versions it was resolved for
+        (`requires-python`).  When the environment it is checked with (`envkit check
+        environment.yml --lock pylock.toml`) pins a Python outside that range, the installer
+        refuses the lock, or installs wheels resolved for another Python.
+
+        Fix: lock again for the environment's Python (`uv pip compile --python-version 3.X`), or
+        change the environment's Python.
+        """,
+    example="""
+        # envkit check environment.yml --lock pylock.toml, where pylock.toml says
+        # requires-python = ">=3.11" and environment.yml pins python=3.10
+        environment.yml: error lock-python-mismatch: pylock.toml requires Python >=3.11; the environment has 3.10
+        """,
+    example_fixed="""
+        # environment.yml pins python=3.11
+        no findings (2 files checked)
+        """,
+    applies_to=("lock",),
+    example_kind="text",
+)
+def lock_python_mismatch(target: Target, ctx: Context) -> Iterator[Hit]:
+    lock = target.model
+    if not isinstance(lock, Lock) or lock.kind not in ("pylock", "uv-lock") or target.spec is None:
+        return
+    raw = dict(lock.metadata).get("requires-python")
+    python = _python_of(target.spec.model)
+    if not raw or python is None:
+        return
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        spec = SpecifierSet(json.loads(raw))
+        version = Version(python)
+    except (InvalidSpecifier, InvalidVersion, ValueError):
+        return
+    # a pin to a minor release (3.10, 3.10.*) is inside when its first patch release is
+    probe = Version(f"{version.major}.{version.minor}.{version.micro}") if len(version.release) >= 3 \
+        else Version(f"{version.major}.{version.minor}.0")
+    if not spec.contains(probe, prereleases=True):
+        line = next((n for n, t in enumerate(target.lines, 1) if re.match(r"^requires-python\s*=", t)), None)
+        yield Hit(line,
+                  f"{target.path} requires Python {spec}; {target.spec.path} has Python {python}", ("python",))
+
+
+def _python_of(model) -> str | None:
+    """The Python version a spec pins (`python=3.11`, `python==3.11.8`) or a lock locks."""
+    if isinstance(model, EnvSpec):
+        for d in model.conda:
+            if d.name == "python" and d.version:
+                m = re.match(r"^(?:==)?(\d+\.\d+(?:\.\d+)?)(?:\.\*|\*)?$", d.version)
+                if m:
+                    return m.group(1)
+        return None
+    if isinstance(model, Lock):
+        for p in model.packages:
+            if p.manager == "conda" and p.name == "python":
+                return p.version
+    return None
+
+
+@rule(
+    "pixi-lock-v7",
+    severity="info",
+    summary="A pixi.lock version 7, which conda's conda-lockfiles plugin does not read.",
+    description="""
+        pixi writes lock version 7 by default since May 2026.  conda (26.5 and later, through the
+        conda-lockfiles plugin) reads pixi.lock version 6 only, and py-rattler before 0.24 fails
+        with "Lock-file version 7 is newer than supported".  A note, not a problem: pixi itself
+        reads it.  When the lock must also serve `conda create --file pixi.lock`, write a v6 copy.
+
+        Fix: `envkit convert pixi.lock -o conda/pixi.lock --to pixi` (version 6).
+        """,
+    example="""
+        version: 7
+        platforms:
+        - name: linux-64
+        environments:
+          default:
+            channels:
+            - url: https://conda.anaconda.org/conda-forge/
+            packages:
+              linux-64:
+              - conda: https://conda.anaconda.org/conda-forge/linux-64/bzip2-1.0.8-hda65f42_9.conda
+        packages:
+        - conda: https://conda.anaconda.org/conda-forge/linux-64/bzip2-1.0.8-hda65f42_9.conda
+          sha256: 0b75d45f0bba3e95dc693336fa51f40ea28c980131fec438afb7ce6118ed05f6
+        """,
+    example_fixed="""
+        version: 6
+        environments:
+          default:
+            channels:
+            - url: https://conda.anaconda.org/conda-forge/
+            packages:
+              linux-64:
+              - conda: https://conda.anaconda.org/conda-forge/linux-64/bzip2-1.0.8-hda65f42_9.conda
+        packages:
+        - conda: https://conda.anaconda.org/conda-forge/linux-64/bzip2-1.0.8-hda65f42_9.conda
+          sha256: 0b75d45f0bba3e95dc693336fa51f40ea28c980131fec438afb7ce6118ed05f6
+        """,
+    applies_to=("lock",),
+    example_file="pixi.lock",
+)
+def pixi_lock_v7(target: Target, ctx: Context) -> Iterator[Hit]:
+    lock = target.model
+    if not isinstance(lock, Lock) or lock.kind != "pixi" or dict(lock.metadata).get("version") != "7":
+        return
+    yield Hit(target.line_of_key("version") or 1,
+              f"pixi.lock version 7: conda's conda-lockfiles plugin reads version 6 only "
+              f"(`envkit convert {target.path} -o OUT --to pixi` writes a v6 copy); "
+              f"{plural(len(lock.platforms), 'platform')}")

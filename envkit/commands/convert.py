@@ -1,0 +1,92 @@
+"""`envkit convert IN -o OUT`: turn one environment or lock format into another.
+
+    envkit convert IN (-o OUT | --to FORMAT) [--platform P] [--format IN_FORMAT] [-e ENV]
+                   [--allow-loss] [--json]
+
+The target format comes from OUT's name (pixi.lock, pylock.toml, conda-lock.yml, *.cdx.json, ...)
+or --to.  What the target cannot hold is printed on stderr (and listed under "losses" with --json);
+the exit code is 1 then, unless --allow-loss accepts it (the output is written either way, so that
+the user can look at it).
+"""
+from __future__ import annotations
+
+import click
+
+from envkit.convert import TARGETS
+from envkit.formats import FORMATS
+
+#: exit code when something was dropped and --allow-loss was not given
+EXIT_LOSS = 1
+
+
+@click.command("convert")
+@click.argument("source", metavar="IN")
+@click.option("-o", "--output", metavar="OUT", help="Write here (atomically); its name picks the format. '-': stdout.")
+@click.option("--to", "target", type=click.Choice(TARGETS), help="The output format (default: from OUT's name).")
+@click.option("--platform", metavar="PLATFORM", help="The platform to write, for one-platform outputs "
+              "(explicit, env, requirements, pylock), or to give one to a lock that has none (pylock, uv.lock).")
+@click.option("--format", "in_format", type=click.Choice(FORMATS), help="Read IN as this format (default: detected).")
+@click.option("-e", "--env", "--environment", "environment", metavar="NAME", help="pixi.lock: the environment to read.")
+@click.option("--allow-loss", is_flag=True, help="Exit 0 even when the output cannot hold everything IN has.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON report (format, platform, losses) on stdout; "
+              "needs -o FILE.")
+def convert(source, output, target, platform, in_format, environment, allow_loss, as_json) -> int:
+    """Convert an environment file or lock to another format.
+
+    Reads every format envkit reads (environment.yml exports, requirements with --hash, explicit,
+    conda-lock.yml, pixi.lock, pylock.toml, uv.lock, `conda list` output) and writes env,
+    requirements, explicit, conda-lock, pixi (v6), pixi-v7, pylock, cyclonedx (CycloneDX 1.6 SBOM
+    JSON), conda-list-json and conda-list-export.
+
+    Exit codes: 0 converted without loss (or --allow-loss), 1 something was dropped, 2 unusable input.
+    """
+    from envkit.cli import emit
+    from envkit.convert import convert as do_convert, target_from_name
+    from envkit.errors import UsageError
+    from envkit.formats import detect_format, read_text
+    from envkit.io import read_text as read_file
+
+    if output is None and target is None:
+        raise UsageError("say where to write: -o OUT (its name picks the format) or --to FORMAT")
+    if as_json and (output is None or output == "-"):
+        raise UsageError("--json prints the report on stdout: write the converted file with -o FILE")
+    if target is None:
+        target = target_from_name(output)
+        if target is None:
+            raise UsageError(f"cannot tell the output format from the name {output!r}",
+                             hint=f"pass --to (one of: {', '.join(TARGETS)})")
+    text = read_file(source)
+    fmt = in_format or detect_format(text, source)
+    model = read_text(text, filename=source, format=fmt, environment=environment)
+    result = do_convert(model, target, source_format=fmt, platform=platform)
+    emit(result.text, output)
+    for line in loss_lines(result, source, output or "-"):
+        click.echo(line, err=True)
+    if as_json:
+        import json
+
+        doc = {"source": source, "source_format": fmt, "output": output, "target": target,
+               "platform": platform, "lossless": not result.losses,
+               "left_out_platforms": list(result.left_out_platforms),
+               "losses": [loss.as_dict() for loss in result.losses]}
+        click.echo(json.dumps(doc, indent=2, ensure_ascii=False))
+    return EXIT_LOSS if result.losses and not allow_loss else 0
+
+
+def loss_lines(result, source: str, output: str) -> list[str]:
+    """The stderr lines that say what a conversion dropped (render: sentences live here)."""
+    from envkit.convert import FEATURES
+
+    out = []
+    if result.left_out_platforms:
+        out.append(f"note: only {result.platform} written; left out: {', '.join(result.left_out_platforms)}")
+    for loss in result.losses:
+        who = ""
+        if loss.packages:
+            more = f", ... ({loss.count} in all)" if loss.count > len(loss.packages) else ""
+            who = f": {', '.join(loss.packages)}{more}"
+        why = f" ({loss.detail})" if loss.detail else ""
+        out.append(f"warning: {result.target} cannot hold {FEATURES[loss.feature]}; dropped{who}{why}")
+    if result.losses:
+        out.append(f"warning: {source} -> {output} lost information; pass --allow-loss to accept it")
+    return out

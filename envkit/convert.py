@@ -1,0 +1,320 @@
+"""`envkit convert`'s core: any format envkit reads -> any format it writes, saying what is lost.
+
+    conversion = convert(model, "pixi", platform=None)
+    conversion.text        the output text
+    conversion.losses      what the target could not hold (Loss records), empty when lossless
+
+What a target can hold is a set of features (FEATURES) per writer (HOLDS); what a source can carry
+is a set per reader (CARRIES).  A conversion's losses are the features the model actually has that
+the target does not hold, plus the packages a writer had to leave out (no artifact URL, no hash).
+The same two tables give the lossless / dropped matrix of docs/commands/convert.md
+(`loss_table_markdown`, checked by tests/test_convert.py).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from envkit.errors import UsageError
+from envkit.model import EnvSpec, Lock
+
+#: feature -> how the docs and messages name it
+FEATURES = {
+    "conda": "conda packages",
+    "pip": "pip packages",
+    "platforms": "several platforms",
+    "hashes": "hashes",
+    "urls": "artifact URLs",
+    "depends": "dependencies",
+    "channels": "channel order",
+    "indexes": "package indexes",
+    "editable": "editable installs",
+    "markers": "environment markers",
+    "pip-no-url": "pip packages without an artifact URL",
+    "pip-no-version": "pip packages without a version",
+}
+
+#: the formats `convert` writes (file names tell most of them; see target_from_name)
+TARGETS = ("env", "requirements", "explicit", "conda-lock", "pixi", "pixi-v7", "pylock", "cyclonedx",
+           "conda-list-json", "conda-list-export")
+
+_LOCKS = {"conda", "pip", "platforms", "hashes", "urls", "depends", "channels", "indexes"}
+HOLDS: dict[str, set[str]] = {
+    "env": {"conda", "pip", "channels", "indexes"},
+    "requirements": {"pip", "hashes", "markers", "editable", "indexes", "pip-no-url"},
+    "explicit": {"conda", "pip", "hashes", "urls"},
+    "conda-lock": set(_LOCKS),
+    "pixi": set(_LOCKS),
+    "pixi-v7": set(_LOCKS),
+    "pylock": {"pip", "hashes", "urls", "depends", "editable", "markers", "indexes"},
+    "cyclonedx": {"conda", "pip", "platforms", "hashes", "urls", "depends", "channels", "editable", "markers",
+                  "indexes", "pip-no-url"},
+    "conda-list-json": {"conda", "pip", "pip-no-url"},
+    "conda-list-export": {"conda", "pip", "pip-no-url"},
+}
+HOLDS["env"] |= {"pip-no-url", "pip-no-version"}
+for _t in ("requirements", "pylock", "cyclonedx", "pixi-v7"):
+    HOLDS[_t].add("pip-no-version")
+
+#: what each reader's format can carry
+CARRIES: dict[str, set[str]] = {
+    "env": {"conda", "pip", "channels", "indexes", "pip-no-url"},
+    "requirements": {"pip", "hashes", "urls", "editable", "markers", "indexes", "pip-no-url"},
+    "explicit": {"conda", "pip", "hashes", "urls"},
+    "conda-lock": set(_LOCKS),
+    "pixi": _LOCKS | {"editable", "pip-no-version"},
+    "conda-list-json": {"conda", "pip", "pip-no-url"},
+    "conda-list-export": {"conda", "pip", "pip-no-url"},
+    "pylock": {"pip", "hashes", "urls", "depends", "editable", "markers", "indexes"},
+    "uv-lock": {"pip", "hashes", "urls", "depends", "editable", "indexes"},
+}
+
+#: targets that hold one platform (several need --platform); targets whose entries need a platform
+SINGLE_PLATFORM = ("env", "requirements", "explicit", "pylock", "conda-list-json", "conda-list-export")
+NEEDS_PLATFORM = ("conda-lock", "pixi", "pixi-v7", "explicit", "env", "conda-list-json", "conda-list-export")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Loss:
+    """Something the target format could not hold: `feature` (a FEATURES key), how many packages it
+    concerned (0: the lock as a whole), and up to a few of them by name."""
+
+    feature: str
+    count: int = 0
+    packages: tuple[str, ...] = ()
+    detail: str = ""
+
+    def as_dict(self) -> dict:
+        return {"feature": self.feature, "what": FEATURES[self.feature], "count": self.count,
+                "packages": list(self.packages), "detail": self.detail}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Conversion:
+    text: str
+    source_format: str
+    target: str
+    platform: str | None
+    losses: tuple[Loss, ...] = ()
+    #: platforms of the source not written (a single-platform target, chosen with --platform)
+    left_out_platforms: tuple[str, ...] = ()
+
+
+def target_from_name(path: str) -> str | None:
+    """The target format a file name asks for, or None when it does not tell."""
+    import os
+
+    base = os.path.basename(path).lower()
+    if base.endswith((".cdx.json", ".cyclonedx.json")) or base in ("bom.json", "sbom.json"):
+        return "cyclonedx"
+    if base == "pixi.lock":
+        return "pixi"
+    if base == "pylock.toml" or (base.startswith("pylock.") and base.endswith(".toml")):
+        return "pylock"
+    if base.endswith(("conda-lock.yml", "conda-lock.yaml")):
+        return "conda-lock"
+    if base.endswith((".yml", ".yaml")):
+        return "env"
+    if base.startswith("requirements") and base.endswith((".txt", ".in")):
+        return "requirements"
+    if base.endswith(".lock") or "explicit" in base or base.startswith("spec-file"):
+        return "explicit"
+    return None
+
+
+def features_of(lock: Lock) -> dict[str, list[str]]:
+    """feature -> the packages (name==version) that have it ([] for lock-wide features)."""
+    out: dict[str, list[str]] = {}
+
+    def add(f: str, p=None) -> None:
+        out.setdefault(f, [])
+        if p is not None:
+            out[f].append(f"{p.name}=={p.version}" if p.version else p.name)
+
+    for p in lock.packages:
+        add(p.manager, p)
+        if p.sha256 or p.md5:
+            add("hashes", p)
+        if p.url:
+            add("urls", p)
+        elif p.manager == "pip":
+            add("pip-no-url", p)
+        if p.manager == "pip" and not p.version:
+            add("pip-no-version", p)
+        if p.depends:
+            add("depends", p)
+        if p.editable:
+            add("editable", p)
+        if p.marker:
+            add("markers", p)
+        if p.index:
+            add("indexes", p)
+    if len(lock.platforms) > 1:
+        add("platforms")
+    if lock.channels:
+        add("channels")
+    if lock.pip_options:
+        add("indexes")
+    return out
+
+
+def as_lock(model, source_format: str, platform: str | None) -> Lock:
+    """The Lock a converted model is written from; UsageError for a spec that is not a lock."""
+    if isinstance(model, Lock):
+        return model
+    if model.kind == "export":
+        from envkit.formats.envyml import export_to_lock
+
+        return export_to_lock(model, platform)
+    if source_format == "requirements":
+        from envkit.formats.requirements import requirements_to_lock
+
+        return requirements_to_lock(model)
+    raise UsageError("this environment file is a spec (loose versions), not a lock; it converts only to "
+                     "env or requirements", hint="lock it first: envkit lock -f FILE")
+
+
+def convert(model, target: str, *, source_format: str, platform: str | None = None) -> Conversion:
+    """`model` (what envkit.formats.read_text returned for `source_format`) written as `target`.
+
+    Raises UsageError for an unknown target, a model the target cannot be made from, and a lock with
+    several platforms written to a one-platform target without `platform`."""
+    if target not in TARGETS:
+        raise UsageError(f"unknown target format {target!r}; choose one of: {', '.join(TARGETS)}")
+    if isinstance(model, EnvSpec) and model.kind == "spec" and target in ("env", "requirements"):
+        return _spec_convert(model, target, source_format)
+    lock = as_lock(model, source_format, platform)
+    left_out: tuple[str, ...] = ()
+    if platform is not None and lock.platforms:
+        if platform not in lock.platforms:
+            raise UsageError(f"the lock has no platform {platform!r}", hint=f"one of: {', '.join(lock.platforms)}")
+        if target in SINGLE_PLATFORM:
+            left_out = tuple(p for p in lock.platforms if p != platform)
+            lock = replace(lock, platforms=(platform,), packages=lock.for_platform(platform),
+                           content_hash=tuple((k, v) for k, v in lock.content_hash if k == platform))
+    elif len(lock.platforms) > 1 and target in SINGLE_PLATFORM and not _same_pip(lock, target):
+        raise UsageError(f"the lock has {len(lock.platforms)} platforms ({', '.join(lock.platforms)}); "
+                         f"{target} holds one", hint="choose one with --platform")
+    if not lock.platforms and target in NEEDS_PLATFORM:
+        if any(p.manager == "pip" for p in lock.packages) and platform is None:
+            raise UsageError(f"a {source_format} lock names no platform; {target} locks packages per platform",
+                             hint="say which with --platform (e.g. --platform linux-64)")
+        if platform is not None:
+            lock = replace(lock, platforms=(platform,),
+                           packages=tuple(replace(p, platform=platform) for p in lock.packages))
+    dropped: list[tuple[str, str]] = []
+    text = _write(lock, target, dropped)
+    have = features_of(lock)
+    losses = [Loss(feature=f, count=len(pk), packages=tuple(pk[:5]))
+              for f, pk in have.items() if f not in HOLDS[target] and not (f == "platforms" and left_out)]
+    for reason in dict.fromkeys(r for _, r in dropped):
+        names = [n for n, r in dropped if r == reason]
+        losses.append(Loss(feature="pip-no-url" if "URL" in reason else _feature_of(reason), count=len(names),
+                           packages=tuple(names[:5]), detail=reason))
+    return Conversion(text=text, source_format=source_format, target=target, platform=platform,
+                      losses=tuple(_merge(losses)), left_out_platforms=left_out)
+
+
+def _feature_of(reason: str) -> str:
+    for key, feature in (("editable", "editable"), ("version", "pip-no-version"), ("hash", "hashes"),
+                         ("sha256", "hashes")):
+        if key in reason:
+            return feature
+    return "urls"
+
+
+def _merge(losses: list[Loss]) -> list[Loss]:
+    """One Loss per feature (a writer's own report wins: it says why)."""
+    out: dict[str, Loss] = {}
+    for loss in losses:
+        if loss.feature not in out or loss.detail:
+            out[loss.feature] = loss
+    return [out[f] for f in FEATURES if f in out]
+
+
+def _same_pip(lock: Lock, target: str) -> bool:
+    if target != "pylock" and target != "requirements":
+        return False
+    sets = {tuple((p.name, p.version, p.url) for p in lock.for_platform(pl) if p.manager == "pip")
+            for pl in lock.platforms}
+    return len(sets) == 1
+
+
+def _spec_convert(spec: EnvSpec, target: str, source_format: str) -> Conversion:
+    from envkit.formats import write_text
+
+    if target == "requirements" and spec.conda:
+        raise UsageError("an environment spec with conda dependencies cannot be written as requirements.txt")
+    return Conversion(text=write_text(spec, target), source_format=source_format, target=target, platform=None)
+
+
+def _write(lock: Lock, target: str, dropped: list) -> str:
+    header = "generated by envkit convert"
+    if "pip-no-version" not in HOLDS[target] and target not in ("pixi",):
+        keep = []
+        for p in lock.packages:
+            if p.manager == "pip" and not p.version:
+                dropped.append((p.name, f"no version ({target} needs one for every package)"))
+            else:
+                keep.append(p)
+        lock = replace(lock, packages=tuple(keep))
+    if target in ("pixi", "pixi-v7"):
+        from envkit.formats.pixiwrite import write_pixi_lock
+
+        return write_pixi_lock(lock, version=7 if target == "pixi-v7" else 6, dropped=dropped)
+    if target == "pylock":
+        from envkit.formats.pylock import write_pylock
+
+        return write_pylock(lock, header=header, dropped=dropped)
+    if target == "cyclonedx":
+        from envkit.render.sbom import render_cyclonedx
+
+        return render_cyclonedx(lock)
+    if target == "requirements":
+        from envkit.formats.requirements import write_requirements_lock
+
+        return write_requirements_lock(lock, header=header)
+    if target in ("conda-lock", "explicit"):
+        # these writers refuse a package they cannot hold: leave it out and say so
+        keep = []
+        for p in lock.packages:
+            if p.url:
+                keep.append(p)
+            else:
+                dropped.append((f"{p.name}=={p.version}", "no artifact URL (the format lists artifacts by URL)"))
+        lock = replace(lock, packages=tuple(keep))
+    if target == "explicit":
+        from envkit.formats.explicit import write_explicit
+
+        return write_explicit(lock, lock.platforms[0] if len(lock.platforms) == 1 else None, header=header)
+    from envkit.formats import write_text
+
+    opts = {"header": header} if "header" in _write_options(target) else {}
+    if target != "conda-lock" and len(lock.platforms) == 1:
+        opts["platform"] = lock.platforms[0]
+    return write_text(lock, target, **opts)
+
+
+def _write_options(target: str) -> tuple[str, ...]:
+    from envkit.formats import WRITE_OPTIONS
+
+    return WRITE_OPTIONS.get(target, ())
+
+
+# -- the documented matrix ----------------------------------------------------------------------
+
+def pair_losses(source: str, target: str) -> list[str]:
+    """The FEATURES keys a `source` file may have that `target` cannot hold (the docs' matrix)."""
+    return [f for f in FEATURES if f in CARRIES[source] and f not in HOLDS[target]]
+
+
+def loss_table_markdown() -> str:
+    """The lossless / dropped table of docs/commands/convert.md: a row per reader, a column per
+    target."""
+    rows = ["| from \\ to | " + " | ".join(TARGETS) + " |", "|---|" + "---|" * len(TARGETS)]
+    for src in CARRIES:
+        cells = []
+        for tgt in TARGETS:
+            lost = pair_losses(src, tgt)
+            cells.append("lossless" if not lost else "drops " + ", ".join(FEATURES[f] for f in lost))
+        rows.append(f"| {src} | " + " | ".join(cells) + " |")
+    return "\n".join(rows) + "\n"

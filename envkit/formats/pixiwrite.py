@@ -1,0 +1,148 @@
+"""Writing pixi.lock: version 6 (what conda's conda-lockfiles plugin reads) and version 7 (pixi's
+default since May 2026).
+
+The layout is the one `envkit.formats.pixilock` reads: one environment (the Lock's `environment`,
+else "default") whose `packages.<platform>` list references entries of the top-level `packages:`
+list, each written once (a noarch package shared by several platforms is one entry).  Version 7
+adds the top-level `platforms:` list.  Deterministic: platforms in lock order, references and
+entries sorted by kind and location.
+
+What a pixi.lock cannot hold is left out and reported through `dropped` as (package, reason): a
+package without an artifact URL (pixi locks artifacts), and the editable flag of a pip package (pixi
+takes editability from its manifest, not the lock; the package is written as its path).
+"""
+from __future__ import annotations
+
+import re
+
+from envkit.model import Lock, LockedPackage
+
+VERSIONS = (6, 7)
+
+
+def _channel_url(ch) -> str:
+    url = ch.redacted_url or ch.url
+    if not url:
+        from envkit.conda.channels import parse_channel
+
+        url = parse_channel(ch.name).url or f"https://conda.anaconda.org/{ch.name}"
+    return url.rstrip("/") + "/"
+
+
+def write_pixi_lock(lock: Lock, *, version: int = 6, dropped: list | None = None) -> str:
+    """pixi.lock text (version 6 or 7) of `lock`; raises ValueError for another version.
+
+    Every package needs a platform (a pylock.toml read has none: give the Lock one first)."""
+    from envkit.formats._util import yscalar as scalar
+
+    if version not in VERSIONS:
+        raise ValueError(f"pixi.lock version {version} is not written; envkit writes {VERSIONS}")
+    # a pixi environment keeps its name; a conda environment's name is not a pixi environment's
+    env = (lock.environment if lock.kind == "pixi" else None) or "default"
+    platforms = lock.platforms or tuple(dict.fromkeys(p.platform for p in lock.packages if p.platform))
+    entries: dict[tuple[str, str], LockedPackage] = {}
+    refs: dict[str, list[tuple[str, str]]] = {pl: [] for pl in platforms}
+    for p in lock.packages:
+        if not p.url:
+            _drop(dropped, p, "no artifact URL (a pixi.lock references every package by its URL)")
+            continue
+        if p.platform not in refs:
+            _drop(dropped, p, "no platform")
+            continue
+        kind = "conda" if p.manager == "conda" else "pypi"
+        if kind == "pypi" and not p.version and version < 7:
+            _drop(dropped, p, "no version (pixi.lock v6 needs one for a pypi package; v7 does not)")
+            continue
+        if p.editable:
+            _drop(dropped, p, "editable: written as a plain path package (pixi takes editability from "
+                              "its manifest)", kept=True)
+        key = (kind, p.url)
+        entries.setdefault(key, p)
+        if key not in refs[p.platform]:
+            refs[p.platform].append(key)
+    out = [f"version: {version}"]
+    if version >= 7:
+        out.append("platforms:" if platforms else "platforms: []")
+        out += [f"- name: {scalar(pl)}" for pl in platforms]
+    out += ["environments:", f"  {scalar(env)}:"]
+    out += ["    channels:"] + [f"    - url: {scalar(_channel_url(c))}" for c in lock.channels] if lock.channels \
+        else ["    channels: []"]
+    indexes = [o.split(None, 1)[1] for o in lock.pip_options if o.startswith(("--index-url ", "--extra-index-url "))]
+    if indexes:
+        out += ["    indexes:"] + [f"    - {scalar(u)}" for u in indexes]
+    links = [o.split(None, 1)[1] for o in lock.pip_options if o.startswith("--find-links ")]
+    if links:
+        out += ["    find-links:"] + [f"    - url: {scalar(u)}" if "://" in u else f"    - path: {scalar(u)}"
+                                      for u in links]
+    out.append("    packages:" if any(refs.values()) else "    packages: {}")
+    for pl in platforms:
+        if refs[pl]:
+            out.append(f"      {scalar(pl)}:")
+            out += [f"      - {k}: {scalar(u)}" for k, u in sorted(refs[pl])]
+    out.append("packages:" if entries else "packages: []")
+    for (kind, url), p in sorted(entries.items()):
+        out += _conda_entry(p) if kind == "conda" else _pypi_entry(p)
+    return "\n".join(out) + "\n"
+
+
+def _drop(dropped, p: LockedPackage, reason: str, kept: bool = False) -> None:
+    if dropped is not None:
+        dropped.append(((f"{p.name}=={p.version}" if p.version else p.name)
+                        + (f" ({p.platform})" if p.platform else ""), reason))
+
+
+def _conda_entry(p: LockedPackage) -> list[str]:
+    from envkit.formats._util import split_filename, yscalar as scalar
+
+    out = [f"- conda: {scalar(p.url)}"]
+    nvb = split_filename(p.url.rsplit("/", 1)[-1])
+    # name, version and build are read from the file name; written only when it does not tell them
+    if nvb is None or nvb[0] != p.name:
+        out.append(f"  name: {scalar(p.name)}")
+    if nvb is None or nvb[1] != p.version:
+        out.append(f"  version: {scalar(p.version)}")
+    if p.build and (nvb is None or nvb[2] != p.build):
+        out.append(f"  build: {scalar(p.build)}")
+    if p.build_number:
+        out.append(f"  build_number: {p.build_number}")
+    if p.subdir and f"/{p.subdir}/" not in p.url:
+        out.append(f"  subdir: {scalar(p.subdir)}")
+    if p.sha256:
+        out.append(f"  sha256: {scalar(p.sha256)}")
+    if p.md5:
+        out.append(f"  md5: {scalar(p.md5)}")
+    if p.depends:
+        out.append("  depends:")
+        out += [f"  - {scalar(f'{n} {s}'.strip())}" for n, s in p.depends]
+    return out
+
+
+_REQ_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+def _pypi_entry(p: LockedPackage) -> list[str]:
+    from envkit.formats._util import yscalar as scalar
+
+    out = [f"- pypi: {scalar(p.url)}", f"  name: {scalar(p.name)}"]
+    if p.version:  # a path package may have none (pixi reads it from the source)
+        out.append(f"  version: {scalar(p.version)}")
+    if p.sha256:
+        out.append(f"  sha256: {scalar(p.sha256)}")
+    if p.md5:
+        out.append(f"  md5: {scalar(p.md5)}")
+    if p.depends:
+        out.append("  requires_dist:")
+        out += [f"  - {scalar(_requirement(n, s))}"
+                for n, s in p.depends]
+    return out
+
+
+def _requirement(name: str, spec: str) -> str:
+    """A PEP 508 requirement from a (name, spec) pair as the readers keep it: conda-lock writes `*`
+    for "any version" and a bare version for `==`, which PEP 508 does not allow."""
+    spec = spec.strip()
+    if spec in ("", "*"):
+        return name
+    if spec[0].isdigit():  # conda-lock writes an exact pin as the bare version
+        return f"{name}=={spec}"
+    return f"{name}{spec}" if spec[0] in "[;<>=!~(@" else f"{name} {spec}"

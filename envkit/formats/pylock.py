@@ -1,0 +1,309 @@
+"""pylock.toml (PEP 751): read into a pip-only Lock, write the pip part of a Lock.
+
+A pylock.toml is one lock for every platform its markers allow: each `[[packages]]` entry becomes a
+LockedPackage with manager "pip" and no platform; its `marker` and `index` are kept, its first
+artifact (a wheel, else the sdist, or the archive / VCS / directory source) is `url`/`sha256`, and
+the other artifacts are `other_files`.  Lock-level `requires-python` and `environments` go to
+`Lock.metadata` (as JSON text) so that the check rules and the writer see them.
+
+Validation is packaging's (`packaging.pylock`, packaging >= 26.0): a document that the fast mapping
+below does not take is handed to `Pylock.from_dict`, whose error (with its key path) is turned into
+a ParseError naming the file and the line of the entry.
+"""
+from __future__ import annotations
+
+import json
+import re
+
+from envkit.errors import ParseError, UnsupportedVersionError, Where
+from envkit.model import Lock, LockedPackage
+
+#: The metadata keys the reader fills (values are JSON text).
+META_REQUIRES_PYTHON = "requires-python"
+META_ENVIRONMENTS = "environments"
+META_CREATED_BY = "created-by"
+
+_PKG_HEADER = re.compile(r"^\[\[packages\]\][ \t]*(?:#.*)?$", re.MULTILINE)
+
+
+def load_toml(text: str, filename: str | None, what: str) -> dict:
+    """`text` parsed as TOML; ParseError with the line and column tomllib names."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef]
+
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        msg = str(exc)
+        m = re.search(r"\(at line (\d+), column \d+\)", msg)
+        line = int(m.group(1)) if m else None
+        raise ParseError(f"not valid TOML ({what}): {msg}", where=Where(file=filename, line=line)) from None
+
+
+def read_pylock(text: str, filename: str | None = None) -> Lock:
+    """Parse a pylock.toml into Lock(kind="pylock") of pip packages without a platform.
+
+    Raises ParseError (file, line of the `[[packages]]` entry, key path) for a document PEP 751
+    does not allow, and UnsupportedVersionError for a `lock-version` other than 1.x.
+    """
+    data = load_toml(text, filename, "pylock.toml")
+    version = data.get("lock-version")
+    if isinstance(version, str) and not re.fullmatch(r"1(\.\d+)*", version):
+        raise UnsupportedVersionError(f"pylock.toml lock-version {version!r} is not supported; envkit reads 1.x",
+                                      where=Where(file=filename, line=_line_of_key(text, "lock-version")))
+    pkgs = _fast_packages(data)
+    if pkgs is None:
+        _raise_validation(data, text, filename)
+        pkgs = _fast_packages(data, strict=False)  # packaging took it: only types it allows remain
+    lines = header_lines(text, _PKG_HEADER)
+    out = []
+    for i, p in enumerate(pkgs or ()):
+        out.append(_package(p, lines[i] if i < len(lines) else None))
+    meta = []
+    for key in (META_CREATED_BY, META_REQUIRES_PYTHON, META_ENVIRONMENTS):
+        if data.get(key) is not None:
+            meta.append((key, json.dumps(data[key], ensure_ascii=False, separators=(",", ":"))))
+    return Lock(kind="pylock", platforms=(), packages=tuple(out), metadata=tuple(meta), source=filename)
+
+
+def header_lines(text: str, pattern: re.Pattern) -> list[int]:
+    """The line number of each match of `pattern` in `text` (counted incrementally: linear time)."""
+    out, line, pos = [], 1, 0
+    for m in pattern.finditer(text):
+        line += text.count("\n", pos, m.start())
+        pos = m.start()
+        out.append(line)
+    return out
+
+
+def _line_of_key(text: str, key: str) -> int | None:
+    m = re.search(rf"^{re.escape(key)}\s*=", text, re.MULTILINE)
+    return text.count("\n", 0, m.start()) + 1 if m else None
+
+
+def _fast_packages(data: dict, strict: bool = True):
+    """The `packages` list when every entry has the shape PEP 751 gives it (checked with plain type
+    tests), else None."""
+    if strict:
+        if (type(data.get("lock-version")) is not str or type(data.get("created-by")) is not str
+                or type(data.get("packages")) is not list):
+            return None
+    pkgs = data.get("packages") or []
+    if not strict:
+        return pkgs
+    for p in pkgs:
+        if type(p) is not dict or type(p.get("name")) is not str:
+            return None
+        v = p.get("version")
+        if v is not None and type(v) is not str:
+            return None
+        wheels = p.get("wheels")
+        direct = ("vcs" in p) + ("directory" in p) + ("archive" in p)
+        dists = ("sdist" in p) + bool(wheels)
+        if (dists and direct) or (not dists and direct != 1):
+            return None
+        for w in wheels or ():
+            if type(w) is not dict or not _hashes_ok(w):
+                return None
+        for k in ("sdist", "archive"):
+            if k in p and (type(p[k]) is not dict or not _hashes_ok(p[k])):
+                return None
+    return pkgs
+
+
+def _hashes_ok(d: dict) -> bool:
+    h = d.get("hashes")
+    return type(h) is dict and bool(h) and all(type(v) is str for v in h.values()) and bool(
+        d.get("url") or d.get("path"))
+
+
+def _raise_validation(data: dict, text: str, filename: str | None) -> None:
+    """Raise packaging's verdict on `data` as a ParseError with file and line; return if it passes."""
+    from packaging.pylock import Pylock, PylockUnsupportedVersionError, PylockValidationError
+
+    try:
+        Pylock.from_dict(data)
+    except PylockUnsupportedVersionError as exc:
+        raise UnsupportedVersionError(f"pylock.toml: {exc}", where=Where(file=filename)) from None
+    except PylockValidationError as exc:
+        key = exc.context or ""
+        line = None
+        m = re.match(r"packages\[(\d+)\]", key)
+        if m:
+            heads = header_lines(text, _PKG_HEADER)
+            i = int(m.group(1))
+            if i < len(heads):
+                line = heads[i]
+        elif key:
+            line = _line_of_key(text, key.split(".")[0])
+        raise ParseError(f"not a valid pylock.toml: {exc.message}", where=Where(file=filename, line=line, key=key or None),
+                         hint="PEP 751 describes the format; `uv pip compile -o pylock.toml` writes one") from None
+
+
+def _file_of(d: dict) -> tuple[str, str | None]:
+    return d.get("url") or d.get("path") or "", (d.get("hashes") or {}).get("sha256")
+
+
+def _package(p: dict, line: int | None) -> LockedPackage:
+    files: list[tuple[str, str | None]] = []
+    editable = False
+    for w in p.get("wheels") or ():
+        files.append(_file_of(w))
+    if p.get("sdist"):
+        files.append(_file_of(p["sdist"]))
+    if p.get("archive"):
+        files.append(_file_of(p["archive"]))
+    vcs = p.get("vcs")
+    if vcs:
+        url = vcs.get("url") or vcs.get("path") or ""
+        commit = vcs.get("commit-id")
+        files.append((f"{vcs.get('type', 'git')}+{url}" + (f"@{commit}" if commit else ""), None))
+    d = p.get("directory")
+    if d:
+        files.append((d.get("path", ""), None))
+        editable = bool(d.get("editable"))
+    url, sha256 = files[0] if files else (None, None)
+    depends = tuple((str(x.get("name", "")), "") for x in p.get("dependencies") or () if isinstance(x, dict))
+    return LockedPackage(manager="pip", name=p["name"], version=p.get("version") or "", url=url or None,
+                         sha256=sha256, depends=depends, editable=editable, marker=p.get("marker"),
+                         index=p.get("index"), other_files=tuple(files[1:]), line=line)
+
+
+# -- writing ------------------------------------------------------------------------------------
+
+HEADER = "generated by envkit; regenerate: envkit convert"
+
+
+def pip_packages_for(lock: Lock, platform: str | None) -> tuple[tuple[LockedPackage, ...], list[str]]:
+    """The pip packages of `lock` to write as one pip lock, and notes on what was left out.
+
+    A lock with several platforms needs `platform` unless every platform locks the same pip set."""
+    from envkit.errors import UsageError
+
+    pip = [p for p in lock.packages if p.manager == "pip"]
+    plats = tuple(dict.fromkeys(p.platform for p in pip if p.platform))
+    if platform is None and len(plats) > 1:
+        sets = {tuple((p.name, p.version, p.url) for p in pip if p.platform == pl) for pl in plats}
+        if len(sets) > 1:
+            raise UsageError(f"the lock's pip packages differ between platforms ({', '.join(plats)}); "
+                             "a pylock.toml written by envkit holds one set", hint="choose one with --platform")
+        platform = plats[0]
+    if platform is not None:
+        pip = [p for p in pip if p.platform in (platform, None)]
+    return tuple(pip), []
+
+
+def write_pylock(lock: Lock, platform: str | None = None, *, header: str | None = None,
+                 dropped: list | None = None, created_by: str = "envkit") -> str:
+    """pylock.toml (lock-version 1.0) text for the pip packages of `lock` (of `platform`), with hashes.
+
+    A package that PEP 751 cannot hold as locked (no URL or path to install it from, or an archive
+    without a sha256) is left out and named in `dropped` (as (name, reason)) when given; conda
+    packages are not written (a pylock.toml is for Python packages only)."""
+    pkgs, _ = pip_packages_for(lock, platform)
+    meta = dict(lock.metadata)
+    head = header if header is not None else HEADER
+    out = [line if line.startswith("#") else f"# {line}" if line else "#" for line in head.splitlines()]
+    out.append('lock-version = "1.0"')
+    if META_ENVIRONMENTS in meta:
+        out.append(f"environments = {_toml_list(json.loads(meta[META_ENVIRONMENTS]))}")
+    if META_REQUIRES_PYTHON in meta:
+        out.append(f"requires-python = {_toml_str(json.loads(meta[META_REQUIRES_PYTHON]))}")
+    out.append(f"created-by = {_toml_str(created_by)}")
+    written = 0
+    for p in sorted(pkgs, key=lambda p: (_pep503(p.name), p.version, p.marker or "")):
+        body = _package_toml(p)
+        if isinstance(body, str):
+            if dropped is not None:
+                dropped.append((f"{p.name}=={p.version}", body))
+            continue
+        out.append("")
+        out += body
+        written += 1
+    if not written:
+        out.append("packages = []")  # PEP 751 requires the key
+    return "\n".join(out) + "\n"
+
+
+def _pep503(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _package_toml(p: LockedPackage) -> list[str] | str:
+    """The `[[packages]]` lines of `p`, or the reason it cannot be written."""
+    files = ([(p.url, p.sha256)] if p.url else []) + list(p.other_files)
+    if not files:
+        return "no URL or path to install it from"
+    lines = ["[[packages]]", f"name = {_toml_str(_pep503(p.name))}"]
+    if p.version:
+        lines.append(f"version = {_toml_str(p.version)}")
+    if p.marker:
+        lines.append(f"marker = {_toml_str(p.marker)}")
+    if p.depends:
+        deps = ", ".join(f"{{ name = {_toml_str(_pep503(n))} }}" for n in dict.fromkeys(n for n, _ in p.depends))
+        lines.append(f"dependencies = [{deps}]")
+    first = files[0][0]
+    if first.startswith(("git+", "hg+", "svn+", "bzr+")):
+        vcs_type, _, rest = first.partition("+")
+        url, commit = _split_commit(rest)
+        if not commit:
+            return "a VCS URL without a commit (PEP 751 needs `commit-id`)"
+        return lines + ["[packages.vcs]", f"type = {_toml_str(vcs_type)}", f"url = {_toml_str(url)}",
+                        f"commit-id = {_toml_str(commit)}"]
+    if p.editable or ("://" not in first and not first.endswith((".whl", ".tar.gz", ".zip"))):
+        return lines + ["[packages.directory]", f"path = {_toml_str(first)}"] + (
+            ["editable = true"] if p.editable else [])
+    if any(not sha for _, sha in files):
+        return "no sha256 (PEP 751 needs a hash for every archive)"
+    if p.index:
+        lines.insert(3 if p.version else 2, f"index = {_toml_str(p.index)}")
+    wheels = [f for f in files if _basename(f[0]).endswith(".whl")]
+    sdists = [f for f in files if not _basename(f[0]).endswith(".whl")]
+    named = [f for f in sdists if _is_sdist_name(_basename(f[0]), p.name)]
+    if not wheels and not named:
+        return lines + ["[packages.archive]", _where(first), f"hashes = {{ sha256 = {_toml_str(files[0][1])} }}"]
+    if named:
+        u, h = named[0]
+        lines += ["[packages.sdist]", f"name = {_toml_str(_basename(u))}", _where(u),
+                  f"hashes = {{ sha256 = {_toml_str(h)} }}"]
+    for u, h in wheels:
+        lines += ["[[packages.wheels]]", f"name = {_toml_str(_basename(u))}", _where(u),
+                  f"hashes = {{ sha256 = {_toml_str(h)} }}"]
+    return lines
+
+
+def _where(u: str) -> str:
+    return f"url = {_toml_str(u)}" if "://" in u else f"path = {_toml_str(u)}"
+
+
+def _basename(u: str) -> str:
+    from urllib.parse import unquote, urlparse
+
+    path = urlparse(u).path if "://" in u else u
+    return unquote(path.rstrip("/").rsplit("/", 1)[-1])
+
+
+def _is_sdist_name(base: str, name: str) -> bool:
+    from packaging.utils import InvalidSdistFilename, canonicalize_name, parse_sdist_filename
+
+    try:
+        return parse_sdist_filename(base)[0] == canonicalize_name(name)
+    except InvalidSdistFilename:
+        return False
+
+
+def _split_commit(rest: str) -> tuple[str, str | None]:
+    m = re.match(r"^(?P<url>.+?)@(?P<rev>[0-9a-f]{7,40})(?:#.*)?$", rest)
+    if m:
+        return m.group("url"), m.group("rev")
+    return rest, None
+
+
+def _toml_str(s: str) -> str:
+    return json.dumps(s, ensure_ascii=False)
+
+
+def _toml_list(items) -> str:
+    return "[" + ", ".join(_toml_str(str(i)) for i in items) + "]"

@@ -1,0 +1,125 @@
+"""uv.lock (uv's own universal lock, `version = 1`): read into a pip-only Lock.
+
+Each `[[package]]` becomes a LockedPackage with manager "pip" and no platform: its first wheel (else
+its sdist) is `url`/`sha256`, the other artifacts `other_files`, `source.registry` its `index`;
+`source.editable` / `source.path` / `source.directory` become a path (editable for `editable`),
+`source.git` a `git+URL` URL.  A `virtual` project is left out: `uv sync` does not install it.  Lock-level `requires-python` and `resolution-markers` go to
+`Lock.metadata`.  envkit does not write uv.lock: uv owns it (write pylock.toml instead).
+"""
+from __future__ import annotations
+
+import json
+import re
+
+from envkit.errors import ParseError, UnsupportedVersionError, Where
+from envkit.model import Lock, LockedPackage
+
+SUPPORTED_VERSIONS = (1,)
+META_REQUIRES_PYTHON = "requires-python"
+META_RESOLUTION_MARKERS = "resolution-markers"
+
+_PKG_HEADER = re.compile(r"^\[\[package\]\][ \t]*(?:#.*)?$", re.MULTILINE)
+
+
+def read_uv_lock(text: str, filename: str | None = None) -> Lock:
+    """Parse a uv.lock into Lock(kind="uv-lock") of pip packages without a platform.
+
+    Raises ParseError naming the file, line and key of a malformed entry, and
+    UnsupportedVersionError for a lock version other than 1.
+    """
+    from envkit.formats.pylock import header_lines, load_toml
+
+    data = load_toml(text, filename, "uv.lock")
+    version = data.get("version")
+    if version not in SUPPORTED_VERSIONS:
+        m = re.search(r"^version\s*=", text, re.MULTILINE)
+        where = Where(file=filename, line=text.count("\n", 0, m.start()) + 1 if m else None, key="version")
+        if version is None:
+            raise ParseError("not a uv.lock: no `version = 1`", where=where)
+        raise UnsupportedVersionError(f"uv.lock version {version!r} is not supported; envkit reads version 1",
+                                      where=where, hint="upgrade envkit, or lock with a uv that writes version 1")
+    raw = data.get("package") or []
+    lines = header_lines(text, _PKG_HEADER)
+    out = []
+    if type(raw) is not list:
+        raise ParseError("`package` must be an array of tables ([[package]])", where=Where(file=filename, key="package"))
+    for i, p in enumerate(raw):
+        try:
+            pkg = _package(p, lines[i] if i < len(lines) else None)
+        except _Bad as exc:
+            raise ParseError(f"a uv.lock package entry {exc.args[0]}",
+                             where=Where(file=filename, line=lines[i] if i < len(lines) else None,
+                                         key=f"package[{i}]" + (f".{exc.args[1]}" if len(exc.args) > 1 else ""))
+                             ) from None
+        if pkg is not None:
+            out.append(pkg)
+    meta = []
+    for key in (META_REQUIRES_PYTHON, META_RESOLUTION_MARKERS):
+        if data.get(key) is not None:
+            meta.append((key, json.dumps(data[key], ensure_ascii=False, separators=(",", ":"))))
+    return Lock(kind="uv-lock", platforms=(), packages=tuple(out), metadata=tuple(meta), source=filename)
+
+
+class _Bad(Exception):
+    """(message, key) of a malformed entry; the caller adds file and line."""
+
+
+def _artifact(d, key: str) -> tuple[str, str | None]:
+    if type(d) is not dict:
+        raise _Bad("has an artifact that is not a table", key)
+    loc = d.get("url") or d.get("path") or d.get("filename")
+    if type(loc) is not str:
+        raise _Bad("has an artifact without `url` or `path`", key)
+    h = d.get("hash")
+    if h is not None and type(h) is not str:
+        raise _Bad("has a `hash` that is not a string", key)
+    sha = h[7:] if h and h.startswith("sha256:") else None
+    return loc, sha
+
+
+def _package(p, line: int | None) -> LockedPackage | None:
+    if type(p) is not dict:
+        raise _Bad("is not a table")
+    name, version = p.get("name"), p.get("version")
+    if type(name) is not str or not name:
+        raise _Bad("has no `name`", "name")
+    if version is not None and type(version) is not str:
+        raise _Bad("has a `version` that is not a string", "version")
+    source = p.get("source") or {}
+    if type(source) is not dict:
+        raise _Bad("has a `source` that is not a table", "source")
+    files: list[tuple[str, str | None]] = []
+    wheels = p.get("wheels") or []
+    if type(wheels) is not list:
+        raise _Bad("has `wheels` that is not an array", "wheels")
+    for j, w in enumerate(wheels):
+        files.append(_artifact(w, f"wheels[{j}]"))
+    if p.get("sdist") is not None:
+        files.append(_artifact(p["sdist"], "sdist"))
+    index = source.get("registry")
+    editable = False
+    direct = None
+    if "git" in source:
+        url = str(source["git"])
+        direct = url if url.startswith("git+") else f"git+{url}"
+    elif "editable" in source:
+        direct, editable = str(source["editable"]), True
+    elif "virtual" in source:
+        return None  # the project itself, not installed (`uv sync` installs its dependencies only)
+    for k in ("path", "directory", "url"):
+        if k in source and not files:
+            direct = str(source[k])
+    if direct is not None:
+        files.insert(0, (direct, None))
+    if index is not None and type(index) is not str:
+        raise _Bad("has a `source.registry` that is not a string", "source.registry")
+    if index and "://" not in index:
+        # a find-links directory, relative to the lock: its artifacts are relative to it
+        files = [(f if "://" in f or f.startswith("/") else f"{index.rstrip('/')}/{f}", h) for f, h in files]
+    deps = p.get("dependencies") or []
+    if type(deps) is not list:
+        raise _Bad("has `dependencies` that is not an array", "dependencies")
+    depends = tuple((str(d.get("name", "")), str(d.get("marker", ""))) for d in deps if type(d) is dict)
+    url, sha = files[0] if files else (None, None)
+    return LockedPackage(manager="pip", name=name, version=version or "", url=url, sha256=sha,
+                         depends=depends, editable=editable, index=index, other_files=tuple(files[1:]), line=line)

@@ -1,0 +1,137 @@
+"""`envkit convert`: the documented loss matrix, losses on stderr / --json / exit code, every reader
+to every writer on real files, and CycloneDX SBOMs validated by cyclonedx-python-lib."""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from envkit.convert import CARRIES, TARGETS, loss_table_markdown
+from envkit.formats import read_file, read_text
+from tests.conftest import CORPUS, REPO, run_envkit
+
+#: one real file per reader (the corpus, and examples/)
+SAMPLES = {
+    "conda-lock": CORPUS / "51_Cecca__repro-course-ci__conda-lock.yml",
+    "pixi": CORPUS / "59_43ravens__NEMO_Nowcast__pixi.lock",
+    "explicit": CORPUS / "48_Cecca__repro-course-ci__conda-linux-64.lock",
+    "env": REPO / "examples" / "laptop-vs-server" / "server.yml",
+}
+
+
+def test_docs_matrix_is_the_generated_one():
+    page = (REPO / "docs" / "commands" / "convert.md").read_text()
+    m = re.search(r"<!-- convert-matrix:start -->\n(.*?)<!-- convert-matrix:end -->", page, re.S)
+    assert m is not None
+    assert m.group(1) == loss_table_markdown()
+    # every reader is a row, every writer a column
+    rows = [ln.split(" | ")[0].strip("| ") for ln in m.group(1).splitlines()[2:]]
+    assert rows == list(CARRIES)
+    assert "| conda-lock | drops editable" not in m.group(1)
+    assert "| pixi | " in m.group(1)
+
+
+def test_lossy_conversion_says_what_and_exits_1(tmp_path):
+    out = tmp_path / "pylock.toml"
+    r = run_envkit("convert", str(SAMPLES["conda-lock"]), "-o", str(out), "--platform", "linux-64")
+    assert r.exit_code == 1
+    assert "warning: pylock cannot hold conda packages; dropped: _libgcc_mutex==0.1, _openmp_mutex==4.5" in r.stderr
+    assert "pass --allow-loss to accept it" in r.stderr
+    assert out.exists()
+    r = run_envkit("convert", str(SAMPLES["conda-lock"]), "-o", str(out), "--platform", "linux-64",
+                   "--allow-loss", "--json")
+    assert r.exit_code == 0
+    doc = json.loads(r.stdout)
+    assert doc["target"] == "pylock" and doc["lossless"] is False
+    assert doc["left_out_platforms"] == ["osx-64", "osx-arm64", "win-64"]
+    conda = next(x for x in doc["losses"] if x["feature"] == "conda")
+    assert conda["what"] == "conda packages" and conda["count"] == 42
+
+
+def test_several_platforms_to_one_platform_format_needs_platform(tmp_path):
+    r = run_envkit("convert", str(SAMPLES["conda-lock"]), "-o", str(tmp_path / "x.lock"))
+    assert r.exit_code == 2
+    assert "error: the lock has 4 platforms (linux-64, osx-64, osx-arm64, win-64); explicit holds one" in r.stderr
+    assert "hint: choose one with --platform" in r.stderr
+
+
+def test_pixi_to_conda_lock_drops_editable_and_versionless(tmp_path):
+    out = tmp_path / "conda-lock.yml"
+    r = run_envkit("convert", str(SAMPLES["pixi"]), "-o", str(out), "--json")
+    doc = json.loads(r.stdout)
+    assert r.exit_code == 1
+    assert {x["feature"] for x in doc["losses"]} == {"editable", "pip-no-version"}
+    back = read_file(out)
+    src = read_file(SAMPLES["pixi"])
+    assert len(back.packages) == len(src.packages) - 2  # the versionless path package, on 2 platforms
+
+
+def test_conda_lock_to_pixi_v6_and_back_is_lossless(tmp_path):
+    r = run_envkit("convert", str(SAMPLES["conda-lock"]), "-o", str(tmp_path / "pixi.lock"))
+    assert r.exit_code == 0, r.stderr
+    assert r.stderr == ""
+    r = run_envkit("diff", str(SAMPLES["conda-lock"]), str(tmp_path / "pixi.lock"), "--platform", "linux-64")
+    assert r.stdout.rstrip().endswith("Same: no differences (43 packages compared)."), r.stdout
+
+
+@pytest.mark.parametrize("source", sorted(SAMPLES))
+@pytest.mark.parametrize("target", TARGETS)
+def test_every_reader_to_every_writer(source, target, tmp_path):
+    out = tmp_path / "out"
+    r = run_envkit("convert", str(SAMPLES[source]), "-o", str(out), "--to", target, "--platform", "linux-64",
+                   "--json")
+    assert r.exit_code in (0, 1), r.stderr
+    assert "internal error" not in r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["lossless"] == (r.exit_code == 0)
+    text = out.read_text()
+    if target == "cyclonedx":
+        # the schema check is slow (seconds per 100 components): test_sbom_* run it on small locks
+        assert json.loads(text)["specVersion"] == "1.6"
+    elif target not in ("pixi-v7",) and target in ("env", "explicit", "conda-lock", "pixi", "pylock"):
+        model = read_text(text, filename=str(out), format=target if target != "env" else None)
+        assert model is not None
+
+
+def _validate_sbom(text: str) -> None:
+    from cyclonedx.schema import SchemaVersion
+    from cyclonedx.validation.json import JsonStrictValidator
+
+    errors = JsonStrictValidator(SchemaVersion.V1_6).validate_str(text)
+    assert errors is None, errors
+
+
+#: corpus locks small enough for the JSON-schema check (about 0.2 s per component on a loaded CI box)
+SMALL_LOCKS = ["46_CHARM-Tx__python-ci__environment.lock", "48_Cecca__repro-course-ci__conda-linux-64.lock",
+]
+
+
+@pytest.mark.parametrize("name", SMALL_LOCKS)
+def test_sbom_of_every_corpus_lock_validates(name, tmp_path):
+    from envkit.render.sbom import render_cyclonedx
+
+    lock = read_file(CORPUS / name)
+    text = render_cyclonedx(lock)
+    _validate_sbom(text)
+    doc = json.loads(text)
+    assert doc["specVersion"] == "1.6"
+    assert text == render_cyclonedx(lock)  # deterministic
+    purls = {c["purl"] for c in doc["components"]}
+    conda = [p for p in lock.packages if p.manager == "conda"]
+    assert len(doc["components"]) >= len({p.url for p in conda})
+
+
+def test_sbom_purls_hashes_and_dependencies():
+    from envkit.render.sbom import render_cyclonedx
+
+    doc = json.loads(render_cyclonedx(read_file(SAMPLES["conda-lock"])))
+    by_name = {(c["name"], next(p["value"] for p in c["properties"] if p["name"] == "envkit:platform")): c
+               for c in doc["components"]}
+    numpy = by_name[("numpy", "linux-64")]
+    assert numpy["purl"].startswith("pkg:conda/numpy@2.1.1?build=py312h58c1407_0&channel=conda-forge"
+                                    "&subdir=linux-64&type=conda")
+    assert [h["alg"] for h in numpy["hashes"]] == ["SHA-256", "MD5"]
+    deps = {d["ref"]: d["dependsOn"] for d in doc["dependencies"]}
+    assert any(r.startswith("pkg:conda/python@3.12.5") for r in deps[numpy["bom-ref"]])
+    assert [p["value"] for p in doc["metadata"]["properties"] if p["name"] == "envkit:channel"] == ["conda-forge"]
