@@ -160,7 +160,7 @@ def test_pylock_errors_name_file_line_and_key(tmp_path):
         read_text('lock-version = "1.0"\n[[packages]\n', filename="pylock.toml", format="pylock")
     assert e.value.where.line == 2
     r = run_envkit("validate", str(_write(tmp_path / "pylock.toml", bad)))
-    assert r.exit_code == 2 and "pylock.toml:4" in r.stdout
+    assert r.exit_code == 2 and "pylock.toml:4" in r.stderr
 
 
 def test_uv_lock_errors_and_versions():
