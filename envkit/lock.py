@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from envkit.conda.names import pep503
+from envkit.solve_errors import solve_failure
 from envkit.errors import BackendError, SolveError, UsageError, Where
 from envkit.model import Channel, CondaDep, EnvSpec, LiveEnv, Lock, LockedPackage, PipDep
 from envkit.urls import redact_variables
@@ -562,13 +563,22 @@ def _solve_many(spec: EnvSpec, platforms: Sequence[str], *, channel_priority: st
     priority = {"strict": rattler.ChannelPriority.Strict, "flexible": rattler.ChannelPriority.Flexible,
                 "disabled": rattler.ChannelPriority.Disabled}[channel_priority]
     where = Where(file=spec.source, line=spec.line_of("channels"), key="channels")
-    specs = [d.spec() for d in spec.conda if not d.name.startswith("__")]
+    from envkit.conda.matchspec import to_rattler
+
+    # MatchSpec objects, not strings: rattler reads strings strictly and refuses `name=1.2=build`
+    specs = [to_rattler(d, source=spec.source) for d in spec.conda]
     # virtual packages the spec itself asks for (`__cuda >=12`) are requirements on the target
     # machine, not packages: the solve must honour them through the virtual package list.
     vp_specs = [d for d in spec.conda if d.name.startswith("__")]
 
+    # conda searches a `chan::pkg` spec's channel even when `channels:` does not list it (after
+    # the listed ones); rattler only searches its sources, so they must include it.
+    spec_channels = _spec_channels(spec)
+
     async def one(platform: str):
         sources = channel_sources(spec.channels, platform)
+        if sources:
+            sources = list(dict.fromkeys(sources + channel_sources(spec_channels, platform)))
         if not sources:
             raise SolveError(f"{platform}: the spec lists no channels to solve from", where=where,
                              hint="add a `channels:` list (e.g. conda-forge) to the environment file")
@@ -583,7 +593,7 @@ def _solve_many(spec: EnvSpec, platforms: Sequence[str], *, channel_priority: st
                                                  rattler.BuildString(v.build)) for v in vps]
         try:
             records = await rattler.solve(
-                sources=sources, specs=specs + [d.spec() for d in vp_specs], platforms=[platform, "noarch"],
+                sources=sources, specs=specs, platforms=[platform, "noarch"],
                 virtual_packages=generic, channel_priority=priority,
                 timeout=datetime.timedelta(seconds=timeout) if timeout else None)
         except Exception as exc:  # rattler raises its own exception classes
@@ -591,14 +601,20 @@ def _solve_many(spec: EnvSpec, platforms: Sequence[str], *, channel_priority: st
             if name in ("SolverError", "UnsolvableError"):
                 raise SolveError(f"{platform}: cannot solve the spec", where=Where(file=spec.source),
                                  text=str(exc).strip()) from None
-            raise SolveError(f"{platform}: {name}: {str(exc).strip()}", where=Where(file=spec.source),
-                             hint="check the channel URLs and your network or proxy settings") from None
+            raise solve_failure(exc, platform, spec.source, sources) from None
         return platform, tuple(record_to_package(r, platform) for r in records)
 
     async def main():
         return await asyncio.gather(*(one(p) for p in platforms))
 
     return dict(asyncio.run(main()))
+
+
+def _spec_channels(spec: EnvSpec) -> list[Channel]:
+    """The channels named by `chan::pkg` dependencies, in file order."""
+    from envkit.conda.channels import parse_channel
+
+    return [parse_channel(n) for n in dict.fromkeys(d.channel for d in spec.conda if d.channel)]
 
 
 def solve_spec(spec: EnvSpec, platforms: Sequence[str], *, channel_priority: str = "strict",
