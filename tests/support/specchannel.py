@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 from support.condafactory import PLATFORM, ChannelBuilder, Pkg
 
@@ -72,9 +72,11 @@ def satisfying(name: str, deps: Sequence) -> tuple[str, str, int] | None:
     return None
 
 
-def channels_for_spec(root: str | Path, spec, *, platform: str = PLATFORM) -> Satisfied:
+def channels_for_spec(root: str | Path, spec, *, platform: str = PLATFORM,
+                      overrides: Mapping[str, Callable[[str, str], Pkg]] | None = None) -> Satisfied:
     """Build and index the channels (under `root`) that satisfy `spec`'s conda dependencies; see
-    the module docstring.  Virtual packages (`__cuda`) are left to the solve's virtual packages."""
+    the module docstring.  Virtual packages (`__cuda`) are left to the solve's virtual packages.
+    `overrides` builds the package of a name from (version, build), e.g. a python with a shim."""
     root = Path(root)
     names = [c.name for c in spec.channels if c.name != "nodefaults"]
     names += [d.channel for d in spec.conda if d.channel and d.channel not in names]
@@ -93,7 +95,10 @@ def channels_for_spec(root: str | Path, spec, *, platform: str = PLATFORM) -> Sa
             continue
         version, build, bn = got
         where = next((d.channel for d in deps if d.channel), home)
-        chans[where].add(Pkg(name=name, version=version, build=build, build_number=bn, subdir=platform))
+        make = (overrides or {}).get(name)
+        pkg = make(version, build) if make else Pkg(name=name, version=version, build=build,
+                                                     build_number=bn, subdir=platform)
+        chans[where].add(pkg)
         packages[name] = (version, build)
     for ch in chans.values():
         ch.index()
