@@ -422,8 +422,9 @@ def resolve_index_artifacts(env: LiveEnv, *, timeout: float = 300) -> IndexResol
             try:
                 argv = _index_pip_argv(env, requirements_file=req, report_file=report, own=own)
                 result = run(argv, timeout=timeout, env=env_vars, check=False, what="pip")
-                if own and not result.ok and "No module named pip" in result.stderr:
-                    # the environment has no pip of its own: envkit's, targeting its platform
+                if own and not result.ok and not _NOT_FOUND.search(result.stderr or "") and not result.timed_out:
+                    # the environment's own pip is missing, or too old for `--dry-run --report`
+                    # (pip < 22.2), or broken: envkit's pip, targeting its platform and Python
                     own = False
                     argv = _index_pip_argv(env, requirements_file=req, report_file=report, own=own)
                     result = run(argv, timeout=timeout, env=env_vars, check=False, what="pip")
@@ -471,6 +472,31 @@ def resolve_index_artifacts(env: LiveEnv, *, timeout: float = 300) -> IndexResol
             f"index): {why}; locked without URL or hash (marked #envkit-unresolved): `envkit create` installs "
             f"{'it' if one else 'them'} by pin from the index pip is configured with")
     return IndexResolution(found=found, unresolved=unresolved, warnings=tuple(warnings), pip=argv_used)
+
+
+#: The oldest pip whose resolver envkit can ask for an artifact (`install --dry-run --report`).
+MIN_PIP = "22.2"
+
+
+def unresolved_pip_error(resolution: IndexResolution) -> BackendError:
+    """The error `envkit lock -n/-p` fails with when pip resolved no artifact for some index-installed
+    pip packages: a lock without their URL and hash cannot be reproduced or verified."""
+    import importlib.metadata
+
+    try:
+        ours = importlib.metadata.version("pip")
+    except importlib.metadata.PackageNotFoundError:
+        ours = None
+    used = " ".join(resolution.pip[:4]) if resolution.pip else "none"
+    pins = ", ".join(resolution.unresolved)
+    reasons = "; ".join(w.split(" (installed from an index): ", 1)[-1].split("; locked without", 1)[0]
+                        for w in resolution.warnings)
+    return BackendError(
+        f"pip could not resolve the artifact (URL and sha256) of {pins}: {reasons}; a lock without them "
+        "cannot be reproduced",
+        hint=f"envkit needs pip >= {MIN_PIP} (`pip install --dry-run --report`): the environment's own, else "
+             f"envkit's{f' (pip {ours})' if ours else ''}; it ran `{used}`. Check the index pip is configured "
+             "with (PIP_INDEX_URL, pip.conf), or pass --allow-unhashed-pip to lock them without URL or hash")
 
 
 def lock_live(env: LiveEnv, *, index_artifacts: Mapping[str, tuple[str, str | None]] | None = None) -> Lock:
