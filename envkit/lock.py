@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from envkit.conda.names import pep503
+from envkit.pip_index import INDEX_KEY, index_mismatches, index_record
 from envkit.solve_errors import solve_failure
 from envkit.errors import BackendError, SolveError, UsageError, Where
 from envkit.model import Channel, CondaDep, EnvSpec, LiveEnv, Lock, LockedPackage, PipDep
@@ -667,15 +668,51 @@ def solve_spec(spec: EnvSpec, platforms: Sequence[str], *, channel_priority: str
                 raise SolveError(f"{platform}: the spec has a pip section but the solution has no python",
                                  where=Where(file=spec.source, line=spec.line_of("dependencies")),
                                  hint="add python (e.g. python=3.11) to the conda dependencies")
-            packages.extend(lock_pip(spec, platform, python.version,
-                                     virtual_packages=virtual_packages_for(platform, virtual_packages),
-                                     timeout=pip_timeout))
+            pip = lock_pip(spec, platform, python.version,
+                           virtual_packages=virtual_packages_for(platform, virtual_packages), timeout=pip_timeout)
+            _require_named_index(spec, platform, pip)
+            packages.extend(pip)
     hashes = tuple((p, spec_content_hash(spec, p)) for p in plats)
     channels = tuple(c for c in spec.channels if c.name != "nodefaults")
     sources = (os.path.basename(spec.source),) if spec.source else ()
+    metadata = lock_metadata(packages, spec.variables)
+    indexes = index_record(packages, lock_pip_options(spec)) if lock_pip_section else {}
+    if indexes:  # where each pip artifact came from (which of the spec's indexes)
+        metadata = _add_custom(metadata, {INDEX_KEY: json.dumps(indexes, separators=(",", ":"))})
     return Lock(kind="conda-lock", platforms=plats, packages=sort_packages(packages), channels=channels,
-                content_hash=hashes, sources=sources, pip_options=lock_pip_options(spec),
-                metadata=lock_metadata(packages, spec.variables))
+                content_hash=hashes, sources=sources, pip_options=lock_pip_options(spec), metadata=metadata)
+
+
+def _add_custom(metadata: Sequence[tuple[str, str]], add: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    """`metadata` with `add` merged into its custom_metadata entry (made when absent)."""
+    out, done = [], False
+    for k, v in metadata:
+        if k == "custom_metadata":
+            custom = json.loads(v) if v else {}
+            v, done = json.dumps({**custom, **add}, ensure_ascii=False, separators=(",", ":")), True
+        out.append((k, v))
+    if not done:
+        out.append(("custom_metadata", json.dumps(dict(add), ensure_ascii=False, separators=(",", ":"))))
+    return tuple(out)
+
+
+def _require_named_index(spec: EnvSpec, platform: str, pip: Sequence[LockedPackage]) -> None:
+    """Raise BackendError when a PyTorch-family package the pip section asks for was locked from
+    another index than the PyTorch wheel index the section names (pip fell back to an extra index,
+    PyPI, because that one was unreachable or lacks the release)."""
+    requested = [d.name for d in spec.pip if d.kind != "option" and d.name]
+    bad = index_mismatches(requested, pip, lock_pip_options(spec))
+    if not bad:
+        return
+    b = bad[0]
+    others = f" (and {', '.join(x.name for x in bad[1:])})" if len(bad) > 1 else ""
+    came = f"from {b.got}" if b.got else f"from {b.url}"
+    raise BackendError(
+        f"{platform}: pip locked {b.name}=={b.version}{others} {came}, not from the index the pip section "
+        f"names for it, {b.wanted}: that index was unreachable or lacks the release, and pip fell back to "
+        "another index", where=Where(file=spec.source, line=spec.line_of("dependencies")),
+        hint=f"check that {b.wanted} is reachable (network, proxy, PIP_* settings) and has that release; "
+             "nothing was written")
 
 
 #: The pip options of a spec that a lock keeps for `envkit create`: where pip finds the locked

@@ -44,7 +44,7 @@ def test_registry_has_every_rule_of_the_issue_in_order():
     assert list(all_rules()) == [
         "conda-pip-duplicate", "pip-overwrote-conda", "mixed-channels", "channel-priority", "unpinned",
         "fuzzy-pin", "stale-lock", "lock-unsatisfied", "env-drift", "python-abi-mismatch",
-        "cuda-mismatch", "leaked-secret", "leaked-prefix", "insecure-url", "missing-hash",
+        "cuda-mismatch", "wheel-index", "leaked-secret", "leaked-prefix", "insecure-url", "missing-hash",
         "duplicate-key", "pip-without-pip"]
     for r in all_rules().values():
         assert r.severity in ("error", "warning", "info") and r.summary and r.description
