@@ -887,7 +887,7 @@ def render_list(matrix: Matrix) -> str:
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
     for row in rows:
         lines.append("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
-    newest = matrix.newest()
+    newest = matrix.newest(DEFAULT_STYLE)  # what `template pytorch` picks with no option
     lines += [
         "",
         "* default CUDA of that torch in that style; ~ experimental in PyTorch's release notes.",
