@@ -471,14 +471,31 @@ def test_pick_detected_highest_that_runs():
     assert pick_detected_cuda(M, "2.13", "conda-forge", GpuInfo("13.1", "590.48.01", "x")).cuda == "13.0"
 
 
-def test_pick_detected_driver_too_old_warns():
-    d = pick_detected_cuda(M, "2.13", "pip", GpuInfo("12.4", "550.54.14", "nvidia-smi"))
+def test_pick_detected_applies_minor_version_compatibility():
+    # driver 550 (CUDA 12.4): torch 2.7's cu126 runs through minor-version compatibility (12.x on
+    # >= 525.60.13); the experimental cu128 is not taken without full support
+    d = pick_detected_cuda(M, "2.7", "pip", GpuInfo("12.4", "550.54.14", "nvidia-smi"))
+    assert (d.cuda, d.warnings) == ("12.6", ())
+    assert d.messages == (
+        "detected NVIDIA driver 550.54.14, CUDA 12.4 (nvidia-smi); picked CUDA 12.6",
+        "CUDA 12.6 runs on this driver through NVIDIA's minor-version compatibility (limited feature set); "
+        "kernels JIT-compiled from PTX need the full driver (>= 560.28.03)")
+    assert pick_detected_cuda(M, "2.13", "pip", GpuInfo("12.4", "550.54.14", "x")).cuda == "12.6"
+    # only __cuda known: the same major runs
+    assert pick_detected_cuda(M, "2.13", "conda-forge", GpuInfo("12.2", None, "py-rattler __cuda")).cuda == "12.9"
+
+
+def test_pick_detected_driver_too_old_for_the_major_warns():
+    # driver 520 (CUDA 11.8) is below CUDA 12's floor (525.60.13): no 12.x variant runs
+    d = pick_detected_cuda(M, "2.13", "pip", GpuInfo("11.8", "520.61.05", "nvidia-smi"))
     assert d.cuda == "12.6"
     assert d.warnings == ("CUDA 12.6 needs an NVIDIA driver >= 560.28.03, but this machine's driver "
-                          "550.54.14 supports CUDA 12.4 (nvidia-smi); update the driver, or use --cpu",)
-    d = pick_detected_cuda(M, "2.13", "conda-forge", GpuInfo("12.2", None, "py-rattler __cuda"))
+                          "520.61.05 supports CUDA 11.8 (nvidia-smi); update the driver, or use --cpu",)
+    d = pick_detected_cuda(M, "2.13", "conda-forge", GpuInfo("11.8", None, "py-rattler __cuda"))
     assert d.warnings == ("CUDA 12.9 needs an NVIDIA driver >= 575.51.03, but this machine's driver "
-                          "supports CUDA 12.2 only (py-rattler __cuda); update the driver, or use --cpu",)
+                          "supports CUDA 11.8 only (py-rattler __cuda); update the driver, or use --cpu",)
+    # CUDA 13 needs a 580 driver even through minor-version compatibility
+    assert pick_detected_cuda(M, "2.15", "pip", GpuInfo("12.9", "575.51.03", "x")).warnings != ()
 
 
 def test_pick_detected_no_gpu_is_cpu():
@@ -567,15 +584,14 @@ def test_cli_detect_uses_nvidia_smi_through_proc(envkit_cli, monkeypatch, tmp_pa
                         "picked CUDA 12.8\n")
 
 
-def test_cli_detect_multi_gpu_nvidia_smi_with_an_old_driver(envkit_cli, monkeypatch, tmp_path):
+def test_cli_detect_multi_gpu_nvidia_smi_with_an_older_driver(envkit_cli, monkeypatch, tmp_path):
     fake_nvidia_smi(monkeypatch, tmp_path, SMI_MULTI)
     r = envkit_cli("template", "pytorch", "--detect", "--torch", "2.13")
     assert r.exit_code == 0
     assert r.stderr == (
-        "envkit: detected NVIDIA driver 560.35.03, CUDA 12.6 (nvidia-smi); no CUDA variant of torch 2.13 "
-        "runs on it; picked the oldest, CUDA 12.9\n"
-        "warning: CUDA 12.9 needs an NVIDIA driver >= 575.51.03, but this machine's driver 560.35.03 "
-        "supports CUDA 12.6 (nvidia-smi); update the driver, or use --cpu\n")
+        "envkit: detected NVIDIA driver 560.35.03, CUDA 12.6 (nvidia-smi); picked CUDA 12.9\n"
+        "envkit: CUDA 12.9 runs on this driver through NVIDIA's minor-version compatibility (limited feature "
+        "set); kernels JIT-compiled from PTX need the full driver (>= 575.51.03)\n")
     assert "  - cuda-version=12.9\n" in r.stdout
 
 
