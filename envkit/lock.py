@@ -23,7 +23,7 @@ import shlex
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 from envkit.conda.names import pep503
 from envkit.pip_index import INDEX_KEY, index_mismatches, index_record
@@ -646,7 +646,8 @@ def _spec_channels(spec: EnvSpec) -> list[Channel]:
 
 def solve_spec(spec: EnvSpec, platforms: Sequence[str], *, channel_priority: str = "strict",
                virtual_packages: Sequence[VirtualPackage] = (), lock_pip_section: bool = True,
-               pip_timeout: float = 600, solve_timeout: float | None = 600) -> Lock:
+               pip_timeout: float = 600, solve_timeout: float | None = 600,
+               progress: Callable[[str], None] | None = None) -> Lock:
     """Solve `spec` for every platform in `platforms` and return the Lock.
 
     Conda dependencies are solved with py-rattler; the pip section (when the spec has one) is then
@@ -655,11 +656,14 @@ def solve_spec(spec: EnvSpec, platforms: Sequence[str], *, channel_priority: str
     priority, BackendError when pip fails.
     """
     plats = _check_platforms(platforms or spec.platforms, spec)
+    say = progress or (lambda _m: None)
+    say(f"solving {', '.join(plats)} with py-rattler (fetching the channels' repodata)")
     solved = _solve_many(spec, plats, channel_priority=channel_priority,
                          virtual_packages=virtual_packages, timeout=solve_timeout)
     packages: list[LockedPackage] = []
     for platform in plats:
         conda = solved[platform]
+        say(f"{platform}: {len(conda)} conda packages solved")
         packages.extend(conda)
         pip_entries = [p for p in spec.pip if p.kind != "option"]
         if lock_pip_section and pip_entries:
@@ -668,6 +672,7 @@ def solve_spec(spec: EnvSpec, platforms: Sequence[str], *, channel_priority: str
                 raise SolveError(f"{platform}: the spec has a pip section but the solution has no python",
                                  where=Where(file=spec.source, line=spec.line_of("dependencies")),
                                  hint="add python (e.g. python=3.11) to the conda dependencies")
+            say(f"{platform}: locking the pip section with pip (python {python.version})")
             pip = lock_pip(spec, platform, python.version,
                            virtual_packages=virtual_packages_for(platform, virtual_packages), timeout=pip_timeout)
             _require_named_index(spec, platform, pip)
