@@ -179,17 +179,6 @@ def sort_packages(packages: Iterable[LockedPackage]) -> tuple[LockedPackage, ...
     return tuple(sorted(packages, key=_sort_key))
 
 
-def _merge_channels(first: Iterable[Channel], more: Iterable[Channel]) -> tuple[Channel, ...]:
-    out: dict[str, Channel] = {}
-    for ch in list(first) + list(more):
-        out.setdefault(ch.name, ch)
-    return tuple(out.values())
-
-
-# --------------------------------------------------------------------------------------------
-# live environments
-
-
 def live_env_spec(env: LiveEnv) -> EnvSpec:
     """The exact environment file of a live environment (`environment.lock.yml`): every conda
     package as `channel::name=version=build` in name order, every pip package pinned
@@ -202,7 +191,11 @@ def live_env_spec(env: LiveEnv) -> EnvSpec:
     pip = []
     for p in sorted(env.pip_packages(), key=lambda p: pep503(p.name)):
         pip.append(_pip_pin(p, dists.get(pep503(p.name))))
-    channels = _merge_channels(env.channels, _package_channels(env.conda_packages()))
+    from envkit.backends.convert import export_channels
+
+    # the channel list `envkit export` writes (configured channels some package came from, then the
+    # others packages came from): a configured `defaults` no package came from is not added
+    channels = export_channels(env)
     return EnvSpec(name=env.name, channels=channels, conda=tuple(conda), pip=tuple(pip),
                    variables=redact_variables(env.variables), kind="export", has_pip_section=bool(pip))
 
@@ -319,25 +312,6 @@ def lock_variables(lock: Lock) -> tuple[tuple[str, str], ...]:
     if not isinstance(data, dict):
         return ()
     return tuple((str(k), str(v)) for k, v in data.items())
-
-
-def _package_channels(packages: Iterable[LockedPackage]) -> list[Channel]:
-    from envkit.conda.channels import parse_channel
-
-    names = sorted({p.channel for p in packages if p.channel})
-    return [parse_channel(n) for n in names]
-
-
-#: pip records no artifact URL for a distribution it installed from an index (no direct_url.json),
-#: so `envkit lock -p` asks pip which artifact that release is (`resolve_index_artifacts`).  When
-#: pip cannot say (offline, the index no longer has it), the package is still locked, with this
-#: marker as its URL (conda-lock.yml requires one): the PyPI page of the release plus the fragment
-#: `#envkit-unresolved`.  It is not an artifact; `envkit create` installs such a package by pin
-#: (`name==version`) from the index pip is configured with.
-UNRESOLVED_URL = "https://pypi.org/project/{name}/{version}/#envkit-unresolved"
-#: The marker envkit wrote before it resolved index installs (the same page, no fragment); still
-#: understood by `envkit create`.
-INDEX_URL = "https://pypi.org/project/{name}/{version}/"
 
 
 def index_placeholder_url(name: str, version: str) -> str:
@@ -488,7 +462,11 @@ def unresolved_pip_error(resolution: IndexResolution) -> BackendError:
         ours = importlib.metadata.version("pip")
     except importlib.metadata.PackageNotFoundError:
         ours = None
-    used = " ".join(resolution.pip[:4]) if resolution.pip else "none"
+    argv = resolution.pip or ()
+    used = "none"
+    if argv:  # envkit's own pip runs as `python -c <shim>`: name it rather than print the shim
+        used = f"{argv[0]} -m pip (envkit's, for the environment's platform)" if argv[1:2] == ("-c",) else \
+            " ".join(argv[:4])
     pins = ", ".join(resolution.unresolved)
     reasons = "; ".join(w.split(" (installed from an index): ", 1)[-1].split("; locked without", 1)[0]
                         for w in resolution.warnings)

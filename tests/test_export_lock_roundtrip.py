@@ -28,3 +28,23 @@ def test_export_lock_create_diff_is_same(envkit_cli, tmp_path, default_channel, 
     r = envkit_cli("diff", str(default_prefix), str(new))
     assert r.exit_code == 0, r.stdout + r.stderr
     assert "Same" in r.stdout
+
+
+def test_export_and_lock_p_write_the_same_channel_list(envkit_cli, tmp_path, default_channel, default_prefix,
+                                                       isolated_conda):
+    """A .condarc listing `defaults` (no package came from it): neither export nor lock -p adds it."""
+    from envkit.formats import read_file
+    from envkit.formats.condalock import read_conda_lock
+    from support.condafactory import copy_prefix, write_condarc
+
+    prefix = copy_prefix(default_prefix, tmp_path / "env")
+    write_condarc(prefix / ".condarc", channels=[default_channel.url, "defaults"])
+    env = tmp_path / "environment.yml"
+    assert envkit_cli("export", "-p", str(prefix), "-o", str(env)).exit_code == 0
+    lock = tmp_path / "conda-lock.yml"
+    r = envkit_cli("lock", "-p", str(prefix), "-o", str(lock))
+    assert r.exit_code == 0, r.stderr
+    exported = [c.name for c in read_file(str(env)).channels]
+    assert exported == [default_channel.url]
+    assert [c.name for c in read_file(str(tmp_path / "environment.lock.yml")).channels] == exported
+    assert [c.name for c in read_conda_lock(lock.read_text(), str(lock)).channels] == exported
