@@ -179,6 +179,10 @@ def sort_packages(packages: Iterable[LockedPackage]) -> tuple[LockedPackage, ...
     return tuple(sorted(packages, key=_sort_key))
 
 
+# --------------------------------------------------------------------------------------------
+# live environments
+
+
 def live_env_spec(env: LiveEnv) -> EnvSpec:
     """The exact environment file of a live environment (`environment.lock.yml`): every conda
     package as `channel::name=version=build` in name order, every pip package pinned
@@ -312,6 +316,18 @@ def lock_variables(lock: Lock) -> tuple[tuple[str, str], ...]:
     if not isinstance(data, dict):
         return ()
     return tuple((str(k), str(v)) for k, v in data.items())
+
+
+#: pip records no artifact URL for a distribution it installed from an index (no direct_url.json),
+#: so `envkit lock -p` asks pip which artifact that release is (`resolve_index_artifacts`).  When
+#: pip cannot say (offline, the index no longer has it) and the user passed --allow-unhashed-pip,
+#: the package is still locked, with this marker as its URL (conda-lock.yml requires one): the PyPI
+#: page of the release plus the fragment `#envkit-unresolved`.  It is not an artifact; `envkit
+#: create` installs such a package by pin (`name==version`) from the index pip is configured with.
+UNRESOLVED_URL = "https://pypi.org/project/{name}/{version}/#envkit-unresolved"
+#: The marker envkit wrote before it resolved index installs (the same page, no fragment); still
+#: understood by `envkit create`.
+INDEX_URL = "https://pypi.org/project/{name}/{version}/"
 
 
 def index_placeholder_url(name: str, version: str) -> str:
