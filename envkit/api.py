@@ -360,7 +360,8 @@ def _virtual_packages(func: str, value) -> tuple:
 
 
 def solve_spec(spec, platforms=None, *, channel_priority: str = "strict", virtual_packages=(),
-               lock_pip_section: bool = True, pip_timeout: float = 600, solve_timeout: float | None = 600):
+               lock_pip_section: bool = True, pip_timeout: float = 600, solve_timeout: float | None = 600,
+               progress=None):
     """Solve the EnvSpec `spec` (or the spec file at that path) for each of `platforms` (a list;
     None: the spec's own `platforms:`) and return the Lock.  `virtual_packages` may be text
     (`__cuda=12.4`).  Raises SolveError, UsageError, BackendError."""
@@ -374,7 +375,15 @@ def solve_spec(spec, platforms=None, *, channel_priority: str = "strict", virtua
                 virtual_packages=_virtual_packages("solve_spec", virtual_packages),
                 lock_pip_section=_flag("solve_spec", "lock_pip_section", lock_pip_section),
                 pip_timeout=_number("solve_spec", "pip_timeout", pip_timeout),
-                solve_timeout=_number("solve_spec", "solve_timeout", solve_timeout, optional=True))
+                solve_timeout=_number("solve_spec", "solve_timeout", solve_timeout, optional=True),
+                progress=_callable("solve_spec", "progress", progress))
+
+
+def _callable(func: str, name: str, value):
+    """`value` when it is callable or None (a progress callback), else TypeError."""
+    if value is not None and not callable(value):
+        raise _type_error(func, name, "a callable or None", value)
+    return value
 
 
 def _spec_hint(value) -> str:
@@ -415,7 +424,7 @@ def check_lock(spec, lock, *, platforms=None, spec_path: str | os.PathLike[str] 
 def create_from_lock(lock, prefix: str | os.PathLike[str], *, platform: str | None = None, backend: str = "rattler",
                      executable: str | os.PathLike[str] | None = None,
                      cache_dir: str | os.PathLike[str] | None = None, timeout: float = 1800,
-                     environments: Mapping | None = None):
+                     environments: Mapping | None = None, show_progress: bool = False):
     """Create `prefix` with exactly the packages `lock` (a Lock, or the path of a lock file) has
     for `platform` (default: this machine's).  Returns a CreateResult.  Raises UsageError,
     IntegrityError, BackendError (see envkit.create.create_from_lock)."""
@@ -430,4 +439,5 @@ def create_from_lock(lock, prefix: str | os.PathLike[str], *, platform: str | No
                 platform=_opt_str("create_from_lock", "platform", platform), backend=backend,
                 executable=_path("create_from_lock", "executable", executable, optional=True),
                 cache_dir=_path("create_from_lock", "cache_dir", cache_dir, optional=True),
-                timeout=_number("create_from_lock", "timeout", timeout), environments=environments)
+                timeout=_number("create_from_lock", "timeout", timeout), environments=environments,
+                show_progress=_flag("create_from_lock", "show_progress", show_progress))

@@ -358,7 +358,8 @@ def find_backend_executable(backend: str, env: Mapping[str, str] | None = None) 
 def create_from_lock(lock: Lock, prefix: str | os.PathLike[str], *, platform: str | None = None,
                      backend: str = "rattler", executable: str | None = None,
                      cache_dir: str | os.PathLike[str] | None = None, timeout: float = 1800,
-                     environments: Mapping[str, Sequence[str]] | None = None) -> CreateResult:
+                     environments: Mapping[str, Sequence[str]] | None = None,
+                     show_progress: bool = False) -> CreateResult:
     """Create `prefix` holding exactly the packages `lock` has for `platform` (default: this machine's).
 
     `environments`: for a pixi.lock, every environment's locked platforms (see `choose_platform`),
@@ -384,7 +385,7 @@ def create_from_lock(lock: Lock, prefix: str | os.PathLike[str], *, platform: st
     verify_local_archives(conda, source=lock.source)
     try:
         if backend == "rattler":
-            _install_rattler(conda, target, plat, cache_dir=cache_dir)
+            _install_rattler(conda, target, plat, cache_dir=cache_dir, show_progress=show_progress)
         else:
             _install_conda(lock, plat, target, backend, executable, timeout=timeout)
         # relative paths in the lock's pip options (`--find-links ./wheels`) are the lock's
@@ -486,7 +487,7 @@ def write_state_variables(prefix: str, variables: Sequence[tuple[str, str]]) -> 
 
 
 def _install_rattler(conda: Sequence[LockedPackage], prefix: str, platform: str, *,
-                     cache_dir: str | os.PathLike[str] | None) -> None:
+                     cache_dir: str | os.PathLike[str] | None, show_progress: bool = False) -> None:
     """Link the conda packages into a staging directory beside `prefix` (with `prefix` patched into
     the files), then rename it into place: a failed install never leaves a half-made `prefix`."""
     import asyncio
@@ -501,7 +502,7 @@ def _install_rattler(conda: Sequence[LockedPackage], prefix: str, platform: str,
     try:
         try:
             asyncio.run(rattler.install(records, target_prefix=stage, alternative_target_prefix=prefix,
-                                        platform=rattler.Subdir(platform), show_progress=False,
+                                        platform=rattler.Subdir(platform), show_progress=show_progress,
                                         execute_link_scripts=False, **kwargs))
         except Exception as exc:  # rattler's own exception classes
             text = str(exc).strip()

@@ -23,9 +23,11 @@ import shlex
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 from envkit.conda.names import pep503
+from envkit.pip_index import INDEX_KEY, index_mismatches, index_record
+from envkit.solve_errors import solve_failure
 from envkit.errors import BackendError, SolveError, UsageError, Where
 from envkit.model import Channel, CondaDep, EnvSpec, LiveEnv, Lock, LockedPackage, PipDep
 from envkit.urls import redact_variables
@@ -177,13 +179,6 @@ def sort_packages(packages: Iterable[LockedPackage]) -> tuple[LockedPackage, ...
     return tuple(sorted(packages, key=_sort_key))
 
 
-def _merge_channels(first: Iterable[Channel], more: Iterable[Channel]) -> tuple[Channel, ...]:
-    out: dict[str, Channel] = {}
-    for ch in list(first) + list(more):
-        out.setdefault(ch.name, ch)
-    return tuple(out.values())
-
-
 # --------------------------------------------------------------------------------------------
 # live environments
 
@@ -200,7 +195,11 @@ def live_env_spec(env: LiveEnv) -> EnvSpec:
     pip = []
     for p in sorted(env.pip_packages(), key=lambda p: pep503(p.name)):
         pip.append(_pip_pin(p, dists.get(pep503(p.name))))
-    channels = _merge_channels(env.channels, _package_channels(env.conda_packages()))
+    from envkit.backends.convert import export_channels
+
+    # the channel list `envkit export` writes (configured channels some package came from, then the
+    # others packages came from): a configured `defaults` no package came from is not added
+    channels = export_channels(env)
     return EnvSpec(name=env.name, channels=channels, conda=tuple(conda), pip=tuple(pip),
                    variables=redact_variables(env.variables), kind="export", has_pip_section=bool(pip))
 
@@ -319,19 +318,12 @@ def lock_variables(lock: Lock) -> tuple[tuple[str, str], ...]:
     return tuple((str(k), str(v)) for k, v in data.items())
 
 
-def _package_channels(packages: Iterable[LockedPackage]) -> list[Channel]:
-    from envkit.conda.channels import parse_channel
-
-    names = sorted({p.channel for p in packages if p.channel})
-    return [parse_channel(n) for n in names]
-
-
 #: pip records no artifact URL for a distribution it installed from an index (no direct_url.json),
 #: so `envkit lock -p` asks pip which artifact that release is (`resolve_index_artifacts`).  When
-#: pip cannot say (offline, the index no longer has it), the package is still locked, with this
-#: marker as its URL (conda-lock.yml requires one): the PyPI page of the release plus the fragment
-#: `#envkit-unresolved`.  It is not an artifact; `envkit create` installs such a package by pin
-#: (`name==version`) from the index pip is configured with.
+#: pip cannot say (offline, the index no longer has it) and the user passed --allow-unhashed-pip,
+#: the package is still locked, with this marker as its URL (conda-lock.yml requires one): the PyPI
+#: page of the release plus the fragment `#envkit-unresolved`.  It is not an artifact; `envkit
+#: create` installs such a package by pin (`name==version`) from the index pip is configured with.
 UNRESOLVED_URL = "https://pypi.org/project/{name}/{version}/#envkit-unresolved"
 #: The marker envkit wrote before it resolved index installs (the same page, no fragment); still
 #: understood by `envkit create`.
@@ -421,8 +413,9 @@ def resolve_index_artifacts(env: LiveEnv, *, timeout: float = 300) -> IndexResol
             try:
                 argv = _index_pip_argv(env, requirements_file=req, report_file=report, own=own)
                 result = run(argv, timeout=timeout, env=env_vars, check=False, what="pip")
-                if own and not result.ok and "No module named pip" in result.stderr:
-                    # the environment has no pip of its own: envkit's, targeting its platform
+                if own and not result.ok and not _NOT_FOUND.search(result.stderr or "") and not result.timed_out:
+                    # the environment's own pip is missing, or too old for `--dry-run --report`
+                    # (pip < 22.2), or broken: envkit's pip, targeting its platform and Python
                     own = False
                     argv = _index_pip_argv(env, requirements_file=req, report_file=report, own=own)
                     result = run(argv, timeout=timeout, env=env_vars, check=False, what="pip")
@@ -470,6 +463,35 @@ def resolve_index_artifacts(env: LiveEnv, *, timeout: float = 300) -> IndexResol
             f"index): {why}; locked without URL or hash (marked #envkit-unresolved): `envkit create` installs "
             f"{'it' if one else 'them'} by pin from the index pip is configured with")
     return IndexResolution(found=found, unresolved=unresolved, warnings=tuple(warnings), pip=argv_used)
+
+
+#: The oldest pip whose resolver envkit can ask for an artifact (`install --dry-run --report`).
+MIN_PIP = "22.2"
+
+
+def unresolved_pip_error(resolution: IndexResolution) -> BackendError:
+    """The error `envkit lock -n/-p` fails with when pip resolved no artifact for some index-installed
+    pip packages: a lock without their URL and hash cannot be reproduced or verified."""
+    import importlib.metadata
+
+    try:
+        ours = importlib.metadata.version("pip")
+    except importlib.metadata.PackageNotFoundError:
+        ours = None
+    argv = resolution.pip or ()
+    used = "none"
+    if argv:  # envkit's own pip runs as `python -c <shim>`: name it rather than print the shim
+        used = f"{argv[0]} -m pip (envkit's, for the environment's platform)" if argv[1:2] == ("-c",) else \
+            " ".join(argv[:4])
+    pins = ", ".join(resolution.unresolved)
+    reasons = "; ".join(w.split(" (installed from an index): ", 1)[-1].split("; locked without", 1)[0]
+                        for w in resolution.warnings)
+    return BackendError(
+        f"pip could not resolve the artifact (URL and sha256) of {pins}: {reasons}; a lock without them "
+        "cannot be reproduced",
+        hint=f"envkit needs pip >= {MIN_PIP} (`pip install --dry-run --report`): the environment's own, else "
+             f"envkit's{f' (pip {ours})' if ours else ''}; it ran `{used}`. Check the index pip is configured "
+             "with (PIP_INDEX_URL, pip.conf), or pass --allow-unhashed-pip to lock them without URL or hash")
 
 
 def lock_live(env: LiveEnv, *, index_artifacts: Mapping[str, tuple[str, str | None]] | None = None) -> Lock:
@@ -562,13 +584,22 @@ def _solve_many(spec: EnvSpec, platforms: Sequence[str], *, channel_priority: st
     priority = {"strict": rattler.ChannelPriority.Strict, "flexible": rattler.ChannelPriority.Flexible,
                 "disabled": rattler.ChannelPriority.Disabled}[channel_priority]
     where = Where(file=spec.source, line=spec.line_of("channels"), key="channels")
-    specs = [d.spec() for d in spec.conda if not d.name.startswith("__")]
+    from envkit.conda.matchspec import to_rattler
+
+    # MatchSpec objects, not strings: rattler reads strings strictly and refuses `name=1.2=build`
+    specs = [to_rattler(d, source=spec.source) for d in spec.conda]
     # virtual packages the spec itself asks for (`__cuda >=12`) are requirements on the target
     # machine, not packages: the solve must honour them through the virtual package list.
     vp_specs = [d for d in spec.conda if d.name.startswith("__")]
 
+    # conda searches a `chan::pkg` spec's channel even when `channels:` does not list it (after
+    # the listed ones); rattler only searches its sources, so they must include it.
+    spec_channels = _spec_channels(spec)
+
     async def one(platform: str):
         sources = channel_sources(spec.channels, platform)
+        if sources:
+            sources = list(dict.fromkeys(sources + channel_sources(spec_channels, platform)))
         if not sources:
             raise SolveError(f"{platform}: the spec lists no channels to solve from", where=where,
                              hint="add a `channels:` list (e.g. conda-forge) to the environment file")
@@ -583,7 +614,7 @@ def _solve_many(spec: EnvSpec, platforms: Sequence[str], *, channel_priority: st
                                                  rattler.BuildString(v.build)) for v in vps]
         try:
             records = await rattler.solve(
-                sources=sources, specs=specs + [d.spec() for d in vp_specs], platforms=[platform, "noarch"],
+                sources=sources, specs=specs, platforms=[platform, "noarch"],
                 virtual_packages=generic, channel_priority=priority,
                 timeout=datetime.timedelta(seconds=timeout) if timeout else None)
         except Exception as exc:  # rattler raises its own exception classes
@@ -591,8 +622,7 @@ def _solve_many(spec: EnvSpec, platforms: Sequence[str], *, channel_priority: st
             if name in ("SolverError", "UnsolvableError"):
                 raise SolveError(f"{platform}: cannot solve the spec", where=Where(file=spec.source),
                                  text=str(exc).strip()) from None
-            raise SolveError(f"{platform}: {name}: {str(exc).strip()}", where=Where(file=spec.source),
-                             hint="check the channel URLs and your network or proxy settings") from None
+            raise solve_failure(exc, platform, spec.source, sources) from None
         return platform, tuple(record_to_package(r, platform) for r in records)
 
     async def main():
@@ -601,9 +631,17 @@ def _solve_many(spec: EnvSpec, platforms: Sequence[str], *, channel_priority: st
     return dict(asyncio.run(main()))
 
 
+def _spec_channels(spec: EnvSpec) -> list[Channel]:
+    """The channels named by `chan::pkg` dependencies, in file order."""
+    from envkit.conda.channels import parse_channel
+
+    return [parse_channel(n) for n in dict.fromkeys(d.channel for d in spec.conda if d.channel)]
+
+
 def solve_spec(spec: EnvSpec, platforms: Sequence[str], *, channel_priority: str = "strict",
                virtual_packages: Sequence[VirtualPackage] = (), lock_pip_section: bool = True,
-               pip_timeout: float = 600, solve_timeout: float | None = 600) -> Lock:
+               pip_timeout: float = 600, solve_timeout: float | None = 600,
+               progress: Callable[[str], None] | None = None) -> Lock:
     """Solve `spec` for every platform in `platforms` and return the Lock.
 
     Conda dependencies are solved with py-rattler; the pip section (when the spec has one) is then
@@ -612,11 +650,14 @@ def solve_spec(spec: EnvSpec, platforms: Sequence[str], *, channel_priority: str
     priority, BackendError when pip fails.
     """
     plats = _check_platforms(platforms or spec.platforms, spec)
+    say = progress or (lambda _m: None)
+    say(f"solving {', '.join(plats)} with py-rattler (fetching the channels' repodata)")
     solved = _solve_many(spec, plats, channel_priority=channel_priority,
                          virtual_packages=virtual_packages, timeout=solve_timeout)
     packages: list[LockedPackage] = []
     for platform in plats:
         conda = solved[platform]
+        say(f"{platform}: {len(conda)} conda packages solved")
         packages.extend(conda)
         pip_entries = [p for p in spec.pip if p.kind != "option"]
         if lock_pip_section and pip_entries:
@@ -625,15 +666,52 @@ def solve_spec(spec: EnvSpec, platforms: Sequence[str], *, channel_priority: str
                 raise SolveError(f"{platform}: the spec has a pip section but the solution has no python",
                                  where=Where(file=spec.source, line=spec.line_of("dependencies")),
                                  hint="add python (e.g. python=3.11) to the conda dependencies")
-            packages.extend(lock_pip(spec, platform, python.version,
-                                     virtual_packages=virtual_packages_for(platform, virtual_packages),
-                                     timeout=pip_timeout))
+            say(f"{platform}: locking the pip section with pip (python {python.version})")
+            pip = lock_pip(spec, platform, python.version,
+                           virtual_packages=virtual_packages_for(platform, virtual_packages), timeout=pip_timeout)
+            _require_named_index(spec, platform, pip)
+            packages.extend(pip)
     hashes = tuple((p, spec_content_hash(spec, p)) for p in plats)
     channels = tuple(c for c in spec.channels if c.name != "nodefaults")
     sources = (os.path.basename(spec.source),) if spec.source else ()
+    metadata = lock_metadata(packages, spec.variables)
+    indexes = index_record(packages, lock_pip_options(spec)) if lock_pip_section else {}
+    if indexes:  # where each pip artifact came from (which of the spec's indexes)
+        metadata = _add_custom(metadata, {INDEX_KEY: json.dumps(indexes, separators=(",", ":"))})
     return Lock(kind="conda-lock", platforms=plats, packages=sort_packages(packages), channels=channels,
-                content_hash=hashes, sources=sources, pip_options=lock_pip_options(spec),
-                metadata=lock_metadata(packages, spec.variables))
+                content_hash=hashes, sources=sources, pip_options=lock_pip_options(spec), metadata=metadata)
+
+
+def _add_custom(metadata: Sequence[tuple[str, str]], add: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    """`metadata` with `add` merged into its custom_metadata entry (made when absent)."""
+    out, done = [], False
+    for k, v in metadata:
+        if k == "custom_metadata":
+            custom = json.loads(v) if v else {}
+            v, done = json.dumps({**custom, **add}, ensure_ascii=False, separators=(",", ":")), True
+        out.append((k, v))
+    if not done:
+        out.append(("custom_metadata", json.dumps(dict(add), ensure_ascii=False, separators=(",", ":"))))
+    return tuple(out)
+
+
+def _require_named_index(spec: EnvSpec, platform: str, pip: Sequence[LockedPackage]) -> None:
+    """Raise BackendError when a PyTorch-family package the pip section asks for was locked from
+    another index than the PyTorch wheel index the section names (pip fell back to an extra index,
+    PyPI, because that one was unreachable or lacks the release)."""
+    requested = [d.name for d in spec.pip if d.kind != "option" and d.name]
+    bad = index_mismatches(requested, pip, lock_pip_options(spec))
+    if not bad:
+        return
+    b = bad[0]
+    others = f" (and {', '.join(x.name for x in bad[1:])})" if len(bad) > 1 else ""
+    came = f"from {b.got}" if b.got else f"from {b.url}"
+    raise BackendError(
+        f"{platform}: pip locked {b.name}=={b.version}{others} {came}, not from the index the pip section "
+        f"names for it, {b.wanted}: that index was unreachable or lacks the release, and pip fell back to "
+        "another index", where=Where(file=spec.source, line=spec.line_of("dependencies")),
+        hint=f"check that {b.wanted} is reachable (network, proxy, PIP_* settings) and has that release; "
+             "nothing was written")
 
 
 #: The pip options of a spec that a lock keeps for `envkit create`: where pip finds the locked

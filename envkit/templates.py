@@ -253,19 +253,18 @@ class Matrix:
         return tuple(s for s in STYLES if minor in self.torch_versions(s))
 
     def min_driver(self, cuda: str) -> str | None:
-        """Minimum Linux NVIDIA driver for CUDA `cuda` (`12.6` -> `560.28.03`), None if unknown."""
-        for c, drv, _ in self.drivers:
-            if c == cuda:
-                return drv
-        return None
+        """Minimum Linux NVIDIA driver for full support of CUDA `cuda` (`12.6` -> `560.28.03`),
+        None if unknown (envkit.cuda_compat's table, which the matrix's `drivers` rows mirror)."""
+        from envkit.cuda_compat import min_driver
+
+        return min_driver(cuda)
 
     def cuda_for_driver(self, driver: str) -> str | None:
-        """The highest CUDA in the driver table that `driver` (`570.86.15`) runs."""
-        best = None
-        for c, drv, _ in self.drivers:
-            if vkey(driver) >= vkey(drv) and (best is None or vkey(c) > vkey(best)):
-                best = c
-        return best
+        """The highest CUDA that `driver` (`570.86.15`) supports fully (what nvidia-smi prints);
+        see envkit.cuda_compat.max_cuda_for_driver for minor-version compatibility."""
+        from envkit.cuda_compat import max_full_cuda_for_driver
+
+        return max_full_cuda_for_driver(driver)
 
     def cuda_package(self, torch: str) -> str:
         """The metapackage selecting CUDA on the pytorch channel: `pytorch-cuda` or `cudatoolkit`."""
@@ -814,19 +813,37 @@ def pick_detected_cuda(matrix: Matrix, torch: str, style: str, gpu: GpuInfo) -> 
     if gpu.cuda is None:
         why = f" ({gpu.detail})" if gpu.detail else ""
         return Detection(None, (f"no NVIDIA GPU detected{why}; generating a CPU environment",), ())
+    from envkit.cuda_compat import MINOR_COMPAT_FLOOR, support
+
     variants = matrix.cuda_variants(torch, style)
     have = f"driver {gpu.driver}, CUDA {gpu.cuda}" if gpu.driver else f"CUDA {gpu.cuda}"
 
-    def runs(v: str) -> bool:
-        if vkey(v) > vkey(gpu.cuda):
-            return False
-        need = matrix.min_driver(v)
-        return not (gpu.driver and need and vkey(gpu.driver) < vkey(need))
+    def full(v: str) -> bool:
+        if gpu.driver:
+            return support(v, gpu.driver).how == "full"
+        return vkey(v) <= vkey(gpu.cuda)  # only the driver's CUDA version is known (__cuda)
 
-    fitting = [v for v in variants if runs(v)]
+    def minor_compat(v: str) -> bool:
+        # NVIDIA's minor-version compatibility (envkit.cuda_compat): a CUDA 12.x build runs on any
+        # driver >= 525.60.13, not only on the one its toolkit shipped with
+        if gpu.driver:
+            return support(v, gpu.driver).ok
+        return vkey(v)[0] == vkey(gpu.cuda)[0] and vkey(v)[0] in MINOR_COMPAT_FLOOR
+
+    # an experimental variant (new GPUs, whose support needs the newer driver anyway) only with
+    # full support; a stable one through minor-version compatibility too
+    release = matrix.find_release(torch)
+    experimental = set(release.experimental_cuda) if release and style == "pip" else set()
+    fitting = [v for v in variants if full(v) or (v not in experimental and minor_compat(v))]
     if fitting:
         chosen = max(fitting, key=vkey)
-        return Detection(chosen, (f"detected NVIDIA {have} ({gpu.source}); picked CUDA {chosen}",), ())
+        notes = [f"detected NVIDIA {have} ({gpu.source}); picked CUDA {chosen}"]
+        if vkey(chosen) > vkey(gpu.cuda):
+            need = matrix.min_driver(chosen)
+            notes.append(f"CUDA {chosen} runs on this driver through NVIDIA's minor-version compatibility "
+                         f"(limited feature set); kernels JIT-compiled from PTX need the full driver"
+                         f"{f' (>= {need})' if need else ''}")
+        return Detection(chosen, tuple(notes), ())
     chosen = min(variants, key=vkey)
     need = matrix.min_driver(chosen)
     need_text = f"an NVIDIA driver >= {need}" if need else f"a driver that supports CUDA {chosen}"
@@ -887,7 +904,7 @@ def render_list(matrix: Matrix) -> str:
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
     for row in rows:
         lines.append("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
-    newest = matrix.newest()
+    newest = matrix.newest(DEFAULT_STYLE)  # what `template pytorch` picks with no option
     lines += [
         "",
         "* default CUDA of that torch in that style; ~ experimental in PyTorch's release notes.",

@@ -3,6 +3,9 @@
 
 Run from anywhere: `python templates/gen_compatibility.py` (add `--check` to only report whether
 the committed files are current; exit code 1 when not).  tests/test_template_docs.py runs the check.
+`--refresh` first updates templates/pytorch/matrix.json from the PyTorch wheel index when a network is
+there (templates/refresh_matrix.py: new torch releases, new CPython wheels); offline it says so and
+keeps the committed matrix.
 """
 from __future__ import annotations
 
@@ -53,7 +56,32 @@ def run_example(args: list[str], relpath: str) -> str:
             os.chdir(old)
 
 
+def fetch(url: str, timeout: float = 20) -> str:
+    """The text at `url` (the wheel index pages are public: no credentials)."""
+    import urllib.request
+
+    with urllib.request.urlopen(url, timeout=timeout) as resp:  # noqa: S310  (a fixed https URL)
+        return resp.read().decode("utf-8", "replace")
+
+
+def refresh_matrix(fetcher=fetch) -> list[str]:
+    """Refresh matrix.json from published data (see templates/refresh_matrix.py); the changes."""
+    import json
+
+    sys.path.insert(0, str(ROOT / "templates"))
+    from refresh_matrix import dump_matrix, refresh
+
+    path = ROOT / "templates" / "pytorch" / "matrix.json"
+    matrix, changes = refresh(json.loads(path.read_text(encoding="utf-8")), fetcher)
+    if changes and not changes[0].startswith("offline:"):
+        path.write_text(dump_matrix(matrix), encoding="utf-8")
+    return changes
+
+
 def main(argv: list[str]) -> int:
+    if "--refresh" in argv:
+        for line in refresh_matrix():
+            print(line)
     stale = []
     for path, text in outputs().items():
         current = path.read_text(encoding="utf-8") if path.exists() else None

@@ -147,7 +147,7 @@ def test_export_cli_with_conda_backend(envkit_cli, tmp_path, isolated_conda, mon
     r = envkit_cli("export", "-n", "ml", "--backend", "conda")
     assert r.exit_code == 0, r.stderr
     assert r.stdout == (
-        "# Exported by envkit from a linux-64 environment; regenerate: envkit export -n ml\n"
+        "# Exported by envkit from a linux-64 environment; regenerate: envkit export -n ml --backend conda\n"
         "name: ml\n"
         "channels:\n"
         "  - pytorch\n"
@@ -264,7 +264,8 @@ def test_mamba_2_hashes_urls_pip_and_broken_from_history_json(tmp_path, isolated
 def test_lock_through_mamba_2_carries_its_hashes(envkit_cli, tmp_path, isolated_conda, monkeypatch):
     monkeypatch.setenv("MAMBA_EXE", str(fake_conda(tmp_path, "mamba", _mm_answers(MM2_LIST, MM2_EXPORT, MM2_HISTORY))))
     out = tmp_path / "conda-lock.yml"
-    r = envkit_cli("lock", "-n", "ml", "--backend", "mamba", "--no-env-lock", "-o", str(out))
+    r = envkit_cli("lock", "-n", "ml", "--backend", "mamba", "--no-env-lock", "--allow-unhashed-pip",
+                   "-o", str(out))  # its pip package is on no index here
     assert r.exit_code == 0, r.stderr
     from envkit.formats import read_text
 
@@ -295,3 +296,15 @@ def test_conda_defaults_expanded_by_info_is_one_defaults_channel(tmp_path, isola
     env = CondaCli(str(fake_conda(tmp_path, answers=answers))).read_env(prefix=PREFIX)
     assert [c.name for c in env.channels] == ["defaults"]
     assert env.packages[0].conda_form() == "pkgs/main::python=3.11.8=h955ad1f_0"
+
+
+def test_export_exe_without_a_cli_backend_is_an_error(envkit_cli, tmp_path, isolated_conda):
+    exe = fake_conda(tmp_path)
+    r = envkit_cli("export", "-n", "ml", "--exe", str(exe))
+    assert (r.exit_code, r.stdout) == (2, "")
+    assert r.stderr == ("error: --exe names the executable of --backend conda, mamba or micromamba; the native "
+                        "backend (the default) runs none\nhint: add --backend conda (or mamba, micromamba)\n")
+    r = envkit_cli("export", "-n", "ml", "--exe", str(exe), "--backend", "conda")
+    assert r.exit_code == 0, r.stderr
+    assert r.stdout.startswith("# Exported by envkit from a linux-64 environment; regenerate: envkit export "
+                               "-n ml --backend conda\n")

@@ -117,7 +117,7 @@ def test_pip_index_installs_pip_could_not_resolve_are_installed_by_pin(envkit_cl
     src = copy_prefix(default_prefix, tmp_path / "src")
     pip_install(src, build_wheel(wheels, "helper", "1.0"))  # no direct_url.json
     lock = tmp_path / "conda-lock.yml"
-    r = envkit_cli("lock", "-p", str(src), "--no-env-lock", "-o", str(lock),
+    r = envkit_cli("lock", "-p", str(src), "--no-env-lock", "--allow-unhashed-pip", "-o", str(lock),
                    env=dict(PIP_LOCAL, PIP_FIND_LINKS=str(tmp_path / "nowhere")))
     assert r.exit_code == 0 and "helper==1.0 (installed from an index): no such release" in r.stderr
     [helper] = [p for p in read_lock(lock).packages if p.manager == "pip"]

@@ -326,8 +326,17 @@ def test_lock_live_keeps_unresolvable_index_installs_with_a_marker(envkit_cli, t
     pip_install(prefix, build_wheel(other, "gone", "0.3"))  # the index no longer has it
     pip_install(prefix, wheels / "helper-1.0-py3-none-any.whl")
     out = tmp_path / "conda-lock.yml"
+    # a lock that cannot be reproduced is a failure, naming the release, the reason and the way out
     r = envkit_cli("lock", "-p", str(prefix), "--no-env-lock", "-o", str(out), env=pip_env(find_links=wheels))
+    assert r.exit_code == 2 and not out.exists()
+    assert r.stderr.splitlines()[0] == (
+        "error: pip could not resolve the artifact (URL and sha256) of gone==0.3: no such release on the "
+        "configured index; a lock without them cannot be reproduced")
+    assert "hint: envkit needs pip >= 22.2" in r.stderr and "--allow-unhashed-pip" in r.stderr
+    r = envkit_cli("lock", "-p", str(prefix), "--no-env-lock", "--allow-unhashed-pip", "-o", str(out),
+                   env=pip_env(find_links=wheels))
     assert r.exit_code == 0, r.stderr
+    assert "--allow-unhashed-pip -o" in out.read_text()  # the regenerate command keeps the choice
     assert r.stderr.splitlines()[0] == (
         "warning: pip could not resolve the artifact of gone==0.3 (installed from an index): no such release on "
         "the configured index; locked without URL or hash (marked #envkit-unresolved): `envkit create` "
@@ -485,3 +494,28 @@ def test_env_lock_is_named_after_the_lock_and_never_shared(envkit_cli, tmp_path,
     assert r.stderr.startswith("error: l2.yml: refusing to write the exact environment file (--env-lock) over a "
                                "conda-lock file\nhint: write it elsewhere (--env-lock FILE)")
     assert sorted(os.listdir(work)) == sorted(files + ["e2.yml"])
+
+
+def test_an_environment_pip_too_old_for_report_is_replaced_by_envkits(envkit_cli, tmp_path, default_prefix, wheels):
+    """pip < 22.2 has no `install --dry-run --report`: envkit's own pip resolves for the environment's
+    platform and Python instead, so the lock still records each artifact's URL and sha256."""
+    import sys
+
+    from envkit.formats.condalock import read_conda_lock
+
+    prefix = copy_prefix(default_prefix, tmp_path / "env")
+    pip_install(prefix, wheels / "helper-1.1-py3-none-any.whl")
+    # the env's python: the test interpreter, except that its pip answers as pip 22.1 does
+    (prefix / "bin" / "python").write_text(
+        "#!/bin/sh\n"
+        'if [ "$1" = "-m" ] && [ "$2" = "pip" ]; then\n'
+        '  echo "Usage: pip install [options] <requirement specifier> ..." >&2\n'
+        '  echo "no such option: --report" >&2; exit 2\nfi\n'
+        f'exec "{sys.executable}" "$@"\n')
+    out = tmp_path / "conda-lock.yml"
+    r = envkit_cli("lock", "-p", str(prefix), "--no-env-lock", "-o", str(out), env=pip_env(find_links=wheels))
+    assert r.exit_code == 0, r.stderr
+    assert "warning" not in r.stderr
+    [helper] = [p for p in read_conda_lock(out.read_text()).packages if p.manager == "pip"]
+    whl = wheels / "helper-1.1-py3-none-any.whl"
+    assert (helper.url, helper.sha256) == (whl.as_uri(), sha256_of(whl))

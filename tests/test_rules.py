@@ -44,7 +44,7 @@ def test_registry_has_every_rule_of_the_issue_in_order():
     assert list(all_rules()) == [
         "conda-pip-duplicate", "pip-overwrote-conda", "mixed-channels", "channel-priority", "unpinned",
         "fuzzy-pin", "stale-lock", "lock-unsatisfied", "env-drift", "python-abi-mismatch",
-        "cuda-mismatch", "torch-pairing", "leaked-secret", "leaked-prefix", "insecure-url",
+        "cuda-mismatch", "wheel-index", "torch-pairing", "leaked-secret", "leaked-prefix", "insecure-url",
         "missing-hash", "duplicate-key", "pip-without-pip", "no-channels", "platform-only",
         "short-exact-pin", "pypi-only-in-conda", "legacy-url", "missing-requirements-file",
         "yaml-number", "pip-lock-missing-hash", "lock-python-mismatch", "pixi-lock-v7", "machine-platform", "machine-virtual-package", "machine-cuda-driver",

@@ -71,8 +71,9 @@ EXPECTED: dict[str, list[tuple[str, int]]] = {
     # version to the pinned pip list (line 206, noted in the corpus index).
     "25": [("mixed-channels", 4), ("unpinned", 206)],
     # `conda env export --no-builds`: every conda entry is `name=version`, which conda reads as
-    # `version.*` (one finding listing all 75, at the first); prefix line 229.
-    "26": [("fuzzy-pin", 6), ("leaked-prefix", 229)],
+    # `version.*` (one finding listing all 75, at the first); prefix line 229. The pip section pins
+    # torch 1.13.1+cu117 and torchvision 0.14.1+cu117 (211, 213) with no PyTorch index: PyPI has neither.
+    "26": [("fuzzy-pin", 6), ("wheel-index", 211), ("wheel-index", 213), ("leaked-prefix", 229)],
     # --from-history export: loose pins are intended (not a lock); the prefix line (10) remains.
     "28": [("leaked-prefix", 10)],
     # 2017 export: defaults + conda-forge; prefix line 14.
@@ -86,8 +87,10 @@ EXPECTED: dict[str, list[tuple[str, int]]] = {
     "31": [("mixed-channels", 5), ("leaked-prefix", 209)],
     # export: pytorch, conda-forge, defaults (line 5); conda pytorch 1.12.1 and pip torch 1.12.1
     # (line 101), conda typing_extensions and pip typing-extensions (line 105; corpus index).
-    # torchaudio 0.12.1+cu116 agrees with cudatoolkit 11.6 and with torch 1.12.
-    "33": [("mixed-channels", 5), ("conda-pip-duplicate", 101), ("conda-pip-duplicate", 105)],
+    # torchaudio 0.12.1+cu116 agrees with cudatoolkit 11.6 and with torch 1.12, but the export names
+    # no PyTorch index for it (line 102): only download.pytorch.org/whl/cu116 has that build.
+    "33": [("mixed-channels", 5), ("conda-pip-duplicate", 101), ("wheel-index", 102),
+           ("conda-pip-duplicate", 105)],
     # export: bioconda, conda-forge, defaults (line 5); prefix line 198.
     "34": [("mixed-channels", 5), ("unpinned", 137), ("unpinned", 169), ("leaked-prefix", 198)],
     # export: conda-forge + defaults (line 4); pip installed by pip (pip==21.2.4 under `pip:`,

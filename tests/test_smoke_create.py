@@ -1,5 +1,6 @@
 """`envkit smoke --create FILE`: a temporary env from a lock (envkit create) or an environment.yml
-(a conda-like CLI), the probe run inside it, and the env removed unless --keep.
+(solved natively, as `envkit lock -f`, then envkit create), the probe run inside it, and the env
+removed unless --keep.
 
 The factory's `python` package is a shim that runs the test interpreter (which has the CPU torch),
 so the probe really runs "inside" the created prefix."""
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from support.condafactory import default_channel, default_prefix  # noqa: F401  (fixtures)
+from support.condafactory import default_channel, default_prefix, isolated_conda  # noqa: F401  (fixtures)
 
 pytestmark = [pytest.mark.slow, pytest.mark.torch]
 pytest.importorskip("torch")
@@ -36,68 +37,58 @@ def test_create_from_a_lock_runs_inside_and_removes_the_env(envkit_cli, tmp_path
     assert not Path(t["prefix"]).exists()
 
 
-def test_create_from_environment_yml_with_conda_and_keep(envkit_cli, tmp_path):
-    """A fake `conda` that makes a prefix whose python is the test interpreter; the environment.yml
-    has numpy from conda and pip both, so the duplicate warning must be printed."""
-    log = tmp_path / "conda-argv"
+def test_create_from_environment_yml_solves_natively_and_keeps(envkit_cli, tmp_path, default_channel,
+                                                               isolated_conda):
+    """No conda executable: the environment.yml is solved (as `envkit lock -f` does) and created (as
+    `envkit create` does) with py-rattler; `conda` on PATH or CONDA_EXE is never run."""
     conda = tmp_path / "conda"
-    conda.write_text(
-        "#!/bin/sh\n"
-        f'echo "$@" > "{log}"\n'
-        'while [ "$#" -gt 0 ]; do if [ "$1" = "--prefix" ]; then P="$2"; fi; shift; done\n'
-        'mkdir -p "$P/bin" "$P/conda-meta"\n'
-        f'printf \'#!/bin/sh\\nexec "{sys.executable}" "$@"\\n\' > "$P/bin/python"\n'
-        'chmod +x "$P/bin/python"\n')
+    conda.write_text("#!/bin/sh\necho 'conda must not run' >&2\nexit 1\n")
     conda.chmod(0o755)
     yml = tmp_path / "environment.yml"
-    yml.write_text("name: t\nchannels: [conda-forge]\ndependencies:\n  - python=3.11\n  - numpy\n  - pip\n"
-                   "  - pip:\n    - numpy==2.0.0\n")
+    yml.write_text(f"name: t\nchannels: [{default_channel.url}]\ndependencies:\n"
+                   "  - python=3.11.8=hab00c5b_0_cpython\n  - numpy=1.26.4=py311h64a7726_0\n")
     r = envkit_cli("smoke", "--create", str(yml), "--keep", "--json",
-                   env={"ENVKIT_SMOKE_TEST_CONFIG": ONLY, "CONDA_EXE": str(conda), "MAMBA_EXE": ""})
+                   env={"ENVKIT_SMOKE_TEST_CONFIG": ONLY, "CONDA_EXE": str(conda), "MAMBA_EXE": str(conda),
+                        "PATH": f"{tmp_path}:/usr/bin:/bin"})
     assert r.exit_code == 0, r.stdout + r.stderr
     rep = json.loads(r.stdout)
     prefix = Path(rep["target"]["prefix"])
-    assert log.read_text().split() == ["env", "create", "--prefix", str(prefix), "--file", str(yml)]
-    assert rep["target"]["created_with"] == f"conda ({conda})" and rep["target"]["kept"] is True
-    assert "warning: 'numpy' is installed by both conda ('numpy') and pip" in r.stderr
+    assert rep["target"]["created_with"].startswith("envkit lock -f + create (rattler, linux-64: ")
+    assert rep["target"]["kept"] is True
     assert f"warning: kept the temporary environment: {prefix}" in r.stderr
-    assert (prefix / "bin" / "python").exists()
+    assert (prefix / "conda-meta" / "numpy-1.26.4-py311h64a7726_0.json").is_file()
+    assert {c["name"]: c["status"] for c in rep["checks"]} == {
+        "import.torch": "pass", "torch.build": "pass", "cuda.available": "skip"}
     shutil.rmtree(prefix.parent)
     shutil.rmtree(rep["scratch"])
 
 
-def test_create_failure_is_exit_2_and_leaves_nothing(envkit_cli, tmp_path):
-    conda = tmp_path / "conda"
-    conda.write_text("#!/bin/sh\necho 'PackagesNotFoundError: nope' >&2\nexit 1\n")
-    conda.chmod(0o755)
+def test_create_failure_is_exit_2_leaves_nothing_and_json_still_reports(envkit_cli, tmp_path, default_channel,
+                                                                        isolated_conda):
     yml = tmp_path / "environment.yml"
-    yml.write_text("name: t\ndependencies:\n  - python=3.11\n")
+    yml.write_text(f"name: t\nchannels: [{default_channel.url}]\ndependencies:\n  - python=3.99\n")
     before = set(Path(__import__("tempfile").gettempdir()).glob("envkit-smoke-env-*"))
-    r = envkit_cli("smoke", "--create", str(yml), env={"CONDA_EXE": str(conda), "MAMBA_EXE": ""})
+    r = envkit_cli("smoke", "--create", str(yml))
     assert r.exit_code == 2
-    assert "error: conda create failed with exit code 1" in r.stderr and "PackagesNotFoundError" in r.stderr
+    assert f"error: {yml}: linux-64: cannot solve the spec" in r.stderr and "python 3.99.*" in r.stderr
+    assert "conda" not in r.stderr.split("cannot solve")[0]
     assert set(Path(__import__("tempfile").gettempdir()).glob("envkit-smoke-env-*")) == before
+    # --json: the documented report, could_not_run with the reason, and the error on stderr
+    r = envkit_cli("smoke", "--create", str(yml), "--json")
+    assert r.exit_code == 2
+    rep = json.loads(r.stdout)
+    assert (rep["schema"], rep["ok"], rep["could_not_run"], rep["checks"]) == (1, False, True, [])
+    assert rep["target"] == {"kind": "create", "source": str(yml)}
+    assert rep["reason"].startswith(f"{yml}: linux-64: cannot solve the spec")
+    assert "error: " in r.stderr
 
 
-def test_environment_yml_with_micromamba_uses_its_create_form(tmp_path, monkeypatch):
-    """micromamba has no `env create`: `micromamba create --yes --prefix TMP --file FILE`."""
-    from envkit.formats import read_file
-    from envkit.smoke import runner
-
-    log = tmp_path / "argv"
-    mm = tmp_path / "micromamba"
-    mm.write_text(f'#!/bin/sh\necho "$@" > "{log}"\n'
-                  'while [ "$#" -gt 0 ]; do if [ "$1" = "--prefix" ]; then P="$2"; fi; shift; done\n'
-                  'mkdir -p "$P/bin"\n')
-    mm.chmod(0o755)
-    yml = tmp_path / "environment.yml"
-    yml.write_text("name: t\ndependencies:\n  - python=3.11\n")
-    monkeypatch.setenv("MAMBA_EXE", str(mm))
-    monkeypatch.delenv("CONDA_EXE", raising=False)
-    prefix, how = runner.create_env(str(yml), read_file(str(yml)), "env")
-    try:
-        assert how == f"micromamba ({mm})"
-        assert log.read_text().split() == ["create", "--yes", "--prefix", str(prefix), "--file", str(yml)]
-        assert (prefix / "bin").is_dir() and prefix.name == "env"
-    finally:
-        shutil.rmtree(prefix.parent)
+def test_json_reports_a_missing_interpreter(envkit_cli, tmp_path):
+    (tmp_path / "env" / "conda-meta").mkdir(parents=True)
+    r = envkit_cli("smoke", "-p", str(tmp_path / "env"), "--json")
+    assert r.exit_code == 2
+    rep = json.loads(r.stdout)
+    assert rep["could_not_run"] is True and rep["target"] == {"kind": "prefix", "prefix": str(tmp_path / "env")}
+    assert rep["reason"] == f"{tmp_path / 'env'} has no Python interpreter (bin/python)"
+    assert rep["diagnoses"] == [{"check": None, "problem": rep["reason"],
+                                 "hint": "the smoke test needs python and torch installed in the environment"}]

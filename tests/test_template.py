@@ -46,7 +46,7 @@ def test_matrix_is_found_in_the_source_tree_and_every_row_has_sources():
     rows = data["releases"] + data["conda_forge"]["releases"] + data["pytorch_channel"]["releases"]
     rows += data["drivers"]["rows"]
     assert all(r["sources"] and set(r["sources"]) <= keys for r in rows)
-    assert len(COMBOS) == 121  # 59 pip + 36 conda-forge + 26 pytorch-channel
+    assert len(COMBOS) == 128  # 66 pip + 36 conda-forge + 26 pytorch-channel
 
 
 def test_public_api_for_other_modules():
@@ -69,7 +69,8 @@ def test_public_api_for_other_modules():
     assert M.min_driver("13.2") is None
     assert M.cuda_for_driver("570.86.15") == "12.8"
     assert M.cuda_for_driver("400.1") is None
-    assert M.newest() == "2.13"
+    assert M.newest() == "2.15"
+    assert M.newest("conda-forge") == "2.13"
     assert M.newest("pytorch-channel") == "2.5"
 
 
@@ -259,7 +260,7 @@ def test_with_none_and_extra_packages():
      "2.8, 2.9, 2.10, 2.11, 2.12, 2.13", "use --style pip (official wheels) for this torch version"),
     (dict(torch="3.0"),
      "unknown torch version 3.0; known: 1.12, 1.13, 2.0, 2.1, 2.2, 2.3, 2.4, 2.5, 2.6, 2.7, 2.8, 2.9, "
-     "2.10, 2.11, 2.12, 2.13", None),
+     "2.10, 2.11, 2.12, 2.13, 2.14, 2.15", None),
     (dict(torch="latest"), "invalid torch version 'latest'; write it as 2.7 or 2.7.1", None),
     (dict(torch="2.13", python="3.9"),
      "torch 2.13 does not support Python 3.9; available: 3.10, 3.11, 3.12, 3.13, 3.14", None),
@@ -470,14 +471,31 @@ def test_pick_detected_highest_that_runs():
     assert pick_detected_cuda(M, "2.13", "conda-forge", GpuInfo("13.1", "590.48.01", "x")).cuda == "13.0"
 
 
-def test_pick_detected_driver_too_old_warns():
-    d = pick_detected_cuda(M, "2.13", "pip", GpuInfo("12.4", "550.54.14", "nvidia-smi"))
+def test_pick_detected_applies_minor_version_compatibility():
+    # driver 550 (CUDA 12.4): torch 2.7's cu126 runs through minor-version compatibility (12.x on
+    # >= 525.60.13); the experimental cu128 is not taken without full support
+    d = pick_detected_cuda(M, "2.7", "pip", GpuInfo("12.4", "550.54.14", "nvidia-smi"))
+    assert (d.cuda, d.warnings) == ("12.6", ())
+    assert d.messages == (
+        "detected NVIDIA driver 550.54.14, CUDA 12.4 (nvidia-smi); picked CUDA 12.6",
+        "CUDA 12.6 runs on this driver through NVIDIA's minor-version compatibility (limited feature set); "
+        "kernels JIT-compiled from PTX need the full driver (>= 560.28.03)")
+    assert pick_detected_cuda(M, "2.13", "pip", GpuInfo("12.4", "550.54.14", "x")).cuda == "12.6"
+    # only __cuda known: the same major runs
+    assert pick_detected_cuda(M, "2.13", "conda-forge", GpuInfo("12.2", None, "py-rattler __cuda")).cuda == "12.9"
+
+
+def test_pick_detected_driver_too_old_for_the_major_warns():
+    # driver 520 (CUDA 11.8) is below CUDA 12's floor (525.60.13): no 12.x variant runs
+    d = pick_detected_cuda(M, "2.13", "pip", GpuInfo("11.8", "520.61.05", "nvidia-smi"))
     assert d.cuda == "12.6"
     assert d.warnings == ("CUDA 12.6 needs an NVIDIA driver >= 560.28.03, but this machine's driver "
-                          "550.54.14 supports CUDA 12.4 (nvidia-smi); update the driver, or use --cpu",)
-    d = pick_detected_cuda(M, "2.13", "conda-forge", GpuInfo("12.2", None, "py-rattler __cuda"))
+                          "520.61.05 supports CUDA 11.8 (nvidia-smi); update the driver, or use --cpu",)
+    d = pick_detected_cuda(M, "2.13", "conda-forge", GpuInfo("11.8", None, "py-rattler __cuda"))
     assert d.warnings == ("CUDA 12.9 needs an NVIDIA driver >= 575.51.03, but this machine's driver "
-                          "supports CUDA 12.2 only (py-rattler __cuda); update the driver, or use --cpu",)
+                          "supports CUDA 11.8 only (py-rattler __cuda); update the driver, or use --cpu",)
+    # CUDA 13 needs a 580 driver even through minor-version compatibility
+    assert pick_detected_cuda(M, "2.15", "pip", GpuInfo("12.9", "575.51.03", "x")).warnings != ()
 
 
 def test_pick_detected_no_gpu_is_cpu():
@@ -498,7 +516,7 @@ def test_cli_default_and_output_file(envkit_cli, tmp_path):
     assert r.exit_code == 0 and r.stdout == ""
     assert r.stderr == f"envkit: wrote {out}\n"
     assert out.read_text() == render(plan_pytorch(M, PytorchOptions(cpu=True, style="pip", output=str(out))))
-    assert f"--name torch-2.13-cpu -o {out}\n" in out.read_text()
+    assert f"--name torch-2.15-cpu -o {out}\n" in out.read_text()  # the newest wheels
 
 
 def test_cli_header_command_regenerates_the_same_file(envkit_cli, tmp_path):
@@ -566,15 +584,14 @@ def test_cli_detect_uses_nvidia_smi_through_proc(envkit_cli, monkeypatch, tmp_pa
                         "picked CUDA 12.8\n")
 
 
-def test_cli_detect_multi_gpu_nvidia_smi_with_an_old_driver(envkit_cli, monkeypatch, tmp_path):
+def test_cli_detect_multi_gpu_nvidia_smi_with_an_older_driver(envkit_cli, monkeypatch, tmp_path):
     fake_nvidia_smi(monkeypatch, tmp_path, SMI_MULTI)
     r = envkit_cli("template", "pytorch", "--detect", "--torch", "2.13")
     assert r.exit_code == 0
     assert r.stderr == (
-        "envkit: detected NVIDIA driver 560.35.03, CUDA 12.6 (nvidia-smi); no CUDA variant of torch 2.13 "
-        "runs on it; picked the oldest, CUDA 12.9\n"
-        "warning: CUDA 12.9 needs an NVIDIA driver >= 575.51.03, but this machine's driver 560.35.03 "
-        "supports CUDA 12.6 (nvidia-smi); update the driver, or use --cpu\n")
+        "envkit: detected NVIDIA driver 560.35.03, CUDA 12.6 (nvidia-smi); picked CUDA 12.9\n"
+        "envkit: CUDA 12.9 runs on this driver through NVIDIA's minor-version compatibility (limited feature "
+        "set); kernels JIT-compiled from PTX need the full driver (>= 575.51.03)\n")
     assert "  - cuda-version=12.9\n" in r.stdout
 
 
@@ -595,10 +612,12 @@ def test_cli_list(envkit_cli):
     lines = r.stdout.splitlines()
     assert lines[5].split() == ["torch", "torchvision", "torchaudio", "python", "pip", "CUDA",
                                 "conda-forge", "CUDA", "pytorch-channel", "CUDA"]
-    assert lines[6] == "2.13   0.28         2.11        3.10-3.14  12.6, 13.0*, 13.2~  12.9, 13.0*           -"
-    assert lines[10] == "2.9    0.24         2.9         3.10-3.14  12.6, 12.8*, 13.0~  12.9* (py 3.10-3.13)  -"
-    assert lines[14] == ("2.5    0.20         2.5         3.9-3.12   11.8, 12.1, 12.4*   12.0, 12.6*"
-                         "           11.8, 12.1, 12.4*")
+    assert lines[6] == "2.15   0.30         2.11        3.10-3.14  13.0*, 13.2         -                          -"
+    assert lines[8] == "2.13   0.28         2.11        3.10-3.14  12.6, 13.0*, 13.2~  12.9, 13.0*                -"
+    assert lines[12] == "2.9    0.24         2.9         3.10-3.14  12.6, 12.8*, 13.0~  12.9* (py 3.10-3.13)       -"
+    # the wheels of 2.5.1 have Python 3.13; the conda channels' builds stop at 3.12
+    assert lines[16] == ("2.5    0.20         2.5         3.9-3.13   11.8, 12.1, 12.4*   12.0, 12.6* (py 3.9-3.12)"
+                         "  11.8, 12.1, 12.4*")
     assert lines[-1] == "Defaults: torch 2.13, Python 3.14, CUDA 13.0, style conda-forge."
 
 

@@ -1,4 +1,4 @@
-"""The conda-forge template, solved by py-rattler against a local channel named like conda-forge.
+"""The conda-forge template, locked by `envkit lock -f` against a local channel named like conda-forge.
 
 The channel mimics conda-forge's pytorch feedstock: CUDA builds `cuda126_mkl_py312_h…_301` that depend
 on `__cuda` and `cuda-version >=12.6,<13`, CPU builds `cpu_mkl_py312_h…_101` (lower build number, so
@@ -9,7 +9,8 @@ from __future__ import annotations
 import pytest
 
 from envkit.templates import PytorchOptions, load_matrix, plan_pytorch, render
-from support.condafactory import ChannelBuilder, Pkg, python_interpreter_pkg, python_pkg, solve
+from support.condafactory import ChannelBuilder, Pkg, python_interpreter_pkg, python_pkg
+from support.specchannel import localize
 
 M = load_matrix()
 
@@ -52,72 +53,87 @@ def specs_of(text: str) -> list[str]:
     return [d.raw for d in read_text(text, filename="environment.yml").conda]
 
 
-def lenient(specs: list[str]) -> list:
-    """Specs as conda reads them.  py-rattler's solve parses strings strictly, and strict mode
-    refuses `name=ver=glob*` (conda, mamba and rattler's lenient mode read it as version + build)."""
-    from rattler import MatchSpec
+def lock(tmp_path, forge, text: str, cuda: str | None = None):
+    """`envkit lock -f` of `text` (channel conda-forge = the local `forge`) for linux-64 with the
+    driver `cuda` (__cuda; none when None): (exit code, stderr, {name: package})."""
+    from envkit.formats.condalock import read_conda_lock
+    from conftest import run_envkit
 
-    return [MatchSpec(s, strict=False) for s in specs]
+    env = tmp_path / "environment.yml"
+    env.write_text(localize(text, {"conda-forge": forge}))
+    out = tmp_path / "conda-lock.yml"
+    out.unlink(missing_ok=True)
+    vp = ["--virtual-package", f"linux-64:__cuda={cuda}"] if cuda else []
+    r = run_envkit("lock", "-f", str(env), "--platform", "linux-64", *vp, "-o", str(out))
+    got = {}
+    if r.exit_code == 0:
+        got = {p.name: p for p in read_conda_lock(out.read_text(), str(out)).packages}
+    return r.exit_code, r.stderr, got
 
 
-def by_name(records) -> dict[str, object]:
-    return {r.name.normalized: r for r in records}
+def spec_file(*specs: str) -> str:
+    return "channels:\n  - conda-forge\ndependencies:\n" + "".join(f"  - {s}\n" for s in specs)
 
 
 def template(**kw) -> str:
     return render(plan_pytorch(M, PytorchOptions(torch="2.7", python="3.12", **kw)))
 
 
-def test_cuda_template_selects_the_cuda_build_when_cuda_is_present(forge):
-    specs = specs_of(template(cuda="12.6"))
-    assert specs == ["cuda-version=12.6", "python=3.12", "pytorch=2.7.*=cuda*", "torchaudio=2.7",
-                     "torchvision=0.22"]
-    got = by_name(solve([forge], lenient(specs), virtual={"__cuda": "12.8"}))
-    assert str(got["pytorch"].build) == "cuda126_mkl_py312_h30b5a27_301"
-    assert str(got["cuda-version"].version) == "12.6"
-    assert str(got["torchvision"].build) == "cuda126_py312_h0_1"
-    assert str(got["python"].version) == "3.12.8"
+def test_cuda_template_selects_the_cuda_build_when_cuda_is_present(forge, tmp_path):
+    text = template(cuda="12.6")
+    assert specs_of(text) == ["cuda-version=12.6", "python=3.12", "pytorch=2.7.*=cuda*", "torchaudio=2.7",
+                              "torchvision=0.22"]
+    code, err, got = lock(tmp_path, forge, text, cuda="12.8")
+    assert code == 0, err
+    assert got["pytorch"].build == "cuda126_mkl_py312_h30b5a27_301"
+    assert got["cuda-version"].version == "12.6"
+    assert got["torchvision"].build == "cuda126_py312_h0_1"
+    assert got["python"].version == "3.12.8"
 
 
-def test_cuda_template_fails_clearly_without_a_driver(forge):
+def test_cuda_template_fails_clearly_without_a_driver(forge, tmp_path):
     for with_ in (None, ("none",)):
-        specs = specs_of(template(cuda="12.6", with_=with_))
-        with pytest.raises(Exception) as e:
-            solve([forge], lenient(specs), virtual={})
-        assert type(e.value).__name__ == "SolverError"
-        assert "__cuda *, for which no candidates were found" in str(e.value)
+        code, err, _ = lock(tmp_path, forge, template(cuda="12.6", with_=with_))
+        assert code == 2
+        assert "linux-64: cannot solve the spec" in err
+        assert "__cuda *, for which no candidates were found" in " ".join(err.split())
+        assert "network" not in err
     # and the template's own header says what to do about it
     assert "create it with CONDA_OVERRIDE_CUDA=12.6" in template(cuda="12.6").replace("\n# ", " ")
 
 
-def test_cuda_template_with_an_old_driver_fails_on_cuda_version(forge):
-    with pytest.raises(Exception) as e:
-        solve([forge], lenient(specs_of(template(cuda="12.6"))), virtual={"__cuda": "11.8"})
-    assert "cuda-version 12.6 would constrain" in str(e.value)
-    assert "__cuda >=12, which conflicts" in str(e.value)
+def test_cuda_template_with_an_old_driver_fails_on_cuda_version(forge, tmp_path):
+    code, err, _ = lock(tmp_path, forge, template(cuda="12.6"), cuda="11.8")
+    err = " ".join(err.split())
+    assert code == 2
+    # the solver's explanation names the driver it had and the cuda-version the template pins
+    assert "__cuda 11.8" in err and "cuda-version 12.6.* cannot be install" in err
 
 
-def test_cpu_template_gets_the_cpu_build_with_or_without_a_gpu(forge):
-    specs = specs_of(template(cpu=True))
-    assert specs[1] == "pytorch=2.7.*=cpu*"
-    for virtual in ({}, {"__cuda": "12.8"}):
-        got = by_name(solve([forge], lenient(specs), virtual=virtual))
-        assert str(got["pytorch"].build) == "cpu_mkl_py312_h6a7998d_101"
-        assert str(got["torchvision"].build) == "cpu_py312_h0_1"
+def test_cpu_template_gets_the_cpu_build_with_or_without_a_gpu(forge, tmp_path):
+    text = template(cpu=True)
+    assert specs_of(text)[1] == "pytorch=2.7.*=cpu*"
+    for cuda in (None, "12.8"):
+        code, err, got = lock(tmp_path, forge, text, cuda=cuda)
+        assert code == 0, err
+        assert got["pytorch"].build == "cpu_mkl_py312_h6a7998d_101"
+        assert got["torchvision"].build == "cpu_py312_h0_1"
         assert "cuda-version" not in got
 
 
-def test_bare_pytorch_prefers_cuda_which_is_why_templates_say_the_build(forge):
+def test_bare_pytorch_prefers_cuda_which_is_why_templates_say_the_build(forge, tmp_path):
     # Without a build selector the solver takes the higher build number (CUDA) when __cuda exists:
     # a CPU template must say `=cpu*`.
-    got = by_name(solve([forge], ["python=3.12", "pytorch=2.7"], virtual={"__cuda": "12.8"}))
-    assert str(got["pytorch"].build).startswith("cuda126_")
+    code, err, got = lock(tmp_path, forge, spec_file("python=3.12", "pytorch=2.7"), cuda="12.8")
+    assert code == 0, err
+    assert got["pytorch"].build.startswith("cuda126_")
 
 
-def test_single_equals_with_a_build_would_pin_x_y_0(forge):
+def test_single_equals_with_a_build_would_pin_x_y_0(forge, tmp_path):
     # `pytorch=2.7=cuda*` means version ==2.7 (2.7.0) to conda; the channel only has 2.7.1, so the
     # template writes `pytorch=2.7.*=cuda*`.
-    with pytest.raises(Exception):
-        solve([forge], lenient(["python=3.12", "pytorch=2.7=cuda*"]), virtual={"__cuda": "12.8"})
-    got = by_name(solve([forge], lenient(["python=3.12", "pytorch=2.7.*=cuda*"]), virtual={"__cuda": "12.8"}))
-    assert str(got["pytorch"].version) == "2.7.1"
+    code, err, _ = lock(tmp_path, forge, spec_file("python=3.12", "pytorch=2.7=cuda*"), cuda="12.8")
+    assert code == 2 and "No candidates were found for pytorch ==2.7 cuda*" in err
+    code, err, got = lock(tmp_path, forge, spec_file("python=3.12", "pytorch=2.7.*=cuda*"), cuda="12.8")
+    assert code == 0, err
+    assert got["pytorch"].version == "2.7.1"

@@ -19,7 +19,10 @@ from envkit.formats import FORMATS
               help="Read the lock as this format [default: detected from the content].")
 @click.option("--backend", type=click.Choice(("rattler", "conda", "mamba", "micromamba")), default="rattler",
               show_default=True, help="Install the conda packages with py-rattler, or with a conda executable.")
-def create(lock_file, prefix, name, platform, environment, input_format, backend) -> int:
+@click.option("-q", "--quiet", is_flag=True,
+              help="No progress on stderr (downloads and linking are shown only on a terminal, or with "
+                   "ENVKIT_PROGRESS=1).")
+def create(lock_file, prefix, name, platform, environment, input_format, backend, quiet) -> int:
     """Create an environment holding exactly the packages of a lock.
 
     Conda packages are installed first (hashes verified; any failure removes the half-made
@@ -54,7 +57,18 @@ def create(lock_file, prefix, name, platform, environment, input_format, backend
 
         for w in pip_option_lines(lk.pip_options)[1]:
             warn(w)
-    result = create_from_lock(lk, target, platform=platform, backend=backend, environments=environments)
+    from envkit.progress import enabled, reporter
+
+    say = reporter(quiet)
+    if say:
+        from envkit.create import choose_platform
+
+        pkgs = lk.for_platform(choose_platform(lk, platform, environments=environments))
+        n_conda = sum(1 for p in pkgs if p.manager == "conda")
+        say(f"creating {target}: {n_conda} conda packages (download, verify, link), then "
+            f"{len(pkgs) - n_conda} pip packages")
+    result = create_from_lock(lk, target, platform=platform, backend=backend, environments=environments,
+                              show_progress=enabled(quiet))
     if result.by_pin:
         from envkit.cli import warn
 

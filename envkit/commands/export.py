@@ -48,11 +48,17 @@ def export(env_name, prefix, backend, exe, from_history, no_builds, fmt, digest,
                          hint="use --format yaml or json")
     if no_builds and fmt in ("explicit", "conda-lock"):
         raise UsageError(f"--no-builds does not apply to --format {fmt} (it lists exact artifacts)")
+    if exe and backend == "native":
+        # the native backend runs no executable: a silently ignored --exe hides a typo'd command line
+        raise UsageError("--exe names the executable of --backend conda, mamba or micromamba; the native "
+                         "backend (the default) runs none", hint="add --backend conda (or mamba, micromamba)")
     env = open_env(name=env_name, prefix=prefix, backend=backend, exe=exe)
     for w in env.warnings:
         warn(w)
     warn_duplicates([env])
     regen = "envkit export " + (f"-n {env_name}" if env_name else "-p PREFIX")
+    if backend != "native":  # the regenerate command reads the environment the same way
+        regen += f" --backend {backend}"
     notes: list[str] = []
     if digest != "md5" and fmt != "explicit":
         raise UsageError(f"--hash applies to --format explicit only, not {fmt}")

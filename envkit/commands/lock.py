@@ -33,6 +33,11 @@ BACKENDS = ("native", "conda", "mamba", "micromamba")
 @click.option("--solver", type=click.Choice(("rattler", "conda-lock")), default="rattler", show_default=True,
               help="Solve -f with py-rattler, or with conda-lock (needs a conda executable).")
 @click.option("--no-pip", is_flag=True, help="Do not lock the pip section of -f.")
+@click.option("--allow-unhashed-pip", is_flag=True,
+              help="With -n/-p, lock pip packages whose artifact pip cannot find without URL or hash "
+                   "(marked #envkit-unresolved) instead of failing.")
+@click.option("-q", "--quiet", is_flag=True,
+              help="No progress on stderr (it is shown only on a terminal, or with ENVKIT_PROGRESS=1).")
 @click.option("--check", is_flag=True,
               help="Do not lock: exit 1 when --lock is stale or does not satisfy -f, 0 when it fits.")
 @click.option("--lock", "lock_file", type=click.Path(dir_okay=False), metavar="FILE",
@@ -40,7 +45,7 @@ BACKENDS = ("native", "conda", "mamba", "micromamba")
 @click.option("--env", "environment", metavar="NAME",
               help="With --check: the environment of a pixi.lock to check [default: default].")
 def lock(name, prefix, spec_file, platforms, output, env_lock, no_env_lock, backend, channel_priority,
-         virtual_packages, solver, no_pip, check, lock_file, environment) -> int:
+         virtual_packages, solver, no_pip, allow_unhashed_pip, quiet, check, lock_file, environment) -> int:
     """Lock a live environment exactly, or solve an environment file for several platforms.
 
     \b
@@ -57,7 +62,7 @@ def lock(name, prefix, spec_file, platforms, output, env_lock, no_env_lock, back
             raise UsageError("--check compares -f with --lock; it does not read a live environment")
         for opt, given in (("--platform", platforms), ("--no-pip", no_pip), ("--solver", solver != "rattler"),
                            ("--channel-priority", channel_priority != "strict"), ("--env-lock", env_lock),
-                           ("--no-env-lock", no_env_lock)):
+                           ("--no-env-lock", no_env_lock), ("--allow-unhashed-pip", allow_unhashed_pip)):
             if given:
                 raise UsageError(f"{opt} is for locking; --check reads the lock as it is",
                                  hint="--virtual-package is the one solver option --check takes (for a "
@@ -75,13 +80,16 @@ def lock(name, prefix, spec_file, platforms, output, env_lock, no_env_lock, back
     if spec_file:
         if no_env_lock or env_lock:
             raise UsageError("--env-lock/--no-env-lock are for -n/-p (a spec lock has several platforms)")
-        return _lock_spec(spec_file, platforms, output, channel_priority, virtual_packages, solver, no_pip)
+        if allow_unhashed_pip:
+            raise UsageError("--allow-unhashed-pip is for -n/-p: a spec's pip section is always locked with "
+                             "hashes (or fails)", hint="use --no-pip to leave the pip section out")
+        return _lock_spec(spec_file, platforms, output, channel_priority, virtual_packages, solver, no_pip, quiet)
     for opt, given in (("--platform", platforms), ("--virtual-package", virtual_packages),
                        ("--no-pip", no_pip), ("--solver", solver != "rattler"),
                        ("--channel-priority", channel_priority != "strict")):
         if given:
             raise UsageError(f"{opt} is for solving -f; a live environment is locked as it is")
-    return _lock_live(name, prefix, backend, output, env_lock, no_env_lock)
+    return _lock_live(name, prefix, backend, output, env_lock, no_env_lock, allow_unhashed_pip, quiet)
 
 
 def _regen(*parts: str) -> str:
@@ -165,7 +173,8 @@ def env_lock_path(output: str) -> str | None:
     return os.path.join(folder, f"{stem}.environment.lock.yml")
 
 
-def _lock_live(name, prefix, backend, output, env_lock, no_env_lock) -> int:
+def _lock_live(name, prefix, backend, output, env_lock, no_env_lock, allow_unhashed_pip=False,
+               quiet=False) -> int:
     from envkit.backends import open_env
     from envkit.cli import emit, warn
     from envkit.commands._common import warn_duplicates
@@ -190,10 +199,22 @@ def _lock_live(name, prefix, backend, output, env_lock, no_env_lock) -> int:
         args += ["--env-lock", env_lock]
     elif no_env_lock:
         args.append("--no-env-lock")
+    if allow_unhashed_pip:
+        args.append("--allow-unhashed-pip")
     args += ["-o", output]
     header = header_for(_regen(*args))
     # pip installs from an index record no artifact: ask pip which one each release is
+    from envkit.progress import reporter
+
+    say = reporter(quiet)
+    pending = sum(1 for p in env.pip_packages() if not p.url)
+    if say and pending:
+        say(f"asking pip for the artifacts (URL, sha256) of {pending} pip package(s) installed from an index")
     resolution = resolve_index_artifacts(env)
+    if resolution.unresolved and not allow_unhashed_pip:
+        from envkit.lock import unresolved_pip_error
+
+        raise unresolved_pip_error(resolution)
     for w in resolution.warnings:
         warn(w)
     result = lock_live(env, index_artifacts=resolution.found)
@@ -232,7 +253,8 @@ def _read_spec(path: str):
     return spec
 
 
-def _lock_spec(spec_file, platforms, output, channel_priority, virtual_packages, solver, no_pip) -> int:
+def _lock_spec(spec_file, platforms, output, channel_priority, virtual_packages, solver, no_pip,
+               quiet=False) -> int:
     from envkit.cli import emit
     from envkit.commands._common import warn_duplicates
     from envkit.create import host_platform
@@ -252,8 +274,10 @@ def _lock_spec(spec_file, platforms, output, channel_priority, virtual_packages,
                              "reads channel_priority from .condarc and always locks the pip section")
         result = solve_with_conda_lock(spec, plats, virtual_packages=vps)
     else:
+        from envkit.progress import reporter
+
         result = solve_spec(spec, plats, channel_priority=channel_priority, virtual_packages=vps,
-                            lock_pip_section=not no_pip)
+                            lock_pip_section=not no_pip, progress=reporter(quiet))
     if result.pip_options and output != "-":
         from dataclasses import replace
 

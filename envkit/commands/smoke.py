@@ -30,7 +30,7 @@ def smoke(name, prefix, python, create_file, require_cuda, quick, full, as_json,
     Exit status: 0 every check passed (or was rightly skipped), 1 a check failed, 2 the smoke test
     could not run (no interpreter, torch missing, the env could not be created).
     """
-    from envkit.errors import UsageError
+    from envkit.errors import EnvkitError, UsageError
     from envkit.smoke import runner
 
     if quick and full:
@@ -41,6 +41,39 @@ def smoke(name, prefix, python, create_file, require_cuda, quick, full, as_json,
     if len(chosen) > 1:
         raise UsageError(f"give only one of -n, -p, --python, --create (got {' '.join(chosen)})")
     progress = _Progress(enabled=_isatty())
+    try:
+        report = _run(runner, name, prefix, python, create_file, require_cuda, mode, timeout, keep, progress)
+    except EnvkitError as e:
+        if not as_json:
+            raise
+        # --json always prints the documented report, also when the probe never ran
+        where = {"kind": "create", "source": create_file} if create_file else {
+            "kind": "name" if name else "prefix" if prefix else "python", "python": python,
+            "prefix": prefix, "name": name}
+        report = runner.could_not_run_report({k: v for k, v in where.items() if v}, str(e), e.hint,
+                                             mode=mode, require_cuda=require_cuda)
+        click.echo(json.dumps(report, indent=2, sort_keys=True, default=str))
+        raise
+    progress.done()
+    why = next((c["detail"] for c in report.get("checks") or [] if c["status"] == "fail"), "unknown reason")
+    if report.get("could_not_run"):
+        report.setdefault("reason", why)
+    if as_json:
+        click.echo(json.dumps(report, indent=2, sort_keys=True, default=str))
+    else:
+        click.echo(render_text(report), nl=False)
+    if report.get("could_not_run"):
+        click.echo(f"error: the smoke test could not run in {report['target'].get('python')}: {why}", err=True)
+        hint = next((d["hint"] for d in report.get("diagnoses") or []), None)
+        if hint:
+            click.echo(f"hint: {hint}", err=True)
+    if report.get("scratch"):
+        warn(f"kept the probe's scratch directory: {report['scratch']}")
+    return runner.exit_code(report)
+
+
+def _run(runner, name, prefix, python, create_file, require_cuda, mode, timeout, keep, progress) -> dict:
+    """The smoke report of the chosen target (creating it first for --create)."""
     if create_file:
         from envkit.commands._common import warn_duplicates
         from envkit.formats import detect_format, read_file
@@ -61,20 +94,7 @@ def smoke(name, prefix, python, create_file, require_cuda, quick, full, as_json,
             warn(f"activation script not evaluated (only plain `export NAME=VALUE` lines are): {script}")
         report = runner.run_smoke(target, require_cuda=require_cuda, mode=mode, timeout=timeout, keep=keep,
                                   on_event=progress)
-    progress.done()
-    if as_json:
-        click.echo(json.dumps(report, indent=2, sort_keys=True, default=str))
-    else:
-        click.echo(render_text(report), nl=False)
-    if report.get("could_not_run"):
-        why = next((c["detail"] for c in report.get("checks") or [] if c["status"] == "fail"), "unknown reason")
-        click.echo(f"error: the smoke test could not run in {report['target'].get('python')}: {why}", err=True)
-        hint = next((d["hint"] for d in report.get("diagnoses") or []), None)
-        if hint:
-            click.echo(f"hint: {hint}", err=True)
-    if report.get("scratch"):
-        warn(f"kept the probe's scratch directory: {report['scratch']}")
-    return runner.exit_code(report)
+    return report
 
 
 def warn_env_records(prefix: str) -> None:

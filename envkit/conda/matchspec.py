@@ -222,3 +222,22 @@ def matches(dep: CondaDep, *, name: str, version: str, build: str | None = None,
     record = PackageRecord(name=name, version=version, build=BuildString(build or "0"),
                            build_number=build_number or 0, subdir="noarch")
     return MatchSpec(format_spec(plain), strict=False).matches(record)
+
+
+def to_rattler(dep: CondaDep, *, source: str | None = None):
+    """The py-rattler MatchSpec a solve is given for `dep`, read as conda, mamba and pixi read it.
+
+    py-rattler's `solve()` parses plain strings in strict mode, which refuses conda's own forms
+    (`name=1.26.4=py311h_0`, every line of `conda env export`; `name=*=*openblas`;
+    `name=2.8.*=cuda*`): a MatchSpec parsed leniently keeps their meaning (version + build).
+    Raises InvalidSpecError (naming the dependency's line) when py-rattler cannot read it at all.
+    """
+    from rattler import MatchSpec
+
+    text = format_spec(dep)
+    try:
+        return MatchSpec(text, strict=False)
+    except Exception as exc:  # rattler raises its own exception types
+        msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise InvalidSpecError(f"invalid match spec {clip(dep.raw or text)!r}: {clip(msg)}",
+                               where=Where(file=source, line=dep.line, key="dependencies")) from None

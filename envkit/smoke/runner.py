@@ -498,10 +498,11 @@ def create_env(source: str, model, fmt: str, *, timeout: float = CREATE_TIMEOUT)
     """Create a temporary environment from `source` (already read as `model`, format `fmt`) and
     return (prefix, how).  A lock (conda-lock.yml, pixi.lock, an explicit file envkit reads as a
     lock) goes through `envkit.create.create_from_lock` (exact, hash-checked, no solve); an
-    environment.yml through conda/mamba/micromamba (`env create`).  On failure nothing is left
-    behind; raises BackendError / UsageError."""
-    from envkit import _proc
-    from envkit.model import Lock
+    environment.yml is first solved for this machine, natively, as `envkit lock -f` solves it
+    (py-rattler, with this machine's virtual packages, its pip section locked with hashes), then
+    created the same way: no conda executable is needed.  On failure nothing is left behind;
+    raises SolveError / BackendError / UsageError."""
+    from envkit.model import EnvSpec, Lock
 
     base = Path(tempfile.mkdtemp(prefix="envkit-smoke-env-"))
     prefix = base / "env"
@@ -511,17 +512,15 @@ def create_env(source: str, model, fmt: str, *, timeout: float = CREATE_TIMEOUT)
 
             res = create_from_lock(model, prefix, timeout=timeout)
             how = f"envkit create ({res.backend}, {res.platform}: {res.conda} conda + {res.pip} pip packages)"
-        elif fmt == "env":  # (an explicit file is read as a Lock: the branch above)
-            from envkit.backends.condacli import find_executable
+        elif fmt == "env" and isinstance(model, EnvSpec):  # (an explicit file is read as a Lock: above)
+            from envkit.create import create_from_lock, host_platform
+            from envkit.lock import solve_spec
 
-            exe = find_executable(None)
-            kind = next((k for k in ("micromamba", "mamba", "conda") if os.path.basename(exe).startswith(k)), "conda")
-            if kind == "micromamba":
-                argv = [exe, "create", "--yes", "--prefix", str(prefix), "--file", source]
-            else:
-                argv = [exe, "env", "create", "--prefix", str(prefix), "--file", source]
-            _proc.run(argv, timeout=timeout, what=f"{kind} create")
-            how = f"{kind} ({exe})"
+            platform = host_platform()
+            lock = solve_spec(model, [platform], virtual_packages=machine_virtual_packages(platform))
+            res = create_from_lock(lock, prefix, platform=platform, timeout=timeout)
+            how = (f"envkit lock -f + create (rattler, {res.platform}: {res.conda} conda + {res.pip} pip "
+                   "packages)")
         else:
             raise UsageError(f"--create takes an environment.yml or a lock, not a {fmt} file",
                              hint="give an environment.yml, conda-lock.yml, pixi.lock or an explicit spec file")
@@ -529,6 +528,41 @@ def create_env(source: str, model, fmt: str, *, timeout: float = CREATE_TIMEOUT)
         shutil.rmtree(base, ignore_errors=True)
         raise
     return prefix, how
+
+
+def machine_virtual_packages(platform: str) -> list:
+    """This machine's virtual packages (`__cuda` from the driver, `__glibc`, ...) as py-rattler
+    detects them, honouring CONDA_OVERRIDE_* as conda does; [] when detection fails (the lock's
+    defaults apply then)."""
+    from envkit.lock import VirtualPackage
+
+    try:
+        import rattler
+
+        from rattler.virtual_package import VirtualPackageOverrides
+
+        found = rattler.VirtualPackage.detect(VirtualPackageOverrides.from_env())
+    except Exception:  # detection is best effort: the solve still runs with the defaults
+        return []
+    out = []
+    for vp in found:
+        g = vp.into_generic()
+        out.append(VirtualPackage(name=g.name.normalized, version=str(g.version), build=str(g.build_string),
+                                  platform=platform))
+    return out
+
+
+def could_not_run_report(target: dict, reason: str, hint: str | None = None, *, mode: str = "default",
+                         require_cuda: bool = False) -> dict:
+    """The report (the --json schema) of a smoke test that stopped before the probe ran: the env
+    could not be created, there is no interpreter, the probe did not start.  `could_not_run` is
+    true and `reason` (and `hint`) say why."""
+    return {
+        "schema": 1, "ok": False, "could_not_run": True, "reason": reason, "target": target, "mode": mode,
+        "require_cuda": require_cuda, "environment": {}, "checks": [], "dataloader": None, "hung": None,
+        "diagnoses": [{"check": None, "problem": reason, "hint": hint}] if hint else [],
+        "stderr_tail": "", "seconds": 0.0,
+    }
 
 
 def smoke_created(source: str, *, model, fmt: str, require_cuda: bool = False, mode: str = "default",

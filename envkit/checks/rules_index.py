@@ -1,0 +1,110 @@
+"""Rule about pip indexes: a PyTorch `+cuXXX` / `+cpu` wheel asked for, or locked, from an index that
+does not serve that variant."""
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+from envkit.checks.core import Context, Hit, Target, rule
+from envkit.model import EnvSpec, Lock
+from envkit.pip_index import PYTORCH_FAMILY, pytorch_variant, spec_indexes
+
+_LOCAL = re.compile(r"\+(?P<variant>cu\d+|cpu|rocm[\d.]+|xpu)$")
+_PYPI_HOSTS = re.compile(r"^https?://(?:files\.pythonhosted\.org|pypi\.org|pypi\.python\.org)/")
+
+
+def _variant_of(version: str) -> str | None:
+    m = _LOCAL.search(version.strip())
+    return m.group("variant") if m else None
+
+
+@rule(
+    "wheel-index",
+    severity="error",
+    summary="A PyTorch `+cuXXX`/`+cpu` wheel from an index that does not serve that variant.",
+    description="""
+        PyTorch publishes each CUDA variant of torch, torchvision and torchaudio (`2.7.1+cu126`) only
+        on its own wheel index, `https://download.pytorch.org/whl/cu126`; PyPI has no local
+        versions at all.  Reported:
+
+        - in an environment file, a pip pin of a `+cuXXX`/`+cpu` version when the pip section names
+          no PyTorch index of that variant (`--index-url .../whl/cu118` with `torch==2.7.1+cu126`,
+          or no PyTorch index, so pip looks on PyPI): the install fails, or a fallback index gives
+          another build;
+        - in a lock, such a wheel whose URL is on PyPI or on the PyTorch index of another variant,
+          or which the lock records (`envkit.pip_index`) as coming from another index: the lock
+          was not made from the index its version says.
+
+        Fix: name the variant's index in the pip section (`--index-url
+        https://download.pytorch.org/whl/cu126`, keeping PyPI as `--extra-index-url` for the
+        other packages), then lock again (`envkit lock -f`, which fails rather than fall back).
+        """,
+    example="""
+        channels:
+          - conda-forge
+        dependencies:
+          - python=3.12
+          - pip
+          - pip:
+            - --index-url https://download.pytorch.org/whl/cu118
+            - torch==2.7.1+cu126
+        """,
+    example_fixed="""
+        channels:
+          - conda-forge
+        dependencies:
+          - python=3.12
+          - pip
+          - pip:
+            - --index-url https://download.pytorch.org/whl/cu126
+            - torch==2.7.1+cu126
+        """,
+    applies_to=("spec", "lock"),
+)
+def wheel_index(target: Target, ctx: Context) -> Iterator[Hit]:
+    model = target.model
+    if isinstance(model, EnvSpec):
+        yield from _spec_hits(model)
+    elif isinstance(model, Lock):
+        yield from _lock_hits(model)
+
+
+def _spec_hits(spec: EnvSpec) -> Iterator[Hit]:
+    options = [p.raw.strip() or p.text for p in spec.pip if p.kind == "option"]
+    indexes = spec_indexes(options)
+    served = {pytorch_variant(i) for i in indexes} - {None}
+    for p in spec.pip:
+        if p.kind != "requirement" or not p.name or p.name.lower() not in PYTORCH_FAMILY:
+            continue
+        m = re.search(r"===?\s*(?P<v>[^,;\s]+)", p.specifier or "")
+        variant = _variant_of(m.group("v")) if m else None
+        if variant is None or variant in served:
+            continue
+        names = ", ".join(indexes)
+        yield Hit(p.line, f"{p.name}{p.specifier} is published only on https://download.pytorch.org/whl/"
+                          f"{variant}, which the pip section does not name (pip searches {names})",
+                  (p.name,))
+
+
+def _lock_hits(lock: Lock) -> Iterator[Hit]:
+    from envkit.formats.condalock import custom_metadata
+    from envkit.pip_index import recorded_indexes
+
+    recorded = recorded_indexes(custom_metadata(lock)) if lock.kind == "conda-lock" else {}
+    for p in lock.packages:
+        if p.manager != "pip" or p.name.lower() not in PYTORCH_FAMILY:
+            continue
+        variant = _variant_of(p.version)
+        if variant is None:
+            continue
+        url, got = p.url or "", None
+        if _PYPI_HOSTS.match(url):
+            got = "PyPI"
+        elif pytorch_variant(url) not in (None, variant):
+            got = f"the {pytorch_variant(url)} index"
+        elif recorded.get(p.name) and pytorch_variant(recorded[p.name]) != variant:
+            got = recorded[p.name]
+        if got:
+            yield Hit(p.line, f"{p.name} {p.version} ({p.platform}) was locked from {got}, not from "
+                              f"https://download.pytorch.org/whl/{variant}, the only index with that build",
+                      (p.name,))

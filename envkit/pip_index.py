@@ -1,0 +1,136 @@
+"""Which package index a pip artifact came from, and whether that is the index the spec named.
+
+pip merges every index it is given (`--index-url` and each `--extra-index-url`) and takes the best
+candidate among them, so when the PyTorch wheel index is unreachable (offline, a proxy) pip falls back,
+silently, to PyPI's torch, a different build (PyPI's Linux wheels need the CUDA runtime wheels of
+PyTorch's default CUDA).  A lock must record where each artifact came from, and fail rather than
+record the fallback.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable, Mapping, Sequence
+
+from envkit.conda.names import pep503
+
+PYPI_SIMPLE = "https://pypi.org/simple"
+#: Hosts that serve PyPI's files (the simple index is on pypi.org, the artifacts elsewhere).
+_PYPI_FILE_HOSTS = ("files.pythonhosted.org", "pypi.org", "pypi.python.org")
+#: A PyTorch wheel index (`https://download.pytorch.org/whl/cu126`, `.../whl/cpu`, `.../whl/rocm6.2`,
+#: `.../whl/nightly/cu128`); artifacts may be served from a mirror host such as download-r2.
+_PYTORCH_INDEX = re.compile(r"^https?://download(?:-r2)?\.pytorch\.org/whl/(?:nightly/|test/)?"
+                            r"(?P<variant>cu\d+|cpu|rocm[\d.]+|xpu)/?$")
+_PYTORCH_ARTIFACT = re.compile(r"^https?://download(?:-r2)?\.pytorch\.org/whl/(?:nightly/|test/)?"
+                               r"(?P<variant>cu\d+|cpu|rocm[\d.]+|xpu)/")
+#: The projects the PyTorch index publishes per variant: a spec naming such an index means them.
+PYTORCH_FAMILY = frozenset({"torch", "torchvision", "torchaudio", "torchtext", "torchdata", "triton",
+                            "pytorch-triton", "pytorch-triton-rocm", "pytorch-triton-xpu", "xformers"})
+_OPTION = re.compile(r"^(?P<flag>--index-url|-i|--extra-index-url)(?:\s*=\s*|\s+)(?P<url>\S+)$")
+
+
+def spec_indexes(options: Iterable[str]) -> tuple[str, ...]:
+    """The indexes pip searches for a pip section with these option lines, in priority order as
+    written: `--index-url` (default PyPI) then each `--extra-index-url`."""
+    primary, extra = PYPI_SIMPLE, []
+    for text in options:
+        m = _OPTION.match(text.strip())
+        if not m:
+            continue
+        url = m.group("url").rstrip("/")
+        if m.group("flag") == "--extra-index-url":
+            extra.append(url)
+        else:
+            primary = url
+    return tuple(dict.fromkeys([primary, *extra]))
+
+
+def pytorch_variant(url: str | None) -> str | None:
+    """The variant (`cu126`, `cpu`, `rocm6.2`) of a PyTorch wheel index URL or artifact URL, else None."""
+    if not url:
+        return None
+    m = _PYTORCH_INDEX.match(url.rstrip("/") + "/") or _PYTORCH_INDEX.match(url) or _PYTORCH_ARTIFACT.match(url)
+    return m.group("variant") if m else None
+
+
+def _host(url: str) -> str:
+    m = re.match(r"^[a-z+]+://(?:[^@/]*@)?(?P<host>[^/:]+)", url)
+    return m.group("host").lower() if m else ""
+
+
+def artifact_index(url: str | None, indexes: Sequence[str]) -> str | None:
+    """The index of `indexes` that served the artifact at `url`, or None when none of them did (a
+    `--find-links` file, a direct URL, or an index envkit does not know the file hosts of)."""
+    if not url:
+        return None
+    variant = pytorch_variant(url)
+    for index in indexes:
+        if variant and pytorch_variant(index) == variant:
+            return index
+        base = re.sub(r"/simple/?$", "", index.rstrip("/"))
+        if url.startswith(base + "/"):
+            return index
+    for index in indexes:
+        if _host(index) in _PYPI_FILE_HOSTS and _host(url) in _PYPI_FILE_HOSTS:
+            return index
+    return None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class IndexMismatch:
+    """A pip package locked from another index than the one the spec names for it."""
+
+    name: str
+    version: str
+    wanted: str  # the index the spec names for it
+    got: str | None  # the index the artifact came from (None: not one of the spec's)
+    url: str | None
+
+
+def index_mismatches(requested: Iterable[str], locked: Iterable, options: Sequence[str]) -> list[IndexMismatch]:
+    """The pip packages in `locked` (LockedPackage) that the spec's PyTorch wheel index should have
+    served and did not: every PyTorch-family project (PYTORCH_FAMILY) named in the pip section
+    (`requested`, PEP 503 names) when the section names a PyTorch wheel index among `options`."""
+    indexes = spec_indexes(options)
+    wanted = next((i for i in indexes if pytorch_variant(i)), None)
+    if wanted is None:
+        return []
+    names = {pep503(n) for n in requested} & PYTORCH_FAMILY
+    out = []
+    for p in locked:
+        if p.manager != "pip" or pep503(p.name) not in names:
+            continue
+        got = artifact_index(p.url, indexes)
+        if got != wanted:
+            out.append(IndexMismatch(name=p.name, version=p.version, wanted=wanted, got=got, url=p.url))
+    return out
+
+
+def index_record(locked: Iterable, options: Sequence[str]) -> dict[str, str]:
+    """PEP 503 name -> the index each pip artifact came from (see artifact_index), for the lock."""
+    indexes = spec_indexes(options)
+    out = {}
+    for p in locked:
+        if p.manager == "pip":
+            got = artifact_index(p.url, indexes)
+            if got:
+                out[pep503(p.name)] = got
+    return dict(sorted(out.items()))
+
+
+def recorded_indexes(custom: Mapping) -> dict[str, str]:
+    """The `envkit.pip_index` record of a lock's custom_metadata (name -> index), {} when absent."""
+    import json
+
+    raw = custom.get(INDEX_KEY)
+    if not raw:
+        return {}
+    try:
+        data = json.loads(raw) if isinstance(raw, str) else raw
+    except ValueError:
+        return {}
+    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+
+#: The custom_metadata key a lock records each pip artifact's index under (JSON: name -> index URL).
+INDEX_KEY = "envkit.pip_index"
