@@ -59,6 +59,7 @@ def parse_spec(text: str, *, where: Where | None = None) -> CondaDep:
     """
     raw = text
     s = text.strip()
+    _check_size(s, where)  # before either parser: the bound holds whichever one reads it
     plain = _parse_plain(s, raw, where)
     if plain is not None:
         return plain
@@ -66,7 +67,6 @@ def parse_spec(text: str, *, where: Where | None = None) -> CondaDep:
 
     if not s:
         raise InvalidSpecError("empty match spec", where=where)
-    _check_size(s, where)
     extra_pairs: list[tuple[str, str]] = []
     m = _BRACKET.search(s)
     if m:

@@ -34,7 +34,7 @@ _PKG_KEYS = frozenset({"name", "version", "manager", "platform", "dependencies",
 
 def check_version(version, filename: str | None, line: int | None = None) -> None:
     """Raise unless `version` is the conda-lock.yml version envkit reads."""
-    if version == SUPPORTED_VERSION:
+    if type(version) is int and version == SUPPORTED_VERSION:  # YAML `true` == 1 in Python
         return
     where = Where(file=filename, line=line)
     if version is None:
@@ -164,7 +164,7 @@ def _read_tree(text: str, filename: str | None) -> Lock:
         raise ParseError("not a conda-lock file: the document is not a mapping", where=Where(file=filename))
     version = data.get("version")
     pixi_named = os.path.basename(filename or "").lower() == "pixi.lock"
-    if (version in (2, 3) or (version == 1 and pixi_named)) and "environments" not in data:
+    if type(version) is int and (version in (2, 3) or (version == 1 and pixi_named)) and "environments" not in data:
         # a pixi.lock from before version 4: conda-lock's shape under another version number (or,
         # for version 1, under conda-lock's: then only the file name tells, as with `pixi.lock`)
         from envkit.formats.pixilock import read_conda_lock_shaped

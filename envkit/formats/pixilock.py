@@ -27,9 +27,15 @@ CONDA_LOCK_SHAPED = (1, 2, 3)
 DEFAULT_ENVIRONMENT = "default"
 
 
+def _shaped(data) -> bool:
+    """Whether the document is a version shaped like conda-lock.yml (an int: YAML's `true` is no version)."""
+    v = data.get("version")
+    return type(v) is int and v in CONDA_LOCK_SHAPED
+
+
 def check_version(version, filename: str | None, line: int | None = None) -> None:
     """Raise unless `version` is a pixi.lock version envkit reads (1 to 7)."""
-    if version in SUPPORTED_VERSIONS:
+    if type(version) is int and version in SUPPORTED_VERSIONS:  # `True in (1, ...)` holds
         return
     where = Where(file=filename, line=line)
     if version is None:
@@ -53,7 +59,7 @@ def environments(text: str, filename: str | None = None) -> list[str]:
 def read_pixi_environments(text: str, filename: str | None = None) -> dict[str, Lock]:
     """Every environment of a pixi.lock, name -> Lock(kind="pixi"), in file order (one YAML parse)."""
     data = _load(text, filename)
-    if data.get("version") in CONDA_LOCK_SHAPED:
+    if _shaped(data):
         return {DEFAULT_ENVIRONMENT: read_conda_lock_shaped(data, text, filename)}
     envs = _environments(data, filename)
     index = _index(data, filename)
@@ -261,7 +267,7 @@ def read_pixi_lock(text: str, filename: str | None = None, environment: str | No
     """
     data = _load(text, filename)
     env_name = environment or DEFAULT_ENVIRONMENT
-    if data.get("version") in CONDA_LOCK_SHAPED:
+    if _shaped(data):
         if env_name != DEFAULT_ENVIRONMENT:
             raise EnvironmentNotFound(f"pixi.lock has no environment {env_name!r} (it has: default)",
                                       where=Where(file=filename), hint="choose one with --env NAME")
