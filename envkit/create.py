@@ -385,7 +385,10 @@ def create_from_lock(lock: Lock, prefix: str | os.PathLike[str], *, platform: st
     verify_local_archives(conda, source=lock.source)
     try:
         if backend == "rattler":
-            _install_rattler(conda, target, plat, cache_dir=cache_dir, show_progress=show_progress)
+            # the history block conda writes for `create --file` (the conda backend writes its own)
+            cmd = ["envkit", "create", *(["--lock", lock.source] if lock.source else []), "-p", target]
+            _install_rattler(conda, target, plat, cache_dir=cache_dir, history_cmd=cmd,
+                             show_progress=show_progress)
         else:
             _install_conda(lock, plat, target, backend, executable, timeout=timeout)
         # relative paths in the lock's pip options (`--find-links ./wheels`) are the lock's
@@ -487,7 +490,8 @@ def write_state_variables(prefix: str, variables: Sequence[tuple[str, str]]) -> 
 
 
 def _install_rattler(conda: Sequence[LockedPackage], prefix: str, platform: str, *,
-                     cache_dir: str | os.PathLike[str] | None, show_progress: bool = False) -> None:
+                     cache_dir: str | os.PathLike[str] | None, show_progress: bool = False,
+                     history_cmd: Sequence[str] = ()) -> None:
     """Link the conda packages into a staging directory beside `prefix` (with `prefix` patched into
     the files), then rename it into place: a failed install never leaves a half-made `prefix`."""
     import asyncio
@@ -520,6 +524,10 @@ def _install_rattler(conda: Sequence[LockedPackage], prefix: str, platform: str,
             raise BackendError(f"installing the conda packages failed: {type(exc).__name__}",
                                text=text) from None
         complete_prefix_records(stage, conda)
+        if history_cmd:
+            from envkit.conda.history import append_history
+
+            append_history(stage, conda, history_cmd)
         if os.path.isdir(prefix):
             os.rmdir(prefix)  # empty (checked before): the staged tree takes its place
         os.rename(stage, prefix)

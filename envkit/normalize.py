@@ -233,6 +233,9 @@ def _render(model, text: str, fmt: str) -> str:
                          hint="`envkit validate uv.lock` checks it; `uv lock` rewrites it")
     if fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r}; choose one of: {', '.join(FORMATS)}")
+    if fmt == "conda-requirements":
+        raise UsageError("envkit reads conda's requirements format (MatchSpec lines) but does not rewrite it",
+                         hint="`envkit diff` compares it; `conda create --file` installs it")
     raise _pixi_error()
 
 

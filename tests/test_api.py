@@ -86,7 +86,7 @@ def test_write_text_normal_use():
     (lambda s, l: envkit.write_text(s, 1), TypeError, "write_text() argument 'format' must be str, not int"),
     (lambda s, l: envkit.write_text(s, "yaml"), envkit.UsageError,
      "unknown format 'yaml'; choose one of: env, explicit, conda-lock, pixi, requirements, conda-list-json, "
-     "conda-list-export, pylock, uv-lock"),
+     "conda-list-export, pylock, uv-lock, conda-requirements"),
     (lambda s, l: envkit.write_text(s, "requirements", platform="linux-64"), TypeError,
      "write_text() got an unexpected keyword argument 'platform' for format 'requirements' (it takes: header, "
      "comments)"),
@@ -305,7 +305,7 @@ def test_read_detect_and_normalize_normal_use(spec_file):
     (lambda: envkit.read_text(None), TypeError, "read_text() argument 'text' must be str, not NoneType"),
     (lambda: envkit.read_text("a\n", format="txt"), envkit.UsageError,
      "unknown format 'txt'; choose one of: env, explicit, conda-lock, pixi, requirements, conda-list-json, "
-     "conda-list-export, pylock, uv-lock"),
+     "conda-list-export, pylock, uv-lock, conda-requirements"),
     (lambda: envkit.read_text("a\n", environment=1), TypeError,
      "read_text() argument 'environment' must be str or None, not int"),
     (lambda: envkit.read_file(3), TypeError, "read_file() argument 'path' must be str or os.PathLike, not int"),

@@ -80,16 +80,51 @@ def test_created_records_match_conda_create_file(made, which):
         assert ours["bn"]["link"]["source"].startswith(os.environ["RATTLER_CACHE_DIR"])
 
 
+def _history_blocks(prefix: Path) -> list[list[str]]:
+    blocks: list[list[str]] = []
+    for line in (prefix / "conda-meta" / "history").read_text().splitlines():
+        if line.startswith("==> "):
+            blocks.append([])
+        if line and blocks:
+            blocks[-1].append(line)
+    return blocks
+
+
 def test_created_history_and_requested_specs(made):
-    """conda create --file records each package as requested (`channel/subdir::name==version=build`);
-    envkit --backend conda is conda's own; the rattler backend records none (deliberate: the lock
-    pins everything, and --from-history then falls back to every package pinned, as conda's does)."""
+    """conda create --file writes one history block, each package pinned in `# update specs`
+    (`channel/subdir::name==version=build`) and recorded as requested; the rattler backend writes
+    the same block (its `# cmd:` envkit's, an `# envkit version:` for conda's `# conda version:`)
+    and no requested_spec in the records (conda reads the history); --backend conda is conda's own."""
     theirs = _records(made["by-conda"])
     assert theirs["numpy"]["requested_spec"].endswith("::numpy==1.26.4=py311h64a7726_0")
-    assert "# update specs:" in (made["by-conda"] / "conda-meta" / "history").read_text()
     conda_made = _records(made["envkit-conda"])  # conda's own create, from envkit's explicit file
     assert conda_made["numpy"]["requested_spec"].endswith("::numpy==1.26.4=py311h64a7726_0")
     assert not _records(made["envkit"])["numpy"].get("requested_spec")
+    [conda_block], [ours] = _history_blocks(made["by-conda"]), _history_blocks(made["envkit"])
+    assert conda_block[1].startswith("# cmd: ") and conda_block[2] == "# conda version: 26.7.1"
+    assert ours[1] == f"# cmd: envkit create --lock {made['lock']} -p {made['envkit']}"
+    assert ours[2].startswith("# envkit version: ")
+    assert ours[3:] == conda_block[3:]  # the same + lines and `# update specs:`, in the same order
+    assert len(ours[3:]) == 15 and ours[-1].startswith("# update specs: ['file://")
+
+
+def _from_history(run, prefix: Path) -> list[str]:
+    return [ln for ln in run(prefix).splitlines() if not ln.startswith(("#", "name:", "prefix:"))]
+
+
+def test_from_history_of_envkits_and_condas_creation_is_the_same(envkit_cli, made):
+    """conda and envkit each export the same --from-history for envkit's creation and conda's."""
+    conda = made["conda"]
+    by_conda = [_from_history(lambda p: conda.run("env", "export", "-p", p, "--from-history").stdout, made[w])
+                for w in ("envkit", "by-conda")]
+    assert by_conda[0] == by_conda[1] and "  - numpy=1.26.4=py311h64a7726_0" in by_conda[0]
+    by_envkit = []
+    for w in ("envkit", "by-conda"):
+        r = envkit_cli("export", "-p", str(made[w]), "--from-history")
+        assert r.exit_code == 0 and "records no requested specs" not in r.stderr, r.stderr
+        by_envkit.append(_from_history(lambda _p: r.stdout, made[w]))
+    assert by_envkit[0] == by_envkit[1]
+    assert any(ln.endswith("/linux-64::numpy=1.26.4=py311h64a7726_0") for ln in by_envkit[0]), by_envkit[0]
 
 
 @pytest.mark.parametrize("which", ["envkit", "envkit-conda", "by-conda"])

@@ -10,12 +10,6 @@ from support.oraclefamily import family  # noqa: F401
 
 CONDA_FORMATS = ("environment-yaml", "environment-json", "explicit", "requirements", "conda-lock-v1",
                  "rattler-lock-v6")
-#: envkit cannot read these conda 26.7.1 exports yet (envkit/formats): asserted, so a fix shows
-READER_GAPS = {
-    "environment-json": "envkit does not detect conda's JSON environment (it reads it with --input-format env)",
-    "requirements": "conda 26's requirements export is MatchSpec lines (`main::bn==1.0=h0_7`), which envkit "
-                    "reads neither as pip requirements nor as `conda list --export`",
-}
 
 
 @pytest.fixture(scope="module")
@@ -31,16 +25,53 @@ def _same(envkit_cli, a, b, n: int):
 
 @pytest.mark.parametrize("fmt", CONDA_FORMATS)
 def test_envkit_reads_what_conda_exports(envkit_cli, conda, family, tmp_path, fmt):
-    """On the one-channel 320-package prefix every readable export is Same.  (With several channels
-    conda's exports list them by package count, which `envkit diff` reports as a priority change.)"""
+    """On the one-channel 320-package prefix every export is Same, detected without --input-format.
+    (With several channels conda's exports list them by package count, which `envkit diff` reports
+    as a priority change.)  conda's `requirements` names each package's channel by its short name
+    (`bigchan::big000==1.0=h000_0`), which conda itself reads as conda.anaconda.org/bigchan: that
+    difference is asserted in test_conda_requirements_name_channels_by_short_name; here with
+    --ignore-channels."""
     prefix = family.prefixes["big"]
     out = tmp_path / f"export-{fmt}"
-    conda.run("export", "-p", prefix, "--format", fmt, "-f", out)
-    if fmt in READER_GAPS:
-        r = envkit_cli("diff", str(prefix), str(out))
-        assert r.exit_code == 2 and r.stderr.startswith(f"error: {out}"), (READER_GAPS[fmt], r.stderr)
-        pytest.xfail(READER_GAPS[fmt])
+    extra = ("--ignore-channels",) if fmt == "requirements" else ()
+    conda.run("export", "-p", prefix, "--format", fmt, *extra, "-f", out)
     _same(envkit_cli, prefix, out, 320)
+
+
+def test_conda_requirements_name_channels_by_short_name(envkit_cli, conda, family, tmp_path):
+    """`conda export --format requirements` (MatchSpec lines, `bigchan::big000==1.0=h000_0`): the
+    same 320 name/version/build, each from the channel named by the file:// channel's last path
+    part; envkit reports each as `channel changed`, as it is: conda resolves `bigchan::` on its
+    channel_alias (conda.anaconda.org/bigchan), not on file://.../bigchan."""
+    import json
+
+    prefix = family.prefixes["big"]
+    out = tmp_path / "requirements.txt"
+    conda.run("export", "-p", prefix, "--format", "requirements", "-f", out)
+    assert "bigchan::big000==1.0=h000_0" in out.read_text().splitlines()
+    r = envkit_cli("diff", "--format", "json", str(prefix), str(out))
+    assert r.exit_code == 1, r.stdout + r.stderr
+    d = json.loads(r.stdout)
+    assert d["b"]["kind"] == "export" and len(d["changes"]) == 320
+    url = family.big_channel.url
+    for c in d["changes"]:
+        assert c["kind"] == "channel" and (c["a"]["channel"], c["b"]["channel"]) == (url, "bigchan"), c
+        assert (c["a"]["version"], c["a"]["build"]) == (c["b"]["version"], c["b"]["build"]), c
+
+
+def test_conda_requirements_from_history_is_a_spec(envkit_cli, conda, family, tmp_path):
+    """`--from-history` in conda's requirements format: the loose MatchSpecs (`python=3.11`,
+    `libblas=3.9.0[build=*openblas]`, and `numpy`, which alone would also be a pip line: conda's
+    header line says what the file is), read as a spec that the prefix satisfies."""
+    prefix = family.prefixes["conda-only"]
+    out = tmp_path / "spec.txt"
+    conda.run("export", "-p", prefix, "--format", "requirements", "--from-history", "-f", out)
+    assert [ln for ln in out.read_text().splitlines() if ln and not ln.startswith("#")] == [
+        "python=3.11", "numpy", "pip", "requests", "libblas=3.9.0[build=*openblas]", "bn", "six", "tool"]
+    r = envkit_cli("diff", str(prefix), str(out))
+    assert r.exit_code == 0, r.stdout + r.stderr
+    assert "  ok  libblas" in r.stdout
+    assert r.stdout.endswith("Same: every spec entry is satisfied.\n")
 
 
 def test_conda_exports_of_several_channels_differ_only_in_channel_order(envkit_cli, conda, family, tmp_path):

@@ -196,14 +196,17 @@ def test_stream_kills_the_whole_group_at_the_deadline(tmp_path):
             "time.sleep(60)\n")
     seen = []
     t = time.monotonic()
+    # the deadline passes as soon as the child is seen; the overall timeout (300 s) is beyond the
+    # parent's 60 s sleep, so `timed_out` can only come from the deadline: no wall-clock margin
+    # that a loaded machine can eat into
     res = _proc.stream([sys.executable, "-c", code], on_line=seen.append,
-                       deadline=lambda: t + 1.5 if seen else None, timeout=30)
-    assert res.timed_out and time.monotonic() - t < 10
+                       deadline=lambda: t if seen else None, timeout=300)
+    assert res.timed_out
     pid = int(seen[0].split()[1])
     assert gone(pid)
 
 
-def gone(pid: int, within: float = 5.0) -> bool:
+def gone(pid: int, within: float = 60.0) -> bool:
     """True once `pid` has exited (a SIGKILL takes a moment to land)."""
     end = time.monotonic() + within
     while _alive(pid):

@@ -7,7 +7,8 @@
 
 One module per format: envyml (environment.yml, hand-written and `conda env export`), requirements,
 explicit, condalock, pixilock, condalist (`conda list --json` and `--export`), pylock (PEP 751
-pylock.toml), uvlock (uv.lock).  Readers raise
+pylock.toml), uvlock (uv.lock), condareq (conda's MatchSpec-per-line requirements, `conda export
+--format requirements`).  Readers raise
 ParseError / InvalidSpecError / UnsupportedVersionError with file and line; writers are
 deterministic.
 """
@@ -19,10 +20,10 @@ import re
 from envkit.errors import ParseError, UsageError, Where
 
 FORMATS = ("env", "explicit", "conda-lock", "pixi", "requirements", "conda-list-json", "conda-list-export",
-           "pylock", "uv-lock")
+           "pylock", "uv-lock", "conda-requirements")
 
 #: Formats whose model is an EnvSpec; every other format reads as a Lock.
-SPEC_FORMATS = ("env", "requirements")
+SPEC_FORMATS = ("env", "requirements", "conda-requirements")
 
 # anchored on a literal newline (the text is searched with one prepended): much faster on big
 # files than a MULTILINE `^`, which tries every position
@@ -36,6 +37,8 @@ _EXPORT_LINE = re.compile(r"^(?:[^\s:]+::)?[^\s=#]+=[^\s=]+=[^\s=]+$")
 _PYLOCK = re.compile(r"^lock-version[ \t]*=", re.MULTILINE)
 _UV_LOCK = re.compile(r"^\[\[package\]\][ \t]*(?:#.*)?$", re.MULTILINE)
 _UV_VERSION = re.compile(r"^version[ \t]*=[ \t]*\d", re.MULTILINE)
+# a JSON environment (`conda export --format environment-json`, `conda env export --json`)
+_JSON_ENV = re.compile(r'^\{\s*"(?:name|channels|dependencies|prefix|variables)"\s*:')
 _REQ_LINE = re.compile(r"^(?:-[A-Za-z-]|[A-Za-z0-9][A-Za-z0-9._-]*\s*(?:\[|[<>=!~;@]|$)|git\+|https?://|\.|/)")
 
 
@@ -50,6 +53,8 @@ def detect_format(text: str, filename: str | None = None) -> str:
         return "uv-lock"
     if head.startswith("["):
         return "conda-list-json"
+    if head.startswith("{") and _JSON_ENV.match(head):
+        return "env"  # JSON is YAML: the env reader reads it
     if "@EXPLICIT" in text and _EXPLICIT.search(text):
         return "explicit"
     keys = set(_TOP_KEY.findall("\n" + text))
@@ -68,8 +73,12 @@ def detect_format(text: str, filename: str | None = None) -> str:
         return _by_name(base) or "env"
     if all(c in _YAML_NULLS for c in content()):
         return "env"  # a YAML document that is null (`null`), not a requirement on a package `null`
-    if all(_EXPORT_LINE.match(c) for c in content()):
+    if all(_EXPORT_LINE.match(c) and "[" not in c for c in content()):
         return "conda-list-export"
+    from envkit.formats.condareq import MARKER, looks_conda
+
+    if MARKER in text or looks_conda(content()):
+        return "conda-requirements"  # conda's MatchSpec lines (`python=3.11`, `main::bn==1.0=h0_7`)
     if all(_REQ_LINE.match(c) and not c.startswith("- ") and not _KEY_LINE.match(c) for c in content()):
         return "requirements"
     guess = _by_name(base)
@@ -120,6 +129,10 @@ def read_text(text: str, *, filename: str | None = None, format: str | None = No
         from envkit.formats.requirements import read_requirements
 
         return read_requirements(text, filename)
+    if fmt == "conda-requirements":
+        from envkit.formats.condareq import read_conda_requirements
+
+        return read_conda_requirements(text, filename)
     if fmt == "explicit":
         from envkit.formats.explicit import read_explicit
 
@@ -168,6 +181,7 @@ WRITE_OPTIONS = {
     "pixi": (),
     "pylock": ("header", "platform"),
     "uv-lock": (),
+    "conda-requirements": (),
 }
 
 
@@ -218,6 +232,9 @@ def write_text(model, format: str, **opts) -> str:
         if isinstance(model, Lock):
             model = lock_to_export(model, platform)
         return write_env(model, **opts)
+    if format == "conda-requirements":
+        raise UsageError("envkit reads conda's requirements format but does not write it; write env, explicit "
+                         "or conda-lock instead")
     if format == "requirements":
         from envkit.formats.requirements import write_requirements
 

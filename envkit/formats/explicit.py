@@ -46,6 +46,11 @@ def read_explicit(text: str, filename: str | None = None) -> Lock:
             m = _PLATFORM.match(s)
             if m:
                 platform = m.group("p")
+                from envkit.conda.channels import KNOWN_SUBDIRS
+                from envkit.formats.condalock import unknown_platform
+
+                if platform not in KNOWN_SUBDIRS or platform == "noarch":  # no lock format could hold it
+                    raise ParseError(unknown_platform(platform), where=Where(file=filename, line=i), text=s)
                 continue
             m = _INPUT_HASH.match(s)
             if m:
