@@ -1,4 +1,6 @@
-"""envkit.envdiff: why do two environments differ?  `diff(a, b) -> EnvDiff`, a pure function over envkit's models.
+"""envkit.envdiff: why do two environments differ?
+
+`diff(a, b) -> EnvDiff`, a pure function over envkit's models.
 
 Each side is any model envkit reads: an `EnvSpec` (a hand-written spec, a requirements file, or a
 `conda env export`), a `Lock` (conda-lock, pixi, explicit, `conda list`), or a `LiveEnv` (a prefix).
@@ -19,6 +21,7 @@ duplicates, conda<->pip moves), "platform" (expected differences between two pla
 one OS has, and the same version built per platform), or "other".  Channels (list, order, priority),
 pip index options and environment variables are compared too.  Nothing here prints or reads files.
 """
+
 from __future__ import annotations
 
 from envkit.envdiff.categories import CATEGORY_ORDER, PLATFORM_ONLY, blas_of, category_of, is_platform_only
@@ -58,11 +61,43 @@ from envkit.envdiff.spec import spec_text
 from envkit.envdiff.versions import compare_versions
 
 __all__ = [
-    "CATEGORY_ORDER", "EXPORT_JSON_BACKEND", "GROUPS", "IMPACTS", "KINDS", "KIND_TITLES", "NOTE_KINDS",
-    "NOT_RECORDED", "PLATFORM_ONLY", "SPEC_STATUSES", "Change", "ChannelDiff", "DiffNote", "DuplicateInfo",
-    "EnvDiff", "ListDiff", "PackageState", "PipNotRecorded", "PipOrigin", "SideInfo", "SpecCheck",
-    "blas_of", "category_of", "compare_versions", "current_platform", "diff", "entry_source",
-    "export_as_lock", "guess_platform", "is_platform_only", "model_platforms", "name_from_source",
-    "pick_platforms", "pip_origin", "platform_family", "platforms_differ", "record_differences",
-    "records_pip", "spec_text",
+    "CATEGORY_ORDER",
+    "EXPORT_JSON_BACKEND",
+    "GROUPS",
+    "IMPACTS",
+    "KINDS",
+    "KIND_TITLES",
+    "NOTE_KINDS",
+    "NOT_RECORDED",
+    "PLATFORM_ONLY",
+    "SPEC_STATUSES",
+    "Change",
+    "ChannelDiff",
+    "DiffNote",
+    "DuplicateInfo",
+    "EnvDiff",
+    "ListDiff",
+    "PackageState",
+    "PipNotRecorded",
+    "PipOrigin",
+    "SideInfo",
+    "SpecCheck",
+    "blas_of",
+    "category_of",
+    "compare_versions",
+    "current_platform",
+    "diff",
+    "entry_source",
+    "export_as_lock",
+    "guess_platform",
+    "is_platform_only",
+    "model_platforms",
+    "name_from_source",
+    "pick_platforms",
+    "pip_origin",
+    "platform_family",
+    "platforms_differ",
+    "record_differences",
+    "records_pip",
+    "spec_text",
 ]

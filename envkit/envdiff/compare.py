@@ -1,7 +1,8 @@
 """Two concrete sides compared package by package."""
+
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from envkit.conda.buildstr import decode
 from envkit.envdiff.categories import category_of
@@ -25,12 +26,15 @@ def _duplicates(side: _Side) -> tuple[DuplicateInfo, ...]:
         pip = [p.name for p in side.packages if p.manager == "pip"]
     if not conda or not pip:
         return ()
-    return tuple(DuplicateInfo(conda=d.conda_name, pip=d.pip_name, project=d.project)
-                 for d in find_duplicates(conda, pip, owned=side.owned))
+    return tuple(
+        DuplicateInfo(conda=d.conda_name, pip=d.pip_name, project=d.project)
+        for d in find_duplicates(conda, pip, owned=side.owned)
+    )
 
 
-def _state(p: LockedPackage, *, labels: bool = True, side: _Side | None = None,
-           extra: tuple[str, ...] = ()) -> PackageState:
+def _state(
+    p: LockedPackage, *, labels: bool = True, side: _Side | None = None, extra: tuple[str, ...] = ()
+) -> PackageState:
     lab: tuple[str, ...] = ()
     if labels:
         lab = tuple(decode(p.build, p.version, p.name).labels())
@@ -38,9 +42,16 @@ def _state(p: LockedPackage, *, labels: bool = True, side: _Side | None = None,
     if p.manager == "pip":
         origin = pip_origin(p, _dist(side, p) if side is not None else None)
         url = origin.text if origin is not None else None
-    return PackageState(name=p.name, manager=p.manager, version=p.version, build=p.build,
-                        channel=p.channel, labels=lab + extra, url=url,
-                        editable=p.editable if p.manager == "pip" else False)
+    return PackageState(
+        name=p.name,
+        manager=p.manager,
+        version=p.version,
+        build=p.build,
+        channel=p.channel,
+        labels=lab + extra,
+        url=url,
+        editable=p.editable if p.manager == "pip" else False,
+    )
 
 
 def _diff_concrete(sa: _Side, sb: _Side, dups_a, dups_b, cross: bool):
@@ -107,16 +118,25 @@ def _dup_keys(dups: Sequence[DuplicateInfo]) -> set[tuple[str, str]]:
 
 
 def _compare(pa: LockedPackage, pb: LockedPackage, ctx: _Context) -> Change | None:
-    same_channel = (pa.channel is None or pb.channel is None or pa.channel == pb.channel
-                    or _canon_channel(pa.channel) == _canon_channel(pb.channel))
+    same_channel = (
+        pa.channel is None
+        or pb.channel is None
+        or pa.channel == pb.channel
+        or _canon_channel(pa.channel) == _canon_channel(pb.channel)
+    )
     src = None
     url_pinned = False
     if pa.manager == pb.manager == "pip":
         src = _source_change(pa, pb, ctx)
         # `mylib @ git+URL@commit` (no version) is satisfied by what was installed from that URL
         url_pinned = (_url_pinned(pa) or _url_pinned(pb)) and bool(pa.version or pb.version)
-    if (pa.manager == pb.manager and (pa.version == pb.version or url_pinned) and pa.build == pb.build
-            and same_channel and src is None):
+    if (
+        pa.manager == pb.manager
+        and (pa.version == pb.version or url_pinned)
+        and pa.build == pb.build
+        and same_channel
+        and src is None
+    ):
         fields = () if ctx.cross or pa.manager != "conda" else record_differences(pa, pb)
         if not fields:
             return None
@@ -132,7 +152,11 @@ def _compare(pa: LockedPackage, pb: LockedPackage, ctx: _Context) -> Change | No
         (va, la), (vb, lb) = _split_local(va), _split_local(vb)
     else:
         la = lb = ""
-    cmp = 0 if url_pinned else compare_versions(va, vb, "pip" if pa.manager == "pip" and pb.manager == "pip" else "conda")
+    cmp = (
+        0
+        if url_pinned
+        else compare_versions(va, vb, "pip" if pa.manager == "pip" and pb.manager == "pip" else "conda")
+    )
     if cmp != 0:
         tags.append("version")
         kind = kind or ("upgraded" if cmp == -1 else "downgraded" if cmp == 1 else "changed")
@@ -176,8 +200,10 @@ def record_differences(pa: LockedPackage, pb: LockedPackage) -> tuple[str, ...]:
         va, vb = getattr(pa, field), getattr(pb, field)
         if va is not None and vb is not None and va != vb:
             out.append(f"{field} {va} → {vb}")
-    for field, fa, fb in (("depends", _deps(pa.depends), _deps(pb.depends)),
-                          ("constrains", frozenset(pa.constrains), frozenset(pb.constrains))):
+    for field, fa, fb in (
+        ("depends", _deps(pa.depends), _deps(pb.depends)),
+        ("constrains", frozenset(pa.constrains), frozenset(pb.constrains)),
+    ):
         if fa and fb and fa != fb:
             gone, new = sorted(fa - fb), sorted(fb - fa)
             out.append(f"{field} " + ", ".join([f"-{d}" for d in gone] + [f"+{d}" for d in new]))
@@ -187,10 +213,22 @@ def record_differences(pa: LockedPackage, pb: LockedPackage) -> tuple[str, ...]:
 def _record_change(pa: LockedPackage, pb: LockedPackage, fields: tuple[str, ...], ctx: _Context) -> Change:
     cat = category_of(pa.name)
     tags = ["record"] + ([cat] if cat else [])
-    reason = ("same name, version and build, but the package records differ (" + "; ".join(fields) +
-              "): conda sees another package and may replace it")
-    return Change(name=pa.name, kind="rebuilt", a=_state(pa, side=ctx.sa), b=_state(pb, side=ctx.sb),
-                  tags=tuple(tags), impact="medium", reason=reason, group="matter", category=cat)
+    reason = (
+        "same name, version and build, but the package records differ ("
+        + "; ".join(fields)
+        + "): conda sees another package and may replace it"
+    )
+    return Change(
+        name=pa.name,
+        kind="rebuilt",
+        a=_state(pa, side=ctx.sa),
+        b=_state(pb, side=ctx.sb),
+        tags=tuple(tags),
+        impact="medium",
+        reason=reason,
+        group="matter",
+        category=cat,
+    )
 
 
 def _one_sided(p: LockedPackage, side: str, ctx: _Context, duplicate: bool) -> Change:
@@ -203,5 +241,6 @@ def _one_sided(p: LockedPackage, side: str, ctx: _Context, duplicate: bool) -> C
         kind = "removed" if side == "a" else "added"
     a, b = (st, None) if side == "a" else (None, st)
     info = decode(p.build, p.version, p.name)
-    return _classify(p.name, kind, a, b, tags, info if side == "a" else None,
-                     info if side == "b" else None, ctx)
+    return _classify(
+        p.name, kind, a, b, tags, info if side == "a" else None, info if side == "b" else None, ctx
+    )

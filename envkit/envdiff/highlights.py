@@ -1,7 +1,8 @@
 """Highlights: the few facts a reader wants first (Python, PyTorch, CUDA, BLAS of each side)."""
+
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from envkit.conda.buildstr import decode
 from envkit.envdiff.categories import blas_of
@@ -14,8 +15,12 @@ from envkit.model import LockedPackage
 
 def _highlights(sa: _Side, sb: _Side) -> tuple[tuple[str, str | None, str | None], ...]:
     rows = []
-    for label, fn in (("Python", _python_of), ("PyTorch", _torch_of), ("CUDA", _cuda_of),
-                      ("BLAS", lambda s: blas_of(s.packages) if s.info.concrete else None)):
+    for label, fn in (
+        ("Python", _python_of),
+        ("PyTorch", _torch_of),
+        ("CUDA", _cuda_of),
+        ("BLAS", lambda s: blas_of(s.packages) if s.info.concrete else None),
+    ):
         va, vb = fn(sa), fn(sb)
         if vb is None and va is not None and not sb.info.records_pip and fn(_without_pip(sa)) != va:
             vb = NOT_RECORDED
@@ -108,8 +113,17 @@ def _torch_text(side: _Side, p: LockedPackage) -> str:
 def _cuda_of(side: _Side) -> str | None:
     if not side.info.concrete:
         return None
-    p = _find(side, ("cuda-version", "cudatoolkit", "cuda-runtime", "cuda-cudart",
-                     "nvidia-cuda-runtime-cu12", "nvidia-cuda-runtime-cu11"))
+    p = _find(
+        side,
+        (
+            "cuda-version",
+            "cudatoolkit",
+            "cuda-runtime",
+            "cuda-cudart",
+            "nvidia-cuda-runtime-cu12",
+            "nvidia-cuda-runtime-cu11",
+        ),
+    )
     if p is not None:
         return _major_minor(p.version)
     t = _find(side, ("pytorch",), "conda") or _find(side, ("torch",), "pip")

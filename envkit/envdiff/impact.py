@@ -1,15 +1,25 @@
 """Impact (high / medium / low), group and one-line reason of a change."""
+
 from __future__ import annotations
 
 from envkit.envdiff.categories import _BLAS, _CUDA_CORE, _NUMPY, category_of, is_platform_only
 from envkit.envdiff.pip_origin import _SourceChange
-from envkit.envdiff.records import Change, IMPACTS, PackageState
+from envkit.envdiff.records import IMPACTS, Change, PackageState
 from envkit.envdiff.sides import _Context, _Side
 from envkit.envdiff.versions import _major, _major_minor, _sort_version, _split_local
 
 
-def _classify(name: str, kind: str, a: PackageState | None, b: PackageState | None,
-              tags: list[str], ia, ib, ctx: _Context, source: _SourceChange | None = None) -> Change:
+def _classify(
+    name: str,
+    kind: str,
+    a: PackageState | None,
+    b: PackageState | None,
+    tags: list[str],
+    ia,
+    ib,
+    ctx: _Context,
+    source: _SourceChange | None = None,
+) -> Change:
     cat = category_of(name)
     if cat is None:
         other = b if a is not None and b is not None and b.name != name else None
@@ -30,7 +40,9 @@ def _classify(name: str, kind: str, a: PackageState | None, b: PackageState | No
     group = "matter" if impact in ("high", "medium") else "other"
     if ctx.cross:
         one_sided = a is None or b is None
-        if (one_sided and kind != "duplicate" and is_platform_only(name)) or (kind == "rebuilt" and source is None):
+        if (one_sided and kind != "duplicate" and is_platform_only(name)) or (
+            kind == "rebuilt" and source is None
+        ):
             group = "platform"
             tags.append("platform")
             if kind == "rebuilt":
@@ -38,8 +50,17 @@ def _classify(name: str, kind: str, a: PackageState | None, b: PackageState | No
             else:
                 fam = (ctx.sa if b is None else ctx.sb).info.platform
                 impact, reason = "low", f"exists on {fam} only"
-    return Change(name=name, kind=kind, a=a, b=b, tags=tuple(dict.fromkeys(tags)), impact=impact,
-                  reason=reason, group=group, category=cat)
+    return Change(
+        name=name,
+        kind=kind,
+        a=a,
+        b=b,
+        tags=tuple(dict.fromkeys(tags)),
+        impact=impact,
+        reason=reason,
+        group=group,
+        category=cat,
+    )
 
 
 def _fmt_acc(info) -> str:
@@ -52,8 +73,11 @@ def _impact(name, kind, a, b, ia, ib, cat, ctx: _Context, side_label: str) -> tu
     vb = b.version if b else None
     n = name.lower()
     if kind == "duplicate":
-        return ("high", f"installed by both conda and pip on {side_label} only: pip's copy shadows "
-                        f"conda's and the solver cannot see it")
+        return (
+            "high",
+            f"installed by both conda and pip on {side_label} only: pip's copy shadows "
+            f"conda's and the solver cannot see it",
+        )
     if kind == "manager":
         return _manager_reason(a, b, cat)
     if kind in ("added", "removed"):
@@ -63,13 +87,19 @@ def _impact(name, kind, a, b, ia, ib, cat, ctx: _Context, side_label: str) -> tu
         return "low", "same version, rebuilt (build hash or number only)"
     if kind == "channel":
         if cat:
-            return "medium", f"same version from another channel ({a.channel} → {b.channel}): " \
-                             "a different build and dependencies"
+            return (
+                "medium",
+                f"same version from another channel ({a.channel} → {b.channel}): "
+                "a different build and dependencies",
+            )
         return "low", f"from another channel ({a.channel} → {b.channel})"
     if cat == "python":
         if _major_minor(va) != _major_minor(vb):
-            return ("high", f"a different Python ({_major_minor(va)} → {_major_minor(vb)}): compiled "
-                            "extensions and language behaviour differ")
+            return (
+                "high",
+                f"a different Python ({_major_minor(va)} → {_major_minor(vb)}): compiled "
+                "extensions and language behaviour differ",
+            )
         if kind == "variant":
             return "medium", "a different Python build variant"
         return "medium", f"Python patch release {va} → {vb}: bug fixes may change behaviour"
@@ -77,11 +107,13 @@ def _impact(name, kind, a, b, ia, ib, cat, ctx: _Context, side_label: str) -> tu
         acc_a, acc_b = ia.accelerator if ia else None, ib.accelerator if ib else None
         if acc_a != acc_b and (acc_a or acc_b):
             release = f"{va} → {vb}, " if va != vb else ""
-            return ("high", f"PyTorch {release}{_fmt_acc(ia)} build → {_fmt_acc(ib)} build: GPU "
-                            "support, kernels and numerics differ")
+            return (
+                "high",
+                f"PyTorch {release}{_fmt_acc(ia)} build → {_fmt_acc(ib)} build: GPU "
+                "support, kernels and numerics differ",
+            )
         if kind == "variant":
-            return "high", "a different PyTorch build variant (" + ", ".join(
-                _variant_words(ia, ib)) + ")"
+            return "high", "a different PyTorch build variant (" + ", ".join(_variant_words(ia, ib)) + ")"
         return "high", f"PyTorch {va} → {vb}: operators, defaults and numerics change between releases"
     if kind == "variant" and not (cat == "blas" and ctx.blas_a != ctx.blas_b):
         # the same version built differently: say how, not "1.26.4 → 1.26.4"
@@ -95,8 +127,11 @@ def _impact(name, kind, a, b, ia, ib, cat, ctx: _Context, side_label: str) -> tu
         return _library_reason(cat, n, f"{va} → {vb}", ctx, one_sided=False)
     if cat == "numpy":
         if _major(va) != _major(vb):
-            return ("high", f"numpy {_major(va)}.x → {_major(vb)}.x: an ABI break; extensions built "
-                            f"for numpy {_major(min(va, vb, key=_sort_version))}.x fail to import")
+            return (
+                "high",
+                f"numpy {_major(va)}.x → {_major(vb)}.x: an ABI break; extensions built "
+                f"for numpy {_major(min(va, vb, key=_sort_version))}.x fail to import",
+            )
         return "medium", f"numpy {va} → {vb}: array semantics and numerics may differ"
     if kind == "upgraded":
         return "low", "newer on B"
@@ -112,11 +147,17 @@ def _manager_reason(a, b, cat) -> tuple[str, str]:
     if _split_local(va)[0] != _split_local(vb)[0]:
         mgr = f"{_split_local(va)[0]} → {_split_local(vb)[0]}, {mgr}"
     if cat == "torch":
-        return ("high", f"{mgr}: PyTorch's pip wheels bundle their own CUDA libraries; pip's "
-                        f"copy is invisible to the conda solver")
+        return (
+            "high",
+            f"{mgr}: PyTorch's pip wheels bundle their own CUDA libraries; pip's "
+            f"copy is invisible to the conda solver",
+        )
     if cat in ("numpy", "python", "cuda", "cudnn", "nccl", "blas"):
-        return ("high", f"{mgr}: a different build (compiler flags, linked libraries); pip's "
-                        f"copy is invisible to the conda solver")
+        return (
+            "high",
+            f"{mgr}: a different build (compiler flags, linked libraries); pip's "
+            f"copy is invisible to the conda solver",
+        )
     return ("low", f"{mgr}: pip's copy is invisible to the conda solver")
 
 
@@ -144,12 +185,21 @@ def _one_sided_reason(name, kind, ia, ib, cat, ctx: _Context) -> tuple[str, str]
 #: versions differ); impact None: high for the core CUDA packages, else medium.  The BLAS and
 #: compiler-runtime reasons depend on more than the category (see `_library_reason`).
 _LIBRARY_REASONS = {
-    "cuda": (None, ("CUDA runtime library", "GPU code paths and driver requirements differ"),
-             ("CUDA", "kernels, driver requirements and numerics may differ")),
-    "cudnn": ("high", ("cuDNN", "GPU convolutions and their numerics differ"),
-              ("cuDNN", "convolution algorithms and numerics differ")),
-    "nccl": ("medium", ("NCCL", "multi-GPU communication differs"),
-             ("NCCL", "multi-GPU communication may behave differently")),
+    "cuda": (
+        None,
+        ("CUDA runtime library", "GPU code paths and driver requirements differ"),
+        ("CUDA", "kernels, driver requirements and numerics may differ"),
+    ),
+    "cudnn": (
+        "high",
+        ("cuDNN", "GPU convolutions and their numerics differ"),
+        ("cuDNN", "convolution algorithms and numerics differ"),
+    ),
+    "nccl": (
+        "medium",
+        ("NCCL", "multi-GPU communication differs"),
+        ("NCCL", "multi-GPU communication may behave differently"),
+    ),
     "blas": None,
     "compiler-runtime": None,
 }
@@ -187,8 +237,11 @@ def _variant_words(ia, ib) -> list[str]:
 
 def _blas_reason(ctx: _Context, only: str | None) -> tuple[str, str]:
     if ctx.blas_a != ctx.blas_b and (ctx.blas_a or ctx.blas_b):
-        return ("high", f"different BLAS ({ctx.blas_a or _no_blas(ctx.sa)} → {ctx.blas_b or _no_blas(ctx.sb)}): "
-                        "numerical results and speed may differ")
+        return (
+            "high",
+            f"different BLAS ({ctx.blas_a or _no_blas(ctx.sa)} → {ctx.blas_b or _no_blas(ctx.sb)}): "
+            "numerical results and speed may differ",
+        )
     if only:
         return "medium", f"BLAS/LAPACK library {only}: numerical results and speed may differ"
     return "medium", "BLAS/LAPACK library version differs: speed and last-digit results may differ"
@@ -207,8 +260,10 @@ def _no_blas(side: _Side) -> str:
 
 def _runtime_reason(n: str) -> str:
     if n in ("libstdcxx-ng", "libstdcxx", "libgcc-ng", "libgcc"):
-        return "GCC runtime (libstdc++/libgcc): extensions built against a newer one fail to load " \
-               "(GLIBCXX_... not found)"
+        return (
+            "GCC runtime (libstdc++/libgcc): extensions built against a newer one fail to load "
+            "(GLIBCXX_... not found)"
+        )
     if n in ("libcxx", "libcxxabi"):
         return "C++ runtime (libc++): extensions built against a newer one fail to load"
     if n in ("llvm-openmp", "_openmp_mutex", "libgomp", "intel-openmp"):

@@ -1,8 +1,9 @@
 """How packages are matched across the sides: (manager, canonical name) keys and channel names."""
+
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import lru_cache
-from typing import Iterable
 
 from envkit.model import LockedPackage
 

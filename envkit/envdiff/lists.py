@@ -1,5 +1,6 @@
 """The side-level lists: channels (order and priority) and environment variables (secrets compared,
 never shown)."""
+
 from __future__ import annotations
 
 import re
@@ -31,8 +32,9 @@ def _diff_variables(sa: _Side, sb: _Side) -> ListDiff:
                 unknown.append(k)
             elif (k in secret_a or k in secret_b) and secret_a.get(k) != secret_b.get(k):
                 changed.append(k)
-    return ListDiff(a=sa.variables, b=sb.variables, secrets_changed=tuple(changed),
-                    secrets_unknown=tuple(unknown))
+    return ListDiff(
+        a=sa.variables, b=sb.variables, secrets_changed=tuple(changed), secrets_unknown=tuple(unknown)
+    )
 
 
 def _is_placeholder(value: str, has_placeholder) -> bool:
@@ -68,7 +70,14 @@ def _diff_channels(sa: _Side, sb: _Side) -> ChannelDiff:
     set_a, set_b = set(ca), set(cb)
     common_a = [c for c in ca if c in set_b]
     common_b = [c for c in cb if c in set_a]
-    return ChannelDiff(a=ca, b=cb, added=tuple(c for c in cb if c not in set_a),
-                       removed=tuple(c for c in ca if c not in set_b),
-                       order_changed=common_a != common_b, priority_a=sa.priority,
-                       priority_b=sb.priority, note=note if ca != cb else "", **unused)
+    return ChannelDiff(
+        a=ca,
+        b=cb,
+        added=tuple(c for c in cb if c not in set_a),
+        removed=tuple(c for c in ca if c not in set_b),
+        order_changed=common_a != common_b,
+        priority_a=sa.priority,
+        priority_b=sb.priority,
+        note=note if ca != cb else "",
+        **unused,
+    )

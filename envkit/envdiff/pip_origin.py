@@ -1,5 +1,6 @@
 """Where a pip package came from: an index, a VCS commit, a local path (editable or not), a URL; and
 the names of pip entries written without one."""
+
 from __future__ import annotations
 
 import re
@@ -9,7 +10,6 @@ from functools import lru_cache
 from envkit.envdiff.keys import _pep503
 from envkit.envdiff.sides import _Context, _Side
 from envkit.model import LockedPackage
-
 
 _VCS_PREFIXES = ("git+", "hg+", "svn+", "bzr+")
 
@@ -39,8 +39,9 @@ def pip_origin(p: LockedPackage, dist=None) -> PipOrigin | None:
     url = p.url or (dist.url if dist is not None else None)
     if not url:
         return None
-    return _parse_origin(url.strip(), dist.vcs if dist is not None else None,
-                         dist.commit if dist is not None else None)
+    return _parse_origin(
+        url.strip(), dist.vcs if dist is not None else None, dist.commit if dist is not None else None
+    )
 
 
 @lru_cache(maxsize=4096)
@@ -155,7 +156,7 @@ def _url_pinned(p: LockedPackage) -> bool:
     return not p.version and (bool(p.url) or p.editable)
 
 
-def _source_change(pa: LockedPackage, pb: LockedPackage, ctx: "_Context") -> _SourceChange | None:
+def _source_change(pa: LockedPackage, pb: LockedPackage, ctx: _Context) -> _SourceChange | None:
     """How the sources of one pip package differ between the sides, or None (the same, or not
     comparable: an archive URL a lock records against an index install; a side whose format does
     not record pip sources, such as `conda env export`'s `name==version`)."""
@@ -175,26 +176,32 @@ def _source_change(pa: LockedPackage, pb: LockedPackage, ctx: "_Context") -> _So
         if oa.kind == "vcs" and _revs_differ(oa.rev, ob.rev):
             core = f"another {oa.vcs} commit ({_short(oa.rev)} → {_short(ob.rev)})"
             same = "same version, " if pa.version == pb.version else ""
-            return _SourceChange("commit", "medium", f"{same}{core} of {_no_rev(ob)}: the code may differ",
-                                 core, la, lb)
+            return _SourceChange(
+                "commit", "medium", f"{same}{core} of {_no_rev(ob)}: the code may differ", core, la, lb
+            )
         if ea == eb:
             return None
     if oa is not None and ob is not None and (oa.kind, oa.base) == (ob.kind, ob.base):
         where = oa.text if oa.kind != "vcs" else _no_rev(oa)
         if ea:
-            reason = (f"an editable install on A (runs the code in {where} as it is now), a regular "
-                      "install on B (a copy made when it was installed)")
+            reason = (
+                f"an editable install on A (runs the code in {where} as it is now), a regular "
+                "install on B (a copy made when it was installed)"
+            )
         else:
-            reason = (f"a regular install on A (a copy made when it was installed), an editable install "
-                      f"on B (runs the code in {where} as it is now)")
-        return _SourceChange("source", "medium", reason, "editable " + ("on A only" if ea else "on B only"),
-                             la, lb)
+            reason = (
+                f"a regular install on A (a copy made when it was installed), an editable install "
+                f"on B (runs the code in {where} as it is now)"
+            )
+        return _SourceChange(
+            "source", "medium", reason, "editable " + ("on A only" if ea else "on B only"), la, lb
+        )
     core = f"installed from {_from(oa, ea)} on A, from {_from(ob, eb)} on B"
     return _SourceChange("source", "medium", core + ": the code may differ", core, la, lb)
 
 
 def _no_rev(o: PipOrigin) -> str:
-    return o.text[:-(len(o.rev) + 1)] if o.rev and o.text.endswith("@" + o.rev) else o.text
+    return o.text[: -(len(o.rev) + 1)] if o.rev and o.text.endswith("@" + o.rev) else o.text
 
 
 _ENTRY_OPTION = re.compile(r"^(?:-e|--editable)(?:\s+|=)")
@@ -203,7 +210,9 @@ _ENTRY_OPTION = re.compile(r"^(?:-e|--editable)(?:\s+|=)")
 _EGG_NAME = re.compile(r"[#&]egg=(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)")
 
 
-_ARCHIVE_NAME = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._]*?)-\d[^/]*\.(?:whl|tar\.gz|zip|tar\.bz2|tgz)$")
+_ARCHIVE_NAME = re.compile(
+    r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._]*?)-\d[^/]*\.(?:whl|tar\.gz|zip|tar\.bz2|tgz)$"
+)
 
 
 def entry_source(text: str, base_dir: str | None = None) -> str:
@@ -243,7 +252,7 @@ def _is_entry_text(name: str) -> bool:
     return bool(re.search(r"[/\\\s:]", name)) or name.startswith(("-", "."))
 
 
-def _installed_from(source: str, side: "_Side") -> LockedPackage | None:
+def _installed_from(source: str, side: _Side) -> LockedPackage | None:
     """The pip package of `side` installed from `source` (the same path, repository or URL)."""
     want = _parse_origin(source, None, None)
     for q in side.packages:
@@ -255,7 +264,7 @@ def _installed_from(source: str, side: "_Side") -> LockedPackage | None:
     return None
 
 
-def _name_pip_entries(side: "_Side", other: "_Side") -> None:
+def _name_pip_entries(side: _Side, other: _Side) -> None:
     """Give a name to the pip entries of `side` that were written without one (`-e PATH`, a path or
     URL without `#egg=`): the other side's package installed from that source, else the name the
     source itself gives (`tool` for `/home/me/src/tool`).  Their source goes into `url`."""

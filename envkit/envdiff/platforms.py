@@ -1,8 +1,9 @@
 """Which platform each side is for: a lock's platforms, the host's, or a guess from an export's packages."""
+
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 from envkit.errors import UsageError
 from envkit.model import EnvSpec, LiveEnv, Lock
@@ -43,9 +44,14 @@ def _guess_export(spec: EnvSpec) -> str | None:
     return guess_platform(((d.name, d.build) for d in spec.conda), spec.prefix)
 
 
-def pick_platforms(a: EnvSpec | Lock | LiveEnv, b: EnvSpec | Lock | LiveEnv, *,
-                   platform: str | None = None, host_platform: str | None = None,
-                   labels: tuple[str, str] = ("A", "B")) -> tuple[str | None, str | None]:
+def pick_platforms(
+    a: EnvSpec | Lock | LiveEnv,
+    b: EnvSpec | Lock | LiveEnv,
+    *,
+    platform: str | None = None,
+    host_platform: str | None = None,
+    labels: tuple[str, str] = ("A", "B"),
+) -> tuple[str | None, str | None]:
     """The platform to compare on each side.
 
     A multi-platform lock uses `platform` when given (UsageError when it lacks it); otherwise the
@@ -62,8 +68,10 @@ def pick_platforms(a: EnvSpec | Lock | LiveEnv, b: EnvSpec | Lock | LiveEnv, *,
     def choose(model, mine: tuple[str, ...], other: tuple[str, ...], label: str) -> str | None:
         if platform is not None and isinstance(model, Lock) and mine:
             if platform not in mine:
-                raise UsageError(f"{label} has no platform {platform}; it has {', '.join(mine)}",
-                                 hint="pick one of those with --platform")
+                raise UsageError(
+                    f"{label} has no platform {platform}; it has {', '.join(mine)}",
+                    hint="pick one of those with --platform",
+                )
             return platform
         if len(mine) <= 1:
             return mine[0] if mine else None
@@ -75,7 +83,8 @@ def pick_platforms(a: EnvSpec | Lock | LiveEnv, b: EnvSpec | Lock | LiveEnv, *,
         raise UsageError(
             f"{label} is locked for several platforms ({', '.join(mine)}) and none is this "
             f"machine's ({host}){theirs}",
-            hint=f"say which with --platform, e.g. --platform {mine[0]}")
+            hint=f"say which with --platform, e.g. --platform {mine[0]}",
+        )
 
     return choose(a, pa, pb, labels[0]), choose(b, pb, pa, labels[1])
 
@@ -124,19 +133,48 @@ def _is_concrete_spec(spec: EnvSpec) -> bool:
 _ARCH_IN_BUILD = re.compile(r"(?:^|_)(linux64|linuxaarch64|linuxppc64le|osx64|osxarm64|win64)(?:_|$)")
 
 
-_ARCH_NAMES = {"linux64": "linux-64", "linuxaarch64": "linux-aarch64", "linuxppc64le": "linux-ppc64le",
-               "osx64": "osx-64", "osxarm64": "osx-arm64", "win64": "win-64"}
+_ARCH_NAMES = {
+    "linux64": "linux-64",
+    "linuxaarch64": "linux-aarch64",
+    "linuxppc64le": "linux-ppc64le",
+    "osx64": "osx-64",
+    "osxarm64": "osx-arm64",
+    "win64": "win-64",
+}
 
 
-_LINUX_MARKERS = frozenset({"_libgcc_mutex", "libgcc-ng", "libstdcxx-ng", "libgcc", "libstdcxx",
-                            "libgomp", "_openmp_mutex", "libuuid", "libnsl", "libxcrypt"})
+_LINUX_MARKERS = frozenset(
+    {
+        "_libgcc_mutex",
+        "libgcc-ng",
+        "libstdcxx-ng",
+        "libgcc",
+        "libstdcxx",
+        "libgomp",
+        "_openmp_mutex",
+        "libuuid",
+        "libnsl",
+        "libxcrypt",
+    }
+)
 
 
 _OSX_MARKERS = frozenset({"libcxx", "libcxxabi", "appnope", "tapi", "cctools", "ld64"})
 
 
-_WIN_MARKERS = frozenset({"vc", "vs2015_runtime", "vc14_runtime", "ucrt", "wincertstore", "pywin32",
-                          "m2w64-gcc-libs", "winpty", "pywinpty"})
+_WIN_MARKERS = frozenset(
+    {
+        "vc",
+        "vs2015_runtime",
+        "vc14_runtime",
+        "ucrt",
+        "wincertstore",
+        "pywin32",
+        "m2w64-gcc-libs",
+        "winpty",
+        "pywinpty",
+    }
+)
 
 
 def guess_platform(names_builds: Iterable[tuple[str, str | None]], prefix: str | None = None) -> str | None:

@@ -1,21 +1,38 @@
 """The records `diff` returns: EnvDiff and its parts (frozen, with `as_dict` for the JSON report)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-
-
 #: Change kinds, in the order a summary lists them.
-KINDS = ("added", "removed", "upgraded", "downgraded", "changed", "variant", "rebuilt", "source",
-         "channel", "manager", "duplicate")
+KINDS = (
+    "added",
+    "removed",
+    "upgraded",
+    "downgraded",
+    "changed",
+    "variant",
+    "rebuilt",
+    "source",
+    "channel",
+    "manager",
+    "duplicate",
+)
 
 
 #: Human names of the kinds.
 KIND_TITLES = {
-    "added": "added", "removed": "removed", "upgraded": "upgraded", "downgraded": "downgraded",
-    "changed": "changed", "variant": "build variant changed", "rebuilt": "rebuilt",
+    "added": "added",
+    "removed": "removed",
+    "upgraded": "upgraded",
+    "downgraded": "downgraded",
+    "changed": "changed",
+    "variant": "build variant changed",
+    "rebuilt": "rebuilt",
     "source": "install source changed",
-    "channel": "channel changed", "manager": "manager changed", "duplicate": "duplicate",
+    "channel": "channel changed",
+    "manager": "manager changed",
+    "duplicate": "duplicate",
 }
 
 
@@ -50,9 +67,16 @@ class PackageState:
     editable: bool = False
 
     def as_dict(self) -> dict:
-        return {"name": self.name, "version": self.version, "build": self.build,
-                "channel": self.channel, "manager": self.manager, "labels": list(self.labels),
-                "url": self.url, "editable": self.editable}
+        return {
+            "name": self.name,
+            "version": self.version,
+            "build": self.build,
+            "channel": self.channel,
+            "manager": self.manager,
+            "labels": list(self.labels),
+            "url": self.url,
+            "editable": self.editable,
+        }
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -72,11 +96,16 @@ class Change:
     category: str | None = None
 
     def as_dict(self) -> dict:
-        return {"name": self.name, "kind": self.kind,
-                "a": self.a.as_dict() if self.a else None,
-                "b": self.b.as_dict() if self.b else None,
-                "tags": list(self.tags), "impact": self.impact, "reason": self.reason,
-                "group": self.group}
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "a": self.a.as_dict() if self.a else None,
+            "b": self.b.as_dict() if self.b else None,
+            "tags": list(self.tags),
+            "impact": self.impact,
+            "reason": self.reason,
+            "group": self.group,
+        }
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -92,9 +121,15 @@ class SpecCheck:
     line: int | None = None
 
     def as_dict(self) -> dict:
-        return {"spec": self.spec, "name": self.name, "manager": self.manager,
-                "status": self.status, "found": self.found.as_dict() if self.found else None,
-                "note": self.note, "line": self.line}
+        return {
+            "spec": self.spec,
+            "name": self.name,
+            "manager": self.manager,
+            "status": self.status,
+            "found": self.found.as_dict() if self.found else None,
+            "note": self.note,
+            "line": self.line,
+        }
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -118,21 +153,26 @@ class ChannelDiff:
     def priority_changed(self) -> bool:
         """Both sides record `channel_priority` and the values differ (unknown on one side is not a
         difference)."""
-        return (self.priority_a is not None and self.priority_b is not None
-                and self.priority_a != self.priority_b)
+        return (
+            self.priority_a is not None and self.priority_b is not None and self.priority_a != self.priority_b
+        )
 
     @property
     def changed(self) -> bool:
         return bool(self.added or self.removed or self.order_changed or self.priority_changed)
 
     def as_dict(self) -> dict:
-        return {"a": list(self.a) if self.a is not None else None,
-                "b": list(self.b) if self.b is not None else None,
-                "added": list(self.added), "removed": list(self.removed),
-                "order_changed": self.order_changed,
-                "priority": {"a": self.priority_a, "b": self.priority_b},
-                "changed": self.changed, "note": self.note,
-                "unused": {"a": list(self.unused_a), "b": list(self.unused_b)}}
+        return {
+            "a": list(self.a) if self.a is not None else None,
+            "b": list(self.b) if self.b is not None else None,
+            "added": list(self.added),
+            "removed": list(self.removed),
+            "order_changed": self.order_changed,
+            "priority": {"a": self.priority_a, "b": self.priority_b},
+            "changed": self.changed,
+            "note": self.note,
+            "unused": {"a": list(self.unused_a), "b": list(self.unused_b)},
+        }
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -156,10 +196,13 @@ class ListDiff:
         return self.a is not None and self.b is not None and (self.a != self.b or bool(self.secrets_changed))
 
     def as_dict(self) -> dict:
-        return {"a": list(self.a) if self.a is not None else None,
-                "b": list(self.b) if self.b is not None else None, "changed": self.changed,
-                "secrets_changed": list(self.secrets_changed),
-                "secrets_unknown": list(self.secrets_unknown)}
+        return {
+            "a": list(self.a) if self.a is not None else None,
+            "b": list(self.b) if self.b is not None else None,
+            "changed": self.changed,
+            "secrets_changed": list(self.secrets_changed),
+            "secrets_unknown": list(self.secrets_unknown),
+        }
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -177,10 +220,17 @@ class SideInfo:
     records_pip: bool = True  # False: the format cannot hold pip packages (an explicit file)
 
     def as_dict(self) -> dict:
-        return {"source": self.source, "kind": self.kind, "concrete": self.concrete,
-                "platform": self.platform, "platform_guessed": self.platform_guessed,
-                "platforms": list(self.platforms), "name": self.name, "packages": self.packages,
-                "records_pip": self.records_pip}
+        return {
+            "source": self.source,
+            "kind": self.kind,
+            "concrete": self.concrete,
+            "platform": self.platform,
+            "platform_guessed": self.platform_guessed,
+            "platforms": list(self.platforms),
+            "name": self.name,
+            "packages": self.packages,
+            "records_pip": self.records_pip,
+        }
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -280,12 +330,20 @@ class EnvDiff:
         spec = {s: 0 for s in SPEC_STATUSES}
         for s in self.spec_checks:
             spec[s.status] += 1
-        return {"same": self.same, "changes": len(self.changes), "kinds": kinds, "groups": groups,
-                "impacts": impacts, "spec": spec, "unchanged": len(self.unchanged),
-                "unmentioned": len(self.unmentioned), "channels_changed": self.channels.changed,
-                "pip_options_changed": self.pip_options.changed,
-                "variables_changed": self.variables.changed,
-                "pip_not_compared": self.pip_not_recorded.skipped if self.pip_not_recorded else 0}
+        return {
+            "same": self.same,
+            "changes": len(self.changes),
+            "kinds": kinds,
+            "groups": groups,
+            "impacts": impacts,
+            "spec": spec,
+            "unchanged": len(self.unchanged),
+            "unmentioned": len(self.unmentioned),
+            "channels_changed": self.channels.changed,
+            "pip_options_changed": self.pip_options.changed,
+            "variables_changed": self.variables.changed,
+            "pip_not_compared": self.pip_not_recorded.skipped if self.pip_not_recorded else 0,
+        }
 
 
 #: A highlight on a side whose format cannot hold pip packages, where the other side's value comes

@@ -1,5 +1,6 @@
 """One side of a diff as the comparison sees it (`_Side`), built from any model, and the side-level
 facts the per-package rules share (`_Context`)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -52,8 +53,15 @@ def _side(model: EnvSpec | Lock | LiveEnv, platform: str | None, label: str) -> 
     if isinstance(model, LiveEnv):
         pkgs = tuple(model.packages)
         kind = "envkit-export" if model.backend == EXPORT_JSON_BACKEND else "live"
-        info = SideInfo(source=label, kind=kind, concrete=True, platform=model.platform,
-                        platforms=model_platforms(model), name=model.name, packages=len(pkgs))
+        info = SideInfo(
+            source=label,
+            kind=kind,
+            concrete=True,
+            platform=model.platform,
+            platforms=model_platforms(model),
+            name=model.name,
+            packages=len(pkgs),
+        )
         used = None
         if kind == "live":
             from envkit.backends.convert import export_channels
@@ -61,38 +69,69 @@ def _side(model: EnvSpec | Lock | LiveEnv, platform: str | None, label: str) -> 
             # what `envkit export` writes: the configured channels packages came from, in priority
             # order, then those no configuration names
             used = _chan_names(export_channels(model))
-        return _Side(info=info, packages=pkgs, channels=_chan_names(model.channels) or None,
-                     used_channels=used,
-                     priority=model.channel_priority, pip_options=None,
-                     variables=_variables(model.variables), secrets=_secrets(model.variables),
-                     owned={k: tuple(v) for k, v in model.pypi_names} or None,
-                     python_version=model.python_version,
-                     dists={_pep503(d.name): d for d in model.pip_dists} or None)
+        return _Side(
+            info=info,
+            packages=pkgs,
+            channels=_chan_names(model.channels) or None,
+            used_channels=used,
+            priority=model.channel_priority,
+            pip_options=None,
+            variables=_variables(model.variables),
+            secrets=_secrets(model.variables),
+            owned={k: tuple(v) for k, v in model.pypi_names} or None,
+            python_version=model.python_version,
+            dists={_pep503(d.name): d for d in model.pip_dists} or None,
+        )
     if isinstance(model, Lock):
         plats = model_platforms(model)
         if platform is not None and plats:
             pkgs = tuple(p for p in model.packages if p.platform == platform or p.platform is None)
         else:
             pkgs = tuple(model.packages)
-        info = SideInfo(source=label, kind=model.kind, concrete=True, platform=platform,
-                        platforms=plats, name=model.environment, packages=len(pkgs),
-                        platform_guessed=guessed, records_pip=records_pip(model))
+        info = SideInfo(
+            source=label,
+            kind=model.kind,
+            concrete=True,
+            platform=platform,
+            platforms=plats,
+            name=model.environment,
+            packages=len(pkgs),
+            platform_guessed=guessed,
+            records_pip=records_pip(model),
+        )
         pip_opts = tuple(model.pip_options) if model.pip_options or model.kind != "explicit" else None
         # a format records pip sources when any pip entry has one (`conda env export` writes every
         # pip package as name==version, so a VCS install there is not "from an index")
         pip_sources = any(p.manager == "pip" and (p.url or p.editable) for p in pkgs)
-        return _Side(info=info, packages=pkgs, channels=_chan_names(model.channels) or None,
-                     pip_options=pip_opts, pip_sources=pip_sources, base_dir=_base_dir(model.source),
-                     variables=_variables(export_vars) if export_vars is not None else None,
-                     secrets=_secrets(export_vars) if export_vars is not None else None)
+        return _Side(
+            info=info,
+            packages=pkgs,
+            channels=_chan_names(model.channels) or None,
+            pip_options=pip_opts,
+            pip_sources=pip_sources,
+            base_dir=_base_dir(model.source),
+            variables=_variables(export_vars) if export_vars is not None else None,
+            secrets=_secrets(export_vars) if export_vars is not None else None,
+        )
     spec = model
-    info = SideInfo(source=label, kind=spec.kind, concrete=False, platform=None,
-                    platforms=tuple(spec.platforms), name=spec.name,
-                    packages=len(spec.conda) + sum(1 for p in spec.pip if p.kind != "option"))
-    return _Side(info=info, spec=spec, channels=_chan_names(spec.channels) or None,
-                 base_dir=_base_dir(spec.source),
-                 pip_options=tuple(p.text for p in spec.pip if p.kind == "option"),
-                 variables=_variables(spec.variables), secrets=_secrets(spec.variables))
+    info = SideInfo(
+        source=label,
+        kind=spec.kind,
+        concrete=False,
+        platform=None,
+        platforms=tuple(spec.platforms),
+        name=spec.name,
+        packages=len(spec.conda) + sum(1 for p in spec.pip if p.kind != "option"),
+    )
+    return _Side(
+        info=info,
+        spec=spec,
+        channels=_chan_names(spec.channels) or None,
+        base_dir=_base_dir(spec.source),
+        pip_options=tuple(p.text for p in spec.pip if p.kind == "option"),
+        variables=_variables(spec.variables),
+        secrets=_secrets(spec.variables),
+    )
 
 
 def _base_dir(source: str | None) -> str | None:

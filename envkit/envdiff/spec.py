@@ -1,14 +1,25 @@
 """A spec against a concrete environment (satisfied / not satisfied / missing per entry), and two
 specs entry by entry."""
+
 from __future__ import annotations
 
 from envkit.envdiff.categories import category_of
 from envkit.envdiff.compare import _state
 from envkit.envdiff.highlights import _python_of
 from envkit.envdiff.keys import _canon_channel, _index, _key, _pep503
-from envkit.envdiff.pip_origin import _dist, _from, _installed_from, _parse_origin, _revs_differ, _short, entry_source, name_from_source, pip_origin
+from envkit.envdiff.pip_origin import (
+    _dist,
+    _from,
+    _installed_from,
+    _parse_origin,
+    _revs_differ,
+    _short,
+    entry_source,
+    name_from_source,
+    pip_origin,
+)
 from envkit.envdiff.records import Change, PackageState, SpecCheck
-from envkit.envdiff.sides import _Side, _base_dir
+from envkit.envdiff.sides import _base_dir, _Side
 from envkit.envdiff.versions import _major_minor, _pep440, _split_local
 from envkit.model import CondaDep, EnvSpec, LockedPackage, PipDep
 
@@ -28,9 +39,16 @@ def _check_spec(spec: EnvSpec, conc: _Side) -> tuple[tuple[SpecCheck, ...], tupl
     for dep in spec.conda:
         text = dep.spec()
         if dep.name.startswith("__"):
-            checks.append(SpecCheck(spec=text, name=dep.name, manager="conda", status="skipped",
-                                    note="virtual package (a property of the machine)",
-                                    line=dep.line))
+            checks.append(
+                SpecCheck(
+                    spec=text,
+                    name=dep.name,
+                    manager="conda",
+                    status="skipped",
+                    note="virtual package (a property of the machine)",
+                    line=dep.line,
+                )
+            )
             continue
         key = ("conda", dep.name.lower())
         p = index.get(key)
@@ -43,30 +61,52 @@ def _check_spec(spec: EnvSpec, conc: _Side) -> tuple[tuple[SpecCheck, ...], tupl
                     note = _installed_by("pip", p.name, dep.name)
                     break
         if p is None:
-            checks.append(SpecCheck(spec=text, name=dep.name, manager="conda", status="missing",
-                                    line=dep.line))
+            checks.append(
+                SpecCheck(spec=text, name=dep.name, manager="conda", status="missing", line=dep.line)
+            )
             continue
         mentioned.add(_key(p))
         if p.manager == "conda":
-            ok = matches(dep, name=p.name, version=p.version, build=p.build,
-                         build_number=p.build_number,
-                         channel=_canon_channel(p.channel) if p.channel else None)
+            ok = matches(
+                dep,
+                name=p.name,
+                version=p.version,
+                build=p.build,
+                build_number=p.build_number,
+                channel=_canon_channel(p.channel) if p.channel else None,
+            )
             # pip installing the same project over it decides what is imported (corpus 53: conda
             # pytorch 1.13.1 satisfies `pytorch<2.0`, pip's torch 2.3.1 is the one in use)
             owned = (conc.owned or {}).get(dep.name)
-            shadow = next((index[("pip", n)] for n in owned or pypi_names_for_conda(dep.name)
-                           if ("pip", n) in index), None)
+            shadow = next(
+                (index[("pip", n)] for n in owned or pypi_names_for_conda(dep.name) if ("pip", n) in index),
+                None,
+            )
             if shadow is not None:
                 mentioned.add(_key(shadow))
                 note = f"pip's {shadow.name} {shadow.version} is installed over it"
-                ok = ok and matches(CondaDep(name=dep.name, version=dep.version), name=dep.name,
-                                    version=_split_local(shadow.version)[0])
+                ok = ok and matches(
+                    CondaDep(name=dep.name, version=dep.version),
+                    name=dep.name,
+                    version=_split_local(shadow.version)[0],
+                )
         else:
-            ok = matches(CondaDep(name=dep.name, version=dep.version), name=dep.name,
-                         version=_split_local(p.version)[0])
-        checks.append(SpecCheck(spec=text, name=dep.name, manager="conda",
-                                status="satisfied" if ok else "not-satisfied",
-                                found=_state(p), note=note, line=dep.line))
+            ok = matches(
+                CondaDep(name=dep.name, version=dep.version),
+                name=dep.name,
+                version=_split_local(p.version)[0],
+            )
+        checks.append(
+            SpecCheck(
+                spec=text,
+                name=dep.name,
+                manager="conda",
+                status="satisfied" if ok else "not-satisfied",
+                found=_state(p),
+                note=note,
+                line=dep.line,
+            )
+        )
     marker_env = _marker_env(conc)
     spec_dir = _base_dir(spec.source)
     for pd in spec.pip:
@@ -74,15 +114,22 @@ def _check_spec(spec: EnvSpec, conc: _Side) -> tuple[tuple[SpecCheck, ...], tupl
             continue
         check = _check_pip(pd, index, mentioned, marker_env, conda_names_for_pypi, conc, spec_dir)
         if check.status == "missing" and not conc.info.records_pip:
-            check = SpecCheck(spec=check.spec, name=check.name, manager="pip", status="skipped",
-                              note=f"{_a_file(conc.info.kind)} cannot record pip packages", line=check.line)
+            check = SpecCheck(
+                spec=check.spec,
+                name=check.name,
+                manager="pip",
+                status="skipped",
+                note=f"{_a_file(conc.info.kind)} cannot record pip packages",
+                line=check.line,
+            )
         checks.append(check)
     unmentioned = tuple(_state(p, labels=False) for k, p in index.items() if k not in mentioned)
     return tuple(checks), tuple(sorted(unmentioned, key=lambda s: (s.name.lower(), s.manager)))
 
 
-def _check_pip(pd: PipDep, index, mentioned, marker_env, conda_names_for_pypi, conc: _Side,
-               spec_dir: str | None = None) -> SpecCheck:
+def _check_pip(
+    pd: PipDep, index, mentioned, marker_env, conda_names_for_pypi, conc: _Side, spec_dir: str | None = None
+) -> SpecCheck:
     name = pd.name
     source = None
     if pd.kind in ("url", "vcs", "path"):
@@ -92,15 +139,27 @@ def _check_pip(pd: PipDep, index, mentioned, marker_env, conda_names_for_pypi, c
         found = _installed_from(source, conc)
         name = found.name if found is not None else name_from_source(source)
     if not name:
-        return SpecCheck(spec=pd.text, name=pd.text, manager="pip", status="skipped",
-                         note="names no project (a local path or URL without #egg=)", line=pd.line)
+        return SpecCheck(
+            spec=pd.text,
+            name=pd.text,
+            manager="pip",
+            status="skipped",
+            note="names no project (a local path or URL without #egg=)",
+            line=pd.line,
+        )
     if pd.marker and marker_env is not None:
         try:
             from packaging.markers import Marker
 
             if not Marker(pd.marker).evaluate(marker_env):
-                return SpecCheck(spec=pd.text, name=name, manager="pip", status="skipped",
-                                 note=f"marker is false there: {pd.marker}", line=pd.line)
+                return SpecCheck(
+                    spec=pd.text,
+                    name=name,
+                    manager="pip",
+                    status="skipped",
+                    note=f"marker is false there: {pd.marker}",
+                    line=pd.line,
+                )
         except Exception:  # an unparsable marker: check the entry anyway
             pass
     key = ("pip", _pep503(name))
@@ -120,25 +179,43 @@ def _check_pip(pd: PipDep, index, mentioned, marker_env, conda_names_for_pypi, c
         if source is not None:
             ok, why = _source_satisfies(source, pd.editable, p, conc)
             note = (note + "; " if note else "") + why if why else note
-        return SpecCheck(spec=pd.text, name=name, manager="pip",
-                         status="satisfied" if ok else "not-satisfied",
-                         found=_state(p, side=conc), note=note, line=pd.line)
+        return SpecCheck(
+            spec=pd.text,
+            name=name,
+            manager="pip",
+            status="satisfied" if ok else "not-satisfied",
+            found=_state(p, side=conc),
+            note=note,
+            line=pd.line,
+        )
     from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
     try:
         spec_set = SpecifierSet(pd.specifier)
     except InvalidSpecifier:
-        return SpecCheck(spec=pd.text, name=name, manager="pip", status="skipped",
-                         found=_state(p), note=f"invalid version specifier {pd.specifier!r}",
-                         line=pd.line)
+        return SpecCheck(
+            spec=pd.text,
+            name=name,
+            manager="pip",
+            status="skipped",
+            found=_state(p),
+            note=f"invalid version specifier {pd.specifier!r}",
+            line=pd.line,
+        )
     version = _pep440(p.version)
     if version is None:
         ok = any(s.operator in ("==", "===") and s.version == p.version for s in spec_set)
     else:
         ok = spec_set.contains(version, prereleases=True)
-    return SpecCheck(spec=pd.text, name=name, manager="pip",
-                     status="satisfied" if ok else "not-satisfied", found=_state(p), note=note,
-                     line=pd.line)
+    return SpecCheck(
+        spec=pd.text,
+        name=name,
+        manager="pip",
+        status="satisfied" if ok else "not-satisfied",
+        found=_state(p),
+        note=note,
+        line=pd.line,
+    )
 
 
 def _source_satisfies(source: str, editable: bool, p: LockedPackage, conc: _Side) -> tuple[bool, str]:
@@ -170,8 +247,14 @@ def _installed_by(manager: str, found: str, wanted: str) -> str:
 _SYS = {"linux": ("linux", "Linux"), "osx": ("darwin", "Darwin"), "win": ("win32", "Windows")}
 
 
-_MACHINE = {"64": "x86_64", "aarch64": "aarch64", "arm64": "arm64", "ppc64le": "ppc64le",
-            "32": "i686", "s390x": "s390x"}
+_MACHINE = {
+    "64": "x86_64",
+    "aarch64": "aarch64",
+    "arm64": "arm64",
+    "ppc64le": "ppc64le",
+    "32": "i686",
+    "s390x": "s390x",
+}
 
 
 def _marker_env(side: _Side) -> dict | None:
@@ -183,9 +266,12 @@ def _marker_env(side: _Side) -> dict | None:
     if fam not in _SYS:
         return None
     sys_platform, system = _SYS[fam]
-    env = {"sys_platform": sys_platform, "platform_system": system,
-           "os_name": "nt" if fam == "win" else "posix",
-           "platform_machine": "AMD64" if plat == "win-64" else _MACHINE.get(arch, arch)}
+    env = {
+        "sys_platform": sys_platform,
+        "platform_system": system,
+        "os_name": "nt" if fam == "win" else "posix",
+        "platform_machine": "AMD64" if plat == "win-64" else _MACHINE.get(arch, arch),
+    }
     py = _python_of(side)
     if py:
         env["python_version"] = _major_minor(py)
@@ -241,8 +327,9 @@ def _diff_specs(a: EnvSpec, b: EnvSpec) -> tuple[list[Change], list[PackageState
     return changes, unchanged
 
 
-def _spec_change(name: str, kind: str, a: PackageState | None, b: PackageState | None,
-                 tags: list[str] | None = None) -> Change:
+def _spec_change(
+    name: str, kind: str, a: PackageState | None, b: PackageState | None, tags: list[str] | None = None
+) -> Change:
     cat = category_of(name)
     tags = list(tags or [])
     if cat:
@@ -256,8 +343,17 @@ def _spec_change(name: str, kind: str, a: PackageState | None, b: PackageState |
     else:
         reason = "only in A's spec"
     impact = "medium" if cat else "low"
-    return Change(name=name, kind=kind, a=a, b=b, tags=tuple(tags), impact=impact, reason=reason,
-                  group="matter" if cat else "other", category=cat)
+    return Change(
+        name=name,
+        kind=kind,
+        a=a,
+        b=b,
+        tags=tuple(tags),
+        impact=impact,
+        reason=reason,
+        group="matter" if cat else "other",
+        category=cat,
+    )
 
 
 def _spec_text(s: PackageState) -> str:

@@ -1,9 +1,9 @@
 """Version order: conda's (py-rattler) for conda packages, PEP 440 for pip packages."""
+
 from __future__ import annotations
 
 import re
 from functools import lru_cache
-
 
 
 @lru_cache(maxsize=65536)

@@ -2,6 +2,7 @@
 
 The core returns these as data (`EnvDiff.notes()`, the `changed` flags of its lists); the wording
 lives here so that text, markdown and JSON say the same thing."""
+
 from __future__ import annotations
 
 from envkit._text import plural
@@ -21,13 +22,18 @@ def note_sentence(note: DiffNote) -> str:
         other = "B" if note.side == "a" else "A"
         n = plural(note.count, "pip package")
         verb = "are" if note.count != 1 else "is"
-        return f"{me} is {a_file(note.format or '')}, which cannot record pip packages: {other}'s {n} {verb} not compared."
+        what = a_file(note.format or "")
+        return f"{me} is {what}, which cannot record pip packages: {other}'s {n} {verb} not compared."
     if note.kind == "unused-channels":
-        return (f"channels configured for {(note.side or '').upper()} that no installed package came from "
-                f"(not compared): {', '.join(note.values)}.")
+        return (
+            f"channels configured for {(note.side or '').upper()} that no installed package came from "
+            f"(not compared): {', '.join(note.values)}."
+        )
     if note.kind == "secrets-unknown":
-        return (f"{plural(len(note.values), 'credential value')} could not be compared (written as a "
-                f"placeholder such as <TOKEN> on one side): {', '.join(note.values)}.")
+        return (
+            f"{plural(len(note.values), 'credential value')} could not be compared (written as a "
+            f"placeholder such as <TOKEN> on one side): {', '.join(note.values)}."
+        )
     raise ValueError(f"unknown diff note kind {note.kind!r}")
 
 
@@ -40,9 +46,11 @@ def differing_lists(d: EnvDiff) -> list[str]:
     """'channels differ', 'pip index options differ', 'environment variables differ': the
     side-level lists that differ, in that order (for summaries)."""
     out = []
-    for changed, what in ((d.channels.changed, "channels"),
-                          (d.pip_options.changed, "pip index options"),
-                          (d.variables.changed, "environment variables")):
+    for changed, what in (
+        (d.channels.changed, "channels"),
+        (d.pip_options.changed, "pip index options"),
+        (d.variables.changed, "environment variables"),
+    ):
         if changed:
             out.append(f"{what} differ")
     return out

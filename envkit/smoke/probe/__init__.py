@@ -23,16 +23,107 @@ else on stdout (a library printing) is ignored.  Statuses: pass | fail | skip | 
 The pure functions (`driver_verdict`, `arch_verdict`, `shm_verdict`, `cuda_pins_from_records`,
 `recommend`, ...) take their facts as arguments so tests can inject a GPU that this machine lacks.
 """
+
 from __future__ import annotations
 
-from .core import main, Probe
-from .dataset import calibrate_spin, SyntheticDataset
-from .distributed import dist_worker, launch_distributed, rank_device, script_path, torchrun_argv, torchrun_root_cause
-from .events import emit, EVENT_PREFIX, Fail, progress, SCHEMA, Skip, Warn
+from .core import Probe, main
+from .dataset import SyntheticDataset, calibrate_spin
+from .distributed import (
+    dist_worker,
+    launch_distributed,
+    rank_device,
+    script_path,
+    torchrun_argv,
+    torchrun_root_cause,
+)
+from .events import EVENT_PREFIX, SCHEMA, Fail, Skip, Warn, emit, progress
 from .helpers import announce_workers, copy_gbps, device_groups, rel_err, worker_deaths
-from .host import conda_meta_records, cuda_driver_api_version, gpu_presence, nvml_driver_version, pip_dist_names, usable_cores
+from .host import (
+    conda_meta_records,
+    cuda_driver_api_version,
+    gpu_presence,
+    nvml_driver_version,
+    pip_dist_names,
+    usable_cores,
+)
 from .settings import CHECKS, DEFAULT_CONFIG, WORKLOADS
-from .sweep import extrapolate, kwargs_text, loader_kwargs, measure_point, persistent_estimate, recommend, sweep_dataloader, worker_candidates
-from .verdicts import arch_verdict, cuda_api_text, cuda_pins_from_dists, cuda_pins_from_records, cudnn_verdict, DRIVER_MINIMUM, driver_verdict, min_driver_for, MINOR_COMPAT_FLOOR, nccl_text, shm_verdict, sm_number, version_tuple
+from .sweep import (
+    extrapolate,
+    kwargs_text,
+    loader_kwargs,
+    measure_point,
+    persistent_estimate,
+    recommend,
+    sweep_dataloader,
+    worker_candidates,
+)
+from .verdicts import (
+    DRIVER_MINIMUM,
+    MINOR_COMPAT_FLOOR,
+    arch_verdict,
+    cuda_api_text,
+    cuda_pins_from_dists,
+    cuda_pins_from_records,
+    cudnn_verdict,
+    driver_verdict,
+    min_driver_for,
+    nccl_text,
+    shm_verdict,
+    sm_number,
+    version_tuple,
+)
 
-__all__ = ["CHECKS", "DEFAULT_CONFIG", "DRIVER_MINIMUM", "EVENT_PREFIX", "Fail", "MINOR_COMPAT_FLOOR", "Probe", "SCHEMA", "Skip", "SyntheticDataset", "WORKLOADS", "Warn", "announce_workers", "arch_verdict", "calibrate_spin", "conda_meta_records", "copy_gbps", "cuda_api_text", "cuda_driver_api_version", "cuda_pins_from_dists", "cuda_pins_from_records", "cudnn_verdict", "device_groups", "dist_worker", "driver_verdict", "emit", "extrapolate", "gpu_presence", "kwargs_text", "launch_distributed", "loader_kwargs", "main", "measure_point", "min_driver_for", "nccl_text", "nvml_driver_version", "persistent_estimate", "pip_dist_names", "progress", "rank_device", "recommend", "rel_err", "script_path", "shm_verdict", "sm_number", "sweep_dataloader", "torchrun_argv", "torchrun_root_cause", "usable_cores", "version_tuple", "worker_candidates", "worker_deaths"]
+__all__ = [
+    "CHECKS",
+    "DEFAULT_CONFIG",
+    "DRIVER_MINIMUM",
+    "EVENT_PREFIX",
+    "Fail",
+    "MINOR_COMPAT_FLOOR",
+    "Probe",
+    "SCHEMA",
+    "Skip",
+    "SyntheticDataset",
+    "WORKLOADS",
+    "Warn",
+    "announce_workers",
+    "arch_verdict",
+    "calibrate_spin",
+    "conda_meta_records",
+    "copy_gbps",
+    "cuda_api_text",
+    "cuda_driver_api_version",
+    "cuda_pins_from_dists",
+    "cuda_pins_from_records",
+    "cudnn_verdict",
+    "device_groups",
+    "dist_worker",
+    "driver_verdict",
+    "emit",
+    "extrapolate",
+    "gpu_presence",
+    "kwargs_text",
+    "launch_distributed",
+    "loader_kwargs",
+    "main",
+    "measure_point",
+    "min_driver_for",
+    "nccl_text",
+    "nvml_driver_version",
+    "persistent_estimate",
+    "pip_dist_names",
+    "progress",
+    "rank_device",
+    "recommend",
+    "rel_err",
+    "script_path",
+    "shm_verdict",
+    "sm_number",
+    "sweep_dataloader",
+    "torchrun_argv",
+    "torchrun_root_cause",
+    "usable_cores",
+    "version_tuple",
+    "worker_candidates",
+    "worker_deaths",
+]

@@ -1,4 +1,5 @@
 """`python PROBE_DIR --config JSON`: the runner's entry point into the probe (see __init__)."""
+
 import sys
 
 if __package__:  # `python -m envkit.smoke.probe` in envkit's own tree

@@ -1,4 +1,5 @@
 """The probe: runs the checks in order, collects the environment, and prints the report."""
+
 from __future__ import annotations
 
 import json
@@ -9,7 +10,7 @@ import traceback
 
 from .distributed import _watch_parent, dist_worker
 from .environment import EnvironmentChecks
-from .events import emit, Fail, SCHEMA, Skip, Warn
+from .events import SCHEMA, Fail, Skip, Warn, emit
 from .gpu import GpuChecks
 from .host import usable_cores
 from .loader import LoaderChecks
@@ -74,14 +75,19 @@ class Probe(EnvironmentChecks, GpuChecks, LoaderChecks):
             tb = traceback.format_exc(limit=3)
             status, detail = "fail", f"{type(e).__name__}: {e}".strip()
             sys.stderr.write(f"[{name}] {tb}\n")
-        result = {"name": name, "status": status, "detail": str(detail or ""),
-                  "seconds": round(time.perf_counter() - t0, 3)}
+        result = {
+            "name": name,
+            "status": status,
+            "detail": str(detail or ""),
+            "seconds": round(time.perf_counter() - t0, 3),
+        }
         self.checks.append(result)
         emit({"event": "result", "check": result})
         return result
 
     def default_start_method(self) -> str:
         import multiprocessing as mp
+
         try:
             return mp.get_start_method(allow_none=True) or mp.get_context().get_start_method()
         except Exception:
@@ -120,8 +126,11 @@ class Probe(EnvironmentChecks, GpuChecks, LoaderChecks):
             self.run_check("compute.sdpa", self.check_sdpa)
             self.run_check("compute.bandwidth", self.check_bandwidth)
             method = self.default_start_method()
-            self.run_check(f"dataloader.workers.{method}", lambda: self.check_workers(method),
-                           dict(CHECKS)["dataloader.workers.default"])
+            self.run_check(
+                f"dataloader.workers.{method}",
+                lambda: self.check_workers(method),
+                dict(CHECKS)["dataloader.workers.default"],
+            )
             self.run_check("dataloader.workers.spawn", lambda: self.check_workers("spawn", spawn_check=True))
             self.run_check("dataloader.pin_memory", self.check_pin_memory)
             self.run_check("dataloader.persistent_workers", self.check_persistent)
@@ -145,12 +154,17 @@ class Probe(EnvironmentChecks, GpuChecks, LoaderChecks):
 
 def main(argv: list[str]) -> int:
     if argv[:1] == ["--dist-worker"]:
-        opts = dict(zip(argv[2::2], argv[3::2]))
+        opts = dict(zip(argv[2::2], argv[3::2], strict=False))
         rank = os.environ.get("RANK", "0")
         if opts.get("--dist-dir"):
             _watch_parent()
-        return dist_worker(argv[1], int(opts.get("--dist-timeout", 60)), fail=opts.get("--dist-fail") == rank,
-                           out_dir=opts.get("--dist-dir"), hang=opts.get("--dist-hang") == rank)
+        return dist_worker(
+            argv[1],
+            int(opts.get("--dist-timeout", 60)),
+            fail=opts.get("--dist-fail") == rank,
+            out_dir=opts.get("--dist-dir"),
+            hang=opts.get("--dist-hang") == rank,
+        )
     config = {}
     if len(argv) >= 2 and argv[0] == "--config":
         config = json.loads(argv[1])

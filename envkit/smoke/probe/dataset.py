@@ -1,9 +1,9 @@
 """The synthetic dataset the DataLoader checks load (I/O latency and CPU decode simulated)."""
+
 from __future__ import annotations
 
 import os
 import time
-
 
 
 def _spin(iterations: int, seed: int) -> int:
@@ -65,6 +65,7 @@ class SyntheticDataset:
             if self.crash == "exit":
                 os._exit(3)
             import signal as _signal
+
             os.kill(os.getpid(), getattr(_signal, self.crash))
         if self.cuda_in_getitem:
             torch.zeros(1, device="cuda")

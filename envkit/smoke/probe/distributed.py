@@ -1,5 +1,6 @@
 """torch.distributed, launched by torchrun itself (torch.distributed.run: its elastic agent, its
 c10d rendezvous, the environment it gives every rank)."""
+
 from __future__ import annotations
 
 import json
@@ -10,7 +11,7 @@ import subprocess
 import sys
 import time
 
-from .events import emit, Fail, Skip
+from .events import Fail, Skip, emit
 from .helpers import _first_line
 
 
@@ -25,9 +26,17 @@ def torchrun_argv(world: int, script_args: list[str]) -> list[str]:
     `script_args`: `python -m torch.distributed.run --standalone --nnodes=1 --nproc_per_node=N
     --max_restarts=0 --monitor_interval=0.5 PROBE_DIR ...` (the underscore spellings are the ones
     every torchrun since 1.10 accepts)."""
-    return [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nnodes=1",
-            f"--nproc_per_node={int(world)}", "--max_restarts=0", "--monitor_interval=0.5",
-            script_path()] + list(script_args)
+    return [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--standalone",
+        "--nnodes=1",
+        f"--nproc_per_node={int(world)}",
+        "--max_restarts=0",
+        "--monitor_interval=0.5",
+        script_path(),
+    ] + list(script_args)
 
 
 def torchrun_root_cause(text: str) -> tuple[int | None, int | None]:
@@ -48,8 +57,13 @@ def _read(path: str) -> str:
         return ""
 
 
-def launch_distributed(backend: str, world: int, timeout: float = 90.0, fail_rank: int | None = None,
-                       hang_rank: int | None = None) -> str:
+def launch_distributed(
+    backend: str,
+    world: int,
+    timeout: float = 90.0,
+    fail_rank: int | None = None,
+    hang_rank: int | None = None,
+) -> str:
     """Run an all_reduce across `world` ranks started by torchrun (see torchrun_argv); return a
     detail line or raise Fail.
 
@@ -110,9 +124,11 @@ def launch_distributed(backend: str, world: int, timeout: float = 90.0, fail_ran
             announce()
             if time.monotonic() > deadline:
                 stop()
-                raise Fail(f"{backend} all_reduce across {world} processes (torchrun) did not finish within "
-                           f"{timeout:.0f} s (rendezvous hang: firewall, wrong interface? try "
-                           "GLOO_SOCKET_IFNAME/NCCL_SOCKET_IFNAME=lo)")
+                raise Fail(
+                    f"{backend} all_reduce across {world} processes (torchrun) did not finish within "
+                    f"{timeout:.0f} s (rendezvous hang: firewall, wrong interface? try "
+                    "GLOO_SOCKET_IFNAME/NCCL_SOCKET_IFNAME=lo)"
+                )
             time.sleep(0.05)
         announce()
         results = _rank_results(work, world, proc.returncode, err.name, backend)
@@ -132,8 +148,10 @@ def _all_reduce_detail(results: list[dict], world: int, backend: str, dt: float)
         raise Fail(f"{backend} all_reduce gave {bad[0]['value']} on rank {bad[0]['rank']}, expected {want}")
     devs = sorted({r.get("device", "cpu") for r in results})
     dev = devs[0] if len(devs) == 1 else ", ".join(devs)
-    return (f"all_reduce(SUM) across {world} process(es) with {backend} on {dev} = {want:g} on every rank, "
-            f"launched by torchrun (--standalone, env:// rendezvous) in {dt:.1f} s")
+    return (
+        f"all_reduce(SUM) across {world} process(es) with {backend} on {dev} = {want:g} on every rank, "
+        f"launched by torchrun (--standalone, env:// rendezvous) in {dt:.1f} s"
+    )
 
 
 def _rank_results(work: str, world: int, returncode: int, err_path: str, backend: str) -> list[dict]:
@@ -171,8 +189,10 @@ def rank_device(torch, backend: str, local_rank: int):
         return torch.device("cpu")
     count = torch.cuda.device_count()
     if local_rank >= count:
-        raise RuntimeError(f"LOCAL_RANK {local_rank} but only {count} visible GPU(s) (CUDA_VISIBLE_DEVICES="
-                           f"{os.environ.get('CUDA_VISIBLE_DEVICES')!r})")
+        raise RuntimeError(
+            f"LOCAL_RANK {local_rank} but only {count} visible GPU(s) (CUDA_VISIBLE_DEVICES="
+            f"{os.environ.get('CUDA_VISIBLE_DEVICES')!r})"
+        )
     torch.cuda.set_device(local_rank)
     return torch.device("cuda", local_rank)
 
@@ -194,8 +214,9 @@ def _watch_parent() -> None:
     threading.Thread(target=watch, name="envkit-parent-watch", daemon=True).start()
 
 
-def dist_worker(backend: str, timeout_s: int, fail: bool = False, out_dir: str | None = None,
-                hang: bool = False) -> int:
+def dist_worker(
+    backend: str, timeout_s: int, fail: bool = False, out_dir: str | None = None, hang: bool = False
+) -> int:
     """One rank: the body a torchrun-launched training script runs first.  With `out_dir`, the
     rank's pid, then its result (rank{R}.json) or its error (rank{R}.err), are written there."""
     rank_env = os.environ.get("RANK", "0")
@@ -204,8 +225,10 @@ def dist_worker(backend: str, timeout_s: int, fail: bool = False, out_dir: str |
         if out_dir:
             with open(os.path.join(out_dir, f"rank{rank_env}.{name}.tmp"), "w") as f:
                 f.write(text)
-            os.replace(os.path.join(out_dir, f"rank{rank_env}.{name}.tmp"),
-                       os.path.join(out_dir, f"rank{rank_env}.{name}"))
+            os.replace(
+                os.path.join(out_dir, f"rank{rank_env}.{name}.tmp"),
+                os.path.join(out_dir, f"rank{rank_env}.{name}"),
+            )
 
     put("pid", str(os.getpid()))
     if fail:

@@ -1,4 +1,5 @@
 """`import torch` and the environment facts (platform, torch build, CUDA, pins, /dev/shm)."""
+
 from __future__ import annotations
 
 import os
@@ -30,7 +31,8 @@ class EnvironmentChecks:
         self.import_warnings = [str(w.message).strip().splitlines()[0] for w in caught][:5]
         self.torch = torch
         extra = f"; warnings: {'; '.join(self.import_warnings)}" if self.import_warnings else ""
-        return f"torch {torch.__version__} from {os.path.dirname(torch.__file__)} in {time.perf_counter() - t0:.1f} s{extra}"
+        where = os.path.dirname(torch.__file__)
+        return f"torch {torch.__version__} from {where} in {time.perf_counter() - t0:.1f} s{extra}"
 
     def apply_patch_file(self, path: str) -> None:
         """Test knob: run the Python file `path` with `torch`, `probe` (this package: patch a
@@ -39,27 +41,51 @@ class EnvironmentChecks:
         torch.cuda (a fake GPU) inside the probe's own process."""
         import runpy
 
-        runpy.run_path(path, init_globals={"torch": self.torch, "probe": sys.modules[__package__],
-                                           "config": self.config})
+        runpy.run_path(
+            path, init_globals={"torch": self.torch, "probe": sys.modules[__package__], "config": self.config}
+        )
 
     def collect_environment(self) -> None:
         """Fill self.environment.  Each part is guarded: a broken CUDA or BLAS query is recorded
         under environment["errors"] and the checks still run (they report what is missing)."""
         env = self.environment
         env["errors"] = []
-        env["python"] = {"version": platform.python_version(), "implementation": platform.python_implementation(),
-                         "executable": sys.executable, "prefix": sys.prefix}
+        env["python"] = {
+            "version": platform.python_version(),
+            "implementation": platform.python_implementation(),
+            "executable": sys.executable,
+            "prefix": sys.prefix,
+        }
         cuda = getattr(self.torch.version, "cuda", None)
         hip = getattr(self.torch.version, "hip", None)
-        env["torch"] = {"version": self.torch.__version__, "local": None, "build": "cuda" if cuda else "rocm" if hip
-                        else "cpu", "cuda": cuda, "hip": hip, "cudnn": None, "nccl": None, "config": {}}
-        env["cuda"] = {"gpu_present": {}, "visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
-                       "arch_list": [], "available": False, "device_count": 0, "devices": [],
-                       "driver_version": None}
+        env["torch"] = {
+            "version": self.torch.__version__,
+            "local": None,
+            "build": "cuda" if cuda else "rocm" if hip else "cpu",
+            "cuda": cuda,
+            "hip": hip,
+            "cudnn": None,
+            "nccl": None,
+            "config": {},
+        }
+        env["cuda"] = {
+            "gpu_present": {},
+            "visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
+            "arch_list": [],
+            "available": False,
+            "device_count": 0,
+            "devices": [],
+            "driver_version": None,
+        }
         env["shm"] = None
         env["cuda_pins"] = []
-        for part in (self._collect_platform, self._collect_torch, self._collect_cuda, self._collect_misc,
-                     self._collect_pins):
+        for part in (
+            self._collect_platform,
+            self._collect_torch,
+            self._collect_cuda,
+            self._collect_misc,
+            self._collect_pins,
+        ):
             try:
                 part()
             except Exception as e:
@@ -69,9 +95,14 @@ class EnvironmentChecks:
     def _collect_platform(self) -> None:
         env = self.environment
         libc = platform.libc_ver()
-        env["platform"] = {"system": platform.system(), "machine": platform.machine(), "release": platform.release(),
-                           "libc": "-".join(x for x in libc if x) or None, "cpu_count": os.cpu_count(),
-                           "usable_cores": usable_cores()}
+        env["platform"] = {
+            "system": platform.system(),
+            "machine": platform.machine(),
+            "release": platform.release(),
+            "libc": "-".join(x for x in libc if x) or None,
+            "cpu_count": os.cpu_count(),
+            "usable_cores": usable_cores(),
+        }
 
     def _collect_torch(self) -> None:
         torch = self.torch
@@ -80,10 +111,16 @@ class EnvironmentChecks:
         cuda = getattr(torch.version, "cuda", None)
         hip = getattr(torch.version, "hip", None)
         build = "cuda" if cuda else "rocm" if hip else "cpu"
-        tinfo: dict = {"version": torch.__version__, "local": local, "build": build, "cuda": cuda, "hip": hip,
-                       "debug": bool(getattr(torch.version, "debug", False)),
-                       "git_version": getattr(torch.version, "git_version", None),
-                       "file": torch.__file__}
+        tinfo: dict = {
+            "version": torch.__version__,
+            "local": local,
+            "build": build,
+            "cuda": cuda,
+            "hip": hip,
+            "debug": bool(getattr(torch.version, "debug", False)),
+            "git_version": getattr(torch.version, "git_version", None),
+            "file": torch.__file__,
+        }
         # cuDNN / NCCL are reported from the build even without a GPU (None on CPU builds).
         try:
             tinfo["cudnn"] = self._cudnn_versions()
@@ -94,6 +131,7 @@ class EnvironmentChecks:
             # done so.  version() is a tuple, with a suffix string as a 4th item in some builds.
             if cuda:
                 import torch.cuda.nccl
+
                 tinfo["nccl"] = nccl_text(torch.cuda.nccl.version())
         except Exception as e:
             tinfo["nccl"] = None
@@ -106,10 +144,15 @@ class EnvironmentChecks:
         torch = self.torch
         env = self.environment
         cuda = env["torch"]["cuda"]
-        self.gpu = gpu_presence(self.config["dev_glob"], self.config["nvidia_smi"], self.config["proc_driver"])
+        self.gpu = gpu_presence(
+            self.config["dev_glob"], self.config["nvidia_smi"], self.config["proc_driver"]
+        )
         cinfo = env["cuda"]
-        cinfo.update(gpu_present=self.gpu, driver_version=self.gpu.get("driver_version"),
-                     driver_source=self.gpu.get("driver_source"))
+        cinfo.update(
+            gpu_present=self.gpu,
+            driver_version=self.gpu.get("driver_version"),
+            driver_source=self.gpu.get("driver_source"),
+        )
         if cuda:
             try:
                 cinfo["arch_list"] = [str(a) for a in torch.cuda.get_arch_list()]
@@ -121,6 +164,7 @@ class EnvironmentChecks:
         env = self.environment
         try:
             import numpy
+
             self.np = numpy
             env["numpy"] = numpy.__version__
         except Exception:
@@ -128,6 +172,7 @@ class EnvironmentChecks:
         env["multiprocessing"] = {"default_start_method": self.default_start_method()}
         try:
             import torch.multiprocessing as tmp
+
             env["multiprocessing"]["sharing_strategy"] = tmp.get_sharing_strategy()
         except Exception:
             pass
@@ -136,9 +181,14 @@ class EnvironmentChecks:
     def _collect_pins(self) -> None:
         env = self.environment
         records = conda_meta_records(self.config.get("prefix") or sys.prefix)
-        env["conda_prefix"] = bool(records) or os.path.isdir(os.path.join(self.config.get("prefix") or sys.prefix, "conda-meta"))
-        self.pins = sorted(set(cuda_pins_from_records(records)) | set(cuda_pins_from_dists(pip_dist_names()))
-                           | set(self.config.get("cuda_pins") or []))
+        env["conda_prefix"] = bool(records) or os.path.isdir(
+            os.path.join(self.config.get("prefix") or sys.prefix, "conda-meta")
+        )
+        self.pins = sorted(
+            set(cuda_pins_from_records(records))
+            | set(cuda_pins_from_dists(pip_dist_names()))
+            | set(self.config.get("cuda_pins") or [])
+        )
         env["cuda_pins"] = self.pins
 
     def _cudnn_versions(self) -> dict | None:
@@ -152,9 +202,15 @@ class EnvironmentChecks:
         try:
             # (major, minor, patch) tuples; torch.backends.cudnn.version() is only the runtime's int
             from torch._C import _cudnn
+
             rt, ct = tuple(_cudnn.getRuntimeVersion()), tuple(_cudnn.getCompileVersion())
-            out.update(runtime=".".join(map(str, rt)), compile=".".join(map(str, ct)),
-                       runtime_tuple=list(rt), compile_tuple=list(ct), is_cuda=bool(getattr(_cudnn, "is_cuda", True)))
+            out.update(
+                runtime=".".join(map(str, rt)),
+                compile=".".join(map(str, ct)),
+                runtime_tuple=list(rt),
+                compile_tuple=list(ct),
+                is_cuda=bool(getattr(_cudnn, "is_cuda", True)),
+            )
         except Exception as e:
             out["error"] = f"{type(e).__name__}: {e}"
         try:
@@ -171,8 +227,21 @@ class EnvironmentChecks:
             show = torch.__config__.show()
         except Exception:
             show = ""
-        for key in ("BLAS_INFO", "LAPACK_INFO", "USE_CUDA", "USE_CUDNN", "USE_NCCL", "USE_MKL", "USE_MKLDNN",
-                    "USE_OPENMP", "USE_GLOO", "USE_MPI", "TORCH_VERSION", "CUDA_VERSION", "CUDNN_VERSION"):
+        for key in (
+            "BLAS_INFO",
+            "LAPACK_INFO",
+            "USE_CUDA",
+            "USE_CUDNN",
+            "USE_NCCL",
+            "USE_MKL",
+            "USE_MKLDNN",
+            "USE_OPENMP",
+            "USE_GLOO",
+            "USE_MPI",
+            "TORCH_VERSION",
+            "CUDA_VERSION",
+            "CUDNN_VERSION",
+        ):
             m = re.search(rf"\b{key}=([^,\s]*)", show)
             if m:
                 out[key.lower()] = m.group(1)
@@ -182,7 +251,9 @@ class EnvironmentChecks:
         out["openmp"] = m.group(1).strip() if m else None
         m = re.search(r"CPU capability usage: (\S+)", show)
         out["cpu_capability"] = m.group(1) if m else None
-        out["mkl_available"] = bool(getattr(torch.backends, "mkl", None) and torch.backends.mkl.is_available())
+        out["mkl_available"] = bool(
+            getattr(torch.backends, "mkl", None) and torch.backends.mkl.is_available()
+        )
         out["openmp_available"] = bool(torch.backends.openmp.is_available())
         out["mkldnn_available"] = bool(torch.backends.mkldnn.is_available())
         out["threads"] = torch.get_num_threads()

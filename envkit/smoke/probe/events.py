@@ -1,10 +1,9 @@
 """The output protocol: events on stdout, and the exceptions a check raises to skip, warn or fail."""
+
 from __future__ import annotations
 
 import json
 import sys
-
-
 
 EVENT_PREFIX = "@@envkit-smoke@@ "
 

@@ -1,4 +1,5 @@
 """The CUDA and compute checks: availability, arch, driver, matmul, conv2d, cuDNN, SDPA, bandwidth."""
+
 from __future__ import annotations
 
 import math
@@ -6,7 +7,7 @@ import os
 import re
 import warnings
 
-from .events import emit, Fail, Skip, Warn
+from .events import Fail, Skip, Warn, emit
 from .helpers import _count, _first_line, copy_gbps, device_groups, rel_err
 from .verdicts import _combine, _raise_for, arch_verdict, cudnn_verdict, driver_verdict, version_tuple
 
@@ -39,16 +40,20 @@ class GpuChecks:
         pins = self.pins
         if t["build"] == "cpu":
             if pins:
-                raise Fail(f"CPU-only torch ({t['version']}) in an environment that pins CUDA "
-                           f"({', '.join(pins)}): the solver or pip picked the CPU variant")
+                raise Fail(
+                    f"CPU-only torch ({t['version']}) in an environment that pins CUDA "
+                    f"({', '.join(pins)}): the solver or pip picked the CPU variant"
+                )
             return f"CPU build {t['version']}; the environment pins no CUDA"
         if t["build"] == "rocm":
             return f"ROCm build {t['version']} (HIP {t['hip']})"
         want = [p for p in pins if re.search(r"(?:cuda-version|pytorch-cuda|cudatoolkit)=", p)]
         mism = [p for p in want if version_tuple(p.split("=", 1)[1])[:1] != version_tuple(t["cuda"])[:1]]
         if mism:
-            raise Warn(f"torch {t['version']} is built for CUDA {t['cuda']}, but the environment pins "
-                       f"{', '.join(mism)} (another CUDA major)")
+            raise Warn(
+                f"torch {t['version']} is built for CUDA {t['cuda']}, but the environment pins "
+                f"{', '.join(mism)} (another CUDA major)"
+            )
         pinned = f"; pins: {', '.join(pins)}" if pins else ""
         return f"CUDA build {t['version']} (CUDA {t['cuda']}){pinned}"
 
@@ -76,22 +81,35 @@ class GpuChecks:
                 try:
                     p = torch.cuda.get_device_properties(i)
                 except Exception as e:
-                    raise Fail(f"CUDA {t['cuda'] or t['hip']} reports {count} device(s), but device {i} cannot be "
-                               f"queried: {type(e).__name__}: {_first_line(e)}") from None
-                devices.append({"index": i, "name": str(p.name), "capability": f"{p.major}.{p.minor}",
-                                "sm": f"sm_{p.major}{p.minor}", "total_memory": int(p.total_memory),
-                                "multiprocessors": int(p.multi_processor_count)})
+                    raise Fail(
+                        f"CUDA {t['cuda'] or t['hip']} reports {count} device(s), but device {i} cannot be "
+                        f"queried: {type(e).__name__}: {_first_line(e)}"
+                    ) from None
+                devices.append(
+                    {
+                        "index": i,
+                        "name": str(p.name),
+                        "capability": f"{p.major}.{p.minor}",
+                        "sm": f"sm_{p.major}{p.minor}",
+                        "total_memory": int(p.total_memory),
+                        "multiprocessors": int(p.multi_processor_count),
+                    }
+                )
             cinfo.update(available=True, device_count=len(devices), devices=devices)
             emit({"event": "environment", "environment": self.environment})
             if not devices:
                 raise Fail("torch.cuda.is_available() is True but torch.cuda.device_count() is 0")
-            names = ", ".join(f"{_count(ix)}{d['name']} ({d['sm']}, {d['total_memory'] / 2**30:.0f} GiB)"
-                              for ix, d in device_groups(devices))
+            names = ", ".join(
+                f"{_count(ix)}{d['name']} ({d['sm']}, {d['total_memory'] / 2**30:.0f} GiB)"
+                for ix, d in device_groups(devices)
+            )
             try:
                 self.first_kernel()
             except Exception as e:
-                raise Fail(f"CUDA {t['cuda'] or t['hip']} lists {len(devices)} device(s) ({names}), but the first "
-                           f"kernel on cuda:0 failed: {type(e).__name__}: {_first_line(e)}") from None
+                raise Fail(
+                    f"CUDA {t['cuda'] or t['hip']} lists {len(devices)} device(s) ({names}), but the first "
+                    f"kernel on cuda:0 failed: {type(e).__name__}: {_first_line(e)}"
+                ) from None
             self.cuda_ok = True
             return f"CUDA {t['cuda'] or t['hip']} available: {len(devices)} device(s): {names}"
         reasons = []
@@ -113,8 +131,12 @@ class GpuChecks:
             if st == "fail":
                 reasons.append(detail)
         if not expected:
-            raise Skip(f"no GPU on this machine and none required ({'; '.join(reasons) or 'CUDA unavailable'})")
-        raise Fail(f"CUDA unavailable but expected ({'; '.join(expected)}): {'; '.join(reasons) or 'unknown reason'}")
+            raise Skip(
+                f"no GPU on this machine and none required ({'; '.join(reasons) or 'CUDA unavailable'})"
+            )
+        raise Fail(
+            f"CUDA unavailable but expected ({'; '.join(expected)}): {'; '.join(reasons) or 'unknown reason'}"
+        )
 
     def first_kernel(self) -> None:
         """Allocate on cuda:0 and run one elementwise kernel and a reduction: is_available() only
@@ -171,7 +193,7 @@ class GpuChecks:
         n = 256 if self.mode == "quick" else 512
         a = torch.randn(n, n, generator=g)
         b = torch.randn(n, n, generator=g)
-        ref = (a.double() @ b.double())
+        ref = a.double() @ b.double()
         out = (a.to(dev) @ b.to(dev)).cpu().double()
         err = rel_err(out, ref)
         tol = 5e-3 if dev.type == "cuda" else 1e-4
@@ -191,10 +213,13 @@ class GpuChecks:
                     d = torch.device("cuda", i)
                     ei = rel_err((a.to(d) @ b.to(d)).cpu().double(), ref)
                 except Exception as e:
-                    raise Fail("; ".join(parts) + f"; on cuda:{i} it failed: {type(e).__name__}: {_first_line(e)}") \
-                        from None
+                    raise Fail(
+                        "; ".join(parts) + f"; on cuda:{i} it failed: {type(e).__name__}: {_first_line(e)}"
+                    ) from None
                 if not math.isfinite(ei) or ei > tol:
-                    raise Fail("; ".join(parts) + f"; on cuda:{i} float32 relative error {ei:.1e} > {tol:.0e}")
+                    raise Fail(
+                        "; ".join(parts) + f"; on cuda:{i} float32 relative error {ei:.1e} > {tol:.0e}"
+                    )
             if others:
                 parts.append(f"float32 also within tolerance on cuda:1..{others[-1]}")
         return "; ".join(parts)
@@ -230,14 +255,22 @@ class GpuChecks:
         info = self._cudnn_versions() or {}
         self.environment["torch"]["cudnn"] = info
         if not info.get("available"):
-            raise Fail("cuDNN is not available to this CUDA torch build (torch.backends.cudnn.is_available() "
-                       "is False): its cuDNN library is missing or cannot be loaded")
+            raise Fail(
+                "cuDNN is not available to this CUDA torch build (torch.backends.cudnn.is_available() "
+                "is False): its cuDNN library is missing or cannot be loaded"
+            )
         if not info.get("enabled"):
             raise Fail("cuDNN is disabled (torch.backends.cudnn.enabled is False)")
-        caps = [tuple(int(x) for x in d["capability"].split(".")) for d in self.environment["cuda"]["devices"]]
-        st, detail = cudnn_verdict(info.get("runtime_tuple"), info.get("compile_tuple"),
-                                   is_cuda=info.get("is_cuda", True), version_int=info.get("version_int"),
-                                   min_capability=min(caps) if caps else None)
+        caps = [
+            tuple(int(x) for x in d["capability"].split(".")) for d in self.environment["cuda"]["devices"]
+        ]
+        st, detail = cudnn_verdict(
+            info.get("runtime_tuple"),
+            info.get("compile_tuple"),
+            is_cuda=info.get("is_cuda", True),
+            version_int=info.get("version_int"),
+            min_capability=min(caps) if caps else None,
+        )
         if st == "skip":
             detail = f"cuDNN versions unknown ({info.get('error') or 'torch._C._cudnn missing'})"
             st = "warn"
@@ -289,24 +322,32 @@ class GpuChecks:
                         out = F.scaled_dot_product_attention(q.to(dev, dt), k.to(dev, dt), v.to(dev, dt))
                     else:
                         from torch.nn.attention import sdpa_kernel
+
                         with warnings.catch_warnings():
                             warnings.simplefilter("ignore")  # "Flash attention requires ..." per refusal
                             with sdpa_kernel([kind]):
-                                out = F.scaled_dot_product_attention(q.to(dev, dt), k.to(dev, dt), v.to(dev, dt))
+                                out = F.scaled_dot_product_attention(
+                                    q.to(dev, dt), k.to(dev, dt), v.to(dev, dt)
+                                )
                 except RuntimeError as e:
                     if kind is not None and "No available kernel" in str(e):
                         na.append(f"{label} {name}")
                         continue
-                    raise Fail(f"scaled_dot_product_attention ({label}, {name} on {dev}) raised: "
-                               f"{_first_line(e)}") from None
+                    raise Fail(
+                        f"scaled_dot_product_attention ({label}, {name} on {dev}) raised: {_first_line(e)}"
+                    ) from None
                 out = out.float().cpu().double()
                 where = f"{name} on {dev}" + ("" if kind is None else f", {label} backend")
                 if torch.isnan(out).any():
-                    raise Fail(f"scaled_dot_product_attention returned NaN ({where}): a known symptom of a "
-                               "broken cuDNN/CUDA pairing (pytorch#167602)")
+                    raise Fail(
+                        f"scaled_dot_product_attention returned NaN ({where}): a known symptom of a "
+                        "broken cuDNN/CUDA pairing (pytorch#167602)"
+                    )
                 err = rel_err(out, ref)
                 if err > tol:
-                    raise Fail(f"scaled_dot_product_attention ({where}): relative error {err:.1e} > {tol:.0e}")
+                    raise Fail(
+                        f"scaled_dot_product_attention ({where}): relative error {err:.1e} > {tol:.0e}"
+                    )
                 parts.append(f"{name}{'' if kind is None else ' ' + label} {err:.1e}")
         text = f"scaled_dot_product_attention on {dev}, no NaN; relative error {', '.join(parts)}"
         if na:
@@ -329,7 +370,11 @@ class GpuChecks:
             from torch.nn.attention import SDPBackend
         except Exception:
             return []
-        names = [("flash", "FLASH_ATTENTION"), ("mem-efficient", "EFFICIENT_ATTENTION"), ("cudnn", "CUDNN_ATTENTION")]
+        names = [
+            ("flash", "FLASH_ATTENTION"),
+            ("mem-efficient", "EFFICIENT_ATTENTION"),
+            ("cudnn", "CUDNN_ATTENTION"),
+        ]
         return [(label, getattr(SDPBackend, attr)) for label, attr in names if hasattr(SDPBackend, attr)]
 
     def check_bandwidth(self) -> str:
@@ -349,9 +394,13 @@ class GpuChecks:
         h2d_pageable = copy_gbps(torch, lambda: dev.copy_(pageable), nbytes)
         if not torch.equal(back, pinned):
             raise Fail("host->device->host copy of pinned memory changed the data")
-        text = (f"pinned {mib} MiB: host->device {h2d:.1f} GB/s, device->host {d2h:.1f} GB/s; "
-                f"pageable host->device {h2d_pageable:.1f} GB/s (CUDA events)")
+        text = (
+            f"pinned {mib} MiB: host->device {h2d:.1f} GB/s, device->host {d2h:.1f} GB/s; "
+            f"pageable host->device {h2d_pageable:.1f} GB/s (CUDA events)"
+        )
         if h2d < 2.0:
-            raise Warn(text + ": under 2 GB/s, the GPU will starve on input (PCIe link width/generation, "
-                       "virtualisation or IOMMU?)")
+            raise Warn(
+                text + ": under 2 GB/s, the GPU will starve on input (PCIe link width/generation, "
+                "virtualisation or IOMMU?)"
+            )
         return text

@@ -1,7 +1,8 @@
 """Small helpers shared by the checks: worker pids and deaths, copy bandwidth, device groups, errors."""
+
 from __future__ import annotations
 
-from .events import emit, Fail
+from .events import Fail, emit
 
 
 def announce_workers(iterator, check: str) -> None:

@@ -1,4 +1,5 @@
 """Facts about the machine and the environment read without torch: cores, GPUs, driver, conda-meta, pip."""
+
 from __future__ import annotations
 
 import glob
@@ -8,7 +9,6 @@ import os
 import re
 import shutil
 import subprocess
-
 
 
 def usable_cores() -> int:
@@ -31,21 +31,39 @@ def gpu_presence(dev_glob: str, nvidia_smi: str, proc_driver: str) -> dict:
     """Is an NVIDIA GPU present, independent of torch: device nodes, nvidia-smi, the kernel module."""
     nodes = sorted(glob.glob(dev_glob)) if dev_glob else []
     smi = shutil.which(nvidia_smi) if nvidia_smi else None
-    info: dict = {"dev_nodes": nodes, "nvidia_smi": smi, "driver_version": None, "gpus": [],
-                  "driver_source": None}
+    info: dict = {
+        "dev_nodes": nodes,
+        "nvidia_smi": smi,
+        "driver_version": None,
+        "gpus": [],
+        "driver_source": None,
+    }
     if smi:
         try:
-            out = subprocess.run([smi, "--query-gpu=name,driver_version,compute_cap,memory.total",
-                                  "--format=csv,noheader"], capture_output=True, text=True, timeout=20)
+            out = subprocess.run(
+                [smi, "--query-gpu=name,driver_version,compute_cap,memory.total", "--format=csv,noheader"],
+                capture_output=True,
+                text=True,
+                timeout=20,
+            )
             if out.returncode != 0:  # old drivers do not know compute_cap
-                out = subprocess.run([smi, "--query-gpu=name,driver_version", "--format=csv,noheader"],
-                                     capture_output=True, text=True, timeout=20)
+                out = subprocess.run(
+                    [smi, "--query-gpu=name,driver_version", "--format=csv,noheader"],
+                    capture_output=True,
+                    text=True,
+                    timeout=20,
+                )
             if out.returncode == 0:
                 for line in out.stdout.strip().splitlines():
                     parts = [p.strip() for p in line.split(",")]
                     if len(parts) >= 2 and parts[0]:
-                        info["gpus"].append({"name": parts[0], "compute_cap": parts[2] if len(parts) > 2 else None,
-                                             "memory": parts[3] if len(parts) > 3 else None})
+                        info["gpus"].append(
+                            {
+                                "name": parts[0],
+                                "compute_cap": parts[2] if len(parts) > 2 else None,
+                                "memory": parts[3] if len(parts) > 3 else None,
+                            }
+                        )
                         info["driver_version"] = parts[1]
                         info["driver_source"] = "nvidia-smi"
             else:
@@ -126,6 +144,7 @@ def conda_meta_records(prefix: str) -> list[dict]:
 def pip_dist_names() -> list[str]:
     try:
         from importlib import metadata
+
         return sorted({(d.metadata["Name"] or "") for d in metadata.distributions()} - {""})
     except Exception:  # a broken dist-info must not break the probe
         return []

@@ -1,13 +1,14 @@
 """The DataLoader and distributed checks."""
+
 from __future__ import annotations
 
 import math
 import os
 import time
 
-from .dataset import calibrate_spin, SyntheticDataset
+from .dataset import SyntheticDataset, calibrate_spin
 from .distributed import launch_distributed
-from .events import emit, Fail, progress, Skip, Warn
+from .events import Fail, Skip, Warn, emit, progress
 from .helpers import _worker_error, announce_workers, worker_deaths
 from .host import usable_cores
 from .settings import CHECKS
@@ -21,8 +22,11 @@ class LoaderChecks:
     # -- checks: DataLoader -----------------------------------------------------------------------
 
     def dataset(self, n: int, shape=(3, 8, 8), latency_ms: float = 0.0, decode_iters: int = 0, **extra):
-        faults = {k: v for k, v in (self.config.get("workload") or {}).items()
-                  if k in ("hang_at", "crash_at", "crash", "crash_main", "pid_file")}
+        faults = {
+            k: v
+            for k, v in (self.config.get("workload") or {}).items()
+            if k in ("hang_at", "crash_at", "crash", "crash_main", "pid_file")
+        }
         faults.update(extra)
         return SyntheticDataset(n, shape, latency_ms, decode_iters, **faults)
 
@@ -36,7 +40,7 @@ class LoaderChecks:
         it = iter(loader)
         announce_workers(it, check)
         try:
-            for x, meta in it:
+            for _x, meta in it:
                 batches += 1
                 idx.update(int(i) for i in meta[:, 0])
                 pids.update(int(p) for p in meta[:, 1])
@@ -47,6 +51,7 @@ class LoaderChecks:
 
     def check_workers(self, method: str, spawn_check: bool = False) -> str:
         import multiprocessing as mp
+
         name = f"dataloader.workers.{method}"
         if spawn_check and self.default_start_method() == "spawn":
             raise Skip("spawn is this platform's default start method: covered by dataloader.workers.spawn")
@@ -84,7 +89,9 @@ class LoaderChecks:
         if it is not None:
             it._shutdown_workers()
         if p1 != p2:
-            raise Fail(f"persistent_workers=True but epoch 2 used other workers ({sorted(p1)} vs {sorted(p2)})")
+            raise Fail(
+                f"persistent_workers=True but epoch 2 used other workers ({sorted(p1)} vs {sorted(p2)})"
+            )
         return f"the same 2 workers ({', '.join(map(str, sorted(p1)))}) served both epochs"
 
     def check_prefetch(self) -> str:
@@ -97,12 +104,17 @@ class LoaderChecks:
             rejected = "accepted (unexpected)"
         except ValueError:
             rejected = "rejected with ValueError, as documented"
-        return f"prefetch_factor=4 with 1 worker delivered {batches} batches; with num_workers=0 it is {rejected}"
+        return (
+            f"prefetch_factor=4 with 1 worker delivered {batches} batches; "
+            f"with num_workers=0 it is {rejected}"
+        )
 
     def check_shm(self) -> str:
         info = self.environment.get("shm")
         if info is None:
-            raise Skip(f"no {self.config.get('shm_path')} on this platform (workers share memory another way)")
+            raise Skip(
+                f"no {self.config.get('shm_path')} on this platform (workers share memory another way)"
+            )
         w = self.workload()
         batch_bytes = 4 * w["batch_size"] * math.prod(w["sample_shape"])
         workers = max(1, int(w["max_workers"]))
@@ -112,20 +124,24 @@ class LoaderChecks:
         # What an ImageNet-style loader would need: 8 workers x 2 x batch 256 of 3x224x224 float32.
         big = 8 * 2 * 256 * 3 * 224 * 224 * 4
         if st == "pass" and big > info["free"]:
-            detail += (f"; note: 8 workers x prefetch 2 x batches of 256 224x224 images ({big / 2**30:.1f} GiB) "
-                       "would not fit")
+            detail += (
+                f"; note: 8 workers x prefetch 2 x batches of 256 224x224 images ({big / 2**30:.1f} GiB) "
+                "would not fit"
+            )
         return _raise_for(st, detail)
 
     def check_cuda_fork(self) -> str:
         import multiprocessing as mp
+
         torch = self.torch
         self.need_cuda()
         if "fork" not in mp.get_all_start_methods():
             raise Skip("no fork start method on this platform")
         initialised = torch.cuda.is_initialized()
         default = self.default_start_method()
-        loader = self._loader(self.dataset(4, cuda_in_getitem=True), batch_size=2, num_workers=1,
-                              multiprocessing_context="fork")
+        loader = self._loader(
+            self.dataset(4, cuda_in_getitem=True), batch_size=2, num_workers=1, multiprocessing_context="fork"
+        )
         try:
             for _ in loader:
                 pass
@@ -134,21 +150,32 @@ class LoaderChecks:
         except Exception as e:  # the worker's exception, re-raised by the DataLoader with its type
             msg = str(e)
             ok_fork = "Cannot re-initialize CUDA in forked subprocess" in msg
-            forked = ("a forked worker touching CUDA fails with 'Cannot re-initialize CUDA in forked subprocess'"
-                      if ok_fork else f"a forked worker touching CUDA failed differently: {_worker_error(e)}")
-        loader = self._loader(self.dataset(4, cuda_in_getitem=True), batch_size=2, num_workers=1,
-                              multiprocessing_context="spawn")
+            forked = (
+                "a forked worker touching CUDA fails with 'Cannot re-initialize CUDA in forked subprocess'"
+                if ok_fork
+                else f"a forked worker touching CUDA failed differently: {_worker_error(e)}"
+            )
+        loader = self._loader(
+            self.dataset(4, cuda_in_getitem=True),
+            batch_size=2,
+            num_workers=1,
+            multiprocessing_context="spawn",
+        )
         try:
             for _ in loader:
                 pass
         except Exception as e:
-            raise Fail(f"CUDA initialised in the parent: {initialised}; {forked}; and with "
-                       "multiprocessing_context='spawn' a worker touching CUDA failed too: "
-                       f"{_worker_error(e)}") from None
-        text = (f"CUDA initialised in the parent: {initialised}; {forked}; with "
-                "multiprocessing_context='spawn' the same dataset works. Explanation: once the parent process "
-                "has initialised CUDA, workers forked from it cannot use CUDA; keep CUDA out of "
-                "Dataset.__getitem__/collate_fn, or pass multiprocessing_context='spawn' (or 'forkserver')")
+            raise Fail(
+                f"CUDA initialised in the parent: {initialised}; {forked}; and with "
+                "multiprocessing_context='spawn' a worker touching CUDA failed too: "
+                f"{_worker_error(e)}"
+            ) from None
+        text = (
+            f"CUDA initialised in the parent: {initialised}; {forked}; with "
+            "multiprocessing_context='spawn' the same dataset works. Explanation: once the parent process "
+            "has initialised CUDA, workers forked from it cannot use CUDA; keep CUDA out of "
+            "Dataset.__getitem__/collate_fn, or pass multiprocessing_context='spawn' (or 'forkserver')"
+        )
         if default == "fork":
             text += "; this platform's default start method is fork"
         if not ok_fork:
@@ -164,32 +191,46 @@ class LoaderChecks:
         pin_choices = [False, True] if self.cuda_ok else [False]
         quick = self.mode == "quick"
         result = sweep_dataloader(
-            self.torch, lambda n: self.dataset(n, w["sample_shape"], w["latency_ms"], decode_iters),
-            w, quick=quick, pin_choices=pin_choices, device="cuda" if self.cuda_ok else None,
+            self.torch,
+            lambda n: self.dataset(n, w["sample_shape"], w["latency_ms"], decode_iters),
+            w,
+            quick=quick,
+            pin_choices=pin_choices,
+            device="cuda" if self.cuda_ok else None,
             on_point=lambda p: progress("dataloader.throughput", _point_text(p)),
-            on_iter=lambda it: announce_workers(it, "dataloader.throughput"))
+            on_iter=lambda it: announce_workers(it, "dataloader.throughput"),
+        )
         workload = dict(w)
-        workload.update(decode_iterations=decode_iters, spin_iterations_per_ms=round(spin_rate, 1),
-                        usable_cores=usable_cores(),
-                        pin_memory_swept=self.cuda_ok,
-                        batch_bytes=4 * w["batch_size"] * math.prod(w["sample_shape"]),
-                        cuda_initialised_before_workers=bool(self.cuda_ok and self.torch.cuda.is_initialized()))
-        result["workload"] = {k: v for k, v in workload.items()
-                              if k not in ("hang_at", "crash_at", "crash", "crash_main", "pid_file")}
+        workload.update(
+            decode_iterations=decode_iters,
+            spin_iterations_per_ms=round(spin_rate, 1),
+            usable_cores=usable_cores(),
+            pin_memory_swept=self.cuda_ok,
+            batch_bytes=4 * w["batch_size"] * math.prod(w["sample_shape"]),
+            cuda_initialised_before_workers=bool(self.cuda_ok and self.torch.cuda.is_initialized()),
+        )
+        result["workload"] = {
+            k: v
+            for k, v in workload.items()
+            if k not in ("hang_at", "crash_at", "crash", "crash_main", "pid_file")
+        }
         self.dataloader = result
         emit({"event": "dataloader", "dataloader": result})
         rec = result["recommended"]
         if rec is None:
             raise Fail("no sweep point finished")
-        return (f"{len(result['sweep'])} settings ({result['search']}): best {result['best_samples_per_s']:.0f} "
-                f"samples/s, {result['speedup']:.1f}x over num_workers=0; recommended "
-                f"{result['recommended_kwargs']}")
+        return (
+            f"{len(result['sweep'])} settings ({result['search']}): best {result['best_samples_per_s']:.0f} "
+            f"samples/s, {result['speedup']:.1f}x over num_workers=0; recommended "
+            f"{result['recommended_kwargs']}"
+        )
 
     # -- distributed ------------------------------------------------------------------------------
 
     def check_distributed(self, backend: str) -> str:
         torch = self.torch
         import torch.distributed as dist
+
         if not dist.is_available():
             raise Skip("this torch build has no torch.distributed")
         if backend == "gloo":
@@ -201,7 +242,14 @@ class LoaderChecks:
             if not dist.is_nccl_available():
                 raise Fail("this CUDA torch build has no NCCL backend: multi-GPU jobs cannot use nccl")
             world = torch.cuda.device_count()
-        own = self.config.get("dist_timeout") or self.timeout_of(f"distributed.{backend}",
-                                                                 dict(CHECKS)[f"distributed.{backend}"]) * 0.8
-        return launch_distributed(backend, world, timeout=float(own), fail_rank=self.config.get("dist_fail_rank"),
-                                  hang_rank=self.config.get("dist_hang_rank"))
+        own = (
+            self.config.get("dist_timeout")
+            or self.timeout_of(f"distributed.{backend}", dict(CHECKS)[f"distributed.{backend}"]) * 0.8
+        )
+        return launch_distributed(
+            backend,
+            world,
+            timeout=float(own),
+            fail_rank=self.config.get("dist_fail_rank"),
+            hang_rank=self.config.get("dist_hang_rank"),
+        )

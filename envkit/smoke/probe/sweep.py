@@ -1,8 +1,8 @@
 """The DataLoader sweep: measure settings, extrapolate quick points, recommend the best."""
+
 from __future__ import annotations
 
 import time
-
 
 
 def worker_candidates(max_workers: int) -> list[int]:
@@ -42,12 +42,24 @@ def kwargs_text(kw: dict) -> str:
 
 
 def _point_text(p: dict) -> str:
-    return (f"num_workers={p['num_workers']} pin_memory={p['pin_memory']} "
-            f"persistent_workers={p['persistent_workers']}: {p['samples_per_s']:.0f} samples/s")
+    return (
+        f"num_workers={p['num_workers']} pin_memory={p['pin_memory']} "
+        f"persistent_workers={p['persistent_workers']}: {p['samples_per_s']:.0f} samples/s"
+    )
 
 
-def measure_point(torch, make_dataset, w: dict, num_workers: int, pin: bool, persistent: bool,
-                  samples: int, epochs: int, device=None, on_iter=None) -> dict:
+def measure_point(
+    torch,
+    make_dataset,
+    w: dict,
+    num_workers: int,
+    pin: bool,
+    persistent: bool,
+    samples: int,
+    epochs: int,
+    device=None,
+    on_iter=None,
+) -> dict:
     """Time `epochs` passes of a DataLoader over `samples` synthetic samples, worker start-up
     included (that is what persistent_workers saves); returns one sweep point."""
     ds = make_dataset(samples)
@@ -79,11 +91,18 @@ def measure_point(torch, make_dataset, w: dict, num_workers: int, pin: bool, per
     if it is not None and persistent:
         it._shutdown_workers()
     del loader
-    return {"num_workers": num_workers, "pin_memory": pin, "persistent_workers": persistent if num_workers else False,
-            "prefetch_factor": 2 if num_workers else None, "samples": seen,
-            "seconds": round(dt, 4), "batches": batches, "epochs": epochs,
-            "first_batch_seconds": round(first, 4),
-            "samples_per_s": round(seen / dt, 2) if dt > 0 else None}
+    return {
+        "num_workers": num_workers,
+        "pin_memory": pin,
+        "persistent_workers": persistent if num_workers else False,
+        "prefetch_factor": 2 if num_workers else None,
+        "samples": seen,
+        "seconds": round(dt, 4),
+        "batches": batches,
+        "epochs": epochs,
+        "first_batch_seconds": round(first, 4),
+        "samples_per_s": round(seen / dt, 2) if dt > 0 else None,
+    }
 
 
 def _steady_and_startup(point: dict) -> tuple[float, float] | None:
@@ -126,8 +145,17 @@ def extrapolate(point: dict, samples: int, epochs: int, batch_size: int) -> floa
     return round(samples * epochs / t_full, 2) if t_full > 0 else point.get("samples_per_s")
 
 
-def sweep_dataloader(torch, make_dataset, w: dict, *, quick: bool, pin_choices=(False,), device=None,
-                     on_point=None, on_iter=None) -> dict:
+def sweep_dataloader(
+    torch,
+    make_dataset,
+    w: dict,
+    *,
+    quick: bool,
+    pin_choices=(False,),
+    device=None,
+    on_point=None,
+    on_iter=None,
+) -> dict:
     """Sweep DataLoader settings over the synthetic workload `w`.
 
     Exhaustive: every num_workers in 0, 1, 2, 4, ... max_workers x pin_memory (only swept with CUDA)
@@ -159,7 +187,7 @@ def sweep_dataloader(torch, make_dataset, w: dict, *, quick: bool, pin_choices=(
     if not quick:
         for nw in cands:
             for pin in pin_choices:
-                for persistent in ([False, True] if nw else [False]):
+                for persistent in [False, True] if nw else [False]:
                     point(nw, pin, persistent, samples)
         search = "exhaustive"
     else:

@@ -1,17 +1,26 @@
 """Pure verdicts over facts passed in (driver vs CUDA, cuDNN, GPU arch, /dev/shm, CUDA pins), so
 tests can inject a GPU this machine lacks."""
+
 from __future__ import annotations
 
 import re
 
 from .events import Fail, Skip, Warn
 
-
 # Minimum Linux driver per CUDA release (CUDA release notes; ../shared/facts/pytorch.md).
 DRIVER_MINIMUM = {
-    "11.8": "520.61.05", "12.0": "525.60.13", "12.1": "530.30.02", "12.2": "535.54.03",
-    "12.3": "545.23.06", "12.4": "550.54.14", "12.5": "555.42.02", "12.6": "560.28.03",
-    "12.8": "570.26", "12.9": "575.51.03", "13.0": "580.65.06", "13.1": "590.44.01",
+    "11.8": "520.61.05",
+    "12.0": "525.60.13",
+    "12.1": "530.30.02",
+    "12.2": "535.54.03",
+    "12.3": "545.23.06",
+    "12.4": "550.54.14",
+    "12.5": "555.42.02",
+    "12.6": "560.28.03",
+    "12.8": "570.26",
+    "12.9": "575.51.03",
+    "13.0": "580.65.06",
+    "13.1": "590.44.01",
 }
 
 
@@ -56,10 +65,14 @@ def driver_verdict(driver: str | None, cuda: str | None, api: str | None = None)
         if have >= want:
             return "pass", f"the driver supports CUDA {api} >= {cuda}, torch's CUDA"
         if have[:1] == want[:1]:
-            return "warn", (f"the driver supports CUDA {api} < {cuda}, torch's CUDA: it runs through CUDA "
-                            "minor-version compatibility with limited features; update the driver")
-        return "fail", (f"driver is too old: it supports CUDA {api}, torch needs CUDA {cuda}; update the "
-                        "NVIDIA driver or install a torch built for an older CUDA")
+            return "warn", (
+                f"the driver supports CUDA {api} < {cuda}, torch's CUDA: it runs through CUDA "
+                "minor-version compatibility with limited features; update the driver"
+            )
+        return "fail", (
+            f"driver is too old: it supports CUDA {api}, torch needs CUDA {cuda}; update the "
+            "NVIDIA driver or install a torch built for an older CUDA"
+        )
     if not driver:
         return "skip", "no NVIDIA driver found (no nvidia-smi, no NVML, no /proc/driver/nvidia/version)"
     need, key = min_driver_for(cuda)
@@ -70,12 +83,16 @@ def driver_verdict(driver: str | None, cuda: str | None, api: str | None = None)
         return "pass", f"driver {driver} >= {need}, the minimum for CUDA {cuda}{note}"
     floor = MINOR_COMPAT_FLOOR.get(str(version_tuple(cuda)[0]))
     if floor and version_tuple(driver) >= version_tuple(floor):
-        return "warn", (f"driver {driver} is older than {need}, the minimum for CUDA {cuda}{note}; it runs "
-                        f"through CUDA minor-version compatibility (>= {floor}) with limited features "
-                        "(no JIT of newer PTX); update the driver")
+        return "warn", (
+            f"driver {driver} is older than {need}, the minimum for CUDA {cuda}{note}; it runs "
+            f"through CUDA minor-version compatibility (>= {floor}) with limited features "
+            "(no JIT of newer PTX); update the driver"
+        )
     floor_txt = f"; minor-version compatibility needs >= {floor}" if floor else ""
-    return "fail", (f"driver {driver} is too old for CUDA {cuda}: it needs >= {need}{floor_txt}; "
-                    "update the NVIDIA driver or install a torch built for an older CUDA")
+    return "fail", (
+        f"driver {driver} is too old for CUDA {cuda}: it needs >= {need}{floor_txt}; "
+        "update the NVIDIA driver or install a torch built for an older CUDA"
+    )
 
 
 def nccl_text(v) -> str | None:
@@ -103,8 +120,14 @@ def cuda_api_text(v: int | None) -> str | None:
     return f"{v // 1000}.{(v % 1000) // 10}"
 
 
-def cudnn_verdict(runtime, compile_, *, is_cuda: bool = True, version_int: int | None = None,
-                  min_capability: tuple[int, int] | None = None) -> tuple[str, str]:
+def cudnn_verdict(
+    runtime,
+    compile_,
+    *,
+    is_cuda: bool = True,
+    version_int: int | None = None,
+    min_capability: tuple[int, int] | None = None,
+) -> tuple[str, str]:
     """(status, detail) for the cuDNN torch loaded (`runtime`) against the one it was built with
     (`compile_`), both (major, minor, patch) as `torch._C._cudnn.getRuntimeVersion()` /
     `getCompileVersion()` return them.  The rule is torch's own (torch/backends/cudnn/__init__.py,
@@ -122,15 +145,23 @@ def cudnn_verdict(runtime, compile_, *, is_cuda: bool = True, version_int: int |
     else:
         ok = rt[1] >= ct[1]
     if not ok:
-        return "fail", (f"cuDNN version incompatibility: torch was compiled against cuDNN {cts} but loads "
-                        f"{rts}: another cuDNN (LD_LIBRARY_PATH, a conda or pip cudnn package) shadows the "
-                        "one torch needs")
+        return "fail", (
+            f"cuDNN version incompatibility: torch was compiled against cuDNN {cts} but loads "
+            f"{rts}: another cuDNN (LD_LIBRARY_PATH, a conda or pip cudnn package) shadows the "
+            "one torch needs"
+        )
     if version_int and version_int >= 91100 and min_capability and tuple(min_capability) < (7, 5):
         cap = f"sm_{min_capability[0]}{min_capability[1]}"
-        return "fail", f"cuDNN {rts} does not support devices below sm_75, and this machine has a {cap} device"
+        return (
+            "fail",
+            f"cuDNN {rts} does not support devices below sm_75, and this machine has a {cap} device",
+        )
     if rt == ct:
         return "pass", f"cuDNN runtime {rts} == compile {cts}"
-    return "pass", f"cuDNN runtime {rts}, compiled against {cts} (a newer minor of the same major is compatible)"
+    return (
+        "pass",
+        f"cuDNN runtime {rts}, compiled against {cts} (a newer minor of the same major is compatible)",
+    )
 
 
 def sm_number(arch: str) -> int | None:
@@ -158,30 +189,41 @@ def arch_verdict(capability: tuple[int, int], arch_list: list[str], name: str = 
         return "pass", f"{name} is sm_{cap}; {exact[0]} is in the arch list ({listed})"
     compatible = [a for a, n in sms if n // 10 == major and n <= cap]
     if compatible:
-        return "pass", (f"{name} is sm_{cap}; runs the {compatible[-1]} cubin (binary compatible within "
-                        f"major {major}); arch list: {listed}")
+        return "pass", (
+            f"{name} is sm_{cap}; runs the {compatible[-1]} cubin (binary compatible within "
+            f"major {major}); arch list: {listed}"
+        )
     jit = [a for a, n in ptx if n <= cap]
     if jit:
-        return "warn", (f"{name} is sm_{cap}; no cubin for it, kernels are JIT-compiled from "
-                        f"{jit[-1]} PTX on first use (slow start); arch list: {listed}")
-    return "fail", (f"{name} with CUDA capability sm_{cap} is not compatible with the current PyTorch "
-                    f"installation, which supports {listed}: unsupported GPU arch")
+        return "warn", (
+            f"{name} is sm_{cap}; no cubin for it, kernels are JIT-compiled from "
+            f"{jit[-1]} PTX on first use (slow start); arch list: {listed}"
+        )
+    return "fail", (
+        f"{name} with CUDA capability sm_{cap} is not compatible with the current PyTorch "
+        f"installation, which supports {listed}: unsupported GPU arch"
+    )
 
 
 def shm_verdict(total: int, free: int, in_flight: int) -> tuple[str, str]:
     """(status, detail) for a /dev/shm of `total`/`free` bytes when `in_flight` bytes of batches are
     shared by DataLoader workers at once."""
     mib = 1024 * 1024
-    fix = ("in Docker start the container with --shm-size=8g (or --ipc=host); in Kubernetes mount an "
-           "emptyDir with medium: Memory at /dev/shm")
-    text = (f"/dev/shm {total / mib:.0f} MiB (free {free / mib:.0f} MiB); batches in flight "
-            f"{in_flight / mib:.1f} MiB")
+    fix = (
+        "in Docker start the container with --shm-size=8g (or --ipc=host); in Kubernetes mount an "
+        "emptyDir with medium: Memory at /dev/shm"
+    )
+    text = (
+        f"/dev/shm {total / mib:.0f} MiB (free {free / mib:.0f} MiB); batches in flight "
+        f"{in_flight / mib:.1f} MiB"
+    )
     if in_flight > free:
         return "fail", (f"{text}: workers will die with 'Bus error' / 'No space left on device'; {fix}")
     if in_flight > free / 2 or total < 256 * mib:
         why = "Docker's 64 MiB default?" if total <= 64 * mib else "little headroom"
-        return "warn", (f"{text}: {why} larger batches or more workers will hit 'Bus error' in "
-                        f"DataLoader workers; {fix}")
+        return "warn", (
+            f"{text}: {why} larger batches or more workers will hit 'Bus error' in DataLoader workers; {fix}"
+        )
     return "pass", f"{text}: enough room"
 
 
