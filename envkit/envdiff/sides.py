@@ -51,37 +51,7 @@ def _side(model: EnvSpec | Lock | LiveEnv, platform: str | None, label: str) -> 
             guessed = True  # the family was guessed, the platform taken from the other side
         model = export_as_lock(model, platform)
     if isinstance(model, LiveEnv):
-        pkgs = tuple(model.packages)
-        kind = "envkit-export" if model.backend == EXPORT_JSON_BACKEND else "live"
-        info = SideInfo(
-            source=label,
-            kind=kind,
-            concrete=True,
-            platform=model.platform,
-            platforms=model_platforms(model),
-            name=model.name,
-            packages=len(pkgs),
-        )
-        used = None
-        if kind == "live":
-            from envkit.backends.convert import export_channels
-
-            # what `envkit export` writes: the configured channels packages came from, in priority
-            # order, then those no configuration names
-            used = _chan_names(export_channels(model))
-        return _Side(
-            info=info,
-            packages=pkgs,
-            channels=_chan_names(model.channels) or None,
-            used_channels=used,
-            priority=model.channel_priority,
-            pip_options=None,
-            variables=_variables(model.variables),
-            secrets=_secrets(model.variables),
-            owned={k: tuple(v) for k, v in model.pypi_names} or None,
-            python_version=model.python_version,
-            dists={_pep503(d.name): d for d in model.pip_dists} or None,
-        )
+        return _live_side(model, label)
     if isinstance(model, Lock):
         plats = model_platforms(model)
         if platform is not None and plats:
@@ -131,6 +101,41 @@ def _side(model: EnvSpec | Lock | LiveEnv, platform: str | None, label: str) -> 
         pip_options=tuple(p.text for p in spec.pip if p.kind == "option"),
         variables=_variables(spec.variables),
         secrets=_secrets(spec.variables),
+    )
+
+
+def _live_side(model: LiveEnv, label: str) -> _Side:
+    """A live prefix, or an environment read from envkit's JSON export."""
+    pkgs = tuple(model.packages)
+    kind = "envkit-export" if model.backend == EXPORT_JSON_BACKEND else "live"
+    info = SideInfo(
+        source=label,
+        kind=kind,
+        concrete=True,
+        platform=model.platform,
+        platforms=model_platforms(model),
+        name=model.name,
+        packages=len(pkgs),
+    )
+    used = None
+    if kind == "live":
+        from envkit.backends.convert import export_channels
+
+        # what `envkit export` writes: the configured channels packages came from, in priority
+        # order, then those no configuration names
+        used = _chan_names(export_channels(model))
+    return _Side(
+        info=info,
+        packages=pkgs,
+        channels=_chan_names(model.channels) or None,
+        used_channels=used,
+        priority=model.channel_priority,
+        pip_options=None,
+        variables=_variables(model.variables),
+        secrets=_secrets(model.variables),
+        owned={k: tuple(v) for k, v in model.pypi_names} or None,
+        python_version=model.python_version,
+        dists={_pep503(d.name): d for d in model.pip_dists} or None,
     )
 
 
