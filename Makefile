@@ -50,5 +50,19 @@ bench: $(VENV)/.bench-deps
 bench-quick: $(VENV)/.bench-deps
 	$(PY) bench/run.py --quick
 
+# ruff (lint + format check), mypy and import-linter's layer contracts (all in pyproject.toml);
+# every tool runs, and the target fails if any of them did.
+$(VENV)/.lint-deps: pyproject.toml $(PY)
+	$(PIP) install -e '.[lint]'
+	touch $@
+
+lint: $(VENV)/.lint-deps
+	@rc=0; \
+	$(VENV)/bin/ruff check envkit tests bench scripts || rc=1; \
+	$(VENV)/bin/ruff format --check envkit tests bench scripts || rc=1; \
+	$(VENV)/bin/mypy || rc=1; \
+	$(VENV)/bin/lint-imports || rc=1; \
+	exit $$rc
+
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

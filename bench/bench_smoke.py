@@ -12,13 +12,11 @@ Standalone: `python bench/bench_smoke.py` runs each workload once and prints bot
 """
 from __future__ import annotations
 
-import importlib.util
-import sys
+import importlib
 import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-PROBE = HERE.parent / "envkit" / "smoke" / "probe.py"
 
 WORKLOADS = {
     "io-bound (10 ms I/O per sample, batch 32)": {
@@ -31,11 +29,8 @@ WORKLOADS = {
 
 
 def load_probe():
-    spec = importlib.util.spec_from_file_location("envkit_smoke_probe_bench", PROBE)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # DataLoader workers (fork) find the dataset class by module name
-    spec.loader.exec_module(mod)
-    return mod
+    # imported by name, so that DataLoader workers (spawn) find the dataset class by module name
+    return importlib.import_module("envkit.smoke.probe")
 
 
 class Workload:

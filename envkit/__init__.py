@@ -25,13 +25,11 @@ conda-lock or torch, so every name above is loaded on first use.
 """
 from __future__ import annotations
 
-import sys
-import types
-
 __version__ = "0.1.0"
 
 # name -> (module, attribute).  Loaded on first attribute access (PEP 562), then cached.  The
-# functions come from envkit.api, which checks their arguments before calling the cores.
+# functions come from envkit.api, which checks their arguments before calling the cores (the diff
+# core is envkit.envdiff, the normalize core envkit.canonical: no submodule shares a function's name).
 _LAZY = {
     # errors
     "EnvkitError": ("envkit.errors", "EnvkitError"),
@@ -53,10 +51,14 @@ _LAZY = {
     "read_file": ("envkit.api", "read_file"),
     "read_text": ("envkit.api", "read_text"),
     "write_text": ("envkit.api", "write_text"),
-    # normalize (`normalize` itself is the callable submodule, see below)
+    # normalize
+    "normalize": ("envkit.api", "normalize"),
     "normalize_text": ("envkit.api", "normalize_text"),
     "normalize_spec": ("envkit.api", "normalize_spec"),
     "normalize_lock": ("envkit.api", "normalize_lock"),
+    # diff
+    "diff": ("envkit.api", "diff"),
+    "EnvDiff": ("envkit.envdiff", "EnvDiff"),
     # check
     "Config": ("envkit.config", "Config"),
     "load_targets": ("envkit.api", "load_targets"),
@@ -69,45 +71,12 @@ _LAZY = {
     "create_from_lock": ("envkit.api", "create_from_lock"),
 }
 
-# `envkit.diff(a, b)` and `envkit.normalize(model)` are functions, but `envkit.diff` and
-# `envkit.normalize` are also submodules, and importing a submodule sets the package attribute of
-# that name to the module (whoever imports it: a command, a user's `from envkit.diff import EnvDiff`).
-# So the attribute is always the submodule, made callable: calling it calls envkit.api's function
-# of the same name (which checks the arguments, then calls the submodule's), and
-# `envkit.diff.EnvDiff` still works.
-_CALLABLE_SUBMODULES = ("diff", "normalize")
-
-__all__ = ["__version__", *_CALLABLE_SUBMODULES, *_LAZY]
-
-
-class _CallableModule(types.ModuleType):
-    """A submodule that, called, calls envkit.api's function of the same name."""
-
-    def __call__(self, *args, **kwargs):
-        from envkit import api
-
-        return getattr(api, self.__name__.rpartition(".")[2])(*args, **kwargs)
-
-
-class _Package(types.ModuleType):
-    def __setattr__(self, name: str, value) -> None:
-        # the import system sets `envkit.<child>` after importing a child module: make it callable
-        if name in _CALLABLE_SUBMODULES and type(value) is types.ModuleType:
-            value.__class__ = _CallableModule
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
-for _name in _CALLABLE_SUBMODULES:
-    if f"{__name__}.{_name}" in sys.modules:  # imported before the package finished (not normally)
-        setattr(sys.modules[__name__], _name, sys.modules[f"{__name__}.{_name}"])
+__all__ = ["__version__", *_LAZY]
 
 
 def __getattr__(name: str):
     import importlib
 
-    if name in _CALLABLE_SUBMODULES:
-        return importlib.import_module(f"{__name__}.{name}")  # sets the (callable) attribute
     try:
         module_name, attr = _LAZY[name]
     except KeyError:

@@ -1,7 +1,7 @@
 """The functions `import envkit` exposes, with their arguments checked (see docs/api.md).
 
 Each function here checks what it is given, then calls the core that does the work
-(envkit.formats, envkit.normalize, envkit.diff, envkit.checks, envkit.backends, envkit.lock,
+(envkit.formats, envkit.canonical, envkit.envdiff, envkit.checks, envkit.backends, envkit.lock,
 envkit.create).  Misuse is answered, before any work, with
 
 * TypeError for an argument of the wrong Python type, naming what was expected and what was given
@@ -192,7 +192,7 @@ def write_text(model, format: str, **opts) -> str:
 def normalize(model):
     """The canonical form of `model`: an EnvSpec or a Lock (not a path or text: normalize_text
     takes text).  TypeError for anything else."""
-    from envkit.normalize import normalize as core
+    from envkit.canonical import normalize as core
 
     return core(model)
 
@@ -200,8 +200,8 @@ def normalize(model):
 def normalize_spec(spec, *, selectors=None):
     """The canonical EnvSpec of `spec` (secrets in variables become placeholders).  `selectors`
     maps a dependency's line to its conda-build selector (`linux` for `# [linux]`): equal entries
-    under different selectors are kept apart (see envkit.normalize.text_selectors)."""
-    from envkit.normalize import normalize_spec as core
+    under different selectors are kept apart (see envkit.canonical.text_selectors)."""
+    from envkit.canonical import normalize_spec as core
 
     if selectors is not None and not isinstance(selectors, dict):
         raise TypeError(f"normalize_spec(selectors=...) takes a dict (line -> selector) or None, "
@@ -211,14 +211,14 @@ def normalize_spec(spec, *, selectors=None):
 
 def normalize_lock(lock):
     """`lock` with its packages in canonical order."""
-    from envkit.normalize import normalize_lock as core
+    from envkit.canonical import normalize_lock as core
 
     return core(_model("normalize_lock", "lock", lock, ("Lock",), hint=_lock_hint(lock)))
 
 
 def normalize_text(text: str, *, filename: str | os.PathLike[str] | None = None, format: str | None = None) -> str:
     """`text` in canonical form, same format, comments kept.  UsageError for pixi.lock."""
-    from envkit.normalize import normalize_text as core
+    from envkit.canonical import normalize_text as core
 
     return core(_text("normalize_text", "text", text),
                 filename=_path("normalize_text", "filename", filename, optional=True),
@@ -233,7 +233,7 @@ def diff(a, b, *, platform: str | None = None, host_platform: str | None = None,
          label_b: str | None = None, platform_a: str | None = None, platform_b: str | None = None):
     """Compare two environments: each an EnvSpec, a Lock, a LiveEnv or the path of a file (read
     with read_file).  Labels default to the paths given, else "A" and "B".  Returns an EnvDiff."""
-    from envkit.diff import diff as core
+    from envkit.envdiff import diff as core
 
     names = ("EnvSpec", "Lock", "LiveEnv")
     ma = _model("diff", "a", a, names, paths=True)

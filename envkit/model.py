@@ -9,8 +9,55 @@ files that say the same thing at different lines are equal models.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Literal
+
+# The model's own canonical texts live here, below every other module (envkit.conda.matchspec
+# parses specs, envkit.conda.names maps names; both import these, the model imports neither).
+_SIMPLE_VERSION = re.compile(r"[A-Za-z0-9_.+!]+")
+_PEP503_SEP = re.compile(r"[-_.]+")
+
+
+def pep503(name: str) -> str:
+    """PEP 503 normalized project name: lowercase, runs of `-_.` become `-`."""
+    return _PEP503_SEP.sub("-", name).lower()
+
+
+def format_spec(dep: CondaDep) -> str:
+    """The canonical text of a CondaDep (the rules are in envkit.conda.matchspec's docstring)."""
+    prefix = ""
+    if dep.channel:
+        prefix = f"{dep.channel}/{dep.subdir}::" if dep.subdir else f"{dep.channel}::"
+    name = dep.name
+    v, b = dep.version, dep.build
+    if dep.extra:
+        parts = []
+        if v is not None:
+            parts.append(f"version='{v}'")
+        if b is not None:
+            parts.append(f"build='{b}'")
+        parts.extend(f"{k}='{val}'" for k, val in dep.extra)
+        return f"{prefix}{name}[{','.join(parts)}]"
+    if v is None and b is None:
+        return prefix + name
+    if b is None:
+        if v.endswith(".*") and _SIMPLE_VERSION.fullmatch(v[:-2]):
+            return f"{prefix}{name}={v[:-2]}"
+        if v.startswith("==") and _SIMPLE_VERSION.fullmatch(v[2:]):
+            return f"{prefix}{name}=={v[2:]}"
+        if v[0] in "<>!~=":
+            return f"{prefix}{name}{v}"
+        return f"{prefix}{name} {v}"
+    if v is None or v == "*":
+        return f"{prefix}{name}=*={b}"
+    if v.startswith("==") and _SIMPLE_VERSION.fullmatch(v[2:]):
+        return f"{prefix}{name}={v[2:]}={b}"
+    if v.endswith(".*") and _SIMPLE_VERSION.fullmatch(v[:-2]):
+        # `name=2.7=cuda*` would pin exactly 2.7 (conda reads a version before a build as exact);
+        # the `.*` keeps the fuzzy meaning.
+        return f"{prefix}{name}={v}={b}"
+    return f"{prefix}{name} {v} {b}"
 
 Manager = Literal["conda", "pip"]
 
@@ -62,9 +109,7 @@ class CondaDep:
     line: int | None = field(default=None, compare=False)
 
     def spec(self) -> str:
-        """The canonical match-spec string for this dependency (see envkit.conda.matchspec)."""
-        from envkit.conda.matchspec import format_spec
-
+        """The canonical match-spec string for this dependency (see `format_spec`)."""
         return format_spec(self)
 
     def __str__(self) -> str:
@@ -105,8 +150,6 @@ class PipDep:
         """PEP 503 normalized project name, or None when the entry names no project."""
         if self.name is None:
             return None
-        from envkit.conda.names import pep503
-
         return pep503(self.name)
 
     def __str__(self) -> str:

@@ -227,7 +227,7 @@ def read_envkit_export(doc: Mapping, *, filename: str | None = None) -> EnvSpec 
     """
     from envkit.conda.channels import parse_channel
     from envkit.conda.matchspec import parse_spec
-    from envkit.diff import EXPORT_JSON_BACKEND
+    from envkit.envdiff import EXPORT_JSON_BACKEND
     from envkit.formats.pipreq import parse_pip_entry
     from envkit.model import LockedPackage, PipDist
 

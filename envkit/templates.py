@@ -668,7 +668,7 @@ def render(plan: TemplatePlan) -> str:
     rendered = render_template(text, values, filename=filename)
     # Generated files are already in `envkit normalize` form (comments kept), so a pre-commit
     # `envkit normalize --check` never fights the generator.
-    from envkit.normalize import normalize_text
+    from envkit.canonical import normalize_text
 
     return normalize_text(rendered, filename=filename, format="env")
 
@@ -690,7 +690,7 @@ def to_envspec(plan: TemplatePlan) -> EnvSpec:
         pip.append(PipDep(kind="requirement", text=line, name=req.name, specifier=str(req.specifier),
                           extras=tuple(sorted(req.extras)), marker=str(req.marker) if req.marker else None,
                           raw=line))
-    from envkit.normalize import normalize_spec
+    from envkit.canonical import normalize_spec
 
     return normalize_spec(EnvSpec(
         name=plan.name,

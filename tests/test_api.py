@@ -363,8 +363,8 @@ def test_the_facade_keeps_the_cores_parameters(name):
     from envkit import api
 
     core_module = {"detect_format": "envkit.formats", "read_text": "envkit.formats", "read_file": "envkit.formats",
-                   "normalize_spec": "envkit.normalize", "normalize_lock": "envkit.normalize",
-                   "normalize_text": "envkit.normalize", "diff": "envkit.diff", "load_targets": "envkit.checks",
+                   "normalize_spec": "envkit.canonical", "normalize_lock": "envkit.canonical",
+                   "normalize_text": "envkit.canonical", "diff": "envkit.envdiff", "load_targets": "envkit.checks",
                    "run_checks": "envkit.checks", "open_env": "envkit.backends", "lock_live": "envkit.lock",
                    "solve_spec": "envkit.lock", "check_lock": "envkit.lock", "create_from_lock": "envkit.create"}
     core = getattr(importlib.import_module(core_module[name]), name)

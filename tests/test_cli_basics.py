@@ -60,7 +60,7 @@ def test_a_bug_is_reported_without_a_traceback_and_exit_3(envkit_cli, monkeypatc
     def boom(*a, **k):
         raise ZeroDivisionError("division by zero")
 
-    monkeypatch.setattr("envkit.normalize.render_normalized", boom)
+    monkeypatch.setattr("envkit.canonical.render_normalized", boom)
     r = envkit_cli("normalize", "examples/pytorch/environment-cpu.yml", cwd=str(__import__("conftest").REPO))
     assert r.exit_code == 3
     assert r.stderr.splitlines()[0] == "error: internal error: ZeroDivisionError: division by zero"
@@ -72,7 +72,7 @@ def test_an_unexpected_os_error_is_a_clean_error(envkit_cli, monkeypatch, tmp_pa
     def refuse(*a, **k):
         raise PermissionError(13, "Permission denied", str(tmp_path / "x.yml"))
 
-    monkeypatch.setattr("envkit.normalize.render_normalized", refuse)
+    monkeypatch.setattr("envkit.canonical.render_normalized", refuse)
     src = tmp_path / "environment.yml"
     src.write_text("name: x\ndependencies:\n  - numpy\n")
     r = envkit_cli("normalize", str(src))

@@ -1,10 +1,10 @@
-"""The pure diff core (envkit.diff) on models built here: classification, ranking, platforms,
+"""The pure diff core (envkit.envdiff) on models built here: classification, ranking, platforms,
 spec checks, channels."""
 from __future__ import annotations
 
 import pytest
 
-from envkit.diff import (
+from envkit.envdiff import (
     blas_of, category_of, compare_versions, diff, guess_platform, is_platform_only, pick_platforms,
 )
 from envkit.errors import UsageError
@@ -618,6 +618,8 @@ def test_a_commit_change_across_platforms_is_not_a_platform_rebuild():
 
 
 def test_a_live_env_against_a_file_compares_the_channels_its_packages_came_from():
+    from envkit.envdiff import DiffNote
+    from envkit.render.diff_notes import note_sentences
     from envkit.render.diff_text import render_text
 
     pkgs = (P("python", "3.11.8", "hab00c5b_0_cpython"), P("pytorch", "2.3.1", "py3.11_cpu_0", channel="pytorch"))
@@ -630,8 +632,9 @@ def test_a_live_env_against_a_file_compares_the_channels_its_packages_came_from(
         unused = d.channels.unused_a or d.channels.unused_b
         assert unused == ("bioconda", "private")
         letter = "A" if d.channels.unused_a else "B"
-        assert d.notes() == [f"channels configured for {letter} that no installed package came from "
-                             "(not compared): bioconda, private."]
+        assert d.notes() == (DiffNote(kind="unused-channels", side=letter.lower(), values=("bioconda", "private")),)
+        assert note_sentences(d) == [f"channels configured for {letter} that no installed package came from "
+                                     "(not compared): bioconda, private."]
         assert "note: channels configured for" in render_text(d)
     # a channel packages came from that the file lacks is still a difference
     d = diff(live, lock(*pkgs, channels=("conda-forge",)))
@@ -640,7 +643,7 @@ def test_a_live_env_against_a_file_compares_the_channels_its_packages_came_from(
     other = LiveEnv(prefix="/q", name="q", platform="linux-64", packages=pkgs, channel_priority="strict",
                     channels=(Channel(name="pytorch"), Channel(name="conda-forge")))
     d = diff(live, other)
-    assert d.channels.removed == ("bioconda", "private") and d.channels.unused_a == () and d.notes() == []
+    assert d.channels.removed == ("bioconda", "private") and d.channels.unused_a == () and d.notes() == ()
 
 
 @pytest.mark.parametrize("source, name", [
@@ -654,13 +657,13 @@ def test_a_live_env_against_a_file_compares_the_channels_its_packages_came_from(
     (".", None),
 ])
 def test_name_from_source(source, name):
-    from envkit.diff import name_from_source
+    from envkit.envdiff import name_from_source
 
     assert name_from_source(source) == name
 
 
 def test_entry_source_strips_editable_and_resolves_relative_paths():
-    from envkit.diff import entry_source
+    from envkit.envdiff import entry_source
 
     assert entry_source("-e /home/me/src/tool") == "/home/me/src/tool"
     assert entry_source("--editable=../tool", "/home/me/proj") == "/home/me/tool"

@@ -8,7 +8,7 @@ import pytest
 from conftest import CORPUS, DATA, corpus_files
 from envkit.formats import detect_format, read_text
 from envkit.model import EnvSpec
-from envkit.normalize import normalize_lock, normalize_spec, normalize_text, split_inline_comment, text_selectors
+from envkit.canonical import normalize_lock, normalize_spec, normalize_text, split_inline_comment, text_selectors
 
 MESSY = DATA / "normalize" / "messy-environment.yml"
 BAD = DATA / "normalize" / "bad-spec.yml"
@@ -268,7 +268,7 @@ def test_conda_lock_channels_keep_credentials_and_env_vars(tmp_path):
 
 def test_cli_a_byte_order_mark_or_crlf_is_not_normalized(envkit_cli, tmp_path):
     # found in review: --check passed and --write said "already normalized" on a file with a BOM
-    from envkit.normalize import is_normalized
+    from envkit.canonical import is_normalized
 
     bom = tmp_path / "bom.yml"
     bom.write_bytes(b"\xef\xbb\xbfname: x\ndependencies:\n  - numpy\n")

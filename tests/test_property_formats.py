@@ -13,7 +13,7 @@ from envkit.formats.envyml import channel_out, read_env, write_env
 from envkit.formats.pipreq import parse_pip_entry
 from envkit.model import EnvSpec, Lock, LockedPackage
 from envkit.formats import _fastyaml
-from envkit.normalize import normalize_spec, normalize_text
+from envkit.canonical import normalize_spec, normalize_text
 from test_formats_fastyaml import same
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])

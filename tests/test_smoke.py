@@ -272,7 +272,7 @@ def test_overall_timeout_and_keep(envkit_cli):
     assert problems == ["the whole run took longer than the overall time limit"], rep["diagnoses"]
     assert not any("shm" in d["hint"] for d in rep["diagnoses"])
     scratch = Path(rep["scratch"])
-    assert (scratch / "probe.py").exists() and "@@envkit-smoke@@" in (scratch / "probe.stdout").read_text()
+    assert (scratch / "envkit_smoke_probe" / "__main__.py").exists() and "@@envkit-smoke@@" in (scratch / "probe.stdout").read_text()
     assert f"kept the probe's scratch directory: {scratch}" in r.stderr
     import shutil
     shutil.rmtree(scratch)
@@ -319,7 +319,7 @@ torch._C._cudnn = types.SimpleNamespace(getRuntimeVersion=lambda: tuple(fake["cu
                                         is_cuda=True)
 torch.backends.cudnn.is_available = lambda: True
 torch.backends.cudnn.version = lambda: 90100
-probe.cuda_driver_api_version = lambda *a, **k: 12080
+probe.environment.cuda_driver_api_version = lambda *a, **k: 12080
 if fake["kernel_works"]:
     probe.Probe.first_kernel = lambda self: None
 '''

@@ -4,6 +4,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -13,17 +14,18 @@ import pytest
 from envkit import _proc
 from envkit.smoke import runner
 
-PROBE_PATH = Path(runner.__file__).with_name("probe.py")
-_spec = importlib.util.spec_from_file_location("envkit_smoke_probe_under_test", PROBE_PATH)
-probe = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(probe)
+PROBE_PATH = Path(runner.__file__).with_name("probe")  # the folder the runner copies and runs
+probe = importlib.import_module("envkit.smoke.probe")
 
 
 def test_probe_never_imports_envkit_and_imports_torch_only_lazily():
-    text = PROBE_PATH.read_text()
-    assert "import envkit" not in text and "from envkit" not in text
-    top = [ln for ln in text.splitlines() if ln.startswith(("import ", "from "))]
-    assert not [ln for ln in top if "torch" in ln or "numpy" in ln]
+    files = sorted(PROBE_PATH.glob("*.py"))
+    assert {f.name for f in files} >= {"__init__.py", "__main__.py", "core.py"}
+    for f in files:
+        text = f.read_text()
+        assert "import envkit" not in text and "from envkit" not in text, f.name
+        top = [ln for ln in text.splitlines() if ln.startswith(("import ", "from "))]
+        assert not [ln for ln in top if re.match(r"(?:import|from)\s+(?:torch|numpy)\b", ln)], f.name
 
 
 @pytest.mark.parametrize("driver,cuda,status,needle", [
@@ -431,10 +433,10 @@ def test_device_groups_summarise_a_node():
 
 
 def test_worker_sweep_is_capped_at_the_batches_per_epoch(monkeypatch):
-    monkeypatch.setattr(probe, "usable_cores", lambda: 192)  # a big GPU node
+    monkeypatch.setattr(probe.core, "usable_cores", lambda: 192)  # a big GPU node
     assert probe.Probe({"mode": "full"}).workload()["max_workers"] == 32  # 1024 samples / batch 32
     assert probe.Probe({"mode": "quick"}).workload()["max_workers"] == 8
-    monkeypatch.setattr(probe, "usable_cores", lambda: 2)
+    monkeypatch.setattr(probe.core, "usable_cores", lambda: 2)
     assert probe.Probe({"mode": "full"}).workload()["max_workers"] == 4
     assert probe.Probe({"mode": "full", "workload": {"max_workers": 64}}).workload()["max_workers"] == 64
 
@@ -443,7 +445,7 @@ def test_torchrun_command_line_and_its_failure_summary():
     argv = probe.torchrun_argv(8, ["--dist-worker", "nccl"])
     assert argv[:8] == [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nnodes=1",
                         "--nproc_per_node=8", "--max_restarts=0", "--monitor_interval=0.5"]
-    assert argv[8] == os.path.abspath(probe.__file__) and argv[9:] == ["--dist-worker", "nccl"]
+    assert argv[8] == str(PROBE_PATH.resolve()) and argv[9:] == ["--dist-worker", "nccl"]
     summary = ("torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n"
                "============================================================\n"
                "/tmp/x/probe.py FAILED\n"

@@ -148,7 +148,7 @@ def _live_env():
 
 def test_envkit_export_json_reads_back_as_the_live_env(tmp_path):
     from envkit.commands.export import export_json
-    from envkit.diff import EXPORT_JSON_BACKEND, diff
+    from envkit.envdiff import EXPORT_JSON_BACKEND, diff
     from envkit.model import LiveEnv
     from envkit.sources import resolve
 

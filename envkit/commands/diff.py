@@ -40,7 +40,7 @@ def diff(source_a: str, source_b: str, platform: str | None, fmt: str, show_all:
 
     from envkit.cli import emit, warn
     from envkit.commands._common import duplicate_messages
-    from envkit.diff import diff as diff_core
+    from envkit.envdiff import diff as diff_core
     from envkit.model import LiveEnv
     from envkit.sources import check_stdin_once, resolve
 

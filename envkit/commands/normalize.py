@@ -51,7 +51,7 @@ def normalize(files: tuple[str, ...], output: str | None, write: bool, check: bo
     from envkit.commands._common import warn_duplicates
     from envkit.errors import UsageError
     from envkit.formats import detect_format, read_text
-    from envkit.normalize import render_normalized
+    from envkit.canonical import render_normalized
 
     if write and check:
         raise UsageError("--write and --check do not go together: --check changes nothing")

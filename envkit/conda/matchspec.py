@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 from envkit.errors import InvalidSpecError, Where, clip
-from envkit.model import CondaDep
+from envkit.model import CondaDep, format_spec
 
 _SIMPLE_VERSION = re.compile(r"[A-Za-z0-9_.+!]+")
 _BRACKET = re.compile(r"\[(?P<body>[^\]]*)\]")
@@ -161,42 +161,6 @@ def _channel_text(spec: str) -> str | None:
         return None
     # `chan/subdir::name` -> chan (the subdir is stripped by parse_channel when it is a known one)
     return head
-
-
-def format_spec(dep: CondaDep) -> str:
-    """The canonical text of a CondaDep (see the module docstring)."""
-    prefix = ""
-    if dep.channel:
-        prefix = f"{dep.channel}/{dep.subdir}::" if dep.subdir else f"{dep.channel}::"
-    name = dep.name
-    v, b = dep.version, dep.build
-    if dep.extra:
-        parts = []
-        if v is not None:
-            parts.append(f"version='{v}'")
-        if b is not None:
-            parts.append(f"build='{b}'")
-        parts.extend(f"{k}='{val}'" for k, val in dep.extra)
-        return f"{prefix}{name}[{','.join(parts)}]"
-    if v is None and b is None:
-        return prefix + name
-    if b is None:
-        if v.endswith(".*") and _SIMPLE_VERSION.fullmatch(v[:-2]):
-            return f"{prefix}{name}={v[:-2]}"
-        if v.startswith("==") and _SIMPLE_VERSION.fullmatch(v[2:]):
-            return f"{prefix}{name}=={v[2:]}"
-        if v[0] in "<>!~=":
-            return f"{prefix}{name}{v}"
-        return f"{prefix}{name} {v}"
-    if v is None or v == "*":
-        return f"{prefix}{name}=*={b}"
-    if v.startswith("==") and _SIMPLE_VERSION.fullmatch(v[2:]):
-        return f"{prefix}{name}={v[2:]}={b}"
-    if v.endswith(".*") and _SIMPLE_VERSION.fullmatch(v[:-2]):
-        # `name=2.7=cuda*` would pin exactly 2.7 (conda reads a version before a build as exact);
-        # the `.*` keeps the fuzzy meaning.
-        return f"{prefix}{name}={v}={b}"
-    return f"{prefix}{name} {v} {b}"
 
 
 def exact_version(dep: CondaDep) -> str | None:

@@ -9,12 +9,12 @@ In a live environment the exact answer is in the prefix: a conda record that own
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable, Mapping
 
-_SEP = re.compile(r"[-_.]+")
+from envkit.model import pep503
+
 
 #: conda packages that are not Python projects, whose name PyPI uses for something else.
 NOT_THE_PYPI_PROJECT = frozenset({
@@ -42,11 +42,6 @@ EXTRA_CONDA_TO_PYPI: dict[str, tuple[str, ...]] = {
     "faiss-gpu": ("faiss-gpu",),
     "pyqt": ("pyqt5", "pyqt4"),
 }
-
-
-def pep503(name: str) -> str:
-    """PEP 503 normalized project name: lowercase, runs of `-_.` become `-`."""
-    return _SEP.sub("-", name).lower()
 
 
 @lru_cache(maxsize=1)

@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import json
 
-from envkit.diff import EnvDiff
+from envkit.envdiff import EnvDiff
+from envkit.render.diff_notes import note_sentences
 
 SCHEMA = "envkit-diff/1"
 
@@ -52,7 +53,7 @@ def diff_to_dict(d: EnvDiff, *, show_all: bool = False) -> dict:
                        "b": [x.as_dict() for x in d.duplicates_b]},
         "spec": spec,
         "pip_not_recorded": d.pip_not_recorded.as_dict() if d.pip_not_recorded else None,
-        "notes": d.notes(),
+        "notes": note_sentences(d),
     }
     if show_all:
         out["unchanged"] = [s.as_dict() for s in d.unchanged]

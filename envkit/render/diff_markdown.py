@@ -6,7 +6,8 @@ a string (GitHub-flavoured Markdown).
 """
 from __future__ import annotations
 
-from envkit.diff import KIND_TITLES, KINDS, NOT_RECORDED, Change, EnvDiff
+from envkit.envdiff import KIND_TITLES, KINDS, NOT_RECORDED, Change, EnvDiff
+from envkit.render.diff_notes import note_sentences
 from envkit.render.diff_text import FOLD, change_states, fold_runs, summary_sentence
 
 _IMPACT = {"high": "**high**", "medium": "medium", "low": "low"}
@@ -80,7 +81,7 @@ def render_markdown(d: EnvDiff, *, show_all: bool = False) -> str:
     pb = f" ({d.b.platform})" if d.b.platform else ""
     out.append(f"**A** {_code(d.a.source)}{pa} → **B** {_code(d.b.source)}{pb}")
     out.append("")
-    for note in d.notes():
+    for note in note_sentences(d):
         out += [f"_{_cell(note)}_", ""]
     verdict, _, rest = summary_sentence(d).partition(": ")
     out.append(f"**{verdict}**: {rest}")

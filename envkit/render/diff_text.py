@@ -6,7 +6,8 @@ Pure: returns a string.  Colour (ANSI) only when the caller says so (a TTY witho
 from __future__ import annotations
 
 from envkit._text import plural
-from envkit.diff import KIND_TITLES, KINDS, NOT_RECORDED, Change, EnvDiff, PackageState, spec_text
+from envkit.envdiff import KIND_TITLES, KINDS, NOT_RECORDED, Change, EnvDiff, PackageState, spec_text
+from envkit.render.diff_notes import differing_lists, note_sentences
 
 _RESET = "\x1b[0m"
 _STYLES = {"bold": "\x1b[1m", "dim": "\x1b[2m", "red": "\x1b[31m", "green": "\x1b[32m",
@@ -33,7 +34,7 @@ def render_text(d: EnvDiff, *, color: bool = False, show_all: bool = False, widt
     p = _Painter(color)
     out: list[str] = []
     out += _header(d, p)
-    for note in d.notes():
+    for note in note_sentences(d):
         out.append(p(f"note: {note}", "dim"))
     if d.highlights:
         out.append("")
@@ -346,7 +347,7 @@ def summary_sentence(d: EnvDiff) -> str:
         ns = sum(1 for c in bad if c.status == "not-satisfied")
         nm = len(bad) - ns
         parts.append(f"{plural(ns, 'spec entry', 'spec entries')} not satisfied, {nm} missing")
-    parts += d.differing_lists()
+    parts += differing_lists(d)
     return "Different: " + "; ".join(parts) + "."
 
 

@@ -1,6 +1,6 @@
 """Run the smoke-test probe inside a target environment and turn its events into a report.
 
-The probe (`probe.py`, standalone) is copied to a scratch directory and executed by the target's
+The probe (the `probe/` folder, standalone) is copied to a scratch directory and executed by the target's
 interpreter in its own process group (`envkit._proc.stream`).  The runner follows the probe's
 events, enforces a per-check timeout and an overall one, and on a hang kills the whole group
 (DataLoader workers and distributed ranks included) and says which check hung.  Known failures get a
@@ -22,7 +22,7 @@ from typing import Callable
 
 from envkit.errors import EnvironmentNotFound, SmokeError, UsageError
 
-PROBE = Path(__file__).with_name("probe.py")
+PROBE = Path(__file__).with_name("probe")  # a folder, copied whole; `python FOLDER` runs its __main__.py
 EVENT_PREFIX = "@@envkit-smoke@@ "
 #: Test/debug knob: JSON merged into the probe's config (workload sizes, fault injection, fake GPU paths).
 TEST_CONFIG_VAR = "ENVKIT_SMOKE_TEST_CONFIG"
@@ -208,8 +208,8 @@ def run_smoke(target: Target, *, require_cuda: bool = False, mode: str = "defaul
         config["prefix"] = target.prefix  # conda-meta of the target, for the CUDA-pin checks
     config.update(overrides if overrides is not None else test_overrides())
     scratch = Path(tempfile.mkdtemp(prefix="envkit-smoke-"))
-    probe = scratch / "probe.py"
-    shutil.copyfile(PROBE, probe)
+    probe = scratch / "envkit_smoke_probe"
+    shutil.copytree(PROBE, probe, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     env = dict(os.environ)
     env.update(dict(target.env))
     env["PYTHONUNBUFFERED"] = "1"

@@ -1,0 +1,39 @@
+"""How packages are matched across the sides: (manager, canonical name) keys and channel names."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import lru_cache
+
+from envkit.model import LockedPackage
+
+
+def _chan_names(channels) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(str(c) for c in channels))
+
+
+@lru_cache(maxsize=4096)
+def _canon_channel(text: str) -> str:
+    from envkit.conda.channels import parse_channel
+
+    return parse_channel(text).name
+
+
+def _key(p: LockedPackage) -> tuple[str, str]:
+    if p.manager == "pip":
+        return ("pip", _pep503(p.name))
+    return ("conda", p.name.lower())
+
+
+@lru_cache(maxsize=65536)
+def _pep503(name: str) -> str:
+    from envkit.conda.names import pep503
+
+    return pep503(name)
+
+
+def _index(pkgs: Iterable[LockedPackage]) -> dict[tuple[str, str], LockedPackage]:
+    out: dict[tuple[str, str], LockedPackage] = {}
+    for p in pkgs:
+        out.setdefault(_key(p), p)
+    return out

@@ -1,0 +1,351 @@
+"""The records `diff` returns: EnvDiff and its parts (frozen, with `as_dict` for the JSON report)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+#: Change kinds, in the order a summary lists them.
+KINDS = (
+    "added",
+    "removed",
+    "upgraded",
+    "downgraded",
+    "changed",
+    "variant",
+    "rebuilt",
+    "source",
+    "channel",
+    "manager",
+    "duplicate",
+)
+
+
+#: Human names of the kinds.
+KIND_TITLES = {
+    "added": "added",
+    "removed": "removed",
+    "upgraded": "upgraded",
+    "downgraded": "downgraded",
+    "changed": "changed",
+    "variant": "build variant changed",
+    "rebuilt": "rebuilt",
+    "source": "install source changed",
+    "channel": "channel changed",
+    "manager": "manager changed",
+    "duplicate": "duplicate",
+}
+
+
+IMPACTS = ("high", "medium", "low")
+
+
+#: `LiveEnv.backend` of an environment read from envkit's JSON export (envkit.sources) rather than
+#: from a prefix: its channels are the ones packages came from, not the configured ones.
+EXPORT_JSON_BACKEND = "envkit-export"
+
+
+GROUPS = ("matter", "platform", "other")
+
+
+SPEC_STATUSES = ("not-satisfied", "missing", "satisfied", "skipped")
+NOTE_KINDS = ("pip-not-recorded", "unused-channels", "secrets-unknown")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PackageState:
+    """One side of a change: a package as installed/locked, or a spec entry (version = the spec)."""
+
+    name: str
+    manager: str
+    version: str
+    build: str | None = None
+    channel: str | None = None
+    labels: tuple[str, ...] = ()  # decoded build string: ('CUDA 12.1', 'cuDNN 8.9.2', 'py3.11')
+    #: a pip package's source when it was not installed from an index: `git+URL@commit`, a
+    #: `file://` path or an archive URL (credentials redacted); None from an index or unknown
+    url: str | None = None
+    editable: bool = False
+
+    def as_dict(self) -> dict:
+        return {
+            "name": self.name,
+            "version": self.version,
+            "build": self.build,
+            "channel": self.channel,
+            "manager": self.manager,
+            "labels": list(self.labels),
+            "url": self.url,
+            "editable": self.editable,
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Change:
+    """One package that differs.  `a`/`b` is None on the side that lacks it."""
+
+    name: str
+    kind: str  # one of KINDS
+    a: PackageState | None
+    b: PackageState | None
+    tags: tuple[str, ...] = ()  # aspects (version, build, variant, channel, manager, duplicate,
+    #                             platform) and category (python, torch, cuda, cudnn, nccl, blas,
+    #                             compiler-runtime, numpy)
+    impact: str = "low"
+    reason: str = ""
+    group: str = "other"
+    category: str | None = None
+
+    def as_dict(self) -> dict:
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "a": self.a.as_dict() if self.a else None,
+            "b": self.b.as_dict() if self.b else None,
+            "tags": list(self.tags),
+            "impact": self.impact,
+            "reason": self.reason,
+            "group": self.group,
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SpecCheck:
+    """One spec entry checked against the concrete side."""
+
+    spec: str  # the entry's canonical text
+    name: str
+    manager: str  # of the spec entry: conda or pip
+    status: str  # satisfied | not-satisfied | missing | skipped
+    found: PackageState | None = None
+    note: str = ""
+    line: int | None = None
+
+    def as_dict(self) -> dict:
+        return {
+            "spec": self.spec,
+            "name": self.name,
+            "manager": self.manager,
+            "status": self.status,
+            "found": self.found.as_dict() if self.found else None,
+            "note": self.note,
+            "line": self.line,
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ChannelDiff:
+    """Channel lists (priority order, as each side records them) and channel priority."""
+
+    a: tuple[str, ...] | None  # None: that side records no channels
+    b: tuple[str, ...] | None
+    added: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+    order_changed: bool = False
+    priority_a: str | None = None
+    priority_b: str | None = None
+    note: str = ""
+    #: a live prefix compared with a file: its configured channels no installed package came from
+    #: (left out of `a`/`b`, which then hold the channels packages came from; not a difference)
+    unused_a: tuple[str, ...] = ()
+    unused_b: tuple[str, ...] = ()
+
+    @property
+    def priority_changed(self) -> bool:
+        """Both sides record `channel_priority` and the values differ (unknown on one side is not a
+        difference)."""
+        return (
+            self.priority_a is not None and self.priority_b is not None and self.priority_a != self.priority_b
+        )
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.added or self.removed or self.order_changed or self.priority_changed)
+
+    def as_dict(self) -> dict:
+        return {
+            "a": list(self.a) if self.a is not None else None,
+            "b": list(self.b) if self.b is not None else None,
+            "added": list(self.added),
+            "removed": list(self.removed),
+            "order_changed": self.order_changed,
+            "priority": {"a": self.priority_a, "b": self.priority_b},
+            "changed": self.changed,
+            "note": self.note,
+            "unused": {"a": list(self.unused_a), "b": list(self.unused_b)},
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ListDiff:
+    """Two ordered lists of strings (pip index options, environment variables as KEY=VALUE).
+
+    Credentials never appear: a variable whose value is a secret (`HF_TOKEN`, `WANDB_API_KEY`, a URL
+    with a password) is listed as `NAME=<TOKEN>`, and `secrets_changed` names those whose real
+    values differ although their redacted forms are equal (so the values are compared, not shown).
+    """
+
+    a: tuple[str, ...] | None  # None: unknown on that side
+    b: tuple[str, ...] | None
+    secrets_changed: tuple[str, ...] = ()
+    #: secrets whose value is a placeholder (`<TOKEN>`, as an export writes it) on at least one
+    #: side: unknown, so not compared (never a change)
+    secrets_unknown: tuple[str, ...] = ()
+
+    @property
+    def changed(self) -> bool:
+        return self.a is not None and self.b is not None and (self.a != self.b or bool(self.secrets_changed))
+
+    def as_dict(self) -> dict:
+        return {
+            "a": list(self.a) if self.a is not None else None,
+            "b": list(self.b) if self.b is not None else None,
+            "changed": self.changed,
+            "secrets_changed": list(self.secrets_changed),
+            "secrets_unknown": list(self.secrets_unknown),
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SideInfo:
+    """What one side is: where it came from, its kind and platform."""
+
+    source: str
+    kind: str  # spec | requirements | export | conda-lock | pixi | explicit | conda-list | live ...
+    concrete: bool
+    platform: str | None = None
+    platforms: tuple[str, ...] = ()  # all platforms the source has (a multi-platform lock)
+    name: str | None = None
+    packages: int = 0  # conda + pip packages (concrete) or entries (spec)
+    platform_guessed: bool = False  # a `conda env export` does not say; guessed from its packages
+    records_pip: bool = True  # False: the format cannot hold pip packages (an explicit file)
+
+    def as_dict(self) -> dict:
+        return {
+            "source": self.source,
+            "kind": self.kind,
+            "concrete": self.concrete,
+            "platform": self.platform,
+            "platform_guessed": self.platform_guessed,
+            "platforms": list(self.platforms),
+            "name": self.name,
+            "packages": self.packages,
+            "records_pip": self.records_pip,
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PipNotRecorded:
+    """One side's format cannot hold pip packages (`conda list --explicit`): the other side's pip
+    packages are not compared (not listed as removed or added); `skipped` counts them."""
+
+    side: str  # "a" or "b": the side that cannot record pip packages
+    kind: str  # its format ("explicit")
+    skipped: int  # pip packages of the other side left out
+
+    def as_dict(self) -> dict:
+        return {"side": self.side, "kind": self.kind, "skipped": self.skipped}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DuplicateInfo:
+    conda: str
+    pip: str
+    project: str
+
+    def as_dict(self) -> dict:
+        return {"conda": self.conda, "pip": self.pip, "project": self.project}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DiffNote:
+    """Something the diff did not compare, for a renderer to say once (see `EnvDiff.notes`).
+
+    `kind` is one of NOTE_KINDS: "pip-not-recorded" (`side`'s `format` cannot hold pip packages;
+    `count` pip packages of the other side left out), "unused-channels" (`side` is a live prefix;
+    `values` are its configured channels no installed package came from), "secrets-unknown"
+    (`values` are the variables whose credential is a placeholder on a side)."""
+
+    kind: str
+    side: str | None = None  # "a" or "b"
+    format: str | None = None
+    count: int = 0
+    values: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EnvDiff:
+    """The result of `diff`.  `changes` are ranked: group (matter, platform, other), impact, then
+    category and name.  `same` says whether the two sides are equivalent (exit code 0)."""
+
+    a: SideInfo
+    b: SideInfo
+    changes: tuple[Change, ...] = ()
+    unchanged: tuple[PackageState, ...] = ()
+    channels: ChannelDiff = field(default_factory=lambda: ChannelDiff(a=None, b=None))
+    pip_options: ListDiff = field(default_factory=lambda: ListDiff(a=None, b=None))
+    variables: ListDiff = field(default_factory=lambda: ListDiff(a=None, b=None))
+    duplicates_a: tuple[DuplicateInfo, ...] = ()
+    duplicates_b: tuple[DuplicateInfo, ...] = ()
+    spec_side: str | None = None  # "a" or "b" when one side is a spec and the other concrete
+    spec_checks: tuple[SpecCheck, ...] = ()
+    unmentioned: tuple[PackageState, ...] = ()
+    highlights: tuple[tuple[str, str | None, str | None], ...] = ()  # (label, a, b)
+    cross_platform: bool = False
+    pip_not_recorded: PipNotRecorded | None = None
+
+    @property
+    def same(self) -> bool:
+        if self.changes or self.channels.changed or self.pip_options.changed or self.variables.changed:
+            return False
+        return not any(c.status in ("not-satisfied", "missing") for c in self.spec_checks)
+
+    def notes(self) -> tuple[DiffNote, ...]:
+        """What was not compared (said once, never a difference): pip packages a format cannot
+        record, configured channels no package came from, credential values written as
+        placeholders.  Data only: envkit.render.diff_notes words them."""
+        out = []
+        if self.pip_not_recorded is not None:
+            gap = self.pip_not_recorded
+            out.append(DiffNote(kind="pip-not-recorded", side=gap.side, format=gap.kind, count=gap.skipped))
+        for side, unused in (("a", self.channels.unused_a), ("b", self.channels.unused_b)):
+            if unused:
+                out.append(DiffNote(kind="unused-channels", side=side, values=unused))
+        hidden = self.variables.secrets_unknown
+        if hidden:
+            out.append(DiffNote(kind="secrets-unknown", values=hidden, count=len(hidden)))
+        return tuple(out)
+
+    def by_group(self, group: str) -> list[Change]:
+        return [c for c in self.changes if c.group == group]
+
+    def summary(self) -> dict:
+        """Counts: per kind, per group, per impact, spec statuses, and the total."""
+        kinds = {k: 0 for k in KINDS}
+        groups = {g: 0 for g in GROUPS}
+        impacts = {i: 0 for i in IMPACTS}
+        for c in self.changes:
+            kinds[c.kind] += 1
+            groups[c.group] += 1
+            impacts[c.impact] += 1
+        spec = {s: 0 for s in SPEC_STATUSES}
+        for s in self.spec_checks:
+            spec[s.status] += 1
+        return {
+            "same": self.same,
+            "changes": len(self.changes),
+            "kinds": kinds,
+            "groups": groups,
+            "impacts": impacts,
+            "spec": spec,
+            "unchanged": len(self.unchanged),
+            "unmentioned": len(self.unmentioned),
+            "channels_changed": self.channels.changed,
+            "pip_options_changed": self.pip_options.changed,
+            "variables_changed": self.variables.changed,
+            "pip_not_compared": self.pip_not_recorded.skipped if self.pip_not_recorded else 0,
+        }
+
+
+#: A highlight on a side whose format cannot hold pip packages, where the other side's value comes
+#: from one (`PyTorch 1.13.1 [pip]` against an explicit file).
+NOT_RECORDED = "(pip not recorded)"

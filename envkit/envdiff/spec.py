@@ -1,0 +1,371 @@
+"""A spec against a concrete environment (satisfied / not satisfied / missing per entry), and two
+specs entry by entry."""
+
+from __future__ import annotations
+
+from envkit.envdiff.categories import category_of
+from envkit.envdiff.compare import _state
+from envkit.envdiff.highlights import _python_of
+from envkit.envdiff.keys import _canon_channel, _index, _key, _pep503
+from envkit.envdiff.pip_origin import (
+    _dist,
+    _from,
+    _installed_from,
+    _parse_origin,
+    _revs_differ,
+    _short,
+    entry_source,
+    name_from_source,
+    pip_origin,
+)
+from envkit.envdiff.records import Change, PackageState, SpecCheck
+from envkit.envdiff.sides import _base_dir, _Side
+from envkit.envdiff.versions import _major_minor, _pep440, _split_local
+from envkit.model import CondaDep, EnvSpec, LockedPackage, PipDep
+
+
+def _a_file(kind: str) -> str:
+    """`an explicit file`, `a conda-lock file`."""
+    return f"{'an' if kind[:1] in 'aeiou' else 'a'} {kind} file"
+
+
+def _check_spec(spec: EnvSpec, conc: _Side) -> tuple[tuple[SpecCheck, ...], tuple[PackageState, ...]]:
+    from envkit.conda.matchspec import matches
+    from envkit.conda.names import conda_names_for_pypi, pypi_names_for_conda
+
+    index = _index(conc.packages)
+    mentioned: set[tuple[str, str]] = set()
+    checks: list[SpecCheck] = []
+    for dep in spec.conda:
+        text = dep.spec()
+        if dep.name.startswith("__"):
+            checks.append(
+                SpecCheck(
+                    spec=text,
+                    name=dep.name,
+                    manager="conda",
+                    status="skipped",
+                    note="virtual package (a property of the machine)",
+                    line=dep.line,
+                )
+            )
+            continue
+        key = ("conda", dep.name.lower())
+        p = index.get(key)
+        note = ""
+        if p is None:
+            owned = (conc.owned or {}).get(dep.name)
+            for n in owned or pypi_names_for_conda(dep.name):
+                p = index.get(("pip", n))
+                if p is not None:
+                    note = _installed_by("pip", p.name, dep.name)
+                    break
+        if p is None:
+            checks.append(
+                SpecCheck(spec=text, name=dep.name, manager="conda", status="missing", line=dep.line)
+            )
+            continue
+        mentioned.add(_key(p))
+        if p.manager == "conda":
+            ok = matches(
+                dep,
+                name=p.name,
+                version=p.version,
+                build=p.build,
+                build_number=p.build_number,
+                channel=_canon_channel(p.channel) if p.channel else None,
+            )
+            # pip installing the same project over it decides what is imported (corpus 53: conda
+            # pytorch 1.13.1 satisfies `pytorch<2.0`, pip's torch 2.3.1 is the one in use)
+            owned = (conc.owned or {}).get(dep.name)
+            shadow = next(
+                (index[("pip", n)] for n in owned or pypi_names_for_conda(dep.name) if ("pip", n) in index),
+                None,
+            )
+            if shadow is not None:
+                mentioned.add(_key(shadow))
+                note = f"pip's {shadow.name} {shadow.version} is installed over it"
+                ok = ok and matches(
+                    CondaDep(name=dep.name, version=dep.version),
+                    name=dep.name,
+                    version=_split_local(shadow.version)[0],
+                )
+        else:
+            ok = matches(
+                CondaDep(name=dep.name, version=dep.version),
+                name=dep.name,
+                version=_split_local(p.version)[0],
+            )
+        checks.append(
+            SpecCheck(
+                spec=text,
+                name=dep.name,
+                manager="conda",
+                status="satisfied" if ok else "not-satisfied",
+                found=_state(p),
+                note=note,
+                line=dep.line,
+            )
+        )
+    marker_env = _marker_env(conc)
+    spec_dir = _base_dir(spec.source)
+    for pd in spec.pip:
+        if pd.kind == "option":
+            continue
+        check = _check_pip(pd, index, mentioned, marker_env, conda_names_for_pypi, conc, spec_dir)
+        if check.status == "missing" and not conc.info.records_pip:
+            check = SpecCheck(
+                spec=check.spec,
+                name=check.name,
+                manager="pip",
+                status="skipped",
+                note=f"{_a_file(conc.info.kind)} cannot record pip packages",
+                line=check.line,
+            )
+        checks.append(check)
+    unmentioned = tuple(_state(p, labels=False) for k, p in index.items() if k not in mentioned)
+    return tuple(checks), tuple(sorted(unmentioned, key=lambda s: (s.name.lower(), s.manager)))
+
+
+def _check_pip(
+    pd: PipDep, index, mentioned, marker_env, conda_names_for_pypi, conc: _Side, spec_dir: str | None = None
+) -> SpecCheck:
+    name = pd.name
+    source = None
+    if pd.kind in ("url", "vcs", "path"):
+        source = pd.url or entry_source(pd.text, spec_dir)
+    if not name and source:
+        # `-e /home/me/src/tool`: the package installed from that path, else the path's last part
+        found = _installed_from(source, conc)
+        name = found.name if found is not None else name_from_source(source)
+    if not name:
+        return SpecCheck(
+            spec=pd.text,
+            name=pd.text,
+            manager="pip",
+            status="skipped",
+            note="names no project (a local path or URL without #egg=)",
+            line=pd.line,
+        )
+    if pd.marker and marker_env is not None:
+        try:
+            from packaging.markers import Marker
+
+            if not Marker(pd.marker).evaluate(marker_env):
+                return SpecCheck(
+                    spec=pd.text,
+                    name=name,
+                    manager="pip",
+                    status="skipped",
+                    note=f"marker is false there: {pd.marker}",
+                    line=pd.line,
+                )
+        except Exception:  # an unparsable marker: check the entry anyway
+            pass
+    key = ("pip", _pep503(name))
+    p = index.get(key)
+    note = ""
+    if p is None:
+        for n in conda_names_for_pypi(name):
+            p = index.get(("conda", n))
+            if p is not None:
+                note = _installed_by("conda", p.name, name)
+                break
+    if p is None:
+        return SpecCheck(spec=pd.text, name=name, manager="pip", status="missing", line=pd.line)
+    mentioned.add(_key(p))
+    if pd.kind != "requirement" or not pd.specifier:
+        ok = True
+        if source is not None:
+            ok, why = _source_satisfies(source, pd.editable, p, conc)
+            note = (note + "; " if note else "") + why if why else note
+        return SpecCheck(
+            spec=pd.text,
+            name=name,
+            manager="pip",
+            status="satisfied" if ok else "not-satisfied",
+            found=_state(p, side=conc),
+            note=note,
+            line=pd.line,
+        )
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    try:
+        spec_set = SpecifierSet(pd.specifier)
+    except InvalidSpecifier:
+        return SpecCheck(
+            spec=pd.text,
+            name=name,
+            manager="pip",
+            status="skipped",
+            found=_state(p),
+            note=f"invalid version specifier {pd.specifier!r}",
+            line=pd.line,
+        )
+    version = _pep440(p.version)
+    if version is None:
+        ok = any(s.operator in ("==", "===") and s.version == p.version for s in spec_set)
+    else:
+        ok = spec_set.contains(version, prereleases=True)
+    return SpecCheck(
+        spec=pd.text,
+        name=name,
+        manager="pip",
+        status="satisfied" if ok else "not-satisfied",
+        found=_state(p),
+        note=note,
+        line=pd.line,
+    )
+
+
+def _source_satisfies(source: str, editable: bool, p: LockedPackage, conc: _Side) -> tuple[bool, str]:
+    """Whether package `p` was installed from a spec entry's `source` (a path, URL or VCS URL,
+    with a commit or not), and a note: (True, "") when it was, (False, why) when it is known not to
+    be, (True, "source not compared") when the concrete side does not record pip sources."""
+    if p.manager != "pip":
+        return True, "source not compared"
+    want = _parse_origin(source, None, None)
+    have = pip_origin(p, _dist(conc, p))
+    if have is None and not p.editable and not conc.pip_sources:
+        return True, "source not compared"
+    if have is None or (have.kind, have.base) != (want.kind, want.base):
+        return False, f"installed from {_from(have, p.editable)}"
+    if want.kind == "vcs" and _revs_differ(want.rev, have.rev):
+        return False, f"installed at {have.vcs} commit {_short(have.rev)}"
+    if editable and not p.editable:
+        return False, "installed as a regular copy, not editable"
+    return True, ""
+
+
+def _installed_by(manager: str, found: str, wanted: str) -> str:
+    """`installed by conda as pytorch` for `torch`; `installed by conda` when the names agree."""
+    if _pep503(found) == _pep503(wanted):
+        return f"installed by {manager}"
+    return f"installed by {manager} as {found}"
+
+
+_SYS = {"linux": ("linux", "Linux"), "osx": ("darwin", "Darwin"), "win": ("win32", "Windows")}
+
+
+_MACHINE = {
+    "64": "x86_64",
+    "aarch64": "aarch64",
+    "arm64": "arm64",
+    "ppc64le": "ppc64le",
+    "32": "i686",
+    "s390x": "s390x",
+}
+
+
+def _marker_env(side: _Side) -> dict | None:
+    """PEP 508 marker variables for the concrete side's platform and Python, or None if unknown."""
+    plat = side.info.platform
+    if not plat or "-" not in plat:
+        return None
+    fam, arch = plat.split("-", 1)
+    if fam not in _SYS:
+        return None
+    sys_platform, system = _SYS[fam]
+    env = {
+        "sys_platform": sys_platform,
+        "platform_system": system,
+        "os_name": "nt" if fam == "win" else "posix",
+        "platform_machine": "AMD64" if plat == "win-64" else _MACHINE.get(arch, arch),
+    }
+    py = _python_of(side)
+    if py:
+        env["python_version"] = _major_minor(py)
+        env["python_full_version"] = py
+        env["implementation_name"] = "cpython"
+        env["platform_python_implementation"] = "CPython"
+    else:
+        return None
+    return env
+
+
+def _spec_entries(spec: EnvSpec) -> dict[tuple[str, str], tuple[PackageState, int | None]]:
+    out: dict[tuple[str, str], tuple[PackageState, int | None]] = {}
+    for d in spec.conda:
+        ver = d.version or ""
+        st = PackageState(name=d.name, manager="conda", version=ver, build=d.build, channel=d.channel)
+        out[("conda", d.name.lower())] = (st, d.line)
+    for p in spec.pip:
+        if p.kind == "option":
+            continue
+        if p.kind == "requirement" and p.name:
+            extras = f"[{','.join(p.extras)}]" if p.extras else ""
+            marker = f"; {p.marker}" if p.marker else ""
+            st = PackageState(name=p.name, manager="pip", version=f"{extras}{p.specifier}{marker}")
+            out[("pip", _pep503(p.name))] = (st, p.line)
+        else:
+            # a URL, path or editable entry: its text is the spec (once: an entry that names no
+            # project is named by its text, and has no separate "version")
+            st = PackageState(name=p.name or p.text, manager="pip", version=p.text if p.name else "")
+            out[("pip", _pep503(p.name) if p.name else p.text)] = (st, p.line)
+    return out
+
+
+def _diff_specs(a: EnvSpec, b: EnvSpec) -> tuple[list[Change], list[PackageState]]:
+    ea, eb = _spec_entries(a), _spec_entries(b)
+    changes: list[Change] = []
+    unchanged: list[PackageState] = []
+    for k, (sa, _) in ea.items():
+        hit = eb.get(k)
+        if hit is None:
+            changes.append(_spec_change(sa.name, "removed", sa, None))
+        elif hit[0] == sa:
+            unchanged.append(sa)
+        else:
+            sb = hit[0]
+            tags = ["version"] if (sa.version, sa.build) != (sb.version, sb.build) else []
+            if sa.channel != sb.channel:
+                tags.append("channel")
+            changes.append(_spec_change(sa.name, "changed", sa, sb, tags))
+    for k, (sb, _) in eb.items():
+        if k not in ea:
+            changes.append(_spec_change(sb.name, "added", None, sb))
+    return changes, unchanged
+
+
+def _spec_change(
+    name: str, kind: str, a: PackageState | None, b: PackageState | None, tags: list[str] | None = None
+) -> Change:
+    cat = category_of(name)
+    tags = list(tags or [])
+    if cat:
+        tags.append(cat)
+    text_a = _spec_text(a) if a else None
+    text_b = _spec_text(b) if b else None
+    if kind == "changed":
+        reason = f"spec changed: {text_a} → {text_b}"
+    elif kind == "added":
+        reason = "only in B's spec"
+    else:
+        reason = "only in A's spec"
+    impact = "medium" if cat else "low"
+    return Change(
+        name=name,
+        kind=kind,
+        a=a,
+        b=b,
+        tags=tuple(tags),
+        impact=impact,
+        reason=reason,
+        group="matter" if cat else "other",
+        category=cat,
+    )
+
+
+def _spec_text(s: PackageState) -> str:
+    if s.manager == "pip":
+        v = s.version
+        # a specifier, extras or marker follows the name; anything else (`-e git+...#egg=x`, a
+        # URL) is the entry's whole text
+        return f"{s.name}{v}" if not v or v[0] in "[<>=!~;" else v
+    dep = CondaDep(name=s.name, version=s.version or None, build=s.build, channel=s.channel)
+    return dep.spec()
+
+
+def spec_text(state: PackageState) -> str:
+    """The spec text of a spec-entry PackageState (as written in a spec file, canonical form)."""
+    return _spec_text(state)
