@@ -457,7 +457,7 @@ def test_detect_bad_conda_override_is_a_usage_error():
 
 
 def test_detect_rattler_really_reads_conda_override(monkeypatch):
-    from envkit.templates import _rattler_cuda
+    from envkit.templates.gpu import _rattler_cuda
 
     monkeypatch.setenv("CONDA_OVERRIDE_CUDA", "12.7")
     assert _rattler_cuda() == "12.7"

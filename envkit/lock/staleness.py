@@ -198,6 +198,74 @@ def _short(h: str) -> str:
     return f"{h[:12]}..."
 
 
+_WHO = {"conda-lock": "lock written by conda-lock", "unknown": "lock not written by envkit or conda-lock"}
+
+
+def _judge(
+    writer: str,
+    recorded: str | None,
+    mine: str,
+    conda_lock: dict[str, tuple[str, frozenset[str]]] | None,
+    platform: str,
+    why_not: str,
+    version: str | None,
+) -> tuple[str, str | None, str | None, str]:
+    """(status, method, expected hash, message) of one platform; see `lock_staleness`."""
+    if writer == "envkit":
+        if recorded is None:
+            return "stale", "envkit", mine, "the lock records no content hash for this platform"
+        if recorded != mine:
+            return (
+                "stale",
+                "envkit",
+                mine,
+                f"content hash {_short(recorded)} does not match the spec ({_short(mine)}): "
+                "the spec changed since it was locked",
+            )
+        return "fresh", "envkit", mine, "content hash matches the spec"
+    if recorded is None:
+        return (
+            "not-comparable",
+            None,
+            None,
+            f"hash not comparable ({_WHO[writer]}, which records no content hash for this platform); "
+            "only checked that the lock satisfies the spec",
+        )
+    if writer == "unknown" and recorded == mine:
+        return "fresh", "envkit", mine, "content hash matches the spec (envkit's hash)"
+    if conda_lock is None:
+        return (
+            "not-comparable",
+            None,
+            None,
+            f"hash not comparable ({_WHO[writer]}; {why_not}); only checked that the lock satisfies the spec",
+        )
+    default, accepted = conda_lock[platform]
+    if recorded in accepted:
+        return (
+            "fresh",
+            "conda-lock",
+            recorded,
+            f"content hash matches the spec (conda-lock's hash, computed with conda-lock {version})",
+        )
+    if writer == "conda-lock":
+        return (
+            "stale",
+            "conda-lock",
+            default,
+            f"content hash {_short(recorded)} is not conda-lock's hash of the spec ({_short(default)}, "
+            f"conda-lock {version}, default virtual packages): the spec changed since it was locked, "
+            "or it was locked with other virtual packages (pass them with --virtual-package)",
+        )
+    return (
+        "not-comparable",
+        None,
+        None,
+        f"hash not comparable ({_WHO[writer]}: the recorded hash is neither envkit's nor "
+        f"conda-lock's hash of the spec); only checked that the lock satisfies the spec",
+    )
+
+
 def lock_staleness(
     spec: EnvSpec,
     lock: Lock,
@@ -227,9 +295,21 @@ def lock_staleness(
     plats = list(platforms) if platforms else list(lock.platforms)
     text = lock_text if lock_text is not None else _lock_head(lock)
     writer = lock_writer(text) if text is not None else "envkit"
-    out: list[Staleness] = []
-
-    def verdict(platform, status, method, recorded, expected, message):
+    envkit_hashes = {p: spec_content_hash(spec, p) for p in plats}
+    conda_lock: dict[str, tuple[str, frozenset[str]]] | None = None
+    why_not = ""
+    need_conda_lock = writer == "conda-lock" or (
+        writer == "unknown" and any(lock.hash_for(p) not in (None, envkit_hashes[p]) for p in plats)
+    )
+    if need_conda_lock:
+        conda_lock, why_not = _conda_lock_hashes(spec, spec_path or spec.source, plats, virtual_packages)
+    version = conda_lock_version() if conda_lock is not None else None
+    out = []
+    for platform in plats:
+        recorded = lock.hash_for(platform)
+        status, method, expected, message = _judge(
+            writer, recorded, envkit_hashes[platform], conda_lock, platform, why_not, version
+        )
         out.append(
             Staleness(
                 platform=platform,
@@ -241,89 +321,4 @@ def lock_staleness(
                 message=message,
             )
         )
-
-    envkit_hashes = {p: spec_content_hash(spec, p) for p in plats}
-    conda_lock: dict[str, tuple[str, frozenset[str]]] | None = None
-    why_not = ""
-    need_conda_lock = writer == "conda-lock" or (
-        writer == "unknown" and any(lock.hash_for(p) not in (None, envkit_hashes[p]) for p in plats)
-    )
-    if need_conda_lock:
-        conda_lock, why_not = _conda_lock_hashes(spec, spec_path or spec.source, plats, virtual_packages)
-    version = conda_lock_version() if conda_lock is not None else None
-    who = {"conda-lock": "lock written by conda-lock", "unknown": "lock not written by envkit or conda-lock"}
-    for platform in plats:
-        recorded = lock.hash_for(platform)
-        mine = envkit_hashes[platform]
-        if writer == "envkit":
-            if recorded is None:
-                verdict(platform, "stale", "envkit", None, mine, "the lock records no content hash for this platform")
-            elif recorded != mine:
-                verdict(
-                    platform,
-                    "stale",
-                    "envkit",
-                    recorded,
-                    mine,
-                    f"content hash {_short(recorded)} does not match the spec ({_short(mine)}): "
-                    "the spec changed since it was locked",
-                )
-            else:
-                verdict(platform, "fresh", "envkit", recorded, mine, "content hash matches the spec")
-            continue
-        if recorded is None:
-            verdict(
-                platform,
-                "not-comparable",
-                None,
-                None,
-                None,
-                f"hash not comparable ({who[writer]}, which records no content hash for this platform); "
-                "only checked that the lock satisfies the spec",
-            )
-            continue
-        if writer == "unknown" and recorded == mine:
-            verdict(platform, "fresh", "envkit", recorded, mine, "content hash matches the spec (envkit's hash)")
-            continue
-        if conda_lock is None:
-            verdict(
-                platform,
-                "not-comparable",
-                None,
-                recorded,
-                None,
-                f"hash not comparable ({who[writer]}; {why_not}); only checked that the lock satisfies the spec",
-            )
-            continue
-        default, accepted = conda_lock[platform]
-        if recorded in accepted:
-            verdict(
-                platform,
-                "fresh",
-                "conda-lock",
-                recorded,
-                recorded,
-                f"content hash matches the spec (conda-lock's hash, computed with conda-lock {version})",
-            )
-        elif writer == "conda-lock":
-            verdict(
-                platform,
-                "stale",
-                "conda-lock",
-                recorded,
-                default,
-                f"content hash {_short(recorded)} is not conda-lock's hash of the spec ({_short(default)}, "
-                f"conda-lock {version}, default virtual packages): the spec changed since it was locked, "
-                "or it was locked with other virtual packages (pass them with --virtual-package)",
-            )
-        else:
-            verdict(
-                platform,
-                "not-comparable",
-                None,
-                recorded,
-                None,
-                f"hash not comparable ({who[writer]}: the recorded hash is neither envkit's nor "
-                f"conda-lock's hash of the spec); only checked that the lock satisfies the spec",
-            )
     return out

@@ -22,7 +22,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Iterable, Sequence
 
-from envkit.conda.cuda_compat import compatibility, max_cuda_for_driver, min_driver, version_key
+from envkit.conda.cuda_compat import compatibility, max_full_cuda_for_driver, min_driver, version_key
 from envkit.machine.profile import Gpu, MachineProfile
 from envkit.model import LockedPackage
 
@@ -216,7 +216,7 @@ def _cuda_issue(c: CudaClaim, profile: MachineProfile) -> Issue | None:
         return Issue(kind="cuda", level="warning", need=need, have=have, package=c.package, line=c.line,
                      detail=c.why, fix=f"runs through CUDA minor-version compatibility only (no JIT of "
                                        f"newer PTX); a driver >= {full or 'of that release'} runs it fully")
-    best = profile.driver_cuda or (max_cuda_for_driver(profile.driver) if profile.driver else None)
+    best = profile.driver_cuda or (max_full_cuda_for_driver(profile.driver) if profile.driver else None)
     fix = f"update the NVIDIA driver to >= {full}" if full else f"update the NVIDIA driver to one supporting CUDA {want}"
     if best:
         fix += f", or lock a CUDA {best.split('.')[0]}.x variant (this driver runs up to CUDA {best})"
