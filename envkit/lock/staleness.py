@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+from envkit.conda.families import CUDA_PIN_NAMES
 from envkit.model import EnvSpec, Lock
 from envkit.lock.conda_lock import virtual_package_spec_yaml
 from envkit.lock.content_hash import spec_content_hash
@@ -24,7 +25,7 @@ VIRTUAL_PACKAGE_FILES = ("virtual-packages.yml", "virtual-packages.yaml")
 
 #: Conda dependencies whose pinned version says which CUDA the project was locked for; conda-lock
 #: users pass it as `--with-cuda`, so its hash is tried with that `__cuda` too.
-_CUDA_PIN_NAMES = ("__cuda", "cuda-version", "pytorch-cuda", "cudatoolkit", "cuda-toolkit", "cuda")
+_CUDA_PIN_NAMES = CUDA_PIN_NAMES
 
 
 def lock_writer(text: str | None) -> str:

@@ -10,6 +10,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Mapping
 
+from envkit.conda.families import COMPANIONS
 from envkit.errors import EnvkitError, ParseError, UsageError, Where
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -18,8 +19,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 STYLES = ("conda-forge", "pip", "pytorch-channel")
 DEFAULT_STYLE = "conda-forge"
-DEFAULT_WITH = ("torchvision", "torchaudio")
-COMPANIONS = ("torchvision", "torchaudio")
+DEFAULT_WITH = COMPANIONS
 
 STYLE_HELP = {
     "conda-forge": "everything from conda-forge: pytorch=<ver>.*=cuda* (or =cpu*), cuda-version",

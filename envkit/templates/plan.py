@@ -7,6 +7,7 @@ import shlex
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from envkit.conda.families import CPU_SELECTOR, CUDA_PINS, TORCH_BUILDS
 from envkit.errors import EnvkitError, UsageError
 from envkit.templates.matrix import (
     COMPANIONS,
@@ -220,8 +221,8 @@ def plan_pytorch(matrix: Matrix, options: PytorchOptions) -> TemplatePlan:
 
 # Packages the template itself writes: naming one in --with would write it twice, and a second
 # spec for it (python=3.11 next to python=3.14) makes the file unsolvable.
-_TORCH_NAMES = ("torch", "pytorch", "pytorch-gpu", "pytorch-cpu")
-_CUDA_NAMES = ("cuda-version", "pytorch-cuda", "cudatoolkit", "cpuonly")
+_TORCH_NAMES = tuple(n for n in TORCH_BUILDS if n != "libtorch")
+_CUDA_NAMES = CUDA_PINS + (CPU_SELECTOR,)
 
 
 def _check_extras(extras: list[str], style: str, release: Release) -> None:
