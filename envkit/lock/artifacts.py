@@ -95,6 +95,23 @@ def _index_pip_argv(env: LiveEnv, *, requirements_file: str, report_file: str, o
     return argv[:-2] + ["--no-deps", "-r", requirements_file]
 
 
+def _unresolved(failed: Mapping[str, str], wanted: Mapping[str, LockedPackage]) -> tuple[tuple[str, ...], list[str]]:
+    """(the unresolved pins in name order, one warning per reason naming its pins)."""
+    unresolved = tuple(f"{n}=={wanted[n].version}" for n in sorted(failed))
+    by_reason: dict[str, list[str]] = {}
+    for n in sorted(failed):
+        by_reason.setdefault(failed[n], []).append(f"{n}=={wanted[n].version}")
+    warnings = []
+    for why, pins in by_reason.items():
+        one = len(pins) == 1
+        warnings.append(
+            f"pip could not resolve the artifact{'' if one else 's'} of {', '.join(pins)} (installed from an "
+            f"index): {why}; locked without URL or hash (marked #envkit-unresolved): `envkit create` installs "
+            f"{'it' if one else 'them'} by pin from the index pip is configured with"
+        )
+    return unresolved, warnings
+
+
 def resolve_index_artifacts(env: LiveEnv, *, timeout: float = 300) -> IndexResolution:
     """Resolve the artifact (URL and sha256) of every pip package of `env` that records no URL.
 
@@ -165,18 +182,7 @@ def resolve_index_artifacts(env: LiveEnv, *, timeout: float = 300) -> IndexResol
                 f"not tried: the {MAX_PIP_ATTEMPTS} releases asked for before were all missing, so the "
                 "index is probably unreachable"
             )
-    unresolved = tuple(f"{n}=={wanted[n].version}" for n in sorted(failed))
-    by_reason: dict[str, list[str]] = {}
-    for n in sorted(failed):
-        by_reason.setdefault(failed[n], []).append(f"{n}=={wanted[n].version}")
-    warnings = []
-    for why, pins in by_reason.items():
-        one = len(pins) == 1
-        warnings.append(
-            f"pip could not resolve the artifact{'' if one else 's'} of {', '.join(pins)} (installed from an "
-            f"index): {why}; locked without URL or hash (marked #envkit-unresolved): `envkit create` installs "
-            f"{'it' if one else 'them'} by pin from the index pip is configured with"
-        )
+    unresolved, warnings = _unresolved(failed, wanted)
     return IndexResolution(found=found, unresolved=unresolved, warnings=tuple(warnings), pip=argv_used)
 
 

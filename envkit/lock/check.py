@@ -32,6 +32,47 @@ class LockProblem:
         return head + self.message
 
 
+def _check_conda(spec: EnvSpec, platform: str, conda: Mapping[str, LockedPackage]) -> list[LockProblem]:
+    """The spec's conda entries (not virtual packages) the locked conda packages of `platform` lack
+    or do not match (conda match semantics)."""
+    from envkit.conda.matchspec import matches
+
+    problems: list[LockProblem] = []
+    for dep in spec.conda:
+        if dep.name.startswith("__"):
+            continue
+        pkg = conda.get(dep.name)
+        if pkg is None:
+            problems.append(
+                LockProblem(
+                    kind="missing",
+                    platform=platform,
+                    name=dep.name,
+                    line=dep.line,
+                    message=f"{dep.spec()}: no such conda package in the lock",
+                )
+            )
+            continue
+        if not matches(
+            dep,
+            name=pkg.name,
+            version=pkg.version,
+            build=pkg.build,
+            build_number=pkg.build_number,
+            channel=pkg.channel,
+        ):
+            problems.append(
+                LockProblem(
+                    kind="unsatisfied",
+                    platform=platform,
+                    name=dep.name,
+                    line=dep.line,
+                    message=f"{dep.spec()}: locked {pkg.conda_form()} does not match",
+                )
+            )
+    return problems
+
+
 def check_lock(
     spec: EnvSpec,
     lock: Lock,
@@ -53,8 +94,6 @@ def check_lock(
     entries (`__cuda`) and pip options are not package entries and are skipped.  Platforms the spec
     lists (conda-lock's `platforms:` key) but the lock lacks are problems too.
     """
-    from envkit.conda.matchspec import matches
-
     problems: list[LockProblem] = []
     plats = list(platforms) if platforms else list(lock.platforms)
     for p in spec.platforms:
@@ -79,38 +118,7 @@ def check_lock(
         pkgs = lock.for_platform(platform)
         conda = {p.name: p for p in pkgs if p.manager == "conda"}
         pip = {pep503(p.name): p for p in pkgs if p.manager == "pip"}
-        for dep in spec.conda:
-            if dep.name.startswith("__"):
-                continue
-            pkg = conda.get(dep.name)
-            if pkg is None:
-                problems.append(
-                    LockProblem(
-                        kind="missing",
-                        platform=platform,
-                        name=dep.name,
-                        line=dep.line,
-                        message=f"{dep.spec()}: no such conda package in the lock",
-                    )
-                )
-                continue
-            if not matches(
-                dep,
-                name=pkg.name,
-                version=pkg.version,
-                build=pkg.build,
-                build_number=pkg.build_number,
-                channel=pkg.channel,
-            ):
-                problems.append(
-                    LockProblem(
-                        kind="unsatisfied",
-                        platform=platform,
-                        name=dep.name,
-                        line=dep.line,
-                        message=f"{dep.spec()}: locked {pkg.conda_form()} does not match",
-                    )
-                )
+        problems.extend(_check_conda(spec, platform, conda))
         problems.extend(_check_pip(spec, platform, pip, conda))
     return problems
 

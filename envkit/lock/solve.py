@@ -76,6 +76,18 @@ def solve_conda(
     )[platform]
 
 
+def _require_virtual(spec: EnvSpec, platform: str, vps: Sequence[VirtualPackage]) -> None:
+    """Refuse a spec asking for a virtual package (`__cuda >=12`) not set for `platform`: it is a
+    requirement on the target machine, not a package, so the solve honours it through `vps`."""
+    for d in spec.conda:
+        if d.name.startswith("__") and not any(v.name == d.name for v in vps):
+            raise SolveError(
+                f"{platform}: the spec requires virtual package {d.spec()!r}, which is not set for this platform",
+                where=Where(file=spec.source, line=d.line, key="dependencies"),
+                hint=f"pass --virtual-package {platform}:{d.name}=VERSION",
+            )
+
+
 def _solve_many(
     spec: EnvSpec,
     platforms: Sequence[str],
@@ -103,10 +115,6 @@ def _solve_many(
 
     # MatchSpec objects, not strings: rattler reads strings strictly and refuses `name=1.2=build`
     specs = [to_rattler(d, source=spec.source) for d in spec.conda]
-    # virtual packages the spec itself asks for (`__cuda >=12`) are requirements on the target
-    # machine, not packages: the solve must honour them through the virtual package list.
-    vp_specs = [d for d in spec.conda if d.name.startswith("__")]
-
     # conda searches a `chan::pkg` spec's channel even when `channels:` does not list it (after
     # the listed ones); rattler only searches its sources, so they must include it.
     spec_channels = _spec_channels(spec)
@@ -122,13 +130,7 @@ def _solve_many(
                 hint="add a `channels:` list (e.g. conda-forge) to the environment file",
             )
         vps = virtual_packages_for(platform, virtual_packages)
-        for d in vp_specs:
-            if not any(v.name == d.name for v in vps):
-                raise SolveError(
-                    f"{platform}: the spec requires virtual package {d.spec()!r}, which is not set for this platform",
-                    where=Where(file=spec.source, line=d.line, key="dependencies"),
-                    hint=f"pass --virtual-package {platform}:{d.name}=VERSION",
-                )
+        _require_virtual(spec, platform, vps)
         generic = [
             rattler.GenericVirtualPackage(
                 rattler.PackageName(v.name), rattler.Version(v.version), rattler.BuildString(v.build)

@@ -68,13 +68,51 @@ def render_list(matrix: Matrix) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _refs(keys: tuple[str, ...]) -> str:
+    return ", ".join(f"[{k}]" for k in keys)
+
+
+def _legacy_and_drivers(matrix: Matrix) -> list[str]:
+    """docs/compatibility.md from the legacy pytorch channel's table on: drivers, then sources."""
+    out: list[str] = [
+        "",
+        "## Legacy `pytorch` channel (`--style pytorch-channel`)",
+        "",
+        f"Torch {matrix.pytorch_channel_last} was the last release published there "
+        "(pytorch/pytorch#138506); envkit refuses this style for newer torch. Channels "
+        "`pytorch`, `nvidia` (CUDA only), `defaults`; CUDA is chosen by the metapackage below, "
+        "CPU by `cpuonly`.",
+        "",
+        "| torch | CUDA | metapackage | sources |",
+        "|---|---|---|---|",
+    ]
+    for row in reversed(matrix.pytorch_channel):
+        out.append(
+            f"| {row.torch} | {_cuda_cell(row.cuda, row.default_cuda)} | "
+            f"`{row.cuda_package or 'pytorch-cuda'}` | {_refs(row.sources)} |"
+        )
+    for spec, why, keys in matrix.pytorch_channel_pins:
+        out += ["", f"Every pytorch-channel template pins `{spec}`: {why} {_refs(keys)}."]
+    out += [
+        "",
+        "## Minimum NVIDIA driver (Linux)",
+        "",
+        "Used by `--detect` and printed in each CUDA template's header.",
+        "",
+        "| CUDA | min driver | sources |",
+        "|---|---|---|",
+    ]
+    for cuda, drv, keys in matrix.drivers:
+        out.append(f"| {cuda} | {drv} | {_refs(keys)} |")
+    out += ["", "## Sources", ""]
+    for k, title, url in matrix.sources:
+        out.append(f"- [{k}] {title}. <{url}>")
+    return out
+
+
 def render_compatibility_markdown(matrix: Matrix) -> str:
     """docs/compatibility.md: the whole matrix as Markdown tables, every row with its sources."""
-    src = {k: (t, u) for k, t, u in matrix.sources}
-
-    def refs(keys: tuple[str, ...]) -> str:
-        return ", ".join(f"[{k}]" for k in keys)
-
+    refs = _refs
     out = [
         "# PyTorch compatibility matrix",
         "",
@@ -122,37 +160,5 @@ def render_compatibility_markdown(matrix: Matrix) -> str:
     cf_notes = [f"- torch {row.torch}: {row.note}" for row in reversed(matrix.conda_forge) if row.note]
     if cf_notes:
         out += [""] + cf_notes
-    out += [
-        "",
-        "## Legacy `pytorch` channel (`--style pytorch-channel`)",
-        "",
-        f"Torch {matrix.pytorch_channel_last} was the last release published there "
-        "(pytorch/pytorch#138506); envkit refuses this style for newer torch. Channels "
-        "`pytorch`, `nvidia` (CUDA only), `defaults`; CUDA is chosen by the metapackage below, "
-        "CPU by `cpuonly`.",
-        "",
-        "| torch | CUDA | metapackage | sources |",
-        "|---|---|---|---|",
-    ]
-    for row in reversed(matrix.pytorch_channel):
-        out.append(
-            f"| {row.torch} | {_cuda_cell(row.cuda, row.default_cuda)} | "
-            f"`{row.cuda_package or 'pytorch-cuda'}` | {refs(row.sources)} |"
-        )
-    for spec, why, keys in matrix.pytorch_channel_pins:
-        out += ["", f"Every pytorch-channel template pins `{spec}`: {why} {refs(keys)}."]
-    out += [
-        "",
-        "## Minimum NVIDIA driver (Linux)",
-        "",
-        "Used by `--detect` and printed in each CUDA template's header.",
-        "",
-        "| CUDA | min driver | sources |",
-        "|---|---|---|",
-    ]
-    for cuda, drv, keys in matrix.drivers:
-        out.append(f"| {cuda} | {drv} | {refs(keys)} |")
-    out += ["", "## Sources", ""]
-    for k, (title, url) in src.items():
-        out.append(f"- [{k}] {title}. <{url}>")
+    out += _legacy_and_drivers(matrix)
     return "\n".join(out) + "\n"
