@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 from urllib.parse import unquote, urlparse
 
+from envkit.conda.platform import host_platform, python_of
 from envkit.errors import BackendError, IntegrityError, UsageError, Where
 from envkit.model import Lock, LockedPackage
 
@@ -49,13 +50,6 @@ class CreateResult:
     #: names of the variables the lock records without their value (a credential, redacted when it
     #: was locked): not set; the user sets them (`conda env config vars set`)
     unset_variables: tuple[str, ...] = ()
-
-
-def host_platform() -> str:
-    """The conda platform (subdir) of this machine, e.g. linux-64."""
-    import rattler
-
-    return str(rattler.Subdir.current())
 
 
 def choose_platform(lock: Lock, platform: str | None, *,
@@ -234,13 +228,6 @@ def _prepare_prefix(prefix: str) -> None:
         if not os.path.isdir(prefix) or os.listdir(prefix):
             raise UsageError(f"prefix already exists and is not empty: {prefix}",
                              hint="remove it first, or choose another -p/-n")
-
-
-def python_of(prefix: str, platform: str) -> str:
-    """The Python executable inside a prefix for `platform`."""
-    if platform.startswith("win-"):
-        return os.path.join(prefix, "python.exe")
-    return os.path.join(prefix, "bin", "python")
 
 
 def pip_requirement_lines(packages: Sequence[LockedPackage]) -> tuple[list[str], bool]:

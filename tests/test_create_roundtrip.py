@@ -99,7 +99,7 @@ def test_editable_install_survives_env_lock_conda_lock_check_and_create(envkit_c
     from conda_lock.lockfile import parse_conda_lock_file
 
     from envkit.backends import open_env
-    from envkit.commands.create import read_lock_file
+    from envkit.lock.read import read_lock_file
     from envkit.formats.envyml import read_env
     from support.condafactory import write_direct_url
 

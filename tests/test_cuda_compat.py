@@ -1,9 +1,9 @@
-"""envkit.cuda_compat: NVIDIA's full-support and minor-version-compatibility rules, and the PTX JIT limit."""
+"""envkit.conda.cuda_compat: NVIDIA's full-support and minor-version-compatibility rules, and the PTX JIT limit."""
 from __future__ import annotations
 
 import pytest
 
-from envkit.cuda_compat import (
+from envkit.conda.cuda_compat import (
     driver_supports, max_cuda_for_driver, max_full_cuda_for_driver, min_driver, support,
 )
 
@@ -47,7 +47,7 @@ def test_max_cuda_for_driver():
 
 
 def test_the_matrix_driver_rows_mirror_the_module(tmp_path):
-    from envkit.cuda_compat import TOOLKIT_DRIVERS
+    from envkit.conda.cuda_compat import TOOLKIT_DRIVERS
     from envkit.templates import load_matrix
 
     table = dict(TOOLKIT_DRIVERS)

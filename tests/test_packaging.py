@@ -77,3 +77,15 @@ def test_normalize_takes_a_spec_or_a_lock():
     assert envkit.write_text(envkit.normalize(lock), "conda-lock") == envkit.write_text(lock, "conda-lock")
     with pytest.raises(TypeError, match="takes an EnvSpec or a Lock, not str"):
         envkit.normalize("name: x\n")
+
+
+def test_the_host_platform_is_one_answer():
+    """envkit.conda.platform.host_platform (stdlib) is py-rattler's answer, and the standalone
+    prefix_scan.py script's copy of it agrees."""
+    import rattler
+
+    from envkit.backends import prefix_scan
+    from envkit.conda.platform import host_platform
+
+    assert host_platform() == str(rattler.Subdir.current())
+    assert prefix_scan.host_platform() == host_platform()

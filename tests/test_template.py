@@ -457,7 +457,7 @@ def test_detect_bad_conda_override_is_a_usage_error():
 
 
 def test_detect_rattler_really_reads_conda_override(monkeypatch):
-    from envkit.templates import _rattler_cuda
+    from envkit.templates.gpu import _rattler_cuda
 
     monkeypatch.setenv("CONDA_OVERRIDE_CUDA", "12.7")
     assert _rattler_cuda() == "12.7"
@@ -629,3 +629,24 @@ def test_template_module_stays_light():
             "print(sorted(m for m in ('yaml', 'rattler', 'torch') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_cli_machine_applies_the_same_minor_version_compatibility_as_detect(envkit_cli, monkeypatch, tmp_path):
+    """`--machine` and `--detect` ask one CUDA compatibility module: on a 570 driver, torch 2.13 from
+    conda-forge (CUDA 12.9 or 13.0) gets 12.9 through minor-version compatibility, not 12.6-era rules."""
+    profile = json.loads((REPO / "examples" / "laptop-vs-server" / "gpu-server.json").read_text())
+    profile["driver"] = "570.86.15"
+    machine = tmp_path / "gpu.json"
+    machine.write_text(json.dumps(profile))
+    (tmp_path / "bin").mkdir()
+    fake_nvidia_smi(monkeypatch, tmp_path / "bin", SMI)
+    by_machine = envkit_cli("template", "pytorch", "--machine", str(machine), "--torch", "2.13")
+    by_detect = envkit_cli("template", "pytorch", "--detect", "--torch", "2.13")
+    assert (by_machine.exit_code, by_detect.exit_code) == (0, 0)
+    assert by_machine.stderr == (
+        f"envkit: detected NVIDIA driver 570.86.15, CUDA 12.8 (profile {machine}); picked CUDA 12.9\n"
+        "envkit: CUDA 12.9 runs on this driver through NVIDIA's minor-version compatibility (limited feature "
+        "set); kernels JIT-compiled from PTX need the full driver (>= 575.51.03)\n")
+    assert by_detect.stderr == by_machine.stderr.replace(f"profile {machine}", "nvidia-smi")
+    assert "  - cuda-version=12.9\n" in by_machine.stdout
+    assert by_machine.stdout == by_detect.stdout

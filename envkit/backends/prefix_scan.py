@@ -74,7 +74,10 @@ _SPECS = re.compile(r"#\s*(\w+)\s*specs:\s*(.+)?")
 
 
 def host_platform():
-    """The conda subdir of this machine (`linux-64`, `osx-arm64`, `win-64`, ...)."""
+    """The conda subdir of this machine (`linux-64`, `osx-arm64`, `win-64`, ...).
+
+    A copy of `envkit.conda.platform.host_platform` (this script imports nothing from envkit);
+    tests/test_packaging.py checks that the two agree."""
     machine = _platform.machine().lower()
     arch = {"x86_64": "64", "amd64": "64", "aarch64": "aarch64", "arm64": "arm64",
             "ppc64le": "ppc64le", "s390x": "s390x", "i686": "32", "i386": "32"}.get(machine, machine)

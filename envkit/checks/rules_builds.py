@@ -8,6 +8,7 @@ from typing import Iterable, Iterator
 from envkit.checks._helpers import (major_minor, mm_text, packages_python, pinned_series,
                                     pip_pinned_version, spec_python, wheel_python)
 from envkit.checks.core import Context, Hit, Target, rule
+from envkit.conda import families
 from envkit.model import EnvSpec, LiveEnv, Lock
 
 # --------------------------------------------------------------------------------------------
@@ -156,8 +157,8 @@ def _wheel_mismatch(tag: str, abi3: bool, python: str) -> bool:
 # --------------------------------------------------------------------------------------------
 # cuda-mismatch
 
-CUDA_PINS = ("cuda-version", "pytorch-cuda", "cudatoolkit")
-TORCH_NAMES = ("pytorch", "torch", "pytorch-gpu", "pytorch-cpu", "libtorch")
+CUDA_PINS = families.CUDA_PINS
+TORCH_NAMES = families.TORCH_BUILDS
 _CU_INDEX = re.compile(r"download\.pytorch\.org/whl/(?:nightly/)?(?P<tag>cu\d{2,3}|cpu|rocm[\d.]+)\b")
 
 

@@ -7,7 +7,7 @@ from typing import Iterator
 
 from envkit.checks.core import Context, Hit, Target, rule
 from envkit.model import EnvSpec, Lock
-from envkit.pip_index import PYTORCH_FAMILY, pytorch_variant, spec_indexes
+from envkit.lock.pip_index import PYTORCH_FAMILY, pytorch_variant, spec_indexes
 
 _LOCAL = re.compile(r"\+(?P<variant>cu\d+|cpu|rocm[\d.]+|xpu)$")
 _PYPI_HOSTS = re.compile(r"^https?://(?:files\.pythonhosted\.org|pypi\.org|pypi\.python\.org)/")
@@ -88,7 +88,7 @@ def _spec_hits(spec: EnvSpec) -> Iterator[Hit]:
 
 def _lock_hits(lock: Lock) -> Iterator[Hit]:
     from envkit.formats.condalock import custom_metadata
-    from envkit.pip_index import recorded_indexes
+    from envkit.lock.pip_index import recorded_indexes
 
     recorded = recorded_indexes(custom_metadata(lock)) if lock.kind == "conda-lock" else {}
     for p in lock.packages:

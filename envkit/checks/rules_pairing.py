@@ -5,6 +5,7 @@ from typing import Iterator
 
 from envkit.checks._helpers import major_minor, mm_text
 from envkit.checks.core import Context, Hit, Target, rule
+from envkit.conda import families
 from envkit.model import EnvSpec, LiveEnv, Lock
 
 #: torch minor -> (torchvision minor, torchaudio minor) for releases older than the template matrix
@@ -13,9 +14,8 @@ OLD_TORCH_COMPANIONS = {
     "1.4": ("0.5", "0.4"), "1.5": ("0.6", "0.5"), "1.6": ("0.7", "0.6"), "1.7": ("0.8", "0.7"),
     "1.8": ("0.9", "0.8"), "1.9": ("0.10", "0.9"), "1.10": ("0.11", "0.10"), "1.11": ("0.12", "0.11"),
 }
-COMPANIONS = ("torchvision", "torchaudio")
-#: the names a companion's recorded dependencies give torch (conda-forge: pytorch, libtorch; PyPI: torch)
-_TORCH_DEPS = ("pytorch", "torch", "libtorch")
+COMPANIONS = families.COMPANIONS
+_TORCH_DEPS = families.TORCH_DEPS
 
 
 @rule(

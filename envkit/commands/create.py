@@ -32,6 +32,7 @@ def create(lock_file, prefix, name, platform, environment, input_format, backend
     from envkit.commands._common import warn_duplicates
     from envkit.create import create_from_lock, host_platform, new_env_prefix
     from envkit.errors import ParseError, UsageError, Where
+    from envkit.lock.read import read_lock_file
     from envkit.model import Lock
 
     if bool(prefix) == bool(name):
@@ -57,7 +58,7 @@ def create(lock_file, prefix, name, platform, environment, input_format, backend
 
         for w in pip_option_lines(lk.pip_options)[1]:
             warn(w)
-    from envkit.progress import enabled, reporter
+    from envkit.commands.progress import enabled, reporter
 
     say = reporter(quiet)
     if say:
@@ -85,29 +86,3 @@ def create(lock_file, prefix, name, platform, environment, input_format, backend
     click.echo(f"created {result.prefix} ({result.platform}, {result.backend}): {result.conda} conda and "
                f"{result.pip} pip packages{hashes}")
     return 0
-
-
-def read_lock_file(path: str, input_format: str | None, environment: str | None, *,
-                   format_hint: str | None = None):
-    """(text, model) of the file at `path`, read as `input_format` (detected when None), with the
-    pixi.lock `environment`.
-
-    The readers' hints name the library's option names (`pass --format`, `--environment`); here
-    they are `--input-format` and `--env`, as in `envkit diff`.  A command without --input-format
-    passes `format_hint`, which replaces a hint naming --format.
-    """
-    from envkit.errors import EnvkitError
-    from envkit.formats import read_text
-    from envkit.io import read_text as read_file_text
-    from envkit.lock import apply_lock_metadata
-    from envkit.model import Lock
-
-    try:
-        text = read_file_text(path)
-        model = read_text(text, filename=path, format=input_format, environment=environment)
-        # what envkit recorded in conda-lock.yml's custom_metadata (editable pip packages)
-        return text, apply_lock_metadata(model) if isinstance(model, Lock) else model
-    except EnvkitError as exc:
-        if exc.hint and "pass --format" in exc.hint:
-            exc.hint = format_hint or exc.hint.replace("pass --format", "pass --input-format")
-        raise

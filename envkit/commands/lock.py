@@ -204,7 +204,7 @@ def _lock_live(name, prefix, backend, output, env_lock, no_env_lock, allow_unhas
     args += ["-o", output]
     header = header_for(_regen(*args))
     # pip installs from an index record no artifact: ask pip which one each release is
-    from envkit.progress import reporter
+    from envkit.commands.progress import reporter
 
     say = reporter(quiet)
     pending = sum(1 for p in env.pip_packages() if not p.url)
@@ -242,7 +242,7 @@ LOCK_FORMATS_HINT = ("--lock takes a lock: conda-lock.yml, pixi.lock, an explici
 
 
 def _read_spec(path: str):
-    from envkit.commands.create import read_lock_file
+    from envkit.lock.read import read_lock_file
     from envkit.errors import ParseError, Where
     from envkit.model import EnvSpec
 
@@ -257,7 +257,7 @@ def _lock_spec(spec_file, platforms, output, channel_priority, virtual_packages,
                quiet=False) -> int:
     from envkit.cli import emit
     from envkit.commands._common import warn_duplicates
-    from envkit.create import host_platform
+    from envkit.conda.platform import host_platform
     from envkit.formats.condalock import write_conda_lock
     from envkit.lock import parse_virtual_package, solve_spec, solve_with_conda_lock
 
@@ -274,7 +274,7 @@ def _lock_spec(spec_file, platforms, output, channel_priority, virtual_packages,
                              "reads channel_priority from .condarc and always locks the pip section")
         result = solve_with_conda_lock(spec, plats, virtual_packages=vps)
     else:
-        from envkit.progress import reporter
+        from envkit.commands.progress import reporter
 
         result = solve_spec(spec, plats, channel_priority=channel_priority, virtual_packages=vps,
                             lock_pip_section=not no_pip, progress=reporter(quiet))
@@ -309,7 +309,7 @@ def _lock_spec(spec_file, platforms, output, channel_priority, virtual_packages,
 
 def _check(spec_file: str, lock_file: str, virtual_packages=(), environment: str | None = None) -> int:
     from envkit.commands._common import warn_duplicates
-    from envkit.commands.create import read_lock_file
+    from envkit.lock.read import read_lock_file
     from envkit.create import choose_platform, validate_hashes
     from envkit.errors import ParseError, UsageError, Where
     from envkit.lock import check_lock, lock_staleness, parse_virtual_package

@@ -25,6 +25,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from envkit.conda.families import TORCH_CONDA_FAMILY
+
 # `py311`, `py3.11`, `cp311`, `py27` anywhere a new token starts: after `_`, at the start, or glued
 # to a preceding tag (`np113py36`, `cuda112py39`) - never inside a word (`pyhd8ed1ab` is noarch).
 _PY = re.compile(r"(?<![a-z])(?:py|cp)(?P<ver>3\.\d{1,2}|2\.7|3\d{1,2}|27)(?=_|$|h|np|[a-z])")
@@ -46,7 +48,7 @@ _GPU = re.compile(r"(?:^|_)(?:gpu|cuda)(?=_|$)")
 _ROCM = re.compile(r"(?:^|_)rocm(?P<ver>\d+(?:\.\d+)*)?(?=_|$|[a-z])")
 
 #: Packages whose every GPU build says so in its build string (see the module docstring).
-TORCH_FAMILY = frozenset({"pytorch", "torchvision", "torchaudio", "libtorch"})
+TORCH_FAMILY = TORCH_CONDA_FAMILY
 #: The BLAS selector packages: their build string names the implementation (`blas=1.0=mkl`,
 #: `libblas=3.9.0=20_linux64_openblas`).
 BLAS_SELECTORS = frozenset({"blas", "libblas", "libcblas", "liblapack", "liblapacke", "blas-devel"})

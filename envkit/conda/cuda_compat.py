@@ -1,40 +1,135 @@
-"""NVIDIA driver <-> CUDA toolkit compatibility: which CUDA a driver runs, and how.
+"""Which CUDA toolkit releases an NVIDIA driver runs: the one home of the CUDA/driver table.
 
-Two facts from NVIDIA, kept here as data (one home: `template --detect`, `envkit machine` and the
-machine rules of `envkit check` all ask this module):
+`template --detect`, `template --machine`, `envkit machine` and the machine rules of `envkit check`
+all ask this module.
 
-* each CUDA toolkit release has a minimum driver that supports all of its features (the CUDA
-  Toolkit release notes, "CUDA Toolkit and Corresponding Driver Versions", Linux x86_64 column);
-* from CUDA 11 on, an application built with any toolkit of a major release also runs, with a
-  limited feature set (no PTX JIT of newer PTX, for one), on an older driver of the same major
-  family: 11.x on >= 450.80.02, 12.x on >= 525.60.13, 13.x on >= 580.65.06 (the CUDA Compatibility
-  guide, "Minor Version Compatibility", table 1).
+Two rules from NVIDIA's CUDA Compatibility guide
+(https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html):
 
-NOTE for the integrator: i12 builds the same table for `template --detect`; merge the two here.
+- *Full support*: the driver is at least the one the toolkit release shipped with (the toolkit
+  release notes' table 3, https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html).
+- *Minor-version compatibility* (CUDA 11 and later): an application built with any CUDA X.y runs,
+  "with limited feature-set", on a driver of at least the major release's floor: 11.x >= 450.80.02,
+  12.x >= 525.60.13, 13.x >= 580 (580.65.06, CUDA 13.0's driver).  PyTorch's wheels and conda-forge's
+  builds ship their CUDA runtime and rely on it: torch 2.7+cu126 runs on driver 550.
+
+PTX/JIT limit: PTX produced by toolkit X.y needs a driver that supports X.y to be JIT-compiled
+(the same guide, "Using PTX"), and minor-version compatibility does not cover it.  A binary whose
+kernels must be JIT-compiled from PTX on this GPU (its architecture is not among the binary's SASS
+targets) therefore needs full support.  `driver_supports(..., ptx_jit=True)` applies that rule.
 """
+
 from __future__ import annotations
 
-#: (CUDA major.minor, minimum Linux x86_64 driver for the full feature set), oldest first.
-TOOLKIT_DRIVERS: tuple[tuple[str, str], ...] = (
-    ("10.0", "410.48"), ("10.1", "418.39"), ("10.2", "440.33"),
-    ("11.0", "450.36.06"), ("11.1", "455.23"), ("11.2", "460.27.03"), ("11.3", "465.19.01"),
-    ("11.4", "470.42.01"), ("11.5", "495.29.05"), ("11.6", "510.39.01"), ("11.7", "515.43.04"),
-    ("11.8", "520.61.05"),
-    ("12.0", "525.60.13"), ("12.1", "530.30.02"), ("12.2", "535.54.03"), ("12.3", "545.23.06"),
-    ("12.4", "550.54.14"), ("12.5", "555.42.02"), ("12.6", "560.28.03"), ("12.8", "570.26"),
-    ("12.9", "575.51.03"),
-    ("13.0", "580.65.06"), ("13.1", "590.44.01"),
-)
+from dataclasses import dataclass
 
-#: CUDA major -> the oldest driver that runs every toolkit of that major (minor-version compatibility).
-MINOR_VERSION_FLOOR: dict[str, str] = {"11": "450.80.02", "12": "525.60.13", "13": "580.65.06"}
+#: (CUDA toolkit release, minimum Linux x86_64 driver), oldest first: the toolkit release notes.
+TOOLKIT_DRIVERS: tuple[tuple[str, str], ...] = (
+    ("10.0", "410.48"),
+    ("10.1", "418.39"),
+    ("10.2", "440.33"),
+    ("11.0", "450.51.06"),
+    ("11.1", "455.23"),
+    ("11.2", "460.27.03"),
+    ("11.3", "465.19.01"),
+    ("11.4", "470.42.01"),
+    ("11.5", "495.29.05"),
+    ("11.6", "510.39.01"),
+    ("11.7", "515.43.04"),
+    ("11.8", "520.61.05"),
+    ("12.0", "525.60.13"),
+    ("12.1", "530.30.02"),
+    ("12.2", "535.54.03"),
+    ("12.3", "545.23.06"),
+    ("12.4", "550.54.14"),
+    ("12.5", "555.42.02"),
+    ("12.6", "560.28.03"),
+    ("12.8", "570.26"),
+    ("12.9", "575.51.03"),
+    ("13.0", "580.65.06"),
+    ("13.1", "590.44.01"),
+)
+#: CUDA major release -> the oldest Linux driver that runs every minor release of it (minor-version
+#: compatibility); none before CUDA 11.
+MINOR_COMPAT_FLOOR: dict[int, str] = {11: "450.80.02", 12: "525.60.13", 13: "580.65.06"}
+#: Majors NVIDIA has released; a driver newer than all of a major's floors runs that whole major.
+_MAJORS = tuple(sorted(MINOR_COMPAT_FLOOR))
+#: The same floors keyed by the major as text ("12"), as `compatibility` looks them up.
+MINOR_VERSION_FLOOR: dict[str, str] = {str(k): v for k, v in MINOR_COMPAT_FLOOR.items()}
 
 SOURCES: dict[str, tuple[str, str]] = {
-    "NV-RN": ("NVIDIA CUDA Toolkit release notes, table 3: CUDA Toolkit and corresponding driver versions",
-              "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html"),
-    "NV-COMPAT": ("NVIDIA CUDA Compatibility guide, Minor Version Compatibility, table 1",
-                  "https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html"),
+    "NV-RN": (
+        "NVIDIA CUDA Toolkit release notes, table 3: CUDA Toolkit and corresponding driver versions",
+        "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html",
+    ),
+    "NV-COMPAT": (
+        "NVIDIA CUDA Compatibility guide, Minor Version Compatibility, table 1",
+        "https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html",
+    ),
 }
+
+
+def _key(v: str) -> tuple[int, ...]:
+    out = []
+    for part in str(v).strip().split("."):
+        digits = "".join(ch for ch in part if ch.isdigit())
+        out.append(int(digits) if digits else 0)
+    return tuple(out)
+
+
+def min_driver(cuda_version: str) -> str | None:
+    """The driver CUDA `cuda_version` (`12.6`, `12.6.3`) shipped with (full support), or None when
+    the table does not know that release."""
+    mm = ".".join(str(cuda_version).split(".")[:2])
+    return next((d for c, d in TOOLKIT_DRIVERS if c == mm), None)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Support:
+    """How a driver runs a CUDA release: `ok`, and `how` it does ("full", "minor-version
+    compatibility", or "no"), with the driver `full_driver` that full support needs."""
+
+    ok: bool
+    how: str
+    full_driver: str | None
+
+
+def support(cuda_version: str, driver_version: str, *, ptx_jit: bool = False) -> Support:
+    """How driver `driver_version` (`550.54.15`) runs code built with CUDA `cuda_version` (`12.6`).
+
+    `ptx_jit`: the code must be JIT-compiled from PTX on this GPU, which minor-version
+    compatibility does not cover (see the module docstring)."""
+    full = min_driver(cuda_version)
+    if full and _key(driver_version) >= _key(full):
+        return Support(ok=True, how="full", full_driver=full)
+    major = _key(cuda_version)[0]
+    floor = MINOR_COMPAT_FLOOR.get(major)
+    if full is None and floor is None:
+        return Support(ok=False, how="no", full_driver=None)
+    if not ptx_jit and floor and _key(driver_version) >= _key(floor):
+        return Support(ok=True, how="minor-version compatibility", full_driver=full)
+    return Support(ok=False, how="no", full_driver=full)
+
+
+def driver_supports(cuda_version: str, driver_version: str, *, ptx_jit: bool = False) -> bool:
+    """Whether driver `driver_version` runs code built with CUDA `cuda_version`: full support, or
+    minor-version compatibility within the major release (not for PTX JIT)."""
+    return support(cuda_version, driver_version, ptx_jit=ptx_jit).ok
+
+
+def max_cuda_for_driver(driver_version: str, *, ptx_jit: bool = False) -> str | None:
+    """The newest CUDA release (major.minor, from TOOLKIT_DRIVERS) that `driver_version` runs, or
+    None for a driver older than every release in the table.  With minor-version compatibility
+    that is the newest release of the newest major whose floor the driver meets (driver 550 ->
+    13.x no, 12.x yes -> `12.9`); with `ptx_jit`, the newest one it fully supports (550 -> `12.4`)."""
+    runs = [c for c, _ in TOOLKIT_DRIVERS if driver_supports(c, driver_version, ptx_jit=ptx_jit)]
+    return max(runs, key=_key) if runs else None
+
+
+def max_full_cuda_for_driver(driver_version: str) -> str | None:
+    """The newest CUDA release `driver_version` supports fully (what `nvidia-smi` prints as
+    "CUDA Version"), or None."""
+    return max_cuda_for_driver(driver_version, ptx_jit=True)
 
 
 def version_key(text: str) -> tuple[int, ...]:
@@ -62,29 +157,6 @@ def major_minor(cuda: str) -> str | None:
     return ".".join(str(k) for k in key[:2])
 
 
-def min_driver(cuda: str) -> str | None:
-    """The driver that runs CUDA `cuda` (`12.6`, `12.6.3`) with every feature; None when the table
-    has no such release (`12.7`, `13.2`)."""
-    mm = major_minor(cuda)
-    for c, drv in TOOLKIT_DRIVERS:
-        if c == mm:
-            return drv
-    return None
-
-
-def max_cuda_for_driver(driver: str) -> str | None:
-    """The newest CUDA (major.minor) of the table whose full minimum `driver` meets, or None for a
-    driver older than every row (or no version at all)."""
-    have = version_key(driver)
-    if not have:
-        return None
-    best = None
-    for c, drv in TOOLKIT_DRIVERS:
-        if have >= version_key(drv):
-            best = c
-    return best
-
-
 def compatibility(cuda: str, driver: str) -> str | None:
     """How `driver` runs code built with CUDA `cuda`: "full" (the toolkit's own minimum is met),
     "minor" (only through minor-version compatibility: same major, driver >= the major's floor,
@@ -98,16 +170,10 @@ def compatibility(cuda: str, driver: str) -> str | None:
     if need is not None and have >= version_key(need):
         return "full"
     if need is None:
-        newest = max_cuda_for_driver(driver)
+        newest = max_full_cuda_for_driver(driver)
         if newest is not None and version_key(newest) >= want[:2]:
             return "full"
     floor = MINOR_VERSION_FLOOR.get(str(want[0]))
     if floor is not None and have >= version_key(floor):
         return "minor"
     return None
-
-
-def driver_supports(cuda: str, driver: str) -> bool:
-    """True when code built with CUDA `cuda` runs on `driver`, counting NVIDIA's minor-version
-    compatibility (`driver_supports("12.8", "535.104.05")` is True: 12.x runs on >= 525.60.13)."""
-    return compatibility(cuda, driver) is not None

@@ -127,7 +127,7 @@ def profile_from_facts(facts: dict, *, host: str | None = None,
                        virtual_packages: tuple[tuple[str, str, str], ...] | None = None) -> MachineProfile:
     """A MachineProfile from the probe's raw facts.  `virtual_packages` are py-rattler's when given
     (source "py-rattler"); otherwise they are derived from the facts (source "probe")."""
-    from envkit.conda.cuda_compat import max_cuda_for_driver
+    from envkit.conda.cuda_compat import max_full_cuda_for_driver
 
     sysf = facts.get("system") or {}
     cpu = facts.get("cpu") or {}
@@ -150,7 +150,7 @@ def profile_from_facts(facts: dict, *, host: str | None = None,
             notes.append(smi["error"])
             gpu_source = "none"
     if driver and not cuda:
-        cuda, cuda_source = max_cuda_for_driver(driver), "table"
+        cuda, cuda_source = max_full_cuda_for_driver(driver), "table"
     if not cuda:
         cuda_source = ""
     os_ = {"Linux": "linux", "Darwin": "osx", "Windows": "win"}.get(system, system.lower())

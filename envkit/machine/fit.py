@@ -22,13 +22,14 @@ from functools import lru_cache
 from importlib import resources
 from typing import Iterable, Sequence
 
-from envkit.conda.cuda_compat import compatibility, max_cuda_for_driver, min_driver, version_key
+from envkit.conda.families import CUDA_RUNTIME, TORCH, TORCH_CONDA_FAMILY
+from envkit.conda.cuda_compat import compatibility, max_full_cuda_for_driver, min_driver, version_key
 from envkit.machine.profile import Gpu, MachineProfile
 from envkit.model import LockedPackage
 
 #: The virtual packages whose requirements are compared with the machine.
 VIRTUAL = ("__glibc", "__cuda", "__osx", "__archspec", "__cuda_arch", "__linux", "__unix", "__win")
-_TORCH_FAMILY = ("pytorch", "torch")
+_TORCH_FAMILY = TORCH
 _NVIDIA_WHEEL = re.compile(r"^nvidia-[a-z0-9-]+-cu(?P<major>\d{2})$")
 _MANYLINUX = re.compile(r"^manylinux_(?P<a>\d+)_(?P<b>\d+)_")
 _LEGACY_MANYLINUX = {"manylinux1": "2.5", "manylinux2010": "2.12", "manylinux2014": "2.17"}
@@ -155,13 +156,13 @@ def cuda_claims(pkgs: Sequence[LockedPackage]) -> list[CudaClaim]:
     for p in pkgs:
         name = p.name.lower()
         if p.manager == "conda":
-            if name in ("cuda-version", "pytorch-cuda", "cudatoolkit", "cuda-cudart", "cuda-runtime"):
+            if name in CUDA_RUNTIME:
                 mm = _mm(p.version)
                 if mm:
                     out.append(CudaClaim(mm, _label(p), p.line, name))
                 continue
             info = decode(p.build, p.version, name)
-            if info.cuda and name in ("pytorch", "torchvision", "torchaudio", "libtorch"):
+            if info.cuda and name in TORCH_CONDA_FAMILY:
                 out.append(CudaClaim(info.cuda, _label(p), p.line, "its build string"))
             continue
         m = _NVIDIA_WHEEL.match(name)
@@ -216,7 +217,7 @@ def _cuda_issue(c: CudaClaim, profile: MachineProfile) -> Issue | None:
         return Issue(kind="cuda", level="warning", need=need, have=have, package=c.package, line=c.line,
                      detail=c.why, fix=f"runs through CUDA minor-version compatibility only (no JIT of "
                                        f"newer PTX); a driver >= {full or 'of that release'} runs it fully")
-    best = profile.driver_cuda or (max_cuda_for_driver(profile.driver) if profile.driver else None)
+    best = profile.driver_cuda or (max_full_cuda_for_driver(profile.driver) if profile.driver else None)
     fix = f"update the NVIDIA driver to >= {full}" if full else f"update the NVIDIA driver to one supporting CUDA {want}"
     if best:
         fix += f", or lock a CUDA {best.split('.')[0]}.x variant (this driver runs up to CUDA {best})"

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
+from envkit.conda.families import PYTORCH_INDEX_FAMILY
 from envkit.conda.names import pep503
 
 PYPI_SIMPLE = "https://pypi.org/simple"
@@ -24,8 +25,7 @@ _PYTORCH_INDEX = re.compile(r"^https?://download(?:-r2)?\.pytorch\.org/whl/(?:ni
 _PYTORCH_ARTIFACT = re.compile(r"^https?://download(?:-r2)?\.pytorch\.org/whl/(?:nightly/|test/)?"
                                r"(?P<variant>cu\d+|cpu|rocm[\d.]+|xpu)/")
 #: The projects the PyTorch index publishes per variant: a spec naming such an index means them.
-PYTORCH_FAMILY = frozenset({"torch", "torchvision", "torchaudio", "torchtext", "torchdata", "triton",
-                            "pytorch-triton", "pytorch-triton-rocm", "pytorch-triton-xpu", "xformers"})
+PYTORCH_FAMILY = PYTORCH_INDEX_FAMILY
 _OPTION = re.compile(r"^(?P<flag>--index-url|-i|--extra-index-url)(?:\s*=\s*|\s+)(?P<url>\S+)$")
 
 

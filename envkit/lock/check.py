@@ -1,0 +1,172 @@
+"""Checking a lock against its spec: a stale content hash, a spec entry the locked packages do not satisfy."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+from envkit.conda.names import pep503
+from envkit.model import EnvSpec, Lock, LockedPackage
+from envkit.lock.pip import target_markers
+from envkit.lock.staleness import Staleness, lock_staleness
+from envkit.lock.virtual import VirtualPackage
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LockProblem:
+    """One reason a lock does not fit its spec.
+
+    kind: "stale" (content hash differs or is missing), "missing-platform" (a platform the spec
+    names is not locked), "missing" (a spec entry has no locked package), "unsatisfied" (the locked
+    package does not match the entry).  `line` is the spec line of the entry, when known.
+    """
+
+    kind: str
+    platform: str | None
+    message: str
+    name: str | None = None
+    line: int | None = None
+
+    def __str__(self) -> str:
+        head = f"{self.platform}: " if self.platform else ""
+        return head + self.message
+
+
+def _check_conda(spec: EnvSpec, platform: str, conda: Mapping[str, LockedPackage]) -> list[LockProblem]:
+    """The spec's conda entries (not virtual packages) the locked conda packages of `platform` lack
+    or do not match (conda match semantics)."""
+    from envkit.conda.matchspec import matches
+
+    problems: list[LockProblem] = []
+    for dep in spec.conda:
+        if dep.name.startswith("__"):
+            continue
+        pkg = conda.get(dep.name)
+        if pkg is None:
+            problems.append(
+                LockProblem(
+                    kind="missing",
+                    platform=platform,
+                    name=dep.name,
+                    line=dep.line,
+                    message=f"{dep.spec()}: no such conda package in the lock",
+                )
+            )
+            continue
+        if not matches(
+            dep,
+            name=pkg.name,
+            version=pkg.version,
+            build=pkg.build,
+            build_number=pkg.build_number,
+            channel=pkg.channel,
+        ):
+            problems.append(
+                LockProblem(
+                    kind="unsatisfied",
+                    platform=platform,
+                    name=dep.name,
+                    line=dep.line,
+                    message=f"{dep.spec()}: locked {pkg.conda_form()} does not match",
+                )
+            )
+    return problems
+
+
+def check_lock(
+    spec: EnvSpec,
+    lock: Lock,
+    *,
+    platforms: Sequence[str] | None = None,
+    spec_path: str | None = None,
+    lock_text: str | None = None,
+    staleness: Sequence[Staleness] | None = None,
+    virtual_packages: Sequence[VirtualPackage] = (),
+) -> list[LockProblem]:
+    """The problems that make `lock` unfit for `spec` (empty when it fits), in a stable order.
+
+    For each locked platform (or `platforms`): the content hash must not be stale
+    (`lock_staleness(spec, lock, spec_path, lock_text=..., virtual_packages=...)`, or the verdicts
+    given as `staleness`; a "not-comparable" hash is no problem); every conda entry of the spec
+    must be matched (conda match semantics: version, build, build number, channel) by the locked
+    conda package of that name; every pip requirement whose marker applies to the platform must be
+    matched (PEP 440, pre-releases allowed) by a locked pip package of that name.  Virtual-package
+    entries (`__cuda`) and pip options are not package entries and are skipped.  Platforms the spec
+    lists (conda-lock's `platforms:` key) but the lock lacks are problems too.
+    """
+    problems: list[LockProblem] = []
+    plats = list(platforms) if platforms else list(lock.platforms)
+    for p in spec.platforms:
+        if p not in lock.platforms:
+            problems.append(
+                LockProblem(
+                    kind="missing-platform",
+                    platform=p,
+                    message=f"the spec lists platform {p} but the lock has no packages for it",
+                    line=spec.line_of("platforms"),
+                )
+            )
+    if staleness is None:
+        staleness = lock_staleness(
+            spec, lock, spec_path, lock_text=lock_text, platforms=plats, virtual_packages=virtual_packages
+        )
+    verdicts = {s.platform: s for s in staleness}
+    for platform in plats:
+        s = verdicts.get(platform)
+        if s is not None and s.status == "stale":
+            problems.append(LockProblem(kind="stale", platform=platform, message=s.message))
+        pkgs = lock.for_platform(platform)
+        conda = {p.name: p for p in pkgs if p.manager == "conda"}
+        pip = {pep503(p.name): p for p in pkgs if p.manager == "pip"}
+        problems.extend(_check_conda(spec, platform, conda))
+        problems.extend(_check_pip(spec, platform, pip, conda))
+    return problems
+
+
+def _check_pip(
+    spec: EnvSpec, platform: str, pip: Mapping[str, LockedPackage], conda: Mapping[str, LockedPackage]
+) -> list[LockProblem]:
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+    from packaging.markers import InvalidMarker, Marker
+    from packaging.version import InvalidVersion, Version
+
+    out: list[LockProblem] = []
+    python = conda.get("python")
+    env = target_markers(platform, python.version if python else "3")
+    for dep in spec.pip:
+        if dep.kind == "option" or not dep.name:
+            continue
+        if dep.marker:
+            try:
+                if not Marker(dep.marker).evaluate(dict(env, extra="")):
+                    continue
+            except InvalidMarker:
+                pass
+        pkg = pip.get(pep503(dep.name))
+        if pkg is None:
+            out.append(
+                LockProblem(
+                    kind="missing",
+                    platform=platform,
+                    name=dep.name,
+                    line=dep.line,
+                    message=f"pip {dep.text}: no such pip package in the lock",
+                )
+            )
+            continue
+        if dep.kind == "requirement" and dep.specifier:
+            try:
+                ok = SpecifierSet(dep.specifier).contains(Version(pkg.version), prereleases=True)
+            except (InvalidSpecifier, InvalidVersion):
+                ok = False
+            if not ok:
+                out.append(
+                    LockProblem(
+                        kind="unsatisfied",
+                        platform=platform,
+                        name=dep.name,
+                        line=dep.line,
+                        message=f"pip {dep.text}: locked {pkg.name}=={pkg.version} does not match",
+                    )
+                )
+    return out

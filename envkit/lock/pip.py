@@ -1,0 +1,258 @@
+"""Locking a spec's pip section for a target platform with pip's resolver (`pip install --dry-run --report`)."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from envkit.conda.names import pep503
+from envkit.errors import BackendError, UsageError, Where
+from envkit.model import EnvSpec, LockedPackage, PipDep
+from envkit.lock.virtual import DEFAULT_VIRTUAL_PACKAGES, VirtualPackage, vp_value
+
+
+_MACHINE = {
+    "64": "x86_64",
+    "aarch64": "aarch64",
+    "ppc64le": "ppc64le",
+    "arm64": "arm64",
+    "s390x": "s390x",
+    "32": "i686",
+    "armv7l": "armv7l",
+}
+
+
+def target_markers(platform: str, python_version: str) -> dict[str, str]:
+    """PEP 508 marker values of a conda `platform` running CPython `python_version`."""
+    os_part, _, arch = platform.partition("-")
+    machine = _MACHINE.get(arch, arch)
+    xy = ".".join(python_version.split(".")[:2])
+    full = python_version if python_version.count(".") >= 2 else f"{xy}.0"
+    if os_part == "osx":
+        sysp, system, osname = "darwin", "Darwin", "posix"
+    elif os_part == "win":
+        sysp, system, osname = "win32", "Windows", "nt"
+        machine = {"x86_64": "AMD64", "arm64": "ARM64", "i686": "x86"}.get(machine, machine)
+    else:
+        sysp, system, osname = "linux", "Linux", "posix"
+    return {
+        "sys_platform": sysp,
+        "platform_system": system,
+        "os_name": osname,
+        "platform_machine": machine,
+        "python_version": xy,
+        "python_full_version": full,
+        "implementation_name": "cpython",
+        "implementation_version": full,
+        "platform_python_implementation": "CPython",
+        "platform_release": "",
+        "platform_version": "",
+    }
+
+
+def wheel_platform_tags(platform: str, virtual_packages: Sequence[VirtualPackage] = ()) -> list[str]:
+    """Wheel platform tags a conda `platform` accepts, best first.  Linux tags go down from the
+    `__glibc` virtual package's version (manylinux_2_X ... 2_5 and the legacy aliases); macOS tags
+    from `__osx`'s version."""
+    os_part, _, arch = platform.partition("-")
+    machine = _MACHINE.get(arch, arch)
+    tags: list[str] = []
+    if os_part == "linux":
+        glibc = vp_value(virtual_packages, "__glibc") or DEFAULT_VIRTUAL_PACKAGES.get(platform, {}).get(
+            "__glibc", "2.17"
+        )
+        major, minor = (int(x) for x in (glibc.split(".") + ["0"])[:2])
+        minor = minor if major == 2 else 17
+        for m in range(minor, 4, -1):
+            tags.append(f"manylinux_2_{m}_{machine}")
+            legacy = {17: "manylinux2014", 12: "manylinux2010", 5: "manylinux1"}.get(m)
+            if legacy and (m != 5 or machine in ("x86_64", "i686")):
+                tags.append(f"{legacy}_{machine}")
+        tags.append(f"linux_{machine}")
+    elif os_part == "osx":
+        osx = vp_value(virtual_packages, "__osx") or "11.0"
+        major, minor = (int(x) for x in (osx.split(".") + ["0"])[:2])
+        arches = [machine, "universal2"] + (["intel", "fat64", "universal"] if machine == "x86_64" else [])
+        for mj in range(major, 10, -1):
+            for a in arches:
+                tags.append(f"macosx_{mj}_0_{a}")
+        if machine == "x86_64":
+            top = minor if major == 10 else 16
+            for mn in range(top, 8, -1):
+                for a in arches:
+                    tags.append(f"macosx_10_{mn}_{a}")
+    elif os_part == "win":
+        tags.append({"x86_64": "win_amd64", "arm64": "win_arm64", "i686": "win32"}.get(machine, f"win_{machine}"))
+    else:
+        raise UsageError(f"cannot lock pip packages for platform {platform!r}")
+    return list(dict.fromkeys(tags))
+
+
+# Runs pip in-process with PEP 508 markers evaluated for the TARGET platform: pip itself evaluates
+# them against the interpreter running it, which would drop `; sys_platform == "darwin"` wheels from
+# an osx-arm64 lock made on Linux.  `packaging.markers.default_environment` is the one function
+# every marker evaluation in pip's vendored packaging goes through.
+_PIP_SHIM = r"""
+import json, sys
+env = json.loads(sys.argv[1])
+from pip._vendor.packaging import markers
+_orig = markers.default_environment
+def _target():
+    d = dict(_orig())
+    d.update(env)
+    return d
+markers.default_environment = _target
+from pip._internal.cli.main import main
+sys.argv = ["pip"] + sys.argv[2:]
+sys.exit(main())
+"""
+
+
+def pip_argv(
+    platform: str,
+    python_version: str,
+    *,
+    virtual_packages: Sequence[VirtualPackage] = (),
+    requirements_file: str,
+    report_file: str,
+    python: str | None = None,
+) -> list[str]:
+    """The pip command `lock_pip` runs (pip's resolver in dry-run mode, for the target platform)."""
+    import sys
+
+    xy = python_version.split(".")[:2]
+    abi = f"cp{''.join(xy)}"
+    argv = [
+        python or sys.executable,
+        "-c",
+        _PIP_SHIM,
+        json.dumps(target_markers(platform, python_version), sort_keys=True),
+        "install",
+        "--dry-run",
+        "--ignore-installed",
+        "--quiet",
+        "--disable-pip-version-check",
+        "--no-input",
+        "--report",
+        report_file,
+        "--only-binary=:all:",
+        "--implementation",
+        "cp",
+        "--python-version",
+        ".".join(xy),
+        "--abi",
+        abi,
+        "--abi",
+        "abi3",
+        "--abi",
+        "none",
+    ]
+    for tag in wheel_platform_tags(platform, virtual_packages):
+        argv += ["--platform", tag]
+    argv += ["-r", requirements_file]
+    return argv
+
+
+def pip_requirements_text(entries: Sequence[PipDep]) -> str:
+    """The pip section as a requirements file (options and entries in file order)."""
+    lines = []
+    for p in entries:
+        text = p.raw.strip() if p.kind == "option" and p.raw.strip() else p.text
+        if p.editable and not text.startswith("-e"):
+            text = f"-e {text}"
+        lines.append(text)
+    return "\n".join(lines) + "\n"
+
+
+def lock_pip(
+    spec: EnvSpec,
+    platform: str,
+    python_version: str,
+    *,
+    virtual_packages: Sequence[VirtualPackage] = (),
+    timeout: float = 600,
+    cwd: str | None = None,
+) -> tuple[LockedPackage, ...]:
+    """Resolve the pip section of `spec` for `platform` and CPython `python_version`, with hashes.
+
+    Runs `pip install --dry-run --ignore-installed --report` (wheels only, `--platform`/`--abi`/
+    `--python-version` for the target, markers evaluated for the target) and returns one pip
+    LockedPackage per distribution pip would install, with its URL, sha256 (when the index or file
+    gave one) and dependencies.  Options in the pip section (`--index-url`, `--find-links`,
+    `--no-index`, ...) are passed to pip as written; relative paths are relative to the spec's
+    directory.  Raises BackendError when pip fails or cannot resolve.
+    """
+    entries = list(spec.pip)
+    if not any(p.kind != "option" for p in entries):
+        return ()
+    workdir = cwd or (os.path.dirname(os.path.abspath(spec.source)) if spec.source else os.getcwd())
+    from envkit._proc import run
+
+    with tempfile.TemporaryDirectory(prefix="envkit-pip-") as tmp:
+        req = os.path.join(tmp, "requirements.txt")
+        report = os.path.join(tmp, "report.json")
+        Path(req).write_text(pip_requirements_text(entries), encoding="utf-8")
+        argv = pip_argv(
+            platform, python_version, virtual_packages=virtual_packages, requirements_file=req, report_file=report
+        )
+        env = dict(os.environ, PIP_NO_INPUT="1", PIP_DISABLE_PIP_VERSION_CHECK="1")
+        result = run(argv, timeout=timeout, cwd=workdir, env=env, check=False, what="pip")
+        if not result.ok:
+            from envkit._proc import tail
+
+            if "No module named pip" in result.stderr:
+                raise BackendError(
+                    "pip is not installed in envkit's Python, so the pip section cannot be locked",
+                    hint="python -m ensurepip, or pip install pip",
+                )
+            raise BackendError(
+                f"{platform}: pip could not resolve the pip section (python {python_version})",
+                where=Where(file=spec.source, line=spec.line_of("dependencies")),
+                text=tail(result.stderr or result.stdout) or None,
+            )
+        data = json.loads(Path(report).read_text(encoding="utf-8"))
+    return tuple(report_package(item, platform, python_version) for item in data.get("install", []))
+
+
+def report_package(item: Mapping, platform: str, python_version: str) -> LockedPackage:
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    from envkit.urls import redact_url
+
+    meta = item.get("metadata", {})
+    info = item.get("download_info", {}) or {}
+    url = info.get("url")
+    sha256 = None
+    archive = info.get("archive_info") or {}
+    hashes = archive.get("hashes") or {}
+    if "sha256" in hashes:
+        sha256 = hashes["sha256"]
+    elif str(archive.get("hash", "")).startswith("sha256="):
+        sha256 = archive["hash"].split("=", 1)[1]
+    vcs = info.get("vcs_info")
+    if vcs and url:
+        url = f"{vcs.get('vcs', 'git')}+{url}@{vcs.get('commit_id', '')}".rstrip("@")
+    env = target_markers(platform, python_version)
+    deps: dict[str, str] = {}
+    for text in meta.get("requires_dist") or []:
+        try:
+            r = Requirement(text)
+        except InvalidRequirement:
+            continue
+        if r.marker is not None and not r.marker.evaluate(dict(env, extra="")):
+            continue
+        deps.setdefault(pep503(r.name), str(r.specifier))
+    editable = bool((info.get("dir_info") or {}).get("editable"))
+    return LockedPackage(
+        manager="pip",
+        name=pep503(meta.get("name", "")),
+        version=str(meta.get("version", "")),
+        platform=platform,
+        url=redact_url(url)[0] if url else None,
+        sha256=sha256,
+        depends=tuple(sorted(deps.items())),
+        editable=editable,
+    )

@@ -1,0 +1,28 @@
+"""Reading the lock (or spec) file a command was given, with hints in the commands' option names."""
+
+from __future__ import annotations
+
+
+def read_lock_file(path: str, input_format: str | None, environment: str | None, *, format_hint: str | None = None):
+    """(text, model) of the file at `path`, read as `input_format` (detected when None), with the
+    pixi.lock `environment`.
+
+    The readers' hints name the library's option names (`pass --format`, `--environment`); here
+    they are `--input-format` and `--env`, as in `envkit diff`.  A command without --input-format
+    passes `format_hint`, which replaces a hint naming --format.
+    """
+    from envkit.errors import EnvkitError
+    from envkit.formats import read_text
+    from envkit.io import read_text as read_file_text
+    from envkit.lock.metadata import apply_lock_metadata
+    from envkit.model import Lock
+
+    try:
+        text = read_file_text(path)
+        model = read_text(text, filename=path, format=input_format, environment=environment)
+        # what envkit recorded in conda-lock.yml's custom_metadata (editable pip packages)
+        return text, apply_lock_metadata(model) if isinstance(model, Lock) else model
+    except EnvkitError as exc:
+        if exc.hint and "pass --format" in exc.hint:
+            exc.hint = format_hint or exc.hint.replace("pass --format", "pass --input-format")
+        raise

@@ -1,0 +1,317 @@
+"""Solving a spec for its platforms with py-rattler, then its pip section with pip."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from typing import Callable, Mapping, Sequence
+
+from envkit.lock.pip_index import INDEX_KEY, index_mismatches, index_record
+from envkit.lock.solve_errors import solve_failure
+from envkit.errors import BackendError, SolveError, UsageError, Where
+from envkit.model import Channel, EnvSpec, Lock, LockedPackage
+from envkit.lock.content_hash import spec_content_hash
+from envkit.lock.metadata import lock_metadata
+from envkit.lock.packages import sort_packages, split_depend
+from envkit.lock.pip import lock_pip
+from envkit.lock.virtual import VirtualPackage, virtual_packages_for
+
+
+CHANNEL_PRIORITIES = ("strict", "flexible", "disabled")
+
+
+def channel_sources(channels: Sequence[Channel], platform: str) -> list[str]:
+    """The channel URLs (or names) rattler is given, in priority order.  `defaults` becomes
+    Anaconda's main and r channels (and msys2 on Windows); `nodefaults` is dropped."""
+    out: list[str] = []
+    for ch in channels:
+        if ch.name == "nodefaults":
+            continue
+        if ch.name == "defaults":
+            extra = ["https://repo.anaconda.com/pkgs/main", "https://repo.anaconda.com/pkgs/r"]
+            if platform.startswith("win-"):
+                extra.append("https://repo.anaconda.com/pkgs/msys2")
+            out.extend(extra)
+        else:
+            out.append(ch.url or ch.name)
+    return list(dict.fromkeys(out))
+
+
+def record_to_package(record, platform: str) -> LockedPackage:
+    """A py-rattler RepoDataRecord as a locked conda package for `platform`."""
+    from envkit.conda.channels import channel_of_url, parse_channel
+    from envkit.urls import redact_url
+
+    url = redact_url(str(record.url))[0]
+    chan_text = str(record.channel) if record.channel else ""
+    channel = parse_channel(chan_text).name if chan_text else channel_of_url(url)[0].name
+    return LockedPackage(
+        manager="conda",
+        name=record.name.normalized,
+        version=str(record.version),
+        build=str(record.build),
+        build_number=int(record.build_number),
+        channel=channel,
+        platform=platform,
+        subdir=str(record.subdir),
+        url=url,
+        md5=record.md5.hex() if record.md5 else None,
+        sha256=record.sha256.hex() if record.sha256 else None,
+        depends=tuple(split_depend(d) for d in record.depends),
+    )
+
+
+def solve_conda(
+    spec: EnvSpec,
+    platform: str,
+    *,
+    channel_priority: str = "strict",
+    virtual_packages: Sequence[VirtualPackage] = (),
+    timeout: float | None = 600,
+) -> tuple[LockedPackage, ...]:
+    """Solve the conda dependencies of `spec` for one platform and return the locked packages."""
+    return _solve_many(
+        spec, [platform], channel_priority=channel_priority, virtual_packages=virtual_packages, timeout=timeout
+    )[platform]
+
+
+def _require_virtual(spec: EnvSpec, platform: str, vps: Sequence[VirtualPackage]) -> None:
+    """Refuse a spec asking for a virtual package (`__cuda >=12`) not set for `platform`: it is a
+    requirement on the target machine, not a package, so the solve honours it through `vps`."""
+    for d in spec.conda:
+        if d.name.startswith("__") and not any(v.name == d.name for v in vps):
+            raise SolveError(
+                f"{platform}: the spec requires virtual package {d.spec()!r}, which is not set for this platform",
+                where=Where(file=spec.source, line=d.line, key="dependencies"),
+                hint=f"pass --virtual-package {platform}:{d.name}=VERSION",
+            )
+
+
+def _solve_many(
+    spec: EnvSpec,
+    platforms: Sequence[str],
+    *,
+    channel_priority: str,
+    virtual_packages: Sequence[VirtualPackage],
+    timeout: float | None,
+) -> dict[str, tuple[LockedPackage, ...]]:
+    import asyncio
+    import datetime
+
+    import rattler
+
+    if channel_priority not in CHANNEL_PRIORITIES:
+        raise UsageError(
+            f"unknown channel priority {channel_priority!r}", hint="use one of: " + ", ".join(CHANNEL_PRIORITIES)
+        )
+    priority = {
+        "strict": rattler.ChannelPriority.Strict,
+        "flexible": rattler.ChannelPriority.Flexible,
+        "disabled": rattler.ChannelPriority.Disabled,
+    }[channel_priority]
+    where = Where(file=spec.source, line=spec.line_of("channels"), key="channels")
+    from envkit.conda.matchspec import to_rattler
+
+    # MatchSpec objects, not strings: rattler reads strings strictly and refuses `name=1.2=build`
+    specs = [to_rattler(d, source=spec.source) for d in spec.conda]
+    # conda searches a `chan::pkg` spec's channel even when `channels:` does not list it (after
+    # the listed ones); rattler only searches its sources, so they must include it.
+    spec_channels = _spec_channels(spec)
+
+    async def one(platform: str):
+        sources = channel_sources(spec.channels, platform)
+        if sources:
+            sources = list(dict.fromkeys(sources + channel_sources(spec_channels, platform)))
+        if not sources:
+            raise SolveError(
+                f"{platform}: the spec lists no channels to solve from",
+                where=where,
+                hint="add a `channels:` list (e.g. conda-forge) to the environment file",
+            )
+        vps = virtual_packages_for(platform, virtual_packages)
+        _require_virtual(spec, platform, vps)
+        generic = [
+            rattler.GenericVirtualPackage(
+                rattler.PackageName(v.name), rattler.Version(v.version), rattler.BuildString(v.build)
+            )
+            for v in vps
+        ]
+        try:
+            records = await rattler.solve(
+                sources=sources,
+                specs=specs,
+                platforms=[platform, "noarch"],
+                virtual_packages=generic,
+                channel_priority=priority,
+                timeout=datetime.timedelta(seconds=timeout) if timeout else None,
+            )
+        except Exception as exc:  # rattler raises its own exception classes
+            name = type(exc).__name__
+            if name in ("SolverError", "UnsolvableError"):
+                raise SolveError(
+                    f"{platform}: cannot solve the spec", where=Where(file=spec.source), text=str(exc).strip()
+                ) from None
+            raise solve_failure(exc, platform, spec.source, sources) from None
+        return platform, tuple(record_to_package(r, platform) for r in records)
+
+    async def main():
+        return await asyncio.gather(*(one(p) for p in platforms))
+
+    return dict(asyncio.run(main()))
+
+
+def _spec_channels(spec: EnvSpec) -> list[Channel]:
+    """The channels named by `chan::pkg` dependencies, in file order."""
+    from envkit.conda.channels import parse_channel
+
+    return [parse_channel(n) for n in dict.fromkeys(d.channel for d in spec.conda if d.channel)]
+
+
+def solve_spec(
+    spec: EnvSpec,
+    platforms: Sequence[str],
+    *,
+    channel_priority: str = "strict",
+    virtual_packages: Sequence[VirtualPackage] = (),
+    lock_pip_section: bool = True,
+    pip_timeout: float = 600,
+    solve_timeout: float | None = 600,
+    progress: Callable[[str], None] | None = None,
+) -> Lock:
+    """Solve `spec` for every platform in `platforms` and return the Lock.
+
+    Conda dependencies are solved with py-rattler; the pip section (when the spec has one) is then
+    locked per platform with `lock_pip`, for the python version the conda solve chose.  Raises
+    SolveError when a platform cannot be solved, UsageError for an unknown platform or channel
+    priority, BackendError when pip fails.
+    """
+    plats = check_platforms(platforms or spec.platforms, spec)
+    say = progress or (lambda _m: None)
+    say(f"solving {', '.join(plats)} with py-rattler (fetching the channels' repodata)")
+    solved = _solve_many(
+        spec, plats, channel_priority=channel_priority, virtual_packages=virtual_packages, timeout=solve_timeout
+    )
+    packages: list[LockedPackage] = []
+    for platform in plats:
+        conda = solved[platform]
+        say(f"{platform}: {len(conda)} conda packages solved")
+        packages.extend(conda)
+        pip_entries = [p for p in spec.pip if p.kind != "option"]
+        if lock_pip_section and pip_entries:
+            python = next((p for p in conda if p.name == "python"), None)
+            if python is None:
+                raise SolveError(
+                    f"{platform}: the spec has a pip section but the solution has no python",
+                    where=Where(file=spec.source, line=spec.line_of("dependencies")),
+                    hint="add python (e.g. python=3.11) to the conda dependencies",
+                )
+            say(f"{platform}: locking the pip section with pip (python {python.version})")
+            pip = lock_pip(
+                spec,
+                platform,
+                python.version,
+                virtual_packages=virtual_packages_for(platform, virtual_packages),
+                timeout=pip_timeout,
+            )
+            _require_named_index(spec, platform, pip)
+            packages.extend(pip)
+    hashes = tuple((p, spec_content_hash(spec, p)) for p in plats)
+    channels = tuple(c for c in spec.channels if c.name != "nodefaults")
+    sources = (os.path.basename(spec.source),) if spec.source else ()
+    metadata = lock_metadata(packages, spec.variables)
+    indexes = index_record(packages, lock_pip_options(spec)) if lock_pip_section else {}
+    if indexes:  # where each pip artifact came from (which of the spec's indexes)
+        metadata = _add_custom(metadata, {INDEX_KEY: json.dumps(indexes, separators=(",", ":"))})
+    return Lock(
+        kind="conda-lock",
+        platforms=plats,
+        packages=sort_packages(packages),
+        channels=channels,
+        content_hash=hashes,
+        sources=sources,
+        pip_options=lock_pip_options(spec),
+        metadata=metadata,
+    )
+
+
+def _add_custom(metadata: Sequence[tuple[str, str]], add: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    """`metadata` with `add` merged into its custom_metadata entry (made when absent)."""
+    out, done = [], False
+    for k, v in metadata:
+        if k == "custom_metadata":
+            custom = json.loads(v) if v else {}
+            v, done = json.dumps({**custom, **add}, ensure_ascii=False, separators=(",", ":")), True
+        out.append((k, v))
+    if not done:
+        out.append(("custom_metadata", json.dumps(dict(add), ensure_ascii=False, separators=(",", ":"))))
+    return tuple(out)
+
+
+def _require_named_index(spec: EnvSpec, platform: str, pip: Sequence[LockedPackage]) -> None:
+    """Raise BackendError when a PyTorch-family package the pip section asks for was locked from
+    another index than the PyTorch wheel index the section names (pip fell back to an extra index,
+    PyPI, because that one was unreachable or lacks the release)."""
+    requested = [d.name for d in spec.pip if d.kind != "option" and d.name]
+    bad = index_mismatches(requested, pip, lock_pip_options(spec))
+    if not bad:
+        return
+    b = bad[0]
+    others = f" (and {', '.join(x.name for x in bad[1:])})" if len(bad) > 1 else ""
+    came = f"from {b.got}" if b.got else f"from {b.url}"
+    raise BackendError(
+        f"{platform}: pip locked {b.name}=={b.version}{others} {came}, not from the index the pip section "
+        f"names for it, {b.wanted}: that index was unreachable or lacks the release, and pip fell back to "
+        "another index",
+        where=Where(file=spec.source, line=spec.line_of("dependencies")),
+        hint=f"check that {b.wanted} is reachable (network, proxy, PIP_* settings) and has that release; "
+        "nothing was written",
+    )
+
+
+#: The pip options of a spec that a lock keeps for `envkit create`: where pip finds the locked
+#: artifacts.  Others (`-r`, `-c`, `--pre`, ...) shaped the resolution, which the lock now records.
+_KEPT_PIP_OPTIONS = ("--index-url", "-i", "--extra-index-url", "--find-links", "-f", "--no-index", "--trusted-host")
+
+
+def rebase_pip_options(options: Sequence[str], from_dir: str, to_dir: str) -> tuple[str, ...]:
+    """`options` with each relative `--find-links`/`-f` path (relative to `from_dir`, the spec's
+    directory) rewritten relative to `to_dir` (the lock's), so that `envkit create` finds it from
+    the lock.  URLs and absolute paths are unchanged."""
+    out = []
+    for opt in options:
+        m = re.match(r"^(?P<flag>--find-links|-f)(?P<sep>\s*=?\s*)(?P<path>\S+)$", opt.strip())
+        if m and "://" not in m.group("path") and not os.path.isabs(m.group("path")):
+            target = os.path.normpath(os.path.join(from_dir, m.group("path")))
+            rel = os.path.relpath(target, to_dir)
+            opt = f"{m.group('flag')} {rel if rel.startswith('.') else './' + rel}"
+        out.append(opt)
+    return tuple(out)
+
+
+def lock_pip_options(spec: EnvSpec) -> tuple[str, ...]:
+    """The pip options of `spec`'s pip section a lock records (`Lock.pip_options`), in file order:
+    index and link options only (`--index-url`, `--extra-index-url`, `--find-links`, `--no-index`,
+    `--trusted-host`), with credentials redacted as the spec model has them."""
+    out = []
+    for p in spec.pip:
+        if p.kind != "option":
+            continue
+        head = re.split(r"[\s=]", p.text.strip(), maxsplit=1)[0]
+        if head in _KEPT_PIP_OPTIONS:
+            out.append(p.text.strip())
+    return tuple(out)
+
+
+def check_platforms(platforms: Sequence[str], spec: EnvSpec) -> tuple[str, ...]:
+    from envkit.conda.channels import KNOWN_SUBDIRS
+
+    if not platforms:
+        raise UsageError("no platform to lock for", hint="pass --platform (e.g. --platform linux-64)")
+    for p in platforms:
+        if p not in KNOWN_SUBDIRS or p == "noarch":
+            raise UsageError(
+                f"unknown platform {p!r}",
+                hint="use a conda subdir such as linux-64, linux-aarch64, osx-64, osx-arm64, win-64",
+            )
+    return tuple(sorted(set(platforms)))

@@ -1,0 +1,93 @@
+"""Virtual packages: the defaults assumed per platform when solving, and `--virtual-package` overrides."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from envkit.errors import UsageError
+
+
+#: Virtual packages assumed for each platform when solving (name -> "version" or "version build").
+#: These are conda-lock's defaults (conda_lock/default-virtual-packages.yaml) without `__cuda`: a
+#: CUDA build is only chosen when the user says the target has CUDA (`--virtual-package
+#: linux-64:__cuda=12.4`), as `CONDA_OVERRIDE_CUDA` does for conda.
+DEFAULT_VIRTUAL_PACKAGES: dict[str, dict[str, str]] = {
+    "linux-64": {"__unix": "0", "__linux": "5.10", "__glibc": "2.28", "__archspec": "1 x86_64"},
+    "linux-aarch64": {"__unix": "0", "__linux": "5.10", "__glibc": "2.28", "__archspec": "1 aarch64"},
+    "linux-ppc64le": {"__unix": "0", "__linux": "5.10", "__glibc": "2.28", "__archspec": "1 ppc64le"},
+    "osx-64": {"__unix": "0", "__osx": "11.0", "__archspec": "1 x86_64"},
+    "osx-arm64": {"__unix": "0", "__osx": "11.0", "__archspec": "1 arm64"},
+    "win-64": {"__win": "0", "__archspec": "1 x86_64"},
+    "win-arm64": {"__win": "0", "__archspec": "1 arm64"},
+}
+
+_VP_NAME = re.compile(r"__[a-z0-9_]+")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class VirtualPackage:
+    """A virtual package setting: `platform` None means every platform being solved."""
+
+    name: str
+    version: str
+    build: str = "0"
+    platform: str | None = None
+
+    def __str__(self) -> str:
+        head = f"{self.platform}:" if self.platform else ""
+        return f"{head}{self.name}={self.version}={self.build}"
+
+
+def parse_virtual_package(text: str) -> VirtualPackage:
+    """Parse `[PLATFORM:]__name=version[=build]` (e.g. `linux-64:__cuda=12.4`, `__glibc=2.17`).
+
+    Raises UsageError for any other shape.
+    """
+    from envkit.conda.channels import KNOWN_SUBDIRS
+
+    raw = text.strip()
+    platform = None
+    head, sep, rest = raw.partition(":")
+    if sep and not head.startswith("__"):
+        if head not in KNOWN_SUBDIRS or head == "noarch":
+            raise UsageError(
+                f"--virtual-package {raw!r}: unknown platform {head!r}",
+                hint="write PLATFORM:__name=version, e.g. linux-64:__cuda=12.4",
+            )
+        platform, raw = head, rest
+    name, _, tail = raw.partition("=")
+    version, _, build = tail.partition("=")
+    if not _VP_NAME.fullmatch(name) or not version.strip():
+        raise UsageError(
+            f"--virtual-package {text!r}: expected [PLATFORM:]__name=version[=build]",
+            hint="e.g. --virtual-package linux-64:__cuda=12.4 or --virtual-package __glibc=2.17",
+        )
+    try:
+        from rattler import Version
+
+        Version(version.strip())
+    except Exception:
+        raise UsageError(f"--virtual-package {text!r}: {version!r} is not a version") from None
+    return VirtualPackage(name=name, version=version.strip(), build=build.strip() or "0", platform=platform)
+
+
+def virtual_packages_for(platform: str, overrides: Iterable[VirtualPackage] = ()) -> tuple[VirtualPackage, ...]:
+    """The virtual packages in force for `platform`: the defaults, then `overrides` (a later one
+    for the same name wins; a platform-specific one beats an all-platform one).  Sorted by name."""
+    found: dict[str, VirtualPackage] = {}
+    for name, value in DEFAULT_VIRTUAL_PACKAGES.get(platform, {}).items():
+        version, _, build = value.partition(" ")
+        found[name] = VirtualPackage(name=name, version=version, build=build or "0", platform=platform)
+    overrides = list(overrides)
+    for vp in [v for v in overrides if v.platform is None] + [v for v in overrides if v.platform == platform]:
+        found[vp.name] = VirtualPackage(name=vp.name, version=vp.version, build=vp.build, platform=platform)
+    return tuple(found[k] for k in sorted(found))
+
+
+def vp_value(vps: Sequence[VirtualPackage], name: str) -> str | None:
+    for vp in vps:
+        if vp.name == name:
+            return vp.version
+    return None

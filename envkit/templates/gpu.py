@@ -1,0 +1,176 @@
+"""`template --detect`: this machine's NVIDIA driver, and the CUDA variant it can run."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable, Mapping
+
+from envkit.errors import EnvkitError, UsageError
+from envkit.templates.matrix import Matrix, normalize_cuda, torch_minor, vkey
+
+if TYPE_CHECKING:  # pragma: no cover
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class GpuInfo:
+    """What the machine's NVIDIA driver offers: the highest CUDA it runs, and its version."""
+
+    cuda: str | None
+    driver: str | None
+    source: str  # "nvidia-smi", "py-rattler __cuda", "CONDA_OVERRIDE_CUDA", "none"
+    detail: str = ""  # why nothing was found
+
+
+_SMI_DRIVER = re.compile(r"Driver Version:\s*([0-9][0-9.]*)")
+_SMI_CUDA = re.compile(r"CUDA Version:\s*([0-9]+\.[0-9]+)")
+
+
+def parse_nvidia_smi(text: str) -> tuple[str | None, str | None]:
+    """(driver version, CUDA version) from `nvidia-smi`'s banner; None for what it lacks."""
+    d = _SMI_DRIVER.search(text)
+    c = _SMI_CUDA.search(text)
+    return (d.group(1) if d else None, c.group(1) if c else None)
+
+
+def _rattler_cuda() -> str | None:
+    from rattler import VirtualPackage, VirtualPackageOverrides
+
+    for vp in VirtualPackage.detect(VirtualPackageOverrides.from_env()):
+        g = vp.into_generic()
+        if g.name.normalized == "__cuda":
+            return str(g.version)
+    return None
+
+
+def detect_gpu(
+    matrix: Matrix,
+    *,
+    environ: Mapping[str, str] | None = None,
+    which: Callable[[str], str | None] | None = None,
+    run: Callable[..., object] | None = None,
+    rattler_cuda: Callable[[], str | None] | None = None,
+) -> GpuInfo:
+    """Find the NVIDIA driver's CUDA capability.
+
+    Order: `CONDA_OVERRIDE_CUDA` (conda's own override; empty means no GPU), then `nvidia-smi`
+    (driver version and "CUDA Version"), then py-rattler's `__cuda` virtual package detection.
+    Never raises for a missing or failing nvidia-smi; returns GpuInfo(cuda=None, ...) then.
+    """
+    from envkit import _proc
+
+    env = os.environ if environ is None else environ
+    which = which or _proc.which
+    run = run or _proc.run
+    rattler_cuda = rattler_cuda or _rattler_cuda
+    if "CONDA_OVERRIDE_CUDA" in env:
+        value = env["CONDA_OVERRIDE_CUDA"].strip()
+        if not value:
+            return GpuInfo(None, None, "CONDA_OVERRIDE_CUDA", "CONDA_OVERRIDE_CUDA is set empty")
+        try:
+            return GpuInfo(normalize_cuda(value), None, "CONDA_OVERRIDE_CUDA")
+        except UsageError:
+            raise UsageError(
+                f"CONDA_OVERRIDE_CUDA={value!r} is not a CUDA version",
+                hint="set it to major.minor (12.6), or to nothing for no GPU",
+            ) from None
+    details: list[str] = []
+    smi = which("nvidia-smi")
+    if smi is None:
+        details.append("nvidia-smi not found")
+    else:
+        try:
+            res = run([smi], timeout=30, check=False, what="nvidia-smi")
+        except EnvkitError as exc:
+            res = None
+            details.append(f"nvidia-smi failed: {exc.message}")
+        if res is not None:
+            if res.ok:
+                driver, cuda = parse_nvidia_smi(res.stdout)
+                if driver and not cuda:
+                    cuda = matrix.cuda_for_driver(driver)
+                if cuda:
+                    return GpuInfo(cuda, driver, "nvidia-smi")
+                details.append("nvidia-smi printed no driver version")
+            else:
+                last = (res.stdout or res.stderr).strip().splitlines()
+                details.append(f"nvidia-smi failed (exit {res.returncode})" + (f": {last[0].strip()}" if last else ""))
+    try:
+        cuda = rattler_cuda()
+    except Exception as exc:  # py-rattler's detection errors are not ours to crash on
+        cuda = None
+        details.append(f"py-rattler could not detect virtual packages: {exc}")
+    if cuda:
+        return GpuInfo(normalize_cuda(cuda), None, "py-rattler __cuda")
+    details.append("py-rattler reports no __cuda virtual package")
+    return GpuInfo(None, None, "none", "; ".join(details))
+
+
+@dataclass(frozen=True, slots=True)
+class Detection:
+    """What `--detect` chose: a CUDA version (None: CPU), with notes and warnings to show."""
+
+    cuda: str | None
+    messages: tuple[str, ...]
+    warnings: tuple[str, ...]
+
+
+def pick_detected_cuda(matrix: Matrix, torch: str, style: str, gpu: GpuInfo) -> Detection:
+    """Pick the highest CUDA variant of `torch` in `style` that `gpu` runs.
+
+    No GPU: CPU, and a message saying so.  A driver too old for every variant: the oldest
+    variant, with a warning naming the driver it needs.
+    """
+    if gpu.cuda is None:
+        why = f" ({gpu.detail})" if gpu.detail else ""
+        return Detection(None, (f"no NVIDIA GPU detected{why}; generating a CPU environment",), ())
+    from envkit.conda.cuda_compat import MINOR_COMPAT_FLOOR, support
+
+    variants = matrix.cuda_variants(torch, style)
+    have = f"driver {gpu.driver}, CUDA {gpu.cuda}" if gpu.driver else f"CUDA {gpu.cuda}"
+
+    def full(v: str) -> bool:
+        if gpu.driver:
+            return support(v, gpu.driver).how == "full"
+        return vkey(v) <= vkey(gpu.cuda)  # only the driver's CUDA version is known (__cuda)
+
+    def minor_compat(v: str) -> bool:
+        # NVIDIA's minor-version compatibility (envkit.conda.cuda_compat): a CUDA 12.x build runs on any
+        # driver >= 525.60.13, not only on the one its toolkit shipped with
+        if gpu.driver:
+            return support(v, gpu.driver).ok
+        return vkey(v)[0] == vkey(gpu.cuda)[0] and vkey(v)[0] in MINOR_COMPAT_FLOOR
+
+    # an experimental variant (new GPUs, whose support needs the newer driver anyway) only with
+    # full support; a stable one through minor-version compatibility too
+    release = matrix.find_release(torch)
+    experimental = set(release.experimental_cuda) if release and style == "pip" else set()
+    fitting = [v for v in variants if full(v) or (v not in experimental and minor_compat(v))]
+    if fitting:
+        chosen = max(fitting, key=vkey)
+        notes = [f"detected NVIDIA {have} ({gpu.source}); picked CUDA {chosen}"]
+        if vkey(chosen) > vkey(gpu.cuda):
+            need = matrix.min_driver(chosen)
+            notes.append(
+                f"CUDA {chosen} runs on this driver through NVIDIA's minor-version compatibility "
+                f"(limited feature set); kernels JIT-compiled from PTX need the full driver"
+                f"{f' (>= {need})' if need else ''}"
+            )
+        return Detection(chosen, tuple(notes), ())
+    chosen = min(variants, key=vkey)
+    need = matrix.min_driver(chosen)
+    need_text = f"an NVIDIA driver >= {need}" if need else f"a driver that supports CUDA {chosen}"
+    here = f"driver {gpu.driver} supports CUDA {gpu.cuda}" if gpu.driver else f"driver supports CUDA {gpu.cuda} only"
+    warning = (
+        f"CUDA {chosen} needs {need_text}, but this machine's {here} ({gpu.source}); update the driver, or use --cpu"
+    )
+    return Detection(
+        chosen,
+        (
+            f"detected NVIDIA {have} ({gpu.source}); no CUDA variant of torch "
+            f"{torch_minor(torch)} runs on it; picked the oldest, CUDA {chosen}",
+        ),
+        (warning,),
+    )
