@@ -33,7 +33,7 @@ def cases(work):
 
     def measure():
         from envkit.backends.native import read_prefix
-        from envkit.commands.export import render_export
+        from envkit.render.export import render_export
 
         render_export(read_prefix(prefix), fmt="yaml")
 

@@ -27,6 +27,41 @@ __all__ = ["detect_format", "read_text", "read_file", "write_text", "normalize",
 
 
 # --------------------------------------------------------------------------------------------
+# facades: each public function names the core it checks arguments for, in one place
+
+
+#: facade name -> its core ("module:function").  tests/test_api_signatures.py compares each
+#: facade's signature with its core's (names, kinds, defaults), so the two cannot drift apart.
+CORES: dict[str, str] = {}
+
+#: (facade, parameter) -> the facade's own default where it deliberately differs from the core's.
+CONVENIENCE_DEFAULTS: dict[tuple[str, str], str] = {
+    ("diff", "label_a"): "None: the path given, else 'A'",
+    ("diff", "label_b"): "None: the path given, else 'B'",
+    ("run_checks", "config"): "None: Config(), every rule at its default severity",
+    ("solve_spec", "platforms"): "None: the spec's own platforms",
+}
+
+
+def _facade(core: str):
+    """Record that the decorated function checks the arguments of `core` ("module:function")."""
+    def wrap(fn):
+        CORES[fn.__name__] = core
+        fn.__envkit_core__ = core
+        return fn
+
+    return wrap
+
+
+def _core(name: str):
+    """The core function behind facade `name`, imported now (never when envkit.api is)."""
+    import importlib
+
+    module, _, attr = CORES[name].partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+# --------------------------------------------------------------------------------------------
 # argument checks
 
 
@@ -155,53 +190,59 @@ def _lock_hint(value) -> str:
 # formats and normalize
 
 
+@_facade("envkit.formats:detect_format")
 def detect_format(text: str, filename: str | os.PathLike[str] | None = None) -> str:
     """The format of `text`, one of FORMATS (`filename` only breaks ties).  Raises ParseError when
     nothing fits."""
-    from envkit.formats import detect_format as core
+    core = _core("detect_format")
 
     return core(_text("detect_format", "text", text), _path("detect_format", "filename", filename, optional=True))
 
 
+@_facade("envkit.formats:read_text")
 def read_text(text: str, *, filename: str | os.PathLike[str] | None = None, format: str | None = None,
               environment: str | None = None):
     """Parse `text` as `format` (detected when None): an EnvSpec (env, requirements) or a Lock.
     `environment` picks a pixi.lock environment.  Raises the ParseError family for bad input."""
-    from envkit.formats import read_text as core
+    core = _core("read_text")
 
     return core(_text("read_text", "text", text), filename=_path("read_text", "filename", filename, optional=True),
                 format=_format("read_text", format), environment=_opt_str("read_text", "environment", environment))
 
 
+@_facade("envkit.formats:read_file")
 def read_file(path: str | os.PathLike[str], *, format: str | None = None, environment: str | None = None):
     """Read and parse the file at `path` (see read_text); errors name the path as given."""
-    from envkit.formats import read_file as core
+    core = _core("read_file")
 
     return core(_path("read_file", "path", path), format=_format("read_file", format),
                 environment=_opt_str("read_file", "environment", environment))
 
 
+@_facade("envkit.formats:write_text")
 def write_text(model, format: str, **opts) -> str:
     """The text of `model` (EnvSpec or Lock) in `format` (see envkit.formats.write_text, which
     checks its own arguments)."""
-    from envkit.formats import write_text as core
+    core = _core("write_text")
 
     return core(model, format, **opts)
 
 
+@_facade("envkit.canonical:normalize")
 def normalize(model):
     """The canonical form of `model`: an EnvSpec or a Lock (not a path or text: normalize_text
     takes text).  TypeError for anything else."""
-    from envkit.canonical import normalize as core
+    core = _core("normalize")
 
     return core(model)
 
 
+@_facade("envkit.canonical:normalize_spec")
 def normalize_spec(spec, *, selectors=None):
     """The canonical EnvSpec of `spec` (secrets in variables become placeholders).  `selectors`
     maps a dependency's line to its conda-build selector (`linux` for `# [linux]`): equal entries
     under different selectors are kept apart (see envkit.canonical.text_selectors)."""
-    from envkit.canonical import normalize_spec as core
+    core = _core("normalize_spec")
 
     if selectors is not None and not isinstance(selectors, dict):
         raise TypeError(f"normalize_spec(selectors=...) takes a dict (line -> selector) or None, "
@@ -209,16 +250,18 @@ def normalize_spec(spec, *, selectors=None):
     return core(_model("normalize_spec", "spec", spec, ("EnvSpec",)), selectors=selectors)
 
 
+@_facade("envkit.canonical:normalize_lock")
 def normalize_lock(lock):
     """`lock` with its packages in canonical order."""
-    from envkit.canonical import normalize_lock as core
+    core = _core("normalize_lock")
 
     return core(_model("normalize_lock", "lock", lock, ("Lock",), hint=_lock_hint(lock)))
 
 
+@_facade("envkit.canonical:normalize_text")
 def normalize_text(text: str, *, filename: str | os.PathLike[str] | None = None, format: str | None = None) -> str:
     """`text` in canonical form, same format, comments kept.  UsageError for pixi.lock."""
-    from envkit.canonical import normalize_text as core
+    core = _core("normalize_text")
 
     return core(_text("normalize_text", "text", text),
                 filename=_path("normalize_text", "filename", filename, optional=True),
@@ -229,11 +272,12 @@ def normalize_text(text: str, *, filename: str | os.PathLike[str] | None = None,
 # diff and check
 
 
+@_facade("envkit.envdiff:diff")
 def diff(a, b, *, platform: str | None = None, host_platform: str | None = None, label_a: str | None = None,
          label_b: str | None = None, platform_a: str | None = None, platform_b: str | None = None):
     """Compare two environments: each an EnvSpec, a Lock, a LiveEnv or the path of a file (read
     with read_file).  Labels default to the paths given, else "A" and "B".  Returns an EnvDiff."""
-    from envkit.envdiff import diff as core
+    core = _core("diff")
 
     names = ("EnvSpec", "Lock", "LiveEnv")
     ma = _model("diff", "a", a, names, paths=True)
@@ -249,11 +293,12 @@ def diff(a, b, *, platform: str | None = None, host_platform: str | None = None,
                 platform_a=platform_a, platform_b=platform_b)
 
 
+@_facade("envkit.checks:load_targets")
 def load_targets(paths, *, lock: str | os.PathLike[str] | None = None, live=None, format: str | None = None,
                  stdin: str | None = None) -> list:
     """Check targets for the files `paths` (a list; `-` is `stdin`), the `lock` file and the
     LiveEnv `live`, with spec/lock pairs set.  UsageError when there is nothing to check."""
-    from envkit.checks import load_targets as core
+    core = _core("load_targets")
 
     if isinstance(paths, (str, bytes, os.PathLike)):
         raise _type_error("load_targets", "paths", "a list of paths", paths,
@@ -272,11 +317,12 @@ def load_targets(paths, *, lock: str | os.PathLike[str] | None = None, live=None
                 stdin=_opt_str("load_targets", "stdin", stdin))
 
 
+@_facade("envkit.checks:run_checks")
 def run_checks(targets, config=None) -> list:
     """Run the rules `config` selects (None: every rule, default severities; a project's file is
     read by envkit.config.load_config) on `targets`: Targets from load_targets, or paths (then
     loaded with load_targets).  Returns the findings, sorted.  UsageError for no targets."""
-    from envkit.checks import run_checks as core
+    core = _core("run_checks")
     from envkit.checks.core import Target
     from envkit.config import Config
 
@@ -310,12 +356,13 @@ def run_checks(targets, config=None) -> list:
 # live environments, locking, creating
 
 
+@_facade("envkit.backends:open_env")
 def open_env(name: str | None = None, prefix: str | os.PathLike[str] | None = None, backend: str = "native", *,
              exe: str | os.PathLike[str] | None = None, environ: Mapping[str, str] | None = None,
              strict: bool = True, timeout: float | None = None):
     """Read the live environment named `name` or at `prefix` (neither: the active one) with
     `backend`; returns a LiveEnv.  Raises UsageError, EnvironmentNotFound, BackendError."""
-    from envkit.backends import open_env as core
+    core = _core("open_env")
 
     if environ is not None and not isinstance(environ, Mapping):
         raise _type_error("open_env", "environ", "a mapping (os.environ, a dict) or None", environ)
@@ -327,9 +374,10 @@ def open_env(name: str | None = None, prefix: str | os.PathLike[str] | None = No
                 timeout=_number("open_env", "timeout", timeout, optional=True))
 
 
+@_facade("envkit.lock:lock_live")
 def lock_live(env, *, index_artifacts: Mapping[str, tuple[str, str | None]] | None = None):
     """Lock the LiveEnv `env` exactly, for its own platform (see envkit.lock.lock_live)."""
-    from envkit.lock import lock_live as core
+    core = _core("lock_live")
 
     hint = " (read it first: envkit.open_env(prefix=...))" if _is_path(env) else \
         " (a spec is locked by envkit.solve_spec)" if isinstance(env, _models("EnvSpec")) else ""
@@ -359,13 +407,14 @@ def _virtual_packages(func: str, value) -> tuple:
     return tuple(out)
 
 
+@_facade("envkit.lock:solve_spec")
 def solve_spec(spec, platforms=None, *, channel_priority: str = "strict", virtual_packages=(),
                lock_pip_section: bool = True, pip_timeout: float = 600, solve_timeout: float | None = 600,
                progress=None):
     """Solve the EnvSpec `spec` (or the spec file at that path) for each of `platforms` (a list;
     None: the spec's own `platforms:`) and return the Lock.  `virtual_packages` may be text
     (`__cuda=12.4`).  Raises SolveError, UsageError, BackendError."""
-    from envkit.lock import solve_spec as core
+    core = _core("solve_spec")
 
     spec = _model("solve_spec", "spec", spec, ("EnvSpec",), paths=True, hint=_spec_hint(spec))
     plats = _str_list("solve_spec", "platforms", platforms, "platform names", optional=True) or ()
@@ -392,13 +441,14 @@ def _spec_hint(value) -> str:
     return " (a Lock is already solved)" if isinstance(value, Lock) else ""
 
 
+@_facade("envkit.lock:check_lock")
 def check_lock(spec, lock, *, platforms=None, spec_path: str | os.PathLike[str] | None = None,
                lock_text: str | None = None, staleness=None, virtual_packages=()) -> list:
     """The problems that make `lock` unfit for `spec` (empty when it fits).  `spec` is an EnvSpec
     or the path of one, `lock` a Lock or the path of one.  UsageError when the lock names no
     platform and `platforms` gives none (nothing would be checked)."""
     from envkit.lock import Staleness
-    from envkit.lock import check_lock as core
+    core = _core("check_lock")
 
     spec_m = _model("check_lock", "spec", spec, ("EnvSpec",), paths=True, hint=_spec_hint(spec))
     lock_m = _model("check_lock", "lock", lock, ("Lock",), paths=True, hint=_lock_hint(lock))
@@ -421,6 +471,7 @@ def check_lock(spec, lock, *, platforms=None, spec_path: str | os.PathLike[str] 
                 virtual_packages=_virtual_packages("check_lock", virtual_packages))
 
 
+@_facade("envkit.create:create_from_lock")
 def create_from_lock(lock, prefix: str | os.PathLike[str], *, platform: str | None = None, backend: str = "rattler",
                      executable: str | os.PathLike[str] | None = None,
                      cache_dir: str | os.PathLike[str] | None = None, timeout: float = 1800,
@@ -428,7 +479,7 @@ def create_from_lock(lock, prefix: str | os.PathLike[str], *, platform: str | No
     """Create `prefix` with exactly the packages `lock` (a Lock, or the path of a lock file) has
     for `platform` (default: this machine's).  Returns a CreateResult.  Raises UsageError,
     IntegrityError, BackendError (see envkit.create.create_from_lock)."""
-    from envkit.create import create_from_lock as core
+    core = _core("create_from_lock")
 
     lock = _model("create_from_lock", "lock", lock, ("Lock",), paths=True, hint=_lock_hint(lock))
     if not isinstance(backend, str):

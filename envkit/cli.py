@@ -14,6 +14,8 @@ import sys
 from functools import lru_cache
 
 from envkit import __version__
+# warn/emit live below the commands; still importable from here for callers outside envkit
+from envkit.output import emit, warn  # noqa: F401
 
 # name -> (module, attribute, one-line help).  The help text is duplicated here on purpose: listing
 # the commands must not import them.
@@ -150,25 +152,6 @@ def report_error(exc: BaseException) -> None:
     hint = getattr(exc, "hint", None)
     if hint:
         click.echo(f"hint: {hint}", err=True)
-
-
-def warn(message: str) -> None:
-    """Print one `warning: ...` line on stderr.  Only CLI code calls this."""
-    import click
-
-    click.echo(f"warning: {message}", err=True)
-
-
-def emit(text: str, output: str | None) -> None:
-    """Write command output to stdout, or atomically to `output` when given ('-' is stdout)."""
-    if output is None or output == "-":
-        import click
-
-        click.echo(text, nl=False)
-        return
-    from envkit.io import atomic_write
-
-    atomic_write(output, text)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -77,9 +77,8 @@ class Config:
                 raise ConfigError(f"fail-on must be one of {', '.join(levels)}, not {self.fail_on!r}")
         named = (self.select or ()) + self.ignore + tuple(self.severity)
         if named:
-            from envkit.checks.core import all_rules
+            from envkit.rule_names import RULE_ORDER as rules
 
-            rules = all_rules()
             for key, names in (("select", self.select or ()), ("ignore", self.ignore),
                                ("severity", tuple(self.severity))):
                 for name in names:
@@ -143,7 +142,7 @@ def _mapping(key: str, value, expected: str):
 
 
 def _severities() -> tuple[str, ...]:
-    from envkit.checks.core import SEVERITIES
+    from envkit.rule_names import SEVERITIES
 
     return SEVERITIES
 
@@ -202,9 +201,8 @@ def load_config(path: str | os.PathLike[str] | None = None, *, start: str | None
 def parse_config(table: dict, *, source: str | None = None, prefix: str = "",
                  text: str | None = None) -> Config:
     """Validate a `[tool.envkit]` table (already parsed from TOML) into a Config."""
-    from envkit.checks.core import SEVERITIES, all_rules
-
-    rules = all_rules()
+    from envkit.rule_names import RULE_ORDER as rules
+    from envkit.rule_names import SEVERITIES
 
     def where(key: str) -> Where:
         full = f"{prefix}.{key}" if prefix else key

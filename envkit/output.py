@@ -113,3 +113,34 @@ def redacted_stdio() -> Iterator[None]:
         for stream in (new_out, new_err):
             with contextlib.suppress(OSError, ValueError):
                 stream.flush()
+
+
+# --------------------------------------------------------------------------------------------
+# what commands print: below both envkit.cli and envkit.commands, so no command imports the cli
+
+
+def warn(message: str) -> None:
+    """Print one `warning: ...` line on stderr.  Only CLI code calls this."""
+    import click
+
+    click.echo(f"warning: {message}", err=True)
+
+
+def emit(text: str, output: str | None) -> None:
+    """Write command output to stdout, or atomically to `output` when given ('-' is stdout)."""
+    if output is None or output == "-":
+        import click
+
+        click.echo(text, nl=False)
+        return
+    from envkit.io import atomic_write
+
+    atomic_write(output, text)
+
+
+def input_format_hint(exc: BaseException, replacement: str | None = None) -> None:
+    """Rewrite a reader's hint that names its own `--format` option: on a command whose `--format`
+    is the output format, the reader's option is `--input-format` (or `replacement` when given)."""
+    hint = getattr(exc, "hint", None)
+    if hint and "pass --format" in hint:
+        exc.hint = replacement or hint.replace("pass --format", "pass --input-format")  # type: ignore[attr-defined]

@@ -279,10 +279,10 @@ def test_lock_pairing_by_sources_and_multiple_files(repo, envkit_cli):
 
 
 def test_docs_rules_md_is_generated_from_the_registry():
-    out = subprocess.run([sys.executable, "-m", "envkit.checks.docs"], capture_output=True, text=True,
+    out = subprocess.run([sys.executable, "-m", "envkit.render.rule_docs"], capture_output=True, text=True,
                          cwd=REPO, check=True).stdout
     assert (REPO / "docs" / "rules.md").read_text() == out, \
-        "docs/rules.md is stale: run `python -m envkit.checks.docs > docs/rules.md`"
+        "docs/rules.md is stale: run `python -m envkit.render.rule_docs > docs/rules.md`"
 
 
 def test_pre_commit_hooks_file():

@@ -243,7 +243,7 @@ def test_every_format_redacts_secret_variables_and_url_tokens(envkit_cli, tmp_pa
 def test_render_export_redacts_what_a_cli_backend_reports_in_clear():
     # the conda/mamba backends build the LiveEnv from the executables' JSON: render_export must not
     # rely on the reader having redacted anything
-    from envkit.commands.export import render_export
+    from envkit.render.export import render_export
     from envkit.model import LiveEnv, LockedPackage, PipDist
 
     url = "https://conda.anaconda.org/t/qtok-999/private/linux-64/zlib-1.3.1-h0_0.conda"

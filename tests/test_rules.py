@@ -7,7 +7,7 @@ import pytest
 
 from envkit.checks import all_rules, run_checks
 from envkit.checks.core import Target, suppressions
-from envkit.checks.docs import example_findings
+from envkit.checks.examples import example_findings
 from envkit.checks.targets import pair, targets_from_text
 from envkit.config import Config
 from envkit.model import Channel, LiveEnv, Lock, LockedPackage

@@ -147,7 +147,7 @@ def _live_env():
 
 
 def test_envkit_export_json_reads_back_as_the_live_env(tmp_path):
-    from envkit.commands.export import export_json
+    from envkit.render.export import export_json
     from envkit.envdiff import EXPORT_JSON_BACKEND, diff
     from envkit.model import LiveEnv
     from envkit.sources import resolve
@@ -177,7 +177,7 @@ def PipDist_with(d):
 
 
 def test_envkit_export_json_from_history_is_a_spec_and_errors_name_the_file(tmp_path):
-    from envkit.commands.export import export_json
+    from envkit.render.export import export_json
     from envkit.errors import ParseError
     from envkit.model import EnvSpec
     from envkit.sources import resolve

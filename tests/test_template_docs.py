@@ -58,7 +58,7 @@ def test_examples_carry_their_command_and_read_back(fname, options):
 
 def _engine():
     try:
-        from envkit.checks.core import Target, run_checks
+        from envkit.checks import Target, run_checks
         from envkit.config import Config
     except ImportError as exc:  # the check engine is being written by another engineer
         pytest.skip(f"envkit.checks engine not available yet: {exc}")
@@ -83,7 +83,7 @@ def test_every_template_has_no_check_finding_engine():
 @pytest.mark.skipif(not (REPO / "envkit" / "commands" / "check.py").exists(),
                     reason="envkit check (envkit/commands/check.py) is not built yet")
 def test_every_template_passes_envkit_check(envkit_cli, tmp_path):
-    from envkit.checks.core import all_rules
+    from envkit.checks import all_rules
 
     rules = sorted(all_rules())
     failures = []

@@ -1,4 +1,7 @@
-"""The rule registry, the check targets, and the engine that runs rules and applies configuration.
+"""The records of `envkit check`: rules, hits, findings, targets; the `@rule` decorator.
+
+The registry (which rules exist, in which order) is envkit.checks.registry; the engine that runs
+them is envkit.checks.engine.
 
 A *rule* has a stable name, a default severity, a one-line summary, a description, an example
 (a file that triggers it and the same file fixed) and a function `fn(target, ctx)` that yields
@@ -14,15 +17,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, NamedTuple
+from typing import TYPE_CHECKING, Callable, Iterable, NamedTuple
 
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.config import Config
     from envkit.errors import ParseError
     from envkit.model import EnvSpec, LiveEnv, Lock, LockedPackage
 
-#: Severities, most severe first.  `--fail-on` and the exit code compare with this order.
-SEVERITIES = ("error", "warning", "info")
+from envkit.rule_names import SEVERITIES
+
 _RANK = {s: i for i, s in enumerate(SEVERITIES)}
 
 TargetKind = str  # "spec" | "lock" | "live"
@@ -95,26 +98,21 @@ class Rule:
     fix_summary: str = ""
 
 
-#: name -> Rule, in registration order (which is documentation order).
-RULES: dict[str, Rule] = {}
-
-
 def rule(name: str, *, severity: str, summary: str, description: str, example: str,
          example_fixed: str, applies_to: tuple[str, ...] = ("spec", "lock", "live"),
          example_file: str = "environment.yml", example_kind: str = "file",
          fixable: bool = False, fix_summary: str = "") -> Callable:
-    """Decorator registering `fn(target, ctx) -> Iterable[Hit]` as rule `name`."""
+    """Decorator describing `fn(target, ctx) -> Iterable[Hit]` as rule `name`: it attaches the
+    Rule to `fn.envkit_rule`; envkit.checks.registry lists the rule modules and collects them."""
     if severity not in SEVERITIES:
         raise ValueError(f"bad severity {severity!r}")
 
     def wrap(fn: Callable) -> Callable:
-        if name in RULES:
-            raise ValueError(f"rule {name!r} registered twice")
-        RULES[name] = Rule(name=name, severity=severity, summary=summary,
-                           description=_dedent(description), example=_dedent(example),
-                           example_fixed=_dedent(example_fixed), fn=fn, applies_to=applies_to,
-                           example_file=example_file, example_kind=example_kind, fixable=fixable,
-                           fix_summary=fix_summary)
+        fn.envkit_rule = Rule(name=name, severity=severity, summary=summary,  # type: ignore[attr-defined]
+                              description=_dedent(description), example=_dedent(example),
+                              example_fixed=_dedent(example_fixed), fn=fn, applies_to=applies_to,
+                              example_file=example_file, example_kind=example_kind, fixable=fixable,
+                              fix_summary=fix_summary)
         return fn
 
     return wrap
@@ -124,32 +122,6 @@ def _dedent(text: str) -> str:
     import textwrap
 
     return textwrap.dedent(text).strip("\n") + "\n" if text.strip() else ""
-
-
-def all_rules() -> dict[str, Rule]:
-    """Every rule, name -> Rule, in documentation order (importing the rule modules once)."""
-    from envkit.checks import rules as _rules  # noqa: F401  (registers on import)
-
-    return RULES
-
-
-def get_rule(name: str) -> Rule:
-    """The rule called `name`; raises UsageError naming the known rules when there is none."""
-    rules = all_rules()
-    if name not in rules:
-        from envkit.errors import UsageError
-
-        raise UsageError(f"unknown rule {name!r}", hint=_known_hint(name, rules))
-    return rules[name]
-
-
-def _known_hint(name: str, rules: dict[str, Rule]) -> str:
-    import difflib
-
-    close = difflib.get_close_matches(name, list(rules), n=1)
-    if close:
-        return f"did you mean {close[0]!r}? (`envkit check --list-rules` lists them all)"
-    return "`envkit check --list-rules` lists the rules"
 
 
 # --------------------------------------------------------------------------------------------
@@ -274,73 +246,6 @@ def suppressions(line_text: str) -> frozenset[str] | None:
     return frozenset(n.strip() for n in names.split(",") if n.strip())
 
 
-def check_suppressions(target: Target) -> None:
-    """Raise UsageError (with file and line) for an inline suppression naming an unknown rule."""
-    if not target.text or "envkit" not in target.text:
-        return
-    rules = all_rules()
-    from envkit.errors import UsageError, Where
-
-    text_all = target.text
-    for m in _SUPPRESS.finditer(text_all):
-        i = text_all.count("\n", 0, m.start()) + 1
-        names = suppressions(target.line_text(i))
-        for n in sorted(names or ()):
-            if n not in rules:
-                raise UsageError(f"unknown rule {n!r} in an inline suppression",
-                                 where=Where(file=target.path, line=i), hint=_known_hint(n, rules))
-
-
-def run_checks(targets: Iterable[Target], config: "Config") -> list[Finding]:
-    """Run every selected rule on every target; return the findings, sorted.
-
-    Findings are sorted by target (in the order given), line, rule and message.  Rules the config
-    does not select are skipped; severities are overridden per config; findings on a line carrying
-    `# envkit: ignore[rule]` are dropped.  Raises UsageError for an unknown rule in an inline
-    suppression.
-    """
-    rules = all_rules()
-    ctx = Context(config=config)
-    active = [r for r in rules.values() if config.is_selected(r.name)]
-    out: list[tuple[tuple, Finding]] = []
-    for index, target in enumerate(targets):
-        check_suppressions(target)
-        for r in active:
-            if target.kind not in r.applies_to:
-                continue
-            if target.parse_error is not None and not getattr(r.fn, "raw_text", False):
-                continue
-            override = config.severity.get(r.name)
-            for hit in r.fn(target, ctx):
-                severity = override or hit.severity or r.severity
-                if hit.line and target.text:
-                    sup = suppressions(target.line_text(hit.line))
-                    if sup is not None and (not sup or r.name in sup):
-                        continue
-                # `numpy` from conda and `numpy` from pip is one name: listed once (the
-                # message says which manager is which)
-                f = Finding(rule=r.name, severity=severity, file=target.path, line=hit.line,
-                            message=hit.message, packages=tuple(dict.fromkeys(hit.packages)),
-                            fixable=r.fixable and _fixable_hit(r.name, target, hit))
-                out.append(((index, hit.line or 0, r.name, hit.message), f))
-    out.sort(key=lambda kv: kv[0])
-    # one file can hold several targets (the environments of a pixi.lock): report a finding once
-    seen: set[tuple] = set()
-    result = []
-    for _, f in out:
-        key = (f.file, f.line, f.rule, f.message)
-        if key not in seen:
-            seen.add(key)
-            result.append(f)
-    return result
-
-
-def _fixable_hit(rule_name: str, target: Target, hit: Hit) -> bool:
-    from envkit.checks.fix import can_fix
-
-    return can_fix(rule_name, target, hit)
-
-
 def raw_text_rule(fn: Callable) -> Callable:
     """Mark a rule function as reading only the raw text: it runs even when the model could not be
     built (a duplicated YAML key)."""
@@ -354,8 +259,3 @@ def summarize(findings: Iterable[Finding]) -> dict[str, int]:
     for f in findings:
         counts[f.severity] += 1
     return counts
-
-
-def iter_lines(target: Target) -> Iterator[tuple[int, str]]:
-    """(line number, text) for each raw line of the target's file."""
-    return enumerate(target.lines, 1)

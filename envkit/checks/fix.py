@@ -17,6 +17,8 @@ _PIP_ITEM = re.compile(r"^(?P<lead>\s*-\s+)pip\s*:")
 FIXABLE = ("leaked-prefix", "leaked-secret", "pip-without-pip")
 #: How leaked-secret's findings on a `variables:` value begin (their fix rewrites the value).
 VARIABLE_SECRET = "a credential in a variable"
+#: A `prefix:` line with a value (what leaked-prefix reports and --fix drops).
+PREFIX_LINE = re.compile(r"^prefix\s*:\s*\S")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -38,11 +40,9 @@ def can_fix(rule: str, target: "Target", hit: "Hit") -> bool:
         return False
     text = target.line_text(hit.line)
     if rule == "leaked-prefix":
-        from envkit.checks.rules_secrets import _PREFIX_LINE
-
-        return target.kind == "spec" and bool(_PREFIX_LINE.match(text))
+        return target.kind == "spec" and bool(PREFIX_LINE.match(text))
     if rule == "leaked-secret":
-        from envkit.checks.rules_secrets import find_secrets, secret_variables
+        from envkit.secrets import find_secrets, secret_variables
 
         if hit.message.startswith(VARIABLE_SECRET):
             return bool(secret_variables(text))
@@ -55,7 +55,7 @@ def can_fix(rule: str, target: "Target", hit: "Hit") -> bool:
 def fix_text(text: str, path: str, findings: Iterable["Finding"]) -> tuple[str, list[Fixed]]:
     """Apply the fixes for `findings` (those of one file) to `text`; return the new text and what was
     done, in line order.  Findings that are not fixable are ignored."""
-    from envkit.checks.rules_secrets import find_secrets, redact_variable_line
+    from envkit.secrets import find_secrets, redact_variable_line
 
     lines = text.splitlines(keepends=True)
     drop: set[int] = set()

@@ -9,6 +9,7 @@ import re
 from typing import Iterator
 
 from envkit.checks.core import Context, Hit, Target, raw_text_rule, rule
+from envkit.checks.fix import PREFIX_LINE, VARIABLE_SECRET
 # the detection lives in envkit.secrets (normalize and the output layer use it too); these names
 # stay importable from here
 from envkit.secrets import (_CANDIDATE, _GUARDS, Secret, VariablePair, candidate_lines, find_secrets,  # noqa: F401
@@ -37,7 +38,6 @@ def _variables_block_lines(target: Target) -> list[int]:
 def _variable_hits(target: Target) -> Iterator[Hit]:
     """leaked-secret's findings on `variables:` values: secret-looking names (`HF_TOKEN`,
     `WANDB_API_KEY`, `*PASSWORD*`) with a real value (not `${VAR}`, not a placeholder)."""
-    from envkit.checks.fix import VARIABLE_SECRET
     from envkit.model import EnvSpec
     from envkit.urls import TOKEN, is_secret_variable
 
@@ -124,7 +124,6 @@ def leaked_secret(target: Target, ctx: Context) -> Iterator[Hit]:
 # --------------------------------------------------------------------------------------------
 # leaked-prefix
 
-_PREFIX_LINE = re.compile(r"^prefix\s*:\s*\S")
 _HOME = re.compile(r"(?<![\w.~])(?:/home/|/Users/|[A-Za-z]:[\\/]{1,2}Users[\\/]{1,2})(?![<$%{~*])"
                    r"(?P<user>[^/\\\s'\"<>]+)")
 _HOME_QUICK = re.compile(r"/home/|/Users/|:\\{1,2}Users\\")
@@ -177,7 +176,7 @@ def leaked_prefix(target: Target, ctx: Context) -> Iterator[Hit]:
     prefix_lines = set()
     if target.kind == "spec" and "prefix" in text:
         for n, line in enumerate(target.lines, 1):
-            if line.startswith("prefix") and _PREFIX_LINE.match(line):
+            if line.startswith("prefix") and PREFIX_LINE.match(line):
                 prefix_lines.add(n)
                 path = line.split(":", 1)[1].strip().strip("'\"")
                 yield Hit(n, f"`prefix: {path}` is the path of one machine's environment; remove "

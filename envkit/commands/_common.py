@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from envkit.cli import warn
+from envkit.output import warn
 from envkit.conda.names import Duplicate, duplicate_warning, find_duplicates
 from envkit.model import EnvSpec, LiveEnv, Lock
 

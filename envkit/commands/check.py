@@ -17,7 +17,7 @@ def _rule_list(values: tuple[str, ...], option: str = "--select") -> tuple[str, 
     ""`, as an empty CI variable gives): that would run no rule and pass every file."""
     if not values:
         return None
-    from envkit.checks.core import get_rule
+    from envkit.checks.registry import get_rule
 
     out: list[str] = []
     for v in values:
@@ -75,11 +75,11 @@ def check(files: tuple[str, ...], lock_file: str | None, name: str | None, prefi
     Exit codes: 0 no finding at or above --fail-on, 1 findings, 2 usage or parse error.
     `envkit explain RULE` describes a rule with an example.
     """
-    from envkit.cli import emit
+    from envkit.output import emit, input_format_hint
     from envkit.errors import EnvkitError, UsageError
 
     if list_rules:
-        from envkit.checks.docs import render_rule_list
+        from envkit.render.rule_docs import render_rule_list
 
         emit(render_rule_list(), output)
         return 0
@@ -123,8 +123,7 @@ def check(files: tuple[str, ...], lock_file: str | None, name: str | None, prefi
             targets = load_targets(paths, lock=lock_file, live=live, stdin=stdin_text, format=input_format)
         except EnvkitError as exc:
             # the readers' hint names their own `--format`; here that is the output format
-            if exc.hint and "pass --format" in exc.hint:
-                exc.hint = exc.hint.replace("pass --format", "pass --input-format")
+            input_format_hint(exc)
             raise
         if profile is not None:
             from envkit.checks.rules_machine import MACHINE_KEY
@@ -145,27 +144,13 @@ def check(files: tuple[str, ...], lock_file: str | None, name: str | None, prefi
             targets, findings = run()
     checked = list(dict.fromkeys(t.path for t in targets if t.kind != "live"))
     envs = [t.path for t in targets if t.kind == "live"]
-    if fmt == "text":
-        from envkit.render.findings_text import render_findings_text
+    from envkit.render import render_findings
 
-        text = render_findings_text(findings, checked=checked, fixed=fixed, environments=envs)
-    else:
+    if fmt != "text":
         for x in fixed:
             if fmt != "json":  # json reports fixes itself; the others keep stdout machine-readable
                 click.echo(f"{x.file}:{x.line}: fixed {x.rule}: {x.description}", err=True)
-        if fmt == "json":
-            from envkit.render.findings_json import render_findings_json
-
-            text = render_findings_json(findings, checked=checked, fixed=fixed, fail_on=threshold,
-                                        environments=envs)
-        elif fmt == "github":
-            from envkit.render.findings_github import render_findings_github
-
-            text = render_findings_github(findings, checked=checked, fixed=fixed, environments=envs)
-        else:
-            from envkit.render.findings_sarif import render_findings_sarif
-
-            text = render_findings_sarif(findings)
+    text = render_findings(fmt, findings, checked=checked, fixed=fixed, environments=envs, fail_on=threshold)
     emit(text, output)
     _raise_entry_errors(targets)
     if any(t.parse_error is not None for t in targets):
@@ -192,7 +177,7 @@ def _warn_duplicates(targets, config) -> None:
     """The shared conda+pip duplicate warning, once per project and source: the environments of a
     pixi.lock (one target each) or a file given twice are one source.  Lines name their source when
     more than one was read.  Silenced as the rule is (config, --ignore, inline suppressions)."""
-    from envkit.cli import warn
+    from envkit.output import warn
     from envkit.commands._common import duplicate_messages
 
     per_source: dict[str, list[str]] = {}
@@ -216,8 +201,8 @@ def explain(rule_name: str) -> int:
 
     `envkit check --list-rules` lists the rules.
     """
-    from envkit.checks.core import get_rule
-    from envkit.checks.docs import render_explain
+    from envkit.checks.registry import get_rule
+    from envkit.render.rule_docs import render_explain
 
     click.echo(render_explain(get_rule(rule_name)), nl=False)
     return 0

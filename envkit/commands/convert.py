@@ -40,7 +40,7 @@ def convert(source, output, target, platform, in_format, environment, allow_loss
 
     Exit codes: 0 converted without loss (or --allow-loss), 1 something was dropped, 2 unusable input.
     """
-    from envkit.cli import emit
+    from envkit.output import emit
     from envkit.convert import convert as do_convert, target_from_name
     from envkit.errors import UsageError
     from envkit.formats import detect_format, read_text

@@ -18,7 +18,7 @@ def machine(source: str, as_json: bool, output: str | None) -> int:
     to the remote python3; nothing is installed there), or a profile file written by -o.
     Works without a GPU.  Exit codes: 0 done, 2 usage or parse error, 3 ssh or probe failure.
     """
-    from envkit.cli import emit
+    from envkit.output import emit
     from envkit.machine import resolve_machine
 
     profile = resolve_machine(source)

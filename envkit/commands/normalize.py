@@ -94,48 +94,20 @@ def normalize(files: tuple[str, ...], output: str | None, write: bool, check: bo
             else:
                 click.echo(f"{path} is already normalized")
             continue
-        from envkit.cli import emit
+        from envkit.output import emit
 
         emit(new, output)
     return status
 
 
 def _print_diff(raw: str, new: str, name: str) -> None:
-    """The unified diff of `raw` against its normalized text `new` on stdout, and notes on stderr
-    for what it does not show.  The `-` side is the file with its credentials already redacted:
-    a diff must not print the secret it is about to remove."""
-    import difflib
+    """The unified diff of `raw` against its normalized text on stdout; notes on stderr."""
+    from envkit.render import render
 
-    from envkit.secrets import redact_document_line
-
-    old_lines = raw.splitlines(keepends=True)
-    secret_lines = []
-    for i, line in enumerate(old_lines):
-        red = redact_document_line(line)
-        if red != line:
-            old_lines[i] = red
-            secret_lines.append(i + 1)
-    diff = difflib.unified_diff(old_lines, new.splitlines(keepends=True),
-                                fromfile=name, tofile=f"{name} (normalized)")
-    for line in diff:
-        click.echo(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n", nl=False)
-    notes = _invisible_changes(raw)
-    if secret_lines:
-        shown = ", ".join(map(str, secret_lines[:10])) + (", ..." if len(secret_lines) > 10 else "")
-        notes.append(f"the credentials on {plural(len(secret_lines), 'line')} ({shown}) are replaced by "
-                     f"placeholders (the diff shows them redacted on both sides)")
+    text, notes = render("normalize-check", "unified-diff", raw, new, name)
+    click.echo(text, nl=False)
     for note in notes:
         warn_note(f"{name}: {note}")
-
-
-def _invisible_changes(raw: str) -> list[str]:
-    """What a unified diff of `raw` against its normalized text changes without showing it."""
-    notes = []
-    if raw.startswith("\ufeff"):
-        notes.append("the byte-order mark is removed")
-    if "\r\n" in raw:
-        notes.append("CR LF line endings become LF")
-    return notes
 
 
 def warn_note(message: str) -> None:

@@ -1,0 +1,79 @@
+"""Every renderer of envkit's output, and the one place that picks a renderer by output format.
+
+    from envkit.render import render
+    text = render("findings", "sarif", findings)
+    text = render("export", "json", live_env, from_history=True)
+
+Each (kind, format) names a function `module:name` under envkit.render, imported only when used
+(so `envkit --version` loads none of them).  The keyword options are those of that function.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+#: kind -> output format -> "module:function" (module relative to envkit.render)
+RENDERERS: dict[str, dict[str, str]] = {
+    "findings": {
+        "text": "findings_text:render_findings_text",
+        "json": "findings_json:render_findings_json",
+        "github": "findings_github:render_findings_github",
+        "sarif": "findings_sarif:render_findings_sarif",
+    },
+    "diff": {
+        "text": "diff_text:render_text",
+        "json": "diff_json:render_json",
+        "markdown": "diff_markdown:render_markdown",
+    },
+    "export": {
+        "yaml": "export:render_export_yaml",
+        "json": "export:export_json",
+        "explicit": "export:render_export_explicit",
+        "conda-lock": "export:render_export_conda_lock",
+    },
+    "machine": {"text": "machine:render_machine_text"},
+    "sbom": {"cyclonedx": "sbom:render_cyclonedx"},
+    "rules": {
+        "list": "rule_docs:render_rule_list",
+        "explain": "rule_docs:render_explain",
+        "markdown": "rule_docs:render_rules_markdown",
+    },
+    "normalize-check": {"unified-diff": "normalize_diff:unified_diff"},
+}
+
+
+def renderer(kind: str, fmt: str):
+    """The function that renders `kind` in output format `fmt`; ValueError for an unknown pair
+    (the CLI's choices keep users from reaching it)."""
+    try:
+        target = RENDERERS[kind][fmt]
+    except KeyError:
+        raise ValueError(f"no {fmt!r} renderer for {kind!r}") from None
+    module, _, name = target.partition(":")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+
+
+def render(kind: str, fmt: str, *args: Any, **options: Any) -> Any:
+    """Render `kind` (findings, diff, export, ...) in output format `fmt`."""
+    return renderer(kind, fmt)(*args, **options)
+
+
+def render_findings(
+    fmt: str, findings, *, checked=(), fixed=(), environments=(), fail_on: str = "error"
+) -> str:
+    """`envkit check`'s report in `fmt`: each format takes the parts of the run it shows (SARIF the
+    findings alone, JSON also the --fail-on threshold)."""
+    if fmt == "sarif":
+        return render("findings", fmt, findings)
+    if fmt == "json":
+        return render(
+            "findings",
+            fmt,
+            findings,
+            checked=checked,
+            fixed=fixed,
+            fail_on=fail_on,
+            environments=environments,
+        )
+    return render("findings", fmt, findings, checked=checked, fixed=fixed, environments=environments)

@@ -40,7 +40,7 @@ def _rule_name(rule_id: str) -> str:
 def render_findings_sarif(findings: Sequence[Finding], *, rules: dict | None = None) -> str:
     """The SARIF log as JSON text (ends with a newline)."""
     from envkit import __version__
-    from envkit.checks.core import all_rules
+    from envkit.checks.registry import all_rules
 
     rules = rules if rules is not None else all_rules()
     index = {name: i for i, name in enumerate(rules)}

@@ -1,0 +1,88 @@
+"""The engine of `envkit check`: runs the registered rules on targets and applies configuration
+(select/ignore, severity overrides) and inline suppressions (`# envkit: ignore[rule]`)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterable
+
+from envkit.checks.core import _SUPPRESS, Context, Finding, Hit, Target, suppressions
+from envkit.checks.registry import all_rules, known_hint
+
+if TYPE_CHECKING:  # pragma: no cover
+    from envkit.config import Config
+
+
+def check_suppressions(target: Target) -> None:
+    """Raise UsageError (with file and line) for an inline suppression naming an unknown rule."""
+    if not target.text or "envkit" not in target.text:
+        return
+    rules = all_rules()
+    from envkit.errors import UsageError, Where
+
+    text_all = target.text
+    for m in _SUPPRESS.finditer(text_all):
+        i = text_all.count("\n", 0, m.start()) + 1
+        names = suppressions(target.line_text(i))
+        for n in sorted(names or ()):
+            if n not in rules:
+                raise UsageError(
+                    f"unknown rule {n!r} in an inline suppression",
+                    where=Where(file=target.path, line=i),
+                    hint=known_hint(n, rules),
+                )
+
+
+def run_checks(targets: Iterable[Target], config: "Config") -> list[Finding]:
+    """Run every selected rule on every target; return the findings, sorted.
+
+    Findings are sorted by target (in the order given), line, rule and message.  Rules the config
+    does not select are skipped; severities are overridden per config; findings on a line carrying
+    `# envkit: ignore[rule]` are dropped.  Raises UsageError for an unknown rule in an inline
+    suppression.
+    """
+    rules = all_rules()
+    ctx = Context(config=config)
+    active = [r for r in rules.values() if config.is_selected(r.name)]
+    out: list[tuple[tuple, Finding]] = []
+    for index, target in enumerate(targets):
+        check_suppressions(target)
+        for r in active:
+            if target.kind not in r.applies_to:
+                continue
+            if target.parse_error is not None and not getattr(r.fn, "raw_text", False):
+                continue
+            override = config.severity.get(r.name)
+            for hit in r.fn(target, ctx):
+                severity = override or hit.severity or r.severity
+                if hit.line and target.text:
+                    sup = suppressions(target.line_text(hit.line))
+                    if sup is not None and (not sup or r.name in sup):
+                        continue
+                # `numpy` from conda and `numpy` from pip is one name: listed once (the
+                # message says which manager is which)
+                f = Finding(
+                    rule=r.name,
+                    severity=severity,
+                    file=target.path,
+                    line=hit.line,
+                    message=hit.message,
+                    packages=tuple(dict.fromkeys(hit.packages)),
+                    fixable=r.fixable and _fixable_hit(r.name, target, hit),
+                )
+                out.append(((index, hit.line or 0, r.name, hit.message), f))
+    out.sort(key=lambda kv: kv[0])
+    # one file can hold several targets (the environments of a pixi.lock): report a finding once
+    seen: set[tuple] = set()
+    result = []
+    for _, f in out:
+        key = (f.file, f.line, f.rule, f.message)
+        if key not in seen:
+            seen.add(key)
+            result.append(f)
+    return result
+
+
+def _fixable_hit(rule_name: str, target: Target, hit: Hit) -> bool:
+    from envkit.checks.fix import can_fix
+
+    return can_fix(rule_name, target, hit)
