@@ -9,7 +9,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "envkit"
 
 # programs that run somewhere else (the target environment, a remote host over ssh) with the
 # standard library alone, so they cannot use envkit._proc
-REMOTE_PROGRAMS = {"smoke/probe.py", "machine/probe.py"}
+# (the smoke probe is a folder the runner copies whole)
+REMOTE_PROGRAMS = {"smoke/probe/host.py", "smoke/probe/distributed.py", "machine/probe.py"}
 # command modules other work in progress still moves to envkit.output (see importlinter.toml)
 CLI_IMPORTERS_LEFT = {
     "commands/lock.py",
