@@ -32,6 +32,15 @@ def render_machine_text(p: MachineProfile) -> str:
     return "".join(f"{k.ljust(width)}  {v}\n" for k, v in rows)
 
 
+def machine_line(p: MachineProfile) -> str:
+    """One line: `gpu-box, linux-64, glibc 2.35, x86_64_v3, driver 575.57.08 (CUDA 12.9,
+    nvidia-smi), GPUs: NVIDIA GeForce RTX 5090 (sm_120)` (the smoke report's machine line)."""
+    libc = f"glibc {p.glibc}" if p.glibc else (f"macOS {p.macos}" if p.macos else None)
+    gpus = ", ".join(f"{g.name} ({g.sm})" if g.sm else g.name for g in p.gpus) or "none"
+    bits = [p.host or "?", p.platform, libc, _cpu_level(p), f"driver {driver_text(p)}", f"GPUs: {gpus}"]
+    return ", ".join(b for b in bits if b)
+
+
 def driver_text(p: MachineProfile) -> str:
     """`575.57.08 (CUDA 12.9, nvidia-smi)`, or `none`."""
     if not p.driver and not p.driver_cuda:
@@ -48,7 +57,8 @@ def _cpu_level(p: MachineProfile) -> str | None:
 
 
 def machine_rows(a: MachineProfile | None, b: MachineProfile | None) -> list[tuple[str, str, str]]:
-    """(label, A, B) rows for a diff header: driver / CUDA, GPUs, glibc or macOS, CPU level."""
+    """(label, A, B) rows for a diff header: host and platform, driver / CUDA, GPUs, glibc or
+    macOS, CPU level ("—" for a side without a profile)."""
     def gpus(p):
         if p is None:
             return "—"
@@ -62,6 +72,9 @@ def machine_rows(a: MachineProfile | None, b: MachineProfile | None) -> list[tup
     def get(p, fn):
         return "—" if p is None else fn(p)
 
-    return [("Driver", get(a, driver_text), get(b, driver_text)), ("GPUs", gpus(a), gpus(b)),
+    def host(p):
+        return f"{p.host or '?'} ({p.platform})"
+
+    return [("Machine", get(a, host), get(b, host)), ("Driver", get(a, driver_text), get(b, driver_text)), ("GPUs", gpus(a), gpus(b)),
             ("libc/OS", libc(a), libc(b)),
             ("CPU level", get(a, lambda p: _cpu_level(p) or "—"), get(b, lambda p: _cpu_level(p) or "—"))]
