@@ -68,6 +68,7 @@ def test_diff_header_local_prefix_against_gpu_box(tmp_path, default_prefix, gpu_
     assert rows["Machine"].endswith("gpu-box (linux-64) *")
     # glibc and CPU are this machine's on both sides (the stand-in ssh runs here): no mark
     assert not rows["libc/OS"].endswith("*") and rows["libc/OS"].startswith("glibc ")
+    assert not rows["CPU level"].endswith("*")
 
     js = run_envkit("diff", str(local), f"ssh://gpu-box{remote}", "--format", "json")
     doc = json.loads(js.stdout)
@@ -78,9 +79,10 @@ def test_diff_header_local_prefix_against_gpu_box(tmp_path, default_prefix, gpu_
     assert [(g["name"], g["compute_capability"]) for g in m["b"]["gpus"]] == [("NVIDIA GeForce RTX 5090", "12.0")]
     assert m["b"]["virtual_packages_source"] == "probe"
     assert m["b"]["pythons"] == []  # the diff's probe skips asking each interpreter
-    assert {r["label"]: r["differs"] for r in m["rows"][:4]} == {
-        "Machine": True, "Driver": True, "GPUs": True, "libc/OS": False}
-    # over ssh no py-rattler is asked: the CPU level comes from the flags alone
+    assert {r["label"]: r["differs"] for r in m["rows"]} == {
+        "Machine": True, "Driver": True, "GPUs": True, "libc/OS": False, "CPU level": False}
+    # over ssh no py-rattler is asked: the CPU level comes from the flags alone (and is the same
+    # level as this machine's, so not a difference even where rattler also names the CPU)
     assert m["rows"][4]["b"] == m["b"]["cpu_level"]
     assert m["rows"][1] == {"label": "Driver", "a": "none", "b": "575.57.08 (CUDA 12.9, nvidia-smi)",
                             "differs": True}

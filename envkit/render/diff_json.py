@@ -71,8 +71,8 @@ def machines_dict(machines) -> dict:
 
     a, b = machines
     return {"a": a.to_dict() if a is not None else None, "b": b.to_dict() if b is not None else None,
-            "rows": [{"label": label, "a": va, "b": vb, "differs": va != vb}
-                     for label, va, vb in machine_rows(a, b)]}
+            "rows": [{"label": label, "a": va, "b": vb, "differs": differs}
+                     for label, va, vb, differs in machine_rows(a, b)]}
 
 
 def render_json(d: EnvDiff, *, show_all: bool = False, machines=None) -> str:

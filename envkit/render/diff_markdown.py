@@ -85,8 +85,8 @@ def render_markdown(d: EnvDiff, *, show_all: bool = False, machines=None) -> str
         from envkit.render.machine import machine_rows
 
         out += ["| machine | A | B |", "|---|---|---|"]
-        for label, a, b in machine_rows(*machines):
-            mark = " ⚠" if a != b and "—" not in (a, b) else ""
+        for label, a, b, differs in machine_rows(*machines):
+            mark = " ⚠" if differs else ""
             out.append(f"| {label}{mark} | {_cell(a)} | {_cell(b)} |")
         out.append("")
     for note in d.notes():

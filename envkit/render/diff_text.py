@@ -108,8 +108,8 @@ def _machine_lines(machines, p: _Painter) -> list[str]:
     wa = max(len(r[1]) for r in rows)
     head_a = p(f"{'A':<{wa}}", "bold")
     out = [f"  {'':<{wl}}  {head_a}  {p('B', 'bold')}"]
-    for label, a, b in rows:
-        mark = p(" *", "yellow") if a != b and "—" not in (a, b) else ""
+    for label, a, b, differs in rows:
+        mark = p(" *", "yellow") if differs else ""
         out.append(f"  {label:<{wl}}  {a:<{wa}}  {b}{mark}".rstrip())
     return out
 

@@ -56,25 +56,29 @@ def _cpu_level(p: MachineProfile) -> str | None:
     return p.archspec or p.cpu_level
 
 
-def machine_rows(a: MachineProfile | None, b: MachineProfile | None) -> list[tuple[str, str, str]]:
-    """(label, A, B) rows for a diff header: host and platform, driver / CUDA, GPUs, glibc or
-    macOS, CPU level ("—" for a side without a profile)."""
+def machine_rows(a: MachineProfile | None, b: MachineProfile | None) -> list[tuple[str, str, str, bool]]:
+    """(label, A, B, differs) rows for a diff header: host and platform, driver / CUDA, GPUs, glibc
+    or macOS, CPU level ("—" for a side without a profile; a row with one is never "differs")."""
     def gpus(p):
-        if p is None:
-            return "—"
         return ", ".join(f"{g.name} ({g.sm})" if g.sm else g.name for g in p.gpus) or "none"
 
     def libc(p):
-        if p is None:
-            return "—"
         return f"glibc {p.glibc}" if p.glibc else (f"macOS {p.macos}" if p.macos else "—")
-
-    def get(p, fn):
-        return "—" if p is None else fn(p)
 
     def host(p):
         return f"{p.host or '?'} ({p.platform})"
 
-    return [("Machine", get(a, host), get(b, host)), ("Driver", get(a, driver_text), get(b, driver_text)), ("GPUs", gpus(a), gpus(b)),
-            ("libc/OS", libc(a), libc(b)),
-            ("CPU level", get(a, lambda p: _cpu_level(p) or "—"), get(b, lambda p: _cpu_level(p) or "—"))]
+    def cpu(p):
+        return _cpu_level(p) or "—"
+
+    rows = []
+    for label, fn in (("Machine", host), ("Driver", driver_text), ("GPUs", gpus), ("libc/OS", libc),
+                      ("CPU level", cpu)):
+        va = "—" if a is None else fn(a)
+        vb = "—" if b is None else fn(b)
+        differs = a is not None and b is not None and va != vb
+        if label == "CPU level" and differs and a.cpu_level and b.cpu_level:
+            # over ssh only the x86-64 level is known, locally rattler also names the microarchitecture
+            differs = a.cpu_level != b.cpu_level
+        rows.append((label, va, vb, differs))
+    return rows
