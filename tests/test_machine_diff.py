@@ -104,6 +104,13 @@ def test_diff_header_with_a_recorded_profile(tmp_path, default_prefix, gpu_box):
                     f"ssh://gpu-box{remote}", "--format", "markdown")
     assert "| GPUs ⚠ | none | NVIDIA GeForce RTX 5090 (sm_120) |" in md.stdout.splitlines()
     assert not lock.exists()
+    missing = run_envkit("diff", "--machine-b", str(tmp_path / "nope.json"), str(remote), str(remote))
+    assert missing.exit_code == 2
+    assert f"--machine-b {tmp_path / 'nope.json'}: no such profile file" in missing.stderr
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"envkit_machine": 1, "gpus": [{"name": "x", "compute_capability": 12}]}')
+    res = run_envkit("diff", "--machine-b", str(bad), str(remote), str(remote))
+    assert res.exit_code == 2 and str(bad) in res.stderr and "Traceback" not in res.stderr
 
 
 def test_no_machine_header_for_two_local_prefixes_or_with_no_machine(tmp_path, default_prefix, gpu_box):

@@ -27,10 +27,16 @@ def diff_machines(a, b, *, machine_a: str | None = None, machine_b: str | None =
     once and only when a local environment is compared with another machine."""
     from envkit.machine import detect_local, resolve_machine
 
+    from envkit.errors import UsageError
+
     chosen: list[MachineProfile | None] = []
-    for src, given in ((a, machine_a), (b, machine_b)):
+    for side, src, given in (("a", a, machine_a), ("b", b, machine_b)):
         if given is not None:
-            chosen.append(resolve_machine(given, environ=environ))
+            try:
+                chosen.append(resolve_machine(given, environ=environ))
+            except UsageError as exc:  # it names check's --machine; here the option is --machine-a/-b
+                exc.message = exc.message.replace("--machine ", f"--machine-{side} ", 1)
+                raise
         elif src.origin == "ssh":
             chosen.append(src.machine)
         else:
