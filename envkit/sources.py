@@ -152,9 +152,11 @@ def resolve(text: str, *, format: str | None = None, environment: str | None = N
                       origin="stdin")
     if text.startswith("ssh://"):
         target = parse_ssh(text)
-        model, profile = _read_remote(target, format=format, environment=environment, environ=env,
-                                      timeout=timeout, machine=machine)
-        return Source(text=text, label=text, model=model, origin="ssh", machine=profile)
+        found: list = []
+        model = read_remote(target, format=format, environment=environment, environ=env,
+                            timeout=timeout, on_machine=found.append if machine else None)
+        return Source(text=text, label=text, model=model, origin="ssh",
+                      machine=found[0] if found else None)
     if text.startswith("env:"):
         from envkit.backends import open_env
 
@@ -368,14 +370,21 @@ def remote_shell_command(target: SshTarget, environ: Mapping[str, str] | None = 
 
 
 def read_remote(target: SshTarget, *, format: str | None = None, environment: str | None = None,
-                environ: Mapping[str, str] | None = None, timeout: float = SSH_TIMEOUT) -> EnvSpec | Lock | LiveEnv:
+                environ: Mapping[str, str] | None = None, timeout: float = SSH_TIMEOUT,
+                on_machine=None) -> EnvSpec | Lock | LiveEnv:
     """Read a prefix, a named env or an environment file on another machine over ssh.
 
-    Raises BackendError when ssh or the remote Python fails, EnvironmentNotFound when the remote
-    has no such environment, ParseError for a remote file envkit cannot read.
+    With `on_machine` (a callable), a prefix's ssh session also runs envkit's machine probe, and
+    `on_machine` receives the remote MachineProfile (it is not called when the probe failed, or
+    for a remote file).  Raises BackendError when ssh or the remote Python fails,
+    EnvironmentNotFound when the remote has no such environment, ParseError for a remote file
+    envkit cannot read.
     """
-    return _read_remote(target, format=format, environment=environment, environ=environ,
-                        timeout=timeout)[0]
+    model, profile = _read_remote(target, format=format, environment=environment, environ=environ,
+                                  timeout=timeout, machine=on_machine is not None)
+    if profile is not None:
+        on_machine(profile)
+    return model
 
 
 def _read_remote(target: SshTarget, *, format: str | None = None, environment: str | None = None,
