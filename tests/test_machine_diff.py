@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-from pathlib import Path
 
 import pytest
 from conftest import REPO, run_envkit
