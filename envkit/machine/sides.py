@@ -25,9 +25,8 @@ def diff_machines(a, b, *, machine_a: str | None = None, machine_b: str | None =
     `machine_a` / `machine_b` override a side (see envkit.machine.resolve_machine); `local` is a
     callable giving this machine's profile (default envkit.machine.detect_local), called at most
     once and only when a local environment is compared with another machine."""
-    from envkit.machine import detect_local, resolve_machine
-
     from envkit.errors import UsageError
+    from envkit.machine import detect_local, resolve_machine
 
     chosen: list[MachineProfile | None] = []
     for side, src, given in (("a", a, machine_a), ("b", b, machine_b)):
