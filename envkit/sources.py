@@ -36,6 +36,8 @@ STDIN_LABEL = "<stdin>"
 SSH_TIMEOUT = 180.0
 #: The line the remote driver prints before its JSON (login scripts may print before it).
 _MARK = "--envkit-scan--"
+#: The line before the remote machine probe's JSON, printed ahead of the scan when asked for.
+_MACHINE_MARK = "--envkit-machine-facts--"
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +49,8 @@ class Source:
     label: str
     model: EnvSpec | Lock | LiveEnv
     origin: str
+    #: the remote machine's MachineProfile, for an ssh prefix resolved with `machine=True`
+    machine: object = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,11 +135,13 @@ def check_stdin_once(sources) -> None:
 
 def resolve(text: str, *, format: str | None = None, environment: str | None = None,
             environ: Mapping[str, str] | None = None, timeout: float = SSH_TIMEOUT,
-            stdin: str | None = None) -> Source:
+            stdin: str | None = None, machine: bool = False) -> Source:
     """Resolve one SOURCE string (see the module docstring) into a Source.
 
     `-` is an environment file read from standard input (`stdin` when given, else read here) and
-    labelled `<stdin>`.  Raises ParseError (bad file), EnvironmentNotFound (no such file, prefix or
+    labelled `<stdin>`.  With `machine=True` an ssh prefix also runs envkit's machine probe in the
+    same ssh session and the Source carries the remote MachineProfile (None when the probe failed,
+    or for a remote file).  Raises ParseError (bad file), EnvironmentNotFound (no such file, prefix or
     env), BackendError (ssh failed), UsageError (a malformed `ssh://` URL).
     """
     env = os.environ if environ is None else environ
@@ -146,9 +152,11 @@ def resolve(text: str, *, format: str | None = None, environment: str | None = N
                       origin="stdin")
     if text.startswith("ssh://"):
         target = parse_ssh(text)
+        found: list = []
         model = read_remote(target, format=format, environment=environment, environ=env,
-                            timeout=timeout)
-        return Source(text=text, label=text, model=model, origin="ssh")
+                            timeout=timeout, on_machine=found.append if machine else None)
+        return Source(text=text, label=text, model=model, origin="ssh",
+                      machine=found[0] if found else None)
     if text.startswith("env:"):
         from envkit.backends import open_env
 
@@ -330,14 +338,18 @@ def ssh_command(target: SshTarget, environ: Mapping[str, str] | None = None) -> 
     return argv + ["--", target.host]
 
 
-def remote_program(target: SshTarget) -> str:
+def remote_program(target: SshTarget, *, machine: bool = False) -> str:
     """The Python program streamed to the remote interpreter: a small stdlib driver (name lookup,
-    files) wrapped around envkit's standalone prefix_scan.py, which it runs unchanged."""
-    scan = (Path(__file__).parent / "backends" / "prefix_scan.py").read_text(encoding="utf-8")
+    files) wrapped around envkit's standalone prefix_scan.py, which it runs unchanged.  With
+    `machine=True` it first runs envkit/machine/probe.py (stdlib only) and prints its facts."""
+    here = Path(__file__).parent
+    scan = (here / "backends" / "prefix_scan.py").read_text(encoding="utf-8")
+    probe = (here / "machine" / "probe.py").read_text(encoding="utf-8") if machine else None
     import json
 
-    args = {"path": target.path, "name": target.env_name, "mark": _MARK}
-    return _DRIVER.replace("@ARGS@", repr(json.dumps(args))).replace("@SCAN@", repr(scan))
+    args = {"path": target.path, "name": target.env_name, "mark": _MARK, "machine_mark": _MACHINE_MARK}
+    return (_DRIVER.replace("@ARGS@", repr(json.dumps(args))).replace("@PROBE@", repr(probe))
+            .replace("@SCAN@", repr(scan)))
 
 
 def remote_shell_command(target: SshTarget, environ: Mapping[str, str] | None = None) -> str:
@@ -358,17 +370,33 @@ def remote_shell_command(target: SshTarget, environ: Mapping[str, str] | None = 
 
 
 def read_remote(target: SshTarget, *, format: str | None = None, environment: str | None = None,
-                environ: Mapping[str, str] | None = None, timeout: float = SSH_TIMEOUT) -> EnvSpec | Lock | LiveEnv:
+                environ: Mapping[str, str] | None = None, timeout: float = SSH_TIMEOUT,
+                on_machine=None) -> EnvSpec | Lock | LiveEnv:
     """Read a prefix, a named env or an environment file on another machine over ssh.
 
-    Raises BackendError when ssh or the remote Python fails, EnvironmentNotFound when the remote
-    has no such environment, ParseError for a remote file envkit cannot read.
+    With `on_machine` (a callable), a prefix's ssh session also runs envkit's machine probe, and
+    `on_machine` receives the remote MachineProfile (it is not called when the probe failed, or
+    for a remote file).  Raises BackendError when ssh or the remote Python fails,
+    EnvironmentNotFound when the remote has no such environment, ParseError for a remote file
+    envkit cannot read.
     """
+    model, profile = _read_remote(target, format=format, environment=environment, environ=environ,
+                                  timeout=timeout, machine=on_machine is not None)
+    if profile is not None:
+        on_machine(profile)
+    return model
+
+
+def _read_remote(target: SshTarget, *, format: str | None = None, environment: str | None = None,
+                 environ: Mapping[str, str] | None = None, timeout: float = SSH_TIMEOUT,
+                 machine: bool = False):
+    """(model, MachineProfile or None): read_remote, plus the machine probe when `machine`."""
     from envkit._proc import run
 
     argv = ssh_command(target, environ) + [remote_shell_command(target, environ)]
     url = _url(target)
-    result = run(argv, input=remote_program(target), timeout=timeout, check=False, what="ssh")
+    result = run(argv, input=remote_program(target, machine=machine), timeout=timeout, check=False,
+                 what="ssh")
     err = _ssh_stderr(result.stderr)
     if result.timed_out:
         raise BackendError(f"{url}: no answer within {timeout:g} s", hint="check that "
@@ -393,13 +421,35 @@ def read_remote(target: SshTarget, *, format: str | None = None, environment: st
     except ValueError as exc:
         raise BackendError(f"{url}: unreadable answer from the remote prefix reader: {exc}") from None
     if data.get("kind") == "file":
-        return _read_remote_file(data, url, format, environment)
+        return _read_remote_file(data, url, format, environment), None
     if not data.get("is_prefix", True):
         raise EnvironmentNotFound(f"{url}: not a conda environment (no conda-meta/ directory)")
     from envkit.backends.native import live_env_from_scan
 
     live = live_env_from_scan(data, name=target.env_name, strict=False)
-    return live
+    return live, (_remote_profile(head, target) if machine else None)
+
+
+def _remote_profile(head: str, target: SshTarget):
+    """The MachineProfile from the probe facts printed before the scan, or None (an old or failed
+    probe is no reason to fail the diff)."""
+    import json
+
+    _, sep, rest = head.partition(_MACHINE_MARK + "\n")
+    if not sep:
+        return None
+    try:
+        facts = json.loads(rest.splitlines()[0]) if rest.strip() else None
+    except ValueError:
+        return None
+    if not isinstance(facts, dict) or "error" in facts:
+        return None
+    from envkit.machine.detect import profile_from_facts
+
+    try:
+        return profile_from_facts(facts, host=target.host)
+    except (TypeError, ValueError, AttributeError, KeyError):
+        return None
 
 
 def _read_remote_file(data: dict, url: str, format: str | None, environment: str | None):
@@ -422,6 +472,7 @@ def _ssh_stderr(text: str) -> str:
 _DRIVER = r'''
 import json, os, subprocess, sys
 ARGS = json.loads(@ARGS@)
+PROBE = @PROBE@
 SCAN = @SCAN@
 
 
@@ -540,6 +591,15 @@ else:
         fail("no such file or directory: %s" % prefix)
     if not is_prefix(prefix):
         fail("not a conda environment (no conda-meta/ directory): %s" % prefix)
+if PROBE:
+    # the machine's facts in the same session (a diff header); a failure never stops the scan
+    try:
+        g = {"__name__": "envkit_machine_probe"}
+        exec(compile(PROBE, "machine_probe.py", "exec"), g)
+        facts = g["collect"](pythons=False)
+    except Exception as exc:
+        facts = {"error": "%s: %s" % (exc.__class__.__name__, exc)}
+    sys.stdout.write(ARGS["machine_mark"] + "\n" + json.dumps(facts) + "\n")
 sys.stdout.write(ARGS["mark"] + "\n")
 sys.stdout.flush()
 sys.argv = ["prefix_scan.py", prefix]

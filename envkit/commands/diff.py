@@ -22,8 +22,15 @@ OUTPUT_FORMATS = ("text", "json", "markdown")
 @click.option("--color", type=click.Choice(("auto", "always", "never")), default="auto", show_default=True,
               help="Colour the text output: auto = on a terminal, unless NO_COLOR is set.")
 @click.option("-o", "--output", metavar="FILE", help="Write the report to FILE instead of stdout.")
+@click.option("--machine-a", metavar="PROFILE",
+              help="The machine of SOURCE_A for the header: a profile file (envkit machine -o), "
+                   "host or ssh://HOST.")
+@click.option("--machine-b", metavar="PROFILE", help="The same for SOURCE_B.")
+@click.option("--no-machine", is_flag=True,
+              help="Do not probe or show the machines (no probe runs over ssh).")
 def diff(source_a: str, source_b: str, platform: str | None, fmt: str, show_all: bool,
-         environment: str | None, input_format: str | None, color: str, output: str | None) -> int:
+         environment: str | None, input_format: str | None, color: str, output: str | None,
+         machine_a: str | None, machine_b: str | None, no_machine: bool) -> int:
     """Explain how two environments differ, most important first.
 
     A SOURCE is an environment file in any format envkit reads (environment.yml, a `conda env
@@ -32,6 +39,9 @@ def diff(source_a: str, source_b: str, platform: str | None, fmt: str, show_all:
     on another machine: ssh://[user@]host[:port]/PATH or ssh://[user@]host/env:NAME (runs the system
     ssh; ENVKIT_SSH sets its command and options, ENVKIT_REMOTE_PYTHON the remote interpreter).
     One SOURCE may be '-': an environment file read from stdin.
+
+    When a side is on another machine (ssh://, or --machine-a/--machine-b), the header shows the
+    two machines side by side: driver / CUDA, GPUs, glibc or macOS, CPU level.
 
     Exit codes: 0 the same, 1 different, 2 error.
     """
@@ -45,8 +55,14 @@ def diff(source_a: str, source_b: str, platform: str | None, fmt: str, show_all:
     from envkit.sources import check_stdin_once, resolve
 
     check_stdin_once((source_a, source_b))
-    a = _resolve(resolve, source_a, input_format, environment)
-    b = _resolve(resolve, source_b, input_format, environment)
+    if no_machine and (machine_a or machine_b):
+        from envkit.errors import UsageError
+
+        raise UsageError("--no-machine and --machine-a/--machine-b contradict each other",
+                         hint="drop --no-machine to show the machines")
+    probe = not no_machine
+    a = _resolve(resolve, source_a, input_format, environment, probe)
+    b = _resolve(resolve, source_b, input_format, environment, probe)
     # each source's warnings once, named as the user wrote it (an ssh:// URL, not the remote path)
     sources = list({src.label: src for src in (a, b)}.values())
     for src in sources:
@@ -55,15 +71,22 @@ def diff(source_a: str, source_b: str, platform: str | None, fmt: str, show_all:
         if isinstance(src.model, LiveEnv):
             for w in src.model.warnings:
                 warn(f"{src.label}: {w}")
+        if probe and src.origin == "ssh" and isinstance(src.model, LiveEnv) and src.machine is None:
+            warn(f"{src.label}: the remote machine probe gave no profile; the header shows no machines")
     result = diff_core(a.model, b.model, platform=platform, label_a=a.label, label_b=b.label)
+    machines = None
+    if probe:
+        from envkit.machine.sides import diff_machines
+
+        machines = diff_machines(a, b, machine_a=machine_a, machine_b=machine_b)
     if fmt == "json":
         from envkit.render.diff_json import render_json
 
-        text = render_json(result, show_all=show_all)
+        text = render_json(result, show_all=show_all, machines=machines)
     elif fmt == "markdown":
         from envkit.render.diff_markdown import render_markdown
 
-        text = render_markdown(result, show_all=show_all)
+        text = render_markdown(result, show_all=show_all, machines=machines)
     else:
         from envkit.render.diff_text import render_text
 
@@ -73,7 +96,7 @@ def diff(source_a: str, source_b: str, platform: str | None, fmt: str, show_all:
         else:
             use_color = color == "always"
         width = _width()
-        text = render_text(result, color=use_color, show_all=show_all, width=width)
+        text = render_text(result, color=use_color, show_all=show_all, width=width, machines=machines)
         if use_color and output is None:
             # click strips ANSI codes from non-terminal streams unless told otherwise
             click.echo(text, nl=False, color=True)
@@ -82,11 +105,11 @@ def diff(source_a: str, source_b: str, platform: str | None, fmt: str, show_all:
     return 0 if result.same else 1
 
 
-def _resolve(resolve, text: str, input_format: str | None, environment: str | None):
+def _resolve(resolve, text: str, input_format: str | None, environment: str | None, machine: bool):
     from envkit.errors import EnvkitError
 
     try:
-        return resolve(text, format=input_format, environment=environment)
+        return resolve(text, format=input_format, environment=environment, machine=machine)
     except EnvkitError as exc:
         # the readers' hint names their own `--format`; here that option is the output format
         if exc.hint and "pass --format" in exc.hint:

@@ -204,6 +204,11 @@ def render_text(report: dict) -> str:
         lines.append("  " + ", ".join(extra))
         for d in cuda.get("devices") or []:
             lines.append(f"  GPU {d['index']}: {d['name']} ({d['sm']}, {_mib(d['total_memory'])})")
+    if report.get("machine"):
+        from envkit.machine.profile import MachineProfile
+        from envkit.render.machine import machine_line
+
+        lines.append("  machine: " + machine_line(MachineProfile.from_dict(report["machine"])))
     lines.append("")
     checks = report.get("checks") or []
     nw = max([len("CHECK")] + [len(c["name"]) for c in checks])

@@ -87,6 +87,8 @@ def virtual_issues(pkgs: Sequence[LockedPackage], profile: MachineProfile) -> li
 def _virtual_problem(name: str, spec: str, profile: MachineProfile) -> tuple[str, str, str] | None:
     """(level, what the machine has, fix) when `name spec` is not met; None when it is."""
     have = profile.virtual_package(name)
+    if have is None and name == "__cuda_arch":
+        have = cuda_arch(profile)
     if have is None:
         return "error", _absent(name, profile), _absent_fix(name, profile)
     version, build = have
@@ -103,6 +105,17 @@ def _virtual_problem(name: str, spec: str, profile: MachineProfile) -> tuple[str
            "__archspec": "lock without the CPU microarchitecture level (`_x86_64-microarch-level`)",
            "__cuda_arch": "lock a build for this GPU's compute capability"}.get(name, "")
     return "error", shown, fix
+
+
+def cuda_arch(profile: MachineProfile) -> tuple[str, str] | None:
+    """CEP 46's `__cuda_arch` (version, build) from the GPUs when the detector did not report it
+    (rattler does not yet): the lowest compute capability, and that device's model."""
+    found = [(tuple(int(x) for x in g.compute_capability.split(".")), g) for g in profile.gpus
+             if g.compute_capability and re.fullmatch(r"\d+\.\d+", g.compute_capability)]
+    if not found:
+        return None
+    _, low = min(found, key=lambda t: t[0])
+    return low.compute_capability, low.name
 
 
 def _absent(name: str, profile: MachineProfile) -> str:
@@ -129,8 +142,14 @@ def _satisfies(name: str, spec: str, version: str, build: str) -> bool:
 
     try:
         dep = parse_spec(f"{name} {spec}")
-        return matches(dep, name=name, version=version, build=build or "0")
     except Exception:  # a spec rattler cannot read is not the machine's fault
+        return True
+    # a build string as a detector reports it (`__cuda_arch`'s is the device model, with spaces)
+    # is made CEP 26-valid first: rattler refuses the record otherwise, which is no match verdict
+    build = re.sub(r"[^A-Za-z0-9_.+]", "_", build or "0")
+    try:
+        return matches(dep, name=name, version=version, build=build)
+    except Exception:
         return True
 
 

@@ -18,6 +18,8 @@
      "pip_not_recorded": null | {"side": "a|b", "kind", "skipped"},   # a side that cannot hold pip
      "notes": [str],                       # what was not compared, in words (never a difference)
      "unchanged": [package, ...],          # only with --all
+     "machines": {"a": profile | null, "b": profile | null,   # only when a side has a machine
+                  "rows": [{"label", "a", "b", "differs"}]},  # profile: `envkit machine --json`
      "summary": {...}}
 
 Keys are only ever added within a schema version; `changes` are in ranked order.
@@ -32,8 +34,9 @@ from envkit.render.diff_notes import note_sentences
 SCHEMA = "envkit-diff/1"
 
 
-def diff_to_dict(d: EnvDiff, *, show_all: bool = False) -> dict:
-    """The JSON-ready dict of an EnvDiff (see the module docstring)."""
+def diff_to_dict(d: EnvDiff, *, show_all: bool = False, machines=None) -> dict:
+    """The JSON-ready dict of an EnvDiff (see the module docstring).  `machines` is (profile A,
+    profile B) from envkit.machine.sides.diff_machines, or None (no `machines` key)."""
     spec = None
     if d.spec_side:
         spec = {"side": d.spec_side, "entries": [c.as_dict() for c in d.spec_checks],
@@ -57,10 +60,23 @@ def diff_to_dict(d: EnvDiff, *, show_all: bool = False) -> dict:
     }
     if show_all:
         out["unchanged"] = [s.as_dict() for s in d.unchanged]
+    if machines is not None:
+        out["machines"] = machines_dict(machines)
     out["summary"] = d.summary()
     return out
 
 
-def render_json(d: EnvDiff, *, show_all: bool = False) -> str:
+def machines_dict(machines) -> dict:
+    """The `machines` object: each side's profile (or null) and the header rows."""
+    from envkit.render.machine import machine_rows
+
+    a, b = machines
+    return {"a": a.to_dict() if a is not None else None, "b": b.to_dict() if b is not None else None,
+            "rows": [{"label": label, "a": va, "b": vb, "differs": differs}
+                     for label, va, vb, differs in machine_rows(a, b)]}
+
+
+def render_json(d: EnvDiff, *, show_all: bool = False, machines=None) -> str:
     """The diff as pretty-printed JSON text (UTF-8, a trailing newline)."""
-    return json.dumps(diff_to_dict(d, show_all=show_all), indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(diff_to_dict(d, show_all=show_all, machines=machines), indent=2,
+                      ensure_ascii=False) + "\n"

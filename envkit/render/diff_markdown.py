@@ -74,13 +74,22 @@ def _by_kind(changes: list[Change]) -> list[Change]:
     return sorted(changes, key=lambda c: KINDS.index(c.kind))
 
 
-def render_markdown(d: EnvDiff, *, show_all: bool = False) -> str:
-    """The diff as a Markdown pull-request comment."""
+def render_markdown(d: EnvDiff, *, show_all: bool = False, machines=None) -> str:
+    """The diff as a Markdown pull-request comment; `machines` (profile A, profile B) adds a
+    table of the two machines."""
     out = ["### envkit diff", ""]
     pa = f" ({d.a.platform})" if d.a.platform else ""
     pb = f" ({d.b.platform})" if d.b.platform else ""
     out.append(f"**A** {_code(d.a.source)}{pa} → **B** {_code(d.b.source)}{pb}")
     out.append("")
+    if machines is not None:
+        from envkit.render.machine import machine_rows
+
+        out += ["| machine | A | B |", "|---|---|---|"]
+        for label, a, b, differs in machine_rows(*machines):
+            mark = " ⚠" if differs else ""
+            out.append(f"| {label}{mark} | {_cell(a)} | {_cell(b)} |")
+        out.append("")
     for note in note_sentences(d):
         out += [f"_{_cell(note)}_", ""]
     verdict, _, rest = summary_sentence(d).partition(": ")

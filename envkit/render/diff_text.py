@@ -29,11 +29,15 @@ class _Painter:
         return "".join(_STYLES[s] for s in styles) + text + _RESET
 
 
-def render_text(d: EnvDiff, *, color: bool = False, show_all: bool = False, width: int = 100) -> str:
-    """The diff as aligned text (see the module docstring).  `show_all` adds unchanged packages."""
+def render_text(d: EnvDiff, *, color: bool = False, show_all: bool = False, width: int = 100,
+                machines=None) -> str:
+    """The diff as aligned text (see the module docstring).  `show_all` adds unchanged packages;
+    `machines` (profile A, profile B) adds the two machines side by side under the header."""
     p = _Painter(color)
     out: list[str] = []
     out += _header(d, p)
+    if machines is not None:
+        out += _machine_lines(machines, p)
     for note in note_sentences(d):
         out.append(p(f"note: {note}", "dim"))
     if d.highlights:
@@ -95,6 +99,20 @@ def _header(d: EnvDiff, p: _Painter) -> list[str]:
         bits.append(f"{side.packages} {unit}")
         lines.append(f"{p(letter, 'bold')}  {side.source}  ({', '.join(bits)})")
     return lines
+
+
+def _machine_lines(machines, p: _Painter) -> list[str]:
+    from envkit.render.machine import machine_rows
+
+    rows = machine_rows(*machines)
+    wl = max(len(r[0]) for r in rows)
+    wa = max(len(r[1]) for r in rows)
+    head_a = p(f"{'A':<{wa}}", "bold")
+    out = [f"  {'':<{wl}}  {head_a}  {p('B', 'bold')}"]
+    for label, a, b, differs in rows:
+        mark = p(" *", "yellow") if differs else ""
+        out.append(f"  {label:<{wl}}  {a:<{wa}}  {b}{mark}".rstrip())
+    return out
 
 
 def _highlights(d: EnvDiff, p: _Painter) -> list[str]:

@@ -32,6 +32,15 @@ def render_machine_text(p: MachineProfile) -> str:
     return "".join(f"{k.ljust(width)}  {v}\n" for k, v in rows)
 
 
+def machine_line(p: MachineProfile) -> str:
+    """One line: `gpu-box, linux-64, glibc 2.35, x86_64_v3, driver 575.57.08 (CUDA 12.9,
+    nvidia-smi), GPUs: NVIDIA GeForce RTX 5090 (sm_120)` (the smoke report's machine line)."""
+    libc = f"glibc {p.glibc}" if p.glibc else (f"macOS {p.macos}" if p.macos else None)
+    gpus = ", ".join(f"{g.name} ({g.sm})" if g.sm else g.name for g in p.gpus) or "none"
+    bits = [p.host or "?", p.platform, libc, _cpu_level(p), f"driver {driver_text(p)}", f"GPUs: {gpus}"]
+    return ", ".join(b for b in bits if b)
+
+
 def driver_text(p: MachineProfile) -> str:
     """`575.57.08 (CUDA 12.9, nvidia-smi)`, or `none`."""
     if not p.driver and not p.driver_cuda:
@@ -47,21 +56,29 @@ def _cpu_level(p: MachineProfile) -> str | None:
     return p.archspec or p.cpu_level
 
 
-def machine_rows(a: MachineProfile | None, b: MachineProfile | None) -> list[tuple[str, str, str]]:
-    """(label, A, B) rows for a diff header: driver / CUDA, GPUs, glibc or macOS, CPU level."""
+def machine_rows(a: MachineProfile | None, b: MachineProfile | None) -> list[tuple[str, str, str, bool]]:
+    """(label, A, B, differs) rows for a diff header: host and platform, driver / CUDA, GPUs, glibc
+    or macOS, CPU level ("—" for a side without a profile; a row with one is never "differs")."""
     def gpus(p):
-        if p is None:
-            return "—"
         return ", ".join(f"{g.name} ({g.sm})" if g.sm else g.name for g in p.gpus) or "none"
 
     def libc(p):
-        if p is None:
-            return "—"
         return f"glibc {p.glibc}" if p.glibc else (f"macOS {p.macos}" if p.macos else "—")
 
-    def get(p, fn):
-        return "—" if p is None else fn(p)
+    def host(p):
+        return f"{p.host or '?'} ({p.platform})"
 
-    return [("Driver", get(a, driver_text), get(b, driver_text)), ("GPUs", gpus(a), gpus(b)),
-            ("libc/OS", libc(a), libc(b)),
-            ("CPU level", get(a, lambda p: _cpu_level(p) or "—"), get(b, lambda p: _cpu_level(p) or "—"))]
+    def cpu(p):
+        return _cpu_level(p) or "—"
+
+    rows = []
+    for label, fn in (("Machine", host), ("Driver", driver_text), ("GPUs", gpus), ("libc/OS", libc),
+                      ("CPU level", cpu)):
+        va = "—" if a is None else fn(a)
+        vb = "—" if b is None else fn(b)
+        differs = a is not None and b is not None and va != vb
+        if label == "CPU level" and differs and a.cpu_level and b.cpu_level:
+            # over ssh only the x86-64 level is known, locally rattler also names the microarchitecture
+            differs = a.cpu_level != b.cpu_level
+        rows.append((label, va, vb, differs))
+    return rows

@@ -271,6 +271,7 @@ def run_smoke(target: Target, *, require_cuda: bool = False, mode: str = "defaul
     elapsed = time.monotonic() - start
     report = assemble(target, st, result, elapsed=elapsed, overall=overall, config=config,
                       overall_given=overall_given)
+    report["machine"] = host_machine()
     if keep:
         report["scratch"] = str(scratch)
     if report.get("hung") and on_event is not None:
@@ -552,6 +553,19 @@ def machine_virtual_packages(platform: str) -> list:
     return out
 
 
+def host_machine() -> dict | None:
+    """The profile of the machine the probe ran on (`envkit machine --json`'s schema), or None
+    when it cannot be made: the report must not fail because of it."""
+    from envkit.errors import EnvkitError
+
+    try:
+        from envkit.machine import detect_local
+
+        return detect_local().to_dict()
+    except (EnvkitError, OSError, ValueError):
+        return None
+
+
 def could_not_run_report(target: dict, reason: str, hint: str | None = None, *, mode: str = "default",
                          require_cuda: bool = False) -> dict:
     """The report (the --json schema) of a smoke test that stopped before the probe ran: the env
@@ -561,7 +575,7 @@ def could_not_run_report(target: dict, reason: str, hint: str | None = None, *, 
         "schema": 1, "ok": False, "could_not_run": True, "reason": reason, "target": target, "mode": mode,
         "require_cuda": require_cuda, "environment": {}, "checks": [], "dataloader": None, "hung": None,
         "diagnoses": [{"check": None, "problem": reason, "hint": hint}] if hint else [],
-        "stderr_tail": "", "seconds": 0.0,
+        "stderr_tail": "", "seconds": 0.0, "machine": None,
     }
 
 
