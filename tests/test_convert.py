@@ -135,3 +135,74 @@ def test_sbom_purls_hashes_and_dependencies():
     deps = {d["ref"]: d["dependsOn"] for d in doc["dependencies"]}
     assert any(r.startswith("pkg:conda/python@3.12.5") for r in deps[numpy["bom-ref"]])
     assert [p["value"] for p in doc["metadata"]["properties"] if p["name"] == "envkit:channel"] == ["conda-forge"]
+
+
+# --- the public write path: envkit.write_text writes pixi.lock v6 / v7 and SBOMs -------------------
+
+def test_write_text_writes_pixi_lock_v6_and_v7_that_read_back_the_same():
+    import envkit
+
+    lock = envkit.read_file(SAMPLES["conda-lock"])
+    v6, v7 = envkit.write_text(lock, "pixi"), envkit.write_text(lock, "pixi-v7")
+    assert v6.startswith("version: 6\nenvironments:\n  default:\n    channels:\n"
+                         "    - url: https://conda.anaconda.org/conda-forge/\n")
+    assert v7.startswith("version: 7\nplatforms:\n- name: linux-64\n- name: osx-64\n- name: osx-arm64\n"
+                         "- name: win-64\n")
+    for text in (v6, v7):
+        back = envkit.read_text(text, filename="pixi.lock")
+        assert back.kind == "pixi" and back.platforms == lock.platforms
+        assert sorted(map(_fields, back.packages)) == sorted(map(_fields, lock.packages))
+        assert len(back.packages) == len(lock.packages) == 146
+    # the same text convert writes
+    conv = run_envkit("convert", str(SAMPLES["conda-lock"]), "-o", "-", "--to", "pixi")
+    assert conv.exit_code == 0 and conv.stdout == v6
+
+
+def _fields(p):
+    """What both files record (a conda-lock.yml has no build_number: pixi.lock reads that as 0)."""
+    return (p.platform, p.manager, p.name, p.version, p.build, p.channel, p.subdir, p.url, p.md5, p.sha256,
+            tuple(sorted(p.depends)))
+
+
+def test_write_text_writes_an_exported_env_as_pixi_for_its_platform():
+    import envkit
+
+    export = envkit.read_file(SAMPLES["explicit"])
+    text = envkit.write_text(export, "pixi")
+    assert envkit.read_text(text, filename="pixi.lock").platforms == ("linux-64",)
+
+
+def test_write_text_pixi_refuses_what_it_cannot_hold():
+    import envkit
+
+    pixi = envkit.read_file(SAMPLES["pixi"])  # a path package without a version, on 2 platforms
+    with pytest.raises(envkit.UsageError) as exc:
+        envkit.write_text(pixi, "pixi")
+    assert str(exc.value) == ("pixi.lock cannot hold nemo-nowcast (linux-64), nemo-nowcast (osx-64): no version "
+                              "(pixi.lock v6 needs one for a pypi package; v7 does not)")
+    assert exc.value.hint == "envkit convert writes the rest and lists what it left out (--allow-loss)"
+    v7 = envkit.read_text(envkit.write_text(pixi, "pixi-v7"), filename="pixi.lock")
+    assert len(v7.packages) == len(pixi.packages)
+    with pytest.raises(envkit.UsageError, match="^platform= does not apply to a Lock written as pixi: pixi.lock "
+                                                "holds every platform of the lock$"):
+        envkit.write_text(pixi, "pixi", platform="linux-64")
+    pylock = envkit.read_text('lock-version = "1.0"\ncreated-by = "t"\n[[packages]]\nname = "a"\nversion = "1"\n'
+                              '[[packages.wheels]]\nurl = "https://x/a-1-py3-none-any.whl"\n'
+                              'hashes = {sha256 = "' + "0" * 64 + '"}\n', filename="pylock.toml")
+    with pytest.raises(envkit.UsageError, match=r"^pixi.lock cannot hold a==1: no platform$"):
+        envkit.write_text(pylock, "pixi")
+    with pytest.raises(TypeError, match="unexpected keyword argument 'header' for format 'pixi'"):
+        envkit.write_text(pixi, "pixi", header="x")
+
+
+def test_write_text_writes_a_cyclonedx_sbom():
+    import envkit
+
+    lock = envkit.read_file(SAMPLES["explicit"])
+    text = envkit.write_text(lock, "cyclonedx", name="course")
+    doc = json.loads(text)
+    assert (doc["specVersion"], doc["metadata"]["component"]["name"]) == ("1.6", "course")
+    assert len(doc["components"]) == len(lock.packages)
+    conv = run_envkit("convert", str(SAMPLES["explicit"]), "-o", "-", "--to", "cyclonedx").stdout
+    assert json.loads(conv)["components"] == doc["components"]
+    _validate_sbom(text)
