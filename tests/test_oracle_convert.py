@@ -122,3 +122,29 @@ def test_envkits_pixi_lock_of_condas_export_keeps_build_numbers(envkit_cli, cond
     assert r.exit_code == 0 and r.stdout.endswith(f"Same: no differences ({n} packages compared).\n"), r.stdout
     made = conda.create_from_file(tmp_path / "from-pixi", ours_file)
     _same(envkit_cli, prefix, made, n)
+
+
+def test_write_text_pixi_of_a_live_prefix_matches_condas_export(envkit_cli, conda, family, tmp_path):
+    """envkit.write_text(envkit.lock_live(prefix), "pixi") against conda's rattler-lock-v6 export of the
+    same prefix, entry by entry (build numbers and constrains included); conda creates from it."""
+    import envkit
+
+    prefix = family.prefixes["conda-only"]
+    theirs_file = tmp_path / "theirs.lock"
+    conda.run("export", "-p", prefix, "--format", "rattler-lock-v6", "-f", theirs_file)
+    ours_file = tmp_path / "pixi.lock"
+    ours_file.write_text(envkit.write_text(envkit.lock_live(envkit.open_env(prefix=prefix)), "pixi"))
+    entries = {}
+    for side, f in (("theirs", theirs_file), ("ours", ours_file)):
+        for e in yaml.safe_load(f.read_text())["packages"]:
+            entries.setdefault(e["conda"], {})[side] = e
+    assert len(entries) == 14 and all(len(v) == 2 for v in entries.values())
+    for url, both in entries.items():
+        # deliberate: the Lock holds no license, size or timestamp (conda's export has them)
+        theirs = {k: v for k, v in both["theirs"].items() if k not in ("license", "size", "timestamp")}
+        theirs.setdefault("build_number", 0)
+        ours = dict(both["ours"], build_number=both["ours"].get("build_number", 0))
+        assert ours == theirs, url
+    assert any(b["ours"].get("constrains") == ["zlib >=1.3"] for b in entries.values())
+    made = conda.create_from_file(tmp_path / "from-api", ours_file)
+    _same(envkit_cli, prefix, made, 14)
