@@ -53,7 +53,7 @@ def create(lock_file, prefix, name, platform, environment, input_format, backend
     warn_duplicates([lk])
     target = prefix or new_env_prefix(name)
     if lk.pip_options:
-        from envkit.cli import warn
+        from envkit.output import warn
         from envkit.create import pip_option_lines
 
         for w in pip_option_lines(lk.pip_options)[1]:
@@ -71,12 +71,12 @@ def create(lock_file, prefix, name, platform, environment, input_format, backend
     result = create_from_lock(lk, target, platform=platform, backend=backend, environments=environments,
                               show_progress=enabled(quiet))
     if result.by_pin:
-        from envkit.cli import warn
+        from envkit.output import warn
 
         warn(f"{len(result.by_pin)} pip package(s) had no artifact in the lock (#envkit-unresolved) and were "
              f"installed by pin from the configured index, without hash checking: {', '.join(result.by_pin)}")
     if result.unset_variables:
-        from envkit.cli import warn
+        from envkit.output import warn
 
         names = " ".join(f"{n}=..." for n in result.unset_variables)
         warn(f"the lock records {len(result.unset_variables)} environment variable(s) without their value (a "

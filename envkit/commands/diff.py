@@ -48,7 +48,7 @@ def diff(source_a: str, source_b: str, platform: str | None, fmt: str, show_all:
     import os
     import sys
 
-    from envkit.cli import emit, warn
+    from envkit.output import emit, warn
     from envkit.commands._common import duplicate_messages
     from envkit.envdiff import diff as diff_core
     from envkit.model import LiveEnv

@@ -176,7 +176,7 @@ def env_lock_path(output: str) -> str | None:
 def _lock_live(name, prefix, backend, output, env_lock, no_env_lock, allow_unhashed_pip=False,
                quiet=False) -> int:
     from envkit.backends import open_env
-    from envkit.cli import emit, warn
+    from envkit.output import emit, warn
     from envkit.commands._common import warn_duplicates
     from envkit.formats.condalock import write_conda_lock
     from envkit.formats.envyml import write_env
@@ -255,7 +255,7 @@ def _read_spec(path: str):
 
 def _lock_spec(spec_file, platforms, output, channel_priority, virtual_packages, solver, no_pip,
                quiet=False) -> int:
-    from envkit.cli import emit
+    from envkit.output import emit
     from envkit.commands._common import warn_duplicates
     from envkit.conda.platform import host_platform
     from envkit.formats.condalock import write_conda_lock

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from envkit.cli import warn
+from envkit.output import warn
 
 STATUS_WORD = {"pass": "pass", "fail": "FAIL", "warn": "warn", "skip": "skip"}
 

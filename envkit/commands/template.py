@@ -44,7 +44,7 @@ def pytorch(torch_version: str | None, cuda: str | None, cpu: bool, detect: bool
     Refuses combinations that do not exist, listing what does, e.g.
     "torch 2.7 has no CUDA 12.1 build; available: 11.8, 12.6, 12.8".
     """
-    from envkit.cli import emit, warn
+    from envkit.output import emit, warn
     from envkit.errors import UsageError
     from envkit.templates import (PytorchOptions, detect_gpu, load_matrix, pick_detected_cuda,
                                   plan_pytorch, render)

@@ -178,11 +178,15 @@ WRITE_OPTIONS = {
     "explicit": ("header", "platform"),
     "conda-list-json": ("platform",),
     "conda-list-export": ("header", "platform"),
-    "pixi": (),
+    "pixi": ("platform",),
     "pylock": ("header", "platform"),
     "uv-lock": (),
     "conda-requirements": (),
+    "pixi-v7": ("platform",),
+    "cyclonedx": ("platform", "name"),
 }
+#: Formats write_text writes but nothing reads as such (pixi-v7 is read as pixi).
+WRITE_ONLY = ("pixi-v7", "cyclonedx")
 
 
 def write_text(model, format: str, **opts) -> str:
@@ -192,10 +196,13 @@ def write_text(model, format: str, **opts) -> str:
     requirements, conda-lock, explicit and conda-list-export; `comments` (a CommentMap) for env and
     requirements; `platform` (str) picks the platform of a multi-platform Lock written as env,
     explicit, conda-list-json or conda-list-export, and is the platform an exported EnvSpec is
-    locked for when written as a lock format.  Raises TypeError for a model that is neither, an
-    option the format does not take or an option of the wrong type; UsageError for an unknown
-    format and when the model cannot be written in that format (a Lock as requirements.txt, a spec
-    that is not an export as a lock format, pixi.lock, which envkit reads only).
+    locked for when written as a lock format; `name` (str) names the environment of a
+    `cyclonedx` SBOM.  Besides FORMATS it writes WRITE_ONLY: `pixi-v7` (pixi.lock version 7; `pixi`
+    is version 6, what conda's conda-lockfiles plugin reads) and `cyclonedx` (CycloneDX 1.6 JSON).
+    Raises TypeError for a model that is neither, an option the format does not take or an option
+    of the wrong type; UsageError for an unknown format and when the model cannot be written in
+    that format (a Lock as requirements.txt, a spec that is not an export as a lock format, a
+    package pixi.lock cannot hold: `envkit convert` writes the rest and reports it, and uv.lock).
     """
     from envkit.model import EnvSpec, Lock
 
@@ -204,7 +211,7 @@ def write_text(model, format: str, **opts) -> str:
         raise TypeError(f"write_text() argument 'model' must be EnvSpec or Lock, not {type(model).__name__}{hint}")
     if not isinstance(format, str):
         raise TypeError(f"write_text() argument 'format' must be str, not {type(format).__name__}")
-    if format not in FORMATS:
+    if format not in FORMATS and format not in WRITE_ONLY:
         raise UsageError(f"unknown format {format!r}; choose one of: {', '.join(FORMATS)}")
     takes = WRITE_OPTIONS[format]
     for key, value in opts.items():
@@ -223,8 +230,9 @@ def write_text(model, format: str, **opts) -> str:
     if platform is not None:
         if isinstance(model, EnvSpec) and format in SPEC_FORMATS:
             raise UsageError(f"platform= picks a platform of a lock; an EnvSpec is written as {format} as it is")
-        if isinstance(model, Lock) and format == "conda-lock":
-            raise UsageError("platform= does not apply to a Lock written as conda-lock: conda-lock.yml "
+        if isinstance(model, Lock) and format in ("conda-lock", "pixi", "pixi-v7", "cyclonedx"):
+            what = {"conda-lock": "conda-lock.yml", "cyclonedx": "an SBOM"}.get(format, "pixi.lock")
+            raise UsageError(f"platform= does not apply to a Lock written as {format}: {what} "
                              "holds every platform of the lock")
     if format == "env":
         from envkit.formats.envyml import write_env
@@ -269,7 +277,13 @@ def write_text(model, format: str, **opts) -> str:
         return write_pylock(model, platform, **opts)
     if format == "uv-lock":
         raise UsageError("envkit reads uv.lock but does not write it (uv owns it); write pylock instead")
-    raise UsageError("envkit reads pixi.lock but does not write it; write conda-lock or explicit instead")
+    if format == "cyclonedx":
+        from envkit.render.sbom import render_cyclonedx
+
+        return render_cyclonedx(model, **opts)
+    from envkit.formats.pixiwrite import write_pixi_lock
+
+    return write_pixi_lock(model, version=7 if format == "pixi-v7" else 6, strict=True)
 
 
 def lock_to_export(lock, platform: str | None = None):

@@ -67,8 +67,10 @@ def parse_pip_entry(text: str, where: Where | None = None) -> PipDep:
         return PipDep(kind="option", text=redact(s), raw=raw, line=line)
     # per-requirement options after the requirement (`pkg --hash=sha256:...`, `pkg --no-binary x`)
     tokens = s.split(" ")
+    # pip cuts at the first `-` token even after a marker (`x==1 ; python_version >= "3.8" --hash=...`,
+    # what pip-compile writes); a marker's own `-1` is kept, a `--option` is not
     cut = next((i for i, t in enumerate(tokens) if i and t.startswith("-") and len(t) > 1
-                and not _in_marker(tokens[:i])), len(tokens))
+                and (t.startswith("--") or not _in_marker(tokens[:i]))), len(tokens))
     head, opts = " ".join(tokens[:cut]), " ".join(tokens[cut:])
     dep = _parse_target(head, where, raw)
     text_out = dep.text

@@ -29,14 +29,29 @@ def _channel_url(ch) -> str:
     return url.rstrip("/") + "/"
 
 
-def write_pixi_lock(lock: Lock, *, version: int = 6, dropped: list | None = None) -> str:
+def write_pixi_lock(lock: Lock, *, version: int = 6, dropped: list | None = None, strict: bool = False) -> str:
     """pixi.lock text (version 6 or 7) of `lock`; raises ValueError for another version.
 
-    Every package needs a platform (a pylock.toml read has none: give the Lock one first)."""
-    from envkit.formats._util import yscalar as scalar
-
+    Every package needs a platform (a pylock.toml read has none: give the Lock one first).  What
+    the file cannot hold goes to `dropped`; with `strict` a package left out raises UsageError
+    instead (envkit.write_text: a library call must not lose packages silently)."""
     if version not in VERSIONS:
         raise ValueError(f"pixi.lock version {version} is not written; envkit writes {VERSIONS}")
+    if strict:
+        lost: list = []
+        text = write_pixi_lock(lock, version=version, dropped=lost)
+        if left_out(lost):
+            from envkit.errors import UsageError
+
+            names = ", ".join(n for n, _ in left_out(lost)[:5]) + (f", ... ({len(left_out(lost))} in all)"
+                                                                  if len(left_out(lost)) > 5 else "")
+            raise UsageError(f"pixi.lock cannot hold {names}: {left_out(lost)[0][1]}",
+                             hint="envkit convert writes the rest and lists what it left out (--allow-loss)")
+        if dropped is not None:
+            dropped += lost
+        return text
+    from envkit.formats._util import yscalar as scalar
+
     # a pixi environment keeps its name; a conda environment's name is not a pixi environment's
     env = (lock.environment if lock.kind == "pixi" else None) or "default"
     platforms = lock.platforms or tuple(dict.fromkeys(p.platform for p in lock.packages if p.platform))
@@ -85,10 +100,19 @@ def write_pixi_lock(lock: Lock, *, version: int = 6, dropped: list | None = None
     return "\n".join(out) + "\n"
 
 
+#: the start of a `dropped` reason for a package that is written, only without something
+KEPT_REASON = "editable"
+
+
 def _drop(dropped, p: LockedPackage, reason: str, kept: bool = False) -> None:
     if dropped is not None:
         dropped.append(((f"{p.name}=={p.version}" if p.version else p.name)
                         + (f" ({p.platform})" if p.platform else ""), reason))
+
+
+def left_out(dropped: list) -> list[tuple[str, str]]:
+    """The (package, reason) entries of `dropped` whose package is not in the file at all."""
+    return [(n, r) for n, r in dropped if not r.startswith(KEPT_REASON)]
 
 
 def _conda_entry(p: LockedPackage) -> list[str]:
@@ -114,6 +138,9 @@ def _conda_entry(p: LockedPackage) -> list[str]:
     if p.depends:
         out.append("  depends:")
         out += [f"  - {scalar(f'{n} {s}'.strip())}" for n, s in p.depends]
+    if p.constrains:  # a live record's; conda's rattler-lock-v6 export writes them too
+        out.append("  constrains:")
+        out += [f"  - {scalar(c)}" for c in p.constrains]
     return out
 
 

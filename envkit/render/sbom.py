@@ -124,7 +124,9 @@ def render_cyclonedx(lock: Lock, *, name: str | None = None) -> str:
                              "name": env_name or lock.source.rsplit("/", 1)[-1]}
     meta["properties"] = [{"name": "envkit:lock-kind", "value": lock.kind}] + [
         {"name": "envkit:platform", "value": pl} for pl in lock.platforms] + [
-        {"name": "envkit:channel", "value": c.name} for c in lock.channels]  # in priority order
+        {"name": "envkit:channel", "value": c.name} for c in lock.channels] + [  # in priority order
+        {"name": "envkit:index", "value": o.split(None, 1)[1]} for o in lock.pip_options
+        if o.startswith(("--index-url ", "--extra-index-url ", "--find-links ")) and " " in o]
     doc = {"$schema": SCHEMA, "bomFormat": "CycloneDX", "specVersion": SPEC_VERSION, "serialNumber": "",
            "version": 1, "metadata": meta, "components": components,
            "dependencies": [{"ref": r, "dependsOn": sorted(d)} for r, d in sorted(deps.items())]}
