@@ -11,14 +11,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "envkit"
 # standard library alone, so they cannot use envkit._proc
 # (the smoke probe is a folder the runner copies whole)
 REMOTE_PROGRAMS = {"smoke/probe/host.py", "smoke/probe/distributed.py", "machine/probe.py"}
-# command modules other work in progress still moves to envkit.output (see importlinter.toml)
-CLI_IMPORTERS_LEFT = {
-    "commands/lock.py",
-    "commands/template.py",
-    "commands/create.py",
-    "commands/smoke.py",
-    "commands/diff.py",
-}
+CLI_IMPORTERS_LEFT: set[str] = set()
 
 
 def _imports(path: Path) -> set[str]:
