@@ -254,17 +254,30 @@ def test_usage_errors(envkit_cli, tmp_path):
         assert (r.exit_code, r.stdout) == (2, "") and "error: give only one of --quick and --full" in r.stderr
 
 
-def test_overall_timeout_and_keep(envkit_cli):
+@pytest.fixture(scope="module")
+def torch_start_s() -> float:
+    """Seconds this machine takes to start Python and import torch now (a loaded 2-core machine takes
+    10 s and more): limits that must outlast the import are set from it, never a fixed margin."""
+    import time
+
+    t0 = time.perf_counter()
+    subprocess.run([PY, "-c", "import torch, torch.distributed, torch.utils.data"], check=True,
+                   capture_output=True)
+    return time.perf_counter() - t0
+
+
+def test_overall_timeout_and_keep(envkit_cli, torch_start_s):
     """The overall --timeout running out is said as such: not a hung check, no /dev/shm hint."""
     cfg = {"only": ["dataloader.throughput"], "workload": {**TINY, "hang_at": 0}}
-    r = smoke(envkit_cli, "--python", PY, "--json", "--timeout", "8", "--keep", config=cfg)
+    limit = int(8 + 4 * torch_start_s)  # the import must end well inside it: the hang comes after
+    r = smoke(envkit_cli, "--python", PY, "--json", "--timeout", str(limit), "--keep", config=cfg)
     assert r.exit_code == 1, r.stdout + r.stderr
     rep = json.loads(r.stdout)
     assert rep["hung"]["check"] == "dataloader.throughput"
-    assert (rep["hung"]["cause"], rep["hung"]["limit_s"]) == ("overall_timeout", 8.0)
+    assert (rep["hung"]["cause"], rep["hung"]["limit_s"]) == ("overall_timeout", float(limit))
     stopped = [c for c in rep["checks"] if c["name"] == "dataloader.throughput"][0]
     assert stopped["status"] == "fail"
-    assert stopped["detail"].startswith("the overall --timeout of 8 s ran out during dataloader.throughput "
+    assert stopped["detail"].startswith(f"the overall --timeout of {limit} s ran out during dataloader.throughput "
                                         "(it had run ")
     assert "of its own 900 s limit); raise --timeout; the whole process group (probe pid" in stopped["detail"]
     assert "hung" not in stopped["detail"]
@@ -407,11 +420,13 @@ def test_a_failing_rank_ends_the_distributed_check_at_once(envkit_cli):
     assert check["seconds"] < 60  # not the 96 s rendezvous timeout
 
 
-def test_a_hanging_rank_under_torchrun_leaves_no_process_behind(envkit_cli):
+def test_a_hanging_rank_under_torchrun_leaves_no_process_behind(envkit_cli, torch_start_s):
     """torchrun starts every rank in a session of its own, outside the probe's process group: when
     the check's limit runs out, the runner's group kill must still reach the ranks (announced by
     pid) and not leave rank 0 waiting in the rendezvous."""
-    cfg = {"only": ["distributed.gloo"], "check_timeout": 12, "dist_timeout": 300, "dist_hang_rank": 1}
+    # torchrun's agent and both ranks each import torch before the ranks announce themselves
+    cfg = {"only": ["distributed.gloo"], "check_timeout": int(12 + 4 * torch_start_s), "dist_timeout": 300,
+           "dist_hang_rank": 1}
     r = smoke(envkit_cli, "--python", PY, "--json", config=cfg)
     assert r.exit_code == 1, r.stdout + r.stderr
     rep = json.loads(r.stdout)
