@@ -70,7 +70,7 @@ CARRIES: dict[str, set[str]] = {
 
 #: (source, target) -> {feature: why}: what a conversion loses beyond the table's HOLDS, found by
 #: tests/test_convert.py::test_loss_table_cells_hold_on_real_conversions; writer gaps to fix, listed
-#: in the docs' table until then (not yet reported by `convert` at run time)
+#: in the docs' table and reported by `convert` for the packages they concern (`_gap_packages`)
 _PATH_VERSION = "the version of a pip path install (`# pip NAME @ file:///dir` has none)"
 _LOCAL_DIR = "a pip install from a local directory that is not editable, silently"
 _INDEX = "the lock's `--index-url` (pylock.toml names an index per package)"
@@ -250,8 +250,33 @@ def convert(model, target: str, *, source_format: str, platform: str | None = No
             if mine:
                 feature = f"{manager}-no-url" if "URL" in reason else _feature_of(reason)
                 losses.append(Loss(feature=feature, count=len(mine), packages=tuple(mine[:5]), detail=reason))
+    for feature, why in KNOWN_GAPS.get((source_format, target), {}).items():
+        hit = _gap_packages(lock, why)
+        if hit:
+            losses.append(Loss(feature=feature, count=len(hit), packages=tuple(hit[:5]), detail=why))
     return Conversion(text=text, source_format=source_format, target=target, platform=platform,
                       losses=tuple(_merge(losses)), left_out_platforms=left_out)
+
+
+def _gap_packages(lock: Lock, why: str) -> list[str]:
+    """The packages of `lock` a known writer gap (a KNOWN_GAPS reason) concerns: never silent."""
+    def label(p) -> str:
+        return f"{p.name}=={p.version}" if p.version else p.name
+
+    pip = [p for p in lock.packages if p.manager == "pip"]
+    local = [p for p in pip if (p.url or "").startswith("file:")]
+    if why == _PATH_VERSION:
+        return [label(p) for p in local]
+    if why == _LOCAL_DIR:
+        archive = (".whl", ".tar.gz", ".zip", ".tar.bz2")
+        return [label(p) for p in local if not p.editable and not p.url.split("#")[0].endswith(archive)]
+    if why == _INDEX:
+        return ["(the lock)"] if lock.pip_options else []
+    if why == _PKG_INDEX:
+        return [label(p) for p in pip if p.index]
+    if why == _UNNAMED:
+        return [label(p) for p in pip if p.editable and not p.version]
+    return [label(p) for p in pip if p.editable or p.url]  # _UNDIAGNOSED: whatever may change
 
 
 def _feature_of(reason: str) -> str:
@@ -360,5 +385,6 @@ def loss_table_markdown() -> str:
     notes = [f"- {src} to {tgt} also drops {FEATURES[f]}: {why}" for (src, tgt), gaps in KNOWN_GAPS.items()
              for f, why in gaps.items() if f != "pip-urls"]
     if notes:
-        rows += ["", "Known gaps (the tests find these; the conversion does not report them yet):", ""] + notes
+        rows += ["", "Known gaps (the tests find these; `convert` reports them as losses when a file has them):",
+                 ""] + notes
     return "\n".join(rows) + "\n"

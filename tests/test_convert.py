@@ -438,3 +438,25 @@ def test_loss_table_cells_hold_on_real_conversions(source, tmp_path):
             bad.append(f"{source} -> {target}: --json reports {sorted(reported)}, the table says {sorted(claim)}")
         assert {FEATURES[f] for f in claim} <= set(FEATURES.values())
     assert bad == [], "\n".join(bad)
+
+
+def test_a_known_writer_gap_is_reported_as_a_loss_not_silent(tmp_path):
+    """pylock.toml's writer leaves out a non-editable install from a local directory (KNOWN_GAPS):
+    `convert` says so and exits 1, where it used to write the file and exit 0."""
+    from dataclasses import replace
+
+    import envkit
+
+    lock = _rich_lock(versionless=False)
+    lock = replace(lock, packages=tuple(replace(p, editable=False) if p.name == "mylib" else p
+                                        for p in lock.packages if p.name != "nourl"))
+    src = tmp_path / "conda-lock.yml"
+    src.write_text(envkit.write_text(lock, "conda-lock"))
+    out = tmp_path / "pylock.toml"
+    r = run_envkit("convert", str(src), "-o", str(out), "--platform", "linux-64", "--allow-loss", "--json")
+    assert r.exit_code == 0, r.stderr
+    losses = {x["feature"]: x for x in json.loads(r.stdout)["losses"]}
+    assert losses["pip"]["packages"] == ["mylib==0.1"]
+    assert losses["pip"]["detail"] == "a pip install from a local directory that is not editable, silently"
+    r = run_envkit("convert", str(src), "-o", str(out), "--platform", "linux-64")
+    assert r.exit_code == 1 and "mylib==0.1" in r.stderr
