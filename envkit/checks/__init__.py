@@ -7,17 +7,30 @@
 Each rule (envkit/checks/rules_*.py) has a stable name, a default severity, a description and an
 example, and a function (target, context) -> hits; see envkit.checks.core.  The rule modules are
 listed in envkit.checks.registry; envkit.checks.engine runs them.
-"""
-from envkit.checks.core import SEVERITIES, Finding, Hit, Rule, Target, severity_at_least, summarize
-from envkit.checks.engine import run_checks
-from envkit.checks.registry import all_rules, get_rule
-from envkit.checks.targets import discover, live_target, load_targets
 
-__all__ = ["RULES", "SEVERITIES", "Finding", "Hit", "Rule", "Target", "all_rules", "discover",
-           "get_rule", "live_target", "load_targets", "run_checks", "severity_at_least", "summarize"]
+The names load on first use (PEP 562): a command that needs only envkit.checks.core (the conda+pip
+warning's inline ignores) must not import every rule module and what they import.
+"""
+from __future__ import annotations
+
+import importlib
+
+_HOME = {
+    "SEVERITIES": "core", "Finding": "core", "Hit": "core", "Rule": "core", "Target": "core",
+    "severity_at_least": "core", "summarize": "core",
+    "run_checks": "engine",
+    "all_rules": "registry", "get_rule": "registry",
+    "discover": "targets", "live_target": "targets", "load_targets": "targets",
+}
+
+__all__ = ["RULES", *_HOME]
 
 
 def __getattr__(name: str):
     if name == "RULES":  # name -> Rule, in documentation order
-        return all_rules()
+        return importlib.import_module("envkit.checks.registry").all_rules()
+    if name in _HOME:
+        value = getattr(importlib.import_module(f"envkit.checks.{_HOME[name]}"), name)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
