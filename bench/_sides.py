@@ -1,5 +1,6 @@
 """Comparison sides shared by the bench modules: the parse-limit floor (`json.loads` of the same
 data, as JSON), py-rattler's readers, and the CSafeLoader alternative."""
+
 from __future__ import annotations
 
 import json
@@ -34,11 +35,14 @@ def json_loads_inproc(*paths: Path) -> Side:
     def fn():
         for p in twins:
             json.loads(p.read_text(encoding="utf-8"))
+
     return Side("json.loads of the same data", fn, "floor")
 
 
-CSAFE_CODE = ("import sys, yaml\nfor p in sys.argv[1:]:\n"
-              "    yaml.load(open(p, encoding='utf-8').read(), Loader=yaml.CSafeLoader)\n")
+CSAFE_CODE = (
+    "import sys, yaml\nfor p in sys.argv[1:]:\n"
+    "    yaml.load(open(p, encoding='utf-8').read(), Loader=yaml.CSafeLoader)\n"
+)
 
 
 def csafe_argv(*paths: Path) -> list[str]:
@@ -49,12 +53,17 @@ def csafe_proc(*paths: Path) -> Side:
     return Side("python + PyYAML CSafeLoader load", csafe_argv(*paths), "alternative")
 
 
-RATTLER_LOCK_CODE = ("import sys, rattler\nfor p in sys.argv[1:]:\n"
-                     "    for _n, env in rattler.LockFile.from_path(p).environments():\n"
-                     "        for pkgs in env.packages_by_platform().values():\n"
-                     "            [(x.name, x.version, x.location) for x in pkgs]\n")
+RATTLER_LOCK_CODE = (
+    "import sys, rattler\nfor p in sys.argv[1:]:\n"
+    "    for _n, env in rattler.LockFile.from_path(p).environments():\n"
+    "        for pkgs in env.packages_by_platform().values():\n"
+    "            [(x.name, x.version, x.location) for x in pkgs]\n"
+)
 
 
 def rattler_lock_proc(*paths: Path) -> Side:
-    return Side("python + py-rattler LockFile read (name/version/url)", [PY, "-c", RATTLER_LOCK_CODE,
-                                                                          *map(str, paths)], "floor")
+    return Side(
+        "python + py-rattler LockFile read (name/version/url)",
+        [PY, "-c", RATTLER_LOCK_CODE, *map(str, paths)],
+        "floor",
+    )

@@ -2,6 +2,7 @@
 its exit code, wall time, CPU time and peak RSS.  Why: on Linux a child's ru_maxrss includes the
 resident size of the process it was forked from (recorded at exec), so children forked straight
 from the bench (hundreds of MiB of generated data) would all report the bench's own size."""
+
 import json
 import os
 import subprocess
@@ -14,5 +15,7 @@ for line in sys.stdin:
     child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, ru = os.wait4(child.pid, 0)
     wall = time.perf_counter() - t0
-    print(json.dumps([os.waitstatus_to_exitcode(status), wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss]),
-          flush=True)
+    print(
+        json.dumps([os.waitstatus_to_exitcode(status), wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss]),
+        flush=True,
+    )

@@ -6,6 +6,7 @@ that imports rattler and reads the records; target <= 1.3x), and in-process (rea
 environment.yml, against `PrefixRecord.from_path` for every record; target <= 3x).  The parse
 limit, `json.loads` of every record, is the second floor of both.
 """
+
 import sys
 from pathlib import Path
 
@@ -50,20 +51,35 @@ def cases(work):
             with open(r, encoding="utf-8") as fh:
                 json.loads(fh.read())
 
-    json_script = ("import glob, json, sys\n"
-                   "[json.loads(open(p, encoding='utf-8').read()) for p in glob.glob(sys.argv[1] + '/conda-meta/*.json')]")
-    floor_script = ("import glob, sys\nfrom rattler import PrefixRecord\n"
-                    "[PrefixRecord.from_path(p) for p in glob.glob(sys.argv[1] + '/conda-meta/*.json')]")
+    json_script = (
+        "import glob, json, sys\n"
+        "[json.loads(open(p, encoding='utf-8').read()) for p in glob.glob(sys.argv[1] + '/conda-meta/*.json')]"
+    )
+    floor_script = (
+        "import glob, sys\nfrom rattler import PrefixRecord\n"
+        "[PrefixRecord.from_path(p) for p in glob.glob(sys.argv[1] + '/conda-meta/*.json')]"
+    )
     return [
-        Case(name=f"export {N}-package prefix (in-process)", measure=measure, floor=floor,
-             floor_label="rattler PrefixRecord.from_path x500", target=3.0, repeat=9,
-             others=[Side("json.loads of every record", json_floor)],
-             notes="read_prefix + environment.yml text; records list 40+ files each"),
-        Case(name=f"envkit export -p ({N} packages, CLI)",
-             measure=[sys.executable, "-m", "envkit", "export", "-p", str(prefix), "-o", "/dev/null"],
-             floor=[sys.executable, "-c", floor_script, str(prefix)],
-             floor_label="python: import rattler + PrefixRecord.from_path of every record", target=1.3,
-             repeat=9, others=[Side("python + json.loads of every record", [sys.executable, "-c", json_script,
-                                                                          str(prefix)])],
-             notes="whole process, interpreter start included on both sides"),
+        Case(
+            name=f"export {N}-package prefix (in-process)",
+            measure=measure,
+            floor=floor,
+            floor_label="rattler PrefixRecord.from_path x500",
+            target=3.0,
+            repeat=9,
+            others=[Side("json.loads of every record", json_floor)],
+            notes="read_prefix + environment.yml text; records list 40+ files each",
+        ),
+        Case(
+            name=f"envkit export -p ({N} packages, CLI)",
+            measure=[sys.executable, "-m", "envkit", "export", "-p", str(prefix), "-o", "/dev/null"],
+            floor=[sys.executable, "-c", floor_script, str(prefix)],
+            floor_label="python: import rattler + PrefixRecord.from_path of every record",
+            target=1.3,
+            repeat=9,
+            others=[
+                Side("python + json.loads of every record", [sys.executable, "-c", json_script, str(prefix)])
+            ],
+            notes="whole process, interpreter start included on both sides",
+        ),
     ]

@@ -10,6 +10,7 @@
   (`envkit.lock.resolve_index_artifacts`, local wheels through `--find-links`, no network); against
   one bare `pip install --dry-run --no-deps --report` of the same 20 pins (pip itself is the floor).
 """
+
 from __future__ import annotations
 
 import glob
@@ -42,22 +43,38 @@ def _big_lock(work: Path) -> tuple[Path, Path]:
     from envkit.model import Channel, Lock, LockedPackage
 
     spec_path, lock_path = work / "lock-check-environment.yml", work / "lock-check-3000.yml"
-    spec_text = ("name: big\nchannels:\n  - conda-forge\ndependencies:\n"
-                 + "".join(f"  - pkg{i:04d} >=1\n" for i in range(0, 1000, 10)))
+    spec_text = "name: big\nchannels:\n  - conda-forge\ndependencies:\n" + "".join(
+        f"  - pkg{i:04d} >=1\n" for i in range(0, 1000, 10)
+    )
     spec = read_env(spec_text, filename=str(spec_path))
     pkgs = []
     for plat in PLATFORMS:
         for i in range(1000):
             name, version, build = f"pkg{i:04d}", f"{1 + i % 7}.{i % 13}.{i % 5}", f"h{i:07x}_0"
             fn = f"{name}-{version}-{build}.conda"
-            pkgs.append(LockedPackage(
-                manager="conda", name=name, version=version, build=build, build_number=0, channel="conda-forge",
-                platform=plat, subdir=plat, url=f"https://conda.anaconda.org/conda-forge/{plat}/{fn}",
-                md5=hashlib.md5(fn.encode()).hexdigest(), sha256=hashlib.sha256(fn.encode()).hexdigest(),
-                depends=tuple((f"pkg{j:04d}", f">={1 + j % 7}") for j in (i - 1, i - 3) if j > 0)))
-    lock = Lock(kind="conda-lock", platforms=PLATFORMS, packages=tuple(pkgs),
-                channels=(Channel(name="conda-forge", url="https://conda.anaconda.org/conda-forge"),),
-                content_hash=tuple((p, spec_content_hash(spec, p)) for p in PLATFORMS))
+            pkgs.append(
+                LockedPackage(
+                    manager="conda",
+                    name=name,
+                    version=version,
+                    build=build,
+                    build_number=0,
+                    channel="conda-forge",
+                    platform=plat,
+                    subdir=plat,
+                    url=f"https://conda.anaconda.org/conda-forge/{plat}/{fn}",
+                    md5=hashlib.md5(fn.encode()).hexdigest(),
+                    sha256=hashlib.sha256(fn.encode()).hexdigest(),
+                    depends=tuple((f"pkg{j:04d}", f">={1 + j % 7}") for j in (i - 1, i - 3) if j > 0),
+                )
+            )
+    lock = Lock(
+        kind="conda-lock",
+        platforms=PLATFORMS,
+        packages=tuple(pkgs),
+        channels=(Channel(name="conda-forge", url="https://conda.anaconda.org/conda-forge"),),
+        content_hash=tuple((p, spec_content_hash(spec, p)) for p in PLATFORMS),
+    )
     spec_path.write_text(spec_text)
     lock_path.write_text(write_conda_lock(lock))
     return spec_path, lock_path
@@ -107,9 +124,26 @@ def cases(work):
     def floor_pip():
         import subprocess
 
-        subprocess.run([sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--no-deps",
-                        "--quiet", "--report", str(work / "lock-pip-report.json"), "-r", str(pins)],
-                       env=dict(os.environ, **pip_vars), check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "install",
+                "--dry-run",
+                "--ignore-installed",
+                "--no-deps",
+                "--quiet",
+                "--report",
+                str(work / "lock-pip-report.json"),
+                "-r",
+                str(pins),
+            ],
+            env=dict(os.environ, **pip_vars),
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+
     records = sorted(glob.glob(str(prefix / "conda-meta" / "*.json")))
 
     def floor_records():
@@ -132,20 +166,37 @@ def cases(work):
 
     spec_path, lock_path = _big_lock(work)
     envkit = [sys.executable, "-m", "envkit"]
-    load = ("import yaml; yaml.load(open(%r).read(), Loader=yaml.CSafeLoader)" % str(lock_path))
+    load = f"import yaml; yaml.load(open({str(lock_path)!r}).read(), Loader=yaml.CSafeLoader)"
     return [
-        Case(name="lock -p of a 500-package prefix (in-process)", measure=lock_prefix, floor=floor_records,
-             floor_label="py-rattler PrefixRecord.from_path x500", target=5.0, repeat=5,
-             notes="reads the prefix (records, history, 20 pip dist-infos, .condarc), builds the Lock, "
-                   "renders conda-lock.yml and environment.lock.yml"),
-        Case(name="lock --check of a 3,000-package lock (process)",
-             measure=envkit + ["lock", "--check", "-f", str(spec_path), "--lock", str(lock_path)],
-             floor=[sys.executable, "-c", load], floor_label="python + PyYAML CSafeLoader load",
-             floor_kind="alternative", target=2.0, repeat=5, others=[json_loads_proc(lock_path)],
-             notes="3 platforms x 1,000 conda packages, 100 spec entries checked per platform"),
-        Case(name="lock -p: resolve 20 index-installed pip packages with pip (in-process)", measure=resolve_pip,
-             floor=floor_pip, floor_label="one bare pip install --dry-run --report of the 20 pins",
-             target=1.5, repeat=3,
-             notes="the prefix's Python cannot run, so envkit's pip targets its platform (--platform/--abi, "
-                   "wheels only); local wheels via --find-links"),
+        Case(
+            name="lock -p of a 500-package prefix (in-process)",
+            measure=lock_prefix,
+            floor=floor_records,
+            floor_label="py-rattler PrefixRecord.from_path x500",
+            target=5.0,
+            repeat=5,
+            notes="reads the prefix (records, history, 20 pip dist-infos, .condarc), builds the Lock, "
+            "renders conda-lock.yml and environment.lock.yml",
+        ),
+        Case(
+            name="lock --check of a 3,000-package lock (process)",
+            measure=envkit + ["lock", "--check", "-f", str(spec_path), "--lock", str(lock_path)],
+            floor=[sys.executable, "-c", load],
+            floor_label="python + PyYAML CSafeLoader load",
+            floor_kind="alternative",
+            target=2.0,
+            repeat=5,
+            others=[json_loads_proc(lock_path)],
+            notes="3 platforms x 1,000 conda packages, 100 spec entries checked per platform",
+        ),
+        Case(
+            name="lock -p: resolve 20 index-installed pip packages with pip (in-process)",
+            measure=resolve_pip,
+            floor=floor_pip,
+            floor_label="one bare pip install --dry-run --report of the 20 pins",
+            target=1.5,
+            repeat=3,
+            notes="the prefix's Python cannot run, so envkit's pip targets its platform (--platform/--abi, "
+            "wheels only); local wheels via --find-links",
+        ),
     ]

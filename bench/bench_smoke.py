@@ -10,6 +10,7 @@ compare like with like; it is reported in the case's notes.
 
 Standalone: `python bench/bench_smoke.py` runs each workload once and prints both numbers.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -20,11 +21,21 @@ HERE = Path(__file__).resolve().parent
 
 WORKLOADS = {
     "io-bound (10 ms I/O per sample, batch 32)": {
-        "samples": 256, "batch_size": 32, "latency_ms": 10.0, "decode_ms": 0.0,
-        "sample_shape": [3, 64, 64], "epochs": 2},
+        "samples": 256,
+        "batch_size": 32,
+        "latency_ms": 10.0,
+        "decode_ms": 0.0,
+        "sample_shape": [3, 64, 64],
+        "epochs": 2,
+    },
     "cpu-bound (3 ms decode per sample, batch 32)": {
-        "samples": 256, "batch_size": 32, "latency_ms": 0.0, "decode_ms": 3.0,
-        "sample_shape": [3, 64, 64], "epochs": 2},
+        "samples": 256,
+        "batch_size": 32,
+        "latency_ms": 0.0,
+        "decode_ms": 3.0,
+        "sample_shape": [3, 64, 64],
+        "epochs": 2,
+    },
 }
 
 
@@ -58,15 +69,20 @@ class Workload:
         q, e = self.last["quick"], self.last["exhaustive"]
         rec = q["recommended"]
         key = (rec["num_workers"], rec["pin_memory"], rec.get("persistent_workers", False))
-        table = {(p["num_workers"], p["pin_memory"], p["persistent_workers"]): p["samples_per_s"] for p in e["sweep"]}
+        table = {
+            (p["num_workers"], p["pin_memory"], p["persistent_workers"]): p["samples_per_s"]
+            for p in e["sweep"]
+        }
         got = table[key]
         best = max(e["sweep"], key=lambda p: p["samples_per_s"])
         ratio = got / best["samples_per_s"]
-        text = (f"quick picked num_workers={key[0]} persistent_workers={key[2]} after {len(q['sweep'])} settings "
-                f"in {q['seconds']:.1f} s; in the exhaustive sweep ({len(e['sweep'])} settings, "
-                f"{e['seconds']:.1f} s) it does {got:.0f} samples/s = {ratio:.0%} of the best "
-                f"({best['samples_per_s']:.0f} samples/s at num_workers={best['num_workers']} "
-                f"persistent_workers={best['persistent_workers']}; target >= 90%)")
+        text = (
+            f"quick picked num_workers={key[0]} persistent_workers={key[2]} after {len(q['sweep'])} settings "
+            f"in {q['seconds']:.1f} s; in the exhaustive sweep ({len(e['sweep'])} settings, "
+            f"{e['seconds']:.1f} s) it does {got:.0f} samples/s = {ratio:.0%} of the best "
+            f"({best['samples_per_s']:.0f} samples/s at num_workers={best['num_workers']} "
+            f"persistent_workers={best['persistent_workers']}; target >= 90%)"
+        )
         return ratio, text
 
 
@@ -78,17 +94,25 @@ def cases(work):
     try:
         import torch  # noqa: F401
     except ImportError:
-        return [skipped(n, "torch is not installed (pip install 'torch==2.13.0' for the CPU wheel)")
-                for n in names]
+        return [
+            skipped(n, "torch is not installed (pip install 'torch==2.13.0' for the CPU wheel)")
+            for n in names
+        ]
     if run.QUICK:
         return [skipped(n, "not in --quick (the exhaustive sweep takes half a minute)") for n in names]
     probe = load_probe()
     out = []
     for name, w in WORKLOADS.items():
         wl = Workload(probe, w)
-        case = Case(name=f"smoke --quick DataLoader search, {name}", measure=lambda wl=wl: wl.run(True),
-                    floor=None, floor_label="exhaustive sweep", target=0.33, repeat=1,
-                    notes="(quality filled in after the runs)")
+        case = Case(
+            name=f"smoke --quick DataLoader search, {name}",
+            measure=lambda wl=wl: wl.run(True),
+            floor=None,
+            floor_label="exhaustive sweep",
+            target=0.33,
+            repeat=1,
+            notes="(quality filled in after the runs)",
+        )
 
         def floor(wl=wl, case=case):
             wl.run(False)
@@ -113,8 +137,11 @@ def main() -> int:
         wl.run(True)
         tq = time.perf_counter() - t
         ratio, text = wl.quality()
-        print(f"{name}: quick {tq:.1f} s vs exhaustive {te:.1f} s = {tq / te:.2f}x (target <= 0.33); "
-              f"throughput {ratio:.0%} (target >= 90%)\n  {text}", flush=True)
+        print(
+            f"{name}: quick {tq:.1f} s vs exhaustive {te:.1f} s = {tq / te:.2f}x (target <= 0.33); "
+            f"throughput {ratio:.0%} (target >= 90%)\n  {text}",
+            flush=True,
+        )
     return 0
 
 

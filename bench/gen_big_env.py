@@ -7,6 +7,7 @@ validate / check / normalize / diff on it must each stay within about 2x a CSafe
 the same file, in time and in peak memory, or refuse it early with a clear limit.  Deterministic:
 the same N always gives the same bytes.
 """
+
 from __future__ import annotations
 
 import argparse

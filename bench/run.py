@@ -15,6 +15,7 @@ the child process, or of this process for in-process sides).  The verdict uses t
 `--quick` halves the rounds and runs the scaling table at 1k and 3k only; `-k TEXT` selects cases;
 `--write FILE` writes everything as Markdown (bench/RESULTS.md).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -25,9 +26,9 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 HERE = Path(__file__).resolve().parent
 WORK = HERE / ".work"
@@ -106,8 +107,15 @@ def _spawn(argv: list[str]) -> tuple[int, float, float, int]:
     import json
 
     if not _LAUNCHER:
-        _LAUNCHER.append(subprocess.Popen([sys.executable, "-S", str(HERE / "_spawn.py")], stdin=subprocess.PIPE,
-                                          stdout=subprocess.PIPE, text=True, bufsize=1))
+        _LAUNCHER.append(
+            subprocess.Popen(
+                [sys.executable, "-S", str(HERE / "_spawn.py")],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+                bufsize=1,
+            )
+        )
     la = _LAUNCHER[0]
     la.stdin.write(json.dumps(argv) + "\n")
     la.stdin.flush()
@@ -136,7 +144,10 @@ def rss(samples: list[Sample]) -> str:
 
 
 def ratios(a: list[Sample], b: list[Sample], attr: str) -> list[float]:
-    return [getattr(x, attr) / getattr(y, attr) if getattr(y, attr) else float("inf") for x, y in zip(a, b)]
+    return [
+        getattr(x, attr) / getattr(y, attr) if getattr(y, attr) else float("inf")
+        for x, y in zip(a, b, strict=False)
+    ]
 
 
 @dataclass
@@ -154,8 +165,9 @@ def run_case(case: Case, quick: bool) -> Result:
     if case.skip:
         return Result(case, [], [])
     sides = [case.measure] + ([case.floor] if case.floor is not None else []) + [s.fn for s in case.others]
-    labels = ([(case.floor_label, case.floor_kind)] if case.floor is not None else []) + \
-        [(s.label, s.kind) for s in case.others]
+    labels = ([(case.floor_label, case.floor_kind)] if case.floor is not None else []) + [
+        (s.label, s.kind) for s in case.others
+    ]
     rounds = max(3, case.repeat // 2) if quick and case.repeat > 1 else case.repeat
     res = Result(case, interleave(sides, rounds), labels)
     med = statistics.median(res.ratio()) if case.floor is not None else 0.0
@@ -169,13 +181,18 @@ def print_result(res: Result) -> None:
         print(f"SKIP  {case.name}: {case.skip}", flush=True)
         return
     m = res.samples[0]
-    print(f"{'PASS' if res.ok else 'MISS'}  {case.name} ({len(m)} runs): envkit {spread([s.wall for s in m])} "
-          f"wall, {spread([s.cpu for s in m])} cpu", flush=True)
+    print(
+        f"{'PASS' if res.ok else 'MISS'}  {case.name} ({len(m)} runs): envkit {spread([s.wall for s in m])} "
+        f"wall, {spread([s.cpu for s in m])} cpu",
+        flush=True,
+    )
     for i, (label, kind) in enumerate(res.labels, 1):
         tgt = f" (target <= {case.target}x)" if i == 1 else ""
-        print(f"      vs {kind} {label}: {spread([s.wall for s in res.samples[i]])} wall = "
-              f"{statistics.median(res.ratio(i)):.2f}x wall, {statistics.median(res.ratio(i, 'cpu')):.2f}x cpu{tgt}",
-              flush=True)
+        print(
+            f"      vs {kind} {label}: {spread([s.wall for s in res.samples[i]])} wall = "
+            f"{statistics.median(res.ratio(i)):.2f}x wall, {statistics.median(res.ratio(i, 'cpu')):.2f}x cpu{tgt}",
+            flush=True,
+        )
 
 
 def load_cases(only: str | None) -> list[Case]:
@@ -224,19 +241,31 @@ def markdown(results: list[Result], scaling: str, argv: list[str], seconds: floa
         m = res.samples[0]
         if c.floor is None:
             continue
-        lines.append(f"| {c.name} | {len(m)} | {spread([s.wall for s in m])}{rss(m)} | {c.floor_kind}: "
-                     f"{c.floor_label}: {spread([s.wall for s in res.samples[1]])}{rss(res.samples[1])} | "
-                     f"{_ratio_cell(res, 1)} | <= {c.target}x | "
-                     f"{'met' if res.ok else 'missed'} |")
-    lines += ["", "## Further comparisons (same rounds, same interleaving)", "",
-              "| case | kind | side (wall) | envkit / side: wall [min–max] / cpu |", "|---|---|---|---|"]
+        lines.append(
+            f"| {c.name} | {len(m)} | {spread([s.wall for s in m])}{rss(m)} | {c.floor_kind}: "
+            f"{c.floor_label}: {spread([s.wall for s in res.samples[1]])}{rss(res.samples[1])} | "
+            f"{_ratio_cell(res, 1)} | <= {c.target}x | "
+            f"{'met' if res.ok else 'missed'} |"
+        )
+    lines += [
+        "",
+        "## Further comparisons (same rounds, same interleaving)",
+        "",
+        "| case | kind | side (wall) | envkit / side: wall [min–max] / cpu |",
+        "|---|---|---|---|",
+    ]
     for res in results:
         for i, (label, kind) in enumerate(res.labels[1:], 2):
-            lines.append(f"| {res.case.name} | {kind} | {label}: {spread([s.wall for s in res.samples[i]])} | "
-                         f"{_ratio_cell(res, i)} |")
-    notes = [f"- {r.case.name}: " + "; ".join(x for x in (r.case.work and f"work (asserted equal): {r.case.work}",
-                                                           r.case.notes) if x)
-             for r in results if r.case.notes or r.case.work]
+            lines.append(
+                f"| {res.case.name} | {kind} | {label}: {spread([s.wall for s in res.samples[i]])} | "
+                f"{_ratio_cell(res, i)} |"
+            )
+    notes = [
+        f"- {r.case.name}: "
+        + "; ".join(x for x in (r.case.work and f"work (asserted equal): {r.case.work}", r.case.notes) if x)
+        for r in results
+        if r.case.notes or r.case.work
+    ]
     if notes:
         lines += ["", "Notes:", ""] + notes
     if scaling:

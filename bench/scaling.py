@@ -3,6 +3,7 @@
 very child), and the least-squares fit `time = a + b * (packages / 1000)`, so that a super-linear
 change shows at once (the marginal cost per 1k between the two largest sizes against the fit).
 """
+
 from __future__ import annotations
 
 import json
@@ -62,15 +63,19 @@ def _commands(p: dict[str, Path]) -> dict[str, Proc]:
         "check": Proc(envkit + ["check", str(p["spec"]), str(p["lock"])], rc=None),
         "diff": Proc(envkit + ["diff", str(p["a"]), str(p["b"]), "--format", "json"], rc=1),
         "normalize": Proc(envkit + ["normalize", str(p["a"]), "-o", str(p["a"].with_suffix(".norm.yml"))]),
-        "export": Proc(envkit + ["export", "-p", str(p["prefix"]), "-o", str(p["prefix"].parent / "export.yml")]),
-        "lock --check": Proc(envkit + ["lock", "--check", "-f", str(p["spec"]), "--lock", str(p["lock"])], rc=None),
+        "export": Proc(
+            envkit + ["export", "-p", str(p["prefix"]), "-o", str(p["prefix"].parent / "export.yml")]
+        ),
+        "lock --check": Proc(
+            envkit + ["lock", "--check", "-f", str(p["spec"]), "--lock", str(p["lock"])], rc=None
+        ),
     }
 
 
 def _fit(xs: list[float], ys: list[float]) -> tuple[float, float]:
     mx, my = statistics.fmean(xs), statistics.fmean(ys)
     sxx = sum((x - mx) ** 2 for x in xs)
-    b = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx if sxx else 0.0
+    b = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=False)) / sxx if sxx else 0.0
     return my - b * mx, b
 
 
@@ -78,14 +83,19 @@ def run(work: Path, quick: bool = False) -> str:
     sizes = QUICK_SIZES if quick else SIZES
     rounds = 1 if quick else 3
     inputs = {n: _inputs(work, n) for n in sizes}
-    lines = ["## Scaling", "",
-             f"Whole processes; {rounds} round(s) after a warm-up, the sizes of one command interleaved; "
-             "times are medians, RSS the largest peak of the rounds. The fit is least squares of "
-             "`wall = a + b * k` over the sizes (k = packages / 1000); *marginal* is the cost per 1k "
-             "between the two largest sizes: far above `b`, the command grew super-linear.", "",
-             "| command | " + " | ".join(f"{n // 1000}k wall / cpu / peak RSS" for n in sizes)
-             + " | fit: a + b per 1k | marginal per 1k | RSS per 1k |",
-             "|---|" + "---|" * len(sizes) + "---|---|---|"]
+    lines = [
+        "## Scaling",
+        "",
+        f"Whole processes; {rounds} round(s) after a warm-up, the sizes of one command interleaved; "
+        "times are medians, RSS the largest peak of the rounds. The fit is least squares of "
+        "`wall = a + b * k` over the sizes (k = packages / 1000); *marginal* is the cost per 1k "
+        "between the two largest sizes: far above `b`, the command grew super-linear.",
+        "",
+        "| command | "
+        + " | ".join(f"{n // 1000}k wall / cpu / peak RSS" for n in sizes)
+        + " | fit: a + b per 1k | marginal per 1k | RSS per 1k |",
+        "|---|" + "---|" * len(sizes) + "---|---|---|",
+    ]
     names = list(_commands(inputs[sizes[0]]))
     for name in names:
         procs = [_commands(inputs[n])[name] for n in sizes]
@@ -97,12 +107,20 @@ def run(work: Path, quick: bool = False) -> str:
         a, b = _fit(ks, walls)
         _, rb = _fit(ks, rss)
         marginal = (walls[-1] - walls[-2]) / (ks[-1] - ks[-2])
-        cells = [f"{w * 1000:.0f} ms / {c * 1000:.0f} ms / {r:.0f} MiB" for w, c, r in zip(walls, cpus, rss)]
-        lines.append(f"| {name} | " + " | ".join(cells) + f" | {a * 1000:.0f} ms + {b * 1000:.1f} ms | "
-                     f"{marginal * 1000:.1f} ms | {rb:.1f} MiB |")
+        cells = [
+            f"{w * 1000:.0f} ms / {c * 1000:.0f} ms / {r:.0f} MiB"
+            for w, c, r in zip(walls, cpus, rss, strict=False)
+        ]
+        lines.append(
+            f"| {name} | " + " | ".join(cells) + f" | {a * 1000:.0f} ms + {b * 1000:.1f} ms | "
+            f"{marginal * 1000:.1f} ms | {rb:.1f} MiB |"
+        )
         print(f"scaling {name}: " + ", ".join(cells), flush=True)
-    lines += ["", "Inputs: check and lock --check read an environment.yml (one pin per 40 packages) and "
-              "its conda-lock.yml (conda-lock's quoting, envkit's content hash); diff and normalize the "
-              "generated locks of the diff case (B: ~5% upgraded, 2% rebuilt, some removed/moved to pip); "
-              "export a synthetic prefix (tests/support/condafactory.large_prefix, 10 files per record)."]
+    lines += [
+        "",
+        "Inputs: check and lock --check read an environment.yml (one pin per 40 packages) and "
+        "its conda-lock.yml (conda-lock's quoting, envkit's content hash); diff and normalize the "
+        "generated locks of the diff case (B: ~5% upgraded, 2% rebuilt, some removed/moved to pip); "
+        "export a synthetic prefix (tests/support/condafactory.large_prefix, 10 files per record).",
+    ]
     return "\n".join(lines)

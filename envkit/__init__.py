@@ -23,6 +23,7 @@ expected and the given type, a value that cannot be used an EnvkitError.  `diff`
 The package root stays import-light: `envkit --version` must not pull in YAML engines, py-rattler,
 conda-lock or torch, so every name above is loaded on first use.
 """
+
 from __future__ import annotations
 
 __version__ = "0.1.0"

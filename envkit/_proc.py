@@ -4,6 +4,7 @@ Every call has a timeout, runs in its own process group (so a hang can be killed
 children: DataLoader workers, pip's build backends, ssh), and turns "not found" and failures into
 BackendError with the program's stderr shown.
 """
+
 from __future__ import annotations
 
 import os
@@ -11,8 +12,8 @@ import shutil
 import signal
 import subprocess
 import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Callable, Mapping, Sequence
 
 from envkit.errors import BackendError
 
@@ -80,8 +81,9 @@ def run(
             start_new_session=True,
         )
     except FileNotFoundError:
-        raise BackendError(f"{label}: executable not found: {argv[0]}",
-                           hint="install it, or put it on PATH") from None
+        raise BackendError(
+            f"{label}: executable not found: {argv[0]}", hint="install it, or put it on PATH"
+        ) from None
     except PermissionError:
         raise BackendError(f"{label}: not executable: {argv[0]}") from None
     try:
@@ -119,8 +121,8 @@ def tail(text: str, lines: int = 20) -> str:
 def stream(
     argv: Sequence[str],
     *,
-    on_line: "Callable[[str], None] | None" = None,
-    deadline: "Callable[[], float | None] | None" = None,
+    on_line: Callable[[str], None] | None = None,
+    deadline: Callable[[], float | None] | None = None,
     timeout: float | None = DEFAULT_TIMEOUT,
     env: Mapping[str, str] | None = None,
     cwd: str | os.PathLike[str] | None = None,
@@ -142,16 +144,25 @@ def stream(
     start = time.monotonic()
     try:
         proc = subprocess.Popen(
-            argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            env=dict(env) if env is not None else None, cwd=cwd, text=True, encoding="utf-8",
-            errors="replace", start_new_session=True, bufsize=1,
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=dict(env) if env is not None else None,
+            cwd=cwd,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+            start_new_session=True,
+            bufsize=1,
         )
     except FileNotFoundError:
-        raise BackendError(f"{label}: executable not found: {argv[0]}",
-                           hint="install it, or put it on PATH") from None
+        raise BackendError(
+            f"{label}: executable not found: {argv[0]}", hint="install it, or put it on PATH"
+        ) from None
     except PermissionError:
         raise BackendError(f"{label}: not executable: {argv[0]}") from None
-    lines: "queue.Queue[str | None]" = queue.Queue()
+    lines: queue.Queue[str | None] = queue.Queue()
     out_parts: list[str] = []
     err_parts: list[str] = []
 
@@ -211,5 +222,6 @@ def stream(
             out_parts.append(line)
             if on_line is not None and not timed_out:
                 on_line(line.rstrip("\n"))
-    return Result(argv, proc.returncode, "".join(out_parts), "".join(err_parts),
-                  time.monotonic() - start, timed_out)
+    return Result(
+        argv, proc.returncode, "".join(out_parts), "".join(err_parts), time.monotonic() - start, timed_out
+    )

@@ -1,4 +1,5 @@
 """Small wording helpers shared by renderers, rules and commands (stdlib only)."""
+
 from __future__ import annotations
 
 

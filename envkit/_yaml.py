@@ -14,6 +14,7 @@ composer when present, then builds plain Python values itself:
   billion-laughs file is rejected in milliseconds);
 * nesting deeper than MAX_DEPTH is refused.
 """
+
 from __future__ import annotations
 
 import json
@@ -96,8 +97,10 @@ def load(text: str, *, filename: str | None = None, numbers: list | None = None)
         loader = _loader_class()(text)
     except UnicodeEncodeError as exc:  # a lone surrogate: only reachable from a str, never a file
         line = text.count("\n", 0, exc.start) + 1
-        raise ParseError(f"invalid text: a lone surrogate U+{ord(text[exc.start]):04X} is not a character",
-                         where=Where(file=filename, line=line)) from None
+        raise ParseError(
+            f"invalid text: a lone surrogate U+{ord(text[exc.start]):04X} is not a character",
+            where=Where(file=filename, line=line),
+        ) from None
     try:
         try:
             node = loader.get_single_node()
@@ -105,15 +108,19 @@ def load(text: str, *, filename: str | None = None, numbers: list | None = None)
             # libyaml reports a character offset: turn it into a line
             line = text.count("\n", 0, exc.position) + 1 if exc.position is not None else None
             char = exc.character if isinstance(exc.character, int) else ord(str(exc.character)[:1] or "\0")
-            raise ParseError(f"invalid YAML: character U+{char:04X} is not allowed in a YAML file",
-                             where=Where(file=filename, line=line), text=_line_text(text, line)) from None
+            raise ParseError(
+                f"invalid YAML: character U+{char:04X} is not allowed in a YAML file",
+                where=Where(file=filename, line=line),
+                text=_line_text(text, line),
+            ) from None
         except yaml.MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
             line = mark.line + 1 if mark is not None else None
             problem = exc.problem or exc.context or "invalid YAML"
             bad = _line_text(text, line)
-            raise ParseError(f"invalid YAML: {problem}", where=Where(file=filename, line=line),
-                             text=bad) from None
+            raise ParseError(
+                f"invalid YAML: {problem}", where=Where(file=filename, line=line), text=bad
+            ) from None
         except yaml.YAMLError as exc:
             raise ParseError(f"invalid YAML: {exc}", where=Where(file=filename)) from None
     finally:
@@ -131,8 +138,10 @@ def load(text: str, *, filename: str | None = None, numbers: list | None = None)
     if chars > MAX_EXPANDED_CHARS:
         raise ParseError(
             f"YAML document expands to more than {MAX_EXPANDED_CHARS // 2**20} MiB of text through its "
-            f"aliases (alias bomb?); refused", where=Where(file=filename, line=node.start_mark.line + 1),
-            hint="write the repeated values out, or use fewer aliases of long text")
+            f"aliases (alias bomb?); refused",
+            where=Where(file=filename, line=node.start_mark.line + 1),
+            hint="write the repeated values out, or use fewer aliases of long text",
+        )
     return builder.build(node, 0)
 
 
@@ -140,9 +149,11 @@ def check_lines(text: str, *, filename: str | None = None) -> None:
     """Raise ParseError when `text` has more than MAX_NODES lines: refused at once (a count of line
     breaks), before any reader spends time and memory on it."""
     if text.count("\n", 0, len(text)) > MAX_NODES:
-        raise ParseError(f"YAML document has more than {MAX_NODES:,} lines; refused",
-                         where=Where(file=filename),
-                         hint="envkit reads environment files and locks, not data dumps")
+        raise ParseError(
+            f"YAML document has more than {MAX_NODES:,} lines; refused",
+            where=Where(file=filename),
+            hint="envkit reads environment files and locks, not data dumps",
+        )
 
 
 def _refuse_if_too_many_nodes(text: str, filename: str | None) -> None:
@@ -163,9 +174,11 @@ def _refuse_if_too_many_nodes(text: str, filename: str | None) -> None:
             if type(get()) in node_events:
                 n += 1
                 if n > MAX_NODES:
-                    raise ParseError(f"YAML document has more than {MAX_NODES:,} values; refused",
-                                     where=Where(file=filename),
-                                     hint="envkit reads environment files and locks, not data dumps")
+                    raise ParseError(
+                        f"YAML document has more than {MAX_NODES:,} values; refused",
+                        where=Where(file=filename),
+                        hint="envkit reads environment files and locks, not data dumps",
+                    )
     except yaml.YAMLError:
         return
     finally:
@@ -217,7 +230,7 @@ class _Builder:
                 sizes[nid] = 1
                 chars[nid] = len(node.value)
                 continue
-            children = ([c for kv in node.value for c in kv] if kind == "mapping" else node.value)
+            children = [c for kv in node.value for c in kv] if kind == "mapping" else node.value
             if done:
                 total = 1
                 text = 0
@@ -247,15 +260,19 @@ class _Builder:
                 return node.value
             fn = self._scalar.get(tag)
             if fn is None:
-                raise ParseError(f"unsupported YAML tag {tag!r}", where=self._where(node),
-                                 hint="envkit reads plain YAML only; remove the tag")
+                raise ParseError(
+                    f"unsupported YAML tag {tag!r}",
+                    where=self._where(node),
+                    hint="envkit reads plain YAML only; remove the tag",
+                )
             value = fn(node)
             if self.numbers is not None and tag in (_INT, _FLOAT) and str(value) != node.value:
                 self.numbers.append((node.start_mark.line + 1, node.value, value))
             return value
         if depth >= MAX_DEPTH:
-            raise ParseError(f"YAML nested more than {MAX_DEPTH} levels deep; refused",
-                             where=self._where(node))
+            raise ParseError(
+                f"YAML nested more than {MAX_DEPTH} levels deep; refused", where=self._where(node)
+            )
         nid = id(node)
         if nid in self._built:  # an alias: share the value, like PyYAML
             return self._built[nid]
@@ -338,8 +355,9 @@ def scalar(value: str) -> str:
     bad = re.search("[\ud800-\udfff]", value)
     if bad is not None:
         shown = value.encode("utf-8", "backslashreplace").decode()
-        raise ParseError(f"text {shown!r} holds a lone surrogate (U+{ord(bad.group()):04X}), "
-                         f"which no YAML file can hold")
+        raise ParseError(
+            f"text {shown!r} holds a lone surrogate (U+{ord(bad.group()):04X}), which no YAML file can hold"
+        )
     return _RAW_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", out)
 
 

@@ -16,14 +16,30 @@ paths (str or os.PathLike) where they take a model, and read the file with `read
 
 Importing this module costs nothing heavy: every core is imported inside the function using it.
 """
+
 from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
 
-__all__ = ["detect_format", "read_text", "read_file", "write_text", "normalize", "normalize_spec",
-           "normalize_lock", "normalize_text", "diff", "load_targets", "run_checks", "open_env",
-           "lock_live", "solve_spec", "check_lock", "create_from_lock"]
+__all__ = [
+    "detect_format",
+    "read_text",
+    "read_file",
+    "write_text",
+    "normalize",
+    "normalize_spec",
+    "normalize_lock",
+    "normalize_text",
+    "diff",
+    "load_targets",
+    "run_checks",
+    "open_env",
+    "lock_live",
+    "solve_spec",
+    "check_lock",
+    "create_from_lock",
+]
 
 
 # --------------------------------------------------------------------------------------------
@@ -45,6 +61,7 @@ CONVENIENCE_DEFAULTS: dict[tuple[str, str], str] = {
 
 def _facade(core: str):
     """Record that the decorated function checks the arguments of `core` ("module:function")."""
+
     def wrap(fn):
         CORES[fn.__name__] = core
         fn.__envkit_core__ = core
@@ -165,10 +182,16 @@ def _model(func: str, param: str, value, names: tuple[str, ...], *, paths: bool 
             from envkit.errors import ParseError, Where
 
             if names == ("Lock",):
-                raise ParseError("not a lock file (it reads as an environment spec, which needs solving)",
-                                 where=Where(file=path), hint="lock it first (envkit.solve_spec, envkit lock)")
-            raise ParseError(f"not an environment spec (it reads as a {model.kind} lock)",
-                             where=Where(file=path), hint=f"{func}() takes the spec a lock is made from here")
+                raise ParseError(
+                    "not a lock file (it reads as an environment spec, which needs solving)",
+                    where=Where(file=path),
+                    hint="lock it first (envkit.solve_spec, envkit lock)",
+                )
+            raise ParseError(
+                f"not an environment spec (it reads as a {model.kind} lock)",
+                where=Where(file=path),
+                hint=f"{func}() takes the spec a lock is made from here",
+            )
         return model
     expected = ", ".join(names[:-1]) + f" or {names[-1]}" if len(names) > 1 else names[0]
     if paths:
@@ -196,18 +219,29 @@ def detect_format(text: str, filename: str | os.PathLike[str] | None = None) -> 
     nothing fits."""
     core = _core("detect_format")
 
-    return core(_text("detect_format", "text", text), _path("detect_format", "filename", filename, optional=True))
+    return core(
+        _text("detect_format", "text", text), _path("detect_format", "filename", filename, optional=True)
+    )
 
 
 @_facade("envkit.formats:read_text")
-def read_text(text: str, *, filename: str | os.PathLike[str] | None = None, format: str | None = None,
-              environment: str | None = None):
+def read_text(
+    text: str,
+    *,
+    filename: str | os.PathLike[str] | None = None,
+    format: str | None = None,
+    environment: str | None = None,
+):
     """Parse `text` as `format` (detected when None): an EnvSpec (env, requirements) or a Lock.
     `environment` picks a pixi.lock environment.  Raises the ParseError family for bad input."""
     core = _core("read_text")
 
-    return core(_text("read_text", "text", text), filename=_path("read_text", "filename", filename, optional=True),
-                format=_format("read_text", format), environment=_opt_str("read_text", "environment", environment))
+    return core(
+        _text("read_text", "text", text),
+        filename=_path("read_text", "filename", filename, optional=True),
+        format=_format("read_text", format),
+        environment=_opt_str("read_text", "environment", environment),
+    )
 
 
 @_facade("envkit.formats:read_file")
@@ -215,8 +249,11 @@ def read_file(path: str | os.PathLike[str], *, format: str | None = None, enviro
     """Read and parse the file at `path` (see read_text); errors name the path as given."""
     core = _core("read_file")
 
-    return core(_path("read_file", "path", path), format=_format("read_file", format),
-                environment=_opt_str("read_file", "environment", environment))
+    return core(
+        _path("read_file", "path", path),
+        format=_format("read_file", format),
+        environment=_opt_str("read_file", "environment", environment),
+    )
 
 
 @_facade("envkit.formats:write_text")
@@ -245,8 +282,10 @@ def normalize_spec(spec, *, selectors=None):
     core = _core("normalize_spec")
 
     if selectors is not None and not isinstance(selectors, dict):
-        raise TypeError(f"normalize_spec(selectors=...) takes a dict (line -> selector) or None, "
-                        f"not {type(selectors).__name__}")
+        raise TypeError(
+            f"normalize_spec(selectors=...) takes a dict (line -> selector) or None, "
+            f"not {type(selectors).__name__}"
+        )
     return core(_model("normalize_spec", "spec", spec, ("EnvSpec",)), selectors=selectors)
 
 
@@ -259,13 +298,17 @@ def normalize_lock(lock):
 
 
 @_facade("envkit.canonical:normalize_text")
-def normalize_text(text: str, *, filename: str | os.PathLike[str] | None = None, format: str | None = None) -> str:
+def normalize_text(
+    text: str, *, filename: str | os.PathLike[str] | None = None, format: str | None = None
+) -> str:
     """`text` in canonical form, same format, comments kept.  UsageError for pixi.lock."""
     core = _core("normalize_text")
 
-    return core(_text("normalize_text", "text", text),
-                filename=_path("normalize_text", "filename", filename, optional=True),
-                format=_format("normalize_text", format))
+    return core(
+        _text("normalize_text", "text", text),
+        filename=_path("normalize_text", "filename", filename, optional=True),
+        format=_format("normalize_text", format),
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -273,8 +316,17 @@ def normalize_text(text: str, *, filename: str | os.PathLike[str] | None = None,
 
 
 @_facade("envkit.envdiff:diff")
-def diff(a, b, *, platform: str | None = None, host_platform: str | None = None, label_a: str | None = None,
-         label_b: str | None = None, platform_a: str | None = None, platform_b: str | None = None):
+def diff(
+    a,
+    b,
+    *,
+    platform: str | None = None,
+    host_platform: str | None = None,
+    label_a: str | None = None,
+    label_b: str | None = None,
+    platform_a: str | None = None,
+    platform_b: str | None = None,
+):
     """Compare two environments: each an EnvSpec, a Lock, a LiveEnv or the path of a file (read
     with read_file).  Labels default to the paths given, else "A" and "B".  Returns an EnvDiff."""
     core = _core("diff")
@@ -282,27 +334,48 @@ def diff(a, b, *, platform: str | None = None, host_platform: str | None = None,
     names = ("EnvSpec", "Lock", "LiveEnv")
     ma = _model("diff", "a", a, names, paths=True)
     mb = _model("diff", "b", b, names, paths=True)
-    for param, value in (("platform", platform), ("host_platform", host_platform), ("label_a", label_a),
-                         ("label_b", label_b), ("platform_a", platform_a), ("platform_b", platform_b)):
+    for param, value in (
+        ("platform", platform),
+        ("host_platform", host_platform),
+        ("label_a", label_a),
+        ("label_b", label_b),
+        ("platform_a", platform_a),
+        ("platform_b", platform_b),
+    ):
         _opt_str("diff", param, value)
     if label_a is None:
         label_a = os.fspath(a) if _is_path(a) else "A"
     if label_b is None:
         label_b = os.fspath(b) if _is_path(b) else "B"
-    return core(ma, mb, platform=platform, host_platform=host_platform, label_a=label_a, label_b=label_b,
-                platform_a=platform_a, platform_b=platform_b)
+    return core(
+        ma,
+        mb,
+        platform=platform,
+        host_platform=host_platform,
+        label_a=label_a,
+        label_b=label_b,
+        platform_a=platform_a,
+        platform_b=platform_b,
+    )
 
 
 @_facade("envkit.checks:load_targets")
-def load_targets(paths, *, lock: str | os.PathLike[str] | None = None, live=None, format: str | None = None,
-                 stdin: str | None = None) -> list:
+def load_targets(
+    paths,
+    *,
+    lock: str | os.PathLike[str] | None = None,
+    live=None,
+    format: str | None = None,
+    stdin: str | None = None,
+) -> list:
     """Check targets for the files `paths` (a list; `-` is `stdin`), the `lock` file and the
     LiveEnv `live`, with spec/lock pairs set.  UsageError when there is nothing to check."""
     core = _core("load_targets")
 
     if isinstance(paths, (str, bytes, os.PathLike)):
-        raise _type_error("load_targets", "paths", "a list of paths", paths,
-                          f" (one goes in a list: [{paths!r}])")
+        raise _type_error(
+            "load_targets", "paths", "a list of paths", paths, f" (one goes in a list: [{paths!r}])"
+        )
     if not isinstance(paths, Iterable) or isinstance(paths, Mapping):
         raise _type_error("load_targets", "paths", "a list of paths", paths)
     items = [_path("load_targets", "paths[]", p) for p in paths]
@@ -313,8 +386,13 @@ def load_targets(paths, *, lock: str | os.PathLike[str] | None = None, live=None
         from envkit.errors import UsageError
 
         raise UsageError("load_targets(): nothing to check (no paths, no lock, no live environment)")
-    return core(items, lock=lock, live=live, format=_format("load_targets", format),
-                stdin=_opt_str("load_targets", "stdin", stdin))
+    return core(
+        items,
+        lock=lock,
+        live=live,
+        format=_format("load_targets", format),
+        stdin=_opt_str("load_targets", "stdin", stdin),
+    )
 
 
 @_facade("envkit.checks:run_checks")
@@ -328,8 +406,13 @@ def run_checks(targets, config=None) -> list:
 
     if isinstance(targets, (str, bytes, os.PathLike, Target)):
         one = f"[{targets!r}]" if not isinstance(targets, Target) else "[target]"
-        raise _type_error("run_checks", "targets", "a list of Targets (load_targets) or of paths", targets,
-                          f" (one goes in a list: {one})")
+        raise _type_error(
+            "run_checks",
+            "targets",
+            "a list of Targets (load_targets) or of paths",
+            targets,
+            f" (one goes in a list: {one})",
+        )
     if not isinstance(targets, Iterable) or isinstance(targets, Mapping):
         raise _type_error("run_checks", "targets", "a list of Targets (load_targets) or of paths", targets)
     items = list(targets)
@@ -346,9 +429,15 @@ def run_checks(targets, config=None) -> list:
     else:
         for t in items:
             if not isinstance(t, Target):
-                what = "a path among Targets (give all paths or all Targets)" if _is_path(t) else type(t).__name__
-                raise TypeError(f"run_checks() argument 'targets' must hold Targets (from load_targets) or "
-                                f"paths, not {what}")
+                what = (
+                    "a path among Targets (give all paths or all Targets)"
+                    if _is_path(t)
+                    else type(t).__name__
+                )
+                raise TypeError(
+                    f"run_checks() argument 'targets' must hold Targets (from load_targets) or "
+                    f"paths, not {what}"
+                )
     return core(items, config)
 
 
@@ -357,9 +446,16 @@ def run_checks(targets, config=None) -> list:
 
 
 @_facade("envkit.backends:open_env")
-def open_env(name: str | None = None, prefix: str | os.PathLike[str] | None = None, backend: str = "native", *,
-             exe: str | os.PathLike[str] | None = None, environ: Mapping[str, str] | None = None,
-             strict: bool = True, timeout: float | None = None):
+def open_env(
+    name: str | None = None,
+    prefix: str | os.PathLike[str] | None = None,
+    backend: str = "native",
+    *,
+    exe: str | os.PathLike[str] | None = None,
+    environ: Mapping[str, str] | None = None,
+    strict: bool = True,
+    timeout: float | None = None,
+):
     """Read the live environment named `name` or at `prefix` (neither: the active one) with
     `backend`; returns a LiveEnv.  Raises UsageError, EnvironmentNotFound, BackendError."""
     core = _core("open_env")
@@ -369,9 +465,15 @@ def open_env(name: str | None = None, prefix: str | os.PathLike[str] | None = No
     if not isinstance(backend, str):
         raise _type_error("open_env", "backend", "str", backend)
     exe = _path("open_env", "exe", exe, optional=True)
-    return core(_opt_str("open_env", "name", name), _path("open_env", "prefix", prefix, optional=True), backend,
-                exe=exe, environ=environ, strict=_flag("open_env", "strict", strict),
-                timeout=_number("open_env", "timeout", timeout, optional=True))
+    return core(
+        _opt_str("open_env", "name", name),
+        _path("open_env", "prefix", prefix, optional=True),
+        backend,
+        exe=exe,
+        environ=environ,
+        strict=_flag("open_env", "strict", strict),
+        timeout=_number("open_env", "timeout", timeout, optional=True),
+    )
 
 
 @_facade("envkit.lock:lock_live")
@@ -379,8 +481,13 @@ def lock_live(env, *, index_artifacts: Mapping[str, tuple[str, str | None]] | No
     """Lock the LiveEnv `env` exactly, for its own platform (see envkit.lock.lock_live)."""
     core = _core("lock_live")
 
-    hint = " (read it first: envkit.open_env(prefix=...))" if _is_path(env) else \
-        " (a spec is locked by envkit.solve_spec)" if isinstance(env, _models("EnvSpec")) else ""
+    hint = (
+        " (read it first: envkit.open_env(prefix=...))"
+        if _is_path(env)
+        else " (a spec is locked by envkit.solve_spec)"
+        if isinstance(env, _models("EnvSpec"))
+        else ""
+    )
     _model("lock_live", "env", env, ("LiveEnv",), hint=hint)
     if index_artifacts is not None and not isinstance(index_artifacts, Mapping):
         raise _type_error("lock_live", "index_artifacts", "a mapping or None", index_artifacts)
@@ -392,8 +499,13 @@ def _virtual_packages(func: str, value) -> tuple:
     from envkit.lock import VirtualPackage, parse_virtual_package
 
     if isinstance(value, (str, bytes, VirtualPackage)):
-        raise _type_error(func, "virtual_packages", "a list of VirtualPackage or str", value,
-                          f" (one goes in a list: [{value!r}])")
+        raise _type_error(
+            func,
+            "virtual_packages",
+            "a list of VirtualPackage or str",
+            value,
+            f" (one goes in a list: [{value!r}])",
+        )
     if not isinstance(value, Iterable) or isinstance(value, Mapping):
         raise _type_error(func, "virtual_packages", "a list of VirtualPackage or str", value)
     out = []
@@ -401,16 +513,26 @@ def _virtual_packages(func: str, value) -> tuple:
         if isinstance(v, str):
             v = parse_virtual_package(v)
         elif not isinstance(v, VirtualPackage):
-            raise TypeError(f"{func}() argument 'virtual_packages' must hold VirtualPackage or str, "
-                            f"not {type(v).__name__}")
+            raise TypeError(
+                f"{func}() argument 'virtual_packages' must hold VirtualPackage or str, "
+                f"not {type(v).__name__}"
+            )
         out.append(v)
     return tuple(out)
 
 
 @_facade("envkit.lock:solve_spec")
-def solve_spec(spec, platforms=None, *, channel_priority: str = "strict", virtual_packages=(),
-               lock_pip_section: bool = True, pip_timeout: float = 600, solve_timeout: float | None = 600,
-               progress=None):
+def solve_spec(
+    spec,
+    platforms=None,
+    *,
+    channel_priority: str = "strict",
+    virtual_packages=(),
+    lock_pip_section: bool = True,
+    pip_timeout: float = 600,
+    solve_timeout: float | None = 600,
+    progress=None,
+):
     """Solve the EnvSpec `spec` (or the spec file at that path) for each of `platforms` (a list;
     None: the spec's own `platforms:`) and return the Lock.  `virtual_packages` may be text
     (`__cuda=12.4`).  Raises SolveError, UsageError, BackendError."""
@@ -420,12 +542,16 @@ def solve_spec(spec, platforms=None, *, channel_priority: str = "strict", virtua
     plats = _str_list("solve_spec", "platforms", platforms, "platform names", optional=True) or ()
     if not isinstance(channel_priority, str):
         raise _type_error("solve_spec", "channel_priority", "str", channel_priority)
-    return core(spec, plats, channel_priority=channel_priority,
-                virtual_packages=_virtual_packages("solve_spec", virtual_packages),
-                lock_pip_section=_flag("solve_spec", "lock_pip_section", lock_pip_section),
-                pip_timeout=_number("solve_spec", "pip_timeout", pip_timeout),
-                solve_timeout=_number("solve_spec", "solve_timeout", solve_timeout, optional=True),
-                progress=_callable("solve_spec", "progress", progress))
+    return core(
+        spec,
+        plats,
+        channel_priority=channel_priority,
+        virtual_packages=_virtual_packages("solve_spec", virtual_packages),
+        lock_pip_section=_flag("solve_spec", "lock_pip_section", lock_pip_section),
+        pip_timeout=_number("solve_spec", "pip_timeout", pip_timeout),
+        solve_timeout=_number("solve_spec", "solve_timeout", solve_timeout, optional=True),
+        progress=_callable("solve_spec", "progress", progress),
+    )
 
 
 def _callable(func: str, name: str, value):
@@ -442,12 +568,21 @@ def _spec_hint(value) -> str:
 
 
 @_facade("envkit.lock:check_lock")
-def check_lock(spec, lock, *, platforms=None, spec_path: str | os.PathLike[str] | None = None,
-               lock_text: str | None = None, staleness=None, virtual_packages=()) -> list:
+def check_lock(
+    spec,
+    lock,
+    *,
+    platforms=None,
+    spec_path: str | os.PathLike[str] | None = None,
+    lock_text: str | None = None,
+    staleness=None,
+    virtual_packages=(),
+) -> list:
     """The problems that make `lock` unfit for `spec` (empty when it fits).  `spec` is an EnvSpec
     or the path of one, `lock` a Lock or the path of one.  UsageError when the lock names no
     platform and `platforms` gives none (nothing would be checked)."""
     from envkit.lock import Staleness
+
     core = _core("check_lock")
 
     spec_m = _model("check_lock", "spec", spec, ("EnvSpec",), paths=True, hint=_spec_hint(spec))
@@ -461,21 +596,41 @@ def check_lock(spec, lock, *, platforms=None, spec_path: str | os.PathLike[str] 
         staleness = list(staleness)
         for s in staleness:
             if not isinstance(s, Staleness):
-                raise TypeError(f"check_lock() argument 'staleness' must hold Staleness, not {type(s).__name__}")
+                raise TypeError(
+                    f"check_lock() argument 'staleness' must hold Staleness, not {type(s).__name__}"
+                )
     if not (plats or lock_m.platforms):
         from envkit.errors import UsageError, Where
 
-        raise UsageError("the lock names no platform, so nothing would be checked",
-                         where=Where(file=lock_m.source), hint="pass platforms=[...]")
-    return core(spec_m, lock_m, platforms=plats, spec_path=spec_path, lock_text=lock_text, staleness=staleness,
-                virtual_packages=_virtual_packages("check_lock", virtual_packages))
+        raise UsageError(
+            "the lock names no platform, so nothing would be checked",
+            where=Where(file=lock_m.source),
+            hint="pass platforms=[...]",
+        )
+    return core(
+        spec_m,
+        lock_m,
+        platforms=plats,
+        spec_path=spec_path,
+        lock_text=lock_text,
+        staleness=staleness,
+        virtual_packages=_virtual_packages("check_lock", virtual_packages),
+    )
 
 
 @_facade("envkit.create:create_from_lock")
-def create_from_lock(lock, prefix: str | os.PathLike[str], *, platform: str | None = None, backend: str = "rattler",
-                     executable: str | os.PathLike[str] | None = None,
-                     cache_dir: str | os.PathLike[str] | None = None, timeout: float = 1800,
-                     environments: Mapping | None = None, show_progress: bool = False):
+def create_from_lock(
+    lock,
+    prefix: str | os.PathLike[str],
+    *,
+    platform: str | None = None,
+    backend: str = "rattler",
+    executable: str | os.PathLike[str] | None = None,
+    cache_dir: str | os.PathLike[str] | None = None,
+    timeout: float = 1800,
+    environments: Mapping | None = None,
+    show_progress: bool = False,
+):
     """Create `prefix` with exactly the packages `lock` (a Lock, or the path of a lock file) has
     for `platform` (default: this machine's).  Returns a CreateResult.  Raises UsageError,
     IntegrityError, BackendError (see envkit.create.create_from_lock)."""
@@ -486,9 +641,14 @@ def create_from_lock(lock, prefix: str | os.PathLike[str], *, platform: str | No
         raise _type_error("create_from_lock", "backend", "str", backend)
     if environments is not None and not isinstance(environments, Mapping):
         raise _type_error("create_from_lock", "environments", "a mapping or None", environments)
-    return core(lock, _path("create_from_lock", "prefix", prefix),
-                platform=_opt_str("create_from_lock", "platform", platform), backend=backend,
-                executable=_path("create_from_lock", "executable", executable, optional=True),
-                cache_dir=_path("create_from_lock", "cache_dir", cache_dir, optional=True),
-                timeout=_number("create_from_lock", "timeout", timeout), environments=environments,
-                show_progress=_flag("create_from_lock", "show_progress", show_progress))
+    return core(
+        lock,
+        _path("create_from_lock", "prefix", prefix),
+        platform=_opt_str("create_from_lock", "platform", platform),
+        backend=backend,
+        executable=_path("create_from_lock", "executable", executable, optional=True),
+        cache_dir=_path("create_from_lock", "cache_dir", cache_dir, optional=True),
+        timeout=_number("create_from_lock", "timeout", timeout),
+        environments=environments,
+        show_progress=_flag("create_from_lock", "show_progress", show_progress),
+    )

@@ -16,6 +16,7 @@ selectors, `# [linux]` / `# [win]`: conda-lock reads only a comment's last selec
 Comments stay next to the entry they were written above or beside, credentials in the URLs they
 mention replaced by placeholders as well.
 """
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -45,8 +46,9 @@ def normalize_spec(spec: EnvSpec, *, selectors: dict[int, str] | None = None) ->
     return _normalize_spec(spec, selectors)[0]
 
 
-def _normalize_spec(spec: EnvSpec, selectors: dict[int, str] | None = None
-                    ) -> tuple[EnvSpec, list[tuple[int | None, int | None]]]:
+def _normalize_spec(
+    spec: EnvSpec, selectors: dict[int, str] | None = None
+) -> tuple[EnvSpec, list[tuple[int | None, int | None]]]:
     """`normalize_spec` plus the (kept line, removed duplicate line) pairs, for moving comments.
 
     `selectors` maps a source line to the conda-build selector its comment carries (`# [linux]`):
@@ -58,8 +60,7 @@ def _normalize_spec(spec: EnvSpec, selectors: dict[int, str] | None = None
     channels = tuple(dict.fromkeys(spec.channels))
     conda = _dedupe(sorted(spec.conda, key=lambda d: (d.name, d.spec())), merges, sel)
     options = _dedupe([p for p in spec.pip if p.kind == "option"], merges, sel)
-    named = sorted((p for p in spec.pip if p.kind != "option" and p.key),
-                   key=lambda p: (p.key, p.text))
+    named = sorted((p for p in spec.pip if p.kind != "option" and p.key), key=lambda p: (p.key, p.text))
     unnamed = sorted((p for p in spec.pip if p.kind != "option" and not p.key), key=lambda p: p.text)
     pip = tuple(options) + tuple(_dedupe(named + unnamed, merges, sel))
     kind = spec.kind
@@ -71,8 +72,16 @@ def _normalize_spec(spec: EnvSpec, selectors: dict[int, str] | None = None
     # keys stay as written (comments are attached to `variable:<KEY>`); only secret values change
     variables = redact_variables(spec.variables)
     extra = tuple((k, _redact_json(v)) for k, v in spec.extra)
-    return replace(spec, prefix=None, channels=channels, conda=tuple(conda), pip=pip, variables=variables,
-                   extra=extra, kind=kind), merges
+    return replace(
+        spec,
+        prefix=None,
+        channels=channels,
+        conda=tuple(conda),
+        pip=pip,
+        variables=variables,
+        extra=extra,
+        kind=kind,
+    ), merges
 
 
 def _redact_json(text: str) -> str:
@@ -169,8 +178,10 @@ def normalize_text(text: str, *, filename: str | None = None, format: str | None
 def _pixi_error():
     from envkit.errors import UsageError
 
-    return UsageError("envkit reads pixi.lock but does not rewrite it (pixi owns that file)",
-                      hint="`envkit validate pixi.lock` checks it; `pixi lock` rewrites it")
+    return UsageError(
+        "envkit reads pixi.lock but does not rewrite it (pixi owns that file)",
+        hint="`envkit validate pixi.lock` checks it; `pixi lock` rewrites it",
+    )
 
 
 def render_normalized(model, text: str, fmt: str) -> str:
@@ -211,7 +222,9 @@ def _render(model, text: str, fmt: str) -> str:
     if fmt == "explicit":
         from envkit.formats.explicit import write_explicit
 
-        return write_explicit(model, header=redact_comment(_header_without(text, ("platform:", "input_hash:"))))
+        return write_explicit(
+            model, header=redact_comment(_header_without(text, ("platform:", "input_hash:")))
+        )
     if fmt == "conda-list-export":
         from envkit.formats.condalist import write_conda_list_export
 
@@ -221,21 +234,25 @@ def _render(model, text: str, fmt: str) -> str:
 
         return write_conda_list_json(model)
     if fmt == "pylock":
+        import json
+
         from envkit.formats._util import leading_comments
         from envkit.formats.pylock import write_pylock
-
-        import json
 
         created_by = json.loads(dict(model.metadata).get("created-by", '"envkit"'))
         return write_pylock(model, header=redact_comment(leading_comments(text)) or "", created_by=created_by)
     if fmt == "uv-lock":
-        raise UsageError("envkit reads uv.lock but does not rewrite it (uv owns that file)",
-                         hint="`envkit validate uv.lock` checks it; `uv lock` rewrites it")
+        raise UsageError(
+            "envkit reads uv.lock but does not rewrite it (uv owns that file)",
+            hint="`envkit validate uv.lock` checks it; `uv lock` rewrites it",
+        )
     if fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r}; choose one of: {', '.join(FORMATS)}")
     if fmt == "conda-requirements":
-        raise UsageError("envkit reads conda's requirements format (MatchSpec lines) but does not rewrite it",
-                         hint="`envkit diff` compares it; `conda create --file` installs it")
+        raise UsageError(
+            "envkit reads conda's requirements format (MatchSpec lines) but does not rewrite it",
+            hint="`envkit diff` compares it; `conda create --file` installs it",
+        )
     raise _pixi_error()
 
 
@@ -285,7 +302,6 @@ def yaml_comments(text: str) -> CommentMap:
     cm = CommentMap()
     pending: list[tuple[int, str]] = []  # (indent, comment)
     prev: int | None = None
-    prev_indent = 0
     block_indent: int | None = None  # inside a block scalar (| or >): lines deeper than this are text
     header_blank = False
     for i, physical in enumerate(text.splitlines(), 1):
@@ -318,7 +334,7 @@ def yaml_comments(text: str) -> CommentMap:
             cm.inline[i] = comment
         if content.rstrip().endswith(("|", ">", "|-", ">-", "|+", ">+")):
             block_indent = indent
-        prev, prev_indent = i, indent
+        prev = i
     if pending:
         # the tail of the file: deeper comments close the last block, the rest is the footer
         k = 0
@@ -417,6 +433,17 @@ def is_normalized(text: str, *, filename: str | None = None, format: str | None 
     return normalize_text(text, filename=filename, format=format) == text
 
 
-__all__ = ["normalize", "normalize_spec", "normalize_lock", "normalize_text", "yaml_comments", "requirements_comments",
-           "split_inline_comment", "is_normalized", "redact_comment", "redact_comments", "comment_selector",
-           "text_selectors"]
+__all__ = [
+    "normalize",
+    "normalize_spec",
+    "normalize_lock",
+    "normalize_text",
+    "yaml_comments",
+    "requirements_comments",
+    "split_inline_comment",
+    "is_normalized",
+    "redact_comment",
+    "redact_comments",
+    "comment_selector",
+    "text_selectors",
+]

@@ -7,6 +7,7 @@ the group is built on first use (`cli` is a lazy module attribute).
 This module is the one error boundary: an `EnvkitError` becomes `error: ...` (and `hint: ...`) on
 stderr and its exit code; a traceback is only ever shown for a bug, with `ENVKIT_DEBUG=1`.
 """
+
 from __future__ import annotations
 
 import os
@@ -14,6 +15,7 @@ import sys
 from functools import lru_cache
 
 from envkit import __version__
+
 # warn/emit live below the commands; still importable from here for callers outside envkit
 from envkit.output import emit, warn  # noqa: F401
 
@@ -30,8 +32,16 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "explain": ("envkit.commands.check", "explain", "Explain a check rule, with an example."),
     "template": ("envkit.commands.template", "template", "Generate PyTorch+CUDA environments that install."),
     "smoke": ("envkit.commands.smoke", "smoke", "Smoke-test torch, CUDA and the DataLoader inside an env."),
-    "machine": ("envkit.commands.machine", "machine", "Show a machine's profile: OS, glibc, CPU, driver, GPUs."),
-    "convert": ("envkit.commands.convert", "convert", "Convert a lock or environment file to another format."),
+    "machine": (
+        "envkit.commands.machine",
+        "machine",
+        "Show a machine's profile: OS, glibc, CPU, driver, GPUs.",
+    ),
+    "convert": (
+        "envkit.commands.convert",
+        "convert",
+        "Convert a lock or environment file to another format.",
+    ),
 }
 
 
@@ -138,8 +148,10 @@ def _main(args: list[str] | None, prog_name: str) -> None:
         if os.environ.get("ENVKIT_DEBUG"):
             raise
         click.echo(f"error: internal error: {type(exc).__name__}: {exc}", err=True)
-        click.echo("hint: this is a bug in envkit; run again with ENVKIT_DEBUG=1 to see the traceback "
-                   "and report it", err=True)
+        click.echo(
+            "hint: this is a bug in envkit; run again with ENVKIT_DEBUG=1 to see the traceback and report it",
+            err=True,
+        )
         sys.exit(3)
     sys.exit(rv if isinstance(rv, int) else 0)
 

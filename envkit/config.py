@@ -17,6 +17,7 @@ working directory and each parent up to the repository root (a directory holding
 Key spellings with `_` are accepted for `-`.  Unknown keys, unknown rule names and bad values are
 errors (`ConfigError`, exit code 2) that name the file.
 """
+
 from __future__ import annotations
 
 import os
@@ -58,13 +59,17 @@ class Config:
         set_(self, "select", None if self.select is None else _names("select", self.select))
         set_(self, "ignore", _names("ignore", self.ignore))
         if self.select == ():
-            raise ConfigError("select is empty, so no rule would run",
-                              hint="name rules, or leave select as None to run every rule")
+            raise ConfigError(
+                "select is empty, so no rule would run",
+                hint="name rules, or leave select as None to run every rule",
+            )
         severity = _mapping("severity", self.severity, "a dict of rule name -> severity")
         for name, level in severity.items():
             if not isinstance(name, str) or not isinstance(level, str):
-                raise TypeError(f"Config severity must map rule names (str) to severities (str), "
-                                f"not {type(name).__name__} to {type(level).__name__}")
+                raise TypeError(
+                    f"Config severity must map rule names (str) to severities (str), "
+                    f"not {type(name).__name__} to {type(level).__name__}"
+                )
         set_(self, "severity", dict(severity))
         levels = _severities()
         for name, level in self.severity.items():
@@ -79,12 +84,17 @@ class Config:
         if named:
             from envkit.rule_names import RULE_ORDER as rules
 
-            for key, names in (("select", self.select or ()), ("ignore", self.ignore),
-                               ("severity", tuple(self.severity))):
+            for key, names in (
+                ("select", self.select or ()),
+                ("ignore", self.ignore),
+                ("severity", tuple(self.severity)),
+            ):
                 for name in names:
                     if name not in rules:
-                        raise ConfigError(f"unknown rule {name!r} in {key}",
-                                          hint="`envkit check --list-rules` lists the rules")
+                        raise ConfigError(
+                            f"unknown rule {name!r} in {key}",
+                            hint="`envkit check --list-rules` lists the rules",
+                        )
         if self.allowed_channels is not None:
             allowed = _names("allowed_channels", self.allowed_channels, what="channel names")
             if not all(c.strip() for c in allowed):
@@ -93,9 +103,13 @@ class Config:
 
             set_(self, "allowed_channels", tuple(parse_channel(c).name for c in allowed))
         names: dict[str, tuple[str, ...]] = {}
-        for conda, pypi in _mapping("pypi_names", self.pypi_names, "a dict of conda name -> PyPI names").items():
+        for conda, pypi in _mapping(
+            "pypi_names", self.pypi_names, "a dict of conda name -> PyPI names"
+        ).items():
             if not isinstance(conda, str):
-                raise TypeError(f"Config pypi_names keys must be conda names (str), not {type(conda).__name__}")
+                raise TypeError(
+                    f"Config pypi_names keys must be conda names (str), not {type(conda).__name__}"
+                )
             names[conda.lower()] = _names(f"pypi_names[{conda!r}]", pypi, what="PyPI names")
         set_(self, "pypi_names", names)
         if self.source is not None and not isinstance(self.source, str):
@@ -110,15 +124,24 @@ class Config:
     def severity_of(self, rule_name: str, default: str) -> str:
         return self.severity.get(rule_name, default)
 
-    def merged(self, *, select: tuple[str, ...] | None = None, ignore: tuple[str, ...] = (),
-               severity: dict[str, str] | None = None) -> "Config":
+    def merged(
+        self,
+        *,
+        select: tuple[str, ...] | None = None,
+        ignore: tuple[str, ...] = (),
+        severity: dict[str, str] | None = None,
+    ) -> Config:
         """This config with command-line choices on top: `select` replaces, `ignore` adds."""
         from dataclasses import replace
 
         sev = dict(self.severity)
         sev.update(severity or {})
-        return replace(self, select=select if select is not None else self.select,
-                       ignore=tuple(dict.fromkeys(self.ignore + tuple(ignore))), severity=sev)
+        return replace(
+            self,
+            select=select if select is not None else self.select,
+            ignore=tuple(dict.fromkeys(self.ignore + tuple(ignore))),
+            severity=sev,
+        )
 
 
 def _names(key: str, value, *, what: str = "rule names") -> tuple[str, ...]:
@@ -198,8 +221,9 @@ def load_config(path: str | os.PathLike[str] | None = None, *, start: str | None
     return parse_config(table, source=str(p), prefix=prefix, text=text)
 
 
-def parse_config(table: dict, *, source: str | None = None, prefix: str = "",
-                 text: str | None = None) -> Config:
+def parse_config(
+    table: dict, *, source: str | None = None, prefix: str = "", text: str | None = None
+) -> Config:
     """Validate a `[tool.envkit]` table (already parsed from TOML) into a Config."""
     from envkit.rule_names import RULE_ORDER as rules
     from envkit.rule_names import SEVERITIES
@@ -214,8 +238,9 @@ def parse_config(table: dict, *, source: str | None = None, prefix: str = "",
     for k, v in table.items():
         nk = k.replace("_", "-")
         if nk not in _KEYS:
-            raise ConfigError(f"unknown configuration key {k!r}", where=where(k),
-                              hint="known keys: " + ", ".join(_KEYS))
+            raise ConfigError(
+                f"unknown configuration key {k!r}", where=where(k), hint="known keys: " + ", ".join(_KEYS)
+            )
         norm[nk] = v
 
     def rule_list(key: str) -> tuple[str, ...]:
@@ -226,42 +251,56 @@ def parse_config(table: dict, *, source: str | None = None, prefix: str = "",
             raise ConfigError(f"{key} must be a list of rule names", where=where(key))
         for name in value:
             if name not in rules:
-                raise ConfigError(f"unknown rule {name!r} in {key}", where=where(key),
-                                  hint="`envkit check --list-rules` lists the rules")
+                raise ConfigError(
+                    f"unknown rule {name!r} in {key}",
+                    where=where(key),
+                    hint="`envkit check --list-rules` lists the rules",
+                )
         return tuple(value)
 
     select = rule_list("select") if "select" in norm else None
     if select == ():
         # an empty selection runs no rule and passes every file: never what a project means
-        raise ConfigError("select is empty, so no rule would run", where=where("select"),
-                          hint="list rule names, or remove `select` to run every rule")
+        raise ConfigError(
+            "select is empty, so no rule would run",
+            where=where("select"),
+            hint="list rule names, or remove `select` to run every rule",
+        )
     ignore = rule_list("ignore") if "ignore" in norm else ()
     severity: dict[str, str] = {}
     if "severity" in norm:
         sev = norm["severity"]
         if not isinstance(sev, dict):
-            raise ConfigError("severity must be a table of rule = \"error|warning|info\"",
-                              where=where("severity"))
+            raise ConfigError(
+                'severity must be a table of rule = "error|warning|info"', where=where("severity")
+            )
         for name, level in sev.items():
             if name not in rules:
-                raise ConfigError(f"unknown rule {name!r} in severity", where=where("severity"),
-                                  hint="`envkit check --list-rules` lists the rules")
+                raise ConfigError(
+                    f"unknown rule {name!r} in severity",
+                    where=where("severity"),
+                    hint="`envkit check --list-rules` lists the rules",
+                )
             if level not in SEVERITIES:
-                raise ConfigError(f"severity of {name} must be one of {', '.join(SEVERITIES)}, "
-                                  f"not {level!r}", where=where("severity"))
+                raise ConfigError(
+                    f"severity of {name} must be one of {', '.join(SEVERITIES)}, not {level!r}",
+                    where=where("severity"),
+                )
             severity[name] = level
     fail_on = None
     if "fail-on" in norm:
         fail_on = norm["fail-on"]
         if fail_on not in SEVERITIES:
-            raise ConfigError(f"fail-on must be one of {', '.join(SEVERITIES)}, not {fail_on!r}",
-                              where=where("fail-on"))
+            raise ConfigError(
+                f"fail-on must be one of {', '.join(SEVERITIES)}, not {fail_on!r}", where=where("fail-on")
+            )
     allowed = None
     if "allowed-channels" in norm:
         value = norm["allowed-channels"]
         if not isinstance(value, list) or not all(isinstance(x, str) and x for x in value):
-            raise ConfigError("allowed-channels must be a list of channel names",
-                              where=where("allowed-channels"))
+            raise ConfigError(
+                "allowed-channels must be a list of channel names", where=where("allowed-channels")
+            )
         from envkit.conda.channels import parse_channel
 
         allowed = tuple(parse_channel(x).name for x in value)
@@ -269,17 +308,26 @@ def parse_config(table: dict, *, source: str | None = None, prefix: str = "",
     if "pypi-names" in norm:
         value = norm["pypi-names"]
         if not isinstance(value, dict):
-            raise ConfigError("pypi-names must be a table of conda-name = [\"pypi-name\", ...]",
-                              where=where("pypi-names"))
+            raise ConfigError(
+                'pypi-names must be a table of conda-name = ["pypi-name", ...]', where=where("pypi-names")
+            )
         for conda, pypi in value.items():
             if isinstance(pypi, str):
                 pypi = [pypi]
             if not isinstance(pypi, list) or not all(isinstance(x, str) and x for x in pypi):
-                raise ConfigError(f"pypi-names.{conda} must be a list of PyPI names",
-                                  where=where("pypi-names"))
+                raise ConfigError(
+                    f"pypi-names.{conda} must be a list of PyPI names", where=where("pypi-names")
+                )
             names[conda.lower()] = tuple(pypi)
-    return Config(select=select, ignore=ignore, severity=severity, allowed_channels=allowed,
-                  pypi_names=names, fail_on=fail_on, source=source)
+    return Config(
+        select=select,
+        ignore=ignore,
+        severity=severity,
+        allowed_channels=allowed,
+        pypi_names=names,
+        fail_on=fail_on,
+        source=source,
+    )
 
 
 def _line_of(text: str | None, key: str) -> int | None:

@@ -10,6 +10,7 @@ the target does not hold, plus the packages a writer had to leave out (no artifa
 The same two tables give the lossless / dropped matrix of docs/commands/convert.md
 (`loss_table_markdown`, checked by tests/test_convert.py).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -36,8 +37,18 @@ FEATURES = {
 }
 
 #: the formats `convert` writes (file names tell most of them; see target_from_name)
-TARGETS = ("env", "requirements", "explicit", "conda-lock", "pixi", "pixi-v7", "pylock", "cyclonedx",
-           "conda-list-json", "conda-list-export")
+TARGETS = (
+    "env",
+    "requirements",
+    "explicit",
+    "conda-lock",
+    "pixi",
+    "pixi-v7",
+    "pylock",
+    "cyclonedx",
+    "conda-list-json",
+    "conda-list-export",
+)
 
 _LOCKS = {"conda", "pip", "platforms", "hashes", "urls", "pip-urls", "depends", "channels", "indexes"}
 _NO_URL = {"conda-no-url", "pip-no-url"}
@@ -58,7 +69,16 @@ HOLDS: dict[str, set[str]] = {
 #: conversions writes a file with all of it and reads it back)
 CARRIES: dict[str, set[str]] = {
     "env": {"conda", "pip", "channels", "indexes"} | _NO_URL,
-    "requirements": {"pip", "hashes", "pip-urls", "editable", "markers", "indexes", "pip-no-url", "pip-no-version"},
+    "requirements": {
+        "pip",
+        "hashes",
+        "pip-urls",
+        "editable",
+        "markers",
+        "indexes",
+        "pip-no-url",
+        "pip-no-version",
+    },
     "explicit": {"conda", "pip", "hashes", "urls", "pip-urls", "pip-no-version"},
     "conda-lock": set(_LOCKS),
     "pixi": _LOCKS | {"editable", "pip-no-version"},
@@ -95,8 +115,10 @@ KNOWN_GAPS: dict[tuple[str, str], dict[str, str]] = {
 
 #: features that only packages of one manager have: a target that drops that manager's packages
 #: drops them with it (not listed again)
-_OF_MANAGER = {"conda": ("urls", "conda-no-url"),
-               "pip": ("pip-urls", "pip-no-url", "pip-no-version", "editable", "markers")}
+_OF_MANAGER = {
+    "conda": ("urls", "conda-no-url"),
+    "pip": ("pip-urls", "pip-no-url", "pip-no-version", "editable", "markers"),
+}
 
 
 def _implied(target: str) -> set[str]:
@@ -119,8 +141,13 @@ class Loss:
     detail: str = ""
 
     def as_dict(self) -> dict:
-        return {"feature": self.feature, "what": FEATURES[self.feature], "count": self.count,
-                "packages": list(self.packages), "detail": self.detail}
+        return {
+            "feature": self.feature,
+            "what": FEATURES[self.feature],
+            "count": self.count,
+            "packages": list(self.packages),
+            "detail": self.detail,
+        }
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -204,8 +231,11 @@ def as_lock(model, source_format: str, platform: str | None) -> Lock:
         from envkit.formats.requirements import requirements_to_lock
 
         return requirements_to_lock(model)
-    raise UsageError("this environment file is a spec (loose versions), not a lock; it converts only to "
-                     "env or requirements", hint="lock it first: envkit lock -f FILE")
+    raise UsageError(
+        "this environment file is a spec (loose versions), not a lock; it converts only to "
+        "env or requirements",
+        hint="lock it first: envkit lock -f FILE",
+    )
 
 
 def convert(model, target: str, *, source_format: str, platform: str | None = None) -> Conversion:
@@ -221,28 +251,45 @@ def convert(model, target: str, *, source_format: str, platform: str | None = No
     left_out: tuple[str, ...] = ()
     if platform is not None and lock.platforms:
         if platform not in lock.platforms:
-            raise UsageError(f"the lock has no platform {platform!r}", hint=f"one of: {', '.join(lock.platforms)}")
+            raise UsageError(
+                f"the lock has no platform {platform!r}", hint=f"one of: {', '.join(lock.platforms)}"
+            )
         if target in SINGLE_PLATFORM:
             left_out = tuple(p for p in lock.platforms if p != platform)
-            lock = replace(lock, platforms=(platform,), packages=lock.for_platform(platform),
-                           content_hash=tuple((k, v) for k, v in lock.content_hash if k == platform))
+            lock = replace(
+                lock,
+                platforms=(platform,),
+                packages=lock.for_platform(platform),
+                content_hash=tuple((k, v) for k, v in lock.content_hash if k == platform),
+            )
     elif len(lock.platforms) > 1 and target in SINGLE_PLATFORM and not _same_pip(lock, target):
-        raise UsageError(f"the lock has {len(lock.platforms)} platforms ({', '.join(lock.platforms)}); "
-                         f"{target} holds one", hint="choose one with --platform")
+        raise UsageError(
+            f"the lock has {len(lock.platforms)} platforms ({', '.join(lock.platforms)}); {target} holds one",
+            hint="choose one with --platform",
+        )
     if not lock.platforms and target in NEEDS_PLATFORM:
         if any(p.manager == "pip" for p in lock.packages) and platform is None:
-            raise UsageError(f"a {source_format} lock names no platform; {target} locks packages per platform",
-                             hint="say which with --platform (e.g. --platform linux-64)")
+            raise UsageError(
+                f"a {source_format} lock names no platform; {target} locks packages per platform",
+                hint="say which with --platform (e.g. --platform linux-64)",
+            )
         if platform is not None:
-            lock = replace(lock, platforms=(platform,),
-                           packages=tuple(replace(p, platform=platform) for p in lock.packages))
+            lock = replace(
+                lock,
+                platforms=(platform,),
+                packages=tuple(replace(p, platform=platform) for p in lock.packages),
+            )
     dropped: list[tuple[str, str]] = []
     text = _write(lock, target, dropped)
     have = features_of(lock)
-    losses = [Loss(feature=f, count=len(pk), packages=tuple(pk[:5]))
-              for f, pk in have.items()
-              if f not in HOLDS[target] and f not in _implied(target) and not (f == "platforms" and left_out)]
-    pip_names = {f"{p.name}=={p.version}" if p.version else p.name for p in lock.packages if p.manager == "pip"}
+    losses = [
+        Loss(feature=f, count=len(pk), packages=tuple(pk[:5]))
+        for f, pk in have.items()
+        if f not in HOLDS[target] and f not in _implied(target) and not (f == "platforms" and left_out)
+    ]
+    pip_names = {
+        f"{p.name}=={p.version}" if p.version else p.name for p in lock.packages if p.manager == "pip"
+    }
     for reason in dict.fromkeys(r for _, r in dropped):
         names = [n for n, r in dropped if r == reason]
         for manager in ("conda", "pip"):  # a writer's report names packages, not managers
@@ -254,12 +301,19 @@ def convert(model, target: str, *, source_format: str, platform: str | None = No
         hit = _gap_packages(lock, why)
         if hit:
             losses.append(Loss(feature=feature, count=len(hit), packages=tuple(hit[:5]), detail=why))
-    return Conversion(text=text, source_format=source_format, target=target, platform=platform,
-                      losses=tuple(_merge(losses)), left_out_platforms=left_out)
+    return Conversion(
+        text=text,
+        source_format=source_format,
+        target=target,
+        platform=platform,
+        losses=tuple(_merge(losses)),
+        left_out_platforms=left_out,
+    )
 
 
 def _gap_packages(lock: Lock, why: str) -> list[str]:
     """The packages of `lock` a known writer gap (a KNOWN_GAPS reason) concerns: never silent."""
+
     def label(p) -> str:
         return f"{p.name}=={p.version}" if p.version else p.name
 
@@ -280,8 +334,12 @@ def _gap_packages(lock: Lock, why: str) -> list[str]:
 
 
 def _feature_of(reason: str) -> str:
-    for key, feature in (("editable", "editable"), ("version", "pip-no-version"), ("hash", "hashes"),
-                         ("sha256", "hashes")):
+    for key, feature in (
+        ("editable", "editable"),
+        ("version", "pip-no-version"),
+        ("hash", "hashes"),
+        ("sha256", "hashes"),
+    ):
         if key in reason:
             return feature
     return "urls"
@@ -299,8 +357,10 @@ def _merge(losses: list[Loss]) -> list[Loss]:
 def _same_pip(lock: Lock, target: str) -> bool:
     if target != "pylock" and target != "requirements":
         return False
-    sets = {tuple((p.name, p.version, p.url) for p in lock.for_platform(pl) if p.manager == "pip")
-            for pl in lock.platforms}
+    sets = {
+        tuple((p.name, p.version, p.url) for p in lock.for_platform(pl) if p.manager == "pip")
+        for pl in lock.platforms
+    }
     return len(sets) == 1
 
 
@@ -309,7 +369,9 @@ def _spec_convert(spec: EnvSpec, target: str, source_format: str) -> Conversion:
 
     if target == "requirements" and spec.conda:
         raise UsageError("an environment spec with conda dependencies cannot be written as requirements.txt")
-    return Conversion(text=write_text(spec, target), source_format=source_format, target=target, platform=None)
+    return Conversion(
+        text=write_text(spec, target), source_format=source_format, target=target, platform=None
+    )
 
 
 def _write(lock: Lock, target: str, dropped: list) -> str:
@@ -345,7 +407,9 @@ def _write(lock: Lock, target: str, dropped: list) -> str:
             if p.url:
                 keep.append(p)
             else:
-                dropped.append((f"{p.name}=={p.version}", "no artifact URL (the format lists artifacts by URL)"))
+                dropped.append(
+                    (f"{p.name}=={p.version}", "no artifact URL (the format lists artifacts by URL)")
+                )
         lock = replace(lock, packages=tuple(keep))
     if target == "explicit":
         from envkit.formats.explicit import write_explicit
@@ -367,9 +431,12 @@ def _write_options(target: str) -> tuple[str, ...]:
 
 # -- the documented matrix ----------------------------------------------------------------------
 
+
 def pair_losses(source: str, target: str) -> list[str]:
     """The FEATURES keys a `source` file may have that `target` cannot hold (the docs' matrix)."""
-    return [f for f in FEATURES if f in CARRIES[source] and f not in HOLDS[target] and f not in _implied(target)]
+    return [
+        f for f in FEATURES if f in CARRIES[source] and f not in HOLDS[target] and f not in _implied(target)
+    ]
 
 
 def loss_table_markdown() -> str:
@@ -382,9 +449,16 @@ def loss_table_markdown() -> str:
             lost = pair_losses(src, tgt)
             cells.append("lossless" if not lost else "drops " + ", ".join(FEATURES[f] for f in lost))
         rows.append(f"| {src} | " + " | ".join(cells) + " |")
-    notes = [f"- {src} to {tgt} also drops {FEATURES[f]}: {why}" for (src, tgt), gaps in KNOWN_GAPS.items()
-             for f, why in gaps.items() if f != "pip-urls"]
+    notes = [
+        f"- {src} to {tgt} also drops {FEATURES[f]}: {why}"
+        for (src, tgt), gaps in KNOWN_GAPS.items()
+        for f, why in gaps.items()
+        if f != "pip-urls"
+    ]
     if notes:
-        rows += ["", "Known gaps (the tests find these; `convert` reports them as losses when a file has them):",
-                 ""] + notes
+        rows += [
+            "",
+            "Known gaps (the tests find these; `convert` reports them as losses when a file has them):",
+            "",
+        ] + notes
     return "\n".join(rows) + "\n"

@@ -12,16 +12,16 @@ Hashes are verified: py-rattler checks the sha256 of what it downloads over HTTP
 linked).  Any failure (a hash mismatch, a failed download, pip failing) removes the half-made
 prefix before the error is raised: a prefix either holds the whole lock or does not exist.
 """
+
 from __future__ import annotations
 
 import hashlib
 import os
 import shutil
-import sys
 import tempfile
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
 from urllib.parse import unquote, urlparse
 
 from envkit.conda.platform import host_platform, python_of
@@ -52,8 +52,9 @@ class CreateResult:
     unset_variables: tuple[str, ...] = ()
 
 
-def choose_platform(lock: Lock, platform: str | None, *,
-                    environments: Mapping[str, Sequence[str]] | None = None) -> str:
+def choose_platform(
+    lock: Lock, platform: str | None, *, environments: Mapping[str, Sequence[str]] | None = None
+) -> str:
     """The platform to install: `platform` when given (it must be locked), else this machine's.
 
     `environments` (a pixi.lock's environments, name -> locked platforms) lets the error point to
@@ -74,7 +75,9 @@ def choose_platform(lock: Lock, platform: str | None, *,
         message = f"{what} has no packages for this machine's platform {wanted} (locked: {locked})"
     others = {n: tuple(p) for n, p in (environments or {}).items() if n != lock.environment and p}
     if others:
-        message += "; its other environments: " + ", ".join(f"{n} ({', '.join(p)})" for n, p in others.items())
+        message += "; its other environments: " + ", ".join(
+            f"{n} ({', '.join(p)})" for n, p in others.items()
+        )
     hints = []
     fits = [n for n, p in others.items() if wanted in p]
     if len(fits) == 1:
@@ -141,23 +144,31 @@ def verify_local_archives(packages: Sequence[LockedPackage], *, source: str | No
     validate_hashes(packages, source=source)
     for p in packages:
         if p.md5 is None and p.sha256 is None:
-            raise UsageError(f"{p.name}={p.version}: the lock records no md5 or sha256 for this conda package",
-                             where=Where(file=source, line=p.line))
+            raise UsageError(
+                f"{p.name}={p.version}: the lock records no md5 or sha256 for this conda package",
+                where=Where(file=source, line=p.line),
+            )
         path = _local_path(p.url or "")
         if path is None:
             continue  # downloaded by rattler, which checks the sha256 itself
         if not os.path.isfile(path):
-            raise IntegrityError(f"{p.name}={p.version}: package file not found: {path}",
-                                 where=Where(file=source, line=p.line))
+            raise IntegrityError(
+                f"{p.name}={p.version}: package file not found: {path}", where=Where(file=source, line=p.line)
+            )
         md5, sha = file_hashes(path)
         if p.sha256 is not None and sha != p.sha256.lower():
-            raise IntegrityError(f"{p.name}={p.version}: sha256 mismatch for {p.url}: the lock says "
-                                 f"{p.sha256}, the file has {sha}", where=Where(file=source, line=p.line),
-                                 hint="the package changed after it was locked; relock, or fix the channel")
+            raise IntegrityError(
+                f"{p.name}={p.version}: sha256 mismatch for {p.url}: the lock says "
+                f"{p.sha256}, the file has {sha}",
+                where=Where(file=source, line=p.line),
+                hint="the package changed after it was locked; relock, or fix the channel",
+            )
         if p.md5 is not None and md5 != p.md5.lower():
-            raise IntegrityError(f"{p.name}={p.version}: md5 mismatch for {p.url}: the lock says "
-                                 f"{p.md5}, the file has {md5}", where=Where(file=source, line=p.line),
-                                 hint="the package changed after it was locked; relock, or fix the channel")
+            raise IntegrityError(
+                f"{p.name}={p.version}: md5 mismatch for {p.url}: the lock says {p.md5}, the file has {md5}",
+                where=Where(file=source, line=p.line),
+                hint="the package changed after it was locked; relock, or fix the channel",
+            )
 
 
 def _file_name(url: str) -> str:
@@ -193,10 +204,15 @@ def to_repodata_records(packages: Sequence[LockedPackage], platform: str) -> lis
         _chan, sub = channel_of_url(p.url)
         subdir = p.subdir or sub or platform
         record = rattler.PackageRecord(
-            name=p.name, version=p.version, build=rattler.BuildString(build), build_number=number,
-            subdir=subdir, depends=[f"{n} {s}".strip() for n, s in p.depends],
+            name=p.name,
+            version=p.version,
+            build=rattler.BuildString(build),
+            build_number=number,
+            subdir=subdir,
+            depends=[f"{n} {s}".strip() for n, s in p.depends],
             md5=bytes.fromhex(p.md5) if p.md5 is not None else None,
-            sha256=bytes.fromhex(p.sha256) if p.sha256 is not None else None)
+            sha256=bytes.fromhex(p.sha256) if p.sha256 is not None else None,
+        )
         channel_url = p.url.rsplit("/", 2)[0] + "/"
         out.append(rattler.RepoDataRecord(record, _file_name(p.url), p.url, channel_url))
     return out
@@ -226,8 +242,10 @@ def remove_tree(path: str, *, settle: float = 5.0) -> None:
 def _prepare_prefix(prefix: str) -> None:
     if os.path.exists(prefix):
         if not os.path.isdir(prefix) or os.listdir(prefix):
-            raise UsageError(f"prefix already exists and is not empty: {prefix}",
-                             hint="remove it first, or choose another -p/-n")
+            raise UsageError(
+                f"prefix already exists and is not empty: {prefix}",
+                hint="remove it first, or choose another -p/-n",
+            )
 
 
 def pip_requirement_lines(packages: Sequence[LockedPackage]) -> tuple[list[str], bool]:
@@ -272,16 +290,25 @@ def pip_option_lines(options: Sequence[str]) -> tuple[list[str], list[str]]:
             cleaned = re.sub(rf"(://)(?:{re.escape(USERINFO)}|{re.escape(TOKEN)})@", r"\1", opt)
             cleaned = re.sub(rf"([?&][A-Za-z_]*token=){re.escape(TOKEN)}&?", r"\1", cleaned).rstrip("?&")
             cleaned = re.sub(r"[?&][A-Za-z_]*token=$", "", cleaned)
-            warnings.append(f"pip option {opt!r} had credentials removed when it was locked; passing "
-                            f"{cleaned!r} (pip looks the credentials up in its keyring or .netrc; or write the "
-                            "URL with ${VARIABLES} in the spec)")
+            warnings.append(
+                f"pip option {opt!r} had credentials removed when it was locked; passing "
+                f"{cleaned!r} (pip looks the credentials up in its keyring or .netrc; or write the "
+                "URL with ${VARIABLES} in the spec)"
+            )
             opt = cleaned
         lines.append(opt)
     return lines, warnings
 
 
-def install_pip(prefix: str, platform: str, packages: Sequence[LockedPackage], *,
-                options: Sequence[str] = (), timeout: float = 1800, cwd: str | None = None) -> bool:
+def install_pip(
+    prefix: str,
+    platform: str,
+    packages: Sequence[LockedPackage],
+    *,
+    options: Sequence[str] = (),
+    timeout: float = 1800,
+    cwd: str | None = None,
+) -> bool:
     """Install the locked pip packages with the prefix's own Python: `pip install --no-deps`.
 
     `options` (the lock's pip options, see `pip_option_lines`) come first in the requirements file;
@@ -292,8 +319,10 @@ def install_pip(prefix: str, platform: str, packages: Sequence[LockedPackage], *
 
     python = python_of(prefix, platform)
     if not os.path.exists(python):
-        raise BackendError(f"the lock has pip packages but the new environment has no Python ({python})",
-                           hint="lock python and pip as conda packages")
+        raise BackendError(
+            f"the lock has pip packages but the new environment has no Python ({python})",
+            hint="lock python and pip as conda packages",
+        )
     lines, hashed = pip_requirement_lines(packages)
     # pip installs into `--prefix` with the interpreter's own scheme, which for a conda python is
     # exactly its site-packages.  When `python` is a launcher for another interpreter (its
@@ -303,8 +332,18 @@ def install_pip(prefix: str, platform: str, packages: Sequence[LockedPackage], *
     with tempfile.TemporaryDirectory(prefix="envkit-create-") as tmp:
         req = os.path.join(tmp, "requirements.txt")
         Path(req).write_text("\n".join(pip_option_lines(options)[0] + lines) + "\n", encoding="utf-8")
-        argv = [python, "-m", "pip", "install", "--no-deps", "--no-input", "--disable-pip-version-check",
-                "--no-warn-script-location", "--prefix", prefix]
+        argv = [
+            python,
+            "-m",
+            "pip",
+            "install",
+            "--no-deps",
+            "--no-input",
+            "--disable-pip-version-check",
+            "--no-warn-script-location",
+            "--prefix",
+            prefix,
+        ]
         if foreign:
             argv.append("--ignore-installed")
         if hashed:
@@ -332,21 +371,34 @@ def find_backend_executable(backend: str, env: Mapping[str, str] | None = None) 
     env = os.environ if env is None else env
     var = "CONDA_EXE" if backend == "conda" else "MAMBA_EXE"
     exe = env.get(var)
-    if exe and os.path.isfile(exe) and os.access(exe, os.X_OK) and (
-            backend == "conda" or os.path.basename(exe).startswith(backend)):
+    if (
+        exe
+        and os.path.isfile(exe)
+        and os.access(exe, os.X_OK)
+        and (backend == "conda" or os.path.basename(exe).startswith(backend))
+    ):
         return exe
     found = which(backend, path=env.get("PATH"))
     if found:
         return found
-    raise BackendError(f"--backend {backend}: no {backend} executable found ({var} or PATH)",
-                       hint="install it, or use the default backend (--backend rattler)")
+    raise BackendError(
+        f"--backend {backend}: no {backend} executable found ({var} or PATH)",
+        hint="install it, or use the default backend (--backend rattler)",
+    )
 
 
-def create_from_lock(lock: Lock, prefix: str | os.PathLike[str], *, platform: str | None = None,
-                     backend: str = "rattler", executable: str | None = None,
-                     cache_dir: str | os.PathLike[str] | None = None, timeout: float = 1800,
-                     environments: Mapping[str, Sequence[str]] | None = None,
-                     show_progress: bool = False) -> CreateResult:
+def create_from_lock(
+    lock: Lock,
+    prefix: str | os.PathLike[str],
+    *,
+    platform: str | None = None,
+    backend: str = "rattler",
+    executable: str | None = None,
+    cache_dir: str | os.PathLike[str] | None = None,
+    timeout: float = 1800,
+    environments: Mapping[str, Sequence[str]] | None = None,
+    show_progress: bool = False,
+) -> CreateResult:
     """Create `prefix` holding exactly the packages `lock` has for `platform` (default: this machine's).
 
     `environments`: for a pixi.lock, every environment's locked platforms (see `choose_platform`),
@@ -374,20 +426,27 @@ def create_from_lock(lock: Lock, prefix: str | os.PathLike[str], *, platform: st
         if backend == "rattler":
             # the history block conda writes for `create --file` (the conda backend writes its own)
             cmd = ["envkit", "create", *(["--lock", lock.source] if lock.source else []), "-p", target]
-            _install_rattler(conda, target, plat, cache_dir=cache_dir, history_cmd=cmd,
-                             show_progress=show_progress)
+            _install_rattler(
+                conda, target, plat, cache_dir=cache_dir, history_cmd=cmd, show_progress=show_progress
+            )
         else:
             _install_conda(lock, plat, target, backend, executable, timeout=timeout)
         # relative paths in the lock's pip options (`--find-links ./wheels`) are the lock's
-        lock_dir = os.path.dirname(os.path.abspath(lock.source)) if lock.source and os.path.isfile(
-            lock.source) else None
+        lock_dir = (
+            os.path.dirname(os.path.abspath(lock.source))
+            if lock.source and os.path.isfile(lock.source)
+            else None
+        )
         # pip packages that were installed over a conda package's files in the locked environment:
         # pip uninstalled conda's copy first, so do the same (whether or not this pip sees it)
         over = set(lock_over_conda(lock)) & {pep503(p.name) for p in pip}
         if over:
             uninstall_dists(target, over)
-        hashed = install_pip(target, plat, pip, options=lock.pip_options, timeout=timeout,
-                             cwd=lock_dir) if pip else False
+        hashed = (
+            install_pip(target, plat, pip, options=lock.pip_options, timeout=timeout, cwd=lock_dir)
+            if pip
+            else False
+        )
         written, unset = write_state_variables(target, lock_variables(lock))
     except BaseException:
         remove_tree(target)
@@ -395,8 +454,17 @@ def create_from_lock(lock: Lock, prefix: str | os.PathLike[str], *, platform: st
     from envkit.lock import is_index_placeholder
 
     by_pin = tuple(f"{p.name}=={p.version}" for p in pip if is_index_placeholder(p))
-    return CreateResult(prefix=target, platform=plat, conda=len(conda), pip=len(pip), backend=backend,
-                        require_hashes=hashed, by_pin=by_pin, variables=written, unset_variables=unset)
+    return CreateResult(
+        prefix=target,
+        platform=plat,
+        conda=len(conda),
+        pip=len(pip),
+        backend=backend,
+        require_hashes=hashed,
+        by_pin=by_pin,
+        variables=written,
+        unset_variables=unset,
+    )
 
 
 def uninstall_dists(prefix: str, projects: Iterable[str]) -> list[str]:
@@ -445,7 +513,9 @@ def uninstall_dists(prefix: str, projects: Iterable[str]) -> list[str]:
     return removed
 
 
-def write_state_variables(prefix: str, variables: Sequence[tuple[str, str]]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def write_state_variables(
+    prefix: str, variables: Sequence[tuple[str, str]]
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Set `variables` in the environment at `prefix` as `conda env config vars set` does (the
     `env_vars` of `conda-meta/state`, other keys of an existing state kept).  A variable whose value
     is a redaction placeholder (`<TOKEN>`, `<USER>:<PASSWORD>`: a credential left out when it was
@@ -472,13 +542,21 @@ def write_state_variables(prefix: str, variables: Sequence[tuple[str, str]]) -> 
     env_vars = dict(state.get("env_vars") or {})
     env_vars.update(keep)
     state["env_vars"] = env_vars
-    atomic_write(path, json.dumps(state, indent=2, ensure_ascii=False) + "\n", redact=False)  # the real values
+    atomic_write(
+        path, json.dumps(state, indent=2, ensure_ascii=False) + "\n", redact=False
+    )  # the real values
     return tuple(k for k, _ in keep), unset
 
 
-def _install_rattler(conda: Sequence[LockedPackage], prefix: str, platform: str, *,
-                     cache_dir: str | os.PathLike[str] | None, show_progress: bool = False,
-                     history_cmd: Sequence[str] = ()) -> None:
+def _install_rattler(
+    conda: Sequence[LockedPackage],
+    prefix: str,
+    platform: str,
+    *,
+    cache_dir: str | os.PathLike[str] | None,
+    show_progress: bool = False,
+    history_cmd: Sequence[str] = (),
+) -> None:
     """Link the conda packages into a staging directory beside `prefix` (with `prefix` patched into
     the files), then rename it into place: a failed install never leaves a half-made `prefix`."""
     import asyncio
@@ -492,9 +570,17 @@ def _install_rattler(conda: Sequence[LockedPackage], prefix: str, platform: str,
     stage = tempfile.mkdtemp(prefix=f".{os.path.basename(prefix)}.envkit-", dir=parent)
     try:
         try:
-            asyncio.run(rattler.install(records, target_prefix=stage, alternative_target_prefix=prefix,
-                                        platform=rattler.Subdir(platform), show_progress=show_progress,
-                                        execute_link_scripts=False, **kwargs))
+            asyncio.run(
+                rattler.install(
+                    records,
+                    target_prefix=stage,
+                    alternative_target_prefix=prefix,
+                    platform=rattler.Subdir(platform),
+                    show_progress=show_progress,
+                    execute_link_scripts=False,
+                    **kwargs,
+                )
+            )
         except Exception as exc:  # rattler's own exception classes
             text = str(exc).strip()
             if "hash mismatch" in text or "mismatch" in text.lower():
@@ -502,14 +588,26 @@ def _install_rattler(conda: Sequence[LockedPackage], prefix: str, platform: str,
                 # chain is quoted only in part (errors clip quoted text), so say them in the message
                 import re
 
-                m = re.search(r"mismatch when extracting (?P<url>\S+) .*?expected (?P<want>[0-9a-f]+), "
-                              r"got (?P<got>[0-9a-f]+)", text)
-                detail = (f" ({_file_name(m.group('url'))}: the lock says {m.group('want')}, the download has "
-                          f"{m.group('got')})") if m else ""
-                raise IntegrityError(f"a package does not match the hash recorded in the lock{detail}; nothing "
-                                     "was installed", text=text) from None
-            raise BackendError(f"installing the conda packages failed: {type(exc).__name__}",
-                               text=text) from None
+                m = re.search(
+                    r"mismatch when extracting (?P<url>\S+) .*?expected (?P<want>[0-9a-f]+), "
+                    r"got (?P<got>[0-9a-f]+)",
+                    text,
+                )
+                detail = (
+                    (
+                        f" ({_file_name(m.group('url'))}: the lock says {m.group('want')}, the download has "
+                        f"{m.group('got')})"
+                    )
+                    if m
+                    else ""
+                )
+                raise IntegrityError(
+                    f"a package does not match the hash recorded in the lock{detail}; nothing was installed",
+                    text=text,
+                ) from None
+            raise BackendError(
+                f"installing the conda packages failed: {type(exc).__name__}", text=text
+            ) from None
         complete_prefix_records(stage, conda)
         if history_cmd:
             from envkit.conda.history import append_history
@@ -528,8 +626,21 @@ def _install_rattler(conda: Sequence[LockedPackage], prefix: str, platform: str,
 #: higher one, so a wrong one makes `conda install` replace the package), `noarch` (conda relinks a
 #: `noarch: python` package into the new site-packages when python changes, and only knows it is
 #: one from this field), and `constrains`, which later solves must honour.
-_INDEX_FIELDS = ("build_number", "subdir", "noarch", "constrains", "license", "license_family", "timestamp",
-                 "track_features", "features", "arch", "platform", "depends", "python_site_packages_path")
+_INDEX_FIELDS = (
+    "build_number",
+    "subdir",
+    "noarch",
+    "constrains",
+    "license",
+    "license_family",
+    "timestamp",
+    "track_features",
+    "features",
+    "arch",
+    "platform",
+    "depends",
+    "python_site_packages_path",
+)
 #: Fields whose value is meaningful even when it is 0 or empty.
 _ALWAYS = frozenset({"build_number", "depends", "constrains"})
 
@@ -574,8 +685,9 @@ def complete_prefix_records(prefix: str, packages: Sequence[LockedPackage] = ())
     return done
 
 
-def _install_conda(lock: Lock, platform: str, prefix: str, backend: str, executable: str | None, *,
-                   timeout: float) -> None:
+def _install_conda(
+    lock: Lock, platform: str, prefix: str, backend: str, executable: str | None, *, timeout: float
+) -> None:
     from envkit._proc import run
     from envkit.formats.explicit import write_explicit
 

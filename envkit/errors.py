@@ -3,6 +3,7 @@
 Library code raises these; only the CLI turns them into `error: ...` / `hint: ...` lines and an exit
 code.  Every error can say where it happened (file, line, key path) and show the offending text.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -56,8 +57,9 @@ class EnvkitError(Exception):
 
     exit_code = 2
 
-    def __init__(self, message: str, *, where: Where | None = None, hint: str | None = None,
-                 text: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, where: Where | None = None, hint: str | None = None, text: str | None = None
+    ) -> None:
         # redacted before anything else sees them (and before clipping, which could cut a
         # credential so that it is no longer recognised)
         message = _redact(message)

@@ -1,4 +1,5 @@
 """File input and output: bounded reads and atomic writes."""
+
 from __future__ import annotations
 
 import os
@@ -22,20 +23,29 @@ def refuse_too_many_lines(text: str, filename: str | None, what: str) -> None:
     """Raise ParseError when `text` (a file of format `what`) has more than MAX_ENTRY_LINES lines."""
     n = text.count("\n")
     if n > MAX_ENTRY_LINES:
-        raise ParseError(f"{what} has {n:,} lines; envkit reads at most {MAX_ENTRY_LINES:,} in one",
-                         where=Where(file=filename),
-                         hint="environment files list packages, not data: check how the file was generated")
+        raise ParseError(
+            f"{what} has {n:,} lines; envkit reads at most {MAX_ENTRY_LINES:,} in one",
+            where=Where(file=filename),
+            hint="environment files list packages, not data: check how the file was generated",
+        )
 
 
-_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket"),
-          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
 
 
 def _read_regular(path: str, max_bytes: int, where: Where) -> bytes:
     """The bytes of the regular file `path`.  Anything else is refused before a byte is read: a
     FIFO (opened without blocking, so one with no writer cannot hang the command), a device, a
     directory, and a kernel pseudo-file (/proc, /sys: a size of 0 that reads as text)."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
+    flags = (
+        os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
+    )
     try:
         fd = os.open(path, flags)
     except FileNotFoundError:
@@ -50,11 +60,17 @@ def _read_regular(path: str, max_bytes: int, where: Where) -> bytes:
             what = next((name for test, name in _KINDS if test(st.st_mode)), "not a regular file")
             if what == "a directory":
                 raise ParseError("is a directory, not a file", where=where)
-            raise ParseError(f"is {what}, not a regular file; envkit reads regular files (and '-' for stdin)",
-                             where=where, hint="save the input to a file, or pipe it to stdin with '-'")
+            raise ParseError(
+                f"is {what}, not a regular file; envkit reads regular files (and '-' for stdin)",
+                where=where,
+                hint="save the input to a file, or pipe it to stdin with '-'",
+            )
         if st.st_size > max_bytes:
-            raise ParseError(f"file is {st.st_size / 2**20:.1f} MiB, larger than the "
-                             f"{max_bytes / 2**20:.0f} MiB envkit reads", where=where)
+            raise ParseError(
+                f"file is {st.st_size / 2**20:.1f} MiB, larger than the "
+                f"{max_bytes / 2**20:.0f} MiB envkit reads",
+                where=where,
+            )
         try:
             data = fh.read(max_bytes + 1)
         except OSError as exc:
@@ -62,12 +78,17 @@ def _read_regular(path: str, max_bytes: int, where: Where) -> bytes:
     if len(data) > max_bytes:
         raise ParseError(f"file is larger than the {max_bytes / 2**20:.0f} MiB envkit reads", where=where)
     if st.st_size == 0 and data:
-        raise ParseError("is a kernel pseudo-file (its size is 0, yet it has content: /proc, /sys), not a regular file; "
-                         "envkit reads regular files (and '-' for stdin)", where=where)
+        raise ParseError(
+            "is a kernel pseudo-file (its size is 0, yet it has content: /proc, /sys), not a regular file; "
+            "envkit reads regular files (and '-' for stdin)",
+            where=where,
+        )
     return data
 
 
-def read_text(path: str | os.PathLike[str], *, max_bytes: int = MAX_INPUT_BYTES, keep_bom: bool = False) -> str:
+def read_text(
+    path: str | os.PathLike[str], *, max_bytes: int = MAX_INPUT_BYTES, keep_bom: bool = False
+) -> str:
     """Return the text of `path` (UTF-8, newlines kept as in the file; a byte-order mark stripped
     unless `keep_bom`, for a caller that must know the file had one).
 
@@ -80,8 +101,9 @@ def read_text(path: str | os.PathLike[str], *, max_bytes: int = MAX_INPUT_BYTES,
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        raise ParseError("not UTF-8 text", where=Where(file=str(path), line=line),
-                         hint="save the file as UTF-8") from None
+        raise ParseError(
+            "not UTF-8 text", where=Where(file=str(path), line=line), hint="save the file as UTF-8"
+        ) from None
     if text.startswith("\ufeff") and not keep_bom:
         text = text[1:]
     return text
@@ -110,8 +132,14 @@ def file_identity(path: str | os.PathLike[str]) -> tuple[int, int, int, int] | N
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
 
-def atomic_write(path: str | os.PathLike[str], text: str | bytes, *, mode: int | None = None,
-                 redact: bool = True, unchanged_since: tuple[int, int, int, int] | None = None) -> None:
+def atomic_write(
+    path: str | os.PathLike[str],
+    text: str | bytes,
+    *,
+    mode: int | None = None,
+    redact: bool = True,
+    unchanged_since: tuple[int, int, int, int] | None = None,
+) -> None:
     """Write `text` to `path` atomically: a temporary file in the same directory, fsync, rename.
 
     Every credential envkit detects is replaced by a placeholder first (`envkit.secrets.redact_text`)
@@ -162,8 +190,11 @@ def atomic_write(path: str | os.PathLike[str], text: str | bytes, *, mode: int |
             os.fsync(fh.fileno())
         os.chmod(tmp, mode)
         if unchanged_since is not None and file_identity(p) != unchanged_since:
-            raise EnvkitError("changed since envkit read it (another process wrote to it); not replaced",
-                              where=Where(file=str(path)), hint="run the command again on the new content")
+            raise EnvkitError(
+                "changed since envkit read it (another process wrote to it); not replaced",
+                where=Where(file=str(path)),
+                hint="run the command again on the new content",
+            )
         os.replace(tmp, p)
     except BaseException as exc:
         try:

@@ -7,11 +7,13 @@ tuples so that records compare and hash by value and iteration order is always t
 Positions (`line`) are kept for error messages and findings but never take part in equality: two
 files that say the same thing at different lines are equal models.
 """
+
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from typing import Iterable, Literal
+from typing import Literal
 
 # The model's own canonical texts live here, below every other module (envkit.conda.matchspec
 # parses specs, envkit.conda.names maps names; both import these, the model imports neither).
@@ -58,6 +60,7 @@ def format_spec(dep: CondaDep) -> str:
         # the `.*` keeps the fuzzy meaning.
         return f"{prefix}{name}={v}={b}"
     return f"{prefix}{name} {v} {b}"
+
 
 Manager = Literal["conda", "pip"]
 
@@ -191,7 +194,7 @@ class EnvSpec:
         """name -> dependency (the last one wins when a name is repeated)."""
         return {d.name: d for d in self.conda}
 
-    def with_(self, **changes) -> "EnvSpec":
+    def with_(self, **changes) -> EnvSpec:
         return replace(self, **changes)
 
 

@@ -5,12 +5,14 @@
 whichever code path writes it (a finding, a diff line, an error quoting the input, a warning).
 Files are covered by `envkit.io.atomic_write`, which redacts what it writes.
 """
+
 from __future__ import annotations
 
 import contextlib
 import io
 import sys
-from typing import Iterator, TextIO
+from collections.abc import Iterator
+from typing import TextIO
 
 #: a partial line longer than this is written out (redacted) without waiting for its newline
 _MAX_PENDING = 1 << 16
@@ -30,7 +32,7 @@ class RedactingStream(io.TextIOBase):
         self._buffer = _RedactingBuffer(self)
 
     @property
-    def buffer(self) -> "_RedactingBuffer":  # type: ignore[override]
+    def buffer(self) -> _RedactingBuffer:  # type: ignore[override]
         return self._buffer
 
     @property

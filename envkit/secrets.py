@@ -7,6 +7,7 @@
 it to what it writes, the CLI's output streams, the atomic file writer and the error family pass
 everything through it, so no secret envkit can detect is ever printed or written.
 """
+
 from __future__ import annotations
 
 import re
@@ -14,13 +15,14 @@ from typing import NamedTuple
 
 # cheap pre-filter over the whole text: only lines matching it are looked at closely
 _CANDIDATE = re.compile(
-    r"/t/[^/\s]+/|://[^/\s@]+@|[?&](?:token|access_token|auth|api_key|apikey|password|secret)=",
-    re.IGNORECASE)
+    r"/t/[^/\s]+/|://[^/\s@]+@|[?&](?:token|access_token|auth|api_key|apikey|password|secret)=", re.IGNORECASE
+)
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>`]+")
 _USERINFO = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://(?P<info>[^/@\s]+)@")
 _T_TOKEN = re.compile(r"/t/(?P<tok>[^/\s]+)/")
-_QUERY = re.compile(r"[?&](?:token|access_token|auth|api_key|apikey|password|secret)=(?P<v>[^&#\s]+)",
-                    re.IGNORECASE)
+_QUERY = re.compile(
+    r"[?&](?:token|access_token|auth|api_key|apikey|password|secret)=(?P<v>[^&#\s]+)", re.IGNORECASE
+)
 _ENVREF = re.compile(r"^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$")
 _TOKEN_PREFIXES = ("ghp_", "gho_", "ghs_", "ghu_", "github_pat_", "glpat-", "xox", "pypi-", "npm_")
 _PLACEHOLDERS = ("<TOKEN>", "<USER>", "<PASSWORD>", "***", "xxx", "XXX", "...")
@@ -121,8 +123,10 @@ def variable_pairs(line: str) -> list[VariablePair]:
     """`KEY: value` pairs written on one line of a `variables:` mapping, block style
     (`  HF_TOKEN: hf_abc`) or flow style (`variables: {HF_TOKEN: hf_abc, X: y}`)."""
     if "{" in line:
-        return [VariablePair(_unquote(m.group("key")), _unquote(m.group("val")), m.start("val"), m.end("val"))
-                for m in _FLOW_PAIR.finditer(line)]
+        return [
+            VariablePair(_unquote(m.group("key")), _unquote(m.group("val")), m.start("val"), m.end("val"))
+            for m in _FLOW_PAIR.finditer(line)
+        ]
     m = _BLOCK_PAIR.match(line)
     if m is None:
         return []
@@ -141,9 +145,9 @@ def redact_variable_line(line: str) -> str:
     from envkit.urls import TOKEN
 
     for p in reversed(secret_variables(line)):
-        written = line[p.start:p.end]
+        written = line[p.start : p.end]
         new = f"{written[0]}{TOKEN}{written[0]}" if written[:1] in ("'", '"') else TOKEN
-        line = line[:p.start] + new + line[p.end:]
+        line = line[: p.start] + new + line[p.end :]
     return line
 
 
@@ -178,8 +182,6 @@ _GUARDS: dict = {}
 _GUARDS[_CANDIDATE] = ("/t/", "@", "?", "&")
 
 
-
-
 # --------------------------------------------------------------------------------------------
 # redaction of any text: the choke point every printed or written byte passes
 
@@ -187,7 +189,8 @@ _GUARDS[_CANDIDATE] = ("/t/", "@", "?", "&")
 #: tokens (`pypi-AgE...`, a macaroon), GitHub, GitLab, Hugging Face, Slack and npm tokens.
 _BARE_TOKEN = re.compile(
     r"(?<![A-Za-z0-9_-])(?:pypi-AgE[A-Za-z0-9_-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}"
-    r"|glpat-[A-Za-z0-9_-]{20,}|hf_[A-Za-z0-9]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}|npm_[A-Za-z0-9]{20,})")
+    r"|glpat-[A-Za-z0-9_-]{20,}|hf_[A-Za-z0-9]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}|npm_[A-Za-z0-9]{20,})"
+)
 _BARE_GUARD = ("pypi-AgE", "gh", "github_pat_", "glpat-", "hf_", "xox", "npm_")
 
 
@@ -233,7 +236,7 @@ def redact_document_line(line: str) -> str:
     line = redact_line(line)
     if ":" in line:
         body = line.rstrip("\r\n")
-        line = redact_variable_line(body) + line[len(body):]
+        line = redact_variable_line(body) + line[len(body) :]
     return line
 
 

@@ -18,13 +18,14 @@ stream envkit's standalone prefix reader (`envkit/backends/prefix_scan.py`, stdl
 interpreter when `python3` is not on its PATH.  A `~` at the start of a remote path is the remote home
 (`ssh://gpu/~/miniforge3/envs/research`).
 """
+
 from __future__ import annotations
 
 import os
 import shlex
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
 
 from envkit.errors import BackendError, EnvironmentNotFound, ParseError, UsageError, Where
 from envkit.model import EnvSpec, LiveEnv, Lock
@@ -87,8 +88,10 @@ def parse_ssh(text: str) -> SshTarget:
     if parts.query:
         path += "?" + parts.query
     if path in ("", "/"):
-        raise UsageError(f"no environment in {text!r}: give a prefix path or env:NAME",
-                         hint=f"ssh://{parts.netloc}/env:NAME or ssh://{parts.netloc}/path/to/prefix")
+        raise UsageError(
+            f"no environment in {text!r}: give a prefix path or env:NAME",
+            hint=f"ssh://{parts.netloc}/env:NAME or ssh://{parts.netloc}/path/to/prefix",
+        )
     user = unquote(parts.username) if parts.username else None
     rest = path[1:]
     if rest.startswith("env:"):
@@ -117,25 +120,38 @@ def read_stdin(stream=None, *, max_bytes: int | None = None) -> str:
     if isinstance(data, str):
         data = data.encode("utf-8", "surrogateescape")
     if len(data) > limit:
-        raise ParseError(f"standard input is larger than the {limit / 2**20:.0f} MiB envkit reads", where=where)
+        raise ParseError(
+            f"standard input is larger than the {limit / 2**20:.0f} MiB envkit reads", where=where
+        )
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ParseError("not UTF-8 text", where=Where(file=STDIN_LABEL, line=data[:exc.start].count(b"\n") + 1),
-                         hint="pipe the file in as UTF-8") from None
+        raise ParseError(
+            "not UTF-8 text",
+            where=Where(file=STDIN_LABEL, line=data[: exc.start].count(b"\n") + 1),
+            hint="pipe the file in as UTF-8",
+        ) from None
     return text[1:] if text.startswith("\ufeff") else text
 
 
 def check_stdin_once(sources) -> None:
     """Raise UsageError when `-` (standard input) is given more than once: it can be read once."""
     if sum(1 for s in sources if s == STDIN) > 1:
-        raise UsageError("standard input (-) can be read only once",
-                         hint="save one of them to a file and pass its path")
+        raise UsageError(
+            "standard input (-) can be read only once", hint="save one of them to a file and pass its path"
+        )
 
 
-def resolve(text: str, *, format: str | None = None, environment: str | None = None,
-            environ: Mapping[str, str] | None = None, timeout: float = SSH_TIMEOUT,
-            stdin: str | None = None, machine: bool = False) -> Source:
+def resolve(
+    text: str,
+    *,
+    format: str | None = None,
+    environment: str | None = None,
+    environ: Mapping[str, str] | None = None,
+    timeout: float = SSH_TIMEOUT,
+    stdin: str | None = None,
+    machine: bool = False,
+) -> Source:
     """Resolve one SOURCE string (see the module docstring) into a Source.
 
     `-` is an environment file read from standard input (`stdin` when given, else read here) and
@@ -147,16 +163,24 @@ def resolve(text: str, *, format: str | None = None, environment: str | None = N
     env = os.environ if environ is None else environ
     if text == STDIN:
         body = read_stdin() if stdin is None else stdin
-        return Source(text=text, label=STDIN_LABEL,
-                      model=read_any_text(body, filename=STDIN_LABEL, format=format, environment=environment),
-                      origin="stdin")
+        return Source(
+            text=text,
+            label=STDIN_LABEL,
+            model=read_any_text(body, filename=STDIN_LABEL, format=format, environment=environment),
+            origin="stdin",
+        )
     if text.startswith("ssh://"):
         target = parse_ssh(text)
         found: list = []
-        model = read_remote(target, format=format, environment=environment, environ=env,
-                            timeout=timeout, on_machine=found.append if machine else None)
-        return Source(text=text, label=text, model=model, origin="ssh",
-                      machine=found[0] if found else None)
+        model = read_remote(
+            target,
+            format=format,
+            environment=environment,
+            environ=env,
+            timeout=timeout,
+            on_machine=found.append if machine else None,
+        )
+        return Source(text=text, label=text, model=model, origin="ssh", machine=found[0] if found else None)
     if text.startswith("env:"):
         from envkit.backends import open_env
 
@@ -169,11 +193,11 @@ def resolve(text: str, *, format: str | None = None, environment: str | None = N
         from envkit.backends import open_env
 
         if not (path / "conda-meta").is_dir():
-            raise EnvironmentNotFound(f"{text}: a directory, but not a conda environment (no conda-meta/)",
-                                      hint="pass an environment file, the prefix that holds conda-meta/, "
-                                           "or env:NAME")
-        return Source(text=text, label=text, model=open_env(prefix=str(path), environ=env),
-                      origin="prefix")
+            raise EnvironmentNotFound(
+                f"{text}: a directory, but not a conda environment (no conda-meta/)",
+                hint="pass an environment file, the prefix that holds conda-meta/, or env:NAME",
+            )
+        return Source(text=text, label=text, model=open_env(prefix=str(path), environ=env), origin="prefix")
     if not path.exists():
         hint = None
         if "/" not in text and "." not in text and not text.startswith("-"):
@@ -181,14 +205,17 @@ def resolve(text: str, *, format: str | None = None, environment: str | None = N
         raise EnvironmentNotFound(f"{text}: no such file or directory", hint=hint)
     from envkit.io import read_text as read_file_text
 
-    return Source(text=text, label=text,
-                  model=read_any_text(read_file_text(text), filename=text, format=format,
-                                      environment=environment),
-                  origin="file")
+    return Source(
+        text=text,
+        label=text,
+        model=read_any_text(read_file_text(text), filename=text, format=format, environment=environment),
+        origin="file",
+    )
 
 
-def read_any_text(text: str, *, filename: str, format: str | None = None,
-                  environment: str | None = None) -> EnvSpec | Lock | LiveEnv:
+def read_any_text(
+    text: str, *, filename: str, format: str | None = None, environment: str | None = None
+) -> EnvSpec | Lock | LiveEnv:
     """The model of an environment file's text: envkit's JSON export (when no `format` is forced)
     through read_envkit_export, every other format through envkit.formats.read_text.  Raises the
     readers' ParseError family."""
@@ -242,17 +269,22 @@ def read_envkit_export(doc: Mapping, *, filename: str | None = None) -> EnvSpec 
     where = Where(file=filename)
     version = doc.get("envkit_export")
     if version not in EXPORT_JSON_VERSIONS:
-        raise ParseError(f"envkit export JSON version {version!r} is not supported (envkit reads version "
-                         f"{', '.join(map(str, EXPORT_JSON_VERSIONS))})", where=where,
-                         hint="export it again with this envkit: envkit export -p PREFIX --format json")
+        raise ParseError(
+            f"envkit export JSON version {version!r} is not supported (envkit reads version "
+            f"{', '.join(map(str, EXPORT_JSON_VERSIONS))})",
+            where=where,
+            hint="export it again with this envkit: envkit export -p PREFIX --format json",
+        )
 
     def field(key: str, kind, default):
         value = doc.get(key, default)
         if value is None:
             return default
         if not isinstance(value, kind):
-            raise ParseError(f"not an envkit export: `{key}` should be {_what(kind)}, not "
-                             f"{type(value).__name__}", where=where)
+            raise ParseError(
+                f"not an envkit export: `{key}` should be {_what(kind)}, not {type(value).__name__}",
+                where=where,
+            )
         return value
 
     def texts(key: str) -> list[str]:
@@ -268,44 +300,87 @@ def read_envkit_export(doc: Mapping, *, filename: str | None = None) -> EnvSpec 
     variables = tuple((str(k), str(v)) for k, v in field("variables", dict, {}).items())
     pip_entries = tuple(parse_pip_entry(t, Where(file=filename)) for t in texts("pip"))
     if field("from_history", bool, False):
-        return EnvSpec(name=name, channels=channels,
-                       conda=tuple(parse_spec(t, where=where) for t in texts("dependencies")),
-                       pip=pip_entries, variables=variables, has_pip_section=bool(pip_entries),
-                       source=filename)
+        return EnvSpec(
+            name=name,
+            channels=channels,
+            conda=tuple(parse_spec(t, where=where) for t in texts("dependencies")),
+            pip=pip_entries,
+            variables=variables,
+            has_pip_section=bool(pip_entries),
+            source=filename,
+        )
     packages: list[LockedPackage] = []
     dists: list[PipDist] = []
     for i, item in enumerate(field("packages", list, [])):
-        if not isinstance(item, dict) or not isinstance(item.get("name"), str) \
-                or not isinstance(item.get("version"), str):
-            raise ParseError(f"not an envkit export: `packages[{i}]` needs a name and a version",
-                             where=where)
+        if (
+            not isinstance(item, dict)
+            or not isinstance(item.get("name"), str)
+            or not isinstance(item.get("version"), str)
+        ):
+            raise ParseError(f"not an envkit export: `packages[{i}]` needs a name and a version", where=where)
         manager = item.get("manager")
         if manager == "conda":
             depends = tuple(_split_dep(d) for d in item.get("depends") or () if isinstance(d, str))
-            packages.append(LockedPackage(
-                manager="conda", name=item["name"], version=item["version"], build=item.get("build"),
-                build_number=item.get("build_number"), channel=item.get("channel"), platform=platform,
-                subdir=item.get("subdir"), url=item.get("url"), md5=item.get("md5"),
-                sha256=item.get("sha256"), depends=depends, requested=bool(item.get("requested"))))
+            packages.append(
+                LockedPackage(
+                    manager="conda",
+                    name=item["name"],
+                    version=item["version"],
+                    build=item.get("build"),
+                    build_number=item.get("build_number"),
+                    channel=item.get("channel"),
+                    platform=platform,
+                    subdir=item.get("subdir"),
+                    url=item.get("url"),
+                    md5=item.get("md5"),
+                    sha256=item.get("sha256"),
+                    depends=depends,
+                    requested=bool(item.get("requested")),
+                )
+            )
         elif manager == "pip":
-            dist = PipDist(name=item["name"], version=item["version"], installer=item.get("installer"),
-                           url=item.get("url"), vcs=item.get("vcs"), commit=item.get("commit"),
-                           editable=bool(item.get("editable")), sha256=item.get("sha256"))
+            dist = PipDist(
+                name=item["name"],
+                version=item["version"],
+                installer=item.get("installer"),
+                url=item.get("url"),
+                vcs=item.get("vcs"),
+                commit=item.get("commit"),
+                editable=bool(item.get("editable")),
+                sha256=item.get("sha256"),
+            )
             dists.append(dist)
-            packages.append(LockedPackage(manager="pip", name=dist.name, version=dist.version,
-                                          platform=platform, url=dist.url, sha256=dist.sha256,
-                                          editable=dist.editable))
+            packages.append(
+                LockedPackage(
+                    manager="pip",
+                    name=dist.name,
+                    version=dist.version,
+                    platform=platform,
+                    url=dist.url,
+                    sha256=dist.sha256,
+                    editable=dist.editable,
+                )
+            )
         else:
-            raise ParseError(f"not an envkit export: `packages[{i}]` has manager {manager!r} "
-                             "(conda or pip)", where=where)
+            raise ParseError(
+                f"not an envkit export: `packages[{i}]` has manager {manager!r} (conda or pip)", where=where
+            )
     # conda packages first, then pip ones, as a live environment lists them
     packages.sort(key=lambda p: p.manager != "conda")
     return LiveEnv(
-        prefix="", name=name, platform=platform, packages=tuple(packages), pip_dists=tuple(dists),
-        requested=tuple(parse_spec(t, where=where) for t in texts("requested")), channels=channels,
-        channel_priority=field("channel_priority", str, None), variables=variables,
-        python_version=field("python_version", str, None), warnings=tuple(texts("warnings")),
-        backend=EXPORT_JSON_BACKEND)
+        prefix="",
+        name=name,
+        platform=platform,
+        packages=tuple(packages),
+        pip_dists=tuple(dists),
+        requested=tuple(parse_spec(t, where=where) for t in texts("requested")),
+        channels=channels,
+        channel_priority=field("channel_priority", str, None),
+        variables=variables,
+        python_version=field("python_version", str, None),
+        warnings=tuple(texts("warnings")),
+        backend=EXPORT_JSON_BACKEND,
+    )
 
 
 def _what(kind) -> str:
@@ -348,8 +423,11 @@ def remote_program(target: SshTarget, *, machine: bool = False) -> str:
     import json
 
     args = {"path": target.path, "name": target.env_name, "mark": _MARK, "machine_mark": _MACHINE_MARK}
-    return (_DRIVER.replace("@ARGS@", repr(json.dumps(args))).replace("@PROBE@", repr(probe))
-            .replace("@SCAN@", repr(scan)))
+    return (
+        _DRIVER.replace("@ARGS@", repr(json.dumps(args)))
+        .replace("@PROBE@", repr(probe))
+        .replace("@SCAN@", repr(scan))
+    )
 
 
 def remote_shell_command(target: SshTarget, environ: Mapping[str, str] | None = None) -> str:
@@ -361,17 +439,27 @@ def remote_shell_command(target: SshTarget, environ: Mapping[str, str] | None = 
     else:
         fallback = ""
         if target.path and not target.path.startswith("~"):
-            fallback = (f"[ -x {shlex.quote(target.path + '/bin/python')} ] && "
-                        f"exec {shlex.quote(target.path + '/bin/python')} -; ")
-        script = ("for p in python3 python; do command -v $p >/dev/null 2>&1 && exec $p -; done; "
-                  f"{fallback}echo 'envkit: no python3 on the remote machine "
-                  "(set ENVKIT_REMOTE_PYTHON)' >&2; exit 127")
+            fallback = (
+                f"[ -x {shlex.quote(target.path + '/bin/python')} ] && "
+                f"exec {shlex.quote(target.path + '/bin/python')} -; "
+            )
+        script = (
+            "for p in python3 python; do command -v $p >/dev/null 2>&1 && exec $p -; done; "
+            f"{fallback}echo 'envkit: no python3 on the remote machine "
+            "(set ENVKIT_REMOTE_PYTHON)' >&2; exit 127"
+        )
     return "sh -c " + shlex.quote(script)
 
 
-def read_remote(target: SshTarget, *, format: str | None = None, environment: str | None = None,
-                environ: Mapping[str, str] | None = None, timeout: float = SSH_TIMEOUT,
-                on_machine=None) -> EnvSpec | Lock | LiveEnv:
+def read_remote(
+    target: SshTarget,
+    *,
+    format: str | None = None,
+    environment: str | None = None,
+    environ: Mapping[str, str] | None = None,
+    timeout: float = SSH_TIMEOUT,
+    on_machine=None,
+) -> EnvSpec | Lock | LiveEnv:
     """Read a prefix, a named env or an environment file on another machine over ssh.
 
     With `on_machine` (a callable), a prefix's ssh session also runs envkit's machine probe, and
@@ -380,40 +468,61 @@ def read_remote(target: SshTarget, *, format: str | None = None, environment: st
     EnvironmentNotFound when the remote has no such environment, ParseError for a remote file
     envkit cannot read.
     """
-    model, profile = _read_remote(target, format=format, environment=environment, environ=environ,
-                                  timeout=timeout, machine=on_machine is not None)
+    model, profile = _read_remote(
+        target,
+        format=format,
+        environment=environment,
+        environ=environ,
+        timeout=timeout,
+        machine=on_machine is not None,
+    )
     if profile is not None:
         on_machine(profile)
     return model
 
 
-def _read_remote(target: SshTarget, *, format: str | None = None, environment: str | None = None,
-                 environ: Mapping[str, str] | None = None, timeout: float = SSH_TIMEOUT,
-                 machine: bool = False):
+def _read_remote(
+    target: SshTarget,
+    *,
+    format: str | None = None,
+    environment: str | None = None,
+    environ: Mapping[str, str] | None = None,
+    timeout: float = SSH_TIMEOUT,
+    machine: bool = False,
+):
     """(model, MachineProfile or None): read_remote, plus the machine probe when `machine`."""
     from envkit._proc import run
 
     argv = ssh_command(target, environ) + [remote_shell_command(target, environ)]
     url = _url(target)
-    result = run(argv, input=remote_program(target, machine=machine), timeout=timeout, check=False,
-                 what="ssh")
+    result = run(
+        argv, input=remote_program(target, machine=machine), timeout=timeout, check=False, what="ssh"
+    )
     err = _ssh_stderr(result.stderr)
     if result.timed_out:
-        raise BackendError(f"{url}: no answer within {timeout:g} s", hint="check that "
-                           f"`{' '.join(ssh_command(target, environ)[:1])} {target.destination}` works")
+        raise BackendError(
+            f"{url}: no answer within {timeout:g} s",
+            hint=f"check that `{' '.join(ssh_command(target, environ)[:1])} {target.destination}` works",
+        )
     if result.returncode == 255:
-        raise BackendError(f"{url}: ssh could not connect", text=err or None,
-                           hint="envkit runs ssh without prompting: use keys or an agent, "
-                                "~/.ssh/config, or ENVKIT_SSH for options")
+        raise BackendError(
+            f"{url}: ssh could not connect",
+            text=err or None,
+            hint="envkit runs ssh without prompting: use keys or an agent, "
+            "~/.ssh/config, or ENVKIT_SSH for options",
+        )
     if result.returncode == 3:
         raise EnvironmentNotFound(f"{url}: {err or 'no such environment'}")
     if result.returncode != 0:
-        raise BackendError(f"{url}: the remote prefix reader failed (exit code {result.returncode})",
-                           text=err or None)
+        raise BackendError(
+            f"{url}: the remote prefix reader failed (exit code {result.returncode})", text=err or None
+        )
     head, sep, body = result.stdout.partition(_MARK + "\n")
     if not sep:
-        raise BackendError(f"{url}: the remote machine did not answer with a scan",
-                           text=(result.stdout or err)[-2000:] or None)
+        raise BackendError(
+            f"{url}: the remote machine did not answer with a scan",
+            text=(result.stdout or err)[-2000:] or None,
+        )
     import json
 
     try:
@@ -458,7 +567,11 @@ def _read_remote_file(data: dict, url: str, format: str | None, environment: str
 
 def _url(t: SshTarget) -> str:
     port = f":{t.port}" if t.port else ""
-    where = f"/env:{t.env_name}" if t.env_name else (t.path if t.path and t.path.startswith("/") else f"/{t.path}")
+    where = (
+        f"/env:{t.env_name}"
+        if t.env_name
+        else (t.path if t.path and t.path.startswith("/") else f"/{t.path}")
+    )
     return f"ssh://{t.destination}{port}{where}"
 
 

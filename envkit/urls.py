@@ -1,5 +1,6 @@
 """URL hygiene: find and redact credentials (anaconda.org `/t/<token>/`, `user:password@`, token
 query parameters) in channel and package-index URLs."""
+
 from __future__ import annotations
 
 import re
@@ -85,7 +86,8 @@ def _is_env_ref(text: str) -> bool:
 _SECRET_NAME = re.compile(
     r"PASSWORD|PASSWD|PASSPHRASE|SECRET|TOKENS?(?![A-Z])"
     r"|(?:API|ACCESS|PRIVATE|AUTH|SIGNING|ENCRYPTION|MASTER|LICENSE|SERVICE|ACCOUNT)_?KEY(?![A-Z])",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 # ...unless the name says the value is only where the credential lives (HF_TOKEN_PATH)
 _NOT_SECRET_SUFFIX = re.compile(r"_(?:PATH|FILE|DIR|DIRECTORY|HOME|LOCATION|NAME|CACHE)$", re.IGNORECASE)
 _TRIVIAL_VALUES = frozenset({"", "true", "false", "yes", "no", "on", "off", "none", "null", "0", "1"})

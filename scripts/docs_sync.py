@@ -8,6 +8,7 @@ real output.  Stdout and stderr are shown together, as a terminal would.  Blocks
 illustrations and are not run.  Commands run with NO_COLOR=1, COLUMNS=100, and the envkit of the
 interpreter running this script first on PATH.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -34,8 +35,16 @@ def run(cmd: str) -> str:
     env["COLUMNS"] = "100"
     env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
     env.pop("FORCE_COLOR", None)
-    proc = subprocess.run(cmd, shell=True, cwd=REPO, env=env, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, text=True, timeout=300)
+    proc = subprocess.run(
+        cmd,
+        shell=True,
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=300,
+    )
     return proc.stdout
 
 
@@ -78,9 +87,14 @@ def main() -> int:
             print(f"updated {path.relative_to(REPO)}")
         else:
             stale += 1
-            sys.stdout.writelines(difflib.unified_diff(
-                old.splitlines(True), new.splitlines(True),
-                f"{path.relative_to(REPO)} (shown)", f"{path.relative_to(REPO)} (real)"))
+            sys.stdout.writelines(
+                difflib.unified_diff(
+                    old.splitlines(True),
+                    new.splitlines(True),
+                    f"{path.relative_to(REPO)} (shown)",
+                    f"{path.relative_to(REPO)} (real)",
+                )
+            )
     return 1 if stale else 0
 
 

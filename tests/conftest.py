@@ -1,4 +1,5 @@
 """Shared test helpers: run the CLI in-process with separate stdout/stderr and a real exit code."""
+
 from __future__ import annotations
 
 import os
@@ -8,7 +9,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from support.realconda import real_conda  # noqa: F401  (the real-conda fixture, for every test module)
+# fixtures every test module may request by name
+from support.condafactory import default_channel, default_prefix, isolated_conda  # noqa: F401
+from support.oraclefamily import family  # noqa: F401
+from support.realconda import real_conda  # noqa: F401
 
 HERE = Path(__file__).parent
 DATA = HERE / "data"
@@ -23,8 +27,12 @@ class CliResult:
     stderr: str
 
 
-def run_envkit(*args: str, input: str | None = None, env: dict[str, str] | None = None,
-               cwd: str | os.PathLike[str] | None = None) -> CliResult:
+def run_envkit(
+    *args: str,
+    input: str | None = None,
+    env: dict[str, str] | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+) -> CliResult:
     """Run `envkit ARGS` through envkit.cli.main (the real error boundary) and capture its output."""
     from envkit.cli import main
 

@@ -1,4 +1,5 @@
 """`-n NAME` resolution: envs_dirs from every .condarc location, environments.txt, conda info."""
+
 from __future__ import annotations
 
 import json
@@ -6,12 +7,10 @@ import os
 import stat
 
 import pytest
+from support.condafactory import answering_exe, named_env, write_condarc
 
 from envkit.backends.envs import envs_dirs, known_envs, resolve_name
 from envkit.errors import EnvironmentNotFound
-from support.condafactory import (  # noqa: F401
-    answering_exe, default_channel, default_prefix, isolated_conda, named_env, write_condarc,
-)
 
 pytestmark = pytest.mark.slow
 
@@ -21,8 +20,12 @@ def test_envs_dirs_order(tmp_path, isolated_conda, monkeypatch):
     rc = write_condarc(tmp_path / "rc", envs_dirs=[str(tmp_path / "b")])
     monkeypatch.setenv("CONDARC", str(rc))
     monkeypatch.setenv("CONDA_ROOT", str(tmp_path / "root"))
-    assert envs_dirs() == [str(tmp_path / "b"), str(tmp_path / "a"), str(tmp_path / "root" / "envs"),
-                           str(isolated_conda / ".conda" / "envs")]
+    assert envs_dirs() == [
+        str(tmp_path / "b"),
+        str(tmp_path / "a"),
+        str(tmp_path / "root" / "envs"),
+        str(isolated_conda / ".conda" / "envs"),
+    ]
 
 
 def test_name_from_condarc_envs_dirs(tmp_path, isolated_conda, default_prefix):
@@ -39,8 +42,12 @@ def test_name_from_condarc_env_var(tmp_path, isolated_conda, default_prefix, mon
 
 
 def test_name_from_environments_txt_and_base(tmp_path, isolated_conda, default_prefix, monkeypatch):
-    env = named_env(tmp_path / "elsewhere", "ana", default_prefix,
-                    environments_txt=isolated_conda / ".conda" / "environments.txt")
+    env = named_env(
+        tmp_path / "elsewhere",
+        "ana",
+        default_prefix,
+        environments_txt=isolated_conda / ".conda" / "environments.txt",
+    )
     assert resolve_name("ana") == str(env)
     monkeypatch.setenv("CONDA_ROOT", str(default_prefix))
     assert resolve_name("base") == str(default_prefix)
@@ -81,8 +88,11 @@ def test_cli_unknown_name(envkit_cli, tmp_path, isolated_conda, default_prefix):
 def test_name_from_conda_info_envs_dirs(tmp_path, isolated_conda, default_prefix, monkeypatch):
     """An env in an envs dir only conda's configuration names (not in `envs`, e.g. never registered)."""
     env = named_env(tmp_path / "site-envs", "team", default_prefix)
-    exe = answering_exe(tmp_path / "bin", "conda", {"info --json": {
-        "envs": [], "envs_dirs": [str(tmp_path / "site-envs")], "root_prefix": "/nowhere"}})
+    exe = answering_exe(
+        tmp_path / "bin",
+        "conda",
+        {"info --json": {"envs": [], "envs_dirs": [str(tmp_path / "site-envs")], "root_prefix": "/nowhere"}},
+    )
     monkeypatch.setenv("PATH", f"{exe.parent}{os.pathsep}{os.environ['PATH']}")
     assert resolve_name("team") == str(env)
 
@@ -90,9 +100,18 @@ def test_name_from_conda_info_envs_dirs(tmp_path, isolated_conda, default_prefix
 def test_name_from_micromamba_env_list(tmp_path, isolated_conda, default_prefix, monkeypatch):
     """micromamba's info --json has no `envs`: its `env list --json` is asked."""
     env = named_env(tmp_path / "hidden", "mm", default_prefix)
-    exe = answering_exe(tmp_path / "bin", "micromamba", {
-        "info --json": {"base environment": "/nowhere", "envs_dirs": ["/nowhere/envs"], "platform": "linux-64"},
-        "env list --json": {"envs": ["/nowhere", str(env)]}})
+    exe = answering_exe(
+        tmp_path / "bin",
+        "micromamba",
+        {
+            "info --json": {
+                "base environment": "/nowhere",
+                "envs_dirs": ["/nowhere/envs"],
+                "platform": "linux-64",
+            },
+            "env list --json": {"envs": ["/nowhere", str(env)]},
+        },
+    )
     monkeypatch.setenv("PATH", f"{exe.parent}{os.pathsep}/usr/bin:/bin")
     assert resolve_name("mm") == str(env)
     with pytest.raises(EnvironmentNotFound) as exc:

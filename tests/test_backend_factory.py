@@ -1,13 +1,22 @@
 """The test factory itself builds real channels, prefixes and pip installs (tests/support)."""
+
 from __future__ import annotations
 
 import json
 
 import pytest
-
 from support.condafactory import (
-    DEFAULT_SPECS, ChannelBuilder, Pkg, build_wheel, copy_prefix, default_channel, default_prefix,  # noqa: F401
-    large_prefix, pip_install, pip_overwrite, python_pkg, site_packages, solve, write_direct_url,
+    ChannelBuilder,
+    Pkg,
+    build_wheel,
+    copy_prefix,
+    large_prefix,
+    pip_install,
+    pip_overwrite,
+    python_pkg,
+    site_packages,
+    solve,
+    write_direct_url,
 )
 
 pytestmark = pytest.mark.slow
@@ -24,8 +33,10 @@ def test_default_prefix_has_the_solved_records(default_prefix):
 
 
 def test_virtual_cuda_selects_the_cuda_build(default_channel):
-    builds = {str(r.name.normalized): str(r.build) for r in solve([default_channel], ["pytorch"],
-                                                                 virtual={"__cuda": "12.4"})}
+    builds = {
+        str(r.name.normalized): str(r.build)
+        for r in solve([default_channel], ["pytorch"], virtual={"__cuda": "12.4"})
+    }
     assert builds["pytorch"] == "cuda120_py311h0_300"
     builds = {str(r.name.normalized): str(r.build) for r in solve([default_channel], ["pytorch"])}
     assert builds["pytorch"] == "cpu_py311h0_0"
@@ -63,8 +74,10 @@ def test_large_prefix_is_readable_by_rattler(tmp_path):
 
 def test_noarch_generic_and_custom_channel(tmp_path):
     chan = ChannelBuilder(tmp_path / "c", name="mine")
-    chan.add(Pkg(name="data", version="1.0", noarch="generic", files={"share/data.txt": "x"}),
-             python_pkg("py-opencv", "4.9.0", pypi_name="opencv-python"))
+    chan.add(
+        Pkg(name="data", version="1.0", noarch="generic", files={"share/data.txt": "x"}),
+        python_pkg("py-opencv", "4.9.0", pypi_name="opencv-python"),
+    )
     chan.index()
     assert (tmp_path / "c" / "noarch" / "repodata.json").exists()
     recs = solve([chan], ["data"])

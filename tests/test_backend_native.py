@@ -1,4 +1,5 @@
 """The native backend on real prefixes built by tests/support/condafactory."""
+
 from __future__ import annotations
 
 import json
@@ -7,16 +8,26 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.condafactory import (
+    ChannelBuilder,
+    build_wheel,
+    copy_prefix,
+    make_prefix,
+    pip_install,
+    pip_overwrite,
+    put_token_in_zlib_record,
+    python_pkg,
+    solve,
+    write_condarc,
+    write_direct_url,
+    write_history,
+    write_state,
+)
 
 from envkit.backends import open_env
 from envkit.backends.native import live_env_from_scan, read_prefix
 from envkit.backends.prefix_scan import parse_history, scan
 from envkit.errors import EnvironmentNotFound, ParseError, UsageError
-from support.condafactory import (  # noqa: F401
-    ChannelBuilder, build_wheel, copy_prefix, default_channel, default_prefix, isolated_conda,
-    make_prefix, pip_install, pip_overwrite, put_token_in_zlib_record, python_pkg, solve, write_condarc,
-    write_direct_url, write_history, write_state,
-)
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parent.parent
@@ -43,12 +54,15 @@ def test_packages_equal_the_solved_set(isolated_conda, default_channel, default_
 
 def test_pypi_names_come_from_the_dist_info_each_record_owns(tmp_path, isolated_conda):
     chan = ChannelBuilder(tmp_path / "c")
-    from support.condafactory import python_interpreter_pkg, Pkg
+    from support.condafactory import Pkg, python_interpreter_pkg
 
-    chan.add(Pkg(name="zlib", version="1.3"), Pkg(name="openssl", version="3.0"),
-             python_interpreter_pkg("3.11.8"),
-             python_pkg("pytorch", "2.2.1", pypi_name="torch"),
-             python_pkg("pyyaml", "6.0.1", pypi_name="PyYAML"))
+    chan.add(
+        Pkg(name="zlib", version="1.3"),
+        Pkg(name="openssl", version="3.0"),
+        python_interpreter_pkg("3.11.8"),
+        python_pkg("pytorch", "2.2.1", pypi_name="torch"),
+        python_pkg("pyyaml", "6.0.1", pypi_name="PyYAML"),
+    )
     prefix = make_prefix(tmp_path / "env", [chan], ["pytorch", "pyyaml"])
     env = read_prefix(prefix)
     assert dict(env.pypi_names) == {"pytorch": ("torch",), "pyyaml": ("pyyaml",)}
@@ -56,12 +70,15 @@ def test_pypi_names_come_from_the_dist_info_each_record_owns(tmp_path, isolated_
 
 def test_history_replay_like_conda(tmp_path, isolated_conda, default_channel, default_prefix):
     prefix = copy_prefix(default_prefix, tmp_path / "env")
-    write_history(prefix, [
-        {"cmd": "conda install -c conda-forge six", "update_specs": ["conda-forge::six"]},
-        {"cmd": "conda install numpy=1.26", "update_specs": ["numpy=1.26"]},
-        {"cmd": "conda remove requests", "remove_specs": ["requests"]},
-        {"cmd": "conda update --all", "neutered_specs": ["python=3.11.8"]},
-    ])
+    write_history(
+        prefix,
+        [
+            {"cmd": "conda install -c conda-forge six", "update_specs": ["conda-forge::six"]},
+            {"cmd": "conda install numpy=1.26", "update_specs": ["numpy=1.26"]},
+            {"cmd": "conda remove requests", "remove_specs": ["requests"]},
+            {"cmd": "conda update --all", "neutered_specs": ["python=3.11.8"]},
+        ],
+    )
     # six is in the history but not installed: conda drops such specs, and so does envkit
     env = read_prefix(prefix)
     assert [d.spec() for d in env.requested] == ["python=3.11.8", "numpy=1.26", "pip"]
@@ -91,7 +108,9 @@ def test_requested_specs_from_records_when_no_history(tmp_path, isolated_conda, 
     assert sorted(d.spec() for d in env.requested) == ["numpy", "pip", "python=3.11", "requests"]
 
 
-def test_channel_priority_order_from_condarc_search_path(tmp_path, isolated_conda, default_prefix, monkeypatch):
+def test_channel_priority_order_from_condarc_search_path(
+    tmp_path, isolated_conda, default_prefix, monkeypatch
+):
     prefix = copy_prefix(default_prefix, tmp_path / "env")
     (prefix / "conda-meta" / "history").unlink()
     write_condarc(isolated_conda / ".condarc", channels=["defaults", "bioconda"], channel_priority="flexible")
@@ -129,7 +148,10 @@ def test_pip_dists_and_direct_urls(tmp_path, isolated_conda, default_prefix):
     assert sorted(dists) == ["fromgit", "fromurl", "mine", "tinyreq"]
     assert dists["tinyreq"].installer == "pip" and dists["tinyreq"].url is None
     assert dists["fromurl"].url == (wheels / "fromurl-1.0-py3-none-any.whl").resolve().as_uri()
-    assert dists["fromurl"].sha256 == json.loads((archive / "direct_url.json").read_text())["archive_info"]["hashes"]["sha256"]
+    assert (
+        dists["fromurl"].sha256
+        == json.loads((archive / "direct_url.json").read_text())["archive_info"]["hashes"]["sha256"]
+    )
     assert (dists["fromgit"].vcs, dists["fromgit"].commit) == ("git", "c" * 40)
     assert dists["mine"].editable is True
     assert [p.name for p in env.pip_packages()] == ["fromgit", "fromurl", "mine", "tinyreq"]
@@ -142,8 +164,12 @@ def test_pip_overwriting_a_conda_package_is_a_warning(tmp_path, isolated_conda, 
     assert env.warnings == (
         "pip package 'numpy' 2.0.0 overwrote conda package 'numpy' 1.26.4: the conda record's files are "
         "gone (lib/python3.11/site-packages/numpy-1.26.4.dist-info); reinstall one of them so that conda "
-        "and pip agree",)
-    assert [(p.manager, p.version) for p in env.packages if p.name == "numpy"] == [("conda", "1.26.4"), ("pip", "2.0.0")]
+        "and pip agree",
+    )
+    assert [(p.manager, p.version) for p in env.packages if p.name == "numpy"] == [
+        ("conda", "1.26.4"),
+        ("pip", "2.0.0"),
+    ]
 
 
 def test_corrupt_record_is_an_error_with_its_path(tmp_path, isolated_conda, default_prefix):
@@ -158,8 +184,10 @@ def test_corrupt_record_is_an_error_with_its_path(tmp_path, isolated_conda, defa
     assert "idna" not in {p.name for p in env.packages}
     assert env.warnings[0].startswith(f"{bad}: skipped unreadable conda package record")
     # its dist-info now has no record; INSTALLER says conda, so it is not taken for pip's
-    assert env.warnings[1] == ("lib/python3.11/site-packages/idna-3.6.dist-info: installed by conda, but no "
-                               "conda-meta record owns it (the record was deleted or is unreadable); left out")
+    assert env.warnings[1] == (
+        "lib/python3.11/site-packages/idna-3.6.dist-info: installed by conda, but no "
+        "conda-meta record owns it (the record was deleted or is unreadable); left out"
+    )
 
 
 def test_state_variables(tmp_path, isolated_conda, default_prefix):
@@ -192,9 +220,14 @@ def test_standalone_scan_matches_native(tmp_path, isolated_conda, default_prefix
     prefix = copy_prefix(default_prefix, tmp_path / "env")
     pip_install(prefix, build_wheel(tmp_path / "w", "tinyreq", "2.0"))
     script = REPO / "envkit" / "backends" / "prefix_scan.py"
-    out = subprocess.run([sys.executable, "-I", str(script), str(prefix), "--home", str(isolated_conda)],
-                         capture_output=True, text=True, check=True, cwd=tmp_path,
-                         env={"PATH": "/usr/bin:/bin", "HOME": str(isolated_conda)})
+    out = subprocess.run(
+        [sys.executable, "-I", str(script), str(prefix), "--home", str(isolated_conda)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tmp_path,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(isolated_conda)},
+    )
     data = json.loads(out.stdout)
     assert data["scan_version"] == 1
     assert live_env_from_scan(data) == read_prefix(prefix)
@@ -219,7 +252,9 @@ def test_egg_info_file_and_directory(tmp_path, isolated_conda, default_prefix):
     sp = prefix / "lib" / "python3.11" / "site-packages"
     (sp / "oldlib-0.5-py3.11.egg-info").write_text("Metadata-Version: 1.0\nName: oldlib\nVersion: 0.5\n\n")
     (sp / "devlib.egg-info").mkdir()
-    (sp / "devlib.egg-info" / "PKG-INFO").write_text("Metadata-Version: 2.1\nName: devlib\nVersion: 1.2.dev0\n")
+    (sp / "devlib.egg-info" / "PKG-INFO").write_text(
+        "Metadata-Version: 2.1\nName: devlib\nVersion: 1.2.dev0\n"
+    )
     dists = {d.name: d.version for d in read_prefix(prefix).pip_dists}
     assert dists == {"oldlib": "0.5", "devlib": "1.2.dev0"}
 
@@ -229,11 +264,22 @@ def test_pip_entry_forms():
     from envkit.model import PipDist
 
     assert pip_entry(PipDist(name="a", version="1")).text == "a==1"
-    assert pip_entry(PipDist(name="b", version="1", url="https://github.com/o/b", vcs="git", commit="f" * 8,
-                             editable=True)).text == "-e git+https://github.com/o/b@ffffffff#egg=b"
-    assert pip_entry(PipDist(name="c", version="1", url="https://u:p@host/c-1.tar.gz")).text == \
-        "c @ https://<USER>:<PASSWORD>@host/c-1.tar.gz"
-    assert pip_entry(PipDist(name="d", version="1", url="file:///src/my%20d", editable=True)).text == "-e /src/my d"
+    assert (
+        pip_entry(
+            PipDist(
+                name="b", version="1", url="https://github.com/o/b", vcs="git", commit="f" * 8, editable=True
+            )
+        ).text
+        == "-e git+https://github.com/o/b@ffffffff#egg=b"
+    )
+    assert (
+        pip_entry(PipDist(name="c", version="1", url="https://u:p@host/c-1.tar.gz")).text
+        == "c @ https://<USER>:<PASSWORD>@host/c-1.tar.gz"
+    )
+    assert (
+        pip_entry(PipDist(name="d", version="1", url="file:///src/my%20d", editable=True)).text
+        == "-e /src/my d"
+    )
 
 
 def test_parse_history_applies_a_block_like_conda():
@@ -261,11 +307,20 @@ def test_parse_history_applies_a_block_like_conda():
 def test_spec_name_gets_past_url_channels():
     from envkit.backends.prefix_scan import spec_name
 
-    assert [spec_name(s) for s in (
-        "file:///tmp/w/local::zlib", "https://conda.anaconda.org/t/tk-1/private::zlib>=1.3",
-        "https://[::1]:8080/c/linux-64::six 1.*", "conda-forge/linux-64::numpy=1", " pkgs/main::python=3.11",
-        "numpy>=1", "zlib[build=x::y]", "defaults::python[version='>=3']", "Pillow",
-    )] == ["zlib", "zlib", "six", "numpy", "python", "numpy", "zlib", "python", "pillow"]
+    assert [
+        spec_name(s)
+        for s in (
+            "file:///tmp/w/local::zlib",
+            "https://conda.anaconda.org/t/tk-1/private::zlib>=1.3",
+            "https://[::1]:8080/c/linux-64::six 1.*",
+            "conda-forge/linux-64::numpy=1",
+            " pkgs/main::python=3.11",
+            "numpy>=1",
+            "zlib[build=x::y]",
+            "defaults::python[version='>=3']",
+            "Pillow",
+        )
+    ] == ["zlib", "zlib", "six", "numpy", "python", "numpy", "zlib", "python", "pillow"]
 
 
 def test_vcs_pip_package_url_is_pip_installable_with_its_commit(tmp_path, isolated_conda, default_prefix):
@@ -280,8 +335,9 @@ def test_vcs_pip_package_url_is_pip_installable_with_its_commit(tmp_path, isolat
     assert env.pip_dists[0].url == "https://github.com/me/mylib.git"  # PipDist keeps direct_url.json's url
 
 
-def test_pip_reinstall_of_the_same_version_over_conda_is_pip_installed_over_conda(tmp_path, isolated_conda,
-                                                                                  default_prefix):
+def test_pip_reinstall_of_the_same_version_over_conda_is_pip_installed_over_conda(
+    tmp_path, isolated_conda, default_prefix
+):
     # `pip install --force-reinstall numpy==1.26.4` over conda's numpy 1.26.4: the dist-info keeps its
     # name (the conda record still lists it) but pip rewrote it, INSTALLER included
     prefix = copy_prefix(default_prefix, tmp_path / "env")
@@ -291,7 +347,8 @@ def test_pip_reinstall_of_the_same_version_over_conda_is_pip_installed_over_cond
     env = read_prefix(prefix)
     assert env.warnings == (
         f"pip package 'numpy' 1.26.4 overwrote conda package 'numpy' 1.26.4: pip reinstalled it over the conda "
-        f"record's files ({dist} now says INSTALLER pip); reinstall one of them so that conda and pip agree",)
+        f"record's files ({dist} now says INSTALLER pip); reinstall one of them so that conda and pip agree",
+    )
     assert [(p.name, p.version) for p in env.pip_packages()] == [("numpy", "1.26.4")]
     assert [(d.name, d.installer, d.path) for d in env.pip_dists] == [("numpy", "pip", dist)]
     assert "numpy" in [p.name for p in env.conda_packages()]  # the record stays, as conda sees it

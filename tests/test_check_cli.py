@@ -1,5 +1,6 @@
 """`envkit check` and `envkit explain` from the command line: discovery, exit codes, output formats
 (SARIF validated against the OASIS 2.1.0 schema), --fix, configuration and suppressions."""
+
 from __future__ import annotations
 
 import json
@@ -8,7 +9,6 @@ import sys
 import textwrap
 
 import pytest
-
 from conftest import DATA, REPO
 
 BAD = textwrap.dedent("""\
@@ -96,12 +96,14 @@ def test_usage_and_parse_errors_exit_2(repo, envkit_cli):
 
 
 def test_select_ignore_and_inline_suppression(repo, envkit_cli):
-    (repo / "environment.yml").write_text(BAD.replace(
-        "  - numpy==1.26.4", "  - numpy==1.26.4  # envkit: ignore[conda-pip-duplicate]"))
+    (repo / "environment.yml").write_text(
+        BAD.replace("  - numpy==1.26.4", "  - numpy==1.26.4  # envkit: ignore[conda-pip-duplicate]")
+    )
     r = envkit_cli("check", "--select", "conda-pip-duplicate,leaked-prefix", cwd=repo)
     assert [ln.split(": ")[1] for ln in r.stdout.splitlines()[:-1]] == ["warning leaked-prefix"]
-    r = envkit_cli("check", "--ignore", "leaked-prefix", "--ignore", "mixed-channels,pip-without-pip",
-                   cwd=repo)
+    r = envkit_cli(
+        "check", "--ignore", "leaked-prefix", "--ignore", "mixed-channels,pip-without-pip", cwd=repo
+    )
     assert [ln.split(": ")[1] for ln in r.stdout.splitlines()[:-1]] == ["error leaked-secret"]
     (repo / "environment.yml").write_text(GOOD.replace("- pip", "- pip  # envkit: ignore[no-such]"))
     r = envkit_cli("check", cwd=repo)
@@ -111,7 +113,8 @@ def test_select_ignore_and_inline_suppression(repo, envkit_cli):
 
 def test_pyproject_and_envkit_toml_configuration(repo, envkit_cli):
     (repo / "environment.yml").write_text(BAD)
-    (repo / "pyproject.toml").write_text(textwrap.dedent("""\
+    (repo / "pyproject.toml").write_text(
+        textwrap.dedent("""\
         [project]
         name = "x"
 
@@ -125,16 +128,22 @@ def test_pyproject_and_envkit_toml_configuration(repo, envkit_cli):
 
         [tool.envkit.pypi-names]
         python = ["my-python-dist"]
-        """))
+        """)
+    )
     r = envkit_cli("check", "--format", "json", cwd=repo)
     doc = json.loads(r.stdout)
     assert [(f["rule"], f["severity"]) for f in doc["findings"]] == [
-        ("mixed-channels", "warning"), ("mixed-channels", "warning"), ("pip-without-pip", "warning"),
-        ("conda-pip-duplicate", "warning"), ("leaked-prefix", "warning")]
+        ("mixed-channels", "warning"),
+        ("mixed-channels", "warning"),
+        ("pip-without-pip", "warning"),
+        ("conda-pip-duplicate", "warning"),
+        ("leaked-prefix", "warning"),
+    ]
     assert [f["message"] for f in doc["findings"][:2]] == [
         "channel defaults (listed) is not in allowed-channels (conda-forge, nodefaults)",
         "defaults channels (defaults) are mixed with conda-forge; their builds are not binary-compatible: "
-        "use conda-forge with nodefaults (or only defaults)"]
+        "use conda-forge with nodefaults (or only defaults)",
+    ]
     assert r.exit_code == 1 and doc["summary"]["fail_on"] == "warning"
     (repo / ".envkit.toml").write_text('select = ["leaked-prefix"]\n')  # found first
     r = envkit_cli("check", "--format", "json", cwd=repo)
@@ -143,12 +152,14 @@ def test_pyproject_and_envkit_toml_configuration(repo, envkit_cli):
     (repo / ".envkit.toml").write_text('ignore = ["conda-pip-duplicat"]\n')
     r = envkit_cli("check", cwd=repo)
     assert r.exit_code == 2 and "unknown rule 'conda-pip-duplicat' in ignore" in r.stderr
-    (repo / ".envkit.toml").write_text('select = []\n')
+    (repo / ".envkit.toml").write_text("select = []\n")
     r = envkit_cli("check", cwd=repo)
     assert r.exit_code == 2
-    assert r.stderr == (f"error: {repo / '.envkit.toml'}:1 (select): select is empty, so no rule would run\n"
-                        "hint: list rule names, or remove `select` to run every rule\n")
-    (repo / ".envkit.toml").write_text('ignroe = []\n')
+    assert r.stderr == (
+        f"error: {repo / '.envkit.toml'}:1 (select): select is empty, so no rule would run\n"
+        "hint: list rule names, or remove `select` to run every rule\n"
+    )
+    (repo / ".envkit.toml").write_text("ignroe = []\n")
     r = envkit_cli("check", cwd=repo)
     assert r.exit_code == 2 and "unknown configuration key 'ignroe'" in r.stderr
 
@@ -158,29 +169,49 @@ def test_json_output_is_documented_shape(repo, envkit_cli):
     doc = json.loads(envkit_cli("check", "--format", "json", cwd=repo).stdout)
     assert list(doc) == ["version", "findings", "fixed", "summary"]
     assert doc["findings"][2] == {
-        "rule": "conda-pip-duplicate", "severity": "error", "file": "environment.yml", "line": 9,
+        "rule": "conda-pip-duplicate",
+        "severity": "error",
+        "file": "environment.yml",
+        "line": 9,
         "message": "numpy is installed by conda (>=1.24) and pip (==1.26.4)",
-        "packages": ["numpy"], "fixable": False}  # once; the message tells conda's from pip's
-    assert doc["summary"] == {"checked": ["environment.yml"], "environments": [], "findings": 5, "error": 2, "warning": 3,
-                              "info": 0, "fixed": 0, "fail_on": "error", "failed": True}
+        "packages": ["numpy"],
+        "fixable": False,
+    }  # once; the message tells conda's from pip's
+    assert doc["summary"] == {
+        "checked": ["environment.yml"],
+        "environments": [],
+        "findings": 5,
+        "error": 2,
+        "warning": 3,
+        "info": 0,
+        "fixed": 0,
+        "fail_on": "error",
+        "failed": True,
+    }
 
 
 def test_github_workflow_commands_are_escaped(repo, envkit_cli):
     (repo / "environment.yml").write_text(BAD)
     lines = envkit_cli("check", "--format", "github", cwd=repo).stdout.splitlines()
-    assert lines[2] == ("::error file=environment.yml,line=9,title=envkit conda-pip-duplicate (error)::"
-                        "numpy is installed by conda (>=1.24) and pip (==1.26.4)")
+    assert lines[2] == (
+        "::error file=environment.yml,line=9,title=envkit conda-pip-duplicate (error)::"
+        "numpy is installed by conda (>=1.24) and pip (==1.26.4)"
+    )
     assert lines[0].startswith("::warning file=environment.yml,line=4,title=envkit mixed-channels")
     from envkit.checks.core import Finding
     from envkit.render.findings_github import render_findings_github
 
     odd = Finding(rule="r", severity="info", file="a,b:c.yml", line=None, message="50%\nsecond")
-    assert render_findings_github([odd]).splitlines()[0] == \
-        "::notice file=a%2Cb%3Ac.yml,title=envkit r (info)::50%25%0Asecond"
+    assert (
+        render_findings_github([odd]).splitlines()[0]
+        == "::notice file=a%2Cb%3Ac.yml,title=envkit r (info)::50%25%0Asecond"
+    )
     # CR too (a CRLF file's text in a message), and %, CR, LF in a property; `::` cannot end it early
     odd = Finding(rule="r", severity="error", file="C:\\w\r\n%.yml", line=3, message="a\r\nb::c")
-    assert render_findings_github([odd]).splitlines()[0] == \
-        "::error file=C%3A\\w%0D%0A%25.yml,line=3,title=envkit r (error)::a%0D%0Ab::c"
+    assert (
+        render_findings_github([odd]).splitlines()[0]
+        == "::error file=C%3A\\w%0D%0A%25.yml,line=3,title=envkit r (error)::a%0D%0Ab::c"
+    )
 
 
 def test_sarif_output_validates_against_the_sarif_2_1_0_schema(repo, envkit_cli):
@@ -194,12 +225,16 @@ def test_sarif_output_validates_against_the_sarif_2_1_0_schema(repo, envkit_cli)
     jsonschema.validate(doc, schema)
     run = doc["runs"][0]
     assert doc["version"] == "2.1.0" and run["tool"]["driver"]["name"] == "envkit"
-    assert [rl["id"] for rl in run["tool"]["driver"]["rules"]][:2] == ["conda-pip-duplicate",
-                                                                       "pip-overwrote-conda"]
+    assert [rl["id"] for rl in run["tool"]["driver"]["rules"]][:2] == [
+        "conda-pip-duplicate",
+        "pip-overwrote-conda",
+    ]
     res = run["results"][2]
     assert res["ruleId"] == "conda-pip-duplicate" and res["ruleIndex"] == 0 and res["level"] == "error"
     assert res["locations"][0]["physicalLocation"] == {
-        "artifactLocation": {"uri": "environment.yml", "uriBaseId": "%SRCROOT%"}, "region": {"startLine": 9}}
+        "artifactLocation": {"uri": "environment.yml", "uriBaseId": "%SRCROOT%"},
+        "region": {"startLine": 9},
+    }
     assert res["properties"] == {"packages": ["numpy"]}
     assert res["message"]["text"] == "numpy is installed by conda (>=1.24) and pip (==1.26.4)"
     # a finding without a line and on an absolute path (a live environment) is valid too
@@ -210,13 +245,15 @@ def test_sarif_output_validates_against_the_sarif_2_1_0_schema(repo, envkit_cli)
     doc = json.loads(render_findings_sarif([live]))
     jsonschema.validate(doc, schema)
     assert doc["runs"][0]["results"][0]["locations"][0]["physicalLocation"] == {
-        "artifactLocation": {"uri": "file:///opt/conda/envs/x%20y"}}
+        "artifactLocation": {"uri": "file:///opt/conda/envs/x%20y"}
+    }
 
 
 def test_sarif_schema_is_the_oasis_one():
     schema = json.loads((DATA / "sarif" / "sarif-schema-2.1.0.json").read_text())
-    assert schema["id"] == ("https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/"
-                            "sarif-schema-2.1.0.json")
+    assert schema["id"] == (
+        "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+    )
     assert schema["required"] == ["version", "runs"]
 
 
@@ -233,7 +270,8 @@ def test_fix_rewrites_atomically_and_reports(repo, envkit_cli):
     assert r.exit_code == 1  # conda-pip-duplicate is not mechanical: it remains
     new = (repo / "environment.yml").read_bytes().decode()
     assert new == text.replace("  - pip:\r\n", "  - pip\r\n  - pip:\r\n").replace(
-        "deploy:s3cr3t", "<USER>:<PASSWORD>").replace("prefix: /home/alice/miniconda3/envs/demo\r\n", "")
+        "deploy:s3cr3t", "<USER>:<PASSWORD>"
+    ).replace("prefix: /home/alice/miniconda3/envs/demo\r\n", "")
     assert envkit_cli("check", "--fix", "--format", "json", cwd=repo).exit_code == 1
     assert (repo / "environment.yml").read_bytes().decode() == new  # nothing more to fix
     assert list(repo.glob(".environment.yml.*")) == []  # no temporary file left
@@ -247,8 +285,10 @@ def test_list_rules_and_explain(envkit_cli):
     r = envkit_cli("explain", "pip-without-pip")
     assert r.exit_code == 0
     assert r.stdout.startswith("pip-without-pip (default severity: warning)\n")
-    assert ("    environment.yml:4: warning pip-without-pip: the pip section is installed with pip, but "
-            "pip is not among the conda dependencies; add `- pip`") in r.stdout
+    assert (
+        "    environment.yml:4: warning pip-without-pip: the pip section is installed with pip, but "
+        "pip is not among the conda dependencies; add `- pip`"
+    ) in r.stdout
     r = envkit_cli("explain", "pip-without")
     assert r.exit_code == 2 and "did you mean 'pip-without-pip'?" in r.stderr
 
@@ -261,13 +301,31 @@ def test_lock_pairing_by_sources_and_multiple_files(repo, envkit_cli):
 
     (repo / "environment.yml").write_text(GOOD)
     spec = read_model(GOOD, filename="environment.yml")
-    pkgs = tuple(LockedPackage(manager="conda", name=n, version=v, build=b, platform="linux-64",
-                               url=f"https://conda.anaconda.org/conda-forge/linux-64/{n}-{v}-{b}.conda",
-                               md5="0" * 32, sha256="1" * 64)
-                 for n, v, b in [("python", "3.11.9", "hb806964_0_cpython"),
-                                 ("numpy", "1.26.4", "py311h64a7726_0"), ("pip", "24.0", "pyhd8ed1ab_0")])
-    lock = Lock(kind="conda-lock", platforms=("linux-64",), packages=pkgs, channels=spec.channels[:1],
-                content_hash=(("linux-64", spec_content_hash(spec, "linux-64")),), sources=("environment.yml",))
+    pkgs = tuple(
+        LockedPackage(
+            manager="conda",
+            name=n,
+            version=v,
+            build=b,
+            platform="linux-64",
+            url=f"https://conda.anaconda.org/conda-forge/linux-64/{n}-{v}-{b}.conda",
+            md5="0" * 32,
+            sha256="1" * 64,
+        )
+        for n, v, b in [
+            ("python", "3.11.9", "hb806964_0_cpython"),
+            ("numpy", "1.26.4", "py311h64a7726_0"),
+            ("pip", "24.0", "pyhd8ed1ab_0"),
+        ]
+    )
+    lock = Lock(
+        kind="conda-lock",
+        platforms=("linux-64",),
+        packages=pkgs,
+        channels=spec.channels[:1],
+        content_hash=(("linux-64", spec_content_hash(spec, "linux-64")),),
+        sources=("environment.yml",),
+    )
     (repo / "conda-lock.yml").write_text(write_conda_lock(lock))
     r = envkit_cli("check", cwd=repo)
     assert (r.exit_code, r.stdout) == (0, "no findings (2 files checked)\n")
@@ -275,22 +333,32 @@ def test_lock_pairing_by_sources_and_multiple_files(repo, envkit_cli):
     r = envkit_cli("check", cwd=repo)
     assert r.exit_code == 1
     assert [ln.split(": ")[1] for ln in r.stdout.splitlines()[:-1]] == [
-        "error lock-unsatisfied", "error stale-lock"]
+        "error lock-unsatisfied",
+        "error stale-lock",
+    ]
 
 
 def test_docs_rules_md_is_generated_from_the_registry():
-    out = subprocess.run([sys.executable, "-m", "envkit.render.rule_docs"], capture_output=True, text=True,
-                         cwd=REPO, check=True).stdout
-    assert (REPO / "docs" / "rules.md").read_text() == out, \
+    out = subprocess.run(
+        [sys.executable, "-m", "envkit.render.rule_docs"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        check=True,
+    ).stdout
+    assert (REPO / "docs" / "rules.md").read_text() == out, (
         "docs/rules.md is stale: run `python -m envkit.render.rule_docs > docs/rules.md`"
+    )
 
 
 def test_pre_commit_hooks_file():
     from envkit._yaml import load
 
     hooks = load((REPO / ".pre-commit-hooks.yaml").read_text())
-    assert [(h["id"], h["entry"]) for h in hooks] == [("envkit-check", "envkit check"),
-                                                     ("envkit-normalize", "envkit normalize --write")]
+    assert [(h["id"], h["entry"]) for h in hooks] == [
+        ("envkit-check", "envkit check"),
+        ("envkit-normalize", "envkit normalize --write"),
+    ]
     for h in hooks:
         assert h["language"] == "python" and h["files"]
 
@@ -345,15 +413,18 @@ def test_example_workflow_would_run_on_github(envkit_cli, tmp_path):
     assert doc["version"] == "2.1.0" and doc["runs"][0]["results"] == []
 
 
-@pytest.mark.parametrize("path, check, normalize", [
-    ("environment.yml", True, True),
-    ("envs/environment-cuda.yaml", True, True),
-    ("conda-lock.yml", True, False),
-    ("ci/linux-64.conda-lock.yml", True, False),
-    ("pixi.lock", True, False),
-    ("requirements.txt", False, False),
-    (".github/workflows/environment.yml", False, False),
-])
+@pytest.mark.parametrize(
+    "path, check, normalize",
+    [
+        ("environment.yml", True, True),
+        ("envs/environment-cuda.yaml", True, True),
+        ("conda-lock.yml", True, False),
+        ("ci/linux-64.conda-lock.yml", True, False),
+        ("pixi.lock", True, False),
+        ("requirements.txt", False, False),
+        (".github/workflows/environment.yml", False, False),
+    ],
+)
 def test_pre_commit_hooks_run_on_the_right_files(path, check, normalize):
     # pre-commit matches `files` and `exclude` with re.search on the repository-relative path
     import re
@@ -387,11 +458,14 @@ def test_stdin_is_a_file_source_read_once(repo, envkit_cli):
     # a lock on stdin, paired with its spec by --lock
     lock = (DATA / "corpus" / "52_CNES__lenapy__conda-lock.yml").read_text()
     (repo / "environment.yml").write_text((DATA / "corpus" / "40_CNES__lenapy__environment.yml").read_text())
-    r = envkit_cli("check", "environment.yml", "--lock", "-", "--select", "conda-pip-duplicate", input=lock, cwd=repo)
+    r = envkit_cli(
+        "check", "environment.yml", "--lock", "-", "--select", "conda-pip-duplicate", input=lock, cwd=repo
+    )
     assert r.exit_code == 1
     assert r.stdout.splitlines() == [
         "<stdin>:2086: error conda-pip-duplicate: numpy is installed by conda (2.2.4) and pip (2.1.3) on linux-64",
-        "1 finding (1 error) in 2 files checked"]
+        "1 finding (1 error) in 2 files checked",
+    ]
     for args in (("-", "-"), ("-", "--lock", "-")):
         r = envkit_cli("check", *args, input=GOOD, cwd=repo)
         assert r.exit_code == 2 and "standard input (-) can be read only once" in r.stderr
@@ -428,8 +502,10 @@ PIXI_TWO_ENVS = textwrap.dedent("""\
       version: 1.26.4
       sha256: 3f4365e11b28e244c95ba8579942b0802761ba7bb31c026f50d1a9ea9c728149
     """)
-NUMPY_WARNING = ("warning: {}'numpy' is installed by both conda ('numpy') and pip; pip's copy shadows "
-                 "conda's and the solver cannot see it\n")
+NUMPY_WARNING = (
+    "warning: {}'numpy' is installed by both conda ('numpy') and pip; pip's copy shadows "
+    "conda's and the solver cannot see it\n"
+)
 
 
 def test_duplicate_warning_once_per_source(repo, envkit_cli):
@@ -442,24 +518,31 @@ def test_duplicate_warning_once_per_source(repo, envkit_cli):
     # a lock discovered here and given again by --lock under another spelling is read once
     (repo / "environment.yml").write_text((DATA / "corpus" / "40_CNES__lenapy__environment.yml").read_text())
     (repo / "conda-lock.yml").write_text((DATA / "corpus" / "52_CNES__lenapy__conda-lock.yml").read_text())
-    r = envkit_cli("check", "--lock", str(repo / "conda-lock.yml"), "--select", "conda-pip-duplicate", cwd=repo)
+    r = envkit_cli(
+        "check", "--lock", str(repo / "conda-lock.yml"), "--select", "conda-pip-duplicate", cwd=repo
+    )
     assert r.stderr == NUMPY_WARNING.format("conda-lock.yml: ")
     assert r.stdout.splitlines() == [
         "conda-lock.yml:2086: error conda-pip-duplicate: numpy is installed by conda (2.2.4) and pip (2.1.3) on linux-64",
-        "1 finding (1 error) in 2 files checked"]
+        "1 finding (1 error) in 2 files checked",
+    ]
 
 
-@pytest.mark.parametrize("path, keys, line", [
-    (".pre-commit-config.yaml", "(repos)", 3),
-    (".github/workflows/envkit.yml", "(on, permissions, jobs)", 7),
-])
+@pytest.mark.parametrize(
+    "path, keys, line",
+    [
+        (".pre-commit-config.yaml", "(repos)", 3),
+        (".github/workflows/envkit.yml", "(on, permissions, jobs)", 7),
+    ],
+)
 def test_a_yaml_file_that_is_not_an_environment_file_is_an_error(envkit_cli, repo, path, keys, line):
     f = REPO / "examples" / "ci-repo" / path
     r = envkit_cli("check", str(f))
     assert r.exit_code == 2 and r.stdout == ""
     assert r.stderr.splitlines()[0] == (
         f"error: {f}:{line}: not an environment file: no channels: or dependencies:, and top-level keys "
-        f"an environment file does not have {keys}")
+        f"an environment file does not have {keys}"
+    )
     # an environment file with only some of its keys is still one
     for text in ("name: empty\n", "name: x\nvariables: {A: b}\n"):
         (repo / "environment.yml").write_text(text)

@@ -50,7 +50,12 @@ def test_spec_versions_keep_their_text():
     from envkit.conda.matchspec import format_spec, parse_spec
 
     # py-rattler prints 3.000 as 3.0 (equal in conda's order); the file keeps what the user wrote.
-    for text in ("font-ttf-inconsolata=3.000=h77eed37_0", "x>=2.038,<3.00", "openssl=1.0.2u", "7zip=19.00=h0_2"):
+    for text in (
+        "font-ttf-inconsolata=3.000=h77eed37_0",
+        "x>=2.038,<3.00",
+        "openssl=1.0.2u",
+        "7zip=19.00=h0_2",
+    ):
         assert format_spec(parse_spec(text)) == text
 
 

@@ -1,15 +1,16 @@
 """`envkit convert`: the documented loss matrix, losses on stderr / --json / exit code, every reader
 to every writer on real files, and CycloneDX SBOMs validated by cyclonedx-python-lib."""
+
 from __future__ import annotations
 
 import json
 import re
 
 import pytest
+from support.sbomschema import IRI, IRI_REFERENCE, validate_sbom
 
 from envkit.convert import CARRIES, TARGETS, loss_table_markdown
 from envkit.formats import read_file, read_text
-from support.sbomschema import IRI, IRI_REFERENCE, validate_sbom
 from tests.conftest import CORPUS, REPO, run_envkit
 
 #: one real file per reader (the corpus, and examples/)
@@ -39,11 +40,22 @@ def test_lossy_conversion_says_what_and_exits_1(tmp_path):
     out = tmp_path / "pylock.toml"
     r = run_envkit("convert", str(SAMPLES["conda-lock"]), "-o", str(out), "--platform", "linux-64")
     assert r.exit_code == 1
-    assert "warning: pylock cannot hold conda packages; dropped: _libgcc_mutex==0.1, _openmp_mutex==4.5" in r.stderr
+    assert (
+        "warning: pylock cannot hold conda packages; dropped: _libgcc_mutex==0.1, _openmp_mutex==4.5"
+        in r.stderr
+    )
     assert "pass --allow-loss to accept it" in r.stderr
     assert out.exists()
-    r = run_envkit("convert", str(SAMPLES["conda-lock"]), "-o", str(out), "--platform", "linux-64",
-                   "--allow-loss", "--json")
+    r = run_envkit(
+        "convert",
+        str(SAMPLES["conda-lock"]),
+        "-o",
+        str(out),
+        "--platform",
+        "linux-64",
+        "--allow-loss",
+        "--json",
+    )
     assert r.exit_code == 0
     doc = json.loads(r.stdout)
     assert doc["target"] == "pylock" and doc["lossless"] is False
@@ -55,7 +67,10 @@ def test_lossy_conversion_says_what_and_exits_1(tmp_path):
 def test_several_platforms_to_one_platform_format_needs_platform(tmp_path):
     r = run_envkit("convert", str(SAMPLES["conda-lock"]), "-o", str(tmp_path / "x.lock"))
     assert r.exit_code == 2
-    assert "error: the lock has 4 platforms (linux-64, osx-64, osx-arm64, win-64); explicit holds one" in r.stderr
+    assert (
+        "error: the lock has 4 platforms (linux-64, osx-64, osx-arm64, win-64); explicit holds one"
+        in r.stderr
+    )
     assert "hint: choose one with --platform" in r.stderr
 
 
@@ -82,8 +97,9 @@ def test_conda_lock_to_pixi_v6_and_back_is_lossless(tmp_path):
 @pytest.mark.parametrize("target", TARGETS)
 def test_every_reader_to_every_writer(source, target, tmp_path):
     out = tmp_path / "out"
-    r = run_envkit("convert", str(SAMPLES[source]), "-o", str(out), "--to", target, "--platform", "linux-64",
-                   "--json")
+    r = run_envkit(
+        "convert", str(SAMPLES[source]), "-o", str(out), "--to", target, "--platform", "linux-64", "--json"
+    )
     assert r.exit_code in (0, 1), r.stderr
     assert "internal error" not in r.stderr
     doc = json.loads(r.stdout)
@@ -97,11 +113,12 @@ def test_every_reader_to_every_writer(source, target, tmp_path):
         assert model is not None
 
 
-
 #: every lock of the corpus (the schema check is fast now: tests/support/sbomschema.py)
-CORPUS_LOCKS = sorted(p.name for p in CORPUS.iterdir()
-                      if p.name.endswith((".lock", "conda-lock.yml", "pylock.toml", "uv.lock"))
-                      or "explicit" in p.name)
+CORPUS_LOCKS = sorted(
+    p.name
+    for p in CORPUS.iterdir()
+    if p.name.endswith((".lock", "conda-lock.yml", "pylock.toml", "uv.lock")) or "explicit" in p.name
+)
 
 
 @pytest.mark.parametrize("name", CORPUS_LOCKS)
@@ -115,6 +132,7 @@ def test_sbom_of_every_corpus_lock_validates(name, tmp_path):
     assert doc["specVersion"] == "1.6"
     assert text == render_cyclonedx(lock)  # deterministic
     purls = {c["purl"] for c in doc["components"]}
+    assert all(u.startswith(("pkg:conda/", "pkg:pypi/")) for u in purls), purls
     conda = [p for p in lock.packages if p.manager == "conda"]
     assert len(doc["components"]) >= len({p.url for p in conda})
 
@@ -123,28 +141,37 @@ def test_sbom_purls_hashes_and_dependencies():
     from envkit.render.sbom import render_cyclonedx
 
     doc = json.loads(render_cyclonedx(read_file(SAMPLES["conda-lock"])))
-    by_name = {(c["name"], next(p["value"] for p in c["properties"] if p["name"] == "envkit:platform")): c
-               for c in doc["components"]}
+    by_name = {
+        (c["name"], next(p["value"] for p in c["properties"] if p["name"] == "envkit:platform")): c
+        for c in doc["components"]
+    }
     numpy = by_name[("numpy", "linux-64")]
-    assert numpy["purl"].startswith("pkg:conda/numpy@2.1.1?build=py312h58c1407_0&channel=conda-forge"
-                                    "&subdir=linux-64&type=conda")
+    assert numpy["purl"].startswith(
+        "pkg:conda/numpy@2.1.1?build=py312h58c1407_0&channel=conda-forge&subdir=linux-64&type=conda"
+    )
     assert [h["alg"] for h in numpy["hashes"]] == ["SHA-256", "MD5"]
     deps = {d["ref"]: d["dependsOn"] for d in doc["dependencies"]}
     assert any(r.startswith("pkg:conda/python@3.12.5") for r in deps[numpy["bom-ref"]])
-    assert [p["value"] for p in doc["metadata"]["properties"] if p["name"] == "envkit:channel"] == ["conda-forge"]
+    assert [p["value"] for p in doc["metadata"]["properties"] if p["name"] == "envkit:channel"] == [
+        "conda-forge"
+    ]
 
 
 # --- the public write path: envkit.write_text writes pixi.lock v6 / v7 and SBOMs -------------------
+
 
 def test_write_text_writes_pixi_lock_v6_and_v7_that_read_back_the_same():
     import envkit
 
     lock = envkit.read_file(SAMPLES["conda-lock"])
     v6, v7 = envkit.write_text(lock, "pixi"), envkit.write_text(lock, "pixi-v7")
-    assert v6.startswith("version: 6\nenvironments:\n  default:\n    channels:\n"
-                         "    - url: https://conda.anaconda.org/conda-forge/\n")
-    assert v7.startswith("version: 7\nplatforms:\n- name: linux-64\n- name: osx-64\n- name: osx-arm64\n"
-                         "- name: win-64\n")
+    assert v6.startswith(
+        "version: 6\nenvironments:\n  default:\n    channels:\n"
+        "    - url: https://conda.anaconda.org/conda-forge/\n"
+    )
+    assert v7.startswith(
+        "version: 7\nplatforms:\n- name: linux-64\n- name: osx-64\n- name: osx-arm64\n- name: win-64\n"
+    )
     for text in (v6, v7):
         back = envkit.read_text(text, filename="pixi.lock")
         assert back.kind == "pixi" and back.platforms == lock.platforms
@@ -157,8 +184,19 @@ def test_write_text_writes_pixi_lock_v6_and_v7_that_read_back_the_same():
 
 def _fields(p):
     """What both files record (a conda-lock.yml has no build_number: pixi.lock reads that as 0)."""
-    return (p.platform, p.manager, p.name, p.version, p.build, p.channel, p.subdir, p.url, p.md5, p.sha256,
-            tuple(sorted(p.depends)))
+    return (
+        p.platform,
+        p.manager,
+        p.name,
+        p.version,
+        p.build,
+        p.channel,
+        p.subdir,
+        p.url,
+        p.md5,
+        p.sha256,
+        tuple(sorted(p.depends)),
+    )
 
 
 def test_write_text_writes_an_exported_env_as_pixi_for_its_platform():
@@ -175,17 +213,25 @@ def test_write_text_pixi_refuses_what_it_cannot_hold():
     pixi = envkit.read_file(SAMPLES["pixi"])  # a path package without a version, on 2 platforms
     with pytest.raises(envkit.UsageError) as exc:
         envkit.write_text(pixi, "pixi")
-    assert str(exc.value) == ("pixi.lock cannot hold nemo-nowcast (linux-64), nemo-nowcast (osx-64): no version "
-                              "(pixi.lock v6 needs one for a pypi package; v7 does not)")
+    assert str(exc.value) == (
+        "pixi.lock cannot hold nemo-nowcast (linux-64), nemo-nowcast (osx-64): no version "
+        "(pixi.lock v6 needs one for a pypi package; v7 does not)"
+    )
     assert exc.value.hint == "envkit convert writes the rest and lists what it left out (--allow-loss)"
     v7 = envkit.read_text(envkit.write_text(pixi, "pixi-v7"), filename="pixi.lock")
     assert len(v7.packages) == len(pixi.packages)
-    with pytest.raises(envkit.UsageError, match="^platform= does not apply to a Lock written as pixi: pixi.lock "
-                                                "holds every platform of the lock$"):
+    with pytest.raises(
+        envkit.UsageError,
+        match="^platform= does not apply to a Lock written as pixi: pixi.lock "
+        "holds every platform of the lock$",
+    ):
         envkit.write_text(pixi, "pixi", platform="linux-64")
-    pylock = envkit.read_text('lock-version = "1.0"\ncreated-by = "t"\n[[packages]]\nname = "a"\nversion = "1"\n'
-                              '[[packages.wheels]]\nurl = "https://x/a-1-py3-none-any.whl"\n'
-                              'hashes = {sha256 = "' + "0" * 64 + '"}\n', filename="pylock.toml")
+    pylock = envkit.read_text(
+        'lock-version = "1.0"\ncreated-by = "t"\n[[packages]]\nname = "a"\nversion = "1"\n'
+        '[[packages.wheels]]\nurl = "https://x/a-1-py3-none-any.whl"\n'
+        'hashes = {sha256 = "' + "0" * 64 + '"}\n',
+        filename="pylock.toml",
+    )
     with pytest.raises(envkit.UsageError, match=r"^pixi.lock cannot hold a==1: no platform$"):
         envkit.write_text(pylock, "pixi")
     with pytest.raises(TypeError, match="unexpected keyword argument 'header' for format 'pixi'"):
@@ -211,15 +257,33 @@ IRI_CASES = [
     ("https://conda.anaconda.org/conda-forge/linux-64/numpy-2.1.1-py312h58c1407_0.conda", True, True),
     ("file:///tmp/x/main/noarch/six-1.16.0-pyh6c4a22f_0.tar.bz2", True, True),
     ("https://files.pythonhosted.org/packages/a-1-py3-none-any.whl#sha256=ab", True, True),
-    ("git+https://github.com/example/vcspkg.git@aaaa", True, True), ("../wheels/a-1.whl", True, False),
-    ("pkg:pypi/a@1?x=y", True, True), ("http://[v1.x]/", True, True), ("http://1.2.3.4/", True, True),
-    ("http://[1:2:3:4:5:6:7:8]/", True, True), ("http://ex.com/\u00fc/\u00df?q=\u00e9", True, True),
-    ("mailto:a@b", True, True), ("urn:uuid:1234", True, True), ("", True, False), ("#frag", True, False),
-    ("//host/p", True, False), ("a:b", True, True), ("https://u:p@h:1/%20?a#b/?", True, True),
-    ("http://a b", False, False), ("http://[::1", False, False), ("http://x/%zz", False, False),
-    ("a b", False, False), ("http://x/<y>", False, False), ("1a:b", False, False), (":x", False, False),
-    ('http://x/"', False, False), ("http://x/{}", False, False), ("http://x/^", False, False),
-    ("http://x/|", False, False), ("http://[1::2::3]/", False, False), ("http://x:8a/", False, False),
+    ("git+https://github.com/example/vcspkg.git@aaaa", True, True),
+    ("../wheels/a-1.whl", True, False),
+    ("pkg:pypi/a@1?x=y", True, True),
+    ("http://[v1.x]/", True, True),
+    ("http://1.2.3.4/", True, True),
+    ("http://[1:2:3:4:5:6:7:8]/", True, True),
+    ("http://ex.com/\u00fc/\u00df?q=\u00e9", True, True),
+    ("mailto:a@b", True, True),
+    ("urn:uuid:1234", True, True),
+    ("", True, False),
+    ("#frag", True, False),
+    ("//host/p", True, False),
+    ("a:b", True, True),
+    ("https://u:p@h:1/%20?a#b/?", True, True),
+    ("http://a b", False, False),
+    ("http://[::1", False, False),
+    ("http://x/%zz", False, False),
+    ("a b", False, False),
+    ("http://x/<y>", False, False),
+    ("1a:b", False, False),
+    (":x", False, False),
+    ('http://x/"', False, False),
+    ("http://x/{}", False, False),
+    ("http://x/^", False, False),
+    ("http://x/|", False, False),
+    ("http://[1::2::3]/", False, False),
+    ("http://x:8a/", False, False),
     ("http://x/a\\b", False, False),
 ]
 RFC3987_SYNTAX_WRONG = ["http://[::1]:80/p", "http://[2001:db8::1]/", "http://[::]/"]
@@ -259,6 +323,7 @@ def envkit_write(path, fmt):
 
 # --- the loss table, proved cell by cell on real conversions ---------------------------------------
 
+
 def _rich_lock(versionless: bool = True):
     """A lock with every feature: conda and pip packages on two platforms, hashes, URLs, dependencies,
     a channel, an index, an editable install, a marker, a pip package without a URL and one without
@@ -270,34 +335,88 @@ def _rich_lock(versionless: bool = True):
     pkgs = []
     for pl in ("linux-64", "osx-arm64"):
         pkgs += [
-            LockedPackage(manager="conda", name="python", version="3.12.5", build="h2ad013b_0", build_number=0,
-                          channel="conda-forge", platform=pl, subdir=pl,
-                          url=f"{cf}/{pl}/python-3.12.5-h2ad013b_0.conda", md5="a" * 32, sha256="b" * 64,
-                          depends=(("zlib", ">=1.3"),)),
-            LockedPackage(manager="conda", name="zlib", version="1.3.1", build="h4ab18f5_1", build_number=1,
-                          channel="conda-forge", platform=pl, subdir=pl,
-                          url=f"{cf}/{pl}/zlib-1.3.1-h4ab18f5_1.conda", md5="c" * 32, sha256="d" * 64),
-            LockedPackage(manager="pip", name="requests", version="2.32.3", platform=pl,
-                          url=f"{pypi}/requests-2.32.3-py3-none-any.whl", sha256="e" * 64,
-                          depends=(("urllib3", ">=1.21"),), index="https://pypi.example/simple",
-                          marker='python_version >= "3.8"'),
-            LockedPackage(manager="pip", name="urllib3", version="2.2.2", platform=pl,
-                          url=f"{pypi}/urllib3-2.2.2-py3-none-any.whl", sha256="f" * 64),
-            LockedPackage(manager="pip", name="mylib", version="0.1", platform=pl, url="file:///work/src/mylib",
-                          editable=True),
+            LockedPackage(
+                manager="conda",
+                name="python",
+                version="3.12.5",
+                build="h2ad013b_0",
+                build_number=0,
+                channel="conda-forge",
+                platform=pl,
+                subdir=pl,
+                url=f"{cf}/{pl}/python-3.12.5-h2ad013b_0.conda",
+                md5="a" * 32,
+                sha256="b" * 64,
+                depends=(("zlib", ">=1.3"),),
+            ),
+            LockedPackage(
+                manager="conda",
+                name="zlib",
+                version="1.3.1",
+                build="h4ab18f5_1",
+                build_number=1,
+                channel="conda-forge",
+                platform=pl,
+                subdir=pl,
+                url=f"{cf}/{pl}/zlib-1.3.1-h4ab18f5_1.conda",
+                md5="c" * 32,
+                sha256="d" * 64,
+            ),
+            LockedPackage(
+                manager="pip",
+                name="requests",
+                version="2.32.3",
+                platform=pl,
+                url=f"{pypi}/requests-2.32.3-py3-none-any.whl",
+                sha256="e" * 64,
+                depends=(("urllib3", ">=1.21"),),
+                index="https://pypi.example/simple",
+                marker='python_version >= "3.8"',
+            ),
+            LockedPackage(
+                manager="pip",
+                name="urllib3",
+                version="2.2.2",
+                platform=pl,
+                url=f"{pypi}/urllib3-2.2.2-py3-none-any.whl",
+                sha256="f" * 64,
+            ),
+            LockedPackage(
+                manager="pip",
+                name="mylib",
+                version="0.1",
+                platform=pl,
+                url="file:///work/src/mylib",
+                editable=True,
+            ),
             LockedPackage(manager="pip", name="nourl", version="1.0", platform=pl),
         ]
         if versionless:
-            pkgs.append(LockedPackage(manager="pip", name="nover", version="", platform=pl, url="file:///work/src/nover"))
-    return Lock(kind="pixi", platforms=("linux-64", "osx-arm64"), packages=tuple(pkgs),
-                channels=(Channel(name="conda-forge", url=cf),),
-                pip_options=("--index-url https://pypi.example/simple",))
+            pkgs.append(
+                LockedPackage(
+                    manager="pip", name="nover", version="", platform=pl, url="file:///work/src/nover"
+                )
+            )
+    return Lock(
+        kind="pixi",
+        platforms=("linux-64", "osx-arm64"),
+        packages=tuple(pkgs),
+        channels=(Channel(name="conda-forge", url=cf),),
+        pip_options=("--index-url https://pypi.example/simple",),
+    )
 
 
 #: a file name per reader format (what `convert` and detection go by)
-SOURCE_NAMES = {"env": "environment.yml", "requirements": "requirements.txt", "explicit": "explicit.lock",
-                "conda-lock": "conda-lock.yml", "pixi": "pixi.lock", "conda-list-json": "list.json",
-                "conda-list-export": "list.txt", "pylock": "pylock.toml"}
+SOURCE_NAMES = {
+    "env": "environment.yml",
+    "requirements": "requirements.txt",
+    "explicit": "explicit.lock",
+    "conda-lock": "conda-lock.yml",
+    "pixi": "pixi.lock",
+    "conda-list-json": "list.json",
+    "conda-list-export": "list.txt",
+    "pylock": "pylock.toml",
+}
 
 
 def _sbom_features(text: str) -> dict[str, list[str]]:
@@ -312,12 +431,22 @@ def _sbom_features(text: str) -> dict[str, list[str]]:
         got = ["pip" if pip else "conda"]
         if c.get("hashes"):
             got.append("hashes")
-        got.append(("pip-urls" if pip else "urls") if c.get("externalReferences")
-                   else ("pip-no-url" if pip else "conda-no-url"))
+        got.append(
+            ("pip-urls" if pip else "urls")
+            if c.get("externalReferences")
+            else ("pip-no-url" if pip else "conda-no-url")
+        )
         if pip and "version" not in c:
             got.append("pip-no-version")
-        got += [f for key, f in (("envkit:index", "indexes"), ("envkit:editable", "editable"),
-                                 ("envkit:marker", "markers")) if any(n == key for n, _ in props)]
+        got += [
+            f
+            for key, f in (
+                ("envkit:index", "indexes"),
+                ("envkit:editable", "editable"),
+                ("envkit:marker", "markers"),
+            )
+            if any(n == key for n, _ in props)
+        ]
         for f in got:
             out.setdefault(f, []).append(who)
     deps = {d["ref"] for d in doc["dependencies"] if d["dependsOn"]}
@@ -356,6 +485,7 @@ def _lost(src: dict[str, list[str]], back: dict[str, list[str]]) -> set[str]:
     """The features of `src` that `back` lost: a lock-wide one that is gone, or a package that had
     it and, written, has not -- not counting packages dropped whole (for having no URL or version,
     or for their manager: conda packages in pylock.toml), whose loss is that feature's."""
+
     def missing(f: str, excluded: set[str]) -> bool:
         if not src[f]:
             return f not in back
@@ -383,13 +513,19 @@ def _same_claim(claim: set[str], src) -> set[str]:
 #: cells where the table says more is dropped than is (pip-only sources: an environment.yml of pip
 #: packages only is written as a spec, which keeps `-e` and URLs)
 OVERSTATED: dict[tuple[str, str], set[str]] = {
-    **{("requirements", t): {"editable", "pip-urls"} for t in ("conda-list-export", "conda-list-json", "env")},
-    ("requirements", "conda-lock"): {"editable", "markers"}, ("requirements", "pixi"): {"editable", "markers"},
-    ("requirements", "pixi-v7"): {"markers"}, ("requirements", "requirements"): {"pip-urls"},
+    **{
+        ("requirements", t): {"editable", "pip-urls"} for t in ("conda-list-export", "conda-list-json", "env")
+    },
+    ("requirements", "conda-lock"): {"editable", "markers"},
+    ("requirements", "pixi"): {"editable", "markers"},
+    ("requirements", "pixi-v7"): {"markers"},
+    ("requirements", "requirements"): {"pip-urls"},
 }
 #: conversions that fail (exit 2) where they should write what they can and report the rest
-FAILS = {("requirements", "explicit"): "error: pip package name 'file:///work/src/mylib' cannot be written in an "
-                                       "explicit file"}
+FAILS = {
+    ("requirements", "explicit"): "error: pip package name 'file:///work/src/mylib' cannot be written in an "
+    "explicit file"
+}
 
 
 @pytest.mark.parametrize("source", [s for s in CARRIES if s in SOURCE_NAMES])
@@ -403,9 +539,12 @@ def test_loss_table_cells_hold_on_real_conversions(source, tmp_path):
     src.parent.mkdir()
     # a pip package without a version is a path install only a lock can name (env and explicit files
     # write it as its bare URL)
-    made = convert(_rich_lock(versionless=source in ("pixi", "pylock")), "pixi-v7" if source == "pixi" else source,
-                   source_format="pixi",
-                   platform="linux-64" if source in SINGLE_PLATFORM else None)
+    made = convert(
+        _rich_lock(versionless=source in ("pixi", "pylock")),
+        "pixi-v7" if source == "pixi" else source,
+        source_format="pixi",
+        platform="linux-64" if source in SINGLE_PLATFORM else None,
+    )
     src.write_text(made.text)
     have = _features_of_file(src, source)
     # envkit writes no `editable:` into pixi.lock (pixi takes it from its manifest), but reads pixi's
@@ -417,8 +556,18 @@ def test_loss_table_cells_hold_on_real_conversions(source, tmp_path):
     for target in TARGETS:
         out = tmp_path / target / "out"
         out.parent.mkdir()
-        r = run_envkit("convert", str(src), "-o", str(out), "--to", target, "--platform", "linux-64",
-                       "--allow-loss", "--json")
+        r = run_envkit(
+            "convert",
+            str(src),
+            "-o",
+            str(out),
+            "--to",
+            target,
+            "--platform",
+            "linux-64",
+            "--allow-loss",
+            "--json",
+        )
         if (source, target) in FAILS:
             assert r.exit_code == 2 and r.stderr.startswith(FAILS[source, target]), r.stderr
             continue
@@ -429,13 +578,18 @@ def test_loss_table_cells_hold_on_real_conversions(source, tmp_path):
         lost = _lost(have, _features_of_file(out, target))
         gaps = set(KNOWN_GAPS.get((source, target), ()))
         if (lost - claim, claim - lost) != (gaps, OVERSTATED.get((source, target), set())):
-            bad.append(f"{source} -> {target}: lost {sorted(lost)}, the table says {sorted(claim)}; "
-                       f"GAPS {sorted(lost - claim)} OVER {sorted(claim - lost)}")
+            bad.append(
+                f"{source} -> {target}: lost {sorted(lost)}, the table says {sorted(claim)}; "
+                f"GAPS {sorted(lost - claim)} OVER {sorted(claim - lost)}"
+            )
             continue
         reported = {x["feature"] for x in json.loads(r.stdout)["losses"]} | (
-            {"platforms"} if json.loads(r.stdout)["left_out_platforms"] else set())
+            {"platforms"} if json.loads(r.stdout)["left_out_platforms"] else set()
+        )
         if _same_claim(reported, have) != claim and not gaps:
-            bad.append(f"{source} -> {target}: --json reports {sorted(reported)}, the table says {sorted(claim)}")
+            bad.append(
+                f"{source} -> {target}: --json reports {sorted(reported)}, the table says {sorted(claim)}"
+            )
         assert {FEATURES[f] for f in claim} <= set(FEATURES.values())
     assert bad == [], "\n".join(bad)
 
@@ -448,8 +602,12 @@ def test_a_known_writer_gap_is_reported_as_a_loss_not_silent(tmp_path):
     import envkit
 
     lock = _rich_lock(versionless=False)
-    lock = replace(lock, packages=tuple(replace(p, editable=False) if p.name == "mylib" else p
-                                        for p in lock.packages if p.name != "nourl"))
+    lock = replace(
+        lock,
+        packages=tuple(
+            replace(p, editable=False) if p.name == "mylib" else p for p in lock.packages if p.name != "nourl"
+        ),
+    )
     src = tmp_path / "conda-lock.yml"
     src.write_text(envkit.write_text(lock, "conda-lock"))
     out = tmp_path / "pylock.toml"

@@ -1,5 +1,6 @@
 """lock -p -> create -> read back: what a live prefix holds survives the round trip (real prefixes
 from tests/support/condafactory, real pip installs, offline)."""
+
 from __future__ import annotations
 
 import json
@@ -9,32 +10,50 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from support.condafactory import (  # noqa: F401  (fixtures)
-    build_wheel, copy_prefix, default_channel, default_prefix, isolated_conda, pip_install, site_packages,
-)
+from support.condafactory import build_wheel, copy_prefix, pip_install, site_packages
 
 pytestmark = pytest.mark.slow
 
 #: pip in tests: offline, no user configuration; PIP_NO_BUILD_ISOLATION=0 (pip's inverted spelling)
 #: builds from source with the test interpreter's setuptools instead of downloading one
-PIP_OFFLINE = {"PIP_CONFIG_FILE": os.devnull, "PIP_NO_INDEX": "1", "PIP_RETRIES": "0", "PIP_NO_BUILD_ISOLATION": "0"}
+PIP_OFFLINE = {
+    "PIP_CONFIG_FILE": os.devnull,
+    "PIP_NO_INDEX": "1",
+    "PIP_RETRIES": "0",
+    "PIP_NO_BUILD_ISOLATION": "0",
+}
 
 
 def _git_repo(path: Path) -> tuple[Path, str]:
     """A git repository holding the setuptools project `mylib` 0.3 with two commits; returns (repo,
     the first commit), whose `mylib.REV` is "first" (the second's is "second")."""
     path.mkdir()
-    (path / "pyproject.toml").write_text('[build-system]\nrequires = ["setuptools"]\n'
-                                         'build-backend = "setuptools.build_meta"\n'
-                                         '[project]\nname = "mylib"\nversion = "0.3"\n')
+    (path / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["setuptools"]\n'
+        'build-backend = "setuptools.build_meta"\n'
+        '[project]\nname = "mylib"\nversion = "0.3"\n'
+    )
     (path / "mylib").mkdir()
     (path / "mylib" / "__init__.py").write_text('REV = "first"\n')
 
     def git(*args):
-        return subprocess.run(["git", "-C", str(path), "-c", "user.name=t", "-c", "user.email=t@example.org",
-                                "-c", "commit.gpgsign=false", *args],
-                               check=True, capture_output=True, text=True).stdout.strip()
+        return subprocess.run(
+            [
+                "git",
+                "-C",
+                str(path),
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@example.org",
+                "-c",
+                "commit.gpgsign=false",
+                *args,
+            ],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
 
     git("init", "-q")
     git("add", ".")
@@ -45,7 +64,9 @@ def _git_repo(path: Path) -> tuple[Path, str]:
     return path, first
 
 
-def test_vcs_install_is_locked_and_recreated_at_its_commit(envkit_cli, tmp_path, isolated_conda, default_prefix):
+def test_vcs_install_is_locked_and_recreated_at_its_commit(
+    envkit_cli, tmp_path, isolated_conda, default_prefix
+):
     from envkit.backends import open_env
     from envkit.formats.condalock import read_conda_lock
     from envkit.formats.envyml import read_env
@@ -53,9 +74,22 @@ def test_vcs_install_is_locked_and_recreated_at_its_commit(envkit_cli, tmp_path,
     repo, first = _git_repo(tmp_path / "repo")
     prefix = copy_prefix(default_prefix, tmp_path / "env")
     # a real `pip install git+URL@commit`: pip writes direct_url.json with vcs_info.commit_id
-    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--quiet", "--target",
-                    str(site_packages(prefix)), f"git+{repo.as_uri()}@{first}"],
-                   check=True, capture_output=True, env=dict(os.environ, **PIP_OFFLINE))
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--no-deps",
+            "--quiet",
+            "--target",
+            str(site_packages(prefix)),
+            f"git+{repo.as_uri()}@{first}",
+        ],
+        check=True,
+        capture_output=True,
+        env=dict(os.environ, **PIP_OFFLINE),
+    )
     want = f"git+{repo.as_uri()}@{first}"
     [mylib] = open_env(prefix=str(prefix)).pip_packages()
     assert (mylib.name, mylib.version, mylib.url) == ("mylib", "0.3", want)
@@ -77,7 +111,9 @@ def test_vcs_install_is_locked_and_recreated_at_its_commit(envkit_cli, tmp_path,
     r = envkit_cli("create", "--lock", str(lock), "-p", str(target), env=PIP_OFFLINE)
     assert r.exit_code == 0, r.stderr
     site = site_packages(target)
-    assert (site / "mylib" / "__init__.py").read_text() == 'REV = "first"\n'  # the commit, not the branch head
+    assert (
+        site / "mylib" / "__init__.py"
+    ).read_text() == 'REV = "first"\n'  # the commit, not the branch head
     direct = json.loads((site / "mylib-0.3.dist-info" / "direct_url.json").read_text())
     assert direct["vcs_info"]["commit_id"] == first
     assert [p.url for p in open_env(prefix=str(target)).pip_packages()] == [want]
@@ -86,22 +122,25 @@ def test_vcs_install_is_locked_and_recreated_at_its_commit(envkit_cli, tmp_path,
 def _project(path: Path, name: str, version: str) -> Path:
     """A setuptools project directory `name` `version` (to install editable)."""
     path.mkdir(parents=True)
-    (path / "pyproject.toml").write_text('[build-system]\nrequires = ["setuptools"]\n'
-                                         'build-backend = "setuptools.build_meta"\n'
-                                         f'[project]\nname = "{name}"\nversion = "{version}"\n')
+    (path / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["setuptools"]\n'
+        'build-backend = "setuptools.build_meta"\n'
+        f'[project]\nname = "{name}"\nversion = "{version}"\n'
+    )
     (path / name).mkdir()
     (path / name / "__init__.py").write_text("HERE = True\n")
     return path
 
 
-def test_editable_install_survives_env_lock_conda_lock_check_and_create(envkit_cli, tmp_path, isolated_conda,
-                                                                      default_prefix):
+def test_editable_install_survives_env_lock_conda_lock_check_and_create(
+    envkit_cli, tmp_path, isolated_conda, default_prefix
+):
     from conda_lock.lockfile import parse_conda_lock_file
+    from support.condafactory import write_direct_url
 
     from envkit.backends import open_env
-    from envkit.lock.read import read_lock_file
     from envkit.formats.envyml import read_env
-    from support.condafactory import write_direct_url
+    from envkit.lock.read import read_lock_file
 
     src = _project(tmp_path / "src" / "tool", "tool", "0.1")
     prefix = copy_prefix(default_prefix, tmp_path / "env")
@@ -130,8 +169,10 @@ def test_editable_install_survives_env_lock_conda_lock_check_and_create(envkit_c
     assert (pkg.name, pkg.url, pkg.editable) == ("tool", src.as_uri(), True)
 
 
-DUPLICATE = ("warning: 'numpy' is installed by both conda ('numpy') and pip; pip's copy shadows conda's and the "
-             "solver cannot see it\n")
+DUPLICATE = (
+    "warning: 'numpy' is installed by both conda ('numpy') and pip; pip's copy shadows conda's and the "
+    "solver cannot see it\n"
+)
 
 
 def _dist_infos(prefix: Path) -> list[str]:
@@ -142,10 +183,7 @@ def test_round_trip_keeps_variables_and_pip_over_conda(envkit_cli, tmp_path, iso
     # `pip install -U numpy` over conda's numpy, and `conda env config vars set`: lock -p, create,
     # and the new environment reads back the same (diff: Same)
     from conda_lock.lockfile import parse_conda_lock_file
-
-    from support.condafactory import pip_overwrite, write_state
-
-    from support.condafactory import write_direct_url
+    from support.condafactory import pip_overwrite, write_direct_url, write_state
 
     wheels = tmp_path / "wheels"
     prefix = copy_prefix(default_prefix, tmp_path / "env")
@@ -160,7 +198,9 @@ def test_round_trip_keeps_variables_and_pip_over_conda(envkit_cli, tmp_path, iso
     r = envkit_cli("lock", "-p", str(prefix), "-o", str(lock), env=pip_env)
     assert r.exit_code == 0, r.stderr
     assert parse_conda_lock_file(lock).metadata.custom_metadata == {
-        "envkit.pip_over_conda": "numpy", "envkit.variables": '{"OMP_NUM_THREADS":"4"}'}
+        "envkit.pip_over_conda": "numpy",
+        "envkit.variables": '{"OMP_NUM_THREADS":"4"}',
+    }
 
     target = tmp_path / "new"
     r = envkit_cli("create", "--lock", str(lock), "-p", str(target), env=pip_env)
@@ -176,10 +216,12 @@ def test_round_trip_keeps_variables_and_pip_over_conda(envkit_cli, tmp_path, iso
     assert r.stderr.count("pip package 'numpy' 2.0.0 overwrote conda package 'numpy' 1.26.4") == 2
 
 
-def test_round_trip_of_a_same_version_reinstall_and_a_secret_variable(envkit_cli, tmp_path, isolated_conda,
-                                                                     default_prefix):
-    from envkit.backends import open_env
+def test_round_trip_of_a_same_version_reinstall_and_a_secret_variable(
+    envkit_cli, tmp_path, isolated_conda, default_prefix
+):
     from support.condafactory import write_state
+
+    from envkit.backends import open_env
 
     wheels = tmp_path / "wheels"
     prefix = copy_prefix(default_prefix, tmp_path / "env")
@@ -197,7 +239,8 @@ def test_round_trip_of_a_same_version_reinstall_and_a_secret_variable(envkit_cli
     assert r.exit_code == 0, r.stderr
     assert r.stderr == DUPLICATE + (
         "warning: the lock records 1 environment variable(s) without their value (a credential, redacted when it "
-        f"was locked), not set: API_KEY; set them with `conda env config vars set API_KEY=... -p {target}`\n")
+        f"was locked), not set: API_KEY; set them with `conda env config vars set API_KEY=... -p {target}`\n"
+    )
     assert json.loads((target / "conda-meta" / "state").read_text()) == {"env_vars": {"OMP_NUM_THREADS": "4"}}
     before, after = open_env(prefix=str(prefix)), open_env(prefix=str(target))
     assert after.pip_over_conda == before.pip_over_conda == (("numpy", "numpy"),)
@@ -216,16 +259,28 @@ def test_uninstall_dists_removes_what_record_lists_inside_the_prefix_only(tmp_pa
     dist.mkdir()
     (prefix / "bin").mkdir()
     outside = tmp_path / "outside.txt"
-    for f in (site / "yaml" / "__init__.py", site / "yaml" / "sub" / "x.py", prefix / "bin" / "yamltool",
-              site / "keep.py", outside):
+    for f in (
+        site / "yaml" / "__init__.py",
+        site / "yaml" / "sub" / "x.py",
+        prefix / "bin" / "yamltool",
+        site / "keep.py",
+        outside,
+    ):
         f.write_text("x")
-    (dist / "RECORD").write_text("yaml/__init__.py,sha256=a,1\nyaml/sub/x.py,,\n../../../bin/yamltool,,\n"
-                                 "../../../../outside.txt,,\nPyYAML-6.0.1.dist-info/RECORD,,\n")
+    (dist / "RECORD").write_text(
+        "yaml/__init__.py,sha256=a,1\nyaml/sub/x.py,,\n../../../bin/yamltool,,\n"
+        "../../../../outside.txt,,\nPyYAML-6.0.1.dist-info/RECORD,,\n"
+    )
     (site / "other-1.0.dist-info").mkdir()  # another project: untouched
     (site / "norecord-1.0.dist-info").mkdir()  # no RECORD: pip would refuse, so is it left
     assert uninstall_dists(str(prefix), {"pyyaml", "norecord"}) == [
-        "lib/python3.11/site-packages/PyYAML-6.0.1.dist-info"]
-    assert sorted(p.name for p in site.iterdir()) == ["keep.py", "norecord-1.0.dist-info", "other-1.0.dist-info"]
+        "lib/python3.11/site-packages/PyYAML-6.0.1.dist-info"
+    ]
+    assert sorted(p.name for p in site.iterdir()) == [
+        "keep.py",
+        "norecord-1.0.dist-info",
+        "other-1.0.dist-info",
+    ]
     assert not (prefix / "bin" / "yamltool").exists() and (prefix / "bin").is_dir()
     assert outside.read_text() == "x"
 
@@ -236,8 +291,14 @@ def test_write_state_variables_keeps_other_state_and_skips_redacted_values(tmp_p
     (tmp_path / "conda-meta").mkdir()
     state = tmp_path / "conda-meta" / "state"
     state.write_text('{"env_vars": {"A": "1"}, "other": true}')
-    got = write_state_variables(str(tmp_path), [("OMP_NUM_THREADS", "4"), ("HF_TOKEN", "<TOKEN>"),
-                                                ("PIP_INDEX_URL", "https://<USER>:<PASSWORD>@h/simple")])
+    got = write_state_variables(
+        str(tmp_path),
+        [
+            ("OMP_NUM_THREADS", "4"),
+            ("HF_TOKEN", "<TOKEN>"),
+            ("PIP_INDEX_URL", "https://<USER>:<PASSWORD>@h/simple"),
+        ],
+    )
     assert got == (("OMP_NUM_THREADS",), ("HF_TOKEN", "PIP_INDEX_URL"))
     assert json.loads(state.read_text()) == {"env_vars": {"A": "1", "OMP_NUM_THREADS": "4"}, "other": True}
     assert write_state_variables(str(tmp_path / "none"), [("HF_TOKEN", "<TOKEN>")]) == ((), ("HF_TOKEN",))

@@ -1,14 +1,25 @@
 """Every option of every command is documented on its page in docs/commands/."""
+
 import click
 import pytest
-
 from conftest import REPO
+
 from envkit.cli import COMMANDS, cli
 
-PAGE = {"normalize": "normalize", "validate": "normalize", "export": "export", "lock": "lock",
-        "create": "create", "diff": "diff", "check": "check", "explain": "check",
-        "template": "template", "smoke": "smoke", "machine": "machine",
-        "convert": "convert"}
+PAGE = {
+    "normalize": "normalize",
+    "validate": "normalize",
+    "export": "export",
+    "lock": "lock",
+    "create": "create",
+    "diff": "diff",
+    "check": "check",
+    "explain": "check",
+    "template": "template",
+    "smoke": "smoke",
+    "machine": "machine",
+    "convert": "convert",
+}
 
 
 def _commands():
@@ -25,8 +36,13 @@ def _commands():
 @pytest.mark.parametrize("label,name,cmd", list(_commands()), ids=lambda v: v if isinstance(v, str) else "")
 def test_every_option_is_on_the_command_page(label, name, cmd):
     page = (REPO / "docs" / "commands" / f"{PAGE[name]}.md").read_text()
-    missing = [opt for p in cmd.params if isinstance(p, click.Option) and not p.hidden
-               for opt in p.opts if opt.startswith("--") and opt != "--help" and opt not in page]
+    missing = [
+        opt
+        for p in cmd.params
+        if isinstance(p, click.Option) and not p.hidden
+        for opt in p.opts
+        if opt.startswith("--") and opt != "--help" and opt not in page
+    ]
     assert missing == [], f"docs/commands/{PAGE[name]}.md does not mention {missing} of `envkit {label}`"
 
 

@@ -1,6 +1,7 @@
 """The conda+pip warning on stderr is silenced like the conda-pip-duplicate rule: by the config's
 `ignore` (or a `select` without it), by `check --ignore`, and by an inline suppression on the pip
 line; in every command that prints it."""
+
 from __future__ import annotations
 
 import textwrap
@@ -44,7 +45,9 @@ def test_warning_is_printed_by_default(repo, envkit_cli, args):
 @pytest.mark.parametrize("args", COMMANDS, ids=lambda a: a[0])
 @pytest.mark.parametrize("how", ["config-ignore", "config-select", "inline", "inline-all"])
 def test_warning_is_silenced_like_the_rule(repo, envkit_cli, args, how):
-    inline = {"inline": "  # envkit: ignore[conda-pip-duplicate]", "inline-all": "  # envkit: ignore"}.get(how, "")
+    inline = {"inline": "  # envkit: ignore[conda-pip-duplicate]", "inline-all": "  # envkit: ignore"}.get(
+        how, ""
+    )
     (repo / "environment.yml").write_text(ENV.format(inline=inline))
     if how == "config-ignore":
         (repo / ".envkit.toml").write_text('ignore = ["conda-pip-duplicate"]\n')

@@ -1,16 +1,17 @@
 """`envkit export -p` -> `envkit lock -f` -> `envkit create` -> `envkit diff`: an exported env file
 (every line `name=version=build`, which py-rattler's strict parsing refused) locks, the lock creates
 the same environment, and diff says so."""
+
 from __future__ import annotations
 
 import pytest
 
-from support.condafactory import default_channel, default_prefix, isolated_conda  # noqa: F401  (fixtures)
-
 pytestmark = pytest.mark.slow
 
 
-def test_export_lock_create_diff_is_same(envkit_cli, tmp_path, default_channel, default_prefix, isolated_conda):
+def test_export_lock_create_diff_is_same(
+    envkit_cli, tmp_path, default_channel, default_prefix, isolated_conda
+):
     from envkit.formats import read_file
 
     env = tmp_path / "environment.yml"
@@ -18,7 +19,10 @@ def test_export_lock_create_diff_is_same(envkit_cli, tmp_path, default_channel, 
     assert r.exit_code == 0, r.stderr
     deps = [d.raw for d in read_file(str(env)).conda]
     chan = default_channel.url
-    assert f"{chan}::numpy=1.26.4=py311h64a7726_0" in deps and f"{chan}::python=3.11.8=hab00c5b_0_cpython" in deps
+    assert (
+        f"{chan}::numpy=1.26.4=py311h64a7726_0" in deps
+        and f"{chan}::python=3.11.8=hab00c5b_0_cpython" in deps
+    )
     lock = tmp_path / "conda-lock.yml"
     r = envkit_cli("lock", "-f", str(env), "--platform", "linux-64", "-o", str(lock))
     assert r.exit_code == 0, r.stderr
@@ -30,12 +34,14 @@ def test_export_lock_create_diff_is_same(envkit_cli, tmp_path, default_channel, 
     assert "Same" in r.stdout
 
 
-def test_export_and_lock_p_write_the_same_channel_list(envkit_cli, tmp_path, default_channel, default_prefix,
-                                                       isolated_conda):
+def test_export_and_lock_p_write_the_same_channel_list(
+    envkit_cli, tmp_path, default_channel, default_prefix, isolated_conda
+):
     """A .condarc listing `defaults` (no package came from it): neither export nor lock -p adds it."""
+    from support.condafactory import copy_prefix, write_condarc
+
     from envkit.formats import read_file
     from envkit.formats.condalock import read_conda_lock
-    from support.condafactory import copy_prefix, write_condarc
 
     prefix = copy_prefix(default_prefix, tmp_path / "env")
     write_condarc(prefix / ".condarc", channels=[default_channel.url, "defaults"])

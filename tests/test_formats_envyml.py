@@ -1,9 +1,10 @@
 """environment.yml reading and writing (hand-written specs and `conda env export`)."""
+
 from __future__ import annotations
 
 import pytest
-
 from conftest import CORPUS, DATA, corpus_files
+
 from envkit.errors import InvalidSpecError, ParseError
 from envkit.formats import read_file, read_text, write_text
 from envkit.formats.envyml import export_to_lock, read_env, write_env
@@ -18,11 +19,20 @@ def test_reads_every_part_of_a_hand_written_spec():
     assert [c.name for c in spec.channels] == ["conda-forge", "private-chan", "defaults"]
     assert spec.channels[1].had_credentials is True
     assert "tk-1234abcd" not in repr(spec)
-    assert [d.spec() for d in spec.conda] == ["numpy>=1.26,<2", "python=3.11", "conda-forge::scipy", "pip",
-                                              "numpy>=1.26,<2"]
+    assert [d.spec() for d in spec.conda] == [
+        "numpy>=1.26,<2",
+        "python=3.11",
+        "conda-forge::scipy",
+        "pip",
+        "numpy>=1.26,<2",
+    ]
     assert [p.text for p in spec.pip] == [
-        "torch==2.3.1", "--extra-index-url https://<USER>:<PASSWORD>@pypi.example.com/simple",
-        "Pillow>=9", "requests", "requests"]
+        "torch==2.3.1",
+        "--extra-index-url https://<USER>:<PASSWORD>@pypi.example.com/simple",
+        "Pillow>=9",
+        "requests",
+        "requests",
+    ]
     assert spec.variables == (("OMP_NUM_THREADS", "4"),)
     assert spec.line_of("dependencies") == 3 and spec.line_of("pip") == 4
     assert spec.conda[0].line == 11
@@ -68,7 +78,11 @@ def test_from_history_export_is_a_spec():
 def test_legacy_pip_pin_is_kept_as_text():
     spec = read_file(CORPUS / "18_MKorablyov__LambdaZero__environment-linux.yml")
     scatter = next(p for p in spec.pip if p.name == "torch-scatter")
-    assert (scatter.kind, scatter.text, scatter.specifier) == ("requirement", "torch-scatter==latest+cu101", "")
+    assert (scatter.kind, scatter.text, scatter.specifier) == (
+        "requirement",
+        "torch-scatter==latest+cu101",
+        "",
+    )
 
 
 @pytest.mark.parametrize("text", ["numpy>=>1", "numpy==<2", "torch>=1.0,<=>2", "pkg==*"])
@@ -88,8 +102,9 @@ def test_per_requirement_options_stay_with_the_entry():
 def test_bad_match_spec_names_file_line_and_text():
     with pytest.raises(InvalidSpecError) as err:
         read_file(DATA / "normalize" / "bad-spec.yml")
-    assert str(err.value) == ("{}:7: invalid match spec 'numpy>=1.2,,<2': unable to parse version spec: "
-                              ">=1.2,,<2").format(DATA / "normalize" / "bad-spec.yml")
+    assert str(err.value) == (
+        "{}:7: invalid match spec 'numpy>=1.2,,<2': unable to parse version spec: >=1.2,,<2"
+    ).format(DATA / "normalize" / "bad-spec.yml")
 
 
 def test_bad_pip_requirement_names_line():
@@ -99,13 +114,19 @@ def test_bad_pip_requirement_names_line():
     assert str(err.value).startswith("environment.yml:5: invalid pip requirement 'numpy>=1.2,,<2'")
 
 
-@pytest.mark.parametrize("text,message", [
-    ("", "empty environment file"),
-    ("- a\n- b\n", "an environment file must be a mapping, got a list"),
-    ("dependencies:\n  - {conda: [x]}\n", "unknown section 'conda' in dependencies (only `pip:` is allowed)"),
-    ("dependencies:\n  - 3\n", "a dependency must be a match spec, got int 3"),
-    ("channels: conda-forge\n", "`channels:` must be a list, got text 'conda-forge'"),
-])
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ("", "empty environment file"),
+        ("- a\n- b\n", "an environment file must be a mapping, got a list"),
+        (
+            "dependencies:\n  - {conda: [x]}\n",
+            "unknown section 'conda' in dependencies (only `pip:` is allowed)",
+        ),
+        ("dependencies:\n  - 3\n", "a dependency must be a match spec, got int 3"),
+        ("channels: conda-forge\n", "`channels:` must be a list, got text 'conda-forge'"),
+    ],
+)
 def test_structural_errors(text, message):
     with pytest.raises(ParseError) as err:
         read_env(text, "e.yml")
@@ -127,16 +148,22 @@ def test_unknown_top_level_keys_are_kept():
 
 
 def test_unknown_keys_with_any_value_read_back_the_same():
-    text = ("name: a\nmeta:\n  big: 1.0e+20\n  none: null\n  ctl: \"a\\x7fb\\u2028\"\n  nested:\n    - [1, [2]]\n"
-            "    - {x: 1.5}\n    - {}\ndependencies:\n  - x\n")
+    text = (
+        'name: a\nmeta:\n  big: 1.0e+20\n  none: null\n  ctl: "a\\x7fb\\u2028"\n  nested:\n    - [1, [2]]\n'
+        "    - {x: 1.5}\n    - {}\ndependencies:\n  - x\n"
+    )
     spec = read_env(text)
-    assert spec.extra == (("meta", '{"big":1e+20,"none":null,"ctl":"a\x7fb\u2028","nested":[[1,[2]],{"x":1.5},{}]}'),)
+    assert spec.extra == (
+        ("meta", '{"big":1e+20,"none":null,"ctl":"a\x7fb\u2028","nested":[[1,[2]],{"x":1.5},{}]}'),
+    )
     out = write_env(spec)
     assert "\x7f" not in out and 'ctl: "a\\u007fb\\u2028"' in out
     assert read_env(out) == spec and write_env(read_env(out)) == out
 
 
-@pytest.mark.parametrize("path", corpus_files("envyml") + corpus_files("export")[:-1], ids=lambda p: p.name[:12])
+@pytest.mark.parametrize(
+    "path", corpus_files("envyml") + corpus_files("export")[:-1], ids=lambda p: p.name[:12]
+)
 def test_round_trip_on_corpus(path):
     if path.name.startswith("41_"):
         pytest.skip("conda list --export text, tested in test_formats_condalist")
@@ -148,10 +175,14 @@ def test_round_trip_on_corpus(path):
 
 
 def test_writer_key_order_and_quoting():
-    spec = read_env("variables: {B: 'yes', A: '1'}\nprefix: C:\\x y\ndependencies: [python >=3.10]\n"
-                    "channels: [conda-forge]\nname: n\n")
-    assert write_env(spec) == ("name: n\nchannels:\n  - conda-forge\ndependencies:\n  - python>=3.10\n"
-                               "variables:\n  B: \"yes\"\n  A: \"1\"\nprefix: \"C:\\\\x y\"\n")
+    spec = read_env(
+        "variables: {B: 'yes', A: '1'}\nprefix: C:\\x y\ndependencies: [python >=3.10]\n"
+        "channels: [conda-forge]\nname: n\n"
+    )
+    assert write_env(spec) == (
+        "name: n\nchannels:\n  - conda-forge\ndependencies:\n  - python>=3.10\n"
+        'variables:\n  B: "yes"\n  A: "1"\nprefix: "C:\\\\x y"\n'
+    )
 
 
 def test_write_text_writes_a_lock_as_an_export():
@@ -160,14 +191,17 @@ def test_write_text_writes_a_lock_as_an_export():
     assert Channel(name="x") == Channel(name="x")
 
 
-@pytest.mark.parametrize("entry, version, build", [
-    ("pkk=1!1.0=h0_0", "1!1.0", "h0_0"),            # an epoch
-    ("torch=2.0.1+cu118=py3.10_0", "2.0.1+cu118", "py3.10_0"),  # a local version
-    ("openssl=1.1.1w=hd590300_0", "1.1.1w", "hd590300_0"),  # letters
-    ("tzdata=2023c=h71feb2d_0", "2023c", "h71feb2d_0"),
-    ("libjpeg=9_e=h0_0", "9_e", "h0_0"),            # an underscore
-    ("conda-forge::pkk=12!3.4a1.post2=0", "12!3.4a1.post2", "0"),
-])
+@pytest.mark.parametrize(
+    "entry, version, build",
+    [
+        ("pkk=1!1.0=h0_0", "1!1.0", "h0_0"),  # an epoch
+        ("torch=2.0.1+cu118=py3.10_0", "2.0.1+cu118", "py3.10_0"),  # a local version
+        ("openssl=1.1.1w=hd590300_0", "1.1.1w", "hd590300_0"),  # letters
+        ("tzdata=2023c=h71feb2d_0", "2023c", "h71feb2d_0"),
+        ("libjpeg=9_e=h0_0", "9_e", "h0_0"),  # an underscore
+        ("conda-forge::pkk=12!3.4a1.post2=0", "12!3.4a1.post2", "0"),
+    ],
+)
 def test_export_entries_with_any_legal_version_character(entry, version, build):
     spec = read_env(f"name: e\ndependencies:\n  - python=3.11.4=h0_0\n  - {entry}\n", "e.yml")
     assert spec.kind == "export"
@@ -226,11 +260,14 @@ def test_two_loose_entries_in_an_export_of_163(tmp_path):
     assert [(p.version, p.line) for p in pytest_pkgs] == [("", 137), ("", 169)]
 
 
-@pytest.mark.parametrize("extra, kind", [
-    ("", "spec"),                                     # 4 exact entries: too few to tell
-    ("  - zlib=1.3=h0_0\n", "export"),                 # 5 exact + 1 loose
-    ("  - zlib=1.3=h0_0\n  - pip\n", "spec"),          # 5 exact + 2 loose: a hand-written file
-])
+@pytest.mark.parametrize(
+    "extra, kind",
+    [
+        ("", "spec"),  # 4 exact entries: too few to tell
+        ("  - zlib=1.3=h0_0\n", "export"),  # 5 exact + 1 loose
+        ("  - zlib=1.3=h0_0\n  - pip\n", "spec"),  # 5 exact + 2 loose: a hand-written file
+    ],
+)
 def test_how_many_loose_entries_an_export_may_have(extra, kind):
     text = "dependencies:\n  - a=1=h0_0\n  - b=1=h0_0\n  - c=1=h0_0\n  - d=1=h0_0\n  - numpy>=1.2\n" + extra
     assert read_env(text, "e.yml").kind == kind

@@ -1,11 +1,12 @@
 """conda-lock.yml, pixi.lock, explicit files, `conda list` output, requirements.txt and detection."""
+
 from __future__ import annotations
 
 import json
 
 import pytest
-
 from conftest import CORPUS, corpus_files
+
 from envkit.errors import EnvironmentNotFound, ParseError, UnsupportedVersionError
 from envkit.formats import FORMATS, detect_format, read_file, read_text, write_text
 from envkit.formats.condalist import read_conda_list_export, read_conda_list_json, write_conda_list_json
@@ -14,13 +15,20 @@ from envkit.formats.explicit import read_explicit, write_explicit
 from envkit.formats.pixilock import read_pixi_environments, read_pixi_lock
 from envkit.formats.requirements import read_requirements, write_requirements
 
-EXPECTED_FORMAT = {"envyml": "env", "export": "env", "explicit": "explicit", "condalock": "conda-lock",
-                   "pixilock": "pixi"}
+EXPECTED_FORMAT = {
+    "envyml": "env",
+    "export": "env",
+    "explicit": "explicit",
+    "condalock": "conda-lock",
+    "pixilock": "pixi",
+}
 
 
 @pytest.mark.parametrize("path", corpus_files(), ids=lambda p: p.name[:12])
 def test_detects_every_corpus_file(path):
-    kind = next(r.split("\t")[4] for r in (CORPUS / "INDEX.tsv").read_text().splitlines() if r.startswith(path.name))
+    kind = next(
+        r.split("\t")[4] for r in (CORPUS / "INDEX.tsv").read_text().splitlines() if r.startswith(path.name)
+    )
     expected = "conda-list-export" if path.name.startswith("41_") else EXPECTED_FORMAT[kind]
     text = path.read_text(encoding="utf-8")
     assert detect_format(text, path.name) == expected
@@ -39,6 +47,7 @@ def test_detect_by_content_and_tie_break():
 
 # --- conda-lock.yml -------------------------------------------------------------------------
 
+
 def test_conda_lock_fields():
     lock = read_file(CORPUS / "51_Cecca__repro-course-ci__conda-lock.yml")
     assert lock.kind == "conda-lock"
@@ -47,7 +56,13 @@ def test_conda_lock_fields():
     assert [c.name for c in lock.channels] == ["conda-forge"] and lock.sources == ("env.yaml",)
     first = lock.packages[0]
     assert (first.name, first.version, first.build, first.subdir, first.channel, first.platform) == (
-        "_libgcc_mutex", "0.1", "conda_forge", "linux-64", "conda-forge", "linux-64")
+        "_libgcc_mutex",
+        "0.1",
+        "conda_forge",
+        "linux-64",
+        "conda-forge",
+        "linux-64",
+    )
     assert first.md5 == "d7c89558ba9fa0495403155b64376d81"
     omp = lock.packages[1]
     assert omp.depends == (("_libgcc_mutex", "0.1"), ("libgomp", ">=7.5.0"))
@@ -97,18 +112,31 @@ def test_conda_lock_unknown_version_names_the_newest():
     with pytest.raises(UnsupportedVersionError) as err:
         # (versions 2 and 3 of this shape are pixi.lock files, read as such: tests/test_pixilock_legacy.py)
         read_text("version: 4\nmetadata: {}\npackage: []\n", filename="conda-lock.yml")
-    assert str(err.value) == ("conda-lock.yml:1: conda-lock.yml version 4 is not supported; the newest "
-                              "version envkit reads is 1")
+    assert str(err.value) == (
+        "conda-lock.yml:1: conda-lock.yml version 4 is not supported; the newest version envkit reads is 1"
+    )
 
 
 # --- pixi.lock ------------------------------------------------------------------------------
 
+
 def test_pixi_v6_default_environment():
     lock = read_file(CORPUS / "57_1235467__SaltMPRIS__pixi.lock")
-    assert (lock.kind, lock.environment, lock.platforms, len(lock.packages)) == ("pixi", "default", ("linux-64",), 72)
+    assert (lock.kind, lock.environment, lock.platforms, len(lock.packages)) == (
+        "pixi",
+        "default",
+        ("linux-64",),
+        72,
+    )
     omp = lock.packages[0]
     assert (omp.name, omp.version, omp.build, omp.build_number, omp.channel, omp.subdir) == (
-        "_openmp_mutex", "4.5", "20_gnu", 20, "conda-forge", "linux-64")
+        "_openmp_mutex",
+        "4.5",
+        "20_gnu",
+        20,
+        "conda-forge",
+        "linux-64",
+    )
     assert omp.depends == (("__glibc", ">=2.17,<3.0.a0"), ("libgomp", ">=7.5.0"))
     assert lock.packages[1].build_number == 0
 
@@ -128,8 +156,12 @@ def test_pixi_v7_with_pypi_packages():
     assert list(envs) == ["default", "dev", "docs", "test", "test-py312", "test-py313", "test-py314"]
     docs = envs["docs"]
     pip = sorted({(p.name, p.version, p.editable) for p in docs.packages if p.manager == "pip"})
-    assert pip == [("commonmark", "0.9.2", False), ("nemo-nowcast", "", True), ("readthedocs-sphinx-ext", "2.2.5", False),
-                   ("recommonmark", "0.7.1", False)]
+    assert pip == [
+        ("commonmark", "0.9.2", False),
+        ("nemo-nowcast", "", True),
+        ("readthedocs-sphinx-ext", "2.2.5", False),
+        ("recommonmark", "0.7.1", False),
+    ]
     assert docs.pip_options == ("--index-url https://pypi.org/simple",)
 
 
@@ -140,7 +172,10 @@ def test_pixi_unknown_version():
     # versions 1-5 are read since pixi users still hold them (tests/test_pixilock_legacy.py); 0 never existed
     with pytest.raises(UnsupportedVersionError) as err:
         read_pixi_lock("version: 0\nenvironments: {}\npackages: []\n", "pixi.lock")
-    assert err.value.message == "pixi.lock version 0 is too old; envkit reads versions 1 to 7 (newest supported: 7)"
+    assert (
+        err.value.message
+        == "pixi.lock version 0 is too old; envkit reads versions 1 to 7 (newest supported: 7)"
+    )
 
 
 def test_pixi_lock_written_reads_back_as_the_same_packages():
@@ -153,20 +188,30 @@ def test_pixi_lock_written_reads_back_as_the_same_packages():
 
 # --- explicit -------------------------------------------------------------------------------
 
+
 def test_explicit_with_md5_and_conda_lock_pip_line():
     lock = read_file(CORPUS / "48_Cecca__repro-course-ci__conda-linux-64.lock")
     assert lock.platforms == ("linux-64",)
     assert lock.hash_for("linux-64") == "09bbbf5511f447fb4d49239fcf44986ad96c5258f55cb6c3d02b10c4dffcaab6"
     first = lock.packages[0]
     assert (first.name, first.build, first.md5, first.channel) == (
-        "_libgcc_mutex", "conda_forge", "d7c89558ba9fa0495403155b64376d81", "conda-forge")
+        "_libgcc_mutex",
+        "conda_forge",
+        "d7c89558ba9fa0495403155b64376d81",
+        "conda-forge",
+    )
     pip = [p for p in lock.packages if p.manager == "pip"]
     assert [(p.name, p.version, p.sha256[:8]) for p in pip] == [("pyattimo", "0.6.0", "7a862ebd")]
 
 
 def test_explicit_platform_from_subdirs_and_sha256_fragments():
-    text = ("@EXPLICIT\nhttps://conda.anaconda.org/conda-forge/osx-arm64/zlib-1.3-h0_0.conda#sha256:" + "a" * 64 +
-            "\nhttps://conda.anaconda.org/conda-forge/noarch/tzdata-2024a-h0_0.conda#sha256=" + "b" * 64 + "\n")
+    text = (
+        "@EXPLICIT\nhttps://conda.anaconda.org/conda-forge/osx-arm64/zlib-1.3-h0_0.conda#sha256:"
+        + "a" * 64
+        + "\nhttps://conda.anaconda.org/conda-forge/noarch/tzdata-2024a-h0_0.conda#sha256="
+        + "b" * 64
+        + "\n"
+    )
     lock = read_explicit(text)
     assert lock.platforms == ("osx-arm64",)
     assert [p.sha256[0] for p in lock.packages] == ["a", "b"]
@@ -184,14 +229,17 @@ def test_explicit_round_trip(path):
 def test_explicit_errors():
     with pytest.raises(ParseError) as err:
         read_explicit("https://x/linux-64/a-1-0.conda\n", "spec.txt")
-    assert str(err.value) == ("spec.txt:1: not an explicit file: a package line comes before `@EXPLICIT`: "
-                              "'https://x/linux-64/a-1-0.conda'")
+    assert str(err.value) == (
+        "spec.txt:1: not an explicit file: a package line comes before `@EXPLICIT`: "
+        "'https://x/linux-64/a-1-0.conda'"
+    )
     with pytest.raises(ParseError) as err:
         read_explicit("@EXPLICIT\nhttps://x/linux-64/readme.txt\n", "spec.txt")
     assert err.value.message == "not a conda package URL (.conda or .tar.bz2)"
 
 
 # --- conda list -----------------------------------------------------------------------------
+
 
 def test_conda_list_export_text():
     lock = read_file(CORPUS / "41_glamod__glamod_landQC__environment.lock")
@@ -203,20 +251,44 @@ def test_conda_list_export_text():
 
 def test_conda_list_json_round_trip():
     records = [
-        {"base_url": "https://conda.anaconda.org/conda-forge", "build_number": 1, "build_string": "py312h0_1",
-         "channel": "conda-forge", "dist_name": "numpy-1.26.4-py312h0_1", "name": "numpy",
-         "platform": "linux-64", "version": "1.26.4"},
-        {"base_url": "https://repo.anaconda.com/pkgs/main", "build_number": 0, "build_string": "pyhd3eb1b0_0",
-         "channel": "pkgs/main", "dist_name": "six-1.16.0-pyhd3eb1b0_0", "name": "six",
-         "platform": "noarch", "version": "1.16.0"},
-        {"base_url": "https://pypi.org/", "build_number": 0, "build_string": "pypi_0", "channel": "pypi",
-         "dist_name": "torch-2.3.1-pypi_0", "name": "torch", "platform": "pypi", "version": "2.3.1"},
+        {
+            "base_url": "https://conda.anaconda.org/conda-forge",
+            "build_number": 1,
+            "build_string": "py312h0_1",
+            "channel": "conda-forge",
+            "dist_name": "numpy-1.26.4-py312h0_1",
+            "name": "numpy",
+            "platform": "linux-64",
+            "version": "1.26.4",
+        },
+        {
+            "base_url": "https://repo.anaconda.com/pkgs/main",
+            "build_number": 0,
+            "build_string": "pyhd3eb1b0_0",
+            "channel": "pkgs/main",
+            "dist_name": "six-1.16.0-pyhd3eb1b0_0",
+            "name": "six",
+            "platform": "noarch",
+            "version": "1.16.0",
+        },
+        {
+            "base_url": "https://pypi.org/",
+            "build_number": 0,
+            "build_string": "pypi_0",
+            "channel": "pypi",
+            "dist_name": "torch-2.3.1-pypi_0",
+            "name": "torch",
+            "platform": "pypi",
+            "version": "2.3.1",
+        },
     ]
     lock = read_conda_list_json(json.dumps(records))
     assert lock.platforms == ("linux-64",)
     assert [(p.manager, p.name, p.channel, p.subdir, p.build_number) for p in lock.packages] == [
-        ("conda", "numpy", "conda-forge", "linux-64", 1), ("conda", "six", "pkgs/main", "noarch", 0),
-        ("pip", "torch", None, None, None)]
+        ("conda", "numpy", "conda-forge", "linux-64", 1),
+        ("conda", "six", "pkgs/main", "noarch", 0),
+        ("pip", "torch", None, None, None),
+    ]
     assert json.loads(write_conda_list_json(lock)) == records
     assert read_conda_list_json(write_conda_list_json(lock)) == lock
 
@@ -268,7 +340,8 @@ def test_conda_lock_writer_merges_a_dependency_listed_twice():
 
     assert merge_depends((("a", ">=1"), ("b", ""), ("a", "<2"), ("a", ">=1"))) == [("a", ">=1,<2"), ("b", "")]
     assert merge_depends((("py", "3.11.* *_cpython"), ("py", ">=3.10"), ("py", "*"))) == [
-        ("py", "3.11.*,>=3.10 *_cpython")]
+        ("py", "3.11.*,>=3.10 *_cpython")
+    ]
     assert merge_depends((("x", ""), ("x", "*"))) == [("x", "")]
 
 
@@ -277,11 +350,24 @@ def test_reading_an_envkit_lock_marks_its_editable_pip_packages():
     from envkit.lock import lock_metadata
     from envkit.model import Lock, LockedPackage
 
-    pkgs = (LockedPackage(manager="pip", name="tool", version="0.1", platform="linux-64",
-                          url="file:///home/me/src/tool", editable=True),
-            LockedPackage(manager="pip", name="requests", version="2.32.3", platform="linux-64",
-                          url="https://files.pythonhosted.org/packages/requests-2.32.3-py3-none-any.whl",
-                          sha256="7" * 64))
+    pkgs = (
+        LockedPackage(
+            manager="pip",
+            name="tool",
+            version="0.1",
+            platform="linux-64",
+            url="file:///home/me/src/tool",
+            editable=True,
+        ),
+        LockedPackage(
+            manager="pip",
+            name="requests",
+            version="2.32.3",
+            platform="linux-64",
+            url="https://files.pythonhosted.org/packages/requests-2.32.3-py3-none-any.whl",
+            sha256="7" * 64,
+        ),
+    )
     lock = Lock(kind="conda-lock", platforms=("linux-64",), packages=pkgs, metadata=lock_metadata(pkgs))
     back = read_conda_lock(write_conda_lock(lock))
     assert {p.name: p.editable for p in back.packages} == {"requests": False, "tool": True}

@@ -1,5 +1,6 @@
 """pylock.toml, uv.lock and hashed requirements: envkit's readers against uv's own output (uv from
 PyPI, offline, local wheels only), envkit's writers against uv, packaging.pylock and py-rattler."""
+
 from __future__ import annotations
 
 import hashlib
@@ -12,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from envkit.errors import ParseError, UnsupportedVersionError
 from envkit.formats import detect_format, read_file, read_text
 from envkit.formats.pylock import write_pylock
 from envkit.formats.requirements import requirements_to_lock, write_requirements_lock
-from envkit.errors import ParseError, UnsupportedVersionError
 from tests.conftest import CORPUS, run_envkit
 from tests.support.condafactory import build_wheel
 
@@ -28,8 +29,14 @@ WHEELS = {"alpha": ("1.0", ["beta>=2"]), "beta": ("2.1", []), "gamma-pkg": ("0.3
 
 def _uv(*args: str, cwd: Path, cache: Path) -> str:
     # hermetic: uv's cache and config under tmp, no network, no user config
-    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(cache), "UV_CACHE_DIR": str(cache / "uv"),
-           "UV_NO_CONFIG": "1", "UV_OFFLINE": "1", "UV_PYTHON_DOWNLOADS": "never"}
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(cache),
+        "UV_CACHE_DIR": str(cache / "uv"),
+        "UV_NO_CONFIG": "1",
+        "UV_OFFLINE": "1",
+        "UV_PYTHON_DOWNLOADS": "never",
+    }
     proc = subprocess.run([UV, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
@@ -53,8 +60,10 @@ def uv_project(tmp_path_factory):
     _uv("pip", "compile", *common, "--generate-hashes", "-o", "requirements.txt", cwd=root, cache=cache)
     proj = root / "proj"
     proj.mkdir()
-    (proj / "pyproject.toml").write_text('[project]\nname = "demo"\nversion = "0.1.0"\nrequires-python = ">=3.10"\n'
-                                         'dependencies = ["alpha", "gamma-pkg"]\n[tool.uv]\npackage = false\n')
+    (proj / "pyproject.toml").write_text(
+        '[project]\nname = "demo"\nversion = "0.1.0"\nrequires-python = ">=3.10"\n'
+        'dependencies = ["alpha", "gamma-pkg"]\n[tool.uv]\npackage = false\n'
+    )
     _uv("lock", "--offline", "--no-index", "--find-links", "../wheels", "-q", cwd=proj, cache=cache)
     return root, shas
 
@@ -93,9 +102,8 @@ def test_uv_lock_and_hashed_requirements_read_the_same_set(uv_project):
 
 @needs_uv
 def test_pylock_round_trip_and_packaging_validates_it(uv_project):
-    from packaging.pylock import Pylock
-
     import tomllib
+    from packaging.pylock import Pylock
 
     root, shas = uv_project
     lock = read_file(root / "pylock.toml")
@@ -113,15 +121,32 @@ def test_uv_installs_envkits_pylock_into_a_venv(uv_project, tmp_path):
     # the hashed requirements file names no URLs: give each package its local wheel, as a lock must
     from dataclasses import replace
 
-    wheel_of = {p.name: next((root / "wheels").glob(p.name.replace("-", "_") + "-*.whl")) for p in lock.packages}
+    wheel_of = {
+        p.name: next((root / "wheels").glob(p.name.replace("-", "_") + "-*.whl")) for p in lock.packages
+    }
     lock = replace(lock, packages=tuple(replace(p, url=wheel_of[p.name].as_uri()) for p in lock.packages))
     (tmp_path / "pylock.toml").write_text(write_pylock(lock))
     cache = tmp_path / "cache"
     _uv("venv", "-q", "--python", sys.executable, str(tmp_path / "venv"), cwd=tmp_path, cache=cache)
     py = str(tmp_path / "venv" / "bin" / "python")
-    _uv("pip", "sync", "--offline", "--no-index", "--python", py, "pylock.toml", "-q", cwd=tmp_path, cache=cache)
+    _uv(
+        "pip",
+        "sync",
+        "--offline",
+        "--no-index",
+        "--python",
+        py,
+        "pylock.toml",
+        "-q",
+        cwd=tmp_path,
+        cache=cache,
+    )
     listed = json.loads(_uv("pip", "list", "--python", py, "--format", "json", cwd=tmp_path, cache=cache))
-    assert sorted((d["name"], d["version"]) for d in listed) == [("alpha", "1.0"), ("beta", "2.1"), ("gamma-pkg", "0.3")]
+    assert sorted((d["name"], d["version"]) for d in listed) == [
+        ("alpha", "1.0"),
+        ("beta", "2.1"),
+        ("gamma-pkg", "0.3"),
+    ]
 
 
 @needs_uv
@@ -138,8 +163,10 @@ def test_hashed_requirements_written_back_keep_every_hash(uv_project):
 def test_diff_env_pip_section_against_pylock_and_uv_lock(uv_project, tmp_path):
     root, _ = uv_project
     env = tmp_path / "environment.yml"
-    env.write_text("name: demo\nchannels:\n- conda-forge\ndependencies:\n- python=3.11.8=hab00c5b_0_cpython\n"
-                   "- pip:\n  - alpha==1.0\n  - beta==2.1\n  - gamma-pkg==0.3\n")
+    env.write_text(
+        "name: demo\nchannels:\n- conda-forge\ndependencies:\n- python=3.11.8=hab00c5b_0_cpython\n"
+        "- pip:\n  - alpha==1.0\n  - beta==2.1\n  - gamma-pkg==0.3\n"
+    )
     for other in (root / "pylock.toml", root / "proj" / "uv.lock"):
         r = run_envkit("diff", "--format", "json", str(env), str(other))
         doc = json.loads(r.stdout)
@@ -168,7 +195,9 @@ def test_uv_lock_errors_and_versions():
         read_text('version = 2\n[[package]]\nname = "a"\n', filename="uv.lock", format="uv-lock")
     assert e.value.where.line == 1
     with pytest.raises(ParseError) as e:
-        read_text('version = 1\n\n[[package]]\nname = "a"\nversion = 3\n', filename="uv.lock", format="uv-lock")
+        read_text(
+            'version = 1\n\n[[package]]\nname = "a"\nversion = 3\n', filename="uv.lock", format="uv-lock"
+        )
     assert e.value.where.line == 3 and e.value.where.key == "package[0].version"
 
 
@@ -179,8 +208,15 @@ def _write(path: Path, text: str) -> Path:
 
 # -- pixi.lock writer: py-rattler is the oracle ------------------------------------------------
 
-@pytest.mark.parametrize("name", ["51_Cecca__repro-course-ci__conda-lock.yml", "59_43ravens__NEMO_Nowcast__pixi.lock",
-                                  "53_EthanMarx__ztf-lfi-demo__conda-lock.yml"])
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "51_Cecca__repro-course-ci__conda-lock.yml",
+        "59_43ravens__NEMO_Nowcast__pixi.lock",
+        "53_EthanMarx__ztf-lfi-demo__conda-lock.yml",
+    ],
+)
 @pytest.mark.parametrize("version", [6, 7])
 def test_pixi_lock_written_reads_back_in_rattler_and_envkit(name, version, tmp_path):
     import rattler
@@ -194,8 +230,11 @@ def test_pixi_lock_written_reads_back_in_rattler_and_envkit(name, version, tmp_p
     assert out.read_text().startswith(f"version: {version}\n")
     kept = [p for p in src.packages if not (version == 6 and p.manager == "pip" and not p.version)]
     env = rattler.LockFile.from_path(out).default_environment()
-    theirs = sorted((str(pl), p.name, str(p.version) if p.version is not None else "", p.location)
-                    for pl in env.platforms() for p in env.packages(pl))
+    theirs = sorted(
+        (str(pl), p.name, str(p.version) if p.version is not None else "", p.location)
+        for pl in env.platforms()
+        for p in env.packages(pl)
+    )
     ours = sorted((p.platform, p.name, p.version, p.url) for p in kept)
     assert [t[:2] + t[3:] for t in theirs] == [o[:2] + o[3:] for o in ours]
     back = read_text(out.read_text(), format="pixi")

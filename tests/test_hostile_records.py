@@ -1,5 +1,6 @@
 """conda-meta records with a field of the wrong JSON type: a clear error naming the file and the
 key, through every command that reads a prefix (never an internal error, never garbage)."""
+
 from __future__ import annotations
 
 import json
@@ -8,10 +9,17 @@ import pytest
 
 from tests.conftest import run_envkit
 
-_GOOD = {"name": "numpy", "version": "1.26.4", "build": "py311_0", "build_number": 0,
-         "channel": "https://conda.anaconda.org/conda-forge/linux-64", "subdir": "linux-64",
-         "url": "https://conda.anaconda.org/conda-forge/linux-64/numpy-1.26.4-py311_0.conda",
-         "depends": ["python >=3.11"], "files": []}
+_GOOD = {
+    "name": "numpy",
+    "version": "1.26.4",
+    "build": "py311_0",
+    "build_number": 0,
+    "channel": "https://conda.anaconda.org/conda-forge/linux-64",
+    "subdir": "linux-64",
+    "url": "https://conda.anaconda.org/conda-forge/linux-64/numpy-1.26.4-py311_0.conda",
+    "depends": ["python >=3.11"],
+    "files": [],
+}
 
 
 def _prefix(tmp_path, **fields):
@@ -22,19 +30,24 @@ def _prefix(tmp_path, **fields):
     return prefix, record
 
 
-@pytest.mark.parametrize("fields, key, message", [
-    ({"name": 5}, "name", "name must be a string, not a number"),
-    ({"depends": 5}, "depends", "depends must be a list of strings, not a number"),
-    ({"depends": [5]}, "depends[0]", "depends[0] must be a string, not a number"),
-    ({"url": 5}, "url", "url must be a string, not a number"),
-    ({"files": 3}, "files", "files must be a list of strings, not a number"),
-    ({"requested_spec": 5}, "requested_spec", "requested_spec must be a string, not a number"),
-    ({"version": [1, 2], "build": {"a": 1}}, "version", "version must be a string, not a list"),
-    ({"build": {"a": 1}}, "build", "build must be a string, not an object"),
-    ({"build_number": True}, "build_number", "build_number must be an integer, not a boolean"),
-])
+@pytest.mark.parametrize(
+    "fields, key, message",
+    [
+        ({"name": 5}, "name", "name must be a string, not a number"),
+        ({"depends": 5}, "depends", "depends must be a list of strings, not a number"),
+        ({"depends": [5]}, "depends[0]", "depends[0] must be a string, not a number"),
+        ({"url": 5}, "url", "url must be a string, not a number"),
+        ({"files": 3}, "files", "files must be a list of strings, not a number"),
+        ({"requested_spec": 5}, "requested_spec", "requested_spec must be a string, not a number"),
+        ({"version": [1, 2], "build": {"a": 1}}, "version", "version must be a string, not a list"),
+        ({"build": {"a": 1}}, "build", "build must be a string, not an object"),
+        ({"build_number": True}, "build_number", "build_number must be an integer, not a boolean"),
+    ],
+)
 @pytest.mark.parametrize("command", [("export", "-p"), ("check", "-p"), ("diff",)])
-def test_wrong_typed_record_field_is_a_parse_error_naming_file_and_key(tmp_path, fields, key, message, command):
+def test_wrong_typed_record_field_is_a_parse_error_naming_file_and_key(
+    tmp_path, fields, key, message, command
+):
     prefix, record = _prefix(tmp_path, **fields)
     args = [*command, str(prefix)] + ([str(prefix)] if command == ("diff",) else [])
     r = run_envkit(*args, env={"HOME": str(tmp_path), "CONDARC": ""})

@@ -74,6 +74,8 @@ def test_errors_quote_at_most_200_characters_of_input():
         parse_spec("numpy>=1.2,,<2" + "x" * 100_000, where=Where(file="environment.yml", line=7))
     text = str(exc.value)
     # refused for its length before it is parsed; the quote is still cut
-    assert text.startswith("environment.yml:7: match spec is 100,014 characters long; envkit reads specs of at "
-                           "most 4,096: 'numpy>=1.2,,<2xxx")
+    assert text.startswith(
+        "environment.yml:7: match spec is 100,014 characters long; envkit reads specs of at "
+        "most 4,096: 'numpy>=1.2,,<2xxx"
+    )
     assert len(text) < 600

@@ -1,7 +1,7 @@
 """envkit.lock without solving: content hash, virtual packages, wheel tags, lock checks, CLI usage."""
+
 from __future__ import annotations
 
-import os
 from dataclasses import replace
 
 import pytest
@@ -72,27 +72,40 @@ def _golden() -> str:
     import hashlib
     import json
 
-    doc = {"version": "envkit-content-hash/1", "platform": "linux-64", "channels": ["conda-forge", "nodefaults"],
-           "conda": sorted(["python=3.11", "numpy>=1.26", "pip"]),
-           "pip": {"options": ["--index-url https://pypi.org/simple"],
-                   "requirements": ["requests>=2", "tinyreq==2.0"]}}
+    doc = {
+        "version": "envkit-content-hash/1",
+        "platform": "linux-64",
+        "channels": ["conda-forge", "nodefaults"],
+        "conda": sorted(["python=3.11", "numpy>=1.26", "pip"]),
+        "pip": {
+            "options": ["--index-url https://pypi.org/simple"],
+            "requirements": ["requests>=2", "tinyreq==2.0"],
+        },
+    }
     return hashlib.sha256(json.dumps(doc, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
 def test_content_hash_ignores_comments_formatting_name_variables_and_order():
-    assert spec_content_hash(spec_of(SPEC), "linux-64") == spec_content_hash(spec_of(SPEC_REFORMATTED), "linux-64")
+    assert spec_content_hash(spec_of(SPEC), "linux-64") == spec_content_hash(
+        spec_of(SPEC_REFORMATTED), "linux-64"
+    )
 
 
-@pytest.mark.parametrize("change", [
-    ("numpy >=1.26", "numpy >=1.27"),           # a constraint
-    ("  - conda-forge\n  - nodefaults\n", "  - nodefaults\n  - conda-forge\n"),  # channel priority
-    ("tinyreq==2.0", "tinyreq==2.1"),            # a pip pin
-    ("  - pip\n  - pip:", "  - pip\n  - zlib\n  - pip:"),  # a new dependency
-])
+@pytest.mark.parametrize(
+    "change",
+    [
+        ("numpy >=1.26", "numpy >=1.27"),  # a constraint
+        ("  - conda-forge\n  - nodefaults\n", "  - nodefaults\n  - conda-forge\n"),  # channel priority
+        ("tinyreq==2.0", "tinyreq==2.1"),  # a pip pin
+        ("  - pip\n  - pip:", "  - pip\n  - zlib\n  - pip:"),  # a new dependency
+    ],
+)
 def test_content_hash_changes_with_what_the_solve_depends_on(change):
     old, new = change
     assert old in SPEC
-    assert spec_content_hash(spec_of(SPEC), "linux-64") != spec_content_hash(spec_of(SPEC.replace(old, new)), "linux-64")
+    assert spec_content_hash(spec_of(SPEC), "linux-64") != spec_content_hash(
+        spec_of(SPEC.replace(old, new)), "linux-64"
+    )
 
 
 def test_content_hash_is_per_platform():
@@ -101,11 +114,13 @@ def test_content_hash_is_per_platform():
 
 
 def test_parse_virtual_package_forms():
-    assert parse_virtual_package("linux-64:__cuda=12.4") == VirtualPackage(name="__cuda", version="12.4",
-                                                                          platform="linux-64")
+    assert parse_virtual_package("linux-64:__cuda=12.4") == VirtualPackage(
+        name="__cuda", version="12.4", platform="linux-64"
+    )
     assert parse_virtual_package("__glibc=2.17") == VirtualPackage(name="__glibc", version="2.17")
     assert parse_virtual_package("osx-arm64:__archspec=1=m1") == VirtualPackage(
-        name="__archspec", version="1", build="m1", platform="osx-arm64")
+        name="__archspec", version="1", build="m1", platform="osx-arm64"
+    )
 
 
 @pytest.mark.parametrize("bad", ["cuda=12", "__cuda", "mars-64:__cuda=12", "__cuda=", "__cuda=1..2=x"])
@@ -118,8 +133,11 @@ def test_virtual_packages_defaults_and_overrides():
     base = {v.name: v.version for v in virtual_packages_for("linux-64")}
     assert base == {"__archspec": "1", "__glibc": "2.28", "__linux": "5.10", "__unix": "0"}
     assert "__cuda" not in base  # CUDA only when asked for
-    over = [parse_virtual_package("__glibc=2.17"), parse_virtual_package("linux-64:__cuda=12.4"),
-            parse_virtual_package("osx-arm64:__cuda=11.8")]
+    over = [
+        parse_virtual_package("__glibc=2.17"),
+        parse_virtual_package("linux-64:__cuda=12.4"),
+        parse_virtual_package("osx-arm64:__cuda=11.8"),
+    ]
     got = {v.name: v.version for v in virtual_packages_for("linux-64", over)}
     assert got["__glibc"] == "2.17" and got["__cuda"] == "12.4"
     osx = {v.name: v.version for v in virtual_packages_for("osx-arm64", over)}
@@ -130,22 +148,34 @@ def test_virtual_packages_defaults_and_overrides():
 
 
 def test_wheel_tags_follow_glibc_and_osx():
-    tags = wheel_platform_tags("linux-64", virtual_packages_for("linux-64", [parse_virtual_package("__glibc=2.17")]))
+    tags = wheel_platform_tags(
+        "linux-64", virtual_packages_for("linux-64", [parse_virtual_package("__glibc=2.17")])
+    )
     assert tags[:3] == ["manylinux_2_17_x86_64", "manylinux2014_x86_64", "manylinux_2_16_x86_64"]
     assert "manylinux_2_28_x86_64" not in tags and "manylinux1_x86_64" in tags and tags[-1] == "linux_x86_64"
     osx = wheel_platform_tags("osx-arm64", virtual_packages_for("osx-arm64"))
     assert osx == ["macosx_11_0_arm64", "macosx_11_0_universal2"]
     assert wheel_platform_tags("win-64") == ["win_amd64"]
-    assert "manylinux_2_28_aarch64" in wheel_platform_tags("linux-aarch64", virtual_packages_for("linux-aarch64"))
+    assert "manylinux_2_28_aarch64" in wheel_platform_tags(
+        "linux-aarch64", virtual_packages_for("linux-aarch64")
+    )
 
 
 def test_target_markers():
     m = target_markers("osx-arm64", "3.12.1")
-    assert (m["sys_platform"], m["platform_machine"], m["python_version"], m["python_full_version"]) == \
-        ("darwin", "arm64", "3.12", "3.12.1")
+    assert (m["sys_platform"], m["platform_machine"], m["python_version"], m["python_full_version"]) == (
+        "darwin",
+        "arm64",
+        "3.12",
+        "3.12.1",
+    )
     w = target_markers("win-64", "3.11")
-    assert (w["sys_platform"], w["os_name"], w["platform_machine"], w["python_full_version"]) == \
-        ("win32", "nt", "AMD64", "3.11.0")
+    assert (w["sys_platform"], w["os_name"], w["platform_machine"], w["python_full_version"]) == (
+        "win32",
+        "nt",
+        "AMD64",
+        "3.11.0",
+    )
 
 
 def test_split_depend():
@@ -160,15 +190,32 @@ def test_split_depend():
 
 def _lock_for(spec, platform="linux-64", **versions) -> Lock:
     pkgs = []
-    table = {"python": ("3.11.8", "h0_cpython"), "numpy": ("1.26.4", "py311h0_0"), "pip": ("24.0", "pyhd8ed1ab_0")}
+    table = {
+        "python": ("3.11.8", "h0_cpython"),
+        "numpy": ("1.26.4", "py311h0_0"),
+        "pip": ("24.0", "pyhd8ed1ab_0"),
+    }
     table.update({k: (v, "h0_0") for k, v in versions.items()})
     for name, (ver, build) in table.items():
-        pkgs.append(LockedPackage(manager="conda", name=name, version=ver, build=build, build_number=0,
-                                  channel="conda-forge", platform=platform))
+        pkgs.append(
+            LockedPackage(
+                manager="conda",
+                name=name,
+                version=ver,
+                build=build,
+                build_number=0,
+                channel="conda-forge",
+                platform=platform,
+            )
+        )
     pkgs.append(LockedPackage(manager="pip", name="requests", version="2.31.0", platform=platform))
     pkgs.append(LockedPackage(manager="pip", name="tinyreq", version="2.0", platform=platform))
-    return Lock(kind="conda-lock", platforms=(platform,), packages=tuple(pkgs),
-                content_hash=((platform, spec_content_hash(spec, platform)),))
+    return Lock(
+        kind="conda-lock",
+        platforms=(platform,),
+        packages=tuple(pkgs),
+        content_hash=((platform, spec_content_hash(spec, platform)),),
+    )
 
 
 def test_check_lock_fits():
@@ -191,8 +238,11 @@ def test_check_lock_unsatisfied_and_missing_entries():
     problems = check_lock(spec, lock)
     assert [(p.kind, p.name, p.line) for p in problems] == [("unsatisfied", "numpy", 7)]
     assert "numpy>=1.26: locked conda-forge::numpy=1.25.2=h0_0 does not match" in problems[0].message
-    no_pip = replace(lock, packages=tuple(p for p in lock.packages if p.name not in ("pip", "tinyreq")),
-                     content_hash=lock.content_hash)
+    no_pip = replace(
+        lock,
+        packages=tuple(p for p in lock.packages if p.name not in ("pip", "tinyreq")),
+        content_hash=lock.content_hash,
+    )
     kinds = [(p.kind, p.name) for p in check_lock(spec, no_pip)]
     assert kinds == [("unsatisfied", "numpy"), ("missing", "pip"), ("missing", "tinyreq")]
 
@@ -218,7 +268,10 @@ def test_check_lock_missing_platform_and_hash():
     spec = spec_of(SPEC + "platforms:\n  - linux-64\n  - osx-arm64\n")
     lock = replace(_lock_for(spec), content_hash=())
     problems = check_lock(spec, lock)
-    assert [(p.kind, p.platform) for p in problems] == [("missing-platform", "osx-arm64"), ("stale", "linux-64")]
+    assert [(p.kind, p.platform) for p in problems] == [
+        ("missing-platform", "osx-arm64"),
+        ("stale", "linux-64"),
+    ]
     assert isinstance(problems[0], LockProblem)
 
 
@@ -227,15 +280,42 @@ def test_check_lock_missing_platform_and_hash():
 
 
 def test_conda_lock_virtual_package_file_and_argv(tmp_path):
-    yml = virtual_package_spec_yaml(["linux-64", "osx-arm64"], [parse_virtual_package("linux-64:__cuda=12.4")])
+    yml = virtual_package_spec_yaml(
+        ["linux-64", "osx-arm64"], [parse_virtual_package("linux-64:__cuda=12.4")]
+    )
     assert yml.splitlines()[:9] == [
-        "subdirs:", "  linux-64:", "    packages:", "      __archspec: 1 x86_64", "      __cuda: \"12.4\"",
-        "      __glibc: \"2.28\"", "      __linux: \"5.10\"", "      __unix: \"0\"", "  osx-arm64:"]
-    argv = conda_lock_argv("/x/environment.yml", ["linux-64", "osx-arm64"], "/t/out.yml", "/opt/conda/bin/conda",
-                           "/t/vp.yml")
-    assert argv[1:] == ["-m", "conda_lock", "lock", "--file", "/x/environment.yml", "--lockfile", "/t/out.yml",
-                        "--conda", "/opt/conda/bin/conda", "--virtual-package-spec", "/t/vp.yml", "--kind", "lock",
-                        "--platform", "linux-64", "--platform", "osx-arm64"]
+        "subdirs:",
+        "  linux-64:",
+        "    packages:",
+        "      __archspec: 1 x86_64",
+        '      __cuda: "12.4"',
+        '      __glibc: "2.28"',
+        '      __linux: "5.10"',
+        '      __unix: "0"',
+        "  osx-arm64:",
+    ]
+    argv = conda_lock_argv(
+        "/x/environment.yml", ["linux-64", "osx-arm64"], "/t/out.yml", "/opt/conda/bin/conda", "/t/vp.yml"
+    )
+    assert argv[1:] == [
+        "-m",
+        "conda_lock",
+        "lock",
+        "--file",
+        "/x/environment.yml",
+        "--lockfile",
+        "/t/out.yml",
+        "--conda",
+        "/opt/conda/bin/conda",
+        "--virtual-package-spec",
+        "/t/vp.yml",
+        "--kind",
+        "lock",
+        "--platform",
+        "linux-64",
+        "--platform",
+        "osx-arm64",
+    ]
 
 
 def test_solver_conda_lock_without_conda_is_a_clear_error(envkit_cli, tmp_path):
@@ -243,8 +323,18 @@ def test_solver_conda_lock_without_conda_is_a_clear_error(envkit_cli, tmp_path):
     empty = tmp_path / "bin"
     empty.mkdir()
     env = {"PATH": str(empty), "CONDA_EXE": "", "MAMBA_EXE": ""}
-    r = envkit_cli("lock", "-f", str(tmp_path / "environment.yml"), "--platform", "linux-64",
-                   "--solver", "conda-lock", "-o", str(tmp_path / "out.yml"), env=env)
+    r = envkit_cli(
+        "lock",
+        "-f",
+        str(tmp_path / "environment.yml"),
+        "--platform",
+        "linux-64",
+        "--solver",
+        "conda-lock",
+        "-o",
+        str(tmp_path / "out.yml"),
+        env=env,
+    )
     assert r.exit_code == 2
     assert "error: --solver conda-lock needs a conda executable, and none was found" in r.stderr
     assert "hint: install micromamba or conda, or use the default solver (--solver rattler)" in r.stderr
@@ -255,16 +345,25 @@ def test_solver_conda_lock_without_conda_is_a_clear_error(envkit_cli, tmp_path):
 # CLI usage errors
 
 
-@pytest.mark.parametrize("args, message", [
-    ((), "give exactly one of -n NAME, -p PREFIX or -f FILE"),
-    (("-n", "a", "-f", "x.yml"), "give exactly one of -n NAME, -p PREFIX or -f FILE"),
-    (("--check", "--lock", "conda-lock.yml"), "--check needs the environment file (-f)"),
-    (("-n", "a", "--platform", "linux-64"), "--platform is for solving -f"),
-    (("-f", "x.yml", "--no-env-lock"), "--env-lock/--no-env-lock are for -n/-p"),
-    (("-f", "x.yml", "--lock", "y.yml"), "--lock is only for --check"),
-    (("--check", "-f", "x.yml", "--platform", "linux-64"), "--platform is for locking; --check reads the lock"),
-    (("--check", "-f", "x.yml", "--solver", "conda-lock"), "--solver is for locking; --check reads the lock"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ((), "give exactly one of -n NAME, -p PREFIX or -f FILE"),
+        (("-n", "a", "-f", "x.yml"), "give exactly one of -n NAME, -p PREFIX or -f FILE"),
+        (("--check", "--lock", "conda-lock.yml"), "--check needs the environment file (-f)"),
+        (("-n", "a", "--platform", "linux-64"), "--platform is for solving -f"),
+        (("-f", "x.yml", "--no-env-lock"), "--env-lock/--no-env-lock are for -n/-p"),
+        (("-f", "x.yml", "--lock", "y.yml"), "--lock is only for --check"),
+        (
+            ("--check", "-f", "x.yml", "--platform", "linux-64"),
+            "--platform is for locking; --check reads the lock",
+        ),
+        (
+            ("--check", "-f", "x.yml", "--solver", "conda-lock"),
+            "--solver is for locking; --check reads the lock",
+        ),
+    ],
+)
 def test_lock_usage_errors(envkit_cli, args, message):
     r = envkit_cli("lock", *args)
     assert r.exit_code == 2
@@ -275,8 +374,17 @@ def test_lock_usage_errors(envkit_cli, args, message):
 def test_lock_bad_virtual_package_and_platform(envkit_cli, tmp_path):
     spec = tmp_path / "environment.yml"
     spec.write_text(SPEC)
-    r = envkit_cli("lock", "-f", str(spec), "--platform", "linux-64", "--virtual-package", "cuda=12",
-                   "-o", str(tmp_path / "o.yml"))
+    r = envkit_cli(
+        "lock",
+        "-f",
+        str(spec),
+        "--platform",
+        "linux-64",
+        "--virtual-package",
+        "cuda=12",
+        "-o",
+        str(tmp_path / "o.yml"),
+    )
     assert r.exit_code == 2 and "expected [PLATFORM:]__name=version[=build]" in r.stderr
     r = envkit_cli("lock", "-f", str(spec), "--platform", "linux-65", "-o", str(tmp_path / "o.yml"))
     assert r.exit_code == 2 and "error: unknown platform 'linux-65'" in r.stderr
@@ -313,10 +421,17 @@ def test_lock_writer_from_headers():
     from envkit.lock import lock_writer
 
     assert lock_writer(ZTF_LOCK.read_text()) == "conda-lock"
-    assert lock_writer((CORPUS / "48_Cecca__repro-course-ci__conda-linux-64.lock").read_text()) == "conda-lock"
-    assert lock_writer("# Generated by envkit 0.1.0. Do not edit: regenerate with\n#  envkit lock\nversion: 1\n") \
+    assert (
+        lock_writer((CORPUS / "48_Cecca__repro-course-ci__conda-linux-64.lock").read_text()) == "conda-lock"
+    )
+    assert (
+        lock_writer("# Generated by envkit 0.1.0. Do not edit: regenerate with\n#  envkit lock\nversion: 1\n")
         == "envkit"
-    assert lock_writer("# This lock file was generated by envkit, in conda-lock's format\nversion: 1\n") == "envkit"
+    )
+    assert (
+        lock_writer("# This lock file was generated by envkit, in conda-lock's format\nversion: 1\n")
+        == "envkit"
+    )
     assert lock_writer("version: 1\n# generated by envkit (not a header: after the first key)\n") == "unknown"
     assert lock_writer(None) == "unknown"
 
@@ -327,8 +442,11 @@ def test_conda_lock_rendered_explicit_file_records_the_same_hash_as_its_lock():
 
     explicit = read_file(str(CORPUS / "48_Cecca__repro-course-ci__conda-linux-64.lock"))
     lock = read_file(str(CORPUS / "51_Cecca__repro-course-ci__conda-lock.yml"))
-    assert explicit.hash_for("linux-64") == lock.hash_for("linux-64") == \
-        "09bbbf5511f447fb4d49239fcf44986ad96c5258f55cb6c3d02b10c4dffcaab6"
+    assert (
+        explicit.hash_for("linux-64")
+        == lock.hash_for("linux-64")
+        == "09bbbf5511f447fb4d49239fcf44986ad96c5258f55cb6c3d02b10c4dffcaab6"
+    )
 
 
 def test_conda_lock_hash_of_the_corpus_pair_reproduces(tmp_path):
@@ -350,8 +468,11 @@ def test_lock_check_on_a_conda_lock_lock(envkit_cli, tmp_path):
     r = envkit_cli("lock", "--check", "-f", str(spec), "--lock", str(lock))
     assert (r.exit_code, r.stdout) == (0, f"{lock} is up to date with {spec} (linux-64)\n")
     # comments and order are not part of conda-lock's hash either
-    edited = ZTF_SPEC.read_text().replace("  # Data Science (TM) deps\n", "").replace(
-        "  - bokeh\n  - scipy\n", "  - scipy\n  - bokeh  # plots\n")
+    edited = (
+        ZTF_SPEC.read_text()
+        .replace("  # Data Science (TM) deps\n", "")
+        .replace("  - bokeh\n  - scipy\n", "  - scipy\n  - bokeh  # plots\n")
+    )
     spec, lock = _ztf(tmp_path, edited)
     assert envkit_cli("lock", "--check", "-f", str(spec), "--lock", str(lock)).exit_code == 0
     # a change the lock still satisfies (scipy is locked at 1.13.1) is found by the hash alone
@@ -359,10 +480,13 @@ def test_lock_check_on_a_conda_lock_lock(envkit_cli, tmp_path):
     r = envkit_cli("lock", "--check", "-f", str(spec), "--lock", str(lock))
     assert r.exit_code == 1
     first = r.stdout.splitlines()[0]
-    assert first.startswith(f"{lock}: stale: linux-64: content hash f43f3486dcc3... is not conda-lock's hash "
-                            "of the spec (")
-    assert first.endswith(", default virtual packages): the spec changed since it was locked, or it was "
-                          "locked with other virtual packages (pass them with --virtual-package)")
+    assert first.startswith(
+        f"{lock}: stale: linux-64: content hash f43f3486dcc3... is not conda-lock's hash of the spec ("
+    )
+    assert first.endswith(
+        ", default virtual packages): the spec changed since it was locked, or it was "
+        "locked with other virtual packages (pass them with --virtual-package)"
+    )
     assert len(r.stdout.splitlines()) == 2
 
 
@@ -373,10 +497,14 @@ def test_conda_lock_hash_with_other_virtual_packages(envkit_cli, tmp_path):
 
     mapping = tmp_path / "map.json"
     mapping.write_text("{}")
-    lock_spec = make_lock_spec(src_files=[ZTF_SPEC], platform_overrides=["linux-64"], mapping_url=str(mapping))
+    lock_spec = make_lock_spec(
+        src_files=[ZTF_SPEC], platform_overrides=["linux-64"], mapping_url=str(mapping)
+    )
 
     def conda_lock_hash(cuda):  # what `conda-lock lock --with-cuda CUDA` records
-        return compute_content_hashes(lock_spec, default_virtual_package_repodata(cuda_version=cuda))["linux-64"]
+        return compute_content_hashes(lock_spec, default_virtual_package_repodata(cuda_version=cuda))[
+            "linux-64"
+        ]
 
     # the spec pins pytorch-cuda=11.7, so --with-cuda 11.7 is recognised without being told
     spec, lock = _ztf(tmp_path, lock_hash=conda_lock_hash("11.7"))
@@ -386,11 +514,14 @@ def test_conda_lock_hash_with_other_virtual_packages(envkit_cli, tmp_path):
     # --with-cuda 12.0 must be told; envkit's defaults plus __cuda=12.0 are conda-lock's repository
     spec, lock = _ztf(tmp_path, lock_hash=conda_lock_hash("12.0"))
     assert envkit_cli("lock", "--check", "-f", str(spec), "--lock", str(lock)).exit_code == 1
-    r = envkit_cli("lock", "--check", "-f", str(spec), "--lock", str(lock), "--virtual-package", "__cuda=12.0")
+    r = envkit_cli(
+        "lock", "--check", "-f", str(spec), "--lock", str(lock), "--virtual-package", "__cuda=12.0"
+    )
     assert (r.exit_code, r.stdout) == (0, f"{lock} is up to date with {spec} (linux-64)\n")
     # a virtual-packages.yml beside the spec is what conda-lock itself picks up
-    (tmp_path / "virtual-packages.yml").write_text(virtual_package_spec_yaml(
-        ["linux-64"], [VirtualPackage(name="__cuda", version="12.0")]))
+    (tmp_path / "virtual-packages.yml").write_text(
+        virtual_package_spec_yaml(["linux-64"], [VirtualPackage(name="__cuda", version="12.0")])
+    )
     assert envkit_cli("lock", "--check", "-f", str(spec), "--lock", str(lock)).exit_code == 0
 
 
@@ -405,7 +536,8 @@ def test_conda_lock_hash_not_comparable_without_conda_lock(envkit_cli, tmp_path,
         f"{lock}: note: linux-64: hash not comparable (lock written by conda-lock; conda-lock is not installed, "
         "and its hash is its own definition; install envkit[lock] (pip install 'envkit[lock]') to compare it); "
         "only checked that the lock satisfies the spec\n"
-        f"{lock} satisfies {spec} (linux-64)\n")
+        f"{lock} satisfies {spec} (linux-64)\n"
+    )
     # satisfaction is still checked
     spec, lock = _ztf(tmp_path, ZTF_SPEC.read_text().replace("  - scipy\n", "  - scipy>=2\n"))
     r = envkit_cli("lock", "--check", "-f", str(spec), "--lock", str(lock))
@@ -417,16 +549,22 @@ def test_staleness_of_locks_without_a_writer_header(tmp_path):
     from envkit.lock import lock_staleness
 
     spec = spec_of(SPEC)
-    lock = Lock(kind="conda-lock", platforms=("linux-64",), packages=(),
-                content_hash=(("linux-64", spec_content_hash(spec, "linux-64")),))
+    lock = Lock(
+        kind="conda-lock",
+        platforms=("linux-64",),
+        packages=(),
+        content_hash=(("linux-64", spec_content_hash(spec, "linux-64")),),
+    )
     no_header = "version: 1\n"
     [s] = lock_staleness(spec, lock, lock_text=no_header)
     assert (s.status, s.method, s.writer) == ("fresh", "envkit", "unknown")
     [s] = lock_staleness(spec, replace(lock, content_hash=(("linux-64", "ab" * 32),)), lock_text=no_header)
     assert (s.status, s.method) == ("not-comparable", None)
-    assert s.message == ("hash not comparable (lock not written by envkit or conda-lock; conda-lock hashes the "
-                         "environment file, and there is none on disk to hash); only checked that the lock "
-                         "satisfies the spec")
+    assert s.message == (
+        "hash not comparable (lock not written by envkit or conda-lock; conda-lock hashes the "
+        "environment file, and there is none on disk to hash); only checked that the lock "
+        "satisfies the spec"
+    )
     [s] = lock_staleness(spec, replace(lock, content_hash=()), lock_text=no_header)
     assert s.status == "not-comparable" and "which records no content hash" in s.message
     # an in-memory lock (no text, no file) is envkit's: a missing hash is stale
@@ -454,24 +592,42 @@ def test_pip_options_round_trip_through_conda_lock_yml(tmp_path):
 
     from envkit.formats.condalock import read_conda_lock, write_conda_lock
 
-    pkg = LockedPackage(manager="pip", name="tinyreq", version="2.0", platform="linux-64",
-                        url="https://files.example/tinyreq-2.0-py3-none-any.whl", sha256="ab" * 32)
-    lock = Lock(kind="conda-lock", platforms=("linux-64",), packages=(pkg,),
-                content_hash=(("linux-64", "0" * 64),),
-                pip_options=("--index-url https://pypi.example/simple", "--extra-index-url https://${TOK}@x.org/simple",
-                             "--find-links ./wheels"))
+    pkg = LockedPackage(
+        manager="pip",
+        name="tinyreq",
+        version="2.0",
+        platform="linux-64",
+        url="https://files.example/tinyreq-2.0-py3-none-any.whl",
+        sha256="ab" * 32,
+    )
+    lock = Lock(
+        kind="conda-lock",
+        platforms=("linux-64",),
+        packages=(pkg,),
+        content_hash=(("linux-64", "0" * 64),),
+        pip_options=(
+            "--index-url https://pypi.example/simple",
+            "--extra-index-url https://${TOK}@x.org/simple",
+            "--find-links ./wheels",
+        ),
+    )
     text = write_conda_lock(lock)
     path = tmp_path / "conda-lock.yml"
     path.write_text(text)
-    assert parse_conda_lock_file(path).metadata.custom_metadata == {"envkit.pip_options": (
-        "--index-url https://pypi.example/simple\n--extra-index-url https://${TOK}@x.org/simple\n--find-links ./wheels")}
+    assert parse_conda_lock_file(path).metadata.custom_metadata == {
+        "envkit.pip_options": (
+            "--index-url https://pypi.example/simple\n--extra-index-url https://${TOK}@x.org/simple\n--find-links ./wheels"
+        )
+    }
     back = read_conda_lock(text)
     assert back == lock and back.metadata == ()
     # other custom metadata (conda-lock's --metadata-yaml) is kept beside envkit's key, both ways
     with_meta = replace(lock, metadata=(("custom_metadata", '{"team":"ml"}'),))
     path.write_text(write_conda_lock(with_meta))
     assert parse_conda_lock_file(path).metadata.custom_metadata == {
-        "team": "ml", "envkit.pip_options": lock.pip_options[0] + "\n" + lock.pip_options[1] + "\n" + lock.pip_options[2]}
+        "team": "ml",
+        "envkit.pip_options": lock.pip_options[0] + "\n" + lock.pip_options[1] + "\n" + lock.pip_options[2],
+    }
     assert read_conda_lock(path.read_text()) == with_meta
     # no options: no custom_metadata written
     assert "custom_metadata" not in write_conda_lock(replace(lock, pip_options=()))
@@ -480,24 +636,40 @@ def test_pip_options_round_trip_through_conda_lock_yml(tmp_path):
 def test_lock_pip_options_and_rebasing():
     from envkit.lock import lock_pip_options, rebase_pip_options
 
-    spec = spec_of("dependencies:\n  - pip:\n    - -r extra.txt\n    - --pre\n    - -i https://u:pw@idx.example/simple\n"
-                   "    - --find-links=./wheels\n    - --no-index\n    - helper\n")
-    assert lock_pip_options(spec) == ("-i https://<USER>:<PASSWORD>@idx.example/simple", "--find-links=./wheels",
-                                      "--no-index")
-    assert rebase_pip_options(["--find-links=./wheels", "-f /abs/w", "-f https://h/w", "--no-index"],
-                              "/p", "/p/locks") == ("--find-links ../wheels", "-f /abs/w", "-f https://h/w",
-                                                    "--no-index")
+    spec = spec_of(
+        "dependencies:\n  - pip:\n    - -r extra.txt\n    - --pre\n    - -i https://u:pw@idx.example/simple\n"
+        "    - --find-links=./wheels\n    - --no-index\n    - helper\n"
+    )
+    assert lock_pip_options(spec) == (
+        "-i https://<USER>:<PASSWORD>@idx.example/simple",
+        "--find-links=./wheels",
+        "--no-index",
+    )
+    assert rebase_pip_options(
+        ["--find-links=./wheels", "-f /abs/w", "-f https://h/w", "--no-index"], "/p", "/p/locks"
+    ) == ("--find-links ../wheels", "-f /abs/w", "-f https://h/w", "--no-index")
 
 
 def test_create_passes_redacted_pip_options_without_credentials():
     from envkit.create import pip_option_lines
 
-    lines, warnings = pip_option_lines(["-i https://<USER>:<PASSWORD>@idx.example/simple",
-                                        "--extra-index-url https://${TOK}@x.org/simple", "--no-index"])
-    assert lines == ["-i https://idx.example/simple", "--extra-index-url https://${TOK}@x.org/simple", "--no-index"]
-    assert warnings == ["pip option '-i https://<USER>:<PASSWORD>@idx.example/simple' had credentials removed when "
-                        "it was locked; passing '-i https://idx.example/simple' (pip looks the credentials up in "
-                        "its keyring or .netrc; or write the URL with ${VARIABLES} in the spec)"]
+    lines, warnings = pip_option_lines(
+        [
+            "-i https://<USER>:<PASSWORD>@idx.example/simple",
+            "--extra-index-url https://${TOK}@x.org/simple",
+            "--no-index",
+        ]
+    )
+    assert lines == [
+        "-i https://idx.example/simple",
+        "--extra-index-url https://${TOK}@x.org/simple",
+        "--no-index",
+    ]
+    assert warnings == [
+        "pip option '-i https://<USER>:<PASSWORD>@idx.example/simple' had credentials removed when "
+        "it was locked; passing '-i https://idx.example/simple' (pip looks the credentials up in "
+        "its keyring or .netrc; or write the URL with ${VARIABLES} in the spec)"
+    ]
 
 
 # --------------------------------------------------------------------------------------------
@@ -516,8 +688,10 @@ def test_check_of_a_pixi_lock_never_suggests_overwriting_it(envkit_cli, tmp_path
     r = envkit_cli("lock", "--check", "-f", str(spec), "--lock", str(lock))
     assert r.exit_code == 1
     last = r.stdout.splitlines()[-1]
-    assert last == (f"{lock} does not fit {spec}: 1 problem(s); it is a pixi.lock: regenerate it with "
-                    "`pixi lock` (envkit writes conda-lock files, not pixi.lock)")
+    assert last == (
+        f"{lock} does not fit {spec}: 1 problem(s); it is a pixi.lock: regenerate it with "
+        "`pixi lock` (envkit writes conda-lock files, not pixi.lock)"
+    )
     assert "envkit lock" not in r.stdout and " -o " not in r.stdout
 
 
@@ -531,21 +705,34 @@ def test_check_of_an_explicit_file_suggests_a_conda_lock_file_beside_it(envkit_c
     beside = tmp_path / "conda-lock.yml"
     assert r.stdout.splitlines()[-1].endswith(
         f"problem(s); it is an explicit file: regenerate it with the tool that wrote it, or lock the spec into a "
-        f"conda-lock file: `envkit lock -f {spec} --platform linux-64 -o {beside}`")
+        f"conda-lock file: `envkit lock -f {spec} --platform linux-64 -o {beside}`"
+    )
     # ... but not when conda-lock.yml there is something else
     beside.write_text(PIXI.read_text())
     r = envkit_cli("lock", "--check", "-f", str(spec), "--lock", str(lock))
-    assert r.stdout.splitlines()[-1].endswith("problem(s); it is an explicit file: regenerate it with the tool "
-                                              "that wrote it")
+    assert r.stdout.splitlines()[-1].endswith(
+        "problem(s); it is an explicit file: regenerate it with the tool that wrote it"
+    )
 
 
-@pytest.mark.parametrize("name, content, what", [
-    ("pixi.lock", PIXI, "a pixi.lock (pixi's own lock, which envkit does not write: regenerate it with `pixi lock`)"),
-    # by content, whatever the name
-    ("locked.yml", PIXI, "a pixi.lock (pixi's own lock, which envkit does not write: regenerate it with `pixi lock`)"),
-    ("spec-file.txt", EXPLICIT, "an explicit file (@EXPLICIT)"),
-    ("environment.yml", None, "an environment file"),  # -o the spec itself
-])
+@pytest.mark.parametrize(
+    "name, content, what",
+    [
+        (
+            "pixi.lock",
+            PIXI,
+            "a pixi.lock (pixi's own lock, which envkit does not write: regenerate it with `pixi lock`)",
+        ),
+        # by content, whatever the name
+        (
+            "locked.yml",
+            PIXI,
+            "a pixi.lock (pixi's own lock, which envkit does not write: regenerate it with `pixi lock`)",
+        ),
+        ("spec-file.txt", EXPLICIT, "an explicit file (@EXPLICIT)"),
+        ("environment.yml", None, "an environment file"),  # -o the spec itself
+    ],
+)
 def test_lock_refuses_to_overwrite_another_format(envkit_cli, tmp_path, name, content, what):
     spec = tmp_path / "environment.yml"
     spec.write_text(PIXI_SPEC)
@@ -555,9 +742,11 @@ def test_lock_refuses_to_overwrite_another_format(envkit_cli, tmp_path, name, co
     before = out.read_text()
     r = envkit_cli("lock", "-f", str(spec), "--platform", "linux-64", "-o", str(out))
     assert r.exit_code == 2
-    assert r.stderr == (f"error: {out}: refusing to write the lock (-o) over {what}\n"
-                        "hint: write it elsewhere (-o conda-lock.yml), or remove the file first if it is no longer "
-                        "wanted\n")
+    assert r.stderr == (
+        f"error: {out}: refusing to write the lock (-o) over {what}\n"
+        "hint: write it elsewhere (-o conda-lock.yml), or remove the file first if it is no longer "
+        "wanted\n"
+    )
     assert out.read_text() == before
 
 
@@ -567,8 +756,10 @@ def test_lock_refuses_to_name_a_conda_lock_file_pixi_lock(envkit_cli, tmp_path):
     out = tmp_path / "sub" / "pixi.lock"
     r = envkit_cli("lock", "-f", str(spec), "-o", str(out))
     assert r.exit_code == 2
-    assert r.stderr == (f"error: {out}: refusing to write the lock (-o), a conda-lock file, under pixi's lock name "
-                        "(pixi would read it as its own lock)\nhint: write it elsewhere (-o conda-lock.yml)\n")
+    assert r.stderr == (
+        f"error: {out}: refusing to write the lock (-o), a conda-lock file, under pixi's lock name "
+        "(pixi would read it as its own lock)\nhint: write it elsewhere (-o conda-lock.yml)\n"
+    )
     assert not out.exists()
 
 
@@ -578,10 +769,19 @@ def test_check_of_a_pixi_lock_environment(envkit_cli, tmp_path):
     lock = CORPUS / "58_16bit-ykiko__about-me__pixi.lock"
     spec = tmp_path / "environment.yml"
     spec.write_text("channels:\n  - conda-forge\ndependencies:\n  - clang-format >=21\n  - numpy\n")
-    r = envkit_cli("lock", "--check", "-f", str(spec), "--lock", str(lock), )
+    r = envkit_cli(
+        "lock",
+        "--check",
+        "-f",
+        str(spec),
+        "--lock",
+        str(lock),
+    )
     assert r.exit_code == 2
-    assert r.stderr.startswith(f"error: {lock}: pixi.lock environment 'default' has no packages; its other "
-                               "environments: format (linux-64, osx-64, osx-arm64)\nhint: pass --env format")
+    assert r.stderr.startswith(
+        f"error: {lock}: pixi.lock environment 'default' has no packages; its other "
+        "environments: format (linux-64, osx-64, osx-arm64)\nhint: pass --env format"
+    )
     r = envkit_cli("lock", "--check", "-f", str(spec), "--lock", str(lock), "--env", "format")
     assert r.exit_code == 1
     assert r.stdout.splitlines()[-4:] == [
@@ -589,12 +789,24 @@ def test_check_of_a_pixi_lock_environment(envkit_cli, tmp_path):
         f"{spec}:5: missing: osx-64: numpy: no such conda package in the lock",
         f"{spec}:5: missing: osx-arm64: numpy: no such conda package in the lock",
         f"{lock} does not fit {spec}: 3 problem(s); it is a pixi.lock: regenerate it with `pixi lock` (envkit "
-        "writes conda-lock files, not pixi.lock)"]
+        "writes conda-lock files, not pixi.lock)",
+    ]
     r = envkit_cli("lock", "--check", "-f", str(spec), "--lock", str(lock), "--env", "nope")
     assert r.exit_code == 2 and "hint: choose one with --env NAME\n" in r.stderr
-    r = envkit_cli("lock", "--check", "-f", str(spec), "--lock", str(CORPUS / "53_EthanMarx__ztf-lfi-demo__conda-lock.yml"),
-                   "--env", "format")
-    assert r.exit_code == 2 and "--env picks an environment of a pixi.lock; this is a conda-lock lock" in r.stderr
+    r = envkit_cli(
+        "lock",
+        "--check",
+        "-f",
+        str(spec),
+        "--lock",
+        str(CORPUS / "53_EthanMarx__ztf-lfi-demo__conda-lock.yml"),
+        "--env",
+        "format",
+    )
+    assert (
+        r.exit_code == 2
+        and "--env picks an environment of a pixi.lock; this is a conda-lock lock" in r.stderr
+    )
     r = envkit_cli("lock", "-f", str(spec), "--env", "format")
     assert r.exit_code == 2 and "error: --env is only for --check" in r.stderr
 
@@ -608,12 +820,18 @@ def test_lock_format_hints_name_no_missing_option(envkit_cli, tmp_path):
     spec.write_text(SPEC)
     r = envkit_cli("lock", "--check", "-f", str(prose), "--lock", str(prose))
     assert r.exit_code == 2
-    assert r.stderr == (f"error: {prose}: cannot tell the format of this file\n"
-                        "hint: -f takes an environment file: environment.yml (or a requirements.txt)\n")
+    assert r.stderr == (
+        f"error: {prose}: cannot tell the format of this file\n"
+        "hint: -f takes an environment file: environment.yml (or a requirements.txt)\n"
+    )
     r = envkit_cli("lock", "--check", "-f", str(spec), "--lock", str(prose))
     assert r.exit_code == 2
-    assert r.stderr == (f"error: {prose}: cannot tell the format of this file\nhint: --lock takes a lock: "
-                        "conda-lock.yml, pixi.lock, an explicit file (@EXPLICIT), `conda list --json` or "
-                        "`conda list --export` output\n")
+    assert r.stderr == (
+        f"error: {prose}: cannot tell the format of this file\nhint: --lock takes a lock: "
+        "conda-lock.yml, pixi.lock, an explicit file (@EXPLICIT), `conda list --json` or "
+        "`conda list --export` output\n"
+    )
     r = envkit_cli("lock", "-f", str(prose), "-o", str(tmp_path / "out.yml"))
-    assert r.exit_code == 2 and "--format" not in r.stderr and "hint: -f takes an environment file" in r.stderr
+    assert (
+        r.exit_code == 2 and "--format" not in r.stderr and "hint: -f takes an environment file" in r.stderr
+    )

@@ -5,13 +5,13 @@ py-rattler's `solve()` reads spec strings strictly and refused `name=1.26.4=py31
 `conda env export`), `name=*=*openblas`, `name=2.8.*=cuda*`; envkit now hands it MatchSpecs read
 as conda reads them.
 """
+
 from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
 
 import pytest
-
 from conftest import corpus_files
 from support.specchannel import channels_for_spec, localize, spec_forms
 
@@ -56,15 +56,18 @@ def test_the_corpus_covers_the_build_string_forms():
     assert {"name", "name=V", "name==V", "name OP V", "chan::name=V", "chan::name"} <= set(forms)
 
 
-@pytest.mark.parametrize("line,version,build", [
-    ("numpy=1.26.4=py311h64a7726_0", "1.26.4", "py311h64a7726_0"),
-    ("libblas=*=*openblas", None, "openblas"),
-    ("numpy[build=py312*]", None, "py312"),
-    ("pytorch=2.8.*=cuda*", "2.8", "cuda"),
-    ("numpy >=1.2 py311*", "1.2", "py311"),
-    ("numpy[version='>=1.2',build='py3*']", "1.2", "py3"),
-    ("numpy 1.26.*", "1.26", None),
-])
+@pytest.mark.parametrize(
+    "line,version,build",
+    [
+        ("numpy=1.26.4=py311h64a7726_0", "1.26.4", "py311h64a7726_0"),
+        ("libblas=*=*openblas", None, "openblas"),
+        ("numpy[build=py312*]", None, "py312"),
+        ("pytorch=2.8.*=cuda*", "2.8", "cuda"),
+        ("numpy >=1.2 py311*", "1.2", "py311"),
+        ("numpy[version='>=1.2',build='py3*']", "1.2", "py3"),
+        ("numpy 1.26.*", "1.26", None),
+    ],
+)
 def test_build_string_forms_lock(line, version, build, tmp_path, envkit_cli):
     from envkit.formats import read_text
     from envkit.formats.condalock import read_conda_lock

@@ -1,6 +1,7 @@
 """`envkit machine` and `envkit check --machine`: profiles built from recorded NVML and nvidia-smi
 answers (a stand-in `nvidia-smi` on PATH, a stand-in `pynvml` replaying NVML's answers) and from
 py-rattler's own detection, checked against real locks from ../shared/corpus."""
+
 from __future__ import annotations
 
 import json
@@ -10,10 +11,13 @@ from pathlib import Path
 
 import pytest
 from conftest import CORPUS, REPO, run_envkit
+
 from envkit.machine import MachineProfile, read_profile
 
 DATA = REPO / "tests" / "data" / "machine"
-MACHINE_RULES = "machine-platform,machine-virtual-package,machine-cuda-driver,machine-gpu-arch,machine-wheel-tag"
+MACHINE_RULES = (
+    "machine-platform,machine-virtual-package,machine-cuda-driver,machine-gpu-arch,machine-wheel-tag"
+)
 
 
 def _fake_smi(tmp_path: Path, name: str) -> Path:
@@ -21,9 +25,11 @@ def _fake_smi(tmp_path: Path, name: str) -> Path:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir(exist_ok=True)
     smi = bin_dir / "nvidia-smi"
-    smi.write_text("#!/bin/sh\n"
-                   f"case \"$1\" in --query-gpu=*) cat '{DATA / (name + '.csv')}' ;; "
-                   f"*) cat '{DATA / (name + '_banner.txt')}' ;; esac\n")
+    smi.write_text(
+        "#!/bin/sh\n"
+        f"case \"$1\" in --query-gpu=*) cat '{DATA / (name + '.csv')}' ;; "
+        f"*) cat '{DATA / (name + '_banner.txt')}' ;; esac\n"
+    )
     smi.chmod(0o755)
     return bin_dir
 
@@ -33,7 +39,9 @@ def no_gpu_path(tmp_path, monkeypatch):
     """PATH with this interpreter's folder and the system folders, but no nvidia-smi."""
     empty = tmp_path / "empty-bin"
     empty.mkdir()
-    monkeypatch.setenv("PATH", os.pathsep.join([str(empty), os.path.dirname(sys.executable), "/usr/bin", "/bin"]))
+    monkeypatch.setenv(
+        "PATH", os.pathsep.join([str(empty), os.path.dirname(sys.executable), "/usr/bin", "/bin"])
+    )
     monkeypatch.delenv("CONDA_OVERRIDE_CUDA", raising=False)
     monkeypatch.delenv("ENVKIT_TEST_NVML_ANSWER", raising=False)
     sys.modules.pop("pynvml", None)
@@ -48,7 +56,9 @@ def _profile_with_smi(tmp_path, monkeypatch, name: str, cuda: str) -> Path:
     """`envkit machine -o` on a machine whose nvidia-smi gave the recorded answers `name`;
     CONDA_OVERRIDE_CUDA makes py-rattler's __cuda agree with that (recorded) driver."""
     bin_dir = _fake_smi(tmp_path, name)
-    monkeypatch.setenv("PATH", os.pathsep.join([str(bin_dir), os.path.dirname(sys.executable), "/usr/bin", "/bin"]))
+    monkeypatch.setenv(
+        "PATH", os.pathsep.join([str(bin_dir), os.path.dirname(sys.executable), "/usr/bin", "/bin"])
+    )
     monkeypatch.setenv("CONDA_OVERRIDE_CUDA", cuda)
     sys.modules.pop("pynvml", None)
     out = tmp_path / f"{name}.json"
@@ -60,15 +70,21 @@ def _profile_with_smi(tmp_path, monkeypatch, name: str, cuda: str) -> Path:
 def test_profile_from_recorded_nvidia_smi(tmp_path, monkeypatch, no_gpu_path):
     out = _profile_with_smi(tmp_path, monkeypatch, "smi_rtx5090", "12.9")
     p = read_profile(str(out))
-    assert (p.driver, p.driver_cuda, p.driver_cuda_source, p.gpu_source) == ("575.57.08", "12.9", "nvidia-smi", "nvidia-smi")
-    assert [(g.index, g.name, g.compute_capability, g.memory_mib, g.sm) for g in p.gpus] == \
-        [(0, "NVIDIA GeForce RTX 5090", "12.0", 32607, "sm_120")]
+    assert (p.driver, p.driver_cuda, p.driver_cuda_source, p.gpu_source) == (
+        "575.57.08",
+        "12.9",
+        "nvidia-smi",
+        "nvidia-smi",
+    )
+    assert [(g.index, g.name, g.compute_capability, g.memory_mib, g.sm) for g in p.gpus] == [
+        (0, "NVIDIA GeForce RTX 5090", "12.0", 32607, "sm_120")
+    ]
     assert p.virtual_packages_source == "py-rattler"
     assert p.virtual_package("__cuda") == ("12.9", "0")
     assert p.glibc == os.confstr("CS_GNU_LIBC_VERSION").split()[1]
     assert p.virtual_package("__glibc") == (p.glibc, "0")
     assert p.notes == ("pynvml not importable: ModuleNotFoundError",)
-    assert p.pythons[0] == (sys.executable, "%d.%d.%d" % sys.version_info[:3])
+    assert p.pythons[0] == (sys.executable, ".".join(map(str, sys.version_info[:3])))
 
 
 def test_profile_from_recorded_nvml(tmp_path, monkeypatch, no_gpu_path):
@@ -81,8 +97,9 @@ def test_profile_from_recorded_nvml(tmp_path, monkeypatch, no_gpu_path):
     assert res.exit_code == 0, res.stdout
     doc = json.loads(res.stdout)
     assert (doc["driver"], doc["driver_cuda"], doc["gpu_source"]) == ("535.104.05", "12.2", "nvml")
-    assert doc["gpus"] == [{"index": 0, "name": "NVIDIA A100-SXM4-40GB", "compute_capability": "8.0",
-                            "memory_mib": 40960}]
+    assert doc["gpus"] == [
+        {"index": 0, "name": "NVIDIA A100-SXM4-40GB", "compute_capability": "8.0", "memory_mib": 40960}
+    ]
     assert doc["notes"] == []
 
 
@@ -114,16 +131,22 @@ def test_bad_profile_names_the_key(tmp_path):
     bad.write_text(json.dumps(doc))
     res = run_envkit("machine", str(bad))
     assert res.exit_code == 2
-    assert res.stderr.splitlines()[0] == (f"error: {bad} (gpus[0].compute_capability): machine profile: "
-                                          "should be a string, not float")
-    missing = run_envkit("check", str(CORPUS / "14_cabrauck__meeting-transcriber__environment-cuda.yml"),
-                         "--machine", str(tmp_path / "nope.json"))
+    assert res.stderr.splitlines()[0] == (
+        f"error: {bad} (gpus[0].compute_capability): machine profile: should be a string, not float"
+    )
+    missing = run_envkit(
+        "check",
+        str(CORPUS / "14_cabrauck__meeting-transcriber__environment-cuda.yml"),
+        "--machine",
+        str(tmp_path / "nope.json"),
+    )
     assert missing.exit_code == 2 and "no such profile file" in missing.stderr
 
 
 def _check(path: Path, profile: Path | str, *extra):
-    res = run_envkit("check", str(path), "--machine", str(profile), "--select", MACHINE_RULES,
-                     "--format", "json", *extra)
+    res = run_envkit(
+        "check", str(path), "--machine", str(profile), "--select", MACHINE_RULES, "--format", "json", *extra
+    )
     assert res.exit_code in (0, 1), res.stderr
     doc = json.loads(res.stdout)
     return res.exit_code, [(f["rule"], f["severity"], f["line"], f["message"]) for f in doc["findings"]]
@@ -134,11 +157,15 @@ def test_driver_too_old_for_the_locked_cuda(tmp_path, monkeypatch, no_gpu_path):
     code, found = _check(CORPUS / "53_EthanMarx__ztf-lfi-demo__conda-lock.yml", old)
     assert code == 1
     assert [(r, s, ln) for r, s, ln, _ in found] == [
-        ("machine-cuda-driver", "warning", 670), ("machine-cuda-driver", "error", 4489)]
+        ("machine-cuda-driver", "warning", 670),
+        ("machine-cuda-driver", "error", 4489),
+    ]
     assert "runs through CUDA minor-version compatibility only" in found[0][3]
     assert found[1][3].startswith("nvidia-cuda-runtime-cu12==12.1.105 needs CUDA 12.1; the machine (")
-    assert "has driver 470.182.03, CUDA 11.4: update the NVIDIA driver to >= 530.30.02, or lock a " \
-           "CUDA 11.x variant (this driver runs up to CUDA 11.4)" in found[1][3]
+    assert (
+        "has driver 470.182.03, CUDA 11.4: update the NVIDIA driver to >= 530.30.02, or lock a "
+        "CUDA 11.x variant (this driver runs up to CUDA 11.4)" in found[1][3]
+    )
 
 
 def test_everything_fits_on_an_a100_server(tmp_path, monkeypatch, no_gpu_path):
@@ -157,11 +184,17 @@ def test_sm120_card_with_a_cu118_torch(tmp_path, monkeypatch, no_gpu_path):
     req.write_text("--index-url https://download.pytorch.org/whl/cu118\ntorch==2.1.0+cu118\n")
     code, found = _check(req, card)
     assert code == 1
-    assert found == [("machine-gpu-arch", "error", 2,
-                      "torch==2.1.0+cu118 is built for sm_37, sm_50, sm_60, sm_61, sm_70, sm_75, sm_80, "
-                      "sm_86, sm_90; the machine (vm) has GPU 0 (NVIDIA GeForce RTX 5090), sm_120, compute "
-                      "capability 12.0: torch 2.1 has no build for sm_120; the first that does is torch 2.7 "
-                      "with CUDA 12.8 (`envkit template pytorch --torch 2.7 --cuda 12.8 --style pip`)")]
+    assert found == [
+        (
+            "machine-gpu-arch",
+            "error",
+            2,
+            "torch==2.1.0+cu118 is built for sm_37, sm_50, sm_60, sm_61, sm_70, sm_75, sm_80, "
+            "sm_86, sm_90; the machine (vm) has GPU 0 (NVIDIA GeForce RTX 5090), sm_120, compute "
+            "capability 12.0: torch 2.1 has no build for sm_120; the first that does is torch 2.7 "
+            "with CUDA 12.8 (`envkit template pytorch --torch 2.7 --cuda 12.8 --style pip`)",
+        )
+    ]
     # a real environment file: torch 1.13.1+cu117 in the pip section
     code, found = _check(CORPUS / "26_WikiGenius__NeRF-SLAM__environment.yml", card)
     assert [(r, s, ln) for r, s, ln, _ in found] == [("machine-gpu-arch", "error", 211)]
@@ -173,8 +206,10 @@ def test_glibc_217_against_manylinux_2_28_wheels():
     code, found = _check(CORPUS / "52_CNES__lenapy__conda-lock.yml", DATA / "centos7-server.json")
     assert code == 1
     assert [(r, s, ln) for r, s, ln, _ in found] == [("machine-wheel-tag", "error", 2183)]
-    assert found[0][3].startswith("pillow==11.1.0 (and 1 more) needs glibc >= 2.28 (manylinux_2_28 wheel); "
-                                  "the machine (old-cluster) has glibc 2.17: ")
+    assert found[0][3].startswith(
+        "pillow==11.1.0 (and 1 more) needs glibc >= 2.28 (manylinux_2_28 wheel); "
+        "the machine (old-cluster) has glibc 2.17: "
+    )
 
 
 def test_explicit_and_pixi_and_export_formats(tmp_path, monkeypatch, no_gpu_path):
@@ -196,12 +231,16 @@ def test_explicit_and_pixi_and_export_formats(tmp_path, monkeypatch, no_gpu_path
     code, found = _check(pixi, old)
     assert code == 1
     assert [(r, s) for r, s, _, _ in found] == [("machine-virtual-package", "error")]
-    assert " (and 51 more) needs __glibc >=2.17,<3.0.a0; the machine (old-cluster) has __glibc 2.12: " in found[0][3]
+    assert (
+        " (and 51 more) needs __glibc >=2.17,<3.0.a0; the machine (old-cluster) has __glibc 2.12: "
+        in found[0][3]
+    )
 
 
 def test_lock_for_another_platform():
-    code, found = _check(CORPUS / "45_ctrahey__m1-tensorflow-config__conda-explicit.txt",
-                         DATA / "centos7-server.json")
+    code, found = _check(
+        CORPUS / "45_ctrahey__m1-tensorflow-config__conda-explicit.txt", DATA / "centos7-server.json"
+    )
     assert code == 1
     assert [(r, s) for r, s, _, _ in found] == [("machine-platform", "error")]
     assert "needs one of osx-arm64; the machine (old-cluster) has linux-64" in found[0][3]
@@ -212,8 +251,10 @@ def test_machine_over_ssh(tmp_path, monkeypatch, no_gpu_path):
     runs the remote command here, as sshd would)."""
     bin_dir = _fake_smi(tmp_path, "smi_rtx5090")
     ssh = tmp_path / "fake-ssh"
-    ssh.write_text("#!/bin/sh\nwhile [ \"$1\" != \"--\" ]; do shift; done\nshift 2\n"
-                   f"PATH='{bin_dir}':\"$PATH\" exec sh -c \"$*\"\n")
+    ssh.write_text(
+        '#!/bin/sh\nwhile [ "$1" != "--" ]; do shift; done\nshift 2\n'
+        f'PATH=\'{bin_dir}\':"$PATH" exec sh -c "$*"\n'
+    )
     ssh.chmod(0o755)
     monkeypatch.setenv("ENVKIT_SSH", str(ssh))
     monkeypatch.setenv("ENVKIT_REMOTE_PYTHON", sys.executable)
@@ -228,17 +269,37 @@ def test_machine_over_ssh(tmp_path, monkeypatch, no_gpu_path):
 
 
 def test_template_pytorch_for_a_machine_profile():
-    res = run_envkit("template", "pytorch", "--machine", "examples/laptop-vs-server/gpu-server.json",
-                     "--style", "pip", "--torch", "2.7", cwd=REPO)
+    res = run_envkit(
+        "template",
+        "pytorch",
+        "--machine",
+        "examples/laptop-vs-server/gpu-server.json",
+        "--style",
+        "pip",
+        "--torch",
+        "2.7",
+        cwd=REPO,
+    )
     assert res.exit_code == 0, res.stderr
     assert res.stdout.startswith("# PyTorch 2.7 (CUDA 12.8), ")
     assert res.stderr.splitlines() == [
         "envkit: detected NVIDIA driver 570.133.07, CUDA 12.8 (profile "
-        "examples/laptop-vs-server/gpu-server.json); picked CUDA 12.8"]
-    old = run_envkit("template", "pytorch", "--machine", "examples/laptop-vs-server/gpu-server.json",
-                     "--style", "pip", "--torch", "2.6", cwd=REPO)
+        "examples/laptop-vs-server/gpu-server.json); picked CUDA 12.8"
+    ]
+    old = run_envkit(
+        "template",
+        "pytorch",
+        "--machine",
+        "examples/laptop-vs-server/gpu-server.json",
+        "--style",
+        "pip",
+        "--torch",
+        "2.6",
+        cwd=REPO,
+    )
     assert old.stdout.startswith("# PyTorch 2.6 (CUDA 12.6), ")
     assert old.stderr.splitlines()[1] == (
         "warning: torch 2.6 with CUDA 12.6 has no kernels for the NVIDIA GeForce RTX 5090 (sm_120): "
         "torch 2.6 has no build for sm_120; the first that does is torch 2.7 with CUDA 12.8 "
-        "(`envkit template pytorch --torch 2.7 --cuda 12.8 --style pip`)")
+        "(`envkit template pytorch --torch 2.7 --cuda 12.8 --style pip`)"
+    )

@@ -1,6 +1,7 @@
 """`envkit diff` with machines in its header: a local prefix against the "same" prefix on a GPU box
 over ssh (a stand-in ssh that runs the remote command here, with a stand-in nvidia-smi replaying the
 recorded RTX 5090 answers on the remote PATH), and a recorded profile given with --machine-a."""
+
 from __future__ import annotations
 
 import json
@@ -9,7 +10,7 @@ import sys
 
 import pytest
 from conftest import REPO, run_envkit
-from support.condafactory import copy_prefix, default_channel, default_prefix  # noqa: F401
+from support.condafactory import copy_prefix
 
 DATA = REPO / "tests" / "data" / "machine"
 
@@ -21,20 +22,26 @@ def gpu_box(tmp_path, monkeypatch):
     bin_dir = tmp_path / "remote-bin"
     bin_dir.mkdir()
     smi = bin_dir / "nvidia-smi"
-    smi.write_text("#!/bin/sh\n"
-                   f"case \"$1\" in --query-gpu=*) cat '{DATA / 'smi_rtx5090.csv'}' ;; "
-                   f"*) cat '{DATA / 'smi_rtx5090_banner.txt'}' ;; esac\n")
+    smi.write_text(
+        "#!/bin/sh\n"
+        f"case \"$1\" in --query-gpu=*) cat '{DATA / 'smi_rtx5090.csv'}' ;; "
+        f"*) cat '{DATA / 'smi_rtx5090_banner.txt'}' ;; esac\n"
+    )
     smi.chmod(0o755)
     calls = tmp_path / "ssh-calls"
     ssh = tmp_path / "fake-ssh"
-    ssh.write_text("#!/bin/sh\n"
-                   f"echo call >> '{calls}'\n"
-                   "while [ \"$1\" != \"--\" ]; do shift; done\nshift 2\n"
-                   f"PATH='{bin_dir}':\"$PATH\" exec sh -c \"$*\"\n")
+    ssh.write_text(
+        "#!/bin/sh\n"
+        f"echo call >> '{calls}'\n"
+        'while [ "$1" != "--" ]; do shift; done\nshift 2\n'
+        f'PATH=\'{bin_dir}\':"$PATH" exec sh -c "$*"\n'
+    )
     ssh.chmod(0o755)
     empty = tmp_path / "empty-bin"
     empty.mkdir()
-    monkeypatch.setenv("PATH", os.pathsep.join([str(empty), os.path.dirname(sys.executable), "/usr/bin", "/bin"]))
+    monkeypatch.setenv(
+        "PATH", os.pathsep.join([str(empty), os.path.dirname(sys.executable), "/usr/bin", "/bin"])
+    )
     monkeypatch.delenv("CONDA_OVERRIDE_CUDA", raising=False)
     monkeypatch.setenv("ENVKIT_SSH", str(ssh))
     monkeypatch.setenv("ENVKIT_REMOTE_PYTHON", sys.executable)
@@ -49,7 +56,7 @@ def _rows(text: str) -> dict[str, str]:
     for line in lines[2:9]:
         for label in ("Machine", "Driver", "GPUs", "libc/OS", "CPU level"):
             if line.strip().startswith(label + " "):
-                out[label] = line.strip()[len(label):].strip()
+                out[label] = line.strip()[len(label) :].strip()
     return out
 
 
@@ -61,8 +68,12 @@ def test_diff_header_local_prefix_against_gpu_box(tmp_path, default_prefix, gpu_
     # the probe ran in the same ssh session as the scan
     assert gpu_box.read_text() == "call\n"
     rows = _rows(res.stdout)
-    assert rows["Driver"] == "none" + " " * (len(rows["Driver"]) - len("none") - len(
-        "575.57.08 (CUDA 12.9, nvidia-smi) *")) + "575.57.08 (CUDA 12.9, nvidia-smi) *"
+    assert (
+        rows["Driver"]
+        == "none"
+        + " " * (len(rows["Driver"]) - len("none") - len("575.57.08 (CUDA 12.9, nvidia-smi) *"))
+        + "575.57.08 (CUDA 12.9, nvidia-smi) *"
+    )
     assert rows["GPUs"].split() == ["none", "NVIDIA", "GeForce", "RTX", "5090", "(sm_120)", "*"]
     assert rows["Machine"].endswith("gpu-box (linux-64) *")
     # glibc and CPU are this machine's on both sides (the stand-in ssh runs here): no mark
@@ -75,23 +86,41 @@ def test_diff_header_local_prefix_against_gpu_box(tmp_path, default_prefix, gpu_
     assert m["a"]["gpus"] == [] and m["a"]["driver"] is None
     assert m["b"]["host"] == "gpu-box"
     assert m["b"]["driver"] == "575.57.08" and m["b"]["driver_cuda"] == "12.9"
-    assert [(g["name"], g["compute_capability"]) for g in m["b"]["gpus"]] == [("NVIDIA GeForce RTX 5090", "12.0")]
+    assert [(g["name"], g["compute_capability"]) for g in m["b"]["gpus"]] == [
+        ("NVIDIA GeForce RTX 5090", "12.0")
+    ]
     assert m["b"]["virtual_packages_source"] == "probe"
     assert m["b"]["pythons"] == []  # the diff's probe skips asking each interpreter
     assert {r["label"]: r["differs"] for r in m["rows"]} == {
-        "Machine": True, "Driver": True, "GPUs": True, "libc/OS": False, "CPU level": False}
+        "Machine": True,
+        "Driver": True,
+        "GPUs": True,
+        "libc/OS": False,
+        "CPU level": False,
+    }
     # over ssh no py-rattler is asked: the CPU level comes from the flags alone (and is the same
     # level as this machine's, so not a difference even where rattler also names the CPU)
     assert m["rows"][4]["b"] == m["b"]["cpu_level"]
-    assert m["rows"][1] == {"label": "Driver", "a": "none", "b": "575.57.08 (CUDA 12.9, nvidia-smi)",
-                            "differs": True}
+    assert m["rows"][1] == {
+        "label": "Driver",
+        "a": "none",
+        "b": "575.57.08 (CUDA 12.9, nvidia-smi)",
+        "differs": True,
+    }
 
 
 def test_diff_header_with_a_recorded_profile(tmp_path, default_prefix, gpu_box):
     remote = copy_prefix(default_prefix, tmp_path / "server")
     lock = tmp_path / "env.txt"
-    res = run_envkit("diff", "--machine-a", str(DATA / "centos7-server.json"), str(remote),
-                     f"ssh://gpu-box{remote}", "--format", "json")
+    res = run_envkit(
+        "diff",
+        "--machine-a",
+        str(DATA / "centos7-server.json"),
+        str(remote),
+        f"ssh://gpu-box{remote}",
+        "--format",
+        "json",
+    )
     assert res.exit_code == 0, res.stderr
     rows = {r["label"]: (r["a"], r["b"]) for r in json.loads(res.stdout)["machines"]["rows"]}
     assert rows["Machine"] == ("old-cluster (linux-64)", "gpu-box (linux-64)")
@@ -99,8 +128,15 @@ def test_diff_header_with_a_recorded_profile(tmp_path, default_prefix, gpu_box):
     assert rows["GPUs"] == ("none", "NVIDIA GeForce RTX 5090 (sm_120)")
     assert rows["libc/OS"][0] == "glibc 2.17"
     assert rows["CPU level"][0] == "broadwell (x86_64_v3)"
-    md = run_envkit("diff", "--machine-a", str(DATA / "centos7-server.json"), str(remote),
-                    f"ssh://gpu-box{remote}", "--format", "markdown")
+    md = run_envkit(
+        "diff",
+        "--machine-a",
+        str(DATA / "centos7-server.json"),
+        str(remote),
+        f"ssh://gpu-box{remote}",
+        "--format",
+        "markdown",
+    )
     assert "| GPUs ⚠ | none | NVIDIA GeForce RTX 5090 (sm_120) |" in md.stdout.splitlines()
     assert not lock.exists()
     missing = run_envkit("diff", "--machine-b", str(tmp_path / "nope.json"), str(remote), str(remote))

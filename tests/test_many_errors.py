@@ -1,5 +1,6 @@
 """One malformed spec does not hide the others: every malformed entry of an environment file is
 reported (the first 20, then how many more), and `check` runs its rules on what parsed."""
+
 from __future__ import annotations
 
 import json
@@ -9,9 +10,11 @@ import pytest
 from envkit.errors import InvalidSpecError, ParseErrors
 
 BAD = ["numpy[version=>1", "scipy[build=", "pandas[", "a[b=c", "x[version='1.0'"]
-TEXT = ("channels: [conda-forge, nodefaults]\ndependencies:\n  - python=3.11\n"
-        + "".join(f"  - {s}\n" for s in BAD)
-        + "  - numpy>=1.24\n  - pip\n  - pip:\n    - numpy==1.26.4\n    - requests[\n")
+TEXT = (
+    "channels: [conda-forge, nodefaults]\ndependencies:\n  - python=3.11\n"
+    + "".join(f"  - {s}\n" for s in BAD)
+    + "  - numpy>=1.24\n  - pip\n  - pip:\n    - numpy==1.26.4\n    - requests[\n"
+)
 
 
 def _errors(stderr: str) -> list[str]:
@@ -29,8 +32,10 @@ def test_check_reports_every_malformed_entry_and_the_findings_of_the_rest(env_fi
     r = envkit_cli("check", "environment.yml", cwd=env_file)
     assert r.exit_code == 2  # unusable input, as validate/normalize say
     # the rules ran on what parsed: numpy from conda and from pip
-    assert r.stdout.splitlines()[0] == ("environment.yml:12: error conda-pip-duplicate: numpy is "
-                                        "installed by conda (>=1.24) and pip (==1.26.4)")
+    assert r.stdout.splitlines()[0] == (
+        "environment.yml:12: error conda-pip-duplicate: numpy is "
+        "installed by conda (>=1.24) and pip (==1.26.4)"
+    )
     errors = _errors(r.stderr)
     assert [e.split(": ")[1] for e in errors] == [f"environment.yml:{n}" for n in (4, 5, 6, 7, 8, 13)]
     assert "'numpy[version=>1'" in errors[0] and "'requests['" in errors[5]
@@ -43,13 +48,15 @@ def test_check_json_keeps_stdout_machine_readable(env_file, envkit_cli):
     assert len(_errors(r.stderr)) == 6
 
 
-@pytest.mark.parametrize("command", [("normalize", "environment.yml"),
-                                     ("diff", "environment.yml", "environment.yml")])
+@pytest.mark.parametrize(
+    "command", [("normalize", "environment.yml"), ("diff", "environment.yml", "environment.yml")]
+)
 def test_other_commands_report_every_malformed_entry(env_file, envkit_cli, command):
     r = envkit_cli(*command, cwd=env_file)
     assert r.exit_code == 2
     assert [e.split(": ")[1] for e in _errors(r.stderr)] == [
-        f"environment.yml:{n}" for n in (4, 5, 6, 7, 8, 13)]
+        f"environment.yml:{n}" for n in (4, 5, 6, 7, 8, 13)
+    ]
 
 
 def test_the_report_is_capped_at_20(tmp_path, envkit_cli):

@@ -1,4 +1,5 @@
 """The plain match-spec forms envkit parses without py-rattler give exactly what rattler's parse gives."""
+
 import re
 
 import pytest
@@ -8,9 +9,29 @@ from envkit.conda.matchspec import parse_spec
 from envkit.errors import InvalidSpecError
 from tests.conftest import corpus_files
 
-PLAIN = ["numpy", "Numpy", "python=3.11", "python=3", "numpy==1.26.4", "numpy=1.26.4", "numpy>=1.26",
-         "numpy>=1.26,<2", "numpy<2", "numpy>1.0", "numpy<=2.0", "ruamel.yaml", "_libgcc_mutex", "__cuda",
-         "python=3.000", "x=2.038", "numpy>=01.2", "a-b_c", "7zip", "pytorch>=2.1,<2.3", "r-base=4.3"]
+PLAIN = [
+    "numpy",
+    "Numpy",
+    "python=3.11",
+    "python=3",
+    "numpy==1.26.4",
+    "numpy=1.26.4",
+    "numpy>=1.26",
+    "numpy>=1.26,<2",
+    "numpy<2",
+    "numpy>1.0",
+    "numpy<=2.0",
+    "ruamel.yaml",
+    "_libgcc_mutex",
+    "__cuda",
+    "python=3.000",
+    "x=2.038",
+    "numpy>=01.2",
+    "a-b_c",
+    "7zip",
+    "pytorch>=2.1,<2.3",
+    "r-base=4.3",
+]
 
 
 def _rattler_parse(text, monkeypatch):
@@ -49,8 +70,19 @@ def test_every_plain_corpus_spec_parses_as_rattler_parses_it(monkeypatch):
     assert fast == slow
 
 
-@pytest.mark.parametrize("text", ["numpy=1.26.*", "numpy !=1.0", "numpy 1.2.*", "conda-forge::numpy",
-                                  "numpy=1.26=py311_0", "numpy[version='>=1']", "numpy>=1.0a0", "foo-"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "numpy=1.26.*",
+        "numpy !=1.0",
+        "numpy 1.2.*",
+        "conda-forge::numpy",
+        "numpy=1.26=py311_0",
+        "numpy[version='>=1']",
+        "numpy>=1.0a0",
+        "foo-",
+    ],
+)
 def test_other_forms_go_to_rattler(text):
     assert matchspec._parse_plain(text.strip(), text, None) is None
 

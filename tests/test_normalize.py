@@ -1,14 +1,21 @@
 """envkit normalize / validate: canonical form, idempotence, comments kept, CLI behaviour."""
+
 from __future__ import annotations
 
 import shutil
 
 import pytest
-
 from conftest import CORPUS, DATA, corpus_files
+
+from envkit.canonical import (
+    normalize_lock,
+    normalize_spec,
+    normalize_text,
+    split_inline_comment,
+    text_selectors,
+)
 from envkit.formats import detect_format, read_text
 from envkit.model import EnvSpec
-from envkit.canonical import normalize_lock, normalize_spec, normalize_text, split_inline_comment, text_selectors
 
 MESSY = DATA / "normalize" / "messy-environment.yml"
 BAD = DATA / "normalize" / "bad-spec.yml"
@@ -64,8 +71,11 @@ def test_every_comment_survives_on_the_corpus():
             continue
         text = path.read_text(encoding="utf-8")
         out = normalize_text(text, filename=path.name)
-        comments = [split_inline_comment(ln)[1] or ln.strip() for ln in text.splitlines()
-                    if "#" in ln and (ln.strip().startswith("#") or split_inline_comment(ln)[1])]
+        comments = [
+            split_inline_comment(ln)[1] or ln.strip()
+            for ln in text.splitlines()
+            if "#" in ln and (ln.strip().startswith("#") or split_inline_comment(ln)[1])
+        ]
         for c in comments:
             assert c.rstrip() in out, (path.name, c)
 
@@ -75,20 +85,26 @@ def test_entries_under_different_selectors_are_not_duplicates():
     # would make it `[win]` only and the linux-64 lock would lose pytorch-cuda
     out = normalize_text((CORPUS / "01_FSadrieh__BERTchen__environment.yml").read_text())
     assert out.count("pytorch::pytorch-cuda=11.8") == 2
-    assert ("  # CUDA only on linux and windows\n"
-            "  - pytorch::pytorch-cuda=11.8  # [linux]\n"
-            "  - pytorch::pytorch-cuda=11.8  # [win]\n"
-            "  - ruff\n") in out
+    assert (
+        "  # CUDA only on linux and windows\n"
+        "  - pytorch::pytorch-cuda=11.8  # [linux]\n"
+        "  - pytorch::pytorch-cuda=11.8  # [win]\n"
+        "  - ruff\n"
+    ) in out
     assert normalize_text(out) == out
 
 
 def test_duplicate_specs_merge_their_comments_under_one_selector():
-    text = ("dependencies:\n  - numpy  # fast\n  - numpy  # arrays\n"
-            "  - cudatoolkit  # [linux]\n  - cudatoolkit  # needed  [linux]\n  - cudatoolkit\n")
+    text = (
+        "dependencies:\n  - numpy  # fast\n  - numpy  # arrays\n"
+        "  - cudatoolkit  # [linux]\n  - cudatoolkit  # needed  [linux]\n  - cudatoolkit\n"
+    )
     out = normalize_text(text)
     # file order among equal entries (a stable sort)
-    assert out == ("dependencies:\n  - cudatoolkit  # [linux]  # needed  [linux]\n  - cudatoolkit\n"
-                   "  - numpy  # fast  # arrays\n")
+    assert out == (
+        "dependencies:\n  - cudatoolkit  # [linux]  # needed  [linux]\n  - cudatoolkit\n"
+        "  - numpy  # fast  # arrays\n"
+    )
     assert normalize_text(out) == out
 
 
@@ -106,10 +122,12 @@ def test_crlf_and_bom_are_normalized():
 def test_requirements_normalized_with_comments():
     text = "# top\nzlib-ng\n-r base.txt\nAnyio>=4  # async\n# tests\npytest\nanyio>=4\npytest\n"
     assert normalize_text(text, filename="requirements.txt") == (
-        "# top\n-r base.txt\nAnyio>=4  # async\nanyio>=4\n# tests\npytest\nzlib-ng\n")
+        "# top\n-r base.txt\nAnyio>=4  # async\nanyio>=4\n# tests\npytest\nzlib-ng\n"
+    )
 
 
 # --- CLI -----------------------------------------------------------------------------------
+
 
 def test_cli_prints_normalized(envkit_cli):
     r = envkit_cli("normalize", str(MESSY))
@@ -122,8 +140,10 @@ def test_cli_check(envkit_cli, tmp_path):
     r = envkit_cli("--help")
     r = envkit_cli("normalize", "--check", str(f))
     assert r.exit_code == 1
-    assert r.stdout == (f"--- {f}\n+++ {f} (normalized)\n@@ -1,4 +1,4 @@\n name: x\n dependencies:\n"
-                        "+  - numpy\n   - python=3.11\n-  - numpy\n")
+    assert r.stdout == (
+        f"--- {f}\n+++ {f} (normalized)\n@@ -1,4 +1,4 @@\n name: x\n dependencies:\n"
+        "+  - numpy\n   - python=3.11\n-  - numpy\n"
+    )
     f.write_text("name: x\ndependencies:\n  - numpy\n  - python=3.11\n")
     r = envkit_cli("normalize", "--check", str(f))
     assert (r.exit_code, r.stdout) == (0, "")
@@ -152,16 +172,25 @@ def test_cli_output_file(envkit_cli, tmp_path):
 def test_cli_bad_spec_exit_2_no_traceback(envkit_cli):
     r = envkit_cli("normalize", str(BAD))
     assert r.exit_code == 2 and r.stdout == ""
-    assert r.stderr == (f"error: {BAD}:7: invalid match spec 'numpy>=1.2,,<2': unable to parse version "
-                        "spec: >=1.2,,<2\n")
+    assert r.stderr == (
+        f"error: {BAD}:7: invalid match spec 'numpy>=1.2,,<2': unable to parse version spec: >=1.2,,<2\n"
+    )
 
 
-@pytest.mark.parametrize("args,message", [
-    (["--write", "--check", "x.yml"], "error: --write and --check do not go together: --check changes nothing\n"),
-    (["-o", "o.yml", "--write", "x.yml"], "error: -o/--output does not go with --write or --check\n"),
-    (["a.yml", "b.yml"], "error: several FILEs need --write or --check\n"
-                         "hint: normalize one file at a time to stdout\n"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (
+            ["--write", "--check", "x.yml"],
+            "error: --write and --check do not go together: --check changes nothing\n",
+        ),
+        (["-o", "o.yml", "--write", "x.yml"], "error: -o/--output does not go with --write or --check\n"),
+        (
+            ["a.yml", "b.yml"],
+            "error: several FILEs need --write or --check\nhint: normalize one file at a time to stdout\n",
+        ),
+    ],
+)
 def test_cli_usage_errors(envkit_cli, args, message):
     r = envkit_cli("normalize", *args)
     assert (r.exit_code, r.stderr) == (2, message)
@@ -170,8 +199,10 @@ def test_cli_usage_errors(envkit_cli, args, message):
 def test_cli_pixi_is_not_rewritten(envkit_cli):
     r = envkit_cli("normalize", str(CORPUS / "57_1235467__SaltMPRIS__pixi.lock"))
     assert r.exit_code == 2
-    assert r.stderr == ("error: envkit reads pixi.lock but does not rewrite it (pixi owns that file)\n"
-                        "hint: `envkit validate pixi.lock` checks it; `pixi lock` rewrites it\n")
+    assert r.stderr == (
+        "error: envkit reads pixi.lock but does not rewrite it (pixi owns that file)\n"
+        "hint: `envkit validate pixi.lock` checks it; `pixi lock` rewrites it\n"
+    )
 
 
 def test_cli_warns_about_duplicates(envkit_cli):
@@ -194,13 +225,17 @@ def test_validate(envkit_cli):
         "0 platforms), format (120 packages, 3 platforms (linux-64, osx-64, osx-arm64))",
     ]
     assert r.stderr.splitlines() == [  # errors on stderr, as every command's
-        f"error: {BAD}:7: invalid match spec 'numpy>=1.2,,<2': unable to parse version spec: >=1.2,,<2"]
+        f"error: {BAD}:7: invalid match spec 'numpy>=1.2,,<2': unable to parse version spec: >=1.2,,<2"
+    ]
 
 
 def test_validate_ok_and_missing_file(envkit_cli, tmp_path):
     r = envkit_cli("validate", str(CORPUS / "51_Cecca__repro-course-ci__conda-lock.yml"))
-    assert (r.exit_code, r.stdout) == (0, f"ok: {CORPUS / '51_Cecca__repro-course-ci__conda-lock.yml'}: "
-                                          "conda-lock, 146 packages, 4 platforms (linux-64, osx-64, osx-arm64, win-64)\n")
+    assert (r.exit_code, r.stdout) == (
+        0,
+        f"ok: {CORPUS / '51_Cecca__repro-course-ci__conda-lock.yml'}: "
+        "conda-lock, 146 packages, 4 platforms (linux-64, osx-64, osx-arm64, win-64)\n",
+    )
     r = envkit_cli("validate", str(tmp_path / "nope.yml"))
     assert (r.exit_code, r.stdout, r.stderr) == (2, "", f"error: {tmp_path / 'nope.yml'}: no such file\n")
 
@@ -243,27 +278,42 @@ def test_channel_credentials_keep_their_kind_and_place():
     for secret in ("bob", "s3cret", "tk-", "deploy-tok", "abc123"):
         assert secret not in once
     spec = read_text(once, filename="environment.yml")
-    assert [c.name for c in spec.channels][:3] == ["https://mirror.example/conda-forge", "private-chan", "other-chan"]
+    assert [c.name for c in spec.channels][:3] == [
+        "https://mirror.example/conda-forge",
+        "private-chan",
+        "other-chan",
+    ]
     assert [c.had_credentials for c in spec.channels] == [True] * 6 + [False] * 2
 
 
 def test_conda_lock_channels_keep_credentials_and_env_vars(tmp_path):
     parse = pytest.importorskip("conda_lock.lockfile").parse_conda_lock_file
-    text = ("version: 1\nmetadata:\n  content_hash: {}\n  channels:\n"
-            "  - url: https://conda.anaconda.org/t/${MY_TOKEN}/priv\n    used_env_vars:\n    - MY_TOKEN\n"
-            "  - url: https://bob:s3cret@mirror.example/conda-forge\n    used_env_vars: []\n"
-            "  platforms:\n  - linux-64\n  sources: []\npackage: []\n")
+    text = (
+        "version: 1\nmetadata:\n  content_hash: {}\n  channels:\n"
+        "  - url: https://conda.anaconda.org/t/${MY_TOKEN}/priv\n    used_env_vars:\n    - MY_TOKEN\n"
+        "  - url: https://bob:s3cret@mirror.example/conda-forge\n    used_env_vars: []\n"
+        "  platforms:\n  - linux-64\n  sources: []\npackage: []\n"
+    )
     once = normalize_text(text, filename="conda-lock.yml")
     assert once.splitlines()[3:13] == [
-        "version: 1", "metadata:", "  content_hash: {}", "  channels:",
-        '  - url: "https://conda.anaconda.org/t/${MY_TOKEN}/priv"', "    used_env_vars:", "    - MY_TOKEN",
-        "  - url: https://<USER>:<PASSWORD>@mirror.example/conda-forge", "    used_env_vars: []", "  platforms:"]
+        "version: 1",
+        "metadata:",
+        "  content_hash: {}",
+        "  channels:",
+        '  - url: "https://conda.anaconda.org/t/${MY_TOKEN}/priv"',
+        "    used_env_vars:",
+        "    - MY_TOKEN",
+        "  - url: https://<USER>:<PASSWORD>@mirror.example/conda-forge",
+        "    used_env_vars: []",
+        "  platforms:",
+    ]
     assert normalize_text(once, filename="conda-lock.yml") == once
     (tmp_path / "conda-lock.yml").write_text(once)
     theirs = parse(tmp_path / "conda-lock.yml").metadata.channels
     assert [(c.url, c.used_env_vars) for c in theirs] == [
         ("https://conda.anaconda.org/t/${MY_TOKEN}/priv", ("MY_TOKEN",)),
-        ("https://<USER>:<PASSWORD>@mirror.example/conda-forge", ())]
+        ("https://<USER>:<PASSWORD>@mirror.example/conda-forge", ()),
+    ]
 
 
 def test_cli_a_byte_order_mark_or_crlf_is_not_normalized(envkit_cli, tmp_path):
@@ -274,11 +324,17 @@ def test_cli_a_byte_order_mark_or_crlf_is_not_normalized(envkit_cli, tmp_path):
     bom.write_bytes(b"\xef\xbb\xbfname: x\ndependencies:\n  - numpy\n")
     r = envkit_cli("normalize", "--check", str(bom))
     assert r.exit_code == 1
-    assert r.stdout == (f"--- {bom}\n+++ {bom} (normalized)\n@@ -1,3 +1,3 @@\n-\ufeffname: x\n+name: x\n"
-                        " dependencies:\n   - numpy\n")
+    assert r.stdout == (
+        f"--- {bom}\n+++ {bom} (normalized)\n@@ -1,3 +1,3 @@\n-\ufeffname: x\n+name: x\n"
+        " dependencies:\n   - numpy\n"
+    )
     assert r.stderr == f"note: {bom}: the byte-order mark is removed\n"
     r = envkit_cli("normalize", "--write", str(bom))
-    assert (r.exit_code, r.stdout, bom.read_bytes()) == (0, f"normalized {bom}\n", b"name: x\ndependencies:\n  - numpy\n")
+    assert (r.exit_code, r.stdout, bom.read_bytes()) == (
+        0,
+        f"normalized {bom}\n",
+        b"name: x\ndependencies:\n  - numpy\n",
+    )
     crlf = tmp_path / "crlf.yml"
     crlf.write_bytes(b"name: x\r\ndependencies:\r\n  - numpy\r\n")
     r = envkit_cli("normalize", "--check", str(crlf))
@@ -294,7 +350,9 @@ def test_cli_several_files_name_the_file_in_their_warnings(envkit_cli, tmp_path)
     r = envkit_cli("normalize", "--check", str(tmp_path / "a.yml"), str(tmp_path / "b.yml"))
     assert r.exit_code == 1
     assert [ln.split(": '")[0] for ln in r.stderr.splitlines()] == [
-        f"warning: {tmp_path / 'a.yml'}", f"warning: {tmp_path / 'b.yml'}"]
+        f"warning: {tmp_path / 'a.yml'}",
+        f"warning: {tmp_path / 'b.yml'}",
+    ]
 
 
 # --- secrets in `variables:` -----------------------------------------------------------------
@@ -323,16 +381,21 @@ def test_secret_variables_are_redacted_idempotently():
     assert once == LEAKY_NORMALIZED
     assert normalize_text(once, filename="s.yml") == once
     spec = normalize_spec(read_text(LEAKY, filename="s.yml"))
-    assert spec.variables == (("HF_TOKEN", "<TOKEN>"), ("DB_URL", "postgres://<USER>:<PASSWORD>@host/db"),
-                              ("TOKENIZERS_PARALLELISM", "false"), ("HF_TOKEN_PATH", "/run/hf"),
-                              ("PIP_TOKEN", "${PIP_TOKEN}"))
+    assert spec.variables == (
+        ("HF_TOKEN", "<TOKEN>"),
+        ("DB_URL", "postgres://<USER>:<PASSWORD>@host/db"),
+        ("TOKENIZERS_PARALLELISM", "false"),
+        ("HF_TOKEN_PATH", "/run/hf"),
+        ("PIP_TOKEN", "${PIP_TOKEN}"),
+    )
     assert normalize_spec(spec) == spec
 
 
 def test_redacted_variable_keeps_its_comment():
     text = "name: s\ndependencies: []\nvariables:\n  # from the vault\n  WANDB_API_KEY: 0123abcd  # rotate\n"
     assert normalize_text(text, filename="s.yml") == (
-        "name: s\ndependencies: []\nvariables:\n  # from the vault\n  WANDB_API_KEY: <TOKEN>  # rotate\n")
+        "name: s\ndependencies: []\nvariables:\n  # from the vault\n  WANDB_API_KEY: <TOKEN>  # rotate\n"
+    )
 
 
 def test_cli_check_fails_on_a_leaked_variable_and_normalized_file_passes_check(envkit_cli, tmp_path):
@@ -341,7 +404,8 @@ def test_cli_check_fails_on_a_leaked_variable_and_normalized_file_passes_check(e
     r = envkit_cli("normalize", "--check", str(f))
     assert r.exit_code == 1
     assert "+  HF_TOKEN: <TOKEN>\n" in r.stdout and "hf_abcdefghijk" not in "".join(
-        ln for ln in r.stdout.splitlines(keepends=True) if ln.startswith("+"))
+        ln for ln in r.stdout.splitlines(keepends=True) if ln.startswith("+")
+    )
     assert envkit_cli("check", "--select", "leaked-secret", str(f)).exit_code == 1
     r = envkit_cli("normalize", "--write", str(f))
     assert (r.exit_code, f.read_text()) == (0, LEAKY_NORMALIZED)
@@ -351,17 +415,22 @@ def test_cli_check_fails_on_a_leaked_variable_and_normalized_file_passes_check(e
 
 
 def test_credentials_in_comments_are_redacted_as_check_finds_them(envkit_cli, tmp_path):
-    text = ("# mirror: https://alice:s3cret@pypi.example.com/simple\nname: c\nchannels:\n"
-            "  - conda-forge  # was https://conda.anaconda.org/t/tk-1234abcd/private-chan\n"
-            "dependencies:\n  # forum: https://discourse.example.org/t/topic-name/123\n  - python=3.11\n")
+    text = (
+        "# mirror: https://alice:s3cret@pypi.example.com/simple\nname: c\nchannels:\n"
+        "  - conda-forge  # was https://conda.anaconda.org/t/tk-1234abcd/private-chan\n"
+        "dependencies:\n  # forum: https://discourse.example.org/t/topic-name/123\n  - python=3.11\n"
+    )
     once = normalize_text(text, filename="c.yml")
-    assert once == ("# mirror: https://<USER>:<PASSWORD>@pypi.example.com/simple\nname: c\nchannels:\n"
-                    "  - conda-forge  # was https://conda.anaconda.org/t/<TOKEN>/private-chan\n"
-                    "dependencies:\n  # forum: https://discourse.example.org/t/topic-name/123\n  - python=3.11\n")
+    assert once == (
+        "# mirror: https://<USER>:<PASSWORD>@pypi.example.com/simple\nname: c\nchannels:\n"
+        "  - conda-forge  # was https://conda.anaconda.org/t/<TOKEN>/private-chan\n"
+        "dependencies:\n  # forum: https://discourse.example.org/t/topic-name/123\n  - python=3.11\n"
+    )
     assert normalize_text(once, filename="c.yml") == once
     req = "# index https://u:pw@host/simple\nnumpy  # https://conda.anaconda.org/t/abc-123/x\n"
     assert normalize_text(req, format="requirements") == (
-        "# index https://<USER>:<PASSWORD>@host/simple\nnumpy  # https://conda.anaconda.org/t/<TOKEN>/x\n")
+        "# index https://<USER>:<PASSWORD>@host/simple\nnumpy  # https://conda.anaconda.org/t/<TOKEN>/x\n"
+    )
     f = tmp_path / "c.yml"
     f.write_text(text)
     assert envkit_cli("normalize", "--check", str(f)).exit_code == 1
@@ -372,18 +441,29 @@ def test_credentials_in_comments_are_redacted_as_check_finds_them(envkit_cli, tm
 
 
 def test_credentials_in_a_lock_files_header_are_redacted():
-    text = ("# made from https://conda.anaconda.org/t/abc-123/chan\n# platform: linux-64\n@EXPLICIT\n"
-            "https://conda.anaconda.org/conda-forge/linux-64/zlib-1.3.1-h0_0.conda#" + "0" * 32 + "\n")
+    text = (
+        "# made from https://conda.anaconda.org/t/abc-123/chan\n# platform: linux-64\n@EXPLICIT\n"
+        "https://conda.anaconda.org/conda-forge/linux-64/zlib-1.3.1-h0_0.conda#" + "0" * 32 + "\n"
+    )
     assert normalize_text(text).splitlines()[0] == "# made from https://conda.anaconda.org/t/<TOKEN>/chan"
 
 
 def test_credentials_in_other_top_level_keys_are_redacted():
-    text = ("name: x\ndependencies:\n  - python\nmirror:\n  url: https://u:pw@host/simple\n"
-            "  list: [https://conda.anaconda.org/t/abc-123/ch, 3]\n")
+    text = (
+        "name: x\ndependencies:\n  - python\nmirror:\n  url: https://u:pw@host/simple\n"
+        "  list: [https://conda.anaconda.org/t/abc-123/ch, 3]\n"
+    )
     once = normalize_text(text, filename="x.yml")
-    assert once == ("name: x\ndependencies:\n  - python\nmirror:\n  url: https://<USER>:<PASSWORD>@host/simple\n"
-                    "  list:\n    - https://conda.anaconda.org/t/<TOKEN>/ch\n    - 3\n")
+    assert once == (
+        "name: x\ndependencies:\n  - python\nmirror:\n  url: https://<USER>:<PASSWORD>@host/simple\n"
+        "  list:\n    - https://conda.anaconda.org/t/<TOKEN>/ch\n    - 3\n"
+    )
     assert normalize_text(once, filename="x.yml") == once
     spec = normalize_spec(read_text(text, filename="x.yml"))
-    assert spec.extra == (("mirror", '{"url":"https://<USER>:<PASSWORD>@host/simple",'
-                                     '"list":["https://conda.anaconda.org/t/<TOKEN>/ch",3]}'),)
+    assert spec.extra == (
+        (
+            "mirror",
+            '{"url":"https://<USER>:<PASSWORD>@host/simple",'
+            '"list":["https://conda.anaconda.org/t/<TOKEN>/ch",3]}',
+        ),
+    )

@@ -3,13 +3,13 @@ conda creates an environment from envkit's pixi.lock v6 and conda-lock.yml (`con
 and it diffs Same against the source prefix; and conda's own `rattler-lock-v6` export of a prefix
 reads as the same lock as envkit's pixi.lock of it.  Skipped, saying why, without a real conda.
 """
+
 from __future__ import annotations
 
 import pytest
 import yaml
 
 from envkit.formats import read_file
-from support.oraclefamily import family  # noqa: F401
 
 
 @pytest.fixture(scope="module")
@@ -59,9 +59,20 @@ def test_conda_creates_from_envkits_converted_conda_lock(envkit_cli, conda, fami
 
 
 def _records(lock, build_number: bool = True) -> dict:
-    return {p.name: (p.version, p.build, p.build_number if build_number else None, p.subdir, p.url, p.sha256,
-                     p.md5, tuple(sorted(p.depends)), p.channel)
-            for p in lock.packages}
+    return {
+        p.name: (
+            p.version,
+            p.build,
+            p.build_number if build_number else None,
+            p.subdir,
+            p.url,
+            p.sha256,
+            p.md5,
+            tuple(sorted(p.depends)),
+            p.channel,
+        )
+        for p in lock.packages
+    }
 
 
 @pytest.mark.parametrize("which", ["conda-only", "big"])
@@ -86,8 +97,10 @@ def test_conda_rattler_lock_v6_export_equals_envkits_pixi_lock(envkit_cli, conda
     # conda lists them by package count
     if which == "conda-only":
         assert [c.url.rstrip("/") for c in ours.channels] == [u.rstrip("/") for u in family.channels]
-        assert [c.url.rstrip("/") for c in theirs.channels] == [family.main.url.rstrip("/"),
-                                                                family.extra.url.rstrip("/")]
+        assert [c.url.rstrip("/") for c in theirs.channels] == [
+            family.main.url.rstrip("/"),
+            family.extra.url.rstrip("/"),
+        ]
     else:
         assert [c.url for c in ours.channels] == [c.url for c in theirs.channels]
     # `envkit diff` reports those build numbers as rebuilt packages (0 is what pixi.lock means by none)
@@ -106,7 +119,9 @@ def test_conda_rattler_lock_v6_export_equals_envkits_pixi_lock(envkit_cli, conda
 
 
 @pytest.mark.parametrize("which,n", [("conda-only", 14)])
-def test_envkits_pixi_lock_of_condas_export_keeps_build_numbers(envkit_cli, conda, family, tmp_path, which, n):
+def test_envkits_pixi_lock_of_condas_export_keeps_build_numbers(
+    envkit_cli, conda, family, tmp_path, which, n
+):
     """conda's rattler-lock-v6 export -> envkit convert -> pixi.lock v6: the same records, build numbers
     included, and conda creates from envkit's file an environment that diffs Same."""
     prefix = family.prefixes[which]
@@ -119,7 +134,9 @@ def test_envkits_pixi_lock_of_condas_export_keeps_build_numbers(envkit_cli, cond
     assert _records(read_file(ours_file)) == _records(read_file(theirs_file))
     assert {p.name: p.build_number for p in read_file(ours_file).packages}["libblas"] == 22
     r = envkit_cli("diff", str(theirs_file), str(ours_file))
-    assert r.exit_code == 0 and r.stdout.endswith(f"Same: no differences ({n} packages compared).\n"), r.stdout
+    assert r.exit_code == 0 and r.stdout.endswith(f"Same: no differences ({n} packages compared).\n"), (
+        r.stdout
+    )
     made = conda.create_from_file(tmp_path / "from-pixi", ours_file)
     _same(envkit_cli, prefix, made, n)
 

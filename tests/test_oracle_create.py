@@ -2,6 +2,7 @@
 `conda create --file`, their conda-meta records compared field by field, and conda's own verdict on
 envkit's prefix (`conda install --dry-run`, `conda doctor`).  Skipped, saying why, without a real conda.
 """
+
 from __future__ import annotations
 
 import json
@@ -10,12 +11,25 @@ from pathlib import Path
 
 import pytest
 
-from support.oraclefamily import family  # noqa: F401
-
 ALREADY = "# All requested packages already installed."
 #: Record fields that must be equal; `files` and `paths_data` compared as sets of paths below.
-FIELDS = ("name", "version", "build", "build_number", "subdir", "fn", "url", "md5", "sha256", "size",
-          "license", "timestamp", "noarch", "arch", "platform")
+FIELDS = (
+    "name",
+    "version",
+    "build",
+    "build_number",
+    "subdir",
+    "fn",
+    "url",
+    "md5",
+    "sha256",
+    "size",
+    "license",
+    "timestamp",
+    "noarch",
+    "arch",
+    "platform",
+)
 
 
 @pytest.fixture(scope="module")
@@ -33,8 +47,16 @@ def made(real_conda, tmp_path_factory, family):
     r = run_envkit("create", "--lock", str(lock), "-p", str(root / "envkit"))
     assert r.exit_code == 0, r.stderr
     out["envkit"] = root / "envkit"
-    r = run_envkit("create", "--lock", str(lock), "-p", str(root / "envkit-conda"), "--backend", "conda",
-                   env={**conda.environ, "CONDA_EXE": conda.exe})
+    r = run_envkit(
+        "create",
+        "--lock",
+        str(lock),
+        "-p",
+        str(root / "envkit-conda"),
+        "--backend",
+        "conda",
+        env={**conda.environ, "CONDA_EXE": conda.exe},
+    )
     assert r.exit_code == 0, r.stderr
     out["envkit-conda"] = root / "envkit-conda"
     out["by-conda"] = conda.create_from_file(root / "by-conda", lock)
@@ -42,8 +64,10 @@ def made(real_conda, tmp_path_factory, family):
 
 
 def _records(prefix: Path) -> dict[str, dict]:
-    return {json.loads(p.read_text())["name"]: json.loads(p.read_text())
-            for p in (prefix / "conda-meta").glob("*.json")}
+    return {
+        json.loads(p.read_text())["name"]: json.loads(p.read_text())
+        for p in (prefix / "conda-meta").glob("*.json")
+    }
 
 
 def _norm_deps(deps) -> list[str]:
@@ -72,7 +96,9 @@ def test_created_records_match_conda_create_file(made, which):
         paths = [p["_path"] for p in c["paths_data"]["paths"]]
         if noarch_py:
             paths = ["lib/python3.11/" + p if p.startswith("site-packages/") else p for p in paths]
-        assert sorted(p["_path"] for p in e["paths_data"]["paths"]) == sorted(set(paths) - pyc if noarch_py else paths), name
+        assert sorted(p["_path"] for p in e["paths_data"]["paths"]) == sorted(
+            set(paths) - pyc if noarch_py else paths
+        ), name
         assert e["link"]["type"] == c["link"]["type"] == 1
     assert (ours["libblas"]["build_number"], ours["bn"]["build_number"]) == (22, 3)
     assert ours["bn"]["constrains"] == ["zlib >=1.3"]
@@ -115,14 +141,16 @@ def _from_history(run, prefix: Path) -> list[str]:
 def test_from_history_of_envkits_and_condas_creation_is_the_same(envkit_cli, made):
     """conda and envkit each export the same --from-history for envkit's creation and conda's."""
     conda = made["conda"]
-    by_conda = [_from_history(lambda p: conda.run("env", "export", "-p", p, "--from-history").stdout, made[w])
-                for w in ("envkit", "by-conda")]
+    by_conda = [
+        _from_history(lambda p: conda.run("env", "export", "-p", p, "--from-history").stdout, made[w])
+        for w in ("envkit", "by-conda")
+    ]
     assert by_conda[0] == by_conda[1] and "  - numpy=1.26.4=py311h64a7726_0" in by_conda[0]
     by_envkit = []
     for w in ("envkit", "by-conda"):
         r = envkit_cli("export", "-p", str(made[w]), "--from-history")
         assert r.exit_code == 0 and "records no requested specs" not in r.stderr, r.stderr
-        by_envkit.append(_from_history(lambda _p: r.stdout, made[w]))
+        by_envkit.append(_from_history(lambda _p, out=r.stdout: out, made[w]))
     assert by_envkit[0] == by_envkit[1]
     assert any(ln.endswith("/linux-64::numpy=1.26.4=py311h64a7726_0") for ln in by_envkit[0]), by_envkit[0]
 
@@ -137,8 +165,11 @@ def test_conda_sees_nothing_to_do(made, family, which, package):
 @pytest.mark.parametrize("which", ["envkit", "by-conda"])
 def test_conda_doctor_is_clean(made, which):
     out = made["conda"].run("doctor", "-p", made[which], check=False).stdout
-    for ok in ("There are no packages with altered files.", "The environment is consistent.",
-               "There are no packages with missing files."):
+    for ok in (
+        "There are no packages with altered files.",
+        "The environment is consistent.",
+        "There are no packages with missing files.",
+    ):
         assert f"✅ {ok}" in out, out
 
 
@@ -162,8 +193,10 @@ def test_diff_reports_a_wrong_build_number(envkit_cli, made, tmp_path):
     assert ALREADY not in r.stdout  # conda wants to change it
     d = envkit_cli("diff", str(made["envkit"]), str(bad))
     assert d.exit_code == 1
-    assert ("rebuilt: same name, version and build, but the package records differ (build_number 22 → 0): "
-            "conda sees another package and may replace it") in d.stdout
+    assert (
+        "rebuilt: same name, version and build, but the package records differ (build_number 22 → 0): "
+        "conda sees another package and may replace it"
+    ) in d.stdout
 
 
 def test_lock_and_export_with_backend_conda(envkit_cli, made, family, tmp_path):

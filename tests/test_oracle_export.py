@@ -4,6 +4,7 @@ Each test runs the same question through `envkit export` and through conda 26.7.
 and compares the answers; each deliberate difference is asserted as that difference (and listed in
 docs/comparison.md).  Skipped, saying why, when there is no real conda (tests/support/realconda.py).
 """
+
 from __future__ import annotations
 
 import json
@@ -11,8 +12,6 @@ import json
 import pytest
 import yaml
 from rattler import MatchSpec
-
-from support.oraclefamily import family  # noqa: F401
 
 EXPORTED = ("conda-only", "pip", "no-history", "token", "big")
 
@@ -59,7 +58,9 @@ def test_export_has_conda_env_exports_packages(envkit_cli, conda, family, which)
     if which == "token":
         # both drop the token and keep the anaconda.org channel's name
         assert "private" in theirs["channels"] and "abc-123" not in json.dumps(theirs)
-        assert "private::six=1.16.0=pyh6c4a22f_0" in ours["dependencies"] and "abc-123" not in json.dumps(ours)
+        assert "private::six=1.16.0=pyh6c4a22f_0" in ours["dependencies"] and "abc-123" not in json.dumps(
+            ours
+        )
 
 
 def test_export_pip_section_vs_conda(envkit_cli, conda, family):
@@ -68,9 +69,12 @@ def test_export_pip_section_vs_conda(envkit_cli, conda, family):
     ours = _pip(_envkit_yaml(envkit_cli, prefix)[0]["dependencies"])
     assert theirs == ["edpkg==0.1", "tinyreq==2.0", "urlpkg==1.1", "vcspkg==0.3"]
     # the same four projects; envkit writes where each came from (deliberate)
-    assert ours == [f"-e {family.root / 'src' / 'edpkg'}", "tinyreq==2.0",
-                    f"urlpkg @ {(family.root / 'wheels' / 'url' / 'urlpkg-1.1-py3-none-any.whl').as_uri()}",
-                    "vcspkg @ git+https://github.com/example/vcspkg.git@" + "a" * 40]
+    assert ours == [
+        f"-e {family.root / 'src' / 'edpkg'}",
+        "tinyreq==2.0",
+        f"urlpkg @ {(family.root / 'wheels' / 'url' / 'urlpkg-1.1-py3-none-any.whl').as_uri()}",
+        "vcspkg @ git+https://github.com/example/vcspkg.git@" + "a" * 40,
+    ]
 
 
 def _specs(deps) -> set[str]:
@@ -86,14 +90,24 @@ def test_from_history_vs_conda(envkit_cli, conda, family, which):
         # no conda-meta/history: conda falls back to every installed package, pinned, and so does envkit
         assert _pins(ours["dependencies"]) == _pins(theirs["dependencies"])
         assert len(_pins(ours["dependencies"])) == 14
-        assert err == (f"warning: {prefix} records no requested specs (no conda-meta/history entries): "
-                       "--from-history pins every installed package, as conda does\n")
+        assert err == (
+            f"warning: {prefix} records no requested specs (no conda-meta/history entries): "
+            "--from-history pins every installed package, as conda does\n"
+        )
         return
     assert _specs(ours["dependencies"]) == _specs(theirs["dependencies"])
     assert err == ""
     if which == "conda-only":
-        assert _specs(ours["dependencies"]) == {"python 3.11.*", "numpy", "pip", "requests",
-                                                "libblas 3.9.0.* *openblas", "bn", "six", "tool"}
+        assert _specs(ours["dependencies"]) == {
+            "python 3.11.*",
+            "numpy",
+            "pip",
+            "requests",
+            "libblas 3.9.0.* *openblas",
+            "bn",
+            "six",
+            "tool",
+        }
         # deliberate: envkit keeps the history's -c channels; conda's --from-history has none
         assert ours["channels"] == family.channels and "channels" not in theirs
     if which == "pip":  # deliberate: envkit keeps the pip packages, conda's --from-history drops them
@@ -130,8 +144,12 @@ def test_json_vs_conda_list_json(envkit_cli, conda, family, which):
         if p["manager"] == "pip":
             assert (c["channel"], c["version"]) == ("pypi", p["version"])
             continue
-        assert (p["version"], p["build"], p["build_number"], p["subdir"]) == \
-               (c["version"], c["build_string"], c["build_number"], c["platform"]), name
+        assert (p["version"], p["build"], p["build_number"], p["subdir"]) == (
+            c["version"],
+            c["build_string"],
+            c["build_number"],
+            c["platform"],
+        ), name
         assert p["channel"] == c["base_url"], name
     if which == "conda-only":
         assert (ours["libblas"]["build_number"], ours["bn"]["build_number"]) == (22, 3)

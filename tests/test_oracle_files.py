@@ -2,14 +2,19 @@
 it makes diffs Same against the source prefix), and envkit reads every file `conda export --format`
 writes (and diffs it Same against the prefix).  Skipped, saying why, without a real conda.
 """
+
 from __future__ import annotations
 
 import pytest
 
-from support.oraclefamily import family  # noqa: F401
-
-CONDA_FORMATS = ("environment-yaml", "environment-json", "explicit", "requirements", "conda-lock-v1",
-                 "rattler-lock-v6")
+CONDA_FORMATS = (
+    "environment-yaml",
+    "environment-json",
+    "explicit",
+    "requirements",
+    "conda-lock-v1",
+    "rattler-lock-v6",
+)
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +72,15 @@ def test_conda_requirements_from_history_is_a_spec(envkit_cli, conda, family, tm
     out = tmp_path / "spec.txt"
     conda.run("export", "-p", prefix, "--format", "requirements", "--from-history", "-f", out)
     assert [ln for ln in out.read_text().splitlines() if ln and not ln.startswith("#")] == [
-        "python=3.11", "numpy", "pip", "requests", "libblas=3.9.0[build=*openblas]", "bn", "six", "tool"]
+        "python=3.11",
+        "numpy",
+        "pip",
+        "requests",
+        "libblas=3.9.0[build=*openblas]",
+        "bn",
+        "six",
+        "tool",
+    ]
     r = envkit_cli("diff", str(prefix), str(out))
     assert r.exit_code == 0, r.stdout + r.stderr
     assert "  ok  libblas" in r.stdout
@@ -81,7 +94,9 @@ def test_conda_exports_of_several_channels_differ_only_in_channel_order(envkit_c
         conda.run("export", "-p", prefix, "--format", fmt, "-f", out)
         r = envkit_cli("diff", str(prefix), str(out))
         if fmt == "explicit":  # an explicit file has no channel list
-            assert r.exit_code == 0 and r.stdout.endswith("Same: no differences (14 packages compared).\n"), r.stdout
+            assert r.exit_code == 0 and r.stdout.endswith("Same: no differences (14 packages compared).\n"), (
+                r.stdout
+            )
             continue
         assert r.exit_code == 1 and r.stdout.endswith("Different: channels differ.\n"), (fmt, r.stdout)
         assert "the shared channels are in a different order (priority)" in r.stdout
@@ -91,8 +106,12 @@ def test_conda_creates_from_envkits_explicit_file(envkit_cli, conda, family, tmp
     prefix = family.prefixes["conda-only"]
     for digest in ("md5", "sha256"):
         f = tmp_path / f"explicit-{digest}.txt"
-        assert envkit_cli("export", "-p", str(prefix), "--format", "explicit", "--hash", digest,
-                          "-o", str(f)).exit_code == 0
+        assert (
+            envkit_cli(
+                "export", "-p", str(prefix), "--format", "explicit", "--hash", digest, "-o", str(f)
+            ).exit_code
+            == 0
+        )
         made = conda.create_from_file(tmp_path / f"from-explicit-{digest}", f)
         _same(envkit_cli, prefix, made, 14)
 

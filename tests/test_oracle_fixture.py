@@ -1,4 +1,5 @@
 """The real-conda fixture itself: it finds or builds a conda and keeps it away from the real HOME."""
+
 from __future__ import annotations
 
 import os

@@ -1,6 +1,6 @@
 """pyproject.toml lists every envkit subpackage (the list is explicit; see the comment there)."""
-import tomllib
 
+import tomllib
 from conftest import REPO
 
 
@@ -8,7 +8,8 @@ def test_every_subpackage_is_listed_in_pyproject():
     listed = set(tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
     found = {"envkit"} | {
         "envkit." + ".".join(p.parent.relative_to(REPO / "envkit").parts)
-        for p in (REPO / "envkit").rglob("__init__.py") if p.parent != REPO / "envkit"
+        for p in (REPO / "envkit").rglob("__init__.py")
+        if p.parent != REPO / "envkit"
     }
     assert found - listed == set()
     # data folders shipped as packages (no __init__.py): the name map and the template matrix
@@ -21,12 +22,30 @@ import subprocess  # noqa: E402
 import sys  # noqa: E402
 
 import pytest  # noqa: E402
-
 from conftest import DATA  # noqa: E402
 
-API = ["read_file", "read_text", "write_text", "detect_format", "normalize", "normalize_text", "diff",
-       "run_checks", "load_targets", "Config", "open_env", "lock_live", "solve_spec", "check_lock",
-       "create_from_lock", "EnvSpec", "Lock", "LiveEnv", "EnvkitError", "ParseError"]
+API = [
+    "read_file",
+    "read_text",
+    "write_text",
+    "detect_format",
+    "normalize",
+    "normalize_text",
+    "diff",
+    "run_checks",
+    "load_targets",
+    "Config",
+    "open_env",
+    "lock_live",
+    "solve_spec",
+    "check_lock",
+    "create_from_lock",
+    "EnvSpec",
+    "Lock",
+    "LiveEnv",
+    "EnvkitError",
+    "ParseError",
+]
 
 
 def _run(code: str) -> str:
@@ -47,25 +66,35 @@ def test_public_api_is_listed_and_every_name_resolves():
 
 
 def test_importing_envkit_loads_nothing_heavy():
-    out = _run("import sys, envkit\n"
-               "print(sorted(m for m in ('yaml', 'rattler', 'click', 'envkit.formats', 'envkit.envdiff', 'envkit.canonical') "
-               "if m in sys.modules))")
+    out = _run(
+        "import sys, envkit\n"
+        "print(sorted(m for m in ('yaml', 'rattler', 'click', 'envkit.formats', 'envkit.envdiff', 'envkit.canonical') "
+        "if m in sys.modules))"
+    )
     assert out == "[]\n"
 
 
-@pytest.mark.parametrize("first", ["", "import envkit.envdiff, envkit.canonical\n",
-                                   "from envkit.envdiff import EnvDiff\nfrom envkit.canonical import normalize_text\n"])
+@pytest.mark.parametrize(
+    "first",
+    [
+        "",
+        "import envkit.envdiff, envkit.canonical\n",
+        "from envkit.envdiff import EnvDiff\nfrom envkit.canonical import normalize_text\n",
+    ],
+)
 def test_diff_and_normalize_are_callable_whatever_was_imported_first(first):
     # the cores live in envkit.envdiff / envkit.canonical: importing them (as the CLI does) leaves
     # envkit.diff and envkit.normalize the plain functions
-    out = _run(first + "import envkit\n"
-               "a = envkit.read_file('examples/laptop-vs-server/laptop.yml')\n"
-               "b = envkit.read_file('examples/laptop-vs-server/server.yml')\n"
-               "d = envkit.diff(a, b)\n"
-               "from envkit import diff, normalize\n"
-               "print(type(d).__name__, diff(a, b) == d, envkit.EnvDiff is type(d))\n"
-               "n = normalize(b)\n"
-               "print(n.prefix, n == envkit.normalize_spec(b), normalize(n) == n)\n")
+    out = _run(
+        first + "import envkit\n"
+        "a = envkit.read_file('examples/laptop-vs-server/laptop.yml')\n"
+        "b = envkit.read_file('examples/laptop-vs-server/server.yml')\n"
+        "d = envkit.diff(a, b)\n"
+        "from envkit import diff, normalize\n"
+        "print(type(d).__name__, diff(a, b) == d, envkit.EnvDiff is type(d))\n"
+        "n = normalize(b)\n"
+        "print(n.prefix, n == envkit.normalize_spec(b), normalize(n) == n)\n"
+    )
     assert out == "EnvDiff True True\nNone True True\n"
 
 

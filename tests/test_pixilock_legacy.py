@@ -1,11 +1,12 @@
 """pixi.lock before version 6: versions 1-3 (conda-lock shaped) and 4-5 (`kind:` entries), read by
 the CLI like any other pixi.lock, with or without `--format conda-lock`, and compared with
 py-rattler's LockFile reader (rattler_lock reads every version)."""
+
 from __future__ import annotations
 
 import pytest
-
 from conftest import DATA
+
 from envkit.errors import EnvironmentNotFound, ParseError
 from envkit.formats import read_file
 from envkit.formats.pixilock import read_pixi_environments, read_pixi_lock
@@ -18,8 +19,9 @@ def _ours(path):
     out = {}
     for env, lock in read_pixi_environments(path.read_text(), str(path)).items():
         for p in lock.packages:
-            out.setdefault(env, set()).add((p.platform, p.manager, p.name, p.version, p.url.rsplit("/", 1)[-1],
-                                            p.sha256 or None))
+            out.setdefault(env, set()).add(
+                (p.platform, p.manager, p.name, p.version, p.url.rsplit("/", 1)[-1], p.sha256 or None)
+            )
     return out
 
 
@@ -34,8 +36,9 @@ def _rattlers(path):
                     sha = p.hashes.sha256.hex()
                 except AttributeError:  # no hashes (a local path)
                     sha = None
-                out.setdefault(env, set()).add((str(platform), manager, p.name, str(p.version),
-                                                str(p.location).rsplit("/", 1)[-1], sha))
+                out.setdefault(env, set()).add(
+                    (str(platform), manager, p.name, str(p.version), str(p.location).rsplit("/", 1)[-1], sha)
+                )
     return out
 
 
@@ -62,13 +65,19 @@ def test_v4_and_v5_environments_and_fields():
     v5 = read_pixi_environments((PIXI / "v5-pixi.lock").read_text(), "pixi.lock")
     assert list(v5) == ["default", "lint"]
     req = next(p for p in v5["default"].packages if p.name == "requests")
-    assert (req.manager, req.version, req.editable, req.url) == ("pip", "2.31.0", True,
-                                                                 "./links/requests-2.31.0-py3-none-any.whl")
+    assert (req.manager, req.version, req.editable, req.url) == (
+        "pip",
+        "2.31.0",
+        True,
+        "./links/requests-2.31.0-py3-none-any.whl",
+    )
     assert v5["default"].pip_options == ("--index-url https://pypi.org/simple",)
     v4 = read_pixi_lock((PIXI / "v4-pixi.lock").read_text(), "pixi.lock")
     bz = [(p.platform, p.build, p.depends) for p in v4.packages if p.name == "bzip2"]
-    assert bz == [("linux-64", "h7f98852_4", (("libgcc-ng", ">=9.3.0"),)),
-                  ("win-64", "h8ffe710_4", (("vc", ">=14.1,<15.0a0"), ("vs2015_runtime", ">=14.16.27012")))]
+    assert bz == [
+        ("linux-64", "h7f98852_4", (("libgcc-ng", ">=9.3.0"),)),
+        ("win-64", "h8ffe710_4", (("vc", ">=14.1,<15.0a0"), ("vs2015_runtime", ">=14.16.27012"))),
+    ]
 
 
 @pytest.mark.parametrize("name", LEGACY)

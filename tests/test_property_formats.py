@@ -1,20 +1,21 @@
 """Property tests (Hypothesis): match specs, names, channels, pip entries and format round trips."""
+
 from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_formats_fastyaml import same
 
 from envkit import _yaml
+from envkit.canonical import normalize_spec, normalize_text
 from envkit.conda.channels import parse_channel
 from envkit.conda.matchspec import format_spec, parse_spec
 from envkit.conda.names import pep503
+from envkit.formats import _fastyaml
 from envkit.formats.condalock import read_conda_lock, sort_lock, write_conda_lock
 from envkit.formats.envyml import channel_out, read_env, write_env
 from envkit.formats.pipreq import parse_pip_entry
 from envkit.model import EnvSpec, Lock, LockedPackage
-from envkit.formats import _fastyaml
-from envkit.canonical import normalize_spec, normalize_text
-from test_formats_fastyaml import same
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -65,10 +66,14 @@ def test_pep503_is_idempotent_and_canonical(name):
 
 
 CHANNEL_FORMS = {  # as written -> the credential's placeholder in the written-back form
-    "https://conda.anaconda.org/t/{tok}/{ch}": "/t/<TOKEN>/", "https://u:{tok}@mirror.example/{ch}": "<USER>:<PASSWORD>@",
-    "https://{tok}@mirror.example/{ch}/": "https://<TOKEN>@", "https://mirror.example/{ch}?token={tok}": "?token=<TOKEN>",
+    "https://conda.anaconda.org/t/{tok}/{ch}": "/t/<TOKEN>/",
+    "https://u:{tok}@mirror.example/{ch}": "<USER>:<PASSWORD>@",
+    "https://{tok}@mirror.example/{ch}/": "https://<TOKEN>@",
+    "https://mirror.example/{ch}?token={tok}": "?token=<TOKEN>",
     "https://u:{tok}@conda.anaconda.org/t/{tok}/{ch}/noarch": "<USER>:<PASSWORD>@conda.anaconda.org/t/<TOKEN>/",
-    "https://conda.anaconda.org/{ch}/": "", "{ch}": "", "https://conda.anaconda.org/{ch}/linux-64": "",
+    "https://conda.anaconda.org/{ch}/": "",
+    "{ch}": "",
+    "https://conda.anaconda.org/{ch}/linux-64": "",
 }
 
 
@@ -91,7 +96,9 @@ pip_texts = st.one_of(
     st.builds(lambda n, v: f"{n}>={v}; python_version < '3.12'", names, versions),
     st.builds(lambda n: f"git+https://github.com/o/{n}.git@main#egg={n}", names),
     st.builds(lambda n, v: f"-e ./src/{n}", names, versions),
-    st.sampled_from(["--pre", "-r requirements.txt", "--extra-index-url https://download.pytorch.org/whl/cu121"]),
+    st.sampled_from(
+        ["--pre", "-r requirements.txt", "--extra-index-url https://download.pytorch.org/whl/cu121"]
+    ),
 )
 
 
@@ -108,12 +115,24 @@ def env_specs(draw):
     conda = tuple(parse_spec(t) for t in draw(st.lists(conda_specs(), max_size=8)))
     pip = tuple(parse_pip_entry(t) for t in draw(st.lists(pip_texts, max_size=6)))
     chans = tuple(parse_channel(c) for c in draw(st.lists(channels, max_size=3, unique=True)))
-    variables = tuple(draw(st.dictionaries(st.from_regex(r"[A-Z][A-Z0-9_]{0,8}", fullmatch=True),
-                                           st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size=12),
-                                           max_size=3)).items())
-    return EnvSpec(name=draw(st.none() | names), channels=chans, conda=conda, pip=pip, variables=variables,
-                   has_pip_section=bool(pip) or draw(st.booleans()),
-                   platforms=tuple(draw(st.lists(platforms, max_size=2, unique=True))))
+    variables = tuple(
+        draw(
+            st.dictionaries(
+                st.from_regex(r"[A-Z][A-Z0-9_]{0,8}", fullmatch=True),
+                st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size=12),
+                max_size=3,
+            )
+        ).items()
+    )
+    return EnvSpec(
+        name=draw(st.none() | names),
+        channels=chans,
+        conda=conda,
+        pip=pip,
+        variables=variables,
+        has_pip_section=bool(pip) or draw(st.booleans()),
+        platforms=tuple(draw(st.lists(platforms, max_size=2, unique=True))),
+    )
 
 
 @SETTINGS
@@ -123,7 +142,11 @@ def test_environment_yml_round_trip(spec):
     again = read_env(text)
     assert again.conda == spec.conda and again.pip == spec.pip
     assert (again.name, again.channels, again.variables, again.platforms) == (
-        spec.name, spec.channels, spec.variables, spec.platforms)
+        spec.name,
+        spec.channels,
+        spec.variables,
+        spec.platforms,
+    )
     assert write_env(again) == text
 
 
@@ -145,19 +168,50 @@ def locks(draw):
         for name in draw(st.lists(names, max_size=6, unique=True)):
             v, b = draw(versions), draw(builds)
             sub = draw(st.sampled_from([plat, "noarch"]))
-            deps = tuple((n, s) for n, s in draw(st.lists(st.tuples(names, st.sampled_from(["", ">=1", "1.2.*"])),
-                                                          max_size=3, unique_by=lambda t: t[0])))
-            pkgs.append(LockedPackage(
-                manager="conda", name=name, version=v, build=b, channel="conda-forge", platform=plat, subdir=sub,
-                url=f"https://conda.anaconda.org/conda-forge/{sub}/{name}-{v}-{b}.conda",
-                md5="0" * 32, sha256=draw(st.none() | st.just("f" * 64)), depends=deps))
+            deps = tuple(
+                (n, s)
+                for n, s in draw(
+                    st.lists(
+                        st.tuples(names, st.sampled_from(["", ">=1", "1.2.*"])),
+                        max_size=3,
+                        unique_by=lambda t: t[0],
+                    )
+                )
+            )
+            pkgs.append(
+                LockedPackage(
+                    manager="conda",
+                    name=name,
+                    version=v,
+                    build=b,
+                    channel="conda-forge",
+                    platform=plat,
+                    subdir=sub,
+                    url=f"https://conda.anaconda.org/conda-forge/{sub}/{name}-{v}-{b}.conda",
+                    md5="0" * 32,
+                    sha256=draw(st.none() | st.just("f" * 64)),
+                    depends=deps,
+                )
+            )
         if draw(st.booleans()):
-            pkgs.append(LockedPackage(manager="pip", name="torch", version="2.3.1", platform=plat,
-                                      url="https://files.pythonhosted.org/t/torch-2.3.1-py3-none-any.whl",
-                                      sha256="e" * 64))
-    return Lock(kind="conda-lock", platforms=plats, packages=tuple(pkgs),
-                channels=(parse_channel("conda-forge"),), content_hash=tuple((p, "a" * 64) for p in plats),
-                sources=("environment.yml",))
+            pkgs.append(
+                LockedPackage(
+                    manager="pip",
+                    name="torch",
+                    version="2.3.1",
+                    platform=plat,
+                    url="https://files.pythonhosted.org/t/torch-2.3.1-py3-none-any.whl",
+                    sha256="e" * 64,
+                )
+            )
+    return Lock(
+        kind="conda-lock",
+        platforms=plats,
+        packages=tuple(pkgs),
+        channels=(parse_channel("conda-forge"),),
+        content_hash=tuple((p, "a" * 64) for p in plats),
+        sources=("environment.yml",),
+    )
 
 
 @SETTINGS
@@ -177,15 +231,23 @@ def test_envkit_written_conda_lock_takes_the_fast_reader(lock):
 
 yaml_text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=8)  # controls too: escaped
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-10**12, 10**12) | st.floats(allow_nan=False) | yaml_text,
+    st.none() | st.booleans() | st.integers(-(10**12), 10**12) | st.floats(allow_nan=False) | yaml_text,
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(yaml_text, inner, max_size=3),
-    max_leaves=10)
+    max_leaves=10,
+)
 
 
 @SETTINGS
-@given(locks(), st.dictionaries(st.from_regex(r"[a-z][a-z_]{0,10}", fullmatch=True)
-                                .filter(lambda k: k not in ("content_hash", "channels", "platforms", "sources")),
-                                json_values, max_size=3))
+@given(
+    locks(),
+    st.dictionaries(
+        st.from_regex(r"[a-z][a-z_]{0,10}", fullmatch=True).filter(
+            lambda k: k not in ("content_hash", "channels", "platforms", "sources")
+        ),
+        json_values,
+        max_size=3,
+    ),
+)
 def test_conda_lock_metadata_sections_round_trip(lock, extra):
     from dataclasses import replace
 

@@ -8,6 +8,7 @@ token as `__token__`'s password, secret `variables:` values (`HF_TOKEN`, `TWINE_
 token in a comment.  Each is written into a well-formed file and into a malformed one (so that the
 parse error quotes it).  Bounded for CI: derandomized, a few examples.
 """
+
 from __future__ import annotations
 
 import json
@@ -39,9 +40,15 @@ _RAND = st.text(_ALNUM, min_size=14, max_size=24).filter(lambda s: "xxx" not in 
 @st.composite
 def secrets(draw) -> Secrets:
     r = [draw(_RAND) for _ in range(7)]
-    return Secrets(t_token=f"tk-{r[0]}1", password=f"pw{r[1]}7", query=f"qv{r[2]}3",
-                   gh=f"ghp_{r[3]}{r[3]}"[:40], pypi=f"pypi-AgE{r[4]}{r[4]}", hf=f"hf_{r[5]}{r[5]}",
-                   twine=f"tw{r[6]}5")
+    return Secrets(
+        t_token=f"tk-{r[0]}1",
+        password=f"pw{r[1]}7",
+        query=f"qv{r[2]}3",
+        gh=f"ghp_{r[3]}{r[3]}"[:40],
+        pypi=f"pypi-AgE{r[4]}{r[4]}",
+        hf=f"hf_{r[5]}{r[5]}",
+        twine=f"tw{r[6]}5",
+    )
 
 
 def _env_yml(s: Secrets) -> str:
@@ -74,11 +81,11 @@ def _env_yml_clean() -> str:
 def _broken_env_ymls(s: Secrets) -> list[str]:
     """Environment files a reader refuses, each quoting a credential in its error."""
     return [
-        f"channels: [conda-forge]\ndependencies:\n  - \"https://conda.anaconda.org/t/{s.t_token}/private::numpy[[[\"\n",
-        f"dependencies:\n  - pip:\n    - \"--index-url https://deploy:{s.password}@h.example.org/simple  extra\"\n"
-        f"    - \"x @ https://h.example.org/x.whl?token={s.query} ;; bad\"\n",
+        f'channels: [conda-forge]\ndependencies:\n  - "https://conda.anaconda.org/t/{s.t_token}/private::numpy[[["\n',
+        f'dependencies:\n  - pip:\n    - "--index-url https://deploy:{s.password}@h.example.org/simple  extra"\n'
+        f'    - "x @ https://h.example.org/x.whl?token={s.query} ;; bad"\n',
         f"dependencies:\n  - python=3.11\ndependencies:\n  - https://{s.gh}@github.com/x\n",
-        f"dependencies: [\"numpy=>1 https://__token__:{s.pypi}@h.example.org/\"]\nvariables: {{HF_TOKEN: {s.hf}\n",
+        f'dependencies: ["numpy=>1 https://__token__:{s.pypi}@h.example.org/"]\nvariables: {{HF_TOKEN: {s.hf}\n',
         f"variables:\n  TWINE_PASSWORD: [{s.twine}\n",
     ]
 
@@ -87,28 +94,36 @@ _MD5 = "d41d8cd98f00b204e9800998ecf8427e"
 
 
 def _explicit(s: Secrets) -> str:
-    return (f"# platform: linux-64\n@EXPLICIT\n"
-            f"https://conda.anaconda.org/t/{s.t_token}/conda-forge/linux-64/python-3.11.9-hb806964_0_cpython.conda#{_MD5}\n"
-            f"https://user:{s.password}@repo.example.org/conda-forge/linux-64/zlib-1.3.1-h4ab18f5_1.conda#{_MD5}\n")
+    return (
+        f"# platform: linux-64\n@EXPLICIT\n"
+        f"https://conda.anaconda.org/t/{s.t_token}/conda-forge/linux-64/python-3.11.9-hb806964_0_cpython.conda#{_MD5}\n"
+        f"https://user:{s.password}@repo.example.org/conda-forge/linux-64/zlib-1.3.1-h4ab18f5_1.conda#{_MD5}\n"
+    )
 
 
 def _broken_explicits(s: Secrets) -> list[str]:
-    return [f"@EXPLICIT\nhttps://repo.example.org/pkg.conda?token={s.query}\n",
-            f"@EXPLICIT\nhttps://user:{s.password}@repo.example.org/linux-64/zlib-1.3.1-h_1.conda#nothex\n",
-            f"@EXPLICIT\nhttps://conda.anaconda.org/t/{s.t_token}/c/linux-64/not-a-package.txt\n"]
+    return [
+        f"@EXPLICIT\nhttps://repo.example.org/pkg.conda?token={s.query}\n",
+        f"@EXPLICIT\nhttps://user:{s.password}@repo.example.org/linux-64/zlib-1.3.1-h_1.conda#nothex\n",
+        f"@EXPLICIT\nhttps://conda.anaconda.org/t/{s.t_token}/c/linux-64/not-a-package.txt\n",
+    ]
 
 
 def _requirements(s: Secrets) -> str:
-    return (f"--index-url https://deploy:{s.password}@pypi.example.org/simple\n"
-            f"--extra-index-url https://pypi.example.org/simple?token={s.query}\n"
-            f"git+https://{s.gh}@github.com/org/repo.git#egg=repo\n"
-            f"requests==2.31.0  # via https://__token__:{s.pypi}@upload.example.org/simple\n")
+    return (
+        f"--index-url https://deploy:{s.password}@pypi.example.org/simple\n"
+        f"--extra-index-url https://pypi.example.org/simple?token={s.query}\n"
+        f"git+https://{s.gh}@github.com/org/repo.git#egg=repo\n"
+        f"requests==2.31.0  # via https://__token__:{s.pypi}@upload.example.org/simple\n"
+    )
 
 
 def _broken_requirements(s: Secrets) -> list[str]:
-    return [f"requests @ https://deploy:{s.password}@h.example.org/r.whl ;;; bad\n",
-            f"--index-url\nnumpy[[https://pypi.example.org/simple?token={s.query}\n",
-            f"-e https://{s.gh}@github.com/org/repo.git[[\n"]
+    return [
+        f"requests @ https://deploy:{s.password}@h.example.org/r.whl ;;; bad\n",
+        f"--index-url\nnumpy[[https://pypi.example.org/simple?token={s.query}\n",
+        f"-e https://{s.gh}@github.com/org/repo.git[[\n",
+    ]
 
 
 def _conda_lock(s: Secrets) -> str:
@@ -151,7 +166,9 @@ package:
 
 
 def _broken_conda_lock(s: Secrets) -> str:
-    return _conda_lock(s).replace("  version: 1.26.4\n", "  version: [1.26.4, \"https://u:" + s.password + "@x/\"]\n")
+    return _conda_lock(s).replace(
+        "  version: 1.26.4\n", '  version: [1.26.4, "https://u:' + s.password + '@x/"]\n'
+    )
 
 
 def _prefix(root: Path, s: Secrets) -> Path:
@@ -161,25 +178,52 @@ def _prefix(root: Path, s: Secrets) -> Path:
     (meta / "history").write_text(
         "==> 2024-01-01 00:00:00 <==\n# cmd: conda create -p env numpy\n"
         f"+https://conda.anaconda.org/t/{s.t_token}/private/linux-64::numpy-1.26.4-py311_0\n"
-        f"# update specs: [\"https://conda.anaconda.org/t/{s.t_token}/private::numpy\"]\n")
-    (meta / "numpy-1.26.4-py311_0.json").write_text(json.dumps({
-        "name": "numpy", "version": "1.26.4", "build": "py311_0", "build_number": 0,
-        "channel": f"https://conda.anaconda.org/t/{s.t_token}/private/linux-64", "subdir": "linux-64",
-        "url": f"https://conda.anaconda.org/t/{s.t_token}/private/linux-64/numpy-1.26.4-py311_0.conda",
-        "md5": _MD5, "depends": [], "files": []}))
-    (meta / "zlib-1.3.1-h_1.json").write_text(json.dumps({
-        "name": "zlib", "version": "1.3.1", "build": "h_1", "build_number": 1,
-        "channel": f"https://user:{s.password}@repo.example.org/conda-forge/linux-64", "subdir": "linux-64",
-        "url": f"https://user:{s.password}@repo.example.org/conda-forge/linux-64/zlib-1.3.1-h_1.conda",
-        "depends": [], "files": []}))
+        f'# update specs: ["https://conda.anaconda.org/t/{s.t_token}/private::numpy"]\n'
+    )
+    (meta / "numpy-1.26.4-py311_0.json").write_text(
+        json.dumps(
+            {
+                "name": "numpy",
+                "version": "1.26.4",
+                "build": "py311_0",
+                "build_number": 0,
+                "channel": f"https://conda.anaconda.org/t/{s.t_token}/private/linux-64",
+                "subdir": "linux-64",
+                "url": f"https://conda.anaconda.org/t/{s.t_token}/private/linux-64/numpy-1.26.4-py311_0.conda",
+                "md5": _MD5,
+                "depends": [],
+                "files": [],
+            }
+        )
+    )
+    (meta / "zlib-1.3.1-h_1.json").write_text(
+        json.dumps(
+            {
+                "name": "zlib",
+                "version": "1.3.1",
+                "build": "h_1",
+                "build_number": 1,
+                "channel": f"https://user:{s.password}@repo.example.org/conda-forge/linux-64",
+                "subdir": "linux-64",
+                "url": f"https://user:{s.password}@repo.example.org/conda-forge/linux-64/zlib-1.3.1-h_1.conda",
+                "depends": [],
+                "files": [],
+            }
+        )
+    )
     (meta / "state").write_text(json.dumps({"env_vars": {"HF_TOKEN": s.hf, "TWINE_PASSWORD": s.twine}}))
     return prefix
 
 
 def _files(root: Path, s: Secrets) -> dict[str, Path]:
-    files = {"env": ("environment.yml", _env_yml(s)), "clean": ("clean.yml", _env_yml_clean()),
-             "explicit": ("explicit.txt", _explicit(s)), "requirements": ("requirements.txt", _requirements(s)),
-             "lock": ("conda-lock.yml", _conda_lock(s)), "badlock": ("bad-conda-lock.yml", _broken_conda_lock(s))}
+    files = {
+        "env": ("environment.yml", _env_yml(s)),
+        "clean": ("clean.yml", _env_yml_clean()),
+        "explicit": ("explicit.txt", _explicit(s)),
+        "requirements": ("requirements.txt", _requirements(s)),
+        "lock": ("conda-lock.yml", _conda_lock(s)),
+        "badlock": ("bad-conda-lock.yml", _broken_conda_lock(s)),
+    }
     for i, text in enumerate(_broken_env_ymls(s)):
         files[f"badenv{i}"] = (f"bad{i}.yml", text)
     for i, text in enumerate(_broken_explicits(s)):
@@ -197,8 +241,12 @@ def _commands(f: dict[str, Path], prefix: Path, out: Path) -> list[list[str]]:
     cmds: list[list[str]] = []
     inputs = [p for k, p in f.items() if k != "clean"]
     for p in inputs:
-        cmds += [["validate", str(p)], ["normalize", str(p)], ["normalize", "--check", str(p)],
-                 ["normalize", "-o", str(out / f"{p.name}.normalized"), str(p)]]
+        cmds += [
+            ["validate", str(p)],
+            ["normalize", str(p)],
+            ["normalize", "--check", str(p)],
+            ["normalize", "-o", str(out / f"{p.name}.normalized"), str(p)],
+        ]
         for fmt in ("text", "json", "github", "sarif"):
             cmds.append(["check", "--format", fmt, str(p)])
         cmds.append(["check", "-o", str(out / f"{p.name}.check.sarif"), "--format", "sarif", str(p)])
@@ -236,8 +284,13 @@ def _leaks(data: bytes, s: Secrets) -> list[str]:
     return [v for v in s if v.encode() in data]
 
 
-@settings(max_examples=2, derandomize=True, deadline=None, phases=[Phase.explicit, Phase.generate],
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=2,
+    derandomize=True,
+    deadline=None,
+    phases=[Phase.explicit, Phase.generate],
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(secrets())
 def test_no_command_prints_or_writes_a_secret(tmp_path_factory, s):
     root = tmp_path_factory.mktemp("secrets")

@@ -1,13 +1,14 @@
 """`envkit check` on every real file of tests/data/corpus: no rule crashes, and the findings are
 exactly the ones below - each reviewed against the file and justified.  A new finding on a real
 file is a false alarm until someone justifies it here."""
+
 from __future__ import annotations
 
 import os
 
 import pytest
-
 from conftest import CORPUS, corpus_files
+
 from envkit.checks import load_targets, run_checks
 from envkit.config import Config
 
@@ -62,8 +63,12 @@ EXPECTED: dict[str, list[tuple[str, int]]] = {
     # conda pyqt 5.9.2 and pip PyQt5 5.15.4 are the same project (line 371), conda ruamel_yaml and
     # pip ruamel-yaml too (line 375, noted in the corpus index); the `prefix: C:\Users\liu\...`
     # line (386) publishes a user's path.
-    "23": [("mixed-channels", 5), ("conda-pip-duplicate", 371), ("conda-pip-duplicate", 375),
-           ("leaked-prefix", 386)],
+    "23": [
+        ("mixed-channels", 5),
+        ("conda-pip-duplicate", 371),
+        ("conda-pip-duplicate", 375),
+        ("leaked-prefix", 386),
+    ],
     # export: conda-forge + defaults (packages from both: `_libgcc_mutex=0.1=main`); prefix line
     # /home/user/... at 173.
     "24": [("mixed-channels", 4), ("leaked-prefix", 173)],
@@ -89,16 +94,26 @@ EXPECTED: dict[str, list[tuple[str, int]]] = {
     # (line 101), conda typing_extensions and pip typing-extensions (line 105; corpus index).
     # torchaudio 0.12.1+cu116 agrees with cudatoolkit 11.6 and with torch 1.12, but the export names
     # no PyTorch index for it (line 102): only download.pytorch.org/whl/cu116 has that build.
-    "33": [("mixed-channels", 5), ("conda-pip-duplicate", 101), ("wheel-index", 102),
-           ("conda-pip-duplicate", 105)],
+    "33": [
+        ("mixed-channels", 5),
+        ("conda-pip-duplicate", 101),
+        ("wheel-index", 102),
+        ("conda-pip-duplicate", 105),
+    ],
     # export: bioconda, conda-forge, defaults (line 5); prefix line 198.
     "34": [("mixed-channels", 5), ("unpinned", 137), ("unpinned", 169), ("leaked-prefix", 198)],
     # export: conda-forge + defaults (line 4); pip installed by pip (pip==21.2.4 under `pip:`,
     # line 84); jupyter_client / jupyter-client (113), jupyter_core / jupyter-core (114),
     # prompt_toolkit 1.0.15 / prompt-toolkit 3.0.8 (141) are the same projects (corpus index);
     # `PyYAML` without a version in the pinned pip list (185).
-    "35": [("mixed-channels", 4), ("pip-without-pip", 84), ("conda-pip-duplicate", 113),
-           ("conda-pip-duplicate", 114), ("conda-pip-duplicate", 141), ("unpinned", 185)],
+    "35": [
+        ("mixed-channels", 4),
+        ("pip-without-pip", 84),
+        ("conda-pip-duplicate", 113),
+        ("conda-pip-duplicate", 114),
+        ("conda-pip-duplicate", 141),
+        ("unpinned", 185),
+    ],
     # Windows export (CRLF): python 3.6 with pytorch py36 builds; prefix line 25.
     "37": [("leaked-prefix", 25)],
     # export: pytorch, conda-forge, defaults (line 5), pkgs/main, pkgs/r.
@@ -133,8 +148,12 @@ EXPECTED: dict[str, list[tuple[str, int]]] = {
     # pip torchaudio 2.3.1 goes with pip torch 2.3.1.  That pip torch is PyPI's CUDA 12.1 wheel (its
     # locked dependencies pin nvidia-cuda-runtime-cu12 12.1.105) while conda pins CUDA 11.x
     # (cuda-version 11.8, cudatoolkit 11.8.0, pytorch-cuda 11.7): one cuda-mismatch at line 4595.
-    "53": [("cuda-mismatch", 3514), ("cuda-mismatch", 3545), ("conda-pip-duplicate", 4595),
-           ("cuda-mismatch", 4595)],
+    "53": [
+        ("cuda-mismatch", 3514),
+        ("cuda-mismatch", 3545),
+        ("conda-pip-duplicate", 4595),
+        ("cuda-mismatch", 4595),
+    ],
     # conda-lock (ppc64le): channels conda-forge, open-ce, defaults (metadata line 17).
     "55": [("mixed-channels", 17)],
     # pixi.lock v6: conda-forge only, hashes everywhere.
@@ -175,8 +194,9 @@ def test_corpus_spec_and_its_conda_lock_are_consistent():
     old = os.getcwd()
     os.chdir(CORPUS)
     try:
-        targets = load_targets(["02_EthanMarx__ztf-lfi-demo__environment.yaml",
-                                "53_EthanMarx__ztf-lfi-demo__conda-lock.yml"])
+        targets = load_targets(
+            ["02_EthanMarx__ztf-lfi-demo__environment.yaml", "53_EthanMarx__ztf-lfi-demo__conda-lock.yml"]
+        )
         found = run_checks(targets, Config(select=("stale-lock", "lock-unsatisfied")))
     finally:
         os.chdir(old)

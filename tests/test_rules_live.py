@@ -1,15 +1,15 @@
 """The live-environment rules on real prefixes built by py-rattler (tests/support/condafactory.py)."""
+
 from __future__ import annotations
 
 import json
 
 import pytest
+from support.condafactory import build_wheel, copy_prefix, pip_install, pip_overwrite, write_condarc
 
 from envkit.backends import open_env
 from envkit.checks import live_target, run_checks
 from envkit.config import Config
-from support.condafactory import (build_wheel, copy_prefix, default_channel, default_prefix,  # noqa: F401
-                                  pip_install, pip_overwrite, write_condarc)
 
 pytestmark = pytest.mark.slow
 
@@ -35,7 +35,8 @@ def test_pip_beside_conda_is_a_duplicate(tmp_path, default_prefix):
     pip_install(prefix, build_wheel(tmp_path / "wheels", "numpy", "2.0.0"))  # conda's dist-info stays
     fs = _check(_env(prefix, tmp_path), "conda-pip-duplicate", "pip-overwrote-conda")
     assert [(f.rule, f.file, f.line, f.message) for f in fs] == [
-        ("conda-pip-duplicate", str(prefix), None, "numpy is installed by conda (1.26.4) and pip (2.0.0)")]
+        ("conda-pip-duplicate", str(prefix), None, "numpy is installed by conda (1.26.4) and pip (2.0.0)")
+    ]
 
 
 def test_pip_over_conda_is_reported_once_as_overwrite(tmp_path, default_prefix):
@@ -86,15 +87,27 @@ def test_cli_checks_a_prefix_with_its_lock(tmp_path, default_prefix, envkit_cli)
     lock_file = tmp_path / "conda-lock.yml"
     lock_file.write_text(write_conda_lock(lock_live(_env(prefix, tmp_path))))
     pip_overwrite(prefix, build_wheel(tmp_path / "wheels", "numpy", "2.0.0"))
-    r = envkit_cli("check", "-p", str(prefix), "--lock", str(lock_file), "--format", "json",
-                   env={"HOME": str(tmp_path / "home")})
+    r = envkit_cli(
+        "check",
+        "-p",
+        str(prefix),
+        "--lock",
+        str(lock_file),
+        "--format",
+        "json",
+        env={"HOME": str(tmp_path / "home")},
+    )
     assert r.exit_code == 1, r.stderr
     doc = json.loads(r.stdout)
     assert [(f["rule"], f["file"], f["message"]) for f in doc["findings"]] == [
         ("env-drift", str(prefix), "numpy 2.0.0 (pip) is installed but not in the lock"),
-        ("pip-overwrote-conda", str(prefix),
-         "pip installed numpy 2.0.0 over conda's numpy 1.26.4: conda's files are gone but its record "
-         "remains in conda-meta")]
+        (
+            "pip-overwrote-conda",
+            str(prefix),
+            "pip installed numpy 2.0.0 over conda's numpy 1.26.4: conda's files are gone but its record "
+            "remains in conda-meta",
+        ),
+    ]
     assert (doc["summary"]["checked"], doc["summary"]["environments"]) == ([str(lock_file)], [str(prefix)])
     assert "numpy" in r.stderr  # the shared duplicate warning
 
@@ -106,16 +119,26 @@ def test_abi_and_cuda_mismatch_on_a_built_prefix(tmp_path):
     chan.add(*default_packages())
     # a compiled extension built for Python 3.12 that forgot its python dependency (so the solver
     # lets it into a 3.11 env), and the CUDA 11.8 toolkit beside the CPU build of pytorch
-    chan.add(python_pkg("fastext", "1.0", build="py312h0_0", py="3.12", depends=["zlib"]),
-             Pkg(name="cudatoolkit", version="11.8.0", build="h0_13"))
+    chan.add(
+        python_pkg("fastext", "1.0", build="py312h0_0", py="3.12", depends=["zlib"]),
+        Pkg(name="cudatoolkit", version="11.8.0", build="h0_13"),
+    )
     chan.index()
-    prefix = make_prefix(tmp_path / "env", [chan], ["python=3.11", "pytorch", "fastext", "cudatoolkit=11.8"],
-                         cache_dir=tmp_path / "pkgs")
+    prefix = make_prefix(
+        tmp_path / "env",
+        [chan],
+        ["python=3.11", "pytorch", "fastext", "cudatoolkit=11.8"],
+        cache_dir=tmp_path / "pkgs",
+    )
     fs = _check(_env(prefix, tmp_path), "python-abi-mismatch", "cuda-mismatch")
     assert [(f.rule, f.packages) for f in fs] == [
-        ("cuda-mismatch", ("pytorch", "cudatoolkit")), ("python-abi-mismatch", ("fastext", "python"))]
-    assert fs[0].message == ("pytorch=2.2.1=cpu_py311h0_0 selects a CPU build of PyTorch, but the "
-                             "environment pins CUDA (cudatoolkit=11.8.0=h0_13)")
+        ("cuda-mismatch", ("pytorch", "cudatoolkit")),
+        ("python-abi-mismatch", ("fastext", "python")),
+    ]
+    assert fs[0].message == (
+        "pytorch=2.2.1=cpu_py311h0_0 selects a CPU build of PyTorch, but the "
+        "environment pins CUDA (cudatoolkit=11.8.0=h0_13)"
+    )
     assert fs[1].message == "fastext 1.0 build 'py312h0_0' is for Python 3.12, but the python package is 3.11"
 
 
@@ -131,13 +154,18 @@ def test_duplicate_name_map_comes_from_the_dist_info_conda_owns(tmp_path):
     chan.add(*default_packages())
     chan.add(python_pkg("fastlib-conda", "1.0", pypi_name="fastlib-py"))
     chan.index()
-    prefix = make_prefix(tmp_path / "env", [chan], ["python=3.11", "fastlib-conda"],
-                         cache_dir=tmp_path / "pkgs")
+    prefix = make_prefix(
+        tmp_path / "env", [chan], ["python=3.11", "fastlib-conda"], cache_dir=tmp_path / "pkgs"
+    )
     assert _check(_env(prefix, tmp_path), "conda-pip-duplicate") == []
     pip_install(prefix, build_wheel(tmp_path / "wheels", "fastlib-py", "2.0"))
     fs = _check(_env(prefix, tmp_path), "conda-pip-duplicate")
     assert [(f.message, f.packages) for f in fs] == [
-        ("fastlib-py is installed by conda (fastlib-conda 1.0) and pip (2.0)", ("fastlib-conda", "fastlib-py"))]
+        (
+            "fastlib-py is installed by conda (fastlib-conda 1.0) and pip (2.0)",
+            ("fastlib-conda", "fastlib-py"),
+        )
+    ]
 
 
 def _relabel_channels(prefix, channel_of):
@@ -160,7 +188,8 @@ def test_mixed_channels_in_a_live_prefix(tmp_path, default_prefix):
     _relabel_channels(prefix, lambda name: "https://repo.anaconda.com/pkgs/main" if name == "zlib" else None)
     fs = _check(_env(prefix, tmp_path), "mixed-channels")
     assert [(f.rule, f.severity, f.line, f.packages) for f in fs] == [
-        ("mixed-channels", "warning", None, ("pkgs/main", "conda-forge"))]
+        ("mixed-channels", "warning", None, ("pkgs/main", "conda-forge"))
+    ]
     assert fs[0].message.startswith("defaults channels (pkgs/main) are mixed with conda-forge")
 
 
@@ -171,5 +200,10 @@ def test_insecure_url_from_the_prefix_condarc(tmp_path, default_prefix):
     write_condarc(prefix / ".condarc", channels=["http://conda.example.org/internal"])
     fs = _check(_env(prefix, tmp_path), "insecure-url")
     assert [(f.rule, f.line, f.message) for f in fs] == [
-        ("insecure-url", None, "channel http://conda.example.org/internal is reached over plain http: "
-                               "http://conda.example.org/internal")]
+        (
+            "insecure-url",
+            None,
+            "channel http://conda.example.org/internal is reached over plain http: "
+            "http://conda.example.org/internal",
+        )
+    ]

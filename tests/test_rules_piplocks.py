@@ -1,12 +1,13 @@
 """The pip-lock rules on real files: uv.lock without hashes, requires-python vs the env's Python,
 pixi.lock v7."""
+
 from __future__ import annotations
 
 import json
 
 from tests.conftest import CORPUS, run_envkit
 
-PYLOCK = '''lock-version = "1.0"
+PYLOCK = """lock-version = "1.0"
 requires-python = ">=3.11"
 created-by = "uv"
 
@@ -14,7 +15,7 @@ created-by = "uv"
 name = "alpha"
 version = "1.0"
 wheels = [{ url = "https://example.org/alpha-1.0-py3-none-any.whl", hashes = { sha256 = "%s" } }]
-''' % ("a" * 64)
+""" % ("a" * 64)
 
 
 def _findings(*args):
@@ -28,8 +29,13 @@ def test_lock_python_mismatch(tmp_path):
     env.write_text("name: x\nchannels:\n- conda-forge\ndependencies:\n- python=3.10\n- pip\n")
     r, found = _findings(str(env), "--lock", str(tmp_path / "pylock.toml"))
     mine = [f for f in found if f[0] == "lock-python-mismatch"]
-    assert mine == [("lock-python-mismatch", 2, f"{tmp_path / 'pylock.toml'} requires Python >=3.11; "
-                                                 f"{env} has Python 3.10")]
+    assert mine == [
+        (
+            "lock-python-mismatch",
+            2,
+            f"{tmp_path / 'pylock.toml'} requires Python >=3.11; {env} has Python 3.10",
+        )
+    ]
     env.write_text("name: x\nchannels:\n- conda-forge\ndependencies:\n- python=3.11\n- pip\n")
     r, found = _findings(str(env), "--lock", str(tmp_path / "pylock.toml"))
     assert [f for f in found if f[0] == "lock-python-mismatch"] == []
@@ -45,8 +51,13 @@ def test_pixi_v7_note_and_v6_quiet():
 
 def test_uv_lock_without_hashes(tmp_path):
     lock = tmp_path / "uv.lock"
-    lock.write_text('version = 1\nrequires-python = ">=3.10"\n\n[[package]]\nname = "alpha"\nversion = "1.0"\n'
-                    'source = { registry = "wheels" }\nwheels = [{ path = "alpha-1.0-py3-none-any.whl" }]\n')
+    lock.write_text(
+        'version = 1\nrequires-python = ">=3.10"\n\n[[package]]\nname = "alpha"\nversion = "1.0"\n'
+        'source = { registry = "wheels" }\nwheels = [{ path = "alpha-1.0-py3-none-any.whl" }]\n'
+    )
     r, found = _findings(str(lock))
-    assert ("pip-lock-missing-hash", 4, "alpha 1.0 has no sha256 for alpha-1.0-py3-none-any.whl; the installer "
-                                        "cannot verify it") in found
+    assert (
+        "pip-lock-missing-hash",
+        4,
+        "alpha 1.0 has no sha256 for alpha-1.0-py3-none-any.whl; the installer cannot verify it",
+    ) in found

@@ -1,5 +1,6 @@
 """torch-pairing through `envkit check`: a lock's own record of a torchvision build decides over the
 pairing table, and a pairing problem is torch-pairing, never cuda-mismatch."""
+
 from __future__ import annotations
 
 import json
@@ -65,9 +66,13 @@ def test_a_record_that_disagrees_is_reported_as_torch_pairing(tmp_path, envkit_c
     r = _check(tmp_path, envkit_cli, LOCK.replace("{dep}", ">=2.6.0,<2.7.0a0"))
     assert r.exit_code == 1
     found = json.loads(r.stdout)["findings"]
-    assert [(f["rule"], f["line"], f["message"]) for f in found] == [(
-        "torch-pairing", 25,
-        "torchvision 0.21.0 requires pytorch >=2.6.0,<2.7.0a0 (its own record), but torch is 2.7.1")]
+    assert [(f["rule"], f["line"], f["message"]) for f in found] == [
+        (
+            "torch-pairing",
+            25,
+            "torchvision 0.21.0 requires pytorch >=2.6.0,<2.7.0a0 (its own record), but torch is 2.7.1",
+        )
+    ]
 
 
 def test_without_a_record_the_table_decides(tmp_path, envkit_cli):
@@ -82,17 +87,22 @@ def test_without_a_record_the_table_decides(tmp_path, envkit_cli):
 def test_pairing_in_an_env_file_is_torch_pairing_only(tmp_path, envkit_cli, rule):
     (tmp_path / ".git").mkdir()
     (tmp_path / "environment.yml").write_text(
-        "channels: [conda-forge, nodefaults]\ndependencies:\n  - pytorch=2.1.0\n  - torchvision=0.15.2\n")
+        "channels: [conda-forge, nodefaults]\ndependencies:\n  - pytorch=2.1.0\n  - torchvision=0.15.2\n"
+    )
     r = envkit_cli("check", "environment.yml", "--select", rule, cwd=tmp_path)
     if rule == "cuda-mismatch":
         assert (r.exit_code, r.stdout) == (0, "no findings (1 file checked)\n")
     else:
         assert r.exit_code == 1
-        assert r.stdout.startswith("environment.yml:4: error torch-pairing: torchvision 0.15.2 does not "
-                                   "belong with torch 2.1.0 (made for it: torchvision 0.16.x)")
+        assert r.stdout.startswith(
+            "environment.yml:4: error torch-pairing: torchvision 0.15.2 does not "
+            "belong with torch 2.1.0 (made for it: torchvision 0.16.x)"
+        )
 
 
-PIP_LOCK = LOCK.split("package:\n")[0] + """package:
+PIP_LOCK = (
+    LOCK.split("package:\n")[0]
+    + """package:
 - name: torch
   version: 2.7.1
   manager: pip
@@ -115,6 +125,7 @@ PIP_LOCK = LOCK.split("package:\n")[0] + """package:
   category: main
   optional: false
 """
+)
 
 
 def test_a_pip_wheel_record_decides_too(tmp_path, envkit_cli):
@@ -122,5 +133,6 @@ def test_a_pip_wheel_record_decides_too(tmp_path, envkit_cli):
     assert (r.exit_code, json.loads(r.stdout)["findings"]) == (0, [])
     r = _check(tmp_path, envkit_cli, PIP_LOCK.replace("{dep}", "==2.6.0"))
     found = json.loads(r.stdout)["findings"]
-    assert [(f["rule"], f["message"]) for f in found] == [(
-        "torch-pairing", "torchvision 0.21.0 requires torch ==2.6.0 (its own record), but torch is 2.7.1")]
+    assert [(f["rule"], f["message"]) for f in found] == [
+        ("torch-pairing", "torchvision 0.21.0 requires torch ==2.6.0 (its own record), but torch is 2.7.1")
+    ]

@@ -3,6 +3,7 @@
 Workload sizes and faults are injected through ENVKIT_SMOKE_TEST_CONFIG (a JSON object merged into
 the probe's config), so that the whole file stays well under a minute on two shared cores.
 """
+
 from __future__ import annotations
 
 import json
@@ -11,15 +12,21 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from test_smoke_units import gone
 
 pytestmark = [pytest.mark.slow, pytest.mark.torch]
 torch = pytest.importorskip("torch")
 
 PY = sys.executable
-TINY = {"samples": 32, "batch_size": 8, "latency_ms": 1.0, "decode_ms": 0.5, "sample_shape": [3, 8, 8],
-        "epochs": 1, "max_workers": 2}
+TINY = {
+    "samples": 32,
+    "batch_size": 8,
+    "latency_ms": 1.0,
+    "decode_ms": 0.5,
+    "sample_shape": [3, 8, 8],
+    "epochs": 1,
+    "max_workers": 2,
+}
 
 SCHEMA = {
     "type": "object",
@@ -28,14 +35,37 @@ SCHEMA = {
         "ok": {"type": "boolean"},
         "target": {"type": "object", "required": ["kind", "python"]},
         "environment": {"type": "object", "required": ["python", "platform", "torch", "cuda"]},
-        "checks": {"type": "array", "items": {
-            "type": "object", "required": ["name", "status", "detail", "seconds"],
-            "properties": {"status": {"enum": ["pass", "fail", "skip", "warn"]},
-                           "seconds": {"type": "number"}, "detail": {"type": "string"}}}},
-        "dataloader": {"type": ["object", "null"], "required": ["sweep", "recommended", "speedup"],
-                       "properties": {"sweep": {"type": "array", "items": {
-                           "type": "object", "required": ["num_workers", "pin_memory", "persistent_workers",
-                                                          "samples_per_s", "speedup"]}}}},
+        "checks": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["name", "status", "detail", "seconds"],
+                "properties": {
+                    "status": {"enum": ["pass", "fail", "skip", "warn"]},
+                    "seconds": {"type": "number"},
+                    "detail": {"type": "string"},
+                },
+            },
+        },
+        "dataloader": {
+            "type": ["object", "null"],
+            "required": ["sweep", "recommended", "speedup"],
+            "properties": {
+                "sweep": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "required": [
+                            "num_workers",
+                            "pin_memory",
+                            "persistent_workers",
+                            "samples_per_s",
+                            "speedup",
+                        ],
+                    },
+                }
+            },
+        },
     },
 }
 
@@ -63,18 +93,39 @@ def test_full_run_on_a_venv_reports_real_values(envkit_cli):
     assert env["torch"]["build"] == "cpu" and env["torch"]["cuda"] is None
     assert env["python"]["version"] == ".".join(map(str, sys.version_info[:3]))
     assert env["torch"]["config"]["openmp_available"] is True
-    for name in ("import.torch", "import.numpy", "torch.build", "compute.matmul", "compute.conv2d",
-                 "compute.sdpa", "dataloader.workers.fork", "dataloader.workers.spawn",
-                 "dataloader.persistent_workers", "dataloader.prefetch_factor", "dataloader.shm",
-                 "dataloader.throughput", "distributed.gloo"):
+    for name in (
+        "import.torch",
+        "import.numpy",
+        "torch.build",
+        "compute.matmul",
+        "compute.conv2d",
+        "compute.sdpa",
+        "dataloader.workers.fork",
+        "dataloader.workers.spawn",
+        "dataloader.persistent_workers",
+        "dataloader.prefetch_factor",
+        "dataloader.shm",
+        "dataloader.throughput",
+        "distributed.gloo",
+    ):
         assert st[name] == "pass", (name, rep["checks"])
     # no GPU here and none required: rightly skipped, never shown as passed
-    for name in ("cuda.available", "cuda.arch", "cuda.driver", "compute.cudnn", "compute.bandwidth",
-                 "dataloader.pin_memory", "dataloader.cuda_fork", "distributed.nccl"):
+    for name in (
+        "cuda.available",
+        "cuda.arch",
+        "cuda.driver",
+        "compute.cudnn",
+        "compute.bandwidth",
+        "dataloader.pin_memory",
+        "dataloader.cuda_fork",
+        "distributed.nccl",
+    ):
         assert st[name] == "skip", (name, rep["checks"])
     detail = {c["name"]: c["detail"] for c in rep["checks"]}
-    assert detail["distributed.gloo"].startswith("all_reduce(SUM) across 2 process(es) with gloo on cpu = 3 on every "
-                                                 "rank, launched by torchrun (--standalone, env:// rendezvous) in ")
+    assert detail["distributed.gloo"].startswith(
+        "all_reduce(SUM) across 2 process(es) with gloo on cpu = 3 on every "
+        "rank, launched by torchrun (--standalone, env:// rendezvous) in "
+    )
     assert "rejected with ValueError" in detail["dataloader.prefetch_factor"]
     dl = rep["dataloader"]
     assert dl["search"] == "quick (adaptive)" and dl["sweep"][0]["num_workers"] == 0
@@ -93,13 +144,20 @@ def test_target_without_torch_cannot_run(envkit_cli, tmp_path):
     assert "problem [import.torch]: torch is missing from the environment" in r.stdout
     assert f"error: the smoke test could not run in {bare}" in r.stderr
     assert "hint: install it into that environment" in r.stderr
-    assert r.stdout.rstrip().splitlines()[-1].startswith("COULD NOT RUN: 0 passed, 0 warned, 0 skipped, 1 failed")
+    assert (
+        r.stdout.rstrip()
+        .splitlines()[-1]
+        .startswith("COULD NOT RUN: 0 passed, 0 warned, 0 skipped, 1 failed")
+    )
 
 
 def test_hanging_dataset_is_killed_with_every_worker(envkit_cli, tmp_path):
     pids = tmp_path / "pids"
-    cfg = {"only": ["dataloader.workers"], "check_timeout": 4,
-           "workload": {**TINY, "hang_at": 0, "pid_file": str(pids)}}
+    cfg = {
+        "only": ["dataloader.workers"],
+        "check_timeout": 4,
+        "workload": {**TINY, "hang_at": 0, "pid_file": str(pids)},
+    }
     r = smoke(envkit_cli, "--python", PY, "--json", config=cfg)
     assert r.exit_code == 1, r.stdout + r.stderr
     rep = json.loads(r.stdout)
@@ -160,8 +218,10 @@ def test_crashing_worker_is_diagnosed(envkit_cli):
 
 
 def test_probe_killed_by_a_signal_fails_the_check_it_was_in(envkit_cli):
-    cfg = {"only": ["dataloader.throughput"],
-           "workload": {**TINY, "crash_at": 0, "crash": "SIGSEGV", "crash_main": True}}
+    cfg = {
+        "only": ["dataloader.throughput"],
+        "workload": {**TINY, "crash_at": 0, "crash": "SIGSEGV", "crash_main": True},
+    }
     r = smoke(envkit_cli, "--python", PY, "--json", config=cfg)
     assert r.exit_code == 1, r.stdout + r.stderr
     rep = json.loads(r.stdout)
@@ -174,8 +234,10 @@ def test_probe_killed_by_a_signal_fails_the_check_it_was_in(envkit_cli):
 def test_require_cuda_on_a_cpu_machine_fails_with_the_diagnosis(envkit_cli):
     r = smoke(envkit_cli, "--python", PY, "--require-cuda", config={"only": ["cuda"]})
     assert r.exit_code == 1, r.stdout + r.stderr
-    assert (f"CUDA unavailable but expected (--require-cuda was given): torch {torch.__version__} is a CPU-only "
-            "build") in r.stdout
+    assert (
+        f"CUDA unavailable but expected (--require-cuda was given): torch {torch.__version__} is a CPU-only "
+        "build"
+    ) in r.stdout
     assert "problem [cuda.available]: CUDA is required but torch is a CPU-only build" in r.stdout
     assert "hint: install a CUDA build of torch" in r.stdout
     assert "skip    cuda.arch" in r.stdout
@@ -193,7 +255,8 @@ def test_gpu_present_and_cuda_pinned_env_with_cpu_torch_fail(envkit_cli, tmp_pat
     prefix = tmp_path / "cudaenv"
     (prefix / "conda-meta").mkdir(parents=True)
     (prefix / "conda-meta" / "cuda-version-12.9-h0.json").write_text(
-        json.dumps({"name": "cuda-version", "version": "12.9", "build": "h0"}))
+        json.dumps({"name": "cuda-version", "version": "12.9", "build": "h0"})
+    )
     (prefix / "etc" / "conda" / "activate.d").mkdir(parents=True)
     (prefix / "etc" / "conda" / "activate.d" / "x.sh").write_text("export SMOKE_FROM_ACTIVATE=on\n")
     (prefix / "bin").mkdir()
@@ -206,15 +269,19 @@ def test_gpu_present_and_cuda_pinned_env_with_cpu_torch_fail(envkit_cli, tmp_pat
     rep = json.loads(r.stdout)
     detail = {c["name"]: c["detail"] for c in rep["checks"]}
     assert status_of(rep)["torch.build"] == "fail"
-    assert detail["torch.build"] == (f"CPU-only torch ({torch.__version__}) in an environment that pins CUDA "
-                                     "(cuda-version=12.9): the solver or pip picked the CPU variant")
+    assert detail["torch.build"] == (
+        f"CPU-only torch ({torch.__version__}) in an environment that pins CUDA "
+        "(cuda-version=12.9): the solver or pip picked the CPU variant"
+    )
     assert detail["cuda.available"].startswith(
         f"CUDA unavailable but expected (a GPU is present ({dev}/nvidia0); the environment pins CUDA "
-        "(cuda-version=12.9)): torch")
+        "(cuda-version=12.9)): torch"
+    )
     assert rep["environment"]["cuda"]["driver_version"] == "570.86.15"
     assert rep["environment"]["cuda_pins"] == ["cuda-version=12.9"]
-    assert "a CPU-only torch was installed although the environment pins CUDA" in \
-        {d["problem"] for d in rep["diagnoses"]}
+    assert "a CPU-only torch was installed although the environment pins CUDA" in {
+        d["problem"] for d in rep["diagnoses"]
+    }
     env = dict(ln.split("=", 1) for ln in seen.read_text().splitlines() if "=" in ln)
     assert env["CONDA_PREFIX"] == str(prefix) and env["SMOKE_FROM_ACTIVATE"] == "on"
     assert env["PATH"].startswith(f"{prefix}/bin:")
@@ -225,8 +292,15 @@ def test_latency_bound_workload_recommends_more_workers(envkit_cli):
     """40 ms of I/O per sample and no CPU work: two workers halve the time, so they must win, in both
     the exhaustive sweep and the quick search.  (The latency is large next to worker start-up, so a
     loaded CI machine still sees the speed-up.)"""
-    work = {"samples": 32, "batch_size": 4, "latency_ms": 40.0, "decode_ms": 0.0, "sample_shape": [3, 8, 8],
-            "epochs": 1, "max_workers": 2}
+    work = {
+        "samples": 32,
+        "batch_size": 4,
+        "latency_ms": 40.0,
+        "decode_ms": 0.0,
+        "sample_shape": [3, 8, 8],
+        "epochs": 1,
+        "max_workers": 2,
+    }
     for flag, search in ((None, "exhaustive"), ("--quick", "quick (adaptive)")):
         args = ["--python", PY, "--json"] + ([flag] if flag else [])
         r = smoke(envkit_cli, *args, config={"only": ["dataloader.throughput"], "workload": work})
@@ -261,8 +335,9 @@ def torch_start_s() -> float:
     import time
 
     t0 = time.perf_counter()
-    subprocess.run([PY, "-c", "import torch, torch.distributed, torch.utils.data"], check=True,
-                   capture_output=True)
+    subprocess.run(
+        [PY, "-c", "import torch, torch.distributed, torch.utils.data"], check=True, capture_output=True
+    )
     return time.perf_counter() - t0
 
 
@@ -277,17 +352,21 @@ def test_overall_timeout_and_keep(envkit_cli, torch_start_s):
     assert (rep["hung"]["cause"], rep["hung"]["limit_s"]) == ("overall_timeout", float(limit))
     stopped = [c for c in rep["checks"] if c["name"] == "dataloader.throughput"][0]
     assert stopped["status"] == "fail"
-    assert stopped["detail"].startswith(f"the overall --timeout of {limit} s ran out during dataloader.throughput "
-                                        "(it had run ")
+    assert stopped["detail"].startswith(
+        f"the overall --timeout of {limit} s ran out during dataloader.throughput (it had run "
+    )
     assert "of its own 900 s limit); raise --timeout; the whole process group (probe pid" in stopped["detail"]
     assert "hung" not in stopped["detail"]
     problems = [d["problem"] for d in rep["diagnoses"]]
     assert problems == ["the whole run took longer than the overall time limit"], rep["diagnoses"]
     assert not any("shm" in d["hint"] for d in rep["diagnoses"])
     scratch = Path(rep["scratch"])
-    assert (scratch / "envkit_smoke_probe" / "__main__.py").exists() and "@@envkit-smoke@@" in (scratch / "probe.stdout").read_text()
+    assert (scratch / "envkit_smoke_probe" / "__main__.py").exists() and "@@envkit-smoke@@" in (
+        scratch / "probe.stdout"
+    ).read_text()
     assert f"kept the probe's scratch directory: {scratch}" in r.stderr
     import shutil
+
     shutil.rmtree(scratch)
 
 
@@ -304,10 +383,14 @@ def test_relative_prefix_and_python_run_from_another_directory(envkit_cli, tmp_p
     prefix = wrapper_prefix(tmp_path / "env2")
     cfg = json.dumps({"only": ["torch.build"]})
     for args in (("-p", "env2"), ("--python", "env2/bin/python")):
-        r = envkit_cli("smoke", *args, "--quick", "--json", cwd=tmp_path, env={"ENVKIT_SMOKE_TEST_CONFIG": cfg})
+        r = envkit_cli(
+            "smoke", *args, "--quick", "--json", cwd=tmp_path, env={"ENVKIT_SMOKE_TEST_CONFIG": cfg}
+        )
         assert r.exit_code == 0, (args, r.stdout + r.stderr)
         rep = json.loads(r.stdout)
-        assert rep["target"]["python"] == str(prefix / "bin" / "python") and rep["target"]["prefix"] == str(prefix)
+        assert rep["target"]["python"] == str(prefix / "bin" / "python") and rep["target"]["prefix"] == str(
+            prefix
+        )
         assert status_of(rep) == {"import.torch": "pass", "torch.build": "pass"}
 
 
@@ -315,7 +398,7 @@ def test_relative_prefix_and_python_run_from_another_directory(envkit_cli, tmp_p
 # `import torch`): torch.cuda's queries answer as an 8 x H100 machine with a cu128 torch would,
 # while every real kernel still fails (this torch is CPU-only), so each CUDA check must end as a
 # clear fail or skip and the probe must still finish its plan.
-FAKE_NODE = '''
+FAKE_NODE = """
 import types
 fake = config["fake"]
 torch.version.cuda = "12.8"
@@ -335,7 +418,7 @@ torch.backends.cudnn.version = lambda: 90100
 probe.environment.cuda_driver_api_version = lambda *a, **k: 12080
 if fake["kernel_works"]:
     probe.Probe.first_kernel = lambda self: None
-'''
+"""
 
 
 def fake_node(tmp_path, **fake):
@@ -343,13 +426,19 @@ def fake_node(tmp_path, **fake):
     for i in range(8):
         (tmp_path / "dev" / f"nvidia{i}").write_text("")
     smi = tmp_path / "nvidia-smi"
-    smi.write_text("#!/bin/sh\n" + "".join("echo 'NVIDIA H100 80GB HBM3, 570.86.15, 9.0, 81559 MiB'\n"
-                                           for _ in range(8)))
+    smi.write_text(
+        "#!/bin/sh\n" + "".join("echo 'NVIDIA H100 80GB HBM3, 570.86.15, 9.0, 81559 MiB'\n" for _ in range(8))
+    )
     smi.chmod(0o755)
     patch = tmp_path / "fake_node.py"
     patch.write_text(FAKE_NODE)
-    return {"patch_file": str(patch), "fake": fake, "dev_glob": str(tmp_path / "dev" / "nvidia[0-9]*"),
-            "nvidia_smi": str(smi), "only": ["torch.build", "cuda", "compute", "distributed.nccl"]}
+    return {
+        "patch_file": str(patch),
+        "fake": fake,
+        "dev_glob": str(tmp_path / "dev" / "nvidia[0-9]*"),
+        "nvidia_smi": str(smi),
+        "only": ["torch.build", "cuda", "compute", "distributed.nccl"],
+    }
 
 
 def test_fake_h100_node_every_cuda_check_ends_cleanly(envkit_cli, tmp_path):
@@ -360,8 +449,19 @@ def test_fake_h100_node_every_cuda_check_ends_cleanly(envkit_cli, tmp_path):
     assert rep["hung"] is None and rep["could_not_run"] is False
     st = status_of(rep)
     detail = {c["name"]: c["detail"] for c in rep["checks"]}
-    assert list(st) == ["import.torch", "torch.build", "cuda.available", "cuda.arch", "cuda.driver", "compute.matmul",
-                        "compute.conv2d", "compute.cudnn", "compute.sdpa", "compute.bandwidth", "distributed.nccl"]
+    assert list(st) == [
+        "import.torch",
+        "torch.build",
+        "cuda.available",
+        "cuda.arch",
+        "cuda.driver",
+        "compute.matmul",
+        "compute.conv2d",
+        "compute.cudnn",
+        "compute.sdpa",
+        "compute.bandwidth",
+        "distributed.nccl",
+    ]
     env = rep["environment"]
     assert env["errors"] == []
     assert env["torch"]["nccl"] == "2.26.2"
@@ -371,20 +471,33 @@ def test_fake_h100_node_every_cuda_check_ends_cleanly(envkit_cli, tmp_path):
     assert [d["sm"] for d in env["cuda"]["devices"]] == ["sm_90"] * 8
     assert st["torch.build"] == "pass" and detail["torch.build"].startswith("CUDA build")
     assert st["cuda.available"] == "pass"
-    assert detail["cuda.available"] == "CUDA 12.8 available: 8 device(s): 8x NVIDIA H100 80GB HBM3 (sm_90, 80 GiB)"
+    assert (
+        detail["cuda.available"]
+        == "CUDA 12.8 available: 8 device(s): 8x NVIDIA H100 80GB HBM3 (sm_90, 80 GiB)"
+    )
     assert st["cuda.arch"] == "pass"
-    assert detail["cuda.arch"] == ("8x NVIDIA H100 80GB HBM3 is sm_90; sm_90 is in the arch list (sm_75 sm_80 sm_86 "
-                                   "sm_90 sm_100 sm_120)")
+    assert detail["cuda.arch"] == (
+        "8x NVIDIA H100 80GB HBM3 is sm_90; sm_90 is in the arch list (sm_75 sm_80 sm_86 sm_90 sm_100 sm_120)"
+    )
     assert st["cuda.driver"] == "pass"
-    assert detail["cuda.driver"] == ("driver 570.86.15 >= 570.26, the minimum for CUDA 12.8; the driver supports "
-                                     "CUDA 12.8 (driver version from nvidia-smi)")
+    assert detail["cuda.driver"] == (
+        "driver 570.86.15 >= 570.26, the minimum for CUDA 12.8; the driver supports "
+        "CUDA 12.8 (driver version from nvidia-smi)"
+    )
     # the real kernels cannot run on this CPU torch: clear failures, one per check, and the probe goes on
     for name in ("compute.matmul", "compute.conv2d", "compute.sdpa"):
-        assert st[name] == "fail" and "Torch not compiled with CUDA enabled" in detail[name], (name, detail[name])
+        assert st[name] == "fail" and "Torch not compiled with CUDA enabled" in detail[name], (
+            name,
+            detail[name],
+        )
     assert st["compute.cudnn"] == "fail"
-    assert detail["compute.cudnn"].startswith("cuDNN version incompatibility: torch was compiled against cuDNN "
-                                              "9.8.0 but loads 9.1.0")
-    assert st["compute.bandwidth"] == "fail" and "Cannot access accelerator device" in detail["compute.bandwidth"]
+    assert detail["compute.cudnn"].startswith(
+        "cuDNN version incompatibility: torch was compiled against cuDNN 9.8.0 but loads 9.1.0"
+    )
+    assert (
+        st["compute.bandwidth"] == "fail"
+        and "Cannot access accelerator device" in detail["compute.bandwidth"]
+    )
     assert st["distributed.nccl"] == "fail"
     assert detail["distributed.nccl"].startswith("this CUDA torch build has no NCCL backend")
 
@@ -397,9 +510,12 @@ def test_fake_node_whose_first_kernel_fails(envkit_cli, tmp_path):
     st = status_of(rep)
     detail = {c["name"]: c["detail"] for c in rep["checks"]}
     assert st["cuda.available"] == "fail"
-    assert detail["cuda.available"].startswith("CUDA 12.8 lists 8 device(s) (8x NVIDIA H100 80GB HBM3 (sm_90, 80 GiB)), ")
-    assert detail["cuda.available"].endswith("but the first kernel on cuda:0 failed: AssertionError: Torch not "
-                                             "compiled with CUDA enabled")
+    assert detail["cuda.available"].startswith(
+        "CUDA 12.8 lists 8 device(s) (8x NVIDIA H100 80GB HBM3 (sm_90, 80 GiB)), "
+    )
+    assert detail["cuda.available"].endswith(
+        "but the first kernel on cuda:0 failed: AssertionError: Torch not compiled with CUDA enabled"
+    )
     assert st["cuda.arch"] == "pass"  # the devices are known: the arch list still says whether they can run
     for name in ("compute.cudnn", "compute.bandwidth", "distributed.nccl"):
         assert st[name] == "skip" and detail[name].startswith("CUDA is not usable (see cuda.available)"), name
@@ -415,8 +531,9 @@ def test_a_failing_rank_ends_the_distributed_check_at_once(envkit_cli):
     rep = json.loads(r.stdout)
     check = [c for c in rep["checks"] if c["name"] == "distributed.gloo"][0]
     assert check["status"] == "fail"
-    assert check["detail"] == ("gloo rank 1/2 exited with 3: RuntimeError: envkit smoke test fault: this rank fails "
-                               "before joining")
+    assert check["detail"] == (
+        "gloo rank 1/2 exited with 3: RuntimeError: envkit smoke test fault: this rank fails before joining"
+    )
     assert check["seconds"] < 60  # not the 96 s rendezvous timeout
 
 
@@ -425,8 +542,12 @@ def test_a_hanging_rank_under_torchrun_leaves_no_process_behind(envkit_cli, torc
     the check's limit runs out, the runner's group kill must still reach the ranks (announced by
     pid) and not leave rank 0 waiting in the rendezvous."""
     # torchrun's agent and both ranks each import torch before the ranks announce themselves
-    cfg = {"only": ["distributed.gloo"], "check_timeout": int(12 + 4 * torch_start_s), "dist_timeout": 300,
-           "dist_hang_rank": 1}
+    cfg = {
+        "only": ["distributed.gloo"],
+        "check_timeout": int(12 + 4 * torch_start_s),
+        "dist_timeout": 300,
+        "dist_hang_rank": 1,
+    }
     r = smoke(envkit_cli, "--python", PY, "--json", config=cfg)
     assert r.exit_code == 1, r.stdout + r.stderr
     rep = json.loads(r.stdout)
@@ -441,12 +562,12 @@ def test_a_hanging_rank_under_torchrun_leaves_no_process_behind(envkit_cli, torc
 # state, so torch.cuda._lazy_init (unpatched) raises its real "Cannot re-initialize CUDA in forked
 # subprocess" in a forked DataLoader worker.  Spawned workers do not get the patch: this CPU torch
 # then says "Torch not compiled with CUDA enabled", which the check must report as a clean failure.
-FAKE_FORK = '''
+FAKE_FORK = """
 import os
 _parent = os.getpid()
 torch.cuda._initialized = True
 torch.cuda._is_in_bad_fork = lambda: os.getpid() != _parent
-'''
+"""
 
 
 def test_cuda_initialised_before_fork_is_detected_on_a_fake_node(envkit_cli, tmp_path):
@@ -462,7 +583,8 @@ def test_cuda_initialised_before_fork_is_detected_on_a_fake_node(envkit_cli, tmp
     assert check["detail"] == (
         "CUDA initialised in the parent: True; a forked worker touching CUDA fails with 'Cannot re-initialize CUDA "
         "in forked subprocess'; and with multiprocessing_context='spawn' a worker touching CUDA failed too: "
-        "AssertionError: Torch not compiled with CUDA enabled")
+        "AssertionError: Torch not compiled with CUDA enabled"
+    )
     assert rep["hung"] is None
 
 
@@ -471,11 +593,20 @@ def test_gpu_smoke_script_leaves_its_three_files_in_out(tmp_path):
     and log must land in $OUT (a trial on this CPU machine, one check)."""
     out = tmp_path / "out"
     script = Path(__file__).resolve().parent.parent / "scripts" / "gpu_smoke.sh"
-    env = {**__import__("os").environ, "OUT": str(out), "PYTHON": PY, "SMOKE_MODE": "quick",
-           "ENVKIT_SMOKE_TEST_CONFIG": json.dumps({"only": ["torch.build"]})}
+    env = {
+        **__import__("os").environ,
+        "OUT": str(out),
+        "PYTHON": PY,
+        "SMOKE_MODE": "quick",
+        "ENVKIT_SMOKE_TEST_CONFIG": json.dumps({"only": ["torch.build"]}),
+    }
     p = subprocess.run(["bash", str(script)], env=env, capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stdout + p.stderr
-    assert sorted(x.name for x in out.iterdir()) == ["gpu_smoke.log", "smoke-gpu-report.json", "smoke-gpu-report.txt"]
+    assert sorted(x.name for x in out.iterdir()) == [
+        "gpu_smoke.log",
+        "smoke-gpu-report.json",
+        "smoke-gpu-report.txt",
+    ]
     rep = json.loads((out / "smoke-gpu-report.json").read_text())
     cmd = f"envkit smoke --python {PY} --quick --json --timeout 420"
     assert rep["generated_by"]["command"] == cmd and rep["generated_by"]["exit_code"] == 0

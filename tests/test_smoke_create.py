@@ -4,16 +4,14 @@ removed unless --keep.
 
 The factory's `python` package is a shim that runs the test interpreter (which has the CPU torch),
 so the probe really runs "inside" the created prefix."""
+
 from __future__ import annotations
 
 import json
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
-
-from support.condafactory import default_channel, default_prefix, isolated_conda  # noqa: F401  (fixtures)
 
 pytestmark = [pytest.mark.slow, pytest.mark.torch]
 pytest.importorskip("torch")
@@ -33,23 +31,39 @@ def test_create_from_a_lock_runs_inside_and_removes_the_env(envkit_cli, tmp_path
     assert t["created_with"].startswith("envkit create (rattler, linux-64: ")
     assert t["python"] == f"{t['prefix']}/bin/python"
     assert {c["name"]: c["status"] for c in rep["checks"]} == {
-        "import.torch": "pass", "torch.build": "pass", "cuda.available": "skip"}
+        "import.torch": "pass",
+        "torch.build": "pass",
+        "cuda.available": "skip",
+    }
     assert not Path(t["prefix"]).exists()
 
 
-def test_create_from_environment_yml_solves_natively_and_keeps(envkit_cli, tmp_path, default_channel,
-                                                               isolated_conda):
+def test_create_from_environment_yml_solves_natively_and_keeps(
+    envkit_cli, tmp_path, default_channel, isolated_conda
+):
     """No conda executable: the environment.yml is solved (as `envkit lock -f` does) and created (as
     `envkit create` does) with py-rattler; `conda` on PATH or CONDA_EXE is never run."""
     conda = tmp_path / "conda"
     conda.write_text("#!/bin/sh\necho 'conda must not run' >&2\nexit 1\n")
     conda.chmod(0o755)
     yml = tmp_path / "environment.yml"
-    yml.write_text(f"name: t\nchannels: [{default_channel.url}]\ndependencies:\n"
-                   "  - python=3.11.8=hab00c5b_0_cpython\n  - numpy=1.26.4=py311h64a7726_0\n")
-    r = envkit_cli("smoke", "--create", str(yml), "--keep", "--json",
-                   env={"ENVKIT_SMOKE_TEST_CONFIG": ONLY, "CONDA_EXE": str(conda), "MAMBA_EXE": str(conda),
-                        "PATH": f"{tmp_path}:/usr/bin:/bin"})
+    yml.write_text(
+        f"name: t\nchannels: [{default_channel.url}]\ndependencies:\n"
+        "  - python=3.11.8=hab00c5b_0_cpython\n  - numpy=1.26.4=py311h64a7726_0\n"
+    )
+    r = envkit_cli(
+        "smoke",
+        "--create",
+        str(yml),
+        "--keep",
+        "--json",
+        env={
+            "ENVKIT_SMOKE_TEST_CONFIG": ONLY,
+            "CONDA_EXE": str(conda),
+            "MAMBA_EXE": str(conda),
+            "PATH": f"{tmp_path}:/usr/bin:/bin",
+        },
+    )
     assert r.exit_code == 0, r.stdout + r.stderr
     rep = json.loads(r.stdout)
     prefix = Path(rep["target"]["prefix"])
@@ -58,13 +72,17 @@ def test_create_from_environment_yml_solves_natively_and_keeps(envkit_cli, tmp_p
     assert f"warning: kept the temporary environment: {prefix}" in r.stderr
     assert (prefix / "conda-meta" / "numpy-1.26.4-py311h64a7726_0.json").is_file()
     assert {c["name"]: c["status"] for c in rep["checks"]} == {
-        "import.torch": "pass", "torch.build": "pass", "cuda.available": "skip"}
+        "import.torch": "pass",
+        "torch.build": "pass",
+        "cuda.available": "skip",
+    }
     shutil.rmtree(prefix.parent)
     shutil.rmtree(rep["scratch"])
 
 
-def test_create_failure_is_exit_2_leaves_nothing_and_json_still_reports(envkit_cli, tmp_path, default_channel,
-                                                                        isolated_conda):
+def test_create_failure_is_exit_2_leaves_nothing_and_json_still_reports(
+    envkit_cli, tmp_path, default_channel, isolated_conda
+):
     yml = tmp_path / "environment.yml"
     yml.write_text(f"name: t\nchannels: [{default_channel.url}]\ndependencies:\n  - python=3.99\n")
     before = set(Path(__import__("tempfile").gettempdir()).glob("envkit-smoke-env-*"))
@@ -88,7 +106,15 @@ def test_json_reports_a_missing_interpreter(envkit_cli, tmp_path):
     r = envkit_cli("smoke", "-p", str(tmp_path / "env"), "--json")
     assert r.exit_code == 2
     rep = json.loads(r.stdout)
-    assert rep["could_not_run"] is True and rep["target"] == {"kind": "prefix", "prefix": str(tmp_path / "env")}
+    assert rep["could_not_run"] is True and rep["target"] == {
+        "kind": "prefix",
+        "prefix": str(tmp_path / "env"),
+    }
     assert rep["reason"] == f"{tmp_path / 'env'} has no Python interpreter (bin/python)"
-    assert rep["diagnoses"] == [{"check": None, "problem": rep["reason"],
-                                 "hint": "the smoke test needs python and torch installed in the environment"}]
+    assert rep["diagnoses"] == [
+        {
+            "check": None,
+            "problem": rep["reason"],
+            "hint": "the smoke test needs python and torch installed in the environment",
+        }
+    ]

@@ -1,19 +1,22 @@
 """`envkit smoke -p/-n`: the target prefix's records are read (cheaply) and the warnings every
 command that reads an environment prints come on stderr; an odd prefix is a warning, never a stop."""
+
 from __future__ import annotations
 
 import json
 
 import pytest
+from support.condafactory import build_wheel, copy_prefix, pip_overwrite
 
-from support.condafactory import (build_wheel, copy_prefix, default_channel, default_prefix,  # noqa: F401
-                                  pip_overwrite)
-
-DUP = ("warning: 'numpy' is installed by both conda ('numpy') and pip; pip's copy shadows conda's and the "
-       "solver cannot see it")
-OVERWRITE = ("warning: pip package 'numpy' 2.0.0 overwrote conda package 'numpy' 1.26.4: the conda record's "
-             "files are gone (lib/python3.11/site-packages/numpy-1.26.4.dist-info); reinstall one of them so "
-             "that conda and pip agree")
+DUP = (
+    "warning: 'numpy' is installed by both conda ('numpy') and pip; pip's copy shadows conda's and the "
+    "solver cannot see it"
+)
+OVERWRITE = (
+    "warning: pip package 'numpy' 2.0.0 overwrote conda package 'numpy' 1.26.4: the conda record's "
+    "files are gone (lib/python3.11/site-packages/numpy-1.26.4.dist-info); reinstall one of them so "
+    "that conda and pip agree"
+)
 
 
 @pytest.mark.slow
@@ -54,5 +57,7 @@ def test_reader_bug_is_a_warning(tmp_path, capsys, monkeypatch):
 
     monkeypatch.setattr(envkit.backends, "open_env", boom)
     warn_env_records(str(tmp_path))
-    assert capsys.readouterr().err == (f"warning: could not read the package records of {tmp_path} "
-                                       "(KeyError: 'size'); no conda+pip duplicate check\n")
+    assert capsys.readouterr().err == (
+        f"warning: could not read the package records of {tmp_path} "
+        "(KeyError: 'size'); no conda+pip duplicate check\n"
+    )

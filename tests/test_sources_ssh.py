@@ -5,6 +5,7 @@ key and client key in a temporary directory, and points envkit's ssh at it with 
 is installed on the "remote" side: envkit streams its standalone prefix reader to `python3`.
 Skipped (with the reason) only when no sshd binary exists: `make test` installs openssh-server.
 """
+
 from __future__ import annotations
 
 import getpass
@@ -14,14 +15,10 @@ import shutil
 import socket
 import subprocess
 import time
-from pathlib import Path
 
 import pytest
-
 from conftest import REPO
-from support.condafactory import (  # noqa: F401
-    copy_prefix, default_channel, default_prefix, make_prefix,
-)
+from support.condafactory import copy_prefix, make_prefix
 
 pytestmark = pytest.mark.slow
 
@@ -43,8 +40,10 @@ def _free_port() -> int:
 def sshd(tmp_path_factory, default_prefix):
     binary = _sshd_binary()
     if binary is None:
-        pytest.skip("sshd (openssh-server) is not installed; `make test INSTALL_SSHD=1` installs it "
-                    "(apt-get install openssh-server)")
+        pytest.skip(
+            "sshd (openssh-server) is not installed; `make test INSTALL_SSHD=1` installs it "
+            "(apt-get install openssh-server)"
+        )
     if shutil.which("ssh") is None or shutil.which("ssh-keygen") is None:
         pytest.skip("the ssh client (openssh-client) is not installed")
     d = tmp_path_factory.mktemp("sshd")
@@ -60,16 +59,28 @@ def sshd(tmp_path_factory, default_prefix):
     copy_prefix(default_prefix, d / "elsewhere" / "decoy")
     port = _free_port()
     config = d / "sshd_config"
-    config.write_text("\n".join([
-        f"Port {port}", "ListenAddress 127.0.0.1", f"HostKey {d / 'host_key'}",
-        f"AuthorizedKeysFile {d / 'authorized_keys'}", "StrictModes no", "UsePAM no",
-        "PasswordAuthentication no", "KbdInteractiveAuthentication no", "PubkeyAuthentication yes",
-        "PermitRootLogin prohibit-password", f"PidFile {d / 'sshd.pid'}", "LogLevel ERROR",
-        # what the remote session sees: where named environments live
-        # and a HOME of its own: the real ~/.conda/environments.txt and ~/.condarc must not count
-        f"SetEnv CONDA_ENVS_PATH={envs} HOME={d / 'home'}",
-        "",
-    ]))
+    config.write_text(
+        "\n".join(
+            [
+                f"Port {port}",
+                "ListenAddress 127.0.0.1",
+                f"HostKey {d / 'host_key'}",
+                f"AuthorizedKeysFile {d / 'authorized_keys'}",
+                "StrictModes no",
+                "UsePAM no",
+                "PasswordAuthentication no",
+                "KbdInteractiveAuthentication no",
+                "PubkeyAuthentication yes",
+                "PermitRootLogin prohibit-password",
+                f"PidFile {d / 'sshd.pid'}",
+                "LogLevel ERROR",
+                # what the remote session sees: where named environments live
+                # and a HOME of its own: the real ~/.conda/environments.txt and ~/.condarc must not count
+                f"SetEnv CONDA_ENVS_PATH={envs} HOME={d / 'home'}",
+                "",
+            ]
+        )
+    )
     if os.geteuid() == 0:
         os.makedirs("/run/sshd", mode=0o755, exist_ok=True)  # privilege-separation directory
     log = open(d / "sshd.log", "w")
@@ -88,8 +99,10 @@ def sshd(tmp_path_factory, default_prefix):
     # an empty config and a throwaway known_hosts (not /dev/null: a test must not depend on a device
     # node other code could clobber)
     (d / "ssh_config").write_text("")
-    ssh = (f"ssh -F {d / 'ssh_config'} -o StrictHostKeyChecking=no -o UserKnownHostsFile={d / 'known_hosts'} "
-           f"-o LogLevel=ERROR -o IdentitiesOnly=yes -i {d / 'client_key'}")
+    ssh = (
+        f"ssh -F {d / 'ssh_config'} -o StrictHostKeyChecking=no -o UserKnownHostsFile={d / 'known_hosts'} "
+        f"-o LogLevel=ERROR -o IdentitiesOnly=yes -i {d / 'client_key'}"
+    )
     yield {"port": port, "env": {"ENVKIT_SSH": ssh}, "user": getpass.getuser(), "envs": envs, "dir": d}
     proc.terminate()
     try:
@@ -109,8 +122,12 @@ def test_remote_prefix_equals_the_local_one(envkit_cli, sshd, default_prefix):
 
 
 def test_remote_named_env_against_a_local_prefix(envkit_cli, sshd, tmp_path, default_channel, default_prefix):
-    other = make_prefix(tmp_path / "older", [default_channel], ["python=3.11", "numpy=1.26.3", "requests", "pip"],
-                        cache_dir=tmp_path / "pkgs")
+    other = make_prefix(
+        tmp_path / "older",
+        [default_channel],
+        ["python=3.11", "numpy=1.26.3", "requests", "pip"],
+        cache_dir=tmp_path / "pkgs",
+    )
     url = f"ssh://{sshd['user']}@127.0.0.1:{sshd['port']}/env:research"
     r = envkit_cli("diff", str(other), url, env=sshd["env"])
     assert r.exit_code == 1, r.stderr
@@ -127,9 +144,13 @@ def test_remote_environment_file(envkit_cli, sshd):
 def test_remote_unknown_env_is_an_error(envkit_cli, sshd, default_prefix):
     r = envkit_cli("diff", f"ssh://127.0.0.1:{sshd['port']}/env:nosuch", str(default_prefix), env=sshd["env"])
     assert r.exit_code == 2
-    assert (f"error: ssh://127.0.0.1:{sshd['port']}/env:nosuch: no environment named 'nosuch' on this "
-            "machine (known: decoy, research)") in r.stderr
-    r = envkit_cli("diff", f"ssh://127.0.0.1:{sshd['port']}/no/such/dir", str(default_prefix), env=sshd["env"])
+    assert (
+        f"error: ssh://127.0.0.1:{sshd['port']}/env:nosuch: no environment named 'nosuch' on this "
+        "machine (known: decoy, research)"
+    ) in r.stderr
+    r = envkit_cli(
+        "diff", f"ssh://127.0.0.1:{sshd['port']}/no/such/dir", str(default_prefix), env=sshd["env"]
+    )
     assert r.exit_code == 2 and "no such file or directory: /no/such/dir" in r.stderr
 
 

@@ -1,15 +1,17 @@
 """`envkit template pytorch` / `template list`: the matrix, the planner, rendering, errors, --detect."""
+
 from __future__ import annotations
 
 import json
 
 import pytest
-
 from conftest import REPO
+
 from envkit.errors import UsageError
 from envkit.templates import (
     GpuInfo,
     PytorchOptions,
+    detect_gpu,
     load_matrix,
     normalize_cuda,
     parse_nvidia_smi,
@@ -19,7 +21,6 @@ from envkit.templates import (
     render_template,
     templates_dir,
     to_envspec,
-    detect_gpu,
 )
 
 M = load_matrix()
@@ -74,25 +75,37 @@ def test_public_api_for_other_modules():
     assert M.newest("pytorch-channel") == "2.5"
 
 
-@pytest.mark.parametrize("torch,pkg,version,ok", [
-    ("2.7.1", "torchvision", "0.22.1", True),
-    ("2.7.1", "torchvision", "0.21.0", False),
-    ("2.7.0", "torchaudio", "2.7.0", True),
-    ("2.7.0", "torchaudio", "2.6.0", False),
-    ("2.13.0", "torchaudio", "2.11.0", True),  # stable ABI from 2.11
-    ("2.12.1", "torchaudio", "2.12.0", True),
-    ("2.11.0", "torchaudio", "2.12.0", False),  # older torch than torchaudio
-    ("2.13.0", "torchaudio", "2.10.0", False),  # before the stable ABI
-    ("9.9", "torchvision", "0.1", None),
-    ("2.7", "numpy", "1.0", None),
-])
+@pytest.mark.parametrize(
+    "torch,pkg,version,ok",
+    [
+        ("2.7.1", "torchvision", "0.22.1", True),
+        ("2.7.1", "torchvision", "0.21.0", False),
+        ("2.7.0", "torchaudio", "2.7.0", True),
+        ("2.7.0", "torchaudio", "2.6.0", False),
+        ("2.13.0", "torchaudio", "2.11.0", True),  # stable ABI from 2.11
+        ("2.12.1", "torchaudio", "2.12.0", True),
+        ("2.11.0", "torchaudio", "2.12.0", False),  # older torch than torchaudio
+        ("2.13.0", "torchaudio", "2.10.0", False),  # before the stable ABI
+        ("9.9", "torchvision", "0.1", None),
+        ("2.7", "numpy", "1.0", None),
+    ],
+)
 def test_is_compatible(torch, pkg, version, ok):
     assert M.is_compatible(torch, pkg, version) is ok
 
 
-@pytest.mark.parametrize("text,out", [("12.6", "12.6"), ("cu126", "12.6"), ("126", "12.6"),
-                                      ("12.6.3", "12.6"), ("cu92", "9.2"), ("13.0", "13.0"),
-                                      ("CUDA12.8", "12.8")])
+@pytest.mark.parametrize(
+    "text,out",
+    [
+        ("12.6", "12.6"),
+        ("cu126", "12.6"),
+        ("126", "12.6"),
+        ("12.6.3", "12.6"),
+        ("cu92", "9.2"),
+        ("13.0", "13.0"),
+        ("CUDA12.8", "12.8"),
+    ],
+)
 def test_normalize_cuda(text, out):
     assert normalize_cuda(text) == out
 
@@ -133,11 +146,17 @@ def test_every_row_renders_in_every_style(style, torch, cuda):
         assert [p.text for p in spec.pip] == [
             f"--index-url https://download.pytorch.org/whl/{tag}",
             "--extra-index-url https://pypi.org/simple",
-            f"torch=={torch}.*", f"torchaudio=={r.torchaudio}.*", f"torchvision=={r.torchvision}.*"]
+            f"torch=={torch}.*",
+            f"torchaudio=={r.torchaudio}.*",
+            f"torchvision=={r.torchvision}.*",
+        ]
     else:
         metapkg = M.cuda_package(torch)
-        assert channels == (["pytorch", "nvidia", "defaults"] if cuda and metapkg == "pytorch-cuda"
-                            else ["pytorch", "defaults"])
+        assert channels == (
+            ["pytorch", "nvidia", "defaults"]
+            if cuda and metapkg == "pytorch-cuda"
+            else ["pytorch", "defaults"]
+        )
         assert names == sorted(names)  # normalized: sorted by name
         assert {"python", "pytorch", "torchvision", "torchaudio"} <= set(names)
         assert (f"  - {metapkg}={cuda}\n" in text) if cuda else ("  - cpuonly\n" in text)
@@ -170,8 +189,14 @@ def test_default_is_newest_torch_newest_python_default_cuda_conda_forge():
 
 
 def test_pip_style_full_text():
-    text = render(plan_pytorch(M, PytorchOptions(torch="2.7", cuda="cu128", python="3.12", style="pip",
-                                                 with_=("torchvision",), name="train")))
+    text = render(
+        plan_pytorch(
+            M,
+            PytorchOptions(
+                torch="2.7", cuda="cu128", python="3.12", style="pip", with_=("torchvision",), name="train"
+            ),
+        )
+    )
     assert text == (
         "# PyTorch 2.7 (CUDA 12.8), Python 3.12, from the PyTorch wheel index.\n"
         "# Regenerate with: envkit template pytorch --torch 2.7 --cuda 12.8 --python 3.12 --style pip "
@@ -196,8 +221,9 @@ def test_pip_style_full_text():
 
 
 def test_pytorch_channel_full_text():
-    text = render(plan_pytorch(M, PytorchOptions(torch="2.3.1", cuda="12.1", python="3.11",
-                                                 style="pytorch-channel")))
+    text = render(
+        plan_pytorch(M, PytorchOptions(torch="2.3.1", cuda="12.1", python="3.11", style="pytorch-channel"))
+    )
     assert text == (
         "# PyTorch 2.3.1 (CUDA 12.1), Python 3.11, from the pytorch channel.\n"
         "# Regenerate with: envkit template pytorch --torch 2.3.1 --cuda 12.1 --python 3.11 "
@@ -241,38 +267,66 @@ def test_with_none_and_extra_packages():
 # -- impossible combinations, word for word ------------------------------------------------------
 
 
-@pytest.mark.parametrize("options,message,hint", [
-    (dict(torch="2.7", cuda="12.1", style="pip"),
-     "torch 2.7 has no CUDA 12.1 build; available: 11.8, 12.6, 12.8", None),
-    (dict(torch="2.7", cuda="12.8"),
-     "torch 2.7 has no CUDA 12.8 build on conda-forge; available: 12.6",
-     "the official wheels have CUDA 12.8: use --style pip"),
-    (dict(torch="2.5", cuda="12.6", style="pytorch-channel"),
-     "torch 2.5 has no CUDA 12.6 build on the pytorch channel; available: 11.8, 12.1, 12.4", None),
-    (dict(torch="2.6", style="pytorch-channel"),
-     "the pytorch channel stopped at torch 2.5 (pytorch/pytorch#138506); torch 2.6 is not on it",
-     "use --style conda-forge or --style pip, or --torch 2.5 or older"),
-    (dict(torch="2.13", cpu=True, style="pytorch-channel"),
-     "the pytorch channel stopped at torch 2.5 (pytorch/pytorch#138506); torch 2.13 is not on it",
-     "use --style conda-forge or --style pip, or --torch 2.5 or older"),
-    (dict(torch="1.13", cpu=True),
-     "torch 1.13 is not in envkit's conda-forge table; available: 2.1, 2.2, 2.3, 2.4, 2.5, 2.6, 2.7, "
-     "2.8, 2.9, 2.10, 2.11, 2.12, 2.13", "use --style pip (official wheels) for this torch version"),
-    (dict(torch="3.0"),
-     "unknown torch version 3.0; known: 1.12, 1.13, 2.0, 2.1, 2.2, 2.3, 2.4, 2.5, 2.6, 2.7, 2.8, 2.9, "
-     "2.10, 2.11, 2.12, 2.13, 2.14, 2.15", None),
-    (dict(torch="latest"), "invalid torch version 'latest'; write it as 2.7 or 2.7.1", None),
-    (dict(torch="2.13", python="3.9"),
-     "torch 2.13 does not support Python 3.9; available: 3.10, 3.11, 3.12, 3.13, 3.14", None),
-    (dict(torch="2.9", python="3.14"),
-     "torch 2.9 has no Python 3.14 build on conda-forge; available: 3.10, 3.11, 3.12, 3.13",
-     "the official wheels have Python 3.14: use --style pip"),
-    (dict(torch="2.9", cuda="13.0"),
-     "torch 2.9 has no CUDA 13.0 build on conda-forge; available: 12.9",
-     "the official wheels have CUDA 13.0: use --style pip"),
-    (dict(cuda="12.6", cpu=True), "--cuda and --cpu exclude each other", None),
-    (dict(style="mamba"), "unknown style 'mamba'; available: conda-forge, pip, pytorch-channel", None),
-])
+@pytest.mark.parametrize(
+    "options,message,hint",
+    [
+        (
+            dict(torch="2.7", cuda="12.1", style="pip"),
+            "torch 2.7 has no CUDA 12.1 build; available: 11.8, 12.6, 12.8",
+            None,
+        ),
+        (
+            dict(torch="2.7", cuda="12.8"),
+            "torch 2.7 has no CUDA 12.8 build on conda-forge; available: 12.6",
+            "the official wheels have CUDA 12.8: use --style pip",
+        ),
+        (
+            dict(torch="2.5", cuda="12.6", style="pytorch-channel"),
+            "torch 2.5 has no CUDA 12.6 build on the pytorch channel; available: 11.8, 12.1, 12.4",
+            None,
+        ),
+        (
+            dict(torch="2.6", style="pytorch-channel"),
+            "the pytorch channel stopped at torch 2.5 (pytorch/pytorch#138506); torch 2.6 is not on it",
+            "use --style conda-forge or --style pip, or --torch 2.5 or older",
+        ),
+        (
+            dict(torch="2.13", cpu=True, style="pytorch-channel"),
+            "the pytorch channel stopped at torch 2.5 (pytorch/pytorch#138506); torch 2.13 is not on it",
+            "use --style conda-forge or --style pip, or --torch 2.5 or older",
+        ),
+        (
+            dict(torch="1.13", cpu=True),
+            "torch 1.13 is not in envkit's conda-forge table; available: 2.1, 2.2, 2.3, 2.4, 2.5, 2.6, 2.7, "
+            "2.8, 2.9, 2.10, 2.11, 2.12, 2.13",
+            "use --style pip (official wheels) for this torch version",
+        ),
+        (
+            dict(torch="3.0"),
+            "unknown torch version 3.0; known: 1.12, 1.13, 2.0, 2.1, 2.2, 2.3, 2.4, 2.5, 2.6, 2.7, 2.8, 2.9, "
+            "2.10, 2.11, 2.12, 2.13, 2.14, 2.15",
+            None,
+        ),
+        (dict(torch="latest"), "invalid torch version 'latest'; write it as 2.7 or 2.7.1", None),
+        (
+            dict(torch="2.13", python="3.9"),
+            "torch 2.13 does not support Python 3.9; available: 3.10, 3.11, 3.12, 3.13, 3.14",
+            None,
+        ),
+        (
+            dict(torch="2.9", python="3.14"),
+            "torch 2.9 has no Python 3.14 build on conda-forge; available: 3.10, 3.11, 3.12, 3.13",
+            "the official wheels have Python 3.14: use --style pip",
+        ),
+        (
+            dict(torch="2.9", cuda="13.0"),
+            "torch 2.9 has no CUDA 13.0 build on conda-forge; available: 12.9",
+            "the official wheels have CUDA 13.0: use --style pip",
+        ),
+        (dict(cuda="12.6", cpu=True), "--cuda and --cpu exclude each other", None),
+        (dict(style="mamba"), "unknown style 'mamba'; available: conda-forge, pip, pytorch-channel", None),
+    ],
+)
 def test_impossible_combinations_are_errors_listing_what_is_possible(options, message, hint):
     with pytest.raises(UsageError) as e:
         plan_pytorch(M, PytorchOptions(**options))
@@ -289,17 +343,34 @@ def test_invalid_with_entries():
     assert e.value.message.startswith("--with: invalid match spec 'numpy>=>2'")
 
 
-@pytest.mark.parametrize("style,with_,message", [
-    ("pip", "torch", "--with: 'torch' names torch itself; choose its version with --torch"),
-    ("conda-forge", "pytorch>=2", "--with: 'pytorch>=2' names torch itself; choose its version with --torch"),
-    ("conda-forge", "python=3.11", "--with: 'python=3.11': the Python version is set with --python"),
-    ("conda-forge", "cuda-version=12.6", "--with: 'cuda-version=12.6': the CUDA variant is set with --cuda or --cpu"),
-    ("pytorch-channel", "cpuonly", "--with: 'cpuonly': the CUDA variant is set with --cuda or --cpu"),
-    ("conda-forge", "torchvision=0.21",
-     "--with: 'torchvision=0.21': torchvision gets the version made for torch 2.5 (0.20); write --with torchvision"),
-    ("pip", "torchaudio==2.4",
-     "--with: 'torchaudio==2.4': torchaudio gets the version made for torch 2.5 (2.5); write --with torchaudio"),
-])
+@pytest.mark.parametrize(
+    "style,with_,message",
+    [
+        ("pip", "torch", "--with: 'torch' names torch itself; choose its version with --torch"),
+        (
+            "conda-forge",
+            "pytorch>=2",
+            "--with: 'pytorch>=2' names torch itself; choose its version with --torch",
+        ),
+        ("conda-forge", "python=3.11", "--with: 'python=3.11': the Python version is set with --python"),
+        (
+            "conda-forge",
+            "cuda-version=12.6",
+            "--with: 'cuda-version=12.6': the CUDA variant is set with --cuda or --cpu",
+        ),
+        ("pytorch-channel", "cpuonly", "--with: 'cpuonly': the CUDA variant is set with --cuda or --cpu"),
+        (
+            "conda-forge",
+            "torchvision=0.21",
+            "--with: 'torchvision=0.21': torchvision gets the version made for torch 2.5 (0.20); write --with torchvision",
+        ),
+        (
+            "pip",
+            "torchaudio==2.4",
+            "--with: 'torchaudio==2.4': torchaudio gets the version made for torch 2.5 (2.5); write --with torchaudio",
+        ),
+    ],
+)
 def test_with_naming_what_the_template_sets_is_an_error(style, with_, message):
     # Before: written next to the template's own spec (python=3.14 and python=3.11), unsolvable.
     with pytest.raises(UsageError) as e:
@@ -375,8 +446,13 @@ def test_parse_nvidia_smi_multi_gpu_and_old_banner():
 
 
 def test_detect_multi_gpu_picks_by_the_one_driver():
-    gpu = detect_gpu(M, environ={}, which=lambda n: "nvidia-smi",
-                     run=lambda argv, **kw: FakeResult(0, SMI_MULTI), rattler_cuda=lambda: None)
+    gpu = detect_gpu(
+        M,
+        environ={},
+        which=lambda n: "nvidia-smi",
+        run=lambda argv, **kw: FakeResult(0, SMI_MULTI),
+        rattler_cuda=lambda: None,
+    )
     assert gpu == GpuInfo("12.6", "560.35.03", "nvidia-smi")
     d = pick_detected_cuda(M, "2.7", "pip", gpu)
     assert (d.cuda, d.warnings) == ("12.6", ())
@@ -384,19 +460,37 @@ def test_detect_multi_gpu_picks_by_the_one_driver():
 
 def test_detect_no_devices_found_is_cpu():
     # nvidia-smi with a driver but no GPU prints this and exits 6
-    gpu = detect_gpu(M, environ={}, which=lambda n: "/usr/bin/nvidia-smi",
-                     run=lambda argv, **kw: FakeResult(6, "No devices were found\n"), rattler_cuda=lambda: None)
-    assert gpu == GpuInfo(None, None, "none", "nvidia-smi failed (exit 6): No devices were found; "
-                                              "py-rattler reports no __cuda virtual package")
+    gpu = detect_gpu(
+        M,
+        environ={},
+        which=lambda n: "/usr/bin/nvidia-smi",
+        run=lambda argv, **kw: FakeResult(6, "No devices were found\n"),
+        rattler_cuda=lambda: None,
+    )
+    assert gpu == GpuInfo(
+        None,
+        None,
+        "none",
+        "nvidia-smi failed (exit 6): No devices were found; py-rattler reports no __cuda virtual package",
+    )
     d = pick_detected_cuda(M, "2.13", "conda-forge", gpu)
     assert d.cuda is None
-    assert d.messages == ("no NVIDIA GPU detected (nvidia-smi failed (exit 6): No devices were found; "
-                          "py-rattler reports no __cuda virtual package); generating a CPU environment",)
+    assert d.messages == (
+        "no NVIDIA GPU detected (nvidia-smi failed (exit 6): No devices were found; "
+        "py-rattler reports no __cuda virtual package); generating a CPU environment",
+    )
     # some versions exit 0 after the same line: still no GPU
-    gpu = detect_gpu(M, environ={}, which=lambda n: "nvidia-smi",
-                     run=lambda argv, **kw: FakeResult(0, "No devices were found\n"), rattler_cuda=lambda: None)
-    assert (gpu.cuda, gpu.detail) == (None, "nvidia-smi printed no driver version; "
-                                            "py-rattler reports no __cuda virtual package")
+    gpu = detect_gpu(
+        M,
+        environ={},
+        which=lambda n: "nvidia-smi",
+        run=lambda argv, **kw: FakeResult(0, "No devices were found\n"),
+        rattler_cuda=lambda: None,
+    )
+    assert (gpu.cuda, gpu.detail) == (
+        None,
+        "nvidia-smi printed no driver version; py-rattler reports no __cuda virtual package",
+    )
 
 
 def test_detect_rattler_error_is_not_a_crash():
@@ -404,9 +498,14 @@ def test_detect_rattler_error_is_not_a_crash():
         raise RuntimeError("libcuda.so: cannot open")
 
     gpu = detect_gpu(M, environ={}, which=lambda n: None, run=None, rattler_cuda=boom)
-    assert gpu == GpuInfo(None, None, "none", "nvidia-smi not found; py-rattler could not detect virtual "
-                                              "packages: libcuda.so: cannot open; py-rattler reports no "
-                                              "__cuda virtual package")
+    assert gpu == GpuInfo(
+        None,
+        None,
+        "none",
+        "nvidia-smi not found; py-rattler could not detect virtual "
+        "packages: libcuda.so: cannot open; py-rattler reports no "
+        "__cuda virtual package",
+    )
 
 
 def test_detect_with_nvidia_smi():
@@ -416,38 +515,55 @@ def test_detect_with_nvidia_smi():
         calls.append((argv, kw))
         return FakeResult(0, SMI)
 
-    gpu = detect_gpu(M, environ={}, which=lambda n: "/usr/bin/nvidia-smi", run=run,
-                     rattler_cuda=lambda: pytest.fail("not reached"))
+    gpu = detect_gpu(
+        M,
+        environ={},
+        which=lambda n: "/usr/bin/nvidia-smi",
+        run=run,
+        rattler_cuda=lambda: pytest.fail("not reached"),
+    )
     assert gpu == GpuInfo("12.8", "570.86.15", "nvidia-smi")
     assert calls == [(["/usr/bin/nvidia-smi"], {"timeout": 30, "check": False, "what": "nvidia-smi"})]
 
 
 def test_detect_driver_only_uses_the_driver_table():
-    gpu = detect_gpu(M, environ={}, which=lambda n: "nvidia-smi",
-                     run=lambda argv, **kw: FakeResult(0, "Driver Version: 560.35.03"),
-                     rattler_cuda=lambda: None)
+    gpu = detect_gpu(
+        M,
+        environ={},
+        which=lambda n: "nvidia-smi",
+        run=lambda argv, **kw: FakeResult(0, "Driver Version: 560.35.03"),
+        rattler_cuda=lambda: None,
+    )
     assert gpu == GpuInfo("12.6", "560.35.03", "nvidia-smi")
 
 
 def test_detect_falls_back_to_rattler_cuda():
-    gpu = detect_gpu(M, environ={}, which=lambda n: "nvidia-smi",
-                     run=lambda argv, **kw: FakeResult(9, "NVIDIA-SMI has failed because it couldn't "
-                                                          "communicate with the NVIDIA driver."),
-                     rattler_cuda=lambda: "12.4")
+    gpu = detect_gpu(
+        M,
+        environ={},
+        which=lambda n: "nvidia-smi",
+        run=lambda argv, **kw: FakeResult(
+            9, "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver."
+        ),
+        rattler_cuda=lambda: "12.4",
+    )
     assert gpu == GpuInfo("12.4", None, "py-rattler __cuda")
 
 
 def test_detect_nothing():
     gpu = detect_gpu(M, environ={}, which=lambda n: None, run=None, rattler_cuda=lambda: None)
-    assert gpu == GpuInfo(None, None, "none",
-                          "nvidia-smi not found; py-rattler reports no __cuda virtual package")
+    assert gpu == GpuInfo(
+        None, None, "none", "nvidia-smi not found; py-rattler reports no __cuda virtual package"
+    )
 
 
 def test_detect_conda_override_cuda_wins():
-    assert detect_gpu(M, environ={"CONDA_OVERRIDE_CUDA": "12.9"}) == \
-        GpuInfo("12.9", None, "CONDA_OVERRIDE_CUDA")
-    assert detect_gpu(M, environ={"CONDA_OVERRIDE_CUDA": ""}) == \
-        GpuInfo(None, None, "CONDA_OVERRIDE_CUDA", "CONDA_OVERRIDE_CUDA is set empty")
+    assert detect_gpu(M, environ={"CONDA_OVERRIDE_CUDA": "12.9"}) == GpuInfo(
+        "12.9", None, "CONDA_OVERRIDE_CUDA"
+    )
+    assert detect_gpu(M, environ={"CONDA_OVERRIDE_CUDA": ""}) == GpuInfo(
+        None, None, "CONDA_OVERRIDE_CUDA", "CONDA_OVERRIDE_CUDA is set empty"
+    )
 
 
 def test_detect_bad_conda_override_is_a_usage_error():
@@ -479,21 +595,29 @@ def test_pick_detected_applies_minor_version_compatibility():
     assert d.messages == (
         "detected NVIDIA driver 550.54.14, CUDA 12.4 (nvidia-smi); picked CUDA 12.6",
         "CUDA 12.6 runs on this driver through NVIDIA's minor-version compatibility (limited feature set); "
-        "kernels JIT-compiled from PTX need the full driver (>= 560.28.03)")
+        "kernels JIT-compiled from PTX need the full driver (>= 560.28.03)",
+    )
     assert pick_detected_cuda(M, "2.13", "pip", GpuInfo("12.4", "550.54.14", "x")).cuda == "12.6"
     # only __cuda known: the same major runs
-    assert pick_detected_cuda(M, "2.13", "conda-forge", GpuInfo("12.2", None, "py-rattler __cuda")).cuda == "12.9"
+    assert (
+        pick_detected_cuda(M, "2.13", "conda-forge", GpuInfo("12.2", None, "py-rattler __cuda")).cuda
+        == "12.9"
+    )
 
 
 def test_pick_detected_driver_too_old_for_the_major_warns():
     # driver 520 (CUDA 11.8) is below CUDA 12's floor (525.60.13): no 12.x variant runs
     d = pick_detected_cuda(M, "2.13", "pip", GpuInfo("11.8", "520.61.05", "nvidia-smi"))
     assert d.cuda == "12.6"
-    assert d.warnings == ("CUDA 12.6 needs an NVIDIA driver >= 560.28.03, but this machine's driver "
-                          "520.61.05 supports CUDA 11.8 (nvidia-smi); update the driver, or use --cpu",)
+    assert d.warnings == (
+        "CUDA 12.6 needs an NVIDIA driver >= 560.28.03, but this machine's driver "
+        "520.61.05 supports CUDA 11.8 (nvidia-smi); update the driver, or use --cpu",
+    )
     d = pick_detected_cuda(M, "2.13", "conda-forge", GpuInfo("11.8", None, "py-rattler __cuda"))
-    assert d.warnings == ("CUDA 12.9 needs an NVIDIA driver >= 575.51.03, but this machine's driver "
-                          "supports CUDA 11.8 only (py-rattler __cuda); update the driver, or use --cpu",)
+    assert d.warnings == (
+        "CUDA 12.9 needs an NVIDIA driver >= 575.51.03, but this machine's driver "
+        "supports CUDA 11.8 only (py-rattler __cuda); update the driver, or use --cpu",
+    )
     # CUDA 13 needs a 580 driver even through minor-version compatibility
     assert pick_detected_cuda(M, "2.15", "pip", GpuInfo("12.9", "575.51.03", "x")).warnings != ()
 
@@ -535,9 +659,11 @@ def test_cli_error_word_for_word(envkit_cli):
     assert r.stderr == "error: torch 2.7 has no CUDA 12.1 build; available: 11.8, 12.6, 12.8\n"
     r = envkit_cli("template", "pytorch", "--torch", "2.6", "--style", "pytorch-channel")
     assert r.exit_code == 2
-    assert r.stderr == ("error: the pytorch channel stopped at torch 2.5 (pytorch/pytorch#138506); "
-                        "torch 2.6 is not on it\n"
-                        "hint: use --style conda-forge or --style pip, or --torch 2.5 or older\n")
+    assert r.stderr == (
+        "error: the pytorch channel stopped at torch 2.5 (pytorch/pytorch#138506); "
+        "torch 2.6 is not on it\n"
+        "hint: use --style conda-forge or --style pip, or --torch 2.5 or older\n"
+    )
     r = envkit_cli("template", "pytorch", "--cpu", "--detect")
     assert (r.exit_code, r.stderr) == (2, "error: --cuda, --cpu and --detect exclude each other\n")
 
@@ -547,8 +673,9 @@ def test_cli_detect_without_gpu_picks_cpu(envkit_cli, monkeypatch):
     r = envkit_cli("template", "pytorch", "--detect", "--torch", "2.9")
     assert r.exit_code == 0
     assert "  - python=3.13\n" in r.stdout  # conda-forge's newest Python for 2.9
-    assert r.stderr == ("envkit: no NVIDIA GPU detected (CONDA_OVERRIDE_CUDA is set empty); "
-                        "generating a CPU environment\n")
+    assert r.stderr == (
+        "envkit: no NVIDIA GPU detected (CONDA_OVERRIDE_CUDA is set empty); generating a CPU environment\n"
+    )
     assert "  - pytorch=2.9.*=cpu*\n" in r.stdout
 
 
@@ -563,7 +690,8 @@ def test_cli_detect_with_gpu_and_old_driver(envkit_cli, monkeypatch):
     assert r.exit_code == 0
     assert r.stderr.splitlines()[1] == (
         "warning: CUDA 12.9 needs an NVIDIA driver >= 575.51.03, but this machine's driver supports "
-        "CUDA 11.8 only (CONDA_OVERRIDE_CUDA); update the driver, or use --cpu")
+        "CUDA 11.8 only (CONDA_OVERRIDE_CUDA); update the driver, or use --cpu"
+    )
     assert "  - cuda-version=12.9\n" in r.stdout
 
 
@@ -580,8 +708,9 @@ def test_cli_detect_uses_nvidia_smi_through_proc(envkit_cli, monkeypatch, tmp_pa
     fake_nvidia_smi(monkeypatch, tmp_path, SMI)
     r = envkit_cli("template", "pytorch", "--detect", "--torch", "2.7", "--style", "pip")
     assert r.exit_code == 0
-    assert r.stderr == ("envkit: detected NVIDIA driver 570.86.15, CUDA 12.8 (nvidia-smi); "
-                        "picked CUDA 12.8\n")
+    assert r.stderr == (
+        "envkit: detected NVIDIA driver 570.86.15, CUDA 12.8 (nvidia-smi); picked CUDA 12.8\n"
+    )
 
 
 def test_cli_detect_multi_gpu_nvidia_smi_with_an_older_driver(envkit_cli, monkeypatch, tmp_path):
@@ -591,7 +720,8 @@ def test_cli_detect_multi_gpu_nvidia_smi_with_an_older_driver(envkit_cli, monkey
     assert r.stderr == (
         "envkit: detected NVIDIA driver 560.35.03, CUDA 12.6 (nvidia-smi); picked CUDA 12.9\n"
         "envkit: CUDA 12.9 runs on this driver through NVIDIA's minor-version compatibility (limited feature "
-        "set); kernels JIT-compiled from PTX need the full driver (>= 575.51.03)\n")
+        "set); kernels JIT-compiled from PTX need the full driver (>= 575.51.03)\n"
+    )
     assert "  - cuda-version=12.9\n" in r.stdout
 
 
@@ -610,14 +740,35 @@ def test_cli_list(envkit_cli):
     assert r.exit_code == 0
     assert r.stdout == render_list(M)
     lines = r.stdout.splitlines()
-    assert lines[5].split() == ["torch", "torchvision", "torchaudio", "python", "pip", "CUDA",
-                                "conda-forge", "CUDA", "pytorch-channel", "CUDA"]
-    assert lines[6] == "2.15   0.30         2.11        3.10-3.14  13.0*, 13.2         -                          -"
-    assert lines[8] == "2.13   0.28         2.11        3.10-3.14  12.6, 13.0*, 13.2~  12.9, 13.0*                -"
-    assert lines[12] == "2.9    0.24         2.9         3.10-3.14  12.6, 12.8*, 13.0~  12.9* (py 3.10-3.13)       -"
+    assert lines[5].split() == [
+        "torch",
+        "torchvision",
+        "torchaudio",
+        "python",
+        "pip",
+        "CUDA",
+        "conda-forge",
+        "CUDA",
+        "pytorch-channel",
+        "CUDA",
+    ]
+    assert (
+        lines[6]
+        == "2.15   0.30         2.11        3.10-3.14  13.0*, 13.2         -                          -"
+    )
+    assert (
+        lines[8]
+        == "2.13   0.28         2.11        3.10-3.14  12.6, 13.0*, 13.2~  12.9, 13.0*                -"
+    )
+    assert (
+        lines[12]
+        == "2.9    0.24         2.9         3.10-3.14  12.6, 12.8*, 13.0~  12.9* (py 3.10-3.13)       -"
+    )
     # the wheels of 2.5.1 have Python 3.13; the conda channels' builds stop at 3.12
-    assert lines[16] == ("2.5    0.20         2.5         3.9-3.13   11.8, 12.1, 12.4*   12.0, 12.6* (py 3.9-3.12)"
-                         "  11.8, 12.1, 12.4*")
+    assert lines[16] == (
+        "2.5    0.20         2.5         3.9-3.13   11.8, 12.1, 12.4*   12.0, 12.6* (py 3.9-3.12)"
+        "  11.8, 12.1, 12.4*"
+    )
     assert lines[-1] == "Defaults: torch 2.13, Python 3.14, CUDA 13.0, style conda-forge."
 
 
@@ -625,13 +776,17 @@ def test_template_module_stays_light():
     import subprocess
     import sys
 
-    code = ("import sys; import envkit.commands.template; "
-            "print(sorted(m for m in ('yaml', 'rattler', 'torch') if m in sys.modules))")
+    code = (
+        "import sys; import envkit.commands.template; "
+        "print(sorted(m for m in ('yaml', 'rattler', 'torch') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
 
-def test_cli_machine_applies_the_same_minor_version_compatibility_as_detect(envkit_cli, monkeypatch, tmp_path):
+def test_cli_machine_applies_the_same_minor_version_compatibility_as_detect(
+    envkit_cli, monkeypatch, tmp_path
+):
     """`--machine` and `--detect` ask one CUDA compatibility module: on a 570 driver, torch 2.13 from
     conda-forge (CUDA 12.9 or 13.0) gets 12.9 through minor-version compatibility, not 12.6-era rules."""
     profile = json.loads((REPO / "examples" / "laptop-vs-server" / "gpu-server.json").read_text())
@@ -646,7 +801,8 @@ def test_cli_machine_applies_the_same_minor_version_compatibility_as_detect(envk
     assert by_machine.stderr == (
         f"envkit: detected NVIDIA driver 570.86.15, CUDA 12.8 (profile {machine}); picked CUDA 12.9\n"
         "envkit: CUDA 12.9 runs on this driver through NVIDIA's minor-version compatibility (limited feature "
-        "set); kernels JIT-compiled from PTX need the full driver (>= 575.51.03)\n")
+        "set); kernels JIT-compiled from PTX need the full driver (>= 575.51.03)\n"
+    )
     assert by_detect.stderr == by_machine.stderr.replace(f"profile {machine}", "nvidia-smi")
     assert "  - cuda-version=12.9\n" in by_machine.stdout
     assert by_machine.stdout == by_detect.stdout

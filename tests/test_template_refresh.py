@@ -1,5 +1,6 @@
 """templates/refresh_matrix.py: the matrix refreshed from the PyTorch wheel index's file lists (a fake
 fetcher: no network), and the committed matrix's newest rows through the CLI."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -7,7 +8,6 @@ import json
 import sys
 
 import pytest
-
 from conftest import REPO
 
 
@@ -29,7 +29,8 @@ TORCH = _links(
     "torch-2.15.0+cpu-cp314-cp314-manylinux_2_28_x86_64.whl",
     "torch-2.16.0+cu132-cp312-cp312-manylinux_2_28_x86_64.whl",
     "torch-2.5.1+cu124-cp313-cp313-linux_x86_64.whl",
-    "torch-2.5.1+cu124-cp312-cp312-linux_x86_64.whl")
+    "torch-2.5.1+cu124-cp312-cp312-linux_x86_64.whl",
+)
 VISION = _links("torchvision-0.30.0+cu130-cp312-cp312-manylinux_2_28_x86_64.whl")
 
 
@@ -45,14 +46,19 @@ def test_refresh_adds_new_releases_and_python_wheels_never_removes():
     assert changes == [
         "torch 2.5: Python 3.13 added (wheels on the index)",
         "torch 2.15: added (CUDA 13.0, 13.2; Python 3.12, 3.13, 3.14)",
-        "torch 2.16: skipped (no torchvision release found for it)"]
+        "torch 2.16: skipped (no torchvision release found for it)",
+    ]
     row = new["releases"][-1]
     assert (row["torch"], row["torchvision"], row["torchaudio"], row["default_cuda"], row["sources"]) == (
-        "2.15", "0.30", "2.11", "13.0", ["PYTORCH_INDEX"])
+        "2.15",
+        "0.30",
+        "2.11",
+        "13.0",
+        ["PYTORCH_INDEX"],
+    )
     assert next(r for r in new["releases"] if r["torch"] == "2.5")["python"][-1] == "3.13"
     assert new["sources"]["PYTORCH_INDEX"]["url"] == "https://download.pytorch.org/whl/torch/"
     # what the matrix loader reads back
-    from envkit.templates import load_matrix
 
     path = REPO / "templates" / "pytorch" / "matrix.json"
     assert mod.dump_matrix(json.loads(path.read_text())) == path.read_text()  # the committed layout
@@ -86,5 +92,7 @@ def test_torch_2_5_with_python_3_13_is_offered_as_wheels(envkit_cli):
     assert "  - python=3.13\n" in r.stdout
     r = envkit_cli("template", "pytorch", "--torch", "2.5", "--python", "3.13")
     assert r.exit_code == 2
-    assert r.stderr == ("error: torch 2.5 has no Python 3.13 build on conda-forge; available: 3.9, 3.10, 3.11, "
-                        "3.12\nhint: the official wheels have Python 3.13: use --style pip\n")
+    assert r.stderr == (
+        "error: torch 2.5 has no Python 3.13 build on conda-forge; available: 3.9, 3.10, 3.11, "
+        "3.12\nhint: the official wheels have Python 3.13: use --style pip\n"
+    )

@@ -4,16 +4,17 @@ packages matching what the template asks for.
 
 The channel's `python` is the test-factory shim that runs the test interpreter, which has the CPU
 torch, so `smoke` really runs inside the created prefix."""
+
 from __future__ import annotations
 
 import dataclasses
 import json
 
 import pytest
+from support.condafactory import python_interpreter_pkg
+from support.specchannel import channels_for_spec, localize
 
 from envkit.templates import load_matrix
-from support.condafactory import isolated_conda, python_interpreter_pkg  # noqa: F401  (fixture)
-from support.specchannel import channels_for_spec, localize
 
 M = load_matrix()
 CASES = [(style, t) for style in ("conda-forge", "pytorch-channel") for t in M.torch_versions(style)]
@@ -72,4 +73,7 @@ def test_cpu_template_locks_creates_and_smokes(style, torch, tmp_path, envkit_cl
     rep = json.loads(r.stdout)
     assert rep["target"]["python"] == f"{prefix}/bin/python"
     assert {c["name"]: c["status"] for c in rep["checks"]} == {
-        "import.torch": "pass", "torch.build": "pass", "cuda.available": "skip"}
+        "import.torch": "pass",
+        "torch.build": "pass",
+        "cuda.available": "skip",
+    }

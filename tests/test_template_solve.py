@@ -4,13 +4,14 @@ The channel mimics conda-forge's pytorch feedstock: CUDA builds `cuda126_mkl_py3
 on `__cuda` and `cuda-version >=12.6,<13`, CPU builds `cpu_mkl_py312_h…_101` (lower build number, so
 a solver prefers CUDA where it can), and a `cuda-version` metapackage constraining `__cuda`.
 """
+
 from __future__ import annotations
 
 import pytest
-
-from envkit.templates import PytorchOptions, load_matrix, plan_pytorch, render
 from support.condafactory import ChannelBuilder, Pkg, python_interpreter_pkg, python_pkg
 from support.specchannel import localize
+
+from envkit.templates import PytorchOptions, load_matrix, plan_pytorch, render
 
 M = load_matrix()
 
@@ -25,23 +26,72 @@ def forge(tmp_path_factory) -> ChannelBuilder:
         python_interpreter_pkg("3.12.8", build="h9e4cc4f_1_cpython"),
         python_interpreter_pkg("3.13.1", build="ha99a958_102_cp313"),
         # cuda-version pins the CUDA major.minor and constrains the driver (__cuda), as on conda-forge
-        Pkg(name="cuda-version", version="12.6", build="h7480c83_3", build_number=3, noarch="generic",
-            constrains=["__cuda >=12", "cudatoolkit 12.6|12.6.*"]),
-        Pkg(name="cuda-version", version="12.8", build="h5d125a7_3", build_number=3, noarch="generic",
-            constrains=["__cuda >=12", "cudatoolkit 12.8|12.8.*"]),
-        Pkg(name="libcublas", version="12.6.4.1", build="h5888daf_1", build_number=1,
-            depends=["cuda-version >=12.6,<12.7.0a0"]),
-        python_pkg("pytorch", "2.7.1", build="cuda126_mkl_py312_h30b5a27_301", build_number=301, py="3.12",
-                   pypi_name="torch",
-                   depends=py + ["__cuda", "cuda-version >=12.6,<13", "libcublas >=12.6.4.1,<13.0a0"]),
-        python_pkg("pytorch", "2.7.1", build="cpu_mkl_py312_h6a7998d_101", build_number=101, py="3.12",
-                   pypi_name="torch", depends=py),
-        python_pkg("pytorch", "2.7.1", build="cpu_mkl_py313_h58dab0e_101", build_number=101, py="3.13",
-                   pypi_name="torch", depends=["python >=3.13,<3.14.0a0"]),
-        python_pkg("torchvision", "0.22.0", build="cuda126_py312_h0_1", build_number=1, py="3.12",
-                   depends=py + ["pytorch 2.7.* cuda*", "__cuda"]),
-        python_pkg("torchvision", "0.22.0", build="cpu_py312_h0_1", build_number=1, py="3.12",
-                   depends=py + ["pytorch 2.7.* cpu*"]),
+        Pkg(
+            name="cuda-version",
+            version="12.6",
+            build="h7480c83_3",
+            build_number=3,
+            noarch="generic",
+            constrains=["__cuda >=12", "cudatoolkit 12.6|12.6.*"],
+        ),
+        Pkg(
+            name="cuda-version",
+            version="12.8",
+            build="h5d125a7_3",
+            build_number=3,
+            noarch="generic",
+            constrains=["__cuda >=12", "cudatoolkit 12.8|12.8.*"],
+        ),
+        Pkg(
+            name="libcublas",
+            version="12.6.4.1",
+            build="h5888daf_1",
+            build_number=1,
+            depends=["cuda-version >=12.6,<12.7.0a0"],
+        ),
+        python_pkg(
+            "pytorch",
+            "2.7.1",
+            build="cuda126_mkl_py312_h30b5a27_301",
+            build_number=301,
+            py="3.12",
+            pypi_name="torch",
+            depends=py + ["__cuda", "cuda-version >=12.6,<13", "libcublas >=12.6.4.1,<13.0a0"],
+        ),
+        python_pkg(
+            "pytorch",
+            "2.7.1",
+            build="cpu_mkl_py312_h6a7998d_101",
+            build_number=101,
+            py="3.12",
+            pypi_name="torch",
+            depends=py,
+        ),
+        python_pkg(
+            "pytorch",
+            "2.7.1",
+            build="cpu_mkl_py313_h58dab0e_101",
+            build_number=101,
+            py="3.13",
+            pypi_name="torch",
+            depends=["python >=3.13,<3.14.0a0"],
+        ),
+        python_pkg(
+            "torchvision",
+            "0.22.0",
+            build="cuda126_py312_h0_1",
+            build_number=1,
+            py="3.12",
+            depends=py + ["pytorch 2.7.* cuda*", "__cuda"],
+        ),
+        python_pkg(
+            "torchvision",
+            "0.22.0",
+            build="cpu_py312_h0_1",
+            build_number=1,
+            py="3.12",
+            depends=py + ["pytorch 2.7.* cpu*"],
+        ),
         python_pkg("torchaudio", "2.7.1", build="py312_h0_0", py="3.12", depends=py + ["pytorch 2.7.*"]),
     )
     return chan.index()
@@ -56,8 +106,9 @@ def specs_of(text: str) -> list[str]:
 def lock(tmp_path, forge, text: str, cuda: str | None = None):
     """`envkit lock -f` of `text` (channel conda-forge = the local `forge`) for linux-64 with the
     driver `cuda` (__cuda; none when None): (exit code, stderr, {name: package})."""
-    from envkit.formats.condalock import read_conda_lock
     from conftest import run_envkit
+
+    from envkit.formats.condalock import read_conda_lock
 
     env = tmp_path / "environment.yml"
     env.write_text(localize(text, {"conda-forge": forge}))
@@ -81,8 +132,13 @@ def template(**kw) -> str:
 
 def test_cuda_template_selects_the_cuda_build_when_cuda_is_present(forge, tmp_path):
     text = template(cuda="12.6")
-    assert specs_of(text) == ["cuda-version=12.6", "python=3.12", "pytorch=2.7.*=cuda*", "torchaudio=2.7",
-                              "torchvision=0.22"]
+    assert specs_of(text) == [
+        "cuda-version=12.6",
+        "python=3.12",
+        "pytorch=2.7.*=cuda*",
+        "torchaudio=2.7",
+        "torchvision=0.22",
+    ]
     code, err, got = lock(tmp_path, forge, text, cuda="12.8")
     assert code == 0, err
     assert got["pytorch"].build == "cuda126_mkl_py312_h30b5a27_301"

@@ -1,4 +1,5 @@
 """envkit._yaml: safe loading with line numbers, duplicate keys, alias bombs, tags."""
+
 from __future__ import annotations
 
 import time
@@ -20,8 +21,9 @@ def test_lines_of_keys_and_items():
 def test_duplicate_key_is_an_error_naming_both_lines():
     with pytest.raises(ParseError) as err:
         _yaml.load("dependencies: [a]\nname: x\ndependencies: [b]\n", filename="environment.yml")
-    assert str(err.value) == ("environment.yml:3 (dependencies): duplicate key 'dependencies': first at line 1, "
-                              "again at line 3")
+    assert str(err.value) == (
+        "environment.yml:3 (dependencies): duplicate key 'dependencies': first at line 1, again at line 3"
+    )
     assert err.value.hint == "YAML keeps only one of them; merge the two into one key"
 
 
@@ -66,9 +68,37 @@ def test_scalars_and_merge_keys():
     assert data["t"] == "2020-01-01" and data["v"] == 1.1
 
 
-@pytest.mark.parametrize("value", ["yes", "1", "1.0", "null", "~", "a: b", "- x", "#c", "x #c", "", " a",
-                                   "@x", "`x`", "0x1f", "2020-01-01", "C:\\x", "it's", 'say "hi"', "a\nb",
-                                   "numpy >=1.2,<2", "pkg[version='>=1']", "*", "*_cp312", "&a", "!x", "%x"])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "yes",
+        "1",
+        "1.0",
+        "null",
+        "~",
+        "a: b",
+        "- x",
+        "#c",
+        "x #c",
+        "",
+        " a",
+        "@x",
+        "`x`",
+        "0x1f",
+        "2020-01-01",
+        "C:\\x",
+        "it's",
+        'say "hi"',
+        "a\nb",
+        "numpy >=1.2,<2",
+        "pkg[version='>=1']",
+        "*",
+        "*_cp312",
+        "&a",
+        "!x",
+        "%x",
+    ],
+)
 def test_scalar_reads_back_as_the_same_string(value):
     assert _yaml.load(f"k: {_yaml.scalar(value)}\n") == {"k": value}
 
@@ -78,14 +108,18 @@ def test_control_characters_and_lone_surrogates_are_errors_with_a_line():
 
     with pytest.raises(ParseError) as exc:
         yload("a: 1\nb: x\x01y\n", filename="f.yml")
-    assert str(exc.value) == "f.yml:2: invalid YAML: character U+0001 is not allowed in a YAML file: 'b: x\\x01y'"
+    assert (
+        str(exc.value)
+        == "f.yml:2: invalid YAML: character U+0001 is not allowed in a YAML file: 'b: x\\x01y'"
+    )
     with pytest.raises(ParseError) as exc:
         yload("a: 1\nc: \ud800\n", filename="f.yml")
     assert str(exc.value) == "f.yml:2: invalid text: a lone surrogate U+D800 is not a character"
 
 
 def test_scalar_escapes_what_yaml_cannot_hold_raw_and_reads_back():
-    from envkit._yaml import load as yload, scalar
+    from envkit._yaml import load as yload
+    from envkit._yaml import scalar
 
     for value in ("a\x85b", "x\u2028y", "de\x7fl", "plain", "café", "tab\there", "- x", "1.10"):
         assert yload("k: " + scalar(value) + "\n")["k"] == value

@@ -1,14 +1,62 @@
 """envkit's writer decides plain-vs-quoted without PyYAML; the decision equals PyYAML's resolver."""
+
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from envkit._yaml import _resolves_to_str
 
-SAMPLES = ["yes", "No", "on", "OFF", "true", "~", "null", "Null", "<<", "=", "1.0", "1e5", "1.5e+3", ".5", "-.inf",
-           ".NaN", "0b101", "0o17", "017", "0x1f", "1_000", "190:20:30", "1:20", "2020-01-01", "2020-1-1 10:00",
-           "numpy", "openssl", "3.11", "3.11.*", "1.26.4", "py311h1234_0", "nodefaults", "n", "y", "o", "+1",
-           "-", "0", "00", "09", "1.2.3", "12:30:00", "1e", "0.1.0a1", "2.0a0", "tk", "ffmpeg", "True1", "yes!"]
+SAMPLES = [
+    "yes",
+    "No",
+    "on",
+    "OFF",
+    "true",
+    "~",
+    "null",
+    "Null",
+    "<<",
+    "=",
+    "1.0",
+    "1e5",
+    "1.5e+3",
+    ".5",
+    "-.inf",
+    ".NaN",
+    "0b101",
+    "0o17",
+    "017",
+    "0x1f",
+    "1_000",
+    "190:20:30",
+    "1:20",
+    "2020-01-01",
+    "2020-1-1 10:00",
+    "numpy",
+    "openssl",
+    "3.11",
+    "3.11.*",
+    "1.26.4",
+    "py311h1234_0",
+    "nodefaults",
+    "n",
+    "y",
+    "o",
+    "+1",
+    "-",
+    "0",
+    "00",
+    "09",
+    "1.2.3",
+    "12:30:00",
+    "1e",
+    "0.1.0a1",
+    "2.0a0",
+    "tk",
+    "ffmpeg",
+    "True1",
+    "yes!",
+]
 
 
 def _pyyaml_says_str(value):

@@ -9,10 +9,11 @@
 `-n NAME` is resolved by envkit.backends.envs (envs_dirs, environments.txt, `conda info --json`).
 With neither a name nor a prefix, the active environment (`CONDA_PREFIX`) is used.
 """
+
 from __future__ import annotations
 
 import os
-from typing import Mapping
+from collections.abc import Mapping
 
 from envkit.model import LiveEnv
 
@@ -21,9 +22,16 @@ BACKENDS = ("native", "conda", "mamba", "micromamba")
 __all__ = ["BACKENDS", "open_env"]
 
 
-def open_env(name: str | None = None, prefix: str | os.PathLike[str] | None = None, backend: str = "native", *,
-             exe: str | None = None, environ: Mapping[str, str] | None = None, strict: bool = True,
-             timeout: float | None = None) -> LiveEnv:
+def open_env(
+    name: str | None = None,
+    prefix: str | os.PathLike[str] | None = None,
+    backend: str = "native",
+    *,
+    exe: str | None = None,
+    environ: Mapping[str, str] | None = None,
+    strict: bool = True,
+    timeout: float | None = None,
+) -> LiveEnv:
     """Read the live environment named `name` or at `prefix` with `backend`.
 
     `exe` is an explicit conda/mamba/micromamba path for the CLI backends.  Raises UsageError for
@@ -41,8 +49,10 @@ def open_env(name: str | None = None, prefix: str | os.PathLike[str] | None = No
     if name is None and prefix is None:
         active = env.get("CONDA_PREFIX")
         if not active:
-            raise UsageError("no environment given and none is active",
-                             hint="pass -n NAME or -p PREFIX, or activate the environment")
+            raise UsageError(
+                "no environment given and none is active",
+                hint="pass -n NAME or -p PREFIX, or activate the environment",
+            )
         prefix = active
     if backend == "native":
         from envkit.backends.native import read_prefix

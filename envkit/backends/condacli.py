@@ -29,11 +29,13 @@ libmamba), and the mapping takes each as it is:
 * `info --json`: conda has root_prefix, envs, envs_dirs, channels, platform; micromamba has
   "base environment", "env location", envs_dirs, channels, platform and no envs list.
 """
+
 from __future__ import annotations
 
 import json
 import os
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from envkit.errors import BackendError
 from envkit.model import Channel, LiveEnv, LockedPackage, PipDist
@@ -42,8 +44,13 @@ BACKENDS = ("conda", "mamba", "micromamba")
 DEFAULT_TIMEOUT = 120.0
 
 
-def find_executable(backend: str | None, *, exe: str | None = None, environ: Mapping[str, str] | None = None,
-                    required: bool = True) -> str | None:
+def find_executable(
+    backend: str | None,
+    *,
+    exe: str | None = None,
+    environ: Mapping[str, str] | None = None,
+    required: bool = True,
+) -> str | None:
     """The path of the conda-like executable to use.
 
     `backend` is "conda", "mamba", "micromamba" or None (any of them).  Order: `exe` (an explicit
@@ -59,7 +66,9 @@ def find_executable(backend: str | None, *, exe: str | None = None, environ: Map
         if found:
             return found
         if required:
-            raise BackendError(f"{exe}: executable not found", hint="give the full path of conda, mamba or micromamba")
+            raise BackendError(
+                f"{exe}: executable not found", hint="give the full path of conda, mamba or micromamba"
+            )
         return None
     candidates: list[str] = []
     if backend in (None, "conda") and env.get("CONDA_EXE"):
@@ -71,22 +80,25 @@ def find_executable(backend: str | None, *, exe: str | None = None, environ: Map
     for c in candidates:
         if os.access(c, os.X_OK):
             return c
-    for name in ([backend] if backend else list(BACKENDS)):
+    for name in [backend] if backend else list(BACKENDS):
         found = which(name, path=path)
         if found:
             return found
     if required:
         wanted = backend or "conda, mamba or micromamba"
-        raise BackendError(f"{wanted}: executable not found (looked at CONDA_EXE, MAMBA_EXE and PATH)",
-                           hint="use the native backend (the default), or put the executable on PATH")
+        raise BackendError(
+            f"{wanted}: executable not found (looked at CONDA_EXE, MAMBA_EXE and PATH)",
+            hint="use the native backend (the default), or put the executable on PATH",
+        )
     return None
 
 
 class CondaCli:
     """One conda-like executable and the environment variables it runs with."""
 
-    def __init__(self, exe: str, *, environ: Mapping[str, str] | None = None,
-                 timeout: float = DEFAULT_TIMEOUT) -> None:
+    def __init__(
+        self, exe: str, *, environ: Mapping[str, str] | None = None, timeout: float = DEFAULT_TIMEOUT
+    ) -> None:
         self.exe = exe
         self.environ = dict(os.environ if environ is None else environ)
         self.timeout = timeout
@@ -106,7 +118,9 @@ class CondaCli:
         try:
             return json.loads(result.stdout)
         except ValueError:
-            raise BackendError(f"{what} did not print JSON", text=tail(result.stdout, 5) or "(no output)") from None
+            raise BackendError(
+                f"{what} did not print JSON", text=tail(result.stdout, 5) or "(no output)"
+            ) from None
 
     def _target(self, prefix: str | None, name: str | None) -> list[str]:
         return ["-p", prefix] if prefix else ["-n", str(name)]
@@ -117,7 +131,9 @@ class CondaCli:
             raise BackendError(f"{os.path.basename(self.exe)} list --json: expected a list of packages")
         return data
 
-    def export(self, *, prefix: str | None = None, name: str | None = None, from_history: bool = False) -> dict:
+    def export(
+        self, *, prefix: str | None = None, name: str | None = None, from_history: bool = False
+    ) -> dict:
         """`env export --json [--from-history]` as a dict.
 
         micromamba 1.x and 2.0.0-2.0.2 print YAML even with `--json`, and 2.0.3 a trailing comma
@@ -135,8 +151,10 @@ class CondaCli:
         except ValueError:
             data = _yaml_or_none(result.stdout, what)
             if data is None:
-                raise BackendError(f"{what} did not print JSON (nor an environment YAML)",
-                                   text=tail(result.stdout, 5) or "(no output)") from None
+                raise BackendError(
+                    f"{what} did not print JSON (nor an environment YAML)",
+                    text=tail(result.stdout, 5) or "(no output)",
+                ) from None
         if not isinstance(data, dict):
             raise BackendError(f"{what} --json: expected an object")
         return data
@@ -151,7 +169,7 @@ class CondaCli:
         data = self.json("env", "list", "--json")
         envs = data.get("envs") if isinstance(data, dict) else None
         if not isinstance(envs, list):
-            raise BackendError(f"{os.path.basename(self.exe)} env list --json: expected {{\"envs\": [...]}}")
+            raise BackendError(f'{os.path.basename(self.exe)} env list --json: expected {{"envs": [...]}}')
         return [str(e) for e in envs]
 
     def explicit(self, *, prefix: str | None = None, name: str | None = None) -> dict[str, dict[str, str]]:
@@ -163,8 +181,12 @@ class CondaCli:
         out: dict[str, dict[str, str]] = {}
         for key in ("md5", "sha256"):
             what = f"{os.path.basename(self.exe)} list --explicit --{key}"
-            result = run([self.exe, "list", *self._target(prefix, name), "--explicit", f"--{key}"],
-                         timeout=self.timeout, env=self.environ, what=what)
+            result = run(
+                [self.exe, "list", *self._target(prefix, name), "--explicit", f"--{key}"],
+                timeout=self.timeout,
+                env=self.environ,
+                what=what,
+            )
             for line in result.stdout.splitlines():
                 line = line.strip()
                 if not line or line.startswith(("#", "@")):
@@ -175,7 +197,7 @@ class CondaCli:
                     if file.endswith(ext):
                         entry = out.setdefault(file[: -len(ext)], {"url": url})
                         if digest.startswith("sha256:"):
-                            digest = digest[len("sha256:"):]
+                            digest = digest[len("sha256:") :]
                         entry[key] = digest
         return out
 
@@ -183,20 +205,38 @@ class CondaCli:
         """The environment (by prefix or name) as a LiveEnv, from list, env export and info (and,
         when `list --json` has no URLs, as conda's has not, `list --explicit`)."""
         listing = self.list(prefix=prefix, name=name)
-        conda_entries = [e for e in listing if isinstance(e, dict) and e.get("channel") != "pypi"
-                         and e.get("platform") != "pypi"]
+        conda_entries = [
+            e
+            for e in listing
+            if isinstance(e, dict) and e.get("channel") != "pypi" and e.get("platform") != "pypi"
+        ]
         if self.kind != "micromamba" and conda_entries and not any(e.get("url") for e in conda_entries):
             found = self.explicit(prefix=prefix, name=name)
-            listing = [dict(e, **{k: v for k, v in found.get(str(e.get("dist_name") or ""), {}).items()
-                                  if not e.get(k)}) if isinstance(e, dict) else e for e in listing]
+            listing = [
+                dict(
+                    e,
+                    **{k: v for k, v in found.get(str(e.get("dist_name") or ""), {}).items() if not e.get(k)},
+                )
+                if isinstance(e, dict)
+                else e
+                for e in listing
+            ]
         exported = self.export(prefix=prefix, name=name)
         history = self.export(prefix=prefix, name=name, from_history=True)
         info = self.info()
         if not prefix and not exported.get("prefix") and name:
             # micromamba 2.0's export has no prefix (mamba#3561): the env list knows it
             prefix = _prefix_of_name(name, self.env_list(), info)
-        return live_env_from_cli(listing, exported, history, info, prefix=prefix, name=name,
-                                 backend=self.kind, environ=self.environ)
+        return live_env_from_cli(
+            listing,
+            exported,
+            history,
+            info,
+            prefix=prefix,
+            name=name,
+            backend=self.kind,
+            environ=self.environ,
+        )
 
 
 def _yaml_or_none(text: str, what: str) -> Any:
@@ -255,9 +295,17 @@ def _kind_of(exe: str) -> str:
     return "conda"
 
 
-def live_env_from_cli(listing: list[dict], exported: Mapping, history: Mapping, info: Mapping, *,
-                      prefix: str | None, name: str | None, backend: str = "conda",
-                      environ: Mapping[str, str] | None = None) -> LiveEnv:
+def live_env_from_cli(
+    listing: list[dict],
+    exported: Mapping,
+    history: Mapping,
+    info: Mapping,
+    *,
+    prefix: str | None,
+    name: str | None,
+    backend: str = "conda",
+    environ: Mapping[str, str] | None = None,
+) -> LiveEnv:
     """Map the JSON answers of `list`, `env export`, `env export --from-history` and `info` to a
     LiveEnv.  Channels: `info`'s configured channels (conda's priority order), then any channel of
     the export not among them; channel_priority from the .condarc search path."""
@@ -293,17 +341,31 @@ def live_env_from_cli(listing: list[dict], exported: Mapping, history: Mapping, 
         if n == "python":
             python_version = version
         chan, url = _channel_and_url(e)
-        packages.append(LockedPackage(
-            manager="conda", name=n, version=version, build=str(e.get("build_string") or ""),
-            build_number=e.get("build_number"), channel=chan, platform=platform,
-            subdir=e.get("platform") or None, url=redact_url(url)[0] if url else None,
-            md5=_hash(e.get("md5"), 32), sha256=_hash(e.get("sha256"), 64), requested=n in req_names,
-        ))
+        packages.append(
+            LockedPackage(
+                manager="conda",
+                name=n,
+                version=version,
+                build=str(e.get("build_string") or ""),
+                build_number=e.get("build_number"),
+                channel=chan,
+                platform=platform,
+                subdir=e.get("platform") or None,
+                url=redact_url(url)[0] if url else None,
+                md5=_hash(e.get("md5"), 32),
+                sha256=_hash(e.get("sha256"), 64),
+                requested=n in req_names,
+            )
+        )
     packages.sort(key=lambda p: p.name)
     pips.sort(key=lambda d: d.name.lower())
-    packages += [LockedPackage(manager="pip", name=d.name, version=d.version, platform=platform) for d in pips]
+    packages += [
+        LockedPackage(manager="pip", name=d.name, version=d.version, platform=platform) for d in pips
+    ]
     env = os.environ if environ is None else environ
-    _, priority = channels_and_priority({"condarc": condarc_files(the_prefix, environ=env), "environ": dict(env)})
+    _, priority = channels_and_priority(
+        {"condarc": condarc_files(the_prefix, environ=env), "environ": dict(env)}
+    )
     channels: list[Channel] = []
     seen: set[str] = set()
     for text in list(info.get("channels") or ()) + list(exported.get("channels") or ()):
@@ -317,9 +379,18 @@ def live_env_from_cli(listing: list[dict], exported: Mapping, history: Mapping, 
             channels.append(ch)
     variables = exported.get("variables") or {}
     return LiveEnv(
-        prefix=the_prefix, name=name or str(exported.get("name") or "") or None, platform=platform,
-        packages=tuple(packages), pip_dists=tuple(pips), requested=tuple(requested),
-        channels=tuple(channels), channel_priority=priority,
-        variables=tuple((str(k), str(v)) for k, v in variables.items()) if isinstance(variables, dict) else (),
-        python_version=python_version, warnings=tuple(warnings), backend=backend,
+        prefix=the_prefix,
+        name=name or str(exported.get("name") or "") or None,
+        platform=platform,
+        packages=tuple(packages),
+        pip_dists=tuple(pips),
+        requested=tuple(requested),
+        channels=tuple(channels),
+        channel_priority=priority,
+        variables=tuple((str(k), str(v)) for k, v in variables.items())
+        if isinstance(variables, dict)
+        else (),
+        python_version=python_version,
+        warnings=tuple(warnings),
+        backend=backend,
     )

@@ -6,13 +6,13 @@ packages and `-c` channels, no `prefix:`, credentials redacted (in URLs and in t
 secret-looking variables such as `HF_TOKEN`), and pip installs from URLs, VCS or editable checkouts
 written as such.
 """
+
 from __future__ import annotations
 
 import re
 from urllib.parse import unquote, urlsplit
 
 from envkit.model import Channel, CondaDep, EnvSpec, LiveEnv, Lock, PipDep, PipDist
-
 
 _URL_IN_TEXT = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"]+")
 
@@ -31,11 +31,14 @@ def redact_env(env: LiveEnv) -> LiveEnv:
     def url(u: str | None) -> str | None:
         return redact_url(u)[0] if u else u
 
-    packages = tuple(replace(p, url=url(p.url)) if p.url and redact_url(p.url)[1] else p for p in env.packages)
+    packages = tuple(
+        replace(p, url=url(p.url)) if p.url and redact_url(p.url)[1] else p for p in env.packages
+    )
     dists = tuple(replace(d, url=url(d.url)) if d.url and redact_url(d.url)[1] else d for d in env.pip_dists)
     warnings = tuple(_URL_IN_TEXT.sub(lambda m: redact_url(m.group(0))[0], w) for w in env.warnings)
-    return replace(env, packages=packages, pip_dists=dists, variables=redact_variables(env.variables),
-                   warnings=warnings)
+    return replace(
+        env, packages=packages, pip_dists=dists, variables=redact_variables(env.variables), warnings=warnings
+    )
 
 
 def export_channels(env: LiveEnv) -> tuple[Channel, ...]:
@@ -111,8 +114,9 @@ def _file_path(url: str) -> str:
     return url
 
 
-def live_to_spec(env: LiveEnv, *, from_history: bool = False, no_builds: bool = False,
-                 name: str | None = None) -> EnvSpec:
+def live_to_spec(
+    env: LiveEnv, *, from_history: bool = False, no_builds: bool = False, name: str | None = None
+) -> EnvSpec:
     """The environment.yml model of `env`.
 
     Default: every conda package pinned exactly as `channel::name=version=build`; `no_builds`
@@ -124,8 +128,18 @@ def live_to_spec(env: LiveEnv, *, from_history: bool = False, no_builds: bool = 
     from envkit.urls import redact_variables
 
     if from_history and (env.requested or not env.conda_packages()):
-        conda = tuple(CondaDep(name=d.name, version=d.version, build=d.build, channel=d.channel,
-                               subdir=d.subdir, extra=d.extra, raw=d.raw) for d in env.requested)
+        conda = tuple(
+            CondaDep(
+                name=d.name,
+                version=d.version,
+                build=d.build,
+                channel=d.channel,
+                subdir=d.subdir,
+                extra=d.extra,
+                raw=d.raw,
+            )
+            for d in env.requested
+        )
         channels = history_channels(env)
     else:
         # --from-history of a prefix that records no requested spec (no conda-meta/history, or one
@@ -134,14 +148,23 @@ def live_to_spec(env: LiveEnv, *, from_history: bool = False, no_builds: bool = 
         deps = []
         for p in env.conda_packages():
             build = None if no_builds or not p.build else p.build
-            deps.append(CondaDep(name=p.name, version=f"=={p.version}", build=build, channel=p.channel,
-                                 raw=p.conda_form()))
+            deps.append(
+                CondaDep(
+                    name=p.name, version=f"=={p.version}", build=build, channel=p.channel, raw=p.conda_form()
+                )
+            )
         conda = tuple(sorted(deps, key=lambda d: d.name))
         channels = export_channels(env)
     pip = tuple(pip_entry(d) for d in sorted(env.pip_dists, key=lambda d: (d.name.lower(), d.version)))
-    return EnvSpec(name=name if name is not None else env.name, channels=channels, conda=conda, pip=pip,
-                   variables=redact_variables(env.variables), kind="spec" if from_history else "export",
-                   has_pip_section=bool(pip))
+    return EnvSpec(
+        name=name if name is not None else env.name,
+        channels=channels,
+        conda=conda,
+        pip=pip,
+        variables=redact_variables(env.variables),
+        kind="spec" if from_history else "export",
+        has_pip_section=bool(pip),
+    )
 
 
 def history_fallback(env: LiveEnv) -> bool:
@@ -158,5 +181,11 @@ def live_to_lock(env: LiveEnv) -> Lock:
 
     conda = sorted(env.conda_packages(), key=lambda p: p.name)
     pip = sorted(env.pip_packages(), key=lambda p: (p.name.lower(), p.version))
-    return Lock(kind="live", platforms=(env.platform,), packages=tuple(conda + pip),
-                channels=export_channels(env), metadata=lock_metadata(pip, env.variables, over_conda=[n for n, _ in env.pip_over_conda]), source=env.prefix)
+    return Lock(
+        kind="live",
+        platforms=(env.platform,),
+        packages=tuple(conda + pip),
+        channels=export_channels(env),
+        metadata=lock_metadata(pip, env.variables, over_conda=[n for n, _ in env.pip_over_conda]),
+        source=env.prefix,
+    )

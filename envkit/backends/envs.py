@@ -13,12 +13,13 @@ Where environments are looked for, in order:
 `base` is the root prefix.  An unknown name is an EnvironmentNotFound error that lists the nearest
 known names.
 """
+
 from __future__ import annotations
 
 import difflib
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 from envkit.errors import EnvironmentNotFound
 
@@ -150,8 +151,7 @@ def _conda_info_envs(exe: str, environ: Mapping[str, str]) -> list[KnownEnv]:
     return out
 
 
-def resolve_name(name: str, environ: Mapping[str, str] | None = None, *,
-                 conda_exe: str | None = None) -> str:
+def resolve_name(name: str, environ: Mapping[str, str] | None = None, *, conda_exe: str | None = None) -> str:
     """The prefix of the environment called `name`.
 
     Looks through the envs dirs and environments.txt first and asks `conda info --json` only
@@ -183,6 +183,9 @@ def resolve_name(name: str, environ: Mapping[str, str] | None = None, *,
     elif names:
         hint = "known environments: " + ", ".join(names[:12]) + (" ..." if len(names) > 12 else "")
     else:
-        hint = ("no named environments found; looked in " + ", ".join(envs_dirs(env))
-                + " and ~/.conda/environments.txt; use -p PREFIX")
+        hint = (
+            "no named environments found; looked in "
+            + ", ".join(envs_dirs(env))
+            + " and ~/.conda/environments.txt; use -p PREFIX"
+        )
     raise EnvironmentNotFound(f"no conda environment named {name!r}", hint=hint)

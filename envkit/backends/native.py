@@ -15,10 +15,12 @@ same model.  What is read:
 * the env's `conda-meta/state` variables, and the channel list and `channel_priority` from the
   .condarc search path (including the env's own `.condarc` and `CONDARC`) and `CONDA_*` variables.
 """
+
 from __future__ import annotations
 
 import os
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from envkit.errors import EnvironmentNotFound, ParseError, Where
 from envkit.model import Channel, CondaDep, LiveEnv, LockedPackage, PipDist
@@ -27,8 +29,13 @@ from envkit.model import Channel, CondaDep, LiveEnv, LockedPackage, PipDist
 SCAN_VERSION = 1
 
 
-def read_prefix(prefix: str | os.PathLike[str], *, name: str | None = None,
-                environ: Mapping[str, str] | None = None, strict: bool = True) -> LiveEnv:
+def read_prefix(
+    prefix: str | os.PathLike[str],
+    *,
+    name: str | None = None,
+    environ: Mapping[str, str] | None = None,
+    strict: bool = True,
+) -> LiveEnv:
     """Read the conda environment at `prefix` into a LiveEnv.
 
     Raises EnvironmentNotFound when `prefix` is not a conda prefix (no `conda-meta/`), and
@@ -41,14 +48,17 @@ def read_prefix(prefix: str | os.PathLike[str], *, name: str | None = None,
     if not os.path.isdir(os.path.join(path, "conda-meta")):
         if not os.path.exists(path):
             raise EnvironmentNotFound(f"no such environment: {path}")
-        raise EnvironmentNotFound(f"not a conda environment (no conda-meta/ directory): {path}",
-                                  hint="pass the environment's root directory, the one holding conda-meta/")
+        raise EnvironmentNotFound(
+            f"not a conda environment (no conda-meta/ directory): {path}",
+            hint="pass the environment's root directory, the one holding conda-meta/",
+        )
     data = prefix_scan.scan(path, environ=environ)
     return live_env_from_scan(data, name=name, strict=strict)
 
 
-def live_env_from_scan(data: Mapping[str, Any], *, name: str | None = None, strict: bool = True,
-                       backend: str = "native") -> LiveEnv:
+def live_env_from_scan(
+    data: Mapping[str, Any], *, name: str | None = None, strict: bool = True, backend: str = "native"
+) -> LiveEnv:
     """Map one `prefix_scan` JSON object (local or remote) to a LiveEnv.
 
     Raises ParseError for a scan of another version, and for a corrupt record when `strict`.
@@ -59,16 +69,19 @@ def live_env_from_scan(data: Mapping[str, Any], *, name: str | None = None, stri
 
     version = data.get("scan_version")
     if version != SCAN_VERSION:
-        raise ParseError(f"prefix scan version {version!r} is not supported (envkit reads version "
-                         f"{SCAN_VERSION})")
+        raise ParseError(
+            f"prefix scan version {version!r} is not supported (envkit reads version {SCAN_VERSION})"
+        )
     prefix = str(data["prefix"])
     warnings: list[str] = []
     for err in data.get("errors") or ():
         if strict:
-            raise ParseError(f"corrupt conda package record: {err['message']}",
-                             where=Where(file=err["path"], key=err.get("key")),
-                             hint="reinstall that package (conda install --force-reinstall NAME) "
-                                  "or delete the file if the package is gone")
+            raise ParseError(
+                f"corrupt conda package record: {err['message']}",
+                where=Where(file=err["path"], key=err.get("key")),
+                hint="reinstall that package (conda install --force-reinstall NAME) "
+                "or delete the file if the package is gone",
+            )
         warnings.append(f"{err['path']}: skipped unreadable conda package record: {err['message']}")
     platform = str(data.get("platform") or "")
 
@@ -78,7 +91,9 @@ def live_env_from_scan(data: Mapping[str, Any], *, name: str | None = None, stri
     if not requested_text:
         # mamba / micromamba / rattler record what was asked for in the records themselves
         for rec in data.get("records") or ():
-            specs = rec.get("requested_specs") or ([rec["requested_spec"]] if rec.get("requested_spec") else [])
+            specs = rec.get("requested_specs") or (
+                [rec["requested_spec"]] if rec.get("requested_spec") else []
+            )
             requested_text.extend(s for s in specs if s)
     requested = _requested_deps(requested_text, names_installed, warnings)
     requested_names = {d.name for d in requested}
@@ -88,20 +103,32 @@ def live_env_from_scan(data: Mapping[str, Any], *, name: str | None = None, stri
         chan_name, subdir = _record_channel(rec, parse_channel, channel_of_url)
         url = rec.get("url")
         depends = tuple(_split_dep(d) for d in rec.get("depends") or ())
-        packages.append(LockedPackage(
-            manager="conda", name=rec["name"], version=str(rec["version"]), build=rec.get("build") or "",
-            build_number=_int(rec.get("build_number")), channel=chan_name, platform=platform,
-            subdir=rec.get("subdir") or subdir, url=redact_url(url)[0] if url else None,
-            md5=rec.get("md5") or None, sha256=rec.get("sha256") or None, depends=depends,
-            constrains=tuple(str(c) for c in rec.get("constrains") or ()),
-            requested=rec["name"] in requested_names,
-        ))
+        packages.append(
+            LockedPackage(
+                manager="conda",
+                name=rec["name"],
+                version=str(rec["version"]),
+                build=rec.get("build") or "",
+                build_number=_int(rec.get("build_number")),
+                channel=chan_name,
+                platform=platform,
+                subdir=rec.get("subdir") or subdir,
+                url=redact_url(url)[0] if url else None,
+                md5=rec.get("md5") or None,
+                sha256=rec.get("sha256") or None,
+                depends=depends,
+                constrains=tuple(str(c) for c in rec.get("constrains") or ()),
+                requested=rec["name"] in requested_names,
+            )
+        )
 
     owned = data.get("owned") or {}
-    pypi_names = tuple(sorted(
-        (conda, tuple(sorted({pep503(_dist_project(d)) for d in dists})))
-        for conda, dists in owned.items()
-    ))
+    pypi_names = tuple(
+        sorted(
+            (conda, tuple(sorted({pep503(_dist_project(d)) for d in dists})))
+            for conda, dists in owned.items()
+        )
+    )
 
     pip_dists: list[PipDist] = []
     over: list[tuple[str, str]] = []
@@ -113,47 +140,69 @@ def live_env_from_scan(data: Mapping[str, Any], *, name: str | None = None, stri
             warnings.append(
                 f"pip package '{item.get('name')}' {item.get('version')} overwrote conda package '{conda}' "
                 f"{versions.get(conda, '?')}: pip reinstalled it over the conda record's files ({item.get('path')} "
-                f"now says INSTALLER {item.get('installer')}); reinstall one of them so that conda and pip agree")
+                f"now says INSTALLER {item.get('installer')}); reinstall one of them so that conda and pip agree"
+            )
             pip_dists.append(_pip_dist(item, redact_url))
             over.append((str(item.get("name") or ""), conda))
             continue
         if (item.get("installer") or "").lower() == "conda":
             # conda's own dist-info whose record is gone: not pip's, and nothing to reinstall from
-            warnings.append(f"{item.get('path')}: installed by conda, but no conda-meta record owns it "
-                            f"(the record was deleted or is unreadable); left out")
+            warnings.append(
+                f"{item.get('path')}: installed by conda, but no conda-meta record owns it "
+                f"(the record was deleted or is unreadable); left out"
+            )
             continue
         pip_dists.append(_pip_dist(item, redact_url))
     pip_dists.sort(key=lambda d: (pep503(d.name), d.version, d.path))
     pip_by_project = {pep503(d.name): d for d in pip_dists}
     for d in pip_dists:
-        packages.append(LockedPackage(
-            manager="pip", name=d.name, version=d.version, platform=platform,
-            url=pip_install_url(d), sha256=d.sha256, editable=d.editable,
-        ))
+        packages.append(
+            LockedPackage(
+                manager="pip",
+                name=d.name,
+                version=d.version,
+                platform=platform,
+                url=pip_install_url(d),
+                sha256=d.sha256,
+                editable=d.editable,
+            )
+        )
     for miss in data.get("missing") or ():
         project = pep503(_dist_project(miss["dist"].rsplit("/", 1)[-1]))
-        rec_version = next((p.version for p in packages
-                            if p.manager == "conda" and p.name == miss["name"]), "?")
+        rec_version = next(
+            (p.version for p in packages if p.manager == "conda" and p.name == miss["name"]), "?"
+        )
         by = pip_by_project.get(project)
         if by is not None:
             over.append((by.name, miss["name"]))
             warnings.append(
                 f"pip package '{by.name}' {by.version} overwrote conda package '{miss['name']}' "
                 f"{rec_version}: the conda record's files are gone ({miss['dist']}); "
-                f"reinstall one of them so that conda and pip agree")
+                f"reinstall one of them so that conda and pip agree"
+            )
         else:
             warnings.append(
                 f"conda package '{miss['name']}' {rec_version} is damaged: {miss['dist']} is gone "
-                f"(removed by pip or by hand); reinstall it")
+                f"(removed by pip or by hand); reinstall it"
+            )
 
     channels, priority = channels_and_priority(data, parse_channel)
     variables = tuple((str(k), str(v)) for k, v in (data.get("state") or {}).items())
     env_name = name if name is not None else _name_of(prefix)
     return LiveEnv(
-        prefix=prefix, name=env_name, platform=platform, packages=tuple(packages),
-        pip_dists=tuple(pip_dists), requested=tuple(requested), channels=tuple(channels),
-        channel_priority=priority, variables=variables, python_version=data.get("python_version"),
-        warnings=tuple(warnings), backend=backend, pypi_names=pypi_names,
+        prefix=prefix,
+        name=env_name,
+        platform=platform,
+        packages=tuple(packages),
+        pip_dists=tuple(pip_dists),
+        requested=tuple(requested),
+        channels=tuple(channels),
+        channel_priority=priority,
+        variables=variables,
+        python_version=data.get("python_version"),
+        warnings=tuple(warnings),
+        backend=backend,
+        pypi_names=pypi_names,
         pip_over_conda=tuple(sorted(set(over), key=lambda o: (pep503(o[0]), o))),
     )
 
@@ -243,9 +292,17 @@ def _pip_dist(item: Mapping[str, Any], redact_url) -> PipDist:
             sha = hashes.get("sha256") if isinstance(hashes, dict) else None
             if not sha and str(archive.get("hash", "")).startswith("sha256="):
                 sha = archive["hash"][7:]
-    return PipDist(name=str(item.get("name") or ""), version=str(item.get("version") or ""),
-                   installer=item.get("installer"), url=url, vcs=vcs, commit=commit,
-                   editable=editable, sha256=sha, path=str(item.get("path") or ""))
+    return PipDist(
+        name=str(item.get("name") or ""),
+        version=str(item.get("version") or ""),
+        installer=item.get("installer"),
+        url=url,
+        vcs=vcs,
+        commit=commit,
+        editable=editable,
+        sha256=sha,
+        path=str(item.get("path") or ""),
+    )
 
 
 # ------------------------------------------------------------------------------------------

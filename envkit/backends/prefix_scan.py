@@ -32,6 +32,7 @@ Output (`scan_version` 1):
 Errors are data, not exceptions: an unreadable record goes to `errors` with its path, and the
 caller decides.  With `--files`, each record also carries its full `files` list.
 """
+
 import ast
 import hashlib
 import json
@@ -44,24 +45,64 @@ SCAN_VERSION = 1
 
 # The .condarc search path, lowest priority first (conda/base/constants.py SEARCH_PATH).
 _SEARCH_PATH = (
-    "/etc/conda/.condarc", "/etc/conda/condarc", "/etc/conda/condarc.d/",
-    "/var/lib/conda/.condarc", "/var/lib/conda/condarc", "/var/lib/conda/condarc.d/",
-    "$CONDA_ROOT/.condarc", "$CONDA_ROOT/condarc", "$CONDA_ROOT/condarc.d/",
-    "$XDG_CONFIG_HOME/conda/.condarc", "$XDG_CONFIG_HOME/conda/condarc", "$XDG_CONFIG_HOME/conda/condarc.d/",
-    "~/.config/conda/.condarc", "~/.config/conda/condarc", "~/.config/conda/condarc.d/",
-    "~/.conda/.condarc", "~/.conda/condarc", "~/.conda/condarc.d/",
+    "/etc/conda/.condarc",
+    "/etc/conda/condarc",
+    "/etc/conda/condarc.d/",
+    "/var/lib/conda/.condarc",
+    "/var/lib/conda/condarc",
+    "/var/lib/conda/condarc.d/",
+    "$CONDA_ROOT/.condarc",
+    "$CONDA_ROOT/condarc",
+    "$CONDA_ROOT/condarc.d/",
+    "$XDG_CONFIG_HOME/conda/.condarc",
+    "$XDG_CONFIG_HOME/conda/condarc",
+    "$XDG_CONFIG_HOME/conda/condarc.d/",
+    "~/.config/conda/.condarc",
+    "~/.config/conda/condarc",
+    "~/.config/conda/condarc.d/",
+    "~/.conda/.condarc",
+    "~/.conda/condarc",
+    "~/.conda/condarc.d/",
     "~/.condarc",
-    "$CONDA_PREFIX/.condarc", "$CONDA_PREFIX/condarc", "$CONDA_PREFIX/condarc.d/",
+    "$CONDA_PREFIX/.condarc",
+    "$CONDA_PREFIX/condarc",
+    "$CONDA_PREFIX/condarc.d/",
     "$CONDARC",
 )
 
 #: Environment variables that override .condarc keys envkit reads.
-_ENV_KEYS = ("CONDA_CHANNEL_PRIORITY", "CONDA_CHANNELS", "CONDA_ENVS_PATH", "CONDA_ENVS_DIRS",
-             "CONDA_ROOT", "CONDA_EXE", "MAMBA_ROOT_PREFIX", "CONDARC", "CONDA_PKGS_DIRS")
+_ENV_KEYS = (
+    "CONDA_CHANNEL_PRIORITY",
+    "CONDA_CHANNELS",
+    "CONDA_ENVS_PATH",
+    "CONDA_ENVS_DIRS",
+    "CONDA_ROOT",
+    "CONDA_EXE",
+    "MAMBA_ROOT_PREFIX",
+    "CONDARC",
+    "CONDA_PKGS_DIRS",
+)
 
-_RECORD_KEYS = ("name", "version", "build", "build_number", "channel", "subdir", "fn", "url", "md5",
-                "sha256", "depends", "constrains", "noarch", "requested_spec", "requested_specs",
-                "license", "timestamp", "size")
+_RECORD_KEYS = (
+    "name",
+    "version",
+    "build",
+    "build_number",
+    "channel",
+    "subdir",
+    "fn",
+    "url",
+    "md5",
+    "sha256",
+    "depends",
+    "constrains",
+    "noarch",
+    "requested_spec",
+    "requested_specs",
+    "license",
+    "timestamp",
+    "size",
+)
 
 # `[channel[/subdir]::]name...`: the channel may be a URL (`file:///srv/chan::zlib`,
 # `https://conda.anaconda.org/t/<token>/private::zlib`, `https://[::1]:8080/c::six`), so it runs to
@@ -79,8 +120,16 @@ def host_platform():
     A copy of `envkit.conda.platform.host_platform` (this script imports nothing from envkit);
     tests/test_packaging.py checks that the two agree."""
     machine = _platform.machine().lower()
-    arch = {"x86_64": "64", "amd64": "64", "aarch64": "aarch64", "arm64": "arm64",
-            "ppc64le": "ppc64le", "s390x": "s390x", "i686": "32", "i386": "32"}.get(machine, machine)
+    arch = {
+        "x86_64": "64",
+        "amd64": "64",
+        "aarch64": "aarch64",
+        "arm64": "arm64",
+        "ppc64le": "ppc64le",
+        "s390x": "s390x",
+        "i686": "32",
+        "i386": "32",
+    }.get(machine, machine)
     if sys.platform.startswith("linux"):
         return "linux-" + arch
     if sys.platform == "darwin":
@@ -156,11 +205,16 @@ _OPT_STR = (str, type(None))
 #: key -> (allowed types, what to call them, type of each list item or None); a record whose field
 #: has another type is refused by key (a hand-edited or truncated record), never crashes the reader
 _FIELD_TYPES = {
-    "name": (_STR, "a string", None), "version": (_STR, "a string", None),
-    "build": (_OPT_STR, "a string", None), "build_number": ((int, str, type(None)), "an integer", None),
-    "channel": (_OPT_STR, "a string", None), "subdir": (_OPT_STR, "a string", None),
-    "fn": (_OPT_STR, "a string", None), "url": (_OPT_STR, "a string", None),
-    "md5": (_OPT_STR, "a string", None), "sha256": (_OPT_STR, "a string", None),
+    "name": (_STR, "a string", None),
+    "version": (_STR, "a string", None),
+    "build": (_OPT_STR, "a string", None),
+    "build_number": ((int, str, type(None)), "an integer", None),
+    "channel": (_OPT_STR, "a string", None),
+    "subdir": (_OPT_STR, "a string", None),
+    "fn": (_OPT_STR, "a string", None),
+    "url": (_OPT_STR, "a string", None),
+    "md5": (_OPT_STR, "a string", None),
+    "sha256": (_OPT_STR, "a string", None),
     "noarch": ((str, bool, type(None)), "a string", None),
     "requested_spec": (_OPT_STR, "a string", None),
     "depends": ((list, type(None)), "a list of strings", str),
@@ -174,8 +228,15 @@ _LENIENT_KEYS = {"license": (str,), "timestamp": (int, float), "size": (int,)}
 
 
 def _type_name(value):
-    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean",
-            int: "a number", float: "a number", type(None): "null"}.get(type(value), type(value).__name__)
+    return {
+        dict: "an object",
+        list: "a list",
+        str: "a string",
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+        type(None): "null",
+    }.get(type(value), type(value).__name__)
 
 
 def _wrong_type(data):
@@ -186,11 +247,11 @@ def _wrong_type(data):
             continue
         value = data[key]
         if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
-            return key, "%s must be %s, not %s" % (key, what, _type_name(value))
+            return key, f"{key} must be {what}, not {_type_name(value)}"
         if item is not None and value:
             for i, x in enumerate(value):
                 if not isinstance(x, item):
-                    return "%s[%d]" % (key, i), "%s[%d] must be a string, not %s" % (key, i, _type_name(x))
+                    return f"{key}[{i}]", f"{key}[{i}] must be a string, not {_type_name(x)}"
     return None
 
 
@@ -320,8 +381,12 @@ def parse_history(text):
     for c in channels:
         if c not in seen:
             seen.append(c)
-    return {"requested": list(spec_map.values()), "channels": seen, "override_channels": override,
-            "commands": commands}
+    return {
+        "requested": list(spec_map.values()),
+        "channels": seen,
+        "override_channels": override,
+        "commands": commands,
+    }
 
 
 def _read_metadata(path):
@@ -415,8 +480,14 @@ def pip_item(prefix, rel, fmt="dist-info"):
                 direct = json.loads(text)
             except ValueError:
                 direct = None
-    return {"name": name, "version": version or "", "installer": installer,
-            "direct_url": direct, "path": rel, "format": fmt}
+    return {
+        "name": name,
+        "version": version or "",
+        "installer": installer,
+        "direct_url": direct,
+        "path": rel,
+        "format": fmt,
+    }
 
 
 def condarc_files(prefix, environ=None, home=None):
@@ -430,8 +501,12 @@ def condarc_files(prefix, environ=None, home=None):
     root = env.get("CONDA_ROOT")
     if not root and env.get("CONDA_EXE"):
         root = os.path.dirname(os.path.dirname(env["CONDA_EXE"]))
-    values = {"CONDA_ROOT": root, "XDG_CONFIG_HOME": env.get("XDG_CONFIG_HOME"),
-              "CONDA_PREFIX": prefix, "CONDARC": env.get("CONDARC")}
+    values = {
+        "CONDA_ROOT": root,
+        "XDG_CONFIG_HOME": env.get("XDG_CONFIG_HOME"),
+        "CONDA_PREFIX": prefix,
+        "CONDARC": env.get("CONDARC"),
+    }
     out = []
     seen = set()
     for entry in _SEARCH_PATH:
@@ -534,7 +609,7 @@ def main(argv=None):
     if "--home" in argv:
         i = argv.index("--home")
         home = argv[i + 1]
-        del argv[i:i + 2]
+        del argv[i : i + 2]
     args = [a for a in argv if not a.startswith("--")]
     if len(args) != 1:
         sys.stderr.write("usage: prefix_scan.py PREFIX [--files] [--home DIR]\n")

@@ -11,16 +11,25 @@ listed in envkit.checks.registry; envkit.checks.engine runs them.
 The names load on first use (PEP 562): a command that needs only envkit.checks.core (the conda+pip
 warning's inline ignores) must not import every rule module and what they import.
 """
+
 from __future__ import annotations
 
 import importlib
 
 _HOME = {
-    "SEVERITIES": "core", "Finding": "core", "Hit": "core", "Rule": "core", "Target": "core",
-    "severity_at_least": "core", "summarize": "core",
+    "SEVERITIES": "core",
+    "Finding": "core",
+    "Hit": "core",
+    "Rule": "core",
+    "Target": "core",
+    "severity_at_least": "core",
+    "summarize": "core",
     "run_checks": "engine",
-    "all_rules": "registry", "get_rule": "registry",
-    "discover": "targets", "live_target": "targets", "load_targets": "targets",
+    "all_rules": "registry",
+    "get_rule": "registry",
+    "discover": "targets",
+    "live_target": "targets",
+    "load_targets": "targets",
 }
 
 __all__ = ["RULES", *_HOME]

@@ -1,8 +1,10 @@
 """Small pure helpers shared by the rule modules (versions, package views, wheel tags)."""
+
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Iterable
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.model import CondaDep, EnvSpec, LockedPackage, PipDep
@@ -23,7 +25,7 @@ def mm_text(mm: tuple[int, int]) -> str:
     return f"{mm[0]}.{mm[1]}"
 
 
-def pinned_series(dep: "CondaDep") -> str | None:
+def pinned_series(dep: CondaDep) -> str | None:
     """The single version series a conda dependency pins: `==3.11.4`, `3.11.*`, `3.11.4.*` give the
     version text without `==`/`.*`; ranges, ORs and unpinned give None."""
     v = dep.version
@@ -40,19 +42,19 @@ def pinned_series(dep: "CondaDep") -> str | None:
     return v
 
 
-def pip_pinned_version(dep: "PipDep") -> str | None:
+def pip_pinned_version(dep: PipDep) -> str | None:
     """The version a pip requirement pins with `==`/`===` (local version kept), else None."""
     spec = (dep.specifier or "").strip()
     if not spec or "," in spec:
         return None
     for op in ("===", "=="):
         if spec.startswith(op):
-            v = spec[len(op):].strip()
+            v = spec[len(op) :].strip()
             return v if v and "*" not in v else None
     return None
 
 
-def spec_python(spec: "EnvSpec") -> str | None:
+def spec_python(spec: EnvSpec) -> str | None:
     """The Python major.minor a spec pins (`python=3.11`, `python==3.11.4`, `python=3.11.4=h..`)."""
     for d in spec.conda:
         if d.name == "python":
@@ -62,7 +64,7 @@ def spec_python(spec: "EnvSpec") -> str | None:
     return None
 
 
-def packages_python(packages: Iterable["LockedPackage"]) -> str | None:
+def packages_python(packages: Iterable[LockedPackage]) -> str | None:
     """The Python major.minor of a locked/installed package set (its conda `python` package)."""
     for p in packages:
         if p.manager == "conda" and p.name == "python":
@@ -72,7 +74,9 @@ def packages_python(packages: Iterable["LockedPackage"]) -> str | None:
 
 
 # `name-version(-build)?-pytag-abitag-platform.whl`
-_WHEEL = re.compile(r"(?:^|/)[^/]+?-[^/-]+(?:-\d[^/-]*)?-(?P<py>[^/-]+)-(?P<abi>[^/-]+)-[^/-]+\.whl(?:$|[#?])")
+_WHEEL = re.compile(
+    r"(?:^|/)[^/]+?-[^/-]+(?:-\d[^/-]*)?-(?P<py>[^/-]+)-(?P<abi>[^/-]+)-[^/-]+\.whl(?:$|[#?])"
+)
 _CP = re.compile(r"^cp(?P<v>3\d{1,2}|27)$")
 
 
@@ -97,7 +101,7 @@ def wheel_python(url: str | None) -> tuple[str | None, bool]:
     return versions[0], m.group("abi") == "abi3"
 
 
-def describe_conda_dep(dep: "CondaDep", project: str | None = None) -> str:
+def describe_conda_dep(dep: CondaDep, project: str | None = None) -> str:
     """`>=1.24`, `any version`, or `pytorch >=1.10,<2.0` when the conda name differs from `project`."""
     v = dep.version
     if v and v.startswith("==") and dep.build:
@@ -111,7 +115,7 @@ def describe_conda_dep(dep: "CondaDep", project: str | None = None) -> str:
     return text
 
 
-def describe_pip_dep(dep: "PipDep") -> str:
+def describe_pip_dep(dep: PipDep) -> str:
     if dep.kind == "requirement":
         return dep.specifier or "any version"
     return dep.text

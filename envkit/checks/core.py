@@ -13,11 +13,13 @@ A *target* is one thing being checked: an environment file (`EnvSpec`), a lock (
 environment (`LiveEnv`), with the raw text of its file when it has one.  A spec or a live environment
 may be paired with a lock (`target.lock`) for the stale-lock, lock-unsatisfied and env-drift rules.
 """
+
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Iterable, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.config import Config
@@ -90,7 +92,7 @@ class Rule:
     description: str
     example: str
     example_fixed: str
-    fn: Callable[["Target", "Context"], Iterable[Hit]]
+    fn: Callable[[Target, Context], Iterable[Hit]]
     applies_to: tuple[str, ...] = ("spec", "lock", "live")
     example_file: str = "environment.yml"
     example_kind: str = "file"
@@ -98,21 +100,40 @@ class Rule:
     fix_summary: str = ""
 
 
-def rule(name: str, *, severity: str, summary: str, description: str, example: str,
-         example_fixed: str, applies_to: tuple[str, ...] = ("spec", "lock", "live"),
-         example_file: str = "environment.yml", example_kind: str = "file",
-         fixable: bool = False, fix_summary: str = "") -> Callable:
+def rule(
+    name: str,
+    *,
+    severity: str,
+    summary: str,
+    description: str,
+    example: str,
+    example_fixed: str,
+    applies_to: tuple[str, ...] = ("spec", "lock", "live"),
+    example_file: str = "environment.yml",
+    example_kind: str = "file",
+    fixable: bool = False,
+    fix_summary: str = "",
+) -> Callable:
     """Decorator describing `fn(target, ctx) -> Iterable[Hit]` as rule `name`: it attaches the
     Rule to `fn.envkit_rule`; envkit.checks.registry lists the rule modules and collects them."""
     if severity not in SEVERITIES:
         raise ValueError(f"bad severity {severity!r}")
 
     def wrap(fn: Callable) -> Callable:
-        fn.envkit_rule = Rule(name=name, severity=severity, summary=summary,  # type: ignore[attr-defined]
-                              description=_dedent(description), example=_dedent(example),
-                              example_fixed=_dedent(example_fixed), fn=fn, applies_to=applies_to,
-                              example_file=example_file, example_kind=example_kind, fixable=fixable,
-                              fix_summary=fix_summary)
+        fn.envkit_rule = Rule(
+            name=name,
+            severity=severity,
+            summary=summary,  # type: ignore[attr-defined]
+            description=_dedent(description),
+            example=_dedent(example),
+            example_fixed=_dedent(example_fixed),
+            fn=fn,
+            applies_to=applies_to,
+            example_file=example_file,
+            example_kind=example_kind,
+            fixable=fixable,
+            fix_summary=fix_summary,
+        )
         return fn
 
     return wrap
@@ -142,12 +163,12 @@ class Target:
 
     path: str
     kind: TargetKind
-    model: "EnvSpec | Lock | LiveEnv | None"
+    model: EnvSpec | Lock | LiveEnv | None
     text: str | None = None
-    parse_error: "ParseError | None" = None
+    parse_error: ParseError | None = None
     entry_errors: list = field(default_factory=list, repr=False)
-    lock: "Target | None" = None
-    spec: "Target | None" = None
+    lock: Target | None = None
+    spec: Target | None = None
     cache: dict = field(default_factory=dict, repr=False)
     _lines: list[str] | None = field(default=None, repr=False)
     _yaml: object = field(default=None, repr=False)
@@ -195,7 +216,7 @@ class Target:
                 self._yaml = data if isinstance(data, dict) else None
         return self._yaml
 
-    def packages_by_platform(self) -> dict[str, list["LockedPackage"]]:
+    def packages_by_platform(self) -> dict[str, list[LockedPackage]]:
         """Lock or live packages grouped by platform, each list in file order."""
         if self._by_platform is None:
             from envkit.model import LiveEnv
@@ -215,7 +236,7 @@ class Target:
 class Context:
     """What rules may consult besides their target: the configuration."""
 
-    config: "Config"
+    config: Config
 
     @property
     def pypi_names(self) -> dict[str, tuple[str, ...]]:

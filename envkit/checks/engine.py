@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from envkit.checks.core import _SUPPRESS, Context, Finding, Hit, Target, suppressions
 from envkit.checks.registry import all_rules, known_hint
@@ -32,7 +33,7 @@ def check_suppressions(target: Target) -> None:
                 )
 
 
-def run_checks(targets: Iterable[Target], config: "Config") -> list[Finding]:
+def run_checks(targets: Iterable[Target], config: Config) -> list[Finding]:
     """Run every selected rule on every target; return the findings, sorted.
 
     Findings are sorted by target (in the order given), line, rule and message.  Rules the config

@@ -4,6 +4,7 @@ The documentation itself (`--list-rules`, `envkit explain`, docs/rules.md) is re
 envkit.render.rule_docs, which shows these findings under each example, so an example can never
 drift from the rule.
 """
+
 from __future__ import annotations
 
 from envkit.checks.core import Finding, Rule

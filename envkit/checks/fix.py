@@ -4,11 +4,13 @@ Fixes edit only the lines findings point at and keep everything else byte for by
 quoting, line ends).  Fixable: leaked-prefix (the `prefix:` line is removed), leaked-secret (each
 credential, in a URL or a secret variable's value, becomes a placeholder), pip-without-pip (`- pip` is inserted before the `- pip:` item).
 """
+
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.checks.core import Finding, Hit, Target
@@ -34,7 +36,7 @@ class Fixed:
         return {"rule": self.rule, "file": self.file, "line": self.line, "description": self.description}
 
 
-def can_fix(rule: str, target: "Target", hit: "Hit") -> bool:
+def can_fix(rule: str, target: Target, hit: Hit) -> bool:
     """Whether `--fix` can repair this hit mechanically."""
     if rule not in FIXABLE or not hit.line or not target.text:
         return False
@@ -52,7 +54,7 @@ def can_fix(rule: str, target: "Target", hit: "Hit") -> bool:
     return False
 
 
-def fix_text(text: str, path: str, findings: Iterable["Finding"]) -> tuple[str, list[Fixed]]:
+def fix_text(text: str, path: str, findings: Iterable[Finding]) -> tuple[str, list[Fixed]]:
     """Apply the fixes for `findings` (those of one file) to `text`; return the new text and what was
     done, in line order.  Findings that are not fixable are ignored."""
     from envkit.secrets import find_secrets, redact_variable_line
@@ -61,34 +63,47 @@ def fix_text(text: str, path: str, findings: Iterable["Finding"]) -> tuple[str, 
     drop: set[int] = set()
     insert: dict[int, str] = {}
     done: list[Fixed] = []
-    for f in sorted({(f.line, f.rule): f for f in findings if f.fixable and f.line}.values(),
-                    key=lambda f: (f.line, f.rule)):
+    for f in sorted(
+        {(f.line, f.rule): f for f in findings if f.fixable and f.line}.values(),
+        key=lambda f: (f.line, f.rule),
+    ):
         i = f.line - 1
         if i >= len(lines):
             continue
         body = lines[i]
         if f.rule == "leaked-prefix":
             drop.add(i)
-            done.append(Fixed(rule=f.rule, file=path, line=f.line,
-                              description=f"removed `{body.strip()}`"))
+            done.append(Fixed(rule=f.rule, file=path, line=f.line, description=f"removed `{body.strip()}`"))
         elif f.rule == "leaked-secret":
             new = body
             for s in find_secrets(body.rstrip("\r\n")):
                 new = new.replace(s.url, s.redacted)
             if f.message.startswith(VARIABLE_SECRET):
                 content = new.rstrip("\r\n")
-                new = redact_variable_line(content) + new[len(content):]
+                new = redact_variable_line(content) + new[len(content) :]
             if new != body:
                 lines[i] = new
-                done.append(Fixed(rule=f.rule, file=path, line=f.line,
-                                  description="replaced the credential with a placeholder"))
+                done.append(
+                    Fixed(
+                        rule=f.rule,
+                        file=path,
+                        line=f.line,
+                        description="replaced the credential with a placeholder",
+                    )
+                )
         elif f.rule == "pip-without-pip":
             m = _PIP_ITEM.match(body)
             if m:
-                ending = body[len(body.rstrip("\r\n")):] or "\n"
+                ending = body[len(body.rstrip("\r\n")) :] or "\n"
                 insert[i] = f"{m.group('lead')}pip{ending}"
-                done.append(Fixed(rule=f.rule, file=path, line=f.line,
-                                  description="added `pip` to the conda dependencies"))
+                done.append(
+                    Fixed(
+                        rule=f.rule,
+                        file=path,
+                        line=f.line,
+                        description="added `pip` to the conda dependencies",
+                    )
+                )
     out: list[str] = []
     for i, line in enumerate(lines):
         if i in insert:
@@ -98,7 +113,7 @@ def fix_text(text: str, path: str, findings: Iterable["Finding"]) -> tuple[str, 
     return "".join(out), done
 
 
-def apply_fixes(findings: list["Finding"], texts: dict[str, str]) -> list[Fixed]:
+def apply_fixes(findings: list[Finding], texts: dict[str, str]) -> list[Fixed]:
     """Fix every file that has fixable findings; each file is rewritten atomically, once.
 
     `texts` maps each path to the text the findings were computed on; when any file to fix changed
@@ -121,8 +136,9 @@ def apply_fixes(findings: list["Finding"], texts: dict[str, str]) -> list[Fixed]
     # nothing is changed without being reported
     for path, _new, _fixed in planned:
         if read_text(path) != texts[path]:
-            raise EnvkitError("file changed while it was being checked; nothing was fixed",
-                              where=Where(file=path))
+            raise EnvkitError(
+                "file changed while it was being checked; nothing was fixed", where=Where(file=path)
+            )
     done: list[Fixed] = []
     for path, new, fixed in planned:
         atomic_write(path, new)

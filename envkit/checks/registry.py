@@ -44,7 +44,7 @@ def _rules_of(module: types.ModuleType) -> list[Rule]:
     return [r for r in found if isinstance(r, Rule) and r.fn.__module__ == module.__name__]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _registry() -> dict[str, Rule]:
     rules: dict[str, Rule] = {}
     for module in RULE_MODULES:

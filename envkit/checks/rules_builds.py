@@ -1,12 +1,20 @@
 """Rules about binary variants: Python ABI tags and CUDA/CPU builds, and the PyTorch version triple."""
+
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Iterable, Iterator
 
-from envkit.checks._helpers import (major_minor, mm_text, packages_python, pinned_series,
-                                    pip_pinned_version, spec_python, wheel_python)
+from envkit.checks._helpers import (
+    major_minor,
+    mm_text,
+    packages_python,
+    pinned_series,
+    pip_pinned_version,
+    spec_python,
+    wheel_python,
+)
 from envkit.checks.core import Context, Hit, Target, rule
 from envkit.conda import families
 from envkit.model import EnvSpec, LiveEnv, Lock
@@ -65,9 +73,12 @@ def python_abi_mismatch(target: Target, ctx: Context) -> Iterator[Hit]:
         for p in m.pip:
             tag, abi3 = wheel_python(p.url)
             if tag and _wheel_mismatch(tag, abi3, py):
-                yield Hit(p.line, f"pip wheel for {p.name or p.text} is built for Python {tag}"
-                                  f"{' (abi3)' if abi3 else ''}, but python is pinned to {py}",
-                          (p.name or p.text, "python"))
+                yield Hit(
+                    p.line,
+                    f"pip wheel for {p.name or p.text} is built for Python {tag}"
+                    f"{' (abi3)' if abi3 else ''}, but python is pinned to {py}",
+                    (p.name or p.text, "python"),
+                )
         return
     if not isinstance(m, (Lock, LiveEnv)):
         return
@@ -83,14 +94,21 @@ def python_abi_mismatch(target: Target, ctx: Context) -> Iterator[Hit]:
                     continue
                 tag = _build_python(p.build, p.name)
                 if tag and tag != py and _depends_disagree(p.depends, py_full, tag):
-                    yield Hit(p.line, f"{p.name} {p.version} build '{p.build}' is for Python {tag}, "
-                                      f"but the python package is {py}{on}", (p.name, "python"))
+                    yield Hit(
+                        p.line,
+                        f"{p.name} {p.version} build '{p.build}' is for Python {tag}, "
+                        f"but the python package is {py}{on}",
+                        (p.name, "python"),
+                    )
             else:
                 tag, abi3 = wheel_python(p.url)
                 if tag and _wheel_mismatch(tag, abi3, py):
-                    yield Hit(p.line, f"pip wheel {p.name} {p.version} is built for Python {tag}"
-                                      f"{' (abi3)' if abi3 else ''}, but the python package is {py}{on}",
-                              (p.name, "python"))
+                    yield Hit(
+                        p.line,
+                        f"pip wheel {p.name} {p.version} is built for Python {tag}"
+                        f"{' (abi3)' if abi3 else ''}, but the python package is {py}{on}",
+                        (p.name, "python"),
+                    )
 
 
 def _depends_disagree(depends: tuple[tuple[str, str], ...], python: str, tag: str) -> bool:
@@ -137,8 +155,10 @@ def _spec_build_mismatch(name: str, build: str, py: str) -> str | None:
     if info.python:
         return f"{name} build '{build}' is for Python {info.python}, but python is pinned to {py}"
     pre = info.python_prefix
-    return (f"{name} build glob '{build}' matches only builds for Python {pre} or {pre}0-{pre}9, "
-            f"but python is pinned to {py}")
+    return (
+        f"{name} build glob '{build}' matches only builds for Python {pre} or {pre}0-{pre}9, "
+        f"but python is pinned to {py}"
+    )
 
 
 def _build_python(build: str, name: str) -> str | None:
@@ -222,14 +242,23 @@ def _items_of_packages(pkgs: Iterable) -> list[_Item]:
     out = []
     for p in pkgs:
         if p.manager == "conda":
-            out.append(_Item(p.name, "conda", p.version, p.build, p.line,
-                             f"{p.name}={p.version}={p.build}" if p.build else f"{p.name}={p.version}",
-                             depends=p.depends))
+            out.append(
+                _Item(
+                    p.name,
+                    "conda",
+                    p.version,
+                    p.build,
+                    p.line,
+                    f"{p.name}={p.version}={p.build}" if p.build else f"{p.name}={p.version}",
+                    depends=p.depends,
+                )
+            )
         else:
             name = pep503(p.name)
             runtime = _wheel_runtime(p.depends) if name == "torch" and p.depends else None
-            out.append(_Item(name, "pip", p.version, None, p.line, f"{p.name}=={p.version}", runtime,
-                             p.depends))
+            out.append(
+                _Item(name, "pip", p.version, None, p.line, f"{p.name}=={p.version}", runtime, p.depends)
+            )
     return out
 
 
@@ -263,7 +292,7 @@ def _newer_or_other_major(build: str, major_only: bool, pin: str) -> bool:
     "cuda-mismatch",
     severity="error",
     summary="CPU PyTorch with CUDA pins, CUDA pins that contradict each other, a CUDA build newer "
-            "than the pinned CUDA, or pip `+cuXXX` against conda's CUDA.",
+    "than the pinned CUDA, or pip `+cuXXX` against conda's CUDA.",
     description="""
         The CUDA pieces of an environment have to agree, and the solver does not always stop a
         disagreement (pip packages and hand-edited exports bypass it).  Reported:
@@ -342,16 +371,25 @@ def _cuda_checks(items: list[_Item], pip_options: list[str], on: str) -> Iterato
                 pins.append((it, it.version))
     # 0. CUDA pins that contradict each other
     yield from _pin_conflicts(pins, on)
-    torch_like = [it for it in items if it.name in TORCH_NAMES or it.name in ("cpuonly", "pytorch-mutex")
-                  or it.name in ("torchvision", "torchaudio")]
+    torch_like = [
+        it
+        for it in items
+        if it.name in TORCH_NAMES
+        or it.name in ("cpuonly", "pytorch-mutex")
+        or it.name in ("torchvision", "torchaudio")
+    ]
     # 1. a CPU build of pytorch with CUDA pins
     if pins:
         pin_text = ", ".join(p.label for p, _ in pins)
         for it in torch_like:
             _cuda, _major, cpu = _cuda_of(it)
             if cpu and it.manager == "conda" and it.name not in ("torchvision", "torchaudio"):
-                yield Hit(it.line, f"{it.label} selects a CPU build of PyTorch, but the environment "
-                                   f"pins CUDA ({pin_text}){on}", (it.name,) + tuple(p.name for p, _ in pins))
+                yield Hit(
+                    it.line,
+                    f"{it.label} selects a CPU build of PyTorch, but the environment "
+                    f"pins CUDA ({pin_text}){on}",
+                    (it.name,) + tuple(p.name for p, _ in pins),
+                )
     # 2. conda builds for another CUDA than the pins
     for it in items:
         if it.manager != "conda" or not it.build or it.name in CUDA_PINS:
@@ -363,8 +401,11 @@ def _cuda_checks(items: list[_Item], pip_options: list[str], on: str) -> Iterato
         if not cuda:
             continue
         for pin, pv in pins:
-            if pin.name == "pytorch-cuda" and it.name == "pytorch" and (
-                    _conda_forge_torch(it) or _after_pytorch_channel(it.version)):
+            if (
+                pin.name == "pytorch-cuda"
+                and it.name == "pytorch"
+                and (_conda_forge_torch(it) or _after_pytorch_channel(it.version))
+            ):
                 continue  # said by _pytorch_channel: the selector cannot apply at all
             exact = pin.name == "pytorch-cuda" and not major_only and "." in pv and it.name in TORCH_NAMES
             bad = cuda != pv if exact else _newer_or_other_major(cuda, major_only, pv)
@@ -372,8 +413,9 @@ def _cuda_checks(items: list[_Item], pip_options: list[str], on: str) -> Iterato
                 what = f"CUDA {cuda}" + (".x" if major_only else "")
                 # a spec's build glob (`pytorch=2.5.1=cuda126*`) asks for such a build
                 built = f"selects a build for {what}" if "*" in it.build else f"is built for {what}"
-                yield Hit(it.line, f"{it.label} {built}, but {pin.label} pins CUDA {pv}{on}",
-                          (it.name, pin.name))
+                yield Hit(
+                    it.line, f"{it.label} {built}, but {pin.label} pins CUDA {pv}{on}", (it.name, pin.name)
+                )
     # 3. pip torch wheels for another CUDA than conda's
     index_cuda, index_text = _index_cuda(pip_options)
     for it in items:
@@ -391,22 +433,31 @@ def _cuda_checks(items: list[_Item], pip_options: list[str], on: str) -> Iterato
                 cuda = index_cuda
             source = f"{it.label} from {index_text}"
         if cpu and it.name == "torch" and pins:
-            yield Hit(it.line, f"{source} is a CPU build of PyTorch, but the environment pins CUDA "
-                               f"({', '.join(p.label for p, _ in pins)}){on}",
-                      (it.name,) + tuple(p.name for p, _ in pins))
+            yield Hit(
+                it.line,
+                f"{source} is a CPU build of PyTorch, but the environment pins CUDA "
+                f"({', '.join(p.label for p, _ in pins)}){on}",
+                (it.name,) + tuple(p.name for p, _ in pins),
+            )
             continue
         if not cuda:
             continue
         bad = [(pin, pv) for pin, pv in pins if _newer_or_other_major(cuda, False, pv)]
         if len(bad) == 1:
             pin, pv = bad[0]
-            yield Hit(it.line, f"pip {source} is built for CUDA {cuda}, but conda's {pin.label} "
-                               f"provides CUDA {pv}{on}", (it.name, pin.name))
+            yield Hit(
+                it.line,
+                f"pip {source} is built for CUDA {cuda}, but conda's {pin.label} provides CUDA {pv}{on}",
+                (it.name, pin.name),
+            )
         elif bad:  # one finding for the wheel, naming every pin it disagrees with
             versions = " and ".join(dict.fromkeys(pv for _, pv in bad))
-            yield Hit(it.line, f"pip {source} is built for CUDA {cuda}, but conda's CUDA pins "
-                               f"provide CUDA {versions} ({', '.join(p.label for p, _ in bad)}){on}",
-                      (it.name,) + tuple(p.name for p, _ in bad))
+            yield Hit(
+                it.line,
+                f"pip {source} is built for CUDA {cuda}, but conda's CUDA pins "
+                f"provide CUDA {versions} ({', '.join(p.label for p, _ in bad)}){on}",
+                (it.name,) + tuple(p.name for p, _ in bad),
+            )
     # 4. pytorch-cuda with a pytorch the legacy pytorch channel never built for that CUDA
     yield from _pytorch_channel(items, on)
 
@@ -426,17 +477,24 @@ def _pin_conflicts(pins: list[tuple[_Item, str]], on: str) -> Iterator[Hit]:
                 bad.append((a, av))
         if bad:
             others = " and ".join(f"{a.label} pins CUDA {av}" for a, av in bad)
-            yield Hit(b.line, f"{b.label} pins CUDA {bv}, but {others}: the CUDA pins contradict each "
-                              f"other (conda fails to solve, or installs two CUDA runtimes){on}",
-                      tuple(a.name for a, _ in bad) + (b.name,))
+            yield Hit(
+                b.line,
+                f"{b.label} pins CUDA {bv}, but {others}: the CUDA pins contradict each "
+                f"other (conda fails to solve, or installs two CUDA runtimes){on}",
+                tuple(a.name for a, _ in bad) + (b.name,),
+            )
 
 
 def _conda_forge_torch(item: _Item) -> bool:
     """Whether a conda pytorch is (or a spec's build glob asks for) a conda-forge build:
     `cuda112py39h..._200`, `cuda126_mkl_py312_...`, `cuda*`.  The pytorch channel's builds start
     with the Python tag (`py3.9_cuda11.7_cudnn8.5.0_0`)."""
-    return (item.manager == "conda" and item.name == "pytorch" and bool(item.build)
-            and item.build.lower().startswith("cuda"))
+    return (
+        item.manager == "conda"
+        and item.name == "pytorch"
+        and bool(item.build)
+        and item.build.lower().startswith("cuda")
+    )
 
 
 def _pytorch_matrix():
@@ -461,19 +519,29 @@ def _pytorch_channel(items: list[_Item], on: str) -> Iterator[Hit]:
     channel stopped at 2.5 (pytorch/pytorch#138506): with `pytorch=2.7` the solver fails, or takes
     another channel's pytorch, which ignores pytorch-cuda."""
     selector = next((it for it in items if it.manager == "conda" and it.name == "pytorch-cuda"), None)
-    torch = next((it for it in items if it.manager == "conda" and it.name == "pytorch" and it.version
-                  and major_minor(it.version)), None)
+    torch = next(
+        (
+            it
+            for it in items
+            if it.manager == "conda" and it.name == "pytorch" and it.version and major_minor(it.version)
+        ),
+        None,
+    )
     if selector is not None:
         forge = next((it for it in items if _conda_forge_torch(it)), None)
         if forge is not None:
             # pytorch-cuda is a metapackage of the pytorch channel that its own pytorch builds
             # depend on; conda-forge's builds do not, and take their CUDA from cuda-version
             cuda = f"CUDA {selector.version} " if selector.version else "CUDA "
-            yield Hit(forge.line, f"{forge.label} is a conda-forge build, which {selector.label} does not "
-                                  f"select or constrain (pytorch-cuda is the legacy pytorch channel's CUDA "
-                                  f"selector): it only adds the nvidia channel's {cuda}packages; drop it "
-                                  f"and pin the CUDA with cuda-version{on}",
-                      (forge.name, selector.name), severity="warning")
+            yield Hit(
+                forge.line,
+                f"{forge.label} is a conda-forge build, which {selector.label} does not "
+                f"select or constrain (pytorch-cuda is the legacy pytorch channel's CUDA "
+                f"selector): it only adds the nvidia channel's {cuda}packages; drop it "
+                f"and pin the CUDA with cuda-version{on}",
+                (forge.name, selector.name),
+                severity="warning",
+            )
             return
     if selector is None or torch is None or "dev" in torch.version:  # pytorch-nightly kept going
         return
@@ -483,16 +551,23 @@ def _pytorch_channel(items: list[_Item], on: str) -> Iterator[Hit]:
     minor = mm_text(major_minor(torch.version))
     last = matrix.pytorch_channel_last
     if _after_pytorch_channel(torch.version):
-        yield Hit(torch.line, f"{torch.label} is newer than the pytorch channel's last release ({last}, "
-                              f"pytorch/pytorch#138506), so {selector.label} selects nothing: conda "
-                              f"fails to solve or installs another channel's pytorch, which ignores "
-                              f"pytorch-cuda{on}", (torch.name, selector.name))
+        yield Hit(
+            torch.line,
+            f"{torch.label} is newer than the pytorch channel's last release ({last}, "
+            f"pytorch/pytorch#138506), so {selector.label} selects nothing: conda "
+            f"fails to solve or installs another channel's pytorch, which ignores "
+            f"pytorch-cuda{on}",
+            (torch.name, selector.name),
+        )
         return
     row = next((r for r in matrix.pytorch_channel if r.torch == minor), None)
     cuda = major_minor(selector.version) if selector.version else None
     if row is None or cuda is None or (row.cuda_package or "pytorch-cuda") != "pytorch-cuda":
         return
     if mm_text(cuda) not in row.cuda:
-        yield Hit(selector.line, f"the pytorch channel has no pytorch {minor} build for CUDA {mm_text(cuda)} "
-                                 f"({selector.label}); it offers CUDA {', '.join(row.cuda)}{on}",
-                  (torch.name, selector.name))
+        yield Hit(
+            selector.line,
+            f"the pytorch channel has no pytorch {minor} build for CUDA {mm_text(cuda)} "
+            f"({selector.label}); it offers CUDA {', '.join(row.cuda)}{on}",
+            (torch.name, selector.name),
+        )

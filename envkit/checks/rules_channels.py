@@ -1,8 +1,9 @@
 """Rules about channels and URLs: mixing defaults with conda-forge, channel priority, plain http."""
+
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from collections.abc import Iterator
 
 from envkit._text import plural
 from envkit.checks._helpers import join_names
@@ -47,7 +48,7 @@ def channel_uses(target: Target) -> list[tuple[str, int | None, str]]:
     "mixed-channels",
     severity="warning",
     summary="`defaults` (main, anaconda, r, msys2) mixed with conda-forge; or conda-forge "
-            "without `nodefaults`; or a channel outside `allowed-channels`.",
+    "without `nodefaults`; or a channel outside `allowed-channels`.",
     description="""
         Packages from Anaconda's `defaults` channels (`defaults`, `main`, `anaconda`, `r`,
         `msys2`, `pkgs/...`) and from conda-forge are built with different compilers and pinnings;
@@ -88,17 +89,29 @@ def mixed_channels(target: Target, ctx: Context) -> Iterator[Hit]:
     if defaults and CONDA_FORGE in names:
         first = next((u for u in uses if _is_defaults(u[0]) or u[0] == CONDA_FORGE), uses[0])
         line = _second_line(uses)
-        yield Hit(line if line is not None else first[1],
-                  f"defaults channels ({', '.join(defaults)}) are mixed with conda-forge; their "
-                  f"builds are not binary-compatible: use conda-forge with nodefaults (or only "
-                  f"defaults)", tuple(defaults) + (CONDA_FORGE,))
+        yield Hit(
+            line if line is not None else first[1],
+            f"defaults channels ({', '.join(defaults)}) are mixed with conda-forge; their "
+            f"builds are not binary-compatible: use conda-forge with nodefaults (or only "
+            f"defaults)",
+            tuple(defaults) + (CONDA_FORGE,),
+        )
     m = target.model
-    if (isinstance(m, EnvSpec) and m.kind == "spec" and m.channels and not defaults
-            and CONDA_FORGE in names and "nodefaults" not in names):
-        yield Hit(m.line_of("channels"),
-                  "conda-forge is listed without nodefaults: conda also adds the channels of "
-                  "your .condarc (by default `defaults`); add `- nodefaults` to the channels",
-                  ("nodefaults",), severity="info")
+    if (
+        isinstance(m, EnvSpec)
+        and m.kind == "spec"
+        and m.channels
+        and not defaults
+        and CONDA_FORGE in names
+        and "nodefaults" not in names
+    ):
+        yield Hit(
+            m.line_of("channels"),
+            "conda-forge is listed without nodefaults: conda also adds the channels of "
+            "your .condarc (by default `defaults`); add `- nodefaults` to the channels",
+            ("nodefaults",),
+            severity="info",
+        )
     allowed = ctx.allowed_channels
     if allowed is not None:
         reported: set[str] = set()
@@ -106,8 +119,9 @@ def mixed_channels(target: Target, ctx: Context) -> Iterator[Hit]:
             if name in allowed or name == "nodefaults" or name in reported:
                 continue
             reported.add(name)
-            yield Hit(line, f"channel {name} ({how}) is not in allowed-channels "
-                            f"({', '.join(allowed)})", (name,))
+            yield Hit(
+                line, f"channel {name} ({how}) is not in allowed-channels ({', '.join(allowed)})", (name,)
+            )
 
 
 def _second_line(uses: list[tuple[str, int | None, str]]) -> int | None:
@@ -128,8 +142,7 @@ def _second_line(uses: list[tuple[str, int | None, str]]) -> int | None:
 @rule(
     "channel-priority",
     severity="warning",
-    summary="`channel_priority` is not strict in the applicable .condarc; environment.yml "
-            "cannot set it.",
+    summary="`channel_priority` is not strict in the applicable .condarc; environment.yml cannot set it.",
     description="""
         With `channel_priority: flexible` (conda's default before 23.10's recommendation, and
         still the default of many installations) or `disabled`, the solver may take a package from
@@ -169,15 +182,20 @@ def channel_priority(target: Target, ctx: Context) -> Iterator[Hit]:
         for key in ("channel_priority", "channel-priority"):
             line = m.line_of(key)
             if line is not None:
-                yield Hit(line, f"environment.yml cannot set channel priority: conda ignores "
-                                f"`{key}:`; run `conda config --set channel_priority strict` "
-                                f"instead")
+                yield Hit(
+                    line,
+                    f"environment.yml cannot set channel priority: conda ignores "
+                    f"`{key}:`; run `conda config --set channel_priority strict` "
+                    f"instead",
+                )
         for name, _value in m.variables:
             if name.upper() == "CONDA_CHANNEL_PRIORITY":
-                yield Hit(m.line_of(f"variable:{name}") or m.line_of("variables"),
-                          "CONDA_CHANNEL_PRIORITY in `variables:` is set on activation, after the "
-                          "environment is solved: it does not change channel priority; run "
-                          "`conda config --set channel_priority strict` instead")
+                yield Hit(
+                    m.line_of(f"variable:{name}") or m.line_of("variables"),
+                    "CONDA_CHANNEL_PRIORITY in `variables:` is set on activation, after the "
+                    "environment is solved: it does not change channel priority; run "
+                    "`conda config --set channel_priority strict` instead",
+                )
     elif isinstance(m, LiveEnv):
         prio = m.channel_priority
         if prio is None or prio == "strict":
@@ -185,18 +203,23 @@ def channel_priority(target: Target, ctx: Context) -> Iterator[Hit]:
         used = list(dict.fromkeys(n for n, _, _ in channel_uses(target)))
         if len(used) < 2:
             return
-        yield Hit(None, f"channel_priority is '{prio}' for this environment, which uses "
-                        f"{plural(len(used), 'channel')} ({join_names(used)}); a lower-priority "
-                        f"channel can win a solve. Set it with `conda config --set channel_priority "
-                        f"strict` (an environment.yml cannot set it)", tuple(used))
+        yield Hit(
+            None,
+            f"channel_priority is '{prio}' for this environment, which uses "
+            f"{plural(len(used), 'channel')} ({join_names(used)}); a lower-priority "
+            f"channel can win a solve. Set it with `conda config --set channel_priority "
+            f"strict` (an environment.yml cannot set it)",
+            tuple(used),
+        )
 
 
 # --------------------------------------------------------------------------------------------
 # insecure-url
 
 _HTTP = re.compile(r"\bhttp://[^\s'\"#]+", re.IGNORECASE)
-_LOCAL = re.compile(r"^http://(?:[^@/]*@)?(?:localhost|127\.\d+\.\d+\.\d+|\[::1\])(?::\d+)?(?:/|$)",
-                    re.IGNORECASE)
+_LOCAL = re.compile(
+    r"^http://(?:[^@/]*@)?(?:localhost|127\.\d+\.\d+\.\d+|\[::1\])(?::\d+)?(?:/|$)", re.IGNORECASE
+)
 
 
 def _insecure(text: str) -> list[str]:
@@ -271,8 +294,11 @@ def _spec_insecure(target: Target, spec: EnvSpec) -> Iterator[Hit]:
         raw = p.raw or p.text
         if "--trusted-host" in raw:
             host = raw.split("--trusted-host", 1)[1].strip(" =").split()
-            yield Hit(p.line, f"pip option --trusted-host {host[0] if host else ''} disables "
-                              f"certificate checks for that host".replace("  ", " "))
+            yield Hit(
+                p.line,
+                f"pip option --trusted-host {host[0] if host else ''} disables "
+                f"certificate checks for that host".replace("  ", " "),
+            )
         for u in _insecure(raw):
             what = f"pip package {p.name}" if p.name else "pip option" if p.kind == "option" else "pip entry"
             yield Hit(p.line, f"{what} over plain http: {u}", (p.name,) if p.name else ())
@@ -304,6 +330,9 @@ def _lock_insecure(target: Target, lock: Lock) -> Iterator[Hit]:
     for base, (line, names) in seen.items():
         from envkit.urls import redact_url
 
-        yield Hit(line, f"{plural(len(names), 'package')} downloaded over plain http from "
-                        f"{redact_url(base)[0]} ({join_names(dict.fromkeys(names))})",
-                  tuple(dict.fromkeys(names)))
+        yield Hit(
+            line,
+            f"{plural(len(names), 'package')} downloaded over plain http from "
+            f"{redact_url(base)[0]} ({join_names(dict.fromkeys(names))})",
+            tuple(dict.fromkeys(names)),
+        )

@@ -1,15 +1,15 @@
 """Rules about what installs what: conda and pip on the same project, pins, the pip section."""
+
 from __future__ import annotations
 
 import json
 import os
-from typing import Iterator
+from collections.abc import Iterator
 
 from envkit._text import plural
 from envkit.checks._helpers import describe_conda_dep, describe_pip_dep, join_names, pinned_series
 from envkit.checks.core import Context, Hit, Target, rule
 from envkit.model import EnvSpec, LiveEnv, Lock
-
 
 # --------------------------------------------------------------------------------------------
 # conda-pip-duplicate
@@ -60,8 +60,12 @@ def conda_pip_duplicate(target: Target, ctx: Context) -> Iterator[Hit]:
         for d, conda_pkg, pip_pkg in _live_duplicates(m, ctx):
             if d.conda_name in overwritten:
                 continue  # pip-overwrote-conda says more
-            yield Hit(None, f"{d.project} is installed by conda ({_pkg_desc(conda_pkg, d.project)}) "
-                            f"and pip ({pip_pkg.version})", (d.conda_name, pip_pkg.name))
+            yield Hit(
+                None,
+                f"{d.project} is installed by conda ({_pkg_desc(conda_pkg, d.project)}) "
+                f"and pip ({pip_pkg.version})",
+                (d.conda_name, pip_pkg.name),
+            )
     elif isinstance(m, Lock):
         yield from _lock_duplicates(target, m, ctx)
 
@@ -72,8 +76,7 @@ def _spec_duplicates(spec: EnvSpec, ctx: Context) -> Iterator[Hit]:
         return
     from envkit.conda.names import find_duplicates, pep503
 
-    dups = find_duplicates([d.name for d in spec.conda], [p.name for p in pip_deps],
-                           extra=ctx.pypi_names)
+    dups = find_duplicates([d.name for d in spec.conda], [p.name for p in pip_deps], extra=ctx.pypi_names)
     if not dups:
         return
     conda_by = spec.conda_by_name()
@@ -89,9 +92,12 @@ def _spec_duplicates(spec: EnvSpec, ctx: Context) -> Iterator[Hit]:
                 continue
             seen.add(key)
             c = conda_by[conda_name]
-            yield Hit(p.line or c.line,
-                      f"{project} is installed by conda ({describe_conda_dep(c, project)}) and pip "
-                      f"({describe_pip_dep(p)})", (conda_name, p.name))
+            yield Hit(
+                p.line or c.line,
+                f"{project} is installed by conda ({describe_conda_dep(c, project)}) and pip "
+                f"({describe_pip_dep(p)})",
+                (conda_name, p.name),
+            )
 
 
 def _pkg_desc(pkg, project: str) -> str:
@@ -123,9 +129,11 @@ def _lock_duplicates(target: Target, lock: Lock, ctx: Context) -> Iterator[Hit]:
             entry[2].append(platform)
     for (conda_name, project), (c, p, platforms) in found.items():
         where = f" on {', '.join(x for x in platforms if x)}" if any(platforms) else ""
-        yield Hit(p.line or c.line,
-                  f"{project} is installed by conda ({_pkg_desc(c, project)}) and pip ({p.version})"
-                  f"{where}", (conda_name, p.name))
+        yield Hit(
+            p.line or c.line,
+            f"{project} is installed by conda ({_pkg_desc(c, project)}) and pip ({p.version}){where}",
+            (conda_name, p.name),
+        )
 
 
 def _live_duplicates(env: LiveEnv, ctx: Context):
@@ -146,8 +154,9 @@ def _overwrites(env: LiveEnv, ctx: Context) -> list[tuple[str, object]]:
     # dist-info, including a same-version reinstall whose dist-info name did not change
     over = {(pep503(pip), conda) for pip, conda in getattr(env, "pip_over_conda", ())}
     for d, conda_pkg, pip_pkg in _live_duplicates(env, ctx):
-        if ((pep503(pip_pkg.name), d.conda_name) in over
-                or _conda_dist_info_missing(env.prefix, conda_pkg, env.warnings)):
+        if (pep503(pip_pkg.name), d.conda_name) in over or _conda_dist_info_missing(
+            env.prefix, conda_pkg, env.warnings
+        ):
             out.append((d.conda_name, pip_pkg))
     return out
 
@@ -211,9 +220,12 @@ def pip_overwrote_conda(target: Target, ctx: Context) -> Iterator[Hit]:
     conda = {p.name: p for p in env.conda_packages()}
     for conda_name, pip_pkg in _overwrites(env, ctx):
         c = conda[conda_name]
-        yield Hit(None, f"pip installed {pip_pkg.name} {pip_pkg.version} over conda's {c.name} "
-                        f"{c.version}: conda's files are gone but its record remains in conda-meta",
-                  (conda_name, pip_pkg.name))
+        yield Hit(
+            None,
+            f"pip installed {pip_pkg.name} {pip_pkg.version} over conda's {c.name} "
+            f"{c.version}: conda's files are gone but its record remains in conda-meta",
+            (conda_name, pip_pkg.name),
+        )
 
 
 # --------------------------------------------------------------------------------------------
@@ -277,8 +289,7 @@ def unpinned(target: Target, ctx: Context) -> Iterator[Hit]:
     for d in spec.conda:
         if pinned_series(d) is None:
             what = f"'{d.version}'" if d.version else "no version"
-            yield Hit(d.line, f"{d.name} has {what} in a file meant as a lock; pin one version",
-                      (d.name,))
+            yield Hit(d.line, f"{d.name} has {what} in a file meant as a lock; pin one version", (d.name,))
     for p in spec.pip:
         if p.kind != "requirement" or not p.name:
             continue
@@ -286,8 +297,9 @@ def unpinned(target: Target, ctx: Context) -> Iterator[Hit]:
         if spec_text.startswith(("==", "===")) and "," not in spec_text and "*" not in spec_text:
             continue
         what = f"'{spec_text}'" if spec_text else "no version"
-        yield Hit(p.line, f"pip package {p.name} has {what} in a file meant as a lock; pin it with ==",
-                  (p.name,))
+        yield Hit(
+            p.line, f"pip package {p.name} has {what} in a file meant as a lock; pin it with ==", (p.name,)
+        )
 
 
 @rule(
@@ -328,18 +340,21 @@ def fuzzy_pin(target: Target, ctx: Context) -> Iterator[Hit]:
     spec = target.model
     if not isinstance(spec, EnvSpec) or not lock_like(spec):
         return
-    fuzzy = [d for d in spec.conda
-             if d.version and d.version.endswith("*") and not d.build and pinned_series(d)]
+    fuzzy = [
+        d for d in spec.conda if d.version and d.version.endswith("*") and not d.build and pinned_series(d)
+    ]
     if not fuzzy:
         return
     first = fuzzy[0]
     example = first.raw.strip() or first.spec()
-    yield Hit(first.line,
-              f"{plural(len(fuzzy), 'conda entry', 'conda entries')} pin with a single '=' "
-              f"({join_names(d.name for d in fuzzy)}); conda reads '{example}' as "
-              f"{first.version}, which matches {_prefix(first.version)} and the versions that extend it "
-              f"(such as {_prefix(first.version)}.1), not exactly {_prefix(first.version)}",
-              tuple(d.name for d in fuzzy))
+    yield Hit(
+        first.line,
+        f"{plural(len(fuzzy), 'conda entry', 'conda entries')} pin with a single '=' "
+        f"({join_names(d.name for d in fuzzy)}); conda reads '{example}' as "
+        f"{first.version}, which matches {_prefix(first.version)} and the versions that extend it "
+        f"(such as {_prefix(first.version)}.1), not exactly {_prefix(first.version)}",
+        tuple(d.name for d in fuzzy),
+    )
 
 
 def _prefix(version: str) -> str:
@@ -389,5 +404,8 @@ def pip_without_pip(target: Target, ctx: Context) -> Iterator[Hit]:
     if any(d.name == "pip" for d in spec.conda):
         return
     line = spec.line_of("pip") or spec.line_of("dependencies")
-    yield Hit(line, "the pip section is installed with pip, but pip is not among the conda "
-                    "dependencies; add `- pip`", ("pip",))
+    yield Hit(
+        line,
+        "the pip section is installed with pip, but pip is not among the conda dependencies; add `- pip`",
+        ("pip",),
+    )

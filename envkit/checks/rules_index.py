@@ -1,13 +1,14 @@
 """Rule about pip indexes: a PyTorch `+cuXXX` / `+cpu` wheel asked for, or locked, from an index that
 does not serve that variant."""
+
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from collections.abc import Iterator
 
 from envkit.checks.core import Context, Hit, Target, rule
-from envkit.model import EnvSpec, Lock
 from envkit.lock.pip_index import PYTORCH_FAMILY, pytorch_variant, spec_indexes
+from envkit.model import EnvSpec, Lock
 
 _LOCAL = re.compile(r"\+(?P<variant>cu\d+|cpu|rocm[\d.]+|xpu)$")
 _PYPI_HOSTS = re.compile(r"^https?://(?:files\.pythonhosted\.org|pypi\.org|pypi\.python\.org)/")
@@ -81,9 +82,12 @@ def _spec_hits(spec: EnvSpec) -> Iterator[Hit]:
         if variant is None or variant in served:
             continue
         names = ", ".join(indexes)
-        yield Hit(p.line, f"{p.name}{p.specifier} is published only on https://download.pytorch.org/whl/"
-                          f"{variant}, which the pip section does not name (pip searches {names})",
-                  (p.name,))
+        yield Hit(
+            p.line,
+            f"{p.name}{p.specifier} is published only on https://download.pytorch.org/whl/"
+            f"{variant}, which the pip section does not name (pip searches {names})",
+            (p.name,),
+        )
 
 
 def _lock_hits(lock: Lock) -> Iterator[Hit]:
@@ -105,6 +109,9 @@ def _lock_hits(lock: Lock) -> Iterator[Hit]:
         elif recorded.get(p.name) and pytorch_variant(recorded[p.name]) != variant:
             got = recorded[p.name]
         if got:
-            yield Hit(p.line, f"{p.name} {p.version} ({p.platform}) was locked from {got}, not from "
-                              f"https://download.pytorch.org/whl/{variant}, the only index with that build",
-                      (p.name,))
+            yield Hit(
+                p.line,
+                f"{p.name} {p.version} ({p.platform}) was locked from {got}, not from "
+                f"https://download.pytorch.org/whl/{variant}, the only index with that build",
+                (p.name,),
+            )

@@ -1,9 +1,10 @@
 """Rules about locks: does the lock still fit its spec, does the live environment still fit its lock,
 does every locked package carry a checksum; and the YAML-level duplicate key."""
+
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from collections.abc import Iterator
 
 from envkit._text import plural
 from envkit.checks.core import Context, Hit, Target, raw_text_rule, rule
@@ -15,9 +16,9 @@ def lock_problems(spec_target: Target, lock_target: Target) -> list:
     key = ("check_lock", id(lock_target))
     cache = spec_target.cache
     if key not in cache:
-        from envkit.lock import check_lock
-
         import os
+
+        from envkit.lock import check_lock
 
         spec, lock = spec_target.model, lock_target.model
         if isinstance(spec, EnvSpec) and isinstance(lock, Lock):
@@ -82,9 +83,10 @@ def stale_lock(target: Target, ctx: Context) -> Iterator[Hit]:
         if p.kind == "stale":
             yield Hit(hash_line, f"{p.platform}: {p.message} ({spec_target.path})")
         elif p.kind == "missing-platform":
-            yield Hit(_line_of_key(target, "platforms"),
-                      f"{spec_target.path} lists platform {p.platform}, which the lock has no "
-                      f"packages for")
+            yield Hit(
+                _line_of_key(target, "platforms"),
+                f"{spec_target.path} lists platform {p.platform}, which the lock has no packages for",
+            )
 
 
 @rule(
@@ -117,8 +119,7 @@ def lock_unsatisfied(target: Target, ctx: Context) -> Iterator[Hit]:
         return
     for p in lock_problems(target, lock_target):
         if p.kind in ("missing", "unsatisfied"):
-            yield Hit(p.line, f"{p.platform}: {p.message} ({lock_target.path})",
-                      (p.name,) if p.name else ())
+            yield Hit(p.line, f"{p.platform}: {p.message} ({lock_target.path})", (p.name,) if p.name else ())
 
 
 @rule(
@@ -158,8 +159,11 @@ def env_drift(target: Target, ctx: Context) -> Iterator[Hit]:
     lock = lock_target.model
     locked = lock.for_platform(env.platform)
     if not locked:
-        yield Hit(None, f"{lock_target.path} has no packages for {env.platform}, this environment's "
-                        f"platform (it has: {', '.join(lock.platforms) or 'none'})")
+        yield Hit(
+            None,
+            f"{lock_target.path} has no packages for {env.platform}, this environment's "
+            f"platform (it has: {', '.join(lock.platforms) or 'none'})",
+        )
         return
 
     def index(pkgs):
@@ -231,13 +235,19 @@ def missing_hash(target: Target, ctx: Context) -> Iterator[Hit]:
         what = f"locked {managers.pop()} package" if len(managers) == 1 else "locked package"
         local = len(lock.packages) - len(checked)
         besides = f" (besides {plural(local, 'local or editable package')}, not downloaded)" if local else ""
-        yield Hit(missing[0].line, f"none of the {plural(len(checked), what)}{besides} has an md5 "
-                                   f"or sha256 checksum; downloads cannot be verified",
-                  tuple(names))
+        yield Hit(
+            missing[0].line,
+            f"none of the {plural(len(checked), what)}{besides} has an md5 "
+            f"or sha256 checksum; downloads cannot be verified",
+            tuple(names),
+        )
         return
     for p in missing:
-        yield Hit(p.line, f"{p.name} {p.version}{' (pip)' if p.manager == 'pip' else ''} has no md5 "
-                          f"or sha256 checksum", (p.name,))
+        yield Hit(
+            p.line,
+            f"{p.name} {p.version}{' (pip)' if p.manager == 'pip' else ''} has no md5 or sha256 checksum",
+            (p.name,),
+        )
 
 
 def _downloadable(p) -> bool:

@@ -6,9 +6,10 @@ MACHINE_KEY; without one they find nothing.  The comparisons themselves live in 
 environments by their packages for the machine's platform, environment exports and requirements
 files by their exact pins (`name=version=build`, `torch==2.1.0+cu118`, wheel URLs).
 """
+
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from envkit.checks.core import Context, Hit, Target, rule
 from envkit.model import EnvSpec, LiveEnv, Lock, LockedPackage
@@ -49,15 +50,22 @@ def _spec_packages(spec: EnvSpec) -> list[LockedPackage]:
     for d in spec.conda:
         v = exact_version(d)
         if v:
-            out.append(LockedPackage(manager="conda", name=d.name, version=v, build=d.build,
-                                     channel=d.channel, line=d.line))
+            out.append(
+                LockedPackage(
+                    manager="conda", name=d.name, version=v, build=d.build, channel=d.channel, line=d.line
+                )
+            )
     for p in spec.pip:
         if p.kind == "requirement" and p.name and p.specifier.startswith("==") and "," not in p.specifier:
-            out.append(LockedPackage(manager="pip", name=p.name, version=p.specifier[2:].strip(),
-                                     line=p.line))
+            out.append(
+                LockedPackage(manager="pip", name=p.name, version=p.specifier[2:].strip(), line=p.line)
+            )
         elif p.kind == "url" and p.url:
-            out.append(LockedPackage(manager="pip", name=p.name or p.url.rsplit("/", 1)[-1], version="",
-                                     url=p.url, line=p.line))
+            out.append(
+                LockedPackage(
+                    manager="pip", name=p.name or p.url.rsplit("/", 1)[-1], version="", url=p.url, line=p.line
+                )
+            )
     return out
 
 
@@ -68,8 +76,12 @@ def _hits(issues, profile) -> Iterator[Hit]:
         why = f" [{i.detail}]" if i.detail else ""
         subject = f"{i.package}{more}" if i.package else "the lock"
         verb = "is" if i.kind == "arch" else "needs"
-        yield Hit(i.line, f"{subject} {verb} {i.need}{why}; {where} has {i.have}: {i.fix}",
-                  (i.package.split("=")[0],) if i.package else (), i.level)
+        yield Hit(
+            i.line,
+            f"{subject} {verb} {i.need}{why}; {where} has {i.have}: {i.fix}",
+            (i.package.split("=")[0],) if i.package else (),
+            i.level,
+        )
 
 
 _EXAMPLE_TEXT = """
@@ -87,8 +99,10 @@ _EXAMPLE_TEXT = """
         create` and `conda-lock install` stop there.  Lock for both platforms
         (`envkit lock --platform linux-64 --platform osx-arm64`).  Runs only with `--machine`.
         """,
-    example=_EXAMPLE_TEXT, example_fixed="$ envkit lock -f environment.yml --platform linux-64\n",
-    applies_to=("lock",), example_kind="text",
+    example=_EXAMPLE_TEXT,
+    example_fixed="$ envkit lock -f environment.yml --platform linux-64\n",
+    applies_to=("lock",),
+    example_kind="text",
 )
 def machine_platform(target: Target, ctx: Context) -> Iterator[Hit]:
     from envkit.machine.fit import platform_issue
@@ -105,7 +119,7 @@ def machine_platform(target: Target, ctx: Context) -> Iterator[Hit]:
     "machine-virtual-package",
     severity="error",
     summary="(--machine) A record needs a virtual package (`__glibc >=2.28`, `__cuda`, `__osx`, "
-            "`__archspec`, `__cuda_arch`) the machine does not have.",
+    "`__archspec`, `__cuda_arch`) the machine does not have.",
     description="""
         conda packages state what they need from the system through virtual packages in their
         dependencies: `__glibc >=2.28` (the C library), `__cuda` (an NVIDIA driver; the version is
@@ -116,8 +130,10 @@ def machine_platform(target: Target, ctx: Context) -> Iterator[Hit]:
         packages as py-rattler detects them (`envkit machine` shows them); a generic CPU level
         (`x86_64_v3`) is met by a CPU at or above it.  Runs only with `--machine`.
         """,
-    example=_EXAMPLE_TEXT, example_fixed="$ envkit check conda-lock.yml --machine server.json\nno findings (1 file checked)\n",
-    applies_to=("lock", "live"), example_kind="text",
+    example=_EXAMPLE_TEXT,
+    example_fixed="$ envkit check conda-lock.yml --machine server.json\nno findings (1 file checked)\n",
+    applies_to=("lock", "live"),
+    example_kind="text",
 )
 def machine_virtual_package(target: Target, ctx: Context) -> Iterator[Hit]:
     from envkit.machine.fit import platform_issue, virtual_issues
@@ -132,7 +148,7 @@ def machine_virtual_package(target: Target, ctx: Context) -> Iterator[Hit]:
     "machine-cuda-driver",
     severity="error",
     summary="(--machine) The CUDA runtime the lock carries is newer than the machine's NVIDIA "
-            "driver supports.",
+    "driver supports.",
     description="""
         The CUDA of an environment comes from its packages (`cuda-version`, `cudatoolkit`,
         `pytorch-cuda`, `cuda-cudart`, `nvidia-*-cu12` wheels, a `torch==X+cu121` wheel, a
@@ -144,8 +160,10 @@ def machine_virtual_package(target: Target, ctx: Context) -> Iterator[Hit]:
         nvidia-smi; the minimum drivers from NVIDIA's release notes (envkit/conda/cuda_compat.py).
         Runs only with `--machine`.
         """,
-    example=_EXAMPLE_TEXT, example_fixed="$ envkit check conda-lock.yml --machine server.json\nno findings (1 file checked)\n",
-    applies_to=("spec", "lock", "live"), example_kind="text",
+    example=_EXAMPLE_TEXT,
+    example_fixed="$ envkit check conda-lock.yml --machine server.json\nno findings (1 file checked)\n",
+    applies_to=("spec", "lock", "live"),
+    example_kind="text",
 )
 def machine_cuda_driver(target: Target, ctx: Context) -> Iterator[Hit]:
     from envkit.machine.fit import cuda_issues, platform_issue
@@ -160,7 +178,7 @@ def machine_cuda_driver(target: Target, ctx: Context) -> Iterator[Hit]:
     "machine-gpu-arch",
     severity="error",
     summary="(--machine) The torch build has no kernels for the machine's GPU (an sm_120 card with "
-            "a cu118 torch).",
+    "a cu118 torch).",
     description="""
         Each official PyTorch CUDA build is compiled for a list of GPU architectures
         (TORCH_CUDA_ARCH_LIST): the cu118 wheels stop at sm_90, so a Blackwell card (sm_120,
@@ -171,8 +189,10 @@ def machine_cuda_driver(target: Target, ctx: Context) -> Iterator[Hit]:
         variant, are in envkit/data/torch_cuda_arch.json with their sources; conda-forge builds
         are not covered.  Runs only with `--machine`.
         """,
-    example=_EXAMPLE_TEXT, example_fixed="$ envkit check conda-lock.yml --machine server.json\nno findings (1 file checked)\n",
-    applies_to=("spec", "lock", "live"), example_kind="text",
+    example=_EXAMPLE_TEXT,
+    example_fixed="$ envkit check conda-lock.yml --machine server.json\nno findings (1 file checked)\n",
+    applies_to=("spec", "lock", "live"),
+    example_kind="text",
 )
 def machine_gpu_arch(target: Target, ctx: Context) -> Iterator[Hit]:
     from envkit.machine.fit import arch_issues, platform_issue
@@ -187,15 +207,17 @@ def machine_gpu_arch(target: Target, ctx: Context) -> Iterator[Hit]:
     "machine-wheel-tag",
     severity="error",
     summary="(--machine) A pip wheel's platform tag (`manylinux_2_28`, `macosx_14_0`) needs a newer "
-            "glibc or macOS than the machine has.",
+    "glibc or macOS than the machine has.",
     description="""
         A wheel tagged `manylinux_2_28_x86_64` needs glibc 2.28 or newer (`manylinux2014` is 2.17);
         one tagged `macosx_14_0_arm64` needs macOS 14.  pip refuses such a locked wheel on an older
         system (or, installed by hand, it fails to load).  Compared with the machine's glibc or
         macOS; the lowest tag of a compressed tag set counts.  Runs only with `--machine`.
         """,
-    example=_EXAMPLE_TEXT, example_fixed="$ envkit check conda-lock.yml --machine server.json\nno findings (1 file checked)\n",
-    applies_to=("spec", "lock", "live"), example_kind="text",
+    example=_EXAMPLE_TEXT,
+    example_fixed="$ envkit check conda-lock.yml --machine server.json\nno findings (1 file checked)\n",
+    applies_to=("spec", "lock", "live"),
+    example_kind="text",
 )
 def machine_wheel_tag(target: Target, ctx: Context) -> Iterator[Hit]:
     from envkit.machine.fit import platform_issue, wheel_issues

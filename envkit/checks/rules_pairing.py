@@ -1,7 +1,8 @@
 """torch-pairing: torch, torchvision and torchaudio versions that were not released together."""
+
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from envkit.checks._helpers import major_minor, mm_text
 from envkit.checks.core import Context, Hit, Target, rule
@@ -11,8 +12,14 @@ from envkit.model import EnvSpec, LiveEnv, Lock
 #: torch minor -> (torchvision minor, torchaudio minor) for releases older than the template matrix
 #: (torchvision and torchaudio READMEs); newer releases come from envkit.templates.load_matrix().
 OLD_TORCH_COMPANIONS = {
-    "1.4": ("0.5", "0.4"), "1.5": ("0.6", "0.5"), "1.6": ("0.7", "0.6"), "1.7": ("0.8", "0.7"),
-    "1.8": ("0.9", "0.8"), "1.9": ("0.10", "0.9"), "1.10": ("0.11", "0.10"), "1.11": ("0.12", "0.11"),
+    "1.4": ("0.5", "0.4"),
+    "1.5": ("0.6", "0.5"),
+    "1.6": ("0.7", "0.6"),
+    "1.7": ("0.8", "0.7"),
+    "1.8": ("0.9", "0.8"),
+    "1.9": ("0.10", "0.9"),
+    "1.10": ("0.11", "0.10"),
+    "1.11": ("0.12", "0.11"),
 }
 COMPANIONS = families.COMPANIONS
 _TORCH_DEPS = families.TORCH_DEPS
@@ -86,14 +93,21 @@ def _pairs(items: list, on: str) -> Iterator[Hit]:
         if recorded is not None:
             ok, dep = recorded
             if not ok:
-                yield Hit(it.line, f"{it.name} {_plain(it.version)} requires {dep} (its own record), "
-                                   f"but torch is {_plain(torch.version)}{on}", (torch.name, it.name))
+                yield Hit(
+                    it.line,
+                    f"{it.name} {_plain(it.version)} requires {dep} (its own record), "
+                    f"but torch is {_plain(torch.version)}{on}",
+                    (torch.name, it.name),
+                )
             continue
         ok, want = _compatible(torch.version, it.name, it.version)
         if ok is False:
-            yield Hit(it.line, f"{it.name} {_plain(it.version)} does not belong with torch "
-                               f"{_plain(torch.version)} (made for it: {it.name} {want}.x){on}",
-                      (torch.name, it.name))
+            yield Hit(
+                it.line,
+                f"{it.name} {_plain(it.version)} does not belong with torch "
+                f"{_plain(torch.version)} (made for it: {it.name} {want}.x){on}",
+                (torch.name, it.name),
+            )
 
 
 def _recorded(item, torch) -> tuple[bool, str] | None:

@@ -1,10 +1,11 @@
 """Rules for the 2026 lock formats: pylock.toml / uv.lock entries without a hash, a pip lock whose
 `requires-python` leaves out the environment's Python, and pixi.lock v7 where conda reads v6 only."""
+
 from __future__ import annotations
 
 import json
 import re
-from typing import Iterator
+from collections.abc import Iterator
 
 from envkit._text import plural
 from envkit.checks.core import Context, Hit, Target, rule
@@ -57,10 +58,16 @@ def pip_lock_missing_hash(target: Target, ctx: Context) -> Iterator[Hit]:
     lock = target.model
     if not isinstance(lock, Lock) or lock.kind not in ("pylock", "uv-lock"):
         return
-    missing = [p for p in lock.packages if not p.editable and p.url and _ARCHIVE.search(p.url) and not p.sha256]
+    missing = [
+        p for p in lock.packages if not p.editable and p.url and _ARCHIVE.search(p.url) and not p.sha256
+    ]
     for p in missing:
-        yield Hit(p.line, f"{p.name} {p.version} has no sha256 for {p.url.rsplit('/', 1)[-1]}; the installer "
-                          f"cannot verify it", (p.name,))
+        yield Hit(
+            p.line,
+            f"{p.name} {p.version} has no sha256 for {p.url.rsplit('/', 1)[-1]}; the installer "
+            f"cannot verify it",
+            (p.name,),
+        )
 
 
 @rule(
@@ -105,12 +112,16 @@ def lock_python_mismatch(target: Target, ctx: Context) -> Iterator[Hit]:
     except (InvalidSpecifier, InvalidVersion, ValueError):
         return
     # a pin to a minor release (3.10, 3.10.*) is inside when its first patch release is
-    probe = Version(f"{version.major}.{version.minor}.{version.micro}") if len(version.release) >= 3 \
+    probe = (
+        Version(f"{version.major}.{version.minor}.{version.micro}")
+        if len(version.release) >= 3
         else Version(f"{version.major}.{version.minor}.0")
+    )
     if not spec.contains(probe, prereleases=True):
         line = next((n for n, t in enumerate(target.lines, 1) if re.match(r"^requires-python\s*=", t)), None)
-        yield Hit(line,
-                  f"{target.path} requires Python {spec}; {target.spec.path} has Python {python}", ("python",))
+        yield Hit(
+            line, f"{target.path} requires Python {spec}; {target.spec.path} has Python {python}", ("python",)
+        )
 
 
 def _python_of(model) -> str | None:
@@ -176,7 +187,9 @@ def pixi_lock_v7(target: Target, ctx: Context) -> Iterator[Hit]:
     lock = target.model
     if not isinstance(lock, Lock) or lock.kind != "pixi" or dict(lock.metadata).get("version") != "7":
         return
-    yield Hit(target.line_of_key("version") or 1,
-              f"pixi.lock version 7: conda's conda-lockfiles plugin reads version 6 only "
-              f"(`envkit convert {target.path} -o OUT --to pixi` writes a v6 copy); "
-              f"{plural(len(lock.platforms), 'platform')}")
+    yield Hit(
+        target.line_of_key("version") or 1,
+        f"pixi.lock version 7: conda's conda-lockfiles plugin reads version 6 only "
+        f"(`envkit convert {target.path} -o OUT --to pixi` writes a v6 copy); "
+        f"{plural(len(lock.platforms), 'platform')}",
+    )

@@ -1,10 +1,11 @@
 """Rules about files that work on one machine only: platform-only packages, no channels, exact
 short pins, PyPI-only names in the conda section, legacy URLs, a missing `-r` file, YAML numbers."""
+
 from __future__ import annotations
 
 import os
 import re
-from typing import Iterator
+from collections.abc import Iterator
 
 from envkit.checks.core import Context, Hit, Target, rule
 from envkit.model import EnvSpec, LiveEnv, Lock
@@ -13,18 +14,29 @@ from envkit.model import EnvSpec, LiveEnv, Lock
 # platform-only
 
 #: wheel platform tag -> the operating system it runs on (PEP 425 / PEP 600 platform tags)
-_WHEEL_PLATFORM = re.compile(r"-(?P<plat>win32|win_amd64|win_arm64|macosx_[0-9a-z_]+|manylinux[0-9a-z_]+"
-                             r"|musllinux_[0-9a-z_]+|linux_[0-9a-z_]+)(?:\.[0-9a-z_.]+)?\.whl(?:$|[#?])")
+_WHEEL_PLATFORM = re.compile(
+    r"-(?P<plat>win32|win_amd64|win_arm64|macosx_[0-9a-z_]+|manylinux[0-9a-z_]+"
+    r"|musllinux_[0-9a-z_]+|linux_[0-9a-z_]+)(?:\.[0-9a-z_.]+)?\.whl(?:$|[#?])"
+)
 #: packages built for one operating system only, by name (conda and PyPI): pywin32, pywinpty and
 #: pypiwin32 publish Windows wheels only (PyPI) and conda-forge builds them for win-* only; the
 #: m2w64-*, vs2015_runtime, vc14_runtime, ucrt runtimes are Windows-only conda packages; pyobjc and
 #: Apple's tensorflow-macos/tensorflow-metal are macOS-only; _libgcc_mutex, libgcc-ng and
 #: libstdcxx-ng are linux-* only conda packages (conda-forge, defaults).
 PLATFORM_ONLY = {
-    "pywin32": "Windows", "pywinpty": "Windows", "pypiwin32": "Windows", "vs2015_runtime": "Windows",
-    "vc14_runtime": "Windows", "ucrt": "Windows",
-    "pyobjc": "macOS", "pyobjc-core": "macOS", "tensorflow-macos": "macOS", "tensorflow-metal": "macOS",
-    "_libgcc_mutex": "Linux", "libgcc-ng": "Linux", "libstdcxx-ng": "Linux",
+    "pywin32": "Windows",
+    "pywinpty": "Windows",
+    "pypiwin32": "Windows",
+    "vs2015_runtime": "Windows",
+    "vc14_runtime": "Windows",
+    "ucrt": "Windows",
+    "pyobjc": "macOS",
+    "pyobjc-core": "macOS",
+    "tensorflow-macos": "macOS",
+    "tensorflow-metal": "macOS",
+    "_libgcc_mutex": "Linux",
+    "libgcc-ng": "Linux",
+    "libstdcxx-ng": "Linux",
 }
 _PREFIX_ONLY = (("m2w64-", "Windows"), ("pyobjc-framework-", "macOS"))
 #: words in a file name that restrict it to one operating system (`environment-linux.yml`)
@@ -100,23 +112,32 @@ def platform_only(target: Target, ctx: Context) -> Iterator[Hit]:
         if d.subdir and d.subdir != "noarch":
             os_ = _OS_OF_SUBDIR.get(d.subdir.split("-", 1)[0]) or os_
             if os_:
-                yield Hit(d.line, f"{d.name} is pinned to the {d.subdir} subdir, for {os_} only, in {where}",
-                          (d.name,))
+                yield Hit(
+                    d.line,
+                    f"{d.name} is pinned to the {d.subdir} subdir, for {os_} only, in {where}",
+                    (d.name,),
+                )
                 continue
         if os_:
-            yield Hit(d.line, f"{d.name} exists for {os_} only, in {where}: conda fails elsewhere",
-                      (d.name,))
+            yield Hit(d.line, f"{d.name} exists for {os_} only, in {where}: conda fails elsewhere", (d.name,))
     for p in spec.pip:
         if p.marker:
             continue
         wheel = _wheel_os(p.url)
         if wheel:
-            yield Hit(p.line, f"pip wheel {p.name or p.url} is built for {wheel[0]} only ({wheel[1]}), "
-                              f"in {where}: add a marker such as `; sys_platform == ...`",
-                      (p.name or p.text,))
+            yield Hit(
+                p.line,
+                f"pip wheel {p.name or p.url} is built for {wheel[0]} only ({wheel[1]}), "
+                f"in {where}: add a marker such as `; sys_platform == ...`",
+                (p.name or p.text,),
+            )
         elif p.kind == "requirement" and _only_on(p.name):
-            yield Hit(p.line, f"pip package {p.name} exists for {_only_on(p.name)} only, in {where}: "
-                              f"add a marker such as `; sys_platform == ...`", (p.name,))
+            yield Hit(
+                p.line,
+                f"pip package {p.name} exists for {_only_on(p.name)} only, in {where}: "
+                f"add a marker such as `; sys_platform == ...`",
+                (p.name,),
+            )
 
 
 # --------------------------------------------------------------------------------------------
@@ -155,9 +176,12 @@ def no_channels(target: Target, ctx: Context) -> Iterator[Hit]:
         return
     line = spec.line_of("channels")
     what = "an empty `channels:` list" if line else "no `channels:`"
-    yield Hit(line or spec.line_of("dependencies") or 1,
-              f"{what}: the channels come from each user's .condarc, so the environment differs from "
-              f"machine to machine; list them (channels: [conda-forge, nodefaults])", ())
+    yield Hit(
+        line or spec.line_of("dependencies") or 1,
+        f"{what}: the channels come from each user's .condarc, so the environment differs from "
+        f"machine to machine; list them (channels: [conda-forge, nodefaults])",
+        (),
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -199,9 +223,12 @@ def short_exact_pin(target: Target, ctx: Context) -> Iterator[Hit]:
         v = d.version or ""
         if d.name in _THREE_PART and re.fullmatch(r"==\d+\.\d+", v) and not d.build:
             short = v[2:]
-            yield Hit(d.line, f"'{(d.raw or d.spec()).strip()}' means {d.name} {short}.0 only (conda's == is "
-                              f"exact); write {d.name}={short} for any {short}.x, or the full version",
-                      (d.name,))
+            yield Hit(
+                d.line,
+                f"'{(d.raw or d.spec()).strip()}' means {d.name} {short}.0 only (conda's == is "
+                f"exact); write {d.name}={short} for any {short}.x, or the full version",
+                (d.name,),
+            )
 
 
 # --------------------------------------------------------------------------------------------
@@ -319,8 +346,11 @@ def legacy_url(target: Target, ctx: Context) -> Iterator[Hit]:
         return
     if not target.text or "repo.continuum.io" not in target.text:
         return
-    hits = [(n, _CONTINUUM.search(t)) for n, t in enumerate(target.lines, 1)
-            if "repo.continuum.io" in t and not t.lstrip().startswith("#")]
+    hits = [
+        (n, _CONTINUUM.search(t))
+        for n, t in enumerate(target.lines, 1)
+        if "repo.continuum.io" in t and not t.lstrip().startswith("#")
+    ]
     hits = [(n, mm.group(0)) for n, mm in hits if mm]
     if not hits:
         return
@@ -333,14 +363,18 @@ def legacy_url(target: Target, ctx: Context) -> Iterator[Hit]:
 
 
 def _legacy_message(url: str) -> str:
-    return (f"{url} is on repo.continuum.io, the defaults channels' old host: use the channel name "
-            f"(defaults, pkgs/main) or repo.anaconda.com")
+    return (
+        f"{url} is on repo.continuum.io, the defaults channels' old host: use the channel name "
+        f"(defaults, pkgs/main) or repo.anaconda.com"
+    )
 
 
 # --------------------------------------------------------------------------------------------
 # missing-requirements-file
 
-_REQ_OPTION = re.compile(r"^(?:-r|--requirement|-c|--constraint)(?:\s*=\s*|\s+|(?<=-r)|(?<=-c))(?P<file>\S.*)$")
+_REQ_OPTION = re.compile(
+    r"^(?:-r|--requirement|-c|--constraint)(?:\s*=\s*|\s+|(?<=-r)|(?<=-c))(?P<file>\S.*)$"
+)
 
 
 @rule(
@@ -395,16 +429,22 @@ def missing_requirements_file(target: Target, ctx: Context) -> Iterator[Hit]:
             # pip reads a requirements file's -r relative to that file; conda runs the pip section
             # from the environment file's folder: the same folder either way
             how = "which names it" if spec.kind == "requirements" else "where conda runs pip"
-            yield Hit(p.line, f"`{p.text}`: there is no file {name} relative to the folder of "
-                              f"{os.path.basename(target.path)}, {how}, so pip fails", ())
+            yield Hit(
+                p.line,
+                f"`{p.text}`: there is no file {name} relative to the folder of "
+                f"{os.path.basename(target.path)}, {how}, so pip fails",
+                (),
+            )
 
 
 # --------------------------------------------------------------------------------------------
 # yaml-number
 
 # a plain scalar YAML may read as a number that does not print back as written: `3.10`, `010`, `1_0`
-_NUMBER_QUICK = re.compile(r"(?<![\w.'\"=<>!~*/+-])[-+]?(?:\d[\d_]*\.[\d_]*0|0[0-7_]+|\d+_[\d_]*|\.\d+)"
-                           r"(?![\w.'\"-])")
+_NUMBER_QUICK = re.compile(
+    r"(?<![\w.'\"=<>!~*/+-])[-+]?(?:\d[\d_]*\.[\d_]*0|0[0-7_]+|\d+_[\d_]*|\.\d+)"
+    r"(?![\w.'\"-])"
+)
 
 
 @rule(
@@ -450,8 +490,12 @@ def yaml_number(target: Target, ctx: Context) -> Iterator[Hit]:
     for line, written, value in numbers:
         key = target.line_text(line).split(":", 1)[0].strip(" -") if ":" in target.line_text(line) else ""
         what = f"`{key}: {written}`" if key and key != written else f"`{written}`"
-        yield Hit(line, f"{what} is read by YAML as the number {value!r}, so it becomes '{value}', not "
-                        f"'{written}'; quote it: '{written}'", ())
+        yield Hit(
+            line,
+            f"{what} is read by YAML as the number {value!r}, so it becomes '{value}', not "
+            f"'{written}'; quote it: '{written}'",
+            (),
+        )
 
 
 def _is_yaml(target: Target) -> bool:

@@ -3,17 +3,24 @@
 They scan text, not the model, so they also find a token in a comment or in a commented-out
 channel line, and they run on files whose YAML could not be read (a duplicated key).
 """
+
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from collections.abc import Iterator
 
 from envkit.checks.core import Context, Hit, Target, raw_text_rule, rule
 from envkit.checks.fix import PREFIX_LINE, VARIABLE_SECRET
+
 # the detection lives in envkit.secrets (normalize and the output layer use it too); these names
 # stay importable from here
-from envkit.secrets import (_CANDIDATE, _GUARDS, Secret, VariablePair, candidate_lines, find_secrets,  # noqa: F401
-                            redact_variable_line, secret_variables, variable_pairs)
+from envkit.secrets import (
+    _CANDIDATE,
+    _GUARDS,
+    candidate_lines,
+    find_secrets,  # noqa: F401
+    secret_variables,
+)
 
 
 def _variables_block_lines(target: Target) -> list[int]:
@@ -59,7 +66,7 @@ def _variable_hits(target: Target) -> Iterator[Hit]:
     "leaked-secret",
     severity="error",
     summary="A credential in a committed file: a `/t/<token>/` channel, `user:password@`, a token "
-            "in a pip index URL, a secret in `variables:`.",
+    "in a pip index URL, a secret in `variables:`.",
     description="""
         Private channels and package indexes are often written with their credentials in the
         URL: `https://conda.anaconda.org/t/<token>/my-channel`, `https://user:pass@pypi.example.org/simple`,
@@ -115,8 +122,11 @@ def leaked_secret(target: Target, ctx: Context) -> Iterator[Hit]:
         return
     for n in candidate_lines(text, _CANDIDATE):
         for s in find_secrets(target.line_text(n)):
-            what = {"token": "an access token", "user:password": "a user name and password",
-                    "query token": "a token"}[s.kind]
+            what = {
+                "token": "an access token",
+                "user:password": "a user name and password",
+                "query token": "a token",
+            }[s.kind]
             yield Hit(n, f"{what} in a URL: {s.redacted}")
     yield from _variable_hits(target)
 
@@ -124,8 +134,10 @@ def leaked_secret(target: Target, ctx: Context) -> Iterator[Hit]:
 # --------------------------------------------------------------------------------------------
 # leaked-prefix
 
-_HOME = re.compile(r"(?<![\w.~])(?:/home/|/Users/|[A-Za-z]:[\\/]{1,2}Users[\\/]{1,2})(?![<$%{~*])"
-                   r"(?P<user>[^/\\\s'\"<>]+)")
+_HOME = re.compile(
+    r"(?<![\w.~])(?:/home/|/Users/|[A-Za-z]:[\\/]{1,2}Users[\\/]{1,2})(?![<$%{~*])"
+    r"(?P<user>[^/\\\s'\"<>]+)"
+)
 _HOME_QUICK = re.compile(r"/home/|/Users/|:\\{1,2}Users\\")
 _GUARDS[_HOME_QUICK] = ("/home/", "/Users/", "Users\\")
 
@@ -179,13 +191,15 @@ def leaked_prefix(target: Target, ctx: Context) -> Iterator[Hit]:
             if line.startswith("prefix") and PREFIX_LINE.match(line):
                 prefix_lines.add(n)
                 path = line.split(":", 1)[1].strip().strip("'\"")
-                yield Hit(n, f"`prefix: {path}` is the path of one machine's environment; remove "
-                             f"it (conda uses -n/-p or `name:` instead)")
+                yield Hit(
+                    n,
+                    f"`prefix: {path}` is the path of one machine's environment; remove "
+                    f"it (conda uses -n/-p or `name:` instead)",
+                )
     for n in candidate_lines(text, _HOME_QUICK):
         if n in prefix_lines:
             continue
         m = _HOME.search(target.line_text(n))
         if m:
-            path = target.line_text(n)[m.start():].split()[0].strip("'\",")
-            yield Hit(n, f"absolute home path {path} (user {m.group('user')}) only exists on one "
-                         f"machine")
+            path = target.line_text(n)[m.start() :].split()[0].strip("'\",")
+            yield Hit(n, f"absolute home path {path} (user {m.group('user')}) only exists on one machine")

@@ -1,9 +1,10 @@
 """Turning command-line inputs into check targets: files (read and parsed once), live environments,
 and the spec/lock pairs the lock rules compare."""
+
 from __future__ import annotations
 
 import os
-from typing import Sequence
+from collections.abc import Sequence
 
 from envkit.checks.core import Target
 from envkit.model import EnvSpec, LiveEnv, Lock
@@ -95,11 +96,13 @@ def not_an_environment_file(spec: EnvSpec, text: str, path: str) -> None:
         return raw.split(":", 1)[0].strip().strip("'\"") or key
 
     names = ", ".join(written(k, ln) for k, ln in other[:5]) + (", ..." if len(other) > 5 else "")
-    raise ParseError(f"not an environment file: no channels: or dependencies:, and top-level keys an "
-                     f"environment file does not have ({names})",
-                     where=Where(file=path, line=other[0][1]),
-                     hint="envkit reads environment.yml, conda-lock.yml, pixi.lock, explicit "
-                          "files, requirements files and `conda list` output")
+    raise ParseError(
+        f"not an environment file: no channels: or dependencies:, and top-level keys an "
+        f"environment file does not have ({names})",
+        where=Where(file=path, line=other[0][1]),
+        hint="envkit reads environment.yml, conda-lock.yml, pixi.lock, explicit "
+        "files, requirements files and `conda list` output",
+    )
 
 
 def live_target(env: LiveEnv) -> Target:
@@ -107,8 +110,14 @@ def live_target(env: LiveEnv) -> Target:
     return Target(path=env.prefix, kind="live", model=env)
 
 
-def load_targets(paths: Sequence[str], *, lock: str | None = None, live: LiveEnv | None = None,
-                 format: str | None = None, stdin: str | None = None) -> list[Target]:
+def load_targets(
+    paths: Sequence[str],
+    *,
+    lock: str | None = None,
+    live: LiveEnv | None = None,
+    format: str | None = None,
+    stdin: str | None = None,
+) -> list[Target]:
     """Targets for `paths` (in order), the `lock` file (added unless already among them) and the
     live environment, with spec/lock pairs set (see `pair`).  A path `-` is standard input (the
     text `stdin`; see `load_file`); raises UsageError when `-` is given more than once."""
@@ -134,8 +143,10 @@ def load_targets(paths: Sequence[str], *, lock: str | None = None, live: LiveEnv
         if not lock_targets:
             from envkit.errors import UsageError, Where
 
-            raise UsageError("--lock needs a lock file (conda-lock.yml, pixi.lock, an explicit file)",
-                             where=Where(file=lock))
+            raise UsageError(
+                "--lock needs a lock file (conda-lock.yml, pixi.lock, an explicit file)",
+                where=Where(file=lock),
+            )
     if live is not None:
         t = live_target(live)
         if lock_targets:
@@ -169,8 +180,9 @@ def pair(targets: list[Target], lock: Target | None = None) -> None:
         if specs and lock.spec is None:
             lock.spec = specs[0]
         return
-    locks = [t for t in targets if t.kind == "lock" and isinstance(t.model, Lock)
-             and t.model.kind == "conda-lock"]
+    locks = [
+        t for t in targets if t.kind == "lock" and isinstance(t.model, Lock) and t.model.kind == "conda-lock"
+    ]
     for lt in locks:
         sources = {os.path.basename(s) for s in lt.model.sources}
         named = [s for s in specs if os.path.basename(s.path) in sources]

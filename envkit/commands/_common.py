@@ -1,11 +1,12 @@
 """Helpers shared by the command modules (CLI side only: these may print)."""
+
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
-from envkit.output import warn
 from envkit.conda.names import Duplicate, duplicate_warning, find_duplicates
 from envkit.model import EnvSpec, LiveEnv, Lock
+from envkit.output import warn
 
 
 def duplicates_of(env: EnvSpec | Lock | LiveEnv, *, extra=None) -> list[Duplicate]:
@@ -84,7 +85,9 @@ def _line_of(env, d: Duplicate) -> int | None:
                 return p.line
         return next((c.line for c in env.conda if c.name == d.conda_name), None)
     if isinstance(env, Lock):
-        return next((p.line for p in env.packages if p.manager == "pip" and pep503(p.name) == d.project), None)
+        return next(
+            (p.line for p in env.packages if p.manager == "pip" and pep503(p.name) == d.project), None
+        )
     return None
 
 

@@ -1,5 +1,6 @@
 """`envkit check` (the CI gate for environment files, locks and live environments) and
 `envkit explain RULE`."""
+
 from __future__ import annotations
 
 import click
@@ -29,43 +30,81 @@ def _rule_list(values: tuple[str, ...], option: str = "--select") -> tuple[str, 
     if not out and option == "--select":
         from envkit.errors import UsageError
 
-        raise UsageError("--select names no rule, so no rule would run",
-                         hint="give rule names (`envkit check --list-rules`), or leave --select out to run every rule")
+        raise UsageError(
+            "--select names no rule, so no rule would run",
+            hint="give rule names (`envkit check --list-rules`), or leave --select out to run every rule",
+        )
     return tuple(dict.fromkeys(out))
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("files", nargs=-1, metavar="[FILE]...")
-@click.option("--lock", "lock_file", metavar="LOCK",
-              help="The lock to compare the FILEs (stale-lock, lock-unsatisfied) and the live "
-                   "environment (env-drift) with.")
+@click.option(
+    "--lock",
+    "lock_file",
+    metavar="LOCK",
+    help="The lock to compare the FILEs (stale-lock, lock-unsatisfied) and the live "
+    "environment (env-drift) with.",
+)
 @click.option("-n", "--name", metavar="NAME", help="Also check the live conda environment NAME.")
 @click.option("-p", "--prefix", metavar="PREFIX", help="Also check the live environment at PREFIX.")
-@click.option("--select", multiple=True, metavar="RULES",
-              help="Run only these rules (comma-separated; repeatable).")
-@click.option("--ignore", multiple=True, metavar="RULES", help="Skip these rules (comma-separated; repeatable).")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
-              help="Output format.")
-@click.option("--fail-on", type=click.Choice(SEVERITY_CHOICES), default=None,
-              help="Exit 1 when a finding is at least this severe [default: error, or fail-on in "
-                   "the configuration].")
-@click.option("--fix", is_flag=True,
-              help="Apply the safe mechanical fixes (remove `prefix:`, redact credentials, add "
-                   "`pip`), atomically, and report them.")
-@click.option("--input-format", type=click.Choice(INPUT_FORMATS),
-              help="Read the FILEs as this format (default: detected from the content and name).")
+@click.option(
+    "--select", multiple=True, metavar="RULES", help="Run only these rules (comma-separated; repeatable)."
+)
+@click.option(
+    "--ignore", multiple=True, metavar="RULES", help="Skip these rules (comma-separated; repeatable)."
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True, help="Output format."
+)
+@click.option(
+    "--fail-on",
+    type=click.Choice(SEVERITY_CHOICES),
+    default=None,
+    help="Exit 1 when a finding is at least this severe [default: error, or fail-on in the configuration].",
+)
+@click.option(
+    "--fix",
+    is_flag=True,
+    help="Apply the safe mechanical fixes (remove `prefix:`, redact credentials, add "
+    "`pip`), atomically, and report them.",
+)
+@click.option(
+    "--input-format",
+    type=click.Choice(INPUT_FORMATS),
+    help="Read the FILEs as this format (default: detected from the content and name).",
+)
 @click.option("-o", "--output", metavar="OUT", help="Write the report to OUT instead of stdout.")
-@click.option("--config", "config_path", metavar="TOML",
-              help="Configuration file [default: .envkit.toml or pyproject.toml [tool.envkit], "
-                   "searched upwards].")
-@click.option("--machine", "machine", metavar="PROFILE|host|ssh://HOST",
-              help="Also check that the FILEs install and run on this machine: a profile file "
-                   "(`envkit machine -o FILE`), `host` (this machine) or ssh://HOST (the machine-* rules).")
+@click.option(
+    "--config",
+    "config_path",
+    metavar="TOML",
+    help="Configuration file [default: .envkit.toml or pyproject.toml [tool.envkit], searched upwards].",
+)
+@click.option(
+    "--machine",
+    "machine",
+    metavar="PROFILE|host|ssh://HOST",
+    help="Also check that the FILEs install and run on this machine: a profile file "
+    "(`envkit machine -o FILE`), `host` (this machine) or ssh://HOST (the machine-* rules).",
+)
 @click.option("--list-rules", is_flag=True, help="List the rules and exit.")
-def check(files: tuple[str, ...], lock_file: str | None, name: str | None, prefix: str | None,
-          select: tuple[str, ...], ignore: tuple[str, ...], fmt: str, fail_on: str | None, fix: bool,
-          input_format: str | None, output: str | None, config_path: str | None,
-          machine: str | None, list_rules: bool) -> int:
+def check(
+    files: tuple[str, ...],
+    lock_file: str | None,
+    name: str | None,
+    prefix: str | None,
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    fmt: str,
+    fail_on: str | None,
+    fix: bool,
+    input_format: str | None,
+    output: str | None,
+    config_path: str | None,
+    machine: str | None,
+    list_rules: bool,
+) -> int:
     """Check environment files, locks and live environments (the CI gate).
 
     With no FILE (and no -n/-p), checks environment.yml / environment.yaml, conda-lock.yml and
@@ -75,8 +114,8 @@ def check(files: tuple[str, ...], lock_file: str | None, name: str | None, prefi
     Exit codes: 0 no finding at or above --fail-on, 1 findings, 2 usage or parse error.
     `envkit explain RULE` describes a rule with an example.
     """
-    from envkit.output import emit, input_format_hint
     from envkit.errors import EnvkitError, UsageError
+    from envkit.output import emit, input_format_hint
 
     if list_rules:
         from envkit.render.rule_docs import render_rule_list
@@ -96,9 +135,11 @@ def check(files: tuple[str, ...], lock_file: str | None, name: str | None, prefi
     if not paths and name is None and prefix is None:
         paths = discover(".")
         if not paths and lock_file is None:
-            raise UsageError("nothing to check: no FILE given and no environment.yml, "
-                             "environment.yaml, conda-lock.yml or pixi.lock here",
-                             hint="pass files, or -n NAME / -p PREFIX for a live environment")
+            raise UsageError(
+                "nothing to check: no FILE given and no environment.yml, "
+                "environment.yaml, conda-lock.yml or pixi.lock here",
+                hint="pass files, or -n NAME / -p PREFIX for a live environment",
+            )
     from envkit.sources import STDIN, check_stdin_once, read_stdin
 
     check_stdin_once(paths + [lock_file])
@@ -177,8 +218,8 @@ def _warn_duplicates(targets, config) -> None:
     """The shared conda+pip duplicate warning, once per project and source: the environments of a
     pixi.lock (one target each) or a file given twice are one source.  Lines name their source when
     more than one was read.  Silenced as the rule is (config, --ignore, inline suppressions)."""
-    from envkit.output import warn
     from envkit.commands._common import duplicate_messages
+    from envkit.output import warn
 
     per_source: dict[str, list[str]] = {}
     for t in targets:

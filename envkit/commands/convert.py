@@ -8,6 +8,7 @@ or --to.  What the target cannot hold is printed on stderr (and listed under "lo
 the exit code is 1 then, unless --allow-loss accepts it (the output is written either way, so that
 the user can look at it).
 """
+
 from __future__ import annotations
 
 import click
@@ -21,15 +22,31 @@ EXIT_LOSS = 1
 
 @click.command("convert")
 @click.argument("source", metavar="IN")
-@click.option("-o", "--output", metavar="OUT", help="Write here (atomically); its name picks the format. '-': stdout.")
-@click.option("--to", "target", type=click.Choice(TARGETS), help="The output format (default: from OUT's name).")
-@click.option("--platform", metavar="PLATFORM", help="The platform to write, for one-platform outputs "
-              "(explicit, env, requirements, pylock), or to give one to a lock that has none (pylock, uv.lock).")
-@click.option("--format", "in_format", type=click.Choice(FORMATS), help="Read IN as this format (default: detected).")
-@click.option("-e", "--env", "--environment", "environment", metavar="NAME", help="pixi.lock: the environment to read.")
+@click.option(
+    "-o", "--output", metavar="OUT", help="Write here (atomically); its name picks the format. '-': stdout."
+)
+@click.option(
+    "--to", "target", type=click.Choice(TARGETS), help="The output format (default: from OUT's name)."
+)
+@click.option(
+    "--platform",
+    metavar="PLATFORM",
+    help="The platform to write, for one-platform outputs "
+    "(explicit, env, requirements, pylock), or to give one to a lock that has none (pylock, uv.lock).",
+)
+@click.option(
+    "--format", "in_format", type=click.Choice(FORMATS), help="Read IN as this format (default: detected)."
+)
+@click.option(
+    "-e", "--env", "--environment", "environment", metavar="NAME", help="pixi.lock: the environment to read."
+)
 @click.option("--allow-loss", is_flag=True, help="Exit 0 even when the output cannot hold everything IN has.")
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON report (format, platform, losses) on stdout; "
-              "needs -o FILE.")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print a JSON report (format, platform, losses) on stdout; needs -o FILE.",
+)
 def convert(source, output, target, platform, in_format, environment, allow_loss, as_json) -> int:
     """Convert an environment file or lock to another format.
 
@@ -40,11 +57,12 @@ def convert(source, output, target, platform, in_format, environment, allow_loss
 
     Exit codes: 0 converted without loss (or --allow-loss), 1 something was dropped, 2 unusable input.
     """
-    from envkit.output import emit
-    from envkit.convert import convert as do_convert, target_from_name
+    from envkit.convert import convert as do_convert
+    from envkit.convert import target_from_name
     from envkit.errors import UsageError
     from envkit.formats import detect_format, read_text
     from envkit.io import read_text as read_file
+    from envkit.output import emit
 
     if output is None and target is None:
         raise UsageError("say where to write: -o OUT (its name picks the format) or --to FORMAT")
@@ -53,8 +71,10 @@ def convert(source, output, target, platform, in_format, environment, allow_loss
     if target is None:
         target = target_from_name(output)
         if target is None:
-            raise UsageError(f"cannot tell the output format from the name {output!r}",
-                             hint=f"pass --to (one of: {', '.join(TARGETS)})")
+            raise UsageError(
+                f"cannot tell the output format from the name {output!r}",
+                hint=f"pass --to (one of: {', '.join(TARGETS)})",
+            )
     text = read_file(source)
     fmt = in_format or detect_format(text, source)
     model = read_text(text, filename=source, format=fmt, environment=environment)
@@ -65,10 +85,16 @@ def convert(source, output, target, platform, in_format, environment, allow_loss
     if as_json:
         import json
 
-        doc = {"source": source, "source_format": fmt, "output": output, "target": target,
-               "platform": platform, "lossless": not result.losses,
-               "left_out_platforms": list(result.left_out_platforms),
-               "losses": [loss.as_dict() for loss in result.losses]}
+        doc = {
+            "source": source,
+            "source_format": fmt,
+            "output": output,
+            "target": target,
+            "platform": platform,
+            "lossless": not result.losses,
+            "left_out_platforms": list(result.left_out_platforms),
+            "losses": [loss.as_dict() for loss in result.losses],
+        }
         click.echo(json.dumps(doc, indent=2, ensure_ascii=False))
     return EXIT_LOSS if result.losses and not allow_loss else 0
 

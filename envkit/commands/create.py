@@ -1,4 +1,5 @@
 """`envkit create`: create an environment from a lock, without solving."""
+
 from __future__ import annotations
 
 import click
@@ -7,21 +8,46 @@ from envkit.formats import FORMATS
 
 
 @click.command("create")
-@click.option("--lock", "lock_file", required=True, type=click.Path(dir_okay=False),
-              help="The lock to install (conda-lock.yml, an explicit file, pixi.lock, ...).")
+@click.option(
+    "--lock",
+    "lock_file",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="The lock to install (conda-lock.yml, an explicit file, pixi.lock, ...).",
+)
 @click.option("-p", "--prefix", type=click.Path(file_okay=False), help="Create the environment at this path.")
 @click.option("-n", "--name", help="Create the environment with this name (in the first envs directory).")
-@click.option("--platform", default=None, metavar="SUBDIR",
-              help="The locked platform to install [default: this machine's].")
-@click.option("--env", "environment", metavar="NAME",
-              help="The environment of a pixi.lock to install [default: default].")
-@click.option("--input-format", type=click.Choice(FORMATS),
-              help="Read the lock as this format [default: detected from the content].")
-@click.option("--backend", type=click.Choice(("rattler", "conda", "mamba", "micromamba")), default="rattler",
-              show_default=True, help="Install the conda packages with py-rattler, or with a conda executable.")
-@click.option("-q", "--quiet", is_flag=True,
-              help="No progress on stderr (downloads and linking are shown only on a terminal, or with "
-                   "ENVKIT_PROGRESS=1).")
+@click.option(
+    "--platform",
+    default=None,
+    metavar="SUBDIR",
+    help="The locked platform to install [default: this machine's].",
+)
+@click.option(
+    "--env",
+    "environment",
+    metavar="NAME",
+    help="The environment of a pixi.lock to install [default: default].",
+)
+@click.option(
+    "--input-format",
+    type=click.Choice(FORMATS),
+    help="Read the lock as this format [default: detected from the content].",
+)
+@click.option(
+    "--backend",
+    type=click.Choice(("rattler", "conda", "mamba", "micromamba")),
+    default="rattler",
+    show_default=True,
+    help="Install the conda packages with py-rattler, or with a conda executable.",
+)
+@click.option(
+    "-q",
+    "--quiet",
+    is_flag=True,
+    help="No progress on stderr (downloads and linking are shown only on a terminal, or with "
+    "ENVKIT_PROGRESS=1).",
+)
 def create(lock_file, prefix, name, platform, environment, input_format, backend, quiet) -> int:
     """Create an environment holding exactly the packages of a lock.
 
@@ -39,11 +65,18 @@ def create(lock_file, prefix, name, platform, environment, input_format, backend
         raise UsageError("give exactly one of -p PREFIX or -n NAME")
     text, lk = read_lock_file(lock_file, input_format, environment)
     if not isinstance(lk, Lock):
-        raise ParseError("not a lock file (it reads as an environment spec, which needs solving)",
-                         where=Where(file=lock_file), hint="lock it first: envkit lock -f FILE")
+        raise ParseError(
+            "not a lock file (it reads as an environment spec, which needs solving)",
+            where=Where(file=lock_file),
+            hint="lock it first: envkit lock -f FILE",
+        )
     if environment and lk.kind != "pixi":
-        raise UsageError(f"--env picks an environment of a pixi.lock; this is a {lk.kind} lock, which holds "
-                         "one environment", where=Where(file=lock_file), hint="leave out --env")
+        raise UsageError(
+            f"--env picks an environment of a pixi.lock; this is a {lk.kind} lock, which holds "
+            "one environment",
+            where=Where(file=lock_file),
+            hint="leave out --env",
+        )
     environments = None
     if lk.kind == "pixi" and (platform or host_platform()) not in lk.platforms:
         # say which environments have it (a second parse, only on this error path)
@@ -53,8 +86,8 @@ def create(lock_file, prefix, name, platform, environment, input_format, backend
     warn_duplicates([lk])
     target = prefix or new_env_prefix(name)
     if lk.pip_options:
-        from envkit.output import warn
         from envkit.create import pip_option_lines
+        from envkit.output import warn
 
         for w in pip_option_lines(lk.pip_options)[1]:
             warn(w)
@@ -66,23 +99,37 @@ def create(lock_file, prefix, name, platform, environment, input_format, backend
 
         pkgs = lk.for_platform(choose_platform(lk, platform, environments=environments))
         n_conda = sum(1 for p in pkgs if p.manager == "conda")
-        say(f"creating {target}: {n_conda} conda packages (download, verify, link), then "
-            f"{len(pkgs) - n_conda} pip packages")
-    result = create_from_lock(lk, target, platform=platform, backend=backend, environments=environments,
-                              show_progress=enabled(quiet))
+        say(
+            f"creating {target}: {n_conda} conda packages (download, verify, link), then "
+            f"{len(pkgs) - n_conda} pip packages"
+        )
+    result = create_from_lock(
+        lk,
+        target,
+        platform=platform,
+        backend=backend,
+        environments=environments,
+        show_progress=enabled(quiet),
+    )
     if result.by_pin:
         from envkit.output import warn
 
-        warn(f"{len(result.by_pin)} pip package(s) had no artifact in the lock (#envkit-unresolved) and were "
-             f"installed by pin from the configured index, without hash checking: {', '.join(result.by_pin)}")
+        warn(
+            f"{len(result.by_pin)} pip package(s) had no artifact in the lock (#envkit-unresolved) and were "
+            f"installed by pin from the configured index, without hash checking: {', '.join(result.by_pin)}"
+        )
     if result.unset_variables:
         from envkit.output import warn
 
         names = " ".join(f"{n}=..." for n in result.unset_variables)
-        warn(f"the lock records {len(result.unset_variables)} environment variable(s) without their value (a "
-             f"credential, redacted when it was locked), not set: {', '.join(result.unset_variables)}; set them with "
-             f"`conda env config vars set {names} -p {result.prefix}`")
+        warn(
+            f"the lock records {len(result.unset_variables)} environment variable(s) without their value (a "
+            f"credential, redacted when it was locked), not set: {', '.join(result.unset_variables)}; set them with "
+            f"`conda env config vars set {names} -p {result.prefix}`"
+        )
     hashes = ", pip hashes required" if result.require_hashes else ""
-    click.echo(f"created {result.prefix} ({result.platform}, {result.backend}): {result.conda} conda and "
-               f"{result.pip} pip packages{hashes}")
+    click.echo(
+        f"created {result.prefix} ({result.platform}, {result.backend}): {result.conda} conda and "
+        f"{result.pip} pip packages{hashes}"
+    )
     return 0

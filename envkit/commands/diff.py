@@ -1,4 +1,5 @@
 """`envkit diff SOURCE_A SOURCE_B`: why does the server behave differently from my laptop?"""
+
 from __future__ import annotations
 
 import click
@@ -11,26 +12,59 @@ OUTPUT_FORMATS = ("text", "json", "markdown")
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("source_a", metavar="SOURCE_A")
 @click.argument("source_b", metavar="SOURCE_B")
-@click.option("--platform", metavar="P",
-              help="Platform of a multi-platform lock (default: the other side's, else this machine's).")
-@click.option("--format", "fmt", type=click.Choice(OUTPUT_FORMATS), default="text", show_default=True,
-              help="Output format.")
+@click.option(
+    "--platform",
+    metavar="P",
+    help="Platform of a multi-platform lock (default: the other side's, else this machine's).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(OUTPUT_FORMATS),
+    default="text",
+    show_default=True,
+    help="Output format.",
+)
 @click.option("--all", "show_all", is_flag=True, help="Also list unchanged packages (and channels, options).")
-@click.option("--env", "environment", metavar="NAME", help="The environment of a pixi.lock (default: default).")
-@click.option("--input-format", type=click.Choice(FORMATS),
-              help="Read file sources as this format (default: detected from the content).")
-@click.option("--color", type=click.Choice(("auto", "always", "never")), default="auto", show_default=True,
-              help="Colour the text output: auto = on a terminal, unless NO_COLOR is set.")
+@click.option(
+    "--env", "environment", metavar="NAME", help="The environment of a pixi.lock (default: default)."
+)
+@click.option(
+    "--input-format",
+    type=click.Choice(FORMATS),
+    help="Read file sources as this format (default: detected from the content).",
+)
+@click.option(
+    "--color",
+    type=click.Choice(("auto", "always", "never")),
+    default="auto",
+    show_default=True,
+    help="Colour the text output: auto = on a terminal, unless NO_COLOR is set.",
+)
 @click.option("-o", "--output", metavar="FILE", help="Write the report to FILE instead of stdout.")
-@click.option("--machine-a", metavar="PROFILE",
-              help="The machine of SOURCE_A for the header: a profile file (envkit machine -o), "
-                   "host or ssh://HOST.")
+@click.option(
+    "--machine-a",
+    metavar="PROFILE",
+    help="The machine of SOURCE_A for the header: a profile file (envkit machine -o), host or ssh://HOST.",
+)
 @click.option("--machine-b", metavar="PROFILE", help="The same for SOURCE_B.")
-@click.option("--no-machine", is_flag=True,
-              help="Do not probe or show the machines (no probe runs over ssh).")
-def diff(source_a: str, source_b: str, platform: str | None, fmt: str, show_all: bool,
-         environment: str | None, input_format: str | None, color: str, output: str | None,
-         machine_a: str | None, machine_b: str | None, no_machine: bool) -> int:
+@click.option(
+    "--no-machine", is_flag=True, help="Do not probe or show the machines (no probe runs over ssh)."
+)
+def diff(
+    source_a: str,
+    source_b: str,
+    platform: str | None,
+    fmt: str,
+    show_all: bool,
+    environment: str | None,
+    input_format: str | None,
+    color: str,
+    output: str | None,
+    machine_a: str | None,
+    machine_b: str | None,
+    no_machine: bool,
+) -> int:
     """Explain how two environments differ, most important first.
 
     A SOURCE is an environment file in any format envkit reads (environment.yml, a `conda env
@@ -48,18 +82,20 @@ def diff(source_a: str, source_b: str, platform: str | None, fmt: str, show_all:
     import os
     import sys
 
-    from envkit.output import emit, warn
     from envkit.commands._common import duplicate_messages
     from envkit.envdiff import diff as diff_core
     from envkit.model import LiveEnv
+    from envkit.output import emit, warn
     from envkit.sources import check_stdin_once, resolve
 
     check_stdin_once((source_a, source_b))
     if no_machine and (machine_a or machine_b):
         from envkit.errors import UsageError
 
-        raise UsageError("--no-machine and --machine-a/--machine-b contradict each other",
-                         hint="drop --no-machine to show the machines")
+        raise UsageError(
+            "--no-machine and --machine-a/--machine-b contradict each other",
+            hint="drop --no-machine to show the machines",
+        )
     probe = not no_machine
     a = _resolve(resolve, source_a, input_format, environment, probe)
     b = _resolve(resolve, source_b, input_format, environment, probe)
@@ -91,8 +127,12 @@ def diff(source_a: str, source_b: str, platform: str | None, fmt: str, show_all:
         from envkit.render.diff_text import render_text
 
         if color == "auto":
-            use_color = (output is None and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-                         and os.environ.get("TERM") != "dumb")
+            use_color = (
+                output is None
+                and sys.stdout.isatty()
+                and not os.environ.get("NO_COLOR")
+                and os.environ.get("TERM") != "dumb"
+            )
         else:
             use_color = color == "always"
         width = _width()

@@ -8,6 +8,7 @@ Formats: `yaml` (default, a normalized environment.yml), `explicit` (conda's `@E
 with md5), `conda-lock` (conda-lock.yml version 1, one platform), `json` (envkit's own schema,
 documented in docs/commands/export.md and `envkit.render.export.JSON_SCHEMA_VERSION`).
 """
+
 from __future__ import annotations
 
 import click
@@ -15,18 +16,36 @@ import click
 FORMATS = ("yaml", "explicit", "conda-lock", "json")
 
 
-
 @click.command("export")
 @click.option("-n", "--name", "env_name", metavar="NAME", help="Environment name (resolved like conda does).")
-@click.option("-p", "--prefix", metavar="PREFIX", type=click.Path(file_okay=False), help="Environment prefix path.")
-@click.option("--backend", type=click.Choice(["native", "conda", "mamba", "micromamba"]), default="native",
-              show_default=True, help="Read the prefix directly, or ask that executable's --json commands.")
-@click.option("--exe", metavar="PATH", help="The conda/mamba/micromamba executable (default: CONDA_EXE, MAMBA_EXE, PATH).")
-@click.option("--from-history", is_flag=True, help="Only the specs you asked for (with pip packages and -c channels).")
+@click.option(
+    "-p", "--prefix", metavar="PREFIX", type=click.Path(file_okay=False), help="Environment prefix path."
+)
+@click.option(
+    "--backend",
+    type=click.Choice(["native", "conda", "mamba", "micromamba"]),
+    default="native",
+    show_default=True,
+    help="Read the prefix directly, or ask that executable's --json commands.",
+)
+@click.option(
+    "--exe",
+    metavar="PATH",
+    help="The conda/mamba/micromamba executable (default: CONDA_EXE, MAMBA_EXE, PATH).",
+)
+@click.option(
+    "--from-history", is_flag=True, help="Only the specs you asked for (with pip packages and -c channels)."
+)
 @click.option("--no-builds", is_flag=True, help="Pin versions exactly (name==version) without build strings.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="yaml", show_default=True)
-@click.option("--hash", "digest", type=click.Choice(["md5", "sha256"]), default="md5", show_default=True,
-              help="The hash each URL of --format explicit carries (as `conda list --explicit --md5/--sha256`).")
+@click.option(
+    "--hash",
+    "digest",
+    type=click.Choice(["md5", "sha256"]),
+    default="md5",
+    show_default=True,
+    help="The hash each URL of --format explicit carries (as `conda list --explicit --md5/--sha256`).",
+)
 @click.option("-o", "--output", metavar="FILE", help="Write to FILE (atomically) instead of stdout.")
 def export(env_name, prefix, backend, exe, from_history, no_builds, fmt, digest, output) -> int:
     """Export a live conda environment exactly.
@@ -37,20 +56,25 @@ def export(env_name, prefix, backend, exe, from_history, no_builds, fmt, digest,
     editable checkouts are written as such.
     """
     from envkit.backends import open_env
-    from envkit.output import emit, warn
     from envkit.commands._common import warn_duplicates
     from envkit.errors import UsageError
+    from envkit.output import emit, warn
     from envkit.render.export import render_export
 
     if from_history and fmt in ("explicit", "conda-lock"):
-        raise UsageError(f"--from-history cannot be written as {fmt}: it has no exact packages",
-                         hint="use --format yaml or json")
+        raise UsageError(
+            f"--from-history cannot be written as {fmt}: it has no exact packages",
+            hint="use --format yaml or json",
+        )
     if no_builds and fmt in ("explicit", "conda-lock"):
         raise UsageError(f"--no-builds does not apply to --format {fmt} (it lists exact artifacts)")
     if exe and backend == "native":
         # the native backend runs no executable: a silently ignored --exe hides a typo'd command line
-        raise UsageError("--exe names the executable of --backend conda, mamba or micromamba; the native "
-                         "backend (the default) runs none", hint="add --backend conda (or mamba, micromamba)")
+        raise UsageError(
+            "--exe names the executable of --backend conda, mamba or micromamba; the native "
+            "backend (the default) runs none",
+            hint="add --backend conda (or mamba, micromamba)",
+        )
     env = open_env(name=env_name, prefix=prefix, backend=backend, exe=exe)
     for w in env.warnings:
         warn(w)
@@ -61,8 +85,15 @@ def export(env_name, prefix, backend, exe, from_history, no_builds, fmt, digest,
     notes: list[str] = []
     if digest != "md5" and fmt != "explicit":
         raise UsageError(f"--hash applies to --format explicit only, not {fmt}")
-    text = render_export(env, fmt=fmt, from_history=from_history, no_builds=no_builds, command=regen,
-                         notes=notes, digest=digest)
+    text = render_export(
+        env,
+        fmt=fmt,
+        from_history=from_history,
+        no_builds=no_builds,
+        command=regen,
+        notes=notes,
+        digest=digest,
+    )
     for n in notes:
         warn(n)
     emit(text, output)

@@ -1,4 +1,5 @@
 """`envkit lock`: lock a live environment exactly, solve a spec into conda-lock.yml, or check a lock."""
+
 from __future__ import annotations
 
 import os
@@ -11,41 +12,119 @@ BACKENDS = ("native", "conda", "mamba", "micromamba")
 
 @click.command("lock")
 @click.option("-n", "--name", help="Lock the live environment with this name.")
-@click.option("-p", "--prefix", type=click.Path(file_okay=False), help="Lock the live environment at this path.")
-@click.option("-f", "--file", "spec_file", type=click.Path(dir_okay=False),
-              help="Solve this environment file (environment.yml) instead of reading a live environment.")
-@click.option("--platform", "platforms", multiple=True, metavar="SUBDIR",
-              help="Platform to solve -f for (repeatable; default: the file's `platforms:`, else this machine's).")
-@click.option("-o", "--output", default="conda-lock.yml", show_default=True,
-              help="Where to write the lock ('-' for stdout).")
-@click.option("--env-lock", "env_lock", default=None, metavar="FILE",
-              help="Where -n/-p writes the exact environment file [default: named after -o, beside it: "
-                   "conda-lock.yml -> environment.lock.yml, X.conda-lock.yml -> X.environment.lock.yml, "
-                   "STEM.EXT -> STEM.environment.lock.yml; none with -o -].")
+@click.option(
+    "-p", "--prefix", type=click.Path(file_okay=False), help="Lock the live environment at this path."
+)
+@click.option(
+    "-f",
+    "--file",
+    "spec_file",
+    type=click.Path(dir_okay=False),
+    help="Solve this environment file (environment.yml) instead of reading a live environment.",
+)
+@click.option(
+    "--platform",
+    "platforms",
+    multiple=True,
+    metavar="SUBDIR",
+    help="Platform to solve -f for (repeatable; default: the file's `platforms:`, else this machine's).",
+)
+@click.option(
+    "-o",
+    "--output",
+    default="conda-lock.yml",
+    show_default=True,
+    help="Where to write the lock ('-' for stdout).",
+)
+@click.option(
+    "--env-lock",
+    "env_lock",
+    default=None,
+    metavar="FILE",
+    help="Where -n/-p writes the exact environment file [default: named after -o, beside it: "
+    "conda-lock.yml -> environment.lock.yml, X.conda-lock.yml -> X.environment.lock.yml, "
+    "STEM.EXT -> STEM.environment.lock.yml; none with -o -].",
+)
 @click.option("--no-env-lock", is_flag=True, help="With -n/-p, do not write the exact environment file.")
-@click.option("--backend", type=click.Choice(BACKENDS), default="native", show_default=True,
-              help="How -n/-p reads the environment.")
-@click.option("--channel-priority", type=click.Choice(("strict", "flexible", "disabled")), default="strict",
-              show_default=True, help="Channel priority when solving -f.")
-@click.option("--virtual-package", "virtual_packages", multiple=True, metavar="[PLATFORM:]__NAME=VERSION",
-              help="Set a virtual package when solving, e.g. linux-64:__cuda=12.4 (repeatable); with --check, "
-                   "the ones a conda-lock lock was made with.")
-@click.option("--solver", type=click.Choice(("rattler", "conda-lock")), default="rattler", show_default=True,
-              help="Solve -f with py-rattler, or with conda-lock (needs a conda executable).")
+@click.option(
+    "--backend",
+    type=click.Choice(BACKENDS),
+    default="native",
+    show_default=True,
+    help="How -n/-p reads the environment.",
+)
+@click.option(
+    "--channel-priority",
+    type=click.Choice(("strict", "flexible", "disabled")),
+    default="strict",
+    show_default=True,
+    help="Channel priority when solving -f.",
+)
+@click.option(
+    "--virtual-package",
+    "virtual_packages",
+    multiple=True,
+    metavar="[PLATFORM:]__NAME=VERSION",
+    help="Set a virtual package when solving, e.g. linux-64:__cuda=12.4 (repeatable); with --check, "
+    "the ones a conda-lock lock was made with.",
+)
+@click.option(
+    "--solver",
+    type=click.Choice(("rattler", "conda-lock")),
+    default="rattler",
+    show_default=True,
+    help="Solve -f with py-rattler, or with conda-lock (needs a conda executable).",
+)
 @click.option("--no-pip", is_flag=True, help="Do not lock the pip section of -f.")
-@click.option("--allow-unhashed-pip", is_flag=True,
-              help="With -n/-p, lock pip packages whose artifact pip cannot find without URL or hash "
-                   "(marked #envkit-unresolved) instead of failing.")
-@click.option("-q", "--quiet", is_flag=True,
-              help="No progress on stderr (it is shown only on a terminal, or with ENVKIT_PROGRESS=1).")
-@click.option("--check", is_flag=True,
-              help="Do not lock: exit 1 when --lock is stale or does not satisfy -f, 0 when it fits.")
-@click.option("--lock", "lock_file", type=click.Path(dir_okay=False), metavar="FILE",
-              help="The lock --check reads [default: conda-lock.yml].")
-@click.option("--env", "environment", metavar="NAME",
-              help="With --check: the environment of a pixi.lock to check [default: default].")
-def lock(name, prefix, spec_file, platforms, output, env_lock, no_env_lock, backend, channel_priority,
-         virtual_packages, solver, no_pip, allow_unhashed_pip, quiet, check, lock_file, environment) -> int:
+@click.option(
+    "--allow-unhashed-pip",
+    is_flag=True,
+    help="With -n/-p, lock pip packages whose artifact pip cannot find without URL or hash "
+    "(marked #envkit-unresolved) instead of failing.",
+)
+@click.option(
+    "-q",
+    "--quiet",
+    is_flag=True,
+    help="No progress on stderr (it is shown only on a terminal, or with ENVKIT_PROGRESS=1).",
+)
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Do not lock: exit 1 when --lock is stale or does not satisfy -f, 0 when it fits.",
+)
+@click.option(
+    "--lock",
+    "lock_file",
+    type=click.Path(dir_okay=False),
+    metavar="FILE",
+    help="The lock --check reads [default: conda-lock.yml].",
+)
+@click.option(
+    "--env",
+    "environment",
+    metavar="NAME",
+    help="With --check: the environment of a pixi.lock to check [default: default].",
+)
+def lock(
+    name,
+    prefix,
+    spec_file,
+    platforms,
+    output,
+    env_lock,
+    no_env_lock,
+    backend,
+    channel_priority,
+    virtual_packages,
+    solver,
+    no_pip,
+    allow_unhashed_pip,
+    quiet,
+    check,
+    lock_file,
+    environment,
+) -> int:
     """Lock a live environment exactly, or solve an environment file for several platforms.
 
     \b
@@ -60,13 +139,21 @@ def lock(name, prefix, spec_file, platforms, output, env_lock, no_env_lock, back
             raise UsageError("--check needs the environment file (-f)")
         if name or prefix:
             raise UsageError("--check compares -f with --lock; it does not read a live environment")
-        for opt, given in (("--platform", platforms), ("--no-pip", no_pip), ("--solver", solver != "rattler"),
-                           ("--channel-priority", channel_priority != "strict"), ("--env-lock", env_lock),
-                           ("--no-env-lock", no_env_lock), ("--allow-unhashed-pip", allow_unhashed_pip)):
+        for opt, given in (
+            ("--platform", platforms),
+            ("--no-pip", no_pip),
+            ("--solver", solver != "rattler"),
+            ("--channel-priority", channel_priority != "strict"),
+            ("--env-lock", env_lock),
+            ("--no-env-lock", no_env_lock),
+            ("--allow-unhashed-pip", allow_unhashed_pip),
+        ):
             if given:
-                raise UsageError(f"{opt} is for locking; --check reads the lock as it is",
-                                 hint="--virtual-package is the one solver option --check takes (for a "
-                                      "conda-lock lock made with non-default virtual packages)")
+                raise UsageError(
+                    f"{opt} is for locking; --check reads the lock as it is",
+                    hint="--virtual-package is the one solver option --check takes (for a "
+                    "conda-lock lock made with non-default virtual packages)",
+                )
         return _check(spec_file, lock_file or "conda-lock.yml", virtual_packages, environment)
     if lock_file:
         raise UsageError("--lock is only for --check (the lock to write is -o)")
@@ -81,12 +168,21 @@ def lock(name, prefix, spec_file, platforms, output, env_lock, no_env_lock, back
         if no_env_lock or env_lock:
             raise UsageError("--env-lock/--no-env-lock are for -n/-p (a spec lock has several platforms)")
         if allow_unhashed_pip:
-            raise UsageError("--allow-unhashed-pip is for -n/-p: a spec's pip section is always locked with "
-                             "hashes (or fails)", hint="use --no-pip to leave the pip section out")
-        return _lock_spec(spec_file, platforms, output, channel_priority, virtual_packages, solver, no_pip, quiet)
-    for opt, given in (("--platform", platforms), ("--virtual-package", virtual_packages),
-                       ("--no-pip", no_pip), ("--solver", solver != "rattler"),
-                       ("--channel-priority", channel_priority != "strict")):
+            raise UsageError(
+                "--allow-unhashed-pip is for -n/-p: a spec's pip section is always locked with "
+                "hashes (or fails)",
+                hint="use --no-pip to leave the pip section out",
+            )
+        return _lock_spec(
+            spec_file, platforms, output, channel_priority, virtual_packages, solver, no_pip, quiet
+        )
+    for opt, given in (
+        ("--platform", platforms),
+        ("--virtual-package", virtual_packages),
+        ("--no-pip", no_pip),
+        ("--solver", solver != "rattler"),
+        ("--channel-priority", channel_priority != "strict"),
+    ):
         if given:
             raise UsageError(f"{opt} is for solving -f; a live environment is locked as it is")
     return _lock_live(name, prefix, backend, output, env_lock, no_env_lock, allow_unhashed_pip, quiet)
@@ -100,8 +196,7 @@ def header_for(command: str) -> str:
     """The generated-by header of a lock written by `command`."""
     from envkit import __version__
 
-    return (f"Generated by envkit {__version__}. Do not edit: regenerate with\n"
-            f"  {command}")
+    return f"Generated by envkit {__version__}. Do not edit: regenerate with\n  {command}"
 
 
 #: What a file of each format is, for refusals to overwrite it.
@@ -142,13 +237,18 @@ def refuse_overwrite(path: str | None, writes: str, option: str) -> None:
         except ParseError:
             found = None  # not text envkit reads, or no format it knows: nothing of its own to protect
     if found is not None and found != writes:
-        raise UsageError(f"refusing to write {noun} ({option}) over {_FORMAT_NAMES.get(found, found)}",
-                         where=Where(file=path),
-                         hint=f"write it elsewhere ({other}), or remove the file first if it is no longer wanted")
+        raise UsageError(
+            f"refusing to write {noun} ({option}) over {_FORMAT_NAMES.get(found, found)}",
+            where=Where(file=path),
+            hint=f"write it elsewhere ({other}), or remove the file first if it is no longer wanted",
+        )
     if writes == "conda-lock" and os.path.basename(path).lower() == "pixi.lock":
-        raise UsageError(f"refusing to write {noun} ({option}), a conda-lock file, under pixi's lock name "
-                         "(pixi would read it as its own lock)", where=Where(file=path),
-                         hint=f"write it elsewhere ({other})")
+        raise UsageError(
+            f"refusing to write {noun} ({option}), a conda-lock file, under pixi's lock name "
+            "(pixi would read it as its own lock)",
+            where=Where(file=path),
+            hint=f"write it elsewhere ({other})",
+        )
 
 
 def env_lock_path(output: str) -> str | None:
@@ -166,27 +266,29 @@ def env_lock_path(output: str) -> str | None:
         return None  # /dev/stdout, a FIFO: a stream like -o -, with no place beside it
     folder, base = os.path.split(output)
     for suffix in ("conda-lock.yml", "conda-lock.yaml"):
-        head = base[:len(base) - len(suffix)]
+        head = base[: len(base) - len(suffix)]
         if base.lower().endswith(suffix) and (not head or head[-1] in ".-_"):
             return os.path.join(folder, head + "environment.lock.yml")
     stem = base.rsplit(".", 1)[0] if "." in base.lstrip(".") else base
     return os.path.join(folder, f"{stem}.environment.lock.yml")
 
 
-def _lock_live(name, prefix, backend, output, env_lock, no_env_lock, allow_unhashed_pip=False,
-               quiet=False) -> int:
+def _lock_live(
+    name, prefix, backend, output, env_lock, no_env_lock, allow_unhashed_pip=False, quiet=False
+) -> int:
     from envkit.backends import open_env
-    from envkit.output import emit, warn
     from envkit.commands._common import warn_duplicates
+    from envkit.errors import UsageError
     from envkit.formats.condalock import write_conda_lock
     from envkit.formats.envyml import write_env
     from envkit.lock import live_env_spec, lock_live, resolve_index_artifacts
-
-    from envkit.errors import UsageError
+    from envkit.output import emit, warn
 
     env_path = None if no_env_lock else (env_lock or env_lock_path(output))
     if env_path and output != "-" and os.path.abspath(env_path) == os.path.abspath(output):
-        raise UsageError(f"--env-lock and -o both name {output}", hint="write the two files to different paths")
+        raise UsageError(
+            f"--env-lock and -o both name {output}", hint="write the two files to different paths"
+        )
     refuse_overwrite(output, "conda-lock", "-o")
     refuse_overwrite(env_path, "env", "--env-lock" if env_lock else "named after -o")
     env = open_env(name=name, prefix=prefix, backend=backend)
@@ -229,37 +331,46 @@ def _lock_live(name, prefix, backend, output, env_lock, no_env_lock, allow_unhas
     n_pip = len(result.packages) - n_conda
     extra = f" and {env_path}" if env_path else ""
     where = "standard output" if output == "-" else output
-    click.echo(f"locked {env.prefix} ({result.platforms[0]}): {n_conda} conda and {n_pip} pip "
-               f"packages -> {where}{extra}", err=True)
+    click.echo(
+        f"locked {env.prefix} ({result.platforms[0]}): {n_conda} conda and {n_pip} pip "
+        f"packages -> {where}{extra}",
+        err=True,
+    )
     return 0
 
 
 #: `envkit lock` has no --input-format (-f is an environment file, --lock a lock): the hints of
 #: format detection, which name --format, say what each option takes instead.
 SPEC_FORMATS_HINT = "-f takes an environment file: environment.yml (or a requirements.txt)"
-LOCK_FORMATS_HINT = ("--lock takes a lock: conda-lock.yml, pixi.lock, an explicit file (@EXPLICIT), "
-                     "`conda list --json` or `conda list --export` output")
+LOCK_FORMATS_HINT = (
+    "--lock takes a lock: conda-lock.yml, pixi.lock, an explicit file (@EXPLICIT), "
+    "`conda list --json` or `conda list --export` output"
+)
 
 
 def _read_spec(path: str):
-    from envkit.lock.read import read_lock_file
     from envkit.errors import ParseError, Where
+    from envkit.lock.read import read_lock_file
     from envkit.model import EnvSpec
 
     spec = read_lock_file(path, None, None, format_hint=SPEC_FORMATS_HINT)[1]
     if not isinstance(spec, EnvSpec):
-        raise ParseError("not an environment file (it reads as a lock)", where=Where(file=path),
-                         hint="pass an environment.yml with -f")
+        raise ParseError(
+            "not an environment file (it reads as a lock)",
+            where=Where(file=path),
+            hint="pass an environment.yml with -f",
+        )
     return spec
 
 
-def _lock_spec(spec_file, platforms, output, channel_priority, virtual_packages, solver, no_pip,
-               quiet=False) -> int:
-    from envkit.output import emit
+def _lock_spec(
+    spec_file, platforms, output, channel_priority, virtual_packages, solver, no_pip, quiet=False
+) -> int:
     from envkit.commands._common import warn_duplicates
     from envkit.conda.platform import host_platform
     from envkit.formats.condalock import write_conda_lock
     from envkit.lock import parse_virtual_package, solve_spec, solve_with_conda_lock
+    from envkit.output import emit
 
     spec = _read_spec(spec_file)
     refuse_overwrite(output, "conda-lock", "-o")
@@ -270,14 +381,22 @@ def _lock_spec(spec_file, platforms, output, channel_priority, virtual_packages,
         if no_pip or channel_priority != "strict":
             from envkit.errors import UsageError
 
-            raise UsageError("--no-pip and --channel-priority apply to the rattler solver; conda-lock "
-                             "reads channel_priority from .condarc and always locks the pip section")
+            raise UsageError(
+                "--no-pip and --channel-priority apply to the rattler solver; conda-lock "
+                "reads channel_priority from .condarc and always locks the pip section"
+            )
         result = solve_with_conda_lock(spec, plats, virtual_packages=vps)
     else:
         from envkit.commands.progress import reporter
 
-        result = solve_spec(spec, plats, channel_priority=channel_priority, virtual_packages=vps,
-                            lock_pip_section=not no_pip, progress=reporter(quiet))
+        result = solve_spec(
+            spec,
+            plats,
+            channel_priority=channel_priority,
+            virtual_packages=vps,
+            lock_pip_section=not no_pip,
+            progress=reporter(quiet),
+        )
     if result.pip_options and output != "-":
         from dataclasses import replace
 
@@ -287,7 +406,7 @@ def _lock_spec(spec_file, platforms, output, channel_priority, virtual_packages,
         there = os.path.dirname(os.path.abspath(output))
         result = replace(result, pip_options=rebase_pip_options(result.pip_options, here, there))
     args = ["-f", spec_file]
-    for p in (platforms or ()):
+    for p in platforms or ():
         args += ["--platform", p]
     if channel_priority != "strict":
         args += ["--channel-priority", channel_priority]
@@ -302,33 +421,43 @@ def _lock_spec(spec_file, platforms, output, channel_priority, virtual_packages,
     warn_duplicates([result])
     counts = ", ".join(f"{p}: {len(result.for_platform(p))}" for p in result.platforms)
     where = "standard output" if output == "-" else output
-    click.echo(f"locked {spec_file} for {len(result.platforms)} platform(s) ({counts} packages) -> {where}",
-               err=True)
+    click.echo(
+        f"locked {spec_file} for {len(result.platforms)} platform(s) ({counts} packages) -> {where}", err=True
+    )
     return 0
 
 
 def _check(spec_file: str, lock_file: str, virtual_packages=(), environment: str | None = None) -> int:
     from envkit.commands._common import warn_duplicates
-    from envkit.lock.read import read_lock_file
     from envkit.create import choose_platform, validate_hashes
     from envkit.errors import ParseError, UsageError, Where
     from envkit.lock import check_lock, lock_staleness, parse_virtual_package
+    from envkit.lock.read import read_lock_file
     from envkit.model import Lock
 
     vps = [parse_virtual_package(v) for v in virtual_packages]
     spec = _read_spec(spec_file)
     text, lk = read_lock_file(lock_file, None, environment, format_hint=LOCK_FORMATS_HINT)
     if not isinstance(lk, Lock):
-        raise ParseError("not a lock file", where=Where(file=lock_file), hint="pass conda-lock.yml with --lock")
+        raise ParseError(
+            "not a lock file", where=Where(file=lock_file), hint="pass conda-lock.yml with --lock"
+        )
     if environment and lk.kind != "pixi":
-        raise UsageError(f"--env picks an environment of a pixi.lock; this is a {lk.kind} lock, which holds "
-                         "one environment", where=Where(file=lock_file), hint="leave out --env")
+        raise UsageError(
+            f"--env picks an environment of a pixi.lock; this is a {lk.kind} lock, which holds "
+            "one environment",
+            where=Where(file=lock_file),
+            hint="leave out --env",
+        )
     if lk.kind == "pixi" and not lk.platforms:
         # nothing locked would check nothing and pass: say so, and name the environments that have packages
         from envkit.formats.pixilock import read_pixi_environments
 
-        choose_platform(lk, None, environments={n: e.platforms for n, e in
-                                                read_pixi_environments(text, lock_file).items()})
+        choose_platform(
+            lk,
+            None,
+            environments={n: e.platforms for n, e in read_pixi_environments(text, lock_file).items()},
+        )
     # a hash `envkit create` would refuse (not hex of the right length) fails the check too
     validate_hashes(lk.packages, source=lock_file)
     warn_duplicates([spec])
@@ -341,8 +470,10 @@ def _check(spec_file: str, lock_file: str, virtual_packages=(), environment: str
         where = f"{spec_file}:{p.line}" if p.line else lock_file
         click.echo(f"{where}: {p.kind}: {p}")
     if problems:
-        click.echo(f"{lock_file} does not fit {spec_file}: {len(problems)} problem(s); "
-                   f"{_regen_advice(lk, spec_file, lock_file)}")
+        click.echo(
+            f"{lock_file} does not fit {spec_file}: {len(problems)} problem(s); "
+            f"{_regen_advice(lk, spec_file, lock_file)}"
+        )
         return 1
     how = "satisfies" if any(s.status == "not-comparable" for s in staleness) else "is up to date with"
     click.echo(f"{lock_file} {how} {spec_file} ({', '.join(lk.platforms)})")
@@ -362,10 +493,15 @@ def _regen_advice(lk, spec_file: str, lock_file: str) -> str:
     if lk.kind == "pixi":
         return "it is a pixi.lock: regenerate it with `pixi lock` (envkit writes conda-lock files, not pixi.lock)"
     beside = os.path.join(os.path.dirname(lock_file), "conda-lock.yml")
-    what = {"explicit": "an explicit file", "conda-list": "`conda list` output"}.get(lk.kind, f"a {lk.kind} lock")
+    what = {"explicit": "an explicit file", "conda-list": "`conda list` output"}.get(
+        lk.kind, f"a {lk.kind} lock"
+    )
     advice = f"it is {what}: regenerate it with the tool that wrote it"
     try:
         refuse_overwrite(beside, "conda-lock", "-o")
     except EnvkitError:
         return advice
-    return advice + f", or lock the spec into a conda-lock file: `{_regen('-f', spec_file, *plats, '-o', beside)}`"
+    return (
+        advice
+        + f", or lock the spec into a conda-lock file: `{_regen('-f', spec_file, *plats, '-o', beside)}`"
+    )

@@ -1,4 +1,5 @@
 """`envkit machine`: what a machine offers an environment (its profile)."""
+
 from __future__ import annotations
 
 import click
@@ -7,8 +8,12 @@ import click
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("source", required=False, default="host", metavar="[host|ssh://HOST|PROFILE]")
 @click.option("--json", "as_json", is_flag=True, help="Print the profile as JSON (the format -o writes).")
-@click.option("-o", "--output", metavar="FILE",
-              help="Write the profile as JSON to FILE (atomically), for `envkit check --machine FILE`.")
+@click.option(
+    "-o",
+    "--output",
+    metavar="FILE",
+    help="Write the profile as JSON to FILE (atomically), for `envkit check --machine FILE`.",
+)
 def machine(source: str, as_json: bool, output: str | None) -> int:
     """Show this machine's profile: OS and platform, glibc or macOS, CPU level, the virtual packages
     a solver sees, the NVIDIA driver and the newest CUDA it supports, each GPU's compute capability,
@@ -18,8 +23,8 @@ def machine(source: str, as_json: bool, output: str | None) -> int:
     to the remote python3; nothing is installed there), or a profile file written by -o.
     Works without a GPU.  Exit codes: 0 done, 2 usage or parse error, 3 ssh or probe failure.
     """
-    from envkit.output import emit
     from envkit.machine import resolve_machine
+    from envkit.output import emit
 
     profile = resolve_machine(source)
     if output is not None:

@@ -1,4 +1,5 @@
 """`envkit normalize` and `envkit validate`."""
+
 from __future__ import annotations
 
 import sys
@@ -20,23 +21,35 @@ def _read(path: str, *, keep_bom: bool = False) -> str:
 
     data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
     if len(data) > MAX_INPUT_BYTES:
-        raise ParseError(f"input is larger than the {MAX_INPUT_BYTES / 2**20:.0f} MiB envkit reads",
-                         where=Where(file="<stdin>"))
+        raise ParseError(
+            f"input is larger than the {MAX_INPUT_BYTES / 2**20:.0f} MiB envkit reads",
+            where=Where(file="<stdin>"),
+        )
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ParseError("not UTF-8 text", where=Where(file="<stdin>", line=data[: exc.start].count(b"\n") + 1),
-                         hint="save the file as UTF-8") from None
+        raise ParseError(
+            "not UTF-8 text",
+            where=Where(file="<stdin>", line=data[: exc.start].count(b"\n") + 1),
+            hint="save the file as UTF-8",
+        ) from None
     return text[1:] if text.startswith("\ufeff") and not keep_bom else text
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("files", nargs=-1, required=True, metavar="FILE...")
 @click.option("-o", "--output", metavar="OUT", help="Write the normalized file to OUT ('-': stdout).")
-@click.option("--write", "write", is_flag=True, help="Rewrite each FILE in place (atomically), keeping comments.")
-@click.option("--check", is_flag=True,
-              help="Change nothing; exit 1 and print a unified diff when a FILE is not normalized.")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), help="Read FILE as this format (default: detected).")
+@click.option(
+    "--write", "write", is_flag=True, help="Rewrite each FILE in place (atomically), keeping comments."
+)
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Change nothing; exit 1 and print a unified diff when a FILE is not normalized.",
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(FORMATS), help="Read FILE as this format (default: detected)."
+)
 def normalize(files: tuple[str, ...], output: str | None, write: bool, check: bool, fmt: str | None) -> int:
     """Rewrite environment files in canonical form.
 
@@ -48,17 +61,19 @@ def normalize(files: tuple[str, ...], output: str | None, write: bool, check: bo
     Exit codes: 0 done (or already normalized with --check), 1 --check found a file to change,
     2 unusable input.
     """
+    from envkit.canonical import render_normalized
     from envkit.commands._common import warn_duplicates
     from envkit.errors import UsageError
     from envkit.formats import detect_format, read_text
-    from envkit.canonical import render_normalized
 
     if write and check:
         raise UsageError("--write and --check do not go together: --check changes nothing")
     if output is not None and (write or check):
         raise UsageError("-o/--output does not go with --write or --check")
     if len(files) > 1 and not (write or check):
-        raise UsageError("several FILEs need --write or --check", hint="normalize one file at a time to stdout")
+        raise UsageError(
+            "several FILEs need --write or --check", hint="normalize one file at a time to stdout"
+        )
     if write and "-" in files:
         raise UsageError("--write cannot rewrite stdin")
     status = 0
@@ -117,9 +132,17 @@ def warn_note(message: str) -> None:
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("files", nargs=-1, required=True, metavar="FILE...")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), help="Read every FILE as this format (default: detected).")
-@click.option("-e", "--env", "--environment", "environment", metavar="NAME",
-              help="pixi.lock: check only this environment (default: all of them).")
+@click.option(
+    "--format", "fmt", type=click.Choice(FORMATS), help="Read every FILE as this format (default: detected)."
+)
+@click.option(
+    "-e",
+    "--env",
+    "--environment",
+    "environment",
+    metavar="NAME",
+    help="pixi.lock: check only this environment (default: all of them).",
+)
 def validate(files: tuple[str, ...], fmt: str | None, environment: str | None) -> int:
     """Parse environment files and report errors, one line per file.
 
@@ -161,8 +184,7 @@ def _validate_one(path: str, name: str, fmt: str | None, environment: str | None
 
         envs = read_pixi_environments(text, name)
         parts = [f"{env} ({_lock_summary(lock)})" for env, lock in envs.items()]
-        return (f"pixi.lock, {plural(len(parts), 'environment')}: " + ", ".join(parts),
-                list(envs.values()))
+        return (f"pixi.lock, {plural(len(parts), 'environment')}: " + ", ".join(parts), list(envs.values()))
     model = read_text(text, filename=name, format=kind, environment=environment)
     if kind == "env" and fmt is None:
         from envkit.checks.targets import not_an_environment_file

@@ -5,11 +5,12 @@ or redirected (CI logs, `2>file`) unless ENVKIT_PROGRESS=1 asks for it, and neve
 ENVKIT_PROGRESS=0.  Cores take a `progress` callback (or a show_progress flag for py-rattler's own
 download/link bars) and never decide this themselves.
 """
+
 from __future__ import annotations
 
 import os
 import sys
-from typing import Callable
+from collections.abc import Callable
 
 ENV_VAR = "ENVKIT_PROGRESS"
 

@@ -1,4 +1,5 @@
 """`envkit smoke`: does this environment really work on this machine, and does it feed the GPU?"""
+
 from __future__ import annotations
 
 import json
@@ -15,15 +16,30 @@ STATUS_WORD = {"pass": "pass", "fail": "FAIL", "warn": "warn", "skip": "skip"}
 @click.option("-n", "--name", "name", metavar="NAME", help="Conda environment by name.")
 @click.option("-p", "--prefix", "prefix", metavar="PREFIX", help="Conda environment by prefix path.")
 @click.option("--python", "python", metavar="EXE", help="Any Python interpreter (a venv's bin/python).")
-@click.option("--create", "create_file", metavar="FILE", type=click.Path(dir_okay=False),
-              help="Create a temporary env from an environment.yml or a lock, test it, remove it.")
-@click.option("--require-cuda", is_flag=True, help="Fail unless CUDA works (also implied by a GPU or CUDA pins).")
+@click.option(
+    "--create",
+    "create_file",
+    metavar="FILE",
+    type=click.Path(dir_okay=False),
+    help="Create a temporary env from an environment.yml or a lock, test it, remove it.",
+)
+@click.option(
+    "--require-cuda", is_flag=True, help="Fail unless CUDA works (also implied by a GPU or CUDA pins)."
+)
 @click.option("--quick", is_flag=True, help="Small checks; adaptive DataLoader search.")
 @click.option("--full", is_flag=True, help="Larger workloads; sweep up to 2x the cores.")
-@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (schema in docs/commands/smoke.md).")
-@click.option("--timeout", type=click.FloatRange(min=1.0), metavar="SECONDS",
-              help="Overall limit (default 600 quick, 900, 1800 full); each check also has its own.")
-@click.option("--keep", is_flag=True, help="Keep the temporary env (--create) and the probe's scratch directory.")
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print the report as JSON (schema in docs/commands/smoke.md)."
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=1.0),
+    metavar="SECONDS",
+    help="Overall limit (default 600 quick, 900, 1800 full); each check also has its own.",
+)
+@click.option(
+    "--keep", is_flag=True, help="Keep the temporary env (--create) and the probe's scratch directory."
+)
 def smoke(name, prefix, python, create_file, require_cuda, quick, full, as_json, timeout, keep) -> int:
     """Smoke-test torch, CUDA, the DataLoader and torch.distributed inside an environment.
 
@@ -36,8 +52,11 @@ def smoke(name, prefix, python, create_file, require_cuda, quick, full, as_json,
     if quick and full:
         raise UsageError("give only one of --quick and --full")
     mode = "quick" if quick else "full" if full else "default"
-    chosen = [flag for flag, v in (("-n", name), ("-p", prefix), ("--python", python), ("--create", create_file))
-              if v]
+    chosen = [
+        flag
+        for flag, v in (("-n", name), ("-p", prefix), ("--python", python), ("--create", create_file))
+        if v
+    ]
     if len(chosen) > 1:
         raise UsageError(f"give only one of -n, -p, --python, --create (got {' '.join(chosen)})")
     progress = _Progress(enabled=_isatty())
@@ -47,11 +66,19 @@ def smoke(name, prefix, python, create_file, require_cuda, quick, full, as_json,
         if not as_json:
             raise
         # --json always prints the documented report, also when the probe never ran
-        where = {"kind": "create", "source": create_file} if create_file else {
-            "kind": "name" if name else "prefix" if prefix else "python", "python": python,
-            "prefix": prefix, "name": name}
-        report = runner.could_not_run_report({k: v for k, v in where.items() if v}, str(e), e.hint,
-                                             mode=mode, require_cuda=require_cuda)
+        where = (
+            {"kind": "create", "source": create_file}
+            if create_file
+            else {
+                "kind": "name" if name else "prefix" if prefix else "python",
+                "python": python,
+                "prefix": prefix,
+                "name": name,
+            }
+        )
+        report = runner.could_not_run_report(
+            {k: v for k, v in where.items() if v}, str(e), e.hint, mode=mode, require_cuda=require_cuda
+        )
         click.echo(json.dumps(report, indent=2, sort_keys=True, default=str))
         raise
     progress.done()
@@ -63,7 +90,9 @@ def smoke(name, prefix, python, create_file, require_cuda, quick, full, as_json,
     else:
         click.echo(render_text(report), nl=False)
     if report.get("could_not_run"):
-        click.echo(f"error: the smoke test could not run in {report['target'].get('python')}: {why}", err=True)
+        click.echo(
+            f"error: the smoke test could not run in {report['target'].get('python')}: {why}", err=True
+        )
         hint = next((d["hint"] for d in report.get("diagnoses") or []), None)
         if hint:
             click.echo(f"hint: {hint}", err=True)
@@ -82,8 +111,16 @@ def _run(runner, name, prefix, python, create_file, require_cuda, mode, timeout,
         fmt = detect_format(read_text(create_file), create_file)
         model = read_file(create_file)
         warn_duplicates([model])
-        report = runner.smoke_created(create_file, model=model, fmt=fmt, require_cuda=require_cuda, mode=mode,
-                                      timeout=timeout, keep=keep, on_event=progress)
+        report = runner.smoke_created(
+            create_file,
+            model=model,
+            fmt=fmt,
+            require_cuda=require_cuda,
+            mode=mode,
+            timeout=timeout,
+            keep=keep,
+            on_event=progress,
+        )
         if keep:
             warn(f"kept the temporary environment: {report['target']['prefix']}")
     else:
@@ -92,8 +129,9 @@ def _run(runner, name, prefix, python, create_file, require_cuda, mode, timeout,
             warn_env_records(target.prefix)
         for script in target.skipped_scripts:
             warn(f"activation script not evaluated (only plain `export NAME=VALUE` lines are): {script}")
-        report = runner.run_smoke(target, require_cuda=require_cuda, mode=mode, timeout=timeout, keep=keep,
-                                  on_event=progress)
+        report = runner.run_smoke(
+            target, require_cuda=require_cuda, mode=mode, timeout=timeout, keep=keep, on_event=progress
+        )
     return report
 
 
@@ -112,8 +150,10 @@ def warn_env_records(prefix: str) -> None:
         warn(f"could not read the package records of {prefix} ({e}); no conda+pip duplicate check")
         return
     except Exception as e:  # a reader bug on an odd prefix must not stop the smoke test itself
-        warn(f"could not read the package records of {prefix} ({type(e).__name__}: {e}); "
-             "no conda+pip duplicate check")
+        warn(
+            f"could not read the package records of {prefix} ({type(e).__name__}: {e}); "
+            "no conda+pip duplicate check"
+        )
         return
     for w in env.warnings:
         warn(w)
@@ -160,12 +200,16 @@ def progress_line(ev: dict, state: _Progress) -> str | None:
         c = ev["check"]
         state.done_count += 1
         width = len(str(state.total or 0))
-        return (f"  [{state.done_count:>{width}}/{state.total}] {STATUS_WORD.get(c['status'], c['status']):4} "
-                f"{c['name']} ({c['seconds']:.1f} s)")
+        return (
+            f"  [{state.done_count:>{width}}/{state.total}] {STATUS_WORD.get(c['status'], c['status']):4} "
+            f"{c['name']} ({c['seconds']:.1f} s)"
+        )
     if kind == "hung":
         if ev.get("cause") == "overall_timeout":
-            return (f"  !! the overall time limit ({ev.get('limit_s'):g} s) ran out during {ev.get('check')}; "
-                    "killed the probe and its workers")
+            return (
+                f"  !! the overall time limit ({ev.get('limit_s'):g} s) ran out during {ev.get('check')}; "
+                "killed the probe and its workers"
+            )
         return f"  !! {ev.get('check')} hung; killed the probe and its workers"
     return None
 
@@ -188,13 +232,19 @@ def render_text(report: dict) -> str:
     lines.append(f"envkit smoke: {where}")
     if t:
         build = {"cuda": f"CUDA {t.get('cuda')}", "rocm": f"ROCm {t.get('hip')}", "cpu": "CPU-only"}.get(
-            t.get("build"), t.get("build"))
-        lines.append(f"  torch {t.get('version')} ({build}), Python {py.get('version')}, "
-                     f"{plat.get('system')} {plat.get('machine')}, {plat.get('usable_cores')} usable cores")
+            t.get("build"), t.get("build")
+        )
+        lines.append(
+            f"  torch {t.get('version')} ({build}), Python {py.get('version')}, "
+            f"{plat.get('system')} {plat.get('machine')}, {plat.get('usable_cores')} usable cores"
+        )
         cfg = t.get("config") or {}
         cudnn = t.get("cudnn") or {}
-        extra = [f"BLAS {cfg.get('blas_info') or '?'}", f"OpenMP {'yes' if cfg.get('openmp_available') else 'no'}",
-                 f"MKL {'yes' if cfg.get('mkl_available') else 'no'}"]
+        extra = [
+            f"BLAS {cfg.get('blas_info') or '?'}",
+            f"OpenMP {'yes' if cfg.get('openmp_available') else 'no'}",
+            f"MKL {'yes' if cfg.get('mkl_available') else 'no'}",
+        ]
         if cudnn.get("runtime"):
             extra.append(f"cuDNN {cudnn.get('runtime')}")
         if t.get("nccl"):
@@ -214,25 +264,35 @@ def render_text(report: dict) -> str:
     nw = max([len("CHECK")] + [len(c["name"]) for c in checks])
     lines.append(f"  {'STATUS':6}  {'CHECK':{nw}}  {'TIME':>7}  DETAIL")
     for c in checks:
-        lines.append(f"  {STATUS_WORD.get(c['status'], c['status']):6}  {c['name']:{nw}}  "
-                     f"{c['seconds']:>6.1f}s  {c['detail']}")
+        lines.append(
+            f"  {STATUS_WORD.get(c['status'], c['status']):6}  {c['name']:{nw}}  "
+            f"{c['seconds']:>6.1f}s  {c['detail']}"
+        )
     dl = report.get("dataloader")
     if dl and dl.get("sweep"):
         w = dl.get("workload") or {}
         lines.append("")
-        lines.append(f"DataLoader sweep ({dl.get('search')}): {w.get('samples')} samples x {w.get('epochs')} epochs, "
-                     f"batch {w.get('batch_size')}, {w.get('latency_ms')} ms I/O + {w.get('decode_ms')} ms decode "
-                     f"per sample, sample {'x'.join(map(str, w.get('sample_shape') or []))} float32")
-        lines.append(f"  {'num_workers':>11}  {'pin_memory':>10}  {'persistent':>10}  {'samples/s':>10}  {'speed-up':>8}")
+        lines.append(
+            f"DataLoader sweep ({dl.get('search')}): {w.get('samples')} samples x {w.get('epochs')} epochs, "
+            f"batch {w.get('batch_size')}, {w.get('latency_ms')} ms I/O + {w.get('decode_ms')} ms decode "
+            f"per sample, sample {'x'.join(map(str, w.get('sample_shape') or []))} float32"
+        )
+        lines.append(
+            f"  {'num_workers':>11}  {'pin_memory':>10}  {'persistent':>10}  {'samples/s':>10}  {'speed-up':>8}"
+        )
         for p in dl["sweep"]:
             pers = str(p["persistent_workers"]) if p["num_workers"] else "-"
             sp = f"{p['speedup']:.2f}x" if p.get("speedup") else "-"
             tp = f"{p['samples_per_s']:.0f}" if p.get("samples_per_s") else "-"
             how = "  estimated" if p.get("estimated") else ("  extrapolated" if p.get("extrapolated") else "")
-            lines.append(f"  {p['num_workers']:>11}  {str(p['pin_memory']):>10}  {pers:>10}  {tp:>10}  {sp:>8}{how}")
+            lines.append(
+                f"  {p['num_workers']:>11}  {str(p['pin_memory']):>10}  {pers:>10}  {tp:>10}  {sp:>8}{how}"
+            )
         if any(p.get("extrapolated") for p in dl["sweep"]):
-            lines.append("  (extrapolated: measured on a shorter run and scaled to the full workload; "
-                         "estimated: computed from the measured worker start-up, not run)")
+            lines.append(
+                "  (extrapolated: measured on a shorter run and scaled to the full workload; "
+                "estimated: computed from the measured worker start-up, not run)"
+            )
         if dl.get("recommended_kwargs"):
             sp = f" ({dl['speedup']:.1f}x over num_workers=0)" if dl.get("speedup") else ""
             lines.append(f"recommended: {dl['recommended_kwargs']}{sp}")
@@ -246,11 +306,14 @@ def render_text(report: dict) -> str:
     if report.get("hung"):
         h = report["hung"]
         if h.get("cause") == "overall_timeout":
-            lines.append(f"stopped: the overall time limit ({h.get('limit_s'):g} s) ran out during {h['check']}; "
-                         f"killed probe pid {h.get('probe_pid')} and workers {h.get('pids') or []}")
+            lines.append(
+                f"stopped: the overall time limit ({h.get('limit_s'):g} s) ran out during {h['check']}; "
+                f"killed probe pid {h.get('probe_pid')} and workers {h.get('pids') or []}"
+            )
         else:
-            lines.append(f"hung: {h['check']}; killed probe pid {h.get('probe_pid')} and workers "
-                         f"{h.get('pids') or []}")
+            lines.append(
+                f"hung: {h['check']}; killed probe pid {h.get('probe_pid')} and workers {h.get('pids') or []}"
+            )
     if report.get("stderr_tail") and not diags:
         lines.append("")
         lines.append("probe stderr (last lines):")
@@ -261,6 +324,8 @@ def render_text(report: dict) -> str:
     else:
         verdict = "ok" if report.get("ok") else "FAILED"
     lines.append("")
-    lines.append(f"{verdict}: {counts['pass']} passed, {counts['warn']} warned, {counts['skip']} skipped, "
-                 f"{counts['fail']} failed in {report.get('seconds', 0):.1f} s")
+    lines.append(
+        f"{verdict}: {counts['pass']} passed, {counts['warn']} warned, {counts['skip']} skipped, "
+        f"{counts['fail']} failed in {report.get('seconds', 0):.1f} s"
+    )
     return "\n".join(lines) + "\n"

@@ -1,4 +1,5 @@
 """`envkit template`: PyTorch+CUDA environment files that install, from the compatibility matrix."""
+
 from __future__ import annotations
 
 import click
@@ -16,50 +17,102 @@ def template() -> None:
 
 
 @template.command("pytorch")
-@click.option("--torch", "torch_version", metavar="VERSION",
-              help="torch release (2.7) or exact version (2.7.1). Default: the newest.")
-@click.option("--cuda", metavar="VERSION",
-              help="CUDA variant (12.6 or cu126). Default: the release's default CUDA in that style.")
+@click.option(
+    "--torch",
+    "torch_version",
+    metavar="VERSION",
+    help="torch release (2.7) or exact version (2.7.1). Default: the newest.",
+)
+@click.option(
+    "--cuda",
+    metavar="VERSION",
+    help="CUDA variant (12.6 or cu126). Default: the release's default CUDA in that style.",
+)
 @click.option("--cpu", is_flag=True, help="CPU-only build.")
-@click.option("--detect", is_flag=True,
-              help="Pick the highest CUDA variant this machine's NVIDIA driver runs "
-                   "(nvidia-smi, then py-rattler's __cuda); CPU when there is no GPU.")
-@click.option("--machine", "machine", metavar="PROFILE|ssh://HOST",
-              help="Like --detect, for another machine: a profile file (`envkit machine -o FILE`) "
-                   "or ssh://HOST; also warns when the variant has no kernels for its GPUs.")
-@click.option("--python", "python_version", metavar="VERSION",
-              help="Python version (3.12). Default: the newest that torch supports.")
-@click.option("--style", type=click.Choice(STYLE_CHOICES), default="conda-forge", show_default=True,
-              help="Where torch comes from.")
-@click.option("--with", "with_", metavar="PKGS", multiple=True,
-              help="Comma-separated packages to add; torchvision and torchaudio get the matching "
-                   "version. Default: torchvision,torchaudio. 'none' for torch alone.")
+@click.option(
+    "--detect",
+    is_flag=True,
+    help="Pick the highest CUDA variant this machine's NVIDIA driver runs "
+    "(nvidia-smi, then py-rattler's __cuda); CPU when there is no GPU.",
+)
+@click.option(
+    "--machine",
+    "machine",
+    metavar="PROFILE|ssh://HOST",
+    help="Like --detect, for another machine: a profile file (`envkit machine -o FILE`) "
+    "or ssh://HOST; also warns when the variant has no kernels for its GPUs.",
+)
+@click.option(
+    "--python",
+    "python_version",
+    metavar="VERSION",
+    help="Python version (3.12). Default: the newest that torch supports.",
+)
+@click.option(
+    "--style",
+    type=click.Choice(STYLE_CHOICES),
+    default="conda-forge",
+    show_default=True,
+    help="Where torch comes from.",
+)
+@click.option(
+    "--with",
+    "with_",
+    metavar="PKGS",
+    multiple=True,
+    help="Comma-separated packages to add; torchvision and torchaudio get the matching "
+    "version. Default: torchvision,torchaudio. 'none' for torch alone.",
+)
 @click.option("--name", metavar="NAME", help="Environment name. Default: torch-<ver>-<cuXYZ|cpu>.")
 @click.option("-o", "--output", metavar="FILE", help="Write to FILE (atomically) instead of stdout.")
-def pytorch(torch_version: str | None, cuda: str | None, cpu: bool, detect: bool, machine: str | None,
-            python_version: str | None, style: str, with_: tuple[str, ...], name: str | None,
-            output: str | None) -> int:
+def pytorch(
+    torch_version: str | None,
+    cuda: str | None,
+    cpu: bool,
+    detect: bool,
+    machine: str | None,
+    python_version: str | None,
+    style: str,
+    with_: tuple[str, ...],
+    name: str | None,
+    output: str | None,
+) -> int:
     """Write an environment.yml for PyTorch, CUDA or CPU, that resolves today.
 
     Refuses combinations that do not exist, listing what does, e.g.
     "torch 2.7 has no CUDA 12.1 build; available: 11.8, 12.6, 12.8".
     """
-    from envkit.output import emit, warn
     from envkit.errors import UsageError
-    from envkit.templates import (PytorchOptions, detect_gpu, load_matrix, pick_detected_cuda,
-                                  plan_pytorch, render)
+    from envkit.output import emit, warn
+    from envkit.templates import (
+        PytorchOptions,
+        detect_gpu,
+        load_matrix,
+        pick_detected_cuda,
+        plan_pytorch,
+        render,
+    )
 
     if sum(bool(x) for x in (cuda, cpu, detect)) > 1:
         raise UsageError("--cuda, --cpu and --detect exclude each other")
     if machine and (cuda or cpu or detect):
         raise UsageError("--machine picks the CUDA variant itself: leave out --cuda, --cpu and --detect")
     matrix = load_matrix()
-    options = PytorchOptions(torch=torch_version, cuda=cuda, cpu=cpu, python=python_version,
-                             style=style, with_=with_ or None, name=name, output=output)
+    options = PytorchOptions(
+        torch=torch_version,
+        cuda=cuda,
+        cpu=cpu,
+        python=python_version,
+        style=style,
+        with_=with_ or None,
+        name=name,
+        output=output,
+    )
     if detect or machine:
         # Resolve the torch version first so that the variants come from the right row.
-        base = plan_pytorch(matrix, PytorchOptions(torch=torch_version, cpu=True, style=style,
-                                                   python=python_version))
+        base = plan_pytorch(
+            matrix, PytorchOptions(torch=torch_version, cpu=True, style=style, python=python_version)
+        )
         profile = None
         if machine:
             from envkit.machine import resolve_machine
@@ -71,15 +124,25 @@ def pytorch(torch_version: str | None, cuda: str | None, cpu: bool, detect: bool
         if profile is not None and chosen.cuda:
             from envkit.machine.fit import variant_arch_warnings
 
-            chosen = type(chosen)(chosen.cuda, chosen.messages,
-                                  chosen.warnings + variant_arch_warnings(base.torch, chosen.cuda, style, profile))
+            chosen = type(chosen)(
+                chosen.cuda,
+                chosen.messages,
+                chosen.warnings + variant_arch_warnings(base.torch, chosen.cuda, style, profile),
+            )
         for msg in chosen.messages:
             click.echo(f"envkit: {msg}", err=True)
         for msg in chosen.warnings:
             warn(msg)
-        options = PytorchOptions(torch=torch_version, cuda=chosen.cuda, cpu=chosen.cuda is None,
-                                 python=python_version, style=style, with_=with_ or None, name=name,
-                                 output=output)
+        options = PytorchOptions(
+            torch=torch_version,
+            cuda=chosen.cuda,
+            cpu=chosen.cuda is None,
+            python=python_version,
+            style=style,
+            with_=with_ or None,
+            name=name,
+            output=output,
+        )
     plan = plan_pytorch(matrix, options)
     emit(render(plan), output)
     if output and output != "-":

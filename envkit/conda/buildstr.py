@@ -19,6 +19,7 @@ BuildInfo; nothing is ever guessed from a hash.  The one inference made is for t
 string on every channel, so a build with a Python tag and no CUDA/GPU/ROCm tag is a CPU build (the
 pytorch channel's macOS builds are plain `py3.11_0`).
 """
+
 from __future__ import annotations
 
 import re
@@ -34,14 +35,22 @@ _PY = re.compile(r"(?<![a-z])(?:py|cp)(?P<ver>3\.\d{1,2}|2\.7|3\d{1,2}|27)(?=_|$
 # `cuda11_py39`/`cuda_11_py39`, defaults' `cuda11_0`; also glued after a Python tag (conda-forge's
 # torchvision `py39cuda112hc5182df_0_cuda`).  Never inside a word: a hash is hex, so has no `u`.
 # `cu121` (torchvision, pytorch3d `py39_cu113_pyt1110`) only as a whole token.
-_CUDA = re.compile(r"(?:(?<![a-z])cuda_?(?P<ver>\d{1,2}\.\d(?:\.\d+)?|\d{2,3})(?=_|$|[a-z])"
-                   r"|(?:^|_)cu(?P<cu>\d{2,3})(?=_|$))")
+_CUDA = re.compile(
+    r"(?:(?<![a-z])cuda_?(?P<ver>\d{1,2}\.\d(?:\.\d+)?|\d{2,3})(?=_|$|[a-z])"
+    r"|(?:^|_)cu(?P<cu>\d{2,3})(?=_|$))"
+)
 _CU_LOCAL = re.compile(r"^cu(?P<ver>\d{2,3})(?=\.|$)")
 _ROCM_LOCAL = re.compile(r"^rocm(?P<ver>\d+(?:\.\d+)*)")
 _CUDNN = re.compile(r"(?:^|_)cudnn(?P<ver>\d+(?:\.\d+)*)")
 _NP = re.compile(r"(?:^|_)np(?P<ver>\d{1,3})(?=py|_|$)")
-_BLAS = (("mkl", "MKL"), ("openblas", "OpenBLAS"), ("accelerate", "Accelerate"), ("blis", "BLIS"),
-         ("netlib", "netlib"), ("generic", "generic BLAS"))
+_BLAS = (
+    ("mkl", "MKL"),
+    ("openblas", "OpenBLAS"),
+    ("accelerate", "Accelerate"),
+    ("blis", "BLIS"),
+    ("netlib", "netlib"),
+    ("generic", "generic BLAS"),
+)
 _MPI = re.compile(r"(?:^|_)(?:mpi_(?P<mpi>openmpi|mpich|impi|msmpi)|(?P<nompi>nompi))(?=_|$)")
 _CPU = re.compile(r"(?:^|_)cpu(?:only)?(?=_|$)")
 _GPU = re.compile(r"(?:^|_)(?:gpu|cuda)(?=_|$)")
@@ -131,8 +140,19 @@ class BuildInfo:
     @property
     def variant(self) -> tuple:
         """The parts that make a different build variant (not the hash or build number)."""
-        return (self.python, self.cuda, self.cpu, self.cudnn, self.blas, self.mpi, self.numpy,
-                self.implementation, self.gpu, self.rocm, self.python_prefix)
+        return (
+            self.python,
+            self.cuda,
+            self.cpu,
+            self.cudnn,
+            self.blas,
+            self.mpi,
+            self.numpy,
+            self.implementation,
+            self.gpu,
+            self.rocm,
+            self.python_prefix,
+        )
 
     def python_fits(self, version: str) -> bool | None:
         """Whether a build with this Python tag can go with Python `version` ("3.11", "3.11.9"):
@@ -198,7 +218,7 @@ def _decode(build: str | None, version: str | None, name: str | None) -> BuildIn
             python = _py_version(m.group("ver"))
             # `py31*`: the glob may go on with another digit (py311), so 3.1 is only a prefix; a
             # tag with two minor digits (`py311*`, `py3.11*`) is complete
-            if glob and build[m.end("ver"):m.end("ver") + 1] == "*" and len(python.split(".")[1]) == 1:
+            if glob and build[m.end("ver") : m.end("ver") + 1] == "*" and len(python.split(".")[1]) == 1:
                 python, py_prefix = None, python
         m = _NP.search(b)
         if m:
@@ -225,8 +245,27 @@ def _decode(build: str | None, version: str | None, name: str | None) -> BuildIn
             if low.endswith(token) or f"_{token}" in low:
                 blas = label
                 break
-    if (name in TORCH_FAMILY and build and python and not cpu and not cuda and not gpu
-            and rocm is None and not glob):  # `py3.11*` may still match a CUDA build
+    if (
+        name in TORCH_FAMILY
+        and build
+        and python
+        and not cpu
+        and not cuda
+        and not gpu
+        and rocm is None
+        and not glob
+    ):  # `py3.11*` may still match a CUDA build
         cpu = True
-    return BuildInfo(python=python, cuda=cuda, cpu=cpu, cudnn=cudnn, blas=blas, mpi=mpi,
-                     numpy=numpy, implementation=impl, gpu=gpu, rocm=rocm, python_prefix=py_prefix)
+    return BuildInfo(
+        python=python,
+        cuda=cuda,
+        cpu=cpu,
+        cudnn=cudnn,
+        blas=blas,
+        mpi=mpi,
+        numpy=numpy,
+        implementation=impl,
+        gpu=gpu,
+        rocm=rocm,
+        python_prefix=py_prefix,
+    )

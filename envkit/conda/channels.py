@@ -5,6 +5,7 @@ same channel; a trailing platform subdir (`.../conda-forge/linux-64`) is not par
 `https://repo.anaconda.com/pkgs/main` is `pkgs/main`, one of the `defaults` channels.
 Order is never changed here: a channel list is a priority list.
 """
+
 from __future__ import annotations
 
 import re
@@ -17,14 +18,45 @@ ANACONDA_ORG = "https://conda.anaconda.org"
 REPO_ANACONDA = "https://repo.anaconda.com"
 
 #: `defaults` and the names that mean (part of) it.
-DEFAULTS_NAMES = frozenset({"defaults", "main", "anaconda", "r", "msys2", "free", "pro",
-                            "pkgs/main", "pkgs/r", "pkgs/msys2", "pkgs/free", "pkgs/pro"})
+DEFAULTS_NAMES = frozenset(
+    {
+        "defaults",
+        "main",
+        "anaconda",
+        "r",
+        "msys2",
+        "free",
+        "pro",
+        "pkgs/main",
+        "pkgs/r",
+        "pkgs/msys2",
+        "pkgs/free",
+        "pkgs/pro",
+    }
+)
 
-KNOWN_SUBDIRS = frozenset({
-    "noarch", "linux-64", "linux-32", "linux-aarch64", "linux-armv6l", "linux-armv7l",
-    "linux-ppc64le", "linux-ppc64", "linux-s390x", "linux-riscv64", "osx-64", "osx-arm64",
-    "win-64", "win-32", "win-arm64", "emscripten-wasm32", "wasi-wasm32", "zos-z",
-})
+KNOWN_SUBDIRS = frozenset(
+    {
+        "noarch",
+        "linux-64",
+        "linux-32",
+        "linux-aarch64",
+        "linux-armv6l",
+        "linux-armv7l",
+        "linux-ppc64le",
+        "linux-ppc64",
+        "linux-s390x",
+        "linux-riscv64",
+        "osx-64",
+        "osx-arm64",
+        "win-64",
+        "win-32",
+        "win-arm64",
+        "emscripten-wasm32",
+        "wasi-wasm32",
+        "zos-z",
+    }
+)
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 
@@ -48,25 +80,31 @@ def parse_channel(text: str) -> Channel:
             return Channel(name=name, url=f"{REPO_ANACONDA}/{name}")
         return Channel(name=name, url=f"{ANACONDA_ORG}/{name}")
     base = _strip_subdir(strip_credentials(raw).rstrip("/"))
-    for host in (ANACONDA_ORG, "http://conda.anaconda.org", "https://anaconda.org",
-                 "https://conda.anaconda.org/conda.anaconda.org"):
+    for host in (
+        ANACONDA_ORG,
+        "http://conda.anaconda.org",
+        "https://anaconda.org",
+        "https://conda.anaconda.org/conda.anaconda.org",
+    ):
         if base.startswith(host + "/"):
-            name = base[len(host) + 1:]
+            name = base[len(host) + 1 :]
             written = _written_url(redacted, name)
             if had:
-                return Channel(name=name, url=f"{ANACONDA_ORG}/{name}", had_credentials=True,
-                               redacted_url=written)
+                return Channel(
+                    name=name, url=f"{ANACONDA_ORG}/{name}", had_credentials=True, redacted_url=written
+                )
             return Channel(name=name, url=f"{ANACONDA_ORG}/{name}", redacted_url=written)
     written = _written_url(redacted)
     if base.startswith(REPO_ANACONDA + "/"):
-        name = base[len(REPO_ANACONDA) + 1:]
+        name = base[len(REPO_ANACONDA) + 1 :]
         return Channel(name=name, url=base, had_credentials=had, redacted_url=written)
     return Channel(name=base, url=base, had_credentials=had, redacted_url=written)
 
 
 _ANACONDA_CREDENTIALS = re.compile(
     r"^[A-Za-z][A-Za-z0-9+.-]*://(?:(?P<user>[^/@\s]+)@)?[^/]+(?:/conda\.anaconda\.org)?"
-    r"(?:/t/(?P<token>[^/\s]+)(?=/))?")
+    r"(?:/t/(?P<token>[^/\s]+)(?=/))?"
+)
 
 
 def _written_url(redacted: str, anaconda_name: str | None = None) -> str:
@@ -82,7 +120,7 @@ def _written_url(redacted: str, anaconda_name: str | None = None) -> str:
     m = _ANACONDA_CREDENTIALS.match(path)
     user = f"{m.group('user')}@" if m and m.group("user") else ""
     token = f"/t/{m.group('token')}" if m and m.group("token") else ""
-    return f"https://{user}{ANACONDA_ORG[len('https://'):]}{token}/{anaconda_name}{tail}"
+    return f"https://{user}{ANACONDA_ORG[len('https://') :]}{token}/{anaconda_name}{tail}"
 
 
 def _strip_subdir(path: str) -> str:

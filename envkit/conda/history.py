@@ -13,12 +13,13 @@ package pinned, `channel/subdir::name==version=build`, in lock order: what conda
 from the same lock.  No `# conda version:` line: envkit is not conda, and conda only reads that
 line to warn that a newer conda touched the prefix.
 """
+
 from __future__ import annotations
 
 import os
 import shlex
 import time
-from typing import Sequence
+from collections.abc import Sequence
 
 from envkit.model import LockedPackage
 
@@ -45,9 +46,11 @@ def history_block(packages: Sequence[LockedPackage], cmd: Sequence[str], *, when
         chan, subdir = _channel_subdir(p)
         dists.append(f"{chan}/{subdir}::{p.name}-{p.version}-{p.build}")
         specs.append(f"{chan}/{subdir}::{p.name}=={p.version}={p.build}")
-    lines = [f"==> {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(when))} <==",  # local time, as conda
-             "# cmd: " + " ".join(shlex.quote(a) for a in cmd),
-             f"# envkit version: {__version__}"]
+    lines = [
+        f"==> {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(when))} <==",  # local time, as conda
+        "# cmd: " + " ".join(shlex.quote(a) for a in cmd),
+        f"# envkit version: {__version__}",
+    ]
     lines += [f"+{d}" for d in sorted(dists)]
     if specs:
         lines.append(f"# update specs: {specs!r}")

@@ -14,6 +14,7 @@ Canonical form, chosen to read like what people write and to parse back to the s
     chan[/subdir]::name...   channel (and subdir) prefix
     name[version='>=1',build='py*',build_number='3']   when other bracket keys are present
 """
+
 from __future__ import annotations
 
 import re
@@ -24,8 +25,18 @@ from envkit.model import CondaDep, format_spec
 _SIMPLE_VERSION = re.compile(r"[A-Za-z0-9_.+!]+")
 _BRACKET = re.compile(r"\[(?P<body>[^\]]*)\]")
 _PAIR = re.compile(r"\s*(?P<key>[A-Za-z_]+)\s*=\s*(?P<value>'[^']*'|\"[^\"]*\"|[^,\]]*)\s*(?:,|$)")
-_EXTRA_ORDER = ("build_number", "md5", "sha256", "license", "license_family", "fn", "url",
-                "track_features", "features", "namespace")
+_EXTRA_ORDER = (
+    "build_number",
+    "md5",
+    "sha256",
+    "license",
+    "license_family",
+    "fn",
+    "url",
+    "track_features",
+    "features",
+    "namespace",
+)
 _HANDLED = {"version", "build", "channel", "subdir"}
 
 #: Longest match spec and most version constraints envkit parses: py-rattler's parser is quadratic
@@ -39,8 +50,10 @@ MAX_CONSTRAINTS = 256
 #: `numpy>=1.26,<2`), parsed without py-rattler, whose import alone costs more than a small file's
 #: whole check.  tests/test_matchspec_fast.py holds them equal to rattler's parse.
 _NUM = r"\d+(?:\.\d+)*"
-_FAST = re.compile(rf"(?P<name>[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?)"
-                   rf"(?:(?P<eq>==?)(?P<num>{_NUM})|(?P<range>[<>]=?{_NUM}(?:,[<>]=?{_NUM})*))?")
+_FAST = re.compile(
+    rf"(?P<name>[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?)"
+    rf"(?:(?P<eq>==?)(?P<num>{_NUM})|(?P<range>[<>]=?{_NUM}(?:,[<>]=?{_NUM})*))?"
+)
 
 
 def _parse_plain(s: str, raw: str, where: Where | None) -> CondaDep | None:
@@ -99,21 +112,35 @@ def parse_spec(text: str, *, where: Where | None = None) -> CondaDep:
         extra_pairs.append(("build_number", str(ms.build_number)))
     order = {k: i for i, k in enumerate(_EXTRA_ORDER)}
     extra = tuple(sorted(dict(extra_pairs).items(), key=lambda kv: (order.get(kv[0], 99), kv[0])))
-    return CondaDep(name=name, version=version, build=build, channel=channel, subdir=subdir,
-                    extra=extra, raw=raw, line=where.line if where else None)
+    return CondaDep(
+        name=name,
+        version=version,
+        build=build,
+        channel=channel,
+        subdir=subdir,
+        extra=extra,
+        raw=raw,
+        line=where.line if where else None,
+    )
 
 
 def _check_size(s: str, where: Where | None) -> None:
     """Refuse a spec too long or with too many constraints to parse in bounded time."""
     if len(s) > MAX_SPEC_CHARS:
-        raise InvalidSpecError(f"match spec is {len(s):,} characters long; envkit reads specs of at most "
-                               f"{MAX_SPEC_CHARS:,}", where=where, text=s,
-                               hint="a spec that long is not one a person wrote: check how the file was generated")
+        raise InvalidSpecError(
+            f"match spec is {len(s):,} characters long; envkit reads specs of at most {MAX_SPEC_CHARS:,}",
+            where=where,
+            text=s,
+            hint="a spec that long is not one a person wrote: check how the file was generated",
+        )
     n = s.count(",") + s.count("|") + 1
     if n > MAX_CONSTRAINTS:
-        raise InvalidSpecError(f"match spec has {n:,} version constraints; envkit reads at most "
-                               f"{MAX_CONSTRAINTS}", where=where, text=s,
-                               hint="merge the constraints (`>=1.2,<2` says what a long list says)")
+        raise InvalidSpecError(
+            f"match spec has {n:,} version constraints; envkit reads at most {MAX_CONSTRAINTS}",
+            where=where,
+            text=s,
+            hint="merge the constraints (`>=1.2,<2` says what a long list says)",
+        )
 
 
 _LITERAL = re.compile(r"(?<![A-Za-z0-9_.])\d[0-9A-Za-z_+!]*(?:\.[0-9A-Za-z_+!]+)*")
@@ -123,7 +150,7 @@ def _after_name(spec: str, name: str) -> str:
     """The text of `spec` after its channel prefix and package name."""
     rest = spec.partition("::")[2] or spec
     i = rest.lower().find(name)
-    return rest[i + len(name):] if i >= 0 else rest
+    return rest[i + len(name) :] if i >= 0 else rest
 
 
 def _restore_literals(normalized: str, raw_rest: str) -> str:
@@ -148,7 +175,7 @@ def _restore_literals(normalized: str, raw_rest: str) -> str:
                     break
             except Exception:  # not a version (a build number): keep looking
                 continue
-        out.append(normalized[pos:m.start()])
+        out.append(normalized[pos : m.start()])
         out.append(lit)
         pos = m.end()
     out.append(normalized[pos:])
@@ -171,8 +198,15 @@ def exact_version(dep: CondaDep) -> str | None:
     return None
 
 
-def matches(dep: CondaDep, *, name: str, version: str, build: str | None = None,
-            build_number: int | None = None, channel: str | None = None) -> bool:
+def matches(
+    dep: CondaDep,
+    *,
+    name: str,
+    version: str,
+    build: str | None = None,
+    build_number: int | None = None,
+    channel: str | None = None,
+) -> bool:
     """Whether the package (name, version, build, ...) satisfies `dep`, with conda's semantics."""
     from rattler import MatchSpec, PackageRecord
     from rattler.package.build_string import BuildString
@@ -181,10 +215,19 @@ def matches(dep: CondaDep, *, name: str, version: str, build: str | None = None,
         return False
     if dep.channel and channel and dep.channel != channel:
         return False
-    plain = CondaDep(name=dep.name, version=dep.version, build=dep.build,
-                    extra=tuple(kv for kv in dep.extra if kv[0] == "build_number"))
-    record = PackageRecord(name=name, version=version, build=BuildString(build or "0"),
-                           build_number=build_number or 0, subdir="noarch")
+    plain = CondaDep(
+        name=dep.name,
+        version=dep.version,
+        build=dep.build,
+        extra=tuple(kv for kv in dep.extra if kv[0] == "build_number"),
+    )
+    record = PackageRecord(
+        name=name,
+        version=version,
+        build=BuildString(build or "0"),
+        build_number=build_number or 0,
+        subdir="noarch",
+    )
     return MatchSpec(format_spec(plain), strict=False).matches(record)
 
 
@@ -203,5 +246,7 @@ def to_rattler(dep: CondaDep, *, source: str | None = None):
         return MatchSpec(text, strict=False)
     except Exception as exc:  # rattler raises its own exception types
         msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise InvalidSpecError(f"invalid match spec {clip(dep.raw or text)!r}: {clip(msg)}",
-                               where=Where(file=source, line=dep.line, key="dependencies")) from None
+        raise InvalidSpecError(
+            f"invalid match spec {clip(dep.raw or text)!r}: {clip(msg)}",
+            where=Where(file=source, line=dep.line, key="dependencies"),
+        ) from None

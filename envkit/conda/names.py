@@ -7,30 +7,82 @@ same name (conda's `graphviz` is the C library; PyPI's `graphviz` is conda's `py
 In a live environment the exact answer is in the prefix: a conda record that owns
 `site-packages/<Name>-<ver>.dist-info` installs PyPI project `<Name>` (pass it as `owned`).
 """
+
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterable, Mapping
 
 from envkit.model import pep503
 
-
 #: conda packages that are not Python projects, whose name PyPI uses for something else.
-NOT_THE_PYPI_PROJECT = frozenset({
-    "graphviz", "zstd", "pandoc", "jq", "ffmpeg", "snappy", "proj", "geos", "cairo", "curl", "git",
-    "nodejs", "sqlite", "xz", "yaml", "boost", "eigen", "tk", "zlib", "hdf5", "openssl", "libxml2",
-    "glib", "gdk-pixbuf", "poppler", "qt", "readline", "make", "gettext", "expat", "libffi",
-    "krb5", "icu", "lz4-c", "pcre", "pcre2", "freetype", "fontconfig", "harfbuzz", "openjpeg",
-    "libpng", "libtiff", "jpeg", "bzip2", "ncurses", "tzdata", "ca-certificates",
-})
+NOT_THE_PYPI_PROJECT = frozenset(
+    {
+        "graphviz",
+        "zstd",
+        "pandoc",
+        "jq",
+        "ffmpeg",
+        "snappy",
+        "proj",
+        "geos",
+        "cairo",
+        "curl",
+        "git",
+        "nodejs",
+        "sqlite",
+        "xz",
+        "yaml",
+        "boost",
+        "eigen",
+        "tk",
+        "zlib",
+        "hdf5",
+        "openssl",
+        "libxml2",
+        "glib",
+        "gdk-pixbuf",
+        "poppler",
+        "qt",
+        "readline",
+        "make",
+        "gettext",
+        "expat",
+        "libffi",
+        "krb5",
+        "icu",
+        "lz4-c",
+        "pcre",
+        "pcre2",
+        "freetype",
+        "fontconfig",
+        "harfbuzz",
+        "openjpeg",
+        "libpng",
+        "libtiff",
+        "jpeg",
+        "bzip2",
+        "ncurses",
+        "tzdata",
+        "ca-certificates",
+    }
+)
 
 #: Not in conda-forge's mapping but common in ML environments (see ../shared/data/README.md).
 EXTRA_CONDA_TO_PYPI: dict[str, tuple[str, ...]] = {
-    "py-opencv": ("opencv-python", "opencv-python-headless", "opencv-contrib-python",
-                  "opencv-contrib-python-headless"),
-    "opencv": ("opencv-python", "opencv-python-headless", "opencv-contrib-python",
-               "opencv-contrib-python-headless"),
+    "py-opencv": (
+        "opencv-python",
+        "opencv-python-headless",
+        "opencv-contrib-python",
+        "opencv-contrib-python-headless",
+    ),
+    "opencv": (
+        "opencv-python",
+        "opencv-python-headless",
+        "opencv-contrib-python",
+        "opencv-contrib-python-headless",
+    ),
     "pytorch": ("torch",),
     "pytorch-cpu": ("torch",),
     "pytorch-gpu": ("torch",),
@@ -63,11 +115,15 @@ def _tables() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
     for conda, pypis in to_pypi.items():
         for p in pypis:
             to_conda.setdefault(p, set()).add(conda)
-    return ({k: tuple(sorted(v)) for k, v in to_pypi.items()},
-            {k: tuple(sorted(v)) for k, v in to_conda.items()})
+    return (
+        {k: tuple(sorted(v)) for k, v in to_pypi.items()},
+        {k: tuple(sorted(v)) for k, v in to_conda.items()},
+    )
 
 
-def pypi_names_for_conda(conda_name: str, extra: Mapping[str, Iterable[str]] | None = None) -> tuple[str, ...]:
+def pypi_names_for_conda(
+    conda_name: str, extra: Mapping[str, Iterable[str]] | None = None
+) -> tuple[str, ...]:
     """The PEP 503 PyPI names that conda package `conda_name` installs (possibly none)."""
     name = conda_name.lower()
     found: set[str] = set()
@@ -99,9 +155,13 @@ class Duplicate:
     project: str  # the PEP 503 PyPI name they share
 
 
-def find_duplicates(conda_names: Iterable[str], pip_names: Iterable[str], *,
-                    extra: Mapping[str, Iterable[str]] | None = None,
-                    owned: Mapping[str, Iterable[str]] | None = None) -> list[Duplicate]:
+def find_duplicates(
+    conda_names: Iterable[str],
+    pip_names: Iterable[str],
+    *,
+    extra: Mapping[str, Iterable[str]] | None = None,
+    owned: Mapping[str, Iterable[str]] | None = None,
+) -> list[Duplicate]:
     """Pairs (conda package, pip package) that are the same project, in pip-name order.
 
     `extra` extends the map with project entries (conda name -> PyPI names).  `owned` is the exact
@@ -141,5 +201,7 @@ def find_duplicates(conda_names: Iterable[str], pip_names: Iterable[str], *,
 def duplicate_warning(d: Duplicate) -> str:
     """The one-line stderr warning every command that reads an environment prints."""
     same = "" if d.conda_name == d.project else f" (conda name of PyPI '{d.project}')"
-    return (f"'{d.pip_name}' is installed by both conda ('{d.conda_name}'{same}) and pip; "
-            f"pip's copy shadows conda's and the solver cannot see it")
+    return (
+        f"'{d.pip_name}' is installed by both conda ('{d.conda_name}'{same}) and pip; "
+        f"pip's copy shadows conda's and the solver cannot see it"
+    )

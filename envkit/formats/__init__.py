@@ -12,6 +12,7 @@ pylock.toml), uvlock (uv.lock), condareq (conda's MatchSpec-per-line requirement
 ParseError / InvalidSpecError / UnsupportedVersionError with file and line; writers are
 deterministic.
 """
+
 from __future__ import annotations
 
 import os
@@ -19,8 +20,18 @@ import re
 
 from envkit.errors import ParseError, UsageError, Where
 
-FORMATS = ("env", "explicit", "conda-lock", "pixi", "requirements", "conda-list-json", "conda-list-export",
-           "pylock", "uv-lock", "conda-requirements")
+FORMATS = (
+    "env",
+    "explicit",
+    "conda-lock",
+    "pixi",
+    "requirements",
+    "conda-list-json",
+    "conda-list-export",
+    "pylock",
+    "uv-lock",
+    "conda-requirements",
+)
 
 #: Formats whose model is an EnvSpec; every other format reads as a Lock.
 SPEC_FORMATS = ("env", "requirements", "conda-requirements")
@@ -39,7 +50,9 @@ _UV_LOCK = re.compile(r"^\[\[package\]\][ \t]*(?:#.*)?$", re.MULTILINE)
 _UV_VERSION = re.compile(r"^version[ \t]*=[ \t]*\d", re.MULTILINE)
 # a JSON environment (`conda export --format environment-json`, `conda env export --json`)
 _JSON_ENV = re.compile(r'^\{\s*"(?:name|channels|dependencies|prefix|variables)"\s*:')
-_REQ_LINE = re.compile(r"^(?:-[A-Za-z-]|[A-Za-z0-9][A-Za-z0-9._-]*\s*(?:\[|[<>=!~;@]|$)|git\+|https?://|\.|/)")
+_REQ_LINE = re.compile(
+    r"^(?:-[A-Za-z-]|[A-Za-z0-9][A-Za-z0-9._-]*\s*(?:\[|[<>=!~;@]|$)|git\+|https?://|\.|/)"
+)
 
 
 def detect_format(text: str, filename: str | None = None) -> str:
@@ -84,8 +97,11 @@ def detect_format(text: str, filename: str | None = None) -> str:
     guess = _by_name(base)
     if guess:
         return guess
-    raise ParseError("cannot tell the format of this file", where=Where(file=filename),
-                     hint=f"pass --format (one of: {', '.join(FORMATS)})")
+    raise ParseError(
+        "cannot tell the format of this file",
+        where=Where(file=filename),
+        hint=f"pass --format (one of: {', '.join(FORMATS)})",
+    )
 
 
 _YAML_NULLS = frozenset({"null", "Null", "NULL", "~", "---", "--- null", "--- ~", "..."})
@@ -109,8 +125,9 @@ def _by_name(base: str) -> str | None:
     return None
 
 
-def read_text(text: str, *, filename: str | None = None, format: str | None = None,
-              environment: str | None = None):
+def read_text(
+    text: str, *, filename: str | None = None, format: str | None = None, environment: str | None = None
+):
     """Parse `text` as `format` (detected when None) and return an EnvSpec or a Lock.
 
     `environment` picks a pixi.lock environment (default "default").  Raises UsageError for an
@@ -208,7 +225,9 @@ def write_text(model, format: str, **opts) -> str:
 
     if not isinstance(model, (EnvSpec, Lock)):
         hint = " (lock a LiveEnv first: envkit.lock_live)" if type(model).__name__ == "LiveEnv" else ""
-        raise TypeError(f"write_text() argument 'model' must be EnvSpec or Lock, not {type(model).__name__}{hint}")
+        raise TypeError(
+            f"write_text() argument 'model' must be EnvSpec or Lock, not {type(model).__name__}{hint}"
+        )
     if not isinstance(format, str):
         raise TypeError(f"write_text() argument 'format' must be str, not {type(format).__name__}")
     if format not in FORMATS and format not in WRITE_ONLY:
@@ -216,24 +235,31 @@ def write_text(model, format: str, **opts) -> str:
     takes = WRITE_OPTIONS[format]
     for key, value in opts.items():
         if key not in takes:
-            raise TypeError(f"write_text() got an unexpected keyword argument {key!r} for format {format!r}"
-                            + (f" (it takes: {', '.join(takes)})" if takes else " (it takes none)"))
+            raise TypeError(
+                f"write_text() got an unexpected keyword argument {key!r} for format {format!r}"
+                + (f" (it takes: {', '.join(takes)})" if takes else " (it takes none)")
+            )
         if key == "comments":
             from envkit.formats.envyml import CommentMap
 
             if value is not None and not isinstance(value, CommentMap):
-                raise TypeError(f"write_text() argument 'comments' must be CommentMap or None, "
-                                f"not {type(value).__name__}")
+                raise TypeError(
+                    f"write_text() argument 'comments' must be CommentMap or None, not {type(value).__name__}"
+                )
         elif value is not None and not isinstance(value, str):
             raise TypeError(f"write_text() argument {key!r} must be str or None, not {type(value).__name__}")
     platform = opts.pop("platform", None)
     if platform is not None:
         if isinstance(model, EnvSpec) and format in SPEC_FORMATS:
-            raise UsageError(f"platform= picks a platform of a lock; an EnvSpec is written as {format} as it is")
+            raise UsageError(
+                f"platform= picks a platform of a lock; an EnvSpec is written as {format} as it is"
+            )
         if isinstance(model, Lock) and format in ("conda-lock", "pixi", "pixi-v7", "cyclonedx"):
             what = {"conda-lock": "conda-lock.yml", "cyclonedx": "an SBOM"}.get(format, "pixi.lock")
-            raise UsageError(f"platform= does not apply to a Lock written as {format}: {what} "
-                             "holds every platform of the lock")
+            raise UsageError(
+                f"platform= does not apply to a Lock written as {format}: {what} "
+                "holds every platform of the lock"
+            )
     if format == "env":
         from envkit.formats.envyml import write_env
 
@@ -241,8 +267,10 @@ def write_text(model, format: str, **opts) -> str:
             model = lock_to_export(model, platform)
         return write_env(model, **opts)
     if format == "conda-requirements":
-        raise UsageError("envkit reads conda's requirements format but does not write it; write env, explicit "
-                         "or conda-lock instead")
+        raise UsageError(
+            "envkit reads conda's requirements format but does not write it; write env, explicit "
+            "or conda-lock instead"
+        )
     if format == "requirements":
         from envkit.formats.requirements import write_requirements
 
@@ -295,8 +323,10 @@ def lock_to_export(lock, platform: str | None = None):
 
     if platform is None:
         if len(lock.platforms) > 1:
-            raise UsageError(f"the lock has {len(lock.platforms)} platforms; choose one",
-                             hint=f"one of: {', '.join(lock.platforms)}")
+            raise UsageError(
+                f"the lock has {len(lock.platforms)} platforms; choose one",
+                hint=f"one of: {', '.join(lock.platforms)}",
+            )
         platform = lock.platforms[0] if lock.platforms else None
     pkgs = lock.for_platform(platform) if platform else lock.packages
     conda = []
@@ -316,9 +346,23 @@ def lock_to_export(lock, platform: str | None = None):
 
         # an explicit file or `conda list` names no channels: the packages' own, in order of appearance
         channels = tuple(parse_channel(c) for c in dict.fromkeys(p.channel for p in pkgs if p.channel))
-    return EnvSpec(name=lock.environment, channels=channels, conda=tuple(conda),
-                   pip=tuple(pip_opts + pip), kind="export", has_pip_section=bool(pip or pip_opts))
+    return EnvSpec(
+        name=lock.environment,
+        channels=channels,
+        conda=tuple(conda),
+        pip=tuple(pip_opts + pip),
+        kind="export",
+        has_pip_section=bool(pip or pip_opts),
+    )
 
 
-__all__ = ["FORMATS", "SPEC_FORMATS", "WRITE_OPTIONS", "detect_format", "read_text", "read_file", "write_text",
-           "lock_to_export"]
+__all__ = [
+    "FORMATS",
+    "SPEC_FORMATS",
+    "WRITE_OPTIONS",
+    "detect_format",
+    "read_text",
+    "read_file",
+    "write_text",
+    "lock_to_export",
+]

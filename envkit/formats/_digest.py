@@ -5,6 +5,7 @@ conda and conda-lock write lowercase hex; conda itself compares case-insensitive
 is accepted.  Anything else (a truncated digest, a non-hex character, an unquoted all-digit digest
 that YAML read as a number) is a broken lock, not a digest to verify against later.
 """
+
 from __future__ import annotations
 
 import re
@@ -44,5 +45,8 @@ def package_digest_error(p, kind: str, *, where):
     problem = digest_problem(kind, getattr(p, kind))
     if problem is None:
         return None
-    return ParseError(f"{p.name}={p.version} ({p.manager}): {problem}; the package cannot be verified",
-                      where=where, hint=f"quote the hash in the lock ({kind}: '...'), or relock")
+    return ParseError(
+        f"{p.name}={p.version} ({p.manager}): {problem}; the package cannot be verified",
+        where=where,
+        hint=f"quote the hash in the lock ({kind}: '...'), or relock",
+    )

@@ -19,6 +19,7 @@ YAML forbids anywhere in a stream (a control character, a lone surrogate, U+FFFE
 an `Unsupported` that knows where: `load_yaml` reports it with its line, where libyaml would name
 only a character offset.
 """
+
 from __future__ import annotations
 
 import json
@@ -53,7 +54,7 @@ _NOT_STR = re.compile(
 )
 # the first characters of what _NOT_STR matches: a plain scalar starting otherwise is text
 _NOT_STR_FIRST = frozenset("yYnNtTfFoO~<=+-.0123456789")
-_BAD_START = frozenset("&*!|>{}[]%@`,?\"#")
+_BAD_START = frozenset('&*!|>{}[]%@`,?"#')
 # ASCII bytes a YAML stream may hold (libyaml's reader refuses the other C0 controls and DEL)
 _ASCII_OK = bytes(range(0x20, 0x7F)) + b"\t\n\r"
 # what YAML 1.1 forbids in a stream (C0/C1 controls, surrogates, U+FFFE/U+FFFF) ...
@@ -141,7 +142,9 @@ def _scalar(v: str):
 #: as itself): a word starting with `_` or a letter that cannot spell one of YAML 1.1's true/false/
 #: yes/no/on/off/null words (those are letters only, at most 5), no white space, not ending in `:`;
 #: or a hex digest (md5, sha256) with a letter other than b (never an int, nor 0b binary).
-plain_text = re.compile(r"(?:_|[A-Za-z](?=\S*[^A-Za-z\s]|\S{5}))\S*[^\s:]|(?=[0-9a-f]*[ac-f])[0-9a-f]+").fullmatch
+plain_text = re.compile(
+    r"(?:_|[A-Za-z](?=\S*[^A-Za-z\s]|\S{5}))\S*[^\s:]|(?=[0-9a-f]*[ac-f])[0-9a-f]+"
+).fullmatch
 
 
 def text_value(raw: str) -> str:
@@ -163,8 +166,9 @@ def is_not_text(key: str) -> bool:
 # _LINE for every line at once (findall: one tuple per line, in C, on LF line ends).  Values are
 # captured greedily up to their last non-space character: the same text as _LINE's lazy `(.*?) *`,
 # five times faster (a lazy group tries ` *$` after every character).
-_LINES = re.compile(r"^( *)(- +)?(?:([A-Za-z0-9_][A-Za-z0-9_.\-/]*):(?: +([^\n]*[^ \n]))?|([^\n]*[^ \n])?) *$",
-                    re.MULTILINE)
+_LINES = re.compile(
+    r"^( *)(- +)?(?:([A-Za-z0-9_][A-Za-z0-9_.\-/]*):(?: +([^\n]*[^ \n]))?|([^\n]*[^ \n])?) *$", re.MULTILINE
+)
 
 
 def _tokens(text: str) -> list:
@@ -332,10 +336,13 @@ def load_yaml(text: str, *, filename: str | None = None):
         line = text.count("\n", 0, pos) + 1
         start = text.rfind("\n", 0, pos) + 1
         end = text.find("\n", pos)
-        row = text[start:end if end >= 0 else len(text)].rstrip("\r")
-        raise ParseError(f"invalid YAML: character U+{ord(text[pos]):04X} is not allowed in a YAML file",
-                         where=Where(file=filename, line=line), text=row,
-                         hint="remove the character (inside double quotes, write it as an escape)") from None
+        row = text[start : end if end >= 0 else len(text)].rstrip("\r")
+        raise ParseError(
+            f"invalid YAML: character U+{ord(text[pos]):04X} is not allowed in a YAML file",
+            where=Where(file=filename, line=line),
+            text=row,
+            hint="remove the character (inside double quotes, write it as an escape)",
+        ) from None
     except (Unsupported, RecursionError):
         from envkit import _yaml
 

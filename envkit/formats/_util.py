@@ -1,4 +1,5 @@
 """Helpers shared by the format modules: conda package file names and URLs, header comments."""
+
 from __future__ import annotations
 
 import json
@@ -138,10 +139,14 @@ class Fields:
 
     __slots__ = ("data", "file", "path", "line")
 
-    def __init__(self, data, file: str | None, path: str, line: int | None = None, what: str | None = None) -> None:
+    def __init__(
+        self, data, file: str | None, path: str, line: int | None = None, what: str | None = None
+    ) -> None:
         if not isinstance(data, dict):
-            raise ParseError(f"{what or _label(path)} must be a mapping, got {type_name(data)}",
-                             where=Where(file=file, line=line or _line(data), key=path or None))
+            raise ParseError(
+                f"{what or _label(path)} must be a mapping, got {type_name(data)}",
+                where=Where(file=file, line=line or _line(data), key=path or None),
+            )
         self.data = data
         self.file = file
         self.path = path
@@ -176,7 +181,7 @@ class Fields:
             return None
         return as_text(value, f"`{key}:`", self.where(key))
 
-    def mapping(self, key: str) -> "Fields":
+    def mapping(self, key: str) -> Fields:
         """`key`'s mapping as Fields (an empty one when absent or null)."""
         value = self.data.get(key)
         if value is None:
@@ -192,8 +197,16 @@ class Fields:
         need_list(value, f"`{key}:`", where)
         path = self.key(key)
         line_of = getattr(value, "line_of", None)
-        return [(i, v, Where(file=self.file, line=(line_of(i) if line_of else None) or where.line,
-                             key=f"{path}[{i}]")) for i, v in enumerate(value)]
+        return [
+            (
+                i,
+                v,
+                Where(
+                    file=self.file, line=(line_of(i) if line_of else None) or where.line, key=f"{path}[{i}]"
+                ),
+            )
+            for i, v in enumerate(value)
+        ]
 
     def texts(self, key: str) -> list[str]:
         """The list of text at `key` (empty when absent or null)."""
@@ -217,7 +230,9 @@ class Fields:
         if isinstance(value, bool) or not isinstance(value, int):
             if isinstance(value, str) and value.strip().isdigit():
                 return int(value)
-            raise ParseError(f"`{key}:` must be a whole number, got {type_name(value)}", where=self.where(key))
+            raise ParseError(
+                f"`{key}:` must be a whole number, got {type_name(value)}", where=self.where(key)
+            )
         return value
 
 

@@ -5,6 +5,7 @@
 `conda list --export` is text: a `# platform:` header, then `name=version=build` lines; packages pip
 installed have build `pypi_0`.  Both describe one installed environment, so one platform.
 """
+
 from __future__ import annotations
 
 import json
@@ -13,12 +14,15 @@ import re
 from envkit.errors import ParseError, Where
 from envkit.model import Lock, LockedPackage
 
-_EXPORT_LINE = re.compile(r"^(?:(?P<channel>[^\s:]+)::)?(?P<name>[^\s=]+)=(?P<version>[^\s=]+)=(?P<build>[^\s=]+)$")
+_EXPORT_LINE = re.compile(
+    r"^(?:(?P<channel>[^\s:]+)::)?(?P<name>[^\s=]+)=(?P<version>[^\s=]+)=(?P<build>[^\s=]+)$"
+)
 _PLATFORM = re.compile(r"^#\s*platform:\s*(?P<p>\S+)\s*$")
 _PIP_BUILDS = ("pypi_0",)
 
-EXPORT_HEADER = ("This file may be used to create an environment using:\n"
-                 "$ conda create --name <env> --file <this file>")
+EXPORT_HEADER = (
+    "This file may be used to create an environment using:\n$ conda create --name <env> --file <this file>"
+)
 
 
 def _lock_platform(subdirs: list[str]) -> str | None:
@@ -31,7 +35,6 @@ def read_conda_list_json(text: str, filename: str | None = None) -> Lock:
 
     Raises ParseError for invalid JSON or a record without name/version."""
     from envkit.conda.channels import parse_channel
-
     from envkit.formats._util import Fields
 
     try:
@@ -60,12 +63,21 @@ def read_conda_list_json(text: str, filename: str | None = None) -> Lock:
             chan = parse_channel(base_url).name
         elif channel:
             chan = parse_channel(channel).name
-        pkgs.append(LockedPackage(
-            manager="conda", name=name, version=version,
-            build=rec.text("build_string") or rec.text("build"), build_number=rec.integer("build_number"),
-            channel=chan, platform=platform, subdir=sub or None))
-    return Lock(kind="conda-list", platforms=(platform,) if platform else (), packages=tuple(pkgs),
-                source=filename)
+        pkgs.append(
+            LockedPackage(
+                manager="conda",
+                name=name,
+                version=version,
+                build=rec.text("build_string") or rec.text("build"),
+                build_number=rec.integer("build_number"),
+                channel=chan,
+                platform=platform,
+                subdir=sub or None,
+            )
+        )
+    return Lock(
+        kind="conda-list", platforms=(platform,) if platform else (), packages=tuple(pkgs), source=filename
+    )
 
 
 def _record_lines(text: str) -> list[int]:
@@ -98,15 +110,32 @@ def write_conda_list_json(lock: Lock, platform: str | None = None) -> str:
     rows = []
     for p in pkgs:
         if p.manager == "pip":
-            rows.append({"base_url": "https://pypi.org/", "build_number": 0, "build_string": "pypi_0",
-                         "channel": "pypi", "dist_name": f"{p.name}-{p.version}-pypi_0", "name": p.name,
-                         "platform": "pypi", "version": p.version})
+            rows.append(
+                {
+                    "base_url": "https://pypi.org/",
+                    "build_number": 0,
+                    "build_string": "pypi_0",
+                    "channel": "pypi",
+                    "dist_name": f"{p.name}-{p.version}-pypi_0",
+                    "name": p.name,
+                    "platform": "pypi",
+                    "version": p.version,
+                }
+            )
             continue
         ch = parse_channel(p.channel) if p.channel else None
-        rows.append({"base_url": ch.url if ch else "", "build_number": p.build_number or 0,
-                     "build_string": p.build or "", "channel": p.channel or "",
-                     "dist_name": f"{p.name}-{p.version}-{p.build or ''}", "name": p.name,
-                     "platform": p.subdir or p.platform or "", "version": p.version})
+        rows.append(
+            {
+                "base_url": ch.url if ch else "",
+                "build_number": p.build_number or 0,
+                "build_string": p.build or "",
+                "channel": p.channel or "",
+                "dist_name": f"{p.name}-{p.version}-{p.build or ''}",
+                "name": p.name,
+                "platform": p.subdir or p.platform or "",
+                "version": p.version,
+            }
+        )
     return json.dumps(rows, indent=2, sort_keys=True) + "\n"
 
 
@@ -130,24 +159,33 @@ def read_conda_list_export(text: str, filename: str | None = None) -> Lock:
             raise ParseError("not a `name=version=build` line", where=Where(file=filename, line=i), text=s)
         build = m.group("build")
         if build in _PIP_BUILDS:
-            pkgs.append(LockedPackage(manager="pip", name=m.group("name"), version=m.group("version"),
-                                      line=i))
+            pkgs.append(
+                LockedPackage(manager="pip", name=m.group("name"), version=m.group("version"), line=i)
+            )
         else:
             chan = None
             if m.group("channel"):
                 from envkit.conda.channels import parse_channel
 
                 chan = parse_channel(m.group("channel")).name
-            from envkit.formats._util import build_number_of
 
-            pkgs.append(LockedPackage(manager="conda", name=m.group("name"), version=m.group("version"),
-                                      build=build, channel=chan, line=i))
+            pkgs.append(
+                LockedPackage(
+                    manager="conda",
+                    name=m.group("name"),
+                    version=m.group("version"),
+                    build=build,
+                    channel=chan,
+                    line=i,
+                )
+            )
     if platform:
         from dataclasses import replace
 
         pkgs = [replace(p, platform=platform) for p in pkgs]
-    return Lock(kind="conda-list", platforms=(platform,) if platform else (), packages=tuple(pkgs),
-                source=filename)
+    return Lock(
+        kind="conda-list", platforms=(platform,) if platform else (), packages=tuple(pkgs), source=filename
+    )
 
 
 def write_conda_list_export(lock: Lock, platform: str | None = None, *, header: str | None = None) -> str:
@@ -169,7 +207,9 @@ def write_conda_list_export(lock: Lock, platform: str | None = None, *, header: 
         line = f"{head}{p.name}={p.version}={build}"
         m = _EXPORT_LINE.match(line)
         if m is None or (m.group("name"), m.group("version"), m.group("build")) != (p.name, p.version, build):
-            raise ParseError(f"package {p.name!r} version {p.version!r} cannot be written as a "
-                             "`name=version=build` line (each part one word, without `=` or whitespace)")
+            raise ParseError(
+                f"package {p.name!r} version {p.version!r} cannot be written as a "
+                "`name=version=build` line (each part one word, without `=` or whitespace)"
+            )
         out += line + "\n"
     return out

@@ -8,6 +8,7 @@ wrote the file.
 Reading: see `read_conda_lock`.  The build string, subdir and canonical channel of a conda package are
 not fields of the format; they come from the package URL.
 """
+
 from __future__ import annotations
 
 import json
@@ -28,8 +29,9 @@ HEADER = (
 
 _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 _META_KEYS = ("content_hash", "channels", "platforms", "sources")
-_PKG_KEYS = frozenset({"name", "version", "manager", "platform", "dependencies", "url", "hash", "category",
-                       "optional"})
+_PKG_KEYS = frozenset(
+    {"name", "version", "manager", "platform", "dependencies", "url", "hash", "category", "optional"}
+)
 
 
 def check_version(version, filename: str | None, line: int | None = None) -> None:
@@ -41,8 +43,10 @@ def check_version(version, filename: str | None, line: int | None = None) -> Non
         raise ParseError("not a conda-lock file: no `version:` key", where=where)
     raise UnsupportedVersionError(
         f"conda-lock.yml version {version!r} is not supported; the newest version envkit reads is "
-        f"{SUPPORTED_VERSION}", where=where,
-        hint="regenerate the lock with conda-lock, or upgrade envkit")
+        f"{SUPPORTED_VERSION}",
+        where=where,
+        hint="regenerate the lock with conda-lock, or upgrade envkit",
+    )
 
 
 def read_conda_lock(text: str, filename: str | None = None) -> Lock:
@@ -77,10 +81,20 @@ def validate_packages(lock: Lock, text: str, filename: str | None) -> None:
     for i, p in enumerate(lock.packages):
         platform = p.platform or ""
         if platform not in listed or platform not in KNOWN_SUBDIRS or platform == "noarch":
-            why = (unknown_platform(platform) if platform not in KNOWN_SUBDIRS or platform == "noarch"
-                   else f"platform {platform!r} is not one of `metadata.platforms` ({', '.join(lock.platforms)})")
-            raise _package_error(why, text, filename, p.line, i, ("platform",),
-                                 hint="a package's platform must be a conda subdir listed under `metadata.platforms`")
+            why = (
+                unknown_platform(platform)
+                if platform not in KNOWN_SUBDIRS or platform == "noarch"
+                else f"platform {platform!r} is not one of `metadata.platforms` ({', '.join(lock.platforms)})"
+            )
+            raise _package_error(
+                why,
+                text,
+                filename,
+                p.line,
+                i,
+                ("platform",),
+                hint="a package's platform must be a conda subdir listed under `metadata.platforms`",
+            )
         for kind, value in (("md5", p.md5), ("sha256", p.sha256)):
             if value is not None and not is_digest(kind, value):
                 where = _package_error("", text, filename, p.line, i, ("hash", kind), hint="").where
@@ -90,8 +104,14 @@ def validate_packages(lock: Lock, text: str, filename: str | None) -> None:
             first = seen[key]
             raise _package_error(
                 f"{p.name} ({p.manager}, {platform}, category {p.category}) is listed twice"
-                + (f"; first at line {first}" if first else ""), text, filename, p.line, i, ("name",),
-                hint="a conda-lock file holds each package once per platform and category")
+                + (f"; first at line {first}" if first else ""),
+                text,
+                filename,
+                p.line,
+                i,
+                ("name",),
+                hint="a conda-lock file holds each package once per platform and category",
+            )
         seen[key] = p.line or 0
 
 
@@ -100,8 +120,15 @@ def unknown_platform(platform: str) -> str:
     return f"unknown platform {platform!r} (not a conda subdir such as linux-64, osx-arm64, win-64)"
 
 
-def _package_error(message: str, text: str, filename: str | None, line: int | None, index: int,
-                   keys: tuple[str, ...], hint: str) -> ParseError:
+def _package_error(
+    message: str,
+    text: str,
+    filename: str | None,
+    line: int | None,
+    index: int,
+    keys: tuple[str, ...],
+    hint: str,
+) -> ParseError:
     """ParseError at `package[index].<keys>`, on the line of the last key inside the entry that
     starts at `line` (found on the error path only: reading never pays for it)."""
     where_line = line
@@ -116,8 +143,11 @@ def _package_error(message: str, text: str, filename: str | None, line: int | No
                 where_line = n + 1
                 todo.pop(0)
             n += 1
-    return ParseError(message, where=Where(file=filename, line=where_line, key=f"package[{index}]." + ".".join(keys)),
-                      hint=hint)
+    return ParseError(
+        message,
+        where=Where(file=filename, line=where_line, key=f"package[{index}]." + ".".join(keys)),
+        hint=hint,
+    )
 
 
 #: The `custom_metadata` key under which envkit records its editable pip packages (one name per
@@ -150,8 +180,10 @@ def apply_editable(lock: Lock) -> Lock:
     from envkit.conda.names import pep503
 
     names = {pep503(n) for n in text.splitlines() if n.strip()}
-    pkgs = tuple(replace(p, editable=True) if p.manager == "pip" and not p.editable and pep503(p.name) in names
-                 else p for p in lock.packages)
+    pkgs = tuple(
+        replace(p, editable=True) if p.manager == "pip" and not p.editable and pep503(p.name) in names else p
+        for p in lock.packages
+    )
     return replace(lock, packages=pkgs)
 
 
@@ -164,16 +196,22 @@ def _read_tree(text: str, filename: str | None) -> Lock:
         raise ParseError("not a conda-lock file: the document is not a mapping", where=Where(file=filename))
     version = data.get("version")
     pixi_named = os.path.basename(filename or "").lower() == "pixi.lock"
-    if type(version) is int and (version in (2, 3) or (version == 1 and pixi_named)) and "environments" not in data:
+    if (
+        type(version) is int
+        and (version in (2, 3) or (version == 1 and pixi_named))
+        and "environments" not in data
+    ):
         # a pixi.lock from before version 4: conda-lock's shape under another version number (or,
         # for version 1, under conda-lock's: then only the file name tells, as with `pixi.lock`)
         from envkit.formats.pixilock import read_conda_lock_shaped
 
         return read_conda_lock_shaped(data, text, filename)
     if "environments" in data and "package" not in data:
-        raise ParseError(f"this is a pixi.lock (version {data.get('version')}), not a conda-lock file",
-                         where=Where(file=filename, line=data.line_of("version")),
-                         hint="read it with --format pixi")
+        raise ParseError(
+            f"this is a pixi.lock (version {data.get('version')}), not a conda-lock file",
+            where=Where(file=filename, line=data.line_of("version")),
+            hint="read it with --format pixi",
+        )
     check_version(data.get("version"), filename, data.line_of("version"))
     return _from_data(data, filename)
 
@@ -205,10 +243,27 @@ def _read_tree(text: str, filename: str | None) -> Lock:
 _V = r"([^ \n][^\n]*)\n"  # a one-line value; what it means is up to _fastyaml.text_value
 _MAP4 = r"((?:    [^ \n][^\n]*\n)+)"  # a block mapping at indent 4, read by _MAP4_ENTRY
 _PACKAGE = re.compile(
-    r"- name: " + _V + r"  version: " + _V + r"  manager: (conda|pip)\n  platform: " + _V
-    + r"  dependencies:(?: \{\}\n|\n" + _MAP4 + r")  url: " + _V
-    + r"  hash:(?: \{\}\n|\n(?:    md5: " + _V + r")?    sha256: " + _V + r"(?=  [^ ])|\n" + _MAP4 + r")"
-    + r"  category: " + _V + r"  optional: (true|false)\n")
+    r"- name: "
+    + _V
+    + r"  version: "
+    + _V
+    + r"  manager: (conda|pip)\n  platform: "
+    + _V
+    + r"  dependencies:(?: \{\}\n|\n"
+    + _MAP4
+    + r")  url: "
+    + _V
+    + r"  hash:(?: \{\}\n|\n(?:    md5: "
+    + _V
+    + r")?    sha256: "
+    + _V
+    + r"(?=  [^ ])|\n"
+    + _MAP4
+    + r")"
+    + r"  category: "
+    + _V
+    + r"  optional: (true|false)\n"
+)
 _MAP4_ENTRY = re.compile(r"^    ([A-Za-z0-9_][A-Za-z0-9_.\-/]*): ([^ \n][^\n]*)$", re.MULTILINE)
 
 
@@ -265,8 +320,19 @@ def _read_layout(text: str, filename: str | None) -> Lock:
             if text[pos:].strip(" \n"):
                 raise Unsupported
             break
-        (r_name, r_version, manager, r_platform, r_deps, r_url, r_md5, r_sha256, r_hash, r_category,
-         optional) = m.groups()
+        (
+            r_name,
+            r_version,
+            manager,
+            r_platform,
+            r_deps,
+            r_url,
+            r_md5,
+            r_sha256,
+            r_hash,
+            r_category,
+            optional,
+        ) = m.groups()
         # names, URLs and hashes are mostly unique: checked, not remembered
         name = r_name if plain_text(r_name) else get(r_name) or convert(r_name)
         version = get(r_version) or convert(r_version)
@@ -288,16 +354,38 @@ def _read_layout(text: str, filename: str | None) -> Lock:
             if nvb is not None:
                 build = nvb[2]
         seen_platforms[platform] = None
-        append(LockedPackage(
-            manager=manager, name=name, version=version, build=build, channel=channel,
-            platform=platform, subdir=subdir, url=url, md5=md5, sha256=sha256, depends=depends,
-            category=category, optional=optional == "true", line=line))
+        append(
+            LockedPackage(
+                manager=manager,
+                name=name,
+                version=version,
+                build=build,
+                channel=channel,
+                platform=platform,
+                subdir=subdir,
+                url=url,
+                md5=md5,
+                sha256=sha256,
+                depends=depends,
+                category=category,
+                optional=optional == "true",
+                line=line,
+            )
+        )
         line += count("\n", pos, m.end())
         pos = m.end()
     content_hash, channels, platforms, sources, extra_meta, pip_options = head
-    return Lock(kind="conda-lock", platforms=platforms or tuple(seen_platforms), packages=tuple(pkgs),
-                channels=channels, content_hash=content_hash, sources=sources, metadata=extra_meta,
-                pip_options=pip_options, source=filename)
+    return Lock(
+        kind="conda-lock",
+        platforms=platforms or tuple(seen_platforms),
+        packages=tuple(pkgs),
+        channels=channels,
+        content_hash=content_hash,
+        sources=sources,
+        metadata=extra_meta,
+        pip_options=pip_options,
+        source=filename,
+    )
 
 
 def _header(data, filename: str | None) -> tuple:
@@ -327,8 +415,11 @@ def _check_platforms(meta, platforms: tuple[str, ...]) -> None:
     for i, platform in enumerate(platforms):
         if platform not in KNOWN_SUBDIRS or platform == "noarch":
             _i, _v, where = meta.items("platforms")[i]
-            raise ParseError(unknown_platform(platform), where=where,
-                             hint="list the conda subdirs the lock is for, e.g. linux-64, osx-arm64, win-64")
+            raise ParseError(
+                unknown_platform(platform),
+                where=where,
+                hint="list the conda subdirs the lock is for, e.g. linux-64, osx-arm64, win-64",
+            )
 
 
 def _from_data(data, filename: str | None) -> Lock:
@@ -355,15 +446,37 @@ def _from_data(data, filename: str | None) -> Lock:
                 build = nvb[2]
         if platform not in seen_platforms:
             seen_platforms.append(platform)
-        pkgs.append(LockedPackage(
-            manager=manager, name=name, version=version, build=build, channel=channel,
-            platform=platform, subdir=subdir, url=url, md5=md5, sha256=sha256, depends=depends,
-            category=category, optional=optional, line=line))
+        pkgs.append(
+            LockedPackage(
+                manager=manager,
+                name=name,
+                version=version,
+                build=build,
+                channel=channel,
+                platform=platform,
+                subdir=subdir,
+                url=url,
+                md5=md5,
+                sha256=sha256,
+                depends=depends,
+                category=category,
+                optional=optional,
+                line=line,
+            )
+        )
     if not platforms:
         platforms = tuple(seen_platforms)
-    return Lock(kind="conda-lock", platforms=platforms, packages=tuple(pkgs), channels=channels,
-                content_hash=content_hash, sources=sources, metadata=extra_meta, pip_options=pip_options,
-                source=filename)
+    return Lock(
+        kind="conda-lock",
+        platforms=platforms,
+        packages=tuple(pkgs),
+        channels=channels,
+        content_hash=content_hash,
+        sources=sources,
+        metadata=extra_meta,
+        pip_options=pip_options,
+        source=filename,
+    )
 
 
 def _package_fields(p):
@@ -375,10 +488,17 @@ def _package_fields(p):
     name, version, manager, platform = get("name"), get("version"), get("manager"), get("platform")
     deps, url, h = get("dependencies"), get("url"), get("hash")
     category, optional = get("category", "main"), get("optional", False)
-    if not (type(name) is str and type(version) is str and type(platform) is str
-            and (manager == "conda" or manager == "pip") and (url is None or type(url) is str)
-            and type(category) is str and type(optional) is bool
-            and (deps is None or type(deps) is YamlMap) and (h is None or type(h) is YamlMap)):
+    if not (
+        type(name) is str
+        and type(version) is str
+        and type(platform) is str
+        and (manager == "conda" or manager == "pip")
+        and (url is None or type(url) is str)
+        and type(category) is str
+        and type(optional) is bool
+        and (deps is None or type(deps) is YamlMap)
+        and (h is None or type(h) is YamlMap)
+    ):
         return None
     depends = tuple(deps.items()) if deps else ()
     for k, v in depends:
@@ -407,8 +527,18 @@ def _package_fields_checked(raw, where: Where):
     deps = p.mapping("dependencies")
     depends = tuple((str(k), deps.text(k) or "") for k in deps.data)
     h = p.mapping("hash")
-    return (name, version, manager, platform, depends, p.text("url"), h.text("md5"), h.text("sha256"),
-            p.text("category") or "main", p.flag("optional"))
+    return (
+        name,
+        version,
+        manager,
+        platform,
+        depends,
+        p.text("url"),
+        h.text("md5"),
+        h.text("sha256"),
+        p.text("category") or "main",
+        p.flag("optional"),
+    )
 
 
 def merge_depends(depends: tuple[tuple[str, str], ...]) -> list[tuple[str, str]]:
@@ -448,7 +578,9 @@ def merge_depends(depends: tuple[tuple[str, str], ...]) -> list[tuple[str, str]]
 PIP_OPTIONS_KEY = "envkit.pip_options"
 
 
-def split_pip_options(metadata: tuple[tuple[str, str], ...]) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
+def split_pip_options(
+    metadata: tuple[tuple[str, str], ...],
+) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
     """(`metadata` without envkit's pip options, the pip options) from read `metadata` entries:
     PIP_OPTIONS_KEY is taken out of `custom_metadata` (dropped when nothing else is in it)."""
     import json
@@ -466,7 +598,9 @@ def split_pip_options(metadata: tuple[tuple[str, str], ...]) -> tuple[tuple[tupl
     return tuple(out), options
 
 
-def join_pip_options(metadata: tuple[tuple[str, str], ...], options: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+def join_pip_options(
+    metadata: tuple[tuple[str, str], ...], options: tuple[str, ...]
+) -> tuple[tuple[str, str], ...]:
     """`metadata` entries with `options` added to `custom_metadata` under PIP_OPTIONS_KEY (the
     inverse of `split_pip_options`); unchanged when there are none."""
     import json
@@ -483,8 +617,12 @@ def join_pip_options(metadata: tuple[tuple[str, str], ...], options: tuple[str, 
             v, done = json.dumps(custom, ensure_ascii=False, separators=(",", ":")), True
         out.append((k, v))
     if not done:
-        out.append(("custom_metadata", json.dumps({PIP_OPTIONS_KEY: text}, ensure_ascii=False,
-                                                  separators=(",", ":"))))
+        out.append(
+            (
+                "custom_metadata",
+                json.dumps({PIP_OPTIONS_KEY: text}, ensure_ascii=False, separators=(",", ":")),
+            )
+        )
     return tuple(out)
 
 
@@ -492,8 +630,14 @@ def sort_key(platforms: tuple[str, ...]):
     order = {p: i for i, p in enumerate(platforms)}
 
     def key(p: LockedPackage):
-        return (order.get(p.platform or "", len(order)), p.platform or "", p.manager != "conda", p.name,
-                p.version, p.build or "")
+        return (
+            order.get(p.platform or "", len(order)),
+            p.platform or "",
+            p.manager != "conda",
+            p.name,
+            p.version,
+            p.build or "",
+        )
 
     return key
 
@@ -510,13 +654,16 @@ def write_conda_lock(lock: Lock, *, header: str | None = None) -> str:
 
     Raises ParseError when a package has no platform or no URL (conda-lock needs both).
     """
-    from envkit.formats._util import block_yaml, ykey, yscalar as scalar
-    from envkit.formats._util import comment_block
+    from envkit.formats._util import block_yaml, comment_block, ykey
+    from envkit.formats._util import yscalar as scalar
     from envkit.formats.envyml import channel_out
 
     platforms = lock.platforms or tuple(dict.fromkeys(p.platform for p in lock.packages if p.platform))
-    out: list[str] = [comment_block(header if header is not None else HEADER).rstrip("\n"),
-                      "version: 1", "metadata:"]
+    out: list[str] = [
+        comment_block(header if header is not None else HEADER).rstrip("\n"),
+        "version: 1",
+        "metadata:",
+    ]
     if lock.content_hash:
         out.append("  content_hash:")
         out += [f"    {ykey(p)}: {scalar(h)}" for p, h in lock.content_hash]
@@ -529,7 +676,11 @@ def write_conda_lock(lock: Lock, *, header: str | None = None) -> str:
             out.append(f"  - url: {scalar(url)}")
             # conda-lock expands these from the environment at install time (`${TOKEN}` in the URL)
             used = sorted(set(m.group(1) or m.group(2) for m in _ENV_REF.finditer(url)))
-            out += ["    used_env_vars:"] + [f"    - {scalar(v)}" for v in used] if used else ["    used_env_vars: []"]
+            out += (
+                ["    used_env_vars:"] + [f"    - {scalar(v)}" for v in used]
+                if used
+                else ["    used_env_vars: []"]
+            )
     else:
         out.append("  channels: []")
     out += ["  platforms:"] + [f"  - {scalar(p)}" for p in platforms] if platforms else ["  platforms: []"]

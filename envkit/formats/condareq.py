@@ -14,6 +14,7 @@ not PEP 508, and pip packages have no place in it.  No `@EXPLICIT` line (that is
 Every line pinned to one build (`[channel::]name==version=build`, as conda exports an environment)
 reads as kind "export", compared like a `conda env export`; anything looser as kind "spec".
 """
+
 from __future__ import annotations
 
 import re
@@ -28,8 +29,10 @@ MARKER = "# Note: This is a conda requirements file"
 # after the name (`python=3.11`), a build after an `==` version (`bn==1.0=h0_7`; not pip's
 # `===1.0`), a bare version after a space (`numpy 1.26.*`), a `key=value` bracket
 # (`[build=*openblas]`; pip extras have no `=`).
-_CONDA_ONLY = re.compile(r"^(?:[^\s:#]+::|[A-Za-z0-9_][A-Za-z0-9._+-]*"
-                         r"(?:\s*=[^=]|\s*==[^=\s]+=|\s+[0-9*]|[^#\[]*\[[^\]]*=))")
+_CONDA_ONLY = re.compile(
+    r"^(?:[^\s:#]+::|[A-Za-z0-9_][A-Za-z0-9._+-]*"
+    r"(?:\s*=[^=]|\s*==[^=\s]+=|\s+[0-9*]|[^#\[]*\[[^\]]*=))"
+)
 # The shape of a conda MatchSpec line: optional `channel[/subdir]::`, a name, then a version,
 # build or bracket part; no pip option (`-e`), URL requirement (`@ https://`) or marker (`;`).
 _SPEC_LINE = re.compile(r"^(?:[^\s:#]+::)?[A-Za-z0-9_][A-Za-z0-9._+-]*(?:[\s=<>!~\[*][^;@#]*)?$")
@@ -48,8 +51,12 @@ def looks_conda(lines) -> bool:
 
 def _exact(d) -> bool:
     v, b = d.version or "", d.build or ""
-    return (v.startswith("==") and not any(ch in v[2:] for ch in "*,|<>!~ ")
-            and bool(b) and not any(ch in b for ch in "*?"))
+    return (
+        v.startswith("==")
+        and not any(ch in v[2:] for ch in "*,|<>!~ ")
+        and bool(b)
+        and not any(ch in b for ch in "*?")
+    )
 
 
 def read_conda_requirements(text: str, filename: str | None = None) -> EnvSpec:

@@ -12,6 +12,7 @@ other keys, prefix) without reordering any list: sorting is `envkit.normalize`'s
 `CommentMap` passed to `write_env` puts the user's comments back next to the entries they were
 attached to.
 """
+
 from __future__ import annotations
 
 import json
@@ -19,14 +20,16 @@ import re
 from dataclasses import dataclass, field
 
 from envkit.errors import ParseError, Where
-from envkit.model import Channel, CondaDep, EnvSpec, Lock, LockedPackage, PipDep
 from envkit.formats._util import need_list, need_mapping, to_json, type_name
+from envkit.model import Channel, CondaDep, EnvSpec, Lock, LockedPackage, PipDep
 
 # `name=version=build`: a version is letters, digits, `.`, `_` and a `+local` part, after an
 # optional epoch (`1!1.0`); any other `!`, `<`, `>`, `~`, `*`, `,`, `|` is an operator (`x=!=1`),
 # in the version and in the build (`h0*` is a build pattern, not an exported build)
-_EXPORT_ENTRY = re.compile(r"^(?:[^:\s]+::)?(?P<name>[^=\s<>!~*,|\[]+)"
-                           r"=(?P<version>(?:\d+!)?[^=\s<>!~*,|]+)(?:=(?P<build>[^=\s<>!~*,|\[\]]+))?$")
+_EXPORT_ENTRY = re.compile(
+    r"^(?:[^:\s]+::)?(?P<name>[^=\s<>!~*,|\[]+)"
+    r"=(?P<version>(?:\d+!)?[^=\s<>!~*,|]+)(?:=(?P<build>[^=\s<>!~*,|\[\]]+))?$"
+)
 KNOWN_KEYS = ("name", "channels", "dependencies", "variables", "prefix", "platforms")
 
 
@@ -41,12 +44,11 @@ def read_env(text: str, filename: str | None = None, *, errors: list | None = No
     `prefix:` line, as `conda env export --no-builds` writes), else "spec".
     Raises ParseError / InvalidSpecError with file and line for anything unusable.
     """
-    from envkit.formats._fastyaml import load_yaml
     from envkit.conda.channels import parse_channel
     from envkit.conda.matchspec import parse_spec
-    from envkit.formats.pipreq import parse_pip_entry
     from envkit.errors import InvalidSpecError
-
+    from envkit.formats._fastyaml import load_yaml
+    from envkit.formats.pipreq import parse_pip_entry
     from envkit.io import refuse_too_many_lines
 
     refuse_too_many_lines(text, filename, "an environment file")
@@ -54,8 +56,11 @@ def read_env(text: str, filename: str | None = None, *, errors: list | None = No
     data = load_yaml(text, filename=filename)
     top = Where(file=filename, line=1)
     if data is None:
-        raise ParseError("empty environment file", where=top,
-                         hint="an environment.yml needs at least a `dependencies:` list")
+        raise ParseError(
+            "empty environment file",
+            where=top,
+            hint="an environment.yml needs at least a `dependencies:` list",
+        )
     need_mapping(data, "an environment file", top)
     lines: list[tuple[str, int]] = []
     seen_lines: set[str] = set()
@@ -73,7 +78,9 @@ def read_env(text: str, filename: str | None = None, *, errors: list | None = No
 
     name = data.get("name")
     if name is not None and not isinstance(name, (str, int, float)):
-        raise ParseError(f"`name:` must be text, got {type_name(name)}", where=where(data.line_of("name"), "name"))
+        raise ParseError(
+            f"`name:` must be text, got {type_name(name)}", where=where(data.line_of("name"), "name")
+        )
     name = None if name is None else str(name).strip() or None
 
     channels: list[Channel] = []
@@ -83,8 +90,9 @@ def read_env(text: str, filename: str | None = None, *, errors: list | None = No
         for i, c in enumerate(raw_channels):
             ln = raw_channels.line_of(i)
             if not isinstance(c, str) or not c.strip():
-                raise ParseError(f"a channel must be a name or URL, got {type_name(c)}",
-                                 where=where(ln, f"channels[{i}]"))
+                raise ParseError(
+                    f"a channel must be a name or URL, got {type_name(c)}", where=where(ln, f"channels[{i}]")
+                )
             ch = parse_channel(c.strip())
             channels.append(ch)
             mark(f"channel:{ch.name}", ln)
@@ -101,8 +109,10 @@ def read_env(text: str, filename: str | None = None, *, errors: list | None = No
             if isinstance(item, dict):
                 if set(item) != {"pip"}:
                     other = ", ".join(repr(k) for k in item if k != "pip")
-                    raise ParseError(f"unknown section {other} in dependencies (only `pip:` is allowed)",
-                                     where=where(ln, f"dependencies[{i}]"))
+                    raise ParseError(
+                        f"unknown section {other} in dependencies (only `pip:` is allowed)",
+                        where=where(ln, f"dependencies[{i}]"),
+                    )
                 has_pip = True
                 mark("pip", ln)
                 section = item["pip"]
@@ -113,16 +123,20 @@ def read_env(text: str, filename: str | None = None, *, errors: list | None = No
                 for j, entry in enumerate(section):
                     pln = section.line_of(j)
                     if not isinstance(entry, (str, int, float)) or isinstance(entry, bool):
-                        raise ParseError(f"a pip entry must be text, got {type_name(entry)}",
-                                         where=where(pln, f"dependencies[{i}].pip[{j}]"))
+                        raise ParseError(
+                            f"a pip entry must be text, got {type_name(entry)}",
+                            where=where(pln, f"dependencies[{i}].pip[{j}]"),
+                        )
                     try:
                         pip.append(parse_pip_entry(str(entry), where(pln, f"dependencies[{i}].pip[{j}]")))
                     except InvalidSpecError as exc:
                         bad.append(exc)
                 continue
             if not isinstance(item, str):
-                raise ParseError(f"a dependency must be a match spec, got {type_name(item)}",
-                                 where=where(ln, f"dependencies[{i}]"))
+                raise ParseError(
+                    f"a dependency must be a match spec, got {type_name(item)}",
+                    where=where(ln, f"dependencies[{i}]"),
+                )
             try:
                 conda.append(parse_spec(item, where=where(ln, f"dependencies[{i}]")))
             except InvalidSpecError as exc:
@@ -134,15 +148,19 @@ def read_env(text: str, filename: str | None = None, *, errors: list | None = No
         need_mapping(raw_vars, "`variables:`", where(data.line_of("variables"), "variables"))
         for k, v in raw_vars.items():
             if isinstance(v, (dict, list)):
-                raise ParseError(f"variable {k!r} must have a text value, got {type_name(v)}",
-                                 where=where(raw_vars.line_of(k), f"variables.{k}"))
+                raise ParseError(
+                    f"variable {k!r} must have a text value, got {type_name(v)}",
+                    where=where(raw_vars.line_of(k), f"variables.{k}"),
+                )
             variables.append((str(k), _scalar_text(v)))
             mark(f"variable:{k}", raw_vars.line_of(k))
 
     prefix = data.get("prefix")
     if prefix is not None and (isinstance(prefix, (dict, list, bool))):
-        raise ParseError(f"`prefix:` must be a path, got {type_name(prefix)}",
-                         where=where(data.line_of("prefix"), "prefix"))
+        raise ParseError(
+            f"`prefix:` must be a path, got {type_name(prefix)}",
+            where=where(data.line_of("prefix"), "prefix"),
+        )
     prefix = None if prefix is None else str(prefix)
 
     platforms: list[str] = []
@@ -151,7 +169,10 @@ def read_env(text: str, filename: str | None = None, *, errors: list | None = No
         need_list(raw_plat, "`platforms:`", where(data.line_of("platforms"), "platforms"))
         for i, p in enumerate(raw_plat):
             if not isinstance(p, str):
-                raise ParseError(f"a platform must be text, got {type_name(p)}", where=where(raw_plat.line_of(i), f"platforms[{i}]"))
+                raise ParseError(
+                    f"a platform must be text, got {type_name(p)}",
+                    where=where(raw_plat.line_of(i), f"platforms[{i}]"),
+                )
             platforms.append(p.strip())
             mark(f"platform:{p.strip()}", raw_plat.line_of(i))
 
@@ -161,9 +182,20 @@ def read_env(text: str, filename: str | None = None, *, errors: list | None = No
         raise_collected(bad)
     extra = tuple((str(k), to_json(v)) for k, v in data.items() if k not in KNOWN_KEYS)
     kind = "export" if _looks_exported(conda, prefix is not None) else "spec"
-    return EnvSpec(name=name, channels=tuple(channels), conda=tuple(conda), pip=tuple(pip),
-                   variables=tuple(variables), prefix=prefix, platforms=tuple(platforms), kind=kind,
-                   has_pip_section=has_pip, source=filename, lines=tuple(lines), extra=extra)
+    return EnvSpec(
+        name=name,
+        channels=tuple(channels),
+        conda=tuple(conda),
+        pip=tuple(pip),
+        variables=tuple(variables),
+        prefix=prefix,
+        platforms=tuple(platforms),
+        kind=kind,
+        has_pip_section=has_pip,
+        source=filename,
+        lines=tuple(lines),
+        extra=extra,
+    )
 
 
 def _refuse_too_many(items: list, where: Where) -> None:
@@ -171,9 +203,11 @@ def _refuse_too_many(items: list, where: Where) -> None:
     from envkit.io import MAX_ENTRY_LINES
 
     if len(items) > MAX_ENTRY_LINES:
-        raise ParseError(f"{len(items):,} entries; envkit reads at most {MAX_ENTRY_LINES:,} in one list",
-                         where=where, hint="environment files list packages, not data: check how the file "
-                                           "was generated")
+        raise ParseError(
+            f"{len(items):,} entries; envkit reads at most {MAX_ENTRY_LINES:,} in one list",
+            where=where,
+            hint="environment files list packages, not data: check how the file was generated",
+        )
 
 
 def _scalar_text(v) -> str:
@@ -225,8 +259,18 @@ def export_to_lock(spec: EnvSpec, platform: str | None = None) -> Lock:
                 # a loose entry added by hand to an export (`- pip`): kept, with nothing pinned, so a
                 # diff still shows it; never dropped
                 version, build = "", None
-        pkgs.append(LockedPackage(manager="conda", name=d.name, version=version, build=build,
-                                  channel=d.channel, platform=platform, subdir=d.subdir, line=d.line))
+        pkgs.append(
+            LockedPackage(
+                manager="conda",
+                name=d.name,
+                version=version,
+                build=build,
+                channel=d.channel,
+                platform=platform,
+                subdir=d.subdir,
+                line=d.line,
+            )
+        )
     for p in spec.pip:
         if p.kind == "option":
             continue
@@ -234,12 +278,26 @@ def export_to_lock(spec: EnvSpec, platform: str | None = None) -> Lock:
         if p.kind == "requirement" and p.specifier.startswith("==") and "," not in p.specifier:
             version = p.specifier[2:]
         name = p.name or p.text
-        pkgs.append(LockedPackage(manager="pip", name=name, version=version, platform=platform,
-                                  url=p.url, editable=p.editable, line=p.line))
-    return Lock(kind="export", platforms=(platform,) if platform else (), packages=tuple(pkgs),
-                channels=spec.channels, environment=spec.name,
-                pip_options=tuple(p.text for p in spec.pip if p.kind == "option"),
-                source=spec.source)
+        pkgs.append(
+            LockedPackage(
+                manager="pip",
+                name=name,
+                version=version,
+                platform=platform,
+                url=p.url,
+                editable=p.editable,
+                line=p.line,
+            )
+        )
+    return Lock(
+        kind="export",
+        platforms=(platform,) if platform else (),
+        packages=tuple(pkgs),
+        channels=spec.channels,
+        environment=spec.name,
+        pip_options=tuple(p.text for p in spec.pip if p.kind == "option"),
+        source=spec.source,
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -305,7 +363,8 @@ def write_env(spec: EnvSpec, *, header: str | None = None, comments: CommentMap 
     `header` (text, one comment line per line) goes first; `comments` puts source comments back.
     Deterministic: equal models (and comments) give byte-identical text.
     """
-    from envkit.formats._util import block_yaml, ykey, yscalar as scalar
+    from envkit.formats._util import block_yaml, ykey
+    from envkit.formats._util import yscalar as scalar
 
     cm = comments or CommentMap()
     out: list[str] = []
@@ -377,7 +436,7 @@ def channel_out(ch: Channel) -> str:
 
     url = ch.url or ch.name
     if url.startswith(ANACONDA_ORG + "/"):
-        return f"{ANACONDA_ORG}/t/{REDACTED}/{url[len(ANACONDA_ORG) + 1:]}"
+        return f"{ANACONDA_ORG}/t/{REDACTED}/{url[len(ANACONDA_ORG) + 1 :]}"
     scheme, sep, rest = url.partition("://")
     if sep:
         return f"{scheme}://{REDACTED}@{rest}"

@@ -5,20 +5,23 @@ optionally with a `#<md5>`, `#sha256:<hex>` or `#sha256=<hex>` fragment.  conda-
 `# input_hash: <hash>` and `# pip name @ url#sha256=<hex>` lines; both are read.  Order is install
 order and is kept.
 """
+
 from __future__ import annotations
 
 import re
 
 from envkit.errors import ParseError, Where
+from envkit.formats._digest import HEX32 as _HEX32
+from envkit.formats._digest import HEX64 as _HEX64
 from envkit.model import Lock, LockedPackage
 
 _PLATFORM = re.compile(r"^#\s*platform:\s*(?P<p>\S+)\s*$")
 _INPUT_HASH = re.compile(r"^#\s*input_hash:\s*(?P<h>\S+)\s*$")
 _PIP = re.compile(r"^#\s*pip\s+(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*@\s*(?P<url>\S+)\s*$")
-from envkit.formats._digest import HEX32 as _HEX32, HEX64 as _HEX64  # noqa: E402  (one home for digests)
 
-HEADER = ("This file may be used to create an environment using:\n"
-          "$ conda create --name <env> --file <this file>")
+HEADER = (
+    "This file may be used to create an environment using:\n$ conda create --name <env> --file <this file>"
+)
 
 
 def read_explicit(text: str, filename: str | None = None) -> Lock:
@@ -61,16 +64,22 @@ def read_explicit(text: str, filename: str | None = None) -> Lock:
                 url, _, frag = m.group("url").partition("#")
                 sha = frag.split("=", 1)[1] if frag.startswith("sha256=") else None
                 if frag and (sha is None or not _HEX64.fullmatch(sha)):
-                    raise ParseError("unknown hash fragment on a pip line (expected #sha256=<64 hex digits>)",
-                                     where=Where(file=filename, line=i), text=s)
+                    raise ParseError(
+                        "unknown hash fragment on a pip line (expected #sha256=<64 hex digits>)",
+                        where=Where(file=filename, line=i),
+                        text=s,
+                    )
                 rows.append((i, url, None, sha, m.group("name")))
             continue
         if s == "@EXPLICIT":
             seen_explicit = True
             continue
         if not seen_explicit:
-            raise ParseError("not an explicit file: a package line comes before `@EXPLICIT`",
-                             where=Where(file=filename, line=i), text=s)
+            raise ParseError(
+                "not an explicit file: a package line comes before `@EXPLICIT`",
+                where=Where(file=filename, line=i),
+                text=s,
+            )
         url, _, frag = s.partition("#")
         md5 = sha256 = None
         if frag:
@@ -81,12 +90,18 @@ def read_explicit(text: str, filename: str | None = None) -> Lock:
             elif _HEX64.fullmatch(frag):
                 sha256 = frag
             else:
-                raise ParseError("unknown hash fragment (expected #<md5>, #sha256:<hex>, hex digits of "
-                                 "32 or 64)", where=Where(file=filename, line=i), text=s)
+                raise ParseError(
+                    "unknown hash fragment (expected #<md5>, #sha256:<hex>, hex digits of 32 or 64)",
+                    where=Where(file=filename, line=i),
+                    text=s,
+                )
         rows.append((i, url, md5, sha256, None))
     if not seen_explicit:
-        raise ParseError("not an explicit file: no `@EXPLICIT` line", where=Where(file=filename),
-                         hint="an explicit file comes from `conda list --explicit`")
+        raise ParseError(
+            "not an explicit file: no `@EXPLICIT` line",
+            where=Where(file=filename),
+            hint="an explicit file comes from `conda list --explicit`",
+        )
     pkgs: list[LockedPackage] = []
     subdirs: list[str] = []
     parsed = []
@@ -96,8 +111,11 @@ def read_explicit(text: str, filename: str | None = None) -> Lock:
             continue
         chan, subdir, nvb = url_parts(url)
         if nvb is None:
-            raise ParseError("not a conda package URL (.conda or .tar.bz2)", where=Where(file=filename, line=line),
-                             text=url)
+            raise ParseError(
+                "not a conda package URL (.conda or .tar.bz2)",
+                where=Where(file=filename, line=line),
+                text=url,
+            )
         if subdir and subdir != "noarch" and subdir not in subdirs:
             subdirs.append(subdir)
         parsed.append((line, url, md5, sha256, None, chan, subdir, nvb))
@@ -112,15 +130,41 @@ def read_explicit(text: str, filename: str | None = None) -> Lock:
             m = re.search(r"/[A-Za-z0-9._]+-(?P<v>[^-/]+)(?:-[^/]*)?\.(?:whl|tar\.gz|zip)$", url)
             if m and fn_name:
                 version = m.group("v")
-            pkgs.append(LockedPackage(manager="pip", name=pipname, version=version, platform=platform,
-                                      url=url, sha256=sha256, line=line))
+            pkgs.append(
+                LockedPackage(
+                    manager="pip",
+                    name=pipname,
+                    version=version,
+                    platform=platform,
+                    url=url,
+                    sha256=sha256,
+                    line=line,
+                )
+            )
             continue
         name, version, build = nvb
-        pkgs.append(LockedPackage(manager="conda", name=name, version=version, build=build, channel=chan,
-                                  platform=platform, subdir=subdir, url=url, md5=md5, sha256=sha256, line=line))
-    return Lock(kind="explicit", platforms=(platform,) if platform else (), packages=tuple(pkgs),
-                content_hash=((platform, content_hash),) if content_hash and platform else (),
-                source=filename)
+        pkgs.append(
+            LockedPackage(
+                manager="conda",
+                name=name,
+                version=version,
+                build=build,
+                channel=chan,
+                platform=platform,
+                subdir=subdir,
+                url=url,
+                md5=md5,
+                sha256=sha256,
+                line=line,
+            )
+        )
+    return Lock(
+        kind="explicit",
+        platforms=(platform,) if platform else (),
+        packages=tuple(pkgs),
+        content_hash=((platform, content_hash),) if content_hash and platform else (),
+        source=filename,
+    )
 
 
 def write_explicit(lock: Lock, platform: str | None = None, *, header: str | None = None) -> str:
@@ -135,8 +179,11 @@ def write_explicit(lock: Lock, platform: str | None = None, *, header: str | Non
 
     if platform is None:
         if len(lock.platforms) > 1:
-            raise ParseError(f"the lock has {len(lock.platforms)} platforms ({', '.join(lock.platforms)}); "
-                             "an explicit file holds one", hint="pass the platform to write")
+            raise ParseError(
+                f"the lock has {len(lock.platforms)} platforms ({', '.join(lock.platforms)}); "
+                "an explicit file holds one",
+                hint="pass the platform to write",
+            )
         platform = lock.platforms[0] if lock.platforms else None
     pkgs = lock.for_platform(platform) if platform else lock.packages
     out = comment_block(header if header is not None else HEADER)
@@ -163,8 +210,10 @@ def write_explicit(lock: Lock, platform: str | None = None, *, header: str | Non
             raise ParseError(f"package {p.name} {p.version} has no URL; an explicit file needs one")
         _check_token(p.url, "URL", p.name, "#")
         if split_filename(p.url.rstrip("/").rpartition("/")[2]) is None:
-            raise ParseError(f"package {p.name} {p.version}: {p.url!r} is not a conda package URL "
-                             "(.conda or .tar.bz2); an explicit file needs one")
+            raise ParseError(
+                f"package {p.name} {p.version}: {p.url!r} is not a conda package URL "
+                "(.conda or .tar.bz2); an explicit file needs one"
+            )
         if p.md5:
             _check_hash(p.md5, _HEX32, "md5", p.name)
         elif p.sha256:
@@ -180,8 +229,10 @@ _PIP_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 def _check_token(text: str, what: str, package: str, forbidden: str = "") -> None:
     """Raise ParseError unless `text` can be written as one token of an explicit file's line."""
     if not text or any(c.isspace() for c in text) or any(c in text for c in forbidden):
-        raise ParseError(f"{package}: {what} {text!r} cannot be written in an explicit file "
-                         "(it must be one word, without whitespace" + (f" or {forbidden!r}" if forbidden else "") + ")")
+        raise ParseError(
+            f"{package}: {what} {text!r} cannot be written in an explicit file "
+            "(it must be one word, without whitespace" + (f" or {forbidden!r}" if forbidden else "") + ")"
+        )
 
 
 def _check_hash(value: str, pattern: re.Pattern, what: str, package: str) -> None:

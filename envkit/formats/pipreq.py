@@ -9,6 +9,7 @@ Old pins that PEP 440 no longer accepts (`torch-scatter==latest+cu101`, accepted
 as raw text with their name, never dropped and never a crash; an entry that is not even that
 (`numpy>=1.2,,<2`) is an InvalidSpecError naming the file and line.
 """
+
 from __future__ import annotations
 
 import re
@@ -30,13 +31,35 @@ _LEGACY = re.compile(
     r"(?:\s*,\s*(?:===|==|!=|<=|>=|~=|<|>)\s*[A-Za-z0-9][^,;\s]*)*"
     r"\s*(?:;.*)?$"
 )
-_WHEEL = re.compile(r"(?:^|/)(?P<name>[A-Za-z0-9][A-Za-z0-9._]*)-[^/-]+(?:-[^/-]+)?-[^/-]+-[^/-]+-[^/-]+\.whl(?:$|[#?])")
-_SDIST = re.compile(r"(?:^|/)(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*?)-(?P<version>\d[^/-]*)\.(?:tar\.gz|zip|tar\.bz2|tgz)(?:$|[#?])")
+_WHEEL = re.compile(
+    r"(?:^|/)(?P<name>[A-Za-z0-9][A-Za-z0-9._]*)-[^/-]+(?:-[^/-]+)?-[^/-]+-[^/-]+-[^/-]+\.whl(?:$|[#?])"
+)
+_SDIST = re.compile(
+    r"(?:^|/)(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*?)-(?P<version>\d[^/-]*)\.(?:tar\.gz|zip|tar\.bz2|tgz)(?:$|[#?])"
+)
 _DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
 # pip options that take an argument (pip/_internal/req/req_file.py)
-_NEEDS_VALUE = frozenset({"-e", "--editable", "-r", "--requirement", "-c", "--constraint", "-i", "--index-url",
-                          "--extra-index-url", "-f", "--find-links", "--trusted-host", "--no-binary",
-                          "--only-binary", "--hash", "--config-settings", "--global-option"})
+_NEEDS_VALUE = frozenset(
+    {
+        "-e",
+        "--editable",
+        "-r",
+        "--requirement",
+        "-c",
+        "--constraint",
+        "-i",
+        "--index-url",
+        "--extra-index-url",
+        "-f",
+        "--find-links",
+        "--trusted-host",
+        "--no-binary",
+        "--only-binary",
+        "--hash",
+        "--config-settings",
+        "--global-option",
+    }
+)
 
 
 def redact(text: str) -> str:
@@ -69,8 +92,14 @@ def parse_pip_entry(text: str, where: Where | None = None) -> PipDep:
     tokens = s.split(" ")
     # pip cuts at the first `-` token even after a marker (`x==1 ; python_version >= "3.8" --hash=...`,
     # what pip-compile writes); a marker's own `-1` is kept, a `--option` is not
-    cut = next((i for i, t in enumerate(tokens) if i and t.startswith("-") and len(t) > 1
-                and (t.startswith("--") or not _in_marker(tokens[:i]))), len(tokens))
+    cut = next(
+        (
+            i
+            for i, t in enumerate(tokens)
+            if i and t.startswith("-") and len(t) > 1 and (t.startswith("--") or not _in_marker(tokens[:i]))
+        ),
+        len(tokens),
+    )
     head, opts = " ".join(tokens[:cut]), " ".join(tokens[cut:])
     dep = _parse_target(head, where, raw)
     text_out = dep.text
@@ -78,8 +107,18 @@ def parse_pip_entry(text: str, where: Where | None = None) -> PipDep:
         text_out = f"{text_out} {redact(opts)}"
     if editable:
         text_out = f"-e {text_out}"
-    return PipDep(kind=dep.kind, text=text_out, name=dep.name, specifier=dep.specifier, extras=dep.extras,
-                  marker=dep.marker, url=dep.url, editable=editable, raw=raw, line=line)
+    return PipDep(
+        kind=dep.kind,
+        text=text_out,
+        name=dep.name,
+        specifier=dep.specifier,
+        extras=dep.extras,
+        marker=dep.marker,
+        url=dep.url,
+        editable=editable,
+        raw=raw,
+        line=line,
+    )
 
 
 def _in_marker(tokens: list[str]) -> bool:
@@ -107,8 +146,11 @@ def _parse_target(s: str, where: Where | None, raw: str) -> PipDep:
     if _SCHEME.match(s):
         url = redact(s)
         return PipDep(kind="url", text=url, name=_name_from_url(s), url=url)
-    if (s.startswith((".", "/", "~", "\\")) or _DRIVE.match(s)
-            or ("/" in s and " @ " not in s and "@" not in s.split("/")[0])):
+    if (
+        s.startswith((".", "/", "~", "\\"))
+        or _DRIVE.match(s)
+        or ("/" in s and " @ " not in s and "@" not in s.split("/")[0])
+    ):
         return PipDep(kind="path", text=s, name=_name_from_url(s), url=None)
     from packaging.requirements import InvalidRequirement, Requirement
 
@@ -129,8 +171,14 @@ def _parse_target(s: str, where: Where | None, raw: str) -> PipDep:
             text = f"{text} ; {marker}"
         kind = "vcs" if url.lower().startswith(_VCS_PREFIXES) else "url"
         return PipDep(kind=kind, text=text, name=req.name, extras=extras, marker=marker, url=url)
-    return PipDep(kind="requirement", text=str(req), name=req.name, specifier=str(req.specifier),
-                  extras=extras, marker=marker)
+    return PipDep(
+        kind="requirement",
+        text=str(req),
+        name=req.name,
+        specifier=str(req.specifier),
+        extras=extras,
+        marker=marker,
+    )
 
 
 def option_name(dep: PipDep) -> str | None:
@@ -141,5 +189,10 @@ def option_name(dep: PipDep) -> str | None:
     return _SHORT.get(head, head)
 
 
-_SHORT = {"-i": "--index-url", "-r": "--requirement", "-c": "--constraint", "-f": "--find-links",
-          "-e": "--editable"}
+_SHORT = {
+    "-i": "--index-url",
+    "-r": "--requirement",
+    "-c": "--constraint",
+    "-f": "--find-links",
+    "-e": "--editable",
+}

@@ -13,6 +13,7 @@ hashes, depends, ...).  Version 7 adds a top-level `platforms:` list and per-env
 everything envkit reads is otherwise the same.  Name, version and build of a conda package come from
 its file name unless the entry states them.
 """
+
 from __future__ import annotations
 
 import re
@@ -44,11 +45,15 @@ def check_version(version, filename: str | None, line: int | None = None) -> Non
     if isinstance(version, int) and version < SUPPORTED_VERSIONS[0]:
         raise UnsupportedVersionError(
             f"pixi.lock version {version} is too old; envkit reads versions "
-            f"{SUPPORTED_VERSIONS[0]} to {newest} (newest supported: {newest})", where=where,
-            hint="run `pixi lock` with a recent pixi to rewrite it")
+            f"{SUPPORTED_VERSIONS[0]} to {newest} (newest supported: {newest})",
+            where=where,
+            hint="run `pixi lock` with a recent pixi to rewrite it",
+        )
     raise UnsupportedVersionError(
         f"pixi.lock version {version!r} is not supported; the newest version envkit reads is {newest}",
-        where=where, hint="upgrade envkit, or lock with a pixi that writes this version")
+        where=where,
+        hint="upgrade envkit, or lock with a pixi that writes this version",
+    )
 
 
 def environments(text: str, filename: str | None = None) -> list[str]:
@@ -64,8 +69,10 @@ def read_pixi_environments(text: str, filename: str | None = None) -> dict[str, 
     envs = _environments(data, filename)
     index = _index(data, filename)
     parsed: dict = {}  # shared: environments share most of their packages
-    return {str(name): _read_env(data, envs.mapping(name), str(name), filename, index, parsed)
-            for name in envs.data}
+    return {
+        str(name): _read_env(data, envs.mapping(name), str(name), filename, index, parsed)
+        for name in envs.data
+    }
 
 
 def _load(text: str, filename: str | None):
@@ -94,13 +101,28 @@ def _load(text: str, filename: str | None):
 # included (tests/test_formats_fastyaml.py proves it).
 
 #: the keys of a `packages:` entry that this module reads (see _index, _pick, _conda_fields, _pypi_fields)
-KEPT = frozenset({"conda", "pypi", "name", "version", "build", "build_number", "subdir", "md5", "sha256",
-                  "depends", "requires_dist", "editable"})
+KEPT = frozenset(
+    {
+        "conda",
+        "pypi",
+        "name",
+        "version",
+        "build",
+        "build_number",
+        "subdir",
+        "md5",
+        "sha256",
+        "depends",
+        "requires_dist",
+        "editable",
+    }
+)
 
 _NOT_TEXT_FIRST = frozenset("yYnNtTfFoO~<=+-.0123456789")  # a key starting otherwise is text
 _ENTRY = re.compile(r"- (conda|pypi): ([^ \n][^\n]*)\n((?:  [^ \n][^\n]*\n)*)")
-_BODY_LINE = re.compile(r"^  (?:([A-Za-z0-9_][A-Za-z0-9_.\-/]*):(?: ([^ \n][^\n]*))?|- ([^ \n][^\n]*))$",
-                        re.MULTILINE)
+_BODY_LINE = re.compile(
+    r"^  (?:([A-Za-z0-9_][A-Za-z0-9_.\-/]*):(?: ([^ \n][^\n]*))?|- ([^ \n][^\n]*))$", re.MULTILINE
+)
 
 # The lines of an entry body that are certainly in the fast YAML reader's subset, one match per key
 # (C speed): `key: value`, or `key:` followed by `- value` items, at indent 2, where each key and
@@ -112,10 +134,13 @@ _SAFE_KEY = rf"(?!(?:{_WORDS}):)[A-Za-z_][A-Za-z0-9_.\-/]*+"
 # text: starts with a letter or _, is not one of YAML 1.1's bool/null words, and has no tab, no
 # `: `, no ` #`, no two spaces and no trailing `:` or space
 _SAFE_WORD = rf"(?!(?:{_WORDS})\n)[A-Za-z_][^\n: \t]*+(?:[: ][^\n:# \t][^\n: \t]*+)*+"
-_SAFE_VALUE = (rf"(?:{_SAFE_WORD}|0|[1-9][0-9]*+|[0-9a-f]*[ac-f][0-9a-f]*+|\[\]|\{{\}}|'[^'\n]*+'"
-               rf"|\"[^\"\\\t\n]*+\")")
+_SAFE_VALUE = (
+    rf"(?:{_SAFE_WORD}|0|[1-9][0-9]*+|[0-9a-f]*[ac-f][0-9a-f]*+|\[\]|\{{\}}|'[^'\n]*+'"
+    rf"|\"[^\"\\\t\n]*+\")"
+)
 _SAFE_KEY_LINES = re.compile(
-    rf"^  ({_SAFE_KEY}):(?: ({_SAFE_VALUE})\n|\n((?:  - {_SAFE_VALUE}\n)*+))", re.MULTILINE).findall
+    rf"^  ({_SAFE_KEY}):(?: ({_SAFE_VALUE})\n|\n((?:  - {_SAFE_VALUE}\n)*+))", re.MULTILINE
+).findall
 
 
 def _load_layout(text: str, filename: str | None):
@@ -269,16 +294,21 @@ def read_pixi_lock(text: str, filename: str | None = None, environment: str | No
     env_name = environment or DEFAULT_ENVIRONMENT
     if _shaped(data):
         if env_name != DEFAULT_ENVIRONMENT:
-            raise EnvironmentNotFound(f"pixi.lock has no environment {env_name!r} (it has: default)",
-                                      where=Where(file=filename), hint="choose one with --env NAME")
+            raise EnvironmentNotFound(
+                f"pixi.lock has no environment {env_name!r} (it has: default)",
+                where=Where(file=filename),
+                hint="choose one with --env NAME",
+            )
         return read_conda_lock_shaped(data, text, filename)
     envs = _environments(data, filename)
     key = next((k for k in envs.data if str(k) == env_name), None)
     if key is None:
         names = ", ".join(str(k) for k in envs.data) or "none"
-        raise EnvironmentNotFound(f"pixi.lock has no environment {env_name!r} (it has: {names})",
-                                  where=Where(file=filename, line=data.line_of("environments")),
-                                  hint="choose one with --env NAME")
+        raise EnvironmentNotFound(
+            f"pixi.lock has no environment {env_name!r} (it has: {names})",
+            where=Where(file=filename, line=data.line_of("environments")),
+            hint="choose one with --env NAME",
+        )
     return _read_env(data, envs.mapping(key), env_name, filename, _index(data, filename))
 
 
@@ -310,7 +340,9 @@ def _index(data, filename: str | None) -> dict[tuple[str, str], list]:
             if kind is None and "kind" in p:  # versions 4 and 5
                 kind = p.text("kind")
                 if kind not in ("conda", "pypi"):
-                    raise ParseError(f"unknown package kind {kind!r} (expected conda or pypi)", where=p.where("kind"))
+                    raise ParseError(
+                        f"unknown package kind {kind!r} (expected conda or pypi)", where=p.where("kind")
+                    )
                 loc = p.text("url") or p.text("path")
                 if not loc:
                     raise ParseError("a package entry needs `url:` or `path:`", where=where)
@@ -342,7 +374,9 @@ def _location(raw) -> tuple[str, str] | None:
     return None
 
 
-def _read_env(data, env, env_name: str, filename: str | None, index: dict, parsed: dict | None = None) -> Lock:
+def _read_env(
+    data, env, env_name: str, filename: str | None, index: dict, parsed: dict | None = None
+) -> Lock:
     from envkit.formats._util import Fields, as_text, read_channels, to_json
 
     channels = read_channels(env, filename)
@@ -362,7 +396,7 @@ def _read_env(data, env, env_name: str, filename: str | None, index: dict, parse
     out: list[LockedPackage] = []
     if parsed is None:
         parsed = {}  # id(entry) -> its fields: an entry serves many references
-    for platform, key in zip(platforms, per_platform.data):
+    for platform, key in zip(platforms, per_platform.data, strict=False):
         refs = per_platform.data[key]
         if refs is not None and not isinstance(refs, list):
             per_platform.items(key)  # raises the error naming the key
@@ -372,8 +406,9 @@ def _read_env(data, env, env_name: str, filename: str | None, index: dict, parse
             loc_key = _location(raw)
             ref = None
             if loc_key is None or len(raw) > 1:
-                ref = Fields(raw, filename, f"{per_platform.key(key)}[{i}]", line=line,
-                             what="a package reference")
+                ref = Fields(
+                    raw, filename, f"{per_platform.key(key)}[{i}]", line=line, what="a package reference"
+                )
                 kind = "conda" if "conda" in ref else "pypi" if "pypi" in ref else None
                 if kind is None:
                     raise ParseError("a package reference needs `conda:` or `pypi:`", where=ref.where())
@@ -381,31 +416,70 @@ def _read_env(data, env, env_name: str, filename: str | None, index: dict, parse
             kind, loc = loc_key
             candidates = index.get(loc_key)
             if not candidates:
-                where = ref.where(kind) if ref else Where(file=filename, line=line,
-                                                          key=f"{per_platform.key(key)}[{i}].{kind}")
-                raise ParseError(f"package {loc!r} is referenced but not listed under `packages:`", where=where)
+                where = (
+                    ref.where(kind)
+                    if ref
+                    else Where(file=filename, line=line, key=f"{per_platform.key(key)}[{i}].{kind}")
+                )
+                raise ParseError(
+                    f"package {loc!r} is referenced but not listed under `packages:`", where=where
+                )
             entry, where = _pick(candidates, raw, platform)
             fields = parsed.get(id(entry))
             if fields is None:
-                fields = parsed[id(entry)] = (_conda_fields if kind == "conda" else _pypi_fields)(entry, loc, where)
+                fields = parsed[id(entry)] = (_conda_fields if kind == "conda" else _pypi_fields)(
+                    entry, loc, where
+                )
             if kind == "conda":
                 name, version, build, build_number, channel, subdir, md5, sha256, depends = fields
-                out.append(LockedPackage(
-                    manager="conda", name=name, version=version, build=build, build_number=build_number,
-                    channel=channel, platform=platform, subdir=subdir, url=loc, md5=md5, sha256=sha256,
-                    depends=depends, line=line))
+                out.append(
+                    LockedPackage(
+                        manager="conda",
+                        name=name,
+                        version=version,
+                        build=build,
+                        build_number=build_number,
+                        channel=channel,
+                        platform=platform,
+                        subdir=subdir,
+                        url=loc,
+                        md5=md5,
+                        sha256=sha256,
+                        depends=depends,
+                        line=line,
+                    )
+                )
             else:
                 name, version, md5, sha256, depends, editable = fields
                 if ref is not None and "editable" in ref:
                     editable = ref.flag("editable") or _is_path(loc)
-                out.append(LockedPackage(
-                    manager="pip", name=name, version=version, platform=platform, url=loc, sha256=sha256,
-                    md5=md5, depends=depends, editable=editable, line=line))
+                out.append(
+                    LockedPackage(
+                        manager="pip",
+                        name=name,
+                        version=version,
+                        platform=platform,
+                        url=loc,
+                        sha256=sha256,
+                        md5=md5,
+                        depends=depends,
+                        editable=editable,
+                        line=line,
+                    )
+                )
     meta = [("version", str(data.get("version")))]
     if env.get("options"):
         meta.append(("options", to_json(env.get("options"))))
-    return Lock(kind="pixi", platforms=platforms, packages=tuple(out), channels=tuple(channels),
-                environment=env_name, pip_options=tuple(pip_options), metadata=tuple(meta), source=filename)
+    return Lock(
+        kind="pixi",
+        platforms=platforms,
+        packages=tuple(out),
+        channels=tuple(channels),
+        environment=env_name,
+        pip_options=tuple(pip_options),
+        metadata=tuple(meta),
+        source=filename,
+    )
 
 
 def _conda_fields(entry, loc: str, where: Where) -> tuple:
@@ -419,27 +493,54 @@ def _conda_fields(entry, loc: str, where: Where) -> tuple:
         get = entry.get
         name, version, build, bn = get("name"), get("version"), get("build"), get("build_number")
         sub, md5, sha256, deps = get("subdir"), get("md5"), get("sha256"), get("depends")
-        if ((name is None or type(name) is str) and (version is None or type(version) is str)
-                and (build is None or type(build) is str) and (bn is None or type(bn) is int)
-                and (sub is None or type(sub) is str) and (md5 is None or type(md5) is str)
-                and (sha256 is None or type(sha256) is str) and (deps is None or type(deps) is YamlList)):
+        if (
+            (name is None or type(name) is str)
+            and (version is None or type(version) is str)
+            and (build is None or type(build) is str)
+            and (bn is None or type(bn) is int)
+            and (sub is None or type(sub) is str)
+            and (md5 is None or type(md5) is str)
+            and (sha256 is None or type(sha256) is str)
+            and (deps is None or type(deps) is YamlList)
+        ):
             depends = ()
             if deps:
                 depends = tuple(_split_dep(d) for d in deps if type(d) is str)
             if len(depends) == len(deps or ()):
-                return (name or nvb[0], version or nvb[1], build or nvb[2], bn or 0, chan, sub or subdir or None,
-                        md5, sha256, depends)
+                return (
+                    name or nvb[0],
+                    version or nvb[1],
+                    build or nvb[2],
+                    bn or 0,
+                    chan,
+                    sub or subdir or None,
+                    md5,
+                    sha256,
+                    depends,
+                )
     p = Fields(entry, where.file, where.key, line=where.line, what="a package entry")
     name = p.text("name") or (nvb[0] if nvb else None)
     version = p.text("version") or (nvb[1] if nvb else None)
     build = p.text("build") or (nvb[2] if nvb else None)
     if name is None or version is None:
-        raise ParseError(f"cannot tell name and version of {loc!r}", where=p.where("conda"),
-                         hint="the entry needs `name:` and `version:`, or a conda package file name")
+        raise ParseError(
+            f"cannot tell name and version of {loc!r}",
+            where=p.where("conda"),
+            hint="the entry needs `name:` and `version:`, or a conda package file name",
+        )
     depends = tuple(_split_dep(d) for d in p.texts("depends"))
     sub = p.text("subdir") or subdir
-    return (name, version, build, p.integer("build_number") or 0, chan, sub or None, p.text("md5"),
-            p.text("sha256"), depends)
+    return (
+        name,
+        version,
+        build,
+        p.integer("build_number") or 0,
+        chan,
+        sub or None,
+        p.text("md5"),
+        p.text("sha256"),
+        depends,
+    )
 
 
 def _pypi_fields(entry, loc: str, where: Where) -> tuple:
@@ -496,11 +597,13 @@ def read_conda_lock_shaped(data, text: str, filename: str | None) -> Lock:
     channels = read_channels(meta, filename)
     platforms = list(meta.texts("platforms"))
     out: list[LockedPackage] = []
-    for i, raw, where in top.items("package"):
+    for _i, raw, where in top.items("package"):
         p = Fields(raw, filename, where.key, line=where.line, what="a package entry")
         manager = p.text("manager", required=True, what="a package entry")
         if manager not in ("conda", "pip", "pypi"):
-            raise ParseError(f"unknown manager {manager!r} (expected conda or pypi)", where=p.where("manager"))
+            raise ParseError(
+                f"unknown manager {manager!r} (expected conda or pypi)", where=p.where("manager")
+            )
         name = p.text("name", required=True, what="a package entry")
         version = p.text("version", required=True, what="a package entry")
         platform = p.text("platform", required=True, what="a package entry")
@@ -511,19 +614,49 @@ def read_conda_lock_shaped(data, text: str, filename: str | None) -> Lock:
             platforms.append(platform)
         if manager == "conda":
             chan, subdir, nvb = url_parts(url)
-            out.append(LockedPackage(
-                manager="conda", name=name, version=version, build=p.text("build") or (nvb[2] if nvb else None),
-                build_number=p.integer("build_number") or 0, channel=chan, platform=platform,
-                subdir=p.text("subdir") or subdir, url=url, md5=h.text("md5"), sha256=h.text("sha256"),
-                depends=depends, category=p.text("category") or "main", line=where.line))
+            out.append(
+                LockedPackage(
+                    manager="conda",
+                    name=name,
+                    version=version,
+                    build=p.text("build") or (nvb[2] if nvb else None),
+                    build_number=p.integer("build_number") or 0,
+                    channel=chan,
+                    platform=platform,
+                    subdir=p.text("subdir") or subdir,
+                    url=url,
+                    md5=h.text("md5"),
+                    sha256=h.text("sha256"),
+                    depends=depends,
+                    category=p.text("category") or "main",
+                    line=where.line,
+                )
+            )
         else:
-            out.append(LockedPackage(
-                manager="pip", name=name, version=version, platform=platform, url=url, md5=h.text("md5"),
-                sha256=h.text("sha256"), depends=depends, category=p.text("category") or "main",
-                editable=_is_path(url), line=where.line))
-    lock = Lock(kind="pixi", platforms=tuple(platforms), packages=tuple(out), channels=tuple(channels),
-                environment=DEFAULT_ENVIRONMENT, metadata=(("version", str(data.get("version"))),),
-                source=filename)
+            out.append(
+                LockedPackage(
+                    manager="pip",
+                    name=name,
+                    version=version,
+                    platform=platform,
+                    url=url,
+                    md5=h.text("md5"),
+                    sha256=h.text("sha256"),
+                    depends=depends,
+                    category=p.text("category") or "main",
+                    editable=_is_path(url),
+                    line=where.line,
+                )
+            )
+    lock = Lock(
+        kind="pixi",
+        platforms=tuple(platforms),
+        packages=tuple(out),
+        channels=tuple(channels),
+        environment=DEFAULT_ENVIRONMENT,
+        metadata=(("version", str(data.get("version"))),),
+        source=filename,
+    )
     validate_packages(lock, text, filename)
     return lock
 

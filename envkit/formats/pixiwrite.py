@@ -11,6 +11,7 @@ What a pixi.lock cannot hold is left out and reported through `dropped` as (pack
 package without an artifact URL (pixi locks artifacts), and the editable flag of a pip package (pixi
 takes editability from its manifest, not the lock; the package is written as its path).
 """
+
 from __future__ import annotations
 
 import re
@@ -29,7 +30,9 @@ def _channel_url(ch) -> str:
     return url.rstrip("/") + "/"
 
 
-def write_pixi_lock(lock: Lock, *, version: int = 6, dropped: list | None = None, strict: bool = False) -> str:
+def write_pixi_lock(
+    lock: Lock, *, version: int = 6, dropped: list | None = None, strict: bool = False
+) -> str:
     """pixi.lock text (version 6 or 7) of `lock`; raises ValueError for another version.
 
     Every package needs a platform (a pylock.toml read has none: give the Lock one first).  What
@@ -43,10 +46,13 @@ def write_pixi_lock(lock: Lock, *, version: int = 6, dropped: list | None = None
         if left_out(lost):
             from envkit.errors import UsageError
 
-            names = ", ".join(n for n, _ in left_out(lost)[:5]) + (f", ... ({len(left_out(lost))} in all)"
-                                                                  if len(left_out(lost)) > 5 else "")
-            raise UsageError(f"pixi.lock cannot hold {names}: {left_out(lost)[0][1]}",
-                             hint="envkit convert writes the rest and lists what it left out (--allow-loss)")
+            names = ", ".join(n for n, _ in left_out(lost)[:5]) + (
+                f", ... ({len(left_out(lost))} in all)" if len(left_out(lost)) > 5 else ""
+            )
+            raise UsageError(
+                f"pixi.lock cannot hold {names}: {left_out(lost)[0][1]}",
+                hint="envkit convert writes the rest and lists what it left out (--allow-loss)",
+            )
         if dropped is not None:
             dropped += lost
         return text
@@ -69,8 +75,12 @@ def write_pixi_lock(lock: Lock, *, version: int = 6, dropped: list | None = None
             _drop(dropped, p, "no version (pixi.lock v6 needs one for a pypi package; v7 does not)")
             continue
         if p.editable:
-            _drop(dropped, p, "editable: written as a plain path package (pixi takes editability from "
-                              "its manifest)", kept=True)
+            _drop(
+                dropped,
+                p,
+                "editable: written as a plain path package (pixi takes editability from its manifest)",
+                kept=True,
+            )
         key = (kind, p.url)
         entries.setdefault(key, p)
         if key not in refs[p.platform]:
@@ -80,22 +90,28 @@ def write_pixi_lock(lock: Lock, *, version: int = 6, dropped: list | None = None
         out.append("platforms:" if platforms else "platforms: []")
         out += [f"- name: {scalar(pl)}" for pl in platforms]
     out += ["environments:", f"  {scalar(env)}:"]
-    out += ["    channels:"] + [f"    - url: {scalar(_channel_url(c))}" for c in lock.channels] if lock.channels \
+    out += (
+        ["    channels:"] + [f"    - url: {scalar(_channel_url(c))}" for c in lock.channels]
+        if lock.channels
         else ["    channels: []"]
-    indexes = [o.split(None, 1)[1] for o in lock.pip_options if o.startswith(("--index-url ", "--extra-index-url "))]
+    )
+    indexes = [
+        o.split(None, 1)[1] for o in lock.pip_options if o.startswith(("--index-url ", "--extra-index-url "))
+    ]
     if indexes:
         out += ["    indexes:"] + [f"    - {scalar(u)}" for u in indexes]
     links = [o.split(None, 1)[1] for o in lock.pip_options if o.startswith("--find-links ")]
     if links:
-        out += ["    find-links:"] + [f"    - url: {scalar(u)}" if "://" in u else f"    - path: {scalar(u)}"
-                                      for u in links]
+        out += ["    find-links:"] + [
+            f"    - url: {scalar(u)}" if "://" in u else f"    - path: {scalar(u)}" for u in links
+        ]
     out.append("    packages:" if any(refs.values()) else "    packages: {}")
     for pl in platforms:
         if refs[pl]:
             out.append(f"      {scalar(pl)}:")
             out += [f"      - {k}: {scalar(u)}" for k, u in sorted(refs[pl])]
     out.append("packages:" if entries else "packages: []")
-    for (kind, url), p in sorted(entries.items()):
+    for (kind, _url), p in sorted(entries.items()):
         out += _conda_entry(p) if kind == "conda" else _pypi_entry(p)
     return "\n".join(out) + "\n"
 
@@ -106,8 +122,13 @@ KEPT_REASON = "editable"
 
 def _drop(dropped, p: LockedPackage, reason: str, kept: bool = False) -> None:
     if dropped is not None:
-        dropped.append(((f"{p.name}=={p.version}" if p.version else p.name)
-                        + (f" ({p.platform})" if p.platform else ""), reason))
+        dropped.append(
+            (
+                (f"{p.name}=={p.version}" if p.version else p.name)
+                + (f" ({p.platform})" if p.platform else ""),
+                reason,
+            )
+        )
 
 
 def left_out(dropped: list) -> list[tuple[str, str]]:
@@ -116,7 +137,8 @@ def left_out(dropped: list) -> list[tuple[str, str]]:
 
 
 def _conda_entry(p: LockedPackage) -> list[str]:
-    from envkit.formats._util import split_filename, yscalar as scalar
+    from envkit.formats._util import split_filename
+    from envkit.formats._util import yscalar as scalar
 
     out = [f"- conda: {scalar(p.url)}"]
     nvb = split_filename(p.url.rsplit("/", 1)[-1])
@@ -159,8 +181,7 @@ def _pypi_entry(p: LockedPackage) -> list[str]:
         out.append(f"  md5: {scalar(p.md5)}")
     if p.depends:
         out.append("  requires_dist:")
-        out += [f"  - {scalar(_requirement(n, s))}"
-                for n, s in p.depends]
+        out += [f"  - {scalar(_requirement(n, s))}" for n, s in p.depends]
     return out
 
 

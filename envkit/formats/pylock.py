@@ -10,6 +10,7 @@ Validation is packaging's (`packaging.pylock`, packaging >= 26.0): a document th
 below does not take is handed to `Pylock.from_dict`, whose error (with its key path) is turned into
 a ParseError naming the file and the line of the entry.
 """
+
 from __future__ import annotations
 
 import json
@@ -51,8 +52,10 @@ def read_pylock(text: str, filename: str | None = None) -> Lock:
     data = load_toml(text, filename, "pylock.toml")
     version = data.get("lock-version")
     if isinstance(version, str) and not re.fullmatch(r"1(\.\d+)*", version):
-        raise UnsupportedVersionError(f"pylock.toml lock-version {version!r} is not supported; envkit reads 1.x",
-                                      where=Where(file=filename, line=_line_of_key(text, "lock-version")))
+        raise UnsupportedVersionError(
+            f"pylock.toml lock-version {version!r} is not supported; envkit reads 1.x",
+            where=Where(file=filename, line=_line_of_key(text, "lock-version")),
+        )
     pkgs = _fast_packages(data)
     if pkgs is None:
         _raise_validation(data, text, filename)
@@ -87,8 +90,11 @@ def _fast_packages(data: dict, strict: bool = True):
     """The `packages` list when every entry has the shape PEP 751 gives it (checked with plain type
     tests), else None."""
     if strict:
-        if (type(data.get("lock-version")) is not str or type(data.get("created-by")) is not str
-                or type(data.get("packages")) is not list):
+        if (
+            type(data.get("lock-version")) is not str
+            or type(data.get("created-by")) is not str
+            or type(data.get("packages")) is not list
+        ):
             return None
     pkgs = data.get("packages") or []
     if not strict:
@@ -115,8 +121,12 @@ def _fast_packages(data: dict, strict: bool = True):
 
 def _hashes_ok(d: dict) -> bool:
     h = d.get("hashes")
-    return type(h) is dict and bool(h) and all(type(v) is str for v in h.values()) and bool(
-        d.get("url") or d.get("path"))
+    return (
+        type(h) is dict
+        and bool(h)
+        and all(type(v) is str for v in h.values())
+        and bool(d.get("url") or d.get("path"))
+    )
 
 
 def _raise_validation(data: dict, text: str, filename: str | None) -> None:
@@ -138,8 +148,11 @@ def _raise_validation(data: dict, text: str, filename: str | None) -> None:
                 line = heads[i]
         elif key:
             line = _line_of_key(text, key.split(".")[0])
-        raise ParseError(f"not a valid pylock.toml: {exc.message}", where=Where(file=filename, line=line, key=key or None),
-                         hint="PEP 751 describes the format; `uv pip compile -o pylock.toml` writes one") from None
+        raise ParseError(
+            f"not a valid pylock.toml: {exc.message}",
+            where=Where(file=filename, line=line, key=key or None),
+            hint="PEP 751 describes the format; `uv pip compile -o pylock.toml` writes one",
+        ) from None
 
 
 def _file_of(d: dict) -> tuple[str, str | None]:
@@ -166,9 +179,19 @@ def _package(p: dict, line: int | None) -> LockedPackage:
         editable = bool(d.get("editable"))
     url, sha256 = files[0] if files else (None, None)
     depends = tuple((str(x.get("name", "")), "") for x in p.get("dependencies") or () if isinstance(x, dict))
-    return LockedPackage(manager="pip", name=p["name"], version=p.get("version") or "", url=url or None,
-                         sha256=sha256, depends=depends, editable=editable, marker=p.get("marker"),
-                         index=p.get("index"), other_files=tuple(files[1:]), line=line)
+    return LockedPackage(
+        manager="pip",
+        name=p["name"],
+        version=p.get("version") or "",
+        url=url or None,
+        sha256=sha256,
+        depends=depends,
+        editable=editable,
+        marker=p.get("marker"),
+        index=p.get("index"),
+        other_files=tuple(files[1:]),
+        line=line,
+    )
 
 
 # -- writing ------------------------------------------------------------------------------------
@@ -187,16 +210,25 @@ def pip_packages_for(lock: Lock, platform: str | None) -> tuple[tuple[LockedPack
     if platform is None and len(plats) > 1:
         sets = {tuple((p.name, p.version, p.url) for p in pip if p.platform == pl) for pl in plats}
         if len(sets) > 1:
-            raise UsageError(f"the lock's pip packages differ between platforms ({', '.join(plats)}); "
-                             "a pylock.toml written by envkit holds one set", hint="choose one with --platform")
+            raise UsageError(
+                f"the lock's pip packages differ between platforms ({', '.join(plats)}); "
+                "a pylock.toml written by envkit holds one set",
+                hint="choose one with --platform",
+            )
         platform = plats[0]
     if platform is not None:
         pip = [p for p in pip if p.platform in (platform, None)]
     return tuple(pip), []
 
 
-def write_pylock(lock: Lock, platform: str | None = None, *, header: str | None = None,
-                 dropped: list | None = None, created_by: str = "envkit") -> str:
+def write_pylock(
+    lock: Lock,
+    platform: str | None = None,
+    *,
+    header: str | None = None,
+    dropped: list | None = None,
+    created_by: str = "envkit",
+) -> str:
     """pylock.toml (lock-version 1.0) text for the pip packages of `lock` (of `platform`), with hashes.
 
     A package that PEP 751 cannot hold as locked (no URL or path to install it from, or an archive
@@ -242,7 +274,9 @@ def _package_toml(p: LockedPackage) -> list[str] | str:
     if p.marker:
         lines.append(f"marker = {_toml_str(p.marker)}")
     if p.depends:
-        deps = ", ".join(f"{{ name = {_toml_str(_pep503(n))} }}" for n in dict.fromkeys(n for n, _ in p.depends))
+        deps = ", ".join(
+            f"{{ name = {_toml_str(_pep503(n))} }}" for n in dict.fromkeys(n for n, _ in p.depends)
+        )
         lines.append(f"dependencies = [{deps}]")
     first = files[0][0]
     if first.startswith(("git+", "hg+", "svn+", "bzr+")):
@@ -250,11 +284,18 @@ def _package_toml(p: LockedPackage) -> list[str] | str:
         url, commit = _split_commit(rest)
         if not commit:
             return "a VCS URL without a commit (PEP 751 needs `commit-id`)"
-        return lines + ["[packages.vcs]", f"type = {_toml_str(vcs_type)}", f"url = {_toml_str(url)}",
-                        f"commit-id = {_toml_str(commit)}"]
+        return lines + [
+            "[packages.vcs]",
+            f"type = {_toml_str(vcs_type)}",
+            f"url = {_toml_str(url)}",
+            f"commit-id = {_toml_str(commit)}",
+        ]
     if p.editable or ("://" not in first and not first.endswith((".whl", ".tar.gz", ".zip"))):
-        return lines + ["[packages.directory]", f"path = {_toml_str(first)}"] + (
-            ["editable = true"] if p.editable else [])
+        return (
+            lines
+            + ["[packages.directory]", f"path = {_toml_str(first)}"]
+            + (["editable = true"] if p.editable else [])
+        )
     if any(not sha for _, sha in files):
         return "no sha256 (PEP 751 needs a hash for every archive)"
     if p.index:
@@ -263,14 +304,26 @@ def _package_toml(p: LockedPackage) -> list[str] | str:
     sdists = [f for f in files if not _basename(f[0]).endswith(".whl")]
     named = [f for f in sdists if _is_sdist_name(_basename(f[0]), p.name)]
     if not wheels and not named:
-        return lines + ["[packages.archive]", _where(first), f"hashes = {{ sha256 = {_toml_str(files[0][1])} }}"]
+        return lines + [
+            "[packages.archive]",
+            _where(first),
+            f"hashes = {{ sha256 = {_toml_str(files[0][1])} }}",
+        ]
     if named:
         u, h = named[0]
-        lines += ["[packages.sdist]", f"name = {_toml_str(_basename(u))}", _where(u),
-                  f"hashes = {{ sha256 = {_toml_str(h)} }}"]
+        lines += [
+            "[packages.sdist]",
+            f"name = {_toml_str(_basename(u))}",
+            _where(u),
+            f"hashes = {{ sha256 = {_toml_str(h)} }}",
+        ]
     for u, h in wheels:
-        lines += ["[[packages.wheels]]", f"name = {_toml_str(_basename(u))}", _where(u),
-                  f"hashes = {{ sha256 = {_toml_str(h)} }}"]
+        lines += [
+            "[[packages.wheels]]",
+            f"name = {_toml_str(_basename(u))}",
+            _where(u),
+            f"hashes = {{ sha256 = {_toml_str(h)} }}",
+        ]
     return lines
 
 

@@ -4,6 +4,7 @@ Follows pip's line rules: `#` starts a comment at the start of a line or after w
 trailing backslash joins the next line, blank lines are ignored.  Every entry (requirement, URL,
 path, `-e`, option line) is kept in order as a PipDep.
 """
+
 from __future__ import annotations
 
 import re
@@ -48,8 +49,11 @@ def refuse_nul(text: str, filename: str | None) -> None:
     if i >= 0:
         from envkit.errors import ParseError
 
-        raise ParseError("a NUL character (U+0000) is not text", where=Where(file=filename, line=text.count("\n", 0, i) + 1),
-                         hint="the file is binary or corrupt: save it again as UTF-8 text")
+        raise ParseError(
+            "a NUL character (U+0000) is not text",
+            where=Where(file=filename, line=text.count("\n", 0, i) + 1),
+            hint="the file is binary or corrupt: save it again as UTF-8 text",
+        )
 
 
 def read_requirements(text: str, filename: str | None = None) -> EnvSpec:
@@ -121,14 +125,31 @@ def requirements_to_lock(spec: EnvSpec) -> Lock:
             m = re.fullmatch(r"===?\s*([^,\s]+)", d.specifier or "")
             if not m or "*" in m.group(1):
                 where = f"{spec.source or '<requirements>'}:{d.line}: " if d.line else ""
-                raise UsageError(f"{where}{d.text.split(' --')[0]!r} is not pinned to one version; a requirements "
-                                 f"file converts to a lock only when every entry is `name==version`",
-                                 hint="pin it (`uv pip compile --generate-hashes`), or lock it with `envkit lock`")
+                raise UsageError(
+                    f"{where}{d.text.split(' --')[0]!r} is not pinned to one version; a requirements "
+                    f"file converts to a lock only when every entry is `name==version`",
+                    hint="pin it (`uv pip compile --generate-hashes`), or lock it with `envkit lock`",
+                )
             version = m.group(1)
-        pkgs.append(LockedPackage(manager="pip", name=d.name or d.url or d.text, version=version, url=d.url,
-                                  sha256=sha, editable=d.editable, marker=d.marker, line=d.line))
-    return Lock(kind="requirements", platforms=(), packages=tuple(pkgs), pip_options=tuple(options),
-                source=spec.source)
+        pkgs.append(
+            LockedPackage(
+                manager="pip",
+                name=d.name or d.url or d.text,
+                version=version,
+                url=d.url,
+                sha256=sha,
+                editable=d.editable,
+                marker=d.marker,
+                line=d.line,
+            )
+        )
+    return Lock(
+        kind="requirements",
+        platforms=(),
+        packages=tuple(pkgs),
+        pip_options=tuple(options),
+        source=spec.source,
+    )
 
 
 def write_requirements_lock(lock: Lock, platform: str | None = None, *, header: str | None = None) -> str:

@@ -6,6 +6,7 @@ its sdist) is `url`/`sha256`, the other artifacts `other_files`, `source.registr
 `source.git` a `git+URL` URL.  A `virtual` project is left out: `uv sync` does not install it.  Lock-level `requires-python` and `resolution-markers` go to
 `Lock.metadata`.  envkit does not write uv.lock: uv owns it (write pylock.toml instead).
 """
+
 from __future__ import annotations
 
 import json
@@ -36,21 +37,30 @@ def read_uv_lock(text: str, filename: str | None = None) -> Lock:
         where = Where(file=filename, line=text.count("\n", 0, m.start()) + 1 if m else None, key="version")
         if version is None:
             raise ParseError("not a uv.lock: no `version = 1`", where=where)
-        raise UnsupportedVersionError(f"uv.lock version {version!r} is not supported; envkit reads version 1",
-                                      where=where, hint="upgrade envkit, or lock with a uv that writes version 1")
+        raise UnsupportedVersionError(
+            f"uv.lock version {version!r} is not supported; envkit reads version 1",
+            where=where,
+            hint="upgrade envkit, or lock with a uv that writes version 1",
+        )
     raw = data.get("package") or []
     lines = header_lines(text, _PKG_HEADER)
     out = []
     if type(raw) is not list:
-        raise ParseError("`package` must be an array of tables ([[package]])", where=Where(file=filename, key="package"))
+        raise ParseError(
+            "`package` must be an array of tables ([[package]])", where=Where(file=filename, key="package")
+        )
     for i, p in enumerate(raw):
         try:
             pkg = _package(p, lines[i] if i < len(lines) else None)
         except _Bad as exc:
-            raise ParseError(f"a uv.lock package entry {exc.args[0]}",
-                             where=Where(file=filename, line=lines[i] if i < len(lines) else None,
-                                         key=f"package[{i}]" + (f".{exc.args[1]}" if len(exc.args) > 1 else ""))
-                             ) from None
+            raise ParseError(
+                f"a uv.lock package entry {exc.args[0]}",
+                where=Where(
+                    file=filename,
+                    line=lines[i] if i < len(lines) else None,
+                    key=f"package[{i}]" + (f".{exc.args[1]}" if len(exc.args) > 1 else ""),
+                ),
+            ) from None
         if pkg is not None:
             out.append(pkg)
     meta = []
@@ -121,5 +131,15 @@ def _package(p, line: int | None) -> LockedPackage | None:
         raise _Bad("has `dependencies` that is not an array", "dependencies")
     depends = tuple((str(d.get("name", "")), str(d.get("marker", ""))) for d in deps if type(d) is dict)
     url, sha = files[0] if files else (None, None)
-    return LockedPackage(manager="pip", name=name, version=version or "", url=url, sha256=sha,
-                         depends=depends, editable=editable, index=index, other_files=tuple(files[1:]), line=line)
+    return LockedPackage(
+        manager="pip",
+        name=name,
+        version=version or "",
+        url=url,
+        sha256=sha,
+        depends=depends,
+        editable=editable,
+        index=index,
+        other_files=tuple(files[1:]),
+        line=line,
+    )

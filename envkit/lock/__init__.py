@@ -20,57 +20,62 @@ This module re-exports each submodule's public names: `from envkit.lock import s
 
 from __future__ import annotations
 
-from envkit.lock.virtual import DEFAULT_VIRTUAL_PACKAGES, VirtualPackage, parse_virtual_package, virtual_packages_for
+from envkit.lock.artifacts import (
+    INDEX_URL,
+    MAX_PIP_ATTEMPTS,
+    MIN_PIP,
+    UNRESOLVED_URL,
+    IndexResolution,
+    index_placeholder_url,
+    is_index_placeholder,
+    resolve_index_artifacts,
+    unresolved_pip_error,
+)
+from envkit.lock.check import LockProblem, check_lock
+from envkit.lock.conda_lock import (
+    conda_lock_argv,
+    find_conda_executable,
+    solve_with_conda_lock,
+    virtual_package_spec_yaml,
+)
 from envkit.lock.content_hash import CONTENT_HASH_VERSION, spec_content_hash
-from envkit.lock.packages import split_depend, sort_packages
+from envkit.lock.live import live_env_spec, lock_live
 from envkit.lock.metadata import (
-    VARIABLES_KEY,
     OVER_CONDA_KEY,
-    lock_metadata,
+    VARIABLES_KEY,
     apply_lock_metadata,
+    lock_metadata,
     lock_over_conda,
     lock_variables,
 )
+from envkit.lock.packages import sort_packages, split_depend
+from envkit.lock.pip import lock_pip, pip_argv, pip_requirements_text, target_markers, wheel_platform_tags
 from envkit.lock.pip_index import INDEX_KEY
-from envkit.lock.artifacts import (
-    UNRESOLVED_URL,
-    INDEX_URL,
-    index_placeholder_url,
-    is_index_placeholder,
-    IndexResolution,
-    MAX_PIP_ATTEMPTS,
-    resolve_index_artifacts,
-    MIN_PIP,
-    unresolved_pip_error,
-)
-from envkit.lock.live import live_env_spec, lock_live
-from envkit.lock.pip import target_markers, wheel_platform_tags, pip_argv, pip_requirements_text, lock_pip
 from envkit.lock.solve import (
     CHANNEL_PRIORITIES,
     channel_sources,
+    lock_pip_options,
+    rebase_pip_options,
     record_to_package,
     solve_conda,
     solve_spec,
-    rebase_pip_options,
-    lock_pip_options,
-)
-from envkit.lock.conda_lock import (
-    find_conda_executable,
-    virtual_package_spec_yaml,
-    conda_lock_argv,
-    solve_with_conda_lock,
 )
 from envkit.lock.staleness import (
-    ENVKIT_MARK,
     CONDA_LOCK_MARK,
+    ENVKIT_MARK,
     VIRTUAL_PACKAGE_FILES,
-    lock_writer,
-    conda_lock_version,
-    conda_lock_content_hashes,
     Staleness,
+    conda_lock_content_hashes,
+    conda_lock_version,
     lock_staleness,
+    lock_writer,
 )
-from envkit.lock.check import LockProblem, check_lock
+from envkit.lock.virtual import (
+    DEFAULT_VIRTUAL_PACKAGES,
+    VirtualPackage,
+    parse_virtual_package,
+    virtual_packages_for,
+)
 
 __all__ = [
     "DEFAULT_VIRTUAL_PACKAGES",

@@ -6,15 +6,14 @@ import json
 import os
 import re
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
 
 from envkit.conda.names import pep503
 from envkit.errors import BackendError
-from envkit.model import LiveEnv, LockedPackage
 from envkit.lock.pip import pip_argv, report_package
-
+from envkit.model import LiveEnv, LockedPackage
 
 #: pip records no artifact URL for a distribution it installed from an index (no direct_url.json),
 #: so `envkit lock -p` asks pip which artifact that release is (`resolve_index_artifacts`).  When
@@ -39,7 +38,10 @@ def is_index_placeholder(pkg: LockedPackage) -> bool:
     if pkg.manager != "pip" or not pkg.url:
         return False
     name, version = pep503(pkg.name), pkg.version
-    return pkg.url in (UNRESOLVED_URL.format(name=name, version=version), INDEX_URL.format(name=name, version=version))
+    return pkg.url in (
+        UNRESOLVED_URL.format(name=name, version=version),
+        INDEX_URL.format(name=name, version=version),
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -95,7 +97,9 @@ def _index_pip_argv(env: LiveEnv, *, requirements_file: str, report_file: str, o
     return argv[:-2] + ["--no-deps", "-r", requirements_file]
 
 
-def _unresolved(failed: Mapping[str, str], wanted: Mapping[str, LockedPackage]) -> tuple[tuple[str, ...], list[str]]:
+def _unresolved(
+    failed: Mapping[str, str], wanted: Mapping[str, LockedPackage]
+) -> tuple[tuple[str, ...], list[str]]:
     """(the unresolved pins in name order, one warning per reason naming its pins)."""
     unresolved = tuple(f"{n}=={wanted[n].version}" for n in sorted(failed))
     by_reason: dict[str, list[str]] = {}
@@ -142,7 +146,12 @@ def resolve_index_artifacts(env: LiveEnv, *, timeout: float = 300) -> IndexResol
             try:
                 argv = _index_pip_argv(env, requirements_file=req, report_file=report, own=own)
                 result = run(argv, timeout=timeout, env=env_vars, check=False, what="pip")
-                if own and not result.ok and not _NOT_FOUND.search(result.stderr or "") and not result.timed_out:
+                if (
+                    own
+                    and not result.ok
+                    and not _NOT_FOUND.search(result.stderr or "")
+                    and not result.timed_out
+                ):
                     # the environment's own pip is missing, or too old for `--dry-run --report`
                     # (pip < 22.2), or broken: envkit's pip, targeting its platform and Python
                     own = False
@@ -209,7 +218,8 @@ def unresolved_pip_error(resolution: IndexResolution) -> BackendError:
         )
     pins = ", ".join(resolution.unresolved)
     reasons = "; ".join(
-        w.split(" (installed from an index): ", 1)[-1].split("; locked without", 1)[0] for w in resolution.warnings
+        w.split(" (installed from an index): ", 1)[-1].split("; locked without", 1)[0]
+        for w in resolution.warnings
     )
     return BackendError(
         f"pip could not resolve the artifact (URL and sha256) of {pins}: {reasons}; a lock without them "

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Sequence
 
 from envkit.conda.names import pep503
-from envkit.model import EnvSpec, Lock, LockedPackage
 from envkit.lock.pip import target_markers
 from envkit.lock.staleness import Staleness, lock_staleness
 from envkit.lock.virtual import VirtualPackage
+from envkit.model import EnvSpec, Lock, LockedPackage
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -126,8 +126,8 @@ def check_lock(
 def _check_pip(
     spec: EnvSpec, platform: str, pip: Mapping[str, LockedPackage], conda: Mapping[str, LockedPackage]
 ) -> list[LockProblem]:
-    from packaging.specifiers import InvalidSpecifier, SpecifierSet
     from packaging.markers import InvalidMarker, Marker
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
     from packaging.version import InvalidVersion, Version
 
     out: list[LockProblem] = []

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Mapping, Sequence
 
 from envkit.errors import BackendError, UsageError
-from envkit.model import EnvSpec, Lock
 from envkit.lock.content_hash import spec_content_hash
 from envkit.lock.metadata import lock_metadata
 from envkit.lock.packages import sort_packages
 from envkit.lock.solve import check_platforms, lock_pip_options
 from envkit.lock.virtual import VirtualPackage, virtual_packages_for
+from envkit.model import EnvSpec, Lock
 
 
 def find_conda_executable(env: Mapping[str, str] | None = None) -> str | None:
@@ -47,7 +47,9 @@ def virtual_package_spec_yaml(platforms: Sequence[str], virtual_packages: Sequen
     return "\n".join(lines) + "\n"
 
 
-def conda_lock_argv(spec_file: str, platforms: Sequence[str], lockfile: str, conda_exe: str, vp_file: str) -> list[str]:
+def conda_lock_argv(
+    spec_file: str, platforms: Sequence[str], lockfile: str, conda_exe: str, vp_file: str
+) -> list[str]:
     """The conda-lock command `solve_with_conda_lock` runs."""
     import sys
 

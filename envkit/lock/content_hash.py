@@ -6,7 +6,6 @@ import json
 
 from envkit.model import EnvSpec
 
-
 #: Identifies the definition of `spec_content_hash`; part of the hashed text, so that a change of
 #: definition changes every hash instead of silently comparing unlike things.
 CONTENT_HASH_VERSION = "envkit-content-hash/1"

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 from envkit.conda.names import pep503
-from envkit.model import CondaDep, EnvSpec, LiveEnv, Lock, LockedPackage, PipDep
-from envkit.urls import redact_variables
 from envkit.lock.artifacts import index_placeholder_url
 from envkit.lock.content_hash import spec_content_hash
 from envkit.lock.metadata import lock_metadata
 from envkit.lock.packages import sort_packages
+from envkit.model import CondaDep, EnvSpec, LiveEnv, Lock, LockedPackage, PipDep
+from envkit.urls import redact_variables
 
 
 def live_env_spec(env: LiveEnv) -> EnvSpec:
@@ -19,7 +19,9 @@ def live_env_spec(env: LiveEnv) -> EnvSpec:
     (`name==version`, or `name @ URL` for URL/VCS installs, `-e URL` for editable ones)."""
     conda = []
     for p in sorted(env.conda_packages(), key=lambda p: p.name):
-        conda.append(CondaDep(name=p.name, version=f"=={p.version}", build=p.build or None, channel=p.channel or None))
+        conda.append(
+            CondaDep(name=p.name, version=f"=={p.version}", build=p.build or None, channel=p.channel or None)
+        )
     dists = {pep503(d.name): d for d in env.pip_dists}
     pip = []
     for p in sorted(env.pip_packages(), key=lambda p: pep503(p.name)):

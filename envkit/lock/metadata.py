@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import json
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from envkit.conda.names import pep503
-from envkit.model import Lock, LockedPackage
-from envkit.urls import redact_variables
-
 
 #: Keys envkit adds to conda-lock.yml's `metadata.custom_metadata` (conda-lock's schema: a string ->
 #: string mapping, the one place it has for extra data; conda-lock itself reads and ignores them).
@@ -19,6 +16,8 @@ from envkit.urls import redact_variables
 #: conda-meta/state.  OVER_CONDA_KEY: the pip packages that were installed over a conda package's files
 #: (`LiveEnv.pip_over_conda`), one name per line: `envkit create` installs them the same way.
 from envkit.formats.condalock import EDITABLE_KEY  # noqa: E402  (defined with its reader)
+from envkit.model import Lock, LockedPackage
+from envkit.urls import redact_variables
 
 VARIABLES_KEY = "envkit.variables"
 OVER_CONDA_KEY = "envkit.pip_over_conda"
@@ -47,7 +46,9 @@ def lock_metadata(
     if over:
         add[OVER_CONDA_KEY] = "\n".join(over)
     if variables:
-        add[VARIABLES_KEY] = json.dumps(dict(redact_variables(variables)), ensure_ascii=False, separators=(",", ":"))
+        add[VARIABLES_KEY] = json.dumps(
+            dict(redact_variables(variables)), ensure_ascii=False, separators=(",", ":")
+        )
     if not add:
         return tuple(metadata)
     out, done = [], False

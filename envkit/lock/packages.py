@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 from envkit.model import LockedPackage
-
 
 _DEP = re.compile(r"^\s*(?P<name>[A-Za-z0-9_.\-]+)\s*(?P<rest>.*?)\s*$")
 

@@ -5,14 +5,13 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Mapping, Sequence
 
 from envkit.conda.names import pep503
 from envkit.errors import BackendError, UsageError, Where
-from envkit.model import EnvSpec, LockedPackage, PipDep
 from envkit.lock.virtual import DEFAULT_VIRTUAL_PACKAGES, VirtualPackage, vp_value
-
+from envkit.model import EnvSpec, LockedPackage, PipDep
 
 _MACHINE = {
     "64": "x86_64",
@@ -85,7 +84,9 @@ def wheel_platform_tags(platform: str, virtual_packages: Sequence[VirtualPackage
                 for a in arches:
                     tags.append(f"macosx_10_{mn}_{a}")
     elif os_part == "win":
-        tags.append({"x86_64": "win_amd64", "arm64": "win_arm64", "i686": "win32"}.get(machine, f"win_{machine}"))
+        tags.append(
+            {"x86_64": "win_amd64", "arm64": "win_arm64", "i686": "win32"}.get(machine, f"win_{machine}")
+        )
     else:
         raise UsageError(f"cannot lock pip packages for platform {platform!r}")
     return list(dict.fromkeys(tags))
@@ -196,7 +197,11 @@ def lock_pip(
         report = os.path.join(tmp, "report.json")
         Path(req).write_text(pip_requirements_text(entries), encoding="utf-8")
         argv = pip_argv(
-            platform, python_version, virtual_packages=virtual_packages, requirements_file=req, report_file=report
+            platform,
+            python_version,
+            virtual_packages=virtual_packages,
+            requirements_file=req,
+            report_file=report,
         )
         env = dict(os.environ, PIP_NO_INPUT="1", PIP_DISABLE_PIP_VERSION_CHECK="1")
         result = run(argv, timeout=timeout, cwd=workdir, env=env, check=False, what="pip")

@@ -6,11 +6,12 @@ silently, to PyPI's torch, a different build (PyPI's Linux wheels need the CUDA 
 PyTorch's default CUDA).  A lock must record where each artifact came from, and fail rather than
 record the fallback.
 """
+
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
 
 from envkit.conda.families import PYTORCH_INDEX_FAMILY
 from envkit.conda.names import pep503
@@ -20,10 +21,14 @@ PYPI_SIMPLE = "https://pypi.org/simple"
 _PYPI_FILE_HOSTS = ("files.pythonhosted.org", "pypi.org", "pypi.python.org")
 #: A PyTorch wheel index (`https://download.pytorch.org/whl/cu126`, `.../whl/cpu`, `.../whl/rocm6.2`,
 #: `.../whl/nightly/cu128`); artifacts may be served from a mirror host such as download-r2.
-_PYTORCH_INDEX = re.compile(r"^https?://download(?:-r2)?\.pytorch\.org/whl/(?:nightly/|test/)?"
-                            r"(?P<variant>cu\d+|cpu|rocm[\d.]+|xpu)/?$")
-_PYTORCH_ARTIFACT = re.compile(r"^https?://download(?:-r2)?\.pytorch\.org/whl/(?:nightly/|test/)?"
-                               r"(?P<variant>cu\d+|cpu|rocm[\d.]+|xpu)/")
+_PYTORCH_INDEX = re.compile(
+    r"^https?://download(?:-r2)?\.pytorch\.org/whl/(?:nightly/|test/)?"
+    r"(?P<variant>cu\d+|cpu|rocm[\d.]+|xpu)/?$"
+)
+_PYTORCH_ARTIFACT = re.compile(
+    r"^https?://download(?:-r2)?\.pytorch\.org/whl/(?:nightly/|test/)?"
+    r"(?P<variant>cu\d+|cpu|rocm[\d.]+|xpu)/"
+)
 #: The projects the PyTorch index publishes per variant: a spec naming such an index means them.
 PYTORCH_FAMILY = PYTORCH_INDEX_FAMILY
 _OPTION = re.compile(r"^(?P<flag>--index-url|-i|--extra-index-url)(?:\s*=\s*|\s+)(?P<url>\S+)$")
@@ -49,7 +54,11 @@ def pytorch_variant(url: str | None) -> str | None:
     """The variant (`cu126`, `cpu`, `rocm6.2`) of a PyTorch wheel index URL or artifact URL, else None."""
     if not url:
         return None
-    m = _PYTORCH_INDEX.match(url.rstrip("/") + "/") or _PYTORCH_INDEX.match(url) or _PYTORCH_ARTIFACT.match(url)
+    m = (
+        _PYTORCH_INDEX.match(url.rstrip("/") + "/")
+        or _PYTORCH_INDEX.match(url)
+        or _PYTORCH_ARTIFACT.match(url)
+    )
     return m.group("variant") if m else None
 
 
@@ -87,7 +96,9 @@ class IndexMismatch:
     url: str | None
 
 
-def index_mismatches(requested: Iterable[str], locked: Iterable, options: Sequence[str]) -> list[IndexMismatch]:
+def index_mismatches(
+    requested: Iterable[str], locked: Iterable, options: Sequence[str]
+) -> list[IndexMismatch]:
     """The pip packages in `locked` (LockedPackage) that the spec's PyTorch wheel index should have
     served and did not: every PyTorch-family project (PYTORCH_FAMILY) named in the pip section
     (`requested`, PEP 503 names) when the section names a PyTorch wheel index among `options`."""

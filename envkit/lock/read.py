@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 
-def read_lock_file(path: str, input_format: str | None, environment: str | None, *, format_hint: str | None = None):
+def read_lock_file(
+    path: str, input_format: str | None, environment: str | None, *, format_hint: str | None = None
+):
     """(text, model) of the file at `path`, read as `input_format` (detected when None), with the
     pixi.lock `environment`.
 

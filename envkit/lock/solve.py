@@ -5,18 +5,17 @@ from __future__ import annotations
 import json
 import os
 import re
-from typing import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
-from envkit.lock.pip_index import INDEX_KEY, index_mismatches, index_record
-from envkit.lock.solve_errors import solve_failure
 from envkit.errors import BackendError, SolveError, UsageError, Where
-from envkit.model import Channel, EnvSpec, Lock, LockedPackage
 from envkit.lock.content_hash import spec_content_hash
 from envkit.lock.metadata import lock_metadata
 from envkit.lock.packages import sort_packages, split_depend
 from envkit.lock.pip import lock_pip
+from envkit.lock.pip_index import INDEX_KEY, index_mismatches, index_record
+from envkit.lock.solve_errors import solve_failure
 from envkit.lock.virtual import VirtualPackage, virtual_packages_for
-
+from envkit.model import Channel, EnvSpec, Lock, LockedPackage
 
 CHANNEL_PRIORITIES = ("strict", "flexible", "disabled")
 
@@ -72,7 +71,11 @@ def solve_conda(
 ) -> tuple[LockedPackage, ...]:
     """Solve the conda dependencies of `spec` for one platform and return the locked packages."""
     return _solve_many(
-        spec, [platform], channel_priority=channel_priority, virtual_packages=virtual_packages, timeout=timeout
+        spec,
+        [platform],
+        channel_priority=channel_priority,
+        virtual_packages=virtual_packages,
+        timeout=timeout,
     )[platform]
 
 
@@ -103,7 +106,8 @@ def _solve_many(
 
     if channel_priority not in CHANNEL_PRIORITIES:
         raise UsageError(
-            f"unknown channel priority {channel_priority!r}", hint="use one of: " + ", ".join(CHANNEL_PRIORITIES)
+            f"unknown channel priority {channel_priority!r}",
+            hint="use one of: " + ", ".join(CHANNEL_PRIORITIES),
         )
     priority = {
         "strict": rattler.ChannelPriority.Strict,
@@ -190,7 +194,11 @@ def solve_spec(
     say = progress or (lambda _m: None)
     say(f"solving {', '.join(plats)} with py-rattler (fetching the channels' repodata)")
     solved = _solve_many(
-        spec, plats, channel_priority=channel_priority, virtual_packages=virtual_packages, timeout=solve_timeout
+        spec,
+        plats,
+        channel_priority=channel_priority,
+        virtual_packages=virtual_packages,
+        timeout=solve_timeout,
     )
     packages: list[LockedPackage] = []
     for platform in plats:
@@ -271,7 +279,15 @@ def _require_named_index(spec: EnvSpec, platform: str, pip: Sequence[LockedPacka
 
 #: The pip options of a spec that a lock keeps for `envkit create`: where pip finds the locked
 #: artifacts.  Others (`-r`, `-c`, `--pre`, ...) shaped the resolution, which the lock now records.
-_KEPT_PIP_OPTIONS = ("--index-url", "-i", "--extra-index-url", "--find-links", "-f", "--no-index", "--trusted-host")
+_KEPT_PIP_OPTIONS = (
+    "--index-url",
+    "-i",
+    "--extra-index-url",
+    "--find-links",
+    "-f",
+    "--no-index",
+    "--trusted-host",
+)
 
 
 def rebase_pip_options(options: Sequence[str], from_dir: str, to_dir: str) -> tuple[str, ...]:

@@ -3,21 +3,30 @@
 Only a failure to fetch a channel's repodata is about the network; a bad spec, a bad channel name
 or an unsolvable spec gets no network hint (it would send users looking in the wrong place).
 """
+
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from envkit.errors import SolveError, Where
 
 #: rattler exception classes raised while fetching repodata (a network, proxy or URL problem).
 _FETCH = ("FetchRepoDataError", "GatewayError", "CacheDirError", "IoError", "AuthenticationStorageError")
 #: rattler exception classes raised for malformed input: the spec's fault, not the network's.
-_INPUT = ("InvalidMatchSpecError", "InvalidPackageNameError", "InvalidVersionError",
-          "InvalidVersionSpecError", "InvalidChannelError", "InvalidUrlError", "ParseSubdirError")
+_INPUT = (
+    "InvalidMatchSpecError",
+    "InvalidPackageNameError",
+    "InvalidVersionError",
+    "InvalidVersionSpecError",
+    "InvalidChannelError",
+    "InvalidUrlError",
+    "ParseSubdirError",
+)
 
 
-def solve_failure(exc: BaseException, platform: str, source: str | None,
-                  channels: Sequence[str] = ()) -> SolveError:
+def solve_failure(
+    exc: BaseException, platform: str, source: str | None, channels: Sequence[str] = ()
+) -> SolveError:
     """The SolveError for `exc`, raised by py-rattler while solving `source` for `platform` from
     `channels` (the URLs it was given, in priority order)."""
     name = type(exc).__name__
@@ -31,8 +40,10 @@ def solve_failure(exc: BaseException, platform: str, source: str | None,
         from envkit.urls import redact_url
 
         listed = ", ".join(redact_url(c)[0] for c in channels) or "none"
-        return SolveError(f"{platform}: cannot fetch the channels' repodata: {redact_url(text)[0]}",
-                          where=where,
-                          hint=f"channels tried, in order: {listed}; check their URLs, and your network "
-                               "or proxy settings for remote ones")
+        return SolveError(
+            f"{platform}: cannot fetch the channels' repodata: {redact_url(text)[0]}",
+            where=where,
+            hint=f"channels tried, in order: {listed}; check their URLs, and your network "
+            "or proxy settings for remote ones",
+        )
     return SolveError(f"{platform}: {name}: {text}", where=where)

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 from envkit.errors import UsageError
-
 
 #: Virtual packages assumed for each platform when solving (name -> "version" or "version build").
 #: These are conda-lock's defaults (conda_lock/default-virtual-packages.yaml) without `__cuda`: a
@@ -73,7 +72,9 @@ def parse_virtual_package(text: str) -> VirtualPackage:
     return VirtualPackage(name=name, version=version.strip(), build=build.strip() or "0", platform=platform)
 
 
-def virtual_packages_for(platform: str, overrides: Iterable[VirtualPackage] = ()) -> tuple[VirtualPackage, ...]:
+def virtual_packages_for(
+    platform: str, overrides: Iterable[VirtualPackage] = ()
+) -> tuple[VirtualPackage, ...]:
     """The virtual packages in force for `platform`: the defaults, then `overrides` (a later one
     for the same name wins; a platform-specific one beats an all-platform one).  Sorted by name."""
     found: dict[str, VirtualPackage] = {}

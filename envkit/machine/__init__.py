@@ -10,6 +10,7 @@ virtual packages a solver sees, the NVIDIA driver and GPUs, Pythons), and whethe
 lock-side facts (virtual package needs, CUDA runtime, torch GPU architectures, wheel tags) that
 `envkit check --machine` compares with a profile.
 """
+
 from envkit.machine.profile import Gpu, MachineProfile, read_profile
 
 __all__ = ["Gpu", "MachineProfile", "read_profile", "detect_local", "resolve_machine"]

@@ -5,12 +5,13 @@ module reads them: NVML's answers first, then nvidia-smi's CSV (`--query-gpu=...
 --format=csv,noheader,nounits`) and banner, the CPU flags into an x86-64 level, and the virtual
 packages from py-rattler's `VirtualPackage.detect()` here (or derived from the facts elsewhere).
 """
+
 from __future__ import annotations
 
 import json
 import os
 import re
-from typing import Mapping
+from collections.abc import Mapping
 
 from envkit.errors import BackendError, UsageError
 from envkit.machine.profile import Gpu, MachineProfile, read_profile
@@ -45,8 +46,16 @@ def cpu_level(machine: str, flags) -> str | None:
 def platform_of(system: str, machine: str) -> str:
     """The conda subdir for (platform.system(), platform.machine())."""
     os_ = {"Linux": "linux", "Darwin": "osx", "Windows": "win"}.get(system, system.lower())
-    arch = {"x86_64": "64", "AMD64": "64", "amd64": "64", "aarch64": "aarch64", "ppc64le": "ppc64le",
-            "s390x": "s390x", "i686": "32", "x86": "32"}.get(machine, machine)
+    arch = {
+        "x86_64": "64",
+        "AMD64": "64",
+        "amd64": "64",
+        "aarch64": "aarch64",
+        "ppc64le": "ppc64le",
+        "s390x": "s390x",
+        "i686": "32",
+        "x86": "32",
+    }.get(machine, machine)
     if os_ == "osx" and machine == "arm64":
         arch = "arm64"
     if os_ == "win" and machine in ("ARM64", "arm64"):
@@ -67,9 +76,14 @@ def gpus_from_nvml(nvml: dict) -> tuple[str | None, str | None, tuple[Gpu, ...]]
     for g in nvml.get("gpus") or ():
         cc = g.get("cc")
         mem = g.get("memory")
-        gpus.append(Gpu(index=int(g.get("index", len(gpus))), name=str(g.get("name") or ""),
-                        compute_capability=f"{cc[0]}.{cc[1]}" if cc else None,
-                        memory_mib=int(mem) // (1024 * 1024) if mem else None))
+        gpus.append(
+            Gpu(
+                index=int(g.get("index", len(gpus))),
+                name=str(g.get("name") or ""),
+                compute_capability=f"{cc[0]}.{cc[1]}" if cc else None,
+                memory_mib=int(mem) // (1024 * 1024) if mem else None,
+            )
+        )
     return nvml.get("driver") or None, cuda_from_int(nvml.get("cuda_driver_version")), tuple(gpus)
 
 
@@ -123,8 +137,9 @@ def derived_virtual_packages(p: MachineProfile) -> tuple[tuple[str, str, str], .
     return tuple(out)
 
 
-def profile_from_facts(facts: dict, *, host: str | None = None,
-                       virtual_packages: tuple[tuple[str, str, str], ...] | None = None) -> MachineProfile:
+def profile_from_facts(
+    facts: dict, *, host: str | None = None, virtual_packages: tuple[tuple[str, str, str], ...] | None = None
+) -> MachineProfile:
     """A MachineProfile from the probe's raw facts.  `virtual_packages` are py-rattler's when given
     (source "py-rattler"); otherwise they are derived from the facts (source "probe")."""
     from envkit.conda.cuda_compat import max_full_cuda_for_driver
@@ -156,16 +171,29 @@ def profile_from_facts(facts: dict, *, host: str | None = None,
     os_ = {"Linux": "linux", "Darwin": "osx", "Windows": "win"}.get(system, system.lower())
     level = cpu_level(machine, cpu.get("flags"))
     p = MachineProfile(
-        host=host or sysf.get("node") or "", os=os_, platform=platform_of(system, machine),
-        machine=machine, kernel=sysf.get("release"), distro=sysf.get("distro"),
-        glibc=sysf.get("glibc"), macos=sysf.get("macos"), cpu=cpu.get("model"), cpu_level=level,
-        driver=driver, driver_cuda=cuda, driver_cuda_source=cuda_source, gpus=gpus,
+        host=host or sysf.get("node") or "",
+        os=os_,
+        platform=platform_of(system, machine),
+        machine=machine,
+        kernel=sysf.get("release"),
+        distro=sysf.get("distro"),
+        glibc=sysf.get("glibc"),
+        macos=sysf.get("macos"),
+        cpu=cpu.get("model"),
+        cpu_level=level,
+        driver=driver,
+        driver_cuda=cuda,
+        driver_cuda_source=cuda_source,
+        gpus=gpus,
         gpu_source=gpu_source,
-        pythons=tuple((str(a), str(b)) for a, b in facts.get("pythons") or ()), notes=tuple(notes))
+        pythons=tuple((str(a), str(b)) for a, b in facts.get("pythons") or ()),
+        notes=tuple(notes),
+    )
     if virtual_packages is not None:
         arch = next((b for n, _, b in virtual_packages if n == "__archspec"), None)
-        return _replace(p, archspec=arch, virtual_packages=virtual_packages,
-                        virtual_packages_source="py-rattler")
+        return _replace(
+            p, archspec=arch, virtual_packages=virtual_packages, virtual_packages_source="py-rattler"
+        )
     return _replace(p, virtual_packages=derived_virtual_packages(p), virtual_packages_source="probe")
 
 
@@ -213,12 +241,15 @@ def detect_local(*, host: str | None = None) -> MachineProfile:
     vps = rattler_virtual_packages()
     p = profile_from_facts(facts, host=host, virtual_packages=vps)
     if vps is None:
-        p = _replace(p, notes=p.notes + ("py-rattler is not installed: virtual packages derived from the probe",))
+        p = _replace(
+            p, notes=p.notes + ("py-rattler is not installed: virtual packages derived from the probe",)
+        )
     return p
 
 
-def detect_remote(text: str, *, environ: Mapping[str, str] | None = None,
-                  timeout: float = SSH_TIMEOUT) -> MachineProfile:
+def detect_remote(
+    text: str, *, environ: Mapping[str, str] | None = None, timeout: float = SSH_TIMEOUT
+) -> MachineProfile:
     """The profile of `ssh://[user@]host[:port]`: streams the stdlib probe to the remote python3
     (as `envkit diff ssh://...` streams its prefix reader; ENVKIT_SSH and ENVKIT_REMOTE_PYTHON
     apply).  Raises BackendError when ssh or the remote Python fails."""
@@ -226,7 +257,7 @@ def detect_remote(text: str, *, environ: Mapping[str, str] | None = None,
 
     from envkit._proc import run
     from envkit.machine import probe
-    from envkit.sources import SshTarget, remote_shell_command, ssh_command
+    from envkit.sources import remote_shell_command, ssh_command
 
     target = _parse_ssh_host(text)
     program = Path(probe.__file__).read_text(encoding="utf-8")
@@ -236,20 +267,27 @@ def detect_remote(text: str, *, environ: Mapping[str, str] | None = None,
     if res.timed_out:
         raise BackendError(f"{label}: no answer within {timeout:g} s")
     if res.returncode == 255:
-        raise BackendError(f"{label}: ssh could not connect", text=res.stderr.strip()[-2000:] or None,
-                           hint="envkit runs ssh without prompting: use keys or an agent, "
-                                "~/.ssh/config, or ENVKIT_SSH for options")
+        raise BackendError(
+            f"{label}: ssh could not connect",
+            text=res.stderr.strip()[-2000:] or None,
+            hint="envkit runs ssh without prompting: use keys or an agent, "
+            "~/.ssh/config, or ENVKIT_SSH for options",
+        )
     if res.returncode != 0:
-        raise BackendError(f"{label}: the remote machine probe failed (exit code {res.returncode})",
-                           text=res.stderr.strip()[-2000:] or None)
+        raise BackendError(
+            f"{label}: the remote machine probe failed (exit code {res.returncode})",
+            text=res.stderr.strip()[-2000:] or None,
+        )
     _, sep, body = res.stdout.partition(probe.MARK + "\n")
     try:
         facts = json.loads(body) if sep else None
     except ValueError:
         facts = None
     if not isinstance(facts, dict):
-        raise BackendError(f"{label}: the remote machine did not answer with a probe",
-                           text=(res.stdout or res.stderr)[-2000:] or None)
+        raise BackendError(
+            f"{label}: the remote machine did not answer with a probe",
+            text=(res.stdout or res.stderr)[-2000:] or None,
+        )
     return profile_from_facts(facts, host=target.host)
 
 
@@ -278,7 +316,8 @@ def resolve_machine(text: str, *, environ: Mapping[str, str] | None = None) -> M
     if text.startswith("ssh://"):
         return detect_remote(text, environ=environ)
     if not os.path.exists(text):
-        raise UsageError(f"--machine {text}: no such profile file",
-                         hint="give `host` (this machine), ssh://HOST, or a file written by "
-                              "`envkit machine -o FILE`")
+        raise UsageError(
+            f"--machine {text}: no such profile file",
+            hint="give `host` (this machine), ssh://HOST, or a file written by `envkit machine -o FILE`",
+        )
     return read_profile(text)

@@ -13,17 +13,18 @@ envkit/checks/rules_machine.py word them).  Four questions:
   against each GPU's compute capability;
 * wheel tags: manylinux_2_X / macosx_X_Y of the pip wheels against glibc / macOS.
 """
+
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import Iterable, Sequence
 
-from envkit.conda.families import CUDA_RUNTIME, TORCH, TORCH_CONDA_FAMILY
 from envkit.conda.cuda_compat import compatibility, max_full_cuda_for_driver, min_driver, version_key
+from envkit.conda.families import CUDA_RUNTIME, TORCH, TORCH_CONDA_FAMILY
 from envkit.machine.profile import Gpu, MachineProfile
 from envkit.model import LockedPackage
 
@@ -78,9 +79,18 @@ def virtual_issues(pkgs: Sequence[LockedPackage], profile: MachineProfile) -> li
             continue
         level, have, fix = problem
         first = members[0]
-        out.append(Issue(kind="virtual", level=level, need=f"{name} {spec}".strip(), have=have,
-                         package=_label(first), line=first.line,
-                         others=tuple(_label(m) for m in members[1:]), fix=fix))
+        out.append(
+            Issue(
+                kind="virtual",
+                level=level,
+                need=f"{name} {spec}".strip(),
+                have=have,
+                package=_label(first),
+                line=first.line,
+                others=tuple(_label(m) for m in members[1:]),
+                fix=fix,
+            )
+        )
     return out
 
 
@@ -98,20 +108,25 @@ def _virtual_problem(name: str, spec: str, profile: MachineProfile) -> tuple[str
     if not spec or any(_satisfies(name, spec, version, b) for b in candidates):
         return None
     shown = f"{name} {version}" + (f" ({build})" if build not in ("", "0") else "")
-    fix = {"__glibc": "lock for an older glibc (conda-forge builds for glibc 2.17 exist for most "
-                      "packages: pin `sysroot_linux-64=2.17`), or run on a newer OS",
-           "__cuda": "update the NVIDIA driver, or lock a CUDA variant the driver supports",
-           "__osx": "lock for the machine's macOS (pixi: `system-requirements.macos`), or update macOS",
-           "__archspec": "lock without the CPU microarchitecture level (`_x86_64-microarch-level`)",
-           "__cuda_arch": "lock a build for this GPU's compute capability"}.get(name, "")
+    fix = {
+        "__glibc": "lock for an older glibc (conda-forge builds for glibc 2.17 exist for most "
+        "packages: pin `sysroot_linux-64=2.17`), or run on a newer OS",
+        "__cuda": "update the NVIDIA driver, or lock a CUDA variant the driver supports",
+        "__osx": "lock for the machine's macOS (pixi: `system-requirements.macos`), or update macOS",
+        "__archspec": "lock without the CPU microarchitecture level (`_x86_64-microarch-level`)",
+        "__cuda_arch": "lock a build for this GPU's compute capability",
+    }.get(name, "")
     return "error", shown, fix
 
 
 def cuda_arch(profile: MachineProfile) -> tuple[str, str] | None:
     """CEP 46's `__cuda_arch` (version, build) from the GPUs when the detector did not report it
     (rattler does not yet): the lowest compute capability, and that device's model."""
-    found = [(tuple(int(x) for x in g.compute_capability.split(".")), g) for g in profile.gpus
-             if g.compute_capability and re.fullmatch(r"\d+\.\d+", g.compute_capability)]
+    found = [
+        (tuple(int(x) for x in g.compute_capability.split(".")), g)
+        for g in profile.gpus
+        if g.compute_capability and re.fullmatch(r"\d+\.\d+", g.compute_capability)
+    ]
     if not found:
         return None
     _, low = min(found, key=lambda t: t[0])
@@ -134,7 +149,7 @@ def _absent_fix(name: str, profile: MachineProfile) -> str:
 
 def _levels_up_to(level: str | None) -> list[str]:
     names = ["x86_64", "x86_64_v2", "x86_64_v3", "x86_64_v4"]
-    return names[:names.index(level) + 1] if level in names else []
+    return names[: names.index(level) + 1] if level in names else []
 
 
 def _satisfies(name: str, spec: str, version: str, build: str) -> bool:
@@ -220,10 +235,17 @@ def _cuda_issue(c: CudaClaim, profile: MachineProfile) -> Issue | None:
         c = CudaClaim(c.cuda, c.package, c.line, "")  # the package's own version says it
     need = f"CUDA {c.cuda}" + ("" if "." in c.cuda else ".x")
     if not profile.driver and not profile.driver_cuda:
-        return Issue(kind="cuda", level="warning", need=need, have="no NVIDIA driver",
-                     package=c.package, line=c.line, detail=c.why,
-                     fix="CUDA code will not run here: use a CPU build (`envkit template pytorch --cpu`) "
-                         "or a machine with an NVIDIA GPU")
+        return Issue(
+            kind="cuda",
+            level="warning",
+            need=need,
+            have="no NVIDIA driver",
+            package=c.package,
+            line=c.line,
+            detail=c.why,
+            fix="CUDA code will not run here: use a CPU build (`envkit template pytorch --cpu`) "
+            "or a machine with an NVIDIA GPU",
+        )
     want = c.cuda if "." in c.cuda else f"{c.cuda}.0"
     if profile.driver_cuda and version_key(profile.driver_cuda) >= version_key(want):
         return None
@@ -233,15 +255,35 @@ def _cuda_issue(c: CudaClaim, profile: MachineProfile) -> Issue | None:
     have = _driver_text(profile)
     full = min_driver(want)
     if level == "minor":
-        return Issue(kind="cuda", level="warning", need=need, have=have, package=c.package, line=c.line,
-                     detail=c.why, fix=f"runs through CUDA minor-version compatibility only (no JIT of "
-                                       f"newer PTX); a driver >= {full or 'of that release'} runs it fully")
+        return Issue(
+            kind="cuda",
+            level="warning",
+            need=need,
+            have=have,
+            package=c.package,
+            line=c.line,
+            detail=c.why,
+            fix=f"runs through CUDA minor-version compatibility only (no JIT of "
+            f"newer PTX); a driver >= {full or 'of that release'} runs it fully",
+        )
     best = profile.driver_cuda or (max_full_cuda_for_driver(profile.driver) if profile.driver else None)
-    fix = f"update the NVIDIA driver to >= {full}" if full else f"update the NVIDIA driver to one supporting CUDA {want}"
+    fix = (
+        f"update the NVIDIA driver to >= {full}"
+        if full
+        else f"update the NVIDIA driver to one supporting CUDA {want}"
+    )
     if best:
         fix += f", or lock a CUDA {best.split('.')[0]}.x variant (this driver runs up to CUDA {best})"
-    return Issue(kind="cuda", level="error", need=need, have=have, package=c.package, line=c.line,
-                 detail=c.why, fix=fix)
+    return Issue(
+        kind="cuda",
+        level="error",
+        need=need,
+        have=have,
+        package=c.package,
+        line=c.line,
+        detail=c.why,
+        fix=fix,
+    )
 
 
 def _driver_text(profile: MachineProfile) -> str:
@@ -270,8 +312,10 @@ class ArchRow:
 def arch_table() -> tuple[tuple[ArchRow, ...], dict]:
     """(rows, sources) of envkit/data/torch_cuda_arch.json."""
     data = json.loads(resources.files("envkit.data").joinpath("torch_cuda_arch.json").read_text("utf-8"))
-    rows = tuple(ArchRow(r["torch"], r["cuda"], tuple(r["sm"]), r.get("ptx"), tuple(r["sources"]))
-                 for r in data["rows"])
+    rows = tuple(
+        ArchRow(r["torch"], r["cuda"], tuple(r["sm"]), r.get("ptx"), tuple(r["sources"]))
+        for r in data["rows"]
+    )
     return rows, data["sources"]
 
 
@@ -353,13 +397,23 @@ def arch_issues(pkgs: Sequence[LockedPackage], profile: MachineProfile) -> list[
                 continue
             built = ", ".join("sm_" + s.replace(".", "") for s in row.sm)
             which = ("GPU " if len(same) == 1 else "GPUs ") + ", ".join(str(g.index) for g in same)
-            detail = (f"only compute_{row.ptx.replace('.', '')} PTX, JIT-compiled at first use"
-                      if how == "ptx" else "")
-            out.append(Issue(kind="arch", level="warning" if how == "ptx" else "error",
-                             need=f"built for {built}",
-                             have=f"{which} ({gname}), {same[0].sm}, compute capability {cc}",
-                             package=_label(p), line=p.line, fix=_arch_fix(version, same[0]),
-                             detail=detail))
+            detail = (
+                f"only compute_{row.ptx.replace('.', '')} PTX, JIT-compiled at first use"
+                if how == "ptx"
+                else ""
+            )
+            out.append(
+                Issue(
+                    kind="arch",
+                    level="warning" if how == "ptx" else "error",
+                    need=f"built for {built}",
+                    have=f"{which} ({gname}), {same[0].sm}, compute capability {cc}",
+                    package=_label(p),
+                    line=p.line,
+                    fix=_arch_fix(version, same[0]),
+                    detail=detail,
+                )
+            )
     return out
 
 
@@ -369,12 +423,16 @@ def _arch_fix(version: str, gpu: Gpu) -> str:
     same = [r for r in rows if r.torch == minor]
     if same:
         r = max(same, key=lambda r: version_key(r.cuda))
-        return (f"use torch {minor}'s CUDA {r.cuda} build (`envkit template pytorch --torch {minor} "
-                f"--cuda {r.cuda} --style pip`)")
+        return (
+            f"use torch {minor}'s CUDA {r.cuda} build (`envkit template pytorch --torch {minor} "
+            f"--cuda {r.cuda} --style pip`)"
+        )
     if rows:
         r = min(rows, key=lambda r: (version_key(r.torch), -version_key(r.cuda)[0]))
-        return (f"torch {minor} has no build for {gpu.sm}; the first that does is torch {r.torch} with "
-                f"CUDA {r.cuda} (`envkit template pytorch --torch {r.torch} --cuda {r.cuda} --style pip`)")
+        return (
+            f"torch {minor} has no build for {gpu.sm}; the first that does is torch {r.torch} with "
+            f"CUDA {r.cuda} (`envkit template pytorch --torch {r.torch} --cuda {r.cuda} --style pip`)"
+        )
     return f"no official torch build in envkit's table has kernels for {gpu.sm}"
 
 
@@ -406,7 +464,10 @@ def wheel_needs(filename: str) -> tuple[str | None, str | None]:
         m = _MACOSX.match(tag)
         if m:
             macos.append(f"{m.group('a')}.{m.group('b')}")
-    low = (lambda xs: min(xs, key=version_key) if xs else None)
+
+    def low(xs: list[str]) -> str | None:
+        return min(xs, key=version_key) if xs else None
+
     return low(glibc), low(macos)
 
 
@@ -418,19 +479,37 @@ def wheel_issues(pkgs: Sequence[LockedPackage], profile: MachineProfile) -> list
         if p.manager != "pip" or not p.url:
             continue
         glibc, macos = wheel_needs(p.url)
-        if glibc and profile.os == "linux" and profile.glibc and version_key(glibc) > version_key(profile.glibc):
+        if (
+            glibc
+            and profile.os == "linux"
+            and profile.glibc
+            and version_key(glibc) > version_key(profile.glibc)
+        ):
             groups.setdefault(("glibc", glibc), []).append(p)
-        if macos and profile.os == "osx" and profile.macos and version_key(macos) > version_key(profile.macos):
+        if (
+            macos
+            and profile.os == "osx"
+            and profile.macos
+            and version_key(macos) > version_key(profile.macos)
+        ):
             groups.setdefault(("macOS", macos), []).append(p)
     out = []
     for (what, need), members in groups.items():
         have = profile.glibc if what == "glibc" else profile.macos
         tag = f"manylinux_{need.replace('.', '_')}" if what == "glibc" else f"macosx_{need.replace('.', '_')}"
-        out.append(Issue(kind="wheel", level="error", need=f"{what} >= {need} ({tag} wheel)",
-                         have=f"{what} {have}", package=_label(members[0]), line=members[0].line,
-                         others=tuple(_label(m) for m in members[1:]),
-                         fix=f"lock on (or for) a machine with {what} {have}: pip then picks an older "
-                             f"wheel or the sdist"))
+        out.append(
+            Issue(
+                kind="wheel",
+                level="error",
+                need=f"{what} >= {need} ({tag} wheel)",
+                have=f"{what} {have}",
+                package=_label(members[0]),
+                line=members[0].line,
+                others=tuple(_label(m) for m in members[1:]),
+                fix=f"lock on (or for) a machine with {what} {have}: pip then picks an older "
+                f"wheel or the sdist",
+            )
+        )
     return out
 
 
@@ -442,15 +521,24 @@ def platform_issue(platforms: Iterable[str], profile: MachineProfile) -> Issue |
     plats = [p for p in platforms if p]
     if not plats or profile.platform in plats or not profile.platform:
         return None
-    return Issue(kind="platform", level="error", need="one of " + ", ".join(plats),
-                 have=profile.platform, package="", fix=f"lock for {profile.platform} too "
-                 f"(`envkit lock --platform {profile.platform}`)")
+    return Issue(
+        kind="platform",
+        level="error",
+        need="one of " + ", ".join(plats),
+        have=profile.platform,
+        package="",
+        fix=f"lock for {profile.platform} too (`envkit lock --platform {profile.platform}`)",
+    )
 
 
 def all_issues(pkgs: Sequence[LockedPackage], profile: MachineProfile) -> list[Issue]:
     """Every Issue of the four kinds for one platform's packages, in kind order."""
-    return (virtual_issues(pkgs, profile) + cuda_issues(pkgs, profile) + arch_issues(pkgs, profile)
-            + wheel_issues(pkgs, profile))
+    return (
+        virtual_issues(pkgs, profile)
+        + cuda_issues(pkgs, profile)
+        + arch_issues(pkgs, profile)
+        + wheel_issues(pkgs, profile)
+    )
 
 
 def _mm(version: str | None) -> str | None:
@@ -490,6 +578,9 @@ def variant_arch_warnings(torch: str, cuda: str, style: str, profile: MachinePro
     out = {}
     for gpu in profile.gpus:
         if gpu.compute_capability and runs_on(row, gpu.compute_capability) != "cubin":
-            out.setdefault((gpu.name, gpu.sm), f"torch {row.torch} with CUDA {cuda} has no kernels for "
-                           f"the {gpu.name} ({gpu.sm}): {_arch_fix(torch, gpu)}")
+            out.setdefault(
+                (gpu.name, gpu.sm),
+                f"torch {row.torch} with CUDA {cuda} has no kernels for "
+                f"the {gpu.name} ({gpu.sm}): {_arch_fix(torch, gpu)}",
+            )
     return tuple(out.values())

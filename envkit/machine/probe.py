@@ -8,6 +8,7 @@ Locally `run` goes through envkit._proc; run as a script it uses subprocess dire
 Raw facts, not conclusions: the NVML answers as NVML gave them (pynvml, from nvidia-ml-py, when it
 imports), else nvidia-smi's CSV and banner as printed, /proc/cpuinfo's flags, os.confstr's glibc.
 """
+
 import json
 import os
 import platform
@@ -25,8 +26,7 @@ def _subprocess_run(argv, timeout):
     import subprocess
 
     try:
-        p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout,
-                           stdin=subprocess.DEVNULL)
+        p = subprocess.run(argv, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.SubprocessError):
         return None
     return p.returncode, p.stdout.decode("utf-8", "replace")
@@ -50,8 +50,15 @@ def _read(path, limit=1 << 20):
 
 def system_facts():
     """OS, kernel, distribution, glibc and macOS versions."""
-    out = {"system": platform.system(), "machine": platform.machine(), "release": platform.release(),
-           "node": platform.node(), "glibc": None, "macos": None, "distro": None}
+    out = {
+        "system": platform.system(),
+        "machine": platform.machine(),
+        "release": platform.release(),
+        "node": platform.node(),
+        "glibc": None,
+        "macos": None,
+        "distro": None,
+    }
     try:
         libc = os.confstr("CS_GNU_LIBC_VERSION")  # "glibc 2.35"
     except (AttributeError, ValueError, OSError):
@@ -97,6 +104,7 @@ def nvml_facts():
     except Exception as exc:
         return {"error": "NVML could not start: %s" % exc}
     try:
+
         def text(v):
             return v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v)
 
@@ -134,8 +142,10 @@ def smi_facts(run):
         return {"error": "nvidia-smi not found"}
     res = run([smi, "--query-gpu=" + SMI_QUERY, "--format=csv,noheader,nounits"], 30)
     if res is None or res[0] != 0:
-        return {"error": "nvidia-smi failed%s" % ("" if res is None else " (exit %d)" % res[0]),
-                "query": res[1] if res else None}
+        return {
+            "error": "nvidia-smi failed%s" % ("" if res is None else " (exit %d)" % res[0]),
+            "query": res[1] if res else None,
+        }
     banner = run([smi], 30)
     return {"query": res[1], "banner": banner[1] if banner and banner[0] == 0 else None}
 

@@ -1,4 +1,5 @@
 """The machine profile record and its JSON round trip (`envkit machine --json`, `-o FILE`)."""
+
 from __future__ import annotations
 
 import json
@@ -74,13 +75,29 @@ class MachineProfile:
         """The profile as its JSON document (keys in a fixed order)."""
         return {
             "envkit_machine": SCHEMA,
-            "host": self.host, "os": self.os, "platform": self.platform, "machine": self.machine,
-            "kernel": self.kernel, "distro": self.distro, "glibc": self.glibc, "macos": self.macos,
-            "cpu": self.cpu, "archspec": self.archspec, "cpu_level": self.cpu_level,
-            "driver": self.driver, "driver_cuda": self.driver_cuda,
+            "host": self.host,
+            "os": self.os,
+            "platform": self.platform,
+            "machine": self.machine,
+            "kernel": self.kernel,
+            "distro": self.distro,
+            "glibc": self.glibc,
+            "macos": self.macos,
+            "cpu": self.cpu,
+            "archspec": self.archspec,
+            "cpu_level": self.cpu_level,
+            "driver": self.driver,
+            "driver_cuda": self.driver_cuda,
             "driver_cuda_source": self.driver_cuda_source,
-            "gpus": [{"index": g.index, "name": g.name, "compute_capability": g.compute_capability,
-                      "memory_mib": g.memory_mib} for g in self.gpus],
+            "gpus": [
+                {
+                    "index": g.index,
+                    "name": g.name,
+                    "compute_capability": g.compute_capability,
+                    "memory_mib": g.memory_mib,
+                }
+                for g in self.gpus
+            ],
             "gpu_source": self.gpu_source,
             "virtual_packages": [{"name": n, "version": v, "build": b} for n, v, b in self.virtual_packages],
             "virtual_packages_source": self.virtual_packages_source,
@@ -92,35 +109,66 @@ class MachineProfile:
         return json.dumps(self.to_dict(), indent=2) + "\n"
 
     @classmethod
-    def from_dict(cls, doc: dict, *, filename: str | None = None) -> "MachineProfile":
+    def from_dict(cls, doc: dict, *, filename: str | None = None) -> MachineProfile:
         """Read a profile document back; raises ParseError naming the key that is wrong."""
         where = Where(file=filename)
         if not isinstance(doc, dict) or "envkit_machine" not in doc:
-            raise ParseError("not an envkit machine profile (no `envkit_machine` key)", where=where,
-                             hint="write one with `envkit machine -o machine.json` on that machine")
+            raise ParseError(
+                "not an envkit machine profile (no `envkit_machine` key)",
+                where=where,
+                hint="write one with `envkit machine -o machine.json` on that machine",
+            )
         if doc["envkit_machine"] != SCHEMA:
-            raise ParseError(f"machine profile version {doc['envkit_machine']!r} is not supported "
-                             f"(envkit reads version {SCHEMA})", where=where,
-                             hint="write it again with this envkit: envkit machine -o machine.json")
+            raise ParseError(
+                f"machine profile version {doc['envkit_machine']!r} is not supported "
+                f"(envkit reads version {SCHEMA})",
+                where=where,
+                hint="write it again with this envkit: envkit machine -o machine.json",
+            )
         r = _Reader(doc, where)
-        gpus = tuple(Gpu(index=r.item_int(g, f"gpus[{i}]", "index", i), name=r.item_str(g, f"gpus[{i}]", "name") or "",
-                         compute_capability=r.item_str(g, f"gpus[{i}]", "compute_capability"),
-                         memory_mib=r.item_int(g, f"gpus[{i}]", "memory_mib", None))
-                     for i, g in enumerate(r.dicts("gpus")))
-        vps = tuple((r.item_str(v, f"virtual_packages[{i}]", "name") or "",
-                     r.item_str(v, f"virtual_packages[{i}]", "version") or "0",
-                     r.item_str(v, f"virtual_packages[{i}]", "build") or "0")
-                    for i, v in enumerate(r.dicts("virtual_packages")))
-        pythons = tuple((r.item_str(p, f"pythons[{i}]", "path") or "", r.item_str(p, f"pythons[{i}]", "version") or "")
-                        for i, p in enumerate(r.dicts("pythons")))
-        return cls(host=r.str("host") or "", os=r.str("os") or "", platform=r.str("platform") or "",
-                   machine=r.str("machine") or "", kernel=r.str("kernel"), distro=r.str("distro"),
-                   glibc=r.str("glibc"), macos=r.str("macos"), cpu=r.str("cpu"), archspec=r.str("archspec"),
-                   cpu_level=r.str("cpu_level"), driver=r.str("driver"), driver_cuda=r.str("driver_cuda"),
-                   driver_cuda_source=r.str("driver_cuda_source") or "", gpus=gpus,
-                   gpu_source=r.str("gpu_source") or "", virtual_packages=vps,
-                   virtual_packages_source=r.str("virtual_packages_source") or "", pythons=pythons,
-                   notes=tuple(r.strs("notes")))
+        gpus = tuple(
+            Gpu(
+                index=r.item_int(g, f"gpus[{i}]", "index", i),
+                name=r.item_str(g, f"gpus[{i}]", "name") or "",
+                compute_capability=r.item_str(g, f"gpus[{i}]", "compute_capability"),
+                memory_mib=r.item_int(g, f"gpus[{i}]", "memory_mib", None),
+            )
+            for i, g in enumerate(r.dicts("gpus"))
+        )
+        vps = tuple(
+            (
+                r.item_str(v, f"virtual_packages[{i}]", "name") or "",
+                r.item_str(v, f"virtual_packages[{i}]", "version") or "0",
+                r.item_str(v, f"virtual_packages[{i}]", "build") or "0",
+            )
+            for i, v in enumerate(r.dicts("virtual_packages"))
+        )
+        pythons = tuple(
+            (r.item_str(p, f"pythons[{i}]", "path") or "", r.item_str(p, f"pythons[{i}]", "version") or "")
+            for i, p in enumerate(r.dicts("pythons"))
+        )
+        return cls(
+            host=r.str("host") or "",
+            os=r.str("os") or "",
+            platform=r.str("platform") or "",
+            machine=r.str("machine") or "",
+            kernel=r.str("kernel"),
+            distro=r.str("distro"),
+            glibc=r.str("glibc"),
+            macos=r.str("macos"),
+            cpu=r.str("cpu"),
+            archspec=r.str("archspec"),
+            cpu_level=r.str("cpu_level"),
+            driver=r.str("driver"),
+            driver_cuda=r.str("driver_cuda"),
+            driver_cuda_source=r.str("driver_cuda_source") or "",
+            gpus=gpus,
+            gpu_source=r.str("gpu_source") or "",
+            virtual_packages=vps,
+            virtual_packages_source=r.str("virtual_packages_source") or "",
+            pythons=pythons,
+            notes=tuple(r.strs("notes")),
+        )
 
 
 class _Reader:
@@ -130,8 +178,10 @@ class _Reader:
         self.doc, self.where = doc, where
 
     def _bad(self, key: str, want: str, value) -> ParseError:
-        return ParseError(f"machine profile: should be {want}, not {type(value).__name__}",
-                          where=Where(file=self.where.file, key=key))
+        return ParseError(
+            f"machine profile: should be {want}, not {type(value).__name__}",
+            where=Where(file=self.where.file, key=key),
+        )
 
     def str(self, key: str) -> str | None:
         v = self.doc.get(key)
@@ -179,6 +229,9 @@ def read_profile(path: str) -> MachineProfile:
         doc = json.loads(text)
     except ValueError as exc:
         line = getattr(exc, "lineno", None)
-        raise ParseError(f"not JSON: {getattr(exc, 'msg', exc)}", where=Where(file=path, line=line),
-                         hint="a machine profile is the JSON `envkit machine --json` prints") from None
+        raise ParseError(
+            f"not JSON: {getattr(exc, 'msg', exc)}",
+            where=Where(file=path, line=line),
+            hint="a machine profile is the JSON `envkit machine --json` prints",
+        ) from None
     return MachineProfile.from_dict(doc, filename=path)

@@ -7,9 +7,10 @@
 
 Two local environments share one machine, so they get no header (and no probe).
 """
+
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 from envkit.machine.profile import MachineProfile
 
@@ -17,9 +18,15 @@ from envkit.machine.profile import MachineProfile
 LOCAL_LIVE = ("prefix", "env")
 
 
-def diff_machines(a, b, *, machine_a: str | None = None, machine_b: str | None = None,
-                  environ: Mapping[str, str] | None = None,
-                  local=None) -> tuple[MachineProfile | None, MachineProfile | None] | None:
+def diff_machines(
+    a,
+    b,
+    *,
+    machine_a: str | None = None,
+    machine_b: str | None = None,
+    environ: Mapping[str, str] | None = None,
+    local=None,
+) -> tuple[MachineProfile | None, MachineProfile | None] | None:
     """(profile A, profile B) for two resolved Sources, or None when neither side has one.
 
     `machine_a` / `machine_b` override a side (see envkit.machine.resolve_machine); `local` is a
@@ -50,4 +57,3 @@ def diff_machines(a, b, *, machine_a: str | None = None, machine_b: str | None =
                 mine = (local or detect_local)()
             chosen[i] = mine
     return chosen[0], chosen[1]
-

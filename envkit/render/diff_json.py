@@ -24,6 +24,7 @@
 
 Keys are only ever added within a schema version; `changes` are in ranked order.
 """
+
 from __future__ import annotations
 
 import json
@@ -39,8 +40,11 @@ def diff_to_dict(d: EnvDiff, *, show_all: bool = False, machines=None) -> dict:
     profile B) from envkit.machine.sides.diff_machines, or None (no `machines` key)."""
     spec = None
     if d.spec_side:
-        spec = {"side": d.spec_side, "entries": [c.as_dict() for c in d.spec_checks],
-                "unmentioned": [s.as_dict() for s in d.unmentioned]}
+        spec = {
+            "side": d.spec_side,
+            "entries": [c.as_dict() for c in d.spec_checks],
+            "unmentioned": [s.as_dict() for s in d.unmentioned],
+        }
     out = {
         "schema": SCHEMA,
         "same": d.same,
@@ -52,8 +56,10 @@ def diff_to_dict(d: EnvDiff, *, show_all: bool = False, machines=None) -> dict:
         "channels": d.channels.as_dict(),
         "pip_options": d.pip_options.as_dict(),
         "variables": d.variables.as_dict(),
-        "duplicates": {"a": [x.as_dict() for x in d.duplicates_a],
-                       "b": [x.as_dict() for x in d.duplicates_b]},
+        "duplicates": {
+            "a": [x.as_dict() for x in d.duplicates_a],
+            "b": [x.as_dict() for x in d.duplicates_b],
+        },
         "spec": spec,
         "pip_not_recorded": d.pip_not_recorded.as_dict() if d.pip_not_recorded else None,
         "notes": note_sentences(d),
@@ -71,12 +77,18 @@ def machines_dict(machines) -> dict:
     from envkit.render.machine import machine_rows
 
     a, b = machines
-    return {"a": a.to_dict() if a is not None else None, "b": b.to_dict() if b is not None else None,
-            "rows": [{"label": label, "a": va, "b": vb, "differs": differs}
-                     for label, va, vb, differs in machine_rows(a, b)]}
+    return {
+        "a": a.to_dict() if a is not None else None,
+        "b": b.to_dict() if b is not None else None,
+        "rows": [
+            {"label": label, "a": va, "b": vb, "differs": differs}
+            for label, va, vb, differs in machine_rows(a, b)
+        ],
+    }
 
 
 def render_json(d: EnvDiff, *, show_all: bool = False, machines=None) -> str:
     """The diff as pretty-printed JSON text (UTF-8, a trailing newline)."""
-    return json.dumps(diff_to_dict(d, show_all=show_all, machines=machines), indent=2,
-                      ensure_ascii=False) + "\n"
+    return (
+        json.dumps(diff_to_dict(d, show_all=show_all, machines=machines), indent=2, ensure_ascii=False) + "\n"
+    )

@@ -4,6 +4,7 @@ A heading and one summary sentence, the highlights table, the "likely to matter"
 A, B, why), and the rest folded in `<details>` blocks so that the comment stays short.  Pure: returns
 a string (GitHub-flavoured Markdown).
 """
+
 from __future__ import annotations
 
 from envkit.envdiff import KIND_TITLES, KINDS, NOT_RECORDED, Change, EnvDiff
@@ -17,8 +18,7 @@ def _cell(text: str | None) -> str:
     if text is None or text == "":
         return "—"
     # `<` would open an HTML tag on GitHub (`HF_TOKEN=<TOKEN>` would lose its placeholder)
-    return (text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
-            .replace("<", "&lt;"))
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").replace("<", "&lt;")
 
 
 def _cells(items) -> str:
@@ -60,10 +60,13 @@ def _platform_lines(d: EnvDiff, changes: list[Change]) -> list[str]:
     changes = sorted(changes, key=lambda c: (c.name.lower(), c.name))
     out = []
     for title, items in (
-            (f"only on A ({d.a.platform})", [f"{_code(c.name)} {c.a.version}" for c in changes if c.b is None]),
-            (f"only on B ({d.b.platform})", [f"{_code(c.name)} {c.b.version}" for c in changes if c.a is None]),
-            ("same version, built per platform",
-             [_code(c.name) for c in changes if c.a is not None and c.b is not None])):
+        (f"only on A ({d.a.platform})", [f"{_code(c.name)} {c.a.version}" for c in changes if c.b is None]),
+        (f"only on B ({d.b.platform})", [f"{_code(c.name)} {c.b.version}" for c in changes if c.a is None]),
+        (
+            "same version, built per platform",
+            [_code(c.name) for c in changes if c.a is not None and c.b is not None],
+        ),
+    ):
         if items:
             out.append(f"- **{title}** ({len(items)}): " + ", ".join(items))
     return out
@@ -105,22 +108,41 @@ def render_markdown(d: EnvDiff, *, show_all: bool = False, machines=None) -> str
         out += _table(matter, why=True)
     if d.spec_side:
         sl, cl = ("A", "B") if d.spec_side == "a" else ("B", "A")
-        out += ["", f"#### Spec {sl} against {cl}", "", "| status | spec | found | note |",
-                "|---|---|---|---|"]
+        out += [
+            "",
+            f"#### Spec {sl} against {cl}",
+            "",
+            "| status | spec | found | note |",
+            "|---|---|---|---|",
+        ]
         for c in d.spec_checks:
             found = None
             if c.found is not None:
                 found = c.found.version + (f" {c.found.build}" if c.found.build else "")
-            status = {"satisfied": "ok", "not-satisfied": "**not satisfied**",
-                      "missing": "**missing**", "skipped": "skipped"}[c.status]
+            status = {
+                "satisfied": "ok",
+                "not-satisfied": "**not satisfied**",
+                "missing": "**missing**",
+                "skipped": "skipped",
+            }[c.status]
             out.append(f"| {status} | {_code(c.spec)} | {_cell(found)} | {_cell(c.note)} |")
         if d.unmentioned:
-            out += ["", f"<details><summary>In {cl}, not in the spec ({len(d.unmentioned)})</summary>",
-                    "", ", ".join(_code(s.name) for s in d.unmentioned), "", "</details>"]
+            out += [
+                "",
+                f"<details><summary>In {cl}, not in the spec ({len(d.unmentioned)})</summary>",
+                "",
+                ", ".join(_code(s.name) for s in d.unmentioned),
+                "",
+                "</details>",
+            ]
     platform = d.by_group("platform")
     if platform:
-        out += ["", f"<details><summary>Platform differences: {d.a.platform} → {d.b.platform} "
-                    f"({len(platform)})</summary>", ""]
+        out += [
+            "",
+            f"<details><summary>Platform differences: {d.a.platform} → {d.b.platform} "
+            f"({len(platform)})</summary>",
+            "",
+        ]
         out += _platform_lines(d, platform)
         out += ["", "</details>"]
     other = d.by_group("other")
@@ -130,28 +152,43 @@ def render_markdown(d: EnvDiff, *, show_all: bool = False, machines=None) -> str
         out += ["", "</details>"]
     ch = d.channels
     if ch.changed or (show_all and (ch.a or ch.b)):
-        out += ["", "#### Channels", "", "| | A | B |", "|---|---|---|",
-                f"| channels (priority order) | {_cell(', '.join(ch.a or ()))} | {_cell(', '.join(ch.b or ()))} |"]
+        out += [
+            "",
+            "#### Channels",
+            "",
+            "| | A | B |",
+            "|---|---|---|",
+            f"| channels (priority order) | {_cell(', '.join(ch.a or ()))} | {_cell(', '.join(ch.b or ()))} |",
+        ]
         if ch.priority_changed or (show_all and (ch.priority_a or ch.priority_b)):
             out.append(f"| channel_priority | {_cell(ch.priority_a)} | {_cell(ch.priority_b)} |")
         if ch.note:
             out += ["", f"_{ch.note}_"]
     for title, ld in (("pip index options", d.pip_options), ("Environment variables", d.variables)):
         if ld.changed or (show_all and (ld.a or ld.b)):
-            out += ["", f"#### {title}", "", "| A | B |", "|---|---|",
-                    f"| {_cells(ld.a)} | {_cells(ld.b)} |"]
+            out += ["", f"#### {title}", "", "| A | B |", "|---|---|", f"| {_cells(ld.a)} | {_cells(ld.b)} |"]
             if getattr(ld, "secrets_changed", ()):
-                out += ["", "Value changed (a credential, not shown): "
-                        + ", ".join(_code(x) for x in ld.secrets_changed)]
+                out += [
+                    "",
+                    "Value changed (a credential, not shown): "
+                    + ", ".join(_code(x) for x in ld.secrets_changed),
+                ]
     if d.duplicates_a or d.duplicates_b:
         out += ["", "#### Installed by both conda and pip", ""]
         for letter, dups in (("A", d.duplicates_a), ("B", d.duplicates_b)):
             for x in dups:
-                out.append(f"- {letter}: {_code(x.conda)} (conda) and {_code(x.pip)} (pip): pip's copy "
-                           "shadows conda's")
+                out.append(
+                    f"- {letter}: {_code(x.conda)} (conda) and {_code(x.pip)} (pip): pip's copy "
+                    "shadows conda's"
+                )
     if show_all and d.unchanged:
-        out += ["", f"<details><summary>Unchanged ({len(d.unchanged)})</summary>", "",
-                "| package | version | build |", "|---|---|---|"]
+        out += [
+            "",
+            f"<details><summary>Unchanged ({len(d.unchanged)})</summary>",
+            "",
+            "| package | version | build |",
+            "|---|---|---|",
+        ]
         out += [f"| {_code(s.name)} | {_cell(s.version)} | {_cell(s.build)} |" for s in d.unchanged]
         out += ["", "</details>"]
     return "\n".join(out) + "\n"

@@ -3,6 +3,7 @@ other changes by kind, channels, pip options, duplicates, spec checks, and a one
 
 Pure: returns a string.  Colour (ANSI) only when the caller says so (a TTY without NO_COLOR).
 """
+
 from __future__ import annotations
 
 from envkit._text import plural
@@ -10,8 +11,14 @@ from envkit.envdiff import KIND_TITLES, KINDS, NOT_RECORDED, Change, EnvDiff, Pa
 from envkit.render.diff_notes import differing_lists, note_sentences
 
 _RESET = "\x1b[0m"
-_STYLES = {"bold": "\x1b[1m", "dim": "\x1b[2m", "red": "\x1b[31m", "green": "\x1b[32m",
-           "yellow": "\x1b[33m", "cyan": "\x1b[36m"}
+_STYLES = {
+    "bold": "\x1b[1m",
+    "dim": "\x1b[2m",
+    "red": "\x1b[31m",
+    "green": "\x1b[32m",
+    "yellow": "\x1b[33m",
+    "cyan": "\x1b[36m",
+}
 NONE = "—"
 ARROW = "→"
 MAX_NAME = 28
@@ -29,8 +36,9 @@ class _Painter:
         return "".join(_STYLES[s] for s in styles) + text + _RESET
 
 
-def render_text(d: EnvDiff, *, color: bool = False, show_all: bool = False, width: int = 100,
-                machines=None) -> str:
+def render_text(
+    d: EnvDiff, *, color: bool = False, show_all: bool = False, width: int = 100, machines=None
+) -> str:
     """The diff as aligned text (see the module docstring).  `show_all` adds unchanged packages;
     `machines` (profile A, profile B) adds the two machines side by side under the header."""
     p = _Painter(color)
@@ -64,7 +72,9 @@ def render_text(d: EnvDiff, *, color: bool = False, show_all: bool = False, widt
                 names = []
                 for c in items:
                     st = c.b or c.a
-                    names.append(f"{c.name} {st.version}".rstrip() + (" [pip]" if st.manager == "pip" else ""))
+                    names.append(
+                        f"{c.name} {st.version}".rstrip() + (" [pip]" if st.manager == "pip" else "")
+                    )
                 out += _wrap(f"  {KIND_TITLES[kind]} ({len(items)}): ", names, width)
                 continue
             out.append(f"  {KIND_TITLES[kind]} ({len(items)})")
@@ -154,8 +164,10 @@ def _state_text(s: PackageState | None, other: PackageState | None, *, show_chan
 def change_states(c: Change) -> tuple[str, str]:
     """The two sides of a change as text: 'version build (labels) [manager/channel]' or '—'."""
     show_channel = "channel" in c.tags
-    return (_state_text(c.a, c.b, show_channel=show_channel),
-            _state_text(c.b, c.a, show_channel=show_channel))
+    return (
+        _state_text(c.a, c.b, show_channel=show_channel),
+        _state_text(c.b, c.a, show_channel=show_channel),
+    )
 
 
 #: Runs of at least this many one-sided changes with the same reason are shown as one line.
@@ -168,16 +180,22 @@ def fold_runs(changes: list[Change]) -> list[list[Change]]:
     of at least FOLD changes are shown as one line."""
     runs: list[list[Change]] = []
     for c in changes:
-        if (runs and c.kind in ("added", "removed") and runs[-1][0].kind == c.kind
-                and runs[-1][0].reason == c.reason and runs[-1][0].category == c.category):
+        if (
+            runs
+            and c.kind in ("added", "removed")
+            and runs[-1][0].kind == c.kind
+            and runs[-1][0].reason == c.reason
+            and runs[-1][0].category == c.category
+        ):
             runs[-1].append(c)
         else:
             runs.append([c])
     return runs
 
 
-def _change_lines(changes: list[Change], p: _Painter, *, reasons: bool, indent: str = "  ",
-                  width: int = 100) -> list[str]:
+def _change_lines(
+    changes: list[Change], p: _Painter, *, reasons: bool, indent: str = "  ", width: int = 100
+) -> list[str]:
     runs = fold_runs(changes) if reasons else [[c] for c in changes]
     singles = [c for r in runs if len(r) < FOLD for c in r] or changes
     w = min(MAX_NAME, max(len(c.name) for c in singles))
@@ -242,8 +260,9 @@ def _platform_section(d: EnvDiff, changes: list[Change], p: _Painter, width: int
     if only_b:
         out += _wrap(lb.ljust(wp), [f"{c.name} {c.b.version}".rstrip() for c in only_b], width)
     if rebuilt:
-        out += _wrap(f"  same version, built per platform ({len(rebuilt)}): ",
-                     [c.name for c in rebuilt], width)
+        out += _wrap(
+            f"  same version, built per platform ({len(rebuilt)}): ", [c.name for c in rebuilt], width
+        )
     return out
 
 
@@ -251,8 +270,7 @@ def _spec_section(d: EnvDiff, p: _Painter, width: int, show_all: bool) -> list[s
     spec, conc = (d.a, d.b) if d.spec_side == "a" else (d.b, d.a)
     sl, cl = ("A", "B") if d.spec_side == "a" else ("B", "A")
     out = [p(f"Spec {sl} against {cl} ({len(d.spec_checks)} entries)", "bold")]
-    words = {"satisfied": "ok", "not-satisfied": "NOT SATISFIED", "missing": "MISSING",
-             "skipped": "skipped"}
+    words = {"satisfied": "ok", "not-satisfied": "NOT SATISFIED", "missing": "MISSING", "skipped": "skipped"}
     colours = {"satisfied": "green", "not-satisfied": "red", "missing": "red", "skipped": "dim"}
     checks = list(d.spec_checks)
     if checks:
@@ -270,7 +288,9 @@ def _spec_section(d: EnvDiff, p: _Painter, width: int, show_all: bool) -> list[s
     if d.unmentioned:
         names = [s.name for s in d.unmentioned]
         if not show_all and len(names) > UNMENTIONED_SHOWN:
-            names = names[:UNMENTIONED_SHOWN] + [f"... and {len(names) - UNMENTIONED_SHOWN} more (--all lists them)"]
+            names = names[:UNMENTIONED_SHOWN] + [
+                f"... and {len(names) - UNMENTIONED_SHOWN} more (--all lists them)"
+            ]
         out += _wrap(f"  in {cl}, not in the spec ({len(d.unmentioned)}): ", names, width)
     return out
 
@@ -306,8 +326,10 @@ def _priority_lines(ch, show_all: bool) -> list[str]:
         return []
     if ch.priority_a == ch.priority_b:
         return [f"  channel_priority: {ch.priority_a} (both)"]
-    return [f"  channel_priority: {ch.priority_a or 'not recorded'} on A, "
-            f"{ch.priority_b or 'not recorded'} on B (not compared)"]
+    return [
+        f"  channel_priority: {ch.priority_a or 'not recorded'} on A, "
+        f"{ch.priority_b or 'not recorded'} on B (not compared)"
+    ]
 
 
 def _list_section(title: str, ld, p: _Painter, show_all: bool) -> list[str]:

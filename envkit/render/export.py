@@ -153,7 +153,9 @@ def export_json(
                     "spec": next(d.spec() for d in spec.conda if d.name == p.name),
                 }
             )
-    for entry, d in zip(spec.pip, sorted(env.pip_dists, key=lambda d: (d.name.lower(), d.version))):
+    for entry, d in zip(
+        spec.pip, sorted(env.pip_dists, key=lambda d: (d.name.lower(), d.version)), strict=False
+    ):
         dist = pip_by_name.get(d.name, d)
         packages.append(
             {

@@ -6,9 +6,10 @@ Severities map to `error`, `warning` and `notice`.  Values are escaped as the Ac
 expects (`%`, CR, LF everywhere; also `:` and `,` in properties), so a message can never end the
 command early or inject another one.
 """
+
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from envkit.checks.core import Finding
 
@@ -23,8 +24,13 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def render_findings_github(findings: Sequence[Finding], *, checked: Sequence[str] = (),
-                           fixed: Sequence = (), environments: Sequence[str] = ()) -> str:
+def render_findings_github(
+    findings: Sequence[Finding],
+    *,
+    checked: Sequence[str] = (),
+    fixed: Sequence = (),
+    environments: Sequence[str] = (),
+) -> str:
     """One workflow command per finding, then the text summary line (plain output)."""
     from envkit.render.findings_text import summary_line
 

@@ -9,19 +9,25 @@
 
 Keys are always present and in this order; findings are in the order of the text output.
 """
+
 from __future__ import annotations
 
 import json
-from typing import Sequence
+from collections.abc import Sequence
 
 from envkit.checks.core import Finding, severity_at_least, summarize
 
 JSON_VERSION = 1
 
 
-def render_findings_json(findings: Sequence[Finding], *, checked: Sequence[str] = (),
-                         fixed: Sequence = (), fail_on: str = "error",
-                         environments: Sequence[str] = ()) -> str:
+def render_findings_json(
+    findings: Sequence[Finding],
+    *,
+    checked: Sequence[str] = (),
+    fixed: Sequence = (),
+    fail_on: str = "error",
+    environments: Sequence[str] = (),
+) -> str:
     """The JSON report (see the module docstring), ending with a newline."""
     counts = summarize(findings)
     doc = {

@@ -6,12 +6,13 @@ names its rule by id and index, its level, message, location (a repository-relat
 alert survives lines moving).  Levels: error -> error, warning -> warning, info -> note.
 The test suite validates this output against the OASIS SARIF 2.1.0 JSON schema.
 """
+
 from __future__ import annotations
 
 import hashlib
 import json
 import os
-from typing import Sequence
+from collections.abc import Sequence
 from urllib.parse import quote
 
 from envkit.checks.core import Finding
@@ -47,17 +48,21 @@ def render_findings_sarif(findings: Sequence[Finding], *, rules: dict | None = N
     driver_rules = []
     for r in rules.values():
         text = f"{r.summary}\n\n{r.description}"
-        driver_rules.append({
-            "id": r.name,
-            "name": _rule_name(r.name),
-            "shortDescription": {"text": r.summary},
-            "fullDescription": {"text": r.description.strip()},
-            "help": {"text": text.strip(),
-                     "markdown": f"**{r.name}**: {r.summary}\n\n{r.description.strip()}\n\n"
-                                 f"`envkit explain {r.name}` shows an example."},
-            "defaultConfiguration": {"level": LEVEL[r.severity]},
-            "properties": {"tags": ["conda", "environment"], "fixable": r.fixable},
-        })
+        driver_rules.append(
+            {
+                "id": r.name,
+                "name": _rule_name(r.name),
+                "shortDescription": {"text": r.summary},
+                "fullDescription": {"text": r.description.strip()},
+                "help": {
+                    "text": text.strip(),
+                    "markdown": f"**{r.name}**: {r.summary}\n\n{r.description.strip()}\n\n"
+                    f"`envkit explain {r.name}` shows an example.",
+                },
+                "defaultConfiguration": {"level": LEVEL[r.severity]},
+                "properties": {"tags": ["conda", "environment"], "fixable": r.fixable},
+            }
+        )
     results = []
     for f in findings:
         uri, base = _uri(f.file)
@@ -67,7 +72,7 @@ def render_findings_sarif(findings: Sequence[Finding], *, rules: dict | None = N
         physical: dict = {"artifactLocation": artifact}
         if f.line:
             physical["region"] = {"startLine": f.line}
-        fingerprint = hashlib.sha256(f"{f.rule}\0{f.file}\0{f.message}".encode("utf-8")).hexdigest()
+        fingerprint = hashlib.sha256(f"{f.rule}\0{f.file}\0{f.message}".encode()).hexdigest()
         result = {
             "ruleId": f.rule,
             "level": LEVEL[f.severity],
@@ -83,16 +88,20 @@ def render_findings_sarif(findings: Sequence[Finding], *, rules: dict | None = N
     log = {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {
-                "name": "envkit",
-                "version": __version__,
-                "semanticVersion": __version__,
-                "rules": driver_rules,
-            }},
-            "originalUriBaseIds": {"%SRCROOT%": {"description": {"text": "The repository root."}}},
-            "results": results,
-            "columnKind": "utf16CodeUnits",
-        }],
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "envkit",
+                        "version": __version__,
+                        "semanticVersion": __version__,
+                        "rules": driver_rules,
+                    }
+                },
+                "originalUriBaseIds": {"%SRCROOT%": {"description": {"text": "The repository root."}}},
+                "results": results,
+                "columnKind": "utf16CodeUnits",
+            }
+        ],
     }
     return json.dumps(log, indent=2, ensure_ascii=False) + "\n"

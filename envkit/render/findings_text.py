@@ -1,7 +1,8 @@
 """`envkit check` findings as text: one `file:line: severity rule: message` line each, then a summary."""
+
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from envkit._text import plural
 from envkit.checks.core import SEVERITIES, Finding, summarize
@@ -11,8 +12,13 @@ def location(f: Finding) -> str:
     return f"{f.file}:{f.line}" if f.line else f.file
 
 
-def render_findings_text(findings: Sequence[Finding], *, checked: Sequence[str] = (),
-                         fixed: Sequence = (), environments: Sequence[str] = ()) -> str:
+def render_findings_text(
+    findings: Sequence[Finding],
+    *,
+    checked: Sequence[str] = (),
+    fixed: Sequence = (),
+    environments: Sequence[str] = (),
+) -> str:
     """The text report: fixes applied (if any), one line per finding, and a summary line.
 
     `checked` names the files checked and `environments` the live environments (for the summary)."""
@@ -26,8 +32,13 @@ def render_findings_text(findings: Sequence[Finding], *, checked: Sequence[str] 
     return "\n".join(out) + "\n"
 
 
-def summary_line(findings: Sequence[Finding], *, checked: Sequence[str] = (), fixed: Sequence = (),
-                 environments: Sequence[str] = ()) -> str:
+def summary_line(
+    findings: Sequence[Finding],
+    *,
+    checked: Sequence[str] = (),
+    fixed: Sequence = (),
+    environments: Sequence[str] = (),
+) -> str:
     """`2 findings (1 error, 1 warning) in 2 files checked` / `no findings (1 file and 1 environment
     checked)`."""
     n, e = len(checked), len(environments)

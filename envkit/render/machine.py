@@ -1,4 +1,5 @@
 """A machine profile as text (`envkit machine`), and the side-by-side machine rows of a diff header."""
+
 from __future__ import annotations
 
 from envkit.machine.profile import MachineProfile
@@ -6,9 +7,14 @@ from envkit.machine.profile import MachineProfile
 
 def render_machine_text(p: MachineProfile) -> str:
     """The profile as aligned `key  value` lines, most telling first; ends with a newline."""
-    rows: list[tuple[str, str]] = [("host", p.host or "—"), ("platform", f"{p.platform} ({p.os}, {p.machine})")]
+    rows: list[tuple[str, str]] = [
+        ("host", p.host or "—"),
+        ("platform", f"{p.platform} ({p.os}, {p.machine})"),
+    ]
     if p.distro or p.kernel:
-        rows.append(("system", ", ".join(x for x in (p.distro, f"kernel {p.kernel}" if p.kernel else None) if x)))
+        rows.append(
+            ("system", ", ".join(x for x in (p.distro, f"kernel {p.kernel}" if p.kernel else None) if x))
+        )
     if p.glibc:
         rows.append(("glibc", p.glibc))
     if p.macos:
@@ -18,12 +24,21 @@ def render_machine_text(p: MachineProfile) -> str:
     if p.gpus:
         for g in p.gpus:
             mem = f", {g.memory_mib} MiB" if g.memory_mib else ""
-            cc = f"compute capability {g.compute_capability} ({g.sm})" if g.compute_capability else "compute capability unknown"
+            cc = (
+                f"compute capability {g.compute_capability} ({g.sm})"
+                if g.compute_capability
+                else "compute capability unknown"
+            )
             rows.append((f"GPU {g.index}", f"{g.name}, {cc}{mem}"))
     else:
         rows.append(("GPUs", "none found"))
     vps = "  ".join(f"{n}={v}" + (f"={b}" if b not in ("", "0") else "") for n, v, b in p.virtual_packages)
-    rows.append(("virtual packages", (vps or "—") + (f"  ({p.virtual_packages_source})" if p.virtual_packages_source else "")))
+    rows.append(
+        (
+            "virtual packages",
+            (vps or "—") + (f"  ({p.virtual_packages_source})" if p.virtual_packages_source else ""),
+        )
+    )
     for i, (path, version) in enumerate(p.pythons):
         rows.append(("Python" if i == 0 else "", f"{version}  {path}"))
     for note in p.notes:
@@ -59,6 +74,7 @@ def _cpu_level(p: MachineProfile) -> str | None:
 def machine_rows(a: MachineProfile | None, b: MachineProfile | None) -> list[tuple[str, str, str, bool]]:
     """(label, A, B, differs) rows for a diff header: host and platform, driver / CUDA, GPUs, glibc
     or macOS, CPU level ("—" for a side without a profile; a row with one is never "differs")."""
+
     def gpus(p):
         return ", ".join(f"{g.name} ({g.sm})" if g.sm else g.name for g in p.gpus) or "none"
 
@@ -72,8 +88,13 @@ def machine_rows(a: MachineProfile | None, b: MachineProfile | None) -> list[tup
         return _cpu_level(p) or "—"
 
     rows = []
-    for label, fn in (("Machine", host), ("Driver", driver_text), ("GPUs", gpus), ("libc/OS", libc),
-                      ("CPU level", cpu)):
+    for label, fn in (
+        ("Machine", host),
+        ("Driver", driver_text),
+        ("GPUs", gpus),
+        ("libc/OS", libc),
+        ("CPU level", cpu),
+    ):
         va = "—" if a is None else fn(a)
         vb = "—" if b is None else fn(b)
         differs = a is not None and b is not None and va != vb

@@ -9,6 +9,7 @@ left out (virtual packages such as `__glibc`).  A package locked for several pla
 same artifact (a noarch one) is one component.  Deterministic: no timestamp, and the serial number
 is derived from the content (uuid5), so the same lock gives the same document.
 """
+
 from __future__ import annotations
 
 import json
@@ -113,23 +114,41 @@ def render_cyclonedx(lock: Lock, *, name: str | None = None) -> str:
         for n, _spec in p.depends:
             key = n if p.manager == "conda" else _pep503(n)
             target = names.get((p.platform, p.manager, key)) or (
-                names.get((p.platform, "conda", key)) if p.manager == "conda" else None)
+                names.get((p.platform, "conda", key)) if p.manager == "conda" else None
+            )
             if target and target != refs[i] and target not in deps[refs[i]]:
                 deps[refs[i]].append(target)
     components = [_component(p, ref, plats) for ref, (p, plats) in sorted(by_ref.items())]
-    meta: dict = {"tools": {"components": [{"type": "application", "name": "envkit", "version": __version__}]}}
+    meta: dict = {
+        "tools": {"components": [{"type": "application", "name": "envkit", "version": __version__}]}
+    }
     env_name = name or lock.environment
     if env_name or lock.source:
-        meta["component"] = {"type": "application", "bom-ref": "envkit:environment",
-                             "name": env_name or lock.source.rsplit("/", 1)[-1]}
-    meta["properties"] = [{"name": "envkit:lock-kind", "value": lock.kind}] + [
-        {"name": "envkit:platform", "value": pl} for pl in lock.platforms] + [
-        {"name": "envkit:channel", "value": c.name} for c in lock.channels] + [  # in priority order
-        {"name": "envkit:index", "value": o.split(None, 1)[1]} for o in lock.pip_options
-        if o.startswith(("--index-url ", "--extra-index-url ", "--find-links ")) and " " in o]
-    doc = {"$schema": SCHEMA, "bomFormat": "CycloneDX", "specVersion": SPEC_VERSION, "serialNumber": "",
-           "version": 1, "metadata": meta, "components": components,
-           "dependencies": [{"ref": r, "dependsOn": sorted(d)} for r, d in sorted(deps.items())]}
+        meta["component"] = {
+            "type": "application",
+            "bom-ref": "envkit:environment",
+            "name": env_name or lock.source.rsplit("/", 1)[-1],
+        }
+    meta["properties"] = (
+        [{"name": "envkit:lock-kind", "value": lock.kind}]
+        + [{"name": "envkit:platform", "value": pl} for pl in lock.platforms]
+        + [{"name": "envkit:channel", "value": c.name} for c in lock.channels]
+        + [  # in priority order
+            {"name": "envkit:index", "value": o.split(None, 1)[1]}
+            for o in lock.pip_options
+            if o.startswith(("--index-url ", "--extra-index-url ", "--find-links ")) and " " in o
+        ]
+    )
+    doc = {
+        "$schema": SCHEMA,
+        "bomFormat": "CycloneDX",
+        "specVersion": SPEC_VERSION,
+        "serialNumber": "",
+        "version": 1,
+        "metadata": meta,
+        "components": components,
+        "dependencies": [{"ref": r, "dependsOn": sorted(d)} for r, d in sorted(deps.items())],
+    }
     body = json.dumps(doc, sort_keys=False, ensure_ascii=False)
     doc["serialNumber"] = f"urn:uuid:{uuid.uuid5(uuid.NAMESPACE_URL, body)}"
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"

@@ -7,6 +7,7 @@ events, enforces a per-check timeout and an overall one, and on a hang kills the
 diagnosis with a hint.  Nothing here prints: progress goes to an optional callback, the result is a
 plain dict (the documented JSON schema, docs/commands/smoke.md).
 """
+
 from __future__ import annotations
 
 import json
@@ -16,9 +17,9 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from envkit.errors import EnvironmentNotFound, SmokeError, UsageError
 
@@ -60,8 +61,10 @@ def prefix_python(prefix: Path) -> Path:
     for cand in (prefix / "bin" / "python", prefix / "python.exe", prefix / "bin" / "python3"):
         if cand.exists():
             return cand
-    raise EnvironmentNotFound(f"{prefix} has no Python interpreter (bin/python)",
-                              hint="the smoke test needs python and torch installed in the environment")
+    raise EnvironmentNotFound(
+        f"{prefix} has no Python interpreter (bin/python)",
+        hint="the smoke test needs python and torch installed in the environment",
+    )
 
 
 def find_named_env(name: str) -> Path:
@@ -83,7 +86,9 @@ def activation_env(prefix: Path, base_env: dict[str, str] | None = None) -> tupl
     other lines were not evaluated)."""
     base = dict(os.environ if base_env is None else base_env)
     out: dict[str, str] = {}
-    bindirs = [prefix / "bin"] if os.name != "nt" else [prefix, prefix / "Library" / "bin", prefix / "Scripts"]
+    bindirs = (
+        [prefix / "bin"] if os.name != "nt" else [prefix, prefix / "Library" / "bin", prefix / "Scripts"]
+    )
     out["PATH"] = os.pathsep.join([str(b) for b in bindirs] + ([base["PATH"]] if base.get("PATH") else []))
     out["CONDA_PREFIX"] = str(prefix)
     out["CONDA_DEFAULT_ENV"] = prefix.name
@@ -119,7 +124,9 @@ def activation_env(prefix: Path, base_env: dict[str, str] | None = None) -> tupl
     return out, skipped
 
 
-def resolve_target(*, name: str | None = None, prefix: str | None = None, python: str | None = None) -> Target:
+def resolve_target(
+    *, name: str | None = None, prefix: str | None = None, python: str | None = None
+) -> Target:
     """The Target for `-n NAME`, `-p PREFIX` or `--python EXE` (the current interpreter when none);
     raises EnvironmentNotFound / UsageError."""
     given = [x for x in (name, prefix, python) if x]
@@ -137,8 +144,13 @@ def resolve_target(*, name: str | None = None, prefix: str | None = None, python
         root = Path(exe).resolve().parent.parent if Path(exe).parent.name == "bin" else None
         if root is not None and (root / "conda-meta").is_dir() and Path(exe).parent.parent.resolve() == root:
             env, skipped = activation_env(Path(exe).parent.parent)
-            return Target(kind="python", python=str(exe), prefix=str(Path(exe).parent.parent),
-                          env=tuple(sorted(env.items())), skipped_scripts=tuple(skipped))
+            return Target(
+                kind="python",
+                python=str(exe),
+                prefix=str(Path(exe).parent.parent),
+                env=tuple(sorted(env.items())),
+                skipped_scripts=tuple(skipped),
+            )
         return Target(kind="python", python=str(exe))
     if name or prefix:
         # Absolute: the probe runs with the scratch directory as its working directory, and
@@ -149,8 +161,14 @@ def resolve_target(*, name: str | None = None, prefix: str | None = None, python
             raise EnvironmentNotFound(f"no such environment prefix: {p}")
         exe = prefix_python(p)
         env, skipped = activation_env(p)
-        return Target(kind="name" if name else "prefix", python=str(exe), prefix=str(p), name=name,
-                      env=tuple(sorted(env.items())), skipped_scripts=tuple(skipped))
+        return Target(
+            kind="name" if name else "prefix",
+            python=str(exe),
+            prefix=str(p),
+            name=name,
+            env=tuple(sorted(env.items())),
+            skipped_scripts=tuple(skipped),
+        )
     return Target(kind="python", python=sys.executable)
 
 
@@ -188,9 +206,16 @@ def test_overrides() -> dict:
     return value
 
 
-def run_smoke(target: Target, *, require_cuda: bool = False, mode: str = "default",
-              timeout: float | None = None, keep: bool = False,
-              on_event: Callable[[dict], None] | None = None, overrides: dict | None = None) -> dict:
+def run_smoke(
+    target: Target,
+    *,
+    require_cuda: bool = False,
+    mode: str = "default",
+    timeout: float | None = None,
+    keep: bool = False,
+    on_event: Callable[[dict], None] | None = None,
+    overrides: dict | None = None,
+) -> dict:
     """Run the probe in `target` and return the report (see docs/commands/smoke.md for the schema).
 
     `mode` is quick | default | full; `timeout` the overall limit in seconds (default per mode);
@@ -221,7 +246,7 @@ def run_smoke(target: Target, *, require_cuda: bool = False, mode: str = "defaul
         if not line.startswith(EVENT_PREFIX):
             return
         try:
-            ev = json.loads(line[len(EVENT_PREFIX):])
+            ev = json.loads(line[len(EVENT_PREFIX) :])
         except ValueError:
             return
         kind = ev.get("event")
@@ -257,8 +282,15 @@ def run_smoke(target: Target, *, require_cuda: bool = False, mode: str = "defaul
     argv = [target.python, str(probe), "--config", json.dumps(config, sort_keys=True)]
     try:
         # stream's own timeout is only a backstop: deadline() carries the overall limit.
-        result = _proc.stream(argv, on_line=handle, deadline=deadline, timeout=overall + 30, env=env,
-                              cwd=str(scratch), what="smoke probe")
+        result = _proc.stream(
+            argv,
+            on_line=handle,
+            deadline=deadline,
+            timeout=overall + 30,
+            env=env,
+            cwd=str(scratch),
+            what="smoke probe",
+        )
     finally:
         # torchrun starts each distributed rank in a session of its own, outside the probe's
         # process group that stream() kills: kill the announced processes that are still ours.
@@ -269,8 +301,9 @@ def run_smoke(target: Target, *, require_cuda: bool = False, mode: str = "defaul
         (scratch / "probe.stdout").write_text(result.stdout)
         (scratch / "probe.stderr").write_text(result.stderr)
     elapsed = time.monotonic() - start
-    report = assemble(target, st, result, elapsed=elapsed, overall=overall, config=config,
-                      overall_given=overall_given)
+    report = assemble(
+        target, st, result, elapsed=elapsed, overall=overall, config=config, overall_given=overall_given
+    )
     report["machine"] = host_machine()
     if keep:
         report["scratch"] = str(scratch)
@@ -302,8 +335,16 @@ def kill_stragglers(pids, marker: str) -> list[int]:
     return killed
 
 
-def assemble(target: Target, st: _State, result, *, elapsed: float, overall: float, config: dict,
-             overall_given: bool = True) -> dict:
+def assemble(
+    target: Target,
+    st: _State,
+    result,
+    *,
+    elapsed: float,
+    overall: float,
+    config: dict,
+    overall_given: bool = True,
+) -> dict:
     """Build the final report from the probe's events and how the process ended.
 
     A timeout is told apart by `st.deadline_kind`: "check" means the running check exceeded its
@@ -323,40 +364,74 @@ def assemble(target: Target, st: _State, result, *, elapsed: float, overall: flo
     hung = None
     if result.timed_out or st.report is None:
         if not st.plan and not checks:
-            raise SmokeError(_no_start_message(target, result, overall), hint=_hint_for_text(stderr) or
-                             "run the interpreter by hand to see why it fails",
-                             text=_tail(stderr) or None)
+            raise SmokeError(
+                _no_start_message(target, result, overall),
+                hint=_hint_for_text(stderr) or "run the interpreter by hand to see why it fails",
+                text=_tail(stderr) or None,
+            )
         current = st.current or ("environment" if not checks else None)
         if result.timed_out:
             ran = time.monotonic() - st.current_since if st.current else 0.0
             which = current or "(between checks)"
-            killed = (f"the whole process group (probe pid {st.probe_pid}, workers "
-                      f"{sorted(set(st.pids)) or 'none'}) was killed")
+            killed = (
+                f"the whole process group (probe pid {st.probe_pid}, workers "
+                f"{sorted(set(st.pids)) or 'none'}) was killed"
+            )
             if st.deadline_kind == "check" and st.current_timeout:
                 cause, limit = "check_timeout", st.current_timeout
                 detail = f"hung: no result within its {limit:g} s limit; {killed}"
             else:
                 cause, limit = "overall_timeout", overall
-                what = (f"--timeout of {overall:g} s" if overall_given
-                        else f"time limit of {overall:g} s (the {config.get('mode')} mode's default)")
+                what = (
+                    f"--timeout of {overall:g} s"
+                    if overall_given
+                    else f"time limit of {overall:g} s (the {config.get('mode')} mode's default)"
+                )
                 during = f"during {which}" if current else "between checks"
-                own = (f" (it had run {ran:.1f} s of its own {st.current_timeout:g} s limit)"
-                       if st.current and st.current_timeout else "")
+                own = (
+                    f" (it had run {ran:.1f} s of its own {st.current_timeout:g} s limit)"
+                    if st.current and st.current_timeout
+                    else ""
+                )
                 detail = f"the overall {what} ran out {during}{own}; raise --timeout; {killed}"
-            hung = {"check": which, "seconds": round(elapsed, 3), "pids": sorted(set(st.pids)),
-                    "probe_pid": st.probe_pid, "cause": cause, "limit_s": limit}
+            hung = {
+                "check": which,
+                "seconds": round(elapsed, 3),
+                "pids": sorted(set(st.pids)),
+                "probe_pid": st.probe_pid,
+                "cause": cause,
+                "limit_s": limit,
+            }
         else:
             sig = -result.returncode if result.returncode < 0 else None
-            how = f"was killed by signal {sig} ({_signame(sig)})" if sig else f"exited with code {result.returncode}"
-            detail = f"the probe process {how} during this check" + (f": {_tail(stderr, 1)}" if stderr.strip() else "")
+            how = (
+                f"was killed by signal {sig} ({_signame(sig)})"
+                if sig
+                else f"exited with code {result.returncode}"
+            )
+            detail = f"the probe process {how} during this check" + (
+                f": {_tail(stderr, 1)}" if stderr.strip() else ""
+            )
             which = current or "(between checks)"
-        checks.append({"name": which, "status": "fail", "detail": detail,
-                       "seconds": round(time.monotonic() - st.current_since, 3) if st.current else 0.0})
+        checks.append(
+            {
+                "name": which,
+                "status": "fail",
+                "detail": detail,
+                "seconds": round(time.monotonic() - st.current_since, 3) if st.current else 0.0,
+            }
+        )
         done = {c["name"] for c in checks}
         for p in st.plan:
             if p["name"] not in done:
-                checks.append({"name": p["name"], "status": "skip", "detail": "not run: the probe stopped at " + which,
-                               "seconds": 0.0})
+                checks.append(
+                    {
+                        "name": p["name"],
+                        "status": "skip",
+                        "detail": "not run: the probe stopped at " + which,
+                        "seconds": 0.0,
+                    }
+                )
     torch_missing = any(c["name"] == "import.torch" and c["status"] == "fail" for c in checks)
     report = {
         "schema": 1,
@@ -389,56 +464,82 @@ def exit_code(report: dict) -> int:
 
 #: (pattern over check details + stderr, problem, hint)
 KNOWN = [
-    (r"No module named '?torch'?|torch is not importable",
-     "torch is missing from the environment",
-     "install it into that environment (conda: `pytorch` from conda-forge; pip: `pip install torch`), "
-     "or point envkit at the environment that has it (-n/-p/--python)"),
-    (r"Cannot re-initialize CUDA in forked subprocess",
-     "CUDA was initialised in the parent before DataLoader workers were forked",
-     "keep CUDA out of Dataset.__getitem__/collate_fn and out of module import time, or create the "
-     "DataLoader with multiprocessing_context='spawn' (or 'forkserver')"),
-    (r"[Bb]us error|insufficient shared memory|No space left on device|unable to write to file </torch_",
-     "DataLoader workers ran out of shared memory (/dev/shm)",
-     "in Docker, run with --shm-size=8g or --ipc=host; in Kubernetes mount an emptyDir (medium: Memory) at "
-     "/dev/shm; or torch.multiprocessing.set_sharing_strategy('file_system')"),
-    (r"is not compatible with the current PyTorch installation|no kernel image is available|unsupported GPU arch",
-     "the GPU's architecture is not in this torch build's arch list",
-     "install a torch build compiled for this GPU (e.g. a newer CUDA variant: cu128+ for Blackwell sm_100/sm_120; "
-     "cu126 for Maxwell/Pascal/Volta)"),
-    (r"CPU-only torch in an environment that pins CUDA",
-     "a CPU-only torch was installed although the environment pins CUDA",
-     "conda: require a CUDA build with `pytorch=*=cuda*` (conda-forge) plus `cuda-version=12.x`; pip: install from "
-     "https://download.pytorch.org/whl/cu128 (or another cuXXX index)"),
-    (r"CUDA unavailable but expected.*CPU-only build",
-     "CUDA is required but torch is a CPU-only build",
-     "install a CUDA build of torch: conda `pytorch=*=cuda*` with `cuda-version`, or pip from "
-     "https://download.pytorch.org/whl/cuXXX"),
-    (r"driver .* is too old|NVIDIA driver on your system is too old|driver version is insufficient",
-     "the NVIDIA driver is too old for this torch's CUDA",
-     "update the driver, or install a torch built for an older CUDA (see the minimum-driver table in "
-     "docs/commands/smoke.md)"),
-    (r"Found no NVIDIA driver|no /dev/nvidia\* device nodes|hides every GPU",
-     "the process cannot see a GPU",
-     "check `nvidia-smi`; in a container start it with --gpus all (NVIDIA Container Toolkit); check "
-     "CUDA_VISIBLE_DEVICES"),
-    (r"DataLoader worker \(pid\(s\)? [^)]*\) exited unexpectedly|killed by signal",
-     "a DataLoader worker process died",
-     "the worker's signal says why: Bus error -> shared memory (see above); Killed -> out of memory (fewer "
-     "workers or smaller prefetch_factor); Segmentation fault -> a native extension in the dataset"),
-    (r"DataLoader timed out after",
-     "a DataLoader worker stopped delivering batches",
-     "a sample load hangs (network filesystem, a lock taken before fork); run with num_workers=0 to find it"),
-    (r"^the overall (?:--timeout|time limit) of",
-     "the whole run took longer than the overall time limit",
-     "no check hung on its own: raise --timeout (defaults: 600 s with --quick, 900 s, 1800 s with --full), "
-     "or use --quick for a shorter run"),
-    (r"^hung: ",
-     "a check hung and was stopped",
-     "the named check never finished: for DataLoader checks suspect /dev/shm or a blocking dataset; for "
-     "distributed checks a firewall or the wrong network interface (GLOO_SOCKET_IFNAME/NCCL_SOCKET_IFNAME)"),
-    (r"Unable to resolve hostname|Connection refused.*(gloo|c10d)|ProcessGroupGloo",
-     "torch.distributed could not connect its ranks",
-     "set GLOO_SOCKET_IFNAME=lo (single node) or the right interface; make MASTER_ADDR resolvable"),
+    (
+        r"No module named '?torch'?|torch is not importable",
+        "torch is missing from the environment",
+        "install it into that environment (conda: `pytorch` from conda-forge; pip: `pip install torch`), "
+        "or point envkit at the environment that has it (-n/-p/--python)",
+    ),
+    (
+        r"Cannot re-initialize CUDA in forked subprocess",
+        "CUDA was initialised in the parent before DataLoader workers were forked",
+        "keep CUDA out of Dataset.__getitem__/collate_fn and out of module import time, or create the "
+        "DataLoader with multiprocessing_context='spawn' (or 'forkserver')",
+    ),
+    (
+        r"[Bb]us error|insufficient shared memory|No space left on device|unable to write to file </torch_",
+        "DataLoader workers ran out of shared memory (/dev/shm)",
+        "in Docker, run with --shm-size=8g or --ipc=host; in Kubernetes mount an emptyDir (medium: Memory) at "
+        "/dev/shm; or torch.multiprocessing.set_sharing_strategy('file_system')",
+    ),
+    (
+        r"is not compatible with the current PyTorch installation|no kernel image is available|unsupported GPU arch",
+        "the GPU's architecture is not in this torch build's arch list",
+        "install a torch build compiled for this GPU (e.g. a newer CUDA variant: cu128+ for Blackwell sm_100/sm_120; "
+        "cu126 for Maxwell/Pascal/Volta)",
+    ),
+    (
+        r"CPU-only torch in an environment that pins CUDA",
+        "a CPU-only torch was installed although the environment pins CUDA",
+        "conda: require a CUDA build with `pytorch=*=cuda*` (conda-forge) plus `cuda-version=12.x`; pip: install from "
+        "https://download.pytorch.org/whl/cu128 (or another cuXXX index)",
+    ),
+    (
+        r"CUDA unavailable but expected.*CPU-only build",
+        "CUDA is required but torch is a CPU-only build",
+        "install a CUDA build of torch: conda `pytorch=*=cuda*` with `cuda-version`, or pip from "
+        "https://download.pytorch.org/whl/cuXXX",
+    ),
+    (
+        r"driver .* is too old|NVIDIA driver on your system is too old|driver version is insufficient",
+        "the NVIDIA driver is too old for this torch's CUDA",
+        "update the driver, or install a torch built for an older CUDA (see the minimum-driver table in "
+        "docs/commands/smoke.md)",
+    ),
+    (
+        r"Found no NVIDIA driver|no /dev/nvidia\* device nodes|hides every GPU",
+        "the process cannot see a GPU",
+        "check `nvidia-smi`; in a container start it with --gpus all (NVIDIA Container Toolkit); check "
+        "CUDA_VISIBLE_DEVICES",
+    ),
+    (
+        r"DataLoader worker \(pid\(s\)? [^)]*\) exited unexpectedly|killed by signal",
+        "a DataLoader worker process died",
+        "the worker's signal says why: Bus error -> shared memory (see above); Killed -> out of memory (fewer "
+        "workers or smaller prefetch_factor); Segmentation fault -> a native extension in the dataset",
+    ),
+    (
+        r"DataLoader timed out after",
+        "a DataLoader worker stopped delivering batches",
+        "a sample load hangs (network filesystem, a lock taken before fork); run with num_workers=0 to find it",
+    ),
+    (
+        r"^the overall (?:--timeout|time limit) of",
+        "the whole run took longer than the overall time limit",
+        "no check hung on its own: raise --timeout (defaults: 600 s with --quick, 900 s, 1800 s with --full), "
+        "or use --quick for a shorter run",
+    ),
+    (
+        r"^hung: ",
+        "a check hung and was stopped",
+        "the named check never finished: for DataLoader checks suspect /dev/shm or a blocking dataset; for "
+        "distributed checks a firewall or the wrong network interface (GLOO_SOCKET_IFNAME/NCCL_SOCKET_IFNAME)",
+    ),
+    (
+        r"Unable to resolve hostname|Connection refused.*(gloo|c10d)|ProcessGroupGloo",
+        "torch.distributed could not connect its ranks",
+        "set GLOO_SOCKET_IFNAME=lo (single node) or the right interface; make MASTER_ADDR resolvable",
+    ),
 ]
 
 
@@ -470,7 +571,9 @@ def _hint_for_text(text: str) -> str | None:
 
 def _no_start_message(target: Target, result, overall: float) -> str:
     if result.timed_out:
-        return f"the smoke probe did not start within the overall time limit of {overall:g} s ({target.python})"
+        return (
+            f"the smoke probe did not start within the overall time limit of {overall:g} s ({target.python})"
+        )
     return f"the smoke probe could not start in {target.python} (exit code {result.returncode})"
 
 
@@ -520,11 +623,15 @@ def create_env(source: str, model, fmt: str, *, timeout: float = CREATE_TIMEOUT)
             platform = host_platform()
             lock = solve_spec(model, [platform], virtual_packages=machine_virtual_packages(platform))
             res = create_from_lock(lock, prefix, platform=platform, timeout=timeout)
-            how = (f"envkit lock -f + create (rattler, {res.platform}: {res.conda} conda + {res.pip} pip "
-                   "packages)")
+            how = (
+                f"envkit lock -f + create (rattler, {res.platform}: {res.conda} conda + {res.pip} pip "
+                "packages)"
+            )
         else:
-            raise UsageError(f"--create takes an environment.yml or a lock, not a {fmt} file",
-                             hint="give an environment.yml, conda-lock.yml, pixi.lock or an explicit spec file")
+            raise UsageError(
+                f"--create takes an environment.yml or a lock, not a {fmt} file",
+                hint="give an environment.yml, conda-lock.yml, pixi.lock or an explicit spec file",
+            )
     except BaseException:
         shutil.rmtree(base, ignore_errors=True)
         raise
@@ -539,7 +646,6 @@ def machine_virtual_packages(platform: str) -> list:
 
     try:
         import rattler
-
         from rattler.virtual_package import VirtualPackageOverrides
 
         found = rattler.VirtualPackage.detect(VirtualPackageOverrides.from_env())
@@ -548,8 +654,11 @@ def machine_virtual_packages(platform: str) -> list:
     out = []
     for vp in found:
         g = vp.into_generic()
-        out.append(VirtualPackage(name=g.name.normalized, version=str(g.version), build=str(g.build_string),
-                                  platform=platform))
+        out.append(
+            VirtualPackage(
+                name=g.name.normalized, version=str(g.version), build=str(g.build_string), platform=platform
+            )
+        )
     return out
 
 
@@ -566,22 +675,42 @@ def host_machine() -> dict | None:
         return None
 
 
-def could_not_run_report(target: dict, reason: str, hint: str | None = None, *, mode: str = "default",
-                         require_cuda: bool = False) -> dict:
+def could_not_run_report(
+    target: dict, reason: str, hint: str | None = None, *, mode: str = "default", require_cuda: bool = False
+) -> dict:
     """The report (the --json schema) of a smoke test that stopped before the probe ran: the env
     could not be created, there is no interpreter, the probe did not start.  `could_not_run` is
     true and `reason` (and `hint`) say why."""
     return {
-        "schema": 1, "ok": False, "could_not_run": True, "reason": reason, "target": target, "mode": mode,
-        "require_cuda": require_cuda, "environment": {}, "checks": [], "dataloader": None, "hung": None,
+        "schema": 1,
+        "ok": False,
+        "could_not_run": True,
+        "reason": reason,
+        "target": target,
+        "mode": mode,
+        "require_cuda": require_cuda,
+        "environment": {},
+        "checks": [],
+        "dataloader": None,
+        "hung": None,
         "diagnoses": [{"check": None, "problem": reason, "hint": hint}] if hint else [],
-        "stderr_tail": "", "seconds": 0.0, "machine": None,
+        "stderr_tail": "",
+        "seconds": 0.0,
+        "machine": None,
     }
 
 
-def smoke_created(source: str, *, model, fmt: str, require_cuda: bool = False, mode: str = "default",
-                  timeout: float | None = None, keep: bool = False,
-                  on_event: Callable[[dict], None] | None = None) -> dict:
+def smoke_created(
+    source: str,
+    *,
+    model,
+    fmt: str,
+    require_cuda: bool = False,
+    mode: str = "default",
+    timeout: float | None = None,
+    keep: bool = False,
+    on_event: Callable[[dict], None] | None = None,
+) -> dict:
     """Create a temporary env from `source`, run the smoke test in it, and remove it (unless
     `keep`); the report's target says where it was and how it was made."""
     if on_event is not None:
@@ -591,10 +720,17 @@ def smoke_created(source: str, *, model, fmt: str, require_cuda: bool = False, m
     created_s = time.monotonic() - t0
     try:
         env, skipped = activation_env(prefix)
-        target = Target(kind="create", python=str(prefix_python(prefix)), prefix=str(prefix), source=source,
-                        env=tuple(sorted(env.items())), skipped_scripts=tuple(skipped))
-        report = run_smoke(target, require_cuda=require_cuda, mode=mode, timeout=timeout, keep=keep,
-                           on_event=on_event)
+        target = Target(
+            kind="create",
+            python=str(prefix_python(prefix)),
+            prefix=str(prefix),
+            source=source,
+            env=tuple(sorted(env.items())),
+            skipped_scripts=tuple(skipped),
+        )
+        report = run_smoke(
+            target, require_cuda=require_cuda, mode=mode, timeout=timeout, keep=keep, on_event=on_event
+        )
     finally:
         if not keep:
             from envkit.create import remove_tree

@@ -24,8 +24,7 @@ Usage::
     pip_install(prefix, whl)                    # a PyPI-like install (no direct_url.json)
     pip_install(prefix, whl, direct=True)       # a URL install: pip writes direct_url.json
 
-Fixtures (import them into a test module: `from support.condafactory import default_channel,
-default_prefix  # noqa: F401`):
+Fixtures (tests/conftest.py makes them available to every test module):
 
 - `default_channel` (session): a `ChannelBuilder` with a small python-like set (python 3.11 and 3.12,
   numpy, pip, requests + its deps, six, zlib, openssl, a cuda-only `pytorch`-like package, ...).
@@ -39,6 +38,7 @@ Also: `pip_overwrite` (pip replacing a conda package's files, as `pip install -U
 (a prefix under an `envs_dirs` root plus `environments.txt`), and `large_prefix(path, n=500)`, which writes a synthetic n-package prefix for benchmarks.
 Nothing here uses the network: channels are `file://` URLs and pip runs with `--no-index`.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -53,9 +53,9 @@ import subprocess
 import sys
 import tarfile
 import zipfile
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
 
 try:
     import pytest
@@ -125,9 +125,16 @@ class Pkg:
         return data
 
 
-def dist_info_files(pypi_name: str, version: str, site: str, *, installer: str = "conda",
-                    modules: Mapping[str, str] | None = None, requires: Sequence[str] = (),
-                    top_level: str | None = None) -> dict[str, str]:
+def dist_info_files(
+    pypi_name: str,
+    version: str,
+    site: str,
+    *,
+    installer: str = "conda",
+    modules: Mapping[str, str] | None = None,
+    requires: Sequence[str] = (),
+    top_level: str | None = None,
+) -> dict[str, str]:
     """The files a python package ships: `<site>/<module>/__init__.py` and a complete
     `<site>/<Name>-<ver>.dist-info/` (METADATA, RECORD, INSTALLER, top_level.txt).
 
@@ -137,7 +144,7 @@ def dist_info_files(pypi_name: str, version: str, site: str, *, installer: str =
     module = top_level or pypi_name.replace("-", "_").lower()
     mods = dict(modules) if modules is not None else {f"{module}/__init__.py": f'__version__ = "{version}"\n'}
     dist = f"{pypi_name.replace('-', '_')}-{version}.dist-info"
-    meta = [f"Metadata-Version: 2.1", f"Name: {pypi_name}", f"Version: {version}"]
+    meta = ["Metadata-Version: 2.1", f"Name: {pypi_name}", f"Version: {version}"]
     meta += [f"Requires-Dist: {r}" for r in requires]
     files: dict[str, str] = {f"{site}/{k}": v for k, v in mods.items()}
     files[f"{site}/{dist}/METADATA"] = "\n".join(meta) + "\n"
@@ -145,7 +152,7 @@ def dist_info_files(pypi_name: str, version: str, site: str, *, installer: str =
     files[f"{site}/{dist}/top_level.txt"] = module + "\n"
     rows = []
     for path, content in files.items():
-        rel = path[len(site) + 1:]
+        rel = path[len(site) + 1 :]
         rows.append(f"{rel},{_record_hash(content.encode())},{len(content.encode())}")
     rows.append(f"{dist}/RECORD,,")
     files[f"{site}/{dist}/RECORD"] = "\n".join(rows) + "\n"
@@ -157,10 +164,20 @@ def _record_hash(data: bytes) -> str:
     return f"sha256={digest}"
 
 
-def python_pkg(name: str, version: str, *, build: str | None = None, build_number: int = 0,
-               py: str = "3.11", depends: Sequence[str] = (), constrains: Sequence[str] = (),
-               pypi_name: str | None = None, noarch: bool = False,
-               extra_files: Mapping[str, str | bytes] | None = None, subdir: str = PLATFORM) -> Pkg:
+def python_pkg(
+    name: str,
+    version: str,
+    *,
+    build: str | None = None,
+    build_number: int = 0,
+    py: str = "3.11",
+    depends: Sequence[str] = (),
+    constrains: Sequence[str] = (),
+    pypi_name: str | None = None,
+    noarch: bool = False,
+    extra_files: Mapping[str, str | bytes] | None = None,
+    subdir: str = PLATFORM,
+) -> Pkg:
     """A python-like conda package shipping `lib/python<py>/site-packages/<module>` and its
     `<Name>-<ver>.dist-info/` (INSTALLER=conda), like conda-forge's python packages.
 
@@ -178,12 +195,22 @@ def python_pkg(name: str, version: str, *, build: str | None = None, build_numbe
         build = build or f"py{py.replace('.', '')}h0_{build_number}"
     files = dist_info_files(pypi, version, site)
     files.update(extra_files or {})
-    return Pkg(name=name, version=version, build=build, build_number=build_number, depends=deps,
-               constrains=constrains, files=files, noarch="python" if noarch else None, subdir=subdir)
+    return Pkg(
+        name=name,
+        version=version,
+        build=build,
+        build_number=build_number,
+        depends=deps,
+        constrains=constrains,
+        files=files,
+        noarch="python" if noarch else None,
+        subdir=subdir,
+    )
 
 
-def python_interpreter_pkg(version: str = "3.11.8", *, build: str | None = None,
-                           subdir: str = PLATFORM) -> Pkg:
+def python_interpreter_pkg(
+    version: str = "3.11.8", *, build: str | None = None, subdir: str = PLATFORM
+) -> Pkg:
     """A `python` package: a `bin/python` shim (a shell script that runs the test interpreter) and
     an empty `lib/pythonX.Y/site-packages`, so the prefix looks like a real env to readers."""
     xy = ".".join(version.split(".")[:2])
@@ -194,8 +221,15 @@ def python_interpreter_pkg(version: str = "3.11.8", *, build: str | None = None,
         f"lib/python{xy}/site-packages/README.txt": "This directory exists so that you can install packages here.\n",
         f"lib/python{xy}/os.py": "# stand-in for the standard library\n",
     }
-    return Pkg(name="python", version=version, build=build or f"h0_0_cpython", files=files,
-               depends=["zlib >=1.2", "openssl >=3"], subdir=subdir, license="PSF-2.0")
+    return Pkg(
+        name="python",
+        version=version,
+        build=build or "h0_0_cpython",
+        files=files,
+        depends=["zlib >=1.2", "openssl >=3"],
+        subdir=subdir,
+        license="PSF-2.0",
+    )
 
 
 def build_archive(pkg: Pkg, directory: str | os.PathLike[str]) -> Path:
@@ -207,15 +241,24 @@ def build_archive(pkg: Pkg, directory: str | os.PathLike[str]) -> Path:
     out = Path(directory) / pkg.filename
     out.parent.mkdir(parents=True, exist_ok=True)
     payload = {k: (v.encode() if isinstance(v, str) else v) for k, v in sorted(pkg.files.items())}
-    paths = [{"_path": p, "path_type": "hardlink", "sha256": hashlib.sha256(d).hexdigest(),
-              "size_in_bytes": len(d)} for p, d in payload.items()]
+    paths = [
+        {
+            "_path": p,
+            "path_type": "hardlink",
+            "sha256": hashlib.sha256(d).hexdigest(),
+            "size_in_bytes": len(d),
+        }
+        for p, d in payload.items()
+    ]
     info = {
         "info/index.json": json.dumps(pkg.index_json(), indent=2, sort_keys=True).encode(),
         "info/paths.json": json.dumps({"paths": paths, "paths_version": 1}, indent=2).encode(),
         "info/files": "".join(f"{p}\n" for p in payload).encode(),
     }
     if pkg.noarch == "python":
-        info["info/link.json"] = json.dumps({"noarch": {"type": "python"}, "package_metadata_version": 1}).encode()
+        info["info/link.json"] = json.dumps(
+            {"noarch": {"type": "python"}, "package_metadata_version": 1}
+        ).encode()
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as tar:
         for name, data in list(info.items()) + list(payload.items()):
@@ -247,14 +290,14 @@ class ChannelBuilder:
         """The channel's `file://` URL (no trailing slash)."""
         return self.root.as_uri()
 
-    def add(self, *pkgs: Pkg) -> "ChannelBuilder":
+    def add(self, *pkgs: Pkg) -> ChannelBuilder:
         for pkg in pkgs:
             build_archive(pkg, self.root / pkg.target_subdir)
             self.packages.append(pkg)
         self._dirty = True
         return self
 
-    def index(self, force: bool = False) -> "ChannelBuilder":
+    def index(self, force: bool = False) -> ChannelBuilder:
         from rattler.index import index_fs
 
         if not self._dirty and not force:
@@ -300,35 +343,60 @@ def virtual_packages(overrides: Mapping[str, str | None] | None = None, platform
     return out
 
 
-def solve(channels: Sequence[ChannelBuilder | str], specs: Sequence[str], *, platform: str = PLATFORM,
-          virtual: Mapping[str, str | None] | None = None, channel_priority: str = "strict") -> list:
+def solve(
+    channels: Sequence[ChannelBuilder | str],
+    specs: Sequence[str],
+    *,
+    platform: str = PLATFORM,
+    virtual: Mapping[str, str | None] | None = None,
+    channel_priority: str = "strict",
+) -> list:
     """Solve `specs` against `channels` (in priority order) and return rattler RepoDataRecords."""
-    from rattler import Channel, ChannelPriority, solve as rsolve
+    from rattler import Channel, ChannelPriority
+    from rattler import solve as rsolve
 
     for ch in channels:
         if isinstance(ch, ChannelBuilder):
             ch.index()
     sources = [Channel(ch.url if isinstance(ch, ChannelBuilder) else ch) for ch in channels]
     prio = {"strict": ChannelPriority.Strict, "disabled": ChannelPriority.Disabled}[channel_priority]
-    return asyncio.run(rsolve(sources=sources, specs=list(specs), platforms=[platform, "noarch"],
-                              virtual_packages=virtual_packages(virtual, platform),
-                              channel_priority=prio))
+    return asyncio.run(
+        rsolve(
+            sources=sources,
+            specs=list(specs),
+            platforms=[platform, "noarch"],
+            virtual_packages=virtual_packages(virtual, platform),
+            channel_priority=prio,
+        )
+    )
 
 
-def install(records: list, prefix: str | os.PathLike[str], *, cache_dir: str | os.PathLike[str] | None = None,
-            requested_specs: Sequence[str] | None = None, platform: str = PLATFORM) -> Path:
+def install(
+    records: list,
+    prefix: str | os.PathLike[str],
+    *,
+    cache_dir: str | os.PathLike[str] | None = None,
+    requested_specs: Sequence[str] | None = None,
+    platform: str = PLATFORM,
+) -> Path:
     """Install solved `records` into `prefix` with rattler (no network; the package cache defaults
     to `<prefix>/../.pkgs-cache`) and return the prefix path."""
-    from rattler import MatchSpec, install as rinstall
-    from rattler import Subdir
+    from rattler import MatchSpec, Subdir
+    from rattler import install as rinstall
 
     prefix = Path(prefix).resolve()
     cache = Path(cache_dir) if cache_dir else prefix.parent / ".pkgs-cache"
-    asyncio.run(rinstall(records, target_prefix=prefix, cache_dir=cache, show_progress=False,
-                         platform=Subdir(platform),
-                         # py-rattler 0.28 forwards `requested_specs` to Rust unwrapped: pass the inner object
-                         requested_specs=[MatchSpec(s)._match_spec for s in requested_specs]
-                         if requested_specs else None))
+    asyncio.run(
+        rinstall(
+            records,
+            target_prefix=prefix,
+            cache_dir=cache,
+            show_progress=False,
+            platform=Subdir(platform),
+            # py-rattler 0.28 forwards `requested_specs` to Rust unwrapped: pass the inner object
+            requested_specs=[MatchSpec(s)._match_spec for s in requested_specs] if requested_specs else None,
+        )
+    )
     return prefix
 
 
@@ -366,10 +434,17 @@ def history_dists(records: Iterable) -> list[str]:
     return sorted(out)
 
 
-def make_prefix(prefix: str | os.PathLike[str], channels: Sequence[ChannelBuilder | str],
-                specs: Sequence[str], *, platform: str = PLATFORM,
-                virtual: Mapping[str, str | None] | None = None, history: bool = True,
-                cmd: str | None = None, cache_dir: str | os.PathLike[str] | None = None) -> Path:
+def make_prefix(
+    prefix: str | os.PathLike[str],
+    channels: Sequence[ChannelBuilder | str],
+    specs: Sequence[str],
+    *,
+    platform: str = PLATFORM,
+    virtual: Mapping[str, str | None] | None = None,
+    history: bool = True,
+    cmd: str | None = None,
+    cache_dir: str | os.PathLike[str] | None = None,
+) -> Path:
     """Solve and install `specs` into a new `prefix`; with `history`, also write the
     `conda-meta/history` block conda would write for `conda create -n x -c ... SPECS`."""
     records = solve(channels, specs, platform=platform, virtual=virtual)
@@ -379,8 +454,16 @@ def make_prefix(prefix: str | os.PathLike[str], channels: Sequence[ChannelBuilde
         hist = path / "conda-meta" / "history"
         if hist.exists():  # rattler may have started one; conda's format is what we want
             hist.unlink()
-        write_history(path, [{"cmd": cmd or f"conda create -p {path} {chans} {' '.join(specs)}",
-                              "add": history_dists(records), "update_specs": list(specs)}])
+        write_history(
+            path,
+            [
+                {
+                    "cmd": cmd or f"conda create -p {path} {chans} {' '.join(specs)}",
+                    "add": history_dists(records),
+                    "update_specs": list(specs),
+                }
+            ],
+        )
     return path
 
 
@@ -390,8 +473,9 @@ def copy_prefix(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> Pat
     return Path(dst)
 
 
-def answering_exe(directory: str | os.PathLike[str], name: str, answers: Mapping[str, object], *,
-                  fail: str | None = None) -> Path:
+def answering_exe(
+    directory: str | os.PathLike[str], name: str, answers: Mapping[str, object], *, fail: str | None = None
+) -> Path:
     """Write an executable `directory/name` (a fake conda, mamba or micromamba) that prints the
     recorded answer for its argv joined by spaces: JSON, or a str as is.  An argv not in `answers`
     exits 2 (`unexpected: ...` on stderr); one starting with `fail` exits 1 with conda's
@@ -412,7 +496,8 @@ def answering_exe(directory: str | os.PathLike[str], name: str, answers: Mapping
         "if key not in answers:\n"
         "    sys.stderr.write('unexpected: ' + key + '\\n'); sys.exit(2)\n"
         "answer = answers[key]\n"
-        "print(answer if isinstance(answer, str) else json.dumps(answer, indent=4))\n")
+        "print(answer if isinstance(answer, str) else json.dumps(answer, indent=4))\n"
+    )
     exe.chmod(exe.stat().st_mode | 0o111)
     return exe
 
@@ -443,9 +528,15 @@ def site_packages(prefix: str | os.PathLike[str], py: str | None = None) -> Path
 # wheels and pip
 
 
-def build_wheel(directory: str | os.PathLike[str], name: str, version: str, *,
-                modules: Mapping[str, str] | None = None, requires: Sequence[str] = (),
-                tag: str = "py3-none-any") -> Path:
+def build_wheel(
+    directory: str | os.PathLike[str],
+    name: str,
+    version: str,
+    *,
+    modules: Mapping[str, str] | None = None,
+    requires: Sequence[str] = (),
+    tag: str = "py3-none-any",
+) -> Path:
     """Build a valid wheel `<name>-<version>-<tag>.whl` in `directory` and return its path.
 
     It has the modules (default `<name>/__init__.py`) and `<name>-<version>.dist-info/` with
@@ -459,7 +550,9 @@ def build_wheel(directory: str | os.PathLike[str], name: str, version: str, *,
     meta += [f"Requires-Dist: {r}" for r in requires]
     files = dict(mods)
     files[f"{dist}/METADATA"] = "\n".join(meta) + "\n"
-    files[f"{dist}/WHEEL"] = f"Wheel-Version: 1.0\nGenerator: envkit-tests\nRoot-Is-Purelib: true\nTag: {tag}\n"
+    files[f"{dist}/WHEEL"] = (
+        f"Wheel-Version: 1.0\nGenerator: envkit-tests\nRoot-Is-Purelib: true\nTag: {tag}\n"
+    )
     files[f"{dist}/top_level.txt"] = module.split("/")[0] + "\n"
     record = [f"{p},{_record_hash(c.encode())},{len(c.encode())}" for p, c in files.items()]
     record.append(f"{dist}/RECORD,,")
@@ -474,8 +567,14 @@ def build_wheel(directory: str | os.PathLike[str], name: str, version: str, *,
     return out
 
 
-def pip_install(prefix: str | os.PathLike[str], wheel: str | os.PathLike[str], *, direct: bool = False,
-                py: str | None = None, timeout: float = 120) -> Path:
+def pip_install(
+    prefix: str | os.PathLike[str],
+    wheel: str | os.PathLike[str],
+    *,
+    direct: bool = False,
+    py: str | None = None,
+    timeout: float = 120,
+) -> Path:
     """Install `wheel` into the prefix's site-packages with a real
     `pip install --no-deps --target <site-packages>` and return the new `.dist-info` directory.
 
@@ -487,8 +586,20 @@ def pip_install(prefix: str | os.PathLike[str], wheel: str | os.PathLike[str], *
     target = site_packages(prefix, py)
     name, version = wheel.name.split("-")[:2]
     before = set(target.glob("*.dist-info"))
-    argv = [sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "--disable-pip-version-check",
-            "--no-compile", "--no-warn-conflicts", "--upgrade", "--target", str(target)]
+    argv = [
+        sys.executable,
+        "-m",
+        "pip",
+        "install",
+        "--no-deps",
+        "--no-index",
+        "--disable-pip-version-check",
+        "--no-compile",
+        "--no-warn-conflicts",
+        "--upgrade",
+        "--target",
+        str(target),
+    ]
     if direct:
         argv.append(str(wheel))
     else:
@@ -502,8 +613,9 @@ def pip_install(prefix: str | os.PathLike[str], wheel: str | os.PathLike[str], *
     return new[0]
 
 
-def pip_overwrite(prefix: str | os.PathLike[str], wheel: str | os.PathLike[str], *,
-                  py: str | None = None) -> Path:
+def pip_overwrite(
+    prefix: str | os.PathLike[str], wheel: str | os.PathLike[str], *, py: str | None = None
+) -> Path:
     """Install `wheel` over the conda package that provides the same project, as a plain
     `pip install -U` does: pip uninstalls the old distribution (every file its RECORD lists, the
     conda package's dist-info included), then installs the wheel.  The conda record in conda-meta
@@ -519,8 +631,12 @@ def pip_overwrite(prefix: str | os.PathLike[str], wheel: str | os.PathLike[str],
             if rel:
                 (target / rel).unlink(missing_ok=True)
         shutil.rmtree(dist, ignore_errors=True)
-        for d in sorted({(target / r.split(",")[0]).parent for r in record.read_text().splitlines()
-                         if r} if record.exists() else (), reverse=True):
+        for d in sorted(
+            {(target / r.split(",")[0]).parent for r in record.read_text().splitlines() if r}
+            if record.exists()
+            else (),
+            reverse=True,
+        ):
             try:
                 d.rmdir()
             except OSError:
@@ -528,9 +644,16 @@ def pip_overwrite(prefix: str | os.PathLike[str], wheel: str | os.PathLike[str],
     return pip_install(prefix, wheel, py=py)
 
 
-def write_direct_url(dist_info: str | os.PathLike[str], url: str, *, vcs: str | None = None,
-                     commit: str | None = None, requested_revision: str | None = None,
-                     editable: bool = False, archive_hash: str | None = None) -> Path:
+def write_direct_url(
+    dist_info: str | os.PathLike[str],
+    url: str,
+    *,
+    vcs: str | None = None,
+    commit: str | None = None,
+    requested_revision: str | None = None,
+    editable: bool = False,
+    archive_hash: str | None = None,
+) -> Path:
     """Write `direct_url.json` (PEP 610) into `dist_info` for a URL, VCS or editable install, and
     add it to RECORD.  VCS: `vcs="git", commit="abc..."`; editable: `url="file:///src", editable=True`;
     archive: `archive_hash="sha256=..."`."""
@@ -560,9 +683,14 @@ def write_direct_url(dist_info: str | os.PathLike[str], url: str, *, vcs: str | 
 # configuration: .condarc, named environments
 
 
-def write_condarc(path: str | os.PathLike[str], *, channels: Sequence[str] | None = None,
-                  channel_priority: str | None = None, envs_dirs: Sequence[str] | None = None,
-                  extra: str = "") -> Path:
+def write_condarc(
+    path: str | os.PathLike[str],
+    *,
+    channels: Sequence[str] | None = None,
+    channel_priority: str | None = None,
+    envs_dirs: Sequence[str] | None = None,
+    extra: str = "",
+) -> Path:
     """Write a `.condarc` at `path` (a file; for a prefix's own condarc pass `<prefix>/.condarc`)."""
     lines = []
     if channels is not None:
@@ -586,8 +714,12 @@ def write_state(prefix: str | os.PathLike[str], variables: Mapping[str, str]) ->
     return p
 
 
-def named_env(envs_dir: str | os.PathLike[str], name: str, source: str | os.PathLike[str],
-              environments_txt: str | os.PathLike[str] | None = None) -> Path:
+def named_env(
+    envs_dir: str | os.PathLike[str],
+    name: str,
+    source: str | os.PathLike[str],
+    environments_txt: str | os.PathLike[str] | None = None,
+) -> Path:
     """Copy prefix `source` to `<envs_dir>/<name>` (a named environment) and, when given, list it
     in `environments_txt` as conda does."""
     dst = copy_prefix(source, Path(envs_dir) / name)
@@ -607,28 +739,61 @@ def default_packages() -> list[Pkg]:
     """A small python-like package set used by the session fixtures."""
     return [
         Pkg(name="zlib", version="1.3.1", build="h4ab18f5_1", build_number=1),
-        Pkg(name="openssl", version="3.2.1", build="hd590300_1", build_number=1,
-            files={"lib/libssl.so.3": b"\x7fELF fake"}),
-        Pkg(name="ca-certificates", version="2024.2.2", build="hbcca054_0", noarch="generic",
-            files={"ssl/cacert.pem": "# certs\n"}),
+        Pkg(
+            name="openssl",
+            version="3.2.1",
+            build="hd590300_1",
+            build_number=1,
+            files={"lib/libssl.so.3": b"\x7fELF fake"},
+        ),
+        Pkg(
+            name="ca-certificates",
+            version="2024.2.2",
+            build="hbcca054_0",
+            noarch="generic",
+            files={"ssl/cacert.pem": "# certs\n"},
+        ),
         python_interpreter_pkg("3.11.8", build="hab00c5b_0_cpython"),
         python_interpreter_pkg("3.12.2", build="hab00c5b_0_cpython"),
         python_pkg("pip", "24.0", noarch=True, depends=["python >=3.7"]),
         python_pkg("six", "1.16.0", noarch=True, depends=["python"]),
         python_pkg("numpy", "1.26.4", build="py311h64a7726_0", depends=["python >=3.11,<3.12.0a0", "zlib"]),
-        python_pkg("numpy", "1.26.4", build="py312heda63a1_0", py="3.12", depends=["python >=3.12,<3.13.0a0"]),
+        python_pkg(
+            "numpy", "1.26.4", build="py312heda63a1_0", py="3.12", depends=["python >=3.12,<3.13.0a0"]
+        ),
         python_pkg("numpy", "1.26.3", build="py311h64a7726_0", depends=["python >=3.11,<3.12.0a0"]),
         python_pkg("idna", "3.6", noarch=True),
         python_pkg("urllib3", "2.2.1", noarch=True),
-        python_pkg("requests", "2.31.0", noarch=True,
-                   depends=["python >=3.7", "idna >=2.5,<4", "urllib3 >=1.21.1,<3", "ca-certificates"]),
-        python_pkg("pyyaml", "6.0.1", build="py311h459d7ec_1", build_number=1, pypi_name="PyYAML",
-                   depends=["python >=3.11,<3.12.0a0"]),
+        python_pkg(
+            "requests",
+            "2.31.0",
+            noarch=True,
+            depends=["python >=3.7", "idna >=2.5,<4", "urllib3 >=1.21.1,<3", "ca-certificates"],
+        ),
+        python_pkg(
+            "pyyaml",
+            "6.0.1",
+            build="py311h459d7ec_1",
+            build_number=1,
+            pypi_name="PyYAML",
+            depends=["python >=3.11,<3.12.0a0"],
+        ),
         # conda `pytorch` installs PyPI `torch`; the cuda build needs __cuda.
-        python_pkg("pytorch", "2.2.1", build="cpu_py311h0_0", pypi_name="torch",
-                   depends=["python >=3.11,<3.12.0a0", "numpy"]),
-        python_pkg("pytorch", "2.2.1", build="cuda120_py311h0_300", build_number=300, pypi_name="torch",
-                   depends=["python >=3.11,<3.12.0a0", "numpy", "__cuda >=12"]),
+        python_pkg(
+            "pytorch",
+            "2.2.1",
+            build="cpu_py311h0_0",
+            pypi_name="torch",
+            depends=["python >=3.11,<3.12.0a0", "numpy"],
+        ),
+        python_pkg(
+            "pytorch",
+            "2.2.1",
+            build="cuda120_py311h0_300",
+            build_number=300,
+            pypi_name="torch",
+            depends=["python >=3.11,<3.12.0a0", "numpy", "__cuda >=12"],
+        ),
     ]
 
 
@@ -654,17 +819,22 @@ if pytest is not None:
         """Session-wide prefix: python 3.11, numpy, requests, pip from `default_channel`, with
         history.  Read-only: `copy_prefix` it before changing anything."""
         root = tmp_path_factory.mktemp("condaenv")
-        return make_prefix(root / "env", [default_channel], list(DEFAULT_SPECS),
-                           cache_dir=root / "pkgs")
+        return make_prefix(root / "env", [default_channel], list(DEFAULT_SPECS), cache_dir=root / "pkgs")
 
 
 # --------------------------------------------------------------------------------------------
 # benchmarks
 
 
-def large_prefix(path: str | os.PathLike[str], n: int = 500, *, py: str = "3.11",
-                 channel: str = "https://conda.anaconda.org/conda-forge", pip: int = 0,
-                 files_per_pkg: int = 40) -> Path:
+def large_prefix(
+    path: str | os.PathLike[str],
+    n: int = 500,
+    *,
+    py: str = "3.11",
+    channel: str = "https://conda.anaconda.org/conda-forge",
+    pip: int = 0,
+    files_per_pkg: int = 40,
+) -> Path:
     """Write a synthetic `n`-package prefix at `path` (conda-meta records like conda writes them,
     their files, a history, dist-info for the python packages) and return it.
 
@@ -703,16 +873,36 @@ def large_prefix(path: str | os.PathLike[str], n: int = 500, *, py: str = "3.11"
             depends.append(f"python >={py},<{py.split('.')[0]}.{int(py.split('.')[1]) + 1}.0a0")
         fn = f"{name}-{version}-{build}.conda"
         rec = {
-            "name": name, "version": version, "build": build, "build_number": 0,
-            "channel": f"{channel}/{sub}", "subdir": sub, "fn": fn, "url": f"{channel}/{sub}/{fn}",
-            "md5": hashlib.md5(fn.encode()).hexdigest(), "sha256": hashlib.sha256(fn.encode()).hexdigest(),
-            "depends": depends, "constrains": [], "license": "MIT", "size": 1000 + i,
-            "timestamp": TIMESTAMP, "arch": "x86_64", "platform": "linux",
+            "name": name,
+            "version": version,
+            "build": build,
+            "build_number": 0,
+            "channel": f"{channel}/{sub}",
+            "subdir": sub,
+            "fn": fn,
+            "url": f"{channel}/{sub}/{fn}",
+            "md5": hashlib.md5(fn.encode()).hexdigest(),
+            "sha256": hashlib.sha256(fn.encode()).hexdigest(),
+            "depends": depends,
+            "constrains": [],
+            "license": "MIT",
+            "size": 1000 + i,
+            "timestamp": TIMESTAMP,
+            "arch": "x86_64",
+            "platform": "linux",
             "files": sorted(listed),
-            "paths_data": {"paths": [{"_path": p, "path_type": "hardlink",
-                                      "sha256": hashlib.sha256(c.encode()).hexdigest(),
-                                      "size_in_bytes": len(c.encode())} for p, c in sorted(listed.items())],
-                           "paths_version": 1},
+            "paths_data": {
+                "paths": [
+                    {
+                        "_path": p,
+                        "path_type": "hardlink",
+                        "sha256": hashlib.sha256(c.encode()).hexdigest(),
+                        "size_in_bytes": len(c.encode()),
+                    }
+                    for p, c in sorted(listed.items())
+                ],
+                "paths_version": 1,
+            },
             "link": {"source": f"/opt/conda/pkgs/{fn[:-6]}", "type": 1},
             "requested_spec": name if i % 25 == 0 else "",
         }
@@ -720,8 +910,10 @@ def large_prefix(path: str | os.PathLike[str], n: int = 500, *, py: str = "3.11"
         adds.append(f"conda-forge/{sub}::{name}-{version}-{build}")
         if i % 25 == 0:
             names.append(name)
-    write_history(prefix, [{"cmd": "conda create -n big " + " ".join(names), "add": sorted(adds),
-                            "update_specs": names}])
+    write_history(
+        prefix,
+        [{"cmd": "conda create -n big " + " ".join(names), "add": sorted(adds), "update_specs": names}],
+    )
     for k in range(pip):
         name = f"pippkg{k:03d}"
         dist = prefix / site / f"{name}-0.{k}.dist-info"

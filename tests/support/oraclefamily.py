@@ -11,6 +11,7 @@ Built once per session with py-rattler (tests/support/condafactory.py), read-onl
 - `token`: `conda-only` with one record rewritten as installed through a `/t/TOKEN/` channel URL.
 - `big`: 320 packages.
 """
+
 from __future__ import annotations
 
 import json
@@ -20,8 +21,20 @@ from pathlib import Path
 
 import pytest
 
-from support.condafactory import (ChannelBuilder, Pkg, build_wheel, copy_prefix, default_packages, history_dists,
-                                  install, pip_install, python_pkg, solve, write_direct_url, write_history)
+from support.condafactory import (
+    ChannelBuilder,
+    Pkg,
+    build_wheel,
+    copy_prefix,
+    default_packages,
+    history_dists,
+    install,
+    pip_install,
+    python_pkg,
+    solve,
+    write_direct_url,
+    write_history,
+)
 
 BIG = 320
 SPECS = ["python=3.11", "numpy", "pip", "requests", "libblas 3.9.0.* *openblas", "bn", "six", "tool"]
@@ -43,24 +56,51 @@ class Family:
 
 def _main_packages() -> list[Pkg]:
     return default_packages() + [
-        Pkg(name="libblas", version="3.9.0", build="22_linux64_openblas", build_number=22, depends=["libopenblas"]),
+        Pkg(
+            name="libblas",
+            version="3.9.0",
+            build="22_linux64_openblas",
+            build_number=22,
+            depends=["libopenblas"],
+        ),
         Pkg(name="libblas", version="3.9.0", build="22_linux64_mkl", build_number=22, depends=["mkl"]),
-        Pkg(name="libopenblas", version="0.3.27", build="h0_0", files={"lib/libopenblas.so": b"\x7fELF openblas"}),
+        Pkg(
+            name="libopenblas",
+            version="0.3.27",
+            build="h0_0",
+            files={"lib/libopenblas.so": b"\x7fELF openblas"},
+        ),
         Pkg(name="mkl", version="2024.0", build="h0_0"),
-        Pkg(name="bn", version="1.0", build="h0_7", build_number=3, constrains=["zlib >=1.3"],
-            files={"share/bn/README": "bn\n"}),
+        Pkg(
+            name="bn",
+            version="1.0",
+            build="h0_7",
+            build_number=3,
+            constrains=["zlib >=1.3"],
+            files={"share/bn/README": "bn\n"},
+        ),
     ]
 
 
 def _extra_packages() -> list[Pkg]:
-    return [python_pkg("six", "1.16.0", build="pyh6c4a22f_0", noarch=True, depends=["python"]),
-            python_pkg("tool", "0.5", noarch=True, depends=["python >=3.8", "six"])]
+    return [
+        python_pkg("six", "1.16.0", build="pyh6c4a22f_0", noarch=True, depends=["python"]),
+        python_pkg("tool", "0.5", noarch=True, depends=["python >=3.8", "six"]),
+    ]
 
 
 def _big_packages() -> list[Pkg]:
-    pkgs = [Pkg(name=f"big{i:03d}", version=f"1.{i % 7}", build=f"h{i:03x}_{i % 3}", build_number=i % 3,
-                depends=[f"big{i - 1:03d}"] if i % 10 else [], files={f"share/big/{i:03d}": f"{i}\n"})
-            for i in range(BIG)]
+    pkgs = [
+        Pkg(
+            name=f"big{i:03d}",
+            version=f"1.{i % 7}",
+            build=f"h{i:03x}_{i % 3}",
+            build_number=i % 3,
+            depends=[f"big{i - 1:03d}"] if i % 10 else [],
+            files={f"share/big/{i:03d}": f"{i}\n"},
+        )
+        for i in range(BIG)
+    ]
     return pkgs
 
 
@@ -70,14 +110,23 @@ def _history(prefix: Path, records, family_channels: list[str]) -> None:
     first = [d for d in dists if any(f"::{n}-" in d for n in ("python", "numpy", "pip", "zlib", "openssl"))]
     rest = [d for d in dists if d not in first]
     chans = " ".join(f"-c {c}" for c in family_channels)
-    write_history(prefix, [
-        {"cmd": f"conda create -p {prefix} {chans} python=3.11 numpy pip", "add": first,
-         "update_specs": ["python=3.11", "numpy", "pip"]},
-        {"cmd": f"conda install -p {prefix} -c {family_channels[0]} requests idna 'libblas=3.9.0=*openblas' bn six tool",
-         "add": rest, "update_specs": ["requests", "idna", "libblas=3.9.0[build=*openblas]", "bn", "six", "tool"]},
-        {"cmd": f"conda remove -p {prefix} idna", "remove_specs": ["idna"]},
-        {"cmd": f"conda update -p {prefix} numpy", "update_specs": ["numpy"]},
-    ])
+    write_history(
+        prefix,
+        [
+            {
+                "cmd": f"conda create -p {prefix} {chans} python=3.11 numpy pip",
+                "add": first,
+                "update_specs": ["python=3.11", "numpy", "pip"],
+            },
+            {
+                "cmd": f"conda install -p {prefix} -c {family_channels[0]} requests idna 'libblas=3.9.0=*openblas' bn six tool",
+                "add": rest,
+                "update_specs": ["requests", "idna", "libblas=3.9.0[build=*openblas]", "bn", "six", "tool"],
+            },
+            {"cmd": f"conda remove -p {prefix} idna", "remove_specs": ["idna"]},
+            {"cmd": f"conda update -p {prefix} numpy", "update_specs": ["numpy"]},
+        ],
+    )
 
 
 def _strip_requested(prefix: Path) -> None:
@@ -128,9 +177,17 @@ def build_family(root: Path) -> Family:
     bigp = install(big_records, root / "big", cache_dir=cache)
     (bigp / "conda-meta" / "history").unlink(missing_ok=True)
     _strip_requested(bigp)
-    write_history(bigp, [{"cmd": f"conda create -p {bigp} -c {big.url} " + " ".join(f"big{i:03d}" for i in range(9, BIG, 10)),
-                          "add": history_dists(big_records),
-                          "update_specs": [f"big{i:03d}" for i in range(9, BIG, 10)]}])
+    write_history(
+        bigp,
+        [
+            {
+                "cmd": f"conda create -p {bigp} -c {big.url} "
+                + " ".join(f"big{i:03d}" for i in range(9, BIG, 10)),
+                "add": history_dists(big_records),
+                "update_specs": [f"big{i:03d}" for i in range(9, BIG, 10)],
+            }
+        ],
+    )
     prefixes["big"] = bigp
     shutil.rmtree(wheels / "editable", ignore_errors=True)
     return Family(root=root, main=main, extra=extra, big_channel=big, prefixes=prefixes)

@@ -13,15 +13,16 @@ Every call runs with HOME, CONDARC, CONDA_PKGS_DIRS and CONDA_ENVS_DIRS inside a
 directory of the test (`RealConda.isolated(tmp)`): conda appends each prefix it creates to
 `~/.conda/environments.txt` and reads `~/.condarc`, and neither may be the user's.
 """
+
 from __future__ import annotations
 
 import fcntl
 import json
 import os
 import subprocess
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, Sequence
 
 import pytest
 
@@ -48,7 +49,14 @@ fetch_threads: 1
 
 #: Variables that must not reach the oracle: the user's conda set-up, and CA bundles (with
 #: REQUESTS_CA_BUNDLE set, `conda doctor` checks it by connecting to conda.anaconda.org).
-_DROPPED = ("CONDARC", "XDG_CONFIG_HOME", "PYTHONPATH", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "SSL_CERT_FILE")
+_DROPPED = (
+    "CONDARC",
+    "XDG_CONFIG_HOME",
+    "PYTHONPATH",
+    "REQUESTS_CA_BUNDLE",
+    "CURL_CA_BUNDLE",
+    "SSL_CERT_FILE",
+)
 #: Variables of the user's own conda set-up that must not reach the oracle.
 _LEAKY_PREFIXES = ("CONDA_", "MAMBA_", "_CE_", "_CONDA")
 
@@ -63,11 +71,20 @@ def isolated_environ(root: Path, base: Mapping[str, str] | None = None) -> dict[
     rc = root / "condarc"
     if not rc.exists():
         rc.write_text(CONDARC)
-    env = {k: v for k, v in (os.environ if base is None else base).items()
-           if not k.startswith(_LEAKY_PREFIXES) and k not in _DROPPED}
-    env.update(HOME=str(root / "home"), CONDARC=str(rc), CONDA_PKGS_DIRS=str(root / "pkgs"),
-               CONDA_ENVS_DIRS=str(root / "envs"), XDG_CONFIG_HOME=str(root / "home" / ".config"),
-               CONDA_NUMBER_CHANNEL_NOTICES="0", NO_COLOR="1")
+    env = {
+        k: v
+        for k, v in (os.environ if base is None else base).items()
+        if not k.startswith(_LEAKY_PREFIXES) and k not in _DROPPED
+    }
+    env.update(
+        HOME=str(root / "home"),
+        CONDARC=str(rc),
+        CONDA_PKGS_DIRS=str(root / "pkgs"),
+        CONDA_ENVS_DIRS=str(root / "envs"),
+        XDG_CONFIG_HOME=str(root / "home" / ".config"),
+        CONDA_NUMBER_CHANNEL_NOTICES="0",
+        NO_COLOR="1",
+    )
     return env
 
 
@@ -92,19 +109,33 @@ class RealConda:
         self.root = Path(root)
         self.environ = isolated_environ(self.root)
 
-    def isolated(self, root: Path) -> "RealConda":
+    def isolated(self, root: Path) -> RealConda:
         """The same conda with HOME, CONDARC and the package/env dirs under `root` instead."""
         return RealConda(self.exe, root)
 
-    def run(self, *args: str, check: bool = True, timeout: float = CALL_TIMEOUT,
-            cwd: str | os.PathLike[str] | None = None) -> CondaRun:
+    def run(
+        self,
+        *args: str,
+        check: bool = True,
+        timeout: float = CALL_TIMEOUT,
+        cwd: str | os.PathLike[str] | None = None,
+    ) -> CondaRun:
         argv = (self.exe, *map(str, args))
-        proc = subprocess.run(argv, capture_output=True, text=True, env=self.environ, timeout=timeout,
-                              cwd=cwd or self.root, stdin=subprocess.DEVNULL)
+        proc = subprocess.run(
+            argv,
+            capture_output=True,
+            text=True,
+            env=self.environ,
+            timeout=timeout,
+            cwd=cwd or self.root,
+            stdin=subprocess.DEVNULL,
+        )
         result = CondaRun(argv, proc.returncode, proc.stdout, proc.stderr)
         if check and proc.returncode != 0:
-            raise AssertionError(f"conda {' '.join(map(str, args))} failed ({proc.returncode}):\n"
-                                 f"{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+            raise AssertionError(
+                f"conda {' '.join(map(str, args))} failed ({proc.returncode}):\n"
+                f"{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+            )
         return result
 
     def json(self, *args: str):
@@ -117,13 +148,16 @@ class RealConda:
     def already_installed(self, prefix: Path, channels: Sequence[str], name: str) -> CondaRun:
         """`conda install -p P --dry-run -c CHANNEL... --override-channels NAME` (check=False)."""
         chans = [w for c in channels for w in ("-c", c)]
-        return self.run("install", "-p", prefix, "--dry-run", *chans, "--override-channels", name, check=False)
+        return self.run(
+            "install", "-p", prefix, "--dry-run", *chans, "--override-channels", name, check=False
+        )
 
 
 def _usable(exe: str) -> bool:
     try:
-        proc = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=120,
-                              stdin=subprocess.DEVNULL)
+        proc = subprocess.run(
+            [exe, "--version"], capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL
+        )
     except (OSError, subprocess.SubprocessError):
         return False
     return proc.returncode == 0 and proc.stdout.startswith("conda ")
@@ -134,8 +168,10 @@ def build_oracle(cache: Path) -> tuple[str | None, str]:
     Returns (executable or None, why not)."""
     setup = ORACLE / "setup.sh"
     if not setup.is_file():
-        return None, (f"no real conda: {ENV_EXE} is not set and {setup} does not exist "
-                      "(a clone without ../shared); set ENVKIT_TEST_CONDA=/path/to/conda to run these tests")
+        return None, (
+            f"no real conda: {ENV_EXE} is not set and {setup} does not exist "
+            "(a clone without ../shared); set ENVKIT_TEST_CONDA=/path/to/conda to run these tests"
+        )
     cache.mkdir(parents=True, exist_ok=True)
     target = cache / "conda"
     exe = target / "bin" / "conda"
@@ -145,14 +181,22 @@ def build_oracle(cache: Path) -> tuple[str | None, str]:
             return str(exe), ""
         env = dict(os.environ, PIP_CACHE_DIR=str(cache / "pip-cache"))
         try:
-            proc = subprocess.run(["bash", str(setup), str(target)], capture_output=True, text=True,
-                                  env=env, timeout=BUILD_TIMEOUT, stdin=subprocess.DEVNULL)
+            proc = subprocess.run(
+                ["bash", str(setup), str(target)],
+                capture_output=True,
+                text=True,
+                env=env,
+                timeout=BUILD_TIMEOUT,
+                stdin=subprocess.DEVNULL,
+            )
         except subprocess.TimeoutExpired:
             return None, f"building the conda oracle ({setup}) took over {BUILD_TIMEOUT:.0f} s"
         (cache / "build.log").write_text(proc.stdout + proc.stderr)
         if proc.returncode != 0 or not _usable(str(exe)):
-            return None, (f"building the conda oracle failed (exit {proc.returncode}); "
-                          f"see {cache / 'build.log'}: {proc.stderr.strip().splitlines()[-1:] or ''}")
+            return None, (
+                f"building the conda oracle failed (exit {proc.returncode}); "
+                f"see {cache / 'build.log'}: {proc.stderr.strip().splitlines()[-1:] or ''}"
+            )
     return str(exe), ""
 
 

@@ -6,12 +6,13 @@ name one package whose version and build satisfy every spec of that name (checke
 MatchSpec, conda's semantics).  `localize(text, mapping)` rewrites the file's channel names to those
 URLs, leaving every dependency line as written, so the command under test reads the user's spec forms.
 """
+
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Mapping, Sequence
 
 from support.condafactory import PLATFORM, ChannelBuilder, Pkg
 
@@ -63,8 +64,9 @@ def satisfying(name: str, deps: Sequence) -> tuple[str, str, int] | None:
     for version in _version_candidates([d.version or "" for d in deps]):
         for build in _build_candidates(specs, [d.build for d in deps]):
             try:
-                rec = PackageRecord(name=name, version=version, build=BuildString(build), build_number=bn,
-                                    subdir=PLATFORM)
+                rec = PackageRecord(
+                    name=name, version=version, build=BuildString(build), build_number=bn, subdir=PLATFORM
+                )
             except Exception:  # not a valid version or build text: try the next candidate
                 continue
             if all(m.matches(rec) for m in plain):
@@ -72,8 +74,13 @@ def satisfying(name: str, deps: Sequence) -> tuple[str, str, int] | None:
     return None
 
 
-def channels_for_spec(root: str | Path, spec, *, platform: str = PLATFORM,
-                      overrides: Mapping[str, Callable[[str, str], Pkg]] | None = None) -> Satisfied:
+def channels_for_spec(
+    root: str | Path,
+    spec,
+    *,
+    platform: str = PLATFORM,
+    overrides: Mapping[str, Callable[[str, str], Pkg]] | None = None,
+) -> Satisfied:
     """Build and index the channels (under `root`) that satisfy `spec`'s conda dependencies; see
     the module docstring.  Virtual packages (`__cuda`) are left to the solve's virtual packages.
     `overrides` builds the package of a name from (version, build), e.g. a python with a shim."""
@@ -96,8 +103,11 @@ def channels_for_spec(root: str | Path, spec, *, platform: str = PLATFORM,
         version, build, bn = got
         where = next((d.channel for d in deps if d.channel), home)
         make = (overrides or {}).get(name)
-        pkg = make(version, build) if make else Pkg(name=name, version=version, build=build,
-                                                     build_number=bn, subdir=platform)
+        pkg = (
+            make(version, build)
+            if make
+            else Pkg(name=name, version=version, build=build, build_number=bn, subdir=platform)
+        )
         chans[where].add(pkg)
         packages[name] = (version, build)
     for ch in chans.values():
@@ -119,8 +129,11 @@ def localize(text: str, channels: Mapping[str, ChannelBuilder]) -> str:
             if m and _name(m.group(3)) in channels:
                 line = f"{m.group(1)}{channels[_name(m.group(3))].url}{m.group(4)}"
             elif stripped.startswith("channels:") and "[" in stripped:
-                line = re.sub(r"[^\[\],\s]+", lambda mm: channels[mm.group(0)].url
-                              if mm.group(0) in channels else mm.group(0), line.split(":", 1)[1])
+                line = re.sub(
+                    r"[^\[\],\s]+",
+                    lambda mm: channels[mm.group(0)].url if mm.group(0) in channels else mm.group(0),
+                    line.split(":", 1)[1],
+                )
                 line = "channels:" + line
         else:
             for name in sorted(channels, key=len, reverse=True):
@@ -143,7 +156,7 @@ def spec_forms(deps: Iterable) -> list[str]:
         raw = (d.raw or d.spec()).strip()
         head = "chan::" if "::" in raw else ""
         body = raw.split("::", 1)[-1]
-        rest = body[len(d.name):] if body.lower().startswith(d.name) else body
+        rest = body[len(d.name) :] if body.lower().startswith(d.name) else body
         rest = rest.strip()
         if not rest:
             form = "name"

@@ -3,6 +3,7 @@
 The answer is the JSON file named by ENVKIT_TEST_NVML_ANSWER: {"driver", "cuda_driver_version",
 "gpus": [{"name", "cc": [major, minor], "memory"}]} - what the real calls returned on that machine.
 """
+
 import json
 import os
 
