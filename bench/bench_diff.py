@@ -123,7 +123,9 @@ def cases(work):
             target=1.5,
             repeat=7,
             others=[json_loads_proc(a, b), rattler_lock_proc(a, b)],
-            notes="whole processes, interpreter start included on all sides; JSON output (exit code 1 asserted)",
+            notes=(
+                "whole processes, interpreter start included on all sides; JSON output (exit code 1 asserted)"
+            ),
         ),
     ]
     big_a, big_b = locks(Path(work), BIG)
@@ -136,7 +138,10 @@ def cases(work):
             target=1.5,
             repeat=3 if QUICK else 5,
             others=[json_loads_proc(big_a, big_b)],
-            notes="what diffing, duplicate detection, highlights and the JSON report add to reading the two locks",
+            notes=(
+                "what diffing, duplicate detection, highlights and the JSON report add "
+                "to reading the two locks"
+            ),
         )
     )
     return out

@@ -53,7 +53,8 @@ def cases(work):
 
     json_script = (
         "import glob, json, sys\n"
-        "[json.loads(open(p, encoding='utf-8').read()) for p in glob.glob(sys.argv[1] + '/conda-meta/*.json')]"
+        "[json.loads(open(p, encoding='utf-8').read())\n"
+        " for p in glob.glob(sys.argv[1] + '/conda-meta/*.json')]"
     )
     floor_script = (
         "import glob, sys\nfrom rattler import PrefixRecord\n"

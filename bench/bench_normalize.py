@@ -59,7 +59,8 @@ def make_conda_lock(path: Path, n: int = 3000, platforms=PLATFORMS) -> Path:
                     f"  platform: {p}",
                     "  dependencies:",
                     f"    pkg-{(i + 1) % n:04d}: '>=1.0'",
-                    f"  url: https://files.pythonhosted.org/packages/{h(name, 2)}/{name}-{version}-py3-none-any.whl",
+                    f"  url: https://files.pythonhosted.org/packages/{h(name, 2)}/"
+                    f"{name}-{version}-py3-none-any.whl",
                     "  hash:",
                     f"    sha256: {h(name + p, 64)}",
                     "  category: main",

@@ -190,7 +190,8 @@ def print_result(res: Result) -> None:
         tgt = f" (target <= {case.target}x)" if i == 1 else ""
         print(
             f"      vs {kind} {label}: {spread([s.wall for s in res.samples[i]])} wall = "
-            f"{statistics.median(res.ratio(i)):.2f}x wall, {statistics.median(res.ratio(i, 'cpu')):.2f}x cpu{tgt}",
+            f"{statistics.median(res.ratio(i)):.2f}x wall, "
+            f"{statistics.median(res.ratio(i, 'cpu')):.2f}x cpu{tgt}",
             flush=True,
         )
 
@@ -222,8 +223,8 @@ def markdown(results: list[Result], scaling: str, argv: list[str], seconds: floa
         "How to read it: every round runs each side of a case once, the order reversed every other round, "
         "after one warm-up of each; *runs* is the number of rounds. Times are the median "
         "[min–max] of the wall time; a ratio is the median [min–max] of the per-round wall ratios, "
-        "then the median per-round CPU-time ratio (user + system); a process's peak RSS is the largest of its "
-        "rounds. The verdict uses the median wall ratio. "
+        "then the median per-round CPU-time ratio (user + system); a process's peak RSS is the largest "
+        "of its rounds. The verdict uses the median wall ratio. "
         "A *floor* is a real lower bound (py-rattler's Rust readers, `json.loads` of the same data as the "
         "parse limit, a bare interpreter); an *alternative* is what a Python user would write "
         "(PyYAML's CSafeLoader, ruamel.yaml).",
