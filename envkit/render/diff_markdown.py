@@ -131,13 +131,7 @@ def _head(d: EnvDiff, machines) -> list[str]:
     out.append(f"**A** {_code(d.a.source)}{pa} → **B** {_code(d.b.source)}{pb}")
     out.append("")
     if machines is not None:
-        from envkit.render.machine import machine_rows
-
-        out += ["| machine | A | B |", "|---|---|---|"]
-        for label, a, b, differs in machine_rows(*machines):
-            mark = " ⚠" if differs else ""
-            out.append(f"| {label}{mark} | {_cell(a)} | {_cell(b)} |")
-        out.append("")
+        out += _machine_table(machines)
     for note in note_sentences(d):
         out += [f"_{_cell(note)}_", ""]
     verdict, _, rest = summary_sentence(d).partition(": ")
@@ -148,6 +142,16 @@ def _head(d: EnvDiff, machines) -> list[str]:
             mark = " ⚠" if a != b and d.a.concrete and d.b.concrete and NOT_RECORDED not in (a, b) else ""
             out.append(f"| {label}{mark} | {_cell(a)} | {_cell(b)} |")
     return out
+
+
+def _machine_table(machines) -> list[str]:
+    from envkit.render.machine import machine_rows
+
+    out = ["| machine | A | B |", "|---|---|---|"]
+    for label, a, b, differs in machine_rows(*machines):
+        mark = " ⚠" if differs else ""
+        out.append(f"| {label}{mark} | {_cell(a)} | {_cell(b)} |")
+    return [*out, ""]
 
 
 _SPEC_STATUS = {
