@@ -14,6 +14,10 @@ envkit.create).  Misuse is answered, before any work, with
 Conveniences: `diff`, `check_lock`, `solve_spec`, `create_from_lock` and `run_checks` also take
 paths (str or os.PathLike) where they take a model, and read the file with `read_file`.
 
+The checks themselves are envkit.api_args.  Each facade's signature is its core's (names, kinds,
+defaults; CONVENIENCE_DEFAULTS lists the deliberate differences): tests/test_api_signatures.py
+compares them, so a core's new parameter cannot be missed here.
+
 Importing this module costs nothing heavy: every core is imported inside the function using it.
 """
 
@@ -21,6 +25,24 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
+
+from envkit.api_args import (
+    callable_arg,
+    flag_arg,
+    format_arg,
+    is_path,
+    lock_hint,
+    model_arg,
+    model_types,
+    number_arg,
+    opt_str,
+    path_arg,
+    spec_hint,
+    str_list,
+    text_arg,
+    type_error,
+    virtual_packages_arg,
+)
 
 __all__ = [
     "detect_format",
@@ -79,137 +101,6 @@ def _core(name: str):
 
 
 # --------------------------------------------------------------------------------------------
-# argument checks
-
-
-def _type_error(func: str, param: str, expected: str, value, hint: str = "") -> TypeError:
-    return TypeError(f"{func}() argument {param!r} must be {expected}, not {type(value).__name__}{hint}")
-
-
-def _is_path(value) -> bool:
-    return isinstance(value, (str, os.PathLike)) and isinstance(os.fspath(value), str)
-
-
-def _path(func: str, param: str, value, *, optional: bool = False) -> str | None:
-    """`value` as a str path; TypeError for anything but str / os.PathLike (bytes paths included)."""
-    if value is None and optional:
-        return None
-    if not _is_path(value):
-        raise _type_error(func, param, "str or os.PathLike" + (" or None" if optional else ""), value)
-    return os.fspath(value)
-
-
-def _text(func: str, param: str, value) -> str:
-    if not isinstance(value, str):
-        hint = " (decode it first: data.decode('utf-8'))" if isinstance(value, (bytes, bytearray)) else ""
-        raise _type_error(func, param, "str", value, hint)
-    return value
-
-
-def _opt_str(func: str, param: str, value) -> str | None:
-    if value is not None and not isinstance(value, str):
-        raise _type_error(func, param, "str or None", value)
-    return value
-
-
-def _number(func: str, param: str, value, *, optional: bool = False) -> float | None:
-    """A positive number of seconds (bool is no number here)."""
-    if value is None and optional:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise _type_error(func, param, "a number" + (" or None" if optional else ""), value)
-    if not value > 0:
-        from envkit.errors import UsageError
-
-        raise UsageError(f"{func}(): {param} must be a positive number of seconds, not {value!r}")
-    return value
-
-
-def _flag(func: str, param: str, value) -> bool:
-    if not isinstance(value, bool):
-        raise _type_error(func, param, "bool", value)
-    return value
-
-
-def _str_list(func: str, param: str, value, what: str, *, optional: bool = False) -> tuple[str, ...] | None:
-    """A list (any iterable) of str as a tuple.  A bare str is refused: it would be read one
-    character at a time."""
-    if value is None and optional:
-        return None
-    if isinstance(value, (str, bytes, os.PathLike)):
-        raise _type_error(func, param, f"a list of {what}", value, f" (one goes in a list: [{value!r}])")
-    if not isinstance(value, Iterable) or isinstance(value, Mapping):
-        raise _type_error(func, param, f"a list of {what}" + (" or None" if optional else ""), value)
-    items = tuple(value)
-    for item in items:
-        if not isinstance(item, str):
-            raise TypeError(f"{func}() argument {param!r} must hold {what} (str), not {type(item).__name__}")
-    return items
-
-
-def _format(func: str, value, param: str = "format") -> str | None:
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise _type_error(func, param, "str or None", value)
-    from envkit.formats import FORMATS
-
-    if value not in FORMATS:
-        from envkit.errors import UsageError
-
-        raise UsageError(f"unknown format {value!r}; choose one of: {', '.join(FORMATS)}")
-    return value
-
-
-def _models(*names: str) -> tuple[type, ...]:
-    from envkit import model
-
-    return tuple(getattr(model, n) for n in names)
-
-
-def _model(func: str, param: str, value, names: tuple[str, ...], *, paths: bool = False, hint: str = ""):
-    """`value` when it is one of the model classes `names`; with `paths`, a path is read
-    (`read_file`) and its model must be one of them too (ParseError naming the file otherwise)."""
-    types = _models(*names)
-    if isinstance(value, types):
-        return value
-    if paths and _is_path(value):
-        path = os.fspath(value)
-        from envkit.formats import read_file as _read
-
-        model = _read(path)
-        if not isinstance(model, types):
-            from envkit.errors import ParseError, Where
-
-            if names == ("Lock",):
-                raise ParseError(
-                    "not a lock file (it reads as an environment spec, which needs solving)",
-                    where=Where(file=path),
-                    hint="lock it first (envkit.solve_spec, envkit lock)",
-                )
-            raise ParseError(
-                f"not an environment spec (it reads as a {model.kind} lock)",
-                where=Where(file=path),
-                hint=f"{func}() takes the spec a lock is made from here",
-            )
-        return model
-    expected = ", ".join(names[:-1]) + f" or {names[-1]}" if len(names) > 1 else names[0]
-    if paths:
-        expected = ", ".join(names) + " or a path"
-    raise _type_error(func, param, expected, value, hint)
-
-
-def _lock_hint(value) -> str:
-    from envkit.model import EnvSpec, LiveEnv
-
-    if isinstance(value, EnvSpec):
-        return " (an EnvSpec is solved into a Lock by envkit.solve_spec)"
-    if isinstance(value, LiveEnv):
-        return " (a LiveEnv becomes a Lock with envkit.lock_live)"
-    return ""
-
-
-# --------------------------------------------------------------------------------------------
 # formats and normalize
 
 
@@ -220,7 +111,8 @@ def detect_format(text: str, filename: str | os.PathLike[str] | None = None) -> 
     core = _core("detect_format")
 
     return core(
-        _text("detect_format", "text", text), _path("detect_format", "filename", filename, optional=True)
+        text_arg("detect_format", "text", text),
+        path_arg("detect_format", "filename", filename, optional=True),
     )
 
 
@@ -237,10 +129,10 @@ def read_text(
     core = _core("read_text")
 
     return core(
-        _text("read_text", "text", text),
-        filename=_path("read_text", "filename", filename, optional=True),
-        format=_format("read_text", format),
-        environment=_opt_str("read_text", "environment", environment),
+        text_arg("read_text", "text", text),
+        filename=path_arg("read_text", "filename", filename, optional=True),
+        format=format_arg("read_text", format),
+        environment=opt_str("read_text", "environment", environment),
     )
 
 
@@ -250,9 +142,9 @@ def read_file(path: str | os.PathLike[str], *, format: str | None = None, enviro
     core = _core("read_file")
 
     return core(
-        _path("read_file", "path", path),
-        format=_format("read_file", format),
-        environment=_opt_str("read_file", "environment", environment),
+        path_arg("read_file", "path", path),
+        format=format_arg("read_file", format),
+        environment=opt_str("read_file", "environment", environment),
     )
 
 
@@ -286,7 +178,7 @@ def normalize_spec(spec, *, selectors=None):
             f"normalize_spec(selectors=...) takes a dict (line -> selector) or None, "
             f"not {type(selectors).__name__}"
         )
-    return core(_model("normalize_spec", "spec", spec, ("EnvSpec",)), selectors=selectors)
+    return core(model_arg("normalize_spec", "spec", spec, ("EnvSpec",)), selectors=selectors)
 
 
 @_facade("envkit.canonical:normalize_lock")
@@ -294,7 +186,7 @@ def normalize_lock(lock):
     """`lock` with its packages in canonical order."""
     core = _core("normalize_lock")
 
-    return core(_model("normalize_lock", "lock", lock, ("Lock",), hint=_lock_hint(lock)))
+    return core(model_arg("normalize_lock", "lock", lock, ("Lock",), hint=lock_hint(lock)))
 
 
 @_facade("envkit.canonical:normalize_text")
@@ -305,9 +197,9 @@ def normalize_text(
     core = _core("normalize_text")
 
     return core(
-        _text("normalize_text", "text", text),
-        filename=_path("normalize_text", "filename", filename, optional=True),
-        format=_format("normalize_text", format),
+        text_arg("normalize_text", "text", text),
+        filename=path_arg("normalize_text", "filename", filename, optional=True),
+        format=format_arg("normalize_text", format),
     )
 
 
@@ -332,8 +224,8 @@ def diff(
     core = _core("diff")
 
     names = ("EnvSpec", "Lock", "LiveEnv")
-    ma = _model("diff", "a", a, names, paths=True)
-    mb = _model("diff", "b", b, names, paths=True)
+    ma = model_arg("diff", "a", a, names, paths=True)
+    mb = model_arg("diff", "b", b, names, paths=True)
     for param, value in (
         ("platform", platform),
         ("host_platform", host_platform),
@@ -342,11 +234,11 @@ def diff(
         ("platform_a", platform_a),
         ("platform_b", platform_b),
     ):
-        _opt_str("diff", param, value)
+        opt_str("diff", param, value)
     if label_a is None:
-        label_a = os.fspath(a) if _is_path(a) else "A"
+        label_a = os.fspath(a) if is_path(a) else "A"
     if label_b is None:
-        label_b = os.fspath(b) if _is_path(b) else "B"
+        label_b = os.fspath(b) if is_path(b) else "B"
     return core(
         ma,
         mb,
@@ -373,15 +265,15 @@ def load_targets(
     core = _core("load_targets")
 
     if isinstance(paths, (str, bytes, os.PathLike)):
-        raise _type_error(
+        raise type_error(
             "load_targets", "paths", "a list of paths", paths, f" (one goes in a list: [{paths!r}])"
         )
     if not isinstance(paths, Iterable) or isinstance(paths, Mapping):
-        raise _type_error("load_targets", "paths", "a list of paths", paths)
-    items = [_path("load_targets", "paths[]", p) for p in paths]
+        raise type_error("load_targets", "paths", "a list of paths", paths)
+    items = [path_arg("load_targets", "paths[]", p) for p in paths]
     if live is not None:
-        _model("load_targets", "live", live, ("LiveEnv",))
-    lock = _path("load_targets", "lock", lock, optional=True)
+        model_arg("load_targets", "live", live, ("LiveEnv",))
+    lock = path_arg("load_targets", "lock", lock, optional=True)
     if not items and lock is None and live is None:
         from envkit.errors import UsageError
 
@@ -390,8 +282,8 @@ def load_targets(
         items,
         lock=lock,
         live=live,
-        format=_format("load_targets", format),
-        stdin=_opt_str("load_targets", "stdin", stdin),
+        format=format_arg("load_targets", format),
+        stdin=opt_str("load_targets", "stdin", stdin),
     )
 
 
@@ -406,7 +298,7 @@ def run_checks(targets, config=None) -> list:
 
     if isinstance(targets, (str, bytes, os.PathLike, Target)):
         one = f"[{targets!r}]" if not isinstance(targets, Target) else "[target]"
-        raise _type_error(
+        raise type_error(
             "run_checks",
             "targets",
             "a list of Targets (load_targets) or of paths",
@@ -414,25 +306,23 @@ def run_checks(targets, config=None) -> list:
             f" (one goes in a list: {one})",
         )
     if not isinstance(targets, Iterable) or isinstance(targets, Mapping):
-        raise _type_error("run_checks", "targets", "a list of Targets (load_targets) or of paths", targets)
+        raise type_error("run_checks", "targets", "a list of Targets (load_targets) or of paths", targets)
     items = list(targets)
     if config is None:
         config = Config()
     elif not isinstance(config, Config):
-        raise _type_error("run_checks", "config", "Config or None", config)
+        raise type_error("run_checks", "config", "Config or None", config)
     if not items:
         from envkit.errors import UsageError
 
         raise UsageError("run_checks(): nothing to check (no targets)")
-    if all(_is_path(t) for t in items):
+    if all(is_path(t) for t in items):
         items = load_targets(items)
     else:
         for t in items:
             if not isinstance(t, Target):
                 what = (
-                    "a path among Targets (give all paths or all Targets)"
-                    if _is_path(t)
-                    else type(t).__name__
+                    "a path among Targets (give all paths or all Targets)" if is_path(t) else type(t).__name__
                 )
                 raise TypeError(
                     f"run_checks() argument 'targets' must hold Targets (from load_targets) or "
@@ -461,18 +351,18 @@ def open_env(
     core = _core("open_env")
 
     if environ is not None and not isinstance(environ, Mapping):
-        raise _type_error("open_env", "environ", "a mapping (os.environ, a dict) or None", environ)
+        raise type_error("open_env", "environ", "a mapping (os.environ, a dict) or None", environ)
     if not isinstance(backend, str):
-        raise _type_error("open_env", "backend", "str", backend)
-    exe = _path("open_env", "exe", exe, optional=True)
+        raise type_error("open_env", "backend", "str", backend)
+    exe = path_arg("open_env", "exe", exe, optional=True)
     return core(
-        _opt_str("open_env", "name", name),
-        _path("open_env", "prefix", prefix, optional=True),
+        opt_str("open_env", "name", name),
+        path_arg("open_env", "prefix", prefix, optional=True),
         backend,
         exe=exe,
         environ=environ,
-        strict=_flag("open_env", "strict", strict),
-        timeout=_number("open_env", "timeout", timeout, optional=True),
+        strict=flag_arg("open_env", "strict", strict),
+        timeout=number_arg("open_env", "timeout", timeout, optional=True),
     )
 
 
@@ -483,42 +373,15 @@ def lock_live(env, *, index_artifacts: Mapping[str, tuple[str, str | None]] | No
 
     hint = (
         " (read it first: envkit.open_env(prefix=...))"
-        if _is_path(env)
+        if is_path(env)
         else " (a spec is locked by envkit.solve_spec)"
-        if isinstance(env, _models("EnvSpec"))
+        if isinstance(env, model_types("EnvSpec"))
         else ""
     )
-    _model("lock_live", "env", env, ("LiveEnv",), hint=hint)
+    model_arg("lock_live", "env", env, ("LiveEnv",), hint=hint)
     if index_artifacts is not None and not isinstance(index_artifacts, Mapping):
-        raise _type_error("lock_live", "index_artifacts", "a mapping or None", index_artifacts)
+        raise type_error("lock_live", "index_artifacts", "a mapping or None", index_artifacts)
     return core(env, index_artifacts=index_artifacts)
-
-
-def _virtual_packages(func: str, value) -> tuple:
-    """VirtualPackage objects, or their text (`__cuda=12.4`, `linux-64:__glibc=2.17`)."""
-    from envkit.lock import VirtualPackage, parse_virtual_package
-
-    if isinstance(value, (str, bytes, VirtualPackage)):
-        raise _type_error(
-            func,
-            "virtual_packages",
-            "a list of VirtualPackage or str",
-            value,
-            f" (one goes in a list: [{value!r}])",
-        )
-    if not isinstance(value, Iterable) or isinstance(value, Mapping):
-        raise _type_error(func, "virtual_packages", "a list of VirtualPackage or str", value)
-    out = []
-    for v in value:
-        if isinstance(v, str):
-            v = parse_virtual_package(v)
-        elif not isinstance(v, VirtualPackage):
-            raise TypeError(
-                f"{func}() argument 'virtual_packages' must hold VirtualPackage or str, "
-                f"not {type(v).__name__}"
-            )
-        out.append(v)
-    return tuple(out)
 
 
 @_facade("envkit.lock:solve_spec")
@@ -538,33 +401,20 @@ def solve_spec(
     (`__cuda=12.4`).  Raises SolveError, UsageError, BackendError."""
     core = _core("solve_spec")
 
-    spec = _model("solve_spec", "spec", spec, ("EnvSpec",), paths=True, hint=_spec_hint(spec))
-    plats = _str_list("solve_spec", "platforms", platforms, "platform names", optional=True) or ()
+    spec = model_arg("solve_spec", "spec", spec, ("EnvSpec",), paths=True, hint=spec_hint(spec))
+    plats = str_list("solve_spec", "platforms", platforms, "platform names", optional=True) or ()
     if not isinstance(channel_priority, str):
-        raise _type_error("solve_spec", "channel_priority", "str", channel_priority)
+        raise type_error("solve_spec", "channel_priority", "str", channel_priority)
     return core(
         spec,
         plats,
         channel_priority=channel_priority,
-        virtual_packages=_virtual_packages("solve_spec", virtual_packages),
-        lock_pip_section=_flag("solve_spec", "lock_pip_section", lock_pip_section),
-        pip_timeout=_number("solve_spec", "pip_timeout", pip_timeout),
-        solve_timeout=_number("solve_spec", "solve_timeout", solve_timeout, optional=True),
-        progress=_callable("solve_spec", "progress", progress),
+        virtual_packages=virtual_packages_arg("solve_spec", virtual_packages),
+        lock_pip_section=flag_arg("solve_spec", "lock_pip_section", lock_pip_section),
+        pip_timeout=number_arg("solve_spec", "pip_timeout", pip_timeout),
+        solve_timeout=number_arg("solve_spec", "solve_timeout", solve_timeout, optional=True),
+        progress=callable_arg("solve_spec", "progress", progress),
     )
-
-
-def _callable(func: str, name: str, value):
-    """`value` when it is callable or None (a progress callback), else TypeError."""
-    if value is not None and not callable(value):
-        raise _type_error(func, name, "a callable or None", value)
-    return value
-
-
-def _spec_hint(value) -> str:
-    from envkit.model import Lock
-
-    return " (a Lock is already solved)" if isinstance(value, Lock) else ""
 
 
 @_facade("envkit.lock:check_lock")
@@ -585,14 +435,14 @@ def check_lock(
 
     core = _core("check_lock")
 
-    spec_m = _model("check_lock", "spec", spec, ("EnvSpec",), paths=True, hint=_spec_hint(spec))
-    lock_m = _model("check_lock", "lock", lock, ("Lock",), paths=True, hint=_lock_hint(lock))
-    plats = _str_list("check_lock", "platforms", platforms, "platform names", optional=True)
-    spec_path = _path("check_lock", "spec_path", spec_path, optional=True)
-    _opt_str("check_lock", "lock_text", lock_text)
+    spec_m = model_arg("check_lock", "spec", spec, ("EnvSpec",), paths=True, hint=spec_hint(spec))
+    lock_m = model_arg("check_lock", "lock", lock, ("Lock",), paths=True, hint=lock_hint(lock))
+    plats = str_list("check_lock", "platforms", platforms, "platform names", optional=True)
+    spec_path = path_arg("check_lock", "spec_path", spec_path, optional=True)
+    opt_str("check_lock", "lock_text", lock_text)
     if staleness is not None:
         if isinstance(staleness, Staleness) or not isinstance(staleness, Iterable):
-            raise _type_error("check_lock", "staleness", "a list of Staleness or None", staleness)
+            raise type_error("check_lock", "staleness", "a list of Staleness or None", staleness)
         staleness = list(staleness)
         for s in staleness:
             if not isinstance(s, Staleness):
@@ -614,7 +464,7 @@ def check_lock(
         spec_path=spec_path,
         lock_text=lock_text,
         staleness=staleness,
-        virtual_packages=_virtual_packages("check_lock", virtual_packages),
+        virtual_packages=virtual_packages_arg("check_lock", virtual_packages),
     )
 
 
@@ -636,19 +486,19 @@ def create_from_lock(
     IntegrityError, BackendError (see envkit.create.create_from_lock)."""
     core = _core("create_from_lock")
 
-    lock = _model("create_from_lock", "lock", lock, ("Lock",), paths=True, hint=_lock_hint(lock))
+    lock = model_arg("create_from_lock", "lock", lock, ("Lock",), paths=True, hint=lock_hint(lock))
     if not isinstance(backend, str):
-        raise _type_error("create_from_lock", "backend", "str", backend)
+        raise type_error("create_from_lock", "backend", "str", backend)
     if environments is not None and not isinstance(environments, Mapping):
-        raise _type_error("create_from_lock", "environments", "a mapping or None", environments)
+        raise type_error("create_from_lock", "environments", "a mapping or None", environments)
     return core(
         lock,
-        _path("create_from_lock", "prefix", prefix),
-        platform=_opt_str("create_from_lock", "platform", platform),
+        path_arg("create_from_lock", "prefix", prefix),
+        platform=opt_str("create_from_lock", "platform", platform),
         backend=backend,
-        executable=_path("create_from_lock", "executable", executable, optional=True),
-        cache_dir=_path("create_from_lock", "cache_dir", cache_dir, optional=True),
-        timeout=_number("create_from_lock", "timeout", timeout),
+        executable=path_arg("create_from_lock", "executable", executable, optional=True),
+        cache_dir=path_arg("create_from_lock", "cache_dir", cache_dir, optional=True),
+        timeout=number_arg("create_from_lock", "timeout", timeout),
         environments=environments,
-        show_progress=_flag("create_from_lock", "show_progress", show_progress),
+        show_progress=flag_arg("create_from_lock", "show_progress", show_progress),
     )

@@ -65,13 +65,7 @@ def _build():
                 return None
             import importlib
 
-            try:
-                module = importlib.import_module(entry[0])
-            except ModuleNotFoundError as exc:
-                if exc.name == entry[0]:
-                    return None  # command not built yet
-                raise
-            return getattr(module, entry[1])
+            return getattr(importlib.import_module(entry[0]), entry[1])
 
         def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
             rows = [(name, COMMANDS[name][2]) for name in self.list_commands(ctx)]

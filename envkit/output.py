@@ -32,7 +32,7 @@ class RedactingStream(io.TextIOBase):
         self._buffer = _RedactingBuffer(self)
 
     @property
-    def buffer(self) -> _RedactingBuffer:  # type: ignore[override]
+    def buffer(self) -> _RedactingBuffer:
         return self._buffer
 
     @property

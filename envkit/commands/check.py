@@ -108,22 +108,22 @@ def check(
     """Check environment files, locks and live environments (the CI gate).
 
     With no FILE (and no -n/-p), checks environment.yml / environment.yaml, conda-lock.yml and
-    pixi.lock in the current directory.  FILE (or LOCK) '-' reads standard input, once.  A lock is compared with its spec when they are paired:
+    pixi.lock in the current directory.  FILE (or LOCK) '-' reads standard input, once.  A lock is
+    compared with its spec when they are paired:
     --lock, the lock's `sources:`, or one spec and one conda-lock.yml checked together.
 
     Exit codes: 0 no finding at or above --fail-on, 1 findings, 2 usage or parse error.
     `envkit explain RULE` describes a rule with an example.
     """
-    from envkit.errors import EnvkitError, UsageError
-    from envkit.output import emit, input_format_hint
+    from envkit.errors import UsageError
+    from envkit.output import emit
 
     if list_rules:
         from envkit.render.rule_docs import render_rule_list
 
         emit(render_rule_list(), output)
         return 0
-    from envkit.checks import load_targets, run_checks, severity_at_least
-    from envkit.checks.targets import discover
+    from envkit.checks import severity_at_least
     from envkit.config import load_config
 
     if name is not None and prefix is not None:
@@ -131,23 +131,8 @@ def check(
     config = load_config(config_path)
     config = config.merged(select=_rule_list(select), ignore=_rule_list(ignore, "--ignore") or ())
     threshold = fail_on or config.fail_on or "error"
-    paths = list(files)
-    if not paths and name is None and prefix is None:
-        paths = discover(".")
-        if not paths and lock_file is None:
-            raise UsageError(
-                "nothing to check: no FILE given and no environment.yml, "
-                "environment.yaml, conda-lock.yml or pixi.lock here",
-                hint="pass files, or -n NAME / -p PREFIX for a live environment",
-            )
-    from envkit.sources import STDIN, check_stdin_once, read_stdin
-
-    check_stdin_once(paths + [lock_file])
-    stdin_text = None
-    if STDIN in paths or lock_file == STDIN:
-        if fix:
-            raise UsageError("--fix cannot rewrite standard input (-)", hint="pass the file's path instead")
-        stdin_text = read_stdin()
+    paths = _paths(files, name, prefix, lock_file)
+    stdin_text = _stdin_text(paths, lock_file, fix)
     live = None
     if name is not None or prefix is not None:
         from envkit.backends import open_env
@@ -160,18 +145,7 @@ def check(
         profile = resolve_machine(machine)
 
     def run():
-        try:
-            targets = load_targets(paths, lock=lock_file, live=live, stdin=stdin_text, format=input_format)
-        except EnvkitError as exc:
-            # the readers' hint names their own `--format`; here that is the output format
-            input_format_hint(exc)
-            raise
-        if profile is not None:
-            from envkit.checks.rules_machine import MACHINE_KEY
-
-            for t in targets:
-                t.cache[MACHINE_KEY] = profile
-        return targets, run_checks(targets, config)
+        return _run(paths, lock_file, live, stdin_text, input_format, profile, config)
 
     targets, findings = run()
     _warn_duplicates(targets, config)
@@ -183,22 +157,77 @@ def check(
         fixed = apply_fixes(findings, texts)
         if fixed:
             targets, findings = run()
-    checked = list(dict.fromkeys(t.path for t in targets if t.kind != "live"))
-    envs = [t.path for t in targets if t.kind == "live"]
-    from envkit.render import render_findings
-
-    if fmt != "text":
-        for x in fixed:
-            if fmt != "json":  # json reports fixes itself; the others keep stdout machine-readable
-                click.echo(f"{x.file}:{x.line}: fixed {x.rule}: {x.description}", err=True)
-    text = render_findings(fmt, findings, checked=checked, fixed=fixed, environments=envs, fail_on=threshold)
-    emit(text, output)
+    _report(fmt, targets, findings, fixed, threshold, output)
     _raise_entry_errors(targets)
     if any(t.parse_error is not None for t in targets):
         # a file whose YAML could not be read (a duplicated key) is unusable input, as validate,
         # normalize and diff say with exit 2; its raw-text findings are still reported above
         return 2
     return 1 if any(severity_at_least(f.severity, threshold) for f in findings) else 0
+
+
+def _paths(files: tuple[str, ...], name: str | None, prefix: str | None, lock_file: str | None) -> list[str]:
+    """The FILEs, else (with no live environment) the environment files found here."""
+    from envkit.checks.targets import discover
+    from envkit.errors import UsageError
+
+    paths = list(files)
+    if not paths and name is None and prefix is None:
+        paths = discover(".")
+        if not paths and lock_file is None:
+            raise UsageError(
+                "nothing to check: no FILE given and no environment.yml, "
+                "environment.yaml, conda-lock.yml or pixi.lock here",
+                hint="pass files, or -n NAME / -p PREFIX for a live environment",
+            )
+    return paths
+
+
+def _stdin_text(paths: list[str], lock_file: str | None, fix: bool) -> str | None:
+    """Standard input, read once, when a FILE or the LOCK is '-' (which --fix cannot rewrite)."""
+    from envkit.errors import UsageError
+    from envkit.sources import STDIN, check_stdin_once, read_stdin
+
+    check_stdin_once(paths + [lock_file])
+    if STDIN not in paths and lock_file != STDIN:
+        return None
+    if fix:
+        raise UsageError("--fix cannot rewrite standard input (-)", hint="pass the file's path instead")
+    return read_stdin()
+
+
+def _run(paths, lock_file, live, stdin_text, input_format, profile, config):
+    """(targets, findings): the targets loaded, with the machine profile when given, and checked."""
+    from envkit.checks import load_targets, run_checks
+    from envkit.errors import EnvkitError
+    from envkit.output import input_format_hint
+
+    try:
+        targets = load_targets(paths, lock=lock_file, live=live, stdin=stdin_text, format=input_format)
+    except EnvkitError as exc:
+        # the readers' hint names their own `--format`; here that is the output format
+        input_format_hint(exc)
+        raise
+    if profile is not None:
+        from envkit.checks.rules_machine import MACHINE_KEY
+
+        for t in targets:
+            t.cache[MACHINE_KEY] = profile
+    return targets, run_checks(targets, config)
+
+
+def _report(fmt: str, targets, findings, fixed, threshold: str, output: str | None) -> None:
+    """Write the report in `fmt`; outside text and JSON, the fixes go to stderr."""
+    from envkit.output import emit
+    from envkit.render import render_findings
+
+    checked = list(dict.fromkeys(t.path for t in targets if t.kind != "live"))
+    envs = [t.path for t in targets if t.kind == "live"]
+    if fmt not in ("text", "json"):  # json reports fixes itself; the others keep stdout machine-readable
+        for x in fixed:
+            click.echo(f"{x.file}:{x.line}: fixed {x.rule}: {x.description}", err=True)
+    text = render_findings(fmt, findings, checked=checked, fixed=fixed, environments=envs, fail_on=threshold)
+    emit(text, output)
 
 
 def _raise_entry_errors(targets) -> None:

@@ -79,13 +79,8 @@ def diff(
 
     Exit codes: 0 the same, 1 different, 2 error.
     """
-    import os
-    import sys
-
-    from envkit.commands._common import duplicate_messages
     from envkit.envdiff import diff as diff_core
-    from envkit.model import LiveEnv
-    from envkit.output import emit, warn
+    from envkit.render import render_diff
     from envkit.sources import check_stdin_once, resolve
 
     check_stdin_once((source_a, source_b))
@@ -99,9 +94,32 @@ def diff(
     probe = not no_machine
     a = _resolve(resolve, source_a, input_format, environment, probe)
     b = _resolve(resolve, source_b, input_format, environment, probe)
-    # each source's warnings once, named as the user wrote it (an ssh:// URL, not the remote path)
-    sources = list({src.label: src for src in (a, b)}.values())
-    for src in sources:
+    _warn_sources(a, b, probe)
+    result = diff_core(a.model, b.model, platform=platform, label_a=a.label, label_b=b.label)
+    machines = None
+    if probe:
+        from envkit.machine.sides import diff_machines
+
+        machines = diff_machines(a, b, machine_a=machine_a, machine_b=machine_b)
+    use_color = fmt == "text" and _use_color(color, output)
+    text = render_diff(fmt, result, show_all=show_all, machines=machines, color=use_color, width=_width())
+    if use_color and output is None:
+        # click strips ANSI codes from non-terminal streams unless told otherwise
+        click.echo(text, nl=False, color=True)
+    else:
+        from envkit.output import emit
+
+        emit(text, output)
+    return 0 if result.same else 1
+
+
+def _warn_sources(a, b, probe: bool) -> None:
+    """Each source's warnings once, named as the user wrote it (an ssh:// URL, not the remote path)."""
+    from envkit.commands._common import duplicate_messages
+    from envkit.model import LiveEnv
+    from envkit.output import warn
+
+    for src in {src.label: src for src in (a, b)}.values():
         for msg in duplicate_messages(src.model):
             warn(f"{src.label}: {msg}")
         if isinstance(src.model, LiveEnv):
@@ -109,51 +127,32 @@ def diff(
                 warn(f"{src.label}: {w}")
         if probe and src.origin == "ssh" and isinstance(src.model, LiveEnv) and src.machine is None:
             warn(f"{src.label}: the remote machine probe gave no profile; the header shows no machines")
-    result = diff_core(a.model, b.model, platform=platform, label_a=a.label, label_b=b.label)
-    machines = None
-    if probe:
-        from envkit.machine.sides import diff_machines
 
-        machines = diff_machines(a, b, machine_a=machine_a, machine_b=machine_b)
-    if fmt == "json":
-        from envkit.render.diff_json import render_json
 
-        text = render_json(result, show_all=show_all, machines=machines)
-    elif fmt == "markdown":
-        from envkit.render.diff_markdown import render_markdown
+def _use_color(color: str, output: str | None) -> bool:
+    """--color: `auto` colours a terminal's stdout unless NO_COLOR is set or TERM is dumb."""
+    import os
+    import sys
 
-        text = render_markdown(result, show_all=show_all, machines=machines)
-    else:
-        from envkit.render.diff_text import render_text
-
-        if color == "auto":
-            use_color = (
-                output is None
-                and sys.stdout.isatty()
-                and not os.environ.get("NO_COLOR")
-                and os.environ.get("TERM") != "dumb"
-            )
-        else:
-            use_color = color == "always"
-        width = _width()
-        text = render_text(result, color=use_color, show_all=show_all, width=width, machines=machines)
-        if use_color and output is None:
-            # click strips ANSI codes from non-terminal streams unless told otherwise
-            click.echo(text, nl=False, color=True)
-            return 0 if result.same else 1
-    emit(text, output)
-    return 0 if result.same else 1
+    if color != "auto":
+        return color == "always"
+    return (
+        output is None
+        and sys.stdout.isatty()
+        and not os.environ.get("NO_COLOR")
+        and os.environ.get("TERM") != "dumb"
+    )
 
 
 def _resolve(resolve, text: str, input_format: str | None, environment: str | None, machine: bool):
     from envkit.errors import EnvkitError
+    from envkit.output import input_format_hint
 
     try:
         return resolve(text, format=input_format, environment=environment, machine=machine)
     except EnvkitError as exc:
         # the readers' hint names their own `--format`; here that option is the output format
-        if exc.hint and "pass --format" in exc.hint:
-            exc.hint = exc.hint.replace("pass --format", "pass --input-format")
+        input_format_hint(exc)
         raise
 
 

@@ -491,7 +491,10 @@ def _regen_advice(lk, spec_file: str, lock_file: str) -> str:
     if lk.kind == "conda-lock":
         return f"regenerate it with `{_regen('-f', spec_file, *plats, '-o', lock_file)}`"
     if lk.kind == "pixi":
-        return "it is a pixi.lock: regenerate it with `pixi lock` (envkit writes conda-lock files, not pixi.lock)"
+        return (
+            "it is a pixi.lock: regenerate it with `pixi lock` "
+            "(envkit writes conda-lock files, not pixi.lock)"
+        )
     beside = os.path.join(os.path.dirname(lock_file), "conda-lock.yml")
     what = {"explicit": "an explicit file", "conda-list": "`conda list` output"}.get(
         lk.kind, f"a {lk.kind} lock"

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
+
+if TYPE_CHECKING:  # pragma: no cover
+    from envkit.templates import Detection, Matrix
 
 STYLE_CHOICES = ("conda-forge", "pip", "pytorch-channel")
 
@@ -83,21 +88,17 @@ def pytorch(
     "torch 2.7 has no CUDA 12.1 build; available: 11.8, 12.6, 12.8".
     """
     from envkit.errors import UsageError
-    from envkit.output import emit, warn
-    from envkit.templates import (
-        PytorchOptions,
-        detect_gpu,
-        load_matrix,
-        pick_detected_cuda,
-        plan_pytorch,
-        render,
-    )
+    from envkit.output import emit
+    from envkit.templates import PytorchOptions, load_matrix, plan_pytorch, render
 
     if sum(bool(x) for x in (cuda, cpu, detect)) > 1:
         raise UsageError("--cuda, --cpu and --detect exclude each other")
     if machine and (cuda or cpu or detect):
         raise UsageError("--machine picks the CUDA variant itself: leave out --cuda, --cpu and --detect")
     matrix = load_matrix()
+    if detect or machine:
+        chosen = _detect(matrix, torch_version, style, python_version, machine)
+        cuda, cpu = chosen.cuda, chosen.cuda is None
     options = PytorchOptions(
         torch=torch_version,
         cuda=cuda,
@@ -108,46 +109,43 @@ def pytorch(
         name=name,
         output=output,
     )
-    if detect or machine:
-        # Resolve the torch version first so that the variants come from the right row.
-        base = plan_pytorch(
-            matrix, PytorchOptions(torch=torch_version, cpu=True, style=style, python=python_version)
-        )
-        profile = None
-        if machine:
-            from envkit.machine import resolve_machine
-            from envkit.machine.fit import gpu_info
-
-            profile = resolve_machine(machine)
-        gpu = gpu_info(profile, machine) if profile is not None else detect_gpu(matrix)
-        chosen = pick_detected_cuda(matrix, base.torch, style, gpu)
-        if profile is not None and chosen.cuda:
-            from envkit.machine.fit import variant_arch_warnings
-
-            chosen = type(chosen)(
-                chosen.cuda,
-                chosen.messages,
-                chosen.warnings + variant_arch_warnings(base.torch, chosen.cuda, style, profile),
-            )
-        for msg in chosen.messages:
-            click.echo(f"envkit: {msg}", err=True)
-        for msg in chosen.warnings:
-            warn(msg)
-        options = PytorchOptions(
-            torch=torch_version,
-            cuda=chosen.cuda,
-            cpu=chosen.cuda is None,
-            python=python_version,
-            style=style,
-            with_=with_ or None,
-            name=name,
-            output=output,
-        )
     plan = plan_pytorch(matrix, options)
     emit(render(plan), output)
     if output and output != "-":
         click.echo(f"envkit: wrote {output}", err=True)
     return 0
+
+
+def _detect(
+    matrix: Matrix, torch_version: str | None, style: str, python_version: str | None, machine: str | None
+) -> Detection:
+    """The CUDA variant `--detect` (this machine) or `--machine` (a profile) picks, its notes and
+    warnings printed."""
+    from dataclasses import replace
+
+    from envkit.output import warn
+    from envkit.templates import PytorchOptions, detect_gpu, pick_detected_cuda, plan_pytorch
+
+    # Resolve the torch version first so that the variants come from the right row.
+    base = plan_pytorch(
+        matrix, PytorchOptions(torch=torch_version, cpu=True, style=style, python=python_version)
+    )
+    if machine:
+        from envkit.machine import resolve_machine
+        from envkit.machine.fit import gpu_info, variant_arch_warnings
+
+        profile = resolve_machine(machine)
+        chosen = pick_detected_cuda(matrix, base.torch, style, gpu_info(profile, machine))
+        if chosen.cuda:
+            arch = variant_arch_warnings(base.torch, chosen.cuda, style, profile)
+            chosen = replace(chosen, warnings=chosen.warnings + arch)
+    else:
+        chosen = pick_detected_cuda(matrix, base.torch, style, detect_gpu(matrix))
+    for msg in chosen.messages:
+        click.echo(f"envkit: {msg}", err=True)
+    for msg in chosen.warnings:
+        warn(msg)
+    return chosen
 
 
 @template.command("list")

@@ -77,3 +77,12 @@ def render_findings(
             environments=environments,
         )
     return render("findings", fmt, findings, checked=checked, fixed=fixed, environments=environments)
+
+
+def render_diff(
+    fmt: str, result, *, show_all: bool = False, machines=None, color: bool = False, width: int = 100
+) -> str:
+    """`envkit diff`'s report in `fmt`: the text report also takes colour and the terminal width."""
+    if fmt == "text":
+        return render("diff", fmt, result, color=color, show_all=show_all, width=width, machines=machines)
+    return render("diff", fmt, result, show_all=show_all, machines=machines)

@@ -71,7 +71,7 @@ def render_text(
             if kind in ("added", "removed"):
                 names = []
                 for c in items:
-                    st = c.b or c.a
+                    st = present_state(c)
                     names.append(
                         f"{c.name} {st.version}".rstrip() + (" [pip]" if st.manager == "pip" else "")
                     )
@@ -161,6 +161,14 @@ def _state_text(s: PackageState | None, other: PackageState | None, *, show_chan
     return text
 
 
+def present_state(c: Change) -> PackageState:
+    """The side of `c` that has the package: B when both do."""
+    state = c.b or c.a
+    if state is None:  # the envdiff core never makes a change without a side
+        raise ValueError(f"change {c.name!r} has neither side")
+    return state
+
+
 def change_states(c: Change) -> tuple[str, str]:
     """The two sides of a change as text: 'version build (labels) [manager/channel]' or '—'."""
     show_channel = "channel" in c.tags
@@ -209,7 +217,7 @@ def _change_lines(
         side = "B" if c0.kind == "added" else "A"
         items = []
         for c in run:
-            s = c.b or c.a
+            s = present_state(c)
             items.append(f"{c.name} {s.version}".rstrip() + (" [pip]" if s.manager == "pip" else ""))
         head = f"{indent}{len(run)} {KIND_TITLES[c0.kind]}, only on {side}: "
         out += _wrap(head, items, width)
@@ -256,9 +264,9 @@ def _platform_section(d: EnvDiff, changes: list[Change], p: _Painter, width: int
     la, lb = f"  only on A ({d.a.platform}): ", f"  only on B ({d.b.platform}): "
     wp = max(len(la), len(lb))
     if only_a:
-        out += _wrap(la.ljust(wp), [f"{c.name} {c.a.version}".rstrip() for c in only_a], width)
+        out += _wrap(la.ljust(wp), [f"{c.name} {present_state(c).version}".rstrip() for c in only_a], width)
     if only_b:
-        out += _wrap(lb.ljust(wp), [f"{c.name} {c.b.version}".rstrip() for c in only_b], width)
+        out += _wrap(lb.ljust(wp), [f"{c.name} {present_state(c).version}".rstrip() for c in only_b], width)
     if rebuilt:
         out += _wrap(
             f"  same version, built per platform ({len(rebuilt)}): ", [c.name for c in rebuilt], width

@@ -4,8 +4,8 @@
      "findings": [{"rule", "severity", "file", "line" (int or null), "message",
                    "packages": [...], "fixable": bool}, ...],
      "fixed": [{"rule", "file", "line", "description"}, ...],
-     "summary": {"checked": [files...], "environments": [prefixes...], "findings": n, "error": n, "warning": n, "info": n,
-                 "fixed": n, "fail_on": "error", "failed": bool}}
+     "summary": {"checked": [files...], "environments": [prefixes...], "findings": n,
+                 "error": n, "warning": n, "info": n, "fixed": n, "fail_on": "error", "failed": bool}}
 
 Keys are always present and in this order; findings are in the order of the text output.
 """

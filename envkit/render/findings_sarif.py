@@ -73,7 +73,7 @@ def render_findings_sarif(findings: Sequence[Finding], *, rules: dict | None = N
         if f.line:
             physical["region"] = {"startLine": f.line}
         fingerprint = hashlib.sha256(f"{f.rule}\0{f.file}\0{f.message}".encode()).hexdigest()
-        result = {
+        result: dict[str, object] = {
             "ruleId": f.rule,
             "level": LEVEL[f.severity],
             "message": {"text": f.message},

@@ -98,7 +98,14 @@ def machine_rows(a: MachineProfile | None, b: MachineProfile | None) -> list[tup
         va = "—" if a is None else fn(a)
         vb = "—" if b is None else fn(b)
         differs = a is not None and b is not None and va != vb
-        if label == "CPU level" and differs and a.cpu_level and b.cpu_level:
+        if (
+            label == "CPU level"
+            and a is not None
+            and b is not None
+            and differs
+            and a.cpu_level
+            and b.cpu_level
+        ):
             # over ssh only the x86-64 level is known, locally rattler also names the microarchitecture
             differs = a.cpu_level != b.cpu_level
         rows.append((label, va, vb, differs))

@@ -29,25 +29,25 @@ This module re-exports each submodule's public names: `from envkit.templates imp
 
 from __future__ import annotations
 
+from envkit.templates.gpu import Detection, GpuInfo, detect_gpu, parse_nvidia_smi, pick_detected_cuda
+from envkit.templates.listing import list_rows, render_compatibility_markdown, render_list
 from envkit.templates.matrix import (
-    STYLES,
+    COMPANIONS,
     DEFAULT_STYLE,
     DEFAULT_WITH,
-    COMPANIONS,
     STYLE_HELP,
-    templates_dir,
-    vkey,
-    torch_minor,
-    normalize_cuda,
-    Release,
+    STYLES,
     ChannelRow,
     Matrix,
+    Release,
     load_matrix,
+    normalize_cuda,
+    templates_dir,
+    torch_minor,
+    vkey,
 )
 from envkit.templates.plan import PytorchOptions, TemplatePlan, plan_pytorch
-from envkit.templates.render import render_template, render, to_envspec
-from envkit.templates.gpu import GpuInfo, parse_nvidia_smi, detect_gpu, Detection, pick_detected_cuda
-from envkit.templates.listing import list_rows, render_list, render_compatibility_markdown
+from envkit.templates.render import render, render_template, to_envspec
 
 __all__ = [
     "STYLES",

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Mapping
+from typing import TYPE_CHECKING
 
 from envkit.errors import EnvkitError, UsageError
 from envkit.templates.matrix import Matrix, normalize_cuda, torch_minor, vkey
 
 if TYPE_CHECKING:  # pragma: no cover
-    pass
+    from envkit._proc import Result
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +51,7 @@ def detect_gpu(
     *,
     environ: Mapping[str, str] | None = None,
     which: Callable[[str], str | None] | None = None,
-    run: Callable[..., object] | None = None,
+    run: Callable[..., Result] | None = None,
     rattler_cuda: Callable[[], str | None] | None = None,
 ) -> GpuInfo:
     """Find the NVIDIA driver's CUDA capability.
@@ -96,7 +97,8 @@ def detect_gpu(
                 details.append("nvidia-smi printed no driver version")
             else:
                 last = (res.stdout or res.stderr).strip().splitlines()
-                details.append(f"nvidia-smi failed (exit {res.returncode})" + (f": {last[0].strip()}" if last else ""))
+                first = f": {last[0].strip()}" if last else ""
+                details.append(f"nvidia-smi failed (exit {res.returncode}){first}")
     try:
         cuda = rattler_cuda()
     except Exception as exc:  # py-rattler's detection errors are not ours to crash on
@@ -128,20 +130,21 @@ def pick_detected_cuda(matrix: Matrix, torch: str, style: str, gpu: GpuInfo) -> 
         return Detection(None, (f"no NVIDIA GPU detected{why}; generating a CPU environment",), ())
     from envkit.conda.cuda_compat import MINOR_COMPAT_FLOOR, support
 
+    gpu_cuda = gpu.cuda  # a str from here on, also inside the closures below
     variants = matrix.cuda_variants(torch, style)
     have = f"driver {gpu.driver}, CUDA {gpu.cuda}" if gpu.driver else f"CUDA {gpu.cuda}"
 
     def full(v: str) -> bool:
         if gpu.driver:
             return support(v, gpu.driver).how == "full"
-        return vkey(v) <= vkey(gpu.cuda)  # only the driver's CUDA version is known (__cuda)
+        return vkey(v) <= vkey(gpu_cuda)  # only the driver's CUDA version is known (__cuda)
 
     def minor_compat(v: str) -> bool:
         # NVIDIA's minor-version compatibility (envkit.conda.cuda_compat): a CUDA 12.x build runs on any
         # driver >= 525.60.13, not only on the one its toolkit shipped with
         if gpu.driver:
             return support(v, gpu.driver).ok
-        return vkey(v)[0] == vkey(gpu.cuda)[0] and vkey(v)[0] in MINOR_COMPAT_FLOOR
+        return vkey(v)[0] == vkey(gpu_cuda)[0] and vkey(v)[0] in MINOR_COMPAT_FLOOR
 
     # an experimental variant (new GPUs, whose support needs the newer driver anyway) only with
     # full support; a stable one through minor-version compatibility too
@@ -162,9 +165,14 @@ def pick_detected_cuda(matrix: Matrix, torch: str, style: str, gpu: GpuInfo) -> 
     chosen = min(variants, key=vkey)
     need = matrix.min_driver(chosen)
     need_text = f"an NVIDIA driver >= {need}" if need else f"a driver that supports CUDA {chosen}"
-    here = f"driver {gpu.driver} supports CUDA {gpu.cuda}" if gpu.driver else f"driver supports CUDA {gpu.cuda} only"
+    here = (
+        f"driver {gpu.driver} supports CUDA {gpu.cuda}"
+        if gpu.driver
+        else f"driver supports CUDA {gpu.cuda} only"
+    )
     warning = (
-        f"CUDA {chosen} needs {need_text}, but this machine's {here} ({gpu.source}); update the driver, or use --cpu"
+        f"CUDA {chosen} needs {need_text}, but this machine's {here} ({gpu.source}); "
+        "update the driver, or use --cpu"
     )
     return Detection(
         chosen,

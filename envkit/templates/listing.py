@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from envkit.templates.matrix import ChannelRow, DEFAULT_STYLE, Matrix, STYLES, STYLE_HELP
+from envkit.templates.matrix import DEFAULT_STYLE, STYLE_HELP, STYLES, ChannelRow, Matrix
 
 if TYPE_CHECKING:  # pragma: no cover
     pass
@@ -28,7 +28,7 @@ def list_rows(matrix: Matrix) -> list[tuple[str, ...]]:
     then the CUDA variants of pip, conda-forge and pytorch-channel ('-' where a style lacks it)."""
     cf = {r.torch: r for r in matrix.conda_forge}
     pc = {r.torch: r for r in matrix.pytorch_channel}
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for r in reversed(matrix.releases):
         rows.append(
             (
@@ -52,11 +52,19 @@ def render_list(matrix: Matrix) -> str:
         default = " [default]" if s == DEFAULT_STYLE else ""
         lines.append(f"  {s:<{width}}  {STYLE_HELP[s]}{default}")
     lines.append("")
-    header = ("torch", "torchvision", "torchaudio", "python", "pip CUDA", "conda-forge CUDA", "pytorch-channel CUDA")
+    header = (
+        "torch",
+        "torchvision",
+        "torchaudio",
+        "python",
+        "pip CUDA",
+        "conda-forge CUDA",
+        "pytorch-channel CUDA",
+    )
     rows = [header] + list_rows(matrix)
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
     for row in rows:
-        lines.append("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+        lines.append("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
     newest = matrix.newest(DEFAULT_STYLE)  # what `template pytorch` picks with no option
     lines += [
         "",

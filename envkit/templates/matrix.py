@@ -1,14 +1,16 @@
-"""The PyTorch compatibility matrix as data (`templates/pytorch/matrix.json`), and where the template files are."""
+"""The PyTorch compatibility matrix as data (`templates/pytorch/matrix.json`), and where the
+template files are."""
 
 from __future__ import annotations
 
 import json
 import os
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Mapping
+from typing import TYPE_CHECKING
 
 from envkit.conda.families import COMPANIONS
 from envkit.errors import EnvkitError, ParseError, UsageError, Where
@@ -253,7 +255,9 @@ class Matrix:
             raise UsageError(
                 f"the pytorch channel stopped at torch {self.pytorch_channel_last} "
                 f"(pytorch/pytorch#138506); torch {release.torch} is not on it",
-                hint=f"use --style conda-forge or --style pip, or --torch {self.pytorch_channel_last} or older",
+                hint=(
+                    f"use --style conda-forge or --style pip, or --torch {self.pytorch_channel_last} or older"
+                ),
             )
         versions = self.torch_versions(style)
         raise UsageError(

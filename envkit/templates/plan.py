@@ -13,9 +13,9 @@ from envkit.templates.matrix import (
     COMPANIONS,
     DEFAULT_STYLE,
     DEFAULT_WITH,
+    STYLES,
     Matrix,
     Release,
-    STYLES,
     join_names,
     normalize_cuda,
 )
@@ -84,10 +84,13 @@ def _pick_python(matrix: Matrix, release: Release, style: str, requested: str | 
     if python not in pythons:
         if python in release.python:  # the wheels have it, this channel does not
             raise UsageError(
-                f"torch {release.torch} has no Python {python} build{_ON[style]}; available: {join_names(pythons)}",
+                f"torch {release.torch} has no Python {python} build{_ON[style]}; "
+                f"available: {join_names(pythons)}",
                 hint=f"the official wheels have Python {python}: use --style pip",
             )
-        raise UsageError(f"torch {release.torch} does not support Python {python}; available: {join_names(pythons)}")
+        raise UsageError(
+            f"torch {release.torch} does not support Python {python}; available: {join_names(pythons)}"
+        )
     return python
 
 
@@ -101,7 +104,8 @@ def _pick_cuda(matrix: Matrix, release: Release, style: str, requested: str | No
         if style != "pip" and cuda in release.cuda:
             hint = f"the official wheels have CUDA {cuda}: use --style pip"
         raise UsageError(
-            f"torch {release.torch} has no CUDA {cuda} build{where}; available: {join_names(variants)}", hint=hint
+            f"torch {release.torch} has no CUDA {cuda} build{where}; available: {join_names(variants)}",
+            hint=hint,
         )
     return cuda
 
@@ -146,7 +150,10 @@ def _specs(
         # nvidia carries the CUDA libraries pytorch-cuda pulls in; cudatoolkit (1.12) is in defaults
         nvidia = bool(cuda) and matrix.cuda_package(release.torch) == "pytorch-cuda"
         channels = ("pytorch", "nvidia", "defaults") if nvidia else ("pytorch", "defaults")
-        conda = [f"python={python}", f"pytorch={torch_pin}" if torch_pin == release.torch else f"pytorch=={torch_pin}"]
+        conda = [
+            f"python={python}",
+            f"pytorch={torch_pin}" if torch_pin == release.torch else f"pytorch=={torch_pin}",
+        ]
         conda += [f"{c}={comp[c]}" for c in COMPANIONS if c in with_]
         conda.append(f"{matrix.cuda_package(release.torch)}={cuda}" if cuda else "cpuonly")
         for spec, why, _ in matrix.pytorch_channel_pins:
@@ -189,7 +196,9 @@ def plan_pytorch(matrix: Matrix, options: PytorchOptions) -> TemplatePlan:
             else f"Needs an NVIDIA driver that supports CUDA {cuda} (no minimum on record)."
         )
         if matrix.experimental(release.torch, cuda) and style == "pip":
-            notes.append(f"PyTorch's release notes mark the CUDA {cuda} wheels of torch {release.torch} experimental.")
+            notes.append(
+                f"PyTorch's release notes mark the CUDA {cuda} wheels of torch {release.torch} experimental."
+            )
     else:
         notes.append("CPU only: no CUDA libraries are installed.")
 
@@ -258,5 +267,6 @@ def _check_extras(extras: list[str], style: str, release: Release) -> None:
         if name in COMPANIONS:
             made = release.torchvision if name == "torchvision" else release.torchaudio
             raise UsageError(
-                f"--with: {e!r}: {name} gets the version made for torch {release.torch} ({made}); write --with {name}"
+                f"--with: {e!r}: {name} gets the version made for torch {release.torch} ({made}); "
+                f"write --with {name}"
             )

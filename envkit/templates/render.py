@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 import textwrap
-from functools import lru_cache
-from typing import TYPE_CHECKING, Mapping
+from collections.abc import Mapping, Sequence
+from functools import lru_cache, partial
+from typing import TYPE_CHECKING, cast
 
 from envkit.errors import EnvkitError, Where
 from envkit.templates.matrix import COMPANIONS, templates_dir
@@ -24,8 +25,6 @@ def render_template(text: str, values: Mapping[str, object], *, filename: str = 
     A line whose placeholder value is a list is repeated once per item (an empty list or None
     drops the line).  Raises EnvkitError for an unknown key or two list keys on one line.
     """
-    from envkit._yaml import scalar
-
     out: list[str] = []
     for n, line in enumerate(text.splitlines(), 1):
         found = _PLACEHOLDER.findall(line)
@@ -39,19 +38,25 @@ def render_template(text: str, values: Mapping[str, object], *, filename: str = 
                 )
         lists = {k for k, _ in found if isinstance(values[k], (list, tuple))}
         if len(lists) > 1:
-            raise EnvkitError("a template line may hold one list placeholder", where=Where(file=filename, line=n))
+            raise EnvkitError(
+                "a template line may hold one list placeholder", where=Where(file=filename, line=n)
+            )
         if any(values[k] is None for k, _ in found):
             continue
-        items = list(values[next(iter(lists))]) if lists else [None]
-
-        def fill(m: re.Match, item) -> str:
-            key, raw = m.group(1), m.group(2)
-            value = item if key in lists else values[key]
-            return str(value) if raw else scalar(str(value))
+        items = list(cast("Sequence[object]", values[next(iter(lists))])) if lists else [None]
 
         for item in items:
-            out.append(_PLACEHOLDER.sub(lambda m: fill(m, item), line))
+            out.append(_PLACEHOLDER.sub(partial(_fill, values, lists, item), line))
     return "\n".join(out) + "\n"
+
+
+def _fill(values: Mapping[str, object], lists: set[str], item: object, m: re.Match[str]) -> str:
+    """The text of placeholder `m`: `item` for the line's list key, else its value."""
+    from envkit._yaml import scalar
+
+    key, raw = m.group(1), m.group(2)
+    value = item if key in lists else values[key]
+    return str(value) if raw else scalar(str(value))
 
 
 @lru_cache(maxsize=8)
@@ -65,9 +70,11 @@ def _template_text(style: str) -> tuple[str, str]:
 def render(plan: TemplatePlan) -> str:
     """The environment.yml text for `plan` (same plan, same bytes)."""
     text, filename = _template_text(plan.style)
-    where = {"conda-forge": "conda-forge", "pip": "the PyTorch wheel index", "pytorch-channel": "the pytorch channel"}[
-        plan.style
-    ]
+    where = {
+        "conda-forge": "conda-forge",
+        "pip": "the PyTorch wheel index",
+        "pytorch-channel": "the pytorch channel",
+    }[plan.style]
     variant = f"CUDA {plan.cuda}" if plan.cuda else "CPU"
     comps = [c for c in COMPANIONS if c in plan.with_]
     values = {

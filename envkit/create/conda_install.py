@@ -1,0 +1,59 @@
+"""The conda packages installed with a conda, mamba or micromamba executable and an explicit file."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+
+from envkit.errors import BackendError
+from envkit.model import Lock
+
+
+def conda_argv(backend: str, exe: str, prefix: str, explicit_file: str) -> list[str]:
+    """The command that creates `prefix` from an explicit file with a conda-like executable."""
+    if backend == "micromamba":
+        return [exe, "create", "--yes", "--prefix", prefix, "--file", explicit_file]
+    return [exe, "create", "--yes", "--prefix", prefix, "--file", explicit_file]
+
+
+def find_backend_executable(backend: str, env: Mapping[str, str] | None = None) -> str:
+    """The executable for `backend`: CONDA_EXE (conda) or MAMBA_EXE (mamba, micromamba), then PATH.
+
+    Raises BackendError when there is none.
+    """
+    from envkit._proc import which
+
+    env = os.environ if env is None else env
+    var = "CONDA_EXE" if backend == "conda" else "MAMBA_EXE"
+    exe = env.get(var)
+    if (
+        exe
+        and os.path.isfile(exe)
+        and os.access(exe, os.X_OK)
+        and (backend == "conda" or os.path.basename(exe).startswith(backend))
+    ):
+        return exe
+    found = which(backend, path=env.get("PATH"))
+    if found:
+        return found
+    raise BackendError(
+        f"--backend {backend}: no {backend} executable found ({var} or PATH)",
+        hint="install it, or use the default backend (--backend rattler)",
+    )
+
+
+def install_conda(
+    lock: Lock, platform: str, prefix: str, backend: str, executable: str | None, *, timeout: float
+) -> None:
+    from envkit._proc import run
+    from envkit.formats.explicit import write_explicit
+
+    exe = executable or find_backend_executable(backend)
+    with tempfile.TemporaryDirectory(prefix="envkit-create-") as tmp:
+        explicit = os.path.join(tmp, f"explicit-{platform}.txt")
+        Path(explicit).write_text(write_explicit(lock, platform), encoding="utf-8")
+        run(conda_argv(backend, exe, prefix, explicit), timeout=timeout, what=backend)
+    if not os.path.isdir(os.path.join(prefix, "conda-meta")):
+        raise BackendError(f"{backend} finished but {prefix} is not a conda environment")

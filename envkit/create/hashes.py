@@ -1,0 +1,93 @@
+"""The hashes a lock records: well-formed, and matched by the local archives before anything is
+linked (py-rattler checks the sha256 of what it downloads, not of `file://` packages)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Sequence
+from urllib.parse import unquote, urlparse
+
+from envkit.errors import IntegrityError, UsageError, Where
+from envkit.model import LockedPackage
+
+
+def local_path(url: str) -> str | None:
+    """The file a `file://` URL (or an absolute path) names; None for a remote URL."""
+    parsed = urlparse(url)
+    if parsed.scheme == "file":
+        return unquote(parsed.path)
+    if not parsed.scheme and os.path.isabs(url):
+        return url
+    return None
+
+
+def file_hashes(path: str) -> tuple[str, str]:
+    """(md5, sha256) hex digests of the file at `path`."""
+    md5, sha = hashlib.md5(), hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            md5.update(block)
+            sha.update(block)
+    return md5.hexdigest(), sha.hexdigest()
+
+
+#: The hash keys a lock records per package, and the length of each one's hex digest.
+HASH_LENGTHS = {"md5": 32, "sha256": 64}
+
+
+def validate_hashes(packages: Sequence[LockedPackage], *, source: str | None = None) -> None:
+    """Check that every recorded hash of `packages` (md5, sha256; conda and pip) is a string of hex
+    digits of the right length (32, 64).  An absent hash (None) is not checked here.
+
+    A hash YAML read as something else, above all an unquoted all-digit hash (`sha256: 000...0` is
+    the integer 0), would otherwise look absent or fail later with a traceback, and the package
+    would go unverified.  Raises ParseError naming the file, the package's line, the package and the
+    key.
+    """
+    from envkit.formats._digest import package_digest_error
+
+    for p in packages:
+        for key in HASH_LENGTHS:
+            if getattr(p, key) is None:
+                continue
+            err = package_digest_error(p, key, where=Where(file=source, line=p.line, key=key))
+            if err is not None:
+                raise err
+
+
+def verify_local_archives(packages: Sequence[LockedPackage], *, source: str | None = None) -> None:
+    """Check md5/sha256 of every conda package whose URL is a local file.
+
+    Raises ParseError for a recorded hash that is not a hex digest (`validate_hashes`),
+    IntegrityError for a mismatch or a missing file, and UsageError for a conda package that
+    records no hash at all (a lock without hashes cannot be installed safely).
+    """
+    validate_hashes(packages, source=source)
+    for p in packages:
+        if p.md5 is None and p.sha256 is None:
+            raise UsageError(
+                f"{p.name}={p.version}: the lock records no md5 or sha256 for this conda package",
+                where=Where(file=source, line=p.line),
+            )
+        path = local_path(p.url or "")
+        if path is None:
+            continue  # downloaded by rattler, which checks the sha256 itself
+        if not os.path.isfile(path):
+            raise IntegrityError(
+                f"{p.name}={p.version}: package file not found: {path}", where=Where(file=source, line=p.line)
+            )
+        md5, sha = file_hashes(path)
+        if p.sha256 is not None and sha != p.sha256.lower():
+            raise IntegrityError(
+                f"{p.name}={p.version}: sha256 mismatch for {p.url}: the lock says "
+                f"{p.sha256}, the file has {sha}",
+                where=Where(file=source, line=p.line),
+                hint="the package changed after it was locked; relock, or fix the channel",
+            )
+        if p.md5 is not None and md5 != p.md5.lower():
+            raise IntegrityError(
+                f"{p.name}={p.version}: md5 mismatch for {p.url}: the lock says {p.md5}, the file has {md5}",
+                where=Where(file=source, line=p.line),
+                hint="the package changed after it was locked; relock, or fix the channel",
+            )

@@ -1,0 +1,199 @@
+"""The conda packages installed with py-rattler: lock entries as repodata records, linked into a
+staging directory that is renamed into place, their conda-meta records completed."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+from envkit.create.hashes import local_path
+from envkit.create.target import remove_tree
+from envkit.errors import BackendError, IntegrityError, UsageError
+from envkit.model import LockedPackage
+
+
+def _file_name(url: str) -> str:
+    return unquote(urlparse(url).path.rsplit("/", 1)[-1])
+
+
+def _build_of(p: LockedPackage) -> tuple[str, int]:
+    """The build string, and the lock's build number when it records one (else 0).  The number is
+    a placeholder for linking only: `complete_prefix_records` writes the package's own value from
+    its info/index.json (a build string's trailing digits are not its build number:
+    `22_linux64_openblas` is build 22)."""
+    from envkit.formats._util import split_filename
+
+    build = p.build
+    if not build and p.url:
+        parts = split_filename(_file_name(p.url))
+        if parts:
+            build = parts[2]
+    return build or "0", int(p.build_number or 0)
+
+
+def to_repodata_records(packages: Sequence[LockedPackage], platform: str) -> list:
+    """py-rattler RepoDataRecords for locked conda packages (what `rattler.install` takes)."""
+    import rattler
+
+    from envkit.conda.channels import channel_of_url
+
+    out = []
+    for p in packages:
+        if not p.url:
+            raise UsageError(f"{p.name}={p.version}: the lock records no URL for this conda package")
+        build, number = _build_of(p)
+        _chan, sub = channel_of_url(p.url)
+        subdir = p.subdir or sub or platform
+        record = rattler.PackageRecord(
+            name=p.name,
+            version=p.version,
+            build=rattler.BuildString(build),
+            build_number=number,
+            subdir=subdir,
+            depends=[f"{n} {s}".strip() for n, s in p.depends],
+            md5=bytes.fromhex(p.md5) if p.md5 is not None else None,
+            sha256=bytes.fromhex(p.sha256) if p.sha256 is not None else None,
+        )
+        channel_url = p.url.rsplit("/", 2)[0] + "/"
+        out.append(rattler.RepoDataRecord(record, _file_name(p.url), p.url, channel_url))
+    return out
+
+
+def install_rattler(
+    conda: Sequence[LockedPackage],
+    prefix: str,
+    platform: str,
+    *,
+    cache_dir: str | os.PathLike[str] | None,
+    show_progress: bool = False,
+    history_cmd: Sequence[str] = (),
+) -> None:
+    """Link the conda packages into a staging directory beside `prefix` (with `prefix` patched into
+    the files), then rename it into place: a failed install never leaves a half-made `prefix`."""
+    import asyncio
+
+    import rattler
+
+    records = to_repodata_records(conda, platform)
+    parent = os.path.dirname(prefix)
+    os.makedirs(parent, exist_ok=True)
+    stage = tempfile.mkdtemp(prefix=f".{os.path.basename(prefix)}.envkit-", dir=parent)
+    try:
+        try:
+            asyncio.run(
+                rattler.install(
+                    records,
+                    target_prefix=stage,
+                    alternative_target_prefix=prefix,
+                    platform=rattler.Subdir(platform),
+                    show_progress=show_progress,
+                    execute_link_scripts=False,
+                    cache_dir=Path(cache_dir) if cache_dir else None,
+                )
+            )
+        except Exception as exc:  # rattler's own exception classes
+            text = str(exc).strip()
+            if "hash mismatch" in text or "mismatch" in text.lower():
+                # the root cause (rattler's last line) names the file and both hashes; the whole
+                # chain is quoted only in part (errors clip quoted text), so say them in the message
+                import re
+
+                m = re.search(
+                    r"mismatch when extracting (?P<url>\S+) .*?expected (?P<want>[0-9a-f]+), "
+                    r"got (?P<got>[0-9a-f]+)",
+                    text,
+                )
+                detail = (
+                    (
+                        f" ({_file_name(m.group('url'))}: the lock says {m.group('want')}, the download has "
+                        f"{m.group('got')})"
+                    )
+                    if m
+                    else ""
+                )
+                raise IntegrityError(
+                    f"a package does not match the hash recorded in the lock{detail}; nothing was installed",
+                    text=text,
+                ) from None
+            raise BackendError(
+                f"installing the conda packages failed: {type(exc).__name__}", text=text
+            ) from None
+        complete_prefix_records(stage, conda)
+        if history_cmd:
+            from envkit.conda.history import append_history
+
+            append_history(stage, conda, history_cmd)
+        if os.path.isdir(prefix):
+            os.rmdir(prefix)  # empty (checked before): the staged tree takes its place
+        os.rename(stage, prefix)
+    except BaseException:
+        remove_tree(stage)
+        raise
+
+
+#: PackageRecord fields that the package's own `info/index.json` supplies, whatever the lock says
+#: or lacks (conda-lock.yml has no place for most of them): `build_number` (conda's solver prefers a
+#: higher one, so a wrong one makes `conda install` replace the package), `noarch` (conda relinks a
+#: `noarch: python` package into the new site-packages when python changes, and only knows it is
+#: one from this field), and `constrains`, which later solves must honour.
+_INDEX_FIELDS = (
+    "build_number",
+    "subdir",
+    "noarch",
+    "constrains",
+    "license",
+    "license_family",
+    "timestamp",
+    "track_features",
+    "features",
+    "arch",
+    "platform",
+    "depends",
+    "python_site_packages_path",
+)
+#: Fields whose value is meaningful even when it is 0 or empty.
+_ALWAYS = frozenset({"build_number", "depends", "constrains"})
+
+
+def complete_prefix_records(prefix: str, packages: Sequence[LockedPackage] = ()) -> int:
+    """Fill each `conda-meta/*.json` record of `prefix` with what its package's own
+    `info/index.json` (in the package cache, `extracted_package_dir`) says: the _INDEX_FIELDS, and
+    `size` of a local archive.  The record was built from the lock, which has only name, version,
+    build, URL, hashes and depends; the files were linked right either way (py-rattler reads the
+    package's own index.json to link), but conda-meta would lack `noarch: python`, `constrains`,
+    `license`.  The archive matched the lock's hash, so its index.json is the package's truth.
+    Returns how many records were completed.
+    """
+    import glob
+
+    import rattler
+    from rattler.package import IndexJson
+
+    sizes = {}
+    for p in packages:
+        url = p.url or ""
+        path = local_path(url)
+        if path and os.path.isfile(path):
+            sizes[_file_name(url)] = os.path.getsize(path)
+    done = 0
+    for path in sorted(glob.glob(os.path.join(prefix, "conda-meta", "*.json"))):
+        try:
+            record = rattler.PrefixRecord.from_path(Path(path))
+        except Exception:
+            continue  # not a package record (conda-meta/history is not .json; be lenient anyway)
+        pkg_dir = record.extracted_package_dir
+        if not pkg_dir or not os.path.isfile(os.path.join(str(pkg_dir), "info", "index.json")):
+            continue
+        index = IndexJson.from_package_directory(pkg_dir)
+        for field in _INDEX_FIELDS:
+            value = getattr(index, field, None)
+            if value is not None and (field in _ALWAYS or value not in ([], "")):
+                setattr(record, field, value)
+        if record.size is None and record.file_name in sizes:
+            record.size = sizes[record.file_name]
+        record.write_to_path(Path(path), pretty=True)
+        done += 1
+    return done
