@@ -306,7 +306,7 @@ def write_text(model, format: str, **opts) -> str:
     if format == "uv-lock":
         raise UsageError("envkit reads uv.lock but does not write it (uv owns it); write pylock instead")
     if format == "cyclonedx":
-        from envkit.render.sbom import render_cyclonedx
+        from envkit.formats.cyclonedx import render_cyclonedx
 
         return render_cyclonedx(model, **opts)
     from envkit.formats.pixiwrite import write_pixi_lock
