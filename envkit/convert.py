@@ -393,7 +393,7 @@ def _write(lock: Lock, target: str, dropped: list) -> str:
 
         return write_pylock(lock, header=header, dropped=dropped)
     if target == "cyclonedx":
-        from envkit.render.sbom import render_cyclonedx
+        from envkit.formats.cyclonedx import render_cyclonedx
 
         return render_cyclonedx(lock)
     if target == "requirements":

@@ -123,7 +123,7 @@ CORPUS_LOCKS = sorted(
 
 @pytest.mark.parametrize("name", CORPUS_LOCKS)
 def test_sbom_of_every_corpus_lock_validates(name, tmp_path):
-    from envkit.render.sbom import render_cyclonedx
+    from envkit.formats.cyclonedx import render_cyclonedx
 
     lock = read_file(CORPUS / name)
     text = render_cyclonedx(lock)
@@ -138,7 +138,7 @@ def test_sbom_of_every_corpus_lock_validates(name, tmp_path):
 
 
 def test_sbom_purls_hashes_and_dependencies():
-    from envkit.render.sbom import render_cyclonedx
+    from envkit.formats.cyclonedx import render_cyclonedx
 
     doc = json.loads(render_cyclonedx(read_file(SAMPLES["conda-lock"])))
     by_name = {

@@ -254,7 +254,7 @@ def test_sbom_of_pip_locks_validates(uv_project):
     from cyclonedx.schema import SchemaVersion
     from cyclonedx.validation.json import JsonStrictValidator
 
-    from envkit.render.sbom import render_cyclonedx
+    from envkit.formats.cyclonedx import render_cyclonedx
 
     root, shas = uv_project
     for path in (root / "pylock.toml", root / "proj" / "uv.lock"):

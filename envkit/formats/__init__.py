@@ -8,17 +8,21 @@
 One module per format: envyml (environment.yml, hand-written and `conda env export`), requirements,
 explicit, condalock, pixilock, condalist (`conda list --json` and `--export`), pylock (PEP 751
 pylock.toml), uvlock (uv.lock), condareq (conda's MatchSpec-per-line requirements, `conda export
---format requirements`).  Readers raise
-ParseError / InvalidSpecError / UnsupportedVersionError with file and line; writers are
-deterministic.
+--format requirements`); pixi.lock is written by pixiwrite, and cyclonedx writes a CycloneDX SBOM
+(a format envkit writes, never reads).  Readers raise ParseError / InvalidSpecError /
+UnsupportedVersionError with file and line; writers are deterministic.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from typing import TYPE_CHECKING, Any
 
 from envkit.errors import ParseError, UsageError, Where
+
+if TYPE_CHECKING:
+    from envkit.model import Lock
 
 FORMATS = (
     "env",
@@ -223,6 +227,41 @@ def write_text(model, format: str, **opts) -> str:
     """
     from envkit.model import EnvSpec, Lock
 
+    _check_write_args(model, format, opts)
+    platform = opts.pop("platform", None)
+    if platform is not None:
+        _check_platform(model, format)
+    if format == "env":
+        from envkit.formats.envyml import write_env
+
+        if isinstance(model, Lock):
+            model = lock_to_export(model, platform)
+        return write_env(model, **opts)
+    if format == "conda-requirements":
+        raise UsageError(
+            "envkit reads conda's requirements format but does not write it; write env, explicit "
+            "or conda-lock instead"
+        )
+    if format == "requirements":
+        from envkit.formats.requirements import write_requirements
+
+        if not isinstance(model, EnvSpec):
+            raise UsageError("a lock cannot be written as requirements.txt")
+        return write_requirements(model, **opts)
+    if isinstance(model, EnvSpec):
+        if model.kind != "export":
+            raise UsageError(f"only an exported environment (name=version=build) can be written as {format}")
+        from envkit.formats.envyml import export_to_lock
+
+        model = export_to_lock(model, platform)
+    return _write_lock(model, format, platform, opts)
+
+
+def _check_write_args(model, format: str, opts: dict[str, Any]) -> None:
+    """TypeError / UsageError for write_text arguments of the wrong type, an unknown format or an
+    option the format does not take."""
+    from envkit.model import EnvSpec, Lock
+
     if not isinstance(model, (EnvSpec, Lock)):
         hint = " (lock a LiveEnv first: envkit.lock_live)" if type(model).__name__ == "LiveEnv" else ""
         raise TypeError(
@@ -248,70 +287,52 @@ def write_text(model, format: str, **opts) -> str:
                 )
         elif value is not None and not isinstance(value, str):
             raise TypeError(f"write_text() argument {key!r} must be str or None, not {type(value).__name__}")
-    platform = opts.pop("platform", None)
-    if platform is not None:
-        if isinstance(model, EnvSpec) and format in SPEC_FORMATS:
-            raise UsageError(
-                f"platform= picks a platform of a lock; an EnvSpec is written as {format} as it is"
-            )
-        if isinstance(model, Lock) and format in ("conda-lock", "pixi", "pixi-v7", "cyclonedx"):
-            what = {"conda-lock": "conda-lock.yml", "cyclonedx": "an SBOM"}.get(format, "pixi.lock")
-            raise UsageError(
-                f"platform= does not apply to a Lock written as {format}: {what} "
-                "holds every platform of the lock"
-            )
-    if format == "env":
-        from envkit.formats.envyml import write_env
 
-        if isinstance(model, Lock):
-            model = lock_to_export(model, platform)
-        return write_env(model, **opts)
-    if format == "conda-requirements":
+
+def _check_platform(model, format: str) -> None:
+    """UsageError when `platform=` does not apply to `model` written as `format`."""
+    from envkit.model import EnvSpec, Lock
+
+    if isinstance(model, EnvSpec) and format in SPEC_FORMATS:
+        raise UsageError(f"platform= picks a platform of a lock; an EnvSpec is written as {format} as it is")
+    if isinstance(model, Lock) and format in ("conda-lock", "pixi", "pixi-v7", "cyclonedx"):
+        what = {"conda-lock": "conda-lock.yml", "cyclonedx": "an SBOM"}.get(format, "pixi.lock")
         raise UsageError(
-            "envkit reads conda's requirements format but does not write it; write env, explicit "
-            "or conda-lock instead"
+            f"platform= does not apply to a Lock written as {format}: {what} holds every platform of the lock"
         )
-    if format == "requirements":
-        from envkit.formats.requirements import write_requirements
 
-        if not isinstance(model, EnvSpec):
-            raise UsageError("a lock cannot be written as requirements.txt")
-        return write_requirements(model, **opts)
-    if isinstance(model, EnvSpec):
-        if model.kind != "export":
-            raise UsageError(f"only an exported environment (name=version=build) can be written as {format}")
-        from envkit.formats.envyml import export_to_lock
 
-        model = export_to_lock(model, platform)
+def _write_lock(lock: Lock, format: str, platform: str | None, opts: dict[str, Any]) -> str:
+    """write_text for a Lock in a lock format (every format but env and the spec formats)."""
     if format == "conda-lock":
         from envkit.formats.condalock import write_conda_lock
 
-        return write_conda_lock(model, **opts)
+        return write_conda_lock(lock, **opts)
     if format == "explicit":
         from envkit.formats.explicit import write_explicit
 
-        return write_explicit(model, platform, **opts)
+        return write_explicit(lock, platform, **opts)
     if format == "conda-list-json":
         from envkit.formats.condalist import write_conda_list_json
 
-        return write_conda_list_json(model, platform, **opts)
+        return write_conda_list_json(lock, platform, **opts)
     if format == "conda-list-export":
         from envkit.formats.condalist import write_conda_list_export
 
-        return write_conda_list_export(model, platform, **opts)
+        return write_conda_list_export(lock, platform, **opts)
     if format == "pylock":
         from envkit.formats.pylock import write_pylock
 
-        return write_pylock(model, platform, **opts)
+        return write_pylock(lock, platform, **opts)
     if format == "uv-lock":
         raise UsageError("envkit reads uv.lock but does not write it (uv owns it); write pylock instead")
     if format == "cyclonedx":
-        from envkit.render.sbom import render_cyclonedx
+        from envkit.formats.cyclonedx import render_cyclonedx
 
-        return render_cyclonedx(model, **opts)
+        return render_cyclonedx(lock, **opts)
     from envkit.formats.pixiwrite import write_pixi_lock
 
-    return write_pixi_lock(model, version=7 if format == "pixi-v7" else 6, strict=True)
+    return write_pixi_lock(lock, version=7 if format == "pixi-v7" else 6, strict=True)
 
 
 def lock_to_export(lock, platform: str | None = None):

@@ -6,7 +6,9 @@ a test proves it).  Output is deterministic: metadata in conda-lock's key order,
 wrote the file.
 
 Reading: see `read_conda_lock`.  The build string, subdir and canonical channel of a conda package are
-not fields of the format; they come from the package URL.
+not fields of the format; they come from the package URL.  The `package:` list is read without a
+YAML tree when it is in conda-lock's layout (envkit.formats.condalocklayout); conda-lock's rules for
+the fields (CEP 37) are checked in envkit.formats.condalockcheck.
 """
 
 from __future__ import annotations
@@ -14,10 +16,16 @@ from __future__ import annotations
 import json
 import os
 import re
+from typing import TYPE_CHECKING, cast
 
 from envkit._yaml import YamlMap
 from envkit.errors import ParseError, UnsupportedVersionError, Where
-from envkit.model import Lock, LockedPackage
+from envkit.formats.condalockcheck import check_platforms, validate_packages
+from envkit.formats.condalockcheck import unknown_platform as unknown_platform  # explicit.py's too
+from envkit.model import Lock, LockedPackage, Manager
+
+if TYPE_CHECKING:
+    from envkit.formats._util import Fields
 
 SUPPORTED_VERSION = 1
 
@@ -67,89 +75,6 @@ def read_conda_lock(text: str, filename: str | None = None) -> Lock:
     return apply_editable(lock)
 
 
-def validate_packages(lock: Lock, text: str, filename: str | None) -> None:
-    """Raise ParseError (file, line, key) for the first package that breaks conda-lock v1's rules
-    (CEP 37): a platform that is not a conda subdir or not in `metadata.platforms`, an md5 or sha256
-    that is not a hex digest, or a second entry with the same (name, manager, platform, category).
-    One check after either reader (fast or tree), so both report the same error."""
-    from envkit.conda.channels import KNOWN_SUBDIRS
-    from envkit.conda.names import pep503
-    from envkit.formats._digest import is_digest, package_digest_error
-
-    listed = frozenset(lock.platforms)
-    seen: dict[tuple, int] = {}
-    for i, p in enumerate(lock.packages):
-        platform = p.platform or ""
-        if platform not in listed or platform not in KNOWN_SUBDIRS or platform == "noarch":
-            why = (
-                unknown_platform(platform)
-                if platform not in KNOWN_SUBDIRS or platform == "noarch"
-                else f"platform {platform!r} is not one of `metadata.platforms` ({', '.join(lock.platforms)})"
-            )
-            raise _package_error(
-                why,
-                text,
-                filename,
-                p.line,
-                i,
-                ("platform",),
-                hint="a package's platform must be a conda subdir listed under `metadata.platforms`",
-            )
-        for kind, value in (("md5", p.md5), ("sha256", p.sha256)):
-            if value is not None and not is_digest(kind, value):
-                where = _package_error("", text, filename, p.line, i, ("hash", kind), hint="").where
-                raise package_digest_error(p, kind, where=where)
-        key = (p.name if p.manager == "conda" else pep503(p.name), p.manager, platform, p.category)
-        if key in seen:
-            first = seen[key]
-            raise _package_error(
-                f"{p.name} ({p.manager}, {platform}, category {p.category}) is listed twice"
-                + (f"; first at line {first}" if first else ""),
-                text,
-                filename,
-                p.line,
-                i,
-                ("name",),
-                hint="a conda-lock file holds each package once per platform and category",
-            )
-        seen[key] = p.line or 0
-
-
-def unknown_platform(platform: str) -> str:
-    """The message for a platform that is not a conda subdir."""
-    return f"unknown platform {platform!r} (not a conda subdir such as linux-64, osx-arm64, win-64)"
-
-
-def _package_error(
-    message: str,
-    text: str,
-    filename: str | None,
-    line: int | None,
-    index: int,
-    keys: tuple[str, ...],
-    hint: str,
-) -> ParseError:
-    """ParseError at `package[index].<keys>`, on the line of the last key inside the entry that
-    starts at `line` (found on the error path only: reading never pays for it)."""
-    where_line = line
-    if line:
-        lines = text.splitlines()
-        n, todo = line - 1, list(keys)
-        while todo and n < len(lines):
-            s = lines[n]
-            if n > line - 1 and s.startswith("-"):
-                break  # the next entry
-            if s.lstrip(" -").startswith(todo[0] + ":"):
-                where_line = n + 1
-                todo.pop(0)
-            n += 1
-    return ParseError(
-        message,
-        where=Where(file=filename, line=where_line, key=f"package[{index}]." + ".".join(keys)),
-        hint=hint,
-    )
-
-
 #: The `custom_metadata` key under which envkit records its editable pip packages (one name per
 #: line): a conda-lock v1 pip package has no editable field.
 EDITABLE_KEY = "envkit.editable"
@@ -192,7 +117,7 @@ def _read_tree(text: str, filename: str | None) -> Lock:
     from envkit.formats._fastyaml import load_yaml
 
     data = load_yaml(text, filename=filename)
-    if not isinstance(data, dict):
+    if not isinstance(data, YamlMap):  # the YAML readers give a mapping as a YamlMap
         raise ParseError("not a conda-lock file: the document is not a mapping", where=Where(file=filename))
     version = data.get("version")
     pixi_named = os.path.basename(filename or "").lower() == "pixi.lock"
@@ -216,64 +141,17 @@ def _read_tree(text: str, filename: str | None) -> Lock:
     return _from_data(data, filename)
 
 
-# -- the fast path ------------------------------------------------------------------------------
-#
-# conda-lock (and envkit) write the `package:` list, nearly all of a lock's text, in one layout:
-#
-#   - name: numpy
-#     version: 1.26.4
-#     manager: conda
-#     platform: linux-64
-#     dependencies:            (or `dependencies: {}`)
-#       libblas: '>=3.9.0,<4.0a0'
-#     url: https://conda.anaconda.org/conda-forge/linux-64/numpy-1.26.4-py311h64a7726_0.conda
-#     hash:                    (or `hash: {}`)
-#       md5: a502d7aad449a1206efb366d6a12c52d
-#       sha256: 3f4365e11b28e244c95ba8579942b0802761ba7bb31c026f50d1a9ea9c728149
-#     category: main
-#     optional: false
-#
-# `_read_layout` matches that layout with one regular expression per package and builds the
-# records directly: no YAML tree, no per-package dict, each scalar converted once (versions, specs,
-# platforms repeat).  The header (version, metadata) goes through the fast YAML reader.  Anything
-# else (another key order, a comment or blank line among the packages, a value that is not plain
-# text, CR LF line ends) raises Unsupported and `_read_tree` reads the file: the result is the same
-# either way, line numbers included (tests/test_formats_fastyaml.py proves it).
-
-_V = r"([^ \n][^\n]*)\n"  # a one-line value; what it means is up to _fastyaml.text_value
-_MAP4 = r"((?:    [^ \n][^\n]*\n)+)"  # a block mapping at indent 4, read by _MAP4_ENTRY
-_PACKAGE = re.compile(
-    r"- name: "
-    + _V
-    + r"  version: "
-    + _V
-    + r"  manager: (conda|pip)\n  platform: "
-    + _V
-    + r"  dependencies:(?: \{\}\n|\n"
-    + _MAP4
-    + r")  url: "
-    + _V
-    + r"  hash:(?: \{\}\n|\n(?:    md5: "
-    + _V
-    + r")?    sha256: "
-    + _V
-    + r"(?=  [^ ])|\n"
-    + _MAP4
-    + r")"
-    + r"  category: "
-    + _V
-    + r"  optional: (true|false)\n"
-)
-_MAP4_ENTRY = re.compile(r"^    ([A-Za-z0-9_][A-Za-z0-9_.\-/]*): ([^ \n][^\n]*)$", re.MULTILINE)
+# -- the fast path: the `package:` list read without a YAML tree (envkit.formats.condalocklayout),
+# the header (version, metadata) through the fast YAML reader.  Anything else raises Unsupported and
+# `_read_tree` reads the file: the result is the same either way, line numbers included.
 
 
 def _read_layout(text: str, filename: str | None) -> Lock:
-    """The Lock of a conda-lock.yml whose packages are in conda-lock's layout (above), read without a
-    YAML tree; raises Unsupported for any other text, which `_read_tree` then reads."""
+    """The Lock of a conda-lock.yml whose packages are in conda-lock's layout, read without a YAML
+    tree; raises Unsupported for any other text, which `_read_tree` then reads."""
     from envkit.errors import EnvkitError
-    from envkit.formats import _fastyaml
-    from envkit.formats._fastyaml import Unsupported, plain_text, split_layout, text_value
-    from envkit.formats._util import url_parts_uncached as url_parts
+    from envkit.formats._fastyaml import Unsupported, split_layout
+    from envkit.formats.condalocklayout import read_packages
 
     header, start = split_layout(text, "package", filename)
     if header.get("version") != SUPPORTED_VERSION:
@@ -284,96 +162,8 @@ def _read_layout(text: str, filename: str | None) -> Lock:
         raise Unsupported from None  # the tree reader reports it, after any YAML error further down
     if text[-1] != "\n":
         text += "\n"
-    pos, end = start + len("package:\n"), len(text)
-    line = text.count("\n", 0, pos) + 1
-    match, count = _PACKAGE.match, text.count
-    values: dict[str, str] = {}  # raw scalar -> its text; versions, specs, platforms repeat
-    get = values.get
-    maps: dict[str, tuple] = {}  # raw block -> its (key, text) pairs; noarch packages repeat per platform
-
-    def convert(raw: str) -> str:
-        value = values[raw] = text_value(raw)
-        return value
-
-    def pairs(block: str) -> tuple:
-        found = _MAP4_ENTRY.findall(block)
-        if len(found) != block.count("\n"):
-            raise Unsupported  # a line that is not `key: value` at indent 4
-        out = tuple((k if k in values else _key(k), get(v) or convert(v)) for k, v in found)
-        if len(out) > 1 and len({k for k, _ in out}) != len(out):
-            raise Unsupported  # a duplicate key: the tree reader reports it
-        maps[block] = out
-        return out
-
-    def _key(k: str) -> str:
-        if _fastyaml.is_not_text(k):
-            raise Unsupported
-        values[k] = k  # a plain key that is text reads as itself
-        return k
-
-    pkgs: list[LockedPackage] = []
-    append = pkgs.append
-    seen_platforms: dict[str, None] = {}
-    while pos < end:
-        m = match(text, pos)
-        if m is None:
-            if text[pos:].strip(" \n"):
-                raise Unsupported
-            break
-        (
-            r_name,
-            r_version,
-            manager,
-            r_platform,
-            r_deps,
-            r_url,
-            r_md5,
-            r_sha256,
-            r_hash,
-            r_category,
-            optional,
-        ) = m.groups()
-        # names, URLs and hashes are mostly unique: checked, not remembered
-        name = r_name if plain_text(r_name) else get(r_name) or convert(r_name)
-        version = get(r_version) or convert(r_version)
-        platform = get(r_platform) or convert(r_platform)
-        url = r_url if plain_text(r_url) else get(r_url) or convert(r_url)
-        category = get(r_category) or convert(r_category)
-        depends = () if r_deps is None else maps.get(r_deps) or pairs(r_deps)
-        if r_hash is not None:
-            h = dict(maps.get(r_hash) or pairs(r_hash))
-            md5, sha256 = h.get("md5"), h.get("sha256")
-        elif r_sha256 is not None:
-            md5 = None if r_md5 is None else r_md5 if plain_text(r_md5) else get(r_md5) or convert(r_md5)
-            sha256 = r_sha256 if plain_text(r_sha256) else get(r_sha256) or convert(r_sha256)
-        else:  # hash: {}
-            md5 = sha256 = None
-        build = subdir = channel = None
-        if manager == "conda" and url:
-            channel, subdir, nvb = url_parts(url)
-            if nvb is not None:
-                build = nvb[2]
-        seen_platforms[platform] = None
-        append(
-            LockedPackage(
-                manager=manager,
-                name=name,
-                version=version,
-                build=build,
-                channel=channel,
-                platform=platform,
-                subdir=subdir,
-                url=url,
-                md5=md5,
-                sha256=sha256,
-                depends=depends,
-                category=category,
-                optional=optional == "true",
-                line=line,
-            )
-        )
-        line += count("\n", pos, m.end())
-        pos = m.end()
+    pos = start + len("package:\n")
+    pkgs, seen_platforms = read_packages(text, pos, text.count("\n", 0, pos) + 1)
     content_hash, channels, platforms, sources, extra_meta, pip_options = head
     return Lock(
         kind="conda-lock",
@@ -401,25 +191,11 @@ def _header(data, filename: str | None) -> tuple:
     content_hash = tuple((str(k), hashes.text(k) or "") for k in hashes.data)
     channels = read_channels(meta, filename)
     platforms = tuple(meta.texts("platforms"))
-    _check_platforms(meta, platforms)
+    check_platforms(meta, platforms)
     sources = tuple(meta.texts("sources"))
     extra_meta = tuple((str(k), to_json(v)) for k, v in meta.data.items() if k not in _META_KEYS)
     extra_meta, pip_options = split_pip_options(extra_meta)
     return content_hash, tuple(channels), platforms, sources, extra_meta, pip_options
-
-
-def _check_platforms(meta, platforms: tuple[str, ...]) -> None:
-    """ParseError naming the `metadata.platforms` item that is not a conda subdir (CEP 37)."""
-    from envkit.conda.channels import KNOWN_SUBDIRS
-
-    for i, platform in enumerate(platforms):
-        if platform not in KNOWN_SUBDIRS or platform == "noarch":
-            _i, _v, where = meta.items("platforms")[i]
-            raise ParseError(
-                unknown_platform(platform),
-                where=where,
-                hint="list the conda subdirs the lock is for, e.g. linux-64, osx-arm64, win-64",
-            )
 
 
 def _from_data(data, filename: str | None) -> Lock:
@@ -479,7 +255,13 @@ def _from_data(data, filename: str | None) -> Lock:
     )
 
 
-def _package_fields(p):
+#: (name, version, manager, platform, depends, url, md5, sha256, category, optional) of an entry
+PackageFields = tuple[
+    str, str, Manager, str, tuple[tuple[str, str], ...], str | None, str | None, str | None, str, bool
+]
+
+
+def _package_fields(p) -> PackageFields | None:
     """A package entry's fields when each has the type conda-lock writes (the fast path: plain type
     checks, no error bookkeeping), else None."""
     if type(p) is not YamlMap:
@@ -512,16 +294,16 @@ def _package_fields(p):
     return name, version, manager, platform, depends, url, md5, sha256, category, optional
 
 
-def _package_fields_checked(raw, where: Where):
+def _package_fields_checked(raw, where: Where) -> PackageFields:
     """A package entry's fields, each checked and converted (numbers YAML typed as text), or the
     ParseError naming the file, line and key of the first one that is wrong."""
     from envkit.formats._util import Fields
 
-    p = Fields(raw, where.file, where.key, line=where.line, what="a package entry")
-    name = p.text("name", required=True, what="a package entry")
-    version = p.text("version", required=True, what="a package entry")
-    manager = p.text("manager", required=True, what="a package entry")
-    platform = p.text("platform", required=True, what="a package entry")
+    p = Fields(raw, where.file, where.key or "", line=where.line, what="a package entry")
+    name = _required(p, "name")
+    version = _required(p, "version")
+    manager = _required(p, "manager")
+    platform = _required(p, "platform")
     if manager not in ("conda", "pip"):
         raise ParseError(f"unknown manager {manager!r} (expected conda or pip)", where=p.where("manager"))
     deps = p.mapping("dependencies")
@@ -530,7 +312,7 @@ def _package_fields_checked(raw, where: Where):
     return (
         name,
         version,
-        manager,
+        cast(Manager, manager),
         platform,
         depends,
         p.text("url"),
@@ -539,6 +321,12 @@ def _package_fields_checked(raw, where: Where):
         p.text("category") or "main",
         p.flag("optional"),
     )
+
+
+def _required(p: Fields, key: str) -> str:
+    """The text of a package entry's `key`, which must be there (Fields.text raises ParseError
+    when it is not)."""
+    return cast(str, p.text(key, required=True, what="a package entry"))
 
 
 def merge_depends(depends: tuple[tuple[str, str], ...]) -> list[tuple[str, str]]:

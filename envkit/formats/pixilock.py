@@ -7,25 +7,33 @@ says `kind: conda`/`kind: pypi` and gives its location as `url:` (or `path:`), w
 writes `conda: URL`/`pypi: URL`.  (rattler_lock reads the same three families:
 crates/rattler_lock/src/parse/v3.rs, models/v5, models/v6.)
 
-Layout from version 4: `environments.<env>.packages.<platform>` lists references (`- conda: URL`, `- pypi: URL or
-path`), and a top-level `packages:` list holds each package's data once (`conda:`/`pypi:` location,
-hashes, depends, ...).  Version 7 adds a top-level `platforms:` list and per-environment `indexes:`;
-everything envkit reads is otherwise the same.  Name, version and build of a conda package come from
-its file name unless the entry states them.
+Layout from version 4: `environments.<env>.packages.<platform>` lists references (`- conda: URL`,
+`- pypi: URL or path`), and a top-level `packages:` list holds each package's data once
+(`conda:`/`pypi:` location, hashes, depends, ...).  Version 7 adds a top-level `platforms:` list and
+per-environment `indexes:`; everything envkit reads is otherwise the same.  Name, version and build
+of a conda package come from its file name unless the entry states them.  That `packages:` list is
+read without a YAML tree when it is in the layout pixi writes (envkit.formats.pixilayout).
 """
 
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING, Any, cast
 
 from envkit._yaml import YamlList, YamlMap
 from envkit.errors import EnvironmentNotFound, ParseError, UnsupportedVersionError, Where
 from envkit.model import Lock, LockedPackage
 
+if TYPE_CHECKING:
+    from envkit.formats._util import Fields
+
 SUPPORTED_VERSIONS = (1, 2, 3, 4, 5, 6, 7)
 #: the versions shaped like conda-lock.yml (no `environments:`)
 CONDA_LOCK_SHAPED = (1, 2, 3)
 DEFAULT_ENVIRONMENT = "default"
+
+#: the top-level `packages:` list by (kind, location) -> [(entry, its Where)] (see _index)
+Index = dict[tuple[str, str], list[tuple[Any, Where]]]
 
 
 def _shaped(data) -> bool:
@@ -75,30 +83,22 @@ def read_pixi_environments(text: str, filename: str | None = None) -> dict[str, 
     }
 
 
-def _load(text: str, filename: str | None):
+def _load(text: str, filename: str | None) -> YamlMap:
     from envkit.formats._fastyaml import Unsupported, load_yaml
 
     try:
         data = _load_layout(text, filename)
     except (Unsupported, RecursionError):
         data = load_yaml(text, filename=filename)
-    if not isinstance(data, dict):
+    if not isinstance(data, YamlMap):  # both readers give a mapping as a YamlMap
         raise ParseError("not a pixi.lock: the document is not a mapping", where=Where(file=filename))
     check_version(data.get("version"), filename, data.line_of("version"))
     return data
 
 
-# -- the fast path ------------------------------------------------------------------------------
-#
-# Most of a pixi.lock is its top-level `packages:` list, in one layout: each entry a `- conda: URL`
-# or `- pypi: URL` line followed by `key: value` lines and `- item` lines (a list under the key
-# before them) at indent 2, nothing deeper.  `_load_layout` reads that list with one regular
-# expression per entry and keeps of each entry only the keys this module reads (KEPT), each value
-# converted as the fast YAML reader converts it, with its line; every other value is checked as that
-# reader would check it, and dropped (licenses, purls, sizes, timestamps, constrains: half the text).
-# Everything before the list goes through the fast YAML reader.  Anything else raises Unsupported
-# and the whole document is read as YAML: the Locks are the same either way, lines and errors
-# included (tests/test_formats_fastyaml.py proves it).
+# -- the fast path: the `packages:` list read without a YAML tree (envkit.formats.pixilayout); the
+# rest of the document goes through the fast YAML reader.  Anything else raises Unsupported and the
+# whole document is read as YAML: the Locks are the same either way.
 
 #: the keys of a `packages:` entry that this module reads (see _index, _pick, _conda_fields, _pypi_fields)
 KEPT = frozenset(
@@ -118,167 +118,21 @@ KEPT = frozenset(
     }
 )
 
-_NOT_TEXT_FIRST = frozenset("yYnNtTfFoO~<=+-.0123456789")  # a key starting otherwise is text
-_ENTRY = re.compile(r"- (conda|pypi): ([^ \n][^\n]*)\n((?:  [^ \n][^\n]*\n)*)")
-_BODY_LINE = re.compile(
-    r"^  (?:([A-Za-z0-9_][A-Za-z0-9_.\-/]*):(?: ([^ \n][^\n]*))?|- ([^ \n][^\n]*))$", re.MULTILINE
-)
 
-# The lines of an entry body that are certainly in the fast YAML reader's subset, one match per key
-# (C speed): `key: value`, or `key:` followed by `- value` items, at indent 2, where each key and
-# value is one the reader takes without a doubt (a plain word that is text, an integer, a hex
-# digest, '...' or "..." without escapes, [] or {}).  When the matches cover the whole body, only
-# the KEPT values need reading; any other body is read line by line.
-_WORDS = "yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL"
-_SAFE_KEY = rf"(?!(?:{_WORDS}):)[A-Za-z_][A-Za-z0-9_.\-/]*+"
-# text: starts with a letter or _, is not one of YAML 1.1's bool/null words, and has no tab, no
-# `: `, no ` #`, no two spaces and no trailing `:` or space
-_SAFE_WORD = rf"(?!(?:{_WORDS})\n)[A-Za-z_][^\n: \t]*+(?:[: ][^\n:# \t][^\n: \t]*+)*+"
-_SAFE_VALUE = (
-    rf"(?:{_SAFE_WORD}|0|[1-9][0-9]*+|[0-9a-f]*[ac-f][0-9a-f]*+|\[\]|\{{\}}|'[^'\n]*+'"
-    rf"|\"[^\"\\\t\n]*+\")"
-)
-_SAFE_KEY_LINES = re.compile(
-    rf"^  ({_SAFE_KEY}):(?: ({_SAFE_VALUE})\n|\n((?:  - {_SAFE_VALUE}\n)*+))", re.MULTILINE
-).findall
-
-
-def _load_layout(text: str, filename: str | None):
+def _load_layout(text: str, filename: str | None) -> YamlMap:
     """The document as the YAML readers would give it, but each `packages:` entry holding only the
-    KEPT keys; Unsupported for text outside the layout (see above)."""
-    from envkit.formats import _fastyaml
+    KEPT keys; Unsupported for text outside the layout (see envkit.formats.pixilayout)."""
     from envkit.formats._fastyaml import Unsupported, split_layout
+    from envkit.formats.pixilayout import read_entries
 
     data, start = split_layout(text, "packages", filename)
     if text[-1] != "\n":
         text += "\n"
-    key_line = text.count("\n", 0, start) + 1
-    pos, end = start + len("packages:\n"), len(text)
-    line = key_line + 1
-    memo: dict = {}
-    scalar = _fastyaml._scalar
-    is_not_text = _fastyaml.is_not_text
-    match, body_lines = _ENTRY.match, _BODY_LINE.findall
-    safe_lines = _SAFE_KEY_LINES
-    entries = YamlList()
-    entries.line = line
-    entry_lines = entries.lines
-    new_map, new_list = dict.__new__, list.__new__
-
-    def value_of(raw: str, no: int):
-        v = memo.get(raw)
-        if v is None:
-            v = scalar(raw.rstrip(" ") if raw[-1] == " " else raw)
-            if type(v) is YamlMap or type(v) is YamlList:
-                v.line = no  # {} or []: a new one each time, as the tree reader makes it
-                return v
-            memo[raw] = v
-        return v
-
-    while pos < end:
-        m = match(text, pos)
-        if m is None:
-            if text[pos:].strip(" \n"):
-                raise Unsupported
-            break
-        kind, loc, body = m.groups()
-        location = value_of(loc, line)
-        entry = new_map(YamlMap)  # as _fastyaml builds it
-        entry.line = line
-        entry.lines = lines = {kind: line}
-        entry[kind] = location
-        seen = {kind}
-        no = line
-        safe = safe_lines(body)
-        if safe:
-            for key, raw, block in safe:
-                no += 1
-                if key in seen:
-                    raise Unsupported  # a duplicate key: the tree reader reports it
-                seen.add(key)
-                if key in KEPT:
-                    lines[key] = no
-                    if raw:
-                        entry[key] = value_of(raw, no)
-                    elif block:
-                        items = new_list(YamlList)
-                        items.line = no + 1
-                        items.lines = list(range(no + 1, no + 1 + block.count("\n")))
-                        for item in block[4:-1].split("\n  - "):
-                            no += 1
-                            items.append(value_of(item, no))
-                        entry[key] = items
-                    else:
-                        entry[key] = None
-                elif block:
-                    no += block.count("\n")
-            if no - line == body.count("\n"):
-                entries.append(entry)
-                entry_lines.append(line)
-                line = no + 1
-                pos = m.end()
-                continue
-            # some line is none of the certainly safe ones: read the entry again, line by line
-            entry = new_map(YamlMap)
-            entry.line = line
-            entry.lines = lines = {kind: line}
-            entry[kind] = location
-            seen = {kind}
-            no = line
-        items = None  # where `- item` lines go: a list, False (a list not kept), None (no list open)
-        open_key = None  # a key without a value whose list has not begun
-        for key, raw, item in body_lines(body):
-            no += 1
-            if key:
-                if open_key is not None:
-                    if open_key in KEPT:
-                        entry[open_key] = None
-                    open_key = None
-                items = None
-                if key in seen or (key[0] in _NOT_TEXT_FIRST and is_not_text(key)):
-                    raise Unsupported  # a duplicate key (the tree reader reports it), or not text
-                seen.add(key)
-                if key in KEPT:
-                    lines[key] = no
-                    if raw:
-                        entry[key] = value_of(raw, no)
-                    else:
-                        open_key = key
-                elif raw:
-                    value_of(raw, no)  # checked as the tree reader would, not kept
-                else:
-                    open_key = key
-                continue
-            if item[0] in "-." and (item.startswith(("- ", "---", "...")) or item.rstrip(" ") == "-"):
-                raise Unsupported  # what _fastyaml._tokens refuses in a sequence item
-            if open_key is not None:  # the first item of a list
-                if open_key in KEPT:
-                    items = new_list(YamlList)
-                    items.line = no
-                    items.lines = []
-                    entry[open_key] = items
-                else:
-                    items = False
-                open_key = None
-            elif items is None:
-                raise Unsupported  # an item where the tree reader finds no list
-            if items is False:
-                value_of(item, no)
-            else:
-                items.append(value_of(item, no))
-                items.lines.append(no)
-        if no - line != body.count("\n"):
-            raise Unsupported  # a line that is neither `key: value` nor `- item` at indent 2
-        if open_key is not None and open_key in KEPT:
-            entry[open_key] = None
-        entries.append(entry)
-        entry_lines.append(line)
-        line = no + 1
-        pos = m.end()
+    entries = read_entries(text, start, KEPT)
     if "packages" in data.lines:
         raise Unsupported
     data["packages"] = entries
-    data.lines["packages"] = key_line
+    data.lines["packages"] = text.count("\n", 0, start) + 1
     return data
 
 
@@ -319,13 +173,13 @@ def _environments(data, filename: str | None):
     return Fields(data, filename, "").mapping("environments")
 
 
-def _index(data, filename: str | None) -> dict[tuple[str, str], list]:
+def _index(data, filename: str | None) -> Index:
     """The top-level `packages:` list indexed by (kind, location) -> [(entry, its Where)]; a location
     can carry several variants (rare), told apart by the name/version an environment's reference
     gives."""
     from envkit.formats._util import Fields
 
-    index: dict[tuple[str, str], list] = {}
+    index: Index = {}
     top = Fields(data, filename, "")
     raw_pkgs = top.get("packages")
     if raw_pkgs is not None and not isinstance(raw_pkgs, list):
@@ -333,26 +187,29 @@ def _index(data, filename: str | None) -> dict[tuple[str, str], list]:
     line_of = getattr(raw_pkgs, "line_of", None)
     for i, raw in enumerate(raw_pkgs or ()):
         where = Where(file=filename, line=line_of(i) if line_of else None, key=f"packages[{i}]")
-        key = _location(raw)
-        if key is None:  # not the plain shape pixi writes: say what is wrong
-            p = Fields(raw, filename, where.key, line=where.line, what="a package entry")
-            kind = "conda" if "conda" in p else "pypi" if "pypi" in p else None
-            if kind is None and "kind" in p:  # versions 4 and 5
-                kind = p.text("kind")
-                if kind not in ("conda", "pypi"):
-                    raise ParseError(
-                        f"unknown package kind {kind!r} (expected conda or pypi)", where=p.where("kind")
-                    )
-                loc = p.text("url") or p.text("path")
-                if not loc:
-                    raise ParseError("a package entry needs `url:` or `path:`", where=where)
-                key = (kind, loc)
-            elif kind is None:
-                raise ParseError("a package entry needs `conda:` or `pypi:`", where=where)
-            else:
-                key = (kind, p.text(kind, required=True, what="a package entry"))
+        key = _location(raw) or _entry_location(raw, where)
         index.setdefault(key, []).append((raw, where))
     return index
+
+
+def _entry_location(raw, where: Where) -> tuple[str, str]:
+    """(kind, location) of a package entry not in the plain shape pixi writes, or the ParseError
+    saying what is wrong."""
+    from envkit.formats._util import Fields
+
+    p = Fields(raw, where.file, where.key or "", line=where.line, what="a package entry")
+    kind = "conda" if "conda" in p else "pypi" if "pypi" in p else None
+    if kind is None and "kind" in p:  # versions 4 and 5
+        kind = p.text("kind")
+        if kind not in ("conda", "pypi"):
+            raise ParseError(f"unknown package kind {kind!r} (expected conda or pypi)", where=p.where("kind"))
+        loc = p.text("url") or p.text("path")
+        if not loc:
+            raise ParseError("a package entry needs `url:` or `path:`", where=where)
+        return (kind, loc)
+    if kind is None:
+        raise ParseError("a package entry needs `conda:` or `pypi:`", where=where)
+    return (kind, _required(p, kind, "a package entry"))
 
 
 def _location(raw) -> tuple[str, str] | None:
@@ -375,98 +232,19 @@ def _location(raw) -> tuple[str, str] | None:
 
 
 def _read_env(
-    data, env, env_name: str, filename: str | None, index: dict, parsed: dict | None = None
+    data: YamlMap, env: Fields, env_name: str, filename: str | None, index: Index, parsed: dict | None = None
 ) -> Lock:
-    from envkit.formats._util import Fields, as_text, read_channels, to_json
+    from envkit.formats._util import read_channels, to_json
 
     channels = read_channels(env, filename)
-    pip_options = []
-    for j, u in enumerate(env.texts("indexes")):
-        pip_options.append(f"--index-url {u}" if j == 0 else f"--extra-index-url {u}")
-    for _i, u, where in env.items("find-links"):
-        if isinstance(u, dict):
-            f = Fields(u, filename, where.key, line=where.line)
-            target = f.text("url") or f.text("path")
-        else:
-            target = as_text(u, "a find-links entry", where)
-        if target:
-            pip_options.append(f"--find-links {target}")
+    pip_options = _pip_options(env, filename)
     per_platform = env.mapping("packages")
     platforms = tuple(str(k) for k in per_platform.data)
     out: list[LockedPackage] = []
     if parsed is None:
         parsed = {}  # id(entry) -> its fields: an entry serves many references
     for platform, key in zip(platforms, per_platform.data, strict=False):
-        refs = per_platform.data[key]
-        if refs is not None and not isinstance(refs, list):
-            per_platform.items(key)  # raises the error naming the key
-        line_of = getattr(refs, "line_of", None)
-        for i, raw in enumerate(refs or ()):
-            line = line_of(i) if line_of else None
-            loc_key = _location(raw)
-            ref = None
-            if loc_key is None or len(raw) > 1:
-                ref = Fields(
-                    raw, filename, f"{per_platform.key(key)}[{i}]", line=line, what="a package reference"
-                )
-                kind = "conda" if "conda" in ref else "pypi" if "pypi" in ref else None
-                if kind is None:
-                    raise ParseError("a package reference needs `conda:` or `pypi:`", where=ref.where())
-                loc_key = (kind, ref.text(kind, required=True, what="a package reference"))
-            kind, loc = loc_key
-            candidates = index.get(loc_key)
-            if not candidates:
-                where = (
-                    ref.where(kind)
-                    if ref
-                    else Where(file=filename, line=line, key=f"{per_platform.key(key)}[{i}].{kind}")
-                )
-                raise ParseError(
-                    f"package {loc!r} is referenced but not listed under `packages:`", where=where
-                )
-            entry, where = _pick(candidates, raw, platform)
-            fields = parsed.get(id(entry))
-            if fields is None:
-                fields = parsed[id(entry)] = (_conda_fields if kind == "conda" else _pypi_fields)(
-                    entry, loc, where
-                )
-            if kind == "conda":
-                name, version, build, build_number, channel, subdir, md5, sha256, depends = fields
-                out.append(
-                    LockedPackage(
-                        manager="conda",
-                        name=name,
-                        version=version,
-                        build=build,
-                        build_number=build_number,
-                        channel=channel,
-                        platform=platform,
-                        subdir=subdir,
-                        url=loc,
-                        md5=md5,
-                        sha256=sha256,
-                        depends=depends,
-                        line=line,
-                    )
-                )
-            else:
-                name, version, md5, sha256, depends, editable = fields
-                if ref is not None and "editable" in ref:
-                    editable = ref.flag("editable") or _is_path(loc)
-                out.append(
-                    LockedPackage(
-                        manager="pip",
-                        name=name,
-                        version=version,
-                        platform=platform,
-                        url=loc,
-                        sha256=sha256,
-                        md5=md5,
-                        depends=depends,
-                        editable=editable,
-                        line=line,
-                    )
-                )
+        out += _platform_packages(per_platform, key, platform, filename, index, parsed)
     meta = [("version", str(data.get("version")))]
     if env.get("options"):
         meta.append(("options", to_json(env.get("options"))))
@@ -480,6 +258,111 @@ def _read_env(
         metadata=tuple(meta),
         source=filename,
     )
+
+
+def _pip_options(env: Fields, filename: str | None) -> list[str]:
+    """An environment's `indexes:` and `find-links:` as pip options, in order."""
+    from envkit.formats._util import Fields, as_text
+
+    pip_options = []
+    for j, u in enumerate(env.texts("indexes")):
+        pip_options.append(f"--index-url {u}" if j == 0 else f"--extra-index-url {u}")
+    for _i, item, where in env.items("find-links"):
+        if isinstance(item, dict):
+            f = Fields(item, filename, where.key or "", line=where.line)
+            target = f.text("url") or f.text("path")
+        else:
+            target = as_text(item, "a find-links entry", where)
+        if target:
+            pip_options.append(f"--find-links {target}")
+    return pip_options
+
+
+def _platform_packages(
+    per_platform: Fields, key, platform: str, filename: str | None, index: Index, parsed: dict
+) -> list[LockedPackage]:
+    """The packages an environment's `packages.<platform>` list refers to, in order."""
+    refs = per_platform.data[key]
+    if refs is not None and not isinstance(refs, list):
+        per_platform.items(key)  # raises the error naming the key
+    line_of = getattr(refs, "line_of", None)
+    out: list[LockedPackage] = []
+    for i, raw in enumerate(refs or ()):
+        line = line_of(i) if line_of else None
+        loc_key = _location(raw)
+        ref = None
+        if loc_key is None or len(raw) > 1:
+            ref, loc_key = _reference(raw, f"{per_platform.key(key)}[{i}]", line, filename)
+        kind, loc = loc_key
+        candidates = index.get(loc_key)
+        if not candidates:
+            where = (
+                ref.where(kind)
+                if ref
+                else Where(file=filename, line=line, key=f"{per_platform.key(key)}[{i}].{kind}")
+            )
+            raise ParseError(f"package {loc!r} is referenced but not listed under `packages:`", where=where)
+        entry, where = _pick(candidates, raw, platform)
+        fields = parsed.get(id(entry))
+        if fields is None:
+            fields = parsed[id(entry)] = (_conda_fields if kind == "conda" else _pypi_fields)(
+                entry, loc, where
+            )
+        if kind == "conda":
+            name, version, build, build_number, channel, subdir, md5, sha256, depends = fields
+            out.append(
+                LockedPackage(
+                    manager="conda",
+                    name=name,
+                    version=version,
+                    build=build,
+                    build_number=build_number,
+                    channel=channel,
+                    platform=platform,
+                    subdir=subdir,
+                    url=loc,
+                    md5=md5,
+                    sha256=sha256,
+                    depends=depends,
+                    line=line,
+                )
+            )
+        else:
+            name, version, md5, sha256, depends, editable = fields
+            if ref is not None and "editable" in ref:
+                editable = ref.flag("editable") or _is_path(loc)
+            out.append(
+                LockedPackage(
+                    manager="pip",
+                    name=name,
+                    version=version,
+                    platform=platform,
+                    url=loc,
+                    sha256=sha256,
+                    md5=md5,
+                    depends=depends,
+                    editable=editable,
+                    line=line,
+                )
+            )
+    return out
+
+
+def _reference(raw, path: str, line: int | None, filename: str | None) -> tuple[Fields, tuple[str, str]]:
+    """(the reference as Fields, its (kind, location)) for a reference not in the plain shape pixi
+    writes, or the ParseError saying what is wrong."""
+    from envkit.formats._util import Fields
+
+    ref = Fields(raw, filename, path, line=line, what="a package reference")
+    kind = "conda" if "conda" in ref else "pypi" if "pypi" in ref else None
+    if kind is None:
+        raise ParseError("a package reference needs `conda:` or `pypi:`", where=ref.where())
+    return ref, (kind, _required(ref, kind, "a package reference"))
+
+
+def _required(fields: Fields, key: str, what: str) -> str:
+    """The text of `key`, which must be there (Fields.text raises ParseError when it is not)."""
+    return cast(str, fields.text(key, required=True, what=what))
 
 
 def _conda_fields(entry, loc: str, where: Where) -> tuple:
@@ -503,7 +386,7 @@ def _conda_fields(entry, loc: str, where: Where) -> tuple:
             and (sha256 is None or type(sha256) is str)
             and (deps is None or type(deps) is YamlList)
         ):
-            depends = ()
+            depends: tuple[tuple[str, str], ...] = ()
             if deps:
                 depends = tuple(_split_dep(d) for d in deps if type(d) is str)
             if len(depends) == len(deps or ()):
@@ -518,7 +401,7 @@ def _conda_fields(entry, loc: str, where: Where) -> tuple:
                     sha256,
                     depends,
                 )
-    p = Fields(entry, where.file, where.key, line=where.line, what="a package entry")
+    p = Fields(entry, where.file, where.key or "", line=where.line, what="a package entry")
     name = p.text("name") or (nvb[0] if nvb else None)
     version = p.text("version") or (nvb[1] if nvb else None)
     build = p.text("build") or (nvb[2] if nvb else None)
@@ -547,7 +430,7 @@ def _pypi_fields(entry, loc: str, where: Where) -> tuple:
     """(name, version, md5, sha256, requires_dist, editable) of a pypi entry."""
     from envkit.formats._util import Fields
 
-    p = Fields(entry, where.file, where.key, line=where.line, what="a package entry")
+    p = Fields(entry, where.file, where.key or "", line=where.line, what="a package entry")
     name = p.text("name")
     if not name:
         raise ParseError(f"pypi package {loc!r} has no name", where=p.where("pypi"))
@@ -577,8 +460,6 @@ def _split_dep(text) -> tuple[str, str]:
 
 
 def _split_req(text) -> tuple[str, str]:
-    import re
-
     s = str(text).strip()
     m = re.match(r"^([A-Za-z0-9][A-Za-z0-9._-]*)(.*)$", s)
     if not m:
@@ -590,7 +471,7 @@ def read_conda_lock_shaped(data, text: str, filename: str | None) -> Lock:
     """The one environment of a pixi.lock version 1 to 3 (conda-lock shaped; see the module doc) as
     Lock(kind="pixi"), checked by conda-lock's rules (digests, platforms, no entry twice)."""
     from envkit.formats._util import Fields, read_channels, url_parts
-    from envkit.formats.condalock import validate_packages
+    from envkit.formats.condalockcheck import validate_packages
 
     top = Fields(data, filename, "")
     meta = top.mapping("metadata")
@@ -598,16 +479,16 @@ def read_conda_lock_shaped(data, text: str, filename: str | None) -> Lock:
     platforms = list(meta.texts("platforms"))
     out: list[LockedPackage] = []
     for _i, raw, where in top.items("package"):
-        p = Fields(raw, filename, where.key, line=where.line, what="a package entry")
-        manager = p.text("manager", required=True, what="a package entry")
+        p = Fields(raw, filename, where.key or "", line=where.line, what="a package entry")
+        manager = _required(p, "manager", "a package entry")
         if manager not in ("conda", "pip", "pypi"):
             raise ParseError(
                 f"unknown manager {manager!r} (expected conda or pypi)", where=p.where("manager")
             )
-        name = p.text("name", required=True, what="a package entry")
-        version = p.text("version", required=True, what="a package entry")
-        platform = p.text("platform", required=True, what="a package entry")
-        url = p.text("url", required=True, what="a package entry")
+        name = _required(p, "name", "a package entry")
+        version = _required(p, "version", "a package entry")
+        platform = _required(p, "platform", "a package entry")
+        url = _required(p, "url", "a package entry")
         h = p.mapping("hash")
         depends = _legacy_depends(p, manager)
         if platform not in platforms:

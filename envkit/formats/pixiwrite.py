@@ -41,28 +41,52 @@ def write_pixi_lock(
     if version not in VERSIONS:
         raise ValueError(f"pixi.lock version {version} is not written; envkit writes {VERSIONS}")
     if strict:
-        lost: list = []
-        text = write_pixi_lock(lock, version=version, dropped=lost)
-        if left_out(lost):
-            from envkit.errors import UsageError
-
-            names = ", ".join(n for n, _ in left_out(lost)[:5]) + (
-                f", ... ({len(left_out(lost))} in all)" if len(left_out(lost)) > 5 else ""
-            )
-            raise UsageError(
-                f"pixi.lock cannot hold {names}: {left_out(lost)[0][1]}",
-                hint="envkit convert writes the rest and lists what it left out (--allow-loss)",
-            )
-        if dropped is not None:
-            dropped += lost
-        return text
+        return _write_strict(lock, version, dropped)
     from envkit.formats._util import yscalar as scalar
 
-    # a pixi environment keeps its name; a conda environment's name is not a pixi environment's
-    env = (lock.environment if lock.kind == "pixi" else None) or "default"
     platforms = lock.platforms or tuple(dict.fromkeys(p.platform for p in lock.packages if p.platform))
-    entries: dict[tuple[str, str], LockedPackage] = {}
-    refs: dict[str, list[tuple[str, str]]] = {pl: [] for pl in platforms}
+    entries, refs = _entries(lock, platforms, version, dropped)
+    out = [f"version: {version}"]
+    if version >= 7:
+        out.append("platforms:" if platforms else "platforms: []")
+        out += [f"- name: {scalar(pl)}" for pl in platforms]
+    out += _environment(lock, platforms, refs)
+    out.append("packages:" if entries else "packages: []")
+    for (kind, url), p in sorted(entries.items()):
+        out += _conda_entry(p, url) if kind == "conda" else _pypi_entry(p, url)
+    return "\n".join(out) + "\n"
+
+
+def _write_strict(lock: Lock, version: int, dropped: list | None) -> str:
+    """write_pixi_lock, raising UsageError when a package would be left out."""
+    lost: list = []
+    text = write_pixi_lock(lock, version=version, dropped=lost)
+    if left_out(lost):
+        from envkit.errors import UsageError
+
+        names = ", ".join(n for n, _ in left_out(lost)[:5]) + (
+            f", ... ({len(left_out(lost))} in all)" if len(left_out(lost)) > 5 else ""
+        )
+        raise UsageError(
+            f"pixi.lock cannot hold {names}: {left_out(lost)[0][1]}",
+            hint="envkit convert writes the rest and lists what it left out (--allow-loss)",
+        )
+    if dropped is not None:
+        dropped += lost
+    return text
+
+
+#: (kind, location) of a package: the key of a `packages:` entry and of its references
+Key = tuple[str, str]
+
+
+def _entries(
+    lock: Lock, platforms: tuple[str, ...], version: int, dropped: list | None
+) -> tuple[dict[Key, LockedPackage], dict[str, list[Key]]]:
+    """(the top-level entries by key, each platform's references) of the packages a pixi.lock of
+    `version` can hold; the others go to `dropped`."""
+    entries: dict[Key, LockedPackage] = {}
+    refs: dict[str, list[Key]] = {pl: [] for pl in platforms}
     for p in lock.packages:
         if not p.url:
             _drop(dropped, p, "no artifact URL (a pixi.lock references every package by its URL)")
@@ -85,11 +109,16 @@ def write_pixi_lock(
         entries.setdefault(key, p)
         if key not in refs[p.platform]:
             refs[p.platform].append(key)
-    out = [f"version: {version}"]
-    if version >= 7:
-        out.append("platforms:" if platforms else "platforms: []")
-        out += [f"- name: {scalar(pl)}" for pl in platforms]
-    out += ["environments:", f"  {scalar(env)}:"]
+    return entries, refs
+
+
+def _environment(lock: Lock, platforms: tuple[str, ...], refs: dict[str, list[Key]]) -> list[str]:
+    """The `environments:` section: the one environment, its channels, indexes and references."""
+    from envkit.formats._util import yscalar as scalar
+
+    # a pixi environment keeps its name; a conda environment's name is not a pixi environment's
+    env = (lock.environment if lock.kind == "pixi" else None) or "default"
+    out = ["environments:", f"  {scalar(env)}:"]
     out += (
         ["    channels:"] + [f"    - url: {scalar(_channel_url(c))}" for c in lock.channels]
         if lock.channels
@@ -110,10 +139,7 @@ def write_pixi_lock(
         if refs[pl]:
             out.append(f"      {scalar(pl)}:")
             out += [f"      - {k}: {scalar(u)}" for k, u in sorted(refs[pl])]
-    out.append("packages:" if entries else "packages: []")
-    for (kind, _url), p in sorted(entries.items()):
-        out += _conda_entry(p) if kind == "conda" else _pypi_entry(p)
-    return "\n".join(out) + "\n"
+    return out
 
 
 #: the start of a `dropped` reason for a package that is written, only without something
@@ -136,12 +162,13 @@ def left_out(dropped: list) -> list[tuple[str, str]]:
     return [(n, r) for n, r in dropped if not r.startswith(KEPT_REASON)]
 
 
-def _conda_entry(p: LockedPackage) -> list[str]:
+def _conda_entry(p: LockedPackage, url: str) -> list[str]:
+    """The `packages:` entry of conda package `p`, whose artifact is at `url` (its `url`)."""
     from envkit.formats._util import split_filename
     from envkit.formats._util import yscalar as scalar
 
-    out = [f"- conda: {scalar(p.url)}"]
-    nvb = split_filename(p.url.rsplit("/", 1)[-1])
+    out = [f"- conda: {scalar(url)}"]
+    nvb = split_filename(url.rsplit("/", 1)[-1])
     # name, version and build are read from the file name; written only when it does not tell them
     if nvb is None or nvb[0] != p.name:
         out.append(f"  name: {scalar(p.name)}")
@@ -151,7 +178,7 @@ def _conda_entry(p: LockedPackage) -> list[str]:
         out.append(f"  build: {scalar(p.build)}")
     if p.build_number:
         out.append(f"  build_number: {p.build_number}")
-    if p.subdir and f"/{p.subdir}/" not in p.url:
+    if p.subdir and f"/{p.subdir}/" not in url:
         out.append(f"  subdir: {scalar(p.subdir)}")
     if p.sha256:
         out.append(f"  sha256: {scalar(p.sha256)}")
@@ -169,10 +196,11 @@ def _conda_entry(p: LockedPackage) -> list[str]:
 _REQ_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
-def _pypi_entry(p: LockedPackage) -> list[str]:
+def _pypi_entry(p: LockedPackage, url: str) -> list[str]:
+    """The `packages:` entry of pip package `p`, whose artifact is at `url` (its `url`)."""
     from envkit.formats._util import yscalar as scalar
 
-    out = [f"- pypi: {scalar(p.url)}", f"  name: {scalar(p.name)}"]
+    out = [f"- pypi: {scalar(url)}", f"  name: {scalar(p.name)}"]
     if p.version:  # a path package may have none (pixi reads it from the source)
         out.append(f"  version: {scalar(p.version)}")
     if p.sha256:

@@ -1,0 +1,111 @@
+"""conda-lock v1's rules for what its fields hold (CEP 37), checked after either reader of
+envkit.formats.condalock (fast or tree) so both report the same error: each platform a conda subdir
+listed under `metadata.platforms`, each md5 / sha256 a hex digest, each package once per (name,
+manager, platform, category)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from envkit.errors import ParseError, Where
+from envkit.model import Lock
+
+if TYPE_CHECKING:
+    from envkit.formats._util import Fields
+
+
+def validate_packages(lock: Lock, text: str, filename: str | None) -> None:
+    """Raise ParseError (file, line, key) for the first package that breaks conda-lock v1's rules
+    (CEP 37): a platform that is not a conda subdir or not in `metadata.platforms`, an md5 or sha256
+    that is not a hex digest, or a second entry with the same (name, manager, platform, category).
+    One check after either reader (fast or tree), so both report the same error."""
+    from envkit.conda.channels import KNOWN_SUBDIRS
+    from envkit.conda.names import pep503
+    from envkit.formats._digest import is_digest, package_digest_error
+
+    listed = frozenset(lock.platforms)
+    seen: dict[tuple, int] = {}
+    for i, p in enumerate(lock.packages):
+        platform = p.platform or ""
+        if platform not in listed or platform not in KNOWN_SUBDIRS or platform == "noarch":
+            why = (
+                unknown_platform(platform)
+                if platform not in KNOWN_SUBDIRS or platform == "noarch"
+                else f"platform {platform!r} is not one of `metadata.platforms` ({', '.join(lock.platforms)})"
+            )
+            raise _package_error(
+                why,
+                text,
+                filename,
+                p.line,
+                i,
+                ("platform",),
+                hint="a package's platform must be a conda subdir listed under `metadata.platforms`",
+            )
+        for kind, value in (("md5", p.md5), ("sha256", p.sha256)):
+            if value is not None and not is_digest(kind, value):
+                where = _package_error("", text, filename, p.line, i, ("hash", kind), hint="").where
+                raise package_digest_error(p, kind, where=where)
+        key = (p.name if p.manager == "conda" else pep503(p.name), p.manager, platform, p.category)
+        if key in seen:
+            first = seen[key]
+            raise _package_error(
+                f"{p.name} ({p.manager}, {platform}, category {p.category}) is listed twice"
+                + (f"; first at line {first}" if first else ""),
+                text,
+                filename,
+                p.line,
+                i,
+                ("name",),
+                hint="a conda-lock file holds each package once per platform and category",
+            )
+        seen[key] = p.line or 0
+
+
+def unknown_platform(platform: str) -> str:
+    """The message for a platform that is not a conda subdir."""
+    return f"unknown platform {platform!r} (not a conda subdir such as linux-64, osx-arm64, win-64)"
+
+
+def _package_error(
+    message: str,
+    text: str,
+    filename: str | None,
+    line: int | None,
+    index: int,
+    keys: tuple[str, ...],
+    hint: str,
+) -> ParseError:
+    """ParseError at `package[index].<keys>`, on the line of the last key inside the entry that
+    starts at `line` (found on the error path only: reading never pays for it)."""
+    where_line = line
+    if line:
+        lines = text.splitlines()
+        n, todo = line - 1, list(keys)
+        while todo and n < len(lines):
+            s = lines[n]
+            if n > line - 1 and s.startswith("-"):
+                break  # the next entry
+            if s.lstrip(" -").startswith(todo[0] + ":"):
+                where_line = n + 1
+                todo.pop(0)
+            n += 1
+    return ParseError(
+        message,
+        where=Where(file=filename, line=where_line, key=f"package[{index}]." + ".".join(keys)),
+        hint=hint,
+    )
+
+
+def check_platforms(meta: Fields, platforms: tuple[str, ...]) -> None:
+    """ParseError naming the `metadata.platforms` item that is not a conda subdir (CEP 37)."""
+    from envkit.conda.channels import KNOWN_SUBDIRS
+
+    for i, platform in enumerate(platforms):
+        if platform not in KNOWN_SUBDIRS or platform == "noarch":
+            _i, _v, where = meta.items("platforms")[i]
+            raise ParseError(
+                unknown_platform(platform),
+                where=where,
+                hint="list the conda subdirs the lock is for, e.g. linux-64, osx-arm64, win-64",
+            )
