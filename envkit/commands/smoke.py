@@ -105,11 +105,12 @@ def _run(runner, name, prefix, python, create_file, require_cuda, mode, timeout,
         from envkit.commands._common import warn_duplicates
         from envkit.formats import detect_format, read_file
         from envkit.io import read_text
+        from envkit.smoke.temp_env import smoke_created
 
         fmt = detect_format(read_text(create_file), create_file)
         model = read_file(create_file)
         warn_duplicates([model])
-        report = runner.smoke_created(
+        report = smoke_created(
             create_file,
             model=model,
             fmt=fmt,
