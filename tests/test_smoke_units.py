@@ -214,7 +214,8 @@ def test_diagnose_maps_known_failures_to_hints():
 
 
 def test_text_report_never_shows_a_skip_as_pass_and_progress_lines():
-    from envkit.commands.smoke import _Progress, progress_line, render_text
+    from envkit.commands.smoke import _Progress
+    from envkit.render.smoke import progress_line, render_text
 
     rep = {
         "ok": True,
@@ -351,7 +352,8 @@ def test_overall_timeout_is_not_called_a_hang():
         "cause": "overall_timeout",
         "limit_s": 3.0,
     }
-    from envkit.commands.smoke import _Progress, progress_line, render_text
+    from envkit.commands.smoke import _Progress
+    from envkit.render.smoke import progress_line, render_text
 
     assert progress_line({"event": "hung", **rep["hung"]}, _Progress(False)) == (
         "  !! the overall time limit (3 s) ran out during dataloader.workers.fork; killed the probe and its workers"
@@ -667,7 +669,7 @@ def test_quick_search_extrapolates_a_short_run_to_the_full_workload():
 
 
 def test_text_report_marks_extrapolated_and_estimated_sweep_points():
-    from envkit.commands.smoke import render_text
+    from envkit.render.smoke import render_text
 
     pt = {
         "num_workers": 2,

@@ -1,11 +1,12 @@
 """Run the smoke-test probe inside a target environment and turn its events into a report.
 
-The probe (the `probe/` folder, standalone) is copied to a scratch directory and executed by the target's
-interpreter in its own process group (`envkit._proc.stream`).  The runner follows the probe's
-events, enforces a per-check timeout and an overall one, and on a hang kills the whole group
-(DataLoader workers and distributed ranks included) and says which check hung.  Known failures get a
-diagnosis with a hint.  Nothing here prints: progress goes to an optional callback, the result is a
-plain dict (the documented JSON schema, docs/commands/smoke.md).
+The probe (the `probe/` folder, standalone) is copied to a scratch directory and executed by the
+target's interpreter in its own process group (`envkit._proc.stream`).  The runner follows the
+probe's events, enforces a per-check timeout and an overall one, and on a hang kills the whole group
+(DataLoader workers and distributed ranks included) and says which check hung.  Known failures get
+a diagnosis with a hint (`diagnosis.py`); `--create` runs in a temporary env (`temp_env.py`).
+Nothing here prints: progress goes to an optional callback, the result is a plain dict (the
+documented JSON schema, docs/commands/smoke.md).
 """
 
 from __future__ import annotations
@@ -17,11 +18,13 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from envkit.errors import EnvironmentNotFound, SmokeError, UsageError
+from envkit.smoke.diagnosis import diagnose, hint_for_text
 
 PROBE = Path(__file__).with_name("probe")  # a folder, copied whole; `python FOLDER` runs its __main__.py
 EVENT_PREFIX = "@@envkit-smoke@@ "
@@ -43,7 +46,7 @@ class Target:
     skipped_scripts: tuple[str, ...] = ()
 
     def describe(self) -> dict:
-        out = {"kind": self.kind, "python": self.python}
+        out: dict[str, Any] = {"kind": self.kind, "python": self.python}
         for key in ("prefix", "name", "source"):
             if getattr(self, key):
                 out[key] = getattr(self, key)
@@ -152,18 +155,19 @@ def resolve_target(
                 skipped_scripts=tuple(skipped),
             )
         return Target(kind="python", python=str(exe))
-    if name or prefix:
+    where = find_named_env(name) if name else Path(prefix).expanduser() if prefix else None
+    if where is not None:
         # Absolute: the probe runs with the scratch directory as its working directory, and
         # CONDA_PREFIX/PATH must name the prefix from anywhere.  abspath, not resolve: a
         # symlinked prefix keeps the path the user gave.
-        p = Path(os.path.abspath(find_named_env(name) if name else Path(prefix).expanduser()))
+        p = Path(os.path.abspath(where))
         if not p.is_dir():
             raise EnvironmentNotFound(f"no such environment prefix: {p}")
-        exe = prefix_python(p)
+        interpreter = prefix_python(p)
         env, skipped = activation_env(p)
         return Target(
             kind="name" if name else "prefix",
-            python=str(exe),
+            python=str(interpreter),
             prefix=str(p),
             name=name,
             env=tuple(sorted(env.items())),
@@ -191,6 +195,43 @@ class _State:
     #: which limit the last deadline poll returned: "check" (the running check's own) or "overall"
     deadline_kind: str = "overall"
 
+    def take(self, line: str) -> dict | None:
+        """Follow one line of the probe's stdout; the event it carries (None for any other line)."""
+        if not line.startswith(EVENT_PREFIX):
+            return None
+        try:
+            ev = json.loads(line[len(EVENT_PREFIX) :])
+        except ValueError:
+            return None
+        kind = ev.get("event")
+        if kind == "hello":
+            self.plan = ev.get("plan") or []
+            self.probe_pid = ev.get("pid")
+        elif kind == "start":
+            self.current = ev.get("check")
+            self.current_timeout = float(ev.get("timeout") or 0) or None
+            self.current_since = time.monotonic()
+        elif kind == "result":
+            self.checks.append(ev["check"])
+            self.current = None
+        elif kind == "environment":
+            self.environment = ev.get("environment") or {}
+        elif kind == "dataloader":
+            self.dataloader = ev.get("dataloader")
+        elif kind == "pids":
+            self.pids.extend(int(p) for p in ev.get("pids") or [])
+        elif kind == "report":
+            self.report = ev.get("report")
+        return ev
+
+    def deadline(self, start: float, overall: float) -> float:
+        """The earlier of the running check's own limit and the overall one; which one it was is
+        remembered, so that an overall --timeout is not reported as a check that hung."""
+        when, self.deadline_kind = start + overall, "overall"
+        if self.current and self.current_timeout and self.current_since + self.current_timeout < when:
+            when, self.deadline_kind = self.current_since + self.current_timeout, "check"
+        return when
+
 
 def test_overrides() -> dict:
     """The probe-config overrides from ENVKIT_SMOKE_TEST_CONFIG (test/debug knob), or {}."""
@@ -204,6 +245,25 @@ def test_overrides() -> dict:
     if not isinstance(value, dict):
         raise UsageError(f"{TEST_CONFIG_VAR} must be a JSON object")
     return value
+
+
+def probe_config(target: Target, mode: str, require_cuda: bool, overrides: dict | None) -> dict:
+    """The probe's --config: the mode, whether CUDA is required, the target prefix, the overrides
+    (ENVKIT_SMOKE_TEST_CONFIG's when none are given)."""
+    config: dict = {"mode": mode, "require_cuda": bool(require_cuda)}
+    if target.prefix:
+        config["prefix"] = target.prefix  # conda-meta of the target, for the CUDA-pin checks
+    config.update(overrides if overrides is not None else test_overrides())
+    return config
+
+
+def probe_env(target: Target) -> dict[str, str]:
+    """The probe process's environment: ours plus the target's activation variables."""
+    env = dict(os.environ)
+    env.update(dict(target.env))
+    env["PYTHONUNBUFFERED"] = "1"
+    env.pop("PYTHONHOME", None)  # it would point the target interpreter at envkit's own stdlib
+    return env
 
 
 def run_smoke(
@@ -227,65 +287,26 @@ def run_smoke(
     if mode not in DEFAULT_TIMEOUT:
         raise UsageError(f"unknown smoke mode {mode!r}")
     overall = float(timeout) if timeout else DEFAULT_TIMEOUT[mode]
-    overall_given = bool(timeout)
-    config: dict = {"mode": mode, "require_cuda": bool(require_cuda)}
-    if target.prefix:
-        config["prefix"] = target.prefix  # conda-meta of the target, for the CUDA-pin checks
-    config.update(overrides if overrides is not None else test_overrides())
+    config = probe_config(target, mode, require_cuda, overrides)
     scratch = Path(tempfile.mkdtemp(prefix="envkit-smoke-"))
     probe = scratch / "envkit_smoke_probe"
     shutil.copytree(PROBE, probe, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    env = dict(os.environ)
-    env.update(dict(target.env))
-    env["PYTHONUNBUFFERED"] = "1"
-    env.pop("PYTHONHOME", None)  # it would point the target interpreter at envkit's own stdlib
+    env = probe_env(target)
     st = _State()
     start = time.monotonic()
 
     def handle(line: str) -> None:
-        if not line.startswith(EVENT_PREFIX):
-            return
-        try:
-            ev = json.loads(line[len(EVENT_PREFIX) :])
-        except ValueError:
-            return
-        kind = ev.get("event")
-        if kind == "hello":
-            st.plan = ev.get("plan") or []
-            st.probe_pid = ev.get("pid")
-        elif kind == "start":
-            st.current = ev.get("check")
-            st.current_timeout = float(ev.get("timeout") or 0) or None
-            st.current_since = time.monotonic()
-        elif kind == "result":
-            st.checks.append(ev["check"])
-            st.current = None
-        elif kind == "environment":
-            st.environment = ev.get("environment") or {}
-        elif kind == "dataloader":
-            st.dataloader = ev.get("dataloader")
-        elif kind == "pids":
-            st.pids.extend(int(p) for p in ev.get("pids") or [])
-        elif kind == "report":
-            st.report = ev.get("report")
-        if on_event is not None:
+        ev = st.take(line)
+        if ev is not None and on_event is not None:
             on_event(ev)
-
-    def deadline() -> float:
-        # The earlier of the running check's own limit and the overall one; which one it was is
-        # remembered, so that an overall --timeout is not reported as a check that hung.
-        when, st.deadline_kind = start + overall, "overall"
-        if st.current and st.current_timeout and st.current_since + st.current_timeout < when:
-            when, st.deadline_kind = st.current_since + st.current_timeout, "check"
-        return when
 
     argv = [target.python, str(probe), "--config", json.dumps(config, sort_keys=True)]
     try:
-        # stream's own timeout is only a backstop: deadline() carries the overall limit.
+        # stream's own timeout is only a backstop: the deadline carries the overall limit.
         result = _proc.stream(
             argv,
             on_line=handle,
-            deadline=deadline,
+            deadline=lambda: st.deadline(start, overall),
             timeout=overall + 30,
             env=env,
             cwd=str(scratch),
@@ -302,7 +323,7 @@ def run_smoke(
         (scratch / "probe.stderr").write_text(result.stderr)
     elapsed = time.monotonic() - start
     report = assemble(
-        target, st, result, elapsed=elapsed, overall=overall, config=config, overall_given=overall_given
+        target, st, result, elapsed=elapsed, overall=overall, config=config, overall_given=bool(timeout)
     )
     report["machine"] = host_machine()
     if keep:
@@ -312,7 +333,7 @@ def run_smoke(
     return report
 
 
-def kill_stragglers(pids, marker: str) -> list[int]:
+def kill_stragglers(pids: Iterable[int], marker: str) -> list[int]:
     """SIGKILL each process of `pids` that is still alive and whose command line contains
     `marker` (the scratch copy of the probe: a pid reused by another program is never touched);
     returns the pids killed.  Linux (/proc) only; elsewhere nothing is done."""
@@ -335,17 +356,22 @@ def kill_stragglers(pids, marker: str) -> list[int]:
     return killed
 
 
+# ---------------------------------------------------------------------------------------------
+# the report
+
+
 def assemble(
     target: Target,
     st: _State,
-    result,
+    result: Any,
     *,
     elapsed: float,
     overall: float,
     config: dict,
     overall_given: bool = True,
 ) -> dict:
-    """Build the final report from the probe's events and how the process ended.
+    """Build the final report from the probe's events and how the process ended (`result`:
+    what `envkit._proc.stream` returned).
 
     A timeout is told apart by `st.deadline_kind`: "check" means the running check exceeded its
     own limit (it hung: `hung: no result within its N s limit`), "overall" that the whole run's
@@ -366,72 +392,15 @@ def assemble(
         if not st.plan and not checks:
             raise SmokeError(
                 _no_start_message(target, result, overall),
-                hint=_hint_for_text(stderr) or "run the interpreter by hand to see why it fails",
+                hint=hint_for_text(stderr) or "run the interpreter by hand to see why it fails",
                 text=_tail(stderr) or None,
             )
-        current = st.current or ("environment" if not checks else None)
-        if result.timed_out:
-            ran = time.monotonic() - st.current_since if st.current else 0.0
-            which = current or "(between checks)"
-            killed = (
-                f"the whole process group (probe pid {st.probe_pid}, workers "
-                f"{sorted(set(st.pids)) or 'none'}) was killed"
-            )
-            if st.deadline_kind == "check" and st.current_timeout:
-                cause, limit = "check_timeout", st.current_timeout
-                detail = f"hung: no result within its {limit:g} s limit; {killed}"
-            else:
-                cause, limit = "overall_timeout", overall
-                what = (
-                    f"--timeout of {overall:g} s"
-                    if overall_given
-                    else f"time limit of {overall:g} s (the {config.get('mode')} mode's default)"
-                )
-                during = f"during {which}" if current else "between checks"
-                own = (
-                    f" (it had run {ran:.1f} s of its own {st.current_timeout:g} s limit)"
-                    if st.current and st.current_timeout
-                    else ""
-                )
-                detail = f"the overall {what} ran out {during}{own}; raise --timeout; {killed}"
-            hung = {
-                "check": which,
-                "seconds": round(elapsed, 3),
-                "pids": sorted(set(st.pids)),
-                "probe_pid": st.probe_pid,
-                "cause": cause,
-                "limit_s": limit,
-            }
-        else:
-            sig = -result.returncode if result.returncode < 0 else None
-            how = (
-                f"was killed by signal {sig} ({_signame(sig)})"
-                if sig
-                else f"exited with code {result.returncode}"
-            )
-            detail = f"the probe process {how} during this check" + (
-                f": {_tail(stderr, 1)}" if stderr.strip() else ""
-            )
-            which = current or "(between checks)"
-        checks.append(
-            {
-                "name": which,
-                "status": "fail",
-                "detail": detail,
-                "seconds": round(time.monotonic() - st.current_since, 3) if st.current else 0.0,
-            }
+        limit_text = (
+            f"--timeout of {overall:g} s"
+            if overall_given
+            else f"time limit of {overall:g} s (the {config.get('mode')} mode's default)"
         )
-        done = {c["name"] for c in checks}
-        for p in st.plan:
-            if p["name"] not in done:
-                checks.append(
-                    {
-                        "name": p["name"],
-                        "status": "skip",
-                        "detail": "not run: the probe stopped at " + which,
-                        "seconds": 0.0,
-                    }
-                )
+        hung = _stopped(st, result, checks, elapsed=elapsed, overall=overall, limit_text=limit_text)
     torch_missing = any(c["name"] == "import.torch" and c["status"] == "fail" for c in checks)
     report = {
         "schema": 1,
@@ -451,6 +420,83 @@ def assemble(
     return report
 
 
+def _stopped(
+    st: _State, result: Any, checks: list[dict], *, elapsed: float, overall: float, limit_text: str
+) -> dict | None:
+    """A probe that timed out or ended without its report: append the failed check it stopped in
+    and a skip for each planned check it never reached; the `hung` record of a timeout (else None)."""
+    stderr = result.stderr or ""
+    current = st.current or ("environment" if not checks else None)
+    which = current or "(between checks)"
+    hung = None
+    if result.timed_out:
+        detail, hung = _timed_out(st, which, current, elapsed=elapsed, overall=overall, limit_text=limit_text)
+    else:
+        sig = -result.returncode if result.returncode < 0 else None
+        how = (
+            f"was killed by signal {sig} ({_signame(sig)})"
+            if sig
+            else f"exited with code {result.returncode}"
+        )
+        detail = f"the probe process {how} during this check" + (
+            f": {_tail(stderr, 1)}" if stderr.strip() else ""
+        )
+    checks.append(
+        {
+            "name": which,
+            "status": "fail",
+            "detail": detail,
+            "seconds": round(time.monotonic() - st.current_since, 3) if st.current else 0.0,
+        }
+    )
+    done = {c["name"] for c in checks}
+    for p in st.plan:
+        if p["name"] not in done:
+            checks.append(
+                {
+                    "name": p["name"],
+                    "status": "skip",
+                    "detail": "not run: the probe stopped at " + which,
+                    "seconds": 0.0,
+                }
+            )
+    return hung
+
+
+def _timed_out(
+    st: _State, which: str, current: str | None, *, elapsed: float, overall: float, limit_text: str
+) -> tuple[str, dict]:
+    """The failed check's detail and the `hung` record when a limit ran out: the check's own
+    (it hung) or the overall one (`limit_text` names it: nothing is said to hang)."""
+    ran = time.monotonic() - st.current_since if st.current else 0.0
+    killed = (
+        f"the whole process group (probe pid {st.probe_pid}, workers "
+        f"{sorted(set(st.pids)) or 'none'}) was killed"
+    )
+    limit: float
+    if st.deadline_kind == "check" and st.current_timeout:
+        cause, limit = "check_timeout", st.current_timeout
+        detail = f"hung: no result within its {limit:g} s limit; {killed}"
+    else:
+        cause, limit = "overall_timeout", overall
+        during = f"during {which}" if current else "between checks"
+        own = (
+            f" (it had run {ran:.1f} s of its own {st.current_timeout:g} s limit)"
+            if st.current and st.current_timeout
+            else ""
+        )
+        detail = f"the overall {limit_text} ran out {during}{own}; raise --timeout; {killed}"
+    hung = {
+        "check": which,
+        "seconds": round(elapsed, 3),
+        "pids": sorted(set(st.pids)),
+        "probe_pid": st.probe_pid,
+        "cause": cause,
+        "limit_s": limit,
+    }
+    return detail, hung
+
+
 def exit_code(report: dict) -> int:
     """0 every check passed, warned or was rightly skipped; 1 a check failed; 2 could not run."""
     if report.get("could_not_run"):
@@ -458,118 +504,7 @@ def exit_code(report: dict) -> int:
     return 0 if report.get("ok") else 1
 
 
-# ---------------------------------------------------------------------------------------------
-# diagnosis
-
-
-#: (pattern over check details + stderr, problem, hint)
-KNOWN = [
-    (
-        r"No module named '?torch'?|torch is not importable",
-        "torch is missing from the environment",
-        "install it into that environment (conda: `pytorch` from conda-forge; pip: `pip install torch`), "
-        "or point envkit at the environment that has it (-n/-p/--python)",
-    ),
-    (
-        r"Cannot re-initialize CUDA in forked subprocess",
-        "CUDA was initialised in the parent before DataLoader workers were forked",
-        "keep CUDA out of Dataset.__getitem__/collate_fn and out of module import time, or create the "
-        "DataLoader with multiprocessing_context='spawn' (or 'forkserver')",
-    ),
-    (
-        r"[Bb]us error|insufficient shared memory|No space left on device|unable to write to file </torch_",
-        "DataLoader workers ran out of shared memory (/dev/shm)",
-        "in Docker, run with --shm-size=8g or --ipc=host; in Kubernetes mount an emptyDir (medium: Memory) at "
-        "/dev/shm; or torch.multiprocessing.set_sharing_strategy('file_system')",
-    ),
-    (
-        r"is not compatible with the current PyTorch installation|no kernel image is available|unsupported GPU arch",
-        "the GPU's architecture is not in this torch build's arch list",
-        "install a torch build compiled for this GPU (e.g. a newer CUDA variant: cu128+ for Blackwell sm_100/sm_120; "
-        "cu126 for Maxwell/Pascal/Volta)",
-    ),
-    (
-        r"CPU-only torch in an environment that pins CUDA",
-        "a CPU-only torch was installed although the environment pins CUDA",
-        "conda: require a CUDA build with `pytorch=*=cuda*` (conda-forge) plus `cuda-version=12.x`; pip: install from "
-        "https://download.pytorch.org/whl/cu128 (or another cuXXX index)",
-    ),
-    (
-        r"CUDA unavailable but expected.*CPU-only build",
-        "CUDA is required but torch is a CPU-only build",
-        "install a CUDA build of torch: conda `pytorch=*=cuda*` with `cuda-version`, or pip from "
-        "https://download.pytorch.org/whl/cuXXX",
-    ),
-    (
-        r"driver .* is too old|NVIDIA driver on your system is too old|driver version is insufficient",
-        "the NVIDIA driver is too old for this torch's CUDA",
-        "update the driver, or install a torch built for an older CUDA (see the minimum-driver table in "
-        "docs/commands/smoke.md)",
-    ),
-    (
-        r"Found no NVIDIA driver|no /dev/nvidia\* device nodes|hides every GPU",
-        "the process cannot see a GPU",
-        "check `nvidia-smi`; in a container start it with --gpus all (NVIDIA Container Toolkit); check "
-        "CUDA_VISIBLE_DEVICES",
-    ),
-    (
-        r"DataLoader worker \(pid\(s\)? [^)]*\) exited unexpectedly|killed by signal",
-        "a DataLoader worker process died",
-        "the worker's signal says why: Bus error -> shared memory (see above); Killed -> out of memory (fewer "
-        "workers or smaller prefetch_factor); Segmentation fault -> a native extension in the dataset",
-    ),
-    (
-        r"DataLoader timed out after",
-        "a DataLoader worker stopped delivering batches",
-        "a sample load hangs (network filesystem, a lock taken before fork); run with num_workers=0 to find it",
-    ),
-    (
-        r"^the overall (?:--timeout|time limit) of",
-        "the whole run took longer than the overall time limit",
-        "no check hung on its own: raise --timeout (defaults: 600 s with --quick, 900 s, 1800 s with --full), "
-        "or use --quick for a shorter run",
-    ),
-    (
-        r"^hung: ",
-        "a check hung and was stopped",
-        "the named check never finished: for DataLoader checks suspect /dev/shm or a blocking dataset; for "
-        "distributed checks a firewall or the wrong network interface (GLOO_SOCKET_IFNAME/NCCL_SOCKET_IFNAME)",
-    ),
-    (
-        r"Unable to resolve hostname|Connection refused.*(gloo|c10d)|ProcessGroupGloo",
-        "torch.distributed could not connect its ranks",
-        "set GLOO_SOCKET_IFNAME=lo (single node) or the right interface; make MASTER_ADDR resolvable",
-    ),
-]
-
-
-def diagnose(report: dict, stderr: str = "") -> list[dict]:
-    """Known problems found in the failed/warned checks (and the probe's stderr), each with a hint."""
-    out: list[dict] = []
-    seen: set[str] = set()
-    for c in report.get("checks") or []:
-        if c["status"] not in ("fail", "warn"):
-            continue
-        for pattern, problem, hint in KNOWN:
-            if problem not in seen and re.search(pattern, c["detail"], re.M):
-                seen.add(problem)
-                out.append({"check": c["name"], "problem": problem, "hint": hint})
-    if stderr and not report.get("ok"):
-        for pattern, problem, hint in KNOWN:
-            if problem not in seen and re.search(pattern, stderr, re.M):
-                seen.add(problem)
-                out.append({"check": None, "problem": problem, "hint": hint})
-    return out
-
-
-def _hint_for_text(text: str) -> str | None:
-    for pattern, _problem, hint in KNOWN:
-        if re.search(pattern, text, re.M):
-            return hint
-    return None
-
-
-def _no_start_message(target: Target, result, overall: float) -> str:
+def _no_start_message(target: Target, result: Any, overall: float) -> str:
     if result.timed_out:
         return (
             f"the smoke probe did not start within the overall time limit of {overall:g} s ({target.python})"
@@ -589,77 +524,6 @@ def _signame(sig: int | None) -> str:
         return signal.Signals(sig).name if sig else "?"
     except ValueError:
         return "?"
-
-
-# ---------------------------------------------------------------------------------------------
-# --create FILE: a temporary environment
-
-
-CREATE_TIMEOUT = 3600.0
-
-
-def create_env(source: str, model, fmt: str, *, timeout: float = CREATE_TIMEOUT) -> tuple[Path, str]:
-    """Create a temporary environment from `source` (already read as `model`, format `fmt`) and
-    return (prefix, how).  A lock (conda-lock.yml, pixi.lock, an explicit file envkit reads as a
-    lock) goes through `envkit.create.create_from_lock` (exact, hash-checked, no solve); an
-    environment.yml is first solved for this machine, natively, as `envkit lock -f` solves it
-    (py-rattler, with this machine's virtual packages, its pip section locked with hashes), then
-    created the same way: no conda executable is needed.  On failure nothing is left behind;
-    raises SolveError / BackendError / UsageError."""
-    from envkit.model import EnvSpec, Lock
-
-    base = Path(tempfile.mkdtemp(prefix="envkit-smoke-env-"))
-    prefix = base / "env"
-    try:
-        if isinstance(model, Lock):
-            from envkit.create import create_from_lock
-
-            res = create_from_lock(model, prefix, timeout=timeout)
-            how = f"envkit create ({res.backend}, {res.platform}: {res.conda} conda + {res.pip} pip packages)"
-        elif fmt == "env" and isinstance(model, EnvSpec):  # (an explicit file is read as a Lock: above)
-            from envkit.create import create_from_lock, host_platform
-            from envkit.lock import solve_spec
-
-            platform = host_platform()
-            lock = solve_spec(model, [platform], virtual_packages=machine_virtual_packages(platform))
-            res = create_from_lock(lock, prefix, platform=platform, timeout=timeout)
-            how = (
-                f"envkit lock -f + create (rattler, {res.platform}: {res.conda} conda + {res.pip} pip "
-                "packages)"
-            )
-        else:
-            raise UsageError(
-                f"--create takes an environment.yml or a lock, not a {fmt} file",
-                hint="give an environment.yml, conda-lock.yml, pixi.lock or an explicit spec file",
-            )
-    except BaseException:
-        shutil.rmtree(base, ignore_errors=True)
-        raise
-    return prefix, how
-
-
-def machine_virtual_packages(platform: str) -> list:
-    """This machine's virtual packages (`__cuda` from the driver, `__glibc`, ...) as py-rattler
-    detects them, honouring CONDA_OVERRIDE_* as conda does; [] when detection fails (the lock's
-    defaults apply then)."""
-    from envkit.lock import VirtualPackage
-
-    try:
-        import rattler
-        from rattler.virtual_package import VirtualPackageOverrides
-
-        found = rattler.VirtualPackage.detect(VirtualPackageOverrides.from_env())
-    except Exception:  # detection is best effort: the solve still runs with the defaults
-        return []
-    out = []
-    for vp in found:
-        g = vp.into_generic()
-        out.append(
-            VirtualPackage(
-                name=g.name.normalized, version=str(g.version), build=str(g.build_string), platform=platform
-            )
-        )
-    return out
 
 
 def host_machine() -> dict | None:
@@ -698,43 +562,3 @@ def could_not_run_report(
         "seconds": 0.0,
         "machine": None,
     }
-
-
-def smoke_created(
-    source: str,
-    *,
-    model,
-    fmt: str,
-    require_cuda: bool = False,
-    mode: str = "default",
-    timeout: float | None = None,
-    keep: bool = False,
-    on_event: Callable[[dict], None] | None = None,
-) -> dict:
-    """Create a temporary env from `source`, run the smoke test in it, and remove it (unless
-    `keep`); the report's target says where it was and how it was made."""
-    if on_event is not None:
-        on_event({"event": "creating", "source": source})
-    t0 = time.monotonic()
-    prefix, how = create_env(source, model, fmt)
-    created_s = time.monotonic() - t0
-    try:
-        env, skipped = activation_env(prefix)
-        target = Target(
-            kind="create",
-            python=str(prefix_python(prefix)),
-            prefix=str(prefix),
-            source=source,
-            env=tuple(sorted(env.items())),
-            skipped_scripts=tuple(skipped),
-        )
-        report = run_smoke(
-            target, require_cuda=require_cuda, mode=mode, timeout=timeout, keep=keep, on_event=on_event
-        )
-    finally:
-        if not keep:
-            from envkit.create import remove_tree
-
-            remove_tree(str(prefix.parent))
-    report["target"].update(created_with=how, create_seconds=round(created_s, 3), kept=keep)
-    return report

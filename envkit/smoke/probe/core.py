@@ -23,16 +23,16 @@ class Probe(EnvironmentChecks, GpuChecks, LoaderChecks):
     def __init__(self, config: dict) -> None:
         self.config = {**DEFAULT_CONFIG, **(config or {})}
         self.mode = self.config["mode"] if self.config["mode"] in WORKLOADS else "default"
-        self.checks: list[dict] = []
-        self.environment: dict = {"probe_schema": SCHEMA}
-        self.dataloader: dict | None = None
+        self.checks = []
+        self.environment = {"probe_schema": SCHEMA}
+        self.dataloader = None
         self.torch = None
         self.np = None
         self.cuda_ok = False
-        self.gpu: dict = {}
-        self.pins: list[str] = []
+        self.gpu = {}
+        self.pins = []
         self.start = time.perf_counter()
-        self.import_warnings: list[str] = []
+        self.import_warnings = []
 
     # -- plumbing ---------------------------------------------------------------------------
 

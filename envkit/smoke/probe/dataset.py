@@ -45,7 +45,7 @@ class SyntheticDataset:
         self.crash_main = bool(faults.get("crash_main"))  # crash the probe itself (num_workers=0)
         self.pid_file = faults.get("pid_file")
         self.cuda_in_getitem = bool(faults.get("cuda_in_getitem"))
-        self._pid_logged = None
+        self._pid_logged: int | None = None
 
     def __len__(self) -> int:
         return self.n

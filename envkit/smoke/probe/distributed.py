@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 import time
+from typing import Any
 
 from .events import Fail, Skip, emit
 from .helpers import _first_line
@@ -57,6 +58,18 @@ def _read(path: str) -> str:
         return ""
 
 
+def _worker_args(
+    backend: str, work: str, timeout: float, fail_rank: int | None, hang_rank: int | None
+) -> list[str]:
+    """The probe's `--dist-worker` arguments each rank runs with (see `main` in core.py)."""
+    args = ["--dist-worker", backend, "--dist-dir", work, "--dist-timeout", str(int(max(10, timeout - 5)))]
+    if fail_rank is not None:
+        args += ["--dist-fail", str(int(fail_rank))]
+    if hang_rank is not None:
+        args += ["--dist-hang", str(int(hang_rank))]
+    return args
+
+
 def launch_distributed(
     backend: str,
     world: int,
@@ -82,11 +95,7 @@ def launch_distributed(
     t0 = time.perf_counter()
     # next to this file: the runner's scratch directory, removed even when the probe is killed
     work = tempfile.mkdtemp(prefix="dist-", dir=os.path.dirname(script_path()))
-    args = ["--dist-worker", backend, "--dist-dir", work, "--dist-timeout", str(int(max(10, timeout - 5)))]
-    if fail_rank is not None:
-        args += ["--dist-fail", str(int(fail_rank))]
-    if hang_rank is not None:
-        args += ["--dist-hang", str(int(hang_rank))]
+    args = _worker_args(backend, work, timeout, fail_rank, hang_rank)
     out = open(os.path.join(work, "torchrun.out"), "w+")
     err = open(os.path.join(work, "torchrun.err"), "w+")
     proc = subprocess.Popen(torchrun_argv(world, args), stdout=out, stderr=err, stdin=subprocess.DEVNULL)
@@ -249,7 +258,11 @@ def dist_worker(
         rank, _world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
         local = int(os.environ["LOCAL_RANK"])
         device = rank_device(torch, backend, local)
-        kwargs = {"backend": backend, "init_method": "env://", "timeout": timedelta(seconds=timeout_s)}
+        kwargs: dict[str, Any] = {
+            "backend": backend,
+            "init_method": "env://",
+            "timeout": timedelta(seconds=timeout_s),
+        }
         if backend == "nccl" and "device_id" in inspect.signature(dist.init_process_group).parameters:
             # torch >= 2.3: bind the rank to its GPU and form the NCCL communicator now, so that an
             # NCCL problem shows here rather than in the first collective

@@ -9,13 +9,15 @@ import sys
 import time
 import traceback
 import warnings
+from typing import Any
 
 from .events import Fail
 from .host import conda_meta_records, cuda_driver_api_version, gpu_presence, pip_dist_names, usable_cores
+from .state import ProbeState
 from .verdicts import cuda_api_text, cuda_pins_from_dists, cuda_pins_from_records, nccl_text
 
 
-class EnvironmentChecks:
+class EnvironmentChecks(ProbeState):
     """Checks of the probe (mixed into `Probe`, whose state they use)."""
 
     # -- imports and environment ------------------------------------------------------------
@@ -198,7 +200,7 @@ class EnvironmentChecks:
         import torch.backends.cudnn
 
         cudnn = torch.backends.cudnn
-        out = {"available": bool(cudnn.is_available()), "enabled": bool(cudnn.enabled)}
+        out: dict[str, Any] = {"available": bool(cudnn.is_available()), "enabled": bool(cudnn.enabled)}
         try:
             # (major, minor, patch) tuples; torch.backends.cudnn.version() is only the runtime's int
             from torch._C import _cudnn

@@ -9,10 +9,19 @@ import warnings
 
 from .events import Fail, Skip, Warn, emit
 from .helpers import _count, _first_line, copy_gbps, device_groups, rel_err
-from .verdicts import _combine, _raise_for, arch_verdict, cudnn_verdict, driver_verdict, version_tuple
+from .state import ProbeState
+from .verdicts import (
+    _combine,
+    _raise_for,
+    arch_verdict,
+    capability_tuple,
+    cudnn_verdict,
+    driver_verdict,
+    version_tuple,
+)
 
 
-class GpuChecks:
+class GpuChecks(ProbeState):
     """Checks of the probe (mixed into `Probe`, whose state they use)."""
 
     # -- checks: imports, build, CUDA ---------------------------------------------------------
@@ -164,8 +173,11 @@ class GpuChecks:
             raise Skip("ROCm build: gfx arch checks are not implemented")
         verdicts = []
         for ix, d in device_groups(cinfo["devices"]):
-            cap = tuple(int(x) for x in d["capability"].split("."))
-            verdicts.append(arch_verdict(cap, cinfo["arch_list"], f"{_count(ix)}{d['name']}"))
+            verdicts.append(
+                arch_verdict(
+                    capability_tuple(d["capability"]), cinfo["arch_list"], f"{_count(ix)}{d['name']}"
+                )
+            )
         return _combine(verdicts)
 
     def check_driver(self) -> str:
@@ -261,9 +273,7 @@ class GpuChecks:
             )
         if not info.get("enabled"):
             raise Fail("cuDNN is disabled (torch.backends.cudnn.enabled is False)")
-        caps = [
-            tuple(int(x) for x in d["capability"].split(".")) for d in self.environment["cuda"]["devices"]
-        ]
+        caps = [capability_tuple(d["capability"]) for d in self.environment["cuda"]["devices"]]
         st, detail = cudnn_verdict(
             info.get("runtime_tuple"),
             info.get("compile_tuple"),

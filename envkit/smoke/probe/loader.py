@@ -12,11 +12,12 @@ from .events import Fail, Skip, Warn, emit, progress
 from .helpers import _worker_error, announce_workers, worker_deaths
 from .host import usable_cores
 from .settings import CHECKS
+from .state import ProbeState
 from .sweep import _point_text, sweep_dataloader
 from .verdicts import _raise_for, shm_verdict
 
 
-class LoaderChecks:
+class LoaderChecks(ProbeState):
     """Checks of the probe (mixed into `Probe`, whose state they use)."""
 
     # -- checks: DataLoader -----------------------------------------------------------------------
@@ -36,7 +37,9 @@ class LoaderChecks:
 
     def _drain(self, loader, check: str) -> tuple[set, set, int]:
         """Iterate a loader once: (sample indices, worker pids, batches)."""
-        idx, pids, batches = set(), set(), 0
+        idx: set[int] = set()
+        pids: set[int] = set()
+        batches = 0
         it = iter(loader)
         announce_workers(it, check)
         try:

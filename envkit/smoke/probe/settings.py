@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 # Default per-check timeouts (seconds); the runner kills the whole process group when a check
 # exceeds its timeout (or the overall one) and reports the check as hung.
 CHECKS = [
@@ -33,7 +35,7 @@ CHECKS = [
 # CPU), decode_ms models CPU work (a calibrated busy loop, so it competes for cores like real
 # decoding does).  `max_workers: null` means "the usable cores" (x2 in full mode, because I/O-bound
 # loaders gain from more workers than cores).
-WORKLOADS = {
+WORKLOADS: dict[str, dict[str, Any]] = {
     "quick": {
         "samples": 256,
         "batch_size": 32,

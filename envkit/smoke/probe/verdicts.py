@@ -4,6 +4,7 @@ tests can inject a GPU this machine lacks."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from .events import Fail, Skip, Warn
 
@@ -34,6 +35,12 @@ def version_tuple(text: str | None) -> tuple[int, ...]:
     if not text:
         return ()
     return tuple(int(p) for p in re.findall(r"\d+", str(text)))
+
+
+def capability_tuple(text: str) -> tuple[int, int]:
+    """'8.6' -> (8, 6): a device's compute capability as torch reports it (major.minor)."""
+    major, minor = text.split(".")
+    return int(major), int(minor)
 
 
 def min_driver_for(cuda: str) -> tuple[str | None, str | None]:
@@ -170,6 +177,16 @@ def sm_number(arch: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
+def _numbered(archs: Iterable[str]) -> list[tuple[str, int]]:
+    """(arch, its sm number) of each arch string that has one."""
+    out = []
+    for a in archs:
+        n = sm_number(a)
+        if n is not None:
+            out.append((a, n))
+    return out
+
+
 def arch_verdict(capability: tuple[int, int], arch_list: list[str], name: str = "GPU") -> tuple[str, str]:
     """(status, detail): can a device of compute `capability` run this torch's kernels?
 
@@ -179,8 +196,8 @@ def arch_verdict(capability: tuple[int, int], arch_list: list[str], name: str = 
     """
     major, minor = capability
     cap = major * 10 + minor
-    sms = [(a, sm_number(a)) for a in arch_list if a.startswith("sm_") and sm_number(a) is not None]
-    ptx = [(a, sm_number(a)) for a in arch_list if a.startswith("compute_") and sm_number(a) is not None]
+    sms = _numbered(a for a in arch_list if a.startswith("sm_"))
+    ptx = _numbered(a for a in arch_list if a.startswith("compute_"))
     listed = " ".join(arch_list) or "(empty)"
     if not arch_list:
         return "skip", "torch reports no compiled CUDA architectures"
@@ -251,7 +268,7 @@ def cuda_pins_from_dists(names: list[str]) -> list[str]:
 
 def _combine(verdicts: list[tuple[str, str]]) -> str:
     order = {"fail": 3, "warn": 2, "pass": 1, "skip": 0}
-    worst = max((v[0] for v in verdicts), key=order.get, default="skip")
+    worst = max((v[0] for v in verdicts), key=lambda status: order[status], default="skip")
     return _raise_for(worst, "; ".join(v[1] for v in verdicts) or "no devices")
 
 

@@ -1,0 +1,118 @@
+"""`envkit smoke --create FILE`: a temporary environment, created, smoke-tested and removed."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from envkit.errors import UsageError
+from envkit.smoke.runner import Target, activation_env, prefix_python, run_smoke
+
+CREATE_TIMEOUT = 3600.0
+
+
+def create_env(source: str, model, fmt: str, *, timeout: float = CREATE_TIMEOUT) -> tuple[Path, str]:
+    """Create a temporary environment from `source` (already read as `model`, format `fmt`) and
+    return (prefix, how).  A lock (conda-lock.yml, pixi.lock, an explicit file envkit reads as a
+    lock) goes through `envkit.create.create_from_lock` (exact, hash-checked, no solve); an
+    environment.yml is first solved for this machine, natively, as `envkit lock -f` solves it
+    (py-rattler, with this machine's virtual packages, its pip section locked with hashes), then
+    created the same way: no conda executable is needed.  On failure nothing is left behind;
+    raises SolveError / BackendError / UsageError."""
+    from envkit.model import EnvSpec, Lock
+
+    base = Path(tempfile.mkdtemp(prefix="envkit-smoke-env-"))
+    prefix = base / "env"
+    try:
+        if isinstance(model, Lock):
+            from envkit.create import create_from_lock
+
+            res = create_from_lock(model, prefix, timeout=timeout)
+            how = f"envkit create ({res.backend}, {res.platform}: {res.conda} conda + {res.pip} pip packages)"
+        elif fmt == "env" and isinstance(model, EnvSpec):  # (an explicit file is read as a Lock: above)
+            from envkit.create import create_from_lock, host_platform
+            from envkit.lock import solve_spec
+
+            platform = host_platform()
+            lock = solve_spec(model, [platform], virtual_packages=machine_virtual_packages(platform))
+            res = create_from_lock(lock, prefix, platform=platform, timeout=timeout)
+            how = (
+                f"envkit lock -f + create (rattler, {res.platform}: {res.conda} conda + {res.pip} pip "
+                "packages)"
+            )
+        else:
+            raise UsageError(
+                f"--create takes an environment.yml or a lock, not a {fmt} file",
+                hint="give an environment.yml, conda-lock.yml, pixi.lock or an explicit spec file",
+            )
+    except BaseException:
+        shutil.rmtree(base, ignore_errors=True)
+        raise
+    return prefix, how
+
+
+def machine_virtual_packages(platform: str) -> list:
+    """This machine's virtual packages (`__cuda` from the driver, `__glibc`, ...) as py-rattler
+    detects them, honouring CONDA_OVERRIDE_* as conda does; [] when detection fails (the lock's
+    defaults apply then)."""
+    from envkit.lock import VirtualPackage
+
+    try:
+        import rattler
+        from rattler.virtual_package import VirtualPackageOverrides
+
+        found = rattler.VirtualPackage.detect(VirtualPackageOverrides.from_env())
+    except Exception:  # detection is best effort: the solve still runs with the defaults
+        return []
+    out = []
+    for vp in found:
+        g = vp.into_generic()
+        out.append(
+            VirtualPackage(
+                name=g.name.normalized, version=str(g.version), build=str(g.build_string), platform=platform
+            )
+        )
+    return out
+
+
+def smoke_created(
+    source: str,
+    *,
+    model,
+    fmt: str,
+    require_cuda: bool = False,
+    mode: str = "default",
+    timeout: float | None = None,
+    keep: bool = False,
+    on_event: Callable[[dict], None] | None = None,
+) -> dict:
+    """Create a temporary env from `source`, run the smoke test in it, and remove it (unless
+    `keep`); the report's target says where it was and how it was made."""
+    if on_event is not None:
+        on_event({"event": "creating", "source": source})
+    t0 = time.monotonic()
+    prefix, how = create_env(source, model, fmt)
+    created_s = time.monotonic() - t0
+    try:
+        env, skipped = activation_env(prefix)
+        target = Target(
+            kind="create",
+            python=str(prefix_python(prefix)),
+            prefix=str(prefix),
+            source=source,
+            env=tuple(sorted(env.items())),
+            skipped_scripts=tuple(skipped),
+        )
+        report = run_smoke(
+            target, require_cuda=require_cuda, mode=mode, timeout=timeout, keep=keep, on_event=on_event
+        )
+    finally:
+        if not keep:
+            from envkit.create import remove_tree
+
+            remove_tree(str(prefix.parent))
+    report["target"].update(created_with=how, create_seconds=round(created_s, 3), kept=keep)
+    return report
