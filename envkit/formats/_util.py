@@ -124,6 +124,14 @@ def type_name(value) -> str:
     return f"{type(value).__name__} {value!r}"
 
 
+def lock_version(value: object) -> int | None:
+    """The version number a lock file's `version:` holds, or None when it holds no version.
+
+    Only an int is a version: YAML reads `version: true` as True, which Python takes for 1 (`True == 1`,
+    `True in (1, 2)`), and text such as `"1"` is not what a lock tool writes."""
+    return value if type(value) is int else None
+
+
 def to_json(value) -> str:
     """Canonical JSON text of a YAML value (for keeping unknown keys in a model)."""
     return json.dumps(value, sort_keys=False, ensure_ascii=False, separators=(",", ":"), default=str)
