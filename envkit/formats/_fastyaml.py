@@ -75,7 +75,9 @@ def _check_chars(text: str) -> None:
     split on; do nothing for ordinary text (a few ms for a 4 MB lock: byte-level, not a regex)."""
     if text.isascii():
         if text.encode("ascii").translate(None, _ASCII_OK):
-            raise BadChar(_NOT_PRINTABLE.search(text).start())
+            bad = _NOT_PRINTABLE.search(text)
+            assert bad is not None  # in ASCII it matches exactly the bytes _ASCII_OK leaves out
+            raise BadChar(bad.start())
     else:
         m = _NOT_PRINTABLE.search(text)
         if m is not None:
@@ -171,10 +173,14 @@ _LINES = re.compile(
 )
 
 
-def _tokens(text: str) -> list:
+#: (line, indent, kind, key, value) of one YAML line (see `_tokens`)
+_Token = tuple[int, int, int, str | None, str | None]
+
+
+def _tokens(text: str) -> list[_Token]:
     """(line, indent, kind, key, value) per YAML line; `- key: value` gives a sequence token and a
     mapping token on the same line."""
-    out = []
+    out: list[_Token] = []
     append = out.append
     no = 0
     if "\r" in text:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from functools import lru_cache
+from typing import Literal, overload
 
 from envkit.errors import ParseError, Where
 
@@ -177,6 +178,12 @@ class Fields:
 
     def missing(self, key: str, what: str | None = None) -> ParseError:
         return ParseError(f"{what or _label(self.path)} has no `{key}:`", where=self.where())
+
+    @overload
+    def text(self, key: str, *, required: Literal[True], what: str | None = None) -> str: ...
+
+    @overload
+    def text(self, key: str, *, required: bool = False, what: str | None = None) -> str | None: ...
 
     def text(self, key: str, *, required: bool = False, what: str | None = None) -> str | None:
         """The text of `key`; None when absent or null (an error when `required`)."""
