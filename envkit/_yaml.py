@@ -31,8 +31,8 @@ MAX_NODES = 2_000_000
 MAX_EXPANDED_CHARS = 64 * 1024 * 1024
 MAX_DEPTH = 64
 #: Above this size the nodes are counted from libyaml's event stream (constant memory, about a fifth
-#: of the cost of building them) before any node is built: an 8 MiB flow list of 4 million items
-#: took 43 s and 1.7 GB to compose before the node count refused it; a 64 MiB one would exhaust memory.
+#: of the cost of building them) before any node is built: composing an 8 MiB flow list of 4 million
+#: items costs tens of seconds and gigabytes before a node count can refuse it; 64 MiB exhausts memory.
 PRECOUNT_BYTES = 1 << 20
 
 _STR = "tag:yaml.org,2002:str"
