@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import re
 from functools import lru_cache
+from typing import Any
 
 from envkit.errors import ParseError, Where
 
@@ -30,8 +31,8 @@ MAX_NODES = 2_000_000
 MAX_EXPANDED_CHARS = 64 * 1024 * 1024
 MAX_DEPTH = 64
 #: Above this size the nodes are counted from libyaml's event stream (constant memory, about a fifth
-#: of the cost of building them) before any node is built: an 8 MiB flow list of 4 million items
-#: took 43 s and 1.7 GB to compose before the node count refused it; a 64 MiB one would exhaust memory.
+#: of the cost of building them) before any node is built: composing an 8 MiB flow list of 4 million
+#: items costs tens of seconds and gigabytes before a node count can refuse it; 64 MiB exhausts memory.
 PRECOUNT_BYTES = 1 << 20
 
 _STR = "tag:yaml.org,2002:str"
@@ -47,7 +48,7 @@ class YamlMap(dict):
 
     __slots__ = ("line", "lines")
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.line = 0
         self.lines: dict = {}
@@ -61,7 +62,7 @@ class YamlList(list):
 
     __slots__ = ("line", "lines")
 
-    def __init__(self, *args):
+    def __init__(self, *args: Any) -> None:
         super().__init__(*args)
         self.line = 0
         self.lines: list[int] = []
@@ -96,7 +97,7 @@ def load(text: str, *, filename: str | None = None, numbers: list | None = None)
     try:
         loader = _loader_class()(text)
     except UnicodeEncodeError as exc:  # a lone surrogate: only reachable from a str, never a file
-        line = text.count("\n", 0, exc.start) + 1
+        line: int | None = text.count("\n", 0, exc.start) + 1
         raise ParseError(
             f"invalid text: a lone surrogate U+{ord(text[exc.start]):04X} is not a character",
             where=Where(file=filename, line=line),
@@ -277,22 +278,27 @@ class _Builder:
         if nid in self._built:  # an alias: share the value, like PyYAML
             return self._built[nid]
         if kind == "sequence":
-            if node.tag != _SEQ:
-                raise ParseError(f"unsupported YAML tag {node.tag!r}", where=self._where(node))
-            out = YamlList()
-            out.line = node.start_mark.line + 1
-            self._built[nid] = out
-            lines = out.lines
-            for item in node.value:
-                out.append(self.build(item, depth + 1))
-                lines.append(item.start_mark.line + 1)
-            return out
-        # mapping
+            return self._sequence(node, depth)
+        return self._mapping(node, depth)
+
+    def _sequence(self, node, depth: int) -> YamlList:
+        if node.tag != _SEQ:
+            raise ParseError(f"unsupported YAML tag {node.tag!r}", where=self._where(node))
+        out = YamlList()
+        out.line = node.start_mark.line + 1
+        self._built[id(node)] = out
+        lines = out.lines
+        for item in node.value:
+            out.append(self.build(item, depth + 1))
+            lines.append(item.start_mark.line + 1)
+        return out
+
+    def _mapping(self, node, depth: int) -> YamlMap:
         if node.tag != _MAP:
             raise ParseError(f"unsupported YAML tag {node.tag!r}", where=self._where(node))
         out = YamlMap()
         out.line = node.start_mark.line + 1
-        self._built[nid] = out
+        self._built[id(node)] = out
         lines = out.lines
         for knode, vnode in node.value:
             if knode.tag == _MERGE:

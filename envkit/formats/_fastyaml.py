@@ -5,7 +5,7 @@ single-quoted or double-quoted scalars, `{}`/`[]` for empty collections, whole-l
 double-quoted scalar is taken when it is a valid JSON string (what `envkit._yaml.scalar` writes) whose
 escapes mean the same in YAML; JSON's escapes are a subset of YAML's, except `\\u` surrogates, which
 JSON pairs up and libyaml refuses, so those are left to the full loader.  For that subset a
-line-by-line reader in Python is about 5x faster than libyaml's C parser plus PyYAML's constructor
+line-by-line reader in Python is several times faster than libyaml's C parser plus PyYAML's constructor
 (the constructor, not the parser, is most of libyaml's cost), and it needs no `import yaml` at all.
 
 `load(text)` returns exactly what `envkit._yaml.load` returns (YamlMap/YamlList with the same values,
@@ -58,8 +58,8 @@ _BAD_START = frozenset('&*!|>{}[]%@`,?"#')
 # ASCII bytes a YAML stream may hold (libyaml's reader refuses the other C0 controls and DEL)
 _ASCII_OK = bytes(range(0x20, 0x7F)) + b"\t\n\r"
 # what YAML 1.1 forbids in a stream (C0/C1 controls, surrogates, U+FFFE/U+FFFF) ...
-# (the forbidden characters listed, not the allowed ones negated: the same set, but a tenth of the
-# compile time, which every `import` paid: 4 ms)
+# (the forbidden characters listed, not the allowed ones negated: the same set, far cheaper to
+# compile, which every `import` pays)
 _NOT_PRINTABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]")
 # ... and the line breaks it knows besides LF and CRLF, which this reader does not split on
 _OTHER_BREAK = re.compile("\r(?!\n)|[\x85\u2028\u2029]")
@@ -72,10 +72,12 @@ _SEQ, _MAP = 0, 1
 
 def _check_chars(text: str) -> None:
     """Raise BadChar at a character YAML forbids, Unsupported at a line break this reader does not
-    split on; do nothing for ordinary text (a few ms for a 4 MB lock: byte-level, not a regex)."""
+    split on; do nothing for ordinary text (checked byte-level, not with a regex: cheap on a big lock)."""
     if text.isascii():
         if text.encode("ascii").translate(None, _ASCII_OK):
-            raise BadChar(_NOT_PRINTABLE.search(text).start())
+            bad = _NOT_PRINTABLE.search(text)
+            assert bad is not None  # in ASCII it matches exactly the bytes _ASCII_OK leaves out
+            raise BadChar(bad.start())
     else:
         m = _NOT_PRINTABLE.search(text)
         if m is not None:
@@ -165,16 +167,20 @@ def is_not_text(key: str) -> bool:
 
 # _LINE for every line at once (findall: one tuple per line, in C, on LF line ends).  Values are
 # captured greedily up to their last non-space character: the same text as _LINE's lazy `(.*?) *`,
-# five times faster (a lazy group tries ` *$` after every character).
+# much faster (a lazy group tries ` *$` after every character).
 _LINES = re.compile(
     r"^( *)(- +)?(?:([A-Za-z0-9_][A-Za-z0-9_.\-/]*):(?: +([^\n]*[^ \n]))?|([^\n]*[^ \n])?) *$", re.MULTILINE
 )
 
 
-def _tokens(text: str) -> list:
+#: (line, indent, kind, key, value) of one YAML line (see `_tokens`)
+_Token = tuple[int, int, int, str | None, str | None]
+
+
+def _tokens(text: str) -> list[_Token]:
     """(line, indent, kind, key, value) per YAML line; `- key: value` gives a sequence token and a
     mapping token on the same line."""
-    out = []
+    out: list[_Token] = []
     append = out.append
     no = 0
     if "\r" in text:
@@ -326,7 +332,7 @@ def load_yaml(text: str, *, filename: str | None = None):
     document over `envkit._yaml`'s size limits."""
     from envkit._yaml import check_lines
 
-    check_lines(text, filename=filename)  # before tokenizing: 3 million lines cost 7 s and 1 GB
+    check_lines(text, filename=filename)  # before tokenizing: millions of lines cost seconds and gigabytes
     try:
         return load(text)
     except BadChar as exc:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from functools import lru_cache
+from typing import Literal, overload
 
 from envkit.errors import ParseError, Where
 
@@ -124,6 +125,14 @@ def type_name(value) -> str:
     return f"{type(value).__name__} {value!r}"
 
 
+def lock_version(value: object) -> int | None:
+    """The version number a lock file's `version:` holds, or None when it holds no version.
+
+    Only an int is a version: YAML reads `version: true` as True, which Python takes for 1 (`True == 1`,
+    `True in (1, 2)`), and text such as `"1"` is not what a lock tool writes."""
+    return value if type(value) is int else None
+
+
 def to_json(value) -> str:
     """Canonical JSON text of a YAML value (for keeping unknown keys in a model)."""
     return json.dumps(value, sort_keys=False, ensure_ascii=False, separators=(",", ":"), default=str)
@@ -169,6 +178,12 @@ class Fields:
 
     def missing(self, key: str, what: str | None = None) -> ParseError:
         return ParseError(f"{what or _label(self.path)} has no `{key}:`", where=self.where())
+
+    @overload
+    def text(self, key: str, *, required: Literal[True], what: str | None = None) -> str: ...
+
+    @overload
+    def text(self, key: str, *, required: bool = False, what: str | None = None) -> str | None: ...
 
     def text(self, key: str, *, required: bool = False, what: str | None = None) -> str | None:
         """The text of `key`; None when absent or null (an error when `required`)."""

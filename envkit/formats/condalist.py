@@ -25,7 +25,7 @@ EXPORT_HEADER = (
 )
 
 
-def _lock_platform(subdirs: list[str]) -> str | None:
+def _lock_platform(subdirs: list[str | None]) -> str | None:
     real = [s for s in dict.fromkeys(subdirs) if s and s not in ("noarch", "pypi")]
     return real[0] if len(real) == 1 else None
 

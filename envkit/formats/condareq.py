@@ -18,6 +18,7 @@ reads as kind "export", compared like a `conda env export`; anything looser as k
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 from envkit.errors import Where
 from envkit.model import EnvSpec
@@ -82,6 +83,6 @@ def read_conda_requirements(text: str, filename: str | None = None) -> EnvSpec:
         s = s.split(" #", 1)[0].strip()  # conda's yield_lines drops a trailing comment
         if s:
             conda.append(parse_spec(s, where=Where(file=filename, line=i)))
-    kind = "export" if conda and all(_exact(d) for d in conda) else "spec"
+    kind: Literal["spec", "export"] = "export" if conda and all(_exact(d) for d in conda) else "spec"
     # no channel list: the file has none (like an explicit file); each spec keeps its `channel::`
     return EnvSpec(conda=tuple(conda), platforms=tuple(platforms), kind=kind, source=filename)

@@ -18,10 +18,14 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
 
-from envkit.errors import ParseError, Where
+from envkit.errors import InvalidSpecError, ParseError, Where, raise_collected
 from envkit.formats._util import need_list, need_mapping, to_json, type_name
 from envkit.model import Channel, CondaDep, EnvSpec, Lock, LockedPackage, PipDep
+
+if TYPE_CHECKING:
+    from envkit._yaml import YamlMap
 
 # `name=version=build`: a version is letters, digits, `.`, `_` and a `+local` part, after an
 # optional epoch (`1!1.0`); any other `!`, `<`, `>`, `~`, `*`, `,`, `|` is an operator (`x=!=1`),
@@ -44,144 +48,30 @@ def read_env(text: str, filename: str | None = None, *, errors: list | None = No
     `prefix:` line, as `conda env export --no-builds` writes), else "spec".
     Raises ParseError / InvalidSpecError with file and line for anything unusable.
     """
-    from envkit.conda.channels import parse_channel
-    from envkit.conda.matchspec import parse_spec
-    from envkit.errors import InvalidSpecError
     from envkit.formats._fastyaml import load_yaml
-    from envkit.formats.pipreq import parse_pip_entry
     from envkit.io import refuse_too_many_lines
 
     refuse_too_many_lines(text, filename, "an environment file")
     bad: list[InvalidSpecError] = [] if errors is None else errors
     data = load_yaml(text, filename=filename)
-    top = Where(file=filename, line=1)
     if data is None:
         raise ParseError(
             "empty environment file",
-            where=top,
+            where=Where(file=filename, line=1),
             hint="an environment.yml needs at least a `dependencies:` list",
         )
-    need_mapping(data, "an environment file", top)
-    lines: list[tuple[str, int]] = []
-    seen_lines: set[str] = set()
-
-    def mark(key: str, line: int | None) -> None:
-        if line and key not in seen_lines:
-            seen_lines.add(key)
-            lines.append((key, line))
-
-    def where(line: int | None, key: str) -> Where:
-        return Where(file=filename, line=line, key=None if line else key)
-
-    for k in data:
-        mark(str(k), data.line_of(k))
-
-    name = data.get("name")
-    if name is not None and not isinstance(name, (str, int, float)):
-        raise ParseError(
-            f"`name:` must be text, got {type_name(name)}", where=where(data.line_of("name"), "name")
-        )
-    name = None if name is None else str(name).strip() or None
-
-    channels: list[Channel] = []
-    raw_channels = data.get("channels")
-    if raw_channels is not None:
-        need_list(raw_channels, "`channels:`", where(data.line_of("channels"), "channels"))
-        for i, c in enumerate(raw_channels):
-            ln = raw_channels.line_of(i)
-            if not isinstance(c, str) or not c.strip():
-                raise ParseError(
-                    f"a channel must be a name or URL, got {type_name(c)}", where=where(ln, f"channels[{i}]")
-                )
-            ch = parse_channel(c.strip())
-            channels.append(ch)
-            mark(f"channel:{ch.name}", ln)
-
-    conda: list[CondaDep] = []
-    pip: list[PipDep] = []
-    has_pip = False
-    deps = data.get("dependencies")
-    if deps is not None:
-        need_list(deps, "`dependencies:`", where(data.line_of("dependencies"), "dependencies"))
-        _refuse_too_many(deps, where(data.line_of("dependencies"), "dependencies"))
-        for i, item in enumerate(deps):
-            ln = deps.line_of(i)
-            if isinstance(item, dict):
-                if set(item) != {"pip"}:
-                    other = ", ".join(repr(k) for k in item if k != "pip")
-                    raise ParseError(
-                        f"unknown section {other} in dependencies (only `pip:` is allowed)",
-                        where=where(ln, f"dependencies[{i}]"),
-                    )
-                has_pip = True
-                mark("pip", ln)
-                section = item["pip"]
-                if section is None:
-                    continue
-                need_list(section, "the `pip:` section", where(ln, f"dependencies[{i}].pip"))
-                _refuse_too_many(section, where(ln, f"dependencies[{i}].pip"))
-                for j, entry in enumerate(section):
-                    pln = section.line_of(j)
-                    if not isinstance(entry, (str, int, float)) or isinstance(entry, bool):
-                        raise ParseError(
-                            f"a pip entry must be text, got {type_name(entry)}",
-                            where=where(pln, f"dependencies[{i}].pip[{j}]"),
-                        )
-                    try:
-                        pip.append(parse_pip_entry(str(entry), where(pln, f"dependencies[{i}].pip[{j}]")))
-                    except InvalidSpecError as exc:
-                        bad.append(exc)
-                continue
-            if not isinstance(item, str):
-                raise ParseError(
-                    f"a dependency must be a match spec, got {type_name(item)}",
-                    where=where(ln, f"dependencies[{i}]"),
-                )
-            try:
-                conda.append(parse_spec(item, where=where(ln, f"dependencies[{i}]")))
-            except InvalidSpecError as exc:
-                bad.append(exc)
-
-    variables: list[tuple[str, str]] = []
-    raw_vars = data.get("variables")
-    if raw_vars is not None:
-        need_mapping(raw_vars, "`variables:`", where(data.line_of("variables"), "variables"))
-        for k, v in raw_vars.items():
-            if isinstance(v, (dict, list)):
-                raise ParseError(
-                    f"variable {k!r} must have a text value, got {type_name(v)}",
-                    where=where(raw_vars.line_of(k), f"variables.{k}"),
-                )
-            variables.append((str(k), _scalar_text(v)))
-            mark(f"variable:{k}", raw_vars.line_of(k))
-
-    prefix = data.get("prefix")
-    if prefix is not None and (isinstance(prefix, (dict, list, bool))):
-        raise ParseError(
-            f"`prefix:` must be a path, got {type_name(prefix)}",
-            where=where(data.line_of("prefix"), "prefix"),
-        )
-    prefix = None if prefix is None else str(prefix)
-
-    platforms: list[str] = []
-    raw_plat = data.get("platforms")
-    if raw_plat is not None:
-        need_list(raw_plat, "`platforms:`", where(data.line_of("platforms"), "platforms"))
-        for i, p in enumerate(raw_plat):
-            if not isinstance(p, str):
-                raise ParseError(
-                    f"a platform must be text, got {type_name(p)}",
-                    where=where(raw_plat.line_of(i), f"platforms[{i}]"),
-                )
-            platforms.append(p.strip())
-            mark(f"platform:{p.strip()}", raw_plat.line_of(i))
-
+    need_mapping(data, "an environment file", Where(file=filename, line=1))
+    r = _EnvReader(data, filename)
+    name = r.name()
+    channels = r.channels()
+    conda, pip, has_pip = r.dependencies(bad)
+    variables = r.variables()
+    prefix = r.prefix()
+    platforms = r.platforms()
     if errors is None:
-        from envkit.errors import raise_collected
-
         raise_collected(bad)
     extra = tuple((str(k), to_json(v)) for k, v in data.items() if k not in KNOWN_KEYS)
-    kind = "export" if _looks_exported(conda, prefix is not None) else "spec"
+    kind: Literal["spec", "export"] = "export" if _looks_exported(conda, prefix is not None) else "spec"
     return EnvSpec(
         name=name,
         channels=tuple(channels),
@@ -193,9 +83,155 @@ def read_env(text: str, filename: str | None = None, *, errors: list | None = No
         kind=kind,
         has_pip_section=has_pip,
         source=filename,
-        lines=tuple(lines),
+        lines=tuple(r.lines),
         extra=extra,
     )
+
+
+class _EnvReader:
+    """The top-level keys of one environment file, read one by one (in the order their errors are
+    raised), with the position of each entry recorded for `EnvSpec.lines`."""
+
+    def __init__(self, data: YamlMap, filename: str | None) -> None:
+        self.data = data
+        self.filename = filename
+        self.lines: list[tuple[str, int]] = []
+        self._seen: set[str] = set()
+        for k in data:
+            self.mark(str(k), data.line_of(k))
+
+    def mark(self, key: str, line: int | None) -> None:
+        """Record the first line of `key` (a later duplicate keeps the first position)."""
+        if line and key not in self._seen:
+            self._seen.add(key)
+            self.lines.append((key, line))
+
+    def where(self, line: int | None, key: str) -> Where:
+        return Where(file=self.filename, line=line, key=None if line else key)
+
+    def at(self, key: str) -> Where:
+        """Where the top-level `key` is."""
+        return self.where(self.data.line_of(key), key)
+
+    def name(self) -> str | None:
+        name = self.data.get("name")
+        if name is not None and not isinstance(name, (str, int, float)):
+            raise ParseError(f"`name:` must be text, got {type_name(name)}", where=self.at("name"))
+        return None if name is None else str(name).strip() or None
+
+    def channels(self) -> list[Channel]:
+        from envkit.conda.channels import parse_channel
+
+        channels: list[Channel] = []
+        raw = self.data.get("channels")
+        if raw is None:
+            return channels
+        need_list(raw, "`channels:`", self.at("channels"))
+        for i, c in enumerate(raw):
+            ln = raw.line_of(i)
+            if not isinstance(c, str) or not c.strip():
+                raise ParseError(
+                    f"a channel must be a name or URL, got {type_name(c)}",
+                    where=self.where(ln, f"channels[{i}]"),
+                )
+            ch = parse_channel(c.strip())
+            channels.append(ch)
+            self.mark(f"channel:{ch.name}", ln)
+        return channels
+
+    def dependencies(self, bad: list[InvalidSpecError]) -> tuple[list[CondaDep], list[PipDep], bool]:
+        """(conda deps, pip deps, whether a `- pip:` item is there); malformed specs go to `bad`."""
+        from envkit.conda.matchspec import parse_spec
+
+        conda: list[CondaDep] = []
+        pip: list[PipDep] = []
+        has_pip = False
+        deps = self.data.get("dependencies")
+        if deps is None:
+            return conda, pip, has_pip
+        need_list(deps, "`dependencies:`", self.at("dependencies"))
+        _refuse_too_many(deps, self.at("dependencies"))
+        for i, item in enumerate(deps):
+            ln = deps.line_of(i)
+            if isinstance(item, dict):
+                has_pip = True
+                pip += self.pip_section(item, ln, f"dependencies[{i}]", bad)
+                continue
+            if not isinstance(item, str):
+                raise ParseError(
+                    f"a dependency must be a match spec, got {type_name(item)}",
+                    where=self.where(ln, f"dependencies[{i}]"),
+                )
+            try:
+                conda.append(parse_spec(item, where=self.where(ln, f"dependencies[{i}]")))
+            except InvalidSpecError as exc:
+                bad.append(exc)
+        return conda, pip, has_pip
+
+    def pip_section(self, item: dict, ln: int | None, key: str, bad: list[InvalidSpecError]) -> list[PipDep]:
+        """The entries of a `- pip:` item of `dependencies:` (at `key`, line `ln`)."""
+        from envkit.formats.pipreq import parse_pip_entry
+
+        if set(item) != {"pip"}:
+            other = ", ".join(repr(k) for k in item if k != "pip")
+            raise ParseError(
+                f"unknown section {other} in dependencies (only `pip:` is allowed)",
+                where=self.where(ln, key),
+            )
+        self.mark("pip", ln)
+        section = item["pip"]
+        pip: list[PipDep] = []
+        if section is None:
+            return pip
+        need_list(section, "the `pip:` section", self.where(ln, f"{key}.pip"))
+        _refuse_too_many(section, self.where(ln, f"{key}.pip"))
+        for j, entry in enumerate(section):
+            where = self.where(section.line_of(j), f"{key}.pip[{j}]")
+            if not isinstance(entry, (str, int, float)) or isinstance(entry, bool):
+                raise ParseError(f"a pip entry must be text, got {type_name(entry)}", where=where)
+            try:
+                pip.append(parse_pip_entry(str(entry), where))
+            except InvalidSpecError as exc:
+                bad.append(exc)
+        return pip
+
+    def variables(self) -> list[tuple[str, str]]:
+        variables: list[tuple[str, str]] = []
+        raw = self.data.get("variables")
+        if raw is None:
+            return variables
+        need_mapping(raw, "`variables:`", self.at("variables"))
+        for k, v in raw.items():
+            if isinstance(v, (dict, list)):
+                raise ParseError(
+                    f"variable {k!r} must have a text value, got {type_name(v)}",
+                    where=self.where(raw.line_of(k), f"variables.{k}"),
+                )
+            variables.append((str(k), _scalar_text(v)))
+            self.mark(f"variable:{k}", raw.line_of(k))
+        return variables
+
+    def prefix(self) -> str | None:
+        prefix = self.data.get("prefix")
+        if prefix is not None and (isinstance(prefix, (dict, list, bool))):
+            raise ParseError(f"`prefix:` must be a path, got {type_name(prefix)}", where=self.at("prefix"))
+        return None if prefix is None else str(prefix)
+
+    def platforms(self) -> list[str]:
+        platforms: list[str] = []
+        raw = self.data.get("platforms")
+        if raw is None:
+            return platforms
+        need_list(raw, "`platforms:`", self.at("platforms"))
+        for i, p in enumerate(raw):
+            if not isinstance(p, str):
+                raise ParseError(
+                    f"a platform must be text, got {type_name(p)}",
+                    where=self.where(raw.line_of(i), f"platforms[{i}]"),
+                )
+            platforms.append(p.strip())
+            self.mark(f"platform:{p.strip()}", raw.line_of(i))
+        return platforms
 
 
 def _refuse_too_many(items: list, where: Where) -> None:
@@ -409,8 +445,8 @@ def write_env(spec: EnvSpec, *, header: str | None = None, comments: CommentMap 
             emit("  ", f"{ykey(k)}: {scalar(v)}", spec.line_of(f"variable:{k}"))
     if spec.platforms:
         emit("", "platforms:", spec.line_of("platforms"))
-        for p in spec.platforms:
-            emit("  ", f"- {scalar(p)}", spec.line_of(f"platform:{p}"))
+        for plat in spec.platforms:
+            emit("  ", f"- {scalar(plat)}", spec.line_of(f"platform:{plat}"))
     for k, v in spec.extra:
         # block style, as the rest of the file (JSON flow text would not always read back the same)
         first, *rest = block_yaml(k, json.loads(v), "", "  ")

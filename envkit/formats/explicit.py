@@ -9,6 +9,7 @@ order and is kept.
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from envkit.errors import ParseError, Where
 from envkit.formats._digest import HEX32 as _HEX32
@@ -24,23 +25,59 @@ HEADER = (
 )
 
 
+class _Row(NamedTuple):
+    """A package line of an explicit file: a conda package URL, or conda-lock's `# pip` line."""
+
+    line: int
+    url: str
+    md5: str | None
+    sha256: str | None
+    pip_name: str | None  # set for a `# pip name @ url` line
+
+
+#: the version in a wheel or sdist file name at the end of a URL (`/name-1.0-py3-none-any.whl`)
+_PIP_FILE_VERSION = re.compile(r"/[A-Za-z0-9._]+-(?P<v>[^-/]+)(?:-[^/]*)?\.(?:whl|tar\.gz|zip)$")
+
+
 def read_explicit(text: str, filename: str | None = None) -> Lock:
     """Parse an explicit file into Lock(kind="explicit").
 
     The platform is the `# platform:` header, else the one non-noarch subdir of the URLs.
     Raises ParseError when `@EXPLICIT` is missing or a line is not a package URL.
     """
-    from envkit.formats._util import url_parts
+    from envkit.formats.requirements import refuse_nul
     from envkit.io import refuse_too_many_lines
 
     refuse_too_many_lines(text, filename, "an explicit file")
-    from envkit.formats.requirements import refuse_nul
-
     refuse_nul(text, filename)
+    platform, content_hash, rows = _scan(text, filename)
+    parts = _conda_parts(rows, filename)
+    if platform is None:
+        subdirs = dict.fromkeys(p[1] for p in parts.values() if p[1] and p[1] != "noarch")
+        if len(subdirs) == 1:
+            platform = next(iter(subdirs))
+    pkgs = [
+        _pip_package(row, row.pip_name, platform)
+        if row.pip_name is not None
+        else _conda_package(row, parts[i], platform)
+        for i, row in enumerate(rows)
+    ]
+    return Lock(
+        kind="explicit",
+        platforms=(platform,) if platform else (),
+        packages=tuple(pkgs),
+        content_hash=((platform, content_hash),) if content_hash and platform else (),
+        source=filename,
+    )
+
+
+def _scan(text: str, filename: str | None) -> tuple[str | None, str | None, list[_Row]]:
+    """(the `# platform:`, the `# input_hash:`, the package lines) of an explicit file; ParseError for
+    a line that is neither, in file order."""
     platform = None
     content_hash = None
     seen_explicit = False
-    rows: list[tuple[int, str, str | None, str | None, str | None]] = []  # line, url, md5, sha256, pipname
+    rows: list[_Row] = []
     for i, raw in enumerate(text.splitlines(), 1):
         s = raw.strip()
         if not s:
@@ -48,12 +85,7 @@ def read_explicit(text: str, filename: str | None = None) -> Lock:
         if s.startswith("#"):
             m = _PLATFORM.match(s)
             if m:
-                platform = m.group("p")
-                from envkit.conda.channels import KNOWN_SUBDIRS
-                from envkit.formats.condalock import unknown_platform
-
-                if platform not in KNOWN_SUBDIRS or platform == "noarch":  # no lock format could hold it
-                    raise ParseError(unknown_platform(platform), where=Where(file=filename, line=i), text=s)
+                platform = _header_platform(m.group("p"), s, filename, i)
                 continue
             m = _INPUT_HASH.match(s)
             if m:
@@ -61,15 +93,7 @@ def read_explicit(text: str, filename: str | None = None) -> Lock:
                 continue
             m = _PIP.match(s)
             if m and seen_explicit:
-                url, _, frag = m.group("url").partition("#")
-                sha = frag.split("=", 1)[1] if frag.startswith("sha256=") else None
-                if frag and (sha is None or not _HEX64.fullmatch(sha)):
-                    raise ParseError(
-                        "unknown hash fragment on a pip line (expected #sha256=<64 hex digits>)",
-                        where=Where(file=filename, line=i),
-                        text=s,
-                    )
-                rows.append((i, url, None, sha, m.group("name")))
+                rows.append(_pip_row(m, s, filename, i))
             continue
         if s == "@EXPLICIT":
             seen_explicit = True
@@ -80,90 +104,113 @@ def read_explicit(text: str, filename: str | None = None) -> Lock:
                 where=Where(file=filename, line=i),
                 text=s,
             )
-        url, _, frag = s.partition("#")
-        md5 = sha256 = None
-        if frag:
-            if frag.startswith(("sha256:", "sha256=")) and _HEX64.fullmatch(frag[7:]):
-                sha256 = frag[7:]
-            elif _HEX32.fullmatch(frag):
-                md5 = frag
-            elif _HEX64.fullmatch(frag):
-                sha256 = frag
-            else:
-                raise ParseError(
-                    "unknown hash fragment (expected #<md5>, #sha256:<hex>, hex digits of 32 or 64)",
-                    where=Where(file=filename, line=i),
-                    text=s,
-                )
-        rows.append((i, url, md5, sha256, None))
+        rows.append(_conda_row(s, filename, i))
     if not seen_explicit:
         raise ParseError(
             "not an explicit file: no `@EXPLICIT` line",
             where=Where(file=filename),
             hint="an explicit file comes from `conda list --explicit`",
         )
-    pkgs: list[LockedPackage] = []
-    subdirs: list[str] = []
-    parsed = []
-    for line, url, md5, sha256, pipname in rows:
-        if pipname is not None:
-            parsed.append((line, url, md5, sha256, pipname, None, None, None))
+    return platform, content_hash, rows
+
+
+def _header_platform(platform: str, s: str, filename: str | None, line: int) -> str:
+    from envkit.conda.channels import KNOWN_SUBDIRS
+    from envkit.formats.condalock import unknown_platform
+
+    if platform not in KNOWN_SUBDIRS or platform == "noarch":  # no lock format could hold it
+        raise ParseError(unknown_platform(platform), where=Where(file=filename, line=line), text=s)
+    return platform
+
+
+def _pip_row(m: re.Match[str], s: str, filename: str | None, line: int) -> _Row:
+    """A `# pip name @ url#sha256=<hex>` line (matched by `_PIP`)."""
+    url, _, frag = m.group("url").partition("#")
+    sha = frag.split("=", 1)[1] if frag.startswith("sha256=") else None
+    if frag and (sha is None or not _HEX64.fullmatch(sha)):
+        raise ParseError(
+            "unknown hash fragment on a pip line (expected #sha256=<64 hex digits>)",
+            where=Where(file=filename, line=line),
+            text=s,
+        )
+    return _Row(line, url, None, sha, m.group("name"))
+
+
+def _conda_row(s: str, filename: str | None, line: int) -> _Row:
+    """A package URL line, with its `#<md5>`, `#sha256:<hex>` or `#sha256=<hex>` fragment."""
+    url, _, frag = s.partition("#")
+    md5 = sha256 = None
+    if frag:
+        if frag.startswith(("sha256:", "sha256=")) and _HEX64.fullmatch(frag[7:]):
+            sha256 = frag[7:]
+        elif _HEX32.fullmatch(frag):
+            md5 = frag
+        elif _HEX64.fullmatch(frag):
+            sha256 = frag
+        else:
+            raise ParseError(
+                "unknown hash fragment (expected #<md5>, #sha256:<hex>, hex digits of 32 or 64)",
+                where=Where(file=filename, line=line),
+                text=s,
+            )
+    return _Row(line, url, md5, sha256, None)
+
+
+_Parts = tuple[str | None, str | None, tuple[str, str, str]]
+
+
+def _conda_parts(rows: list[_Row], filename: str | None) -> dict[int, _Parts]:
+    """(channel, subdir, (name, version, build)) of each conda row, by its index in `rows`;
+    ParseError for a URL that is not a conda package file."""
+    from envkit.formats._util import url_parts
+
+    parts: dict[int, _Parts] = {}
+    for i, row in enumerate(rows):
+        if row.pip_name is not None:
             continue
-        chan, subdir, nvb = url_parts(url)
+        chan, subdir, nvb = url_parts(row.url)
         if nvb is None:
             raise ParseError(
                 "not a conda package URL (.conda or .tar.bz2)",
-                where=Where(file=filename, line=line),
-                text=url,
+                where=Where(file=filename, line=row.line),
+                text=row.url,
             )
-        if subdir and subdir != "noarch" and subdir not in subdirs:
-            subdirs.append(subdir)
-        parsed.append((line, url, md5, sha256, None, chan, subdir, nvb))
-    if platform is None and len(subdirs) == 1:
-        platform = subdirs[0]
-    for line, url, md5, sha256, pipname, chan, subdir, nvb in parsed:
-        if pipname is not None:
-            from envkit.formats.pipreq import _name_from_url
+        parts[i] = (chan, subdir, nvb)
+    return parts
 
-            version = ""
-            fn_name = _name_from_url(url)
-            m = re.search(r"/[A-Za-z0-9._]+-(?P<v>[^-/]+)(?:-[^/]*)?\.(?:whl|tar\.gz|zip)$", url)
-            if m and fn_name:
-                version = m.group("v")
-            pkgs.append(
-                LockedPackage(
-                    manager="pip",
-                    name=pipname,
-                    version=version,
-                    platform=platform,
-                    url=url,
-                    sha256=sha256,
-                    line=line,
-                )
-            )
-            continue
-        name, version, build = nvb
-        pkgs.append(
-            LockedPackage(
-                manager="conda",
-                name=name,
-                version=version,
-                build=build,
-                channel=chan,
-                platform=platform,
-                subdir=subdir,
-                url=url,
-                md5=md5,
-                sha256=sha256,
-                line=line,
-            )
-        )
-    return Lock(
-        kind="explicit",
-        platforms=(platform,) if platform else (),
-        packages=tuple(pkgs),
-        content_hash=((platform, content_hash),) if content_hash and platform else (),
-        source=filename,
+
+def _pip_package(row: _Row, name: str, platform: str | None) -> LockedPackage:
+    from envkit.formats.pipreq import _name_from_url
+
+    version = ""
+    m = _PIP_FILE_VERSION.search(row.url)
+    if m and _name_from_url(row.url):
+        version = m.group("v")
+    return LockedPackage(
+        manager="pip",
+        name=name,
+        version=version,
+        platform=platform,
+        url=row.url,
+        sha256=row.sha256,
+        line=row.line,
+    )
+
+
+def _conda_package(row: _Row, parts: _Parts, platform: str | None) -> LockedPackage:
+    chan, subdir, (name, version, build) = parts
+    return LockedPackage(
+        manager="conda",
+        name=name,
+        version=version,
+        build=build,
+        channel=chan,
+        platform=platform,
+        subdir=subdir,
+        url=row.url,
+        md5=row.md5,
+        sha256=row.sha256,
+        line=row.line,
     )
 
 

@@ -13,6 +13,7 @@ as raw text with their name, never dropped and never a crash; an entry that is n
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 from envkit.errors import InvalidSpecError, Where
 from envkit.model import PipDep
@@ -157,9 +158,9 @@ def _parse_target(s: str, where: Where | None, raw: str) -> PipDep:
     try:
         req = Requirement(s)
     except InvalidRequirement as exc:
-        if _LEGACY.match(s):
-            name = _NAME.match(s).group("name")  # type: ignore[union-attr]
-            return PipDep(kind="requirement", text=s, name=name)
+        legacy = _LEGACY.match(s)
+        if legacy:
+            return PipDep(kind="requirement", text=s, name=legacy.group("name"))
         first = str(exc).splitlines()[0]
         raise InvalidSpecError(f"invalid pip requirement {s!r}: {first}", where=where) from None
     extras = tuple(sorted(req.extras))
@@ -169,7 +170,7 @@ def _parse_target(s: str, where: Where | None, raw: str) -> PipDep:
         text = f"{req.name}{'[' + ','.join(extras) + ']' if extras else ''} @ {url}"
         if marker:
             text = f"{text} ; {marker}"
-        kind = "vcs" if url.lower().startswith(_VCS_PREFIXES) else "url"
+        kind: Literal["vcs", "url"] = "vcs" if url.lower().startswith(_VCS_PREFIXES) else "url"
         return PipDep(kind=kind, text=text, name=req.name, extras=extras, marker=marker, url=url)
     return PipDep(
         kind="requirement",

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 
 from envkit.errors import ParseError, UnsupportedVersionError, Where
 from envkit.model import Lock, LockedPackage
@@ -29,10 +30,10 @@ _PKG_HEADER = re.compile(r"^\[\[packages\]\][ \t]*(?:#.*)?$", re.MULTILINE)
 
 def load_toml(text: str, filename: str | None, what: str) -> dict:
     """`text` parsed as TOML; ParseError with the line and column tomllib names."""
-    try:
+    if sys.version_info >= (3, 11):
         import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef]
+    else:
+        import tomli as tomllib
 
     try:
         return tomllib.loads(text)
@@ -296,18 +297,19 @@ def _package_toml(p: LockedPackage) -> list[str] | str:
             + ["[packages.directory]", f"path = {_toml_str(first)}"]
             + (["editable = true"] if p.editable else [])
         )
-    if any(not sha for _, sha in files):
+    hashed = [(u, sha) for u, sha in files if sha]
+    if len(hashed) != len(files):
         return "no sha256 (PEP 751 needs a hash for every archive)"
     if p.index:
         lines.insert(3 if p.version else 2, f"index = {_toml_str(p.index)}")
-    wheels = [f for f in files if _basename(f[0]).endswith(".whl")]
-    sdists = [f for f in files if not _basename(f[0]).endswith(".whl")]
+    wheels = [f for f in hashed if _basename(f[0]).endswith(".whl")]
+    sdists = [f for f in hashed if not _basename(f[0]).endswith(".whl")]
     named = [f for f in sdists if _is_sdist_name(_basename(f[0]), p.name)]
     if not wheels and not named:
         return lines + [
             "[packages.archive]",
             _where(first),
-            f"hashes = {{ sha256 = {_toml_str(files[0][1])} }}",
+            f"hashes = {{ sha256 = {_toml_str(hashed[0][1])} }}",
         ]
     if named:
         u, h = named[0]

@@ -3,8 +3,9 @@
 Each `[[package]]` becomes a LockedPackage with manager "pip" and no platform: its first wheel (else
 its sdist) is `url`/`sha256`, the other artifacts `other_files`, `source.registry` its `index`;
 `source.editable` / `source.path` / `source.directory` become a path (editable for `editable`),
-`source.git` a `git+URL` URL.  A `virtual` project is left out: `uv sync` does not install it.  Lock-level `requires-python` and `resolution-markers` go to
-`Lock.metadata`.  envkit does not write uv.lock: uv owns it (write pylock.toml instead).
+`source.git` a `git+URL` URL.  A `virtual` project is left out: `uv sync` does not install it.
+Lock-level `requires-python` and `resolution-markers` go to `Lock.metadata`.  envkit does not write
+uv.lock: uv owns it (write pylock.toml instead).
 """
 
 from __future__ import annotations
@@ -110,8 +111,8 @@ def _package(p, line: int | None) -> LockedPackage | None:
     editable = False
     direct = None
     if "git" in source:
-        url = str(source["git"])
-        direct = url if url.startswith("git+") else f"git+{url}"
+        git = str(source["git"])
+        direct = git if git.startswith("git+") else f"git+{git}"
     elif "editable" in source:
         direct, editable = str(source["editable"]), True
     elif "virtual" in source:
