@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, cast
 
 from envkit._yaml import YamlMap
 from envkit.errors import ParseError, UnsupportedVersionError, Where
+from envkit.formats._util import lock_version
 from envkit.formats.condalockcheck import check_platforms, validate_packages
 from envkit.formats.condalockcheck import unknown_platform as unknown_platform  # explicit.py's too
 from envkit.model import Lock, LockedPackage, Manager
@@ -44,7 +45,7 @@ _PKG_KEYS = frozenset(
 
 def check_version(version, filename: str | None, line: int | None = None) -> None:
     """Raise unless `version` is the conda-lock.yml version envkit reads."""
-    if type(version) is int and version == SUPPORTED_VERSION:  # YAML `true` == 1 in Python
+    if lock_version(version) == SUPPORTED_VERSION:
         return
     where = Where(file=filename, line=line)
     if version is None:
@@ -119,13 +120,9 @@ def _read_tree(text: str, filename: str | None) -> Lock:
     data = load_yaml(text, filename=filename)
     if not isinstance(data, YamlMap):  # the YAML readers give a mapping as a YamlMap
         raise ParseError("not a conda-lock file: the document is not a mapping", where=Where(file=filename))
-    version = data.get("version")
+    v = lock_version(data.get("version"))
     pixi_named = os.path.basename(filename or "").lower() == "pixi.lock"
-    if (
-        type(version) is int
-        and (version in (2, 3) or (version == 1 and pixi_named))
-        and "environments" not in data
-    ):
+    if (v in (2, 3) or (v == 1 and pixi_named)) and "environments" not in data:
         # a pixi.lock from before version 4: conda-lock's shape under another version number (or,
         # for version 1, under conda-lock's: then only the file name tells, as with `pixi.lock`)
         from envkit.formats.pixilock import read_conda_lock_shaped

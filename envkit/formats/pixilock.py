@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from envkit._yaml import YamlList, YamlMap
 from envkit.errors import EnvironmentNotFound, ParseError, UnsupportedVersionError, Where
+from envkit.formats._util import lock_version
 from envkit.model import Lock, LockedPackage
 
 if TYPE_CHECKING:
@@ -38,13 +39,12 @@ Index = dict[tuple[str, str], list[tuple[Any, Where]]]
 
 def _shaped(data) -> bool:
     """Whether the document is a version shaped like conda-lock.yml (an int: YAML's `true` is no version)."""
-    v = data.get("version")
-    return type(v) is int and v in CONDA_LOCK_SHAPED
+    return lock_version(data.get("version")) in CONDA_LOCK_SHAPED
 
 
 def check_version(version, filename: str | None, line: int | None = None) -> None:
     """Raise unless `version` is a pixi.lock version envkit reads (1 to 7)."""
-    if type(version) is int and version in SUPPORTED_VERSIONS:  # `True in (1, ...)` holds
+    if lock_version(version) in SUPPORTED_VERSIONS:
         return
     where = Where(file=filename, line=line)
     if version is None:
