@@ -5,7 +5,9 @@ and envkit.config does not import the checks it configures."""
 import ast
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parent.parent / "envkit"
+from conftest import REPO
+
+PACKAGE = REPO / "envkit"
 
 # programs that run somewhere else (the target environment, a remote host over ssh) with the
 # standard library alone, so they cannot use envkit._proc

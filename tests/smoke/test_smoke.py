@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import REPO
 from test_smoke_units import gone
 
 pytestmark = [pytest.mark.slow, pytest.mark.torch]
@@ -592,7 +593,7 @@ def test_gpu_smoke_script_leaves_its_three_files_in_out(tmp_path):
     """scripts/gpu_smoke.sh is the one command a GPU session runs: whatever happens its report, text
     and log must land in $OUT (a trial on this CPU machine, one check)."""
     out = tmp_path / "out"
-    script = Path(__file__).resolve().parent.parent / "scripts" / "gpu_smoke.sh"
+    script = REPO / "scripts" / "gpu_smoke.sh"
     env = {
         **__import__("os").environ,
         "OUT": str(out),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_formats_fastyaml import same
+from support.yamlcompare import same
 
 from envkit import _yaml
 from envkit.canonical import normalize_spec, normalize_text

@@ -14,23 +14,12 @@ from __future__ import annotations
 import json
 import string
 from pathlib import Path
-from typing import NamedTuple
 
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
+from support.secretfiles import Secrets, conda_lock_text
 
 from tests.conftest import run_envkit
-
-
-class Secrets(NamedTuple):
-    t_token: str  # /t/<token>/
-    password: str  # user:password@
-    query: str  # ?token=
-    gh: str  # https://ghp_...@github.com
-    pypi: str  # __token__:pypi-AgE...@
-    hf: str  # variables: HF_TOKEN
-    twine: str  # variables: TWINE_PASSWORD (plain text)
-
 
 _ALNUM = string.ascii_letters + string.digits
 # long enough never to occur by chance in envkit's output; no placeholder-like `xxx`
@@ -126,47 +115,8 @@ def _broken_requirements(s: Secrets) -> list[str]:
     ]
 
 
-def _conda_lock(s: Secrets) -> str:
-    return f"""version: 1
-metadata:
-  content_hash:
-    linux-64: c031fb5637d749cf717581bf1f085dcb09a29604904921e7461ef3c8be70623e
-  channels:
-  - url: https://conda.anaconda.org/t/{s.t_token}/private
-    used_env_vars: []
-  - url: conda-forge
-    used_env_vars: []
-  platforms:
-  - linux-64
-  sources:
-  - environment.yml
-package:
-- name: numpy
-  version: 1.26.4
-  manager: conda
-  platform: linux-64
-  dependencies: {{}}
-  url: https://conda.anaconda.org/t/{s.t_token}/private/linux-64/numpy-1.26.4-py311h64a7726_0.conda
-  hash:
-    md5: bab72fc87928c9313c31a9d41604e433
-    sha256: 0e09be56bfb2ab85b213e5edf9af10df37bda472547395c36baa44bc3926101a
-  category: main
-  optional: false
-- name: internal-tool
-  version: "1.0"
-  manager: pip
-  platform: linux-64
-  dependencies: {{}}
-  url: https://deploy:{s.password}@pypi.example.org/packages/internal_tool-1.0-py3-none-any.whl
-  hash:
-    sha256: 0e09be56bfb2ab85b213e5edf9af10df37bda472547395c36baa44bc3926101a
-  category: main
-  optional: false
-"""
-
-
 def _broken_conda_lock(s: Secrets) -> str:
-    return _conda_lock(s).replace(
+    return conda_lock_text(s).replace(
         "  version: 1.26.4\n", '  version: [1.26.4, "https://u:' + s.password + '@x/"]\n'
     )
 
@@ -221,7 +171,7 @@ def _files(root: Path, s: Secrets) -> dict[str, Path]:
         "clean": ("clean.yml", _env_yml_clean()),
         "explicit": ("explicit.txt", _explicit(s)),
         "requirements": ("requirements.txt", _requirements(s)),
-        "lock": ("conda-lock.yml", _conda_lock(s)),
+        "lock": ("conda-lock.yml", conda_lock_text(s)),
         "badlock": ("bad-conda-lock.yml", _broken_conda_lock(s)),
     }
     for i, text in enumerate(_broken_env_ymls(s)):

@@ -71,11 +71,11 @@ def test_normalize_check_calls_an_explicit_file_with_credentials_not_normalized(
 
 
 def test_normalize_of_a_conda_lock_redacts_package_urls(tmp_path):
-    from tests.test_property_secrets import Secrets, _conda_lock
+    from support.secretfiles import Secrets, conda_lock_text
 
     s = Secrets("tk-Zq81x0PLm2", "pwQ81mZ0x", "qv1", "ghp_1", "pypi-AgE1", "hf_1", "tw1")
     lock = tmp_path / "conda-lock.yml"
-    lock.write_text(_conda_lock(s))
+    lock.write_text(conda_lock_text(s))
     r = run_envkit("normalize", str(lock))
     assert r.exit_code == 0, r.stderr
     urls = [ln.strip() for ln in r.stdout.splitlines() if "url: " in ln]

@@ -110,7 +110,8 @@ def test_conda_lock_output_loads_with_conda_locks_parser(tmp_path):
 
 def test_conda_lock_unknown_version_names_the_newest():
     with pytest.raises(UnsupportedVersionError) as err:
-        # (versions 2 and 3 of this shape are pixi.lock files, read as such: tests/test_pixilock_legacy.py)
+        # (versions 2 and 3 of this shape are pixi.lock files, read as such:
+        # tests/formats/test_pixilock_legacy.py)
         read_text("version: 4\nmetadata: {}\npackage: []\n", filename="conda-lock.yml")
     assert str(err.value) == (
         "conda-lock.yml:1: conda-lock.yml version 4 is not supported; the newest version envkit reads is 1"
@@ -169,7 +170,8 @@ def test_pixi_unknown_version():
     with pytest.raises(UnsupportedVersionError) as err:
         read_pixi_lock("version: 8\nenvironments: {}\npackages: []\n", "pixi.lock")
     assert err.value.message == "pixi.lock version 8 is not supported; the newest version envkit reads is 7"
-    # versions 1-5 are read since pixi users still hold them (tests/test_pixilock_legacy.py); 0 never existed
+    # versions 1-5 are read since pixi users still hold them (tests/formats/test_pixilock_legacy.py);
+    # 0 never existed
     with pytest.raises(UnsupportedVersionError) as err:
         read_pixi_lock("version: 0\nenvironments: {}\npackages: []\n", "pixi.lock")
     assert (

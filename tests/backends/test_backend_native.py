@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from conftest import REPO
 from support.condafactory import (
     ChannelBuilder,
     build_wheel,
@@ -30,7 +30,6 @@ from envkit.backends.prefix_scan import parse_history, scan
 from envkit.errors import EnvironmentNotFound, ParseError, UsageError
 
 pytestmark = pytest.mark.slow
-REPO = Path(__file__).resolve().parent.parent
 
 
 def test_packages_equal_the_solved_set(isolated_conda, default_channel, default_prefix):
