@@ -5,6 +5,7 @@ EnvkitError (a bad value) — never AttributeError, never a silent success."""
 from __future__ import annotations
 
 import pytest
+from conftest import CORPUS, REPO
 
 import envkit
 from envkit.config import ConfigError
@@ -82,8 +83,6 @@ def test_config_wrong_types_are_type_errors(kwargs, message):
 
 # --- formats -----------------------------------------------------------------------------------
 
-from conftest import CORPUS  # noqa: E402
-
 CONDA_LOCK = CORPUS / "51_Cecca__repro-course-ci__conda-lock.yml"
 EXPORT = "name: e\ndependencies:\n  - python=3.11.4=h0_0\n  - pkk=1!1.0=h1_0\n"
 
@@ -124,13 +123,15 @@ def test_write_text_normal_use():
         (
             lambda s, lk: envkit.write_text(s, "yaml"),
             envkit.UsageError,
-            "unknown format 'yaml'; choose one of: env, explicit, conda-lock, pixi, requirements, conda-list-json, "
+            "unknown format 'yaml'; choose one of: env, explicit, conda-lock, pixi, requirements, "
+            "conda-list-json, "
             "conda-list-export, pylock, uv-lock, conda-requirements",
         ),
         (
             lambda s, lk: envkit.write_text(s, "requirements", platform="linux-64"),
             TypeError,
-            "write_text() got an unexpected keyword argument 'platform' for format 'requirements' (it takes: header, "
+            "write_text() got an unexpected keyword argument 'platform' for format 'requirements' (it takes: "
+            "header, "
             "comments)",
         ),
         (
@@ -151,7 +152,8 @@ def test_write_text_normal_use():
         (
             lambda s, lk: envkit.write_text(lk, "conda-lock", platform="linux-64"),
             envkit.UsageError,
-            "platform= does not apply to a Lock written as conda-lock: conda-lock.yml holds every platform of the lock",
+            "platform= does not apply to a Lock written as conda-lock: conda-lock.yml holds every platform "
+            "of the lock",
         ),
         (
             lambda s, lk: envkit.write_text(s, "explicit"),
@@ -168,8 +170,8 @@ def test_write_text_misuse(call, error, message):
 
 
 def test_write_text_an_export_as_conda_lock_with_its_platform():
-    # the platform went on to write_conda_lock, which takes none (TypeError from inside envkit);
-    # now it is the platform the export is locked for, and conda-lock's need for URLs is reported
+    # the platform is the one the export is locked for (write_conda_lock itself takes none), and
+    # conda-lock's need for URLs is reported
     export = envkit.read_text(EXPORT, filename="e.yml")
     with pytest.raises(envkit.ParseError, match="has no URL"):
         envkit.write_text(export, "conda-lock", platform="linux-64")
@@ -433,7 +435,8 @@ def test_read_detect_and_normalize_normal_use(spec_file):
         (
             lambda: envkit.read_text("a\n", format="txt"),
             envkit.UsageError,
-            "unknown format 'txt'; choose one of: env, explicit, conda-lock, pixi, requirements, conda-list-json, "
+            "unknown format 'txt'; choose one of: env, explicit, conda-lock, pixi, requirements, "
+            "conda-list-json, "
             "conda-list-export, pylock, uv-lock, conda-requirements",
         ),
         (
@@ -465,7 +468,8 @@ def test_read_detect_and_normalize_normal_use(spec_file):
         (
             lambda: envkit.normalize_lock(envkit.read_text("a\n", format="requirements")),
             TypeError,
-            "normalize_lock() argument 'lock' must be Lock, not EnvSpec (an EnvSpec is solved into a Lock by envkit.solve_spec)",
+            "normalize_lock() argument 'lock' must be Lock, not EnvSpec (an EnvSpec is solved into a Lock by "
+            "envkit.solve_spec)",
         ),
         (
             lambda: envkit.normalize_text(envkit.read_file(CONDA_LOCK)),
@@ -614,8 +618,6 @@ def test_solve_create_open_lock_check_round(tmp_path):
 
 
 def test_the_misuse_examples_in_docs_api_md_are_true(monkeypatch):
-    from conftest import REPO
-
     lines = (REPO / "docs" / "api.md").read_text().splitlines()
     pairs = [(ln[4:], lines[i + 1]) for i, ln in enumerate(lines) if ln.startswith(">>> ")]
     assert len(pairs) == 10

@@ -86,7 +86,8 @@ def test_history_replay_like_conda(tmp_path, isolated_conda, default_channel, de
 def test_parse_history_old_spec_format_and_channels():
     text = (
         "==> 2017-01-01 00:00:00 <==\n"
-        "# cmd: /opt/conda/bin/conda create -n x -c bioconda --channel=conda-forge python>=3.5.1,jupyter >=1.0.0,<2.0\n"
+        "# cmd: /opt/conda/bin/conda create -n x -c bioconda --channel=conda-forge python>=3.5.1,jupyter "
+        ">=1.0.0,<2.0\n"
         "+defaults::python-3.5.1-0\n"
         "# install specs: python>=3.5.1,jupyter >=1.0.0,<2.0,matplotlib >=1.5.1,<2.0\n"
         "==> 2017-01-02 00:00:00 <==\n"
@@ -345,7 +346,8 @@ def test_pip_reinstall_of_the_same_version_over_conda_is_pip_installed_over_cond
     assert (prefix / dist / "INSTALLER").read_text() == "pip\n"
     env = read_prefix(prefix)
     assert env.warnings == (
-        f"pip package 'numpy' 1.26.4 overwrote conda package 'numpy' 1.26.4: pip reinstalled it over the conda "
+        "pip package 'numpy' 1.26.4 overwrote conda package 'numpy' 1.26.4: pip reinstalled it over the "
+        "conda "
         f"record's files ({dist} now says INSTALLER pip); reinstall one of them so that conda and pip agree",
     )
     assert [(p.name, p.version) for p in env.pip_packages()] == [("numpy", "1.26.4")]

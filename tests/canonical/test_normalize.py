@@ -221,7 +221,8 @@ def test_validate(envkit_cli):
     assert r.exit_code == 2
     assert r.stdout.splitlines() == [
         f"ok: {MESSY}: environment spec, 5 conda, 5 pip",
-        f"ok: {CORPUS / '58_16bit-ykiko__about-me__pixi.lock'}: pixi.lock, 2 environments: default (0 packages, "
+        f"ok: {CORPUS / '58_16bit-ykiko__about-me__pixi.lock'}: pixi.lock, 2 environments: default (0 "
+        "packages, "
         "0 platforms), format (120 packages, 3 platforms (linux-64, osx-64, osx-arm64))",
     ]
     assert r.stderr.splitlines() == [  # errors on stderr, as every command's
@@ -317,7 +318,7 @@ def test_conda_lock_channels_keep_credentials_and_env_vars(tmp_path):
 
 
 def test_cli_a_byte_order_mark_or_crlf_is_not_normalized(envkit_cli, tmp_path):
-    # found in review: --check passed and --write said "already normalized" on a file with a BOM
+    # a BOM or CR LF line ends are not canonical: --check fails and --write rewrites the file
     from envkit.canonical import is_normalized
 
     bom = tmp_path / "bom.yml"
@@ -357,12 +358,11 @@ def test_cli_several_files_name_the_file_in_their_warnings(envkit_cli, tmp_path)
 
 # --- secrets in `variables:` -----------------------------------------------------------------
 
-LEAKY = """\
-name: s
-dependencies:
-  - python=3.11
-variables: {HF_TOKEN: hf_abcdefghijk, DB_URL: "postgres://u:dbpass42@host/db", TOKENIZERS_PARALLELISM: "false", HF_TOKEN_PATH: /run/hf, PIP_TOKEN: "${PIP_TOKEN}"}
-"""
+LEAKY = (
+    "name: s\ndependencies:\n  - python=3.11\n"
+    'variables: {HF_TOKEN: hf_abcdefghijk, DB_URL: "postgres://u:dbpass42@host/db", '
+    'TOKENIZERS_PARALLELISM: "false", HF_TOKEN_PATH: /run/hf, PIP_TOKEN: "${PIP_TOKEN}"}\n'
+)
 LEAKY_NORMALIZED = """\
 name: s
 dependencies:

@@ -773,7 +773,7 @@ def test_cuda_mismatch_pytorch_cuda_with_a_pytorch_the_pytorch_channel_never_bui
 
 def test_cuda_mismatch_pytorch_cuda_beside_a_conda_forge_pytorch_build_is_a_warning():
     # conda-forge's cuda112 build runs on any CUDA 11 >= 11.2; pytorch-cuda does not constrain it,
-    # so "built for CUDA 11.2, but pytorch-cuda=11.7 pins CUDA 11.7" was wrong: it has no effect
+    # so "built for CUDA 11.2, but pytorch-cuda=11.7 pins CUDA 11.7" would be wrong: it has no effect
     fs = findings(
         """
         channels: [conda-forge, nodefaults]
@@ -926,7 +926,8 @@ def test_cuda_mismatch_pip_wheel_cuda_from_its_locked_runtime_dependency():
         (
             9,
             (
-                "pip torch==2.3.1 (its nvidia-cuda-runtime-cu12 12.1.105) is built for CUDA 12.1, but conda's "
+                "pip torch==2.3.1 (its nvidia-cuda-runtime-cu12 12.1.105) is built for CUDA 12.1, but "
+                "conda's "
                 "CUDA pins provide CUDA 11.8 (cuda-version=11.8=h70ddcb2_3, cudatoolkit=11.8.0=h4ba93d1_13)"
             ),
         )

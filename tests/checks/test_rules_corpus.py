@@ -120,12 +120,12 @@ EXPECTED: dict[str, list[tuple[str, int]]] = {
     "40": [("mixed-channels", 5)],
     # `conda list --export`: no channels, no URLs, cannot carry hashes.
     "41": [],
-    # `conda list --explicit` without md5 (all 89 entries, one finding at the first URL, line 5);
+    # `conda list --explicit` without md5 (one finding, at the first URL, line 5);
     # packages from conda-forge and pkgs/main (first main package at line 38).
     "42": [("missing-hash", 5), ("mixed-channels", 38)],
-    # explicit without md5 (76 entries).
+    # explicit without md5.
     "43": [("missing-hash", 6)],
-    # explicit without md5 (94 entries).
+    # explicit without md5.
     "45": [("missing-hash", 5)],
     # explicit with #md5 on its one entry.
     "46": [],

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from tests.conftest import CORPUS, run_envkit
+from conftest import CORPUS, run_envkit
 
 PYLOCK = """lock-version = "1.0"
 requires-python = ">=3.11"

@@ -1,6 +1,8 @@
 import subprocess
 import sys
 
+from conftest import REPO
+
 from envkit import __version__
 
 
@@ -66,7 +68,7 @@ def test_a_bug_is_reported_without_a_traceback_and_exit_3(envkit_cli, monkeypatc
         raise ZeroDivisionError("division by zero")
 
     monkeypatch.setattr("envkit.canonical.render_normalized", boom)
-    r = envkit_cli("normalize", "examples/pytorch/environment-cpu.yml", cwd=str(__import__("conftest").REPO))
+    r = envkit_cli("normalize", "examples/pytorch/environment-cpu.yml", cwd=str(REPO))
     assert r.exit_code == 3
     assert r.stderr.splitlines()[0] == "error: internal error: ZeroDivisionError: division by zero"
     assert "Traceback" not in r.stderr

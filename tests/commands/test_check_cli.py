@@ -463,7 +463,8 @@ def test_stdin_is_a_file_source_read_once(repo, envkit_cli):
     )
     assert r.exit_code == 1
     assert r.stdout.splitlines() == [
-        "<stdin>:2086: error conda-pip-duplicate: numpy is installed by conda (2.2.4) and pip (2.1.3) on linux-64",
+        "<stdin>:2086: error conda-pip-duplicate: numpy is installed by conda (2.2.4) and pip (2.1.3) on "
+        "linux-64",
         "1 finding (1 error) in 2 files checked",
     ]
     for args in (("-", "-"), ("-", "--lock", "-")):
@@ -523,7 +524,8 @@ def test_duplicate_warning_once_per_source(repo, envkit_cli):
     )
     assert r.stderr == NUMPY_WARNING.format("conda-lock.yml: ")
     assert r.stdout.splitlines() == [
-        "conda-lock.yml:2086: error conda-pip-duplicate: numpy is installed by conda (2.2.4) and pip (2.1.3) on linux-64",
+        "conda-lock.yml:2086: error conda-pip-duplicate: numpy is installed by conda (2.2.4) and pip (2.1.3) "
+        "on linux-64",
         "1 finding (1 error) in 2 files checked",
     ]
 

@@ -560,9 +560,9 @@ def test_explicit_file_cannot_record_pip_packages_so_they_are_not_removed(envkit
     r = envkit_cli("diff", export, explicit)
     assert r.exit_code == 1
     lines = r.stdout.splitlines()
-    assert (
-        lines[2]
-        == "note: B is an explicit file, which cannot record pip packages: A's 147 pip packages are not compared."
+    assert lines[2] == (
+        "note: B is an explicit file, which cannot record pip packages: "
+        "A's 147 pip packages are not compared."
     )
     assert "[pip]" not in r.stdout.split("\n\n", 2)[2]  # no pip package listed as removed
     assert "  PyTorch  1.13.1 [pip] (CUDA 11.7)  (pip not recorded)" in lines

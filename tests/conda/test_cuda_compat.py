@@ -1,4 +1,5 @@
-"""envkit.conda.cuda_compat: NVIDIA's full-support and minor-version-compatibility rules, and the PTX JIT limit."""
+"""envkit.conda.cuda_compat: NVIDIA's full-support and minor-version-compatibility rules, and the
+PTX JIT limit."""
 
 from __future__ import annotations
 

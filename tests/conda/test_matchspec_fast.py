@@ -3,11 +3,11 @@
 import re
 
 import pytest
+from conftest import corpus_files
 
 from envkit.conda import matchspec
 from envkit.conda.matchspec import parse_spec
 from envkit.errors import InvalidSpecError
-from tests.conftest import corpus_files
 
 PLAIN = [
     "numpy",

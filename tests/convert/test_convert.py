@@ -7,11 +7,11 @@ import json
 import re
 
 import pytest
+from conftest import CORPUS, REPO, run_envkit
 from support.sbomschema import IRI, IRI_REFERENCE, validate_sbom
 
 from envkit.convert import CARRIES, TARGETS, loss_table_markdown
 from envkit.formats import read_file, read_text
-from tests.conftest import CORPUS, REPO, run_envkit
 
 #: one real file per reader (the corpus, and examples/)
 SAMPLES = {
@@ -113,7 +113,7 @@ def test_every_reader_to_every_writer(source, target, tmp_path):
         assert model is not None
 
 
-#: every lock of the corpus (the schema check is fast now: tests/support/sbomschema.py)
+#: every lock of the corpus (tests/support/sbomschema.py keeps the schema check fast)
 CORPUS_LOCKS = sorted(
     p.name
     for p in CORPUS.iterdir()
@@ -310,7 +310,8 @@ def test_the_fast_validator_still_finds_errors():
     assert sbom_errors(json.dumps(doc)) == [
         "components/0/externalReferences/0/url: 'http://a b' is not valid under any of the given schemas",
         "components/1: Additional properties are not allowed ('bogus' was unexpected)",
-        "components/2/hashes/0/content: 'xyz' does not match '^([a-fA-F0-9]{32}|[a-fA-F0-9]{40}|[a-fA-F0-9]{64}|"
+        "components/2/hashes/0/content: 'xyz' does not match "
+        "'^([a-fA-F0-9]{32}|[a-fA-F0-9]{40}|[a-fA-F0-9]{64}|"
         "[a-fA-F0-9]{96}|[a-fA-F0-9]{128})$'",
     ]
 

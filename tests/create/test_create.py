@@ -168,8 +168,8 @@ def _edit_hash(text: str, name: str, key: str, value: str) -> str:
 @pytest.mark.parametrize(
     "key, value, got",
     [
-        # YAML reads 64 unquoted zeros as the integer 0: before, `if p.sha256` skipped the check and
-        # the package was installed verified only by its (matching) md5
+        # YAML reads 64 unquoted zeros as the integer 0: a falsy hash must not skip the check and
+        # leave the package verified only by its (matching) md5
         (
             "sha256",
             "0" * 64,
@@ -190,7 +190,7 @@ def test_malformed_hash_is_an_error_not_skipped(envkit_cli, tmp_path, source_env
     assert r.exit_code == 2, r.stdout
     length = 64 if key == "sha256" else 32
     first = r.stderr.splitlines()[0]
-    # reading the lock refuses it now (conda-lock's rules), naming the key path in the file
+    # reading the lock refuses it (conda-lock's rules), naming the key path in the file
     assert (
         first.startswith(f"error: {bad}:")
         and f".hash.{key}): numpy=1.26.4 (conda): `{key}:` is not a {key} "
@@ -596,8 +596,8 @@ def test_create_from_a_pixi_lock_environment(envkit_cli, tmp_path, default_chann
     r = envkit_cli("create", "--lock", str(lock), "-p", str(target), "--env", "nope")
     assert r.exit_code == 2
     assert (
-        "pixi.lock has no environment 'nope' (it has: default, format, mini)\nhint: choose one with --env NAME\n"
-        in r.stderr
+        "pixi.lock has no environment 'nope' (it has: default, format, mini)\nhint: choose one with --env "
+        "NAME\n" in r.stderr
     )
     assert not target.exists()
 
@@ -670,7 +670,8 @@ def test_input_format_and_hints_name_only_options_create_has(envkit_cli, tmp_pat
     r = envkit_cli("create", "--lock", str(prose), "-p", str(tmp_path / "x"), "--input-format", "yaml")
     assert r.exit_code == 2 and "Invalid value for '--input-format'" in r.stderr
 
-    # the option reads the file as that format (an explicit file with its pip lines, as conda-lock renders them)
+    # the option reads the file as that format (an explicit file with its pip lines, as conda-lock
+    # renders them)
     explicit = tmp_path / "packages.txt"
     r = envkit_cli("export", "-p", str(source_env), "--format", "explicit", "-o", str(explicit))
     assert r.exit_code == 0, r.stderr

@@ -238,7 +238,8 @@ def test_round_trip_of_a_same_version_reinstall_and_a_secret_variable(
     r = envkit_cli("create", "--lock", str(lock), "-p", str(target), env=PIP_OFFLINE)
     assert r.exit_code == 0, r.stderr
     assert r.stderr == DUPLICATE + (
-        "warning: the lock records 1 environment variable(s) without their value (a credential, redacted when it "
+        "warning: the lock records 1 environment variable(s) without their value (a credential, redacted "
+        "when it "
         f"was locked), not set: API_KEY; set them with `conda env config vars set API_KEY=... -p {target}`\n"
     )
     assert json.loads((target / "conda-meta" / "state").read_text()) == {"env_vars": {"OMP_NUM_THREADS": "4"}}

@@ -8,7 +8,6 @@ from conftest import CORPUS, DATA, corpus_files
 from envkit.errors import InvalidSpecError, ParseError
 from envkit.formats import read_file, read_text, write_text
 from envkit.formats.envyml import export_to_lock, read_env, write_env
-from envkit.model import Channel
 
 
 def test_reads_every_part_of_a_hand_written_spec():
@@ -161,12 +160,13 @@ def test_unknown_keys_with_any_value_read_back_the_same():
     assert read_env(out) == spec and write_env(read_env(out)) == out
 
 
-@pytest.mark.parametrize(
-    "path", corpus_files("envyml") + corpus_files("export")[:-1], ids=lambda p: p.name[:12]
-)
+#: environment files; the one `conda list --export` text among the "export" kind (a .lock) is read
+#: as such in test_formats_locks
+ENV_FILES = corpus_files("envyml") + [p for p in corpus_files("export") if p.suffix != ".lock"]
+
+
+@pytest.mark.parametrize("path", ENV_FILES, ids=lambda p: p.name[:12])
 def test_round_trip_on_corpus(path):
-    if path.name.startswith("41_"):
-        pytest.skip("conda list --export text, tested in test_formats_condalist")
     spec = read_file(path)
     text = write_env(spec)
     again = read_text(text, filename=path.name, format="env")
@@ -187,8 +187,9 @@ def test_writer_key_order_and_quoting():
 
 def test_write_text_writes_a_lock_as_an_export():
     lock = read_file(CORPUS / "46_CHARM-Tx__python-ci__environment.lock")
-    assert write_text(lock, "env") == "channels:\n  - main\ndependencies:\n  - pytz=2022.1=py39h06a4308_0\n"
-    assert Channel(name="x") == Channel(name="x")
+    out = write_text(lock, "env")
+    assert out == "channels:\n  - main\ndependencies:\n  - pytz=2022.1=py39h06a4308_0\n"
+    assert [c.name for c in read_env(out).channels] == ["main"]
 
 
 @pytest.mark.parametrize(

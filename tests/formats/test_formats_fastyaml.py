@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import json
-import sys
 
 import pytest
-from conftest import REPO, corpus_files
+from conftest import corpus_files
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.lockgen import make_conda_lock
 from support.yamlcompare import same
 
 from envkit import _yaml
-from envkit.errors import ParseError
-from envkit.formats import _fastyaml
+from envkit.errors import EnvkitError, ParseError
+from envkit.formats import _fastyaml, condalock, pixilock
 from envkit.formats._fastyaml import Unsupported, load_yaml
 
 YAML_FILES = [p for p in corpus_files() if p.suffix in (".yml", ".yaml") or p.name.endswith("pixi.lock")]
@@ -32,9 +32,6 @@ def test_fast_reader_handles_every_lockfile_in_the_corpus():
 
 
 def test_fast_reader_on_a_generated_lock(tmp_path):
-    sys.path.insert(0, str(REPO / "bench"))
-    from bench_normalize import make_conda_lock
-
     text = make_conda_lock(tmp_path / "lock.yml", n=300).read_text()
     assert same(_fastyaml.load(text), _yaml.load(text)) is None
     rewritten = _envkit_written(tmp_path / "lock.yml")
@@ -339,8 +336,6 @@ def test_invalid_yaml_gets_the_full_loaders_error():
 
 # --- conda-lock.yml read without a YAML tree (condalock._read_layout) -------------------------
 
-from envkit.formats import condalock  # noqa: E402
-
 
 def same_lock(a, b) -> bool:
     """Equal Locks down to each value's type and every package's line (repr shows both)."""
@@ -348,9 +343,6 @@ def same_lock(a, b) -> bool:
 
 
 def _lock_texts(tmp_path):
-    sys.path.insert(0, str(REPO / "bench"))
-    from bench_normalize import make_conda_lock
-
     big = make_conda_lock(tmp_path / "lock.yml", n=200)
     out = [(p.name, p.read_text(encoding="utf-8")) for p in corpus_files("condalock")]
     out += [("generated", big.read_text()), ("generated, envkit's writer", _envkit_written(big))]
@@ -703,9 +695,6 @@ def test_tokens_equal_the_line_by_line_reference(lines, eol, final_eol):
 
 
 # --- pixi.lock's packages list read without a full YAML tree (pixilock._load_layout) --------------
-
-from envkit.errors import EnvkitError  # noqa: E402
-from envkit.formats import pixilock  # noqa: E402
 
 
 def _pixi_outcome(text: str, tree: bool):

@@ -183,7 +183,10 @@ def test_pixi_unknown_version():
 def test_pixi_lock_written_reads_back_as_the_same_packages():
     lock = read_file(CORPUS / "57_1235467__SaltMPRIS__pixi.lock")
     again = read_text(write_text(lock, "pixi"), filename="pixi.lock")
-    key = lambda p: (p.manager, p.platform, p.name, p.version, p.url, p.sha256)  # noqa: E731
+
+    def key(p):
+        return (p.manager, p.platform, p.name, p.version, p.url, p.sha256)
+
     assert sorted(map(key, again.packages)) == sorted(map(key, lock.packages))
     assert len(again.packages) == len(lock.packages) > 0
 

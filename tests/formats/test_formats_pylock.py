@@ -12,13 +12,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import CORPUS, run_envkit
+from support.condafactory import build_wheel
 
 from envkit.errors import ParseError, UnsupportedVersionError
 from envkit.formats import detect_format, read_file, read_text
 from envkit.formats.pylock import write_pylock
 from envkit.formats.requirements import requirements_to_lock, write_requirements_lock
-from tests.conftest import CORPUS, run_envkit
-from tests.support.condafactory import build_wheel
 
 UV = shutil.which("uv", path=os.path.dirname(sys.executable)) or shutil.which("uv")
 needs_uv = pytest.mark.skipif(UV is None, reason="uv (the [test] extra) is not installed")

@@ -9,8 +9,7 @@ import subprocess
 import sys
 
 import pytest
-
-from tests.conftest import run_envkit
+from conftest import run_envkit
 
 COMMANDS = [["validate"], ["check"], ["normalize"], ["diff"]]
 

@@ -6,8 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from tests.conftest import run_envkit
+from conftest import run_envkit
 
 _GOOD = {
     "name": "numpy",

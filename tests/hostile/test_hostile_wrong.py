@@ -1,12 +1,11 @@
-"""Wrong answers on odd input (issue 13): a `null` YAML document, NUL bytes, a concurrent edit
+"""Wrong answers on odd input: a `null` YAML document, NUL bytes, a concurrent edit
 during `normalize --write`, check's exit code on a duplicate key, YAML that is not an environment
 file, and validate's error channel."""
 
 from __future__ import annotations
 
 import pytest
-
-from tests.conftest import run_envkit
+from conftest import run_envkit
 
 NOT_ENV_HINT = (
     "hint: envkit reads environment.yml, conda-lock.yml, pixi.lock, explicit files, requirements "

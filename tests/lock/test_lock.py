@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from conftest import CORPUS
 
 from envkit.errors import UsageError
 from envkit.formats.envyml import read_env
@@ -400,8 +401,6 @@ def test_lock_check_reports_lock_file_that_is_a_spec(envkit_cli, tmp_path):
 # --------------------------------------------------------------------------------------------
 # staleness of locks conda-lock wrote: conda-lock's own content hash (tests/data/corpus 02 + 53)
 
-from conftest import CORPUS  # noqa: E402
-
 ZTF_SPEC = CORPUS / "02_EthanMarx__ztf-lfi-demo__environment.yaml"
 ZTF_LOCK = CORPUS / "53_EthanMarx__ztf-lfi-demo__conda-lock.yml"
 ZTF_HASH = "f43f3486dcc3a06eeb4d0cccc22bac9d771d2adf1b55b8d45c301490a09c8387"
@@ -533,8 +532,10 @@ def test_conda_lock_hash_not_comparable_without_conda_lock(envkit_cli, tmp_path,
     r = envkit_cli("lock", "--check", "-f", str(spec), "--lock", str(lock))
     assert r.exit_code == 0, r.stdout
     assert r.stdout == (
-        f"{lock}: note: linux-64: hash not comparable (lock written by conda-lock; conda-lock is not installed, "
-        "and its hash is its own definition; install envkit[lock] (pip install 'envkit[lock]') to compare it); "
+        f"{lock}: note: linux-64: hash not comparable (lock written by conda-lock; conda-lock is not "
+        "installed, "
+        "and its hash is its own definition; install envkit[lock] (pip install 'envkit[lock]') to compare "
+        "it); "
         "only checked that the lock satisfies the spec\n"
         f"{lock} satisfies {spec} (linux-64)\n"
     )
@@ -616,7 +617,8 @@ def test_pip_options_round_trip_through_conda_lock_yml(tmp_path):
     path.write_text(text)
     assert parse_conda_lock_file(path).metadata.custom_metadata == {
         "envkit.pip_options": (
-            "--index-url https://pypi.example/simple\n--extra-index-url https://${TOK}@x.org/simple\n--find-links ./wheels"
+            "--index-url https://pypi.example/simple\n--extra-index-url "
+            "https://${TOK}@x.org/simple\n--find-links ./wheels"
         )
     }
     back = read_conda_lock(text)
@@ -704,7 +706,8 @@ def test_check_of_an_explicit_file_suggests_a_conda_lock_file_beside_it(envkit_c
     assert r.exit_code == 1
     beside = tmp_path / "conda-lock.yml"
     assert r.stdout.splitlines()[-1].endswith(
-        f"problem(s); it is an explicit file: regenerate it with the tool that wrote it, or lock the spec into a "
+        "problem(s); it is an explicit file: regenerate it with the tool that wrote it, or lock the spec "
+        "into a "
         f"conda-lock file: `envkit lock -f {spec} --platform linux-64 -o {beside}`"
     )
     # ... but not when conda-lock.yml there is something else
@@ -788,7 +791,8 @@ def test_check_of_a_pixi_lock_environment(envkit_cli, tmp_path):
         f"{spec}:5: missing: linux-64: numpy: no such conda package in the lock",
         f"{spec}:5: missing: osx-64: numpy: no such conda package in the lock",
         f"{spec}:5: missing: osx-arm64: numpy: no such conda package in the lock",
-        f"{lock} does not fit {spec}: 3 problem(s); it is a pixi.lock: regenerate it with `pixi lock` (envkit "
+        f"{lock} does not fit {spec}: 3 problem(s); it is a pixi.lock: regenerate it with `pixi lock` "
+        "(envkit "
         "writes conda-lock files, not pixi.lock)",
     ]
     r = envkit_cli("lock", "--check", "-f", str(spec), "--lock", str(lock), "--env", "nope")

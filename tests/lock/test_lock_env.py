@@ -265,7 +265,8 @@ def test_lock_check_catches_stale_hash_and_unsatisfied_entry(envkit_cli, tmp_pat
     bad = envkit_cli("lock", "--check", "-f", str(spec), "--lock", str(lock))
     assert bad.exit_code == 1
     assert bad.stdout.splitlines()[1:3] == [
-        f"{spec}:6: unsatisfied: linux-64: numpy=1.26.3: locked {default_channel.url}::numpy=1.26.4=py311h64a7726_0 "
+        f"{spec}:6: unsatisfied: linux-64: numpy=1.26.3: locked "
+        f"{default_channel.url}::numpy=1.26.4=py311h64a7726_0 "
         "does not match",
         f"{spec}:7: missing: linux-64: six: no such conda package in the lock",
     ]
@@ -427,7 +428,8 @@ def test_lock_live_keeps_unresolvable_index_installs_with_a_marker(
     assert r.exit_code == 0, r.stderr
     assert "--allow-unhashed-pip -o" in out.read_text()  # the regenerate command keeps the choice
     assert r.stderr.splitlines()[0] == (
-        "warning: pip could not resolve the artifact of gone==0.3 (installed from an index): no such release on "
+        "warning: pip could not resolve the artifact of gone==0.3 (installed from an index): no such release "
+        "on "
         "the configured index; locked without URL or hash (marked #envkit-unresolved): `envkit create` "
         "installs it by pin from the index pip is configured with"
     )
@@ -467,10 +469,12 @@ def test_lock_live_keeps_unresolvable_index_installs_with_a_marker(
         "helper==1.0",
     )
     assert MAX_PIP_ATTEMPTS == 4 and res.warnings == (
-        "pip could not resolve the artifacts of extra0==1.0, extra1==1.0, extra2==1.0, extra3==1.0 (installed "
+        "pip could not resolve the artifacts of extra0==1.0, extra1==1.0, extra2==1.0, extra3==1.0 "
+        "(installed "
         "from an index): no such release on the configured index; locked without URL or hash (marked "
         "#envkit-unresolved): `envkit create` installs them by pin from the index pip is configured with",
-        "pip could not resolve the artifacts of gone==0.3, helper==1.0 (installed from an index): not tried: the "
+        "pip could not resolve the artifacts of gone==0.3, helper==1.0 (installed from an index): not tried: "
+        "the "
         "4 releases asked for before were all missing, so the index is probably unreachable; locked without "
         "URL or hash (marked #envkit-unresolved): `envkit create` installs them by pin from the index pip is "
         "configured with",

@@ -30,7 +30,8 @@ def simple_index(root: Path, wheels: list[Path]) -> str:
 
 
 def pip_env(**more) -> dict[str, str]:
-    # a proxy that refuses connections: download.pytorch.org is unreachable, as offline; file:// is not proxied
+    # a proxy that refuses connections: download.pytorch.org is unreachable, as offline; file:// is
+    # not proxied
     env = {
         "PIP_CONFIG_FILE": os.devnull,
         "PIP_RETRIES": "0",

@@ -1,7 +1,11 @@
 """pyproject.toml lists every envkit subpackage (the list is explicit; see the comment there)."""
 
+import subprocess
+import sys
+
+import pytest
 import tomllib
-from conftest import REPO
+from conftest import DATA, REPO
 
 
 def test_every_subpackage_is_listed_in_pyproject():
@@ -17,12 +21,6 @@ def test_every_subpackage_is_listed_in_pyproject():
 
 
 # --- the public Python API (envkit/__init__.py) -----------------------------------------------
-
-import subprocess  # noqa: E402
-import sys  # noqa: E402
-
-import pytest  # noqa: E402
-from conftest import DATA  # noqa: E402
 
 API = [
     "read_file",
@@ -62,13 +60,14 @@ def test_public_api_is_listed_and_every_name_resolves():
         assert getattr(envkit, name) is not None, name
         assert name in dir(envkit)
     with pytest.raises(AttributeError, match="has no attribute 'nope'"):
-        envkit.nope  # noqa: B018
+        _ = envkit.nope
 
 
 def test_importing_envkit_loads_nothing_heavy():
     out = _run(
         "import sys, envkit\n"
-        "print(sorted(m for m in ('yaml', 'rattler', 'click', 'envkit.formats', 'envkit.envdiff', 'envkit.canonical') "
+        "print(sorted(m for m in ('yaml', 'rattler', 'click', 'envkit.formats', 'envkit.envdiff', "
+        "'envkit.canonical') "
         "if m in sys.modules))"
     )
     assert out == "[]\n"

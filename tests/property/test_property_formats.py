@@ -70,7 +70,9 @@ CHANNEL_FORMS = {  # as written -> the credential's placeholder in the written-b
     "https://u:{tok}@mirror.example/{ch}": "<USER>:<PASSWORD>@",
     "https://{tok}@mirror.example/{ch}/": "https://<TOKEN>@",
     "https://mirror.example/{ch}?token={tok}": "?token=<TOKEN>",
-    "https://u:{tok}@conda.anaconda.org/t/{tok}/{ch}/noarch": "<USER>:<PASSWORD>@conda.anaconda.org/t/<TOKEN>/",
+    "https://u:{tok}@conda.anaconda.org/t/{tok}/{ch}/noarch": (
+        "<USER>:<PASSWORD>@conda.anaconda.org/t/<TOKEN>/"
+    ),
     "https://conda.anaconda.org/{ch}/": "",
     "{ch}": "",
     "https://conda.anaconda.org/{ch}/linux-64": "",

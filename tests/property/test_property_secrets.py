@@ -15,11 +15,10 @@ import json
 import string
 from pathlib import Path
 
+from conftest import run_envkit
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from support.secretfiles import Secrets, conda_lock_text
-
-from tests.conftest import run_envkit
 
 _ALNUM = string.ascii_letters + string.digits
 # long enough never to occur by chance in envkit's output; no placeholder-like `xxx`
@@ -71,10 +70,12 @@ def _broken_env_ymls(s: Secrets) -> list[str]:
     """Environment files a reader refuses, each quoting a credential in its error."""
     return [
         f'channels: [conda-forge]\ndependencies:\n  - "https://conda.anaconda.org/t/{s.t_token}/private::numpy[[["\n',
-        f'dependencies:\n  - pip:\n    - "--index-url https://deploy:{s.password}@h.example.org/simple  extra"\n'
+        f'dependencies:\n  - pip:\n    - "--index-url https://deploy:{s.password}@h.example.org/simple  '
+        'extra"\n'
         f'    - "x @ https://h.example.org/x.whl?token={s.query} ;; bad"\n',
         f"dependencies:\n  - python=3.11\ndependencies:\n  - https://{s.gh}@github.com/x\n",
-        f'dependencies: ["numpy=>1 https://__token__:{s.pypi}@h.example.org/"]\nvariables: {{HF_TOKEN: {s.hf}\n',
+        f'dependencies: ["numpy=>1 https://__token__:{s.pypi}@h.example.org/"]\nvariables: '
+        f"{{HF_TOKEN: {s.hf}\n",
         f"variables:\n  TWINE_PASSWORD: [{s.twine}\n",
     ]
 

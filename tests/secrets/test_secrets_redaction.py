@@ -1,12 +1,12 @@
 """Credentials never reach output: normalize's diff, explicit files, conda-lock package URLs,
-parse errors, the CLI's streams and the file writer (each reproducer of issue 13's secrets list)."""
+parse errors, the CLI's streams and the file writer."""
 
 from __future__ import annotations
 
 import pytest
+from conftest import run_envkit
 
 from envkit.secrets import find_secrets, redact_text
-from tests.conftest import run_envkit
 
 TOKEN = "ab-12345678-abcd-1234-abcd-1234567890ab"
 MD5 = "d41d8cd98f00b204e9800998ecf8427e"

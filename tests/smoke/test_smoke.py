@@ -582,7 +582,8 @@ def test_cuda_initialised_before_fork_is_detected_on_a_fake_node(envkit_cli, tmp
     check = [c for c in rep["checks"] if c["name"] == "dataloader.cuda_fork"][0]
     assert check["status"] == "fail"
     assert check["detail"] == (
-        "CUDA initialised in the parent: True; a forked worker touching CUDA fails with 'Cannot re-initialize CUDA "
+        "CUDA initialised in the parent: True; a forked worker touching CUDA fails with 'Cannot "
+        "re-initialize CUDA "
         "in forked subprocess'; and with multiprocessing_context='spawn' a worker touching CUDA failed too: "
         "AssertionError: Torch not compiled with CUDA enabled"
     )

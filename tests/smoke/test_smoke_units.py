@@ -194,7 +194,8 @@ def test_diagnose_maps_known_failures_to_hints():
                 "name": "cuda.arch",
                 "status": "fail",
                 "detail": "NVIDIA B200 with CUDA capability sm_100 is not "
-                "compatible with the current PyTorch installation, which supports sm_90: unsupported GPU arch",
+                "compatible with the current PyTorch installation, which supports sm_90: unsupported GPU "
+                "arch",
             },
             {
                 "name": "compute.matmul",
@@ -330,7 +331,8 @@ def test_overall_timeout_is_not_called_a_hang():
         "the overall --timeout of 3 s ran out during dataloader.workers.fork (it had run 2."
     )
     assert c["dataloader.workers.fork"]["detail"].endswith(
-        " s of its own 90 s limit); raise --timeout; the whole process group (probe pid 41, workers [42, 43]) "
+        " s of its own 90 s limit); raise --timeout; the whole process group (probe pid 41, workers [42, "
+        "43]) "
         "was killed"
     )
     assert c["distributed.gloo"] == {
@@ -354,7 +356,8 @@ def test_overall_timeout_is_not_called_a_hang():
     from envkit.commands.smoke import _Progress, progress_line, render_text
 
     assert progress_line({"event": "hung", **rep["hung"]}, _Progress(False)) == (
-        "  !! the overall time limit (3 s) ran out during dataloader.workers.fork; killed the probe and its workers"
+        "  !! the overall time limit (3 s) ran out during dataloader.workers.fork; killed the probe and its "
+        "workers"
     )
     assert (
         "stopped: the overall time limit (3 s) ran out during dataloader.workers.fork; killed probe pid 41 "
@@ -366,7 +369,8 @@ def test_a_check_over_its_own_limit_hung():
     rep = _stopped_in("dataloader.workers.fork", "check", own_limit=2.0)
     c = {x["name"]: x for x in rep["checks"]}
     assert c["dataloader.workers.fork"]["detail"] == (
-        "hung: no result within its 2 s limit; the whole process group (probe pid 41, workers [42, 43]) was killed"
+        "hung: no result within its 2 s limit; the whole process group (probe pid 41, workers [42, 43]) was "
+        "killed"
     )
     assert rep["hung"]["cause"] == "check_timeout" and rep["hung"]["limit_s"] == 2.0
     problems = [d["problem"] for d in rep["diagnoses"]]
