@@ -2,7 +2,8 @@
 """Regenerate what is derived from templates/pytorch/: docs/compatibility.md and examples/pytorch/.
 
 Run from anywhere: `python templates/gen_compatibility.py` (add `--check` to only report whether
-the committed files are current; exit code 1 when not).  tests/test_template_docs.py runs the check.
+the committed files are current; exit code 1 when not).  tests/templates/test_template_docs.py runs
+the check.
 `--refresh` first updates templates/pytorch/matrix.json from the PyTorch wheel index when a network is
 there (templates/refresh_matrix.py: new torch releases, new CPython wheels); offline it says so and
 keeps the committed matrix.

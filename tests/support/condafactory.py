@@ -35,7 +35,8 @@ Fixtures (tests/conftest.py makes them available to every test module):
 
 Also: `pip_overwrite` (pip replacing a conda package's files, as `pip install -U` does),
 `write_direct_url` (URL/VCS/editable installs), `write_condarc`, `write_history`, `named_env`
-(a prefix under an `envs_dirs` root plus `environments.txt`), and `large_prefix(path, n=500)`, which writes a synthetic n-package prefix for benchmarks.
+(a prefix under an `envs_dirs` root plus `environments.txt`), and `large_prefix(path, n=500)`,
+which writes a synthetic n-package prefix for benchmarks.
 Nothing here uses the network: channels are `file://` URLs and pip runs with `--no-index`.
 """
 
@@ -218,7 +219,9 @@ def python_interpreter_pkg(
     files = {
         "bin/python": shim,
         f"bin/python{xy}": shim,
-        f"lib/python{xy}/site-packages/README.txt": "This directory exists so that you can install packages here.\n",
+        f"lib/python{xy}/site-packages/README.txt": (
+            "This directory exists so that you can install packages here.\n"
+        ),
         f"lib/python{xy}/os.py": "# stand-in for the standard library\n",
     }
     return Pkg(

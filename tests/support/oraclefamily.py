@@ -119,7 +119,8 @@ def _history(prefix: Path, records, family_channels: list[str]) -> None:
                 "update_specs": ["python=3.11", "numpy", "pip"],
             },
             {
-                "cmd": f"conda install -p {prefix} -c {family_channels[0]} requests idna 'libblas=3.9.0=*openblas' bn six tool",
+                "cmd": f"conda install -p {prefix} -c {family_channels[0]} requests idna "
+                "'libblas=3.9.0=*openblas' bn six tool",
                 "add": rest,
                 "update_specs": ["requests", "idna", "libblas=3.9.0[build=*openblas]", "bn", "six", "tool"],
             },

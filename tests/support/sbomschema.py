@@ -9,8 +9,9 @@ per string -- every component's distribution URL is one.  Building the validator
 
 `validate_sbom(text)` uses the same schema, registry and format checker with one change: `iri` and
 `iri-reference` are checked by `IRI_REFERENCE`, a regular expression written from RFC 3987's
-ABNF (section 2.2), compiled once.  tests/test_convert.py::test_iri_reference_regex_agrees_with_
-rfc3987_syntax checks that it answers as rfc3987-syntax does on valid and invalid strings.
+ABNF (section 2.2), compiled once.
+tests/convert/test_convert.py::test_iri_reference_regex_agrees_with_rfc3987_syntax checks that it
+answers as rfc3987-syntax does on valid and invalid strings.
 """
 
 from __future__ import annotations
@@ -84,7 +85,7 @@ def strict_validator():
     from cyclonedx.validation.json import JsonStrictValidator
     from jsonschema import Draft7Validator, FormatChecker
 
-    base = JsonStrictValidator(SchemaVersion.V1_6)._validator  # noqa: SLF001  (its schema + registry)
+    base = JsonStrictValidator(SchemaVersion.V1_6)._validator  # its schema + registry
     checker = FormatChecker()
     for name, func in Draft7Validator.FORMAT_CHECKER.checkers.items():
         checker.checkers[name] = func

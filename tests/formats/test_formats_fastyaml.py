@@ -1,0 +1,862 @@
+"""The fast lockfile YAML reader gives exactly what envkit._yaml.load gives, or steps aside."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import corpus_files
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from support.lockgen import make_conda_lock
+from support.yamlcompare import same
+
+from envkit import _yaml
+from envkit.errors import EnvkitError, ParseError
+from envkit.formats import _fastyaml, condalock, pixilock
+from envkit.formats._fastyaml import Unsupported, load_yaml
+
+YAML_FILES = [p for p in corpus_files() if p.suffix in (".yml", ".yaml") or p.name.endswith("pixi.lock")]
+
+
+@pytest.mark.parametrize("path", YAML_FILES, ids=lambda p: p.name[:12])
+def test_fast_reader_matches_the_full_loader_on_the_corpus(path):
+    text = path.read_text(encoding="utf-8")
+    ref = _yaml.load(text)
+    assert same(load_yaml(text), ref) is None
+
+
+def test_fast_reader_handles_every_lockfile_in_the_corpus():
+    for path in corpus_files("condalock") + corpus_files("pixilock"):
+        _fastyaml.load(path.read_text(encoding="utf-8"))  # no Unsupported
+
+
+def test_fast_reader_on_a_generated_lock(tmp_path):
+    text = make_conda_lock(tmp_path / "lock.yml", n=300).read_text()
+    assert same(_fastyaml.load(text), _yaml.load(text)) is None
+    rewritten = _envkit_written(tmp_path / "lock.yml")
+    assert rewritten.count('"') > 1000
+    assert same(_fastyaml.load(rewritten), _yaml.load(rewritten)) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "v: 1.10\n",
+        "a: yes\n",
+        "a: [1, 2]\n",
+        "a: &x 1\nb: *x\n",
+        "a: !!str 1\n",
+        "a: |\n  text\n",
+        "a: b # c\n",
+        "a: 0777\n",
+        "a: null\n",
+        "a:\n  - - x\n",
+        "a: 2020-01-01\n",
+        "a: x\n  y\n",
+        "'k': v\n",
+        "a: 1_000\n",
+        "- a\n-\n",
+        "a: -\n",
+        # double quotes that are not a JSON string, or mean something else to YAML
+        'a: "\\x41"\n',
+        'a: "\\e"\n',
+        'a: "\\ud83d\\ude00"\n',
+        'a: "\\ud800"\n',
+        'a: "a"b"\n',
+        'a: "x" # c\n',
+        'a: "tab\there"\n',
+        'a: "open\n',
+        'a: "two\n  lines"\n',
+        '"k": v\n',
+        '- "k": v\n',
+        'a: ""x\n',
+        # YAML's other line breaks
+        "a: x\ry\n",
+        "a: x\u2028y\n",
+        "a: x\x85y\n",
+        "a: x\u2029y\n",
+    ],
+)
+def test_outside_the_subset_falls_back_to_the_same_result(text):
+    with pytest.raises(Unsupported):
+        _fastyaml.load(text)
+    try:
+        ref = _yaml.load(text)
+    except ParseError as exc:
+        with pytest.raises(ParseError) as err:
+            load_yaml(text)
+        assert str(err.value) == str(exc)
+    else:
+        assert same(load_yaml(text), ref) is None
+
+
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        ('a: "x"\n', "x"),
+        ('a: ""\n', ""),
+        ('a: "1.10"\n', "1.10"),
+        ('a: "true"\n', "true"),
+        ('a: ">=1.0,<2.0a0"\n', ">=1.0,<2.0a0"),
+        ('a: "*"\n', "*"),
+        ('a: "x: y # z"\n', "x: y # z"),
+        ('a: "  padded "\n', "  padded "),
+        ('a: "\\/"\n', "/"),
+        ('a: "a\\"b"\n', 'a"b'),
+        ('a: "\\\\"\n', "\\"),
+        ('a: "\\b\\f\\n\\r\\t"\n', "\b\f\n\r\t"),
+        ('a: "\\u00e9\\u0000"\n', "\u00e9\x00"),
+        ('a: "é😀"\n', "é😀"),
+        (
+            'a: "\\\\ud800"\n',
+            "\\ud800",
+        ),  # an escaped backslash, then text: goes to the full loader, same value
+    ],
+)
+def test_double_quoted_json_strings_read_as_the_full_loader_reads_them(text, value):
+    ref = _yaml.load(text)
+    assert ref == {"a": value}
+    assert same(load_yaml(text), ref) is None
+    if "\\\\u" not in text:
+        assert same(_fastyaml.load(text), ref) is None  # the fast path, not a fallback
+
+
+@pytest.mark.parametrize(
+    "text, line, char",
+    [
+        ("a: b\x7f\n", 1, "U+007F"),
+        ('a: 1\nb: "\x01"\n', 2, "U+0001"),
+        ("a: 1\n# \ufffe\n", 2, "U+FFFE"),
+        ("a: \ud800\n", 1, "U+D800"),
+        ("a:\n  - x\x9f\n", 2, "U+009F"),
+    ],
+)
+def test_a_character_yaml_forbids_is_an_error_with_its_line(text, line, char):
+    with pytest.raises(ParseError) as err:
+        load_yaml(text, filename="conda-lock.yml")
+    assert str(err.value).startswith(f"conda-lock.yml:{line}: invalid YAML: character {char} is not allowed")
+    assert err.value.where.line == line
+    with pytest.raises((ParseError, UnicodeError)):
+        _yaml.load(text)  # the full loader refuses it too (naming an offset, not a line)
+
+
+def _envkit_written(path) -> str:
+    from envkit.formats import read_file, write_text
+
+    return write_text(read_file(path), "conda-lock")
+
+
+@pytest.mark.parametrize(
+    "path", corpus_files("condalock") + corpus_files("pixilock"), ids=lambda p: p.name[:12]
+)
+def test_fast_reader_takes_locks_written_by_envkit(path):
+    # envkit's writer double-quotes some scalars and writes metadata in block style: neither may
+    # force the slow loader
+    text = _envkit_written(path)
+    assert same(_fastyaml.load(text), _yaml.load(text)) is None
+
+
+def test_duplicate_key_still_reported_with_both_lines():
+    with pytest.raises(ParseError) as err:
+        load_yaml("version: 1\npackage: []\nversion: 1\n", filename="conda-lock.yml")
+    assert "duplicate key 'version': first at line 1, again at line 3" in str(err.value)
+
+
+plain = st.from_regex(r"[A-Za-z0-9_.=<>*+/-]{1,10}", fullmatch=True)
+scalars = st.one_of(
+    plain,
+    st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size=8),
+    st.integers(0, 10**6),
+    st.booleans(),
+)
+keys = st.from_regex(r"[a-z_][a-z0-9_-]{0,8}", fullmatch=True)
+values = st.recursive(
+    scalars,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(keys, inner, max_size=4)),
+    max_leaves=12,
+)
+
+
+def dump(value, indent=0, seq_indent=0) -> list[str]:
+    pad = " " * indent
+    out = []
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if isinstance(v, (dict, list)) and v:
+                out.append(f"{pad}{k}:")
+                out += dump(v, indent + 2 if isinstance(v, dict) else indent + seq_indent)
+            else:
+                out.append(f"{pad}{k}: {emit(v)}")
+    else:
+        for v in value:
+            if isinstance(v, dict) and v:
+                sub = dump(v, indent + 2)
+                out.append(f"{pad}- {sub[0].lstrip()}")
+                out += sub[1:]
+            elif isinstance(v, list) and v:
+                out.append(f"{pad}-")
+                out += dump(v, indent + 2)
+            else:
+                out.append(f"{pad}- {emit(v)}")
+    return out
+
+
+def emit(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, dict):
+        return "{}"
+    if isinstance(v, list):
+        return "[]"
+    return _yaml.scalar(v)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.dictionaries(keys, values, min_size=1, max_size=5), st.sampled_from([0, 2]))
+def test_fast_reader_equals_full_loader_on_generated_yaml(doc, seq_indent):
+    text = "\n".join(dump(doc, 0, seq_indent)) + "\n"
+    ref = _yaml.load(text)
+    assert same(load_yaml(text), ref) is None
+
+
+# any text but lone surrogates: envkit's writers escape what YAML cannot hold raw (formats._util.yscalar)
+writable = st.text(st.characters(blacklist_categories=("Cs",)), max_size=10)
+word_keys = st.from_regex(r"k[a-z0-9_-]{0,8}", fullmatch=True)
+written = st.recursive(
+    st.one_of(writable, st.integers(0, 10**6), st.booleans()),
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(word_keys, inner, max_size=4)),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.dictionaries(word_keys, written, min_size=1, max_size=5), st.sampled_from(["", "  "]))
+def test_fast_reader_takes_whatever_envkits_writers_write(doc, seq_indent):
+    from envkit.formats._util import block_yaml
+
+    text = "\n".join(line for k, v in doc.items() for line in block_yaml(k, v, "", seq_indent)) + "\n"
+    assert same(_fastyaml.load(text), _yaml.load(text)) is None  # no fallback
+    assert _yaml.load(text) == doc
+
+
+# lines mixing YAML's special characters, escapes and quotes: the fast reader must either give
+# exactly the full loader's value or step aside (never a value where the full loader fails)
+_ATOMS = [
+    "a",
+    "1",
+    "0",
+    ".",
+    "-",
+    " ",
+    ":",
+    "#",
+    "'",
+    '"',
+    "\\",
+    "/",
+    "\t",
+    "{",
+    "[",
+    "]",
+    "&",
+    "*",
+    "!",
+    "|",
+    ">",
+    "%",
+    "@",
+    ",",
+    "?",
+    "~",
+    "`",
+    "e",
+    "\\n",
+    "\\u00e9",
+    "\\ud83d",
+    "é",
+    "\u2028",
+    "\x85",
+    "\x7f",
+    "\r",
+    "\\x41",
+    "\\\\",
+    '\\"',
+    "\\/",
+    "\\ ",
+    "\\0",
+    "1e3",
+    "0x1f",
+    "1:30",
+    "null",
+    "yes",
+    "2020-01-01",
+    "---",
+]
+_frag = st.lists(st.sampled_from(_ATOMS), max_size=6).map("".join)
+_val = st.one_of(
+    _frag,
+    _frag.map(lambda s: f'"{s}"'),
+    _frag.map(lambda s: f"'{s}'"),
+    st.text(max_size=6).map(lambda s: json.dumps(s, ensure_ascii=False)),
+    st.sampled_from(["", "{}", "[]", "true", "12", "-1"]),
+)
+_key = st.one_of(st.sampled_from(["a", "b", "x.y", "k-2", '"q"', "'s'", "1", "yes", "a/b"]), _frag)
+_line = st.one_of(
+    st.tuples(
+        st.sampled_from(["", " ", "  ", "    "]),
+        st.sampled_from(["", "- ", "- - ", "-"]),
+        st.one_of(_key.map(lambda k: k + ":"), st.just("")),
+        st.sampled_from(["", " "]),
+        _val,
+        st.sampled_from(["", " ", " # c"]),
+    ).map("".join),
+    st.sampled_from(["# c", "  # c", "", "---", "..."]),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_line, min_size=1, max_size=8), st.sampled_from(["\n", "\r\n"]))
+def test_fast_reader_never_disagrees_on_odd_lines(lines, eol):
+    text = eol.join(lines) + eol
+    try:
+        fast = _fastyaml.load(text)
+    except Unsupported:
+        return
+    assert same(fast, _yaml.load(text)) is None
+
+
+def test_invalid_yaml_gets_the_full_loaders_error():
+    with pytest.raises(ParseError) as err:
+        load_yaml("a:\n\tb: 1\n", filename="pixi.lock")
+    assert str(err.value) == "pixi.lock:2: invalid YAML: found character that cannot start any token: 'b: 1'"
+
+
+# --- conda-lock.yml read without a YAML tree (condalock._read_layout) -------------------------
+
+
+def same_lock(a, b) -> bool:
+    """Equal Locks down to each value's type and every package's line (repr shows both)."""
+    return repr(a) == repr(b)
+
+
+def _lock_texts(tmp_path):
+    big = make_conda_lock(tmp_path / "lock.yml", n=200)
+    out = [(p.name, p.read_text(encoding="utf-8")) for p in corpus_files("condalock")]
+    out += [("generated", big.read_text()), ("generated, envkit's writer", _envkit_written(big))]
+    out += [(f"{p.name}, envkit's writer", _envkit_written(p)) for p in corpus_files("condalock")]
+    return out
+
+
+def test_conda_lock_layout_reader_equals_the_tree_reader(tmp_path):
+    for name, text in _lock_texts(tmp_path):
+        fast = condalock._read_layout(text, "conda-lock.yml")  # no Unsupported: every one is in the layout
+        assert same_lock(fast, condalock._read_tree(text, "conda-lock.yml")), name
+        assert fast.packages and fast.packages[0].line == text[: text.index("\n- name:")].count("\n") + 2
+
+
+def test_read_conda_lock_takes_the_layout_path(monkeypatch):
+    path = CORPUS_LOCK
+    monkeypatch.setattr(condalock, "_read_tree", lambda *a: pytest.fail("read through a YAML tree"))
+    lock = condalock.read_conda_lock(path.read_text(encoding="utf-8"), str(path))
+    assert len(lock.packages) == 328 and lock.packages[0].line == 29
+    assert (lock.packages[0].name, lock.packages[0].version, lock.packages[0].build) == (
+        "_libgcc_mutex",
+        "0.1",
+        "conda_forge",
+    )
+
+
+CORPUS_LOCK = next(p for p in corpus_files("condalock") if p.name.startswith("53_"))
+
+_GOOD_ENTRY = [
+    "- name: numpy",
+    "  version: 1.26.4",
+    "  manager: conda",
+    "  platform: linux-64",
+    "  dependencies:",
+    "    libblas: '>=3.9.0,<4.0a0'",
+    "    python: '>=3.11,<3.12.0a0'",
+    "  url: https://conda.anaconda.org/conda-forge/linux-64/numpy-1.26.4-py311h64a7726_0.conda",
+    "  hash:",
+    "    md5: a502d7aad449a1206efb366d6a12c52d",
+    "    sha256: 3f4365e11b28e244c95ba8579942b0802761ba7bb31c026f50d1a9ea9c728149",
+    "  category: main",
+    "  optional: false",
+]
+_HEAD = [
+    "# generated",
+    "version: 1",
+    "metadata:",
+    "  content_hash:",
+    "    linux-64: abc",
+    "  channels:",
+    "  - url: conda-forge",
+    "    used_env_vars: []",
+    "  platforms:",
+    "  - linux-64",
+    "  sources:",
+    "  - environment.yml",
+    "package:",
+]
+
+
+def _compare_readers(text: str) -> None:
+    """The layout reader steps aside or gives exactly what the tree reader gives; it never gives a
+    Lock where the tree reader fails."""
+    try:
+        fast = condalock._read_layout(text, "conda-lock.yml")
+    except _fastyaml.Unsupported:
+        return
+    assert same_lock(fast, condalock._read_tree(text, "conda-lock.yml"))
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        ("  version: 1.26.4", "  version: 1.10"),
+        ("  version: 1.26.4", "  version: '1.10'"),
+        ("  version: 1.26.4", '  version: "1.2\\u00e9"'),
+        ("  version: 1.26.4", "  version: 1.26.4 # c"),
+        ("  version: 1.26.4", "  version: 1.26.4  "),
+        ("  version: 1.26.4", "  version: 2"),
+        ("    python: '>=3.11,<3.12.0a0'", "    python:"),
+        ("    python: '>=3.11,<3.12.0a0'", "    yes: '1'"),
+        ("    python: '>=3.11,<3.12.0a0'", "    libblas: '1'"),
+        ("    python: '>=3.11,<3.12.0a0'", "    python: 3"),
+        ("    python: '>=3.11,<3.12.0a0'", "    python: {}"),
+        ("    python: '>=3.11,<3.12.0a0'", "     python: x"),
+        ("    python: '>=3.11,<3.12.0a0'", "    # python"),
+        ("  manager: conda", "  manager: 'conda'"),
+        ("  manager: conda", "  manager: npm"),
+        ("  optional: false", "  optional: False"),
+        ("  optional: false", "  optional: true"),
+        ("  category: main", "  category: dev"),
+        ("  category: main", "  category: 'main'"),
+        ("  category: main", "  category: null"),
+        ("    md5: a502d7aad449a1206efb366d6a12c52d", "    md5: 12345678901234567890123456789012"),
+        ("    md5: a502d7aad449a1206efb366d6a12c52d", "    md5: 0b1010"),
+        ("    md5: a502d7aad449a1206efb366d6a12c52d", "    sha1: abc"),
+        (
+            "  url: https://conda.anaconda.org/conda-forge/linux-64/numpy-1.26.4-py311h64a7726_0.conda",
+            "  url: ''",
+        ),
+        (
+            "  url: https://conda.anaconda.org/conda-forge/linux-64/numpy-1.26.4-py311h64a7726_0.conda",
+            "  url: https://u:p@host/t/tok/conda-forge/linux-64/numpy-1.26.4-py311h64a7726_0.conda",
+        ),
+        (
+            "  url: https://conda.anaconda.org/conda-forge/linux-64/numpy-1.26.4-py311h64a7726_0.conda",
+            "  url: https://conda.anaconda.org/conda-forge/linux-64/numpy-1.26.4-0.conda?token=x&y=1",
+        ),
+        ("- name: numpy", "- name: yes"),
+        ("- name: numpy", "- name: 'numpy'"),
+        ("- name: numpy", "- name: ~"),
+        ("  platform: linux-64", "  platform: linux-64\n  extra: 1"),
+        ("  platform: linux-64", ""),
+        ("  category: main", "  category: main\n"),
+        ("  category: main", "  category: main\n# comment"),
+        ("  hash:", "  hash: {}"),
+        ("  dependencies:", "  dependencies: {}"),
+    ],
+)
+def test_conda_lock_layout_reader_on_changed_entries(change):
+    old, new = change
+    entry = "\n".join(_GOOD_ENTRY)
+    assert old in entry
+    second = entry.replace("numpy", "scipy")
+    text = "\n".join(_HEAD) + "\n" + entry.replace(old, new, 1) + "\n" + second + "\n"
+    _compare_readers(text)
+    _compare_readers(text.replace("\n- name: scipy", "\n- name: numpy"))  # a package listed twice
+
+
+def test_conda_lock_layout_reader_takes_empty_mappings_and_pip_hashes():
+    entry = "\n".join(_GOOD_ENTRY)
+    deps = "  dependencies:\n    libblas: '>=3.9.0,<4.0a0'\n    python: '>=3.11,<3.12.0a0'\n"
+    hashes = "  hash:\n    md5: a502d7aad449a1206efb366d6a12c52d\n"
+    assert deps in entry + "\n" and hashes in entry
+    empty = entry.replace(deps, "  dependencies: {}\n").replace(
+        hashes + "    sha256: 3f4365e11b28e244c95ba8579942b0802761ba7bb31c026f50d1a9ea9c728149\n",
+        "  hash: {}\n",
+    )
+    pip_only = entry.replace(hashes, "  hash:\n").replace("manager: conda", "manager: pip")
+    md5_only = entry.replace(
+        "    sha256: 3f4365e11b28e244c95ba8579942b0802761ba7bb31c026f50d1a9ea9c728149\n", ""
+    )
+    text = "\n".join(_HEAD + [empty, pip_only, md5_only]) + "\n"
+    lock = condalock._read_layout(text, None)
+    assert [(p.depends, p.md5, p.sha256) for p in lock.packages] == [
+        ((), None, None),
+        (
+            (("libblas", ">=3.9.0,<4.0a0"), ("python", ">=3.11,<3.12.0a0")),
+            None,
+            "3f4365e11b28e244c95ba8579942b0802761ba7bb31c026f50d1a9ea9c728149",
+        ),
+        (
+            (("libblas", ">=3.9.0,<4.0a0"), ("python", ">=3.11,<3.12.0a0")),
+            "a502d7aad449a1206efb366d6a12c52d",
+            None,
+        ),
+    ]
+    assert [p.line for p in lock.packages] == [14, 23, 35]
+    assert same_lock(lock, condalock._read_tree(text, None))
+
+
+def test_conda_lock_layout_reader_takes_quoted_and_odd_text():
+    entry = (
+        "\n".join(_GOOD_ENTRY)
+        .replace("  version: 1.26.4", "  version: '1.10'")
+        .replace("  category: main", '  category: "main"')
+        .replace("    libblas: '>=3.9.0,<4.0a0'", "    libblas: '*'")
+    )
+    text = "\n".join(_HEAD) + "\n" + entry + "\n\n  \n"
+    lock = condalock._read_layout(text, None)
+    assert (lock.packages[0].version, lock.packages[0].category, lock.packages[0].depends[0]) == (
+        "1.10",
+        "main",
+        ("libblas", "*"),
+    )
+    assert same_lock(lock, condalock._read_tree(text, None))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # unsupported version (2 and 3 of this shape are old pixi.lock files, read by pixilock)
+        "version: 4\nmetadata: {}\npackage:\n" + "\n".join(_GOOD_ENTRY) + "\n",
+        "version: 1\npackage:\n" + "\n".join(_GOOD_ENTRY) + "\n",  # no metadata
+        "\n".join(_HEAD) + "\n" + "\n".join(_GOOD_ENTRY) + "\nversion: 1\n",  # a duplicate key after the list
+        "\n".join(_HEAD).replace("  - linux-64", "  - [linux-64]") + "\n" + "\n".join(_GOOD_ENTRY) + "\n",
+        "\n".join(_HEAD) + "\n" + "\n".join(_GOOD_ENTRY).replace("    python:", "    libblas:") + "\n",
+    ],
+)
+def test_conda_lock_layout_reader_leaves_errors_to_the_tree_reader(text):
+    with pytest.raises(_fastyaml.Unsupported):
+        condalock._read_layout(text, "conda-lock.yml")
+    with pytest.raises(ParseError):
+        condalock.read_conda_lock(text, "conda-lock.yml")
+
+
+_entry_field = st.one_of(
+    _val,
+    st.sampled_from(["numpy", "1.26.4", "'0.1'", "linux-64", "main", "x", "yes", "1.10", "{}", "''"]),
+    plain,
+    plain.map(lambda s: f"'{s}'"),
+    plain.map(lambda s: f'"{s}"'),
+)
+
+
+@st.composite
+def _odd_lock(draw):
+    lines = list(_HEAD)
+    for _ in range(draw(st.integers(1, 3))):
+        entry = list(_GOOD_ENTRY)
+        for _ in range(draw(st.integers(0, 2))):
+            i = draw(st.integers(0, len(entry) - 1))
+            head, sep, _value = entry[i].partition(": ")
+            how = draw(st.sampled_from([0, 0, 0, 0, 1, 2, 3, 4, 5]))
+            if how == 0 and sep:
+                entry[i] = head + sep + draw(_entry_field)  # another value
+            elif how == 1:
+                entry[i] = draw(_line)  # another line
+            elif how == 2:
+                entry.insert(i, draw(st.sampled_from(["", "  ", "# c", "    python: '>=3'", "  extra: x"])))
+            elif how == 5:  # an empty mapping: `hash: {}`, `dependencies: {}`
+                key = draw(st.sampled_from(["  dependencies:", "  hash:"]))
+                if key in entry:
+                    at = entry.index(key)
+                    end = next(
+                        (j for j in range(at + 1, len(entry)) if not entry[j].startswith("    ")), len(entry)
+                    )
+                    entry[at:end] = [key + " {}"]
+            elif how == 3:
+                del entry[i]
+            else:
+                entry[i] += draw(st.sampled_from([" ", " # c", "\t", ":"]))
+        lines += entry
+    return "\n".join(lines) + draw(st.sampled_from(["\n", "", "\n\n"]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(_odd_lock())
+def test_conda_lock_layout_reader_never_disagrees(text):
+    _compare_readers(text)
+
+
+_url_atom = st.sampled_from(
+    [
+        "https://",
+        "conda.anaconda.org",
+        "/",
+        "conda-forge",
+        "linux-64",
+        "noarch",
+        "t",
+        "tok",
+        "u:p@",
+        "@",
+        "?",
+        "&",
+        "token=",
+        "#",
+        " ",
+        "numpy-1.0-0.conda",
+        ".tar.bz2",
+        "x",
+        "-",
+        "file://",
+        "%20",
+        "=",
+        "${T}",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_url_atom, max_size=10).map("".join))
+def test_url_parts_by_directory_equal_parts_of_the_whole_url(url):
+    from envkit.formats._util import _channel_parts, split_filename, url_parts_uncached
+
+    base = url.split("#", 1)[0]
+    expected = (*_channel_parts(base), split_filename(base.rstrip("/").rpartition("/")[2]))
+    assert url_parts_uncached(url) == expected
+
+
+# --- the tokenizer: all lines at once (one findall) as the per-line reference reads them ----------
+
+
+def _reference_tokens(text: str) -> list:
+    """_fastyaml._tokens as it was written first: line by line with `_LINE` (lazy value groups)."""
+    out = []
+    for no, raw in enumerate(text.split("\n"), 1):
+        line = raw[:-1] if raw.endswith("\r") else raw
+        s = line.lstrip(" ")
+        if not s or s[0] == "#":
+            if "\t" in line and s:
+                raise Unsupported
+            continue
+        m = _fastyaml._LINE.fullmatch(line)
+        indent, dash = len(m.group(1)), m.group(2)
+        if dash:
+            out.append((no, indent, _fastyaml._SEQ, None, None))
+            indent += len(dash)
+        key = m.group(3)
+        if key is not None:
+            if _fastyaml._NOT_STR.fullmatch(key):
+                raise Unsupported
+            out.append((no, indent, _fastyaml._MAP, key, m.group(4) or None))
+            continue
+        value = m.group(5)
+        if value == "-" and not dash:
+            out.append((no, indent, _fastyaml._SEQ, None, None))
+        elif not value:
+            if not dash:
+                raise Unsupported
+        elif value.startswith("- ") or value == "-" or value.startswith("---") or value.startswith("..."):
+            raise Unsupported
+        else:
+            out.append((no, indent, _fastyaml._SEQ + 2, None, value))
+    return out
+
+
+def _tokens_or_unsupported(tokenize, text):
+    try:
+        _fastyaml._check_chars(text)
+        return [(no, ind, kind, key, value or None) for no, ind, kind, key, value in tokenize(text)]
+    except Unsupported:
+        return "Unsupported"
+
+
+@pytest.mark.parametrize("path", YAML_FILES + corpus_files("condalock"), ids=lambda p: p.name[:12])
+def test_tokens_equal_the_line_by_line_reference_on_the_corpus(path):
+    text = path.read_text(encoding="utf-8")
+    assert _tokens_or_unsupported(_fastyaml._tokens, text) == _tokens_or_unsupported(_reference_tokens, text)
+    crlf = text.replace("\n", "\r\n")
+    assert _tokens_or_unsupported(_fastyaml._tokens, crlf) == _tokens_or_unsupported(_reference_tokens, crlf)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            _line, _line.map(lambda s: s + "   "), st.sampled_from(["  \t", "\t# c", "- ", "-", "  -  "])
+        ),
+        min_size=1,
+        max_size=8,
+    ),
+    st.sampled_from(["\n", "\r\n"]),
+    st.booleans(),
+)
+def test_tokens_equal_the_line_by_line_reference(lines, eol, final_eol):
+    text = eol.join(lines) + (eol if final_eol else "")
+    assert _tokens_or_unsupported(_fastyaml._tokens, text) == _tokens_or_unsupported(_reference_tokens, text)
+
+
+# --- pixi.lock's packages list read without a full YAML tree (pixilock._load_layout) --------------
+
+
+def _pixi_outcome(text: str, tree: bool):
+    """repr of every environment's Lock, or the error text, read the fast way or through the tree."""
+    saved = pixilock._load_layout
+    if tree:
+
+        def refuse(*_a):
+            raise Unsupported
+
+        pixilock._load_layout = refuse
+    try:
+        return repr(pixilock.read_pixi_environments(text, "pixi.lock"))
+    except EnvkitError as exc:
+        return f"{type(exc).__name__}: {exc}"
+    finally:
+        pixilock._load_layout = saved
+
+
+@pytest.mark.parametrize("path", corpus_files("pixilock"), ids=lambda p: p.name[:12])
+def test_pixi_layout_reader_equals_the_tree_reader(path):
+    text = path.read_text(encoding="utf-8")
+    fast = pixilock._load_layout(text, "pixi.lock")  # no Unsupported
+    ref = _yaml.load(text)
+    fast_pkgs, ref_pkgs = fast.pop("packages"), ref.pop("packages")
+    assert fast.lines.pop("packages") == ref.lines.pop("packages")
+    assert same(fast, ref) is None  # the rest of the document exactly
+    assert (fast_pkgs.line, fast_pkgs.lines) == (ref_pkgs.line, ref_pkgs.lines)
+    for got, want in zip(fast_pkgs, ref_pkgs, strict=True):  # each entry: its KEPT keys exactly
+        kept = YamlMapOf(
+            {k: v for k, v in want.items() if k in pixilock.KEPT},
+            want.line,
+            {k: n for k, n in want.lines.items() if k in pixilock.KEPT},
+        )
+        assert same(got, kept) is None
+    assert _pixi_outcome(text, tree=False) == _pixi_outcome(text, tree=True)
+
+
+def YamlMapOf(items: dict, line: int, lines: dict):
+    out = _yaml.YamlMap(items)
+    out.line, out.lines = line, lines
+    return out
+
+
+_PIXI_HEAD = [
+    "version: 6",
+    "environments:",
+    "  default:",
+    "    channels:",
+    "    - url: https://conda.anaconda.org/conda-forge/",
+    "    packages:",
+    "      linux-64:",
+    "      - conda: https://conda.anaconda.org/conda-forge/linux-64/zlib-1.3.1-h0_2.conda",
+    "      - pypi: https://files.example/pkgs/attrs-25.1.0-py3-none-any.whl",
+    "packages:",
+]
+_PIXI_CONDA = [
+    "- conda: https://conda.anaconda.org/conda-forge/linux-64/zlib-1.3.1-h0_2.conda",
+    "  build_number: 2",
+    "  sha256: 1dd3fffd892081df9726d7eb7e0dea6198962ba775bd88842135a4ddb4deb3c9",
+    "  md5: a9f577daf3de00bca7c3c76c0ecbd1de",
+    "  depends:",
+    "  - __glibc >=2.17,<3.0.a0",
+    "  - libgcc >=14",
+    "  constrains:",
+    "  - openmp_impl <0.0a0",
+    "  license: Zlib",
+    "  purls: []",
+    "  size: 28948",
+    "  timestamp: 1770939786096",
+]
+_PIXI_PYPI = [
+    "- pypi: https://files.example/pkgs/attrs-25.1.0-py3-none-any.whl",
+    "  name: attrs",
+    "  version: 25.1.0",
+    "  sha256: c75a69e28a550a7e93789579c22aa26b0f5b83b75dc4e08fe092980051e1090a",
+    "  requires_dist:",
+    "  - cloudpickle ; extra == 'tests'",
+    "  requires_python: '>=3.8'",
+]
+
+
+def test_pixi_layout_reader_reads_the_kept_keys_with_their_lines():
+    text = "\n".join(_PIXI_HEAD + _PIXI_CONDA + _PIXI_PYPI) + "\n"
+    data = pixilock._load_layout(text, None)
+    conda, pypi = data["packages"]
+    assert dict(conda) == {
+        "conda": _PIXI_CONDA[0][9:],
+        "build_number": 2,
+        "sha256": _PIXI_CONDA[2][10:],
+        "md5": "a9f577daf3de00bca7c3c76c0ecbd1de",
+        "depends": ["__glibc >=2.17,<3.0.a0", "libgcc >=14"],
+    }
+    assert (conda.line, conda.lines, conda["depends"].lines) == (
+        11,
+        {"conda": 11, "build_number": 12, "sha256": 13, "md5": 14, "depends": 15},
+        [16, 17],
+    )
+    assert (pypi.line, pypi["name"], pypi["version"], pypi["requires_dist"]) == (
+        24,
+        "attrs",
+        "25.1.0",
+        ["cloudpickle ; extra == 'tests'"],
+    )
+    assert _pixi_outcome(text, tree=False) == _pixi_outcome(text, tree=True)
+    lock = pixilock.read_pixi_lock(text, "pixi.lock")
+    assert [(p.manager, p.name, p.version, p.build, p.build_number, p.line) for p in lock.packages] == [
+        ("conda", "zlib", "1.3.1", "h0_2", 2, 8),
+        ("pip", "attrs", "25.1.0", None, None, 9),
+    ]
+
+
+@st.composite
+def _odd_pixi(draw):
+    lines = list(_PIXI_HEAD)
+    for entry in (list(_PIXI_CONDA), list(_PIXI_PYPI)):
+        for _ in range(draw(st.integers(0, 2))):
+            i = draw(st.integers(0, len(entry) - 1))
+            head, sep, _value = entry[i].partition(": ")
+            how = draw(st.sampled_from([0, 0, 0, 1, 2, 3, 4]))
+            if how == 0 and sep:
+                entry[i] = head + sep + draw(_entry_field)
+            elif how == 1:
+                entry[i] = draw(_line)
+            elif how == 2:
+                entry.insert(
+                    i,
+                    draw(
+                        st.sampled_from(
+                            [
+                                "",
+                                "# c",
+                                "  - x",
+                                "  name: y",
+                                "  md5: 1",
+                                "    deep: 1",
+                                "  build: 'b'",
+                                "  editable: true",
+                                "  subdir: noarch",
+                            ]
+                        )
+                    ),
+                )
+            elif how == 3:
+                del entry[i]
+            else:
+                entry[i] += draw(st.sampled_from([" ", " # c", "\t", ":"]))
+        lines += entry
+    return "\n".join(lines) + draw(st.sampled_from(["\n", "", "\n\n"]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(_odd_pixi())
+def test_pixi_layout_reader_never_disagrees(text):
+    assert _pixi_outcome(text, tree=False) == _pixi_outcome(text, tree=True)
+
+
+def test_forbidden_character_class_is_the_complement_of_yamls_printable_set():
+    import re
+
+    allowed = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+    every = "".join(map(chr, range(0x110000)))
+    assert [m.start() for m in _fastyaml._NOT_PRINTABLE.finditer(every)] == [
+        m.start() for m in allowed.finditer(every)
+    ]
