@@ -58,8 +58,8 @@ $(VENV)/.lint-deps: pyproject.toml $(PY)
 
 lint: $(VENV)/.lint-deps
 	@rc=0; \
-	$(VENV)/bin/ruff check envkit tests bench scripts || rc=1; \
-	$(VENV)/bin/ruff format --check envkit tests bench scripts || rc=1; \
+	$(VENV)/bin/ruff check envkit tests bench scripts templates || rc=1; \
+	$(VENV)/bin/ruff format --check envkit tests bench scripts templates || rc=1; \
 	$(VENV)/bin/mypy || rc=1; \
 	$(VENV)/bin/lint-imports || rc=1; \
 	exit $$rc

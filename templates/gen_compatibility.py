@@ -8,6 +8,7 @@ the check.
 there (templates/refresh_matrix.py: new torch releases, new CPython wheels); offline it says so and
 keeps the committed matrix.
 """
+
 from __future__ import annotations
 
 import sys

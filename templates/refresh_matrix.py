@@ -11,18 +11,23 @@ Nothing is removed: a hand-checked row keeps what its sources say.  Offline (any
 matrix stays as committed and the reason is returned.  `fetch(url) -> str` is passed in, so the
 logic is tested without a network.
 """
+
 from __future__ import annotations
 
 import json
 import re
-from typing import Callable
+from collections.abc import Callable
 
 INDEX = "https://download.pytorch.org/whl/"
-_WHEEL = re.compile(r"(?P<project>torch|torchvision)-(?P<version>\d+\.\d+)\.\d+(?:\+(?P<variant>cu\d+|cpu))?"
-                    r"-cp(?P<py>3\d+)-cp3\d+-(?:manylinux|linux)")
-SOURCE = {"title": "download.pytorch.org/whl/torch/ and /whl/torchvision/ file lists (wheel names: release, "
-                   "variant, CPython tag), read by templates/gen_compatibility.py --refresh",
-          "url": "https://download.pytorch.org/whl/torch/"}
+_WHEEL = re.compile(
+    r"(?P<project>torch|torchvision)-(?P<version>\d+\.\d+)\.\d+(?:\+(?P<variant>cu\d+|cpu))?"
+    r"-cp(?P<py>3\d+)-cp3\d+-(?:manylinux|linux)"
+)
+SOURCE = {
+    "title": "download.pytorch.org/whl/torch/ and /whl/torchvision/ file lists (wheel names: release, "
+    "variant, CPython tag), read by templates/gen_compatibility.py --refresh",
+    "url": "https://download.pytorch.org/whl/torch/",
+}
 
 
 def _vkey(v: str) -> tuple[int, ...]:
@@ -72,7 +77,9 @@ def refresh(matrix: dict, fetch: Callable[[str], str]) -> tuple[dict, list[str]]
         if _vkey(minor) < _vkey(last["torch"]) or not torch[minor]["cuda"]:
             continue
         # torchvision minor releases follow torch's one for one: the next one after the last row's
-        step = _vkey(minor)[1] - _vkey(last["torch"])[1] if _vkey(minor)[0] == _vkey(last["torch"])[0] else None
+        step = (
+            _vkey(minor)[1] - _vkey(last["torch"])[1] if _vkey(minor)[0] == _vkey(last["torch"])[0] else None
+        )
         tv = None
         if step is not None:
             want = f"0.{_vkey(last['torchvision'])[1] + step}"
@@ -82,12 +89,21 @@ def refresh(matrix: dict, fetch: Callable[[str], str]) -> tuple[dict, list[str]]
             continue
         cuda = sorted(torch[minor]["cuda"], key=_vkey)
         default = last["default_cuda"] if last["default_cuda"] in cuda else cuda[-1]
-        audio = last["torchaudio"] if _vkey(minor) >= _vkey(m.get("torchaudio_stable_abi_from", "99")) else minor
-        new = {"torch": minor, "torchvision": tv, "torchaudio": audio,
-               "python": sorted(torch[minor]["python"], key=_vkey), "cuda": cuda, "experimental_cuda": [],
-               "default_cuda": default, "default_cuda_source": "envkit: the previous release's default, still built",
-               "note": "Added by gen_compatibility.py --refresh from the wheel index; review before release.",
-               "sources": ["PYTORCH_INDEX"]}
+        audio = (
+            last["torchaudio"] if _vkey(minor) >= _vkey(m.get("torchaudio_stable_abi_from", "99")) else minor
+        )
+        new = {
+            "torch": minor,
+            "torchvision": tv,
+            "torchaudio": audio,
+            "python": sorted(torch[minor]["python"], key=_vkey),
+            "cuda": cuda,
+            "experimental_cuda": [],
+            "default_cuda": default,
+            "default_cuda_source": "envkit: the previous release's default, still built",
+            "note": "Added by gen_compatibility.py --refresh from the wheel index; review before release.",
+            "sources": ["PYTORCH_INDEX"],
+        }
         rows.append(new)
         last = new
         changes.append(f"torch {minor}: added (CUDA {', '.join(cuda)}; Python {', '.join(new['python'])})")
@@ -98,6 +114,7 @@ def refresh(matrix: dict, fetch: Callable[[str], str]) -> tuple[dict, list[str]]
 
 def dump_matrix(m: dict) -> str:
     """matrix.json's text in its committed layout: one line per source and per row."""
+
     def dump(v, depth: int, key: str) -> str:
         pad = "  " * (depth + 1)
         if isinstance(v, dict) and depth < 2:

@@ -7,7 +7,8 @@ import sys
 import click
 
 from envkit.output import warn
-from envkit.render.smoke import progress_line, render_json, render_text
+from envkit.render import render
+from envkit.render.smoke import progress_line
 
 
 @click.command("smoke")
@@ -77,16 +78,13 @@ def smoke(name, prefix, python, create_file, require_cuda, quick, full, as_json,
         report = runner.could_not_run_report(
             {k: v for k, v in where.items() if v}, str(e), e.hint, mode=mode, require_cuda=require_cuda
         )
-        click.echo(render_json(report))
+        click.echo(render("smoke", "json", report))
         raise
     progress.done()
     why = next((c["detail"] for c in report.get("checks") or [] if c["status"] == "fail"), "unknown reason")
     if report.get("could_not_run"):
         report.setdefault("reason", why)
-    if as_json:
-        click.echo(render_json(report))
-    else:
-        click.echo(render_text(report), nl=False)
+    click.echo(render("smoke", "json" if as_json else "text", report), nl=as_json)
     if report.get("could_not_run"):
         click.echo(
             f"error: the smoke test could not run in {report['target'].get('python')}: {why}", err=True

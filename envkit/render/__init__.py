@@ -33,7 +33,7 @@ RENDERERS: dict[str, dict[str, str]] = {
         "conda-lock": "export:render_export_conda_lock",
     },
     "machine": {"text": "machine:render_machine_text"},
-    "sbom": {"cyclonedx": "sbom:render_cyclonedx"},
+    "smoke": {"text": "smoke:render_text", "json": "smoke:render_json"},
     "rules": {
         "list": "rule_docs:render_rule_list",
         "explain": "rule_docs:render_explain",

@@ -618,8 +618,8 @@ def test_create_from_a_pixi_lock_environment(envkit_cli, tmp_path, default_chann
 
 
 def test_platform_errors_name_only_options_create_has(monkeypatch):
-    from envkit.create import target as create
     from envkit.create import choose_platform
+    from envkit.create import target as create
     from envkit.errors import UsageError
 
     monkeypatch.setattr(create, "host_platform", lambda: "linux-64")

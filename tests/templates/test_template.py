@@ -362,12 +362,14 @@ def test_invalid_with_entries():
         (
             "conda-forge",
             "torchvision=0.21",
-            "--with: 'torchvision=0.21': torchvision gets the version made for torch 2.5 (0.20); write --with torchvision",
+            "--with: 'torchvision=0.21': torchvision gets the version made for torch 2.5 (0.20); "
+            "write --with torchvision",
         ),
         (
             "pip",
             "torchaudio==2.4",
-            "--with: 'torchaudio==2.4': torchaudio gets the version made for torch 2.5 (2.5); write --with torchaudio",
+            "--with: 'torchaudio==2.4': torchaudio gets the version made for torch 2.5 (2.5); "
+            "write --with torchaudio",
         ),
     ],
 )
