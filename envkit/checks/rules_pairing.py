@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from envkit.checks._build_items import items_of_packages, items_of_spec
 from envkit.checks._helpers import major_minor, mm_text
 from envkit.checks.core import Context, Hit, Target, rule
 from envkit.conda import families
@@ -59,18 +60,16 @@ _TORCH_DEPS = families.TORCH_DEPS
         """,
 )
 def torch_pairing(target: Target, ctx: Context) -> Iterator[Hit]:
-    from envkit.checks.rules_builds import _items_of_packages, _items_of_spec
-
     m = target.model
     if isinstance(m, EnvSpec):
-        yield from _pairs(_items_of_spec(m), "")
+        yield from _pairs(items_of_spec(m), "")
         return
     if not isinstance(m, (Lock, LiveEnv)):
         return
     seen: set[tuple[int | None, str]] = set()
     for platform, pkgs in target.packages_by_platform().items():
         on = f" on {platform}" if isinstance(m, Lock) and platform and len(m.platforms) > 1 else ""
-        for hit in _pairs(_items_of_packages(pkgs), on):
+        for hit in _pairs(items_of_packages(pkgs), on):
             if (hit.line, hit.message) not in seen:
                 seen.add((hit.line, hit.message))
                 yield hit
