@@ -41,9 +41,9 @@ def format_spec(dep: CondaDep) -> str:
             parts.append(f"build='{b}'")
         parts.extend(f"{k}='{val}'" for k, val in dep.extra)
         return f"{prefix}{name}[{','.join(parts)}]"
-    if v is None and b is None:
-        return prefix + name
     if b is None:
+        if v is None:
+            return prefix + name
         if v.endswith(".*") and _SIMPLE_VERSION.fullmatch(v[:-2]):
             return f"{prefix}{name}={v[:-2]}"
         if v.startswith("==") and _SIMPLE_VERSION.fullmatch(v[2:]):

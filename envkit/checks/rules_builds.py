@@ -14,7 +14,7 @@ from envkit.checks._helpers import (
     wheel_python,
 )
 from envkit.checks.core import Context, Hit, Target, rule
-from envkit.model import EnvSpec, LiveEnv, Lock
+from envkit.model import EnvSpec, LiveEnv, Lock, LockedPackage
 
 # --------------------------------------------------------------------------------------------
 # python-abi-mismatch
@@ -80,32 +80,37 @@ def python_abi_mismatch(target: Target, ctx: Context) -> Iterator[Hit]:
     if not isinstance(m, (Lock, LiveEnv)):
         return
     for platform, pkgs in target.packages_by_platform().items():
-        py_full = next((p.version for p in pkgs if p.manager == "conda" and p.name == "python"), None)
+        python = next((p for p in pkgs if p.manager == "conda" and p.name == "python"), None)
         py = packages_python(pkgs)
-        if py is None:
+        if py is None or python is None:
             continue
         on = f" on {platform}" if isinstance(m, Lock) and platform and len(m.platforms) > 1 else ""
-        for p in pkgs:
-            if p.manager == "conda":
-                if p.name == "python" or not p.build or not _PY_QUICK.search(p.build.lower()):
-                    continue
-                tag = _build_python(p.build, p.name)
-                if tag and tag != py and _depends_disagree(p.depends, py_full, tag):
-                    yield Hit(
-                        p.line,
-                        f"{p.name} {p.version} build '{p.build}' is for Python {tag}, "
-                        f"but the python package is {py}{on}",
-                        (p.name, "python"),
-                    )
-            else:
-                tag, abi3 = wheel_python(p.url)
-                if tag and _wheel_mismatch(tag, abi3, py):
-                    yield Hit(
-                        p.line,
-                        f"pip wheel {p.name} {p.version} is built for Python {tag}"
-                        f"{' (abi3)' if abi3 else ''}, but the python package is {py}{on}",
-                        (p.name, "python"),
-                    )
+        yield from _packages_mismatch(pkgs, py, python.version, on)
+
+
+def _packages_mismatch(pkgs: list[LockedPackage], py: str, py_full: str, on: str) -> Iterator[Hit]:
+    """Locked or installed builds and wheels of one platform tagged for another Python than `py`."""
+    for p in pkgs:
+        if p.manager == "conda":
+            if p.name == "python" or not p.build or not _PY_QUICK.search(p.build.lower()):
+                continue
+            tag = _build_python(p.build, p.name)
+            if tag and tag != py and _depends_disagree(p.depends, py_full, tag):
+                yield Hit(
+                    p.line,
+                    f"{p.name} {p.version} build '{p.build}' is for Python {tag}, "
+                    f"but the python package is {py}{on}",
+                    (p.name, "python"),
+                )
+        else:
+            tag, abi3 = wheel_python(p.url)
+            if tag and _wheel_mismatch(tag, abi3, py):
+                yield Hit(
+                    p.line,
+                    f"pip wheel {p.name} {p.version} is built for Python {tag}"
+                    f"{' (abi3)' if abi3 else ''}, but the python package is {py}{on}",
+                    (p.name, "python"),
+                )
 
 
 def _depends_disagree(depends: tuple[tuple[str, str], ...], python: str, tag: str) -> bool:

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
 
 from envkit.checks._build_items import BuildItem, items_of_packages, items_of_spec
 from envkit.checks._helpers import major_minor, mm_text
 from envkit.checks.core import Context, Hit, Target, rule
 from envkit.conda import families
 from envkit.model import EnvSpec, LiveEnv, Lock
+
+if TYPE_CHECKING:  # pragma: no cover
+    from envkit.templates.matrix import Matrix
 
 CUDA_PINS = families.CUDA_PINS
 TORCH_NAMES = families.TORCH_BUILDS
@@ -244,12 +248,12 @@ def _conda_forge_torch(item: BuildItem) -> bool:
     return (
         item.manager == "conda"
         and item.name == "pytorch"
-        and bool(item.build)
+        and item.build is not None
         and item.build.lower().startswith("cuda")
     )
 
 
-def _pytorch_matrix():
+def _pytorch_matrix() -> Matrix | None:
     try:
         from envkit.templates import load_matrix
 
@@ -261,8 +265,11 @@ def _pytorch_matrix():
 def _after_pytorch_channel(version: str | None) -> bool:
     """Whether a (non-nightly) pytorch `version` is newer than the pytorch channel's last release."""
     mm = major_minor(version)
-    matrix = _pytorch_matrix() if mm and "dev" not in (version or "") else None
-    return matrix is not None and mm > major_minor(matrix.pytorch_channel_last)
+    if mm is None or "dev" in (version or ""):
+        return False
+    matrix = _pytorch_matrix()
+    last = major_minor(matrix.pytorch_channel_last) if matrix is not None else None
+    return last is not None and mm > last
 
 
 def _pytorch_channel(items: list[BuildItem], on: str) -> Iterator[Hit]:
@@ -271,38 +278,33 @@ def _pytorch_channel(items: list[BuildItem], on: str) -> Iterator[Hit]:
     channel stopped at 2.5 (pytorch/pytorch#138506): with `pytorch=2.7` the solver fails, or takes
     another channel's pytorch, which ignores pytorch-cuda."""
     selector = next((it for it in items if it.manager == "conda" and it.name == "pytorch-cuda"), None)
-    torch = next(
-        (
-            it
-            for it in items
-            if it.manager == "conda" and it.name == "pytorch" and it.version and major_minor(it.version)
-        ),
-        None,
-    )
-    if selector is not None:
-        forge = next((it for it in items if _conda_forge_torch(it)), None)
-        if forge is not None:
-            # pytorch-cuda is a metapackage of the pytorch channel that its own pytorch builds
-            # depend on; conda-forge's builds do not, and take their CUDA from cuda-version
-            cuda = f"CUDA {selector.version} " if selector.version else "CUDA "
-            yield Hit(
-                forge.line,
-                f"{forge.label} is a conda-forge build, which {selector.label} does not "
-                f"select or constrain (pytorch-cuda is the legacy pytorch channel's CUDA "
-                f"selector): it only adds the nvidia channel's {cuda}packages; drop it "
-                f"and pin the CUDA with cuda-version{on}",
-                (forge.name, selector.name),
-                severity="warning",
-            )
-            return
-    if selector is None or torch is None or "dev" in torch.version:  # pytorch-nightly kept going
+    if selector is None:
         return
+    forge = next((it for it in items if _conda_forge_torch(it)), None)
+    if forge is not None:
+        # pytorch-cuda is a metapackage of the pytorch channel that its own pytorch builds
+        # depend on; conda-forge's builds do not, and take their CUDA from cuda-version
+        cuda = f"CUDA {selector.version} " if selector.version else "CUDA "
+        yield Hit(
+            forge.line,
+            f"{forge.label} is a conda-forge build, which {selector.label} does not "
+            f"select or constrain (pytorch-cuda is the legacy pytorch channel's CUDA "
+            f"selector): it only adds the nvidia channel's {cuda}packages; drop it "
+            f"and pin the CUDA with cuda-version{on}",
+            (forge.name, selector.name),
+            severity="warning",
+        )
+        return
+    found = _conda_pytorch(items)
+    if found is None or "dev" in found[1]:  # pytorch-nightly kept going
+        return
+    torch, version, torch_mm = found
     matrix = _pytorch_matrix()
     if matrix is None:
         return
-    minor = mm_text(major_minor(torch.version))
+    minor = mm_text(torch_mm)
     last = matrix.pytorch_channel_last
-    if _after_pytorch_channel(torch.version):
+    if _after_pytorch_channel(version):
         yield Hit(
             torch.line,
             f"{torch.label} is newer than the pytorch channel's last release ({last}, "
@@ -313,16 +315,26 @@ def _pytorch_channel(items: list[BuildItem], on: str) -> Iterator[Hit]:
         )
         return
     row = next((r for r in matrix.pytorch_channel if r.torch == minor), None)
-    cuda = major_minor(selector.version) if selector.version else None
-    if row is None or cuda is None or (row.cuda_package or "pytorch-cuda") != "pytorch-cuda":
+    selected = major_minor(selector.version) if selector.version else None
+    if row is None or selected is None or (row.cuda_package or "pytorch-cuda") != "pytorch-cuda":
         return
-    if mm_text(cuda) not in row.cuda:
+    if mm_text(selected) not in row.cuda:
         yield Hit(
             selector.line,
-            f"the pytorch channel has no pytorch {minor} build for CUDA {mm_text(cuda)} "
+            f"the pytorch channel has no pytorch {minor} build for CUDA {mm_text(selected)} "
             f"({selector.label}); it offers CUDA {', '.join(row.cuda)}{on}",
             (torch.name, selector.name),
         )
+
+
+def _conda_pytorch(items: list[BuildItem]) -> tuple[BuildItem, str, tuple[int, int]] | None:
+    """The first conda pytorch that pins a major.minor version, with that version."""
+    for it in items:
+        if it.manager == "conda" and it.name == "pytorch" and it.version:
+            mm = major_minor(it.version)
+            if mm:
+                return it, it.version, mm
+    return None
 
 
 def _cuda_of(item: BuildItem) -> tuple[str | None, bool, bool]:
