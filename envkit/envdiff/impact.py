@@ -67,10 +67,18 @@ def _fmt_acc(info) -> str:
     return info.accelerator or "unspecified"
 
 
-def _impact(name, kind, a, b, ia, ib, cat, ctx: _Context, side_label: str) -> tuple[str, str]:
+def _impact(
+    name: str,
+    kind: str,
+    a: PackageState | None,
+    b: PackageState | None,
+    ia,
+    ib,
+    cat: str | None,
+    ctx: _Context,
+    side_label: str,
+) -> tuple[str, str]:
     """(impact, one-line reason) of one change."""
-    va = a.version if a else None
-    vb = b.version if b else None
     n = name.lower()
     if kind == "duplicate":
         return (
@@ -80,9 +88,10 @@ def _impact(name, kind, a, b, ia, ib, cat, ctx: _Context, side_label: str) -> tu
         )
     if kind == "manager":
         return _manager_reason(a, b, cat)
-    if kind in ("added", "removed"):
+    if kind in ("added", "removed") or a is None or b is None:
         return _one_sided_reason(name, kind, ia, ib, cat, ctx)
     # the same package on both sides
+    va, vb = a.version, b.version
     if kind == "rebuilt":
         return "low", "same version, rebuilt (build hash or number only)"
     if kind == "channel":
@@ -123,7 +132,7 @@ def _impact(name, kind, a, b, ia, ib, cat, ctx: _Context, side_label: str) -> tu
         if cat and ia is not None and ib is not None and ia.accelerator != ib.accelerator:
             return "high", f"same version, built for another GPU stack ({words})"
         return ("medium" if cat else "low"), f"same version, a different build variant ({words})"
-    if cat in _LIBRARY_REASONS:
+    if cat in _LIBRARY_CATEGORIES:
         return _library_reason(cat, n, f"{va} → {vb}", ctx, one_sided=False)
     if cat == "numpy":
         if _major(va) != _major(vb):
@@ -172,7 +181,7 @@ def _one_sided_reason(name, kind, ia, ib, cat, ctx: _Context) -> tuple[str, str]
         info = ib if kind == "added" else ia
         acc = f" ({info.accelerator})" if info is not None and info.accelerator else ""
         return "high", f"PyTorch component{acc} {only}"
-    if cat in _LIBRARY_REASONS:
+    if cat in _LIBRARY_CATEGORIES:
         return _library_reason(cat, n, only, ctx, one_sided=True)
     if cat == "numpy":
         if n != "numpy":  # numpy-base: it goes with `numpy`, which is reported itself
@@ -184,7 +193,7 @@ def _one_sided_reason(name, kind, ia, ib, cat, ctx: _Context) -> tuple[str, str]
 #: category -> (impact, (what, consequence) when on one side only, (what, consequence) when the
 #: versions differ); impact None: high for the core CUDA packages, else medium.  The BLAS and
 #: compiler-runtime reasons depend on more than the category (see `_library_reason`).
-_LIBRARY_REASONS = {
+_LIBRARY_REASONS: dict[str, tuple[str | None, tuple[str, str], tuple[str, str]]] = {
     "cuda": (
         None,
         ("CUDA runtime library", "GPU code paths and driver requirements differ"),
@@ -200,9 +209,8 @@ _LIBRARY_REASONS = {
         ("NCCL", "multi-GPU communication differs"),
         ("NCCL", "multi-GPU communication may behave differently"),
     ),
-    "blas": None,
-    "compiler-runtime": None,
 }
+_LIBRARY_CATEGORIES = frozenset(_LIBRARY_REASONS) | {"blas", "compiler-runtime"}
 
 
 def _library_reason(cat: str, n: str, what: str, ctx: _Context, *, one_sided: bool) -> tuple[str, str]:

@@ -250,7 +250,7 @@ def _source_satisfies(source: str, editable: bool, p: LockedPackage, conc: _Side
         return True, "source not compared"
     if have is None or (have.kind, have.base) != (want.kind, want.base):
         return False, f"installed from {_from(have, p.editable)}"
-    if want.kind == "vcs" and _revs_differ(want.rev, have.rev):
+    if want.kind == "vcs" and have.rev and _revs_differ(want.rev, have.rev):
         return False, f"installed at {have.vcs} commit {_short(have.rev)}"
     if editable and not p.editable:
         return False, "installed as a regular copy, not editable"
