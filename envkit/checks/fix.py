@@ -63,11 +63,9 @@ def fix_text(text: str, path: str, findings: Iterable[Finding]) -> tuple[str, li
     drop: set[int] = set()
     insert: dict[int, str] = {}
     done: list[Fixed] = []
-    for f in sorted(
-        {(f.line, f.rule): f for f in findings if f.fixable and f.line}.values(),
-        key=lambda f: (f.line, f.rule),
-    ):
-        i = f.line - 1
+    fixable = {(f.line, f.rule): f for f in findings if f.fixable and f.line}
+    for (line_no, _rule), f in sorted(fixable.items(), key=lambda item: item[0]):
+        i = line_no - 1
         if i >= len(lines):
             continue
         body = lines[i]

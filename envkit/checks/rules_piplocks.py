@@ -58,10 +58,9 @@ def pip_lock_missing_hash(target: Target, ctx: Context) -> Iterator[Hit]:
     lock = target.model
     if not isinstance(lock, Lock) or lock.kind not in ("pylock", "uv-lock"):
         return
-    missing = [
-        p for p in lock.packages if not p.editable and p.url and _ARCHIVE.search(p.url) and not p.sha256
-    ]
-    for p in missing:
+    for p in lock.packages:
+        if p.editable or not p.url or not _ARCHIVE.search(p.url) or p.sha256:
+            continue
         yield Hit(
             p.line,
             f"{p.name} {p.version} has no sha256 for {p.url.rsplit('/', 1)[-1]}; the installer "

@@ -145,7 +145,7 @@ def _solve_many(
             records = await rattler.solve(
                 sources=sources,
                 specs=specs,
-                platforms=[platform, "noarch"],
+                platforms=[rattler.Subdir(platform), rattler.Subdir("noarch")],
                 virtual_packages=generic,
                 channel_priority=priority,
                 timeout=datetime.timedelta(seconds=timeout) if timeout else None,
