@@ -12,7 +12,8 @@ name; the pip section's option lines first in their order, then entries sorted b
 exact duplicates removed (not equal entries whose comments carry different conda-build
 selectors, `# [linux]` / `# [win]`: conda-lock reads only a comment's last selector);
 `variables:` in their order, a credential in a value replaced by a placeholder (`HF_TOKEN: <TOKEN>`,
-`postgres://<USER>:<PASSWORD>@host/db`; see `envkit.urls.redact_variables`); other top-level keys kept, credentials in their URLs redacted.
+`postgres://<USER>:<PASSWORD>@host/db`; see `envkit.urls.redact_variables`); other top-level keys
+kept, credentials in their URLs redacted.
 Comments stay next to the entry they were written above or beside, credentials in the URLs they
 mention replaced by placeholders as well.
 """

@@ -2,7 +2,8 @@
 
 Fixes edit only the lines findings point at and keep everything else byte for byte (comments,
 quoting, line ends).  Fixable: leaked-prefix (the `prefix:` line is removed), leaked-secret (each
-credential, in a URL or a secret variable's value, becomes a placeholder), pip-without-pip (`- pip` is inserted before the `- pip:` item).
+credential, in a URL or a secret variable's value, becomes a placeholder), pip-without-pip
+(`- pip` is inserted before the `- pip:` item).
 """
 
 from __future__ import annotations
