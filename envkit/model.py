@@ -11,7 +11,6 @@ files that say the same thing at different lines are equal models.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -334,7 +333,3 @@ class LiveEnv:
 
     def pip_packages(self) -> tuple[LockedPackage, ...]:
         return tuple(p for p in self.packages if p.manager == "pip")
-
-
-def iter_names(packages: Iterable[LockedPackage], manager: Manager) -> list[str]:
-    return [p.name for p in packages if p.manager == manager]

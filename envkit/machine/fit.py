@@ -531,16 +531,6 @@ def platform_issue(platforms: Iterable[str], profile: MachineProfile) -> Issue |
     )
 
 
-def all_issues(pkgs: Sequence[LockedPackage], profile: MachineProfile) -> list[Issue]:
-    """Every Issue of the four kinds for one platform's packages, in kind order."""
-    return (
-        virtual_issues(pkgs, profile)
-        + cuda_issues(pkgs, profile)
-        + arch_issues(pkgs, profile)
-        + wheel_issues(pkgs, profile)
-    )
-
-
 def _mm(version: str | None) -> str | None:
     key = version_key(version or "")
     if len(key) >= 2:
