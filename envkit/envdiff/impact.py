@@ -103,27 +103,9 @@ def _impact(
             )
         return "low", f"from another channel ({a.channel} → {b.channel})"
     if cat == "python":
-        if _major_minor(va) != _major_minor(vb):
-            return (
-                "high",
-                f"a different Python ({_major_minor(va)} → {_major_minor(vb)}): compiled "
-                "extensions and language behaviour differ",
-            )
-        if kind == "variant":
-            return "medium", "a different Python build variant"
-        return "medium", f"Python patch release {va} → {vb}: bug fixes may change behaviour"
+        return _python_reason(kind, va, vb)
     if cat == "torch":
-        acc_a, acc_b = ia.accelerator if ia else None, ib.accelerator if ib else None
-        if acc_a != acc_b and (acc_a or acc_b):
-            release = f"{va} → {vb}, " if va != vb else ""
-            return (
-                "high",
-                f"PyTorch {release}{_fmt_acc(ia)} build → {_fmt_acc(ib)} build: GPU "
-                "support, kernels and numerics differ",
-            )
-        if kind == "variant":
-            return "high", "a different PyTorch build variant (" + ", ".join(_variant_words(ia, ib)) + ")"
-        return "high", f"PyTorch {va} → {vb}: operators, defaults and numerics change between releases"
+        return _torch_reason(kind, va, vb, ia, ib)
     if kind == "variant" and not (cat == "blas" and ctx.blas_a != ctx.blas_b):
         # the same version built differently: say how, not "1.26.4 → 1.26.4"
         words = ", ".join(_variant_words(ia, ib))
@@ -168,6 +150,34 @@ def _manager_reason(a, b, cat) -> tuple[str, str]:
             f"copy is invisible to the conda solver",
         )
     return ("low", f"{mgr}: pip's copy is invisible to the conda solver")
+
+
+def _python_reason(kind: str, va: str, vb: str) -> tuple[str, str]:
+    """(impact, reason) of a Python interpreter on both sides."""
+    if _major_minor(va) != _major_minor(vb):
+        return (
+            "high",
+            f"a different Python ({_major_minor(va)} → {_major_minor(vb)}): compiled "
+            "extensions and language behaviour differ",
+        )
+    if kind == "variant":
+        return "medium", "a different Python build variant"
+    return "medium", f"Python patch release {va} → {vb}: bug fixes may change behaviour"
+
+
+def _torch_reason(kind: str, va: str, vb: str, ia, ib) -> tuple[str, str]:
+    """(impact, reason) of a PyTorch component on both sides (`ia`, `ib`: their decoded builds)."""
+    acc_a, acc_b = ia.accelerator if ia else None, ib.accelerator if ib else None
+    if acc_a != acc_b and (acc_a or acc_b):
+        release = f"{va} → {vb}, " if va != vb else ""
+        return (
+            "high",
+            f"PyTorch {release}{_fmt_acc(ia)} build → {_fmt_acc(ib)} build: GPU "
+            "support, kernels and numerics differ",
+        )
+    if kind == "variant":
+        return "high", "a different PyTorch build variant (" + ", ".join(_variant_words(ia, ib)) + ")"
+    return "high", f"PyTorch {va} → {vb}: operators, defaults and numerics change between releases"
 
 
 def _one_sided_reason(name, kind, ia, ib, cat, ctx: _Context) -> tuple[str, str]:
