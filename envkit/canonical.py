@@ -12,7 +12,8 @@ name; the pip section's option lines first in their order, then entries sorted b
 exact duplicates removed (not equal entries whose comments carry different conda-build
 selectors, `# [linux]` / `# [win]`: conda-lock reads only a comment's last selector);
 `variables:` in their order, a credential in a value replaced by a placeholder (`HF_TOKEN: <TOKEN>`,
-`postgres://<USER>:<PASSWORD>@host/db`; see `envkit.urls.redact_variables`); other top-level keys kept, credentials in their URLs redacted.
+`postgres://<USER>:<PASSWORD>@host/db`; see `envkit.urls.redact_variables`); other top-level keys
+kept, credentials in their URLs redacted.
 Comments stay next to the entry they were written above or beside, credentials in the URLs they
 mention replaced by placeholders as well.
 """
@@ -20,6 +21,7 @@ mention replaced by placeholders as well.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import overload
 
 from envkit.formats.envyml import CommentMap
 from envkit.model import EnvSpec, Lock
@@ -256,12 +258,18 @@ def _render(model, text: str, fmt: str) -> str:
     raise _pixi_error()
 
 
+@overload
+def redact_comment(text: str) -> str: ...
+@overload
+def redact_comment(text: None) -> None: ...
+
+
 def redact_comment(text: str | None) -> str | None:
     """`text` (comment lines) with every credential in a URL replaced by its placeholder, found as
     `envkit check`'s leaked-secret rule finds them (so a normalized file passes that rule): a
     `user:password@`, a token user part, an anaconda.org `/t/<token>/`, a `?token=` parameter."""
     if not text or ("://" not in text):
-        return text  # no URL, nothing to find (and the rule module is not imported)
+        return text  # no URL, nothing to find (and envkit.secrets is not imported)
     from envkit.secrets import redact_text
 
     return redact_text(text)
@@ -340,7 +348,7 @@ def yaml_comments(text: str) -> CommentMap:
         k = 0
         while k < len(pending) and pending[k][0] > 0 and prev is not None:
             k += 1
-        if k:
+        if k and prev is not None:
             cm.trailing.setdefault(prev, []).extend(c for _, c in pending[:k])
         cm.footer.extend(c for _, c in pending[k:])
     return cm
@@ -351,7 +359,7 @@ def _assign(cm: CommentMap, pending: list[tuple[int, str]], prev: int | None, in
     if prev is not None:
         while k < len(pending) and pending[k][0] > indent:
             k += 1
-    if k:
+    if k and prev is not None:
         cm.trailing.setdefault(prev, []).extend(c for _, c in pending[:k])
     rest = [c for _, c in pending[k:]]
     if rest:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from envkit.errors import UsageError
-from envkit.model import EnvSpec, Lock
+from envkit.model import EnvSpec, Lock, LockedPackage
 
 #: feature -> how the docs and messages name it
 FEATURES = {
@@ -314,7 +314,7 @@ def convert(model, target: str, *, source_format: str, platform: str | None = No
 def _gap_packages(lock: Lock, why: str) -> list[str]:
     """The packages of `lock` a known writer gap (a KNOWN_GAPS reason) concerns: never silent."""
 
-    def label(p) -> str:
+    def label(p: LockedPackage) -> str:
         return f"{p.name}=={p.version}" if p.version else p.name
 
     pip = [p for p in lock.packages if p.manager == "pip"]
@@ -323,7 +323,9 @@ def _gap_packages(lock: Lock, why: str) -> list[str]:
         return [label(p) for p in local]
     if why == _LOCAL_DIR:
         archive = (".whl", ".tar.gz", ".zip", ".tar.bz2")
-        return [label(p) for p in local if not p.editable and not p.url.split("#")[0].endswith(archive)]
+        return [
+            label(p) for p in local if not p.editable and not (p.url or "").split("#")[0].endswith(archive)
+        ]
     if why == _INDEX:
         return ["(the lock)"] if lock.pip_options else []
     if why == _PKG_INDEX:

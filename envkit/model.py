@@ -11,7 +11,6 @@ files that say the same thing at different lines are equal models.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -41,9 +40,9 @@ def format_spec(dep: CondaDep) -> str:
             parts.append(f"build='{b}'")
         parts.extend(f"{k}='{val}'" for k, val in dep.extra)
         return f"{prefix}{name}[{','.join(parts)}]"
-    if v is None and b is None:
-        return prefix + name
     if b is None:
+        if v is None:
+            return prefix + name
         if v.endswith(".*") and _SIMPLE_VERSION.fullmatch(v[:-2]):
             return f"{prefix}{name}={v[:-2]}"
         if v.startswith("==") and _SIMPLE_VERSION.fullmatch(v[2:]):
@@ -334,7 +333,3 @@ class LiveEnv:
 
     def pip_packages(self) -> tuple[LockedPackage, ...]:
         return tuple(p for p in self.packages if p.manager == "pip")
-
-
-def iter_names(packages: Iterable[LockedPackage], manager: Manager) -> list[str]:
-    return [p.name for p in packages if p.manager == manager]

@@ -120,10 +120,11 @@ def rule(
         raise ValueError(f"bad severity {severity!r}")
 
     def wrap(fn: Callable) -> Callable:
-        fn.envkit_rule = Rule(
+        # a function attribute, which the registry reads back with getattr
+        fn.__dict__["envkit_rule"] = Rule(
             name=name,
             severity=severity,
-            summary=summary,  # type: ignore[attr-defined]
+            summary=summary,
             description=_dedent(description),
             example=_dedent(example),
             example_fixed=_dedent(example_fixed),
@@ -157,8 +158,9 @@ class Target:
     for a live environment).  `parse_error` is set (and `model` None) when the file could not be
     read because a YAML key is duplicated: the duplicate-key rule reports it and only the rules
     that read raw text run.  `entry_errors` are the malformed entries left out of the model (an
-    environment file's bad match specs): the rules run on the rest, and `check` reports them.  `lock` is the lock paired with a spec or a live environment; `spec`
-    the spec paired with a lock.  `cache` holds results shared by several rules.
+    environment file's bad match specs): the rules run on the rest, and `check` reports them.
+    `lock` is the lock paired with a spec or a live environment; `spec` the spec paired with a
+    lock.  `cache` holds results shared by several rules.
     """
 
     path: str
@@ -219,13 +221,13 @@ class Target:
     def packages_by_platform(self) -> dict[str, list[LockedPackage]]:
         """Lock or live packages grouped by platform, each list in file order."""
         if self._by_platform is None:
-            from envkit.model import LiveEnv
+            from envkit.model import LiveEnv, Lock
 
             out: dict[str, list] = {}
             m = self.model
             if isinstance(m, LiveEnv):
                 out[m.platform] = list(m.packages)
-            elif m is not None:
+            elif isinstance(m, Lock):
                 for p in m.packages:
                     out.setdefault(p.platform or "", []).append(p)
             self._by_platform = out
@@ -270,7 +272,7 @@ def suppressions(line_text: str) -> frozenset[str] | None:
 def raw_text_rule(fn: Callable) -> Callable:
     """Mark a rule function as reading only the raw text: it runs even when the model could not be
     built (a duplicated YAML key)."""
-    fn.raw_text = True
+    fn.__dict__["raw_text"] = True  # the engine reads it back with getattr
     return fn
 
 

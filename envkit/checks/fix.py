@@ -2,7 +2,8 @@
 
 Fixes edit only the lines findings point at and keep everything else byte for byte (comments,
 quoting, line ends).  Fixable: leaked-prefix (the `prefix:` line is removed), leaked-secret (each
-credential, in a URL or a secret variable's value, becomes a placeholder), pip-without-pip (`- pip` is inserted before the `- pip:` item).
+credential, in a URL or a secret variable's value, becomes a placeholder), pip-without-pip
+(`- pip` is inserted before the `- pip:` item).
 """
 
 from __future__ import annotations
@@ -63,11 +64,9 @@ def fix_text(text: str, path: str, findings: Iterable[Finding]) -> tuple[str, li
     drop: set[int] = set()
     insert: dict[int, str] = {}
     done: list[Fixed] = []
-    for f in sorted(
-        {(f.line, f.rule): f for f in findings if f.fixable and f.line}.values(),
-        key=lambda f: (f.line, f.rule),
-    ):
-        i = f.line - 1
+    fixable = {(f.line, f.rule): f for f in findings if f.fixable and f.line}
+    for (line_no, _rule), f in sorted(fixable.items(), key=lambda item: item[0]):
+        i = line_no - 1
         if i >= len(lines):
             continue
         body = lines[i]

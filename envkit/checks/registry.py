@@ -12,6 +12,7 @@ import types
 from envkit.checks import (
     rules_builds,
     rules_channels,
+    rules_cuda,
     rules_deps,
     rules_index,
     rules_lock,
@@ -30,6 +31,7 @@ RULE_MODULES: tuple[types.ModuleType, ...] = (
     rules_channels,
     rules_lock,
     rules_builds,
+    rules_cuda,
     rules_index,
     rules_pairing,
     rules_secrets,

@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterator
 
 from envkit._text import plural
+from envkit._yaml import YamlList
 from envkit.checks._helpers import join_names
 from envkit.checks.core import Context, Hit, Target, rule
 from envkit.model import EnvSpec, LiveEnv, Lock
@@ -282,7 +283,7 @@ def _spec_insecure(target: Target, spec: EnvSpec) -> Iterator[Hit]:
     # and no escape sequence in the text means none is
     data = target.yaml if ("\\" in text or _HTTP.search(text)) else None
     raw_channels = data.get("channels") if data is not None else None
-    if isinstance(raw_channels, list):
+    if isinstance(raw_channels, YamlList):
         for i, c in enumerate(raw_channels):
             if isinstance(c, str):
                 for u in _insecure(c):

@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
 
 from envkit._text import plural
 from envkit.checks._helpers import describe_conda_dep, describe_pip_dep, join_names, pinned_series
 from envkit.checks.core import Context, Hit, Target, rule
-from envkit.model import EnvSpec, LiveEnv, Lock
+from envkit.model import EnvSpec, LiveEnv, Lock, LockedPackage
+
+if TYPE_CHECKING:  # pragma: no cover
+    from envkit.conda.names import Duplicate
+
+#: (the duplicate, its conda package, its pip package)
+_PackageDuplicate = tuple["Duplicate", LockedPackage, LockedPackage]
 
 # --------------------------------------------------------------------------------------------
 # conda-pip-duplicate
@@ -71,12 +78,12 @@ def conda_pip_duplicate(target: Target, ctx: Context) -> Iterator[Hit]:
 
 
 def _spec_duplicates(spec: EnvSpec, ctx: Context) -> Iterator[Hit]:
-    pip_deps = [p for p in spec.pip if p.name]
+    pip_deps = [(p, p.name) for p in spec.pip if p.name]
     if not pip_deps or not spec.conda:
         return
     from envkit.conda.names import find_duplicates, pep503
 
-    dups = find_duplicates([d.name for d in spec.conda], [p.name for p in pip_deps], extra=ctx.pypi_names)
+    dups = find_duplicates([d.name for d in spec.conda], [n for _, n in pip_deps], extra=ctx.pypi_names)
     if not dups:
         return
     conda_by = spec.conda_by_name()
@@ -84,8 +91,8 @@ def _spec_duplicates(spec: EnvSpec, ctx: Context) -> Iterator[Hit]:
     for d in dups:
         by_project.setdefault(d.project, []).append(d.conda_name)
     seen: set[tuple[str, int | None]] = set()
-    for p in pip_deps:
-        project = pep503(p.name)
+    for p, pip_name in pip_deps:
+        project = pep503(pip_name)
         for conda_name in by_project.get(project, ()):
             key = (conda_name, p.line)
             if key in seen:
@@ -96,15 +103,17 @@ def _spec_duplicates(spec: EnvSpec, ctx: Context) -> Iterator[Hit]:
                 p.line or c.line,
                 f"{project} is installed by conda ({describe_conda_dep(c, project)}) and pip "
                 f"({describe_pip_dep(p)})",
-                (conda_name, p.name),
+                (conda_name, pip_name),
             )
 
 
-def _pkg_desc(pkg, project: str) -> str:
+def _pkg_desc(pkg: LockedPackage, project: str) -> str:
     return pkg.version if pkg.name == project else f"{pkg.name} {pkg.version}"
 
 
-def _package_duplicates(pkgs, ctx: Context, owned: dict | None = None) -> list:
+def _package_duplicates(
+    pkgs: Iterable[LockedPackage], ctx: Context, owned: dict[str, tuple[str, ...]] | None = None
+) -> list[_PackageDuplicate]:
     """(Duplicate, conda package, pip package) for each project that both conda and pip install
     in one set of locked or installed packages; `owned` is a live prefix's conda name -> the PyPI
     names its dist-info folders say it installs."""
@@ -114,7 +123,7 @@ def _package_duplicates(pkgs, ctx: Context, owned: dict | None = None) -> list:
     if not pips:
         return []
     conda = {p.name: p for p in pkgs if p.manager == "conda"}
-    pip_by = {}
+    pip_by: dict[str, LockedPackage] = {}
     for p in pips:
         pip_by.setdefault(pep503(p.name), p)
     dups = find_duplicates(list(conda), [p.name for p in pips], extra=ctx.pypi_names, owned=owned)
@@ -136,7 +145,7 @@ def _lock_duplicates(target: Target, lock: Lock, ctx: Context) -> Iterator[Hit]:
         )
 
 
-def _live_duplicates(env: LiveEnv, ctx: Context):
+def _live_duplicates(env: LiveEnv, ctx: Context) -> list[_PackageDuplicate]:
     return _package_duplicates(env.packages, ctx, owned=dict(env.pypi_names))
 
 
@@ -144,7 +153,7 @@ def _live_duplicates(env: LiveEnv, ctx: Context):
 # pip-overwrote-conda
 
 
-def _overwrites(env: LiveEnv, ctx: Context) -> list[tuple[str, object]]:
+def _overwrites(env: LiveEnv, ctx: Context) -> list[tuple[str, LockedPackage]]:
     """(conda name, pip package) where pip installed over the conda package: the conda record is
     still there but the `.dist-info` it owns is gone from the prefix."""
     from envkit.conda.names import pep503
@@ -161,7 +170,7 @@ def _overwrites(env: LiveEnv, ctx: Context) -> list[tuple[str, object]]:
     return out
 
 
-def _conda_dist_info_missing(prefix: str, pkg, warnings: tuple[str, ...]) -> bool:
+def _conda_dist_info_missing(prefix: str, pkg: LockedPackage, warnings: tuple[str, ...]) -> bool:
     """Whether conda package `pkg` owns a `.dist-info`/`.egg-info` that no longer exists in
     `prefix` (read from its conda-meta record).  When the prefix is not on this machine, the live
     reader's warnings are consulted instead."""
@@ -347,12 +356,13 @@ def fuzzy_pin(target: Target, ctx: Context) -> Iterator[Hit]:
         return
     first = fuzzy[0]
     example = first.raw.strip() or first.spec()
+    start = _prefix(first.version or "")
     yield Hit(
         first.line,
         f"{plural(len(fuzzy), 'conda entry', 'conda entries')} pin with a single '=' "
         f"({join_names(d.name for d in fuzzy)}); conda reads '{example}' as "
-        f"{first.version}, which matches {_prefix(first.version)} and the versions that extend it "
-        f"(such as {_prefix(first.version)}.1), not exactly {_prefix(first.version)}",
+        f"{first.version}, which matches {start} and the versions that extend it "
+        f"(such as {start}.1), not exactly {start}",
         tuple(d.name for d in fuzzy),
     )
 

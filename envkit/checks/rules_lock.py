@@ -136,11 +136,14 @@ def lock_unsatisfied(target: Target, ctx: Context) -> Iterator[Hit]:
         Fix: recreate the environment from the lock (`envkit create`), or re-lock it if the
         change was intended (`envkit lock -n NAME`).
         """,
-    example="""
+    example=(
+        """
         $ envkit check -p ./env --lock conda-lock.yml
-        ./env: error env-drift: numpy changed: locked 1.26.4 (py311h64a7726_0), installed 2.0.0 (py311h1461c94_0)
+        ./env: error env-drift: numpy changed: locked 1.26.4 (py311h64a7726_0), """
+        """installed 2.0.0 (py311h1461c94_0)
         ./env: error env-drift: rich 13.7.1 (pip) is installed but not in the lock
-        """,
+        """
+    ),
     example_fixed="""
         $ rm -rf ./env && envkit create --lock conda-lock.yml -p ./env
         $ envkit check -p ./env --lock conda-lock.yml

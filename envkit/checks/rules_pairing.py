@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from envkit.checks._build_items import BuildItem, items_of_packages, items_of_spec
 from envkit.checks._helpers import major_minor, mm_text
 from envkit.checks.core import Context, Hit, Target, rule
 from envkit.conda import families
@@ -59,58 +60,56 @@ _TORCH_DEPS = families.TORCH_DEPS
         """,
 )
 def torch_pairing(target: Target, ctx: Context) -> Iterator[Hit]:
-    from envkit.checks.rules_builds import _items_of_packages, _items_of_spec
-
     m = target.model
     if isinstance(m, EnvSpec):
-        yield from _pairs(_items_of_spec(m), "")
+        yield from _pairs(items_of_spec(m), "")
         return
     if not isinstance(m, (Lock, LiveEnv)):
         return
     seen: set[tuple[int | None, str]] = set()
     for platform, pkgs in target.packages_by_platform().items():
         on = f" on {platform}" if isinstance(m, Lock) and platform and len(m.platforms) > 1 else ""
-        for hit in _pairs(_items_of_packages(pkgs), on):
+        for hit in _pairs(items_of_packages(pkgs), on):
             if (hit.line, hit.message) not in seen:
                 seen.add((hit.line, hit.message))
                 yield hit
 
 
-def _pairs(items: list, on: str) -> Iterator[Hit]:
+def _pairs(items: list[BuildItem], on: str) -> Iterator[Hit]:
     # A companion goes with the torch of its own manager when there is one: pip's torch shadows
     # conda's pytorch for pip's torchvision, and conda's torchvision is built against conda's pytorch.
-    torches = {}
+    torches: dict[str, tuple[BuildItem, str]] = {}  # manager -> (torch, its version)
     for it in items:
         if it.name in ("pytorch", "torch") and it.version and major_minor(it.version):
-            torches.setdefault(it.manager, it)
+            torches.setdefault(it.manager, (it, it.version))
     if not torches:
         return
     for it in items:
         if it.name not in COMPANIONS or not it.version or major_minor(it.version) is None:
             continue
-        torch = torches.get(it.manager) or next(iter(torches.values()))
-        recorded = _recorded(it, torch)
+        torch, torch_version = torches.get(it.manager) or next(iter(torches.values()))
+        recorded = _recorded(it, torch, torch_version)
         if recorded is not None:
             ok, dep = recorded
             if not ok:
                 yield Hit(
                     it.line,
                     f"{it.name} {_plain(it.version)} requires {dep} (its own record), "
-                    f"but torch is {_plain(torch.version)}{on}",
+                    f"but torch is {_plain(torch_version)}{on}",
                     (torch.name, it.name),
                 )
             continue
-        ok, want = _compatible(torch.version, it.name, it.version)
-        if ok is False:
+        fits, want = _compatible(torch_version, it.name, it.version)
+        if fits is False:
             yield Hit(
                 it.line,
                 f"{it.name} {_plain(it.version)} does not belong with torch "
-                f"{_plain(torch.version)} (made for it: {it.name} {want}.x){on}",
+                f"{_plain(torch_version)} (made for it: {it.name} {want}.x){on}",
                 (torch.name, it.name),
             )
 
 
-def _recorded(item, torch) -> tuple[bool, str] | None:
+def _recorded(item: BuildItem, torch: BuildItem, torch_version: str) -> tuple[bool, str] | None:
     """(does `torch` satisfy it?, "pytorch >=2.7.1,<2.8.0a0") from the companion's recorded
     dependency on torch, of the same manager; None when there is none or it cannot be read (then
     the table decides).  The record is what the package was built against: it beats any table."""
@@ -128,9 +127,9 @@ def _recorded(item, torch) -> tuple[bool, str] | None:
             if item.manager == "pip":
                 from packaging.specifiers import SpecifierSet
 
-                ok = SpecifierSet(version_part).contains(torch.version, prereleases=True)
+                ok = SpecifierSet(version_part).contains(torch_version, prereleases=True)
             else:
-                ok = VersionSpec(version_part).matches(Version(torch.version))
+                ok = VersionSpec(version_part).matches(Version(torch_version))
         except Exception:  # an odd spec says nothing reliable: the table decides
             return None
         return ok, f"{name} {spec.strip()}"

@@ -41,7 +41,8 @@ _ARCHIVE = re.compile(r"\.(?:whl|tar\.gz|zip|tar\.bz2|tgz)(?:[#?].*)?$")
         source = { registry = "wheels" }
         wheels = [{ path = "alpha-1.0-py3-none-any.whl" }]
         """,
-    example_fixed="""
+    example_fixed=(
+        """
         version = 1
         requires-python = ">=3.10"
 
@@ -49,8 +50,10 @@ _ARCHIVE = re.compile(r"\.(?:whl|tar\.gz|zip|tar\.bz2|tgz)(?:[#?].*)?$")
         name = "alpha"
         version = "1.0"
         source = { registry = "wheels" }
-        wheels = [{ path = "alpha-1.0-py3-none-any.whl", hash = "sha256:6bb010fbf61e8913add6b37008c20a2199fec876f722c0257e06a6a4b53b5c0e" }]
-        """,
+        wheels = [{ path = "alpha-1.0-py3-none-any.whl", """
+        """hash = "sha256:6bb010fbf61e8913add6b37008c20a2199fec876f722c0257e06a6a4b53b5c0e" }]
+        """
+    ),
     applies_to=("lock",),
     example_file="uv.lock",
 )
@@ -58,10 +61,9 @@ def pip_lock_missing_hash(target: Target, ctx: Context) -> Iterator[Hit]:
     lock = target.model
     if not isinstance(lock, Lock) or lock.kind not in ("pylock", "uv-lock"):
         return
-    missing = [
-        p for p in lock.packages if not p.editable and p.url and _ARCHIVE.search(p.url) and not p.sha256
-    ]
-    for p in missing:
+    for p in lock.packages:
+        if p.editable or not p.url or not _ARCHIVE.search(p.url) or p.sha256:
+            continue
         yield Hit(
             p.line,
             f"{p.name} {p.version} has no sha256 for {p.url.rsplit('/', 1)[-1]}; the installer "
@@ -83,11 +85,14 @@ def pip_lock_missing_hash(target: Target, ctx: Context) -> Iterator[Hit]:
         Fix: lock again for the environment's Python (`uv pip compile --python-version 3.X`), or
         change the environment's Python.
         """,
-    example="""
+    example=(
+        """
         # envkit check environment.yml --lock pylock.toml, where pylock.toml says
         # requires-python = ">=3.11" and environment.yml pins python=3.10
-        environment.yml: error lock-python-mismatch: pylock.toml requires Python >=3.11; the environment has 3.10
-        """,
+        environment.yml: error lock-python-mismatch: pylock.toml requires Python >=3.11; """
+        """the environment has 3.10
+        """
+    ),
     example_fixed="""
         # environment.yml pins python=3.11
         no findings (2 files checked)

@@ -131,7 +131,7 @@ def platform_only(target: Target, ctx: Context) -> Iterator[Hit]:
                 f"in {where}: add a marker such as `; sys_platform == ...`",
                 (p.name or p.text,),
             )
-        elif p.kind == "requirement" and _only_on(p.name):
+        elif p.kind == "requirement" and p.name and _only_on(p.name):
             yield Hit(
                 p.line,
                 f"pip package {p.name} exists for {_only_on(p.name)} only, in {where}: "
@@ -346,12 +346,12 @@ def legacy_url(target: Target, ctx: Context) -> Iterator[Hit]:
         return
     if not target.text or "repo.continuum.io" not in target.text:
         return
-    hits = [
+    found = [
         (n, _CONTINUUM.search(t))
         for n, t in enumerate(target.lines, 1)
         if "repo.continuum.io" in t and not t.lstrip().startswith("#")
     ]
-    hits = [(n, mm.group(0)) for n, mm in hits if mm]
+    hits = [(n, mm.group(0)) for n, mm in found if mm]
     if not hits:
         return
     if isinstance(m, Lock) and len(hits) > 1:  # one finding per file for a lock: its URLs repeat

@@ -59,7 +59,7 @@ def targets_from_text(text: str, path: str, *, format: str | None = None) -> lis
         elif fmt == "pixi":
             from envkit.formats.pixilock import environments
 
-            names = environments(text, path) or [None]
+            names: list[str | None] = [*environments(text, path)] or [None]
             models = [formats.read_text(text, filename=path, format=fmt, environment=n) for n in names]
         else:
             models = [formats.read_text(text, filename=path, format=fmt)]
@@ -181,15 +181,18 @@ def pair(targets: list[Target], lock: Target | None = None) -> None:
             lock.spec = specs[0]
         return
     locks = [
-        t for t in targets if t.kind == "lock" and isinstance(t.model, Lock) and t.model.kind == "conda-lock"
+        (t, t.model)
+        for t in targets
+        if t.kind == "lock" and isinstance(t.model, Lock) and t.model.kind == "conda-lock"
     ]
-    for lt in locks:
-        sources = {os.path.basename(s) for s in lt.model.sources}
+    for lt, lock_model in locks:
+        sources = {os.path.basename(s) for s in lock_model.sources}
         named = [s for s in specs if os.path.basename(s.path) in sources]
         for s in named:
             s.lock = s.lock or lt
         if named:
             lt.spec = named[0]
-    if len(specs) == 1 and len(locks) == 1 and specs[0].lock is None and locks[0].spec is None:
-        specs[0].lock = locks[0]
-        locks[0].spec = specs[0]
+    only = locks[0][0] if len(locks) == 1 else None
+    if len(specs) == 1 and only is not None and specs[0].lock is None and only.spec is None:
+        specs[0].lock = only
+        only.spec = specs[0]

@@ -21,7 +21,7 @@ _TORCH = frozenset(
         "libtorch",
         "pytorch-cuda",
         "pytorch-base",
-        "torchvision-base",  # Open-CE's names (corpus 55)
+        "torchvision-base",  # Open-CE's names
         "pytorch-cpu",
         "pytorch-gpu",
         "cpuonly",

@@ -18,7 +18,7 @@ from envkit.envdiff.records import (
     PipNotRecorded,
     SpecCheck,
 )
-from envkit.envdiff.sides import _side
+from envkit.envdiff.sides import _side, spec_of
 from envkit.envdiff.spec import _check_spec, _diff_specs
 from envkit.model import EnvSpec, LiveEnv, Lock
 
@@ -63,9 +63,9 @@ def diff(
     elif sa.info.concrete != sb.info.concrete:
         spec_side = "b" if sa.info.concrete else "a"
         spec, conc = (sb, sa) if sa.info.concrete else (sa, sb)
-        checks, unmentioned = _check_spec(spec.spec, conc)
+        checks, unmentioned = _check_spec(spec_of(spec), conc)
     else:
-        changes, unchanged = _diff_specs(sa.spec, sb.spec)
+        changes, unchanged = _diff_specs(spec_of(sa), spec_of(sb))
     ranked = tuple(sorted(changes, key=_rank_key))
     return EnvDiff(
         a=sa.info,
@@ -127,7 +127,7 @@ def _rank_key(c: Change):
     return (
         GROUPS.index(c.group),
         IMPACTS.index(c.impact),
-        _CAT_RANK.get(c.category, len(CATEGORY_ORDER) + (c.kind != "duplicate")),
+        _CAT_RANK.get(c.category or "", len(CATEGORY_ORDER) + (c.kind != "duplicate")),
         _PRIMARY.index(n) if n in _PRIMARY else len(_PRIMARY),
         _KIND_RANK[c.kind],
         n,

@@ -93,8 +93,8 @@ def _torch_of(side: _Side) -> str | None:
     if conda is not None and pip is not None:
         # pip's torch is installed over conda's and is the one imported
         return f"{_torch_text(side, pip)} over conda's {conda.version}"
-    p = conda or pip
-    return _torch_text(side, p) if p is not None else None
+    found = conda or pip
+    return _torch_text(side, found) if found is not None else None
 
 
 def _torch_text(side: _Side, p: LockedPackage) -> str:

@@ -67,10 +67,18 @@ def _fmt_acc(info) -> str:
     return info.accelerator or "unspecified"
 
 
-def _impact(name, kind, a, b, ia, ib, cat, ctx: _Context, side_label: str) -> tuple[str, str]:
+def _impact(
+    name: str,
+    kind: str,
+    a: PackageState | None,
+    b: PackageState | None,
+    ia,
+    ib,
+    cat: str | None,
+    ctx: _Context,
+    side_label: str,
+) -> tuple[str, str]:
     """(impact, one-line reason) of one change."""
-    va = a.version if a else None
-    vb = b.version if b else None
     n = name.lower()
     if kind == "duplicate":
         return (
@@ -80,9 +88,10 @@ def _impact(name, kind, a, b, ia, ib, cat, ctx: _Context, side_label: str) -> tu
         )
     if kind == "manager":
         return _manager_reason(a, b, cat)
-    if kind in ("added", "removed"):
+    if kind in ("added", "removed") or a is None or b is None:
         return _one_sided_reason(name, kind, ia, ib, cat, ctx)
     # the same package on both sides
+    va, vb = a.version, b.version
     if kind == "rebuilt":
         return "low", "same version, rebuilt (build hash or number only)"
     if kind == "channel":
@@ -94,27 +103,9 @@ def _impact(name, kind, a, b, ia, ib, cat, ctx: _Context, side_label: str) -> tu
             )
         return "low", f"from another channel ({a.channel} → {b.channel})"
     if cat == "python":
-        if _major_minor(va) != _major_minor(vb):
-            return (
-                "high",
-                f"a different Python ({_major_minor(va)} → {_major_minor(vb)}): compiled "
-                "extensions and language behaviour differ",
-            )
-        if kind == "variant":
-            return "medium", "a different Python build variant"
-        return "medium", f"Python patch release {va} → {vb}: bug fixes may change behaviour"
+        return _python_reason(kind, va, vb)
     if cat == "torch":
-        acc_a, acc_b = ia.accelerator if ia else None, ib.accelerator if ib else None
-        if acc_a != acc_b and (acc_a or acc_b):
-            release = f"{va} → {vb}, " if va != vb else ""
-            return (
-                "high",
-                f"PyTorch {release}{_fmt_acc(ia)} build → {_fmt_acc(ib)} build: GPU "
-                "support, kernels and numerics differ",
-            )
-        if kind == "variant":
-            return "high", "a different PyTorch build variant (" + ", ".join(_variant_words(ia, ib)) + ")"
-        return "high", f"PyTorch {va} → {vb}: operators, defaults and numerics change between releases"
+        return _torch_reason(kind, va, vb, ia, ib)
     if kind == "variant" and not (cat == "blas" and ctx.blas_a != ctx.blas_b):
         # the same version built differently: say how, not "1.26.4 → 1.26.4"
         words = ", ".join(_variant_words(ia, ib))
@@ -123,7 +114,7 @@ def _impact(name, kind, a, b, ia, ib, cat, ctx: _Context, side_label: str) -> tu
         if cat and ia is not None and ib is not None and ia.accelerator != ib.accelerator:
             return "high", f"same version, built for another GPU stack ({words})"
         return ("medium" if cat else "low"), f"same version, a different build variant ({words})"
-    if cat in _LIBRARY_REASONS:
+    if cat in _LIBRARY_CATEGORIES:
         return _library_reason(cat, n, f"{va} → {vb}", ctx, one_sided=False)
     if cat == "numpy":
         if _major(va) != _major(vb):
@@ -161,6 +152,34 @@ def _manager_reason(a, b, cat) -> tuple[str, str]:
     return ("low", f"{mgr}: pip's copy is invisible to the conda solver")
 
 
+def _python_reason(kind: str, va: str, vb: str) -> tuple[str, str]:
+    """(impact, reason) of a Python interpreter on both sides."""
+    if _major_minor(va) != _major_minor(vb):
+        return (
+            "high",
+            f"a different Python ({_major_minor(va)} → {_major_minor(vb)}): compiled "
+            "extensions and language behaviour differ",
+        )
+    if kind == "variant":
+        return "medium", "a different Python build variant"
+    return "medium", f"Python patch release {va} → {vb}: bug fixes may change behaviour"
+
+
+def _torch_reason(kind: str, va: str, vb: str, ia, ib) -> tuple[str, str]:
+    """(impact, reason) of a PyTorch component on both sides (`ia`, `ib`: their decoded builds)."""
+    acc_a, acc_b = ia.accelerator if ia else None, ib.accelerator if ib else None
+    if acc_a != acc_b and (acc_a or acc_b):
+        release = f"{va} → {vb}, " if va != vb else ""
+        return (
+            "high",
+            f"PyTorch {release}{_fmt_acc(ia)} build → {_fmt_acc(ib)} build: GPU "
+            "support, kernels and numerics differ",
+        )
+    if kind == "variant":
+        return "high", "a different PyTorch build variant (" + ", ".join(_variant_words(ia, ib)) + ")"
+    return "high", f"PyTorch {va} → {vb}: operators, defaults and numerics change between releases"
+
+
 def _one_sided_reason(name, kind, ia, ib, cat, ctx: _Context) -> tuple[str, str]:
     """(impact, reason) of a package on one side only (`kind` added or removed)."""
     n = name.lower()
@@ -172,7 +191,7 @@ def _one_sided_reason(name, kind, ia, ib, cat, ctx: _Context) -> tuple[str, str]
         info = ib if kind == "added" else ia
         acc = f" ({info.accelerator})" if info is not None and info.accelerator else ""
         return "high", f"PyTorch component{acc} {only}"
-    if cat in _LIBRARY_REASONS:
+    if cat in _LIBRARY_CATEGORIES:
         return _library_reason(cat, n, only, ctx, one_sided=True)
     if cat == "numpy":
         if n != "numpy":  # numpy-base: it goes with `numpy`, which is reported itself
@@ -184,7 +203,7 @@ def _one_sided_reason(name, kind, ia, ib, cat, ctx: _Context) -> tuple[str, str]
 #: category -> (impact, (what, consequence) when on one side only, (what, consequence) when the
 #: versions differ); impact None: high for the core CUDA packages, else medium.  The BLAS and
 #: compiler-runtime reasons depend on more than the category (see `_library_reason`).
-_LIBRARY_REASONS = {
+_LIBRARY_REASONS: dict[str, tuple[str | None, tuple[str, str], tuple[str, str]]] = {
     "cuda": (
         None,
         ("CUDA runtime library", "GPU code paths and driver requirements differ"),
@@ -200,9 +219,8 @@ _LIBRARY_REASONS = {
         ("NCCL", "multi-GPU communication differs"),
         ("NCCL", "multi-GPU communication may behave differently"),
     ),
-    "blas": None,
-    "compiler-runtime": None,
 }
+_LIBRARY_CATEGORIES = frozenset(_LIBRARY_REASONS) | {"blas", "compiler-runtime"}
 
 
 def _library_reason(cat: str, n: str, what: str, ctx: _Context, *, one_sided: bool) -> tuple[str, str]:

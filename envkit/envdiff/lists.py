@@ -64,9 +64,17 @@ def _diff_channels(sa: _Side, sb: _Side) -> ChannelDiff:
     note = ""
     if "export" in (sa.info.kind, sb.info.kind):
         note = "`conda env export` does not write channels in priority order (conda#7884)"
-    unused = {"unused_a": sa.unused_channels, "unused_b": sb.unused_channels}
+    unused_a, unused_b = sa.unused_channels, sb.unused_channels
     if ca is None or cb is None:
-        return ChannelDiff(a=ca, b=cb, priority_a=sa.priority, priority_b=sb.priority, note=note, **unused)
+        return ChannelDiff(
+            a=ca,
+            b=cb,
+            priority_a=sa.priority,
+            priority_b=sb.priority,
+            note=note,
+            unused_a=unused_a,
+            unused_b=unused_b,
+        )
     set_a, set_b = set(ca), set(cb)
     common_a = [c for c in ca if c in set_b]
     common_b = [c for c in cb if c in set_a]
@@ -79,5 +87,6 @@ def _diff_channels(sa: _Side, sb: _Side) -> ChannelDiff:
         priority_a=sa.priority,
         priority_b=sb.priority,
         note=note if ca != cb else "",
-        **unused,
+        unused_a=unused_a,
+        unused_b=unused_b,
     )

@@ -173,7 +173,7 @@ def _source_change(pa: LockedPackage, pb: LockedPackage, ctx: _Context) -> _Sour
         return None
     la, lb = _origin_labels(oa, ea), _origin_labels(ob, eb)
     if oa is not None and ob is not None and (oa.kind, oa.base) == (ob.kind, ob.base):
-        if oa.kind == "vcs" and _revs_differ(oa.rev, ob.rev):
+        if oa.kind == "vcs" and oa.rev and ob.rev and _revs_differ(oa.rev, ob.rev):
             core = f"another {oa.vcs} commit ({_short(oa.rev)} → {_short(ob.rev)})"
             same = "same version, " if pa.version == pb.version else ""
             return _SourceChange(

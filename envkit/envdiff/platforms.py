@@ -60,7 +60,7 @@ def pick_platforms(
     """
     pa, pb = model_platforms(a), model_platforms(b)
     # a `conda env export` may name only its OS family ("win"): take the other side's platform of
-    # that family (corpus 37, a Windows export, against a lock for linux-64, osx-*, win-64)
+    # that family (a Windows export against a lock for linux-64, osx-*, win-64)
     pa = pa or _family_platform(a, pb, b, platform)
     pb = pb or _family_platform(b, pa, a, platform)
     host = host_platform or current_platform()

@@ -31,6 +31,13 @@ class _Side:
     pip_sources: bool = True  # whether the side records where pip packages came from (see _side)
 
 
+def spec_of(side: _Side) -> EnvSpec:
+    """The spec a side that is not concrete was read from (every such side has one)."""
+    if side.spec is None:
+        raise ValueError(f"{side.info.source} is concrete: it has no spec")
+    return side.spec
+
+
 def export_as_lock(spec: EnvSpec, platform: str | None = None) -> Lock:
     """A `conda env export` EnvSpec as a Lock, through the format reader's `export_to_lock`."""
     from envkit.formats.envyml import export_to_lock

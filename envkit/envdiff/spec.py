@@ -3,6 +3,8 @@ specs entry by entry."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from envkit.envdiff.categories import category_of
 from envkit.envdiff.compare import _state
 from envkit.envdiff.highlights import _python_of
@@ -23,6 +25,8 @@ from envkit.envdiff.sides import _base_dir, _Side
 from envkit.envdiff.versions import _major_minor, _pep440, _split_local
 from envkit.model import CondaDep, EnvSpec, LockedPackage, PipDep
 
+_Index = dict[tuple[str, str], LockedPackage]
+
 
 def _a_file(kind: str) -> str:
     """`an explicit file`, `a conda-lock file`."""
@@ -30,89 +34,15 @@ def _a_file(kind: str) -> str:
 
 
 def _check_spec(spec: EnvSpec, conc: _Side) -> tuple[tuple[SpecCheck, ...], tuple[PackageState, ...]]:
-    from envkit.conda.matchspec import matches
-    from envkit.conda.names import conda_names_for_pypi, pypi_names_for_conda
-
     index = _index(conc.packages)
     mentioned: set[tuple[str, str]] = set()
-    checks: list[SpecCheck] = []
-    for dep in spec.conda:
-        text = dep.spec()
-        if dep.name.startswith("__"):
-            checks.append(
-                SpecCheck(
-                    spec=text,
-                    name=dep.name,
-                    manager="conda",
-                    status="skipped",
-                    note="virtual package (a property of the machine)",
-                    line=dep.line,
-                )
-            )
-            continue
-        key = ("conda", dep.name.lower())
-        p = index.get(key)
-        note = ""
-        if p is None:
-            owned = (conc.owned or {}).get(dep.name)
-            for n in owned or pypi_names_for_conda(dep.name):
-                p = index.get(("pip", n))
-                if p is not None:
-                    note = _installed_by("pip", p.name, dep.name)
-                    break
-        if p is None:
-            checks.append(
-                SpecCheck(spec=text, name=dep.name, manager="conda", status="missing", line=dep.line)
-            )
-            continue
-        mentioned.add(_key(p))
-        if p.manager == "conda":
-            ok = matches(
-                dep,
-                name=p.name,
-                version=p.version,
-                build=p.build,
-                build_number=p.build_number,
-                channel=_canon_channel(p.channel) if p.channel else None,
-            )
-            # pip installing the same project over it decides what is imported (corpus 53: conda
-            # pytorch 1.13.1 satisfies `pytorch<2.0`, pip's torch 2.3.1 is the one in use)
-            owned = (conc.owned or {}).get(dep.name)
-            shadow = next(
-                (index[("pip", n)] for n in owned or pypi_names_for_conda(dep.name) if ("pip", n) in index),
-                None,
-            )
-            if shadow is not None:
-                mentioned.add(_key(shadow))
-                note = f"pip's {shadow.name} {shadow.version} is installed over it"
-                ok = ok and matches(
-                    CondaDep(name=dep.name, version=dep.version),
-                    name=dep.name,
-                    version=_split_local(shadow.version)[0],
-                )
-        else:
-            ok = matches(
-                CondaDep(name=dep.name, version=dep.version),
-                name=dep.name,
-                version=_split_local(p.version)[0],
-            )
-        checks.append(
-            SpecCheck(
-                spec=text,
-                name=dep.name,
-                manager="conda",
-                status="satisfied" if ok else "not-satisfied",
-                found=_state(p),
-                note=note,
-                line=dep.line,
-            )
-        )
+    checks = [_check_conda(dep, index, mentioned, conc) for dep in spec.conda]
     marker_env = _marker_env(conc)
     spec_dir = _base_dir(spec.source)
     for pd in spec.pip:
         if pd.kind == "option":
             continue
-        check = _check_pip(pd, index, mentioned, marker_env, conda_names_for_pypi, conc, spec_dir)
+        check = _check_pip(pd, index, mentioned, marker_env, conc, spec_dir)
         if check.status == "missing" and not conc.info.records_pip:
             check = SpecCheck(
                 spec=check.spec,
@@ -127,50 +57,106 @@ def _check_spec(spec: EnvSpec, conc: _Side) -> tuple[tuple[SpecCheck, ...], tupl
     return tuple(checks), tuple(sorted(unmentioned, key=lambda s: (s.name.lower(), s.manager)))
 
 
-def _check_pip(
-    pd: PipDep, index, mentioned, marker_env, conda_names_for_pypi, conc: _Side, spec_dir: str | None = None
-) -> SpecCheck:
-    name = pd.name
-    source = None
-    if pd.kind in ("url", "vcs", "path"):
-        source = pd.url or entry_source(pd.text, spec_dir)
-    if not name and source:
-        # `-e /home/me/src/tool`: the package installed from that path, else the path's last part
-        found = _installed_from(source, conc)
-        name = found.name if found is not None else name_from_source(source)
-    if not name:
+def _check_conda(dep: CondaDep, index: _Index, mentioned: set[tuple[str, str]], conc: _Side) -> SpecCheck:
+    """One conda spec entry against the concrete side; the packages it names go into `mentioned`."""
+    text = dep.spec()
+    if dep.name.startswith("__"):
         return SpecCheck(
-            spec=pd.text,
-            name=pd.text,
-            manager="pip",
+            spec=text,
+            name=dep.name,
+            manager="conda",
             status="skipped",
-            note="names no project (a local path or URL without #egg=)",
-            line=pd.line,
+            note="virtual package (a property of the machine)",
+            line=dep.line,
         )
-    if pd.marker and marker_env is not None:
-        try:
-            from packaging.markers import Marker
-
-            if not Marker(pd.marker).evaluate(marker_env):
-                return SpecCheck(
-                    spec=pd.text,
-                    name=name,
-                    manager="pip",
-                    status="skipped",
-                    note=f"marker is false there: {pd.marker}",
-                    line=pd.line,
-                )
-        except Exception:  # an unparsable marker: check the entry anyway
-            pass
-    key = ("pip", _pep503(name))
-    p = index.get(key)
-    note = ""
+    p, note = _find_conda(dep.name, index, conc)
     if p is None:
-        for n in conda_names_for_pypi(name):
-            p = index.get(("conda", n))
-            if p is not None:
-                note = _installed_by("conda", p.name, name)
-                break
+        return SpecCheck(spec=text, name=dep.name, manager="conda", status="missing", line=dep.line)
+    mentioned.add(_key(p))
+    if p.manager == "conda":
+        ok, shadow_note = _conda_satisfied(dep, p, index, mentioned, conc)
+        note = shadow_note or note
+    else:
+        ok = _version_matches(dep, p.version)
+    return SpecCheck(
+        spec=text,
+        name=dep.name,
+        manager="conda",
+        status="satisfied" if ok else "not-satisfied",
+        found=_state(p),
+        note=note,
+        line=dep.line,
+    )
+
+
+def _owned_pypi_names(name: str, conc: _Side) -> Iterable[str]:
+    """The PyPI names a conda package `name` provides: what the live prefix says it owns, else the
+    name map's."""
+    from envkit.conda.names import pypi_names_for_conda
+
+    return (conc.owned or {}).get(name) or pypi_names_for_conda(name)
+
+
+def _find_conda(name: str, index: _Index, conc: _Side) -> tuple[LockedPackage | None, str]:
+    """The package that provides conda `name` (itself, else a pip package of its PyPI name), and a
+    note when pip installed it."""
+    p = index.get(("conda", name.lower()))
+    if p is not None:
+        return p, ""
+    for n in _owned_pypi_names(name, conc):
+        p = index.get(("pip", n))
+        if p is not None:
+            return p, _installed_by("pip", p.name, name)
+    return None, ""
+
+
+def _conda_satisfied(
+    dep: CondaDep, p: LockedPackage, index: _Index, mentioned: set[tuple[str, str]], conc: _Side
+) -> tuple[bool, str]:
+    """Whether conda package `p` satisfies `dep`, and a note when pip installed the same project
+    over it: that copy decides what is imported, so it has to satisfy the version too."""
+    from envkit.conda.matchspec import matches
+
+    ok = matches(
+        dep,
+        name=p.name,
+        version=p.version,
+        build=p.build,
+        build_number=p.build_number,
+        channel=_canon_channel(p.channel) if p.channel else None,
+    )
+    shadow = next((index[("pip", n)] for n in _owned_pypi_names(dep.name, conc) if ("pip", n) in index), None)
+    if shadow is None:
+        return ok, ""
+    mentioned.add(_key(shadow))
+    ok = ok and _version_matches(dep, shadow.version)
+    return ok, f"pip's {shadow.name} {shadow.version} is installed over it"
+
+
+def _version_matches(dep: CondaDep, pip_version: str) -> bool:
+    """Whether a pip package's version (its local part dropped) satisfies a conda entry's version."""
+    from envkit.conda.matchspec import matches
+
+    return matches(
+        CondaDep(name=dep.name, version=dep.version), name=dep.name, version=_split_local(pip_version)[0]
+    )
+
+
+def _check_pip(
+    pd: PipDep,
+    index: _Index,
+    mentioned: set[tuple[str, str]],
+    marker_env: dict[str, str] | None,
+    conc: _Side,
+    spec_dir: str | None = None,
+) -> SpecCheck:
+    """One pip spec entry against the concrete side; the package it names goes into `mentioned`."""
+    name, source = _pip_entry_name(pd, conc, spec_dir)
+    if not name:
+        return _pip_skipped(pd, pd.text, "names no project (a local path or URL without #egg=)")
+    if pd.marker and marker_env is not None and _marker_false(pd.marker, marker_env):
+        return _pip_skipped(pd, name, f"marker is false there: {pd.marker}")
+    p, note = _find_pip(name, index)
     if p is None:
         return SpecCheck(spec=pd.text, name=name, manager="pip", status="missing", line=pd.line)
     mentioned.add(_key(p))
@@ -179,40 +165,74 @@ def _check_pip(
         if source is not None:
             ok, why = _source_satisfies(source, pd.editable, p, conc)
             note = (note + "; " if note else "") + why if why else note
-        return SpecCheck(
-            spec=pd.text,
-            name=name,
-            manager="pip",
-            status="satisfied" if ok else "not-satisfied",
-            found=_state(p, side=conc),
-            note=note,
-            line=pd.line,
-        )
+        return _pip_result(pd, name, ok, _state(p, side=conc), note)
     from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
     try:
         spec_set = SpecifierSet(pd.specifier)
     except InvalidSpecifier:
-        return SpecCheck(
-            spec=pd.text,
-            name=name,
-            manager="pip",
-            status="skipped",
-            found=_state(p),
-            note=f"invalid version specifier {pd.specifier!r}",
-            line=pd.line,
-        )
+        return _pip_skipped(pd, name, f"invalid version specifier {pd.specifier!r}", found=_state(p))
     version = _pep440(p.version)
     if version is None:
         ok = any(s.operator in ("==", "===") and s.version == p.version for s in spec_set)
     else:
         ok = spec_set.contains(version, prereleases=True)
+    return _pip_result(pd, name, ok, _state(p), note)
+
+
+def _pip_entry_name(pd: PipDep, conc: _Side, spec_dir: str | None) -> tuple[str | None, str | None]:
+    """(project name, source) of a pip entry: a URL, VCS or path entry that names no project is
+    named by the package installed from that source, else by the source's last part."""
+    source = None
+    if pd.kind in ("url", "vcs", "path"):
+        source = pd.url or entry_source(pd.text, spec_dir)
+    name = pd.name
+    if not name and source:
+        # `-e /home/me/src/tool`: the package installed from that path, else the path's last part
+        found = _installed_from(source, conc)
+        name = found.name if found is not None else name_from_source(source)
+    return name, source
+
+
+def _marker_false(marker: str, marker_env: dict[str, str]) -> bool:
+    """Whether a PEP 508 marker is false in `marker_env`; an unparsable marker is not (the entry is
+    checked anyway)."""
+    try:
+        from packaging.markers import Marker
+
+        return not Marker(marker).evaluate(marker_env)
+    except Exception:  # an unparsable marker: check the entry anyway
+        return False
+
+
+def _find_pip(name: str, index: _Index) -> tuple[LockedPackage | None, str]:
+    """The package that provides PyPI `name` (itself, else a conda package of that project), and a
+    note when conda installed it."""
+    from envkit.conda.names import conda_names_for_pypi
+
+    p = index.get(("pip", _pep503(name)))
+    if p is not None:
+        return p, ""
+    for n in conda_names_for_pypi(name):
+        p = index.get(("conda", n))
+        if p is not None:
+            return p, _installed_by("conda", p.name, name)
+    return None, ""
+
+
+def _pip_skipped(pd: PipDep, name: str, note: str, found: PackageState | None = None) -> SpecCheck:
+    return SpecCheck(
+        spec=pd.text, name=name, manager="pip", status="skipped", found=found, note=note, line=pd.line
+    )
+
+
+def _pip_result(pd: PipDep, name: str, ok: bool, found: PackageState, note: str) -> SpecCheck:
     return SpecCheck(
         spec=pd.text,
         name=name,
         manager="pip",
         status="satisfied" if ok else "not-satisfied",
-        found=_state(p),
+        found=found,
         note=note,
         line=pd.line,
     )
@@ -230,7 +250,7 @@ def _source_satisfies(source: str, editable: bool, p: LockedPackage, conc: _Side
         return True, "source not compared"
     if have is None or (have.kind, have.base) != (want.kind, want.base):
         return False, f"installed from {_from(have, p.editable)}"
-    if want.kind == "vcs" and _revs_differ(want.rev, have.rev):
+    if want.kind == "vcs" and have.rev and _revs_differ(want.rev, have.rev):
         return False, f"installed at {have.vcs} commit {_short(have.rev)}"
     if editable and not p.editable:
         return False, "installed as a regular copy, not editable"

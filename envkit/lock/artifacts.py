@@ -109,9 +109,10 @@ def _unresolved(
     for why, pins in by_reason.items():
         one = len(pins) == 1
         warnings.append(
-            f"pip could not resolve the artifact{'' if one else 's'} of {', '.join(pins)} (installed from an "
-            f"index): {why}; locked without URL or hash (marked #envkit-unresolved): `envkit create` installs "
-            f"{'it' if one else 'them'} by pin from the index pip is configured with"
+            f"pip could not resolve the artifact{'' if one else 's'} of {', '.join(pins)} (installed "
+            f"from an index): {why}; locked without URL or hash (marked #envkit-unresolved): "
+            f"`envkit create` installs {'it' if one else 'them'} by pin from the index pip is "
+            f"configured with"
         )
     return unresolved, warnings
 

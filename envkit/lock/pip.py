@@ -1,4 +1,5 @@
-"""Locking a spec's pip section for a target platform with pip's resolver (`pip install --dry-run --report`)."""
+"""Locking a spec's pip section for a target platform with pip's resolver
+(`pip install --dry-run --report`)."""
 
 from __future__ import annotations
 

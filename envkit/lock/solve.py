@@ -85,7 +85,8 @@ def _require_virtual(spec: EnvSpec, platform: str, vps: Sequence[VirtualPackage]
     for d in spec.conda:
         if d.name.startswith("__") and not any(v.name == d.name for v in vps):
             raise SolveError(
-                f"{platform}: the spec requires virtual package {d.spec()!r}, which is not set for this platform",
+                f"{platform}: the spec requires virtual package {d.spec()!r}, which is not set for "
+                "this platform",
                 where=Where(file=spec.source, line=d.line, key="dependencies"),
                 hint=f"pass --virtual-package {platform}:{d.name}=VERSION",
             )
@@ -145,7 +146,7 @@ def _solve_many(
             records = await rattler.solve(
                 sources=sources,
                 specs=specs,
-                platforms=[platform, "noarch"],
+                platforms=[rattler.Subdir(platform), rattler.Subdir("noarch")],
                 virtual_packages=generic,
                 channel_priority=priority,
                 timeout=datetime.timedelta(seconds=timeout) if timeout else None,

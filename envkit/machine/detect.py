@@ -72,7 +72,7 @@ def cuda_from_int(value: int | None) -> str | None:
 
 def gpus_from_nvml(nvml: dict) -> tuple[str | None, str | None, tuple[Gpu, ...]]:
     """(driver, newest CUDA, GPUs) from the probe's recorded NVML answers."""
-    gpus = []
+    gpus: list[Gpu] = []
     for g in nvml.get("gpus") or ():
         cc = g.get("cc")
         mem = g.get("memory")
@@ -92,7 +92,7 @@ def gpus_from_smi(query: str, banner: str | None) -> tuple[str | None, str | Non
     memory.total,driver_version --format=csv,noheader,nounits` answer and its plain banner."""
     import csv
 
-    gpus = []
+    gpus: list[Gpu] = []
     driver = None
     for row in csv.reader(line for line in (query or "").splitlines() if line.strip()):
         cells = [c.strip() for c in row]

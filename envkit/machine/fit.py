@@ -123,14 +123,14 @@ def cuda_arch(profile: MachineProfile) -> tuple[str, str] | None:
     """CEP 46's `__cuda_arch` (version, build) from the GPUs when the detector did not report it
     (rattler does not yet): the lowest compute capability, and that device's model."""
     found = [
-        (tuple(int(x) for x in g.compute_capability.split(".")), g)
+        (tuple(int(x) for x in g.compute_capability.split(".")), g.compute_capability, g.name)
         for g in profile.gpus
         if g.compute_capability and re.fullmatch(r"\d+\.\d+", g.compute_capability)
     ]
     if not found:
         return None
-    _, low = min(found, key=lambda t: t[0])
-    return low.compute_capability, low.name
+    _, low, name = min(found, key=lambda t: t[0])
+    return low, name
 
 
 def _absent(name: str, profile: MachineProfile) -> str:
@@ -399,7 +399,7 @@ def arch_issues(pkgs: Sequence[LockedPackage], profile: MachineProfile) -> list[
             which = ("GPU " if len(same) == 1 else "GPUs ") + ", ".join(str(g.index) for g in same)
             detail = (
                 f"only compute_{row.ptx.replace('.', '')} PTX, JIT-compiled at first use"
-                if how == "ptx"
+                if how == "ptx" and row.ptx
                 else ""
             )
             out.append(
@@ -531,16 +531,6 @@ def platform_issue(platforms: Iterable[str], profile: MachineProfile) -> Issue |
     )
 
 
-def all_issues(pkgs: Sequence[LockedPackage], profile: MachineProfile) -> list[Issue]:
-    """Every Issue of the four kinds for one platform's packages, in kind order."""
-    return (
-        virtual_issues(pkgs, profile)
-        + cuda_issues(pkgs, profile)
-        + arch_issues(pkgs, profile)
-        + wheel_issues(pkgs, profile)
-    )
-
-
 def _mm(version: str | None) -> str | None:
     key = version_key(version or "")
     if len(key) >= 2:
@@ -575,7 +565,7 @@ def variant_arch_warnings(torch: str, cuda: str, style: str, profile: MachinePro
     row = arch_row(torch, cuda)
     if row is None:
         return ()
-    out = {}
+    out: dict[tuple[str, str | None], str] = {}
     for gpu in profile.gpus:
         if gpu.compute_capability and runs_on(row, gpu.compute_capability) != "cubin":
             out.setdefault(

@@ -148,24 +148,24 @@ class MachineProfile:
             for i, p in enumerate(r.dicts("pythons"))
         )
         return cls(
-            host=r.str("host") or "",
-            os=r.str("os") or "",
-            platform=r.str("platform") or "",
-            machine=r.str("machine") or "",
-            kernel=r.str("kernel"),
-            distro=r.str("distro"),
-            glibc=r.str("glibc"),
-            macos=r.str("macos"),
-            cpu=r.str("cpu"),
-            archspec=r.str("archspec"),
-            cpu_level=r.str("cpu_level"),
-            driver=r.str("driver"),
-            driver_cuda=r.str("driver_cuda"),
-            driver_cuda_source=r.str("driver_cuda_source") or "",
+            host=r.string("host") or "",
+            os=r.string("os") or "",
+            platform=r.string("platform") or "",
+            machine=r.string("machine") or "",
+            kernel=r.string("kernel"),
+            distro=r.string("distro"),
+            glibc=r.string("glibc"),
+            macos=r.string("macos"),
+            cpu=r.string("cpu"),
+            archspec=r.string("archspec"),
+            cpu_level=r.string("cpu_level"),
+            driver=r.string("driver"),
+            driver_cuda=r.string("driver_cuda"),
+            driver_cuda_source=r.string("driver_cuda_source") or "",
             gpus=gpus,
-            gpu_source=r.str("gpu_source") or "",
+            gpu_source=r.string("gpu_source") or "",
             virtual_packages=vps,
-            virtual_packages_source=r.str("virtual_packages_source") or "",
+            virtual_packages_source=r.string("virtual_packages_source") or "",
             pythons=pythons,
             notes=tuple(r.strs("notes")),
         )
@@ -183,7 +183,7 @@ class _Reader:
             where=Where(file=self.where.file, key=key),
         )
 
-    def str(self, key: str) -> str | None:
+    def string(self, key: str) -> str | None:
         v = self.doc.get(key)
         if v is not None and not isinstance(v, str):
             raise self._bad(key, "a string", v)

@@ -1,0 +1,69 @@
+"""The package view shared by the CUDA and torch-pairing rules: one item per spec entry or
+locked/installed package, with the version, build and recorded dependencies those rules compare."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from envkit.checks._helpers import major_minor, mm_text, pinned_series, pip_pinned_version
+
+if TYPE_CHECKING:  # pragma: no cover
+    from envkit.model import EnvSpec, LockedPackage
+
+
+@dataclass(frozen=True)
+class BuildItem:
+    """One package (spec entry or installed/locked package) seen by cuda-mismatch and torch-pairing."""
+
+    name: str
+    manager: str
+    version: str | None  # exact or series version when known
+    build: str | None
+    line: int | None
+    label: str  # how to show it: `pytorch=2.1.0=cpu_...`, `torch==2.3.1+cu121`
+    runtime: tuple[str, str] | None = None  # (CUDA version, why): a pip wheel's locked CUDA runtime
+    depends: tuple[tuple[str, str], ...] = ()  # a locked or installed record's dependencies
+
+
+_RUNTIME_DEP = re.compile(r"^nvidia-cuda-runtime-cu\d+$")
+
+
+def wheel_runtime(depends: tuple[tuple[str, str], ...]) -> tuple[str, str] | None:
+    """The CUDA a pip wheel is built for, from the `nvidia-cuda-runtime-cuXX` version its locked
+    dependencies pin (PyPI's torch 2.3.1 wheel: `nvidia-cuda-runtime-cu12 12.1.105` -> "12.1")."""
+    for name, spec in depends:
+        if _RUNTIME_DEP.match(name):
+            mm = major_minor((spec or "").strip().lstrip("=").strip())
+            if mm:
+                return mm_text(mm), f"its {name} {spec.strip().lstrip('=').strip()}"
+    return None
+
+
+def items_of_spec(spec: EnvSpec) -> list[BuildItem]:
+    out = []
+    for d in spec.conda:
+        label = (d.raw or d.spec()).strip()
+        out.append(BuildItem(d.name, "conda", pinned_series(d), d.build, d.line, label))
+    for p in spec.pip:
+        if p.kind == "requirement" and p.name:
+            out.append(BuildItem(p.key or p.name, "pip", pip_pinned_version(p), None, p.line, p.text))
+    return out
+
+
+def items_of_packages(pkgs: Iterable[LockedPackage]) -> list[BuildItem]:
+    from envkit.conda.names import pep503
+
+    out = []
+    for p in pkgs:
+        if p.manager == "conda":
+            label = f"{p.name}={p.version}={p.build}" if p.build else f"{p.name}={p.version}"
+            out.append(BuildItem(p.name, "conda", p.version, p.build, p.line, label, depends=p.depends))
+        else:
+            name = pep503(p.name)
+            runtime = wheel_runtime(p.depends) if name == "torch" and p.depends else None
+            label = f"{p.name}=={p.version}"
+            out.append(BuildItem(name, "pip", p.version, None, p.line, label, runtime, p.depends))
+    return out

@@ -1,0 +1,378 @@
+"""cuda-mismatch: CUDA pins, CUDA builds and CPU builds of PyTorch that contradict each other."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
+
+from envkit.checks._build_items import BuildItem, items_of_packages, items_of_spec
+from envkit.checks._helpers import major_minor, mm_text
+from envkit.checks.core import Context, Hit, Target, rule
+from envkit.conda import families
+from envkit.model import EnvSpec, LiveEnv, Lock
+
+if TYPE_CHECKING:  # pragma: no cover
+    from envkit.templates.matrix import Matrix
+
+CUDA_PINS = families.CUDA_PINS
+TORCH_NAMES = families.TORCH_BUILDS
+_CU_INDEX = re.compile(r"download\.pytorch\.org/whl/(?:nightly/)?(?P<tag>cu\d{2,3}|cpu|rocm[\d.]+)\b")
+
+#: a pin's (item, CUDA version text): "12.1", or "12" for a major-only pin
+_Pin = tuple[BuildItem, str]
+
+
+@rule(
+    "cuda-mismatch",
+    severity="error",
+    summary="CPU PyTorch with CUDA pins, CUDA pins that contradict each other, a CUDA build newer "
+    "than the pinned CUDA, or pip `+cuXXX` against conda's CUDA.",
+    description="""
+        The CUDA pieces of an environment have to agree, and the solver does not always stop a
+        disagreement (pip packages and hand-edited exports bypass it).  Reported:
+
+        - a CPU build of PyTorch (`pytorch=*=cpu_*`, `cpuonly`, pip `torch==X+cpu`) together with
+          CUDA pins (`cuda-version`, `pytorch-cuda`, `cudatoolkit`): the GPU will not be used;
+        - CUDA pins that contradict each other: `cuda-version`, `cudatoolkit` and `pytorch-cuda`
+          of different major versions, or naming different major.minor versions
+          (`pytorch-cuda=12.1` with `cudatoolkit=11.8`): `cuda-version` constrains `cudatoolkit`
+          to its own major.minor, and `pytorch-cuda` pulls the nvidia channel's CUDA runtime of its
+          version beside the other one;
+        - a conda build (or a spec's build glob, `pytorch=2.5.1=cuda126*`) for a CUDA newer than
+          (or of another major version than) the pinned `cuda-version`/`cudatoolkit`, or a pytorch
+          channel build (`py3.9_cuda11.7_cudnn8.5.0_0`) different from the pinned `pytorch-cuda`
+          (those builds require exactly that one);
+        - (warning) `pytorch-cuda` beside a conda-forge pytorch build (`cuda112py39h..._200`,
+          `pytorch=*=cuda*`): it is the legacy pytorch channel's selector, which conda-forge's
+          builds ignore (they take their CUDA from `cuda-version`); it only adds the nvidia
+          channel's CUDA packages;
+        - pip `torch==2.1.0+cu121` (or a `download.pytorch.org/whl/cu121` index, or in a lock a
+          PyPI torch wheel whose recorded `nvidia-cuda-runtime-cu12` dependency says CUDA 12.1)
+          with a conda CUDA pin of another major version or an older one (`cudatoolkit=11.8`):
+          extensions compiled against conda's CUDA then fail torch's version check;
+        - `pytorch-cuda` (the legacy pytorch channel's CUDA selector) with a pytorch that channel
+          never built for that CUDA: any pytorch after 2.5, the channel's last release
+          (pytorch/pytorch#138506), or e.g. `pytorch=2.1` with `pytorch-cuda=12.4` (2.1 was built
+          for 11.8 and 12.1); conda then fails to solve or takes a build that ignores the selector;
+        - `torch`, `torchvision` and `torchaudio` versions that were not released together (from
+          the PyTorch compatibility matrix in `templates/pytorch/matrix.json`, and the
+          torchvision/torchaudio READMEs for releases before 1.12).
+
+        Versions are compared only where the file pins one (`=2.1`, `==2.1.0`, a locked version).
+        """,
+    example="""
+        channels: [pytorch, nvidia, conda-forge, nodefaults]
+        dependencies:
+          - python=3.11
+          - pytorch=2.1.0
+          - cpuonly
+          - pytorch-cuda=12.1
+        """,
+    example_fixed="""
+        channels: [pytorch, nvidia, conda-forge, nodefaults]
+        dependencies:
+          - python=3.11
+          - pytorch=2.1.0
+          - pytorch-cuda=12.1
+        """,
+)
+def cuda_mismatch(target: Target, ctx: Context) -> Iterator[Hit]:
+    m = target.model
+    if isinstance(m, EnvSpec):
+        options = [p.raw or p.text for p in m.pip if p.kind == "option"]
+        yield from _cuda_checks(items_of_spec(m), options, "")
+        return
+    if not isinstance(m, (Lock, LiveEnv)):
+        return
+    options = list(m.pip_options) if isinstance(m, Lock) else []
+    seen: set[tuple[int | None, str]] = set()
+    for platform, pkgs in target.packages_by_platform().items():
+        on = f" on {platform}" if isinstance(m, Lock) and platform and len(m.platforms) > 1 else ""
+        for hit in _cuda_checks(items_of_packages(pkgs), options, on):
+            if (hit.line, hit.message) not in seen:
+                seen.add((hit.line, hit.message))
+                yield hit
+
+
+def _cuda_checks(items: list[BuildItem], pip_options: list[str], on: str) -> Iterator[Hit]:
+    pins = _cuda_pins(items)
+    yield from _pin_conflicts(pins, on)
+    yield from _cpu_torch_with_pins(items, pins, on)
+    yield from _conda_builds_against_pins(items, pins, on)
+    yield from _pip_wheels_against_pins(items, pins, pip_options, on)
+    yield from _pytorch_channel(items, on)
+
+
+def _cuda_pins(items: list[BuildItem]) -> list[_Pin]:
+    """The conda CUDA pins (`cuda-version`, `pytorch-cuda`, `cudatoolkit`) that name a version."""
+    pins = []
+    for it in items:
+        if it.manager == "conda" and it.name in CUDA_PINS and it.version:
+            mm = major_minor(it.version)
+            if mm:
+                pins.append((it, mm_text(mm)))
+            elif re.fullmatch(r"\d+", it.version):  # `cuda-version=12`: the major version only
+                pins.append((it, it.version))
+    return pins
+
+
+def _cpu_torch_with_pins(items: list[BuildItem], pins: list[_Pin], on: str) -> Iterator[Hit]:
+    """A conda CPU build of pytorch (or `cpuonly`) beside CUDA pins."""
+    if not pins:
+        return
+    pin_text = ", ".join(p.label for p, _ in pins)
+    for it in items:
+        if it.manager != "conda" or not (it.name in TORCH_NAMES or it.name in ("cpuonly", "pytorch-mutex")):
+            continue
+        _cuda, _major, cpu = _cuda_of(it)
+        if cpu:
+            yield Hit(
+                it.line,
+                f"{it.label} selects a CPU build of PyTorch, but the environment pins CUDA ({pin_text}){on}",
+                (it.name,) + tuple(p.name for p, _ in pins),
+            )
+
+
+def _conda_builds_against_pins(items: list[BuildItem], pins: list[_Pin], on: str) -> Iterator[Hit]:
+    """Conda builds (or a spec's build globs) for another CUDA than the pins."""
+    for it in items:
+        if it.manager != "conda" or not it.build or it.name in CUDA_PINS:
+            continue
+        if "cu" not in it.build.lower():
+            continue
+        cuda, major_only, _cpu = _cuda_of(it)
+        if not cuda:
+            continue
+        for pin, pv in pins:
+            if (
+                pin.name == "pytorch-cuda"
+                and it.name == "pytorch"
+                and (_conda_forge_torch(it) or _after_pytorch_channel(it.version))
+            ):
+                continue  # said by _pytorch_channel: the selector cannot apply at all
+            exact = pin.name == "pytorch-cuda" and not major_only and "." in pv and it.name in TORCH_NAMES
+            bad = cuda != pv if exact else _newer_or_other_major(cuda, major_only, pv)
+            if bad:
+                what = f"CUDA {cuda}" + (".x" if major_only else "")
+                # a spec's build glob (`pytorch=2.5.1=cuda126*`) asks for such a build
+                built = f"selects a build for {what}" if "*" in it.build else f"is built for {what}"
+                yield Hit(
+                    it.line, f"{it.label} {built}, but {pin.label} pins CUDA {pv}{on}", (it.name, pin.name)
+                )
+
+
+def _pip_wheels_against_pins(
+    items: list[BuildItem], pins: list[_Pin], pip_options: list[str], on: str
+) -> Iterator[Hit]:
+    """pip torch wheels (a `+cuXXX` local version, a locked CUDA runtime, a CUDA index) for another
+    CUDA than conda's pins, and a pip CPU torch beside CUDA pins."""
+    index = _index_cuda(pip_options)
+    for it in items:
+        if it.manager != "pip" or it.name not in ("torch", "torchvision", "torchaudio"):
+            continue
+        cuda, cpu, source = _wheel_cuda(it, index)
+        if cpu and it.name == "torch" and pins:
+            yield Hit(
+                it.line,
+                f"{source} is a CPU build of PyTorch, but the environment pins CUDA "
+                f"({', '.join(p.label for p, _ in pins)}){on}",
+                (it.name,) + tuple(p.name for p, _ in pins),
+            )
+            continue
+        if not cuda:
+            continue
+        bad = [(pin, pv) for pin, pv in pins if _newer_or_other_major(cuda, False, pv)]
+        if len(bad) == 1:
+            pin, pv = bad[0]
+            yield Hit(
+                it.line,
+                f"pip {source} is built for CUDA {cuda}, but conda's {pin.label} provides CUDA {pv}{on}",
+                (it.name, pin.name),
+            )
+        elif bad:  # one finding for the wheel, naming every pin it disagrees with
+            versions = " and ".join(dict.fromkeys(pv for _, pv in bad))
+            yield Hit(
+                it.line,
+                f"pip {source} is built for CUDA {cuda}, but conda's CUDA pins "
+                f"provide CUDA {versions} ({', '.join(p.label for p, _ in bad)}){on}",
+                (it.name,) + tuple(p.name for p, _ in bad),
+            )
+
+
+def _wheel_cuda(item: BuildItem, index: tuple[str | None, str | None]) -> tuple[str | None, bool, str]:
+    """(CUDA version, CPU build?, how to show where that came from) of a pip torch wheel: its local
+    version, else its locked CUDA runtime, else the pip index it comes from."""
+    cuda, _major, cpu = _cuda_of(item)
+    source = item.label
+    index_cuda, index_text = index
+    if not cuda and not cpu and item.runtime:
+        cuda, why = item.runtime
+        source = f"{item.label} ({why})"
+    elif not cuda and not cpu and index_cuda:
+        if index_cuda == "cpu":
+            cpu = True
+        else:
+            cuda = index_cuda
+        source = f"{item.label} from {index_text}"
+    return cuda, cpu, source
+
+
+def _pin_conflicts(pins: list[tuple[BuildItem, str]], on: str) -> Iterator[Hit]:
+    """CUDA pins of different names that contradict each other, reported at the later one: another
+    major, or another major.minor where both name one.  conda-forge's `cuda-version` constrains
+    `cudatoolkit` to its own major.minor (no solve), and `pytorch-cuda` pulls the nvidia channel's
+    CUDA runtime of its version beside the other one (two CUDA runtimes in one environment)."""
+    for j, (b, bv) in enumerate(pins):
+        bad = []
+        for a, av in pins[:j]:
+            if a.name == b.name:
+                continue
+            ap, bp = av.split("."), bv.split(".")
+            if ap[0] != bp[0] or (len(ap) > 1 and len(bp) > 1 and av != bv):
+                bad.append((a, av))
+        if bad:
+            others = " and ".join(f"{a.label} pins CUDA {av}" for a, av in bad)
+            yield Hit(
+                b.line,
+                f"{b.label} pins CUDA {bv}, but {others}: the CUDA pins contradict each "
+                f"other (conda fails to solve, or installs two CUDA runtimes){on}",
+                tuple(a.name for a, _ in bad) + (b.name,),
+            )
+
+
+def _conda_forge_torch(item: BuildItem) -> bool:
+    """Whether a conda pytorch is (or a spec's build glob asks for) a conda-forge build:
+    `cuda112py39h..._200`, `cuda126_mkl_py312_...`, `cuda*`.  The pytorch channel's builds start
+    with the Python tag (`py3.9_cuda11.7_cudnn8.5.0_0`)."""
+    return (
+        item.manager == "conda"
+        and item.name == "pytorch"
+        and item.build is not None
+        and item.build.lower().startswith("cuda")
+    )
+
+
+def _pytorch_matrix() -> Matrix | None:
+    try:
+        from envkit.templates import load_matrix
+
+        return load_matrix()
+    except Exception:  # the matrix is optional data; without it the pytorch-channel check is skipped
+        return None
+
+
+def _after_pytorch_channel(version: str | None) -> bool:
+    """Whether a (non-nightly) pytorch `version` is newer than the pytorch channel's last release."""
+    mm = major_minor(version)
+    if mm is None or "dev" in (version or ""):
+        return False
+    matrix = _pytorch_matrix()
+    last = major_minor(matrix.pytorch_channel_last) if matrix is not None else None
+    return last is not None and mm > last
+
+
+def _pytorch_channel(items: list[BuildItem], on: str) -> Iterator[Hit]:
+    """`pytorch-cuda` is the legacy pytorch channel's CUDA selector: it only means something with a
+    pytorch that channel published for that CUDA (the template matrix's pytorch_channel rows).  The
+    channel stopped at 2.5 (pytorch/pytorch#138506): with `pytorch=2.7` the solver fails, or takes
+    another channel's pytorch, which ignores pytorch-cuda."""
+    selector = next((it for it in items if it.manager == "conda" and it.name == "pytorch-cuda"), None)
+    if selector is None:
+        return
+    forge = next((it for it in items if _conda_forge_torch(it)), None)
+    if forge is not None:
+        # pytorch-cuda is a metapackage of the pytorch channel that its own pytorch builds
+        # depend on; conda-forge's builds do not, and take their CUDA from cuda-version
+        cuda = f"CUDA {selector.version} " if selector.version else "CUDA "
+        yield Hit(
+            forge.line,
+            f"{forge.label} is a conda-forge build, which {selector.label} does not "
+            f"select or constrain (pytorch-cuda is the legacy pytorch channel's CUDA "
+            f"selector): it only adds the nvidia channel's {cuda}packages; drop it "
+            f"and pin the CUDA with cuda-version{on}",
+            (forge.name, selector.name),
+            severity="warning",
+        )
+        return
+    found = _conda_pytorch(items)
+    if found is None or "dev" in found[1]:  # pytorch-nightly kept going
+        return
+    torch, version, torch_mm = found
+    matrix = _pytorch_matrix()
+    if matrix is None:
+        return
+    minor = mm_text(torch_mm)
+    last = matrix.pytorch_channel_last
+    if _after_pytorch_channel(version):
+        yield Hit(
+            torch.line,
+            f"{torch.label} is newer than the pytorch channel's last release ({last}, "
+            f"pytorch/pytorch#138506), so {selector.label} selects nothing: conda "
+            f"fails to solve or installs another channel's pytorch, which ignores "
+            f"pytorch-cuda{on}",
+            (torch.name, selector.name),
+        )
+        return
+    row = next((r for r in matrix.pytorch_channel if r.torch == minor), None)
+    selected = major_minor(selector.version) if selector.version else None
+    if row is None or selected is None or (row.cuda_package or "pytorch-cuda") != "pytorch-cuda":
+        return
+    if mm_text(selected) not in row.cuda:
+        yield Hit(
+            selector.line,
+            f"the pytorch channel has no pytorch {minor} build for CUDA {mm_text(selected)} "
+            f"({selector.label}); it offers CUDA {', '.join(row.cuda)}{on}",
+            (torch.name, selector.name),
+        )
+
+
+def _conda_pytorch(items: list[BuildItem]) -> tuple[BuildItem, str, tuple[int, int]] | None:
+    """The first conda pytorch that pins a major.minor version, with that version."""
+    for it in items:
+        if it.manager == "conda" and it.name == "pytorch" and it.version:
+            mm = major_minor(it.version)
+            if mm:
+                return it, it.version, mm
+    return None
+
+
+def _cuda_of(item: BuildItem) -> tuple[str | None, bool, bool]:
+    """(CUDA version, major-only?, CPU build?) of an item's build string or pip local version."""
+    from envkit.conda.buildstr import decode
+
+    if item.manager == "pip":
+        info = decode(None, item.version, None)
+        return info.cuda, False, info.cpu
+    if not item.build:
+        return None, False, item.name == "cpuonly"
+    info = decode(item.build, item.version, item.name)
+    cpu = info.cpu and (item.name in TORCH_NAMES or item.name in ("cpuonly", "pytorch-mutex"))
+    # `cudnn=8.9.2.26=cuda11_0`, RAPIDS `cuda11_py39_...`: the build names the major version only
+    return info.cuda, info.cuda is not None and "." not in info.cuda, cpu
+
+
+def _index_cuda(texts: Iterable[str]) -> tuple[str | None, str | None]:
+    """(CUDA version, the option text) of a download.pytorch.org/whl/cuXYZ index, or (None, None);
+    ("cpu", text) for the CPU index."""
+    for t in texts:
+        m = _CU_INDEX.search(t)
+        if m:
+            tag = m.group("tag")
+            if tag.startswith("cu"):
+                from envkit.conda.buildstr import cuda_from_digits
+
+                return cuda_from_digits(tag[2:]), t
+            if tag == "cpu":
+                return "cpu", t
+    return None, None
+
+
+def _newer_or_other_major(build: str, major_only: bool, pin: str) -> bool:
+    b, p = build.split("."), pin.split(".")
+    if b[0] != p[0]:
+        return True
+    if major_only or len(p) == 1:
+        return False
+    bm, pm = major_minor(build), major_minor(pin)
+    return bm is not None and pm is not None and bm > pm
