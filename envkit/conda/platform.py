@@ -41,3 +41,43 @@ def python_of(prefix: str, platform: str) -> str:
     if platform.startswith("win-"):
         return os.path.join(prefix, "python.exe")
     return os.path.join(prefix, "bin", "python")
+
+
+#: the architecture part of a conda subdir -> PEP 508's platform_machine (on Linux and macOS)
+MACHINE = {
+    "64": "x86_64",
+    "aarch64": "aarch64",
+    "ppc64le": "ppc64le",
+    "arm64": "arm64",
+    "s390x": "s390x",
+    "32": "i686",
+    "armv7l": "armv7l",
+}
+
+
+def target_markers(platform: str, python_version: str) -> dict[str, str]:
+    """PEP 508 marker values of a conda `platform` running CPython `python_version`."""
+    os_part, _, arch = platform.partition("-")
+    machine = MACHINE.get(arch, arch)
+    xy = ".".join(python_version.split(".")[:2])
+    full = python_version if python_version.count(".") >= 2 else f"{xy}.0"
+    if os_part == "osx":
+        sysp, system, osname = "darwin", "Darwin", "posix"
+    elif os_part == "win":
+        sysp, system, osname = "win32", "Windows", "nt"
+        machine = {"x86_64": "AMD64", "arm64": "ARM64", "i686": "x86"}.get(machine, machine)
+    else:
+        sysp, system, osname = "linux", "Linux", "posix"
+    return {
+        "sys_platform": sysp,
+        "platform_system": system,
+        "os_name": osname,
+        "platform_machine": machine,
+        "python_version": xy,
+        "python_full_version": full,
+        "implementation_name": "cpython",
+        "implementation_version": full,
+        "platform_python_implementation": "CPython",
+        "platform_release": "",
+        "platform_version": "",
+    }

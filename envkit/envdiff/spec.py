@@ -22,7 +22,7 @@ from envkit.envdiff.pip_origin import (
 )
 from envkit.envdiff.records import Change, PackageState, SpecCheck
 from envkit.envdiff.sides import _base_dir, _Side
-from envkit.envdiff.versions import _major_minor, _pep440, _split_local
+from envkit.envdiff.versions import _pep440, _split_local
 from envkit.model import CondaDep, EnvSpec, LockedPackage, PipDep
 
 _Index = dict[tuple[str, str], LockedPackage]
@@ -264,43 +264,15 @@ def _installed_by(manager: str, found: str, wanted: str) -> str:
     return f"installed by {manager} as {found}"
 
 
-_SYS = {"linux": ("linux", "Linux"), "osx": ("darwin", "Darwin"), "win": ("win32", "Windows")}
-
-
-_MACHINE = {
-    "64": "x86_64",
-    "aarch64": "aarch64",
-    "arm64": "arm64",
-    "ppc64le": "ppc64le",
-    "32": "i686",
-    "s390x": "s390x",
-}
-
-
 def _marker_env(side: _Side) -> dict | None:
     """PEP 508 marker variables for the concrete side's platform and Python, or None if unknown."""
+    from envkit.conda.platform import target_markers
+
     plat = side.info.platform
-    if not plat or "-" not in plat:
-        return None
-    fam, arch = plat.split("-", 1)
-    if fam not in _SYS:
-        return None
-    sys_platform, system = _SYS[fam]
-    env = {
-        "sys_platform": sys_platform,
-        "platform_system": system,
-        "os_name": "nt" if fam == "win" else "posix",
-        "platform_machine": "AMD64" if plat == "win-64" else _MACHINE.get(arch, arch),
-    }
     py = _python_of(side)
-    if py:
-        env["python_version"] = _major_minor(py)
-        env["python_full_version"] = py
-        env["implementation_name"] = "cpython"
-        env["platform_python_implementation"] = "CPython"
-    else:
+    if not plat or plat.partition("-")[0] not in ("linux", "osx", "win") or not py:
         return None
-    return env
+    return target_markers(plat, py)
 
 
 def _spec_entries(spec: EnvSpec) -> dict[tuple[str, str], tuple[PackageState, int | None]]:

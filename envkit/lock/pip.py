@@ -10,47 +10,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from envkit.conda.names import pep503
+from envkit.conda.platform import MACHINE, target_markers
 from envkit.errors import BackendError, UsageError, Where
 from envkit.lock.virtual import DEFAULT_VIRTUAL_PACKAGES, VirtualPackage, vp_value
 from envkit.model import EnvSpec, LockedPackage, PipDep
-
-_MACHINE = {
-    "64": "x86_64",
-    "aarch64": "aarch64",
-    "ppc64le": "ppc64le",
-    "arm64": "arm64",
-    "s390x": "s390x",
-    "32": "i686",
-    "armv7l": "armv7l",
-}
-
-
-def target_markers(platform: str, python_version: str) -> dict[str, str]:
-    """PEP 508 marker values of a conda `platform` running CPython `python_version`."""
-    os_part, _, arch = platform.partition("-")
-    machine = _MACHINE.get(arch, arch)
-    xy = ".".join(python_version.split(".")[:2])
-    full = python_version if python_version.count(".") >= 2 else f"{xy}.0"
-    if os_part == "osx":
-        sysp, system, osname = "darwin", "Darwin", "posix"
-    elif os_part == "win":
-        sysp, system, osname = "win32", "Windows", "nt"
-        machine = {"x86_64": "AMD64", "arm64": "ARM64", "i686": "x86"}.get(machine, machine)
-    else:
-        sysp, system, osname = "linux", "Linux", "posix"
-    return {
-        "sys_platform": sysp,
-        "platform_system": system,
-        "os_name": osname,
-        "platform_machine": machine,
-        "python_version": xy,
-        "python_full_version": full,
-        "implementation_name": "cpython",
-        "implementation_version": full,
-        "platform_python_implementation": "CPython",
-        "platform_release": "",
-        "platform_version": "",
-    }
 
 
 def wheel_platform_tags(platform: str, virtual_packages: Sequence[VirtualPackage] = ()) -> list[str]:
@@ -58,7 +21,7 @@ def wheel_platform_tags(platform: str, virtual_packages: Sequence[VirtualPackage
     `__glibc` virtual package's version (manylinux_2_X ... 2_5 and the legacy aliases); macOS tags
     from `__osx`'s version."""
     os_part, _, arch = platform.partition("-")
-    machine = _MACHINE.get(arch, arch)
+    machine = MACHINE.get(arch, arch)
     tags: list[str] = []
     if os_part == "linux":
         glibc = vp_value(virtual_packages, "__glibc") or DEFAULT_VIRTUAL_PACKAGES.get(platform, {}).get(
