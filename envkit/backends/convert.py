@@ -168,8 +168,8 @@ def history_fallback(env: LiveEnv) -> bool:
 def live_to_lock(env: LiveEnv) -> Lock:
     """`env` as a one-platform Lock (kind "live"): conda packages then pip packages, in name order,
     channels as `export_channels`; its metadata records the editable pip packages and the
-    variables (secrets redacted) as `envkit lock` does (`envkit.lock.lock_metadata`)."""
-    from envkit.lock import lock_metadata
+    variables (secrets redacted) as `envkit lock` does (`envkit.backends.lock_metadata`)."""
+    from envkit.backends.lock_metadata import lock_metadata
 
     conda = sorted(env.conda_packages(), key=lambda p: p.name)
     pip = sorted(env.pip_packages(), key=lambda p: (p.name.lower(), p.version))

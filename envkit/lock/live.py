@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from envkit.backends.lock_metadata import lock_metadata
 from envkit.conda.names import pep503
 from envkit.lock.artifacts import index_placeholder_url
 from envkit.lock.content_hash import spec_content_hash
-from envkit.lock.metadata import lock_metadata
 from envkit.lock.packages import sort_packages
 from envkit.model import CondaDep, EnvSpec, LiveEnv, Lock, LockedPackage, PipDep
 from envkit.urls import redact_variables
