@@ -48,6 +48,38 @@ def _kill_group(proc: subprocess.Popen) -> None:
         pass
 
 
+def _start(
+    argv: tuple[str, ...],
+    label: str,
+    *,
+    stdin: int,
+    env: Mapping[str, str] | None,
+    cwd: str | os.PathLike[str] | None,
+    bufsize: int = -1,
+) -> subprocess.Popen[str]:
+    """Start `argv` as text in a new process group; BackendError when it cannot be started."""
+    try:
+        return subprocess.Popen(
+            argv,
+            stdin=stdin,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=dict(env) if env is not None else None,
+            cwd=cwd,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+            start_new_session=True,
+            bufsize=bufsize,
+        )
+    except FileNotFoundError:
+        raise BackendError(
+            f"{label}: executable not found: {argv[0]}", hint="install it, or put it on PATH"
+        ) from None
+    except PermissionError:
+        raise BackendError(f"{label}: not executable: {argv[0]}") from None
+
+
 def run(
     argv: Sequence[str],
     *,
@@ -67,25 +99,8 @@ def run(
     argv = tuple(str(a) for a in argv)
     label = what or os.path.basename(argv[0])
     start = time.monotonic()
-    try:
-        proc = subprocess.Popen(
-            argv,
-            stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=dict(env) if env is not None else None,
-            cwd=cwd,
-            text=True,
-            encoding="utf-8",
-            errors="replace",
-            start_new_session=True,
-        )
-    except FileNotFoundError:
-        raise BackendError(
-            f"{label}: executable not found: {argv[0]}", hint="install it, or put it on PATH"
-        ) from None
-    except PermissionError:
-        raise BackendError(f"{label}: not executable: {argv[0]}") from None
+    stdin = subprocess.PIPE if input is not None else subprocess.DEVNULL
+    proc = _start(argv, label, stdin=stdin, env=env, cwd=cwd)
     try:
         out, err = proc.communicate(input=input, timeout=timeout)
         timed_out = False
@@ -136,74 +151,14 @@ def stream(
     in the group when the program ends (daemonised workers) are killed too.  Never raises for a
     non-zero exit; raises BackendError only when the program cannot be started.
     """
-    import queue
-    import threading
-
     argv = tuple(str(a) for a in argv)
     label = what or os.path.basename(argv[0])
     start = time.monotonic()
-    try:
-        proc = subprocess.Popen(
-            argv,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=dict(env) if env is not None else None,
-            cwd=cwd,
-            text=True,
-            encoding="utf-8",
-            errors="replace",
-            start_new_session=True,
-            bufsize=1,
-        )
-    except FileNotFoundError:
-        raise BackendError(
-            f"{label}: executable not found: {argv[0]}", hint="install it, or put it on PATH"
-        ) from None
-    except PermissionError:
-        raise BackendError(f"{label}: not executable: {argv[0]}") from None
-    lines: queue.Queue[str | None] = queue.Queue()
-    out_parts: list[str] = []
-    err_parts: list[str] = []
-
-    def read_out() -> None:
-        for line in proc.stdout:  # type: ignore[union-attr]
-            lines.put(line)
-        lines.put(None)
-
-    def read_err() -> None:
-        for line in proc.stderr:  # type: ignore[union-attr]
-            err_parts.append(line)
-
-    readers = [threading.Thread(target=read_out, daemon=True), threading.Thread(target=read_err, daemon=True)]
-    for t in readers:
-        t.start()
+    proc = _start(argv, label, stdin=subprocess.DEVNULL, env=env, cwd=cwd, bufsize=1)
+    pipes = _Pipes(proc)
     hard = start + timeout if timeout is not None else None
-    timed_out = False
-    eof = False
     try:
-        while True:
-            try:
-                line = lines.get(timeout=0.1)
-            except queue.Empty:
-                line = ""
-            if line is None:
-                eof = True
-            elif line:
-                out_parts.append(line)
-                if on_line is not None:
-                    on_line(line.rstrip("\n"))
-            if eof and proc.poll() is not None:
-                break
-            now = time.monotonic()
-            soft = deadline() if deadline is not None else None
-            if (hard is not None and now > hard) or (soft is not None and now > soft):
-                timed_out = True
-                _kill_group(proc)
-                break
-            if proc.poll() is not None and not eof:
-                # The program ended but something it started still holds stdout: end the group.
-                _kill_group(proc)
+        timed_out = _pump(proc, pipes, on_line, lambda now: _past(now, hard, deadline))
     except BaseException:
         _kill_group(proc)
         proc.wait()
@@ -211,17 +166,99 @@ def stream(
     finally:
         _kill_group(proc)
     proc.wait()
-    for t in readers:
-        t.join(timeout=5)
-    while True:  # lines that arrived after the loop stopped
-        try:
-            line = lines.get_nowait()
-        except queue.Empty:
-            break
-        if line:
-            out_parts.append(line)
-            if on_line is not None and not timed_out:
-                on_line(line.rstrip("\n"))
+    pipes.join()
+    pipes.drain(None if timed_out else on_line)
     return Result(
-        argv, proc.returncode, "".join(out_parts), "".join(err_parts), time.monotonic() - start, timed_out
+        argv, proc.returncode, "".join(pipes.out), "".join(pipes.err), time.monotonic() - start, timed_out
     )
+
+
+def _past(now: float, hard: float | None, deadline: Callable[[], float | None] | None) -> bool:
+    """Whether `now` is past the overall limit `hard` or the caller's `deadline()`."""
+    soft = deadline() if deadline is not None else None
+    return (hard is not None and now > hard) or (soft is not None and now > soft)
+
+
+class _Pipes:
+    """A started program's stdout, line by line through a queue (None at its end), and its stderr,
+    each read by a daemon thread so that neither pipe fills up."""
+
+    def __init__(self, proc: subprocess.Popen[str]) -> None:
+        import queue
+        import threading
+
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        self.out: list[str] = []
+        self.err: list[str] = []
+        self._proc = proc
+        self._readers = [
+            threading.Thread(target=self._read_out, daemon=True),
+            threading.Thread(target=self._read_err, daemon=True),
+        ]
+        for t in self._readers:
+            t.start()
+
+    def _read_out(self) -> None:
+        assert self._proc.stdout is not None  # started with stdout=PIPE
+        for line in self._proc.stdout:
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def _read_err(self) -> None:
+        assert self._proc.stderr is not None  # started with stderr=PIPE
+        for line in self._proc.stderr:
+            self.err.append(line)
+
+    def next_line(self) -> str | None:
+        """The next stdout line, "" when none came within a tenth of a second, None at the end."""
+        import queue
+
+        try:
+            return self.lines.get(timeout=0.1)
+        except queue.Empty:
+            return ""
+
+    def join(self) -> None:
+        for t in self._readers:
+            t.join(timeout=5)
+
+    def drain(self, on_line: Callable[[str], None] | None) -> None:
+        """Keep the lines that arrived after the loop stopped (passed to `on_line` when given)."""
+        import queue
+
+        while True:
+            try:
+                line = self.lines.get_nowait()
+            except queue.Empty:
+                break
+            if line:
+                self.out.append(line)
+                if on_line is not None:
+                    on_line(line.rstrip("\n"))
+
+
+def _pump(
+    proc: subprocess.Popen[str],
+    pipes: _Pipes,
+    on_line: Callable[[str], None] | None,
+    expired: Callable[[float], bool],
+) -> bool:
+    """Pass stdout lines to `on_line` until the program ends and its stdout closes; True when
+    `expired(now)` stopped it first (the group is killed then)."""
+    eof = False
+    while True:
+        line = pipes.next_line()
+        if line is None:
+            eof = True
+        elif line:
+            pipes.out.append(line)
+            if on_line is not None:
+                on_line(line.rstrip("\n"))
+        if eof and proc.poll() is not None:
+            return False
+        if expired(time.monotonic()):
+            _kill_group(proc)
+            return True
+        if proc.poll() is not None and not eof:
+            # The program ended but something it started still holds stdout: end the group.
+            _kill_group(proc)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -102,7 +103,7 @@ class Config:
             from envkit.conda.channels import parse_channel
 
             set_(self, "allowed_channels", tuple(parse_channel(c).name for c in allowed))
-        names: dict[str, tuple[str, ...]] = {}
+        pypi_names: dict[str, tuple[str, ...]] = {}
         for conda, pypi in _mapping(
             "pypi_names", self.pypi_names, "a dict of conda name -> PyPI names"
         ).items():
@@ -110,8 +111,8 @@ class Config:
                 raise TypeError(
                     f"Config pypi_names keys must be conda names (str), not {type(conda).__name__}"
                 )
-            names[conda.lower()] = _names(f"pypi_names[{conda!r}]", pypi, what="PyPI names")
-        set_(self, "pypi_names", names)
+            pypi_names[conda.lower()] = _names(f"pypi_names[{conda!r}]", pypi, what="PyPI names")
+        set_(self, "pypi_names", pypi_names)
         if self.source is not None and not isinstance(self.source, str):
             raise TypeError(f"Config source must be a str or None, not {type(self.source).__name__}")
 
@@ -201,10 +202,10 @@ def load_config(path: str | os.PathLike[str] | None = None, *, start: str | None
     p = Path(path) if path is not None else find_config(start)
     if p is None:
         return Config()
-    try:
+    if sys.version_info >= (3, 11):
         import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef]
+    else:
+        import tomli as tomllib
     from envkit.io import read_text
 
     text = read_text(p)
@@ -225,100 +226,22 @@ def parse_config(
     table: dict, *, source: str | None = None, prefix: str = "", text: str | None = None
 ) -> Config:
     """Validate a `[tool.envkit]` table (already parsed from TOML) into a Config."""
-    from envkit.rule_names import RULE_ORDER as rules
-    from envkit.rule_names import SEVERITIES
-
-    def where(key: str) -> Where:
-        full = f"{prefix}.{key}" if prefix else key
-        return Where(file=source, line=_line_of(text, key), key=full)
-
     if not isinstance(table, dict):
         raise ConfigError("[tool.envkit] must be a table", where=Where(file=source))
-    norm: dict[str, object] = {}
-    for k, v in table.items():
-        nk = k.replace("_", "-")
-        if nk not in _KEYS:
-            raise ConfigError(
-                f"unknown configuration key {k!r}", where=where(k), hint="known keys: " + ", ".join(_KEYS)
-            )
-        norm[nk] = v
-
-    def rule_list(key: str) -> tuple[str, ...]:
-        value = norm[key]
-        if isinstance(value, str):
-            value = [value]
-        if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
-            raise ConfigError(f"{key} must be a list of rule names", where=where(key))
-        for name in value:
-            if name not in rules:
-                raise ConfigError(
-                    f"unknown rule {name!r} in {key}",
-                    where=where(key),
-                    hint="`envkit check --list-rules` lists the rules",
-                )
-        return tuple(value)
-
-    select = rule_list("select") if "select" in norm else None
+    t = _Table(table, source=source, prefix=prefix, text=text)
+    select = t.rule_list("select") if "select" in t.norm else None
     if select == ():
         # an empty selection runs no rule and passes every file: never what a project means
         raise ConfigError(
             "select is empty, so no rule would run",
-            where=where("select"),
+            where=t.where("select"),
             hint="list rule names, or remove `select` to run every rule",
         )
-    ignore = rule_list("ignore") if "ignore" in norm else ()
-    severity: dict[str, str] = {}
-    if "severity" in norm:
-        sev = norm["severity"]
-        if not isinstance(sev, dict):
-            raise ConfigError(
-                'severity must be a table of rule = "error|warning|info"', where=where("severity")
-            )
-        for name, level in sev.items():
-            if name not in rules:
-                raise ConfigError(
-                    f"unknown rule {name!r} in severity",
-                    where=where("severity"),
-                    hint="`envkit check --list-rules` lists the rules",
-                )
-            if level not in SEVERITIES:
-                raise ConfigError(
-                    f"severity of {name} must be one of {', '.join(SEVERITIES)}, not {level!r}",
-                    where=where("severity"),
-                )
-            severity[name] = level
-    fail_on = None
-    if "fail-on" in norm:
-        fail_on = norm["fail-on"]
-        if fail_on not in SEVERITIES:
-            raise ConfigError(
-                f"fail-on must be one of {', '.join(SEVERITIES)}, not {fail_on!r}", where=where("fail-on")
-            )
-    allowed = None
-    if "allowed-channels" in norm:
-        value = norm["allowed-channels"]
-        if not isinstance(value, list) or not all(isinstance(x, str) and x for x in value):
-            raise ConfigError(
-                "allowed-channels must be a list of channel names", where=where("allowed-channels")
-            )
-        from envkit.conda.channels import parse_channel
-
-        allowed = tuple(parse_channel(x).name for x in value)
-    names: dict[str, tuple[str, ...]] = {}
-    if "pypi-names" in norm:
-        value = norm["pypi-names"]
-        if not isinstance(value, dict):
-            raise ConfigError(
-                'pypi-names must be a table of conda-name = ["pypi-name", ...]', where=where("pypi-names")
-            )
-        for conda, pypi in value.items():
-            if isinstance(pypi, str):
-                pypi = [pypi]
-            if not isinstance(pypi, list) or not all(isinstance(x, str) and x for x in pypi):
-                raise ConfigError(
-                    f"pypi-names.{conda} must be a list of PyPI names", where=where("pypi-names")
-                )
-            names[conda.lower()] = tuple(pypi)
+    ignore = t.rule_list("ignore") if "ignore" in t.norm else ()
+    severity = t.severity()
+    fail_on = t.fail_on()
+    allowed = t.allowed_channels()
+    names = t.pypi_names()
     return Config(
         select=select,
         ignore=ignore,
@@ -328,6 +251,116 @@ def parse_config(
         fail_on=fail_on,
         source=source,
     )
+
+
+class _Table:
+    """A `[tool.envkit]` table with its keys normalized (`_` -> `-`, unknown ones refused), each
+    value checked by the method of its key; errors name the file, line and key."""
+
+    def __init__(self, table: dict, *, source: str | None, prefix: str, text: str | None) -> None:
+        self.source, self.prefix, self.text = source, prefix, text
+        self.norm: dict[str, object] = {}
+        for k, v in table.items():
+            nk = k.replace("_", "-")
+            if nk not in _KEYS:
+                raise ConfigError(
+                    f"unknown configuration key {k!r}",
+                    where=self.where(k),
+                    hint="known keys: " + ", ".join(_KEYS),
+                )
+            self.norm[nk] = v
+
+    def where(self, key: str) -> Where:
+        full = f"{self.prefix}.{key}" if self.prefix else key
+        return Where(file=self.source, line=_line_of(self.text, key), key=full)
+
+    def _unknown_rule(self, name: object, key: str) -> ConfigError:
+        return ConfigError(
+            f"unknown rule {name!r} in {key}",
+            where=self.where(key),
+            hint="`envkit check --list-rules` lists the rules",
+        )
+
+    def rule_list(self, key: str) -> tuple[str, ...]:
+        from envkit.rule_names import RULE_ORDER as rules
+
+        value = self.norm[key]
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
+            raise ConfigError(f"{key} must be a list of rule names", where=self.where(key))
+        for name in value:
+            if name not in rules:
+                raise self._unknown_rule(name, key)
+        return tuple(value)
+
+    def severity(self) -> dict[str, str]:
+        from envkit.rule_names import RULE_ORDER as rules
+        from envkit.rule_names import SEVERITIES
+
+        severity: dict[str, str] = {}
+        if "severity" not in self.norm:
+            return severity
+        sev = self.norm["severity"]
+        if not isinstance(sev, dict):
+            raise ConfigError(
+                'severity must be a table of rule = "error|warning|info"', where=self.where("severity")
+            )
+        for name, level in sev.items():
+            if name not in rules:
+                raise self._unknown_rule(name, "severity")
+            if level not in SEVERITIES:
+                raise ConfigError(
+                    f"severity of {name} must be one of {', '.join(SEVERITIES)}, not {level!r}",
+                    where=self.where("severity"),
+                )
+            severity[name] = level
+        return severity
+
+    def fail_on(self) -> str | None:
+        from envkit.rule_names import SEVERITIES
+
+        if "fail-on" not in self.norm:
+            return None
+        fail_on = self.norm["fail-on"]
+        if not isinstance(fail_on, str) or fail_on not in SEVERITIES:
+            raise ConfigError(
+                f"fail-on must be one of {', '.join(SEVERITIES)}, not {fail_on!r}",
+                where=self.where("fail-on"),
+            )
+        return fail_on
+
+    def allowed_channels(self) -> tuple[str, ...] | None:
+        if "allowed-channels" not in self.norm:
+            return None
+        value = self.norm["allowed-channels"]
+        if not isinstance(value, list) or not all(isinstance(x, str) and x for x in value):
+            raise ConfigError(
+                "allowed-channels must be a list of channel names", where=self.where("allowed-channels")
+            )
+        from envkit.conda.channels import parse_channel
+
+        return tuple(parse_channel(x).name for x in value)
+
+    def pypi_names(self) -> dict[str, tuple[str, ...]]:
+        names: dict[str, tuple[str, ...]] = {}
+        if "pypi-names" not in self.norm:
+            return names
+        value = self.norm["pypi-names"]
+        if not isinstance(value, dict):
+            raise ConfigError(
+                'pypi-names must be a table of conda-name = ["pypi-name", ...]',
+                where=self.where("pypi-names"),
+            )
+        for conda, pypi in value.items():
+            if isinstance(pypi, str):
+                pypi = [pypi]
+            if not isinstance(pypi, list) or not all(isinstance(x, str) and x for x in pypi):
+                raise ConfigError(
+                    f"pypi-names.{conda} must be a list of PyPI names", where=self.where("pypi-names")
+                )
+            names[conda.lower()] = tuple(pypi)
+        return names
 
 
 def _line_of(text: str | None, key: str) -> int | None:

@@ -61,6 +61,7 @@ def open_env(
             from envkit.backends.envs import resolve_name
 
             prefix = resolve_name(name, env, conda_exe=exe)
+        assert prefix is not None  # given, resolved from the name, or the active environment
         return read_prefix(prefix, name=name, environ=env, strict=strict)
     from envkit.backends.condacli import DEFAULT_TIMEOUT, CondaCli, find_executable
 

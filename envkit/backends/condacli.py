@@ -32,18 +32,35 @@ libmamba), and the mapping takes each as it is:
 
 from __future__ import annotations
 
+import builtins
 import json
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal, overload
 
 from envkit.errors import BackendError
-from envkit.model import Channel, LiveEnv, LockedPackage, PipDist
+from envkit.model import Channel, CondaDep, LiveEnv, LockedPackage, PipDist
 
 BACKENDS = ("conda", "mamba", "micromamba")
 DEFAULT_TIMEOUT = 120.0
 
 
+@overload
+def find_executable(
+    backend: str | None,
+    *,
+    exe: str | None = None,
+    environ: Mapping[str, str] | None = None,
+    required: Literal[True] = True,
+) -> str: ...
+@overload
+def find_executable(
+    backend: str | None,
+    *,
+    exe: str | None = None,
+    environ: Mapping[str, str] | None = None,
+    required: bool,
+) -> str | None: ...
 def find_executable(
     backend: str | None,
     *,
@@ -165,7 +182,7 @@ class CondaCli:
             raise BackendError(f"{os.path.basename(self.exe)} info --json: expected an object")
         return data
 
-    def env_list(self) -> list[str]:
+    def env_list(self) -> builtins.list[str]:
         data = self.json("env", "list", "--json")
         envs = data.get("envs") if isinstance(data, dict) else None
         if not isinstance(envs, list):
@@ -311,14 +328,40 @@ def live_env_from_cli(
     the export not among them; channel_priority from the .condarc search path."""
     from envkit.backends.native import channels_and_priority
     from envkit.backends.prefix_scan import condarc_files
-    from envkit.conda.channels import is_defaults, parse_channel
-    from envkit.conda.matchspec import parse_spec
-    from envkit.errors import InvalidSpecError
-    from envkit.urls import redact_url
 
     platform = str(info.get("platform") or "")
     the_prefix = str(exported.get("prefix") or prefix or "")
     warnings: list[str] = []
+    requested = _history_requested(history, backend, warnings)
+    packages, pips, python_version = _listed_packages(listing, platform, {d.name for d in requested})
+    env = os.environ if environ is None else environ
+    _, priority = channels_and_priority(
+        {"condarc": condarc_files(the_prefix, environ=env), "environ": dict(env)}
+    )
+    variables = exported.get("variables") or {}
+    return LiveEnv(
+        prefix=the_prefix,
+        name=name or str(exported.get("name") or "") or None,
+        platform=platform,
+        packages=tuple(packages),
+        pip_dists=tuple(pips),
+        requested=tuple(requested),
+        channels=tuple(_configured_channels(info, exported)),
+        channel_priority=priority,
+        variables=tuple((str(k), str(v)) for k, v in variables.items())
+        if isinstance(variables, dict)
+        else (),
+        python_version=python_version,
+        warnings=tuple(warnings),
+        backend=backend,
+    )
+
+
+def _history_requested(history: Mapping, backend: str, warnings: list[str]) -> list[CondaDep]:
+    """The specs of `env export --from-history`; one envkit cannot read is a warning."""
+    from envkit.conda.matchspec import parse_spec
+    from envkit.errors import InvalidSpecError
+
     requested = []
     for d in history.get("dependencies") or ():
         if isinstance(d, str):
@@ -326,7 +369,14 @@ def live_env_from_cli(
                 requested.append(parse_spec(d))
             except InvalidSpecError as exc:
                 warnings.append(f"{backend} env export --from-history: ignored {d!r}: {exc.message}")
-    req_names = {d.name for d in requested}
+    return requested
+
+
+def _listed_packages(
+    listing: list[dict], platform: str, requested: set[str]
+) -> tuple[list[LockedPackage], list[PipDist], str | None]:
+    """(packages: conda ones in name order then pip ones, pip distributions, python's version)
+    from the `list --json` entries."""
     packages: list[LockedPackage] = []
     pips: list[PipDist] = []
     python_version = None
@@ -340,32 +390,41 @@ def live_env_from_cli(
             continue
         if n == "python":
             python_version = version
-        chan, url = _channel_and_url(e)
-        packages.append(
-            LockedPackage(
-                manager="conda",
-                name=n,
-                version=version,
-                build=str(e.get("build_string") or ""),
-                build_number=e.get("build_number"),
-                channel=chan,
-                platform=platform,
-                subdir=e.get("platform") or None,
-                url=redact_url(url)[0] if url else None,
-                md5=_hash(e.get("md5"), 32),
-                sha256=_hash(e.get("sha256"), 64),
-                requested=n in req_names,
-            )
-        )
+        packages.append(_listed_conda_package(e, n, version, platform, n in requested))
     packages.sort(key=lambda p: p.name)
     pips.sort(key=lambda d: d.name.lower())
     packages += [
         LockedPackage(manager="pip", name=d.name, version=d.version, platform=platform) for d in pips
     ]
-    env = os.environ if environ is None else environ
-    _, priority = channels_and_priority(
-        {"condarc": condarc_files(the_prefix, environ=env), "environ": dict(env)}
+    return packages, pips, python_version
+
+
+def _listed_conda_package(
+    e: Mapping, name: str, version: str, platform: str, requested: bool
+) -> LockedPackage:
+    from envkit.urls import redact_url
+
+    chan, url = _channel_and_url(e)
+    return LockedPackage(
+        manager="conda",
+        name=name,
+        version=version,
+        build=str(e.get("build_string") or ""),
+        build_number=e.get("build_number"),
+        channel=chan,
+        platform=platform,
+        subdir=e.get("platform") or None,
+        url=redact_url(url)[0] if url else None,
+        md5=_hash(e.get("md5"), 32),
+        sha256=_hash(e.get("sha256"), 64),
+        requested=requested,
     )
+
+
+def _configured_channels(info: Mapping, exported: Mapping) -> list[Channel]:
+    """`info`'s channels (conda's priority order), then the export's others; `defaults` once."""
+    from envkit.conda.channels import is_defaults, parse_channel
+
     channels: list[Channel] = []
     seen: set[str] = set()
     for text in list(info.get("channels") or ()) + list(exported.get("channels") or ()):
@@ -377,20 +436,4 @@ def live_env_from_cli(
         if ch.name not in seen:
             seen.add(ch.name)
             channels.append(ch)
-    variables = exported.get("variables") or {}
-    return LiveEnv(
-        prefix=the_prefix,
-        name=name or str(exported.get("name") or "") or None,
-        platform=platform,
-        packages=tuple(packages),
-        pip_dists=tuple(pips),
-        requested=tuple(requested),
-        channels=tuple(channels),
-        channel_priority=priority,
-        variables=tuple((str(k), str(v)) for k, v in variables.items())
-        if isinstance(variables, dict)
-        else (),
-        python_version=python_version,
-        warnings=tuple(warnings),
-        backend=backend,
-    )
+    return channels

@@ -85,27 +85,19 @@ def pip_entry(dist: PipDist) -> PipDep:
     `-e git+URL@commit#egg=name`; editable local checkouts: `-e /path`; other direct URLs:
     `name @ URL`.  Credentials in URLs are replaced by placeholders.
     """
-    from envkit.errors import InvalidSpecError
-    from envkit.formats.pipreq import parse_pip_entry
+    from dataclasses import replace
+
+    from envkit.backends.pip_entries import pip_install_url, pip_requirement
     from envkit.urls import redact_url
 
-    text = f"{dist.name}=={dist.version}"
-    if dist.url:
-        url = redact_url(dist.url)[0]
-        if dist.vcs:
-            vcs_url = url if url.startswith(f"{dist.vcs}+") else f"{dist.vcs}+{url}"
-            if dist.commit:
-                vcs_url = f"{vcs_url}@{dist.commit}"
-            text = f"-e {vcs_url}#egg={dist.name}" if dist.editable else f"{dist.name} @ {vcs_url}"
-        elif dist.editable:
-            text = f"-e {_file_path(url)}"
-        else:
-            text = f"{dist.name} @ {url}"
-    try:
-        return parse_pip_entry(text)
-    except InvalidSpecError:
-        # a version PEP 440 no longer accepts is kept as text, never dropped
-        return PipDep(kind="requirement", text=text, name=dist.name, specifier=f"=={dist.version}")
+    if not dist.url:
+        return pip_requirement(dist.name, dist.version)
+    url = pip_install_url(replace(dist, url=redact_url(dist.url)[0])) or ""
+    if dist.vcs and dist.editable:
+        return pip_requirement(dist.name, dist.version, editable=f"{url}#egg={dist.name}")
+    if dist.editable:
+        return pip_requirement(dist.name, dist.version, editable=_file_path(url))
+    return pip_requirement(dist.name, dist.version, url=url)
 
 
 def _file_path(url: str) -> str:
@@ -176,8 +168,8 @@ def history_fallback(env: LiveEnv) -> bool:
 def live_to_lock(env: LiveEnv) -> Lock:
     """`env` as a one-platform Lock (kind "live"): conda packages then pip packages, in name order,
     channels as `export_channels`; its metadata records the editable pip packages and the
-    variables (secrets redacted) as `envkit lock` does (`envkit.lock.lock_metadata`)."""
-    from envkit.lock import lock_metadata
+    variables (secrets redacted) as `envkit lock` does (`envkit.backends.lock_metadata`)."""
+    from envkit.backends.lock_metadata import lock_metadata
 
     conda = sorted(env.conda_packages(), key=lambda p: p.name)
     pip = sorted(env.pip_packages(), key=lambda p: (p.name.lower(), p.version))

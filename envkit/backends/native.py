@@ -22,6 +22,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+from envkit.backends.pip_entries import pip_install_url
 from envkit.errors import EnvironmentNotFound, ParseError, Where
 from envkit.model import Channel, CondaDep, LiveEnv, LockedPackage, PipDist
 
@@ -63,9 +64,8 @@ def live_env_from_scan(
 
     Raises ParseError for a scan of another version, and for a corrupt record when `strict`.
     """
-    from envkit.conda.channels import channel_of_url, parse_channel
+    from envkit.conda.channels import parse_channel
     from envkit.conda.names import pep503
-    from envkit.urls import redact_url
 
     version = data.get("scan_version")
     if version != SCAN_VERSION:
@@ -73,6 +73,37 @@ def live_env_from_scan(
             f"prefix scan version {version!r} is not supported (envkit reads version {SCAN_VERSION})"
         )
     prefix = str(data["prefix"])
+    warnings = _record_errors(data, strict)
+    platform = str(data.get("platform") or "")
+    requested = _requested_deps(
+        _requested_texts(data), {r["name"] for r in data.get("records") or ()}, warnings
+    )
+    packages = _conda_packages(data, platform, {d.name for d in requested})
+    over: list[tuple[str, str]] = []
+    pip_dists = _pip_dists(data, warnings, over)
+    packages += _pip_packages(pip_dists, platform)
+    _missing_warnings(data, packages, pip_dists, warnings, over)
+    channels, priority = channels_and_priority(data, parse_channel)
+    return LiveEnv(
+        prefix=prefix,
+        name=name if name is not None else _name_of(prefix),
+        platform=platform,
+        packages=tuple(packages),
+        pip_dists=tuple(pip_dists),
+        requested=tuple(requested),
+        channels=tuple(channels),
+        channel_priority=priority,
+        variables=tuple((str(k), str(v)) for k, v in (data.get("state") or {}).items()),
+        python_version=data.get("python_version"),
+        warnings=tuple(warnings),
+        backend=backend,
+        pypi_names=_pypi_names(data),
+        pip_over_conda=tuple(sorted(set(over), key=lambda o: (pep503(o[0]), o))),
+    )
+
+
+def _record_errors(data: Mapping[str, Any], strict: bool) -> list[str]:
+    """The warnings for the scan's unreadable conda records; the first is a ParseError when `strict`."""
     warnings: list[str] = []
     for err in data.get("errors") or ():
         if strict:
@@ -83,26 +114,32 @@ def live_env_from_scan(
                 "or delete the file if the package is gone",
             )
         warnings.append(f"{err['path']}: skipped unreadable conda package record: {err['message']}")
-    platform = str(data.get("platform") or "")
+    return warnings
 
+
+def _requested_texts(data: Mapping[str, Any]) -> list[str]:
+    """The requested specs as text: the history's replay, else the records' own."""
     hist = data.get("history") or {}
-    requested_text = list(hist.get("requested") or ())
-    names_installed = {r["name"] for r in data.get("records") or ()}
-    if not requested_text:
+    requested = list(hist.get("requested") or ())
+    if not requested:
         # mamba / micromamba / rattler record what was asked for in the records themselves
         for rec in data.get("records") or ():
             specs = rec.get("requested_specs") or (
                 [rec["requested_spec"]] if rec.get("requested_spec") else []
             )
-            requested_text.extend(s for s in specs if s)
-    requested = _requested_deps(requested_text, names_installed, warnings)
-    requested_names = {d.name for d in requested}
+            requested.extend(s for s in specs if s)
+    return requested
+
+
+def _conda_packages(data: Mapping[str, Any], platform: str, requested: set[str]) -> list[LockedPackage]:
+    """The scan's conda records as packages, `requested` naming those the user asked for."""
+    from envkit.conda.channels import channel_of_url, parse_channel
+    from envkit.urls import redact_url
 
     packages: list[LockedPackage] = []
     for rec in data.get("records") or ():
         chan_name, subdir = _record_channel(rec, parse_channel, channel_of_url)
         url = rec.get("url")
-        depends = tuple(_split_dep(d) for d in rec.get("depends") or ())
         packages.append(
             LockedPackage(
                 manager="conda",
@@ -116,31 +153,44 @@ def live_env_from_scan(
                 url=redact_url(url)[0] if url else None,
                 md5=rec.get("md5") or None,
                 sha256=rec.get("sha256") or None,
-                depends=depends,
+                depends=tuple(_split_dep(d) for d in rec.get("depends") or ()),
                 constrains=tuple(str(c) for c in rec.get("constrains") or ()),
-                requested=rec["name"] in requested_names,
+                requested=rec["name"] in requested,
             )
         )
+    return packages
+
+
+def _pypi_names(data: Mapping[str, Any]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """(conda name, its PyPI projects): the conda⇄PyPI names the prefix proves, in name order."""
+    from envkit.conda.names import pep503
 
     owned = data.get("owned") or {}
-    pypi_names = tuple(
+    return tuple(
         sorted(
             (conda, tuple(sorted({pep503(_dist_project(d)) for d in dists})))
             for conda, dists in owned.items()
         )
     )
 
+
+def _pip_dists(data: Mapping[str, Any], warnings: list[str], over: list[tuple[str, str]]) -> list[PipDist]:
+    """The scan's pip distributions in name order; those pip installed over a conda record's files
+    are added to `over` as (pip name, conda name), with a warning each."""
+    from envkit.conda.names import pep503
+    from envkit.urls import redact_url
+
     pip_dists: list[PipDist] = []
-    over: list[tuple[str, str]] = []
     versions = {r["name"]: str(r["version"]) for r in data.get("records") or ()}
     for item in data.get("pip") or ():
         if item.get("over_conda"):
             # the same dist-info as a conda record's, installed again by pip: pip's copy now
             conda = item["over_conda"]
             warnings.append(
-                f"pip package '{item.get('name')}' {item.get('version')} overwrote conda package '{conda}' "
-                f"{versions.get(conda, '?')}: pip reinstalled it over the conda record's files ({item.get('path')} "
-                f"now says INSTALLER {item.get('installer')}); reinstall one of them so that conda and pip agree"
+                f"pip package '{item.get('name')}' {item.get('version')} overwrote conda package "
+                f"'{conda}' {versions.get(conda, '?')}: pip reinstalled it over the conda record's files "
+                f"({item.get('path')} now says INSTALLER {item.get('installer')}); "
+                "reinstall one of them so that conda and pip agree"
             )
             pip_dists.append(_pip_dist(item, redact_url))
             over.append((str(item.get("name") or ""), conda))
@@ -154,19 +204,36 @@ def live_env_from_scan(
             continue
         pip_dists.append(_pip_dist(item, redact_url))
     pip_dists.sort(key=lambda d: (pep503(d.name), d.version, d.path))
-    pip_by_project = {pep503(d.name): d for d in pip_dists}
-    for d in pip_dists:
-        packages.append(
-            LockedPackage(
-                manager="pip",
-                name=d.name,
-                version=d.version,
-                platform=platform,
-                url=pip_install_url(d),
-                sha256=d.sha256,
-                editable=d.editable,
-            )
+    return pip_dists
+
+
+def _pip_packages(pip_dists: list[PipDist], platform: str) -> list[LockedPackage]:
+    return [
+        LockedPackage(
+            manager="pip",
+            name=d.name,
+            version=d.version,
+            platform=platform,
+            url=pip_install_url(d),
+            sha256=d.sha256,
+            editable=d.editable,
         )
+        for d in pip_dists
+    ]
+
+
+def _missing_warnings(
+    data: Mapping[str, Any],
+    packages: list[LockedPackage],
+    pip_dists: list[PipDist],
+    warnings: list[str],
+    over: list[tuple[str, str]],
+) -> None:
+    """A warning for each conda record whose dist-info is gone: pip overwrote it (added to `over`)
+    or it is damaged."""
+    from envkit.conda.names import pep503
+
+    pip_by_project = {pep503(d.name): d for d in pip_dists}
     for miss in data.get("missing") or ():
         project = pep503(_dist_project(miss["dist"].rsplit("/", 1)[-1]))
         rec_version = next(
@@ -185,26 +252,6 @@ def live_env_from_scan(
                 f"conda package '{miss['name']}' {rec_version} is damaged: {miss['dist']} is gone "
                 f"(removed by pip or by hand); reinstall it"
             )
-
-    channels, priority = channels_and_priority(data, parse_channel)
-    variables = tuple((str(k), str(v)) for k, v in (data.get("state") or {}).items())
-    env_name = name if name is not None else _name_of(prefix)
-    return LiveEnv(
-        prefix=prefix,
-        name=env_name,
-        platform=platform,
-        packages=tuple(packages),
-        pip_dists=tuple(pip_dists),
-        requested=tuple(requested),
-        channels=tuple(channels),
-        channel_priority=priority,
-        variables=variables,
-        python_version=data.get("python_version"),
-        warnings=tuple(warnings),
-        backend=backend,
-        pypi_names=pypi_names,
-        pip_over_conda=tuple(sorted(set(over), key=lambda o: (pep503(o[0]), o))),
-    )
 
 
 def _name_of(prefix: str) -> str:
@@ -260,16 +307,6 @@ def _requested_deps(specs: list[str], installed: set[str], warnings: list[str]) 
         seen.add(dep.name)
         out.append(dep)
     return out
-
-
-def pip_install_url(dist: PipDist) -> str | None:
-    """The URL pip installs `dist` again from, exactly: a VCS install's `git+URL@commit` (PEP 610's
-    `vcs_info`: direct_url.json records the plain repository URL and the commit apart), else the
-    URL direct_url.json records (archive, local directory), None for an index install."""
-    if dist.url and dist.vcs:
-        url = dist.url if dist.url.startswith(f"{dist.vcs}+") else f"{dist.vcs}+{dist.url}"
-        return f"{url}@{dist.commit}" if dist.commit else url
-    return dist.url
 
 
 def _pip_dist(item: Mapping[str, Any], redact_url) -> PipDist:

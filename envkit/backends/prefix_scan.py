@@ -43,65 +43,30 @@ import sys
 
 SCAN_VERSION = 1
 
-# The .condarc search path, lowest priority first (conda/base/constants.py SEARCH_PATH).
+# The .condarc search path, lowest priority first (conda/base/constants.py SEARCH_PATH): each
+# directory's `.condarc`, `condarc` and `condarc.d/*.yml`, with `~/.condarc` before the prefix's own.
+_CONDARC_NAMES = (".condarc", "condarc", "condarc.d/")
 _SEARCH_PATH = (
-    "/etc/conda/.condarc",
-    "/etc/conda/condarc",
-    "/etc/conda/condarc.d/",
-    "/var/lib/conda/.condarc",
-    "/var/lib/conda/condarc",
-    "/var/lib/conda/condarc.d/",
-    "$CONDA_ROOT/.condarc",
-    "$CONDA_ROOT/condarc",
-    "$CONDA_ROOT/condarc.d/",
-    "$XDG_CONFIG_HOME/conda/.condarc",
-    "$XDG_CONFIG_HOME/conda/condarc",
-    "$XDG_CONFIG_HOME/conda/condarc.d/",
-    "~/.config/conda/.condarc",
-    "~/.config/conda/condarc",
-    "~/.config/conda/condarc.d/",
-    "~/.conda/.condarc",
-    "~/.conda/condarc",
-    "~/.conda/condarc.d/",
-    "~/.condarc",
-    "$CONDA_PREFIX/.condarc",
-    "$CONDA_PREFIX/condarc",
-    "$CONDA_PREFIX/condarc.d/",
-    "$CONDARC",
+    tuple(
+        d + n
+        for d in ("/etc/conda/", "/var/lib/conda/", "$CONDA_ROOT/", "$XDG_CONFIG_HOME/conda/")
+        + ("~/.config/conda/", "~/.conda/")
+        for n in _CONDARC_NAMES
+    )
+    + ("~/.condarc",)
+    + tuple("$CONDA_PREFIX/" + n for n in _CONDARC_NAMES)
+    + ("$CONDARC",)
 )
 
 #: Environment variables that override .condarc keys envkit reads.
-_ENV_KEYS = (
-    "CONDA_CHANNEL_PRIORITY",
-    "CONDA_CHANNELS",
-    "CONDA_ENVS_PATH",
-    "CONDA_ENVS_DIRS",
-    "CONDA_ROOT",
-    "CONDA_EXE",
-    "MAMBA_ROOT_PREFIX",
-    "CONDARC",
-    "CONDA_PKGS_DIRS",
+_ENV_KEYS = tuple(
+    "CONDA_CHANNEL_PRIORITY CONDA_CHANNELS CONDA_ENVS_PATH CONDA_ENVS_DIRS "
+    "CONDA_ROOT CONDA_EXE MAMBA_ROOT_PREFIX CONDARC CONDA_PKGS_DIRS".split()
 )
 
-_RECORD_KEYS = (
-    "name",
-    "version",
-    "build",
-    "build_number",
-    "channel",
-    "subdir",
-    "fn",
-    "url",
-    "md5",
-    "sha256",
-    "depends",
-    "constrains",
-    "noarch",
-    "requested_spec",
-    "requested_specs",
-    "license",
-    "timestamp",
-    "size",
+_RECORD_KEYS = tuple(
+    "name version build build_number channel subdir fn url md5 "
+    "sha256 depends constrains noarch requested_spec requested_specs license timestamp size".split()
 )
 
 # `[channel[/subdir]::]name...`: the channel may be a URL (`file:///srv/chan::zlib`,
@@ -310,20 +275,10 @@ def parse_history(text):
     override = False
     commands = 0
     block = None
-
-    def apply(blk):
-        if blk is None or "cmd" not in blk:
-            return
-        for s in blk.get("remove", ()):
-            spec_map.pop(spec_name(s), None)
-        for key in ("update", "neutered"):
-            for s in blk.get(key, ()):
-                spec_map[spec_name(s)] = s
-
     for line in text.splitlines():
         line = line.strip()
         if line.startswith("==>"):
-            apply(block)
+            _apply_block(block, spec_map)
             block = {}
             commands += 1
             continue
@@ -334,49 +289,16 @@ def parse_history(text):
         m = _CMD.match(line)
         if m:
             block["cmd"] = True
-            argv = m.group(1).split()
-            i = 0
-            while i < len(argv):
-                a = argv[i]
-                if a in ("-c", "--channel") and i + 1 < len(argv):
-                    channels.append(argv[i + 1])
-                    i += 1
-                elif a.startswith("--channel="):
-                    channels.append(a.split("=", 1)[1])
-                elif a.startswith("-c") and len(a) > 2 and not a.startswith("--"):
-                    channels.append(a[2:])
-                elif a == "--override-channels":
-                    override = True
-                i += 1
+            override = _command_channels(m.group(1).split(), channels) or override
             continue
         m = _SPECS.match(line)
         if not m:
             continue
-        action, text_specs = m.group(1), (m.group(2) or "").strip()
-        if text_specs.startswith("["):
-            try:
-                specs = ast.literal_eval(text_specs)
-            except (ValueError, SyntaxError):
-                continue
-        elif "[" not in text_specs:
-            specs = []
-            for part in text_specs.split(","):
-                if _OLD_VERSION_PART.match(part) and specs:
-                    specs[-1] = specs[-1] + "," + part
-                else:
-                    specs.append(part)
-        else:
-            continue
-        specs = [str(s).strip() for s in specs if s and not str(s).endswith("@")]
-        if not specs:
-            continue
-        if action in ("update", "install", "create"):
-            block["update"] = specs
-        elif action in ("remove", "uninstall"):
-            block["remove"] = specs
-        elif action == "neutered":
-            block["neutered"] = specs
-    apply(block)
+        specs = _history_specs((m.group(2) or "").strip())
+        key = {"install": "update", "create": "update", "uninstall": "remove"}.get(m.group(1), m.group(1))
+        if specs and key in ("update", "remove", "neutered"):
+            block[key] = specs
+    _apply_block(block, spec_map)
     seen = []
     for c in channels:
         if c not in seen:
@@ -387,6 +309,56 @@ def parse_history(text):
         "override_channels": override,
         "commands": commands,
     }
+
+
+def _apply_block(block, spec_map):
+    """Apply one history block (a user request: it has a `# cmd:` line) to `spec_map`."""
+    if block is None or "cmd" not in block:
+        return
+    for s in block.get("remove", ()):
+        spec_map.pop(spec_name(s), None)
+    for key in ("update", "neutered"):
+        for s in block.get(key, ()):
+            spec_map[spec_name(s)] = s
+
+
+def _command_channels(argv, channels):
+    """Add the `-c` channels of a `# cmd:` line's argv to `channels`; True for `--override-channels`."""
+    override = False
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a in ("-c", "--channel") and i + 1 < len(argv):
+            channels.append(argv[i + 1])
+            i += 1
+        elif a.startswith("--channel="):
+            channels.append(a.split("=", 1)[1])
+        elif a.startswith("-c") and len(a) > 2 and not a.startswith("--"):
+            channels.append(a[2:])
+        elif a == "--override-channels":
+            override = True
+        i += 1
+    return override
+
+
+def _history_specs(text):
+    """The specs of a `# ACTION specs:` line: a Python list (conda 4.4+), or the old
+    comma-separated form whose version parts (`numpy,>=1.9`) rejoin their spec; [] when unreadable."""
+    if text.startswith("["):
+        try:
+            specs = ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            return []
+    elif "[" not in text:
+        specs = []
+        for part in text.split(","):
+            if _OLD_VERSION_PART.match(part) and specs:
+                specs[-1] = specs[-1] + "," + part
+            else:
+                specs.append(part)
+    else:
+        return []
+    return [str(s).strip() for s in specs if s and not str(s).endswith("@")]
 
 
 def _read_metadata(path):

@@ -183,68 +183,22 @@ def decode(build: str | None, version: str | None = None, name: str | None = Non
 
 @lru_cache(maxsize=16384)
 def _decode(build: str | None, version: str | None, name: str | None) -> BuildInfo:
-    python = cuda = cudnn = blas = mpi = numpy = impl = rocm = py_prefix = None
-    cpu = gpu = False
-    if version and "+" in version:
-        local = version.split("+", 1)[1].lower()
-        m = _CU_LOCAL.match(local)
-        if m:
-            cuda = cuda_from_digits(m.group("ver"))
-        elif local.startswith("cpu"):
-            cpu = True
-        else:
-            m = _ROCM_LOCAL.match(local)
-            if m:
-                rocm = m.group("ver")
-    glob = bool(build) and "*" in build
+    cuda, cpu, rocm = _decode_local(version)
+    python = cudnn = blas = mpi = numpy = impl = py_prefix = None
+    gpu = False
+    glob = bool(build and "*" in build)
     if build:
         # a build glob of a spec (`pytorch=2.5.1=cuda126*`, `*cuda*`): `*` ends a token like `_`
         b = build.lower().replace("*", "_") if glob else build.lower()
-        m = _CUDA.search(b)
-        if m:
-            cuda = cuda_from_digits(m.group("ver") or m.group("cu"))
-        if _CPU.search(b) or b.startswith("cpu"):
-            cpu = True
-        if _GPU.search(b):
-            gpu = True
-        m = _ROCM.search(b)
-        if m:
-            rocm = m.group("ver") or ""
-        m = _CUDNN.search(b)
-        if m:
-            cudnn = m.group("ver")
-        m = _PY.search(b)
-        if m:
-            python = _py_version(m.group("ver"))
-            # `py31*`: the glob may go on with another digit (py311), so 3.1 is only a prefix; a
-            # tag with two minor digits (`py311*`, `py3.11*`) is complete
-            if glob and build[m.end("ver") : m.end("ver") + 1] == "*" and len(python.split(".")[1]) == 1:
-                python, py_prefix = None, python
-        m = _NP.search(b)
-        if m:
-            digits = m.group("ver")
-            numpy = digits if len(digits) == 1 else f"{digits[0]}.{digits[1:]}"
-        tokens = set(b.split("_"))
-        for token, label in _BLAS:
-            if token in tokens:
-                blas = label
-                break
-        m = _MPI.search(b)
-        if m:
-            mpi = m.group("mpi") or "nompi"
-        if b.endswith("_cpython"):
-            impl = "CPython"
-        elif "_pypy" in b:
-            impl = "PyPy"
+        cuda, cpu, gpu, rocm, cudnn = _accelerator(b, cuda, cpu, rocm)
+        python, py_prefix, numpy = _python_numpy(b, build, glob)
+        blas, mpi, impl = _libraries(b)
     if name == "cpuonly" or name == "pytorch-cpu":
         cpu = True
     if name in BLAS_SELECTORS and build:
         # blas=1.0=mkl (defaults), libblas=3.9.0=20_linux64_openblas (conda-forge)
         low = build.lower()
-        for token, label in _BLAS:
-            if low.endswith(token) or f"_{token}" in low:
-                blas = label
-                break
+        blas = next((label for token, label in _BLAS if low.endswith(token) or f"_{token}" in low), blas)
     if (
         name in TORCH_FAMILY
         and build
@@ -269,3 +223,66 @@ def _decode(build: str | None, version: str | None, name: str | None) -> BuildIn
         rocm=rocm,
         python_prefix=py_prefix,
     )
+
+
+def _decode_local(version: str | None) -> tuple[str | None, bool, str | None]:
+    """(cuda, cpu, rocm) from a pip local version: `+cu121`, `+cpu`, `+rocm6.0`."""
+    if not version or "+" not in version:
+        return None, False, None
+    local = version.split("+", 1)[1].lower()
+    m = _CU_LOCAL.match(local)
+    if m:
+        return cuda_from_digits(m.group("ver")), False, None
+    if local.startswith("cpu"):
+        return None, True, None
+    m = _ROCM_LOCAL.match(local)
+    return None, False, (m.group("ver") if m else None)
+
+
+def _accelerator(
+    b: str, cuda: str | None, cpu: bool, rocm: str | None
+) -> tuple[str | None, bool, bool, str | None, str | None]:
+    """(cuda, cpu, gpu, rocm, cudnn) of the lowercased build `b`: its tags replace the local
+    version's (`cuda`, `cpu`, `rocm`) where it has them."""
+    m = _CUDA.search(b)
+    if m:
+        cuda = cuda_from_digits(m.group("ver") or m.group("cu"))
+    if _CPU.search(b) or b.startswith("cpu"):
+        cpu = True
+    gpu = bool(_GPU.search(b))
+    m = _ROCM.search(b)
+    if m:
+        rocm = m.group("ver") or ""
+    m = _CUDNN.search(b)
+    return cuda, cpu, gpu, rocm, (m.group("ver") if m else None)
+
+
+def _python_numpy(b: str, build: str, glob: bool) -> tuple[str | None, str | None, str | None]:
+    """(python, python_prefix, numpy) of the lowercased build `b` (`build` as written)."""
+    python = py_prefix = numpy = None
+    m = _PY.search(b)
+    if m:
+        python = _py_version(m.group("ver"))
+        # `py31*`: the glob may go on with another digit (py311), so 3.1 is only a prefix; a
+        # tag with two minor digits (`py311*`, `py3.11*`) is complete
+        if glob and build[m.end("ver") : m.end("ver") + 1] == "*" and len(python.split(".")[1]) == 1:
+            python, py_prefix = None, python
+    m = _NP.search(b)
+    if m:
+        digits = m.group("ver")
+        numpy = digits if len(digits) == 1 else f"{digits[0]}.{digits[1:]}"
+    return python, py_prefix, numpy
+
+
+def _libraries(b: str) -> tuple[str | None, str | None, str | None]:
+    """(blas, mpi, implementation) of the lowercased build `b`."""
+    tokens = set(b.split("_"))
+    blas = next((label for token, label in _BLAS if token in tokens), None)
+    m = _MPI.search(b)
+    mpi = (m.group("mpi") or "nompi") if m else None
+    impl = None
+    if b.endswith("_cpython"):
+        impl = "CPython"
+    elif "_pypy" in b:
+        impl = "PyPy"
+    return blas, mpi, impl

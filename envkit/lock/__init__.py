@@ -20,6 +20,7 @@ This module re-exports each submodule's public names: `from envkit.lock import s
 
 from __future__ import annotations
 
+from envkit.backends.lock_metadata import OVER_CONDA_KEY, VARIABLES_KEY, lock_metadata
 from envkit.lock.artifacts import (
     INDEX_URL,
     MAX_PIP_ATTEMPTS,
@@ -40,14 +41,7 @@ from envkit.lock.conda_lock import (
 )
 from envkit.lock.content_hash import CONTENT_HASH_VERSION, spec_content_hash
 from envkit.lock.live import live_env_spec, lock_live
-from envkit.lock.metadata import (
-    OVER_CONDA_KEY,
-    VARIABLES_KEY,
-    apply_lock_metadata,
-    lock_metadata,
-    lock_over_conda,
-    lock_variables,
-)
+from envkit.lock.metadata import apply_lock_metadata, lock_over_conda, lock_variables
 from envkit.lock.packages import sort_packages, split_depend
 from envkit.lock.pip import lock_pip, pip_argv, pip_requirements_text, target_markers, wheel_platform_tags
 from envkit.lock.pip_index import INDEX_KEY

@@ -7,9 +7,9 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from envkit.backends.lock_metadata import lock_metadata
 from envkit.errors import BackendError, UsageError
 from envkit.lock.content_hash import spec_content_hash
-from envkit.lock.metadata import lock_metadata
 from envkit.lock.packages import sort_packages
 from envkit.lock.solve import check_platforms, lock_pip_options
 from envkit.lock.virtual import VirtualPackage, virtual_packages_for

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from envkit.backends.lock_metadata import lock_metadata
 from envkit.conda.names import pep503
 from envkit.lock.artifacts import index_placeholder_url
 from envkit.lock.content_hash import spec_content_hash
-from envkit.lock.metadata import lock_metadata
 from envkit.lock.packages import sort_packages
 from envkit.model import CondaDep, EnvSpec, LiveEnv, Lock, LockedPackage, PipDep
 from envkit.urls import redact_variables
@@ -48,24 +48,13 @@ def _pip_pin(p: LockedPackage, dist) -> PipDep:
     git+URL@commit` for a VCS install, `NAME @ URL` for another URL install, else `NAME==VERSION`.
     The entry is what reading the written line back gives (`parse_pip_entry`), so that the content
     hash of the file on disk is the one the lock records."""
-    from envkit.backends.native import pip_install_url
-    from envkit.errors import InvalidSpecError
-    from envkit.formats.pipreq import parse_pip_entry
+    from envkit.backends.pip_entries import pip_install_url, pip_requirement
 
     url = (pip_install_url(dist) if dist is not None else None) or p.url or None
     editable = bool(p.editable or (dist is not None and dist.editable))
     if url and editable:
-        text = url if "#" in url else f"{url}#egg={p.name}"
-        text = f"-e {text}"
-    elif url:
-        text = f"{p.name} @ {url}"
-    else:
-        text = f"{p.name}=={p.version}"
-    try:
-        return parse_pip_entry(text)
-    except InvalidSpecError:
-        # a version PEP 440 no longer accepts is kept as text, never dropped
-        return PipDep(kind="requirement", text=text, name=p.name, specifier=f"=={p.version}")
+        return pip_requirement(p.name, p.version, editable=url if "#" in url else f"{url}#egg={p.name}")
+    return pip_requirement(p.name, p.version, url=url)
 
 
 def lock_live(env: LiveEnv, *, index_artifacts: Mapping[str, tuple[str, str | None]] | None = None) -> Lock:

@@ -7,9 +7,9 @@ import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 
+from envkit.backends.lock_metadata import lock_metadata
 from envkit.errors import BackendError, SolveError, UsageError, Where
 from envkit.lock.content_hash import spec_content_hash
-from envkit.lock.metadata import lock_metadata
 from envkit.lock.packages import sort_packages, split_depend
 from envkit.lock.pip import lock_pip
 from envkit.lock.pip_index import INDEX_KEY, index_mismatches, index_record

@@ -1,0 +1,364 @@
+"""The `ssh://` SOURCE: parsing it, the ssh command, the program streamed to the remote Python, and
+its answer.
+
+The system `ssh` runs (so ~/.ssh/config, agents and jump hosts work as usual) and envkit's standalone
+prefix reader (`envkit/backends/prefix_scan.py`, stdlib only) is streamed to the remote `python3` on
+stdin: nothing is installed or written there.  `ENVKIT_SSH` replaces the ssh command;
+`ENVKIT_REMOTE_PYTHON` names the remote interpreter.  `envkit.sources.read_remote` turns the answer
+into a model.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from envkit.errors import BackendError, EnvironmentNotFound, UsageError
+
+if TYPE_CHECKING:
+    from envkit.machine.profile import MachineProfile
+
+#: How long one remote scan may take (connection included).
+SSH_TIMEOUT = 180.0
+#: The line the remote driver prints before its JSON (login scripts may print before it).
+_MARK = "--envkit-scan--"
+#: The line before the remote machine probe's JSON, printed ahead of the scan when asked for.
+_MACHINE_MARK = "--envkit-machine-facts--"
+
+
+@dataclass(frozen=True, slots=True)
+class SshTarget:
+    """A parsed `ssh://` SOURCE."""
+
+    host: str
+    user: str | None = None
+    port: int | None = None
+    path: str | None = None  # a remote path (`~/...` is the remote home)
+    env_name: str | None = None
+
+    @property
+    def destination(self) -> str:
+        return f"{self.user}@{self.host}" if self.user else self.host
+
+
+def parse_ssh(text: str) -> SshTarget:
+    """Parse `ssh://[user@]host[:port]/PATH` or `ssh://[user@]host[:port]/env:NAME`.
+
+    Raises UsageError for a URL without host or path, or with a bad port.
+    """
+    from urllib.parse import unquote, urlsplit
+
+    parts = urlsplit(text)
+    try:
+        port = parts.port
+    except ValueError:
+        raise UsageError(f"bad port in {text!r}", hint="ssh://[user@]host[:port]/PATH") from None
+    host = parts.hostname
+    if not host or host.startswith("-"):
+        raise UsageError(f"no host in {text!r}", hint="ssh://[user@]host[:port]/PATH or ssh://host/env:NAME")
+    path = unquote(parts.path)
+    if parts.query:
+        path += "?" + parts.query
+    if path in ("", "/"):
+        raise UsageError(
+            f"no environment in {text!r}: give a prefix path or env:NAME",
+            hint=f"ssh://{parts.netloc}/env:NAME or ssh://{parts.netloc}/path/to/prefix",
+        )
+    user = unquote(parts.username) if parts.username else None
+    rest = path[1:]
+    if rest.startswith("env:"):
+        name = rest[4:]
+        if not name:
+            raise UsageError(f"no environment name in {text!r}")
+        return SshTarget(host=host, user=user, port=port, env_name=name)
+    if rest.startswith("~"):
+        return SshTarget(host=host, user=user, port=port, path=rest)
+    return SshTarget(host=host, user=user, port=port, path=path)
+
+
+def ssh_command(target: SshTarget, environ: Mapping[str, str] | None = None) -> list[str]:
+    """The ssh argv (without the remote command) for `target`: `ENVKIT_SSH` (default `ssh`), then
+    options that keep it non-interactive (a password prompt would hang), the port and the user."""
+    env = os.environ if environ is None else environ
+    base = shlex.split(env.get("ENVKIT_SSH") or "ssh")
+    if not base:
+        base = ["ssh"]
+    # Options given first win in ssh, so the user's ENVKIT_SSH/-o settings override these.
+    argv = base + ["-o", "BatchMode=yes", "-o", "ConnectTimeout=20"]
+    if target.port:
+        argv += ["-p", str(target.port)]
+    if target.user:
+        argv += ["-l", target.user]
+    return argv + ["--", target.host]
+
+
+def remote_program(target: SshTarget, *, machine: bool = False) -> str:
+    """The Python program streamed to the remote interpreter: a small stdlib driver (name lookup,
+    files) wrapped around envkit's standalone prefix_scan.py, which it runs unchanged.  With
+    `machine=True` it first runs envkit/machine/probe.py (stdlib only) and prints its facts."""
+    here = Path(__file__).parent
+    scan = (here / "backends" / "prefix_scan.py").read_text(encoding="utf-8")
+    probe = (here / "machine" / "probe.py").read_text(encoding="utf-8") if machine else None
+    args = {"path": target.path, "name": target.env_name, "mark": _MARK, "machine_mark": _MACHINE_MARK}
+    return (
+        _DRIVER.replace("@ARGS@", repr(json.dumps(args)))
+        .replace("@PROBE@", repr(probe))
+        .replace("@SCAN@", repr(scan))
+    )
+
+
+def remote_shell_command(target: SshTarget, environ: Mapping[str, str] | None = None) -> str:
+    """The command run on the remote machine: find a Python and run the program from stdin."""
+    env = os.environ if environ is None else environ
+    py = env.get("ENVKIT_REMOTE_PYTHON")
+    if py:
+        script = f"exec {shlex.quote(py)} -"
+    else:
+        fallback = ""
+        if target.path and not target.path.startswith("~"):
+            fallback = (
+                f"[ -x {shlex.quote(target.path + '/bin/python')} ] && "
+                f"exec {shlex.quote(target.path + '/bin/python')} -; "
+            )
+        script = (
+            "for p in python3 python; do command -v $p >/dev/null 2>&1 && exec $p -; done; "
+            f"{fallback}echo 'envkit: no python3 on the remote machine "
+            "(set ENVKIT_REMOTE_PYTHON)' >&2; exit 127"
+        )
+    return "sh -c " + shlex.quote(script)
+
+
+def remote_scan(
+    target: SshTarget,
+    *,
+    environ: Mapping[str, str] | None = None,
+    timeout: float = SSH_TIMEOUT,
+    machine: bool = False,
+) -> tuple[dict, str]:
+    """Run envkit's prefix reader on `target`'s machine over ssh: (its answer, what it printed
+    before the answer).  The answer is a remote file (`kind` "file", its `text`) or a prefix scan;
+    the text before it holds the machine probe's facts when `machine` (see `remote_profile`).
+
+    Raises BackendError when ssh or the remote Python fails, EnvironmentNotFound when the remote
+    has no such environment or the path is not a prefix.
+    """
+    from envkit._proc import run
+
+    argv = ssh_command(target, environ) + [remote_shell_command(target, environ)]
+    url = remote_url(target)
+    result = run(
+        argv, input=remote_program(target, machine=machine), timeout=timeout, check=False, what="ssh"
+    )
+    err = _ssh_stderr(result.stderr)
+    if result.timed_out:
+        raise BackendError(
+            f"{url}: no answer within {timeout:g} s",
+            hint=f"check that `{' '.join(ssh_command(target, environ)[:1])} {target.destination}` works",
+        )
+    if result.returncode == 255:
+        raise BackendError(
+            f"{url}: ssh could not connect",
+            text=err or None,
+            hint="envkit runs ssh without prompting: use keys or an agent, "
+            "~/.ssh/config, or ENVKIT_SSH for options",
+        )
+    if result.returncode == 3:
+        raise EnvironmentNotFound(f"{url}: {err or 'no such environment'}")
+    if result.returncode != 0:
+        raise BackendError(
+            f"{url}: the remote prefix reader failed (exit code {result.returncode})", text=err or None
+        )
+    head, sep, body = result.stdout.partition(_MARK + "\n")
+    if not sep:
+        raise BackendError(
+            f"{url}: the remote machine did not answer with a scan",
+            text=(result.stdout or err)[-2000:] or None,
+        )
+    try:
+        data = json.loads(body)
+    except ValueError as exc:
+        raise BackendError(f"{url}: unreadable answer from the remote prefix reader: {exc}") from None
+    if data.get("kind") != "file" and not data.get("is_prefix", True):
+        raise EnvironmentNotFound(f"{url}: not a conda environment (no conda-meta/ directory)")
+    return data, head
+
+
+def remote_profile(head: str, target: SshTarget) -> MachineProfile | None:
+    """The MachineProfile from the probe facts printed before the scan, or None (an old or failed
+    probe is no reason to fail the diff)."""
+    _, sep, rest = head.partition(_MACHINE_MARK + "\n")
+    if not sep:
+        return None
+    try:
+        facts = json.loads(rest.splitlines()[0]) if rest.strip() else None
+    except ValueError:
+        return None
+    if not isinstance(facts, dict) or "error" in facts:
+        return None
+    from envkit.machine.detect import profile_from_facts
+
+    try:
+        return profile_from_facts(facts, host=target.host)
+    except (TypeError, ValueError, AttributeError, KeyError):
+        return None
+
+
+def remote_url(t: SshTarget) -> str:
+    """The `ssh://` URL that names `t` in messages."""
+    port = f":{t.port}" if t.port else ""
+    where = (
+        f"/env:{t.env_name}"
+        if t.env_name
+        else (t.path if t.path and t.path.startswith("/") else f"/{t.path}")
+    )
+    return f"ssh://{t.destination}{port}{where}"
+
+
+def _ssh_stderr(text: str) -> str:
+    # ssh's own chatter ("Warning: Permanently added ...") is not the error
+    kept = [ln for ln in text.splitlines() if ln.strip() and not ln.startswith("Warning: Permanently added")]
+    return "\n".join(kept[-15:])
+
+
+# The remote driver: stdlib only, Python 3.6+.  Exit code 3 means "no such environment".
+_DRIVER = r'''
+import json, os, subprocess, sys
+ARGS = json.loads(@ARGS@)
+PROBE = @PROBE@
+SCAN = @SCAN@
+
+
+def fail(msg, code=3):
+    sys.stderr.write(msg + "\n")
+    sys.exit(code)
+
+
+def is_prefix(p):
+    return os.path.isdir(os.path.join(p, "conda-meta"))
+
+
+def roots():
+    home = os.path.expanduser("~")
+    out = []
+    for var in ("CONDA_ROOT", "MAMBA_ROOT_PREFIX"):
+        if os.environ.get(var):
+            out.append(os.environ[var])
+    if os.environ.get("CONDA_EXE"):
+        out.append(os.path.dirname(os.path.dirname(os.environ["CONDA_EXE"])))
+    for d in ("miniforge3", "miniconda3", "anaconda3", "mambaforge", "micromamba", "miniconda",
+              "anaconda", ".local/share/mamba", "micromamba-root"):
+        out.append(os.path.join(home, d))
+    out += ["/opt/conda", "/opt/miniforge3", "/opt/miniconda3", "/opt/anaconda3", "/opt/mambaforge",
+            "/usr/local/miniconda3", "/usr/local/anaconda3", "/usr/local/conda"]
+    return out
+
+
+def condarc_envs_dirs():
+    dirs = []
+    for rc in ("~/.condarc", "~/.conda/condarc", "~/.config/conda/condarc"):
+        try:
+            lines = open(os.path.expanduser(rc)).read().splitlines()
+        except OSError:
+            continue
+        inside = False
+        for ln in lines:
+            if ln.strip().startswith("envs_dirs:"):
+                inside = True
+                continue
+            if inside:
+                s = ln.strip()
+                if s.startswith("- "):
+                    dirs.append(os.path.expanduser(os.path.expandvars(s[2:].strip().strip("'\""))))
+                elif s and not s.startswith("#"):
+                    inside = False
+    return dirs
+
+
+def known():
+    """name -> prefix, in conda's order of precedence (first wins)."""
+    found = {}
+    home = os.path.expanduser("~")
+    dirs = []
+    for var in ("CONDA_ENVS_PATH", "CONDA_ENVS_DIRS"):
+        dirs += [d for d in os.environ.get(var, "").split(os.pathsep) if d]
+    dirs += condarc_envs_dirs()
+    rs = roots()
+    dirs += [os.path.join(r, "envs") for r in rs] + [os.path.join(home, ".conda", "envs")]
+    for r in rs:
+        if is_prefix(r):
+            found.setdefault("base", r)
+    for d in dirs:
+        try:
+            names = sorted(os.listdir(d))
+        except OSError:
+            continue
+        for n in names:
+            if is_prefix(os.path.join(d, n)):
+                found.setdefault(n, os.path.join(d, n))
+    try:
+        for ln in open(os.path.join(home, ".conda", "environments.txt")).read().splitlines():
+            p = ln.strip()
+            if p and is_prefix(p):
+                found.setdefault(os.path.basename(p.rstrip("/")), p)
+    except OSError:
+        pass
+    return found
+
+
+def conda_envs():
+    for exe in ("conda", "mamba", "micromamba"):
+        try:
+            out = subprocess.run([exe, "env", "list", "--json"], stdout=subprocess.PIPE,
+                                 stderr=subprocess.DEVNULL, timeout=60).stdout
+            return [p for p in json.loads(out.decode("utf-8")).get("envs", []) if is_prefix(p)]
+        except Exception:
+            continue
+    return []
+
+
+def find(name):
+    envs = known()
+    if name in envs:
+        return envs[name]
+    for p in conda_envs():
+        if os.path.basename(p.rstrip("/")) == name:
+            return p
+    names = ", ".join(sorted(envs)) or "none found"
+    fail("no environment named %r on this machine (known: %s)" % (name, names))
+
+
+if ARGS["name"]:
+    prefix = find(ARGS["name"])
+else:
+    prefix = os.path.abspath(os.path.expanduser(ARGS["path"]))
+    if os.path.isfile(prefix):
+        if os.path.getsize(prefix) > 64 * 1024 * 1024:
+            fail("%s: larger than the 64 MiB envkit reads" % prefix, 4)
+        with open(prefix, "rb") as fh:
+            text = fh.read().decode("utf-8", "replace")
+        sys.stdout.write(ARGS["mark"] + "\n")
+        json.dump({"kind": "file", "name": os.path.basename(prefix), "text": text}, sys.stdout)
+        sys.exit(0)
+    if not os.path.exists(prefix):
+        fail("no such file or directory: %s" % prefix)
+    if not is_prefix(prefix):
+        fail("not a conda environment (no conda-meta/ directory): %s" % prefix)
+if PROBE:
+    # the machine's facts in the same session (a diff header); a failure never stops the scan
+    try:
+        g = {"__name__": "envkit_machine_probe"}
+        exec(compile(PROBE, "machine_probe.py", "exec"), g)
+        facts = g["collect"](pythons=False)
+    except Exception as exc:
+        facts = {"error": "%s: %s" % (exc.__class__.__name__, exc)}
+    sys.stdout.write(ARGS["machine_mark"] + "\n" + json.dumps(facts) + "\n")
+sys.stdout.write(ARGS["mark"] + "\n")
+sys.stdout.flush()
+sys.argv = ["prefix_scan.py", prefix]
+exec(compile(SCAN, "prefix_scan.py", "exec"), {"__name__": "__main__"})
+'''
