@@ -15,7 +15,7 @@ Conveniences: `diff`, `check_lock`, `solve_spec`, `create_from_lock` and `run_ch
 paths (str or os.PathLike) where they take a model, and read the file with `read_file`.
 
 The checks themselves are envkit.api_args.  Each facade's signature is its core's (names, kinds,
-defaults; CONVENIENCE_DEFAULTS lists the deliberate differences): tests/test_api_signatures.py
+defaults; CONVENIENCE_DEFAULTS lists the deliberate differences): tests/api/test_api_signatures.py
 compares them, so a core's new parameter cannot be missed here.
 
 Importing this module costs nothing heavy: every core is imported inside the function using it.
@@ -68,7 +68,7 @@ __all__ = [
 # facades: each public function names the core it checks arguments for, in one place
 
 
-#: facade name -> its core ("module:function").  tests/test_api_signatures.py compares each
+#: facade name -> its core ("module:function").  tests/api/test_api_signatures.py compares each
 #: facade's signature with its core's (names, kinds, defaults), so the two cannot drift apart.
 CORES: dict[str, str] = {}
 

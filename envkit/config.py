@@ -122,9 +122,6 @@ class Config:
             return False
         return self.select is None or rule_name in self.select
 
-    def severity_of(self, rule_name: str, default: str) -> str:
-        return self.severity.get(rule_name, default)
-
     def merged(
         self,
         *,

@@ -8,7 +8,7 @@ What a target can hold is a set of features (FEATURES) per writer (HOLDS); what 
 is a set per reader (CARRIES).  A conversion's losses are the features the model actually has that
 the target does not hold, plus the packages a writer had to leave out (no artifact URL, no hash).
 The same two tables give the lossless / dropped matrix of docs/commands/convert.md
-(`loss_table_markdown`, checked by tests/test_convert.py).
+(`loss_table_markdown`, checked by tests/convert/test_convert.py).
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ HOLDS: dict[str, set[str]] = {
     "conda-list-export": {"conda", "pip"} | _NO_URL,
 }
 
-#: what each reader's format can carry (tests/test_convert.py::test_loss_table_cells_hold_on_real_
+#: what each reader's format can carry (tests/convert/test_convert.py::test_loss_table_cells_hold_on_real_
 #: conversions writes a file with all of it and reads it back)
 CARRIES: dict[str, set[str]] = {
     "env": {"conda", "pip", "channels", "indexes"} | _NO_URL,
@@ -89,7 +89,7 @@ CARRIES: dict[str, set[str]] = {
 }
 
 #: (source, target) -> {feature: why}: what a conversion loses beyond the table's HOLDS, found by
-#: tests/test_convert.py::test_loss_table_cells_hold_on_real_conversions; writer gaps to fix, listed
+#: tests/convert/test_convert.py::test_loss_table_cells_hold_on_real_conversions; writer gaps to fix, listed
 #: in the docs' table and reported by `convert` for the packages they concern (`_gap_packages`)
 _PATH_VERSION = "the version of a pip path install (`# pip NAME @ file:///dir` has none)"
 _LOCAL_DIR = "a pip install from a local directory that is not editable, silently"

@@ -238,8 +238,3 @@ def redact_document_line(line: str) -> str:
         body = line.rstrip("\r\n")
         line = redact_variable_line(body) + line[len(body) :]
     return line
-
-
-def has_secret(text: str) -> bool:
-    """True when `redact_text` would change `text`."""
-    return redact_text(text) is not text

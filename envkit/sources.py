@@ -31,12 +31,7 @@ from envkit.errors import EnvironmentNotFound, ParseError, UsageError, Where
 from envkit.model import EnvSpec, LiveEnv, Lock, LockedPackage, PipDist
 
 # the ssh source's names are part of this module's interface (`from envkit.sources import SshTarget`)
-from envkit.ssh_source import SSH_TIMEOUT as SSH_TIMEOUT
-from envkit.ssh_source import SshTarget as SshTarget
-from envkit.ssh_source import parse_ssh as parse_ssh
-from envkit.ssh_source import remote_program as remote_program
-from envkit.ssh_source import remote_shell_command as remote_shell_command
-from envkit.ssh_source import ssh_command as ssh_command
+from envkit.ssh_source import SSH_TIMEOUT, SshTarget, parse_ssh
 
 if TYPE_CHECKING:
     from envkit.machine.profile import MachineProfile

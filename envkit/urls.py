@@ -63,10 +63,6 @@ def strip_credentials(url: str) -> str:
     return out
 
 
-def has_credentials(url: str) -> bool:
-    return redact_url(url)[1]
-
-
 def has_placeholder(url: str) -> bool:
     """True when `url` holds a credential placeholder (an already redacted credential)."""
     return TOKEN in url or USERINFO in url

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # One-shot machine-profile run on a machine with an NVIDIA GPU (docs/gpu-run.md):
-#     run(command="bash scripts/gpu_machine.sh", timeout_s=300)
+#     bash scripts/gpu_machine.sh
 # Runs `envkit machine`, `envkit machine --json` and `envkit check --machine host` on the CUDA
 # template files, and keeps each output headed by the command that made it, in $OUT when set
-# (the device tool's output folder), else in docs/gpu-machine/:
+# (an output folder you choose), else in docs/gpu-machine/:
 #     machine.txt, machine.json           envkit machine / --json
 #     check-<name>.txt                    envkit check FILE --machine host (text findings)
 #     nvidia-smi-query.csv, nvidia-smi-banner.txt, probe-facts.json

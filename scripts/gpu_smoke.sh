@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # One-shot real-GPU smoke run: `envkit smoke --full --json` with the machine's own torch.
 #
-# One prepared command for a session that has the GPU machine (docs/gpu-run.md):
-#     run(command="bash scripts/gpu_smoke.sh", timeout_s=540)
+# Run it on the GPU machine from a checkout of envkit (docs/gpu-run.md):
+#     bash scripts/gpu_smoke.sh            # a few minutes in the default full mode
 # It needs nothing but an interpreter that imports torch (click is used when present) and always
-# leaves its results in $OUT when that is set (the device tool's output folder), whatever failed:
+# leaves its results in $OUT when that is set (an output folder you choose), whatever failed:
 #     smoke-gpu-report.json   the report (envkit smoke's JSON + a "generated_by" block)
 #     smoke-gpu-report.txt    the same as envkit smoke prints it (table, sweep, diagnoses)
 #     gpu_smoke.log           what the script saw: interpreter, torch, nvidia-smi, stderr of the run
@@ -71,8 +71,8 @@ sys.exit(runner.exit_code(report))
 PYEOF
     rc=$?
 else
-    CMD="$PY envkit/smoke/probe.py --config '{\"mode\": \"$MODE\"}' (envkit not importable: the probe alone, no runner timeouts)"
-    timeout -k 15 "$BACKSTOP" "$PY" envkit/smoke/probe.py --config "{\"mode\": \"$MODE\"}" 2>> "$LOG" \
+    CMD="$PY envkit/smoke/probe --config '{\"mode\": \"$MODE\"}' (envkit not importable: the probe alone, no runner timeouts)"
+    timeout -k 15 "$BACKSTOP" "$PY" envkit/smoke/probe --config "{\"mode\": \"$MODE\"}" 2>> "$LOG" \
         | "$PY" -c '
 import json, sys
 prefix = "@@envkit-smoke@@ "
@@ -105,9 +105,9 @@ with open(dest, "w") as f:
     json.dump(report, f, indent=2, sort_keys=True)
     f.write("\n")
 try:
-    from envkit.commands.smoke import render_text
+    from envkit.render.smoke import render_text
     text = render_text(report)
-except Exception:  # no click: the plain table
+except Exception:  # envkit not importable: the plain table
     text = "".join(f"{c['status']:5} {c['name']:32} {c['detail']}\n" for c in report.get("checks") or [])
 with open(txt, "w") as f:
     f.write(f"$ {cmd}\n{text}")

@@ -83,7 +83,7 @@ def host_platform():
     """The conda subdir of this machine (`linux-64`, `osx-arm64`, `win-64`, ...).
 
     A copy of `envkit.conda.platform.host_platform` (this script imports nothing from envkit);
-    tests/test_packaging.py checks that the two agree."""
+    tests/packaging/test_packaging.py checks that the two agree."""
     machine = _platform.machine().lower()
     arch = {
         "x86_64": "64",

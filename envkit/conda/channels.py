@@ -130,14 +130,6 @@ def _strip_subdir(path: str) -> str:
     return path
 
 
-def channel_text(channel: Channel, original: str | None = None) -> str:
-    """How a channel is written back into a file: the canonical name, or - when the original had
-    credentials - the original URL with the credentials replaced by a placeholder."""
-    if channel.had_credentials and original:
-        return redact_url(original.strip())[0]
-    return channel.name
-
-
 def is_defaults(name: str) -> bool:
     """True for `defaults` and the channels it stands for (main, r, msys2, anaconda, pkgs/*)."""
     return name in DEFAULTS_NAMES or name.startswith("pkgs/")

@@ -40,15 +40,14 @@ _EXTRA_ORDER = (
 _HANDLED = {"version", "build", "channel", "subdir"}
 
 #: Longest match spec and most version constraints envkit parses: py-rattler's parser is quadratic
-#: in the number of constraints (40,000 take 19 s), and no real spec comes near either bound
-#: (the longest in the corpus is under 700 characters).
+#: in the number of constraints, and no real spec comes near either bound.
 MAX_SPEC_CHARS = 4096
 MAX_CONSTRAINTS = 256
 
 
 #: The plain forms most files are written in (`numpy`, `python=3.11`, `numpy==1.26.4`,
 #: `numpy>=1.26,<2`), parsed without py-rattler, whose import alone costs more than a small file's
-#: whole check.  tests/test_matchspec_fast.py holds them equal to rattler's parse.
+#: whole check.  tests/conda/test_matchspec_fast.py holds them equal to rattler's parse.
 _NUM = r"\d+(?:\.\d+)*"
 _FAST = re.compile(
     rf"(?P<name>[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?)"

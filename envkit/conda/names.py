@@ -99,7 +99,7 @@ EXTRA_CONDA_TO_PYPI: dict[str, tuple[str, ...]] = {
 @lru_cache(maxsize=1)
 def _tables() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
     import json
-    from importlib import resources  # not at import: importlib.resources costs a small check ~10 ms
+    from importlib import resources  # not at import: importlib.resources is not free
 
     data = resources.files("envkit").joinpath("data")
     single = json.loads(data.joinpath("conda_pypi_names.json").read_text("utf-8"))

@@ -9,8 +9,6 @@ from typing import Literal, overload
 
 from envkit.errors import ParseError, Where
 
-CONDA_EXTS = (".conda", ".tar.bz2")
-
 
 def split_filename(fn: str) -> tuple[str, str, str] | None:
     """`numpy-1.26.4-py311h0_0.conda` -> ("numpy", "1.26.4", "py311h0_0"); None when not a conda
@@ -63,14 +61,6 @@ def _channel_parts(url: str) -> tuple[str | None, str | None]:
         return channel.name or None, subdir
     except Exception:  # an odd URL is not a reason to refuse a lock
         return None, None
-
-
-def build_number_of(build: str | None) -> int | None:
-    """The build number a conda build string ends with (`py311h0_3` -> 3), or None."""
-    if not build:
-        return None
-    tail = build.rpartition("_")[2]
-    return int(tail) if tail.isdigit() else None
 
 
 def comment_block(text: str) -> str:

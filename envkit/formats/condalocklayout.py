@@ -20,7 +20,7 @@ directly: no YAML tree, no per-package dict, each scalar converted once (version
 repeat).  Anything else (another key order, a comment or blank line among the packages, a value
 that is not plain text, CR LF line ends) raises Unsupported and condalock reads the file through a
 YAML tree: the result is the same either way, line numbers included
-(tests/test_formats_fastyaml.py proves it).
+(tests/formats/test_formats_fastyaml.py proves it).
 """
 
 from __future__ import annotations

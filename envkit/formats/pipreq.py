@@ -180,20 +180,3 @@ def _parse_target(s: str, where: Where | None, raw: str) -> PipDep:
         extras=extras,
         marker=marker,
     )
-
-
-def option_name(dep: PipDep) -> str | None:
-    """The long option name of an option line (`-i URL` -> `--index-url`), or None for non-options."""
-    if dep.kind != "option":
-        return None
-    head = dep.text.split(" ", 1)[0].split("=", 1)[0]
-    return _SHORT.get(head, head)
-
-
-_SHORT = {
-    "-i": "--index-url",
-    "-r": "--requirement",
-    "-c": "--constraint",
-    "-f": "--find-links",
-    "-e": "--editable",
-}

@@ -7,7 +7,7 @@ entry only the keys the reader asks for, each value converted as the fast YAML r
 with its line; every other value is checked as that reader would check it, and dropped (licenses,
 purls, sizes, timestamps, constrains: half the text).  Anything else raises Unsupported and the
 whole document is read as YAML: the Locks are the same either way, lines and errors included
-(tests/test_formats_fastyaml.py proves it).
+(tests/formats/test_formats_fastyaml.py proves it).
 """
 
 from __future__ import annotations

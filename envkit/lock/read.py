@@ -18,6 +18,7 @@ def read_lock_file(
     from envkit.io import read_text as read_file_text
     from envkit.lock.metadata import apply_lock_metadata
     from envkit.model import Lock
+    from envkit.output import input_format_hint
 
     try:
         text = read_file_text(path)
@@ -25,6 +26,5 @@ def read_lock_file(
         # what envkit recorded in conda-lock.yml's custom_metadata (editable pip packages)
         return text, apply_lock_metadata(model) if isinstance(model, Lock) else model
     except EnvkitError as exc:
-        if exc.hint and "pass --format" in exc.hint:
-            exc.hint = format_hint or exc.hint.replace("pass --format", "pass --input-format")
+        input_format_hint(exc, format_hint)
         raise

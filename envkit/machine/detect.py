@@ -257,7 +257,7 @@ def detect_remote(
 
     from envkit._proc import run
     from envkit.machine import probe
-    from envkit.sources import remote_shell_command, ssh_command
+    from envkit.ssh_source import remote_shell_command, ssh_command
 
     target = _parse_ssh_host(text)
     program = Path(probe.__file__).read_text(encoding="utf-8")
@@ -296,7 +296,7 @@ def _parse_ssh_host(text: str):
     has one profile)."""
     from urllib.parse import urlsplit
 
-    from envkit.sources import SshTarget
+    from envkit.ssh_source import SshTarget
 
     parts = urlsplit(text)
     try:

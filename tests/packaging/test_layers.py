@@ -1,9 +1,16 @@
-"""Layer rules the import-linter contracts (importlinter.toml) also state, checked on the source
-with the standard library: no module imports envkit.cli, subprocesses start only in envkit._proc,
-and envkit.config does not import the checks it configures."""
+"""Layer rules beside the import-linter contracts (pyproject.toml, run by `make lint`), checked on
+the source with the standard library: every module has a layer, no module imports envkit.cli,
+subprocesses start only in envkit._proc, and envkit.config does not import the checks it configures."""
 
 import ast
+import re
+import sys
 from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
 
 from conftest import REPO
 
@@ -13,7 +20,6 @@ PACKAGE = REPO / "envkit"
 # standard library alone, so they cannot use envkit._proc
 # (the smoke probe is a folder the runner copies whole)
 REMOTE_PROGRAMS = {"smoke/probe/host.py", "smoke/probe/distributed.py", "machine/probe.py"}
-CLI_IMPORTERS_LEFT: set[str] = set()
 
 
 def _imports(path: Path) -> set[str]:
@@ -38,7 +44,7 @@ def test_nothing_imports_the_cli():
         for rel, path in _modules()
         if rel not in ("cli.py", "__main__.py") and "envkit.cli" in _imports(path)
     }
-    assert importers == CLI_IMPORTERS_LEFT
+    assert importers == set()
 
 
 def test_subprocesses_start_only_in_proc():
@@ -55,3 +61,12 @@ def test_rule_modules_do_not_register_themselves():
     for rel, path in _modules():
         if rel.startswith("checks/rules_") or rel in ("checks/core.py", "checks/fix.py"):
             assert not {"envkit.checks.registry", "envkit.checks.engine"} & _imports(path), rel
+
+
+def test_every_module_has_one_layer():
+    # a module left out of the layers contract would be free to import anything
+    contracts = tomllib.loads((REPO / "pyproject.toml").read_text("utf-8"))["tool"]["importlinter"]
+    layers = next(c for c in contracts["contracts"] if c["type"] == "layers")["layers"]
+    named = [n.removeprefix("envkit.") for layer in layers for n in re.split(r"\s*[:|]\s*", layer)]
+    tops = {p.stem for p in PACKAGE.glob("*.py")} | {p.parent.name for p in PACKAGE.glob("*/__init__.py")}
+    assert sorted(named) == sorted(tops - {"__init__", "__main__"})

@@ -6,8 +6,7 @@ if __package__:  # `python -m envkit.smoke.probe` in envkit's own tree
     from .core import main
 else:
     # `python PROBE_DIR`, as the runner runs its scratch copy: import the folder as the package it
-    # is (its modules import each other relatively), from the folder that holds it, which is then
-    # the first entry of sys.path as the scratch directory was for a single-file probe
+    # is (its modules import each other relatively), from the folder that holds it
     import importlib
     import os
 
