@@ -381,7 +381,8 @@ def read_remote(
     EnvironmentNotFound when the remote has no such environment, ParseError for a remote file
     envkit cannot read.
     """
-    from envkit.ssh_source import remote_profile, remote_scan, remote_url
+    from envkit.machine.detect import remote_profile
+    from envkit.ssh_source import remote_scan, remote_url
 
     data, head = remote_scan(target, environ=environ, timeout=timeout, machine=on_machine is not None)
     if data.get("kind") == "file":

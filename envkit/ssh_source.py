@@ -16,19 +16,15 @@ import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from envkit.errors import BackendError, EnvironmentNotFound, UsageError
-
-if TYPE_CHECKING:
-    from envkit.machine.profile import MachineProfile
 
 #: How long one remote scan may take (connection included).
 SSH_TIMEOUT = 180.0
 #: The line the remote driver prints before its JSON (login scripts may print before it).
 _MARK = "--envkit-scan--"
 #: The line before the remote machine probe's JSON, printed ahead of the scan when asked for.
-_MACHINE_MARK = "--envkit-machine-facts--"
+MACHINE_MARK = "--envkit-machine-facts--"
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +100,7 @@ def remote_program(target: SshTarget, *, machine: bool = False) -> str:
     here = Path(__file__).parent
     scan = (here / "backends" / "prefix_scan.py").read_text(encoding="utf-8")
     probe = (here / "machine" / "probe.py").read_text(encoding="utf-8") if machine else None
-    args = {"path": target.path, "name": target.env_name, "mark": _MARK, "machine_mark": _MACHINE_MARK}
+    args = {"path": target.path, "name": target.env_name, "mark": _MARK, "machine_mark": MACHINE_MARK}
     return (
         _DRIVER.replace("@ARGS@", repr(json.dumps(args)))
         .replace("@PROBE@", repr(probe))
@@ -142,7 +138,8 @@ def remote_scan(
 ) -> tuple[dict, str]:
     """Run envkit's prefix reader on `target`'s machine over ssh: (its answer, what it printed
     before the answer).  The answer is a remote file (`kind` "file", its `text`) or a prefix scan;
-    the text before it holds the machine probe's facts when `machine` (see `remote_profile`).
+    the text before it holds the machine probe's facts when `machine`
+    (see `envkit.machine.detect.remote_profile`).
 
     Raises BackendError when ssh or the remote Python fails, EnvironmentNotFound when the remote
     has no such environment or the path is not a prefix.
@@ -186,26 +183,6 @@ def remote_scan(
     if data.get("kind") != "file" and not data.get("is_prefix", True):
         raise EnvironmentNotFound(f"{url}: not a conda environment (no conda-meta/ directory)")
     return data, head
-
-
-def remote_profile(head: str, target: SshTarget) -> MachineProfile | None:
-    """The MachineProfile from the probe facts printed before the scan, or None (an old or failed
-    probe is no reason to fail the diff)."""
-    _, sep, rest = head.partition(_MACHINE_MARK + "\n")
-    if not sep:
-        return None
-    try:
-        facts = json.loads(rest.splitlines()[0]) if rest.strip() else None
-    except ValueError:
-        return None
-    if not isinstance(facts, dict) or "error" in facts:
-        return None
-    from envkit.machine.detect import profile_from_facts
-
-    try:
-        return profile_from_facts(facts, host=target.host)
-    except (TypeError, ValueError, AttributeError, KeyError):
-        return None
 
 
 def remote_url(t: SshTarget) -> str:

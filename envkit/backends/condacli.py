@@ -257,8 +257,8 @@ class CondaCli:
 
 
 def _yaml_or_none(text: str, what: str) -> Any:
-    from envkit._yaml import load
     from envkit.errors import EnvkitError
+    from envkit.formats._yaml import load
 
     try:
         data = load(text, filename=what)

@@ -354,7 +354,7 @@ def merged_condarc(files, *, parse=None) -> dict[str, Any]:
     "channel_priority": str | None, "envs_dirs": [...], "sources": {key: path}}.  A .condarc that
     is not valid YAML is a ParseError naming it.
     """
-    from envkit._yaml import load
+    from envkit.formats._yaml import load
 
     lists: dict[str, list[list[str]]] = {"channels": [], "envs_dirs": [], "default_channels": []}
     scalars: dict[str, Any] = {}

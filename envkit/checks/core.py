@@ -208,8 +208,8 @@ class Target:
         if not self._yaml_done:
             self._yaml_done = True
             if self.kind == "spec" and self.text is not None and self.parse_error is None:
-                from envkit._yaml import load
                 from envkit.errors import ParseError
+                from envkit.formats._yaml import load
 
                 try:
                     data = load(self.text, filename=self.path)

@@ -6,9 +6,9 @@ import re
 from collections.abc import Iterator
 
 from envkit._text import plural
-from envkit._yaml import YamlList
 from envkit.checks._helpers import join_names
 from envkit.checks.core import Context, Hit, Target, rule
+from envkit.formats._yaml import YamlList
 from envkit.model import EnvSpec, LiveEnv, Lock
 
 CONDA_FORGE = "conda-forge"

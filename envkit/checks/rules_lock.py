@@ -301,5 +301,5 @@ def duplicate_key(target: Target, ctx: Context) -> Iterator[Hit]:
 
 
 def is_duplicate_key_error(exc) -> bool:
-    """Whether a ParseError from `envkit._yaml.load` is the duplicate-key error."""
+    """Whether a ParseError from `envkit.formats._yaml.load` is the duplicate-key error."""
     return getattr(exc, "message", "").startswith("duplicate key ")

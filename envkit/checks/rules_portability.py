@@ -479,8 +479,8 @@ def yaml_number(target: Target, ctx: Context) -> Iterator[Hit]:
     text = target.text
     if not text or _NUMBER_QUICK.search(text) is None or not _is_yaml(target):
         return
-    from envkit._yaml import load
     from envkit.errors import ParseError
+    from envkit.formats._yaml import load
 
     numbers: list = []
     try:

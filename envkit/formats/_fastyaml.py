@@ -2,13 +2,13 @@
 
 conda-lock.yml and pixi.lock files are machine-written: block mappings and sequences, plain,
 single-quoted or double-quoted scalars, `{}`/`[]` for empty collections, whole-line comments.  A
-double-quoted scalar is taken when it is a valid JSON string (what `envkit._yaml.scalar` writes) whose
+double-quoted scalar is taken when it is a valid JSON string (what `envkit.formats._yaml.scalar` writes) whose
 escapes mean the same in YAML; JSON's escapes are a subset of YAML's, except `\\u` surrogates, which
 JSON pairs up and libyaml refuses, so those are left to the full loader.  For that subset a
 line-by-line reader in Python is several times faster than libyaml's C parser plus PyYAML's constructor
 (the constructor, not the parser, is most of libyaml's cost), and it needs no `import yaml` at all.
 
-`load(text)` returns exactly what `envkit._yaml.load` returns (YamlMap/YamlList with the same values,
+`load(text)` returns exactly what `envkit.formats._yaml.load` returns (YamlMap/YamlList with the same values,
 `.line` and `.lines`; a test proves it on the corpus and on generated files) or raises `Unsupported`
 as soon as it meets anything outside the subset (flow collections, anchors and aliases, tags, block
 scalars, quoted keys, double quotes that are not a JSON string, multi-line scalars, inline comments,
@@ -25,11 +25,11 @@ from __future__ import annotations
 import json
 import re
 
-from envkit._yaml import YamlList, YamlMap
+from envkit.formats._yaml import _NOT_STR, _NOT_STR_FIRST, YamlList, YamlMap
 
 
 class Unsupported(Exception):
-    """The text uses YAML this reader does not handle; use envkit._yaml.load."""
+    """The text uses YAML this reader does not handle; use envkit.formats._yaml.load."""
 
 
 class BadChar(Unsupported):
@@ -42,18 +42,6 @@ class BadChar(Unsupported):
 
 _LINE = re.compile(r"( *)(- +)?(?:([A-Za-z0-9_][A-Za-z0-9_.\-/]*):(?: +(.*?))?|(.*?)) *")
 _INT = re.compile(r"0|[1-9][0-9]*")
-# YAML 1.1 implicit types (PyYAML's resolver): a plain scalar matching one of these is not a string.
-_NOT_STR = re.compile(
-    r"(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF"
-    r"|~|null|Null|NULL|<<|="
-    r"|[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9_]+(?:[eE][-+][0-9]+)?"
-    r"|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)"
-    r"|[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+"
-    r"|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+"
-    r"|[0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?.*)"
-)
-# the first characters of what _NOT_STR matches: a plain scalar starting otherwise is text
-_NOT_STR_FIRST = frozenset("yYnNtTfFoO~<=+-.0123456789")
 _BAD_START = frozenset('&*!|>{}[]%@`,?"#')
 # ASCII bytes a YAML stream may hold (libyaml's reader refuses the other C0 controls and DEL)
 _ASCII_OK = bytes(range(0x20, 0x7F)) + b"\t\n\r"
@@ -326,11 +314,11 @@ def _sequence(toks: list, pos: int, indent: int, memo: dict):
 
 
 def load_yaml(text: str, *, filename: str | None = None):
-    """The fast reader when the text is in its subset, else `envkit._yaml.load` (same result).
+    """The fast reader when the text is in its subset, else `envkit.formats._yaml.load` (same result).
 
-    Raises ParseError (file, line) for malformed YAML, as `envkit._yaml.load` does, and for a
-    document over `envkit._yaml`'s size limits."""
-    from envkit._yaml import check_lines
+    Raises ParseError (file, line) for malformed YAML, as `envkit.formats._yaml.load` does, and for a
+    document over `envkit.formats._yaml`'s size limits."""
+    from envkit.formats._yaml import check_lines
 
     check_lines(text, filename=filename)  # before tokenizing: millions of lines cost seconds and gigabytes
     try:
@@ -350,7 +338,7 @@ def load_yaml(text: str, *, filename: str | None = None):
             hint="remove the character (inside double quotes, write it as an escape)",
         ) from None
     except (Unsupported, RecursionError):
-        from envkit import _yaml
+        from envkit.formats import _yaml
 
         return _yaml.load(text, filename=filename)
 
@@ -361,7 +349,7 @@ def split_layout(text: str, section: str, filename: str | None = None):
     checked as the full loader would, then the header alone goes through `load`.  Raises
     Unsupported for text outside the layout (CR line ends, no `section:` list, a header that is not
     a mapping)."""
-    from envkit._yaml import YamlMap, check_lines
+    from envkit.formats._yaml import YamlMap, check_lines
 
     check_lines(text, filename=filename)
     _check_chars(text)

@@ -18,9 +18,9 @@ import os
 import re
 from typing import TYPE_CHECKING, cast
 
-from envkit._yaml import YamlMap
 from envkit.errors import ParseError, UnsupportedVersionError, Where
 from envkit.formats._util import lock_version
+from envkit.formats._yaml import YamlMap
 from envkit.formats.condalockcheck import check_platforms, validate_packages
 from envkit.formats.condalockcheck import unknown_platform as unknown_platform  # explicit.py's too
 from envkit.model import Lock, LockedPackage, Manager

@@ -25,7 +25,7 @@ from envkit.formats._util import need_list, need_mapping, to_json, type_name
 from envkit.model import Channel, CondaDep, EnvSpec, Lock, LockedPackage, PipDep
 
 if TYPE_CHECKING:
-    from envkit._yaml import YamlMap
+    from envkit.formats._yaml import YamlMap
 
 # `name=version=build`: a version is letters, digits, `.`, `_` and a `+local` part, after an
 # optional epoch (`1!1.0`); any other `!`, `<`, `>`, `~`, `*`, `,`, `|` is an operator (`x=!=1`),

@@ -16,9 +16,9 @@ import re
 from collections.abc import Callable
 from typing import Any, Literal
 
-from envkit._yaml import YamlList, YamlMap
 from envkit.formats import _fastyaml
 from envkit.formats._fastyaml import Unsupported, is_not_text
+from envkit.formats._yaml import YamlList, YamlMap
 
 #: a converter of one raw scalar, given its line, to the value the fast YAML reader gives
 ValueOf = Callable[[str, int], Any]

@@ -20,9 +20,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, cast
 
-from envkit._yaml import YamlList, YamlMap
 from envkit.errors import EnvironmentNotFound, ParseError, UnsupportedVersionError, Where
 from envkit.formats._util import lock_version
+from envkit.formats._yaml import YamlList, YamlMap
 from envkit.model import Lock, LockedPackage
 
 if TYPE_CHECKING:

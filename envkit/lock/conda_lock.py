@@ -35,7 +35,7 @@ def find_conda_executable(env: Mapping[str, str] | None = None) -> str | None:
 
 def virtual_package_spec_yaml(platforms: Sequence[str], virtual_packages: Sequence[VirtualPackage]) -> str:
     """conda-lock's `--virtual-package-spec` file for these platforms and settings."""
-    from envkit._yaml import scalar
+    from envkit.formats._yaml import scalar
 
     lines = ["subdirs:"]
     for p in platforms:

@@ -12,9 +12,13 @@ import json
 import os
 import re
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from envkit.errors import BackendError, UsageError
 from envkit.machine.profile import Gpu, MachineProfile, read_profile
+
+if TYPE_CHECKING:
+    from envkit.ssh_source import SshTarget
 
 #: x86-64 psABI levels and the /proc/cpuinfo flags each adds (the x86-64 psABI, as archspec uses).
 X86_LEVELS = (
@@ -321,3 +325,23 @@ def resolve_machine(text: str, *, environ: Mapping[str, str] | None = None) -> M
             hint="give `host` (this machine), ssh://HOST, or a file written by `envkit machine -o FILE`",
         )
     return read_profile(text)
+
+
+def remote_profile(head: str, target: SshTarget) -> MachineProfile | None:
+    """The MachineProfile from the probe facts an ssh scan printed before its answer (`head`), or
+    None (an old or failed probe is no reason to fail the diff)."""
+    from envkit.ssh_source import MACHINE_MARK
+
+    _, sep, rest = head.partition(MACHINE_MARK + "\n")
+    if not sep:
+        return None
+    try:
+        facts = json.loads(rest.splitlines()[0]) if rest.strip() else None
+    except ValueError:
+        return None
+    if not isinstance(facts, dict) or "error" in facts:
+        return None
+    try:
+        return profile_from_facts(facts, host=target.host)
+    except (TypeError, ValueError, AttributeError, KeyError):
+        return None

@@ -352,7 +352,7 @@ def test_docs_rules_md_is_generated_from_the_registry():
 
 
 def test_pre_commit_hooks_file():
-    from envkit._yaml import load
+    from envkit.formats._yaml import load
 
     hooks = load((REPO / ".pre-commit-hooks.yaml").read_text())
     assert [(h["id"], h["entry"]) for h in hooks] == [
@@ -369,7 +369,7 @@ def test_example_ci_repo_is_clean_and_its_lock_up_to_date(envkit_cli):
     assert (r.exit_code, r.stdout) == (0, "no findings (2 files checked)\n")
     r = envkit_cli("lock", "--check", "-f", "environment.yml", "--lock", "conda-lock.yml", cwd=ci)
     assert r.exit_code == 0, r.stdout + r.stderr
-    from envkit._yaml import load
+    from envkit.formats._yaml import load
 
     hooks = {h["id"] for h in load((REPO / ".pre-commit-hooks.yaml").read_text())}
     config = load((ci / ".pre-commit-config.yaml").read_text())
@@ -429,7 +429,7 @@ def test_pre_commit_hooks_run_on_the_right_files(path, check, normalize):
     # pre-commit matches `files` and `exclude` with re.search on the repository-relative path
     import re
 
-    from envkit._yaml import load
+    from envkit.formats._yaml import load
 
     hooks = {h["id"]: h for h in load((REPO / ".pre-commit-hooks.yaml").read_text())}
 

@@ -1,4 +1,4 @@
-"""The fast lockfile YAML reader gives exactly what envkit._yaml.load gives, or steps aside."""
+"""The fast lockfile YAML reader gives exactly what envkit.formats._yaml.load gives, or steps aside."""
 
 from __future__ import annotations
 
@@ -11,9 +11,8 @@ from hypothesis import strategies as st
 from support.lockgen import make_conda_lock
 from support.yamlcompare import same
 
-from envkit import _yaml
 from envkit.errors import EnvkitError, ParseError
-from envkit.formats import _fastyaml, condalock, pixilock
+from envkit.formats import _fastyaml, _yaml, condalock, pixilock
 from envkit.formats._fastyaml import Unsupported, load_yaml
 
 YAML_FILES = [p for p in corpus_files() if p.suffix in (".yml", ".yaml") or p.name.endswith("pixi.lock")]

@@ -6,12 +6,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.yamlcompare import same
 
-from envkit import _yaml
 from envkit.canonical import normalize_spec, normalize_text
 from envkit.conda.channels import parse_channel
 from envkit.conda.matchspec import format_spec, parse_spec
 from envkit.conda.names import pep503
-from envkit.formats import _fastyaml
+from envkit.formats import _fastyaml, _yaml
 from envkit.formats.condalock import read_conda_lock, sort_lock, write_conda_lock
 from envkit.formats.envyml import channel_out, read_env, write_env
 from envkit.formats.pipreq import parse_pip_entry

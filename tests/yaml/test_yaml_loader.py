@@ -1,4 +1,4 @@
-"""envkit._yaml: safe loading with line numbers, duplicate keys, alias bombs, tags."""
+"""envkit.formats._yaml: safe loading with line numbers, duplicate keys, alias bombs, tags."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import time
 
 import pytest
 
-from envkit import _yaml
 from envkit.errors import ParseError
+from envkit.formats import _yaml
 
 
 def test_lines_of_keys_and_items():
@@ -104,7 +104,7 @@ def test_scalar_reads_back_as_the_same_string(value):
 
 
 def test_control_characters_and_lone_surrogates_are_errors_with_a_line():
-    from envkit._yaml import load as yload
+    from envkit.formats._yaml import load as yload
 
     with pytest.raises(ParseError) as exc:
         yload("a: 1\nb: x\x01y\n", filename="f.yml")
@@ -118,8 +118,8 @@ def test_control_characters_and_lone_surrogates_are_errors_with_a_line():
 
 
 def test_scalar_escapes_what_yaml_cannot_hold_raw_and_reads_back():
-    from envkit._yaml import load as yload
-    from envkit._yaml import scalar
+    from envkit.formats._yaml import load as yload
+    from envkit.formats._yaml import scalar
 
     for value in ("a\x85b", "x\u2028y", "de\x7fl", "plain", "café", "tab\there", "- x", "1.10"):
         assert yload("k: " + scalar(value) + "\n")["k"] == value

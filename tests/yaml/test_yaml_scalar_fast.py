@@ -4,7 +4,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from envkit._yaml import _resolves_to_str
+from envkit.formats._yaml import _resolves_to_str
 
 SAMPLES = [
     "yes",

@@ -36,6 +36,18 @@ MAX_DEPTH = 64
 PRECOUNT_BYTES = 1 << 20
 
 _STR = "tag:yaml.org,2002:str"
+# YAML 1.1 implicit types (PyYAML's resolver): a plain scalar matching one of these is not a string.
+_NOT_STR = re.compile(
+    r"(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF"
+    r"|~|null|Null|NULL|<<|="
+    r"|[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9_]+(?:[eE][-+][0-9]+)?"
+    r"|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)"
+    r"|[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+"
+    r"|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+"
+    r"|[0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?.*)"
+)
+# the first characters of what _NOT_STR matches: a plain scalar starting otherwise is text
+_NOT_STR_FIRST = frozenset("yYnNtTfFoO~<=+-.0123456789")
 _MAP = "tag:yaml.org,2002:map"
 _SEQ = "tag:yaml.org,2002:seq"
 _MERGE = "tag:yaml.org,2002:merge"
@@ -384,8 +396,6 @@ def _plain_safe(value: str) -> bool:
 def _resolves_to_str(value: str) -> bool:
     # the fast reader's superset of PyYAML's implicit resolvers: what it does not match is a string
     # (tests/yaml/test_yaml_scalar_fast.py), so most values need no YAML engine; the rest ask PyYAML
-    from envkit.formats._fastyaml import _NOT_STR, _NOT_STR_FIRST
-
     if value[0] not in _NOT_STR_FIRST or _NOT_STR.fullmatch(value) is None:
         return True
     import yaml
