@@ -395,7 +395,7 @@ def _plain_safe(value: str) -> bool:
 @lru_cache(maxsize=65536)
 def _resolves_to_str(value: str) -> bool:
     # the fast reader's superset of PyYAML's implicit resolvers: what it does not match is a string
-    # (tests/yaml/test_yaml_scalar_fast.py), so most values need no YAML engine; the rest ask PyYAML
+    # (tests/formats/test_yaml_scalar_fast.py), so most values need no YAML engine; the rest ask PyYAML
     if value[0] not in _NOT_STR_FIRST or _NOT_STR.fullmatch(value) is None:
         return True
     import yaml
