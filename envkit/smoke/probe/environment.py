@@ -132,9 +132,9 @@ class EnvironmentChecks(ProbeState):
             # torch.cuda.nccl is a submodule: import it rather than rely on another import having
             # done so.  version() is a tuple, with a suffix string as a 4th item in some builds.
             if cuda:
-                import torch.cuda.nccl
+                from torch.cuda import nccl
 
-                tinfo["nccl"] = nccl_text(torch.cuda.nccl.version())
+                tinfo["nccl"] = nccl_text(nccl.version())
         except Exception as e:
             tinfo["nccl"] = None
             tinfo["nccl_error"] = f"{type(e).__name__}: {e}"
@@ -197,9 +197,8 @@ class EnvironmentChecks(ProbeState):
         torch = self.torch
         if not getattr(torch.version, "cuda", None):
             return None
-        import torch.backends.cudnn
+        from torch.backends import cudnn
 
-        cudnn = torch.backends.cudnn
         out: dict[str, Any] = {"available": bool(cudnn.is_available()), "enabled": bool(cudnn.enabled)}
         try:
             # (major, minor, patch) tuples; torch.backends.cudnn.version() is only the runtime's int
