@@ -212,7 +212,7 @@ def matches(
 
     if dep.name != name.lower():
         return False
-    if dep.channel and channel and dep.channel != channel:
+    if dep.channel and channel and not _same_channel(dep.channel, channel):
         return False
     plain = CondaDep(
         name=dep.name,
@@ -228,6 +228,15 @@ def matches(
         subdir="noarch",
     )
     return MatchSpec(format_spec(plain), strict=False).matches(record)
+
+
+def _same_channel(wanted: str, got: str) -> bool:
+    """Whether a package from channel `got` satisfies `wanted::` (names or URLs; `defaults` stands
+    for the channels it expands to, as in conda)."""
+    from envkit.conda.channels import is_defaults, parse_channel
+
+    w, g = parse_channel(wanted).name, parse_channel(got).name
+    return w == g or (w == "defaults" and is_defaults(g))
 
 
 def to_rattler(dep: CondaDep, *, source: str | None = None):

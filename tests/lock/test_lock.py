@@ -839,3 +839,22 @@ def test_lock_format_hints_name_no_missing_option(envkit_cli, tmp_path):
     assert (
         r.exit_code == 2 and "--format" not in r.stderr and "hint: -f takes an environment file" in r.stderr
     )
+
+
+def test_check_lock_reads_defaults_as_the_channels_it_stands_for():
+    """`defaults::numpy` is satisfied by numpy from pkgs/main (conda expands defaults); a package
+    from another channel is not."""
+    import envkit
+
+    spec = envkit.read_text(
+        "name: x\nchannels: [defaults]\ndependencies:\n  - defaults::numpy=1.26\n  - conda-forge::zlib\n",
+        filename="environment.yml",
+    )
+    lock = envkit.read_text(
+        "@EXPLICIT\n"
+        "https://repo.anaconda.com/pkgs/main/linux-64/numpy-1.26.4-py311h08b1b3b_0.conda\n"
+        "https://repo.anaconda.com/pkgs/main/linux-64/zlib-1.2.13-h5eee18b_1.conda\n",
+        filename="explicit.txt",
+    )
+    unsatisfied = [p.name for p in envkit.check_lock(spec, lock) if p.kind == "unsatisfied"]
+    assert unsatisfied == ["zlib"]
