@@ -22,7 +22,7 @@ from envkit.envdiff.pip_origin import (
 )
 from envkit.envdiff.records import Change, PackageState, SpecCheck
 from envkit.envdiff.sides import _base_dir, _Side
-from envkit.envdiff.versions import _pep440, _split_local
+from envkit.envdiff.versions import _split_local
 from envkit.model import CondaDep, EnvSpec, LockedPackage, PipDep
 
 _Index = dict[tuple[str, str], LockedPackage]
@@ -172,12 +172,9 @@ def _check_pip(
         spec_set = SpecifierSet(pd.specifier)
     except InvalidSpecifier:
         return _pip_skipped(pd, name, f"invalid version specifier {pd.specifier!r}", found=_state(p))
-    version = _pep440(p.version)
-    if version is None:
-        ok = any(s.operator in ("==", "===") and s.version == p.version for s in spec_set)
-    else:
-        ok = spec_set.contains(version, prereleases=True)
-    return _pip_result(pd, name, ok, _state(p), note)
+    from envkit.formats.pipreq import pip_version_satisfies
+
+    return _pip_result(pd, name, pip_version_satisfies(spec_set, p.version), _state(p), note)
 
 
 def _pip_entry_name(pd: PipDep, conc: _Side, spec_dir: str | None) -> tuple[str | None, str | None]:

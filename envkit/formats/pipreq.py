@@ -180,3 +180,16 @@ def _parse_target(s: str, where: Where | None, raw: str) -> PipDep:
         extras=extras,
         marker=marker,
     )
+
+
+def pip_version_satisfies(specifiers, version: str) -> bool:
+    """Whether an installed pip `version` satisfies `specifiers` (a packaging SpecifierSet), pre-
+    releases included.  A version PEP 440 cannot read satisfies only `==` / `===` with exactly its
+    text: it cannot be ordered, only named."""
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        parsed = Version(version)
+    except InvalidVersion:
+        return any(s.operator in ("==", "===") and s.version == version for s in specifiers)
+    return specifiers.contains(parsed, prereleases=True)

@@ -128,7 +128,8 @@ def _check_pip(
 ) -> list[LockProblem]:
     from packaging.markers import InvalidMarker, Marker
     from packaging.specifiers import InvalidSpecifier, SpecifierSet
-    from packaging.version import InvalidVersion, Version
+
+    from envkit.formats.pipreq import pip_version_satisfies
 
     out: list[LockProblem] = []
     python = conda.get("python")
@@ -156,8 +157,8 @@ def _check_pip(
             continue
         if dep.kind == "requirement" and dep.specifier:
             try:
-                ok = SpecifierSet(dep.specifier).contains(Version(pkg.version), prereleases=True)
-            except (InvalidSpecifier, InvalidVersion):
+                ok = pip_version_satisfies(SpecifierSet(dep.specifier), pkg.version)
+            except InvalidSpecifier:
                 ok = False
             if not ok:
                 out.append(

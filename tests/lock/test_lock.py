@@ -257,6 +257,23 @@ def test_check_lock_pip_version_and_marker():
     assert str(problems[0]) == "linux-64: pip tinyreq>=3: locked tinyreq==2.0 does not match"
 
 
+def test_check_lock_pip_version_pep440_cannot_read_is_matched_by_its_text():
+    """A locked pip version PEP 440 cannot read satisfies only `===` with exactly its text, as in
+    `envkit diff`."""
+    named = SPEC.replace("    - tinyreq==2.0\n", "    - tinyreq===2.0-custom\n")
+    other = SPEC.replace("    - tinyreq==2.0\n", "    - tinyreq===2.0-other\n")
+    for text, expected in ((named, []), (other, [("unsatisfied", "tinyreq")])):
+        spec = spec_of(text)
+        lock = _lock_for(spec)
+        lock = replace(
+            lock,
+            packages=tuple(
+                replace(p, version="2.0-custom") if p.name == "tinyreq" else p for p in lock.packages
+            ),
+        )
+        assert [(p.kind, p.name) for p in check_lock(spec, lock)] == expected
+
+
 def test_check_lock_build_and_channel_semantics():
     text = SPEC.replace("numpy >=1.26", "conda-forge::numpy=1.26.4=py311*")
     spec = spec_of(text)
