@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from envkit.envdiff.categories import category_of
 from envkit.envdiff.compare import _state
 from envkit.envdiff.highlights import _python_of
-from envkit.envdiff.keys import _canon_channel, _index, _key, _pep503
+from envkit.envdiff.keys import _index, _key, _pep503
 from envkit.envdiff.pip_origin import (
     _dist,
     _from,
@@ -123,7 +123,7 @@ def _conda_satisfied(
         version=p.version,
         build=p.build,
         build_number=p.build_number,
-        channel=_canon_channel(p.channel) if p.channel else None,
+        channel=p.channel,  # matches() compares channels by name
     )
     shadow = next((index[("pip", n)] for n in _owned_pypi_names(dep.name, conc) if ("pip", n) in index), None)
     if shadow is None:
