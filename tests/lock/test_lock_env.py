@@ -288,7 +288,7 @@ def test_lock_live_prefix_with_pip_packages(envkit_cli, tmp_path, default_prefix
     r = envkit_cli("lock", "-p", str(prefix), "-o", str(out), env=pip_env(find_links=wheels))
     assert r.exit_code == 0, r.stderr
     assert r.stderr == (
-        f"locked {prefix} (linux-64): 9 conda and 2 pip packages -> {out} and "
+        f"locked {prefix} (linux-64): 9 conda packages and 2 pip packages -> {out} and "
         f"{out.parent / 'environment.lock.yml'}\n"
     )
     parsed = parse_with_conda_lock(out)  # conda-lock's own parser accepts it
@@ -595,7 +595,7 @@ def test_env_lock_is_named_after_the_lock_and_never_shared(envkit_cli, tmp_path,
     r = envkit_cli("lock", "-p", str(default_prefix), cwd=work)
     assert r.exit_code == 0, r.stderr
     assert r.stderr == (
-        f"locked {default_prefix} (linux-64): 9 conda and 0 pip packages -> conda-lock.yml and "
+        f"locked {default_prefix} (linux-64): 9 conda packages and 0 pip packages -> conda-lock.yml and "
         "environment.lock.yml\n"
     )
     env1_lock = (work / "environment.lock.yml").read_text()
@@ -604,8 +604,8 @@ def test_env_lock_is_named_after_the_lock_and_never_shared(envkit_cli, tmp_path,
     r = envkit_cli("lock", "-p", str(env2), "-o", "l2.yml", cwd=work)
     assert r.exit_code == 0, r.stderr
     assert (
-        r.stderr
-        == f"locked {env2} (linux-64): 9 conda and 1 pip packages -> l2.yml and l2.environment.lock.yml\n"
+        r.stderr == f"locked {env2} (linux-64): 9 conda packages and 1 pip package -> l2.yml and "
+        "l2.environment.lock.yml\n"
     )
     assert (work / "environment.lock.yml").read_text() == env1_lock  # env1's, untouched
     assert "tinyreq @ " in (work / "l2.environment.lock.yml").read_text()
@@ -617,14 +617,17 @@ def test_env_lock_is_named_after_the_lock_and_never_shared(envkit_cli, tmp_path,
     assert files == ["conda-lock.yml", "environment.lock.yml", "l2.environment.lock.yml", "l2.yml"]
     r = envkit_cli("lock", "-p", str(env2), "-o", "-", cwd=work)
     assert r.exit_code == 0 and "version: 1" in r.stdout.splitlines()
-    assert r.stderr == f"locked {env2} (linux-64): 9 conda and 1 pip packages -> standard output\n"
+    assert r.stderr == f"locked {env2} (linux-64): 9 conda packages and 1 pip package -> standard output\n"
     assert sorted(os.listdir(work)) == files  # nothing written as a side effect
     r = envkit_cli("lock", "-p", str(env2), "-o", os.devnull, cwd=work)  # a stream too: nothing beside it
-    assert r.stderr == f"locked {env2} (linux-64): 9 conda and 1 pip packages -> {os.devnull}\n"
+    assert r.stderr == f"locked {env2} (linux-64): 9 conda packages and 1 pip package -> {os.devnull}\n"
     assert sorted(os.listdir(work)) == files
     r = envkit_cli("lock", "-p", str(env2), "-o", "-", "--env-lock", "e2.yml", cwd=work)
     assert r.exit_code == 0
-    assert r.stderr == f"locked {env2} (linux-64): 9 conda and 1 pip packages -> standard output and e2.yml\n"
+    assert (
+        r.stderr
+        == f"locked {env2} (linux-64): 9 conda packages and 1 pip package -> standard output and e2.yml\n"
+    )
     assert (work / "e2.yml").read_text() == (work / "l2.environment.lock.yml").read_text().replace(
         "-o l2.yml", "--env-lock e2.yml -o -"
     )
