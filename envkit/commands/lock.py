@@ -295,7 +295,9 @@ def _lock_live(
     for w in env.warnings:
         warn(w)
     warn_duplicates([env])
-    which = ("-n", name) if name else ("-p", prefix)
+    # the prefix as found, not as typed: a path relative to the cwd of the run would regenerate
+    # nothing from anywhere else
+    which = ("-n", name) if name else ("-p", str(env.prefix))
     args = list(which) + (["--backend", backend] if backend != "native" else [])
     if env_lock:
         args += ["--env-lock", env_lock]

@@ -610,6 +610,13 @@ def test_env_lock_is_named_after_the_lock_and_never_shared(envkit_cli, tmp_path,
     assert (work / "environment.lock.yml").read_text() == env1_lock  # env1's, untouched
     assert "tinyreq @ " in (work / "l2.environment.lock.yml").read_text()
     assert (work / "l2.yml").read_text().splitlines()[1] == f"#   envkit lock -p {env2} -o l2.yml"
+    # a prefix typed relative to the cwd is recorded as found: the command works from anywhere
+    r = envkit_cli("lock", "-p", "../env2", "-o", "l3.yml", "--no-env-lock", cwd=work)
+    assert r.exit_code == 0, r.stderr
+    assert (work / "l3.yml").read_text().splitlines()[
+        1
+    ] == f"#   envkit lock -p {env2} --no-env-lock -o l3.yml"
+    (work / "l3.yml").unlink()
     ok = envkit_cli("lock", "--check", "-f", "l2.environment.lock.yml", "--lock", "l2.yml", cwd=work)
     assert ok.exit_code == 0, ok.stdout
 
