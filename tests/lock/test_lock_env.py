@@ -242,6 +242,58 @@ def test_pip_resolution_failure_names_the_platform(envkit_cli, tmp_path, default
     assert "tinyreq>=5" in r.stderr
 
 
+def test_pip_that_cannot_reach_its_index_says_so_with_its_last_lines(envkit_cli, tmp_path, default_channel):
+    spec = write_spec(
+        tmp_path / "environment.yml",
+        [default_channel.url],
+        ["python=3.11", "pip"],
+        pip=["--index-url http://127.0.0.1:9/simple", "tinyreq==2.0"],  # port 9: nothing listens
+    )
+    r = envkit_cli(
+        "lock",
+        "-f",
+        str(spec),
+        "--platform",
+        "linux-64",
+        "-o",
+        str(tmp_path / "o.yml"),
+        env={"PIP_RETRIES": "1"},
+    )
+    assert r.exit_code == 2 and not (tmp_path / "o.yml").exists()
+    lines = r.stderr.splitlines()
+    pip_line = spec.read_text().splitlines().index("    - --index-url http://127.0.0.1:9/simple") + 1
+    assert lines[0] == (
+        f"error: {spec}:{pip_line}: linux-64: pip could not resolve the pip section (python 3.11.8)"
+    )
+    # pip's cause comes last: quoted from the end, whole, never a slice from the middle
+    assert lines[-2] == "ERROR: No matching distribution found for tinyreq==2.0"
+    assert lines[-1] == (
+        "hint: 127.0.0.1 could not be reached: check the network, and for a proxy set HTTPS_PROXY / "
+        "HTTP_PROXY (pip and py-rattler read them; conda reads proxy_servers in .condarc)"
+    )
+    assert all(len(ln) <= 300 for ln in lines)
+
+
+def test_conda_lock_solver_refuses_pip_options_it_cannot_read(envkit_cli, tmp_path, default_channel):
+    spec = write_spec(
+        tmp_path / "environment.yml",
+        [default_channel.url],
+        ["python=3.11", "pip"],
+        pip=["--extra-index-url https://download.pytorch.org/whl/cpu", "torch==2.3.1"],
+    )
+    r = envkit_cli("lock", "-f", str(spec), "--solver", "conda-lock", "-o", str(tmp_path / "o.yml"))
+    line = (
+        spec.read_text().splitlines().index("    - --extra-index-url https://download.pytorch.org/whl/cpu")
+        + 1
+    )
+    assert (r.exit_code, r.stdout) == (2, "")
+    assert r.stderr == (
+        f"error: {spec}:{line}: conda-lock cannot read pip options in a pip section: "
+        "'--extra-index-url https://download.pytorch.org/whl/cpu'\n"
+        "hint: the default solver (--solver rattler) hands pip options to pip itself\n"
+    )
+
+
 def test_lock_check_catches_stale_hash_and_unsatisfied_entry(envkit_cli, tmp_path, default_channel):
     spec = write_spec(tmp_path / "environment.yml", [default_channel.url], ["python=3.11", "numpy"])
     lock = tmp_path / "conda-lock.yml"
