@@ -145,7 +145,13 @@ def _platform_lock(env: Environment, own: bool, resolve_pip: bool) -> Lock:
 
         resolution = resolve_index_artifacts(live)
         if resolution.unresolved:
-            raise unresolved_pip_error(resolution)
+            err = unresolved_pip_error(resolution)
+            # its hint names `envkit lock`'s options, which conda does not have
+            raise type(err)(
+                err.message,
+                hint="pip must reach the index they were installed from (PIP_INDEX_URL, pip.conf); "
+                "--format cyclonedx lists them without artifacts",
+            )
         found = resolution.found
     return lock_live(live, index_artifacts=found)
 
