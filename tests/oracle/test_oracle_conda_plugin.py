@@ -237,3 +237,70 @@ def test_multiplatform_pixi_v7_solves_the_other_platform(plugin_conda, tmp_path)
     r = conda.run("export", "-p", prefix, "--format", "pylock", "--platform", "osx-arm64", check=False)
     assert r.returncode != 0
     assert "--format pylock exports the pip packages installed in the prefix (linux-64)" in r.stderr
+
+
+def _as_v5(v7: str) -> str:
+    """A v7 pixi.lock written by envkit, in the layout of version 5 (tests/data/pixi/v5-pixi.lock):
+    no `platforms:`, and each `packages:` entry `kind:` + `url:` with name, version, build, subdir."""
+    out: list[str] = []
+    lines = v7.splitlines()
+    in_packages = False
+    skip_platforms = False
+    for line in lines:
+        if line == "version: 7":
+            out.append("version: 5")
+            continue
+        if line == "platforms:":
+            skip_platforms = True
+            continue
+        if skip_platforms and line.startswith("- name: "):
+            continue
+        skip_platforms = False
+        if line == "packages:":
+            in_packages = True
+        if in_packages and line.startswith("- conda: "):
+            url = line[len("- conda: ") :]
+            name, version, build = url.rsplit("/", 1)[1].removesuffix(".tar.bz2").rsplit("-", 2)
+            out += [
+                "- kind: conda",
+                f"  name: {name}",
+                f"  version: '{version}'",
+                f"  build: {build}",
+                f"  subdir: {url.rsplit('/', 2)[1]}",
+                f"  url: {url}",
+            ]
+            continue
+        if in_packages and line.startswith("- pypi: "):
+            out += ["- kind: pypi", f"  url: {line[len('- pypi: ') :]}"]
+            continue
+        out.append(line)
+    return "\n".join(out) + "\n"
+
+
+def test_create_from_a_v5_pixi_lock_conda_lockfiles_does_not_read(work):
+    conda, root = work["conda"], work["root"]
+    src = work["family"].prefixes["conda-only"]
+    v7 = conda.run("export", "-p", src, "--format", "pixi-lock-v7").stdout
+    lock = root / "conda-only.v5.lock"
+    lock.write_text(_as_v5(v7))
+    assert lock.read_text().startswith("version: 5\nenvironments:\n")
+    new = root / "from-v5"
+    _create(conda, new, lock)
+    d = _diff(src, new)
+    assert d["same"] is True and d["b"]["packages"] == 14
+
+
+def test_create_from_a_real_v7_lock_says_why_its_pypi_part_cannot_be_installed(work, tmp_path):
+    """A public pixi.lock (tests/data/corpus, INDEX.tsv): pixi installs the project itself (an editable
+    `- pypi: .`) with uv; the lock has a python but no pip for conda's pip step."""
+    from conftest import REPO
+
+    lock = tmp_path / "nemo.lock"
+    lock.write_text((REPO / "tests/data/corpus/59_43ravens__NEMO_Nowcast__pixi.lock").read_text())
+    r = work["conda"].run("create", "--dry-run", "-p", tmp_path / "new", "--file", lock, check=False)
+    assert r.returncode != 0
+    assert (
+        f"{lock}: the lock has pypi packages for linux-64 (nemo-nowcast) and conda installs them with "
+        "pip, but the lock has no pip conda package to run it"
+    ) in r.stderr
+    assert "Traceback" not in r.stderr
