@@ -157,8 +157,8 @@ def _platform_lock(env: Environment, own: bool, resolve_pip: bool) -> Lock:
 
 
 def lock_from_envs(envs: Iterable[Environment], fmt: str, *, resolve_pip: bool = True) -> Lock:
-    """One Lock of every platform `conda export` hands over, channels as conda gives them (the
-    prefix's channels, then `-c` and .condarc ones)."""
+    """One Lock of every platform `conda export` hands over: the prefix's channels in their
+    priority, then those conda adds (`-c`, .condarc)."""
     from conda.base.context import context
 
     from envkit.conda.channels import parse_channel
