@@ -12,6 +12,7 @@ from hypothesis import settings
 
 # fixtures every test module may request by name
 from support.condafactory import default_channel, default_prefix, isolated_conda  # noqa: F401
+from support.condaplugin import plugin_conda  # noqa: F401
 from support.oraclefamily import family  # noqa: F401
 from support.realconda import real_conda  # noqa: F401
 
