@@ -274,3 +274,42 @@ def test_corpus_spec_and_its_conda_lock_are_consistent():
         os.chdir(old)
     assert targets[0].lock is targets[1] and targets[1].spec is targets[0]
     assert found == []
+
+
+#: spec and lock committed together (same commit, both files changed there).  None is stale: 78's
+#: hash is exactly conda-lock 2.4.2's with `--with-cuda=11.8` (the command its README gives); the
+#: others' hashes match no conda-lock release tried (1.0.2, 1.0.5, 1.1.0 for 74/76; 2.5.1, 2.5.4,
+#: 2.5.6, 2.5.7 with and without `--with-cuda=12.0` for 70; 72 untried), and a hash envkit cannot
+#: reproduce is "not comparable", never "stale".  Selectors (`# [linux]`, `# [win]`) leave osx-arm64 without
+#: pytorch-cuda in 71/72.
+SPEC_LOCK_PAIRS = {
+    "69": "70_Clay-foundation__model__conda-lock.yml",
+    "71": "72_konstantinjdobler__nlp-research-template__conda-lock.yml",
+    "73": "74_umccr__gpgr__conda-lock.yml",
+    "75": "76_umccr__dracarys__conda-lock.yml",
+    "77": "78_Clay-foundation__model__conda-lock.yml",
+}
+KNOWN_WRONG_PAIRS = {
+    "69": "issue 28: stale-lock for a hash envkit cannot reproduce (conda-lock 2.5 --with-cuda)",
+    "71": "issue 28: selectors ignored (pytorch-cuda missing on osx-arm64) and stale-lock x3",
+    "73": "issue 28: stale-lock on a conda-lock 1.0.x lock",
+    "75": "issue 28: stale-lock on a conda-lock 1.0.x lock",
+    "77": "issue 28: stale-lock although conda-lock 2.4.2 --with-cuda=11.8 reproduces the hash",
+}
+
+
+@pytest.mark.parametrize(
+    "spec",
+    known_wrong([p for p in corpus_files() if _number(p) in SPEC_LOCK_PAIRS], KNOWN_WRONG_PAIRS),
+    ids=_number,
+)
+def test_spec_and_the_lock_committed_with_it_are_consistent(spec):
+    old = os.getcwd()
+    os.chdir(CORPUS)
+    try:
+        targets = load_targets([spec.name, SPEC_LOCK_PAIRS[_number(spec)]])
+        found = run_checks(targets, Config(select=("stale-lock", "lock-unsatisfied")))
+    finally:
+        os.chdir(old)
+    assert targets[0].lock is targets[1]
+    assert [(f.rule, f.line) for f in found] == []
