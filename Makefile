@@ -17,11 +17,12 @@ venv: $(PY)
 demo: venv
 	@bash examples/demo.sh $(ENVKIT)
 
-# The smoke tests need a CPU torch; torch==2.13.0 is pinned so that pip takes the CPU wheel on disk
-# and never downloads a multi-GB CUDA build.
+# The smoke tests need a CPU torch: scripts/install_cpu_torch.sh takes torch 2.13.0+cpu from the PyTorch
+# CPU index or a local wheel cache, never the multi-GB CUDA build plain PyPI serves, and leaves torch out
+# (those tests then skip) where neither is reachable.
 $(VENV)/.test-deps: pyproject.toml $(PY)
 	$(PIP) install -e '.[test]'
-	$(PIP) install 'torch==2.13.0'
+	bash scripts/install_cpu_torch.sh $(PY)
 	touch $@
 
 # The ssh tests of `envkit diff` start a real sshd on 127.0.0.1.  Installing one is opt-in: it runs

@@ -120,9 +120,12 @@ def run(
     if check and timed_out:
         raise BackendError(f"{label} did not finish within {timeout:g} s and was stopped: {' '.join(argv)}")
     if check and result.returncode != 0:
+        from envkit._text import unreachable_hint
+
         raise BackendError(
             f"{label} failed with exit code {result.returncode}: {' '.join(argv)}",
             text=tail(result.stderr or result.stdout) or None,
+            hint=unreachable_hint(result.stderr + result.stdout),
         )
     return result
 

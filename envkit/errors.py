@@ -40,6 +40,34 @@ def clip(text: str, limit: int = MAX_QUOTED) -> str:
     return text[: limit - 1] + "…"
 
 
+#: How much of another program's output an error quotes: its last lines, where tools put the cause.
+TOOL_LINES = 8
+TOOL_WIDTH = 300
+
+
+def last_lines(text: str, lines: int = TOOL_LINES, width: int = TOOL_WIDTH) -> str:
+    """The last `lines` non-empty lines of a program's output, each cut at a word boundary past
+    `width` characters: the cause a tool prints last, never a slice from its middle."""
+    kept = [ln.rstrip() for ln in text.strip().splitlines() if ln.strip()][-lines:]
+    return "\n".join(_cut(ln, width) for ln in kept)
+
+
+def _cut(line: str, width: int) -> str:
+    if len(line) <= width:
+        return line
+    head = line[: width - 1]
+    space = head.rfind(" ")
+    return (head[:space] if space > width // 2 else head) + "…"
+
+
+def _quoted(text: str) -> str:
+    """Quoted text as an error shows it: one line clipped, another program's output (several lines)
+    as its last lines, where tools print the cause."""
+    if "\n" not in text.strip():
+        return clip(text)
+    return last_lines(text)
+
+
 def _redact(text: str) -> str:
     if not isinstance(text, str) or ("://" not in text and "_" not in text and "-" not in text):
         return text
@@ -67,7 +95,7 @@ class EnvkitError(Exception):
         self.message = message
         self.where = where
         self.hint = _redact(hint) if hint else hint
-        self.text = clip(_redact(text)) if text is not None else None
+        self.text = _quoted(_redact(text)) if text is not None else None
 
     def __str__(self) -> str:
         loc = str(self.where) if self.where else ""

@@ -54,17 +54,18 @@ def _read_regular(path: str, max_bytes: int, where: Where) -> bytes:
         raise ParseError("is a directory, not a file", where=where) from None
     except OSError as exc:
         raise ParseError(f"cannot read: {exc.strerror}", where=where) from None
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):  # before fdopen, which refuses a directory with its own error
+        os.close(fd)
+        what = next((name for test, name in _KINDS if test(st.st_mode)), "not a regular file")
+        if what == "a directory":
+            raise ParseError("is a directory, not a file", where=where)
+        raise ParseError(
+            f"is {what}, not a regular file; envkit reads regular files (and '-' for stdin)",
+            where=where,
+            hint="save the input to a file, or pipe it to stdin with '-'",
+        )
     with os.fdopen(fd, "rb") as fh:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            what = next((name for test, name in _KINDS if test(st.st_mode)), "not a regular file")
-            if what == "a directory":
-                raise ParseError("is a directory, not a file", where=where)
-            raise ParseError(
-                f"is {what}, not a regular file; envkit reads regular files (and '-' for stdin)",
-                where=where,
-                hint="save the input to a file, or pipe it to stdin with '-'",
-            )
         if st.st_size > max_bytes:
             raise ParseError(
                 f"file is {st.st_size / 2**20:.1f} MiB, larger than the "

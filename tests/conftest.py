@@ -8,11 +8,18 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import settings
 
 # fixtures every test module may request by name
 from support.condafactory import default_channel, default_prefix, isolated_conda  # noqa: F401
+from support.condaplugin import plugin_conda  # noqa: F401
 from support.oraclefamily import family  # noqa: F401
 from support.realconda import real_conda  # noqa: F401
+
+# CI runs the same examples every time: a red run is reproducible, never a lucky draw
+settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 HERE = Path(__file__).parent
 DATA = HERE / "data"

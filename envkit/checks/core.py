@@ -77,6 +77,7 @@ class Hit(NamedTuple):
     message: str
     packages: tuple[str, ...] = ()
     severity: str | None = None
+    rank: int = 0  # orders one rule's hits on one line (a diff's ranking); the message breaks ties
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -36,10 +36,10 @@ def check_suppressions(target: Target) -> None:
 def run_checks(targets: Iterable[Target], config: Config) -> list[Finding]:
     """Run every selected rule on every target; return the findings, sorted.
 
-    Findings are sorted by target (in the order given), line, rule and message.  Rules the config
-    does not select are skipped; severities are overridden per config; findings on a line carrying
-    `# envkit: ignore[rule]` are dropped.  Raises UsageError for an unknown rule in an inline
-    suppression.
+    Findings are sorted by target (in the order given), line, rule, the rule's rank and message.
+    Rules the config does not select are skipped; severities are overridden per config; findings on
+    a line carrying `# envkit: ignore[rule]` are dropped.  Raises UsageError for an unknown rule in
+    an inline suppression.
     """
     rules = all_rules()
     ctx = Context(config=config)
@@ -70,7 +70,7 @@ def run_checks(targets: Iterable[Target], config: Config) -> list[Finding]:
                     packages=tuple(dict.fromkeys(hit.packages)),
                     fixable=r.fixable and _fixable_hit(r.name, target, hit),
                 )
-                out.append(((index, hit.line or 0, r.name, hit.message), f))
+                out.append(((index, hit.line or 0, r.name, hit.rank, hit.message), f))
     out.sort(key=lambda kv: kv[0])
     # one file can hold several targets (the environments of a pixi.lock): report a finding once
     seen: set[tuple] = set()

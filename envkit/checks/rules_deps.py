@@ -232,9 +232,26 @@ def pip_overwrote_conda(target: Target, ctx: Context) -> Iterator[Hit]:
         yield Hit(
             None,
             f"pip installed {pip_pkg.name} {pip_pkg.version} over conda's {c.name} "
-            f"{c.version}: conda's files are gone but its record remains in conda-meta",
+            f"{c.version}: conda's files are gone but its record remains in conda-meta; "
+            f"repair: {_repair(env.prefix, c, pip_pkg.name)}",
             (conda_name, pip_pkg.name),
         )
+
+
+def _repair(prefix: str, conda_pkg: LockedPackage, pip_name: str) -> str:
+    """The two commands that give the prefix back conda's files for its record (pip's copy out,
+    conda's exact build reinstalled), ready to paste."""
+    import shlex
+
+    py = os.path.join(prefix, "python.exe" if os.name == "nt" else os.path.join("bin", "python"))
+    spec = f"{conda_pkg.name}={conda_pkg.version}={conda_pkg.build}"
+    q = shlex.quote
+    # the channel by -c, not `channel::spec`: conda refuses a spec channel when none is configured
+    where = f" --override-channels -c {q(conda_pkg.channel)}" if conda_pkg.channel else ""
+    return (
+        f"`{q(py)} -m pip uninstall -y {q(pip_name)}`, then "
+        f"`conda install -p {q(prefix)} --force-reinstall --no-deps{where} {q(spec)}`"
+    )
 
 
 # --------------------------------------------------------------------------------------------

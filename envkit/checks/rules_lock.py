@@ -178,15 +178,47 @@ def env_drift(target: Target, ctx: Context) -> Iterator[Hit]:
 
     want = index(locked)
     have = index(env.packages)
+    ranked = _diff_ranking(lock, env)
     for key in sorted(set(want) | set(have), key=lambda k: (k[1], k[0])):
         w, h = want.get(key), have.get(key)
         tag = " (pip)" if key[0] == "pip" else ""
         if w is None:
-            yield Hit(None, f"{h.name} {h.version}{tag} is installed but not in the lock", (h.name,))
+            text = f"{h.name} {h.version}{tag} is installed but not in the lock"
         elif h is None:
-            yield Hit(None, f"{w.name} {w.version}{tag} is in the lock but not installed", (w.name,))
+            text = f"{w.name} {w.version}{tag} is in the lock but not installed"
         elif w.version != h.version or (key[0] == "conda" and w.build and h.build and w.build != h.build):
-            yield Hit(None, f"{w.name}{tag} changed: locked {_vb(w)}, installed {_vb(h)}", (w.name,))
+            text = f"{w.name}{tag} changed: locked {_vb(w)}, installed {_vb(h)}"
+        else:
+            continue
+        name = (w or h).name
+        rank, impact = ranked.get(pep503(name), (len(ranked), "low"))
+        yield Hit(
+            None,
+            text,
+            (name,),
+            severity="warning" if impact == "low" else None,
+            rank=rank,
+        )
+
+
+def _diff_ranking(lock: Lock, env: LiveEnv) -> dict[str, tuple[int, str]]:
+    """name -> (rank, impact) as `envkit diff LOCK ENV` ranks the changes: a CPU->CUDA
+    torch first and as an error, a rebuilt small package last and as a warning."""
+    from envkit.conda.names import pep503
+    from envkit.envdiff import diff
+    from envkit.errors import EnvkitError
+
+    try:
+        d = diff(lock, env, platform=env.platform, label_a="lock", label_b="environment")
+    except EnvkitError:
+        return {}
+    out: dict[str, tuple[int, str]] = {}
+    for i, c in enumerate(d.changes):
+        for p in (c.a, c.b):
+            if p is not None:
+                out.setdefault(pep503(p.name), (i, c.impact))
+        out.setdefault(pep503(c.name), (i, c.impact))
+    return out
 
 
 def _vb(p) -> str:

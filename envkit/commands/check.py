@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import os
+
 import click
 
 from envkit.formats import FORMATS as INPUT_FORMATS
@@ -171,7 +173,19 @@ def _paths(files: tuple[str, ...], name: str | None, prefix: str | None, lock_fi
     from envkit.checks.targets import discover
     from envkit.errors import UsageError
 
-    paths = list(files)
+    paths = []
+    for f in files:  # a directory: its environment files, as with no FILE at all in it
+        if f != "-" and os.path.isdir(f):
+            found = discover(f)
+            if not found:
+                raise UsageError(
+                    f"{f}: a directory with no environment.yml, environment.yaml, conda-lock.yml "
+                    "or pixi.lock in it",
+                    hint="pass the files to check",
+                )
+            paths += found
+        else:
+            paths.append(f)
     if not paths and name is None and prefix is None:
         paths = discover(".")
         if not paths and lock_file is None:

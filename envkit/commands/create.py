@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from envkit._text import plural
 from envkit.formats import FORMATS
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -85,8 +86,8 @@ def create(lock_file, prefix, name, platform, environment, input_format, backend
         pkgs = lk.for_platform(choose_platform(lk, platform, environments=environments))
         n_conda = sum(1 for p in pkgs if p.manager == "conda")
         say(
-            f"creating {target}: {n_conda} conda packages (download, verify, link), then "
-            f"{len(pkgs) - n_conda} pip packages"
+            f"creating {target}: {plural(n_conda, 'conda package')} (download, verify, link), then "
+            f"{plural(len(pkgs) - n_conda, 'pip package')}"
         )
     result = create_from_lock(
         lk,
@@ -99,8 +100,8 @@ def create(lock_file, prefix, name, platform, environment, input_format, backend
     _warn_result(result)
     hashes = ", pip hashes required" if result.require_hashes else ""
     click.echo(
-        f"created {result.prefix} ({result.platform}, {result.backend}): {result.conda} conda and "
-        f"{result.pip} pip packages{hashes}"
+        f"created {result.prefix} ({result.platform}, {result.backend}): "
+        f"{plural(result.conda, 'conda package')} and {plural(result.pip, 'pip package')}{hashes}"
     )
     return 0
 

@@ -79,7 +79,11 @@ def export(env_name, prefix, backend, exe, from_history, no_builds, fmt, digest,
     for w in env.warnings:
         warn(w)
     warn_duplicates([env])
-    regen = "envkit export " + (f"-n {env_name}" if env_name else "-p PREFIX")
+    import shlex
+
+    regen = "envkit export " + (
+        f"-n {shlex.quote(env_name)}" if env_name else f"-p {shlex.quote(str(env.prefix))}"
+    )
     if backend != "native":  # the regenerate command reads the environment the same way
         regen += f" --backend {backend}"
     notes: list[str] = []

@@ -295,7 +295,9 @@ def _lock_live(
     for w in env.warnings:
         warn(w)
     warn_duplicates([env])
-    which = ("-n", name) if name else ("-p", prefix)
+    # the prefix as found, not as typed: a path relative to the cwd of the run would regenerate
+    # nothing from anywhere else
+    which = ("-n", name) if name else ("-p", str(env.prefix))
     args = list(which) + (["--backend", backend] if backend != "native" else [])
     if env_lock:
         args += ["--env-lock", env_lock]
@@ -329,11 +331,13 @@ def _lock_live(
     # always say which files were written (on stderr: with -o - stdout is the lock)
     n_conda = sum(1 for p in result.packages if p.manager == "conda")
     n_pip = len(result.packages) - n_conda
+    from envkit._text import plural
+
     extra = f" and {env_path}" if env_path else ""
     where = "standard output" if output == "-" else output
     click.echo(
-        f"locked {env.prefix} ({result.platforms[0]}): {n_conda} conda and {n_pip} pip "
-        f"packages -> {where}{extra}",
+        f"locked {env.prefix} ({result.platforms[0]}): {plural(n_conda, 'conda package')} and "
+        f"{plural(n_pip, 'pip package')} -> {where}{extra}",
         err=True,
     )
     return 0

@@ -21,7 +21,7 @@ def machine(source: str, as_json: bool, output: str | None) -> int:
 
     SOURCE is `host` (default: this machine), ssh://[user@]HOST[:PORT] (the stdlib probe is streamed
     to the remote python3; nothing is installed there), or a profile file written by -o.
-    Works without a GPU.  Exit codes: 0 done, 2 usage or parse error, 3 ssh or probe failure.
+    Works without a GPU.  Exit codes: 0 done, 2 usage or parse error, or ssh or the probe failed.
     """
     from envkit.machine import resolve_machine
     from envkit.output import emit

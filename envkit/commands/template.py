@@ -88,7 +88,7 @@ def pytorch(
     "torch 2.7 has no CUDA 12.1 build; available: 11.8, 12.6, 12.8".
     """
     from envkit.errors import UsageError
-    from envkit.output import emit
+    from envkit.output import emit, warn
     from envkit.templates import PytorchOptions, load_matrix, plan_pytorch, render
 
     if sum(bool(x) for x in (cuda, cpu, detect)) > 1:
@@ -97,7 +97,8 @@ def pytorch(
         raise UsageError("--machine picks the CUDA variant itself: leave out --cuda, --cpu and --detect")
     matrix = load_matrix()
     if detect or machine:
-        chosen = _detect(matrix, torch_version, style, python_version, machine)
+        detected_torch, chosen = _detect(matrix, torch_version, style, python_version, machine)
+        torch_version = torch_version or detected_torch
         cuda, cpu = chosen.cuda, chosen.cuda is None
     options = PytorchOptions(
         torch=torch_version,
@@ -110,6 +111,8 @@ def pytorch(
         output=output,
     )
     plan = plan_pytorch(matrix, options)
+    for msg in plan.warnings:
+        warn(msg)
     emit(render(plan), output)
     if output and output != "-":
         click.echo(f"envkit: wrote {output}", err=True)
@@ -118,34 +121,43 @@ def pytorch(
 
 def _detect(
     matrix: Matrix, torch_version: str | None, style: str, python_version: str | None, machine: str | None
-) -> Detection:
-    """The CUDA variant `--detect` (this machine) or `--machine` (a profile) picks, its notes and
-    warnings printed."""
+) -> tuple[str, Detection]:
+    """(torch, CUDA variant) that `--detect` (this machine) or `--machine` (a profile) picks, its
+    notes and warnings printed."""
     from dataclasses import replace
 
+    from envkit.errors import UsageError
     from envkit.output import warn
-    from envkit.templates import PytorchOptions, detect_gpu, pick_detected_cuda, plan_pytorch
+    from envkit.templates import PytorchOptions, choose_detected, detect_gpu, plan_pytorch
 
-    # Resolve the torch version first so that the variants come from the right row.
-    base = plan_pytorch(
-        matrix, PytorchOptions(torch=torch_version, cpu=True, style=style, python=python_version)
-    )
+    def plan(torch: str | None) -> PytorchOptions:
+        return PytorchOptions(torch=torch, cpu=True, style=style, python=python_version)
+
+    def fits(torch: str) -> bool:
+        try:
+            plan_pytorch(matrix, plan(torch))
+        except UsageError:
+            return False  # no build for the Python asked for: not a candidate
+        return True
+
+    # The torch version given is resolved first, so that the variants come from its row.
+    torch = plan_pytorch(matrix, plan(torch_version)).torch if torch_version else None
     if machine:
         from envkit.machine import resolve_machine
         from envkit.machine.fit import gpu_info, variant_arch_warnings
 
         profile = resolve_machine(machine)
-        chosen = pick_detected_cuda(matrix, base.torch, style, gpu_info(profile, machine))
+        torch, chosen = choose_detected(matrix, torch, style, gpu_info(profile, machine), fits)
         if chosen.cuda:
-            arch = variant_arch_warnings(base.torch, chosen.cuda, style, profile)
+            arch = variant_arch_warnings(torch, chosen.cuda, style, profile)
             chosen = replace(chosen, warnings=chosen.warnings + arch)
     else:
-        chosen = pick_detected_cuda(matrix, base.torch, style, detect_gpu(matrix))
+        torch, chosen = choose_detected(matrix, torch, style, detect_gpu(matrix), fits)
     for msg in chosen.messages:
         click.echo(f"envkit: {msg}", err=True)
     for msg in chosen.warnings:
         warn(msg)
-    return chosen
+    return torch, chosen
 
 
 @template.command("list")

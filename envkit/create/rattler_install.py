@@ -118,8 +118,12 @@ def install_rattler(
                     f"a package does not match the hash recorded in the lock{detail}; nothing was installed",
                     text=text,
                 ) from None
+            from envkit._text import unreachable_hint
+
             raise BackendError(
-                f"installing the conda packages failed: {type(exc).__name__}", text=text
+                f"installing the conda packages failed: {type(exc).__name__}",
+                text=text,
+                hint=unreachable_hint(text),
             ) from None
         complete_prefix_records(stage, conda)
         if history_cmd:

@@ -25,6 +25,19 @@ EXPORT_HEADER = (
 )
 
 
+def _known_platform(platform: str, where: Where, text: str | None, *, noarch: bool = False) -> str:
+    """`platform` when it is a conda subdir; else the ParseError the conda-lock reader gives for it
+    (what a reader accepts, envkit must be able to write and read back)."""
+    from envkit.conda.channels import KNOWN_SUBDIRS
+    from envkit.formats.condalockcheck import unknown_platform
+
+    if platform not in KNOWN_SUBDIRS or (platform == "noarch" and not noarch):
+        raise ParseError(
+            unknown_platform(platform), where=where, text=text, hint="a conda subdir, e.g. linux-64"
+        )
+    return platform
+
+
 def _lock_platform(subdirs: list[str | None]) -> str | None:
     real = [s for s in dict.fromkeys(subdirs) if s and s not in ("noarch", "pypi")]
     return real[0] if len(real) == 1 else None
@@ -50,6 +63,10 @@ def read_conda_list_json(text: str, filename: str | None = None) -> Lock:
         name = rec.text("name", required=True, what=f"record {i}")
         version = rec.text("version", required=True, what=f"record {i}")
         records.append((rec, name, version))
+    for rec, _n, _v in records:
+        sub = rec.text("platform")
+        if sub and sub != "pypi":
+            _known_platform(sub, rec.where("platform"), None, noarch=True)
     platform = _lock_platform([rec.text("platform") for rec, _n, _v in records])
     pkgs = []
     for rec, name, version in records:
@@ -152,7 +169,7 @@ def read_conda_list_export(text: str, filename: str | None = None) -> Lock:
         if s.startswith("#"):
             m = _PLATFORM.match(s)
             if m:
-                platform = m.group("p")
+                platform = _known_platform(m.group("p"), Where(file=filename, line=i), s)
             continue
         m = _EXPORT_LINE.match(s)
         if m is None:

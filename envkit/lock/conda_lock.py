@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from envkit.backends.lock_metadata import lock_metadata
-from envkit.errors import BackendError, UsageError
+from envkit.errors import BackendError, UsageError, Where
 from envkit.lock.content_hash import spec_content_hash
 from envkit.lock.packages import sort_packages
 from envkit.lock.solve import check_platforms, lock_pip_options
@@ -90,6 +90,13 @@ def solve_with_conda_lock(
     if not spec.source:
         raise UsageError("--solver conda-lock needs the spec as a file (-f)")
     plats = check_platforms(platforms or spec.platforms, spec)
+    option = next((p for p in spec.pip if p.kind == "option"), None)
+    if option is not None:  # conda-lock reads each pip line as a requirement and stops at an option
+        raise UsageError(
+            f"conda-lock cannot read pip options in a pip section: {option.text!r}",
+            where=Where(file=spec.source, line=option.line),
+            hint="the default solver (--solver rattler) hands pip options to pip itself",
+        )
     exe = conda_exe or find_conda_executable()
     if exe is None:
         raise BackendError(

@@ -177,10 +177,15 @@ def lock_pip(
                     "pip is not installed in envkit's Python, so the pip section cannot be locked",
                     hint="python -m ensurepip, or pip install pip",
                 )
+            from envkit._text import unreachable_hint
+
+            # the pip section's first entry: the line to look at, not the file's `dependencies:`
+            first = next((p.line for p in entries if p.line), None) or spec.line_of("dependencies")
             raise BackendError(
                 f"{platform}: pip could not resolve the pip section (python {python_version})",
-                where=Where(file=spec.source, line=spec.line_of("dependencies")),
+                where=Where(file=spec.source, line=first),
                 text=tail(result.stderr or result.stdout) or None,
+                hint=unreachable_hint(result.stderr + result.stdout),
             )
         data = json.loads(Path(report).read_text(encoding="utf-8"))
     return tuple(report_package(item, platform, python_version) for item in data.get("install", []))

@@ -319,11 +319,11 @@ def resolve_machine(text: str, *, environ: Mapping[str, str] | None = None) -> M
         return detect_local()
     if text.startswith("ssh://"):
         return detect_remote(text, environ=environ)
+    hint = "give `host` (this machine), ssh://HOST, or a file written by `envkit machine -o FILE`"
     if not os.path.exists(text):
-        raise UsageError(
-            f"--machine {text}: no such profile file",
-            hint="give `host` (this machine), ssh://HOST, or a file written by `envkit machine -o FILE`",
-        )
+        raise UsageError(f"{text}: no such profile file", hint=hint)
+    if os.path.isdir(text):
+        raise UsageError(f"{text}: is a directory, not a machine profile", hint=hint)
     return read_profile(text)
 
 

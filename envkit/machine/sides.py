@@ -40,8 +40,8 @@ def diff_machines(
         if given is not None:
             try:
                 chosen.append(resolve_machine(given, environ=environ))
-            except UsageError as exc:  # it names check's --machine; here the option is --machine-a/-b
-                exc.message = exc.message.replace("--machine ", f"--machine-{side} ", 1)
+            except UsageError as exc:  # which of the two sides it was
+                exc.message = f"--machine-{side} {exc.message}"
                 raise
         elif src.origin == "ssh":
             chosen.append(src.machine)

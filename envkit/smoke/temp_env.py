@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from envkit._text import plural
 from envkit.errors import UsageError
 from envkit.smoke.runner import Target, activation_env, prefix_python, run_smoke
 
@@ -31,7 +32,10 @@ def create_env(source: str, model, fmt: str, *, timeout: float = CREATE_TIMEOUT)
             from envkit.create import create_from_lock
 
             res = create_from_lock(model, prefix, timeout=timeout)
-            how = f"envkit create ({res.backend}, {res.platform}: {res.conda} conda + {res.pip} pip packages)"
+            how = (
+                f"envkit create ({res.backend}, {res.platform}: {plural(res.conda, 'conda package')} + "
+                f"{plural(res.pip, 'pip package')})"
+            )
         elif fmt == "env" and isinstance(model, EnvSpec):  # (an explicit file is read as a Lock: above)
             from envkit.create import create_from_lock, host_platform
             from envkit.lock import solve_spec

@@ -20,7 +20,8 @@ Public API (pure; nothing here prints or runs a program, except `detect_gpu`), o
   ``torch 2.7 has no CUDA 12.1 build; available: 11.8, 12.6, 12.8``);
 * `render`: `render(plan) -> str`, the environment.yml text (byte-stable); `to_envspec(plan) -> EnvSpec`,
   the same environment as a model;
-* `gpu`: `detect_gpu()` / `pick_detected_cuda(...)`: `--detect` (nvidia-smi, then py-rattler's `__cuda`);
+* `gpu`: `detect_gpu()` / `pick_detected_cuda(...)` / `choose_detected(...)`: `--detect` (nvidia-smi,
+  then py-rattler's `__cuda`);
 * `listing`: `render_list(matrix)`, `render_compatibility_markdown(matrix)`: `template list` and
   docs/compatibility.md.
 
@@ -29,7 +30,14 @@ This module re-exports each submodule's public names: `from envkit.templates imp
 
 from __future__ import annotations
 
-from envkit.templates.gpu import Detection, GpuInfo, detect_gpu, parse_nvidia_smi, pick_detected_cuda
+from envkit.templates.gpu import (
+    Detection,
+    GpuInfo,
+    choose_detected,
+    detect_gpu,
+    parse_nvidia_smi,
+    pick_detected_cuda,
+)
 from envkit.templates.listing import list_rows, render_compatibility_markdown, render_list
 from envkit.templates.matrix import (
     COMPANIONS,
@@ -71,6 +79,7 @@ __all__ = [
     "to_envspec",
     "GpuInfo",
     "parse_nvidia_smi",
+    "choose_detected",
     "detect_gpu",
     "Detection",
     "pick_detected_cuda",

@@ -117,6 +117,7 @@ class Detection:
     cuda: str | None
     messages: tuple[str, ...]
     warnings: tuple[str, ...]
+    runs: bool = True  # False: no variant runs on the driver; `cuda` is the oldest, for the message
 
 
 def pick_detected_cuda(matrix: Matrix, torch: str, style: str, gpu: GpuInfo) -> Detection:
@@ -181,4 +182,49 @@ def pick_detected_cuda(matrix: Matrix, torch: str, style: str, gpu: GpuInfo) -> 
             f"{torch_minor(torch)} runs on it; picked the oldest, CUDA {chosen}",
         ),
         (warning,),
+        runs=False,
     )
+
+
+def choose_detected(
+    matrix: Matrix, torch: str | None, style: str, gpu: GpuInfo, fits: Callable[[str], bool] | None = None
+) -> tuple[str, Detection]:
+    """(torch release, CUDA variant) for `gpu`: with `torch` given, its best variant; without, the
+    newest release (that `fits`, e.g. has the Python asked for) with a variant the driver runs.
+
+    Raises UsageError when no variant runs, rather than writing an environment that cannot: the
+    hint names the newest torch that would, and --cpu.
+    """
+    newest = [t for t in reversed(matrix.torch_versions(style)) if fits is None or fits(t)]
+    if gpu.cuda is None or torch is None and not newest:
+        t = torch or matrix.newest(style)
+        return t, pick_detected_cuda(matrix, t, style, gpu)
+    runs = next(((t, d) for t in newest if (d := pick_detected_cuda(matrix, t, style, gpu)).runs), None)
+    have = f"driver {gpu.driver} (CUDA {gpu.cuda})" if gpu.driver else f"a driver with CUDA {gpu.cuda}"
+    if torch is None:
+        if runs is None:
+            raise UsageError(
+                f"no torch release{_ON.get(style, '')} has a CUDA variant that runs on {have} ({gpu.source})",
+                hint="update the NVIDIA driver, or write a CPU environment with --cpu",
+            )
+        t, d = runs
+        if t != newest[0]:
+            first = min(matrix.cuda_variants(newest[0], style), key=vkey)
+            note = (
+                f"torch {t} is the newest release with a CUDA variant this driver runs "
+                f"(torch {newest[0]} needs CUDA >= {first})"
+            )
+            d = Detection(d.cuda, d.messages + (note,), d.warnings)
+        return t, d
+    d = pick_detected_cuda(matrix, torch, style, gpu)
+    if d.runs:
+        return torch, d
+    alt = f"torch {runs[0]} has CUDA {runs[1].cuda}, which does; " if runs else ""
+    raise UsageError(
+        f"no CUDA variant of torch {torch_minor(torch)}{_ON.get(style, '')} runs on {have} "
+        f"({gpu.source}): it has {', '.join(matrix.cuda_variants(torch, style))}",
+        hint=f"{alt}update the NVIDIA driver, or write a CPU environment with --cpu",
+    )
+
+
+_ON = {"conda-forge": " on conda-forge", "pytorch-channel": " on the pytorch channel"}

@@ -56,6 +56,7 @@ class TemplatePlan:
     command: str  # the envkit command line that regenerates this file
     output: str | None = None
     last_pytorch_channel: str = ""
+    warnings: tuple[str, ...] = ()  # said on stderr: what was asked for and left out
 
 
 def _split_with(values: tuple[str, ...] | None) -> tuple[str, ...]:
@@ -184,6 +185,20 @@ def plan_pytorch(matrix: Matrix, options: PytorchOptions) -> TemplatePlan:
     cuda = None if options.cpu else _pick_cuda(matrix, release, style, options.cuda)
 
     with_ = _split_with(options.with_)
+    warnings: list[str] = []
+    left_out: list[str] = []
+    built_with = next(r.torch for r in matrix.releases if r.torchaudio == release.torchaudio)
+    if "torchaudio" in with_ and built_with != release.torch:
+        # torchaudio's last release (2.11) was built with torch 2.11; a pin of it next to a later
+        # torch pairs versions no one built together
+        with_ = tuple(w for w in with_ if w != "torchaudio")
+        left_out.append(
+            f"torchaudio is left out: its newest release, {release.torchaudio}, was built with torch "
+            f"{built_with}, not {release.torch}; add it yourself if you rely on its stable-ABI "
+            f"promise (https://docs.pytorch.org/audio/stable/installation.html)"
+        )
+        if options.with_ is not None:  # asked for by name: said on stderr too
+            warnings += left_out
     extras = [w for w in with_ if w not in COMPANIONS]
     name = options.name or f"torch-{release.torch}-" + (f"cu{cuda.replace('.', '')}" if cuda else "cpu")
 
@@ -203,6 +218,7 @@ def plan_pytorch(matrix: Matrix, options: PytorchOptions) -> TemplatePlan:
         notes.append("CPU only: no CUDA libraries are installed.")
 
     channels, conda, pip = _specs(matrix, release, style, torch_pin, python, cuda, with_, extras, notes)
+    notes += left_out
     _check_extras(extras, style, release)
 
     argv = ["envkit", "template", "pytorch", "--torch", torch_pin]
@@ -225,6 +241,7 @@ def plan_pytorch(matrix: Matrix, options: PytorchOptions) -> TemplatePlan:
         command=" ".join(shlex.quote(a) for a in argv),
         output=options.output,
         last_pytorch_channel=matrix.pytorch_channel_last,
+        warnings=tuple(warnings),
     )
 
 

@@ -463,15 +463,42 @@ def test_env_drift_lists_added_removed_changed():
     t = Target(path="/envs/x", kind="live", model=env)
     t.lock = Target(path="conda-lock.yml", kind="lock", model=lock)
     fs = run_checks([t], Config(select=("env-drift",)))
-    assert [f.message for f in fs] == [
+    assert [f.message for f in fs] == [  # in the order `envkit diff` ranks them
         "numpy changed: locked 1.26.4 (py311h0_0), installed 2.0.0 (py311h1_0)",
-        "rich 13.7.1 (pip) is installed but not in the lock",
         "zlib 1.3 is in the lock but not installed",
+        "rich 13.7.1 (pip) is installed but not in the lock",
     ]
     same = _live("strict", packages=lock.packages)
     t2 = Target(path="/envs/x", kind="live", model=same)
     t2.lock = t.lock
     assert run_checks([t2], Config(select=("env-drift",))) == []
+
+
+def test_env_drift_is_ranked_as_diff_ranks_it():
+    # a CPU -> CUDA pytorch first and an error; a small package that went missing last, a warning
+    lock = Lock(
+        kind="conda-lock",
+        platforms=("linux-64",),
+        packages=(
+            pkg("python", "3.11.9", "h0"),
+            pkg("aiosignal", "1.3.1", "pyhd8ed1ab_0"),
+            pkg("pytorch", "2.2.2", "cpu_generic_py311h0_0"),
+        ),
+    )
+    env = _live(
+        "strict",
+        packages=[pkg("python", "3.11.9", "h0"), pkg("pytorch", "2.2.2", "cuda120_py311h0_300")],
+    )
+    t = Target(path="/envs/x", kind="live", model=env)
+    t.lock = Target(path="conda-lock.yml", kind="lock", model=lock)
+    fs = run_checks([t], Config(select=("env-drift",)))
+    assert [(f.severity, f.message) for f in fs] == [
+        (
+            "error",
+            "pytorch changed: locked 2.2.2 (cpu_generic_py311h0_0), installed 2.2.2 (cuda120_py311h0_300)",
+        ),
+        ("warning", "aiosignal 1.3.1 is in the lock but not installed"),
+    ]
 
 
 # --------------------------------------------------------------------------------------------

@@ -105,11 +105,44 @@ def test_cli_checks_a_prefix_with_its_lock(tmp_path, default_prefix, envkit_cli)
             "pip-overwrote-conda",
             str(prefix),
             "pip installed numpy 2.0.0 over conda's numpy 1.26.4: conda's files are gone but its record "
-            "remains in conda-meta",
+            f"remains in conda-meta; repair: `{prefix}/bin/python -m pip uninstall -y numpy`, then "
+            f"`conda install -p {prefix} --force-reinstall --no-deps --override-channels -c "
+            f"{_numpy_channel(prefix)} numpy=1.26.4=py311h64a7726_0`",
         ),
     ]
     assert (doc["summary"]["checked"], doc["summary"]["environments"]) == ([str(lock_file)], [str(prefix)])
     assert "numpy" in r.stderr  # the shared duplicate warning
+
+
+def _numpy_channel(prefix) -> str:
+    """The channel of the conda record, as envkit names it (a local channel: its URL)."""
+    record = next((prefix / "conda-meta").glob("numpy-1.26.4-*.json"))
+    return json.loads(record.read_text())["channel"].rsplit("/", 1)[0]
+
+
+def test_the_repair_pip_overwrote_conda_names_repairs_it_with_a_real_conda(
+    tmp_path, default_prefix, real_conda
+):
+    import shlex
+    import shutil
+
+    from support.condafactory import site_packages
+
+    prefix = copy_prefix(default_prefix, tmp_path / "env")
+    pip_overwrite(prefix, build_wheel(tmp_path / "wheels", "numpy", "2.0.0"))
+    [finding] = _check(_env(prefix, tmp_path), "pip-overwrote-conda")
+    pip_cmd, conda_cmd = (c.strip("`") for c in finding.message.split("repair: ")[1].split(", then "))
+    # the pip half, as pip would do it (the prefix's python is the factory's stand-in, without pip)
+    assert shlex.split(pip_cmd)[1:] == ["-m", "pip", "uninstall", "-y", "numpy"]
+    for dist in site_packages(prefix).glob("numpy-2.0.0.dist-info"):
+        for row in (dist / "RECORD").read_text().splitlines():
+            (site_packages(prefix) / row.split(",")[0]).unlink(missing_ok=True)
+        shutil.rmtree(dist)
+    argv = shlex.split(conda_cmd)
+    assert argv[:2] == ["conda", "install"]
+    conda = real_conda.isolated(tmp_path / "conda")
+    conda.run(*argv[1:], "-y", "--offline")
+    assert _check(_env(prefix, tmp_path), "pip-overwrote-conda", "conda-pip-duplicate") == []
 
 
 def test_abi_and_cuda_mismatch_on_a_built_prefix(tmp_path):

@@ -45,7 +45,8 @@ def test_export_equals_the_installed_set(
     assert [c.name for c in spec.channels] == [default_channel.url]
     assert spec.prefix is None and "prefix:" not in r.stdout
     assert r.stdout.startswith(
-        "# Exported by envkit from a linux-64 environment; regenerate: envkit export -p PREFIX\nname: env\n"
+        "# Exported by envkit from a linux-64 environment; regenerate: envkit export -p "
+        f"{prefix}\nname: env\n"
     )
     assert r.stderr == ""
     assert export(envkit_cli, "-p", str(prefix)).stdout == r.stdout  # deterministic

@@ -58,7 +58,7 @@ def test_lock_create_export_round_trip(envkit_cli, tmp_path, source_env):
     r = envkit_cli("create", "--lock", str(lock), "-p", str(target), "--platform", "linux-64")
     assert r.exit_code == 0, r.stderr
     assert r.stdout == (
-        f"created {target} (linux-64, rattler): 9 conda and 2 pip packages, pip hashes required\n"
+        f"created {target} (linux-64, rattler): 9 conda packages and 2 pip packages, pip hashes required\n"
     )
     before, after = open_env(prefix=str(source_env)), open_env(prefix=str(target))
     assert package_set(after) == package_set(before)
@@ -101,7 +101,7 @@ def test_pip_index_installs_are_locked_with_their_artifact_and_installed_with_ha
     target = tmp_path / "new"
     r = envkit_cli("create", "--lock", str(lock), "-p", str(target), env=dict(PIP_LOCAL, PIP_FIND_LINKS=""))
     assert (r.exit_code, r.stderr) == (0, ""), r.stderr
-    assert r.stdout.endswith("9 conda and 1 pip packages, pip hashes required\n")
+    assert r.stdout.endswith("9 conda packages and 1 pip package, pip hashes required\n")
     assert package_set(open_env(prefix=str(target)))[1] == [("helper", "1.0")]
 
 
@@ -131,7 +131,7 @@ def test_pip_index_installs_pip_could_not_resolve_are_installed_by_pin(envkit_cl
         "create", "--lock", str(lock), "-p", str(target), env=dict(PIP_LOCAL, PIP_FIND_LINKS=str(wheels))
     )
     assert r.exit_code == 0, r.stderr
-    assert r.stdout.endswith("9 conda and 1 pip packages\n")  # no hash recorded: no --require-hashes
+    assert r.stdout.endswith("9 conda packages and 1 pip package\n")  # no hash recorded: no --require-hashes
     assert r.stderr == (
         "warning: 1 pip package(s) had no artifact in the lock (#envkit-unresolved) and were "
         "installed by pin from the configured index, without hash checking: helper==1.0\n"
@@ -379,7 +379,7 @@ def test_backend_conda_uses_an_explicit_file(envkit_cli, tmp_path, default_chann
         env={"CONDA_EXE": str(exe)},
     )
     assert r.exit_code == 0, r.stderr
-    assert r.stdout == f"created {target} (linux-64, conda): 9 conda and 0 pip packages\n"
+    assert r.stdout == f"created {target} (linux-64, conda): 9 conda packages and 0 pip packages\n"
     call = json.loads(log.read_text())
     assert call["argv"][:4] == ["create", "--yes", "--prefix", str(target)]
     lines = call["explicit"].splitlines()
@@ -603,7 +603,7 @@ def test_create_from_a_pixi_lock_environment(envkit_cli, tmp_path, default_chann
 
     r = envkit_cli("create", "--lock", str(lock), "-p", str(target), "--env", "format")
     assert r.exit_code == 0, r.stderr
-    assert r.stdout == f"created {target} (linux-64, rattler): 9 conda and 0 pip packages\n"
+    assert r.stdout == f"created {target} (linux-64, rattler): 9 conda packages and 0 pip packages\n"
     assert package_set(open_env(prefix=str(target)))[0] == package_set(open_env(prefix=str(source_env)))[0]
 
     # a lock of another kind holds one environment: --env is a mistake there
@@ -679,8 +679,8 @@ def test_input_format_and_hints_name_only_options_create_has(envkit_cli, tmp_pat
     r = envkit_cli("create", "--lock", str(explicit), "-p", str(target), "--input-format", "explicit")
     assert r.exit_code == 0, r.stderr
     assert (
-        r.stdout
-        == f"created {target} ({PLATFORM}, rattler): 9 conda and 2 pip packages, pip hashes required\n"
+        r.stdout == f"created {target} ({PLATFORM}, rattler): 9 conda packages and 2 pip packages, "
+        "pip hashes required\n"
     )
     r = envkit_cli(
         "create", "--lock", str(explicit), "-p", str(tmp_path / "e2"), "--input-format", "conda-lock"

@@ -191,6 +191,19 @@ MALFORMED = [
     ("env", "dependencies:\n  - pip:\n    - -r\n", "f:3: pip option -r needs a value: '-r'"),
     ("requirements", "numpy\n-e\n", "f:2: pip option -e needs a value: '-e'"),
     ("conda-list-export", "# platform: linux-64\na=1\n", "f:2: not a `name=version=build` line: 'a=1'"),
+    # a platform envkit could not write back into a lock is refused where it is read
+    (
+        "conda-list-export",
+        "# platform: linux-64@EXPLICIT\n",
+        "f:1: unknown platform 'linux-64@EXPLICIT' (not a conda subdir such as linux-64, osx-arm64, "
+        "win-64): '# platform: linux-64@EXPLICIT'",
+    ),
+    (
+        "conda-list-json",
+        '[\n  {"name": "a", "version": "1", "platform": "linux-65"}\n]',
+        "f:2 ([0].platform): unknown platform 'linux-65' (not a conda subdir such as linux-64, osx-arm64, "
+        "win-64)",
+    ),
     # YAML itself
     (
         "conda-lock",

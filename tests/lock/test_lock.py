@@ -337,7 +337,8 @@ def test_conda_lock_virtual_package_file_and_argv(tmp_path):
 
 
 def test_solver_conda_lock_without_conda_is_a_clear_error(envkit_cli, tmp_path):
-    (tmp_path / "environment.yml").write_text(SPEC)
+    # without the pip option, which conda-lock cannot read (refused first, tests/lock/test_lock_env.py)
+    (tmp_path / "environment.yml").write_text(SPEC.replace("    - --index-url https://pypi.org/simple\n", ""))
     empty = tmp_path / "bin"
     empty.mkdir()
     env = {"PATH": str(empty), "CONDA_EXE": "", "MAMBA_EXE": ""}

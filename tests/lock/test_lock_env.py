@@ -242,6 +242,58 @@ def test_pip_resolution_failure_names_the_platform(envkit_cli, tmp_path, default
     assert "tinyreq>=5" in r.stderr
 
 
+def test_pip_that_cannot_reach_its_index_says_so_with_its_last_lines(envkit_cli, tmp_path, default_channel):
+    spec = write_spec(
+        tmp_path / "environment.yml",
+        [default_channel.url],
+        ["python=3.11", "pip"],
+        pip=["--index-url http://127.0.0.1:9/simple", "tinyreq==2.0"],  # port 9: nothing listens
+    )
+    r = envkit_cli(
+        "lock",
+        "-f",
+        str(spec),
+        "--platform",
+        "linux-64",
+        "-o",
+        str(tmp_path / "o.yml"),
+        env={"PIP_RETRIES": "1"},
+    )
+    assert r.exit_code == 2 and not (tmp_path / "o.yml").exists()
+    lines = r.stderr.splitlines()
+    pip_line = spec.read_text().splitlines().index("    - --index-url http://127.0.0.1:9/simple") + 1
+    assert lines[0] == (
+        f"error: {spec}:{pip_line}: linux-64: pip could not resolve the pip section (python 3.11.8)"
+    )
+    # pip's cause comes last: quoted from the end, whole, never a slice from the middle
+    assert lines[-2] == "ERROR: No matching distribution found for tinyreq==2.0"
+    assert lines[-1] == (
+        "hint: 127.0.0.1 could not be reached: check the network, and for a proxy set HTTPS_PROXY / "
+        "HTTP_PROXY (pip and py-rattler read them; conda reads proxy_servers in .condarc)"
+    )
+    assert all(len(ln) <= 300 for ln in lines)
+
+
+def test_conda_lock_solver_refuses_pip_options_it_cannot_read(envkit_cli, tmp_path, default_channel):
+    spec = write_spec(
+        tmp_path / "environment.yml",
+        [default_channel.url],
+        ["python=3.11", "pip"],
+        pip=["--extra-index-url https://download.pytorch.org/whl/cpu", "torch==2.3.1"],
+    )
+    r = envkit_cli("lock", "-f", str(spec), "--solver", "conda-lock", "-o", str(tmp_path / "o.yml"))
+    line = (
+        spec.read_text().splitlines().index("    - --extra-index-url https://download.pytorch.org/whl/cpu")
+        + 1
+    )
+    assert (r.exit_code, r.stdout) == (2, "")
+    assert r.stderr == (
+        f"error: {spec}:{line}: conda-lock cannot read pip options in a pip section: "
+        "'--extra-index-url https://download.pytorch.org/whl/cpu'\n"
+        "hint: the default solver (--solver rattler) hands pip options to pip itself\n"
+    )
+
+
 def test_lock_check_catches_stale_hash_and_unsatisfied_entry(envkit_cli, tmp_path, default_channel):
     spec = write_spec(tmp_path / "environment.yml", [default_channel.url], ["python=3.11", "numpy"])
     lock = tmp_path / "conda-lock.yml"
@@ -288,7 +340,7 @@ def test_lock_live_prefix_with_pip_packages(envkit_cli, tmp_path, default_prefix
     r = envkit_cli("lock", "-p", str(prefix), "-o", str(out), env=pip_env(find_links=wheels))
     assert r.exit_code == 0, r.stderr
     assert r.stderr == (
-        f"locked {prefix} (linux-64): 9 conda and 2 pip packages -> {out} and "
+        f"locked {prefix} (linux-64): 9 conda packages and 2 pip packages -> {out} and "
         f"{out.parent / 'environment.lock.yml'}\n"
     )
     parsed = parse_with_conda_lock(out)  # conda-lock's own parser accepts it
@@ -595,7 +647,7 @@ def test_env_lock_is_named_after_the_lock_and_never_shared(envkit_cli, tmp_path,
     r = envkit_cli("lock", "-p", str(default_prefix), cwd=work)
     assert r.exit_code == 0, r.stderr
     assert r.stderr == (
-        f"locked {default_prefix} (linux-64): 9 conda and 0 pip packages -> conda-lock.yml and "
+        f"locked {default_prefix} (linux-64): 9 conda packages and 0 pip packages -> conda-lock.yml and "
         "environment.lock.yml\n"
     )
     env1_lock = (work / "environment.lock.yml").read_text()
@@ -604,12 +656,19 @@ def test_env_lock_is_named_after_the_lock_and_never_shared(envkit_cli, tmp_path,
     r = envkit_cli("lock", "-p", str(env2), "-o", "l2.yml", cwd=work)
     assert r.exit_code == 0, r.stderr
     assert (
-        r.stderr
-        == f"locked {env2} (linux-64): 9 conda and 1 pip packages -> l2.yml and l2.environment.lock.yml\n"
+        r.stderr == f"locked {env2} (linux-64): 9 conda packages and 1 pip package -> l2.yml and "
+        "l2.environment.lock.yml\n"
     )
     assert (work / "environment.lock.yml").read_text() == env1_lock  # env1's, untouched
     assert "tinyreq @ " in (work / "l2.environment.lock.yml").read_text()
     assert (work / "l2.yml").read_text().splitlines()[1] == f"#   envkit lock -p {env2} -o l2.yml"
+    # a prefix typed relative to the cwd is recorded as found: the command works from anywhere
+    r = envkit_cli("lock", "-p", "../env2", "-o", "l3.yml", "--no-env-lock", cwd=work)
+    assert r.exit_code == 0, r.stderr
+    assert (work / "l3.yml").read_text().splitlines()[
+        1
+    ] == f"#   envkit lock -p {env2} --no-env-lock -o l3.yml"
+    (work / "l3.yml").unlink()
     ok = envkit_cli("lock", "--check", "-f", "l2.environment.lock.yml", "--lock", "l2.yml", cwd=work)
     assert ok.exit_code == 0, ok.stdout
 
@@ -617,14 +676,17 @@ def test_env_lock_is_named_after_the_lock_and_never_shared(envkit_cli, tmp_path,
     assert files == ["conda-lock.yml", "environment.lock.yml", "l2.environment.lock.yml", "l2.yml"]
     r = envkit_cli("lock", "-p", str(env2), "-o", "-", cwd=work)
     assert r.exit_code == 0 and "version: 1" in r.stdout.splitlines()
-    assert r.stderr == f"locked {env2} (linux-64): 9 conda and 1 pip packages -> standard output\n"
+    assert r.stderr == f"locked {env2} (linux-64): 9 conda packages and 1 pip package -> standard output\n"
     assert sorted(os.listdir(work)) == files  # nothing written as a side effect
     r = envkit_cli("lock", "-p", str(env2), "-o", os.devnull, cwd=work)  # a stream too: nothing beside it
-    assert r.stderr == f"locked {env2} (linux-64): 9 conda and 1 pip packages -> {os.devnull}\n"
+    assert r.stderr == f"locked {env2} (linux-64): 9 conda packages and 1 pip package -> {os.devnull}\n"
     assert sorted(os.listdir(work)) == files
     r = envkit_cli("lock", "-p", str(env2), "-o", "-", "--env-lock", "e2.yml", cwd=work)
     assert r.exit_code == 0
-    assert r.stderr == f"locked {env2} (linux-64): 9 conda and 1 pip packages -> standard output and e2.yml\n"
+    assert (
+        r.stderr
+        == f"locked {env2} (linux-64): 9 conda packages and 1 pip package -> standard output and e2.yml\n"
+    )
     assert (work / "e2.yml").read_text() == (work / "l2.environment.lock.yml").read_text().replace(
         "-o l2.yml", "--env-lock e2.yml -o -"
     )

@@ -143,6 +143,21 @@ def test_bad_profile_names_the_key(tmp_path):
     assert missing.exit_code == 2 and "no such profile file" in missing.stderr
 
 
+def test_machine_source_errors_name_the_path_and_ssh_failure_is_exit_2(envkit_cli, tmp_path):
+    r = envkit_cli("machine", str(tmp_path / "nosuch.json"))
+    assert (r.exit_code, r.stdout) == (2, "")
+    assert r.stderr == (
+        f"error: {tmp_path / 'nosuch.json'}: no such profile file\n"
+        "hint: give `host` (this machine), ssh://HOST, or a file written by `envkit machine -o FILE`\n"
+    )
+    r = envkit_cli("machine", str(tmp_path))
+    assert r.exit_code == 2
+    assert r.stderr.splitlines()[0] == f"error: {tmp_path}: is a directory, not a machine profile"
+    # ssh that cannot connect is input that cannot be read: 2, as everywhere (3 is a bug in envkit)
+    r = envkit_cli("machine", "ssh://nohost.invalid")
+    assert r.exit_code == 2 and r.stderr.startswith("error: ssh://nohost.invalid: ssh could not connect")
+
+
 def _check(path: Path, profile: Path | str, *extra):
     res = run_envkit(
         "check", str(path), "--machine", str(profile), "--select", MACHINE_RULES, "--format", "json", *extra

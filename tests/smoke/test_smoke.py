@@ -623,3 +623,55 @@ def test_gpu_smoke_script_leaves_its_three_files_in_out(tmp_path):
     text = (out / "smoke-gpu-report.txt").read_text()
     assert text.startswith(f"$ {cmd}\nenvkit smoke: {PY}\n") and "ok: 2 passed" in text
     assert f"gpu_smoke: testing {PY}: Python " in (out / "gpu_smoke.log").read_text()
+
+
+def bare_prefix(prefix: Path, *, torch_inside: bool) -> Path:
+    """A conda-looking venv without pip; the test interpreter's site-packages reach it through a
+    .pth (after its own site-packages), and with `torch_inside` its own site-packages holds torch
+    (a symlink to the real one)."""
+    subprocess.run([PY, "-m", "venv", "--without-pip", str(prefix)], check=True)
+    (prefix / "conda-meta").mkdir()
+    site = prefix / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "site-packages"
+    real = Path(torch.__file__).parent
+    (site / "outer.pth").write_text(f"{real.parent}\n")
+    if torch_inside:
+        (site / "torch").symlink_to(real)
+    return prefix
+
+
+def origin_report(envkit_cli, prefix: Path, **env: str) -> dict:
+    cfg = json.dumps({"only": ["torch.origin"]})
+    r = envkit_cli("smoke", "-p", str(prefix), "--json", env={"ENVKIT_SMOKE_TEST_CONFIG": cfg, **env})
+    assert r.exit_code == 0, r.stdout + r.stderr
+    rep = json.loads(r.stdout)
+    return {c["name"]: (c["status"], c["detail"]) for c in rep["checks"]}
+
+
+def test_a_torch_from_outside_the_environment_is_a_warning(envkit_cli, tmp_path):
+    site_packages = str(Path(torch.__file__).parent.parent)
+    prefix = bare_prefix(tmp_path / "env", torch_inside=False)
+    checks = origin_report(envkit_cli, prefix, PYTHONPATH=site_packages)
+    assert checks["torch.origin"] == (
+        "warn",
+        f"torch imported from {Path(torch.__file__).parent}, not from the environment ({prefix}): "
+        f"PYTHONPATH holds {site_packages}",
+    )
+    checks = origin_report(envkit_cli, prefix)  # found through the .pth: another sys.path entry
+    assert checks["torch.origin"][0] == "warn"
+    assert checks["torch.origin"][1].endswith(f"({prefix}): another path on sys.path")
+
+
+def test_a_torch_other_than_the_records_say_is_a_warning(envkit_cli, tmp_path):
+    prefix = bare_prefix(tmp_path / "env", torch_inside=True)
+    where = prefix / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "site-packages" / "torch"
+    assert origin_report(envkit_cli, prefix)["torch.origin"] == (
+        "pass",
+        f"torch from the environment ({where})",
+    )
+    record = {"name": "pytorch", "version": "2.1.0", "build": "cpu_py311h0_0"}
+    (prefix / "conda-meta" / "pytorch-2.1.0-cpu_py311h0_0.json").write_text(json.dumps(record))
+    assert origin_report(envkit_cli, prefix)["torch.origin"] == (
+        "warn",
+        f"the environment's records say pytorch 2.1.0 (cpu_py311h0_0), but torch {torch.__version__} was "
+        f"imported from {where}: pip or a copy over the conda package",
+    )

@@ -143,11 +143,13 @@ def test_every_row_renders_in_every_style(style, torch, cuda):
         assert channels == ["conda-forge", "nodefaults"]
         assert names == ["pip", "python"]  # normalized: sorted by name
         tag = "cu" + cuda.replace(".", "") if cuda else "cpu"
+        # torchaudio's last release (2.11) is paired only with the torch it was built with
+        paired = [f"torchaudio=={r.torchaudio}.*"] if r.torchaudio != "2.11" or torch == "2.11" else []
         assert [p.text for p in spec.pip] == [
             f"--index-url https://download.pytorch.org/whl/{tag}",
             "--extra-index-url https://pypi.org/simple",
             f"torch=={torch}.*",
-            f"torchaudio=={r.torchaudio}.*",
+            *paired,
             f"torchvision=={r.torchvision}.*",
         ]
     else:
@@ -169,12 +171,15 @@ def test_default_is_newest_torch_newest_python_default_cuda_conda_forge():
     assert text == (
         "# PyTorch 2.13 (CUDA 13.0), Python 3.14, from conda-forge.\n"
         "# Regenerate with: envkit template pytorch --torch 2.13 --cuda 13.0 --python 3.14 "
-        "--style conda-forge --with torchvision,torchaudio --name torch-2.13-cu130\n"
+        "--style conda-forge --with torchvision --name torch-2.13-cu130\n"
         "# Set `channel_priority: strict` (conda config --set channel_priority strict): with flexible\n"
         "# priority a package missing from conda-forge could come from another channel.\n"
         "# Needs an NVIDIA driver >= 580.65.06 (CUDA 13.0).\n"
         "# The CUDA build needs the __cuda virtual package (an NVIDIA driver); on a machine without one,\n"
         "# create it with CONDA_OVERRIDE_CUDA=13.0.\n"
+        "# torchaudio is left out: its newest release, 2.11, was built with torch 2.11, not 2.13; add it\n"
+        "# yourself if you rely on its stable-ABI promise\n"
+        "# (https://docs.pytorch.org/audio/stable/installation.html)\n"
         "name: torch-2.13-cu130\n"
         "channels:\n"
         "  - conda-forge\n"
@@ -183,7 +188,6 @@ def test_default_is_newest_torch_newest_python_default_cuda_conda_forge():
         "  - cuda-version=13.0\n"
         "  - python=3.14\n"
         "  - pytorch=2.13.*=cuda*\n"
-        "  - torchaudio=2.11\n"
         "  - torchvision=0.28\n"
     )
 
@@ -259,9 +263,32 @@ def test_with_none_and_extra_packages():
     assert plan.conda == ("python=3.14", "pytorch=2.13.*=cuda*", "cuda-version=13.0")
     plan = plan_pytorch(M, PytorchOptions(torch="2.13", with_=("torchvision,lightning", "numpy>=2")))
     assert plan.conda[-3:] == ("torchvision=0.28", "lightning", "numpy>=2")
-    pip = plan_pytorch(M, PytorchOptions(torch="2.13", style="pip", with_=("torchaudio,lightning",)))
+    pip = plan_pytorch(M, PytorchOptions(torch="2.11", style="pip", with_=("torchaudio,lightning",)))
     assert pip.pip[-2:] == ("torchaudio==2.11.*", "lightning")
     assert pip.conda == ("python=3.14", "pip")  # pip extras never go to conda: no duplicates
+
+
+def test_torchaudio_is_never_paired_with_a_torch_it_was_not_built_with():
+    # torchaudio's last release is 2.11 (built with torch 2.11): next to torch 2.13 it is left out
+    plan = plan_pytorch(M, PytorchOptions(torch="2.13", style="pip", with_=("torchaudio,lightning",)))
+    assert plan.pip[-2:] == ("torch==2.13.*", "lightning")
+    assert plan.with_ == ("lightning",)
+    assert plan.warnings == (
+        "torchaudio is left out: its newest release, 2.11, was built with torch 2.11, not 2.13; add it "
+        "yourself if you rely on its stable-ABI promise (https://docs.pytorch.org/audio/stable/installation.html)",
+    )
+    assert plan.notes[-1] == plan.warnings[0]
+    # by default: a note in the file, no warning
+    default = plan_pytorch(M, PytorchOptions(torch="2.13", style="pip"))
+    assert (default.with_, default.warnings, default.notes[-1]) == (("torchvision",), (), plan.warnings[0])
+    assert plan_pytorch(M, PytorchOptions(torch="2.11", style="pip")).with_ == ("torchvision", "torchaudio")
+
+
+def test_cli_torchaudio_asked_for_by_name_warns(envkit_cli):
+    r = envkit_cli("template", "pytorch", "--torch", "2.13", "--with", "torchaudio")
+    assert r.exit_code == 0
+    assert r.stderr.startswith("warning: torchaudio is left out: its newest release, 2.11, was built with")
+    assert "torchaudio=" not in r.stdout
 
 
 # -- impossible combinations, word for word ------------------------------------------------------
@@ -687,14 +714,40 @@ def test_cli_detect_with_gpu_and_old_driver(envkit_cli, monkeypatch):
     assert r.exit_code == 0
     assert r.stderr == "envkit: detected NVIDIA CUDA 12.8 (CONDA_OVERRIDE_CUDA); picked CUDA 12.8\n"
     assert "--index-url https://download.pytorch.org/whl/cu128" in r.stdout
+    # no --torch: the newest torch with a variant the driver runs, never one it cannot run
     monkeypatch.setenv("CONDA_OVERRIDE_CUDA", "11.8")
     r = envkit_cli("template", "pytorch", "--detect")
     assert r.exit_code == 0
-    assert r.stderr.splitlines()[1] == (
-        "warning: CUDA 12.9 needs an NVIDIA driver >= 575.51.03, but this machine's driver supports "
-        "CUDA 11.8 only (CONDA_OVERRIDE_CUDA); update the driver, or use --cpu"
+    assert r.stderr.splitlines() == [
+        "envkit: detected NVIDIA CUDA 11.8 (CONDA_OVERRIDE_CUDA); picked CUDA 11.8",
+        "envkit: torch 2.4 is the newest release with a CUDA variant this driver runs "
+        "(torch 2.13 needs CUDA >= 12.9)",
+    ]
+    assert "  - cuda-version=11.8\n" in r.stdout and "  - pytorch=2.4.*=cuda*\n" in r.stdout
+
+
+def test_cli_detect_refuses_an_environment_the_driver_cannot_run(envkit_cli, monkeypatch, tmp_path):
+    monkeypatch.setenv("CONDA_OVERRIDE_CUDA", "11.2")
+    out = tmp_path / "env.yml"
+    r = envkit_cli("template", "pytorch", "--detect", "--torch", "2.15", "--style", "pip", "-o", str(out))
+    assert r.exit_code == 2 and r.stdout == "" and not out.exists()
+    assert r.stderr == (
+        "error: no CUDA variant of torch 2.15 runs on a driver with CUDA 11.2 (CONDA_OVERRIDE_CUDA): it "
+        "has 13.0, 13.2\n"
+        "hint: torch 2.7 has CUDA 11.8, which does; update the NVIDIA driver, or write a CPU "
+        "environment with --cpu\n"
     )
-    assert "  - cuda-version=12.9\n" in r.stdout
+    # CUDA 11.2 runs torch 2.7's cu118 through minor-version compatibility: that is the newest
+    r = envkit_cli("template", "pytorch", "--detect", "--style", "pip")
+    assert r.exit_code == 0 and "torch==2.7.*" in r.stdout and "/whl/cu118" in r.stdout
+    monkeypatch.setenv("CONDA_OVERRIDE_CUDA", "10.0")
+    r = envkit_cli("template", "pytorch", "--detect")
+    assert r.exit_code == 2 and r.stdout == ""
+    assert r.stderr == (
+        "error: no torch release on conda-forge has a CUDA variant that runs on a driver with CUDA 10.0 "
+        "(CONDA_OVERRIDE_CUDA)\n"
+        "hint: update the NVIDIA driver, or write a CPU environment with --cpu\n"
+    )
 
 
 def fake_nvidia_smi(monkeypatch, tmp_path, output: str) -> None:

@@ -117,6 +117,7 @@ class Probe(EnvironmentChecks, GpuChecks, LoaderChecks):
             emit({"event": "environment", "environment": self.environment})
             self.run_check("import.numpy", self.check_numpy)
             self.run_check("torch.build", self.check_build)
+            self.run_check("torch.origin", self.check_origin)
             self.run_check("cuda.available", self.check_cuda_available)
             self.run_check("cuda.arch", self.check_arch)
             self.run_check("cuda.driver", self.check_driver)

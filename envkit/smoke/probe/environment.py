@@ -11,7 +11,7 @@ import traceback
 import warnings
 from typing import Any
 
-from .events import Fail
+from .events import Fail, Warn
 from .host import conda_meta_records, cuda_driver_api_version, gpu_presence, pip_dist_names, usable_cores
 from .state import ProbeState
 from .verdicts import cuda_api_text, cuda_pins_from_dists, cuda_pins_from_records, nccl_text
@@ -35,6 +35,28 @@ class EnvironmentChecks(ProbeState):
         extra = f"; warnings: {'; '.join(self.import_warnings)}" if self.import_warnings else ""
         where = os.path.dirname(torch.__file__)
         return f"torch {torch.__version__} from {where} in {time.perf_counter() - t0:.1f} s{extra}"
+
+    def check_origin(self) -> str:
+        """Warn when the torch imported is not the environment's own: a user site, PYTHONPATH or
+        the caller's venv can shadow it, and the smoke test would then vouch for another torch."""
+        prefix = self.config.get("prefix") or sys.prefix
+        where = os.path.dirname(os.path.abspath(self.torch.__file__))
+        records = [r for r in conda_meta_records(prefix) if r.get("name") == "pytorch"]
+        imported = self.torch.__version__.split("+", 1)[0]
+        # inside as written or as resolved: a prefix reached through a symlink is still the prefix
+        inside = any(
+            os.path.commonpath([f(where), f(prefix)]) == f(prefix)
+            for f in (os.path.abspath, os.path.realpath)
+        )
+        if not inside:
+            raise Warn(f"torch imported from {where}, not from the environment ({prefix}){_origin(where)}")
+        if records and records[0].get("version") and records[0]["version"] != imported:
+            raise Warn(
+                f"the environment's records say pytorch {records[0]['version']} "
+                f"({records[0].get('build')}), but torch {self.torch.__version__} was imported from "
+                f"{where}: pip or a copy over the conda package"
+            )
+        return f"torch from the environment ({where})"
 
     def apply_patch_file(self, path: str) -> None:
         """Test knob: run the Python file `path` with `torch`, `probe` (this package: patch a
@@ -270,3 +292,23 @@ class EnvironmentChecks(ProbeState):
         except OSError:
             return None
         return {"path": path, "total": st.f_blocks * st.f_frsize, "free": st.f_bavail * st.f_frsize}
+
+
+def _origin(where: str) -> str:
+    """Why `where` is on sys.path, where that can be told."""
+    import site
+
+    def under(path: str) -> bool:
+        path = os.path.realpath(path)
+        return bool(path) and os.path.commonpath([where, path]) == path
+
+    for entry in os.environ.get("PYTHONPATH", "").split(os.pathsep):
+        if entry and under(entry):
+            return f": PYTHONPATH holds {entry}"
+    try:
+        user_site = site.getusersitepackages()
+    except Exception:  # a restricted interpreter without a user site
+        user_site = ""
+    if user_site and under(user_site):
+        return f": it is the user site ({user_site}); PYTHONNOUSERSITE=1 leaves it out"
+    return ": another path on sys.path"

@@ -10,6 +10,7 @@ CHECKS = [
     ("import.torch", 180),
     ("import.numpy", 30),
     ("torch.build", 30),
+    ("torch.origin", 15),
     ("cuda.available", 90),
     ("cuda.arch", 30),
     ("cuda.driver", 30),
