@@ -7,7 +7,7 @@ import json
 import re
 
 import pytest
-from conftest import CORPUS, REPO, corpus_files
+from conftest import CORPUS, REPO, corpus_files, known_wrong
 
 EXAMPLE = REPO / "examples" / "laptop-vs-server"
 LAPTOP = str(EXAMPLE / "laptop.yml")
@@ -15,7 +15,18 @@ SERVER = str(EXAMPLE / "server.yml")
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
-@pytest.mark.parametrize("path", corpus_files(), ids=lambda p: p.name[:2])
+#: Corpus files envkit cannot diff with themselves today (strict xfail; drop the entry once fixed).
+KNOWN_WRONG = {
+    "60": "issue 28: pixi.lock v1 with list `dependencies:` refused",
+    "61": "issue 28: pixi.lock v1 with list `dependencies:` refused",
+    "63": "issue 28: pixi.lock v7 `conda_source:` entries refused",
+    "64": "issue 28: pixi.lock v7 `conda_source:` entries refused",
+    "67": "issue 28: UTF-16LE PowerShell export refused as not UTF-8",
+    "68": "issue 28: UTF-16LE PowerShell export refused as not UTF-8",
+}
+
+
+@pytest.mark.parametrize("path", known_wrong(corpus_files(), KNOWN_WRONG), ids=lambda p: p.name[:2])
 def test_every_corpus_file_diffed_against_itself_is_empty(envkit_cli, path):
     r = envkit_cli("diff", str(path), str(path), "--format", "json")
     assert r.exit_code == 0, r.stderr

@@ -121,7 +121,24 @@ CORPUS_LOCKS = sorted(
 )
 
 
-@pytest.mark.parametrize("name", CORPUS_LOCKS)
+#: corpus locks envkit refuses today (strict xfail; drop the entry once it reads them)
+KNOWN_WRONG = {
+    "60": "issue 28: pixi.lock v1 with list `dependencies:` refused",
+    "61": "issue 28: pixi.lock v1 with list `dependencies:` refused",
+    "63": "issue 28: pixi.lock v7 `conda_source:` entries refused",
+    "64": "issue 28: pixi.lock v7 `conda_source:` entries refused",
+}
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=KNOWN_WRONG[n.split("_", 1)[0]]))
+        if n.split("_", 1)[0] in KNOWN_WRONG
+        else n
+        for n in CORPUS_LOCKS
+    ],
+)
 def test_sbom_of_every_corpus_lock_validates(name, tmp_path):
     from envkit.formats.cyclonedx import render_cyclonedx
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import CORPUS, DATA, corpus_files
+from conftest import CORPUS, DATA, corpus_files, known_wrong
 
 from envkit.errors import InvalidSpecError, ParseError
 from envkit.formats import read_file, read_text, write_text
@@ -165,7 +165,14 @@ def test_unknown_keys_with_any_value_read_back_the_same():
 ENV_FILES = corpus_files("envyml") + [p for p in corpus_files("export") if p.suffix != ".lock"]
 
 
-@pytest.mark.parametrize("path", ENV_FILES, ids=lambda p: p.name[:12])
+#: strict xfail until envkit reads them (then drop the entry)
+KNOWN_WRONG = {
+    "67": "issue 28: UTF-16LE PowerShell export refused as not UTF-8",
+    "68": "issue 28: UTF-16LE PowerShell export refused as not UTF-8",
+}
+
+
+@pytest.mark.parametrize("path", known_wrong(ENV_FILES, KNOWN_WRONG), ids=lambda p: p.name[:12])
 def test_round_trip_on_corpus(path):
     spec = read_file(path)
     text = write_env(spec)

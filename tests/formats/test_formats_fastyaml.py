@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import corpus_files
+from conftest import corpus_files, corpus_text, known_wrong
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.lockgen import make_conda_lock
@@ -17,17 +17,51 @@ from envkit.formats._fastyaml import Unsupported, load_yaml
 
 YAML_FILES = [p for p in corpus_files() if p.suffix in (".yml", ".yaml") or p.name.endswith("pixi.lock")]
 
+#: Corpus locks the fast paths step aside from today (the full loader reads them: right answer,
+#: slow path).  To-do for the fast readers; drop an entry once its file takes the fast path.
+STEPS_ASIDE = {
+    "60": "pixi.lock v1: `time_metadata: null` (and the other null metadata)",
+    "61": "pixi.lock v1: `time_metadata: null` (and the other null metadata)",
+    "62": "pixi.lock v1: `time_metadata: null` (and the other null metadata)",
+    "74": "conda-lock 1.0.x lock: `sha256: null` on the umccr channel's package (md5 only)",
+    "76": "conda-lock 1.0.x lock: `sha256: null` on the umccr channel's package (md5 only)",
+}
+#: conda-lock.yml files the layout reader (condalock._read_layout) steps aside from
+LAYOUT_STEPS_ASIDE = {
+    "72": "keys in sorted order: `metadata:`, `package:`, then `version: 1` last",
+    "74": "keys in sorted order (`version: 1` last, `category` first in each entry)",
+    "76": "keys in sorted order (`version: 1` last, `category` first in each entry)",
+}
+#: pixi.lock files the pixi layout reader steps aside from, or that envkit refuses (issue 28)
+PIXI_LAYOUT_WRONG = {
+    "60": "issue 28: pixi.lock v1 has `package:`, not `packages:`",
+    "61": "issue 28: pixi.lock v1 has `package:`, not `packages:`",
+    "62": "issue 28: pixi.lock v1 has `package:`, not `packages:`",
+    "63": "issue 28: `conda_source:` entries",
+    "64": "issue 28: `conda_source:` entries",
+    "65": "issue 28: a source entry with `package_build_source`",
+    "66": "issue 28: source entries with `package_build_source`",
+}
+
+
+def _number(path) -> str:
+    return path.name.split("_", 1)[0]
+
 
 @pytest.mark.parametrize("path", YAML_FILES, ids=lambda p: p.name[:12])
 def test_fast_reader_matches_the_full_loader_on_the_corpus(path):
-    text = path.read_text(encoding="utf-8")
+    text = corpus_text(path)
     ref = _yaml.load(text)
     assert same(load_yaml(text), ref) is None
 
 
 def test_fast_reader_handles_every_lockfile_in_the_corpus():
     for path in corpus_files("condalock") + corpus_files("pixilock"):
-        _fastyaml.load(path.read_text(encoding="utf-8"))  # no Unsupported
+        if _number(path) in STEPS_ASIDE:
+            with pytest.raises(Unsupported):  # still the slow path: update STEPS_ASIDE when it is not
+                _fastyaml.load(corpus_text(path))
+            continue
+        _fastyaml.load(corpus_text(path))  # no Unsupported
 
 
 def test_fast_reader_on_a_generated_lock(tmp_path):
@@ -146,8 +180,20 @@ def _envkit_written(path) -> str:
     return write_text(read_file(path), "conda-lock")
 
 
+#: locks envkit refuses (issue 28), and one whose rewrite the fast reader steps aside from
+WRITTEN_WRONG = {
+    "60": "issue 28: pixi.lock v1 with list `dependencies:` refused",
+    "61": "issue 28: pixi.lock v1 with list `dependencies:` refused",
+    "62": "envkit's conda-lock rewrite of a pixi.lock v1 steps aside from the fast reader",
+    "63": "issue 28: pixi.lock v7 `conda_source:` entries refused",
+    "64": "issue 28: pixi.lock v7 `conda_source:` entries refused",
+}
+
+
 @pytest.mark.parametrize(
-    "path", corpus_files("condalock") + corpus_files("pixilock"), ids=lambda p: p.name[:12]
+    "path",
+    known_wrong(corpus_files("condalock") + corpus_files("pixilock"), WRITTEN_WRONG),
+    ids=lambda p: p.name[:12],
 )
 def test_fast_reader_takes_locks_written_by_envkit(path):
     # envkit's writer double-quotes some scalars and writes metadata in block style: neither may
@@ -343,10 +389,20 @@ def same_lock(a, b) -> bool:
 
 def _lock_texts(tmp_path):
     big = make_conda_lock(tmp_path / "lock.yml", n=200)
-    out = [(p.name, p.read_text(encoding="utf-8")) for p in corpus_files("condalock")]
+    locks = [p for p in corpus_files("condalock") if _number(p) not in LAYOUT_STEPS_ASIDE]
+    out = [(p.name, p.read_text(encoding="utf-8")) for p in locks]
     out += [("generated", big.read_text()), ("generated, envkit's writer", _envkit_written(big))]
     out += [(f"{p.name}, envkit's writer", _envkit_written(p)) for p in corpus_files("condalock")]
     return out
+
+
+@pytest.mark.parametrize(
+    "path", [p for p in corpus_files("condalock") if _number(p) in LAYOUT_STEPS_ASIDE], ids=_number
+)
+def test_layout_reader_still_steps_aside_from(path):
+    # the tree reader reads these; once the layout reader takes one, drop it from LAYOUT_STEPS_ASIDE
+    with pytest.raises(Unsupported):
+        condalock._read_layout(path.read_text(encoding="utf-8"), "conda-lock.yml")
 
 
 def test_conda_lock_layout_reader_equals_the_tree_reader(tmp_path):
@@ -670,7 +726,7 @@ def _tokens_or_unsupported(tokenize, text):
 
 @pytest.mark.parametrize("path", YAML_FILES + corpus_files("condalock"), ids=lambda p: p.name[:12])
 def test_tokens_equal_the_line_by_line_reference_on_the_corpus(path):
-    text = path.read_text(encoding="utf-8")
+    text = corpus_text(path)
     assert _tokens_or_unsupported(_fastyaml._tokens, text) == _tokens_or_unsupported(_reference_tokens, text)
     crlf = text.replace("\n", "\r\n")
     assert _tokens_or_unsupported(_fastyaml._tokens, crlf) == _tokens_or_unsupported(_reference_tokens, crlf)
@@ -713,7 +769,9 @@ def _pixi_outcome(text: str, tree: bool):
         pixilock._load_layout = saved
 
 
-@pytest.mark.parametrize("path", corpus_files("pixilock"), ids=lambda p: p.name[:12])
+@pytest.mark.parametrize(
+    "path", known_wrong(corpus_files("pixilock"), PIXI_LAYOUT_WRONG), ids=lambda p: p.name[:12]
+)
 def test_pixi_layout_reader_equals_the_tree_reader(path):
     text = path.read_text(encoding="utf-8")
     fast = pixilock._load_layout(text, "pixi.lock")  # no Unsupported

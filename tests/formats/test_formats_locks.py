@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import CORPUS, corpus_files
+from conftest import CORPUS, corpus_files, corpus_text, known_wrong
 
 from envkit.errors import EnvironmentNotFound, ParseError, UnsupportedVersionError
 from envkit.formats import FORMATS, detect_format, read_file, read_text, write_text
@@ -21,16 +21,26 @@ EXPECTED_FORMAT = {
     "explicit": "explicit",
     "condalock": "conda-lock",
     "pixilock": "pixi",
+    "uvlock": "uv-lock",
+    "pylock": "pylock",
+    "piptxt": "requirements",
+}
+
+#: Corpus files detected wrongly today (strict xfail until fixed, then drop the entry).
+KNOWN_WRONG_FORMAT = {
+    "60": "issue 28: pixi.lock v1 (conda-lock shaped) detected as conda-lock",
+    "61": "issue 28: pixi.lock v1 (conda-lock shaped) detected as conda-lock",
+    "62": "issue 28: pixi.lock v1 (conda-lock shaped) detected as conda-lock",
 }
 
 
-@pytest.mark.parametrize("path", corpus_files(), ids=lambda p: p.name[:12])
+@pytest.mark.parametrize("path", known_wrong(corpus_files(), KNOWN_WRONG_FORMAT), ids=lambda p: p.name[:12])
 def test_detects_every_corpus_file(path):
     kind = next(
         r.split("\t")[4] for r in (CORPUS / "INDEX.tsv").read_text().splitlines() if r.startswith(path.name)
     )
     expected = "conda-list-export" if path.name.startswith("41_") else EXPECTED_FORMAT[kind]
-    text = path.read_text(encoding="utf-8")
+    text = corpus_text(path)  # detection works on text; 67 and 68 are UTF-16
     assert detect_format(text, path.name) == expected
     assert detect_format(text) == expected  # the content decides, not the name
 

@@ -12,10 +12,16 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import corpus_files
+from conftest import corpus_files, known_wrong
 from support.specchannel import channels_for_spec, localize, spec_forms
 
 ENV_FILES = [p for p in corpus_files() if p.suffix in (".yml", ".yaml")]
+
+#: environment files envkit refuses today (strict xfail; drop the entry once it reads them)
+KNOWN_WRONG = {
+    "67": "issue 28: UTF-16LE PowerShell export refused as not UTF-8",
+    "68": "issue 28: UTF-16LE PowerShell export refused as not UTF-8",
+}
 
 
 def _lockable(path: Path):
@@ -26,7 +32,7 @@ def _lockable(path: Path):
     return spec if isinstance(spec, EnvSpec) and spec.conda else None
 
 
-@pytest.mark.parametrize("path", ENV_FILES, ids=lambda p: p.name[:40])
+@pytest.mark.parametrize("path", known_wrong(ENV_FILES, KNOWN_WRONG), ids=lambda p: p.name[:40])
 def test_every_corpus_spec_locks_through_the_cli(path, tmp_path, envkit_cli):
     from envkit.formats.condalock import read_conda_lock
 
@@ -48,6 +54,8 @@ def test_every_corpus_spec_locks_through_the_cli(path, tmp_path, envkit_cli):
 def test_the_corpus_covers_the_build_string_forms():
     forms = Counter()
     for path in ENV_FILES:
+        if path.name.split("_", 1)[0] in KNOWN_WRONG:
+            continue
         spec = _lockable(path)
         if spec is not None:
             forms.update(spec_forms(spec.conda))
