@@ -54,6 +54,10 @@ def render_fleet_text(r: FleetReport, *, width: int = 100) -> str:
             for c in list(g.lock.diff.changes)[:SHOWN]:
                 a, b = change_states(c)
                 out.append(f"    {c.name}  {a} → {b}")
+            bad = [c for c in g.lock.diff.spec_checks if c.status in ("not-satisfied", "missing")]
+            for sc in bad[:SHOWN]:
+                found = f"{sc.found.version} {sc.found.build or ''}".rstrip() if sc.found else "—"
+                out.append(f"    {sc.spec}  {sc.status.replace('-', ' ')} (found {found})")
             for f in g.lock.findings:
                 out.append(f"    {f.severity} {f.rule}: {f.message}")
     if r.unreachable:
