@@ -334,7 +334,7 @@ def _ssh_failure(exc: EnvkitError, j: Job, timeout: float) -> tuple[str, str]:
     url = remote_url(j.target)
     detail = str(exc.text or "")
     if "Permission denied" in detail or "Too many authentication failures" in detail:
-        methods = detail[detail.find("(") :].split("\n")[0] if "(" in detail else ""
+        methods = detail[detail.find("(") :].split("\n")[0].rstrip(".") if "(" in detail else ""
         return "unreachable", (
             f"ssh authentication failed {methods}".rstrip()
             + ": envkit runs ssh with BatchMode=yes and never types a password; use a key or an agent"

@@ -52,7 +52,10 @@ def test_collected_files_group_into_majority_and_outliers(envkit_cli):
     ]
     assert groups[3]["env"]["pytorch"] == "2.2.2 (cpu)"
     assert groups[0]["machine"]["gpus"] == "2x NVIDIA GeForce RTX 5090 (sm_120)"
-    assert groups[0]["fingerprint"] == f"env:{groups[0]['env']['digest']}+machine:{groups[0]['machine']['digest']}"
+    assert (
+        groups[0]["fingerprint"]
+        == f"env:{groups[0]['env']['digest']}+machine:{groups[0]['machine']['digest']}"
+    )
     # the hosts x packages view: the packages that differ, each group's version of them
     assert data["packages"][:2] == ["pytorch", "pytorch-mutex"]
     assert groups[1]["versions"]["numpy"] == "1.26.3 py311h64a7726_0"
@@ -121,7 +124,9 @@ def test_no_or_missing_source_is_an_error(envkit_cli, args):
 
 
 def test_every_host_against_a_spec_lock(envkit_cli):
-    _, data = _json(envkit_cli, str(COLLECTED), "--lock", str(REPO / "examples" / "fleet" / "environment.yml"))
+    _, data = _json(
+        envkit_cli, str(COLLECTED), "--lock", str(REPO / "examples" / "fleet" / "environment.yml")
+    )
     drift = {tuple(g["members"]): g["lock"] for g in data["groups"]}
     assert drift[("gpu01", "gpu02", "gpu03", "gpu04", "gpu08")]["same"] is True
     assert [(s["spec"], s["status"]) for s in drift[("gpu05",)]["spec"] if s["status"] != "satisfied"] == [

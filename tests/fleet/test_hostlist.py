@@ -55,4 +55,13 @@ def test_a_huge_range_is_refused():
 def test_fold_is_expand_backwards():
     hosts = ["node001", "node002", "node003", "node007", "gpu7", "login", "127.0.0.2", "127.0.0.3"]
     assert fold(hosts) == "node[001-003,007],gpu7,login,127.0.0.[2-3]"
-    assert expand(fold(hosts)) == ["node001", "node002", "node003", "node007", "gpu7", "login", "127.0.0.2", "127.0.0.3"]
+    assert expand(fold(hosts)) == [
+        "node001",
+        "node002",
+        "node003",
+        "node007",
+        "gpu7",
+        "login",
+        "127.0.0.2",
+        "127.0.0.3",
+    ]
