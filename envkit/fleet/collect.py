@@ -470,8 +470,10 @@ def _no_answer(via: str, name: str, result, timeout: float) -> str:
     mine = [ln for ln in lines if name in ln]
     if "Permission denied" in " ".join(mine):
         return f"ssh authentication failed ({via}): envkit never types a password; use a key or an agent"
-    if mine:
-        return f"no answer ({mine[-1]})"
+    # the tool's own "exited with exit code 255" says less than the ssh error line before it
+    told = [ln for ln in mine if "exited with exit code" not in ln] or mine
+    if told:
+        return f"no answer ({told[-1]})"
     return f"no answer from {via}" + (f" ({lines[-1]})" if lines else f" (exit code {result.returncode})")
 
 
