@@ -58,7 +58,8 @@ def test_via_srun(envkit_cli, envs, tmp_path):
     assert list(down) == ["node07"]
     assert down["node07"]["via"] == "srun"
     assert down["node07"]["why"] == (
-        "no answer (srun: error: Task launch for StepId=1.0 failed on node node07: Communication connection failure)"
+        "no answer (srun: error: Task launch for StepId=1.0 failed on node node07: "
+        "Communication connection failure)"
     )
 
 
