@@ -114,7 +114,9 @@ A = [f"127.0.0.{i}" for i in range(60, 64)]
 
 def test_via_clush(envkit_cli, servers, tmp_path):
     if shutil.which("clush") is None:
-        pytest.skip("clush is not installed (Debian package clustershell)")
+        pytest.skip(
+            "clush is not installed (Debian package clustershell; `make fleet-tools INSTALL_FLEET_TOOLS=1`)"
+        )
     cfg = tmp_path / "clustershell"
     cfg.mkdir()
     ssh = servers["ssh"].split()
@@ -135,7 +137,7 @@ def test_via_clush(envkit_cli, servers, tmp_path):
 
 def test_via_pdsh(envkit_cli, servers):
     if shutil.which("pdsh") is None:
-        pytest.skip("pdsh is not installed (Debian package pdsh)")
+        pytest.skip("pdsh is not installed (Debian package pdsh; `make fleet-tools INSTALL_FLEET_TOOLS=1`)")
     ssh = servers["ssh"].split()
     env = {"PDSH_SSH_ARGS": "-oBatchMode=yes " + " ".join(ssh[1:]) + " %h"}
     r = envkit_cli("fleet", HOSTS, "--via", "pdsh", "--env", "research", "--format", "json", env=env)
