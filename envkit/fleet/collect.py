@@ -24,6 +24,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import shlex
 import tempfile
 import zlib
@@ -245,8 +246,10 @@ def run_jobs(
     by_via: dict[str, list[Job]] = {}
     for j in jobs:
         by_via.setdefault(j.via, []).append(j)
+    # byte-identical collected files (one environment exported on many nodes) are read once
+    seen: dict[bytes, EnvSpec | Lock | LiveEnv] = {}
     for j in by_via.pop("file", []) + by_via.pop("prefix", []):
-        on_result(_read_local(j, envmap))
+        on_result(_read_local(j, envmap, seen))
     ssh_jobs = by_via.pop("ssh", [])
     if ssh_jobs:
         _run_ssh(ssh_jobs, jobs_at_once, timeout, envmap, machine, on_result)
@@ -255,15 +258,32 @@ def run_jobs(
             on_result(r)
 
 
-def _read_local(j: Job, environ: Mapping[str, str]) -> HostResult:
+#: Lines of a `conda env export` that name the host's copy, not the environment (the fingerprint
+#: ignores them): files that differ only there are read once.
+_HOST_LINES = re.compile(rb"^(?:prefix|name):[^\n]*\n?", re.M)
+
+
+def _read_local(j: Job, environ: Mapping[str, str], seen: dict) -> HostResult:
+    import hashlib
+
     from envkit.sources import resolve
 
     res = HostResult(job=j)
-    try:
-        res.model = resolve(j.path or j.source, environ=environ).model
-    except EnvkitError as exc:
-        res.status, res.why = "failed", _why(exc)
-        return res
+    key = None
+    if j.via == "file" and j.path:
+        try:
+            key = hashlib.sha256(_HOST_LINES.sub(b"", Path(j.path).read_bytes())).digest()
+        except OSError:
+            key = None
+        res.model = seen.get(key) if key is not None else None
+    if res.model is None:
+        try:
+            res.model = resolve(j.path or j.source, environ=environ).model
+        except EnvkitError as exc:
+            res.status, res.why = "failed", _why(exc)
+            return res
+        if key is not None:
+            seen[key] = res.model
     if j.machine_path:
         from envkit.machine import read_profile
 

@@ -97,6 +97,7 @@ class Grouper:
 
     use_machine: bool = True
     _models: dict[str, EnvSpec | Lock | LiveEnv] = field(default_factory=dict)
+    _by_model: dict[int, EnvPrint] = field(default_factory=dict)
     _prints: dict[str, EnvPrint] = field(default_factory=dict)
     _machines: dict[str, MachineClass] = field(default_factory=dict)
     _profiles: dict[str, object] = field(default_factory=dict)
@@ -113,9 +114,14 @@ class Grouper:
                 Unreachable(host=j.host, source=j.source, via=j.via, status=r.status, why=r.why)
             )
             return
-        ep = env_fingerprint(r.model)
+        # identical collected files share one model object: fingerprint it once (an id is only
+        # trusted for a model kept here, so it cannot be a freed object's recycled id)
+        ep = self._by_model.get(id(r.model))
+        if ep is None or self._models.get(ep.digest) is not r.model:
+            ep = env_fingerprint(r.model)
         self._prints.setdefault(ep.digest, ep)
-        self._models.setdefault(ep.digest, r.model)
+        if self._models.setdefault(ep.digest, r.model) is r.model:
+            self._by_model[id(r.model)] = ep
         mkey = None
         if r.profile is not None:
             mc = machine_class(r.profile)
