@@ -30,6 +30,8 @@ def render_fleet_markdown(r: FleetReport) -> str:
         out += ["", f"#### Outlier {i}: `{fold(g.members)}`", ""]
         for label, a, b in g.machine_differs:
             out.append(f"- machine: **{label}** {a} → {b}")
+        if g.machine_differs:
+            out.append("")
         if g.diff is None:
             out.append("Same environment as the majority.")
             continue
@@ -50,6 +52,13 @@ def render_fleet_markdown(r: FleetReport) -> str:
             if g.lock is None:
                 continue
             out.append(f"- `{fold(g.members)}`: {summary_sentence(g.lock.diff)}")
+            for c in g.lock.diff.changes[:40]:
+                a, b = change_states(c)
+                out.append(f"  - `{c.name}`: {_cell(a)} → {_cell(b)}")
+            for sc in g.lock.diff.spec_checks:
+                if sc.status in ("not-satisfied", "missing"):
+                    found = f"{sc.found.version} {sc.found.build or ''}".rstrip() if sc.found else "—"
+                    out.append(f"  - `{sc.spec}` {sc.status.replace('-', ' ')} (found {_cell(found)})")
             for f in g.lock.findings:
                 out.append(f"  - {f.severity} `{f.rule}`: {_cell(f.message)}")
     if r.unreachable:
