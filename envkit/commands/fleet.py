@@ -84,6 +84,19 @@ def fleet(sources, env, via, jobs, timeout, lock, platform, no_machine, fmt, out
         warn(f"{host} is named more than once ({', '.join(named)}); it is read once")
     for w in report.warnings:
         warn(w)
+    from envkit.commands._common import duplicate_messages
+    from envkit.fleet.hostlist import fold
+
+    # each warning once, naming every host it applies to
+    seen: dict[str, list[str]] = {}
+    messages: dict[str, list[str]] = {}
+    for g in report.groups:
+        if g.model is not None and g.env.digest not in seen:
+            seen[g.env.digest] = duplicate_messages(g.model)
+        for msg in seen.get(g.env.digest, ()):
+            messages.setdefault(msg, []).extend(g.members)
+    for msg, hosts in messages.items():
+        warn(f"{fold(sorted(hosts))}: {msg}")
     emit(render("fleet", fmt, report), output)
     return 0 if report.same else 1
 

@@ -60,6 +60,8 @@ class Group:
     #: package -> this group's `version build` for the packages that differ across the fleet
     versions: tuple[tuple[str, str], ...] = ()
     lock: LockDrift | None = None
+    #: the environment itself (the first member's model; every member's is the same)
+    model: EnvSpec | Lock | LiveEnv | None = field(default=None, compare=False, repr=False)
 
     @property
     def fingerprint(self) -> str:
@@ -202,6 +204,7 @@ class Grouper:
                     diff=d,
                     machine_differs=mdiff,
                     lock=drift,
+                    model=self._models[ed],
                 )
             )
         names = _view_packages(diffs.values())
