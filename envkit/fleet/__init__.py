@@ -70,7 +70,7 @@ def fleet(
         from envkit.sources import resolve
 
         lock_model = resolve(lock).model
-    grouper = Grouper()
+    grouper = Grouper(platform=platform)
 
     def take(r: HostResult) -> None:
         grouper.add(r)

@@ -96,6 +96,7 @@ def plan(
     jobs: list[Job] = []
     for text, where in _flatten(sources):
         jobs.extend(_jobs_of(text, where, env=env, via=via))
+    jobs = _distinct_labels(jobs)
     seen: dict[str, Job] = {}
     dups: dict[str, list[str]] = {}
     out: list[Job] = []
@@ -106,6 +107,24 @@ def plan(
         seen[j.host] = j
         out.append(j)
     return out, list(dups.items())
+
+
+def _distinct_labels(jobs: list[Job]) -> list[Job]:
+    """One host read with two environments is two rows: their labels name the environment."""
+    from dataclasses import replace
+
+    from envkit.ssh_source import remote_url
+
+    targets: dict[str, set] = {}
+    for j in jobs:
+        if j.target is not None:
+            targets.setdefault(j.host, set()).add((j.target.path, j.target.env_name))
+    return [
+        replace(j, host=remote_url(j.target).removeprefix("ssh://"))
+        if j.target is not None and len(targets[j.host]) > 1
+        else j
+        for j in jobs
+    ]
 
 
 def _named(j: Job) -> str:
@@ -306,9 +325,9 @@ def _why(exc: EnvkitError, strip: str | None = None) -> str:
 
 
 def _run_ssh(jobs, at_once, timeout, environ, machine, on_result) -> None:
-    """Each host in its own ssh session, `at_once` at a time.  Sessions to one host share a
-    ControlMaster connection (authenticated once); the sockets live in a private temporary
-    directory that goes with the run."""
+    """Each host in its own ssh session, `at_once` at a time.  Sessions to one host at the same
+    time share one ControlMaster connection (authenticated once); the sockets live in a private
+    temporary directory that goes with the run."""
     from envkit.sources import read_remote
 
     base = environ.get("ENVKIT_SSH") or "ssh"
@@ -322,6 +341,8 @@ def _run_ssh(jobs, at_once, timeout, environ, machine, on_result) -> None:
             "-o",
             f"ControlPath={os.path.join(control, '%C')}",
             "-o",
+            # not persisted: a master left in the background keeps the session's pipes open, so a
+            # host that hangs would hang the run past its timeout
             "ControlPersist=no",
         ]
         env = {**environ, "ENVKIT_SSH": base + " " + " ".join(shlex.quote(o) for o in opts)}

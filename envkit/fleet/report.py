@@ -97,7 +97,7 @@ class FleetReport:
 class Grouper:
     """Groups hosts as their results arrive; keeps one model per distinct environment."""
 
-    use_machine: bool = True
+    platform: str | None = None  # of multi-platform locks and exports (see env_fingerprint)
     _models: dict[str, EnvSpec | Lock | LiveEnv] = field(default_factory=dict)
     _by_model: dict[int, EnvPrint] = field(default_factory=dict)
     _prints: dict[str, EnvPrint] = field(default_factory=dict)
@@ -120,7 +120,7 @@ class Grouper:
         # trusted for a model kept here, so it cannot be a freed object's recycled id)
         ep = self._by_model.get(id(r.model))
         if ep is None or self._models.get(ep.digest) is not r.model:
-            ep = env_fingerprint(r.model)
+            ep = env_fingerprint(r.model, self.platform)
         self._prints.setdefault(ep.digest, ep)
         if self._models.setdefault(ep.digest, r.model) is r.model:
             self._by_model[id(r.model)] = ep

@@ -127,3 +127,12 @@ def test_fingerprint_over_ssh_matches_the_fleet_digest(envkit_cli, cluster):
     env, machine = g["env"], g["machine"]
     line = f"env {env['digest']} ({env['summary']}) machine {machine['digest']} ({machine['summary']})\n"
     assert r.stdout == line
+
+
+def test_one_host_with_two_environments_is_two_rows(envkit_cli, cluster):
+    envs_a = cluster["dir"] / "envs-a" / "research"
+    r = envkit_cli("fleet", "ssh://127.0.0.2/env:research", f"ssh://127.0.0.2{envs_a}", "ssh://127.0.0.3/env:research",
+                   "--format", "json", env=cluster["env"])  # fmt: skip
+    assert r.exit_code == 0, r.stderr
+    [g] = json.loads(r.stdout)["groups"]
+    assert g["members"] == ["127.0.0.2/env:research", f"127.0.0.2{envs_a}", "127.0.0.3"]
