@@ -96,7 +96,7 @@ def _summary(r: FleetReport) -> str:
         k = sum(len(g.members) for g in outliers)
         parts.append(
             f"{_hosts(k)} in {len(outliers)} outlier {'group' if len(outliers) == 1 else 'groups'} "
-            f"differ from the majority ({_hosts(len(r.groups[0].members))})"
+            f"{'differs' if k == 1 else 'differ'} from the majority ({_hosts(len(r.groups[0].members))})"
         )
     if r.unreachable:
         parts.append(f"{_hosts(len(r.unreachable))} not read")

@@ -144,3 +144,30 @@ def test_markdown_report(envkit_cli):
     assert "| majority | 5 | `gpu[01-04,08]` |" in r.stdout
     assert "#### Outlier 3: `gpu07`" in r.stdout
     assert "| `numpy` | 1.26.4 py311h64a7726_0 | 1.26.3 py311h64a7726_0 | medium |" in r.stdout
+
+
+def test_lock_runs_the_machine_rules_for_each_group(envkit_cli, tmp_path):
+    """The lock (an export with exact builds) against a host whose driver is too old for CUDA 12.1."""
+    shutil.copy(COLLECTED / "gpu01.yml", tmp_path / "new.yml")
+    shutil.copy(COLLECTED / "gpu01.machine.json", tmp_path / "new.machine.json")
+    shutil.copy(COLLECTED / "gpu01.yml", tmp_path / "old.yml")
+    profile = json.loads((COLLECTED / "gpu01.machine.json").read_text())
+    profile.update(host="old", driver="470.82.01", driver_cuda="11.4")
+    profile["virtual_packages"] = [
+        {**v, "version": "11.4"} if v["name"] == "__cuda" else v for v in profile["virtual_packages"]
+    ]
+    (tmp_path / "old.machine.json").write_text(json.dumps(profile))
+    r, data = _json(envkit_cli, str(tmp_path), "--lock", str(COLLECTED / "gpu01.yml"))
+    assert r.exit_code == 1
+    new, old = data["groups"]
+    assert new["members"] == ["new"] and old["members"] == ["old"]
+    assert old["lock"]["same"] is True  # the same packages as the lock ...
+    rules = [f["rule"] for f in old["lock"]["findings"]]
+    assert "machine-cuda-driver" in rules  # ... on a driver that cannot run them
+    [driver] = [f for f in old["lock"]["findings"] if f["rule"] == "machine-cuda-driver"]
+    assert driver["message"].startswith(
+        "cuda-cudart=12.1.105=0 needs CUDA 12.1; the machine (old) has driver 470.82.01"
+    )
+    assert "machine-cuda-driver" not in [f["rule"] for f in new["lock"]["findings"]]
+    text = envkit_cli("fleet", str(tmp_path), "--lock", str(COLLECTED / "gpu01.yml")).stdout
+    assert "Different: 1 host in 1 outlier group differs from the majority (1 host); 2 hosts drifted" in text
