@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip --disable-pip-version-check -q
 ENVKIT := $(VENV)/bin/envkit
 
-.PHONY: demo test bench bench-quick venv clean lint sshd
+.PHONY: demo test bench bench-quick venv clean lint sshd fleet-tools
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -36,7 +36,19 @@ sshd:
 	  apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openssh-server >/dev/null; \
 	else echo "note: sshd not installed; the ssh diff tests will be skipped (make test INSTALL_SSHD=1 installs it with apt-get, as root)"; fi
 
-test: $(VENV)/.test-deps sshd
+# The `envkit fleet` tests load the HTML report in headless Chromium and run Debian's clush and
+# pdsh.  Installing them is opt-in, as for sshd (`make fleet-tools INSTALL_FLEET_TOOLS=1`, as root);
+# otherwise those tests skip and say why.
+INSTALL_FLEET_TOOLS ?= 0
+fleet-tools:
+	@missing=""; for t in chromium clush pdsh; do command -v $$t >/dev/null 2>&1 || missing="$$missing $$t"; done; \
+	if [ -z "$$missing" ]; then :; \
+	elif [ "$(INSTALL_FLEET_TOOLS)" = 1 ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "note: INSTALL_FLEET_TOOLS=1: installing chromium clustershell pdsh with apt-get (as root) for the fleet tests"; \
+	  apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium clustershell pdsh >/dev/null; \
+	else echo "note:$$missing not installed; those fleet tests will be skipped (make test INSTALL_FLEET_TOOLS=1 installs them with apt-get, as root)"; fi
+
+test: $(VENV)/.test-deps sshd fleet-tools
 	$(PY) -m pytest -n 2 -q
 
 # The benchmark (bench/run.py): about 10 minutes on 2 cores, `make bench-quick` about 2; the smoke

@@ -37,6 +37,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "machine",
         "Show a machine's profile: OS, glibc, CPU, driver, GPUs.",
     ),
+    "fleet": ("envkit.commands.fleet", "fleet", "Group many hosts by environment; explain each outlier."),
+    "fingerprint": ("envkit.commands.fleet", "fingerprint", "One line per environment and machine class."),
     "convert": (
         "envkit.commands.convert",
         "convert",

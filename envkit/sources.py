@@ -381,10 +381,28 @@ def read_remote(
     EnvironmentNotFound when the remote has no such environment, ParseError for a remote file
     envkit cannot read.
     """
-    from envkit.machine.detect import remote_profile
-    from envkit.ssh_source import remote_scan, remote_url
+    from envkit.ssh_source import remote_scan
 
     data, head = remote_scan(target, environ=environ, timeout=timeout, machine=on_machine is not None)
+    return model_from_answer(
+        target, data, head, format=format, environment=environment, on_machine=on_machine
+    )
+
+
+def model_from_answer(
+    target: SshTarget,
+    data: dict,
+    head: str,
+    *,
+    format: str | None = None,
+    environment: str | None = None,
+    on_machine: Callable[[MachineProfile], object] | None = None,
+) -> EnvSpec | Lock | LiveEnv:
+    """The model of the remote driver's answer (envkit.ssh_source.read_answer), as read_remote
+    returns it; `on_machine` receives the machine profile printed before the answer, if any."""
+    from envkit.machine.detect import remote_profile
+    from envkit.ssh_source import remote_url
+
     if data.get("kind") == "file":
         text = data.get("text") or ""
         return read_any_text(text, filename=remote_url(target), format=format, environment=environment)

@@ -147,10 +147,19 @@ def remote_scan(
     from envkit._proc import run
 
     argv = ssh_command(target, environ) + [remote_shell_command(target, environ)]
-    url = remote_url(target)
     result = run(
         argv, input=remote_program(target, machine=machine), timeout=timeout, check=False, what="ssh"
     )
+    return read_answer(target, result, timeout=timeout, environ=environ)
+
+
+def read_answer(
+    target: SshTarget, result, *, timeout: float, environ: Mapping[str, str] | None = None
+) -> tuple[dict, str]:
+    """The remote driver's answer in `result` (an envkit._proc.Result of the ssh command, or of any
+    transport that ran the same driver): (its answer, what it printed before it), as remote_scan
+    returns them.  Raises what remote_scan raises."""
+    url = remote_url(target)
     err = _ssh_stderr(result.stderr)
     if result.timed_out:
         raise BackendError(

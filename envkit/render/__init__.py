@@ -33,6 +33,12 @@ RENDERERS: dict[str, dict[str, str]] = {
         "conda-lock": "export:render_export_conda_lock",
     },
     "machine": {"text": "machine:render_machine_text"},
+    "fleet": {
+        "text": "fleet_text:render_fleet_text",
+        "json": "fleet_json:render_fleet_json",
+        "markdown": "fleet_markdown:render_fleet_markdown",
+        "html": "fleet_html:render_fleet_html",
+    },
     "smoke": {"text": "smoke:render_text", "json": "smoke:render_json"},
     "rules": {
         "list": "rule_docs:render_rule_list",

@@ -19,6 +19,8 @@ PAGE = {
     "smoke": "smoke",
     "machine": "machine",
     "convert": "convert",
+    "fleet": "fleet",
+    "fingerprint": "fleet",
 }
 
 

@@ -1,0 +1,96 @@
+"""`envkit fleet --format json`: schema `envkit-fleet/1` (docs/commands/fleet.md).
+
+{"schema": "envkit-fleet/1", "same": false, "hosts": 50, "read": 46,
+ "groups": [{"members": [...], "fingerprint": "env:3f2a9c1d0b7e+machine:8a1b2c3d",
+             "majority": true, "env": {...}, "machine": {...} | null,
+             "differs": null | {"summary": "...", "changes": [...], "machine": [...], ...},
+             "versions": {"numpy": "1.26.4 py311h64a7726_0", ...},
+             "lock": null | {"same": bool, "summary": "...", "changes": [...], "findings": [...]}}],
+ "unreachable": [{"host", "source", "via", "status", "why"}],
+ "duplicates": [{"host", "sources"}], "packages": [...], "warnings": [...]}
+"""
+
+from __future__ import annotations
+
+import json
+
+from envkit.fleet import FleetReport, Group
+
+SCHEMA = "envkit-fleet/1"
+_KEYS = {
+    "Platform": "platform",
+    "Driver": "driver",
+    "GPUs": "gpus",
+    "libc/OS": "libc",
+    "CPU level": "cpu_level",
+}
+
+
+def fleet_to_dict(r: FleetReport) -> dict:
+    """The JSON-ready dict of a FleetReport."""
+    return {
+        "schema": SCHEMA,
+        "same": r.same,
+        "hosts": r.hosts,
+        "read": r.hosts - len(r.unreachable),
+        "lock": r.lock,
+        "groups": [_group(g) for g in r.groups],
+        "unreachable": [u.as_dict() for u in r.unreachable],
+        "duplicates": [{"host": h, "sources": list(s)} for h, s in r.duplicates],
+        "packages": list(r.packages),
+        "warnings": list(r.warnings),
+    }
+
+
+def _group(g: Group) -> dict:
+    from envkit.render.diff_text import summary_sentence
+
+    differs = None
+    if not g.majority:
+        differs = {
+            "summary": summary_sentence(g.diff) if g.diff is not None else "Same environment.",
+            "changes": [c.as_dict() for c in g.diff.changes] if g.diff is not None else [],
+            "channels": g.diff.channels.as_dict() if g.diff is not None else None,
+            "machine": [{"label": lbl, "majority": a, "group": b} for lbl, a, b in g.machine_differs],
+            "counts": g.diff.summary() if g.diff is not None else None,
+        }
+    lock = None
+    if g.lock is not None:
+        lock = {
+            "same": g.lock.diff.same,
+            "summary": summary_sentence(g.lock.diff),
+            "changes": [c.as_dict() for c in g.lock.diff.changes],
+            "spec": [c.as_dict() for c in g.lock.diff.spec_checks],
+            "findings": [
+                {"rule": f.rule, "severity": f.severity, "message": f.message} for f in g.lock.findings
+            ],
+        }
+    env = g.env
+    return {
+        "members": list(g.members),
+        "fingerprint": g.fingerprint,
+        "majority": g.majority,
+        "env": {
+            "digest": env.digest,
+            "packages": env.packages,
+            "concrete": env.concrete,
+            "platform": env.platform,
+            "python": env.python,
+            "pytorch": env.torch,
+            "summary": env.summary(),
+        },
+        "machine": None
+        if g.machine is None
+        else {
+            "digest": g.machine.digest,
+            **{_KEYS[k]: v for k, v in g.machine.rows()},
+            "summary": g.machine.summary(),
+        },
+        "differs": differs,
+        "versions": dict(g.versions),
+        "lock": lock,
+    }
+
+
+def render_fleet_json(r: FleetReport) -> str:
+    return json.dumps(fleet_to_dict(r), indent=2) + "\n"

@@ -1,0 +1,106 @@
+"""`envkit fleet`'s text report: the groups, the majority first, each outlier with its ranked diff
+against the majority, then the hosts that could not be read."""
+
+from __future__ import annotations
+
+from envkit.fleet import FleetReport, Group
+from envkit.fleet.hostlist import fold
+
+#: Changes shown per outlier (the rest are counted; --format json has them all).
+SHOWN = 12
+
+
+def render_fleet_text(r: FleetReport, *, width: int = 100) -> str:
+    """The report as text; ends with a newline."""
+    from envkit.render.diff_text import change_states, summary_sentence
+
+    out: list[str] = []
+    read = r.hosts - len(r.unreachable)
+    n = len(r.groups)
+    out.append(
+        f"envkit fleet: {_hosts(r.hosts)}, {read} read, {n} {'group' if n == 1 else 'groups'}"
+        + (f", {len(r.unreachable)} not read" if r.unreachable else "")
+        + (f"; against {r.lock}" if r.lock else "")
+    )
+    for i, g in enumerate(r.groups):
+        out.append("")
+        title = "Majority" if g.majority else f"Outlier {i}"
+        out.append(f"{title} ({_hosts(len(g.members))}): {_wrap_hosts(g, width)}")
+        out.append(f"  env {g.env.digest}  {g.env.summary()}")
+        if g.machine is not None:
+            out.append(f"  machine {g.machine.digest}  {g.machine.summary()}")
+        if not g.majority:
+            for label, a, b in g.machine_differs:
+                out.append(f"  machine differs: {label}  {a} → {b}")
+            if g.diff is None:
+                out.append("  same environment as the majority")
+            else:
+                out.append(f"  against the majority: {summary_sentence(g.diff)}")
+                changes = list(g.diff.changes)
+                w = min(28, max((len(c.name) for c in changes[:SHOWN]), default=0))
+                for c in changes[:SHOWN]:
+                    a, b = change_states(c)
+                    mark = "!" if c.group == "matter" else " "
+                    out.append(f"  {mark} {c.name:<{w}}  {a} → {b}")
+                    if c.reason and c.group == "matter":
+                        out.append(f"    {'':<{w}}  {c.reason}")
+                if len(changes) > SHOWN:
+                    out.append(f"    … {len(changes) - SHOWN} more (--format json lists them all)")
+                if g.diff.channels.changed:
+                    ch = g.diff.channels
+                    out.append(f"    channels: {', '.join(ch.a or ())} → {', '.join(ch.b or ())}")
+        if g.lock is not None:
+            out.append(f"  against the lock: {summary_sentence(g.lock.diff)}")
+            for c in list(g.lock.diff.changes)[:SHOWN]:
+                a, b = change_states(c)
+                out.append(f"    {c.name}  {a} → {b}")
+            bad = [c for c in g.lock.diff.spec_checks if c.status in ("not-satisfied", "missing")]
+            for sc in bad[:SHOWN]:
+                found = f"{sc.found.version} {sc.found.build or ''}".rstrip() if sc.found else "—"
+                out.append(f"    {sc.spec}  {sc.status.replace('-', ' ')} (found {found})")
+            for f in g.lock.findings:
+                out.append(f"    {f.severity} {f.rule}: {f.message}")
+    if r.unreachable:
+        out.append("")
+        out.append(f"Not read ({len(r.unreachable)})")
+        w = max(len(u.host) for u in r.unreachable)
+        for u in r.unreachable:
+            out.append(f"  {u.host:<{w}}  {u.why}")
+    if r.duplicates:
+        out.append("")
+        out.append(f"Named more than once, read once ({len(r.duplicates)})")
+        for host, sources in r.duplicates:
+            out.append(f"  {host}: {', '.join(sources)}")
+    out.append("")
+    out.append(_summary(r))
+    return "\n".join(out) + "\n"
+
+
+def _hosts(n: int) -> str:
+    return f"{n} host" if n == 1 else f"{n} hosts"
+
+
+def _wrap_hosts(g: Group, width: int) -> str:
+    text = fold(g.members)
+    return text if len(text) <= width * 3 else text[: width * 3 - 1] + "…"
+
+
+def _summary(r: FleetReport) -> str:
+    if not r.groups:
+        return "No host could be read."
+    if r.same:
+        return f"Same: every host has the same environment{' and machine' if r.groups[0].machine else ''}."
+    parts = []
+    outliers = [g for g in r.groups if not g.majority]
+    if outliers:
+        k = sum(len(g.members) for g in outliers)
+        parts.append(
+            f"{_hosts(k)} in {len(outliers)} outlier {'group' if len(outliers) == 1 else 'groups'} "
+            f"{'differs' if k == 1 else 'differ'} from the majority ({_hosts(len(r.groups[0].members))})"
+        )
+    if r.unreachable:
+        parts.append(f"{_hosts(len(r.unreachable))} not read")
+    drift = [g for g in r.groups if g.lock is not None and (not g.lock.diff.same or g.lock.findings)]
+    if drift:
+        parts.append(f"{_hosts(sum(len(g.members) for g in drift))} drifted from the lock")
+    return "Different: " + "; ".join(parts) + "."
