@@ -24,6 +24,7 @@ from envkit.backends.lock_metadata import OVER_CONDA_KEY, VARIABLES_KEY, lock_me
 from envkit.lock.artifacts import (
     INDEX_URL,
     MAX_PIP_ATTEMPTS,
+    MIN_ENV_PIP,
     MIN_PIP,
     UNRESOLVED_URL,
     IndexResolution,
@@ -94,6 +95,7 @@ __all__ = [
     "IndexResolution",
     "MAX_PIP_ATTEMPTS",
     "resolve_index_artifacts",
+    "MIN_ENV_PIP",
     "MIN_PIP",
     "unresolved_pip_error",
     "live_env_spec",

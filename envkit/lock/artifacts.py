@@ -12,7 +12,7 @@ from pathlib import Path
 
 from envkit.conda.names import pep503
 from envkit.errors import BackendError
-from envkit.lock.pip import pip_argv, report_package
+from envkit.lock.pip import MIN_ENV_PIP, MIN_PIP, pip_argv, report_package
 from envkit.model import LiveEnv, LockedPackage
 
 #: pip records no artifact URL for a distribution it installed from an index (no direct_url.json),
@@ -196,10 +196,6 @@ def resolve_index_artifacts(env: LiveEnv, *, timeout: float = 300) -> IndexResol
     return IndexResolution(found=found, unresolved=unresolved, warnings=tuple(warnings), pip=argv_used)
 
 
-#: The oldest pip whose resolver envkit can ask for an artifact (`install --dry-run --report`).
-MIN_PIP = "22.2"
-
-
 def unresolved_pip_error(resolution: IndexResolution) -> BackendError:
     """The error `envkit lock -n/-p` fails with when pip resolved no artifact for some index-installed
     pip packages: a lock without their URL and hash cannot be reproduced or verified."""
@@ -225,7 +221,8 @@ def unresolved_pip_error(resolution: IndexResolution) -> BackendError:
     return BackendError(
         f"pip could not resolve the artifact (URL and sha256) of {pins}: {reasons}; a lock without them "
         "cannot be reproduced",
-        hint=f"envkit needs pip >= {MIN_PIP} (`pip install --dry-run --report`): the environment's own, else "
-        f"envkit's{f' (pip {ours})' if ours else ''}; it ran `{used}`. Check the index pip is configured "
-        "with (PIP_INDEX_URL, pip.conf), or pass --allow-unhashed-pip to lock them without URL or hash",
+        hint=f"envkit asks the environment's own pip (>= {MIN_ENV_PIP}, `pip install --dry-run --report`), "
+        f"else its own (>= {MIN_PIP}{f', here pip {ours}' if ours else ''}); it ran `{used}`. Check the "
+        "index pip is configured with (PIP_INDEX_URL, pip.conf), or pass --allow-unhashed-pip to lock "
+        "them without URL or hash",
     )

@@ -154,6 +154,7 @@ def lock_pip(
     if not any(p.kind != "option" for p in entries):
         return ()
     workdir = cwd or (os.path.dirname(os.path.abspath(spec.source)) if spec.source else os.getcwd())
+    check_own_pip()
     from envkit._proc import run
 
     with tempfile.TemporaryDirectory(prefix="envkit-pip-") as tmp:
@@ -189,6 +190,42 @@ def lock_pip(
             )
         data = json.loads(Path(report).read_text(encoding="utf-8"))
     return tuple(report_package(item, platform, python_version) for item in data.get("install", []))
+
+
+#: The oldest pip of an environment that can say which artifact it would install for its own
+#: platform (`install --dry-run --report`, pip 22.2).
+MIN_ENV_PIP = "22.2"
+#: The oldest pip envkit itself runs: a dry run for another platform (`--platform` without
+#: `--target`) with a report needs pip 23.3.
+MIN_PIP = "23.3"
+
+
+def check_own_pip(version: str | None = None) -> None:
+    """BackendError unless envkit's own pip (`version`: the installed one) can resolve for another
+    platform: `install --dry-run --platform ... --report` without `--target` needs pip 23.3."""
+    import importlib.metadata
+
+    if version is None:
+        try:
+            version = importlib.metadata.version("pip")
+        except importlib.metadata.PackageNotFoundError:
+            version = None
+    if version is None:
+        raise BackendError(
+            "pip is not installed in envkit's Python, so the pip section cannot be locked",
+            hint=f"python -m pip install 'pip>={MIN_PIP}'",
+        )
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        old = Version(version) < Version(MIN_PIP)
+    except InvalidVersion:
+        return  # a development build: let pip itself say
+    if old:
+        raise BackendError(
+            f"envkit's pip is {version}; locking a pip section for a target platform needs pip >= {MIN_PIP}",
+            hint=f"python -m pip install 'pip>={MIN_PIP}' (in the Python that runs envkit)",
+        )
 
 
 def report_package(item: Mapping, platform: str, python_version: str) -> LockedPackage:

@@ -274,6 +274,28 @@ def test_pip_that_cannot_reach_its_index_says_so_with_its_last_lines(envkit_cli,
     assert all(len(ln) <= 300 for ln in lines)
 
 
+def test_envkits_own_pip_must_resolve_for_another_platform():
+    from envkit.errors import BackendError
+    from envkit.lock.pip import check_own_pip
+
+    check_own_pip("23.3")
+    check_own_pip("26.0.1")
+    with pytest.raises(BackendError) as err:
+        check_own_pip("23.2.1")
+    assert err.value.message == (
+        "envkit's pip is 23.2.1; locking a pip section for a target platform needs pip >= 23.3"
+    )
+    assert err.value.hint == "python -m pip install 'pip>=23.3' (in the Python that runs envkit)"
+
+
+def test_pip_is_a_declared_dependency_at_the_version_envkit_needs():
+    import importlib.metadata
+
+    from envkit.lock.pip import MIN_PIP
+
+    assert f"pip>={MIN_PIP}" in importlib.metadata.requires("envkit")
+
+
 def test_conda_lock_solver_refuses_pip_options_it_cannot_read(envkit_cli, tmp_path, default_channel):
     spec = write_spec(
         tmp_path / "environment.yml",
@@ -466,7 +488,11 @@ def test_lock_live_keeps_unresolvable_index_installs_with_a_marker(
         "error: pip could not resolve the artifact (URL and sha256) of gone==0.3: no such release on the "
         "configured index; a lock without them cannot be reproduced"
     )
-    assert "hint: envkit needs pip >= 22.2" in r.stderr and "--allow-unhashed-pip" in r.stderr
+    assert (
+        "hint: envkit asks the environment's own pip (>= 22.2, `pip install --dry-run --report`), "
+        "else its own (>= 23.3" in r.stderr
+    )
+    assert "--allow-unhashed-pip" in r.stderr
     r = envkit_cli(
         "lock",
         "-p",

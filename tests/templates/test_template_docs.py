@@ -159,6 +159,7 @@ def test_an_installed_wheel_carries_the_matrix(tmp_path):
     wheel = next((tmp_path / "dist").glob("envkit-*.whl"))
     with zipfile.ZipFile(wheel) as zf:
         names = set(zf.namelist())
+    assert "envkit/py.typed" in names  # PEP 561: type checkers read envkit's annotations
     assert {
         "envkit/_templates/pytorch/matrix.json",
         "envkit/_templates/pytorch/conda-forge.yml.in",
