@@ -377,6 +377,8 @@ def _hash(fields, key: str) -> str | None:
     if type(value) is str and _HASH_RE[key].fullmatch(value):
         return value
     n = 32 if key == "md5" else 64
+    if value == 0 and type(value) is int:  # the placeholder of zeros, unquoted: YAML's number 0
+        return "0" * n
     raise ParseError(
         f"`{key}:` must be {n} hex digits, got {value!r}",
         where=fields.where(key),

@@ -157,8 +157,8 @@ MALFORMED = [
     ("pixi", PIXI + "- other: 1\n", "f:9 (packages[1]): a package entry needs `conda:` or `pypi:`"),
     (
         "pixi",
-        PIXI + "  md5: 0\n",
-        "f:9 (packages[0].md5): `md5:` must be 32 hex digits, got 0",
+        PIXI + "  md5: 12\n",
+        "f:9 (packages[0].md5): `md5:` must be 32 hex digits, got 12",
     ),
     # explicit files
     ("explicit", "@EXPLICIT\nnot a url\n", "f:2: not a conda package URL (.conda or .tar.bz2): 'not a url'"),
