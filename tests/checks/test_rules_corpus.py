@@ -224,12 +224,6 @@ EXPECTED: dict[str, list[tuple[str, int]]] = {
 #: Corpus files envkit judges wrongly today: EXPECTED holds the right answer and the test is a
 #: strict xfail until envkit gives it (then drop the entry).
 KNOWN_WRONG: dict[str, str] = {
-    "60": "issue 28: pixi.lock v1 with list `dependencies:` refused (conda-lock wording)",
-    "61": "issue 28: pixi.lock v1 with list `dependencies:` refused (conda-lock wording)",
-    "63": "issue 28: pixi.lock v7 `conda_source:` entries refused",
-    "64": "issue 28: pixi.lock v7 `conda_source:` entries refused",
-    "65": "issue 28: missing-hash on a pixi-build source package (nothing to hash)",
-    "66": "issue 28: missing-hash on 4 git-sourced pixi-build packages (nothing to hash)",
     "67": "issue 28: UTF-16LE PowerShell export refused as not UTF-8",
     "68": "issue 28: UTF-16LE PowerShell export refused as not UTF-8",
     "87": "issue 28 (noise): 48 leaked-prefix warnings, one per `# via` comment line",
