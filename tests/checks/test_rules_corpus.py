@@ -224,8 +224,6 @@ EXPECTED: dict[str, list[tuple[str, int]]] = {
 #: Corpus files envkit judges wrongly today: EXPECTED holds the right answer and the test is a
 #: strict xfail until envkit gives it (then drop the entry).
 KNOWN_WRONG: dict[str, str] = {
-    "67": "issue 28: UTF-16LE PowerShell export refused as not UTF-8",
-    "68": "issue 28: UTF-16LE PowerShell export refused as not UTF-8",
     "87": "issue 28 (noise): 48 leaked-prefix warnings, one per `# via` comment line",
     "89": "issue 28: python-abi-mismatch on abi3 builds (polars py39, pyzmq py312, netcdf4 py311)",
     "90": "issue 28: python-abi-mismatch on abi3 builds (polars py39, pyzmq py312)",
