@@ -60,7 +60,12 @@ def _normalize_spec(
     merges: list[tuple[int | None, int | None]] = []
     sel = selectors or {}
     channels = tuple(dict.fromkeys(spec.channels))
-    conda = _dedupe(sorted(spec.conda, key=lambda d: (d.name, d.spec())), merges, sel)
+    # entries of one name under selectors keep their file order: which of them applies on a
+    # platform is the selectors' business, and a reader that ignores selectors takes the last one
+    selected = {d.name for d in spec.conda if d.line in sel}
+    conda = _dedupe(
+        sorted(spec.conda, key=lambda d: (d.name, "" if d.name in selected else d.spec())), merges, sel
+    )
     options = _dedupe([p for p in spec.pip if p.kind == "option"], merges, sel)
     named = sorted((p for p in spec.pip if p.kind != "option" and p.key), key=lambda p: (p.key, p.text))
     unnamed = sorted((p for p in spec.pip if p.kind != "option" and not p.key), key=lambda p: p.text)

@@ -97,6 +97,8 @@ def parse_spec(text: str, *, where: Where | None = None) -> CondaDep:
     if not name:
         raise InvalidSpecError("match spec has no package name", where=where, text=s)
     version = str(ms.version) if ms.version is not None else None
+    if version == "*":
+        version = None  # any version, as conda reads it: `h5py=*=*openmpi*` is `h5py[build=*openmpi*]`
     if version:
         version = _restore_literals(version, _after_name(s, name))
     build = ms.build if ms.build else None

@@ -468,3 +468,44 @@ def test_credentials_in_other_top_level_keys_are_redacted():
             '"list":["https://conda.anaconda.org/t/<TOKEN>/ch",3]}',
         ),
     )
+
+
+def _written(path, tmp_path, envkit_cli):
+    """`envkit normalize PATH -o OUT`'s OUT, or None where it refuses (pixi.lock, uv.lock: not ours)."""
+    out = tmp_path / f"normalized-{path.name}"
+    r = envkit_cli("normalize", str(path), "-o", str(out))
+    return out if r.exit_code == 0 else None
+
+
+@pytest.mark.parametrize("path", corpus_files(), ids=lambda p: p.name[:2])
+def test_corpus_normalize_means_the_same_and_is_idempotent(path, tmp_path, envkit_cli):
+    import json
+
+    out = _written(path, tmp_path, envkit_cli)
+    if out is None:
+        r = envkit_cli("normalize", str(path))
+        assert r.exit_code == 2
+        assert r.stderr.startswith("error: envkit reads ") and " owns that file)\n" in r.stderr
+        return
+    r = envkit_cli("diff", str(path), str(out), "--format", "json")
+    assert r.exit_code == 0, r.stdout + r.stderr
+    assert json.loads(r.stdout)["same"] is True
+    again = envkit_cli("normalize", str(out))
+    assert (again.exit_code, again.stdout) == (0, out.read_text(encoding="utf-8"))
+
+
+def test_normalize_keeps_a_build_only_spec_and_selector_alternatives(envkit_cli, tmp_path):
+    f = tmp_path / "environment.yml"
+    f.write_text(
+        "channels:\n  - conda-forge\ndependencies:\n  - pytorch~=2.1.0 *cuda12*  # [linux]\n"
+        "  - h5py[build=*openmpi*]\n  - pytorch~=2.1.0  # [osx]\n  - numpy *\n"
+    )
+    r = envkit_cli("normalize", str(f))
+    assert r.stdout == (
+        "channels:\n  - conda-forge\ndependencies:\n  - h5py=*=*openmpi*\n  - numpy\n"
+        "  - pytorch ~=2.1.0 *cuda12*  # [linux]\n  - pytorch~=2.1.0  # [osx]\n"
+    )
+    out = tmp_path / "normalized.yml"
+    out.write_text(r.stdout)
+    r = envkit_cli("diff", str(f), str(out))
+    assert r.exit_code == 0 and "Same" in r.stdout, r.stdout
