@@ -78,8 +78,10 @@ def test_a_conda_source_package_has_its_name_its_path_and_no_archive():
 
 
 def test_a_malformed_conda_source_is_refused_with_its_line():
-    text = (CORPUS / "63_prefix-dev__pixi__pixi.lock").read_text().replace(
-        "conda_source: root[444b3894] @ src/root", "conda_source: root[444b3894]"
+    text = (
+        (CORPUS / "63_prefix-dev__pixi__pixi.lock")
+        .read_text()
+        .replace("conda_source: root[444b3894] @ src/root", "conda_source: root[444b3894]")
     )
     with pytest.raises(ParseError) as err:
         read_pixi_lock(text, "pixi.lock")
