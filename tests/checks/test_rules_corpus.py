@@ -233,8 +233,6 @@ KNOWN_WRONG: dict[str, str] = {
     "67": "issue 28: UTF-16LE PowerShell export refused as not UTF-8",
     "68": "issue 28: UTF-16LE PowerShell export refused as not UTF-8",
     "87": "issue 28 (noise): 48 leaked-prefix warnings, one per `# via` comment line",
-    "89": "issue 28: python-abi-mismatch on abi3 builds (polars py39, pyzmq py312, netcdf4 py311)",
-    "90": "issue 28: python-abi-mismatch on abi3 builds (polars py39, pyzmq py312)",
 }
 
 
