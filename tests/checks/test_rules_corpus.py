@@ -232,7 +232,6 @@ KNOWN_WRONG: dict[str, str] = {
     "66": "issue 28: missing-hash on 4 git-sourced pixi-build packages (nothing to hash)",
     "67": "issue 28: UTF-16LE PowerShell export refused as not UTF-8",
     "68": "issue 28: UTF-16LE PowerShell export refused as not UTF-8",
-    "87": "issue 28 (noise): 48 leaked-prefix warnings, one per `# via` comment line",
 }
 
 
