@@ -286,13 +286,7 @@ SPEC_LOCK_PAIRS = {
     "75": "76_umccr__dracarys__conda-lock.yml",
     "77": "78_Clay-foundation__model__conda-lock.yml",
 }
-KNOWN_WRONG_PAIRS = {
-    "69": "issue 28: stale-lock for a hash envkit cannot reproduce (conda-lock 2.5 --with-cuda)",
-    "71": "issue 28: selectors ignored (pytorch-cuda missing on osx-arm64) and stale-lock x3",
-    "73": "issue 28: stale-lock on a conda-lock 1.0.x lock",
-    "75": "issue 28: stale-lock on a conda-lock 1.0.x lock",
-    "77": "issue 28: stale-lock although conda-lock 2.4.2 --with-cuda=11.8 reproduces the hash",
-}
+KNOWN_WRONG_PAIRS = {}
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,49 @@
+"""Judgments on real files (tests/data/corpus): selectors, conda-lock hashes of other releases,
+abi3 builds, one cause reported once.  Through the CLI, as users run it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.conftest import CORPUS, run_envkit
+
+
+def _c(number: str) -> str:
+    [path] = sorted(CORPUS.glob(f"{number}_*"))
+    return path.name
+
+
+def test_selectors_apply_per_platform_in_lock_check_and_check():
+    # 71 lists `pytorch-cuda=11.8  # [linux]` and `# [win]`; its lock has none for osx-arm64
+    r = run_envkit("lock", "--check", "-f", _c("71"), "--lock", _c("72"), cwd=CORPUS)
+    assert r.exit_code == 0, r.stdout
+    assert r.stdout.splitlines()[-1] == f"{_c('72')} satisfies {_c('71')} (linux-64, osx-arm64, win-64)"
+    assert "missing" not in r.stdout
+    r = run_envkit("check", "--format", "json", _c("71"), _c("72"), cwd=CORPUS)
+    assert r.exit_code == 0 and json.loads(r.stdout)["findings"] == []
+
+
+@pytest.mark.parametrize(("spec", "lock"), [("73", "74"), ("75", "76"), ("69", "70")])
+def test_a_conda_lock_hash_envkit_cannot_reproduce_is_not_comparable_never_stale(spec, lock):
+    # 74/76: conda-lock 1.0.x CI locks (2022) of their spec; 70: conda-lock 2.5 `--with-cuda`
+    r = run_envkit("lock", "--check", "-f", _c(spec), "--lock", _c(lock), cwd=CORPUS)
+    assert r.exit_code == 0, r.stdout
+    lines = r.stdout.splitlines()
+    assert lines[-1].startswith(f"{_c(lock)} satisfies {_c(spec)} (")
+    assert all(": note: " in line and "hash not comparable" in line for line in lines[:-1])
+    assert "stale" not in r.stdout
+
+
+@pytest.mark.parametrize("number", ["89", "90"])
+def test_abi3_builds_beside_python_abi3_support_are_no_mismatch(number):
+    r = run_envkit("check", "--select", "python-abi-mismatch", _c(number), cwd=CORPUS)
+    assert (r.exit_code, r.stdout) == (0, "no findings (1 file checked)\n")
+
+
+def test_one_home_directory_in_every_pip_compile_comment_is_one_finding():
+    r = run_envkit("check", "--format", "json", _c("87"), cwd=CORPUS)
+    [f] = json.loads(r.stdout)["findings"]
+    assert (f["rule"], f["line"]) == ("leaked-prefix", 9)
+    assert f["message"].endswith("48 lines name this home (lines 9, 13, 14, 17, 23, 27, 35, 40, 45, 56, ...)")
