@@ -38,7 +38,6 @@ RULE_ORDER = (
     "yaml-number",
     "pip-lock-missing-hash",
     "lock-python-mismatch",
-    "pixi-lock-v7",
     "machine-platform",
     "machine-virtual-package",
     "machine-cuda-driver",

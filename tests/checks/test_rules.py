@@ -73,7 +73,6 @@ def test_registry_has_every_rule_of_the_issue_in_order():
         "yaml-number",
         "pip-lock-missing-hash",
         "lock-python-mismatch",
-        "pixi-lock-v7",
         "machine-platform",
         "machine-virtual-package",
         "machine-cuda-driver",

@@ -162,7 +162,7 @@ EXPECTED: dict[str, list[tuple[str, int]]] = {
     "58": [],
     # pixi.lock v7: pyzmq's `py312` builds are conda-forge abi3 builds (they depend on
     # `_python_abi3_support` and `cpython >=3.12`), fine with Python 3.13/3.14: no finding.
-    "59": [("pixi-lock-v7", 1)],  # the note: conda's plugin reads pixi.lock v6 only
+    "59": [],  # pixi.lock v7, pixi's default: no note
     # pixi.lock version 1 (2023, conda-lock shaped, `dependencies:` a list): conda-forge only,
     # md5 and sha256 on every package.
     "60": [],
@@ -171,8 +171,8 @@ EXPECTED: dict[str, list[tuple[str, int]]] = {
     "62": [],
     # pixi.lock v7 with pixi-build source packages (`conda_source:`): the v7 note as for 59; a
     # source package is built from its path, so it has no archive hash to miss.
-    "63": [("pixi-lock-v7", 1)],
-    "64": [("pixi-lock-v7", 1)],
+    "63": [],
+    "64": [],
     # pixi.lock v6 whose only package is built from an out-of-tree path: nothing to hash.
     "65": [],
     # pixi.lock v6 with git-sourced packages (`package_build_source` pins the git rev): no archive
@@ -218,7 +218,7 @@ EXPECTED: dict[str, list[tuple[str, int]]] = {
     "89": [],
     "90": [],
     # pixi.lock v7 with abi3 builds (their depends say `_python_abi3_support`, `cpython >=3.10`).
-    "91": [("pixi-lock-v7", 1)],
+    "91": [],
 }
 
 #: Corpus files envkit judges wrongly today: EXPECTED holds the right answer and the test is a
@@ -228,8 +228,6 @@ KNOWN_WRONG: dict[str, str] = {
     "61": "issue 28: pixi.lock v1 with list `dependencies:` refused (conda-lock wording)",
     "63": "issue 28: pixi.lock v7 `conda_source:` entries refused",
     "64": "issue 28: pixi.lock v7 `conda_source:` entries refused",
-    "65": "issue 28: missing-hash on a pixi-build source package (nothing to hash)",
-    "66": "issue 28: missing-hash on 4 git-sourced pixi-build packages (nothing to hash)",
     "67": "issue 28: UTF-16LE PowerShell export refused as not UTF-8",
     "68": "issue 28: UTF-16LE PowerShell export refused as not UTF-8",
 }
