@@ -16,6 +16,8 @@ RULE_ORDER = (
     "channel-priority",
     "unpinned",
     "fuzzy-pin",
+    "listed-twice",
+    "vcs-unpinned",
     "stale-lock",
     "lock-unsatisfied",
     "env-drift",

@@ -47,3 +47,29 @@ def test_one_home_directory_in_every_pip_compile_comment_is_one_finding():
     [f] = json.loads(r.stdout)["findings"]
     assert (f["rule"], f["line"]) == ("leaked-prefix", 9)
     assert f["message"].endswith("48 lines name this home (lines 9, 13, 14, 17, 23, 27, 35, 40, 45, 56, ...)")
+
+
+def test_a_package_listed_twice_in_one_section_is_found():
+    r = run_envkit("check", "--select", "listed-twice", _c("13"), cwd=CORPUS)
+    assert r.exit_code == 0  # a warning; --fail-on decides
+    assert r.stdout.splitlines()[0] == (
+        f"{_c('13')}:32: warning listed-twice: h5py is listed 2 times in the conda section: "
+        "'h5py' (line 27), 'h5py==3.13.0' (line 32); keep one entry"
+    )
+    # 01's two `pytorch-cuda` lines carry selectors: alternatives, not repeats
+    r = run_envkit("check", "--select", "listed-twice", _c("01"), cwd=CORPUS)
+    assert (r.exit_code, r.stdout) == (0, "no findings (1 file checked)\n")
+
+
+@pytest.mark.parametrize(("number", "line"), [("03", 40), ("06", 20), ("11", 39), ("18", 61), ("24", 144)])
+def test_a_vcs_requirement_without_a_revision_is_found(number, line):
+    r = run_envkit("check", "--format", "json", "--select", "vcs-unpinned", _c(number), cwd=CORPUS)
+    [f] = json.loads(r.stdout)["findings"]
+    assert (f["rule"], f["line"]) == ("vcs-unpinned", line)
+    assert f["message"].startswith("git+https://github.com/")
+
+
+def test_a_vcs_requirement_with_a_branch_or_commit_is_not_flagged():
+    # 09 pins `@master` / `@main`
+    r = run_envkit("check", "--select", "vcs-unpinned", _c("09"), cwd=CORPUS)
+    assert (r.exit_code, r.stdout) == (0, "no findings (1 file checked)\n")

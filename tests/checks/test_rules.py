@@ -51,6 +51,8 @@ def test_registry_has_every_rule_of_the_issue_in_order():
         "channel-priority",
         "unpinned",
         "fuzzy-pin",
+        "listed-twice",
+        "vcs-unpinned",
         "stale-lock",
         "lock-unsatisfied",
         "env-drift",
