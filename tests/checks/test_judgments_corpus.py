@@ -73,3 +73,11 @@ def test_a_vcs_requirement_with_a_branch_or_commit_is_not_flagged():
     # 09 pins `@master` / `@main`
     r = run_envkit("check", "--select", "vcs-unpinned", _c("09"), cwd=CORPUS)
     assert (r.exit_code, r.stdout) == (0, "no findings (1 file checked)\n")
+
+
+@pytest.mark.parametrize(("spec", "lock"), [("77", "78"), ("69", "70"), ("71", "72")])
+def test_diff_of_a_spec_and_its_lock_ignores_nodefaults(spec, lock):
+    # conda-lock keeps `nodefaults` in 72's channels and drops it from 70's and 78's: a directive
+    r = run_envkit("diff", _c(spec), _c(lock), cwd=CORPUS)
+    assert (r.exit_code, r.stdout.splitlines()[-1]) == (0, "Same: every spec entry is satisfied.")
+    assert "only on" not in r.stdout
