@@ -192,6 +192,12 @@ def _check_pip(
             except InvalidMarker:
                 pass
         pkg = pip.get(pep503(dep.name))
+        if pkg is None and spec.kind == "requirements":
+            # a requirements file checked against a conda lock: the project may be locked as its
+            # conda package (torch as pytorch), as diff matches them
+            from envkit.conda.names import conda_names_for_pypi
+
+            pkg = next((conda[n] for n in conda_names_for_pypi(dep.name) if n in conda), None)
         if pkg is None:
             out.append(
                 LockProblem(

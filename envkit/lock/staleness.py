@@ -187,6 +187,8 @@ def _conda_lock_hashes(
         )
     if not path or not os.path.isfile(path):
         return None, "conda-lock hashes the environment file, and there is none on disk to hash"
+    if spec.kind == "requirements":
+        return None, "conda-lock hashes environment files, and this is a pip requirements file"
     try:
         return conda_lock_content_hashes(
             path, plats, virtual_packages=virtual_packages, cuda_versions=_cuda_versions_in(spec)

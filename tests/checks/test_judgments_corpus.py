@@ -81,3 +81,53 @@ def test_diff_of_a_spec_and_its_lock_ignores_nodefaults(spec, lock):
     r = run_envkit("diff", _c(spec), _c(lock), cwd=CORPUS)
     assert (r.exit_code, r.stdout.splitlines()[-1]) == (0, "Same: every spec entry is satisfied.")
     assert "only on" not in r.stdout
+
+
+def test_lock_check_of_a_requirements_file_finds_torch_as_the_conda_pytorch(tmp_path):
+    # 78 locks conda-forge's pytorch 2.1.0 (and numpy) as conda packages
+    req = tmp_path / "requirements.txt"
+    req.write_text("torch>=2.1,<2.2\nnumpy\n")
+    lock = CORPUS / _c("78")
+    r = run_envkit("lock", "--check", "-f", str(req), "--lock", str(lock))
+    assert r.exit_code == 0, r.stdout
+    assert r.stdout == (
+        f"{lock}: note: linux-64: hash not comparable (lock written by conda-lock; conda-lock hashes "
+        "environment files, and this is a pip requirements file); only checked that the lock satisfies "
+        "the spec\n"
+        f"{lock} satisfies {req} (linux-64)\n"
+    )
+    req.write_text("torch>=2.3\n")
+    r = run_envkit("lock", "--check", "-f", str(req), "--lock", str(lock))
+    assert r.exit_code == 1
+    assert f"{req}:1: unsatisfied: linux-64: pip torch>=2.3: locked " in r.stdout
+
+
+def test_lock_refuses_a_requirements_file_and_a_spec_with_nothing_to_lock(tmp_path):
+    req = tmp_path / "requirements.txt"
+    req.write_text("numpy\n")
+    r = run_envkit("lock", "-f", str(req), "-o", str(tmp_path / "lock.yml"))
+    assert r.exit_code == 2
+    assert r.stderr.startswith(f"error: {req}: this is a pip requirements file: ")
+    spec = tmp_path / "environment.yml"
+    spec.write_text("name: x\nchannels:\n  - conda-forge\n")
+    r = run_envkit("lock", "-f", str(spec), "-o", str(tmp_path / "lock.yml"))
+    assert (r.exit_code, r.stderr.splitlines()[0]) == (
+        2,
+        f"error: {spec}: the environment file lists no dependencies: nothing to lock",
+    )
+    assert not (tmp_path / "lock.yml").exists()
+
+
+@pytest.mark.parametrize(
+    ("typo", "key", "line"), [("dependences", "dependencies", 4), ("chanels", "channels", 2)]
+)
+@pytest.mark.parametrize("command", [["validate"], ["check"], ["lock", "-o", "lock.yml", "-f"]])
+def test_a_misspelled_top_level_key_is_an_error_with_did_you_mean(tmp_path, typo, key, line, command):
+    text = "name: x\nchannels:\n  - conda-forge\ndependencies:\n  - numpy\n".replace(f"{key}:", f"{typo}:")
+    (tmp_path / "environment.yml").write_text(text)
+    r = run_envkit(*command, "environment.yml", cwd=tmp_path)
+    assert r.exit_code == 2
+    assert r.stderr == (
+        f"error: environment.yml:{line}: unknown top-level key `{typo}:`\nhint: did you mean `{key}:`?\n"
+    )
+    assert not (tmp_path / "lock.yml").exists()
