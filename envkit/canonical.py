@@ -171,18 +171,28 @@ def normalize_text(text: str, *, filename: str | None = None, format: str | None
     if text.startswith("\ufeff"):
         text = text[1:]
     fmt = format or detect_format(text, filename)
-    if fmt == "pixi":
-        raise _pixi_error()  # before reading: a pixi.lock is refused whatever it holds
+    if _owned(fmt):
+        raise _owned_error(fmt)  # before reading: a pixi.lock is refused whatever it holds
     model = read_text(text, filename=filename, format=fmt)
     return render_normalized(model, text, fmt)
 
 
-def _pixi_error():
-    from envkit.errors import UsageError
+def _owned(fmt: str) -> bool:
+    from envkit.formats.registry import REGISTRY
 
+    return any(f.name == fmt and f.owner for f in REGISTRY)
+
+
+def _owned_error(fmt: str):
+    """The refusal to rewrite a file another tool owns (pixi.lock, uv.lock), from the registry."""
+    from envkit.errors import UsageError
+    from envkit.formats.registry import get
+
+    f = get(fmt)
+    file = {"pixi": "pixi.lock", "uv-lock": "uv.lock"}.get(fmt, fmt)
     return UsageError(
-        "envkit reads pixi.lock but does not rewrite it (pixi owns that file)",
-        hint="`envkit validate pixi.lock` checks it; `pixi lock` rewrites it",
+        f"envkit reads {file} but does not rewrite it ({f.owner} owns that file)",
+        hint=f"`envkit validate {file}` checks it; `{f.owner} lock` rewrites it",
     )
 
 
@@ -243,11 +253,8 @@ def _render(model, text: str, fmt: str) -> str:
 
         created_by = json.loads(dict(model.metadata).get("created-by", '"envkit"'))
         return write_pylock(model, header=redact_comment(leading_comments(text)) or "", created_by=created_by)
-    if fmt == "uv-lock":
-        raise UsageError(
-            "envkit reads uv.lock but does not rewrite it (uv owns that file)",
-            hint="`envkit validate uv.lock` checks it; `uv lock` rewrites it",
-        )
+    if _owned(fmt):
+        raise _owned_error(fmt)
     if fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r}; choose one of: {', '.join(FORMATS)}")
     if fmt == "conda-requirements":
@@ -255,7 +262,7 @@ def _render(model, text: str, fmt: str) -> str:
             "envkit reads conda's requirements format (MatchSpec lines) but does not rewrite it",
             hint="`envkit diff` compares it; `conda create --file` installs it",
         )
-    raise _pixi_error()
+    raise UsageError(f"envkit cannot rewrite a {fmt} file")
 
 
 @overload

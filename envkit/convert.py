@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from envkit.errors import UsageError
+from envkit.formats.registry import REGISTRY as _REGISTRY
 from envkit.model import EnvSpec, Lock, LockedPackage
 
 #: feature -> how the docs and messages name it
@@ -36,57 +37,16 @@ FEATURES = {
     "pip-no-version": "pip packages without a version",
 }
 
-#: the formats `convert` writes (file names tell most of them; see target_from_name)
-TARGETS = (
-    "env",
-    "requirements",
-    "explicit",
-    "conda-lock",
-    "pixi",
-    "pixi-v7",
-    "pylock",
-    "cyclonedx",
-    "conda-list-json",
-    "conda-list-export",
+#: the formats `convert` writes (file names tell most of them; see target_from_name), in the order
+#: of the docs' table
+TARGETS = tuple(
+    name for _rank, name in sorted((f.convert_rank, f.name) for f in _REGISTRY if f.convert_rank is not None)
 )
-
-_LOCKS = {"conda", "pip", "platforms", "hashes", "urls", "pip-urls", "depends", "channels", "indexes"}
-_NO_URL = {"conda-no-url", "pip-no-url"}
-HOLDS: dict[str, set[str]] = {
-    "env": {"conda", "pip", "channels", "indexes"} | _NO_URL,
-    "requirements": {"pip", "hashes", "markers", "editable", "indexes", "pip-no-url", "pip-no-version"},
-    "explicit": {"conda", "pip", "hashes", "urls", "pip-urls", "pip-no-version"},
-    "conda-lock": set(_LOCKS),
-    "pixi": set(_LOCKS),
-    "pixi-v7": _LOCKS | {"pip-no-version"},
-    "pylock": {"pip", "hashes", "pip-urls", "depends", "editable", "markers", "indexes"},
-    "cyclonedx": _LOCKS | _NO_URL | {"editable", "markers", "pip-no-version"},
-    "conda-list-json": {"conda", "pip"} | _NO_URL,
-    "conda-list-export": {"conda", "pip"} | _NO_URL,
-}
-
-#: what each reader's format can carry (tests/convert/test_convert.py::test_loss_table_cells_hold_on_real_
-#: conversions writes a file with all of it and reads it back)
-CARRIES: dict[str, set[str]] = {
-    "env": {"conda", "pip", "channels", "indexes"} | _NO_URL,
-    "requirements": {
-        "pip",
-        "hashes",
-        "pip-urls",
-        "editable",
-        "markers",
-        "indexes",
-        "pip-no-url",
-        "pip-no-version",
-    },
-    "explicit": {"conda", "pip", "hashes", "urls", "pip-urls", "pip-no-version"},
-    "conda-lock": set(_LOCKS),
-    "pixi": _LOCKS | {"editable", "pip-no-version"},
-    "conda-list-json": {"conda", "pip"} | _NO_URL,
-    "conda-list-export": {"conda", "pip"} | _NO_URL,
-    "pylock": {"pip", "hashes", "pip-urls", "depends", "editable", "markers", "indexes"},
-    "uv-lock": {"pip", "hashes", "pip-urls", "depends", "editable", "indexes"},
-}
+#: what a file written in each target can hold, and what a file read in each format can carry
+#: (tests/convert/test_convert.py::test_loss_table_cells_hold_on_real_conversions writes a file with
+#: all of it and reads it back): the registry's facts, envkit.formats.registry
+HOLDS: dict[str, set[str]] = {f.name: set(f.holds) for f in _REGISTRY if f.name in TARGETS}
+CARRIES: dict[str, set[str]] = {f.name: set(f.carries) for f in _REGISTRY if f.reads and f.carries}
 
 #: (source, target) -> {feature: why}: what a conversion loses beyond the table's HOLDS, found by
 #: tests/convert/test_convert.py::test_loss_table_cells_hold_on_real_conversions; writer gaps to fix, listed

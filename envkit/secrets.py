@@ -1,11 +1,14 @@
 """Secret detection and redaction: the one home of "is this a credential" for envkit.
 
-`find_secrets(line)` finds credentials in the URLs of one line (anaconda.org `/t/<token>/`,
-`user:password@`, a token user part, `?token=`), `secret_variables(line)` the credentials in
-`KEY: value` pairs of a `variables:` mapping; the leaked-secret rule reports what they find.
-`redact_text(text)` replaces every credential in any text with a placeholder: normalize applies
+`find_secrets(line)` finds the credentials of one line: in its URLs (anaconda.org `/t/<token>/`,
+`user:password@`, a token user part `https://TOKEN@host/`, `?token=`) and the well-known token
+formats wherever they stand (`ghp_...`, `hf_...`, `xoxb-...`, `pypi-AgE...`); `find_all_secrets`
+adds percent-encoded URLs (a purl's `repository_url=https%3A%2F%2F...`); `secret_variables(line)`
+the credentials in `KEY: value` pairs of a `variables:` mapping.  The leaked-secret rule reports
+what they find, and `redact_text(text)` replaces exactly that with placeholders: normalize applies
 it to what it writes, the CLI's output streams, the atomic file writer and the error family pass
-everything through it, so no secret envkit can detect is ever printed or written.
+everything through it, so what envkit redacts is what check reports, and no secret envkit can
+detect is ever printed or written.  `redact_url` is the same rule for one URL.
 """
 
 from __future__ import annotations
@@ -24,14 +27,24 @@ _QUERY = re.compile(
     r"[?&](?:token|access_token|auth|api_key|apikey|password|secret)=(?P<v>[^&#\s]+)", re.IGNORECASE
 )
 _ENVREF = re.compile(r"^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$")
-_TOKEN_PREFIXES = ("ghp_", "gho_", "ghs_", "ghu_", "github_pat_", "glpat-", "xox", "pypi-", "npm_")
+_TOKEN_PREFIXES = ("ghp_", "gho_", "ghs_", "ghu_", "github_pat_", "glpat-", "xox", "pypi-", "npm_", "hf_")
 _PLACEHOLDERS = ("<TOKEN>", "<USER>", "<PASSWORD>", "***", "xxx", "XXX", "...")
+# user names that stand without a password in real URLs (`git+https://git@github.com/...`) or that
+# services pair with a token as the password: alone they hold nothing.  Any other user part
+# without a password is taken for an access token (GitHub, GitLab and most indexes read
+# `https://TOKEN@host/`): redacted and reported alike.
+_SERVICE_USERS = frozenset(
+    {"git", "oauth2", "__token__", "x-access-token", "gitlab-ci-token", "x-token-auth"}
+)
+# schemes whose user part is a login name (the key authenticates), never a token
+_SSH_SCHEMES = ("ssh", "sftp", "scp")
 
 
 class Secret(NamedTuple):
-    url: str  # as written
+    url: str  # as written (a URL, or a bare token)
     redacted: str  # with every credential replaced by a placeholder
-    kind: str  # "token", "user:password", "query token"
+    kind: str  # "token", "user:password", "query token", or a bare token's label ("GitHub token")
+    in_comment: bool = False
 
 
 def _comment_start(line: str) -> int:
@@ -53,45 +66,115 @@ def _placeholder(value: str) -> bool:
     return bool(_ENVREF.match(value)) or any(p in value for p in _PLACEHOLDERS) or value in ("", "token")
 
 
-def _looks_like_token(info: str) -> bool:
+def userinfo_kind(scheme: str, info: str) -> str | None:
+    """What the user part `info` of a `scheme://info@host` URL holds: "user:password", "token",
+    or None (a user name, a placeholder, an environment-variable reference, an ssh login)."""
+    if ":" in info:
+        user, _, pw = info.partition(":")
+        if pw and not _placeholder(pw):
+            return "user:password"
+        if not pw and not _placeholder(user) and _is_token(user):
+            return "token"
+        return None
+    if any(s in scheme.lower() for s in _SSH_SCHEMES) or _placeholder(info):
+        return None
+    return "token" if _is_token(info) else None
+
+
+def _is_token(info: str) -> bool:
     """A user part without a password that is an access token rather than a user name."""
-    if info.startswith(_TOKEN_PREFIXES):
-        return True
-    return len(info) >= 20 and any(c.isdigit() for c in info) and any(c.isalpha() for c in info)
+    return info.startswith(_TOKEN_PREFIXES) or info.lower() not in _SERVICE_USERS
+
+
+def t_token_kind(token: str) -> str | None:
+    """ "token" when `token` of a `/t/<token>/` path is a credential (not a placeholder)."""
+    return None if _placeholder(token) or _ENVREF.match(token) else "token"
+
+
+def query_kind(value: str) -> str | None:
+    """ "query token" when the value of a `?token=` (`&password=`, ...) parameter is a credential."""
+    return None if _placeholder(value) else "query token"
 
 
 def find_secrets(line: str) -> list[Secret]:
-    """Credentials in the URLs of one line of text (see leaked-secret's description)."""
-    from envkit.urls import redact_url
-
+    """Every credential on one line of text (see leaked-secret's description): in its URLs and as
+    a well-known token anywhere (`ghp_...`, `hf_...`, `xoxb-...`, in a comment too)."""
     out = []
     comment_at = _comment_start(line)
+    spans: list[tuple[int, int]] = []
     for m in _URL.finditer(line):
         url = m.group(0).rstrip(".,;)")
         kinds = []
         um = _USERINFO.match(url)
         if um:
-            info = um.group("info")
-            scheme = um.group("scheme").lower()
-            if ":" in info:
-                user, _, pw = info.partition(":")
-                if pw and not _placeholder(pw) and not (_placeholder(user) and not pw):
-                    kinds.append("user:password")
-            elif "ssh" not in scheme and not _placeholder(info) and _looks_like_token(info):
-                kinds.append("token")
+            kind = userinfo_kind(um.group("scheme"), um.group("info"))
+            if kind:
+                kinds.append(kind)
         tm = _T_TOKEN.search(url)
-        if tm and not _placeholder(tm.group("tok")):
+        if tm and t_token_kind(tm.group("tok")):
             host = url.split("://", 1)[1].split("/", 1)[0].lower()
             # `/t/<token>/` is anaconda.org's (and Anaconda Server's) token path; in a comment,
             # only trust it on an anaconda host (a forum link `.../t/topic/123` is not a token)
             if "anaconda" in host or m.start() < comment_at:
                 kinds.append("token")
         qm = _QUERY.search(url)
-        if qm and not _placeholder(qm.group("v")):
+        if qm and query_kind(qm.group("v")):
             kinds.append("query token")
         if kinds:
-            out.append(Secret(url, redact_url(url)[0], kinds[0]))
+            out.append(Secret(url, redact_url(url)[0], kinds[0], m.start() >= comment_at))
+            spans.append((m.start(), m.start() + len(url)))
+    if any(g in line for g in _BARE_GUARD):
+        for m in _BARE_TOKEN.finditer(line):
+            if any(a <= m.start() < b for a, b in spans):
+                continue  # part of a URL reported above
+            out.append(Secret(m.group(0), TOKEN, _bare_label(m.group(0)), m.start() >= comment_at))
     return out
+
+
+def redact_url(url: str) -> tuple[str, bool]:
+    """`url` with every credential replaced by a placeholder, and whether one was found (the rule of
+    `find_secrets`, for one URL: `envkit.urls.redact_url` is this)."""
+    found = False
+
+    def t_sub(m: re.Match) -> str:
+        nonlocal found
+        if not t_token_kind(m.group("tok")):
+            return m.group(0)
+        found = True
+        return f"/t/{TOKEN}/"
+
+    def user_sub(m: re.Match) -> str:
+        nonlocal found
+        kind = userinfo_kind(m.group("scheme"), m.group("info"))
+        if kind is None:
+            return m.group(0)
+        found = True
+        return f"{m.group('scheme')}://{USERINFO if kind == 'user:password' else TOKEN}@"
+
+    def q_sub(m: re.Match) -> str:
+        nonlocal found
+        if not query_kind(m.group("v")):
+            return m.group(0)
+        found = True
+        return m.group("key") + TOKEN
+
+    out = _T_TOKEN.sub(t_sub, url)
+    out = _USERINFO_ANY.sub(user_sub, out)
+    out = _QUERY_SUB.sub(q_sub, out)
+    if any(g in out for g in _BARE_GUARD):
+        bare = _BARE_TOKEN.sub(TOKEN, out)
+        found = found or bare != out
+        out = bare
+    return out, found
+
+
+TOKEN = "<TOKEN>"
+USERINFO = "<USER>:<PASSWORD>"
+_USERINFO_ANY = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://(?P<info>[^/@\s]+)@")
+_QUERY_SUB = re.compile(
+    r"(?P<key>[?&](?:token|access_token|auth|api_key|apikey|password|secret)=)(?P<v>[^&#\s]+)",
+    re.IGNORECASE,
+)
 
 
 # --------------------------------------------------------------------------------------------
@@ -192,11 +275,69 @@ _BARE_TOKEN = re.compile(
     r"|glpat-[A-Za-z0-9_-]{20,}|hf_[A-Za-z0-9]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}|npm_[A-Za-z0-9]{20,})"
 )
 _BARE_GUARD = ("pypi-AgE", "gh", "github_pat_", "glpat-", "hf_", "xox", "npm_")
+_BARE_LABELS = (
+    ("pypi-", "PyPI token"),
+    ("gh", "GitHub token"),
+    ("github_pat_", "GitHub token"),
+    ("glpat-", "GitLab token"),
+    ("hf_", "Hugging Face token"),
+    ("xox", "Slack token"),
+    ("npm_", "npm token"),
+)
+
+
+def _bare_label(token: str) -> str:
+    return next(label for prefix, label in _BARE_LABELS if token.startswith(prefix))
+
+
+#: a URL percent-encoded into another value (a purl's `repository_url=https%3A%2F%2F...`)
+_ENCODED_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*%3A%2F%2F[A-Za-z0-9%._~!$'()*+,;=:@/-]+", re.IGNORECASE)
+_ENCODED_GUARD = ("%3A%2F%2F", "%3a%2f%2f")
+
+
+def _find_encoded(line: str) -> list[Secret]:
+    """Credentials in percent-encoded URLs on `line`, each with its redaction encoded the same way."""
+    from urllib.parse import quote, unquote
+
+    out = []
+    for m in _ENCODED_URL.finditer(line):
+        encoded = m.group(0)
+        decoded = unquote(encoded)
+        found = find_secrets(decoded)
+        if not found:
+            continue
+        redacted = decoded
+        for sec in found:
+            redacted = redacted.replace(sec.url, sec.redacted)
+        safe = "".join(dict.fromkeys(c for c in encoded if not c.isalnum() and c != "%"))
+        out.append(Secret(encoded, quote(redacted, safe=safe), found[0].kind + " (percent-encoded)"))
+    return out
+
+
+def find_all_secrets(line: str) -> list[Secret]:
+    """`find_secrets(line)` plus the credentials of percent-encoded URLs on it."""
+    out = find_secrets(line)
+    if any(g in line for g in _ENCODED_GUARD) or ("%" in line and "%3A%2F%2F" in line.upper()):
+        out += _find_encoded(line)
+    return out
+
+
+#: what a line must hold to be looked at closely, all shapes together
+_ANY_CANDIDATE = re.compile(
+    _CANDIDATE.pattern + r"|pypi-AgE|gh[pousr]_|github_pat_|glpat-|hf_|xox[abprs]-|npm_|%3A%2F%2F",
+    re.IGNORECASE,
+)
+_GUARDS[_ANY_CANDIDATE] = (*_GUARDS[_CANDIDATE], *_BARE_GUARD, "%3A", "%3a")
+
+
+def secret_lines(text: str) -> list[int]:
+    """1-based numbers of the lines of `text` that may hold a credential (`find_all_secrets`)."""
+    return candidate_lines(text, _ANY_CANDIDATE)
 
 
 def redact_line(line: str) -> str:
-    """One line with every credential `find_secrets` finds in it replaced by its placeholder."""
-    for secret in find_secrets(line):
+    """One line with every credential `find_all_secrets` finds in it replaced by its placeholder."""
+    for secret in find_all_secrets(line):
         line = line.replace(secret.url, secret.redacted)
     return line
 
@@ -207,26 +348,23 @@ def redact_text(text: str) -> str:
 
     Only lines the cheap candidate scan selects are looked at closely, so this is linear in the
     text and fast when nothing is found.  Idempotent."""
-    if not text:
+    if not text or not any(g in text for g in _GUARDS[_ANY_CANDIDATE]):
         return text
-    out = text
-    if "://" in text and any(g in text for g in _GUARDS[_CANDIDATE]):
-        pieces: list[str] = []
-        last = 0
-        for m in _CANDIDATE.finditer(text):
-            if m.start() < last:
-                continue  # on a line already redacted
-            start = text.rfind("\n", 0, m.start()) + 1
-            end = text.find("\n", m.end())
-            end = len(text) if end < 0 else end
-            pieces.append(text[last:start])
-            pieces.append(redact_line(text[start:end]))
-            last = end
-        if pieces:
-            pieces.append(text[last:])
-            out = "".join(pieces)
-    if any(g in out for g in _BARE_GUARD):
-        out = _BARE_TOKEN.sub("<TOKEN>", out)
+    pieces: list[str] = []
+    last = 0
+    for m in _ANY_CANDIDATE.finditer(text):
+        if m.start() < last:
+            continue  # on a line already redacted
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.end())
+        end = len(text) if end < 0 else end
+        pieces.append(text[last:start])
+        pieces.append(redact_line(text[start:end]))
+        last = end
+    if not pieces:
+        return text
+    pieces.append(text[last:])
+    out = "".join(pieces)
     return out if out != text else text
 
 

@@ -8,7 +8,6 @@ import re
 TOKEN = "<TOKEN>"
 USERINFO = "<USER>:<PASSWORD>"
 
-_T_TOKEN = re.compile(r"/t/(?!<TOKEN>/)[^/\s]+(?=/)")
 _T_ANY = re.compile(r"/t/[^/\s]+(?=/)")  # a token or its placeholder: both go when stripping
 _USERINFO = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<userinfo>[^/@\s]+)@")
 _QUERY_SECRET = re.compile(
@@ -22,37 +21,13 @@ def redact_url(url: str) -> tuple[str, bool]:
 
     `https://conda.anaconda.org/t/abc-123/chan` -> `https://conda.anaconda.org/t/<TOKEN>/chan`;
     `https://u:p@host/simple` -> `https://<USER>:<PASSWORD>@host/simple`;
-    `https://tok@host/simple` -> `https://<TOKEN>@host/simple`; `?token=x` -> `?token=<TOKEN>`.
-    Environment-variable references (`${PIP_TOKEN}`, `$TOKEN`) are not secrets and are kept.
+    `https://tok3n@host/simple` -> `https://<TOKEN>@host/simple`; `?token=x` -> `?token=<TOKEN>`.
+    Environment-variable references (`${PIP_TOKEN}`, `$TOKEN`) and user names (`git@`) are kept.
+    The rule is envkit.secrets' (what leaked-secret reports), so what is redacted is what is reported.
     """
-    found = False
+    from envkit.secrets import redact_url as redact
 
-    def t_sub(m: re.Match) -> str:
-        nonlocal found
-        if _is_env_ref(m.group(0)[3:]):
-            return m.group(0)
-        found = True
-        return f"/t/{TOKEN}"
-
-    def user_sub(m: re.Match) -> str:
-        nonlocal found
-        info = m.group("userinfo")
-        if info in (USERINFO, TOKEN) or _is_env_ref(info):
-            return m.group(0)
-        found = True
-        return m.group("scheme") + (USERINFO if ":" in info else TOKEN) + "@"
-
-    def q_sub(m: re.Match) -> str:
-        nonlocal found
-        if m.group("value") == TOKEN or _is_env_ref(m.group("value")):
-            return m.group(0)
-        found = True
-        return m.group("key") + TOKEN
-
-    out = _T_TOKEN.sub(t_sub, url)
-    out = _USERINFO.sub(user_sub, out)
-    out = _QUERY_SECRET.sub(q_sub, out)
-    return out, found
+    return redact(url)
 
 
 def strip_credentials(url: str) -> str:
@@ -77,15 +52,20 @@ def _is_env_ref(text: str) -> bool:
 # Environment variables (`variables:`, `conda env config vars`) whose value is a credential
 
 # A name part that says "credential": HF_TOKEN, API_TOKEN, WANDB_API_KEY, AWS_SECRET_ACCESS_KEY,
-# DB_PASSWORD, PGPASSWORD.  `TOKEN` must end a word (TOKENIZERS_PARALLELISM is not a secret);
-# a bare `KEY` or `PWD` (the working directory) says nothing.
+# DB_PASSWORD, PGPASSWORD, SERVICE_CREDENTIALS.  `TOKEN` must end a word (TOKENIZERS_PARALLELISM
+# is not a secret); a bare `KEY` or `PWD` (the working directory) says nothing.
 _SECRET_NAME = re.compile(
-    r"PASSWORD|PASSWD|PASSPHRASE|SECRET|TOKENS?(?![A-Z])"
+    r"PASSWORD|PASSWD|PASSPHRASE|SECRET|CREDENTIALS?|TOKENS?(?![A-Z])"
     r"|(?:API|ACCESS|PRIVATE|AUTH|SIGNING|ENCRYPTION|MASTER|LICENSE|SERVICE|ACCOUNT)_?KEY(?![A-Z])",
     re.IGNORECASE,
 )
 # ...unless the name says the value is only where the credential lives (HF_TOKEN_PATH)
 _NOT_SECRET_SUFFIX = re.compile(r"_(?:PATH|FILE|DIR|DIRECTORY|HOME|LOCATION|NAME|CACHE)$", re.IGNORECASE)
+# a value that is the path of a file holding the credential
+# (`GOOGLE_APPLICATION_CREDENTIALS: ~/.config/gcloud/key.json`): no secret itself
+_KEY_FILE = re.compile(
+    r"(?:~|\.{1,2}|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|[A-Za-z]:)?[\\/][^\s]*\.(?:json|pem|key|p12|pfx|crt|txt|ya?ml|toml|ini|cfg)"
+)
 _TRIVIAL_VALUES = frozenset({"", "true", "false", "yes", "no", "on", "off", "none", "null", "0", "1"})
 
 
@@ -104,7 +84,7 @@ def is_placeholder_value(value: str) -> bool:
         return True
     if _is_env_ref(v):
         return True
-    if re.fullmatch(r"<[^<>\s]*>", v) or has_placeholder(v):
+    if re.fullmatch(r"<[^<>\s]*>", v) or has_placeholder(v) or _KEY_FILE.fullmatch(v):
         return True
     return bool(re.fullmatch(r"\*+|x{3,}|X{3,}|\.{3,}", v))
 

@@ -60,6 +60,16 @@ def run_envkit(
     return CliResult(code, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"))
 
 
+@pytest.fixture(autouse=True)
+def _no_real_home(tmp_path_factory, monkeypatch):
+    """Every test runs with a fresh HOME and without the user's conda settings, so none can read or
+    write the real ~/.condarc, ~/.conda or ~/.config (a test that needs them sets its own)."""
+    monkeypatch.setenv("HOME", str(tmp_path_factory.mktemp("home")))
+    for var in list(os.environ):
+        if var.startswith(("CONDA_", "MAMBA_")) or var in ("CONDARC", "XDG_CONFIG_HOME"):
+            monkeypatch.delenv(var, raising=False)
+
+
 @pytest.fixture
 def envkit_cli():
     return run_envkit

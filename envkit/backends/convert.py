@@ -1,6 +1,7 @@
 """A LiveEnv as the other models: an EnvSpec (what `envkit export` writes) and a Lock.
 
-Pure functions.  Where `conda env export` is wrong, these are right (see ../shared/facts/conda.md):
+Pure functions.  Where `conda env export` is wrong, these are right
+(https://docs.conda.io/projects/conda/en/latest/user-guide/tasks/manage-environments.html):
 channels in true priority order, each package keeps its channel, `--from-history` keeps pip
 packages and `-c` channels, no `prefix:`, credentials redacted (in URLs and in the values of
 secret-looking variables such as `HF_TOKEN`), and pip installs from URLs, VCS or editable checkouts

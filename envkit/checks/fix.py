@@ -45,11 +45,11 @@ def can_fix(rule: str, target: Target, hit: Hit) -> bool:
     if rule == "leaked-prefix":
         return target.kind == "spec" and bool(PREFIX_LINE.match(text))
     if rule == "leaked-secret":
-        from envkit.secrets import find_secrets, secret_variables
+        from envkit.secrets import find_all_secrets, secret_variables
 
         if hit.message.startswith(VARIABLE_SECRET):
             return bool(secret_variables(text))
-        return bool(find_secrets(text))
+        return bool(find_all_secrets(text))
     if rule == "pip-without-pip":
         return bool(_PIP_ITEM.match(text))
     return False
@@ -58,7 +58,7 @@ def can_fix(rule: str, target: Target, hit: Hit) -> bool:
 def fix_text(text: str, path: str, findings: Iterable[Finding]) -> tuple[str, list[Fixed]]:
     """Apply the fixes for `findings` (those of one file) to `text`; return the new text and what was
     done, in line order.  Findings that are not fixable are ignored."""
-    from envkit.secrets import find_secrets, redact_variable_line
+    from envkit.secrets import find_all_secrets, redact_variable_line
 
     lines = text.splitlines(keepends=True)
     drop: set[int] = set()
@@ -75,7 +75,7 @@ def fix_text(text: str, path: str, findings: Iterable[Finding]) -> tuple[str, li
             done.append(Fixed(rule=f.rule, file=path, line=f.line, description=f"removed `{body.strip()}`"))
         elif f.rule == "leaked-secret":
             new = body
-            for s in find_secrets(body.rstrip("\r\n")):
+            for s in find_all_secrets(body.rstrip("\r\n")):
                 new = new.replace(s.url, s.redacted)
             if f.message.startswith(VARIABLE_SECRET):
                 content = new.rstrip("\r\n")

@@ -238,7 +238,7 @@ def short_exact_pin(target: Target, ctx: Context) -> Iterator[Hit]:
 #: tensorflow-macos / tensorflow-metal: Apple's "Get started with tensorflow-metal" (pip only);
 #: mediapipe: Google's wheels (google-ai-edge/mediapipe#1894: PackagesNotFoundError from conda);
 #: opencv-python*: the PyPI names of OpenCV, which conda-forge ships as `opencv` / `py-opencv`
-#: (conda-forge's name mapping, /work/shared/data); torch: PyPI's name of conda's `pytorch`;
+#: (conda-forge's name mapping, regro/cf-graph-countyfair); torch: PyPI's name of conda's `pytorch`;
 #: nvidia-*-cuXX: NVIDIA's CUDA wheels for pip (conda has cuda-* / cudnn / nccl packages).
 PYPI_ONLY = {
     "tensorflow-macos": "move it to the pip section",

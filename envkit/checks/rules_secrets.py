@@ -15,10 +15,11 @@ from envkit.checks.fix import PREFIX_LINE, VARIABLE_SECRET
 # the detection lives in envkit.secrets (normalize and the output layer use it too); these names
 # stay importable from here
 from envkit.secrets import (
-    _CANDIDATE,
     _GUARDS,
     candidate_lines,
+    find_all_secrets,
     find_secrets,  # noqa: F401
+    secret_lines,
     secret_variables,
 )
 
@@ -66,21 +67,27 @@ def _variable_hits(target: Target) -> Iterator[Hit]:
     "leaked-secret",
     severity="error",
     summary="A credential in a committed file: a `/t/<token>/` channel, `user:password@`, a token "
-    "in a pip index URL, a secret in `variables:`.",
+    "in a pip index URL, a GitHub/Hugging Face/Slack/PyPI token anywhere, a secret in `variables:`.",
     description="""
         Private channels and package indexes are often written with their credentials in the
         URL: `https://conda.anaconda.org/t/<token>/my-channel`, `https://user:pass@pypi.example.org/simple`,
         `https://ghp_...@github.com/org/repo.git`, `...?token=...`.  Committed, the file hands the
         credential to everyone who can read the repository (and to its forks, CI logs and
-        caches).  Comments are scanned too: a commented-out channel line leaks just as well.
+        caches).  Well-known token formats are found wherever they stand, URL or not: GitHub
+        (`ghp_...`, `github_pat_...`), GitLab (`glpat-...`), Hugging Face (`hf_...`), Slack
+        (`xoxb-...`), PyPI (`pypi-AgE...`) and npm (`npm_...`) tokens.  Comments are scanned too:
+        a commented-out channel line leaks just as well.  What this rule reports is exactly what
+        envkit redacts in everything it prints and writes.
         `variables:` (what `conda env config vars` sets on activation) is checked too: a variable
         whose name says it holds a credential (`HF_TOKEN`, `API_TOKEN`, `WANDB_API_KEY`,
-        `AWS_SECRET_ACCESS_KEY`, `*PASSWORD*`, `*SECRET*`) must not have its value in the file.
+        `AWS_SECRET_ACCESS_KEY`, `*PASSWORD*`, `*SECRET*`, `*CREDENTIAL*`) must not have its
+        value in the file.
 
         Not reported: environment-variable references (`${PIP_TOKEN}`), placeholders
-        (`<TOKEN>`), user names without a password (`git+ssh://git@github.com/...`), variables
-        that only name where a credential is (`HF_TOKEN_PATH`) or merely contain the word
-        (`TOKENIZERS_PARALLELISM`).
+        (`<TOKEN>`), ssh user names (`git+ssh://git@github.com/...`), `git@` and the user
+        names services pair with a token (`oauth2`, `__token__`) standing alone, variables that
+        only name where a credential is (`HF_TOKEN_PATH`, a key file's path) or merely contain
+        the word (`TOKENIZERS_PARALLELISM`).
 
         Fix: `--fix` replaces the credential with a placeholder (`<TOKEN>`, `<USER>:<PASSWORD>`);
         then revoke it, and supply it at install time (`conda token set`, `PIP_INDEX_URL`, a
@@ -120,15 +127,28 @@ def leaked_secret(target: Target, ctx: Context) -> Iterator[Hit]:
     text = target.text
     if not text:
         return
-    for n in candidate_lines(text, _CANDIDATE):
-        for s in find_secrets(target.line_text(n)):
-            what = {
-                "token": "an access token",
-                "user:password": "a user name and password",
-                "query token": "a token",
-            }[s.kind]
-            yield Hit(n, f"{what} in a URL: {s.redacted}")
-    yield from _variable_hits(target)
+    variable_hits = list(_variable_hits(target))
+    variable_lines = {h.line for h in variable_hits}
+    for n in secret_lines(text):
+        for s in find_all_secrets(target.line_text(n)):
+            kind, encoded = s.kind.removesuffix(" (percent-encoded)"), s.kind.endswith("(percent-encoded)")
+            what = _URL_KINDS.get(kind)
+            if what is None:  # a well-known token format, wherever it stands
+                if n in variable_lines and not s.in_comment:
+                    continue  # the value of a secret variable, reported as that
+                where = "in a comment" if s.in_comment else "in the text"
+                prefix = re.match(r"[A-Za-z]+[_-]", s.url)
+                yield Hit(n, f"a {kind} {where} ({prefix.group(0) if prefix else ''}...)")
+            else:
+                yield Hit(n, f"{what} in a {'percent-encoded ' if encoded else ''}URL: {s.redacted}")
+    yield from variable_hits
+
+
+_URL_KINDS = {
+    "token": "an access token",
+    "user:password": "a user name and password",
+    "query token": "a token",
+}
 
 
 # --------------------------------------------------------------------------------------------

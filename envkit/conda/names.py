@@ -69,7 +69,8 @@ NOT_THE_PYPI_PROJECT = frozenset(
     }
 )
 
-#: Not in conda-forge's mapping but common in ML environments (see ../shared/data/README.md).
+#: Not in conda-forge's mapping (grayskull_pypi_mapping.json, regro/cf-graph-countyfair) but common in
+#: ML environments.
 EXTRA_CONDA_TO_PYPI: dict[str, tuple[str, ...]] = {
     "py-opencv": (
         "opencv-python",

@@ -16,117 +16,24 @@ UnsupportedVersionError with file and line; writers are deterministic.
 from __future__ import annotations
 
 import os
-import re
 from typing import TYPE_CHECKING, Any
 
-from envkit.errors import ParseError, UsageError, Where
+from envkit.errors import UsageError
+from envkit.formats.registry import REGISTRY, Format, detect, get
 
 if TYPE_CHECKING:
     from envkit.model import Lock
 
-FORMATS = (
-    "env",
-    "explicit",
-    "conda-lock",
-    "pixi",
-    "requirements",
-    "conda-list-json",
-    "conda-list-export",
-    "pylock",
-    "uv-lock",
-    "conda-requirements",
-)
-
+#: The formats envkit reads (`--format` choices), in the registry's order.
+FORMATS = tuple(f.name for f in REGISTRY if f.reads)
 #: Formats whose model is an EnvSpec; every other format reads as a Lock.
-SPEC_FORMATS = ("env", "requirements", "conda-requirements")
-
-# anchored on a literal newline (the text is searched with one prepended): much faster on big
-# files than a MULTILINE `^`, which tries every position
-_TOP_KEY = re.compile(r"\n([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:")
-_EXPLICIT = re.compile(r"^[ \t]*@EXPLICIT[ \t]*\r?$", re.MULTILINE)
-_ITEM = re.compile(r"^[ \t]*- ", re.MULTILINE)
-_KEY_LINE = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*:\s")
-_VERSION = re.compile(r"^version:\s*['\"]?(\d+)", re.MULTILINE)
-_EXPORT_LINE = re.compile(r"^(?:[^\s:]+::)?[^\s=#]+=[^\s=]+=[^\s=]+$")
-# TOML locks: PEP 751's required `lock-version`, uv.lock's `version = N` with `[[package]]` tables
-_PYLOCK = re.compile(r"^lock-version[ \t]*=", re.MULTILINE)
-_UV_LOCK = re.compile(r"^\[\[package\]\][ \t]*(?:#.*)?$", re.MULTILINE)
-_UV_VERSION = re.compile(r"^version[ \t]*=[ \t]*\d", re.MULTILINE)
-# a JSON environment (`conda export --format environment-json`, `conda env export --json`)
-_JSON_ENV = re.compile(r'^\{\s*"(?:name|channels|dependencies|prefix|variables)"\s*:')
-_REQ_LINE = re.compile(
-    r"^(?:-[A-Za-z-]|[A-Za-z0-9][A-Za-z0-9._-]*\s*(?:\[|[<>=!~;@]|$)|git\+|https?://|\.|/)"
-)
+SPEC_FORMATS = tuple(f.name for f in REGISTRY if f.spec)
 
 
 def detect_format(text: str, filename: str | None = None) -> str:
     """The format of `text` (one of FORMATS), decided from the content; `filename` only breaks ties
     (an empty file, or text that fits several formats).  Raises ParseError when nothing fits."""
-    base = os.path.basename(filename or "").lower()
-    head = text.lstrip("\ufeff \t\r\n")
-    if _PYLOCK.search(text):
-        return "pylock"
-    if _UV_VERSION.search(text) and (_UV_LOCK.search(text) or base == "uv.lock"):
-        return "uv-lock"
-    if head.startswith("["):
-        return "conda-list-json"
-    if head.startswith("{") and _JSON_ENV.match(head):
-        return "env"  # JSON is YAML: the env reader reads it
-    if "@EXPLICIT" in text and _EXPLICIT.search(text):
-        return "explicit"
-    keys = set(_TOP_KEY.findall("\n" + text))
-    if "version" in keys and ("package" in keys or "metadata" in keys) and "environments" not in keys:
-        return "conda-lock"
-    if "version" in keys and "environments" in keys:
-        return "pixi"
-    if keys & {"dependencies", "channels"} or ("name" in keys and _ITEM.search(text)):
-        return "env"
-
-    # the line-by-line tests below run lazily: a big file is not split into a list of lines first
-    def content():
-        return (c for c in (ln.strip() for ln in text.splitlines()) if c and not c.startswith("#"))
-
-    if next(content(), None) is None:
-        return _by_name(base) or "env"
-    if all(c in _YAML_NULLS for c in content()):
-        return "env"  # a YAML document that is null (`null`), not a requirement on a package `null`
-    if all(_EXPORT_LINE.match(c) and "[" not in c for c in content()):
-        return "conda-list-export"
-    from envkit.formats.condareq import MARKER, looks_conda
-
-    if MARKER in text or looks_conda(content()):
-        return "conda-requirements"  # conda's MatchSpec lines (`python=3.11`, `main::bn==1.0=h0_7`)
-    if all(_REQ_LINE.match(c) and not c.startswith("- ") and not _KEY_LINE.match(c) for c in content()):
-        return "requirements"
-    guess = _by_name(base)
-    if guess:
-        return guess
-    raise ParseError(
-        "cannot tell the format of this file",
-        where=Where(file=filename),
-        hint=f"pass --format (one of: {', '.join(FORMATS)})",
-    )
-
-
-_YAML_NULLS = frozenset({"null", "Null", "NULL", "~", "---", "--- null", "--- ~", "..."})
-
-
-def _by_name(base: str) -> str | None:
-    if base == "pixi.lock":
-        return "pixi"
-    if base == "pylock.toml" or (base.startswith("pylock.") and base.endswith(".toml")):
-        return "pylock"
-    if base == "uv.lock":
-        return "uv-lock"
-    if base.endswith("conda-lock.yml") or base.endswith("conda-lock.yaml"):
-        return "conda-lock"
-    if base.endswith((".yml", ".yaml")):
-        return "env"
-    if base.startswith("requirements") or base.endswith((".in", "requirements.txt")):
-        return "requirements"
-    if base.endswith(".json"):
-        return "conda-list-json"
-    return None
+    return detect(text, filename).name
 
 
 def read_text(
@@ -137,50 +44,12 @@ def read_text(
     `environment` picks a pixi.lock environment (default "default").  Raises UsageError for an
     unknown format name, and the readers' ParseError family for bad input.
     """
-    fmt = format or detect_format(text, filename)
-    if fmt not in FORMATS:
-        raise UsageError(f"unknown format {fmt!r}; choose one of: {', '.join(FORMATS)}")
+    fmt = get(format) if format else detect(text, filename)
+    if not fmt.reads:
+        raise UsageError(f"unknown format {fmt.name!r}; choose one of: {', '.join(FORMATS)}")
     if text.startswith("\ufeff"):
         text = text[1:]
-    if fmt == "env":
-        from envkit.formats.envyml import read_env
-
-        return read_env(text, filename)
-    if fmt == "requirements":
-        from envkit.formats.requirements import read_requirements
-
-        return read_requirements(text, filename)
-    if fmt == "conda-requirements":
-        from envkit.formats.condareq import read_conda_requirements
-
-        return read_conda_requirements(text, filename)
-    if fmt == "explicit":
-        from envkit.formats.explicit import read_explicit
-
-        return read_explicit(text, filename)
-    if fmt == "conda-lock":
-        from envkit.formats.condalock import read_conda_lock
-
-        return read_conda_lock(text, filename)
-    if fmt == "pixi":
-        from envkit.formats.pixilock import read_pixi_lock
-
-        return read_pixi_lock(text, filename, environment=environment)
-    if fmt == "pylock":
-        from envkit.formats.pylock import read_pylock
-
-        return read_pylock(text, filename)
-    if fmt == "uv-lock":
-        from envkit.formats.uvlock import read_uv_lock
-
-        return read_uv_lock(text, filename)
-    if fmt == "conda-list-json":
-        from envkit.formats.condalist import read_conda_list_json
-
-        return read_conda_list_json(text, filename)
-    from envkit.formats.condalist import read_conda_list_export
-
-    return read_conda_list_export(text, filename)
+    return fmt.read(text, filename, environment=environment)
 
 
 def read_file(path, *, format: str | None = None, environment: str | None = None):
@@ -192,22 +61,9 @@ def read_file(path, *, format: str | None = None, environment: str | None = None
 
 
 #: The options write_text takes, by format (see write_text).
-WRITE_OPTIONS = {
-    "env": ("header", "comments", "platform"),
-    "requirements": ("header", "comments"),
-    "conda-lock": ("header", "platform"),
-    "explicit": ("header", "platform"),
-    "conda-list-json": ("platform",),
-    "conda-list-export": ("header", "platform"),
-    "pixi": ("platform",),
-    "pylock": ("header", "platform"),
-    "uv-lock": (),
-    "conda-requirements": (),
-    "pixi-v7": ("platform",),
-    "cyclonedx": ("platform", "name"),
-}
+WRITE_OPTIONS = {f.name: f.write_options or () for f in REGISTRY}
 #: Formats write_text writes but nothing reads as such (pixi-v7 is read as pixi).
-WRITE_ONLY = ("pixi-v7", "cyclonedx")
+WRITE_ONLY = tuple(f.name for f in REGISTRY if f.writes and not f.reads)
 
 
 def write_text(model, format: str, **opts) -> str:
@@ -378,6 +234,8 @@ def lock_to_export(lock, platform: str | None = None):
 
 
 __all__ = [
+    "REGISTRY",
+    "Format",
     "FORMATS",
     "SPEC_FORMATS",
     "WRITE_OPTIONS",

@@ -9,6 +9,9 @@ package's platform (conda `depends`, pip `requires_dist`); names that no locked 
 left out (virtual packages such as `__glibc`).  A package locked for several platforms with the
 same artifact (a noarch one) is one component.  Deterministic: no timestamp, and the serial number
 is derived from the content (uuid5), so the same lock gives the same document.
+
+Credentials are taken out before anything is encoded: a purl's qualifiers lose them
+(`repository_url=https%3A%2F%2Fpypi.example.org%2Fsimple`), other URLs show placeholders.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import uuid
 from urllib.parse import quote
 
 from envkit.model import Lock, LockedPackage
+from envkit.urls import redact_url, strip_credentials
 
 SPEC_VERSION = "1.6"
 SCHEMA = "http://cyclonedx.org/schema/bom-1.6.schema.json"
@@ -30,7 +34,13 @@ def _pep503(name: str) -> str:
 
 
 def _q(value: str) -> str:
-    return quote(value, safe="")
+    # a purl names a package: its qualifiers carry no credential, not even a placeholder
+    return quote(strip_credentials(value), safe="")
+
+
+def _clean(value: str) -> str:
+    """`value` with its credentials replaced by placeholders (before any encoding)."""
+    return redact_url(value)[0] if value else value
 
 
 def purl(p: LockedPackage) -> str:
@@ -73,11 +83,13 @@ def _component(p: LockedPackage, ref: str, platforms: list[str]) -> dict:
     if hashes:
         c["hashes"] = hashes
     if p.url and "://" in p.url:
-        c["externalReferences"] = [{"type": "distribution", "url": p.url}]
+        c["externalReferences"] = [{"type": "distribution", "url": _clean(p.url)}]
     props = [{"name": "envkit:manager", "value": p.manager}]
     source = p.channel if p.manager == "conda" else p.index
     if source:
-        props.append({"name": "envkit:channel" if p.manager == "conda" else "envkit:index", "value": source})
+        props.append(
+            {"name": "envkit:channel" if p.manager == "conda" else "envkit:index", "value": _clean(source)}
+        )
     props += [{"name": "envkit:platform", "value": pl} for pl in platforms]
     if p.marker:
         props.append({"name": "envkit:marker", "value": p.marker})
@@ -96,7 +108,7 @@ def render_cyclonedx(lock: Lock, *, name: str | None = None) -> str:
     for i, p in enumerate(lock.packages):
         ref = purl(p)
         if p.manager == "pip" and not p.version and p.url:
-            ref = f"{ref}#{p.url}"  # a path or URL install without a version: the URL tells them apart
+            ref = f"{ref}#{_clean(p.url)}"  # an install without a version: the URL tells them apart
         prev = by_ref.get(ref)
         if prev is not None and (prev[0].sha256, prev[0].url) != (p.sha256, p.url):
             ref = f"{ref}#{p.platform}"
@@ -133,9 +145,9 @@ def render_cyclonedx(lock: Lock, *, name: str | None = None) -> str:
     meta["properties"] = (
         [{"name": "envkit:lock-kind", "value": lock.kind}]
         + [{"name": "envkit:platform", "value": pl} for pl in lock.platforms]
-        + [{"name": "envkit:channel", "value": c.name} for c in lock.channels]
+        + [{"name": "envkit:channel", "value": _clean(c.name)} for c in lock.channels]
         + [  # in priority order
-            {"name": "envkit:index", "value": o.split(None, 1)[1]}
+            {"name": "envkit:index", "value": _clean(o.split(None, 1)[1])}
             for o in lock.pip_options
             if o.startswith(("--index-url ", "--extra-index-url ", "--find-links ")) and " " in o
         ]

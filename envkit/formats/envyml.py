@@ -459,7 +459,10 @@ def write_env(spec: EnvSpec, *, header: str | None = None, comments: CommentMap 
                     emit("  ", "- pip: []", spec.line_of("pip"))
     if spec.variables:
         emit("", "variables:", spec.line_of("variables"))
-        for k, v in spec.variables:
+        from envkit.urls import redact_variables
+
+        # whatever the spec came from: a secret-named variable is written as `<TOKEN>`
+        for k, v in redact_variables(spec.variables):
             emit("  ", f"{ykey(k)}: {scalar(v)}", spec.line_of(f"variable:{k}"))
     if spec.platforms:
         emit("", "platforms:", spec.line_of("platforms"))

@@ -62,6 +62,7 @@ def read_explicit(text: str, filename: str | None = None) -> Lock:
         else _conda_package(row, parts[i], platform)
         for i, row in enumerate(rows)
     ]
+    _refuse_twice(pkgs, filename)
     return Lock(
         kind="explicit",
         platforms=(platform,) if platform else (),
@@ -69,6 +70,20 @@ def read_explicit(text: str, filename: str | None = None) -> Lock:
         content_hash=((platform, content_hash),) if content_hash and platform else (),
         source=filename,
     )
+
+
+def _refuse_twice(pkgs: list, filename: str | None) -> None:
+    """ParseError for a package listed twice: one environment holds a name once (and a lock written
+    from it would be refused by the conda-lock reader)."""
+    first: dict[tuple[str, str], int | None] = {}
+    for p in pkgs:
+        key = (p.manager, p.name.lower())
+        if key in first:
+            raise ParseError(
+                f"{p.name} ({p.manager}) is listed twice; first at line {first[key]}",
+                where=Where(file=filename, line=p.line),
+            )
+        first[key] = p.line
 
 
 def _scan(text: str, filename: str | None) -> tuple[str | None, str | None, list[_Row]]:

@@ -365,6 +365,27 @@ def _required(fields: Fields, key: str, what: str) -> str:
     return cast(str, fields.text(key, required=True, what=what))
 
 
+_HASH_RE = {"md5": re.compile(r"[0-9a-fA-F]{32}"), "sha256": re.compile(r"[0-9a-fA-F]{64}")}
+
+
+def _hash(fields, key: str) -> str | None:
+    """The `md5:` / `sha256:` of an entry, checked: hex digits of the length the hash has (an
+    unquoted hash of digits only is a YAML number, and no hash at all)."""
+    value = fields.data.get(key)
+    if value is None:
+        return None
+    if type(value) is str and _HASH_RE[key].fullmatch(value):
+        return value
+    n = 32 if key == "md5" else 64
+    if value == 0 and type(value) is int:  # the placeholder of zeros, unquoted: YAML's number 0
+        return "0" * n
+    raise ParseError(
+        f"`{key}:` must be {n} hex digits, got {value!r}",
+        where=fields.where(key),
+        hint="quote a hash written by hand: YAML reads one of digits only as a number",
+    )
+
+
 def _conda_fields(entry, loc: str, where: Where) -> tuple:
     """(name, version, build, build_number, channel, subdir, md5, sha256, depends) of a conda entry;
     name, version and build come from the file name unless the entry states them."""
@@ -382,8 +403,8 @@ def _conda_fields(entry, loc: str, where: Where) -> tuple:
             and (build is None or type(build) is str)
             and (bn is None or type(bn) is int)
             and (sub is None or type(sub) is str)
-            and (md5 is None or type(md5) is str)
-            and (sha256 is None or type(sha256) is str)
+            and (md5 is None or (type(md5) is str and _HASH_RE["md5"].fullmatch(md5) is not None))
+            and (sha256 is None or (type(sha256) is str and _HASH_RE["sha256"].fullmatch(sha256) is not None))
             and (deps is None or type(deps) is YamlList)
         ):
             depends: tuple[tuple[str, str], ...] = ()
@@ -420,8 +441,8 @@ def _conda_fields(entry, loc: str, where: Where) -> tuple:
         p.integer("build_number") or 0,
         chan,
         sub or None,
-        p.text("md5"),
-        p.text("sha256"),
+        _hash(p, "md5"),
+        _hash(p, "sha256"),
         depends,
     )
 
@@ -436,7 +457,7 @@ def _pypi_fields(entry, loc: str, where: Where) -> tuple:
         raise ParseError(f"pypi package {loc!r} has no name", where=p.where("pypi"))
     depends = tuple(_split_req(d) for d in p.texts("requires_dist"))
     editable = p.flag("editable") or _is_path(loc)
-    return name, p.text("version") or "", p.text("md5"), p.text("sha256"), depends, editable
+    return name, p.text("version") or "", _hash(p, "md5"), _hash(p, "sha256"), depends, editable
 
 
 def _pick(candidates: list, ref, platform: str):
@@ -506,8 +527,8 @@ def read_conda_lock_shaped(data, text: str, filename: str | None) -> Lock:
                     platform=platform,
                     subdir=p.text("subdir") or subdir,
                     url=url,
-                    md5=h.text("md5"),
-                    sha256=h.text("sha256"),
+                    md5=_hash(h, "md5"),
+                    sha256=_hash(h, "sha256"),
                     depends=depends,
                     category=p.text("category") or "main",
                     line=where.line,
@@ -521,8 +542,8 @@ def read_conda_lock_shaped(data, text: str, filename: str | None) -> Lock:
                     version=version,
                     platform=platform,
                     url=url,
-                    md5=h.text("md5"),
-                    sha256=h.text("sha256"),
+                    md5=_hash(h, "md5"),
+                    sha256=_hash(h, "sha256"),
                     depends=depends,
                     category=p.text("category") or "main",
                     editable=_is_path(url),

@@ -11,7 +11,7 @@ import click
 import pytest
 from conftest import REPO
 
-from envkit.cli import cli
+from envkit.cli import CONTEXT_SETTINGS, cli
 
 DOCS = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md")), *sorted(REPO.glob("*/README.md"))]
 BLOCK = re.compile(r"^```(\w*)\n(.*?)^```$", re.S | re.M)
@@ -57,7 +57,9 @@ def _envkit_argv(line: str) -> list[str] | None:
 
 def _parse(cmd: click.Command, args: list[str], parent: click.Context | None = None, name: str = "envkit"):
     """Parse `args` as click would (unknown options and commands raise), converting no value."""
-    ctx = click.Context(cmd, info_name=name, parent=parent)
+    # the CLI's own help names: click caches a command's help option from the first context it sees
+    settings = CONTEXT_SETTINGS if parent is None else {}
+    ctx = click.Context(cmd, info_name=name, parent=parent, **settings)
     _opts, rest, _ = cmd.make_parser(ctx).parse_args(args=list(args))
     if isinstance(cmd, click.Group) and rest:
         sub = cmd.get_command(ctx, rest[0])

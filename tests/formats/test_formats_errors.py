@@ -155,6 +155,11 @@ MALFORMED = [
         "f:8 (packages[0].conda): cannot tell name and version of 'https://x/linux-64/weird'",
     ),
     ("pixi", PIXI + "- other: 1\n", "f:9 (packages[1]): a package entry needs `conda:` or `pypi:`"),
+    (
+        "pixi",
+        PIXI + "  md5: 12\n",
+        "f:9 (packages[0].md5): `md5:` must be 32 hex digits, got 12",
+    ),
     # explicit files
     ("explicit", "@EXPLICIT\nnot a url\n", "f:2: not a conda package URL (.conda or .tar.bz2): 'not a url'"),
     (
@@ -173,6 +178,11 @@ MALFORMED = [
         "@EXPLICIT\n# pip x @ https://h/x-1.whl#sha256=zz\n",
         "f:2: unknown hash fragment on a pip line (expected #sha256=<64 hex digits>): "
         "'# pip x @ https://h/x-1.whl#sha256=zz'",
+    ),
+    (
+        "explicit",
+        "@EXPLICIT\nhttps://x/linux-64/a-1-0.conda\nhttps://x/linux-64/a-1-0.conda\n",
+        "f:3: a (conda) is listed twice; first at line 2",
     ),
     # conda list --json
     (

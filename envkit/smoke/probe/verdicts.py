@@ -8,7 +8,8 @@ from collections.abc import Iterable
 
 from .events import Fail, Skip, Warn
 
-# Minimum Linux driver per CUDA release (CUDA release notes; ../shared/facts/pytorch.md).
+# Minimum Linux driver per CUDA release (the CUDA Toolkit release notes,
+# https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html).
 DRIVER_MINIMUM = {
     "11.8": "520.61.05",
     "12.0": "525.60.13",

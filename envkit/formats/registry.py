@@ -1,0 +1,328 @@
+"""Every format envkit reads or writes, each one `Format` record: the one place a format's facts live.
+
+    REGISTRY              the formats, in the order `--format` lists them
+    get(name)             one of them (UsageError naming the choices for an unknown name)
+    detect(text, name)    the format of a file: the highest-ranked format whose sniff accepts it
+
+A record says what a format is called (name, how messages name a file of it, its file names), how
+it is told from content (`rank` and `sniff`: detection is a max over the ranks of the formats that
+accept the text; the file name only breaks ties, through `file_names`), which function reads and
+which options the writer takes, who owns files of it (pixi.lock, uv.lock: read, never rewritten),
+and what a file of it can carry and hold (convert's loss report and its docs table are built from
+`carries` / `holds`).  Adding a format is one record here and its reader/writer module.  Nothing
+here imports a reader: this module is imported by every command's option parsing.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import importlib
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from envkit.errors import ParseError, UsageError, Where
+
+
+class Probe:
+    """What the sniffers look at, computed once and only when asked for."""
+
+    def __init__(self, text: str, filename: str | None) -> None:
+        self.text = text
+        self.base = os.path.basename(filename or "").lower()
+        self.head = text.lstrip("\ufeff \t\r\n")
+
+    @cached_property
+    def keys(self) -> frozenset[str]:
+        # anchored on a literal newline (the text is searched with one prepended): much faster on
+        # big files than a MULTILINE `^`, which tries every position
+        return frozenset(_TOP_KEY.findall("\n" + self.text))
+
+    def content(self):
+        """The text's non-blank, non-comment lines, stripped, lazily (a big file is never split)."""
+        return (c for c in (ln.strip() for ln in self.text.splitlines()) if c and not c.startswith("#"))
+
+    @cached_property
+    def empty(self) -> bool:
+        return next(self.content(), None) is None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Format:
+    """One format.  `reader` is "module:function" in envkit.formats (None: written, never read);
+    `write_options` the options write_text takes (None: read, never written); `spec` whether it
+    reads as an EnvSpec (else a Lock); `owner` the tool that owns its files (envkit reads them and
+    does not rewrite them); `carries` / `holds` convert's features (envkit.convert.FEATURES) that a
+    file read from / written to it can have; `convert_rank` its place in convert's target list."""
+
+    name: str
+    title: str
+    reader: str | None = None
+    spec: bool = False
+    write_options: tuple[str, ...] | None = None
+    file_names: tuple[str, ...] = ()
+    rank: int = 0
+    sniff: Callable[[Probe], bool] | None = None
+    owner: str | None = None
+    carries: frozenset[str] = field(default_factory=frozenset)
+    holds: frozenset[str] = field(default_factory=frozenset)
+    convert_rank: int | None = None
+
+    @property
+    def reads(self) -> bool:
+        return self.reader is not None
+
+    @property
+    def writes(self) -> bool:
+        return self.write_options is not None
+
+    def read(self, text: str, filename: str | None = None, *, environment: str | None = None):
+        """The model of `text` (EnvSpec or Lock); the readers' ParseError family for bad input."""
+        if self.reader is None:
+            raise UsageError(f"envkit writes {self.name} but does not read it")
+        module, func = self.reader.split(":")
+        fn = getattr(importlib.import_module(f"envkit.formats.{module}"), func)
+        if self.name == "pixi":
+            return fn(text, filename, environment=environment)
+        return fn(text, filename)
+
+    def named(self, base: str) -> bool:
+        """Whether a file called `base` (lower case) is of this format by its name."""
+        return any(fnmatch.fnmatchcase(base, pattern) for pattern in self.file_names)
+
+
+# -- sniffers: each says whether the text is of its format, given that no higher-ranked format
+# claimed it (the ranks encode that order)
+
+_TOP_KEY = re.compile(r"\n([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:")
+_EXPLICIT = re.compile(r"^[ \t]*@EXPLICIT[ \t]*\r?$", re.MULTILINE)
+_ITEM = re.compile(r"^[ \t]*- ", re.MULTILINE)
+_KEY_LINE = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*:\s")
+_EXPORT_LINE = re.compile(r"^(?:[^\s:]+::)?[^\s=#]+=[^\s=]+=[^\s=]+$")
+# TOML locks: PEP 751's required `lock-version`, uv.lock's `version = N` with `[[package]]` tables
+_PYLOCK = re.compile(r"^lock-version[ \t]*=", re.MULTILINE)
+_UV_LOCK = re.compile(r"^\[\[package\]\][ \t]*(?:#.*)?$", re.MULTILINE)
+_UV_VERSION = re.compile(r"^version[ \t]*=[ \t]*\d", re.MULTILINE)
+# a JSON environment (`conda export --format environment-json`, `conda env export --json`)
+_JSON_ENV = re.compile(r'^\{\s*"(?:name|channels|dependencies|prefix|variables)"\s*:')
+_REQ_LINE = re.compile(
+    r"^(?:-[A-Za-z-]|[A-Za-z0-9][A-Za-z0-9._-]*\s*(?:\[|[<>=!~;@]|$)|git\+|https?://|\.|/)"
+)
+_YAML_NULLS = frozenset({"null", "Null", "NULL", "~", "---", "--- null", "--- ~", "..."})
+
+
+def _env(p: Probe) -> bool:
+    if p.head.startswith("{") and _JSON_ENV.match(p.head):
+        return True  # JSON is YAML: the env reader reads it
+    keys = p.keys
+    if keys & {"dependencies", "channels"} or ("name" in keys and _ITEM.search(p.text)):
+        return True
+    # a YAML document that is null (`null`), not a requirement on a package `null`
+    return not p.empty and all(c in _YAML_NULLS for c in p.content())
+
+
+def _conda_list_export(p: Probe) -> bool:
+    return not p.empty and all(_EXPORT_LINE.match(c) and "[" not in c for c in p.content())
+
+
+def _conda_requirements(p: Probe) -> bool:
+    from envkit.formats.condareq import MARKER, looks_conda
+
+    return not p.empty and (MARKER in p.text or looks_conda(p.content()))
+
+
+def _requirements(p: Probe) -> bool:
+    return not p.empty and all(
+        _REQ_LINE.match(c) and not c.startswith("- ") and not _KEY_LINE.match(c) for c in p.content()
+    )
+
+
+# -- what files of each format can carry and hold (convert.FEATURES)
+
+_LOCKS = frozenset(
+    {"conda", "pip", "platforms", "hashes", "urls", "pip-urls", "depends", "channels", "indexes"}
+)
+_NO_URL = frozenset({"conda-no-url", "pip-no-url"})
+_ENV = frozenset({"conda", "pip", "channels", "indexes"}) | _NO_URL
+_EXPLICIT_FEATURES = frozenset({"conda", "pip", "hashes", "urls", "pip-urls", "pip-no-version"})
+_CONDA_LIST = frozenset({"conda", "pip"}) | _NO_URL
+_PYLOCK_FEATURES = frozenset({"pip", "hashes", "pip-urls", "depends", "editable", "markers", "indexes"})
+
+REGISTRY: tuple[Format, ...] = (
+    Format(
+        name="env",
+        title="an environment file",
+        reader="envyml:read_env",
+        spec=True,
+        write_options=("header", "comments", "platform"),
+        file_names=("*.yml", "*.yaml"),
+        rank=60,
+        sniff=_env,
+        carries=_ENV,
+        holds=_ENV,
+        convert_rank=0,
+    ),
+    Format(
+        name="explicit",
+        title="an explicit file (@EXPLICIT)",
+        reader="explicit:read_explicit",
+        write_options=("header", "platform"),
+        rank=80,
+        sniff=lambda p: "@EXPLICIT" in p.text and bool(_EXPLICIT.search(p.text)),
+        carries=_EXPLICIT_FEATURES,
+        holds=_EXPLICIT_FEATURES,
+        convert_rank=2,
+    ),
+    Format(
+        name="conda-lock",
+        title="a conda-lock file",
+        reader="condalock:read_conda_lock",
+        write_options=("header", "platform"),
+        file_names=("*conda-lock.yml", "*conda-lock.yaml"),
+        rank=70,
+        sniff=lambda p: (
+            "version" in p.keys and bool(p.keys & {"package", "metadata"}) and "environments" not in p.keys
+        ),
+        carries=_LOCKS,
+        holds=_LOCKS,
+        convert_rank=3,
+    ),
+    Format(
+        name="pixi",
+        title="a pixi.lock",
+        reader="pixilock:read_pixi_lock",
+        write_options=("platform",),
+        file_names=("pixi.lock",),
+        rank=70,
+        sniff=lambda p: "version" in p.keys and "environments" in p.keys,
+        owner="pixi",
+        carries=_LOCKS | {"editable", "pip-no-version"},
+        holds=_LOCKS,
+        convert_rank=4,
+    ),
+    Format(
+        name="requirements",
+        title="a requirements file",
+        reader="requirements:read_requirements",
+        spec=True,
+        write_options=("header", "comments"),
+        file_names=("requirements*", "*.in", "*requirements.txt"),
+        rank=20,
+        sniff=_requirements,
+        carries=frozenset(
+            {"pip", "hashes", "pip-urls", "editable", "markers", "indexes", "pip-no-url", "pip-no-version"}
+        ),
+        holds=frozenset({"pip", "hashes", "markers", "editable", "indexes", "pip-no-url", "pip-no-version"}),
+        convert_rank=1,
+    ),
+    Format(
+        name="conda-list-json",
+        title="`conda list --json` output",
+        reader="condalist:read_conda_list_json",
+        write_options=("platform",),
+        file_names=("*.json",),
+        rank=90,
+        sniff=lambda p: p.head.startswith("["),
+        carries=_CONDA_LIST,
+        holds=_CONDA_LIST,
+        convert_rank=8,
+    ),
+    Format(
+        name="conda-list-export",
+        title="`conda list --export` output",
+        reader="condalist:read_conda_list_export",
+        write_options=("header", "platform"),
+        rank=40,
+        sniff=_conda_list_export,
+        carries=_CONDA_LIST,
+        holds=_CONDA_LIST,
+        convert_rank=9,
+    ),
+    Format(
+        name="pylock",
+        title="a pylock.toml",
+        reader="pylock:read_pylock",
+        write_options=("header", "platform"),
+        file_names=("pylock.toml", "pylock.*.toml"),
+        rank=100,
+        sniff=lambda p: bool(_PYLOCK.search(p.text)),
+        carries=_PYLOCK_FEATURES,
+        holds=_PYLOCK_FEATURES,
+        convert_rank=6,
+    ),
+    Format(
+        name="uv-lock",
+        title="a uv.lock",
+        reader="uvlock:read_uv_lock",
+        file_names=("uv.lock",),
+        rank=95,
+        sniff=lambda p: (
+            bool(_UV_VERSION.search(p.text)) and (bool(_UV_LOCK.search(p.text)) or p.base == "uv.lock")
+        ),
+        owner="uv",
+        carries=frozenset({"pip", "hashes", "pip-urls", "depends", "editable", "indexes"}),
+    ),
+    Format(
+        name="conda-requirements",
+        title="a conda requirements file (MatchSpec lines)",
+        reader="condareq:read_conda_requirements",
+        spec=True,
+        rank=30,
+        sniff=_conda_requirements,
+    ),
+    Format(
+        name="pixi-v7",
+        title="a pixi.lock (version 7)",
+        write_options=("platform",),
+        holds=_LOCKS | {"pip-no-version"},
+        convert_rank=5,
+    ),
+    Format(
+        name="cyclonedx",
+        title="a CycloneDX SBOM",
+        write_options=("platform", "name"),
+        holds=_LOCKS | _NO_URL | {"editable", "markers", "pip-no-version"},
+        convert_rank=7,
+    ),
+)
+
+_BY_NAME = {f.name: f for f in REGISTRY}
+#: Sniffers in the order they are asked: the first to accept has the highest rank.
+_SNIFFERS = sorted((f for f in REGISTRY if f.sniff is not None), key=lambda f: -f.rank)
+#: File names are tried in this order: the most specific first (`*conda-lock.yml` before `*.yml`).
+_NAME_ORDER = ("pixi", "pylock", "uv-lock", "conda-lock", "env", "requirements", "conda-list-json")
+
+
+def get(name: str) -> Format:
+    """The Format called `name`; UsageError naming the formats read for an unknown one."""
+    try:
+        return _BY_NAME[name]
+    except KeyError:
+        reads = ", ".join(f.name for f in REGISTRY if f.reads)
+        raise UsageError(f"unknown format {name!r}; choose one of: {reads}") from None
+
+
+def by_file_name(base: str) -> Format | None:
+    """The format a file's name says (lower-case base name), or None."""
+    return next((_BY_NAME[n] for n in _NAME_ORDER if _BY_NAME[n].named(base)), None)
+
+
+def detect(text: str, filename: str | None = None) -> Format:
+    """The format of `text`, decided from the content; `filename` only breaks ties (an empty file,
+    or text no sniffer accepts).  Raises ParseError when nothing fits."""
+    probe = Probe(text, filename)
+    for f in _SNIFFERS:
+        if f.sniff is not None and f.sniff(probe):
+            return f
+    named = by_file_name(probe.base)
+    if named is not None:
+        return named
+    if probe.empty:
+        return _BY_NAME["env"]
+    raise ParseError(
+        "cannot tell the format of this file",
+        where=Where(file=filename),
+        hint=f"pass --format (one of: {', '.join(f.name for f in REGISTRY if f.reads)})",
+    )
