@@ -131,3 +131,25 @@ def test_a_misspelled_top_level_key_is_an_error_with_did_you_mean(tmp_path, typo
         f"error: environment.yml:{line}: unknown top-level key `{typo}:`\nhint: did you mean `{key}:`?\n"
     )
     assert not (tmp_path / "lock.yml").exists()
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif"])
+def test_check_reports_an_unreadable_file_checks_the_rest_and_exits_2(fmt):
+    r = run_envkit("check", "--format", fmt, _c("02"), "README.md", _c("06"), cwd=CORPUS)
+    assert r.exit_code == 2
+    assert r.stderr == (
+        "error: README.md: cannot tell the format of this file\n"
+        "hint: pass --input-format (one of: env, explicit, conda-lock, pixi, requirements, conda-list-json, "
+        "conda-list-export, pylock, uv-lock, conda-requirements)\n"
+    )
+    if fmt == "text":
+        assert r.stdout.splitlines()[-1] == "3 findings (2 warnings, 1 info) in 2 files checked"
+    elif fmt == "json":
+        found = [(f["file"], f["rule"]) for f in json.loads(r.stdout)["findings"]]
+        assert found == [
+            (_c("02"), "mixed-channels"),
+            (_c("06"), "mixed-channels"),
+            (_c("06"), "vcs-unpinned"),
+        ]
+    else:
+        assert len(json.loads(r.stdout)["runs"][0]["results"]) == 3
