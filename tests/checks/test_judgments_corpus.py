@@ -153,3 +153,23 @@ def test_check_reports_an_unreadable_file_checks_the_rest_and_exits_2(fmt):
         ]
     else:
         assert len(json.loads(r.stdout)["runs"][0]["results"]) == 3
+
+
+def test_a_mirror_of_conda_forge_and_defaults_counts_as_those_channels(tmp_path):
+    # the layout of https://mirrors.tuna.tsinghua.edu.cn/help/anaconda/ (cloud/conda-forge, pkgs/main)
+    spec = tmp_path / "environment.yml"
+    spec.write_text(
+        "name: x\nchannels:\n  - https://mirrors.tuna.tsinghua.edu.cn/anaconda/cloud/conda-forge/\n"
+        "  - https://mirrors.tuna.tsinghua.edu.cn/anaconda/pkgs/main/\ndependencies:\n  - numpy\n"
+    )
+    r = run_envkit("check", "--format", "json", "--select", "mixed-channels", str(spec))
+    [f] = json.loads(r.stdout)["findings"]
+    assert (f["severity"], f["line"]) == ("warning", 4)
+    assert f["message"].startswith(
+        "defaults channels (https://mirrors.tuna.tsinghua.edu.cn/anaconda/pkgs/main) are mixed with "
+        "conda-forge"
+    )
+    spec.write_text("name: x\nchannels:\n  - https://prefix.dev/conda-forge\ndependencies:\n  - numpy\n")
+    r = run_envkit("check", "--format", "json", "--select", "mixed-channels", str(spec))
+    [f] = json.loads(r.stdout)["findings"]
+    assert (f["severity"], f["line"]) == ("info", 2)
