@@ -173,3 +173,25 @@ def test_a_mirror_of_conda_forge_and_defaults_counts_as_those_channels(tmp_path)
     r = run_envkit("check", "--format", "json", "--select", "mixed-channels", str(spec))
     [f] = json.loads(r.stdout)["findings"]
     assert (f["severity"], f["line"]) == ("info", 2)
+
+
+def test_platform_only_is_one_finding_per_subdir_and_none_for_an_export_in_effect(tmp_path):
+    # the `channel/subdir::name==version=build` lines conda prints in its package plan, pasted
+    # into an environment file: every entry pins an exact build, so it records one machine
+    entries = ["bzip2==1.0.8=h0ad9c76_8", "libffi==3.4.6=h537db12_1", "openssl==3.5.3=h725018a_1"]
+    entries += ["python==3.10.8=h4de0772_0_cpython", "tk==8.6.13=h2c6b04d_2"]
+    spec = tmp_path / "environment.yml"
+    body = "".join(f"  - conda-forge/win-64::{e}\n" for e in entries)
+    spec.write_text("name: x\nchannels:\n  - conda-forge\ndependencies:\n" + body)
+    r = run_envkit("check", "--select", "platform-only", str(spec))
+    assert (r.exit_code, r.stdout) == (0, "no findings (1 file checked)\n")
+    # without builds, the five win-64 prefixes are one cause: one finding, with the lines
+    spec.write_text(
+        "name: x\nchannels:\n  - conda-forge\ndependencies:\n"
+        + "".join(f"  - conda-forge/win-64::{e.split('=')[0]}\n" for e in entries)
+    )
+    r = run_envkit("check", "--format", "json", "--select", "platform-only", str(spec))
+    [f] = json.loads(r.stdout)["findings"]
+    assert (f["line"], f["packages"]) == (5, ["bzip2", "libffi", "openssl", "python", "tk"])
+    assert f["message"].startswith("5 entries are pinned to the win-64 subdir, for Windows only, in a file")
+    assert f["message"].endswith("; lines 5, 6, 7, 8, 9)")
