@@ -78,6 +78,13 @@ def conda_pip_duplicate(target: Target, ctx: Context) -> Iterator[Hit]:
         yield from _lock_duplicates(target, m, ctx)
 
 
+#: conda packages whose conda-forge and pytorch-channel recipes depend on conda's `pytorch`
+#: (https://github.com/conda-forge/pytorch-lightning-feedstock, torchvision-feedstock,
+#: torchaudio-feedstock, torchmetrics-feedstock, timm-feedstock): a spec listing one of them with
+#: a pip `torch` gets torch twice, although it names `pytorch` nowhere.
+_NEEDS_CONDA_PYTORCH = ("pytorch-lightning", "lightning", "torchvision", "torchaudio", "torchmetrics", "timm")
+
+
 def _spec_duplicates(spec: EnvSpec, ctx: Context) -> Iterator[Hit]:
     pip_deps = [(p, p.name) for p in spec.pip if p.name]
     if not pip_deps or not spec.conda:
@@ -85,6 +92,8 @@ def _spec_duplicates(spec: EnvSpec, ctx: Context) -> Iterator[Hit]:
     from envkit.conda.names import find_duplicates, pep503
 
     dups = find_duplicates([d.name for d in spec.conda], [n for _, n in pip_deps], extra=ctx.pypi_names)
+    if not any(d.project == "torch" for d in dups):
+        yield from _transitive_torch(spec, pip_deps)
     if not dups:
         return
     conda_by = spec.conda_by_name()
@@ -106,6 +115,25 @@ def _spec_duplicates(spec: EnvSpec, ctx: Context) -> Iterator[Hit]:
                 f"({describe_pip_dep(p)})",
                 (conda_name, pip_name),
             )
+
+
+def _transitive_torch(spec: EnvSpec, pip_deps) -> Iterator[Hit]:
+    """A pip `torch` beside a conda package that pulls in conda's `pytorch`."""
+    from envkit.conda.names import pep503
+
+    torch = next((p for p, name in pip_deps if pep503(name) == "torch"), None)
+    if torch is None or any(d.name == "pytorch" for d in spec.conda):
+        return
+    via = next((d for d in spec.conda if d.name in _NEEDS_CONDA_PYTORCH), None)
+    if via is None:
+        return
+    yield Hit(
+        torch.line or via.line,
+        f"torch is installed by conda (pytorch, which conda's {via.name} at line {via.line} depends on) "
+        f"and pip ({describe_pip_dep(torch)}): pip's torch replaces conda's files; install "
+        f"{via.name} with pip too, or torch with conda",
+        (via.name, torch.name or "torch"),
+    )
 
 
 def _pkg_desc(pkg: LockedPackage, project: str) -> str:

@@ -195,3 +195,29 @@ def test_platform_only_is_one_finding_per_subdir_and_none_for_an_export_in_effec
     assert (f["line"], f["packages"]) == (5, ["bzip2", "libffi", "openssl", "python", "tk"])
     assert f["message"].startswith("5 entries are pinned to the win-64 subdir, for Windows only, in a file")
     assert f["message"].endswith("; lines 5, 6, 7, 8, 9)")
+
+
+def test_torch_pulled_in_by_a_conda_package_and_installed_by_pip_is_a_duplicate(tmp_path):
+    # 53 (conda-lock) shows what this spec shape solves to: conda pytorch-lightning -> conda
+    # pytorch, and pip torch beside it
+    spec = tmp_path / "environment.yml"
+    spec.write_text(
+        "name: x\nchannels:\n  - conda-forge\n  - nodefaults\ndependencies:\n  - python=3.11\n"
+        "  - pytorch-lightning=2.2\n  - pip\n  - pip:\n    - torch==2.3.1\n"
+    )
+    r = run_envkit("check", "--format", "json", "--select", "conda-pip-duplicate", str(spec))
+    [f] = json.loads(r.stdout)["findings"]
+    assert (f["line"], f["packages"]) == (10, ["pytorch-lightning", "torch"])
+    assert f["message"].startswith(
+        "torch is installed by conda (pytorch, which conda's pytorch-lightning at line 7 depends on) and pip"
+    )
+    r = run_envkit(
+        "check",
+        "--format",
+        "json",
+        "--select",
+        "conda-pip-duplicate",
+        "53_EthanMarx__ztf-lfi-demo__conda-lock.yml",
+        cwd=CORPUS,
+    )
+    assert [f["packages"] for f in json.loads(r.stdout)["findings"]] == [["pytorch", "torch"]]
