@@ -9,6 +9,7 @@ files by their exact pins (`name=version=build`, `torch==2.1.0+cu118`, wheel URL
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from envkit.checks.core import Context, Hit, Target, rule
@@ -171,7 +172,77 @@ def machine_cuda_driver(target: Target, ctx: Context) -> Iterator[Hit]:
     profile = _profile(target)
     if profile is None or _wrong_platform(target, profile, platform_issue):
         return
-    yield from _hits(cuda_issues(machine_packages(target), profile), profile)
+    pkgs = machine_packages(target)
+    unknown: list[tuple[int | None, str]] = []
+    shown: dict[str, str] = {}
+    if isinstance(target.model, EnvSpec):
+        asked, unknown, shown = _spec_cuda_requests(target.model, pkgs)
+        pkgs = pkgs + asked
+    for h in _hits(cuda_issues(pkgs, profile), profile):
+        for label, text in shown.items():  # what the spec wrote, not the stand-in package
+            if h.message.startswith(label + " "):
+                rest = h.message[len(label) :]
+                if "index, line" in text:  # the index says it, not a local version the spec wrote
+                    rest = rest.replace(" [its +cu local version]", "", 1)
+                h = h._replace(message=text + rest)
+        yield h
+    if unknown and (profile.driver or profile.driver_cuda):
+        line, what = unknown[0]
+        yield Hit(
+            line,
+            f"{what} asks for a CUDA build whose CUDA version only a solve decides; lock it "
+            "(`envkit lock`) and check the lock with --machine",
+            severity="info",
+        )
+
+
+_WHL_CUDA = re.compile(r"/whl/(?:nightly/)?cu(?P<major>\d{2,3}?)(?P<minor>\d)(?:/|$)")
+_JAX_CUDA = re.compile(r"^cuda(?P<major>\d+)")
+
+
+def _spec_cuda_requests(
+    spec: EnvSpec, exact: list[LockedPackage]
+) -> tuple[list[LockedPackage], list[tuple[int | None, str]], dict[str, str]]:
+    """What a spec asks for beyond its exact pins, as packages whose CUDA the machine rules read
+    (`cuda-version=12.1`, `pytorch-cuda=11.8`, `cudatoolkit>=11.3`, a `/whl/cu124` index for torch,
+    `jax[cuda13]`), and the entries whose CUDA only a solve decides (`tensorflow[and-cuda]`)."""
+    from envkit.conda.families import CUDA_RUNTIME
+
+    have = {(p.manager, p.name.lower()) for p in exact}
+    out: list[LockedPackage] = []
+    unknown: list[tuple[int | None, str]] = []
+    shown: dict[str, str] = {}
+    for d in spec.conda:
+        if d.name in CUDA_RUNTIME and ("conda", d.name) not in have and d.version:
+            v = d.version.strip()
+            m = re.match(r"^(?:==|=|>=|~=)?\s*(\d+(?:\.\d+)?)", v)
+            if m and not v.startswith("<"):
+                out.append(LockedPackage(manager="conda", name=d.name, version=m.group(1), line=d.line))
+                shown[f"{d.name}={m.group(1)}"] = d.raw.strip() or d.spec()
+    index_cuda = None
+    for p in spec.pip:
+        if p.kind == "option":
+            m = _WHL_CUDA.search(p.text)
+            if m:
+                index_cuda = (f"{int(m.group('major'))}{m.group('minor')}", p.line)
+    for p in spec.pip:
+        if p.kind != "requirement" or not p.key:
+            continue
+        if p.key == "torch" and index_cuda and ("pip", "torch") not in have:
+            pinned = p.specifier[2:].strip() if p.specifier.startswith("==") else ""
+            version = f"{pinned.split('+')[0] or '0'}+cu{index_cuda[0]}"
+            out.append(LockedPackage(manager="pip", name="torch", version=version, line=p.line))
+            shown[f"torch=={version}"] = f"{p.text} (from the cu{index_cuda[0]} index, line {index_cuda[1]})"
+        elif p.key == "jax":
+            for extra in p.extras:
+                m = _JAX_CUDA.match(extra.lower())
+                if m:
+                    name = f"nvidia-cuda-runtime-cu{m.group('major')}"
+                    out.append(LockedPackage(manager="pip", name=name, version=m.group("major"), line=p.line))
+                    shown[f"{name}=={m.group('major')}"] = p.text
+        elif p.key == "tensorflow" and "and-cuda" in p.extras:
+            unknown.append((p.line, p.text))
+    return out, unknown, shown
 
 
 @rule(

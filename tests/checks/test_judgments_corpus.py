@@ -221,3 +221,62 @@ def test_torch_pulled_in_by_a_conda_package_and_installed_by_pip_is_a_duplicate(
         cwd=CORPUS,
     )
     assert [f["packages"] for f in json.loads(r.stdout)["findings"]] == [["pytorch", "torch"]]
+
+
+def _cuda_10_1_machine(tmp_path) -> str:
+    doc = json.loads((CORPUS.parent / "machine" / "centos7-server.json").read_text())
+    doc.update(driver="418.67", driver_cuda="10.1", driver_cuda_source="nvidia-smi")
+    path = tmp_path / "machine.json"
+    path.write_text(json.dumps(doc))
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    ("number", "line", "start"),
+    [
+        ("01", 15, "pytorch::pytorch-cuda=11.8 needs CUDA 11.8; "),
+        ("03", 18, "cudatoolkit=11.3 needs CUDA 11.3; "),
+        ("14", 15, "torch==2.10.0+cu128 needs CUDA 12.8 [its +cu local version]; "),
+        ("22", 11, "torch (from the cu124 index, line 10) needs CUDA 12.4; "),
+    ],
+)
+def test_check_machine_judges_what_a_spec_asks_for(tmp_path, number, line, start):
+    machine = _cuda_10_1_machine(tmp_path)
+    r = run_envkit(
+        "check",
+        "--format",
+        "json",
+        "--select",
+        "machine-cuda-driver",
+        "--machine",
+        machine,
+        _c(number),
+        cwd=CORPUS,
+    )
+    [f] = json.loads(r.stdout)["findings"]
+    assert (f["severity"], f["line"]) == ("error", line)
+    assert f["message"].startswith(start)
+    assert "has driver 418.67, CUDA 10.1" in f["message"]
+
+
+def test_check_machine_on_a_spec_says_when_only_a_solve_decides_the_cuda(tmp_path):
+    spec = tmp_path / "environment.yml"
+    spec.write_text(
+        "name: x\nchannels:\n  - conda-forge\n  - nodefaults\ndependencies:\n  - python=3.11\n  - pip\n"
+        "  - pip:\n    - jax[cuda13]\n    - tensorflow[and-cuda]\n"
+    )
+    r = run_envkit(
+        "check",
+        "--format",
+        "json",
+        "--select",
+        "machine-cuda-driver",
+        "--machine",
+        _cuda_10_1_machine(tmp_path),
+        str(spec),
+    )
+    found = [(f["severity"], f["line"], f["message"].split(";")[0]) for f in json.loads(r.stdout)["findings"]]
+    assert found == [
+        ("error", 9, "jax[cuda13] needs CUDA 13.x"),
+        ("info", 10, "tensorflow[and-cuda] asks for a CUDA build whose CUDA version only a solve decides"),
+    ]
