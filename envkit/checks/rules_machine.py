@@ -271,7 +271,41 @@ def machine_gpu_arch(target: Target, ctx: Context) -> Iterator[Hit]:
     profile = _profile(target)
     if profile is None or _wrong_platform(target, profile, platform_issue):
         return
-    yield from _hits(arch_issues(machine_packages(target), profile), profile)
+    pkgs = machine_packages(target)
+    yield from _hits(arch_issues(pkgs, profile), profile)
+    yield from _arch_not_checked(pkgs, profile)
+
+
+def _arch_not_checked(pkgs: list[LockedPackage], profile) -> Iterator[Hit]:
+    """A CUDA torch build envkit has no architecture list for (conda-forge's, or a release the
+    table lacks) on a machine with GPUs: said, so that silence is never taken for a pass."""
+    from envkit.conda.buildstr import decode
+    from envkit.machine.fit import arch_row, torch_builds
+
+    gpus = [g for g in profile.gpus if g.compute_capability]
+    if not gpus:
+        return
+    known = {id(p) for p, version, cuda in torch_builds(pkgs) if arch_row(version, cuda) is not None}
+    for p in pkgs:
+        if p.name.lower() not in ("pytorch", "torch") or id(p) in known:
+            continue
+        cuda = decode(p.build, p.version, p.name.lower()).cuda if p.manager == "conda" else None
+        if p.manager == "pip":
+            cuda = decode(None, p.version, None).cuda
+        if not cuda:
+            continue
+        forge = "conda-forge" in (p.channel or "") or "conda-forge" in (p.url or "")
+        which = "conda-forge's" if forge else "this release's"
+        cards = ", ".join(sorted({f"{g.name} (compute capability {g.compute_capability})" for g in gpus}))
+        yield Hit(
+            p.line,
+            f"{p.name} {p.version} is a CUDA {cuda} build whose GPU architectures envkit has no list "
+            f"for ({which} builds are not in envkit/data/torch_cuda_arch.json): not checked against "
+            f"{cards}; `envkit smoke` on the machine runs a kernel",
+            (p.name,),
+            severity="info",
+        )
+        return
 
 
 @rule(

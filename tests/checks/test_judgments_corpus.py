@@ -280,3 +280,32 @@ def test_check_machine_on_a_spec_says_when_only_a_solve_decides_the_cuda(tmp_pat
         ("error", 9, "jax[cuda13] needs CUDA 13.x"),
         ("info", 10, "tensorflow[and-cuda] asks for a CUDA build whose CUDA version only a solve decides"),
     ]
+
+
+def test_check_machine_says_not_checked_for_a_conda_forge_cuda_torch(tmp_path):
+    doc = json.loads((CORPUS.parent / "machine" / "centos7-server.json").read_text())
+    doc.update(
+        driver="570.86.15", driver_cuda="12.8", driver_cuda_source="nvidia-smi", gpu_source="nvidia-smi"
+    )
+    doc["gpus"] = [
+        {"index": 0, "name": "NVIDIA GeForce RTX 5090", "compute_capability": "12.0", "memory_mib": 32607}
+    ]
+    machine = tmp_path / "machine.json"
+    machine.write_text(json.dumps(doc))
+    r = run_envkit(
+        "check",
+        "--format",
+        "json",
+        "--select",
+        "machine-gpu-arch",
+        "--machine",
+        str(machine),
+        _c("70"),
+        cwd=CORPUS,
+    )
+    [f] = json.loads(r.stdout)["findings"]
+    assert (f["severity"], f["line"]) == ("info", 5317)
+    assert f["message"].startswith(
+        "pytorch 2.1.2 is a CUDA 12.0 build whose GPU architectures envkit has no list for (conda-forge's "
+    )
+    assert "not checked against NVIDIA GeForce RTX 5090 (compute capability 12.0)" in f["message"]
