@@ -309,3 +309,14 @@ def test_check_machine_says_not_checked_for_a_conda_forge_cuda_torch(tmp_path):
         "pytorch 2.1.2 is a CUDA 12.0 build whose GPU architectures envkit has no list for (conda-forge's "
     )
     assert "not checked against NVIDIA GeForce RTX 5090 (compute capability 12.0)" in f["message"]
+
+
+def test_diff_a_package_from_another_channel_with_another_build_is_a_channel_change(tmp_path):
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    head = "# platform: linux-64\n@EXPLICIT\n"
+    a.write_text(head + "https://repo.anaconda.com/pkgs/main/linux-64/zlib-1.2.13-h5eee18b_1.conda\n")
+    b.write_text(head + "https://conda.anaconda.org/conda-forge/linux-64/zlib-1.2.13-h4ab18f5_6.conda\n")
+    r = run_envkit("diff", "--format", "json", str(a), str(b))
+    [c] = json.loads(r.stdout)["changes"]
+    assert (c["name"], c["kind"], c["impact"], c["group"]) == ("zlib", "channel", "medium", "matter")
+    assert c["reason"].startswith("same version from another channel (pkgs/main → conda-forge)")
