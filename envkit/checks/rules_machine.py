@@ -287,8 +287,8 @@ def _arch_not_checked(pkgs: list[LockedPackage], profile) -> Iterator[Hit]:
         return
     known = {id(p) for p, version, cuda in torch_builds(pkgs) if arch_row(version, cuda) is not None}
     for p in pkgs:
-        if p.name.lower() not in ("pytorch", "torch") or id(p) in known:
-            continue
+        if p.name.lower() not in ("pytorch", "torch") or id(p) in known or "*" in (p.build or ""):
+            continue  # a spec's build glob: which build, only a solve decides
         cuda = decode(p.build, p.version, p.name.lower()).cuda if p.manager == "conda" else None
         if p.manager == "pip":
             cuda = decode(None, p.version, None).cuda
