@@ -291,7 +291,9 @@ def _downloadable(p) -> bool:
     url = p.url or ""
     if p.manager == "pip":
         return url.startswith(("http://", "https://"))
-    return not url.startswith("file:") if url else True
+    # a pixi-build source package (`conda: .`, `conda: build-config`) is built from a path or a
+    # git revision, not downloaded: there is no archive to hash
+    return "://" in url and not url.startswith("file:") if url else True
 
 
 @rule(

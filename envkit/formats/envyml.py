@@ -58,6 +58,7 @@ def read_env(text: str, filename: str | None = None, *, errors: list | None = No
         )
     need_mapping(data, "an environment file", Where(file=filename, line=1))
     r = _EnvReader(data, filename)
+    r.refuse_misspelled_keys()
     name = r.name()
     channels = r.channels()
     conda, pip, has_pip = r.dependencies(bad)
@@ -108,6 +109,23 @@ class _EnvReader:
     def at(self, key: str) -> Where:
         """Where the top-level `key` is."""
         return self.where(self.data.line_of(key), key)
+
+    def refuse_misspelled_keys(self) -> None:
+        """Other top-level keys are kept (`description:`), but one that is nearly a known key
+        (`dependences:`, `chanels:`) is a typo whose entries conda would ignore without a word."""
+        import difflib
+
+        for k in self.data:
+            key = str(k)
+            if key in KNOWN_KEYS:
+                continue
+            close = difflib.get_close_matches(key, KNOWN_KEYS, n=1, cutoff=0.8)
+            if close:
+                raise ParseError(
+                    f"unknown top-level key `{key}:`",
+                    where=self.at(key),
+                    hint=f"did you mean `{close[0]}:`?",
+                )
 
     def name(self) -> str | None:
         name = self.data.get("name")
