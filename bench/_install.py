@@ -53,10 +53,8 @@ def regular_install(work: Path) -> Path:
             cwd=tmp,
         )
         wheel = next(Path(tmp).glob("envkit-*.whl"))
-        subprocess.run(
-            pip + ["--python", str(venv / "bin" / "python"), "install", "--no-deps", "--no-index", str(wheel)],
-            check=True,
-        )
+        target = ["--python", str(venv / "bin" / "python"), "install", "--no-deps", "--no-index"]
+        subprocess.run(pip + target + [str(wheel)], check=True)
     purelib = Path(
         subprocess.run(
             [venv / "bin" / "python", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],

@@ -1,7 +1,8 @@
-"""A small launcher process: reads one JSON request (argv, variables to unset) per line, runs it, answers one JSON line with
-its exit code, wall time, CPU time and peak RSS.  Why: on Linux a child's ru_maxrss includes the
-resident size of the process it was forked from (recorded at exec), so children forked straight
-from the bench (hundreds of MiB of generated data) would all report the bench's own size."""
+"""A small launcher process: reads one JSON request (argv, variables to unset) per line, runs it,
+answers one JSON line with its exit code, wall time, CPU time and peak RSS.  Why: on Linux a
+child's ru_maxrss includes the resident size of the process it was forked from (recorded at
+exec), so children forked straight from the bench (hundreds of MiB of generated data) would all
+report the bench's own size."""
 
 import json
 import os

@@ -52,7 +52,9 @@ def cases(work):
                 floor_label="python -c pass (regular install)",
                 target=6.0,
                 repeat=11,
-                others=[Side(f"editable .venv: python -m envkit {cmd}", Proc(edit + argv, rc=rc), "alternative")],
+                others=[
+                    Side(f"editable .venv: python -m envkit {cmd}", Proc(edit + argv, rc=rc), "alternative")
+                ],
                 notes=f"{SMALL.name} (corpus); text output",
             )
         )
