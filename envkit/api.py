@@ -367,8 +367,15 @@ def open_env(
 
 
 @_facade("envkit.lock:lock_live")
-def lock_live(env, *, index_artifacts: Mapping[str, tuple[str, str | None]] | None = None):
-    """Lock the LiveEnv `env` exactly, for its own platform (see envkit.lock.lock_live)."""
+def lock_live(
+    env,
+    *,
+    index_artifacts: Mapping[str, tuple[str, str | None]] | None = None,
+    allow_unhashed_pip: bool = False,
+):
+    """Lock the LiveEnv `env` exactly, for its own platform, as `envkit lock -p` does (see
+    envkit.lock.lock_live): BackendError when pip cannot resolve the artifact of a pip package
+    installed from an index, unless `allow_unhashed_pip`."""
     core = _core("lock_live")
 
     hint = (
@@ -381,7 +388,11 @@ def lock_live(env, *, index_artifacts: Mapping[str, tuple[str, str | None]] | No
     model_arg("lock_live", "env", env, ("LiveEnv",), hint=hint)
     if index_artifacts is not None and not isinstance(index_artifacts, Mapping):
         raise type_error("lock_live", "index_artifacts", "a mapping or None", index_artifacts)
-    return core(env, index_artifacts=index_artifacts)
+    return core(
+        env,
+        index_artifacts=index_artifacts,
+        allow_unhashed_pip=flag_arg("lock_live", "allow_unhashed_pip", allow_unhashed_pip),
+    )
 
 
 @_facade("envkit.lock:solve_spec")
