@@ -238,6 +238,8 @@ _LOCAL = re.compile(
 
 
 def _insecure(text: str) -> list[str]:
+    if "http:" not in text.lower():  # most entries: no scan, no import
+        return []
     from envkit.urls import redact_url
 
     return [redact_url(u)[0] for u in _HTTP.findall(text) if not _LOCAL.match(u)]

@@ -106,11 +106,11 @@ _EXAMPLE_TEXT = """
     example_kind="text",
 )
 def machine_platform(target: Target, ctx: Context) -> Iterator[Hit]:
-    from envkit.machine.fit import platform_issue
-
     profile = _profile(target)
     if profile is None or not isinstance(target.model, Lock):
         return
+    from envkit.machine.fit import platform_issue
+
     issue = platform_issue(target.model.platforms, profile)
     if issue is not None:
         yield from _hits([issue], profile)
@@ -137,10 +137,12 @@ def machine_platform(target: Target, ctx: Context) -> Iterator[Hit]:
     example_kind="text",
 )
 def machine_virtual_package(target: Target, ctx: Context) -> Iterator[Hit]:
+    profile = _profile(target)
+    if profile is None:  # no --machine: nothing to import or compare
+        return
     from envkit.machine.fit import platform_issue, virtual_issues
 
-    profile = _profile(target)
-    if profile is None or _wrong_platform(target, profile, platform_issue):
+    if _wrong_platform(target, profile, platform_issue):
         return
     yield from _hits(virtual_issues(machine_packages(target), profile), profile)
 
@@ -167,10 +169,12 @@ def machine_virtual_package(target: Target, ctx: Context) -> Iterator[Hit]:
     example_kind="text",
 )
 def machine_cuda_driver(target: Target, ctx: Context) -> Iterator[Hit]:
+    profile = _profile(target)
+    if profile is None:  # no --machine: nothing to import or compare
+        return
     from envkit.machine.fit import cuda_issues, platform_issue
 
-    profile = _profile(target)
-    if profile is None or _wrong_platform(target, profile, platform_issue):
+    if _wrong_platform(target, profile, platform_issue):
         return
     pkgs = machine_packages(target)
     unknown: list[tuple[int | None, str]] = []
@@ -266,10 +270,12 @@ def _spec_cuda_requests(
     example_kind="text",
 )
 def machine_gpu_arch(target: Target, ctx: Context) -> Iterator[Hit]:
+    profile = _profile(target)
+    if profile is None:  # no --machine: nothing to import or compare
+        return
     from envkit.machine.fit import arch_issues, platform_issue
 
-    profile = _profile(target)
-    if profile is None or _wrong_platform(target, profile, platform_issue):
+    if _wrong_platform(target, profile, platform_issue):
         return
     pkgs = machine_packages(target)
     yield from _hits(arch_issues(pkgs, profile), profile)
@@ -325,10 +331,12 @@ def _arch_not_checked(pkgs: list[LockedPackage], profile) -> Iterator[Hit]:
     example_kind="text",
 )
 def machine_wheel_tag(target: Target, ctx: Context) -> Iterator[Hit]:
+    profile = _profile(target)
+    if profile is None:  # no --machine: nothing to import or compare
+        return
     from envkit.machine.fit import platform_issue, wheel_issues
 
-    profile = _profile(target)
-    if profile is None or _wrong_platform(target, profile, platform_issue):
+    if _wrong_platform(target, profile, platform_issue):
         return
     yield from _hits(wheel_issues(machine_packages(target), profile), profile)
 

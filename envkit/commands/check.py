@@ -240,12 +240,7 @@ def _run(paths, lock_file, live, stdin_text, input_format, profile, config, unre
         raise
     for error in unreadable or ():
         input_format_hint(error)
-    if profile is not None:
-        from envkit.checks.rules_machine import MACHINE_KEY
-
-        for t in targets:
-            t.cache[MACHINE_KEY] = profile
-    return targets, run_checks(targets, config)
+    return targets, run_checks(targets, config, machine=profile)
 
 
 def _report_unreadable(errors) -> None:

@@ -11,9 +11,13 @@ BACKENDS = ("native", "conda", "mamba", "micromamba")
 
 
 @click.command("lock")
-@click.option("-n", "--name", help="Lock the live environment with this name.")
+@click.option("-n", "--name", metavar="NAME", help="Lock the live environment with this name.")
 @click.option(
-    "-p", "--prefix", type=click.Path(file_okay=False), help="Lock the live environment at this path."
+    "-p",
+    "--prefix",
+    metavar="PREFIX",
+    type=click.Path(file_okay=False),
+    help="Lock the live environment at this path.",
 )
 @click.option(
     "-f",
@@ -32,6 +36,7 @@ BACKENDS = ("native", "conda", "mamba", "micromamba")
 @click.option(
     "-o",
     "--output",
+    metavar="FILE",
     default="conda-lock.yml",
     show_default=True,
     help="Where to write the lock ('-' for stdout).",

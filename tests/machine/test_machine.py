@@ -324,3 +324,19 @@ def test_template_pytorch_for_a_machine_profile():
         "torch 2.6 has no build for sm_120; the first that does is torch 2.7 with CUDA 12.8 "
         "(`envkit template pytorch --torch 2.7 --cuda 12.8 --style pip`)"
     )
+
+
+def test_the_library_runs_the_machine_rules_with_a_profile_given(tmp_path):
+    # run_checks(..., machine=profile) is what `check --machine` does: no hidden hand-off
+    from conftest import REPO
+
+    import envkit
+    from envkit.machine import resolve_machine
+
+    server = REPO / "examples" / "laptop-vs-server" / "server.yml"
+    profile = resolve_machine(str(REPO / "examples" / "laptop-vs-server" / "gpu-server.json"))
+    config = envkit.Config(select=("machine-gpu-arch",))
+    found = envkit.run_checks([str(server)], config, machine=profile)
+    assert [(f.rule, f.severity) for f in found] == [("machine-gpu-arch", "error")]
+    assert "sm_120" in found[0].message
+    assert envkit.run_checks([str(server)], config) == []
