@@ -90,21 +90,55 @@ def _read_regular(path: str, max_bytes: int, where: Where) -> bytes:
 def read_text(
     path: str | os.PathLike[str], *, max_bytes: int = MAX_INPUT_BYTES, keep_bom: bool = False
 ) -> str:
-    """Return the text of `path` (UTF-8, newlines kept as in the file; a byte-order mark stripped
-    unless `keep_bom`, for a caller that must know the file had one).
+    """Return the text of `path` (UTF-8, or UTF-16/32 by its byte-order mark; newlines kept as in
+    the file; a byte-order mark stripped unless `keep_bom`, for a caller that must know the file
+    had one).  A file read as UTF-16/32 is noted on stderr (envkit.output.note) inside the CLI.
 
-    Raises ParseError for a missing, unreadable, oversized or non-UTF-8 file, and for anything that
-    is not a regular file (a FIFO, a device, /proc/self/environ).
+    Raises ParseError for a missing, unreadable, oversized or undecodable file, and for anything
+    that is not a regular file (a FIFO, a device, /proc/self/environ).
     """
     where = Where(file=str(path))
     data = _read_regular(os.fspath(path), max_bytes, where)
+    return decode_text(data, str(path), keep_bom=keep_bom)
+
+
+#: byte-order marks of the encodings envkit decodes besides UTF-8 (UTF-32's first: UTF-32LE's mark
+#: starts with UTF-16LE's).  `conda env export > env.yml` in Windows PowerShell 5 writes UTF-16LE
+#: with a mark (https://learn.microsoft.com/en-us/powershell/module/microsoft.powershell.core/about/about_character_encoding).
+_BOMS = (
+    (b"\xff\xfe\x00\x00", "utf-32-le", "UTF-32LE"),
+    (b"\x00\x00\xfe\xff", "utf-32-be", "UTF-32BE"),
+    (b"\xff\xfe", "utf-16-le", "UTF-16LE"),
+    (b"\xfe\xff", "utf-16-be", "UTF-16BE"),
+)
+
+
+def decode_text(
+    data: bytes, name: str, *, keep_bom: bool = False, hint: str = "save the file as UTF-8"
+) -> str:
+    """`data` (the content of `name`) as text: UTF-16 or UTF-32 when it starts with that byte-order
+    mark (noted on stderr inside the CLI), else UTF-8; the mark stripped unless `keep_bom`.
+    ParseError (with the line) for bytes that are not text in that encoding."""
+    for bom, codec, label in _BOMS:
+        if data.startswith(bom):
+            try:
+                text = data[len(bom) :].decode(codec)
+            except UnicodeDecodeError as exc:
+                line = data[len(bom) : len(bom) + exc.start].decode(codec, "replace").count("\n") + 1
+                raise ParseError(
+                    f"not {label} text, although it starts with a {label} byte-order mark",
+                    where=Where(file=name, line=line),
+                    hint=hint,
+                ) from None
+            from envkit.output import note
+
+            note(f"{name}: read as {label} (it starts with a {label} byte-order mark)")
+            return "\ufeff" + text if keep_bom else text
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        raise ParseError(
-            "not UTF-8 text", where=Where(file=str(path), line=line), hint="save the file as UTF-8"
-        ) from None
+        raise ParseError("not UTF-8 text", where=Where(file=name, line=line), hint=hint) from None
     if text.startswith("\ufeff") and not keep_bom:
         text = text[1:]
     return text

@@ -104,13 +104,16 @@ class _RedactingBuffer(io.RawIOBase):
 def redacted_stdio() -> Iterator[None]:
     """Replace sys.stdout and sys.stderr with redacting streams for the duration; what is held is
     flushed and the original streams come back on the way out (an exception or SystemExit too)."""
+    global _noted
     old_out, old_err = sys.stdout, sys.stderr
     new_out = old_out if isinstance(old_out, RedactingStream) else RedactingStream(old_out)
     new_err = old_err if isinstance(old_err, RedactingStream) else RedactingStream(old_err)
     sys.stdout, sys.stderr = new_out, new_err
+    old_noted, _noted = _noted, set()
     try:
         yield
     finally:
+        _noted = old_noted
         sys.stdout, sys.stderr = old_out, old_err
         for stream in (new_out, new_err):
             with contextlib.suppress(OSError, ValueError):
@@ -119,6 +122,23 @@ def redacted_stdio() -> Iterator[None]:
 
 # --------------------------------------------------------------------------------------------
 # what commands print: below both envkit.cli and envkit.commands, so no command imports the cli
+
+
+#: the notes printed by the command running (see redacted_stdio, which every command runs in);
+#: None outside the CLI, where the library stays silent
+_noted: set[str] | None = None
+
+
+def note(message: str) -> None:
+    """Print one `note: ...` line on stderr, once per command however often the same thing is
+    noted (a file read twice), for code below the command layer (envkit.io); nothing outside the
+    CLI."""
+    if _noted is None or message in _noted:
+        return
+    _noted.add(message)
+    import click
+
+    click.echo(f"note: {message}", err=True)
 
 
 def warn(message: str) -> None:

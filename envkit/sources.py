@@ -73,15 +73,9 @@ def read_stdin(stream=None, *, max_bytes: int | None = None) -> str:
         raise ParseError(
             f"standard input is larger than the {limit / 2**20:.0f} MiB envkit reads", where=where
         )
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ParseError(
-            "not UTF-8 text",
-            where=Where(file=STDIN_LABEL, line=data[: exc.start].count(b"\n") + 1),
-            hint="pipe the file in as UTF-8",
-        ) from None
-    return text[1:] if text.startswith("\ufeff") else text
+    from envkit.io import decode_text
+
+    return decode_text(data, STDIN_LABEL, hint="pipe the file in as UTF-8")
 
 
 def check_stdin_once(sources) -> None:

@@ -235,7 +235,8 @@ def _vb(p) -> str:
         and pixi record them; `conda list --explicit` only with `--md5`/`--sha256`.  When no entry
         of a lock has one, a single finding says so; otherwise each entry without one is reported.
 
-        Not reported: editable and local-path pip entries (nothing to download), and formats that
+        Not reported: editable and local-path pip entries and conda packages pixi builds from
+        source (nothing to download), and formats that
         cannot carry checksums (`conda list --export`, `conda env export`).
 
         Fix: `conda list --explicit --md5`, or lock with `envkit lock` (conda-lock format, with

@@ -11,8 +11,8 @@ from envkit.formats import FORMATS
 
 
 def _read(path: str, *, keep_bom: bool = False) -> str:
-    """The text of `path` ('-': stdin), UTF-8; ParseError for anything else, as for files.  A
-    byte-order mark is stripped unless `keep_bom`."""
+    """The text of `path` ('-': stdin), decoded as envkit.io.decode_text does; ParseError for
+    anything else, as for files.  A byte-order mark is stripped unless `keep_bom`."""
     from envkit.io import MAX_INPUT_BYTES, read_text
 
     if path != "-":
@@ -25,15 +25,9 @@ def _read(path: str, *, keep_bom: bool = False) -> str:
             f"input is larger than the {MAX_INPUT_BYTES / 2**20:.0f} MiB envkit reads",
             where=Where(file="<stdin>"),
         )
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ParseError(
-            "not UTF-8 text",
-            where=Where(file="<stdin>", line=data[: exc.start].count(b"\n") + 1),
-            hint="save the file as UTF-8",
-        ) from None
-    return text[1:] if text.startswith("\ufeff") and not keep_bom else text
+    from envkit.io import decode_text
+
+    return decode_text(data, "<stdin>", keep_bom=keep_bom)
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})

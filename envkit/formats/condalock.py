@@ -121,13 +121,13 @@ def _read_tree(text: str, filename: str | None) -> Lock:
     if not isinstance(data, YamlMap):  # the YAML readers give a mapping as a YamlMap
         raise ParseError("not a conda-lock file: the document is not a mapping", where=Where(file=filename))
     v = lock_version(data.get("version"))
-    pixi_named = os.path.basename(filename or "").lower() == "pixi.lock"
-    if (v in (2, 3) or (v == 1 and pixi_named)) and "environments" not in data:
+    if v in (1, 2, 3) and "environments" not in data:
         # a pixi.lock from before version 4: conda-lock's shape under another version number (or,
-        # for version 1, under conda-lock's: then only the file name tells, as with `pixi.lock`)
-        from envkit.formats.pixilock import read_conda_lock_shaped
+        # for version 1, under conda-lock's: then its entries' keys or the file name tell)
+        from envkit.formats.pixilock import conda_lock_shaped, read_conda_lock_shaped
 
-        return read_conda_lock_shaped(data, text, filename)
+        if v != 1 or os.path.basename(filename or "").lower() == "pixi.lock" or conda_lock_shaped(text):
+            return read_conda_lock_shaped(data, text, filename)
     if "environments" in data and "package" not in data:
         raise ParseError(
             f"this is a pixi.lock (version {data.get('version')}), not a conda-lock file",

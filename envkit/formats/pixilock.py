@@ -33,8 +33,27 @@ SUPPORTED_VERSIONS = (1, 2, 3, 4, 5, 6, 7)
 CONDA_LOCK_SHAPED = (1, 2, 3)
 DEFAULT_ENVIRONMENT = "default"
 
+#: what a `packages:` entry or reference names its location with: a conda archive, a conda package
+#: built from source (pixi-build, version 7: `conda_source: NAME[ID] @ PATH`), a PyPI artifact
+_KINDS = ("conda", "conda_source", "pypi")
+
 #: the top-level `packages:` list by (kind, location) -> [(entry, its Where)] (see _index)
 Index = dict[tuple[str, str], list[tuple[Any, Where]]]
+
+
+#: `version: 2` / `version: 3` at the start of a line (conda-lock only ever wrote version 1)
+_PIXI_SHAPED_VERSION = re.compile(r"^version:[ \t]*[23][ \t]*(?:#.*)?\r?$", re.MULTILINE)
+#: keys rattler writes in each `package:` entry of a conda-lock shaped pixi.lock and conda-lock
+#: never does (conda-lock's LockedDependency has no arch, subdir or timestamp)
+_PIXI_ENTRY_KEYS = ("\n  arch: ", "\n  subdir: ", "\n  timestamp: ")
+
+
+def conda_lock_shaped(text: str) -> bool:
+    """Whether `text`, a document shaped like conda-lock.yml (`metadata:`, `package:`, no
+    `environments:`), is a pixi.lock version 1 to 3: its version says 2 or 3, or its entries carry
+    the keys only rattler writes (version 1 is conda-lock's own number, and pixi's first locks
+    used it)."""
+    return _PIXI_SHAPED_VERSION.search(text) is not None or any(k in text for k in _PIXI_ENTRY_KEYS)
 
 
 def _shaped(data) -> bool:
@@ -198,7 +217,7 @@ def _entry_location(raw, where: Where) -> tuple[str, str]:
     from envkit.formats._util import Fields
 
     p = Fields(raw, where.file, where.key or "", line=where.line, what="a package entry")
-    kind = "conda" if "conda" in p else "pypi" if "pypi" in p else None
+    kind = next((k for k in _KINDS if k in p), None)
     if kind is None and "kind" in p:  # versions 4 and 5
         kind = p.text("kind")
         if kind not in ("conda", "pypi"):
@@ -208,7 +227,7 @@ def _entry_location(raw, where: Where) -> tuple[str, str]:
             raise ParseError("a package entry needs `url:` or `path:`", where=where)
         return (kind, loc)
     if kind is None:
-        raise ParseError("a package entry needs `conda:` or `pypi:`", where=where)
+        raise ParseError("a package entry needs `conda:`, `conda_source:` or `pypi:`", where=where)
     return (kind, _required(p, kind, "a package entry"))
 
 
@@ -219,6 +238,9 @@ def _location(raw) -> tuple[str, str] | None:
     loc = raw.get("conda")
     if type(loc) is str:
         return ("conda", loc)
+    if loc is None and "conda_source" in raw:
+        loc = raw["conda_source"]
+        return ("conda_source", loc) if type(loc) is str else None
     if loc is None:
         loc = raw.get("pypi")
         if type(loc) is str:
@@ -305,9 +327,10 @@ def _platform_packages(
         entry, where = _pick(candidates, raw, platform)
         fields = parsed.get(id(entry))
         if fields is None:
-            fields = parsed[id(entry)] = (_conda_fields if kind == "conda" else _pypi_fields)(
-                entry, loc, where
-            )
+            fields = parsed[id(entry)] = _READERS[kind](entry, loc, where)
+        if kind == "conda_source":
+            kind, loc = "conda", fields[-1]
+            fields = fields[:-1]
         if kind == "conda":
             name, version, build, build_number, channel, subdir, md5, sha256, depends = fields
             out.append(
@@ -354,9 +377,9 @@ def _reference(raw, path: str, line: int | None, filename: str | None) -> tuple[
     from envkit.formats._util import Fields
 
     ref = Fields(raw, filename, path, line=line, what="a package reference")
-    kind = "conda" if "conda" in ref else "pypi" if "pypi" in ref else None
+    kind = next((k for k in _KINDS if k in ref), None)
     if kind is None:
-        raise ParseError("a package reference needs `conda:` or `pypi:`", where=ref.where())
+        raise ParseError("a package reference needs `conda:`, `conda_source:` or `pypi:`", where=ref.where())
     return ref, (kind, _required(ref, kind, "a package reference"))
 
 
@@ -447,6 +470,36 @@ def _conda_fields(entry, loc: str, where: Where) -> tuple:
     )
 
 
+#: `conda_source:` of a version 7 entry: the package name, the id of its build variant, the path or
+#: URL of the source (https://pixi.sh/latest/build/getting_started/)
+_SOURCE = re.compile(r"([^\s\[@]+)(?:\[[^\]\s]*\])?\s+@\s+(\S.*)")
+
+
+def _source_fields(entry, loc: str, where: Where) -> tuple:
+    """_conda_fields of a `conda_source:` entry (a package pixi builds from source: no archive, so
+    no URL and no hash, and no version until it is built), then the source's location."""
+    from envkit.formats._util import Fields
+
+    p = Fields(entry, where.file, where.key or "", line=where.line, what="a package entry")
+    m = _SOURCE.fullmatch(loc.strip())
+    if m is None:
+        raise ParseError(
+            f"`conda_source:` must be `NAME[ID] @ LOCATION`, got {loc!r}", where=p.where("conda_source")
+        )
+    return (
+        p.text("name") or m.group(1),
+        p.text("version") or "",
+        p.text("build"),
+        p.integer("build_number") or 0,
+        None,
+        p.text("subdir"),
+        _hash(p, "md5"),
+        _hash(p, "sha256"),
+        tuple(_split_dep(d) for d in p.texts("depends")),
+        m.group(2),
+    )
+
+
 def _pypi_fields(entry, loc: str, where: Where) -> tuple:
     """(name, version, md5, sha256, requires_dist, editable) of a pypi entry."""
     from envkit.formats._util import Fields
@@ -458,6 +511,10 @@ def _pypi_fields(entry, loc: str, where: Where) -> tuple:
     depends = tuple(_split_req(d) for d in p.texts("requires_dist"))
     editable = p.flag("editable") or _is_path(loc)
     return name, p.text("version") or "", _hash(p, "md5"), _hash(p, "sha256"), depends, editable
+
+
+#: an entry's fields by its kind
+_READERS = {"conda": _conda_fields, "conda_source": _source_fields, "pypi": _pypi_fields}
 
 
 def _pick(candidates: list, ref, platform: str):

@@ -113,6 +113,17 @@ _REQ_LINE = re.compile(
 _YAML_NULLS = frozenset({"null", "Null", "NULL", "~", "---", "--- null", "--- ~", "..."})
 
 
+def _conda_lock_shaped(p: Probe) -> bool:
+    return "version" in p.keys and bool(p.keys & {"package", "metadata"}) and "environments" not in p.keys
+
+
+def _legacy_pixi(p: Probe) -> bool:
+    """A pixi.lock version 1 to 3: conda-lock's shape (see pixilock.conda_lock_shaped)."""
+    from envkit.formats.pixilock import conda_lock_shaped
+
+    return _conda_lock_shaped(p) and conda_lock_shaped(p.text)
+
+
 def _env(p: Probe) -> bool:
     if p.head.startswith("{") and _JSON_ENV.match(p.head):
         return True  # JSON is YAML: the env reader reads it
@@ -182,9 +193,7 @@ REGISTRY: tuple[Format, ...] = (
         write_options=("header", "platform"),
         file_names=("*conda-lock.yml", "*conda-lock.yaml"),
         rank=70,
-        sniff=lambda p: (
-            "version" in p.keys and bool(p.keys & {"package", "metadata"}) and "environments" not in p.keys
-        ),
+        sniff=lambda p: _conda_lock_shaped(p) and not _legacy_pixi(p),
         carries=_LOCKS,
         holds=_LOCKS,
         convert_rank=3,
@@ -196,7 +205,7 @@ REGISTRY: tuple[Format, ...] = (
         write_options=("platform",),
         file_names=("pixi.lock",),
         rank=70,
-        sniff=lambda p: "version" in p.keys and "environments" in p.keys,
+        sniff=lambda p: ("version" in p.keys and "environments" in p.keys) or _legacy_pixi(p),
         owner="pixi",
         carries=_LOCKS | {"editable", "pip-no-version"},
         holds=_LOCKS,

@@ -231,14 +231,7 @@ EXPECTED: dict[str, list[tuple[str, int]]] = {
 
 #: Corpus files envkit judges wrongly today: EXPECTED holds the right answer and the test is a
 #: strict xfail until envkit gives it (then drop the entry).
-KNOWN_WRONG: dict[str, str] = {
-    "60": "issue 28: pixi.lock v1 with list `dependencies:` refused (conda-lock wording)",
-    "61": "issue 28: pixi.lock v1 with list `dependencies:` refused (conda-lock wording)",
-    "63": "issue 28: pixi.lock v7 `conda_source:` entries refused",
-    "64": "issue 28: pixi.lock v7 `conda_source:` entries refused",
-    "67": "issue 28: UTF-16LE PowerShell export refused as not UTF-8",
-    "68": "issue 28: UTF-16LE PowerShell export refused as not UTF-8",
-}
+KNOWN_WRONG: dict[str, str] = {}
 
 
 def _number(path) -> str:

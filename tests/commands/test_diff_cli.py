@@ -16,14 +16,7 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 #: Corpus files envkit cannot diff with themselves today (strict xfail; drop the entry once fixed).
-KNOWN_WRONG = {
-    "60": "issue 28: pixi.lock v1 with list `dependencies:` refused",
-    "61": "issue 28: pixi.lock v1 with list `dependencies:` refused",
-    "63": "issue 28: pixi.lock v7 `conda_source:` entries refused",
-    "64": "issue 28: pixi.lock v7 `conda_source:` entries refused",
-    "67": "issue 28: UTF-16LE PowerShell export refused as not UTF-8",
-    "68": "issue 28: UTF-16LE PowerShell export refused as not UTF-8",
-}
+KNOWN_WRONG: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("path", known_wrong(corpus_files(), KNOWN_WRONG), ids=lambda p: p.name[:2])

@@ -123,10 +123,6 @@ CORPUS_LOCKS = sorted(
 
 #: corpus locks envkit refuses today (strict xfail; drop the entry once it reads them)
 KNOWN_WRONG = {
-    "60": "issue 28: pixi.lock v1 with list `dependencies:` refused",
-    "61": "issue 28: pixi.lock v1 with list `dependencies:` refused",
-    "63": "issue 28: pixi.lock v7 `conda_source:` entries refused",
-    "64": "issue 28: pixi.lock v7 `conda_source:` entries refused",
 }
 
 

@@ -175,10 +175,7 @@ ENV_FILES = corpus_files("envyml") + [p for p in corpus_files("export") if p.suf
 
 
 #: strict xfail until envkit reads them (then drop the entry)
-KNOWN_WRONG = {
-    "67": "issue 28: UTF-16LE PowerShell export refused as not UTF-8",
-    "68": "issue 28: UTF-16LE PowerShell export refused as not UTF-8",
-}
+KNOWN_WRONG: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("path", known_wrong(ENV_FILES, KNOWN_WRONG), ids=lambda p: p.name[:12])

@@ -154,7 +154,11 @@ MALFORMED = [
         PIXI.replace("a-1-0.conda", "weird"),
         "f:8 (packages[0].conda): cannot tell name and version of 'https://x/linux-64/weird'",
     ),
-    ("pixi", PIXI + "- other: 1\n", "f:9 (packages[1]): a package entry needs `conda:` or `pypi:`"),
+    (
+        "pixi",
+        PIXI + "- other: 1\n",
+        "f:9 (packages[1]): a package entry needs `conda:`, `conda_source:` or `pypi:`",
+    ),
     (
         "pixi",
         PIXI + "  md5: 12\n",

@@ -34,9 +34,9 @@ LAYOUT_STEPS_ASIDE = {
 }
 #: pixi.lock files the pixi layout reader steps aside from, or that envkit refuses (issue 28)
 PIXI_LAYOUT_WRONG = {
-    "60": "issue 28: pixi.lock v1 has `package:`, not `packages:`",
-    "61": "issue 28: pixi.lock v1 has `package:`, not `packages:`",
-    "62": "issue 28: pixi.lock v1 has `package:`, not `packages:`",
+    "60": "pixi.lock v1 has `package:`, not `packages:` (the tree reader reads it)",
+    "61": "pixi.lock v1 has `package:`, not `packages:` (the tree reader reads it)",
+    "62": "pixi.lock v1 has `package:`, not `packages:` (the tree reader reads it)",
     "63": "issue 28: `conda_source:` entries",
     "64": "issue 28: `conda_source:` entries",
     "65": "issue 28: a source entry with `package_build_source`",
@@ -180,14 +180,8 @@ def _envkit_written(path) -> str:
     return write_text(read_file(path), "conda-lock")
 
 
-#: locks envkit refuses (issue 28), and one whose rewrite the fast reader steps aside from
-WRITTEN_WRONG = {
-    "60": "issue 28: pixi.lock v1 with list `dependencies:` refused",
-    "61": "issue 28: pixi.lock v1 with list `dependencies:` refused",
-    "62": "envkit's conda-lock rewrite of a pixi.lock v1 steps aside from the fast reader",
-    "63": "issue 28: pixi.lock v7 `conda_source:` entries refused",
-    "64": "issue 28: pixi.lock v7 `conda_source:` entries refused",
-}
+#: locks whose envkit rewrite the fast reader steps aside from (strict xfail; none today)
+WRITTEN_WRONG: dict[str, str] = {}
 
 
 @pytest.mark.parametrize(

@@ -27,11 +27,7 @@ EXPECTED_FORMAT = {
 }
 
 #: Corpus files detected wrongly today (strict xfail until fixed, then drop the entry).
-KNOWN_WRONG_FORMAT = {
-    "60": "issue 28: pixi.lock v1 (conda-lock shaped) detected as conda-lock",
-    "61": "issue 28: pixi.lock v1 (conda-lock shaped) detected as conda-lock",
-    "62": "issue 28: pixi.lock v1 (conda-lock shaped) detected as conda-lock",
-}
+KNOWN_WRONG_FORMAT: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("path", known_wrong(corpus_files(), KNOWN_WRONG_FORMAT), ids=lambda p: p.name[:12])

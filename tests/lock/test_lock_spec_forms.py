@@ -12,16 +12,13 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import corpus_files, known_wrong
+from conftest import corpus_files, corpus_text, known_wrong
 from support.specchannel import channels_for_spec, localize, spec_forms
 
 ENV_FILES = [p for p in corpus_files() if p.suffix in (".yml", ".yaml")]
 
 #: environment files envkit refuses today (strict xfail; drop the entry once it reads them)
-KNOWN_WRONG = {
-    "67": "issue 28: UTF-16LE PowerShell export refused as not UTF-8",
-    "68": "issue 28: UTF-16LE PowerShell export refused as not UTF-8",
-}
+KNOWN_WRONG: dict[str, str] = {}
 
 
 def _lockable(path: Path):
@@ -42,7 +39,7 @@ def test_every_corpus_spec_locks_through_the_cli(path, tmp_path, envkit_cli):
     built = channels_for_spec(tmp_path / "channels", spec)
     assert built.unsatisfiable == {}
     local = tmp_path / path.name
-    local.write_text(localize(path.read_text(), built.channels))
+    local.write_text(localize(corpus_text(path), built.channels))
     out = tmp_path / "conda-lock.yml"
     r = envkit_cli("lock", "-f", str(local), "--platform", "linux-64", "--no-pip", "-o", str(out))
     assert r.exit_code == 0, r.stderr
