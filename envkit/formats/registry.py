@@ -119,9 +119,11 @@ def _conda_lock_shaped(p: Probe) -> bool:
 
 def _legacy_pixi(p: Probe) -> bool:
     """A pixi.lock version 1 to 3: conda-lock's shape (see pixilock.conda_lock_shaped)."""
+    if not _conda_lock_shaped(p):
+        return False  # the common case, without importing the reader
     from envkit.formats.pixilock import conda_lock_shaped
 
-    return _conda_lock_shaped(p) and conda_lock_shaped(p.text)
+    return conda_lock_shaped(p.text)
 
 
 def _env(p: Probe) -> bool:
