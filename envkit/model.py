@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import Any, Literal
 
 # The model's own canonical texts live here, below every other module (envkit.conda.matchspec
 # parses specs, envkit.conda.names maps names; both import these, the model imports neither).
@@ -193,7 +193,7 @@ class EnvSpec:
         """name -> dependency (the last one wins when a name is repeated)."""
         return {d.name: d for d in self.conda}
 
-    def with_(self, **changes) -> EnvSpec:
+    def with_(self, **changes: Any) -> EnvSpec:
         return replace(self, **changes)
 
 
