@@ -63,7 +63,8 @@ bench: $(VENV)/.bench-deps
 bench-quick: $(VENV)/.bench-deps
 	$(PY) bench/run.py --quick
 
-# ruff (lint + format check), mypy and import-linter's layer contracts (all in pyproject.toml);
+# ruff (lint + format check), mypy (and --strict on the public model and API surface) and
+# import-linter's layer contracts (all in pyproject.toml);
 # every tool runs, and the target fails if any of them did.
 $(VENV)/.lint-deps: pyproject.toml $(PY)
 	$(PIP) install -e '.[lint]'
@@ -74,6 +75,7 @@ lint: $(VENV)/.lint-deps
 	$(VENV)/bin/ruff check envkit tests bench scripts templates || rc=1; \
 	$(VENV)/bin/ruff format --check envkit tests bench scripts templates || rc=1; \
 	$(VENV)/bin/mypy || rc=1; \
+	$(VENV)/bin/mypy --strict --follow-imports=silent envkit/__init__.py envkit/model.py envkit/formats/registry.py || rc=1; \
 	$(VENV)/bin/lint-imports || rc=1; \
 	exit $$rc
 

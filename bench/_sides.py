@@ -15,6 +15,9 @@ PY = sys.executable
 def json_twin(path: Path) -> Path:
     """The same data as `path` (YAML) written as JSON beside it: json.loads of it is the parse limit."""
     out = path.with_name(path.name + ".json")
+    if "tests" in path.parts:  # a corpus file: its twin goes to the work dir, not beside it
+        out = Path(__file__).resolve().parent / ".work" / "twins" / out.name
+        out.parent.mkdir(parents=True, exist_ok=True)
     if not out.exists() or out.stat().st_mtime < path.stat().st_mtime:
         import yaml
 

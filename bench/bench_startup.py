@@ -1,45 +1,61 @@
 """Interpreter-bound commands against a bare interpreter start (`python -c pass`, the floor of any
-Python CLI): `envkit --version` (target <= 2.5x) and `envkit check` of a 7-line environment.yml,
-which needs no lock reader, py-rattler or YAML engine beyond what the file asks for (target <= 4x).
+Python CLI), both sides from a regular (non-editable) install of envkit (bench/_install.py), as a
+user's `pip install envkit` has them: `envkit --version` (target <= 2.5x), and `check`, `normalize`
+and `validate` of a real 31-line environment.yaml from the corpus, which need no lock reader,
+py-rattler or solver (target <= 6x each).  The editable `.venv`'s figures (its path hook is in
+every start) are the further columns.
 """
 
+import os
 import sys
 from pathlib import Path
 
-from run import Case, Proc
+from _install import CLEAN_ENV, regular_install
+from run import Case, Proc, Side
 
-SMALL = """name: small
-channels:
-  - conda-forge
-  - nodefaults
-dependencies:
-  - python=3.11
-  - numpy>=1.26
-"""
+CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "corpus"
+SMALL = CORPUS / "09_CompVis__stable-diffusion__environment.yaml"
 
 
 def cases(work):
-    small = Path(work) / "small-environment.yml"
-    small.write_text(SMALL)
-    py = sys.executable
-    bare = [py, "-c", "pass"]
-    return [
+    venv = regular_install(Path(work))
+    envkit, py = str(venv / "bin" / "envkit"), str(venv / "bin" / "python")
+    bare = Proc([py, "-c", "pass"], unset=CLEAN_ENV)
+    edit = [sys.executable, "-m", "envkit"]
+    lines = len(SMALL.read_text(encoding="utf-8").splitlines())
+    out = [
         Case(
             name="envkit --version",
-            measure=[py, "-m", "envkit", "--version"],
+            measure=Proc([envkit, "--version"], unset=CLEAN_ENV),
             floor=bare,
-            floor_label="python -c pass",
+            floor_label="python -c pass (regular install)",
             target=2.5,
             repeat=15,
-            notes="both sides the same interpreter (with the editable install's path hook, if any)",
-        ),
-        Case(
-            name="envkit check of a 7-line environment.yml",
-            measure=Proc([py, "-m", "envkit", "check", str(small)]),
-            floor=bare,
-            floor_label="python -c pass",
-            target=4.0,
-            repeat=11,
-            notes="no finding; text output",
-        ),
+            others=[
+                Side("editable .venv: python -m envkit --version", edit + ["--version"], "alternative"),
+                Side("editable .venv: python -c pass", [sys.executable, "-c", "pass"], "alternative"),
+            ],
+            notes="regular install: bin/envkit and bin/python of a venv with envkit's wheel",
+        )
     ]
+    for cmd, args, rc in (
+        ("check", ["check"], None),
+        ("normalize", ["normalize", "-o", os.devnull], 0),
+        ("validate", ["validate"], 0),
+    ):
+        argv = args[:1] + [str(SMALL)] + args[1:]
+        out.append(
+            Case(
+                name=f"envkit {cmd} of a {lines}-line environment.yaml",
+                measure=Proc([envkit, *argv], rc=rc, unset=CLEAN_ENV),
+                floor=bare,
+                floor_label="python -c pass (regular install)",
+                target=6.0,
+                repeat=11,
+                others=[
+                    Side(f"editable .venv: python -m envkit {cmd}", Proc(edit + argv, rc=rc), "alternative")
+                ],
+                notes=f"{SMALL.name} (corpus); text output",
+            )
+        )
+    return out

@@ -41,6 +41,7 @@ class Proc:
 
     argv: list[str]
     rc: int | None = 0  # None: 0 or 1 (a finding or a difference), not an error
+    unset: tuple[str, ...] = ()  # environment variables removed for this process
 
 
 Runnable = Callable[[], object] | list[str] | Proc
@@ -93,7 +94,7 @@ def run_once(fn: Runnable) -> Sample:
         fn()
         return Sample(time.perf_counter() - t0, time.process_time() - c0)
     proc = fn if isinstance(fn, Proc) else Proc(list(fn))
-    rc, wall, cpu, rss = _spawn(proc.argv)
+    rc, wall, cpu, rss = _spawn(proc.argv, proc.unset)
     if rc != proc.rc and not (proc.rc is None and rc in (0, 1)):
         raise RuntimeError(f"{' '.join(proc.argv)} exited {rc}, expected {proc.rc}")
     return Sample(wall, cpu, rss)
@@ -102,7 +103,7 @@ def run_once(fn: Runnable) -> Sample:
 _LAUNCHER: list = []
 
 
-def _spawn(argv: list[str]) -> tuple[int, float, float, int]:
+def _spawn(argv: list[str], unset: tuple[str, ...] = ()) -> tuple[int, float, float, int]:
     """Run `argv` through bench/_spawn.py (see there why), started once."""
     import json
 
@@ -117,7 +118,7 @@ def _spawn(argv: list[str]) -> tuple[int, float, float, int]:
             )
         )
     la = _LAUNCHER[0]
-    la.stdin.write(json.dumps(argv) + "\n")
+    la.stdin.write(json.dumps({"argv": argv, "unset": list(unset)}) + "\n")
     la.stdin.flush()
     return tuple(json.loads(la.stdout.readline()))
 
@@ -228,6 +229,13 @@ def markdown(results: list[Result], scaling: str, argv: list[str], seconds: floa
         "A *floor* is a real lower bound (py-rattler's Rust readers, `json.loads` of the same data as the "
         "parse limit, a bare interpreter); an *alternative* is what a Python user would write "
         "(PyYAML's CSafeLoader, ruamel.yaml).",
+        "",
+        "Floors of the start-up cases (`envkit --version`, the small file, the files near the size "
+        "limits): a regular, non-editable install of this checkout (its wheel installed with `--no-deps` "
+        "into a venv under bench/.work, bench/_install.py), `bin/envkit` against `bin/python -c pass` "
+        "of that venv, as a user's `pip install envkit` has them; the editable `.venv`'s figures (its "
+        "path hook is in every start) are the further comparisons. Other process cases run "
+        "`python -m envkit` of the editable `.venv` on both sides.",
         "",
         "## Targets",
         "",

@@ -1,5 +1,6 @@
-"""The scaling table of bench/RESULTS.md: check, diff, normalize, export and lock --check at 1k, 3k,
-10k and 30k packages, each a whole process: median wall and CPU time and peak RSS (wait4 of that
+"""The scaling table of bench/RESULTS.md: read (validate of a conda-lock.yml), check, diff, normalize,
+export and lock --check at 1k, 3k, 10k and 30k packages (read, diff and check at 100k too, in the
+full run only), each a whole process: median wall and CPU time and peak RSS (wait4 of that
 very child), and the least-squares fit `time = a + b * (packages / 1000)`, so that a super-linear
 change shows at once (the marginal cost per 1k between the two largest sizes against the fit).
 """
@@ -15,9 +16,11 @@ from run import Proc, interleave
 
 SIZES = (1000, 3000, 10000, 30000)
 QUICK_SIZES = (1000, 3000)
+LARGE = 100_000  # the full run's last size, for LARGE_COMMANDS only
+LARGE_COMMANDS = ("read", "diff", "check")
 
 
-def _inputs(work: Path, n: int) -> dict[str, Path]:
+def _inputs(work: Path, n: int, prefix: bool = True) -> dict[str, Path]:
     import bench_check
     import bench_diff
 
@@ -32,7 +35,7 @@ def _inputs(work: Path, n: int) -> dict[str, Path]:
         if not paths[key].exists():
             paths[key].write_text(bench_diff.lock_text(n, variant))
     paths["prefix"] = d / "prefix"
-    if not (paths["prefix"] / "conda-meta" / "history").exists():
+    if prefix and not (paths["prefix"] / "conda-meta" / "history").exists():
         _prefix(paths["prefix"], n)
     return paths
 
@@ -60,6 +63,7 @@ def _prefix(prefix: Path, n: int) -> None:
 def _commands(p: dict[str, Path]) -> dict[str, Proc]:
     envkit = [sys.executable, "-m", "envkit"]
     return {
+        "read": Proc(envkit + ["validate", str(p["lock"])]),
         "check": Proc(envkit + ["check", str(p["spec"]), str(p["lock"])], rc=None),
         "diff": Proc(envkit + ["diff", str(p["a"]), str(p["b"]), "--format", "json"], rc=1),
         "normalize": Proc(envkit + ["normalize", str(p["a"]), "-o", str(p["a"].with_suffix(".norm.yml"))]),
@@ -83,6 +87,9 @@ def run(work: Path, quick: bool = False) -> str:
     sizes = QUICK_SIZES if quick else SIZES
     rounds = 1 if quick else 3
     inputs = {n: _inputs(work, n) for n in sizes}
+    if not quick:
+        inputs[LARGE] = _inputs(work, LARGE, prefix=False)
+    columns = [*sizes, *([] if quick else [LARGE])]
     lines = [
         "## Scaling",
         "",
@@ -92,25 +99,26 @@ def run(work: Path, quick: bool = False) -> str:
         "between the two largest sizes: far above `b`, the command grew super-linear.",
         "",
         "| command | "
-        + " | ".join(f"{n // 1000}k wall / cpu / peak RSS" for n in sizes)
+        + " | ".join(f"{n // 1000}k wall / cpu / peak RSS" for n in columns)
         + " | fit: a + b per 1k | marginal per 1k | RSS per 1k |",
-        "|---|" + "---|" * len(sizes) + "---|---|---|",
+        "|---|" + "---|" * len(columns) + "---|---|---|",
     ]
     names = list(_commands(inputs[sizes[0]]))
     for name in names:
-        procs = [_commands(inputs[n])[name] for n in sizes]
+        at = [n for n in columns if n != LARGE or name in LARGE_COMMANDS]
+        procs = [_commands(inputs[n])[name] for n in at]
         samples = interleave(procs, rounds)
         walls = [statistics.median(s.wall for s in ss) for ss in samples]
         cpus = [statistics.median(s.cpu for s in ss) for ss in samples]
         rss = [max(s.rss_kb for s in ss) / 1024 for ss in samples]
-        ks = [n / 1000 for n in sizes]
+        ks = [n / 1000 for n in at]
         a, b = _fit(ks, walls)
         _, rb = _fit(ks, rss)
         marginal = (walls[-1] - walls[-2]) / (ks[-1] - ks[-2])
         cells = [
             f"{w * 1000:.0f} ms / {c * 1000:.0f} ms / {r:.0f} MiB"
             for w, c, r in zip(walls, cpus, rss, strict=False)
-        ]
+        ] + ["—"] * (len(columns) - len(at))
         lines.append(
             f"| {name} | " + " | ".join(cells) + f" | {a * 1000:.0f} ms + {b * 1000:.1f} ms | "
             f"{marginal * 1000:.1f} ms | {rb:.1f} MiB |"
@@ -118,7 +126,7 @@ def run(work: Path, quick: bool = False) -> str:
         print(f"scaling {name}: " + ", ".join(cells), flush=True)
     lines += [
         "",
-        "Inputs: check and lock --check read an environment.yml (one pin per 40 packages) and "
+        "Inputs: read, check and lock --check read an environment.yml (one pin per 40 packages) and "
         "its conda-lock.yml (conda-lock's quoting, envkit's content hash); diff and normalize the "
         "generated locks of the diff case (B: ~5% upgraded, 2% rebuilt, some removed/moved to pip); "
         "export a synthetic prefix (tests/support/condafactory.large_prefix, 10 files per record).",

@@ -288,10 +288,12 @@ def load_targets(
 
 
 @_facade("envkit.checks:run_checks")
-def run_checks(targets, config=None) -> list:
+def run_checks(targets, config=None, *, machine=None) -> list:
     """Run the rules `config` selects (None: every rule, default severities; a project's file is
     read by envkit.config.load_config) on `targets`: Targets from load_targets, or paths (then
-    loaded with load_targets).  Returns the findings, sorted.  UsageError for no targets."""
+    loaded with load_targets), against the MachineProfile `machine` when given (the machine-*
+    rules, as `check --machine`; envkit.machine.resolve_machine reads one).  Returns the findings,
+    sorted.  UsageError for no targets."""
     core = _core("run_checks")
     from envkit.checks.core import Target
     from envkit.config import Config
@@ -328,7 +330,14 @@ def run_checks(targets, config=None) -> list:
                     f"run_checks() argument 'targets' must hold Targets (from load_targets) or "
                     f"paths, not {what}"
                 )
-    return core(items, config)
+    if machine is not None:
+        from envkit.machine.profile import MachineProfile
+
+        if not isinstance(machine, MachineProfile):
+            raise type_error(
+                "run_checks", "machine", "a MachineProfile (envkit.machine.resolve_machine) or None", machine
+            )
+    return core(items, config, machine=machine)
 
 
 # --------------------------------------------------------------------------------------------
@@ -367,8 +376,15 @@ def open_env(
 
 
 @_facade("envkit.lock:lock_live")
-def lock_live(env, *, index_artifacts: Mapping[str, tuple[str, str | None]] | None = None):
-    """Lock the LiveEnv `env` exactly, for its own platform (see envkit.lock.lock_live)."""
+def lock_live(
+    env,
+    *,
+    index_artifacts: Mapping[str, tuple[str, str | None]] | None = None,
+    allow_unhashed_pip: bool = False,
+):
+    """Lock the LiveEnv `env` exactly, for its own platform, as `envkit lock -p` does (see
+    envkit.lock.lock_live): BackendError when pip cannot resolve the artifact of a pip package
+    installed from an index, unless `allow_unhashed_pip`."""
     core = _core("lock_live")
 
     hint = (
@@ -381,7 +397,11 @@ def lock_live(env, *, index_artifacts: Mapping[str, tuple[str, str | None]] | No
     model_arg("lock_live", "env", env, ("LiveEnv",), hint=hint)
     if index_artifacts is not None and not isinstance(index_artifacts, Mapping):
         raise type_error("lock_live", "index_artifacts", "a mapping or None", index_artifacts)
-    return core(env, index_artifacts=index_artifacts)
+    return core(
+        env,
+        index_artifacts=index_artifacts,
+        allow_unhashed_pip=flag_arg("lock_live", "allow_unhashed_pip", allow_unhashed_pip),
+    )
 
 
 @_facade("envkit.lock:solve_spec")

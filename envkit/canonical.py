@@ -382,6 +382,8 @@ def split_inline_comment(line: str) -> tuple[str, str | None]:
     """Split a YAML line into its content and its end-of-line comment (`# ...`, or None).
 
     Quotes are honoured where YAML honours them: at the start of a value."""
+    if "#" not in line:  # most lines: no scan
+        return line.rstrip(), None
     n = len(line)
     i = 0
     expect_value = True

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 
 from envkit.errors import UsageError
 from envkit.formats.registry import REGISTRY as _REGISTRY
-from envkit.model import EnvSpec, Lock, LockedPackage
+from envkit.model import EnvSpec, Lock, LockedPackage, resolved_view
 
 #: feature -> how the docs and messages name it
 FEATURES = {
@@ -179,25 +179,6 @@ def features_of(lock: Lock) -> dict[str, list[str]]:
     return out
 
 
-def as_lock(model, source_format: str, platform: str | None) -> Lock:
-    """The Lock a converted model is written from; UsageError for a spec that is not a lock."""
-    if isinstance(model, Lock):
-        return model
-    if model.kind == "export":
-        from envkit.formats.envyml import export_to_lock
-
-        return export_to_lock(model, platform)
-    if source_format == "requirements":
-        from envkit.formats.requirements import requirements_to_lock
-
-        return requirements_to_lock(model)
-    raise UsageError(
-        "this environment file is a spec (loose versions), not a lock; it converts only to "
-        "env or requirements",
-        hint="lock it first: envkit lock -f FILE",
-    )
-
-
 def convert(model, target: str, *, source_format: str, platform: str | None = None) -> Conversion:
     """`model` (what envkit.formats.read_text returned for `source_format`) written as `target`.
 
@@ -205,9 +186,21 @@ def convert(model, target: str, *, source_format: str, platform: str | None = No
     several platforms written to a one-platform target without `platform`."""
     if target not in TARGETS:
         raise UsageError(f"unknown target format {target!r}; choose one of: {', '.join(TARGETS)}")
-    if isinstance(model, EnvSpec) and model.kind == "spec" and target in ("env", "requirements"):
+    view = resolved_view(model, platform)
+    if view is not None and view.lock is not None:
+        lock = view.lock
+    elif model.kind == "spec" and target in ("env", "requirements"):
         return _spec_convert(model, target, source_format)
-    lock = as_lock(model, source_format, platform)
+    elif source_format == "requirements":
+        from envkit.formats.requirements import requirements_to_lock
+
+        lock = requirements_to_lock(model)
+    else:
+        raise UsageError(
+            "this environment file is a spec (loose versions), not a lock; it converts only to "
+            "env or requirements",
+            hint="lock it first: envkit lock -f FILE",
+        )
     left_out: tuple[str, ...] = ()
     if platform is not None and lock.platforms:
         if platform not in lock.platforms:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import Any, Literal
 
 # The model's own canonical texts live here, below every other module (envkit.conda.matchspec
 # parses specs, envkit.conda.names maps names; both import these, the model imports neither).
@@ -193,7 +193,7 @@ class EnvSpec:
         """name -> dependency (the last one wins when a name is repeated)."""
         return {d.name: d for d in self.conda}
 
-    def with_(self, **changes) -> EnvSpec:
+    def with_(self, **changes: Any) -> EnvSpec:
         return replace(self, **changes)
 
 
@@ -333,3 +333,171 @@ class LiveEnv:
 
     def pip_packages(self) -> tuple[LockedPackage, ...]:
         return tuple(p for p in self.packages if p.manager == "pip")
+
+
+# --------------------------------------------------------------------------------------------
+# one view over the three models
+
+#: One entry of a `conda env export`: `name=version=build`, or `name=version` (--no-builds).
+EXPORT_ENTRY = re.compile(
+    r"^(?:[^:\s]+::)?(?P<name>[^=\s<>!~*,|\[]+)"
+    r"=(?P<version>(?:\d+!)?[^=\s<>!~*,|]+)(?:=(?P<build>[^=\s<>!~*,|\[\]]+))?$"
+)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Resolved:
+    """The concrete view of an environment: exact packages per platform.
+
+    A Lock is one; so is a live environment (its packages, on its platform) and a `conda env
+    export` (an EnvSpec of kind "export": its entries as packages, `lock` a Lock(kind="export") for
+    the platform asked for, none when none was).  `origin` is the model the view was made from;
+    `lock` the Lock it reads as (None for a live environment).  Only `resolved_view` makes these.
+    """
+
+    origin: EnvSpec | Lock | LiveEnv
+    lock: Lock | None = None
+
+    @property
+    def live(self) -> LiveEnv | None:
+        """The live environment this view is of, or None."""
+        return self.origin if isinstance(self.origin, LiveEnv) else None
+
+    @property
+    def export(self) -> EnvSpec | None:
+        """The `conda env export` this view was read from, or None."""
+        return self.origin if isinstance(self.origin, EnvSpec) else None
+
+    @property
+    def kind(self) -> str:
+        """The lock's kind ("conda-lock", "pixi", "explicit", "export", ...) or "live"."""
+        return self.lock.kind if self.lock is not None else "live"
+
+    @property
+    def all_packages(self) -> tuple[LockedPackage, ...]:
+        """Every package, every platform, in file order."""
+        return self.lock.packages if self.lock is not None else self.origin.packages  # type: ignore[union-attr]
+
+    @property
+    def platforms(self) -> tuple[str, ...]:
+        """The platforms it is for: a lock's own list (else those its packages name), a live
+        environment's platform; () when nothing says."""
+        live = self.live
+        if live is not None:
+            return (live.platform,) if live.platform else ()
+        assert self.lock is not None
+        if self.lock.platforms:
+            return self.lock.platforms
+        return tuple(dict.fromkeys(p.platform for p in self.lock.packages if p.platform))
+
+    @property
+    def channels(self) -> tuple[Channel, ...]:
+        return self.origin.channels
+
+    def packages(self, platform: str | None = None) -> tuple[LockedPackage, ...]:
+        """The packages for `platform` (with those recorded for no platform), in file order; every
+        package when `platform` is None.  A live environment is one platform: all of its packages."""
+        if platform is None or self.live is not None:
+            return self.all_packages
+        return tuple(p for p in self.all_packages if p.platform in (platform, None))
+
+    def by_platform(self) -> dict[str, tuple[LockedPackage, ...]]:
+        """platform -> its packages in file order ("" for packages recorded for no platform)."""
+        live = self.live
+        if live is not None:
+            return {live.platform: live.packages}
+        out: dict[str, list[LockedPackage]] = {}
+        for p in self.all_packages:
+            out.setdefault(p.platform or "", []).append(p)
+        return {k: tuple(v) for k, v in out.items()}
+
+    def on(self, platform: str | None) -> str:
+        """ " on PLATFORM" where a lock has several platforms (for messages), else ""."""
+        if self.live is None and platform and len(self.platforms) > 1:
+            return f" on {platform}"
+        return ""
+
+
+def resolved_view(
+    model: EnvSpec | Lock | LiveEnv | Resolved | None, platform: str | None = None
+) -> Resolved | None:
+    """The concrete view of `model`, or None for a loose spec (hand-written, requirements).
+
+    The one place that decides what is concrete: a Lock, a live environment, and an EnvSpec the
+    reader found to be a `conda env export` (kind "export").  An export records no platform: its
+    packages get `platform` (None: none)."""
+    if model is None or isinstance(model, Resolved):
+        return model
+    if isinstance(model, Lock):
+        return Resolved(origin=model, lock=model)
+    if isinstance(model, LiveEnv):
+        return Resolved(origin=model)
+    if model.kind == "export" and model.conda:
+        return Resolved(origin=model, lock=_export_lock(model, platform))
+    return None
+
+
+def loose_spec(model: EnvSpec | Lock | LiveEnv | None) -> EnvSpec | None:
+    """`model` when it is a spec that is not concrete (see `resolved_view`), else None."""
+    if isinstance(model, EnvSpec) and resolved_view(model) is None:
+        return model
+    return None
+
+
+def _export_lock(spec: EnvSpec, platform: str | None) -> Lock:
+    """An export's entries as a Lock(kind="export") for `platform`.
+
+    Conda entries become conda packages with the exact version and build written; pip entries pinned
+    with `==` become pip packages.  Pip entries that pin nothing (a hand-appended `gdown`, a git URL)
+    are kept with an empty version, never dropped; so are conda entries that pin nothing exactly (a
+    `- pytest` added by hand to an export: version "" and no build).
+    """
+    pkgs: list[LockedPackage] = []
+    for d in spec.conda:
+        m = EXPORT_ENTRY.match(d.raw.strip()) if d.raw else None
+        if m is not None:
+            version, build = m.group("version"), m.group("build")
+        elif d.version and d.version.startswith("==") and _SIMPLE_VERSION.fullmatch(d.version[2:]):
+            version, build = d.version[2:], d.build
+        else:
+            # a loose entry added by hand to an export (`- pip`): kept, with nothing pinned, so a
+            # diff still shows it; never dropped
+            version, build = "", None
+        pkgs.append(
+            LockedPackage(
+                manager="conda",
+                name=d.name,
+                version=version,
+                build=build,
+                channel=d.channel,
+                platform=platform,
+                subdir=d.subdir,
+                line=d.line,
+            )
+        )
+    for p in spec.pip:
+        if p.kind == "option":
+            continue
+        version = ""
+        if p.kind == "requirement" and p.specifier.startswith("==") and "," not in p.specifier:
+            version = p.specifier[2:]
+        pkgs.append(
+            LockedPackage(
+                manager="pip",
+                name=p.name or p.text,
+                version=version,
+                platform=platform,
+                url=p.url,
+                editable=p.editable,
+                line=p.line,
+            )
+        )
+    return Lock(
+        kind="export",
+        platforms=(platform,) if platform else (),
+        packages=tuple(pkgs),
+        channels=spec.channels,
+        environment=spec.name,
+        pip_options=tuple(p.text for p in spec.pip if p.kind == "option"),
+        source=spec.source,
+    )

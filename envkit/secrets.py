@@ -50,6 +50,8 @@ class Secret(NamedTuple):
 def _comment_start(line: str) -> int:
     """Index where a `#` comment starts (`#` at the start or after whitespace, outside quotes), or
     len(line).  A `#md5` fragment glued to a URL is not a comment."""
+    if "#" not in line:  # most lines: no scan
+        return len(line)
     quote = None
     for i, ch in enumerate(line):
         if quote:

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # One-shot machine-profile run on a machine with an NVIDIA GPU (docs/gpu-run.md):
 #     bash scripts/gpu_machine.sh
-# Runs `envkit machine`, `envkit machine --json` and `envkit check --machine host` on the CUDA
+# Runs `envkit machine`, `envkit machine --format json` and `envkit check --machine host` on the CUDA
 # template files, and keeps each output headed by the command that made it, in $OUT when set
 # (an output folder you choose), else in docs/gpu-machine/:
-#     machine.txt, machine.json           envkit machine / --json
+#     machine.txt, machine.json           envkit machine / --format json
 #     check-<name>.txt                    envkit check FILE --machine host (text findings)
 #     nvidia-smi-query.csv, nvidia-smi-banner.txt, probe-facts.json
 #                                         the raw answers, to record as tests/data/machine/ data
@@ -70,7 +70,7 @@ say "python: $PY"
 export PYTHONPATH=$REPO
 ENVKIT=("$PY" -m envkit)
 run machine.txt "${ENVKIT[@]}" machine
-run machine.json "${ENVKIT[@]}" machine --json
+run machine.json "${ENVKIT[@]}" machine --format json
 
 # the CUDA template files: the committed examples, and one file per CUDA variant of the newest torch
 TPL=$DEST/templates

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One-shot real-GPU smoke run: `envkit smoke --full --json` with the machine's own torch.
+# One-shot real-GPU smoke run: `envkit smoke --full --format json` with the machine's own torch.
 #
 # Run it on the GPU machine from a checkout of envkit (docs/gpu-run.md):
 #     bash scripts/gpu_smoke.sh            # a few minutes in the default full mode
@@ -54,8 +54,8 @@ export PYTHONPATH="$REPO${PYTHONPATH:+:$PYTHONPATH}"
 export PYTHONUNBUFFERED=1
 BACKSTOP=$((TIMEOUT + 60))
 if "$PY" -c "import click, envkit.cli" >/dev/null 2>&1; then
-    CMD="envkit smoke --python $PY --$MODE --json --timeout $TIMEOUT"
-    [ "$MODE" = default ] && CMD="envkit smoke --python $PY --json --timeout $TIMEOUT"
+    CMD="envkit smoke --python $PY --$MODE --format json --timeout $TIMEOUT"
+    [ "$MODE" = default ] && CMD="envkit smoke --python $PY --format json --timeout $TIMEOUT"
     # shellcheck disable=SC2086
     timeout -k 15 "$BACKSTOP" "$PY" -m envkit ${CMD#envkit } > "$DEST.tmp" 2>> "$LOG"
     rc=$?

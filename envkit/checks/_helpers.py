@@ -11,6 +11,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 _NUM = re.compile(r"\d+")
 _MM = re.compile(r"^(\d+)\.(\d+)")
+_SERIES = re.compile(r"[0-9A-Za-z][0-9A-Za-z_.+!]*")
 
 
 def major_minor(version: str | None) -> tuple[int, int] | None:
@@ -37,7 +38,7 @@ def pinned_series(dep: CondaDep) -> str | None:
         v = v[:-2]
     elif v.endswith("*"):
         v = v[:-1].rstrip(".")
-    if not v or not re.fullmatch(r"[0-9A-Za-z][0-9A-Za-z_.+!]*", v):
+    if not v or not _SERIES.fullmatch(v):
         return None
     return v
 

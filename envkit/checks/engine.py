@@ -33,14 +33,21 @@ def check_suppressions(target: Target) -> None:
                 )
 
 
-def run_checks(targets: Iterable[Target], config: Config) -> list[Finding]:
+def run_checks(targets: Iterable[Target], config: Config, *, machine=None) -> list[Finding]:
     """Run every selected rule on every target; return the findings, sorted.
 
     Findings are sorted by target (in the order given), line, rule, the rule's rank and message.
     Rules the config does not select are skipped; severities are overridden per config; findings on
-    a line carrying `# envkit: ignore[rule]` are dropped.  Raises UsageError for an unknown rule in
-    an inline suppression.
+    a line carrying `# envkit: ignore[rule]` are dropped.  `machine` (a MachineProfile) is what
+    the machine-* rules judge the targets against (`check --machine`); without one they find
+    nothing.  Raises UsageError for an unknown rule in an inline suppression.
     """
+    targets = list(targets)
+    if machine is not None:  # the machine-* rules judge each target against this MachineProfile
+        from envkit.checks.rules_machine import MACHINE_KEY
+
+        for t in targets:
+            t.cache[MACHINE_KEY] = machine
     rules = all_rules()
     ctx = Context(config=config)
     active = [r for r in rules.values() if config.is_selected(r.name)]

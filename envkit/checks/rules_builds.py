@@ -90,12 +90,20 @@ def python_abi_mismatch(target: Target, ctx: Context) -> Iterator[Hit]:
 
 def _packages_mismatch(pkgs: list[LockedPackage], py: str, py_full: str, on: str) -> Iterator[Hit]:
     """Locked or installed builds and wheels of one platform tagged for another Python than `py`."""
+    # A solver puts `_python_abi3_support` into an environment only for abi3 builds, which keep the
+    # tag of the oldest Python they support; without recorded dependencies (explicit files) an
+    # older tag beside it is such a build, not a mismatch.
+    abi3_env = any(p.manager == "conda" and p.name == "_python_abi3_support" for p in pkgs)
     for p in pkgs:
         if p.manager == "conda":
             if p.name == "python" or not p.build or not _PY_QUICK.search(p.build.lower()):
                 continue
             tag = _build_python(p.build, p.name)
-            if tag and tag != py and _depends_disagree(p.depends, py_full, tag):
+            if not tag or tag == py:
+                continue
+            if not p.depends and abi3_env and _older(tag, py):
+                continue
+            if _depends_disagree(p.depends, py_full, tag):
                 yield Hit(
                     p.line,
                     f"{p.name} {p.version} build '{p.build}' is for Python {tag}, "
@@ -143,6 +151,11 @@ def _depends_disagree(depends: tuple[tuple[str, str], ...], python: str, tag: st
             return True
         decided = True
     return not decided
+
+
+def _older(tag: str, python: str) -> bool:
+    t, p = major_minor(tag), major_minor(python)
+    return bool(t and p and t < p)
 
 
 def _spec_build_mismatch(name: str, build: str, py: str) -> str | None:

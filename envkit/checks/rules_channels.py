@@ -14,10 +14,23 @@ from envkit.model import EnvSpec, LiveEnv, Lock
 CONDA_FORGE = "conda-forge"
 
 
+#: A mirror of conda-forge or of Anaconda's defaults serves the same builds under another host
+#: (https://mirrors.tuna.tsinghua.edu.cn/help/anaconda/: `.../anaconda/cloud/conda-forge`,
+#: `.../anaconda/pkgs/main`; https://prefix.dev/conda-forge), so it counts as that channel.
+_MIRROR_OF_FORGE = re.compile(r"^[a-z][a-z0-9+.-]*://[^/]+/(?:.+/)?conda-forge$", re.IGNORECASE)
+_MIRROR_OF_DEFAULTS = re.compile(
+    r"^[a-z][a-z0-9+.-]*://[^/]+/(?:.+/)?pkgs/(?:main|r|free|msys2|pro)$", re.IGNORECASE
+)
+
+
 def _is_defaults(name: str) -> bool:
     from envkit.conda.channels import is_defaults
 
-    return is_defaults(name)
+    return is_defaults(name) or bool(_MIRROR_OF_DEFAULTS.match(name))
+
+
+def _is_forge(name: str) -> bool:
+    return name == CONDA_FORGE or bool(_MIRROR_OF_FORGE.match(name))
 
 
 def channel_uses(target: Target) -> list[tuple[str, int | None, str]]:
@@ -87,15 +100,16 @@ def mixed_channels(target: Target, ctx: Context) -> Iterator[Hit]:
         return
     names = list(dict.fromkeys(n for n, _, _ in uses))
     defaults = [n for n in names if _is_defaults(n)]
-    if defaults and CONDA_FORGE in names:
-        first = next((u for u in uses if _is_defaults(u[0]) or u[0] == CONDA_FORGE), uses[0])
+    forge = next((n for n in names if _is_forge(n)), None)
+    if defaults and forge:
+        first = next((u for u in uses if _is_defaults(u[0]) or _is_forge(u[0])), uses[0])
         line = _second_line(uses)
         yield Hit(
             line if line is not None else first[1],
             f"defaults channels ({', '.join(defaults)}) are mixed with conda-forge; their "
             f"builds are not binary-compatible: use conda-forge with nodefaults (or only "
             f"defaults)",
-            tuple(defaults) + (CONDA_FORGE,),
+            tuple(defaults) + (forge,),
         )
     m = target.model
     if (
@@ -103,7 +117,7 @@ def mixed_channels(target: Target, ctx: Context) -> Iterator[Hit]:
         and m.kind == "spec"
         and m.channels
         and not defaults
-        and CONDA_FORGE in names
+        and forge
         and "nodefaults" not in names
     ):
         yield Hit(
@@ -130,7 +144,7 @@ def _second_line(uses: list[tuple[str, int | None, str]]) -> int | None:
     the mixing starts."""
     fam_first = None
     for name, line, _ in uses:
-        fam = "d" if _is_defaults(name) else "cf" if name == CONDA_FORGE else None
+        fam = "d" if _is_defaults(name) else "cf" if _is_forge(name) else None
         if fam is None:
             continue
         if fam_first is None:
@@ -224,6 +238,8 @@ _LOCAL = re.compile(
 
 
 def _insecure(text: str) -> list[str]:
+    if "http:" not in text.lower():  # most entries: no scan, no import
+        return []
     from envkit.urls import redact_url
 
     return [redact_url(u)[0] for u in _HTTP.findall(text) if not _LOCAL.match(u)]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
@@ -77,6 +78,13 @@ def conda_pip_duplicate(target: Target, ctx: Context) -> Iterator[Hit]:
         yield from _lock_duplicates(target, m, ctx)
 
 
+#: conda packages whose conda-forge and pytorch-channel recipes depend on conda's `pytorch`
+#: (https://github.com/conda-forge/pytorch-lightning-feedstock, torchvision-feedstock,
+#: torchaudio-feedstock, torchmetrics-feedstock, timm-feedstock): a spec listing one of them with
+#: a pip `torch` gets torch twice, although it names `pytorch` nowhere.
+_NEEDS_CONDA_PYTORCH = ("pytorch-lightning", "lightning", "torchvision", "torchaudio", "torchmetrics", "timm")
+
+
 def _spec_duplicates(spec: EnvSpec, ctx: Context) -> Iterator[Hit]:
     pip_deps = [(p, p.name) for p in spec.pip if p.name]
     if not pip_deps or not spec.conda:
@@ -84,6 +92,8 @@ def _spec_duplicates(spec: EnvSpec, ctx: Context) -> Iterator[Hit]:
     from envkit.conda.names import find_duplicates, pep503
 
     dups = find_duplicates([d.name for d in spec.conda], [n for _, n in pip_deps], extra=ctx.pypi_names)
+    if not any(d.project == "torch" for d in dups):
+        yield from _transitive_torch(spec, pip_deps)
     if not dups:
         return
     conda_by = spec.conda_by_name()
@@ -105,6 +115,25 @@ def _spec_duplicates(spec: EnvSpec, ctx: Context) -> Iterator[Hit]:
                 f"({describe_pip_dep(p)})",
                 (conda_name, pip_name),
             )
+
+
+def _transitive_torch(spec: EnvSpec, pip_deps) -> Iterator[Hit]:
+    """A pip `torch` beside a conda package that pulls in conda's `pytorch`."""
+    from envkit.conda.names import pep503
+
+    torch = next((p for p, name in pip_deps if pep503(name) == "torch"), None)
+    if torch is None or any(d.name == "pytorch" for d in spec.conda):
+        return
+    via = next((d for d in spec.conda if d.name in _NEEDS_CONDA_PYTORCH), None)
+    if via is None:
+        return
+    yield Hit(
+        torch.line or via.line,
+        f"torch is installed by conda (pytorch, which conda's {via.name} at line {via.line} depends on) "
+        f"and pip ({describe_pip_dep(torch)}): pip's torch replaces conda's files; install "
+        f"{via.name} with pip too, or torch with conda",
+        (via.name, torch.name or "torch"),
+    )
 
 
 def _pkg_desc(pkg: LockedPackage, project: str) -> str:
@@ -387,6 +416,134 @@ def fuzzy_pin(target: Target, ctx: Context) -> Iterator[Hit]:
 def _prefix(version: str) -> str:
     """`3.11.9` of `3.11.9.*` (what a single-`=` pin starts with)."""
     return version[:-2] if version.endswith(".*") else version.rstrip("*")
+
+
+# --------------------------------------------------------------------------------------------
+# listed-twice
+
+_SELECTOR_COMMENT = re.compile(r"#\s*\[[^\[\]]+\]\s*$")
+
+
+@rule(
+    "listed-twice",
+    severity="warning",
+    summary="A package listed twice in one section (`scikit-learn` and `scikit-learn==1.3.0`).",
+    description="""
+        conda and pip combine the two entries into one constraint, so the looser one says
+        nothing; usually one was added later and the other forgotten, and whoever updates the pin
+        edits one and not the other.  Entries with a platform selector (`# [linux]`, `# [win]`),
+        pip entries with an environment marker, and pip entries that differ in their extras
+        (`ray==1.1` and `ray[rllib]`) are alternatives or additions, not repeats.
+
+        Fix: keep one entry with the constraint you mean.
+        """,
+    example="""
+        name: analysis
+        channels: [conda-forge, nodefaults]
+        dependencies:
+          - python=3.11
+          - scikit-learn
+          - numpy
+          - scikit-learn==1.3.0
+        """,
+    example_fixed="""
+        name: analysis
+        channels: [conda-forge, nodefaults]
+        dependencies:
+          - python=3.11
+          - numpy
+          - scikit-learn==1.3.0
+        """,
+    applies_to=("spec",),
+)
+def listed_twice(target: Target, ctx: Context) -> Iterator[Hit]:
+    spec = target.model
+    if not isinstance(spec, EnvSpec):
+        return
+    conda: dict[str, list] = {}
+    for d in spec.conda:
+        if not _SELECTOR_COMMENT.search(target.line_text(d.line)):
+            conda.setdefault(d.name, []).append(d)
+    for name, deps in conda.items():
+        if len(deps) > 1:
+            yield Hit(
+                deps[1].line, _twice(name, "conda", [d.raw.strip() or d.spec() for d in deps], deps), (name,)
+            )
+    pip: dict[tuple[str, tuple[str, ...]], list] = {}
+    for p in spec.pip:
+        if p.kind != "requirement" or not p.key or p.marker:
+            continue
+        if not _SELECTOR_COMMENT.search(target.line_text(p.line)):
+            pip.setdefault((p.key, tuple(sorted(p.extras))), []).append(p)
+    for (key, _), reqs in pip.items():
+        if len(reqs) > 1:
+            yield Hit(reqs[1].line, _twice(reqs[0].name or key, "pip", [r.text for r in reqs], reqs), (key,))
+
+
+def _twice(name: str, section: str, texts: list[str], deps: list) -> str:
+    where = ", ".join(f"'{t}' (line {d.line})" for t, d in zip(texts, deps, strict=True))
+    return f"{name} is listed {len(deps)} times in the {section} section: {where}; keep one entry"
+
+
+# --------------------------------------------------------------------------------------------
+# vcs-unpinned
+
+
+@rule(
+    "vcs-unpinned",
+    severity="warning",
+    summary="A pip VCS requirement (`git+https://...`) without a commit or tag.",
+    description="""
+        `git+https://github.com/org/project` installs whatever the default branch holds on the
+        day the environment is built, so two builds of the same file differ, and a force-push or
+        a renamed branch breaks it.  `@<commit>` (or `@<tag>`) makes it reproducible.
+
+        Fix: append the commit you tested, `git+https://github.com/org/project@1a2b3c4`
+        (`git ls-remote URL HEAD` prints the current one).
+        """,
+    example="""
+        name: analysis
+        channels: [conda-forge, nodefaults]
+        dependencies:
+          - python=3.11
+          - pip
+          - pip:
+            - git+https://github.com/facebookincubator/submitit
+        """,
+    example_fixed="""
+        name: analysis
+        channels: [conda-forge, nodefaults]
+        dependencies:
+          - python=3.11
+          - pip
+          - pip:
+            - git+https://github.com/facebookincubator/submitit@v1.5.1
+        """,
+    applies_to=("spec",),
+)
+def vcs_unpinned(target: Target, ctx: Context) -> Iterator[Hit]:
+    spec = target.model
+    if not isinstance(spec, EnvSpec):
+        return
+    from urllib.parse import urlsplit
+
+    for p in spec.pip:
+        if p.kind != "vcs" or not p.url:
+            continue
+        url = p.url.split("#", 1)[0]
+        _, _, rest = url.partition("+")
+        try:
+            path = urlsplit(rest or url).path
+        except ValueError:
+            continue
+        if "@" in path:
+            continue
+        yield Hit(
+            p.line,
+            f"{p.url} has no commit or tag (`@rev`): it installs whatever the default branch holds "
+            "when the environment is built; pin the commit",
+            tuple(n for n in (p.name,) if n),
+        )
 
 
 # --------------------------------------------------------------------------------------------

@@ -292,7 +292,8 @@ def _downloadable(p) -> bool:
     url = p.url or ""
     if p.manager == "pip":
         return url.startswith(("http://", "https://"))
-    # a path (a pixi-build source package, `conda: .`) is built, not downloaded: no archive to hash
+    # a pixi-build source package (`conda: .`, `conda: build-config`) is built from a path or a
+    # git revision, not downloaded: there is no archive to hash
     return "://" in url and not url.startswith("file:") if url else True
 
 

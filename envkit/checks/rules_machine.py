@@ -9,6 +9,7 @@ files by their exact pins (`name=version=build`, `torch==2.1.0+cu118`, wheel URL
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from envkit.checks.core import Context, Hit, Target, rule
@@ -105,11 +106,11 @@ _EXAMPLE_TEXT = """
     example_kind="text",
 )
 def machine_platform(target: Target, ctx: Context) -> Iterator[Hit]:
-    from envkit.machine.fit import platform_issue
-
     profile = _profile(target)
     if profile is None or not isinstance(target.model, Lock):
         return
+    from envkit.machine.fit import platform_issue
+
     issue = platform_issue(target.model.platforms, profile)
     if issue is not None:
         yield from _hits([issue], profile)
@@ -136,10 +137,12 @@ def machine_platform(target: Target, ctx: Context) -> Iterator[Hit]:
     example_kind="text",
 )
 def machine_virtual_package(target: Target, ctx: Context) -> Iterator[Hit]:
+    profile = _profile(target)
+    if profile is None:  # no --machine: nothing to import or compare
+        return
     from envkit.machine.fit import platform_issue, virtual_issues
 
-    profile = _profile(target)
-    if profile is None or _wrong_platform(target, profile, platform_issue):
+    if _wrong_platform(target, profile, platform_issue):
         return
     yield from _hits(virtual_issues(machine_packages(target), profile), profile)
 
@@ -166,12 +169,84 @@ def machine_virtual_package(target: Target, ctx: Context) -> Iterator[Hit]:
     example_kind="text",
 )
 def machine_cuda_driver(target: Target, ctx: Context) -> Iterator[Hit]:
+    profile = _profile(target)
+    if profile is None:  # no --machine: nothing to import or compare
+        return
     from envkit.machine.fit import cuda_issues, platform_issue
 
-    profile = _profile(target)
-    if profile is None or _wrong_platform(target, profile, platform_issue):
+    if _wrong_platform(target, profile, platform_issue):
         return
-    yield from _hits(cuda_issues(machine_packages(target), profile), profile)
+    pkgs = machine_packages(target)
+    unknown: list[tuple[int | None, str]] = []
+    shown: dict[str, str] = {}
+    if isinstance(target.model, EnvSpec):
+        asked, unknown, shown = _spec_cuda_requests(target.model, pkgs)
+        pkgs = pkgs + asked
+    for h in _hits(cuda_issues(pkgs, profile), profile):
+        for label, text in shown.items():  # what the spec wrote, not the stand-in package
+            if h.message.startswith(label + " "):
+                rest = h.message[len(label) :]
+                if "index, line" in text:  # the index says it, not a local version the spec wrote
+                    rest = rest.replace(" [its +cu local version]", "", 1)
+                h = h._replace(message=text + rest)
+        yield h
+    if unknown and (profile.driver or profile.driver_cuda):
+        line, what = unknown[0]
+        yield Hit(
+            line,
+            f"{what} asks for a CUDA build whose CUDA version only a solve decides; lock it "
+            "(`envkit lock`) and check the lock with --machine",
+            severity="info",
+        )
+
+
+_WHL_CUDA = re.compile(r"/whl/(?:nightly/)?cu(?P<major>\d{2,3}?)(?P<minor>\d)(?:/|$)")
+_JAX_CUDA = re.compile(r"^cuda(?P<major>\d+)")
+
+
+def _spec_cuda_requests(
+    spec: EnvSpec, exact: list[LockedPackage]
+) -> tuple[list[LockedPackage], list[tuple[int | None, str]], dict[str, str]]:
+    """What a spec asks for beyond its exact pins, as packages whose CUDA the machine rules read
+    (`cuda-version=12.1`, `pytorch-cuda=11.8`, `cudatoolkit>=11.3`, a `/whl/cu124` index for torch,
+    `jax[cuda13]`), and the entries whose CUDA only a solve decides (`tensorflow[and-cuda]`)."""
+    from envkit.conda.families import CUDA_RUNTIME
+
+    have = {(p.manager, p.name.lower()) for p in exact}
+    out: list[LockedPackage] = []
+    unknown: list[tuple[int | None, str]] = []
+    shown: dict[str, str] = {}
+    for d in spec.conda:
+        if d.name in CUDA_RUNTIME and ("conda", d.name) not in have and d.version:
+            v = d.version.strip()
+            m = re.match(r"^(?:==|=|>=|~=)?\s*(\d+(?:\.\d+)?)", v)
+            if m and not v.startswith("<"):
+                out.append(LockedPackage(manager="conda", name=d.name, version=m.group(1), line=d.line))
+                shown[f"{d.name}={m.group(1)}"] = d.raw.strip() or d.spec()
+    index_cuda = None
+    for p in spec.pip:
+        if p.kind == "option":
+            m = _WHL_CUDA.search(p.text)
+            if m:
+                index_cuda = (f"{int(m.group('major'))}{m.group('minor')}", p.line)
+    for p in spec.pip:
+        if p.kind != "requirement" or not p.key:
+            continue
+        if p.key == "torch" and index_cuda and ("pip", "torch") not in have:
+            pinned = p.specifier[2:].strip() if p.specifier.startswith("==") else ""
+            version = f"{pinned.split('+')[0] or '0'}+cu{index_cuda[0]}"
+            out.append(LockedPackage(manager="pip", name="torch", version=version, line=p.line))
+            shown[f"torch=={version}"] = f"{p.text} (from the cu{index_cuda[0]} index, line {index_cuda[1]})"
+        elif p.key == "jax":
+            for extra in p.extras:
+                m = _JAX_CUDA.match(extra.lower())
+                if m:
+                    name = f"nvidia-cuda-runtime-cu{m.group('major')}"
+                    out.append(LockedPackage(manager="pip", name=name, version=m.group("major"), line=p.line))
+                    shown[f"{name}=={m.group('major')}"] = p.text
+        elif p.key == "tensorflow" and "and-cuda" in p.extras:
+            unknown.append((p.line, p.text))
+    return out, unknown, shown
 
 
 @rule(
@@ -195,12 +270,48 @@ def machine_cuda_driver(target: Target, ctx: Context) -> Iterator[Hit]:
     example_kind="text",
 )
 def machine_gpu_arch(target: Target, ctx: Context) -> Iterator[Hit]:
+    profile = _profile(target)
+    if profile is None:  # no --machine: nothing to import or compare
+        return
     from envkit.machine.fit import arch_issues, platform_issue
 
-    profile = _profile(target)
-    if profile is None or _wrong_platform(target, profile, platform_issue):
+    if _wrong_platform(target, profile, platform_issue):
         return
-    yield from _hits(arch_issues(machine_packages(target), profile), profile)
+    pkgs = machine_packages(target)
+    yield from _hits(arch_issues(pkgs, profile), profile)
+    yield from _arch_not_checked(pkgs, profile)
+
+
+def _arch_not_checked(pkgs: list[LockedPackage], profile) -> Iterator[Hit]:
+    """A CUDA torch build envkit has no architecture list for (conda-forge's, or a release the
+    table lacks) on a machine with GPUs: said, so that silence is never taken for a pass."""
+    from envkit.conda.buildstr import decode
+    from envkit.machine.fit import arch_row, torch_builds
+
+    gpus = [g for g in profile.gpus if g.compute_capability]
+    if not gpus:
+        return
+    known = {id(p) for p, version, cuda in torch_builds(pkgs) if arch_row(version, cuda) is not None}
+    for p in pkgs:
+        if p.name.lower() not in ("pytorch", "torch") or id(p) in known or "*" in (p.build or ""):
+            continue  # a spec's build glob: which build, only a solve decides
+        cuda = decode(p.build, p.version, p.name.lower()).cuda if p.manager == "conda" else None
+        if p.manager == "pip":
+            cuda = decode(None, p.version, None).cuda
+        if not cuda:
+            continue
+        forge = "conda-forge" in (p.channel or "") or "conda-forge" in (p.url or "")
+        which = "conda-forge's" if forge else "this release's"
+        cards = ", ".join(sorted({f"{g.name} (compute capability {g.compute_capability})" for g in gpus}))
+        yield Hit(
+            p.line,
+            f"{p.name} {p.version} is a CUDA {cuda} build whose GPU architectures envkit has no list "
+            f"for ({which} builds are not in envkit/data/torch_cuda_arch.json): not checked against "
+            f"{cards}; `envkit smoke` on the machine runs a kernel",
+            (p.name,),
+            severity="info",
+        )
+        return
 
 
 @rule(
@@ -220,10 +331,12 @@ def machine_gpu_arch(target: Target, ctx: Context) -> Iterator[Hit]:
     example_kind="text",
 )
 def machine_wheel_tag(target: Target, ctx: Context) -> Iterator[Hit]:
+    profile = _profile(target)
+    if profile is None:  # no --machine: nothing to import or compare
+        return
     from envkit.machine.fit import platform_issue, wheel_issues
 
-    profile = _profile(target)
-    if profile is None or _wrong_platform(target, profile, platform_issue):
+    if _wrong_platform(target, profile, platform_issue):
         return
     yield from _hits(wheel_issues(machine_packages(target), profile), profile)
 

@@ -1,5 +1,5 @@
-"""Rules for the 2026 lock formats: pylock.toml / uv.lock entries without a hash, a pip lock whose
-`requires-python` leaves out the environment's Python, and pixi.lock v7 where conda reads v6 only."""
+"""Rules for the 2026 lock formats: pylock.toml / uv.lock entries without a hash, and a pip lock
+whose `requires-python` leaves out the environment's Python."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ import json
 import re
 from collections.abc import Iterator
 
-from envkit._text import plural
 from envkit.checks.core import Context, Hit, Target, rule
 from envkit.model import EnvSpec, Lock
 
@@ -143,58 +142,3 @@ def _python_of(model) -> str | None:
             if p.manager == "conda" and p.name == "python":
                 return p.version
     return None
-
-
-@rule(
-    "pixi-lock-v7",
-    severity="info",
-    summary="A pixi.lock version 7, which conda's conda-lockfiles plugin does not read.",
-    description="""
-        pixi writes lock version 7 by default since May 2026.  conda (26.5 and later, through the
-        conda-lockfiles plugin) reads pixi.lock version 6 only, and py-rattler before 0.24 fails
-        with "Lock-file version 7 is newer than supported".  A note, not a problem: pixi itself
-        reads it.  When the lock must also serve `conda create --file pixi.lock`, write a v6 copy.
-
-        Fix: `envkit convert pixi.lock -o conda/pixi.lock --to pixi` (version 6).
-        """,
-    example="""
-        version: 7
-        platforms:
-        - name: linux-64
-        environments:
-          default:
-            channels:
-            - url: https://conda.anaconda.org/conda-forge/
-            packages:
-              linux-64:
-              - conda: https://conda.anaconda.org/conda-forge/linux-64/bzip2-1.0.8-hda65f42_9.conda
-        packages:
-        - conda: https://conda.anaconda.org/conda-forge/linux-64/bzip2-1.0.8-hda65f42_9.conda
-          sha256: 0b75d45f0bba3e95dc693336fa51f40ea28c980131fec438afb7ce6118ed05f6
-        """,
-    example_fixed="""
-        version: 6
-        environments:
-          default:
-            channels:
-            - url: https://conda.anaconda.org/conda-forge/
-            packages:
-              linux-64:
-              - conda: https://conda.anaconda.org/conda-forge/linux-64/bzip2-1.0.8-hda65f42_9.conda
-        packages:
-        - conda: https://conda.anaconda.org/conda-forge/linux-64/bzip2-1.0.8-hda65f42_9.conda
-          sha256: 0b75d45f0bba3e95dc693336fa51f40ea28c980131fec438afb7ce6118ed05f6
-        """,
-    applies_to=("lock",),
-    example_file="pixi.lock",
-)
-def pixi_lock_v7(target: Target, ctx: Context) -> Iterator[Hit]:
-    lock = target.model
-    if not isinstance(lock, Lock) or lock.kind != "pixi" or dict(lock.metadata).get("version") != "7":
-        return
-    yield Hit(
-        target.line_of_key("version") or 1,
-        f"pixi.lock version 7: conda's conda-lockfiles plugin reads version 6 only "
-        f"(`envkit convert {target.path} -o OUT --to pixi` writes a v6 copy); "
-        f"{plural(len(lock.platforms), 'platform')}",
-    )

@@ -7,6 +7,7 @@ import os
 import re
 from collections.abc import Iterator
 
+from envkit.checks._helpers import join_names
 from envkit.checks.core import Context, Hit, Target, rule
 from envkit.model import EnvSpec, LiveEnv, Lock
 
@@ -107,19 +108,34 @@ def platform_only(target: Target, ctx: Context) -> Iterator[Hit]:
     if _NAME_PLATFORM.search(os.path.basename(target.path).lower()):
         return
     where = "a file that names no platform (no `platforms:` list)"
+    conda = [d for d in spec.conda if not d.name.startswith("__")]
+    if len(conda) >= 5 and all(d.build for d in conda):
+        return  # every entry pins an exact build: an export in effect, one machine's packages by design
+    by_subdir: dict[str, list] = {}
     for d in spec.conda:
         os_ = _only_on(d.name)
         if d.subdir and d.subdir != "noarch":
-            os_ = _OS_OF_SUBDIR.get(d.subdir.split("-", 1)[0]) or os_
-            if os_:
-                yield Hit(
-                    d.line,
-                    f"{d.name} is pinned to the {d.subdir} subdir, for {os_} only, in {where}",
-                    (d.name,),
-                )
+            sub_os = _OS_OF_SUBDIR.get(d.subdir.split("-", 1)[0]) or os_
+            if sub_os:
+                by_subdir.setdefault(d.subdir, []).append((d, sub_os))
                 continue
         if os_:
             yield Hit(d.line, f"{d.name} exists for {os_} only, in {where}: conda fails elsewhere", (d.name,))
+    # one subdir prefix on many entries is one cause: one finding with the count and the lines
+    for subdir, hits in by_subdir.items():
+        d, os_ = hits[0]
+        if len(hits) == 1:
+            yield Hit(
+                d.line, f"{d.name} is pinned to the {subdir} subdir, for {os_} only, in {where}", (d.name,)
+            )
+            continue
+        lines = ", ".join(str(h[0].line) for h in hits[:10]) + (", ..." if len(hits) > 10 else "")
+        yield Hit(
+            d.line,
+            f"{len(hits)} entries are pinned to the {subdir} subdir, for {os_} only, in {where} "
+            f"({join_names(h[0].name for h in hits)}; lines {lines})",
+            tuple(h[0].name for h in hits),
+        )
     for p in spec.pip:
         if p.marker:
             continue

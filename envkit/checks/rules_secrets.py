@@ -216,10 +216,20 @@ def leaked_prefix(target: Target, ctx: Context) -> Iterator[Hit]:
                     f"`prefix: {path}` is the path of one machine's environment; remove "
                     f"it (conda uses -n/-p or `name:` instead)",
                 )
+    # One user's home is one cause: pip-compile writes it into every `# via -r /Users/...` line,
+    # so each user's paths are one finding at the first line, with the count and the lines.
+    by_user: dict[str, list[tuple[int, str]]] = {}
     for n in candidate_lines(text, _HOME_QUICK):
         if n in prefix_lines:
             continue
         m = _HOME.search(target.line_text(n))
         if m:
             path = target.line_text(n)[m.start() :].split()[0].strip("'\",")
-            yield Hit(n, f"absolute home path {path} (user {m.group('user')}) only exists on one machine")
+            by_user.setdefault(m.group("user"), []).append((n, path))
+    for user, hits in by_user.items():
+        n, path = hits[0]
+        more = ""
+        if len(hits) > 1:
+            lines = ", ".join(str(h[0]) for h in hits[:10]) + (", ..." if len(hits) > 10 else "")
+            more = f"; {len(hits)} lines name this home (lines {lines})"
+        yield Hit(n, f"absolute home path {path} (user {user}) only exists on one machine{more}")

@@ -121,6 +121,21 @@ def load_targets(
     """Targets for `paths` (in order), the `lock` file (added unless already among them) and the
     live environment, with spec/lock pairs set (see `pair`).  A path `-` is standard input (the
     text `stdin`; see `load_file`); raises UsageError when `-` is given more than once."""
+    return load_targets_collecting(paths, lock=lock, live=live, format=format, stdin=stdin)
+
+
+def load_targets_collecting(
+    paths: Sequence[str],
+    *,
+    lock: str | None = None,
+    live: LiveEnv | None = None,
+    format: str | None = None,
+    stdin: str | None = None,
+    errors: list | None = None,
+) -> list[Target]:
+    """`load_targets`; with `errors` given, a path that cannot be read is left out and its
+    EnvkitError appended there (`check a.yml README.md b.yml` checks the other two), as linters do."""
+    from envkit.errors import EnvkitError
     from envkit.sources import check_stdin_once
 
     check_stdin_once(list(paths) + [lock])
@@ -130,7 +145,13 @@ def load_targets(
         key = _file_key(p)
         if key in by_path:
             continue
-        ts = load_file(p, format=format, stdin=stdin)
+        try:
+            ts = load_file(p, format=format, stdin=stdin)
+        except EnvkitError as exc:
+            if errors is None:
+                raise
+            errors.append(exc)
+            ts = []
         by_path[key] = ts
         targets.extend(ts)
     lock_targets: list[Target] = []

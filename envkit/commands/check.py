@@ -146,10 +146,18 @@ def check(
 
         profile = resolve_machine(machine)
 
+    # with several files, one that cannot be read is reported after the others are checked
+    unreadable: list | None = [] if len(paths) > 1 else None
+
     def run():
-        return _run(paths, lock_file, live, stdin_text, input_format, profile, config)
+        if unreadable:
+            unreadable.clear()
+        return _run(paths, lock_file, live, stdin_text, input_format, profile, config, unreadable)
 
     targets, findings = run()
+    if unreadable is not None and len(unreadable) == len(paths) and lock_file is None and live is None:
+        _report_unreadable(unreadable[:-1])
+        raise unreadable[-1]
     _warn_duplicates(targets, config)
     fixed: list = []
     if fix and any(f.fixable for f in findings):
@@ -160,7 +168,11 @@ def check(
         if fixed:
             targets, findings = run()
     _report(fmt, targets, findings, fixed, threshold, output)
+    if unreadable:
+        _report_unreadable(unreadable)
     _raise_entry_errors(targets)
+    if unreadable:
+        return 2
     if any(t.parse_error is not None for t in targets):
         # a file whose YAML could not be read (a duplicated key) is unusable input, as validate,
         # normalize and diff say with exit 2; its raw-text findings are still reported above
@@ -210,24 +222,33 @@ def _stdin_text(paths: list[str], lock_file: str | None, fix: bool) -> str | Non
     return read_stdin()
 
 
-def _run(paths, lock_file, live, stdin_text, input_format, profile, config):
-    """(targets, findings): the targets loaded, with the machine profile when given, and checked."""
-    from envkit.checks import load_targets, run_checks
+def _run(paths, lock_file, live, stdin_text, input_format, profile, config, unreadable=None):
+    """(targets, findings): the targets loaded, with the machine profile when given, and checked;
+    with `unreadable` given, the errors of the files that cannot be read go there."""
+    from envkit.checks import run_checks
+    from envkit.checks.targets import load_targets_collecting
     from envkit.errors import EnvkitError
     from envkit.output import input_format_hint
 
     try:
-        targets = load_targets(paths, lock=lock_file, live=live, stdin=stdin_text, format=input_format)
+        targets = load_targets_collecting(
+            paths, lock=lock_file, live=live, stdin=stdin_text, format=input_format, errors=unreadable
+        )
     except EnvkitError as exc:
         # the readers' hint names their own `--format`; here that is the output format
         input_format_hint(exc)
         raise
-    if profile is not None:
-        from envkit.checks.rules_machine import MACHINE_KEY
+    for error in unreadable or ():
+        input_format_hint(error)
+    return targets, run_checks(targets, config, machine=profile)
 
-        for t in targets:
-            t.cache[MACHINE_KEY] = profile
-    return targets, run_checks(targets, config)
+
+def _report_unreadable(errors) -> None:
+    """Each file that could not be read, as the CLI reports an error (`error:`, `hint:`)."""
+    for exc in errors:
+        click.echo(f"error: {exc}", err=True)
+        if getattr(exc, "hint", None):
+            click.echo(f"hint: {exc.hint}", err=True)
 
 
 def _report(fmt: str, targets, findings, fixed, threshold: str, output: str | None) -> None:

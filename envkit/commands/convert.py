@@ -1,7 +1,7 @@
 """`envkit convert IN -o OUT`: turn one environment or lock format into another.
 
-    envkit convert IN (-o OUT | --to FORMAT) [--platform P] [--format IN_FORMAT] [-e ENV]
-                   [--allow-loss] [--json]
+    envkit convert IN (-o OUT | --to FORMAT) [--platform P] [--input-format FORMAT] [--env ENV]
+                   [--allow-loss] [--format text|json]
 
 The target format comes from OUT's name (pixi.lock, pylock.toml, conda-lock.yml, *.cdx.json, ...)
 or --to.  What the target cannot hold is printed on stderr (and listed under "losses" with --json);
@@ -20,6 +20,16 @@ from envkit.formats import FORMATS
 EXIT_LOSS = 1
 
 
+class _ReportFormat(click.Choice):
+    """text|json; also an input format's name, the old meaning of `convert --format` (no input
+    format is called text or json, so the two never collide)."""
+
+    def convert(self, value, param, ctx):
+        if value in FORMATS:
+            return value
+        return super().convert(value, param, ctx)
+
+
 @click.command("convert")
 @click.argument("source", metavar="IN")
 @click.option(
@@ -35,19 +45,25 @@ EXIT_LOSS = 1
     "(explicit, env, requirements, pylock), or to give one to a lock that has none (pylock, uv.lock).",
 )
 @click.option(
-    "--format", "in_format", type=click.Choice(FORMATS), help="Read IN as this format (default: detected)."
+    "--input-format",
+    "in_format",
+    type=click.Choice(FORMATS),
+    help="Read IN as this format (default: detected).",
 )
 @click.option(
     "-e", "--env", "--environment", "environment", metavar="NAME", help="pixi.lock: the environment to read."
 )
 @click.option("--allow-loss", is_flag=True, help="Exit 0 even when the output cannot hold everything IN has.")
 @click.option(
-    "--json",
-    "as_json",
-    is_flag=True,
-    help="Print a JSON report (format, platform, losses) on stdout; needs -o FILE.",
+    "--format",
+    "fmt",
+    type=_ReportFormat(("text", "json")),
+    default="text",
+    show_default=True,
+    help="Report format: json prints the report (format, platform, losses) on stdout; needs -o FILE.",
 )
-def convert(source, output, target, platform, in_format, environment, allow_loss, as_json) -> int:
+@click.option("--json", "as_json", is_flag=True, hidden=True)  # the old spelling of --format json
+def convert(source, output, target, platform, in_format, environment, allow_loss, fmt, as_json) -> int:
     """Convert an environment file or lock to another format.
 
     Reads every format envkit reads (environment.yml exports, requirements with --hash, explicit,
@@ -64,6 +80,9 @@ def convert(source, output, target, platform, in_format, environment, allow_loss
     from envkit.io import read_text as read_file
     from envkit.output import emit
 
+    if fmt not in ("text", "json"):  # the old spelling of --input-format (no input format is text/json)
+        in_format, fmt = in_format or fmt, "text"
+    as_json = as_json or fmt == "json"
     if output is None and target is None:
         raise UsageError("say where to write: -o OUT (its name picks the format) or --to FORMAT")
     if as_json and (output is None or output == "-"):

@@ -22,8 +22,19 @@ if TYPE_CHECKING:  # pragma: no cover
     type=click.Path(dir_okay=False),
     help="The lock to install (conda-lock.yml, an explicit file, pixi.lock, ...).",
 )
-@click.option("-p", "--prefix", type=click.Path(file_okay=False), help="Create the environment at this path.")
-@click.option("-n", "--name", help="Create the environment with this name (in the first envs directory).")
+@click.option(
+    "-p",
+    "--prefix",
+    metavar="PREFIX",
+    type=click.Path(file_okay=False),
+    help="Create the environment at this path.",
+)
+@click.option(
+    "-n",
+    "--name",
+    metavar="NAME",
+    help="Create the environment with this name (in the first envs directory).",
+)
 @click.option(
     "--platform",
     default=None,

@@ -28,6 +28,7 @@ FORMATS = ("text", "json", "markdown", "html")
     "-j",
     "--jobs",
     type=click.IntRange(1, 1024),
+    metavar="N",
     default=DEFAULT_JOBS,
     show_default=True,
     help="Hosts read at once.",
@@ -35,6 +36,7 @@ FORMATS = ("text", "json", "markdown", "html")
 @click.option(
     "--timeout",
     type=click.FloatRange(1, 3600),
+    metavar="SECONDS",
     default=DEFAULT_TIMEOUT,
     show_default=True,
     help="Seconds one host may take.",
@@ -58,7 +60,7 @@ def fleet(sources, env, via, jobs, timeout, lock, platform, no_machine, fmt, out
     A SOURCE is ssh://[user@]host[:port][/PATH|/env:NAME], a host name or a host-list expression
     (node[001-128], rack[1-2]-n[01-04], login1,gpu[1-4]), @FILE (a file of SOURCEs, one a line),
     a directory of collected files (any format envkit reads, or `envkit export --format json`;
-    the file stem is the host; `envkit machine --json` profiles beside them give the machines),
+    the file stem is the host; `envkit machine --format json` profiles beside them give the machines),
     a single collected file, or a local prefix.  With --via srun and no SOURCE, every node of
     the Slurm allocation.
 

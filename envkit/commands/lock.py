@@ -11,9 +11,13 @@ BACKENDS = ("native", "conda", "mamba", "micromamba")
 
 
 @click.command("lock")
-@click.option("-n", "--name", help="Lock the live environment with this name.")
+@click.option("-n", "--name", metavar="NAME", help="Lock the live environment with this name.")
 @click.option(
-    "-p", "--prefix", type=click.Path(file_okay=False), help="Lock the live environment at this path."
+    "-p",
+    "--prefix",
+    metavar="PREFIX",
+    type=click.Path(file_okay=False),
+    help="Lock the live environment at this path.",
 )
 @click.option(
     "-f",
@@ -32,6 +36,7 @@ BACKENDS = ("native", "conda", "mamba", "micromamba")
 @click.option(
     "-o",
     "--output",
+    metavar="FILE",
     default="conda-lock.yml",
     show_default=True,
     help="Where to write the lock ('-' for stdout).",
@@ -369,6 +374,27 @@ def _read_spec(path: str):
     return spec
 
 
+def _refuse_nothing_to_lock(spec, path: str) -> None:
+    """A spec with no dependencies would lock to an empty file (a typo'd `dependencies:` key
+    looks like that), and a requirements file has no channels to solve its conda side from."""
+    from envkit.errors import ParseError, Where
+
+    if spec.kind == "requirements" and not spec.channels:
+        raise ParseError(
+            "this is a pip requirements file: `envkit lock` solves conda environments, from a "
+            "`channels:` list",
+            where=Where(file=path),
+            hint="list it in an environment.yml: `channels: [conda-forge]`, `dependencies: [python, pip, "
+            f"{{pip: [-r {os.path.basename(path)}]}}]`, then `envkit lock -f environment.yml`",
+        )
+    if not spec.conda and not any(p.kind != "option" for p in spec.pip):
+        raise ParseError(
+            "the environment file lists no dependencies: nothing to lock",
+            where=Where(file=path, line=spec.line_of("dependencies")),
+            hint="add a `dependencies:` list",
+        )
+
+
 def _lock_spec(
     spec_file, platforms, output, channel_priority, virtual_packages, solver, no_pip, quiet=False
 ) -> int:
@@ -379,6 +405,7 @@ def _lock_spec(
     from envkit.output import emit
 
     spec = _read_spec(spec_file)
+    _refuse_nothing_to_lock(spec, spec_file)
     refuse_overwrite(output, "conda-lock", "-o")
     warn_duplicates([spec])
     vps = [parse_virtual_package(v) for v in virtual_packages]

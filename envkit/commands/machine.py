@@ -7,14 +7,22 @@ import click
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("source", required=False, default="host", metavar="[host|ssh://HOST|PROFILE]")
-@click.option("--json", "as_json", is_flag=True, help="Print the profile as JSON (the format -o writes).")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(("text", "json")),
+    default="text",
+    show_default=True,
+    help="Output format (json: the format -o writes).",
+)
+@click.option("--json", "as_json", is_flag=True, hidden=True)  # the old spelling of --format json
 @click.option(
     "-o",
     "--output",
     metavar="FILE",
     help="Write the profile as JSON to FILE (atomically), for `envkit check --machine FILE`.",
 )
-def machine(source: str, as_json: bool, output: str | None) -> int:
+def machine(source: str, fmt: str, as_json: bool, output: str | None) -> int:
     """Show this machine's profile: OS and platform, glibc or macOS, CPU level, the virtual packages
     a solver sees, the NVIDIA driver and the newest CUDA it supports, each GPU's compute capability,
     the Pythons found.
@@ -25,6 +33,8 @@ def machine(source: str, as_json: bool, output: str | None) -> int:
     """
     from envkit.machine import resolve_machine
     from envkit.output import emit
+
+    as_json = as_json or fmt == "json"
 
     profile = resolve_machine(source)
     if output is not None:

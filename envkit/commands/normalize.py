@@ -42,9 +42,17 @@ def _read(path: str, *, keep_bom: bool = False) -> str:
     help="Change nothing; exit 1 and print a unified diff when a FILE is not normalized.",
 )
 @click.option(
-    "--format", "fmt", type=click.Choice(FORMATS), help="Read FILE as this format (default: detected)."
+    "--input-format", "fmt", type=click.Choice(FORMATS), help="Read FILE as this format (default: detected)."
 )
-def normalize(files: tuple[str, ...], output: str | None, write: bool, check: bool, fmt: str | None) -> int:
+@click.option("--format", "fmt_alias", type=click.Choice(FORMATS), hidden=True)  # the old spelling
+def normalize(
+    files: tuple[str, ...],
+    output: str | None,
+    write: bool,
+    check: bool,
+    fmt: str | None,
+    fmt_alias: str | None,
+) -> int:
     """Rewrite environment files in canonical form.
 
     environment.yml: keys name, channels, dependencies, variables; no prefix; canonical channel
@@ -60,6 +68,7 @@ def normalize(files: tuple[str, ...], output: str | None, write: bool, check: bo
     from envkit.errors import UsageError
     from envkit.formats import detect_format, read_text
 
+    fmt = fmt or fmt_alias
     if write and check:
         raise UsageError("--write and --check do not go together: --check changes nothing")
     if output is not None and (write or check):
@@ -127,8 +136,12 @@ def warn_note(message: str) -> None:
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("files", nargs=-1, required=True, metavar="FILE...")
 @click.option(
-    "--format", "fmt", type=click.Choice(FORMATS), help="Read every FILE as this format (default: detected)."
+    "--input-format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    help="Read every FILE as this format (default: detected).",
 )
+@click.option("--format", "fmt_alias", type=click.Choice(FORMATS), hidden=True)  # the old spelling
 @click.option(
     "-e",
     "--env",
@@ -137,7 +150,7 @@ def warn_note(message: str) -> None:
     metavar="NAME",
     help="pixi.lock: check only this environment (default: all of them).",
 )
-def validate(files: tuple[str, ...], fmt: str | None, environment: str | None) -> int:
+def validate(files: tuple[str, ...], fmt: str | None, fmt_alias: str | None, environment: str | None) -> int:
     """Parse environment files and report errors, one line per file.
 
     `ok: FILE: ...` on stdout for a usable file; `error: FILE...` (and a `hint:` when there is a
@@ -147,6 +160,7 @@ def validate(files: tuple[str, ...], fmt: str | None, environment: str | None) -
     from envkit.commands._common import warn_duplicates
     from envkit.errors import EnvkitError, Where
 
+    fmt = fmt or fmt_alias
     status = 0
     for path in files:
         name = "<stdin>" if path == "-" else path

@@ -28,8 +28,15 @@ from envkit.render.smoke import progress_line
 @click.option("--quick", is_flag=True, help="Small checks; adaptive DataLoader search.")
 @click.option("--full", is_flag=True, help="Larger workloads; sweep up to 2x the cores.")
 @click.option(
-    "--json", "as_json", is_flag=True, help="Print the report as JSON (schema in docs/commands/smoke.md)."
+    "--format",
+    "fmt",
+    type=click.Choice(("text", "json")),
+    default="text",
+    show_default=True,
+    help="Output format (json: the schema in docs/commands/smoke.md).",
 )
+@click.option("--json", "as_json", is_flag=True, hidden=True)  # the old spelling of --format json
+@click.option("-q", "--quiet", is_flag=True, help="No progress on stderr (it is shown only on a terminal).")
 @click.option(
     "--timeout",
     type=click.FloatRange(min=1.0),
@@ -39,7 +46,9 @@ from envkit.render.smoke import progress_line
 @click.option(
     "--keep", is_flag=True, help="Keep the temporary env (--create) and the probe's scratch directory."
 )
-def smoke(name, prefix, python, create_file, require_cuda, quick, full, as_json, timeout, keep) -> int:
+def smoke(
+    name, prefix, python, create_file, require_cuda, quick, full, fmt, as_json, quiet, timeout, keep
+) -> int:
     """Smoke-test torch, CUDA, the DataLoader and torch.distributed inside an environment.
 
     Exit status: 0 every check passed (or was rightly skipped), 1 a check failed, 2 the smoke test
@@ -58,7 +67,8 @@ def smoke(name, prefix, python, create_file, require_cuda, quick, full, as_json,
     ]
     if len(chosen) > 1:
         raise UsageError(f"give only one of -n, -p, --python, --create (got {' '.join(chosen)})")
-    progress = _Progress(enabled=_isatty())
+    as_json = as_json or fmt == "json"
+    progress = _Progress(enabled=_isatty() and not quiet)
     try:
         report = _run(runner, name, prefix, python, create_file, require_cuda, mode, timeout, keep, progress)
     except EnvkitError as e:

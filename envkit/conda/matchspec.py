@@ -46,10 +46,12 @@ MAX_CONSTRAINTS = 256
 
 
 #: The plain forms most files are written in (`numpy`, `python=3.11`, `numpy==1.26.4`,
-#: `numpy>=1.26,<2`), parsed without py-rattler, whose import alone costs more than a small file's
-#: whole check.  tests/conda/test_matchspec_fast.py holds them equal to rattler's parse.
+#: `numpy>=1.26,<2`, each with an optional `channel::` prefix), parsed without py-rattler, whose
+#: import alone costs more than a small file's whole check, and whose parse is most of a large
+#: file's read.  tests/conda/test_matchspec_fast.py holds them equal to rattler's parse.
 _NUM = r"\d+(?:\.\d+)*"
 _FAST = re.compile(
+    r"(?:(?P<chan>[A-Za-z0-9_][A-Za-z0-9_.-]*)::)?"
     rf"(?P<name>[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?)"
     rf"(?:(?P<eq>==?)(?P<num>{_NUM})|(?P<range>[<>]=?{_NUM}(?:,[<>]=?{_NUM})*))?"
 )
@@ -61,7 +63,23 @@ def _parse_plain(s: str, raw: str, where: Where | None) -> CondaDep | None:
         return None
     name, eq, num = m.group("name").lower(), m.group("eq"), m.group("num")
     version = m.group("range") or (f"=={num}" if eq == "==" else f"{num}.*" if eq else None)
-    return CondaDep(name=name, version=version, raw=raw, line=where.line if where else None)
+    chan = m.group("chan")
+    channel = _channel_name(chan) if chan else None
+    return CondaDep(name=name, version=version, channel=channel, raw=raw, line=where.line if where else None)
+
+
+_CHANNEL_NAMES: dict[str, str] = {}
+
+
+def _channel_name(text: str) -> str:
+    """The canonical name of the channel written `text` (a plain name), remembered: a large file
+    names the same few channels on every line."""
+    name = _CHANNEL_NAMES.get(text)
+    if name is None:
+        from envkit.conda.channels import parse_channel
+
+        name = _CHANNEL_NAMES[text] = parse_channel(text).name
+    return name
 
 
 def parse_spec(text: str, *, where: Where | None = None) -> CondaDep:

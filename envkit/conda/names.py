@@ -100,9 +100,11 @@ EXTRA_CONDA_TO_PYPI: dict[str, tuple[str, ...]] = {
 @lru_cache(maxsize=1)
 def _tables() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
     import json
-    from importlib import resources  # not at import: importlib.resources is not free
+    from pathlib import Path
 
-    data = resources.files("envkit").joinpath("data")
+    # the package's own data files, beside it (a wheel installs them as files): importlib.resources
+    # and the tempfile module it imports would cost a small file's check 5-8 ms
+    data = Path(__file__).resolve().parent.parent / "data"
     single = json.loads(data.joinpath("conda_pypi_names.json").read_text("utf-8"))
     multi = json.loads(data.joinpath("conda_pypi_collisions.json").read_text("utf-8"))
     to_pypi: dict[str, set[str]] = {}

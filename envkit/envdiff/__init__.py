@@ -56,7 +56,7 @@ from envkit.envdiff.records import (
     SideInfo,
     SpecCheck,
 )
-from envkit.envdiff.sides import export_as_lock, records_pip
+from envkit.envdiff.sides import records_pip
 from envkit.envdiff.spec import spec_text
 from envkit.envdiff.versions import compare_versions
 
@@ -88,7 +88,6 @@ __all__ = [
     "current_platform",
     "diff",
     "entry_source",
-    "export_as_lock",
     "guess_platform",
     "is_platform_only",
     "model_platforms",

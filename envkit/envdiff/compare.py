@@ -175,7 +175,8 @@ def _compare(pa: LockedPackage, pb: LockedPackage, ctx: _Context) -> Change | No
         kind = kind or ("rebuilt" if src.tag == "commit" else "source")
     if not same_channel:
         tags.append("channel")
-        kind = kind or "channel"
+        # another channel's build is another build: the channel is the change, not a rebuild
+        kind = "channel" if kind in (None, "rebuilt") else kind
     if kind is None:
         return None  # equal versions written differently (1.0 vs 1.0.0), no build information
     name = pb.name if pb.manager == "conda" and pa.manager == "pip" else pa.name

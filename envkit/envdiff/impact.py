@@ -95,7 +95,7 @@ def _impact(
     if kind == "rebuilt":
         return "low", "same version, rebuilt (build hash or number only)"
     if kind == "channel":
-        if cat:
+        if cat or (a.build and b.build and a.build != b.build):
             return (
                 "medium",
                 f"same version from another channel ({a.channel} → {b.channel}): "

@@ -75,18 +75,26 @@ def _diff_channels(sa: _Side, sb: _Side) -> ChannelDiff:
             unused_a=unused_a,
             unused_b=unused_b,
         )
-    set_a, set_b = set(ca), set(cb)
-    common_a = [c for c in ca if c in set_b]
-    common_b = [c for c in cb if c in set_a]
+    # `nodefaults` is a directive (do not add .condarc's channels), not a channel: a lock records
+    # it or not as its writer likes (conda-lock keeps what the spec said, envkit drops it), so a spec
+    # and a lock compare without it.  Two specs keep it: with and without it they solve against
+    # different channels.
+    ka, kb = ca, cb
+    if sa.info.concrete != sb.info.concrete:
+        ka = tuple(c for c in ca if c != "nodefaults")
+        kb = tuple(c for c in cb if c != "nodefaults")
+    set_a, set_b = set(ka), set(kb)
+    common_a = [c for c in ka if c in set_b]
+    common_b = [c for c in kb if c in set_a]
     return ChannelDiff(
         a=ca,
         b=cb,
-        added=tuple(c for c in cb if c not in set_a),
-        removed=tuple(c for c in ca if c not in set_b),
+        added=tuple(c for c in kb if c not in set_a),
+        removed=tuple(c for c in ka if c not in set_b),
         order_changed=common_a != common_b,
         priority_a=sa.priority,
         priority_b=sb.priority,
-        note=note if ca != cb else "",
+        note=note if ka != kb else "",
         unused_a=unused_a,
         unused_b=unused_b,
     )

@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable
 
 from envkit.errors import UsageError
-from envkit.model import EnvSpec, LiveEnv, Lock
+from envkit.model import EnvSpec, LiveEnv, Lock, resolved_view
 
 
 def platforms_differ(a: str | None, b: str | None) -> bool:
@@ -27,17 +27,13 @@ def platform_family(platform: str | None) -> str | None:
 
 def model_platforms(model: EnvSpec | Lock | LiveEnv) -> tuple[str, ...]:
     """The platforms a model is for: a lock's platforms, a live env's platform, () for a spec."""
-    if isinstance(model, LiveEnv):
-        return (model.platform,) if model.platform else ()
-    if isinstance(model, Lock):
-        if model.platforms:
-            return tuple(model.platforms)
-        return tuple(dict.fromkeys(p.platform for p in model.packages if p.platform))
-    if _is_concrete_spec(model):
-        guess = _guess_export(model)
-        if guess and "-" in guess:
-            return (guess,)
-    return ()
+    view = resolved_view(model)
+    if view is None:
+        return ()
+    if view.export is not None:
+        guess = _guess_export(view.export)
+        return (guess,) if guess and "-" in guess else ()
+    return view.platforms
 
 
 def _guess_export(spec: EnvSpec) -> str | None:
@@ -66,7 +62,8 @@ def pick_platforms(
     host = host_platform or current_platform()
 
     def choose(model, mine: tuple[str, ...], other: tuple[str, ...], label: str) -> str | None:
-        if platform is not None and isinstance(model, Lock) and mine:
+        view = resolved_view(model)
+        if platform is not None and view is not None and view.origin is view.lock and mine:
             if platform not in mine:
                 raise UsageError(
                     f"{label} has no platform {platform}; it has {', '.join(mine)}",
@@ -94,9 +91,11 @@ def _family_platform(model, other: tuple[str, ...], other_model, platform: str |
     that family the other side has: `--platform` when it is of that family, the only one, or (a lock
     with osx-64 and osx-arm64) the one whose packages share the most exact builds with the export.
     () when the export says nothing or the other side has no platform of its family."""
-    if not isinstance(model, EnvSpec) or not _is_concrete_spec(model):
+    view = resolved_view(model)
+    export = view.export if view is not None else None
+    if export is None:
         return ()
-    family = _guess_export(model)
+    family = _guess_export(export)
     if not family or "-" in family:
         return ()
     if platform is not None and platform_family(platform) == family and (not other or platform in other):
@@ -104,8 +103,9 @@ def _family_platform(model, other: tuple[str, ...], other_model, platform: str |
     candidates = [p for p in other if platform_family(p) == family]
     if len(candidates) <= 1:
         return tuple(candidates)
-    mine = {(d.name, _exact_version(d.version), d.build) for d in model.conda}
-    packages = other_model.packages if isinstance(other_model, (Lock, LiveEnv)) else ()
+    mine = {(d.name, _exact_version(d.version), d.build) for d in export.conda}
+    theirs = resolved_view(other_model)
+    packages = theirs.all_packages if theirs is not None and theirs.export is None else ()
 
     def shared(plat: str) -> int:
         return sum(1 for p in packages if p.platform == plat and (p.name, p.version, p.build) in mine)
@@ -123,11 +123,6 @@ def current_platform() -> str:
     from rattler import Subdir
 
     return str(Subdir.current())
-
-
-def _is_concrete_spec(spec: EnvSpec) -> bool:
-    """An EnvSpec that lists what was installed (`conda env export`, with or without builds)."""
-    return spec.kind == "export" and bool(spec.conda)
 
 
 _ARCH_IN_BUILD = re.compile(r"(?:^|_)(linux64|linuxaarch64|linuxppc64le|osx64|osxarm64|win64)(?:_|$)")

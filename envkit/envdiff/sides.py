@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 from envkit.envdiff.categories import blas_of
 from envkit.envdiff.keys import _chan_names, _pep503
-from envkit.envdiff.platforms import _guess_export, _is_concrete_spec, model_platforms, platform_family
+from envkit.envdiff.platforms import _guess_export, platform_family
 from envkit.envdiff.records import EXPORT_JSON_BACKEND, SideInfo
-from envkit.model import EnvSpec, LiveEnv, Lock, LockedPackage
+from envkit.model import EnvSpec, LiveEnv, Lock, LockedPackage, Resolved, resolved_view
 
 
 @dataclass(slots=True)
@@ -38,59 +38,58 @@ def spec_of(side: _Side) -> EnvSpec:
     return side.spec
 
 
-def export_as_lock(spec: EnvSpec, platform: str | None = None) -> Lock:
-    """A `conda env export` EnvSpec as a Lock, through the format reader's `export_to_lock`."""
-    from envkit.formats.envyml import export_to_lock
-
-    return export_to_lock(spec, platform=platform)
-
-
 def _side(model: EnvSpec | Lock | LiveEnv, platform: str | None, label: str) -> _Side:
+    view = resolved_view(model)
+    if view is None:
+        return _spec_side(model, label)  # type: ignore[arg-type]
     guessed = False
-    export_vars = None  # a `conda env export`'s variables: (a Lock has no place for them)
-    if isinstance(model, EnvSpec) and _is_concrete_spec(model):
-        export_vars = model.variables
-        guess = _guess_export(model)
+    export = view.export
+    if export is not None:
+        guess = _guess_export(export)
         if platform is None or platform == guess:
             platform = guess
             guessed = guess is not None
         elif guess and "-" not in guess and platform_family(platform) == guess:
             guessed = True  # the family was guessed, the platform taken from the other side
-        model = export_as_lock(model, platform)
-    if isinstance(model, LiveEnv):
-        return _live_side(model, label)
-    if isinstance(model, Lock):
-        plats = model_platforms(model)
-        if platform is not None and plats:
-            pkgs = tuple(p for p in model.packages if p.platform == platform or p.platform is None)
-        else:
-            pkgs = tuple(model.packages)
-        info = SideInfo(
-            source=label,
-            kind=model.kind,
-            concrete=True,
-            platform=platform,
-            platforms=plats,
-            name=model.environment,
-            packages=len(pkgs),
-            platform_guessed=guessed,
-            records_pip=records_pip(model),
-        )
-        pip_opts = tuple(model.pip_options) if model.pip_options or model.kind != "explicit" else None
-        # a format records pip sources when any pip entry has one (`conda env export` writes every
-        # pip package as name==version, so a VCS install there is not "from an index")
-        pip_sources = any(p.manager == "pip" and (p.url or p.editable) for p in pkgs)
-        return _Side(
-            info=info,
-            packages=pkgs,
-            channels=_chan_names(model.channels) or None,
-            pip_options=pip_opts,
-            pip_sources=pip_sources,
-            base_dir=_base_dir(model.source),
-            variables=_variables(export_vars) if export_vars is not None else None,
-            secrets=_secrets(export_vars) if export_vars is not None else None,
-        )
-    spec = model
+        view = resolved_view(export, platform)
+        assert view is not None
+    live = view.live
+    if live is not None:
+        return _live_side(live, label)
+    lock = view.lock
+    assert lock is not None
+    pkgs = view.packages(platform)
+    info = SideInfo(
+        source=label,
+        kind=lock.kind,
+        concrete=True,
+        platform=platform,
+        platforms=view.platforms,
+        name=lock.environment,
+        packages=len(pkgs),
+        platform_guessed=guessed,
+        records_pip=records_pip(view),
+    )
+    pip_opts = tuple(lock.pip_options) if lock.pip_options or lock.kind != "explicit" else None
+    # a format records pip sources when any pip entry has one (`conda env export` writes every
+    # pip package as name==version, so a VCS install there is not "from an index")
+    pip_sources = any(p.manager == "pip" and (p.url or p.editable) for p in pkgs)
+    # a `conda env export`'s variables (a Lock has no place for them)
+    export_vars = export.variables if export is not None else None
+    return _Side(
+        info=info,
+        packages=pkgs,
+        channels=_chan_names(lock.channels) or None,
+        pip_options=pip_opts,
+        pip_sources=pip_sources,
+        base_dir=_base_dir(lock.source),
+        variables=_variables(export_vars) if export_vars is not None else None,
+        secrets=_secrets(export_vars) if export_vars is not None else None,
+    )
+
+
+def _spec_side(spec: EnvSpec, label: str) -> _Side:
+    """A spec that is not concrete: compared entry by entry against the other side."""
     info = SideInfo(
         source=label,
         kind=spec.kind,
@@ -120,7 +119,7 @@ def _live_side(model: LiveEnv, label: str) -> _Side:
         kind=kind,
         concrete=True,
         platform=model.platform,
-        platforms=model_platforms(model),
+        platforms=(model.platform,) if model.platform else (),
         name=model.name,
         packages=len(pkgs),
     )
@@ -170,11 +169,12 @@ def _secrets(pairs) -> dict[str, str]:
     return {k: v for k, v in pairs if redact_variable(k, v)[1]}
 
 
-def records_pip(model: EnvSpec | Lock | LiveEnv) -> bool:
+def records_pip(model: EnvSpec | Lock | LiveEnv | Resolved) -> bool:
     """Whether `model`'s format can hold pip packages.  An explicit file (`conda list --explicit`)
     cannot, unless it has conda-lock's `# pip name @ url` lines; every other format can."""
-    if isinstance(model, Lock) and model.kind == "explicit":
-        return any(p.manager == "pip" for p in model.packages)
+    view = resolved_view(model)
+    if view is not None and view.kind == "explicit":
+        return any(p.manager == "pip" for p in view.all_packages)
     return True
 
 

@@ -88,7 +88,6 @@ def _machine_checker(lock_path: str):
     """(profile) -> the machine-* findings of `envkit check --machine` on the lock."""
     from envkit.checks import load_targets, run_checks
     from envkit.checks.registry import all_rules
-    from envkit.checks.rules_machine import MACHINE_KEY
     from envkit.config import Config
 
     config = Config(select=tuple(n for n in all_rules() if n.startswith("machine-")))
@@ -96,10 +95,7 @@ def _machine_checker(lock_path: str):
     def check(profile):
         if profile is None:
             return []
-        targets = load_targets([lock_path])
-        for t in targets:
-            t.cache[MACHINE_KEY] = profile
-        return run_checks(targets, config)
+        return run_checks(load_targets([lock_path]), config, machine=profile)
 
     return check
 

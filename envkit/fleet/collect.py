@@ -6,7 +6,7 @@ them.
     bare host names                               the same (`gpu-07`)
     @hosts.txt                                    a file of SOURCEs, one a line (`#` comments)
     DIR                                           collected files: each file is a host (its stem),
-                                                  a machine profile (`envkit machine --json`) is
+                                                  a machine profile (`envkit machine --format json`) is
                                                   the machine of the host of the same stem
     FILE                                          one collected file
     PREFIX                                        a local prefix (a directory holding conda-meta/)

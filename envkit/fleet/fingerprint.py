@@ -91,9 +91,10 @@ def packages_of(
             return tuple(p for p in model.packages if p.platform in (want, None))
         return tuple(model.packages)
     if model.kind == "export" and model.conda:
-        from envkit.envdiff import export_as_lock
+        from envkit.model import resolved_view
 
-        return tuple(export_as_lock(model, platform).packages)
+        view = resolved_view(model, platform)
+        return tuple(view.lock.packages) if view is not None and view.lock is not None else None
     return None
 
 

@@ -81,7 +81,7 @@ def write_text(model, format: str, **opts) -> str:
     that format (a Lock as requirements.txt, a spec that is not an export as a lock format, a
     package pixi.lock cannot hold: `envkit convert` writes the rest and reports it, and uv.lock).
     """
-    from envkit.model import EnvSpec, Lock
+    from envkit.model import EnvSpec, Lock, resolved_view
 
     _check_write_args(model, format, opts)
     platform = opts.pop("platform", None)
@@ -104,13 +104,10 @@ def write_text(model, format: str, **opts) -> str:
         if not isinstance(model, EnvSpec):
             raise UsageError("a lock cannot be written as requirements.txt")
         return write_requirements(model, **opts)
-    if isinstance(model, EnvSpec):
-        if model.kind != "export":
-            raise UsageError(f"only an exported environment (name=version=build) can be written as {format}")
-        from envkit.formats.envyml import export_to_lock
-
-        model = export_to_lock(model, platform)
-    return _write_lock(model, format, platform, opts)
+    view = resolved_view(model, platform)
+    if view is None or view.lock is None:
+        raise UsageError(f"only an exported environment (name=version=build) can be written as {format}")
+    return _write_lock(view.lock, format, platform, opts)
 
 
 def _check_write_args(model, format: str, opts: dict[str, Any]) -> None:

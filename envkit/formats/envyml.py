@@ -16,13 +16,13 @@ attached to.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from envkit.errors import InvalidSpecError, ParseError, Where, raise_collected
 from envkit.formats._util import need_list, need_mapping, to_json, type_name
-from envkit.model import Channel, CondaDep, EnvSpec, Lock, LockedPackage, PipDep
+from envkit.model import EXPORT_ENTRY as _EXPORT_ENTRY
+from envkit.model import Channel, CondaDep, EnvSpec, PipDep
 
 if TYPE_CHECKING:
     from envkit.formats._yaml import YamlMap
@@ -30,10 +30,6 @@ if TYPE_CHECKING:
 # `name=version=build`: a version is letters, digits, `.`, `_` and a `+local` part, after an
 # optional epoch (`1!1.0`); any other `!`, `<`, `>`, `~`, `*`, `,`, `|` is an operator (`x=!=1`),
 # in the version and in the build (`h0*` is a build pattern, not an exported build)
-_EXPORT_ENTRY = re.compile(
-    r"^(?:[^:\s]+::)?(?P<name>[^=\s<>!~*,|\[]+)"
-    r"=(?P<version>(?:\d+!)?[^=\s<>!~*,|]+)(?:=(?P<build>[^=\s<>!~*,|\[\]]+))?$"
-)
 KNOWN_KEYS = ("name", "channels", "dependencies", "variables", "prefix", "platforms")
 
 
@@ -62,6 +58,7 @@ def read_env(text: str, filename: str | None = None, *, errors: list | None = No
         )
     need_mapping(data, "an environment file", Where(file=filename, line=1))
     r = _EnvReader(data, filename)
+    r.refuse_misspelled_keys()
     name = r.name()
     channels = r.channels()
     conda, pip, has_pip = r.dependencies(bad)
@@ -112,6 +109,23 @@ class _EnvReader:
     def at(self, key: str) -> Where:
         """Where the top-level `key` is."""
         return self.where(self.data.line_of(key), key)
+
+    def refuse_misspelled_keys(self) -> None:
+        """Other top-level keys are kept (`description:`), but one that is nearly a known key
+        (`dependences:`, `chanels:`) is a typo whose entries conda would ignore without a word."""
+        import difflib
+
+        for k in self.data:
+            key = str(k)
+            if key in KNOWN_KEYS:
+                continue
+            close = difflib.get_close_matches(key, KNOWN_KEYS, n=1, cutoff=0.8)
+            if close:
+                raise ParseError(
+                    f"unknown top-level key `{key}:`",
+                    where=self.at(key),
+                    hint=f"did you mean `{close[0]}:`?",
+                )
 
     def name(self) -> str | None:
         name = self.data.get("name")
@@ -258,7 +272,7 @@ def _looks_exported(conda: list[CondaDep], has_prefix: bool) -> bool:
     """True for a `conda env export`: every conda entry `name=version=build`, or (with a `prefix:`)
     every entry `name=version` (--no-builds); or nearly every entry `name=version=build` -- at least
     5 of them and at most one in ten (at least one) other, the `- pip` or `- pytest` a person added
-    by hand to an export (export_to_lock keeps those with an empty version)."""
+    by hand to an export (its resolved view, envkit.model.resolved_view, keeps those unpinned)."""
     if not conda:
         return False
     with_build = exact = 0
@@ -272,68 +286,6 @@ def _looks_exported(conda: list[CondaDep], has_prefix: bool) -> bool:
     if with_build == len(conda) or (has_prefix and with_build == 0 and exact == len(conda)):
         return True
     return with_build >= 5 and len(conda) - with_build <= max(1, len(conda) // 10)
-
-
-def export_to_lock(spec: EnvSpec, platform: str | None = None) -> Lock:
-    """An exported EnvSpec (`name=version=build` entries) as a Lock(kind="export") for `platform`.
-
-    Conda entries become conda packages with the exact version and build written; pip entries pinned
-    with `==` become pip packages.  Pip entries that pin nothing (a hand-appended `gdown`, a git URL)
-    are kept with an empty version, never dropped; so are conda entries that pin nothing exactly (a
-    `- pytest` added by hand to an export: version "" and no build).
-    """
-    pkgs: list[LockedPackage] = []
-    for d in spec.conda:
-        m = _EXPORT_ENTRY.match(d.raw.strip()) if d.raw else None
-        if m is not None:
-            version, build = m.group("version"), m.group("build")
-        else:
-            from envkit.conda.matchspec import exact_version
-
-            version, build = exact_version(d), d.build
-            if version is None:
-                # a loose entry added by hand to an export (`- pip`): kept, with nothing pinned, so a
-                # diff still shows it; never dropped
-                version, build = "", None
-        pkgs.append(
-            LockedPackage(
-                manager="conda",
-                name=d.name,
-                version=version,
-                build=build,
-                channel=d.channel,
-                platform=platform,
-                subdir=d.subdir,
-                line=d.line,
-            )
-        )
-    for p in spec.pip:
-        if p.kind == "option":
-            continue
-        version = ""
-        if p.kind == "requirement" and p.specifier.startswith("==") and "," not in p.specifier:
-            version = p.specifier[2:]
-        name = p.name or p.text
-        pkgs.append(
-            LockedPackage(
-                manager="pip",
-                name=name,
-                version=version,
-                platform=platform,
-                url=p.url,
-                editable=p.editable,
-                line=p.line,
-            )
-        )
-    return Lock(
-        kind="export",
-        platforms=(platform,) if platform else (),
-        packages=tuple(pkgs),
-        channels=spec.channels,
-        environment=spec.name,
-        pip_options=tuple(p.text for p in spec.pip if p.kind == "option"),
-        source=spec.source,
-    )
 
 
 # --------------------------------------------------------------------------------------------

@@ -23,6 +23,11 @@ _VCS_PREFIXES = ("git+", "hg+", "svn+", "bzr+")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _EGG = re.compile(r"[#&]egg=(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)")
 _NAME = re.compile(r"^(?P<name>[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)")
+# `name` or `name OP version` with a plain release number: what packaging's Requirement makes of
+# it is this text without spaces, so the common pin needs no import of packaging (14 ms)
+_SIMPLE = re.compile(
+    r"(?P<name>[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)(?:\s*(?P<op>==|!=|>=|<=|>|<)\s*(?P<v>[0-9]+(?:\.[0-9]+)*))?"
+)
 # pip < 24 accepted any version text after an operator (LegacyVersion); such a pin is kept as text.
 # The version must start with a letter or digit (`latest+cu101`, `1.0-beta`): `numpy>=>1` or
 # `numpy==<2` is a typo, not an old version.
@@ -153,6 +158,11 @@ def _parse_target(s: str, where: Where | None, raw: str) -> PipDep:
         or ("/" in s and " @ " not in s and "@" not in s.split("/")[0])
     ):
         return PipDep(kind="path", text=s, name=_name_from_url(s), url=None)
+    simple = _SIMPLE.fullmatch(s)
+    if simple:
+        name, op, version = simple.group("name", "op", "v")
+        spec = f"{op}{version}" if op else ""
+        return PipDep(kind="requirement", text=name + spec, name=name, specifier=spec)
     from packaging.requirements import InvalidRequirement, Requirement
 
     try:

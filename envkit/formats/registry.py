@@ -19,11 +19,15 @@ import fnmatch
 import importlib
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from envkit.errors import ParseError, UsageError, Where
+
+if TYPE_CHECKING:
+    from envkit.model import EnvSpec, Lock
 
 
 class Probe:
@@ -40,7 +44,7 @@ class Probe:
         # big files than a MULTILINE `^`, which tries every position
         return frozenset(_TOP_KEY.findall("\n" + self.text))
 
-    def content(self):
+    def content(self) -> Iterator[str]:
         """The text's non-blank, non-comment lines, stripped, lazily (a big file is never split)."""
         return (c for c in (ln.strip() for ln in self.text.splitlines()) if c and not c.startswith("#"))
 
@@ -78,12 +82,14 @@ class Format:
     def writes(self) -> bool:
         return self.write_options is not None
 
-    def read(self, text: str, filename: str | None = None, *, environment: str | None = None):
+    def read(
+        self, text: str, filename: str | None = None, *, environment: str | None = None
+    ) -> EnvSpec | Lock:
         """The model of `text` (EnvSpec or Lock); the readers' ParseError family for bad input."""
         if self.reader is None:
             raise UsageError(f"envkit writes {self.name} but does not read it")
         module, func = self.reader.split(":")
-        fn = getattr(importlib.import_module(f"envkit.formats.{module}"), func)
+        fn: Callable[..., EnvSpec | Lock] = getattr(importlib.import_module(f"envkit.formats.{module}"), func)
         if self.name == "pixi":
             return fn(text, filename, environment=environment)
         return fn(text, filename)
@@ -119,9 +125,11 @@ def _conda_lock_shaped(p: Probe) -> bool:
 
 def _legacy_pixi(p: Probe) -> bool:
     """A pixi.lock version 1 to 3: conda-lock's shape (see pixilock.conda_lock_shaped)."""
+    if not _conda_lock_shaped(p):
+        return False  # the common case, without importing the reader
     from envkit.formats.pixilock import conda_lock_shaped
 
-    return _conda_lock_shaped(p) and conda_lock_shaped(p.text)
+    return conda_lock_shaped(p.text)
 
 
 def _env(p: Probe) -> bool:

@@ -15,62 +15,71 @@ Three entry points, all returning data (only `envkit.commands.lock` prints or wr
   entries, PEP 440 for pip).
 
 The content hash (`content_hash.spec_content_hash`) is what `envkit check`'s stale-lock rule compares.
-This module re-exports each submodule's public names: `from envkit.lock import solve_spec` works.
+This module re-exports each submodule's public names, each loaded on first use: `from envkit.lock import
+solve_spec` works and imports only `envkit.lock.solve`.
 """
 
 from __future__ import annotations
 
-from envkit.backends.lock_metadata import OVER_CONDA_KEY, VARIABLES_KEY, lock_metadata
-from envkit.lock.artifacts import (
-    INDEX_URL,
-    MAX_PIP_ATTEMPTS,
-    MIN_ENV_PIP,
-    MIN_PIP,
-    UNRESOLVED_URL,
-    IndexResolution,
-    index_placeholder_url,
-    is_index_placeholder,
-    resolve_index_artifacts,
-    unresolved_pip_error,
-)
-from envkit.lock.check import LockProblem, check_lock
-from envkit.lock.conda_lock import (
-    conda_lock_argv,
-    find_conda_executable,
-    solve_with_conda_lock,
-    virtual_package_spec_yaml,
-)
-from envkit.lock.content_hash import CONTENT_HASH_VERSION, spec_content_hash
-from envkit.lock.live import live_env_spec, lock_live
-from envkit.lock.metadata import apply_lock_metadata, lock_over_conda, lock_variables
-from envkit.lock.packages import sort_packages, split_depend
-from envkit.lock.pip import lock_pip, pip_argv, pip_requirements_text, target_markers, wheel_platform_tags
-from envkit.lock.pip_index import INDEX_KEY
-from envkit.lock.solve import (
-    CHANNEL_PRIORITIES,
-    channel_sources,
-    lock_pip_options,
-    rebase_pip_options,
-    record_to_package,
-    solve_conda,
-    solve_spec,
-)
-from envkit.lock.staleness import (
-    CONDA_LOCK_MARK,
-    ENVKIT_MARK,
-    VIRTUAL_PACKAGE_FILES,
-    Staleness,
-    conda_lock_content_hashes,
-    conda_lock_version,
-    lock_staleness,
-    lock_writer,
-)
-from envkit.lock.virtual import (
-    DEFAULT_VIRTUAL_PACKAGES,
-    VirtualPackage,
-    parse_virtual_package,
-    virtual_packages_for,
-)
+import importlib
+
+#: each public name -> the module that defines it; loaded on first use (PEP 562), so that
+#: importing one submodule does not import them all
+_HOME = {
+    "OVER_CONDA_KEY": "envkit.backends.lock_metadata",
+    "VARIABLES_KEY": "envkit.backends.lock_metadata",
+    "lock_metadata": "envkit.backends.lock_metadata",
+    "INDEX_URL": "envkit.lock.artifacts",
+    "MAX_PIP_ATTEMPTS": "envkit.lock.artifacts",
+    "MIN_ENV_PIP": "envkit.lock.artifacts",
+    "MIN_PIP": "envkit.lock.artifacts",
+    "UNRESOLVED_URL": "envkit.lock.artifacts",
+    "IndexResolution": "envkit.lock.artifacts",
+    "index_placeholder_url": "envkit.lock.artifacts",
+    "is_index_placeholder": "envkit.lock.artifacts",
+    "resolve_index_artifacts": "envkit.lock.artifacts",
+    "unresolved_pip_error": "envkit.lock.artifacts",
+    "LockProblem": "envkit.lock.check",
+    "check_lock": "envkit.lock.check",
+    "conda_lock_argv": "envkit.lock.conda_lock",
+    "find_conda_executable": "envkit.lock.conda_lock",
+    "solve_with_conda_lock": "envkit.lock.conda_lock",
+    "virtual_package_spec_yaml": "envkit.lock.conda_lock",
+    "CONTENT_HASH_VERSION": "envkit.lock.content_hash",
+    "spec_content_hash": "envkit.lock.content_hash",
+    "live_env_spec": "envkit.lock.live",
+    "lock_live": "envkit.lock.live",
+    "apply_lock_metadata": "envkit.lock.metadata",
+    "lock_over_conda": "envkit.lock.metadata",
+    "lock_variables": "envkit.lock.metadata",
+    "sort_packages": "envkit.lock.packages",
+    "split_depend": "envkit.lock.packages",
+    "lock_pip": "envkit.lock.pip",
+    "pip_argv": "envkit.lock.pip",
+    "pip_requirements_text": "envkit.lock.pip",
+    "target_markers": "envkit.lock.pip",
+    "wheel_platform_tags": "envkit.lock.pip",
+    "INDEX_KEY": "envkit.lock.pip_index",
+    "CHANNEL_PRIORITIES": "envkit.lock.solve",
+    "channel_sources": "envkit.lock.solve",
+    "lock_pip_options": "envkit.lock.solve",
+    "rebase_pip_options": "envkit.lock.solve",
+    "record_to_package": "envkit.lock.solve",
+    "solve_conda": "envkit.lock.solve",
+    "solve_spec": "envkit.lock.solve",
+    "CONDA_LOCK_MARK": "envkit.lock.staleness",
+    "ENVKIT_MARK": "envkit.lock.staleness",
+    "VIRTUAL_PACKAGE_FILES": "envkit.lock.staleness",
+    "Staleness": "envkit.lock.staleness",
+    "conda_lock_content_hashes": "envkit.lock.staleness",
+    "conda_lock_version": "envkit.lock.staleness",
+    "lock_staleness": "envkit.lock.staleness",
+    "lock_writer": "envkit.lock.staleness",
+    "DEFAULT_VIRTUAL_PACKAGES": "envkit.lock.virtual",
+    "VirtualPackage": "envkit.lock.virtual",
+    "parse_virtual_package": "envkit.lock.virtual",
+    "virtual_packages_for": "envkit.lock.virtual",
+}
 
 __all__ = [
     "DEFAULT_VIRTUAL_PACKAGES",
@@ -127,3 +136,15 @@ __all__ = [
     "LockProblem",
     "check_lock",
 ]
+
+
+def __getattr__(name: str):
+    if name in _HOME:
+        value = getattr(importlib.import_module(_HOME[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_HOME])

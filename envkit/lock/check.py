@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -32,14 +34,59 @@ class LockProblem:
         return head + self.message
 
 
+#: The platform selectors conda-lock applies before it hashes and solves an environment file
+#: (conda_lock/src_parser/selectors.py, after conda-build's preprocessing selectors:
+#: https://docs.conda.io/projects/conda-build/en/latest/resources/define-metadata.html#preprocessing-selectors).
+_PLATFORM_SELECTORS = {
+    "linux-64": {"linux64", "unix", "linux"},
+    "linux-aarch64": {"aarch64", "unix", "linux"},
+    "linux-ppc64le": {"ppc64le", "unix", "linux"},
+    "osx-64": {"osx64", "osx", "unix"},
+    "osx-arm64": {"arm64", "osx", "unix"},
+    "win-64": {"win", "win64"},
+}
+_SELECTOR = re.compile(r"(.+?)\s*(#.*)\[([^\[\]]+)\](?(2)[^\(\)]*)$")
+
+
+def selected_out_lines(text: str | None, platform: str) -> frozenset[int]:
+    """The 1-based lines of an environment file that a selector (`- pywin32  # [win]`) leaves out
+    on `platform`, as conda-lock filters them: a line whose selector is not one of the platform's
+    names is dropped (conda-lock knows no `not`, `and`, `or`)."""
+    if not text or "[" not in text:
+        return frozenset()
+    names = _PLATFORM_SELECTORS.get(platform)
+    if names is None:
+        os_name, _, arch = platform.partition("-")
+        names = {os_name, arch, "unix"} if os_name in ("linux", "osx") else {os_name}
+    out = set()
+    for n, line in enumerate(text.splitlines(), 1):
+        if "#" not in line or line.lstrip().startswith("#"):
+            continue
+        m = _SELECTOR.match(line)
+        if m and m.group(3).strip() not in names:
+            out.add(n)
+    return frozenset(out)
+
+
+def _spec_text(spec: EnvSpec) -> str | None:
+    if not (spec.source and os.path.isfile(spec.source)):
+        return None
+    try:
+        with open(spec.source, encoding="utf-8", errors="replace") as fh:
+            return fh.read()
+    except OSError:
+        return None
+
+
 def _check_conda(spec: EnvSpec, platform: str, conda: Mapping[str, LockedPackage]) -> list[LockProblem]:
     """The spec's conda entries (not virtual packages) the locked conda packages of `platform` lack
     or do not match (conda match semantics)."""
     from envkit.conda.matchspec import matches
 
     problems: list[LockProblem] = []
+    skipped = selected_out_lines(_spec_text(spec), platform)
     for dep in spec.conda:
-        if dep.name.startswith("__"):
+        if dep.name.startswith("__") or dep.line in skipped:
             continue
         pkg = conda.get(dep.name)
         if pkg is None:
@@ -134,8 +181,9 @@ def _check_pip(
     out: list[LockProblem] = []
     python = conda.get("python")
     env = target_markers(platform, python.version if python else "3")
+    skipped = selected_out_lines(_spec_text(spec), platform)
     for dep in spec.pip:
-        if dep.kind == "option" or not dep.name:
+        if dep.kind == "option" or not dep.name or dep.line in skipped:
             continue
         if dep.marker:
             try:
@@ -144,6 +192,12 @@ def _check_pip(
             except InvalidMarker:
                 pass
         pkg = pip.get(pep503(dep.name))
+        if pkg is None and spec.kind == "requirements":
+            # a requirements file checked against a conda lock: the project may be locked as its
+            # conda package (torch as pytorch), as diff matches them
+            from envkit.conda.names import conda_names_for_pypi
+
+            pkg = next((conda[n] for n in conda_names_for_pypi(dep.name) if n in conda), None)
         if pkg is None:
             out.append(
                 LockProblem(

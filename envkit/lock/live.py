@@ -57,18 +57,32 @@ def _pip_pin(p: LockedPackage, dist) -> PipDep:
     return pip_requirement(p.name, p.version, url=url)
 
 
-def lock_live(env: LiveEnv, *, index_artifacts: Mapping[str, tuple[str, str | None]] | None = None) -> Lock:
-    """Lock the live environment `env` exactly, for its own platform.
+def lock_live(
+    env: LiveEnv,
+    *,
+    index_artifacts: Mapping[str, tuple[str, str | None]] | None = None,
+    allow_unhashed_pip: bool = False,
+) -> Lock:
+    """Lock the live environment `env` exactly, for its own platform: what `envkit lock -p` writes.
 
     Pip packages keep the URL and sha256 their installation recorded (direct_url.json).  One
     installed from an index records neither: it gets the artifact in `index_artifacts` (PEP 503
-    name -> (URL, sha256), from `resolve_index_artifacts`), else the UNRESOLVED_URL marker.  The
-    lock's content hash is the hash of `live_env_spec(env)`, so `envkit lock --check -f
+    name -> (URL, sha256)); when that is None, pip is asked (`resolve_index_artifacts`), and a
+    release pip cannot resolve raises BackendError, as `envkit lock -p` exits 2, unless
+    `allow_unhashed_pip` (then it gets the UNRESOLVED_URL marker, and no hash).  The lock's
+    content hash is the hash of `live_env_spec(env)`, so `envkit lock --check -f
     environment.lock.yml --lock conda-lock.yml` passes on the pair `envkit lock -p` writes.
     """
     from dataclasses import replace
 
     platform = env.platform
+    if index_artifacts is None and any(p.manager == "pip" and not p.url for p in env.packages):
+        from envkit.lock.artifacts import resolve_index_artifacts, unresolved_pip_error
+
+        resolution = resolve_index_artifacts(env)
+        if resolution.unresolved and not allow_unhashed_pip:
+            raise unresolved_pip_error(resolution)
+        index_artifacts = resolution.found
     artifacts = index_artifacts or {}
     pkgs = []
     for p in env.packages:

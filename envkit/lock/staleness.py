@@ -187,6 +187,8 @@ def _conda_lock_hashes(
         )
     if not path or not os.path.isfile(path):
         return None, "conda-lock hashes the environment file, and there is none on disk to hash"
+    if spec.kind == "requirements":
+        return None, "conda-lock hashes environment files, and this is a pip requirements file"
     try:
         return conda_lock_content_hashes(
             path, plats, virtual_packages=virtual_packages, cuda_versions=_cuda_versions_in(spec)
@@ -253,13 +255,17 @@ def _judge(
             f"content hash matches the spec (conda-lock's hash, computed with conda-lock {version})",
         )
     if writer == "conda-lock":
+        # conda-lock's definition changed between releases (1.0, 1.1, 2.x hash different texts of
+        # the same spec) and takes in the virtual packages it ran with, so a hash none of the
+        # definitions tried reproduces says nothing sure about the spec: the satisfaction check decides.
         return (
-            "stale",
+            "not-comparable",
             "conda-lock",
             default,
-            f"content hash {_short(recorded)} is not conda-lock's hash of the spec ({_short(default)}, "
-            f"conda-lock {version}, default virtual packages): the spec changed since it was locked, "
-            "or it was locked with other virtual packages (pass them with --virtual-package)",
+            f"hash not comparable: content hash {_short(recorded)} is not conda-lock {version}'s hash "
+            f"of the spec ({_short(default)}, with the virtual packages tried); another conda-lock "
+            "version or other virtual packages (--virtual-package) may have written it, or the spec "
+            "changed; only checked that the lock satisfies the spec",
         )
     return (
         "not-comparable",

@@ -25,37 +25,49 @@ Public API (pure; nothing here prints or runs a program, except `detect_gpu`), o
 * `listing`: `render_list(matrix)`, `render_compatibility_markdown(matrix)`: `template list` and
   docs/compatibility.md.
 
-This module re-exports each submodule's public names: `from envkit.templates import load_matrix` works.
+This module re-exports each submodule's public names, each loaded on first use: `from envkit.templates
+import load_matrix` works and imports only `envkit.templates.matrix`.
 """
 
 from __future__ import annotations
 
-from envkit.templates.gpu import (
-    Detection,
-    GpuInfo,
-    choose_detected,
-    detect_gpu,
-    parse_nvidia_smi,
-    pick_detected_cuda,
-)
-from envkit.templates.listing import list_rows, render_compatibility_markdown, render_list
-from envkit.templates.matrix import (
-    COMPANIONS,
-    DEFAULT_STYLE,
-    DEFAULT_WITH,
-    STYLE_HELP,
-    STYLES,
-    ChannelRow,
-    Matrix,
-    Release,
-    load_matrix,
-    normalize_cuda,
-    templates_dir,
-    torch_minor,
-    vkey,
-)
-from envkit.templates.plan import PytorchOptions, TemplatePlan, plan_pytorch
-from envkit.templates.render import render, render_template, to_envspec
+import importlib
+
+# `render` is also the name of its submodule: importing the submodule later would bind the module
+# here, so the function is bound now (it pulls in only matrix and plan)
+from envkit.templates.render import render
+
+#: each public name -> the module that defines it; loaded on first use (PEP 562), so that
+#: importing one submodule does not import them all
+_HOME = {
+    "Detection": "envkit.templates.gpu",
+    "GpuInfo": "envkit.templates.gpu",
+    "choose_detected": "envkit.templates.gpu",
+    "detect_gpu": "envkit.templates.gpu",
+    "parse_nvidia_smi": "envkit.templates.gpu",
+    "pick_detected_cuda": "envkit.templates.gpu",
+    "list_rows": "envkit.templates.listing",
+    "render_compatibility_markdown": "envkit.templates.listing",
+    "render_list": "envkit.templates.listing",
+    "COMPANIONS": "envkit.templates.matrix",
+    "DEFAULT_STYLE": "envkit.templates.matrix",
+    "DEFAULT_WITH": "envkit.templates.matrix",
+    "STYLE_HELP": "envkit.templates.matrix",
+    "STYLES": "envkit.templates.matrix",
+    "ChannelRow": "envkit.templates.matrix",
+    "Matrix": "envkit.templates.matrix",
+    "Release": "envkit.templates.matrix",
+    "load_matrix": "envkit.templates.matrix",
+    "normalize_cuda": "envkit.templates.matrix",
+    "templates_dir": "envkit.templates.matrix",
+    "torch_minor": "envkit.templates.matrix",
+    "vkey": "envkit.templates.matrix",
+    "PytorchOptions": "envkit.templates.plan",
+    "TemplatePlan": "envkit.templates.plan",
+    "plan_pytorch": "envkit.templates.plan",
+    "render_template": "envkit.templates.render",
+    "to_envspec": "envkit.templates.render",
+}
 
 __all__ = [
     "STYLES",
@@ -87,3 +99,15 @@ __all__ = [
     "render_list",
     "render_compatibility_markdown",
 ]
+
+
+def __getattr__(name: str):
+    if name in _HOME:
+        value = getattr(importlib.import_module(_HOME[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_HOME])

@@ -20,12 +20,12 @@ EXPECTED: dict[str, list[tuple[str, int]]] = {
     # (`defaults` unless configured otherwise) behind them (info).
     "02": [("mixed-channels", 2)],
     # channels pytorch + defaults only; cudatoolkit 11.3 with pytorch 1.10.1 is a real pairing.
-    "03": [],
+    "03": [("vcs-unpinned", 40)],  # git+https://github.com/fbcotter/pytorch_wavelets, no @rev
     # matplotlib is a conda dependency (line 8) and pinned again in the pip section (line 14):
     # pip's matplotlib 3.5.1 replaces conda's files.
     "04": [("conda-pip-duplicate", 14)],
     # channels list defaults (line 3) and conda-forge (line 7): both families in one env.
-    "06": [("mixed-channels", 7)],
+    "06": [("mixed-channels", 7), ("vcs-unpinned", 20)],  # 20: git+https://.../submitit, no @rev
     # channels pytorch, conda-forge (line 3), defaults (line 5): mixed; and a `pip:` section
     # (line 14, `-r requirements.txt`) with no `pip` in the conda dependencies (conda warns too).
     # The corpus holds the environment file alone: its `-r requirements.txt` (line 15) is not beside
@@ -38,11 +38,12 @@ EXPECTED: dict[str, list[tuple[str, int]]] = {
     # pytorch + nvidia channels only (no conda-forge), pip listed.
     "10": [],
     # conda-forge, bioconda, pytorch, nvidia without nodefaults (info, as for 02).
-    "11": [("mixed-channels", 2)],
+    "11": [("mixed-channels", 2), ("vcs-unpinned", 39)],  # 39: git+https://.../dllogger.git, no @rev
     # conda-forge + nodefaults; nothing pinned in a conflicting way.  The file lived in conda/ of
     # its repository, next to ../requirements/; copied alone, its `-r ../requirements/uv/all.txt`
     # (line 41) and `-r ../requirements/conda.txt` (line 42) point at nothing.
-    "13": [("missing-requirements-file", 41), ("missing-requirements-file", 42)],
+    # `h5py` (27) and `h5py==3.13.0` (32) in the conda list: listed twice.
+    "13": [("listed-twice", 32), ("missing-requirements-file", 41), ("missing-requirements-file", 42)],
     # conda-forge only, no nodefaults (info).  torch/torchaudio 2.10.0+cu128 agree with each other.
     "14": [("mixed-channels", 2)],
     # conda-forge only, no nodefaults (info).
@@ -51,7 +52,7 @@ EXPECTED: dict[str, list[tuple[str, int]]] = {
     # this file (it is meant to be layered on another env, which does not change what conda says).
     "17": [("pip-without-pip", 6)],
     # channels pytorch, conda-forge (line 5), defaults (line 6).
-    "18": [("mixed-channels", 6)],
+    "18": [("mixed-channels", 6), ("vcs-unpinned", 61)],  # 61: chemprop.git#egg=chemprop, no @rev
     # channels conda-forge (line 24), defaults (line 25).
     "19": [("mixed-channels", 25)],
     # menpo (full URL) + conda-forge, no nodefaults (info).
@@ -71,7 +72,7 @@ EXPECTED: dict[str, list[tuple[str, int]]] = {
     ],
     # export: conda-forge + defaults (packages from both: `_libgcc_mutex=0.1=main`); prefix line
     # /home/user/... at 173.
-    "24": [("mixed-channels", 4), ("leaked-prefix", 173)],
+    "24": [("mixed-channels", 4), ("vcs-unpinned", 144), ("leaked-prefix", 173)],  # 144: roc-utils.git
     # export: defaults, conda-forge, pkgs/main, pkgs/r - mixed; `gdown` hand-appended without a
     # version to the pinned pip list (line 206, noted in the corpus index).
     "25": [("mixed-channels", 4), ("unpinned", 206)],
@@ -101,7 +102,14 @@ EXPECTED: dict[str, list[tuple[str, int]]] = {
         ("conda-pip-duplicate", 105),
     ],
     # export: bioconda, conda-forge, defaults (line 5); prefix line 198.
-    "34": [("mixed-channels", 5), ("unpinned", 137), ("unpinned", 169), ("leaked-prefix", 198)],
+    # `pytest` at 137 and again at 169: listed twice.
+    "34": [
+        ("mixed-channels", 5),
+        ("unpinned", 137),
+        ("listed-twice", 169),
+        ("unpinned", 169),
+        ("leaked-prefix", 198),
+    ],
     # export: conda-forge + defaults (line 4); pip installed by pip (pip==21.2.4 under `pip:`,
     # line 84); jupyter_client / jupyter-client (113), jupyter_core / jupyter-core (114),
     # prompt_toolkit 1.0.15 / prompt-toolkit 3.0.8 (141) are the same projects (corpus index);
@@ -162,7 +170,7 @@ EXPECTED: dict[str, list[tuple[str, int]]] = {
     "58": [],
     # pixi.lock v7: pyzmq's `py312` builds are conda-forge abi3 builds (they depend on
     # `_python_abi3_support` and `cpython >=3.12`), fine with Python 3.13/3.14: no finding.
-    "59": [("pixi-lock-v7", 1)],  # the note: conda's plugin reads pixi.lock v6 only
+    "59": [],  # pixi.lock v7, pixi's default: no note
     # pixi.lock version 1 (2023, conda-lock shaped, `dependencies:` a list): conda-forge only,
     # md5 and sha256 on every package.
     "60": [],
@@ -171,8 +179,8 @@ EXPECTED: dict[str, list[tuple[str, int]]] = {
     "62": [],
     # pixi.lock v7 with pixi-build source packages (`conda_source:`): the v7 note as for 59; a
     # source package is built from its path, so it has no archive hash to miss.
-    "63": [("pixi-lock-v7", 1)],
-    "64": [("pixi-lock-v7", 1)],
+    "63": [],
+    "64": [],
     # pixi.lock v6 whose only package is built from an out-of-tree path: nothing to hash.
     "65": [],
     # pixi.lock v6 with git-sourced packages (`package_build_source` pins the git rev): no archive
@@ -218,16 +226,12 @@ EXPECTED: dict[str, list[tuple[str, int]]] = {
     "89": [],
     "90": [],
     # pixi.lock v7 with abi3 builds (their depends say `_python_abi3_support`, `cpython >=3.10`).
-    "91": [("pixi-lock-v7", 1)],
+    "91": [],
 }
 
 #: Corpus files envkit judges wrongly today: EXPECTED holds the right answer and the test is a
 #: strict xfail until envkit gives it (then drop the entry).
-KNOWN_WRONG: dict[str, str] = {
-    "87": "issue 28 (noise): 48 leaked-prefix warnings, one per `# via` comment line",
-    "89": "issue 28: python-abi-mismatch on abi3 builds (polars py39, pyzmq py312, netcdf4 py311)",
-    "90": "issue 28: python-abi-mismatch on abi3 builds (polars py39, pyzmq py312)",
-}
+KNOWN_WRONG: dict[str, str] = {}
 
 
 def _number(path) -> str:
@@ -281,13 +285,7 @@ SPEC_LOCK_PAIRS = {
     "75": "76_umccr__dracarys__conda-lock.yml",
     "77": "78_Clay-foundation__model__conda-lock.yml",
 }
-KNOWN_WRONG_PAIRS = {
-    "69": "issue 28: stale-lock for a hash envkit cannot reproduce (conda-lock 2.5 --with-cuda)",
-    "71": "issue 28: selectors ignored (pytorch-cuda missing on osx-arm64) and stale-lock x3",
-    "73": "issue 28: stale-lock on a conda-lock 1.0.x lock",
-    "75": "issue 28: stale-lock on a conda-lock 1.0.x lock",
-    "77": "issue 28: stale-lock although conda-lock 2.4.2 --with-cuda=11.8 reproduces the hash",
-}
+KNOWN_WRONG_PAIRS = {}
 
 
 @pytest.mark.parametrize(

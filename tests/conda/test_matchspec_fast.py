@@ -31,6 +31,12 @@ PLAIN = [
     "7zip",
     "pytorch>=2.1,<2.3",
     "r-base=4.3",
+    "conda-forge::numpy",
+    "conda-forge::numpy==1.26.4",
+    "pytorch::pytorch=2.1",
+    "nvidia::cuda-toolkit>=12.1,<12.5",
+    "defaults::python=3.11",
+    "conda-forge::hostile-package-0000007==1.2.7",
 ]
 
 
@@ -49,7 +55,7 @@ def _corpus_specs() -> list[str]:
         if not f.name.endswith((".yml", ".yaml")) or "lock" in f.name:
             continue
         for line in f.read_text(encoding="utf-8", errors="replace").splitlines():
-            m = re.match(r"\s*-\s+([A-Za-z0-9_][^\s:#'\"]*)\s*$", line)
+            m = re.match(r"\s*-\s+([A-Za-z0-9_](?:[^\s:#'\"]|::)*)\s*$", line)
             if m:
                 out.add(m.group(1))
     return sorted(out)
@@ -76,7 +82,7 @@ def test_every_plain_corpus_spec_parses_as_rattler_parses_it(monkeypatch):
         "numpy=1.26.*",
         "numpy !=1.0",
         "numpy 1.2.*",
-        "conda-forge::numpy",
+        "conda-forge/linux-64::numpy",
         "numpy=1.26=py311_0",
         "numpy[version='>=1']",
         "numpy>=1.0a0",

@@ -477,17 +477,20 @@ def _sbom_features(text: str) -> dict[str, list[str]]:
 
 
 def _features_of_file(path, fmt: str) -> dict[str, list[str]]:
-    from envkit.convert import as_lock, features_of
+    from envkit.convert import features_of
+    from envkit.model import resolved_view
 
     if fmt == "cyclonedx":
         return _sbom_features(path.read_text())
     model = read_file(path, format={"pixi-v7": "pixi"}.get(fmt, fmt))
-    if fmt == "env" and not model.conda and model.kind == "spec":
+    if (fmt == "env" and not model.conda and model.kind == "spec") or fmt == "requirements":
         # pins of pip packages only: an environment.yml that is not an export, read as its pip section
         from envkit.formats.requirements import requirements_to_lock
 
         return features_of(requirements_to_lock(model))
-    return features_of(as_lock(model, fmt, "linux-64"))
+    view = resolved_view(model, "linux-64")
+    assert view is not None and view.lock is not None, f"{path} is not concrete"
+    return features_of(view.lock)
 
 
 #: features that drop the whole package with them

@@ -7,7 +7,16 @@ from conftest import CORPUS, DATA, corpus_files, known_wrong
 
 from envkit.errors import InvalidSpecError, ParseError
 from envkit.formats import read_file, read_text, write_text
-from envkit.formats.envyml import export_to_lock, read_env, write_env
+from envkit.formats.envyml import read_env, write_env
+
+
+def _export_lock(spec, platform=None):
+    """An export's resolved view, as the Lock convert and diff read."""
+    from envkit.model import resolved_view
+
+    view = resolved_view(spec, platform)
+    assert view is not None and view.lock is not None
+    return view.lock
 
 
 def test_reads_every_part_of_a_hand_written_spec():
@@ -50,7 +59,7 @@ def test_export_is_detected_and_converts_to_a_lock():
     spec = read_file(CORPUS / "37_Fury1__DeepRL-Tennis__environment.yml")  # CRLF, Windows export
     assert spec.kind == "export"
     assert spec.prefix == r"C:\Users\Fury\Miniconda3\envs\drlnd"
-    lock = export_to_lock(spec, "win-64")
+    lock = _export_lock(spec, "win-64")
     assert lock.kind == "export" and lock.platforms == ("win-64",)
     torch = next(p for p in lock.packages if p.name == "pytorch")
     assert (torch.version, torch.build, torch.platform) == ("0.4.1", "py36_cuda90_cudnn7he774522_1", "win-64")
@@ -59,13 +68,13 @@ def test_export_is_detected_and_converts_to_a_lock():
 def test_no_builds_export_with_prefix_is_an_export():
     spec = read_file(CORPUS / "26_WikiGenius__NeRF-SLAM__environment.yml")
     assert spec.kind == "export"
-    lock = export_to_lock(spec)
+    lock = _export_lock(spec)
     assert all(p.build is None for p in lock.packages if p.manager == "conda")
     assert lock.platforms == ()
 
 
 def test_export_keeps_unpinned_pip_entries():
-    lock = export_to_lock(read_file(CORPUS / "25_CORE-SNU__CANVAS__environment_full.yml"), "linux-64")
+    lock = _export_lock(read_file(CORPUS / "25_CORE-SNU__CANVAS__environment_full.yml"), "linux-64")
     gdown = [p for p in lock.packages if p.name == "gdown"]
     assert len(gdown) == 1 and gdown[0].manager == "pip" and gdown[0].version == ""
 
@@ -210,14 +219,14 @@ def test_write_text_writes_a_lock_as_an_export():
 def test_export_entries_with_any_legal_version_character(entry, version, build):
     spec = read_env(f"name: e\ndependencies:\n  - python=3.11.4=h0_0\n  - {entry}\n", "e.yml")
     assert spec.kind == "export"
-    pkg = export_to_lock(spec, "linux-64").packages[1]
+    pkg = _export_lock(spec, "linux-64").packages[1]
     assert (pkg.version, pkg.build) == (version, build)
 
 
 def test_no_builds_export_with_an_epoch_and_a_prefix():
     spec = read_env("name: e\ndependencies:\n  - pkk=1!1.0\n  - python=3.11.4\nprefix: /opt/e\n", "e.yml")
     assert spec.kind == "export"
-    assert [p.version for p in export_to_lock(spec).packages] == ["1!1.0", "3.11.4"]
+    assert [p.version for p in _export_lock(spec).packages] == ["1!1.0", "3.11.4"]
 
 
 @pytest.mark.parametrize("entry", ["pkk=1.0|2.0=h0", "pkk=1.*=h0", "pkk=1.0,<2=h0", "pkk=1.0=h0*"])
@@ -248,7 +257,7 @@ def test_an_export_with_one_hand_added_loose_entry_is_still_an_export(envkit_cli
     b = _EXPORT_A.replace("numpy=1.26.4", "numpy=2.0.0") + "  - pip\n"
     spec = read_env(b, "b.yml")
     assert spec.kind == "export"
-    pip = [p for p in export_to_lock(spec, "linux-64").packages if p.name == "pip"]
+    pip = [p for p in _export_lock(spec, "linux-64").packages if p.name == "pip"]
     assert [(p.manager, p.version, p.build) for p in pip] == [("conda", "", None)]
     (tmp_path / "a.yml").write_text(_EXPORT_A)
     (tmp_path / "b.yml").write_text(b)
@@ -261,7 +270,7 @@ def test_an_export_with_one_hand_added_loose_entry_is_still_an_export(envkit_cli
 def test_two_loose_entries_in_an_export_of_163(tmp_path):
     spec = read_file(CORPUS / "34_ncsa__NEAT__dev-environment.yml")  # `- pytest` twice, by hand
     assert spec.kind == "export"
-    pytest_pkgs = [p for p in export_to_lock(spec).packages if p.name == "pytest"]
+    pytest_pkgs = [p for p in _export_lock(spec).packages if p.name == "pytest"]
     assert [(p.version, p.line) for p in pytest_pkgs] == [("", 137), ("", 169)]
 
 

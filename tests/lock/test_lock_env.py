@@ -470,6 +470,32 @@ def test_lock_live_resolves_index_installs_with_the_users_pip_config(
     }
 
 
+def test_the_library_locks_a_prefix_as_the_command_does(tmp_path, default_prefix, wheels, monkeypatch):
+    # envkit.lock_live(open_env(...)) refuses what `envkit lock -p` refuses, and writes what it writes
+    import envkit
+    from envkit.errors import BackendError
+
+    prefix = copy_prefix(default_prefix, tmp_path / "env")
+    pip_install(prefix, build_wheel(tmp_path / "other-wheels", "gone", "0.3"))  # the index lost it
+    pip_install(prefix, wheels / "helper-1.0-py3-none-any.whl")
+    for key, value in pip_env(find_links=wheels).items():
+        monkeypatch.setenv(key, value)
+    live = envkit.open_env(prefix=str(prefix))
+    with pytest.raises(BackendError) as err:
+        envkit.lock_live(live)
+    assert err.value.message == (
+        "pip could not resolve the artifact (URL and sha256) of gone==0.3: no such release on the "
+        "configured index; a lock without them cannot be reproduced"
+    )
+    lock = envkit.lock_live(live, allow_unhashed_pip=True)
+    pip = {p.name: p for p in lock.packages if p.manager == "pip"}
+    assert (
+        pip["gone"].url == "https://pypi.org/project/gone/0.3/#envkit-unresolved"
+        and pip["gone"].sha256 is None
+    )
+    assert pip["helper"].sha256 == sha256_of(wheels / "helper-1.0-py3-none-any.whl")
+
+
 def test_lock_live_keeps_unresolvable_index_installs_with_a_marker(
     envkit_cli, tmp_path, default_prefix, wheels, monkeypatch
 ):

@@ -171,15 +171,18 @@ def test_driver_too_old_for_the_locked_cuda(tmp_path, monkeypatch, no_gpu_path):
     old = _profile_with_smi(tmp_path, monkeypatch, "smi_v100_old", "11.4")
     code, found = _check(CORPUS / "53_EthanMarx__ztf-lfi-demo__conda-lock.yml", old)
     assert code == 1
+    # conda-forge's CUDA pytorch (3514) has no architecture list: "not checked", never a silent pass
     assert [(r, s, ln) for r, s, ln, _ in found] == [
         ("machine-cuda-driver", "warning", 670),
+        ("machine-gpu-arch", "info", 3514),
         ("machine-cuda-driver", "error", 4489),
     ]
     assert "runs through CUDA minor-version compatibility only" in found[0][3]
-    assert found[1][3].startswith("nvidia-cuda-runtime-cu12==12.1.105 needs CUDA 12.1; the machine (")
+    assert "not checked against" in found[1][3]
+    assert found[2][3].startswith("nvidia-cuda-runtime-cu12==12.1.105 needs CUDA 12.1; the machine (")
     assert (
         "has driver 470.182.03, CUDA 11.4: update the NVIDIA driver to >= 530.30.02, or lock a "
-        "CUDA 11.x variant (this driver runs up to CUDA 11.4)" in found[1][3]
+        "CUDA 11.x variant (this driver runs up to CUDA 11.4)" in found[2][3]
     )
 
 
@@ -190,7 +193,10 @@ def test_everything_fits_on_an_a100_server(tmp_path, monkeypatch, no_gpu_path):
     out = tmp_path / "a100.json"
     assert _machine(["-o", str(out)]).exit_code == 0
     sys.modules.pop("pynvml", None)
-    assert _check(CORPUS / "53_EthanMarx__ztf-lfi-demo__conda-lock.yml", out) == (0, [])
+    code, found = _check(CORPUS / "53_EthanMarx__ztf-lfi-demo__conda-lock.yml", out)
+    # everything fits; conda-forge's CUDA pytorch is said not to be checked against the A100
+    assert (code, [(r, s, ln) for r, s, ln, _ in found]) == (0, [("machine-gpu-arch", "info", 3514)])
+    assert "not checked against NVIDIA A100-SXM4-40GB (compute capability 8.0)" in found[0][3]
 
 
 def test_sm120_card_with_a_cu118_torch(tmp_path, monkeypatch, no_gpu_path):
@@ -318,3 +324,19 @@ def test_template_pytorch_for_a_machine_profile():
         "torch 2.6 has no build for sm_120; the first that does is torch 2.7 with CUDA 12.8 "
         "(`envkit template pytorch --torch 2.7 --cuda 12.8 --style pip`)"
     )
+
+
+def test_the_library_runs_the_machine_rules_with_a_profile_given(tmp_path):
+    # run_checks(..., machine=profile) is what `check --machine` does: no hidden hand-off
+    from conftest import REPO
+
+    import envkit
+    from envkit.machine import resolve_machine
+
+    server = REPO / "examples" / "laptop-vs-server" / "server.yml"
+    profile = resolve_machine(str(REPO / "examples" / "laptop-vs-server" / "gpu-server.json"))
+    config = envkit.Config(select=("machine-gpu-arch",))
+    found = envkit.run_checks([str(server)], config, machine=profile)
+    assert [(f.rule, f.severity) for f in found] == [("machine-gpu-arch", "error")]
+    assert "sm_120" in found[0].message
+    assert envkit.run_checks([str(server)], config) == []

@@ -617,7 +617,7 @@ def test_gpu_smoke_script_leaves_its_three_files_in_out(tmp_path):
         "smoke-gpu-report.txt",
     ]
     rep = json.loads((out / "smoke-gpu-report.json").read_text())
-    cmd = f"envkit smoke --python {PY} --quick --json --timeout 420"
+    cmd = f"envkit smoke --python {PY} --quick --format json --timeout 420"
     assert rep["generated_by"]["command"] == cmd and rep["generated_by"]["exit_code"] == 0
     assert status_of(rep) == {"import.torch": "pass", "torch.build": "pass"}
     text = (out / "smoke-gpu-report.txt").read_text()
