@@ -194,7 +194,7 @@ def _owned_error(fmt: str):
     from envkit.formats.registry import get
 
     f = get(fmt)
-    file = {"pixi": "pixi.lock", "uv-lock": "uv.lock"}.get(fmt, fmt)
+    file = f.file_names[0] if f.file_names else fmt  # the owner's own name for its file
     return UsageError(
         f"envkit reads {file} but does not rewrite it ({f.owner} owns that file)",
         hint=f"`envkit validate {file}` checks it; `{f.owner} lock` rewrites it",

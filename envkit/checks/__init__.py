@@ -15,6 +15,9 @@ warning's inline ignores) must not import every rule module and what they import
 from __future__ import annotations
 
 import importlib
+from typing import Any
+
+from envkit._lazy import lazy_exports
 
 _HOME = {
     "SEVERITIES": "core",
@@ -35,11 +38,10 @@ _HOME = {
 __all__ = ["RULES", *_HOME]
 
 
-def __getattr__(name: str):
+_getattr, _ = lazy_exports(__name__, {n: f"envkit.checks.{m}" for n, m in _HOME.items()})
+
+
+def __getattr__(name: str) -> Any:
     if name == "RULES":  # name -> Rule, in documentation order
         return importlib.import_module("envkit.checks.registry").all_rules()
-    if name in _HOME:
-        value = getattr(importlib.import_module(f"envkit.checks.{_HOME[name]}"), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return _getattr(name)

@@ -4,18 +4,12 @@ from __future__ import annotations
 
 import click
 
+from envkit.commands._options import text_or_json
+
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("source", required=False, default="host", metavar="[host|ssh://HOST|PROFILE]")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(("text", "json")),
-    default="text",
-    show_default=True,
-    help="Output format (json: the format -o writes).",
-)
-@click.option("--json", "as_json", is_flag=True, hidden=True)  # the old spelling of --format json
+@text_or_json("Output format (json: the format -o writes).")
 @click.option(
     "-o",
     "--output",

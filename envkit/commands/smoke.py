@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from envkit.commands._options import text_or_json
 from envkit.output import warn
 from envkit.render import render
 from envkit.render.smoke import progress_line
@@ -27,15 +28,7 @@ from envkit.render.smoke import progress_line
 )
 @click.option("--quick", is_flag=True, help="Small checks; adaptive DataLoader search.")
 @click.option("--full", is_flag=True, help="Larger workloads; sweep up to 2x the cores.")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(("text", "json")),
-    default="text",
-    show_default=True,
-    help="Output format (json: the schema in docs/commands/smoke.md).",
-)
-@click.option("--json", "as_json", is_flag=True, hidden=True)  # the old spelling of --format json
+@text_or_json("Output format (json: the schema in docs/commands/smoke.md).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress on stderr (it is shown only on a terminal).")
 @click.option(
     "--timeout",

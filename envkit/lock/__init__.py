@@ -21,7 +21,9 @@ solve_spec` works and imports only `envkit.lock.solve`.
 
 from __future__ import annotations
 
-import importlib
+from typing import Any
+
+from envkit._lazy import lazy_exports
 
 #: each public name -> the module that defines it; loaded on first use (PEP 562), so that
 #: importing one submodule does not import them all
@@ -138,13 +140,8 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
-    if name in _HOME:
-        value = getattr(importlib.import_module(_HOME[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+_getattr, __dir__ = lazy_exports(__name__, _HOME)
 
 
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_HOME])
+def __getattr__(name: str) -> Any:  # a def, so that type checkers see the names as Any
+    return _getattr(name)

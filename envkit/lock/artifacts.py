@@ -12,7 +12,7 @@ from pathlib import Path
 
 from envkit.conda.names import pep503
 from envkit.errors import BackendError
-from envkit.lock.pip import MIN_ENV_PIP, MIN_PIP, pip_argv, report_package
+from envkit.lock.pip import MIN_ENV_PIP, MIN_PIP, own_pip_version, pip_argv, report_package
 from envkit.model import LiveEnv, LockedPackage
 
 #: pip records no artifact URL for a distribution it installed from an index (no direct_url.json),
@@ -199,12 +199,7 @@ def resolve_index_artifacts(env: LiveEnv, *, timeout: float = 300) -> IndexResol
 def unresolved_pip_error(resolution: IndexResolution) -> BackendError:
     """The error `envkit lock -n/-p` fails with when pip resolved no artifact for some index-installed
     pip packages: a lock without their URL and hash cannot be reproduced or verified."""
-    import importlib.metadata
-
-    try:
-        ours = importlib.metadata.version("pip")
-    except importlib.metadata.PackageNotFoundError:
-        ours = None
+    ours = own_pip_version()
     argv = resolution.pip or ()
     used = "none"
     if argv:  # envkit's own pip runs as `python -c <shim>`: name it rather than print the shim

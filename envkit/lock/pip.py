@@ -200,16 +200,21 @@ MIN_ENV_PIP = "22.2"
 MIN_PIP = "23.3"
 
 
+def own_pip_version() -> str | None:
+    """The version of the pip installed beside envkit, or None when there is none."""
+    import importlib.metadata
+
+    try:
+        return importlib.metadata.version("pip")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
 def check_own_pip(version: str | None = None) -> None:
     """BackendError unless envkit's own pip (`version`: the installed one) can resolve for another
     platform: `install --dry-run --platform ... --report` without `--target` needs pip 23.3."""
-    import importlib.metadata
-
     if version is None:
-        try:
-            version = importlib.metadata.version("pip")
-        except importlib.metadata.PackageNotFoundError:
-            version = None
+        version = own_pip_version()
     if version is None:
         raise BackendError(
             "pip is not installed in envkit's Python, so the pip section cannot be locked",

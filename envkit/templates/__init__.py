@@ -31,7 +31,9 @@ import load_matrix` works and imports only `envkit.templates.matrix`.
 
 from __future__ import annotations
 
-import importlib
+from typing import Any
+
+from envkit._lazy import lazy_exports
 
 # `render` is also the name of its submodule: importing the submodule later would bind the module
 # here, so the function is bound now (it pulls in only matrix and plan)
@@ -101,13 +103,8 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
-    if name in _HOME:
-        value = getattr(importlib.import_module(_HOME[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+_getattr, __dir__ = lazy_exports(__name__, _HOME)
 
 
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_HOME])
+def __getattr__(name: str) -> Any:  # a def, so that type checkers see the names as Any
+    return _getattr(name)

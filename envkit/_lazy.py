@@ -1,0 +1,28 @@
+"""Package attributes that load on first use: a package's public names, each from its own module,
+without importing those modules when the package is (start-up pays only for what a command uses)."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Callable, Mapping
+from typing import Any
+
+
+def lazy_exports(
+    package: str, home: Mapping[str, str]
+) -> tuple[Callable[[str], object], Callable[[], list[str]]]:
+    """(`__getattr__`, `__dir__`) for `package`, whose name N is attribute N of module `home[N]`;
+    a name once loaded is kept in the package, so the lookup runs once."""
+
+    def __getattr__(name: str) -> Any:
+        if name not in home:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(home[name]), name)
+        setattr(sys.modules[package], name, value)
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted({*vars(sys.modules[package]), *home})
+
+    return __getattr__, __dir__

@@ -1,0 +1,25 @@
+"""Options several commands share, spelled once (click only: imported by command modules at start-up)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+
+def text_or_json(help: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """`--format text|json` (parameter `fmt`) and the old spelling `--json` (`as_json`, hidden)."""
+
+    def apply(fn: Callable[..., Any]) -> Callable[..., Any]:
+        fn = click.option("--json", "as_json", is_flag=True, hidden=True)(fn)
+        return click.option(
+            "--format",
+            "fmt",
+            type=click.Choice(("text", "json")),
+            default="text",
+            show_default=True,
+            help=help,
+        )(fn)
+
+    return apply
