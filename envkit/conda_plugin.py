@@ -233,6 +233,8 @@ def export_cyclonedx(envs: Iterable[Environment]) -> str:
 
 @hookimpl
 def conda_environment_exporters() -> Iterable[CondaEnvironmentExporter]:
+    from envkit.formats.registry import get as get_format
+
     # conda refuses `-f pixi.lock` when two exporters claim the name: conda-lockfiles' (version 6)
     # keeps it when installed, and version 7 is then asked for with --format
     pixi_names = () if _has_conda_lockfiles() else ("pixi.lock",)
@@ -247,7 +249,7 @@ def conda_environment_exporters() -> Iterable[CondaEnvironmentExporter]:
     yield CondaEnvironmentExporter(
         name=PYLOCK,
         aliases=("pylock-toml",),
-        default_filenames=("pylock.toml", "pylock.*.toml"),
+        default_filenames=get_format("pylock").file_names,
         export=export_pylock,
         description="PEP 751 pylock.toml of the pip packages, with hashes (envkit)",
         environment_format=EnvironmentFormat.lockfile,
@@ -255,7 +257,7 @@ def conda_environment_exporters() -> Iterable[CondaEnvironmentExporter]:
     yield CondaEnvironmentExporter(
         name=CYCLONEDX,
         aliases=("sbom",),
-        default_filenames=("*.cdx.json", "*.cyclonedx.json", "bom.json", "sbom.json"),
+        default_filenames=get_format("cyclonedx").file_names,
         multiplatform_export=export_cyclonedx,
         description="CycloneDX 1.6 JSON SBOM of the conda and pip packages (envkit)",
         environment_format=EnvironmentFormat.lockfile,

@@ -125,13 +125,12 @@ def target_from_name(path: str) -> str | None:
     """The target format a file name asks for, or None when it does not tell."""
     import os
 
+    from envkit.formats.registry import get
+
     base = os.path.basename(path).lower()
-    if base.endswith((".cdx.json", ".cyclonedx.json")) or base in ("bom.json", "sbom.json"):
-        return "cyclonedx"
-    if base == "pixi.lock":
-        return "pixi"
-    if base == "pylock.toml" or (base.startswith("pylock.") and base.endswith(".toml")):
-        return "pylock"
+    for name in ("cyclonedx", "pixi", "pylock"):  # the registry's file names, most specific first
+        if get(name).named(base):
+            return name
     if base.endswith(("conda-lock.yml", "conda-lock.yaml")):
         return "conda-lock"
     if base.endswith((".yml", ".yaml")):

@@ -300,6 +300,7 @@ REGISTRY: tuple[Format, ...] = (
         name="cyclonedx",
         title="a CycloneDX SBOM",
         write_options=("platform", "name"),
+        file_names=("*.cdx.json", "*.cyclonedx.json", "bom.json", "sbom.json"),
         holds=_LOCKS | _NO_URL | {"editable", "markers", "pip-no-version"},
         convert_rank=7,
     ),
