@@ -119,6 +119,9 @@ class Conversion:
     losses: tuple[Loss, ...] = ()
     #: platforms of the source not written (a single-platform target, chosen with --platform)
     left_out_platforms: tuple[str, ...] = ()
+    #: what was written: the source's lock (or spec) for the platforms written, to diff the output
+    #: against (envkit.ops.convert reads the output back)
+    written_from: Lock | EnvSpec | None = None
 
 
 def target_from_name(path: str) -> str | None:
@@ -231,11 +234,14 @@ def convert(model, target: str, *, source_format: str, platform: str | None = No
                 platforms=(platform,),
                 packages=tuple(replace(p, platform=platform) for p in lock.packages),
             )
+    _refuse_forks(lock, target)
     dropped: list[tuple[str, str]] = []
     text = _write(lock, target, dropped)
     have = features_of(lock)
     losses = [
         Loss(feature=f, count=len(pk), packages=tuple(pk[:5]))
+        if pk or f != "channels"
+        else Loss(feature=f, count=len(lock.channels), packages=tuple(c.name for c in lock.channels[:5]))
         for f, pk in have.items()
         if f not in HOLDS[target] and f not in _implied(target) and not (f == "platforms" and left_out)
     ]
@@ -260,7 +266,28 @@ def convert(model, target: str, *, source_format: str, platform: str | None = No
         platform=platform,
         losses=tuple(_merge(losses)),
         left_out_platforms=left_out,
+        written_from=lock,
     )
+
+
+def _refuse_forks(lock: Lock, target: str) -> None:
+    """Raise UsageError when `lock` installs one pip name at several versions under markers (a
+    uv.lock forked by Python version) and `target` holds one entry per name or no markers: which
+    version to write depends on the Python, which the lock does not fix."""
+    if "markers" in HOLDS[target] and target != "cyclonedx":
+        return
+    seen: dict[tuple[str | None, str], set[str]] = {}
+    for p in lock.packages:
+        if p.manager == "pip" and p.marker:
+            seen.setdefault((p.platform, p.name.lower()), set()).add(p.version)
+    forked = sorted({name for (_, name), versions in seen.items() if len(versions) > 1})
+    if forked and target != "cyclonedx":
+        raise UsageError(
+            f"the lock installs {', '.join(forked[:5])} at several versions, one per environment "
+            f"marker (a resolution forked by Python version); {target} holds one version per name "
+            "and no markers",
+            hint="convert to requirements or pylock, which keep the markers",
+        )
 
 
 def _gap_packages(lock: Lock, why: str) -> list[str]:
@@ -324,7 +351,11 @@ def _spec_convert(spec: EnvSpec, target: str, source_format: str) -> Conversion:
     if target == "requirements" and spec.conda:
         raise UsageError("an environment spec with conda dependencies cannot be written as requirements.txt")
     return Conversion(
-        text=write_text(spec, target), source_format=source_format, target=target, platform=None
+        text=write_text(spec, target),
+        source_format=source_format,
+        target=target,
+        platform=None,
+        written_from=spec,
     )
 
 
@@ -335,6 +366,17 @@ def _write(lock: Lock, target: str, dropped: list) -> str:
         for p in lock.packages:
             if p.manager == "pip" and not p.version:
                 dropped.append((p.name, f"no version ({target} needs one for every package)"))
+            else:
+                keep.append(p)
+        lock = replace(lock, packages=tuple(keep))
+    if target not in ("pixi", "pixi-v7", "cyclonedx"):
+        # a pixi source package (`conda: .`, `conda_source: ...`) is built from a path: only a
+        # pixi.lock holds it
+        keep = []
+        for p in lock.packages:
+            if p.manager == "conda" and p.url and not p.url.split("#")[0].endswith((".conda", ".tar.bz2")):
+                label = f"{p.name}=={p.version}" if p.version else p.name
+                dropped.append((label, f"a source package: no artifact URL (pixi builds it from {p.url})"))
             else:
                 keep.append(p)
         lock = replace(lock, packages=tuple(keep))
