@@ -57,19 +57,21 @@ _INDEX = "the lock's `--index-url` (pylock.toml names an index per package)"
 _PKG_INDEX = "the index each package came from (the target names the lock's indexes only)"
 _UNNAMED = "the name of an `-e PATH` install without a version"
 _UNDIAGNOSED = "a package changes on the way (found by the tests, not yet diagnosed)"
+_PATH_REF = "the location of a path install (an SBOM reference must be a URL)"
 KNOWN_GAPS: dict[tuple[str, str], dict[str, str]] = {
     ("conda-lock", "explicit"): {"pip": _PATH_VERSION, "pip-urls": _PATH_VERSION},
     ("pixi", "explicit"): {"pip": _PATH_VERSION, "pip-urls": _PATH_VERSION},
     ("env", "pylock"): {"indexes": _INDEX},
-    ("conda-lock", "pylock"): {"indexes": _INDEX, "pip": _LOCAL_DIR, "pip-urls": _LOCAL_DIR},
-    ("pixi", "pylock"): {"indexes": _INDEX, "pip": _LOCAL_DIR, "pip-urls": _LOCAL_DIR},
+    ("conda-lock", "pylock"): {"indexes": _INDEX},
+    ("pixi", "pylock"): {"indexes": _INDEX},
     # a package's own index (pylock.toml `index`, requirements `--index-url`) is not carried over
     **{("pylock", t): {"indexes": _PKG_INDEX} for t in ("conda-lock", "env", "pixi", "pixi-v7")},
     ("pylock", "explicit"): {"pip": _PATH_VERSION, "pip-urls": _PATH_VERSION},
     ("pylock", "requirements"): {"indexes": _PKG_INDEX, "pip": _UNDIAGNOSED, "editable": _UNDIAGNOSED},
+    ("pylock", "cyclonedx"): {"pip-urls": _PATH_REF},
     ("requirements", "conda-lock"): {"pip": _UNNAMED},
     ("requirements", "pixi"): {"pip": _UNNAMED},
-    ("requirements", "pylock"): {"indexes": _INDEX, "pip": _UNNAMED},
+    ("requirements", "pylock"): {"indexes": _INDEX},
 }
 
 
@@ -238,6 +240,11 @@ def convert(model, target: str, *, source_format: str, platform: str | None = No
     dropped: list[tuple[str, str]] = []
     text = _write(lock, target, dropped)
     have = features_of(lock)
+    if target == "pylock" and "pip-no-version" in have:  # a source tree is written without one
+        keep = [p.name for p in lock.packages if p.manager == "pip" and not p.version and not _source_tree(p)]
+        have["pip-no-version"] = keep
+        if not keep:
+            del have["pip-no-version"]
     losses = [
         Loss(feature=f, count=len(pk), packages=tuple(pk[:5]))
         if pk or f != "channels"
@@ -309,6 +316,8 @@ def _gap_packages(lock: Lock, why: str) -> list[str]:
         return ["(the lock)"] if lock.pip_options else []
     if why == _PKG_INDEX:
         return [label(p) for p in pip if p.index]
+    if why == _PATH_REF:
+        return [label(p) for p in pip if p.url and "://" not in p.url]
     if why == _UNNAMED:
         return [label(p) for p in pip if p.editable and not p.version]
     return [label(p) for p in pip if p.editable or p.url]  # _UNDIAGNOSED: whatever may change
@@ -364,7 +373,7 @@ def _write(lock: Lock, target: str, dropped: list) -> str:
     if "pip-no-version" not in HOLDS[target] and target not in ("pixi",):
         keep = []
         for p in lock.packages:
-            if p.manager == "pip" and not p.version:
+            if p.manager == "pip" and not p.version and not (target == "pylock" and _source_tree(p)):
                 dropped.append((p.name, f"no version ({target} needs one for every package)"))
             else:
                 keep.append(p)
@@ -417,6 +426,18 @@ def _write(lock: Lock, target: str, dropped: list) -> str:
     if target != "conda-lock" and len(lock.platforms) == 1:
         opts["platform"] = lock.platforms[0]
     return write_text(lock, target, **opts)
+
+
+def _source_tree(p: LockedPackage) -> bool:
+    """A pip package installed from a directory or a VCS checkout: PEP 751 writes it without a
+    version (`[packages.directory]`, `[packages.vcs]`: "version ... MUST NOT be included when it
+    cannot be guaranteed to be consistent with the code used")."""
+    url = (p.url or "").split("#", 1)[0]
+    if url.startswith(("git+", "hg+", "svn+", "bzr+")):
+        return True
+    return bool(url) and not url.endswith((".whl", ".tar.gz", ".zip", ".tar.bz2")) and (
+        p.editable or "://" not in url or url.startswith("file:")
+    )
 
 
 def _write_options(target: str) -> tuple[str, ...]:
