@@ -237,6 +237,17 @@ def convert(model, target: str, *, source_format: str, platform: str | None = No
                 packages=tuple(replace(p, platform=platform) for p in lock.packages),
             )
     _refuse_forks(lock, target)
+    if target in ("pixi", "conda-lock"):
+        from envkit.conda.channels import KNOWN_SUBDIRS
+
+        named = [pl for pl in lock.platforms if pl not in KNOWN_SUBDIRS]
+        if named:
+            raise UsageError(
+                f"{target} names platforms by conda subdir; {', '.join(named)} "
+                f"{'is' if len(named) == 1 else 'are'} not one (a pixi v7 platform of its own name)",
+                hint="convert to pixi-v7, which names platforms freely, or pick one with --platform "
+                "for a one-platform format",
+            )
     dropped: list[tuple[str, str]] = []
     text = _write(lock, target, dropped)
     have = features_of(lock)
