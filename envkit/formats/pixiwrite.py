@@ -70,7 +70,9 @@ def _subdir_of(lock: Lock, platform: str) -> str:
 
     if platform in KNOWN_SUBDIRS:
         return platform
-    subs = Counter(p.subdir for p in lock.packages if p.platform == platform and p.subdir not in (None, "noarch"))
+    subs = Counter(
+        p.subdir for p in lock.packages if p.platform == platform and p.subdir not in (None, "noarch")
+    )
     return subs.most_common(1)[0][0] if subs else platform
 
 

@@ -112,9 +112,7 @@ class ConvertResult:
         return not (self.losses or self.notes or self.changes_install)
 
 
-def convert_model(
-    model, target: str, *, source_format: str, platform: str | None = None
-) -> ConvertResult:
+def convert_model(model, target: str, *, source_format: str, platform: str | None = None) -> ConvertResult:
     """`model` written as `target` (envkit.convert.convert), read back and diffed against what was
     written from.  Raises what `convert` raises."""
     conv = convert(model, target, source_format=source_format, platform=platform)
@@ -202,7 +200,8 @@ def readback_diff(
         for ch in d.changes:
             if ch.name.lower() in quiet and ch.kind == "rebuilt":
                 continue
-            if (ch.a or ch.b) and (ch.a or ch.b).manager == "pip" and _canon(ch.name) in forked:
+            side = ch.a or ch.b
+            if side is not None and side.manager == "pip" and _canon(ch.name) in forked:
                 continue
             changes.append(
                 InstallChange(

@@ -31,7 +31,10 @@ REFUSED = {
     },
     # pixi v7 platforms of their own names (`p1` for win-64): pixi.lock v6 and conda-lock.yml name
     # platforms by conda subdir
-    **{("91", t): "error: conda-lock names platforms by conda subdir; p1, p2, p3 are not one" for t in ["conda-lock"]},
+    **{
+        ("91", t): "error: conda-lock names platforms by conda subdir; p1, p2, p3 are not one"
+        for t in ["conda-lock"]
+    },
     ("91", "pixi"): "error: pixi names platforms by conda subdir; p1, p2, p3 are not one",
 }
 
@@ -70,9 +73,7 @@ def test_the_loss_report_is_the_diff_of_the_read_back(name, tmp_path):
     model = read_file(src)
     plat = _platform(model)
     view_pkgs = [p for p in model.packages if p.platform in (plat, None)]
-    forked = {
-        n for n, k in Counter(p.name.lower() for p in view_pkgs if p.manager == "pip").items() if k > 1
-    }
+    forked = {n for n, k in Counter(p.name.lower() for p in view_pkgs if p.manager == "pip").items() if k > 1}
     number = name.split("_", 1)[0]
     bad = []
     for target in TARGETS:
@@ -81,7 +82,17 @@ def test_the_loss_report_is_the_diff_of_the_read_back(name, tmp_path):
         out = tmp_path / target / NAMES.get(target, "out")
         out.parent.mkdir()
         r = run_envkit(
-            "convert", str(src), "-o", str(out), "--to", target, "--platform", plat, "--allow-loss", "--format", "json"
+            "convert",
+            str(src),
+            "-o",
+            str(out),
+            "--to",
+            target,
+            "--platform",
+            plat,
+            "--allow-loss",
+            "--format",
+            "json",
         )
         if (number, target) in REFUSED:
             if r.exit_code != 2 or not r.stderr.startswith(REFUSED[number, target]):
@@ -120,7 +131,9 @@ def test_the_loss_report_is_the_diff_of_the_read_back(name, tmp_path):
         if d["pip_not_recorded"] and d["pip_not_recorded"]["side"] == "b":
             want |= {(p.name.lower(), "removed") for p in view_pkgs if p.manager == "pip"}
         if got != want:
-            bad.append(f"{target}: convert reports {sorted(got - want)}, the diff {sorted(want - got)} besides")
+            bad.append(
+                f"{target}: convert reports {sorted(got - want)}, the diff {sorted(want - got)} besides"
+            )
         if want and doc["lossless"]:
             bad.append(f"{target}: lossless while its diff finds {len(want)} changes")
     assert bad == [], f"{name}:\n" + "\n".join(bad)

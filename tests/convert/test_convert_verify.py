@@ -7,10 +7,10 @@ same-name depends (prefix-dev/pixi), a pip-written pylock.toml with its version-
 from __future__ import annotations
 
 import json
-import tomllib
 from pathlib import Path
 
 import pytest
+import tomllib
 from conftest import CORPUS, run_envkit
 
 HERE = Path(__file__).parent
@@ -145,7 +145,9 @@ def test_pixi_lock_same_name_depends_survive_conda_lock(tmp_path):
     assert {(c["name"], c["kind"]) for c in doc["changes_install"]} == {("docker-project", "source")}
     assert [x["feature"] for x in doc["losses"]] == ["editable"]
     for plat in src.platforms:
-        d = json.loads(run_envkit("diff", str(PIXI_DUP_DEPENDS), str(out), "--platform", plat, "--format", "json").stdout)
+        d = json.loads(
+            run_envkit("diff", str(PIXI_DUP_DEPENDS), str(out), "--platform", plat, "--format", "json").stdout
+        )
         assert [(c["name"], c["kind"]) for c in d["changes"]] == [("docker-project", "source")], plat
 
 
@@ -184,10 +186,14 @@ def test_conda_list_export_of_a_prefix_dev_channel(tmp_path):
     r, doc = _convert(str(PREFIX_DEV), "-o", str(out), "--to", "conda-list-export", "--platform", "linux-64")
     assert r.exit_code == 1, r.stderr
     assert "version" not in r.stderr.split("warning: conda-list-export cannot hold")[0]
-    assert [(x["feature"], x["packages"]) for x in doc["losses"]] == [("conda-no-url", ["sdl_example==0.1.0"])]
+    assert [(x["feature"], x["packages"]) for x in doc["losses"]] == [
+        ("conda-no-url", ["sdl_example==0.1.0"])
+    ]
     assert [(c["name"], c["kind"]) for c in doc["changes_install"]] == [("sdl_example", "removed")]
     lines = out.read_text().splitlines()
-    assert lines[lines.index("# platform: linux-64") + 1].startswith("https://prefix.dev/conda-forge::_libgcc_mutex=0.1=")
+    assert lines[lines.index("# platform: linux-64") + 1].startswith(
+        "https://prefix.dev/conda-forge::_libgcc_mutex=0.1="
+    )
     assert all(ln.startswith("https://prefix.dev/conda-forge::") for ln in lines if not ln.startswith("#"))
 
 

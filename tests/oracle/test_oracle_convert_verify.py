@@ -72,7 +72,10 @@ def _stub_wheels(requirements: str, folder: Path) -> int:
         info = f"{dist}-{version}.dist-info"
         with zipfile.ZipFile(folder / f"{dist}-{version}-py3-none-any.whl", "w") as z:
             z.writestr(f"{info}/METADATA", f"Metadata-Version: 2.1\nName: {req.name}\nVersion: {version}\n")
-            z.writestr(f"{info}/WHEEL", "Wheel-Version: 1.0\nGenerator: t\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+            z.writestr(
+                f"{info}/WHEEL",
+                "Wheel-Version: 1.0\nGenerator: t\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+            )
             z.writestr(f"{info}/RECORD", "")
     return len(made)
 
@@ -84,7 +87,9 @@ def test_uv_pip_compile_accepts_envkits_requirements_of_a_forked_uv_lock(tmp_pat
     assert r.exit_code == 0, r.stderr
     # the stub wheels carry no real hashes: compile the pins and markers (`-e .` is the project)
     pins = "\n".join(
-        ln.rstrip(" \\") for ln in out.read_text().splitlines() if not ln.lstrip().startswith(("--hash", "-e"))
+        ln.rstrip(" \\")
+        for ln in out.read_text().splitlines()
+        if not ln.lstrip().startswith(("--hash", "-e"))
     )
     (tmp_path / "pins.txt").write_text(pins + "\n")
     assert _stub_wheels(pins, tmp_path / "wheels") == 71
