@@ -227,28 +227,22 @@ def _run(paths, lock_file, live, stdin_text, input_format, profile, config, unre
     with `unreadable` given, the errors of the files that cannot be read go there."""
     from envkit.checks import run_checks
     from envkit.checks.targets import load_targets_collecting
-    from envkit.errors import EnvkitError
-    from envkit.output import input_format_hint
 
-    try:
-        targets = load_targets_collecting(
-            paths, lock=lock_file, live=live, stdin=stdin_text, format=input_format, errors=unreadable
-        )
-    except EnvkitError as exc:
-        # the readers' hint names their own `--format`; here that is the output format
-        input_format_hint(exc)
-        raise
-    for error in unreadable or ():
-        input_format_hint(error)
+    targets = load_targets_collecting(
+        paths, lock=lock_file, live=live, stdin=stdin_text, format=input_format, errors=unreadable
+    )
     return targets, run_checks(targets, config, machine=profile)
 
 
 def _report_unreadable(errors) -> None:
     """Each file that could not be read, as the CLI reports an error (`error:`, `hint:`)."""
+    from envkit.output import cli_hint
+
     for exc in errors:
         click.echo(f"error: {exc}", err=True)
-        if getattr(exc, "hint", None):
-            click.echo(f"hint: {exc.hint}", err=True)
+        hint = cli_hint(exc)
+        if hint:
+            click.echo(f"hint: {hint}", err=True)
 
 
 def _report(fmt: str, targets, findings, fixed, threshold: str, output: str | None) -> None:
