@@ -30,7 +30,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "create": ("envkit.commands.create", "create", "Create an environment from a lock, without solving."),
     "diff": ("envkit.commands.diff", "diff", "Explain how two environments differ, most important first."),
     "check": ("envkit.commands.check", "check", "Check environment files, locks and live envs (CI gate)."),
-    "explain": ("envkit.commands.check", "explain", "Explain a check rule, with an example."),
+    "explain": ("envkit.commands.explain", "explain", "Explain a check rule, with an example."),
     "template": ("envkit.commands.template", "template", "Generate PyTorch+CUDA environments that install."),
     "smoke": ("envkit.commands.smoke", "smoke", "Smoke-test torch, CUDA and the DataLoader inside an env."),
     "machine": (

@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.config import Config
-    from envkit.machine.profile import MachineProfile
     from envkit.errors import ParseError
+    from envkit.machine.profile import MachineProfile
     from envkit.model import EnvSpec, LiveEnv, Lock, LockedPackage
 
 from envkit.rule_names import SEVERITIES
