@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, NamedTuple
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.config import Config
     from envkit.errors import ParseError
+    from envkit.machine.profile import MachineProfile
     from envkit.model import EnvSpec, LiveEnv, Lock, LockedPackage
 
 from envkit.rule_names import SEVERITIES
@@ -237,9 +238,11 @@ class Target:
 
 @dataclass
 class Context:
-    """What rules may consult besides their target: the configuration."""
+    """What rules may consult besides their target: the configuration, and the MachineProfile the
+    machine-* rules judge against (None: they find nothing)."""
 
     config: Config
+    machine: MachineProfile | None = None
 
     @property
     def pypi_names(self) -> dict[str, tuple[str, ...]]:

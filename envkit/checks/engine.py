@@ -11,6 +11,7 @@ from envkit.checks.registry import all_rules, known_hint
 
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.config import Config
+    from envkit.machine.profile import MachineProfile
 
 
 def check_suppressions(target: Target) -> None:
@@ -33,7 +34,9 @@ def check_suppressions(target: Target) -> None:
                 )
 
 
-def run_checks(targets: Iterable[Target], config: Config, *, machine=None) -> list[Finding]:
+def run_checks(
+    targets: Iterable[Target], config: Config, *, machine: MachineProfile | None = None
+) -> list[Finding]:
     """Run every selected rule on every target; return the findings, sorted.
 
     Findings are sorted by target (in the order given), line, rule, the rule's rank and message.
@@ -43,13 +46,9 @@ def run_checks(targets: Iterable[Target], config: Config, *, machine=None) -> li
     nothing.  Raises UsageError for an unknown rule in an inline suppression.
     """
     targets = list(targets)
-    if machine is not None:  # the machine-* rules judge each target against this MachineProfile
-        from envkit.checks.rules_machine import MACHINE_KEY
-
-        for t in targets:
-            t.cache[MACHINE_KEY] = machine
     rules = all_rules()
-    ctx = Context(config=config)
+    # the machine-* rules judge each target against this MachineProfile (ctx.machine)
+    ctx = Context(config=config, machine=machine)
     active = [r for r in rules.values() if config.is_selected(r.name)]
     out: list[tuple[tuple, Finding]] = []
     for index, target in enumerate(targets):

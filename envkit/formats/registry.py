@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from envkit.errors import ParseError, UsageError, Where
+from envkit.errors import ParseError, Remedy, UsageError, Where
 
 if TYPE_CHECKING:
     from envkit.model import EnvSpec, Lock
@@ -342,5 +342,6 @@ def detect(text: str, filename: str | None = None) -> Format:
     raise ParseError(
         "cannot tell the format of this file",
         where=Where(file=filename),
-        hint=f"pass --format (one of: {', '.join(f.name for f in REGISTRY if f.reads)})",
+        hint=f"pass {{}} (one of: {', '.join(f.name for f in REGISTRY if f.reads)})",
+        remedy=Remedy(option="format"),
     )
