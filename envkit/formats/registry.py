@@ -124,10 +124,10 @@ def _conda_lock_shaped(p: Probe) -> bool:
 
 
 def _legacy_pixi(p: Probe) -> bool:
-    """A pixi.lock version 1 to 3: conda-lock's shape (see pixilock.conda_lock_shaped)."""
+    """A pixi.lock version 1 to 3: conda-lock's shape (see pixilegacy.conda_lock_shaped)."""
     if not _conda_lock_shaped(p):
         return False  # the common case, without importing the reader
-    from envkit.formats.pixilock import conda_lock_shaped
+    from envkit.formats.pixilegacy import conda_lock_shaped
 
     return conda_lock_shaped(p.text)
 
