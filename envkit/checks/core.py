@@ -16,6 +16,7 @@ may be paired with a lock (`target.lock`) for the stale-lock, lock-unsatisfied a
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -27,6 +28,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from envkit.machine.profile import MachineProfile
     from envkit.model import EnvSpec, LiveEnv, Lock, LockedPackage
 
+from envkit._lazy import lazy_re
 from envkit.rule_names import SEVERITIES
 
 _RANK = {s: i for i, s in enumerate(SEVERITIES)}
@@ -143,9 +145,18 @@ def rule(
 
 
 def _dedent(text: str) -> str:
-    import textwrap
-
-    return textwrap.dedent(text).strip("\n") + "\n" if text.strip() else ""
+    """textwrap.dedent(text), stripped of blank first and last lines, with one line end; "" for a
+    blank text.  Written out because importing textwrap (its regexes) is a start-up cost every
+    rule module paid at import."""
+    if not text.strip():
+        return ""
+    # as textwrap.dedent: lines of only spaces and tabs become empty; the margin is the longest
+    # indentation that every other line starts with
+    lines = ["" if not ln.strip(" \t") else ln for ln in text.split("\n")]
+    margin = os.path.commonprefix([ln[: len(ln) - len(ln.lstrip(" \t"))] for ln in lines if ln])
+    if margin:
+        lines = [ln[len(margin) :] for ln in lines]
+    return "\n".join(lines).strip("\n") + "\n"
 
 
 # --------------------------------------------------------------------------------------------
@@ -256,7 +267,7 @@ class Context:
 # --------------------------------------------------------------------------------------------
 # engine
 
-_SUPPRESS = re.compile(r"#\s*envkit:\s*ignore(?:\[(?P<rules>[^\]]*)\])?", re.IGNORECASE)
+_SUPPRESS = lazy_re(r"#\s*envkit:\s*ignore(?:\[(?P<rules>[^\]]*)\])?", re.IGNORECASE)
 
 
 def suppressions(line_text: str) -> frozenset[str] | None:

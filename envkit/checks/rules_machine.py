@@ -3,8 +3,9 @@
 They run only when a machine profile is given (`--machine`, `run_checks(machine=...)`): the
 engine hands it to every rule in the Context (`ctx.machine`); without one they find nothing.
 The comparisons themselves live in envkit.machine.fit (pure, data); these functions word them.
-Every format envkit reads works: locks and live environments by their packages for the machine's platform, environment exports and requirements
-files by their exact pins (`name=version=build`, `torch==2.1.0+cu118`, wheel URLs).
+Every format envkit reads works: locks and live environments by their packages for the machine's
+platform, environment exports and requirements files by their exact pins (`name=version=build`,
+`torch==2.1.0+cu118`, wheel URLs).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from envkit._lazy import lazy_re
 from envkit.checks.core import Context, Hit, Target, rule
 from envkit.model import EnvSpec, LiveEnv, Lock, LockedPackage
 
@@ -192,8 +194,8 @@ def machine_cuda_driver(target: Target, ctx: Context) -> Iterator[Hit]:
         )
 
 
-_WHL_CUDA = re.compile(r"/whl/(?:nightly/)?cu(?P<major>\d{2,3}?)(?P<minor>\d)(?:/|$)")
-_JAX_CUDA = re.compile(r"^cuda(?P<major>\d+)")
+_WHL_CUDA = lazy_re(r"/whl/(?:nightly/)?cu(?P<major>\d{2,3}?)(?P<minor>\d)(?:/|$)")
+_JAX_CUDA = lazy_re(r"^cuda(?P<major>\d+)")
 
 
 def _spec_cuda_requests(
