@@ -11,6 +11,7 @@ files that say the same thing at different lines are equal models.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -343,6 +344,28 @@ EXPORT_ENTRY = re.compile(
     r"^(?:[^:\s]+::)?(?P<name>[^=\s<>!~*,|\[]+)"
     r"=(?P<version>(?:\d+!)?[^=\s<>!~*,|]+)(?:=(?P<build>[^=\s<>!~*,|\[\]]+))?$"
 )
+
+
+def looks_exported(conda: Sequence[CondaDep], *, has_prefix: bool) -> bool:
+    """Whether an environment file's conda entries are a `conda env export`'s: every entry
+    `name=version=build`, or (with a `prefix:` line, which conda env export writes) every entry
+    `name=version` (--no-builds); or nearly every entry `name=version=build` -- at least 5 of them
+    and at most one in ten (at least one) other, the `- pip` or `- pytest` a person added by hand to
+    an export (its resolved view keeps those unpinned).  The one definition: the environment.yml
+    reader sets `EnvSpec.kind` from it, and `resolved_view` reads that kind."""
+    if not conda:
+        return False
+    with_build = exact = 0
+    for d in conda:
+        m = EXPORT_ENTRY.match(d.raw.strip())
+        if m is None:
+            continue
+        exact += 1
+        if m.group("build"):
+            with_build += 1
+    if with_build == len(conda) or (has_prefix and with_build == 0 and exact == len(conda)):
+        return True
+    return with_build >= 5 and len(conda) - with_build <= max(1, len(conda) // 10)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
