@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from envkit.config import Config
     from envkit.errors import ParseError
     from envkit.machine.profile import MachineProfile
-    from envkit.model import EnvSpec, LiveEnv, Lock, LockedPackage
+    from envkit.model import EnvSpec, LiveEnv, Lock, Resolved
 
 from envkit._lazy import lazy_re
 from envkit.rule_names import SEVERITIES
@@ -188,7 +188,8 @@ class Target:
     _lines: list[str] | None = field(default=None, repr=False)
     _yaml: object = field(default=None, repr=False)
     _yaml_done: bool = field(default=False, repr=False)
-    _by_platform: dict | None = field(default=None, repr=False)
+    _view: Resolved | None = field(default=None, repr=False)
+    _view_done: bool = field(default=False, repr=False)
 
     @property
     def lines(self) -> list[str]:
@@ -231,20 +232,44 @@ class Target:
                 self._yaml = data if isinstance(data, dict) else None
         return self._yaml
 
-    def packages_by_platform(self) -> dict[str, list[LockedPackage]]:
-        """Lock or live packages grouped by platform, each list in file order."""
-        if self._by_platform is None:
-            from envkit.model import LiveEnv, Lock
+    @property
+    def view(self) -> Resolved | None:
+        """The target's resolved view (a lock, a live environment, a `conda env export`: its
+        packages per platform), or None for a loose spec and a file that did not parse.  Rules
+        about packages branch once: this, or `loose`."""
+        if not self._view_done:
+            from envkit.model import resolved_view
 
-            out: dict[str, list] = {}
-            m = self.model
-            if isinstance(m, LiveEnv):
-                out[m.platform] = list(m.packages)
-            elif isinstance(m, Lock):
-                for p in m.packages:
-                    out.setdefault(p.platform or "", []).append(p)
-            self._by_platform = out
-        return self._by_platform
+            self._view_done = True
+            self._view = resolved_view(self.model)
+        return self._view
+
+    @property
+    def loose(self) -> EnvSpec | None:
+        """The target's model when it is a loose spec (hand-written, requirements), else None."""
+        return self.env_file if self.view is None else None
+
+    @property
+    def lock_model(self) -> Lock | None:
+        """The Lock the target is (a lock file: conda-lock.yml, pixi.lock, an explicit file, ...),
+        else None.  An export reads as a Lock too, but its target is the file as written (`export`)."""
+        view = self.view
+        return view.lock if view is not None and view.export is None else None
+
+    @property
+    def export(self) -> EnvSpec | None:
+        """The `conda env export` the target is (resolved, and also a file as written), else None."""
+        view = self.view
+        return view.export if view is not None else None
+
+    @property
+    def env_file(self) -> EnvSpec | None:
+        """The environment file as written (a loose spec or an export), for rules about what the
+        file itself says: its channel list, keys, pip options, variables.  None for a lock or a
+        live environment."""
+        from envkit.model import env_file
+
+        return env_file(self.model)
 
 
 @dataclass

@@ -11,7 +11,6 @@ from envkit.checks._build_items import BuildItem, items_of_packages, items_of_sp
 from envkit.checks._helpers import major_minor, mm_text
 from envkit.checks.core import Context, Hit, Target, rule
 from envkit.conda import families
-from envkit.model import EnvSpec, LiveEnv, Lock
 
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.templates.matrix import Matrix
@@ -79,18 +78,17 @@ _Pin = tuple[BuildItem, str]
         """,
 )
 def cuda_mismatch(target: Target, ctx: Context) -> Iterator[Hit]:
-    m = target.model
-    if isinstance(m, EnvSpec):
-        options = [p.raw or p.text for p in m.pip if p.kind == "option"]
-        yield from _cuda_checks(items_of_spec(m), options, "")
+    view = target.view
+    if view is None:
+        spec = target.loose
+        if spec is not None:
+            options = [p.raw or p.text for p in spec.pip if p.kind == "option"]
+            yield from _cuda_checks(items_of_spec(spec), options, "")
         return
-    if not isinstance(m, (Lock, LiveEnv)):
-        return
-    options = list(m.pip_options) if isinstance(m, Lock) else []
+    options = list(view.pip_options)
     seen: set[tuple[int | None, str]] = set()
-    for platform, pkgs in target.packages_by_platform().items():
-        on = f" on {platform}" if isinstance(m, Lock) and platform and len(m.platforms) > 1 else ""
-        for hit in _cuda_checks(items_of_packages(pkgs), options, on):
+    for platform, pkgs in view.by_platform().items():
+        for hit in _cuda_checks(items_of_packages(pkgs), options, view.on(platform)):
             if (hit.line, hit.message) not in seen:
                 seen.add((hit.line, hit.message))
                 yield hit

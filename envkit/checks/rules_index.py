@@ -64,11 +64,11 @@ def _variant_of(version: str) -> str | None:
     applies_to=("spec", "lock"),
 )
 def wheel_index(target: Target, ctx: Context) -> Iterator[Hit]:
-    model = target.model
-    if isinstance(model, EnvSpec):
-        yield from _spec_hits(model)
-    elif isinstance(model, Lock):
-        yield from _lock_hits(model)
+    spec = target.env_file  # what the pip section says (an export's too)
+    if spec is not None:
+        yield from _spec_hits(spec)
+    elif target.lock_model is not None:  # where each wheel was locked from
+        yield from _lock_hits(target.lock_model)
 
 
 def _spec_hits(spec: EnvSpec) -> Iterator[Hit]:

@@ -51,11 +51,10 @@ def _variables_block_lines(target: Target) -> list[int]:
 def _variable_hits(target: Target) -> Iterator[Hit]:
     """leaked-secret's findings on `variables:` values: secret-looking names (`HF_TOKEN`,
     `WANDB_API_KEY`, `*PASSWORD*`) with a real value (not `${VAR}`, not a placeholder)."""
-    from envkit.model import EnvSpec
     from envkit.urls import TOKEN, is_secret_variable
 
-    m = target.model
-    if isinstance(m, EnvSpec):
+    m = target.env_file
+    if m is not None:
         for k, v in m.variables:
             if is_secret_variable(k, v):
                 line = m.line_of(f"variable:{k}") or m.line_of("variables")
