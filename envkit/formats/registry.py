@@ -167,7 +167,9 @@ _NO_URL = frozenset({"conda-no-url", "pip-no-url"})
 _ENV = frozenset({"conda", "pip", "channels", "indexes"}) | _NO_URL
 _EXPLICIT_FEATURES = frozenset({"conda", "pip", "hashes", "urls", "pip-urls", "pip-no-version"})
 _CONDA_LIST = frozenset({"conda", "pip"}) | _NO_URL
-_PYLOCK_FEATURES = frozenset({"pip", "hashes", "pip-urls", "depends", "editable", "markers", "indexes"})
+_PYLOCK_FEATURES = frozenset(
+    {"pip", "hashes", "pip-urls", "depends", "editable", "markers", "indexes", "pip-no-version"}
+)
 
 REGISTRY: tuple[Format, ...] = (
     Format(
