@@ -81,14 +81,15 @@ def _write_strict(lock: Lock, version: int, dropped: list | None) -> str:
     lost: list = []
     text = write_pixi_lock(lock, version=version, dropped=lost)
     if left_out(lost):
-        from envkit.errors import UsageError
+        from envkit.errors import Remedy, UsageError
 
         names = ", ".join(n for n, _ in left_out(lost)[:5]) + (
             f", ... ({len(left_out(lost))} in all)" if len(left_out(lost)) > 5 else ""
         )
         raise UsageError(
             f"pixi.lock cannot hold {names}: {left_out(lost)[0][1]}",
-            hint="envkit convert writes the rest and lists what it left out (--allow-loss)",
+            hint="envkit convert writes the rest and lists what it left out ({})",
+            remedy=Remedy(option="allow_loss", value=True),
         )
     if dropped is not None:
         dropped += lost

@@ -204,7 +204,7 @@ def pip_packages_for(lock: Lock, platform: str | None) -> tuple[tuple[LockedPack
     """The pip packages of `lock` to write as one pip lock, and notes on what was left out.
 
     A lock with several platforms needs `platform` unless every platform locks the same pip set."""
-    from envkit.errors import UsageError
+    from envkit.errors import Remedy, UsageError
 
     pip = [p for p in lock.packages if p.manager == "pip"]
     plats = tuple(dict.fromkeys(p.platform for p in pip if p.platform))
@@ -214,7 +214,8 @@ def pip_packages_for(lock: Lock, platform: str | None) -> tuple[tuple[LockedPack
             raise UsageError(
                 f"the lock's pip packages differ between platforms ({', '.join(plats)}); "
                 "a pylock.toml written by envkit holds one set",
-                hint="choose one with --platform",
+                hint="choose one with {}",
+                remedy=Remedy(option="platform"),
             )
         platform = plats[0]
     if platform is not None:

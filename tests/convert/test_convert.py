@@ -232,7 +232,7 @@ def test_write_text_pixi_refuses_what_it_cannot_hold():
         "pixi.lock cannot hold nemo-nowcast (linux-64), nemo-nowcast (osx-64): no version "
         "(pixi.lock v6 needs one for a pypi package; v7 does not)"
     )
-    assert exc.value.hint == "envkit convert writes the rest and lists what it left out (--allow-loss)"
+    assert exc.value.hint == "envkit convert writes the rest and lists what it left out (allow_loss=True)"
     v7 = envkit.read_text(envkit.write_text(pixi, "pixi-v7"), filename="pixi.lock")
     assert len(v7.packages) == len(pixi.packages)
     with pytest.raises(
