@@ -1,0 +1,223 @@
+"""`envkit lock`'s three modes: which options go together, then parse → operation → render."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import click
+
+from envkit.commands._lock_files import env_lock_path, header_for, refuse_overwrite, regen
+
+
+@dataclass(frozen=True, slots=True)
+class LockOptions:
+    name: str | None
+    prefix: str | None
+    spec_file: str | None
+    platforms: tuple[str, ...]
+    output: str
+    env_lock: str | None
+    no_env_lock: bool
+    backend: str
+    channel_priority: str
+    virtual_packages: tuple[str, ...]
+    solver: str
+    no_pip: bool
+    allow_unhashed_pip: bool
+    quiet: bool
+    update: tuple[str, ...]
+    update_all: bool
+    exclude_newer: str | None
+    exclude_newer_package: tuple[str, ...]
+    check: bool
+    lock_file: str | None
+    environment: str | None
+    output_format: str
+
+
+def _refuse(o: LockOptions, options: tuple[tuple[str, object], ...], why: str, hint: str | None = None) -> None:
+    from envkit.errors import UsageError
+
+    for opt, given in options:
+        if given:
+            raise UsageError(why.format(opt=opt), hint=hint)
+
+
+def _relock_options(o: LockOptions) -> tuple[tuple[str, object], ...]:
+    return (
+        ("--update", o.update),
+        ("--update-all", o.update_all),
+        ("--exclude-newer-package", o.exclude_newer_package),
+    )
+
+
+def run(o: LockOptions) -> int:
+    from envkit.errors import UsageError
+
+    if o.check:
+        if not o.spec_file:
+            raise UsageError("--check needs the environment file (-f)")
+        if o.name or o.prefix:
+            raise UsageError("--check compares -f with --lock; it does not read a live environment")
+        _refuse(
+            o,
+            (
+                ("--platform", o.platforms),
+                ("--no-pip", o.no_pip),
+                ("--solver", o.solver != "rattler"),
+                ("--channel-priority", o.channel_priority != "strict"),
+                ("--env-lock", o.env_lock),
+                ("--no-env-lock", o.no_env_lock),
+                ("--allow-unhashed-pip", o.allow_unhashed_pip),
+                *_relock_options(o),
+            ),
+            "{opt} is for locking; --check reads the lock as it is",
+            hint="--virtual-package and --exclude-newer are the solver options --check takes (a conda-lock "
+            "lock made with non-default virtual packages; the cutoff the lock must have been solved with)",
+        )
+        from envkit.commands._lock_check import run_check
+
+        return run_check(o)
+    if o.output_format != "text":
+        raise UsageError("--format is for --check (a lock is written as conda-lock.yml)")
+    sources = sum(bool(x) for x in (o.name, o.prefix, o.spec_file))
+    if sources != 1:
+        raise UsageError("give exactly one of -n NAME, -p PREFIX or -f FILE")
+    if o.no_env_lock and o.env_lock:
+        raise UsageError("give --env-lock FILE or --no-env-lock, not both")
+    if o.spec_file:
+        if o.no_env_lock or o.env_lock:
+            raise UsageError("--env-lock/--no-env-lock are for -n/-p (a spec lock has several platforms)")
+        if o.allow_unhashed_pip:
+            raise UsageError(
+                "--allow-unhashed-pip is for -n/-p: a spec's pip section is always locked with "
+                "hashes (or fails)",
+                hint="use --no-pip to leave the pip section out",
+            )
+        if o.update and o.update_all:
+            raise UsageError("give --update NAME or --update-all, not both")
+        if o.environment and not o.lock_file:
+            raise UsageError("--env picks the environment of a pixi.lock --lock; give --lock pixi.lock")
+        return run_spec(o)
+    _refuse(
+        o,
+        (
+            ("--platform", o.platforms),
+            ("--virtual-package", o.virtual_packages),
+            ("--no-pip", o.no_pip),
+            ("--solver", o.solver != "rattler"),
+            ("--channel-priority", o.channel_priority != "strict"),
+            ("--exclude-newer", o.exclude_newer),
+            *_relock_options(o),
+        ),
+        "{opt} is for solving -f; a live environment is locked as it is",
+    )
+    if o.lock_file:
+        raise UsageError("--lock is for --check and -f (the lock to write is -o)")
+    if o.environment:
+        raise UsageError("--env picks the environment of a pixi.lock --lock")
+    return run_live(o)
+
+
+def run_live(o: LockOptions) -> int:
+    from envkit._text import plural
+    from envkit.backends import open_env
+    from envkit.commands._common import warn_duplicates
+    from envkit.commands.progress import reporter
+    from envkit.errors import UsageError
+    from envkit.formats.condalock import write_conda_lock
+    from envkit.formats.envyml import write_env
+    from envkit.io import atomic_write
+    from envkit.ops.lock import lock_live
+    from envkit.output import emit, warn
+
+    env_path = None if o.no_env_lock else (o.env_lock or env_lock_path(o.output))
+    if env_path and o.output != "-" and os.path.abspath(env_path) == os.path.abspath(o.output):
+        raise UsageError(f"--env-lock and -o both name {o.output}", hint="write the two files to different paths")
+    refuse_overwrite(o.output, "conda-lock", "-o")
+    refuse_overwrite(env_path, "env", "--env-lock" if o.env_lock else "named after -o")
+    env = open_env(name=o.name, prefix=o.prefix, backend=o.backend)
+    warn_duplicates([env])
+    result = lock_live(env, allow_unhashed_pip=o.allow_unhashed_pip, progress=reporter(o.quiet))
+    for w in result.warnings:
+        warn(w)
+    # the prefix as found, not as typed: a path relative to the cwd of the run would regenerate
+    # nothing from anywhere else
+    args = ["-n", o.name] if o.name else ["-p", str(env.prefix)]
+    args += ["--backend", o.backend] if o.backend != "native" else []
+    args += ["--env-lock", o.env_lock] if o.env_lock else ["--no-env-lock"] if o.no_env_lock else []
+    args += ["--allow-unhashed-pip"] if o.allow_unhashed_pip else []
+    header = header_for(regen(*args, "-o", o.output))
+    text = write_conda_lock(result.lock, header=header)
+    if env_path:
+        atomic_write(env_path, write_env(result.env_spec, header=header))
+    emit(text, o.output)
+    # always say which files were written (on stderr: with -o - stdout is the lock)
+    n_conda = sum(1 for p in result.lock.packages if p.manager == "conda")
+    n_pip = len(result.lock.packages) - n_conda
+    extra = f" and {env_path}" if env_path else ""
+    where = "standard output" if o.output == "-" else o.output
+    click.echo(
+        f"locked {env.prefix} ({result.lock.platforms[0]}): {plural(n_conda, 'conda package')} and "
+        f"{plural(n_pip, 'pip package')} -> {where}{extra}",
+        err=True,
+    )
+    return 0
+
+
+def run_spec(o: LockOptions) -> int:
+    from envkit.commands._common import warn_duplicates
+    from envkit.commands._lock_check import SPEC_FORMATS_HINT, read_spec
+    from envkit.commands.progress import reporter
+    from envkit.formats.condalock import write_conda_lock
+    from envkit.lock import parse_virtual_package, rebase_pip_options
+    from envkit.lock.cutoff import parse_exclude_newer
+    from envkit.ops.lock import lock_spec, read_previous
+    from envkit.output import emit, warn
+
+    spec = read_spec(o.spec_file)
+    refuse_overwrite(o.output, "conda-lock", "-o")
+    warn_duplicates([spec])
+    cutoffs = None
+    if o.exclude_newer or o.exclude_newer_package:
+        cutoffs = parse_exclude_newer(o.exclude_newer, o.exclude_newer_package)
+    previous = read_previous(o.lock_file or o.output, environment=o.environment, format_hint=SPEC_FORMATS_HINT)
+    result = lock_spec(
+        spec,
+        platforms=o.platforms,
+        previous=previous,
+        update=[n for u in o.update for n in u.split(",")],
+        update_all=o.update_all,
+        exclude_newer=cutoffs,
+        channel_priority=o.channel_priority,
+        virtual_packages=[parse_virtual_package(v) for v in o.virtual_packages],
+        solver=o.solver,
+        lock_pip_section=not o.no_pip,
+        progress=reporter(o.quiet),
+    )
+    lk = result.lock
+    if lk.pip_options and o.output != "-":
+        from dataclasses import replace
+
+        here, there = (os.path.dirname(os.path.abspath(p)) for p in (o.spec_file, o.output))
+        lk = replace(lk, pip_options=rebase_pip_options(lk.pip_options, here, there))
+    args = ["-f", o.spec_file, *[a for p in o.platforms for a in ("--platform", p)]]
+    args += ["--channel-priority", o.channel_priority] if o.channel_priority != "strict" else []
+    args += [a for v in result.virtual_packages for a in ("--virtual-package", str(v).removesuffix("=0"))]
+    args += ["--solver", o.solver] if o.solver != "rattler" else []
+    args += ["--no-pip"] if o.no_pip else []
+    args += result.exclude_newer.args() if result.exclude_newer else []
+    emit(write_conda_lock(lk, header=header_for(regen(*args, "-o", o.output))), o.output)
+    warn_duplicates([lk])
+    for w in result.warnings:
+        warn(w)
+    counts = ", ".join(f"{p}: {len(lk.for_platform(p))}" for p in lk.platforms)
+    where = "standard output" if o.output == "-" else o.output
+    cut = f", exclude-newer {result.exclude_newer.describe()}" if result.exclude_newer else ""
+    click.echo(f"locked {o.spec_file} for {len(lk.platforms)} platform(s) ({counts} packages{cut}) -> {where}", err=True)
+    for m in result.moves:
+        click.echo(f"  {m.platform}: {'pip ' if m.manager == 'pip' else ''}{m}", err=True)
+    if result.relocked and not result.moves:
+        click.echo("  no package moved", err=True)
+    return 0
