@@ -111,7 +111,8 @@ def lock_spec(
     lock_pip_section: bool = True,
     progress: Callable[[str], None] | None = None,
 ) -> SpecLockResult:
-    """Lock `spec` for `platforms` (default: its `platforms:`, else this machine's).
+    """Lock `spec` for `platforms` (default: its `platforms:`, else the previous lock's, else this
+    machine's).
 
     With `previous` (the lock being replaced), every package it locked stays, except those in
     `update`, those the spec no longer accepts and those an updated package forces to move; with
@@ -127,7 +128,8 @@ def lock_spec(
     from envkit.lock.virtual import environ_virtual_packages
 
     refuse_nothing_to_lock(spec)
-    plats = list(platforms) or list(spec.platforms) or [host_platform()]
+    # a re-lock keeps the previous lock's platforms unless told otherwise
+    plats = list(platforms) or list(spec.platforms) or list(previous.platforms if previous else ()) or [host_platform()]
     names = _check_update(update, spec, previous)
     cutoffs = exclude_newer if exclude_newer is not None else previous_cutoff(previous)
     given = tuple(virtual_packages)
@@ -222,15 +224,14 @@ def lock_live(
     pip is asked for the artifact (URL, sha256) of each pip package installed from an index; when
     it cannot name one, BackendError (`unresolved_pip_error`) unless `allow_unhashed_pip`, which
     locks it with the #envkit-unresolved marker and a warning."""
-    from envkit.lock import live_env_spec, resolve_index_artifacts, unresolved_pip_error
+    from envkit.lock import live_env_spec
     from envkit.lock import lock_live as lock_live_core
+    from envkit.lock.artifacts import resolve_or_refuse
 
     pending = sum(1 for p in env.pip_packages() if not p.url)
     if progress and pending:
         progress(f"asking pip for the artifacts (URL, sha256) of {pending} pip package(s) installed from an index")
-    resolution = resolve_index_artifacts(env)
-    if resolution.unresolved and not allow_unhashed_pip:
-        raise unresolved_pip_error(resolution)
+    resolution = resolve_or_refuse(env, allow_unhashed_pip=allow_unhashed_pip)
     lock = lock_live_core(env, index_artifacts=resolution.found, allow_unhashed_pip=allow_unhashed_pip)
     return LiveLockResult(
         lock=lock, env_spec=live_env_spec(env), warnings=tuple(env.warnings) + tuple(resolution.warnings)
