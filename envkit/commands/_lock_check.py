@@ -46,10 +46,13 @@ def run_check(o) -> int:
     spec = read_spec(o.spec_file)
     text, lk = read_lock_file(lock_file, None, o.environment, format_hint=LOCK_FORMATS_HINT)
     if not isinstance(lk, Lock):
-        raise ParseError("not a lock file", where=Where(file=lock_file), hint="pass conda-lock.yml with --lock")
+        raise ParseError(
+            "not a lock file", where=Where(file=lock_file), hint="pass conda-lock.yml with --lock"
+        )
     if o.environment and lk.kind != "pixi":
         raise UsageError(
-            f"--env picks an environment of a pixi.lock; this is a {lk.kind} lock, which holds one environment",
+            f"--env picks an environment of a pixi.lock; this is a {lk.kind} lock, which holds "
+            "one environment",
             where=Where(file=lock_file),
             hint="leave out --env",
         )
@@ -82,7 +85,9 @@ def run_check(o) -> int:
         for c in verdict.changes:
             click.echo(f"  {c.where or o.spec_file}: {c}")
     elif verdict.stale_platforms and verdict.changes is None:
-        click.echo(f"{lock_file}: the lock records no copy of its spec, so only the content hash says it changed")
+        click.echo(
+            f"{lock_file}: the lock records no copy of its spec, so only the content hash says it changed"
+        )
     if verdict.problems:
         click.echo(
             f"{lock_file} does not fit {o.spec_file}: {len(verdict.problems)} problem(s); "

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import click
 
-from envkit.commands._lock_files import env_lock_path, header_for, refuse_overwrite, regen
+from envkit.commands._lock_files import header_for, refuse_overwrite, regen
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +36,9 @@ class LockOptions:
     output_format: str
 
 
-def _refuse(o: LockOptions, options: tuple[tuple[str, object], ...], why: str, hint: str | None = None) -> None:
+def _refuse(
+    o: LockOptions, options: tuple[tuple[str, object], ...], why: str, hint: str | None = None
+) -> None:
     from envkit.errors import UsageError
 
     for opt, given in options:
@@ -117,53 +119,9 @@ def run(o: LockOptions) -> int:
         raise UsageError("--lock is for --check and -f (the lock to write is -o)")
     if o.environment:
         raise UsageError("--env picks the environment of a pixi.lock --lock")
+    from envkit.commands._lock_live import run_live
+
     return run_live(o)
-
-
-def run_live(o: LockOptions) -> int:
-    from envkit._text import plural
-    from envkit.backends import open_env
-    from envkit.commands._common import warn_duplicates
-    from envkit.commands.progress import reporter
-    from envkit.errors import UsageError
-    from envkit.formats.condalock import write_conda_lock
-    from envkit.formats.envyml import write_env
-    from envkit.io import atomic_write
-    from envkit.ops.lock import lock_live
-    from envkit.output import emit, warn
-
-    env_path = None if o.no_env_lock else (o.env_lock or env_lock_path(o.output))
-    if env_path and o.output != "-" and os.path.abspath(env_path) == os.path.abspath(o.output):
-        raise UsageError(f"--env-lock and -o both name {o.output}", hint="write the two files to different paths")
-    refuse_overwrite(o.output, "conda-lock", "-o")
-    refuse_overwrite(env_path, "env", "--env-lock" if o.env_lock else "named after -o")
-    env = open_env(name=o.name, prefix=o.prefix, backend=o.backend)
-    warn_duplicates([env])
-    result = lock_live(env, allow_unhashed_pip=o.allow_unhashed_pip, progress=reporter(o.quiet))
-    for w in result.warnings:
-        warn(w)
-    # the prefix as found, not as typed: a path relative to the cwd of the run would regenerate
-    # nothing from anywhere else
-    args = ["-n", o.name] if o.name else ["-p", str(env.prefix)]
-    args += ["--backend", o.backend] if o.backend != "native" else []
-    args += ["--env-lock", o.env_lock] if o.env_lock else ["--no-env-lock"] if o.no_env_lock else []
-    args += ["--allow-unhashed-pip"] if o.allow_unhashed_pip else []
-    header = header_for(regen(*args, "-o", o.output))
-    text = write_conda_lock(result.lock, header=header)
-    if env_path:
-        atomic_write(env_path, write_env(result.env_spec, header=header))
-    emit(text, o.output)
-    # always say which files were written (on stderr: with -o - stdout is the lock)
-    n_conda = sum(1 for p in result.lock.packages if p.manager == "conda")
-    n_pip = len(result.lock.packages) - n_conda
-    extra = f" and {env_path}" if env_path else ""
-    where = "standard output" if o.output == "-" else o.output
-    click.echo(
-        f"locked {env.prefix} ({result.lock.platforms[0]}): {plural(n_conda, 'conda package')} and "
-        f"{plural(n_pip, 'pip package')} -> {where}{extra}",
-        err=True,
-    )
-    return 0
 
 
 def run_spec(o: LockOptions) -> int:
@@ -176,13 +134,16 @@ def run_spec(o: LockOptions) -> int:
     from envkit.ops.lock import lock_spec, read_previous
     from envkit.output import emit, warn
 
-    spec = read_spec(o.spec_file)
+    spec_file = o.spec_file or ""  # run() sends only -f here
+    spec = read_spec(spec_file)
     refuse_overwrite(o.output, "conda-lock", "-o")
     warn_duplicates([spec])
     cutoffs = None
     if o.exclude_newer or o.exclude_newer_package:
         cutoffs = parse_exclude_newer(o.exclude_newer, o.exclude_newer_package)
-    previous = read_previous(o.lock_file or o.output, environment=o.environment, format_hint=SPEC_FORMATS_HINT)
+    previous = read_previous(
+        o.lock_file or o.output, environment=o.environment, format_hint=SPEC_FORMATS_HINT
+    )
     result = lock_spec(
         spec,
         platforms=o.platforms,
@@ -200,9 +161,9 @@ def run_spec(o: LockOptions) -> int:
     if lk.pip_options and o.output != "-":
         from dataclasses import replace
 
-        here, there = (os.path.dirname(os.path.abspath(p)) for p in (o.spec_file, o.output))
+        here, there = (os.path.dirname(os.path.abspath(p)) for p in (spec_file, o.output))
         lk = replace(lk, pip_options=rebase_pip_options(lk.pip_options, here, there))
-    args = ["-f", o.spec_file, *[a for p in o.platforms for a in ("--platform", p)]]
+    args = ["-f", spec_file, *[a for p in o.platforms for a in ("--platform", p)]]
     args += ["--channel-priority", o.channel_priority] if o.channel_priority != "strict" else []
     args += [a for v in result.virtual_packages for a in ("--virtual-package", str(v).removesuffix("=0"))]
     args += ["--solver", o.solver] if o.solver != "rattler" else []
@@ -215,7 +176,10 @@ def run_spec(o: LockOptions) -> int:
     counts = ", ".join(f"{p}: {len(lk.for_platform(p))}" for p in lk.platforms)
     where = "standard output" if o.output == "-" else o.output
     cut = f", exclude-newer {result.exclude_newer.describe()}" if result.exclude_newer else ""
-    click.echo(f"locked {o.spec_file} for {len(lk.platforms)} platform(s) ({counts} packages{cut}) -> {where}", err=True)
+    click.echo(
+        f"locked {o.spec_file} for {len(lk.platforms)} platform(s) ({counts} packages{cut}) -> {where}",
+        err=True,
+    )
     for m in result.moves:
         click.echo(f"  {m.platform}: {'pip ' if m.manager == 'pip' else ''}{m}", err=True)
     if result.relocked and not result.moves:

@@ -100,7 +100,9 @@ BACKENDS = ("native", "conda", "mamba", "micromamba")
     help="With -f over a previous lock: let NAME move to its newest version (and what that forces); "
     "every other locked package stays (repeatable, or NAME,NAME).",
 )
-@click.option("--update-all", is_flag=True, help="With -f: solve afresh, ignoring the previous lock's versions.")
+@click.option(
+    "--update-all", is_flag=True, help="With -f: solve afresh, ignoring the previous lock's versions."
+)
 @click.option(
     "--exclude-newer",
     metavar="DATE|DURATION",

@@ -22,6 +22,7 @@ from __future__ import annotations
 import datetime
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from envkit.lock.cutoff import ExcludeNewer, keep_record
 from envkit.model import CondaDep, EnvSpec, LockedPackage
@@ -72,10 +73,10 @@ class PlatformSolver:
     sources: list[str]
     specs: list
     virtual_packages: list
-    priority: object
+    priority: Any
     timeout: float | None
     cutoffs: ExcludeNewer | None = None
-    gateway: object = None
+    gateway: Any = None
     #: records left out by the cutoff, and kept without a time, once sources are prepared
     excluded: set[tuple[str, str, str]] = field(default_factory=set)
     untimed: int = 0
@@ -202,10 +203,10 @@ def plan_pins(
         else:
             held[p.name] = p
     for d in spec.conda:
-        p = held.get(d.name)
-        if p is not None and not _accepts(d, p):
-            del held[p.name]
-            released[p.name] = f"the spec asks for {d.spec()}{_where(spec, d)}"
+        kept = held.get(d.name)
+        if kept is not None and not _accepts(d, kept):
+            del held[kept.name]
+            released[kept.name] = f"the spec asks for {d.spec()}{_where(spec, d)}"
     return held, released
 
 
@@ -257,7 +258,7 @@ async def relock_platform(
 
     asked = sorted({n.lower() for n in update})
     held, released = plan_pins(spec, previous, asked)
-    targets: dict[str, object] = {}
+    targets: dict[str, Any] = {}
     forced_by: dict[str, str] = {}
     present = {p.name for p in previous if p.manager == "conda"} | {d.name for d in spec.conda}
     if asked:
@@ -272,10 +273,10 @@ async def relock_platform(
                 from envkit.lock.packages import split_depend
 
                 dn, rest = split_depend(text)
-                dep, p = _dep(dn, rest), held.get(dn.lower())
-                if dep is not None and p is not None and not _accepts(dep, p):
-                    del held[p.name]
-                    released[p.name] = forced_by[p.name] = f"forced by {label}"
+                dep, old = _dep(dn, rest), held.get(dn.lower())
+                if dep is not None and old is not None and not _accepts(dep, old):
+                    del held[old.name]
+                    released[old.name] = forced_by[old.name] = f"forced by {label}"
     exact = [
         MatchSpec(f"{r.name.normalized} =={r.version} {r.build}", strict=False) for r in targets.values()
     ]
@@ -327,7 +328,13 @@ def moves_between(
         if o is not None and n is not None and _vb(o) == _vb(n):
             if name in set(asked):
                 out.append(
-                    Move(platform=platform, name=name, old=_vb(o), new=_vb(n), reason="already the newest that fits")
+                    Move(
+                        platform=platform,
+                        name=name,
+                        old=_vb(o),
+                        new=_vb(n),
+                        reason="already the newest that fits",
+                    )
                 )
             continue
         if o is None and n is None:

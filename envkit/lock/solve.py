@@ -16,8 +16,8 @@ from envkit.lock.packages import sort_packages, split_depend
 from envkit.lock.pip import lock_pip
 from envkit.lock.pip_index import INDEX_KEY, index_mismatches, index_record
 from envkit.lock.relock import Move, PlatformSolver, relock_platform
-from envkit.lock.spec_record import SPEC_KEY, spec_record
 from envkit.lock.solve_errors import solve_failure
+from envkit.lock.spec_record import SPEC_KEY, spec_record
 from envkit.lock.virtual import VirtualPackage, virtual_hint, virtual_packages_for
 from envkit.model import Channel, EnvSpec, Lock, LockedPackage
 

@@ -99,7 +99,10 @@ def recorded_spec(custom: Mapping[str, object]) -> dict | None:
 
 
 def spec_changes(
-    recorded: Mapping, spec: EnvSpec, lock_channels: Sequence[str] = (), lock_options: Sequence[str] | None = None
+    recorded: Mapping,
+    spec: EnvSpec,
+    lock_channels: Sequence[str] = (),
+    lock_options: Sequence[str] | None = None,
 ) -> list[SpecChange]:
     """The entries of `spec` that differ from `recorded` (a `spec_record`), in today's file order,
     then the removed ones in name order; the channels compared with `lock_channels` (the lock's, by
@@ -122,7 +125,9 @@ def spec_changes(
             )
         )
     lines = {("conda", d.name): d.line for d in spec.conda}
-    lines.update({("pip", pep503(p.name) if p.name else p.text): p.line for p in spec.pip if p.kind != "option"})
+    lines.update(
+        {("pip", pep503(p.name) if p.name else p.text): p.line for p in spec.pip if p.kind != "option"}
+    )
     for section in ("conda", "pip"):
         before: Mapping[str, list[str]] = recorded.get(section) or {}
         after = now[section]
@@ -130,7 +135,9 @@ def spec_changes(
             line = lines.get((section, name))
             if name not in before:
                 out.append(
-                    SpecChange(kind="added", section=section, name=name, new=", ".join(texts), file=file, line=line)
+                    SpecChange(
+                        kind="added", section=section, name=name, new=", ".join(texts), file=file, line=line
+                    )
                 )
             elif list(before[name]) != texts:
                 out.append(
@@ -145,7 +152,9 @@ def spec_changes(
                     )
                 )
         for name in sorted(set(before) - set(after)):
-            out.append(SpecChange(kind="removed", section=section, name=name, old=", ".join(before[name]), file=file))
+            out.append(
+                SpecChange(kind="removed", section=section, name=name, old=", ".join(before[name]), file=file)
+            )
     from envkit.lock.solve import lock_pip_options
 
     new_opts = list(lock_pip_options(spec))
@@ -153,7 +162,12 @@ def spec_changes(
     if lock_options is not None and old_opts != new_opts:
         out.append(
             SpecChange(
-                kind="options", section="pip", name="options", old=" ".join(old_opts), new=" ".join(new_opts), file=file
+                kind="options",
+                section="pip",
+                name="options",
+                old=" ".join(old_opts),
+                new=" ".join(new_opts),
+                file=file,
             )
         )
     return out

@@ -129,7 +129,12 @@ def lock_spec(
 
     refuse_nothing_to_lock(spec)
     # a re-lock keeps the previous lock's platforms unless told otherwise
-    plats = list(platforms) or list(spec.platforms) or list(previous.platforms if previous else ()) or [host_platform()]
+    plats = (
+        list(platforms)
+        or list(spec.platforms)
+        or list(previous.platforms if previous else ())
+        or [host_platform()]
+    )
     names = _check_update(update, spec, previous)
     cutoffs = exclude_newer if exclude_newer is not None else previous_cutoff(previous)
     given = tuple(virtual_packages)
@@ -144,7 +149,9 @@ def lock_spec(
             raise UsageError("updating packages and exclude-newer cutoffs need the rattler solver")
         from envkit.lock import solve_with_conda_lock
 
-        return SpecLockResult(lock=solve_with_conda_lock(spec, plats, virtual_packages=vps), virtual_packages=vps)
+        return SpecLockResult(
+            lock=solve_with_conda_lock(spec, plats, virtual_packages=vps), virtual_packages=vps
+        )
     from envkit.lock.solve import relock_spec
 
     base = None if update_all else previous
@@ -169,7 +176,9 @@ def lock_spec(
             old, new = previous.for_platform(p), result.lock.for_platform(p)
             moves += tuple(moves_between(p, old, new, {}, ()))
             moves += tuple(
-                pip_moves(p, [x for x in old if x.manager == "pip"], [x for x in new if x.manager == "pip"], ())
+                pip_moves(
+                    p, [x for x in old if x.manager == "pip"], [x for x in new if x.manager == "pip"], ()
+                )
             )
     warnings = list(result.notes)
     for platform, count in result.untimed:
@@ -187,7 +196,9 @@ def lock_spec(
     )
 
 
-def read_previous(path: str | None, *, environment: str | None = None, format_hint: str | None = None) -> Lock | None:
+def read_previous(
+    path: str | None, *, environment: str | None = None, format_hint: str | None = None
+) -> Lock | None:
     """The lock at `path` a re-lock starts from: None when there is no file (or an empty one).
     A conda-lock.yml or a pixi.lock (versions up to 7; `environment`, default "default").
     Raises ParseError when the file is not a lock."""
@@ -230,7 +241,9 @@ def lock_live(
 
     pending = sum(1 for p in env.pip_packages() if not p.url)
     if progress and pending:
-        progress(f"asking pip for the artifacts (URL, sha256) of {pending} pip package(s) installed from an index")
+        progress(
+            f"asking pip for the artifacts (URL, sha256) of {pending} pip package(s) installed from an index"
+        )
     resolution = resolve_or_refuse(env, allow_unhashed_pip=allow_unhashed_pip)
     lock = lock_live_core(env, index_artifacts=resolution.found, allow_unhashed_pip=allow_unhashed_pip)
     return LiveLockResult(
@@ -275,7 +288,9 @@ def check_lock(
     from envkit.lock.spec_record import recorded_spec, spec_changes
 
     validate_hashes(lock.packages, source=lock.source)  # a hash `envkit create` would refuse fails too
-    staleness = lock_staleness(spec, lock, spec.source, lock_text=lock_text, virtual_packages=virtual_packages)
+    staleness = lock_staleness(
+        spec, lock, spec.source, lock_text=lock_text, virtual_packages=virtual_packages
+    )
     problems = list(check_core(spec, lock, staleness=staleness))
     stale = tuple(s.platform for s in staleness if s.status == "stale")
     record = recorded_spec(custom_metadata(lock))
@@ -285,7 +300,9 @@ def check_lock(
         # pip options are not compared: the lock holds them rebased to its own directory
         changes = tuple(spec_changes(record, spec, channels))
     recorded_cut = previous_cutoff(lock)
-    if exclude_newer is not None and (recorded_cut is None or recorded_cut.to_json() != exclude_newer.to_json()):
+    if exclude_newer is not None and (
+        recorded_cut is None or recorded_cut.to_json() != exclude_newer.to_json()
+    ):
         was = recorded_cut.describe() if recorded_cut else "none"
         problems.append(
             LockProblem(

@@ -33,7 +33,9 @@ def make_channel(root: Path) -> ChannelBuilder:
     channel has them (rattler's indexer stamps the time it ran: replaced by each upload date)."""
     chan = ChannelBuilder(root, name="chan")
     for name, version, depends, day in PACKAGES:
-        chan.add(Pkg(name=name, version=version, build="h0_0", depends=depends, timestamp=ms(day or "2020-01-01")))
+        chan.add(
+            Pkg(name=name, version=version, build="h0_0", depends=depends, timestamp=ms(day or "2020-01-01"))
+        )
     chan.index()
     path = chan.root / "linux-64" / "repodata.json"
     data = json.loads(path.read_text())

@@ -21,7 +21,9 @@ def channel(tmp_path_factory) -> ChannelBuilder:
 
 def spec_file(tmp_path: Path, channel: ChannelBuilder, deps=("a", "c")) -> Path:
     path = tmp_path / "environment.yml"
-    path.write_text(f"name: demo\nchannels:\n  - {channel.url}\ndependencies:\n" + "".join(f"  - {d}\n" for d in deps))
+    path.write_text(
+        f"name: demo\nchannels:\n  - {channel.url}\ndependencies:\n" + "".join(f"  - {d}\n" for d in deps)
+    )
     return path
 
 
@@ -56,11 +58,25 @@ def test_exclude_newer_picks_the_old_set_and_is_recorded(envkit_cli, tmp_path, c
     assert 'envkit.exclude_newer: "{\\"default\\":\\"2024-02-01T00:00:00Z\\"}"' in text
     # a per-package override beats the default: a as of July, the rest as of February
     r = lock(
-        envkit_cli, spec, tmp_path / "o2.yml", "--exclude-newer", "2024-02-01", "--exclude-newer-package", "a=2024-07-01"
+        envkit_cli,
+        spec,
+        tmp_path / "o2.yml",
+        "--exclude-newer",
+        "2024-02-01",
+        "--exclude-newer-package",
+        "a=2024-07-01",
     )
     assert versions(tmp_path / "o2.yml") == {"a": "1.1", "b": "1.0", "c": "1.0", "d": "1.0"}
     # a channel override (CHANNEL::=DATE) covers its packages
-    lock(envkit_cli, spec, tmp_path / "o3.yml", "--exclude-newer", "2024-02-01", "--exclude-newer-package", f"{channel.url}::=2024-12-01")
+    lock(
+        envkit_cli,
+        spec,
+        tmp_path / "o3.yml",
+        "--exclude-newer",
+        "2024-02-01",
+        "--exclude-newer-package",
+        f"{channel.url}::=2024-12-01",
+    )
     assert versions(tmp_path / "o3.yml") == {"a": "2.0", "b": "2.0", "c": "1.1", "d": "1.0"}
 
 
@@ -147,15 +163,15 @@ def test_check_names_the_changed_entries_in_text_and_json(envkit_cli, tmp_path, 
     ok = envkit_cli("lock", "--check", "-f", str(spec), "--lock", str(out))
     assert ok.stdout == f"{out} is up to date with {spec} (linux-64, exclude-newer 2024-02-01T00:00:00Z)\n"
     # the cutoff it records is the one asked for; another one makes it stale
-    other = envkit_cli("lock", "--check", "-f", str(spec), "--lock", str(out), "--exclude-newer", "2024-03-01")
+    other = envkit_cli(
+        "lock", "--check", "-f", str(spec), "--lock", str(out), "--exclude-newer", "2024-03-01"
+    )
     assert other.exit_code == 1
     assert (
         f"{out}: stale: solved with exclude-newer 2024-02-01T00:00:00Z, not 2024-03-01T00:00:00Z"
         in other.stdout.splitlines()
     )
-    spec.write_text(
-        spec.read_text().replace("  - c\n", "  - c >=1.1\n").replace("  - d\n", "  - b <3\n")
-    )
+    spec.write_text(spec.read_text().replace("  - c\n", "  - c >=1.1\n").replace("  - d\n", "  - b <3\n"))
     r = envkit_cli("lock", "--check", "-f", str(spec), "--lock", str(out))
     assert r.exit_code == 1
     lines = r.stdout.splitlines()
@@ -171,9 +187,33 @@ def test_check_names_the_changed_entries_in_text_and_json(envkit_cli, tmp_path, 
     assert doc["ok"] is False and doc["stale_platforms"] == ["linux-64"]
     assert doc["exclude_newer"] == "2024-02-01T00:00:00Z"
     assert doc["changes"] == [
-        {"kind": "changed", "section": "conda", "name": "c", "old": "c", "new": "c>=1.1", "file": str(spec), "line": 6},
-        {"kind": "added", "section": "conda", "name": "b", "old": None, "new": "b<3", "file": str(spec), "line": 7},
-        {"kind": "removed", "section": "conda", "name": "d", "old": "d", "new": None, "file": str(spec), "line": None},
+        {
+            "kind": "changed",
+            "section": "conda",
+            "name": "c",
+            "old": "c",
+            "new": "c>=1.1",
+            "file": str(spec),
+            "line": 6,
+        },
+        {
+            "kind": "added",
+            "section": "conda",
+            "name": "b",
+            "old": None,
+            "new": "b<3",
+            "file": str(spec),
+            "line": 7,
+        },
+        {
+            "kind": "removed",
+            "section": "conda",
+            "name": "d",
+            "old": "d",
+            "new": None,
+            "file": str(spec),
+            "line": None,
+        },
     ]
     assert [p["kind"] for p in doc["problems"]] == ["stale", "unsatisfied"]
 
@@ -186,7 +226,9 @@ def test_conda_override_cuda_is_honoured_and_named_when_missing(envkit_cli, tmp_
     chan.index()
     spec = spec_file(tmp_path, chan, ("gpu",))
     out = tmp_path / "conda-lock.yml"
-    r = envkit_cli("lock", "-f", str(spec), "--platform", "linux-64", "-o", str(out), env={"CONDA_OVERRIDE_CUDA": "12.4"})
+    r = envkit_cli(
+        "lock", "-f", str(spec), "--platform", "linux-64", "-o", str(out), env={"CONDA_OVERRIDE_CUDA": "12.4"}
+    )
     assert r.exit_code == 0, r.stderr
     from envkit.formats.condalock import read_conda_lock
 
