@@ -252,8 +252,8 @@ async def relock_platform(
     update: Iterable[str] = (),
     *,
     record_to_package,
-) -> tuple[list, list[Move]]:
-    """(the records of the re-lock of `spec` on `solver.platform`, the moves from `previous`)."""
+) -> tuple[list[LockedPackage], list[Move]]:
+    """(the locked packages of the re-lock of `spec` on `solver.platform`, the moves from `previous`)."""
     from rattler import MatchSpec
 
     asked = sorted({n.lower() for n in update})
@@ -303,7 +303,7 @@ async def relock_platform(
                 raise
             records = await solver.solve(locked=soft)  # the newest updated version cannot be had
     new = [record_to_package(r, solver.platform) for r in records]
-    return records, moves_between(solver.platform, previous, new, released, asked)
+    return new, moves_between(solver.platform, previous, new, released, asked)
 
 
 def moves_between(
@@ -318,10 +318,12 @@ def moves_between(
     version), "needed by P" for a new package, "no longer needed" for a removed one."""
     old = {p.name: p for p in previous if p.manager == "conda"}
     now = {p.name: p for p in new if p.manager == "conda"}
+    changed = {n for n in set(old) | set(now) if (old.get(n) and _vb(old[n])) != (now.get(n) and _vb(now[n]))}
     needs: dict[str, list[tuple[LockedPackage, CondaDep | None]]] = {}
     for p in now.values():
         for dn, rest in p.depends:
-            needs.setdefault(dn.lower(), []).append((p, None if not rest else _dep(dn, rest)))
+            if dn.lower() in changed:  # parsed only where a reason is wanted
+                needs.setdefault(dn.lower(), []).append((p, None if not rest else _dep(dn, rest)))
     out: list[Move] = []
     for name in sorted(set(old) | set(now) | set(n.lower() for n in asked)):
         o, n = old.get(name), now.get(name)

@@ -172,7 +172,7 @@ def _solve_many(
         moves: list[Move] = []
         try:
             if previous is not None:
-                records, moves = await relock_platform(
+                packages, moves = await relock_platform(
                     solver,
                     spec,
                     previous.for_platform(platform),
@@ -180,11 +180,10 @@ def _solve_many(
                     record_to_package=record_to_package,
                 )
             else:
-                records = await solver.solve()
+                packages = [record_to_package(r, platform) for r in await solver.solve()]
         except Exception as exc:  # rattler raises its own exception classes
             raise solve_failure(exc, platform, spec.source, sources, virtual=vps) from None
-        packages = tuple(record_to_package(r, platform) for r in records)
-        return platform, PlatformSolve(packages=packages, moves=tuple(moves), untimed=solver.untimed)
+        return platform, PlatformSolve(packages=tuple(packages), moves=tuple(moves), untimed=solver.untimed)
 
     async def main():
         return await asyncio.gather(*(one(p) for p in platforms))

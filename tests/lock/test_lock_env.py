@@ -794,3 +794,30 @@ def test_an_environment_pip_too_old_for_report_is_replaced_by_envkits(
     [helper] = [p for p in read_conda_lock(out.read_text()).packages if p.manager == "pip"]
     whl = wheels / "helper-1.1-py3-none-any.whl"
     assert (helper.url, helper.sha256) == (whl.as_uri(), sha256_of(whl))
+
+
+def test_relock_keeps_pip_versions_through_constraints(envkit_cli, tmp_path, default_channel, wheels):
+    from envkit.formats.condalock import read_conda_lock
+
+    opts = ["--no-index", f"--find-links {wheels}"]
+    spec = write_spec(
+        tmp_path / "environment.yml", [default_channel.url], ["python=3.11", "pip"], opts + ["helper==1.0"]
+    )
+    out = tmp_path / "conda-lock.yml"
+
+    def lock(*extra):
+        r = envkit_cli(
+            "lock", "-f", str(spec), "--platform", "linux-64", "-o", str(out), *extra, env=pip_env()
+        )
+        assert r.exit_code == 0, r.stderr
+        pip = {p.name: p.version for p in read_conda_lock(out.read_text()).packages if p.manager == "pip"}
+        return pip, [ln.strip() for ln in r.stderr.splitlines() if ln.startswith("  ")]
+
+    assert lock() == ({"helper": "1.0"}, [])
+    # the pin is gone from the spec, helper 1.1 is on the index: the lock keeps 1.0
+    write_spec(spec, [default_channel.url], ["python=3.11", "pip"], opts + ["helper"])
+    assert lock() == ({"helper": "1.0"}, ["no package moved"])
+    assert lock("--update", "helper") == (
+        {"helper": "1.1"},
+        ["linux-64: pip helper 1.0 → 1.1 (asked to update)"],
+    )
