@@ -318,16 +318,21 @@ def moves_between(
     version), "needed by P" for a new package, "no longer needed" for a removed one."""
     old = {p.name: p for p in previous if p.manager == "conda"}
     now = {p.name: p for p in new if p.manager == "conda"}
-    changed = {n for n in set(old) | set(now) if (old.get(n) and _vb(old[n])) != (now.get(n) and _vb(now[n]))}
+    same = {
+        n
+        for n, p in now.items()
+        if (o := old.get(n)) is not None and (o.version, o.build) == (p.version, p.build)
+    }
+    changed = (set(old) | set(now)) - same
     needs: dict[str, list[tuple[LockedPackage, CondaDep | None]]] = {}
     for p in now.values():
         for dn, rest in p.depends:
             if dn.lower() in changed:  # parsed only where a reason is wanted
                 needs.setdefault(dn.lower(), []).append((p, None if not rest else _dep(dn, rest)))
     out: list[Move] = []
-    for name in sorted(set(old) | set(now) | set(n.lower() for n in asked)):
+    for name in sorted(changed | set(n.lower() for n in asked)):
         o, n = old.get(name), now.get(name)
-        if o is not None and n is not None and _vb(o) == _vb(n):
+        if name in same and o is not None and n is not None:
             if name in set(asked):
                 out.append(
                     Move(
