@@ -43,9 +43,8 @@ def _channel(root: Path, versions: tuple[str, ...]) -> str:
             }
     info = {"info": {"subdir": "linux-64"}, "packages": packages, "packages.conda": {}, "repodata_version": 1}
     (sub / "repodata.json").write_text(json.dumps(info))
-    (root / "noarch" / "repodata.json").write_text(
-        json.dumps({"info": {"subdir": "noarch"}, "packages": {}, "packages.conda": {}, "repodata_version": 1})
-    )
+    empty = {"info": {"subdir": "noarch"}, "packages": {}, "packages.conda": {}, "repodata_version": 1}
+    (root / "noarch" / "repodata.json").write_text(json.dumps(empty))
     return root.resolve().as_uri()
 
 

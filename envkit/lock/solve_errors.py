@@ -42,7 +42,12 @@ def solve_failure(
         return exc
     if name in ("SolverError", "UnsolvableError"):
         # a package that needs a GPU driver the solve was not told of: say how to tell it
-        missing = [v for v in ("__cuda", "__glibc") if v in text and not any(x.name == v for x in virtual)]
+        # (or a newer glibc than the one assumed)
+        missing = [
+            v
+            for v in ("__cuda", "__glibc")
+            if v in text and (v == "__glibc" or not any(x.name == v for x in virtual))
+        ]
         hint = virtual_hint(platform, missing[0]) if missing else None
         return SolveError(f"{platform}: cannot solve the spec", where=where, text=text, hint=hint)
     if name in _INPUT:

@@ -106,7 +106,7 @@ OVERRIDE_VARIABLES = {
 
 def virtual_hint(platform: str, name: str) -> str:
     """How to set virtual package `name` for a solve of `platform`."""
-    example = {"__cuda": "12.4", "__glibc": "2.28", "__osx": "11.0"}.get(name, "VERSION")
+    example = {"__cuda": "12.4", "__glibc": "2.34", "__osx": "13.0"}.get(name, "VERSION")
     var = OVERRIDE_VARIABLES.get(name)
     tail = f", or set {var[0]}={example} as for conda" if var and platform.startswith(var[1]) else ""
     return f"pass --virtual-package {platform}:{name}={example}{tail}"

@@ -145,7 +145,7 @@ def lock_spec(
                 "the pip-section and channel-priority settings apply to the rattler solver; conda-lock "
                 "reads channel_priority from .condarc and always locks the pip section"
             )
-        if names or cutoffs:
+        if names or exclude_newer:
             raise UsageError("updating packages and exclude-newer cutoffs need the rattler solver")
         from envkit.lock import solve_with_conda_lock
 

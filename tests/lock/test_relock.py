@@ -223,6 +223,7 @@ def test_conda_override_cuda_is_honoured_and_named_when_missing(envkit_cli, tmp_
     chan.add(Pkg(name="gpu", version="1.0", build="cuda_1", build_number=1, depends=["__cuda >=12"]))
     chan.add(Pkg(name="gpu", version="1.0", build="cpu_0", build_number=0))
     chan.add(Pkg(name="cudaonly", version="1.0", build="h0_0", depends=["__cuda >=12"]))
+    chan.add(Pkg(name="newglibc", version="1.0", build="h0_0", depends=["__glibc >=2.34"]))
     chan.index()
     spec = spec_file(tmp_path, chan, ("gpu",))
     out = tmp_path / "conda-lock.yml"
@@ -246,3 +247,20 @@ def test_conda_override_cuda_is_honoured_and_named_when_missing(envkit_cli, tmp_
         "hint: pass --virtual-package linux-64:__cuda=12.4, or set CONDA_OVERRIDE_CUDA=12.4 as for conda"
         in r.stderr
     )
+
+    # CONDA_OVERRIDE_GLIBC raises the glibc the solve assumes (2.28 by default)
+    spec = spec_file(tmp_path, chan, ("newglibc",))
+    r = envkit_cli("lock", "-f", str(spec), "--platform", "linux-64", "-o", str(tmp_path / "g.yml"))
+    assert r.exit_code == 2 and "CONDA_OVERRIDE_GLIBC=2.34 as for conda" in r.stderr
+    r = envkit_cli(
+        "lock",
+        "-f",
+        str(spec),
+        "--platform",
+        "linux-64",
+        "-o",
+        str(tmp_path / "g.yml"),
+        env={"CONDA_OVERRIDE_GLIBC": "2.35"},
+    )
+    assert r.exit_code == 0, r.stderr
+    assert "--virtual-package linux-64:__glibc=2.35" in (tmp_path / "g.yml").read_text()
