@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from envkit.lock.cutoff import ExcludeNewer, keep_record
+from envkit.lock.packages import split_depend
 from envkit.model import CondaDep, EnvSpec, LockedPackage
 
 _UNSOLVABLE = ("SolverError", "UnsolvableError")
@@ -86,6 +87,10 @@ class PlatformSolver:
         import rattler
 
         return [rattler.Subdir(self.platform), rattler.Subdir("noarch")]
+
+    async def prepare(self) -> None:
+        """Fetch the records and apply the cutoff now (`excluded` and `untimed` are then known)."""
+        await self._sources()
 
     async def _sources(self, extra: Sequence = ()) -> list:
         """The channels, or with a cutoff in-memory sources holding only the records it keeps."""
@@ -233,11 +238,14 @@ def _newest(records: Sequence, name: str, spec: EnvSpec):
     for r in records:
         if r.name.normalized != name:
             continue
-        pkg = LockedPackage(manager="conda", name=name, version=str(r.version), build=str(r.build))
-        pkg_bn = LockedPackage(
-            manager="conda", name=name, version=pkg.version, build=pkg.build, build_number=int(r.build_number)
+        pkg = LockedPackage(
+            manager="conda",
+            name=name,
+            version=str(r.version),
+            build=str(r.build),
+            build_number=int(r.build_number),
         )
-        if any(not _accepts(d, pkg_bn) for d in entries):
+        if any(not _accepts(d, pkg) for d in entries):
             continue
         key = (Version(str(r.version)), int(r.build_number))
         if best is None or key > best[0]:
@@ -258,8 +266,13 @@ async def relock_platform(
 
     asked = sorted({n.lower() for n in update})
     held, released = plan_pins(spec, previous, asked)
+    if solver.cutoffs:
+        await solver.prepare()
+        for p in list(held.values()):  # a locked record the cutoff leaves out cannot stay
+            if (p.name, p.version, p.build or "") in solver.excluded:
+                del held[p.name]
+                released[p.name] = "uploaded after the exclude-newer cutoff"
     targets: dict[str, Any] = {}
-    forced_by: dict[str, str] = {}
     present = {p.name for p in previous if p.manager == "conda"} | {d.name for d in spec.conda}
     if asked:
         candidates = await solver.records_of([n for n in asked if n in present])
@@ -270,13 +283,11 @@ async def relock_platform(
             targets[name] = best
             label = f"{name} {best.version}"
             for text in list(best.depends) + list(best.constrains):
-                from envkit.lock.packages import split_depend
-
                 dn, rest = split_depend(text)
                 dep, old = _dep(dn, rest), held.get(dn.lower())
                 if dep is not None and old is not None and not _accepts(dep, old):
                     del held[old.name]
-                    released[old.name] = forced_by[old.name] = f"forced by {label}"
+                    released[old.name] = f"forced by {label}"
     exact = [
         MatchSpec(f"{r.name.normalized} =={r.version} {r.build}", strict=False) for r in targets.values()
     ]

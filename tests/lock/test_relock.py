@@ -4,6 +4,7 @@ here, offline)."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from pathlib import Path
 
@@ -264,3 +265,65 @@ def test_conda_override_cuda_is_honoured_and_named_when_missing(envkit_cli, tmp_
     )
     assert r.exit_code == 0, r.stderr
     assert "--virtual-package linux-64:__glibc=2.35" in (tmp_path / "g.yml").read_text()
+
+
+def test_an_earlier_cutoff_moves_back_what_was_uploaded_after_it(envkit_cli, tmp_path, channel):
+    spec = spec_file(tmp_path, channel)
+    out = tmp_path / "conda-lock.yml"
+    lock(envkit_cli, spec, out, "--exclude-newer", "2024-04-15")
+    assert versions(out) == {"a": "1.1", "b": "1.0", "c": "1.1"}
+    r = lock(envkit_cli, spec, out, "--exclude-newer", "2024-03-15")
+    assert versions(out) == {"a": "1.1", "b": "1.0", "c": "1.0"}
+    assert moves(r) == ["linux-64: c 1.1 → 1.0 (uploaded after the exclude-newer cutoff)"]
+
+
+@pytest.mark.parametrize(
+    "args, error, hint",
+    [
+        (
+            ("--exclude-newer", "yesterday"),
+            "error: exclude-newer 'yesterday': not a date, a time or a duration",
+            "hint: write a date (2025-01-01), a UTC time (2025-01-01T12:00Z) or a duration before now "
+            "(30d, 12h, 2w)",
+        ),
+        (
+            ("--exclude-newer-package", "numpy"),
+            "error: exclude-newer override 'numpy': expected NAME=DATE or CHANNEL::=DATE",
+            "hint: e.g. numpy=2024-06-01 or conda-forge::=2024-06-01",
+        ),
+        (
+            ("--exclude-newer-package", "conda-forge::numpy=2024-01-01"),
+            "error: exclude-newer override 'conda-forge::numpy=2024-01-01': a channel override is "
+            "CHANNEL::=DATE (no package name)",
+            "hint: use NAME=DATE for one package",
+        ),
+    ],
+)
+def test_bad_cutoffs_are_clear_errors(envkit_cli, tmp_path, channel, args, error, hint):
+    spec = spec_file(tmp_path, channel)
+    r = envkit_cli("lock", "-f", str(spec), "--platform", "linux-64", "-o", str(tmp_path / "o.yml"), *args)
+    assert (r.exit_code, r.stderr.splitlines()) == (2, [error, hint])
+
+
+def test_cutoff_forms():
+    from envkit.lock.cutoff import iso, parse_exclude_newer, parse_when
+
+    now = dt.datetime(2025, 3, 31, 8, 30, 15, 999, tzinfo=dt.timezone.utc)
+    assert iso(parse_when("2025-01-01")) == "2025-01-01T00:00:00Z"
+    assert iso(parse_when("2025-01-01T12:00Z")) == "2025-01-01T12:00:00Z"
+    assert iso(parse_when("2025-01-01T12:00+02:00")) == "2025-01-01T10:00:00Z"
+    assert iso(parse_when("30d", now=now)) == "2025-03-01T08:30:15Z"
+    assert iso(parse_when("2w", now=now)) == "2025-03-17T08:30:15Z"
+    assert iso(parse_when("12h", now=now)) == "2025-03-30T20:30:15Z"
+    cut = parse_exclude_newer("2025-01-01", ["NumPy=2024-06-01", "conda-forge::=2024-09-01"])
+    assert cut.args() == [
+        "--exclude-newer",
+        "2025-01-01T00:00:00Z",
+        "--exclude-newer-package",
+        "numpy=2024-06-01T00:00:00Z",
+        "--exclude-newer-package",
+        "conda-forge::=2024-09-01T00:00:00Z",
+    ]
+    assert iso(cut.cutoff("numpy", "https://conda.anaconda.org/conda-forge/")) == "2024-06-01T00:00:00Z"
+    assert iso(cut.cutoff("scipy", "https://conda.anaconda.org/conda-forge/")) == "2024-09-01T00:00:00Z"
+    assert iso(cut.cutoff("scipy", "bioconda")) == "2025-01-01T00:00:00Z"
