@@ -268,10 +268,10 @@ async def relock_platform(
     held, released = plan_pins(spec, previous, asked)
     if solver.cutoffs:
         await solver.prepare()
-        for p in list(held.values()):  # a locked record the cutoff leaves out cannot stay
-            if (p.name, p.version, p.build or "") in solver.excluded:
-                del held[p.name]
-                released[p.name] = "uploaded after the exclude-newer cutoff"
+        for gone in list(held.values()):  # a locked record the cutoff leaves out cannot stay
+            if (gone.name, gone.version, gone.build or "") in solver.excluded:
+                del held[gone.name]
+                released[gone.name] = "uploaded after the exclude-newer cutoff"
     targets: dict[str, Any] = {}
     present = {p.name for p in previous if p.manager == "conda"} | {d.name for d in spec.conda}
     if asked:
@@ -303,9 +303,9 @@ async def relock_platform(
         soft = [
             r
             for r in known
-            if (p := held.get(r.name.normalized)) is not None
-            and str(r.version) == p.version
-            and str(r.build) == (p.build or str(r.build))
+            if (kept := held.get(r.name.normalized)) is not None
+            and str(r.version) == kept.version
+            and str(r.build) == (kept.build or str(r.build))
         ]
         try:
             records = await solver.solve(exact, locked=soft)
