@@ -44,11 +44,15 @@ class Move:
     manager: str = "conda"
 
     def __str__(self) -> str:
-        if self.old is None:
-            change = f"{self.name} {self.new} (new)"
-        elif self.new is None:
-            change = f"{self.name} {self.old} (removed)"
-        elif self.old == self.new:
+        if self.old is None or self.new is None:
+            what = "new" if self.old is None else "removed"
+            version = (self.new or self.old or "").split(" ")[0]
+            return (
+                f"{self.name} {version} ({what}: {self.reason})"
+                if self.reason
+                else f"{self.name} {version} ({what})"
+            )
+        if self.old == self.new:
             change = f"{self.name} {self.new} (unchanged)"
         else:
             old, new = _short_pair(self.old, self.new)

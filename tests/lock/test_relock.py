@@ -327,3 +327,14 @@ def test_cutoff_forms():
     assert iso(cut.cutoff("numpy", "https://conda.anaconda.org/conda-forge/")) == "2024-06-01T00:00:00Z"
     assert iso(cut.cutoff("scipy", "https://conda.anaconda.org/conda-forge/")) == "2024-09-01T00:00:00Z"
     assert iso(cut.cutoff("scipy", "bioconda")) == "2025-01-01T00:00:00Z"
+
+
+def test_a_new_entry_that_needs_a_newer_locked_package_moves_it(envkit_cli, tmp_path, channel):
+    spec = spec_file(tmp_path, channel)
+    out = tmp_path / "conda-lock.yml"
+    lock(envkit_cli, spec, out, "--exclude-newer", "2024-02-01")
+    # e needs b >=2: the pin on b cannot hold, and the solver moves what it must (a stays)
+    spec.write_text(spec.read_text() + "  - e\n")
+    r = lock(envkit_cli, spec, out, "--exclude-newer", "2024-12-01")
+    assert versions(out) == {"a": "1.0", "b": "2.0", "c": "1.0", "e": "1.0"}
+    assert moves(r) == ["linux-64: b 1.0 → 2.0 (forced by e 1.0)", "linux-64: e 1.0 (new: in the spec)"]
