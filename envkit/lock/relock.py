@@ -219,12 +219,13 @@ def plan_pins(
     return held, released
 
 
-def _pin(p: LockedPackage):
-    """The MatchSpec that holds `p`: its channel, name, exact version and build."""
+def _pin(p: LockedPackage, channels: frozenset[str] = frozenset()):
+    """The MatchSpec that holds `p`: its name, exact version and build, and its channel when that
+    is one of the solve's `channels` (a lock read from another channel, a mirror, pins the rest)."""
     from rattler import MatchSpec
 
     base = f"{p.name} =={p.version} {p.build}" if p.build else f"{p.name} =={p.version}"
-    if p.channel:
+    if p.channel and p.channel in channels:
         try:
             return MatchSpec(f"{p.channel}::{base}", strict=False)
         except Exception:  # a channel rattler cannot name: the version and build still hold it
@@ -297,7 +298,10 @@ async def relock_platform(
     ]
     records = None
     try:
-        records = await solver.solve(exact, constraints=[_pin(p) for p in held.values()])
+        from envkit.conda.channels import parse_channel
+
+        names = frozenset(parse_channel(c).name for c in solver.sources)
+        records = await solver.solve(exact, constraints=[_pin(p, names) for p in held.values()])
     except Exception as exc:
         if type(exc).__name__ not in _UNSOLVABLE:
             raise
