@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from envkit.backends.lock_metadata import lock_metadata
-from envkit.errors import BackendError, SolveError, UsageError, Where
+from envkit.errors import BackendError, Remedy, SolveError, UsageError, Where
 from envkit.lock.content_hash import spec_content_hash
 from envkit.lock.cutoff import EXCLUDE_NEWER_KEY, ExcludeNewer
 from envkit.lock.packages import sort_packages, split_depend
@@ -18,7 +18,7 @@ from envkit.lock.pip_index import INDEX_KEY, index_mismatches, index_record
 from envkit.lock.relock import Move, PlatformSolver, relock_platform
 from envkit.lock.solve_errors import solve_failure
 from envkit.lock.spec_record import SPEC_KEY, spec_record
-from envkit.lock.virtual import VirtualPackage, virtual_hint, virtual_packages_for
+from envkit.lock.virtual import VirtualPackage, virtual_advice, virtual_packages_for
 from envkit.model import Channel, EnvSpec, Lock, LockedPackage
 
 CHANNEL_PRIORITIES = ("strict", "flexible", "disabled")
@@ -92,7 +92,7 @@ def _require_virtual(spec: EnvSpec, platform: str, vps: Sequence[VirtualPackage]
                 f"{platform}: the spec requires virtual package {d.spec()!r}, which is not set for "
                 "this platform",
                 where=Where(file=spec.source, line=d.line, key="dependencies"),
-                hint=virtual_hint(platform, d.name),
+                **virtual_advice(platform, d.name),
             )
 
 
@@ -489,7 +489,14 @@ def check_platforms(platforms: Sequence[str], spec: EnvSpec) -> tuple[str, ...]:
     from envkit.conda.channels import KNOWN_SUBDIRS
 
     if not platforms:
-        raise UsageError("no platform to lock for", hint="pass --platform (e.g. --platform linux-64)")
+        raise UsageError(
+            "no platform to lock for",
+            hint="pass {} (e.g. {})",
+            remedy=(
+                Remedy(option="platforms", many=True),
+                Remedy(option="platforms", value="linux-64", many=True),
+            ),
+        )
     for p in platforms:
         if p not in KNOWN_SUBDIRS or p == "noarch":
             raise UsageError(

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from envkit.errors import SolveError, Where
-from envkit.lock.virtual import VirtualPackage, virtual_hint
+from envkit.lock.virtual import VirtualPackage, virtual_advice
 
 #: rattler exception classes raised while fetching repodata (a network, proxy or URL problem).
 _FETCH = ("FetchRepoDataError", "GatewayError", "CacheDirError", "IoError", "AuthenticationStorageError")
@@ -48,8 +48,8 @@ def solve_failure(
             for v in ("__cuda", "__glibc")
             if v in text and (v == "__glibc" or not any(x.name == v for x in virtual))
         ]
-        hint = virtual_hint(platform, missing[0]) if missing else None
-        return SolveError(f"{platform}: cannot solve the spec", where=where, text=text, hint=hint)
+        advice = virtual_advice(platform, missing[0]) if missing else {}
+        return SolveError(f"{platform}: cannot solve the spec", where=where, text=text, **advice)
     if name in _INPUT:
         return SolveError(f"{platform}: py-rattler cannot read the spec: {text}", where=where)
     if name in _FETCH:

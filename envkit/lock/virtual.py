@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from envkit.errors import UsageError
+from envkit.errors import Remedy, UsageError
 
 #: Virtual packages assumed for each platform when solving (name -> "version" or "version build").
 #: These are conda-lock's defaults (conda_lock/default-virtual-packages.yaml) without `__cuda`: a
@@ -61,7 +62,11 @@ def parse_virtual_package(text: str) -> VirtualPackage:
     if not _VP_NAME.fullmatch(name) or not version.strip():
         raise UsageError(
             f"--virtual-package {text!r}: expected [PLATFORM:]__name=version[=build]",
-            hint="e.g. --virtual-package linux-64:__cuda=12.4 or --virtual-package __glibc=2.17",
+            hint="e.g. {} or {}",
+            remedy=(
+                Remedy(option="virtual_packages", value="linux-64:__cuda=12.4", many=True),
+                Remedy(option="virtual_packages", value="__glibc=2.17", many=True),
+            ),
         )
     try:
         from rattler import Version
@@ -104,12 +109,17 @@ OVERRIDE_VARIABLES = {
 }
 
 
-def virtual_hint(platform: str, name: str) -> str:
-    """How to set virtual package `name` for a solve of `platform`."""
+def virtual_advice(platform: str, name: str) -> dict[str, Any]:
+    """The `hint` and `remedy` (keyword arguments of an EnvkitError) saying how to set virtual
+    package `name` for a solve of `platform`: the virtual-packages option, or the variable conda
+    reads (CONDA_OVERRIDE_CUDA, ...) where one applies."""
     example = {"__cuda": "12.4", "__glibc": "2.34", "__osx": "13.0"}.get(name, "VERSION")
     var = OVERRIDE_VARIABLES.get(name)
     tail = f", or set {var[0]}={example} as for conda" if var and platform.startswith(var[1]) else ""
-    return f"pass --virtual-package {platform}:{name}={example}{tail}"
+    return {
+        "hint": "pass {}" + tail,
+        "remedy": Remedy(option="virtual_packages", value=f"{platform}:{name}={example}", many=True),
+    }
 
 
 def environ_virtual_packages(
