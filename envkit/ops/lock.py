@@ -19,7 +19,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from envkit.errors import ParseError, UsageError, Where
+from envkit.errors import ParseError, Remedy, UsageError, Where
 from envkit.lock.cutoff import ExcludeNewer
 from envkit.lock.relock import Move
 from envkit.lock.spec_record import SpecChange
@@ -143,10 +143,16 @@ def lock_spec(
         if not lock_pip_section or channel_priority != "strict":
             raise UsageError(
                 "the pip-section and channel-priority settings apply to the rattler solver; conda-lock "
-                "reads channel_priority from .condarc and always locks the pip section"
+                "reads channel_priority from .condarc and always locks the pip section",
+                hint="use the default solver ({}) for them",
+                remedy=Remedy(option="solver", value="rattler"),
             )
         if names or exclude_newer:
-            raise UsageError("updating packages and exclude-newer cutoffs need the rattler solver")
+            raise UsageError(
+                "updating packages and exclude-newer cutoffs need the rattler solver",
+                hint="use the default solver ({})",
+                remedy=Remedy(option="solver", value="rattler"),
+            )
         from envkit.lock import solve_with_conda_lock
 
         return SpecLockResult(
