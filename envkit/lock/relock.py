@@ -372,9 +372,19 @@ def moves_between(
         elif n is None:
             reason = reason or "no longer needed"
         elif not reason or reason == "asked to update":
-            if o is not None:
+            if o is not None and not reason:
                 rejecting = [p for p, d in needs.get(name, []) if d is not None and not _accepts(d, o)]
-                if rejecting and not reason:
+                # or the other way round: the old version's own dependency rejects a package's new one
+                rejecting += [
+                    now[dn.lower()]
+                    for dn, rest in o.depends
+                    if rest
+                    and dn.lower() in changed
+                    and dn.lower() in now
+                    and (d := _dep(dn, rest)) is not None
+                    and not _accepts(d, now[dn.lower()])
+                ]
+                if rejecting:
                     reason = f"forced by {rejecting[0].name} {rejecting[0].version}"
             reason = reason or "moved by the solve"
         out.append(

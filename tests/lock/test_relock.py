@@ -338,3 +338,18 @@ def test_a_new_entry_that_needs_a_newer_locked_package_moves_it(envkit_cli, tmp_
     r = lock(envkit_cli, spec, out, "--exclude-newer", "2024-12-01")
     assert versions(out) == {"a": "1.0", "b": "2.0", "c": "1.0", "e": "1.0"}
     assert moves(r) == ["linux-64: b 1.0 → 2.0 (forced by e 1.0)", "linux-64: e 1.0 (new: in the spec)"]
+
+
+def test_an_update_that_a_locked_package_forbids_moves_that_package(envkit_cli, tmp_path, channel):
+    spec = spec_file(tmp_path, channel, ("a", "f"))
+    out = tmp_path / "conda-lock.yml"
+    lock(envkit_cli, spec, out, "--exclude-newer", "2024-02-01")
+    assert versions(out) == {"a": "1.0", "b": "1.0", "f": "1.0"}
+    # f 1.0 needs a <2: updating a to 2.0 moves f too, and b, which a 2.0 needs newer
+    r = lock(envkit_cli, spec, out, "--update", "a", "--exclude-newer", "2024-12-01")
+    assert versions(out) == {"a": "2.0", "b": "2.0", "f": "2.0"}
+    assert moves(r) == [
+        "linux-64: a 1.0 → 2.0 (asked to update)",
+        "linux-64: b 1.0 → 2.0 (forced by a 2.0)",
+        "linux-64: f 1.0 → 2.0 (forced by a 2.0)",
+    ]
