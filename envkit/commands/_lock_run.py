@@ -126,7 +126,8 @@ def run(o: LockOptions) -> int:
 
 def run_spec(o: LockOptions) -> int:
     from envkit.commands._common import warn_duplicates
-    from envkit.commands._lock_check import SPEC_FORMATS_HINT, read_spec
+    from envkit.commands._lock_check import LOCK_FORMATS_HINT, read_spec
+    from envkit.errors import ParseError
     from envkit.commands.progress import reporter
     from envkit.formats.condalock import write_conda_lock
     from envkit.lock import parse_virtual_package, rebase_pip_options
@@ -141,9 +142,14 @@ def run_spec(o: LockOptions) -> int:
     cutoffs = None
     if o.exclude_newer or o.exclude_newer_package:
         cutoffs = parse_exclude_newer(o.exclude_newer, o.exclude_newer_package)
-    previous = read_previous(
-        o.lock_file or o.output, environment=o.environment, format_hint=SPEC_FORMATS_HINT
-    )
+    if o.lock_file:
+        previous = read_previous(o.lock_file, environment=o.environment, format_hint=LOCK_FORMATS_HINT)
+    else:
+        try:
+            previous = read_previous(o.output)
+        except ParseError as exc:  # the file -o replaces is no lock to start from: solve afresh
+            warn(f"{o.output} is not a lock envkit can read ({exc.message}); solving afresh")
+            previous = None
     result = lock_spec(
         spec,
         platforms=o.platforms,

@@ -353,3 +353,17 @@ def test_an_update_that_a_locked_package_forbids_moves_that_package(envkit_cli, 
         "linux-64: b 1.0 → 2.0 (forced by a 2.0)",
         "linux-64: f 1.0 → 2.0 (forced by a 2.0)",
     ]
+
+
+def test_an_unreadable_output_file_is_solved_afresh_but_a_named_lock_must_read(envkit_cli, tmp_path, channel):
+    spec = spec_file(tmp_path, channel)
+    out = tmp_path / "conda-lock.yml"
+    out.write_text("version: 1\nmetadata: [\n")  # a conda-lock file cut short
+    r = lock(envkit_cli, spec, out, "--exclude-newer", "2024-02-01")
+    assert r.stderr.startswith(f"warning: {out} is not a lock envkit can read (")
+    assert r.stderr.splitlines()[0].endswith("); solving afresh")
+    assert versions(out) == {"a": "1.0", "b": "1.0", "c": "1.0"}
+    bad = tmp_path / "old.yml"
+    bad.write_text("version: 1\nmetadata: [\n")
+    r = envkit_cli("lock", "-f", str(spec), "--lock", str(bad), "-o", str(out), "--update", "a")
+    assert r.exit_code == 2 and r.stderr.startswith(f"error: {bad}")
