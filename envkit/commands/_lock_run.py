@@ -127,8 +127,8 @@ def run(o: LockOptions) -> int:
 def run_spec(o: LockOptions) -> int:
     from envkit.commands._common import warn_duplicates
     from envkit.commands._lock_check import LOCK_FORMATS_HINT, read_spec
-    from envkit.errors import ParseError
     from envkit.commands.progress import reporter
+    from envkit.errors import ParseError
     from envkit.formats.condalock import write_conda_lock
     from envkit.lock import parse_virtual_package, rebase_pip_options
     from envkit.lock.cutoff import parse_exclude_newer
