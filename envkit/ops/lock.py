@@ -20,9 +20,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from envkit.errors import ParseError, Remedy, UsageError, Where
+from envkit.lock.check import LockProblem
 from envkit.lock.cutoff import ExcludeNewer
 from envkit.lock.relock import Move
 from envkit.lock.spec_record import SpecChange
+from envkit.lock.staleness import Staleness
 from envkit.lock.virtual import VirtualPackage
 from envkit.model import EnvSpec, LiveEnv, Lock
 
@@ -63,7 +65,7 @@ def refuse_nothing_to_lock(spec: EnvSpec) -> None:
 
 
 def _check_update(update: Sequence[str], spec: EnvSpec, previous: Lock | None) -> tuple[str, ...]:
-    from envkit.conda.names import pep503
+    from envkit.model import pep503
 
     names = tuple(dict.fromkeys(n.strip().lower() for n in update if n.strip()))
     if not names:
@@ -264,8 +266,8 @@ class LockCheck:
     spec; None when it did not), `stale_platforms`, and the cutoff it was solved with."""
 
     lock: Lock
-    problems: tuple = ()
-    staleness: tuple = ()
+    problems: tuple[LockProblem, ...] = ()
+    staleness: tuple[Staleness, ...] = ()
     changes: tuple[SpecChange, ...] | None = None
     stale_platforms: tuple[str, ...] = ()
     exclude_newer: ExcludeNewer | None = None
@@ -290,7 +292,6 @@ def check_lock(
     from envkit.formats.condalock import custom_metadata
     from envkit.lock import check_lock as check_core
     from envkit.lock import lock_staleness
-    from envkit.lock.check import LockProblem
     from envkit.lock.spec_record import recorded_spec, spec_changes
 
     validate_hashes(lock.packages, source=lock.source)  # a hash `envkit create` would refuse fails too
