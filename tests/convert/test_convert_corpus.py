@@ -32,10 +32,10 @@ REFUSED = {
     # pixi v7 platforms of their own names (`p1` for win-64): pixi.lock v6 and conda-lock.yml name
     # platforms by conda subdir
     **{
-        ("91", t): "error: conda-lock names platforms by conda subdir; p1, p2, p3 are not one"
+        ("91", t): "error: conda-lock.yml names platforms by conda subdir; p1, p2, p3 are not one"
         for t in ["conda-lock"]
     },
-    ("91", "pixi"): "error: pixi names platforms by conda subdir; p1, p2, p3 are not one",
+    ("91", "pixi"): "error: pixi.lock v6 names platforms by conda subdir; p1, p2, p3 are not one",
 }
 
 #: output names `envkit diff` detects the format from
