@@ -16,6 +16,7 @@ may be paired with a lock (`target.lock`) for the stale-lock, lock-unsatisfied a
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -24,8 +25,10 @@ from typing import TYPE_CHECKING, NamedTuple
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.config import Config
     from envkit.errors import ParseError
+    from envkit.machine.profile import MachineProfile
     from envkit.model import EnvSpec, LiveEnv, Lock, Resolved
 
+from envkit._lazy import lazy_re
 from envkit.rule_names import SEVERITIES
 
 _RANK = {s: i for i, s in enumerate(SEVERITIES)}
@@ -142,9 +145,18 @@ def rule(
 
 
 def _dedent(text: str) -> str:
-    import textwrap
-
-    return textwrap.dedent(text).strip("\n") + "\n" if text.strip() else ""
+    """textwrap.dedent(text), stripped of blank first and last lines, with one line end; "" for a
+    blank text.  Written out because importing textwrap (its regexes) is a start-up cost every
+    rule module paid at import."""
+    if not text.strip():
+        return ""
+    # as textwrap.dedent: lines of only spaces and tabs become empty; the margin is the longest
+    # indentation that every other line starts with
+    lines = ["" if not ln.strip(" \t") else ln for ln in text.split("\n")]
+    margin = os.path.commonprefix([ln[: len(ln) - len(ln.lstrip(" \t"))] for ln in lines if ln])
+    if margin:
+        lines = [ln[len(margin) :] for ln in lines]
+    return "\n".join(lines).strip("\n") + "\n"
 
 
 # --------------------------------------------------------------------------------------------
@@ -262,9 +274,11 @@ class Target:
 
 @dataclass
 class Context:
-    """What rules may consult besides their target: the configuration."""
+    """What rules may consult besides their target: the configuration, and the MachineProfile the
+    machine-* rules judge against (None: they find nothing)."""
 
     config: Config
+    machine: MachineProfile | None = None
 
     @property
     def pypi_names(self) -> dict[str, tuple[str, ...]]:
@@ -278,7 +292,7 @@ class Context:
 # --------------------------------------------------------------------------------------------
 # engine
 
-_SUPPRESS = re.compile(r"#\s*envkit:\s*ignore(?:\[(?P<rules>[^\]]*)\])?", re.IGNORECASE)
+_SUPPRESS = lazy_re(r"#\s*envkit:\s*ignore(?:\[(?P<rules>[^\]]*)\])?", re.IGNORECASE)
 
 
 def suppressions(line_text: str) -> frozenset[str] | None:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from envkit._lazy import lazy_re
 from envkit._text import plural
 from envkit.checks._helpers import join_names
 from envkit.checks.core import Context, Hit, Target, rule
-from envkit.formats._yaml import YamlList
 from envkit.model import EnvSpec, Resolved
 
 CONDA_FORGE = "conda-forge"
@@ -17,8 +17,8 @@ CONDA_FORGE = "conda-forge"
 #: A mirror of conda-forge or of Anaconda's defaults serves the same builds under another host
 #: (https://mirrors.tuna.tsinghua.edu.cn/help/anaconda/: `.../anaconda/cloud/conda-forge`,
 #: `.../anaconda/pkgs/main`; https://prefix.dev/conda-forge), so it counts as that channel.
-_MIRROR_OF_FORGE = re.compile(r"^[a-z][a-z0-9+.-]*://[^/]+/(?:.+/)?conda-forge$", re.IGNORECASE)
-_MIRROR_OF_DEFAULTS = re.compile(
+_MIRROR_OF_FORGE = lazy_re(r"^[a-z][a-z0-9+.-]*://[^/]+/(?:.+/)?conda-forge$", re.IGNORECASE)
+_MIRROR_OF_DEFAULTS = lazy_re(
     r"^[a-z][a-z0-9+.-]*://[^/]+/(?:.+/)?pkgs/(?:main|r|free|msys2|pro)$", re.IGNORECASE
 )
 
@@ -232,8 +232,8 @@ def channel_priority(target: Target, ctx: Context) -> Iterator[Hit]:
 # --------------------------------------------------------------------------------------------
 # insecure-url
 
-_HTTP = re.compile(r"\bhttp://[^\s'\"#]+", re.IGNORECASE)
-_LOCAL = re.compile(
+_HTTP = lazy_re(r"\bhttp://[^\s'\"#]+", re.IGNORECASE)
+_LOCAL = lazy_re(
     r"^http://(?:[^@/]*@)?(?:localhost|127\.\d+\.\d+\.\d+|\[::1\])(?::\d+)?(?:/|$)", re.IGNORECASE
 )
 
@@ -292,13 +292,19 @@ def insecure_url(target: Target, ctx: Context) -> Iterator[Hit]:
         yield from _view_insecure(target.view)
 
 
+def _is_yaml_list(value: object) -> bool:
+    from envkit.formats._yaml import YamlList  # loaded only when a spec's YAML was parsed
+
+    return isinstance(value, YamlList)
+
+
 def _spec_insecure(target: Target, spec: EnvSpec) -> Iterator[Hit]:
     text = target.text or ""
     # YAML is parsed (for line numbers) only when a channel can be insecure at all: no `http://`
     # and no escape sequence in the text means none is
     data = target.yaml if ("\\" in text or _HTTP.search(text)) else None
     raw_channels = data.get("channels") if data is not None else None
-    if isinstance(raw_channels, YamlList):
+    if raw_channels is not None and _is_yaml_list(raw_channels):
         for i, c in enumerate(raw_channels):
             if isinstance(c, str):
                 for u in _insecure(c):

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import os
-import re
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
+from envkit._lazy import lazy_re
 from envkit._text import plural
 from envkit.checks._helpers import describe_conda_dep, describe_pip_dep, join_names, pinned_series
 from envkit.checks.core import Context, Hit, Target, rule
@@ -201,6 +200,8 @@ def _conda_dist_info_missing(prefix: str, pkg: LockedPackage, warnings: tuple[st
     """Whether conda package `pkg` owns a `.dist-info`/`.egg-info` that no longer exists in
     `prefix` (read from its conda-meta record).  When the prefix is not on this machine, the live
     reader's warnings are consulted instead."""
+    import json
+
     record = os.path.join(prefix, "conda-meta", f"{pkg.name}-{pkg.version}-{pkg.build}.json")
     try:
         with open(record, "rb") as fh:
@@ -418,7 +419,7 @@ def _prefix(version: str) -> str:
 # --------------------------------------------------------------------------------------------
 # listed-twice
 
-_SELECTOR_COMMENT = re.compile(r"#\s*\[[^\[\]]+\]\s*$")
+_SELECTOR_COMMENT = lazy_re(r"#\s*\[[^\[\]]+\]\s*$")
 
 
 @rule(

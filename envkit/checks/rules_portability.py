@@ -7,6 +7,7 @@ import os
 import re
 from collections.abc import Iterator
 
+from envkit._lazy import lazy_re
 from envkit.checks._helpers import join_names
 from envkit.checks.core import Context, Hit, Target, rule
 
@@ -14,7 +15,7 @@ from envkit.checks.core import Context, Hit, Target, rule
 # platform-only
 
 #: wheel platform tag -> the operating system it runs on (PEP 425 / PEP 600 platform tags)
-_WHEEL_PLATFORM = re.compile(
+_WHEEL_PLATFORM = lazy_re(
     r"-(?P<plat>win32|win_amd64|win_arm64|macosx_[0-9a-z_]+|manylinux[0-9a-z_]+"
     r"|musllinux_[0-9a-z_]+|linux_[0-9a-z_]+)(?:\.[0-9a-z_.]+)?\.whl(?:$|[#?])"
 )
@@ -40,7 +41,7 @@ PLATFORM_ONLY = {
 }
 _PREFIX_ONLY = (("m2w64-", "Windows"), ("pyobjc-framework-", "macOS"))
 #: words in a file name that restrict it to one operating system (`environment-linux.yml`)
-_NAME_PLATFORM = re.compile(r"(?:^|[-_.])(linux|win|windows|win64|osx|macos|mac|darwin)(?:[-_.0-9]|$)")
+_NAME_PLATFORM = lazy_re(r"(?:^|[-_.])(linux|win|windows|win64|osx|macos|mac|darwin)(?:[-_.0-9]|$)")
 _OS_OF_SUBDIR = {"win": "Windows", "osx": "macOS", "linux": "Linux"}
 
 
@@ -265,7 +266,7 @@ PYPI_ONLY = {
     "opencv-contrib-python-headless": "conda-forge calls it opencv (or py-opencv)",
     "torch": "conda calls it pytorch",
 }
-_NVIDIA_WHEEL = re.compile(r"^nvidia-[a-z0-9-]+-cu\d+$")
+_NVIDIA_WHEEL = lazy_re(r"^nvidia-[a-z0-9-]+-cu\d+$")
 
 
 def pypi_only(name: str) -> str | None:
@@ -320,7 +321,7 @@ def pypi_only_in_conda(target: Target, ctx: Context) -> Iterator[Hit]:
 # --------------------------------------------------------------------------------------------
 # legacy-url
 
-_CONTINUUM = re.compile(r"(?:https?://)?repo\.continuum\.io(?:/[^\s'\"#]*)?")
+_CONTINUUM = lazy_re(r"(?:https?://)?repo\.continuum\.io(?:/[^\s'\"#]*)?")
 
 
 @rule(
@@ -387,9 +388,7 @@ def _legacy_message(url: str) -> str:
 # --------------------------------------------------------------------------------------------
 # missing-requirements-file
 
-_REQ_OPTION = re.compile(
-    r"^(?:-r|--requirement|-c|--constraint)(?:\s*=\s*|\s+|(?<=-r)|(?<=-c))(?P<file>\S.*)$"
-)
+_REQ_OPTION = lazy_re(r"^(?:-r|--requirement|-c|--constraint)(?:\s*=\s*|\s+|(?<=-r)|(?<=-c))(?P<file>\S.*)$")
 
 
 @rule(
@@ -456,7 +455,7 @@ def missing_requirements_file(target: Target, ctx: Context) -> Iterator[Hit]:
 # yaml-number
 
 # a plain scalar YAML may read as a number that does not print back as written: `3.10`, `010`, `1_0`
-_NUMBER_QUICK = re.compile(
+_NUMBER_QUICK = lazy_re(
     r"(?<![\w.'\"=<>!~*/+-])[-+]?(?:\d[\d_]*\.[\d_]*0|0[0-7_]+|\d+_[\d_]*|\.\d+)"
     r"(?![\w.'\"-])"
 )

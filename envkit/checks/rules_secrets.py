@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from envkit._lazy import lazy_re
 from envkit.checks.core import Context, Hit, Target, raw_text_rule, rule
-from envkit.checks.fix import PREFIX_LINE, VARIABLE_SECRET
 
 # the detection lives in envkit.secrets (normalize and the output layer use it too); these names
 # stay importable from here
@@ -22,6 +22,11 @@ from envkit.secrets import (
     secret_lines,
     secret_variables,
 )
+
+#: How leaked-secret's findings on a `variables:` value begin (their fix rewrites the value).
+VARIABLE_SECRET = "a credential in a variable"
+#: A `prefix:` line with a value (what leaked-prefix reports and --fix drops).
+PREFIX_LINE = lazy_re(r"^prefix\s*:\s*\S")
 
 
 def _variables_block_lines(target: Target) -> list[int]:
@@ -153,11 +158,11 @@ _URL_KINDS = {
 # --------------------------------------------------------------------------------------------
 # leaked-prefix
 
-_HOME = re.compile(
+_HOME = lazy_re(
     r"(?<![\w.~])(?:/home/|/Users/|[A-Za-z]:[\\/]{1,2}Users[\\/]{1,2})(?![<$%{~*])"
     r"(?P<user>[^/\\\s'\"<>]+)"
 )
-_HOME_QUICK = re.compile(r"/home/|/Users/|:\\{1,2}Users\\")
+_HOME_QUICK = lazy_re(r"/home/|/Users/|:\\{1,2}Users\\")
 _GUARDS[_HOME_QUICK] = ("/home/", "/Users/", "Users\\")
 
 

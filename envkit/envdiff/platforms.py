@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from envkit.errors import UsageError
+from envkit.errors import Remedy, UsageError
 from envkit.model import EnvSpec, LiveEnv, Lock, resolved_view
 
 
@@ -74,7 +74,8 @@ def pick_platforms(
             if platform not in mine:
                 raise UsageError(
                     f"{label} has no platform {platform}; it has {', '.join(mine)}",
-                    hint="pick one of those with --platform",
+                    hint="pick one of those with {}",
+                    remedy=Remedy(option="platform"),
                 )
             return platform
         if len(mine) <= 1:
@@ -87,7 +88,8 @@ def pick_platforms(
         raise UsageError(
             f"{label} is locked for several platforms ({', '.join(mine)}) and none is this "
             f"machine's ({host}){theirs}",
-            hint=f"say which with --platform, e.g. --platform {mine[0]}",
+            hint="say which with {}, e.g. {}",
+            remedy=(Remedy(option="platform"), Remedy(option="platform", value=mine[0])),
         )
 
     return choose(a, pa, pb, labels[0]), choose(b, pb, pa, labels[1])

@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 
 from envkit.backends.lock_metadata import lock_metadata
-from envkit.errors import BackendError, SolveError, UsageError, Where
+from envkit.errors import BackendError, Remedy, SolveError, UsageError, Where
 from envkit.lock.content_hash import spec_content_hash
 from envkit.lock.packages import sort_packages, split_depend
 from envkit.lock.pip import lock_pip
@@ -88,7 +88,7 @@ def _require_virtual(spec: EnvSpec, platform: str, vps: Sequence[VirtualPackage]
                 f"{platform}: the spec requires virtual package {d.spec()!r}, which is not set for "
                 "this platform",
                 where=Where(file=spec.source, line=d.line, key="dependencies"),
-                hint=f"pass --virtual-package {platform}:{d.name}=VERSION",
+                remedy=Remedy(option="virtual_packages", value=f"{platform}:{d.name}=VERSION", many=True),
             )
 
 
@@ -324,7 +324,14 @@ def check_platforms(platforms: Sequence[str], spec: EnvSpec) -> tuple[str, ...]:
     from envkit.conda.channels import KNOWN_SUBDIRS
 
     if not platforms:
-        raise UsageError("no platform to lock for", hint="pass --platform (e.g. --platform linux-64)")
+        raise UsageError(
+            "no platform to lock for",
+            hint="pass {} (e.g. {})",
+            remedy=(
+                Remedy(option="platforms", many=True),
+                Remedy(option="platforms", value="linux-64", many=True),
+            ),
+        )
     for p in platforms:
         if p not in KNOWN_SUBDIRS or p == "noarch":
             raise UsageError(

@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from envkit.errors import UsageError
+from envkit.errors import Remedy, UsageError
 
 #: Virtual packages assumed for each platform when solving (name -> "version" or "version build").
 #: These are conda-lock's defaults (conda_lock/default-virtual-packages.yaml) without `__cuda`: a
@@ -61,7 +61,11 @@ def parse_virtual_package(text: str) -> VirtualPackage:
     if not _VP_NAME.fullmatch(name) or not version.strip():
         raise UsageError(
             f"--virtual-package {text!r}: expected [PLATFORM:]__name=version[=build]",
-            hint="e.g. --virtual-package linux-64:__cuda=12.4 or --virtual-package __glibc=2.17",
+            hint="e.g. {} or {}",
+            remedy=(
+                Remedy(option="virtual_packages", value="linux-64:__cuda=12.4", many=True),
+                Remedy(option="virtual_packages", value="__glibc=2.17", many=True),
+            ),
         )
     try:
         from rattler import Version
