@@ -125,3 +125,21 @@ def test_a_no_builds_export_keeps_the_prefix_line_that_marks_it(tmp_path):
     (tmp_path / "30").mkdir()
     _, norm30 = _normalized("30", tmp_path / "30")
     assert "prefix:" not in norm30.read_text()
+
+
+def test_machine_rules_read_a_no_builds_export_by_its_packages():
+    # `cuda-cudart=11.7.60` in a --no-builds export is the installed package, as in a lock: the
+    # CUDA runtime the machine needs a driver for (the pip torch's +cu117 says the same, later)
+    r = run_envkit(
+        "check",
+        "--format",
+        "json",
+        "--machine",
+        str(CORPUS.parent / "machine" / "centos7-server.json"),
+        str(_corpus("26")),
+    )
+    found = [f for f in json.loads(r.stdout)["findings"] if f["rule"] == "machine-cuda-driver"]
+    assert [(f["line"], f["packages"], f["severity"]) for f in found] == [(13, ["cuda-cudart"], "warning")]
+    assert found[0]["message"].startswith(
+        "cuda-cudart=11.7.60 needs CUDA 11.7; the machine (old-cluster) has no NVIDIA driver"
+    )
