@@ -435,8 +435,10 @@ def _source_tree(p: LockedPackage) -> bool:
     url = (p.url or "").split("#", 1)[0]
     if url.startswith(("git+", "hg+", "svn+", "bzr+")):
         return True
-    return bool(url) and not url.endswith((".whl", ".tar.gz", ".zip", ".tar.bz2")) and (
-        p.editable or "://" not in url or url.startswith("file:")
+    return (
+        bool(url)
+        and not url.endswith((".whl", ".tar.gz", ".zip", ".tar.bz2"))
+        and (p.editable or "://" not in url or url.startswith("file:"))
     )
 
 

@@ -112,9 +112,7 @@ class ConvertResult:
         return not (self.losses or self.notes or self.changes_install)
 
 
-def convert_model(
-    model, target: str, *, source_format: str, platform: str | None = None
-) -> ConvertResult:
+def convert_model(model, target: str, *, source_format: str, platform: str | None = None) -> ConvertResult:
     """`model` written as `target` (envkit.convert.convert), read back and diffed against what was
     written from.  Raises what `convert` raises."""
     conv = convert(model, target, source_format=source_format, platform=platform)

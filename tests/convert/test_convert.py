@@ -643,8 +643,9 @@ def test_a_local_directory_install_is_written_to_pylock_as_a_directory(tmp_path)
         ("python", "removed"),
         ("zlib", "removed"),
     ]
-    assert '[[packages]]\nname = "mylib"\nversion = "0.1"\n[packages.directory]\npath = "/work/src/mylib"\n' in (
-        out.read_text()
+    assert (
+        '[[packages]]\nname = "mylib"\nversion = "0.1"\n[packages.directory]\npath = "/work/src/mylib"\n'
+        in (out.read_text())
     )
     r = run_envkit("convert", str(src), "-o", str(out), "--platform", "linux-64")
     assert r.exit_code == 1
