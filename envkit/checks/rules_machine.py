@@ -3,8 +3,9 @@
 They run only when a machine profile is given (`--machine`, `run_checks(machine=...)`): the
 engine hands it to every rule in the Context (`ctx.machine`); without one they find nothing.
 The comparisons themselves live in envkit.machine.fit (pure, data); these functions word them.
-Every format envkit reads works: locks and live environments by their packages for the machine's platform, environment exports and requirements
-files by their exact pins (`name=version=build`, `torch==2.1.0+cu118`, wheel URLs).
+Every format envkit reads works: locks and live environments by their packages for the machine's
+platform, environment exports and requirements files by their exact pins (`name=version=build`,
+`torch==2.1.0+cu118`, wheel URLs).
 """
 
 from __future__ import annotations
