@@ -13,6 +13,7 @@ of the sources and pyproject.toml.
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 import subprocess
 import sys
@@ -40,21 +41,27 @@ def regular_install(work: Path) -> Path:
     work = work.resolve()
     key = _source_hash()
     venv = work / f"install-{key}"
-    if (venv / ".complete").exists():
+    if (venv / ".complete").exists() and (venv / "bin" / "envkit").exists():
         return venv
     for old in work.glob("install-*"):
         shutil.rmtree(old, ignore_errors=True)
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    # without PYTHONPATH: a checkout on it (with the envkit.egg-info the wheel build leaves there)
+    # reads as envkit already installed, and pip would then install nothing
+    env = {k: v for k, v in os.environ.items() if k not in CLEAN_ENV}
     with tempfile.TemporaryDirectory(dir=work) as tmp:
         pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
         subprocess.run(
             pip + ["wheel", "--no-deps", "--no-build-isolation", "--no-index", "-w", tmp, str(ROOT)],
             check=True,
             cwd=tmp,
+            env=env,
         )
         wheel = next(Path(tmp).glob("envkit-*.whl"))
         target = ["--python", str(venv / "bin" / "python"), "install", "--no-deps", "--no-index"]
-        subprocess.run(pip + target + [str(wheel)], check=True)
+        subprocess.run(pip + target + [str(wheel)], check=True, env=env)
+    if not (venv / "bin" / "envkit").exists():
+        raise RuntimeError(f"pip installed no bin/envkit into {venv}")
     purelib = Path(
         subprocess.run(
             [venv / "bin" / "python", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],

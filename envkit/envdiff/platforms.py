@@ -63,7 +63,14 @@ def pick_platforms(
 
     def choose(model, mine: tuple[str, ...], other: tuple[str, ...], label: str) -> str | None:
         view = resolved_view(model)
-        if platform is not None and view is not None and view.origin is view.lock and mine:
+        # a lock file (not an export, which is for the platform it was made on, nor a live prefix)
+        if (
+            platform is not None
+            and view is not None
+            and view.lock is not None
+            and view.export is None
+            and mine
+        ):
             if platform not in mine:
                 raise UsageError(
                     f"{label} has no platform {platform}; it has {', '.join(mine)}",

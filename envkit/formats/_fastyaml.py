@@ -341,24 +341,3 @@ def load_yaml(text: str, *, filename: str | None = None):
         from envkit.formats import _yaml
 
         return _yaml.load(text, filename=filename)
-
-
-def split_layout(text: str, section: str, filename: str | None = None):
-    """(the document's header read as YAML, the offset where top-level `section:` starts) for the
-    lock layouts read without a tree (conda-lock's `package:`, pixi's `packages:`): the text is
-    checked as the full loader would, then the header alone goes through `load`.  Raises
-    Unsupported for text outside the layout (CR line ends, no `section:` list, a header that is not
-    a mapping)."""
-    from envkit.formats._yaml import YamlMap, check_lines
-
-    check_lines(text, filename=filename)
-    _check_chars(text)
-    if "\r" in text:
-        raise Unsupported
-    start = text.find(f"\n{section}:\n- ") + 1  # str.find: a MULTILINE ^ is tried at every character
-    if start == 0:
-        raise Unsupported
-    header = load(text[:start])
-    if type(header) is not YamlMap:
-        raise Unsupported
-    return header, start

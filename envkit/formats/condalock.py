@@ -6,9 +6,10 @@ a test proves it).  Output is deterministic: metadata in conda-lock's key order,
 wrote the file.
 
 Reading: see `read_conda_lock`.  The build string, subdir and canonical channel of a conda package are
-not fields of the format; they come from the package URL.  The `package:` list is read without a
-YAML tree when it is in conda-lock's layout (envkit.formats.condalocklayout); conda-lock's rules for
-the fields (CEP 37) are checked in envkit.formats.condalockcheck.
+not fields of the format; they come from the package URL.  The `package:` list, nearly all of the
+text, is loaded without a YAML token stream when it is in the layout lock tools write
+(envkit.formats._blocklist); conda-lock's rules for the fields (CEP 37), which pixi.lock's versions
+1 to 3 follow too, are in envkit.formats.condalockcheck.
 """
 
 from __future__ import annotations
@@ -66,14 +67,42 @@ def read_conda_lock(text: str, filename: str | None = None) -> Lock:
     their URL.  Raises UnsupportedVersionError for another lockfile version, ParseError (file, line)
     for a malformed file.
     """
-    from envkit.formats._fastyaml import Unsupported
+    data = _load(text, filename)
+    v = lock_version(data.get("version"))
+    if v in (1, 2, 3) and "environments" not in data:
+        # a pixi.lock from before version 4: conda-lock's shape under another version number (or,
+        # for version 1, under conda-lock's: then its entries' keys or the file name tell)
+        from envkit.formats.pixilegacy import conda_lock_shaped, read_conda_lock_shaped
 
-    try:
-        lock = _read_layout(text, filename)
-    except (Unsupported, RecursionError):
-        lock = _read_tree(text, filename)
+        if v != 1 or os.path.basename(filename or "").lower() == "pixi.lock" or conda_lock_shaped(text):
+            return read_conda_lock_shaped(data, text, filename)
+    if "environments" in data and "package" not in data:
+        raise ParseError(
+            f"this is a pixi.lock (version {data.get('version')}), not a conda-lock file",
+            where=Where(file=filename, line=data.line_of("version")),
+            hint="read it with {}",
+            remedy=Remedy(option="format", value="pixi"),
+        )
+    check_version(data.get("version"), filename, data.line_of("version"))
+    lock = _from_data(data, filename)
     validate_packages(lock, text, filename)
     return apply_editable(lock)
+
+
+def _load(text: str, filename: str | None) -> YamlMap:
+    """The document: its `package:` list loaded as a block list of entries when it is in the layout
+    lock tools write (envkit.formats._blocklist), else the whole text through the YAML reader; the
+    values are the same either way."""
+    from envkit.formats._blocklist import load_document
+    from envkit.formats._fastyaml import Unsupported, load_yaml
+
+    try:
+        data = load_document(text, "package", filename)
+    except (Unsupported, RecursionError):
+        data = load_yaml(text, filename=filename)
+    if not isinstance(data, YamlMap):  # the YAML readers give a mapping as a YamlMap
+        raise ParseError("not a conda-lock file: the document is not a mapping", where=Where(file=filename))
+    return data
 
 
 #: The `custom_metadata` key under which envkit records its editable pip packages (one name per
@@ -111,69 +140,6 @@ def apply_editable(lock: Lock) -> Lock:
         for p in lock.packages
     )
     return replace(lock, packages=pkgs)
-
-
-def _read_tree(text: str, filename: str | None) -> Lock:
-    """read_conda_lock through a YAML tree (any YAML; every error reported)."""
-    from envkit.formats._fastyaml import load_yaml
-
-    data = load_yaml(text, filename=filename)
-    if not isinstance(data, YamlMap):  # the YAML readers give a mapping as a YamlMap
-        raise ParseError("not a conda-lock file: the document is not a mapping", where=Where(file=filename))
-    v = lock_version(data.get("version"))
-    if v in (1, 2, 3) and "environments" not in data:
-        # a pixi.lock from before version 4: conda-lock's shape under another version number (or,
-        # for version 1, under conda-lock's: then its entries' keys or the file name tell)
-        from envkit.formats.pixilock import conda_lock_shaped, read_conda_lock_shaped
-
-        if v != 1 or os.path.basename(filename or "").lower() == "pixi.lock" or conda_lock_shaped(text):
-            return read_conda_lock_shaped(data, text, filename)
-    if "environments" in data and "package" not in data:
-        raise ParseError(
-            f"this is a pixi.lock (version {data.get('version')}), not a conda-lock file",
-            where=Where(file=filename, line=data.line_of("version")),
-            hint="read it with {}",
-            remedy=Remedy(option="format", value="pixi"),
-        )
-    check_version(data.get("version"), filename, data.line_of("version"))
-    return _from_data(data, filename)
-
-
-# -- the fast path: the `package:` list read without a YAML tree (envkit.formats.condalocklayout),
-# the header (version, metadata) through the fast YAML reader.  Anything else raises Unsupported and
-# `_read_tree` reads the file: the result is the same either way, line numbers included.
-
-
-def _read_layout(text: str, filename: str | None) -> Lock:
-    """The Lock of a conda-lock.yml whose packages are in conda-lock's layout, read without a YAML
-    tree; raises Unsupported for any other text, which `_read_tree` then reads."""
-    from envkit.errors import EnvkitError
-    from envkit.formats._fastyaml import Unsupported, split_layout
-    from envkit.formats.condalocklayout import read_packages
-
-    header, start = split_layout(text, "package", filename)
-    if header.get("version") != SUPPORTED_VERSION:
-        raise Unsupported
-    try:
-        head = _header(header, filename)
-    except EnvkitError:
-        raise Unsupported from None  # the tree reader reports it, after any YAML error further down
-    if text[-1] != "\n":
-        text += "\n"
-    pos = start + len("package:\n")
-    pkgs, seen_platforms = read_packages(text, pos, text.count("\n", 0, pos) + 1)
-    content_hash, channels, platforms, sources, extra_meta, pip_options = head
-    return Lock(
-        kind="conda-lock",
-        platforms=platforms or tuple(seen_platforms),
-        packages=tuple(pkgs),
-        channels=channels,
-        content_hash=content_hash,
-        sources=sources,
-        metadata=extra_meta,
-        pip_options=pip_options,
-        source=filename,
-    )
 
 
 def _header(data, filename: str | None) -> tuple:

@@ -1,7 +1,8 @@
-"""conda-lock v1's rules for what its fields hold (CEP 37), checked after either reader of
-envkit.formats.condalock (fast or tree) so both report the same error: each platform a conda subdir
-listed under `metadata.platforms`, each md5 / sha256 a hex digest, each package once per (name,
-manager, platform, category)."""
+"""conda-lock v1's rules for what its fields hold (CEP 37): each platform a conda subdir listed
+under `metadata.platforms`, each md5 / sha256 a hex digest, each package once per (name, manager,
+platform, category).  Two formats follow them: conda-lock.yml (envkit.formats.condalock) and
+pixi.lock versions 1 to 3, which are conda-lock's format (envkit.formats.pixilegacy); each reader
+checks its Lock here once it is read."""
 
 from __future__ import annotations
 
@@ -17,8 +18,7 @@ if TYPE_CHECKING:
 def validate_packages(lock: Lock, text: str, filename: str | None) -> None:
     """Raise ParseError (file, line, key) for the first package that breaks conda-lock v1's rules
     (CEP 37): a platform that is not a conda subdir or not in `metadata.platforms`, an md5 or sha256
-    that is not a hex digest, or a second entry with the same (name, manager, platform, category).
-    One check after either reader (fast or tree), so both report the same error."""
+    that is not a hex digest, or a second entry with the same (name, manager, platform, category)."""
     from envkit.conda.channels import KNOWN_SUBDIRS
     from envkit.conda.names import pep503
     from envkit.formats._digest import is_digest, package_digest_error

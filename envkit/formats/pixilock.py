@@ -1,8 +1,7 @@
 """pixi.lock (versions 1 to 7): read one environment into a Lock.
 
-Versions 1 to 3 are conda-lock shaped (`metadata:` and a `package:` list, one entry per platform,
-`dependencies:` a list or a mapping, `manager: conda`/`pypi`), with one environment, "default"; see
-`read_conda_lock_shaped`.  Versions 4 and 5 have the layout of version 6, but a `packages:` entry
+Versions 1 to 3 are conda-lock shaped, with one environment, "default" (envkit.formats.pixilegacy).
+Versions 4 and 5 have the layout of version 6, but a `packages:` entry
 says `kind: conda`/`kind: pypi` and gives its location as `url:` (or `path:`), where version 6
 writes `conda: URL`/`pypi: URL`.  (rattler_lock reads the same three families:
 crates/rattler_lock/src/parse/v3.rs, models/v5, models/v6.)
@@ -11,18 +10,20 @@ Layout from version 4: `environments.<env>.packages.<platform>` lists references
 `- pypi: URL or path`), and a top-level `packages:` list holds each package's data once
 (`conda:`/`pypi:` location, hashes, depends, ...).  Version 7 adds a top-level `platforms:` list and
 per-environment `indexes:`; everything envkit reads is otherwise the same.  Name, version and build
-of a conda package come from its file name unless the entry states them.  That `packages:` list is
-read without a YAML tree when it is in the layout pixi writes (envkit.formats.pixilayout).
+of a conda package come from its file name unless the entry states them (envkit.formats.pixientry
+reads an entry).  That `packages:` list, most of the text, is loaded without a YAML token stream
+when it is in the layout pixi writes (envkit.formats._blocklist).
 """
 
 from __future__ import annotations
 
-import re
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from envkit.errors import EnvironmentNotFound, ParseError, Remedy, UnsupportedVersionError, Where
 from envkit.formats._util import lock_version
-from envkit.formats._yaml import YamlList, YamlMap
+from envkit.formats._yaml import YamlMap
+from envkit.formats.pixientry import KINDS, READERS, is_path, required
+from envkit.formats.pixilegacy import DEFAULT_ENVIRONMENT, read_conda_lock_shaped
 from envkit.model import Lock, LockedPackage
 
 if TYPE_CHECKING:
@@ -31,29 +32,9 @@ if TYPE_CHECKING:
 SUPPORTED_VERSIONS = (1, 2, 3, 4, 5, 6, 7)
 #: the versions shaped like conda-lock.yml (no `environments:`)
 CONDA_LOCK_SHAPED = (1, 2, 3)
-DEFAULT_ENVIRONMENT = "default"
-
-#: what a `packages:` entry or reference names its location with: a conda archive, a conda package
-#: built from source (pixi-build, version 7: `conda_source: NAME[ID] @ PATH`), a PyPI artifact
-_KINDS = ("conda", "conda_source", "pypi")
 
 #: the top-level `packages:` list by (kind, location) -> [(entry, its Where)] (see _index)
 Index = dict[tuple[str, str], list[tuple[Any, Where]]]
-
-
-#: `version: 2` / `version: 3` at the start of a line (conda-lock only ever wrote version 1)
-_PIXI_SHAPED_VERSION = re.compile(r"^version:[ \t]*[23][ \t]*(?:#.*)?\r?$", re.MULTILINE)
-#: keys rattler writes in each `package:` entry of a conda-lock shaped pixi.lock and conda-lock
-#: never does (conda-lock's LockedDependency has no arch, subdir or timestamp)
-_PIXI_ENTRY_KEYS = ("\n  arch: ", "\n  subdir: ", "\n  timestamp: ")
-
-
-def conda_lock_shaped(text: str) -> bool:
-    """Whether `text`, a document shaped like conda-lock.yml (`metadata:`, `package:`, no
-    `environments:`), is a pixi.lock version 1 to 3: its version says 2 or 3, or its entries carry
-    the keys only rattler writes (version 1 is conda-lock's own number, and pixi's first locks
-    used it)."""
-    return _PIXI_SHAPED_VERSION.search(text) is not None or any(k in text for k in _PIXI_ENTRY_KEYS)
 
 
 def _shaped(data) -> bool:
@@ -103,10 +84,13 @@ def read_pixi_environments(text: str, filename: str | None = None) -> dict[str, 
 
 
 def _load(text: str, filename: str | None) -> YamlMap:
+    """The document, its `packages:` entries holding the KEPT keys only when the list is in the
+    layout pixi writes (envkit.formats._blocklist), else the whole text through the YAML reader."""
+    from envkit.formats._blocklist import load_document
     from envkit.formats._fastyaml import Unsupported, load_yaml
 
     try:
-        data = _load_layout(text, filename)
+        data = load_document(text, "packages", filename, KEPT)
     except (Unsupported, RecursionError):
         data = load_yaml(text, filename=filename)
     if not isinstance(data, YamlMap):  # both readers give a mapping as a YamlMap
@@ -115,15 +99,15 @@ def _load(text: str, filename: str | None) -> YamlMap:
     return data
 
 
-# -- the fast path: the `packages:` list read without a YAML tree (envkit.formats.pixilayout); the
-# rest of the document goes through the fast YAML reader.  Anything else raises Unsupported and the
-# whole document is read as YAML: the Locks are the same either way.
-
-#: the keys of a `packages:` entry that this module reads (see _index, _pick, _conda_fields, _pypi_fields)
+#: the keys of a `packages:` entry that the readers use (see _index, _pick and envkit.formats.pixientry)
 KEPT = frozenset(
     {
         "conda",
+        "conda_source",
         "pypi",
+        "kind",
+        "url",
+        "path",
         "name",
         "version",
         "build",
@@ -136,23 +120,6 @@ KEPT = frozenset(
         "editable",
     }
 )
-
-
-def _load_layout(text: str, filename: str | None) -> YamlMap:
-    """The document as the YAML readers would give it, but each `packages:` entry holding only the
-    KEPT keys; Unsupported for text outside the layout (see envkit.formats.pixilayout)."""
-    from envkit.formats._fastyaml import Unsupported, split_layout
-    from envkit.formats.pixilayout import read_entries
-
-    data, start = split_layout(text, "packages", filename)
-    if text[-1] != "\n":
-        text += "\n"
-    entries = read_entries(text, start, KEPT)
-    if "packages" in data.lines:
-        raise Unsupported
-    data["packages"] = entries
-    data.lines["packages"] = text.count("\n", 0, start) + 1
-    return data
 
 
 def read_pixi_lock(text: str, filename: str | None = None, environment: str | None = None) -> Lock:
@@ -219,7 +186,7 @@ def _entry_location(raw, where: Where) -> tuple[str, str]:
     from envkit.formats._util import Fields
 
     p = Fields(raw, where.file, where.key or "", line=where.line, what="a package entry")
-    kind = next((k for k in _KINDS if k in p), None)
+    kind = next((k for k in KINDS if k in p), None)
     if kind is None and "kind" in p:  # versions 4 and 5
         kind = p.text("kind")
         if kind not in ("conda", "pypi"):
@@ -230,7 +197,7 @@ def _entry_location(raw, where: Where) -> tuple[str, str]:
         return (kind, loc)
     if kind is None:
         raise ParseError("a package entry needs `conda:`, `conda_source:` or `pypi:`", where=where)
-    return (kind, _required(p, kind, "a package entry"))
+    return (kind, required(p, kind, "a package entry"))
 
 
 def _location(raw) -> tuple[str, str] | None:
@@ -329,7 +296,7 @@ def _platform_packages(
         entry, where = _pick(candidates, raw, platform)
         fields = parsed.get(id(entry))
         if fields is None:
-            fields = parsed[id(entry)] = _READERS[kind](entry, loc, where)
+            fields = parsed[id(entry)] = READERS[kind](entry, loc, where)
         if kind == "conda_source":
             kind, loc = "conda", fields[-1]
             fields = fields[:-1]
@@ -355,7 +322,7 @@ def _platform_packages(
         else:
             name, version, md5, sha256, depends, editable = fields
             if ref is not None and "editable" in ref:
-                editable = ref.flag("editable") or _is_path(loc)
+                editable = ref.flag("editable") or is_path(loc)
             out.append(
                 LockedPackage(
                     manager="pip",
@@ -379,144 +346,10 @@ def _reference(raw, path: str, line: int | None, filename: str | None) -> tuple[
     from envkit.formats._util import Fields
 
     ref = Fields(raw, filename, path, line=line, what="a package reference")
-    kind = next((k for k in _KINDS if k in ref), None)
+    kind = next((k for k in KINDS if k in ref), None)
     if kind is None:
         raise ParseError("a package reference needs `conda:`, `conda_source:` or `pypi:`", where=ref.where())
-    return ref, (kind, _required(ref, kind, "a package reference"))
-
-
-def _required(fields: Fields, key: str, what: str) -> str:
-    """The text of `key`, which must be there (Fields.text raises ParseError when it is not)."""
-    return cast(str, fields.text(key, required=True, what=what))
-
-
-_HASH_RE = {"md5": re.compile(r"[0-9a-fA-F]{32}"), "sha256": re.compile(r"[0-9a-fA-F]{64}")}
-
-
-def _hash(fields, key: str) -> str | None:
-    """The `md5:` / `sha256:` of an entry, checked: hex digits of the length the hash has (an
-    unquoted hash of digits only is a YAML number, and no hash at all)."""
-    value = fields.data.get(key)
-    if value is None:
-        return None
-    if type(value) is str and _HASH_RE[key].fullmatch(value):
-        return value
-    n = 32 if key == "md5" else 64
-    if value == 0 and type(value) is int:  # the placeholder of zeros, unquoted: YAML's number 0
-        return "0" * n
-    raise ParseError(
-        f"`{key}:` must be {n} hex digits, got {value!r}",
-        where=fields.where(key),
-        hint="quote a hash written by hand: YAML reads one of digits only as a number",
-    )
-
-
-def _conda_fields(entry, loc: str, where: Where) -> tuple:
-    """(name, version, build, build_number, channel, subdir, md5, sha256, depends) of a conda entry;
-    name, version and build come from the file name unless the entry states them."""
-    from envkit.formats._util import Fields, url_parts
-
-    chan, subdir, nvb = url_parts(loc)
-    if nvb is not None and type(entry) is YamlMap:
-        # the fast path: the shape pixi writes (name etc. from the file name, plain types)
-        get = entry.get
-        name, version, build, bn = get("name"), get("version"), get("build"), get("build_number")
-        sub, md5, sha256, deps = get("subdir"), get("md5"), get("sha256"), get("depends")
-        if (
-            (name is None or type(name) is str)
-            and (version is None or type(version) is str)
-            and (build is None or type(build) is str)
-            and (bn is None or type(bn) is int)
-            and (sub is None or type(sub) is str)
-            and (md5 is None or (type(md5) is str and _HASH_RE["md5"].fullmatch(md5) is not None))
-            and (sha256 is None or (type(sha256) is str and _HASH_RE["sha256"].fullmatch(sha256) is not None))
-            and (deps is None or type(deps) is YamlList)
-        ):
-            depends: tuple[tuple[str, str], ...] = ()
-            if deps:
-                depends = tuple(_split_dep(d) for d in deps if type(d) is str)
-            if len(depends) == len(deps or ()):
-                return (
-                    name or nvb[0],
-                    version or nvb[1],
-                    build or nvb[2],
-                    bn or 0,
-                    chan,
-                    sub or subdir or None,
-                    md5,
-                    sha256,
-                    depends,
-                )
-    p = Fields(entry, where.file, where.key or "", line=where.line, what="a package entry")
-    name = p.text("name") or (nvb[0] if nvb else None)
-    version = p.text("version") or (nvb[1] if nvb else None)
-    build = p.text("build") or (nvb[2] if nvb else None)
-    if name is None or version is None:
-        raise ParseError(
-            f"cannot tell name and version of {loc!r}",
-            where=p.where("conda"),
-            hint="the entry needs `name:` and `version:`, or a conda package file name",
-        )
-    depends = tuple(_split_dep(d) for d in p.texts("depends"))
-    sub = p.text("subdir") or subdir
-    return (
-        name,
-        version,
-        build,
-        p.integer("build_number") or 0,
-        chan,
-        sub or None,
-        _hash(p, "md5"),
-        _hash(p, "sha256"),
-        depends,
-    )
-
-
-#: `conda_source:` of a version 7 entry: the package name, the id of its build variant, the path or
-#: URL of the source (https://pixi.sh/latest/build/getting_started/)
-_SOURCE = re.compile(r"([^\s\[@]+)(?:\[[^\]\s]*\])?\s+@\s+(\S.*)")
-
-
-def _source_fields(entry, loc: str, where: Where) -> tuple:
-    """_conda_fields of a `conda_source:` entry (a package pixi builds from source: no archive, so
-    no URL and no hash, and no version until it is built), then the source's location."""
-    from envkit.formats._util import Fields
-
-    p = Fields(entry, where.file, where.key or "", line=where.line, what="a package entry")
-    m = _SOURCE.fullmatch(loc.strip())
-    if m is None:
-        raise ParseError(
-            f"`conda_source:` must be `NAME[ID] @ LOCATION`, got {loc!r}", where=p.where("conda_source")
-        )
-    return (
-        p.text("name") or m.group(1),
-        p.text("version") or "",
-        p.text("build"),
-        p.integer("build_number") or 0,
-        None,
-        p.text("subdir"),
-        _hash(p, "md5"),
-        _hash(p, "sha256"),
-        tuple(_split_dep(d) for d in p.texts("depends")),
-        m.group(2),
-    )
-
-
-def _pypi_fields(entry, loc: str, where: Where) -> tuple:
-    """(name, version, md5, sha256, requires_dist, editable) of a pypi entry."""
-    from envkit.formats._util import Fields
-
-    p = Fields(entry, where.file, where.key or "", line=where.line, what="a package entry")
-    name = p.text("name")
-    if not name:
-        raise ParseError(f"pypi package {loc!r} has no name", where=p.where("pypi"))
-    depends = tuple(_split_req(d) for d in p.texts("requires_dist"))
-    editable = p.flag("editable") or _is_path(loc)
-    return name, p.text("version") or "", _hash(p, "md5"), _hash(p, "sha256"), depends, editable
-
-
-#: an entry's fields by its kind
-_READERS = {"conda": _conda_fields, "conda_source": _source_fields, "pypi": _pypi_fields}
+    return ref, (kind, required(ref, kind, "a package reference"))
 
 
 def _pick(candidates: list, ref, platform: str):
@@ -528,107 +361,3 @@ def _pick(candidates: list, ref, platform: str):
             if c.get("subdir") in (None, platform, "noarch"):
                 return c, where
     return candidates[0]
-
-
-def _is_path(loc: str) -> bool:
-    return "://" not in loc
-
-
-def _split_dep(text) -> tuple[str, str]:
-    name, _, rest = str(text).strip().partition(" ")
-    return name, rest.strip()
-
-
-def _split_req(text) -> tuple[str, str]:
-    s = str(text).strip()
-    m = re.match(r"^([A-Za-z0-9][A-Za-z0-9._-]*)(.*)$", s)
-    if not m:
-        return s, ""
-    return m.group(1), m.group(2).strip()
-
-
-def read_conda_lock_shaped(data, text: str, filename: str | None) -> Lock:
-    """The one environment of a pixi.lock version 1 to 3 (conda-lock shaped; see the module doc) as
-    Lock(kind="pixi"), checked by conda-lock's rules (digests, platforms, no entry twice)."""
-    from envkit.formats._util import Fields, read_channels, url_parts
-    from envkit.formats.condalockcheck import validate_packages
-
-    top = Fields(data, filename, "")
-    meta = top.mapping("metadata")
-    channels = read_channels(meta, filename)
-    platforms = list(meta.texts("platforms"))
-    out: list[LockedPackage] = []
-    for _i, raw, where in top.items("package"):
-        p = Fields(raw, filename, where.key or "", line=where.line, what="a package entry")
-        manager = _required(p, "manager", "a package entry")
-        if manager not in ("conda", "pip", "pypi"):
-            raise ParseError(
-                f"unknown manager {manager!r} (expected conda or pypi)", where=p.where("manager")
-            )
-        name = _required(p, "name", "a package entry")
-        version = _required(p, "version", "a package entry")
-        platform = _required(p, "platform", "a package entry")
-        url = _required(p, "url", "a package entry")
-        h = p.mapping("hash")
-        depends = _legacy_depends(p, manager)
-        if platform not in platforms:
-            platforms.append(platform)
-        if manager == "conda":
-            chan, subdir, nvb = url_parts(url)
-            out.append(
-                LockedPackage(
-                    manager="conda",
-                    name=name,
-                    version=version,
-                    build=p.text("build") or (nvb[2] if nvb else None),
-                    build_number=p.integer("build_number") or 0,
-                    channel=chan,
-                    platform=platform,
-                    subdir=p.text("subdir") or subdir,
-                    url=url,
-                    md5=_hash(h, "md5"),
-                    sha256=_hash(h, "sha256"),
-                    depends=depends,
-                    category=p.text("category") or "main",
-                    line=where.line,
-                )
-            )
-        else:
-            out.append(
-                LockedPackage(
-                    manager="pip",
-                    name=name,
-                    version=version,
-                    platform=platform,
-                    url=url,
-                    md5=_hash(h, "md5"),
-                    sha256=_hash(h, "sha256"),
-                    depends=depends,
-                    category=p.text("category") or "main",
-                    editable=_is_path(url),
-                    line=where.line,
-                )
-            )
-    lock = Lock(
-        kind="pixi",
-        platforms=tuple(platforms),
-        packages=tuple(out),
-        channels=tuple(channels),
-        environment=DEFAULT_ENVIRONMENT,
-        metadata=(("version", str(data.get("version"))),),
-        source=filename,
-    )
-    validate_packages(lock, text, filename)
-    return lock
-
-
-def _legacy_depends(p, manager: str) -> tuple[tuple[str, str], ...]:
-    """`dependencies:` of a version 1-3 entry: a list of specs or a name -> constraint mapping (both
-    are written, as rattler reads both); pypi entries may say `requires_dist:` instead."""
-    key = "dependencies" if "dependencies" in p or manager == "conda" else "requires_dist"
-    value = p.get(key)
-    if isinstance(value, dict):
-        deps = p.mapping(key)
-        return tuple((str(k), deps.text(k) or "") for k in deps.data)
-    split = _split_dep if manager == "conda" else _split_req
-    return tuple(split(d) for d in p.texts(key))

@@ -292,7 +292,12 @@ def _package_toml(p: LockedPackage) -> list[str] | str:
             f"url = {_toml_str(url)}",
             f"commit-id = {_toml_str(commit)}",
         ]
-    if p.editable or ("://" not in first and not first.endswith((".whl", ".tar.gz", ".zip"))):
+    archive = first.split("#", 1)[0].endswith((".whl", ".tar.gz", ".zip", ".tar.bz2"))
+    if p.editable or (not archive and ("://" not in first or first.startswith("file:"))):
+        if first.startswith("file:"):  # a local directory by URL: PEP 751 names it by path
+            from urllib.parse import unquote, urlsplit
+
+            first = unquote(urlsplit(first).path) or first
         return (
             lines
             + ["[packages.directory]", f"path = {_toml_str(first)}"]

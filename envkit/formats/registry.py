@@ -124,10 +124,10 @@ def _conda_lock_shaped(p: Probe) -> bool:
 
 
 def _legacy_pixi(p: Probe) -> bool:
-    """A pixi.lock version 1 to 3: conda-lock's shape (see pixilock.conda_lock_shaped)."""
+    """A pixi.lock version 1 to 3: conda-lock's shape (see pixilegacy.conda_lock_shaped)."""
     if not _conda_lock_shaped(p):
         return False  # the common case, without importing the reader
-    from envkit.formats.pixilock import conda_lock_shaped
+    from envkit.formats.pixilegacy import conda_lock_shaped
 
     return conda_lock_shaped(p.text)
 
@@ -167,7 +167,9 @@ _NO_URL = frozenset({"conda-no-url", "pip-no-url"})
 _ENV = frozenset({"conda", "pip", "channels", "indexes"}) | _NO_URL
 _EXPLICIT_FEATURES = frozenset({"conda", "pip", "hashes", "urls", "pip-urls", "pip-no-version"})
 _CONDA_LIST = frozenset({"conda", "pip"}) | _NO_URL
-_PYLOCK_FEATURES = frozenset({"pip", "hashes", "pip-urls", "depends", "editable", "markers", "indexes"})
+_PYLOCK_FEATURES = frozenset(
+    {"pip", "hashes", "pip-urls", "depends", "editable", "markers", "indexes", "pip-no-version"}
+)
 
 REGISTRY: tuple[Format, ...] = (
     Format(

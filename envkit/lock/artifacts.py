@@ -221,3 +221,13 @@ def unresolved_pip_error(resolution: IndexResolution) -> BackendError:
         "index pip is configured with (PIP_INDEX_URL, pip.conf), or pass {} to lock them without URL or hash",
         remedy=Remedy(option="allow_unhashed_pip", value=True),
     )
+
+
+def resolve_or_refuse(env: LiveEnv, *, allow_unhashed_pip: bool = False) -> IndexResolution:
+    """`resolve_index_artifacts(env)`, raising `unresolved_pip_error` when pip named no artifact for
+    some release, unless `allow_unhashed_pip`.  The one decision `envkit lock -p` and
+    `envkit.lock_live` both take (so the two never disagree on the same prefix)."""
+    resolution = resolve_index_artifacts(env)
+    if resolution.unresolved and not allow_unhashed_pip:
+        raise unresolved_pip_error(resolution)
+    return resolution
