@@ -20,7 +20,7 @@ import re
 from typing import TYPE_CHECKING, cast
 
 from envkit.errors import ParseError, UnsupportedVersionError, Where
-from envkit.formats._util import lock_version
+from envkit.formats._util import lock_version, record_maker
 from envkit.formats._yaml import YamlMap
 from envkit.formats.condalockcheck import check_platforms, validate_packages
 from envkit.formats.condalockcheck import unknown_platform as unknown_platform  # explicit.py's too
@@ -161,13 +161,21 @@ def _header(data, filename: str | None) -> tuple:
     return content_hash, tuple(channels), platforms, sources, extra_meta, pip_options
 
 
+#: LockedPackage(manager=..., name=..., ...) of a conda-lock entry's fields, positional and cheaper
+_package = record_maker(
+    LockedPackage,
+    ("manager", "name", "version", "build", "channel", "platform", "subdir", "url", "md5", "sha256")
+    + ("depends", "category", "optional", "line"),
+)
+
+
 def _from_data(data, filename: str | None) -> Lock:
-    from envkit.formats._util import Fields, url_parts
+    from envkit.formats._util import Fields, url_parts_uncached
 
     content_hash, channels, platforms, sources, extra_meta, pip_options = _header(data, filename)
     top = Fields(data, filename, "")
     pkgs: list[LockedPackage] = []
-    seen_platforms: list[str] = []
+    seen_platforms: dict[str, None] = {}
     raw_pkgs = top.get("package")
     if raw_pkgs is not None and not isinstance(raw_pkgs, list):
         top.items("package")  # raises the error naming the key
@@ -180,28 +188,15 @@ def _from_data(data, filename: str | None) -> Lock:
         name, version, manager, platform, depends, url, md5, sha256, category, optional = fields
         build = subdir = channel = None
         if manager == "conda" and url:
-            channel, subdir, nvb = url_parts(url)
+            channel, subdir, nvb = url_parts_uncached(url)  # URLs are unique: no cache
             if nvb is not None:
                 build = nvb[2]
-        if platform not in seen_platforms:
-            seen_platforms.append(platform)
+        seen_platforms[platform] = None
         pkgs.append(
-            LockedPackage(
-                manager=manager,
-                name=name,
-                version=version,
-                build=build,
-                channel=channel,
-                platform=platform,
-                subdir=subdir,
-                url=url,
-                md5=md5,
-                sha256=sha256,
-                depends=depends,
-                category=category,
-                optional=optional,
-                line=line,
-            )
+            _package(
+                manager, name, version, build, channel, platform, subdir, url, md5, sha256, depends,
+                category, optional, line,
+            )  # fmt: skip
         )
     if not platforms:
         platforms = tuple(seen_platforms)

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from envkit.errors import EnvironmentNotFound, ParseError, UnsupportedVersionError, Where
-from envkit.formats._util import lock_version
+from envkit.formats._util import lock_version, record_maker
 from envkit.formats._yaml import YamlMap
 from envkit.formats.pixientry import KINDS, READERS, is_path, required
 from envkit.formats.pixilegacy import DEFAULT_ENVIRONMENT, read_conda_lock_shaped
@@ -267,6 +267,33 @@ def _pip_options(env: Fields, filename: str | None) -> list[str]:
     return pip_options
 
 
+#: LockedPackage(manager=..., name=..., ...) of the fields a pixi.lock gives, positional and cheaper
+_conda_package = record_maker(
+    LockedPackage,
+    ("manager", "name", "version", "build", "build_number", "channel", "platform", "subdir", "url", "md5")
+    + ("sha256", "depends", "line"),
+)
+_pip_package = record_maker(
+    LockedPackage,
+    ("manager", "name", "version", "platform", "url", "sha256", "md5", "depends", "editable", "line"),
+)
+
+
+def _maker(kind: str, loc: str, fields: tuple):
+    """(platform, line) -> the package of a plain reference (`- conda: URL`, `- pypi: URL`) to the one
+    entry at `loc`, whose fields are `fields`."""
+    if kind == "conda":
+        name, version, build, build_number, channel, subdir, md5, sha256, depends = fields
+        return lambda platform, line: _conda_package(
+            "conda", name, version, build, build_number, channel, platform, subdir, loc, md5, sha256,
+            depends, line,
+        )  # fmt: skip
+    name, version, md5, sha256, depends, editable = fields
+    return lambda platform, line: _pip_package(
+        "pip", name, version, platform, loc, sha256, md5, depends, editable, line
+    )
+
+
 def _platform_packages(
     per_platform: Fields, key, platform: str, filename: str | None, index: Index, parsed: dict
 ) -> list[LockedPackage]:
@@ -274,14 +301,19 @@ def _platform_packages(
     refs = per_platform.data[key]
     if refs is not None and not isinstance(refs, list):
         per_platform.items(key)  # raises the error naming the key
-    line_of = getattr(refs, "line_of", None)
+    lines = getattr(refs, "lines", None) or ()
     out: list[LockedPackage] = []
     for i, raw in enumerate(refs or ()):
-        line = line_of(i) if line_of else None
-        loc_key = _location(raw)
+        line = lines[i] if i < len(lines) else (getattr(refs, "line", None) or None)
         ref = None
+        loc_key = _location(raw)
         if loc_key is None or len(raw) > 1:
             ref, loc_key = _reference(raw, f"{per_platform.key(key)}[{i}]", line, filename)
+        else:
+            done = parsed.get(loc_key)  # a location of one entry, read before: the common case
+            if done is not None:
+                out.append(done(platform, line))
+                continue
         kind, loc = loc_key
         candidates = index.get(loc_key)
         if not candidates:
@@ -295,46 +327,24 @@ def _platform_packages(
         fields = parsed.get(id(entry))
         if fields is None:
             fields = parsed[id(entry)] = READERS[kind](entry, loc, where)
+            if len(candidates) == 1 and kind != "conda_source":
+                parsed[loc_key] = _maker(kind, loc, fields)
         if kind == "conda_source":
             kind, loc = "conda", fields[-1]
             fields = fields[:-1]
         if kind == "conda":
             name, version, build, build_number, channel, subdir, md5, sha256, depends = fields
             out.append(
-                LockedPackage(
-                    manager="conda",
-                    name=name,
-                    version=version,
-                    build=build,
-                    build_number=build_number,
-                    channel=channel,
-                    platform=platform,
-                    subdir=subdir,
-                    url=loc,
-                    md5=md5,
-                    sha256=sha256,
-                    depends=depends,
-                    line=line,
-                )
+                _conda_package(
+                    "conda", name, version, build, build_number, channel, platform, subdir, loc, md5,
+                    sha256, depends, line,
+                )  # fmt: skip
             )
         else:
             name, version, md5, sha256, depends, editable = fields
             if ref is not None and "editable" in ref:
                 editable = ref.flag("editable") or is_path(loc)
-            out.append(
-                LockedPackage(
-                    manager="pip",
-                    name=name,
-                    version=version,
-                    platform=platform,
-                    url=loc,
-                    sha256=sha256,
-                    md5=md5,
-                    depends=depends,
-                    editable=editable,
-                    line=line,
-                )
-            )
+            out.append(_pip_package("pip", name, version, platform, loc, sha256, md5, depends, editable, line))
     return out
 
 
