@@ -165,8 +165,18 @@ class _EnvReader:
             return conda, pip, has_pip
         need_list(deps, "`dependencies:`", self.at("dependencies"))
         _refuse_too_many(deps, self.at("dependencies"))
+        lines = getattr(deps, "lines", None) or ()
+        filename = self.filename
         for i, item in enumerate(deps):
-            ln = deps.line_of(i)
+            ln = lines[i] if i < len(lines) else deps.line_of(i)
+            if type(item) is str and ln:
+                # the common case, at a per-entry cost that a 100,000-entry file feels: the Where
+                # that a line makes certain (no key path), built without self.where's formatting
+                try:
+                    conda.append(parse_spec(item, where=Where(file=filename, line=ln)))
+                except InvalidSpecError as exc:
+                    bad.append(exc)
+                continue
             if isinstance(item, dict):
                 has_pip = True
                 pip += self.pip_section(item, ln, f"dependencies[{i}]", bad)
@@ -276,13 +286,18 @@ def _looks_exported(conda: list[CondaDep], has_prefix: bool) -> bool:
     if not conda:
         return False
     with_build = exact = 0
-    for d in conda:
-        m = _EXPORT_ENTRY.match(d.raw.strip())
-        if m is None:
-            continue
-        exact += 1
-        if m.group("build"):
-            with_build += 1
+    # more entries without a build than an export may have, and (without a prefix, or with an
+    # entry that is no pin) no --no-builds export either: the rest of a long spec need not be read
+    allowed = max(1, len(conda) // 10)
+    match = _EXPORT_ENTRY.match
+    for seen, d in enumerate(conda, 1):
+        m = match(d.raw.strip())
+        if m is not None:
+            exact += 1
+            if m.group("build"):
+                with_build += 1
+        if seen - with_build > allowed and (not has_prefix or exact < seen):
+            return False
     if with_build == len(conda) or (has_prefix and with_build == 0 and exact == len(conda)):
         return True
     return with_build >= 5 and len(conda) - with_build <= max(1, len(conda) // 10)

@@ -267,31 +267,31 @@ def _pip_options(env: Fields, filename: str | None) -> list[str]:
     return pip_options
 
 
-#: LockedPackage(manager=..., name=..., ...) of the fields a pixi.lock gives, positional and cheaper
+#: LockedPackage(manager=..., name=..., ...) of the fields a pixi.lock gives, positional and cheaper;
+#: platform and line last, the arguments that differ between the references to one entry
 _conda_package = record_maker(
     LockedPackage,
-    ("manager", "name", "version", "build", "build_number", "channel", "platform", "subdir", "url", "md5")
-    + ("sha256", "depends", "line"),
+    ("manager", "name", "version", "build", "build_number", "channel", "subdir", "url", "md5", "sha256")
+    + ("depends", "platform", "line"),
 )
 _pip_package = record_maker(
     LockedPackage,
-    ("manager", "name", "version", "platform", "url", "sha256", "md5", "depends", "editable", "line"),
+    ("manager", "name", "version", "url", "sha256", "md5", "depends", "editable", "platform", "line"),
 )
 
 
 def _maker(kind: str, loc: str, fields: tuple):
-    """(platform, line) -> the package of a plain reference (`- conda: URL`, `- pypi: URL`) to the one
-    entry at `loc`, whose fields are `fields`."""
+    """(platform, line) -> the package at `loc` of kind `kind`, whose entry's fields are `fields`."""
+    from functools import partial
+
     if kind == "conda":
         name, version, build, build_number, channel, subdir, md5, sha256, depends = fields
-        return lambda platform, line: _conda_package(
-            "conda", name, version, build, build_number, channel, platform, subdir, loc, md5, sha256,
-            depends, line,
+        return partial(
+            _conda_package, "conda", name, version, build, build_number, channel, subdir, loc, md5, sha256,
+            depends,
         )  # fmt: skip
     name, version, md5, sha256, depends, editable = fields
-    return lambda platform, line: _pip_package(
-        "pip", name, version, platform, loc, sha256, md5, depends, editable, line
-    )
+    return partial(_pip_package, "pip", name, version, loc, sha256, md5, depends, editable)
 
 
 def _platform_packages(
@@ -303,17 +303,20 @@ def _platform_packages(
         per_platform.items(key)  # raises the error naming the key
     lines = getattr(refs, "lines", None) or ()
     out: list[LockedPackage] = []
+    plain = parsed.setdefault("plain references", {})  # kind -> location -> its package's maker
     for i, raw in enumerate(refs or ()):
         line = lines[i] if i < len(lines) else (getattr(refs, "line", None) or None)
         ref = None
-        loc_key = _location(raw)
-        if loc_key is None or len(raw) > 1:
-            ref, loc_key = _reference(raw, f"{per_platform.key(key)}[{i}]", line, filename)
-        else:
-            done = parsed.get(loc_key)  # a location of one entry, read before: the common case
+        if type(raw) is YamlMap and len(raw) == 1:
+            # `- conda: URL` to a location of one entry, read before: the common case
+            ((kind, loc),) = raw.items()
+            done = plain.get(kind, {}).get(loc) if type(loc) is str else None
             if done is not None:
                 out.append(done(platform, line))
                 continue
+        loc_key = _location(raw)
+        if loc_key is None or len(raw) > 1:
+            ref, loc_key = _reference(raw, f"{per_platform.key(key)}[{i}]", line, filename)
         kind, loc = loc_key
         candidates = index.get(loc_key)
         if not candidates:
@@ -328,23 +331,13 @@ def _platform_packages(
         if fields is None:
             fields = parsed[id(entry)] = READERS[kind](entry, loc, where)
             if len(candidates) == 1 and kind != "conda_source":
-                parsed[loc_key] = _maker(kind, loc, fields)
+                plain.setdefault(kind, {})[loc] = _maker(kind, loc, fields)
         if kind == "conda_source":
             kind, loc = "conda", fields[-1]
             fields = fields[:-1]
-        if kind == "conda":
-            name, version, build, build_number, channel, subdir, md5, sha256, depends = fields
-            out.append(
-                _conda_package(
-                    "conda", name, version, build, build_number, channel, platform, subdir, loc, md5,
-                    sha256, depends, line,
-                )  # fmt: skip
-            )
-        else:
-            name, version, md5, sha256, depends, editable = fields
-            if ref is not None and "editable" in ref:
-                editable = ref.flag("editable") or is_path(loc)
-            out.append(_pip_package("pip", name, version, platform, loc, sha256, md5, depends, editable, line))
+        if kind == "pypi" and ref is not None and "editable" in ref:
+            fields = (*fields[:-1], ref.flag("editable") or is_path(loc))
+        out.append(_maker(kind, loc, fields)(platform, line))
     return out
 
 
