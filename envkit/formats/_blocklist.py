@@ -300,7 +300,7 @@ def _instance(shape: tuple, no: int, n: int) -> YamlMap | YamlList:
         items.lines = list(range(no, no + n))
         return items
     out: YamlMap = _new_map(YamlMap)
-    out.update(zip(keys, values))
+    out.update(zip(keys, values, strict=True))
     out.line = no
-    out.lines = dict(zip(keys, range(no, no + n)))
+    out.lines = dict(zip(keys, range(no, no + n), strict=True))
     return out

@@ -56,6 +56,8 @@ _OTHER_BREAK = re.compile("\r(?!\n)|[\x85\u2028\u2029]")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 _SEQ, _MAP = 0, 1
+#: a token standing for a run of plain-text sequence items (see _tokens), a sequence start too
+_RUN = 4
 
 
 def _check_chars(text: str) -> None:
@@ -167,12 +169,42 @@ _Token = tuple[int, int, int, str | None, str | None]
 
 def _tokens(text: str) -> list[_Token]:
     """(line, indent, kind, key, value) per YAML line; `- key: value` gives a sequence token and a
-    mapping token on the same line."""
+    mapping token on the same line; a run of `- text` items gives one _RUN token whose value is the
+    list of their texts."""
     out: list[_Token] = []
-    append = out.append
-    no = 0
     if "\r" in text:
         text = text.replace("\r\n", "\n")  # _check_chars has refused a CR that is not in CR LF
+    no = pos = 0
+    for run in _RUNS(text):
+        start = run.start() + 1
+        if start > pos:  # the lines before the run (without the break that ends the last one)
+            no = _line_tokens(text[pos : start - 1], no, out)
+        items = text[start : run.end()]
+        indent = len(run.group(1))
+        values = items[indent + 2 : -1].split("\n" + items[: indent + 2])
+        out.append((no + 1, indent, _RUN, None, values))  # type: ignore[arg-type]
+        no += len(values)
+        pos = run.end()
+    if pos < len(text):
+        _line_tokens(text[pos:] if pos else text, no, out)
+    return out
+
+
+# A long run of sequence items at one indent, each plain text for certain (a word that starts with a
+# letter or _, is not one of YAML 1.1's bool/null words, and has no tab, no `: `, no ` #`, no two
+# spaces and no trailing `:` or space; `conda-forge::numpy` is text): what `_scalar` gives back as
+# it is.  An environment file's dependencies, 100,000 of them near envkit's limit, are then one
+# token (one split, no loop per line).
+_WORDS = "yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL"
+_RUN_ITEM = rf"(?!(?:{_WORDS})\n)[A-Za-z_](?:[^\n: \t]++|:(?=[^ \n])| (?=[^ \n#]))*+\n"
+# (found after a line break: a literal first character is searched for at C speed, where a
+# MULTILINE `^` is tried at every character)
+_RUNS = re.compile(rf"\n( *)- {_RUN_ITEM}(?:\1- {_RUN_ITEM}){{31,}}").finditer
+
+
+def _line_tokens(text: str, no: int, out: list) -> int:
+    """Append the tokens of `text`'s lines, the first of which is line `no + 1`; the last line's number."""
+    append = out.append
     for spaces, dash, key, kvalue, value in _LINES.findall(text):
         no += 1
         indent = len(spaces)
@@ -195,7 +227,7 @@ def _tokens(text: str) -> list[_Token]:
             raise Unsupported
         else:
             append((no, indent, _SEQ + 2, None, value))  # a scalar sequence item's value
-    return out
+    return no
 
 
 def load(text: str):
@@ -224,7 +256,7 @@ def _node(toks: list, pos: int, indent: int, memo: dict):
         raise Unsupported
     if kind == _MAP:
         return _mapping(toks, pos, indent, memo)
-    if kind == _SEQ:
+    if kind == _SEQ or kind == _RUN:
         return _sequence(toks, pos, indent, memo)
     raise Unsupported  # a bare scalar document, or a scalar where a collection was expected
 
@@ -261,7 +293,7 @@ def _mapping(toks: list, pos: int, indent: int, memo: dict):
             continue
         if pos < n:
             nxt = toks[pos]
-            if nxt[1] > indent or (nxt[1] == indent and nxt[2] == _SEQ):
+            if nxt[1] > indent or (nxt[1] == indent and (nxt[2] == _SEQ or nxt[2] == _RUN)):
                 out[key], pos = _node(toks, pos, nxt[1], memo)
                 continue
         out[key] = None
@@ -278,6 +310,11 @@ def _sequence(toks: list, pos: int, indent: int, memo: dict):
     while pos < n:
         no, ind, kind, _key, _value = toks[pos]
         if ind != indent or kind != _SEQ:
+            if kind == _RUN and ind == indent:
+                out.extend(_value)  # type: ignore[arg-type]
+                lines.extend(range(no, no + len(_value)))  # type: ignore[arg-type]
+                pos += 1
+                continue
             if ind > indent:
                 raise Unsupported
             break

@@ -194,8 +194,20 @@ def _from_data(data, filename: str | None) -> Lock:
         seen_platforms[platform] = None
         pkgs.append(
             _package(
-                manager, name, version, build, channel, platform, subdir, url, md5, sha256, depends,
-                category, optional, line,
+                manager,
+                name,
+                version,
+                build,
+                channel,
+                platform,
+                subdir,
+                url,
+                md5,
+                sha256,
+                depends,
+                category,
+                optional,
+                line,
             )  # fmt: skip
         )
     if not platforms:
