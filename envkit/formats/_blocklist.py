@@ -19,6 +19,7 @@ and the caller loads the whole document as YAML: the values are the same either 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from envkit.formats import _fastyaml
@@ -131,6 +132,7 @@ def _load_part(text: str, shift: int) -> YamlMap:
 
 def _shift(value, by: int) -> None:
     """Add `by` to every line of `value` and of what it holds (a few top-level keys after a list)."""
+    children: Iterable[Any]
     if type(value) is YamlMap:
         value.line += by
         value.lines = {k: n + by for k, n in value.lines.items()}

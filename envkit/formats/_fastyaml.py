@@ -163,8 +163,8 @@ _LINES = re.compile(
 )
 
 
-#: (line, indent, kind, key, value) of one YAML line (see `_tokens`)
-_Token = tuple[int, int, int, str | None, str | None]
+#: (line, indent, kind, key, value) of one YAML line (see `_tokens`; a _RUN's value is a list)
+_Token = tuple[int, int, int, str | None, str | list[str] | None]
 
 
 def _tokens(text: str) -> list[_Token]:
@@ -182,7 +182,7 @@ def _tokens(text: str) -> list[_Token]:
         items = text[start : run.end()]
         indent = len(run.group(1))
         values = items[indent + 2 : -1].split("\n" + items[: indent + 2])
-        out.append((no + 1, indent, _RUN, None, values))  # type: ignore[arg-type]
+        out.append((no + 1, indent, _RUN, None, values))
         no += len(values)
         pos = run.end()
     if pos < len(text):
@@ -303,7 +303,8 @@ def _mapping(toks: list, pos: int, indent: int, memo: dict):
 def _sequence(toks: list, pos: int, indent: int, memo: dict):
     out = _new_list(YamlList)
     out.line = toks[pos][0]
-    out.lines = lines = []
+    lines: list[int] = []
+    out.lines = lines
     n = len(toks)
     get = memo.get
     append = out.append
@@ -311,8 +312,8 @@ def _sequence(toks: list, pos: int, indent: int, memo: dict):
         no, ind, kind, _key, _value = toks[pos]
         if ind != indent or kind != _SEQ:
             if kind == _RUN and ind == indent:
-                out.extend(_value)  # type: ignore[arg-type]
-                lines.extend(range(no, no + len(_value)))  # type: ignore[arg-type]
+                out.extend(_value)
+                lines.extend(range(no, no + len(_value)))
                 pos += 1
                 continue
             if ind > indent:
