@@ -231,7 +231,7 @@ def _read_env(
     platforms = tuple(str(k) for k in per_platform.data)
     out: list[LockedPackage] = []
     if parsed is None:
-        parsed = {}  # id(entry) -> its fields: an entry serves many references
+        parsed = {}  # id(entry) -> its fields (an entry serves many references), and see below
     for platform, key in zip(platforms, per_platform.data, strict=False):
         out += _platform_packages(per_platform, key, platform, filename, index, parsed)
     meta = [("version", str(data.get("version")))]
@@ -303,7 +303,9 @@ def _platform_packages(
         per_platform.items(key)  # raises the error naming the key
     lines = getattr(refs, "lines", None) or ()
     out: list[LockedPackage] = []
-    plain = parsed.setdefault("plain references", {})  # kind -> location -> its package's maker
+    # kind -> location -> the maker of its package, for plain references to a one-entry location
+    # (kept in `parsed` under a key no id() can be: shared by the environments as the fields are)
+    plain = parsed.setdefault("plain references", {})
     for i, raw in enumerate(refs or ()):
         line = lines[i] if i < len(lines) else (getattr(refs, "line", None) or None)
         ref = None
