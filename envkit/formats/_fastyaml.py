@@ -58,6 +58,8 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _SEQ, _MAP = 0, 1
 #: a token standing for a run of plain-text sequence items (see _tokens), a sequence start too
 _RUN = 4
+#: a token standing for a run of one-key mapping items (see _tokens), a sequence start too
+_MAP_RUN = 5
 
 
 def _check_chars(text: str) -> None:
@@ -181,9 +183,14 @@ def _tokens(text: str) -> list[_Token]:
             no = _line_tokens(text[pos : start - 1], no, out)
         items = text[start : run.end()]
         indent = len(run.group(1))
-        values = items[indent + 2 : -1].split("\n" + items[: indent + 2])
-        out.append((no + 1, indent, _RUN, None, values))
-        no += len(values)
+        if run.group("map") is None:
+            values = items[indent + 2 : -1].split("\n" + items[: indent + 2])
+            out.append((no + 1, indent, _RUN, None, values))
+            no += len(values)
+        else:
+            pairs = _ONE_KEY(items)
+            out.append((no + 1, indent, _MAP_RUN, None, pairs))
+            no += len(pairs)
         pos = run.end()
     if pos < len(text):
         _line_tokens(text[pos:] if pos else text, no, out)
@@ -199,7 +206,14 @@ _WORDS = "yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off
 _RUN_ITEM = rf"(?!(?:{_WORDS})\n)[A-Za-z_](?:[^\n: \t]++|:(?=[^ \n])| (?=[^ \n#]))*+\n"
 # (found after a line break: a literal first character is searched for at C speed, where a
 # MULTILINE `^` is tried at every character)
-_RUNS = re.compile(rf"\n( *)- {_RUN_ITEM}(?:\1- {_RUN_ITEM}){{31,}}").finditer
+# A run of one-key mappings, `- key: text` (a pixi.lock environment's `- conda: URL` references),
+# is one _MAP_RUN token whose value is the (key, text) pairs.
+_RUN_KEY = rf"(?!(?:{_WORDS}):)[A-Za-z_][A-Za-z0-9_.\-/]*+"
+_RUNS = re.compile(
+    rf"\n( *)- (?:{_RUN_ITEM}(?:\1- {_RUN_ITEM}){{7,}}|(?P<map>){_RUN_KEY}: {_RUN_ITEM}"
+    rf"(?:\1- {_RUN_KEY}: {_RUN_ITEM}){{7,}})"
+).finditer
+_ONE_KEY = re.compile(r"^ *- ([^:\n]+): ([^\n]*)$", re.MULTILINE).findall
 
 
 def _line_tokens(text: str, no: int, out: list) -> int:
@@ -256,7 +270,7 @@ def _node(toks: list, pos: int, indent: int, memo: dict):
         raise Unsupported
     if kind == _MAP:
         return _mapping(toks, pos, indent, memo)
-    if kind == _SEQ or kind == _RUN:
+    if kind == _SEQ or kind >= _RUN:
         return _sequence(toks, pos, indent, memo)
     raise Unsupported  # a bare scalar document, or a scalar where a collection was expected
 
@@ -293,7 +307,7 @@ def _mapping(toks: list, pos: int, indent: int, memo: dict):
             continue
         if pos < n:
             nxt = toks[pos]
-            if nxt[1] > indent or (nxt[1] == indent and (nxt[2] == _SEQ or nxt[2] == _RUN)):
+            if nxt[1] > indent or (nxt[1] == indent and (nxt[2] == _SEQ or nxt[2] >= _RUN)):
                 out[key], pos = _node(toks, pos, nxt[1], memo)
                 continue
         out[key] = None
@@ -314,6 +328,17 @@ def _sequence(toks: list, pos: int, indent: int, memo: dict):
             if kind == _RUN and ind == indent:
                 out.extend(_value)
                 lines.extend(range(no, no + len(_value)))
+                pos += 1
+                continue
+            if kind == _MAP_RUN and ind == indent:
+                for key, value in _value:  # as the one-key mapping items below are made
+                    child = _new(YamlMap)
+                    child.line = no
+                    child.lines = {key: no}
+                    child[key] = value
+                    append(child)
+                    lines.append(no)
+                    no += 1
                 pos += 1
                 continue
             if ind > indent:
