@@ -46,8 +46,8 @@ def regular_install(work: Path) -> Path:
     for old in work.glob("install-*"):
         shutil.rmtree(old, ignore_errors=True)
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
-    # without PYTHONPATH: a checkout on it (with its envkit.egg-info) would make pip think envkit is
-    # already installed and skip the wheel
+    # without PYTHONPATH: a checkout on it (with the envkit.egg-info the wheel build leaves there)
+    # reads as envkit already installed, and pip would then install nothing
     env = {k: v for k, v in os.environ.items() if k not in CLEAN_ENV}
     with tempfile.TemporaryDirectory(dir=work) as tmp:
         pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
@@ -60,6 +60,8 @@ def regular_install(work: Path) -> Path:
         wheel = next(Path(tmp).glob("envkit-*.whl"))
         target = ["--python", str(venv / "bin" / "python"), "install", "--no-deps", "--no-index"]
         subprocess.run(pip + target + [str(wheel)], check=True, env=env)
+    if not (venv / "bin" / "envkit").exists():
+        raise RuntimeError(f"pip installed no bin/envkit into {venv}")
     purelib = Path(
         subprocess.run(
             [venv / "bin" / "python", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],

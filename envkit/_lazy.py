@@ -1,12 +1,16 @@
-"""Package attributes that load on first use: a package's public names, each from its own module,
-without importing those modules when the package is (start-up pays only for what a command uses)."""
+"""What loads on first use: a package's public names, each from its own module, without importing
+those modules when the package is (start-up pays only for what a command uses); regular
+expressions compiled when first matched."""
 
 from __future__ import annotations
 
 import importlib
 import sys
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:  # pragma: no cover
+    import re
 
 
 def lazy_exports(
@@ -26,3 +30,28 @@ def lazy_exports(
         return sorted({*vars(sys.modules[package]), *home})
 
     return __getattr__, __dir__
+
+
+class _LazyPattern:
+    """A regular expression compiled on first use (see `lazy_re`)."""
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self._args = (pattern, flags)
+
+    def __getattr__(self, name: str) -> Any:
+        import re
+
+        compiled = re.compile(*self._args)
+        # the compiled pattern's methods become this object's own attributes: later calls do not
+        # come through here
+        for attr in ("match", "search", "fullmatch", "finditer", "findall", "sub", "subn", "split"):
+            setattr(self, attr, getattr(compiled, attr))
+        for attr in ("pattern", "flags", "groups", "groupindex"):
+            setattr(self, attr, getattr(compiled, attr))
+        return getattr(compiled, name)
+
+
+def lazy_re(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    """`re.compile(pattern, flags)`, compiled when first used: a module-level pattern that only some
+    inputs need costs nothing at import (compiling one is 50-300 µs, and start-up compiled dozens)."""
+    return cast("re.Pattern[str]", _LazyPattern(pattern, flags))

@@ -6,7 +6,8 @@
     normalize_text(text, ...)   file text -> canonical file text in the same format, comments kept
 
 Canonical environment.yml: keys name, channels, dependencies, variables (then conda-lock's
-`platforms:` and any other key, in file order); no `prefix:`; channels by canonical name, in their
+`platforms:` and any other key, in file order); no `prefix:` (but for a --no-builds export, which
+only its `prefix:` line marks as one); channels by canonical name, in their
 order (it is priority), duplicates dropped; conda dependencies in canonical match-spec form sorted by
 name; the pip section's option lines first in their order, then entries sorted by PEP 503 name;
 exact duplicates removed (not equal entries whose comments carry different conda-build
@@ -24,17 +25,21 @@ from dataclasses import replace
 from typing import overload
 
 from envkit.formats.envyml import CommentMap
-from envkit.model import EnvSpec, Lock
+from envkit.model import EnvSpec, Lock, env_file, looks_exported, resolved_view
 
 
 def normalize(model: EnvSpec | Lock) -> EnvSpec | Lock:
     """The canonical form of `model`: `normalize_spec` for an EnvSpec, `normalize_lock` for a Lock.
 
     Raises TypeError for anything else (a LiveEnv has no canonical form: lock it first)."""
-    if isinstance(model, EnvSpec):
-        return normalize_spec(model)
-    if isinstance(model, Lock):
-        return normalize_lock(model)
+    if not isinstance(model, (EnvSpec, Lock)):  # the public API's argument, before any field is read
+        raise TypeError(f"normalize() takes an EnvSpec or a Lock, not {type(model).__name__}")
+    spec = env_file(model)
+    if spec is not None:  # an export too: its canonical form is still the file as written
+        return normalize_spec(spec)
+    view = resolved_view(model)
+    if view is not None and view.lock is not None:
+        return normalize_lock(view.lock)
     raise TypeError(f"normalize() takes an EnvSpec or a Lock, not {type(model).__name__}")
 
 
@@ -70,24 +75,22 @@ def _normalize_spec(
     named = sorted((p for p in spec.pip if p.kind != "option" and p.key), key=lambda p: (p.key, p.text))
     unnamed = sorted((p for p in spec.pip if p.kind != "option" and not p.key), key=lambda p: p.text)
     pip = tuple(options) + tuple(_dedupe(named + unnamed, merges, sel))
-    kind = spec.kind
-    if kind == "export":
-        from envkit.formats.envyml import _looks_exported
-
-        # without its `prefix:` line a --no-builds export reads back as a spec: say so now
-        kind = "export" if _looks_exported(list(conda), False) else "spec"
+    # A normalized export is still an export, resolved for diff, convert and check alike.  A
+    # --no-builds export (`name=version` entries) is one only by its `prefix:` line (conda env
+    # export writes it; a hand-written `numpy=1.26` is a loose spec): that line stays, or the file
+    # would read back as a loose spec.  Every other file loses its machine's path.
+    prefix = spec.prefix if spec.kind == "export" and not looks_exported(conda, has_prefix=False) else None
     # keys stay as written (comments are attached to `variable:<KEY>`); only secret values change
     variables = redact_variables(spec.variables)
     extra = tuple((k, _redact_json(v)) for k, v in spec.extra)
     return replace(
         spec,
-        prefix=None,
+        prefix=prefix,
         channels=channels,
         conda=tuple(conda),
         pip=pip,
         variables=variables,
         extra=extra,
-        kind=kind,
     ), merges
 
 

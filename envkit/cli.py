@@ -4,8 +4,9 @@ Each command lives in `envkit/commands/<name>.py` and is imported only when it r
 `envkit --version` and `envkit --help` stay fast (no YAML engine, py-rattler, conda-lock or torch);
 `envkit --version` is answered before click is even imported (click is most of the start-up), and
 the group is built on first use (`cli` is a lazy module attribute).
-This module is the one error boundary: an `EnvkitError` becomes `error: ...` (and `hint: ...`) on
-stderr and its exit code; a traceback is only ever shown for a bug, with `ENVKIT_DEBUG=1`.
+This module is the one error boundary: an `EnvkitError` becomes `error: ...` (and `hint: ...`, its
+remedies worded as flags) on stderr and the exit code EXIT_CODES gives its class; a traceback is
+only ever shown for a bug, with `ENVKIT_DEBUG=1`.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import os
 import sys
 from functools import lru_cache
 
-from envkit import __version__
+from envkit import __version__, errors
 
 # warn/emit live below the commands; still importable from here for callers outside envkit
 from envkit.output import emit, warn  # noqa: F401
@@ -29,7 +30,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "create": ("envkit.commands.create", "create", "Create an environment from a lock, without solving."),
     "diff": ("envkit.commands.diff", "diff", "Explain how two environments differ, most important first."),
     "check": ("envkit.commands.check", "check", "Check environment files, locks and live envs (CI gate)."),
-    "explain": ("envkit.commands.check", "explain", "Explain a check rule, with an example."),
+    "explain": ("envkit.commands.explain", "explain", "Explain a check rule, with an example."),
     "template": ("envkit.commands.template", "template", "Generate PyTorch+CUDA environments that install."),
     "smoke": ("envkit.commands.smoke", "smoke", "Smoke-test torch, CUDA and the DataLoader inside an env."),
     "machine": (
@@ -45,6 +46,28 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "Convert a lock or environment file to another format.",
     ),
 }
+
+
+#: the exit code of each error class (the nearest class in its MRO): 2, unusable input or usage.
+#: 1 is a command's own verdict (findings, a stale lock, a failed smoke test), 3 a bug in envkit.
+EXIT_CODES: dict[type[errors.EnvkitError], int] = {
+    errors.EnvkitError: 2,
+    errors.ParseError: 2,
+    errors.UsageError: 2,
+    errors.EnvironmentNotFound: 2,
+    errors.BackendError: 2,
+    errors.SolveError: 2,
+    errors.IntegrityError: 2,
+    errors.SmokeError: 2,
+}
+
+
+def exit_code(exc: errors.EnvkitError) -> int:
+    """The exit code for `exc`: EXIT_CODES of the nearest class it is an instance of."""
+    for cls in type(exc).__mro__:
+        if cls in EXIT_CODES:
+            return EXIT_CODES[cls]
+    return 2
 
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -128,7 +151,7 @@ def _main(args: list[str] | None, prog_name: str) -> None:
         if os.environ.get("ENVKIT_DEBUG"):
             raise
         report_error(exc)
-        sys.exit(exc.exit_code)
+        sys.exit(exit_code(exc))
     except BrokenPipeError:
         # `envkit ... | head`: not an error worth a traceback.
         sys.stderr.close()
@@ -153,11 +176,14 @@ def _main(args: list[str] | None, prog_name: str) -> None:
 
 
 def report_error(exc: BaseException) -> None:
-    """Print an EnvkitError as `error: ...` plus an optional `hint: ...` line on stderr."""
+    """Print an EnvkitError as `error: ...` plus an optional `hint: ...` line (its remedies worded
+    as flags) on stderr."""
     import click
 
+    from envkit.output import cli_hint
+
     click.echo(f"error: {exc}", err=True)
-    hint = getattr(exc, "hint", None)
+    hint = cli_hint(exc)
     if hint:
         click.echo(f"hint: {hint}", err=True)
 

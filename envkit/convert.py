@@ -57,19 +57,21 @@ _INDEX = "the lock's `--index-url` (pylock.toml names an index per package)"
 _PKG_INDEX = "the index each package came from (the target names the lock's indexes only)"
 _UNNAMED = "the name of an `-e PATH` install without a version"
 _UNDIAGNOSED = "a package changes on the way (found by the tests, not yet diagnosed)"
+_PATH_REF = "the location of a path install (an SBOM reference must be a URL)"
 KNOWN_GAPS: dict[tuple[str, str], dict[str, str]] = {
     ("conda-lock", "explicit"): {"pip": _PATH_VERSION, "pip-urls": _PATH_VERSION},
     ("pixi", "explicit"): {"pip": _PATH_VERSION, "pip-urls": _PATH_VERSION},
     ("env", "pylock"): {"indexes": _INDEX},
-    ("conda-lock", "pylock"): {"indexes": _INDEX, "pip": _LOCAL_DIR, "pip-urls": _LOCAL_DIR},
-    ("pixi", "pylock"): {"indexes": _INDEX, "pip": _LOCAL_DIR, "pip-urls": _LOCAL_DIR},
+    ("conda-lock", "pylock"): {"indexes": _INDEX},
+    ("pixi", "pylock"): {"indexes": _INDEX},
     # a package's own index (pylock.toml `index`, requirements `--index-url`) is not carried over
     **{("pylock", t): {"indexes": _PKG_INDEX} for t in ("conda-lock", "env", "pixi", "pixi-v7")},
     ("pylock", "explicit"): {"pip": _PATH_VERSION, "pip-urls": _PATH_VERSION},
     ("pylock", "requirements"): {"indexes": _PKG_INDEX, "pip": _UNDIAGNOSED, "editable": _UNDIAGNOSED},
+    ("pylock", "cyclonedx"): {"pip-urls": _PATH_REF},
     ("requirements", "conda-lock"): {"pip": _UNNAMED},
     ("requirements", "pixi"): {"pip": _UNNAMED},
-    ("requirements", "pylock"): {"indexes": _INDEX, "pip": _UNNAMED},
+    ("requirements", "pylock"): {"indexes": _INDEX},
 }
 
 
@@ -119,6 +121,9 @@ class Conversion:
     losses: tuple[Loss, ...] = ()
     #: platforms of the source not written (a single-platform target, chosen with --platform)
     left_out_platforms: tuple[str, ...] = ()
+    #: what was written: the source's lock (or spec) for the platforms written, to diff the output
+    #: against (envkit.ops.convert reads the output back)
+    written_from: Lock | EnvSpec | None = None
 
 
 def target_from_name(path: str) -> str | None:
@@ -231,11 +236,19 @@ def convert(model, target: str, *, source_format: str, platform: str | None = No
                 platforms=(platform,),
                 packages=tuple(replace(p, platform=platform) for p in lock.packages),
             )
+    _refuse_forks(lock, target)
     dropped: list[tuple[str, str]] = []
     text = _write(lock, target, dropped)
     have = features_of(lock)
+    if target == "pylock" and "pip-no-version" in have:  # a source tree is written without one
+        keep = [p.name for p in lock.packages if p.manager == "pip" and not p.version and not _source_tree(p)]
+        have["pip-no-version"] = keep
+        if not keep:
+            del have["pip-no-version"]
     losses = [
         Loss(feature=f, count=len(pk), packages=tuple(pk[:5]))
+        if pk or f != "channels"
+        else Loss(feature=f, count=len(lock.channels), packages=tuple(c.name for c in lock.channels[:5]))
         for f, pk in have.items()
         if f not in HOLDS[target] and f not in _implied(target) and not (f == "platforms" and left_out)
     ]
@@ -260,7 +273,28 @@ def convert(model, target: str, *, source_format: str, platform: str | None = No
         platform=platform,
         losses=tuple(_merge(losses)),
         left_out_platforms=left_out,
+        written_from=lock,
     )
+
+
+def _refuse_forks(lock: Lock, target: str) -> None:
+    """Raise UsageError when `lock` installs one pip name at several versions under markers (a
+    uv.lock forked by Python version) and `target` holds one entry per name or no markers: which
+    version to write depends on the Python, which the lock does not fix."""
+    if "markers" in HOLDS[target] and target != "cyclonedx":
+        return
+    seen: dict[tuple[str | None, str], set[str]] = {}
+    for p in lock.packages:
+        if p.manager == "pip" and p.marker:
+            seen.setdefault((p.platform, p.name.lower()), set()).add(p.version)
+    forked = sorted({name for (_, name), versions in seen.items() if len(versions) > 1})
+    if forked and target != "cyclonedx":
+        raise UsageError(
+            f"the lock installs {', '.join(forked[:5])} at several versions, one per environment "
+            f"marker (a resolution forked by Python version); {target} holds one version per name "
+            "and no markers",
+            hint="convert to requirements or pylock, which keep the markers",
+        )
 
 
 def _gap_packages(lock: Lock, why: str) -> list[str]:
@@ -282,6 +316,8 @@ def _gap_packages(lock: Lock, why: str) -> list[str]:
         return ["(the lock)"] if lock.pip_options else []
     if why == _PKG_INDEX:
         return [label(p) for p in pip if p.index]
+    if why == _PATH_REF:
+        return [label(p) for p in pip if p.url and "://" not in p.url]
     if why == _UNNAMED:
         return [label(p) for p in pip if p.editable and not p.version]
     return [label(p) for p in pip if p.editable or p.url]  # _UNDIAGNOSED: whatever may change
@@ -324,7 +360,11 @@ def _spec_convert(spec: EnvSpec, target: str, source_format: str) -> Conversion:
     if target == "requirements" and spec.conda:
         raise UsageError("an environment spec with conda dependencies cannot be written as requirements.txt")
     return Conversion(
-        text=write_text(spec, target), source_format=source_format, target=target, platform=None
+        text=write_text(spec, target),
+        source_format=source_format,
+        target=target,
+        platform=None,
+        written_from=spec,
     )
 
 
@@ -333,8 +373,19 @@ def _write(lock: Lock, target: str, dropped: list) -> str:
     if "pip-no-version" not in HOLDS[target] and target not in ("pixi",):
         keep = []
         for p in lock.packages:
-            if p.manager == "pip" and not p.version:
+            if p.manager == "pip" and not p.version and not (target == "pylock" and _source_tree(p)):
                 dropped.append((p.name, f"no version ({target} needs one for every package)"))
+            else:
+                keep.append(p)
+        lock = replace(lock, packages=tuple(keep))
+    if target not in ("pixi", "pixi-v7", "cyclonedx"):
+        # a pixi source package (`conda: .`, `conda_source: ...`) is built from a path: only a
+        # pixi.lock holds it
+        keep = []
+        for p in lock.packages:
+            if p.manager == "conda" and p.url and not p.url.split("#")[0].endswith((".conda", ".tar.bz2")):
+                label = f"{p.name}=={p.version}" if p.version else p.name
+                dropped.append((label, f"a source package: no artifact URL (pixi builds it from {p.url})"))
             else:
                 keep.append(p)
         lock = replace(lock, packages=tuple(keep))
@@ -375,6 +426,20 @@ def _write(lock: Lock, target: str, dropped: list) -> str:
     if target != "conda-lock" and len(lock.platforms) == 1:
         opts["platform"] = lock.platforms[0]
     return write_text(lock, target, **opts)
+
+
+def _source_tree(p: LockedPackage) -> bool:
+    """A pip package installed from a directory or a VCS checkout: PEP 751 writes it without a
+    version (`[packages.directory]`, `[packages.vcs]`: "version ... MUST NOT be included when it
+    cannot be guaranteed to be consistent with the code used")."""
+    url = (p.url or "").split("#", 1)[0]
+    if url.startswith(("git+", "hg+", "svn+", "bzr+")):
+        return True
+    return (
+        bool(url)
+        and not url.endswith((".whl", ".tar.gz", ".zip", ".tar.bz2"))
+        and (p.editable or "://" not in url or url.startswith("file:"))
+    )
 
 
 def _write_options(target: str) -> tuple[str, ...]:

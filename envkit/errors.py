@@ -6,6 +6,7 @@ code.  Every error can say where it happened (file, line, key path) and show the
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 
@@ -76,17 +77,63 @@ def _redact(text: str) -> str:
     return redact_text(text)
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Remedy:
+    """A known fix as data: give the operation's option `option` the value `value`.
+
+    `option` is the library's keyword (envkit.api, envkit.ops): `format`, `environment`,
+    `platform`.  The CLI words a remedy as its flag (`--input-format pixi`, envkit.output.cli_hint),
+    the library as the keyword (`format="pixi"`, `EnvkitError.hint`), so neither names the other's
+    options.  `value` True is a switch (`--cpu`, `cpu=True`); None is the option alone, or
+    `metavar` where the user picks the value (`--env NAME`, `environment=NAME`).  `many`: the
+    keyword takes a list (`platforms=["linux-64"]`) where the flag is given once per item.
+    """
+
+    option: str
+    value: str | bool | None = None
+    metavar: str | None = None
+    many: bool = False
+
+    def as_keyword(self) -> str:
+        """The remedy as a keyword argument: `format="pixi"`, `cpu=True`, `environment=NAME`."""
+        if self.value is True or self.value is False:
+            value = str(self.value)
+        elif self.value is None:
+            value = self.metavar or "..."
+        else:
+            value = '"' + self.value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        if self.many and not isinstance(self.value, bool):
+            value = f"[{value}]"
+        return f"{self.option}={value}"
+
+    def as_flag(self, flag: str) -> str:
+        """The remedy as the command-line option `flag`: `--input-format pixi`, `--cpu`, `--env NAME`."""
+        if self.value is True or (self.value is None and self.metavar is None):
+            return flag
+        return f"{flag} {self.metavar if self.value is None else self.value}"
+
+
+#: where a hint's text takes its remedies, in order
+SLOT = "{}"
+
+
 class EnvkitError(Exception):
     """Base of every error envkit raises on purpose.
 
-    `exit_code` is what the CLI exits with (2: unusable input or usage).  `hint` is an optional known
-    fix, printed on its own line.
+    `hint` is an optional known fix, printed on its own line.  `remedies` are the options it names,
+    as data (Remedy): the hint's text holds one `{}` per remedy, worded as a keyword by `hint` and
+    as a flag by the CLI (a remedy without text is `pass <remedy>`).  The exit code is the CLI's
+    (envkit.cli.EXIT_CODES).
     """
 
-    exit_code = 2
-
     def __init__(
-        self, message: str, *, where: Where | None = None, hint: str | None = None, text: str | None = None
+        self,
+        message: str,
+        *,
+        where: Where | None = None,
+        hint: str | None = None,
+        text: str | None = None,
+        remedy: Remedy | Iterable[Remedy] | None = None,
     ) -> None:
         # redacted before anything else sees them (and before clipping, which could cut a
         # credential so that it is no longer recognised)
@@ -94,8 +141,35 @@ class EnvkitError(Exception):
         super().__init__(message)
         self.message = message
         self.where = where
-        self.hint = _redact(hint) if hint else hint
+        self.remedies: tuple[Remedy, ...] = (
+            (remedy,) if isinstance(remedy, Remedy) else tuple(remedy) if remedy is not None else ()
+        )
+        self._hint = _redact(hint) if hint else hint
         self.text = _quoted(_redact(text)) if text is not None else None
+
+    @property
+    def hint(self) -> str | None:
+        """The hint as the library words it: each remedy as a keyword argument."""
+        return self.worded(Remedy.as_keyword)
+
+    @hint.setter
+    def hint(self, value: str | None) -> None:
+        self._hint = _redact(value) if value else value
+        self.remedies = ()
+
+    def worded(self, word: Callable[[Remedy], str]) -> str | None:
+        """The hint with each remedy worded by `word` (a keyword, a flag)."""
+        if not self.remedies:
+            return self._hint
+        words = [word(r) for r in self.remedies]
+        if not self._hint:
+            return _redact("pass " + " or ".join(words))
+        parts = self._hint.split(SLOT)
+        out = [parts[0]]
+        for i, part in enumerate(parts[1:]):
+            out.append(words[i] if i < len(words) else SLOT)
+            out.append(part)
+        return _redact("".join(out))
 
     def __str__(self) -> str:
         loc = str(self.where) if self.where else ""
@@ -124,10 +198,10 @@ class ParseErrors(InvalidSpecError):
 
     MAX_REPORTED = 20
 
-    def __init__(self, errors) -> None:
+    def __init__(self, errors: Iterable[EnvkitError]) -> None:
         errors = tuple(errors)
         first = errors[0]
-        super().__init__(first.message, where=first.where, hint=first.hint)
+        super().__init__(first.message, where=first.where, hint=first._hint, remedy=first.remedies)
         self.text = first.text
         self.errors = errors
 
@@ -141,7 +215,7 @@ class ParseErrors(InvalidSpecError):
         return "\nerror: ".join(shown)
 
 
-def raise_collected(errors) -> None:
+def raise_collected(errors: Sequence[EnvkitError]) -> None:
     """Raise the one error of `errors` as it is, several as ParseErrors; nothing when empty."""
     if len(errors) == 1:
         raise errors[0]
@@ -170,4 +244,4 @@ class IntegrityError(EnvkitError):
 
 
 class SmokeError(EnvkitError):
-    """The smoke test could not run at all (exit code 2)."""
+    """The smoke test could not run at all."""

@@ -11,6 +11,7 @@ files that say the same thing at different lines are equal models.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -345,6 +346,28 @@ EXPORT_ENTRY = re.compile(
 )
 
 
+def looks_exported(conda: Sequence[CondaDep], *, has_prefix: bool) -> bool:
+    """Whether an environment file's conda entries are a `conda env export`'s: every entry
+    `name=version=build`, or (with a `prefix:` line, which conda env export writes) every entry
+    `name=version` (--no-builds); or nearly every entry `name=version=build` -- at least 5 of them
+    and at most one in ten (at least one) other, the `- pip` or `- pytest` a person added by hand to
+    an export (its resolved view keeps those unpinned).  The one definition: the environment.yml
+    reader sets `EnvSpec.kind` from it, and `resolved_view` reads that kind."""
+    if not conda:
+        return False
+    with_build = exact = 0
+    for d in conda:
+        m = EXPORT_ENTRY.match(d.raw.strip())
+        if m is None:
+            continue
+        exact += 1
+        if m.group("build"):
+            with_build += 1
+    if with_build == len(conda) or (has_prefix and with_build == 0 and exact == len(conda)):
+        return True
+    return with_build >= 5 and len(conda) - with_build <= max(1, len(conda) // 10)
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Resolved:
     """The concrete view of an environment: exact packages per platform.
@@ -352,21 +375,17 @@ class Resolved:
     A Lock is one; so is a live environment (its packages, on its platform) and a `conda env
     export` (an EnvSpec of kind "export": its entries as packages, `lock` a Lock(kind="export") for
     the platform asked for, none when none was).  `origin` is the model the view was made from;
-    `lock` the Lock it reads as (None for a live environment).  Only `resolved_view` makes these.
+    `lock` the Lock it reads as (None for a live environment); `live` the live environment and
+    `export` the export it was made from, when it was.  Only `resolved_view` makes these: every
+    consumer asks the view its packages, channels and pip options, and a caller that needs what
+    only one model records (a live prefix's channel priority, a lock's content hash) finds it on
+    `live` or `lock`, never by testing the model's type.
     """
 
     origin: EnvSpec | Lock | LiveEnv
     lock: Lock | None = None
-
-    @property
-    def live(self) -> LiveEnv | None:
-        """The live environment this view is of, or None."""
-        return self.origin if isinstance(self.origin, LiveEnv) else None
-
-    @property
-    def export(self) -> EnvSpec | None:
-        """The `conda env export` this view was read from, or None."""
-        return self.origin if isinstance(self.origin, EnvSpec) else None
+    live: LiveEnv | None = None
+    export: EnvSpec | None = None
 
     @property
     def kind(self) -> str:
@@ -376,15 +395,16 @@ class Resolved:
     @property
     def all_packages(self) -> tuple[LockedPackage, ...]:
         """Every package, every platform, in file order."""
-        return self.lock.packages if self.lock is not None else self.origin.packages  # type: ignore[union-attr]
+        if self.lock is not None:
+            return self.lock.packages
+        return self.live.packages if self.live is not None else ()
 
     @property
     def platforms(self) -> tuple[str, ...]:
         """The platforms it is for: a lock's own list (else those its packages name), a live
         environment's platform; () when nothing says."""
-        live = self.live
-        if live is not None:
-            return (live.platform,) if live.platform else ()
+        if self.live is not None:
+            return (self.live.platform,) if self.live.platform else ()
         assert self.lock is not None
         if self.lock.platforms:
             return self.lock.platforms
@@ -392,7 +412,26 @@ class Resolved:
 
     @property
     def channels(self) -> tuple[Channel, ...]:
+        """The channels recorded, in priority order."""
         return self.origin.channels
+
+    @property
+    def pip_options(self) -> tuple[str, ...]:
+        """The pip options recorded (`--index-url URL`, ...), in order; () for a live environment."""
+        return self.lock.pip_options if self.lock is not None else ()
+
+    @property
+    def channel_priority(self) -> str | None:
+        """A live environment's effective channel priority; None where nothing records one."""
+        return self.live.channel_priority if self.live is not None else None
+
+    @property
+    def owned(self) -> dict[str, tuple[str, ...]] | None:
+        """conda package name -> the PyPI projects whose dist-info it owns (a live prefix's own
+        record of it), or None where nothing records it (a lock, an export)."""
+        if self.live is None:
+            return None
+        return dict(self.live.pypi_names)
 
     def packages(self, platform: str | None = None) -> tuple[LockedPackage, ...]:
         """The packages for `platform` (with those recorded for no platform), in file order; every
@@ -403,9 +442,8 @@ class Resolved:
 
     def by_platform(self) -> dict[str, tuple[LockedPackage, ...]]:
         """platform -> its packages in file order ("" for packages recorded for no platform)."""
-        live = self.live
-        if live is not None:
-            return {live.platform: live.packages}
+        if self.live is not None:
+            return {self.live.platform: self.live.packages}
         out: dict[str, list[LockedPackage]] = {}
         for p in self.all_packages:
             out.setdefault(p.platform or "", []).append(p)
@@ -413,7 +451,7 @@ class Resolved:
 
     def on(self, platform: str | None) -> str:
         """ " on PLATFORM" where a lock has several platforms (for messages), else ""."""
-        if self.live is None and platform and len(self.platforms) > 1:
+        if self.lock is not None and platform and len(self.lock.platforms) > 1:
             return f" on {platform}"
         return ""
 
@@ -424,24 +462,31 @@ def resolved_view(
     """The concrete view of `model`, or None for a loose spec (hand-written, requirements).
 
     The one place that decides what is concrete: a Lock, a live environment, and an EnvSpec the
-    reader found to be a `conda env export` (kind "export").  An export records no platform: its
-    packages get `platform` (None: none)."""
+    reader found to be a `conda env export` (kind "export"; a conda requirements file of exact
+    `name==version=build` lines reads as one too).  An export records no platform: its packages get
+    `platform` (None: none)."""
     if model is None or isinstance(model, Resolved):
         return model
     if isinstance(model, Lock):
         return Resolved(origin=model, lock=model)
     if isinstance(model, LiveEnv):
-        return Resolved(origin=model)
+        return Resolved(origin=model, live=model)
     if model.kind == "export" and model.conda:
-        return Resolved(origin=model, lock=_export_lock(model, platform))
+        return Resolved(origin=model, lock=_export_lock(model, platform), export=model)
     return None
+
+
+def env_file(model: EnvSpec | Lock | LiveEnv | None) -> EnvSpec | None:
+    """`model` when it is an environment file as written (a loose spec, an export, a requirements
+    file): what rules about a file's own text (its channel list, pip options, variables, keys) read,
+    whether or not it is concrete.  None for a lock or a live environment."""
+    return model if isinstance(model, EnvSpec) else None
 
 
 def loose_spec(model: EnvSpec | Lock | LiveEnv | None) -> EnvSpec | None:
     """`model` when it is a spec that is not concrete (see `resolved_view`), else None."""
-    if isinstance(model, EnvSpec) and resolved_view(model) is None:
-        return model
-    return None
+    spec = env_file(model)
+    return spec if spec is not None and resolved_view(spec) is None else None
 
 
 def _export_lock(spec: EnvSpec, platform: str | None) -> Lock:

@@ -160,9 +160,29 @@ def emit(text: str, output: str | None) -> None:
     atomic_write(output, text)
 
 
-def input_format_hint(exc: BaseException, replacement: str | None = None) -> None:
-    """Rewrite a reader's hint that names its own `--format` option: on a command whose `--format`
-    is the output format, the reader's option is `--input-format` (or `replacement` when given)."""
+#: a library keyword -> the command-line flag that sets it, where the flag is not the keyword
+#: with dashes (`allow_loss` -> `--allow-loss`)
+FLAGS: dict[str, str] = {
+    "format": "--input-format",
+    "environment": "--env",
+    "platforms": "--platform",
+    "virtual_packages": "--virtual-package",
+    "name": "-n",
+    "prefix": "-p",
+}
+
+
+def flag_of(option: str) -> str:
+    """The command-line flag of the library keyword `option`."""
+    return FLAGS.get(option) or "--" + option.replace("_", "-")
+
+
+def cli_hint(exc: BaseException) -> str | None:
+    """The hint of `exc` as the CLI prints it: each remedy worded as its flag (`--input-format
+    pixi`) where the library words it as a keyword (`format="pixi"`)."""
+    from envkit.errors import EnvkitError
+
+    if isinstance(exc, EnvkitError):
+        return exc.worded(lambda r: r.as_flag(flag_of(r.option)))
     hint = getattr(exc, "hint", None)
-    if hint and "pass --format" in hint:
-        exc.hint = replacement or hint.replace("pass --format", "pass --input-format")  # type: ignore[attr-defined]
+    return hint if isinstance(hint, str) else None

@@ -264,7 +264,9 @@ def candidate_lines(text: str, pattern: re.Pattern) -> list[int]:
 
 #: substrings without which a pattern cannot match (a plain `in` test is much cheaper than a scan)
 _GUARDS: dict = {}
-_GUARDS[_CANDIDATE] = ("/t/", "@", "?", "&")
+# "://", not "@": a user part is only a candidate after a scheme, and "@" alone is in every
+# `@@` line of a diff and every e-mail address
+_GUARDS[_CANDIDATE] = ("/t/", "://", "?", "&")
 
 
 # --------------------------------------------------------------------------------------------

@@ -39,7 +39,7 @@ def open_env(
     unknown name or a directory that is not a prefix, ParseError for a corrupt record (native),
     BackendError when the executable is missing or fails.
     """
-    from envkit.errors import UsageError
+    from envkit.errors import Remedy, UsageError
 
     env = os.environ if environ is None else environ
     if backend not in BACKENDS:
@@ -51,7 +51,8 @@ def open_env(
         if not active:
             raise UsageError(
                 "no environment given and none is active",
-                hint="pass -n NAME or -p PREFIX, or activate the environment",
+                hint="pass {} or {}, or activate the environment",
+                remedy=(Remedy(option="name", metavar="NAME"), Remedy(option="prefix", metavar="PREFIX")),
             )
         prefix = active
     if backend == "native":

@@ -3,11 +3,11 @@ locked/installed package, with the version, build and recorded dependencies thos
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from envkit._lazy import lazy_re
 from envkit.checks._helpers import major_minor, mm_text, pinned_series, pip_pinned_version
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -28,7 +28,7 @@ class BuildItem:
     depends: tuple[tuple[str, str], ...] = ()  # a locked or installed record's dependencies
 
 
-_RUNTIME_DEP = re.compile(r"^nvidia-cuda-runtime-cu\d+$")
+_RUNTIME_DEP = lazy_re(r"^nvidia-cuda-runtime-cu\d+$")
 
 
 def wheel_runtime(depends: tuple[tuple[str, str], ...]) -> tuple[str, str] | None:

@@ -16,6 +16,7 @@ may be paired with a lock (`target.lock`) for the stale-lock, lock-unsatisfied a
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -24,8 +25,10 @@ from typing import TYPE_CHECKING, NamedTuple
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.config import Config
     from envkit.errors import ParseError
-    from envkit.model import EnvSpec, LiveEnv, Lock, LockedPackage
+    from envkit.machine.profile import MachineProfile
+    from envkit.model import EnvSpec, LiveEnv, Lock, Resolved
 
+from envkit._lazy import lazy_re
 from envkit.rule_names import SEVERITIES
 
 _RANK = {s: i for i, s in enumerate(SEVERITIES)}
@@ -142,9 +145,18 @@ def rule(
 
 
 def _dedent(text: str) -> str:
-    import textwrap
-
-    return textwrap.dedent(text).strip("\n") + "\n" if text.strip() else ""
+    """textwrap.dedent(text), stripped of blank first and last lines, with one line end; "" for a
+    blank text.  Written out because importing textwrap (its regexes) is a start-up cost every
+    rule module paid at import."""
+    if not text.strip():
+        return ""
+    # as textwrap.dedent: lines of only spaces and tabs become empty; the margin is the longest
+    # indentation that every other line starts with
+    lines = ["" if not ln.strip(" \t") else ln for ln in text.split("\n")]
+    margin = os.path.commonprefix([ln[: len(ln) - len(ln.lstrip(" \t"))] for ln in lines if ln])
+    if margin:
+        lines = [ln[len(margin) :] for ln in lines]
+    return "\n".join(lines).strip("\n") + "\n"
 
 
 # --------------------------------------------------------------------------------------------
@@ -176,7 +188,8 @@ class Target:
     _lines: list[str] | None = field(default=None, repr=False)
     _yaml: object = field(default=None, repr=False)
     _yaml_done: bool = field(default=False, repr=False)
-    _by_platform: dict | None = field(default=None, repr=False)
+    _view: Resolved | None = field(default=None, repr=False)
+    _view_done: bool = field(default=False, repr=False)
 
     @property
     def lines(self) -> list[str]:
@@ -219,27 +232,53 @@ class Target:
                 self._yaml = data if isinstance(data, dict) else None
         return self._yaml
 
-    def packages_by_platform(self) -> dict[str, list[LockedPackage]]:
-        """Lock or live packages grouped by platform, each list in file order."""
-        if self._by_platform is None:
-            from envkit.model import LiveEnv, Lock
+    @property
+    def view(self) -> Resolved | None:
+        """The target's resolved view (a lock, a live environment, a `conda env export`: its
+        packages per platform), or None for a loose spec and a file that did not parse.  Rules
+        about packages branch once: this, or `loose`."""
+        if not self._view_done:
+            from envkit.model import resolved_view
 
-            out: dict[str, list] = {}
-            m = self.model
-            if isinstance(m, LiveEnv):
-                out[m.platform] = list(m.packages)
-            elif isinstance(m, Lock):
-                for p in m.packages:
-                    out.setdefault(p.platform or "", []).append(p)
-            self._by_platform = out
-        return self._by_platform
+            self._view_done = True
+            self._view = resolved_view(self.model)
+        return self._view
+
+    @property
+    def loose(self) -> EnvSpec | None:
+        """The target's model when it is a loose spec (hand-written, requirements), else None."""
+        return self.env_file if self.view is None else None
+
+    @property
+    def lock_model(self) -> Lock | None:
+        """The Lock the target is (a lock file: conda-lock.yml, pixi.lock, an explicit file, ...),
+        else None.  An export reads as a Lock too, but its target is the file as written (`export`)."""
+        view = self.view
+        return view.lock if view is not None and view.export is None else None
+
+    @property
+    def export(self) -> EnvSpec | None:
+        """The `conda env export` the target is (resolved, and also a file as written), else None."""
+        view = self.view
+        return view.export if view is not None else None
+
+    @property
+    def env_file(self) -> EnvSpec | None:
+        """The environment file as written (a loose spec or an export), for rules about what the
+        file itself says: its channel list, keys, pip options, variables.  None for a lock or a
+        live environment."""
+        from envkit.model import env_file
+
+        return env_file(self.model)
 
 
 @dataclass
 class Context:
-    """What rules may consult besides their target: the configuration."""
+    """What rules may consult besides their target: the configuration, and the MachineProfile the
+    machine-* rules judge against (None: they find nothing)."""
 
     config: Config
+    machine: MachineProfile | None = None
 
     @property
     def pypi_names(self) -> dict[str, tuple[str, ...]]:
@@ -253,7 +292,7 @@ class Context:
 # --------------------------------------------------------------------------------------------
 # engine
 
-_SUPPRESS = re.compile(r"#\s*envkit:\s*ignore(?:\[(?P<rules>[^\]]*)\])?", re.IGNORECASE)
+_SUPPRESS = lazy_re(r"#\s*envkit:\s*ignore(?:\[(?P<rules>[^\]]*)\])?", re.IGNORECASE)
 
 
 def suppressions(line_text: str) -> frozenset[str] | None:

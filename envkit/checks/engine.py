@@ -7,17 +7,18 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from envkit.checks.core import _SUPPRESS, Context, Finding, Hit, Target, suppressions
-from envkit.checks.registry import all_rules, known_hint
+from envkit.checks.registry import RULE_HOMES, known_hint, load_rule
+from envkit.rule_names import RULE_ORDER
 
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.config import Config
+    from envkit.machine.profile import MachineProfile
 
 
 def check_suppressions(target: Target) -> None:
     """Raise UsageError (with file and line) for an inline suppression naming an unknown rule."""
     if not target.text or "envkit" not in target.text:
         return
-    rules = all_rules()
     from envkit.errors import UsageError, Where
 
     text_all = target.text
@@ -25,15 +26,17 @@ def check_suppressions(target: Target) -> None:
         i = text_all.count("\n", 0, m.start()) + 1
         names = suppressions(target.line_text(i))
         for n in sorted(names or ()):
-            if n not in rules:
+            if n not in RULE_HOMES:
                 raise UsageError(
                     f"unknown rule {n!r} in an inline suppression",
                     where=Where(file=target.path, line=i),
-                    hint=known_hint(n, rules),
+                    hint=known_hint(n),
                 )
 
 
-def run_checks(targets: Iterable[Target], config: Config, *, machine=None) -> list[Finding]:
+def run_checks(
+    targets: Iterable[Target], config: Config, *, machine: MachineProfile | None = None
+) -> list[Finding]:
     """Run every selected rule on every target; return the findings, sorted.
 
     Findings are sorted by target (in the order given), line, rule, the rule's rank and message.
@@ -43,14 +46,18 @@ def run_checks(targets: Iterable[Target], config: Config, *, machine=None) -> li
     nothing.  Raises UsageError for an unknown rule in an inline suppression.
     """
     targets = list(targets)
-    if machine is not None:  # the machine-* rules judge each target against this MachineProfile
-        from envkit.checks.rules_machine import MACHINE_KEY
-
-        for t in targets:
-            t.cache[MACHINE_KEY] = machine
-    rules = all_rules()
-    ctx = Context(config=config)
-    active = [r for r in rules.values() if config.is_selected(r.name)]
+    # the machine-* rules judge each target against this MachineProfile (ctx.machine)
+    ctx = Context(config=config, machine=machine)
+    # a rule's module is imported only when the rule is selected and can find something in one
+    # of these targets (see RULE_HOMES)
+    kinds = {t.kind for t in targets}
+    active = [
+        load_rule(name)
+        for name in RULE_ORDER
+        if config.is_selected(name)
+        and kinds.intersection(RULE_HOMES[name].applies_to)
+        and (machine is not None or not RULE_HOMES[name].needs_machine)
+    ]
     out: list[tuple[tuple, Finding]] = []
     for index, target in enumerate(targets):
         check_suppressions(target)

@@ -4,9 +4,9 @@ The CUDA builds rule is envkit.checks.rules_cuda."""
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
+from envkit._lazy import lazy_re
 from envkit.checks._helpers import (
     major_minor,
     packages_python,
@@ -14,12 +14,12 @@ from envkit.checks._helpers import (
     wheel_python,
 )
 from envkit.checks.core import Context, Hit, Target, rule
-from envkit.model import EnvSpec, LiveEnv, Lock, LockedPackage
+from envkit.model import LockedPackage
 
 # --------------------------------------------------------------------------------------------
 # python-abi-mismatch
 
-_PY_QUICK = re.compile(r"(?:py|cp)\d")
+_PY_QUICK = lazy_re(r"(?:py|cp)\d")
 
 
 @rule(
@@ -56,10 +56,11 @@ _PY_QUICK = re.compile(r"(?:py|cp)\d")
         """,
 )
 def python_abi_mismatch(target: Target, ctx: Context) -> Iterator[Hit]:
-    m = target.model
-    if isinstance(m, EnvSpec):
-        py = spec_python(m)
-        if py is None:
+    view = target.view
+    if view is None:
+        m = target.loose
+        py = spec_python(m) if m is not None else None
+        if m is None or py is None:
             return
         for d in m.conda:
             if d.name == "python" or not d.build or not _PY_QUICK.search(d.build.lower()):
@@ -77,18 +78,15 @@ def python_abi_mismatch(target: Target, ctx: Context) -> Iterator[Hit]:
                     (p.name or p.text, "python"),
                 )
         return
-    if not isinstance(m, (Lock, LiveEnv)):
-        return
-    for platform, pkgs in target.packages_by_platform().items():
+    for platform, pkgs in view.by_platform().items():
         python = next((p for p in pkgs if p.manager == "conda" and p.name == "python"), None)
         py = packages_python(pkgs)
         if py is None or python is None:
             continue
-        on = f" on {platform}" if isinstance(m, Lock) and platform and len(m.platforms) > 1 else ""
-        yield from _packages_mismatch(pkgs, py, python.version, on)
+        yield from _packages_mismatch(pkgs, py, python.version, view.on(platform))
 
 
-def _packages_mismatch(pkgs: list[LockedPackage], py: str, py_full: str, on: str) -> Iterator[Hit]:
+def _packages_mismatch(pkgs: Sequence[LockedPackage], py: str, py_full: str, on: str) -> Iterator[Hit]:
     """Locked or installed builds and wheels of one platform tagged for another Python than `py`."""
     # A solver puts `_python_abi3_support` into an environment only for abi3 builds, which keep the
     # tag of the oldest Python they support; without recorded dependencies (explicit files) an

@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from envkit._lazy import lazy_re
 from envkit._text import plural
 from envkit.checks._helpers import join_names
 from envkit.checks.core import Context, Hit, Target, rule
-from envkit.formats._yaml import YamlList
-from envkit.model import EnvSpec, LiveEnv, Lock
+from envkit.model import EnvSpec, Resolved
 
 CONDA_FORGE = "conda-forge"
 
@@ -17,8 +17,8 @@ CONDA_FORGE = "conda-forge"
 #: A mirror of conda-forge or of Anaconda's defaults serves the same builds under another host
 #: (https://mirrors.tuna.tsinghua.edu.cn/help/anaconda/: `.../anaconda/cloud/conda-forge`,
 #: `.../anaconda/pkgs/main`; https://prefix.dev/conda-forge), so it counts as that channel.
-_MIRROR_OF_FORGE = re.compile(r"^[a-z][a-z0-9+.-]*://[^/]+/(?:.+/)?conda-forge$", re.IGNORECASE)
-_MIRROR_OF_DEFAULTS = re.compile(
+_MIRROR_OF_FORGE = lazy_re(r"^[a-z][a-z0-9+.-]*://[^/]+/(?:.+/)?conda-forge$", re.IGNORECASE)
+_MIRROR_OF_DEFAULTS = lazy_re(
     r"^[a-z][a-z0-9+.-]*://[^/]+/(?:.+/)?pkgs/(?:main|r|free|msys2|pro)$", re.IGNORECASE
 )
 
@@ -37,21 +37,22 @@ def channel_uses(target: Target) -> list[tuple[str, int | None, str]]:
     """(channel name, line, how) for every channel the target uses, in file order: listed channels,
     `channel::` prefixes on dependencies, and the channels locked or installed packages come from
     (one entry per channel, at its first package)."""
-    m = target.model
     out: list[tuple[str, int | None, str]] = []
-    if isinstance(m, EnvSpec):
-        for ch in m.channels:
-            out.append((ch.name, m.line_of(f"channel:{ch.name}") or m.line_of("channels"), "listed"))
-        for d in m.conda:
+    spec = target.env_file
+    if spec is not None:  # an export too: where each channel is written
+        for ch in spec.channels:
+            out.append((ch.name, spec.line_of(f"channel:{ch.name}") or spec.line_of("channels"), "listed"))
+        for d in spec.conda:
             if d.channel:
                 out.append((d.channel, d.line, f"prefix of {d.name}"))
         return out
-    if isinstance(m, (Lock, LiveEnv)):
-        listed_line = target.line_of_key("channels") if m.channels else None
-        for ch in m.channels:
+    view = target.view
+    if view is not None:
+        listed_line = target.line_of_key("channels") if view.channels else None
+        for ch in view.channels:
             out.append((ch.name, listed_line, "listed"))
         seen: set[str] = set()
-        for p in m.packages:
+        for p in view.all_packages:
             if p.manager == "conda" and p.channel and p.channel not in seen:
                 seen.add(p.channel)
                 out.append((p.channel, p.line, f"channel of {p.name}"))
@@ -111,9 +112,9 @@ def mixed_channels(target: Target, ctx: Context) -> Iterator[Hit]:
             f"defaults)",
             tuple(defaults) + (forge,),
         )
-    m = target.model
+    m = target.loose
     if (
-        isinstance(m, EnvSpec)
+        m is not None
         and m.kind == "spec"
         and m.channels
         and not defaults
@@ -192,8 +193,8 @@ def _second_line(uses: list[tuple[str, int | None, str]]) -> int | None:
         """,
 )
 def channel_priority(target: Target, ctx: Context) -> Iterator[Hit]:
-    m = target.model
-    if isinstance(m, EnvSpec):
+    m = target.env_file
+    if m is not None:
         for key in ("channel_priority", "channel-priority"):
             line = m.line_of(key)
             if line is not None:
@@ -211,8 +212,8 @@ def channel_priority(target: Target, ctx: Context) -> Iterator[Hit]:
                     "environment is solved: it does not change channel priority; run "
                     "`conda config --set channel_priority strict` instead",
                 )
-    elif isinstance(m, LiveEnv):
-        prio = m.channel_priority
+    elif target.view is not None:
+        prio = target.view.channel_priority  # recorded by a live environment only
         if prio is None or prio == "strict":
             return
         used = list(dict.fromkeys(n for n, _, _ in channel_uses(target)))
@@ -231,8 +232,8 @@ def channel_priority(target: Target, ctx: Context) -> Iterator[Hit]:
 # --------------------------------------------------------------------------------------------
 # insecure-url
 
-_HTTP = re.compile(r"\bhttp://[^\s'\"#]+", re.IGNORECASE)
-_LOCAL = re.compile(
+_HTTP = lazy_re(r"\bhttp://[^\s'\"#]+", re.IGNORECASE)
+_LOCAL = lazy_re(
     r"^http://(?:[^@/]*@)?(?:localhost|127\.\d+\.\d+\.\d+|\[::1\])(?::\d+)?(?:/|$)", re.IGNORECASE
 )
 
@@ -284,13 +285,17 @@ def _insecure(text: str) -> list[str]:
         """,
 )
 def insecure_url(target: Target, ctx: Context) -> Iterator[Hit]:
-    m = target.model
-    if isinstance(m, EnvSpec):
-        yield from _spec_insecure(target, m)
-    elif isinstance(m, Lock):
-        yield from _lock_insecure(target, m)
-    elif isinstance(m, LiveEnv):
-        yield from _channels_insecure(m.channels)
+    spec = target.env_file
+    if spec is not None:  # the URLs as written, an export's too
+        yield from _spec_insecure(target, spec)
+    elif target.view is not None:
+        yield from _view_insecure(target.view)
+
+
+def _is_yaml_list(value: object) -> bool:
+    from envkit.formats._yaml import YamlList  # loaded only when a spec's YAML was parsed
+
+    return isinstance(value, YamlList)
 
 
 def _spec_insecure(target: Target, spec: EnvSpec) -> Iterator[Hit]:
@@ -299,7 +304,7 @@ def _spec_insecure(target: Target, spec: EnvSpec) -> Iterator[Hit]:
     # and no escape sequence in the text means none is
     data = target.yaml if ("\\" in text or _HTTP.search(text)) else None
     raw_channels = data.get("channels") if data is not None else None
-    if isinstance(raw_channels, YamlList):
+    if raw_channels is not None and _is_yaml_list(raw_channels):
         for i, c in enumerate(raw_channels):
             if isinstance(c, str):
                 for u in _insecure(c):
@@ -328,15 +333,17 @@ def _channels_insecure(channels) -> Iterator[Hit]:
             yield Hit(None, f"channel {ch.name} is reached over plain http: {ch.url}", (ch.name,))
 
 
-def _lock_insecure(target: Target, lock: Lock) -> Iterator[Hit]:
-    yield from _channels_insecure(lock.channels)
-    for opt in lock.pip_options:
+def _view_insecure(view: Resolved) -> Iterator[Hit]:
+    """A lock's or a live environment's channels, pip options and package URLs over plain http."""
+    yield from _channels_insecure(view.channels)
+    for opt in view.pip_options:
         if "--trusted-host" in opt:
             yield Hit(None, f"pip option '{opt}' disables certificate checks for that host")
         for u in _insecure(opt):
             yield Hit(None, f"pip option over plain http: {u}")
     seen: dict[str, list] = {}
-    for p in lock.packages:
+    # a live prefix's records carry the URL of the channel they came from: reported above
+    for p in view.lock.packages if view.lock is not None else ():
         url = p.url
         if url and url[:5].lower() == "http:" and not _LOCAL.match(url):
             base = url.split("#", 1)[0].rsplit("/", 1)[0]

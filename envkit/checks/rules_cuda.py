@@ -6,18 +6,18 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
+from envkit._lazy import lazy_re
 from envkit.checks._build_items import BuildItem, items_of_packages, items_of_spec
 from envkit.checks._helpers import major_minor, mm_text
 from envkit.checks.core import Context, Hit, Target, rule
 from envkit.conda import families
-from envkit.model import EnvSpec, LiveEnv, Lock
 
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.templates.matrix import Matrix
 
 CUDA_PINS = families.CUDA_PINS
 TORCH_NAMES = families.TORCH_BUILDS
-_CU_INDEX = re.compile(r"download\.pytorch\.org/whl/(?:nightly/)?(?P<tag>cu\d{2,3}|cpu|rocm[\d.]+)\b")
+_CU_INDEX = lazy_re(r"download\.pytorch\.org/whl/(?:nightly/)?(?P<tag>cu\d{2,3}|cpu|rocm[\d.]+)\b")
 
 #: a pin's (item, CUDA version text): "12.1", or "12" for a major-only pin
 _Pin = tuple[BuildItem, str]
@@ -78,18 +78,17 @@ _Pin = tuple[BuildItem, str]
         """,
 )
 def cuda_mismatch(target: Target, ctx: Context) -> Iterator[Hit]:
-    m = target.model
-    if isinstance(m, EnvSpec):
-        options = [p.raw or p.text for p in m.pip if p.kind == "option"]
-        yield from _cuda_checks(items_of_spec(m), options, "")
+    view = target.view
+    if view is None:
+        spec = target.loose
+        if spec is not None:
+            options = [p.raw or p.text for p in spec.pip if p.kind == "option"]
+            yield from _cuda_checks(items_of_spec(spec), options, "")
         return
-    if not isinstance(m, (Lock, LiveEnv)):
-        return
-    options = list(m.pip_options) if isinstance(m, Lock) else []
+    options = list(view.pip_options)
     seen: set[tuple[int | None, str]] = set()
-    for platform, pkgs in target.packages_by_platform().items():
-        on = f" on {platform}" if isinstance(m, Lock) and platform and len(m.platforms) > 1 else ""
-        for hit in _cuda_checks(items_of_packages(pkgs), options, on):
+    for platform, pkgs in view.by_platform().items():
+        for hit in _cuda_checks(items_of_packages(pkgs), options, view.on(platform)):
             if (hit.line, hit.message) not in seen:
                 seen.add((hit.line, hit.message))
                 yield hit

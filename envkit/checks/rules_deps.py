@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import os
-import re
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
+from envkit._lazy import lazy_re
 from envkit._text import plural
 from envkit.checks._helpers import describe_conda_dep, describe_pip_dep, join_names, pinned_series
 from envkit.checks.core import Context, Hit, Target, rule
-from envkit.model import EnvSpec, LiveEnv, Lock, LockedPackage
+from envkit.model import EnvSpec, LiveEnv, LockedPackage, Resolved
 
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.conda.names import Duplicate
@@ -60,22 +59,13 @@ _PackageDuplicate = tuple["Duplicate", LockedPackage, LockedPackage]
         """,
 )
 def conda_pip_duplicate(target: Target, ctx: Context) -> Iterator[Hit]:
-    m = target.model
-    if isinstance(m, EnvSpec):
-        yield from _spec_duplicates(m, ctx)
-    elif isinstance(m, LiveEnv):
-        overwritten = {c for c, _ in _overwrites(m, ctx)}
-        for d, conda_pkg, pip_pkg in _live_duplicates(m, ctx):
-            if d.conda_name in overwritten:
-                continue  # pip-overwrote-conda says more
-            yield Hit(
-                None,
-                f"{d.project} is installed by conda ({_pkg_desc(conda_pkg, d.project)}) "
-                f"and pip ({pip_pkg.version})",
-                (d.conda_name, pip_pkg.name),
-            )
-    elif isinstance(m, Lock):
-        yield from _lock_duplicates(target, m, ctx)
+    # an environment file (an export too) is judged by its entries, where the finding points and
+    # as every other command's conda+pip warning judges it (envkit.commands._common.duplicates_of)
+    spec = target.env_file
+    if spec is not None:
+        yield from _spec_duplicates(spec, ctx)
+    elif target.view is not None:
+        yield from _view_duplicates(target.view, ctx)
 
 
 #: conda packages whose conda-forge and pytorch-channel recipes depend on conda's `pytorch`
@@ -159,14 +149,21 @@ def _package_duplicates(
     return [(d, conda[d.conda_name], pip_by[d.project]) for d in dups]
 
 
-def _lock_duplicates(target: Target, lock: Lock, ctx: Context) -> Iterator[Hit]:
+def _view_duplicates(view: Resolved, ctx: Context) -> Iterator[Hit]:
+    """The duplicates of a lock (on each platform) or a live environment (by the dist-info its
+    conda packages own; one that pip installed over is pip-overwrote-conda's to report)."""
+    overwritten = {c for c, _ in _overwrites(view.live, ctx)} if view.live is not None else set()
     found: dict[tuple[str, str], list] = {}
-    for platform, pkgs in target.packages_by_platform().items():
-        for d, conda_pkg, pip_pkg in _package_duplicates(pkgs, ctx):
+    for platform, pkgs in view.by_platform().items():
+        for d, conda_pkg, pip_pkg in _package_duplicates(pkgs, ctx, owned=view.owned):
+            if d.conda_name in overwritten:
+                continue
             entry = found.setdefault((d.conda_name, d.project), [conda_pkg, pip_pkg, []])
             entry[2].append(platform)
     for (conda_name, project), (c, p, platforms) in found.items():
-        where = f" on {', '.join(x for x in platforms if x)}" if any(platforms) else ""
+        # a live environment is one platform, and says so nowhere in its findings
+        named = [x for x in platforms if x] if view.lock is not None else []
+        where = f" on {', '.join(named)}" if named else ""
         yield Hit(
             p.line or c.line,
             f"{project} is installed by conda ({_pkg_desc(c, project)}) and pip ({p.version}){where}",
@@ -203,6 +200,8 @@ def _conda_dist_info_missing(prefix: str, pkg: LockedPackage, warnings: tuple[st
     """Whether conda package `pkg` owns a `.dist-info`/`.egg-info` that no longer exists in
     `prefix` (read from its conda-meta record).  When the prefix is not on this machine, the live
     reader's warnings are consulted instead."""
+    import json
+
     record = os.path.join(prefix, "conda-meta", f"{pkg.name}-{pkg.version}-{pkg.build}.json")
     try:
         with open(record, "rb") as fh:
@@ -252,8 +251,8 @@ def _conda_dist_info_missing(prefix: str, pkg: LockedPackage, warnings: tuple[st
     example_kind="text",
 )
 def pip_overwrote_conda(target: Target, ctx: Context) -> Iterator[Hit]:
-    env = target.model
-    if not isinstance(env, LiveEnv):
+    env = target.view.live if target.view is not None else None
+    if env is None:
         return
     conda = {p.name: p for p in env.conda_packages()}
     for conda_name, pip_pkg in _overwrites(env, ctx):
@@ -285,13 +284,6 @@ def _repair(prefix: str, conda_pkg: LockedPackage, pip_name: str) -> str:
 
 # --------------------------------------------------------------------------------------------
 # unpinned / fuzzy-pin
-
-
-def lock_like(spec: EnvSpec) -> bool:
-    """Whether an environment file is meant as a lock: `conda env export` output, with build
-    strings or (with its `prefix:` line) without.  A hand-written file is never taken for one, however
-    tightly it pins: there `python=3.11` is deliberate."""
-    return spec.kind == "export"
 
 
 @rule(
@@ -338,8 +330,11 @@ def lock_like(spec: EnvSpec) -> bool:
     applies_to=("spec",),
 )
 def unpinned(target: Target, ctx: Context) -> Iterator[Hit]:
-    spec = target.model
-    if not isinstance(spec, EnvSpec) or not lock_like(spec):
+    # a file meant as a lock is a `conda env export` (with build strings or, with its `prefix:`
+    # line, without): the resolved view's export.  A hand-written file never is, however tightly it
+    # pins: there `python=3.11` is deliberate.
+    spec = target.export
+    if spec is None:
         return
     for d in spec.conda:
         if pinned_series(d) is None:
@@ -392,8 +387,11 @@ def unpinned(target: Target, ctx: Context) -> Iterator[Hit]:
     applies_to=("spec",),
 )
 def fuzzy_pin(target: Target, ctx: Context) -> Iterator[Hit]:
-    spec = target.model
-    if not isinstance(spec, EnvSpec) or not lock_like(spec):
+    # a file meant as a lock is a `conda env export` (with build strings or, with its `prefix:`
+    # line, without): the resolved view's export.  A hand-written file never is, however tightly it
+    # pins: there `python=3.11` is deliberate.
+    spec = target.export
+    if spec is None:
         return
     fuzzy = [
         d for d in spec.conda if d.version and d.version.endswith("*") and not d.build and pinned_series(d)
@@ -421,7 +419,7 @@ def _prefix(version: str) -> str:
 # --------------------------------------------------------------------------------------------
 # listed-twice
 
-_SELECTOR_COMMENT = re.compile(r"#\s*\[[^\[\]]+\]\s*$")
+_SELECTOR_COMMENT = lazy_re(r"#\s*\[[^\[\]]+\]\s*$")
 
 
 @rule(
@@ -457,8 +455,8 @@ _SELECTOR_COMMENT = re.compile(r"#\s*\[[^\[\]]+\]\s*$")
     applies_to=("spec",),
 )
 def listed_twice(target: Target, ctx: Context) -> Iterator[Hit]:
-    spec = target.model
-    if not isinstance(spec, EnvSpec):
+    spec = target.env_file
+    if spec is None:
         return
     conda: dict[str, list] = {}
     for d in spec.conda:
@@ -522,8 +520,8 @@ def _twice(name: str, section: str, texts: list[str], deps: list) -> str:
     applies_to=("spec",),
 )
 def vcs_unpinned(target: Target, ctx: Context) -> Iterator[Hit]:
-    spec = target.model
-    if not isinstance(spec, EnvSpec):
+    spec = target.env_file
+    if spec is None:
         return
     from urllib.parse import urlsplit
 
@@ -582,8 +580,8 @@ def vcs_unpinned(target: Target, ctx: Context) -> Iterator[Hit]:
     fix_summary="inserts `- pip` before the `- pip:` section",
 )
 def pip_without_pip(target: Target, ctx: Context) -> Iterator[Hit]:
-    spec = target.model
-    if not isinstance(spec, EnvSpec) or not spec.has_pip_section or spec.kind == "requirements":
+    spec = target.env_file
+    if spec is None or not spec.has_pip_section or spec.kind == "requirements":
         return
     if any(d.name == "pip" for d in spec.conda):
         return

@@ -6,12 +6,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from envkit._lazy import lazy_re
 from envkit.checks.core import Context, Hit, Target, rule
-from envkit.lock.pip_index import PYTORCH_FAMILY, pytorch_variant, spec_indexes
+from envkit.conda.families import PYTORCH_INDEX_FAMILY as PYTORCH_FAMILY
 from envkit.model import EnvSpec, Lock
 
-_LOCAL = re.compile(r"\+(?P<variant>cu\d+|cpu|rocm[\d.]+|xpu)$")
-_PYPI_HOSTS = re.compile(r"^https?://(?:files\.pythonhosted\.org|pypi\.org|pypi\.python\.org)/")
+_LOCAL = lazy_re(r"\+(?P<variant>cu\d+|cpu|rocm[\d.]+|xpu)$")
+_PYPI_HOSTS = lazy_re(r"^https?://(?:files\.pythonhosted\.org|pypi\.org|pypi\.python\.org)/")
 
 
 def _variant_of(version: str) -> str | None:
@@ -63,23 +64,31 @@ def _variant_of(version: str) -> str | None:
     applies_to=("spec", "lock"),
 )
 def wheel_index(target: Target, ctx: Context) -> Iterator[Hit]:
-    model = target.model
-    if isinstance(model, EnvSpec):
-        yield from _spec_hits(model)
-    elif isinstance(model, Lock):
-        yield from _lock_hits(model)
+    spec = target.env_file  # what the pip section says (an export's too)
+    if spec is not None:
+        yield from _spec_hits(spec)
+    elif target.lock_model is not None:  # where each wheel was locked from
+        yield from _lock_hits(target.lock_model)
 
 
 def _spec_hits(spec: EnvSpec) -> Iterator[Hit]:
-    options = [p.raw.strip() or p.text for p in spec.pip if p.kind == "option"]
-    indexes = spec_indexes(options)
-    served = {pytorch_variant(i) for i in indexes} - {None}
+    pins = []
     for p in spec.pip:
         if p.kind != "requirement" or not p.name or p.name.lower() not in PYTORCH_FAMILY:
             continue
         m = re.search(r"===?\s*(?P<v>[^,;\s]+)", p.specifier or "")
         variant = _variant_of(m.group("v")) if m else None
-        if variant is None or variant in served:
+        if variant is not None:
+            pins.append((p, variant))
+    if not pins:  # most files: no `+cuXXX` pin, and the index reader is not loaded
+        return
+    from envkit.lock.pip_index import pytorch_variant, spec_indexes
+
+    options = [p.raw.strip() or p.text for p in spec.pip if p.kind == "option"]
+    indexes = spec_indexes(options)
+    served = {pytorch_variant(i) for i in indexes} - {None}
+    for p, variant in pins:
+        if variant in served:
             continue
         names = ", ".join(indexes)
         yield Hit(
@@ -92,7 +101,7 @@ def _spec_hits(spec: EnvSpec) -> Iterator[Hit]:
 
 def _lock_hits(lock: Lock) -> Iterator[Hit]:
     from envkit.formats.condalock import custom_metadata
-    from envkit.lock.pip_index import recorded_indexes
+    from envkit.lock.pip_index import pytorch_variant, recorded_indexes
 
     recorded = recorded_indexes(custom_metadata(lock)) if lock.kind == "conda-lock" else {}
     for p in lock.packages:

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 from envkit._text import plural
 from envkit.checks.core import Context, Hit, Target, raw_text_rule, rule
-from envkit.model import EnvSpec, LiveEnv, Lock
+from envkit.model import LiveEnv, Lock
 
 
 def lock_problems(spec_target: Target, lock_target: Target) -> list:
@@ -20,8 +20,8 @@ def lock_problems(spec_target: Target, lock_target: Target) -> list:
 
         from envkit.lock import check_lock
 
-        spec, lock = spec_target.model, lock_target.model
-        if isinstance(spec, EnvSpec) and isinstance(lock, Lock):
+        spec, lock = spec_target.env_file, lock_target.lock_model
+        if spec is not None and lock is not None:
             # the lock's header says whose content hash it records; conda-lock's is computed from
             # the spec file on disk (envkit.lock.lock_staleness decides, as `envkit lock --check` does)
             spec_path = spec_target.path if spec_target.path and os.path.isfile(spec_target.path) else None
@@ -76,7 +76,7 @@ def _line_of_key(target: Target, key: str) -> int | None:
 )
 def stale_lock(target: Target, ctx: Context) -> Iterator[Hit]:
     spec_target = target.spec
-    if spec_target is None or not isinstance(target.model, Lock):
+    if spec_target is None or target.lock_model is None:
         return
     hash_line = _line_of_key(target, "content_hash") if target.text else None
     for p in lock_problems(spec_target, target):
@@ -115,7 +115,7 @@ def stale_lock(target: Target, ctx: Context) -> Iterator[Hit]:
 )
 def lock_unsatisfied(target: Target, ctx: Context) -> Iterator[Hit]:
     lock_target = target.lock
-    if lock_target is None or not isinstance(target.model, EnvSpec):
+    if lock_target is None or target.env_file is None:
         return
     for p in lock_problems(target, lock_target):
         if p.kind in ("missing", "unsatisfied"):
@@ -153,13 +153,13 @@ def lock_unsatisfied(target: Target, ctx: Context) -> Iterator[Hit]:
     example_kind="text",
 )
 def env_drift(target: Target, ctx: Context) -> Iterator[Hit]:
-    env = target.model
+    env = target.view.live if target.view is not None else None
     lock_target = target.lock
-    if not isinstance(env, LiveEnv) or lock_target is None or not isinstance(lock_target.model, Lock):
+    lock = lock_target.lock_model if lock_target is not None else None
+    if env is None or lock_target is None or lock is None:
         return
     from envkit.conda.names import pep503
 
-    lock = lock_target.model
     locked = lock.for_platform(env.platform)
     if not locked:
         yield Hit(
@@ -258,8 +258,8 @@ def _vb(p) -> str:
     example_file="explicit.txt",
 )
 def missing_hash(target: Target, ctx: Context) -> Iterator[Hit]:
-    lock = target.model
-    if not isinstance(lock, Lock) or lock.kind not in ("conda-lock", "pixi", "explicit"):
+    lock = target.lock_model
+    if lock is None or lock.kind not in ("conda-lock", "pixi", "explicit"):
         return
     checked = [p for p in lock.packages if _downloadable(p)]
     missing = [p for p in checked if not (p.md5 or p.sha256)]

@@ -1,10 +1,11 @@
 """Rules that compare a lock with a machine (`envkit check LOCK --machine PROFILE|host|ssh://host`).
 
-They run only when `--machine` gave a profile: the command puts it in each target's cache under
-MACHINE_KEY; without one they find nothing.  The comparisons themselves live in envkit.machine.fit
-(pure, data); these functions word them.  Every format envkit reads works: locks and live
-environments by their packages for the machine's platform, environment exports and requirements
-files by their exact pins (`name=version=build`, `torch==2.1.0+cu118`, wheel URLs).
+They run only when a machine profile is given (`--machine`, `run_checks(machine=...)`): the
+engine hands it to every rule in the Context (`ctx.machine`); without one they find nothing.
+The comparisons themselves live in envkit.machine.fit (pure, data); these functions word them.
+Every format envkit reads works: locks and live environments by their packages for the machine's
+platform, environment exports and requirements files by their exact pins (`name=version=build`,
+`torch==2.1.0+cu118`, wheel URLs).
 """
 
 from __future__ import annotations
@@ -12,34 +13,26 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from envkit._lazy import lazy_re
 from envkit.checks.core import Context, Hit, Target, rule
-from envkit.model import EnvSpec, LiveEnv, Lock, LockedPackage
-
-#: Where `envkit check --machine` puts the MachineProfile in each target's cache.
-MACHINE_KEY = "machine"
+from envkit.model import EnvSpec, LockedPackage
 
 
-def _profile(target: Target):
-    return target.cache.get(MACHINE_KEY)
-
-
-def machine_packages(target: Target) -> list[LockedPackage]:
-    """The packages of `target` that go onto the machine: a lock's packages for the machine's
-    platform (and those of no platform), a live environment's, an export's or requirements file's
-    exact pins as packages."""
-    profile = _profile(target)
-    key = "machine-packages"
+def machine_packages(target: Target, profile) -> list[LockedPackage]:
+    """The packages of `target` that go onto the machine (`profile`: the MachineProfile the rules
+    judge against): its resolved view's for the machine's platform (a lock's, with those of no
+    platform; a live environment's; an export's entries), or a loose spec's exact pins as packages."""
+    key = ("machine-packages", profile.platform)
     if key in target.cache:
         return target.cache[key]
-    m = target.model
+    view, spec = target.view, target.loose
     out: list[LockedPackage] = []
-    if isinstance(m, (Lock, LiveEnv)):
-        groups = target.packages_by_platform()
-        out = list(groups.get(profile.platform, [])) + list(groups.get("", []))
-        if isinstance(m, LiveEnv):
-            out = list(m.packages)
-    elif isinstance(m, EnvSpec):
-        out = _spec_packages(m)
+    if view is not None:
+        # an export's entries that pin nothing (a `- pip` added by hand) say nothing the machine
+        # could be short of
+        out = [p for p in view.packages(profile.platform) if p.version or p.url]
+    elif spec is not None:
+        out = _spec_packages(spec)
     target.cache[key] = out
     return out
 
@@ -106,12 +99,13 @@ _EXAMPLE_TEXT = """
     example_kind="text",
 )
 def machine_platform(target: Target, ctx: Context) -> Iterator[Hit]:
-    profile = _profile(target)
-    if profile is None or not isinstance(target.model, Lock):
+    profile = ctx.machine
+    lock = target.lock_model
+    if profile is None or lock is None:
         return
     from envkit.machine.fit import platform_issue
 
-    issue = platform_issue(target.model.platforms, profile)
+    issue = platform_issue(lock.platforms, profile)
     if issue is not None:
         yield from _hits([issue], profile)
 
@@ -137,14 +131,14 @@ def machine_platform(target: Target, ctx: Context) -> Iterator[Hit]:
     example_kind="text",
 )
 def machine_virtual_package(target: Target, ctx: Context) -> Iterator[Hit]:
-    profile = _profile(target)
+    profile = ctx.machine
     if profile is None:  # no --machine: nothing to import or compare
         return
     from envkit.machine.fit import platform_issue, virtual_issues
 
     if _wrong_platform(target, profile, platform_issue):
         return
-    yield from _hits(virtual_issues(machine_packages(target), profile), profile)
+    yield from _hits(virtual_issues(machine_packages(target, profile), profile), profile)
 
 
 @rule(
@@ -169,18 +163,18 @@ def machine_virtual_package(target: Target, ctx: Context) -> Iterator[Hit]:
     example_kind="text",
 )
 def machine_cuda_driver(target: Target, ctx: Context) -> Iterator[Hit]:
-    profile = _profile(target)
+    profile = ctx.machine
     if profile is None:  # no --machine: nothing to import or compare
         return
     from envkit.machine.fit import cuda_issues, platform_issue
 
     if _wrong_platform(target, profile, platform_issue):
         return
-    pkgs = machine_packages(target)
+    pkgs = machine_packages(target, profile)
     unknown: list[tuple[int | None, str]] = []
     shown: dict[str, str] = {}
-    if isinstance(target.model, EnvSpec):
-        asked, unknown, shown = _spec_cuda_requests(target.model, pkgs)
+    if target.env_file is not None:  # what the file asks for beyond its exact pins
+        asked, unknown, shown = _spec_cuda_requests(target.env_file, pkgs)
         pkgs = pkgs + asked
     for h in _hits(cuda_issues(pkgs, profile), profile):
         for label, text in shown.items():  # what the spec wrote, not the stand-in package
@@ -200,8 +194,8 @@ def machine_cuda_driver(target: Target, ctx: Context) -> Iterator[Hit]:
         )
 
 
-_WHL_CUDA = re.compile(r"/whl/(?:nightly/)?cu(?P<major>\d{2,3}?)(?P<minor>\d)(?:/|$)")
-_JAX_CUDA = re.compile(r"^cuda(?P<major>\d+)")
+_WHL_CUDA = lazy_re(r"/whl/(?:nightly/)?cu(?P<major>\d{2,3}?)(?P<minor>\d)(?:/|$)")
+_JAX_CUDA = lazy_re(r"^cuda(?P<major>\d+)")
 
 
 def _spec_cuda_requests(
@@ -270,14 +264,14 @@ def _spec_cuda_requests(
     example_kind="text",
 )
 def machine_gpu_arch(target: Target, ctx: Context) -> Iterator[Hit]:
-    profile = _profile(target)
+    profile = ctx.machine
     if profile is None:  # no --machine: nothing to import or compare
         return
     from envkit.machine.fit import arch_issues, platform_issue
 
     if _wrong_platform(target, profile, platform_issue):
         return
-    pkgs = machine_packages(target)
+    pkgs = machine_packages(target, profile)
     yield from _hits(arch_issues(pkgs, profile), profile)
     yield from _arch_not_checked(pkgs, profile)
 
@@ -331,17 +325,17 @@ def _arch_not_checked(pkgs: list[LockedPackage], profile) -> Iterator[Hit]:
     example_kind="text",
 )
 def machine_wheel_tag(target: Target, ctx: Context) -> Iterator[Hit]:
-    profile = _profile(target)
+    profile = ctx.machine
     if profile is None:  # no --machine: nothing to import or compare
         return
     from envkit.machine.fit import platform_issue, wheel_issues
 
     if _wrong_platform(target, profile, platform_issue):
         return
-    yield from _hits(wheel_issues(machine_packages(target), profile), profile)
+    yield from _hits(wheel_issues(machine_packages(target, profile), profile), profile)
 
 
 def _wrong_platform(target: Target, profile, platform_issue) -> bool:
     """A lock for other platforms only: machine-platform reports it, the others stay quiet."""
-    m = target.model
-    return isinstance(m, Lock) and platform_issue(m.platforms, profile) is not None
+    lock = target.lock_model
+    return lock is not None and platform_issue(lock.platforms, profile) is not None

@@ -8,7 +8,6 @@ from envkit.checks._build_items import BuildItem, items_of_packages, items_of_sp
 from envkit.checks._helpers import major_minor, mm_text
 from envkit.checks.core import Context, Hit, Target, rule
 from envkit.conda import families
-from envkit.model import EnvSpec, LiveEnv, Lock
 
 #: torch minor -> (torchvision minor, torchaudio minor) for releases older than the template matrix
 #: (torchvision and torchaudio READMEs); newer releases come from envkit.templates.load_matrix().
@@ -60,16 +59,15 @@ _TORCH_DEPS = families.TORCH_DEPS
         """,
 )
 def torch_pairing(target: Target, ctx: Context) -> Iterator[Hit]:
-    m = target.model
-    if isinstance(m, EnvSpec):
-        yield from _pairs(items_of_spec(m), "")
-        return
-    if not isinstance(m, (Lock, LiveEnv)):
+    view = target.view
+    if view is None:
+        spec = target.loose
+        if spec is not None:
+            yield from _pairs(items_of_spec(spec), "")
         return
     seen: set[tuple[int | None, str]] = set()
-    for platform, pkgs in target.packages_by_platform().items():
-        on = f" on {platform}" if isinstance(m, Lock) and platform and len(m.platforms) > 1 else ""
-        for hit in _pairs(items_of_packages(pkgs), on):
+    for platform, pkgs in view.by_platform().items():
+        for hit in _pairs(items_of_packages(pkgs), view.on(platform)):
             if (hit.line, hit.message) not in seen:
                 seen.add((hit.line, hit.message))
                 yield hit

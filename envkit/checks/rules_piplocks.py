@@ -7,10 +7,10 @@ import json
 import re
 from collections.abc import Iterator
 
+from envkit._lazy import lazy_re
 from envkit.checks.core import Context, Hit, Target, rule
-from envkit.model import EnvSpec, Lock
 
-_ARCHIVE = re.compile(r"\.(?:whl|tar\.gz|zip|tar\.bz2|tgz)(?:[#?].*)?$")
+_ARCHIVE = lazy_re(r"\.(?:whl|tar\.gz|zip|tar\.bz2|tgz)(?:[#?].*)?$")
 
 
 @rule(
@@ -57,8 +57,8 @@ _ARCHIVE = re.compile(r"\.(?:whl|tar\.gz|zip|tar\.bz2|tgz)(?:[#?].*)?$")
     example_file="uv.lock",
 )
 def pip_lock_missing_hash(target: Target, ctx: Context) -> Iterator[Hit]:
-    lock = target.model
-    if not isinstance(lock, Lock) or lock.kind not in ("pylock", "uv-lock"):
+    lock = target.lock_model
+    if lock is None or lock.kind not in ("pylock", "uv-lock"):
         return
     for p in lock.packages:
         if p.editable or not p.url or not _ARCHIVE.search(p.url) or p.sha256:
@@ -100,11 +100,11 @@ def pip_lock_missing_hash(target: Target, ctx: Context) -> Iterator[Hit]:
     example_kind="text",
 )
 def lock_python_mismatch(target: Target, ctx: Context) -> Iterator[Hit]:
-    lock = target.model
-    if not isinstance(lock, Lock) or lock.kind not in ("pylock", "uv-lock") or target.spec is None:
+    lock = target.lock_model
+    if lock is None or lock.kind not in ("pylock", "uv-lock") or target.spec is None:
         return
     raw = dict(lock.metadata).get("requires-python")
-    python = _python_of(target.spec.model)
+    python = _python_of(target.spec)
     if not raw or python is None:
         return
     from packaging.specifiers import InvalidSpecifier, SpecifierSet
@@ -128,17 +128,18 @@ def lock_python_mismatch(target: Target, ctx: Context) -> Iterator[Hit]:
         )
 
 
-def _python_of(model) -> str | None:
+def _python_of(target: Target) -> str | None:
     """The Python version a spec pins (`python=3.11`, `python==3.11.8`) or a lock locks."""
-    if isinstance(model, EnvSpec):
+    model = target.env_file
+    if model is not None:
         for d in model.conda:
             if d.name == "python" and d.version:
                 m = re.match(r"^(?:==)?(\d+\.\d+(?:\.\d+)?)(?:\.\*|\*)?$", d.version)
                 if m:
                     return m.group(1)
         return None
-    if isinstance(model, Lock):
-        for p in model.packages:
+    if target.view is not None:
+        for p in target.view.all_packages:
             if p.manager == "conda" and p.name == "python":
                 return p.version
     return None

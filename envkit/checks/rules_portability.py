@@ -7,15 +7,15 @@ import os
 import re
 from collections.abc import Iterator
 
+from envkit._lazy import lazy_re
 from envkit.checks._helpers import join_names
 from envkit.checks.core import Context, Hit, Target, rule
-from envkit.model import EnvSpec, LiveEnv, Lock
 
 # --------------------------------------------------------------------------------------------
 # platform-only
 
 #: wheel platform tag -> the operating system it runs on (PEP 425 / PEP 600 platform tags)
-_WHEEL_PLATFORM = re.compile(
+_WHEEL_PLATFORM = lazy_re(
     r"-(?P<plat>win32|win_amd64|win_arm64|macosx_[0-9a-z_]+|manylinux[0-9a-z_]+"
     r"|musllinux_[0-9a-z_]+|linux_[0-9a-z_]+)(?:\.[0-9a-z_.]+)?\.whl(?:$|[#?])"
 )
@@ -41,7 +41,7 @@ PLATFORM_ONLY = {
 }
 _PREFIX_ONLY = (("m2w64-", "Windows"), ("pyobjc-framework-", "macOS"))
 #: words in a file name that restrict it to one operating system (`environment-linux.yml`)
-_NAME_PLATFORM = re.compile(r"(?:^|[-_.])(linux|win|windows|win64|osx|macos|mac|darwin)(?:[-_.0-9]|$)")
+_NAME_PLATFORM = lazy_re(r"(?:^|[-_.])(linux|win|windows|win64|osx|macos|mac|darwin)(?:[-_.0-9]|$)")
 _OS_OF_SUBDIR = {"win": "Windows", "osx": "macOS", "linux": "Linux"}
 
 
@@ -102,8 +102,8 @@ def _wheel_os(url: str | None) -> tuple[str, str] | None:
     applies_to=("spec",),
 )
 def platform_only(target: Target, ctx: Context) -> Iterator[Hit]:
-    spec = target.model
-    if not isinstance(spec, EnvSpec) or spec.kind == "export" or spec.platforms:
+    spec = target.loose  # an export is for the one platform it was made on
+    if spec is None or spec.platforms:
         return
     if _NAME_PLATFORM.search(os.path.basename(target.path).lower()):
         return
@@ -187,8 +187,8 @@ def platform_only(target: Target, ctx: Context) -> Iterator[Hit]:
     applies_to=("spec",),
 )
 def no_channels(target: Target, ctx: Context) -> Iterator[Hit]:
-    spec = target.model
-    if not isinstance(spec, EnvSpec) or spec.kind == "requirements" or spec.channels or not spec.conda:
+    spec = target.env_file
+    if spec is None or spec.kind == "requirements" or spec.channels or not spec.conda:
         return
     line = spec.line_of("channels")
     what = "an empty `channels:` list" if line else "no `channels:`"
@@ -232,8 +232,8 @@ _THREE_PART = ("python",)
     applies_to=("spec",),
 )
 def short_exact_pin(target: Target, ctx: Context) -> Iterator[Hit]:
-    spec = target.model
-    if not isinstance(spec, EnvSpec):
+    spec = target.env_file
+    if spec is None:
         return
     for d in spec.conda:
         v = d.version or ""
@@ -266,7 +266,7 @@ PYPI_ONLY = {
     "opencv-contrib-python-headless": "conda-forge calls it opencv (or py-opencv)",
     "torch": "conda calls it pytorch",
 }
-_NVIDIA_WHEEL = re.compile(r"^nvidia-[a-z0-9-]+-cu\d+$")
+_NVIDIA_WHEEL = lazy_re(r"^nvidia-[a-z0-9-]+-cu\d+$")
 
 
 def pypi_only(name: str) -> str | None:
@@ -309,8 +309,8 @@ def pypi_only(name: str) -> str | None:
     applies_to=("spec",),
 )
 def pypi_only_in_conda(target: Target, ctx: Context) -> Iterator[Hit]:
-    spec = target.model
-    if not isinstance(spec, EnvSpec) or spec.kind == "requirements":
+    spec = target.env_file
+    if spec is None or spec.kind == "requirements":
         return
     for d in spec.conda:
         what = pypi_only(d.name)
@@ -321,7 +321,7 @@ def pypi_only_in_conda(target: Target, ctx: Context) -> Iterator[Hit]:
 # --------------------------------------------------------------------------------------------
 # legacy-url
 
-_CONTINUUM = re.compile(r"(?:https?://)?repo\.continuum\.io(?:/[^\s'\"#]*)?")
+_CONTINUUM = lazy_re(r"(?:https?://)?repo\.continuum\.io(?:/[^\s'\"#]*)?")
 
 
 @rule(
@@ -352,9 +352,9 @@ _CONTINUUM = re.compile(r"(?:https?://)?repo\.continuum\.io(?:/[^\s'\"#]*)?")
         """,
 )
 def legacy_url(target: Target, ctx: Context) -> Iterator[Hit]:
-    m = target.model
-    if isinstance(m, (Lock, LiveEnv)) and not target.text:
-        urls = [(p.line, p.url) for p in m.packages if p.url]
+    view = target.view
+    if view is not None and not target.text:  # a live environment: its packages' URLs
+        urls = [(p.line, p.url) for p in view.all_packages if p.url]
         for line, url in urls:
             if url and "repo.continuum.io" in url:
                 yield Hit(line, _legacy_message(url), ())
@@ -370,7 +370,7 @@ def legacy_url(target: Target, ctx: Context) -> Iterator[Hit]:
     hits = [(n, mm.group(0)) for n, mm in found if mm]
     if not hits:
         return
-    if isinstance(m, Lock) and len(hits) > 1:  # one finding per file for a lock: its URLs repeat
+    if view is not None and view.export is None and len(hits) > 1:  # a lock: its URLs repeat
         n, url = hits[0]
         yield Hit(n, f"{_legacy_message(url)} ({len(hits)} lines use it, the first here)", ())
         return
@@ -388,9 +388,7 @@ def _legacy_message(url: str) -> str:
 # --------------------------------------------------------------------------------------------
 # missing-requirements-file
 
-_REQ_OPTION = re.compile(
-    r"^(?:-r|--requirement|-c|--constraint)(?:\s*=\s*|\s+|(?<=-r)|(?<=-c))(?P<file>\S.*)$"
-)
+_REQ_OPTION = lazy_re(r"^(?:-r|--requirement|-c|--constraint)(?:\s*=\s*|\s+|(?<=-r)|(?<=-c))(?P<file>\S.*)$")
 
 
 @rule(
@@ -427,8 +425,8 @@ _REQ_OPTION = re.compile(
 def missing_requirements_file(target: Target, ctx: Context) -> Iterator[Hit]:
     from envkit.sources import STDIN_LABEL
 
-    spec = target.model
-    if not isinstance(spec, EnvSpec) or target.path in ("-", STDIN_LABEL):
+    spec = target.env_file
+    if spec is None or target.path in ("-", STDIN_LABEL):
         return
     base = os.path.dirname(target.path) or "."
     for p in spec.pip:
@@ -457,7 +455,7 @@ def missing_requirements_file(target: Target, ctx: Context) -> Iterator[Hit]:
 # yaml-number
 
 # a plain scalar YAML may read as a number that does not print back as written: `3.10`, `010`, `1_0`
-_NUMBER_QUICK = re.compile(
+_NUMBER_QUICK = lazy_re(
     r"(?<![\w.'\"=<>!~*/+-])[-+]?(?:\d[\d_]*\.[\d_]*0|0[0-7_]+|\d+_[\d_]*|\.\d+)"
     r"(?![\w.'\"-])"
 )
@@ -515,7 +513,8 @@ def yaml_number(target: Target, ctx: Context) -> Iterator[Hit]:
 
 
 def _is_yaml(target: Target) -> bool:
-    m = target.model
-    if isinstance(m, EnvSpec):
-        return m.kind != "requirements"
-    return isinstance(m, Lock) and m.kind in ("conda-lock", "pixi")
+    spec = target.env_file
+    if spec is not None:
+        return spec.kind != "requirements"
+    view = target.view
+    return view is not None and view.kind in ("conda-lock", "pixi")

@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from envkit._lazy import lazy_re
 from envkit.checks.core import Context, Hit, Target, raw_text_rule, rule
-from envkit.checks.fix import PREFIX_LINE, VARIABLE_SECRET
 
 # the detection lives in envkit.secrets (normalize and the output layer use it too); these names
 # stay importable from here
@@ -22,6 +22,11 @@ from envkit.secrets import (
     secret_lines,
     secret_variables,
 )
+
+#: How leaked-secret's findings on a `variables:` value begin (their fix rewrites the value).
+VARIABLE_SECRET = "a credential in a variable"
+#: A `prefix:` line with a value (what leaked-prefix reports and --fix drops).
+PREFIX_LINE = lazy_re(r"^prefix\s*:\s*\S")
 
 
 def _variables_block_lines(target: Target) -> list[int]:
@@ -46,11 +51,10 @@ def _variables_block_lines(target: Target) -> list[int]:
 def _variable_hits(target: Target) -> Iterator[Hit]:
     """leaked-secret's findings on `variables:` values: secret-looking names (`HF_TOKEN`,
     `WANDB_API_KEY`, `*PASSWORD*`) with a real value (not `${VAR}`, not a placeholder)."""
-    from envkit.model import EnvSpec
     from envkit.urls import TOKEN, is_secret_variable
 
-    m = target.model
-    if isinstance(m, EnvSpec):
+    m = target.env_file
+    if m is not None:
         for k, v in m.variables:
             if is_secret_variable(k, v):
                 line = m.line_of(f"variable:{k}") or m.line_of("variables")
@@ -154,11 +158,11 @@ _URL_KINDS = {
 # --------------------------------------------------------------------------------------------
 # leaked-prefix
 
-_HOME = re.compile(
+_HOME = lazy_re(
     r"(?<![\w.~])(?:/home/|/Users/|[A-Za-z]:[\\/]{1,2}Users[\\/]{1,2})(?![<$%{~*])"
     r"(?P<user>[^/\\\s'\"<>]+)"
 )
-_HOME_QUICK = re.compile(r"/home/|/Users/|:\\{1,2}Users\\")
+_HOME_QUICK = lazy_re(r"/home/|/Users/|:\\{1,2}Users\\")
 _GUARDS[_HOME_QUICK] = ("/home/", "/Users/", "Users\\")
 
 

@@ -7,7 +7,7 @@ import os
 from collections.abc import Sequence
 
 from envkit.checks.core import Target
-from envkit.model import EnvSpec, LiveEnv, Lock
+from envkit.model import EnvSpec, LiveEnv
 
 #: What `envkit check` looks for in the working directory when no file is given, in this order.
 DISCOVER = ("environment.yml", "environment.yaml", "conda-lock.yml", "pixi.lock")
@@ -194,7 +194,7 @@ def pair(targets: list[Target], lock: Target | None = None) -> None:
     paired with the specs named in its `sources:` (by file name), or, when exactly one spec and one
     conda-lock lock are checked, with that spec.
     """
-    specs = [t for t in targets if t.kind == "spec" and isinstance(t.model, EnvSpec)]
+    specs = [t for t in targets if t.kind == "spec" and t.env_file is not None]
     if lock is not None:
         for s in specs:
             s.lock = lock
@@ -202,9 +202,9 @@ def pair(targets: list[Target], lock: Target | None = None) -> None:
             lock.spec = specs[0]
         return
     locks = [
-        (t, t.model)
+        (t, t.lock_model)
         for t in targets
-        if t.kind == "lock" and isinstance(t.model, Lock) and t.model.kind == "conda-lock"
+        if t.kind == "lock" and t.lock_model is not None and t.lock_model.kind == "conda-lock"
     ]
     for lt, lock_model in locks:
         sources = {os.path.basename(s) for s in lock_model.sources}

@@ -1,9 +1,7 @@
-"""`envkit check` (the CI gate for environment files, locks and live environments) and
-`envkit explain RULE`."""
+"""`envkit check`: the CI gate for environment files, locks and live environments (parse the
+options, run envkit.ops.check, render the findings)."""
 
 from __future__ import annotations
-
-import os
 
 import click
 
@@ -117,23 +115,25 @@ def check(
     Exit codes: 0 no finding at or above --fail-on, 1 findings, 2 usage or parse error.
     `envkit explain RULE` describes a rule with an example.
     """
-    from envkit.errors import UsageError
-    from envkit.output import emit
+    from envkit.commands._common import echo_errors
+    from envkit.errors import UsageError, raise_collected
+    from envkit.output import emit, warn
 
     if list_rules:
         from envkit.render.rule_docs import render_rule_list
 
         emit(render_rule_list(), output)
         return 0
-    from envkit.checks import severity_at_least
     from envkit.config import load_config
+    from envkit.ops.check import check as check_op
+    from envkit.ops.check import check_paths
 
     if name is not None and prefix is not None:
         raise UsageError("give either -n NAME or -p PREFIX, not both")
     config = load_config(config_path)
     config = config.merged(select=_rule_list(select), ignore=_rule_list(ignore, "--ignore") or ())
     threshold = fail_on or config.fail_on or "error"
-    paths = _paths(files, name, prefix, lock_file)
+    paths = check_paths(files, live=name is not None or prefix is not None, lock=lock_file)
     stdin_text = _stdin_text(paths, lock_file, fix)
     live = None
     if name is not None or prefix is not None:
@@ -145,68 +145,27 @@ def check(
         from envkit.machine import resolve_machine
 
         profile = resolve_machine(machine)
-
+    result = check_op(
+        paths,
+        lock=lock_file,
+        live=live,
+        stdin=stdin_text,
+        format=input_format,
+        config=config,
+        machine=profile,
+        fix=fix,
+    )
     # with several files, one that cannot be read is reported after the others are checked
-    unreadable: list | None = [] if len(paths) > 1 else None
-
-    def run():
-        if unreadable:
-            unreadable.clear()
-        return _run(paths, lock_file, live, stdin_text, input_format, profile, config, unreadable)
-
-    targets, findings = run()
-    if unreadable is not None and len(unreadable) == len(paths) and lock_file is None and live is None:
-        _report_unreadable(unreadable[:-1])
-        raise unreadable[-1]
-    _warn_duplicates(targets, config)
-    fixed: list = []
-    if fix and any(f.fixable for f in findings):
-        from envkit.checks.fix import apply_fixes
-
-        texts = {t.path: t.text for t in targets if t.text is not None}
-        fixed = apply_fixes(findings, texts)
-        if fixed:
-            targets, findings = run()
-    _report(fmt, targets, findings, fixed, threshold, output)
-    if unreadable:
-        _report_unreadable(unreadable)
-    _raise_entry_errors(targets)
-    if unreadable:
-        return 2
-    if any(t.parse_error is not None for t in targets):
-        # a file whose YAML could not be read (a duplicated key) is unusable input, as validate,
-        # normalize and diff say with exit 2; its raw-text findings are still reported above
-        return 2
-    return 1 if any(severity_at_least(f.severity, threshold) for f in findings) else 0
-
-
-def _paths(files: tuple[str, ...], name: str | None, prefix: str | None, lock_file: str | None) -> list[str]:
-    """The FILEs, else (with no live environment) the environment files found here."""
-    from envkit.checks.targets import discover
-    from envkit.errors import UsageError
-
-    paths = []
-    for f in files:  # a directory: its environment files, as with no FILE at all in it
-        if f != "-" and os.path.isdir(f):
-            found = discover(f)
-            if not found:
-                raise UsageError(
-                    f"{f}: a directory with no environment.yml, environment.yaml, conda-lock.yml "
-                    "or pixi.lock in it",
-                    hint="pass the files to check",
-                )
-            paths += found
-        else:
-            paths.append(f)
-    if not paths and name is None and prefix is None:
-        paths = discover(".")
-        if not paths and lock_file is None:
-            raise UsageError(
-                "nothing to check: no FILE given and no environment.yml, "
-                "environment.yaml, conda-lock.yml or pixi.lock here",
-                hint="pass files, or -n NAME / -p PREFIX for a live environment",
-            )
-    return paths
+    if result.unreadable and len(result.unreadable) == len(paths) and lock_file is None and live is None:
+        echo_errors(result.unreadable[:-1])
+        raise result.unreadable[-1]
+    for text in result.warnings:
+        warn(text)
+    _report(fmt, result, threshold, output)
+    echo_errors(result.unreadable)
+    raise_collected(result.entry_errors)
+    # an unread file, or YAML that did not parse (a duplicated key): unusable input, exit 2
+    return 2 if result.unusable else 1 if result.fails(threshold) else 0
 
 
 def _stdin_text(paths: list[str], lock_file: str | None, fix: bool) -> str | None:
@@ -222,92 +181,20 @@ def _stdin_text(paths: list[str], lock_file: str | None, fix: bool) -> str | Non
     return read_stdin()
 
 
-def _run(paths, lock_file, live, stdin_text, input_format, profile, config, unreadable=None):
-    """(targets, findings): the targets loaded, with the machine profile when given, and checked;
-    with `unreadable` given, the errors of the files that cannot be read go there."""
-    from envkit.checks import run_checks
-    from envkit.checks.targets import load_targets_collecting
-    from envkit.errors import EnvkitError
-    from envkit.output import input_format_hint
-
-    try:
-        targets = load_targets_collecting(
-            paths, lock=lock_file, live=live, stdin=stdin_text, format=input_format, errors=unreadable
-        )
-    except EnvkitError as exc:
-        # the readers' hint names their own `--format`; here that is the output format
-        input_format_hint(exc)
-        raise
-    for error in unreadable or ():
-        input_format_hint(error)
-    return targets, run_checks(targets, config, machine=profile)
-
-
-def _report_unreadable(errors) -> None:
-    """Each file that could not be read, as the CLI reports an error (`error:`, `hint:`)."""
-    for exc in errors:
-        click.echo(f"error: {exc}", err=True)
-        if getattr(exc, "hint", None):
-            click.echo(f"hint: {exc.hint}", err=True)
-
-
-def _report(fmt: str, targets, findings, fixed, threshold: str, output: str | None) -> None:
+def _report(fmt: str, result, threshold: str, output: str | None) -> None:
     """Write the report in `fmt`; outside text and JSON, the fixes go to stderr."""
     from envkit.output import emit
     from envkit.render import render_findings
 
-    checked = list(dict.fromkeys(t.path for t in targets if t.kind != "live"))
-    envs = [t.path for t in targets if t.kind == "live"]
     if fmt not in ("text", "json"):  # json reports fixes itself; the others keep stdout machine-readable
-        for x in fixed:
+        for x in result.fixed:
             click.echo(f"{x.file}:{x.line}: fixed {x.rule}: {x.description}", err=True)
-    text = render_findings(fmt, findings, checked=checked, fixed=fixed, environments=envs, fail_on=threshold)
+    text = render_findings(
+        fmt,
+        list(result.findings),
+        checked=list(result.checked),
+        fixed=list(result.fixed),
+        environments=list(result.environments),
+        fail_on=threshold,
+    )
     emit(text, output)
-
-
-def _raise_entry_errors(targets) -> None:
-    """After the findings of what parsed: every malformed entry, as an error (exit 2)."""
-    from envkit.errors import raise_collected
-
-    seen: set[int] = set()
-    errors = []
-    for t in targets:
-        if id(t.entry_errors) not in seen:  # the environments of one file share one list
-            seen.add(id(t.entry_errors))
-            errors += t.entry_errors
-    raise_collected(errors)
-
-
-def _warn_duplicates(targets, config) -> None:
-    """The shared conda+pip duplicate warning, once per project and source: the environments of a
-    pixi.lock (one target each) or a file given twice are one source.  Lines name their source when
-    more than one was read.  Silenced as the rule is (config, --ignore, inline suppressions)."""
-    from envkit.commands._common import duplicate_messages
-    from envkit.output import warn
-
-    per_source: dict[str, list[str]] = {}
-    for t in targets:
-        messages = per_source.setdefault(t.path, [])
-        if t.model is None:
-            continue
-        for text in duplicate_messages(t.model, config=config, text=t.text):
-            if text not in messages:
-                messages.append(text)
-    label = len(per_source) > 1
-    for path, messages in per_source.items():
-        for text in messages:
-            warn(f"{path}: {text}" if label else text)
-
-
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("rule_name", metavar="RULE")
-def explain(rule_name: str) -> int:
-    """Explain a check rule: what it finds, why it matters, how to fix it, with an example.
-
-    `envkit check --list-rules` lists the rules.
-    """
-    from envkit.checks.registry import get_rule
-    from envkit.render.rule_docs import render_explain
-
-    click.echo(render_explain(get_rule(rule_name)), nl=False)
-    return 0

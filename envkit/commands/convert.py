@@ -4,9 +4,10 @@
                    [--allow-loss] [--format text|json]
 
 The target format comes from OUT's name (pixi.lock, pylock.toml, conda-lock.yml, *.cdx.json, ...)
-or --to.  What the target cannot hold is printed on stderr (and listed under "losses" with --json);
-the exit code is 1 then, unless --allow-loss accepts it (the output is written either way, so that
-the user can look at it).
+or --to.  The output is read back and diffed against IN (envkit.ops.convert): what gets installed
+differently ("losses", "changes_install" with --json) exits 1 unless --allow-loss accepts it (the
+output is written either way, so that the user can look at it); what the target cannot hold and
+installs the same (dependency lists in an explicit file, channel order) is a note ("notes"), exit 0.
 """
 
 from __future__ import annotations
@@ -71,13 +72,13 @@ def convert(source, output, target, platform, in_format, environment, allow_loss
     requirements, explicit, conda-lock, pixi (v6), pixi-v7, pylock, cyclonedx (CycloneDX 1.6 SBOM
     JSON), conda-list-json and conda-list-export.
 
-    Exit codes: 0 converted without loss (or --allow-loss), 1 something was dropped, 2 unusable input.
+    Exit codes: 0 installs the same (or --allow-loss), 1 what gets installed changes, 2 unusable input.
     """
-    from envkit.convert import convert as do_convert
     from envkit.convert import target_from_name
     from envkit.errors import UsageError
     from envkit.formats import detect_format, read_text
     from envkit.io import read_text as read_file
+    from envkit.ops.convert import convert_model
     from envkit.output import emit
 
     if fmt not in ("text", "json"):  # the old spelling of --input-format (no input format is text/json)
@@ -97,41 +98,83 @@ def convert(source, output, target, platform, in_format, environment, allow_loss
     text = read_file(source)
     fmt = in_format or detect_format(text, source)
     model = read_text(text, filename=source, format=fmt, environment=environment)
-    result = do_convert(model, target, source_format=fmt, platform=platform)
+    result = convert_model(model, target, source_format=fmt, platform=platform)
     emit(result.text, output)
-    for line in loss_lines(result, source, output or "-"):
+    for line in loss_lines(result, source, output or "-", allow_loss=allow_loss):
         click.echo(line, err=True)
     if as_json:
         import json
 
+        conv = result.conversion
         doc = {
             "source": source,
             "source_format": fmt,
             "output": output,
             "target": target,
             "platform": platform,
-            "lossless": not result.losses,
-            "left_out_platforms": list(result.left_out_platforms),
+            "lossless": result.lossless,
+            "verified": result.verified,
+            "left_out_platforms": list(conv.left_out_platforms),
             "losses": [loss.as_dict() for loss in result.losses],
+            "changes_install": [c.as_dict() for c in result.changes_install],
+            "notes": [n.as_dict() for n in result.notes],
         }
+        if not result.verified:
+            doc["unverified_because"] = result.unverified_because
         click.echo(json.dumps(doc, indent=2, ensure_ascii=False))
-    return EXIT_LOSS if result.losses and not allow_loss else 0
+    return EXIT_LOSS if result.changes_what_is_installed and not allow_loss else 0
 
 
-def loss_lines(result, source: str, output: str) -> list[str]:
-    """The stderr lines that say what a conversion dropped (render: sentences live here)."""
+#: how many packages a line names before "... (N in all)"
+_SHOWN = 5
+
+
+def _names(items: list[str], count: int) -> str:
+    more = f", ... ({count} in all)" if count > len(items) else ""
+    return ", ".join(items) + more
+
+
+def loss_lines(result, source: str, output: str, *, allow_loss: bool = False) -> list[str]:
+    """The stderr lines that say what a conversion changed (render: sentences live here): a
+    `warning:` per loss of what gets installed, a `note:` per thing the target cannot hold that
+    installs the same."""
     from envkit.convert import FEATURES
 
+    conv = result.conversion
     out = []
-    if result.left_out_platforms:
-        out.append(f"note: only {result.platform} written; left out: {', '.join(result.left_out_platforms)}")
+    if conv.left_out_platforms:
+        out.append(f"note: only {conv.platform} written; left out: {', '.join(conv.left_out_platforms)}")
+    for n in result.notes:
+        who = f" ({_names(list(n.packages), n.count)})" if n.packages else ""
+        why = f"; {n.detail}" if n.detail else ""
+        out.append(f"note: {conv.target} cannot hold {FEATURES[n.feature]}{who}: installs the same{why}")
     for loss in result.losses:
-        who = ""
-        if loss.packages:
-            more = f", ... ({loss.count} in all)" if loss.count > len(loss.packages) else ""
-            who = f": {', '.join(loss.packages)}{more}"
+        who = f": {_names(list(loss.packages), loss.count)}" if loss.packages else ""
         why = f" ({loss.detail})" if loss.detail else ""
-        out.append(f"warning: {result.target} cannot hold {FEATURES[loss.feature]}; dropped{who}{why}")
-    if result.losses:
-        out.append(f"warning: {source} -> {output} lost information; pass --allow-loss to accept it")
+        out.append(f"warning: {conv.target} cannot hold {FEATURES[loss.feature]}; dropped{who}{why}")
+    if result.changes_install:
+        by_kind: dict[str, list[str]] = {}
+        for c in result.changes_install:
+            where = f" [{c.platform}]" if c.platform and len(_platforms(result)) > 1 else ""
+            by_kind.setdefault(c.kind, []).append(
+                f"{c.name}{where}" if c.a is None or c.b is None else f"{c.name} ({c.a} → {c.b}){where}"
+            )
+        parts = [f"{k} {len(v)}: {_names(v[:_SHOWN], len(v))}" for k, v in by_kind.items()]
+        out.append(
+            f"warning: {output} read back differs from {source} in "
+            f"{len(result.changes_install)} package(s): " + "; ".join(parts)
+        )
+    elif not result.verified:
+        out.append(f"note: not verified ({result.unverified_because})")
+    if result.changes_what_is_installed:
+        if allow_loss:
+            out.append(f"note: {source} -> {output} changes what gets installed (accepted: --allow-loss)")
+        else:
+            out.append(
+                f"warning: {source} -> {output} changes what gets installed; pass --allow-loss to accept it"
+            )
     return out
+
+
+def _platforms(result) -> set:
+    return {c.platform for c in result.changes_install}

@@ -145,15 +145,7 @@ def _use_color(color: str, output: str | None) -> bool:
 
 
 def _resolve(resolve, text: str, input_format: str | None, environment: str | None, machine: bool):
-    from envkit.errors import EnvkitError
-    from envkit.output import input_format_hint
-
-    try:
-        return resolve(text, format=input_format, environment=environment, machine=machine)
-    except EnvkitError as exc:
-        # the readers' hint names their own `--format`; here that option is the output format
-        input_format_hint(exc)
-        raise
+    return resolve(text, format=input_format, environment=environment, machine=machine)
 
 
 def _width() -> int:

@@ -159,6 +159,7 @@ def validate(files: tuple[str, ...], fmt: str | None, fmt_alias: str | None, env
     """
     from envkit.commands._common import warn_duplicates
     from envkit.errors import EnvkitError, Where
+    from envkit.output import cli_hint
 
     fmt = fmt or fmt_alias
     status = 0
@@ -174,8 +175,9 @@ def validate(files: tuple[str, ...], fmt: str | None, fmt_alias: str | None, env
                 exc.where = Where(file=name, line=w.line, key=w.key)
             # errors go to stderr, as every other command's do, with the hint that says the fix
             click.echo(f"error: {str(exc).splitlines()[0]}", err=True)
-            if exc.hint:
-                click.echo(f"hint: {exc.hint}", err=True)
+            hint = cli_hint(exc)
+            if hint:
+                click.echo(f"hint: {hint}", err=True)
             status = 2
     return status
 

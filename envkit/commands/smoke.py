@@ -7,7 +7,7 @@ import sys
 import click
 
 from envkit.commands._options import text_or_json
-from envkit.output import warn
+from envkit.output import cli_hint, warn
 from envkit.render import render
 from envkit.render.smoke import progress_line
 
@@ -79,7 +79,7 @@ def smoke(
             }
         )
         report = runner.could_not_run_report(
-            {k: v for k, v in where.items() if v}, str(e), e.hint, mode=mode, require_cuda=require_cuda
+            {k: v for k, v in where.items() if v}, str(e), cli_hint(e), mode=mode, require_cuda=require_cuda
         )
         click.echo(render("smoke", "json", report))
         raise

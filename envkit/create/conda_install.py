@@ -7,7 +7,7 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
-from envkit.errors import BackendError
+from envkit.errors import BackendError, Remedy
 from envkit.model import Lock
 
 
@@ -40,7 +40,8 @@ def find_backend_executable(backend: str, env: Mapping[str, str] | None = None) 
         return found
     raise BackendError(
         f"--backend {backend}: no {backend} executable found ({var} or PATH)",
-        hint="install it, or use the default backend (--backend rattler)",
+        hint="install it, or use the default backend ({})",
+        remedy=Remedy(option="backend", value="rattler"),
     )
 
 

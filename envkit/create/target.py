@@ -8,7 +8,7 @@ import shutil
 from collections.abc import Mapping, Sequence
 
 from envkit.conda.platform import host_platform
-from envkit.errors import UsageError, Where
+from envkit.errors import Remedy, UsageError, Where
 from envkit.model import Lock
 
 
@@ -38,17 +38,22 @@ def choose_platform(
         message += "; its other environments: " + ", ".join(
             f"{n} ({', '.join(p)})" for n, p in others.items()
         )
-    hints = []
+    hints, remedies = [], []
     fits = [n for n, p in others.items() if wanted in p]
     if len(fits) == 1:
-        hints.append(f"pass --env {fits[0]} (it has {wanted})")
+        hints.append(f"pass {{}} (it has {wanted})")
+        remedies.append(Remedy(option="environment", value=fits[0]))
     elif fits:
-        hints.append(f"pass --env NAME: {', '.join(fits)} have {wanted}")
+        hints.append(f"pass {{}}: {', '.join(fits)} have {wanted}")
+        remedies.append(Remedy(option="environment", metavar="NAME"))
     elif others:
-        hints.append("choose another environment with --env NAME")
+        hints.append("choose another environment with {}")
+        remedies.append(Remedy(option="environment", metavar="NAME"))
     if lock.platforms and not platform:
-        hints.append(f"pass --platform to install another locked platform ({locked})")
-    raise UsageError(message, where=Where(file=lock.source), hint="; or ".join(hints) or None)
+        hints.append(f"pass {{}} to install another locked platform ({locked})")
+        remedies.append(Remedy(option="platform"))
+    hint = "; or ".join(hints) or None
+    raise UsageError(message, where=Where(file=lock.source), hint=hint, remedy=remedies)
 
 
 def remove_tree(path: str, *, settle: float = 5.0) -> None:
@@ -78,7 +83,8 @@ def prepare_prefix(prefix: str) -> None:
         if not os.path.isdir(prefix) or os.listdir(prefix):
             raise UsageError(
                 f"prefix already exists and is not empty: {prefix}",
-                hint="remove it first, or choose another -p/-n",
+                hint="remove it first, or choose another {}/{}",
+                remedy=(Remedy(option="prefix"), Remedy(option="name")),
             )
 
 
@@ -89,5 +95,9 @@ def new_env_prefix(name: str, environ: Mapping[str, str] | None = None) -> str:
     from envkit.backends.envs import envs_dirs
 
     if not name or "/" in name or os.sep in name or name in (".", ".."):
-        raise UsageError(f"invalid environment name {name!r}", hint="use -p PATH for a path")
+        raise UsageError(
+            f"invalid environment name {name!r}",
+            hint="use {} for a path",
+            remedy=Remedy(option="prefix", metavar="PATH"),
+        )
     return os.path.join(envs_dirs(environ)[0], name)

@@ -186,8 +186,22 @@ def _compare(pa: LockedPackage, pb: LockedPackage, ctx: _Context) -> Change | No
 
 
 def _deps(pairs) -> frozenset[str]:
-    # conda writes `zlib ` (a trailing space) where rattler writes `zlib`: the same dependency
-    return frozenset(" ".join(f"{n} {s}".split()) for n, s in pairs)
+    """A package's depends as one constraint set per name, so that the same requirements written
+    differently compare equal: `python >=3.10` and `python <4` (a pixi.lock lists both) are the
+    `python >=3.10,<4` a conda-lock.yml mapping holds, and `python` adds nothing to `python >=3.10`.
+    conda writes `zlib ` (a trailing space) where rattler writes `zlib`: the same dependency."""
+    versions: dict[str, set[str]] = {}
+    builds: dict[str, set[str]] = {}
+    for n, s in pairs:
+        name, *rest = f"{n} {s}".split()
+        versions.setdefault(name, set())
+        builds.setdefault(name, set())
+        if rest:
+            versions[name].update(c for c in rest[0].split(",") if c and c != "*")
+            builds[name].update(rest[1:])
+    return frozenset(
+        " ".join([n, ",".join(sorted(versions[n])), *sorted(builds[n])]).strip() for n in versions
+    )
 
 
 def record_differences(pa: LockedPackage, pb: LockedPackage) -> tuple[str, ...]:

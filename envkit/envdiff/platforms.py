@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from envkit.errors import UsageError
+from envkit.errors import Remedy, UsageError
 from envkit.model import EnvSpec, LiveEnv, Lock, resolved_view
 
 
@@ -63,11 +63,19 @@ def pick_platforms(
 
     def choose(model, mine: tuple[str, ...], other: tuple[str, ...], label: str) -> str | None:
         view = resolved_view(model)
-        if platform is not None and view is not None and view.origin is view.lock and mine:
+        # a lock file (not an export, which is for the platform it was made on, nor a live prefix)
+        if (
+            platform is not None
+            and view is not None
+            and view.lock is not None
+            and view.export is None
+            and mine
+        ):
             if platform not in mine:
                 raise UsageError(
                     f"{label} has no platform {platform}; it has {', '.join(mine)}",
-                    hint="pick one of those with --platform",
+                    hint="pick one of those with {}",
+                    remedy=Remedy(option="platform"),
                 )
             return platform
         if len(mine) <= 1:
@@ -80,7 +88,8 @@ def pick_platforms(
         raise UsageError(
             f"{label} is locked for several platforms ({', '.join(mine)}) and none is this "
             f"machine's ({host}){theirs}",
-            hint=f"say which with --platform, e.g. --platform {mine[0]}",
+            hint="say which with {}, e.g. {}",
+            remedy=(Remedy(option="platform"), Remedy(option="platform", value=mine[0])),
         )
 
     return choose(a, pa, pb, labels[0]), choose(b, pb, pa, labels[1])

@@ -9,7 +9,7 @@ from envkit.envdiff.categories import blas_of
 from envkit.envdiff.keys import _chan_names, _pep503
 from envkit.envdiff.platforms import _guess_export, platform_family
 from envkit.envdiff.records import EXPORT_JSON_BACKEND, SideInfo
-from envkit.model import EnvSpec, LiveEnv, Lock, LockedPackage, Resolved, resolved_view
+from envkit.model import EnvSpec, LiveEnv, Lock, LockedPackage, Resolved, loose_spec, resolved_view
 
 
 @dataclass(slots=True)
@@ -41,7 +41,9 @@ def spec_of(side: _Side) -> EnvSpec:
 def _side(model: EnvSpec | Lock | LiveEnv, platform: str | None, label: str) -> _Side:
     view = resolved_view(model)
     if view is None:
-        return _spec_side(model, label)  # type: ignore[arg-type]
+        spec = loose_spec(model)
+        assert spec is not None  # what is not resolved is a loose spec
+        return _spec_side(spec, label)
     guessed = False
     export = view.export
     if export is not None:

@@ -33,7 +33,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from envkit.errors import EnvkitError, UsageError
+from envkit.errors import EnvkitError, Remedy, UsageError
 from envkit.fleet.hostlist import expand, is_expression
 from envkit.machine.profile import MachineProfile
 from envkit.model import EnvSpec, LiveEnv, Lock
@@ -91,7 +91,8 @@ def plan(
             raise UsageError(
                 "no SOURCE: give hosts (node[001-128], @hosts.txt, ssh://HOST) "
                 "or a directory of collected files",
-                hint="inside a Slurm allocation, --via srun reads every node of it",
+                hint="inside a Slurm allocation, {} reads every node of it",
+                remedy=Remedy(option="via", value="srun"),
             )
     jobs: list[Job] = []
     for text, where in _flatten(sources):

@@ -79,23 +79,18 @@ def packages_of(
 ) -> tuple[LockedPackage, ...] | None:
     """The concrete packages of `model` (a multi-platform lock's on `platform`, else on its only
     platform or this machine's), or None for a loose spec."""
-    if isinstance(model, LiveEnv):
-        return tuple(model.packages)
-    if isinstance(model, Lock):
-        plats = model.platforms
-        if len(plats) > 1:
-            from envkit.envdiff import current_platform
+    from envkit.model import resolved_view
 
-            want = platform if platform in plats else current_platform()
-            want = want if want in plats else plats[0]
-            return tuple(p for p in model.packages if p.platform in (want, None))
-        return tuple(model.packages)
-    if model.kind == "export" and model.conda:
-        from envkit.model import resolved_view
+    view = resolved_view(model, platform)
+    if view is None:
+        return None
+    plats = view.lock.platforms if view.lock is not None else ()
+    if len(plats) > 1:
+        from envkit.envdiff import current_platform
 
-        view = resolved_view(model, platform)
-        return tuple(view.lock.packages) if view is not None and view.lock is not None else None
-    return None
+        want = platform if platform in plats else current_platform()
+        return view.packages(want if want in plats else plats[0])
+    return view.all_packages
 
 
 def env_fingerprint(model: EnvSpec | Lock | LiveEnv, platform: str | None = None) -> EnvPrint:
@@ -104,13 +99,14 @@ def env_fingerprint(model: EnvSpec | Lock | LiveEnv, platform: str | None = None
     pkgs = packages_of(model, platform)
     h = hashlib.sha256()
     if pkgs is None:
-        assert isinstance(model, EnvSpec)
-        keys = sorted(
-            [f"conda {d.raw or d.name}" for d in model.conda] + [f"pip {p.text}" for p in model.pip]
-        )
+        from envkit.model import loose_spec
+
+        spec = loose_spec(model)
+        assert spec is not None  # what is not resolved is a loose spec
+        keys = sorted([f"conda {d.raw or d.name}" for d in spec.conda] + [f"pip {p.text}" for p in spec.pip])
         for k in keys:
             h.update(k.encode("utf-8", "surrogateescape") + b"\n")
-        py = next((d.version for d in model.conda if d.name == "python"), None)
+        py = next((d.version for d in spec.conda if d.name == "python"), None)
         return EnvPrint(digest=h.hexdigest()[:ENV_DIGITS], packages=len(keys), concrete=False, python=py)
     keys = sorted(_package_key(p) for p in pkgs)
     for k in keys:

@@ -14,8 +14,11 @@ import re
 from envkit.errors import ParseError, Where
 from envkit.model import Lock, LockedPackage
 
+#: `[channel::]name=version=build`; the channel may be a URL (prefix.dev, Artifactory, Nexus, a
+#: file:// channel): conda's MatchSpec splits the channel off at the last `::`
+#: (conda/models/match_spec.py, `spec_str.rsplit(":", 2)`)
 _EXPORT_LINE = re.compile(
-    r"^(?:(?P<channel>[^\s:]+)::)?(?P<name>[^\s=]+)=(?P<version>[^\s=]+)=(?P<build>[^\s=]+)$"
+    r"^(?:(?P<channel>\S+?)::)?(?P<name>[^\s=:]+)=(?P<version>[^\s=]+)=(?P<build>[^\s=]+)$"
 )
 _PLATFORM = re.compile(r"^#\s*platform:\s*(?P<p>\S+)\s*$")
 _PIP_BUILDS = ("pypi_0",)
@@ -223,10 +226,22 @@ def write_conda_list_export(lock: Lock, platform: str | None = None, *, header: 
         build = "pypi_0" if p.manager == "pip" else (p.build or "0")
         line = f"{head}{p.name}={p.version}={build}"
         m = _EXPORT_LINE.match(line)
-        if m is None or (m.group("name"), m.group("version"), m.group("build")) != (p.name, p.version, build):
+        parts = (p.channel if head else None, p.name, p.version, build)
+        if m is None or (m.group("channel"), m.group("name"), m.group("version"), m.group("build")) != parts:
+            bad = [
+                f"{what} {v!r}"
+                for what, v, ok in (
+                    ("channel", p.channel, not head or re.fullmatch(r"\S+", p.channel or "")),
+                    ("name", p.name, re.fullmatch(r"[^\s=:]+", p.name)),
+                    ("version", p.version, re.fullmatch(r"[^\s=]+", p.version)),
+                    ("build", build, re.fullmatch(r"[^\s=]+", build)),
+                )
+                if not ok
+            ]
             raise ParseError(
-                f"package {p.name!r} version {p.version!r} cannot be written as a "
-                "`name=version=build` line (each part one word, without `=` or whitespace)"
+                f"package {p.name!r} cannot be written as a `channel::name=version=build` line: "
+                + (", ".join(bad) or repr(line))
+                + " (each part one word, without `=` or whitespace; no `:` in the name)"
             )
         out += line + "\n"
     return out

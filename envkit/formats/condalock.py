@@ -19,7 +19,7 @@ import os
 import re
 from typing import TYPE_CHECKING, cast
 
-from envkit.errors import ParseError, UnsupportedVersionError, Where
+from envkit.errors import ParseError, Remedy, UnsupportedVersionError, Where
 from envkit.formats._util import lock_version, record_maker
 from envkit.formats._yaml import YamlMap
 from envkit.formats.condalockcheck import check_platforms, validate_packages
@@ -80,7 +80,8 @@ def read_conda_lock(text: str, filename: str | None = None) -> Lock:
         raise ParseError(
             f"this is a pixi.lock (version {data.get('version')}), not a conda-lock file",
             where=Where(file=filename, line=data.line_of("version")),
-            hint="read it with --format pixi",
+            hint="read it with {}",
+            remedy=Remedy(option="format", value="pixi"),
         )
     check_version(data.get("version"), filename, data.line_of("version"))
     lock = _from_data(data, filename)

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Literal
 
 from envkit.errors import InvalidSpecError, ParseError, Where, raise_collected
 from envkit.formats._util import need_list, need_mapping, to_json, type_name
-from envkit.model import EXPORT_ENTRY as _EXPORT_ENTRY
 from envkit.model import Channel, CondaDep, EnvSpec, PipDep
+from envkit.model import looks_exported as _looks_exported
 
 if TYPE_CHECKING:
     from envkit.formats._yaml import YamlMap
@@ -68,7 +68,9 @@ def read_env(text: str, filename: str | None = None, *, errors: list | None = No
     if errors is None:
         raise_collected(bad)
     extra = tuple((str(k), to_json(v)) for k, v in data.items() if k not in KNOWN_KEYS)
-    kind: Literal["spec", "export"] = "export" if _looks_exported(conda, prefix is not None) else "spec"
+    kind: Literal["spec", "export"] = (
+        "export" if _looks_exported(conda, has_prefix=prefix is not None) else "spec"
+    )
     return EnvSpec(
         name=name,
         channels=tuple(channels),
@@ -276,31 +278,6 @@ def _scalar_text(v) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
     return str(v)
-
-
-def _looks_exported(conda: list[CondaDep], has_prefix: bool) -> bool:
-    """True for a `conda env export`: every conda entry `name=version=build`, or (with a `prefix:`)
-    every entry `name=version` (--no-builds); or nearly every entry `name=version=build` -- at least
-    5 of them and at most one in ten (at least one) other, the `- pip` or `- pytest` a person added
-    by hand to an export (its resolved view, envkit.model.resolved_view, keeps those unpinned)."""
-    if not conda:
-        return False
-    with_build = exact = 0
-    # more entries without a build than an export may have, and (without a prefix, or with an
-    # entry that is no pin) no --no-builds export either: the rest of a long spec need not be read
-    allowed = max(1, len(conda) // 10)
-    match = _EXPORT_ENTRY.match
-    for seen, d in enumerate(conda, 1):
-        m = match(d.raw.strip())
-        if m is not None:
-            exact += 1
-            if m.group("build"):
-                with_build += 1
-        if seen - with_build > allowed and (not has_prefix or exact < seen):
-            return False
-    if with_build == len(conda) or (has_prefix and with_build == 0 and exact == len(conda)):
-        return True
-    return with_build >= 5 and len(conda) - with_build <= max(1, len(conda) // 10)
 
 
 # --------------------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from envkit.errors import EnvironmentNotFound, ParseError, UnsupportedVersionError, Where
+from envkit.errors import EnvironmentNotFound, ParseError, Remedy, UnsupportedVersionError, Where
 from envkit.formats._util import lock_version, record_maker
 from envkit.formats._yaml import YamlMap
 from envkit.formats.pixientry import KINDS, READERS, is_path, required
@@ -137,7 +137,8 @@ def read_pixi_lock(text: str, filename: str | None = None, environment: str | No
             raise EnvironmentNotFound(
                 f"pixi.lock has no environment {env_name!r} (it has: default)",
                 where=Where(file=filename),
-                hint="choose one with --env NAME",
+                hint="choose one with {}",
+                remedy=Remedy(option="environment", metavar="NAME"),
             )
         return read_conda_lock_shaped(data, text, filename)
     envs = _environments(data, filename)
@@ -147,7 +148,8 @@ def read_pixi_lock(text: str, filename: str | None = None, environment: str | No
         raise EnvironmentNotFound(
             f"pixi.lock has no environment {env_name!r} (it has: {names})",
             where=Where(file=filename, line=data.line_of("environments")),
-            hint="choose one with --env NAME",
+            hint="choose one with {}",
+            remedy=Remedy(option="environment", metavar="NAME"),
         )
     return _read_env(data, envs.mapping(key), env_name, filename, _index(data, filename))
 

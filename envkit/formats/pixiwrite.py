@@ -52,7 +52,7 @@ def write_pixi_lock(
         out += [f"- name: {scalar(pl)}" for pl in platforms]
     out += _environment(lock, platforms, refs)
     out.append("packages:" if entries else "packages: []")
-    for (kind, url), p in sorted(entries.items()):
+    for (kind, url, _), p in sorted(entries.items()):
         out += _conda_entry(p, url) if kind == "conda" else _pypi_entry(p, url)
     return "\n".join(out) + "\n"
 
@@ -62,22 +62,28 @@ def _write_strict(lock: Lock, version: int, dropped: list | None) -> str:
     lost: list = []
     text = write_pixi_lock(lock, version=version, dropped=lost)
     if left_out(lost):
-        from envkit.errors import UsageError
+        from envkit.errors import Remedy, UsageError
 
         names = ", ".join(n for n, _ in left_out(lost)[:5]) + (
             f", ... ({len(left_out(lost))} in all)" if len(left_out(lost)) > 5 else ""
         )
         raise UsageError(
             f"pixi.lock cannot hold {names}: {left_out(lost)[0][1]}",
-            hint="envkit convert writes the rest and lists what it left out (--allow-loss)",
+            hint="envkit convert writes the rest and lists what it left out ({})",
+            remedy=Remedy(option="allow_loss", value=True),
         )
     if dropped is not None:
         dropped += lost
     return text
 
 
-#: (kind, location) of a package: the key of a `packages:` entry and of its references
-Key = tuple[str, str]
+#: (kind, location, which build of a source package) of a package: the key of a `packages:` entry
+#: and of its references
+Key = tuple[str, str, str]
+
+
+def _is_artifact(url: str) -> bool:
+    return url.split("#", 1)[0].endswith((".conda", ".tar.bz2"))
 
 
 def _entries(
@@ -105,7 +111,14 @@ def _entries(
                 "editable: written as a plain path package (pixi takes editability from its manifest)",
                 kept=True,
             )
-        key = (kind, p.url)
+        if kind == "conda" and not _is_artifact(p.url):
+            if not p.version:
+                _drop(dropped, p, "a source package without a version or artifact URL (pixi builds it)")
+                continue
+            # a source package (`conda: .`) is one entry per build: the path is the same for all
+            key = (kind, p.url, f"{p.name} {p.subdir or p.platform} {p.build or ''}")
+        else:
+            key = (kind, p.url, "")
         entries.setdefault(key, p)
         if key not in refs[p.platform]:
             refs[p.platform].append(key)
@@ -138,7 +151,7 @@ def _environment(lock: Lock, platforms: tuple[str, ...], refs: dict[str, list[Ke
     for pl in platforms:
         if refs[pl]:
             out.append(f"      {scalar(pl)}:")
-            out += [f"      - {k}: {scalar(u)}" for k, u in sorted(refs[pl])]
+            out += [f"      - {k}: {scalar(u)}" for k, u, _ in sorted(refs[pl])]
     return out
 
 
@@ -178,8 +191,11 @@ def _conda_entry(p: LockedPackage, url: str) -> list[str]:
         out.append(f"  build: {scalar(p.build)}")
     if p.build_number:
         out.append(f"  build_number: {p.build_number}")
-    if p.subdir and f"/{p.subdir}/" not in url:
-        out.append(f"  subdir: {scalar(p.subdir)}")
+    subdir = p.subdir or (url.rsplit("/", 2)[-2] if url.count("/") >= 2 else None)
+    # rattler derives the subdir from an http(s) URL only: a file:// channel's entry needs it
+    # written (py-rattler reads such a lock otherwise as "missing field subdir")
+    if subdir and (f"/{subdir}/" not in url or not url.startswith(("https://", "http://"))):
+        out.append(f"  subdir: {scalar(subdir)}")
     if p.sha256:
         out.append(f"  sha256: {scalar(p.sha256)}")
     if p.md5:

@@ -204,7 +204,7 @@ def pip_packages_for(lock: Lock, platform: str | None) -> tuple[tuple[LockedPack
     """The pip packages of `lock` to write as one pip lock, and notes on what was left out.
 
     A lock with several platforms needs `platform` unless every platform locks the same pip set."""
-    from envkit.errors import UsageError
+    from envkit.errors import Remedy, UsageError
 
     pip = [p for p in lock.packages if p.manager == "pip"]
     plats = tuple(dict.fromkeys(p.platform for p in pip if p.platform))
@@ -214,7 +214,8 @@ def pip_packages_for(lock: Lock, platform: str | None) -> tuple[tuple[LockedPack
             raise UsageError(
                 f"the lock's pip packages differ between platforms ({', '.join(plats)}); "
                 "a pylock.toml written by envkit holds one set",
-                hint="choose one with --platform",
+                hint="choose one with {}",
+                remedy=Remedy(option="platform"),
             )
         platform = plats[0]
     if platform is not None:
@@ -291,7 +292,12 @@ def _package_toml(p: LockedPackage) -> list[str] | str:
             f"url = {_toml_str(url)}",
             f"commit-id = {_toml_str(commit)}",
         ]
-    if p.editable or ("://" not in first and not first.endswith((".whl", ".tar.gz", ".zip"))):
+    archive = first.split("#", 1)[0].endswith((".whl", ".tar.gz", ".zip", ".tar.bz2"))
+    if p.editable or (not archive and ("://" not in first or first.startswith("file:"))):
+        if first.startswith("file:"):  # a local directory by URL: PEP 751 names it by path
+            from urllib.parse import unquote, urlsplit
+
+            first = unquote(urlsplit(first).path) or first
         return (
             lines
             + ["[packages.directory]", f"path = {_toml_str(first)}"]

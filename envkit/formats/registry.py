@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from envkit.errors import ParseError, UsageError, Where
+from envkit.errors import ParseError, Remedy, UsageError, Where
 
 if TYPE_CHECKING:
     from envkit.model import EnvSpec, Lock
@@ -167,7 +167,9 @@ _NO_URL = frozenset({"conda-no-url", "pip-no-url"})
 _ENV = frozenset({"conda", "pip", "channels", "indexes"}) | _NO_URL
 _EXPLICIT_FEATURES = frozenset({"conda", "pip", "hashes", "urls", "pip-urls", "pip-no-version"})
 _CONDA_LIST = frozenset({"conda", "pip"}) | _NO_URL
-_PYLOCK_FEATURES = frozenset({"pip", "hashes", "pip-urls", "depends", "editable", "markers", "indexes"})
+_PYLOCK_FEATURES = frozenset(
+    {"pip", "hashes", "pip-urls", "depends", "editable", "markers", "indexes", "pip-no-version"}
+)
 
 REGISTRY: tuple[Format, ...] = (
     Format(
@@ -342,5 +344,6 @@ def detect(text: str, filename: str | None = None) -> Format:
     raise ParseError(
         "cannot tell the format of this file",
         where=Where(file=filename),
-        hint=f"pass --format (one of: {', '.join(f.name for f in REGISTRY if f.reads)})",
+        hint=f"pass {{}} (one of: {', '.join(f.name for f in REGISTRY if f.reads)})",
+        remedy=Remedy(option="format"),
     )

@@ -131,12 +131,17 @@ def requirements_to_lock(spec: EnvSpec) -> Lock:
                     hint="pin it (`uv pip compile --generate-hashes`), or lock it with `envkit lock`",
                 )
             version = m.group(1)
+        url = d.url
+        if d.kind == "path" and url is None:  # `-e ./dir`, `./dir`: the path is where it comes from
+            url = d.text.split(None, 1)[1] if d.text.startswith("-e ") else d.text
+            url = url.split(" ;", 1)[0].split(";", 1)[0].strip()
         pkgs.append(
             LockedPackage(
                 manager="pip",
                 name=d.name or d.url or d.text,
                 version=version,
-                url=d.url,
+                # `-e .#egg=name` installs `.`: the fragment only names the project
+                url=re.sub(r"#egg=[A-Za-z0-9._-]+$", "", url) if d.editable and url else url,
                 sha256=sha,
                 editable=d.editable,
                 marker=d.marker,
@@ -166,7 +171,9 @@ def write_requirements_lock(lock: Lock, platform: str | None = None, *, header: 
     for p in sorted(pkgs, key=lambda p: (p.name.lower(), p.version)):
         marker = f" ; {p.marker}" if p.marker else ""
         if p.editable and p.url:
-            out.append(f"-e {p.url}")
+            # `#egg=` names a path install (`-e .` says nothing of the project) for pip and uv
+            egg = f"#egg={p.name}" if "egg=" not in p.url and p.name and p.name != p.url else ""
+            out.append(f"-e {p.url}{egg}{marker}")
             continue
         if not p.version and p.url:
             out.append(f"{p.name} @ {p.url}{marker}")

@@ -45,7 +45,8 @@ def read_uv_lock(text: str, filename: str | None = None) -> Lock:
         )
     raw = data.get("package") or []
     lines = header_lines(text, _PKG_HEADER)
-    out = []
+    out: list[LockedPackage] = []
+    forks: list = []
     if type(raw) is not list:
         raise ParseError(
             "`package` must be an array of tables ([[package]])", where=Where(file=filename, key="package")
@@ -64,11 +65,31 @@ def read_uv_lock(text: str, filename: str | None = None) -> Lock:
             ) from None
         if pkg is not None:
             out.append(pkg)
+            forks.append(p.get("resolution-markers"))
+    out = _fork_markers(out, forks)
     meta = []
     for key in (META_REQUIRES_PYTHON, META_RESOLUTION_MARKERS):
         if data.get(key) is not None:
             meta.append((key, json.dumps(data[key], ensure_ascii=False, separators=(",", ":"))))
     return Lock(kind="uv-lock", platforms=(), packages=tuple(out), metadata=tuple(meta), source=filename)
+
+
+def _fork_markers(pkgs: list[LockedPackage], forks: list) -> list[LockedPackage]:
+    """A name locked at two versions (uv forks the resolution by Python or platform: `sphinx 8.1.3`
+    for `python_full_version < '3.11'`, `8.2.3` above) installs each version under its package's
+    `resolution-markers`, joined with `or`: without them a requirements file or pylock.toml would ask
+    for both (https://docs.astral.sh/uv/concepts/resolution/#universal-resolution)."""
+    from collections import Counter
+    from dataclasses import replace
+
+    count = Counter(p.name.lower() for p in pkgs)
+    out = []
+    for p, markers in zip(pkgs, forks, strict=True):
+        if count[p.name.lower()] > 1 and type(markers) is list and markers and p.marker is None:
+            ms = [str(m) for m in markers]
+            p = replace(p, marker=ms[0] if len(ms) == 1 else " or ".join(f"({m})" for m in ms))
+        out.append(p)
+    return out
 
 
 class _Bad(Exception):

@@ -10,6 +10,10 @@ Three entry points, all returning data (only `envkit.commands.lock` prints or wr
   with py-rattler (channel priority strict by default, virtual packages settable per platform), then
   locks its pip section per platform with pip's resolver (`pip install --dry-run --report`, see
   `pip.lock_pip`).  `solve_with_conda_lock(...)` (`conda_lock`) does the same through conda-lock itself.
+* `relock_spec(spec, platforms, previous=LOCK, update=[...], cutoffs=...)` (`solve`, `relock`) is
+  `solve_spec` keeping what a previous lock chose, with a report of what moved and why, solved as
+  of a date when given cutoffs (`cutoff`); the spec is recorded in the lock (`spec_record`) so a
+  stale lock can name the entries that changed.
 * `check_lock(spec, lock)` (`check`) lists what makes a lock unfit for its spec: a stale content hash
   (`staleness`), a spec entry the locked packages do not satisfy (conda match semantics for conda
   entries, PEP 440 for pip).
@@ -41,6 +45,18 @@ _HOME = {
     "is_index_placeholder": "envkit.lock.artifacts",
     "resolve_index_artifacts": "envkit.lock.artifacts",
     "unresolved_pip_error": "envkit.lock.artifacts",
+    "resolve_or_refuse": "envkit.lock.artifacts",
+    "EXCLUDE_NEWER_KEY": "envkit.lock.cutoff",
+    "ExcludeNewer": "envkit.lock.cutoff",
+    "parse_exclude_newer": "envkit.lock.cutoff",
+    "read_exclude_newer": "envkit.lock.cutoff",
+    "Move": "envkit.lock.relock",
+    "SpecLock": "envkit.lock.solve",
+    "relock_spec": "envkit.lock.solve",
+    "SPEC_KEY": "envkit.lock.spec_record",
+    "SpecChange": "envkit.lock.spec_record",
+    "spec_changes": "envkit.lock.spec_record",
+    "environ_virtual_packages": "envkit.lock.virtual",
     "LockProblem": "envkit.lock.check",
     "check_lock": "envkit.lock.check",
     "conda_lock_argv": "envkit.lock.conda_lock",
@@ -109,6 +125,18 @@ __all__ = [
     "MIN_ENV_PIP",
     "MIN_PIP",
     "unresolved_pip_error",
+    "resolve_or_refuse",
+    "EXCLUDE_NEWER_KEY",
+    "ExcludeNewer",
+    "parse_exclude_newer",
+    "read_exclude_newer",
+    "Move",
+    "SpecLock",
+    "relock_spec",
+    "SPEC_KEY",
+    "SpecChange",
+    "spec_changes",
+    "environ_virtual_packages",
     "live_env_spec",
     "lock_live",
     "target_markers",

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from envkit.conda.names import pep503
-from envkit.errors import BackendError
+from envkit.errors import BackendError, Remedy
 from envkit.lock.pip import MIN_ENV_PIP, MIN_PIP, own_pip_version, pip_argv, report_package
 from envkit.model import LiveEnv, LockedPackage
 
@@ -218,6 +218,16 @@ def unresolved_pip_error(resolution: IndexResolution) -> BackendError:
         "cannot be reproduced",
         hint=f"envkit asks the environment's own pip (>= {MIN_ENV_PIP}, `pip install --dry-run --report`), "
         f"else its own (>= {MIN_PIP}{f', here pip {ours}' if ours else ''}); it ran `{used}`. Check the "
-        "index pip is configured with (PIP_INDEX_URL, pip.conf), or pass --allow-unhashed-pip to lock "
-        "them without URL or hash",
+        "index pip is configured with (PIP_INDEX_URL, pip.conf), or pass {} to lock them without URL or hash",
+        remedy=Remedy(option="allow_unhashed_pip", value=True),
     )
+
+
+def resolve_or_refuse(env: LiveEnv, *, allow_unhashed_pip: bool = False) -> IndexResolution:
+    """`resolve_index_artifacts(env)`, raising `unresolved_pip_error` when pip named no artifact for
+    some release, unless `allow_unhashed_pip`.  The one decision `envkit lock -p` and
+    `envkit.lock_live` both take (so the two never disagree on the same prefix)."""
+    resolution = resolve_index_artifacts(env)
+    if resolution.unresolved and not allow_unhashed_pip:
+        raise unresolved_pip_error(resolution)
+    return resolution

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from envkit.backends.lock_metadata import lock_metadata
-from envkit.errors import BackendError, UsageError, Where
+from envkit.errors import BackendError, Remedy, UsageError, Where
 from envkit.lock.content_hash import spec_content_hash
 from envkit.lock.packages import sort_packages
 from envkit.lock.solve import check_platforms, lock_pip_options
@@ -95,14 +95,16 @@ def solve_with_conda_lock(
         raise UsageError(
             f"conda-lock cannot read pip options in a pip section: {option.text!r}",
             where=Where(file=spec.source, line=option.line),
-            hint="the default solver (--solver rattler) hands pip options to pip itself",
+            hint="the default solver ({}) hands pip options to pip itself",
+            remedy=Remedy(option="solver", value="rattler"),
         )
     exe = conda_exe or find_conda_executable()
     if exe is None:
         raise BackendError(
             "--solver conda-lock needs a conda executable, and none was found "
             "(CONDA_EXE, MAMBA_EXE, conda, mamba, micromamba on PATH)",
-            hint="install micromamba or conda, or use the default solver (--solver rattler)",
+            hint="install micromamba or conda, or use the default solver ({})",
+            remedy=Remedy(option="solver", value="rattler"),
         )
     from dataclasses import replace
 

@@ -77,12 +77,9 @@ def lock_live(
 
     platform = env.platform
     if index_artifacts is None and any(p.manager == "pip" and not p.url for p in env.packages):
-        from envkit.lock.artifacts import resolve_index_artifacts, unresolved_pip_error
+        from envkit.lock.artifacts import resolve_or_refuse
 
-        resolution = resolve_index_artifacts(env)
-        if resolution.unresolved and not allow_unhashed_pip:
-            raise unresolved_pip_error(resolution)
-        index_artifacts = resolution.found
+        index_artifacts = resolve_or_refuse(env, allow_unhashed_pip=allow_unhashed_pip).found
     artifacts = index_artifacts or {}
     pkgs = []
     for p in env.packages:

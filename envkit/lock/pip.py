@@ -140,6 +140,7 @@ def lock_pip(
     virtual_packages: Sequence[VirtualPackage] = (),
     timeout: float = 600,
     cwd: str | None = None,
+    constraints: Sequence[str] = (),
 ) -> tuple[LockedPackage, ...]:
     """Resolve the pip section of `spec` for `platform` and CPython `python_version`, with hashes.
 
@@ -148,7 +149,9 @@ def lock_pip(
     LockedPackage per distribution pip would install, with its URL, sha256 (when the index or file
     gave one) and dependencies.  Options in the pip section (`--index-url`, `--find-links`,
     `--no-index`, ...) are passed to pip as written; relative paths are relative to the spec's
-    directory.  Raises BackendError when pip fails or cannot resolve.
+    directory.  `constraints` (`name==version` lines) go to pip as a constraints file (`-c`): a
+    re-lock keeps the previous versions that way.  Raises BackendError when pip fails or cannot
+    resolve.
     """
     entries = list(spec.pip)
     if not any(p.kind != "option" for p in entries):
@@ -160,7 +163,12 @@ def lock_pip(
     with tempfile.TemporaryDirectory(prefix="envkit-pip-") as tmp:
         req = os.path.join(tmp, "requirements.txt")
         report = os.path.join(tmp, "report.json")
-        Path(req).write_text(pip_requirements_text(entries), encoding="utf-8")
+        text = pip_requirements_text(entries)
+        if constraints:
+            cons = os.path.join(tmp, "constraints.txt")
+            Path(cons).write_text("".join(f"{c}\n" for c in constraints), encoding="utf-8")
+            text += f"-c {cons}\n"
+        Path(req).write_text(text, encoding="utf-8")
         argv = pip_argv(
             platform,
             python_version,

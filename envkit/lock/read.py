@@ -9,16 +9,14 @@ def read_lock_file(
     """(text, model) of the file at `path`, read as `input_format` (detected when None), with the
     pixi.lock `environment`.
 
-    The readers' hints name the library's option names (`pass --format`, `--environment`); here
-    they are `--input-format` and `--env`, as in `envkit diff`.  A command without --input-format
-    passes `format_hint`, which replaces a hint naming --format.
+    The readers' remedies are worded as flags by the CLI (`--input-format`, `--env`).  A command
+    without --input-format passes `format_hint`, which replaces the hint of format detection.
     """
-    from envkit.errors import EnvkitError
+    from envkit.errors import EnvkitError, Remedy
     from envkit.formats import read_text
     from envkit.io import read_text as read_file_text
     from envkit.lock.metadata import apply_lock_metadata
     from envkit.model import Lock
-    from envkit.output import input_format_hint
 
     try:
         text = read_file_text(path)
@@ -26,5 +24,6 @@ def read_lock_file(
         # what envkit recorded in conda-lock.yml's custom_metadata (editable pip packages)
         return text, apply_lock_metadata(model) if isinstance(model, Lock) else model
     except EnvkitError as exc:
-        input_format_hint(exc, format_hint)
+        if format_hint and exc.remedies == (Remedy(option="format"),):
+            exc.hint = format_hint
         raise

@@ -6,15 +6,19 @@ import json
 import os
 import re
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 from envkit.backends.lock_metadata import lock_metadata
-from envkit.errors import BackendError, SolveError, UsageError, Where
+from envkit.errors import BackendError, Remedy, SolveError, UsageError, Where
 from envkit.lock.content_hash import spec_content_hash
+from envkit.lock.cutoff import EXCLUDE_NEWER_KEY, ExcludeNewer
 from envkit.lock.packages import sort_packages, split_depend
 from envkit.lock.pip import lock_pip
 from envkit.lock.pip_index import INDEX_KEY, index_mismatches, index_record
+from envkit.lock.relock import Move, PlatformSolver, relock_platform
 from envkit.lock.solve_errors import solve_failure
-from envkit.lock.virtual import VirtualPackage, virtual_packages_for
+from envkit.lock.spec_record import SPEC_KEY, spec_record
+from envkit.lock.virtual import VirtualPackage, virtual_advice, virtual_packages_for
 from envkit.model import Channel, EnvSpec, Lock, LockedPackage
 
 CHANNEL_PRIORITIES = ("strict", "flexible", "disabled")
@@ -76,7 +80,7 @@ def solve_conda(
         channel_priority=channel_priority,
         virtual_packages=virtual_packages,
         timeout=timeout,
-    )[platform]
+    )[platform].packages
 
 
 def _require_virtual(spec: EnvSpec, platform: str, vps: Sequence[VirtualPackage]) -> None:
@@ -88,8 +92,18 @@ def _require_virtual(spec: EnvSpec, platform: str, vps: Sequence[VirtualPackage]
                 f"{platform}: the spec requires virtual package {d.spec()!r}, which is not set for "
                 "this platform",
                 where=Where(file=spec.source, line=d.line, key="dependencies"),
-                hint=f"pass --virtual-package {platform}:{d.name}=VERSION",
+                **virtual_advice(platform, d.name),
             )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlatformSolve:
+    """One platform's conda solve: the packages, what moved from a previous lock, and how many
+    records the cutoff kept for want of an upload time."""
+
+    packages: tuple[LockedPackage, ...]
+    moves: tuple[Move, ...] = ()
+    untimed: int = 0
 
 
 def _solve_many(
@@ -99,9 +113,11 @@ def _solve_many(
     channel_priority: str,
     virtual_packages: Sequence[VirtualPackage],
     timeout: float | None,
-) -> dict[str, tuple[LockedPackage, ...]]:
+    previous: Lock | None = None,
+    update: Sequence[str] = (),
+    cutoffs: ExcludeNewer | None = None,
+) -> dict[str, PlatformSolve]:
     import asyncio
-    import datetime
 
     import rattler
 
@@ -123,8 +139,9 @@ def _solve_many(
     # conda searches a `chan::pkg` spec's channel even when `channels:` does not list it (after
     # the listed ones); rattler only searches its sources, so they must include it.
     spec_channels = _spec_channels(spec)
+    gateway = rattler.Gateway()  # one per lock: each channel's repodata is fetched once
 
-    async def one(platform: str):
+    async def one(platform: str) -> tuple[str, PlatformSolve]:
         sources = channel_sources(spec.channels, platform)
         if sources:
             sources = list(dict.fromkeys(sources + channel_sources(spec_channels, platform)))
@@ -142,23 +159,31 @@ def _solve_many(
             )
             for v in vps
         ]
+        solver = PlatformSolver(
+            platform=platform,
+            sources=sources,
+            specs=specs,
+            virtual_packages=generic,
+            priority=priority,
+            timeout=timeout,
+            cutoffs=cutoffs,
+            gateway=gateway,
+        )
+        moves: list[Move] = []
         try:
-            records = await rattler.solve(
-                sources=sources,
-                specs=specs,
-                platforms=[rattler.Subdir(platform), rattler.Subdir("noarch")],
-                virtual_packages=generic,
-                channel_priority=priority,
-                timeout=datetime.timedelta(seconds=timeout) if timeout else None,
-            )
+            if previous is not None:
+                packages, moves = await relock_platform(
+                    solver,
+                    spec,
+                    previous.for_platform(platform),
+                    update,
+                    record_to_package=record_to_package,
+                )
+            else:
+                packages = [record_to_package(r, platform) for r in await solver.solve()]
         except Exception as exc:  # rattler raises its own exception classes
-            name = type(exc).__name__
-            if name in ("SolverError", "UnsolvableError"):
-                raise SolveError(
-                    f"{platform}: cannot solve the spec", where=Where(file=spec.source), text=str(exc).strip()
-                ) from None
-            raise solve_failure(exc, platform, spec.source, sources) from None
-        return platform, tuple(record_to_package(r, platform) for r in records)
+            raise solve_failure(exc, platform, spec.source, sources, virtual=vps) from None
+        return platform, PlatformSolve(packages=tuple(packages), moves=tuple(moves), untimed=solver.untimed)
 
     async def main():
         return await asyncio.gather(*(one(p) for p in platforms))
@@ -171,6 +196,18 @@ def _spec_channels(spec: EnvSpec) -> list[Channel]:
     from envkit.conda.channels import parse_channel
 
     return [parse_channel(n) for n in dict.fromkeys(d.channel for d in spec.conda if d.channel)]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SpecLock:
+    """A spec's lock and what the solve has to say about it: `moves` from the previous lock (each
+    platform's, conda then pip), `untimed` (per platform: records a cutoff kept for want of an
+    upload time), `notes` (things to tell the user, e.g. a pip section re-resolved freely)."""
+
+    lock: Lock
+    moves: tuple[Move, ...] = ()
+    untimed: tuple[tuple[str, int], ...] = ()
+    notes: tuple[str, ...] = ()
 
 
 def solve_spec(
@@ -191,6 +228,37 @@ def solve_spec(
     SolveError when a platform cannot be solved, UsageError for an unknown platform or channel
     priority, BackendError when pip fails.
     """
+    return relock_spec(
+        spec,
+        platforms,
+        channel_priority=channel_priority,
+        virtual_packages=virtual_packages,
+        lock_pip_section=lock_pip_section,
+        pip_timeout=pip_timeout,
+        solve_timeout=solve_timeout,
+        progress=progress,
+    ).lock
+
+
+def relock_spec(
+    spec: EnvSpec,
+    platforms: Sequence[str],
+    *,
+    previous: Lock | None = None,
+    update: Sequence[str] = (),
+    cutoffs: ExcludeNewer | None = None,
+    channel_priority: str = "strict",
+    virtual_packages: Sequence[VirtualPackage] = (),
+    lock_pip_section: bool = True,
+    pip_timeout: float = 600,
+    solve_timeout: float | None = 600,
+    progress: Callable[[str], None] | None = None,
+) -> SpecLock:
+    """`solve_spec`, keeping what `previous` (a lock of this spec) chose: every locked package
+    stays unless it is in `update`, the spec no longer accepts it, or an updated package's newest
+    version forces it to move (see `envkit.lock.relock`); pip packages are kept through pip
+    constraints.  `previous` None is a fresh solve.  `cutoffs` solve as the channels were then
+    (`envkit.lock.cutoff`), and are recorded in the lock.  Raises as `solve_spec`."""
     plats = check_platforms(platforms or spec.platforms, spec)
     say = progress or (lambda _m: None)
     say(f"solving {', '.join(plats)} with py-rattler (fetching the channels' repodata)")
@@ -200,10 +268,16 @@ def solve_spec(
         channel_priority=channel_priority,
         virtual_packages=virtual_packages,
         timeout=solve_timeout,
+        previous=previous,
+        update=update,
+        cutoffs=cutoffs,
     )
     packages: list[LockedPackage] = []
+    moves: list[Move] = []
+    notes: list[str] = []
     for platform in plats:
-        conda = solved[platform]
+        conda = solved[platform].packages
+        moves.extend(solved[platform].moves)
         say(f"{platform}: {len(conda)} conda packages solved")
         packages.extend(conda)
         pip_entries = [p for p in spec.pip if p.kind != "option"]
@@ -216,23 +290,28 @@ def solve_spec(
                     hint="add python (e.g. python=3.11) to the conda dependencies",
                 )
             say(f"{platform}: locking the pip section with pip (python {python.version})")
-            pip = lock_pip(
-                spec,
-                platform,
-                python.version,
-                virtual_packages=virtual_packages_for(platform, virtual_packages),
-                timeout=pip_timeout,
+            old_pip = [p for p in previous.for_platform(platform) if p.manager == "pip"] if previous else []
+            pip, note = _lock_pip_kept(
+                spec, platform, python.version, old_pip, update, virtual_packages, pip_timeout
             )
+            if note:
+                notes.append(note)
             _require_named_index(spec, platform, pip)
             packages.extend(pip)
+            if previous is not None:
+                moves.extend(pip_moves(platform, old_pip, pip, update))
     hashes = tuple((p, spec_content_hash(spec, p)) for p in plats)
     channels = tuple(c for c in spec.channels if c.name != "nodefaults")
     sources = (os.path.basename(spec.source),) if spec.source else ()
     metadata = lock_metadata(packages, spec.variables)
     indexes = index_record(packages, lock_pip_options(spec)) if lock_pip_section else {}
+    custom = {SPEC_KEY: spec_record(spec)}
     if indexes:  # where each pip artifact came from (which of the spec's indexes)
-        metadata = _add_custom(metadata, {INDEX_KEY: json.dumps(indexes, separators=(",", ":"))})
-    return Lock(
+        custom[INDEX_KEY] = json.dumps(indexes, separators=(",", ":"))
+    if cutoffs:
+        custom[EXCLUDE_NEWER_KEY] = cutoffs.to_json()
+    metadata = _add_custom(metadata, custom)
+    lock = Lock(
         kind="conda-lock",
         platforms=plats,
         packages=sort_packages(packages),
@@ -242,6 +321,92 @@ def solve_spec(
         pip_options=lock_pip_options(spec),
         metadata=metadata,
     )
+    untimed = tuple((p, solved[p].untimed) for p in plats if solved[p].untimed)
+    return SpecLock(lock=lock, moves=tuple(moves), untimed=untimed, notes=tuple(notes))
+
+
+def _lock_pip_kept(
+    spec: EnvSpec,
+    platform: str,
+    python_version: str,
+    old_pip: Sequence[LockedPackage],
+    update: Sequence[str],
+    virtual_packages: Sequence[VirtualPackage],
+    timeout: float,
+) -> tuple[tuple[LockedPackage, ...], str | None]:
+    """The pip section locked with the previous lock's pip versions as constraints (but those asked
+    to update and those the spec no longer accepts); when they no longer fit together (pip fails
+    with them), locked without, and a note says so."""
+    from envkit.conda.names import pep503
+
+    vps = virtual_packages_for(platform, virtual_packages)
+    asked = {pep503(n) for n in update}
+    keep = [p for p in old_pip if pep503(p.name) not in asked and not _pip_entry_rejects(spec, p)]
+    constraints = [f"{pep503(p.name)}=={p.version}" for p in keep if p.version and not p.editable]
+    if constraints:
+        try:
+            return lock_pip(
+                spec, platform, python_version, virtual_packages=vps, timeout=timeout, constraints=constraints
+            ), None
+        except BackendError:
+            note = (
+                f"{platform}: the previous lock's pip versions no longer resolve together with the pip "
+                "section; it was resolved afresh"
+            )
+            return lock_pip(spec, platform, python_version, virtual_packages=vps, timeout=timeout), note
+    return lock_pip(spec, platform, python_version, virtual_packages=vps, timeout=timeout), None
+
+
+def _pip_entry_rejects(spec: EnvSpec, pkg: LockedPackage) -> bool:
+    """Whether a pip requirement of `spec` names `pkg` with a specifier its version does not meet."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    from envkit.conda.names import pep503
+    from envkit.formats.pipreq import pip_version_satisfies
+
+    for d in spec.pip:
+        if d.kind == "requirement" and d.name and pep503(d.name) == pep503(pkg.name) and d.specifier:
+            try:
+                if not pip_version_satisfies(SpecifierSet(d.specifier), pkg.version):
+                    return True
+            except InvalidSpecifier:
+                return True
+    return False
+
+
+def pip_moves(
+    platform: str, old: Sequence[LockedPackage], new: Sequence[LockedPackage], update: Sequence[str]
+) -> list[Move]:
+    """What changed in the pip packages of one platform, by name."""
+    from envkit.conda.names import pep503
+
+    asked = {pep503(n) for n in update}
+    before = {pep503(p.name): p for p in old}
+    after = {pep503(p.name): p for p in new}
+    out = []
+    for name in sorted(set(before) | set(after)):
+        o, n = before.get(name), after.get(name)
+        if o is not None and n is not None and o.version == n.version:
+            continue
+        if name in asked:
+            reason = "asked to update"
+        elif o is None:
+            reason = "new"
+        elif n is None:
+            reason = "no longer needed"
+        else:
+            reason = "re-resolved by pip"
+        out.append(
+            Move(
+                platform=platform,
+                name=name,
+                old=o.version if o else None,
+                new=n.version if n else None,
+                reason=reason,
+                manager="pip",
+            )
+        )
+    return out
 
 
 def _add_custom(metadata: Sequence[tuple[str, str]], add: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
@@ -324,7 +489,14 @@ def check_platforms(platforms: Sequence[str], spec: EnvSpec) -> tuple[str, ...]:
     from envkit.conda.channels import KNOWN_SUBDIRS
 
     if not platforms:
-        raise UsageError("no platform to lock for", hint="pass --platform (e.g. --platform linux-64)")
+        raise UsageError(
+            "no platform to lock for",
+            hint="pass {} (e.g. {})",
+            remedy=(
+                Remedy(option="platforms", many=True),
+                Remedy(option="platforms", value="linux-64", many=True),
+            ),
+        )
     for p in platforms:
         if p not in KNOWN_SUBDIRS or p == "noarch":
             raise UsageError(

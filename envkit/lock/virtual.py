@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from envkit.errors import UsageError
+from envkit.errors import Remedy, UsageError
 
 #: Virtual packages assumed for each platform when solving (name -> "version" or "version build").
 #: These are conda-lock's defaults (conda_lock/default-virtual-packages.yaml) without `__cuda`: a
@@ -61,7 +62,11 @@ def parse_virtual_package(text: str) -> VirtualPackage:
     if not _VP_NAME.fullmatch(name) or not version.strip():
         raise UsageError(
             f"--virtual-package {text!r}: expected [PLATFORM:]__name=version[=build]",
-            hint="e.g. --virtual-package linux-64:__cuda=12.4 or --virtual-package __glibc=2.17",
+            hint="e.g. {} or {}",
+            remedy=(
+                Remedy(option="virtual_packages", value="linux-64:__cuda=12.4", many=True),
+                Remedy(option="virtual_packages", value="__glibc=2.17", many=True),
+            ),
         )
     try:
         from rattler import Version
@@ -92,3 +97,50 @@ def vp_value(vps: Sequence[VirtualPackage], name: str) -> str | None:
         if vp.name == name:
             return vp.version
     return None
+
+
+#: The variables conda reads to override a detected virtual package
+#: (https://docs.conda.io/projects/conda/en/latest/user-guide/tasks/manage-virtual.html), and the
+#: platforms each applies to when a lock is solved for several.
+OVERRIDE_VARIABLES = {
+    "__cuda": ("CONDA_OVERRIDE_CUDA", ("linux-", "win-")),
+    "__glibc": ("CONDA_OVERRIDE_GLIBC", ("linux-",)),
+    "__osx": ("CONDA_OVERRIDE_OSX", ("osx-",)),
+}
+
+
+def virtual_advice(platform: str, name: str) -> dict[str, Any]:
+    """The `hint` and `remedy` (keyword arguments of an EnvkitError) saying how to set virtual
+    package `name` for a solve of `platform`: the virtual-packages option, or the variable conda
+    reads (CONDA_OVERRIDE_CUDA, ...) where one applies."""
+    example = {"__cuda": "12.4", "__glibc": "2.34", "__osx": "13.0"}.get(name, "VERSION")
+    var = OVERRIDE_VARIABLES.get(name)
+    tail = f", or set {var[0]}={example} as for conda" if var and platform.startswith(var[1]) else ""
+    return {
+        "hint": "pass {}" + tail,
+        "remedy": Remedy(option="virtual_packages", value=f"{platform}:{name}={example}", many=True),
+    }
+
+
+def environ_virtual_packages(
+    environ: Mapping[str, str], platforms: Sequence[str], given: Sequence[VirtualPackage] = ()
+) -> tuple[VirtualPackage, ...]:
+    """The virtual packages `CONDA_OVERRIDE_CUDA`, `CONDA_OVERRIDE_GLIBC` and `CONDA_OVERRIDE_OSX`
+    in `environ` set for each of `platforms` they apply to, as conda honours them; a name set in
+    `given` (explicit settings) is left to it.  An empty value sets nothing (conda's way of saying
+    "no CUDA", which is the default here).  Raises UsageError for a value that is not a version."""
+    out: list[VirtualPackage] = []
+    for name, (var, prefixes) in OVERRIDE_VARIABLES.items():
+        value = (environ.get(var) or "").strip()
+        if not value or any(v.name == name for v in given):
+            continue
+        try:
+            from rattler import Version
+
+            Version(value)
+        except Exception:
+            raise UsageError(f"{var}={value!r} is not a version", hint=f"e.g. {var}=12.4") from None
+        for p in platforms:
+            if p.startswith(prefixes):
+                out.append(VirtualPackage(name=name, version=value, platform=p))
+    return tuple(out)

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from envkit.errors import EnvkitError, UsageError
+from envkit.errors import EnvkitError, Remedy, UsageError
 from envkit.templates.matrix import Matrix, normalize_cuda, torch_minor, vkey
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -205,7 +205,8 @@ def choose_detected(
         if runs is None:
             raise UsageError(
                 f"no torch release{_ON.get(style, '')} has a CUDA variant that runs on {have} ({gpu.source})",
-                hint="update the NVIDIA driver, or write a CPU environment with --cpu",
+                hint="update the NVIDIA driver, or write a CPU environment with {}",
+                remedy=Remedy(option="cpu", value=True),
             )
         t, d = runs
         if t != newest[0]:
@@ -223,7 +224,8 @@ def choose_detected(
     raise UsageError(
         f"no CUDA variant of torch {torch_minor(torch)}{_ON.get(style, '')} runs on {have} "
         f"({gpu.source}): it has {', '.join(matrix.cuda_variants(torch, style))}",
-        hint=f"{alt}update the NVIDIA driver, or write a CPU environment with --cpu",
+        hint=f"{alt}update the NVIDIA driver, or write a CPU environment with {{}}",
+        remedy=Remedy(option="cpu", value=True),
     )
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from envkit.conda.families import COMPANIONS
-from envkit.errors import EnvkitError, ParseError, UsageError, Where
+from envkit.errors import EnvkitError, ParseError, Remedy, UsageError, Where
 
 if TYPE_CHECKING:  # pragma: no cover
     pass
@@ -255,14 +255,18 @@ class Matrix:
             raise UsageError(
                 f"the pytorch channel stopped at torch {self.pytorch_channel_last} "
                 f"(pytorch/pytorch#138506); torch {release.torch} is not on it",
-                hint=(
-                    f"use --style conda-forge or --style pip, or --torch {self.pytorch_channel_last} or older"
+                hint="use {} or {}, or {} or older",
+                remedy=(
+                    Remedy(option="style", value="conda-forge"),
+                    Remedy(option="style", value="pip"),
+                    Remedy(option="torch", value=self.pytorch_channel_last),
                 ),
             )
         versions = self.torch_versions(style)
         raise UsageError(
             f"torch {release.torch} is not in envkit's {style} table; available: {join_names(versions)}",
-            hint="use --style pip (official wheels) for this torch version",
+            hint="use {} (official wheels) for this torch version",
+            remedy=Remedy(option="style", value="pip"),
         )
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from envkit.conda.families import CPU_SELECTOR, CUDA_PINS, TORCH_BUILDS
-from envkit.errors import EnvkitError, UsageError
+from envkit.errors import EnvkitError, Remedy, UsageError
 from envkit.templates.matrix import (
     COMPANIONS,
     DEFAULT_STYLE,
@@ -87,7 +87,8 @@ def _pick_python(matrix: Matrix, release: Release, style: str, requested: str | 
             raise UsageError(
                 f"torch {release.torch} has no Python {python} build{_ON[style]}; "
                 f"available: {join_names(pythons)}",
-                hint=f"the official wheels have Python {python}: use --style pip",
+                hint=f"the official wheels have Python {python}: use {{}}",
+                remedy=Remedy(option="style", value="pip"),
             )
         raise UsageError(
             f"torch {release.torch} does not support Python {python}; available: {join_names(pythons)}"
@@ -101,12 +102,11 @@ def _pick_cuda(matrix: Matrix, release: Release, style: str, requested: str | No
     cuda = normalize_cuda(requested) if requested else matrix.default_cuda(release.torch, style)
     if cuda not in variants:
         where = _ON[style]
-        hint = None
-        if style != "pip" and cuda in release.cuda:
-            hint = f"the official wheels have CUDA {cuda}: use --style pip"
+        wheels = style != "pip" and cuda in release.cuda
         raise UsageError(
             f"torch {release.torch} has no CUDA {cuda} build{where}; available: {join_names(variants)}",
-            hint=hint,
+            hint=f"the official wheels have CUDA {cuda}: use {{}}" if wheels else None,
+            remedy=Remedy(option="style", value="pip") if wheels else None,
         )
     return cuda
 

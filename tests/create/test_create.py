@@ -634,7 +634,7 @@ def test_platform_errors_name_only_options_create_has(monkeypatch):
         str(info.value)
         == "l.yml: the lock has no packages for this machine's platform linux-64 (locked: osx-arm64)"
     )
-    assert info.value.hint == "pass --platform to install another locked platform (osx-arm64)"
+    assert info.value.hint == "pass platform=... to install another locked platform (osx-arm64)"
     empty = replace(lock, platforms=(), packages=())
     with pytest.raises(UsageError) as info:
         choose_platform(empty, None)
@@ -648,7 +648,7 @@ def test_platform_errors_name_only_options_create_has(monkeypatch):
         "l.yml: pixi.lock environment 'cpu' has no packages for linux-64 (locked: osx-arm64); "
         "its other environments: gpu (linux-64)"
     )
-    assert info.value.hint == "pass --env gpu (it has linux-64)"
+    assert info.value.hint == 'pass environment="gpu" (it has linux-64)'
 
 
 def test_input_format_and_hints_name_only_options_create_has(envkit_cli, tmp_path, source_env):

@@ -237,7 +237,7 @@ def test_operators_are_not_export_entries(entry):
 @pytest.mark.parametrize("entry", ["pkk=!=1.0", "pkk=1!=1.0", "pkk=>1=h0", "pkk=1.0!=h0", "pkk=!1.0=h0"])
 def test_a_bang_outside_an_epoch_is_no_export_version(entry):
     # conda refuses these specs anyway; the export pattern must not take `!` for a version part
-    from envkit.formats.envyml import _EXPORT_ENTRY
+    from envkit.model import EXPORT_ENTRY as _EXPORT_ENTRY
 
     assert _EXPORT_ENTRY.match(entry) is None
 

@@ -48,7 +48,7 @@ def test_detect_by_content_and_tie_break():
     assert detect_format("", "requirements-dev.txt") == "requirements"
     with pytest.raises(ParseError) as err:
         detect_format("this is: not\n  {an env\n]", "notes.md")
-    assert err.value.hint == f"pass --format (one of: {', '.join(FORMATS)})"
+    assert err.value.hint == f"pass format=... (one of: {', '.join(FORMATS)})"
 
 
 # --- conda-lock.yml -------------------------------------------------------------------------

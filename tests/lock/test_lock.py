@@ -372,7 +372,11 @@ def test_solver_conda_lock_without_conda_is_a_clear_error(envkit_cli, tmp_path):
         (("--check", "--lock", "conda-lock.yml"), "--check needs the environment file (-f)"),
         (("-n", "a", "--platform", "linux-64"), "--platform is for solving -f"),
         (("-f", "x.yml", "--no-env-lock"), "--env-lock/--no-env-lock are for -n/-p"),
-        (("-f", "x.yml", "--lock", "y.yml"), "--lock is only for --check"),
+        (("-n", "a", "--lock", "y.yml"), "--lock is for --check and -f (the lock to write is -o)"),
+        (("-n", "a", "--update", "numpy"), "--update is for solving -f"),
+        (("-f", "x.yml", "--update", "a", "--update-all"), "give --update NAME or --update-all, not both"),
+        (("--check", "-f", "x.yml", "--update-all"), "--update-all is for locking; --check reads the lock"),
+        (("-f", "x.yml", "--format", "json"), "--format is for --check"),
         (
             ("--check", "-f", "x.yml", "--platform", "linux-64"),
             "--platform is for locking; --check reads the lock",
@@ -836,7 +840,7 @@ def test_check_of_a_pixi_lock_environment(envkit_cli, tmp_path):
         and "--env picks an environment of a pixi.lock; this is a conda-lock lock" in r.stderr
     )
     r = envkit_cli("lock", "-f", str(spec), "--env", "format")
-    assert r.exit_code == 2 and "error: --env is only for --check" in r.stderr
+    assert r.exit_code == 2 and "error: --env picks the environment of a pixi.lock --lock" in r.stderr
 
 
 def test_lock_format_hints_name_no_missing_option(envkit_cli, tmp_path):

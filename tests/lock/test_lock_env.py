@@ -107,7 +107,12 @@ def test_lock_spec_writes_a_conda_lock_file_conda_lock_reads(envkit_cli, tmp_pat
     assert tiny.dependencies == {"helper": ">=1"}  # macdep's darwin marker does not apply on linux
     assert set(parsed.metadata.content_hash) == {"linux-64"}
     # the pip section's index options are kept where conda-lock's schema allows: custom_metadata
-    assert parsed.metadata.custom_metadata == {"envkit.pip_options": f"--no-index\n--find-links {wheels}"}
+    assert parsed.metadata.custom_metadata == {
+        "envkit.pip_options": f"--no-index\n--find-links {wheels}",
+        # what it was solved from, so that `lock --check` can name the entries that change
+        "envkit.spec": '{"conda":{"numpy":["numpy"],"pip":["pip"],"python":["python=3.11"],'
+        '"requests":["requests"]},"pip":{"tinyreq":["tinyreq>=1"]}}',
+    }
     # deterministic: the same command writes the same bytes
     r2 = envkit_cli("lock", "-f", str(spec), "--platform", "linux-64", "-o", str(tmp_path / "again.yml"))
     assert r2.exit_code == 0
@@ -329,7 +334,12 @@ def test_lock_check_catches_stale_hash_and_unsatisfied_entry(envkit_cli, tmp_pat
     assert stale.exit_code == 1
     lines = stale.stdout.splitlines()
     assert lines[0].startswith(f"{lock}: stale: linux-64: content hash ")
-    assert lines[1] == (
+    # which entry changed, and where
+    assert lines[1:3] == [
+        f"{lock}: the spec changed since it was locked (linux-64):",
+        f"  {spec}:6: changed numpy → numpy>=1.26",
+    ]
+    assert lines[3] == (
         f"{lock} does not fit {spec}: 1 problem(s); regenerate it with "
         f"`envkit lock -f {spec} --platform linux-64 -o {lock}`"
     )
@@ -648,7 +658,8 @@ def test_pip_options_travel_in_the_lock_to_create(envkit_cli, tmp_path, default_
     assert r.exit_code == 0, r.stderr
     lock = read_conda_lock(out.read_text(), filename=str(out))
     assert lock.pip_options == ("--no-index", "--find-links ../wheels")  # --pre shaped the solve only
-    assert parse_with_conda_lock(out).metadata.custom_metadata == {
+    custom = parse_with_conda_lock(out).metadata.custom_metadata
+    assert {k: v for k, v in custom.items() if k != "envkit.spec"} == {
         "envkit.pip_options": "--no-index\n--find-links ../wheels"
     }
     assert envkit_cli("lock", "--check", "-f", str(spec), "--lock", str(out)).exit_code == 0
@@ -783,3 +794,30 @@ def test_an_environment_pip_too_old_for_report_is_replaced_by_envkits(
     [helper] = [p for p in read_conda_lock(out.read_text()).packages if p.manager == "pip"]
     whl = wheels / "helper-1.1-py3-none-any.whl"
     assert (helper.url, helper.sha256) == (whl.as_uri(), sha256_of(whl))
+
+
+def test_relock_keeps_pip_versions_through_constraints(envkit_cli, tmp_path, default_channel, wheels):
+    from envkit.formats.condalock import read_conda_lock
+
+    opts = ["--no-index", f"--find-links {wheels}"]
+    spec = write_spec(
+        tmp_path / "environment.yml", [default_channel.url], ["python=3.11", "pip"], opts + ["helper==1.0"]
+    )
+    out = tmp_path / "conda-lock.yml"
+
+    def lock(*extra):
+        r = envkit_cli(
+            "lock", "-f", str(spec), "--platform", "linux-64", "-o", str(out), *extra, env=pip_env()
+        )
+        assert r.exit_code == 0, r.stderr
+        pip = {p.name: p.version for p in read_conda_lock(out.read_text()).packages if p.manager == "pip"}
+        return pip, [ln.strip() for ln in r.stderr.splitlines() if ln.startswith("  ")]
+
+    assert lock() == ({"helper": "1.0"}, [])
+    # the pin is gone from the spec, helper 1.1 is on the index: the lock keeps 1.0
+    write_spec(spec, [default_channel.url], ["python=3.11", "pip"], opts + ["helper"])
+    assert lock() == ({"helper": "1.0"}, ["no package moved"])
+    assert lock("--update", "helper") == (
+        {"helper": "1.1"},
+        ["linux-64: pip helper 1.0 → 1.1 (asked to update)"],
+    )

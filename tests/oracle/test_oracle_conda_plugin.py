@@ -273,6 +273,8 @@ def _as_v5(v7: str) -> str:
         if in_packages and line.startswith("- pypi: "):
             out += ["- kind: pypi", f"  url: {line[len('- pypi: ') :]}"]
             continue
+        if in_packages and line.startswith("  subdir: "):
+            continue  # written above (envkit writes it for file:// channels)
         out.append(line)
     return "\n".join(out) + "\n"
 

@@ -35,6 +35,28 @@ def test_normalize_check_diff_shows_no_credential_on_its_minus_lines(tmp_path):
     )
 
 
+def test_normalize_check_diff_redacts_a_variable_after_a_tab_in_a_file_of_plain_lines(tmp_path):
+    # the diff's `-` side is redacted only on the lines that can hold a credential (one scan of
+    # the text); a `KEY:<TAB>value` pair is one of them
+    env = tmp_path / "environment.yml"
+    env.write_text(
+        "name: t\nchannels:\n  - conda-forge\ndependencies:\n  - zlib\n  - python=3.11\n"
+        "variables:\n  TWINE_PASSWORD:\thunter22x\n  HOME_DIR: /opt/x\n"
+    )
+    r = run_envkit("normalize", "--check", str(env))
+    assert r.exit_code == 1
+    assert r.stdout == (
+        f"--- {env}\n+++ {env} (normalized)\n@@ -2,8 +2,8 @@\n"
+        " channels:\n   - conda-forge\n dependencies:\n+  - python=3.11\n   - zlib\n-  - python=3.11\n"
+        " variables:\n-  TWINE_PASSWORD:\t<TOKEN>\n+  TWINE_PASSWORD: <TOKEN>\n   HOME_DIR: /opt/x\n"
+    )
+    assert "hunter22x" not in r.stdout + r.stderr
+    assert r.stderr == (
+        f"note: {env}: the credentials on 1 line (8) are replaced by placeholders "
+        "(the diff shows them redacted on both sides)\n"
+    )
+
+
 def _explicit(tmp_path):
     path = tmp_path / "explicit.txt"
     path.write_text(

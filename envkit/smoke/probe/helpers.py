@@ -13,15 +13,18 @@ def announce_workers(iterator, check: str) -> None:
         emit({"event": "pids", "check": check, "pids": pids})
 
 
-def worker_deaths(iterator) -> str:
-    """How the iterator's dead workers ended: 'worker pid 12 killed by signal SIGBUS (Bus error)'."""
+def worker_deaths(iterator) -> tuple[list[int], str]:
+    """The iterator's dead workers and how they ended: ([12], 'worker pid 12 killed by signal SIGBUS
+    (Bus error)')."""
     import signal as _signal
 
+    pids: list[int] = []
     out = []
     for w in getattr(iterator, "_workers", None) or []:
         code = getattr(w, "exitcode", None)
         if code is None or code == 0:
             continue
+        pids.append(w.pid)
         if code < 0:
             try:
                 sig = _signal.Signals(-code)
@@ -31,7 +34,7 @@ def worker_deaths(iterator) -> str:
                 out.append(f"worker pid {w.pid} killed by signal {-code}")
         else:
             out.append(f"worker pid {w.pid} exited with code {code}")
-    return "; ".join(out)
+    return pids, "; ".join(out)
 
 
 def copy_gbps(torch, fn, nbytes: int, reps: int = 5) -> float:

@@ -9,7 +9,7 @@ import time
 from .dataset import SyntheticDataset, calibrate_spin
 from .distributed import launch_distributed
 from .events import Fail, Skip, Warn, emit, progress
-from .helpers import _worker_error, announce_workers, worker_deaths
+from .helpers import _first_line, _worker_error, announce_workers, worker_deaths
 from .host import usable_cores
 from .settings import CHECKS
 from .state import ProbeState
@@ -48,8 +48,16 @@ class LoaderChecks(ProbeState):
                 idx.update(int(i) for i in meta[:, 0])
                 pids.update(int(p) for p in meta[:, 1])
         except RuntimeError as e:
-            deaths = worker_deaths(it)
-            raise Fail(f"RuntimeError: {str(e).strip()}" + (f" ({deaths})" if deaths else "")) from None
+            dead, deaths = worker_deaths(it)
+            if dead:
+                # torch words one death two ways, by which of its handlers saw it first ("(pid N) is
+                # killed by signal" or "(pid(s) N) exited unexpectedly"): say it one way
+                listed = ", ".join(str(p) for p in dead)
+                raise Fail(
+                    f"DataLoader worker (pid(s) {listed}) exited unexpectedly: {deaths}"
+                    f" (torch: {_first_line(e)})"
+                ) from None
+            raise Fail(f"RuntimeError: {str(e).strip()}") from None
         return idx, pids, batches
 
     def check_workers(self, method: str, spawn_check: bool = False) -> str:

@@ -1,0 +1,117 @@
+"""`envkit lock --check`: does the lock still fit the spec, and if not, which entries changed."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from envkit.commands._lock_files import regen_advice
+
+#: `envkit lock` has no --input-format (-f is an environment file, --lock a lock): the hints of
+#: format detection, which name --format, say what each option takes instead.
+SPEC_FORMATS_HINT = "-f takes an environment file: environment.yml (or a requirements.txt)"
+LOCK_FORMATS_HINT = (
+    "--lock takes a lock: conda-lock.yml, pixi.lock, an explicit file (@EXPLICIT), "
+    "`conda list --json` or `conda list --export` output"
+)
+
+
+def read_spec(path: str):
+    from envkit.errors import ParseError, Where
+    from envkit.lock.read import read_lock_file
+    from envkit.model import EnvSpec
+
+    spec = read_lock_file(path, None, None, format_hint=SPEC_FORMATS_HINT)[1]
+    if not isinstance(spec, EnvSpec):
+        raise ParseError(
+            "not an environment file (it reads as a lock)",
+            where=Where(file=path),
+            hint="pass an environment.yml with -f",
+        )
+    return spec
+
+
+def run_check(o) -> int:
+    from envkit.commands._common import warn_duplicates
+    from envkit.create import choose_platform
+    from envkit.errors import ParseError, UsageError, Where
+    from envkit.lock import parse_virtual_package
+    from envkit.lock.cutoff import parse_exclude_newer
+    from envkit.lock.read import read_lock_file
+    from envkit.model import Lock
+    from envkit.ops.lock import check_lock
+
+    lock_file = o.lock_file or "conda-lock.yml"
+    spec = read_spec(o.spec_file)
+    text, lk = read_lock_file(lock_file, None, o.environment, format_hint=LOCK_FORMATS_HINT)
+    if not isinstance(lk, Lock):
+        raise ParseError(
+            "not a lock file", where=Where(file=lock_file), hint="pass conda-lock.yml with --lock"
+        )
+    if o.environment and lk.kind != "pixi":
+        raise UsageError(
+            f"--env picks an environment of a pixi.lock; this is a {lk.kind} lock, which holds "
+            "one environment",
+            where=Where(file=lock_file),
+            hint="leave out --env",
+        )
+    if lk.kind == "pixi" and not lk.platforms:
+        # nothing locked would check nothing and pass: say so, and name the environments that have packages
+        from envkit.formats.pixilock import read_pixi_environments
+
+        envs = read_pixi_environments(text, lock_file)
+        choose_platform(lk, None, environments={n: e.platforms for n, e in envs.items()})
+    warn_duplicates([spec])
+    cutoff = parse_exclude_newer(o.exclude_newer) if o.exclude_newer else None
+    verdict = check_lock(
+        spec,
+        lk,
+        lock_text=text,
+        virtual_packages=[parse_virtual_package(v) for v in o.virtual_packages],
+        exclude_newer=cutoff,
+    )
+    if o.output_format == "json":
+        click.echo(json.dumps(_as_json(verdict, o.spec_file, lock_file), indent=2, ensure_ascii=False))
+        return 0 if verdict.ok else 1
+    for note in verdict.notes:
+        click.echo(f"{lock_file}: note: {note}")
+    for p in verdict.problems:
+        where = f"{o.spec_file}:{p.line}" if p.line else lock_file
+        click.echo(f"{where}: {p.kind}: {p}")
+    if verdict.stale_platforms and verdict.changes:
+        plats = ", ".join(verdict.stale_platforms)
+        click.echo(f"{lock_file}: the spec changed since it was locked ({plats}):")
+        for c in verdict.changes:
+            click.echo(f"  {c.where or o.spec_file}: {c}")
+    elif verdict.stale_platforms and verdict.changes is None:
+        click.echo(
+            f"{lock_file}: the lock records no copy of its spec, so only the content hash says it changed"
+        )
+    if verdict.problems:
+        click.echo(
+            f"{lock_file} does not fit {o.spec_file}: {len(verdict.problems)} problem(s); "
+            f"{regen_advice(lk, o.spec_file, lock_file)}"
+        )
+        return 1
+    how = "satisfies" if verdict.notes else "is up to date with"
+    cut = f", exclude-newer {verdict.exclude_newer.describe()}" if verdict.exclude_newer else ""
+    click.echo(f"{lock_file} {how} {o.spec_file} ({', '.join(lk.platforms)}{cut})")
+    return 0
+
+
+def _as_json(verdict, spec_file: str, lock_file: str) -> dict:
+    return {
+        "lock": lock_file,
+        "spec": spec_file,
+        "ok": verdict.ok,
+        "platforms": list(verdict.lock.platforms),
+        "stale_platforms": list(verdict.stale_platforms),
+        "changes": None if verdict.changes is None else [c.to_dict() for c in verdict.changes],
+        "problems": [
+            {"kind": p.kind, "platform": p.platform, "name": p.name, "line": p.line, "message": p.message}
+            for p in verdict.problems
+        ],
+        "exclude_newer": verdict.exclude_newer.describe() if verdict.exclude_newer else None,
+        "notes": list(verdict.notes),
+    }

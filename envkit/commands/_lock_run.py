@@ -1,0 +1,193 @@
+"""`envkit lock`'s three modes: which options go together, then parse → operation → render."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import click
+
+from envkit.commands._lock_files import header_for, refuse_overwrite, regen
+
+
+@dataclass(frozen=True, slots=True)
+class LockOptions:
+    name: str | None
+    prefix: str | None
+    spec_file: str | None
+    platforms: tuple[str, ...]
+    output: str
+    env_lock: str | None
+    no_env_lock: bool
+    backend: str
+    channel_priority: str
+    virtual_packages: tuple[str, ...]
+    solver: str
+    no_pip: bool
+    allow_unhashed_pip: bool
+    quiet: bool
+    update: tuple[str, ...]
+    update_all: bool
+    exclude_newer: str | None
+    exclude_newer_package: tuple[str, ...]
+    check: bool
+    lock_file: str | None
+    environment: str | None
+    output_format: str
+
+
+def _refuse(
+    o: LockOptions, options: tuple[tuple[str, object], ...], why: str, hint: str | None = None
+) -> None:
+    from envkit.errors import UsageError
+
+    for opt, given in options:
+        if given:
+            raise UsageError(why.format(opt=opt), hint=hint)
+
+
+def _relock_options(o: LockOptions) -> tuple[tuple[str, object], ...]:
+    return (
+        ("--update", o.update),
+        ("--update-all", o.update_all),
+        ("--exclude-newer-package", o.exclude_newer_package),
+    )
+
+
+def run(o: LockOptions) -> int:
+    from envkit.errors import UsageError
+
+    if o.check:
+        if not o.spec_file:
+            raise UsageError("--check needs the environment file (-f)")
+        if o.name or o.prefix:
+            raise UsageError("--check compares -f with --lock; it does not read a live environment")
+        _refuse(
+            o,
+            (
+                ("--platform", o.platforms),
+                ("--no-pip", o.no_pip),
+                ("--solver", o.solver != "rattler"),
+                ("--channel-priority", o.channel_priority != "strict"),
+                ("--env-lock", o.env_lock),
+                ("--no-env-lock", o.no_env_lock),
+                ("--allow-unhashed-pip", o.allow_unhashed_pip),
+                *_relock_options(o),
+            ),
+            "{opt} is for locking; --check reads the lock as it is",
+            hint="--virtual-package and --exclude-newer are the solver options --check takes (a conda-lock "
+            "lock made with non-default virtual packages; the cutoff the lock must have been solved with)",
+        )
+        from envkit.commands._lock_check import run_check
+
+        return run_check(o)
+    if o.output_format != "text":
+        raise UsageError("--format is for --check (a lock is written as conda-lock.yml)")
+    sources = sum(bool(x) for x in (o.name, o.prefix, o.spec_file))
+    if sources != 1:
+        raise UsageError("give exactly one of -n NAME, -p PREFIX or -f FILE")
+    if o.no_env_lock and o.env_lock:
+        raise UsageError("give --env-lock FILE or --no-env-lock, not both")
+    if o.spec_file:
+        if o.no_env_lock or o.env_lock:
+            raise UsageError("--env-lock/--no-env-lock are for -n/-p (a spec lock has several platforms)")
+        if o.allow_unhashed_pip:
+            raise UsageError(
+                "--allow-unhashed-pip is for -n/-p: a spec's pip section is always locked with "
+                "hashes (or fails)",
+                hint="use --no-pip to leave the pip section out",
+            )
+        if o.update and o.update_all:
+            raise UsageError("give --update NAME or --update-all, not both")
+        if o.environment and not o.lock_file:
+            raise UsageError("--env picks the environment of a pixi.lock --lock; give --lock pixi.lock")
+        return run_spec(o)
+    _refuse(
+        o,
+        (
+            ("--platform", o.platforms),
+            ("--virtual-package", o.virtual_packages),
+            ("--no-pip", o.no_pip),
+            ("--solver", o.solver != "rattler"),
+            ("--channel-priority", o.channel_priority != "strict"),
+            ("--exclude-newer", o.exclude_newer),
+            *_relock_options(o),
+        ),
+        "{opt} is for solving -f; a live environment is locked as it is",
+    )
+    if o.lock_file:
+        raise UsageError("--lock is for --check and -f (the lock to write is -o)")
+    if o.environment:
+        raise UsageError("--env picks the environment of a pixi.lock --lock")
+    from envkit.commands._lock_live import run_live
+
+    return run_live(o)
+
+
+def run_spec(o: LockOptions) -> int:
+    from envkit.commands._common import warn_duplicates
+    from envkit.commands._lock_check import LOCK_FORMATS_HINT, read_spec
+    from envkit.commands.progress import reporter
+    from envkit.errors import ParseError
+    from envkit.formats.condalock import write_conda_lock
+    from envkit.lock import parse_virtual_package, rebase_pip_options
+    from envkit.lock.cutoff import parse_exclude_newer
+    from envkit.ops.lock import lock_spec, read_previous
+    from envkit.output import emit, warn
+
+    spec_file = o.spec_file or ""  # run() sends only -f here
+    spec = read_spec(spec_file)
+    refuse_overwrite(o.output, "conda-lock", "-o")
+    warn_duplicates([spec])
+    cutoffs = None
+    if o.exclude_newer or o.exclude_newer_package:
+        cutoffs = parse_exclude_newer(o.exclude_newer, o.exclude_newer_package)
+    if o.lock_file:
+        previous = read_previous(o.lock_file, environment=o.environment, format_hint=LOCK_FORMATS_HINT)
+    else:
+        try:
+            previous = read_previous(o.output)
+        except ParseError as exc:  # the file -o replaces is no lock to start from: solve afresh
+            warn(f"{o.output} is not a lock envkit can read ({exc.message}); solving afresh")
+            previous = None
+    result = lock_spec(
+        spec,
+        platforms=o.platforms,
+        previous=previous,
+        update=[n for u in o.update for n in u.split(",")],
+        update_all=o.update_all,
+        exclude_newer=cutoffs,
+        channel_priority=o.channel_priority,
+        virtual_packages=[parse_virtual_package(v) for v in o.virtual_packages],
+        solver=o.solver,
+        lock_pip_section=not o.no_pip,
+        progress=reporter(o.quiet),
+    )
+    lk = result.lock
+    if lk.pip_options and o.output != "-":
+        from dataclasses import replace
+
+        here, there = (os.path.dirname(os.path.abspath(p)) for p in (spec_file, o.output))
+        lk = replace(lk, pip_options=rebase_pip_options(lk.pip_options, here, there))
+    args = ["-f", spec_file, *[a for p in o.platforms for a in ("--platform", p)]]
+    args += ["--channel-priority", o.channel_priority] if o.channel_priority != "strict" else []
+    args += [a for v in result.virtual_packages for a in ("--virtual-package", str(v).removesuffix("=0"))]
+    args += ["--solver", o.solver] if o.solver != "rattler" else []
+    args += ["--no-pip"] if o.no_pip else []
+    args += result.exclude_newer.args() if result.exclude_newer else []
+    emit(write_conda_lock(lk, header=header_for(regen(*args, "-o", o.output))), o.output)
+    warn_duplicates([lk])
+    for w in result.warnings:
+        warn(w)
+    counts = ", ".join(f"{p}: {len(lk.for_platform(p))}" for p in lk.platforms)
+    where = "standard output" if o.output == "-" else o.output
+    cut = f", exclude-newer {result.exclude_newer.describe()}" if result.exclude_newer else ""
+    click.echo(
+        f"locked {o.spec_file} for {len(lk.platforms)} platform(s) ({counts} packages{cut}) -> {where}",
+        err=True,
+    )
+    for m in result.moves:
+        click.echo(f"  {m.platform}: {'pip ' if m.manager == 'pip' else ''}{m}", err=True)
+    if result.relocked and not result.moves:
+        click.echo("  no package moved", err=True)
+    return 0

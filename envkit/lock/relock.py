@@ -1,0 +1,399 @@
+"""Re-locking with the smallest change: keep what a previous lock chose unless it must move.
+
+`PlatformSolver` is one platform's py-rattler solve (channels, virtual packages, a cutoff, one
+gateway so that repodata is fetched once across attempts).  `relock_platform` re-solves a spec
+against a previous lock's packages of that platform:
+
+1. every locked conda package is pinned (name, version, build, channel) except the ones asked for
+   (`update`), the ones a spec entry no longer accepts (a tightened or changed entry), and the ones
+   the newest version of an updated package rejects (its `depends`/`constrains`);
+2. an updated package is asked for at its newest record (matching its spec entry, if any, and the
+   cutoff), so that "update a" moves a even where the pins would hold it back;
+3. when the pins still make the spec unsolvable, they become preferences (rattler's locked
+   packages): the solver keeps what it can and moves what it must; when the newest updated
+   version cannot be installed at all, the solve picks the newest that can.
+
+What moved is reported as `Move`s with the reason: asked for, the spec changed, forced by which
+package (whose dependency rejects the old version), new, no longer needed.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from envkit.lock.cutoff import ExcludeNewer, keep_record
+from envkit.lock.packages import split_depend
+from envkit.model import CondaDep, EnvSpec, LockedPackage
+
+_UNSOLVABLE = ("SolverError", "UnsolvableError")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Move:
+    """One package a re-lock changed on `platform`: `old`/`new` are `version build` (None: added /
+    removed); `reason` says why ("asked to update", "forced by a 2.0", "the spec changed: ...")."""
+
+    platform: str
+    name: str
+    old: str | None
+    new: str | None
+    reason: str
+    manager: str = "conda"
+
+    def __str__(self) -> str:
+        if self.old is None or self.new is None:
+            what = "new" if self.old is None else "removed"
+            version = (self.new or self.old or "").split(" ")[0]
+            return (
+                f"{self.name} {version} ({what}: {self.reason})"
+                if self.reason
+                else f"{self.name} {version} ({what})"
+            )
+        if self.old == self.new:
+            change = f"{self.name} {self.new} (unchanged)"
+        else:
+            old, new = _short_pair(self.old, self.new)
+            change = f"{self.name} {old} → {new}"
+        return f"{change} ({self.reason})" if self.reason else change
+
+
+def _short_pair(old: str, new: str) -> tuple[str, str]:
+    """Versions alone when they differ (`1.0 → 2.0`), with builds when only the build moved."""
+    ov, nv = old.split(" ")[0], new.split(" ")[0]
+    return (ov, nv) if ov != nv else (old, new)
+
+
+def _vb(p: LockedPackage) -> str:
+    return f"{p.version} {p.build}" if p.build else p.version
+
+
+@dataclass(slots=True)
+class PlatformSolver:
+    """One platform's solve with py-rattler; `solve()` raises rattler's own exceptions."""
+
+    platform: str
+    sources: list[str]
+    specs: list
+    virtual_packages: list
+    priority: Any
+    timeout: float | None
+    cutoffs: ExcludeNewer | None = None
+    gateway: Any = None
+    #: records left out by the cutoff, and kept without a time, once sources are prepared
+    excluded: set[tuple[str, str, str]] = field(default_factory=set)
+    untimed: int = 0
+    _prepared: list | None = None
+
+    def _subdirs(self):
+        import rattler
+
+        return [rattler.Subdir(self.platform), rattler.Subdir("noarch")]
+
+    async def prepare(self) -> None:
+        """Fetch the records and apply the cutoff now (`excluded` and `untimed` are then known)."""
+        await self._sources()
+
+    async def _sources(self, extra: Sequence = ()) -> list:
+        """The channels, or with a cutoff in-memory sources holding only the records it keeps."""
+        if not self.cutoffs:
+            return list(self.sources)
+        if self._prepared is not None:
+            return self._prepared
+        import rattler
+
+        result = await self.gateway.query(
+            [rattler.Channel(s) for s in self.sources],
+            self._subdirs(),
+            list(self.specs) + list(extra),
+            recursive=True,
+        )
+        by_channel: dict[str, list] = {}
+        for group in result:
+            for rec in group:
+                verdict = keep_record(rec, self.cutoffs)
+                if verdict is False:
+                    self.excluded.add((rec.name.normalized, str(rec.version), str(rec.build)))
+                    continue
+                if verdict is None:
+                    self.untimed += 1
+                by_channel.setdefault(str(rec.channel or "").rstrip("/"), []).append(rec)
+        self._prepared = [
+            _Records(by_channel.get(str(rattler.Channel(s).base_url).rstrip("/"), [])) for s in self.sources
+        ]
+        return self._prepared
+
+    async def solve(self, specs: Sequence = (), constraints: Sequence = (), locked: Sequence = ()) -> list:
+        import rattler
+
+        return await rattler.solve(
+            sources=await self._sources(specs),
+            specs=list(self.specs) + list(specs),
+            gateway=self.gateway,
+            platforms=self._subdirs(),
+            virtual_packages=self.virtual_packages,
+            channel_priority=self.priority,
+            constraints=list(constraints) or None,
+            locked_packages=list(locked) or None,
+            timeout=datetime.timedelta(seconds=self.timeout) if self.timeout else None,
+        )
+
+    async def records_of(self, names: Iterable[str]) -> list:
+        """Every record of the packages `names` this solve can see (after the cutoff)."""
+        import rattler
+
+        wanted = sorted(set(names))
+        if not wanted:
+            return []
+        if self.cutoffs:
+            srcs = await self._sources()
+            return [r for s in srcs for r in s.all if r.name.normalized in set(wanted)]
+        result = await self.gateway.query(
+            [rattler.Channel(s) for s in self.sources], self._subdirs(), wanted, recursive=False
+        )
+        return [r for group in result for r in group]
+
+
+class _Records:
+    """A py-rattler RepoDataSource serving a fixed list of records (one channel's, after a cutoff)."""
+
+    def __init__(self, records: list) -> None:
+        self.all = records
+        self._by: dict[tuple[str, str], list] = {}
+        for r in records:
+            self._by.setdefault((str(r.subdir), r.name.normalized), []).append(r)
+
+    async def fetch_package_records(self, platform, name) -> list:
+        return self._by.get((str(platform), name.normalized), [])
+
+    def package_names(self, platform) -> list[str]:
+        return sorted({n for s, n in self._by if s == str(platform)})
+
+
+def _dep(name: str, rest: str) -> CondaDep | None:
+    from envkit.conda.matchspec import parse_spec
+
+    try:
+        return parse_spec(f"{name} {rest}".strip())
+    except Exception:  # an unreadable depends entry of a record: it cannot reject anything
+        return None
+
+
+def _accepts(dep: CondaDep, pkg: LockedPackage) -> bool:
+    from envkit.conda.matchspec import matches
+
+    return matches(
+        dep, name=pkg.name, version=pkg.version, build=pkg.build, build_number=pkg.build_number, channel=None
+    )
+
+
+def _where(spec: EnvSpec, dep: CondaDep) -> str:
+    import os
+
+    if spec.source and dep.line:
+        return f" ({os.path.basename(spec.source)}:{dep.line})"
+    return ""
+
+
+def plan_pins(
+    spec: EnvSpec, previous: Sequence[LockedPackage], update: Iterable[str]
+) -> tuple[dict[str, LockedPackage], dict[str, str]]:
+    """(the previous conda packages to pin, by name; name -> why each other one is released)."""
+    asked = {n.lower() for n in update}
+    held: dict[str, LockedPackage] = {}
+    released: dict[str, str] = {}
+    for p in previous:
+        if p.manager != "conda":
+            continue
+        if p.name in asked:
+            released[p.name] = "asked to update"
+        else:
+            held[p.name] = p
+    for d in spec.conda:
+        kept = held.get(d.name)
+        if kept is not None and not _accepts(d, kept):
+            del held[kept.name]
+            released[kept.name] = f"the spec asks for {d.spec()}{_where(spec, d)}"
+    return held, released
+
+
+def _pin(p: LockedPackage, channels: frozenset[str] = frozenset()):
+    """The MatchSpec that holds `p`: its name, exact version and build, and its channel when that
+    is one of the solve's `channels` (a lock read from another channel, a mirror, pins the rest)."""
+    from rattler import MatchSpec
+
+    base = f"{p.name} =={p.version} {p.build}" if p.build else f"{p.name} =={p.version}"
+    if p.channel and p.channel in channels:
+        try:
+            return MatchSpec(f"{p.channel}::{base}", strict=False)
+        except Exception:  # a channel rattler cannot name: the version and build still hold it
+            pass
+    return MatchSpec(base, strict=False)
+
+
+def _newest(records: Sequence, name: str, spec: EnvSpec):
+    """The best record of `name` (highest version, then build number) that the spec's entry for it
+    (if any) accepts; None when there is none."""
+    from rattler import Version
+
+    entries = [d for d in spec.conda if d.name == name]
+    best = None
+    for r in records:
+        if r.name.normalized != name:
+            continue
+        pkg = LockedPackage(
+            manager="conda",
+            name=name,
+            version=str(r.version),
+            build=str(r.build),
+            build_number=int(r.build_number),
+        )
+        if any(not _accepts(d, pkg) for d in entries):
+            continue
+        key = (Version(str(r.version)), int(r.build_number))
+        if best is None or key > best[0]:
+            best = (key, r)
+    return best[1] if best else None
+
+
+async def relock_platform(
+    solver: PlatformSolver,
+    spec: EnvSpec,
+    previous: Sequence[LockedPackage],
+    update: Iterable[str] = (),
+    *,
+    record_to_package,
+) -> tuple[list[LockedPackage], list[Move]]:
+    """(the locked packages of the re-lock of `spec` on `solver.platform`, the moves from `previous`)."""
+    from rattler import MatchSpec
+
+    asked = sorted({n.lower() for n in update})
+    held, released = plan_pins(spec, previous, asked)
+    if solver.cutoffs:
+        await solver.prepare()
+        for gone in list(held.values()):  # a locked record the cutoff leaves out cannot stay
+            if (gone.name, gone.version, gone.build or "") in solver.excluded:
+                del held[gone.name]
+                released[gone.name] = "uploaded after the exclude-newer cutoff"
+    targets: dict[str, Any] = {}
+    present = {p.name for p in previous if p.manager == "conda"} | {d.name for d in spec.conda}
+    if asked:
+        candidates = await solver.records_of([n for n in asked if n in present])
+        for name in (n for n in asked if n in present):
+            best = _newest(candidates, name, spec)
+            if best is None:
+                continue
+            targets[name] = best
+            label = f"{name} {best.version}"
+            for text in list(best.depends) + list(best.constrains):
+                dn, rest = split_depend(text)
+                dep, old = _dep(dn, rest), held.get(dn.lower())
+                if dep is not None and old is not None and not _accepts(dep, old):
+                    del held[old.name]
+                    released[old.name] = f"forced by {label}"
+    exact = [
+        MatchSpec(f"{r.name.normalized} =={r.version} {r.build}", strict=False) for r in targets.values()
+    ]
+    records = None
+    try:
+        from envkit.conda.channels import parse_channel
+
+        names = frozenset(parse_channel(c).name for c in solver.sources)
+        records = await solver.solve(exact, constraints=[_pin(p, names) for p in held.values()])
+    except Exception as exc:
+        if type(exc).__name__ not in _UNSOLVABLE:
+            raise
+    if records is None:
+        # the pins cannot all hold: keep them as preferences, move what must move
+        known = await solver.records_of(held)
+        soft = [
+            r
+            for r in known
+            if (kept := held.get(r.name.normalized)) is not None
+            and str(r.version) == kept.version
+            and str(r.build) == (kept.build or str(r.build))
+        ]
+        try:
+            records = await solver.solve(exact, locked=soft)
+        except Exception as exc:
+            if type(exc).__name__ not in _UNSOLVABLE or not exact:
+                raise
+            records = await solver.solve(locked=soft)  # the newest updated version cannot be had
+    new = [record_to_package(r, solver.platform) for r in records]
+    return new, moves_between(solver.platform, previous, new, released, asked)
+
+
+def moves_between(
+    platform: str,
+    previous: Sequence[LockedPackage],
+    new: Sequence[LockedPackage],
+    released: Mapping[str, str],
+    asked: Iterable[str] = (),
+) -> list[Move]:
+    """What changed from `previous` to `new` (conda packages of one platform), with reasons: the
+    `released` reason, else "forced by P V" (a package of `new` whose dependency rejects the old
+    version), "needed by P" for a new package, "no longer needed" for a removed one."""
+    old = {p.name: p for p in previous if p.manager == "conda"}
+    now = {p.name: p for p in new if p.manager == "conda"}
+    same = {
+        n
+        for n, p in now.items()
+        if (o := old.get(n)) is not None and (o.version, o.build) == (p.version, p.build)
+    }
+    changed = (set(old) | set(now)) - same
+    needs: dict[str, list[tuple[LockedPackage, CondaDep | None]]] = {}
+    for p in now.values():
+        for dn, rest in p.depends:
+            if dn.lower() in changed:  # parsed only where a reason is wanted
+                needs.setdefault(dn.lower(), []).append((p, None if not rest else _dep(dn, rest)))
+    out: list[Move] = []
+    for name in sorted(changed | set(n.lower() for n in asked)):
+        o, n = old.get(name), now.get(name)
+        if name in same and o is not None and n is not None:
+            if name in set(asked):
+                out.append(
+                    Move(
+                        platform=platform,
+                        name=name,
+                        old=_vb(o),
+                        new=_vb(n),
+                        reason="already the newest that fits",
+                    )
+                )
+            continue
+        if o is None and n is None:
+            continue
+        reason = released.get(name, "")
+        if o is None and n is not None:
+            by = [p for p, _d in needs.get(name, []) if p.name != name]
+            reason = reason or (f"needed by {by[0].name} {by[0].version}" if by else "in the spec")
+        elif n is None:
+            reason = reason or "no longer needed"
+        elif not reason or reason == "asked to update":
+            if o is not None and not reason:
+                rejecting = [p for p, d in needs.get(name, []) if d is not None and not _accepts(d, o)]
+                # or the other way round: the old version's own dependency rejects a package's new one
+                rejecting += [
+                    now[dn.lower()]
+                    for dn, rest in o.depends
+                    if rest
+                    and dn.lower() in changed
+                    and dn.lower() in now
+                    and (d := _dep(dn, rest)) is not None
+                    and not _accepts(d, now[dn.lower()])
+                ]
+                if rejecting:
+                    reason = f"forced by {rejecting[0].name} {rejecting[0].version}"
+            reason = reason or "moved by the solve"
+        out.append(
+            Move(
+                platform=platform,
+                name=name,
+                old=_vb(o) if o else None,
+                new=_vb(n) if n else None,
+                reason=reason,
+            )
+        )
+    return out

@@ -1,0 +1,173 @@
+"""What a lock was solved from, recorded in it, so that a stale lock can say which entries changed.
+
+The content hash says only *that* the spec changed.  envkit also records the spec's canonical
+entries (channels, conda match specs, pip entries and options) under SPEC_KEY in the lock's
+`custom_metadata`; `spec_changes` compares that record with today's spec and names each entry
+added, removed or changed (from → to, with the line of today's file).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from envkit.conda.names import pep503
+from envkit.model import EnvSpec
+
+#: The `custom_metadata` key of the spec record (JSON: conda and pip entries by name).
+SPEC_KEY = "envkit.spec"
+
+
+def _entries(spec: EnvSpec) -> dict[str, dict[str, list[str]]]:
+    conda: dict[str, list[str]] = {}
+    for d in spec.conda:
+        conda.setdefault(d.name, [])
+        if d.spec() not in conda[d.name]:
+            conda[d.name].append(d.spec())
+    pip: dict[str, list[str]] = {}
+    for p in spec.pip:
+        if p.kind == "option":
+            continue
+        text = ("-e " if p.editable else "") + p.text
+        key = pep503(p.name) if p.name else text
+        pip.setdefault(key, [])
+        if text not in pip[key]:
+            pip[key].append(text)
+    return {"conda": conda, "pip": pip}
+
+
+def spec_record(spec: EnvSpec) -> str:
+    """The SPEC_KEY text of `spec`: its conda and pip entries by name, as compact, key-sorted JSON
+    (the same spec, the same text).  Channels and pip options are not repeated: the lock records them."""
+    return json.dumps(_entries(spec), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SpecChange:
+    """One difference between the spec a lock was solved from and today's: `kind` is "added",
+    "removed", "changed" (an entry of `section` "conda"/"pip"), or "channels"/"options" (the list
+    changed); `old`/`new` the entries' text; `file`/`line` where today's entry is."""
+
+    kind: str
+    section: str
+    name: str
+    old: str | None = None
+    new: str | None = None
+    file: str | None = None
+    line: int | None = None
+
+    @property
+    def where(self) -> str:
+        if not self.file:
+            return ""
+        return f"{self.file}:{self.line}" if self.line else self.file
+
+    def __str__(self) -> str:
+        what = "pip " if self.section == "pip" else ""
+        if self.kind == "added":
+            return f"added {what}{self.new}"
+        if self.kind == "removed":
+            return f"removed {what}{self.old}"
+        if self.kind in ("channels", "options"):
+            noun = "channels" if self.kind == "channels" else "pip options"
+            return f"{noun} changed from {self.old or '(none)'} to {self.new or '(none)'}"
+        return f"changed {what}{self.old} → {self.new}"
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "kind": self.kind,
+            "section": self.section,
+            "name": self.name,
+            "old": self.old,
+            "new": self.new,
+            "file": self.file,
+            "line": self.line,
+        }
+
+
+def recorded_spec(custom: Mapping[str, object]) -> dict | None:
+    """The spec record of a lock's custom_metadata, or None when it has none (or an unreadable one)."""
+    text = custom.get(SPEC_KEY)
+    if not isinstance(text, str):
+        return None
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        return None
+    return doc if isinstance(doc, dict) else None
+
+
+def spec_changes(
+    recorded: Mapping,
+    spec: EnvSpec,
+    lock_channels: Sequence[str] = (),
+    lock_options: Sequence[str] | None = None,
+) -> list[SpecChange]:
+    """The entries of `spec` that differ from `recorded` (a `spec_record`), in today's file order,
+    then the removed ones in name order; the channels compared with `lock_channels` (the lock's, by
+    name), the pip index options with `lock_options` (the lock's; None: not compared)."""
+    now = _entries(spec)
+    file = spec.source
+    out: list[SpecChange] = []
+    old_channels = list(lock_channels)
+    new_channels = [c.name for c in spec.channels if c.name != "nodefaults"]
+    if old_channels != new_channels:
+        out.append(
+            SpecChange(
+                kind="channels",
+                section="channels",
+                name="channels",
+                old=", ".join(old_channels),
+                new=", ".join(new_channels),
+                file=file,
+                line=spec.line_of("channels"),
+            )
+        )
+    lines = {("conda", d.name): d.line for d in spec.conda}
+    lines.update(
+        {("pip", pep503(p.name) if p.name else p.text): p.line for p in spec.pip if p.kind != "option"}
+    )
+    for section in ("conda", "pip"):
+        before: Mapping[str, list[str]] = recorded.get(section) or {}
+        after = now[section]
+        for name, texts in after.items():
+            line = lines.get((section, name))
+            if name not in before:
+                out.append(
+                    SpecChange(
+                        kind="added", section=section, name=name, new=", ".join(texts), file=file, line=line
+                    )
+                )
+            elif list(before[name]) != texts:
+                out.append(
+                    SpecChange(
+                        kind="changed",
+                        section=section,
+                        name=name,
+                        old=", ".join(before[name]),
+                        new=", ".join(texts),
+                        file=file,
+                        line=line,
+                    )
+                )
+        for name in sorted(set(before) - set(after)):
+            out.append(
+                SpecChange(kind="removed", section=section, name=name, old=", ".join(before[name]), file=file)
+            )
+    from envkit.lock.solve import lock_pip_options
+
+    new_opts = list(lock_pip_options(spec))
+    old_opts = list(lock_options or ())
+    if lock_options is not None and old_opts != new_opts:
+        out.append(
+            SpecChange(
+                kind="options",
+                section="pip",
+                name="options",
+                old=" ".join(old_opts),
+                new=" ".join(new_opts),
+                file=file,
+            )
+        )
+    return out

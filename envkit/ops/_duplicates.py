@@ -1,0 +1,113 @@
+"""The conda+pip duplicate warnings every operation that reads an environment reports: as data
+(lines of text), which the CLI prints on stderr and the library returns in its results."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from envkit.conda.names import Duplicate, duplicate_warning, find_duplicates
+from envkit.model import EnvSpec, LiveEnv, Lock
+
+if TYPE_CHECKING:  # pragma: no cover
+    from envkit.config import Config
+
+
+def duplicates_of(
+    env: EnvSpec | Lock | LiveEnv, *, extra: dict[str, tuple[str, ...]] | None = None
+) -> list[Duplicate]:
+    """Projects that both conda and pip provide in `env` (a spec, a lock on any platform, or a
+    live environment, where the prefix's own dist-info ownership is used)."""
+    if isinstance(env, EnvSpec):
+        conda = [d.name for d in env.conda]
+        pip = [p.name for p in env.pip if p.name]
+        return find_duplicates(conda, pip, extra=extra)
+    if isinstance(env, LiveEnv):
+        conda = [p.name for p in env.packages if p.manager == "conda"]
+        pip = [p.name for p in env.packages if p.manager == "pip"]
+        return find_duplicates(conda, pip, extra=extra, owned=dict(env.pypi_names))
+    found: dict[tuple[str, str], Duplicate] = {}
+    for platform in env.platforms or (None,):
+        pkgs = env.packages if platform is None else env.for_platform(platform)
+        conda = [p.name for p in pkgs if p.manager == "conda"]
+        pip = [p.name for p in pkgs if p.manager == "pip"]
+        for d in find_duplicates(conda, pip, extra=extra):
+            found.setdefault((d.conda_name, d.project), d)
+    return sorted(found.values(), key=lambda d: (d.project, d.conda_name))
+
+
+RULE = "conda-pip-duplicate"
+
+
+def duplicate_messages(
+    env: EnvSpec | Lock | LiveEnv, *, config: Config | None = None, text: str | None = None
+) -> list[str]:
+    """The conda+pip warnings for `env`, one per project, minus those the user silenced the way
+    `check` is silenced: `conda-pip-duplicate` not selected (or ignored) in the configuration, or an
+    inline `# envkit: ignore[conda-pip-duplicate]` (or bare `# envkit: ignore`) on the line of the
+    pip entry (the line check reports).  `config` defaults to the one found from the working
+    directory; `text` to the file `env` was read from.  The one place every command decides this."""
+    from envkit.checks.core import suppressions
+
+    if config is None:
+        config = _config_here()
+    if not config.is_selected(RULE):
+        return []
+    dups = duplicates_of(env, extra=config.pypi_names or None)
+    if not dups:
+        return []
+    lines = None
+    out = []
+    for d in dups:
+        line = _line_of(env, d)
+        if line:
+            if lines is None:
+                lines = _source_lines(env, text)
+            if 0 < line <= len(lines):
+                sup = suppressions(lines[line - 1])
+                if sup is not None and (not sup or RULE in sup):
+                    continue
+        out.append(duplicate_warning(d))
+    return out
+
+
+def _config_here() -> Config:
+    """The configuration of the working directory; a broken one is `check`'s to report, so other
+    commands fall back to the defaults rather than fail."""
+    from envkit.config import Config, load_config
+    from envkit.errors import EnvkitError
+
+    try:
+        return load_config()
+    except EnvkitError:
+        return Config()
+
+
+def _line_of(env: EnvSpec | Lock | LiveEnv, d: Duplicate) -> int | None:
+    """The line of the pip entry (else the conda entry) behind duplicate `d`."""
+    from envkit.model import pep503
+
+    if isinstance(env, EnvSpec):
+        for p in env.pip:
+            if p.name and pep503(p.name) == d.project:
+                return p.line
+        return next((c.line for c in env.conda if c.name == d.conda_name), None)
+    if isinstance(env, Lock):
+        return next(
+            (p.line for p in env.packages if p.manager == "pip" and pep503(p.name) == d.project), None
+        )
+    return None
+
+
+def _source_lines(env: EnvSpec | Lock | LiveEnv, text: str | None) -> list[str]:
+    if text is None:
+        source = getattr(env, "source", None)
+        if not source or source == "-":
+            return []
+        from envkit.errors import EnvkitError
+        from envkit.io import read_text
+
+        try:
+            text = read_text(source)
+        except (OSError, EnvkitError):
+            return []
+    return text.splitlines()

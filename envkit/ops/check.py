@@ -1,0 +1,171 @@
+"""The check operation: load the targets, run the rules (the machine-* rules too when a machine
+profile is given), apply the safe fixes when asked, and return everything as a CheckResult."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from envkit.errors import EnvkitError, Remedy, UsageError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from envkit.checks.core import Finding, Target
+    from envkit.checks.fix import Fixed
+    from envkit.config import Config
+    from envkit.machine.profile import MachineProfile
+    from envkit.model import LiveEnv
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CheckResult:
+    """What a check found.  `unreadable`: the files that could not be read (left out, when several
+    were given); `entry_errors`: the malformed entries of the files that were read (one error each);
+    `warnings`: the conda+pip duplicate warnings, once per source (named when there are several)."""
+
+    targets: tuple[Target, ...]
+    findings: tuple[Finding, ...]
+    fixed: tuple[Fixed, ...] = ()
+    unreadable: tuple[EnvkitError, ...] = ()
+    entry_errors: tuple[EnvkitError, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def checked(self) -> tuple[str, ...]:
+        """The files checked, each once, in order."""
+        return tuple(dict.fromkeys(t.path for t in self.targets if t.kind != "live"))
+
+    @property
+    def environments(self) -> tuple[str, ...]:
+        """The live environments checked."""
+        return tuple(t.path for t in self.targets if t.kind == "live")
+
+    @property
+    def unusable(self) -> bool:
+        """Some input could not be used: a file unread, a malformed entry, YAML that did not parse."""
+        return bool(self.unreadable or self.entry_errors) or any(
+            t.parse_error is not None for t in self.targets
+        )
+
+    def fails(self, threshold: str) -> bool:
+        """A finding is at least as severe as `threshold` (error, warning, info)."""
+        from envkit.checks import severity_at_least
+
+        return any(severity_at_least(f.severity, threshold) for f in self.findings)
+
+
+def check_paths(files: Sequence[str], *, live: bool = False, lock: str | None = None) -> list[str]:
+    """The files to check: each of `files`, a directory as its environment files; with none (and
+    no `live` environment), the environment files of the working directory.  UsageError when
+    there is nothing to check."""
+    from envkit.checks.targets import discover
+
+    paths: list[str] = []
+    for f in files:
+        if f != "-" and os.path.isdir(f):
+            found = discover(f)
+            if not found:
+                raise UsageError(
+                    f"{f}: a directory with no environment.yml, environment.yaml, conda-lock.yml "
+                    "or pixi.lock in it",
+                    hint="pass the files to check",
+                )
+            paths += found
+        else:
+            paths.append(f)
+    if not paths and not live:
+        paths = discover(".")
+        if not paths and lock is None:
+            raise UsageError(
+                "nothing to check: no FILE given and no environment.yml, "
+                "environment.yaml, conda-lock.yml or pixi.lock here",
+                hint="pass files, or {} / {} for a live environment",
+                remedy=(Remedy(option="name", metavar="NAME"), Remedy(option="prefix", metavar="PREFIX")),
+            )
+    return paths
+
+
+def check(
+    paths: Sequence[str],
+    *,
+    lock: str | None = None,
+    live: LiveEnv | None = None,
+    stdin: str | None = None,
+    format: str | None = None,
+    config: Config | None = None,
+    machine: MachineProfile | None = None,
+    fix: bool = False,
+) -> CheckResult:
+    """Check the files `paths` (`-` is the text `stdin`), the `lock` file and the LiveEnv `live`
+    with the rules `config` selects (None: every rule), against the MachineProfile `machine` when
+    given (the machine-* rules).  With several paths, one that cannot be read is left out and its
+    error returned in `unreadable`.  With `fix`, the safe fixes are applied (each file rewritten
+    atomically) and the files checked again.  Raises UsageError for an unknown rule in a file's
+    inline suppression, EnvkitError for an input that cannot be read (one path)."""
+    from envkit.config import Config
+
+    config = config or Config()
+    collect: list[EnvkitError] | None = [] if len(paths) > 1 else None
+    targets, findings = _run(paths, lock, live, stdin, format, config, machine, collect)
+    fixed: list[Fixed] = []
+    if fix and any(f.fixable for f in findings):
+        from envkit.checks.fix import apply_fixes
+
+        fixed = apply_fixes(findings, {t.path: t.text for t in targets if t.text is not None})
+        if fixed:
+            collect = [] if collect is not None else None
+            targets, findings = _run(paths, lock, live, stdin, format, config, machine, collect)
+    return CheckResult(
+        targets=tuple(targets),
+        findings=tuple(findings),
+        fixed=tuple(fixed),
+        unreadable=tuple(collect or ()),
+        entry_errors=_entry_errors(targets),
+        warnings=_duplicate_warnings(targets, config),
+    )
+
+
+def _run(
+    paths: Sequence[str],
+    lock: str | None,
+    live: LiveEnv | None,
+    stdin: str | None,
+    format: str | None,
+    config: Config,
+    machine: MachineProfile | None,
+    errors: list[EnvkitError] | None,
+) -> tuple[list[Target], list[Finding]]:
+    from envkit.checks import run_checks
+    from envkit.checks.targets import load_targets_collecting
+
+    targets = load_targets_collecting(paths, lock=lock, live=live, stdin=stdin, format=format, errors=errors)
+    return targets, run_checks(targets, config, machine=machine)
+
+
+def _entry_errors(targets: Sequence[Target]) -> tuple[EnvkitError, ...]:
+    seen: set[int] = set()
+    errors: list[EnvkitError] = []
+    for t in targets:
+        if id(t.entry_errors) not in seen:  # the environments of one file share one list
+            seen.add(id(t.entry_errors))
+            errors += t.entry_errors
+    return tuple(errors)
+
+
+def _duplicate_warnings(targets: Sequence[Target], config: Config) -> tuple[str, ...]:
+    """The conda+pip duplicate warnings, once per source: the environments of a pixi.lock (one
+    target each) or a file given twice are one source.  Lines name their source when more than one
+    was read.  Silenced as the rule is (config, ignore, inline suppressions)."""
+    from envkit.ops._duplicates import duplicate_messages
+
+    per_source: dict[str, list[str]] = {}
+    for t in targets:
+        messages = per_source.setdefault(t.path, [])
+        if t.model is None:
+            continue
+        for text in duplicate_messages(t.model, config=config, text=t.text):
+            if text not in messages:
+                messages.append(text)
+    label = len(per_source) > 1
+    return tuple(f"{path}: {text}" if label else text for path, msgs in per_source.items() for text in msgs)

@@ -1,0 +1,343 @@
+"""`convert`, proved: write the target, read the output back, and diff it against the source with
+envkit's own diff for every platform written.  The diff is the loss report.
+
+    result = convert_model(model, "pylock", source_format="uv-lock")
+    result.text              the output
+    result.changes_install   what gets installed differs (a package, version, build, hash, platform,
+                             pip artifact, marker): the diff of the read-back, per platform
+    result.losses            the features the target cannot hold that change what is installed
+                             (conda packages in pylock.toml, a pip package without a version, ...)
+    result.notes             metadata the target cannot hold by definition, that installs the same
+                             (depends in an explicit file, channel order, hashes in an environment.yml)
+    result.verified          the output was read back and diffed (a CycloneDX SBOM is not read back)
+
+A caller (the CLI) fails on `changes_install` or `losses` unless told to accept them; notes never
+fail.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from envkit.convert import FEATURES, Conversion, Loss, convert
+from envkit.errors import EnvkitError
+from envkit.model import EnvSpec, Lock, LockedPackage
+
+#: features whose loss leaves what gets installed as it was: the target cannot hold them by
+#: definition (an explicit file has no dependency lists and no channel order, an environment.yml no
+#: hashes, a requirements file resolves index packages by name)
+NOTE_FEATURES = ("depends", "channels", "hashes", "urls", "pip-urls", "indexes", "platforms")
+#: record fields a conda package can differ in after the round trip without installing another
+#: artifact (conda-lock.yml writes no `subdir`: it is the URL's; its dependencies are a mapping)
+_RECORD_NOTES = ("depends", "constrains", "subdir")
+#: the formats envkit reads a target's output back as (a target not here is not read back)
+_READ_AS = {
+    "env": "env",
+    "requirements": "requirements",
+    "explicit": "explicit",
+    "conda-lock": "conda-lock",
+    "pixi": "pixi",
+    "pixi-v7": "pixi",
+    "pylock": "pylock",
+    "conda-list-json": "conda-list-json",
+    "conda-list-export": "conda-list-export",
+}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Note:
+    """Something the target cannot hold that does not change what gets installed: `feature` (an
+    envkit.convert.FEATURES key), how many packages (or channels) it concerns, a few by name."""
+
+    feature: str
+    count: int = 0
+    packages: tuple[str, ...] = ()
+    detail: str = ""
+
+    def as_dict(self) -> dict:
+        return {
+            "feature": self.feature,
+            "what": FEATURES[self.feature],
+            "count": self.count,
+            "packages": list(self.packages),
+            "detail": self.detail,
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class InstallChange:
+    """One package that the output installs differently from the source, on `platform`: the diff's
+    kind (removed, upgraded, rebuilt, source, ...; `marker` for a pip marker the diff does not
+    compare), each side as `name==version` text (None: absent) and the diff's reason."""
+
+    platform: str | None
+    name: str
+    kind: str
+    a: str | None
+    b: str | None
+    reason: str = ""
+
+    def as_dict(self) -> dict:
+        return {
+            "platform": self.platform,
+            "name": self.name,
+            "kind": self.kind,
+            "a": self.a,
+            "b": self.b,
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ConvertResult:
+    conversion: Conversion
+    losses: tuple[Loss, ...] = ()
+    notes: tuple[Note, ...] = ()
+    changes_install: tuple[InstallChange, ...] = ()
+    verified: bool = False
+    #: why the output was not read back (verified False), e.g. "cyclonedx is not read back"
+    unverified_because: str = ""
+
+    @property
+    def text(self) -> str:
+        return self.conversion.text
+
+    @property
+    def changes_what_is_installed(self) -> bool:
+        return bool(self.losses or self.changes_install)
+
+    @property
+    def lossless(self) -> bool:
+        return not (self.losses or self.notes or self.changes_install)
+
+
+def convert_model(model, target: str, *, source_format: str, platform: str | None = None) -> ConvertResult:
+    """`model` written as `target` (envkit.convert.convert), read back and diffed against what was
+    written from.  Raises what `convert` raises."""
+    conv = convert(model, target, source_format=source_format, platform=platform)
+    losses = tuple(x for x in conv.losses if x.feature not in NOTE_FEATURES)
+    notes = [
+        Note(feature=x.feature, count=x.count, packages=x.packages, detail=x.detail)
+        for x in conv.losses
+        if x.feature in NOTE_FEATURES
+    ]
+    changes: tuple[InstallChange, ...] = ()
+    src = conv.written_from
+    why = ""
+    if target not in _READ_AS:
+        why = f"{target} is not read back"
+    elif src is None:
+        why = "nothing to compare"
+    else:
+        try:
+            changes, more = readback_diff(src, conv.text, target, _platforms_written(conv))
+        except EnvkitError as exc:
+            why = f"the output did not read back: {exc}"
+        else:
+            notes += [n for n in more if n.feature not in {m.feature for m in notes}]
+    return ConvertResult(
+        conversion=conv,
+        losses=losses,
+        notes=tuple(sorted(notes, key=lambda n: list(FEATURES).index(n.feature))),
+        changes_install=changes,
+        verified=not why,
+        unverified_because=why,
+    )
+
+
+def _platforms_written(conv: Conversion) -> tuple[str | None, ...]:
+    src = conv.written_from
+    if isinstance(src, Lock) and src.platforms:
+        return src.platforms
+    return (None,)
+
+
+def readback_diff(
+    source: Lock | EnvSpec, text: str, target: str, platforms: tuple[str | None, ...]
+) -> tuple[tuple[InstallChange, ...], tuple[Note, ...]]:
+    """(install changes, notes) of `text` (written as `target` from `source`) read back and diffed
+    against `source` on each of `platforms` (None: a lock without platforms).  Raises the readers'
+    errors when the text does not read back."""
+    from envkit.envdiff import diff, record_differences
+    from envkit.formats import read_text
+    from envkit.model import resolved_view
+
+    back = read_text(text, filename=f"converted.{target}", format=_READ_AS[target])
+    if isinstance(back, EnvSpec) and resolved_view(back) is None and back.pip and not back.conda:
+        from envkit.formats.requirements import requirements_to_lock
+
+        back = requirements_to_lock(back)  # pins of pip packages: compare them as a lock
+    changes: list[InstallChange] = []
+    notes: dict[str, Note] = {}
+    for plat in platforms:
+        d = diff(source, back, platform=plat)
+        a_pkgs, b_pkgs = _packages(source, plat), _packages(back, plat)
+        forked = _forked_names(a_pkgs, b_pkgs)
+        quiet = set()
+        if a_pkgs is not None and b_pkgs is not None:
+            bi = {(p.manager, p.name.lower()): p for p in b_pkgs}
+            rec: list[str] = []
+            for pa in a_pkgs:
+                pb = bi.get((pa.manager, pa.name.lower()))
+                if pb is None or pa.manager != "conda" or (pa.version, pa.build) != (pb.version, pb.build):
+                    continue
+                fields = record_differences(pa, pb)
+                if fields and all(f.split(" ", 1)[0] in _RECORD_NOTES for f in fields):
+                    quiet.add(pa.name.lower())
+                    rec.append(pa.name)
+            if rec:
+                notes.setdefault(
+                    "depends",
+                    Note(
+                        feature="depends",
+                        count=len(rec),
+                        packages=tuple(rec[:5]),
+                        detail="package records written as the target holds them "
+                        "(dependencies merged per name, subdir from the URL); the same artifacts",
+                    ),
+                )
+        for ch in d.changes:
+            if ch.name.lower() in quiet and ch.kind == "rebuilt":
+                continue
+            if (ch.a or ch.b) and (ch.a or ch.b).manager == "pip" and _canon(ch.name) in forked:
+                continue
+            changes.append(
+                InstallChange(
+                    platform=plat,
+                    name=ch.name,
+                    kind=ch.kind,
+                    a=_state_text(ch.a),
+                    b=_state_text(ch.b),
+                    reason=ch.reason,
+                )
+            )
+        if d.pip_not_recorded is not None and d.pip_not_recorded.side == "b" and a_pkgs is not None:
+            for p in a_pkgs:
+                if p.manager == "pip":
+                    changes.append(
+                        InstallChange(
+                            platform=plat,
+                            name=p.name,
+                            kind="removed",
+                            a=_label(p),
+                            b=None,
+                            reason=f"{target} holds no pip packages",
+                        )
+                    )
+        if a_pkgs is not None and b_pkgs is not None:
+            changes += _pip_entry_changes(a_pkgs, b_pkgs, plat, forked)
+        ch_d = d.channels
+        if ch_d.a is not None and ch_d.b is not None and ch_d.changed:
+            what = "order" if ch_d.order_changed and not (ch_d.added or ch_d.removed) else "list"
+            notes.setdefault(
+                "channels",
+                Note(
+                    feature="channels",
+                    count=len(ch_d.a),
+                    packages=tuple(ch_d.a[:5]),
+                    detail=f"the channel {what} differs: {', '.join(ch_d.a)} → {', '.join(ch_d.b)}",
+                ),
+            )
+    return tuple(changes), tuple(notes.values())
+
+
+def _packages(model, platform: str | None) -> tuple[LockedPackage, ...] | None:
+    from envkit.model import resolved_view
+
+    view = resolved_view(model, platform)
+    if view is None or view.lock is None:
+        return None
+    lock = view.lock
+    if platform is None or not lock.platforms:
+        return lock.packages
+    return lock.for_platform(platform)
+
+
+def _canon(name: str) -> str:
+    from envkit.conda.names import pep503
+
+    return pep503(name)
+
+
+def _forked_names(a, b) -> set[str]:
+    """pip names locked more than once on one platform (uv.lock forks: one version per Python); the
+    diff matches packages by name, so these are compared here, entry by entry."""
+    out: set[str] = set()
+    for pkgs in (a or (), b or ()):
+        count = Counter(_canon(p.name) for p in pkgs if p.manager == "pip")
+        out |= {n for n, k in count.items() if k > 1}
+    return out
+
+
+def _marker(m: str | None) -> str | None:
+    if not m:
+        return None
+    try:
+        from packaging.markers import Marker
+
+        return str(Marker(m))
+    except Exception:  # an unparsable marker compares as written
+        return m.strip()
+
+
+def _pip_entry_changes(a, b, plat: str | None, forked: set[str]) -> list[InstallChange]:
+    """What the diff does not compare: each pip entry's marker, and every entry of a name locked
+    more than once (`forked`)."""
+
+    def entries(pkgs) -> dict[str, list[tuple[str, str | None]]]:
+        out: dict[str, list[tuple[str, str | None]]] = {}
+        for p in pkgs:
+            if p.manager == "pip":
+                out.setdefault(_canon(p.name), []).append((p.version, _marker(p.marker)))
+        return {k: sorted(v, key=lambda e: (e[0], e[1] or "")) for k, v in out.items()}
+
+    ea, eb = entries(a), entries(b)
+    changes = []
+    for name in sorted(set(ea) | set(eb)):
+        xa, xb = ea.get(name, []), eb.get(name, [])
+        if name not in forked:
+            if xa and xb and xa[0][0] == xb[0][0] and xa[0][1] != xb[0][1]:
+                changes.append(
+                    InstallChange(
+                        platform=plat,
+                        name=name,
+                        kind="marker",
+                        a=_entry(name, xa[0]),
+                        b=_entry(name, xb[0]),
+                        reason="the environment marker differs: installed under other conditions",
+                    )
+                )
+            continue
+        if xa != xb:
+            gone = [e for e in xa if e not in xb]
+            new = [e for e in xb if e not in xa]
+            changes.append(
+                InstallChange(
+                    platform=plat,
+                    name=name,
+                    kind="marker" if {v for v, _ in gone} == {v for v, _ in new} else "changed",
+                    a="; ".join(_entry(name, e) for e in gone) or None,
+                    b="; ".join(_entry(name, e) for e in new) or None,
+                    reason="a name locked at several versions (one per environment marker) is "
+                    "not written as it was",
+                )
+            )
+    return changes
+
+
+def _entry(name: str, e: tuple[str, str | None]) -> str:
+    return f"{name}=={e[0]}" + (f" ; {e[1]}" if e[1] else "")
+
+
+def _label(p: LockedPackage) -> str:
+    return f"{p.name}=={p.version}" if p.version else p.name
+
+
+def _state_text(st) -> str | None:
+    if st is None:
+        return None
+    text = f"{st.name}=={st.version}" if st.version else st.name
+    if st.build:
+        text += f" ({st.build})"
+    return text

@@ -1,0 +1,330 @@
+"""Locking as an operation: what `envkit lock` does, typed, for the CLI and `import envkit` alike.
+
+* `lock_spec` solves an environment file into a Lock; over a previous lock it keeps what that lock
+  chose (`update` names what may move, `update_all` re-solves everything), with an optional
+  cutoff (`exclude_newer`), and `CONDA_OVERRIDE_*` read from `environ` as conda reads them.
+* `lock_live` locks a live environment exactly, asking pip for the artifacts of index installs,
+  and fails when pip cannot name one (unless `allow_unhashed_pip`): the CLI and the library give
+  the same answer for the same prefix.
+* `check_lock` says whether a lock still fits its spec, and why not: each spec entry added,
+  removed or changed since it was locked, per platform.
+
+Each returns a result object and prints nothing; the errors are envkit's (UsageError, ParseError,
+SolveError, BackendError).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from envkit.errors import ParseError, Remedy, UsageError, Where
+from envkit.lock.check import LockProblem
+from envkit.lock.cutoff import ExcludeNewer
+from envkit.lock.relock import Move
+from envkit.lock.spec_record import SpecChange
+from envkit.lock.staleness import Staleness
+from envkit.lock.virtual import VirtualPackage
+from envkit.model import EnvSpec, LiveEnv, Lock
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SpecLockResult:
+    """What `lock_spec` made: the `lock`, the `moves` from the previous lock (empty without one),
+    the cutoff in force (`exclude_newer`, None for none), the virtual packages set beyond the
+    defaults (`virtual_packages`: given, then from CONDA_OVERRIDE_*), and `warnings` to show."""
+
+    lock: Lock
+    moves: tuple[Move, ...] = ()
+    exclude_newer: ExcludeNewer | None = None
+    virtual_packages: tuple[VirtualPackage, ...] = ()
+    warnings: tuple[str, ...] = ()
+    relocked: bool = False
+
+
+def refuse_nothing_to_lock(spec: EnvSpec) -> None:
+    """ParseError for a spec with no dependencies (a typo'd `dependencies:` key looks like that),
+    or a requirements file (it has no channels to solve its conda side from)."""
+    path = spec.source
+    if spec.kind == "requirements" and not spec.channels:
+        name = os.path.basename(path) if path else "requirements.txt"
+        raise ParseError(
+            "this is a pip requirements file: `envkit lock` solves conda environments, from a "
+            "`channels:` list",
+            where=Where(file=path),
+            hint="list it in an environment.yml: `channels: [conda-forge]`, `dependencies: [python, pip, "
+            f"{{pip: [-r {name}]}}]`, then `envkit lock -f environment.yml`",
+        )
+    if not spec.conda and not any(p.kind != "option" for p in spec.pip):
+        raise ParseError(
+            "the environment file lists no dependencies: nothing to lock",
+            where=Where(file=path, line=spec.line_of("dependencies")),
+            hint="add a `dependencies:` list",
+        )
+
+
+def _check_update(update: Sequence[str], spec: EnvSpec, previous: Lock | None) -> tuple[str, ...]:
+    from envkit.model import pep503
+
+    names = tuple(dict.fromkeys(n.strip().lower() for n in update if n.strip()))
+    if not names:
+        return ()
+    if previous is None:
+        raise UsageError(
+            f"nothing to update {', '.join(names)} from: there is no previous lock",
+            hint="lock it first (a first lock solves everything), or name the previous lock to read",
+        )
+    known = {p.name for p in previous.packages} | {pep503(p.name) for p in previous.packages}
+    known |= {d.name for d in spec.conda} | {pep503(p.name) for p in spec.pip if p.name}
+    unknown = [n for n in names if n not in known and pep503(n) not in known]
+    if unknown:
+        raise UsageError(
+            f"cannot update {', '.join(unknown)}: neither the previous lock nor the spec has "
+            f"{'it' if len(unknown) == 1 else 'them'}",
+            where=Where(file=previous.source),
+            hint="name packages of the lock (a new dependency goes into the environment file)",
+        )
+    return names
+
+
+def previous_cutoff(previous: Lock | None) -> ExcludeNewer | None:
+    """The cutoff `previous` was solved with (recorded in its metadata), or None."""
+    if previous is None:
+        return None
+    from envkit.formats.condalock import custom_metadata
+    from envkit.lock.cutoff import read_exclude_newer
+
+    return read_exclude_newer(custom_metadata(previous))
+
+
+def lock_spec(
+    spec: EnvSpec,
+    *,
+    platforms: Sequence[str] = (),
+    previous: Lock | None = None,
+    update: Sequence[str] = (),
+    update_all: bool = False,
+    exclude_newer: ExcludeNewer | None = None,
+    channel_priority: str = "strict",
+    virtual_packages: Sequence[VirtualPackage] = (),
+    environ: Mapping[str, str] | None = None,
+    solver: str = "rattler",
+    lock_pip_section: bool = True,
+    progress: Callable[[str], None] | None = None,
+) -> SpecLockResult:
+    """Lock `spec` for `platforms` (default: its `platforms:`, else the previous lock's, else this
+    machine's).
+
+    With `previous` (the lock being replaced), every package it locked stays, except those in
+    `update`, those the spec no longer accepts and those an updated package forces to move; with
+    `update_all` everything is solved afresh.  `exclude_newer` (default: the cutoff `previous`
+    records) solves as the channels were then.  `environ` (default os.environ) is read for
+    CONDA_OVERRIDE_CUDA / _GLIBC / _OSX; `virtual_packages` beat it.  `solver="conda-lock"` runs
+    conda-lock (a fresh solve: no previous lock, no cutoff).
+
+    Raises ParseError (nothing to lock), UsageError (an update without a previous lock, a name
+    neither has, an option the solver lacks), SolveError, BackendError.
+    """
+    from envkit.conda.platform import host_platform
+    from envkit.lock.virtual import environ_virtual_packages
+
+    refuse_nothing_to_lock(spec)
+    # a re-lock keeps the previous lock's platforms unless told otherwise
+    plats = (
+        list(platforms)
+        or list(spec.platforms)
+        or list(previous.platforms if previous else ())
+        or [host_platform()]
+    )
+    names = _check_update(update, spec, previous)
+    cutoffs = exclude_newer if exclude_newer is not None else previous_cutoff(previous)
+    given = tuple(virtual_packages)
+    vps = given + environ_virtual_packages(os.environ if environ is None else environ, plats, given)
+    if solver == "conda-lock":
+        if not lock_pip_section or channel_priority != "strict":
+            raise UsageError(
+                "the pip-section and channel-priority settings apply to the rattler solver; conda-lock "
+                "reads channel_priority from .condarc and always locks the pip section",
+                hint="use the default solver ({}) for them",
+                remedy=Remedy(option="solver", value="rattler"),
+            )
+        if names or exclude_newer:
+            raise UsageError(
+                "updating packages and exclude-newer cutoffs need the rattler solver",
+                hint="use the default solver ({})",
+                remedy=Remedy(option="solver", value="rattler"),
+            )
+        from envkit.lock import solve_with_conda_lock
+
+        return SpecLockResult(
+            lock=solve_with_conda_lock(spec, plats, virtual_packages=vps), virtual_packages=vps
+        )
+    from envkit.lock.solve import relock_spec
+
+    base = None if update_all else previous
+    result = relock_spec(
+        spec,
+        plats,
+        previous=base,
+        update=names,
+        cutoffs=cutoffs or None,
+        channel_priority=channel_priority,
+        virtual_packages=vps,
+        lock_pip_section=lock_pip_section,
+        progress=progress,
+    )
+    moves = result.moves
+    if update_all and previous is not None:
+        from envkit.lock.relock import moves_between
+        from envkit.lock.solve import pip_moves
+
+        moves = ()
+        for p in result.lock.platforms:
+            old, new = previous.for_platform(p), result.lock.for_platform(p)
+            moves += tuple(moves_between(p, old, new, {}, ()))
+            moves += tuple(
+                pip_moves(
+                    p, [x for x in old if x.manager == "pip"], [x for x in new if x.manager == "pip"], ()
+                )
+            )
+    warnings = list(result.notes)
+    for platform, count in result.untimed:
+        warnings.append(
+            f"{platform}: {count} record(s) have no upload time (no indexed_timestamp or timestamp); "
+            "the exclude-newer cutoff cannot judge them, so they were kept"
+        )
+    return SpecLockResult(
+        lock=result.lock,
+        moves=moves,
+        exclude_newer=cutoffs or None,
+        virtual_packages=vps,
+        warnings=tuple(warnings),
+        relocked=previous is not None,
+    )
+
+
+def read_previous(
+    path: str | None, *, environment: str | None = None, format_hint: str | None = None
+) -> Lock | None:
+    """The lock at `path` a re-lock starts from: None when there is no file (or an empty one).
+    A conda-lock.yml or a pixi.lock (versions up to 7; `environment`, default "default").
+    Raises ParseError when the file is not a lock."""
+    if not path or path == "-" or not os.path.isfile(path):
+        return None
+    from envkit.lock.read import read_lock_file
+
+    if os.path.getsize(path) == 0:
+        return None
+    _text, model = read_lock_file(path, None, environment, format_hint=format_hint)
+    if not isinstance(model, Lock):
+        raise ParseError("not a lock file (it reads as an environment file)", where=Where(file=path))
+    return model
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LiveLockResult:
+    """What `lock_live` made: the `lock`, the exact environment file's model (`env_spec`), and the
+    `warnings` to show (the reader's, and pip's for artifacts locked without a hash)."""
+
+    lock: Lock
+    env_spec: EnvSpec
+    warnings: tuple[str, ...] = ()
+
+
+def lock_live(
+    env: LiveEnv,
+    *,
+    allow_unhashed_pip: bool = False,
+    progress: Callable[[str], None] | None = None,
+) -> LiveLockResult:
+    """Lock the live environment `env` exactly: `envkit lock -n/-p` and `envkit.lock_live`.
+
+    pip is asked for the artifact (URL, sha256) of each pip package installed from an index; when
+    it cannot name one, BackendError (`unresolved_pip_error`) unless `allow_unhashed_pip`, which
+    locks it with the #envkit-unresolved marker and a warning."""
+    from envkit.lock import live_env_spec
+    from envkit.lock import lock_live as lock_live_core
+    from envkit.lock.artifacts import resolve_or_refuse
+
+    pending = sum(1 for p in env.pip_packages() if not p.url)
+    if progress and pending:
+        progress(
+            f"asking pip for the artifacts (URL, sha256) of {pending} pip package(s) installed from an index"
+        )
+    resolution = resolve_or_refuse(env, allow_unhashed_pip=allow_unhashed_pip)
+    lock = lock_live_core(env, index_artifacts=resolution.found, allow_unhashed_pip=allow_unhashed_pip)
+    return LiveLockResult(
+        lock=lock, env_spec=live_env_spec(env), warnings=tuple(env.warnings) + tuple(resolution.warnings)
+    )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LockCheck:
+    """`check_lock`'s verdict: `problems` (LockProblem; empty when the lock fits), `staleness` per
+    platform, `changes` (the spec entries changed since the lock was made, when it recorded its
+    spec; None when it did not), `stale_platforms`, and the cutoff it was solved with."""
+
+    lock: Lock
+    problems: tuple[LockProblem, ...] = ()
+    staleness: tuple[Staleness, ...] = ()
+    changes: tuple[SpecChange, ...] | None = None
+    stale_platforms: tuple[str, ...] = ()
+    exclude_newer: ExcludeNewer | None = None
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def check_lock(
+    spec: EnvSpec,
+    lock: Lock,
+    *,
+    lock_text: str | None = None,
+    virtual_packages: Sequence[VirtualPackage] = (),
+    exclude_newer: ExcludeNewer | None = None,
+) -> LockCheck:
+    """Whether `lock` fits `spec`, and why not.  `exclude_newer`, when given, must be the cutoff
+    the lock records (a different one makes the lock stale: it was solved as of another date)."""
+    from envkit.create import validate_hashes
+    from envkit.formats.condalock import custom_metadata
+    from envkit.lock import check_lock as check_core
+    from envkit.lock import lock_staleness
+    from envkit.lock.spec_record import recorded_spec, spec_changes
+
+    validate_hashes(lock.packages, source=lock.source)  # a hash `envkit create` would refuse fails too
+    staleness = lock_staleness(
+        spec, lock, spec.source, lock_text=lock_text, virtual_packages=virtual_packages
+    )
+    problems = list(check_core(spec, lock, staleness=staleness))
+    stale = tuple(s.platform for s in staleness if s.status == "stale")
+    record = recorded_spec(custom_metadata(lock))
+    changes = None
+    if record is not None:
+        channels = [c.name for c in lock.channels]
+        # pip options are not compared: the lock holds them rebased to its own directory
+        changes = tuple(spec_changes(record, spec, channels))
+    recorded_cut = previous_cutoff(lock)
+    if exclude_newer is not None and (
+        recorded_cut is None or recorded_cut.to_json() != exclude_newer.to_json()
+    ):
+        was = recorded_cut.describe() if recorded_cut else "none"
+        problems.append(
+            LockProblem(
+                kind="stale",
+                platform=None,
+                message=f"solved with exclude-newer {was}, not {exclude_newer.describe()}",
+            )
+        )
+    notes = tuple(str(s) for s in staleness if s.status == "not-comparable")
+    return LockCheck(
+        lock=lock,
+        problems=tuple(problems),
+        staleness=tuple(staleness),
+        changes=changes,
+        stale_platforms=stale,
+        exclude_newer=recorded_cut,
+        notes=notes,
+    )
