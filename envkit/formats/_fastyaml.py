@@ -209,9 +209,11 @@ _RUN_ITEM = rf"(?!(?:{_WORDS})\n)[A-Za-z_](?:[^\n: \t]++|:(?=[^ \n])| (?=[^ \n#]
 # A run of one-key mappings, `- key: text` (a pixi.lock environment's `- conda: URL` references),
 # is one _MAP_RUN token whose value is the (key, text) pairs.
 _RUN_KEY = rf"(?!(?:{_WORDS}):)[A-Za-z_][A-Za-z0-9_.\-/]*+"
+# (their text without white space, as references are: a class scan, not a check per character)
+_RUN_WORD = rf"(?!(?:{_WORDS})\n)[A-Za-z_]\S*+(?<!:)\n"
 _RUNS = re.compile(
-    rf"\n( *)- (?:{_RUN_ITEM}(?:\1- {_RUN_ITEM}){{7,}}|(?P<map>){_RUN_KEY}: {_RUN_ITEM}"
-    rf"(?:\1- {_RUN_KEY}: {_RUN_ITEM}){{7,}})"
+    rf"\n( *)- (?:{_RUN_ITEM}(?:\1- {_RUN_ITEM}){{7,}}|(?P<map>){_RUN_KEY}: {_RUN_WORD}"
+    rf"(?:\1- {_RUN_KEY}: {_RUN_WORD}){{7,}})"
 ).finditer
 _ONE_KEY = re.compile(r"^ *- ([^:\n]+): ([^\n]*)$", re.MULTILINE).findall
 
