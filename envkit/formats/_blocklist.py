@@ -306,3 +306,22 @@ def _instance(shape: tuple, no: int, n: int) -> YamlMap | YamlList:
     out.line = no
     out.lines = dict(zip(keys, range(no, no + n), strict=True))
     return out
+
+
+def split_layout(text: str, section: str, filename: str | None = None):
+    """(the document's header read as YAML, the offset where top-level `section:` starts), for a
+    reader of the list itself (conda-lock's, envkit.formats.condalocklayout): the text is checked
+    as the full loader would, then the header alone goes through the fast YAML reader.  Raises
+    Unsupported for text outside the layout (CR line ends, no `section:` list, a header that is not
+    a mapping)."""
+    check_lines(text, filename=filename)
+    _fastyaml._check_chars(text)
+    if "\r" in text:
+        raise Unsupported
+    start = text.find(f"\n{section}:\n- ") + 1  # str.find: a MULTILINE ^ is tried at every character
+    if start == 0:
+        raise Unsupported
+    header = _fastyaml.load(text[:start])
+    if type(header) is not YamlMap:
+        raise Unsupported
+    return header, start
