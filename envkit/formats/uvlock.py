@@ -95,7 +95,8 @@ def _check_conflicts(raw, text: str, filename: str | None) -> None:
     if not ok:
         m = re.search(r"^conflicts\s*=", text, re.MULTILINE)
         raise ParseError(
-            "`conflicts` must be an array of sets of `{ package = ..., extra = ... }` (or `group = ...`) tables",
+            "`conflicts` must be an array of sets of `{ package = ..., extra = ... }` "
+            "(or `group = ...`) tables",
             where=Where(
                 file=filename, line=text.count("\n", 0, m.start()) + 1 if m else None, key="conflicts"
             ),
