@@ -130,3 +130,23 @@ def test_a_malformed_conflicts_is_a_parse_error_at_its_line(tmp_path):
     r = run_envkit("convert", str(src), "-o", str(tmp_path / "pylock.toml"))
     assert r.exit_code == 2
     assert r.stderr.startswith(f"error: {src}:{line} (conflicts): `conflicts` must be an array of sets")
+
+
+def test_the_library_raises_the_same_with_its_hint():
+    from envkit.errors import UsageError
+    from envkit.ops.convert import convert_model
+
+    lock = read_text(KOKORO.read_text(), filename=str(KOKORO), format="uv-lock")
+    with pytest.raises(UsageError) as exc:
+        convert_model(lock, "pylock", source_format="uv-lock")
+    assert str(exc.value).endswith("; pylock would install every side at once")
+    assert exc.value.hint == HINT.removeprefix("hint: ")
+
+
+def test_convert_help_says_how_to_pick_a_side():
+    r = run_envkit("convert", "--help")
+    text = " ".join(r.stdout.split())  # the terminal's width decides where lines break
+    assert (
+        "(`[tool.uv] conflicts`: a torch per accelerator) converts only to cyclonedx: pick one side with "
+        "`uv export --extra NAME` first." in text
+    )
