@@ -236,6 +236,7 @@ def convert(model, target: str, *, source_format: str, platform: str | None = No
                 platforms=(platform,),
                 packages=tuple(replace(p, platform=platform) for p in lock.packages),
             )
+    _refuse_conflicts(lock, target)
     _refuse_forks(lock, target)
     if target in ("pixi", "conda-lock"):
         from envkit.conda.channels import KNOWN_SUBDIRS
@@ -289,6 +290,47 @@ def convert(model, target: str, *, source_format: str, platform: str | None = No
 
 
 _FILE_NAMES = {"pixi": "pixi.lock v6", "conda-lock": "conda-lock.yml"}
+
+
+def _refuse_conflicts(lock: Lock, target: str) -> None:
+    """Raise UsageError when `lock` (a uv.lock) declares conflicting extras or groups and locks a pip
+    name once per side (`torch 2.8.0+cpu` for the `cpu` extra, `2.8.0+cu126` for `gpu`).  uv picks
+    a side at install time (`uv sync --extra cpu`) from dependency markers on the lock's own
+    `extra-N-project-cpu` names, which no requirements file, pylock.toml or conda lock can carry:
+    written as it is, the output would ask for every side at once (https://github.com/astral-sh/uv/issues/14540
+    shows such a lock).  An SBOM lists what the lock holds, all sides, and is written."""
+    from envkit.formats.uvlock import conflict_sets
+
+    sets = conflict_sets(lock) if lock.kind == "uv-lock" and target != "cyclonedx" else ()
+    if not sets:
+        return
+    from collections import Counter
+
+    from envkit.conda.names import pep503
+
+    count = Counter(pep503(p.name) for p in lock.packages if p.manager == "pip")
+    # the most-forked name first: the accelerator package (torch) rather than a Python fork
+    forked = sorted((n for n, k in count.items() if k > 1), key=lambda n: (-count[n], n))
+    if not forked:
+        return  # one version per name: every side together installs what the lock pins
+    versions = dict.fromkeys(
+        p.version for p in lock.packages if p.manager == "pip" and pep503(p.name) == forked[0]
+    )
+    first = sets[0][0]
+    choose = (
+        f"--extra {first.split('[', 1)[1][:-1]}"
+        if first.endswith("]")
+        else f"--group {first.split(':', 1)[1]}"
+    )
+    raise UsageError(
+        "the uv.lock declares extras or groups that cannot be installed together ("
+        + "; ".join("{" + ", ".join(s) + "}" for s in sets)
+        + f") and locks {len(forked)} name(s) at several versions ({forked[0]}: {', '.join(versions)}"
+        + (f"; {', '.join(forked[1:4])}{', ...' if len(forked) > 4 else ''}" if len(forked) > 1 else "")
+        + f"); {target} would install every side at once",
+        hint=f"pick one side with uv, then convert that: uv export --frozen {choose} -o requirements.txt "
+        "(or -o pylock.toml)",
+    )
 
 
 def _refuse_forks(lock: Lock, target: str) -> None:

@@ -72,6 +72,9 @@ def convert(source, output, target, platform, in_format, environment, allow_loss
     requirements, explicit, conda-lock, pixi (v6), pixi-v7, pylock, cyclonedx (CycloneDX 1.6 SBOM
     JSON), conda-list-json and conda-list-export.
 
+    A uv.lock whose extras or groups are declared in conflict (`[tool.uv] conflicts`: a torch per
+    accelerator) converts only to cyclonedx: pick one side with `uv export --extra NAME` first.
+
     Exit codes: 0 installs the same (or --allow-loss), 1 what gets installed changes, 2 unusable input.
     """
     from envkit.convert import target_from_name

@@ -4,7 +4,8 @@ Each `[[package]]` becomes a LockedPackage with manager "pip" and no platform: i
 its sdist) is `url`/`sha256`, the other artifacts `other_files`, `source.registry` its `index`;
 `source.editable` / `source.path` / `source.directory` become a path (editable for `editable`),
 `source.git` a `git+URL` URL.  A `virtual` project is left out: `uv sync` does not install it.
-Lock-level `requires-python` and `resolution-markers` go to `Lock.metadata`.  envkit does not write
+Lock-level `requires-python`, `resolution-markers` and `conflicts` (the extras and groups that
+`[tool.uv] conflicts` says cannot be installed together) go to `Lock.metadata`.  envkit does not write
 uv.lock: uv owns it (write pylock.toml instead).
 """
 
@@ -19,6 +20,7 @@ from envkit.model import Lock, LockedPackage
 SUPPORTED_VERSIONS = (1,)
 META_REQUIRES_PYTHON = "requires-python"
 META_RESOLUTION_MARKERS = "resolution-markers"
+META_CONFLICTS = "conflicts"
 
 _PKG_HEADER = re.compile(r"^\[\[package\]\][ \t]*(?:#.*)?$", re.MULTILINE)
 
@@ -68,10 +70,55 @@ def read_uv_lock(text: str, filename: str | None = None) -> Lock:
             forks.append(p.get("resolution-markers"))
     out = _fork_markers(out, forks)
     meta = []
-    for key in (META_REQUIRES_PYTHON, META_RESOLUTION_MARKERS):
+    _check_conflicts(data.get(META_CONFLICTS), text, filename)
+    for key in (META_REQUIRES_PYTHON, META_RESOLUTION_MARKERS, META_CONFLICTS):
         if data.get(key) is not None:
             meta.append((key, json.dumps(data[key], ensure_ascii=False, separators=(",", ":"))))
     return Lock(kind="uv-lock", platforms=(), packages=tuple(out), metadata=tuple(meta), source=filename)
+
+
+def _check_conflicts(raw, text: str, filename: str | None) -> None:
+    """Raise ParseError unless `conflicts` (when present) is what uv writes: an array of sets, each an
+    array of `{ package = ..., extra = ... }` or `{ package = ..., group = ... }` tables."""
+    if raw is None:
+        return
+    ok = type(raw) is list and all(
+        type(s) is list
+        and all(
+            type(i) is dict
+            and type(i.get("package", "")) is str
+            and sum(type(i.get(k)) is str for k in ("extra", "group")) == 1
+            for i in s
+        )
+        for s in raw
+    )
+    if not ok:
+        m = re.search(r"^conflicts\s*=", text, re.MULTILINE)
+        raise ParseError(
+            "`conflicts` must be an array of sets of `{ package = ..., extra = ... }` "
+            "(or `group = ...`) tables",
+            where=Where(
+                file=filename, line=text.count("\n", 0, m.start()) + 1 if m else None, key="conflicts"
+            ),
+        )
+
+
+def conflict_sets(lock: Lock) -> tuple[tuple[str, ...], ...]:
+    """The lock's `conflicts` (https://docs.astral.sh/uv/concepts/projects/config/#conflicting-dependencies),
+    each set as uv's error messages name its members: `project[extra]` for an extra, `project:group`
+    for a dependency group; () when the lock declares none."""
+    raw = dict(lock.metadata).get(META_CONFLICTS)
+    if not raw:
+        return ()
+    out = []
+    for s in json.loads(raw):
+        names = []
+        for i in s:
+            pkg = i.get("package", "")
+            names.append(f"{pkg}[{i['extra']}]" if "extra" in i else f"{pkg}:{i['group']}")
+        if names:
+            out.append(tuple(names))
+    return tuple(out)
 
 
 def _fork_markers(pkgs: list[LockedPackage], forks: list) -> list[LockedPackage]:

@@ -1,6 +1,7 @@
 """Every lock of the corpus converted to every writer that applies: the loss report (`changes_install`
 of `--format json`) is what `envkit diff SOURCE OUTPUT` finds, and every pixi.lock written reads in
-py-rattler.  (The SBOMs are validated by test_convert.py::test_sbom_of_every_corpus_lock_validates.)"""
+py-rattler.  (The SBOMs are validated by
+test_convert_sbom_write.py::test_sbom_of_every_corpus_lock_validates.)"""
 
 from __future__ import annotations
 

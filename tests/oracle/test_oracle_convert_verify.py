@@ -3,6 +3,10 @@
 * uv installs the pylock.toml envkit writes from a uv.lock with forks (pallets/click: sphinx and
   sphinx-autobuild locked at one version per Python), picking each Python's version, and
   `uv pip compile --universal` accepts the requirements file (the markers keep the two pins apart);
+* uv agrees that a uv.lock of conflicting extras (remsky/Kokoro-FastAPI: torch per accelerator)
+  cannot be installed side by side, which is why envkit refuses to convert it; the `uv export`
+  envkit's hint names picks one side offline, and the pylock.toml envkit writes of that validates
+  (packaging.pylock) and installs one torch;
 * conda 26.7.1 creates an environment from envkit's explicit file (from a conda-lock.yml: the
   routine `conda-lock render -k explicit`, exit 0) of a local channel, and it diffs Same;
 * py-rattler reads the pixi.lock v6 / v7 envkit writes of that `file://` channel.
@@ -104,6 +108,61 @@ def test_uv_pip_compile_accepts_envkits_requirements_of_a_forked_uv_lock(tmp_pat
     assert r.returncode == 0, r.stderr
     assert "sphinx==8.1.3 ; python_full_version < '3.11'\n" in r.stdout
     assert "sphinx==8.2.3 ; python_full_version >= '3.11'\n" in r.stdout
+
+
+KOKORO = Path(__file__).parents[1] / "convert" / "data" / "remsky__Kokoro-FastAPI__"
+
+
+def test_uv_refuses_conflicting_extras_together_and_exports_the_side_envkit_hints_at(tmp_path):
+    import shlex
+    import shutil
+
+    import tomllib
+    from packaging.pylock import Pylock
+
+    uv, env = _uv(tmp_path)
+    project = tmp_path / "project"
+    project.mkdir()
+    shutil.copy(f"{KOKORO}uv.lock", project / "uv.lock")
+    shutil.copy(f"{KOKORO}pyproject.toml", project / "pyproject.toml")
+    r = run_envkit("convert", str(project / "uv.lock"), "-o", str(tmp_path / "pylock.toml"))
+    assert r.exit_code == 2 and not (tmp_path / "pylock.toml").exists()
+    hint = r.stderr.splitlines()[-1]
+    assert hint.endswith(": uv export --frozen --extra cpu -o requirements.txt (or -o pylock.toml)")
+    # uv itself will not install two sides together
+    both = subprocess.run(
+        [uv, "export", "--frozen", "--offline", "--extra", "cpu", "--extra", "gpu", "-o", "both.txt"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=project,
+    )
+    assert both.returncode == 2
+    assert "Extras `cpu` and `gpu` are incompatible with the declared conflicts" in both.stderr
+    # the hint's command, as envkit words it, with the pylock.toml it offers
+    command = shlex.split(hint.rsplit(": ", 1)[1].split(" (or ", 1)[0])
+    assert command[:2] == ["uv", "export"]
+    command = [str(uv), *command[1:-1], "pylock.toml", "--offline"]
+    r = subprocess.run(command, capture_output=True, text=True, env=env, cwd=project)
+    assert r.returncode == 0, r.stderr
+    out = tmp_path / "envkit" / "pylock.toml"
+    out.parent.mkdir()
+    r = run_envkit("convert", str(project / "pylock.toml"), "-o", str(out))
+    assert (r.exit_code, r.stderr) == (0, "")
+    lock = Pylock.from_dict(tomllib.loads(out.read_text()))
+    assert sorted((str(p.version), str(p.marker)) for p in lock.packages if p.name == "torch") == [
+        ("2.8.0", 'sys_platform == "darwin"'),
+        ("2.8.0+cpu", 'sys_platform != "darwin"'),
+    ]
+    r = subprocess.run(
+        [uv, "pip", "install", "--dry-run", "--offline", "--no-deps", "-r", out, "--target", tmp_path / "t"]
+        + ["--python-version", "3.12", "--python-platform", "linux"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.count(" + torch==") == 1 and " + torch==2.8.0+cpu\n" in r.stderr
 
 
 # --- conda and py-rattler on a local channel -------------------------------------------------------

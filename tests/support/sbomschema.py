@@ -10,7 +10,7 @@ per string -- every component's distribution URL is one.  Building the validator
 `validate_sbom(text)` uses the same schema, registry and format checker with one change: `iri` and
 `iri-reference` are checked by `IRI_REFERENCE`, a regular expression written from RFC 3987's
 ABNF (section 2.2), compiled once.
-tests/convert/test_convert.py::test_iri_reference_regex_agrees_with_rfc3987_syntax checks that it
+tests/convert/test_convert_sbom_write.py::test_iri_reference_regex_agrees_with_rfc3987_syntax checks that it
 answers as rfc3987-syntax does on valid and invalid strings.
 """
 
