@@ -91,7 +91,7 @@ def run_check(o) -> int:
     if verdict.problems:
         click.echo(
             f"{lock_file} does not fit {o.spec_file}: {len(verdict.problems)} problem(s); "
-            f"{regen_advice(lk, o.spec_file, lock_file)}"
+            f"{regen_advice(lk, o.spec_file, lock_file, text)}"
         )
         return 1
     how = "satisfies" if verdict.notes else "is up to date with"
