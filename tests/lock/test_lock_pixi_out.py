@@ -249,3 +249,17 @@ def test_to_is_for_solving_a_spec(envkit_cli, tmp_path, channel):
     r = envkit_cli("lock", "--check", "-f", str(spec), "--to", "pixi")
     assert r.exit_code == 2
     assert r.stderr.startswith("error: --to is for locking; --check reads the lock as it is\n")
+
+
+def test_conda_creates_the_environment_from_envkits_pixi_lock(envkit_cli, real_conda, tmp_path, channel):
+    """A real conda (its conda-lockfiles plugin reads pixi.lock v6) takes the file as written: the
+    header comment, `options:` and the top-level envkit: record included."""
+    conda = real_conda.isolated(tmp_path / "conda")
+    spec = spec_file(tmp_path, channel)
+    out = tmp_path / "pixi.lock"
+    lock(envkit_cli, spec, out, "--exclude-newer", "2024-02-01")
+    assert "\nenvkit:\n" in out.read_text() and "    options:\n" in out.read_text()
+    made = conda.create_from_file(tmp_path / "made", out)
+    r = envkit_cli("diff", str(out), str(made))
+    assert r.exit_code == 0, r.stdout + r.stderr
+    assert r.stdout.endswith("Same: no differences (3 packages compared).\n"), r.stdout
