@@ -83,8 +83,6 @@ def run(o: LockOptions) -> int:
         from envkit.commands._lock_check import run_check
 
         return run_check(o)
-    if o.output_format != "text":
-        raise UsageError("--format is for --check (a lock is written as conda-lock.yml)")
     sources = sum(bool(x) for x in (o.name, o.prefix, o.spec_file))
     if sources != 1:
         raise UsageError("give exactly one of -n NAME, -p PREFIX or -f FILE")
@@ -103,7 +101,14 @@ def run(o: LockOptions) -> int:
             raise UsageError("give --update NAME or --update-all, not both")
         if o.environment and not o.lock_file:
             raise UsageError("--env picks the environment of a pixi.lock --lock; give --lock pixi.lock")
+        if o.output_format == "json" and o.output == "-":
+            raise UsageError(
+                "--format json prints the report on standard output, where -o - would write the lock",
+                hint="write the lock to a file (-o FILE)",
+            )
         return run_spec(o)
+    if o.output_format != "text":
+        raise UsageError("--format is for -f and --check: a live environment's lock is reported in words")
     _refuse(
         o,
         (
@@ -191,17 +196,15 @@ def run_spec(o: LockOptions) -> int:
         args += pixi_target_args(o.output, PIXI_TARGETS[target])
         emit(write_pixi(lk, target, header=header_for(regen(*args, "-o", o.output))), o.output)
     warn_duplicates([lk])
-    for w in result.warnings:
+    from envkit.render import render
+    from envkit.render.lock_text import lock_warnings
+
+    if o.output_format == "json":
+        click.echo(
+            render("lock", "json", result, spec_file=spec_file, output=o.output, target=target), nl=False
+        )
+        return 0
+    for w in lock_warnings(result):
         warn(w)
-    counts = ", ".join(f"{p}: {len(lk.for_platform(p))}" for p in lk.platforms)
-    where = "standard output" if o.output == "-" else o.output
-    cut = f", exclude-newer {result.exclude_newer.describe()}" if result.exclude_newer else ""
-    click.echo(
-        f"locked {o.spec_file} for {len(lk.platforms)} platform(s) ({counts} packages{cut}) -> {where}",
-        err=True,
-    )
-    for m in result.moves:
-        click.echo(f"  {m.platform}: {'pip ' if m.manager == 'pip' else ''}{m}", err=True)
-    if result.relocked and not result.moves:
-        click.echo("  no package moved", err=True)
+    click.echo(render("lock", "text", result, spec_file=spec_file, output=o.output), err=True, nl=False)
     return 0

@@ -149,7 +149,8 @@ BACKENDS = ("native", "conda", "mamba", "micromamba")
     type=click.Choice(("text", "json")),
     default="text",
     show_default=True,
-    help="With --check: the report's format.",
+    help="The report's format: with -f, json prints what was locked and moved on stdout (the lock "
+    "goes to -o); with --check, the verdict.",
 )
 def lock(**opts) -> int:
     """Lock a live environment exactly, or solve an environment file for several platforms.

@@ -94,9 +94,8 @@ def apply_pixi_record(lock: Lock, text: str) -> Lock:
 
     hashes: tuple[tuple[str, str], ...] = ()
     custom: dict[str, str] = {}
-    m = None
-    for m in _RECORD_START.finditer(text):
-        pass  # the last one: envkit writes it at the end
+    starts = list(_RECORD_START.finditer(text))
+    m = starts[-1] if starts else None  # the last one: envkit writes it at the end
     if m is not None:
         from envkit.errors import ParseError
         from envkit.formats._fastyaml import load_yaml

@@ -376,7 +376,8 @@ def test_solver_conda_lock_without_conda_is_a_clear_error(envkit_cli, tmp_path):
         (("-n", "a", "--update", "numpy"), "--update is for solving -f"),
         (("-f", "x.yml", "--update", "a", "--update-all"), "give --update NAME or --update-all, not both"),
         (("--check", "-f", "x.yml", "--update-all"), "--update-all is for locking; --check reads the lock"),
-        (("-f", "x.yml", "--format", "json"), "--format is for --check"),
+        (("-n", "a", "--format", "json"), "--format is for -f and --check"),
+        (("-f", "x.yml", "-o", "-", "--format", "json"), "--format json prints the report on standard"),
         (
             ("--check", "-f", "x.yml", "--platform", "linux-64"),
             "--platform is for locking; --check reads the lock",
@@ -719,8 +720,7 @@ def test_check_of_a_pixi_lock_never_suggests_overwriting_it(envkit_cli, tmp_path
     assert r.exit_code == 1
     last = r.stdout.splitlines()[-1]
     assert last == (
-        f"{lock} does not fit {spec}: 1 problem(s); it is pixi's pixi.lock: regenerate it with "
-        "`pixi lock`"
+        f"{lock} does not fit {spec}: 1 problem(s); it is pixi's pixi.lock: regenerate it with `pixi lock`"
     )
     assert "envkit lock" not in r.stdout and " -o " not in r.stdout
 

@@ -53,7 +53,9 @@ def moves(r) -> list[str]:
 
 
 @pytest.mark.parametrize("to, version", [((), 6), (("--to", "pixi-v7"), 7)])
-def test_a_pixi_lock_is_written_and_read_back_by_rattler_and_envkit(envkit_cli, tmp_path, channel, to, version):
+def test_a_pixi_lock_is_written_and_read_back_by_rattler_and_envkit(
+    envkit_cli, tmp_path, channel, to, version
+):
     spec = spec_file(tmp_path, channel)
     out = tmp_path / "pixi.lock"
     r = lock(envkit_cli, spec, out, "--exclude-newer", "2024-02-01", *to)
@@ -72,9 +74,10 @@ def test_a_pixi_lock_is_written_and_read_back_by_rattler_and_envkit(envkit_cli, 
     ]
     # pixi's own home for the cutoff, and envkit's record last
     assert '    options:\n      exclude-newer: "2024-02-01T00:00:00Z"\n    packages:\n' in text
-    assert text.endswith(
-        'envkit.exclude_newer: "{\\"default\\":\\"2024-02-01T00:00:00Z\\"}"\n'
-    ) and "\nenvkit:\n  content_hash:\n    linux-64: " in text
+    assert (
+        text.endswith('envkit.exclude_newer: "{\\"default\\":\\"2024-02-01T00:00:00Z\\"}"\n')
+        and "\nenvkit:\n  content_hash:\n    linux-64: " in text
+    )
     assert rattler_versions(out) == {"a": "1.0", "b": "1.0", "c": "1.0"}
     from envkit import read_file
 
@@ -141,7 +144,15 @@ def test_check_of_an_envkit_pixi_lock_says_why_it_is_stale(envkit_cli, tmp_path,
     r = envkit_cli("lock", "--check", "-f", str(spec), "--lock", str(out), "--format", "json")
     doc = json.loads(r.stdout)
     assert doc["changes"] == [
-        {"kind": "changed", "section": "conda", "name": "c", "old": "c", "new": "c>=1.1", "file": str(spec), "line": 6}
+        {
+            "kind": "changed",
+            "section": "conda",
+            "name": "c",
+            "old": "c",
+            "new": "c>=1.1",
+            "file": str(spec),
+            "line": 6,
+        }
     ]
     assert (doc["ok"], doc["stale_platforms"], doc["exclude_newer"]) == (
         False,
@@ -210,7 +221,10 @@ def test_lock_refuses_pixis_own_pixi_lock(envkit_cli, tmp_path, channel):
 
 @pytest.mark.parametrize(
     "manifest, text",
-    [("pixi.toml", '[workspace]\nname = "demo"\n'), ("pyproject.toml", '[project]\nname = "demo"\n[tool.pixi.workspace]\n')],
+    [
+        ("pixi.toml", '[workspace]\nname = "demo"\n'),
+        ("pyproject.toml", '[project]\nname = "demo"\n[tool.pixi.workspace]\n'),
+    ],
 )
 def test_lock_refuses_a_pixi_lock_beside_a_pixi_manifest(envkit_cli, tmp_path, channel, manifest, text):
     spec = spec_file(tmp_path, channel)
