@@ -104,13 +104,13 @@ def apply_pixi_record(lock: Lock, text: str) -> Lock:
             doc = load_yaml(text[m.start() :])
         except (ParseError, RecursionError, ValueError):
             doc = None
-        rec = doc.get(RECORD_KEY) if hasattr(doc, "get") else None
-        if hasattr(rec, "get"):
+        rec = doc.get(RECORD_KEY) if isinstance(doc, dict) else None
+        if isinstance(rec, dict):
             ch = rec.get("content_hash")
-            if hasattr(ch, "items"):
+            if isinstance(ch, dict):
                 hashes = tuple((str(p), str(h)) for p, h in ch.items() if str(p) in lock.platforms)
             cm = rec.get("custom_metadata")
-            if hasattr(cm, "items"):
+            if isinstance(cm, dict):
                 custom = {str(k): str(v) for k, v in cm.items()}
     if EXCLUDE_NEWER_KEY not in custom:
         options = dict(lock.metadata).get("options")
