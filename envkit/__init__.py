@@ -11,12 +11,14 @@ differ.  The Python API::
     envkit.normalize_text(open("environment.yml").read())  # canonical text, comments kept
     report = envkit.diff(envkit.read_file("a.yml"), envkit.read_file("b.yml"))   # EnvDiff
     findings = envkit.run_checks(envkit.load_targets(["environment.yml"]), envkit.Config())
+    result = envkit.check(["conda-lock.yml"], machine=profile)  # CheckResult, as `envkit check`
     live = envkit.open_env(prefix="/opt/envs/research")  # LiveEnv
     lock = envkit.lock_live(live)                          # or solve_spec(spec, ["linux-64"])
     problems = envkit.check_lock(spec, lock)               # [] when the lock fits the spec
 
-Every function checks its arguments (envkit.api): a wrong Python type is a TypeError naming the
-expected and the given type, a value that cannot be used an EnvkitError.  `diff`, `check_lock`,
+The functions are typed (py.typed; mypy --strict clean); at run time they check what a type cannot
+say (envkit.api): one path where a list belongs is a TypeError, a value that cannot be used an
+EnvkitError whose `remedies` (envkit.Remedy) name the keyword to change.  `diff`, `check_lock`,
 `solve_spec`, `create_from_lock` and `run_checks` also take file paths where they take a model
 (`envkit.diff("a.yml", "b.yml")`).  See docs/api.md.
 
@@ -37,6 +39,7 @@ _LAZY = {
     "ParseError": ("envkit.errors", "ParseError"),
     "InvalidSpecError": ("envkit.errors", "InvalidSpecError"),
     "UsageError": ("envkit.errors", "UsageError"),
+    "Remedy": ("envkit.errors", "Remedy"),
     # the model
     "EnvSpec": ("envkit.model", "EnvSpec"),
     "CondaDep": ("envkit.model", "CondaDep"),
@@ -64,12 +67,17 @@ _LAZY = {
     "Config": ("envkit.config", "Config"),
     "load_targets": ("envkit.api", "load_targets"),
     "run_checks": ("envkit.api", "run_checks"),
+    "check": ("envkit.api", "check"),
+    "CheckResult": ("envkit.ops.check", "CheckResult"),
     # live environments, locking, creating
     "open_env": ("envkit.api", "open_env"),
     "lock_live": ("envkit.api", "lock_live"),
     "solve_spec": ("envkit.api", "solve_spec"),
     "check_lock": ("envkit.api", "check_lock"),
     "create_from_lock": ("envkit.api", "create_from_lock"),
+    # templates
+    "pytorch_template": ("envkit.api", "pytorch_template"),
+    "TemplateResult": ("envkit.ops.template", "TemplateResult"),
 }
 
 __all__ = ["__version__", *_LAZY]

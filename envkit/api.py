@@ -1,20 +1,20 @@
-"""The functions `import envkit` exposes, with their arguments checked (see docs/api.md).
+"""The functions `import envkit` exposes (see docs/api.md): typed, checked by mypy --strict.
 
-Each function here checks what it is given, then calls the core that does the work
+Each function here converts what it is given, then calls the core or operation that does the work
 (envkit.formats, envkit.canonical, envkit.envdiff, envkit.checks, envkit.backends, envkit.lock,
-envkit.create).  Misuse is answered, before any work, with
+envkit.create, envkit.ops).  The static types say what each argument is; at run time only what a
+type cannot say is checked:
 
-* TypeError for an argument of the wrong Python type, naming what was expected and what was given
-  (`diff() argument 'a' must be EnvSpec, Lock, LiveEnv or a path, not int`).  A bare `str` where
-  a list belongs is one of these (`solve_spec(spec, 'linux-64')` would otherwise try the platforms
-  'l', 'i', 'n', ...);
+* a bare `str` where a list belongs is a TypeError (`solve_spec(spec, 'linux-64')` would otherwise
+  try the platforms 'l', 'i', 'n', ...), and so is a value that is neither a model nor a path where
+  either is taken;
 * an EnvkitError (UsageError, ParseError, ...) for a value that cannot be used: an unknown format,
-  a file that holds a spec where a lock belongs, nothing to check.
+  a file that holds a spec where a lock belongs, a timeout that is not positive, nothing to check.
 
 Conveniences: `diff`, `check_lock`, `solve_spec`, `create_from_lock` and `run_checks` also take
 paths (str or os.PathLike) where they take a model, and read the file with `read_file`.
 
-The checks themselves are envkit.api_args.  Each facade's signature is its core's (names, kinds,
+The conversions are envkit.api_args.  Each facade's signature is its core's (names, kinds,
 defaults; CONVENIENCE_DEFAULTS lists the deliberate differences): tests/api/test_api_signatures.py
 compares them, so a core's new parameter cannot be missed here.
 
@@ -24,25 +24,39 @@ Importing this module costs nothing heavy: every core is imported inside the fun
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar, cast
 
 from envkit.api_args import (
-    callable_arg,
-    flag_arg,
     format_arg,
     is_path,
     lock_hint,
     model_arg,
     model_types,
     number_arg,
-    opt_str,
-    path_arg,
+    opt_path,
     spec_hint,
     str_list,
-    text_arg,
     type_error,
     virtual_packages_arg,
 )
+from envkit.errors import Remedy
+
+if TYPE_CHECKING:  # pragma: no cover
+    from envkit.checks.core import Finding, Target
+    from envkit.config import Config
+    from envkit.create.from_lock import CreateResult
+    from envkit.envdiff import EnvDiff
+    from envkit.lock.check import LockProblem
+    from envkit.lock.staleness import Staleness
+    from envkit.lock.virtual import VirtualPackage
+    from envkit.machine.profile import MachineProfile
+    from envkit.model import EnvSpec, LiveEnv, Lock
+    from envkit.ops.check import CheckResult
+    from envkit.ops.template import TemplateResult
+
+#: a file path, as the functions take one
+Path: TypeAlias = "str | os.PathLike[str]"
 
 __all__ = [
     "detect_format",
@@ -56,16 +70,18 @@ __all__ = [
     "diff",
     "load_targets",
     "run_checks",
+    "check",
     "open_env",
     "lock_live",
     "solve_spec",
     "check_lock",
     "create_from_lock",
+    "pytorch_template",
 ]
 
 
 # --------------------------------------------------------------------------------------------
-# facades: each public function names the core it checks arguments for, in one place
+# facades: each public function names the core it calls, in one place
 
 
 #: facade name -> its core ("module:function").  tests/api/test_api_signatures.py compares each
@@ -80,24 +96,18 @@ CONVENIENCE_DEFAULTS: dict[tuple[str, str], str] = {
     ("solve_spec", "platforms"): "None: the spec's own platforms",
 }
 
+F = TypeVar("F", bound=Callable[..., Any])
 
-def _facade(core: str):
-    """Record that the decorated function checks the arguments of `core` ("module:function")."""
 
-    def wrap(fn):
+def _facade(core: str) -> Callable[[F], F]:
+    """Record that the decorated function calls `core` ("module:function")."""
+
+    def wrap(fn: F) -> F:
         CORES[fn.__name__] = core
-        fn.__envkit_core__ = core
+        setattr(fn, "__envkit_core__", core)  # noqa: B010 (an attribute mypy does not know of)
         return fn
 
     return wrap
-
-
-def _core(name: str):
-    """The core function behind facade `name`, imported now (never when envkit.api is)."""
-    import importlib
-
-    module, _, attr = CORES[name].partition(":")
-    return getattr(importlib.import_module(module), attr)
 
 
 # --------------------------------------------------------------------------------------------
@@ -105,102 +115,80 @@ def _core(name: str):
 
 
 @_facade("envkit.formats:detect_format")
-def detect_format(text: str, filename: str | os.PathLike[str] | None = None) -> str:
+def detect_format(text: str, filename: Path | None = None) -> str:
     """The format of `text`, one of FORMATS (`filename` only breaks ties).  Raises ParseError when
     nothing fits."""
-    core = _core("detect_format")
+    from envkit.formats import detect_format as core
 
-    return core(
-        text_arg("detect_format", "text", text),
-        path_arg("detect_format", "filename", filename, optional=True),
-    )
+    return core(text, opt_path(filename))
 
 
 @_facade("envkit.formats:read_text")
 def read_text(
     text: str,
     *,
-    filename: str | os.PathLike[str] | None = None,
+    filename: Path | None = None,
     format: str | None = None,
     environment: str | None = None,
-):
+) -> EnvSpec | Lock:
     """Parse `text` as `format` (detected when None): an EnvSpec (env, requirements) or a Lock.
     `environment` picks a pixi.lock environment.  Raises the ParseError family for bad input."""
-    core = _core("read_text")
+    from envkit.formats import read_text as core
 
-    return core(
-        text_arg("read_text", "text", text),
-        filename=path_arg("read_text", "filename", filename, optional=True),
-        format=format_arg("read_text", format),
-        environment=opt_str("read_text", "environment", environment),
-    )
+    model = core(text, filename=opt_path(filename), format=format_arg(format), environment=environment)
+    return cast("EnvSpec | Lock", model)
 
 
 @_facade("envkit.formats:read_file")
-def read_file(path: str | os.PathLike[str], *, format: str | None = None, environment: str | None = None):
+def read_file(path: Path, *, format: str | None = None, environment: str | None = None) -> EnvSpec | Lock:
     """Read and parse the file at `path` (see read_text); errors name the path as given."""
-    core = _core("read_file")
+    from envkit.formats import read_file as core
 
-    return core(
-        path_arg("read_file", "path", path),
-        format=format_arg("read_file", format),
-        environment=opt_str("read_file", "environment", environment),
-    )
+    return cast("EnvSpec | Lock", core(os.fspath(path), format=format_arg(format), environment=environment))
 
 
 @_facade("envkit.formats:write_text")
-def write_text(model, format: str, **opts) -> str:
+def write_text(model: EnvSpec | Lock, format: str, **opts: Any) -> str:
     """The text of `model` (EnvSpec or Lock) in `format` (see envkit.formats.write_text, which
-    checks its own arguments)."""
-    core = _core("write_text")
+    checks its own options)."""
+    from envkit.formats import write_text as core
 
     return core(model, format, **opts)
 
 
 @_facade("envkit.canonical:normalize")
-def normalize(model):
+def normalize(model: EnvSpec | Lock) -> EnvSpec | Lock:
     """The canonical form of `model`: an EnvSpec or a Lock (not a path or text: normalize_text
-    takes text).  TypeError for anything else."""
-    core = _core("normalize")
+    takes text)."""
+    from envkit.canonical import normalize as core
 
     return core(model)
 
 
 @_facade("envkit.canonical:normalize_spec")
-def normalize_spec(spec, *, selectors=None):
+def normalize_spec(spec: EnvSpec, *, selectors: dict[int, str] | None = None) -> EnvSpec:
     """The canonical EnvSpec of `spec` (secrets in variables become placeholders).  `selectors`
     maps a dependency's line to its conda-build selector (`linux` for `# [linux]`): equal entries
     under different selectors are kept apart (see envkit.canonical.text_selectors)."""
-    core = _core("normalize_spec")
+    from envkit.canonical import normalize_spec as core
 
-    if selectors is not None and not isinstance(selectors, dict):
-        raise TypeError(
-            f"normalize_spec(selectors=...) takes a dict (line -> selector) or None, "
-            f"not {type(selectors).__name__}"
-        )
     return core(model_arg("normalize_spec", "spec", spec, ("EnvSpec",)), selectors=selectors)
 
 
 @_facade("envkit.canonical:normalize_lock")
-def normalize_lock(lock):
+def normalize_lock(lock: Lock) -> Lock:
     """`lock` with its packages in canonical order."""
-    core = _core("normalize_lock")
+    from envkit.canonical import normalize_lock as core
 
     return core(model_arg("normalize_lock", "lock", lock, ("Lock",), hint=lock_hint(lock)))
 
 
 @_facade("envkit.canonical:normalize_text")
-def normalize_text(
-    text: str, *, filename: str | os.PathLike[str] | None = None, format: str | None = None
-) -> str:
+def normalize_text(text: str, *, filename: Path | None = None, format: str | None = None) -> str:
     """`text` in canonical form, same format, comments kept.  UsageError for pixi.lock."""
-    core = _core("normalize_text")
+    from envkit.canonical import normalize_text as core
 
-    return core(
-        text_arg("normalize_text", "text", text),
-        filename=path_arg("normalize_text", "filename", filename, optional=True),
-        format=format_arg("normalize_text", format),
-    )
+    return core(text, filename=opt_path(filename), format=format_arg(format))
 
 
 # --------------------------------------------------------------------------------------------
@@ -209,8 +197,8 @@ def normalize_text(
 
 @_facade("envkit.envdiff:diff")
 def diff(
-    a,
-    b,
+    a: EnvSpec | Lock | LiveEnv | Path,
+    b: EnvSpec | Lock | LiveEnv | Path,
     *,
     platform: str | None = None,
     host_platform: str | None = None,
@@ -218,27 +206,18 @@ def diff(
     label_b: str | None = None,
     platform_a: str | None = None,
     platform_b: str | None = None,
-):
+) -> EnvDiff:
     """Compare two environments: each an EnvSpec, a Lock, a LiveEnv or the path of a file (read
     with read_file).  Labels default to the paths given, else "A" and "B".  Returns an EnvDiff."""
-    core = _core("diff")
+    from envkit.envdiff import diff as core
 
     names = ("EnvSpec", "Lock", "LiveEnv")
     ma = model_arg("diff", "a", a, names, paths=True)
     mb = model_arg("diff", "b", b, names, paths=True)
-    for param, value in (
-        ("platform", platform),
-        ("host_platform", host_platform),
-        ("label_a", label_a),
-        ("label_b", label_b),
-        ("platform_a", platform_a),
-        ("platform_b", platform_b),
-    ):
-        opt_str("diff", param, value)
     if label_a is None:
-        label_a = os.fspath(a) if is_path(a) else "A"
+        label_a = os.fspath(a) if is_path(a) else "A"  # type: ignore[arg-type]
     if label_b is None:
-        label_b = os.fspath(b) if is_path(b) else "B"
+        label_b = os.fspath(b) if is_path(b) else "B"  # type: ignore[arg-type]
     return core(
         ma,
         mb,
@@ -253,139 +232,149 @@ def diff(
 
 @_facade("envkit.checks:load_targets")
 def load_targets(
-    paths,
+    paths: Sequence[Path],
     *,
-    lock: str | os.PathLike[str] | None = None,
-    live=None,
+    lock: Path | None = None,
+    live: LiveEnv | None = None,
     format: str | None = None,
     stdin: str | None = None,
-) -> list:
+) -> list[Target]:
     """Check targets for the files `paths` (a list; `-` is `stdin`), the `lock` file and the
     LiveEnv `live`, with spec/lock pairs set.  UsageError when there is nothing to check."""
-    core = _core("load_targets")
+    from envkit.checks.targets import load_targets as core
 
-    if isinstance(paths, (str, bytes, os.PathLike)):
-        raise type_error(
-            "load_targets", "paths", "a list of paths", paths, f" (one goes in a list: [{paths!r}])"
-        )
-    if not isinstance(paths, Iterable) or isinstance(paths, Mapping):
-        raise type_error("load_targets", "paths", "a list of paths", paths)
-    items = [path_arg("load_targets", "paths[]", p) for p in paths]
+    items = [os.fspath(p) for p in _path_list("load_targets", "paths", paths)]
     if live is not None:
         model_arg("load_targets", "live", live, ("LiveEnv",))
-    lock = path_arg("load_targets", "lock", lock, optional=True)
     if not items and lock is None and live is None:
         from envkit.errors import UsageError
 
         raise UsageError("load_targets(): nothing to check (no paths, no lock, no live environment)")
-    return core(
-        items,
-        lock=lock,
-        live=live,
-        format=format_arg("load_targets", format),
-        stdin=opt_str("load_targets", "stdin", stdin),
-    )
+    return core(items, lock=opt_path(lock), live=live, format=format_arg(format), stdin=stdin)
 
 
 @_facade("envkit.checks:run_checks")
-def run_checks(targets, config=None, *, machine=None) -> list:
+def run_checks(
+    targets: Sequence[Target] | Sequence[Path],
+    config: Config | None = None,
+    *,
+    machine: MachineProfile | None = None,
+) -> list[Finding]:
     """Run the rules `config` selects (None: every rule, default severities; a project's file is
     read by envkit.config.load_config) on `targets`: Targets from load_targets, or paths (then
     loaded with load_targets), against the MachineProfile `machine` when given (the machine-*
     rules, as `check --machine`; envkit.machine.resolve_machine reads one).  Returns the findings,
     sorted.  UsageError for no targets."""
-    core = _core("run_checks")
     from envkit.checks.core import Target
+    from envkit.checks.engine import run_checks as core
     from envkit.config import Config
 
-    if isinstance(targets, (str, bytes, os.PathLike, Target)):
-        one = f"[{targets!r}]" if not isinstance(targets, Target) else "[target]"
+    if isinstance(targets, Target):
         raise type_error(
             "run_checks",
             "targets",
             "a list of Targets (load_targets) or of paths",
             targets,
-            f" (one goes in a list: {one})",
+            " (one goes in a list: [target])",
         )
-    if not isinstance(targets, Iterable) or isinstance(targets, Mapping):
-        raise type_error("run_checks", "targets", "a list of Targets (load_targets) or of paths", targets)
-    items = list(targets)
-    if config is None:
-        config = Config()
-    elif not isinstance(config, Config):
-        raise type_error("run_checks", "config", "Config or None", config)
+    items = list(_path_list("run_checks", "targets", targets, "a list of Targets (load_targets) or of paths"))
     if not items:
         from envkit.errors import UsageError
 
         raise UsageError("run_checks(): nothing to check (no targets)")
+    loaded: list[Target]
     if all(is_path(t) for t in items):
-        items = load_targets(items)
+        loaded = load_targets(cast("list[Path]", items))
+    elif any(is_path(t) for t in items):
+        raise TypeError(
+            "run_checks() argument 'targets' must hold Targets (from load_targets) or "
+            "paths, not a path among Targets (give all paths or all Targets)"
+        )
     else:
-        for t in items:
-            if not isinstance(t, Target):
-                what = (
-                    "a path among Targets (give all paths or all Targets)" if is_path(t) else type(t).__name__
-                )
-                raise TypeError(
-                    f"run_checks() argument 'targets' must hold Targets (from load_targets) or "
-                    f"paths, not {what}"
-                )
-    if machine is not None:
-        from envkit.machine.profile import MachineProfile
+        loaded = cast("list[Target]", items)
+    return core(loaded, config if config is not None else Config(), machine=machine)
 
-        if not isinstance(machine, MachineProfile):
-            raise type_error(
-                "run_checks", "machine", "a MachineProfile (envkit.machine.resolve_machine) or None", machine
-            )
-    return core(items, config, machine=machine)
+
+@_facade("envkit.ops.check:check")
+def check(
+    paths: Sequence[str],
+    *,
+    lock: str | None = None,
+    live: LiveEnv | None = None,
+    stdin: str | None = None,
+    format: str | None = None,
+    config: Config | None = None,
+    machine: MachineProfile | None = None,
+    fix: bool = False,
+) -> CheckResult:
+    """Check files, a lock and a live environment as `envkit check` does (see envkit.ops.check):
+    the findings, the files that could not be read, the fixes applied (`fix`), the duplicate
+    warnings, as a CheckResult; against the MachineProfile `machine` when given."""
+    from envkit.ops.check import check as core
+
+    return core(
+        list(str_list("check", "paths", paths, "paths") or ()),
+        lock=lock,
+        live=live,
+        stdin=stdin,
+        format=format_arg(format),
+        config=config,
+        machine=machine,
+        fix=fix,
+    )
+
+
+def _path_list(func: str, param: str, value: Sequence[Any], what: str = "a list of paths") -> Sequence[Any]:
+    """`value` when it is a list; TypeError for one path where a list of them belongs (a str would
+    be read one character at a time), which no static type forbids."""
+    if isinstance(value, (str, bytes, os.PathLike)):
+        raise type_error(func, param, what, value, f" (one goes in a list: [{value!r}])")
+    if value is None or isinstance(value, Mapping):
+        raise type_error(func, param, what, value)
+    return value
 
 
 # --------------------------------------------------------------------------------------------
-# live environments, locking, creating
+# live environments, locking, creating, templates
 
 
 @_facade("envkit.backends:open_env")
 def open_env(
     name: str | None = None,
-    prefix: str | os.PathLike[str] | None = None,
+    prefix: Path | None = None,
     backend: str = "native",
     *,
-    exe: str | os.PathLike[str] | None = None,
+    exe: Path | None = None,
     environ: Mapping[str, str] | None = None,
     strict: bool = True,
     timeout: float | None = None,
-):
+) -> LiveEnv:
     """Read the live environment named `name` or at `prefix` (neither: the active one) with
     `backend`; returns a LiveEnv.  Raises UsageError, EnvironmentNotFound, BackendError."""
-    core = _core("open_env")
+    from envkit.backends import open_env as core
 
-    if environ is not None and not isinstance(environ, Mapping):
-        raise type_error("open_env", "environ", "a mapping (os.environ, a dict) or None", environ)
-    if not isinstance(backend, str):
-        raise type_error("open_env", "backend", "str", backend)
-    exe = path_arg("open_env", "exe", exe, optional=True)
     return core(
-        opt_str("open_env", "name", name),
-        path_arg("open_env", "prefix", prefix, optional=True),
+        name,
+        opt_path(prefix),
         backend,
-        exe=exe,
+        exe=opt_path(exe),
         environ=environ,
-        strict=flag_arg("open_env", "strict", strict),
-        timeout=number_arg("open_env", "timeout", timeout, optional=True),
+        strict=strict,
+        timeout=number_arg("open_env", "timeout", timeout),
     )
 
 
 @_facade("envkit.lock:lock_live")
 def lock_live(
-    env,
+    env: LiveEnv,
     *,
     index_artifacts: Mapping[str, tuple[str, str | None]] | None = None,
     allow_unhashed_pip: bool = False,
-):
+) -> Lock:
     """Lock the LiveEnv `env` exactly, for its own platform, as `envkit lock -p` does (see
     envkit.lock.lock_live): BackendError when pip cannot resolve the artifact of a pip package
     installed from an index, unless `allow_unhashed_pip`."""
-    core = _core("lock_live")
+    from envkit.lock.live import lock_live as core
 
     hint = (
         " (read it first: envkit.open_env(prefix=...))"
@@ -395,93 +384,73 @@ def lock_live(
         else ""
     )
     model_arg("lock_live", "env", env, ("LiveEnv",), hint=hint)
-    if index_artifacts is not None and not isinstance(index_artifacts, Mapping):
-        raise type_error("lock_live", "index_artifacts", "a mapping or None", index_artifacts)
-    return core(
-        env,
-        index_artifacts=index_artifacts,
-        allow_unhashed_pip=flag_arg("lock_live", "allow_unhashed_pip", allow_unhashed_pip),
-    )
+    return core(env, index_artifacts=index_artifacts, allow_unhashed_pip=allow_unhashed_pip)
 
 
 @_facade("envkit.lock:solve_spec")
 def solve_spec(
-    spec,
-    platforms=None,
+    spec: EnvSpec | Path,
+    platforms: Sequence[str] | None = None,
     *,
     channel_priority: str = "strict",
-    virtual_packages=(),
+    virtual_packages: Sequence[VirtualPackage | str] = (),
     lock_pip_section: bool = True,
     pip_timeout: float = 600,
     solve_timeout: float | None = 600,
-    progress=None,
-):
+    progress: Callable[[str], None] | None = None,
+) -> Lock:
     """Solve the EnvSpec `spec` (or the spec file at that path) for each of `platforms` (a list;
     None: the spec's own `platforms:`) and return the Lock.  `virtual_packages` may be text
     (`__cuda=12.4`).  Raises SolveError, UsageError, BackendError."""
-    core = _core("solve_spec")
+    from envkit.lock.solve import solve_spec as core
 
-    spec = model_arg("solve_spec", "spec", spec, ("EnvSpec",), paths=True, hint=spec_hint(spec))
+    spec_m = model_arg("solve_spec", "spec", spec, ("EnvSpec",), paths=True, hint=spec_hint(spec))
     plats = str_list("solve_spec", "platforms", platforms, "platform names", optional=True) or ()
-    if not isinstance(channel_priority, str):
-        raise type_error("solve_spec", "channel_priority", "str", channel_priority)
     return core(
-        spec,
+        spec_m,
         plats,
         channel_priority=channel_priority,
         virtual_packages=virtual_packages_arg("solve_spec", virtual_packages),
-        lock_pip_section=flag_arg("solve_spec", "lock_pip_section", lock_pip_section),
+        lock_pip_section=lock_pip_section,
         pip_timeout=number_arg("solve_spec", "pip_timeout", pip_timeout),
-        solve_timeout=number_arg("solve_spec", "solve_timeout", solve_timeout, optional=True),
-        progress=callable_arg("solve_spec", "progress", progress),
+        solve_timeout=number_arg("solve_spec", "solve_timeout", solve_timeout),
+        progress=progress,
     )
 
 
 @_facade("envkit.lock:check_lock")
 def check_lock(
-    spec,
-    lock,
+    spec: EnvSpec | Path,
+    lock: Lock | Path,
     *,
-    platforms=None,
-    spec_path: str | os.PathLike[str] | None = None,
+    platforms: Sequence[str] | None = None,
+    spec_path: Path | None = None,
     lock_text: str | None = None,
-    staleness=None,
-    virtual_packages=(),
-) -> list:
+    staleness: Sequence[Staleness] | None = None,
+    virtual_packages: Sequence[VirtualPackage | str] = (),
+) -> list[LockProblem]:
     """The problems that make `lock` unfit for `spec` (empty when it fits).  `spec` is an EnvSpec
     or the path of one, `lock` a Lock or the path of one.  UsageError when the lock names no
     platform and `platforms` gives none (nothing would be checked)."""
-    from envkit.lock import Staleness
-
-    core = _core("check_lock")
+    from envkit.lock.check import check_lock as core
 
     spec_m = model_arg("check_lock", "spec", spec, ("EnvSpec",), paths=True, hint=spec_hint(spec))
     lock_m = model_arg("check_lock", "lock", lock, ("Lock",), paths=True, hint=lock_hint(lock))
     plats = str_list("check_lock", "platforms", platforms, "platform names", optional=True)
-    spec_path = path_arg("check_lock", "spec_path", spec_path, optional=True)
-    opt_str("check_lock", "lock_text", lock_text)
-    if staleness is not None:
-        if isinstance(staleness, Staleness) or not isinstance(staleness, Iterable):
-            raise type_error("check_lock", "staleness", "a list of Staleness or None", staleness)
-        staleness = list(staleness)
-        for s in staleness:
-            if not isinstance(s, Staleness):
-                raise TypeError(
-                    f"check_lock() argument 'staleness' must hold Staleness, not {type(s).__name__}"
-                )
     if not (plats or lock_m.platforms):
         from envkit.errors import UsageError, Where
 
         raise UsageError(
             "the lock names no platform, so nothing would be checked",
             where=Where(file=lock_m.source),
-            hint="pass platforms=[...]",
+            hint="pass {}",
+            remedy=Remedy(option="platforms", many=True),
         )
     return core(
         spec_m,
         lock_m,
         platforms=plats,
-        spec_path=spec_path,
+        spec_path=opt_path(spec_path),
         lock_text=lock_text,
         staleness=staleness,
         virtual_packages=virtual_packages_arg("check_lock", virtual_packages),
@@ -490,35 +459,64 @@ def check_lock(
 
 @_facade("envkit.create:create_from_lock")
 def create_from_lock(
-    lock,
-    prefix: str | os.PathLike[str],
+    lock: Lock | Path,
+    prefix: Path,
     *,
     platform: str | None = None,
     backend: str = "rattler",
-    executable: str | os.PathLike[str] | None = None,
-    cache_dir: str | os.PathLike[str] | None = None,
+    executable: Path | None = None,
+    cache_dir: Path | None = None,
     timeout: float = 1800,
-    environments: Mapping | None = None,
+    environments: Mapping[str, Sequence[str]] | None = None,
     show_progress: bool = False,
-):
+) -> CreateResult:
     """Create `prefix` with exactly the packages `lock` (a Lock, or the path of a lock file) has
     for `platform` (default: this machine's).  Returns a CreateResult.  Raises UsageError,
     IntegrityError, BackendError (see envkit.create.create_from_lock)."""
-    core = _core("create_from_lock")
+    from envkit.create import create_from_lock as core
 
-    lock = model_arg("create_from_lock", "lock", lock, ("Lock",), paths=True, hint=lock_hint(lock))
-    if not isinstance(backend, str):
-        raise type_error("create_from_lock", "backend", "str", backend)
-    if environments is not None and not isinstance(environments, Mapping):
-        raise type_error("create_from_lock", "environments", "a mapping or None", environments)
+    lock_m = model_arg("create_from_lock", "lock", lock, ("Lock",), paths=True, hint=lock_hint(lock))
     return core(
-        lock,
-        path_arg("create_from_lock", "prefix", prefix),
-        platform=opt_str("create_from_lock", "platform", platform),
+        lock_m,
+        os.fspath(prefix),
+        platform=platform,
         backend=backend,
-        executable=path_arg("create_from_lock", "executable", executable, optional=True),
-        cache_dir=path_arg("create_from_lock", "cache_dir", cache_dir, optional=True),
+        executable=opt_path(executable),
+        cache_dir=opt_path(cache_dir),
         timeout=number_arg("create_from_lock", "timeout", timeout),
         environments=environments,
-        show_progress=flag_arg("create_from_lock", "show_progress", show_progress),
+        show_progress=show_progress,
+    )
+
+
+@_facade("envkit.ops.template:pytorch_template")
+def pytorch_template(
+    *,
+    torch: str | None = None,
+    cuda: str | None = None,
+    cpu: bool = False,
+    detect: bool = False,
+    machine: MachineProfile | str | None = None,
+    python: str | None = None,
+    style: str = "conda-forge",
+    with_: Sequence[str] | None = None,
+    name: str | None = None,
+    output: str | None = None,
+) -> TemplateResult:
+    """A PyTorch+CUDA (or CPU) environment file that installs, as `envkit template pytorch`
+    writes it (see envkit.ops.template.pytorch_template).  UsageError for a combination that
+    does not exist, listing what does."""
+    from envkit.ops.template import pytorch_template as core
+
+    return core(
+        torch=torch,
+        cuda=cuda,
+        cpu=cpu,
+        detect=detect,
+        machine=machine,
+        python=python,
+        style=style,
+        with_=str_list("pytorch_template", "with_", with_, "package names", optional=True),
+        name=name,
+        output=output,
     )

@@ -1,6 +1,8 @@
-"""The argument checks of envkit.api: each returns the value it checked (a path as str, an
-iterable as a tuple) or raises TypeError naming the function, the parameter, what was expected and
-what was given; a value of the right type that cannot be used is an EnvkitError.
+"""The argument conversions of envkit.api, and the checks no static type can make: one path (a
+str) where a list belongs, a model that is not the one a parameter takes (with the function that
+makes the right one), a path whose file holds the wrong kind of model, a timeout that is not
+positive, an unknown format name.  Each raises TypeError naming the function, the parameter,
+what was expected and what was given, or an EnvkitError for a value that cannot be used.
 
 Importing this module costs nothing heavy: the model and the formats are imported when used.
 """
@@ -9,78 +11,62 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any, overload
+
+if TYPE_CHECKING:  # pragma: no cover
+    from envkit.lock.virtual import VirtualPackage
 
 
-def type_error(func: str, param: str, expected: str, value, hint: str = "") -> TypeError:
+def type_error(func: str, param: str, expected: str, value: object, hint: str = "") -> TypeError:
     return TypeError(f"{func}() argument {param!r} must be {expected}, not {type(value).__name__}{hint}")
 
 
-def is_path(value) -> bool:
+def is_path(value: object) -> bool:
     return isinstance(value, (str, os.PathLike)) and isinstance(os.fspath(value), str)
 
 
-def path_arg(func: str, param: str, value, *, optional: bool = False) -> str | None:
-    """`value` as a str path; TypeError for anything but str / os.PathLike (bytes paths included)."""
-    if value is None and optional:
-        return None
-    if not is_path(value):
-        raise type_error(func, param, "str or os.PathLike" + (" or None" if optional else ""), value)
-    return os.fspath(value)
+def opt_path(value: str | os.PathLike[str] | None) -> str | None:
+    """`value` as a str path (None stays None)."""
+    return None if value is None else os.fspath(value)
 
 
-def text_arg(func: str, param: str, value) -> str:
-    if not isinstance(value, str):
-        hint = " (decode it first: data.decode('utf-8'))" if isinstance(value, (bytes, bytearray)) else ""
-        raise type_error(func, param, "str", value, hint)
-    return value
-
-
-def opt_str(func: str, param: str, value) -> str | None:
-    if value is not None and not isinstance(value, str):
-        raise type_error(func, param, "str or None", value)
-    return value
-
-
-def number_arg(func: str, param: str, value, *, optional: bool = False) -> float | None:
-    """A positive number of seconds (bool is no number here)."""
-    if value is None and optional:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise type_error(func, param, "a number" + (" or None" if optional else ""), value)
-    if not value > 0:
+@overload
+def number_arg(func: str, param: str, value: float) -> float: ...
+@overload
+def number_arg(func: str, param: str, value: float | None) -> float | None: ...
+def number_arg(func: str, param: str, value: float | None) -> float | None:
+    """`value`, a positive number of seconds (None: no limit, where the parameter allows it)."""
+    if value is not None and not value > 0:
         from envkit.errors import UsageError
 
         raise UsageError(f"{func}(): {param} must be a positive number of seconds, not {value!r}")
     return value
 
 
-def flag_arg(func: str, param: str, value) -> bool:
-    if not isinstance(value, bool):
-        raise type_error(func, param, "bool", value)
-    return value
-
-
-def str_list(func: str, param: str, value, what: str, *, optional: bool = False) -> tuple[str, ...] | None:
-    """A list (any iterable) of str as a tuple.  A bare str is refused: it would be read one
-    character at a time."""
+@overload
+def str_list(func: str, param: str, value: Iterable[str], what: str) -> tuple[str, ...]: ...
+@overload
+def str_list(
+    func: str, param: str, value: Iterable[str] | None, what: str, *, optional: bool
+) -> tuple[str, ...] | None: ...
+def str_list(
+    func: str, param: str, value: Iterable[str] | None, what: str, *, optional: bool = False
+) -> tuple[str, ...] | None:
+    """A list (any iterable) of str as a tuple.  A bare str is refused: it is an iterable of str
+    to the type checker, and would be read one character at a time."""
     if value is None and optional:
         return None
     if isinstance(value, (str, bytes, os.PathLike)):
         raise type_error(func, param, f"a list of {what}", value, f" (one goes in a list: [{value!r}])")
-    if not isinstance(value, Iterable) or isinstance(value, Mapping):
+    if value is None or isinstance(value, Mapping):
         raise type_error(func, param, f"a list of {what}" + (" or None" if optional else ""), value)
-    items = tuple(value)
-    for item in items:
-        if not isinstance(item, str):
-            raise TypeError(f"{func}() argument {param!r} must hold {what} (str), not {type(item).__name__}")
-    return items
+    return tuple(value)
 
 
-def format_arg(func: str, value, param: str = "format") -> str | None:
+def format_arg(value: str | None) -> str | None:
+    """`value`, a format name envkit knows (UsageError otherwise), or None."""
     if value is None:
         return None
-    if not isinstance(value, str):
-        raise type_error(func, param, "str or None", value)
     from envkit.formats import FORMATS
 
     if value not in FORMATS:
@@ -96,9 +82,12 @@ def model_types(*names: str) -> tuple[type, ...]:
     return tuple(getattr(model, n) for n in names)
 
 
-def model_arg(func: str, param: str, value, names: tuple[str, ...], *, paths: bool = False, hint: str = ""):
+def model_arg(
+    func: str, param: str, value: Any, names: tuple[str, ...], *, paths: bool = False, hint: str = ""
+) -> Any:
     """`value` when it is one of the model classes `names`; with `paths`, a path is read
-    (`read_file`) and its model must be one of them too (ParseError naming the file otherwise)."""
+    (`read_file`) and its model must be one of them too (ParseError naming the file otherwise).
+    A model of another class is a TypeError with `hint`, the function that makes the right one."""
     types = model_types(*names)
     if isinstance(value, types):
         return value
@@ -128,7 +117,7 @@ def model_arg(func: str, param: str, value, names: tuple[str, ...], *, paths: bo
     raise type_error(func, param, expected, value, hint)
 
 
-def lock_hint(value) -> str:
+def lock_hint(value: object) -> str:
     from envkit.model import EnvSpec, LiveEnv
 
     if isinstance(value, EnvSpec):
@@ -138,9 +127,15 @@ def lock_hint(value) -> str:
     return ""
 
 
-def virtual_packages_arg(func: str, value) -> tuple:
-    """VirtualPackage objects, or their text (`__cuda=12.4`, `linux-64:__glibc=2.17`)."""
-    from envkit.lock import VirtualPackage, parse_virtual_package
+def spec_hint(value: object) -> str:
+    from envkit.model import Lock
+
+    return " (a Lock is already solved)" if isinstance(value, Lock) else ""
+
+
+def virtual_packages_arg(func: str, value: Iterable[VirtualPackage | str]) -> tuple[VirtualPackage, ...]:
+    """VirtualPackage objects, or their text (`__cuda=12.4`, `linux-64:__glibc=2.17`), parsed."""
+    from envkit.lock.virtual import VirtualPackage, parse_virtual_package
 
     if isinstance(value, (str, bytes, VirtualPackage)):
         raise type_error(
@@ -150,29 +145,4 @@ def virtual_packages_arg(func: str, value) -> tuple:
             value,
             f" (one goes in a list: [{value!r}])",
         )
-    if not isinstance(value, Iterable) or isinstance(value, Mapping):
-        raise type_error(func, "virtual_packages", "a list of VirtualPackage or str", value)
-    out = []
-    for v in value:
-        if isinstance(v, str):
-            v = parse_virtual_package(v)
-        elif not isinstance(v, VirtualPackage):
-            raise TypeError(
-                f"{func}() argument 'virtual_packages' must hold VirtualPackage or str, "
-                f"not {type(v).__name__}"
-            )
-        out.append(v)
-    return tuple(out)
-
-
-def callable_arg(func: str, name: str, value):
-    """`value` when it is callable or None (a progress callback), else TypeError."""
-    if value is not None and not callable(value):
-        raise type_error(func, name, "a callable or None", value)
-    return value
-
-
-def spec_hint(value) -> str:
-    from envkit.model import Lock
-
-    return " (a Lock is already solved)" if isinstance(value, Lock) else ""
+    return tuple(parse_virtual_package(v) if isinstance(v, str) else v for v in value)

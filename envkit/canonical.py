@@ -32,8 +32,6 @@ def normalize(model: EnvSpec | Lock) -> EnvSpec | Lock:
     """The canonical form of `model`: `normalize_spec` for an EnvSpec, `normalize_lock` for a Lock.
 
     Raises TypeError for anything else (a LiveEnv has no canonical form: lock it first)."""
-    if not isinstance(model, (EnvSpec, Lock)):  # the public API's argument, before any field is read
-        raise TypeError(f"normalize() takes an EnvSpec or a Lock, not {type(model).__name__}")
     spec = env_file(model)
     if spec is not None:  # an export too: its canonical form is still the file as written
         return normalize_spec(spec)

@@ -298,6 +298,7 @@ class PixiLockSpec(EnvironmentSpecBase):
         from envkit.api import read_text
         from envkit.errors import EnvkitError
         from envkit.io import read_text as read_file_text
+        from envkit.model import Lock
 
         try:
             text = read_file_text(self.path)
@@ -314,12 +315,14 @@ class PixiLockSpec(EnvironmentSpecBase):
                 f"({', '.join(map(str, self._versions()))})"
             )
         try:
-            lock = read_text(text, filename=self.path, format="pixi")
+            read = read_text(text, filename=self.path, format="pixi")
         except EnvkitError as e:
             hint = f" (hint: {e.hint})" if getattr(e, "hint", None) else ""
             raise ValueError(f"{e}{hint}") from e
-        self._lock = lock
-        return lock
+        if not isinstance(read, Lock):  # the pixi reader gives a Lock; the type says EnvSpec | Lock
+            raise ValueError(f"{self.path}: not a pixi.lock")
+        self._lock = read
+        return read
 
     @property
     def available_platforms(self) -> tuple[str, ...]:

@@ -237,6 +237,17 @@ def convert(model, target: str, *, source_format: str, platform: str | None = No
                 packages=tuple(replace(p, platform=platform) for p in lock.packages),
             )
     _refuse_forks(lock, target)
+    if target in ("pixi", "conda-lock"):
+        from envkit.conda.channels import KNOWN_SUBDIRS
+
+        named = [pl for pl in lock.platforms if pl not in KNOWN_SUBDIRS]
+        if named:
+            raise UsageError(
+                f"{_FILE_NAMES[target]} names platforms by conda subdir; {', '.join(named)} "
+                f"{'is' if len(named) == 1 else 'are'} not one (a pixi v7 platform of its own name)",
+                hint="convert to pixi-v7, which names platforms freely, or pick one with --platform "
+                "for a one-platform format",
+            )
     dropped: list[tuple[str, str]] = []
     text = _write(lock, target, dropped)
     have = features_of(lock)
@@ -246,7 +257,7 @@ def convert(model, target: str, *, source_format: str, platform: str | None = No
         if not keep:
             del have["pip-no-version"]
     losses = [
-        Loss(feature=f, count=len(pk), packages=tuple(pk[:5]))
+        Loss(feature=f, count=len(pk), packages=tuple(dict.fromkeys(pk))[:5])
         if pk or f != "channels"
         else Loss(feature=f, count=len(lock.channels), packages=tuple(c.name for c in lock.channels[:5]))
         for f, pk in have.items()
@@ -275,6 +286,9 @@ def convert(model, target: str, *, source_format: str, platform: str | None = No
         left_out_platforms=left_out,
         written_from=lock,
     )
+
+
+_FILE_NAMES = {"pixi": "pixi.lock v6", "conda-lock": "conda-lock.yml"}
 
 
 def _refuse_forks(lock: Lock, target: str) -> None:

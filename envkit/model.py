@@ -471,8 +471,9 @@ def resolved_view(
         return Resolved(origin=model, lock=model)
     if isinstance(model, LiveEnv):
         return Resolved(origin=model, live=model)
-    if model.kind == "export" and model.conda:
-        return Resolved(origin=model, lock=_export_lock(model, platform), export=model)
+    spec = env_file(model)  # (None for what is no model at all: the caller's TypeError to raise)
+    if spec is not None and spec.kind == "export" and spec.conda:
+        return Resolved(origin=spec, lock=_export_lock(spec, platform), export=spec)
     return None
 
 

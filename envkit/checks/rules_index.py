@@ -79,7 +79,7 @@ def _spec_hits(spec: EnvSpec) -> Iterator[Hit]:
         m = re.search(r"===?\s*(?P<v>[^,;\s]+)", p.specifier or "")
         variant = _variant_of(m.group("v")) if m else None
         if variant is not None:
-            pins.append((p, variant))
+            pins.append((p, p.name, variant))
     if not pins:  # most files: no `+cuXXX` pin, and the index reader is not loaded
         return
     from envkit.lock.pip_index import pytorch_variant, spec_indexes
@@ -87,15 +87,15 @@ def _spec_hits(spec: EnvSpec) -> Iterator[Hit]:
     options = [p.raw.strip() or p.text for p in spec.pip if p.kind == "option"]
     indexes = spec_indexes(options)
     served = {pytorch_variant(i) for i in indexes} - {None}
-    for p, variant in pins:
+    for p, name, variant in pins:
         if variant in served:
             continue
         names = ", ".join(indexes)
         yield Hit(
             p.line,
-            f"{p.name}{p.specifier} is published only on https://download.pytorch.org/whl/"
+            f"{name}{p.specifier} is published only on https://download.pytorch.org/whl/"
             f"{variant}, which the pip section does not name (pip searches {names})",
-            (p.name,),
+            (name,),
         )
 
 

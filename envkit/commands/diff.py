@@ -79,11 +79,10 @@ def diff(
 
     Exit codes: 0 the same, 1 different, 2 error.
     """
-    from envkit.envdiff import diff as diff_core
+    from envkit.ops.diff import diff_sources
+    from envkit.output import emit, warn
     from envkit.render import render_diff
-    from envkit.sources import check_stdin_once, resolve
 
-    check_stdin_once((source_a, source_b))
     if no_machine and (machine_a or machine_b):
         from envkit.errors import UsageError
 
@@ -91,42 +90,28 @@ def diff(
             "--no-machine and --machine-a/--machine-b contradict each other",
             hint="drop --no-machine to show the machines",
         )
-    probe = not no_machine
-    a = _resolve(resolve, source_a, input_format, environment, probe)
-    b = _resolve(resolve, source_b, input_format, environment, probe)
-    _warn_sources(a, b, probe)
-    result = diff_core(a.model, b.model, platform=platform, label_a=a.label, label_b=b.label)
-    machines = None
-    if probe:
-        from envkit.machine.sides import diff_machines
-
-        machines = diff_machines(a, b, machine_a=machine_a, machine_b=machine_b)
+    result = diff_sources(
+        source_a,
+        source_b,
+        platform=platform,
+        format=input_format,
+        environment=environment,
+        machines=not no_machine,
+        machine_a=machine_a,
+        machine_b=machine_b,
+    )
+    for text in result.warnings:
+        warn(text)
     use_color = fmt == "text" and _use_color(color, output)
-    text = render_diff(fmt, result, show_all=show_all, machines=machines, color=use_color, width=_width())
+    text = render_diff(
+        fmt, result.diff, show_all=show_all, machines=result.machines, color=use_color, width=_width()
+    )
     if use_color and output is None:
         # click strips ANSI codes from non-terminal streams unless told otherwise
         click.echo(text, nl=False, color=True)
     else:
-        from envkit.output import emit
-
         emit(text, output)
     return 0 if result.same else 1
-
-
-def _warn_sources(a, b, probe: bool) -> None:
-    """Each source's warnings once, named as the user wrote it (an ssh:// URL, not the remote path)."""
-    from envkit.commands._common import duplicate_messages
-    from envkit.model import LiveEnv
-    from envkit.output import warn
-
-    for src in {src.label: src for src in (a, b)}.values():
-        for msg in duplicate_messages(src.model):
-            warn(f"{src.label}: {msg}")
-        if isinstance(src.model, LiveEnv):
-            for w in src.model.warnings:
-                warn(f"{src.label}: {w}")
-        if probe and src.origin == "ssh" and isinstance(src.model, LiveEnv) and src.machine is None:
-            warn(f"{src.label}: the remote machine probe gave no profile; the header shows no machines")
 
 
 def _use_color(color: str, output: str | None) -> bool:
@@ -142,10 +127,6 @@ def _use_color(color: str, output: str | None) -> bool:
         and not os.environ.get("NO_COLOR")
         and os.environ.get("TERM") != "dumb"
     )
-
-
-def _resolve(resolve, text: str, input_format: str | None, environment: str | None, machine: bool):
-    return resolve(text, format=input_format, environment=environment, machine=machine)
 
 
 def _width() -> int:

@@ -6,7 +6,6 @@ import sys
 
 import click
 
-from envkit._text import plural
 from envkit.formats import FORMATS
 
 
@@ -63,10 +62,9 @@ def normalize(
     Exit codes: 0 done (or already normalized with --check), 1 --check found a file to change,
     2 unusable input.
     """
-    from envkit.canonical import render_normalized
-    from envkit.commands._common import warn_duplicates
     from envkit.errors import UsageError
-    from envkit.formats import detect_format, read_text
+    from envkit.ops.normalize import normalize_source
+    from envkit.output import emit, warn
 
     fmt = fmt or fmt_alias
     if write and check:
@@ -86,35 +84,23 @@ def normalize(
             from envkit.io import file_identity
 
             before = file_identity(path)  # before reading: an edit from here on is not overwritten
-        raw = _read(path, keep_bom=True)
-        # the model is read without the byte-order mark; the comparisons below are with the file as
-        # it is, so that a BOM (which the canonical form has not) counts as a change
-        text = raw[1:] if raw.startswith("\ufeff") else raw
-        kind = fmt or detect_format(text, name)
-        model = read_text(text, filename=name, format=kind)
-        if kind == "env" and fmt is None:
-            from envkit.checks.targets import not_an_environment_file
-
-            not_an_environment_file(model, text, name)  # a workflow must not get `dependencies: []`
-        warn_duplicates([model], label=len(files) > 1)
-        new = render_normalized(model, text, kind)
+        result = normalize_source(_read(path, keep_bom=True), name, format=fmt)
+        source = result.model.source
+        for msg in result.warnings:
+            warn(f"{source}: {msg}" if len(files) > 1 and source else msg)
         if check:
-            if new != raw:
-                _print_diff(raw, new, name)
+            if result.changed:
+                _print_diff(result.original, result.text, name)
                 status = 1
-            continue
-        if write:
-            if new != raw:
-                from envkit.io import atomic_write
+        elif write and result.changed:
+            from envkit.io import atomic_write
 
-                atomic_write(path, new, unchanged_since=before)
-                click.echo(f"normalized {path}")
-            else:
-                click.echo(f"{path} is already normalized")
-            continue
-        from envkit.output import emit
-
-        emit(new, output)
+            atomic_write(path, result.text, unchanged_since=before)
+            click.echo(f"normalized {path}")
+        elif write:
+            click.echo(f"{path} is already normalized")
+        else:
+            emit(result.text, output)
     return status
 
 
@@ -157,59 +143,26 @@ def validate(files: tuple[str, ...], fmt: str | None, fmt_alias: str | None, env
     known fix) on stderr for one that is not.  Exit codes: 0 every file is usable, 2 at least one
     is not.
     """
-    from envkit.commands._common import warn_duplicates
+    from envkit.commands._common import echo_errors
     from envkit.errors import EnvkitError, Where
-    from envkit.output import cli_hint
+    from envkit.ops.normalize import validate_source
+    from envkit.output import warn
 
     fmt = fmt or fmt_alias
     status = 0
     for path in files:
         name = "<stdin>" if path == "-" else path
         try:
-            summary, models = _validate_one(path, name, fmt, environment)
-            warn_duplicates(models, label=True)
-            click.echo(f"ok: {name}: {summary}")
+            result = validate_source(_read(path), name, format=fmt, environment=environment)
         except EnvkitError as exc:
             if exc.where is None or not exc.where.file:
                 w = exc.where or Where()
                 exc.where = Where(file=name, line=w.line, key=w.key)
             # errors go to stderr, as every other command's do, with the hint that says the fix
-            click.echo(f"error: {str(exc).splitlines()[0]}", err=True)
-            hint = cli_hint(exc)
-            if hint:
-                click.echo(f"hint: {hint}", err=True)
+            echo_errors([exc], first_line=True)
             status = 2
+            continue
+        for msg in result.warnings:
+            warn(msg)
+        click.echo(f"ok: {name}: {result.summary}")
     return status
-
-
-def _validate_one(path: str, name: str, fmt: str | None, environment: str | None) -> tuple[str, list]:
-    """A one-line summary of the file, and the models read from it."""
-    from envkit.formats import detect_format, read_text
-    from envkit.model import EnvSpec
-
-    text = _read(path)
-    kind = fmt or detect_format(text, name)
-    if kind == "pixi" and environment is None:
-        from envkit.formats.pixilock import read_pixi_environments
-
-        envs = read_pixi_environments(text, name)
-        parts = [f"{env} ({_lock_summary(lock)})" for env, lock in envs.items()]
-        return (f"pixi.lock, {plural(len(parts), 'environment')}: " + ", ".join(parts), list(envs.values()))
-    model = read_text(text, filename=name, format=kind, environment=environment)
-    if kind == "env" and fmt is None:
-        from envkit.checks.targets import not_an_environment_file
-
-        not_an_environment_file(model, text, name)
-    if isinstance(model, EnvSpec):
-        if kind == "requirements":
-            return f"requirements, {plural(len(model.pip), 'entry', 'entries')}", [model]
-        label = "environment export" if model.kind == "export" else "environment spec"
-        return f"{label}, {len(model.conda)} conda, {len(model.pip)} pip", [model]
-    return f"{kind}, {_lock_summary(model)}", [model]
-
-
-def _lock_summary(lock) -> str:
-    n = len(lock.packages)
-    p = len(lock.platforms)
-    plats = f" ({', '.join(lock.platforms)})" if lock.platforms else ""
-    return f"{plural(n, 'package')}, {plural(p, 'platform')}{plats}"

@@ -48,6 +48,7 @@ def smoke(
     could not run (no interpreter, torch missing, the env could not be created).
     """
     from envkit.errors import EnvkitError, UsageError
+    from envkit.ops.smoke import smoke as smoke_op
     from envkit.smoke import runner
 
     if quick and full:
@@ -63,7 +64,18 @@ def smoke(
     as_json = as_json or fmt == "json"
     progress = _Progress(enabled=_isatty() and not quiet)
     try:
-        report = _run(runner, name, prefix, python, create_file, require_cuda, mode, timeout, keep, progress)
+        report = smoke_op(
+            name=name,
+            prefix=prefix,
+            python=python,
+            create_file=create_file,
+            require_cuda=require_cuda,
+            mode=mode,
+            timeout=timeout,
+            keep=keep,
+            on_event=progress,
+            on_warning=warn,
+        ).report
     except EnvkitError as e:
         if not as_json:
             raise
@@ -100,64 +112,11 @@ def smoke(
     return runner.exit_code(report)
 
 
-def _run(runner, name, prefix, python, create_file, require_cuda, mode, timeout, keep, progress) -> dict:
-    """The smoke report of the chosen target (creating it first for --create)."""
-    if create_file:
-        from envkit.commands._common import warn_duplicates
-        from envkit.formats import detect_format, read_file
-        from envkit.io import read_text
-        from envkit.smoke.temp_env import smoke_created
-
-        fmt = detect_format(read_text(create_file), create_file)
-        model = read_file(create_file)
-        warn_duplicates([model])
-        report = smoke_created(
-            create_file,
-            model=model,
-            fmt=fmt,
-            require_cuda=require_cuda,
-            mode=mode,
-            timeout=timeout,
-            keep=keep,
-            on_event=progress,
-        )
-        if keep:
-            warn(f"kept the temporary environment: {report['target']['prefix']}")
-    else:
-        target = runner.resolve_target(name=name, prefix=prefix, python=python)
-        if target.prefix:
-            warn_env_records(target.prefix)
-        for script in target.skipped_scripts:
-            warn(f"activation script not evaluated (only plain `export NAME=VALUE` lines are): {script}")
-        report = runner.run_smoke(
-            target, require_cuda=require_cuda, mode=mode, timeout=timeout, keep=keep, on_event=progress
-        )
-    return report
-
-
 def warn_env_records(prefix: str) -> None:
-    """Read the target prefix's package records (cheap: no solve, no subprocess) and warn on stderr
-    about what every command that reads an environment warns about: pip installed a project conda
-    also installed, pip overwrote a conda package's files, a record could not be read.  A prefix
-    envkit cannot read is a warning too: the smoke test runs the interpreter, not the records."""
-    from envkit.backends import open_env
-    from envkit.commands._common import warn_duplicates
-    from envkit.errors import EnvkitError
+    """The warnings about the prefix's package records (see envkit.ops.smoke), on stderr."""
+    from envkit.ops.smoke import _record_warnings
 
-    try:
-        env = open_env(prefix=prefix, strict=False)
-    except EnvkitError as e:
-        warn(f"could not read the package records of {prefix} ({e}); no conda+pip duplicate check")
-        return
-    except Exception as e:  # a reader bug on an odd prefix must not stop the smoke test itself
-        warn(
-            f"could not read the package records of {prefix} ({type(e).__name__}: {e}); "
-            "no conda+pip duplicate check"
-        )
-        return
-    for w in env.warnings:
-        warn(w)
-    warn_duplicates([env])
+    _record_warnings(prefix, warn)
 
 
 def _isatty() -> bool:

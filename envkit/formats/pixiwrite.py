@@ -49,12 +49,31 @@ def write_pixi_lock(
     out = [f"version: {version}"]
     if version >= 7:
         out.append("platforms:" if platforms else "platforms: []")
-        out += [f"- name: {scalar(pl)}" for pl in platforms]
+        for pl in platforms:
+            out.append(f"- name: {scalar(pl)}")
+            sub = _subdir_of(lock, pl)
+            if sub != pl:  # a named platform (pixi's `p1` for win-64 with CUDA): rattler needs it
+                out.append(f"  subdir: {scalar(sub)}")
     out += _environment(lock, platforms, refs)
     out.append("packages:" if entries else "packages: []")
     for (kind, url, _), p in sorted(entries.items()):
         out += _conda_entry(p, url) if kind == "conda" else _pypi_entry(p, url)
     return "\n".join(out) + "\n"
+
+
+def _subdir_of(lock: Lock, platform: str) -> str:
+    """The conda subdir of `platform`: itself when it is one, else the subdir its packages were
+    built for (pixi v7 names platforms freely: `- name: p1` with `subdir: win-64`)."""
+    from collections import Counter
+
+    from envkit.conda.channels import KNOWN_SUBDIRS
+
+    if platform in KNOWN_SUBDIRS:
+        return platform
+    subs = Counter(
+        p.subdir for p in lock.packages if p.platform == platform and p.subdir not in (None, "noarch")
+    )
+    return subs.most_common(1)[0][0] if subs else platform
 
 
 def _write_strict(lock: Lock, version: int, dropped: list | None) -> str:
@@ -112,13 +131,12 @@ def _entries(
                 kept=True,
             )
         if kind == "conda" and not _is_artifact(p.url):
-            if not p.version:
-                _drop(dropped, p, "a source package without a version or artifact URL (pixi builds it)")
-                continue
-            # a source package (`conda: .`) is one entry per build: the path is the same for all
-            key = (kind, p.url, f"{p.name} {p.subdir or p.platform} {p.build or ''}")
-        else:
-            key = (kind, p.url, "")
+            # a pixi source package (`conda: .`, `conda_source:`): pixi builds it from its recipe
+            # and locks what it was built from (`input`, `package_build_source`), which the Lock
+            # does not hold; rattler reads such an entry as a binary package and refuses it
+            _drop(dropped, p, "a source package: no artifact URL (pixi builds it from its recipe)")
+            continue
+        key = (kind, p.url, "")
         entries.setdefault(key, p)
         if key not in refs[p.platform]:
             refs[p.platform].append(key)
@@ -231,10 +249,20 @@ def _pypi_entry(p: LockedPackage, url: str) -> list[str]:
 
 def _requirement(name: str, spec: str) -> str:
     """A PEP 508 requirement from a (name, spec) pair as the readers keep it: conda-lock writes `*`
-    for "any version" and a bare version for `==`, which PEP 508 does not allow."""
+    for "any version" and a bare version for `==`, which PEP 508 does not allow; a spec that is not
+    PEP 508 at all (conda-lock copies poetry's `>=4.12,<5.0.0 || >=5.1.0`) is left out, keeping the
+    name: rattler refuses the lock otherwise."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
     spec = spec.strip()
     if spec in ("", "*"):
         return name
     if spec[0].isdigit():  # conda-lock writes an exact pin as the bare version
-        return f"{name}=={spec}"
-    return f"{name}{spec}" if spec[0] in "[;<>=!~(@" else f"{name} {spec}"
+        text = f"{name}=={spec}"
+    else:
+        text = f"{name}{spec}" if spec[0] in "[;<>=!~(@" else f"{name} {spec}"
+    try:
+        Requirement(text)
+    except InvalidRequirement:
+        return name
+    return text

@@ -200,7 +200,8 @@ def readback_diff(
         for ch in d.changes:
             if ch.name.lower() in quiet and ch.kind == "rebuilt":
                 continue
-            if (ch.a or ch.b) and (ch.a or ch.b).manager == "pip" and _canon(ch.name) in forked:
+            side = ch.a or ch.b
+            if side is not None and side.manager == "pip" and _canon(ch.name) in forked:
                 continue
             changes.append(
                 InstallChange(

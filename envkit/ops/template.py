@@ -40,8 +40,9 @@ def pytorch_template(
 ) -> TemplateResult:
     """The environment.yml for torch `torch` (None: the newest) with CUDA `cuda`, or `cpu`, or the
     variant this machine's driver runs (`detect`) or `machine`'s: a MachineProfile, or the text
-    envkit.machine.resolve_machine reads (a profile file, `host`, ssh://HOST).  `output` is the path named in the file's header.  Raises
-    UsageError for a combination that does not exist, listing what does."""
+    envkit.machine.resolve_machine reads (a profile file, `host`, ssh://HOST).  `output` is the
+    path named in the file's header.  Raises UsageError for a combination that does not exist,
+    listing what does."""
     from envkit.templates import PytorchOptions, load_matrix, plan_pytorch, render
 
     if sum(bool(x) for x in (cuda, cpu, detect)) > 1:

@@ -1,6 +1,7 @@
-"""The public Python API (`import envkit`): every name in `envkit.__all__` checks its arguments and
-answers misuse with TypeError (a wrong Python type, naming what it wanted and what it got) or an
-EnvkitError (a bad value) — never AttributeError, never a silent success."""
+"""The public Python API (`import envkit`): its static types (mypy --strict, `make lint`) say what
+each argument is; at run time it answers what no type can say with TypeError (one path where a list
+belongs, a model of the wrong kind, naming what it wanted and what it got) or an EnvkitError (a bad
+value) — never a silent success."""
 
 from __future__ import annotations
 
@@ -237,8 +238,6 @@ def test_diff_misuse(a, message, spec_file):
     with pytest.raises(TypeError) as exc:
         envkit.diff(a, spec_file)
     assert str(exc.value) == message
-    with pytest.raises(TypeError, match=r"^diff\(\) argument 'platform' must be str or None, not int$"):
-        envkit.diff(spec_file, spec_file, platform=64)
     with pytest.raises(envkit.EnvkitError, match="no such file"):
         envkit.diff(spec_file, spec_file.parent / "missing.yml")
 
@@ -260,18 +259,6 @@ def test_run_checks_takes_paths_or_targets(spec_file):
             TypeError,
             "run_checks() argument 'targets' must be a list of Targets (load_targets) or of "
             "paths, not str (one goes in a list: ['m.yml'])",
-        ),
-        (
-            ["m.yml"],
-            {"select": ["x"]},
-            TypeError,
-            "run_checks() argument 'config' must be Config or None, not dict",
-        ),
-        (
-            [3],
-            None,
-            TypeError,
-            "run_checks() argument 'targets' must hold Targets (from load_targets) or paths, not int",
         ),
         ([], None, envkit.UsageError, "run_checks(): nothing to check (no targets)"),
         (
@@ -306,10 +293,6 @@ def test_load_targets(spec_file, tmp_path):
         f"load_targets() argument 'paths' must be a list of paths, not str "
         f"(one goes in a list: [{str(spec_file)!r}])"
     )
-    with pytest.raises(
-        TypeError, match=r"^load_targets\(\) argument 'paths\[\]' must be str or os.PathLike, not int$"
-    ):
-        envkit.load_targets([1])
     with pytest.raises(TypeError, match=r"^load_targets\(\) argument 'live' must be LiveEnv, not EnvSpec$"):
         envkit.load_targets([spec_file], live=t.model)
     with pytest.raises(envkit.UsageError, match=r"^unknown format 'yml'"):
@@ -342,10 +325,6 @@ def test_solve_spec_misuse_fails_before_any_solve(spec_file):
         envkit.solve_spec(spec, ["linux64"])
     with pytest.raises(envkit.UsageError, match=r"^solve_spec\(\): solve_timeout must be a positive number"):
         envkit.solve_spec(spec, ["linux-64"], solve_timeout=0)
-    with pytest.raises(
-        TypeError, match=r"^solve_spec\(\) argument 'pip_timeout' must be a number, not bool$"
-    ):
-        envkit.solve_spec(spec, ["linux-64"], pip_timeout=True)
 
 
 def test_lock_live_misuse(spec_file):
@@ -369,22 +348,12 @@ def test_create_from_lock_misuse(spec_file, tmp_path):
     )
     with pytest.raises(envkit.ParseError, match="not a lock file"):
         envkit.create_from_lock(spec_file, tmp_path / "env")
-    with pytest.raises(
-        TypeError, match=r"^create_from_lock\(\) argument 'prefix' must be str or os.PathLike, not NoneType$"
-    ):
-        envkit.create_from_lock(CONDA_LOCK, None)
     with pytest.raises(envkit.UsageError, match=r"has no packages for win-32 \(locked: linux-64, osx-64"):
         envkit.create_from_lock(CONDA_LOCK, tmp_path / "env", platform="win-32")
     assert not (tmp_path / "env").exists()
 
 
 def test_open_env_misuse(tmp_path):
-    with pytest.raises(
-        TypeError, match=r"^open_env\(\) argument 'prefix' must be str or os.PathLike or None, not int$"
-    ):
-        envkit.open_env(prefix=3)
-    with pytest.raises(TypeError, match=r"^open_env\(\) argument 'environ' must be a mapping"):
-        envkit.open_env(prefix=tmp_path, environ=["CONDA_PREFIX=/x"])
     with pytest.raises(envkit.UsageError, match="^unknown backend 'conda-cli'"):
         envkit.open_env(prefix=tmp_path, backend="conda-cli")
     with pytest.raises(envkit.EnvkitError, match="not a conda environment|no conda-meta"):
@@ -422,42 +391,11 @@ def test_read_detect_and_normalize_normal_use(spec_file):
     "call, error, message",
     [
         (
-            lambda: envkit.detect_format(b"name: x\n"),
-            TypeError,
-            "detect_format() argument 'text' must be str, not bytes (decode it first: data.decode('utf-8'))",
-        ),
-        (
-            lambda: envkit.detect_format("x", 3),
-            TypeError,
-            "detect_format() argument 'filename' must be str or os.PathLike or None, not int",
-        ),
-        (lambda: envkit.read_text(None), TypeError, "read_text() argument 'text' must be str, not NoneType"),
-        (
             lambda: envkit.read_text("a\n", format="txt"),
             envkit.UsageError,
             "unknown format 'txt'; choose one of: env, explicit, conda-lock, pixi, requirements, "
             "conda-list-json, "
             "conda-list-export, pylock, uv-lock, conda-requirements",
-        ),
-        (
-            lambda: envkit.read_text("a\n", environment=1),
-            TypeError,
-            "read_text() argument 'environment' must be str or None, not int",
-        ),
-        (
-            lambda: envkit.read_file(3),
-            TypeError,
-            "read_file() argument 'path' must be str or os.PathLike, not int",
-        ),
-        (
-            lambda: envkit.read_file(b"m.yml"),
-            TypeError,
-            "read_file() argument 'path' must be str or os.PathLike, not bytes",
-        ),
-        (
-            lambda: envkit.read_file("m.yml", format=["env"]),
-            TypeError,
-            "read_file() argument 'format' must be str or None, not list",
         ),
         (lambda: envkit.normalize("name: x\n"), TypeError, "normalize() takes an EnvSpec or a Lock, not str"),
         (
@@ -470,11 +408,6 @@ def test_read_detect_and_normalize_normal_use(spec_file):
             TypeError,
             "normalize_lock() argument 'lock' must be Lock, not EnvSpec (an EnvSpec is solved into a Lock by "
             "envkit.solve_spec)",
-        ),
-        (
-            lambda: envkit.normalize_text(envkit.read_file(CONDA_LOCK)),
-            TypeError,
-            "normalize_text() argument 'text' must be str, not Lock",
         ),
         (
             lambda: envkit.normalize_text("", format="pixi"),
@@ -503,11 +436,13 @@ FUNCTIONS = [
     "diff",
     "load_targets",
     "run_checks",
+    "check",
     "open_env",
     "lock_live",
     "solve_spec",
     "check_lock",
     "create_from_lock",
+    "pytorch_template",
 ]
 
 
@@ -520,14 +455,18 @@ def test_the_function_list_is_every_public_function():
     assert public == set(FUNCTIONS)
 
 
-@pytest.mark.parametrize("name", FUNCTIONS)
+#: the functions whose first parameter takes a model (or a path to one): what the value is, is
+#: decided at run time, so a value of no expected kind is a TypeError naming the function (the
+#: others' argument types are the type checker's to enforce)
+MODEL_FIRST = [n for n in FUNCTIONS if n not in ("detect_format", "read_text", "read_file", "normalize_text")]
+MODEL_FIRST = [n for n in MODEL_FIRST if n not in ("load_targets", "run_checks", "check", "open_env")]
+
+
+@pytest.mark.parametrize("name", MODEL_FIRST)
 def test_a_wrong_first_argument_is_a_type_error_naming_the_function(name):
     # an object of no expected type, as first argument and (with a valid first one) as every other
     with pytest.raises(TypeError, match=rf"^{name}\(\)"):
-        if name == "open_env":
-            envkit.open_env(object())
-        else:
-            getattr(envkit, name)(object(), *([object()] if name in ("diff", "check_lock") else []))
+        getattr(envkit, name)(object(), *([object()] if name in ("diff", "check_lock") else []))
 
 
 @pytest.mark.parametrize("name", [n for n in FUNCTIONS if n not in ("write_text", "normalize")])
@@ -555,6 +494,8 @@ def test_the_facade_keeps_the_cores_parameters(name):
         "solve_spec": "envkit.lock",
         "check_lock": "envkit.lock",
         "create_from_lock": "envkit.create",
+        "check": "envkit.ops.check",
+        "pytorch_template": "envkit.ops.template",
     }
     core = getattr(importlib.import_module(core_module[name]), name)
     mine = inspect.signature(getattr(api, name)).parameters

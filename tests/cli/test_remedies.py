@@ -11,7 +11,7 @@ from envkit.errors import Remedy
 
 PIXI = str(DATA / "pixi" / "v5-pixi.lock")  # a real pixi.lock (environments default, lint)
 CONDA_LOCK = str(CORPUS / "51_Cecca__repro-course-ci__conda-lock.yml")  # 4 platforms
-FORMATS = "env, explicit, conda-lock, pixi, requirements, conda-list-json, conda-list-export, pylock, uv-lock, conda-requirements"
+FORMATS = ", ".join(envkit.FORMATS)
 
 
 def test_a_pixi_lock_read_as_conda_lock_names_the_format_to_read_it_as(envkit_cli):

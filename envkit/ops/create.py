@@ -1,0 +1,145 @@
+"""The create operation in two steps: `plan_create` reads the lock and says what will be installed
+where (and what the user must know first); `run_create` installs it, without solving."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from envkit.errors import ParseError, Remedy, UsageError, Where
+
+if TYPE_CHECKING:  # pragma: no cover
+    from envkit.create.from_lock import CreateResult
+    from envkit.model import Lock, LockedPackage
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CreatePlan:
+    """The Lock read from `source`, the `target` prefix, the packages of the `platform` that will
+    be installed, a pixi.lock's environments (name -> platforms, when the one chosen lacks the
+    platform), and the warnings to show before installing (conda+pip duplicates, pip options)."""
+
+    source: str
+    lock: Lock
+    target: str
+    platform: str | None
+    packages: tuple[LockedPackage, ...]
+    environments: dict[str, tuple[str, ...]] | None = None
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def conda_count(self) -> int:
+        return sum(1 for p in self.packages if p.manager == "conda")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CreateOutcome:
+    """The CreateResult, and what the user must know about the new environment."""
+
+    result: CreateResult
+    warnings: tuple[str, ...] = ()
+
+
+def plan_create(
+    lock_file: str,
+    *,
+    prefix: str | None = None,
+    name: str | None = None,
+    platform: str | None = None,
+    environment: str | None = None,
+    format: str | None = None,
+) -> CreatePlan:
+    """Read the lock `lock_file` (as `format`; a pixi.lock's `environment`) and choose where it
+    goes: `prefix`, or the environment `name` (exactly one).  Raises UsageError, the ParseError
+    family (a spec is no lock)."""
+    from envkit.create import choose_platform, new_env_prefix, pip_option_lines
+    from envkit.lock.read import read_lock_file
+    from envkit.model import Lock
+    from envkit.ops._duplicates import duplicate_messages
+
+    if bool(prefix) == bool(name):
+        raise UsageError("give exactly one of -p PREFIX or -n NAME")
+    text, lk = read_lock_file(lock_file, format, environment)
+    if not isinstance(lk, Lock):
+        raise ParseError(
+            "not a lock file (it reads as an environment spec, which needs solving)",
+            where=Where(file=lock_file),
+            hint="lock it first: envkit lock -f FILE",
+        )
+    if environment and lk.kind != "pixi":
+        raise UsageError(
+            f"--env picks an environment of a pixi.lock; this is a {lk.kind} lock, which holds "
+            "one environment",
+            where=Where(file=lock_file),
+            hint="leave out {}",
+            remedy=Remedy(option="environment"),
+        )
+    environments = _pixi_environments(text, lk, lock_file, platform)
+    warnings = list(duplicate_messages(lk))
+    target = prefix or new_env_prefix(name or "")
+    if lk.pip_options:
+        warnings += pip_option_lines(lk.pip_options)[1]
+    try:
+        chosen: str | None = choose_platform(lk, platform, environments=environments)
+    except UsageError:
+        chosen = None  # create_from_lock reports it, after the warnings
+    packages = tuple(lk.for_platform(chosen)) if chosen else ()
+    return CreatePlan(
+        source=lock_file,
+        lock=lk,
+        target=target,
+        platform=platform,
+        packages=packages,
+        environments=environments,
+        warnings=tuple(warnings),
+    )
+
+
+def run_create(plan: CreatePlan, *, backend: str = "rattler", show_progress: bool = False) -> CreateOutcome:
+    """Create `plan.target` with exactly the packages of the plan (see
+    envkit.create.create_from_lock).  Raises UsageError, IntegrityError, BackendError."""
+    from envkit.create import create_from_lock
+
+    result = create_from_lock(
+        plan.lock,
+        plan.target,
+        platform=plan.platform,
+        backend=backend,
+        environments=plan.environments,
+        show_progress=show_progress,
+    )
+    return CreateOutcome(result=result, warnings=_result_warnings(result))
+
+
+def _pixi_environments(
+    text: str, lk: Lock, lock_file: str, platform: str | None
+) -> dict[str, tuple[str, ...]] | None:
+    """For a pixi.lock whose environment lacks the platform: every environment's platforms, so
+    that the error says which have it (a second parse, only on this error path)."""
+    from envkit.create import host_platform
+
+    if lk.kind != "pixi" or (platform or host_platform()) in lk.platforms:
+        return None
+    from envkit.formats.pixilock import read_pixi_environments
+
+    return {n: e.platforms for n, e in read_pixi_environments(text, lock_file).items()}
+
+
+def _result_warnings(result: CreateResult) -> tuple[str, ...]:
+    """Pip packages installed without hash checking, and variables the lock has no value for."""
+    out: list[str] = []
+    if result.by_pin:
+        out.append(
+            f"{len(result.by_pin)} pip package(s) had no artifact in the lock (#envkit-unresolved) and "
+            "were installed by pin from the configured index, without hash checking: "
+            f"{', '.join(result.by_pin)}"
+        )
+    if result.unset_variables:
+        names = " ".join(f"{n}=..." for n in result.unset_variables)
+        out.append(
+            f"the lock records {len(result.unset_variables)} environment variable(s) without their "
+            "value (a credential, redacted when it was locked), not set: "
+            f"{', '.join(result.unset_variables)}; set them with "
+            f"`conda env config vars set {names} -p {result.prefix}`"
+        )
+    return tuple(out)
