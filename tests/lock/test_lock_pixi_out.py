@@ -6,6 +6,7 @@ channel of relock_channel (built and indexed here, offline)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -277,3 +278,23 @@ def test_conda_creates_the_environment_from_envkits_pixi_lock(envkit_cli, real_c
     r = envkit_cli("diff", str(out), str(made))
     assert r.exit_code == 0, r.stdout + r.stderr
     assert r.stdout.endswith("Same: no differences (3 packages compared).\n"), r.stdout
+
+
+def test_envkit_check_reads_the_hash_of_an_envkit_pixi_lock(envkit_cli, tmp_path, channel):
+    """`envkit check SPEC --lock pixi.lock` judges the content hash the envkit: record holds (not
+    "records no content hash"), as `lock --check` does."""
+    spec = spec_file(tmp_path, channel)
+    out = tmp_path / "pixi.lock"
+    lock(envkit_cli, spec, out)
+    r = envkit_cli("check", str(spec), "--lock", str(out))
+    assert (r.exit_code, r.stdout) == (0, "no findings (2 files checked)\n")
+    spec_file(tmp_path, channel, ("a", "c >=1.0"))
+    r = envkit_cli("check", str(spec), "--lock", str(out))
+    assert r.exit_code == 1
+    (line, summary) = r.stdout.splitlines()
+    assert re.fullmatch(
+        rf"{re.escape(str(out))}:\d+: error stale-lock: linux-64: content hash [0-9a-f]{{12}}\.\.\. does not "
+        rf"match the spec \([0-9a-f]{{12}}\.\.\.\): the spec changed since it was locked \({re.escape(str(spec))}\)",
+        line,
+    ), line
+    assert summary == "1 finding (1 error) in 2 files checked"
