@@ -294,7 +294,8 @@ def test_envkit_check_reads_the_hash_of_an_envkit_pixi_lock(envkit_cli, tmp_path
     (line, summary) = r.stdout.splitlines()
     assert re.fullmatch(
         rf"{re.escape(str(out))}:\d+: error stale-lock: linux-64: content hash [0-9a-f]{{12}}\.\.\. does not "
-        rf"match the spec \([0-9a-f]{{12}}\.\.\.\): the spec changed since it was locked \({re.escape(str(spec))}\)",
+        rf"match the spec \([0-9a-f]{{12}}\.\.\.\): the spec changed since it was locked "
+        rf"\({re.escape(str(spec))}\)",
         line,
     ), line
     assert summary == "1 finding (1 error) in 2 files checked"
