@@ -154,7 +154,7 @@ def cases(work):
             others=[json_loads_proc(spec, lock2)],
             target=1.5,
             repeat=5,
-            notes="the same lock as envkit's own writer writes it (double-quoted scalars, read by the "
-            "fast lock reader too)",
+            notes="the same lock as envkit's own writer writes it (double-quoted scalars, loaded by the "
+            "block-list loader too)",
         ),
     ]

@@ -2,7 +2,7 @@
 
 Inputs: a generated 3,000-package, 3-platform conda-lock.yml (written in the work dir, in
 conda-lock's own layout and quoting), the same lock as envkit's writer writes it (double quotes,
-which the fast lock reader takes too), and the largest corpus file `normalize` rewrites (pixi.lock,
+which the block-list loader takes too), and the largest corpus file `normalize` rewrites (pixi.lock,
 the largest corpus file of all, is read but never rewritten: pixi owns it; it is measured with
 `envkit validate`, which reads every environment in it).  Both sides are fresh processes of the same
 interpreter, so interpreter start-up is in both.

@@ -297,6 +297,7 @@ def main() -> int:
     ap.add_argument("-k", help="only cases whose name contains this")
     ap.add_argument("--quick", action="store_true", help="fewer rounds; scaling at 1k and 3k only")
     ap.add_argument("--no-scaling", action="store_true", help="skip the scaling table")
+    ap.add_argument("--scaling-only", action="store_true", help="only the scaling table (no cases)")
     args = ap.parse_args()
     QUICK = args.quick
     sys.modules.setdefault("run", sys.modules["__main__"])  # `from run import Case` sees this module
@@ -306,7 +307,7 @@ def main() -> int:
     sys.path.insert(0, str(HERE))
     compile_envkit()
     results = []
-    for case in load_cases(args.k):
+    for case in [] if args.scaling_only else load_cases(args.k):
         res = run_case(case, args.quick)
         print_result(res)
         results.append(res)

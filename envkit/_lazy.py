@@ -39,16 +39,22 @@ class _LazyPattern:
         self._args = (pattern, flags)
 
     def __getattr__(self, name: str) -> Any:
+        if name not in _PATTERN_ATTRS:  # getattr(x, "envkit_rule", None) must not compile it
+            raise AttributeError(name)
         import re
 
         compiled = re.compile(*self._args)
-        # the compiled pattern's methods become this object's own attributes: later calls do not
-        # come through here
-        for attr in ("match", "search", "fullmatch", "finditer", "findall", "sub", "subn", "split"):
-            setattr(self, attr, getattr(compiled, attr))
-        for attr in ("pattern", "flags", "groups", "groupindex"):
+        # the compiled pattern's attributes become this object's own: later calls do not come
+        # through here
+        for attr in _PATTERN_ATTRS:
             setattr(self, attr, getattr(compiled, attr))
         return getattr(compiled, name)
+
+
+_PATTERN_ATTRS = (
+    *("match", "search", "fullmatch", "finditer", "findall", "sub", "subn", "split", "scanner"),
+    *("pattern", "flags", "groups", "groupindex"),
+)
 
 
 def lazy_re(pattern: str, flags: int = 0) -> re.Pattern[str]:

@@ -136,6 +136,8 @@ def find_secrets(line: str) -> list[Secret]:
 def redact_url(url: str) -> tuple[str, bool]:
     """`url` with every credential replaced by a placeholder, and whether one was found (the rule of
     `find_secrets`, for one URL: `envkit.urls.redact_url` is this)."""
+    if not ("/t/" in url or "@" in url or "?" in url or "&" in url or any(g in url for g in _BARE_GUARD)):
+        return url, False  # none of the patterns below can match (most package URLs)
     found = False
 
     def t_sub(m: re.Match) -> str:

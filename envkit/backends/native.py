@@ -354,14 +354,16 @@ def merged_condarc(files, *, parse=None) -> dict[str, Any]:
     "channel_priority": str | None, "envs_dirs": [...], "sources": {key: path}}.  A .condarc that
     is not valid YAML is a ParseError naming it.
     """
-    from envkit.formats._yaml import load
-
     lists: dict[str, list[list[str]]] = {"channels": [], "envs_dirs": [], "default_channels": []}
     scalars: dict[str, Any] = {}
     sources: dict[str, str] = {}
     for f in files:
         path, text = f["path"], f["text"]
-        data = load(text, filename=path) if text.strip() else None
+        if not text.strip():
+            continue
+        from envkit.formats._yaml import load  # only with a .condarc to read
+
+        data = load(text, filename=path)
         if data is None:
             continue
         if not isinstance(data, dict):

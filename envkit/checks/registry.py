@@ -79,7 +79,7 @@ def _rules_of(module_name: str) -> dict[str, Rule]:
     from envkit.checks.core import Rule
 
     module = importlib.import_module(f"envkit.checks.{module_name}")
-    found = (getattr(v, "envkit_rule", None) for v in vars(module).values())
+    found = (getattr(v, "envkit_rule", None) for v in vars(module).values() if callable(v))
     return {r.name: r for r in found if isinstance(r, Rule) and r.fn.__module__ == module.__name__}
 
 

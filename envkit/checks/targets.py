@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from envkit.checks.core import Target
 from envkit.model import EnvSpec, LiveEnv
+
+if TYPE_CHECKING:  # pragma: no cover
+    from envkit.checks.core import Target
 
 #: What `envkit check` looks for in the working directory when no file is given, in this order.
 DISCOVER = ("environment.yml", "environment.yaml", "conda-lock.yml", "pixi.lock")
@@ -43,6 +46,7 @@ def load_file(path: str, *, format: str | None = None, stdin: str | None = None)
 def targets_from_text(text: str, path: str, *, format: str | None = None) -> list[Target]:
     """Like `load_file`, for text already read (`path` names it in findings)."""
     from envkit import formats
+    from envkit.checks.core import Target
     from envkit.checks.rules_lock import is_duplicate_key_error
     from envkit.errors import ParseError
 
@@ -107,6 +111,8 @@ def not_an_environment_file(spec: EnvSpec, text: str, path: str) -> None:
 
 def live_target(env: LiveEnv) -> Target:
     """A live environment as a target; its findings name the prefix."""
+    from envkit.checks.core import Target
+
     return Target(path=env.prefix, kind="live", model=env)
 
 

@@ -61,10 +61,10 @@ def _parse_plain(s: str, raw: str, where: Where | None) -> CondaDep | None:
     m = _FAST.fullmatch(s)
     if m is None:
         return None
-    name, eq, num = m.group("name").lower(), m.group("eq"), m.group("num")
-    version = m.group("range") or (f"=={num}" if eq == "==" else f"{num}.*" if eq else None)
-    chan = m.group("chan")
-    channel = _channel_name(chan) if chan else None
+    chan, name, eq, num, version = m.group("chan", "name", "eq", "num", "range")
+    name = name.lower()
+    version = version or (f"=={num}" if eq == "==" else f"{num}.*" if eq else None)
+    channel = (_CHANNEL_NAMES.get(chan) or _channel_name(chan)) if chan else None
     return CondaDep(name=name, version=version, channel=channel, raw=raw, line=where.line if where else None)
 
 
@@ -89,7 +89,8 @@ def parse_spec(text: str, *, where: Where | None = None) -> CondaDep:
     """
     raw = text
     s = text.strip()
-    _check_size(s, where)  # before either parser: the bound holds whichever one reads it
+    if len(s) >= MAX_CONSTRAINTS:  # shorter, it has fewer constraints than the bound and is short
+        _check_size(s, where)  # before either parser: the bound holds whichever one reads it
     plain = _parse_plain(s, raw, where)
     if plain is not None:
         return plain

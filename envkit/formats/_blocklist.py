@@ -19,6 +19,7 @@ and the caller loads the whole document as YAML: the values are the same either 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from envkit.formats import _fastyaml
@@ -57,6 +58,13 @@ def _safe_value(end: str) -> str:
 _SAFE = re.compile(_safe_value("$")).fullmatch
 #: a block of such items (`- value` at indent 2)
 _SAFE_ITEMS = re.compile(rf"(?:  - {_safe_value(chr(10))}\n)++").fullmatch
+
+_WORD_ITEM = rf"(?!(?:{_WORDS})\n)[A-Za-z_][^\n: \t]*+(?:[: ][^\n:# \t][^\n: \t]*+)*+"
+#: a block whose values are plain text for certain (safe words, hex digests): each value is its text
+_TEXT_ITEMS = re.compile(rf"(?:  - {_WORD_ITEM}\n)++").fullmatch
+_TEXT_MAP4 = re.compile(
+    rf"(?:    (?!(?:{_WORDS}):)[A-Za-z_][A-Za-z0-9_.\-/]*+: (?:{_WORD_ITEM}|[0-9a-f]*[ac-f][0-9a-f]*+)\n)++"
+).fullmatch
 
 #: a top-level key: the rest of the document may follow the list
 _KEY_START = re.compile(r"[A-Za-z0-9_]").match
@@ -124,6 +132,7 @@ def _load_part(text: str, shift: int) -> YamlMap:
 
 def _shift(value, by: int) -> None:
     """Add `by` to every line of `value` and of what it holds (a few top-level keys after a list)."""
+    children: Iterable[Any]
     if type(value) is YamlMap:
         value.line += by
         value.lines = {k: n + by for k, n in value.lines.items()}
@@ -165,6 +174,7 @@ def load_entries(text: str, pos: int, kept: frozenset[str] | None = None) -> tup
     get = memo.get
     plain = _fastyaml.plain_text
     safe, safe_items = _SAFE, _SAFE_ITEMS
+    text_items, text_map4, map4 = _TEXT_ITEMS, _TEXT_MAP4, _MAP4
     blocks: dict[str, tuple] = {}  # a block's text -> its keys (None: a list) and values
     text_keys: set[str] = set()  # keys checked to be text
     while pos < end:
@@ -208,8 +218,24 @@ def load_entries(text: str, pos: int, kept: frozenset[str] | None = None) -> tup
                 n = 0
             elif block:
                 n = block.count("\n")
-                shape = blocks.get(block) or _block(block, n, value_of, blocks, text_keys)
-                value = _instance(shape, no + 1, n)
+                shape = blocks.get(block)
+                if shape is not None:
+                    value = _instance(shape, no + 1, n)
+                elif block[2] == "-" and text_items(block):
+                    value = _new_list(YamlList)
+                    value.extend(block[4:-1].split("\n  - "))
+                    value.line = no + 1
+                    value.lines = list(range(no + 1, no + 1 + n))
+                elif block[2] == " " and text_map4(block):
+                    pairs = map4(block)
+                    value = _new_map(YamlMap)
+                    value.update(pairs)
+                    if len(value) != n:
+                        raise Unsupported  # a duplicate key: the YAML reader reports it
+                    value.line = no + 1
+                    value.lines = {k: no + 1 + j for j, (k, _) in enumerate(pairs)}
+                else:
+                    value = _instance(_block(block, n, value_of, blocks, text_keys), no + 1, n)
             else:
                 value, n = None, 0
             entry[key] = value
@@ -276,7 +302,26 @@ def _instance(shape: tuple, no: int, n: int) -> YamlMap | YamlList:
         items.lines = list(range(no, no + n))
         return items
     out: YamlMap = _new_map(YamlMap)
-    out.update(zip(keys, values))
+    out.update(zip(keys, values, strict=True))
     out.line = no
-    out.lines = dict(zip(keys, range(no, no + n)))
+    out.lines = dict(zip(keys, range(no, no + n), strict=True))
     return out
+
+
+def split_layout(text: str, section: str, filename: str | None = None):
+    """(the document's header read as YAML, the offset where top-level `section:` starts), for a
+    reader of the list itself (conda-lock's, envkit.formats.condalocklayout): the text is checked
+    as the full loader would, then the header alone goes through the fast YAML reader.  Raises
+    Unsupported for text outside the layout (CR line ends, no `section:` list, a header that is not
+    a mapping)."""
+    check_lines(text, filename=filename)
+    _fastyaml._check_chars(text)
+    if "\r" in text:
+        raise Unsupported
+    start = text.find(f"\n{section}:\n- ") + 1  # str.find: a MULTILINE ^ is tried at every character
+    if start == 0:
+        raise Unsupported
+    header = _fastyaml.load(text[:start])
+    if type(header) is not YamlMap:
+        raise Unsupported
+    return header, start

@@ -56,6 +56,10 @@ _OTHER_BREAK = re.compile("\r(?!\n)|[\x85\u2028\u2029]")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 _SEQ, _MAP = 0, 1
+#: a token standing for a run of plain-text sequence items (see _tokens), a sequence start too
+_RUN = 4
+#: a token standing for a run of one-key mapping items (see _tokens), a sequence start too
+_MAP_RUN = 5
 
 
 def _check_chars(text: str) -> None:
@@ -161,18 +165,62 @@ _LINES = re.compile(
 )
 
 
-#: (line, indent, kind, key, value) of one YAML line (see `_tokens`)
-_Token = tuple[int, int, int, str | None, str | None]
+#: (line, indent, kind, key, value) of one YAML line (see `_tokens`; a _RUN's value is a list)
+_Token = tuple[int, int, int, str | None, str | list[str] | None]
 
 
 def _tokens(text: str) -> list[_Token]:
     """(line, indent, kind, key, value) per YAML line; `- key: value` gives a sequence token and a
-    mapping token on the same line."""
+    mapping token on the same line; a run of `- text` items gives one _RUN token whose value is the
+    list of their texts."""
     out: list[_Token] = []
-    append = out.append
-    no = 0
     if "\r" in text:
         text = text.replace("\r\n", "\n")  # _check_chars has refused a CR that is not in CR LF
+    no = pos = 0
+    for run in _RUNS(text):
+        start = run.start() + 1
+        if start > pos:  # the lines before the run (without the break that ends the last one)
+            no = _line_tokens(text[pos : start - 1], no, out)
+        items = text[start : run.end()]
+        indent = len(run.group(1))
+        if run.group("map") is None:
+            values = items[indent + 2 : -1].split("\n" + items[: indent + 2])
+            out.append((no + 1, indent, _RUN, None, values))
+            no += len(values)
+        else:
+            pairs = _ONE_KEY(items)
+            out.append((no + 1, indent, _MAP_RUN, None, pairs))
+            no += len(pairs)
+        pos = run.end()
+    if pos < len(text):
+        _line_tokens(text[pos:] if pos else text, no, out)
+    return out
+
+
+# A long run of sequence items at one indent, each plain text for certain (a word that starts with a
+# letter or _, is not one of YAML 1.1's bool/null words, and has no tab, no `: `, no ` #`, no two
+# spaces and no trailing `:` or space; `conda-forge::numpy` is text): what `_scalar` gives back as
+# it is.  An environment file's dependencies, 100,000 of them near envkit's limit, are then one
+# token (one split, no loop per line).
+_WORDS = "yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL"
+_RUN_ITEM = rf"(?!(?:{_WORDS})\n)[A-Za-z_](?:[^\n: \t]++|:(?=[^ \n])| (?=[^ \n#]))*+\n"
+# (found after a line break: a literal first character is searched for at C speed, where a
+# MULTILINE `^` is tried at every character)
+# A run of one-key mappings, `- key: text` (a pixi.lock environment's `- conda: URL` references),
+# is one _MAP_RUN token whose value is the (key, text) pairs.
+_RUN_KEY = rf"(?!(?:{_WORDS}):)[A-Za-z_][A-Za-z0-9_.\-/]*+"
+# (their text without white space, as references are: a class scan, not a check per character)
+_RUN_WORD = rf"(?!(?:{_WORDS})\n)[A-Za-z_]\S*+(?<!:)\n"
+_RUNS = re.compile(
+    rf"\n( *)- (?:{_RUN_ITEM}(?:\1- {_RUN_ITEM}){{7,}}|(?P<map>){_RUN_KEY}: {_RUN_WORD}"
+    rf"(?:\1- {_RUN_KEY}: {_RUN_WORD}){{7,}})"
+).finditer
+_ONE_KEY = re.compile(r"^ *- ([^:\n]+): ([^\n]*)$", re.MULTILINE).findall
+
+
+def _line_tokens(text: str, no: int, out: list) -> int:
+    """Append the tokens of `text`'s lines, the first of which is line `no + 1`; the last line's number."""
+    append = out.append
     for spaces, dash, key, kvalue, value in _LINES.findall(text):
         no += 1
         indent = len(spaces)
@@ -195,7 +243,7 @@ def _tokens(text: str) -> list[_Token]:
             raise Unsupported
         else:
             append((no, indent, _SEQ + 2, None, value))  # a scalar sequence item's value
-    return out
+    return no
 
 
 def load(text: str):
@@ -224,7 +272,7 @@ def _node(toks: list, pos: int, indent: int, memo: dict):
         raise Unsupported
     if kind == _MAP:
         return _mapping(toks, pos, indent, memo)
-    if kind == _SEQ:
+    if kind == _SEQ or kind >= _RUN:
         return _sequence(toks, pos, indent, memo)
     raise Unsupported  # a bare scalar document, or a scalar where a collection was expected
 
@@ -261,7 +309,7 @@ def _mapping(toks: list, pos: int, indent: int, memo: dict):
             continue
         if pos < n:
             nxt = toks[pos]
-            if nxt[1] > indent or (nxt[1] == indent and nxt[2] == _SEQ):
+            if nxt[1] > indent or (nxt[1] == indent and (nxt[2] == _SEQ or nxt[2] >= _RUN)):
                 out[key], pos = _node(toks, pos, nxt[1], memo)
                 continue
         out[key] = None
@@ -271,13 +319,30 @@ def _mapping(toks: list, pos: int, indent: int, memo: dict):
 def _sequence(toks: list, pos: int, indent: int, memo: dict):
     out = _new_list(YamlList)
     out.line = toks[pos][0]
-    out.lines = lines = []
+    lines: list[int] = []
+    out.lines = lines
     n = len(toks)
     get = memo.get
     append = out.append
     while pos < n:
         no, ind, kind, _key, _value = toks[pos]
         if ind != indent or kind != _SEQ:
+            if kind == _RUN and ind == indent:
+                out.extend(_value)
+                lines.extend(range(no, no + len(_value)))
+                pos += 1
+                continue
+            if kind == _MAP_RUN and ind == indent:
+                for key, value in _value:  # as the one-key mapping items below are made
+                    child = _new(YamlMap)
+                    child.line = no
+                    child.lines = {key: no}
+                    child[key] = value
+                    append(child)
+                    lines.append(no)
+                    no += 1
+                pos += 1
+                continue
             if ind > indent:
                 raise Unsupported
             break

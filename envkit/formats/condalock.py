@@ -7,9 +7,11 @@ wrote the file.
 
 Reading: see `read_conda_lock`.  The build string, subdir and canonical channel of a conda package are
 not fields of the format; they come from the package URL.  The `package:` list, nearly all of the
-text, is loaded without a YAML token stream when it is in the layout lock tools write
-(envkit.formats._blocklist); conda-lock's rules for the fields (CEP 37), which pixi.lock's versions
-1 to 3 follow too, are in envkit.formats.condalockcheck.
+text, is read straight into records when it is in conda-lock's own layout
+(envkit.formats.condalocklayout), else from the document's YAML values, the list loaded without a
+YAML token stream when it is in the block layout lock tools write (envkit.formats._blocklist).
+conda-lock's rules for the fields (CEP 37), which pixi.lock's versions 1 to 3 follow too, are in
+envkit.formats.condalockcheck: checked once, whichever way the records were read.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import re
 from typing import TYPE_CHECKING, cast
 
 from envkit.errors import ParseError, Remedy, UnsupportedVersionError, Where
-from envkit.formats._util import lock_version
+from envkit.formats._util import lock_version, record_maker
 from envkit.formats._yaml import YamlMap
 from envkit.formats.condalockcheck import check_platforms, validate_packages
 from envkit.formats.condalockcheck import unknown_platform as unknown_platform  # explicit.py's too
@@ -67,6 +69,18 @@ def read_conda_lock(text: str, filename: str | None = None) -> Lock:
     their URL.  Raises UnsupportedVersionError for another lockfile version, ParseError (file, line)
     for a malformed file.
     """
+    from envkit.formats._fastyaml import Unsupported
+
+    try:
+        lock = _read_layout(text, filename)
+    except (Unsupported, RecursionError):
+        lock = _read_document(text, filename)
+    validate_packages(lock, text, filename)
+    return apply_editable(lock)
+
+
+def _read_document(text: str, filename: str | None) -> Lock:
+    """read_conda_lock through the document's YAML values: any YAML, every error reported."""
     data = _load(text, filename)
     v = lock_version(data.get("version"))
     if v in (1, 2, 3) and "environments" not in data:
@@ -84,9 +98,47 @@ def read_conda_lock(text: str, filename: str | None = None) -> Lock:
             remedy=Remedy(option="format", value="pixi"),
         )
     check_version(data.get("version"), filename, data.line_of("version"))
-    lock = _from_data(data, filename)
-    validate_packages(lock, text, filename)
-    return apply_editable(lock)
+    return _from_data(data, filename)
+
+
+# -- the fast path: conda-lock's own layout of the `package:` list, the text read straight into
+# records (envkit.formats.condalocklayout): on a large lock two and a half times faster than the
+# YAML values, which cost a mapping per entry and its reading (bench: read_file of 9,000 packages).
+# Anything else raises Unsupported and `_read_document` reads the file: the Lock is the same either
+# way, line numbers included (tests/formats/test_formats_blocklist.py).
+
+
+def _read_layout(text: str, filename: str | None) -> Lock:
+    """The Lock of a conda-lock.yml whose packages are in conda-lock's layout, read without a YAML
+    tree; raises Unsupported for any other text, which `_read_document` then reads."""
+    from envkit.errors import EnvkitError
+    from envkit.formats._blocklist import split_layout
+    from envkit.formats._fastyaml import Unsupported
+    from envkit.formats.condalocklayout import read_packages
+
+    header, start = split_layout(text, "package", filename)
+    if header.get("version") != SUPPORTED_VERSION:
+        raise Unsupported
+    try:
+        head = _header(header, filename)
+    except EnvkitError:
+        raise Unsupported from None  # the tree reader reports it, after any YAML error further down
+    if text[-1] != "\n":
+        text += "\n"
+    pos = start + len("package:\n")
+    pkgs, seen_platforms = read_packages(text, pos, text.count("\n", 0, pos) + 1)
+    content_hash, channels, platforms, sources, extra_meta, pip_options = head
+    return Lock(
+        kind="conda-lock",
+        platforms=platforms or tuple(seen_platforms),
+        packages=tuple(pkgs),
+        channels=channels,
+        content_hash=content_hash,
+        sources=sources,
+        metadata=extra_meta,
+        pip_options=pip_options,
+        source=filename,
+    )
 
 
 def _load(text: str, filename: str | None) -> YamlMap:
@@ -162,13 +214,21 @@ def _header(data, filename: str | None) -> tuple:
     return content_hash, tuple(channels), platforms, sources, extra_meta, pip_options
 
 
+#: LockedPackage(manager=..., name=..., ...) of a conda-lock entry's fields, positional and cheaper
+_package = record_maker(
+    LockedPackage,
+    ("manager", "name", "version", "build", "channel", "platform", "subdir", "url", "md5", "sha256")
+    + ("depends", "category", "optional", "line"),
+)
+
+
 def _from_data(data, filename: str | None) -> Lock:
-    from envkit.formats._util import Fields, url_parts
+    from envkit.formats._util import Fields, url_parts_uncached
 
     content_hash, channels, platforms, sources, extra_meta, pip_options = _header(data, filename)
     top = Fields(data, filename, "")
     pkgs: list[LockedPackage] = []
-    seen_platforms: list[str] = []
+    seen_platforms: dict[str, None] = {}
     raw_pkgs = top.get("package")
     if raw_pkgs is not None and not isinstance(raw_pkgs, list):
         top.items("package")  # raises the error naming the key
@@ -181,28 +241,27 @@ def _from_data(data, filename: str | None) -> Lock:
         name, version, manager, platform, depends, url, md5, sha256, category, optional = fields
         build = subdir = channel = None
         if manager == "conda" and url:
-            channel, subdir, nvb = url_parts(url)
+            channel, subdir, nvb = url_parts_uncached(url)  # URLs are unique: no cache
             if nvb is not None:
                 build = nvb[2]
-        if platform not in seen_platforms:
-            seen_platforms.append(platform)
+        seen_platforms[platform] = None
         pkgs.append(
-            LockedPackage(
-                manager=manager,
-                name=name,
-                version=version,
-                build=build,
-                channel=channel,
-                platform=platform,
-                subdir=subdir,
-                url=url,
-                md5=md5,
-                sha256=sha256,
-                depends=depends,
-                category=category,
-                optional=optional,
-                line=line,
-            )
+            _package(
+                manager,
+                name,
+                version,
+                build,
+                channel,
+                platform,
+                subdir,
+                url,
+                md5,
+                sha256,
+                depends,
+                category,
+                optional,
+                line,
+            )  # fmt: skip
         )
     if not platforms:
         platforms = tuple(seen_platforms)

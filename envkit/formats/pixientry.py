@@ -9,6 +9,7 @@ version and build of a conda package come from its file name unless the entry st
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import TYPE_CHECKING, cast
 
 from envkit.errors import ParseError, Where
@@ -70,8 +71,8 @@ def conda_fields(entry, loc: str, where: Where) -> tuple:
             and (deps is None or type(deps) is YamlList)
         ):
             depends: tuple[tuple[str, str], ...] = ()
-            if deps:
-                depends = tuple(split_dep(d) for d in deps if type(d) is str)
+            if deps and all(type(d) is str for d in deps):
+                depends = tuple(map(_split_text, deps))
             if len(depends) == len(deps or ()):
                 return (
                     name or nvb[0],
@@ -163,6 +164,10 @@ def is_path(loc: str) -> bool:
 def split_dep(text) -> tuple[str, str]:
     name, _, rest = str(text).strip().partition(" ")
     return name, rest.strip()
+
+
+#: split_dep of text, remembered: a lock's entries repeat the same few hundred depends
+_split_text = lru_cache(maxsize=16384)(split_dep)
 
 
 def split_req(text) -> tuple[str, str]:

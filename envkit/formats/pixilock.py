@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from envkit.errors import EnvironmentNotFound, ParseError, Remedy, UnsupportedVersionError, Where
-from envkit.formats._util import lock_version
+from envkit.formats._util import lock_version, record_maker
 from envkit.formats._yaml import YamlMap
 from envkit.formats.pixientry import KINDS, READERS, is_path, required
 from envkit.formats.pixilegacy import DEFAULT_ENVIRONMENT, read_conda_lock_shaped
@@ -233,7 +233,7 @@ def _read_env(
     platforms = tuple(str(k) for k in per_platform.data)
     out: list[LockedPackage] = []
     if parsed is None:
-        parsed = {}  # id(entry) -> its fields: an entry serves many references
+        parsed = {}  # id(entry) -> its fields (an entry serves many references), and see below
     for platform, key in zip(platforms, per_platform.data, strict=False):
         out += _platform_packages(per_platform, key, platform, filename, index, parsed)
     meta = [("version", str(data.get("version")))]
@@ -269,6 +269,33 @@ def _pip_options(env: Fields, filename: str | None) -> list[str]:
     return pip_options
 
 
+#: LockedPackage(manager=..., name=..., ...) of the fields a pixi.lock gives, positional and cheaper;
+#: platform and line last, the arguments that differ between the references to one entry
+_conda_package = record_maker(
+    LockedPackage,
+    ("manager", "name", "version", "build", "build_number", "channel", "subdir", "url", "md5", "sha256")
+    + ("depends", "platform", "line"),
+)
+_pip_package = record_maker(
+    LockedPackage,
+    ("manager", "name", "version", "url", "sha256", "md5", "depends", "editable", "platform", "line"),
+)
+
+
+def _maker(kind: str, loc: str, fields: tuple):
+    """(platform, line) -> the package at `loc` of kind `kind`, whose entry's fields are `fields`."""
+    from functools import partial
+
+    if kind == "conda":
+        name, version, build, build_number, channel, subdir, md5, sha256, depends = fields
+        return partial(
+            _conda_package, "conda", name, version, build, build_number, channel, subdir, loc, md5, sha256,
+            depends,
+        )  # fmt: skip
+    name, version, md5, sha256, depends, editable = fields
+    return partial(_pip_package, "pip", name, version, loc, sha256, md5, depends, editable)
+
+
 def _platform_packages(
     per_platform: Fields, key, platform: str, filename: str | None, index: Index, parsed: dict
 ) -> list[LockedPackage]:
@@ -276,12 +303,22 @@ def _platform_packages(
     refs = per_platform.data[key]
     if refs is not None and not isinstance(refs, list):
         per_platform.items(key)  # raises the error naming the key
-    line_of = getattr(refs, "line_of", None)
+    lines = getattr(refs, "lines", None) or ()
     out: list[LockedPackage] = []
+    # kind -> location -> the maker of its package, for plain references to a one-entry location
+    # (kept in `parsed` under a key no id() can be: shared by the environments as the fields are)
+    plain = parsed.setdefault("plain references", {})
     for i, raw in enumerate(refs or ()):
-        line = line_of(i) if line_of else None
-        loc_key = _location(raw)
+        line = lines[i] if i < len(lines) else (getattr(refs, "line", None) or None)
         ref = None
+        if type(raw) is YamlMap and len(raw) == 1:
+            # `- conda: URL` to a location of one entry, read before: the common case
+            ((kind, loc),) = raw.items()
+            done = plain.get(kind, {}).get(loc) if type(loc) is str else None
+            if done is not None:
+                out.append(done(platform, line))
+                continue
+        loc_key = _location(raw)
         if loc_key is None or len(raw) > 1:
             ref, loc_key = _reference(raw, f"{per_platform.key(key)}[{i}]", line, filename)
         kind, loc = loc_key
@@ -297,46 +334,14 @@ def _platform_packages(
         fields = parsed.get(id(entry))
         if fields is None:
             fields = parsed[id(entry)] = READERS[kind](entry, loc, where)
+            if len(candidates) == 1 and kind != "conda_source":
+                plain.setdefault(kind, {})[loc] = _maker(kind, loc, fields)
         if kind == "conda_source":
             kind, loc = "conda", fields[-1]
             fields = fields[:-1]
-        if kind == "conda":
-            name, version, build, build_number, channel, subdir, md5, sha256, depends = fields
-            out.append(
-                LockedPackage(
-                    manager="conda",
-                    name=name,
-                    version=version,
-                    build=build,
-                    build_number=build_number,
-                    channel=channel,
-                    platform=platform,
-                    subdir=subdir,
-                    url=loc,
-                    md5=md5,
-                    sha256=sha256,
-                    depends=depends,
-                    line=line,
-                )
-            )
-        else:
-            name, version, md5, sha256, depends, editable = fields
-            if ref is not None and "editable" in ref:
-                editable = ref.flag("editable") or is_path(loc)
-            out.append(
-                LockedPackage(
-                    manager="pip",
-                    name=name,
-                    version=version,
-                    platform=platform,
-                    url=loc,
-                    sha256=sha256,
-                    md5=md5,
-                    depends=depends,
-                    editable=editable,
-                    line=line,
-                )
-            )
+        if kind == "pypi" and ref is not None and "editable" in ref:
+            fields = (*fields[:-1], ref.flag("editable") or is_path(loc))
+        out.append(_maker(kind, loc, fields)(platform, line))
     return out
 
 

@@ -46,8 +46,6 @@ def duplicate_messages(
     inline `# envkit: ignore[conda-pip-duplicate]` (or bare `# envkit: ignore`) on the line of the
     pip entry (the line check reports).  `config` defaults to the one found from the working
     directory; `text` to the file `env` was read from.  The one place every command decides this."""
-    from envkit.checks.core import suppressions
-
     if config is None:
         config = _config_here()
     if not config.is_selected(RULE):
@@ -63,6 +61,8 @@ def duplicate_messages(
             if lines is None:
                 lines = _source_lines(env, text)
             if 0 < line <= len(lines):
+                from envkit.checks.core import suppressions  # only for a duplicate with a line
+
                 sup = suppressions(lines[line - 1])
                 if sup is not None and (not sup or RULE in sup):
                     continue

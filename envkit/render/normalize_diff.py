@@ -4,7 +4,8 @@ and the notes for what such a diff cannot show."""
 from __future__ import annotations
 
 from envkit._text import plural
-from envkit.secrets import redact_document_line, secret_lines as _candidate_lines
+from envkit.secrets import redact_document_line
+from envkit.secrets import secret_lines as _candidate_lines
 
 
 def unified_diff(raw: str, new: str, name: str) -> tuple[str, list[str]]:

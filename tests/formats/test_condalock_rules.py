@@ -1,6 +1,7 @@
 """conda-lock.yml v1 rules (CEP 37) that reading enforces: digests, platforms, one entry per
-(name, manager, platform, category).  Both readers (the fast layout reader and the YAML tree reader,
-forced here with CR LF line ends) report the same error, file, line and key."""
+(name, manager, platform, category).  The one reader reports the same error, file, line and key
+whichever loader gave it the document (the block-list loader, or the YAML reader, forced here with
+CR LF line ends)."""
 
 from __future__ import annotations
 

@@ -42,13 +42,14 @@ def _refused(*_a, **_k):
 
 
 def _yaml_only(fn, *args):
-    """fn(*args) with the block-list loader refused: the whole document through the YAML reader."""
-    saved = _blocklist.load_document
-    _blocklist.load_document = _refused
+    """fn(*args) with the block-list loader and conda-lock's layout reader refused: the whole
+    document through the YAML reader."""
+    saved, layout = _blocklist.load_document, condalock._read_layout
+    _blocklist.load_document = condalock._read_layout = _refused
     try:
         return fn(*args)
     finally:
-        _blocklist.load_document = saved
+        _blocklist.load_document, condalock._read_layout = saved, layout
 
 
 def _outcome(read, text: str, name: str, yaml_only: bool = False) -> str:
@@ -114,6 +115,17 @@ def test_sorted_keys_and_a_version_after_the_list_take_the_block_list_loader(mon
         "conda_forge",
         32,
     )
+
+
+def test_conda_locks_layout_reader_takes_what_conda_lock_writes(tmp_path, monkeypatch):
+    # the text read straight into records, never through YAML values
+    texts = _lock_texts(tmp_path)
+    monkeypatch.setattr(condalock, "_read_document", lambda *a: pytest.fail("read through YAML values"))
+    for name, text in texts:
+        if name.startswith("72_") and "writer" not in name:
+            continue  # sorted keys: the block-list loader's
+        lock = condalock.read_conda_lock(text, "conda-lock.yml")
+        assert lock.packages[0].line == text[: text.index("\n- name:")].count("\n") + 2, name
 
 
 def test_read_conda_lock_takes_the_block_list_loader(monkeypatch):

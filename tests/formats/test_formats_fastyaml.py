@@ -433,12 +433,99 @@ def _reference_tokens(text: str) -> list:
     return out
 
 
+def _per_line(tokens):
+    """`tokens` with each run of plain items (_fastyaml._RUN, _MAP_RUN) written out as the per-line
+    reference writes it: a sequence token and the item's value or key, on each line."""
+    for no, ind, kind, key, value in tokens:
+        if kind == _fastyaml._RUN:
+            for j, item in enumerate(value):
+                yield no + j, ind, _fastyaml._SEQ, None, None
+                yield no + j, ind + 2, _fastyaml._SEQ + 2, None, item
+        elif kind == _fastyaml._MAP_RUN:
+            for j, (k, item) in enumerate(value):
+                yield no + j, ind, _fastyaml._SEQ, None, None
+                yield no + j, ind + 2, _fastyaml._MAP, k, item
+        else:
+            yield no, ind, kind, key, value
+
+
 def _tokens_or_unsupported(tokenize, text):
     try:
         _fastyaml._check_chars(text)
-        return [(no, ind, kind, key, value or None) for no, ind, kind, key, value in tokenize(text)]
+        return [
+            (no, ind, kind, key, value or None) for no, ind, kind, key, value in _per_line(tokenize(text))
+        ]
     except Unsupported:
         return "Unsupported"
+
+
+_run_item = st.one_of(
+    plain,
+    st.sampled_from(
+        ["conda-forge::numpy", "a::b", "x:y", "x: y", "x:", "yes", "No", "null", "a #c", "a#c", "a  b"]
+        + ["a b", "_x", "1.10", "'q'", '"d"', "- x", "x ", "{}", "-", "a\tb", "on", "ON", "y", "~"]
+    ),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(_run_item, min_size=30, max_size=40),
+    st.sampled_from(["", "  ", "    "]),
+    st.sampled_from(["", "after: 1\n", "  deeper\n", "# c\n"]),
+)
+def test_runs_of_items_read_as_the_full_loader_reads_them(items, indent, tail):
+    text = "name: x\ndependencies:\n" + "".join(f"{indent}- {i}\n" for i in items) + tail
+    assert _tokens_or_unsupported(_fastyaml._tokens, text) == _tokens_or_unsupported(_reference_tokens, text)
+    try:
+        ref = _yaml.load(text)
+    except ParseError as exc:
+        with pytest.raises(ParseError) as err:
+            load_yaml(text)
+        assert str(err.value) == str(exc)
+    else:
+        assert same(load_yaml(text), ref) is None
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["conda", "pypi", "yes", "x.y", "1a", "on"]), _run_item),
+        min_size=8,
+        max_size=12,
+    ),
+    st.sampled_from(["", "  ", "      "]),
+    st.sampled_from(["", "after: 1\n", "    deeper: 2\n", "        deeper: 2\n", "# c\n"]),
+)
+def test_runs_of_one_key_mappings_read_as_the_full_loader_reads_them(items, indent, tail):
+    text = "name: x\nrefs:\n" + "".join(f"{indent}- {k}: {v}\n" for k, v in items) + tail
+    assert _tokens_or_unsupported(_fastyaml._tokens, text) == _tokens_or_unsupported(_reference_tokens, text)
+    try:
+        ref = _yaml.load(text)
+    except ParseError as exc:
+        with pytest.raises(ParseError) as err:
+            load_yaml(text)
+        assert str(err.value) == str(exc)
+    else:
+        assert same(load_yaml(text), ref) is None
+
+
+def test_pixi_references_are_one_token():
+    urls = [f"https://conda.anaconda.org/conda-forge/linux-64/p{i}-1.0-h0_0.conda" for i in range(10)]
+    text = "packages:\n  linux-64:\n" + "".join(f"  - conda: {u}\n" for u in urls)
+    toks = _fastyaml._tokens(text)
+    assert toks[2] == (3, 2, _fastyaml._MAP_RUN, None, [("conda", u) for u in urls])
+    assert same(load_yaml(text), _yaml.load(text)) is None
+
+
+def test_a_long_dependency_list_is_one_token():
+    deps = [f"conda-forge::pkg-{i}==1.{i}" for i in range(40)]
+    text = "name: x\ndependencies:\n" + "".join(f"  - {d}\n" for d in deps) + "  - pip:\n    - a==1\n"
+    toks = _fastyaml._tokens(text)
+    assert toks[2] == (3, 2, _fastyaml._RUN, None, deps)
+    data = load_yaml(text)
+    assert data["dependencies"][:40] == deps and data["dependencies"].lines == list(range(3, 44))
+    assert same(data, _yaml.load(text)) is None
 
 
 @pytest.mark.parametrize("path", YAML_FILES + corpus_files("condalock"), ids=lambda p: p.name[:12])

@@ -1,0 +1,180 @@
+"""conda-lock.yml's `package:` list read without a YAML tree: the fast path of condalock.
+
+conda-lock (and envkit) write the `package:` list, nearly all of a lock's text, in one layout:
+
+  - name: numpy
+    version: 1.26.4
+    manager: conda
+    platform: linux-64
+    dependencies:            (or `dependencies: {}`)
+      libblas: '>=3.9.0,<4.0a0'
+    url: https://conda.anaconda.org/conda-forge/linux-64/numpy-1.26.4-py311h64a7726_0.conda
+    hash:                    (or `hash: {}`)
+      md5: a502d7aad449a1206efb366d6a12c52d
+      sha256: 3f4365e11b28e244c95ba8579942b0802761ba7bb31c026f50d1a9ea9c728149
+    category: main
+    optional: false
+
+`read_packages` matches that layout with one regular expression per package and builds the records
+directly: no YAML tree, no per-package dict, each scalar converted once (versions, specs, platforms
+repeat).  Anything else (another key order, a comment or blank line among the packages, a value
+that is not plain text, CR LF line ends) raises Unsupported and condalock reads the document's YAML
+values: the result is the same either way, line numbers included
+(tests/formats/test_formats_blocklist.py proves it).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from envkit.formats._fastyaml import Unsupported, is_not_text, plain_text, text_value
+from envkit.formats._util import url_parts_uncached as url_parts
+from envkit.model import LockedPackage
+
+_V = r"([^ \n][^\n]*)\n"  # a one-line value; what it means is up to _fastyaml.text_value
+_MAP4 = r"((?:    [^ \n][^\n]*\n)+)"  # a block mapping at indent 4, read by _MAP4_ENTRY
+_PACKAGE = re.compile(
+    r"- name: "
+    + _V
+    + r"  version: "
+    + _V
+    + r"  manager: (conda|pip)\n  platform: "
+    + _V
+    + r"  dependencies:(?: \{\}\n|\n"
+    + _MAP4
+    + r")  url: "
+    + _V
+    + r"  hash:(?: \{\}\n|\n(?:    md5: "
+    + _V
+    + r")?    sha256: "
+    + _V
+    + r"(?=  [^ ])|\n"
+    + _MAP4
+    + r")"
+    + r"  category: "
+    + _V
+    + r"  optional: (true|false)\n"
+)
+_MAP4_ENTRY = re.compile(r"^    ([A-Za-z0-9_][A-Za-z0-9_.\-/]*): ([^ \n][^\n]*)$", re.MULTILINE)
+
+#: (key, text) pairs of a block mapping (a package's dependencies or hashes)
+Pairs = tuple[tuple[str, str], ...]
+
+
+def read_packages(text: str, pos: int, line: int) -> tuple[list[LockedPackage], dict[str, None]]:
+    """(the packages, their platforms in order of appearance) of the `package:` list whose first
+    entry starts at offset `pos`, on `line`, of `text` (which ends in a newline); Unsupported for
+    text outside the layout (see above)."""
+    values: dict[str, str] = {}  # raw scalar -> its text; versions, specs, platforms repeat
+    maps: dict[str, Pairs] = {}  # raw block -> its pairs; noarch packages repeat per platform
+    convert, pairs = _converters(values, maps)
+    get, get_pairs = values.get, maps.get
+    match, count, end = _PACKAGE.match, text.count, len(text)
+    pkgs: list[LockedPackage] = []
+    append = pkgs.append
+    seen_platforms: dict[str, None] = {}
+    while pos < end:
+        m = match(text, pos)
+        if m is None:
+            if text[pos:].strip(" \n"):
+                raise Unsupported
+            break
+        p = _package(m.groups(), line, get, convert, get_pairs, pairs)
+        seen_platforms[p.platform or ""] = None
+        append(p)
+        line += count("\n", pos, m.end())
+        pos = m.end()
+    return pkgs, seen_platforms
+
+
+def _converters(
+    values: dict[str, str], maps: dict[str, Pairs]
+) -> tuple[Callable[[str], str], Callable[[str], Pairs]]:
+    """(the text of a raw scalar, the pairs of a raw block mapping), each remembered in `values` /
+    `maps` once converted."""
+    get = values.get
+
+    def convert(raw: str) -> str:
+        value = values[raw] = text_value(raw)
+        return value
+
+    def key(k: str) -> str:
+        if is_not_text(k):
+            raise Unsupported
+        values[k] = k  # a plain key that is text reads as itself
+        return k
+
+    def pairs(block: str) -> Pairs:
+        found = _MAP4_ENTRY.findall(block)
+        if len(found) != block.count("\n"):
+            raise Unsupported  # a line that is not `key: value` at indent 4
+        out = tuple((k if k in values else key(k), get(v) or convert(v)) for k, v in found)
+        if len(out) > 1 and len({k for k, _ in out}) != len(out):
+            raise Unsupported  # a duplicate key: the tree reader reports it
+        maps[block] = out
+        return out
+
+    return convert, pairs
+
+
+def _package(
+    groups: tuple,
+    line: int,
+    get: Callable[[str], str | None],
+    convert: Callable[[str], str],
+    get_pairs: Callable[[str], Pairs | None],
+    pairs: Callable[[str], Pairs],
+) -> LockedPackage:
+    """The package of one match of _PACKAGE, on `line`."""
+    (
+        r_name,
+        r_version,
+        manager,
+        r_platform,
+        r_deps,
+        r_url,
+        r_md5,
+        r_sha256,
+        r_hash,
+        r_category,
+        optional,
+    ) = groups
+    # names, URLs and hashes are mostly unique: checked, not remembered
+    name = r_name if plain_text(r_name) else get(r_name) or convert(r_name)
+    version = get(r_version) or convert(r_version)
+    platform = get(r_platform) or convert(r_platform)
+    url = r_url if plain_text(r_url) else get(r_url) or convert(r_url)
+    category = get(r_category) or convert(r_category)
+    depends = () if r_deps is None else get_pairs(r_deps) or pairs(r_deps)
+    md5: str | None
+    sha256: str | None
+    if r_hash is not None:
+        h = dict(get_pairs(r_hash) or pairs(r_hash))
+        md5, sha256 = h.get("md5"), h.get("sha256")
+    elif r_sha256 is not None:
+        md5 = None if r_md5 is None else r_md5 if plain_text(r_md5) else get(r_md5) or convert(r_md5)
+        sha256 = r_sha256 if plain_text(r_sha256) else get(r_sha256) or convert(r_sha256)
+    else:  # hash: {}
+        md5 = sha256 = None
+    build = subdir = channel = None
+    if manager == "conda" and url:
+        channel, subdir, nvb = url_parts(url)
+        if nvb is not None:
+            build = nvb[2]
+    return LockedPackage(
+        manager=manager,
+        name=name,
+        version=version,
+        build=build,
+        channel=channel,
+        platform=platform,
+        subdir=subdir,
+        url=url,
+        md5=md5,
+        sha256=sha256,
+        depends=depends,
+        category=category,
+        optional=optional == "true",
+        line=line,
+    )
