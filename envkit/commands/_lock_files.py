@@ -63,12 +63,12 @@ def pixi_target_args(output: str, version: int) -> list[str]:
 
 
 def lock_target(output: str, to: str | None) -> str:
-    """The format `envkit lock -f` writes to `output`: `to` when given; else a pixi.lock for a file
-    named pixi.lock (version 7 when the file there is an envkit-written version 7, else 6: a
-    re-lock keeps its version), and a conda-lock file for any other name."""
+    """The format `envkit lock -f` writes to `output`: `to` when given; else what envkit wrote there
+    before (a re-lock keeps a pixi.lock a pixi.lock, and its version); else a pixi.lock (version 6)
+    for a file named pixi.lock, and a conda-lock file for any other name."""
     if to:
         return to
-    if output == "-" or os.path.basename(output).lower() != "pixi.lock":
+    if output == "-":
         return "conda-lock"
     if os.path.isfile(output):
         from envkit.lock.pixi_out import pixi_version
@@ -78,10 +78,11 @@ def lock_target(output: str, to: str | None) -> str:
             with open(output, encoding="utf-8", errors="replace") as fh:
                 text = fh.read()
         except OSError:
-            return "pixi"
-        if lock_writer(text) == "envkit" and pixi_version(text) == 7:
-            return "pixi-v7"
-    return "pixi"
+            text = ""
+        version = pixi_version(text)
+        if lock_writer(text) == "envkit" and version is not None and "\nenvironments:" in text:
+            return "pixi-v7" if version == 7 else "pixi"
+    return "pixi" if os.path.basename(output).lower() == "pixi.lock" else "conda-lock"
 
 
 def refuse_overwrite(path: str | None, writes: str, option: str) -> None:
@@ -131,6 +132,13 @@ def refuse_overwrite(path: str | None, writes: str, option: str) -> None:
                 hint="write it elsewhere (-o DIR/pixi.lock, or -o conda-lock.yml), or remove the file "
                 "first if it is no longer wanted",
             )
+    if found == "pixi" and writes == "conda-lock" and lock_writer(text) == "envkit":
+        raise UsageError(
+            f"refusing to write {noun} ({option}), a conda-lock file, over the pixi.lock envkit wrote there",
+            where=Where(file=path),
+            hint="re-lock it as a pixi.lock (leave out --to), or write the conda-lock file elsewhere "
+            "(-o conda-lock.yml)",
+        )
     if found is not None and found != writes:
         raise UsageError(
             f"refusing to write {noun} ({option}) over {_format_title(found)}",

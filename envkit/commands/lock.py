@@ -46,7 +46,7 @@ BACKENDS = ("native", "conda", "mamba", "micromamba")
     type=click.Choice(("conda-lock", "pixi", "pixi-v7")),
     default=None,
     help="With -f: the lock's format: conda-lock, pixi (pixi.lock version 6) or pixi-v7 "
-    "[default: pixi for -o pixi.lock (pixi-v7 over an envkit-written version 7), else conda-lock].",
+    "[default: what envkit wrote to -o before; else pixi for -o pixi.lock, conda-lock for any other].",
 )
 @click.option(
     "--env-lock",

@@ -299,3 +299,23 @@ def test_envkit_check_reads_the_hash_of_an_envkit_pixi_lock(envkit_cli, tmp_path
         line,
     ), line
     assert summary == "1 finding (1 error) in 2 files checked"
+
+
+def test_a_conda_lock_file_is_not_written_over_envkits_pixi_lock(envkit_cli, tmp_path, channel):
+    spec = spec_file(tmp_path, channel)
+    out = tmp_path / "locked.lock"
+    lock(envkit_cli, spec, out, "--to", "pixi")
+    before = out.read_text()
+    assert f" --to pixi -o {out}\n" in before  # the name does not say pixi.lock: the header does
+    r = envkit_cli("lock", "-f", str(spec), "--platform", "linux-64", "-o", str(out), "--to", "conda-lock")
+    assert r.exit_code == 2
+    assert r.stderr == (
+        f"error: {out}: refusing to write the lock (-o), a conda-lock file, over the pixi.lock envkit "
+        "wrote there\n"
+        "hint: re-lock it as a pixi.lock (leave out --to), or write the conda-lock file elsewhere "
+        "(-o conda-lock.yml)\n"
+    )
+    assert out.read_text() == before
+    # without --to, the re-lock keeps what envkit wrote there: a pixi.lock, the same bytes
+    r = lock(envkit_cli, spec, out)
+    assert moves(r) == ["no package moved"] and out.read_text() == before
