@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 
 from envkit.commands._lock_files import regen_advice
@@ -71,47 +69,14 @@ def run_check(o) -> int:
         virtual_packages=[parse_virtual_package(v) for v in o.virtual_packages],
         exclude_newer=cutoff,
     )
+    from envkit.render import render
+
     if o.output_format == "json":
-        click.echo(json.dumps(_as_json(verdict, o.spec_file, lock_file), indent=2, ensure_ascii=False))
+        click.echo(
+            render("lock-check", "json", verdict, spec_file=o.spec_file, lock_file=lock_file), nl=False
+        )
         return 0 if verdict.ok else 1
-    for note in verdict.notes:
-        click.echo(f"{lock_file}: note: {note}")
-    for p in verdict.problems:
-        where = f"{o.spec_file}:{p.line}" if p.line else lock_file
-        click.echo(f"{where}: {p.kind}: {p}")
-    if verdict.stale_platforms and verdict.changes:
-        plats = ", ".join(verdict.stale_platforms)
-        click.echo(f"{lock_file}: the spec changed since it was locked ({plats}):")
-        for c in verdict.changes:
-            click.echo(f"  {c.where or o.spec_file}: {c}")
-    elif verdict.stale_platforms and verdict.changes is None:
-        click.echo(
-            f"{lock_file}: the lock records no copy of its spec, so only the content hash says it changed"
-        )
-    if verdict.problems:
-        click.echo(
-            f"{lock_file} does not fit {o.spec_file}: {len(verdict.problems)} problem(s); "
-            f"{regen_advice(lk, o.spec_file, lock_file)}"
-        )
-        return 1
-    how = "satisfies" if verdict.notes else "is up to date with"
-    cut = f", exclude-newer {verdict.exclude_newer.describe()}" if verdict.exclude_newer else ""
-    click.echo(f"{lock_file} {how} {o.spec_file} ({', '.join(lk.platforms)}{cut})")
-    return 0
-
-
-def _as_json(verdict, spec_file: str, lock_file: str) -> dict:
-    return {
-        "lock": lock_file,
-        "spec": spec_file,
-        "ok": verdict.ok,
-        "platforms": list(verdict.lock.platforms),
-        "stale_platforms": list(verdict.stale_platforms),
-        "changes": None if verdict.changes is None else [c.to_dict() for c in verdict.changes],
-        "problems": [
-            {"kind": p.kind, "platform": p.platform, "name": p.name, "line": p.line, "message": p.message}
-            for p in verdict.problems
-        ],
-        "exclude_newer": verdict.exclude_newer.describe() if verdict.exclude_newer else None,
-        "notes": list(verdict.notes),
-    }
+    advice = regen_advice(lk, o.spec_file, lock_file, text)
+    report = render("lock-check", "text", verdict, spec_file=o.spec_file, lock_file=lock_file, advice=advice)
+    click.echo(report, nl=False)
+    return 0 if verdict.ok else 1

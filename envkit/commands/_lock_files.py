@@ -26,17 +26,71 @@ def _format_title(name: str) -> str:
 
     f = get(name)
     if f.owner:
-        return (
-            f"{f.title} ({f.owner}'s own lock, which envkit does not write: regenerate it with "
-            f"`{f.owner} lock`)"
-        )
+        return f"{f.title} ({f.owner}'s own lock: regenerate it with `{f.owner} lock`)"
     return f.title
 
 
+#: the pixi manifests that make a pixi.lock beside them pixi's (https://pixi.sh/latest/reference/pixi_manifest/)
+PIXI_MANIFESTS = ("pixi.toml", "pyproject.toml")
+
+
+def pixi_manifest_beside(path: str) -> str | None:
+    """The pixi manifest in the directory of `path` (pixi.toml, or a pyproject.toml with a
+    `[tool.pixi...]` table), or None: a pixi.lock there is the one pixi locks and installs."""
+    folder = os.path.dirname(os.path.abspath(path))
+    for name in PIXI_MANIFESTS:
+        candidate = os.path.join(folder, name)
+        if not os.path.isfile(candidate):
+            continue
+        if name == "pixi.toml":
+            return candidate
+        try:
+            with open(candidate, encoding="utf-8", errors="replace") as fh:
+                if "[tool.pixi" in fh.read():
+                    return candidate
+        except OSError:
+            continue
+    return None
+
+
+def pixi_target_args(output: str, version: int) -> list[str]:
+    """The --to words a command line needs to write a pixi.lock of `version` to `output` (none
+    where the name says it: pixi.lock is version 6 unless an envkit version 7 is there)."""
+    named = output != "-" and os.path.basename(output).lower() == "pixi.lock"
+    if version == 7:
+        return ["--to", "pixi-v7"]
+    return [] if named else ["--to", "pixi"]
+
+
+def lock_target(output: str, to: str | None) -> str:
+    """The format `envkit lock -f` writes to `output`: `to` when given; else what envkit wrote there
+    before (a re-lock keeps a pixi.lock a pixi.lock, and its version); else a pixi.lock (version 6)
+    for a file named pixi.lock, and a conda-lock file for any other name."""
+    if to:
+        return to
+    if output == "-":
+        return "conda-lock"
+    if os.path.isfile(output):
+        from envkit.lock.pixi_out import pixi_version
+        from envkit.lock.staleness import lock_writer
+
+        try:
+            with open(output, encoding="utf-8", errors="replace") as fh:
+                text = fh.read()
+        except OSError:
+            text = ""
+        version = pixi_version(text)
+        if lock_writer(text) == "envkit" and version is not None and "\nenvironments:" in text:
+            return "pixi-v7" if version == 7 else "pixi"
+    return "pixi" if os.path.basename(output).lower() == "pixi.lock" else "conda-lock"
+
+
 def refuse_overwrite(path: str | None, writes: str, option: str) -> None:
-    """Raise UsageError when `path` holds a file of another format than `writes` ("conda-lock" for
-    the lock, "env" for environment.lock.yml), told by its content (`envkit.formats.detect_format`),
-    and when a conda-lock file would be written to a path named pixi.lock (pixi would read it).
+    """Raise UsageError when `path` holds a file of another format than `writes` ("conda-lock" or
+    "pixi" for the lock, "env" for environment.lock.yml), told by its content
+    (`envkit.formats.detect_format`), and when a conda-lock file would be written to a path named
+    pixi.lock (pixi would read it).  A pixi.lock is written only over one envkit wrote, and never
+    beside a pixi manifest (that pixi.lock is pixi's, whoever wrote it).
 
     A missing or empty file, or content of no format envkit knows, may be written.  The lock
     written over a pixi.lock, an explicit file or the environment file it came from would destroy
@@ -47,9 +101,11 @@ def refuse_overwrite(path: str | None, writes: str, option: str) -> None:
 
     if not path or path == "-":
         return
+    from envkit.lock.staleness import lock_writer
+
     other = "--env-lock FILE" if writes == "env" else "-o conda-lock.yml"
     noun = "the exact environment file" if writes == "env" else "the lock"
-    found = None
+    found, text = None, ""
     if os.path.isfile(path):
         from envkit.io import read_text
 
@@ -58,6 +114,31 @@ def refuse_overwrite(path: str | None, writes: str, option: str) -> None:
             found = detect_format(text, path) if text.strip() else None
         except ParseError:
             found = None  # not text envkit reads, or no format it knows: nothing of its own to protect
+    if writes == "pixi":
+        manifest = pixi_manifest_beside(path)
+        if manifest is not None:
+            raise UsageError(
+                f"refusing to write a pixi.lock ({option}) beside {manifest}: the pixi.lock of a pixi "
+                "workspace is pixi's own lock, locked from its manifest",
+                where=Where(file=path),
+                hint="lock the environment file into another directory (or -o conda-lock.yml), or let "
+                "pixi lock the workspace (`pixi lock`)",
+            )
+        if found == "pixi" and lock_writer(text) != "envkit":
+            raise UsageError(
+                f"refusing to write the lock ({option}) over {_format_title('pixi')}, which envkit "
+                "did not write",
+                where=Where(file=path),
+                hint="write it elsewhere (-o DIR/pixi.lock, or -o conda-lock.yml), or remove the file "
+                "first if it is no longer wanted",
+            )
+    if found == "pixi" and writes == "conda-lock" and lock_writer(text) == "envkit":
+        raise UsageError(
+            f"refusing to write {noun} ({option}), a conda-lock file, over the pixi.lock envkit wrote there",
+            where=Where(file=path),
+            hint="re-lock it as a pixi.lock (leave out --to), or write the conda-lock file elsewhere "
+            "(-o conda-lock.yml)",
+        )
     if found is not None and found != writes:
         raise UsageError(
             f"refusing to write {noun} ({option}) over {_format_title(found)}",
@@ -95,21 +176,25 @@ def env_lock_path(output: str) -> str | None:
     return os.path.join(folder, f"{stem}.environment.lock.yml")
 
 
-def regen_advice(lk, spec_file: str, lock_file: str) -> str:
-    """How to regenerate a lock that does not fit its spec: `envkit lock ... -o LOCK` only for a
-    conda-lock file (what envkit writes); a pixi.lock is pixi's to regenerate, and another lock
-    (explicit file, `conda list` output) is not overwritten with a conda-lock file: envkit suggests a
-    conda-lock.yml beside it, when that name is free or already a conda-lock file."""
+def regen_advice(lk, spec_file: str, lock_file: str, text: str | None = None) -> str:
+    """How to regenerate a lock that does not fit its spec: `envkit lock ... -o LOCK` for a
+    conda-lock file, and for a pixi.lock envkit wrote (`text`, its content, says who wrote it); any
+    other pixi.lock is pixi's to regenerate, and another lock (explicit file, `conda list` output)
+    is not overwritten with a conda-lock file: envkit suggests a conda-lock.yml beside it, when that
+    name is free or already a conda-lock file."""
     from envkit.errors import EnvkitError
+    from envkit.lock.staleness import lock_writer
 
     plats = [a for p in lk.platforms for a in ("--platform", p)]
     if lk.kind == "conda-lock":
         return f"regenerate it with `{regen('-f', spec_file, *plats, '-o', lock_file)}`"
     if lk.kind == "pixi":
-        return (
-            "it is a pixi.lock: regenerate it with `pixi lock` "
-            "(envkit writes conda-lock files, not pixi.lock)"
-        )
+        if lock_writer(text) == "envkit" and pixi_manifest_beside(lock_file) is None:
+            from envkit.lock.pixi_out import pixi_version
+
+            to = pixi_target_args(lock_file, 7 if pixi_version(text or "") == 7 else 6)
+            return f"regenerate it with `{regen('-f', spec_file, *plats, *to, '-o', lock_file)}`"
+        return "it is pixi's pixi.lock: regenerate it with `pixi lock`"
     beside = os.path.join(os.path.dirname(lock_file), "conda-lock.yml")
     what = {"explicit": "an explicit file", "conda-list": "`conda list` output"}.get(
         lk.kind, f"a {lk.kind} lock"

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import click
 
-from envkit.commands._lock_files import header_for, refuse_overwrite, regen
+from envkit.commands._lock_files import header_for, lock_target, pixi_target_args, refuse_overwrite, regen
 
 
 @dataclass(frozen=True, slots=True)
@@ -17,6 +17,7 @@ class LockOptions:
     spec_file: str | None
     platforms: tuple[str, ...]
     output: str
+    target: str | None
     env_lock: str | None
     no_env_lock: bool
     backend: str
@@ -71,6 +72,7 @@ def run(o: LockOptions) -> int:
                 ("--channel-priority", o.channel_priority != "strict"),
                 ("--env-lock", o.env_lock),
                 ("--no-env-lock", o.no_env_lock),
+                ("--to", o.target),
                 ("--allow-unhashed-pip", o.allow_unhashed_pip),
                 *_relock_options(o),
             ),
@@ -81,8 +83,6 @@ def run(o: LockOptions) -> int:
         from envkit.commands._lock_check import run_check
 
         return run_check(o)
-    if o.output_format != "text":
-        raise UsageError("--format is for --check (a lock is written as conda-lock.yml)")
     sources = sum(bool(x) for x in (o.name, o.prefix, o.spec_file))
     if sources != 1:
         raise UsageError("give exactly one of -n NAME, -p PREFIX or -f FILE")
@@ -101,7 +101,14 @@ def run(o: LockOptions) -> int:
             raise UsageError("give --update NAME or --update-all, not both")
         if o.environment and not o.lock_file:
             raise UsageError("--env picks the environment of a pixi.lock --lock; give --lock pixi.lock")
+        if o.output_format == "json" and o.output == "-":
+            raise UsageError(
+                "--format json prints the report on standard output, where -o - would write the lock",
+                hint="write the lock to a file (-o FILE)",
+            )
         return run_spec(o)
+    if o.output_format != "text":
+        raise UsageError("--format is for -f and --check: a live environment's lock is reported in words")
     _refuse(
         o,
         (
@@ -117,6 +124,11 @@ def run(o: LockOptions) -> int:
     )
     if o.lock_file:
         raise UsageError("--lock is for --check and -f (the lock to write is -o)")
+    if o.target not in (None, "conda-lock"):
+        raise UsageError(
+            f"--to {o.target} is for -f: a live environment is locked into conda-lock.yml",
+            hint="convert the lock afterwards: `envkit convert conda-lock.yml -o pixi.lock`",
+        )
     if o.environment:
         raise UsageError("--env picks the environment of a pixi.lock --lock")
     from envkit.commands._lock_live import run_live
@@ -137,7 +149,8 @@ def run_spec(o: LockOptions) -> int:
 
     spec_file = o.spec_file or ""  # run() sends only -f here
     spec = read_spec(spec_file)
-    refuse_overwrite(o.output, "conda-lock", "-o")
+    target = lock_target(o.output, o.target)
+    refuse_overwrite(o.output, "conda-lock" if target == "conda-lock" else "pixi", "-o")
     warn_duplicates([spec])
     cutoffs = None
     if o.exclude_newer or o.exclude_newer_package:
@@ -175,19 +188,23 @@ def run_spec(o: LockOptions) -> int:
     args += ["--solver", o.solver] if o.solver != "rattler" else []
     args += ["--no-pip"] if o.no_pip else []
     args += result.exclude_newer.args() if result.exclude_newer else []
-    emit(write_conda_lock(lk, header=header_for(regen(*args, "-o", o.output))), o.output)
+    if target == "conda-lock":
+        emit(write_conda_lock(lk, header=header_for(regen(*args, "-o", o.output))), o.output)
+    else:
+        from envkit.lock.pixi_out import PIXI_TARGETS, write_pixi
+
+        args += pixi_target_args(o.output, PIXI_TARGETS[target])
+        emit(write_pixi(lk, target, header=header_for(regen(*args, "-o", o.output))), o.output)
     warn_duplicates([lk])
-    for w in result.warnings:
+    from envkit.render import render
+    from envkit.render.lock_text import lock_warnings
+
+    if o.output_format == "json":
+        click.echo(
+            render("lock", "json", result, spec_file=spec_file, output=o.output, target=target), nl=False
+        )
+        return 0
+    for w in lock_warnings(result):
         warn(w)
-    counts = ", ".join(f"{p}: {len(lk.for_platform(p))}" for p in lk.platforms)
-    where = "standard output" if o.output == "-" else o.output
-    cut = f", exclude-newer {result.exclude_newer.describe()}" if result.exclude_newer else ""
-    click.echo(
-        f"locked {o.spec_file} for {len(lk.platforms)} platform(s) ({counts} packages{cut}) -> {where}",
-        err=True,
-    )
-    for m in result.moves:
-        click.echo(f"  {m.platform}: {'pip ' if m.manager == 'pip' else ''}{m}", err=True)
-    if result.relocked and not result.moves:
-        click.echo("  no package moved", err=True)
+    click.echo(render("lock", "text", result, spec_file=spec_file, output=o.output), err=True, nl=False)
     return 0

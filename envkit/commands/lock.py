@@ -1,5 +1,5 @@
-"""`envkit lock`: lock a live environment exactly, solve a spec into conda-lock.yml (keeping what a
-previous lock chose), or check a lock.  Options in, `envkit.ops.lock` does the work
+"""`envkit lock`: lock a live environment exactly, solve a spec into conda-lock.yml or pixi.lock
+(keeping what a previous lock chose), or check a lock.  Options in, `envkit.ops.lock` does the work
 (`_lock_run`, `_lock_check` call it and render)."""
 
 from __future__ import annotations
@@ -39,6 +39,14 @@ BACKENDS = ("native", "conda", "mamba", "micromamba")
     default="conda-lock.yml",
     show_default=True,
     help="Where to write the lock ('-' for stdout).",
+)
+@click.option(
+    "--to",
+    "target",
+    type=click.Choice(("conda-lock", "pixi", "pixi-v7")),
+    default=None,
+    help="With -f: the lock's format: conda-lock, pixi (pixi.lock version 6) or pixi-v7 "
+    "[default: what envkit wrote to -o before; else pixi for -o pixi.lock, conda-lock for any other].",
 )
 @click.option(
     "--env-lock",
@@ -141,7 +149,8 @@ BACKENDS = ("native", "conda", "mamba", "micromamba")
     type=click.Choice(("text", "json")),
     default="text",
     show_default=True,
-    help="With --check: the report's format.",
+    help="The report's format: with -f, json prints what was locked and moved on stdout (the lock "
+    "goes to -o); with --check, the verdict.",
 )
 def lock(**opts) -> int:
     """Lock a live environment exactly, or solve an environment file for several platforms.
@@ -151,6 +160,7 @@ def lock(**opts) -> int:
       envkit lock -f environment.yml --platform linux-64 --platform osx-arm64
       envkit lock -f environment.yml --update numpy      (only numpy, and what it forces, moves)
       envkit lock -f environment.yml --update-all --exclude-newer 7d
+      envkit lock -f environment.yml -o pixi.lock        (a pixi.lock, version 6)
       envkit lock --check -f environment.yml --lock conda-lock.yml    (exit 1 when stale)
     """
     from envkit.commands._lock_run import LockOptions, run

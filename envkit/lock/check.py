@@ -139,9 +139,14 @@ def check_lock(
     conda package of that name; every pip requirement whose marker applies to the platform must be
     matched (PEP 440, pre-releases allowed) by a locked pip package of that name.  Virtual-package
     entries (`__cuda`) and pip options are not package entries and are skipped.  Platforms the spec
-    lists (conda-lock's `platforms:` key) but the lock lacks are problems too.
+    lists (conda-lock's `platforms:` key) but the lock lacks are problems too.  A pixi.lock envkit
+    wrote is judged by the content hash its `envkit:` record holds (read from `lock_text`).
     """
     problems: list[LockProblem] = []
+    if lock.kind == "pixi" and lock_text and not lock.content_hash:
+        from envkit.lock.pixi_out import apply_pixi_record
+
+        lock = apply_pixi_record(lock, lock_text)  # the hash envkit recorded in a pixi.lock it wrote
     plats = list(platforms) if platforms else list(lock.platforms)
     for p in spec.platforms:
         if p not in lock.platforms:

@@ -21,6 +21,10 @@ def read_lock_file(
     try:
         text = read_file_text(path)
         model = read_text(text, filename=path, format=input_format, environment=environment)
+        if isinstance(model, Lock) and model.kind == "pixi":
+            from envkit.lock.pixi_out import apply_pixi_record
+
+            model = apply_pixi_record(model, text)  # what envkit recorded in a pixi.lock it wrote
         # what envkit recorded in conda-lock.yml's custom_metadata (editable pip packages)
         return text, apply_lock_metadata(model) if isinstance(model, Lock) else model
     except EnvkitError as exc:

@@ -31,39 +31,62 @@ from envkit.model import CondaDep, EnvSpec, LockedPackage
 _UNSOLVABLE = ("SolverError", "UnsolvableError")
 
 
+#: Why a package moved (Reason.kind): asked to update; a spec entry no longer accepts the locked
+#: version; uploaded after the cutoff; forced by a package's new version; new and needed by a
+#: package; new and in the spec; no longer needed; moved by the solve; asked, but already the newest
+#: that fits; a new pip package; re-resolved by pip.  envkit.render.lock_text words them.
+REASONS = (
+    "asked",
+    "spec",
+    "cutoff",
+    "forced",
+    "needed",
+    "in-spec",
+    "unneeded",
+    "solve",
+    "newest",
+    "new",
+    "pip",
+)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Reason:
+    """Why a package moved: `kind` (one of REASONS); `by` the package (`a 2.0`) whose new version
+    forced it or needs it; for kind "spec", the entry (`spec`) and where it is (`where`, file:line)."""
+
+    kind: str
+    by: str | None = None
+    spec: str | None = None
+    where: str | None = None
+
+    def to_dict(self) -> dict[str, str]:
+        out = {"kind": self.kind}
+        out.update({k: v for k, v in (("by", self.by), ("spec", self.spec), ("where", self.where)) if v})
+        return out
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Move:
     """One package a re-lock changed on `platform`: `old`/`new` are `version build` (None: added /
-    removed); `reason` says why ("asked to update", "forced by a 2.0", "the spec changed: ...")."""
+    removed); `reason` says why (a Reason)."""
 
     platform: str
     name: str
     old: str | None
     new: str | None
-    reason: str
+    reason: Reason
     manager: str = "conda"
 
-    def __str__(self) -> str:
-        if self.old is None or self.new is None:
-            what = "new" if self.old is None else "removed"
-            version = (self.new or self.old or "").split(" ")[0]
-            return (
-                f"{self.name} {version} ({what}: {self.reason})"
-                if self.reason
-                else f"{self.name} {version} ({what})"
-            )
-        if self.old == self.new:
-            change = f"{self.name} {self.new} (unchanged)"
-        else:
-            old, new = _short_pair(self.old, self.new)
-            change = f"{self.name} {old} → {new}"
-        return f"{change} ({self.reason})" if self.reason else change
-
-
-def _short_pair(old: str, new: str) -> tuple[str, str]:
-    """Versions alone when they differ (`1.0 → 2.0`), with builds when only the build moved."""
-    ov, nv = old.split(" ")[0], new.split(" ")[0]
-    return (ov, nv) if ov != nv else (old, new)
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "platform": self.platform,
+            "manager": self.manager,
+            "name": self.name,
+            "old": self.old,
+            "new": self.new,
+            "reason": self.reason.to_dict(),
+        }
 
 
 def _vb(p: LockedPackage) -> str:
@@ -189,33 +212,33 @@ def _accepts(dep: CondaDep, pkg: LockedPackage) -> bool:
     )
 
 
-def _where(spec: EnvSpec, dep: CondaDep) -> str:
+def _where(spec: EnvSpec, dep: CondaDep) -> str | None:
     import os
 
     if spec.source and dep.line:
-        return f" ({os.path.basename(spec.source)}:{dep.line})"
-    return ""
+        return f"{os.path.basename(spec.source)}:{dep.line}"
+    return None
 
 
 def plan_pins(
     spec: EnvSpec, previous: Sequence[LockedPackage], update: Iterable[str]
-) -> tuple[dict[str, LockedPackage], dict[str, str]]:
+) -> tuple[dict[str, LockedPackage], dict[str, Reason]]:
     """(the previous conda packages to pin, by name; name -> why each other one is released)."""
     asked = {n.lower() for n in update}
     held: dict[str, LockedPackage] = {}
-    released: dict[str, str] = {}
+    released: dict[str, Reason] = {}
     for p in previous:
         if p.manager != "conda":
             continue
         if p.name in asked:
-            released[p.name] = "asked to update"
+            released[p.name] = Reason(kind="asked")
         else:
             held[p.name] = p
     for d in spec.conda:
         kept = held.get(d.name)
         if kept is not None and not _accepts(d, kept):
             del held[kept.name]
-            released[kept.name] = f"the spec asks for {d.spec()}{_where(spec, d)}"
+            released[kept.name] = Reason(kind="spec", spec=d.spec(), where=_where(spec, d))
     return held, released
 
 
@@ -276,7 +299,7 @@ async def relock_platform(
         for gone in list(held.values()):  # a locked record the cutoff leaves out cannot stay
             if (gone.name, gone.version, gone.build or "") in solver.excluded:
                 del held[gone.name]
-                released[gone.name] = "uploaded after the exclude-newer cutoff"
+                released[gone.name] = Reason(kind="cutoff")
     targets: dict[str, Any] = {}
     present = {p.name for p in previous if p.manager == "conda"} | {d.name for d in spec.conda}
     if asked:
@@ -292,7 +315,7 @@ async def relock_platform(
                 dep, old = _dep(dn, rest), held.get(dn.lower())
                 if dep is not None and old is not None and not _accepts(dep, old):
                     del held[old.name]
-                    released[old.name] = f"forced by {label}"
+                    released[old.name] = Reason(kind="forced", by=label)
     exact = [
         MatchSpec(f"{r.name.normalized} =={r.version} {r.build}", strict=False) for r in targets.values()
     ]
@@ -329,7 +352,7 @@ def moves_between(
     platform: str,
     previous: Sequence[LockedPackage],
     new: Sequence[LockedPackage],
-    released: Mapping[str, str],
+    released: Mapping[str, Reason],
     asked: Iterable[str] = (),
 ) -> list[Move]:
     """What changed from `previous` to `new` (conda packages of one platform), with reasons: the
@@ -359,34 +382,35 @@ def moves_between(
                         name=name,
                         old=_vb(o),
                         new=_vb(n),
-                        reason="already the newest that fits",
+                        reason=Reason(kind="newest"),
                     )
                 )
             continue
         if o is None and n is None:
             continue
-        reason = released.get(name, "")
+        reason = released.get(name)
         if o is None and n is not None:
             by = [p for p, _d in needs.get(name, []) if p.name != name]
-            reason = reason or (f"needed by {by[0].name} {by[0].version}" if by else "in the spec")
+            reason = reason or (
+                Reason(kind="needed", by=f"{by[0].name} {by[0].version}") if by else Reason(kind="in-spec")
+            )
         elif n is None:
-            reason = reason or "no longer needed"
-        elif not reason or reason == "asked to update":
-            if o is not None and not reason:
-                rejecting = [p for p, d in needs.get(name, []) if d is not None and not _accepts(d, o)]
-                # or the other way round: the old version's own dependency rejects a package's new one
-                rejecting += [
-                    now[dn.lower()]
-                    for dn, rest in o.depends
-                    if rest
-                    and dn.lower() in changed
-                    and dn.lower() in now
-                    and (d := _dep(dn, rest)) is not None
-                    and not _accepts(d, now[dn.lower()])
-                ]
-                if rejecting:
-                    reason = f"forced by {rejecting[0].name} {rejecting[0].version}"
-            reason = reason or "moved by the solve"
+            reason = reason or Reason(kind="unneeded")
+        elif reason is None and o is not None:
+            rejecting = [p for p, d in needs.get(name, []) if d is not None and not _accepts(d, o)]
+            # or the other way round: the old version's own dependency rejects a package's new one
+            rejecting += [
+                now[dn.lower()]
+                for dn, rest in o.depends
+                if rest
+                and dn.lower() in changed
+                and dn.lower() in now
+                and (d := _dep(dn, rest)) is not None
+                and not _accepts(d, now[dn.lower()])
+            ]
+            if rejecting:
+                reason = Reason(kind="forced", by=f"{rejecting[0].name} {rejecting[0].version}")
+        reason = reason or Reason(kind="solve")
         out.append(
             Move(
                 platform=platform,

@@ -15,7 +15,7 @@ from envkit.lock.cutoff import EXCLUDE_NEWER_KEY, ExcludeNewer
 from envkit.lock.packages import sort_packages, split_depend
 from envkit.lock.pip import lock_pip
 from envkit.lock.pip_index import INDEX_KEY, index_mismatches, index_record
-from envkit.lock.relock import Move, PlatformSolver, relock_platform
+from envkit.lock.relock import Move, PlatformSolver, Reason, relock_platform
 from envkit.lock.solve_errors import solve_failure
 from envkit.lock.spec_record import SPEC_KEY, spec_record
 from envkit.lock.virtual import VirtualPackage, virtual_advice, virtual_packages_for
@@ -389,13 +389,13 @@ def pip_moves(
         if o is not None and n is not None and o.version == n.version:
             continue
         if name in asked:
-            reason = "asked to update"
+            reason = Reason(kind="asked")
         elif o is None:
-            reason = "new"
+            reason = Reason(kind="new")
         elif n is None:
-            reason = "no longer needed"
+            reason = Reason(kind="unneeded")
         else:
-            reason = "re-resolved by pip"
+            reason = Reason(kind="pip")
         out.append(
             Move(
                 platform=platform,

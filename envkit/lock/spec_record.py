@@ -63,17 +63,6 @@ class SpecChange:
             return ""
         return f"{self.file}:{self.line}" if self.line else self.file
 
-    def __str__(self) -> str:
-        what = "pip " if self.section == "pip" else ""
-        if self.kind == "added":
-            return f"added {what}{self.new}"
-        if self.kind == "removed":
-            return f"removed {what}{self.old}"
-        if self.kind in ("channels", "options"):
-            noun = "channels" if self.kind == "channels" else "pip options"
-            return f"{noun} changed from {self.old or '(none)'} to {self.new or '(none)'}"
-        return f"changed {what}{self.old} → {self.new}"
-
     def to_dict(self) -> dict[str, object]:
         return {
             "kind": self.kind,

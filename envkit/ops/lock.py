@@ -31,15 +31,18 @@ from envkit.model import EnvSpec, LiveEnv, Lock
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SpecLockResult:
-    """What `lock_spec` made: the `lock`, the `moves` from the previous lock (empty without one),
-    the cutoff in force (`exclude_newer`, None for none), the virtual packages set beyond the
-    defaults (`virtual_packages`: given, then from CONDA_OVERRIDE_*), and `warnings` to show."""
+    """What `lock_spec` made: the `lock`, the `moves` from the previous lock (empty without one;
+    `relocked` says whether there was one), the cutoff in force (`exclude_newer`, None for none),
+    the virtual packages set beyond the defaults (`virtual_packages`: given, then from
+    CONDA_OVERRIDE_*), the solver's `warnings`, and `untimed`: (platform, count) of the records a
+    cutoff kept because they have no upload time (envkit.render.lock_text words them)."""
 
     lock: Lock
     moves: tuple[Move, ...] = ()
     exclude_newer: ExcludeNewer | None = None
     virtual_packages: tuple[VirtualPackage, ...] = ()
     warnings: tuple[str, ...] = ()
+    untimed: tuple[tuple[str, int], ...] = ()
     relocked: bool = False
 
 
@@ -188,18 +191,13 @@ def lock_spec(
                     p, [x for x in old if x.manager == "pip"], [x for x in new if x.manager == "pip"], ()
                 )
             )
-    warnings = list(result.notes)
-    for platform, count in result.untimed:
-        warnings.append(
-            f"{platform}: {count} record(s) have no upload time (no indexed_timestamp or timestamp); "
-            "the exclude-newer cutoff cannot judge them, so they were kept"
-        )
     return SpecLockResult(
         lock=result.lock,
         moves=moves,
         exclude_newer=cutoffs or None,
         virtual_packages=vps,
-        warnings=tuple(warnings),
+        warnings=tuple(result.notes),
+        untimed=tuple(result.untimed),
         relocked=previous is not None,
     )
 

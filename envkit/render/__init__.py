@@ -46,6 +46,8 @@ RENDERERS: dict[str, dict[str, str]] = {
         "markdown": "rule_docs:render_rules_markdown",
     },
     "normalize-check": {"unified-diff": "normalize_diff:unified_diff"},
+    "lock": {"text": "lock_text:render_lock_text", "json": "lock_json:render_lock_json"},
+    "lock-check": {"text": "lock_text:render_check_text", "json": "lock_json:render_check_json"},
 }
 
 

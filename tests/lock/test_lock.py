@@ -376,7 +376,8 @@ def test_solver_conda_lock_without_conda_is_a_clear_error(envkit_cli, tmp_path):
         (("-n", "a", "--update", "numpy"), "--update is for solving -f"),
         (("-f", "x.yml", "--update", "a", "--update-all"), "give --update NAME or --update-all, not both"),
         (("--check", "-f", "x.yml", "--update-all"), "--update-all is for locking; --check reads the lock"),
-        (("-f", "x.yml", "--format", "json"), "--format is for --check"),
+        (("-n", "a", "--format", "json"), "--format is for -f and --check"),
+        (("-f", "x.yml", "-o", "-", "--format", "json"), "--format json prints the report on standard"),
         (
             ("--check", "-f", "x.yml", "--platform", "linux-64"),
             "--platform is for locking; --check reads the lock",
@@ -719,8 +720,7 @@ def test_check_of_a_pixi_lock_never_suggests_overwriting_it(envkit_cli, tmp_path
     assert r.exit_code == 1
     last = r.stdout.splitlines()[-1]
     assert last == (
-        f"{lock} does not fit {spec}: 1 problem(s); it is a pixi.lock: regenerate it with "
-        "`pixi lock` (envkit writes conda-lock files, not pixi.lock)"
+        f"{lock} does not fit {spec}: 1 problem(s); it is pixi's pixi.lock: regenerate it with `pixi lock`"
     )
     assert "envkit lock" not in r.stdout and " -o " not in r.stdout
 
@@ -749,16 +749,11 @@ def test_check_of_an_explicit_file_suggests_a_conda_lock_file_beside_it(envkit_c
 @pytest.mark.parametrize(
     "name, content, what",
     [
-        (
-            "pixi.lock",
-            PIXI,
-            "a pixi.lock (pixi's own lock, which envkit does not write: regenerate it with `pixi lock`)",
-        ),
-        # by content, whatever the name
+        # by content, whatever the name (pixi.lock itself: tests/lock/test_lock_pixi_out.py)
         (
             "locked.yml",
             PIXI,
-            "a pixi.lock (pixi's own lock, which envkit does not write: regenerate it with `pixi lock`)",
+            "a pixi.lock (pixi's own lock: regenerate it with `pixi lock`)",
         ),
         ("spec-file.txt", EXPLICIT, "an explicit file (@EXPLICIT)"),
         ("environment.yml", None, "an environment file"),  # -o the spec itself
@@ -785,7 +780,7 @@ def test_lock_refuses_to_name_a_conda_lock_file_pixi_lock(envkit_cli, tmp_path):
     spec = tmp_path / "environment.yml"
     spec.write_text(PIXI_SPEC)
     out = tmp_path / "sub" / "pixi.lock"
-    r = envkit_cli("lock", "-f", str(spec), "-o", str(out))
+    r = envkit_cli("lock", "-f", str(spec), "-o", str(out), "--to", "conda-lock")
     assert r.exit_code == 2
     assert r.stderr == (
         f"error: {out}: refusing to write the lock (-o), a conda-lock file, under pixi's lock name "
@@ -819,9 +814,7 @@ def test_check_of_a_pixi_lock_environment(envkit_cli, tmp_path):
         f"{spec}:5: missing: linux-64: numpy: no such conda package in the lock",
         f"{spec}:5: missing: osx-64: numpy: no such conda package in the lock",
         f"{spec}:5: missing: osx-arm64: numpy: no such conda package in the lock",
-        f"{lock} does not fit {spec}: 3 problem(s); it is a pixi.lock: regenerate it with `pixi lock` "
-        "(envkit "
-        "writes conda-lock files, not pixi.lock)",
+        f"{lock} does not fit {spec}: 3 problem(s); it is pixi's pixi.lock: regenerate it with `pixi lock`",
     ]
     r = envkit_cli("lock", "--check", "-f", str(spec), "--lock", str(lock), "--env", "nope")
     assert r.exit_code == 2 and "hint: choose one with --env NAME\n" in r.stderr

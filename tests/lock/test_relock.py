@@ -367,3 +367,58 @@ def test_an_unreadable_output_file_is_solved_afresh_but_a_named_lock_must_read(e
     bad.write_text("version: 1\nmetadata: [\n")
     r = envkit_cli("lock", "-f", str(spec), "--lock", str(bad), "-o", str(out), "--update", "a")
     assert r.exit_code == 2 and r.stderr.startswith(f"error: {bad}")
+
+
+def test_format_json_reports_what_moved_as_data(envkit_cli, tmp_path, channel):
+    """`lock -f --format json`: the report on stdout (the lock still goes to -o), each move with its
+    reason as data, for a bot to word; the text report's sentences are not in it."""
+    spec = spec_file(tmp_path, channel, ("a", "c", "d"))
+    out = tmp_path / "conda-lock.yml"
+    lock(envkit_cli, spec, out, "--exclude-newer", "2024-02-01")
+    r = lock(envkit_cli, spec, out, "--update", "a", "--exclude-newer", "2024-12-01", "--format", "json")
+    assert r.stderr == ""
+    doc = json.loads(r.stdout)
+    assert doc == {
+        "spec": str(spec),
+        "lock": str(out),
+        "format": "conda-lock",
+        "platforms": {"linux-64": 4},
+        "exclude_newer": "2024-12-01T00:00:00Z",
+        "relocked": True,
+        "moves": [
+            {
+                "platform": "linux-64",
+                "manager": "conda",
+                "name": "a",
+                "old": "1.0 h0_0",
+                "new": "2.0 h0_0",
+                "reason": {"kind": "asked"},
+            },
+            {
+                "platform": "linux-64",
+                "manager": "conda",
+                "name": "b",
+                "old": "1.0 h0_0",
+                "new": "2.0 h0_0",
+                "reason": {"kind": "forced", "by": "a 2.0"},
+            },
+        ],
+        "untimed": {"linux-64": 1},
+        "warnings": [
+            "linux-64: 1 record(s) have no upload time (no indexed_timestamp or timestamp); the "
+            "exclude-newer cutoff cannot judge them, so they were kept"
+        ],
+    }
+    assert versions(out) == {"a": "2.0", "b": "2.0", "c": "1.0", "d": "1.0"}
+    spec_file(tmp_path, channel, ("a", "c >=1.1", "d"))
+    r = lock(envkit_cli, spec, out, "--format", "json")
+    assert json.loads(r.stdout)["moves"] == [
+        {
+            "platform": "linux-64",
+            "manager": "conda",
+            "name": "c",
+            "old": "1.0 h0_0",
+            "new": "1.1 h0_0",
+            "reason": {"kind": "spec", "spec": "c>=1.1", "where": "environment.yml:6"},
+        }
+    ]

@@ -1,0 +1,115 @@
+"""`envkit lock`'s reports in words: what a spec lock made and moved (stderr), and `lock --check`'s
+verdict (stdout).  The cores (`envkit.ops.lock`, `envkit.lock.relock`, `envkit.lock.spec_record`)
+return records; the sentences are written here."""
+
+from __future__ import annotations
+
+
+def reason_text(reason) -> str:
+    """Why a package moved (a `envkit.lock.relock.Reason`), in words."""
+    kind = reason.kind
+    if kind == "asked":
+        return "asked to update"
+    if kind == "spec":
+        return f"the spec asks for {reason.spec}" + (f" ({reason.where})" if reason.where else "")
+    if kind == "cutoff":
+        return "uploaded after the exclude-newer cutoff"
+    if kind == "forced":
+        return f"forced by {reason.by}"
+    if kind == "needed":
+        return f"needed by {reason.by}"
+    return {
+        "in-spec": "in the spec",
+        "unneeded": "no longer needed",
+        "solve": "moved by the solve",
+        "newest": "already the newest that fits",
+        "new": "new",
+        "pip": "re-resolved by pip",
+    }.get(kind, kind)
+
+
+def _short_pair(old: str, new: str) -> tuple[str, str]:
+    """Versions alone when they differ (`1.0 → 2.0`), with builds when only the build moved."""
+    ov, nv = old.split(" ")[0], new.split(" ")[0]
+    return (ov, nv) if ov != nv else (old, new)
+
+
+def move_text(m) -> str:
+    """One Move: `a 1.0 → 2.0 (asked to update)`, `b 2.0 (new: needed by a 2.0)`."""
+    why = reason_text(m.reason)
+    if m.old is None or m.new is None:
+        what = "new" if m.old is None else "removed"
+        version = (m.new or m.old or "").split(" ")[0]
+        # a pip package that is new says only that
+        return f"{m.name} {version} ({what})" if why == what else f"{m.name} {version} ({what}: {why})"
+    if m.old == m.new:
+        change = f"{m.name} {m.new} (unchanged)"
+    else:
+        old, new = _short_pair(m.old, m.new)
+        change = f"{m.name} {old} → {new}"
+    return f"{change} ({why})"
+
+
+def untimed_text(platform: str, count: int) -> str:
+    return (
+        f"{platform}: {count} record(s) have no upload time (no indexed_timestamp or timestamp); "
+        "the exclude-newer cutoff cannot judge them, so they were kept"
+    )
+
+
+def lock_warnings(result) -> list[str]:
+    """The warnings of a spec lock (`SpecLockResult`), in words: the solver's notes, then the
+    records a cutoff could not judge."""
+    return list(result.warnings) + [untimed_text(p, n) for p, n in result.untimed]
+
+
+def render_lock_text(result, *, spec_file: str, output: str) -> str:
+    """What `envkit lock -f` says on stderr once the lock is written to `output`: a summary line,
+    then each package that moved and why."""
+    lk = result.lock
+    counts = ", ".join(f"{p}: {len(lk.for_platform(p))}" for p in lk.platforms)
+    where = "standard output" if output == "-" else output
+    cut = f", exclude-newer {result.exclude_newer.describe()}" if result.exclude_newer else ""
+    lines = [f"locked {spec_file} for {len(lk.platforms)} platform(s) ({counts} packages{cut}) -> {where}"]
+    lines += [f"  {m.platform}: {'pip ' if m.manager == 'pip' else ''}{move_text(m)}" for m in result.moves]
+    if result.relocked and not result.moves:
+        lines.append("  no package moved")
+    return "\n".join(lines) + "\n"
+
+
+def spec_change_text(c) -> str:
+    """One SpecChange: `changed c → c>=1.1`, `added pip rich`, `channels changed from A to B`."""
+    what = "pip " if c.section == "pip" else ""
+    if c.kind == "added":
+        return f"added {what}{c.new}"
+    if c.kind == "removed":
+        return f"removed {what}{c.old}"
+    if c.kind in ("channels", "options"):
+        noun = "channels" if c.kind == "channels" else "pip options"
+        return f"{noun} changed from {c.old or '(none)'} to {c.new or '(none)'}"
+    return f"changed {what}{c.old} → {c.new}"
+
+
+def render_check_text(verdict, *, spec_file: str, lock_file: str, advice: str) -> str:
+    """`envkit lock --check`'s report (stdout): notes, problems (with the spec's file:line), the
+    spec entries changed since the lock was made, and the verdict (`advice`: how to regenerate)."""
+    out: list[str] = [f"{lock_file}: note: {note}" for note in verdict.notes]
+    for p in verdict.problems:
+        where = f"{spec_file}:{p.line}" if p.line else lock_file
+        out.append(f"{where}: {p.kind}: {p}")
+    if verdict.stale_platforms and verdict.changes:
+        out.append(
+            f"{lock_file}: the spec changed since it was locked ({', '.join(verdict.stale_platforms)}):"
+        )
+        out += [f"  {c.where or spec_file}: {spec_change_text(c)}" for c in verdict.changes]
+    elif verdict.stale_platforms and verdict.changes is None:
+        out.append(
+            f"{lock_file}: the lock records no copy of its spec, so only the content hash says it changed"
+        )
+    if verdict.problems:
+        out.append(f"{lock_file} does not fit {spec_file}: {len(verdict.problems)} problem(s); {advice}")
+    else:
+        how = "satisfies" if verdict.notes else "is up to date with"
+        cut = f", exclude-newer {verdict.exclude_newer.describe()}" if verdict.exclude_newer else ""
+        out.append(f"{lock_file} {how} {spec_file} ({', '.join(verdict.lock.platforms)}{cut})")
+    return "\n".join(out) + "\n"
