@@ -308,7 +308,11 @@ def main() -> int:
     compile_envkit()
     results = []
     for case in [] if args.scaling_only else load_cases(args.k):
-        res = run_case(case, args.quick)
+        try:
+            res = run_case(case, args.quick)
+        except Exception as exc:  # one broken case is reported, the others still run
+            case.skip = f"failed: {type(exc).__name__}: {str(exc)[:160]}"
+            res = Result(case, [], [])
         print_result(res)
         results.append(res)
     scaling = ""
