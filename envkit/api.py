@@ -30,9 +30,9 @@ from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar, cast
 from envkit.api_args import (
     format_arg,
     is_path,
+    kind_hint,
     lock_hint,
     model_arg,
-    model_types,
     number_arg,
     opt_path,
     spec_hint,
@@ -376,13 +376,7 @@ def lock_live(
     installed from an index, unless `allow_unhashed_pip`."""
     from envkit.lock.live import lock_live as core
 
-    hint = (
-        " (read it first: envkit.open_env(prefix=...))"
-        if is_path(env)
-        else " (a spec is locked by envkit.solve_spec)"
-        if isinstance(env, model_types("EnvSpec"))
-        else ""
-    )
+    hint = " (read it first: envkit.open_env(prefix=...))" if is_path(env) else kind_hint("LiveEnv", env)
     model_arg("lock_live", "env", env, ("LiveEnv",), hint=hint)
     return core(env, index_artifacts=index_artifacts, allow_unhashed_pip=allow_unhashed_pip)
 

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any, cast, overload
 
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.lock.virtual import VirtualPackage
+    from envkit.model import EnvSpec, LiveEnv, Lock
 
 
 def type_error(func: str, param: str, expected: str, value: object, hint: str = "") -> TypeError:
@@ -76,27 +77,35 @@ def format_arg(value: str | None) -> str | None:
     return value
 
 
-def model_types(*names: str) -> tuple[type, ...]:
-    from envkit import model
+def model_kind(value: object) -> str | None:
+    """Which model `value` is: "EnvSpec" (an environment file: a spec, an export, requirements),
+    "Lock" or "LiveEnv"; None for anything else (a path, a Resolved view, ...).  Read off the one
+    view (envkit.model.resolved_view / env_file), which answers None for what is no model."""
+    from envkit.model import env_file, resolved_view
 
-    return tuple(getattr(model, n) for n in names)
+    model = cast("EnvSpec | Lock | LiveEnv", value)
+    if env_file(model) is not None:
+        return "EnvSpec"
+    view = resolved_view(model)
+    if view is None or view.origin is not value:  # (a Resolved given is its own view)
+        return None
+    return "Lock" if view.lock is not None else "LiveEnv"
 
 
 def model_arg(
     func: str, param: str, value: Any, names: tuple[str, ...], *, paths: bool = False, hint: str = ""
 ) -> Any:
-    """`value` when it is one of the model classes `names`; with `paths`, a path is read
+    """`value` when it is one of the models `names` (see model_kind); with `paths`, a path is read
     (`read_file`) and its model must be one of them too (ParseError naming the file otherwise).
-    A model of another class is a TypeError with `hint`, the function that makes the right one."""
-    types = model_types(*names)
-    if isinstance(value, types):
+    A model of another kind is a TypeError with `hint`, the function that makes the right one."""
+    if model_kind(value) in names:
         return value
     if paths and is_path(value):
         path = os.fspath(value)
         from envkit.formats import read_file as _read
 
         model = _read(path)
-        if not isinstance(model, types):
+        if model_kind(model) not in names:
             from envkit.errors import ParseError, Where
 
             if names == ("Lock",):
@@ -117,20 +126,28 @@ def model_arg(
     raise type_error(func, param, expected, value, hint)
 
 
-def lock_hint(value: object) -> str:
-    from envkit.model import EnvSpec, LiveEnv
+#: the model a parameter takes -> the model given -> the function that makes the right one
+_HINTS = {
+    "Lock": {
+        "EnvSpec": " (an EnvSpec is solved into a Lock by envkit.solve_spec)",
+        "LiveEnv": " (a LiveEnv becomes a Lock with envkit.lock_live)",
+    },
+    "EnvSpec": {"Lock": " (a Lock is already solved)"},
+    "LiveEnv": {"EnvSpec": " (a spec is locked by envkit.solve_spec)"},
+}
 
-    if isinstance(value, EnvSpec):
-        return " (an EnvSpec is solved into a Lock by envkit.solve_spec)"
-    if isinstance(value, LiveEnv):
-        return " (a LiveEnv becomes a Lock with envkit.lock_live)"
-    return ""
+
+def kind_hint(takes: str, value: object) -> str:
+    """The hint for `value` given where a `takes` model belongs ("" when there is none)."""
+    return _HINTS[takes].get(model_kind(value) or "", "")
+
+
+def lock_hint(value: object) -> str:
+    return kind_hint("Lock", value)
 
 
 def spec_hint(value: object) -> str:
-    from envkit.model import Lock
-
-    return " (a Lock is already solved)" if isinstance(value, Lock) else ""
+    return kind_hint("EnvSpec", value)
 
 
 def virtual_packages_arg(func: str, value: Iterable[VirtualPackage | str]) -> tuple[VirtualPackage, ...]:
