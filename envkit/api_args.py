@@ -10,8 +10,8 @@ Importing this module costs nothing heavy: the model and the formats are importe
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any, cast, overload
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeGuard, cast, overload
 
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.lock.virtual import VirtualPackage
@@ -22,7 +22,7 @@ def type_error(func: str, param: str, expected: str, value: object, hint: str = 
     return TypeError(f"{func}() argument {param!r} must be {expected}, not {type(value).__name__}{hint}")
 
 
-def is_path(value: object) -> bool:
+def is_path(value: object) -> TypeGuard[str | os.PathLike[str]]:
     return isinstance(value, (str, os.PathLike)) and isinstance(os.fspath(value), str)
 
 
@@ -62,6 +62,16 @@ def str_list(
     if value is None or isinstance(value, Mapping):
         raise type_error(func, param, f"a list of {what}" + (" or None" if optional else ""), value)
     return tuple(value)
+
+
+def path_list(func: str, param: str, value: Sequence[Any], what: str = "a list of paths") -> Sequence[Any]:
+    """`value` when it is a list; TypeError for one path where a list of them belongs (a str would
+    be read one character at a time), which no static type forbids."""
+    if isinstance(value, (str, bytes, os.PathLike)):
+        raise type_error(func, param, what, value, f" (one goes in a list: [{value!r}])")
+    if value is None or isinstance(value, Mapping):
+        raise type_error(func, param, what, value)
+    return value
 
 
 def format_arg(value: str | None) -> str | None:
