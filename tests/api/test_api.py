@@ -440,8 +440,10 @@ FUNCTIONS = [
     "open_env",
     "lock_live",
     "solve_spec",
+    "lock_spec",
     "check_lock",
     "create_from_lock",
+    "convert_model",
     "pytorch_template",
 ]
 
@@ -466,7 +468,8 @@ MODEL_FIRST = [n for n in MODEL_FIRST if n not in ("load_targets", "run_checks",
 def test_a_wrong_first_argument_is_a_type_error_naming_the_function(name):
     # an object of no expected type, as first argument and (with a valid first one) as every other
     with pytest.raises(TypeError, match=rf"^{name}\(\)"):
-        getattr(envkit, name)(object(), *([object()] if name in ("diff", "check_lock") else []))
+        second = {"diff": [object()], "check_lock": [object()], "convert_model": ["env"]}
+        getattr(envkit, name)(object(), *second.get(name, []))
 
 
 @pytest.mark.parametrize("name", [n for n in FUNCTIONS if n not in ("write_text", "normalize")])
@@ -493,7 +496,9 @@ def test_the_facade_keeps_the_cores_parameters(name):
         "lock_live": "envkit.lock",
         "solve_spec": "envkit.lock",
         "check_lock": "envkit.lock",
+        "lock_spec": "envkit.ops.lock",
         "create_from_lock": "envkit.create",
+        "convert_model": "envkit.ops.convert",
         "check": "envkit.ops.check",
         "pytorch_template": "envkit.ops.template",
     }
@@ -506,6 +511,7 @@ def test_the_facade_keeps_the_cores_parameters(name):
         ("diff", "label_b"),
         ("solve_spec", "platforms"),
         ("run_checks", "config"),
+        ("convert_model", "source_format"),
     }
     for p in theirs:
         assert mine[p].kind == theirs[p].kind, p
