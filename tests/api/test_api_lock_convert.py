@@ -85,12 +85,16 @@ def test_lock_spec_over_a_previous_lock_moves_only_what_it_is_asked_to(spec_path
     # the previous lock records its cutoff: re-locked under it, c has nothing newer to move to
     kept = envkit.lock_spec(spec_path, previous=previous, update=["c"])
     assert _pins(kept.lock) == _pins(first.lock)
-    assert [str(m) for m in kept.moves] == ["c 1.0 h0_0 (unchanged) (already the newest that fits)"]
+    assert [(m.platform, m.name, m.old, m.new, m.reason.kind) for m in kept.moves] == [
+        ("linux-64", "c", "1.0 h0_0", "1.0 h0_0", "newest")
+    ]
     assert kept.relocked and kept.exclude_newer == first.exclude_newer
     # a later cutoff lets c move; a, which may go to 1.1 too, stays as the previous lock chose it
     moved = envkit.lock_spec(spec_path, previous=first.lock, update=["c"], exclude_newer="2024-12-01")
     assert _pins(moved.lock) == [("a", "1.0", "linux-64"), ("b", "1.0", "linux-64"), ("c", "1.1", "linux-64")]
-    assert [str(m) for m in moved.moves] == ["c 1.0 → 1.1 (asked to update)"]
+    assert [(m.name, m.old, m.new, m.reason.kind) for m in moved.moves] == [
+        ("c", "1.0 h0_0", "1.1 h0_0", "asked")
+    ]
     assert moved.exclude_newer.describe() == "2024-12-01T00:00:00Z"
 
 
