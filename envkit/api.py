@@ -30,13 +30,10 @@ from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar, cast
 from envkit.api_args import (
     format_arg,
     is_path,
-    kind_hint,
-    lock_hint,
     model_arg,
     number_arg,
     opt_path,
     path_list,
-    spec_hint,
     str_list,
     type_error,
     virtual_packages_arg,
@@ -187,7 +184,7 @@ def normalize_lock(lock: Lock) -> Lock:
     """`lock` with its packages in canonical order."""
     from envkit.canonical import normalize_lock as core
 
-    return core(model_arg("normalize_lock", "lock", lock, ("Lock",), hint=lock_hint(lock)))
+    return core(model_arg("normalize_lock", "lock", lock, ("Lock",)))
 
 
 @_facade("envkit.canonical:normalize_text")
@@ -373,7 +370,7 @@ def lock_live(
     installed from an index, unless `allow_unhashed_pip`."""
     from envkit.lock.live import lock_live as core
 
-    hint = " (read it first: envkit.open_env(prefix=...))" if is_path(env) else kind_hint("LiveEnv", env)
+    hint = " (read it first: envkit.open_env(prefix=...))" if is_path(env) else None
     model_arg("lock_live", "env", env, ("LiveEnv",), hint=hint)
     return core(env, index_artifacts=index_artifacts, allow_unhashed_pip=allow_unhashed_pip)
 
@@ -395,7 +392,7 @@ def solve_spec(
     (`__cuda=12.4`).  Raises SolveError, UsageError, BackendError."""
     from envkit.lock.solve import solve_spec as core
 
-    spec_m = model_arg("solve_spec", "spec", spec, ("EnvSpec",), paths=True, hint=spec_hint(spec))
+    spec_m = model_arg("solve_spec", "spec", spec, ("EnvSpec",), paths=True)
     plats = str_list("solve_spec", "platforms", platforms, "platform names", optional=True) or ()
     return core(
         spec_m,
@@ -433,10 +430,10 @@ def lock_spec(
     moves from `previous`, the warnings.  Raises ParseError, UsageError, SolveError, BackendError."""
     from envkit.ops.lock import lock_spec as core
 
-    spec_m = model_arg("lock_spec", "spec", spec, ("EnvSpec",), paths=True, hint=spec_hint(spec))
+    spec_m = model_arg("lock_spec", "spec", spec, ("EnvSpec",), paths=True)
     prev = None
     if previous is not None:
-        prev = model_arg("lock_spec", "previous", previous, ("Lock",), paths=True, hint=lock_hint(previous))
+        prev = model_arg("lock_spec", "previous", previous, ("Lock",), paths=True)
     cutoffs = exclude_newer
     if isinstance(cutoffs, str):
         from envkit.lock.cutoff import parse_exclude_newer
@@ -474,8 +471,8 @@ def check_lock(
     platform and `platforms` gives none (nothing would be checked)."""
     from envkit.lock.check import check_lock as core
 
-    spec_m = model_arg("check_lock", "spec", spec, ("EnvSpec",), paths=True, hint=spec_hint(spec))
-    lock_m = model_arg("check_lock", "lock", lock, ("Lock",), paths=True, hint=lock_hint(lock))
+    spec_m = model_arg("check_lock", "spec", spec, ("EnvSpec",), paths=True)
+    lock_m = model_arg("check_lock", "lock", lock, ("Lock",), paths=True)
     plats = str_list("check_lock", "platforms", platforms, "platform names", optional=True)
     if not (plats or lock_m.platforms):
         from envkit.errors import UsageError, Where
@@ -515,7 +512,7 @@ def create_from_lock(
     IntegrityError, BackendError (see envkit.create.create_from_lock)."""
     from envkit.create import create_from_lock as core
 
-    lock_m = model_arg("create_from_lock", "lock", lock, ("Lock",), paths=True, hint=lock_hint(lock))
+    lock_m = model_arg("create_from_lock", "lock", lock, ("Lock",), paths=True)
     return core(
         lock_m,
         os.fspath(prefix),
@@ -553,8 +550,7 @@ def convert_model(
         path, text = os.fspath(model), read_path(os.fspath(model))
         fmt = fmt or detect(text, path)
         model = read_text(text, filename=path, format=fmt)
-    hint = kind_hint("Lock", model)
-    model_m = model_arg("convert_model", "model", model, ("EnvSpec", "Lock"), paths=True, hint=hint)
+    model_m = model_arg("convert_model", "model", model, ("EnvSpec", "Lock"), paths=True)
     if fmt is None:
         from envkit.errors import UsageError
 

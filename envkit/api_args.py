@@ -103,11 +103,12 @@ def model_kind(value: object) -> str | None:
 
 
 def model_arg(
-    func: str, param: str, value: Any, names: tuple[str, ...], *, paths: bool = False, hint: str = ""
+    func: str, param: str, value: Any, names: tuple[str, ...], *, paths: bool = False, hint: str | None = None
 ) -> Any:
     """`value` when it is one of the models `names` (see model_kind); with `paths`, a path is read
     (`read_file`) and its model must be one of them too (ParseError naming the file otherwise).
-    A model of another kind is a TypeError with `hint`, the function that makes the right one."""
+    A model of another kind is a TypeError with `hint` (default: kind_hint's, the function that
+    makes the right model)."""
     if model_kind(value) in names:
         return value
     if paths and is_path(value):
@@ -133,7 +134,7 @@ def model_arg(
     expected = ", ".join(names[:-1]) + f" or {names[-1]}" if len(names) > 1 else names[0]
     if paths:
         expected = ", ".join(names) + " or a path"
-    raise type_error(func, param, expected, value, hint)
+    raise type_error(func, param, expected, value, kind_hint(func, names, value) if hint is None else hint)
 
 
 #: the model a parameter takes -> the model given -> the function that makes the right one
@@ -145,19 +146,21 @@ _HINTS = {
     "EnvSpec": {"Lock": " (a Lock is already solved)"},
     "LiveEnv": {"EnvSpec": " (a spec is locked by envkit.solve_spec)"},
 }
+#: (function, the model given) -> its own hint, where the parameter's is not the way
+_FUNC_HINTS = {
+    ("normalize_spec", "Lock"): " (a Lock is normalized by envkit.normalize_lock)",
+    ("load_targets", "EnvSpec"): " (a spec file goes in paths; envkit.open_env reads a LiveEnv)",
+    ("convert_model", "LiveEnv"): " (a LiveEnv becomes a Lock with envkit.lock_live)",
+}
 
 
-def kind_hint(takes: str, value: object) -> str:
-    """The hint for `value` given where a `takes` model belongs ("" when there is none)."""
-    return _HINTS[takes].get(model_kind(value) or "", "")
-
-
-def lock_hint(value: object) -> str:
-    return kind_hint("Lock", value)
-
-
-def spec_hint(value: object) -> str:
-    return kind_hint("EnvSpec", value)
+def kind_hint(func: str, names: tuple[str, ...], value: object) -> str:
+    """The hint for the model `value` given to `func` where one of `names` belongs ("" for none,
+    and for what is no model)."""
+    kind = model_kind(value) or ""
+    if (func, kind) in _FUNC_HINTS:
+        return _FUNC_HINTS[func, kind]
+    return _HINTS[names[0]].get(kind, "") if len(names) == 1 else ""
 
 
 def virtual_packages_arg(func: str, value: Iterable[VirtualPackage | str]) -> tuple[VirtualPackage, ...]:

@@ -293,8 +293,12 @@ def test_load_targets(spec_file, tmp_path):
         f"load_targets() argument 'paths' must be a list of paths, not str "
         f"(one goes in a list: [{str(spec_file)!r}])"
     )
-    with pytest.raises(TypeError, match=r"^load_targets\(\) argument 'live' must be LiveEnv, not EnvSpec$"):
+    with pytest.raises(TypeError) as live_err:
         envkit.load_targets([spec_file], live=t.model)
+    assert str(live_err.value) == (
+        "load_targets() argument 'live' must be LiveEnv, not EnvSpec "
+        "(a spec file goes in paths; envkit.open_env reads a LiveEnv)"
+    )
     with pytest.raises(envkit.UsageError, match=r"^unknown format 'yml'"):
         envkit.load_targets([spec_file], format="yml")
     with pytest.raises(envkit.UsageError, match=r"^load_targets\(\): nothing to check"):
@@ -401,7 +405,8 @@ def test_read_detect_and_normalize_normal_use(spec_file):
         (
             lambda: envkit.normalize_spec(envkit.read_file(CONDA_LOCK)),
             TypeError,
-            "normalize_spec() argument 'spec' must be EnvSpec, not Lock",
+            "normalize_spec() argument 'spec' must be EnvSpec, not Lock "
+            "(a Lock is normalized by envkit.normalize_lock)",
         ),
         (
             lambda: envkit.normalize_lock(envkit.read_text("a\n", format="requirements")),
