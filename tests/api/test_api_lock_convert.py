@@ -236,3 +236,31 @@ def test_convert_model_misuse():
         envkit.convert_model(CONDA_LOCK, "yaml")
     with pytest.raises(envkit.UsageError, match=r"^unknown format 'lock'"):
         envkit.convert_model(CONDA_LOCK, "pixi", source_format="lock")
+
+
+# --- a live environment where a lock belongs ----------------------------------------------------------
+
+
+def test_a_live_environment_where_a_lock_belongs_names_lock_live(default_prefix, spec_path):
+    live = envkit.open_env(prefix=default_prefix)
+    hint = "(a LiveEnv becomes a Lock with envkit.lock_live)"
+    calls = {
+        "convert_model": lambda: envkit.convert_model(live, "env"),
+        "check_lock": lambda: envkit.check_lock(spec_path, live),
+        "create_from_lock": lambda: envkit.create_from_lock(live, spec_path.parent / "env"),
+        "normalize_lock": lambda: envkit.normalize_lock(live),
+    }
+    for name, call in calls.items():
+        with pytest.raises(TypeError) as exc:
+            call()
+        assert str(exc.value).startswith(f"{name}() argument ") and str(exc.value).endswith(
+            f"not LiveEnv {hint}"
+        )
+    with pytest.raises(TypeError) as wexc:
+        envkit.write_text(live, "env")
+    assert str(wexc.value) == (
+        "write_text() argument 'model' must be EnvSpec or Lock, not LiveEnv "
+        "(lock a LiveEnv first: envkit.lock_live)"
+    )
+    # where a LiveEnv is taken, it is one: diff reads it as the environment it is
+    assert envkit.diff(live, live).same
