@@ -14,13 +14,15 @@ differ.  The Python API::
     result = envkit.check(["conda-lock.yml"], machine=profile)  # CheckResult, as `envkit check`
     live = envkit.open_env(prefix="/opt/envs/research")  # LiveEnv
     lock = envkit.lock_live(live)                          # or solve_spec(spec, ["linux-64"])
+    locked = envkit.lock_spec("environment.yml", previous="conda-lock.yml", update=["numpy"])
+    converted = envkit.convert_model("conda-lock.yml", "pixi")  # ConvertResult: .text, .losses
     problems = envkit.check_lock(spec, lock)               # [] when the lock fits the spec
 
 The functions are typed (py.typed; mypy --strict clean); at run time they check what a type cannot
 say (envkit.api): one path where a list belongs is a TypeError, a value that cannot be used an
 EnvkitError whose `remedies` (envkit.Remedy) name the keyword to change.  `diff`, `check_lock`,
-`solve_spec`, `create_from_lock` and `run_checks` also take file paths where they take a model
-(`envkit.diff("a.yml", "b.yml")`).  See docs/api.md.
+`solve_spec`, `lock_spec`, `convert_model`, `create_from_lock` and `run_checks` also take file
+paths where they take a model (`envkit.diff("a.yml", "b.yml")`).  See docs/api.md.
 
 The package root stays import-light: `envkit --version` must not pull in YAML engines, py-rattler,
 conda-lock or torch, so every name above is loaded on first use.
@@ -73,8 +75,14 @@ _LAZY = {
     "open_env": ("envkit.api", "open_env"),
     "lock_live": ("envkit.api", "lock_live"),
     "solve_spec": ("envkit.api", "solve_spec"),
+    "lock_spec": ("envkit.api", "lock_spec"),
+    "SpecLockResult": ("envkit.ops.lock", "SpecLockResult"),
+    "ExcludeNewer": ("envkit.lock.cutoff", "ExcludeNewer"),
     "check_lock": ("envkit.api", "check_lock"),
     "create_from_lock": ("envkit.api", "create_from_lock"),
+    # converting
+    "convert_model": ("envkit.api", "convert_model"),
+    "ConvertResult": ("envkit.ops.convert", "ConvertResult"),
     # templates
     "pytorch_template": ("envkit.api", "pytorch_template"),
     "TemplateResult": ("envkit.ops.template", "TemplateResult"),

@@ -11,8 +11,8 @@ type cannot say is checked:
 * an EnvkitError (UsageError, ParseError, ...) for a value that cannot be used: an unknown format,
   a file that holds a spec where a lock belongs, a timeout that is not positive, nothing to check.
 
-Conveniences: `diff`, `check_lock`, `solve_spec`, `create_from_lock` and `run_checks` also take
-paths (str or os.PathLike) where they take a model, and read the file with `read_file`.
+Conveniences: `diff`, `check_lock`, `solve_spec`, `lock_spec`, `convert_model`, `create_from_lock`
+and `run_checks` also take paths (str or os.PathLike) where they take a model (read with read_file).
 
 The conversions are envkit.api_args.  Each facade's signature is its core's (names, kinds,
 defaults; CONVENIENCE_DEFAULTS lists the deliberate differences): tests/api/test_api_signatures.py
@@ -30,12 +30,10 @@ from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar, cast
 from envkit.api_args import (
     format_arg,
     is_path,
-    lock_hint,
     model_arg,
-    model_types,
     number_arg,
     opt_path,
-    spec_hint,
+    path_list,
     str_list,
     type_error,
     virtual_packages_arg,
@@ -48,11 +46,14 @@ if TYPE_CHECKING:  # pragma: no cover
     from envkit.create.from_lock import CreateResult
     from envkit.envdiff import EnvDiff
     from envkit.lock.check import LockProblem
+    from envkit.lock.cutoff import ExcludeNewer
     from envkit.lock.staleness import Staleness
     from envkit.lock.virtual import VirtualPackage
     from envkit.machine.profile import MachineProfile
     from envkit.model import EnvSpec, LiveEnv, Lock
     from envkit.ops.check import CheckResult
+    from envkit.ops.convert import ConvertResult
+    from envkit.ops.lock import SpecLockResult
     from envkit.ops.template import TemplateResult
 
 #: a file path, as the functions take one
@@ -74,8 +75,10 @@ __all__ = [
     "open_env",
     "lock_live",
     "solve_spec",
+    "lock_spec",
     "check_lock",
     "create_from_lock",
+    "convert_model",
     "pytorch_template",
 ]
 
@@ -94,6 +97,7 @@ CONVENIENCE_DEFAULTS: dict[tuple[str, str], str] = {
     ("diff", "label_b"): "None: the path given, else 'B'",
     ("run_checks", "config"): "None: Config(), every rule at its default severity",
     ("solve_spec", "platforms"): "None: the spec's own platforms",
+    ("convert_model", "source_format"): "None: the format a path is read as (a model needs it)",
 }
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -180,7 +184,7 @@ def normalize_lock(lock: Lock) -> Lock:
     """`lock` with its packages in canonical order."""
     from envkit.canonical import normalize_lock as core
 
-    return core(model_arg("normalize_lock", "lock", lock, ("Lock",), hint=lock_hint(lock)))
+    return core(model_arg("normalize_lock", "lock", lock, ("Lock",)))
 
 
 @_facade("envkit.canonical:normalize_text")
@@ -215,9 +219,9 @@ def diff(
     ma = model_arg("diff", "a", a, names, paths=True)
     mb = model_arg("diff", "b", b, names, paths=True)
     if label_a is None:
-        label_a = os.fspath(a) if is_path(a) else "A"  # type: ignore[arg-type]
+        label_a = os.fspath(a) if is_path(a) else "A"
     if label_b is None:
-        label_b = os.fspath(b) if is_path(b) else "B"  # type: ignore[arg-type]
+        label_b = os.fspath(b) if is_path(b) else "B"
     return core(
         ma,
         mb,
@@ -243,7 +247,7 @@ def load_targets(
     LiveEnv `live`, with spec/lock pairs set.  UsageError when there is nothing to check."""
     from envkit.checks.targets import load_targets as core
 
-    items = [os.fspath(p) for p in _path_list("load_targets", "paths", paths)]
+    items = [os.fspath(p) for p in path_list("load_targets", "paths", paths)]
     if live is not None:
         model_arg("load_targets", "live", live, ("LiveEnv",))
     if not items and lock is None and live is None:
@@ -277,7 +281,7 @@ def run_checks(
             targets,
             " (one goes in a list: [target])",
         )
-    items = list(_path_list("run_checks", "targets", targets, "a list of Targets (load_targets) or of paths"))
+    items = list(path_list("run_checks", "targets", targets, "a list of Targets (load_targets) or of paths"))
     if not items:
         from envkit.errors import UsageError
 
@@ -324,16 +328,6 @@ def check(
     )
 
 
-def _path_list(func: str, param: str, value: Sequence[Any], what: str = "a list of paths") -> Sequence[Any]:
-    """`value` when it is a list; TypeError for one path where a list of them belongs (a str would
-    be read one character at a time), which no static type forbids."""
-    if isinstance(value, (str, bytes, os.PathLike)):
-        raise type_error(func, param, what, value, f" (one goes in a list: [{value!r}])")
-    if value is None or isinstance(value, Mapping):
-        raise type_error(func, param, what, value)
-    return value
-
-
 # --------------------------------------------------------------------------------------------
 # live environments, locking, creating, templates
 
@@ -376,13 +370,7 @@ def lock_live(
     installed from an index, unless `allow_unhashed_pip`."""
     from envkit.lock.live import lock_live as core
 
-    hint = (
-        " (read it first: envkit.open_env(prefix=...))"
-        if is_path(env)
-        else " (a spec is locked by envkit.solve_spec)"
-        if isinstance(env, model_types("EnvSpec"))
-        else ""
-    )
+    hint = " (read it first: envkit.open_env(prefix=...))" if is_path(env) else None
     model_arg("lock_live", "env", env, ("LiveEnv",), hint=hint)
     return core(env, index_artifacts=index_artifacts, allow_unhashed_pip=allow_unhashed_pip)
 
@@ -404,7 +392,7 @@ def solve_spec(
     (`__cuda=12.4`).  Raises SolveError, UsageError, BackendError."""
     from envkit.lock.solve import solve_spec as core
 
-    spec_m = model_arg("solve_spec", "spec", spec, ("EnvSpec",), paths=True, hint=spec_hint(spec))
+    spec_m = model_arg("solve_spec", "spec", spec, ("EnvSpec",), paths=True)
     plats = str_list("solve_spec", "platforms", platforms, "platform names", optional=True) or ()
     return core(
         spec_m,
@@ -414,6 +402,55 @@ def solve_spec(
         lock_pip_section=lock_pip_section,
         pip_timeout=number_arg("solve_spec", "pip_timeout", pip_timeout),
         solve_timeout=number_arg("solve_spec", "solve_timeout", solve_timeout),
+        progress=progress,
+    )
+
+
+@_facade("envkit.ops.lock:lock_spec")
+def lock_spec(
+    spec: EnvSpec | Path,
+    *,
+    platforms: Sequence[str] = (),
+    previous: Lock | Path | None = None,
+    update: Sequence[str] = (),
+    update_all: bool = False,
+    exclude_newer: ExcludeNewer | str | None = None,
+    channel_priority: str = "strict",
+    virtual_packages: Sequence[VirtualPackage | str] = (),
+    environ: Mapping[str, str] | None = None,
+    solver: str = "rattler",
+    lock_pip_section: bool = True,
+    progress: Callable[[str], None] | None = None,
+) -> SpecLockResult:
+    """Lock `spec` (an EnvSpec or the path of one) as `envkit lock -f` does (see
+    envkit.ops.lock.lock_spec): for `platforms` (a list; default its own, else the previous
+    lock's, else this machine's); over `previous` (a Lock or the path of one), keeping what it chose
+    except the names in `update` (or everything, `update_all`); `exclude_newer` an ExcludeNewer or
+    the text of `--exclude-newer` (`2024-06-01`, `30d`).  Returns a SpecLockResult: the lock, the
+    moves from `previous`, the warnings.  Raises ParseError, UsageError, SolveError, BackendError."""
+    from envkit.ops.lock import lock_spec as core
+
+    spec_m = model_arg("lock_spec", "spec", spec, ("EnvSpec",), paths=True)
+    prev = None
+    if previous is not None:
+        prev = model_arg("lock_spec", "previous", previous, ("Lock",), paths=True)
+    cutoffs = exclude_newer
+    if isinstance(cutoffs, str):
+        from envkit.lock.cutoff import parse_exclude_newer
+
+        cutoffs = parse_exclude_newer(cutoffs)
+    return core(
+        spec_m,
+        platforms=str_list("lock_spec", "platforms", platforms, "platform names"),
+        previous=prev,
+        update=str_list("lock_spec", "update", update, "package names"),
+        update_all=update_all,
+        exclude_newer=cutoffs,
+        channel_priority=channel_priority,
+        virtual_packages=virtual_packages_arg("lock_spec", virtual_packages),
+        environ=environ,
+        solver=solver,
+        lock_pip_section=lock_pip_section,
         progress=progress,
     )
 
@@ -434,8 +471,8 @@ def check_lock(
     platform and `platforms` gives none (nothing would be checked)."""
     from envkit.lock.check import check_lock as core
 
-    spec_m = model_arg("check_lock", "spec", spec, ("EnvSpec",), paths=True, hint=spec_hint(spec))
-    lock_m = model_arg("check_lock", "lock", lock, ("Lock",), paths=True, hint=lock_hint(lock))
+    spec_m = model_arg("check_lock", "spec", spec, ("EnvSpec",), paths=True)
+    lock_m = model_arg("check_lock", "lock", lock, ("Lock",), paths=True)
     plats = str_list("check_lock", "platforms", platforms, "platform names", optional=True)
     if not (plats or lock_m.platforms):
         from envkit.errors import UsageError, Where
@@ -475,7 +512,7 @@ def create_from_lock(
     IntegrityError, BackendError (see envkit.create.create_from_lock)."""
     from envkit.create import create_from_lock as core
 
-    lock_m = model_arg("create_from_lock", "lock", lock, ("Lock",), paths=True, hint=lock_hint(lock))
+    lock_m = model_arg("create_from_lock", "lock", lock, ("Lock",), paths=True)
     return core(
         lock_m,
         os.fspath(prefix),
@@ -487,6 +524,42 @@ def create_from_lock(
         environments=environments,
         show_progress=show_progress,
     )
+
+
+@_facade("envkit.ops.convert:convert_model")
+def convert_model(
+    model: EnvSpec | Lock | Path,
+    target: str,
+    *,
+    source_format: str | None = None,
+    platform: str | None = None,
+) -> ConvertResult:
+    """`model` (an EnvSpec, a Lock or the path of a file, read with read_file) written as `target`
+    (one of envkit.convert.TARGETS), read back and diffed against it, as `envkit convert` does (see
+    envkit.ops.convert.convert_model).  `source_format` is the format the model was read from
+    (None: the one the path is read as); `platform` the platform to write for a one-platform
+    target.  Returns a ConvertResult: `text`, `losses`, `changes_install`, `notes`, `verified`.
+    Raises UsageError (an unknown target, a spec where a lock belongs, several platforms)."""
+    from envkit.ops.convert import convert_model as core
+
+    fmt = format_arg(source_format)
+    if is_path(model):
+        from envkit.formats import detect_format as detect
+        from envkit.io import read_text as read_path
+
+        path, text = os.fspath(model), read_path(os.fspath(model))
+        fmt = fmt or detect(text, path)
+        model = read_text(text, filename=path, format=fmt)
+    model_m = model_arg("convert_model", "model", model, ("EnvSpec", "Lock"), paths=True)
+    if fmt is None:
+        from envkit.errors import UsageError
+
+        raise UsageError(
+            "convert_model(): a model needs the format it was read from (what that format carries)",
+            hint="pass {}",
+            remedy=Remedy(option="source_format", metavar="FORMAT"),
+        )
+    return core(model_m, target, source_format=fmt, platform=platform)
 
 
 @_facade("envkit.ops.template:pytorch_template")

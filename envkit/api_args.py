@@ -10,18 +10,19 @@ Importing this module costs nothing heavy: the model and the formats are importe
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any, overload
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeGuard, cast, overload
 
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.lock.virtual import VirtualPackage
+    from envkit.model import EnvSpec, LiveEnv, Lock
 
 
 def type_error(func: str, param: str, expected: str, value: object, hint: str = "") -> TypeError:
     return TypeError(f"{func}() argument {param!r} must be {expected}, not {type(value).__name__}{hint}")
 
 
-def is_path(value: object) -> bool:
+def is_path(value: object) -> TypeGuard[str | os.PathLike[str]]:
     return isinstance(value, (str, os.PathLike)) and isinstance(os.fspath(value), str)
 
 
@@ -63,6 +64,16 @@ def str_list(
     return tuple(value)
 
 
+def path_list(func: str, param: str, value: Sequence[Any], what: str = "a list of paths") -> Sequence[Any]:
+    """`value` when it is a list; TypeError for one path where a list of them belongs (a str would
+    be read one character at a time), which no static type forbids."""
+    if isinstance(value, (str, bytes, os.PathLike)):
+        raise type_error(func, param, what, value, f" (one goes in a list: [{value!r}])")
+    if value is None or isinstance(value, Mapping):
+        raise type_error(func, param, what, value)
+    return value
+
+
 def format_arg(value: str | None) -> str | None:
     """`value`, a format name envkit knows (UsageError otherwise), or None."""
     if value is None:
@@ -76,27 +87,36 @@ def format_arg(value: str | None) -> str | None:
     return value
 
 
-def model_types(*names: str) -> tuple[type, ...]:
-    from envkit import model
+def model_kind(value: object) -> str | None:
+    """Which model `value` is: "EnvSpec" (an environment file: a spec, an export, requirements),
+    "Lock" or "LiveEnv"; None for anything else (a path, a Resolved view, ...).  Read off the one
+    view (envkit.model.resolved_view / env_file), which answers None for what is no model."""
+    from envkit.model import env_file, resolved_view
 
-    return tuple(getattr(model, n) for n in names)
+    model = cast("EnvSpec | Lock | LiveEnv", value)
+    if env_file(model) is not None:
+        return "EnvSpec"
+    view = resolved_view(model)
+    if view is None or view.origin is not value:  # (a Resolved given is its own view)
+        return None
+    return "Lock" if view.lock is not None else "LiveEnv"
 
 
 def model_arg(
-    func: str, param: str, value: Any, names: tuple[str, ...], *, paths: bool = False, hint: str = ""
+    func: str, param: str, value: Any, names: tuple[str, ...], *, paths: bool = False, hint: str | None = None
 ) -> Any:
-    """`value` when it is one of the model classes `names`; with `paths`, a path is read
+    """`value` when it is one of the models `names` (see model_kind); with `paths`, a path is read
     (`read_file`) and its model must be one of them too (ParseError naming the file otherwise).
-    A model of another class is a TypeError with `hint`, the function that makes the right one."""
-    types = model_types(*names)
-    if isinstance(value, types):
+    A model of another kind is a TypeError with `hint` (default: kind_hint's, the function that
+    makes the right model)."""
+    if model_kind(value) in names:
         return value
     if paths and is_path(value):
         path = os.fspath(value)
         from envkit.formats import read_file as _read
 
         model = _read(path)
-        if not isinstance(model, types):
+        if model_kind(model) not in names:
             from envkit.errors import ParseError, Where
 
             if names == ("Lock",):
@@ -114,23 +134,33 @@ def model_arg(
     expected = ", ".join(names[:-1]) + f" or {names[-1]}" if len(names) > 1 else names[0]
     if paths:
         expected = ", ".join(names) + " or a path"
-    raise type_error(func, param, expected, value, hint)
+    raise type_error(func, param, expected, value, kind_hint(func, names, value) if hint is None else hint)
 
 
-def lock_hint(value: object) -> str:
-    from envkit.model import EnvSpec, LiveEnv
+#: the model a parameter takes -> the model given -> the function that makes the right one
+_HINTS = {
+    "Lock": {
+        "EnvSpec": " (an EnvSpec is solved into a Lock by envkit.solve_spec)",
+        "LiveEnv": " (a LiveEnv becomes a Lock with envkit.lock_live)",
+    },
+    "EnvSpec": {"Lock": " (a Lock is already solved)"},
+    "LiveEnv": {"EnvSpec": " (a spec is locked by envkit.solve_spec)"},
+}
+#: (function, the model given) -> its own hint, where the parameter's is not the way
+_FUNC_HINTS = {
+    ("normalize_spec", "Lock"): " (a Lock is normalized by envkit.normalize_lock)",
+    ("load_targets", "EnvSpec"): " (a spec file goes in paths; envkit.open_env reads a LiveEnv)",
+    ("convert_model", "LiveEnv"): " (a LiveEnv becomes a Lock with envkit.lock_live)",
+}
 
-    if isinstance(value, EnvSpec):
-        return " (an EnvSpec is solved into a Lock by envkit.solve_spec)"
-    if isinstance(value, LiveEnv):
-        return " (a LiveEnv becomes a Lock with envkit.lock_live)"
-    return ""
 
-
-def spec_hint(value: object) -> str:
-    from envkit.model import Lock
-
-    return " (a Lock is already solved)" if isinstance(value, Lock) else ""
+def kind_hint(func: str, names: tuple[str, ...], value: object) -> str:
+    """The hint for the model `value` given to `func` where one of `names` belongs ("" for none,
+    and for what is no model)."""
+    kind = model_kind(value) or ""
+    if (func, kind) in _FUNC_HINTS:
+        return _FUNC_HINTS[func, kind]
+    return _HINTS[names[0]].get(kind, "") if len(names) == 1 else ""
 
 
 def virtual_packages_arg(func: str, value: Iterable[VirtualPackage | str]) -> tuple[VirtualPackage, ...]:

@@ -22,7 +22,7 @@ from envkit.errors import UsageError
 from envkit.formats.registry import REGISTRY, Format, detect, get
 
 if TYPE_CHECKING:
-    from envkit.model import Lock
+    from envkit.model import EnvSpec, Lock
 
 #: The formats envkit reads (`--format` choices), in the registry's order.
 FORMATS = tuple(f.name for f in REGISTRY if f.reads)
@@ -66,7 +66,7 @@ WRITE_OPTIONS = {f.name: f.write_options or () for f in REGISTRY}
 WRITE_ONLY = tuple(f.name for f in REGISTRY if f.writes and not f.reads)
 
 
-def write_text(model, format: str, **opts) -> str:
+def write_text(model: EnvSpec | Lock, format: str, **opts: Any) -> str:
     """The text of `model` (EnvSpec or Lock) in `format`.
 
     Options by format (WRITE_OPTIONS): `header` (str, comment text written first) for env,
@@ -81,18 +81,17 @@ def write_text(model, format: str, **opts) -> str:
     that format (a Lock as requirements.txt, a spec that is not an export as a lock format, a
     package pixi.lock cannot hold: `envkit convert` writes the rest and reports it, and uv.lock).
     """
-    from envkit.model import EnvSpec, Lock, resolved_view
+    from envkit.model import resolved_view
 
-    _check_write_args(model, format, opts)
+    spec, lock = _spec_or_lock(model)
+    _check_write_args(format, opts)
     platform = opts.pop("platform", None)
     if platform is not None:
-        _check_platform(model, format)
+        _check_platform(spec is not None, format)
     if format == "env":
         from envkit.formats.envyml import write_env
 
-        if isinstance(model, Lock):
-            model = lock_to_export(model, platform)
-        return write_env(model, **opts)
+        return write_env(spec if spec is not None else lock_to_export(lock, platform), **opts)
     if format == "conda-requirements":
         raise UsageError(
             "envkit reads conda's requirements format but does not write it; write env, explicit "
@@ -101,25 +100,35 @@ def write_text(model, format: str, **opts) -> str:
     if format == "requirements":
         from envkit.formats.requirements import write_requirements
 
-        if not isinstance(model, EnvSpec):
+        if spec is None:
             raise UsageError("a lock cannot be written as requirements.txt")
-        return write_requirements(model, **opts)
+        return write_requirements(spec, **opts)
     view = resolved_view(model, platform)
     if view is None or view.lock is None:
         raise UsageError(f"only an exported environment (name=version=build) can be written as {format}")
     return _write_lock(view.lock, format, platform, opts)
 
 
-def _check_write_args(model, format: str, opts: dict[str, Any]) -> None:
+def _spec_or_lock(model: EnvSpec | Lock) -> tuple[EnvSpec | None, Lock | None]:
+    """(the environment file, None) or (None, the Lock) that `model` is; TypeError for anything
+    else (the type says what it takes; the hint is the way to a Lock from a live environment)."""
+    from envkit.model import env_file, resolved_view
+
+    spec = env_file(model)
+    if spec is not None:
+        return spec, None
+    view = resolved_view(model)
+    # (a Resolved given is its own view: it is not a model write_text takes)
+    if view is not None and view.lock is not None and view.origin is model:
+        return None, view.lock
+    name = type(model).__name__
+    hint = " (lock a LiveEnv first: envkit.lock_live)" if view is not None and view.live is not None else ""
+    raise TypeError(f"write_text() argument 'model' must be EnvSpec or Lock, not {name}{hint}")
+
+
+def _check_write_args(format: str, opts: dict[str, Any]) -> None:
     """TypeError / UsageError for write_text arguments of the wrong type, an unknown format or an
     option the format does not take."""
-    from envkit.model import EnvSpec, Lock
-
-    if not isinstance(model, (EnvSpec, Lock)):
-        hint = " (lock a LiveEnv first: envkit.lock_live)" if type(model).__name__ == "LiveEnv" else ""
-        raise TypeError(
-            f"write_text() argument 'model' must be EnvSpec or Lock, not {type(model).__name__}{hint}"
-        )
     if not isinstance(format, str):
         raise TypeError(f"write_text() argument 'format' must be str, not {type(format).__name__}")
     if format not in FORMATS and format not in WRITE_ONLY:
@@ -142,13 +151,12 @@ def _check_write_args(model, format: str, opts: dict[str, Any]) -> None:
             raise TypeError(f"write_text() argument {key!r} must be str or None, not {type(value).__name__}")
 
 
-def _check_platform(model, format: str) -> None:
-    """UsageError when `platform=` does not apply to `model` written as `format`."""
-    from envkit.model import EnvSpec, Lock
-
-    if isinstance(model, EnvSpec) and format in SPEC_FORMATS:
+def _check_platform(is_spec: bool, format: str) -> None:
+    """UsageError when `platform=` does not apply to the model (an environment file, else a Lock)
+    written as `format`."""
+    if is_spec and format in SPEC_FORMATS:
         raise UsageError(f"platform= picks a platform of a lock; an EnvSpec is written as {format} as it is")
-    if isinstance(model, Lock) and format in ("conda-lock", "pixi", "pixi-v7", "cyclonedx"):
+    if not is_spec and format in ("conda-lock", "pixi", "pixi-v7", "cyclonedx"):
         what = {"conda-lock": "conda-lock.yml", "cyclonedx": "an SBOM"}.get(format, "pixi.lock")
         raise UsageError(
             f"platform= does not apply to a Lock written as {format}: {what} holds every platform of the lock"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from envkit.conda.names import Duplicate, duplicate_warning, find_duplicates
-from envkit.model import EnvSpec, LiveEnv, Lock
+from envkit.model import EnvSpec, LiveEnv, Lock, env_file, resolved_view
 
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.config import Config
@@ -15,22 +15,23 @@ if TYPE_CHECKING:  # pragma: no cover
 def duplicates_of(
     env: EnvSpec | Lock | LiveEnv, *, extra: dict[str, tuple[str, ...]] | None = None
 ) -> list[Duplicate]:
-    """Projects that both conda and pip provide in `env` (a spec, a lock on any platform, or a
-    live environment, where the prefix's own dist-info ownership is used)."""
-    if isinstance(env, EnvSpec):
-        conda = [d.name for d in env.conda]
-        pip = [p.name for p in env.pip if p.name]
+    """Projects that both conda and pip provide in `env`: an environment file (an export too) by
+    its entries, as check's conda-pip-duplicate judges it; a lock on each of its platforms; a
+    live environment with the prefix's own dist-info ownership (`Resolved.owned`)."""
+    spec = env_file(env)
+    if spec is not None:
+        conda = [d.name for d in spec.conda]
+        pip = [p.name for p in spec.pip if p.name]
         return find_duplicates(conda, pip, extra=extra)
-    if isinstance(env, LiveEnv):
-        conda = [p.name for p in env.packages if p.manager == "conda"]
-        pip = [p.name for p in env.packages if p.manager == "pip"]
-        return find_duplicates(conda, pip, extra=extra, owned=dict(env.pypi_names))
+    view = resolved_view(env)
+    if view is None:  # (only an environment file is not concrete: answered above)
+        return []
+    owned = view.owned
     found: dict[tuple[str, str], Duplicate] = {}
-    for platform in env.platforms or (None,):
-        pkgs = env.packages if platform is None else env.for_platform(platform)
+    for pkgs in view.by_platform().values():
         conda = [p.name for p in pkgs if p.manager == "conda"]
         pip = [p.name for p in pkgs if p.manager == "pip"]
-        for d in find_duplicates(conda, pip, extra=extra):
+        for d in find_duplicates(conda, pip, extra=extra, owned=owned):
             found.setdefault((d.conda_name, d.project), d)
     return sorted(found.values(), key=lambda d: (d.project, d.conda_name))
 
@@ -86,16 +87,18 @@ def _line_of(env: EnvSpec | Lock | LiveEnv, d: Duplicate) -> int | None:
     """The line of the pip entry (else the conda entry) behind duplicate `d`."""
     from envkit.model import pep503
 
-    if isinstance(env, EnvSpec):
-        for p in env.pip:
+    spec = env_file(env)
+    if spec is not None:
+        for p in spec.pip:
             if p.name and pep503(p.name) == d.project:
                 return p.line
-        return next((c.line for c in env.conda if c.name == d.conda_name), None)
-    if isinstance(env, Lock):
-        return next(
-            (p.line for p in env.packages if p.manager == "pip" and pep503(p.name) == d.project), None
-        )
-    return None
+        return next((c.line for c in spec.conda if c.name == d.conda_name), None)
+    view = resolved_view(env)
+    if view is None or view.lock is None:  # a live environment has no lines
+        return None
+    return next(
+        (p.line for p in view.lock.packages if p.manager == "pip" and pep503(p.name) == d.project), None
+    )
 
 
 def _source_lines(env: EnvSpec | Lock | LiveEnv, text: str | None) -> list[str]:

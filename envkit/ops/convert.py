@@ -18,11 +18,16 @@ fail.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from envkit.convert import FEATURES, Conversion, Loss, convert
 from envkit.errors import EnvkitError
 from envkit.model import EnvSpec, Lock, LockedPackage
+
+if TYPE_CHECKING:  # pragma: no cover
+    from envkit.envdiff.records import PackageState
 
 #: features whose loss leaves what gets installed as it was: the target cannot hold them by
 #: definition (an explicit file has no dependency lists and no channel order, an environment.yml no
@@ -55,7 +60,7 @@ class Note:
     packages: tuple[str, ...] = ()
     detail: str = ""
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, object]:
         return {
             "feature": self.feature,
             "what": FEATURES[self.feature],
@@ -78,7 +83,7 @@ class InstallChange:
     b: str | None
     reason: str = ""
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, object]:
         return {
             "platform": self.platform,
             "name": self.name,
@@ -112,7 +117,9 @@ class ConvertResult:
         return not (self.losses or self.notes or self.changes_install)
 
 
-def convert_model(model, target: str, *, source_format: str, platform: str | None = None) -> ConvertResult:
+def convert_model(
+    model: EnvSpec | Lock, target: str, *, source_format: str, platform: str | None = None
+) -> ConvertResult:
     """`model` written as `target` (envkit.convert.convert), read back and diffed against what was
     written from.  Raises what `convert` raises."""
     conv = convert(model, target, source_format=source_format, platform=platform)
@@ -243,7 +250,7 @@ def readback_diff(
     return tuple(changes), tuple(notes.values())
 
 
-def _packages(model, platform: str | None) -> tuple[LockedPackage, ...] | None:
+def _packages(model: EnvSpec | Lock, platform: str | None) -> tuple[LockedPackage, ...] | None:
     from envkit.model import resolved_view
 
     view = resolved_view(model, platform)
@@ -256,12 +263,12 @@ def _packages(model, platform: str | None) -> tuple[LockedPackage, ...] | None:
 
 
 def _canon(name: str) -> str:
-    from envkit.conda.names import pep503
+    from envkit.model import pep503
 
     return pep503(name)
 
 
-def _forked_names(a, b) -> set[str]:
+def _forked_names(a: Iterable[LockedPackage] | None, b: Iterable[LockedPackage] | None) -> set[str]:
     """pip names locked more than once on one platform (uv.lock forks: one version per Python); the
     diff matches packages by name, so these are compared here, entry by entry."""
     out: set[str] = set()
@@ -282,11 +289,13 @@ def _marker(m: str | None) -> str | None:
         return m.strip()
 
 
-def _pip_entry_changes(a, b, plat: str | None, forked: set[str]) -> list[InstallChange]:
+def _pip_entry_changes(
+    a: Iterable[LockedPackage], b: Iterable[LockedPackage], plat: str | None, forked: set[str]
+) -> list[InstallChange]:
     """What the diff does not compare: each pip entry's marker, and every entry of a name locked
     more than once (`forked`)."""
 
-    def entries(pkgs) -> dict[str, list[tuple[str, str | None]]]:
+    def entries(pkgs: Iterable[LockedPackage]) -> dict[str, list[tuple[str, str | None]]]:
         out: dict[str, list[tuple[str, str | None]]] = {}
         for p in pkgs:
             if p.manager == "pip":
@@ -335,7 +344,7 @@ def _label(p: LockedPackage) -> str:
     return f"{p.name}=={p.version}" if p.version else p.name
 
 
-def _state_text(st) -> str | None:
+def _state_text(st: PackageState | None) -> str | None:
     if st is None:
         return None
     text = f"{st.name}=={st.version}" if st.version else st.name

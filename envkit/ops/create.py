@@ -54,18 +54,21 @@ def plan_create(
     family (a spec is no lock)."""
     from envkit.create import choose_platform, new_env_prefix, pip_option_lines
     from envkit.lock.read import read_lock_file
-    from envkit.model import Lock
+    from envkit.model import env_file, resolved_view
     from envkit.ops._duplicates import duplicate_messages
 
     if bool(prefix) == bool(name):
         raise UsageError("give exactly one of -p PREFIX or -n NAME")
-    text, lk = read_lock_file(lock_file, format, environment)
-    if not isinstance(lk, Lock):
+    text, read = read_lock_file(lock_file, format, environment)
+    # an environment file is no lock, an export neither: it records no URLs to install from
+    view = resolved_view(read) if env_file(read) is None else None
+    if view is None or view.lock is None:
         raise ParseError(
             "not a lock file (it reads as an environment spec, which needs solving)",
             where=Where(file=lock_file),
             hint="lock it first: envkit lock -f FILE",
         )
+    lk = view.lock
     if environment and lk.kind != "pixi":
         raise UsageError(
             f"--env picks an environment of a pixi.lock; this is a {lk.kind} lock, which holds "

@@ -72,14 +72,16 @@ def diff_sources(
 
 def _source_warnings(a: Source, b: Source, probe: bool) -> tuple[str, ...]:
     """Each source's warnings once, named as the user wrote it (an ssh:// URL, not the remote path)."""
-    from envkit.model import LiveEnv
+    from envkit.model import resolved_view
     from envkit.ops._duplicates import duplicate_messages
 
     out: list[str] = []
     for src in {src.label: src for src in (a, b)}.values():
         out += [f"{src.label}: {msg}" for msg in duplicate_messages(src.model)]
-        if isinstance(src.model, LiveEnv):
-            out += [f"{src.label}: {w}" for w in src.model.warnings]
-        if probe and src.origin == "ssh" and isinstance(src.model, LiveEnv) and src.machine is None:
+        view = resolved_view(src.model)
+        live = view.live if view is not None else None
+        if live is not None:
+            out += [f"{src.label}: {w}" for w in live.warnings]
+        if probe and src.origin == "ssh" and live is not None and src.machine is None:
             out.append(f"{src.label}: the remote machine probe gave no profile; the header shows no machines")
     return tuple(out)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from envkit._text import plural
-from envkit.model import EnvSpec, Lock
+from envkit.model import EnvSpec, Lock, env_file, resolved_view
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -93,12 +93,15 @@ def validate_source(
 
 
 def _summary(model: EnvSpec | Lock, kind: str) -> str:
-    if isinstance(model, EnvSpec):
+    spec = env_file(model)
+    if spec is not None:
         if kind == "requirements":
-            return f"requirements, {plural(len(model.pip), 'entry', 'entries')}"
-        label = "environment export" if model.kind == "export" else "environment spec"
-        return f"{label}, {len(model.conda)} conda, {len(model.pip)} pip"
-    return f"{kind}, {_lock_summary(model)}"
+            return f"requirements, {plural(len(spec.pip), 'entry', 'entries')}"
+        label = "environment export" if spec.kind == "export" else "environment spec"
+        return f"{label}, {len(spec.conda)} conda, {len(spec.pip)} pip"
+    view = resolved_view(model)
+    assert view is not None and view.lock is not None  # (what is no environment file is a Lock)
+    return f"{kind}, {_lock_summary(view.lock)}"
 
 
 def _lock_summary(lock: Lock) -> str:

@@ -23,25 +23,27 @@ def create_env(source: str, model, fmt: str, *, timeout: float = CREATE_TIMEOUT)
     (py-rattler, with this machine's virtual packages, its pip section locked with hashes), then
     created the same way: no conda executable is needed.  On failure nothing is left behind;
     raises SolveError / BackendError / UsageError."""
-    from envkit.model import EnvSpec, Lock
+    from envkit.model import env_file, resolved_view
 
+    spec = env_file(model)
+    view = resolved_view(model) if spec is None else None  # (an export is solved, as its file says)
     base = Path(tempfile.mkdtemp(prefix="envkit-smoke-env-"))
     prefix = base / "env"
     try:
-        if isinstance(model, Lock):
+        if view is not None and view.lock is not None:
             from envkit.create import create_from_lock
 
-            res = create_from_lock(model, prefix, timeout=timeout)
+            res = create_from_lock(view.lock, prefix, timeout=timeout)
             how = (
                 f"envkit create ({res.backend}, {res.platform}: {plural(res.conda, 'conda package')} + "
                 f"{plural(res.pip, 'pip package')})"
             )
-        elif fmt == "env" and isinstance(model, EnvSpec):  # (an explicit file is read as a Lock: above)
+        elif fmt == "env" and spec is not None:  # (an explicit file is read as a Lock: above)
             from envkit.create import create_from_lock, host_platform
             from envkit.lock import solve_spec
 
             platform = host_platform()
-            lock = solve_spec(model, [platform], virtual_packages=machine_virtual_packages(platform))
+            lock = solve_spec(spec, [platform], virtual_packages=machine_virtual_packages(platform))
             res = create_from_lock(lock, prefix, platform=platform, timeout=timeout)
             how = (
                 f"envkit lock -f + create (rattler, {res.platform}: {res.conda} conda + {res.pip} pip "

@@ -293,8 +293,12 @@ def test_load_targets(spec_file, tmp_path):
         f"load_targets() argument 'paths' must be a list of paths, not str "
         f"(one goes in a list: [{str(spec_file)!r}])"
     )
-    with pytest.raises(TypeError, match=r"^load_targets\(\) argument 'live' must be LiveEnv, not EnvSpec$"):
+    with pytest.raises(TypeError) as live_err:
         envkit.load_targets([spec_file], live=t.model)
+    assert str(live_err.value) == (
+        "load_targets() argument 'live' must be LiveEnv, not EnvSpec "
+        "(a spec file goes in paths; envkit.open_env reads a LiveEnv)"
+    )
     with pytest.raises(envkit.UsageError, match=r"^unknown format 'yml'"):
         envkit.load_targets([spec_file], format="yml")
     with pytest.raises(envkit.UsageError, match=r"^load_targets\(\): nothing to check"):
@@ -401,7 +405,8 @@ def test_read_detect_and_normalize_normal_use(spec_file):
         (
             lambda: envkit.normalize_spec(envkit.read_file(CONDA_LOCK)),
             TypeError,
-            "normalize_spec() argument 'spec' must be EnvSpec, not Lock",
+            "normalize_spec() argument 'spec' must be EnvSpec, not Lock "
+            "(a Lock is normalized by envkit.normalize_lock)",
         ),
         (
             lambda: envkit.normalize_lock(envkit.read_text("a\n", format="requirements")),
@@ -440,8 +445,10 @@ FUNCTIONS = [
     "open_env",
     "lock_live",
     "solve_spec",
+    "lock_spec",
     "check_lock",
     "create_from_lock",
+    "convert_model",
     "pytorch_template",
 ]
 
@@ -466,7 +473,8 @@ MODEL_FIRST = [n for n in MODEL_FIRST if n not in ("load_targets", "run_checks",
 def test_a_wrong_first_argument_is_a_type_error_naming_the_function(name):
     # an object of no expected type, as first argument and (with a valid first one) as every other
     with pytest.raises(TypeError, match=rf"^{name}\(\)"):
-        getattr(envkit, name)(object(), *([object()] if name in ("diff", "check_lock") else []))
+        second = {"diff": [object()], "check_lock": [object()], "convert_model": ["env"]}
+        getattr(envkit, name)(object(), *second.get(name, []))
 
 
 @pytest.mark.parametrize("name", [n for n in FUNCTIONS if n not in ("write_text", "normalize")])
@@ -493,7 +501,9 @@ def test_the_facade_keeps_the_cores_parameters(name):
         "lock_live": "envkit.lock",
         "solve_spec": "envkit.lock",
         "check_lock": "envkit.lock",
+        "lock_spec": "envkit.ops.lock",
         "create_from_lock": "envkit.create",
+        "convert_model": "envkit.ops.convert",
         "check": "envkit.ops.check",
         "pytorch_template": "envkit.ops.template",
     }
@@ -506,6 +516,7 @@ def test_the_facade_keeps_the_cores_parameters(name):
         ("diff", "label_b"),
         ("solve_spec", "platforms"),
         ("run_checks", "config"),
+        ("convert_model", "source_format"),
     }
     for p in theirs:
         assert mine[p].kind == theirs[p].kind, p

@@ -44,3 +44,31 @@ def test_convenience_defaults_name_real_parameters():
 def test_the_package_exports_the_facade():
     assert envkit.solve_spec is api.solve_spec
     assert envkit.check_lock is api.check_lock
+
+
+def test_the_package_exports_lock_spec_and_convert_model_with_their_result_types():
+    from envkit.lock.cutoff import ExcludeNewer
+    from envkit.ops.convert import ConvertResult
+    from envkit.ops.lock import SpecLockResult
+
+    assert (envkit.lock_spec, envkit.convert_model) == (api.lock_spec, api.convert_model)
+    assert (api.CORES["lock_spec"], api.CORES["convert_model"]) == (
+        "envkit.ops.lock:lock_spec",
+        "envkit.ops.convert:convert_model",
+    )
+    assert (envkit.SpecLockResult, envkit.ConvertResult, envkit.ExcludeNewer) == (
+        SpecLockResult,
+        ConvertResult,
+        ExcludeNewer,
+    )
+    assert {"lock_spec", "convert_model", "SpecLockResult", "ConvertResult", "ExcludeNewer"} <= set(
+        envkit.__all__
+    )
+    # what the facades take beyond their cores: paths, text for a cutoff, virtual packages as text
+    hints = {n: p.annotation for n, p in inspect.signature(api.lock_spec).parameters.items()}
+    assert (hints["spec"], hints["previous"], hints["exclude_newer"]) == (
+        "EnvSpec | Path",
+        "Lock | Path | None",
+        "ExcludeNewer | str | None",
+    )
+    assert inspect.signature(api.convert_model).return_annotation == "ConvertResult"
