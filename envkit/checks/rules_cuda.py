@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from envkit._lazy import lazy_re
-from envkit.checks._build_items import BuildItem, items_of_packages, items_of_spec
+from envkit.checks._build_items import BuildItem, target_items
 from envkit.checks._helpers import major_minor, mm_text
 from envkit.checks.core import Context, Hit, Target, rule
 from envkit.conda import families
@@ -83,12 +83,13 @@ def cuda_mismatch(target: Target, ctx: Context) -> Iterator[Hit]:
         spec = target.loose
         if spec is not None:
             options = [p.raw or p.text for p in spec.pip if p.kind == "option"]
-            yield from _cuda_checks(items_of_spec(spec), options, "")
+            for _on, items in target_items(target):
+                yield from _cuda_checks(items, options, "")
         return
     options = list(view.pip_options)
     seen: set[tuple[int | None, str]] = set()
-    for platform, pkgs in view.by_platform().items():
-        for hit in _cuda_checks(items_of_packages(pkgs), options, view.on(platform)):
+    for on, items in target_items(target):
+        for hit in _cuda_checks(items, options, on):
             if (hit.line, hit.message) not in seen:
                 seen.add((hit.line, hit.message))
                 yield hit

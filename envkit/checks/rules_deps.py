@@ -458,9 +458,18 @@ def listed_twice(target: Target, ctx: Context) -> Iterator[Hit]:
     spec = target.env_file
     if spec is None:
         return
+    # a selector is a comment: in a file without `#` no entry has one, and no line is read
+    comments = "#" in (target.text or "")
+
+    def selected(line: int | None) -> bool:
+        if not comments:
+            return False
+        text = target.line_text(line)
+        return "#" in text and _SELECTOR_COMMENT.search(text) is not None
+
     conda: dict[str, list] = {}
     for d in spec.conda:
-        if not _SELECTOR_COMMENT.search(target.line_text(d.line)):
+        if not selected(d.line):
             conda.setdefault(d.name, []).append(d)
     for name, deps in conda.items():
         if len(deps) > 1:
@@ -471,7 +480,7 @@ def listed_twice(target: Target, ctx: Context) -> Iterator[Hit]:
     for p in spec.pip:
         if p.kind != "requirement" or not p.key or p.marker:
             continue
-        if not _SELECTOR_COMMENT.search(target.line_text(p.line)):
+        if not selected(p.line):
             pip.setdefault((p.key, tuple(sorted(p.extras))), []).append(p)
     for (key, _), reqs in pip.items():
         if len(reqs) > 1:
