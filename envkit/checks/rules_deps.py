@@ -468,7 +468,9 @@ def listed_twice(target: Target, ctx: Context) -> Iterator[Hit]:
         return "#" in text and _SELECTOR_COMMENT.search(text) is not None
 
     conda: dict[str, list] = {}
-    for d in spec.conda:
+    names = [d.name for d in spec.conda]
+    # most files name each package once: then no entry needs a look
+    for d in spec.conda if len(set(names)) < len(names) else ():
         if not selected(d.line):
             conda.setdefault(d.name, []).append(d)
     for name, deps in conda.items():

@@ -115,9 +115,18 @@ def platform_only(target: Target, ctx: Context) -> Iterator[Hit]:
     conda = [d for d in spec.conda if not d.name.startswith("__")]
     if len(conda) >= 5 and all(d.build for d in conda):
         return  # every entry pins an exact build: an export in effect, one machine's packages by design
+    from envkit.checks._helpers import conda_names
+
+    names, joined = conda_names(target, spec)
+    # most files name no platform-only package and no subdir: then no entry needs a look
+    maybe = (
+        not names.isdisjoint(PLATFORM_ONLY)
+        or any("\n" + pre in joined for pre in _PREFIXES)
+        or any(d.subdir for d in spec.conda)
+    )
     by_subdir: dict[str, list] = {}
     only_on = _only_on
-    for d in spec.conda:
+    for d in spec.conda if maybe else ():
         os_ = only_on(d.name)
         if d.subdir and d.subdir != "noarch":
             sub_os = _OS_OF_SUBDIR.get(d.subdir.split("-", 1)[0]) or os_
@@ -317,6 +326,12 @@ def pypi_only(name: str) -> str | None:
 def pypi_only_in_conda(target: Target, ctx: Context) -> Iterator[Hit]:
     spec = target.env_file
     if spec is None or spec.kind == "requirements":
+        return
+    from envkit.checks._helpers import conda_names
+
+    names, joined = conda_names(target, spec)
+    # most files name no PyPI-only project: then no entry needs a look
+    if names.isdisjoint(PYPI_ONLY) and "\nnvidia-" not in joined:
         return
     for d in spec.conda:
         what = pypi_only(d.name)
