@@ -467,10 +467,12 @@ def listed_twice(target: Target, ctx: Context) -> Iterator[Hit]:
         text = target.line_text(line)
         return "#" in text and _SELECTOR_COMMENT.search(text) is not None
 
+    from envkit.checks._helpers import conda_names
+
     conda: dict[str, list] = {}
-    names = [d.name for d in spec.conda]
-    # most files name each package once: then no entry needs a look
-    for d in spec.conda if len(set(names)) < len(names) else ():
+    # most files name each package once (their lowercased names are as many as their entries):
+    # then no entry needs a look
+    for d in spec.conda if len(conda_names(target, spec)[0]) < len(spec.conda) else ():
         if not selected(d.line):
             conda.setdefault(d.name, []).append(d)
     for name, deps in conda.items():

@@ -112,8 +112,10 @@ def platform_only(target: Target, ctx: Context) -> Iterator[Hit]:
     if _NAME_PLATFORM.search(os.path.basename(target.path).lower()):
         return
     where = "a file that names no platform (no `platforms:` list)"
-    conda = [d for d in spec.conda if not d.name.startswith("__")]
-    if len(conda) >= 5 and all(d.build for d in conda):
+    # (the first entry without a build ends the `all`: most files are not counted)
+    if all(d.build for d in spec.conda if not d.name.startswith("__")) and (
+        sum(1 for d in spec.conda if not d.name.startswith("__")) >= 5
+    ):
         return  # every entry pins an exact build: an export in effect, one machine's packages by design
     from envkit.checks._helpers import conda_names
 
