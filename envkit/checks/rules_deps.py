@@ -458,20 +458,14 @@ def listed_twice(target: Target, ctx: Context) -> Iterator[Hit]:
     spec = target.env_file
     if spec is None:
         return
-    # a selector is a comment: in a file without `#` no entry has one, and no line is read
-    comments = "#" in (target.text or "")
-
-    def selected(line: int | None) -> bool:
-        if not comments:
-            return False
-        text = target.line_text(line)
-        return "#" in text and _SELECTOR_COMMENT.search(text) is not None
-
     from envkit.checks._helpers import conda_names
 
-    conda: dict[str, list] = {}
-    # most files name each package once (their lowercased names are as many as their entries):
-    # then no entry needs a look
+    comments = "#" in (target.text or "")  # a selector is a comment: without `#`, no line is read
+
+    def selected(line: int | None) -> bool:
+        return comments and _SELECTOR_COMMENT.search(target.line_text(line)) is not None
+
+    conda: dict[str, list] = {}  # entries are read only when a (lowercased) name repeats
     for d in spec.conda if len(conda_names(target, spec)[0]) < len(spec.conda) else ():
         if not selected(d.line):
             conda.setdefault(d.name, []).append(d)
