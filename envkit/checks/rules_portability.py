@@ -251,6 +251,10 @@ def short_exact_pin(target: Target, ctx: Context) -> Iterator[Hit]:
     spec = target.env_file
     if spec is None:
         return
+    from envkit.checks._helpers import conda_names
+
+    if conda_names(target, spec)[0].isdisjoint(_THREE_PART):  # lowercase names: no entry is one
+        return
     for d in spec.conda:
         v = d.version or ""
         if d.name in _THREE_PART and re.fullmatch(r"==\d+\.\d+", v) and not d.build:
