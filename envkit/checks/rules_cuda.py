@@ -223,14 +223,14 @@ def _pin_conflicts(pins: list[tuple[BuildItem, str]], on: str) -> Iterator[Hit]:
     major, or another major.minor where both name one.  conda-forge's `cuda-version` constrains
     `cudatoolkit` to its own major.minor (no solve), and `pytorch-cuda` pulls the nvidia channel's
     CUDA runtime of its version beside the other one (two CUDA runtimes in one environment)."""
+    # the (name, version) pairs seen so far, few however many pins: a pin that contradicts none of
+    # them is passed without a look at every earlier pin (100,000 equal pins stay linear)
+    seen: dict[tuple[str, str], None] = {}
     for j, (b, bv) in enumerate(pins):
         bad = []
-        for a, av in pins[:j]:
-            if a.name == b.name:
-                continue
-            ap, bp = av.split("."), bv.split(".")
-            if ap[0] != bp[0] or (len(ap) > 1 and len(bp) > 1 and av != bv):
-                bad.append((a, av))
+        if any(name != b.name and _contradict(av, bv) for name, av in seen):
+            bad = [(a, av) for a, av in pins[:j] if a.name != b.name and _contradict(av, bv)]
+        seen[(b.name, bv)] = None
         if bad:
             others = " and ".join(f"{a.label} pins CUDA {av}" for a, av in bad)
             yield Hit(
@@ -239,6 +239,13 @@ def _pin_conflicts(pins: list[tuple[BuildItem, str]], on: str) -> Iterator[Hit]:
                 f"other (conda fails to solve, or installs two CUDA runtimes){on}",
                 tuple(a.name for a, _ in bad) + (b.name,),
             )
+
+
+def _contradict(av: str, bv: str) -> bool:
+    """Whether two CUDA pins' versions contradict: another major, or both name a major.minor and
+    they differ."""
+    ap, bp = av.split("."), bv.split(".")
+    return ap[0] != bp[0] or (len(ap) > 1 and len(bp) > 1 and av != bv)
 
 
 def _conda_forge_torch(item: BuildItem) -> bool:
