@@ -42,22 +42,39 @@ def wheel_runtime(depends: tuple[tuple[str, str], ...]) -> tuple[str, str] | Non
     return None
 
 
-def items_of_spec(spec: EnvSpec) -> list[BuildItem]:
+def items_of_spec(spec: EnvSpec, *, relevant: bool = False) -> list[BuildItem]:
+    """The items of a spec's entries, in file order; with `relevant`, only those the CUDA and
+    torch-pairing rules look at (see `target_items`)."""
+    names = _relevant_names() if relevant else None
     out = []
     for d in spec.conda:
+        if names is not None and d.name not in names and not (d.build and "cu" in d.build.lower()):
+            continue
         label = (d.raw or d.spec()).strip()
         out.append(BuildItem(d.name, "conda", pinned_series(d), d.build, d.line, label))
     for p in spec.pip:
         if p.kind == "requirement" and p.name:
+            if names is not None and (p.key or p.name) not in names:
+                continue
             out.append(BuildItem(p.key or p.name, "pip", pip_pinned_version(p), None, p.line, p.text))
     return out
 
 
-def items_of_packages(pkgs: Iterable[LockedPackage]) -> list[BuildItem]:
+def items_of_packages(pkgs: Iterable[LockedPackage], *, relevant: bool = False) -> list[BuildItem]:
+    """The items of locked or installed packages, in order; with `relevant`, only those the CUDA
+    and torch-pairing rules look at (see `target_items`)."""
     from envkit.conda.names import pep503
 
+    names = _relevant_names() if relevant else None
     out = []
     for p in pkgs:
+        if names is not None:
+            if p.manager == "conda":
+                if p.name not in names and not (p.build and "cu" in p.build.lower()):
+                    continue
+            # the pip items those rules read are the torch family's, whose every name says torch
+            elif "torch" not in p.name.lower() or pep503(p.name) not in names:
+                continue
         if p.manager == "conda":
             label = f"{p.name}={p.version}={p.build}" if p.build else f"{p.name}={p.version}"
             out.append(BuildItem(p.name, "conda", p.version, p.build, p.line, label, depends=p.depends))
@@ -67,3 +84,36 @@ def items_of_packages(pkgs: Iterable[LockedPackage]) -> list[BuildItem]:
             label = f"{p.name}=={p.version}"
             out.append(BuildItem(name, "pip", p.version, None, p.line, label, runtime, p.depends))
     return out
+
+
+def _relevant_names() -> frozenset[str]:
+    """The names whose items cuda-mismatch and torch-pairing read: the CUDA pins, the torch
+    builds and selectors, the companions.  Besides these they read only conda items whose build
+    names CUDA (`cu` in it), so a large file's other entries need no item at all."""
+    from envkit.conda import families
+
+    return frozenset(
+        families.CUDA_PINS
+        + families.TORCH_BUILDS
+        + families.COMPANIONS
+        + ("torch", "torchvision", "torchaudio", "pytorch-cuda", "cpuonly", "pytorch-mutex")
+    )
+
+
+def target_items(target) -> list[tuple[str, list[BuildItem]]]:  # target: envkit.checks.core.Target
+    """(the ` on PLATFORM` of messages, its items) for each platform of a target's resolved view,
+    or one ("", items) for a loose spec; [] for a target with neither.  Only the items the CUDA and
+    torch-pairing rules read, in file order, made once per target for both rules."""
+    cached = target.cache.get("build_items")
+    if cached is None:
+        view = target.view
+        if view is None:
+            spec = target.loose
+            cached = [("", items_of_spec(spec, relevant=True))] if spec is not None else []
+        else:
+            cached = [
+                (view.on(platform), items_of_packages(pkgs, relevant=True))
+                for platform, pkgs in view.by_platform().items()
+            ]
+        target.cache["build_items"] = cached
+    return cached

@@ -127,3 +127,17 @@ def join_names(names: Iterable[str], limit: int = 8) -> str:
     if len(names) <= limit:
         return ", ".join(names)
     return ", ".join(names[:limit]) + f" and {len(names) - limit} more"
+
+
+def conda_names(target, spec: EnvSpec) -> tuple[frozenset[str], str]:  # target: checks.core.Target
+    """The lowercased names of `spec`'s conda entries, as a set and joined with a line end before
+    each: what the pre-tests of rules that look for a few names ask (`"\\nm2w64-" in joined`),
+    in C loops, made once per target for all of them."""
+    cached = target.cache.get("conda-names")
+    if cached is None or cached[0] is not spec:
+        names = [d.name or "" for d in spec.conda]
+        joined = "\n".join(names)
+        lower = joined.lower()  # one call: parsed names are lowercase already, mostly
+        lowered = frozenset(names) if lower == joined else frozenset(map(str.lower, names))
+        cached = target.cache["conda-names"] = (spec, lowered, "\n" + lower)
+    return cached[1], cached[2]

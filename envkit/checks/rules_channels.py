@@ -33,17 +33,20 @@ def _is_forge(name: str) -> bool:
     return name == CONDA_FORGE or bool(_MIRROR_OF_FORGE.match(name))
 
 
-def channel_uses(target: Target) -> list[tuple[str, int | None, str]]:
+def channel_uses(target: Target, *, first_only: bool = False) -> list[tuple[str, int | None, str]]:
     """(channel name, line, how) for every channel the target uses, in file order: listed channels,
     `channel::` prefixes on dependencies, and the channels locked or installed packages come from
-    (one entry per channel, at its first package)."""
+    (one entry per channel, at its first package).  `first_only`: a prefix only at its channel's
+    first dependency (what a rule that names each channel once reads)."""
     out: list[tuple[str, int | None, str]] = []
     spec = target.env_file
     if spec is not None:  # an export too: where each channel is written
         for ch in spec.channels:
             out.append((ch.name, spec.line_of(f"channel:{ch.name}") or spec.line_of("channels"), "listed"))
+        prefixed: set[str] = set()
         for d in spec.conda:
-            if d.channel:
+            if d.channel and (not first_only or d.channel not in prefixed):
+                prefixed.add(d.channel)
                 out.append((d.channel, d.line, f"prefix of {d.name}"))
         return out
     view = target.view
@@ -96,7 +99,9 @@ def channel_uses(target: Target) -> list[tuple[str, int | None, str]]:
         """,
 )
 def mixed_channels(target: Target, ctx: Context) -> Iterator[Hit]:
-    uses = channel_uses(target)
+    # each channel is named (and placed) at its first use: a large file's 100,000 `conda-forge::`
+    # prefixes are one use
+    uses = channel_uses(target, first_only=True)
     if not uses:
         return
     names = list(dict.fromkeys(n for n, _, _ in uses))
@@ -300,19 +305,23 @@ def _is_yaml_list(value: object) -> bool:
 
 def _spec_insecure(target: Target, spec: EnvSpec) -> Iterator[Hit]:
     text = target.text or ""
+    # an entry's text is the file's, but for a YAML escape: without one, a file that never says
+    # `http:` (nor `--trusted-host`) has no entry that does, and its entries need no look
+    escaped = target.text is None or "\\" in text
+    http = escaped or "http:" in text.lower()
     # YAML is parsed (for line numbers) only when a channel can be insecure at all: no `http://`
     # and no escape sequence in the text means none is
-    data = target.yaml if ("\\" in text or _HTTP.search(text)) else None
+    data = target.yaml if ("\\" in text or (http and _HTTP.search(text))) else None
     raw_channels = data.get("channels") if data is not None else None
     if raw_channels is not None and _is_yaml_list(raw_channels):
         for i, c in enumerate(raw_channels):
             if isinstance(c, str):
                 for u in _insecure(c):
                     yield Hit(raw_channels.line_of(i), f"channel over plain http: {u}")
-    for d in spec.conda:
+    for d in spec.conda if http else ():
         for u in _insecure(d.raw):
             yield Hit(d.line, f"conda dependency {d.name} over plain http: {u}", (d.name,))
-    for p in spec.pip:
+    for p in spec.pip if http or "--trusted-host" in text else ():
         raw = p.raw or p.text
         if "--trusted-host" in raw:
             host = raw.split("--trusted-host", 1)[1].strip(" =").split()

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from envkit._lazy import lazy_re
-from envkit.checks._build_items import BuildItem, items_of_packages, items_of_spec
+from envkit.checks._build_items import BuildItem, target_items
 from envkit.checks._helpers import major_minor, mm_text
 from envkit.checks.core import Context, Hit, Target, rule
 from envkit.conda import families
@@ -83,12 +83,13 @@ def cuda_mismatch(target: Target, ctx: Context) -> Iterator[Hit]:
         spec = target.loose
         if spec is not None:
             options = [p.raw or p.text for p in spec.pip if p.kind == "option"]
-            yield from _cuda_checks(items_of_spec(spec), options, "")
+            for _on, items in target_items(target):
+                yield from _cuda_checks(items, options, "")
         return
     options = list(view.pip_options)
     seen: set[tuple[int | None, str]] = set()
-    for platform, pkgs in view.by_platform().items():
-        for hit in _cuda_checks(items_of_packages(pkgs), options, view.on(platform)):
+    for on, items in target_items(target):
+        for hit in _cuda_checks(items, options, on):
             if (hit.line, hit.message) not in seen:
                 seen.add((hit.line, hit.message))
                 yield hit
@@ -222,14 +223,14 @@ def _pin_conflicts(pins: list[tuple[BuildItem, str]], on: str) -> Iterator[Hit]:
     major, or another major.minor where both name one.  conda-forge's `cuda-version` constrains
     `cudatoolkit` to its own major.minor (no solve), and `pytorch-cuda` pulls the nvidia channel's
     CUDA runtime of its version beside the other one (two CUDA runtimes in one environment)."""
+    # the (name, version) pairs seen so far, few however many pins: a pin that contradicts none of
+    # them is passed without a look at every earlier pin (100,000 equal pins stay linear)
+    seen: dict[tuple[str, str], None] = {}
     for j, (b, bv) in enumerate(pins):
         bad = []
-        for a, av in pins[:j]:
-            if a.name == b.name:
-                continue
-            ap, bp = av.split("."), bv.split(".")
-            if ap[0] != bp[0] or (len(ap) > 1 and len(bp) > 1 and av != bv):
-                bad.append((a, av))
+        if any(name != b.name and _contradict(av, bv) for name, av in seen):
+            bad = [(a, av) for a, av in pins[:j] if a.name != b.name and _contradict(av, bv)]
+        seen[(b.name, bv)] = None
         if bad:
             others = " and ".join(f"{a.label} pins CUDA {av}" for a, av in bad)
             yield Hit(
@@ -238,6 +239,13 @@ def _pin_conflicts(pins: list[tuple[BuildItem, str]], on: str) -> Iterator[Hit]:
                 f"other (conda fails to solve, or installs two CUDA runtimes){on}",
                 tuple(a.name for a, _ in bad) + (b.name,),
             )
+
+
+def _contradict(av: str, bv: str) -> bool:
+    """Whether two CUDA pins' versions contradict: another major, or both name a major.minor and
+    they differ."""
+    ap, bp = av.split("."), bv.split(".")
+    return ap[0] != bp[0] or (len(ap) > 1 and len(bp) > 1 and av != bv)
 
 
 def _conda_forge_torch(item: BuildItem) -> bool:

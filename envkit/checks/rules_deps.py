@@ -458,9 +458,16 @@ def listed_twice(target: Target, ctx: Context) -> Iterator[Hit]:
     spec = target.env_file
     if spec is None:
         return
-    conda: dict[str, list] = {}
-    for d in spec.conda:
-        if not _SELECTOR_COMMENT.search(target.line_text(d.line)):
+    from envkit.checks._helpers import conda_names
+
+    comments = "#" in (target.text or "")  # a selector is a comment: without `#`, no line is read
+
+    def selected(line: int | None) -> bool:
+        return comments and _SELECTOR_COMMENT.search(target.line_text(line)) is not None
+
+    conda: dict[str, list] = {}  # entries are read only when a (lowercased) name repeats
+    for d in spec.conda if len(conda_names(target, spec)[0]) < len(spec.conda) else ():
+        if not selected(d.line):
             conda.setdefault(d.name, []).append(d)
     for name, deps in conda.items():
         if len(deps) > 1:
@@ -471,7 +478,7 @@ def listed_twice(target: Target, ctx: Context) -> Iterator[Hit]:
     for p in spec.pip:
         if p.kind != "requirement" or not p.key or p.marker:
             continue
-        if not _SELECTOR_COMMENT.search(target.line_text(p.line)):
+        if not selected(p.line):
             pip.setdefault((p.key, tuple(sorted(p.extras))), []).append(p)
     for (key, _), reqs in pip.items():
         if len(reqs) > 1:

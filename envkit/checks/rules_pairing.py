@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from envkit.checks._build_items import BuildItem, items_of_packages, items_of_spec
+from envkit.checks._build_items import BuildItem, target_items
 from envkit.checks._helpers import major_minor, mm_text
 from envkit.checks.core import Context, Hit, Target, rule
 from envkit.conda import families
@@ -59,15 +59,13 @@ _TORCH_DEPS = families.TORCH_DEPS
         """,
 )
 def torch_pairing(target: Target, ctx: Context) -> Iterator[Hit]:
-    view = target.view
-    if view is None:
-        spec = target.loose
-        if spec is not None:
-            yield from _pairs(items_of_spec(spec), "")
+    if target.view is None:
+        for _on, items in target_items(target):
+            yield from _pairs(items, "")
         return
     seen: set[tuple[int | None, str]] = set()
-    for platform, pkgs in view.by_platform().items():
-        for hit in _pairs(items_of_packages(pkgs), view.on(platform)):
+    for on, items in target_items(target):
+        for hit in _pairs(items, on):
             if (hit.line, hit.message) not in seen:
                 seen.add((hit.line, hit.message))
                 yield hit

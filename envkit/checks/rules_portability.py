@@ -40,6 +40,7 @@ PLATFORM_ONLY = {
     "libstdcxx-ng": "Linux",
 }
 _PREFIX_ONLY = (("m2w64-", "Windows"), ("pyobjc-framework-", "macOS"))
+_PREFIXES = tuple(pre for pre, _ in _PREFIX_ONLY)
 #: words in a file name that restrict it to one operating system (`environment-linux.yml`)
 _NAME_PLATFORM = lazy_re(r"(?:^|[-_.])(linux|win|windows|win64|osx|macos|mac|darwin)(?:[-_.0-9]|$)")
 _OS_OF_SUBDIR = {"win": "Windows", "osx": "macOS", "linux": "Linux"}
@@ -49,8 +50,11 @@ def _only_on(name: str | None) -> str | None:
     if not name:
         return None
     n = name.lower()
-    if n in PLATFORM_ONLY:
-        return PLATFORM_ONLY[n]
+    os_ = PLATFORM_ONLY.get(n)
+    if os_ is not None:
+        return os_
+    if not n.startswith(_PREFIXES):  # most names: one C call, no generator
+        return None
     return next((os_ for pre, os_ in _PREFIX_ONLY if n.startswith(pre)), None)
 
 
@@ -108,12 +112,24 @@ def platform_only(target: Target, ctx: Context) -> Iterator[Hit]:
     if _NAME_PLATFORM.search(os.path.basename(target.path).lower()):
         return
     where = "a file that names no platform (no `platforms:` list)"
-    conda = [d for d in spec.conda if not d.name.startswith("__")]
-    if len(conda) >= 5 and all(d.build for d in conda):
+    # (the first entry without a build ends the `all`: most files are not counted)
+    if all(d.build for d in spec.conda if not d.name.startswith("__")) and (
+        sum(1 for d in spec.conda if not d.name.startswith("__")) >= 5
+    ):
         return  # every entry pins an exact build: an export in effect, one machine's packages by design
+    from envkit.checks._helpers import conda_names
+
+    names, joined = conda_names(target, spec)
+    # most files name no platform-only package and no subdir: then no entry needs a look
+    maybe = (
+        not names.isdisjoint(PLATFORM_ONLY)
+        or any("\n" + pre in joined for pre in _PREFIXES)
+        or any(d.subdir for d in spec.conda)
+    )
     by_subdir: dict[str, list] = {}
-    for d in spec.conda:
-        os_ = _only_on(d.name)
+    only_on = _only_on
+    for d in spec.conda if maybe else ():
+        os_ = only_on(d.name)
         if d.subdir and d.subdir != "noarch":
             sub_os = _OS_OF_SUBDIR.get(d.subdir.split("-", 1)[0]) or os_
             if sub_os:
@@ -235,6 +251,10 @@ def short_exact_pin(target: Target, ctx: Context) -> Iterator[Hit]:
     spec = target.env_file
     if spec is None:
         return
+    from envkit.checks._helpers import conda_names
+
+    if conda_names(target, spec)[0].isdisjoint(_THREE_PART):  # lowercase names: no entry is one
+        return
     for d in spec.conda:
         v = d.version or ""
         if d.name in _THREE_PART and re.fullmatch(r"==\d+\.\d+", v) and not d.build:
@@ -272,9 +292,10 @@ _NVIDIA_WHEEL = lazy_re(r"^nvidia-[a-z0-9-]+-cu\d+$")
 def pypi_only(name: str) -> str | None:
     """What to do about conda dependency `name` when it is a PyPI-only project, else None."""
     n = name.lower()
-    if n in PYPI_ONLY:
-        return PYPI_ONLY[n]
-    if _NVIDIA_WHEEL.match(n):
+    what = PYPI_ONLY.get(n)
+    if what is not None:
+        return what
+    if n.startswith("nvidia-") and _NVIDIA_WHEEL.match(n):
         return "it is NVIDIA's pip wheel; conda's CUDA packages are named cuda-*, cudnn, nccl"
     return None
 
@@ -311,6 +332,12 @@ def pypi_only(name: str) -> str | None:
 def pypi_only_in_conda(target: Target, ctx: Context) -> Iterator[Hit]:
     spec = target.env_file
     if spec is None or spec.kind == "requirements":
+        return
+    from envkit.checks._helpers import conda_names
+
+    names, joined = conda_names(target, spec)
+    # most files name no PyPI-only project: then no entry needs a look
+    if names.isdisjoint(PYPI_ONLY) and "\nnvidia-" not in joined:
         return
     for d in spec.conda:
         what = pypi_only(d.name)
@@ -461,6 +488,33 @@ _NUMBER_QUICK = lazy_re(
 )
 
 
+def _number_classes() -> bytes:
+    """A bytes.translate table for ASCII text: `d` a digit or `.`, `s` a sign, `w` a character
+    the quick pattern's lookbehind refuses, `b` the other characters."""
+    table = bytearray(b"b" * 256)
+    for c in b"0123456789.":
+        table[c] = ord("d")
+    for c in b"+-":
+        table[c] = ord("s")
+    for c in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_'\"=<>!~*/":
+        table[c] = ord("w")
+    return bytes(table)
+
+
+_NUMBER_CLASSES = _number_classes()
+
+
+def _may_hold_number(text: str) -> bool:
+    """False when _NUMBER_QUICK cannot match `text`: in ASCII text its match starts after the
+    text's start or a character its lookbehind accepts (`b`), with an optional sign, at a digit or
+    `.`.  Two bytes scans (C loops) instead of the lookbehind tried at every character, which
+    costs a 5 MB file about 100 ms; a file of versions after `=` has no such start at all."""
+    if not text.isascii():
+        return True  # Unicode digits and word characters: the pattern itself decides
+    classes = b"b" + text.encode("ascii").translate(_NUMBER_CLASSES)
+    return b"bd" in classes or b"bsd" in classes
+
+
 @rule(
     "yaml-number",
     severity="error",
@@ -491,7 +545,7 @@ _NUMBER_QUICK = lazy_re(
 )
 def yaml_number(target: Target, ctx: Context) -> Iterator[Hit]:
     text = target.text
-    if not text or _NUMBER_QUICK.search(text) is None or not _is_yaml(target):
+    if not text or not _may_hold_number(text) or _NUMBER_QUICK.search(text) is None or not _is_yaml(target):
         return
     from envkit.errors import ParseError
     from envkit.formats._yaml import load
