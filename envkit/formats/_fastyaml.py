@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import re
 
-from envkit.formats._yaml import _NOT_STR, _NOT_STR_FIRST, YamlList, YamlMap
+from envkit.formats._yamlcore import _NOT_STR, _NOT_STR_FIRST, YamlList, YamlMap
 
 
 class Unsupported(Exception):
@@ -383,7 +383,7 @@ def load_yaml(text: str, *, filename: str | None = None):
 
     Raises ParseError (file, line) for malformed YAML, as `envkit.formats._yaml.load` does, and for a
     document over `envkit.formats._yaml`'s size limits."""
-    from envkit.formats._yaml import check_lines
+    from envkit.formats._yamlcore import check_lines
 
     check_lines(text, filename=filename)  # before tokenizing: millions of lines cost seconds and gigabytes
     try:

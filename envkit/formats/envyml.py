@@ -25,7 +25,7 @@ from envkit.model import Channel, CondaDep, EnvSpec, PipDep
 from envkit.model import looks_exported as _looks_exported
 
 if TYPE_CHECKING:
-    from envkit.formats._yaml import YamlMap
+    from envkit.formats._yamlcore import YamlMap
 
 # `name=version=build`: a version is letters, digits, `.`, `_` and a `+local` part, after an
 # optional epoch (`1!1.0`); any other `!`, `<`, `>`, `~`, `*`, `,`, `|` is an operator (`x=!=1`),
