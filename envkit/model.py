@@ -10,7 +10,6 @@ files that say the same thing at different lines are equal models.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal

@@ -49,6 +49,7 @@ def __getattr__(name: str) -> Any:
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
+
 #: The SOURCE (or FILE) that means standard input, and how findings and reports name it.
 STDIN = "-"
 STDIN_LABEL = "<stdin>"
@@ -160,7 +161,8 @@ def resolve(
                 f"{text}: a directory, but not a conda environment (no conda-meta/)",
                 hint="pass an environment file, the prefix that holds conda-meta/, or env:NAME",
             )
-        return Source(text=text, label=text, model=open_env(prefix=str(Path(path)), environ=env), origin="prefix")
+        model = open_env(prefix=str(Path(path)), environ=env)
+        return Source(text=text, label=text, model=model, origin="prefix")
     if not os.path.exists(path):
         hint = None
         if "/" not in text and "." not in text and not text.startswith("-"):

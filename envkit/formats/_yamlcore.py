@@ -32,6 +32,7 @@ _NOT_STR = re.compile(
 # the first characters of what _NOT_STR matches: a plain scalar starting otherwise is text
 _NOT_STR_FIRST = frozenset("yYnNtTfFoO~<=+-.0123456789")
 
+
 class YamlMap(dict):
     """A dict that remembers the line of each key (`lines`) and of itself (`line`)."""
 
@@ -71,7 +72,6 @@ def check_lines(text: str, *, filename: str | None = None) -> None:
             where=Where(file=filename),
             hint="envkit reads environment files and locks, not data dumps",
         )
-
 
 
 # --------------------------------------------------------------------------------------------
