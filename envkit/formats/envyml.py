@@ -115,12 +115,12 @@ class _EnvReader:
     def refuse_misspelled_keys(self) -> None:
         """Other top-level keys are kept (`description:`), but one that is nearly a known key
         (`dependences:`, `chanels:`) is a typo whose entries conda would ignore without a word."""
-        import difflib
-
         for k in self.data:
             key = str(k)
             if key in KNOWN_KEYS:
                 continue
+            import difflib  # only for a file with another key: most have none
+
             close = difflib.get_close_matches(key, KNOWN_KEYS, n=1, cutoff=0.8)
             if close:
                 raise ParseError(

@@ -43,6 +43,7 @@ NEVER = {
     "packaging.requirements",
     "envkit.machine",
     "pathlib",
+    "difflib",  # asked only about a top-level key it does not know
 }
 
 
