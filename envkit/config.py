@@ -24,9 +24,12 @@ import os
 import re
 import sys
 from dataclasses import dataclass, field
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from envkit.errors import EnvkitError, Where
+
+if TYPE_CHECKING:  # pragma: no cover
+    from pathlib import Path
 
 
 class ConfigError(EnvkitError):
@@ -170,22 +173,31 @@ def _severities() -> tuple[str, ...]:
 
 def find_config(start: str | os.PathLike[str] | None = None) -> Path | None:
     """The config file that applies in `start` (default: the working directory), or None."""
-    here = Path(start or os.getcwd()).resolve()
-    for d in (here, *here.parents):
-        dot = d / ".envkit.toml"
-        if dot.is_file():
-            return dot
-        py = d / "pyproject.toml"
-        if py.is_file() and _has_tool_envkit(py):
-            return py
-        if (d / ".git").exists():
-            break
-    return None
+    # os.path, not pathlib, for the walk: every check runs it, and pathlib is a start-up cost
+    d = os.path.realpath(os.fspath(start or os.getcwd()))
+    while True:
+        dot = os.path.join(d, ".envkit.toml")
+        if os.path.isfile(dot):
+            return _path(dot)
+        py = os.path.join(d, "pyproject.toml")
+        if os.path.isfile(py) and _has_tool_envkit(py):
+            return _path(py)
+        parent = os.path.dirname(d)
+        if os.path.exists(os.path.join(d, ".git")) or parent == d:
+            return None
+        d = parent
 
 
-def _has_tool_envkit(path: Path) -> bool:
+def _path(path: str | os.PathLike[str]) -> Path:
+    from pathlib import Path
+
+    return Path(path)
+
+
+def _has_tool_envkit(path: str) -> bool:
     try:
-        text = path.read_text("utf-8")
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
     except (OSError, UnicodeDecodeError):
         return False
     # a `[tool.envkit]` (or `[tool.envkit.severity]`, ...) table header, not a mention in a comment
@@ -196,7 +208,7 @@ def load_config(path: str | os.PathLike[str] | None = None, *, start: str | None
     """Read the configuration from `path`, or from the file `find_config(start)` finds; an empty
     Config when there is none.  Raises ConfigError for invalid TOML, unknown keys or rule names,
     and bad values."""
-    p = Path(path) if path is not None else find_config(start)
+    p = _path(path) if path is not None else find_config(start)
     if p is None:
         return Config()
     if sys.version_info >= (3, 11):

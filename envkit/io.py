@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import stat
-from pathlib import Path
 
 from envkit.errors import EnvkitError, ParseError, Where
 
@@ -184,6 +183,8 @@ def atomic_write(
     The existing file's permission bits are kept.  On any failure the original
     file is untouched and the temporary file is removed.
     """
+    from pathlib import Path  # here, not at the top: reading a file must not pay for pathlib
+
     if redact:
         text = _redacted(text)
     p = Path(path)

@@ -10,15 +10,16 @@ files that say the same thing at different lines are equal models.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from envkit._lazy import lazy_re
+
 # The model's own canonical texts live here, below every other module (envkit.conda.matchspec
 # parses specs, envkit.conda.names maps names; both import these, the model imports neither).
-_SIMPLE_VERSION = re.compile(r"[A-Za-z0-9_.+!]+")
-_PEP503_SEP = re.compile(r"[-_.]+")
+_SIMPLE_VERSION = lazy_re(r"[A-Za-z0-9_.+!]+")
+_PEP503_SEP = lazy_re(r"[-_.]+")
 
 
 def pep503(name: str) -> str:
@@ -340,7 +341,7 @@ class LiveEnv:
 # one view over the three models
 
 #: One entry of a `conda env export`: `name=version=build`, or `name=version` (--no-builds).
-EXPORT_ENTRY = re.compile(
+EXPORT_ENTRY = lazy_re(
     r"^(?:[^:\s]+::)?(?P<name>[^=\s<>!~*,|\[]+)"
     r"=(?P<version>(?:\d+!)?[^=\s<>!~*,|]+)(?:=(?P<build>[^=\s<>!~*,|\[\]]+))?$"
 )

@@ -24,17 +24,31 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from envkit.errors import EnvironmentNotFound, ParseError, UsageError, Where
 from envkit.model import EnvSpec, LiveEnv, Lock, LockedPackage, PipDist
 
-# the ssh source's names are part of this module's interface (`from envkit.sources import SshTarget`)
-from envkit.ssh_source import SSH_TIMEOUT, SshTarget, parse_ssh
-
 if TYPE_CHECKING:
     from envkit.machine.profile import MachineProfile
+    from envkit.ssh_source import SSH_TIMEOUT as SSH_TIMEOUT
+    from envkit.ssh_source import SshTarget as SshTarget
+    from envkit.ssh_source import parse_ssh as parse_ssh
+
+# the ssh source's names are part of this module's interface (`from envkit.sources import
+# SshTarget`), loaded on first use: a local file never pays for the ssh source (PEP 562)
+_SSH_NAMES = ("SSH_TIMEOUT", "SshTarget", "parse_ssh")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _SSH_NAMES:
+        from envkit import ssh_source
+
+        value = getattr(ssh_source, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 #: The SOURCE (or FILE) that means standard input, and how findings and reports name it.
 STDIN = "-"
@@ -92,7 +106,7 @@ def resolve(
     format: str | None = None,
     environment: str | None = None,
     environ: Mapping[str, str] | None = None,
-    timeout: float = SSH_TIMEOUT,
+    timeout: float | None = None,
     stdin: str | None = None,
     machine: bool = False,
 ) -> Source:
@@ -101,7 +115,8 @@ def resolve(
     `-` is an environment file read from standard input (`stdin` when given, else read here) and
     labelled `<stdin>`.  With `machine=True` an ssh prefix also runs envkit's machine probe in the
     same ssh session and the Source carries the remote MachineProfile (None when the probe failed,
-    or for a remote file).  Raises ParseError (bad file), EnvironmentNotFound (no such file, prefix or
+    or for a remote file); `timeout` (seconds) bounds the ssh session, envkit.ssh_source.SSH_TIMEOUT
+    when None.  Raises ParseError (bad file), EnvironmentNotFound (no such file, prefix or
     env), BackendError (ssh failed), UsageError (a malformed `ssh://` URL).
     """
     env = os.environ if environ is None else environ
@@ -114,6 +129,8 @@ def resolve(
             origin="stdin",
         )
     if text.startswith("ssh://"):
+        from envkit.ssh_source import parse_ssh
+
         target = parse_ssh(text)
         found: list = []
         model = read_remote(
@@ -132,17 +149,21 @@ def resolve(
         if not name:
             raise UsageError("env: needs a name, e.g. env:research")
         return Source(text=text, label=text, model=open_env(name=name, environ=env), origin="env")
-    path = Path(text)
-    if path.is_dir():
+    # os.path, not pathlib: a plain file's check starts faster without it (Path("") is ".")
+    path = text or "."
+    if os.path.isdir(path):
+        from pathlib import Path
+
         from envkit.backends import open_env
 
-        if not (path / "conda-meta").is_dir():
+        if not os.path.isdir(os.path.join(path, "conda-meta")):
             raise EnvironmentNotFound(
                 f"{text}: a directory, but not a conda environment (no conda-meta/)",
                 hint="pass an environment file, the prefix that holds conda-meta/, or env:NAME",
             )
-        return Source(text=text, label=text, model=open_env(prefix=str(path), environ=env), origin="prefix")
-    if not path.exists():
+        model = open_env(prefix=str(Path(path)), environ=env)
+        return Source(text=text, label=text, model=model, origin="prefix")
+    if not os.path.exists(path):
         hint = None
         if "/" not in text and "." not in text and not text.startswith("-"):
             hint = f"for a named environment write env:{text}"
@@ -364,7 +385,7 @@ def read_remote(
     format: str | None = None,
     environment: str | None = None,
     environ: Mapping[str, str] | None = None,
-    timeout: float = SSH_TIMEOUT,
+    timeout: float | None = None,
     on_machine: Callable[[MachineProfile], object] | None = None,
 ) -> EnvSpec | Lock | LiveEnv:
     """Read a prefix, a named env or an environment file on another machine over ssh.
@@ -373,10 +394,12 @@ def read_remote(
     `on_machine` receives the remote MachineProfile (it is not called when the probe failed, or
     for a remote file).  Raises BackendError when ssh or the remote Python fails,
     EnvironmentNotFound when the remote has no such environment, ParseError for a remote file
-    envkit cannot read.
+    envkit cannot read.  `timeout` (seconds) defaults to envkit.ssh_source.SSH_TIMEOUT.
     """
-    from envkit.ssh_source import remote_scan
+    from envkit.ssh_source import SSH_TIMEOUT, remote_scan
 
+    if timeout is None:
+        timeout = SSH_TIMEOUT
     data, head = remote_scan(target, environ=environ, timeout=timeout, machine=on_machine is not None)
     return model_from_answer(
         target, data, head, format=format, environment=environment, on_machine=on_machine

@@ -25,7 +25,8 @@ from __future__ import annotations
 import json
 import re
 
-from envkit.formats._yaml import _NOT_STR, _NOT_STR_FIRST, YamlList, YamlMap
+from envkit._lazy import lazy_re
+from envkit.formats._yamlcore import _NOT_STR, _NOT_STR_FIRST, YamlList, YamlMap
 
 
 class Unsupported(Exception):
@@ -40,20 +41,20 @@ class BadChar(Unsupported):
         self.offset = offset
 
 
-_LINE = re.compile(r"( *)(- +)?(?:([A-Za-z0-9_][A-Za-z0-9_.\-/]*):(?: +(.*?))?|(.*?)) *")
-_INT = re.compile(r"0|[1-9][0-9]*")
+_LINE = lazy_re(r"( *)(- +)?(?:([A-Za-z0-9_][A-Za-z0-9_.\-/]*):(?: +(.*?))?|(.*?)) *")
+_INT = lazy_re(r"0|[1-9][0-9]*")
 _BAD_START = frozenset('&*!|>{}[]%@`,?"#')
 # ASCII bytes a YAML stream may hold (libyaml's reader refuses the other C0 controls and DEL)
 _ASCII_OK = bytes(range(0x20, 0x7F)) + b"\t\n\r"
 # what YAML 1.1 forbids in a stream (C0/C1 controls, surrogates, U+FFFE/U+FFFF) ...
 # (the forbidden characters listed, not the allowed ones negated: the same set, far cheaper to
 # compile, which every `import` pays)
-_NOT_PRINTABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]")
+_NOT_PRINTABLE = lazy_re("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]")
 # ... and the line breaks it knows besides LF and CRLF, which this reader does not split on
-_OTHER_BREAK = re.compile("\r(?!\n)|[\x85\u2028\u2029]")
+_OTHER_BREAK = lazy_re("\r(?!\n)|[\x85\u2028\u2029]")
 # a \\u escape of a UTF-16 surrogate (may also match after an escaped backslash: then the string
 # merely goes to the full loader)
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE_ESCAPE = lazy_re(r"\\u[dD][89a-fA-F]")
 
 _SEQ, _MAP = 0, 1
 #: a token standing for a run of plain-text sequence items (see _tokens), a sequence start too
@@ -160,7 +161,7 @@ def is_not_text(key: str) -> bool:
 # _LINE for every line at once (findall: one tuple per line, in C, on LF line ends).  Values are
 # captured greedily up to their last non-space character: the same text as _LINE's lazy `(.*?) *`,
 # much faster (a lazy group tries ` *$` after every character).
-_LINES = re.compile(
+_LINES = lazy_re(
     r"^( *)(- +)?(?:([A-Za-z0-9_][A-Za-z0-9_.\-/]*):(?: +([^\n]*[^ \n]))?|([^\n]*[^ \n])?) *$", re.MULTILINE
 )
 
@@ -383,7 +384,7 @@ def load_yaml(text: str, *, filename: str | None = None):
 
     Raises ParseError (file, line) for malformed YAML, as `envkit.formats._yaml.load` does, and for a
     document over `envkit.formats._yaml`'s size limits."""
-    from envkit.formats._yaml import check_lines
+    from envkit.formats._yamlcore import check_lines
 
     check_lines(text, filename=filename)  # before tokenizing: millions of lines cost seconds and gigabytes
     try:

@@ -262,8 +262,8 @@ def _label(path: str) -> str:
 # YAML writing
 
 
-# The YAML scalar writer (escapes what a YAML file cannot hold raw; see envkit.formats._yaml.scalar).
-from envkit.formats._yaml import scalar as yscalar  # noqa: E402
+# The YAML scalar writer (escapes what a YAML file cannot hold raw; see envkit.formats._yamlcore.scalar).
+from envkit.formats._yamlcore import scalar as yscalar  # noqa: E402
 
 
 def ykey(value: str) -> str:

@@ -25,7 +25,7 @@ from envkit.model import Channel, CondaDep, EnvSpec, PipDep
 from envkit.model import looks_exported as _looks_exported
 
 if TYPE_CHECKING:
-    from envkit.formats._yaml import YamlMap
+    from envkit.formats._yamlcore import YamlMap
 
 # `name=version=build`: a version is letters, digits, `.`, `_` and a `+local` part, after an
 # optional epoch (`1!1.0`); any other `!`, `<`, `>`, `~`, `*`, `,`, `|` is an operator (`x=!=1`),
@@ -115,12 +115,12 @@ class _EnvReader:
     def refuse_misspelled_keys(self) -> None:
         """Other top-level keys are kept (`description:`), but one that is nearly a known key
         (`dependences:`, `chanels:`) is a typo whose entries conda would ignore without a word."""
-        import difflib
-
         for k in self.data:
             key = str(k)
             if key in KNOWN_KEYS:
                 continue
+            import difflib  # only for a file with another key: most have none
+
             close = difflib.get_close_matches(key, KNOWN_KEYS, n=1, cutoff=0.8)
             if close:
                 raise ParseError(

@@ -18,7 +18,7 @@ Public API (pure; nothing here prints or runs a program, except `detect_gpu`), o
 * `plan`: `plan_pytorch(matrix, options) -> TemplatePlan`: resolve defaults and refuse impossible
   combinations (UsageError listing what is possible, e.g.
   ``torch 2.7 has no CUDA 12.1 build; available: 11.8, 12.6, 12.8``);
-* `render`: `render(plan) -> str`, the environment.yml text (byte-stable); `to_envspec(plan) -> EnvSpec`,
+* `text`: `render(plan) -> str`, the environment.yml text (byte-stable); `to_envspec(plan) -> EnvSpec`,
   the same environment as a model;
 * `gpu`: `detect_gpu()` / `pick_detected_cuda(...)` / `choose_detected(...)`: `--detect` (nvidia-smi,
   then py-rattler's `__cuda`);
@@ -34,10 +34,6 @@ from __future__ import annotations
 from typing import Any
 
 from envkit._lazy import lazy_exports
-
-# `render` is also the name of its submodule: importing the submodule later would bind the module
-# here, so the function is bound now (it pulls in only matrix and plan)
-from envkit.templates.render import render
 
 #: each public name -> the module that defines it; loaded on first use (PEP 562), so that
 #: importing one submodule does not import them all
@@ -67,8 +63,9 @@ _HOME = {
     "PytorchOptions": "envkit.templates.plan",
     "TemplatePlan": "envkit.templates.plan",
     "plan_pytorch": "envkit.templates.plan",
-    "render_template": "envkit.templates.render",
-    "to_envspec": "envkit.templates.render",
+    "render": "envkit.templates.text",
+    "render_template": "envkit.templates.text",
+    "to_envspec": "envkit.templates.text",
 }
 
 __all__ = [

@@ -9,14 +9,13 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from envkit.conda.families import COMPANIONS
 from envkit.errors import EnvkitError, ParseError, Remedy, UsageError, Where
 
 if TYPE_CHECKING:  # pragma: no cover
-    pass
+    from pathlib import Path
 
 
 STYLES = ("conda-forge", "pip", "pytorch-channel")
@@ -39,14 +38,21 @@ def templates_dir() -> Path:
     source checkout's top-level `templates/` (editable installs and running from the repo).
     Raises EnvkitError when neither has the matrix.
     """
-    here = Path(__file__).resolve().parent.parent  # envkit/
-    candidates = (here / "_templates", here.parent / "templates")
+    from pathlib import Path
+
+    return Path(_templates_dir())
+
+
+def _templates_dir() -> str:
+    # os.path, not pathlib: `check` reads the matrix, and pathlib is a start-up cost it need not pay
+    here = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))  # envkit/
+    candidates = (os.path.join(here, "_templates"), os.path.join(os.path.dirname(here), "templates"))
     for cand in candidates:
-        if (cand / _MATRIX_FILE).is_file():
+        if os.path.isfile(os.path.join(cand, _MATRIX_FILE)):
             return cand
     raise EnvkitError(
         "the PyTorch compatibility matrix is missing: looked for "
-        + " and ".join(str(c / _MATRIX_FILE) for c in candidates),
+        + " and ".join(os.path.join(c, _MATRIX_FILE) for c in candidates),
         hint="reinstall envkit; a wheel must ship envkit/_templates/ (see templates/README.md)",
     )
 
@@ -275,8 +281,8 @@ def load_matrix(path: str | os.PathLike[str] | None = None) -> Matrix:
 
     Cached per path.  Raises ParseError naming the file when it is not a valid matrix.
     """
-    p = Path(path) if path is not None else templates_dir() / _MATRIX_FILE
-    return _load_matrix(str(p.resolve()))
+    p = os.fspath(path) if path is not None else os.path.join(_templates_dir(), _MATRIX_FILE)
+    return _load_matrix(os.path.realpath(p))
 
 
 @lru_cache(maxsize=8)

@@ -148,9 +148,9 @@ def test_a_flow_list_over_the_limit_is_refused_before_any_node_is_built(monkeypa
 
 
 def test_a_document_over_the_line_limit_is_refused_by_every_reader(monkeypatch):
-    from envkit.formats import read_text
+    from envkit.formats import _yamlcore, read_text
 
-    monkeypatch.setattr(_yaml, "MAX_NODES", 1000)
+    monkeypatch.setattr(_yamlcore, "MAX_NODES", 1000)  # the line limit every reader checks first
     text = "name: x\ndependencies:\n" + "".join(f"  - p{i}\n" for i in range(1000))
     for fmt in ("env", "conda-lock", "pixi"):  # the fast block reader, then the full loader
         with pytest.raises(ParseError) as err:

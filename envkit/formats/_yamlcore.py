@@ -1,0 +1,140 @@
+"""What every YAML reader and writer of envkit shares, without the YAML engine: the line-aware
+`YamlMap`/`YamlList` values, the line limit, YAML 1.1's implicit non-string scalars, and the scalar
+emitter.  The fast readers (envkit.formats._fastyaml, _blocklist) and the writers import only this;
+envkit.formats._yaml, the libyaml loader, is imported when a document needs it (start-up pays only
+for what a command uses).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import lru_cache
+from typing import Any
+
+from envkit._lazy import lazy_re
+from envkit.errors import ParseError, Where
+
+#: Most values (and lines) a document may have; see envkit.formats._yaml.
+MAX_NODES = 2_000_000
+
+_STR = "tag:yaml.org,2002:str"
+# YAML 1.1 implicit types (PyYAML's resolver): a plain scalar matching one of these is not a string.
+_NOT_STR = re.compile(
+    r"(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF"
+    r"|~|null|Null|NULL|<<|="
+    r"|[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9_]+(?:[eE][-+][0-9]+)?"
+    r"|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)"
+    r"|[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+"
+    r"|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+"
+    r"|[0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?.*)"
+)
+# the first characters of what _NOT_STR matches: a plain scalar starting otherwise is text
+_NOT_STR_FIRST = frozenset("yYnNtTfFoO~<=+-.0123456789")
+
+
+class YamlMap(dict):
+    """A dict that remembers the line of each key (`lines`) and of itself (`line`)."""
+
+    __slots__ = ("line", "lines")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.line = 0
+        self.lines: dict = {}
+
+    def line_of(self, key, default: int | None = None) -> int | None:
+        return self.lines.get(key, default or self.line or None)
+
+
+class YamlList(list):
+    """A list that remembers the line of each item (`lines`) and of itself (`line`)."""
+
+    __slots__ = ("line", "lines")
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.line = 0
+        self.lines: list[int] = []
+
+    def line_of(self, index: int) -> int | None:
+        if 0 <= index < len(self.lines):
+            return self.lines[index]
+        return self.line or None
+
+
+def check_lines(text: str, *, filename: str | None = None) -> None:
+    """Raise ParseError when `text` has more than MAX_NODES lines: refused at once (a count of line
+    breaks), before any reader spends time and memory on it."""
+    if text.count("\n", 0, len(text)) > MAX_NODES:
+        raise ParseError(
+            f"YAML document has more than {MAX_NODES:,} lines; refused",
+            where=Where(file=filename),
+            hint="envkit reads environment files and locks, not data dumps",
+        )
+
+
+# --------------------------------------------------------------------------------------------
+# Emitting
+
+_PLAIN_OK = lazy_re(r"[A-Za-z0-9_./+=<>!~*()$^-][A-Za-z0-9_./+=<>!~*()$^@,:;?#%&\[\] '\"-]*")
+_PLAIN_BAD_START = ("- ", "? ", ": ", "---", "...")
+
+
+#: Characters a YAML file cannot hold raw (C1 controls, DEL, line/paragraph separators,
+#: noncharacters): written as \\u escapes inside double quotes.
+_RAW_UNSAFE = lazy_re("[\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]")
+
+
+@lru_cache(maxsize=65536)
+def scalar(value: str) -> str:
+    """Return `value` as a YAML scalar: plain when it reads back as the same string, else double-quoted
+    with JSON escapes (which are YAML escapes), so that what envkit writes always reads back as the
+    same string.
+
+    Raises ParseError for a lone surrogate, which no YAML (or UTF-8) file can hold at all.
+    """
+    if _plain_safe(value):
+        return value
+    out = json.dumps(value, ensure_ascii=False)
+    if out.isascii() and "\x7f" not in out:
+        return out
+    if _RAW_UNSAFE.search(out) is None:
+        return out
+    bad = re.search("[\ud800-\udfff]", value)
+    if bad is not None:
+        shown = value.encode("utf-8", "backslashreplace").decode()
+        raise ParseError(
+            f"text {shown!r} holds a lone surrogate (U+{ord(bad.group()):04X}), which no YAML file can hold"
+        )
+    return _RAW_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", out)
+
+
+def _plain_safe(value: str) -> bool:
+    if not value or value != value.strip() or _PLAIN_OK.fullmatch(value) is None:
+        return False
+    if value.startswith(_PLAIN_BAD_START) or value.endswith(":"):
+        return False
+    if ": " in value or " #" in value or value[0] in "[]{},&*!|>'\"%@`":
+        return False
+    if value[0] in "!*" or value.startswith(("-", "?", ":")) and (len(value) == 1 or value[1] == " "):
+        return False
+    # would it resolve to a non-string (true, 1.0, null, 0x1f, 2020-01-01, ~)?
+    return _resolves_to_str(value)
+
+
+@lru_cache(maxsize=65536)
+def _resolves_to_str(value: str) -> bool:
+    # the fast reader's superset of PyYAML's implicit resolvers: what it does not match is a string
+    # (tests/formats/test_yaml_scalar_fast.py), so most values need no YAML engine; the rest ask PyYAML
+    if value[0] not in _NOT_STR_FIRST or _NOT_STR.fullmatch(value) is None:
+        return True
+    import yaml
+
+    tag = yaml.resolver.Resolver().resolve(yaml.ScalarNode, value, (True, False))
+    return tag == _STR
+
+
+def key(value: str) -> str:
+    """A mapping key: plain when safe, quoted otherwise."""
+    return scalar(value)
