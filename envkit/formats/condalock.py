@@ -22,7 +22,7 @@ import re
 from typing import TYPE_CHECKING, cast
 
 from envkit.errors import ParseError, Remedy, UnsupportedVersionError, Where
-from envkit.formats._util import lock_version, record_maker
+from envkit.formats._util import lock_version, record_maker, url_parts_uncached
 from envkit.formats._yaml import YamlMap
 from envkit.formats.condalockcheck import check_platforms, validate_packages
 from envkit.formats.condalockcheck import unknown_platform as unknown_platform  # explicit.py's too
@@ -222,8 +222,35 @@ _package = record_maker(
 )
 
 
+def package_record(
+    name: str,
+    version: str,
+    manager: Manager,
+    platform: str,
+    depends: tuple[tuple[str, str], ...],
+    url: str | None,
+    md5: str | None,
+    sha256: str | None,
+    category: str,
+    optional: bool,
+    line: int | None,
+) -> LockedPackage:
+    """The record of a conda-lock entry's fields (see PackageFields), on `line`: build, subdir and
+    channel of a conda package from its URL.  Every conda-lock entry becomes a record here, however
+    its fields were read."""
+    build = subdir = channel = None
+    if manager == "conda" and url:
+        channel, subdir, nvb = url_parts_uncached(url)  # URLs are unique: no cache
+        if nvb is not None:
+            build = nvb[2]
+    return _package(
+        manager, name, version, build, channel, platform, subdir, url, md5, sha256, depends, category,
+        optional, line,
+    )  # fmt: skip
+
+
 def _from_data(data, filename: str | None) -> Lock:
-    from envkit.formats._util import Fields, url_parts_uncached
+    from envkit.formats._util import Fields
 
     content_hash, channels, platforms, sources, extra_meta, pip_options = _header(data, filename)
     top = Fields(data, filename, "")
@@ -238,31 +265,8 @@ def _from_data(data, filename: str | None) -> Lock:
         fields = _package_fields(raw)
         if fields is None:  # some field is not of the type conda-lock writes: say which
             fields = _package_fields_checked(raw, Where(file=filename, line=line, key=f"package[{i}]"))
-        name, version, manager, platform, depends, url, md5, sha256, category, optional = fields
-        build = subdir = channel = None
-        if manager == "conda" and url:
-            channel, subdir, nvb = url_parts_uncached(url)  # URLs are unique: no cache
-            if nvb is not None:
-                build = nvb[2]
-        seen_platforms[platform] = None
-        pkgs.append(
-            _package(
-                manager,
-                name,
-                version,
-                build,
-                channel,
-                platform,
-                subdir,
-                url,
-                md5,
-                sha256,
-                depends,
-                category,
-                optional,
-                line,
-            )  # fmt: skip
-        )
+        seen_platforms[fields[3]] = None
+        pkgs.append(package_record(*fields, line))
     if not platforms:
         platforms = tuple(seen_platforms)
     return Lock(

@@ -29,7 +29,7 @@ import re
 from collections.abc import Callable
 
 from envkit.formats._fastyaml import Unsupported, is_not_text, plain_text, text_value
-from envkit.formats._util import url_parts_uncached as url_parts
+from envkit.formats.condalock import package_record
 from envkit.model import LockedPackage
 
 _V = r"([^ \n][^\n]*)\n"  # a one-line value; what it means is up to _fastyaml.text_value
@@ -157,24 +157,6 @@ def _package(
         sha256 = r_sha256 if plain_text(r_sha256) else get(r_sha256) or convert(r_sha256)
     else:  # hash: {}
         md5 = sha256 = None
-    build = subdir = channel = None
-    if manager == "conda" and url:
-        channel, subdir, nvb = url_parts(url)
-        if nvb is not None:
-            build = nvb[2]
-    return LockedPackage(
-        manager=manager,
-        name=name,
-        version=version,
-        build=build,
-        channel=channel,
-        platform=platform,
-        subdir=subdir,
-        url=url,
-        md5=md5,
-        sha256=sha256,
-        depends=depends,
-        category=category,
-        optional=optional == "true",
-        line=line,
+    return package_record(
+        name, version, manager, platform, depends, url, md5, sha256, category, optional == "true", line
     )
