@@ -15,12 +15,14 @@ conda-lock (and envkit) write the `package:` list, nearly all of a lock's text, 
     category: main
     optional: false
 
-`read_packages` matches that layout with one regular expression per package and builds the records
-directly: no YAML tree, no per-package dict, each scalar converted once (versions, specs, platforms
-repeat).  Anything else (another key order, a comment or blank line among the packages, a value
-that is not plain text, CR LF line ends) raises Unsupported and condalock reads the document's YAML
-values: the result is the same either way, line numbers included
-(tests/formats/test_formats_blocklist.py proves it).
+`read_list` matches that layout with one regular expression per package and gives its fields to
+condalock's one record builder (`package_record`): no YAML tree, no per-package dict, each scalar
+converted once by the fast YAML reader's rules (versions, specs, platforms repeat).  From the first
+entry that is not in it (another key order, as older conda-lock writes, a value that is not plain
+text, a key conda-lock does not write) the list is loaded as YAML values
+(envkit.formats._blocklist), which condalock turns into records through the same builder; a
+document outside both layouts is loaded as YAML whole.  The Lock is the same whichever way an entry
+was read, line numbers included (tests/formats/test_formats_blocklist.py proves it).
 """
 
 from __future__ import annotations
@@ -28,7 +30,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from envkit.formats import _blocklist
 from envkit.formats._fastyaml import Unsupported, is_not_text, plain_text, text_value
+from envkit.formats._yaml import YamlList
 from envkit.formats.condalock import package_record
 from envkit.model import LockedPackage
 
@@ -62,30 +66,44 @@ _MAP4_ENTRY = re.compile(r"^    ([A-Za-z0-9_][A-Za-z0-9_.\-/]*): ([^ \n][^\n]*)$
 Pairs = tuple[tuple[str, str], ...]
 
 
-def read_packages(text: str, pos: int, line: int) -> tuple[list[LockedPackage], dict[str, None]]:
-    """(the packages, their platforms in order of appearance) of the `package:` list whose first
-    entry starts at offset `pos`, on `line`, of `text` (which ends in a newline); Unsupported for
-    text outside the layout (see above)."""
+def read_list(text: str, pos: int) -> tuple[YamlList, int]:
+    """(the `package:` list whose first entry starts at offset `pos` of `text`, which ends in a
+    newline; the offset where it ends), as envkit.formats._blocklist.load_document asks of a list
+    reader: each entry in the layout above as its record, the rest of the list, from the first entry
+    that is not, as the block-list loader's YAML values (Unsupported when those are outside its
+    layout too: then the whole document is read as YAML)."""
     values: dict[str, str] = {}  # raw scalar -> its text; versions, specs, platforms repeat
     maps: dict[str, Pairs] = {}  # raw block -> its pairs; noarch packages repeat per platform
     convert, pairs = _converters(values, maps)
     get, get_pairs = values.get, maps.get
-    match, count, end = _PACKAGE.match, text.count, len(text)
-    pkgs: list[LockedPackage] = []
-    append = pkgs.append
-    seen_platforms: dict[str, None] = {}
-    while pos < end:
+    match, count = _PACKAGE.match, text.count
+    line = count("\n", 0, pos) + 1
+    out: YamlList = list.__new__(YamlList)
+    out.line = line
+    lines: list[int] = []
+    out.lines = lines
+    append, append_line = out.append, lines.append
+    while True:
         m = match(text, pos)
         if m is None:
-            if text[pos:].strip(" \n"):
-                raise Unsupported
             break
-        p = _package(m.groups(), line, get, convert, get_pairs, pairs)
-        seen_platforms[p.platform or ""] = None
+        if text.startswith("  ", m.end()):
+            break  # more keys than conda-lock writes: read as YAML values
+        try:
+            p = _package(m.groups(), line, get, convert, get_pairs, pairs)
+        except Unsupported:  # a value that is not plain text, a duplicate key: read as YAML values
+            break
         append(p)
+        append_line(line)
         line += count("\n", pos, m.end())
         pos = m.end()
-    return pkgs, seen_platforms
+    if text.startswith("- ", pos):
+        rest, pos = _blocklist.load_entries(text, pos)
+        out += rest
+        lines += rest.lines
+    if not out:
+        raise Unsupported
+    return out, pos
 
 
 def _converters(
