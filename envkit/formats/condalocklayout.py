@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from operator import itemgetter
 
 from envkit.formats import _blocklist
 from envkit.formats._fastyaml import Unsupported, is_not_text, plain_text, text_value
@@ -38,28 +39,37 @@ from envkit.model import LockedPackage
 
 _V = r"([^ \n][^\n]*)\n"  # a one-line value; what it means is up to _fastyaml.text_value
 _MAP4 = r"((?:    [^ \n][^\n]*\n)+)"  # a block mapping at indent 4, read by _MAP4_ENTRY
-_PACKAGE = re.compile(
-    r"- name: "
-    + _V
-    + r"  version: "
-    + _V
-    + r"  manager: (conda|pip)\n  platform: "
-    + _V
-    + r"  dependencies:(?: \{\}\n|\n"
-    + _MAP4
-    + r")  url: "
-    + _V
-    + r"  hash:(?: \{\}\n|\n(?:    md5: "
-    + _V
-    + r")?    sha256: "
-    + _V
-    + r"(?=  [^ ])|\n"
-    + _MAP4
-    + r")"
-    + r"  category: "
-    + _V
-    + r"  optional: (true|false)\n"
-)
+#: each key's line(s) as conda-lock writes them, its groups in the order _package takes them
+_LINES = {
+    "name": ("name: " + _V, ("name",)),
+    "version": ("version: " + _V, ("version",)),
+    "manager": ("manager: (conda|pip)\n", ("manager",)),
+    "platform": ("platform: " + _V, ("platform",)),
+    "dependencies": (r"dependencies:(?: \{\}\n|\n" + _MAP4 + ")", ("dependencies",)),
+    "url": ("url: " + _V, ("url",)),
+    "hash": (
+        r"hash:(?: \{\}\n|\n(?:    md5: " + _V + r")?    sha256: " + _V + r"(?=  [^ ])|\n" + _MAP4 + ")",
+        ("md5", "sha256", "hash"),
+    ),
+    "category": ("category: " + _V, ("category",)),
+    "optional": ("optional: (true|false)\n", ("optional",)),
+}
+_GROUPS: tuple[str, ...] = ("name", "version", "manager", "platform", "dependencies", "url")
+_GROUPS += ("md5", "sha256", "hash", "category", "optional")
+
+
+def _layout(keys: tuple[str, ...]) -> tuple[re.Pattern[str], tuple[int, ...]]:
+    """(the pattern of an entry whose keys are written in the order `keys`, where each of its groups
+    goes in the order _package takes them)."""
+    pattern = "- " + "  ".join(_LINES[k][0] for k in keys)
+    order = [g for k in keys for g in _LINES[k][1]]
+    return re.compile(pattern), tuple(order.index(g) for g in _GROUPS)
+
+
+#: the layouts conda-lock writes: its schema's key order (conda-lock 2 and later, and envkit), and
+#: every key sorted, as older conda-lock writes them
+_PACKAGE, _ = _layout(tuple(_LINES))
+_SORTED, _SORTED_ORDER = _layout(tuple(sorted(_LINES)))
 _MAP4_ENTRY = re.compile(r"^    ([A-Za-z0-9_][A-Za-z0-9_.\-/]*): ([^ \n][^\n]*)$", re.MULTILINE)
 
 #: (key, text) pairs of a block mapping (a package's dependencies or hashes)
@@ -76,7 +86,8 @@ def read_list(text: str, pos: int) -> tuple[YamlList, int]:
     maps: dict[str, Pairs] = {}  # raw block -> its pairs; noarch packages repeat per platform
     convert, pairs = _converters(values, maps)
     get, get_pairs = values.get, maps.get
-    match, count = _PACKAGE.match, text.count
+    match, sorted_match, count = _PACKAGE.match, _SORTED.match, text.count
+    order = itemgetter(*_SORTED_ORDER)
     line = count("\n", 0, pos) + 1
     out: YamlList = list.__new__(YamlList)
     out.line = line
@@ -85,12 +96,17 @@ def read_list(text: str, pos: int) -> tuple[YamlList, int]:
     append, append_line = out.append, lines.append
     while True:
         m = match(text, pos)
-        if m is None:
-            break
+        if m is not None:
+            groups = m.groups()
+        else:
+            m = sorted_match(text, pos)
+            if m is None:
+                break
+            groups = order(m.groups())
         if text.startswith("  ", m.end()):
             break  # more keys than conda-lock writes: read as YAML values
         try:
-            p = _package(m.groups(), line, get, convert, get_pairs, pairs)
+            p = _package(groups, line, get, convert, get_pairs, pairs)
         except Unsupported:  # a value that is not plain text, a duplicate key: read as YAML values
             break
         append(p)
