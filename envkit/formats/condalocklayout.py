@@ -1,6 +1,7 @@
-"""conda-lock.yml's `package:` list read without a YAML tree: the fast path of condalock.
+"""conda-lock.yml's `package:` list read without a YAML tree, inside condalock's one reader.
 
-conda-lock (and envkit) write the `package:` list, nearly all of a lock's text, in one layout:
+conda-lock (and envkit) write the `package:` list, nearly all of a lock's text, in one layout
+(older conda-lock writes the same keys sorted, `category:` first, and is read the same way):
 
   - name: numpy
     version: 1.26.4
