@@ -19,7 +19,7 @@ and the caller loads the whole document as YAML: the values are the same either 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from envkit.formats import _fastyaml
@@ -73,12 +73,23 @@ _new_map = dict.__new__
 _new_list = list.__new__
 
 
-def load_document(text: str, section: str, filename: str | None, kept: frozenset[str] | None = None):
+def load_document(
+    text: str,
+    section: str,
+    filename: str | None,
+    kept: frozenset[str] | None = None,
+    read_list: Callable[[str, int], tuple[YamlList, int]] | None = None,
+):
     """The document `text` as the YAML readers give it, its top-level `section:` list loaded by
     `load_entries` (each entry holding only the `kept` keys when given) and the rest of it (before
     and after the list) by the fast YAML reader; Unsupported for text outside the layout (then the
     caller loads it with envkit.formats._fastyaml.load_yaml).  The text is checked as the YAML
-    reader checks it first (size, characters)."""
+    reader checks it first (size, characters).
+
+    `read_list(text, offset of the first entry)`, when given, loads the list in place of
+    `load_entries`, giving (the list, the offset where it ends) as load_entries does: a format's
+    reader may turn the entries it knows the layout of into its records there (conda-lock's,
+    envkit.formats.condalocklayout)."""
     check_lines(text, filename=filename)
     _fastyaml._check_chars(text)
     if "\r" in text:
@@ -89,7 +100,7 @@ def load_document(text: str, section: str, filename: str | None, kept: frozenset
     if text[-1] != "\n":
         text += "\n"
     first = start + len(section) + 2
-    entries, stop = load_entries(text, first, kept)
+    entries, stop = load_entries(text, first, kept) if read_list is None else read_list(text, first)
     if stop < len(text) and not _KEY_START(text, stop) and text[stop:].strip(" \n"):
         # not a top-level key after the list (a comment, a blank or less indented line within it):
         # with the list's lines left out, what follows could read as part of what came before
@@ -306,22 +317,3 @@ def _instance(shape: tuple, no: int, n: int) -> YamlMap | YamlList:
     out.line = no
     out.lines = dict(zip(keys, range(no, no + n), strict=True))
     return out
-
-
-def split_layout(text: str, section: str, filename: str | None = None):
-    """(the document's header read as YAML, the offset where top-level `section:` starts), for a
-    reader of the list itself (conda-lock's, envkit.formats.condalocklayout): the text is checked
-    as the full loader would, then the header alone goes through the fast YAML reader.  Raises
-    Unsupported for text outside the layout (CR line ends, no `section:` list, a header that is not
-    a mapping)."""
-    check_lines(text, filename=filename)
-    _fastyaml._check_chars(text)
-    if "\r" in text:
-        raise Unsupported
-    start = text.find(f"\n{section}:\n- ") + 1  # str.find: a MULTILINE ^ is tried at every character
-    if start == 0:
-        raise Unsupported
-    header = _fastyaml.load(text[:start])
-    if type(header) is not YamlMap:
-        raise Unsupported
-    return header, start

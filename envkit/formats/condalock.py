@@ -6,12 +6,13 @@ a test proves it).  Output is deterministic: metadata in conda-lock's key order,
 wrote the file.
 
 Reading: see `read_conda_lock`.  The build string, subdir and canonical channel of a conda package are
-not fields of the format; they come from the package URL.  The `package:` list, nearly all of the
-text, is read straight into records when it is in conda-lock's own layout
-(envkit.formats.condalocklayout), else from the document's YAML values, the list loaded without a
-YAML token stream when it is in the block layout lock tools write (envkit.formats._blocklist).
-conda-lock's rules for the fields (CEP 37), which pixi.lock's versions 1 to 3 follow too, are in
-envkit.formats.condalockcheck: checked once, whichever way the records were read.
+not fields of the format; they come from the package URL.  One reader: the document is loaded
+once, its `package:` list without a YAML token stream when it is in the block layout lock tools
+write (envkit.formats._blocklist), each entry in conda-lock's own layout read straight into its
+record there (envkit.formats.condalocklayout), and `_from_data` builds the Lock, every other entry's
+record from its YAML values through the same builder (`package_record`).  conda-lock's rules for
+the fields (CEP 37), which pixi.lock's versions 1 to 3 follow too, are in
+envkit.formats.condalockcheck: checked once, on the Lock.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import re
 from typing import TYPE_CHECKING, cast
 
 from envkit.errors import ParseError, Remedy, UnsupportedVersionError, Where
-from envkit.formats._util import lock_version, record_maker
+from envkit.formats._util import lock_version, record_maker, url_parts_uncached
 from envkit.formats._yaml import YamlMap
 from envkit.formats.condalockcheck import check_platforms, validate_packages
 from envkit.formats.condalockcheck import unknown_platform as unknown_platform  # explicit.py's too
@@ -69,27 +70,14 @@ def read_conda_lock(text: str, filename: str | None = None) -> Lock:
     their URL.  Raises UnsupportedVersionError for another lockfile version, ParseError (file, line)
     for a malformed file.
     """
-    from envkit.formats._fastyaml import Unsupported
-
-    try:
-        lock = _read_layout(text, filename)
-    except (Unsupported, RecursionError):
-        lock = _read_document(text, filename)
-    validate_packages(lock, text, filename)
-    return apply_editable(lock)
-
-
-def _read_document(text: str, filename: str | None) -> Lock:
-    """read_conda_lock through the document's YAML values: any YAML, every error reported."""
-    data = _load(text, filename)
+    data = _load(text, filename, records=True)
     v = lock_version(data.get("version"))
-    if v in (1, 2, 3) and "environments" not in data:
+    if v in (1, 2, 3) and "environments" not in data and (v != 1 or _pixi_shaped(data, text, filename)):
         # a pixi.lock from before version 4: conda-lock's shape under another version number (or,
         # for version 1, under conda-lock's: then its entries' keys or the file name tell)
-        from envkit.formats.pixilegacy import conda_lock_shaped, read_conda_lock_shaped
+        from envkit.formats.pixilegacy import read_conda_lock_shaped
 
-        if v != 1 or os.path.basename(filename or "").lower() == "pixi.lock" or conda_lock_shaped(text):
-            return read_conda_lock_shaped(data, text, filename)
+        return read_conda_lock_shaped(_load(text, filename, records=False), text, filename)
     if "environments" in data and "package" not in data:
         raise ParseError(
             f"this is a pixi.lock (version {data.get('version')}), not a conda-lock file",
@@ -98,58 +86,41 @@ def _read_document(text: str, filename: str | None) -> Lock:
             remedy=Remedy(option="format", value="pixi"),
         )
     check_version(data.get("version"), filename, data.line_of("version"))
-    return _from_data(data, filename)
+    lock = _from_data(data, filename)
+    validate_packages(lock, text, filename)
+    return apply_editable(lock)
 
 
-# -- the fast path: conda-lock's own layout of the `package:` list, the text read straight into
-# records (envkit.formats.condalocklayout): on a large lock two and a half times faster than the
-# YAML values, which cost a mapping per entry and its reading (bench: read_file of 9,000 packages).
-# Anything else raises Unsupported and `_read_document` reads the file: the Lock is the same either
-# way, line numbers included (tests/formats/test_formats_blocklist.py).
+def _pixi_shaped(data: YamlMap, text: str, filename: str | None) -> bool:
+    """Whether a version 1 document is a pixi.lock: by its file name, or by its entries' keys
+    (envkit.formats.pixilegacy.conda_lock_shaped) unless every entry is in conda-lock's own layout,
+    which has none of rattler's keys."""
+    from envkit.formats.pixilegacy import conda_lock_shaped
+
+    if os.path.basename(filename or "").lower() == "pixi.lock":
+        return True
+    pkgs = data.get("package")
+    if isinstance(pkgs, list) and pkgs and all(type(p) is LockedPackage for p in pkgs):
+        return False
+    return conda_lock_shaped(text)
 
 
-def _read_layout(text: str, filename: str | None) -> Lock:
-    """The Lock of a conda-lock.yml whose packages are in conda-lock's layout, read without a YAML
-    tree; raises Unsupported for any other text, which `_read_document` then reads."""
-    from envkit.errors import EnvkitError
-    from envkit.formats._blocklist import split_layout
-    from envkit.formats._fastyaml import Unsupported
-    from envkit.formats.condalocklayout import read_packages
-
-    header, start = split_layout(text, "package", filename)
-    if header.get("version") != SUPPORTED_VERSION:
-        raise Unsupported
-    try:
-        head = _header(header, filename)
-    except EnvkitError:
-        raise Unsupported from None  # the tree reader reports it, after any YAML error further down
-    if text[-1] != "\n":
-        text += "\n"
-    pos = start + len("package:\n")
-    pkgs, seen_platforms = read_packages(text, pos, text.count("\n", 0, pos) + 1)
-    content_hash, channels, platforms, sources, extra_meta, pip_options = head
-    return Lock(
-        kind="conda-lock",
-        platforms=platforms or tuple(seen_platforms),
-        packages=tuple(pkgs),
-        channels=channels,
-        content_hash=content_hash,
-        sources=sources,
-        metadata=extra_meta,
-        pip_options=pip_options,
-        source=filename,
-    )
-
-
-def _load(text: str, filename: str | None) -> YamlMap:
-    """The document: its `package:` list loaded as a block list of entries when it is in the layout
-    lock tools write (envkit.formats._blocklist), else the whole text through the YAML reader; the
-    values are the same either way."""
+def _load(text: str, filename: str | None, records: bool) -> YamlMap:
+    """The document: its `package:` list loaded as a block list when it is in the layout lock tools
+    write (envkit.formats._blocklist), each entry in conda-lock's own layout as its record when
+    `records` (envkit.formats.condalocklayout: on a large lock two and a half times faster than
+    loading it as values, which cost a mapping per entry), else the whole text through the YAML
+    reader.  The Lock `_from_data` builds is the same either way."""
     from envkit.formats._blocklist import load_document
     from envkit.formats._fastyaml import Unsupported, load_yaml
 
     try:
-        data = load_document(text, "package", filename)
+        if records:
+            from envkit.formats.condalocklayout import read_list
+
+            data = load_document(text, "package", filename, read_list=read_list)
+        else:
+            data = load_document(text, "package", filename)
     except (Unsupported, RecursionError):
         data = load_yaml(text, filename=filename)
     if not isinstance(data, YamlMap):  # the YAML readers give a mapping as a YamlMap
@@ -222,8 +193,35 @@ _package = record_maker(
 )
 
 
+def package_record(
+    name: str,
+    version: str,
+    manager: Manager,
+    platform: str,
+    depends: tuple[tuple[str, str], ...],
+    url: str | None,
+    md5: str | None,
+    sha256: str | None,
+    category: str,
+    optional: bool,
+    line: int | None,
+) -> LockedPackage:
+    """The record of a conda-lock entry's fields (see PackageFields), on `line`: build, subdir and
+    channel of a conda package from its URL.  Every conda-lock entry becomes a record here, however
+    its fields were read."""
+    build = subdir = channel = None
+    if manager == "conda" and url:
+        channel, subdir, nvb = url_parts_uncached(url)  # URLs are unique: no cache
+        if nvb is not None:
+            build = nvb[2]
+    return _package(
+        manager, name, version, build, channel, platform, subdir, url, md5, sha256, depends, category,
+        optional, line,
+    )  # fmt: skip
+
+
 def _from_data(data, filename: str | None) -> Lock:
-    from envkit.formats._util import Fields, url_parts_uncached
+    from envkit.formats._util import Fields
 
     content_hash, channels, platforms, sources, extra_meta, pip_options = _header(data, filename)
     top = Fields(data, filename, "")
@@ -234,35 +232,16 @@ def _from_data(data, filename: str | None) -> Lock:
         top.items("package")  # raises the error naming the key
     line_of = getattr(raw_pkgs, "line_of", None)
     for i, raw in enumerate(raw_pkgs or ()):
+        if type(raw) is LockedPackage:  # read straight into its record (see _load)
+            seen_platforms[raw.platform or ""] = None
+            pkgs.append(raw)
+            continue
         line = line_of(i) if line_of else None
         fields = _package_fields(raw)
         if fields is None:  # some field is not of the type conda-lock writes: say which
             fields = _package_fields_checked(raw, Where(file=filename, line=line, key=f"package[{i}]"))
-        name, version, manager, platform, depends, url, md5, sha256, category, optional = fields
-        build = subdir = channel = None
-        if manager == "conda" and url:
-            channel, subdir, nvb = url_parts_uncached(url)  # URLs are unique: no cache
-            if nvb is not None:
-                build = nvb[2]
-        seen_platforms[platform] = None
-        pkgs.append(
-            _package(
-                manager,
-                name,
-                version,
-                build,
-                channel,
-                platform,
-                subdir,
-                url,
-                md5,
-                sha256,
-                depends,
-                category,
-                optional,
-                line,
-            )  # fmt: skip
-        )
+        seen_platforms[fields[3]] = None
+        pkgs.append(package_record(*fields, line))
     if not platforms:
         platforms = tuple(seen_platforms)
     return Lock(

@@ -1,6 +1,7 @@
-"""conda-lock.yml's `package:` list read without a YAML tree: the fast path of condalock.
+"""conda-lock.yml's `package:` list read without a YAML tree, inside condalock's one reader.
 
-conda-lock (and envkit) write the `package:` list, nearly all of a lock's text, in one layout:
+conda-lock (and envkit) write the `package:` list, nearly all of a lock's text, in one layout
+(older conda-lock writes the same keys sorted, `category:` first, and is read the same way):
 
   - name: numpy
     version: 1.26.4
@@ -15,77 +16,111 @@ conda-lock (and envkit) write the `package:` list, nearly all of a lock's text, 
     category: main
     optional: false
 
-`read_packages` matches that layout with one regular expression per package and builds the records
-directly: no YAML tree, no per-package dict, each scalar converted once (versions, specs, platforms
-repeat).  Anything else (another key order, a comment or blank line among the packages, a value
-that is not plain text, CR LF line ends) raises Unsupported and condalock reads the document's YAML
-values: the result is the same either way, line numbers included
-(tests/formats/test_formats_blocklist.py proves it).
+`read_list` matches that layout with one regular expression per package and gives its fields to
+condalock's one record builder (`package_record`): no YAML tree, no per-package dict, each scalar
+converted once by the fast YAML reader's rules (versions, specs, platforms repeat).  From the first
+entry that is not in it (another key order, as older conda-lock writes, a value that is not plain
+text, a key conda-lock does not write) the list is loaded as YAML values
+(envkit.formats._blocklist), which condalock turns into records through the same builder; a
+document outside both layouts is loaded as YAML whole.  The Lock is the same whichever way an entry
+was read, line numbers included (tests/formats/test_formats_blocklist.py proves it).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from operator import itemgetter
 
+from envkit.formats import _blocklist
 from envkit.formats._fastyaml import Unsupported, is_not_text, plain_text, text_value
-from envkit.formats._util import url_parts_uncached as url_parts
+from envkit.formats._yaml import YamlList
+from envkit.formats.condalock import package_record
 from envkit.model import LockedPackage
 
 _V = r"([^ \n][^\n]*)\n"  # a one-line value; what it means is up to _fastyaml.text_value
 _MAP4 = r"((?:    [^ \n][^\n]*\n)+)"  # a block mapping at indent 4, read by _MAP4_ENTRY
-_PACKAGE = re.compile(
-    r"- name: "
-    + _V
-    + r"  version: "
-    + _V
-    + r"  manager: (conda|pip)\n  platform: "
-    + _V
-    + r"  dependencies:(?: \{\}\n|\n"
-    + _MAP4
-    + r")  url: "
-    + _V
-    + r"  hash:(?: \{\}\n|\n(?:    md5: "
-    + _V
-    + r")?    sha256: "
-    + _V
-    + r"(?=  [^ ])|\n"
-    + _MAP4
-    + r")"
-    + r"  category: "
-    + _V
-    + r"  optional: (true|false)\n"
-)
+#: each key's line(s) as conda-lock writes them, its groups in the order _package takes them
+_LINES = {
+    "name": ("name: " + _V, ("name",)),
+    "version": ("version: " + _V, ("version",)),
+    "manager": ("manager: (conda|pip)\n", ("manager",)),
+    "platform": ("platform: " + _V, ("platform",)),
+    "dependencies": (r"dependencies:(?: \{\}\n|\n" + _MAP4 + ")", ("dependencies",)),
+    "url": ("url: " + _V, ("url",)),
+    "hash": (
+        r"hash:(?: \{\}\n|\n(?:    md5: " + _V + r")?    sha256: " + _V + r"(?=  [^ ])|\n" + _MAP4 + ")",
+        ("md5", "sha256", "hash"),
+    ),
+    "category": ("category: " + _V, ("category",)),
+    "optional": ("optional: (true|false)\n", ("optional",)),
+}
+_GROUPS: tuple[str, ...] = ("name", "version", "manager", "platform", "dependencies", "url")
+_GROUPS += ("md5", "sha256", "hash", "category", "optional")
+
+
+def _layout(keys: tuple[str, ...]) -> tuple[re.Pattern[str], tuple[int, ...]]:
+    """(the pattern of an entry whose keys are written in the order `keys`, where each of its groups
+    goes in the order _package takes them)."""
+    pattern = "- " + "  ".join(_LINES[k][0] for k in keys)
+    order = [g for k in keys for g in _LINES[k][1]]
+    return re.compile(pattern), tuple(order.index(g) for g in _GROUPS)
+
+
+#: the layouts conda-lock writes: its schema's key order (conda-lock 2 and later, and envkit), and
+#: every key sorted, as older conda-lock writes them
+_PACKAGE, _ = _layout(tuple(_LINES))
+_SORTED, _SORTED_ORDER = _layout(tuple(sorted(_LINES)))
 _MAP4_ENTRY = re.compile(r"^    ([A-Za-z0-9_][A-Za-z0-9_.\-/]*): ([^ \n][^\n]*)$", re.MULTILINE)
 
 #: (key, text) pairs of a block mapping (a package's dependencies or hashes)
 Pairs = tuple[tuple[str, str], ...]
 
 
-def read_packages(text: str, pos: int, line: int) -> tuple[list[LockedPackage], dict[str, None]]:
-    """(the packages, their platforms in order of appearance) of the `package:` list whose first
-    entry starts at offset `pos`, on `line`, of `text` (which ends in a newline); Unsupported for
-    text outside the layout (see above)."""
+def read_list(text: str, pos: int) -> tuple[YamlList, int]:
+    """(the `package:` list whose first entry starts at offset `pos` of `text`, which ends in a
+    newline; the offset where it ends), as envkit.formats._blocklist.load_document asks of a list
+    reader: each entry in the layout above as its record, the rest of the list, from the first entry
+    that is not, as the block-list loader's YAML values (Unsupported when those are outside its
+    layout too: then the whole document is read as YAML)."""
     values: dict[str, str] = {}  # raw scalar -> its text; versions, specs, platforms repeat
     maps: dict[str, Pairs] = {}  # raw block -> its pairs; noarch packages repeat per platform
     convert, pairs = _converters(values, maps)
     get, get_pairs = values.get, maps.get
-    match, count, end = _PACKAGE.match, text.count, len(text)
-    pkgs: list[LockedPackage] = []
-    append = pkgs.append
-    seen_platforms: dict[str, None] = {}
-    while pos < end:
+    match, sorted_match, count = _PACKAGE.match, _SORTED.match, text.count
+    order = itemgetter(*_SORTED_ORDER)
+    line = count("\n", 0, pos) + 1
+    out: YamlList = list.__new__(YamlList)
+    out.line = line
+    lines: list[int] = []
+    out.lines = lines
+    append, append_line = out.append, lines.append
+    while True:
         m = match(text, pos)
-        if m is None:
-            if text[pos:].strip(" \n"):
-                raise Unsupported
+        if m is not None:
+            groups = m.groups()
+        else:
+            m = sorted_match(text, pos)
+            if m is None:
+                break
+            groups = order(m.groups())
+        if text.startswith("  ", m.end()):
+            break  # more keys than conda-lock writes: read as YAML values
+        try:
+            p = _package(groups, line, get, convert, get_pairs, pairs)
+        except Unsupported:  # a value that is not plain text, a duplicate key: read as YAML values
             break
-        p = _package(m.groups(), line, get, convert, get_pairs, pairs)
-        seen_platforms[p.platform or ""] = None
         append(p)
+        append_line(line)
         line += count("\n", pos, m.end())
         pos = m.end()
-    return pkgs, seen_platforms
+    if text.startswith("- ", pos):
+        rest, pos = _blocklist.load_entries(text, pos)
+        out += rest
+        lines += rest.lines
+    if not out:
+        raise Unsupported
+    return out, pos
 
 
 def _converters(
@@ -157,24 +192,6 @@ def _package(
         sha256 = r_sha256 if plain_text(r_sha256) else get(r_sha256) or convert(r_sha256)
     else:  # hash: {}
         md5 = sha256 = None
-    build = subdir = channel = None
-    if manager == "conda" and url:
-        channel, subdir, nvb = url_parts(url)
-        if nvb is not None:
-            build = nvb[2]
-    return LockedPackage(
-        manager=manager,
-        name=name,
-        version=version,
-        build=build,
-        channel=channel,
-        platform=platform,
-        subdir=subdir,
-        url=url,
-        md5=md5,
-        sha256=sha256,
-        depends=depends,
-        category=category,
-        optional=optional == "true",
-        line=line,
+    return package_record(
+        name, version, manager, platform, depends, url, md5, sha256, category, optional == "true", line
     )

@@ -42,14 +42,14 @@ def _refused(*_a, **_k):
 
 
 def _yaml_only(fn, *args):
-    """fn(*args) with the block-list loader and conda-lock's layout reader refused: the whole
-    document through the YAML reader."""
-    saved, layout = _blocklist.load_document, condalock._read_layout
-    _blocklist.load_document = condalock._read_layout = _refused
+    """fn(*args) with the block-list loader (and so conda-lock's layout reader, a list reader
+    inside it) refused: the whole document through the YAML reader."""
+    saved = _blocklist.load_document
+    _blocklist.load_document = _refused
     try:
         return fn(*args)
     finally:
-        _blocklist.load_document, condalock._read_layout = saved, layout
+        _blocklist.load_document = saved
 
 
 def _outcome(read, text: str, name: str, yaml_only: bool = False) -> str:
@@ -120,12 +120,11 @@ def test_sorted_keys_and_a_version_after_the_list_take_the_block_list_loader(mon
 def test_conda_locks_layout_reader_takes_what_conda_lock_writes(tmp_path, monkeypatch):
     # the text read straight into records, never through YAML values
     texts = _lock_texts(tmp_path)
-    monkeypatch.setattr(condalock, "_read_document", lambda *a: pytest.fail("read through YAML values"))
-    for name, text in texts:
-        if name.startswith("72_") and "writer" not in name:
-            continue  # sorted keys: the block-list loader's
+    monkeypatch.setattr(_blocklist, "load_entries", lambda *a: pytest.fail("read through YAML values"))
+    monkeypatch.setattr(_yaml, "load", lambda *a, **k: pytest.fail("read through libyaml"))
+    for name, text in texts:  # 72: older conda-lock's sorted keys, `version: 1` after the list
         lock = condalock.read_conda_lock(text, "conda-lock.yml")
-        assert lock.packages[0].line == text[: text.index("\n- name:")].count("\n") + 2, name
+        assert lock.packages[0].line == text[: text.index("\npackage:\n")].count("\n") + 3, name
 
 
 def test_read_conda_lock_takes_the_block_list_loader(monkeypatch):
@@ -236,6 +235,35 @@ def test_conda_lock_reads_changed_entries_the_same_whatever_loads_them(change):
     text = "\n".join(_HEAD) + "\n" + entry.replace(old, new, 1) + "\n" + second + "\n"
     _compare_readers(text)
     _compare_readers(text.replace("\n- name: scipy", "\n- name: numpy"))  # a package listed twice
+    # the changed entry after one in conda-lock's layout: a record, then YAML values
+    late = "\n".join(_HEAD) + "\n" + second + "\n" + entry.replace(old, new, 1) + "\n"
+    _compare_readers(late)
+
+
+def test_conda_lock_reads_entries_in_its_layout_as_records_and_the_rest_as_values(monkeypatch):
+    # another key order in the third entry (older conda-lock sorts the keys): the first two read
+    # straight into records, the list from the third on loaded as YAML values; one Lock either way
+    entry = "\n".join(_GOOD_ENTRY)
+    odd = "\n".join(["- version: 1.26.4", "  name: pandas"] + _GOOD_ENTRY[2:]).replace("numpy", "pandas")
+    text = "\n".join(_HEAD) + "\n" + entry + "\n" + entry.replace("numpy", "scipy") + "\n" + odd + "\n"
+    loaded_from = []
+    load_entries = _blocklist.load_entries
+
+    def spy(text, pos, kept=None):
+        loaded_from.append(text.count("\n", 0, pos) + 1)
+        return load_entries(text, pos, kept)
+
+    monkeypatch.setattr(_blocklist, "load_entries", spy)
+    lock = condalock.read_conda_lock(text, "conda-lock.yml")
+    first = len(_HEAD) + 1
+    assert loaded_from == [first + 2 * len(_GOOD_ENTRY)]
+    assert [(p.name, p.build, p.line) for p in lock.packages] == [
+        ("numpy", "py311h64a7726_0", first),
+        ("scipy", "py311h64a7726_0", first + len(_GOOD_ENTRY)),
+        ("pandas", "py311h64a7726_0", first + 2 * len(_GOOD_ENTRY)),
+    ]
+    monkeypatch.setattr(_blocklist, "load_entries", load_entries)
+    assert repr(lock) == repr(_yaml_only(condalock.read_conda_lock, text, "conda-lock.yml"))
 
 
 def test_block_list_loader_takes_empty_mappings_and_pip_hashes():
