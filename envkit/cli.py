@@ -15,7 +15,9 @@ import os
 import sys
 from functools import lru_cache
 
-from envkit import __version__, errors
+from typing import TYPE_CHECKING
+
+from envkit import __version__
 
 # warn/emit live below the commands; still importable from here for callers outside envkit
 from envkit.output import emit, warn  # noqa: F401
@@ -48,25 +50,30 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
 }
 
 
-#: the exit code of each error class (the nearest class in its MRO): 2, unusable input or usage.
-#: 1 is a command's own verdict (findings, a stale lock, a failed smoke test), 3 a bug in envkit.
-EXIT_CODES: dict[type[errors.EnvkitError], int] = {
-    errors.EnvkitError: 2,
-    errors.ParseError: 2,
-    errors.UsageError: 2,
-    errors.EnvironmentNotFound: 2,
-    errors.BackendError: 2,
-    errors.SolveError: 2,
-    errors.IntegrityError: 2,
-    errors.SmokeError: 2,
+if TYPE_CHECKING:  # pragma: no cover
+    from envkit.errors import EnvkitError
+
+#: the exit code of each envkit.errors class, by name (the nearest class in its MRO): 2, unusable
+#: input or usage.  1 is a command's own verdict (findings, a stale lock, a failed smoke test), 3 a
+#: bug in envkit.  Keyed by name so that `envkit --version` need not import envkit.errors (its
+#: dataclasses are a third of the start-up).
+EXIT_CODES: dict[str, int] = {
+    "EnvkitError": 2,
+    "ParseError": 2,
+    "UsageError": 2,
+    "EnvironmentNotFound": 2,
+    "BackendError": 2,
+    "SolveError": 2,
+    "IntegrityError": 2,
+    "SmokeError": 2,
 }
 
 
-def exit_code(exc: errors.EnvkitError) -> int:
-    """The exit code for `exc`: EXIT_CODES of the nearest class it is an instance of."""
+def exit_code(exc: EnvkitError) -> int:
+    """The exit code for `exc`: EXIT_CODES of the nearest envkit.errors class it is an instance of."""
     for cls in type(exc).__mro__:
-        if cls in EXIT_CODES:
-            return EXIT_CODES[cls]
+        if cls.__module__ == "envkit.errors" and cls.__name__ in EXIT_CODES:
+            return EXIT_CODES[cls.__name__]
     return 2
 
 

@@ -42,6 +42,20 @@ def test_version_and_help_import_nothing_heavy():
     assert "HEAVY []" in proc.stderr
 
 
+def test_version_imports_neither_click_nor_the_error_records():
+    code = (
+        "import sys\n"
+        "from envkit.cli import main\n"
+        "try:\n"
+        "    main(['--version'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print('LOADED', sorted(m for m in ('click', 'envkit.errors', 'dataclasses') if m in sys.modules))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert proc.stdout.splitlines()[-1] == "LOADED []"
+
+
 def test_python_dash_m(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "envkit", "--version"], capture_output=True, text=True)
     assert proc.returncode == 0

@@ -132,3 +132,6 @@ def test_exit_codes_are_the_clis_and_errors_carry_none():
     assert cli.exit_code(errors.IntegrityError("x")) == 2
     assert cli.exit_code(errors.ParseErrors([errors.ParseError("a"), errors.ParseError("b")])) == 2
     assert set(cli.EXIT_CODES.values()) == {2}
+    # every name is an envkit.errors class, and every class there has one (its own or a base's)
+    assert all(issubclass(getattr(errors, n), errors.EnvkitError) for n in cli.EXIT_CODES)
+    assert cli.exit_code(errors.SolveError("x")) == cli.EXIT_CODES["SolveError"]
