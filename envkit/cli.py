@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 import sys
 from functools import lru_cache
-
 from typing import TYPE_CHECKING
 
 from envkit import __version__
