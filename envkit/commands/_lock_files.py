@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 import shlex
 
+from envkit.lock.pixi_out import pixi_manifest_beside
+
 
 def regen(*parts: str) -> str:
     """The `envkit lock ...` command line of `parts`, shell-quoted."""
@@ -28,29 +30,6 @@ def _format_title(name: str) -> str:
     if f.owner:
         return f"{f.title} ({f.owner}'s own lock: regenerate it with `{f.owner} lock`)"
     return f.title
-
-
-#: the pixi manifests that make a pixi.lock beside them pixi's (https://pixi.sh/latest/reference/pixi_manifest/)
-PIXI_MANIFESTS = ("pixi.toml", "pyproject.toml")
-
-
-def pixi_manifest_beside(path: str) -> str | None:
-    """The pixi manifest in the directory of `path` (pixi.toml, or a pyproject.toml with a
-    `[tool.pixi...]` table), or None: a pixi.lock there is the one pixi locks and installs."""
-    folder = os.path.dirname(os.path.abspath(path))
-    for name in PIXI_MANIFESTS:
-        candidate = os.path.join(folder, name)
-        if not os.path.isfile(candidate):
-            continue
-        if name == "pixi.toml":
-            return candidate
-        try:
-            with open(candidate, encoding="utf-8", errors="replace") as fh:
-                if "[tool.pixi" in fh.read():
-                    return candidate
-        except OSError:
-            continue
-    return None
 
 
 def pixi_target_args(output: str, version: int) -> list[str]:

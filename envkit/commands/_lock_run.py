@@ -2,12 +2,7 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
-
-import click
-
-from envkit.commands._lock_files import header_for, lock_target, pixi_target_args, refuse_overwrite, regen
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +101,8 @@ def run(o: LockOptions) -> int:
                 "--format json prints the report on standard output, where -o - would write the lock",
                 hint="write the lock to a file (-o FILE)",
             )
+        from envkit.commands._lock_spec import run_spec
+
         return run_spec(o)
     if o.output_format != "text":
         raise UsageError("--format is for -f and --check: a live environment's lock is reported in words")
@@ -134,77 +131,3 @@ def run(o: LockOptions) -> int:
     from envkit.commands._lock_live import run_live
 
     return run_live(o)
-
-
-def run_spec(o: LockOptions) -> int:
-    from envkit.commands._common import warn_duplicates
-    from envkit.commands._lock_check import LOCK_FORMATS_HINT, read_spec
-    from envkit.commands.progress import reporter
-    from envkit.errors import ParseError
-    from envkit.formats.condalock import write_conda_lock
-    from envkit.lock import parse_virtual_package, rebase_pip_options
-    from envkit.lock.cutoff import parse_exclude_newer
-    from envkit.ops.lock import lock_spec, read_previous
-    from envkit.output import emit, warn
-
-    spec_file = o.spec_file or ""  # run() sends only -f here
-    spec = read_spec(spec_file)
-    target = lock_target(o.output, o.target)
-    refuse_overwrite(o.output, "conda-lock" if target == "conda-lock" else "pixi", "-o")
-    warn_duplicates([spec])
-    cutoffs = None
-    if o.exclude_newer or o.exclude_newer_package:
-        cutoffs = parse_exclude_newer(o.exclude_newer, o.exclude_newer_package)
-    if o.lock_file:
-        previous = read_previous(o.lock_file, environment=o.environment, format_hint=LOCK_FORMATS_HINT)
-    else:
-        try:
-            previous = read_previous(o.output)
-        except ParseError as exc:  # the file -o replaces is no lock to start from: solve afresh
-            warn(f"{o.output} is not a lock envkit can read ({exc.message}); solving afresh")
-            previous = None
-    result = lock_spec(
-        spec,
-        platforms=o.platforms,
-        previous=previous,
-        update=[n for u in o.update for n in u.split(",")],
-        update_all=o.update_all,
-        exclude_newer=cutoffs,
-        channel_priority=o.channel_priority,
-        virtual_packages=[parse_virtual_package(v) for v in o.virtual_packages],
-        solver=o.solver,
-        lock_pip_section=not o.no_pip,
-        progress=reporter(o.quiet),
-    )
-    lk = result.lock
-    if lk.pip_options and o.output != "-":
-        from dataclasses import replace
-
-        here, there = (os.path.dirname(os.path.abspath(p)) for p in (spec_file, o.output))
-        lk = replace(lk, pip_options=rebase_pip_options(lk.pip_options, here, there))
-    args = ["-f", spec_file, *[a for p in o.platforms for a in ("--platform", p)]]
-    args += ["--channel-priority", o.channel_priority] if o.channel_priority != "strict" else []
-    args += [a for v in result.virtual_packages for a in ("--virtual-package", str(v).removesuffix("=0"))]
-    args += ["--solver", o.solver] if o.solver != "rattler" else []
-    args += ["--no-pip"] if o.no_pip else []
-    args += result.exclude_newer.args() if result.exclude_newer else []
-    if target == "conda-lock":
-        emit(write_conda_lock(lk, header=header_for(regen(*args, "-o", o.output))), o.output)
-    else:
-        from envkit.lock.pixi_out import PIXI_TARGETS, write_pixi
-
-        args += pixi_target_args(o.output, PIXI_TARGETS[target])
-        emit(write_pixi(lk, target, header=header_for(regen(*args, "-o", o.output))), o.output)
-    warn_duplicates([lk])
-    from envkit.render import render
-    from envkit.render.lock_text import lock_warnings
-
-    if o.output_format == "json":
-        click.echo(
-            render("lock", "json", result, spec_file=spec_file, output=o.output, target=target), nl=False
-        )
-        return 0
-    for w in lock_warnings(result):
-        warn(w)
-    click.echo(render("lock", "text", result, spec_file=spec_file, output=o.output), err=True, nl=False)
-    return 0

@@ -18,6 +18,7 @@ it (py-rattler and conda's conda-lockfiles plugin read such a file; tested):
 from __future__ import annotations
 
 import json
+import os
 import re
 
 from envkit.model import Lock
@@ -134,3 +135,26 @@ def _iso(when) -> str:
     from envkit.lock.cutoff import iso
 
     return iso(when)
+
+
+#: the pixi manifests that make a pixi.lock beside them pixi's (https://pixi.sh/latest/reference/pixi_manifest/)
+PIXI_MANIFESTS = ("pixi.toml", "pyproject.toml")
+
+
+def pixi_manifest_beside(path: str) -> str | None:
+    """The pixi manifest in the directory of `path` (pixi.toml, or a pyproject.toml with a
+    `[tool.pixi...]` table), or None: a pixi.lock there is the one pixi locks and installs."""
+    folder = os.path.dirname(os.path.abspath(path))
+    for name in PIXI_MANIFESTS:
+        candidate = os.path.join(folder, name)
+        if not os.path.isfile(candidate):
+            continue
+        if name == "pixi.toml":
+            return candidate
+        try:
+            with open(candidate, encoding="utf-8", errors="replace") as fh:
+                if "[tool.pixi" in fh.read():
+                    return candidate
+        except OSError:
+            continue
+    return None
