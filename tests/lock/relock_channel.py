@@ -51,3 +51,19 @@ def make_channel(root: Path) -> ChannelBuilder:
             rec["indexed_timestamp"] = ms(day)
     path.write_text(json.dumps(data, indent=1))
     return chan
+
+
+def spec_file(folder: Path, channel: ChannelBuilder, deps=("a", "c")) -> Path:
+    """folder/environment.yml on `channel`, asking for `deps` (with the defaults, `c` is on line 6)."""
+    path = folder / "environment.yml"
+    path.write_text(
+        f"name: demo\nchannels:\n  - {channel.url}\ndependencies:\n" + "".join(f"  - {d}\n" for d in deps)
+    )
+    return path
+
+
+def lock(envkit_cli, spec: Path, out: Path, *args: str):
+    """`envkit lock -f SPEC --platform linux-64 -o OUT ARGS`, which must succeed."""
+    r = envkit_cli("lock", "-f", str(spec), "--platform", "linux-64", "-o", str(out), *args)
+    assert r.exit_code == 0, r.stderr
+    return r

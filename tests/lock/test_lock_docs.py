@@ -1,23 +1,26 @@
-"""docs/commands/lock.md's update, why-stale, pixi.lock and CONDA_OVERRIDE_CUDA blocks are real
-output: they run here, in order, in a folder with the docs' environment.yml, on the local channel
-of the re-lock tests (a 2.0 needs b >=2; c 1.1 is newer than c 1.0), shown as /tmp/demo/chan."""
+"""docs/commands/lock.md's update, why-stale, pixi.lock and CONDA_OVERRIDE_CUDA blocks, and the
+README's update loop, are real output (they need a channel, so docs_sync does not run them): they
+run here, in order, in a folder with the docs' environment.yml, on the local channel of the re-lock
+tests (a 2.0 needs b >=2; c 1.1 is newer than c 1.0), shown as /tmp/demo/chan."""
 
 from __future__ import annotations
 
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from relock_channel import make_channel
+from relock_channel import make_channel, spec_file
 
 pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[2]
 DOC = REPO / "docs" / "commands" / "lock.md"
+README = REPO / "README.md"
 SHOWN_CHANNEL = "file:///tmp/demo/chan"
 #: the comments of a command line that change the spec before it runs
 AFTER_C = "# after `- c` became `- c >=1.1`"
@@ -64,7 +67,12 @@ def run_block(block: str, work: Path, channel_url: str) -> str:
             lines = (cwd / argv[2]).read_text().splitlines()[: int(argv[1].lstrip("-"))]
             out += [ln.rstrip() for ln in lines]
             continue
-        assert argv[0] == "envkit", f"the doc's blocks run envkit and head, not {argv[0]}"
+        if argv[0] == "cp":
+            shutil.copy(cwd / argv[1], cwd / argv[2])
+            continue
+        if argv[0] == "git":  # the commit that ends the loop: no output to show
+            continue
+        assert argv[0] == "envkit", f"the doc's blocks run envkit, head, cp and git, not {argv[0]}"
         proc = subprocess.run(
             [sys.executable, "-m", "envkit", *argv[1:]],
             cwd=cwd,
@@ -93,10 +101,23 @@ def test_the_lock_docs_blocks_are_real_output(tmp_path):
     chan = make_channel(tmp_path / "chan")
     work = tmp_path / "demo"
     work.mkdir()
-    (work / "environment.yml").write_text(
-        f"name: demo\nchannels:\n  - {chan.url}\ndependencies:\n  - a\n  - c\n"
-    )
+    spec_file(work, chan)
     shown = command_blocks(DOC.read_text())
     assert len(shown) == 5, "the CONDA_OVERRIDE_CUDA, update, JSON, why-stale and pixi.lock blocks"
+    for block in shown:
+        assert _normal(run_block(block, work, chan.url)) == _normal(block)
+
+
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux") or os.uname().machine != "x86_64",
+    reason="the README's loop locks for this machine's platform, shown as linux-64",
+)
+def test_the_readme_update_loop_is_real_output(tmp_path):
+    chan = make_channel(tmp_path / "chan")
+    work = tmp_path / "demo"
+    work.mkdir()
+    spec_file(work, chan)
+    shown = command_blocks(README.read_text())
+    assert len(shown) == 2, "the README's update loop and its why-stale block"
     for block in shown:
         assert _normal(run_block(block, work, chan.url)) == _normal(block)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from conftest import CORPUS
-from relock_channel import make_channel
+from relock_channel import lock, make_channel, spec_file
 from support.condafactory import ChannelBuilder
 
 pytestmark = pytest.mark.slow
@@ -24,20 +24,6 @@ PIXI_OWN = CORPUS / "57_1235467__SaltMPRIS__pixi.lock"
 @pytest.fixture(scope="module")
 def channel(tmp_path_factory) -> ChannelBuilder:
     return make_channel(tmp_path_factory.mktemp("pixioutchan") / "chan")
-
-
-def spec_file(folder: Path, channel: ChannelBuilder, deps=("a", "c")) -> Path:
-    path = folder / "environment.yml"
-    path.write_text(
-        f"name: demo\nchannels:\n  - {channel.url}\ndependencies:\n" + "".join(f"  - {d}\n" for d in deps)
-    )
-    return path
-
-
-def lock(envkit_cli, spec: Path, out: Path, *args: str):
-    r = envkit_cli("lock", "-f", str(spec), "--platform", "linux-64", "-o", str(out), *args)
-    assert r.exit_code == 0, r.stderr
-    return r
 
 
 def rattler_versions(path: Path) -> dict[str, str]:

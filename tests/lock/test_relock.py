@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from relock_channel import make_channel
+from relock_channel import lock, make_channel, spec_file
 from support.condafactory import ChannelBuilder, Pkg
 
 pytestmark = pytest.mark.slow
@@ -20,24 +20,10 @@ def channel(tmp_path_factory) -> ChannelBuilder:
     return make_channel(tmp_path_factory.mktemp("relockchan") / "chan")
 
 
-def spec_file(tmp_path: Path, channel: ChannelBuilder, deps=("a", "c")) -> Path:
-    path = tmp_path / "environment.yml"
-    path.write_text(
-        f"name: demo\nchannels:\n  - {channel.url}\ndependencies:\n" + "".join(f"  - {d}\n" for d in deps)
-    )
-    return path
-
-
 def versions(lock: Path) -> dict[str, str]:
     from envkit.formats.condalock import read_conda_lock
 
     return {p.name: p.version for p in read_conda_lock(lock.read_text()).packages}
-
-
-def lock(envkit_cli, spec: Path, out: Path, *args: str):
-    r = envkit_cli("lock", "-f", str(spec), "--platform", "linux-64", "-o", str(out), *args)
-    assert r.exit_code == 0, r.stderr
-    return r
 
 
 def moves(r) -> list[str]:
