@@ -275,12 +275,12 @@ def relock_spec(
     packages: list[LockedPackage] = []
     moves: list[Move] = []
     notes: list[str] = []
+    pip_entries = [p for p in spec.pip if p.kind != "option"]
     for platform in plats:
         conda = solved[platform].packages
         moves.extend(solved[platform].moves)
         say(f"{platform}: {len(conda)} conda packages solved")
         packages.extend(conda)
-        pip_entries = [p for p in spec.pip if p.kind != "option"]
         if lock_pip_section and pip_entries:
             python = next((p for p in conda if p.name == "python"), None)
             if python is None:
@@ -304,7 +304,8 @@ def relock_spec(
     channels = tuple(c for c in spec.channels if c.name != "nodefaults")
     sources = (os.path.basename(spec.source),) if spec.source else ()
     metadata = lock_metadata(packages, spec.variables)
-    indexes = index_record(packages, lock_pip_options(spec)) if lock_pip_section else {}
+    pip_options = lock_pip_options(spec)
+    indexes = index_record(packages, pip_options) if lock_pip_section else {}
     custom = {SPEC_KEY: spec_record(spec)}
     if indexes:  # where each pip artifact came from (which of the spec's indexes)
         custom[INDEX_KEY] = json.dumps(indexes, separators=(",", ":"))
@@ -318,7 +319,7 @@ def relock_spec(
         channels=channels,
         content_hash=hashes,
         sources=sources,
-        pip_options=lock_pip_options(spec),
+        pip_options=pip_options,
         metadata=metadata,
     )
     untimed = tuple((p, solved[p].untimed) for p in plats if solved[p].untimed)
