@@ -14,12 +14,12 @@ from __future__ import annotations
 import os
 import sys
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from envkit import __version__
 
 # warn/emit live below the commands; still importable from here for callers outside envkit
-from envkit.output import emit, warn  # noqa: F401
+from envkit.output import echo, emit, warn  # noqa: F401
 
 # name -> (module, attribute, one-line help).  The help text is duplicated here on purpose: listing
 # the commands must not import them.
@@ -96,7 +96,10 @@ def _build():
                 return None
             import importlib
 
-            return getattr(importlib.import_module(entry[0]), entry[1])
+            from envkit.commands._decl import Command
+
+            cmd = getattr(importlib.import_module(entry[0]), entry[1])
+            return cmd.click() if isinstance(cmd, Command) else cmd
 
         def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
             rows = [(name, COMMANDS[name][2]) for name in self.list_commands(ctx)]
@@ -134,64 +137,100 @@ def main(args: list[str] | None = None, prog_name: str = "envkit") -> None:
         _main(args, prog_name)
 
 
-def _main(args: list[str] | None, prog_name: str) -> None:
-    import click
+def _fast(argv: list[str], prog_name: str) -> tuple[Any, dict[str, Any]] | None:
+    """The function and keyword arguments of a command line the declarations read without click
+    (envkit.commands._decl), or None: click reads it (help, errors, the rarer forms)."""
+    entry = COMMANDS.get(argv[0]) if argv else None
+    # shell completion (`_ENVKIT_COMPLETE=...`) is click's
+    if entry is None or f"_{prog_name.replace('-', '_').upper()}_COMPLETE" in os.environ:
+        return None
+    import importlib
 
-    from envkit.errors import EnvkitError
+    from envkit.commands._decl import Command
 
+    cmd = getattr(importlib.import_module(entry[0]), entry[1])
+    if not isinstance(cmd, Command):
+        return None
+    kwargs = cmd.parse(argv[1:])
+    return None if kwargs is None else (cmd.fn, kwargs)
+
+
+def _invoke(argv: list[str], prog_name: str) -> Any:
+    fast = _fast(argv, prog_name)
+    if fast is not None:
+        fn, kwargs = fast
+        return fn(**kwargs)
     cli = _build()["cli"]
+    return cli.main(args=argv, prog_name=prog_name, standalone_mode=False)
+
+
+def _main(args: list[str] | None, prog_name: str) -> None:
+    argv = sys.argv[1:] if args is None else list(args)
     try:
-        rv = cli.main(args=args, prog_name=prog_name, standalone_mode=False)
-    except click.exceptions.Exit as exc:
-        sys.exit(exc.exit_code)
-    except click.ClickException as exc:
-        exc.show()
-        sys.exit(2 if exc.exit_code == 1 else exc.exit_code)
-    except click.exceptions.Abort:
-        click.echo("Aborted.", err=True)
-        sys.exit(130)
+        rv = _invoke(argv, prog_name)
     except KeyboardInterrupt:
-        click.echo("Interrupted.", err=True)
+        echo("Interrupted.", err=True)
         sys.exit(130)
-    except EnvkitError as exc:
-        if os.environ.get("ENVKIT_DEBUG"):
+    except Exception as exc:
+        code = _failure(exc)
+        if code is None:
             raise
-        report_error(exc)
-        sys.exit(exit_code(exc))
-    except BrokenPipeError:
+        sys.exit(code)
+    sys.exit(rv if isinstance(rv, int) else 0)
+
+
+def _failure(exc: Exception) -> int | None:
+    """Report `exc` as the CLI does and return its exit code; None: re-raise it (ENVKIT_DEBUG).
+    click's exceptions are looked at only when click was imported (the fast path never does)."""
+    if "click" in sys.modules:
+        import click
+
+        if isinstance(exc, click.exceptions.Exit):
+            return exc.exit_code
+        if isinstance(exc, click.ClickException):
+            exc.show()
+            return 2 if exc.exit_code == 1 else exc.exit_code
+        if isinstance(exc, click.exceptions.Abort):
+            echo("Aborted.", err=True)
+            return 130
+    debug = bool(os.environ.get("ENVKIT_DEBUG"))
+    if "envkit.errors" in sys.modules:
+        from envkit.errors import EnvkitError
+
+        if isinstance(exc, EnvkitError):
+            if debug:
+                return None
+            report_error(exc)
+            return exit_code(exc)
+    if isinstance(exc, BrokenPipeError):
         # `envkit ... | head`: not an error worth a traceback.
         sys.stderr.close()
-        sys.exit(1)
-    except OSError as exc:
+        return 1
+    if debug:
+        return None
+    if isinstance(exc, OSError):
         # A file system refusal the command did not anticipate (permissions, a full disk).
-        if os.environ.get("ENVKIT_DEBUG"):
-            raise
         where = f"{exc.filename}: " if exc.filename else ""
-        click.echo(f"error: {where}{exc.strerror or exc}", err=True)
-        sys.exit(2)
-    except Exception as exc:  # a bug: say so plainly, keep the traceback one variable away
-        if os.environ.get("ENVKIT_DEBUG"):
-            raise
-        click.echo(f"error: internal error: {type(exc).__name__}: {exc}", err=True)
-        click.echo(
-            "hint: this is a bug in envkit; run again with ENVKIT_DEBUG=1 to see the traceback and report it",
-            err=True,
-        )
-        sys.exit(3)
-    sys.exit(rv if isinstance(rv, int) else 0)
+        echo(f"error: {where}{exc.strerror or exc}", err=True)
+        return 2
+    # a bug: say so plainly, keep the traceback one variable away
+    echo(f"error: internal error: {type(exc).__name__}: {exc}", err=True)
+    echo(
+        "hint: this is a bug in envkit; run again with ENVKIT_DEBUG=1 to see the traceback and report it",
+        err=True,
+    )
+    return 3
 
 
 def report_error(exc: BaseException) -> None:
     """Print an EnvkitError as `error: ...` plus an optional `hint: ...` line (its remedies worded
     as flags) on stderr."""
-    import click
-
     from envkit.output import cli_hint
 
-    click.echo(f"error: {exc}", err=True)
+    echo(f"error: {exc}", err=True)
     hint = cli_hint(exc)
     if hint:
-        click.echo(f"hint: {hint}", err=True)
+        echo(f"hint: {hint}", err=True)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -129,6 +129,14 @@ def redacted_stdio() -> Iterator[None]:
 _noted: set[str] | None = None
 
 
+def echo(message: str = "", *, err: bool = False, nl: bool = True) -> None:
+    """click.echo of a str, without importing click: `message` (and a newline) on stdout or
+    stderr, flushed."""
+    stream = sys.stderr if err else sys.stdout
+    stream.write(message + "\n" if nl else message)
+    stream.flush()
+
+
 def note(message: str) -> None:
     """Print one `note: ...` line on stderr, once per command however often the same thing is
     noted (a file read twice), for code below the command layer (envkit.io); nothing outside the
@@ -136,24 +144,18 @@ def note(message: str) -> None:
     if _noted is None or message in _noted:
         return
     _noted.add(message)
-    import click
-
-    click.echo(f"note: {message}", err=True)
+    echo(f"note: {message}", err=True)
 
 
 def warn(message: str) -> None:
     """Print one `warning: ...` line on stderr.  Only CLI code calls this."""
-    import click
-
-    click.echo(f"warning: {message}", err=True)
+    echo(f"warning: {message}", err=True)
 
 
 def emit(text: str, output: str | None) -> None:
     """Write command output to stdout, or atomically to `output` when given ('-' is stdout)."""
     if output is None or output == "-":
-        import click
-
-        click.echo(text, nl=False)
+        echo(text, nl=False)
         return
     from envkit.io import atomic_write
 

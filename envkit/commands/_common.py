@@ -15,16 +15,14 @@ def echo_errors(errors: Iterable[BaseException], *, first_line: bool = False) ->
     """Each error as the CLI reports one (`error: ...`, and `hint: ...` with its remedies worded as
     flags) on stderr, for a command that goes on after an input it could not use; `first_line`:
     only the first line of each message."""
-    import click
-
-    from envkit.output import cli_hint
+    from envkit.output import cli_hint, echo
 
     for exc in errors:
         text = str(exc)
-        click.echo(f"error: {text.splitlines()[0] if first_line and text else text}", err=True)
+        echo(f"error: {text.splitlines()[0] if first_line and text else text}", err=True)
         hint = cli_hint(exc)
         if hint:
-            click.echo(f"hint: {hint}", err=True)
+            echo(f"hint: {hint}", err=True)
 
 
 def warn_duplicates(envs: Iterable[EnvSpec | Lock | LiveEnv], *, label: bool = False, config=None) -> None:

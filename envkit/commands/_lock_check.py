@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import click
-
 from envkit.commands._lock_files import regen_advice
+from envkit.output import echo
 
 #: `envkit lock` has no --input-format (-f is an environment file, --lock a lock): the hints of
 #: format detection, which name --format, say what each option takes instead.
@@ -72,11 +71,9 @@ def run_check(o) -> int:
     from envkit.render import render
 
     if o.output_format == "json":
-        click.echo(
-            render("lock-check", "json", verdict, spec_file=o.spec_file, lock_file=lock_file), nl=False
-        )
+        echo(render("lock-check", "json", verdict, spec_file=o.spec_file, lock_file=lock_file), nl=False)
         return 0 if verdict.ok else 1
     advice = regen_advice(lk, o.spec_file, lock_file, text)
     report = render("lock-check", "text", verdict, spec_file=o.spec_file, lock_file=lock_file, advice=advice)
-    click.echo(report, nl=False)
+    echo(report, nl=False)
     return 0 if verdict.ok else 1

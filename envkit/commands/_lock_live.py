@@ -5,9 +5,8 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-import click
-
 from envkit.commands._lock_files import env_lock_path, header_for, refuse_overwrite, regen
+from envkit.output import echo
 
 if TYPE_CHECKING:
     from envkit.commands._lock_run import LockOptions
@@ -53,7 +52,7 @@ def run_live(o: LockOptions) -> int:
     n_pip = len(result.lock.packages) - n_conda
     extra = f" and {env_path}" if env_path else ""
     where = "standard output" if o.output == "-" else o.output
-    click.echo(
+    echo(
         f"locked {env.prefix} ({result.lock.platforms[0]}): {plural(n_conda, 'conda package')} and "
         f"{plural(n_pip, 'pip package')} -> {where}{extra}",
         err=True,

@@ -6,9 +6,8 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-import click
-
 from envkit.commands._lock_files import header_for, lock_target, pixi_target_args, refuse_overwrite, regen
+from envkit.output import echo
 
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.commands._lock_run import LockOptions
@@ -78,11 +77,9 @@ def run_spec(o: LockOptions) -> int:
     from envkit.render.lock_text import lock_warnings
 
     if o.output_format == "json":
-        click.echo(
-            render("lock", "json", result, spec_file=spec_file, output=o.output, target=target), nl=False
-        )
+        echo(render("lock", "json", result, spec_file=spec_file, output=o.output, target=target), nl=False)
         return 0
     for w in lock_warnings(result):
         warn(w)
-    click.echo(render("lock", "text", result, spec_file=spec_file, output=o.output), err=True, nl=False)
+    echo(render("lock", "text", result, spec_file=spec_file, output=o.output), err=True, nl=False)
     return 0

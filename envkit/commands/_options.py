@@ -1,22 +1,22 @@
-"""Options several commands share, spelled once (click only: imported by command modules at start-up)."""
+"""Options several commands share, spelled once (declarations: envkit.commands._decl)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
-import click
+from envkit.commands._decl import Choice, option
 
 
 def text_or_json(help: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """`--format text|json` (parameter `fmt`) and the old spelling `--json` (`as_json`, hidden)."""
 
     def apply(fn: Callable[..., Any]) -> Callable[..., Any]:
-        fn = click.option("--json", "as_json", is_flag=True, hidden=True)(fn)
-        return click.option(
+        fn = option("--json", "as_json", is_flag=True, hidden=True)(fn)
+        return option(
             "--format",
             "fmt",
-            type=click.Choice(("text", "json")),
+            type=Choice(("text", "json")),
             default="text",
             show_default=True,
             help=help,

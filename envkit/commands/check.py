@@ -3,8 +3,7 @@ options, run envkit.ops.check, render the findings)."""
 
 from __future__ import annotations
 
-import click
-
+from envkit.commands._decl import Choice, argument, command, option
 from envkit.formats import FORMATS as INPUT_FORMATS
 
 FORMATS = ("text", "json", "github", "sarif")
@@ -37,58 +36,54 @@ def _rule_list(values: tuple[str, ...], option: str = "--select") -> tuple[str, 
     return tuple(dict.fromkeys(out))
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("files", nargs=-1, metavar="[FILE]...")
-@click.option(
+@command(context_settings={"help_option_names": ["-h", "--help"]})
+@argument("files", nargs=-1, metavar="[FILE]...")
+@option(
     "--lock",
     "lock_file",
     metavar="LOCK",
     help="The lock to compare the FILEs (stale-lock, lock-unsatisfied) and the live "
     "environment (env-drift) with.",
 )
-@click.option("-n", "--name", metavar="NAME", help="Also check the live conda environment NAME.")
-@click.option("-p", "--prefix", metavar="PREFIX", help="Also check the live environment at PREFIX.")
-@click.option(
+@option("-n", "--name", metavar="NAME", help="Also check the live conda environment NAME.")
+@option("-p", "--prefix", metavar="PREFIX", help="Also check the live environment at PREFIX.")
+@option(
     "--select", multiple=True, metavar="RULES", help="Run only these rules (comma-separated; repeatable)."
 )
-@click.option(
-    "--ignore", multiple=True, metavar="RULES", help="Skip these rules (comma-separated; repeatable)."
-)
-@click.option(
-    "--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True, help="Output format."
-)
-@click.option(
+@option("--ignore", multiple=True, metavar="RULES", help="Skip these rules (comma-separated; repeatable).")
+@option("--format", "fmt", type=Choice(FORMATS), default="text", show_default=True, help="Output format.")
+@option(
     "--fail-on",
-    type=click.Choice(SEVERITY_CHOICES),
+    type=Choice(SEVERITY_CHOICES),
     default=None,
     help="Exit 1 when a finding is at least this severe [default: error, or fail-on in the configuration].",
 )
-@click.option(
+@option(
     "--fix",
     is_flag=True,
     help="Apply the safe mechanical fixes (remove `prefix:`, redact credentials, add "
     "`pip`), atomically, and report them.",
 )
-@click.option(
+@option(
     "--input-format",
-    type=click.Choice(INPUT_FORMATS),
+    type=Choice(INPUT_FORMATS),
     help="Read the FILEs as this format (default: detected from the content and name).",
 )
-@click.option("-o", "--output", metavar="OUT", help="Write the report to OUT instead of stdout.")
-@click.option(
+@option("-o", "--output", metavar="OUT", help="Write the report to OUT instead of stdout.")
+@option(
     "--config",
     "config_path",
     metavar="TOML",
     help="Configuration file [default: .envkit.toml or pyproject.toml [tool.envkit], searched upwards].",
 )
-@click.option(
+@option(
     "--machine",
     "machine",
     metavar="PROFILE|host|ssh://HOST",
     help="Also check that the FILEs install and run on this machine: a profile file "
     "(`envkit machine -o FILE`), `host` (this machine) or ssh://HOST (the machine-* rules).",
 )
-@click.option("--list-rules", is_flag=True, help="List the rules and exit.")
+@option("--list-rules", is_flag=True, help="List the rules and exit.")
 def check(
     files: tuple[str, ...],
     lock_file: str | None,
@@ -183,12 +178,12 @@ def _stdin_text(paths: list[str], lock_file: str | None, fix: bool) -> str | Non
 
 def _report(fmt: str, result, threshold: str, output: str | None) -> None:
     """Write the report in `fmt`; outside text and JSON, the fixes go to stderr."""
-    from envkit.output import emit
+    from envkit.output import echo, emit
     from envkit.render import render_findings
 
     if fmt not in ("text", "json"):  # json reports fixes itself; the others keep stdout machine-readable
         for x in result.fixed:
-            click.echo(f"{x.file}:{x.line}: fixed {x.rule}: {x.description}", err=True)
+            echo(f"{x.file}:{x.line}: fixed {x.rule}: {x.description}", err=True)
     text = render_findings(
         fmt,
         list(result.findings),

@@ -2,58 +2,58 @@
 
 from __future__ import annotations
 
-import click
-
 from envkit._text import plural
+from envkit.commands._decl import Choice, Path, command, option
 from envkit.formats import FORMATS
+from envkit.output import echo
 
 
-@click.command("create")
-@click.option(
+@command("create")
+@option(
     "--lock",
     "lock_file",
     required=True,
-    type=click.Path(dir_okay=False),
+    type=Path(dir_okay=False),
     help="The lock to install (conda-lock.yml, an explicit file, pixi.lock, ...).",
 )
-@click.option(
+@option(
     "-p",
     "--prefix",
     metavar="PREFIX",
-    type=click.Path(file_okay=False),
+    type=Path(file_okay=False),
     help="Create the environment at this path.",
 )
-@click.option(
+@option(
     "-n",
     "--name",
     metavar="NAME",
     help="Create the environment with this name (in the first envs directory).",
 )
-@click.option(
+@option(
     "--platform",
     default=None,
     metavar="SUBDIR",
     help="The locked platform to install [default: this machine's].",
 )
-@click.option(
+@option(
     "--env",
     "environment",
     metavar="NAME",
     help="The environment of a pixi.lock to install [default: default].",
 )
-@click.option(
+@option(
     "--input-format",
-    type=click.Choice(FORMATS),
+    type=Choice(FORMATS),
     help="Read the lock as this format [default: detected from the content].",
 )
-@click.option(
+@option(
     "--backend",
-    type=click.Choice(("rattler", "conda", "mamba", "micromamba")),
+    type=Choice(("rattler", "conda", "mamba", "micromamba")),
     default="rattler",
     show_default=True,
     help="Install the conda packages with py-rattler, or with a conda executable.",
 )
-@click.option(
+@option(
     "-q",
     "--quiet",
     is_flag=True,
@@ -88,7 +88,7 @@ def create(lock_file, prefix, name, platform, environment, input_format, backend
         warn(w)
     result = outcome.result
     hashes = ", pip hashes required" if result.require_hashes else ""
-    click.echo(
+    echo(
         f"created {result.prefix} ({result.platform}, {result.backend}): "
         f"{plural(result.conda, 'conda package')} and {plural(result.pip, 'pip package')}{hashes}"
     )

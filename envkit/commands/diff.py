@@ -2,55 +2,51 @@
 
 from __future__ import annotations
 
-import click
-
+from envkit.commands._decl import Choice, argument, command, option
 from envkit.formats import FORMATS
+from envkit.output import echo
 
 OUTPUT_FORMATS = ("text", "json", "markdown")
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("source_a", metavar="SOURCE_A")
-@click.argument("source_b", metavar="SOURCE_B")
-@click.option(
+@command(context_settings={"help_option_names": ["-h", "--help"]})
+@argument("source_a", metavar="SOURCE_A")
+@argument("source_b", metavar="SOURCE_B")
+@option(
     "--platform",
     metavar="P",
     help="Platform of a multi-platform lock (default: the other side's, else this machine's).",
 )
-@click.option(
+@option(
     "--format",
     "fmt",
-    type=click.Choice(OUTPUT_FORMATS),
+    type=Choice(OUTPUT_FORMATS),
     default="text",
     show_default=True,
     help="Output format.",
 )
-@click.option("--all", "show_all", is_flag=True, help="Also list unchanged packages (and channels, options).")
-@click.option(
-    "--env", "environment", metavar="NAME", help="The environment of a pixi.lock (default: default)."
-)
-@click.option(
+@option("--all", "show_all", is_flag=True, help="Also list unchanged packages (and channels, options).")
+@option("--env", "environment", metavar="NAME", help="The environment of a pixi.lock (default: default).")
+@option(
     "--input-format",
-    type=click.Choice(FORMATS),
+    type=Choice(FORMATS),
     help="Read file sources as this format (default: detected from the content).",
 )
-@click.option(
+@option(
     "--color",
-    type=click.Choice(("auto", "always", "never")),
+    type=Choice(("auto", "always", "never")),
     default="auto",
     show_default=True,
     help="Colour the text output: auto = on a terminal, unless NO_COLOR is set.",
 )
-@click.option("-o", "--output", metavar="FILE", help="Write the report to FILE instead of stdout.")
-@click.option(
+@option("-o", "--output", metavar="FILE", help="Write the report to FILE instead of stdout.")
+@option(
     "--machine-a",
     metavar="PROFILE",
     help="The machine of SOURCE_A for the header: a profile file (envkit machine -o), host or ssh://HOST.",
 )
-@click.option("--machine-b", metavar="PROFILE", help="The same for SOURCE_B.")
-@click.option(
-    "--no-machine", is_flag=True, help="Do not probe or show the machines (no probe runs over ssh)."
-)
+@option("--machine-b", metavar="PROFILE", help="The same for SOURCE_B.")
+@option("--no-machine", is_flag=True, help="Do not probe or show the machines (no probe runs over ssh).")
 def diff(
     source_a: str,
     source_b: str,
@@ -107,8 +103,8 @@ def diff(
         fmt, result.diff, show_all=show_all, machines=result.machines, color=use_color, width=_width()
     )
     if use_color and output is None:
-        # click strips ANSI codes from non-terminal streams unless told otherwise
-        click.echo(text, nl=False, color=True)
+        # written as is: emit() is for files, and colour was asked for this terminal
+        echo(text, nl=False)
     else:
         emit(text, output)
     return 0 if result.same else 1

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import click
+from envkit.commands._decl import argument, command
+from envkit.output import echo
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("rule_name", metavar="RULE")
+@command(context_settings={"help_option_names": ["-h", "--help"]})
+@argument("rule_name", metavar="RULE")
 def explain(rule_name: str) -> int:
     """Explain a check rule: what it finds, why it matters, how to fix it, with an example.
 
@@ -15,5 +16,5 @@ def explain(rule_name: str) -> int:
     from envkit.checks.registry import get_rule
     from envkit.render.rule_docs import render_explain
 
-    click.echo(render_explain(get_rule(rule_name)), nl=False)
+    echo(render_explain(get_rule(rule_name)), nl=False)
     return 0

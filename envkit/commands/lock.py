@@ -4,35 +4,35 @@
 
 from __future__ import annotations
 
-import click
+from envkit.commands._decl import Choice, Path, command, option
 
 BACKENDS = ("native", "conda", "mamba", "micromamba")
 
 
-@click.command("lock")
-@click.option("-n", "--name", metavar="NAME", help="Lock the live environment with this name.")
-@click.option(
+@command("lock")
+@option("-n", "--name", metavar="NAME", help="Lock the live environment with this name.")
+@option(
     "-p",
     "--prefix",
     metavar="PREFIX",
-    type=click.Path(file_okay=False),
+    type=Path(file_okay=False),
     help="Lock the live environment at this path.",
 )
-@click.option(
+@option(
     "-f",
     "--file",
     "spec_file",
-    type=click.Path(dir_okay=False),
+    type=Path(dir_okay=False),
     help="Solve this environment file (environment.yml) instead of reading a live environment.",
 )
-@click.option(
+@option(
     "--platform",
     "platforms",
     multiple=True,
     metavar="SUBDIR",
     help="Platform to solve -f for (repeatable; default: the file's `platforms:`, else this machine's).",
 )
-@click.option(
+@option(
     "-o",
     "--output",
     metavar="FILE",
@@ -40,15 +40,15 @@ BACKENDS = ("native", "conda", "mamba", "micromamba")
     show_default=True,
     help="Where to write the lock ('-' for stdout).",
 )
-@click.option(
+@option(
     "--to",
     "target",
-    type=click.Choice(("conda-lock", "pixi", "pixi-v7")),
+    type=Choice(("conda-lock", "pixi", "pixi-v7")),
     default=None,
     help="With -f: the lock's format: conda-lock, pixi (pixi.lock version 6) or pixi-v7 "
     "[default: what envkit wrote to -o before; else pixi for -o pixi.lock, conda-lock for any other].",
 )
-@click.option(
+@option(
     "--env-lock",
     "env_lock",
     default=None,
@@ -57,22 +57,22 @@ BACKENDS = ("native", "conda", "mamba", "micromamba")
     "conda-lock.yml -> environment.lock.yml, X.conda-lock.yml -> X.environment.lock.yml, "
     "STEM.EXT -> STEM.environment.lock.yml; none with -o -].",
 )
-@click.option("--no-env-lock", is_flag=True, help="With -n/-p, do not write the exact environment file.")
-@click.option(
+@option("--no-env-lock", is_flag=True, help="With -n/-p, do not write the exact environment file.")
+@option(
     "--backend",
-    type=click.Choice(BACKENDS),
+    type=Choice(BACKENDS),
     default="native",
     show_default=True,
     help="How -n/-p reads the environment.",
 )
-@click.option(
+@option(
     "--channel-priority",
-    type=click.Choice(("strict", "flexible", "disabled")),
+    type=Choice(("strict", "flexible", "disabled")),
     default="strict",
     show_default=True,
     help="Channel priority when solving -f.",
 )
-@click.option(
+@option(
     "--virtual-package",
     "virtual_packages",
     multiple=True,
@@ -80,27 +80,27 @@ BACKENDS = ("native", "conda", "mamba", "micromamba")
     help="Set a virtual package when solving, e.g. linux-64:__cuda=12.4 (repeatable); with --check, "
     "the ones a conda-lock lock was made with.",
 )
-@click.option(
+@option(
     "--solver",
-    type=click.Choice(("rattler", "conda-lock")),
+    type=Choice(("rattler", "conda-lock")),
     default="rattler",
     show_default=True,
     help="Solve -f with py-rattler, or with conda-lock (needs a conda executable).",
 )
-@click.option("--no-pip", is_flag=True, help="Do not lock the pip section of -f.")
-@click.option(
+@option("--no-pip", is_flag=True, help="Do not lock the pip section of -f.")
+@option(
     "--allow-unhashed-pip",
     is_flag=True,
     help="With -n/-p, lock pip packages whose artifact pip cannot find without URL or hash "
     "(marked #envkit-unresolved) instead of failing.",
 )
-@click.option(
+@option(
     "-q",
     "--quiet",
     is_flag=True,
     help="No progress on stderr (it is shown only on a terminal, or with ENVKIT_PROGRESS=1).",
 )
-@click.option(
+@option(
     "--update",
     "update",
     multiple=True,
@@ -108,45 +108,43 @@ BACKENDS = ("native", "conda", "mamba", "micromamba")
     help="With -f over a previous lock: let NAME move to its newest version (and what that forces); "
     "every other locked package stays (repeatable, or NAME,NAME).",
 )
-@click.option(
-    "--update-all", is_flag=True, help="With -f: solve afresh, ignoring the previous lock's versions."
-)
-@click.option(
+@option("--update-all", is_flag=True, help="With -f: solve afresh, ignoring the previous lock's versions.")
+@option(
     "--exclude-newer",
     metavar="DATE|DURATION",
     help="Solve -f as the channels were then: leave out records uploaded after DATE (2025-01-01, "
     "2025-01-01T12:00Z) or DURATION ago (30d, 12h, 2w) [default: the cutoff the previous lock records].",
 )
-@click.option(
+@option(
     "--exclude-newer-package",
     "exclude_newer_package",
     multiple=True,
     metavar="NAME=DATE|CHANNEL::=DATE",
     help="A cutoff for one package, or every package of one channel, beating --exclude-newer (repeatable).",
 )
-@click.option(
+@option(
     "--check",
     is_flag=True,
     help="Do not lock: exit 1 when --lock is stale or does not satisfy -f, 0 when it fits.",
 )
-@click.option(
+@option(
     "--lock",
     "lock_file",
-    type=click.Path(dir_okay=False),
+    type=Path(dir_okay=False),
     metavar="FILE",
     help="The lock --check reads, or the previous lock -f starts from (conda-lock.yml or pixi.lock) "
     "[default: conda-lock.yml with --check; the -o file with -f].",
 )
-@click.option(
+@option(
     "--env",
     "environment",
     metavar="NAME",
     help="The environment of a pixi.lock --lock [default: default].",
 )
-@click.option(
+@option(
     "--format",
     "output_format",
-    type=click.Choice(("text", "json")),
+    type=Choice(("text", "json")),
     default="text",
     show_default=True,
     help="The report's format: with -f, json prints what was locked and moved on stdout (the lock "

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import click
-
+from envkit.commands._decl import argument, command, option
 from envkit.commands._options import text_or_json
+from envkit.output import echo
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("source", required=False, default="host", metavar="[host|ssh://HOST|PROFILE]")
+@command(context_settings={"help_option_names": ["-h", "--help"]})
+@argument("source", required=False, default="host", metavar="[host|ssh://HOST|PROFILE]")
 @text_or_json("Output format (json: the format -o writes).")
-@click.option(
+@option(
     "-o",
     "--output",
     metavar="FILE",
@@ -36,7 +36,7 @@ def machine(source: str, fmt: str, as_json: bool, output: str | None) -> int:
 
         atomic_write(output, profile.to_json())
         if not as_json:
-            click.echo(f"wrote {output}", err=True)
+            echo(f"wrote {output}", err=True)
             return 0
     if as_json:
         emit(profile.to_json(), None)

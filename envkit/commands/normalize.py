@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import sys
 
-import click
-
+from envkit.commands._decl import Choice, argument, command, option
 from envkit.formats import FORMATS
+from envkit.output import echo
 
 
 def _read(path: str, *, keep_bom: bool = False) -> str:
@@ -29,21 +29,17 @@ def _read(path: str, *, keep_bom: bool = False) -> str:
     return decode_text(data, "<stdin>", keep_bom=keep_bom)
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("files", nargs=-1, required=True, metavar="FILE...")
-@click.option("-o", "--output", metavar="OUT", help="Write the normalized file to OUT ('-': stdout).")
-@click.option(
-    "--write", "write", is_flag=True, help="Rewrite each FILE in place (atomically), keeping comments."
-)
-@click.option(
+@command(context_settings={"help_option_names": ["-h", "--help"]})
+@argument("files", nargs=-1, required=True, metavar="FILE...")
+@option("-o", "--output", metavar="OUT", help="Write the normalized file to OUT ('-': stdout).")
+@option("--write", "write", is_flag=True, help="Rewrite each FILE in place (atomically), keeping comments.")
+@option(
     "--check",
     is_flag=True,
     help="Change nothing; exit 1 and print a unified diff when a FILE is not normalized.",
 )
-@click.option(
-    "--input-format", "fmt", type=click.Choice(FORMATS), help="Read FILE as this format (default: detected)."
-)
-@click.option("--format", "fmt_alias", type=click.Choice(FORMATS), hidden=True)  # the old spelling
+@option("--input-format", "fmt", type=Choice(FORMATS), help="Read FILE as this format (default: detected).")
+@option("--format", "fmt_alias", type=Choice(FORMATS), hidden=True)  # the old spelling
 def normalize(
     files: tuple[str, ...],
     output: str | None,
@@ -96,9 +92,9 @@ def normalize(
             from envkit.io import atomic_write
 
             atomic_write(path, result.text, unchanged_since=before)
-            click.echo(f"normalized {path}")
+            echo(f"normalized {path}")
         elif write:
-            click.echo(f"{path} is already normalized")
+            echo(f"{path} is already normalized")
         else:
             emit(result.text, output)
     return status
@@ -109,26 +105,26 @@ def _print_diff(raw: str, new: str, name: str) -> None:
     from envkit.render import render
 
     text, notes = render("normalize-check", "unified-diff", raw, new, name)
-    click.echo(text, nl=False)
+    echo(text, nl=False)
     for note in notes:
         warn_note(f"{name}: {note}")
 
 
 def warn_note(message: str) -> None:
     """One `note: ...` line on stderr."""
-    click.echo(f"note: {message}", err=True)
+    echo(f"note: {message}", err=True)
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("files", nargs=-1, required=True, metavar="FILE...")
-@click.option(
+@command(context_settings={"help_option_names": ["-h", "--help"]})
+@argument("files", nargs=-1, required=True, metavar="FILE...")
+@option(
     "--input-format",
     "fmt",
-    type=click.Choice(FORMATS),
+    type=Choice(FORMATS),
     help="Read every FILE as this format (default: detected).",
 )
-@click.option("--format", "fmt_alias", type=click.Choice(FORMATS), hidden=True)  # the old spelling
-@click.option(
+@option("--format", "fmt_alias", type=Choice(FORMATS), hidden=True)  # the old spelling
+@option(
     "-e",
     "--env",
     "--environment",
@@ -164,5 +160,5 @@ def validate(files: tuple[str, ...], fmt: str | None, fmt_alias: str | None, env
             continue
         for msg in result.warnings:
             warn(msg)
-        click.echo(f"ok: {name}: {result.summary}")
+        echo(f"ok: {name}: {result.summary}")
     return status

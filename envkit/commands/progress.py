@@ -12,6 +12,8 @@ import os
 import sys
 from collections.abc import Callable
 
+from envkit.output import echo
+
 ENV_VAR = "ENVKIT_PROGRESS"
 
 
@@ -34,8 +36,6 @@ def reporter(quiet: bool = False) -> Callable[[str], None] | None:
         return None
 
     def say(message: str) -> None:
-        import click
-
-        click.echo(f"envkit: {message}", err=True)
+        echo(f"envkit: {message}", err=True)
 
     return say

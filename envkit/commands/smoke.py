@@ -4,41 +4,36 @@ from __future__ import annotations
 
 import sys
 
-import click
-
+from envkit.commands._decl import FloatRange, Path, command, option
 from envkit.commands._options import text_or_json
-from envkit.output import cli_hint, warn
+from envkit.output import cli_hint, echo, warn
 from envkit.render import render
 from envkit.render.smoke import progress_line
 
 
-@click.command("smoke")
-@click.option("-n", "--name", "name", metavar="NAME", help="Conda environment by name.")
-@click.option("-p", "--prefix", "prefix", metavar="PREFIX", help="Conda environment by prefix path.")
-@click.option("--python", "python", metavar="EXE", help="Any Python interpreter (a venv's bin/python).")
-@click.option(
+@command("smoke")
+@option("-n", "--name", "name", metavar="NAME", help="Conda environment by name.")
+@option("-p", "--prefix", "prefix", metavar="PREFIX", help="Conda environment by prefix path.")
+@option("--python", "python", metavar="EXE", help="Any Python interpreter (a venv's bin/python).")
+@option(
     "--create",
     "create_file",
     metavar="FILE",
-    type=click.Path(dir_okay=False),
+    type=Path(dir_okay=False),
     help="Create a temporary env from an environment.yml or a lock, test it, remove it.",
 )
-@click.option(
-    "--require-cuda", is_flag=True, help="Fail unless CUDA works (also implied by a GPU or CUDA pins)."
-)
-@click.option("--quick", is_flag=True, help="Small checks; adaptive DataLoader search.")
-@click.option("--full", is_flag=True, help="Larger workloads; sweep up to 2x the cores.")
+@option("--require-cuda", is_flag=True, help="Fail unless CUDA works (also implied by a GPU or CUDA pins).")
+@option("--quick", is_flag=True, help="Small checks; adaptive DataLoader search.")
+@option("--full", is_flag=True, help="Larger workloads; sweep up to 2x the cores.")
 @text_or_json("Output format (json: the schema in docs/commands/smoke.md).")
-@click.option("-q", "--quiet", is_flag=True, help="No progress on stderr (it is shown only on a terminal).")
-@click.option(
+@option("-q", "--quiet", is_flag=True, help="No progress on stderr (it is shown only on a terminal).")
+@option(
     "--timeout",
-    type=click.FloatRange(min=1.0),
+    type=FloatRange(min=1.0),
     metavar="SECONDS",
     help="Overall limit (default 600 quick, 900, 1800 full); each check also has its own.",
 )
-@click.option(
-    "--keep", is_flag=True, help="Keep the temporary env (--create) and the probe's scratch directory."
-)
+@option("--keep", is_flag=True, help="Keep the temporary env (--create) and the probe's scratch directory.")
 def smoke(
     name, prefix, python, create_file, require_cuda, quick, full, fmt, as_json, quiet, timeout, keep
 ) -> int:
@@ -93,20 +88,18 @@ def smoke(
         report = runner.could_not_run_report(
             {k: v for k, v in where.items() if v}, str(e), cli_hint(e), mode=mode, require_cuda=require_cuda
         )
-        click.echo(render("smoke", "json", report))
+        echo(render("smoke", "json", report))
         raise
     progress.done()
     why = next((c["detail"] for c in report.get("checks") or [] if c["status"] == "fail"), "unknown reason")
     if report.get("could_not_run"):
         report.setdefault("reason", why)
-    click.echo(render("smoke", "json" if as_json else "text", report), nl=as_json)
+    echo(render("smoke", "json" if as_json else "text", report), nl=as_json)
     if report.get("could_not_run"):
-        click.echo(
-            f"error: the smoke test could not run in {report['target'].get('python')}: {why}", err=True
-        )
+        echo(f"error: the smoke test could not run in {report['target'].get('python')}: {why}", err=True)
         hint = next((d["hint"] for d in report.get("diagnoses") or []), None)
         if hint:
-            click.echo(f"hint: {hint}", err=True)
+            echo(f"hint: {hint}", err=True)
     if report.get("scratch"):
         warn(f"kept the probe's scratch directory: {report['scratch']}")
     return runner.exit_code(report)
@@ -137,7 +130,7 @@ class _Progress:
     def __call__(self, ev: dict) -> None:
         line = progress_line(ev, self)
         if self.enabled and line:
-            click.echo(line, err=True)
+            echo(line, err=True)
 
     def done(self) -> None:
         pass

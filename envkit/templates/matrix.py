@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from envkit._lazy import lazy_re
 from envkit.conda.families import COMPANIONS
 from envkit.errors import EnvkitError, ParseError, Remedy, UsageError, Where
 
@@ -66,7 +67,7 @@ def vkey(version: str) -> tuple[int, ...]:
     return tuple(out)
 
 
-_MINOR = re.compile(r"^\s*v?(\d+)\.(\d+)(?:\.(\d+))?")
+_MINOR = lazy_re(r"^\s*v?(\d+)\.(\d+)(?:\.(\d+))?")
 
 
 def torch_minor(version: str) -> str | None:
