@@ -530,18 +530,13 @@ def vcs_unpinned(target: Target, ctx: Context) -> Iterator[Hit]:
     spec = target.env_file
     if spec is None:
         return
-    from urllib.parse import urlsplit
-
     for p in spec.pip:
         if p.kind != "vcs" or not p.url:
             continue
         url = p.url.split("#", 1)[0]
         _, _, rest = url.partition("+")
-        try:
-            path = urlsplit(rest or url).path
-        except ValueError:
-            continue
-        if "@" in path:
+        path = _url_path(rest or url)
+        if path is None or "@" in path:
             continue
         yield Hit(
             p.line,
@@ -549,6 +544,30 @@ def vcs_unpinned(target: Target, ctx: Context) -> Iterator[Hit]:
             "when the environment is built; pin the commit",
             tuple(n for n in (p.name,) if n),
         )
+
+
+def _url_path(url: str) -> str | None:
+    """urllib.parse.urlsplit(url).path, None where it raises (a bad IPv6 host); written out for
+    the common shapes because urllib.parse (with ipaddress) is a start-up cost of every check."""
+    if "[" in url or "]" in url or any(c in url for c in "\t\r\n") or url[:1] <= " ":
+        from urllib.parse import urlsplit
+
+        try:
+            return urlsplit(url).path
+        except ValueError:
+            return None
+    scheme, colon, rest = url.partition(":")
+    if (
+        colon
+        and scheme[:1].isascii()
+        and scheme[:1].isalpha()
+        and all(c.isascii() and (c.isalnum() or c in "+-.") for c in scheme)
+    ):
+        url = rest
+    if url[:2] == "//":
+        cut = min((i for i in (url.find(c, 2) for c in "/?#") if i >= 0), default=len(url))
+        url = url[cut:]
+    return url.split("#", 1)[0].split("?", 1)[0]
 
 
 # --------------------------------------------------------------------------------------------

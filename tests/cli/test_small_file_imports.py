@@ -82,3 +82,4 @@ def test_check_loads_no_yaml_engine_ssh_template_renderer_or_pathlib():
     templates = {m for m in mods if m.startswith("envkit.templates")}
     assert templates == {"envkit.templates", "envkit.templates.matrix"}
     assert mods & NEVER == set()
+    assert "urllib.parse" not in mods  # vcs-unpinned reads the URL's path itself
