@@ -79,6 +79,7 @@ def load_document(
     filename: str | None,
     kept: frozenset[str] | None = None,
     read_list: Callable[[str, int], tuple[YamlList, int]] | None = None,
+    read_head: Callable[[str], YamlMap] | None = None,
 ):
     """The document `text` as the YAML readers give it, its top-level `section:` list loaded by
     `load_entries` (each entry holding only the `kept` keys when given) and the rest of it (before
@@ -89,7 +90,9 @@ def load_document(
     `read_list(text, offset of the first entry)`, when given, loads the list in place of
     `load_entries`, giving (the list, the offset where it ends) as load_entries does: a format's
     reader may turn the entries it knows the layout of into its records there (conda-lock's,
-    envkit.formats.condalocklayout)."""
+    envkit.formats.condalocklayout).  `read_head(the text before the list)`, when given, loads that
+    part in place of the fast YAML reader (giving what `load_part(text, 0)` gives: pixi.lock's
+    environments, envkit.formats.pixilock)."""
     check_lines(text, filename=filename)
     _fastyaml._check_chars(text)
     if "\r" in text:
@@ -106,8 +109,8 @@ def load_document(
         # with the list's lines left out, what follows could read as part of what came before
         raise Unsupported
     line = text.count("\n", 0, start) + 1
-    head = _load_part(text[:start], 0)
-    tail = _load_part(text[stop:], line + text.count("\n", start, stop) - 1)
+    head = load_part(text[:start], 0) if read_head is None else read_head(text[:start])
+    tail = load_part(text[stop:], line + text.count("\n", start, stop) - 1)
     if section in head or section in tail or any(k in head for k in tail):
         raise Unsupported  # a key twice: the YAML reader reports it
     data: YamlMap = _new_map(YamlMap)
@@ -126,7 +129,7 @@ def load_document(
 _CONTENT = re.compile(r"^ *[^ #\n]", re.MULTILINE).search
 
 
-def _load_part(text: str, shift: int) -> YamlMap:
+def load_part(text: str, shift: int) -> YamlMap:
     """The top-level mapping of `text` (the document before or after the list), its lines moved
     down by `shift`; an empty one when `text` holds no YAML."""
     if not _CONTENT(text):

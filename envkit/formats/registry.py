@@ -265,7 +265,8 @@ REGISTRY: tuple[Format, ...] = (
         write_options=("header", "platform"),
         file_names=("pylock.toml", "pylock.*.toml"),
         rank=100,
-        sniff=lambda p: bool(_PYLOCK.search(p.text)),
+        # (the substring first: a MULTILINE `^` search tries every character of a big lock)
+        sniff=lambda p: "lock-version" in p.text and bool(_PYLOCK.search(p.text)),
         carries=_PYLOCK_FEATURES,
         holds=_PYLOCK_FEATURES,
         convert_rank=6,
@@ -277,7 +278,9 @@ REGISTRY: tuple[Format, ...] = (
         file_names=("uv.lock",),
         rank=95,
         sniff=lambda p: (
-            bool(_UV_VERSION.search(p.text)) and (bool(_UV_LOCK.search(p.text)) or p.base == "uv.lock")
+            ("[[package]]" in p.text or p.base == "uv.lock")  # as above, at C speed
+            and bool(_UV_VERSION.search(p.text))
+            and (bool(_UV_LOCK.search(p.text)) or p.base == "uv.lock")
         ),
         owner="uv",
         carries=frozenset({"pip", "hashes", "pip-urls", "depends", "editable", "indexes"}),
