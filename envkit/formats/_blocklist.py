@@ -161,11 +161,15 @@ def _shift(value, by: int) -> None:
         _shift(child, by)
 
 
-def load_entries(text: str, pos: int, kept: frozenset[str] | None = None) -> tuple[YamlList, int]:
+def load_entries(
+    text: str, pos: int, kept: frozenset[str] | None = None, line: int = 0, limit: int = 0
+) -> tuple[YamlList, int]:
     """(the list whose first entry starts at offset `pos` of `text`, which ends in a newline; the
     offset where it ends: the end of the text or a line at indent 0 that is not an entry); Unsupported
-    for text outside the layout (see the module doc)."""
-    line = text.count("\n", 0, pos) + 1
+    for text outside the layout (see the module doc).  `line`: the line `pos` is on, when the caller
+    knows it; `limit`: at most that many entries (a list reader reading some entries itself)."""
+    if not line:
+        line = text.count("\n", 0, pos) + 1
     memo: dict[str, Any] = {}
     scalar, plain = _fastyaml._scalar, _fastyaml.plain_text
 
@@ -191,7 +195,8 @@ def load_entries(text: str, pos: int, kept: frozenset[str] | None = None) -> tup
     text_items, text_map4, map4 = _TEXT_ITEMS, _TEXT_MAP4, _MAP4
     blocks: dict[str, tuple] = {}  # a block's text -> its keys (None: a list) and values
     text_keys: set[str] = set()  # keys checked to be text
-    while pos < end:
+    limit = limit or end  # (no more entries than characters)
+    while pos < end and len(entries) < limit:
         m = match(text, pos)
         if m is None:
             break

@@ -94,10 +94,13 @@ def _load(text: str, filename: str | None) -> tuple[YamlMap, Refs]:
     then: see _head)."""
     from envkit.formats._blocklist import load_document
     from envkit.formats._fastyaml import Unsupported, load_yaml
+    from envkit.formats.pixilayout import reader
 
     refs: Refs = {}
     try:
-        data = load_document(text, "packages", filename, KEPT, read_head=lambda head: _head(head, refs))
+        data = load_document(
+            text, "packages", filename, read_list=reader(KEPT), read_head=lambda head: _head(head, refs)
+        )
     except (Unsupported, RecursionError):
         data, refs = load_yaml(text, filename=filename), {}
     if not isinstance(data, YamlMap):  # both readers give a mapping as a YamlMap
