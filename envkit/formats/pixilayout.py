@@ -78,7 +78,8 @@ def _read_list(text: str, pos: int, kept: frozenset[str]) -> tuple[YamlList, int
     line = text.count("\n", 0, pos) + 1
     entries: YamlList = _new_list(YamlList)
     entries.line = line
-    entries.lines = entry_lines = []
+    entry_lines: list[int] = []
+    entries.lines = entry_lines
     append, append_line = entries.append, entry_lines.append
     match, count, end = _ENTRY.match, text.count, len(text)
     while pos < end:

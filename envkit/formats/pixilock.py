@@ -11,13 +11,15 @@ Layout from version 4: `environments.<env>.packages.<platform>` lists references
 (`conda:`/`pypi:` location, hashes, depends, ...).  Version 7 adds a top-level `platforms:` list and
 per-environment `indexes:`; everything envkit reads is otherwise the same.  Name, version and build
 of a conda package come from its file name unless the entry states them (envkit.formats.pixientry
-reads an entry).  That `packages:` list, most of the text, is loaded without a YAML token stream
-when it is in the layout pixi writes (envkit.formats._blocklist).
+reads an entry).  The text is nearly all that `packages:` list and the environments' reference
+lists; in the layout pixi writes, both are read without a YAML token stream: the entries by
+envkit.formats.pixilayout (envkit.formats._blocklist for the others), the references by _head.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from envkit.errors import EnvironmentNotFound, ParseError, Remedy, UnsupportedVersionError, Where
@@ -36,7 +38,7 @@ CONDA_LOCK_SHAPED = (1, 2, 3)
 
 #: the top-level `packages:` list by (kind, location) -> [(entry, its Where)] (see _index)
 Index = dict[tuple[str, str], list[tuple[Any, Where]]]
-#: an environment's `packages.<platform>` lists read by _cut_references: the line of the platform's
+#: an environment's `packages.<platform>` lists read by _head: the line of the platform's
 #: key -> its references' (kind, location) pairs (their lines follow the key's, one each)
 Refs = dict[int, list[tuple[str, str]]]
 
@@ -248,6 +250,7 @@ def _all_placed(head: YamlMap, refs: Refs, cut_at: list[int]) -> bool:
 
 def _renumber(value, moved) -> None:
     """Give `value` and what it holds the line numbers `moved` maps theirs to."""
+    children: Iterable[Any]
     if type(value) is YamlMap:
         value.line = moved(value.line)
         value.lines = {k: moved(n) for k, n in value.lines.items()}
@@ -348,10 +351,12 @@ def _read_env(
     out: list[LockedPackage] = []
     if parsed is None:
         parsed = {}  # id(entry) -> its fields (an entry serves many references), and see below
+    key_lines = getattr(per_platform.data, "lines", None) or {}  # a platform's key -> its line
     for platform, key in zip(platforms, per_platform.data, strict=False):
-        pairs = refs.get(per_platform.data.line_of(key)) if refs else None
-        if pairs is not None and per_platform.data[key] is None:
-            out += _plain_references(pairs, per_platform, key, platform, filename, index, parsed)
+        at = key_lines.get(key) if refs else None
+        pairs = refs.get(at) if refs and at is not None else None
+        if at is not None and pairs is not None and per_platform.data[key] is None:
+            out += _plain_references(pairs, at + 1, per_platform, key, platform, filename, index, parsed)
         else:
             out += _platform_packages(per_platform, key, platform, filename, index, parsed)
     meta = [("version", str(data.get("version")))]
@@ -415,15 +420,21 @@ def _maker(kind: str, loc: str, fields: tuple):
 
 
 def _plain_references(
-    pairs: list[tuple[str, str]], per_platform: Fields, key, platform: str, filename: str | None, index: Index, parsed: dict
+    pairs: list[tuple[str, str]],
+    first: int,
+    per_platform: Fields,
+    key,
+    platform: str,
+    filename: str | None,
+    index: Index,
+    parsed: dict,
 ) -> list[LockedPackage]:
-    """The packages of a `packages.<platform>` list that _cut_references read (its (kind, location)
-    pairs, one line each after the platform's key), in order."""
+    """The packages of a `packages.<platform>` list that _head read (its (kind, location) pairs,
+    one line each from line `first`), in order."""
     plain = parsed.setdefault("plain references", {})
     conda, pypi = plain.setdefault("conda", {}), plain.setdefault("pypi", {})
     out: list[LockedPackage] = []
     append = out.append
-    first = per_platform.data.line_of(key) + 1
     for line, (kind, loc) in enumerate(pairs, first):
         done = (conda if kind == "conda" else pypi).get(loc)
         if done is None:
