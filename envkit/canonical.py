@@ -340,6 +340,8 @@ def yaml_comments(text: str) -> CommentMap:
     column 0 are the footer.
     """
     cm = CommentMap()
+    if "#" not in text:
+        return cm  # no comment anywhere (and no line to walk through)
     pending: list[tuple[int, str]] = []  # (indent, comment)
     prev: int | None = None
     block_indent: int | None = None  # inside a block scalar (| or >): lines deeper than this are text

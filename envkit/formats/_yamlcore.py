@@ -114,7 +114,9 @@ def scalar(value: str) -> str:
 #: word of letters, digits and `_./+=<>!~*,:-` starting with a letter or `_` (never a number, date
 #: or `~`), not ending in `:`, and not one of YAML 1.1's bool/null words (those are letters only, at
 #: most 5: a non-letter or a 6th character rules them out).  What a match spec is written as.
-_NOT_CERTAIN = lazy_re(r"\n(?![A-Za-z_](?=[^\n]*[^A-Za-z\n]|[^\n]{5})[A-Za-z0-9_./+=<>!~*,:-]*+(?<!:)(?:\n|\Z))")
+_NOT_CERTAIN = lazy_re(
+    r"\n(?![A-Za-z_](?=[^\n]*[^A-Za-z\n]|[^\n]{5})[A-Za-z0-9_./+=<>!~*,:-]*+(?<!:)(?:\n|\Z))"
+)
 
 
 def scalars(values: list[str]) -> list[str]:
