@@ -20,7 +20,7 @@ MAX_NODES = 2_000_000
 
 _STR = "tag:yaml.org,2002:str"
 # YAML 1.1 implicit types (PyYAML's resolver): a plain scalar matching one of these is not a string.
-_NOT_STR = re.compile(
+_NOT_STR = lazy_re(
     r"(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF"
     r"|~|null|Null|NULL|<<|="
     r"|[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9_]+(?:[eE][-+][0-9]+)?"
@@ -31,6 +31,28 @@ _NOT_STR = re.compile(
 )
 # the first characters of what _NOT_STR matches: a plain scalar starting otherwise is text
 _NOT_STR_FIRST = frozenset("yYnNtTfFoO~<=+-.0123456789")
+#: what _NOT_STR matches that starts with a letter: YAML 1.1's bool and null words (a set lookup,
+#: so that a small file's `name:` and `numpy` need no compiled _NOT_STR)
+_BOOL_NULL = frozenset(
+    "yes Yes YES no No NO true True TRUE false False FALSE on On ON off Off OFF null Null NULL".split()
+)
+
+
+def implicit(value: str) -> bool:
+    """Whether the plain scalar `value` (not empty) is not text but one of YAML 1.1's implicit
+    types (a bool, null, number, date, `~`, `<<`, `=`): `_NOT_STR.fullmatch(value)`."""
+    c = value[0]
+    if c not in _NOT_STR_FIRST:
+        return False
+    if c.isalpha():
+        return value in _BOOL_NULL
+    if c in "+-" and value[1:2] not in _AFTER_SIGN:  # (`-e git+...`, `--index-url`: text)
+        return False
+    return _NOT_STR.fullmatch(value) is not None
+
+
+#: what follows a sign in every signed form _NOT_STR matches (a number, `.inf`)
+_AFTER_SIGN = frozenset("0123456789.")
 
 
 class YamlMap(dict):
@@ -151,7 +173,7 @@ def _plain_safe(value: str) -> bool:
 def _resolves_to_str(value: str) -> bool:
     # the fast reader's superset of PyYAML's implicit resolvers: what it does not match is a string
     # (tests/formats/test_yaml_scalar_fast.py), so most values need no YAML engine; the rest ask PyYAML
-    if value[0] not in _NOT_STR_FIRST or _NOT_STR.fullmatch(value) is None:
+    if not implicit(value):
         return True
     import yaml
 

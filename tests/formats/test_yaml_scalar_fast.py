@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from envkit.formats._yaml import _resolves_to_str
-from envkit.formats._yamlcore import scalar, scalars
+from envkit.formats._yamlcore import _NOT_STR, implicit, scalar, scalars
 
 SAMPLES = [
     "yes",
@@ -100,3 +100,15 @@ def test_a_list_of_values_is_written_as_each_value_is():
 @given(st.lists(st.text(alphabet="abyYnNoO01_.:=<>!~*,-# '\"[]{}\t\né", max_size=8), max_size=12))
 def test_generated_lists_are_written_as_each_value_is(values):
     assert scalars(values) == [scalar(v) for v in values]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="0123456789.:-+_eExXoObBaAnNfFtTyYlLuUsS~<= ", min_size=1, max_size=8))
+def test_implicit_is_the_implicit_types_pattern(value):
+    assert implicit(value) == (_NOT_STR.fullmatch(value) is not None)
+
+
+def test_implicit_samples():
+    values = SAMPLES + ["-e git+https://x", "--pre", "-", "+", "-.inf", "+1", "yes", "Yes", "nulls"]
+    assert [implicit(v) for v in values] == [_NOT_STR.fullmatch(v) is not None for v in values]
+    assert [implicit(v) for v in ("-e", "-1", "no", "numpy")] == [False, True, True, False]
