@@ -24,9 +24,9 @@ from envkit._lazy import lazy_re
 from envkit.errors import InvalidSpecError, Where, clip
 from envkit.model import CondaDep, format_spec
 
-_SIMPLE_VERSION = re.compile(r"[A-Za-z0-9_.+!]+")
-_BRACKET = re.compile(r"\[(?P<body>[^\]]*)\]")
-_PAIR = re.compile(r"\s*(?P<key>[A-Za-z_]+)\s*=\s*(?P<value>'[^']*'|\"[^\"]*\"|[^,\]]*)\s*(?:,|$)")
+_SIMPLE_VERSION = lazy_re(r"[A-Za-z0-9_.+!]+")
+_BRACKET = lazy_re(r"\[(?P<body>[^\]]*)\]")
+_PAIR = lazy_re(r"\s*(?P<key>[A-Za-z_]+)\s*=\s*(?P<value>'[^']*'|\"[^\"]*\"|[^,\]]*)\s*(?:,|$)")
 _EXTRA_ORDER = (
     "build_number",
     "md5",
@@ -224,7 +224,7 @@ def _check_size(s: str, where: Where | None) -> None:
         )
 
 
-_LITERAL = re.compile(r"(?<![A-Za-z0-9_.])\d[0-9A-Za-z_+!]*(?:\.[0-9A-Za-z_+!]+)*")
+_LITERAL = lazy_re(r"(?<![A-Za-z0-9_.])\d[0-9A-Za-z_+!]*(?:\.[0-9A-Za-z_+!]+)*")
 
 
 def _after_name(spec: str, name: str) -> str:
