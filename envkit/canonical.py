@@ -25,7 +25,7 @@ from dataclasses import replace
 from typing import overload
 
 from envkit.formats.envyml import CommentMap
-from envkit.model import EnvSpec, Lock, env_file, looks_exported, resolved_view
+from envkit.model import CondaDep, EnvSpec, Lock, env_file, format_spec, looks_exported, resolved_view
 
 
 def normalize(model: EnvSpec | Lock) -> EnvSpec | Lock:
@@ -63,12 +63,9 @@ def _normalize_spec(
     merges: list[tuple[int | None, int | None]] = []
     sel = selectors or {}
     channels = tuple(dict.fromkeys(spec.channels))
-    # entries of one name under selectors keep their file order: which of them applies on a
-    # platform is the selectors' business, and a reader that ignores selectors takes the last one
-    selected = {d.name for d in spec.conda if d.line in sel}
-    conda = _dedupe(
-        sorted(spec.conda, key=lambda d: (d.name, "" if d.name in selected else d.spec())), merges, sel
-    )
+    conda, repeated = _sorted_conda(spec.conda, sel)
+    if repeated:  # (equal entries have equal names: without a repeated name there is no duplicate)
+        conda = _dedupe(conda, merges, sel)
     options = _dedupe([p for p in spec.pip if p.kind == "option"], merges, sel)
     named = sorted((p for p in spec.pip if p.kind != "option" and p.key), key=lambda p: (p.key, p.text))
     unnamed = sorted((p for p in spec.pip if p.kind != "option" and not p.key), key=lambda p: p.text)
@@ -90,6 +87,28 @@ def _normalize_spec(
         variables=variables,
         extra=extra,
     ), merges
+
+
+def _sorted_conda(conda: tuple[CondaDep, ...], selectors: dict[int, str]) -> tuple[list[CondaDep], bool]:
+    """`conda` sorted by name, and entries of one name by their canonical text; entries of one name
+    under selectors keep their file order (which of them applies on a platform is the selectors'
+    business, and a reader that ignores selectors takes the last one).  Sorted by name first: the
+    text of an entry is only needed where a name is repeated.  With whether one is."""
+    from operator import attrgetter
+
+    by_name = sorted(conda, key=attrgetter("name"))
+    if len({d.name for d in by_name}) == len(by_name):
+        return by_name, False
+    from itertools import groupby
+
+    selected = {d.name for d in conda if d.line in selectors}
+    out: list[CondaDep] = []
+    for name, group in groupby(by_name, key=attrgetter("name")):
+        run = list(group)
+        if len(run) > 1 and name not in selected:
+            run.sort(key=format_spec)
+        out += run
+    return out, True
 
 
 def _redact_json(text: str) -> str:
@@ -321,6 +340,8 @@ def yaml_comments(text: str) -> CommentMap:
     column 0 are the footer.
     """
     cm = CommentMap()
+    if "#" not in text:
+        return cm  # no comment anywhere (and no line to walk through)
     pending: list[tuple[int, str]] = []  # (indent, comment)
     prev: int | None = None
     block_indent: int | None = None  # inside a block scalar (| or >): lines deeper than this are text

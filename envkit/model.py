@@ -341,9 +341,11 @@ class LiveEnv:
 # one view over the three models
 
 #: One entry of a `conda env export`: `name=version=build`, or `name=version` (--no-builds).
+#: (possessive: no part can give a character back to the next, which starts with one it excludes;
+#: a 100,000-entry file's entries are refused without backtracking)
 EXPORT_ENTRY = lazy_re(
-    r"^(?:[^:\s]+::)?(?P<name>[^=\s<>!~*,|\[]+)"
-    r"=(?P<version>(?:\d+!)?[^=\s<>!~*,|]+)(?:=(?P<build>[^=\s<>!~*,|\[\]]+))?$"
+    r"^(?:[^:\s]++::)?(?P<name>[^=\s<>!~*,|\[]++)"
+    r"=(?P<version>(?:\d+!)?[^=\s<>!~*,|]++)(?:=(?P<build>[^=\s<>!~*,|\[\]]++))?$"
 )
 
 

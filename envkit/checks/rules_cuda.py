@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from functools import partial
 from typing import TYPE_CHECKING
 
 from envkit._lazy import lazy_re
@@ -136,6 +137,7 @@ def _cpu_torch_with_pins(items: list[BuildItem], pins: list[_Pin], on: str) -> I
 
 def _conda_builds_against_pins(items: list[BuildItem], pins: list[_Pin], on: str) -> Iterator[Hit]:
     """Conda builds (or a spec's build globs) for another CUDA than the pins."""
+    groups = _pin_groups(pins)
     for it in items:
         if it.manager != "conda" or not it.build or it.name in CUDA_PINS:
             continue
@@ -144,22 +146,44 @@ def _conda_builds_against_pins(items: list[BuildItem], pins: list[_Pin], on: str
         cuda, major_only, _cpu = _cuda_of(it)
         if not cuda:
             continue
-        for pin, pv in pins:
-            if (
-                pin.name == "pytorch-cuda"
-                and it.name == "pytorch"
-                and (_conda_forge_torch(it) or _after_pytorch_channel(it.version))
-            ):
-                continue  # said by _pytorch_channel: the selector cannot apply at all
-            exact = pin.name == "pytorch-cuda" and not major_only and "." in pv and it.name in TORCH_NAMES
-            bad = cuda != pv if exact else _newer_or_other_major(cuda, major_only, pv)
-            if bad:
-                what = f"CUDA {cuda}" + (".x" if major_only else "")
-                # a spec's build glob (`pytorch=2.5.1=cuda126*`) asks for such a build
-                built = f"selects a build for {what}" if "*" in it.build else f"is built for {what}"
-                yield Hit(
-                    it.line, f"{it.label} {built}, but {pin.label} pins CUDA {pv}{on}", (it.name, pin.name)
-                )
+
+        what = f"CUDA {cuda}" + (".x" if major_only else "")
+        # a spec's build glob (`pytorch=2.5.1=cuda126*`) asks for such a build
+        built = f"selects a build for {what}" if "*" in it.build else f"is built for {what}"
+        bad = partial(_build_contradicts, it, cuda, major_only)
+        for pin, pv in _bad_pins(pins, groups, bad):
+            yield Hit(it.line, f"{it.label} {built}, but {pin.label} pins CUDA {pv}{on}", (it.name, pin.name))
+
+
+def _build_contradicts(it: BuildItem, cuda: str, major_only: bool, name: str, pv: str) -> bool:
+    """Whether the conda build `it` (for CUDA `cuda`) contradicts a pin `name` of CUDA `pv`."""
+    torch = it.name == "pytorch" and (_conda_forge_torch(it) or _after_pytorch_channel(it.version))
+    if name == "pytorch-cuda" and torch:
+        return False  # said by _pytorch_channel: the selector cannot apply at all
+    exact = name == "pytorch-cuda" and not major_only and "." in pv and it.name in TORCH_NAMES
+    return cuda != pv if exact else _newer_or_other_major(cuda, major_only, pv)
+
+
+def _pin_groups(pins: list[_Pin]) -> dict[tuple[str, str], list[int]]:
+    """(pin name, CUDA version) -> the indexes of the pins that say it: what a build or wheel is
+    judged against, a few however many pins (100,000 CUDA builds against 100,000 equal pins
+    stay linear)."""
+    groups: dict[tuple[str, str], list[int]] = {}
+    for i, (pin, pv) in enumerate(pins):
+        groups.setdefault((pin.name, pv), []).append(i)
+    return groups
+
+
+def _bad_pins(pins: list[_Pin], groups: dict[tuple[str, str], list[int]], bad) -> list[_Pin]:
+    """The pins, in their order, whose (name, version) `bad` holds for: judged once per group."""
+    hit = [idx for (name, pv), idx in groups.items() if bad(name, pv)]
+    if not hit:
+        return []
+    if len(hit) == 1:
+        return [pins[i] for i in hit[0]]
+    import heapq
+
+    return [pins[i] for i in heapq.merge(*hit)]
 
 
 def _pip_wheels_against_pins(
@@ -168,6 +192,7 @@ def _pip_wheels_against_pins(
     """pip torch wheels (a `+cuXXX` local version, a locked CUDA runtime, a CUDA index) for another
     CUDA than conda's pins, and a pip CPU torch beside CUDA pins."""
     index = _index_cuda(pip_options)
+    groups = _pin_groups(pins)
     for it in items:
         if it.manager != "pip" or it.name not in ("torch", "torchvision", "torchaudio"):
             continue
@@ -182,7 +207,7 @@ def _pip_wheels_against_pins(
             continue
         if not cuda:
             continue
-        bad = [(pin, pv) for pin, pv in pins if _newer_or_other_major(cuda, False, pv)]
+        bad = _bad_pins(pins, groups, partial(_wheel_contradicts, cuda))
         if len(bad) == 1:
             pin, pv = bad[0]
             yield Hit(
@@ -198,6 +223,10 @@ def _pip_wheels_against_pins(
                 f"provide CUDA {versions} ({', '.join(p.label for p, _ in bad)}){on}",
                 (it.name,) + tuple(p.name for p, _ in bad),
             )
+
+
+def _wheel_contradicts(cuda: str, _name: str, pv: str) -> bool:
+    return _newer_or_other_major(cuda, False, pv)
 
 
 def _wheel_cuda(item: BuildItem, index: tuple[str | None, str | None]) -> tuple[str | None, bool, str]:

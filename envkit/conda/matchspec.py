@@ -18,13 +18,15 @@ Canonical form, chosen to read like what people write and to parse back to the s
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
+from envkit._lazy import lazy_re
 from envkit.errors import InvalidSpecError, Where, clip
 from envkit.model import CondaDep, format_spec
 
-_SIMPLE_VERSION = re.compile(r"[A-Za-z0-9_.+!]+")
-_BRACKET = re.compile(r"\[(?P<body>[^\]]*)\]")
-_PAIR = re.compile(r"\s*(?P<key>[A-Za-z_]+)\s*=\s*(?P<value>'[^']*'|\"[^\"]*\"|[^,\]]*)\s*(?:,|$)")
+_SIMPLE_VERSION = lazy_re(r"[A-Za-z0-9_.+!]+")
+_BRACKET = lazy_re(r"\[(?P<body>[^\]]*)\]")
+_PAIR = lazy_re(r"\s*(?P<key>[A-Za-z_]+)\s*=\s*(?P<value>'[^']*'|\"[^\"]*\"|[^,\]]*)\s*(?:,|$)")
 _EXTRA_ORDER = (
     "build_number",
     "md5",
@@ -49,12 +51,18 @@ MAX_CONSTRAINTS = 256
 #: `numpy>=1.26,<2`, each with an optional `channel::` prefix), parsed without py-rattler, whose
 #: import alone costs more than a small file's whole check, and whose parse is most of a large
 #: file's read.  tests/conda/test_matchspec_fast.py holds them equal to rattler's parse.
-_NUM = r"\d+(?:\.\d+)*"
-_FAST = re.compile(
-    r"(?:(?P<chan>[A-Za-z0-9_][A-Za-z0-9_.-]*)::)?"
-    rf"(?P<name>[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?)"
-    rf"(?:(?P<eq>==?)(?P<num>{_NUM})|(?P<range>[<>]=?{_NUM}(?:,[<>]=?{_NUM})*))?"
+_NUM = r"\d++(?:\.\d++)*+"
+# (possessive: what follows a name or number is never a character of it, so there is nothing to
+# give back; a name does not end in `.` or `-`)
+_FAST_TEXT = (
+    r"(?:(?P<chan>[A-Za-z0-9_][A-Za-z0-9_.-]*+)::)?"
+    r"(?P<name>[A-Za-z0-9_][A-Za-z0-9_.-]*+(?<![.-]))"
+    rf"(?:(?P<eq>==?)(?P<num>{_NUM})|(?P<range>[<>]=?{_NUM}(?:,[<>]=?{_NUM})*+))?"
 )
+_FAST = lazy_re(_FAST_TEXT)
+#: _FAST on every line of a text at once, in C: one tuple of its groups per line, all empty for a
+#: line that is not a plain spec
+_FAST_LINES = lazy_re(rf"^(?:{_FAST_TEXT}$)?[^\n]*", re.MULTILINE)
 
 
 def _parse_plain(s: str, raw: str, where: Where | None) -> CondaDep | None:
@@ -66,6 +74,59 @@ def _parse_plain(s: str, raw: str, where: Where | None) -> CondaDep | None:
     version = version or (f"=={num}" if eq == "==" else f"{num}.*" if eq else None)
     channel = (_CHANNEL_NAMES.get(chan) or _channel_name(chan)) if chan else None
     return CondaDep(name=name, version=version, channel=channel, raw=raw, line=where.line if where else None)
+
+
+def parse_plain_specs(texts: Sequence[object], lines: Sequence[int | None]) -> list[CondaDep | None]:
+    """For each of `texts` (entry i written on line `lines[i]`) what `parse_spec` gives when it is
+    in one of the plain forms above, None for any other (a spec `parse_spec` must read, a malformed
+    one, something not text).  The dependencies of a 100,000-entry file are matched in one call
+    and built without a call per entry to parse_spec."""
+    n = len(texts)
+    if not n:
+        return []
+    try:
+        joined = "\n".join(texts)  # type: ignore[arg-type]
+    except TypeError:  # an item that is not text (a `- pip:` mapping) is not a spec here
+        texts = [t if type(t) is str else "" for t in texts]
+        joined = "\n".join(texts)  # type: ignore[arg-type]
+    rows = _FAST_LINES.findall(joined) if joined.count("\n") == n - 1 else None
+    if rows is None or len(rows) != n:  # a text holds a line break: parse_spec reads each
+        return [None] * n
+    make = _make_plain()
+    from operator import itemgetter
+
+    # `chan::` -> its canonical name, once per channel written (a large file names a few)
+    chans: dict[str, str | None] = {c: _channel_name(c) if c else None for c in set(map(itemgetter(0), rows))}
+    out: list[CondaDep | None] = [
+        make(
+            name.lower(),
+            version or (("==" + num if eq == "==" else num + ".*") if eq else None),
+            chans[chan],
+            raw,
+            line,
+        )
+        if name
+        else None
+        for (chan, name, eq, num, version), raw, line in zip(rows, texts, lines, strict=True)
+    ]
+    if max(map(len, texts)) >= MAX_CONSTRAINTS:  # type: ignore[arg-type]
+        # parse_spec checks the size of a text that long before either parser reads it
+        for i, text in enumerate(texts):
+            if len(text) >= MAX_CONSTRAINTS:  # type: ignore[arg-type]
+                out[i] = None
+    return out
+
+
+_MAKE: list = []
+
+
+def _make_plain():
+    """CondaDep(name=, version=, channel=, raw=, line=) as a positional function, built once."""
+    if not _MAKE:
+        from envkit.formats._util import record_maker
+
+        _MAKE.append(record_maker(CondaDep, ("name", "version", "channel", "raw", "line")))
+    return _MAKE[0]
 
 
 _CHANNEL_NAMES: dict[str, str] = {}
@@ -163,7 +224,7 @@ def _check_size(s: str, where: Where | None) -> None:
         )
 
 
-_LITERAL = re.compile(r"(?<![A-Za-z0-9_.])\d[0-9A-Za-z_+!]*(?:\.[0-9A-Za-z_+!]+)*")
+_LITERAL = lazy_re(r"(?<![A-Za-z0-9_.])\d[0-9A-Za-z_+!]*(?:\.[0-9A-Za-z_+!]+)*")
 
 
 def _after_name(spec: str, name: str) -> str:

@@ -26,7 +26,7 @@ import json
 import re
 
 from envkit._lazy import lazy_re
-from envkit.formats._yamlcore import _NOT_STR, _NOT_STR_FIRST, YamlList, YamlMap
+from envkit.formats._yamlcore import _NOT_STR_FIRST, YamlList, YamlMap, implicit
 
 
 class Unsupported(Exception):
@@ -122,7 +122,7 @@ def _scalar(v: str):
         raise Unsupported
     if ": " in v or " #" in v or v[-1] == ":" or v == "-" or v.startswith(("- ", "-\t")) or "\t" in v:
         raise Unsupported
-    if v[0] in _NOT_STR_FIRST and _NOT_STR.fullmatch(v):
+    if v[0] in _NOT_STR_FIRST and implicit(v):
         if v == "true":
             return True
         if v == "false":
@@ -155,7 +155,7 @@ def text_value(raw: str) -> str:
 
 def is_not_text(key: str) -> bool:
     """True when the plain mapping key `key` would be read as something other than text."""
-    return key[0] in _NOT_STR_FIRST and _NOT_STR.fullmatch(key) is not None
+    return implicit(key)
 
 
 # _LINE for every line at once (findall: one tuple per line, in C, on LF line ends).  Values are
@@ -178,7 +178,8 @@ def _tokens(text: str) -> list[_Token]:
     if "\r" in text:
         text = text.replace("\r\n", "\n")  # _check_chars has refused a CR that is not in CR LF
     no = pos = 0
-    for run in _RUNS(text):
+    # (a small file is read line by line: compiling _RUNS would cost more than it saves there)
+    for run in _RUNS.finditer(text) if len(text) >= _RUNS_FROM else ():
         start = run.start() + 1
         if start > pos:  # the lines before the run (without the break that ends the last one)
             no = _line_tokens(text[pos : start - 1], no, out)
@@ -212,10 +213,11 @@ _RUN_ITEM = rf"(?!(?:{_WORDS})\n)[A-Za-z_](?:[^\n: \t]++|:(?=[^ \n])| (?=[^ \n#]
 _RUN_KEY = rf"(?!(?:{_WORDS}):)[A-Za-z_][A-Za-z0-9_.\-/]*+"
 # (their text without white space, as references are: a class scan, not a check per character)
 _RUN_WORD = rf"(?!(?:{_WORDS})\n)[A-Za-z_]\S*+(?<!:)\n"
-_RUNS = re.compile(
+_RUNS = lazy_re(
     rf"\n( *)- (?:{_RUN_ITEM}(?:\1- {_RUN_ITEM}){{7,}}|(?P<map>){_RUN_KEY}: {_RUN_WORD}"
     rf"(?:\1- {_RUN_KEY}: {_RUN_WORD}){{7,}})"
-).finditer
+)
+_RUNS_FROM = 8192  # characters
 _ONE_KEY = re.compile(r"^ *- ([^:\n]+): ([^\n]*)$", re.MULTILINE).findall
 
 
@@ -233,7 +235,7 @@ def _line_tokens(text: str, no: int, out: list) -> int:
                 raise Unsupported
             continue
         if key:
-            if key[0] in _NOT_STR_FIRST and _NOT_STR.fullmatch(key):
+            if key[0] in _NOT_STR_FIRST and implicit(key):
                 raise Unsupported
             append((no, indent, _MAP, key, kvalue))
         elif value == "-" and not dash:

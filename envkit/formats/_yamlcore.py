@@ -20,7 +20,7 @@ MAX_NODES = 2_000_000
 
 _STR = "tag:yaml.org,2002:str"
 # YAML 1.1 implicit types (PyYAML's resolver): a plain scalar matching one of these is not a string.
-_NOT_STR = re.compile(
+_NOT_STR = lazy_re(
     r"(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF"
     r"|~|null|Null|NULL|<<|="
     r"|[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9_]+(?:[eE][-+][0-9]+)?"
@@ -31,6 +31,28 @@ _NOT_STR = re.compile(
 )
 # the first characters of what _NOT_STR matches: a plain scalar starting otherwise is text
 _NOT_STR_FIRST = frozenset("yYnNtTfFoO~<=+-.0123456789")
+#: what _NOT_STR matches that starts with a letter: YAML 1.1's bool and null words (a set lookup,
+#: so that a small file's `name:` and `numpy` need no compiled _NOT_STR)
+_BOOL_NULL = frozenset(
+    "yes Yes YES no No NO true True TRUE false False FALSE on On ON off Off OFF null Null NULL".split()
+)
+
+
+def implicit(value: str) -> bool:
+    """Whether the plain scalar `value` (not empty) is not text but one of YAML 1.1's implicit
+    types (a bool, null, number, date, `~`, `<<`, `=`): `_NOT_STR.fullmatch(value)`."""
+    c = value[0]
+    if c not in _NOT_STR_FIRST:
+        return False
+    if c.isalpha():
+        return value in _BOOL_NULL
+    if c in "+-" and value[1:2] not in _AFTER_SIGN:  # (`-e git+...`, `--index-url`: text)
+        return False
+    return _NOT_STR.fullmatch(value) is not None
+
+
+#: what follows a sign in every signed form _NOT_STR matches (a number, `.inf`)
+_AFTER_SIGN = frozenset("0123456789.")
 
 
 class YamlMap(dict):
@@ -110,6 +132,30 @@ def scalar(value: str) -> str:
     return _RAW_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", out)
 
 
+#: A line (of values joined by line breaks) that `scalar` writes as it is, for certain, found in C: a
+#: word of letters, digits and `_./+=<>!~*,:-` starting with a letter or `_` (never a number, date
+#: or `~`), not ending in `:`, and not one of YAML 1.1's bool/null words (those are letters only, at
+#: most 5: a non-letter or a 6th character rules them out).  What a match spec is written as.
+_NOT_CERTAIN = lazy_re(
+    r"\n(?![A-Za-z_](?=[^\n]*[^A-Za-z\n]|[^\n]{5})[A-Za-z0-9_./+=<>!~*,:-]*+(?<!:)(?:\n|\Z))"
+)
+
+
+def scalars(values: list[str]) -> list[str]:
+    """`[scalar(v) for v in values]`, the values written plain for certain found in one scan (a
+    100,000-entry file's match specs are written without a call per entry)."""
+    joined = "\n" + "\n".join(values)
+    if joined.count("\n") != len(values):  # a value holds a line break
+        return [scalar(v) for v in values]
+    out = list(values)
+    i = pos = 0
+    for m in _NOT_CERTAIN.finditer(joined):
+        i += joined.count("\n", pos, m.start())  # the value after this line break (counted on: linear)
+        pos = m.start()
+        out[i] = scalar(values[i])
+    return out
+
+
 def _plain_safe(value: str) -> bool:
     if not value or value != value.strip() or _PLAIN_OK.fullmatch(value) is None:
         return False
@@ -127,7 +173,7 @@ def _plain_safe(value: str) -> bool:
 def _resolves_to_str(value: str) -> bool:
     # the fast reader's superset of PyYAML's implicit resolvers: what it does not match is a string
     # (tests/formats/test_yaml_scalar_fast.py), so most values need no YAML engine; the rest ask PyYAML
-    if value[0] not in _NOT_STR_FIRST or _NOT_STR.fullmatch(value) is None:
+    if not implicit(value):
         return True
     import yaml
 

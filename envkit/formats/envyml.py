@@ -44,6 +44,20 @@ def read_env(text: str, filename: str | None = None, *, errors: list | None = No
     `prefix:` line, as `conda env export --no-builds` writes), else "spec".
     Raises ParseError / InvalidSpecError with file and line for anything unusable.
     """
+    import gc
+
+    # A file near the size limits is half a million new objects, none in a reference cycle: the
+    # collector's passes over them as they are made would be a sixth of the read
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _read_env(text, filename, errors)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _read_env(text: str, filename: str | None, errors: list | None) -> EnvSpec:
     from envkit.formats._fastyaml import load_yaml
     from envkit.io import refuse_too_many_lines
 
@@ -157,7 +171,7 @@ class _EnvReader:
 
     def dependencies(self, bad: list[InvalidSpecError]) -> tuple[list[CondaDep], list[PipDep], bool]:
         """(conda deps, pip deps, whether a `- pip:` item is there); malformed specs go to `bad`."""
-        from envkit.conda.matchspec import parse_spec
+        from envkit.conda.matchspec import parse_plain_specs, parse_spec
 
         conda: list[CondaDep] = []
         pip: list[PipDep] = []
@@ -168,16 +182,15 @@ class _EnvReader:
         need_list(deps, "`dependencies:`", self.at("dependencies"))
         _refuse_too_many(deps, self.at("dependencies"))
         lines = getattr(deps, "lines", None) or ()
-        filename = self.filename
-        for i, item in enumerate(deps):
-            ln = lines[i] if i < len(lines) else deps.line_of(i)
-            if type(item) is str and ln:
-                # the common case, at a per-entry cost that a 100,000-entry file feels: the Where
-                # that a line makes certain (no key path), built without self.where's formatting
-                try:
-                    conda.append(parse_spec(item, where=Where(file=filename, line=ln)))
-                except InvalidSpecError as exc:
-                    bad.append(exc)
+        if len(lines) != len(deps):
+            lines = [lines[i] if i < len(lines) else deps.line_of(i) for i in range(len(deps))]
+        # the plain specs (most entries) all at once: a 100,000-entry file feels a cost per entry
+        plain = parse_plain_specs(deps, lines)
+        if all(plain):
+            return plain, pip, has_pip  # type: ignore[return-value]
+        for i, (item, ln, dep) in enumerate(zip(deps, lines, plain, strict=True)):
+            if dep is not None:
+                conda.append(dep)
                 continue
             if isinstance(item, dict):
                 has_pip = True
@@ -374,8 +387,7 @@ def write_env(spec: EnvSpec, *, header: str | None = None, comments: CommentMap 
             emit("", "dependencies: []", spec.line_of("dependencies"))
         else:
             emit("", "dependencies:", spec.line_of("dependencies"))
-            for d in spec.conda:
-                emit("  ", f"- {scalar(d.spec())}", d.line)
+            _emit_conda(spec.conda, out, cm, emit)
             if spec.pip or spec.has_pip_section:
                 if spec.pip:
                     emit("  ", "- pip:", spec.line_of("pip"))
@@ -404,6 +416,24 @@ def write_env(spec: EnvSpec, *, header: str | None = None, comments: CommentMap 
     rest = cm.leftover() + cm.footer
     out += rest
     return "\n".join(out) + "\n"
+
+
+def _emit_conda(conda: tuple[CondaDep, ...], out: list[str], cm: CommentMap, emit) -> None:
+    """The `- spec` lines of `conda`; a line without comments is written as it is, not through
+    `emit` (a 100,000-entry file feels a call per entry)."""
+    from envkit.formats._yamlcore import scalars
+    from envkit.model import format_spec
+
+    texts = scalars(list(map(format_spec, conda)))
+    commented = cm.leading.keys() | cm.inline.keys() | cm.trailing.keys()
+    if not commented:
+        out += ["  - " + t for t in texts]
+        return
+    for d, t in zip(conda, texts, strict=True):
+        if d.line in commented:
+            emit("  ", f"- {t}", d.line)
+        else:
+            out.append("  - " + t)
 
 
 def channel_out(ch: Channel) -> str:

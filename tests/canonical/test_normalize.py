@@ -111,6 +111,20 @@ def test_duplicate_specs_merge_their_comments_under_one_selector():
     assert normalize_text(out) == out
 
 
+def test_entries_of_a_repeated_name_sort_by_their_text_and_others_by_name():
+    # sorted by name; only a repeated name's entries are ordered by their canonical text, and a
+    # name under a selector keeps its file order
+    text = (
+        "dependencies:\n  - zlib\n  - c>=2\n  - b=2  # [win]\n  - c=1\n  - b=1  # [linux]\n"
+        "  - a\n  - c>=2\n  - C=1\n  - b=1\n"
+    )
+    out = normalize_text(text)
+    assert out == (
+        "dependencies:\n  - a\n  - b=2  # [win]\n  - b=1  # [linux]\n  - b=1\n  - c=1\n  - c>=2\n  - zlib\n"
+    )
+    assert normalize_text(out) == out
+
+
 def test_byte_identical_for_equal_input():
     a = "dependencies:\n  - numpy\n  - python=3.11\nname: x\n"
     b = "name:   x\ndependencies: [python=3.11, numpy]\n"

@@ -597,6 +597,28 @@ def test_cuda_mismatch_cpu_pytorch_with_cuda_pins():
     ) == [("cuda-mismatch", 6)]
 
 
+def test_cuda_mismatch_judges_each_build_once_per_distinct_pin_not_per_pin(monkeypatch):
+    # 300 CUDA builds against 301 pins of two (name, version)s: each build is judged against the
+    # two, not against all 301 (a file near the size limits would be quadratic), and still reported
+    # against the one pin it contradicts
+    from envkit.checks import rules_cuda
+
+    calls = []
+    judge = rules_cuda._newer_or_other_major
+    monkeypatch.setattr(rules_cuda, "_newer_or_other_major", lambda *a: calls.append(a) or judge(*a))
+    n = 300
+    text = "dependencies:\n"
+    text += "".join(f"  - pkg{i}=1.0=cuda112_0\n" for i in range(n))
+    text += "  - cuda-version=11.2\n" * n + "  - cudatoolkit=10.2\n"
+    found = [(f.line, f.message) for f in findings(text, rule="cuda-mismatch")]
+    assert len(calls) == 2 * n
+    assert found[0] == (
+        2,
+        "pkg0=1.0=cuda112_0 is built for CUDA 11.2, but cudatoolkit=10.2 pins CUDA 10.2",
+    )
+    assert [line for line, _ in found] == [*range(2, n + 2), 2 * n + 2]  # the pins contradicting too
+
+
 def test_cuda_mismatch_build_newer_than_cuda_version_and_pytorch_cuda():
     assert hits(
         """

@@ -7,7 +7,7 @@ from conftest import corpus_files
 
 from envkit.conda import matchspec
 from envkit.conda.matchspec import parse_spec
-from envkit.errors import InvalidSpecError
+from envkit.errors import InvalidSpecError, Where
 
 PLAIN = [
     "numpy",
@@ -97,3 +97,58 @@ def test_other_forms_go_to_rattler(text):
 def test_an_invalid_spec_is_still_an_error_naming_it(text):
     with pytest.raises(InvalidSpecError, match=re.escape(text)):
         parse_spec(text)
+
+
+def _parse_each(texts, lines):
+    """What parse_spec gives for each text that parses (None for one that does not)."""
+    out = []
+    for t, ln in zip(texts, lines, strict=True):
+        try:
+            out.append(parse_spec(t, where=Where(file="env.yml", line=ln)))
+        except (InvalidSpecError, AttributeError, TypeError):
+            out.append(None)
+    return out
+
+
+OTHER = [
+    "numpy=1.26.*",
+    "numpy !=1.0",
+    " numpy",
+    "numpy ",
+    "numpy=1.26=py311_0",
+    "numpy[version='>=1']",
+    "foo-",
+    "",
+    "numpy>=>=1",
+    "x" * 300 + "==1",  # as long as MAX_CONSTRAINTS: parse_spec checks its size first
+    "a" * 5000,
+]
+
+
+def test_a_list_of_specs_read_at_once_gives_what_parse_spec_gives_for_each():
+    texts = PLAIN + OTHER + _corpus_specs()
+    lines = list(range(10, 10 + len(texts)))
+    batch = matchspec.parse_plain_specs(texts, lines)
+    each = _parse_each(texts, lines)
+    assert len(batch) == len(texts)
+    for text, got, want in zip(texts, batch, each, strict=True):
+        if got is None:  # left to parse_spec: never a plain spec the batch could have taken
+            assert (
+                text.strip() != text or matchspec._parse_plain(text, text, None) is None or len(text) >= 256
+            )
+            continue
+        assert (_as_tuple(got), got.line) == (_as_tuple(want), want.line)
+    assert [d.spec() for d in batch[:3]] == ["numpy", "numpy", "python=3.11"]
+    assert batch[len(PLAIN) :][: len(OTHER)] == [None] * len(OTHER)
+
+
+def test_a_list_read_at_once_tells_a_text_with_a_line_break_from_two_specs():
+    assert matchspec.parse_plain_specs(["numpy\nscipy", "pandas"], [1, 2]) == [None, None]
+    got = matchspec.parse_plain_specs(["numpy", {"pip": ["x"]}, 3, "pandas==2"], [1, 2, 3, 4])
+    assert [d and (d.name, d.version, d.line) for d in got] == [
+        ("numpy", None, 1),
+        None,
+        None,
+        ("pandas", "==2", 4),
+    ]
+    assert matchspec.parse_plain_specs([], []) == []

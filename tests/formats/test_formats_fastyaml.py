@@ -14,6 +14,16 @@ from support.yamlcompare import same
 from envkit.errors import ParseError
 from envkit.formats import _fastyaml, _yaml
 from envkit.formats._fastyaml import Unsupported, load_yaml
+from envkit.formats._yamlcore import _NOT_STR
+
+
+@pytest.fixture(autouse=True)
+def _runs_at_any_size(monkeypatch):
+    # runs of items are read as one token from 8 items on; below _RUNS_FROM characters a file is
+    # read line by line (compiling the run pattern would cost a small file more than it saves):
+    # here every size takes runs, so that the small texts below test them
+    monkeypatch.setattr(_fastyaml, "_RUNS_FROM", 0)
+
 
 YAML_FILES = [p for p in corpus_files() if p.suffix in (".yml", ".yaml") or p.name.endswith("pixi.lock")]
 
@@ -416,7 +426,7 @@ def _reference_tokens(text: str) -> list:
             indent += len(dash)
         key = m.group(3)
         if key is not None:
-            if _fastyaml._NOT_STR.fullmatch(key):
+            if _NOT_STR.fullmatch(key):
                 raise Unsupported
             out.append((no, indent, _fastyaml._MAP, key, m.group(4) or None))
             continue
@@ -561,3 +571,14 @@ def test_forbidden_character_class_is_the_complement_of_yamls_printable_set():
     assert [m.start() for m in _fastyaml._NOT_PRINTABLE.finditer(every)] == [
         m.start() for m in allowed.finditer(every)
     ]
+
+
+def test_a_small_file_is_read_line_by_line_to_the_same_values(monkeypatch):
+    deps = [f"conda-forge::pkg-{i}==1.{i}" for i in range(40)]
+    text = "name: x\ndependencies:\n" + "".join(f"  - {d}\n" for d in deps)
+    with_runs = load_yaml(text)
+    monkeypatch.setattr(_fastyaml, "_RUNS_FROM", 8192)
+    assert _fastyaml._tokens(text)[2] == (3, 2, _fastyaml._SEQ, None, None)  # no run token
+    line_by_line = load_yaml(text)
+    assert line_by_line == with_runs and line_by_line["dependencies"].lines == list(range(3, 43))
+    assert same(line_by_line, _yaml.load(text)) is None

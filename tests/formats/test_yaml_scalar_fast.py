@@ -5,6 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from envkit.formats._yaml import _resolves_to_str
+from envkit.formats._yamlcore import _NOT_STR, implicit, scalar, scalars
 
 SAMPLES = [
     "yes",
@@ -72,3 +73,42 @@ def test_samples_resolve_as_pyyaml_resolves_them():
 @given(st.text(alphabet="0123456789.:-+_eExXoObBaAnNfFtTyYlLuUsS~<=", min_size=1, max_size=12))
 def test_generated_scalars_resolve_as_pyyaml_resolves_them(value):
     assert _resolves_to_str(value) == _pyyaml_says_str(value)
+
+
+MORE = [
+    "conda-forge::numpy==1.26.4",
+    "python>=3.8,<3.12",
+    "a b",
+    "",
+    "x:",
+    "a:b",
+    "_",
+    "__cuda",
+    "é",
+    "a\nb",
+    "-x",
+]
+
+
+def test_a_list_of_values_is_written_as_each_value_is():
+    values = SAMPLES + MORE
+    assert scalars(values) == [scalar(v) for v in values]
+    assert scalars(["numpy", "yes", "a b", "x:"]) == ["numpy", '"yes"', "a b", '"x:"']
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet="abyYnNoO01_.:=<>!~*,-# '\"[]{}\t\né", max_size=8), max_size=12))
+def test_generated_lists_are_written_as_each_value_is(values):
+    assert scalars(values) == [scalar(v) for v in values]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="0123456789.:-+_eExXoObBaAnNfFtTyYlLuUsS~<= ", min_size=1, max_size=8))
+def test_implicit_is_the_implicit_types_pattern(value):
+    assert implicit(value) == (_NOT_STR.fullmatch(value) is not None)
+
+
+def test_implicit_samples():
+    values = SAMPLES + ["-e git+https://x", "--pre", "-", "+", "-.inf", "+1", "yes", "Yes", "nulls"]
+    assert [implicit(v) for v in values] == [_NOT_STR.fullmatch(v) is not None for v in values]
+    assert [implicit(v) for v in ("-e", "-1", "no", "numpy")] == [False, True, True, False]
