@@ -1,8 +1,9 @@
 """`envkit lock` benchmarks.
 
 * lock of a generated 500-package prefix (plus 20 pip packages), in-process: read the prefix, build
-  the Lock, write conda-lock.yml and environment.lock.yml text; against py-rattler reading the same
-  500 `conda-meta/*.json` records (`PrefixRecord.from_path`), the floor of any prefix reader.
+  the Lock, write conda-lock.yml and environment.lock.yml text, with the pip artifacts given (pip's
+  part is the third case); against py-rattler reading the same 500 `conda-meta/*.json` records
+  (`PrefixRecord.from_path`), the floor of any prefix reader.
 * `envkit lock --check` of a 3,000-package, 3-platform conda-lock.yml against a 100-entry
   environment.yml, end to end (a process each); against a process that only loads the same lock
   with libyaml's CSafeLoader (the alternative: reading it as YAML at all); floor: json.loads of it.
@@ -120,6 +121,12 @@ def cases(work):
                 else:
                     os.environ[k] = v
         assert len(res.found) == 20 and not res.warnings, res.warnings
+        return res
+
+    # lock_live asks pip for the artifacts of the 20 index-installed pip packages unless it is given
+    # them; pip (the case below measures it) is resolved once here, against the local wheels, so that
+    # this case measures the lock itself and never reaches for the network's index
+    artifacts = resolve_pip().found
 
     def floor_pip():
         import subprocess
@@ -159,8 +166,9 @@ def cases(work):
         from envkit.lock import live_env_spec, lock_live
 
         env = open_env(prefix=str(prefix))
-        lock = lock_live(env)
+        lock = lock_live(env, index_artifacts=artifacts)
         assert len(lock.packages) == 520
+        assert sum(p.manager == "pip" and p.sha256 is not None for p in lock.packages) == 20
         write_conda_lock(lock, header="bench")
         write_env(live_env_spec(env), header="bench")
 
@@ -176,7 +184,8 @@ def cases(work):
             target=5.0,
             repeat=5,
             notes="reads the prefix (records, history, 20 pip dist-infos, .condarc), builds the Lock, "
-            "renders conda-lock.yml and environment.lock.yml",
+            "renders conda-lock.yml and environment.lock.yml; the 20 pip artifacts are given "
+            "(`index_artifacts`, resolved by pip once: the pip case measures that)",
         ),
         Case(
             name="lock --check of a 3,000-package lock (process)",

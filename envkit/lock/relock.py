@@ -242,18 +242,27 @@ def plan_pins(
     return held, released
 
 
-def _pin(p: LockedPackage, channels: frozenset[str] = frozenset()):
-    """The MatchSpec that holds `p`: its name, exact version and build, and its channel when that
-    is one of the solve's `channels` (a lock read from another channel, a mirror, pins the rest)."""
+def _pins(held: Iterable[LockedPackage], sources: Sequence[str]) -> list:
+    """The MatchSpecs that hold the `held` packages: name, exact version and build, and the channel
+    when it is one of several the solve searches (a lock read from another channel, a mirror, pins
+    the rest).  With one channel every candidate comes from it, so the channel would hold nothing
+    more, and a channel-qualified spec costs rattler twice the parse."""
     from rattler import MatchSpec
 
-    base = f"{p.name} =={p.version} {p.build}" if p.build else f"{p.name} =={p.version}"
-    if p.channel and p.channel in channels:
-        try:
-            return MatchSpec(f"{p.channel}::{base}", strict=False)
-        except Exception:  # a channel rattler cannot name: the version and build still hold it
-            pass
-    return MatchSpec(base, strict=False)
+    from envkit.conda.channels import parse_channel
+
+    names = frozenset(parse_channel(c).name for c in sources) if len(sources) > 1 else frozenset()
+    out = []
+    for p in held:
+        base = f"{p.name} =={p.version} {p.build}" if p.build else f"{p.name} =={p.version}"
+        if p.channel and p.channel in names:
+            try:
+                out.append(MatchSpec(f"{p.channel}::{base}", strict=False))
+                continue
+            except Exception:  # a channel rattler cannot name: the version and build still hold it
+                pass
+        out.append(MatchSpec(base, strict=False))
+    return out
 
 
 def _newest(records: Sequence, name: str, spec: EnvSpec):
@@ -321,10 +330,7 @@ async def relock_platform(
     ]
     records = None
     try:
-        from envkit.conda.channels import parse_channel
-
-        names = frozenset(parse_channel(c).name for c in solver.sources)
-        records = await solver.solve(exact, constraints=[_pin(p, names) for p in held.values()])
+        records = await solver.solve(exact, constraints=_pins(held.values(), solver.sources))
     except Exception as exc:
         if type(exc).__name__ not in _UNSOLVABLE:
             raise

@@ -185,10 +185,16 @@ def _solve_many(
             raise solve_failure(exc, platform, spec.source, sources, virtual=vps) from None
         return platform, PlatformSolve(packages=tuple(packages), moves=tuple(moves), untimed=solver.untimed)
 
-    async def main():
-        return await asyncio.gather(*(one(p) for p in platforms))
+    out: dict[str, PlatformSolve] = {}
 
-    return dict(asyncio.run(main()))
+    async def main() -> None:
+        # the results are stored, not returned: asyncio.run's SIGINT handler is a partial holding
+        # the main task, and restoring the handler formats its repr, with the task's result in it
+        # (every locked package: 13 ms per 3,000 packages, twice), in a ValueError it discards
+        out.update(await asyncio.gather(*(one(p) for p in platforms)))
+
+    asyncio.run(main())
+    return out
 
 
 def _spec_channels(spec: EnvSpec) -> list[Channel]:

@@ -78,9 +78,12 @@ def _check_update(update: Sequence[str], spec: EnvSpec, previous: Lock | None) -
             f"nothing to update {', '.join(names)} from: there is no previous lock",
             hint="lock it first (a first lock solves everything), or name the previous lock to read",
         )
-    known = {p.name for p in previous.packages} | {pep503(p.name) for p in previous.packages}
-    known |= {d.name for d in spec.conda} | {pep503(p.name) for p in spec.pip if p.name}
-    unknown = [n for n in names if n not in known and pep503(n) not in known]
+    # the PEP 503 forms of every name only when some asked name is not spelt as the lock has it
+    known = {p.name for p in previous.packages} | {d.name for d in spec.conda}
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        known |= {pep503(p.name) for p in previous.packages} | {pep503(p.name) for p in spec.pip if p.name}
+        unknown = [n for n in unknown if n not in known and pep503(n) not in known]
     if unknown:
         raise UsageError(
             f"cannot update {', '.join(unknown)}: neither the previous lock nor the spec has "
