@@ -21,9 +21,9 @@ mention replaced by placeholders as well.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import overload
 
+from envkit._records import replace
 from envkit.formats.envyml import CommentMap
 from envkit.model import CondaDep, EnvSpec, Lock, env_file, format_spec, looks_exported, resolved_view
 

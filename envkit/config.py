@@ -23,9 +23,9 @@ from __future__ import annotations
 import os
 import re
 import sys
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from envkit._records import dataclass, field
 from envkit.errors import EnvkitError, Where
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -133,7 +133,7 @@ class Config:
         severity: dict[str, str] | None = None,
     ) -> Config:
         """This config with command-line choices on top: `select` replaces, `ignore` adds."""
-        from dataclasses import replace
+        from envkit._records import replace
 
         sev = dict(self.severity)
         sev.update(severity or {})

@@ -7,7 +7,8 @@ code.  Every error can say where it happened (file, line, key path) and show the
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+
+from envkit._records import dataclass
 
 
 @dataclass(frozen=True, slots=True)

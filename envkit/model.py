@@ -11,10 +11,10 @@ files that say the same thing at different lines are equal models.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from envkit._lazy import lazy_re
+from envkit._records import dataclass, field, replace
 
 # The model's own canonical texts live here, below every other module (envkit.conda.matchspec
 # parses specs, envkit.conda.names maps names; both import these, the model imports neither).

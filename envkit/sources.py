@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from envkit._records import dataclass
 from envkit.errors import EnvironmentNotFound, ParseError, UsageError, Where
 from envkit.model import EnvSpec, LiveEnv, Lock, LockedPackage, PipDist
 

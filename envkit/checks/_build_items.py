@@ -4,10 +4,10 @@ locked/installed package, with the version, build and recorded dependencies thos
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from envkit._lazy import lazy_re
+from envkit._records import dataclass
 from envkit.checks._helpers import major_minor, mm_text, pinned_series, pip_pinned_version
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -19,8 +19,9 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
+
+from envkit._records import dataclass, field
 
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.config import Config

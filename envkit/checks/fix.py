@@ -9,10 +9,10 @@ credential, in a URL or a secret variable's value, becomes a placeholder), pip-w
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from envkit._lazy import lazy_re
+from envkit._records import dataclass
 from envkit.checks.rules_secrets import PREFIX_LINE, VARIABLE_SECRET
 
 if TYPE_CHECKING:  # pragma: no cover

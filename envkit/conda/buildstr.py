@@ -22,10 +22,10 @@ pytorch channel's macOS builds are plain `py3.11_0`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 
 from envkit._lazy import lazy_re
+from envkit._records import dataclass
 from envkit.conda.families import TORCH_CONDA_FAMILY
 
 # `py311`, `py3.11`, `cp311`, `py27` anywhere a new token starts: after `_`, at the start, or glued

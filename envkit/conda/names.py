@@ -11,9 +11,9 @@ In a live environment the exact answer is in the prefix: a conda record that own
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from functools import lru_cache
 
+from envkit._records import dataclass
 from envkit.model import pep503
 
 #: conda packages that are not Python projects, whose name PyPI uses for something else.

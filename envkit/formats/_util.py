@@ -348,19 +348,19 @@ def record_maker(cls, names: tuple[str, ...]):
     (the generated `__init__` takes keywords and sets each of LockedPackage's 22 fields through
     `object.__setattr__`; a lock reader builds thousands).  Raises TypeError for a field that is
     neither named nor has a default."""
-    from dataclasses import MISSING, fields
+    from envkit._records import MISSING, init_fields
 
     scope: dict = {"_new": object.__new__, "_cls": cls}
     body = []
-    for f in fields(cls):
-        scope[f"_set_{f.name}"] = cls.__dict__[f.name].__set__
-        if f.name in names:
-            value = f.name
-        elif f.default is not MISSING:
-            scope[f"_d_{f.name}"] = f.default
-            value = f"_d_{f.name}"
+    for name, default in init_fields(cls):
+        scope[f"_set_{name}"] = cls.__dict__[name].__set__
+        if name in names:
+            value = name
+        elif default is not MISSING:
+            scope[f"_d_{name}"] = default
+            value = f"_d_{name}"
         else:
-            raise TypeError(f"{cls.__name__}.{f.name} has no default: name it")
-        body.append(f"    _set_{f.name}(o, {value})\n")
+            raise TypeError(f"{cls.__name__}.{name} has no default: name it")
+        body.append(f"    _set_{name}(o, {value})\n")
     exec(f"def make({', '.join(names)}):\n    o = _new(_cls)\n{''.join(body)}    return o\n", scope)  # noqa: S102
     return scope["make"]

@@ -153,8 +153,7 @@ def apply_editable(lock: Lock) -> Lock:
     text = custom_metadata(lock).get(EDITABLE_KEY)
     if not isinstance(text, str) or not text.strip():
         return lock
-    from dataclasses import replace
-
+    from envkit._records import replace
     from envkit.conda.names import pep503
 
     names = {pep503(n) for n in text.splitlines() if n.strip()}
@@ -434,7 +433,7 @@ def sort_key(platforms: tuple[str, ...]):
 
 def sort_lock(lock: Lock) -> Lock:
     """`lock` with its packages in canonical order: platform (lock order), conda before pip, name."""
-    from dataclasses import replace
+    from envkit._records import replace
 
     return replace(lock, packages=tuple(sorted(lock.packages, key=sort_key(lock.platforms))))
 

@@ -16,9 +16,9 @@ attached to.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
+from envkit._records import dataclass, field
 from envkit.errors import InvalidSpecError, ParseError, Where, raise_collected
 from envkit.formats._util import need_list, need_mapping, to_json, type_name
 from envkit.model import Channel, CondaDep, EnvSpec, PipDep

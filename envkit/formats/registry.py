@@ -20,11 +20,11 @@ import importlib
 import os
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
 from envkit._lazy import lazy_re
+from envkit._records import dataclass, field
 from envkit.errors import ParseError, Remedy, UsageError, Where
 
 if TYPE_CHECKING:

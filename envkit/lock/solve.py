@@ -6,8 +6,8 @@ import json
 import os
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 
+from envkit._records import dataclass
 from envkit.backends.lock_metadata import lock_metadata
 from envkit.errors import BackendError, Remedy, SolveError, UsageError, Where
 from envkit.lock.content_hash import spec_content_hash

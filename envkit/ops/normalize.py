@@ -3,8 +3,7 @@ comments kept), or what it holds, as result objects."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from envkit._records import dataclass
 from envkit._text import plural
 from envkit.model import EnvSpec, Lock, env_file, resolved_view
 

@@ -7,11 +7,11 @@ import json
 import os
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from envkit._lazy import lazy_re
+from envkit._records import dataclass, field
 from envkit.conda.families import COMPANIONS
 from envkit.errors import EnvkitError, ParseError, Remedy, UsageError, Where
 

@@ -1,6 +1,6 @@
 """`envkit check`, `normalize` and `validate` of a small environment file import only what that file
 needs: no click (the command line is read by envkit.commands._decl), no libyaml loader (the fast
-reader parses it), no ssh source, no template renderer, no lock
+reader parses it), no dataclasses (envkit._records), no ssh source, no template renderer, no lock
 reader, solver or machine comparison, no pathlib.  A fresh interpreter
 runs the command on a real corpus file and reports the modules it loaded.
 
@@ -46,6 +46,10 @@ NEVER = {
     "pathlib",
     "difflib",  # asked only about a top-level key it does not know
     "click",  # the declarations read these command lines themselves (envkit.commands._decl)
+    # the records' methods are compiled ahead of time (envkit._records): dataclasses and the
+    # inspect it imports are loaded only when a dataclasses function is called on one
+    "dataclasses",
+    "inspect",
 }
 
 
