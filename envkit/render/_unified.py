@@ -1,0 +1,279 @@
+"""A unified diff of two lists of lines, in linear time (as sizes go) where difflib's is quadratic.
+
+Up to 20,000 lines (both sides) the text is `difflib.unified_diff`'s, hunk for hunk.  difflib's
+matcher indexes every line of the new side and looks up each line of the old; only lines on both
+sides can ever match, so here the index holds only those (set operations in C find them), and
+the search for the longest match steps over the old lines without a partner.  Every choice
+difflib makes (the longest block, ties to the earliest, the "popular" lines of 200+-line inputs
+left out of the index, a block's extension over equal neighbours) is kept; tests compare the
+text with difflib's.
+
+difflib's recursion is still quadratic on inputs with many short equal blocks (every 10th line of
+35,000 changed: 35 s), so each diff has a budget of index lookups linear in its size.  Larger
+inputs, and those whose search runs over the budget, get the anchored (patience) search that
+git's `--patience` uses: linear per level, and as readable a diff.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections import Counter
+from difflib import Match, SequenceMatcher
+from itertools import accumulate
+
+_NO_NEWLINE = "\n\\ No newline at end of file\n"
+
+
+class _OverBudget(Exception):
+    """difflib's search would go on for longer than the input's size allows."""
+
+
+class _Budget:
+    """Index entries difflib's searches may still look at (shared by the searches of one diff)."""
+
+    __slots__ = ("left",)
+
+    def __init__(self, left: int) -> None:
+        self.left = left
+
+
+class _Blocks(SequenceMatcher):
+    """difflib's opcodes and hunks from matching blocks found elsewhere."""
+
+    def __init__(self, a: list[str], b: list[str], blocks: list[Match]) -> None:
+        self.a, self.b = a, b  # no super().__init__: it would index b
+        self.matching_blocks, self.opcodes = blocks, None
+
+
+class _LineMatcher(SequenceMatcher):
+    """difflib.SequenceMatcher (no junk function, autojunk on) over two fixed line lists, which
+    gives up (_OverBudget) once its searches have looked at `budget` index entries: difflib's
+    recursion is quadratic on inputs with many short equal blocks (every 10th line of 35,000
+    changed: 35 s)."""
+
+    def __init__(self, a: list[str], b: list[str], budget: _Budget) -> None:  # no super().__init__
+        self.isjunk = None
+        self.autojunk = True
+        self.a, self.b = a, b
+        self.matching_blocks = self.opcodes = None
+        self.fullbcount = None
+        self.bjunk: set[str] = set()
+        self.bpopular: set[str] = set()
+        common = set(a).intersection(b)
+        b2j: dict[str, list[int]] = {}
+        if common:
+            for j in [j for j, line in enumerate(b) if line in common]:
+                b2j.setdefault(b[j], []).append(j)
+            n = len(b)
+            if n >= 200:  # difflib's autojunk: a line on over 1% of b is not indexed
+                ntest = n // 100 + 1
+                self.bpopular = {line for line, js in b2j.items() if len(js) > ntest}
+                for line in self.bpopular:
+                    del b2j[line]
+        self.b2j = b2j
+        # the old lines that may start or continue a match, in order, and the index entries
+        # looked at up to each of them (what a search over a range of them costs)
+        self._apos = [i for i, line in enumerate(a) if line in b2j] if b2j else []
+        self._cost = list(accumulate((len(b2j[a[i]]) for i in self._apos), initial=0))
+        self._budget = budget
+
+    def find_longest_match(
+        self, alo: int = 0, ahi: int | None = None, blo: int = 0, bhi: int | None = None
+    ) -> Match:
+        """difflib's find_longest_match; an old line without a partner ends every run (as
+        difflib's empty `newj2len` for it does) and is not visited."""
+        a, b, b2j, apos = self.a, self.b, self.b2j, self._apos
+        if ahi is None:
+            ahi = len(a)
+        if bhi is None:
+            bhi = len(b)
+        lo, hi = bisect_left(apos, alo), bisect_left(apos, ahi)
+        self._budget.left -= self._cost[hi] - self._cost[lo] + 1
+        if self._budget.left < 0:
+            raise _OverBudget
+        besti, bestj, bestsize = alo, blo, 0
+        j2len: dict[int, int] = {}
+        previous = -2
+        for i in apos[lo:hi]:
+            if i != previous + 1:
+                j2len = {}
+            previous = i
+            j2lenget = j2len.get
+            newj2len: dict[int, int] = {}
+            for j in b2j[a[i]]:
+                if j < blo:
+                    continue
+                if j >= bhi:
+                    break
+                k = newj2len[j] = j2lenget(j - 1, 0) + 1
+                if k > bestsize:
+                    besti, bestj, bestsize = i - k + 1, j - k + 1, k
+            j2len = newj2len
+        # extend over equal neighbours (popular lines are not in the index but do match)
+        while besti > alo and bestj > blo and a[besti - 1] == b[bestj - 1]:
+            besti, bestj, bestsize = besti - 1, bestj - 1, bestsize + 1
+        while (
+            besti + bestsize < ahi and bestj + bestsize < bhi and a[besti + bestsize] == b[bestj + bestsize]
+        ):
+            bestsize += 1
+        return Match(besti, bestj, bestsize)
+
+
+#: inputs of more lines (both sides) get the anchored search without trying difflib's first
+_EXACT_LINES = 20_000
+
+
+def _matcher(a: list[str], b: list[str]) -> SequenceMatcher:
+    """A matcher with difflib's opcodes, or (for inputs over _EXACT_LINES lines, and where
+    difflib's search would run over its budget) those of _anchored_blocks."""
+    lines = len(a) + len(b)
+    if lines <= _EXACT_LINES:
+        # what difflib needs on real files (a 7,000-line conda-lock.yml whose every version is
+        # requoted: 360,000 lookups); at most 0.4 s at 20,000 lines
+        m = _LineMatcher(a, b, _Budget(50 * lines + 200_000))
+        try:
+            m.get_matching_blocks()
+            return m
+        except _OverBudget:
+            pass
+    # difflib's search in the ranges without anchors: their lines repeat, and a few lookups
+    # a line are what a readable diff of them needs
+    return _Blocks(a, b, _anchored_blocks(a, b, _Budget(4 * lines + 50_000)))
+
+
+def _anchored_blocks(a: list[str], b: list[str], budget: _Budget) -> list[Match]:
+    """Matching blocks as patience diff finds them (linear per level, as git's `--patience`):
+    the common head and tail of a range, then the lines that occur once in each side, kept
+    where their order agrees (the longest increasing run of their new positions), and the same
+    between each two of them.  A range without such a line gets difflib's search while the
+    budget lasts, else stays unmatched (a `replace`)."""
+    blocks: list[tuple[int, int, int]] = []
+    todo = [(0, len(a), 0, len(b))]
+    while todo:
+        alo, ahi, blo, bhi = todo.pop()
+        i, j = alo, blo
+        while i < ahi and j < bhi and a[i] == b[j]:
+            i, j = i + 1, j + 1
+        if i > alo:
+            blocks.append((alo, blo, i - alo))
+        alo, blo = i, j
+        i, j = ahi, bhi
+        while i > alo and j > blo and a[i - 1] == b[j - 1]:
+            i, j = i - 1, j - 1
+        if i < ahi:
+            blocks.append((i, j, ahi - i))
+        ahi, bhi = i, j
+        if alo == ahi or blo == bhi:
+            continue
+        if ahi - alo == 1 or bhi - blo == 1:  # one line against a range: its first match
+            if ahi - alo == 1 and a[alo] in b[blo:bhi]:
+                blocks.append((alo, b.index(a[alo], blo, bhi), 1))
+            elif bhi - blo == 1 and b[blo] in a[alo:ahi]:
+                blocks.append((a.index(b[blo], alo, ahi), blo, 1))
+            continue
+        common = set(a[alo:ahi]).intersection(b[blo:bhi])
+        if not common:
+            continue  # nothing to match
+        anchors = _unique_anchors(a, b, alo, ahi, blo, bhi, common)
+        if anchors:
+            pi, pj = alo, blo
+            for i, j in anchors:
+                todo.append((pi, i, pj, j))
+                blocks.append((i, j, 1))
+                pi, pj = i + 1, j + 1
+            todo.append((pi, ahi, pj, bhi))
+            continue
+        try:
+            found = _LineMatcher(a[alo:ahi], b[blo:bhi], budget).get_matching_blocks()
+        except _OverBudget:
+            continue
+        blocks.extend((alo + x, blo + y, k) for x, y, k in found if k)
+    blocks.sort()
+    merged: list[Match] = []
+    for i, j, k in blocks:
+        if merged and merged[-1].a + merged[-1].size == i and merged[-1].b + merged[-1].size == j:
+            merged[-1] = Match(merged[-1].a, merged[-1].b, merged[-1].size + k)
+        else:
+            merged.append(Match(i, j, k))
+    merged.append(Match(len(a), len(b), 0))
+    return merged
+
+
+def _unique_anchors(
+    a: list[str], b: list[str], alo: int, ahi: int, blo: int, bhi: int, common: set[str]
+) -> list[tuple[int, int]]:
+    """The (i, j) of lines once in a[alo:ahi] and once in b[blo:bhi] (of the lines `common` to
+    both), the longest run of them whose order is the same on both sides (ties to the
+    earliest)."""
+    ca, cb = Counter(a[alo:ahi]), Counter(b[blo:bhi])
+    unique = {line for line in common if ca[line] == 1 and cb[line] == 1}
+    if len(unique) <= 16:  # a few: list.index finds them at C speed
+        found = sorted((a.index(line, alo, ahi), b.index(line, blo, bhi)) for line in unique)
+        pairs = found
+    else:
+        where = {line: j for j, line in enumerate(b[blo:bhi], blo) if line in unique}
+        pairs = [(i, where[line]) for i, line in enumerate(a[alo:ahi], alo) if line in where]
+    if not pairs:
+        return []
+    # longest increasing subsequence of the j's (patience sorting), with back links
+    tops: list[int] = []  # j at the top of each pile
+    top_at: list[int] = []  # index into pairs of that top
+    back = [-1] * len(pairs)
+    for n, (_, j) in enumerate(pairs):
+        k = bisect_left(tops, j)
+        back[n] = top_at[k - 1] if k else -1
+        if k == len(tops):
+            tops.append(j)
+            top_at.append(n)
+        else:
+            tops[k], top_at[k] = j, n
+    out = []
+    n = top_at[-1]
+    while n >= 0:
+        out.append(pairs[n])
+        n = back[n]
+    out.reverse()
+    return out
+
+
+def _range(start: int, stop: int) -> str:
+    """A hunk's `start,length` as difflib writes it."""
+    length = stop - start
+    if length == 1:
+        return str(start + 1)
+    return f"{start + 1 if length else start},{length}"
+
+
+def _marked(lines: list[str], plain_newlines: bool) -> list[str]:
+    """`lines` with difflib's `\\ No newline at end of file` after each line that does not end
+    in LF.  The mapping is one-to-one (a line from splitlines holds no LF but at its end), so
+    lines compare after it as before."""
+    if plain_newlines:  # only the last line may lack its LF
+        if lines and not lines[-1].endswith("\n"):
+            return [*lines[:-1], lines[-1] + _NO_NEWLINE]
+        return lines
+    return [line if line.endswith("\n") else line + _NO_NEWLINE for line in lines]
+
+
+def unified_diff_text(
+    old: list[str], new: list[str], fromfile: str, tofile: str, *, plain_newlines: bool = False
+) -> str:
+    """`"".join(difflib.unified_diff(old, new, fromfile, tofile))` with a `\\ No newline at end
+    of file` line after each line that lacks its LF; `plain_newlines` says LF is the only line
+    separator in `old` and `new` (the common case, which needs no look at each line)."""
+    a, b = _marked(old, plain_newlines), _marked(new, plain_newlines)
+    out: list[str] = []
+    for group in _matcher(a, b).get_grouped_opcodes(3):
+        if not out:
+            out.append(f"--- {fromfile}\n+++ {tofile}\n")
+        out.append(f"@@ -{_range(group[0][1], group[-1][2])} +{_range(group[0][3], group[-1][4])} @@\n")
+        for tag, i1, i2, j1, j2 in group:
+            # every line ends in a line break, so "-".join(lines) puts "-" before each
+            if tag == "equal":
+                out.append(" " + " ".join(a[i1:i2]))
+                continue
+            if i1 < i2:
+                out.append("-" + "-".join(a[i1:i2]))
+            if j1 < j2:
+                out.append("+" + "+".join(b[j1:j2]))
+    return "".join(out)
