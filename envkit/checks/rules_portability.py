@@ -42,6 +42,7 @@ PLATFORM_ONLY = {
 _PREFIX_ONLY = (("m2w64-", "Windows"), ("pyobjc-framework-", "macOS"))
 _PREFIXES = tuple(pre for pre, _ in _PREFIX_ONLY)
 #: words in a file name that restrict it to one operating system (`environment-linux.yml`)
+_PLATFORM_WORDS = ("linux", "win", "osx", "mac", "darwin")  # in every name _NAME_PLATFORM finds
 _NAME_PLATFORM = lazy_re(r"(?:^|[-_.])(linux|win|windows|win64|osx|macos|mac|darwin)(?:[-_.0-9]|$)")
 _OS_OF_SUBDIR = {"win": "Windows", "osx": "macOS", "linux": "Linux"}
 
@@ -59,7 +60,7 @@ def _only_on(name: str | None) -> str | None:
 
 
 def _wheel_os(url: str | None) -> tuple[str, str] | None:
-    m = _WHEEL_PLATFORM.search(url or "")
+    m = _WHEEL_PLATFORM.search(url) if url and ".whl" in url else None
     if m is None:
         return None
     tag = m.group("plat")
@@ -109,7 +110,8 @@ def platform_only(target: Target, ctx: Context) -> Iterator[Hit]:
     spec = target.loose  # an export is for the one platform it was made on
     if spec is None or spec.platforms:
         return
-    if _NAME_PLATFORM.search(os.path.basename(target.path).lower()):
+    base = os.path.basename(target.path).lower()
+    if any(w in base for w in _PLATFORM_WORDS) and _NAME_PLATFORM.search(base):
         return
     where = "a file that names no platform (no `platforms:` list)"
     # (the first entry without a build ends the `all`: most files are not counted)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 
+from envkit._lazy import lazy_re
 from envkit._records import dataclass
 from envkit.model import pep503
 
@@ -99,16 +100,13 @@ EXTRA_CONDA_TO_PYPI: dict[str, tuple[str, ...]] = {
 
 @lru_cache(maxsize=1)
 def _tables() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
-    import json
     import os
 
     # the package's own data files, beside it (a wheel installs them as files): importlib.resources
     # and the tempfile module it imports would cost a small file's check 5-8 ms, pathlib 2-3 ms
     data = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "data")
-    with open(os.path.join(data, "conda_pypi_names.json"), encoding="utf-8") as f:
-        single = json.load(f)
-    with open(os.path.join(data, "conda_pypi_collisions.json"), encoding="utf-8") as f:
-        multi = json.load(f)
+    single = _load_json(os.path.join(data, "conda_pypi_names.json"))
+    multi = _load_json(os.path.join(data, "conda_pypi_collisions.json"))
     to_pypi: dict[str, set[str]] = {}
     for conda, pypi in single.items():
         to_pypi.setdefault(conda.lower(), set()).add(pep503(pypi))
@@ -124,6 +122,82 @@ def _tables() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
         {k: tuple(sorted(v)) for k, v in to_pypi.items()},
         {k: tuple(sorted(v)) for k, v in to_conda.items()},
     )
+
+
+def _load_json(path: str) -> dict:
+    """The JSON object in the file at `path`; one of strings and lists of strings without escapes
+    (the shape of the name maps) is read without the json module, whose import (with the five
+    regexes it compiles) would be 3 ms of a small file's check."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    try:
+        return _plain_json(text)
+    except ValueError:
+        import json
+
+        return json.loads(text)
+
+
+_JSON_TOKEN = lazy_re(r'[ \t\n\r]*(?:"([^"\\\x00-\x1f]*)"|([{}\[\]:,]))')
+
+
+def _plain_json(text: str) -> dict[str, str | list[str]]:
+    """`text` when it is a JSON object whose values are strings or lists of strings, none with
+    an escape; ValueError for anything else."""
+    tokens: list[tuple[str | None, str | None]] = []
+    pos = 0
+    for m in _JSON_TOKEN.finditer(text):
+        if m.start() != pos:
+            raise ValueError(pos)
+        tokens.append((m[1], m[2]))
+        pos = m.end()
+    if text[pos:].strip(" \t\n\r"):
+        raise ValueError(pos)
+    out: dict[str, str | list[str]] = {}
+    it = iter(tokens)
+
+    def punct() -> str | None:
+        string, p = next(it, (None, None))
+        if string is not None:
+            raise ValueError(string)
+        return p
+
+    def string() -> str:
+        s, _ = next(it, (None, None))
+        if s is None:
+            raise ValueError("a string")
+        return s
+
+    if punct() != "{":
+        raise ValueError("{")
+    rest = list(it)
+    if rest == [(None, "}")]:
+        return out
+    it = iter(rest)
+    while True:
+        key = string()
+        if punct() != ":":
+            raise ValueError(":")
+        value, p = next(it, (None, None))
+        if value is not None:
+            out[key] = value
+        elif p == "[":
+            items = [string()]
+            while (p := punct()) == ",":
+                items.append(string())
+            if p != "]":
+                raise ValueError("]")
+            out[key] = items
+        else:
+            raise ValueError(p)
+        p = punct()
+        if p == "}":
+            break
+        if p != ",":
+            raise ValueError(",")
+    if next(it, None) is not None:
+        raise ValueError("}")
+    return out
 
 
 def pypi_names_for_conda(

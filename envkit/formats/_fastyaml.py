@@ -22,7 +22,6 @@ only a character offset.
 
 from __future__ import annotations
 
-import json
 import re
 
 from envkit._lazy import lazy_re
@@ -94,6 +93,8 @@ def _double_quoted(v: str) -> str:
         return inner
     if _SURROGATE_ESCAPE.search(inner):
         raise Unsupported
+    import json  # here: most files never need it (its import compiles five regexes)
+
     try:
         value = json.loads(v)
     except ValueError:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from functools import lru_cache
 from typing import Literal, overload
@@ -125,6 +124,8 @@ def lock_version(value: object) -> int | None:
 
 def to_json(value) -> str:
     """Canonical JSON text of a YAML value (for keeping unknown keys in a model)."""
+    import json  # here: a small file seldom needs it
+
     return json.dumps(value, sort_keys=False, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
@@ -321,7 +322,13 @@ def yaml_leaf(value) -> str:
             mant, e, exp = text.partition("e")
             text = f"{mant}.0{e}{exp}"
         return text
-    return json.dumps(value)  # int, None
+    if value is None:
+        return "null"
+    if isinstance(value, int):
+        return int.__repr__(value)  # as json.dumps writes it
+    import json
+
+    return json.dumps(value)
 
 
 def read_channels(fields, filename: str | None, key: str = "channels") -> list:

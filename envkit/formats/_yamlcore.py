@@ -7,7 +7,6 @@ for what a command uses).
 
 from __future__ import annotations
 
-import json
 import re
 from functools import lru_cache
 from typing import Any
@@ -118,6 +117,8 @@ def scalar(value: str) -> str:
     """
     if _plain_safe(value):
         return value
+    import json  # here: most values are plain, and a small file never needs it
+
     out = json.dumps(value, ensure_ascii=False)
     if out.isascii() and "\x7f" not in out:
         return out

@@ -15,7 +15,6 @@ attached to.
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Literal
 
 from envkit._records import dataclass, field
@@ -408,6 +407,8 @@ def write_env(spec: EnvSpec, *, header: str | None = None, comments: CommentMap 
             emit("  ", f"- {scalar(plat)}", spec.line_of(f"platform:{plat}"))
     for k, v in spec.extra:
         # block style, as the rest of the file (JSON flow text would not always read back the same)
+        import json  # here: few files have keys of their own
+
         first, *rest = block_yaml(k, json.loads(v), "", "  ")
         emit("", first, spec.line_of(k))
         out.extend(rest)

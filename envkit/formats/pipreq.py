@@ -43,6 +43,7 @@ _WHEEL = lazy_re(
 _SDIST = lazy_re(
     r"(?:^|/)(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*?)-(?P<version>\d[^/-]*)\.(?:tar\.gz|zip|tar\.bz2|tgz)(?:$|[#?])"
 )
+_SDIST_ENDS = (".tar.gz", ".zip", ".tar.bz2", ".tgz")
 _DRIVE = lazy_re(r"^[A-Za-z]:[\\/]")
 # pip options that take an argument (pip/_internal/req/req_file.py)
 _NEEDS_VALUE = frozenset(
@@ -132,13 +133,14 @@ def _in_marker(tokens: list[str]) -> bool:
 
 
 def _name_from_url(url: str) -> str | None:
-    m = _EGG.search(url)
+    # each pattern only where its literal part is in the URL: most are never compiled
+    m = "egg=" in url and _EGG.search(url)
     if m:
         return m.group("name")
-    m = _WHEEL.search(url)
+    m = ".whl" in url and _WHEEL.search(url)
     if m:
         return m.group("name")
-    m = _SDIST.search(url)
+    m = any(end in url for end in _SDIST_ENDS) and _SDIST.search(url)
     if m:
         return m.group("name")
     return None
