@@ -21,14 +21,18 @@ no longer matches its generated methods (an edited record, a stale envkit/_recge
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Any
 
+# typing is not imported at run time (its import is 5 ms of a small file's check); type checkers
+# take any `TYPE_CHECKING` as typing's
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from dataclasses import dataclass as dataclass
     from dataclasses import field as field
     from dataclasses import replace as replace
+    from typing import Any
+    from typing import NamedTuple as NamedTuple
 
-__all__ = ["dataclass", "field", "replace", "init_fields", "FALLBACKS"]
+__all__ = ["dataclass", "field", "replace", "init_fields", "FALLBACKS", "NamedTuple"]
 
 #: `module.qualname` of each record made by `dataclasses.dataclass` because its generated methods
 #: were missing or stale (tests assert it stays empty)
@@ -369,3 +373,42 @@ class _Reference:
         type.__setattr__(owner, "__dataclass_fields__", twin.__dataclass_fields__)
         type.__setattr__(owner, "__dataclass_params__", twin.__dataclass_params__)
         return getattr(owner, self.attr)
+
+
+if not TYPE_CHECKING:
+
+    class _NamedTupleMeta(type):
+        """What `typing.NamedTuple` makes of a class body, without importing typing: the
+        `collections.namedtuple` of its annotated fields (those with a value are defaults), with
+        the body's methods, docstring and qualname (tests/model/test_records.py compares)."""
+
+        def __new__(mcls, typename, bases, ns):
+            if not bases:  # NamedTuple itself
+                return super().__new__(mcls, typename, bases, ns)
+            if bases != (NamedTuple,):
+                raise TypeError("can only inherit from a NamedTuple type")
+            import collections
+
+            types = ns.get("__annotations__", {})
+            defaults = [name for name in types if name in ns]
+            if defaults and list(types)[-len(defaults) :] != defaults:
+                raise TypeError(f"{typename}: a field without a default follows one with a default")
+            made = collections.namedtuple(
+                typename, list(types), defaults=[ns[n] for n in defaults], module=ns["__module__"]
+            )
+            made.__annotations__ = made.__new__.__annotations__ = dict(types)
+            for key, value in ns.items():
+                if key in _PROHIBITED:
+                    raise AttributeError("Cannot overwrite NamedTuple attribute " + key)
+                if key not in _SPECIAL and key not in made._fields:
+                    setattr(made, key, value)
+            return made
+
+    _PROHIBITED = frozenset(
+        {"__new__", "__init__", "__slots__", "__getnewargs__", "_fields", "_field_defaults"}
+        | {"_make", "_replace", "_asdict", "_source"}
+    )
+    _SPECIAL = frozenset({"__module__", "__name__", "__annotations__"})
+
+    class NamedTuple(metaclass=_NamedTupleMeta):
+        """`typing.NamedTuple` for a class statement (`class Hit(NamedTuple): ...`)."""

@@ -21,11 +21,13 @@ mention replaced by placeholders as well.
 
 from __future__ import annotations
 
-from typing import overload
-
 from envkit._records import replace
 from envkit.formats.envyml import CommentMap
 from envkit.model import CondaDep, EnvSpec, Lock, env_file, format_spec, looks_exported, resolved_view
+
+TYPE_CHECKING = False  # not typing's: importing typing costs 5 ms (envkit/_records.py)
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import overload
 
 
 def normalize(model: EnvSpec | Lock) -> EnvSpec | Lock:
@@ -290,10 +292,12 @@ def _render(model, text: str, fmt: str) -> str:
     raise UsageError(f"envkit cannot rewrite a {fmt} file")
 
 
-@overload
-def redact_comment(text: str) -> str: ...
-@overload
-def redact_comment(text: None) -> None: ...
+if TYPE_CHECKING:  # pragma: no cover
+
+    @overload
+    def redact_comment(text: str) -> str: ...
+    @overload
+    def redact_comment(text: None) -> None: ...
 
 
 def redact_comment(text: str | None) -> str | None:

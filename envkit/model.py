@@ -11,10 +11,16 @@ files that say the same thing at different lines are equal models.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal
 
 from envkit._lazy import lazy_re
 from envkit._records import dataclass, field, replace
+
+TYPE_CHECKING = False  # not typing's: importing typing costs 5 ms (envkit/_records.py)
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any, Literal
+
+    Manager = Literal["conda", "pip"]
+    PipKind = Literal["requirement", "url", "vcs", "path", "option"]
 
 # The model's own canonical texts live here, below every other module (envkit.conda.matchspec
 # parses specs, envkit.conda.names maps names; both import these, the model imports neither).
@@ -62,8 +68,6 @@ def format_spec(dep: CondaDep) -> str:
         return f"{prefix}{name}={v}={b}"
     return f"{prefix}{name} {v} {b}"
 
-
-Manager = Literal["conda", "pip"]
 
 #: Placeholder written where a credential was removed from a URL.
 REDACTED = "<TOKEN>"
@@ -118,9 +122,6 @@ class CondaDep:
 
     def __str__(self) -> str:
         return self.spec()
-
-
-PipKind = Literal["requirement", "url", "vcs", "path", "option"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

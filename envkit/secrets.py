@@ -14,9 +14,9 @@ detect is ever printed or written.  `redact_url` is the same rule for one URL.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
 from envkit._lazy import lazy_re
+from envkit._records import NamedTuple
 
 # cheap pre-filter over the whole text: only lines matching it are looked at closely
 _CANDIDATE = lazy_re(

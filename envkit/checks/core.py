@@ -19,18 +19,17 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, NamedTuple
 
-from envkit._records import dataclass, field
+from envkit._lazy import lazy_re
+from envkit._records import NamedTuple, dataclass, field
+from envkit.rule_names import SEVERITIES
 
+TYPE_CHECKING = False  # not typing's: importing typing costs 5 ms (envkit/_records.py)
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.config import Config
     from envkit.errors import ParseError
     from envkit.machine.profile import MachineProfile
     from envkit.model import EnvSpec, LiveEnv, Lock, Resolved
-
-from envkit._lazy import lazy_re
-from envkit.rule_names import SEVERITIES
 
 _RANK = {s: i for i, s in enumerate(SEVERITIES)}
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING
 
 from envkit._lazy import lazy_re
 from envkit._text import plural
@@ -12,6 +11,7 @@ from envkit.checks._helpers import describe_conda_dep, describe_pip_dep, join_na
 from envkit.checks.core import Context, Hit, Target, rule
 from envkit.model import EnvSpec, LiveEnv, LockedPackage, Resolved
 
+TYPE_CHECKING = False  # not typing's: importing typing costs 5 ms (envkit/_records.py)
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.conda.names import Duplicate
 

@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
 
-F = TypeVar("F", bound=Callable[..., Any])
+TYPE_CHECKING = False  # not typing's: importing typing costs 5 ms (envkit/_records.py)
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any, TypeVar
+
+    F = TypeVar("F", bound=Callable[..., Any])
 
 #: what `parse` returns for a command line it leaves to click
 DECLINE = None

@@ -16,12 +16,14 @@ UnsupportedVersionError with file and line; writers are deterministic.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
 
 from envkit.errors import UsageError
 from envkit.formats.registry import REGISTRY, Format, detect, get
 
+TYPE_CHECKING = False  # not typing's: importing typing costs 5 ms (envkit/_records.py)
 if TYPE_CHECKING:
+    from typing import Any
+
     from envkit.model import EnvSpec, Lock
 
 #: The formats envkit reads (`--format` choices), in the registry's order.

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Literal, overload
 
 from envkit.errors import ParseError, Where
+
+TYPE_CHECKING = False  # not typing's: importing typing costs 5 ms (envkit/_records.py)
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Literal, overload
 
 
 def split_filename(fn: str) -> tuple[str, str, str] | None:
@@ -170,11 +173,13 @@ class Fields:
     def missing(self, key: str, what: str | None = None) -> ParseError:
         return ParseError(f"{what or _label(self.path)} has no `{key}:`", where=self.where())
 
-    @overload
-    def text(self, key: str, *, required: Literal[True], what: str | None = None) -> str: ...
+    if TYPE_CHECKING:  # pragma: no cover
 
-    @overload
-    def text(self, key: str, *, required: bool = False, what: str | None = None) -> str | None: ...
+        @overload
+        def text(self, key: str, *, required: Literal[True], what: str | None = None) -> str: ...
+
+        @overload
+        def text(self, key: str, *, required: bool = False, what: str | None = None) -> str | None: ...
 
     def text(self, key: str, *, required: bool = False, what: str | None = None) -> str | None:
         """The text of `key`; None when absent or null (an error when `required`)."""

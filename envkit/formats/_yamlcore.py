@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Any
 
 from envkit._lazy import lazy_re
 from envkit.errors import ParseError, Where
+
+TYPE_CHECKING = False  # not typing's: importing typing costs 5 ms (envkit/_records.py)
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any
 
 #: Most values (and lines) a document may have; see envkit.formats._yaml.
 MAX_NODES = 2_000_000

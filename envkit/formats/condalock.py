@@ -27,10 +27,11 @@ from envkit.formats._util import lock_version, record_maker, url_parts_uncached
 from envkit.formats._yaml import YamlMap
 from envkit.formats.condalockcheck import check_platforms, validate_packages
 from envkit.formats.condalockcheck import unknown_platform as unknown_platform  # explicit.py's too
-from envkit.model import Lock, LockedPackage, Manager
+from envkit.model import Lock, LockedPackage
 
 if TYPE_CHECKING:
     from envkit.formats._util import Fields
+    from envkit.model import Manager
 
 SUPPORTED_VERSION = 1
 
@@ -256,10 +257,11 @@ def _from_data(data, filename: str | None) -> Lock:
     )
 
 
-#: (name, version, manager, platform, depends, url, md5, sha256, category, optional) of an entry
-PackageFields = tuple[
-    str, str, Manager, str, tuple[tuple[str, str], ...], str | None, str | None, str | None, str, bool
-]
+if TYPE_CHECKING:  # pragma: no cover
+    #: (name, version, manager, platform, depends, url, md5, sha256, category, optional) of an entry
+    PackageFields = tuple[
+        str, str, Manager, str, tuple[tuple[str, str], ...], str | None, str | None, str | None, str, bool
+    ]
 
 
 def _package_fields(p) -> PackageFields | None:
@@ -313,7 +315,7 @@ def _package_fields_checked(raw, where: Where) -> PackageFields:
     return (
         name,
         version,
-        cast(Manager, manager),
+        cast("Manager", manager),
         platform,
         depends,
         p.text("url"),

@@ -15,15 +15,16 @@ attached to.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
-
 from envkit._records import dataclass, field
 from envkit.errors import InvalidSpecError, ParseError, Where, raise_collected
 from envkit.formats._util import need_list, need_mapping, to_json, type_name
 from envkit.model import Channel, CondaDep, EnvSpec, PipDep
 from envkit.model import looks_exported as _looks_exported
 
+TYPE_CHECKING = False  # not typing's: importing typing costs 5 ms (envkit/_records.py)
 if TYPE_CHECKING:
+    from typing import Literal
+
     from envkit.formats._yamlcore import YamlMap
 
 # `name=version=build`: a version is letters, digits, `.`, `_` and a `+local` part, after an

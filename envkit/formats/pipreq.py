@@ -12,12 +12,14 @@ as raw text with their name, never dropped and never a crash; an entry that is n
 
 from __future__ import annotations
 
-from typing import Literal
-
 from envkit._lazy import lazy_re
 from envkit.errors import InvalidSpecError, Where
 from envkit.model import PipDep
 from envkit.urls import redact_url
+
+TYPE_CHECKING = False  # not typing's: importing typing costs 5 ms (envkit/_records.py)
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Literal
 
 _VCS_PREFIXES = ("git+", "hg+", "svn+", "bzr+")
 _SCHEME = lazy_re(r"^[A-Za-z][A-Za-z0-9+.-]*://")

@@ -11,7 +11,10 @@ Each (kind, format) names a function `module:name` under envkit.render, imported
 from __future__ import annotations
 
 import importlib
-from typing import Any
+
+TYPE_CHECKING = False  # not typing's: importing typing costs 5 ms (envkit/_records.py)
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any
 
 #: kind -> output format -> "module:function" (module relative to envkit.render)
 RENDERERS: dict[str, dict[str, str]] = {

@@ -31,9 +31,11 @@ import load_matrix` works and imports only `envkit.templates.matrix`.
 
 from __future__ import annotations
 
-from typing import Any
-
 from envkit._lazy import lazy_exports
+
+TYPE_CHECKING = False  # not typing's: importing typing costs 5 ms (envkit/_records.py)
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any
 
 #: each public name -> the module that defines it; loaded on first use (PEP 562), so that
 #: importing one submodule does not import them all

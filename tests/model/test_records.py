@@ -191,3 +191,86 @@ def test_a_declaration_its_generated_methods_do_not_match_is_made_by_dataclasses
     assert [f.name for f in dataclasses.fields(cls)] == ["name", "url", "mirror"]
     assert cls(name="x", mirror="a") == cls(name="x", mirror="b")
     assert repr(cls(name="x")) == "Channel(name='x', url=None, mirror='m')"
+
+
+def _named_tuples_of_envkit() -> list[type]:
+    return [
+        value
+        for info in pkgutil.walk_packages(envkit.__path__, "envkit.")
+        if not info.name.startswith(SKIP)
+        for value in vars(sys.modules[info.name]).values()
+        if isinstance(value, type)
+        and value.__module__ == info.name
+        and issubclass(value, tuple)
+        and hasattr(value, "_fields")
+    ]
+
+
+NAMED_TUPLES = _named_tuples_of_envkit()
+
+
+def test_envkit_named_tuples_are_found():
+    names = {f"{c.__module__}.{c.__qualname__}" for c in NAMED_TUPLES}
+    assert {"envkit.checks.core.Hit", "envkit.secrets.Secret", "envkit.checks.registry.RuleHome"} <= names
+    from envkit.checks.core import Hit
+
+    assert Hit.__doc__.startswith("What a rule function yields:")  # the class's own docstring
+    assert Hit(3, "m").rank == 0 and Hit(3, "m", rank=2)[4] == 2
+
+
+@pytest.mark.parametrize("cls", NAMED_TUPLES, ids=lambda c: f"{c.__module__}.{c.__qualname__}")
+def test_named_tuple_is_what_typing_makes_of_it(cls):
+    ns = {
+        k: v
+        for k, v in cls.__dict__.items()
+        if k not in vars(tuple) and k not in _NT_MADE and k not in cls._fields
+    }
+    ns["__annotations__"] = dict(cls.__annotations__)
+    ns.update(cls._field_defaults)
+    ns["__module__"] = cls.__module__
+    ns["__qualname__"] = cls.__qualname__
+    ns["__doc__"] = cls.__doc__
+    made = types_new_class(cls.__name__, ns)
+    assert cls._fields == made._fields
+    assert cls._field_defaults == made._field_defaults
+    assert cls.__doc__ == made.__doc__
+    assert cls.__qualname__ == made.__qualname__ and cls.__module__ == made.__module__
+    assert cls.__bases__ == made.__bases__ == (tuple,)
+    values = [f"<{f}>" for f in cls._fields]
+    a, b = cls(*values), made(*values)
+    assert repr(a) == repr(b) and tuple(a) == tuple(b) and a == b and hash(a) == hash(b)
+    assert a._asdict() == b._asdict() and a._replace(**{cls._fields[0]: 1}) == b._replace(
+        **{cls._fields[0]: 1}
+    )
+    assert pickle.loads(pickle.dumps(a)) == a
+    assert sorted(k for k in vars(cls) if not k.startswith("__")) == sorted(
+        k for k in vars(made) if not k.startswith("__")
+    )
+
+
+_NT_MADE = {"__new__", "__slots__", "__getnewargs__", "__match_args__", "__doc__", "__repr__", "_fields"}
+_NT_MADE |= {"_field_defaults", "_make", "_replace", "_asdict", "__module__", "__annotations__"}
+
+
+def types_new_class(name: str, ns: dict) -> type:
+    """`class name(typing.NamedTuple): <ns>` as a class statement makes it."""
+    import types
+    import typing
+
+    return types.new_class(name, (typing.NamedTuple,), exec_body=lambda body: body.update(ns))
+
+
+def test_a_named_tuple_refuses_what_typing_refuses():
+    with pytest.raises(TypeError):
+
+        class _Bad(_records.NamedTuple):
+            a: int = 1
+            b: int
+
+    with pytest.raises(AttributeError):
+
+        class _Worse(_records.NamedTuple):
+            a: int
+
+            def _asdict(self):
+                return {}
