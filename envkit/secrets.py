@@ -135,11 +135,17 @@ def find_secrets(line: str) -> list[Secret]:
     return out
 
 
+def may_hold_credentials(url: str) -> bool:
+    """False when none of `redact_url`'s patterns can match `url` (most package URLs): it is then
+    its own redaction."""
+    return "/t/" in url or "@" in url or "?" in url or "&" in url or any(g in url for g in _BARE_GUARD)
+
+
 def redact_url(url: str) -> tuple[str, bool]:
     """`url` with every credential replaced by a placeholder, and whether one was found (the rule of
     `find_secrets`, for one URL: `envkit.urls.redact_url` is this)."""
-    if not ("/t/" in url or "@" in url or "?" in url or "&" in url or any(g in url for g in _BARE_GUARD)):
-        return url, False  # none of the patterns below can match (most package URLs)
+    if not may_hold_credentials(url):
+        return url, False
     found = False
 
     def t_sub(m: re.Match) -> str:

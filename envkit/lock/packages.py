@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from envkit.model import LockedPackage
 
@@ -16,6 +16,25 @@ def split_depend(text: str) -> tuple[str, str]:
     if not m:
         return (text.strip(), "")
     return (m.group("name"), m.group("rest"))
+
+
+_NAME = re.compile(r"[A-Za-z0-9_.\-]+")
+
+
+def same_depends(texts: Sequence[str], depends: Sequence[tuple[str, str]]) -> bool:
+    """Whether `tuple(split_depend(t) for t in texts) == tuple(depends)`, without splitting: each
+    text must be its pair joined by one space (the bare name for an empty spec), and each pair one
+    that split_depend returns (a name of name characters; a spec with no whitespace around it and
+    no newline), for which the split of the joined text is the pair itself.  A text written
+    otherwise answers False even where its split would match: the caller splits it then."""
+    if len(texts) != len(depends):
+        return False
+    for text, (name, rest) in zip(texts, depends, strict=True):
+        if text != (f"{name} {rest}" if rest else name) or not _NAME.fullmatch(name):
+            return False
+        if rest and (rest != rest.strip() or "\n" in rest):
+            return False
+    return True
 
 
 def _sort_key(pkg: LockedPackage) -> tuple:

@@ -350,7 +350,9 @@ async def relock_platform(
             if type(exc).__name__ not in _UNSOLVABLE or not exact:
                 raise
             records = await solver.solve(locked=soft)  # the newest updated version cannot be had
-    new = [record_to_package(r, solver.platform) for r in records]
+    # a package still at its locked record is the previous lock's own (compared, not rebuilt)
+    by_name = {p.name: p for p in previous if p.manager == "conda"}
+    new = [record_to_package(r, solver.platform, by_name) for r in records]
     return new, moves_between(solver.platform, previous, new, released, asked)
 
 
@@ -369,13 +371,15 @@ def moves_between(
     same = {
         n
         for n, p in now.items()
-        if (o := old.get(n)) is not None and (o.version, o.build) == (p.version, p.build)
+        if (o := old.get(n)) is not None and (o is p or (o.version, o.build) == (p.version, p.build))
     }
     changed = (set(old) | set(now)) - same
+    # who depends on a changed package: read only for one with no reason yet (released ones have)
+    unexplained = {n for n in changed if n not in released}
     needs: dict[str, list[tuple[LockedPackage, CondaDep | None]]] = {}
-    for p in now.values():
+    for p in now.values() if unexplained else ():
         for dn, rest in p.depends:
-            if dn.lower() in changed:  # parsed only where a reason is wanted
+            if dn.lower() in unexplained:  # parsed only where a reason is wanted
                 needs.setdefault(dn.lower(), []).append((p, None if not rest else _dep(dn, rest)))
     out: list[Move] = []
     for name in sorted(changed | set(n.lower() for n in asked)):

@@ -7,12 +7,13 @@ import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 
-from envkit._records import dataclass
+from envkit._records import dataclass, replace
 from envkit.backends.lock_metadata import lock_metadata
+from envkit.conda.channels import channel_of_url, parse_channel
 from envkit.errors import BackendError, Remedy, SolveError, UsageError, Where
 from envkit.lock.content_hash import spec_content_hash
 from envkit.lock.cutoff import EXCLUDE_NEWER_KEY, ExcludeNewer
-from envkit.lock.packages import sort_packages, split_depend
+from envkit.lock.packages import same_depends, sort_packages, split_depend
 from envkit.lock.pip import lock_pip
 from envkit.lock.pip_index import INDEX_KEY, index_mismatches, index_record
 from envkit.lock.relock import Move, PlatformSolver, Reason, relock_platform
@@ -20,6 +21,8 @@ from envkit.lock.solve_errors import solve_failure
 from envkit.lock.spec_record import SPEC_KEY, spec_record
 from envkit.lock.virtual import VirtualPackage, virtual_advice, virtual_packages_for
 from envkit.model import Channel, EnvSpec, Lock, LockedPackage
+from envkit.secrets import may_hold_credentials
+from envkit.urls import redact_url
 
 CHANNEL_PRIORITIES = ("strict", "flexible", "disabled")
 
@@ -41,17 +44,24 @@ def channel_sources(channels: Sequence[Channel], platform: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def record_to_package(record, platform: str) -> LockedPackage:
-    """A py-rattler RepoDataRecord as a locked conda package for `platform`."""
-    from envkit.conda.channels import channel_of_url, parse_channel
-    from envkit.urls import redact_url
-
+def record_to_package(
+    record, platform: str, previous: Mapping[str, LockedPackage] | None = None
+) -> LockedPackage:
+    """A py-rattler RepoDataRecord as a locked conda package for `platform`.  `previous` (a
+    previous lock's conda packages of `platform`, by name): the package it has under the record's
+    name is returned, not a new one, when it is exactly what the record converts to."""
+    name = record.name.normalized
+    old = previous.get(name) if previous is not None else None
+    if old is not None:
+        kept = _unchanged(record, platform, old)
+        if kept is not None:
+            return kept
     url = redact_url(str(record.url))[0]
     chan_text = str(record.channel) if record.channel else ""
     channel = parse_channel(chan_text).name if chan_text else channel_of_url(url)[0].name
     return LockedPackage(
         manager="conda",
-        name=record.name.normalized,
+        name=name,
         version=str(record.version),
         build=str(record.build),
         build_number=int(record.build_number),
@@ -63,6 +73,41 @@ def record_to_package(record, platform: str) -> LockedPackage:
         sha256=record.sha256.hex() if record.sha256 else None,
         depends=tuple(split_depend(d) for d in record.depends),
     )
+
+
+def _unchanged(record, platform: str, old: LockedPackage) -> LockedPackage | None:
+    """`old` when `record_to_package(record, platform)` equals it in every field (with no file line,
+    as a new package has none), else None.  A re-lock keeps most packages where they were, and
+    comparing a field costs less than building it (the URL's redaction, the depends split, a new
+    record); a field that cannot be compared cheaply sends the record to the full conversion."""
+    if (
+        old.platform != platform
+        or old.manager != "conda"
+        or old.category != "main"
+        or old.optional
+        or old.editable
+        or old.marker is not None
+        or old.index is not None
+        or old.other_files
+        or str(record.version) != old.version
+        or str(record.build) != old.build
+        or int(record.build_number) != old.build_number
+        or str(record.subdir) != old.subdir
+    ):
+        return None
+    md5, sha256 = record.md5, record.sha256
+    if (md5.hex() if md5 else None) != old.md5 or (sha256.hex() if sha256 else None) != old.sha256:
+        return None
+    url = str(record.url)
+    if url != old.url or may_hold_credentials(url) or not same_depends(record.depends, old.depends):
+        return None
+    chan_text = str(record.channel) if record.channel else ""
+    if (parse_channel(chan_text).name if chan_text else channel_of_url(url)[0].name) != old.channel:
+        return None
+    if old.line is not None or old.requested is not None or old.constrains:
+        # fields equality leaves out: what a lock read from a file carries
+        return replace(old, line=None, requested=None, constrains=())
+    return old
 
 
 def solve_conda(

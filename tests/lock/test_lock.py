@@ -879,3 +879,69 @@ def test_check_lock_reads_defaults_as_the_channels_it_stands_for():
     )
     unsatisfied = [p.name for p in envkit.check_lock(spec, lock) if p.kind == "unsatisfied"]
     assert unsatisfied == ["zlib"]
+
+
+@pytest.mark.parametrize(
+    "texts",
+    [
+        ["python >=3.11,<3.12.0a0", "zlib"],
+        ["libblas 3.9.0 *_openblas"],
+        ["python  >=3.11"],  # two spaces: split, then compared
+        ["python >=3.11 "],
+        ["foo bar >=1"],
+        ["a=1"],
+        [" x"],
+        [],
+    ],
+)
+def test_same_depends_answers_as_splitting_does(texts):
+    from envkit.lock.packages import same_depends
+
+    split = tuple(split_depend(t) for t in texts)
+    assert same_depends(texts, split) == (tuple(f"{n} {s}" if s else n for n, s in split) == tuple(texts))
+    # a pair split_depend never returns is not taken for the text it joins to
+    assert same_depends(["foo bar >=1"], [("foo bar", ">=1")]) is False
+    assert same_depends(["a  >=1"], [("a", " >=1")]) is False
+    assert same_depends(["a >=1"], [("a", ">=2")]) is False
+
+
+def _record(**over):
+    from types import SimpleNamespace
+
+    fields = dict(
+        name=SimpleNamespace(normalized="numpy"),
+        version="1.26.4",
+        build="py311h0_0",
+        build_number=0,
+        subdir="linux-64",
+        url="https://conda.anaconda.org/conda-forge/linux-64/numpy-1.26.4-py311h0_0.conda",
+        md5=bytes.fromhex("00" * 16),
+        sha256=bytes.fromhex("11" * 32),
+        depends=["python >=3.11,<3.12.0a0", "libblas >=3.9.0,<4.0a0"],
+        channel="https://conda.anaconda.org/conda-forge/",
+    )
+    fields.update(over)
+    return SimpleNamespace(**fields)
+
+
+def test_record_to_package_keeps_the_previous_package_only_when_it_is_the_same():
+    from envkit._records import replace
+    from envkit.lock import record_to_package
+
+    fresh = record_to_package(_record(), "linux-64")
+    assert fresh.channel == "conda-forge" and fresh.depends[0] == ("python", ">=3.11,<3.12.0a0")
+    assert record_to_package(_record(), "linux-64", {"numpy": fresh}) is fresh
+    # read from a file: the same fields, without the file's line
+    read = replace(fresh, line=12)
+    kept = record_to_package(_record(), "linux-64", {"numpy": read})
+    assert kept == fresh and kept.line is None
+    # a patched dependency, a token in the URL, another platform: converted afresh
+    patched = _record(depends=["python >=3.11,<3.13.0a0", "libblas >=3.9.0,<4.0a0"])
+    assert record_to_package(patched, "linux-64", {"numpy": fresh}).depends[0] == (
+        "python",
+        ">=3.11,<3.13.0a0",
+    )
+    token = _record(url="https://conda.anaconda.org/t/ab-12345678-1234/conda-forge/linux-64/numpy.conda")
+    assert record_to_package(token, "linux-64", {"numpy": fresh}) == record_to_package(token, "linux-64")
+    other = record_to_package(_record(), "osx-64", {"numpy": fresh})
+    assert other.platform == "osx-64" and other == record_to_package(_record(), "osx-64")
