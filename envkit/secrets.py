@@ -344,10 +344,14 @@ def find_all_secrets(line: str) -> list[Secret]:
 
 
 #: what a line must hold to be looked at closely, all shapes together
-_ANY_CANDIDATE = lazy_re(
-    _CANDIDATE.pattern + r"|pypi-AgE|gh[pousr]_|github_pat_|glpat-|hf_|xox[abprs]-|npm_|%3A%2F%2F",
-    re.IGNORECASE,
+_ANY_CANDIDATE_TEXT = (
+    _CANDIDATE.pattern + r"|pypi-AgE|gh[pousr]_|github_pat_|glpat-|hf_|xox[abprs]-|npm_|%3A%2F%2F"
 )
+_ANY_CANDIDATE = lazy_re(_ANY_CANDIDATE_TEXT, re.IGNORECASE)
+#: the same, case-sensitive, for lowered ASCII text (its only escape, \s, has no case): on ASCII
+#: the two match at the same places, and without re.IGNORECASE the engine skips ahead to a
+#: possible first character (a 2 MB report: 50 ms instead of 160)
+_ANY_CANDIDATE_LOWER = lazy_re(_ANY_CANDIDATE_TEXT.lower())
 _GUARDS[_ANY_CANDIDATE] = (*_GUARDS[_CANDIDATE], *_BARE_GUARD, "%3A", "%3a")
 
 
@@ -373,7 +377,9 @@ def redact_text(text: str) -> str:
         return text
     pieces: list[str] = []
     last = 0
-    for m in _ANY_CANDIDATE.finditer(text):
+    # str.isascii() is O(1): CPython keeps the flag
+    scan = _ANY_CANDIDATE_LOWER.finditer(text.lower()) if text.isascii() else _ANY_CANDIDATE.finditer(text)
+    for m in scan:
         if m.start() < last:
             continue  # on a line already redacted
         start = text.rfind("\n", 0, m.start()) + 1

@@ -270,17 +270,23 @@ def is_platform_only(name: str) -> bool:
     return n in PLATFORM_ONLY or _PLATFORM_ONLY_RE.search(n) is not None
 
 
+#: the conda names blas_of looks at
+_BLAS_HINTS = frozenset(("libblas", "blas", "mkl", "libopenblas", "openblas", "blis", "numpy"))
+
+
 def blas_of(packages: Iterable[LockedPackage]) -> str | None:
     """The BLAS implementation an environment uses ('MKL', 'OpenBLAS', 'Accelerate', ...), from its
     BLAS selector packages (`blas`, `libblas`), else from which implementation is installed."""
     found = None
-    names = set()
+    names = set()  # only those asked about below: a set of every name is most of the cost
     pip_numpy = False
     for p in packages:
         if p.manager != "conda":
             pip_numpy = pip_numpy or p.name.lower() == "numpy"
             continue
         n = p.name
+        if n not in _BLAS_HINTS:
+            continue
         names.add(n)
         if n in ("libblas", "blas") and p.build:
             info = decode(p.build, p.version, n)

@@ -210,15 +210,28 @@ def record_differences(pa: LockedPackage, pb: LockedPackage) -> tuple[str, ...]:
     solver prefers the higher), depends and constrains (what it solves against), md5/sha256 and
     url (another artifact), subdir.  A field one side does not record (None, or no depends from
     an explicit file) is not compared."""
+    if (
+        pa.sha256 == pb.sha256
+        and pa.md5 == pb.md5
+        and pa.url == pb.url
+        and pa.build_number == pb.build_number
+        and pa.subdir == pb.subdir
+        and pa.depends == pb.depends
+        and pa.constrains == pb.constrains
+    ):
+        return ()  # the same record, as most packages of two solves are: nothing to normalize
     out = []
     for field in ("build_number", "subdir", "url", "md5", "sha256"):
         va, vb = getattr(pa, field), getattr(pb, field)
         if va is not None and vb is not None and va != vb:
             out.append(f"{field} {va} → {vb}")
-    for field, fa, fb in (
-        ("depends", _deps(pa.depends), _deps(pb.depends)),
-        ("constrains", frozenset(pa.constrains), frozenset(pb.constrains)),
-    ):
+    # equal as recorded is equal normalized: only a pair that differs is normalized
+    sets: list[tuple[str, frozenset[str], frozenset[str]]] = []
+    if pa.depends != pb.depends:
+        sets.append(("depends", _deps(pa.depends), _deps(pb.depends)))
+    if pa.constrains != pb.constrains:
+        sets.append(("constrains", frozenset(pa.constrains), frozenset(pb.constrains)))
+    for field, fa, fb in sets:
         if fa and fb and fa != fb:
             gone, new = sorted(fa - fb), sorted(fb - fa)
             out.append(f"{field} " + ", ".join([f"-{d}" for d in gone] + [f"+{d}" for d in new]))

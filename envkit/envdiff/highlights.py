@@ -37,10 +37,28 @@ def _without_pip(side: _Side) -> _Side:
     return replace(side, packages=tuple(p for p in side.packages if p.manager != "pip"))
 
 
+#: every name the highlights look up (`_find`): the only names the index holds
+_LOOKED_UP = frozenset(
+    (
+        "python",
+        "pytorch",
+        "torch",
+        "cuda-version",
+        "cudatoolkit",
+        "cuda-runtime",
+        "cuda-cudart",
+        "nvidia-cuda-runtime-cu12",
+        "nvidia-cuda-runtime-cu11",
+    )
+)
+
+
 def _find(side: _Side, names: Sequence[str], manager: str | None = None) -> LockedPackage | None:
     """The first package (in the side's order) named one of `names`, tried in order."""
     index = _name_index(side.packages)
     for n in names:
+        if n not in _LOOKED_UP:
+            raise ValueError(f"{n!r} is not in _LOOKED_UP: the index has no entry for it")
         p = index.get((n, manager))
         if p is not None:
             return p
@@ -51,19 +69,19 @@ _NAME_INDEX: dict[int, tuple[tuple, dict]] = {}
 
 
 def _name_index(packages: tuple[LockedPackage, ...]) -> dict:
-    """(lower name or PEP 503 pip name, manager or None) -> first such package; built once per
-    package tuple, so that the highlights' lookups do not rescan every package per name."""
+    """(lower name or PEP 503 pip name, manager or None) -> first such package, for the names in
+    _LOOKED_UP; built once per package tuple, so that the highlights' lookups do not rescan every
+    package per name."""
     hit = _NAME_INDEX.get(id(packages))
     if hit is not None and hit[0] is packages:
         return hit[1]
     index: dict = {}
     for p in packages:
-        keys = {p.name.lower()}
-        if p.manager == "pip":
-            keys.add(_pep503(p.name))
-        for k in keys:
-            index.setdefault((k, None), p)
-            index.setdefault((k, p.manager), p)
+        lower = p.name.lower()
+        for k in (lower, _pep503(p.name)) if p.manager == "pip" else (lower,):
+            if k in _LOOKED_UP:
+                index.setdefault((k, None), p)
+                index.setdefault((k, p.manager), p)
     if len(_NAME_INDEX) > 8:
         _NAME_INDEX.clear()
     _NAME_INDEX[id(packages)] = (packages, index)

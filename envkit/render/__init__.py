@@ -94,6 +94,10 @@ def render_diff(
     fmt: str, result, *, show_all: bool = False, machines=None, color: bool = False, width: int = 100
 ) -> str:
     """`envkit diff`'s report in `fmt`: the text report also takes colour and the terminal width."""
-    if fmt == "text":
-        return render("diff", fmt, result, color=color, show_all=show_all, width=width, machines=machines)
-    return render("diff", fmt, result, show_all=show_all, machines=machines)
+    from envkit._gc import gc_paused
+
+    # a report of thousands of changes is as many short-lived dicts and strings, none in a cycle
+    with gc_paused():
+        if fmt == "text":
+            return render("diff", fmt, result, color=color, show_all=show_all, width=width, machines=machines)
+        return render("diff", fmt, result, show_all=show_all, machines=machines)

@@ -206,3 +206,26 @@ def test_rules_secrets_keeps_its_public_names():
     assert [s.kind for s in rules_secrets.find_secrets(f"- https://conda.anaconda.org/t/{TOKEN}/c")] == [
         "token"
     ]
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        # upper-case shapes: the ASCII scan lowers the text, the redaction keeps its case
+        ("X HTTPS://U:P4SS@H/X\n", "X HTTPS://<USER>:<PASSWORD>@H/X\n"),
+        ("see https://h.example.org/s?TOKEN=abc123secret\n", "see https://h.example.org/s?TOKEN=<TOKEN>\n"),
+        # not ASCII: the case-insensitive pattern on the text as it is
+        ("é https://u:p4ss@h/x\nü\n", "é https://<USER>:<PASSWORD>@h/x\nü\n"),
+    ],
+)
+def test_redact_text_finds_candidates_in_any_case(text, expected):
+    assert redact_text(text) == expected
+
+
+def test_redact_text_ascii_scan_matches_where_the_case_insensitive_one_does():
+    from envkit.secrets import _ANY_CANDIDATE, _ANY_CANDIDATE_LOWER
+
+    text = "A HTTPS://U:P@H/ b /T/tok/ c ?Api_Key=1 d PYPI-AGE e GHP_x f Github_Pat_ g %3a%2F%2F h hf_\n"
+    expected = [m.span() for m in _ANY_CANDIDATE.finditer(text)]
+    assert [m.span() for m in _ANY_CANDIDATE_LOWER.finditer(text.lower())] == expected
+    assert len(expected) == 8
