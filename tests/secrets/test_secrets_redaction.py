@@ -229,3 +229,13 @@ def test_redact_text_ascii_scan_matches_where_the_case_insensitive_one_does():
     expected = [m.span() for m in _ANY_CANDIDATE.finditer(text)]
     assert [m.span() for m in _ANY_CANDIDATE_LOWER.finditer(text.lower())] == expected
     assert len(expected) == 8
+
+
+def test_the_lowered_candidate_pattern_has_no_escape_that_lowering_changes():
+    # `\S`, `\W`, `\D`, `\B`, `\A`, `\Z` lowered are other escapes: the ASCII scan would differ
+    import re
+
+    from envkit.secrets import _ANY_CANDIDATE_TEXT
+
+    assert re.findall(r"\\[A-Z]", _ANY_CANDIDATE_TEXT) == []
+    assert "\\s" in _ANY_CANDIDATE_TEXT
