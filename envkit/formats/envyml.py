@@ -44,17 +44,12 @@ def read_env(text: str, filename: str | None = None, *, errors: list | None = No
     `prefix:` line, as `conda env export --no-builds` writes), else "spec".
     Raises ParseError / InvalidSpecError with file and line for anything unusable.
     """
-    import gc
+    from envkit._gc import gc_paused
 
     # A file near the size limits is half a million new objects, none in a reference cycle: the
     # collector's passes over them as they are made would be a sixth of the read
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with gc_paused():
         return _read_env(text, filename, errors)
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def _read_env(text: str, filename: str | None, errors: list | None) -> EnvSpec:
