@@ -57,8 +57,7 @@ def record_to_package(
         if kept is not None:
             return kept
     url = redact_url(str(record.url))[0]
-    chan_text = str(record.channel) if record.channel else ""
-    channel = parse_channel(chan_text).name if chan_text else channel_of_url(url)[0].name
+    channel = _channel_name(record, url)
     return LockedPackage(
         manager="conda",
         name=name,
@@ -73,6 +72,12 @@ def record_to_package(
         sha256=record.sha256.hex() if record.sha256 else None,
         depends=tuple(split_depend(d) for d in record.depends),
     )
+
+
+def _channel_name(record, url: str) -> str:
+    """The channel of a RepoDataRecord as a lock names it: its own channel, else its URL's."""
+    chan_text = str(record.channel) if record.channel else ""
+    return parse_channel(chan_text).name if chan_text else channel_of_url(url)[0].name
 
 
 def _unchanged(record, platform: str, old: LockedPackage) -> LockedPackage | None:
@@ -101,8 +106,7 @@ def _unchanged(record, platform: str, old: LockedPackage) -> LockedPackage | Non
     url = str(record.url)
     if url != old.url or may_hold_credentials(url) or not same_depends(record.depends, old.depends):
         return None
-    chan_text = str(record.channel) if record.channel else ""
-    if (parse_channel(chan_text).name if chan_text else channel_of_url(url)[0].name) != old.channel:
+    if _channel_name(record, url) != old.channel:
         return None
     if old.line is not None or old.requested is not None or old.constrains:
         # fields equality leaves out: what a lock read from a file carries
