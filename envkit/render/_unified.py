@@ -165,16 +165,17 @@ def _anchored_blocks(a: list[str], b: list[str], budget: _Budget) -> list[Match]
         ahi, bhi = i, j
         if alo == ahi or blo == bhi:
             continue
-        if ahi - alo == 1 or bhi - blo == 1:  # one line against a range: its first match
-            if ahi - alo == 1 and a[alo] in b[blo:bhi]:
-                blocks.append((alo, b.index(a[alo], blo, bhi), 1))
-            elif bhi - blo == 1 and b[blo] in a[alo:ahi]:
-                blocks.append((a.index(b[blo], alo, ahi), blo, 1))
+        sa, sb = a[alo:ahi], b[blo:bhi]
+        if len(sa) == 1 or len(sb) == 1:  # one line against a range: its first match
+            if len(sa) == 1 and sa[0] in sb:
+                blocks.append((alo, blo + sb.index(sa[0]), 1))
+            elif len(sb) == 1 and sb[0] in sa:
+                blocks.append((alo + sa.index(sb[0]), blo, 1))
             continue
-        common = set(a[alo:ahi]).intersection(b[blo:bhi])
+        common = set(sa).intersection(sb)
         if not common:
             continue  # nothing to match
-        anchors = _unique_anchors(a, b, alo, ahi, blo, bhi, common)
+        anchors = _unique_anchors(sa, sb, alo, blo, common)
         if anchors:
             pi, pj = alo, blo
             for i, j in anchors:
@@ -184,7 +185,7 @@ def _anchored_blocks(a: list[str], b: list[str], budget: _Budget) -> list[Match]
             todo.append((pi, ahi, pj, bhi))
             continue
         try:
-            found = _LineMatcher(a[alo:ahi], b[blo:bhi], budget).get_matching_blocks()
+            found = _LineMatcher(sa, sb, budget).get_matching_blocks()
         except _OverBudget:
             continue
         blocks.extend((alo + x, blo + y, k) for x, y, k in found if k)
@@ -200,19 +201,18 @@ def _anchored_blocks(a: list[str], b: list[str], budget: _Budget) -> list[Match]
 
 
 def _unique_anchors(
-    a: list[str], b: list[str], alo: int, ahi: int, blo: int, bhi: int, common: set[str]
+    sa: list[str], sb: list[str], alo: int, blo: int, common: set[str]
 ) -> list[tuple[int, int]]:
-    """The (i, j) of lines once in a[alo:ahi] and once in b[blo:bhi] (of the lines `common` to
-    both), the longest run of them whose order is the same on both sides (ties to the
-    earliest)."""
-    ca, cb = Counter(a[alo:ahi]), Counter(b[blo:bhi])
+    """The (i, j) of lines once in `sa` (the old lines from `alo` on) and once in `sb` (the new
+    ones from `blo` on), of the lines `common` to both: the longest run of them whose order is
+    the same on both sides (ties to the earliest)."""
+    ca, cb = Counter(sa), Counter(sb)
     unique = {line for line in common if ca[line] == 1 and cb[line] == 1}
     if len(unique) <= 16:  # a few: list.index finds them at C speed
-        found = sorted((a.index(line, alo, ahi), b.index(line, blo, bhi)) for line in unique)
-        pairs = found
+        pairs = sorted((alo + sa.index(line), blo + sb.index(line)) for line in unique)
     else:
-        where = {line: j for j, line in enumerate(b[blo:bhi], blo) if line in unique}
-        pairs = [(i, where[line]) for i, line in enumerate(a[alo:ahi], alo) if line in where]
+        where = {line: j for j, line in enumerate(sb, blo) if line in unique}
+        pairs = [(i, where[line]) for i, line in enumerate(sa, alo) if line in where]
     if not pairs:
         return []
     # longest increasing subsequence of the j's (patience sorting), with back links
