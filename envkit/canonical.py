@@ -21,6 +21,8 @@ mention replaced by placeholders as well.
 
 from __future__ import annotations
 
+import os
+
 from envkit._records import replace
 from envkit.formats.envyml import CommentMap
 from envkit.model import CondaDep, EnvSpec, Lock, env_file, format_spec, looks_exported, resolved_view
@@ -186,7 +188,9 @@ def normalize_lock(lock: Lock) -> Lock:
 # Text
 
 
-def normalize_text(text: str, *, filename: str | None = None, format: str | None = None) -> str:
+def normalize_text(
+    text: str, *, filename: str | os.PathLike[str] | None = None, format: str | None = None
+) -> str:
     """`text` rewritten in canonical form, in the same format, with the user's comments kept.
 
     Works for environment.yml (spec or export), requirements.txt, conda-lock.yml, explicit files

@@ -17,6 +17,7 @@ fail.
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
@@ -118,11 +119,39 @@ class ConvertResult:
 
 
 def convert_model(
-    model: EnvSpec | Lock, target: str, *, source_format: str, platform: str | None = None
+    model: EnvSpec | Lock | str | os.PathLike[str],
+    target: str,
+    *,
+    source_format: str | None = None,
+    platform: str | None = None,
 ) -> ConvertResult:
-    """`model` written as `target` (envkit.convert.convert), read back and diffed against what was
-    written from.  Raises what `convert` raises."""
-    conv = convert(model, target, source_format=source_format, platform=platform)
+    """`model` (an EnvSpec, a Lock or the path of a file) written as `target` (one of
+    envkit.convert.TARGETS, see envkit.convert.convert), read back and diffed against what was
+    written from: `text`, `losses`, `changes_install`, `notes`, `verified`.  `source_format` is
+    the format the model was read from (what it carries decides what the target loses; None: the
+    format a path is read as), `platform` the platform to write for a one-platform target.
+    Raises UsageError (an unknown target, a model without its format, a spec where a lock
+    belongs, several platforms) and the ParseError family for a file that cannot be read."""
+    from envkit.ops._inputs import is_path, model_or_path
+
+    if is_path(model):
+        from envkit.formats import detect_format, read_text
+        from envkit.io import read_text as read_path
+
+        path = os.fspath(model)
+        text = read_path(path)
+        source_format = source_format or detect_format(text, path)
+        model = read_text(text, filename=path, format=source_format)
+    model_m = model_or_path("convert_model", "model", model, ("EnvSpec", "Lock"))
+    if source_format is None:
+        from envkit.errors import Remedy, UsageError
+
+        raise UsageError(
+            "convert_model(): a model needs the format it was read from (what that format carries)",
+            hint="pass {}",
+            remedy=Remedy(option="source_format", metavar="FORMAT"),
+        )
+    conv = convert(model_m, target, source_format=source_format, platform=platform)
     losses = tuple(x for x in conv.losses if x.feature not in NOTE_FEATURES)
     notes = [
         Note(feature=x.feature, count=x.count, packages=x.packages, detail=x.detail)

@@ -3,6 +3,8 @@ where (and what the user must know first); `run_create` installs it, without sol
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from envkit._records import dataclass
@@ -98,11 +100,41 @@ def plan_create(
     )
 
 
-def run_create(plan: CreatePlan, *, backend: str = "rattler", show_progress: bool = False) -> CreateOutcome:
-    """Create `plan.target` with exactly the packages of the plan (see
-    envkit.create.create_from_lock).  Raises UsageError, IntegrityError, BackendError."""
-    from envkit.create import create_from_lock
+def create_from_lock(
+    lock: Lock | str | os.PathLike[str],
+    prefix: str | os.PathLike[str],
+    *,
+    platform: str | None = None,
+    backend: str = "rattler",
+    executable: str | os.PathLike[str] | None = None,
+    cache_dir: str | os.PathLike[str] | None = None,
+    timeout: float = 1800,
+    environments: Mapping[str, Sequence[str]] | None = None,
+    show_progress: bool = False,
+) -> CreateResult:
+    """Create `prefix` with exactly the packages `lock` (a Lock, or the path of a lock file) has
+    for `platform` (default: this machine's), without solving; `timeout` in seconds.  Returns a
+    CreateResult.  Raises UsageError, ParseError (a file that is no lock), IntegrityError,
+    BackendError (see envkit.create.create_from_lock)."""
+    from envkit.create import create_from_lock as create
+    from envkit.ops._inputs import model_or_path, opt_path, seconds
 
+    return create(
+        model_or_path("create_from_lock", "lock", lock, ("Lock",)),
+        os.fspath(prefix),
+        platform=platform,
+        backend=backend,
+        executable=opt_path(executable),
+        cache_dir=opt_path(cache_dir),
+        timeout=seconds("create_from_lock", "timeout", timeout),
+        environments=environments,
+        show_progress=show_progress,
+    )
+
+
+def run_create(plan: CreatePlan, *, backend: str = "rattler", show_progress: bool = False) -> CreateOutcome:
+    """Create `plan.target` with exactly the packages of the plan (see create_from_lock).
+    Raises UsageError, IntegrityError, BackendError."""
     result = create_from_lock(
         plan.lock,
         plan.target,
