@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any, TypeGuard, TypeVar, cast, overload
 
+TYPE_CHECKING = False  # not typing's: `envkit check` must not import typing (tests/cli)
 if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any, TypeGuard, TypeVar
+
     from envkit.lock.virtual import VirtualPackage
-    from envkit.model import EnvSpec, LiveEnv, Lock
+
+    T = TypeVar("T")
 
 #: a file path, as the operations take one
 Path = "str | os.PathLike[str]"
@@ -31,13 +34,9 @@ def opt_path(value: str | os.PathLike[str] | None) -> str | None:
     return None if value is None else os.fspath(value)
 
 
-@overload
-def seconds(func: str, param: str, value: float) -> float: ...
-@overload
-def seconds(func: str, param: str, value: float | None) -> float | None: ...
-def seconds(func: str, param: str, value: float | None) -> float | None:
-    """`value`, a positive number of seconds (None: no limit, where the parameter allows it)."""
-    if value is not None and not value > 0:
+def seconds(func: str, param: str, value: float) -> float:
+    """`value`, a positive number of seconds."""
+    if not value > 0:
         from envkit.errors import Remedy, UsageError
 
         raise UsageError(
@@ -47,18 +46,11 @@ def seconds(func: str, param: str, value: float | None) -> float | None:
     return value
 
 
-T = TypeVar("T")
-
-
-@overload
-def str_list(func: str, param: str, value: Iterable[T], what: str) -> tuple[T, ...]: ...
-@overload
-def str_list(func: str, param: str, value: Iterable[T] | None, what: str) -> tuple[T, ...] | None: ...
-def str_list(func: str, param: str, value: Iterable[T] | None, what: str) -> tuple[T, ...] | None:
-    """A list (any iterable) as a tuple; None stays None.  A bare str (or one path) is refused:
-    it is an iterable of str to the type checker, and would be read one character at a time."""
+def str_list(func: str, param: str, value: Iterable[T] | None, what: str) -> tuple[T, ...]:
+    """A list (any iterable) as a tuple; None is ().  A bare str (or one path) is refused: it is
+    an iterable of str to the type checker, and would be read one character at a time."""
     if value is None:
-        return None
+        return ()
     if isinstance(value, (str, bytes, os.PathLike)):
         raise type_error(func, param, f"a list of {what}", value, f" (one goes in a list: [{value!r}])")
     if isinstance(value, Mapping) or not isinstance(value, Iterable):
@@ -66,16 +58,15 @@ def str_list(func: str, param: str, value: Iterable[T] | None, what: str) -> tup
     return tuple(value)
 
 
-def model_kind(value: object) -> str | None:
+def model_kind(value: Any) -> str | None:
     """Which model `value` is: "EnvSpec" (an environment file: a spec, an export, requirements),
     "Lock" or "LiveEnv"; None for anything else.  Read off the one view (envkit.model.resolved_view
     / env_file), which answers None for what is no model."""
     from envkit.model import env_file, resolved_view
 
-    model = cast("EnvSpec | Lock | LiveEnv", value)
-    if env_file(model) is not None:
+    if env_file(value) is not None:
         return "EnvSpec"
-    view = resolved_view(model)
+    view = resolved_view(value)
     if view is None or view.origin is not value:  # (a Resolved given is its own view)
         return None
     return "Lock" if view.lock is not None else "LiveEnv"

@@ -60,7 +60,11 @@ def plan_create(
     from envkit.ops._duplicates import duplicate_messages
 
     if bool(prefix) == bool(name):
-        raise UsageError("give exactly one of -p PREFIX or -n NAME")
+        raise UsageError(
+            "give exactly one place to create the environment: a prefix or a name",
+            hint="pass {} or {}",
+            remedy=(Remedy(option="prefix", metavar="PREFIX"), Remedy(option="name", metavar="NAME")),
+        )
     text, read = read_lock_file(lock_file, format, environment)
     # an environment file is no lock, an export neither: it records no URLs to install from
     view = resolved_view(read) if env_file(read) is None else None
@@ -68,12 +72,12 @@ def plan_create(
         raise ParseError(
             "not a lock file (it reads as an environment spec, which needs solving)",
             where=Where(file=lock_file),
-            hint="lock it first: envkit lock -f FILE",
+            hint="lock it first (envkit lock, envkit.lock_spec)",
         )
     lk = view.lock
     if environment and lk.kind != "pixi":
         raise UsageError(
-            f"--env picks an environment of a pixi.lock; this is a {lk.kind} lock, which holds "
+            f"an environment is picked from a pixi.lock; this is a {lk.kind} lock, which holds "
             "one environment",
             where=Where(file=lock_file),
             hint="leave out {}",

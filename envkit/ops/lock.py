@@ -239,14 +239,15 @@ def solve_spec(
     from envkit.ops._inputs import model_or_path, seconds, str_list
     from envkit.ops._inputs import virtual_packages as vp_arg
 
+    limit = None if solve_timeout is None else seconds("solve_spec", "solve_timeout", solve_timeout)
     return solve(
         model_or_path("solve_spec", "spec", spec, ("EnvSpec",)),
-        str_list("solve_spec", "platforms", platforms, "platform names") or (),
+        str_list("solve_spec", "platforms", platforms, "platform names"),
         channel_priority=channel_priority,
         virtual_packages=vp_arg("solve_spec", virtual_packages),
         lock_pip_section=lock_pip_section,
         pip_timeout=seconds("solve_spec", "pip_timeout", pip_timeout),
-        solve_timeout=seconds("solve_spec", "solve_timeout", solve_timeout),
+        solve_timeout=limit,
         progress=progress,
     )
 
@@ -357,7 +358,7 @@ def check_lock(
 
     spec_m: EnvSpec = model_or_path("check_lock", "spec", spec, ("EnvSpec",))
     lock_m: Lock = model_or_path("check_lock", "lock", lock, ("Lock",))
-    plats = str_list("check_lock", "platforms", platforms, "platform names")
+    plats = str_list("check_lock", "platforms", platforms, "platform names") or None
     if not (plats or lock_m.platforms):
         raise UsageError(
             "the lock names no platform, so nothing would be checked",

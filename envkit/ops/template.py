@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from envkit._records import dataclass, replace
-from envkit.errors import UsageError
+from envkit.errors import Remedy, UsageError
 
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.machine.profile import MachineProfile
@@ -45,10 +45,21 @@ def pytorch_template(
     listing what does."""
     from envkit.templates import PytorchOptions, load_matrix, plan_pytorch, render
 
+    variants = (
+        Remedy(option="cuda", metavar="VERSION"),
+        Remedy(option="cpu", value=True),
+        Remedy(option="detect", value=True),
+    )
     if sum(bool(x) for x in (cuda, cpu, detect)) > 1:
-        raise UsageError("--cuda, --cpu and --detect exclude each other")
+        raise UsageError(
+            "a CUDA version, CPU only and detection exclude each other",
+            hint="pass one of {}, {} or {}",
+            remedy=variants,
+        )
     if machine and (cuda or cpu or detect):
-        raise UsageError("--machine picks the CUDA variant itself: leave out --cuda, --cpu and --detect")
+        raise UsageError(
+            "a machine profile picks the CUDA variant itself", hint="leave out {}, {} and {}", remedy=variants
+        )
     matrix = load_matrix()
     messages: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
