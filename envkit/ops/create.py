@@ -55,8 +55,6 @@ def plan_create(
     goes: `prefix`, or the environment `name` (exactly one).  Raises UsageError, the ParseError
     family (a spec is no lock)."""
     from envkit.create import choose_platform, new_env_prefix, pip_option_lines
-    from envkit.lock.read import read_lock_file
-    from envkit.model import env_file, resolved_view
     from envkit.ops._duplicates import duplicate_messages
 
     if bool(prefix) == bool(name):
@@ -65,24 +63,7 @@ def plan_create(
             hint="pass {} or {}",
             remedy=(Remedy(option="prefix", metavar="PREFIX"), Remedy(option="name", metavar="NAME")),
         )
-    text, read = read_lock_file(lock_file, format, environment)
-    # an environment file is no lock, an export neither: it records no URLs to install from
-    view = resolved_view(read) if env_file(read) is None else None
-    if view is None or view.lock is None:
-        raise ParseError(
-            "not a lock file (it reads as an environment spec, which needs solving)",
-            where=Where(file=lock_file),
-            hint="lock it first (envkit lock, envkit.lock_spec)",
-        )
-    lk = view.lock
-    if environment and lk.kind != "pixi":
-        raise UsageError(
-            f"an environment is picked from a pixi.lock; this is a {lk.kind} lock, which holds "
-            "one environment",
-            where=Where(file=lock_file),
-            hint="leave out {}",
-            remedy=Remedy(option="environment"),
-        )
+    text, lk = _read_lock(lock_file, format, environment)
     environments = _pixi_environments(text, lk, lock_file, platform)
     warnings = list(duplicate_messages(lk))
     target = prefix or new_env_prefix(name or "")
@@ -148,6 +129,32 @@ def run_create(plan: CreatePlan, *, backend: str = "rattler", show_progress: boo
         show_progress=show_progress,
     )
     return CreateOutcome(result=result, warnings=_result_warnings(result))
+
+
+def _read_lock(lock_file: str, format: str | None, environment: str | None) -> tuple[str, Lock]:
+    """(text, Lock) of `lock_file`; ParseError for a file that is no lock, UsageError for an
+    environment asked of a lock that holds one."""
+    from envkit.lock.read import read_lock_file
+    from envkit.model import env_file, resolved_view
+
+    text, read = read_lock_file(lock_file, format, environment)
+    # an environment file is no lock, an export neither: it records no URLs to install from
+    view = resolved_view(read) if env_file(read) is None else None
+    if view is None or view.lock is None:
+        raise ParseError(
+            "not a lock file (it reads as an environment spec, which needs solving)",
+            where=Where(file=lock_file),
+            hint="lock it first (envkit lock, envkit.lock_spec)",
+        )
+    if environment and view.lock.kind != "pixi":
+        raise UsageError(
+            f"an environment is picked from a pixi.lock; this is a {view.lock.kind} lock, which holds "
+            "one environment",
+            where=Where(file=lock_file),
+            hint="leave out {}",
+            remedy=Remedy(option="environment"),
+        )
+    return text, view.lock
 
 
 def _pixi_environments(

@@ -122,50 +122,27 @@ def lock_spec(
     """Lock `spec` (an EnvSpec or the path of an environment file) for `platforms` (a list;
     default: its `platforms:`, else the previous lock's, else this machine's).
 
-    With `previous` (the lock being replaced), every package it locked stays, except those in
-    `update`, those the spec no longer accepts and those an updated package forces to move; with
-    `update_all` everything is solved afresh; `previous` may be the path of the lock file.
-    `exclude_newer` (an ExcludeNewer, or its text: `2024-06-01`, `30d`; default: the cutoff
-    `previous` records) solves as the channels were then.  `virtual_packages` may be text
-    (`__cuda=12.4`).  `environ` (default os.environ) is read for
-    CONDA_OVERRIDE_CUDA / _GLIBC / _OSX; `virtual_packages` beat it.  `solver="conda-lock"` runs
-    conda-lock (a fresh solve: no previous lock, no cutoff).
-
-    Raises ParseError (nothing to lock, a file of the wrong kind), UsageError (an update without a
-    previous lock, a name neither has, an option the solver lacks), SolveError, BackendError.
+    With `previous` (the lock being replaced, or its path), every package it locked stays, except
+    those in `update`, those the spec no longer accepts and those an updated package forces to
+    move; with `update_all` everything is solved afresh.  `exclude_newer` (an ExcludeNewer, or its
+    text: `2024-06-01`, `30d`; default: the cutoff `previous` records) solves as the channels were
+    then.  `virtual_packages` (text too: `__cuda=12.4`) beat CONDA_OVERRIDE_CUDA / _GLIBC / _OSX
+    read from `environ` (default os.environ).  `solver="conda-lock"` runs conda-lock (a fresh
+    solve: no previous lock, no cutoff).  Raises ParseError (nothing to lock, a file of the
+    wrong kind), UsageError (an update without a previous lock, a name neither has, an option the
+    solver lacks), SolveError, BackendError.
     """
-    from envkit.conda.platform import host_platform
+    from envkit.lock.solve import relock_spec
     from envkit.lock.virtual import environ_virtual_packages
-    from envkit.ops._inputs import model_or_path, str_list
     from envkit.ops._inputs import virtual_packages as vp_arg
 
-    spec_m: EnvSpec = model_or_path("lock_spec", "spec", spec, ("EnvSpec",))
-    prev: Lock | None = None
-    if previous is not None:
-        prev = model_or_path("lock_spec", "previous", previous, ("Lock",))
-    plats_given = str_list("lock_spec", "platforms", platforms, "platform names")
-    names_given = str_list("lock_spec", "update", update, "package names")
-    cutoff = exclude_newer
-    if isinstance(cutoff, str):
-        from envkit.lock.cutoff import parse_exclude_newer
-
-        cutoff = parse_exclude_newer(cutoff)
-    refuse_nothing_to_lock(spec_m)
-    # a re-lock keeps the previous lock's platforms unless told otherwise
-    plats = list(plats_given or spec_m.platforms or (prev.platforms if prev else ())) or [host_platform()]
-    names = _check_update(names_given, spec_m, prev)
+    spec_m, prev, plats, names, cutoff = _lock_inputs(spec, previous, platforms, update, exclude_newer)
     cutoffs = cutoff if cutoff is not None else previous_cutoff(prev)
-    given = vp_arg("lock_spec", virtual_packages)
-    vps = given + environ_virtual_packages(os.environ if environ is None else environ, plats, given)
+    vps = vp_arg("lock_spec", virtual_packages)
+    vps += environ_virtual_packages(os.environ if environ is None else environ, plats, vps)
     if solver == "conda-lock":
         _refuse_for_conda_lock(lock_pip_section, channel_priority, bool(names or cutoff))
-        from envkit.lock import solve_with_conda_lock
-
-        return SpecLockResult(
-            lock=solve_with_conda_lock(spec_m, plats, virtual_packages=vps), virtual_packages=vps
-        )
-    from envkit.lock.solve import relock_spec
-
+        return SpecLockResult(lock=_solve_with_conda_lock(spec_m, plats, vps), virtual_packages=vps)
     result = relock_spec(
         spec_m,
         plats,
@@ -186,6 +163,41 @@ def lock_spec(
         untimed=tuple(result.untimed),
         relocked=prev is not None,
     )
+
+
+def _lock_inputs(
+    spec: EnvSpec | str | os.PathLike[str],
+    previous: Lock | str | os.PathLike[str] | None,
+    platforms: Sequence[str],
+    update: Sequence[str],
+    exclude_newer: ExcludeNewer | str | None,
+) -> tuple[EnvSpec, Lock | None, list[str], tuple[str, ...], ExcludeNewer | None]:
+    """lock_spec's arguments read: (spec, previous lock, platforms, names to update, cutoff).
+    A re-lock keeps the previous lock's platforms unless told otherwise."""
+    from envkit.conda.platform import host_platform
+    from envkit.ops._inputs import model_or_path, str_list
+
+    spec_m: EnvSpec = model_or_path("lock_spec", "spec", spec, ("EnvSpec",))
+    prev: Lock | None = None
+    if previous is not None:
+        prev = model_or_path("lock_spec", "previous", previous, ("Lock",))
+    plats_given = str_list("lock_spec", "platforms", platforms, "platform names")
+    names_given = str_list("lock_spec", "update", update, "package names")
+    cutoff = exclude_newer
+    if isinstance(cutoff, str):
+        from envkit.lock.cutoff import parse_exclude_newer
+
+        cutoff = parse_exclude_newer(cutoff)
+    refuse_nothing_to_lock(spec_m)
+    plats = list(plats_given or spec_m.platforms or (prev.platforms if prev else ())) or [host_platform()]
+    return spec_m, prev, plats, _check_update(names_given, spec_m, prev), cutoff
+
+
+def _solve_with_conda_lock(spec: EnvSpec, platforms: list[str], vps: tuple[VirtualPackage, ...]) -> Lock:
+    from envkit.lock import solve_with_conda_lock
+
+    lock: Lock = solve_with_conda_lock(spec, platforms, virtual_packages=vps)
+    return lock
 
 
 def _refuse_for_conda_lock(lock_pip_section: bool, channel_priority: str, moves_or_cutoff: bool) -> None:
@@ -315,6 +327,15 @@ def lock_live(
     return LiveLockResult(lock=lock, env_spec=live_env_spec(env), warnings=warnings)
 
 
+def _cutoff_problem(recorded: ExcludeNewer | None, wanted: ExcludeNewer | None) -> list[LockProblem]:
+    """A stale-lock problem when the cutoff `wanted` is not the one the lock `recorded`."""
+    if wanted is None or (recorded is not None and recorded.to_json() == wanted.to_json()):
+        return []
+    was = recorded.describe() if recorded else "none"
+    message = f"solved with exclude-newer {was}, not {wanted.describe()}"
+    return [LockProblem(kind="stale", platform=None, message=message)]
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LockCheck:
     """`check_lock`'s verdict: `problems` (LockProblem; empty when the lock fits), `staleness` per
@@ -380,17 +401,7 @@ def check_lock(
         # pip options are not compared: the lock holds them rebased to its own directory
         changes = tuple(spec_changes(record, spec_m, channels))
     recorded_cut = previous_cutoff(lock_m)
-    if exclude_newer is not None and (
-        recorded_cut is None or recorded_cut.to_json() != exclude_newer.to_json()
-    ):
-        was = recorded_cut.describe() if recorded_cut else "none"
-        problems.append(
-            LockProblem(
-                kind="stale",
-                platform=None,
-                message=f"solved with exclude-newer {was}, not {exclude_newer.describe()}",
-            )
-        )
+    problems += _cutoff_problem(recorded_cut, exclude_newer)
     notes = tuple(str(s) for s in staleness if s.status == "not-comparable")
     return LockCheck(
         lock=lock_m,
