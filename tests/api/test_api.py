@@ -558,3 +558,43 @@ def test_the_misuse_examples_in_docs_api_md_are_true(monkeypatch):
         with pytest.raises(Exception) as exc:
             eval(code, {"envkit": envkit, "spec": spec})
         assert f"{type(exc.value).__name__}: {exc.value}" == shown
+
+
+# --- errors: the fix as a keyword, never a command-line flag ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "call, message, hint",
+    [
+        (
+            lambda tmp: envkit.open_env(name="a", prefix=tmp),
+            "an environment is named by a name or a prefix, not both",
+            "pass only name=NAME or prefix=PREFIX",
+        ),
+        (
+            lambda tmp: envkit.pytorch_template(cuda="12.6", cpu=True),
+            "a CUDA version, CPU only and detection exclude each other",
+            "pass one of cuda=VERSION, cpu=True or detect=True",
+        ),
+        (
+            lambda tmp: envkit.pytorch_template(machine="host", detect=True),
+            "a machine profile picks the CUDA variant itself",
+            "leave out cuda=VERSION, cpu=True and detect=True",
+        ),
+        (
+            lambda tmp: envkit.solve_spec(tmp / "m.yml", ["linux-64"], solve_timeout=0),
+            "solve_spec(): solve_timeout must be a positive number of seconds, not 0",
+            "pass solve_timeout=SECONDS",
+        ),
+        (
+            lambda tmp: envkit.load_targets([]),
+            "load_targets(): nothing to check (no paths, no lock, no live environment)",
+            "pass paths=[PATH]",
+        ),
+    ],
+)
+def test_library_errors_name_the_keyword_to_change(call, message, hint, tmp_path, spec_file):
+    with pytest.raises(envkit.UsageError) as exc:
+        call(tmp_path)
+    assert (exc.value.message, exc.value.hint) == (message, hint)
+    assert "--" not in str(exc.value) and " -p " not in str(exc.value)
