@@ -25,12 +25,11 @@ _MIRROR_OF_DEFAULTS = re.compile(
 def _is_defaults(name: str) -> bool:
     from envkit.conda.channels import is_defaults
 
-    # "://" first: a name is seldom a URL, and the pattern is compiled on first use
-    return is_defaults(name) or ("://" in name and bool(_MIRROR_OF_DEFAULTS.match(name)))
+    return is_defaults(name) or bool(_MIRROR_OF_DEFAULTS.match(name))
 
 
 def _is_forge(name: str) -> bool:
-    return name == CONDA_FORGE or ("://" in name and bool(_MIRROR_OF_FORGE.match(name)))
+    return name == CONDA_FORGE or bool(_MIRROR_OF_FORGE.match(name))
 
 
 def channel_uses(target: Target, *, first_only: bool = False) -> list[tuple[str, int | None, str]]:

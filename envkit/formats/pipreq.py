@@ -46,7 +46,6 @@ _WHEEL = re.compile(
 _SDIST = re.compile(
     r"(?:^|/)(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*?)-(?P<version>\d[^/-]*)\.(?:tar\.gz|zip|tar\.bz2|tgz)(?:$|[#?])"
 )
-_SDIST_ENDS = (".tar.gz", ".zip", ".tar.bz2", ".tgz")
 _DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
 # pip options that take an argument (pip/_internal/req/req_file.py)
 _NEEDS_VALUE = frozenset(
@@ -136,17 +135,8 @@ def _in_marker(tokens: list[str]) -> bool:
 
 
 def _name_from_url(url: str) -> str | None:
-    # each pattern only where its literal part is in the URL: most are never compiled
-    m = "egg=" in url and _EGG.search(url)
-    if m:
-        return m.group("name")
-    m = ".whl" in url and _WHEEL.search(url)
-    if m:
-        return m.group("name")
-    m = any(end in url for end in _SDIST_ENDS) and _SDIST.search(url)
-    if m:
-        return m.group("name")
-    return None
+    m = _EGG.search(url) or _WHEEL.search(url) or _SDIST.search(url)
+    return m.group("name") if m else None
 
 
 def _parse_target(s: str, where: Where | None, raw: str) -> PipDep:
