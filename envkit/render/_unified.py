@@ -2,9 +2,9 @@
 is quadratic.
 
 difflib's recursion is quadratic on inputs with many short equal blocks (every 10th line of 35,000
-changed), so its search gets a budget of index lookups linear in the input's size.  Larger inputs,
-and those whose search runs over the budget, get the anchored (patience) search that git's
-`--patience` uses: linear per level, and as readable a diff.
+changed), so its search gets a budget of index lookups linear in the input's size.  Inputs over
+_EXACT_LINES lines, and those whose search runs over the budget, get the anchored (patience) search
+that git's `--patience` uses: linear per level, and as readable a diff.
 """
 
 from __future__ import annotations
