@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import cache
 
 from envkit.errors import InvalidSpecError, Where, clip
 from envkit.model import CondaDep, format_spec
@@ -116,16 +117,12 @@ def parse_plain_specs(texts: Sequence[object], lines: Sequence[int | None]) -> l
     return out
 
 
-_MAKE: list = []
-
-
+@cache
 def _make_plain():
     """CondaDep(name=, version=, channel=, raw=, line=) as a positional function, built once."""
-    if not _MAKE:
-        from envkit.formats._util import record_maker
+    from envkit.formats._util import record_maker
 
-        _MAKE.append(record_maker(CondaDep, ("name", "version", "channel", "raw", "line")))
-    return _MAKE[0]
+    return record_maker(CondaDep, ("name", "version", "channel", "raw", "line"))
 
 
 _CHANNEL_NAMES: dict[str, str] = {}
