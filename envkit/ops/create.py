@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from envkit._records import dataclass
 from envkit.errors import ParseError, Remedy, UsageError, Where
 
 if TYPE_CHECKING:  # pragma: no cover
