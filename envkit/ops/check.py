@@ -55,14 +55,16 @@ class CheckResult:
         return any(severity_at_least(f.severity, threshold) for f in self.findings)
 
 
-def check_paths(files: Sequence[str], *, live: bool = False, lock: str | None = None) -> list[str]:
+def check_paths(
+    files: Sequence[str | os.PathLike[str]], *, live: bool = False, lock: str | os.PathLike[str] | None = None
+) -> list[str]:
     """The files to check: each of `files`, a directory as its environment files; with none (and
     no `live` environment), the environment files of the working directory.  UsageError when
     there is nothing to check."""
     from envkit.checks.targets import discover
 
     paths: list[str] = []
-    for f in files:
+    for f in [os.fspath(p) for p in files]:
         if f != "-" and os.path.isdir(f):
             found = discover(f)
             if not found:
@@ -78,7 +80,7 @@ def check_paths(files: Sequence[str], *, live: bool = False, lock: str | None = 
         paths = discover(".")
         if not paths and lock is None:
             raise UsageError(
-                "nothing to check: no FILE given and no environment.yml, "
+                "nothing to check: no file given and no environment.yml, "
                 "environment.yaml, conda-lock.yml or pixi.lock here",
                 hint="pass files, or {} / {} for a live environment",
                 remedy=(Remedy(option="name", metavar="NAME"), Remedy(option="prefix", metavar="PREFIX")),

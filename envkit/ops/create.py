@@ -43,9 +43,9 @@ class CreateOutcome:
 
 
 def plan_create(
-    lock_file: str,
+    lock_file: str | os.PathLike[str],
     *,
-    prefix: str | None = None,
+    prefix: str | os.PathLike[str] | None = None,
     name: str | None = None,
     platform: str | None = None,
     environment: str | None = None,
@@ -57,6 +57,8 @@ def plan_create(
     from envkit.create import choose_platform, new_env_prefix, pip_option_lines
     from envkit.ops._duplicates import duplicate_messages
 
+    lock_file = os.fspath(lock_file)
+    prefix = None if prefix is None else os.fspath(prefix)
     if bool(prefix) == bool(name):
         raise UsageError(
             "give exactly one place to create the environment: a prefix or a name",

@@ -69,8 +69,8 @@ def diff(
 
 
 def diff_sources(
-    source_a: str,
-    source_b: str,
+    source_a: str | os.PathLike[str],
+    source_b: str | os.PathLike[str],
     *,
     platform: str | None = None,
     format: str | None = None,
@@ -87,6 +87,7 @@ def diff_sources(
     UsageError."""
     from envkit.sources import check_stdin_once, resolve
 
+    source_a, source_b = os.fspath(source_a), os.fspath(source_b)
     check_stdin_once((source_a, source_b))
     if not machines and (machine_a or machine_b):
         raise UsageError(
