@@ -24,7 +24,7 @@ def run_spec(o: LockOptions) -> int:
     from envkit.ops.lock import lock_spec, read_previous
     from envkit.output import emit, warn
 
-    spec_file = o.spec_file or ""  # run() sends only -f here
+    spec_file = o.spec_file or ""  # mode() sends only -f here
     spec = read_spec(spec_file)
     target = lock_target(o.output, o.target)
     refuse_overwrite(o.output, "conda-lock" if target == "conda-lock" else "pixi", "-o")

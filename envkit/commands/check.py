@@ -3,7 +3,8 @@ options, run envkit.ops.check, render the findings)."""
 
 from __future__ import annotations
 
-from envkit.commands._decl import Choice, argument, command, option
+import click
+
 from envkit.formats import FORMATS as INPUT_FORMATS
 
 FORMATS = ("text", "json", "github", "sarif")
@@ -36,54 +37,58 @@ def _rule_list(values: tuple[str, ...], option: str = "--select") -> tuple[str, 
     return tuple(dict.fromkeys(out))
 
 
-@command(context_settings={"help_option_names": ["-h", "--help"]})
-@argument("files", nargs=-1, metavar="[FILE]...")
-@option(
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("files", nargs=-1, metavar="[FILE]...")
+@click.option(
     "--lock",
     "lock_file",
     metavar="LOCK",
     help="The lock to compare the FILEs (stale-lock, lock-unsatisfied) and the live "
     "environment (env-drift) with.",
 )
-@option("-n", "--name", metavar="NAME", help="Also check the live conda environment NAME.")
-@option("-p", "--prefix", metavar="PREFIX", help="Also check the live environment at PREFIX.")
-@option(
+@click.option("-n", "--name", metavar="NAME", help="Also check the live conda environment NAME.")
+@click.option("-p", "--prefix", metavar="PREFIX", help="Also check the live environment at PREFIX.")
+@click.option(
     "--select", multiple=True, metavar="RULES", help="Run only these rules (comma-separated; repeatable)."
 )
-@option("--ignore", multiple=True, metavar="RULES", help="Skip these rules (comma-separated; repeatable).")
-@option("--format", "fmt", type=Choice(FORMATS), default="text", show_default=True, help="Output format.")
-@option(
+@click.option(
+    "--ignore", multiple=True, metavar="RULES", help="Skip these rules (comma-separated; repeatable)."
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True, help="Output format."
+)
+@click.option(
     "--fail-on",
-    type=Choice(SEVERITY_CHOICES),
+    type=click.Choice(SEVERITY_CHOICES),
     default=None,
     help="Exit 1 when a finding is at least this severe [default: error, or fail-on in the configuration].",
 )
-@option(
+@click.option(
     "--fix",
     is_flag=True,
     help="Apply the safe mechanical fixes (remove `prefix:`, redact credentials, add "
     "`pip`), atomically, and report them.",
 )
-@option(
+@click.option(
     "--input-format",
-    type=Choice(INPUT_FORMATS),
+    type=click.Choice(INPUT_FORMATS),
     help="Read the FILEs as this format (default: detected from the content and name).",
 )
-@option("-o", "--output", metavar="OUT", help="Write the report to OUT instead of stdout.")
-@option(
+@click.option("-o", "--output", metavar="OUT", help="Write the report to OUT instead of stdout.")
+@click.option(
     "--config",
     "config_path",
     metavar="TOML",
     help="Configuration file [default: .envkit.toml or pyproject.toml [tool.envkit], searched upwards].",
 )
-@option(
+@click.option(
     "--machine",
     "machine",
     metavar="PROFILE|host|ssh://HOST",
     help="Also check that the FILEs install and run on this machine: a profile file "
     "(`envkit machine -o FILE`), `host` (this machine) or ssh://HOST (the machine-* rules).",
 )
-@option("--list-rules", is_flag=True, help="List the rules and exit.")
+@click.option("--list-rules", is_flag=True, help="List the rules and exit.")
 def check(
     files: tuple[str, ...],
     lock_file: str | None,

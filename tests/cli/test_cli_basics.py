@@ -45,9 +45,10 @@ def test_version_and_help_import_nothing_heavy():
 def test_version_imports_neither_click_nor_the_error_records():
     code = (
         "import sys\n"
-        "from envkit.cli import main\n"
+        "from envkit.__main__ import main\n"
+        "sys.argv[1:] = ['--version']\n"
         "try:\n"
-        "    main(['--version'])\n"
+        "    main()\n"
         "except SystemExit:\n"
         "    pass\n"
         "print('LOADED', sorted(m for m in ('click', 'envkit.errors', 'dataclasses') if m in sys.modules))\n"
