@@ -115,9 +115,8 @@ def check(
     Exit codes: 0 no finding at or above --fail-on, 1 findings, 2 usage or parse error.
     `envkit explain RULE` describes a rule with an example.
     """
-    from envkit.commands._common import echo_errors
-    from envkit.errors import UsageError, raise_collected
-    from envkit.output import emit, warn
+    from envkit.errors import UsageError
+    from envkit.output import emit
 
     if list_rules:
         from envkit.render.rule_docs import render_rule_list
@@ -135,16 +134,7 @@ def check(
     threshold = fail_on or config.fail_on or "error"
     paths = check_paths(files, live=name is not None or prefix is not None, lock=lock_file)
     stdin_text = _stdin_text(paths, lock_file, fix)
-    live = None
-    if name is not None or prefix is not None:
-        from envkit.backends import open_env
-
-        live = open_env(name=name, prefix=prefix)
-    profile = None
-    if machine is not None:
-        from envkit.machine import resolve_machine
-
-        profile = resolve_machine(machine)
+    live, profile = _live_and_machine(name, prefix, machine)
     result = check_op(
         paths,
         lock=lock_file,
@@ -155,8 +145,33 @@ def check(
         machine=profile,
         fix=fix,
     )
+    alone = lock_file is None and live is None
+    return _finish(result, len(paths), alone=alone, fmt=fmt, threshold=threshold, output=output)
+
+
+def _live_and_machine(name: str | None, prefix: str | None, machine: str | None):
+    """The live environment of -n/-p and the machine profile of --machine (each None when not given)."""
+    live = None
+    if name is not None or prefix is not None:
+        from envkit.backends import open_env
+
+        live = open_env(name=name, prefix=prefix)
+    profile = None
+    if machine is not None:
+        from envkit.machine import resolve_machine
+
+        profile = resolve_machine(machine)
+    return live, profile
+
+
+def _finish(result, n_paths: int, *, alone: bool, fmt: str, threshold: str, output: str | None) -> int:
+    """Report `result` and return the exit code; `alone`: the FILEs are all that was checked."""
+    from envkit.commands._common import echo_errors
+    from envkit.errors import raise_collected
+    from envkit.output import warn
+
     # with several files, one that cannot be read is reported after the others are checked
-    if result.unreadable and len(result.unreadable) == len(paths) and lock_file is None and live is None:
+    if result.unreadable and len(result.unreadable) == n_paths and alone:
         echo_errors(result.unreadable[:-1])
         raise result.unreadable[-1]
     for text in result.warnings:

@@ -80,13 +80,11 @@ def diff(
 
     Exit codes: 0 the same, 1 different, 2 error.
     """
+    from envkit.errors import UsageError
     from envkit.ops.diff import diff_sources
-    from envkit.output import emit, warn
-    from envkit.render import render_diff
+    from envkit.output import warn
 
     if no_machine and (machine_a or machine_b):
-        from envkit.errors import UsageError
-
         raise UsageError(
             "--no-machine and --machine-a/--machine-b contradict each other",
             hint="drop --no-machine to show the machines",
@@ -103,6 +101,15 @@ def diff(
     )
     for text in result.warnings:
         warn(text)
+    _print(result, fmt, show_all=show_all, color=color, output=output)
+    return 0 if result.same else 1
+
+
+def _print(result, fmt: str, *, show_all: bool, color: str, output: str | None) -> None:
+    """Render the diff in `fmt` and write it to stdout or `output`."""
+    from envkit.output import emit
+    from envkit.render import render_diff
+
     use_color = fmt == "text" and _use_color(color, output)
     text = render_diff(
         fmt, result.diff, show_all=show_all, machines=result.machines, color=use_color, width=_width()
@@ -112,7 +119,6 @@ def diff(
         echo(text, nl=False)
     else:
         emit(text, output)
-    return 0 if result.same else 1
 
 
 def _use_color(color: str, output: str | None) -> bool:

@@ -96,6 +96,13 @@ def smoke(
         echo(render("smoke", "json", report))
         raise
     progress.done()
+    return _print_report(report, as_json)
+
+
+def _print_report(report: dict, as_json: bool) -> int:
+    """Print the smoke report (and why it could not run, on stderr); return the exit code."""
+    from envkit.smoke import runner
+
     why = next((c["detail"] for c in report.get("checks") or [] if c["status"] == "fail"), "unknown reason")
     if report.get("could_not_run"):
         report.setdefault("reason", why)
