@@ -1,7 +1,7 @@
 """`envkit check`, `normalize` and `validate` of a small environment file import only what that file
-needs: no libyaml loader (the fast reader parses it), no dataclasses (envkit._records), no ssh
-source, no template renderer, no lock reader, solver or machine comparison, no pathlib.  A fresh
-interpreter runs the command on a real corpus file and reports the modules it loaded.
+needs: no libyaml loader (the fast reader parses it), no ssh source, no template renderer, no lock
+reader, solver or machine comparison, no pathlib.  A fresh interpreter runs the command on a real
+corpus file and reports the modules it loaded.
 
 The interpreter starts without `site` (its path given explicitly): the editable install's path hook
 in the development venv imports pathlib itself, which a user's regular install never does.
@@ -44,9 +44,6 @@ NEVER = {
     "envkit.machine",
     "pathlib",
     "difflib",  # asked only about a top-level key it does not know
-    # the records' methods are compiled ahead of time (envkit._records): dataclasses is loaded
-    # only when a dataclasses function is called on one
-    "dataclasses",
 }
 
 
@@ -71,8 +68,7 @@ def test_normalize_and_validate_load_no_yaml_engine_ssh_templates_or_checks(comm
     rc, mods = _loaded(command, str(SMALL))
     assert rc == "rc 0"
     assert "envkit.formats._fastyaml" in mods  # the fast reader did parse it
-    # json: only the compatibility matrix needs it (the name maps are read without it)
-    also = {"envkit.templates", "envkit.checks.registry", "envkit.checks.engine", "json"}
+    also = {"envkit.templates", "envkit.checks.registry", "envkit.checks.engine"}
     assert mods & (NEVER | also) == set()
 
 
