@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 
 from envkit._lazy import lazy_re
+from envkit.formats._depth import MAX_DEPTH
 from envkit.formats._yamlcore import _NOT_STR_FIRST, YamlList, YamlMap, implicit
 
 
@@ -256,7 +257,7 @@ def load(text: str):
     toks = _tokens(text)
     if not toks:
         raise Unsupported
-    value, pos = _node(toks, 0, toks[0][1], {})
+    value, pos = _node(toks, 0, toks[0][1], {}, 0)
     if pos != len(toks):
         raise Unsupported
     return value
@@ -267,17 +268,17 @@ _new = dict.__new__
 _new_list = list.__new__
 
 
-def _node(toks: list, pos: int, indent: int, memo: dict):
-    """The collection starting at token `pos`, and the position after it.  `memo` maps each scalar
-    text already read to its value (text, int or bool: immutable, shared): lock files repeat the
-    same versions, specs, licenses and platforms thousands of times."""
+def _node(toks: list, pos: int, indent: int, memo: dict, depth: int):
+    """The collection starting at token `pos`, `depth` collections deep, and the position after it.
+    `memo` maps each scalar text already read to its value (text, int or bool: immutable, shared):
+    lock files repeat the same versions, specs, licenses and platforms thousands of times."""
     kind = toks[pos][2]
-    if toks[pos][1] != indent:
+    if toks[pos][1] != indent or depth >= MAX_DEPTH - 1:  # near the limit: the YAML loader decides
         raise Unsupported
     if kind == _MAP:
-        return _mapping(toks, pos, indent, memo)
+        return _mapping(toks, pos, indent, memo, depth)
     if kind == _SEQ or kind >= _RUN:
-        return _sequence(toks, pos, indent, memo)
+        return _sequence(toks, pos, indent, memo, depth)
     raise Unsupported  # a bare scalar document, or a scalar where a collection was expected
 
 
@@ -291,7 +292,7 @@ def _leaf(value: str, no: int, memo: dict):
     return v
 
 
-def _mapping(toks: list, pos: int, indent: int, memo: dict):
+def _mapping(toks: list, pos: int, indent: int, memo: dict, depth: int):
     out = _new(YamlMap)  # YamlMap() without its __init__ (a Python call): the same object
     out.line = toks[pos][0]
     out.lines = lines = {}
@@ -314,13 +315,13 @@ def _mapping(toks: list, pos: int, indent: int, memo: dict):
         if pos < n:
             nxt = toks[pos]
             if nxt[1] > indent or (nxt[1] == indent and (nxt[2] == _SEQ or nxt[2] >= _RUN)):
-                out[key], pos = _node(toks, pos, nxt[1], memo)
+                out[key], pos = _node(toks, pos, nxt[1], memo, depth + 1)
                 continue
         out[key] = None
     return out, pos
 
 
-def _sequence(toks: list, pos: int, indent: int, memo: dict):
+def _sequence(toks: list, pos: int, indent: int, memo: dict, depth: int):
     out = _new_list(YamlList)
     out.line = toks[pos][0]
     lines: list[int] = []
@@ -376,7 +377,7 @@ def _sequence(toks: list, pos: int, indent: int, memo: dict):
             lines.append(no)
             pos += 1
             continue
-        child, pos = _node(toks, pos, nxt[1], memo)
+        child, pos = _node(toks, pos, nxt[1], memo, depth + 1)
         append(child)
         lines.append(child.line)
     return out, pos
@@ -406,7 +407,7 @@ def load_yaml(text: str, *, filename: str | None = None):
             text=row,
             hint="remove the character (inside double quotes, write it as an escape)",
         ) from None
-    except (Unsupported, RecursionError):
+    except Unsupported:
         from envkit.formats import _yaml
 
         return _yaml.load(text, filename=filename)
