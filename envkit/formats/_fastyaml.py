@@ -284,6 +284,9 @@ def _node(toks: list, pos: int, indent: int, memo: dict, depth: int):
 
 def _leaf(value: str, no: int, memo: dict):
     """The value of scalar text `value` on line `no` ({} and [] are new collections each time)."""
+    if plain_text(value):  # most values: text for certain, one check in C
+        memo[value] = value
+        return value
     v = _scalar(value)
     if type(v) is YamlMap or type(v) is YamlList:
         v.line = no
