@@ -26,15 +26,16 @@ _TOKENS = re.compile(rf"{_SKIP}|[\[\]{{}}]")
 _STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 
 
-def check_depth(text: str, filename: str | None, what: str) -> None:
+def check_depth(text: str, filename: str | None, what: str, outer: int = 0) -> None:
     """Raise ParseError (file, line) when the arrays and objects/tables of `text`, JSON or TOML
-    named `what`, nest deeper than MAX_DEPTH."""
-    if text.count("[") + text.count("{") <= MAX_DEPTH:
+    named `what`, nest deeper than MAX_DEPTH; `outer`: the levels open before the first bracket
+    (a TOML document is a table)."""
+    if outer + text.count("[") + text.count("{") <= MAX_DEPTH:
         return
     brackets = _NOT_BRACKET.sub("", _STRINGS.sub("", text))
-    if max(accumulate(map(_STEP.__getitem__, brackets)), default=0) <= MAX_DEPTH:
+    if outer + max(accumulate(map(_STEP.__getitem__, brackets)), default=0) <= MAX_DEPTH:
         return
-    depth = 0
+    depth = outer
     for m in _TOKENS.finditer(text):
         depth += _STEP.get(m.group(), 0)
         if depth > MAX_DEPTH:

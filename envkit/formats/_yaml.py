@@ -20,7 +20,7 @@ from __future__ import annotations
 from envkit.errors import ParseError, Where
 from envkit.formats._depth import MAX_DEPTH
 
-# what the fast readers and the writers share lives in _yamlcore (no YAML engine); its names are
+# what the fast reader and the writers share lives in _yamlcore (no YAML engine); its names are
 # this module's too (`from envkit.formats._yaml import YamlMap, scalar` keeps working)
 from envkit.formats._yamlcore import _NOT_STR as _NOT_STR
 from envkit.formats._yamlcore import _NOT_STR_FIRST as _NOT_STR_FIRST

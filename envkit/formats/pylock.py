@@ -33,7 +33,7 @@ def load_toml(text: str, filename: str | None, what: str) -> dict:
     inline tables nested deeper than envkit reads (envkit.formats._depth)."""
     from envkit.formats._depth import check_depth
 
-    check_depth(text, filename, f"TOML ({what})")
+    check_depth(text, filename, f"TOML ({what})", outer=1)
     if sys.version_info >= (3, 11):
         import tomllib
     else:

@@ -74,8 +74,7 @@ def test_values_and_lines_of_a_lock():
     assert (pkg.lines["dependencies"], pkg["dependencies"].lines["python"], pkg["empty"].line) == (9, 10, 15)
 
 
-def test_a_long_dependency_list_reads_with_its_lines(monkeypatch):
-    monkeypatch.setattr(_fastyaml, "_RUNS_FROM", 0)  # runs of items from any file size
+def test_a_long_dependency_list_reads_with_its_lines():
     deps = [f"conda-forge::pkg-{i}==1.{i}" for i in range(40)]
     text = "name: x\ndependencies:\n" + "".join(f"  - {d}\n" for d in deps) + "- pip\n"
     with pytest.raises(ParseError):  # `- pip` at indent 0 after the mapping: not YAML
@@ -184,3 +183,26 @@ def test_forbidden_character_class_is_the_complement_of_yamls_printable_set():
     assert [m.start() for m in _fastyaml._NOT_PRINTABLE.finditer(every)] == [
         m.start() for m in allowed.finditer(every)
     ]
+
+
+@pytest.mark.parametrize(
+    "text, value, lines",
+    [
+        ("a:\n- x\nb: 1\n", {"a": ["x"], "b": 1}, {"a": 1, "b": 3}),  # a list at its key's column
+        ("a:\nb:\n", {"a": None, "b": None}, {"a": 1, "b": 2}),
+        ("- \n  a: 1\n-\n  - y\n", [{"a": 1}, ["y"]], [2, 4]),  # `-` alone: the item follows deeper
+        ("# c\n\nk:\n    deep: v  \n", {"k": {"deep": "v"}}, {"k": 3}),
+    ],
+)
+def test_block_layouts_read_to_values_and_lines(text, value, lines):
+    data = _fastyaml.load(text)
+    assert (data, data.lines) == (value, lines)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["a: 1\n- x\n", "a:\n  b: 1\n  - x\n", "- a\n  b: 1\n", "a: 1\n  b: 2\n", "a: x\n b\n", "-\n"],
+)
+def test_text_outside_the_block_layout_is_left_to_libyaml(text):
+    with pytest.raises(_fastyaml.Unsupported):
+        _fastyaml.load(text)
