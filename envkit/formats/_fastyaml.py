@@ -150,6 +150,14 @@ _new = dict.__new__
 _new_list = list.__new__
 
 
+TYPE_CHECKING = False  # not typing's: a small file's read does not import typing
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any
+
+    #: a collection waiting for the value of `key` (None: a `-` item): (owner, key, column, line)
+    _Pending = tuple[Any, str | None, int, int]
+
+
 def load(text: str):
     """Parse `text` (the subset above) into YamlMap/YamlList values; raise Unsupported otherwise.
 
@@ -161,8 +169,8 @@ def load(text: str):
     _check_chars(text)
     if "\r" in text:
         text = text.replace("\r\n", "\n")  # _check_chars has refused a CR that is not in CR LF
-    stack: list = []
-    pending = None  # (owner, key or None, column of the key or dash, line)
+    stack: list[tuple[int, Any]] = []
+    pending: _Pending | None = None
     root = None
     memo: dict = {}
     get = memo.get
@@ -184,31 +192,10 @@ def load(text: str):
                 raise Unsupported
             keys_ok.add(key)
         if pending is not None:
-            owner, pkey, pcol, _ = pending
+            _open(pending, bool(dash), col, no, stack)
             pending = None
-            if col > pcol or (dash and col == pcol and pkey is not None):
-                if len(stack) >= MAX_DEPTH - 1:  # near the limit: the YAML loader decides
-                    raise Unsupported
-                new = _new_list(YamlList) if dash else _new(YamlMap)
-                new.line = no
-                if dash:
-                    new.lines = []
-                else:
-                    new.lines = {}
-                if pkey is None:
-                    owner.append(new)
-                    owner.lines.append(no)
-                else:
-                    owner[pkey] = new
-                stack.append((col, new))
-            elif pkey is None:
-                raise Unsupported  # `-` with nothing under it: a null item, rare
-            else:
-                owner[pkey] = None
         if root is None:
-            root = _new_list(YamlList) if dash else _new(YamlMap)
-            root.line = no
-            root.lines = [] if dash else {}
+            root = _collection(bool(dash), no)
             stack.append((col, root))
         while stack[-1][0] > col:
             stack.pop()
@@ -216,31 +203,16 @@ def load(text: str):
                 raise Unsupported  # a line left of the document's first
         top_col, top = stack[-1]
         if dash:
-            if top_col != col or type(top) is not YamlList:
-                raise Unsupported
-            if key:
-                if len(stack) >= MAX_DEPTH - 1:
-                    raise Unsupported
-                item = _new(YamlMap)
-                item.line = no
-                item.lines = {key: no}
-                top.append(item)
-                top.lines.append(no)
-                col += len(dash)
-                stack.append((col, item))
-                if kvalue:
-                    v = get(kvalue, _MISSING)
-                    item[key] = _leaf(kvalue, no, memo) if v is _MISSING else v
-                else:
-                    pending = (item, key, col, no)
-            elif value:
-                if value.startswith(("- ", "---", "...")) or value == "-":
-                    raise Unsupported
-                v = get(value, _MISSING)
-                top.append(_leaf(value, no, memo) if v is _MISSING else v)
-                top.lines.append(no)
-            else:
-                pending = (top, None, col, no)
+            pending = _item(
+                top_col == col and type(top) is YamlList and top,
+                dash,
+                key,
+                kvalue or value,
+                col,
+                no,
+                stack,
+                memo,
+            )
             continue
         if type(top) is YamlList and top_col == col:  # a key after a list at its key's column
             stack.pop()
@@ -258,13 +230,71 @@ def load(text: str):
             top[key] = _leaf(kvalue, no, memo) if v is _MISSING else v
         else:
             pending = (top, key, col, no)
-    if root is None:
-        raise Unsupported
+    if root is None or (pending is not None and pending[1] is None):
+        raise Unsupported  # no collection; a `-` with nothing under it (a null item, rare)
     if pending is not None:
-        if pending[1] is None:
-            raise Unsupported
         pending[0][pending[1]] = None
     return root
+
+
+def _collection(is_list: bool, no: int):
+    """A new YamlList (else YamlMap) starting on line `no`."""
+    new = _new_list(YamlList) if is_list else _new(YamlMap)
+    new.line = no
+    new.lines = [] if is_list else {}
+    return new
+
+
+def _open(pending: _Pending, dash: bool, col: int, no: int, stack: list) -> None:
+    """Give `pending` its value by the line after it (at column `col`, a `-` item when `dash`): a
+    collection nested deeper (or a list at its key's column), pushed on `stack`, else null."""
+    owner, key, pcol, _ = pending
+    if col > pcol or (dash and col == pcol and key is not None):
+        if len(stack) >= MAX_DEPTH - 1:  # near the limit: the YAML loader decides
+            raise Unsupported
+        new = _collection(dash, no)
+        if key is None:
+            owner.append(new)
+            owner.lines.append(no)
+        else:
+            owner[key] = new
+        stack.append((col, new))
+    elif key is None:
+        raise Unsupported  # `-` with nothing under it: a null item, rare
+    else:
+        owner[key] = None
+
+
+def _item(
+    seq, dash: str, key: str, value: str, col: int, no: int, stack: list, memo: dict
+) -> _Pending | None:
+    """Append the item of a `- ...` line at column `col` to `seq` (False: the line does not continue
+    a list); what waits for the next line, if anything."""
+    if seq is False:
+        raise Unsupported
+    if key:
+        if len(stack) >= MAX_DEPTH - 1:
+            raise Unsupported
+        item = _new(YamlMap)
+        item.line = no
+        item.lines = {key: no}
+        seq.append(item)
+        seq.lines.append(no)
+        col += len(dash)
+        stack.append((col, item))
+        if not value:
+            return (item, key, col, no)
+        v = memo.get(value, _MISSING)
+        item[key] = _leaf(value, no, memo) if v is _MISSING else v
+        return None
+    if not value:
+        return (seq, None, col, no)
+    if value.startswith(("- ", "---", "...")) or value == "-":
+        raise Unsupported
+    v = memo.get(value, _MISSING)
+    seq.append(_leaf(value, no, memo) if v is _MISSING else v)
+    seq.lines.append(no)
+    return None
 
 
 def _leaf(value: str, no: int, memo: dict):
