@@ -1,29 +1,30 @@
-"""A fast reader for the plain block-style YAML subset that lockfile generators write.
+"""envkit's one YAML path: the block-style subset that lock tools and people write, read here;
+everything else by libyaml (envkit.formats._yaml).
 
-conda-lock.yml and pixi.lock files are machine-written: block mappings and sequences, plain,
+conda-lock.yml, pixi.lock and most environment files are block mappings and sequences, plain,
 single-quoted or double-quoted scalars, `{}`/`[]` for empty collections, whole-line comments.  A
-double-quoted scalar is taken when it is a valid JSON string (what `envkit.formats._yaml.scalar` writes) whose
-escapes mean the same in YAML; JSON's escapes are a subset of YAML's, except `\\u` surrogates, which
-JSON pairs up and libyaml refuses, so those are left to the full loader.  For that subset a
-line-by-line reader in Python is several times faster than libyaml's C parser plus PyYAML's constructor
-(the constructor, not the parser, is most of libyaml's cost), and it needs no `import yaml` at all.
+double-quoted scalar is taken when it is a valid JSON string (what `envkit.formats._yamlcore.scalar`
+writes) whose escapes mean the same in YAML; JSON's escapes are a subset of YAML's, except `\\u`
+surrogates, which JSON pairs up and libyaml refuses, so those are left to libyaml.  For that subset
+one pass over the lines in Python is several times faster than libyaml's parser plus the Python
+objects PyYAML builds for every node, and it needs no `import yaml` at all.
 
-`load(text)` returns exactly what `envkit.formats._yaml.load` returns (YamlMap/YamlList with the same values,
-`.line` and `.lines`; a test proves it on the corpus and on generated files) or raises `Unsupported`
-as soon as it meets anything outside the subset (flow collections, anchors and aliases, tags, block
-scalars, quoted keys, double quotes that are not a JSON string, multi-line scalars, inline comments,
-duplicate keys, a plain scalar that YAML would read as a number, bool or null other than
-`true`/`false`/small integers, YAML's other line breaks: a lone CR, NEL, U+2028, U+2029).  Callers
-then use the full loader, which also produces the proper error for a malformed file.  A character
-YAML forbids anywhere in a stream (a control character, a lone surrogate, U+FFFE) raises `BadChar`,
-an `Unsupported` that knows where: `load_yaml` reports it with its line, where libyaml would name
-only a character offset.
+`load(text)` gives YamlMap/YamlList values with `.line` and `.lines`, or raises `Unsupported` as soon
+as it meets anything outside the subset (flow collections, anchors and aliases, tags, block scalars,
+quoted keys, double quotes that are not a JSON string, multi-line scalars, inline comments, duplicate
+keys, a plain scalar that YAML 1.1 would read as a number, bool or null other than `true`/`false`/
+small integers, YAML's other line breaks: a lone CR, NEL, U+2028, U+2029, nesting near the depth
+limit).  `load_yaml` then asks libyaml, which also gives the proper error for a malformed file.  A
+character YAML forbids anywhere in a stream (a control character, a lone surrogate, U+FFFE) raises
+`BadChar`, an `Unsupported` that knows where: `load_yaml` reports it with its line, where libyaml
+would name only a character offset.
 """
 
 from __future__ import annotations
 
 import re
 
+from envkit.formats._depth import MAX_DEPTH
 from envkit.formats._yamlcore import _NOT_STR_FIRST, YamlList, YamlMap, implicit
 
 
@@ -39,7 +40,6 @@ class BadChar(Unsupported):
         self.offset = offset
 
 
-_LINE = re.compile(r"( *)(- +)?(?:([A-Za-z0-9_][A-Za-z0-9_.\-/]*):(?: +(.*?))?|(.*?)) *")
 _INT = re.compile(r"0|[1-9][0-9]*")
 _BAD_START = frozenset('&*!|>{}[]%@`,?"#')
 # ASCII bytes a YAML stream may hold (libyaml's reader refuses the other C0 controls and DEL)
@@ -53,12 +53,6 @@ _OTHER_BREAK = re.compile("\r(?!\n)|[\x85\u2028\u2029]")
 # a \\u escape of a UTF-16 surrogate (may also match after an escaped backslash: then the string
 # merely goes to the full loader)
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
-
-_SEQ, _MAP = 0, 1
-#: a token standing for a run of plain-text sequence items (see _tokens), a sequence start too
-_RUN = 4
-#: a token standing for a run of one-key mapping items (see _tokens), a sequence start too
-_MAP_RUN = 5
 
 
 def _check_chars(text: str) -> None:
@@ -136,249 +130,186 @@ def _scalar(v: str):
 #: A one-line plain scalar that is text for certain, checked at C speed (what `_scalar` would take
 #: as itself): a word starting with `_` or a letter that cannot spell one of YAML 1.1's true/false/
 #: yes/no/on/off/null words (those are letters only, at most 5), no white space, not ending in `:`;
-#: or a hex digest (md5, sha256) with a letter other than b (never an int, nor 0b binary).
-plain_text = re.compile(
+#: or a hex digest (md5, sha256) with a letter other than b (never an int, nor 0b binary) ...
+_certain_text = re.compile(
     r"(?:_|[A-Za-z](?=\S*[^A-Za-z\s]|\S{5}))\S*[^\s:]|(?=[0-9a-f]*[ac-f])[0-9a-f]+"
 ).fullmatch
+#: ... or such words with single spaces between them (`libgcc >=14`), none starting with `#`
+_certain_words = re.compile(r"[A-Za-z_](?:[^\s:]|:(?=\S))*+(?: (?!#)(?:[^\s:]|:(?=\S))++)++").fullmatch
 
 
-def text_value(raw: str) -> str:
-    """The text a one-line scalar `raw` (as a `key: raw` line holds it: no leading space) stands for;
-    Unsupported when it is not text (a number, bool, null, {} or []) or not in the subset."""
-    if raw[-1] == " ":
-        raw = raw.rstrip(" ")
-    value = _scalar(raw)
-    if type(value) is not str:
-        raise Unsupported
-    return value
-
-
-def is_not_text(key: str) -> bool:
-    """True when the plain mapping key `key` would be read as something other than text."""
-    return implicit(key)
-
-
-# _LINE for every line at once (findall: one tuple per line, in C, on LF line ends).  Values are
-# captured greedily up to their last non-space character: the same text as _LINE's lazy `(.*?) *`,
-# much faster (a lazy group tries ` *$` after every character).
+# One tuple per line, in C, on LF line ends: (indentation, `- ` marker, key, the key's value, the
+# value of a line without a key).  Values are captured greedily up to their last non-space character.
 _LINES = re.compile(
     r"^( *)(- +)?(?:([A-Za-z0-9_][A-Za-z0-9_.\-/]*):(?: +([^\n]*[^ \n]))?|([^\n]*[^ \n])?) *$", re.MULTILINE
 )
-
-
-#: (line, indent, kind, key, value) of one YAML line (see `_tokens`; a _RUN's value is a list)
-_Token = tuple[int, int, int, str | None, str | list[str] | None]
-
-
-def _tokens(text: str) -> list[_Token]:
-    """(line, indent, kind, key, value) per YAML line; `- key: value` gives a sequence token and a
-    mapping token on the same line; a run of `- text` items gives one _RUN token whose value is the
-    list of their texts."""
-    out: list[_Token] = []
-    if "\r" in text:
-        text = text.replace("\r\n", "\n")  # _check_chars has refused a CR that is not in CR LF
-    no = pos = 0
-    # (a small file is read line by line: compiling _RUNS would cost more than it saves there)
-    for run in _RUNS.finditer(text) if len(text) >= _RUNS_FROM else ():
-        start = run.start() + 1
-        if start > pos:  # the lines before the run (without the break that ends the last one)
-            no = _line_tokens(text[pos : start - 1], no, out)
-        items = text[start : run.end()]
-        indent = len(run.group(1))
-        if run.group("map") is None:
-            values = items[indent + 2 : -1].split("\n" + items[: indent + 2])
-            out.append((no + 1, indent, _RUN, None, values))
-            no += len(values)
-        else:
-            pairs = _ONE_KEY(items)
-            out.append((no + 1, indent, _MAP_RUN, None, pairs))
-            no += len(pairs)
-        pos = run.end()
-    if pos < len(text):
-        _line_tokens(text[pos:] if pos else text, no, out)
-    return out
-
-
-# A long run of sequence items at one indent, each plain text for certain (a word that starts with a
-# letter or _, is not one of YAML 1.1's bool/null words, and has no tab, no `: `, no ` #`, no two
-# spaces and no trailing `:` or space; `conda-forge::numpy` is text): what `_scalar` gives back as
-# it is.  An environment file's dependencies, 100,000 of them near envkit's limit, are then one
-# token (one split, no loop per line).
-_WORDS = "yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL"
-_RUN_ITEM = rf"(?!(?:{_WORDS})\n)[A-Za-z_](?:[^\n: \t]++|:(?=[^ \n])| (?=[^ \n#]))*+\n"
-# (found after a line break: a literal first character is searched for at C speed, where a
-# MULTILINE `^` is tried at every character)
-# A run of one-key mappings, `- key: text` (a pixi.lock environment's `- conda: URL` references),
-# is one _MAP_RUN token whose value is the (key, text) pairs.
-_RUN_KEY = rf"(?!(?:{_WORDS}):)[A-Za-z_][A-Za-z0-9_.\-/]*+"
-# (their text without white space, as references are: a class scan, not a check per character)
-_RUN_WORD = rf"(?!(?:{_WORDS})\n)[A-Za-z_]\S*+(?<!:)\n"
-_RUNS = re.compile(
-    rf"\n( *)- (?:{_RUN_ITEM}(?:\1- {_RUN_ITEM}){{7,}}|(?P<map>){_RUN_KEY}: {_RUN_WORD}"
-    rf"(?:\1- {_RUN_KEY}: {_RUN_WORD}){{7,}})"
-)
-_RUNS_FROM = 8192  # characters
-_ONE_KEY = re.compile(r"^ *- ([^:\n]+): ([^\n]*)$", re.MULTILINE).findall
-
-
-def _line_tokens(text: str, no: int, out: list) -> int:
-    """Append the tokens of `text`'s lines, the first of which is line `no + 1`; the last line's number."""
-    append = out.append
-    for spaces, dash, key, kvalue, value in _LINES.findall(text):
-        no += 1
-        indent = len(spaces)
-        if dash:
-            append((no, indent, _SEQ, None, None))
-            indent += len(dash)
-        elif not key and (not value or value[0] == "#"):  # blank, or a comment
-            if "\t" in value:
-                raise Unsupported
-            continue
-        if key:
-            if key[0] in _NOT_STR_FIRST and implicit(key):
-                raise Unsupported
-            append((no, indent, _MAP, key, kvalue))
-        elif value == "-" and not dash:
-            append((no, indent, _SEQ, None, None))  # `-` alone: the item's content follows deeper
-        elif not value:
-            continue  # `-` alone (a dash is there): the item's content follows on deeper lines
-        elif value.startswith(("- ", "---", "...")) or value == "-":
-            raise Unsupported
-        else:
-            append((no, indent, _SEQ + 2, None, value))  # a scalar sequence item's value
-    return no
-
-
-def load(text: str):
-    """Parse `text` (the subset above) into YamlMap/YamlList values; raise Unsupported otherwise."""
-    _check_chars(text)
-    toks = _tokens(text)
-    if not toks:
-        raise Unsupported
-    value, pos = _node(toks, 0, toks[0][1], {})
-    if pos != len(toks):
-        raise Unsupported
-    return value
-
 
 _MISSING = object()
 _new = dict.__new__
 _new_list = list.__new__
 
 
-def _node(toks: list, pos: int, indent: int, memo: dict):
-    """The collection starting at token `pos`, and the position after it.  `memo` maps each scalar
-    text already read to its value (text, int or bool: immutable, shared): lock files repeat the
-    same versions, specs, licenses and platforms thousands of times."""
-    kind = toks[pos][2]
-    if toks[pos][1] != indent:
+TYPE_CHECKING = False  # not typing's: a small file's read does not import typing
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any
+
+    #: a collection waiting for the value of `key` (None: a `-` item): (owner, key, column, line)
+    _Pending = tuple[Any, str | None, int, int]
+
+
+def load(text: str):
+    """Parse `text` (the subset above) into YamlMap/YamlList values; raise Unsupported otherwise.
+
+    One pass over the lines with a stack of the open collections (column, collection), innermost
+    last.  `pending` is the collection and key (None: a `-` item) waiting for the value that the
+    next line's indentation decides: a nested collection, or null.  `memo` maps each scalar text
+    already read to its value (text, int or bool: immutable, shared): lock files repeat the same
+    versions, specs, licenses and platforms thousands of times."""
+    _check_chars(text)
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")  # _check_chars has refused a CR that is not in CR LF
+    stack: list[tuple[int, Any]] = []
+    pending: _Pending | None = None
+    root = None
+    memo: dict = {}
+    get = memo.get
+    keys_ok: set[str] = set()
+    no = 0
+    for spaces, dash, key, kvalue, value in _LINES.findall(text):
+        no += 1
+        col = len(spaces)
+        if not dash and not key:
+            if not value or value[0] == "#":  # blank, or a comment
+                if "\t" in value:
+                    raise Unsupported
+                continue
+            if value != "-":
+                raise Unsupported  # a scalar on a line of its own (a multi-line scalar, ...)
+            dash, value = "-", ""
+        if key and key not in keys_ok:
+            if key[0] in _NOT_STR_FIRST and implicit(key):
+                raise Unsupported
+            keys_ok.add(key)
+        if pending is not None:
+            _open(pending, bool(dash), col, no, stack)
+            pending = None
+        if root is None:
+            root = _collection(bool(dash), no)
+            stack.append((col, root))
+        while stack[-1][0] > col:
+            stack.pop()
+            if not stack:
+                raise Unsupported  # a line left of the document's first
+        top_col, top = stack[-1]
+        if dash:
+            pending = _item(
+                top_col == col and type(top) is YamlList and top,
+                dash,
+                key,
+                kvalue or value,
+                col,
+                no,
+                stack,
+                memo,
+            )
+            continue
+        if type(top) is YamlList and top_col == col:  # a key after a list at its key's column
+            stack.pop()
+            if not stack:
+                raise Unsupported
+            top_col, top = stack[-1]
+        if top_col != col or type(top) is not YamlMap:
+            raise Unsupported
+        lines = top.lines
+        if key in lines:
+            raise Unsupported  # a duplicate key: the YAML loader reports it
+        lines[key] = no
+        if kvalue:
+            v = get(kvalue, _MISSING)
+            top[key] = _leaf(kvalue, no, memo) if v is _MISSING else v
+        else:
+            pending = (top, key, col, no)
+    if root is None or (pending is not None and pending[1] is None):
+        raise Unsupported  # no collection; a `-` with nothing under it (a null item, rare)
+    if pending is not None:
+        pending[0][pending[1]] = None
+    return root
+
+
+def _collection(is_list: bool, no: int):
+    """A new YamlList (else YamlMap) starting on line `no`."""
+    new = _new_list(YamlList) if is_list else _new(YamlMap)
+    new.line = no
+    new.lines = [] if is_list else {}
+    return new
+
+
+def _open(pending: _Pending, dash: bool, col: int, no: int, stack: list) -> None:
+    """Give `pending` its value by the line after it (at column `col`, a `-` item when `dash`): a
+    collection nested deeper (or a list at its key's column), pushed on `stack`, else null."""
+    owner, key, pcol, _ = pending
+    if col > pcol or (dash and col == pcol and key is not None):
+        if len(stack) >= MAX_DEPTH - 1:  # near the limit: the YAML loader decides
+            raise Unsupported
+        new = _collection(dash, no)
+        if key is None:
+            owner.append(new)
+            owner.lines.append(no)
+        else:
+            owner[key] = new
+        stack.append((col, new))
+    elif key is None:
+        raise Unsupported  # `-` with nothing under it: a null item, rare
+    else:
+        owner[key] = None
+
+
+def _item(
+    seq, dash: str, key: str, value: str, col: int, no: int, stack: list, memo: dict
+) -> _Pending | None:
+    """Append the item of a `- ...` line at column `col` to `seq` (False: the line does not continue
+    a list); what waits for the next line, if anything."""
+    if seq is False:
         raise Unsupported
-    if kind == _MAP:
-        return _mapping(toks, pos, indent, memo)
-    if kind == _SEQ or kind >= _RUN:
-        return _sequence(toks, pos, indent, memo)
-    raise Unsupported  # a bare scalar document, or a scalar where a collection was expected
+    if key:
+        if len(stack) >= MAX_DEPTH - 1:
+            raise Unsupported
+        item = _new(YamlMap)
+        item.line = no
+        item.lines = {key: no}
+        seq.append(item)
+        seq.lines.append(no)
+        col += len(dash)
+        stack.append((col, item))
+        if not value:
+            return (item, key, col, no)
+        v = memo.get(value, _MISSING)
+        item[key] = _leaf(value, no, memo) if v is _MISSING else v
+        return None
+    if not value:
+        return (seq, None, col, no)
+    if value.startswith(("- ", "---", "...")) or value == "-":
+        raise Unsupported
+    v = memo.get(value, _MISSING)
+    seq.append(_leaf(value, no, memo) if v is _MISSING else v)
+    seq.lines.append(no)
+    return None
 
 
 def _leaf(value: str, no: int, memo: dict):
     """The value of scalar text `value` on line `no` ({} and [] are new collections each time)."""
+    if _certain_text(value) or (" " in value and _certain_words(value)):  # most values: one check in C
+        memo[value] = value
+        return value
+    if _INT.fullmatch(value):
+        v = memo[value] = int(value)
+        return v
     v = _scalar(value)
     if type(v) is YamlMap or type(v) is YamlList:
         v.line = no
     else:
         memo[value] = v
     return v
-
-
-def _mapping(toks: list, pos: int, indent: int, memo: dict):
-    out = _new(YamlMap)  # YamlMap() without its __init__ (a Python call): the same object
-    out.line = toks[pos][0]
-    out.lines = lines = {}
-    n = len(toks)
-    get = memo.get
-    while pos < n:
-        no, ind, kind, key, value = toks[pos]
-        if ind != indent or kind != _MAP:
-            if ind >= indent:
-                raise Unsupported
-            break
-        if key in lines:
-            raise Unsupported  # a duplicate key: the full loader reports it
-        lines[key] = no
-        pos += 1
-        if value:
-            v = get(value, _MISSING)
-            out[key] = _leaf(value, no, memo) if v is _MISSING else v
-            continue
-        if pos < n:
-            nxt = toks[pos]
-            if nxt[1] > indent or (nxt[1] == indent and (nxt[2] == _SEQ or nxt[2] >= _RUN)):
-                out[key], pos = _node(toks, pos, nxt[1], memo)
-                continue
-        out[key] = None
-    return out, pos
-
-
-def _sequence(toks: list, pos: int, indent: int, memo: dict):
-    out = _new_list(YamlList)
-    out.line = toks[pos][0]
-    lines: list[int] = []
-    out.lines = lines
-    n = len(toks)
-    get = memo.get
-    append = out.append
-    while pos < n:
-        no, ind, kind, _key, _value = toks[pos]
-        if ind != indent or kind != _SEQ:
-            if kind == _RUN and ind == indent:
-                out.extend(_value)
-                lines.extend(range(no, no + len(_value)))
-                pos += 1
-                continue
-            if kind == _MAP_RUN and ind == indent:
-                for key, value in _value:  # as the one-key mapping items below are made
-                    child = _new(YamlMap)
-                    child.line = no
-                    child.lines = {key: no}
-                    child[key] = value
-                    append(child)
-                    lines.append(no)
-                    no += 1
-                pos += 1
-                continue
-            if ind > indent:
-                raise Unsupported
-            break
-        pos += 1
-        if pos >= n:
-            raise Unsupported  # `-` with nothing: null item, rare; let the full loader do it
-        nxt = toks[pos]
-        if nxt[2] == _SEQ + 2 and nxt[0] == no:
-            value = nxt[4]
-            v = get(value, _MISSING)
-            append(_leaf(value, no, memo) if v is _MISSING else v)
-            lines.append(no)
-            pos += 1
-            continue
-        if nxt[1] <= indent:
-            raise Unsupported
-        if nxt[0] == no and nxt[4] and (pos + 1 == n or toks[pos + 1][1] < nxt[1]):
-            # `- key: value` alone: a one-key mapping (pixi.lock's package references), made here
-            # as _mapping would make it
-            child = _new(YamlMap)
-            child.line = no
-            key, value = nxt[3], nxt[4]
-            child.lines = {key: no}
-            v = get(value, _MISSING)
-            child[key] = _leaf(value, no, memo) if v is _MISSING else v
-            append(child)
-            lines.append(no)
-            pos += 1
-            continue
-        child, pos = _node(toks, pos, nxt[1], memo)
-        append(child)
-        lines.append(child.line)
-    return out, pos
 
 
 def load_yaml(text: str, *, filename: str | None = None):
@@ -405,7 +336,7 @@ def load_yaml(text: str, *, filename: str | None = None):
             text=row,
             hint="remove the character (inside double quotes, write it as an escape)",
         ) from None
-    except (Unsupported, RecursionError):
+    except Unsupported:
         from envkit.formats import _yaml
 
         return _yaml.load(text, filename=filename)

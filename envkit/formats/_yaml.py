@@ -18,8 +18,9 @@ composer when present, then builds plain Python values itself:
 from __future__ import annotations
 
 from envkit.errors import ParseError, Where
+from envkit.formats._depth import MAX_DEPTH
 
-# what the fast readers and the writers share lives in _yamlcore (no YAML engine); its names are
+# what the fast reader and the writers share lives in _yamlcore (no YAML engine); its names are
 # this module's too (`from envkit.formats._yaml import YamlMap, scalar` keeps working)
 from envkit.formats._yamlcore import _NOT_STR as _NOT_STR
 from envkit.formats._yamlcore import _NOT_STR_FIRST as _NOT_STR_FIRST
@@ -35,7 +36,6 @@ from envkit.formats._yamlcore import scalar as scalar
 #: the largest file envkit reads (64 MiB) could hold without aliases.  One 1 MB string aliased 1,000
 #: times is few values but a gigabyte for whatever writes it out.
 MAX_EXPANDED_CHARS = 64 * 1024 * 1024
-MAX_DEPTH = 64
 #: Above this size the nodes are counted from libyaml's event stream (constant memory, about a fifth
 #: of the cost of building them) before any node is built: composing an 8 MiB flow list of 4 million
 #: items costs tens of seconds and gigabytes before a node count can refuse it; 64 MiB exhausts memory.
@@ -182,9 +182,11 @@ class _Builder:
 
     def expanded_size(self, root) -> tuple[int, int]:
         """(values, characters of scalar text) the document has once every alias is expanded
-        (memoized, linear; each count stops growing past its limit)."""
+        (memoized, linear; each count stops growing past its limit).  Raises ParseError for an
+        alias inside the collection it names (`a: &x [*x]`), which no expansion ends."""
         sizes = self._sizes
         chars: dict[int, int] = {}
+        open_: set[int] = set()  # the collections being counted: the path from the root
         stack = [(root, False)]
         while stack:
             node, done = stack.pop()
@@ -198,6 +200,7 @@ class _Builder:
                 continue
             children = [c for kv in node.value for c in kv] if kind == "mapping" else node.value
             if done:
+                open_.discard(nid)
                 total = 1
                 text = 0
                 for c in children:
@@ -208,11 +211,18 @@ class _Builder:
                         break
                 sizes[nid] = total
                 chars[nid] = text
-            else:
-                stack.append((node, True))
-                for c in children:
-                    if id(c) not in sizes:
-                        stack.append((c, False))
+                continue
+            if nid in open_:
+                raise ParseError(
+                    f"YAML alias refers to the {kind} that holds it, which would never end; refused",
+                    where=self._where(node),
+                    hint="write the values out instead of the alias",
+                )
+            open_.add(nid)
+            stack.append((node, True))
+            for c in children:
+                if id(c) not in sizes:
+                    stack.append((c, False))
         return sizes[id(root)], chars[id(root)]
 
     def _where(self, node, key: str | None = None) -> Where:

@@ -1,6 +1,6 @@
 """What every YAML reader and writer of envkit shares, without the YAML engine: the line-aware
 `YamlMap`/`YamlList` values, the line limit, YAML 1.1's implicit non-string scalars, and the scalar
-emitter.  The fast readers (envkit.formats._fastyaml, _blocklist) and the writers import only this;
+emitter.  The fast reader (envkit.formats._fastyaml) and the writers import only this;
 envkit.formats._yaml, the libyaml loader, is imported when a document needs it (start-up pays only
 for what a command uses).
 """

@@ -51,8 +51,10 @@ def read_conda_list_json(text: str, filename: str | None = None) -> Lock:
 
     Raises ParseError for invalid JSON or a record without name/version."""
     from envkit.conda.channels import parse_channel
+    from envkit.formats._depth import check_depth
     from envkit.formats._util import Fields
 
+    check_depth(text, filename, "JSON")
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:

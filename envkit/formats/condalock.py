@@ -7,10 +7,8 @@ wrote the file.
 
 Reading: see `read_conda_lock`.  The build string, subdir and canonical channel of a conda package are
 not fields of the format; they come from the package URL.  One reader: the document is loaded
-once, its `package:` list without a YAML token stream when it is in the block layout lock tools
-write (envkit.formats._blocklist), each entry in conda-lock's own layout read straight into its
-record there (envkit.formats.condalocklayout), and `_from_data` builds the Lock, every other entry's
-record from its YAML values through the same builder (`package_record`).  conda-lock's rules for
+once (envkit.formats._fastyaml.load_yaml, envkit's one YAML path) and `_from_data` builds the Lock,
+each entry's record through one builder (`package_record`).  conda-lock's rules for
 the fields (CEP 37), which pixi.lock's versions 1 to 3 follow too, are in
 envkit.formats.condalockcheck: checked once, on the Lock.
 """
@@ -71,14 +69,14 @@ def read_conda_lock(text: str, filename: str | None = None) -> Lock:
     their URL.  Raises UnsupportedVersionError for another lockfile version, ParseError (file, line)
     for a malformed file.
     """
-    data = _load(text, filename, records=True)
+    data = _load(text, filename)
     v = lock_version(data.get("version"))
     if v in (1, 2, 3) and "environments" not in data and (v != 1 or _pixi_shaped(data, text, filename)):
         # a pixi.lock from before version 4: conda-lock's shape under another version number (or,
         # for version 1, under conda-lock's: then its entries' keys or the file name tell)
         from envkit.formats.pixilegacy import read_conda_lock_shaped
 
-        return read_conda_lock_shaped(_load(text, filename, records=False), text, filename)
+        return read_conda_lock_shaped(data, text, filename)
     if "environments" in data and "package" not in data:
         raise ParseError(
             f"this is a pixi.lock (version {data.get('version')}), not a conda-lock file",
@@ -94,36 +92,23 @@ def read_conda_lock(text: str, filename: str | None = None) -> Lock:
 
 def _pixi_shaped(data: YamlMap, text: str, filename: str | None) -> bool:
     """Whether a version 1 document is a pixi.lock: by its file name, or by its entries' keys
-    (envkit.formats.pixilegacy.conda_lock_shaped) unless every entry is in conda-lock's own layout,
-    which has none of rattler's keys."""
+    (envkit.formats.pixilegacy.conda_lock_shaped) unless every entry has conda-lock's keys only,
+    none of rattler's."""
     from envkit.formats.pixilegacy import conda_lock_shaped
 
     if os.path.basename(filename or "").lower() == "pixi.lock":
         return True
     pkgs = data.get("package")
-    if isinstance(pkgs, list) and pkgs and all(type(p) is LockedPackage for p in pkgs):
+    if isinstance(pkgs, list) and pkgs and all(type(p) is YamlMap and p.keys() <= _PKG_KEYS for p in pkgs):
         return False
     return conda_lock_shaped(text)
 
 
-def _load(text: str, filename: str | None, records: bool) -> YamlMap:
-    """The document: its `package:` list loaded as a block list when it is in the layout lock tools
-    write (envkit.formats._blocklist), each entry in conda-lock's own layout as its record when
-    `records` (envkit.formats.condalocklayout: on a large lock two and a half times faster than
-    loading it as values, which cost a mapping per entry), else the whole text through the YAML
-    reader.  The Lock `_from_data` builds is the same either way."""
-    from envkit.formats._blocklist import load_document
-    from envkit.formats._fastyaml import Unsupported, load_yaml
+def _load(text: str, filename: str | None) -> YamlMap:
+    """The document, which must be a mapping; ParseError (file, line) otherwise."""
+    from envkit.formats._fastyaml import load_yaml
 
-    try:
-        if records:
-            from envkit.formats.condalocklayout import read_list
-
-            data = load_document(text, "package", filename, read_list=read_list)
-        else:
-            data = load_document(text, "package", filename)
-    except (Unsupported, RecursionError):
-        data = load_yaml(text, filename=filename)
+    data = load_yaml(text, filename=filename)
     if not isinstance(data, YamlMap):  # the YAML readers give a mapping as a YamlMap
         raise ParseError("not a conda-lock file: the document is not a mapping", where=Where(file=filename))
     return data
@@ -233,10 +218,6 @@ def _from_data(data, filename: str | None) -> Lock:
         top.items("package")  # raises the error naming the key
     line_of = getattr(raw_pkgs, "line_of", None)
     for i, raw in enumerate(raw_pkgs or ()):
-        if type(raw) is LockedPackage:  # read straight into its record (see _load)
-            seen_platforms[raw.platform or ""] = None
-            pkgs.append(raw)
-            continue
         line = line_of(i) if line_of else None
         fields = _package_fields(raw)
         if fields is None:  # some field is not of the type conda-lock writes: say which

@@ -11,20 +11,16 @@ Layout from version 4: `environments.<env>.packages.<platform>` lists references
 (`conda:`/`pypi:` location, hashes, depends, ...).  Version 7 adds a top-level `platforms:` list and
 per-environment `indexes:`; everything envkit reads is otherwise the same.  Name, version and build
 of a conda package come from its file name unless the entry states them (envkit.formats.pixientry
-reads an entry).  The text is nearly all that `packages:` list and the environments' reference
-lists; in the layout pixi writes, both are read without a YAML token stream: the entries by
-envkit.formats.pixilayout (envkit.formats._blocklist for the others), the references by _head.
+reads an entry).  The document is read by envkit.formats._fastyaml.load_yaml (envkit's one YAML path).
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from envkit.errors import EnvironmentNotFound, ParseError, Remedy, UnsupportedVersionError, Where
 from envkit.formats._util import lock_version, record_maker
-from envkit.formats._yaml import YamlList, YamlMap
+from envkit.formats._yaml import YamlMap
 from envkit.formats.pixientry import KINDS, READERS, is_path, required
 from envkit.formats.pixilegacy import DEFAULT_ENVIRONMENT, read_conda_lock_shaped
 from envkit.model import Lock, LockedPackage
@@ -38,9 +34,6 @@ CONDA_LOCK_SHAPED = (1, 2, 3)
 
 #: the top-level `packages:` list by (kind, location) -> [(entry, its Where)] (see _index)
 Index = dict[tuple[str, str], list[tuple[Any, Where]]]
-#: an environment's `packages.<platform>` lists read by _head: the line of the platform's
-#: key -> its references' (kind, location) pairs (their lines follow the key's, one each)
-Refs = dict[int, list[tuple[str, str]]]
 
 
 def _shaped(data) -> bool:
@@ -77,61 +70,27 @@ def environments(text: str, filename: str | None = None) -> list[str]:
 
 def read_pixi_environments(text: str, filename: str | None = None) -> dict[str, Lock]:
     """Every environment of a pixi.lock, name -> Lock(kind="pixi"), in file order (one YAML parse)."""
-    data, refs = _load(text, filename)
+    data = _load(text, filename)
     if _shaped(data):
         return {DEFAULT_ENVIRONMENT: read_conda_lock_shaped(data, text, filename)}
     envs = _environments(data, filename)
     index = _index(data, filename)
     parsed: dict = {}  # shared: environments share most of their packages
     return {
-        str(name): _read_env(data, envs.mapping(name), str(name), filename, index, parsed, refs)
+        str(name): _read_env(data, envs.mapping(name), str(name), filename, index, parsed)
         for name in envs.data
     }
 
 
-def _load(text: str, filename: str | None) -> tuple[YamlMap, Refs]:
-    """(the document, its `packages:` entries holding the KEPT keys only when the list is in the
-    layout pixi writes (envkit.formats._blocklist), else the whole text through the YAML reader;
-    the environments' reference lists in the layout pixi writes, which are null in the document
-    then: see _head)."""
-    from envkit.formats._blocklist import load_document
-    from envkit.formats._fastyaml import Unsupported, load_yaml
-    from envkit.formats.pixilayout import reader
+def _load(text: str, filename: str | None) -> YamlMap:
+    """The document, as a mapping of a pixi.lock version envkit reads; ParseError otherwise."""
+    from envkit.formats._fastyaml import load_yaml
 
-    refs: Refs = {}
-    try:
-        data = load_document(
-            text, "packages", filename, read_list=reader(KEPT), read_head=lambda head: _head(head, refs)
-        )
-    except (Unsupported, RecursionError):
-        data, refs = load_yaml(text, filename=filename), {}
-    if not isinstance(data, YamlMap):  # both readers give a mapping as a YamlMap
+    data = load_yaml(text, filename=filename)
+    if not isinstance(data, YamlMap):
         raise ParseError("not a pixi.lock: the document is not a mapping", where=Where(file=filename))
     check_version(data.get("version"), filename, data.line_of("version"))
-    return data, refs
-
-
-#: the keys of a `packages:` entry that the readers use (see _index, _pick and envkit.formats.pixientry)
-KEPT = frozenset(
-    {
-        "conda",
-        "conda_source",
-        "pypi",
-        "kind",
-        "url",
-        "path",
-        "name",
-        "version",
-        "build",
-        "build_number",
-        "subdir",
-        "md5",
-        "sha256",
-        "depends",
-        "requires_dist",
-        "editable",
-    }
-)
+    return data
 
 
 def read_pixi_lock(text: str, filename: str | None = None, environment: str | None = None) -> Lock:
@@ -142,7 +101,7 @@ def read_pixi_lock(text: str, filename: str | None = None, environment: str | No
     environment has packages for.  Raises UnsupportedVersionError for another lock version and
     EnvironmentNotFound (naming the ones there are) for an unknown environment.
     """
-    data, refs = _load(text, filename)
+    data = _load(text, filename)
     env_name = environment or DEFAULT_ENVIRONMENT
     if _shaped(data):
         if env_name != DEFAULT_ENVIRONMENT:
@@ -163,106 +122,7 @@ def read_pixi_lock(text: str, filename: str | None = None, environment: str | No
             hint="choose one with {}",
             remedy=Remedy(option="environment", metavar="NAME"),
         )
-    return _read_env(data, envs.mapping(key), env_name, filename, _index(data, filename), None, refs)
-
-
-#: a platform's list of plain references at indent 6, as pixi writes an environment's packages: the
-#: platform's key line, then `- conda: URL` / `- pypi: URL or path` lines (ASCII, one line each), up
-#: to a line that cannot continue them (a key at indent 6 or less, or the end of the text)
-_REF_BLOCK = re.compile(
-    r"^      ([A-Za-z0-9_][A-Za-z0-9_.\-/]*):\n((?:      - (?:conda|pypi): [!-~][ -~]*\n)+)"
-    r"(?= {0,6}[A-Za-z0-9_]|\Z)",
-    re.MULTILINE,
-)
-#: one reference of such a list: its kind, then its location when it is a URL (plain text for
-#: certain: a scheme, `://`, no white space, no trailing `:`), else the raw value
-_REF = re.compile(r"      - (conda|pypi): (?:([A-Za-z][A-Za-z0-9+.-]*://[!-~]*[!-9;-~])|([^\n]*))\n").findall
-
-
-def _head(text: str, refs: Refs) -> YamlMap:
-    """The document before its `packages:` list (envkit.formats._blocklist.load_document's
-    `read_head`), each environment's reference lists in the layout pixi writes read into `refs` and
-    left out of the YAML read, so that they are null there and every other line keeps its number.
-    Most of the text before the list is these lines, read here with one regular expression per
-    platform rather than as a YAML mapping per reference; the values are the same (a location that
-    is not plain text to the YAML reader leaves its list to it, and the whole part is read as YAML
-    unless every list cut out is an environment's `packages.<platform>`)."""
-    from bisect import bisect_left
-
-    from envkit.formats._blocklist import load_part
-    from envkit.formats._fastyaml import Unsupported, is_not_text, plain_text, text_value
-
-    parts: list[str] = []
-    cut_at: list[int] = []  # the key line of each list cut out, in the text without the lists
-    cut: list[int] = []  # how many lines were cut out up to and with that list
-    pos = removed = 0
-    line = 1
-    for m in _REF_BLOCK.finditer(text):
-        if is_not_text(m.group(1)):
-            continue
-        try:
-            pairs = [(k, u or (o if plain_text(o) else text_value(o))) for k, u, o in _REF(m.group(2))]
-        except Unsupported:
-            continue
-        start = m.start(2)
-        line += text.count("\n", pos, start)
-        refs[line - 1] = pairs
-        cut_at.append(line - 1 - removed)
-        removed += len(pairs)
-        cut.append(removed)
-        parts.append(text[pos:start])
-        pos = m.end(2)
-        line += len(pairs)
-    if not refs:
-        return load_part(text, 0)
-    parts.append(text[pos:])
-    try:
-        head = load_part("".join(parts), 0)
-    except Unsupported:
-        head = None
-    if head is None or not _all_placed(head, refs, cut_at):
-        refs.clear()
-        return load_part(text, 0)
-
-    def moved(no: int) -> int:
-        i = bisect_left(cut_at, no)  # the lists cut out above line `no`
-        return no + cut[i - 1] if i else no
-
-    _renumber(head, moved)
-    return head
-
-
-def _all_placed(head: YamlMap, refs: Refs, cut_at: list[int]) -> bool:
-    """Whether every list cut out of `head` (the key lines `cut_at`, before renumbering) is an
-    environment's `packages.<platform>`, null in `head`."""
-    envs = head.get("environments")
-    if type(envs) is not YamlMap:
-        return False
-    at = set(cut_at)
-    placed = 0
-    for env in envs.values():
-        per_platform = env.get("packages") if type(env) is YamlMap else None
-        if type(per_platform) is YamlMap:
-            for key, no in per_platform.lines.items():
-                placed += no in at and per_platform[key] is None
-    return placed == len(refs)
-
-
-def _renumber(value, moved) -> None:
-    """Give `value` and what it holds the line numbers `moved` maps theirs to."""
-    children: Iterable[Any]
-    if type(value) is YamlMap:
-        value.line = moved(value.line)
-        value.lines = {k: moved(n) for k, n in value.lines.items()}
-        children = value.values()
-    elif type(value) is YamlList:
-        value.line = moved(value.line)
-        value.lines = [moved(n) for n in value.lines]
-        children = value
-    else:
-        return
-    for child in children:
-        _renumber(child, moved)
+    return _read_env(data, envs.mapping(key), env_name, filename, _index(data, filename))
 
 
 def _environments(data, filename: str | None):
@@ -340,7 +200,6 @@ def _read_env(
     filename: str | None,
     index: Index,
     parsed: dict | None = None,
-    refs: Refs | None = None,
 ) -> Lock:
     from envkit.formats._util import read_channels, to_json
 
@@ -351,14 +210,8 @@ def _read_env(
     out: list[LockedPackage] = []
     if parsed is None:
         parsed = {}  # id(entry) -> its fields (an entry serves many references), and see below
-    key_lines = getattr(per_platform.data, "lines", None) or {}  # a platform's key -> its line
     for platform, key in zip(platforms, per_platform.data, strict=False):
-        at = key_lines.get(key) if refs else None
-        pairs = refs.get(at) if refs and at is not None else None
-        if at is not None and pairs is not None and per_platform.data[key] is None:
-            out += _plain_references(pairs, at + 1, per_platform, key, platform, filename, index, parsed)
-        else:
-            out += _platform_packages(per_platform, key, platform, filename, index, parsed)
+        out += _platform_packages(per_platform, key, platform, filename, index, parsed)
     meta = [("version", str(data.get("version")))]
     if env.get("options"):
         meta.append(("options", to_json(env.get("options"))))
@@ -417,32 +270,6 @@ def _maker(kind: str, loc: str, fields: tuple):
         )  # fmt: skip
     name, version, md5, sha256, depends, editable = fields
     return partial(_pip_package, "pip", name, version, loc, sha256, md5, depends, editable)
-
-
-def _plain_references(
-    pairs: list[tuple[str, str]],
-    first: int,
-    per_platform: Fields,
-    key,
-    platform: str,
-    filename: str | None,
-    index: Index,
-    parsed: dict,
-) -> list[LockedPackage]:
-    """The packages of a `packages.<platform>` list that _head read (its (kind, location) pairs,
-    one line each from line `first`), in order."""
-    plain = parsed.setdefault("plain references", {})
-    conda, pypi = plain.setdefault("conda", {}), plain.setdefault("pypi", {})
-    out: list[LockedPackage] = []
-    append = out.append
-    for line, (kind, loc) in enumerate(pairs, first):
-        done = (conda if kind == "conda" else pypi).get(loc)
-        if done is None:
-            path = f"{per_platform.key(key)}[{line - first}]"
-            append(_resolve(kind, loc, None, None, line, path, platform, filename, index, parsed))
-        else:
-            append(done(platform, line))
-    return out
 
 
 def _platform_packages(

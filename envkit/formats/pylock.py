@@ -29,7 +29,11 @@ _PKG_HEADER = re.compile(r"^\[\[packages\]\][ \t]*(?:#.*)?$", re.MULTILINE)
 
 
 def load_toml(text: str, filename: str | None, what: str) -> dict:
-    """`text` parsed as TOML; ParseError with the line and column tomllib names."""
+    """`text` parsed as TOML; ParseError with the line and column tomllib names, or for arrays and
+    inline tables nested deeper than envkit reads (envkit.formats._depth)."""
+    from envkit.formats._depth import check_depth
+
+    check_depth(text, filename, f"TOML ({what})", outer=1)
     if sys.version_info >= (3, 11):
         import tomllib
     else:

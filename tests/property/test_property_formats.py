@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from support.yamlcompare import same
+from support.hostilefiles import HOSTILE
 
 from envkit.canonical import normalize_spec, normalize_text
 from envkit.conda.channels import parse_channel
 from envkit.conda.matchspec import format_spec, parse_spec
 from envkit.conda.names import pep503
-from envkit.formats import _fastyaml, _yaml
+from envkit.errors import EnvkitError
+from envkit.formats import read_text
 from envkit.formats.condalock import read_conda_lock, sort_lock, write_conda_lock
 from envkit.formats.envyml import channel_out, read_env, write_env
 from envkit.formats.pipreq import parse_pip_entry
@@ -223,13 +224,6 @@ def test_conda_lock_round_trip(lock):
     assert write_conda_lock(read_conda_lock(text)) == text
 
 
-@SETTINGS
-@given(locks())
-def test_envkit_written_conda_lock_takes_the_fast_reader(lock):
-    text = write_conda_lock(lock)
-    assert same(_fastyaml.load(text), _yaml.load(text)) is None  # no fallback to the slow loader
-
-
 yaml_text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=8)  # controls too: escaped
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-(10**12), 10**12) | st.floats(allow_nan=False) | yaml_text,
@@ -258,3 +252,58 @@ def test_conda_lock_metadata_sections_round_trip(lock, extra):
     text = write_conda_lock(lock)
     assert read_conda_lock(text).metadata == lock.metadata
     assert write_conda_lock(read_conda_lock(text)) == text
+
+
+#: what each reader's document nests, `{}` standing for the nested part, and the levels open around
+#: it that are not brackets (YAML's block mappings, TOML's document table)
+_NESTS = {
+    "environment.yml": ("name: t\ndependencies:\n  - python\nx: {}\n", "[", "]", 1),
+    "conda-lock.yml": ("version: 1\nmetadata:\n  x: {}\npackage: []\n", "{a: ", "}", 2),
+    "pixi.lock": ("version: 6\nenvironments:\n  default: {}\npackages: []\n", "[", "]", 2),
+    "conda-list.json": ("[{}]", "[", "]", 0),
+    "pylock.toml": ('lock-version = "1.0"\nx = {}\n', "[", "]", 1),
+    "uv.lock": ("version = 1\nx = {}\n", "{a = ", "}", 1),
+}
+
+
+@st.composite
+def nested_documents(draw):
+    """(file name, text) of a document of one of the readers' formats nesting 1 to 200 levels."""
+    file_name = draw(st.sampled_from(sorted(_NESTS)))
+    frame, opening, closing, _ = _NESTS[file_name]
+    depth = draw(st.integers(1, 200))
+    return file_name, frame.replace("{}", opening * depth + "1" + closing * depth, 1)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(nested_documents())
+@example(HOSTILE["alias-cycle-env"])
+@example(HOSTILE["alias-cycle-conda-lock"])
+@example(HOSTILE["alias-cycle-pixi"])
+@example(HOSTILE["billion-laughs-env"])
+@example(HOSTILE["deep-json"])
+@example(HOSTILE["deep-toml-arrays"])
+@example(HOSTILE["deep-toml-tables"])
+def test_every_reader_reads_or_refuses_deep_and_aliased_documents(document):
+    # a document is read, or refused with a ParseError naming its file: never a RecursionError, a
+    # hang or memory without bound; nesting deeper than 64 levels is refused in every format
+    file_name, text = document
+    try:
+        read_text(text, filename=file_name)
+    except EnvkitError as exc:  # a ParseError, or a lock without the environment read
+        assert exc.where is not None and exc.where.file == file_name, str(exc)
+        nested_error = "nested more than 64 levels" in str(exc) or "maximum nesting depth" in str(exc)
+        assert nested_error == (_depth(file_name, text) > 64), str(exc)
+        assert exc.where.line or not nested_error
+    else:
+        assert _depth(file_name, text) <= 64
+
+
+def _depth(file_name: str, text: str) -> int:
+    """How deep the collections of `text` nest (the generated documents have no string holding a
+    bracket; the hostile ones nest in brackets only)."""
+    deepest = depth = _NESTS[file_name][3]
+    for c in text:
+        depth += (c in "[{") - (c in "]}")
+        deepest = max(deepest, depth)
+    return deepest
