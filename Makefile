@@ -64,7 +64,8 @@ bench-quick: $(VENV)/.bench-deps
 	$(PY) bench/run.py --quick
 
 # ruff (lint + format check), mypy (and --strict on the public model and API surface) and
-# import-linter's layer contracts (all in pyproject.toml);
+# import-linter's layer contracts (all in pyproject.toml); scripts/import_graph.py (no import
+# cycle, no upward import, module and function size limits);
 # every tool runs, and the target fails if any of them did.
 $(VENV)/.lint-deps: pyproject.toml $(PY)
 	$(PIP) install -e '.[lint]'
@@ -80,6 +81,7 @@ lint: $(VENV)/.lint-deps
 	  envkit/ops/convert.py envkit/ops/create.py envkit/ops/diff.py envkit/ops/lock.py envkit/ops/normalize.py \
 	  envkit/ops/smoke.py envkit/ops/template.py || rc=1; \
 	$(VENV)/bin/lint-imports || rc=1; \
+	$(PY) scripts/import_graph.py || rc=1; \
 	exit $$rc
 
 clean:

@@ -11,7 +11,8 @@ from envkit.backends.lock_metadata import lock_metadata
 from envkit.errors import BackendError, Remedy, UsageError, Where
 from envkit.lock.content_hash import spec_content_hash
 from envkit.lock.packages import sort_packages
-from envkit.lock.solve import check_platforms, lock_pip_options
+from envkit.lock.solve import check_platforms
+from envkit.lock.spec_record import lock_pip_options
 from envkit.lock.virtual import VirtualPackage, virtual_packages_for
 from envkit.model import EnvSpec, Lock
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -18,7 +17,7 @@ from envkit.lock.pip import lock_pip
 from envkit.lock.pip_index import INDEX_KEY, index_mismatches, index_record
 from envkit.lock.relock import Move, PlatformSolver, Reason, relock_platform
 from envkit.lock.solve_errors import solve_failure
-from envkit.lock.spec_record import SPEC_KEY, spec_record
+from envkit.lock.spec_record import SPEC_KEY, lock_pip_options, spec_record
 from envkit.lock.virtual import VirtualPackage, virtual_advice, virtual_packages_for
 from envkit.model import Channel, EnvSpec, Lock, LockedPackage
 from envkit.secrets import may_hold_credentials
@@ -497,48 +496,6 @@ def _require_named_index(spec: EnvSpec, platform: str, pip: Sequence[LockedPacka
         hint=f"check that {b.wanted} is reachable (network, proxy, PIP_* settings) and has that release; "
         "nothing was written",
     )
-
-
-#: The pip options of a spec that a lock keeps for `envkit create`: where pip finds the locked
-#: artifacts.  Others (`-r`, `-c`, `--pre`, ...) shaped the resolution, which the lock now records.
-_KEPT_PIP_OPTIONS = (
-    "--index-url",
-    "-i",
-    "--extra-index-url",
-    "--find-links",
-    "-f",
-    "--no-index",
-    "--trusted-host",
-)
-
-
-def rebase_pip_options(options: Sequence[str], from_dir: str, to_dir: str) -> tuple[str, ...]:
-    """`options` with each relative `--find-links`/`-f` path (relative to `from_dir`, the spec's
-    directory) rewritten relative to `to_dir` (the lock's), so that `envkit create` finds it from
-    the lock.  URLs and absolute paths are unchanged."""
-    out = []
-    for opt in options:
-        m = re.match(r"^(?P<flag>--find-links|-f)(?P<sep>\s*=?\s*)(?P<path>\S+)$", opt.strip())
-        if m and "://" not in m.group("path") and not os.path.isabs(m.group("path")):
-            target = os.path.normpath(os.path.join(from_dir, m.group("path")))
-            rel = os.path.relpath(target, to_dir)
-            opt = f"{m.group('flag')} {rel if rel.startswith('.') else './' + rel}"
-        out.append(opt)
-    return tuple(out)
-
-
-def lock_pip_options(spec: EnvSpec) -> tuple[str, ...]:
-    """The pip options of `spec`'s pip section a lock records (`Lock.pip_options`), in file order:
-    index and link options only (`--index-url`, `--extra-index-url`, `--find-links`, `--no-index`,
-    `--trusted-host`), with credentials redacted as the spec model has them."""
-    out = []
-    for p in spec.pip:
-        if p.kind != "option":
-            continue
-        head = re.split(r"[\s=]", p.text.strip(), maxsplit=1)[0]
-        if head in _KEPT_PIP_OPTIONS:
-            out.append(p.text.strip())
-    return tuple(out)
 
 
 def check_platforms(platforms: Sequence[str], spec: EnvSpec) -> tuple[str, ...]:
