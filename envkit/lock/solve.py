@@ -238,7 +238,7 @@ def _solve_many(
     async def main() -> None:
         # the results are stored, not returned: asyncio.run's SIGINT handler is a partial holding
         # the main task, and restoring the handler formats its repr, with the task's result in it
-        # (every locked package: 13 ms per 3,000 packages, twice), in a ValueError it discards
+        # (every locked package, twice), in a ValueError it discards
         out.update(await asyncio.gather(*(one(p) for p in platforms)))
 
     asyncio.run(main())
