@@ -50,7 +50,6 @@ PENDING_SIZE: frozenset[str] = frozenset(
         "envkit/formats/pylock.py",
         "envkit/io.py",
         "envkit/lock/artifacts.py",
-        "envkit/lock/conda_lock.py",
         "envkit/lock/pip.py",
         "envkit/lock/relock.py",
         "envkit/lock/solve.py",
