@@ -64,7 +64,8 @@ bench-quick: $(VENV)/.bench-deps
 	$(PY) bench/run.py --quick
 
 # ruff (lint + format check), mypy (and --strict on the public model and API surface) and
-# import-linter's layer contracts (all in pyproject.toml);
+# import-linter's layer contracts (all in pyproject.toml); scripts/import_graph.py (no import
+# cycle, no upward import, module and function size limits);
 # every tool runs, and the target fails if any of them did.
 $(VENV)/.lint-deps: pyproject.toml $(PY)
 	$(PIP) install -e '.[lint]'
@@ -75,11 +76,13 @@ lint: $(VENV)/.lint-deps
 	$(VENV)/bin/ruff check envkit tests bench scripts templates || rc=1; \
 	$(VENV)/bin/ruff format --check envkit tests bench scripts templates || rc=1; \
 	$(VENV)/bin/mypy || rc=1; \
-	$(VENV)/bin/mypy --strict --follow-imports=silent envkit/__init__.py envkit/model.py envkit/formats/registry.py \
+	$(VENV)/bin/mypy --strict --follow-imports=silent envkit/__init__.py envkit/model/__init__.py envkit/model/records.py envkit/model/resolved.py \
+	  envkit/formats/registry.py \
 	  envkit/errors.py envkit/ops/__init__.py envkit/ops/_inputs.py envkit/ops/_duplicates.py envkit/ops/check.py \
 	  envkit/ops/convert.py envkit/ops/create.py envkit/ops/diff.py envkit/ops/lock.py envkit/ops/normalize.py \
 	  envkit/ops/smoke.py envkit/ops/template.py || rc=1; \
 	$(VENV)/bin/lint-imports || rc=1; \
+	$(PY) scripts/import_graph.py || rc=1; \
 	exit $$rc
 
 clean:

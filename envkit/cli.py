@@ -21,7 +21,8 @@ import click
 from envkit import __version__
 
 # warn/emit live below the commands; still importable from here for callers outside envkit
-from envkit.output import echo, emit, warn  # noqa: F401
+from envkit.io import emit  # noqa: F401
+from envkit.output import echo, warn  # noqa: F401
 
 # name -> (module, attribute, one-line help).  The help text is duplicated here on purpose: listing
 # the commands must not import them.

@@ -156,6 +156,16 @@ def _redacted(text: str | bytes) -> str | bytes:
     return text if new is decoded else new.encode("utf-8")
 
 
+def emit(text: str, output: str | None) -> None:
+    """Write command output to stdout, or atomically to `output` when given ('-' is stdout)."""
+    if output is None or output == "-":
+        from envkit.output import echo
+
+        echo(text, nl=False)
+        return
+    atomic_write(output, text)
+
+
 def file_identity(path: str | os.PathLike[str]) -> tuple[int, int, int, int] | None:
     """(device, inode, size, mtime_ns) of `path`, or None when it cannot be stat'ed: taken before a
     file is read, so that `atomic_write(..., unchanged_since=...)` can tell it was not edited since."""

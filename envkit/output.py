@@ -155,16 +155,6 @@ def warn(message: str) -> None:
     echo(f"warning: {message}", err=True)
 
 
-def emit(text: str, output: str | None) -> None:
-    """Write command output to stdout, or atomically to `output` when given ('-' is stdout)."""
-    if output is None or output == "-":
-        echo(text, nl=False)
-        return
-    from envkit.io import atomic_write
-
-    atomic_write(output, text)
-
-
 #: a library keyword -> the command-line flag that sets it, where the flag is not the keyword
 #: with dashes (`allow_loss` -> `--allow-loss`)
 FLAGS: dict[str, str] = {

@@ -198,6 +198,63 @@ _BLOCK_PAIR = re.compile(rf"^\s*{_KEY}\s*:[ \t]+(?P<val>{_QUOTED}|[^\s#\"'{{\[](
 _FLOW_PAIR = re.compile(rf"[{{,]\s*{_KEY}\s*:[ \t]+(?P<val>{_QUOTED}|[^\s,{{}}#\"'][^,{{}}]*?)\s*(?=[,}}])")
 
 
+def has_placeholder(url: str) -> bool:
+    """True when `url` holds a credential placeholder (an already redacted credential)."""
+    return TOKEN in url or USERINFO in url
+
+
+def _is_env_ref(text: str) -> bool:
+    parts = re.split(r"[:]", text)
+    return all(re.fullmatch(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?", p) for p in parts if p)
+
+
+# ---------------------------------------------------------------------------------------------
+# Environment variables (`variables:`, `conda env config vars`) whose value is a credential
+
+# A name part that says "credential": HF_TOKEN, API_TOKEN, WANDB_API_KEY, AWS_SECRET_ACCESS_KEY,
+# DB_PASSWORD, PGPASSWORD, SERVICE_CREDENTIALS.  `TOKEN` must end a word (TOKENIZERS_PARALLELISM
+# is not a secret); a bare `KEY` or `PWD` (the working directory) says nothing.
+_SECRET_NAME = re.compile(
+    r"PASSWORD|PASSWD|PASSPHRASE|SECRET|CREDENTIALS?|TOKENS?(?![A-Z])"
+    r"|(?:API|ACCESS|PRIVATE|AUTH|SIGNING|ENCRYPTION|MASTER|LICENSE|SERVICE|ACCOUNT)_?KEY(?![A-Z])",
+    re.IGNORECASE,
+)
+# ...unless the name says the value is only where the credential lives (HF_TOKEN_PATH)
+_NOT_SECRET_SUFFIX = re.compile(r"_(?:PATH|FILE|DIR|DIRECTORY|HOME|LOCATION|NAME|CACHE)$", re.IGNORECASE)
+# a value that is the path of a file holding the credential
+# (`GOOGLE_APPLICATION_CREDENTIALS: ~/.config/gcloud/key.json`): no secret itself
+_KEY_FILE = re.compile(
+    r"(?:~|\.{1,2}|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|[A-Za-z]:)?[\\/][^\s]*\.(?:json|pem|key|p12|pfx|crt|txt|ya?ml|toml|ini|cfg)"
+)
+_TRIVIAL_VALUES = frozenset({"", "true", "false", "yes", "no", "on", "off", "none", "null", "0", "1"})
+
+
+def is_secret_name(name: str) -> bool:
+    """True when an environment variable's name says its value is a credential (`HF_TOKEN`,
+    `WANDB_API_KEY`, `AWS_SECRET_ACCESS_KEY`, `*PASSWORD*`); False for `TOKENIZERS_PARALLELISM`,
+    `HF_TOKEN_PATH` and the like."""
+    return bool(_SECRET_NAME.search(name)) and not _NOT_SECRET_SUFFIX.search(name)
+
+
+def is_placeholder_value(value: str) -> bool:
+    """True for a value that holds no credential itself: empty, a boolean-like word, an
+    environment-variable reference (`${HF_TOKEN}`, `$TOKEN`) or a placeholder (`<TOKEN>`, `***`)."""
+    v = value.strip().strip("'\"").strip()
+    if v.lower() in _TRIVIAL_VALUES:
+        return True
+    if _is_env_ref(v):
+        return True
+    if re.fullmatch(r"<[^<>\s]*>", v) or has_placeholder(v) or _KEY_FILE.fullmatch(v):
+        return True
+    return bool(re.fullmatch(r"\*+|x{3,}|X{3,}|\.{3,}", v))
+
+
+def is_secret_variable(name: str, value: str) -> bool:
+    """True when the variable `name=value` holds a credential in clear (a secret-looking name with a
+    real value: not a `${VAR}` reference or a placeholder)."""
+    return is_secret_name(name) and not is_placeholder_value(value)
+
+
 class VariablePair(NamedTuple):
     key: str
     value: str  # unquoted
@@ -227,16 +284,12 @@ def variable_pairs(line: str) -> list[VariablePair]:
 
 
 def secret_variables(line: str) -> list[VariablePair]:
-    """The pairs of `variable_pairs(line)` whose value is a credential (envkit.urls.is_secret_variable)."""
-    from envkit.urls import is_secret_variable
-
+    """The pairs of `variable_pairs(line)` whose value is a credential (is_secret_variable)."""
     return [p for p in variable_pairs(line) if is_secret_variable(p.key, p.value)]
 
 
 def redact_variable_line(line: str) -> str:
     """`line` with the value of every secret variable on it replaced by `<TOKEN>` (quotes kept)."""
-    from envkit.urls import TOKEN
-
     for p in reversed(secret_variables(line)):
         written = line[p.start : p.end]
         new = f"{written[0]}{TOKEN}{written[0]}" if written[:1] in ("'", '"') else TOKEN
@@ -348,7 +401,7 @@ _ANY_CANDIDATE_TEXT = (
 _ANY_CANDIDATE = re.compile(_ANY_CANDIDATE_TEXT, re.IGNORECASE)
 #: the same, case-sensitive, for lowered ASCII text (its only escape, \s, has no case): on ASCII
 #: the two match at the same places, and without re.IGNORECASE the engine skips ahead to a
-#: possible first character (a 2 MB report: 50 ms instead of 160)
+#: possible first character (which matters on a large report)
 _ANY_CANDIDATE_LOWER = re.compile(_ANY_CANDIDATE_TEXT.lower())
 _GUARDS[_ANY_CANDIDATE] = (*_GUARDS[_CANDIDATE], *_BARE_GUARD, "%3A", "%3a")
 

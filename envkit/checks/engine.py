@@ -11,6 +11,7 @@ from envkit.checks.registry import RULE_HOMES, known_hint, load_rule
 from envkit.rule_names import RULE_ORDER
 
 if TYPE_CHECKING:  # pragma: no cover
+    from envkit.checks.core import Rule
     from envkit.config import Config
     from envkit.machine.profile import MachineProfile
 
@@ -48,16 +49,7 @@ def run_checks(
     targets = list(targets)
     # the machine-* rules judge each target against this MachineProfile (ctx.machine)
     ctx = Context(config=config, machine=machine)
-    # a rule's module is imported only when the rule is selected and can find something in one
-    # of these targets (see RULE_HOMES)
-    kinds = {t.kind for t in targets}
-    active = [
-        load_rule(name)
-        for name in RULE_ORDER
-        if config.is_selected(name)
-        and kinds.intersection(RULE_HOMES[name].applies_to)
-        and (machine is not None or not RULE_HOMES[name].needs_machine)
-    ]
+    active = _active_rules(targets, config, machine)
     out: list[tuple[tuple, Finding]] = []
     for index, target in enumerate(targets):
         check_suppressions(target)
@@ -95,6 +87,19 @@ def run_checks(
             seen.add(key)
             result.append(f)
     return result
+
+
+def _active_rules(targets: list[Target], config: Config, machine: MachineProfile | None) -> list[Rule]:
+    """The rules to run, in RULE_ORDER: a rule's module is imported only when the rule is selected
+    and can find something in one of these targets (see RULE_HOMES)."""
+    kinds = {t.kind for t in targets}
+    return [
+        load_rule(name)
+        for name in RULE_ORDER
+        if config.is_selected(name)
+        and kinds.intersection(RULE_HOMES[name].applies_to)
+        and (machine is not None or not RULE_HOMES[name].needs_machine)
+    ]
 
 
 def _fixable_hit(rule_name: str, target: Target, hit: Hit) -> bool:

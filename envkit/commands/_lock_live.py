@@ -20,9 +20,9 @@ def run_live(o: LockOptions) -> int:
     from envkit.errors import UsageError
     from envkit.formats.condalock import write_conda_lock
     from envkit.formats.envyml import write_env
-    from envkit.io import atomic_write
+    from envkit.io import atomic_write, emit
     from envkit.ops.lock import lock_live
-    from envkit.output import emit, warn
+    from envkit.output import warn
 
     env_path = None if o.no_env_lock else (o.env_lock or env_lock_path(o.output))
     if env_path and o.output != "-" and os.path.abspath(env_path) == os.path.abspath(o.output):

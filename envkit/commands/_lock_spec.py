@@ -18,10 +18,11 @@ def run_spec(o: LockOptions) -> int:
     from envkit.commands._lock_check import read_spec
     from envkit.commands.progress import reporter
     from envkit.formats.condalock import write_conda_lock
+    from envkit.io import emit
     from envkit.lock import parse_virtual_package, rebase_pip_options
     from envkit.lock.cutoff import parse_exclude_newer
     from envkit.ops.lock import lock_spec
-    from envkit.output import emit, warn
+    from envkit.output import warn
 
     spec_file = o.spec_file or ""  # mode() sends only -f here
     spec = read_spec(spec_file)

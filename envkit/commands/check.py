@@ -116,7 +116,7 @@ def check(
     `envkit explain RULE` describes a rule with an example.
     """
     from envkit.errors import UsageError
-    from envkit.output import emit
+    from envkit.io import emit
 
     if list_rules:
         from envkit.render.rule_docs import render_rule_list
@@ -198,7 +198,8 @@ def _stdin_text(paths: list[str], lock_file: str | None, fix: bool) -> str | Non
 
 def _report(fmt: str, result, threshold: str, output: str | None) -> None:
     """Write the report in `fmt`; outside text and JSON, the fixes go to stderr."""
-    from envkit.output import echo, emit
+    from envkit.io import emit
+    from envkit.output import echo
     from envkit.render import render_findings
 
     if fmt not in ("text", "json"):  # json reports fixes itself; the others keep stdout machine-readable

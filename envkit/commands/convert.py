@@ -80,9 +80,9 @@ def convert(source, output, target, platform, in_format, environment, allow_loss
     from envkit.convert import target_from_name
     from envkit.errors import UsageError
     from envkit.formats import detect_format, read_text
+    from envkit.io import emit
     from envkit.io import read_text as read_file
     from envkit.ops.convert import convert_model
-    from envkit.output import emit
 
     if fmt not in ("text", "json"):  # the old spelling of --input-format (no input format is text/json)
         in_format, fmt = in_format or fmt, "text"

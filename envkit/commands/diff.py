@@ -107,7 +107,7 @@ def diff(
 
 def _print(result, fmt: str, *, show_all: bool, color: str, output: str | None) -> None:
     """Render the diff in `fmt` and write it to stdout or `output`."""
-    from envkit.output import emit
+    from envkit.io import emit
     from envkit.render import render_diff
 
     use_color = fmt == "text" and _use_color(color, output)

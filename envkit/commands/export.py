@@ -58,7 +58,8 @@ def export(env_name, prefix, backend, exe, from_history, no_builds, fmt, digest,
     from envkit.backends import open_env
     from envkit.commands._common import warn_duplicates
     from envkit.errors import UsageError
-    from envkit.output import emit, warn
+    from envkit.io import emit
+    from envkit.output import warn
     from envkit.render.export import render_export
 
     if from_history and fmt in ("explicit", "conda-lock"):

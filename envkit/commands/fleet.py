@@ -69,7 +69,8 @@ def fleet(sources, env, via, jobs, timeout, lock, platform, no_machine, fmt, out
     the lock), 1 hosts differ or could not be read, 2 error.
     """
     from envkit.fleet import fleet as run_fleet
-    from envkit.output import emit, warn
+    from envkit.io import emit
+    from envkit.output import warn
     from envkit.render import render
 
     report = run_fleet(
@@ -115,7 +116,7 @@ def fingerprint(source: str | None, no_machine: bool) -> int:
     """
     from envkit.fleet import fingerprint as run_fingerprint
     from envkit.fleet import fingerprint_line
-    from envkit.output import emit
+    from envkit.io import emit
 
     ep, mc = run_fingerprint(source, machine=not no_machine)
     emit(fingerprint_line(ep, mc) + "\n", None)

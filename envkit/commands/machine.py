@@ -26,8 +26,8 @@ def machine(source: str, fmt: str, as_json: bool, output: str | None) -> int:
     to the remote python3; nothing is installed there), or a profile file written by -o.
     Works without a GPU.  Exit codes: 0 done, 2 usage or parse error, or ssh or the probe failed.
     """
+    from envkit.io import emit
     from envkit.machine import resolve_machine
-    from envkit.output import emit
 
     as_json = as_json or fmt == "json"
 

@@ -64,8 +64,9 @@ def normalize(
     2 unusable input.
     """
     from envkit.errors import UsageError
+    from envkit.io import emit
     from envkit.ops.normalize import normalize_source
-    from envkit.output import emit, warn
+    from envkit.output import warn
 
     fmt = fmt or fmt_alias
     if write and check:

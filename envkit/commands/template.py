@@ -82,8 +82,9 @@ def pytorch(
     Refuses combinations that do not exist, listing what does, e.g.
     "torch 2.7 has no CUDA 12.1 build; available: 11.8, 12.6, 12.8".
     """
+    from envkit.io import emit
     from envkit.ops.template import pytorch_template
-    from envkit.output import emit, warn
+    from envkit.output import warn
 
     result = pytorch_template(
         torch=torch_version,

@@ -103,7 +103,7 @@ def _tables() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
     import os
 
     # the package's own data files, beside it (a wheel installs them as files): importlib.resources
-    # and the tempfile module it imports would cost a small file's check 5-8 ms, pathlib 2-3 ms
+    # and the tempfile module it imports, and pathlib, would be most of a small file's check
     data = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "data")
     single = _load_json(os.path.join(data, "conda_pypi_names.json"))
     multi = _load_json(os.path.join(data, "conda_pypi_collisions.json"))

@@ -11,7 +11,8 @@ from envkit.backends.lock_metadata import lock_metadata
 from envkit.errors import BackendError, Remedy, UsageError, Where
 from envkit.lock.content_hash import spec_content_hash
 from envkit.lock.packages import sort_packages
-from envkit.lock.solve import check_platforms, lock_pip_options
+from envkit.lock.solve import check_platforms
+from envkit.lock.spec_record import lock_pip_options
 from envkit.lock.virtual import VirtualPackage, virtual_packages_for
 from envkit.model import EnvSpec, Lock
 
@@ -74,22 +75,9 @@ def conda_lock_argv(
     return argv
 
 
-def solve_with_conda_lock(
-    spec: EnvSpec,
-    platforms: Sequence[str],
-    *,
-    virtual_packages: Sequence[VirtualPackage] = (),
-    conda_exe: str | None = None,
-    timeout: float = 1800,
-) -> Lock:
-    """Solve with conda-lock itself (it needs a conda, mamba or micromamba executable).
-
-    The result is read back and given envkit's content hashes, so `envkit lock --check` works on it
-    like on any envkit lock.  Raises BackendError when no conda executable exists or conda-lock fails.
-    """
-    if not spec.source:
-        raise UsageError("--solver conda-lock needs the spec as a file (-f)")
-    plats = check_platforms(platforms or spec.platforms, spec)
+def _conda_lock_exe(spec: EnvSpec, conda_exe: str | None) -> str:
+    """The conda executable conda-lock is to use; UsageError for a spec conda-lock cannot read,
+    BackendError when there is no executable."""
     option = next((p for p in spec.pip if p.kind == "option"), None)
     if option is not None:  # conda-lock reads each pip line as a requirement and stops at an option
         raise UsageError(
@@ -106,6 +94,26 @@ def solve_with_conda_lock(
             hint="install micromamba or conda, or use the default solver ({})",
             remedy=Remedy(option="solver", value="rattler"),
         )
+    return exe
+
+
+def solve_with_conda_lock(
+    spec: EnvSpec,
+    platforms: Sequence[str],
+    *,
+    virtual_packages: Sequence[VirtualPackage] = (),
+    conda_exe: str | None = None,
+    timeout: float = 1800,
+) -> Lock:
+    """Solve with conda-lock itself (it needs a conda, mamba or micromamba executable).
+
+    The result is read back and given envkit's content hashes, so `envkit lock --check` works on it
+    like on any envkit lock.  Raises BackendError when no conda executable exists or conda-lock fails.
+    """
+    if not spec.source:
+        raise UsageError("--solver conda-lock needs the spec as a file (-f)")
+    plats = check_platforms(platforms or spec.platforms, spec)
+    exe = _conda_lock_exe(spec, conda_exe)
     from dataclasses import replace
 
     from envkit._proc import run

@@ -12,7 +12,8 @@ from pathlib import Path
 from envkit.conda.names import pep503
 from envkit.conda.platform import MACHINE, target_markers
 from envkit.errors import BackendError, UsageError, Where
-from envkit.lock.virtual import DEFAULT_VIRTUAL_PACKAGES, VirtualPackage, vp_value
+from envkit.lock.relock import Move, Reason
+from envkit.lock.virtual import DEFAULT_VIRTUAL_PACKAGES, VirtualPackage, virtual_packages_for, vp_value
 from envkit.model import EnvSpec, LockedPackage, PipDep
 
 
@@ -280,3 +281,87 @@ def report_package(item: Mapping, platform: str, python_version: str) -> LockedP
         depends=tuple(sorted(deps.items())),
         editable=editable,
     )
+
+
+def lock_pip_kept(
+    spec: EnvSpec,
+    platform: str,
+    python_version: str,
+    old_pip: Sequence[LockedPackage],
+    update: Sequence[str],
+    virtual_packages: Sequence[VirtualPackage],
+    timeout: float,
+) -> tuple[tuple[LockedPackage, ...], str | None]:
+    """The pip section locked with the previous lock's pip versions as constraints (but those asked
+    to update and those the spec no longer accepts); when they no longer fit together (pip fails
+    with them), locked without, and a note says so."""
+    from envkit.conda.names import pep503
+
+    vps = virtual_packages_for(platform, virtual_packages)
+    asked = {pep503(n) for n in update}
+    keep = [p for p in old_pip if pep503(p.name) not in asked and not _pip_entry_rejects(spec, p)]
+    constraints = [f"{pep503(p.name)}=={p.version}" for p in keep if p.version and not p.editable]
+    if constraints:
+        try:
+            return lock_pip(
+                spec, platform, python_version, virtual_packages=vps, timeout=timeout, constraints=constraints
+            ), None
+        except BackendError:
+            note = (
+                f"{platform}: the previous lock's pip versions no longer resolve together with the pip "
+                "section; it was resolved afresh"
+            )
+            return lock_pip(spec, platform, python_version, virtual_packages=vps, timeout=timeout), note
+    return lock_pip(spec, platform, python_version, virtual_packages=vps, timeout=timeout), None
+
+
+def _pip_entry_rejects(spec: EnvSpec, pkg: LockedPackage) -> bool:
+    """Whether a pip requirement of `spec` names `pkg` with a specifier its version does not meet."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    from envkit.conda.names import pep503
+    from envkit.formats.pipreq import pip_version_satisfies
+
+    for d in spec.pip:
+        if d.kind == "requirement" and d.name and pep503(d.name) == pep503(pkg.name) and d.specifier:
+            try:
+                if not pip_version_satisfies(SpecifierSet(d.specifier), pkg.version):
+                    return True
+            except InvalidSpecifier:
+                return True
+    return False
+
+
+def pip_moves(
+    platform: str, old: Sequence[LockedPackage], new: Sequence[LockedPackage], update: Sequence[str]
+) -> list[Move]:
+    """What changed in the pip packages of one platform, by name."""
+    from envkit.conda.names import pep503
+
+    asked = {pep503(n) for n in update}
+    before = {pep503(p.name): p for p in old}
+    after = {pep503(p.name): p for p in new}
+    out = []
+    for name in sorted(set(before) | set(after)):
+        o, n = before.get(name), after.get(name)
+        if o is not None and n is not None and o.version == n.version:
+            continue
+        if name in asked:
+            reason = Reason(kind="asked")
+        elif o is None:
+            reason = Reason(kind="new")
+        elif n is None:
+            reason = Reason(kind="unneeded")
+        else:
+            reason = Reason(kind="pip")
+        out.append(
+            Move(
+                platform=platform,
+                name=name,
+                old=o.version if o else None,
+                new=n.version if n else None,
+                reason=reason,
+                manager="pip",
+            )
+        )
+    return out

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -14,11 +13,11 @@ from envkit.errors import BackendError, Remedy, SolveError, UsageError, Where
 from envkit.lock.content_hash import spec_content_hash
 from envkit.lock.cutoff import EXCLUDE_NEWER_KEY, ExcludeNewer
 from envkit.lock.packages import same_depends, sort_packages, split_depend
-from envkit.lock.pip import lock_pip
+from envkit.lock.pip import lock_pip_kept, pip_moves
 from envkit.lock.pip_index import INDEX_KEY, index_mismatches, index_record
-from envkit.lock.relock import Move, PlatformSolver, Reason, relock_platform
+from envkit.lock.relock import Move, PlatformSolver, relock_platform
 from envkit.lock.solve_errors import solve_failure
-from envkit.lock.spec_record import SPEC_KEY, spec_record
+from envkit.lock.spec_record import SPEC_KEY, lock_pip_options, spec_record
 from envkit.lock.virtual import VirtualPackage, virtual_advice, virtual_packages_for
 from envkit.model import Channel, EnvSpec, Lock, LockedPackage
 from envkit.secrets import may_hold_credentials
@@ -239,7 +238,7 @@ def _solve_many(
     async def main() -> None:
         # the results are stored, not returned: asyncio.run's SIGINT handler is a partial holding
         # the main task, and restoring the handler formats its repr, with the task's result in it
-        # (every locked package: 13 ms per 3,000 packages, twice), in a ValueError it discards
+        # (every locked package, twice), in a ValueError it discards
         out.update(await asyncio.gather(*(one(p) for p in platforms)))
 
     asyncio.run(main())
@@ -346,7 +345,7 @@ def relock_spec(
                 )
             say(f"{platform}: locking the pip section with pip (python {python.version})")
             old_pip = [p for p in previous.for_platform(platform) if p.manager == "pip"] if previous else []
-            pip, note = _lock_pip_kept(
+            pip, note = lock_pip_kept(
                 spec, platform, python.version, old_pip, update, virtual_packages, pip_timeout
             )
             if note:
@@ -381,90 +380,6 @@ def relock_spec(
     return SpecLock(lock=lock, moves=tuple(moves), untimed=untimed, notes=tuple(notes))
 
 
-def _lock_pip_kept(
-    spec: EnvSpec,
-    platform: str,
-    python_version: str,
-    old_pip: Sequence[LockedPackage],
-    update: Sequence[str],
-    virtual_packages: Sequence[VirtualPackage],
-    timeout: float,
-) -> tuple[tuple[LockedPackage, ...], str | None]:
-    """The pip section locked with the previous lock's pip versions as constraints (but those asked
-    to update and those the spec no longer accepts); when they no longer fit together (pip fails
-    with them), locked without, and a note says so."""
-    from envkit.conda.names import pep503
-
-    vps = virtual_packages_for(platform, virtual_packages)
-    asked = {pep503(n) for n in update}
-    keep = [p for p in old_pip if pep503(p.name) not in asked and not _pip_entry_rejects(spec, p)]
-    constraints = [f"{pep503(p.name)}=={p.version}" for p in keep if p.version and not p.editable]
-    if constraints:
-        try:
-            return lock_pip(
-                spec, platform, python_version, virtual_packages=vps, timeout=timeout, constraints=constraints
-            ), None
-        except BackendError:
-            note = (
-                f"{platform}: the previous lock's pip versions no longer resolve together with the pip "
-                "section; it was resolved afresh"
-            )
-            return lock_pip(spec, platform, python_version, virtual_packages=vps, timeout=timeout), note
-    return lock_pip(spec, platform, python_version, virtual_packages=vps, timeout=timeout), None
-
-
-def _pip_entry_rejects(spec: EnvSpec, pkg: LockedPackage) -> bool:
-    """Whether a pip requirement of `spec` names `pkg` with a specifier its version does not meet."""
-    from packaging.specifiers import InvalidSpecifier, SpecifierSet
-
-    from envkit.conda.names import pep503
-    from envkit.formats.pipreq import pip_version_satisfies
-
-    for d in spec.pip:
-        if d.kind == "requirement" and d.name and pep503(d.name) == pep503(pkg.name) and d.specifier:
-            try:
-                if not pip_version_satisfies(SpecifierSet(d.specifier), pkg.version):
-                    return True
-            except InvalidSpecifier:
-                return True
-    return False
-
-
-def pip_moves(
-    platform: str, old: Sequence[LockedPackage], new: Sequence[LockedPackage], update: Sequence[str]
-) -> list[Move]:
-    """What changed in the pip packages of one platform, by name."""
-    from envkit.conda.names import pep503
-
-    asked = {pep503(n) for n in update}
-    before = {pep503(p.name): p for p in old}
-    after = {pep503(p.name): p for p in new}
-    out = []
-    for name in sorted(set(before) | set(after)):
-        o, n = before.get(name), after.get(name)
-        if o is not None and n is not None and o.version == n.version:
-            continue
-        if name in asked:
-            reason = Reason(kind="asked")
-        elif o is None:
-            reason = Reason(kind="new")
-        elif n is None:
-            reason = Reason(kind="unneeded")
-        else:
-            reason = Reason(kind="pip")
-        out.append(
-            Move(
-                platform=platform,
-                name=name,
-                old=o.version if o else None,
-                new=n.version if n else None,
-                reason=reason,
-                manager="pip",
-            )
-        )
-    return out
-
-
 def _add_custom(metadata: Sequence[tuple[str, str]], add: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
     """`metadata` with `add` merged into its custom_metadata entry (made when absent)."""
     out, done = [], False
@@ -497,48 +412,6 @@ def _require_named_index(spec: EnvSpec, platform: str, pip: Sequence[LockedPacka
         hint=f"check that {b.wanted} is reachable (network, proxy, PIP_* settings) and has that release; "
         "nothing was written",
     )
-
-
-#: The pip options of a spec that a lock keeps for `envkit create`: where pip finds the locked
-#: artifacts.  Others (`-r`, `-c`, `--pre`, ...) shaped the resolution, which the lock now records.
-_KEPT_PIP_OPTIONS = (
-    "--index-url",
-    "-i",
-    "--extra-index-url",
-    "--find-links",
-    "-f",
-    "--no-index",
-    "--trusted-host",
-)
-
-
-def rebase_pip_options(options: Sequence[str], from_dir: str, to_dir: str) -> tuple[str, ...]:
-    """`options` with each relative `--find-links`/`-f` path (relative to `from_dir`, the spec's
-    directory) rewritten relative to `to_dir` (the lock's), so that `envkit create` finds it from
-    the lock.  URLs and absolute paths are unchanged."""
-    out = []
-    for opt in options:
-        m = re.match(r"^(?P<flag>--find-links|-f)(?P<sep>\s*=?\s*)(?P<path>\S+)$", opt.strip())
-        if m and "://" not in m.group("path") and not os.path.isabs(m.group("path")):
-            target = os.path.normpath(os.path.join(from_dir, m.group("path")))
-            rel = os.path.relpath(target, to_dir)
-            opt = f"{m.group('flag')} {rel if rel.startswith('.') else './' + rel}"
-        out.append(opt)
-    return tuple(out)
-
-
-def lock_pip_options(spec: EnvSpec) -> tuple[str, ...]:
-    """The pip options of `spec`'s pip section a lock records (`Lock.pip_options`), in file order:
-    index and link options only (`--index-url`, `--extra-index-url`, `--find-links`, `--no-index`,
-    `--trusted-host`), with credentials redacted as the spec model has them."""
-    out = []
-    for p in spec.pip:
-        if p.kind != "option":
-            continue
-        head = re.split(r"[\s=]", p.text.strip(), maxsplit=1)[0]
-        if head in _KEPT_PIP_OPTIONS:
-            out.append(p.text.strip())
-    return tuple(out)
 
 
 def check_platforms(platforms: Sequence[str], spec: EnvSpec) -> tuple[str, ...]:

@@ -9,6 +9,8 @@ added, removed or changed (from → to, with the line of today's file).
 from __future__ import annotations
 
 import json
+import os
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -144,8 +146,6 @@ def spec_changes(
             out.append(
                 SpecChange(kind="removed", section=section, name=name, old=", ".join(before[name]), file=file)
             )
-    from envkit.lock.solve import lock_pip_options
-
     new_opts = list(lock_pip_options(spec))
     old_opts = list(lock_options or ())
     if lock_options is not None and old_opts != new_opts:
@@ -160,3 +160,45 @@ def spec_changes(
             )
         )
     return out
+
+
+#: The pip options of a spec that a lock keeps for `envkit create`: where pip finds the locked
+#: artifacts.  Others (`-r`, `-c`, `--pre`, ...) shaped the resolution, which the lock now records.
+_KEPT_PIP_OPTIONS = (
+    "--index-url",
+    "-i",
+    "--extra-index-url",
+    "--find-links",
+    "-f",
+    "--no-index",
+    "--trusted-host",
+)
+
+
+def rebase_pip_options(options: Sequence[str], from_dir: str, to_dir: str) -> tuple[str, ...]:
+    """`options` with each relative `--find-links`/`-f` path (relative to `from_dir`, the spec's
+    directory) rewritten relative to `to_dir` (the lock's), so that `envkit create` finds it from
+    the lock.  URLs and absolute paths are unchanged."""
+    out = []
+    for opt in options:
+        m = re.match(r"^(?P<flag>--find-links|-f)(?P<sep>\s*=?\s*)(?P<path>\S+)$", opt.strip())
+        if m and "://" not in m.group("path") and not os.path.isabs(m.group("path")):
+            target = os.path.normpath(os.path.join(from_dir, m.group("path")))
+            rel = os.path.relpath(target, to_dir)
+            opt = f"{m.group('flag')} {rel if rel.startswith('.') else './' + rel}"
+        out.append(opt)
+    return tuple(out)
+
+
+def lock_pip_options(spec: EnvSpec) -> tuple[str, ...]:
+    """The pip options of `spec`'s pip section a lock records (`Lock.pip_options`), in file order:
+    index and link options only (`--index-url`, `--extra-index-url`, `--find-links`, `--no-index`,
+    `--trusted-host`), with credentials redacted as the spec model has them."""
+    out = []
+    for p in spec.pip:
+        if p.kind != "option":
+            continue
+        head = re.split(r"[\s=]", p.text.strip(), maxsplit=1)[0]
+        if head in _KEPT_PIP_OPTIONS:
+            out.append(p.text.strip())
+    return tuple(out)

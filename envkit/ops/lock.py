@@ -219,8 +219,8 @@ def _refuse_for_conda_lock(lock_pip_section: bool, channel_priority: str, moves_
 
 def _all_moves(previous: Lock, lock: Lock) -> tuple[Move, ...]:
     """Every package that moved from `previous` to `lock` (a fresh solve, `update_all`)."""
+    from envkit.lock.pip import pip_moves
     from envkit.lock.relock import moves_between
-    from envkit.lock.solve import pip_moves
 
     moves: tuple[Move, ...] = ()
     for p in lock.platforms:

@@ -78,8 +78,9 @@ def smoke(
             warn(f"kept the temporary environment: {report['target']['prefix']}")
     else:
         from envkit.smoke import runner
+        from envkit.smoke.target import resolve_target
 
-        target = runner.resolve_target(name=name, prefix=prefix, python=python)
+        target = resolve_target(name=name, prefix=prefix, python=python)
         if target.prefix:
             _record_warnings(target.prefix, warn)
         for script in target.skipped_scripts:

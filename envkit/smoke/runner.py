@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterable
@@ -23,157 +21,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from envkit.errors import EnvironmentNotFound, SmokeError, UsageError
+from envkit.errors import SmokeError, UsageError
 from envkit.smoke.diagnosis import diagnose, hint_for_text
+from envkit.smoke.target import Target
 
 PROBE = Path(__file__).with_name("probe")  # a folder, copied whole; `python FOLDER` runs its __main__.py
 EVENT_PREFIX = "@@envkit-smoke@@ "
 #: Test/debug knob: JSON merged into the probe's config (workload sizes, fault injection, fake GPU paths).
 TEST_CONFIG_VAR = "ENVKIT_SMOKE_TEST_CONFIG"
 DEFAULT_TIMEOUT = {"quick": 600.0, "default": 900.0, "full": 1800.0}
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Target:
-    """What the smoke test runs in: an interpreter plus the variables its activation would set."""
-
-    kind: str  # python | prefix | name | create
-    python: str
-    prefix: str | None = None
-    name: str | None = None
-    source: str | None = None
-    env: tuple[tuple[str, str], ...] = ()
-    skipped_scripts: tuple[str, ...] = ()
-
-    def describe(self) -> dict:
-        out: dict[str, Any] = {"kind": self.kind, "python": self.python}
-        for key in ("prefix", "name", "source"):
-            if getattr(self, key):
-                out[key] = getattr(self, key)
-        if self.skipped_scripts:
-            out["activation_scripts_not_run"] = list(self.skipped_scripts)
-        return out
-
-
-# ---------------------------------------------------------------------------------------------
-# finding the interpreter
-
-
-def prefix_python(prefix: Path) -> Path:
-    """The interpreter of a conda prefix (bin/python, or python.exe on Windows)."""
-    for cand in (prefix / "bin" / "python", prefix / "python.exe", prefix / "bin" / "python3"):
-        if cand.exists():
-            return cand
-    raise EnvironmentNotFound(
-        f"{prefix} has no Python interpreter (bin/python)",
-        hint="the smoke test needs python and torch installed in the environment",
-    )
-
-
-def find_named_env(name: str) -> Path:
-    """The prefix of conda environment `name`, resolved the way `envkit export -n` resolves it
-    (envkit.backends.envs: envs dirs, environments.txt, then `conda info`); raises
-    EnvironmentNotFound."""
-    from envkit.backends.envs import resolve_name
-
-    return Path(resolve_name(name))
-
-
-_EXPORT = re.compile(r"^\s*export\s+([A-Za-z_][A-Za-z0-9_]*)=(.*?)\s*$")
-
-
-def activation_env(prefix: Path, base_env: dict[str, str] | None = None) -> tuple[dict[str, str], list[str]]:
-    """The variables `conda activate PREFIX` would set, as far as that is cheap to know:
-    PATH, CONDA_PREFIX, CONDA_DEFAULT_ENV, conda's env config vars (`conda-meta/state`) and plain
-    `export NAME=VALUE` lines of `etc/conda/activate.d/*.sh`.  Returns (variables, scripts whose
-    other lines were not evaluated)."""
-    base = dict(os.environ if base_env is None else base_env)
-    out: dict[str, str] = {}
-    bindirs = (
-        [prefix / "bin"] if os.name != "nt" else [prefix, prefix / "Library" / "bin", prefix / "Scripts"]
-    )
-    out["PATH"] = os.pathsep.join([str(b) for b in bindirs] + ([base["PATH"]] if base.get("PATH") else []))
-    out["CONDA_PREFIX"] = str(prefix)
-    out["CONDA_DEFAULT_ENV"] = prefix.name
-    state = prefix / "conda-meta" / "state"
-    if state.exists():
-        try:
-            for k, v in (json.loads(state.read_text()).get("env_vars") or {}).items():
-                out[str(k)] = str(v)
-        except (OSError, ValueError):
-            pass
-    skipped: list[str] = []
-    act = prefix / "etc" / "conda" / "activate.d"
-    for script in sorted(act.glob("*.sh")) if act.is_dir() else []:
-        complex_lines = 0
-        try:
-            text = script.read_text(errors="replace")
-        except OSError:
-            continue
-        for line in text.splitlines():
-            s = line.strip()
-            if not s or s.startswith("#"):
-                continue
-            m = _EXPORT.match(line)
-            value = m.group(2) if m else ""
-            if m and not re.search(r"[`]|\$\(|\$\{?(?!CONDA_PREFIX\b)[A-Za-z_]", value):
-                value = value.strip("'\"")
-                value = value.replace("${CONDA_PREFIX}", str(prefix)).replace("$CONDA_PREFIX", str(prefix))
-                out[m.group(1)] = value
-            else:
-                complex_lines += 1
-        if complex_lines:
-            skipped.append(str(script))
-    return out, skipped
-
-
-def resolve_target(
-    *, name: str | None = None, prefix: str | None = None, python: str | None = None
-) -> Target:
-    """The Target for `-n NAME`, `-p PREFIX` or `--python EXE` (the current interpreter when none);
-    raises EnvironmentNotFound / UsageError."""
-    given = [x for x in (name, prefix, python) if x]
-    if len(given) > 1:
-        raise UsageError("give only one of -n NAME, -p PREFIX, --python EXE, --create FILE")
-    if python:
-        python = os.path.expanduser(python)
-        exe = shutil.which(python) if os.sep not in python else python
-        if not exe or not os.path.exists(exe):
-            raise EnvironmentNotFound(f"no such interpreter: {python}")
-        if not os.access(exe, os.X_OK):
-            raise EnvironmentNotFound(f"not executable: {python}")
-        exe = os.path.abspath(exe)  # the probe runs in a scratch directory; symlinks stay (venvs need them)
-        # A conda env's own python gets that env's activation too.
-        root = Path(exe).resolve().parent.parent if Path(exe).parent.name == "bin" else None
-        if root is not None and (root / "conda-meta").is_dir() and Path(exe).parent.parent.resolve() == root:
-            env, skipped = activation_env(Path(exe).parent.parent)
-            return Target(
-                kind="python",
-                python=str(exe),
-                prefix=str(Path(exe).parent.parent),
-                env=tuple(sorted(env.items())),
-                skipped_scripts=tuple(skipped),
-            )
-        return Target(kind="python", python=str(exe))
-    where = find_named_env(name) if name else Path(prefix).expanduser() if prefix else None
-    if where is not None:
-        # Absolute: the probe runs with the scratch directory as its working directory, and
-        # CONDA_PREFIX/PATH must name the prefix from anywhere.  abspath, not resolve: a
-        # symlinked prefix keeps the path the user gave.
-        p = Path(os.path.abspath(where))
-        if not p.is_dir():
-            raise EnvironmentNotFound(f"no such environment prefix: {p}")
-        interpreter = prefix_python(p)
-        env, skipped = activation_env(p)
-        return Target(
-            kind="name" if name else "prefix",
-            python=str(interpreter),
-            prefix=str(p),
-            name=name,
-            env=tuple(sorted(env.items())),
-            skipped_scripts=tuple(skipped),
-        )
-    return Target(kind="python", python=sys.executable)
 
 
 # ---------------------------------------------------------------------------------------------

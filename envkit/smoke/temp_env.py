@@ -10,7 +10,8 @@ from pathlib import Path
 
 from envkit._text import plural
 from envkit.errors import UsageError
-from envkit.smoke.runner import Target, activation_env, prefix_python, run_smoke
+from envkit.smoke.runner import run_smoke
+from envkit.smoke.target import Target, activation_env, prefix_python
 
 CREATE_TIMEOUT = 3600.0
 

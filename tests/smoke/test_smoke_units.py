@@ -14,6 +14,7 @@ import pytest
 
 from envkit import _proc
 from envkit.smoke import runner
+from envkit.smoke import target as smoke_target
 
 PROBE_PATH = Path(runner.__file__).with_name("probe")  # the folder the runner copies and runs
 probe = importlib.import_module("envkit.smoke.probe")
@@ -154,7 +155,7 @@ def test_activation_env_reads_state_and_plain_exports(tmp_path):
     act.mkdir(parents=True)
     (act / "a.sh").write_text('export CUDA_HOME="${CONDA_PREFIX}/targets"\nexport PLAIN=yes\n')
     (act / "b.sh").write_text('if [ -n "$X" ]; then\n  export Y=$(uname)\nfi\n')
-    env, skipped = runner.activation_env(prefix, {"PATH": "/usr/bin"})
+    env, skipped = smoke_target.activation_env(prefix, {"PATH": "/usr/bin"})
     assert env["PATH"] == f"{prefix}/bin{os.pathsep}/usr/bin"
     assert env["CONDA_PREFIX"] == str(prefix) and env["CONDA_DEFAULT_ENV"] == "env"
     assert env["MY_VAR"] == "1" and env["PLAIN"] == "yes"
@@ -168,7 +169,7 @@ def test_named_env_is_found_in_conda_envs_path(tmp_path, monkeypatch):
     (envs / "torchy" / "bin").mkdir()
     (envs / "torchy" / "bin" / "python").write_text("#!/bin/sh\n")
     monkeypatch.setenv("CONDA_ENVS_PATH", str(envs))
-    t = runner.resolve_target(name="torchy")
+    t = smoke_target.resolve_target(name="torchy")
     assert (t.kind, t.prefix, t.python) == (
         "name",
         str(envs / "torchy"),
@@ -178,7 +179,7 @@ def test_named_env_is_found_in_conda_envs_path(tmp_path, monkeypatch):
     from envkit.errors import EnvironmentNotFound
 
     with pytest.raises(EnvironmentNotFound, match="no conda environment named 'nope'"):
-        runner.resolve_target(name="nope")
+        smoke_target.resolve_target(name="nope")
 
 
 def test_diagnose_maps_known_failures_to_hints():
@@ -289,13 +290,13 @@ def test_relative_prefix_and_python_become_absolute(tmp_path, monkeypatch):
     (prefix / "bin" / "python").write_text("#!/bin/sh\n")
     (prefix / "bin" / "python").chmod(0o755)
     monkeypatch.chdir(tmp_path)
-    t = runner.resolve_target(prefix="env2")
+    t = smoke_target.resolve_target(prefix="env2")
     assert (t.kind, t.prefix, t.python) == ("prefix", str(prefix), str(prefix / "bin" / "python"))
     env = dict(t.env)
     assert env["CONDA_PREFIX"] == str(prefix) and env["PATH"].startswith(f"{prefix}/bin{os.pathsep}")
-    t = runner.resolve_target(prefix="./env2/../env2")
+    t = smoke_target.resolve_target(prefix="./env2/../env2")
     assert t.prefix == str(prefix)
-    t = runner.resolve_target(python="env2/bin/python")
+    t = smoke_target.resolve_target(python="env2/bin/python")
     assert (t.kind, t.python, t.prefix) == ("python", str(prefix / "bin" / "python"), str(prefix))
     assert dict(t.env)["CONDA_PREFIX"] == str(prefix)
 
@@ -318,7 +319,7 @@ def _stopped_in(check: str, kind: str, *, own_limit: float = 90.0):
         pids=[43, 42],
         deadline_kind=kind,
     )
-    target = runner.Target(kind="python", python="/x/python")
+    target = smoke_target.Target(kind="python", python="/x/python")
     return runner.assemble(
         target, st, _Ended(True), elapsed=3.1, overall=3.0, config={"mode": "default"}, overall_given=True
     )
