@@ -163,11 +163,8 @@ def load(text: str):
     One pass over the lines with a stack of the open collections (column, collection), innermost
     last.  `pending` is the collection and key (None: a `-` item) waiting for the value that the
     next line's indentation decides: a nested collection, or null.  `memo` maps each scalar text
-    already read to its value (text, int or bool: immutable, shared): lock files repeat the same
-    versions, specs, licenses and platforms thousands of times."""
-    _check_chars(text)
-    if "\r" in text:
-        text = text.replace("\r\n", "\n")  # _check_chars has refused a CR that is not in CR LF
+    already read to its value (immutable, shared): locks repeat versions and platforms often."""
+    text = _checked(text)
     stack: list[tuple[int, Any]] = []
     pending: _Pending | None = None
     root = None
@@ -179,12 +176,8 @@ def load(text: str):
         no += 1
         col = len(spaces)
         if not dash and not key:
-            if not value or value[0] == "#":  # blank, or a comment
-                if "\t" in value:
-                    raise Unsupported
+            if _skipped(value):
                 continue
-            if value != "-":
-                raise Unsupported  # a scalar on a line of its own (a multi-line scalar, ...)
             dash, value = "-", ""
         if key and key not in keys_ok:
             if key[0] in _NOT_STR_FIRST and implicit(key):
@@ -202,28 +195,17 @@ def load(text: str):
                 raise Unsupported  # a line left of the document's first
         top_col, top = stack[-1]
         if dash:
-            pending = _item(
-                top_col == col and type(top) is YamlList and top,
-                dash,
-                key,
-                kvalue or value,
-                col,
-                no,
-                stack,
-                memo,
-            )
+            seq = top_col == col and type(top) is YamlList and top
+            pending = _item(seq, dash, key, kvalue or value, col, no, stack, memo)
             continue
         if type(top) is YamlList and top_col == col:  # a key after a list at its key's column
             stack.pop()
             if not stack:
                 raise Unsupported
             top_col, top = stack[-1]
-        if top_col != col or type(top) is not YamlMap:
-            raise Unsupported
-        lines = top.lines
-        if key in lines:
+        if top_col != col or type(top) is not YamlMap or key in top.lines:
             raise Unsupported  # a duplicate key: the YAML loader reports it
-        lines[key] = no
+        top.lines[key] = no
         if kvalue:
             v = get(kvalue, _MISSING)
             top[key] = _leaf(kvalue, no, memo) if v is _MISSING else v
@@ -234,6 +216,26 @@ def load(text: str):
     if pending is not None:
         pending[0][pending[1]] = None
     return root
+
+
+def _checked(text: str) -> str:
+    """`text` with LF line ends, after refusing characters outside the subset."""
+    _check_chars(text)
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")  # _check_chars has refused a CR that is not in CR LF
+    return text
+
+
+def _skipped(value: str) -> bool:
+    """Whether a line without a key or `- ` (its text `value`) is skipped: blank or a comment.
+    False for a lone `-`; Unsupported for anything else (a scalar on a line of its own)."""
+    if not value or value[0] == "#":
+        if "\t" in value:
+            raise Unsupported
+        return True
+    if value != "-":
+        raise Unsupported  # a multi-line scalar, ...
+    return False
 
 
 def _collection(is_list: bool, no: int):
