@@ -6,12 +6,14 @@ from __future__ import annotations
 import re
 
 from envkit._lazy import lazy_re
+from envkit.secrets import SCHEME_START
 
 TOKEN = "<TOKEN>"
 USERINFO = "<USER>:<PASSWORD>"
 
 _T_ANY = lazy_re(r"/t/[^/\s]+(?=/)")  # a token or its placeholder: both go when stripping
-_USERINFO = lazy_re(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<userinfo>[^/@\s]+)@")
+# the scheme starts a run of scheme characters (see SCHEME_START): linear on a long run
+_USERINFO = lazy_re(SCHEME_START + r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<userinfo>[^/@\s]+)@")
 _QUERY_SECRET = lazy_re(
     r"(?P<key>[?&](?:token|access_token|auth|api_key|apikey|password|secret)=)(?P<value>[^&#\s]+)",
     re.IGNORECASE,
