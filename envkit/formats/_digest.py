@@ -70,4 +70,5 @@ def pip_hash_problem(value: str) -> str | None:
     if is_digest(algo, digest):
         return None
     shown = digest if len(digest) <= 80 else digest[:77] + "..."
-    return f"--hash={algo}:{shown} is not a {algo} hash of {DIGESTS[algo][1]} hex digits ({len(digest)} characters)"
+    size = DIGESTS[algo][1]
+    return f"--hash={algo}:{shown} is not a {algo} hash of {size} hex digits ({len(digest)} characters)"
