@@ -9,7 +9,7 @@ from envkit._records import dataclass
 from envkit.create.conda_install import install_conda
 from envkit.create.hashes import validate_hashes, verify_local_archives
 from envkit.create.pip_install import install_pip, uninstall_dists
-from envkit.create.rattler_install import install_rattler
+from envkit.create.rattler_install import install_rattler, to_repodata_records
 from envkit.create.state import write_state_variables
 from envkit.create.target import choose_platform, prepare_prefix, remove_tree
 from envkit.errors import UsageError
@@ -73,6 +73,9 @@ def create_from_lock(
     conda = [p for p in pkgs if p.manager == "conda"]
     pip = [p for p in pkgs if p.manager == "pip"]
     validate_hashes(pkgs, source=lock.source)  # pip's too: a malformed one must not turn hash checking off
+    to_repodata_records(
+        conda, plat, source=lock.source
+    )  # every entry one conda can link, before any file is read
     verify_local_archives(conda, source=lock.source)
     try:
         if backend == "rattler":

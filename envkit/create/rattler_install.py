@@ -11,7 +11,7 @@ from urllib.parse import unquote, urlparse
 
 from envkit.create.hashes import local_path
 from envkit.create.target import remove_tree
-from envkit.errors import BackendError, IntegrityError, UsageError
+from envkit.errors import BackendError, IntegrityError, ParseError, UsageError, Where, clip
 from envkit.model import LockedPackage
 
 
@@ -34,8 +34,15 @@ def _build_of(p: LockedPackage) -> tuple[str, int]:
     return build or "0", int(p.build_number or 0)
 
 
-def to_repodata_records(packages: Sequence[LockedPackage], platform: str) -> list:
-    """py-rattler RepoDataRecords for locked conda packages (what `rattler.install` takes)."""
+def to_repodata_records(
+    packages: Sequence[LockedPackage], platform: str, *, source: str | None = None
+) -> list:
+    """py-rattler RepoDataRecords for locked conda packages (what `rattler.install` takes).
+
+    Raises UsageError for a package without a URL, and ParseError naming the lock (`source`), the
+    package's line and the key for an entry rattler refuses: a name or version that is not conda's
+    (`../../x`, `1.0/../..`), a build string with a path in it, a URL that names no package archive.
+    """
     import rattler
 
     from envkit.conda.channels import channel_of_url
@@ -47,19 +54,45 @@ def to_repodata_records(packages: Sequence[LockedPackage], platform: str) -> lis
         build, number = _build_of(p)
         _chan, sub = channel_of_url(p.url)
         subdir = p.subdir or sub or platform
-        record = rattler.PackageRecord(
-            name=p.name,
-            version=p.version,
-            build=rattler.BuildString(build),
-            build_number=number,
-            subdir=subdir,
-            depends=[f"{n} {s}".strip() for n, s in p.depends],
-            md5=bytes.fromhex(p.md5) if p.md5 is not None else None,
-            sha256=bytes.fromhex(p.sha256) if p.sha256 is not None else None,
-        )
-        channel_url = p.url.rsplit("/", 2)[0] + "/"
-        out.append(rattler.RepoDataRecord(record, _file_name(p.url), p.url, channel_url))
+        key = "name"
+        try:
+            record = rattler.PackageRecord(
+                name=p.name,
+                version=p.version,
+                build=rattler.BuildString(build),
+                build_number=number,
+                subdir=subdir,
+                depends=[f"{n} {s}".strip() for n, s in p.depends],
+                md5=bytes.fromhex(p.md5) if p.md5 is not None else None,
+                sha256=bytes.fromhex(p.sha256) if p.sha256 is not None else None,
+            )
+            key = "url"
+            channel_url = p.url.rsplit("/", 2)[0] + "/"
+            out.append(rattler.RepoDataRecord(record, _file_name(p.url), p.url, channel_url))
+        except Exception as exc:  # rattler's own exception classes, and ValueError
+            raise _entry_error(p, key, exc, source) from None
     return out
+
+
+def _entry_error(p: LockedPackage, key: str, exc: Exception, source: str | None) -> ParseError:
+    """The ParseError for a lock entry rattler refused (`key`: where the construction stopped)."""
+    text = str(exc).strip()
+    kind = type(exc).__name__
+    if "PackageName" in kind:
+        key, why = "name", f"{p.name!r} is not a conda package name"
+    elif "Version" in kind:
+        key, why = "version", f"{p.version!r} is not a conda version"
+    elif "build string" in text:
+        key, why = "build", f"{p.build!r} is not a conda build string"
+    elif key == "url":
+        why = f"{_file_name(p.url or '')!r} is not a conda package archive (.conda or .tar.bz2)"
+    else:
+        why = clip(text)
+    return ParseError(
+        (why if key == "name" else f"{clip(p.name)}: {why}") + "; nothing was installed",
+        where=Where(file=source, line=p.line, key=key),
+        hint="the lock was edited or is not a lock of conda packages; relock",
+    )
 
 
 def install_rattler(
