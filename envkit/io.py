@@ -156,6 +156,36 @@ def _redacted(text: str | bytes) -> str | bytes:
     return text if new is decoded else new.encode("utf-8")
 
 
+def umask_mode(base: int) -> int:
+    """`base` (0o666 for a file, 0o777 for a directory) less the process's umask: the mode
+    `open` and `mkdir` give a new file, for one made another way (mkstemp, mkdtemp: 0600, 0700)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return base & ~umask
+
+
+def fault_point(step: str) -> None:
+    """A test hook at a named step of a multi-step write (`create:staged`, `create:pip`, ...):
+    ENVKIT_TEST_FAULT=STEP:kill ends the process there with SIGKILL (a crash, an OOM kill), and
+    STEP:wait:PATH creates PATH.reached and waits until PATH exists (two processes interleaved at
+    a chosen point).  Nothing happens unless the variable names this step."""
+    hook = os.environ.get("ENVKIT_TEST_FAULT")
+    if not hook or not hook.startswith(step + ":"):
+        return
+    action, _, arg = hook[len(step) + 1 :].partition(":")
+    if action == "kill":
+        import signal
+
+        os.kill(os.getpid(), signal.SIGKILL)
+    elif action == "wait" and arg:
+        import time
+
+        with open(arg + ".reached", "w"):
+            pass
+        while not os.path.exists(arg):
+            time.sleep(0.02)
+
+
 def file_identity(path: str | os.PathLike[str]) -> tuple[int, int, int, int] | None:
     """(device, inode, size, mtime_ns) of `path`, or None when it cannot be stat'ed: taken before a
     file is read, so that `atomic_write(..., unchanged_since=...)` can tell it was not edited since."""
@@ -210,9 +240,7 @@ def atomic_write(
         try:
             mode = p.stat().st_mode & 0o7777
         except FileNotFoundError:
-            umask = os.umask(0)
-            os.umask(umask)
-            mode = 0o666 & ~umask
+            mode = umask_mode(0o666)
     import tempfile  # only writers pay for it
 
     try:

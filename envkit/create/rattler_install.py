@@ -95,6 +95,10 @@ def _entry_error(p: LockedPackage, key: str, exc: Exception, source: str | None)
     )
 
 
+class PrefixTaken(UsageError):
+    """The prefix was filled by someone else between the claim and the rename: not this run's."""
+
+
 def install_rattler(
     conda: Sequence[LockedPackage],
     prefix: str,
@@ -110,11 +114,16 @@ def install_rattler(
 
     import rattler
 
+    from envkit.create.claim import mark_incomplete
+    from envkit.io import fault_point, umask_mode
+
     records = to_repodata_records(conda, platform)
     parent = os.path.dirname(prefix)
     os.makedirs(parent, exist_ok=True)
+    # named for the sweep of a later claim (envkit.create.claim) should this run be killed
     stage = tempfile.mkdtemp(prefix=f".{os.path.basename(prefix)}.envkit-", dir=parent)
     try:
+        os.chmod(stage, umask_mode(0o777))  # mkdtemp's 0700 would become the environment's mode
         try:
             asyncio.run(
                 rattler.install(
@@ -163,9 +172,15 @@ def install_rattler(
             from envkit.conda.history import append_history
 
             append_history(stage, conda, history_cmd)
-        if os.path.isdir(prefix):
-            os.rmdir(prefix)  # empty (checked before): the staged tree takes its place
-        os.rename(stage, prefix)
+        mark_incomplete(stage)  # until create's last step: the mark comes with the tree
+        fault_point("create:staged")
+        try:
+            os.rename(stage, prefix)  # replaces an empty directory; never a non-empty one
+        except OSError as exc:
+            raise PrefixTaken(
+                f"{prefix} was made by another program while envkit was creating it; left as it is",
+                where=Where(file=prefix),
+            ) from exc
     except BaseException:
         remove_tree(stage)
         raise
