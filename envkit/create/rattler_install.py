@@ -217,12 +217,15 @@ def complete_prefix_records(prefix: str, packages: Sequence[LockedPackage] = ())
     build, URL, hashes and depends; the files were linked right either way (py-rattler reads the
     package's own index.json to link), but conda-meta would lack `noarch: python`, `constrains`,
     `license`.  The archive matched the lock's hash, so its index.json is the package's truth.
-    Returns how many records were completed.
+    Every record's `url` and `channel` lose their credentials, as conda writes them.
+    Returns how many records were completed from an index.json.
     """
     import glob
 
     import rattler
     from rattler.package import IndexJson
+
+    from envkit.urls import strip_credentials
 
     sizes = {}
     for p in packages:
@@ -236,16 +239,21 @@ def complete_prefix_records(prefix: str, packages: Sequence[LockedPackage] = ())
             record = rattler.PrefixRecord.from_path(Path(path))
         except Exception:
             continue  # not a package record (conda-meta/history is not .json; be lenient anyway)
+        # conda writes `url` and `channel` without credentials (a `/t/TOKEN/` path, a user part);
+        # the download used them, the environment keeps none
+        if record.url:
+            record.url = strip_credentials(str(record.url))
+        if record.channel:
+            record.channel = strip_credentials(str(record.channel))
         pkg_dir = record.extracted_package_dir
-        if not pkg_dir or not os.path.isfile(os.path.join(str(pkg_dir), "info", "index.json")):
-            continue
-        index = IndexJson.from_package_directory(pkg_dir)
-        for field in _INDEX_FIELDS:
-            value = getattr(index, field, None)
-            if value is not None and (field in _ALWAYS or value not in ([], "")):
-                setattr(record, field, value)
+        if pkg_dir and os.path.isfile(os.path.join(str(pkg_dir), "info", "index.json")):
+            index = IndexJson.from_package_directory(pkg_dir)
+            for field in _INDEX_FIELDS:
+                value = getattr(index, field, None)
+                if value is not None and (field in _ALWAYS or value not in ([], "")):
+                    setattr(record, field, value)
+            done += 1
         if record.size is None and record.file_name in sizes:
             record.size = sizes[record.file_name]
         record.write_to_path(Path(path), pretty=True)
-        done += 1
     return done
