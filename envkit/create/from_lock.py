@@ -10,7 +10,12 @@ from envkit.create.claim import check_target, claim_prefix, mark_complete, mark_
 from envkit.create.conda_install import install_conda
 from envkit.create.hashes import validate_hashes, verify_local_archives
 from envkit.create.pip_install import install_pip, uninstall_dists
-from envkit.create.rattler_install import PrefixTaken, install_rattler, to_repodata_records
+from envkit.create.rattler_install import (
+    PrefixTaken,
+    check_archive_paths,
+    install_rattler,
+    to_repodata_records,
+)
 from envkit.create.state import write_state_variables
 from envkit.create.target import choose_platform, remove_tree
 from envkit.errors import UsageError
@@ -78,6 +83,7 @@ def create_from_lock(
     # every entry one that conda can link, before any file is read
     to_repodata_records(conda, plat, source=lock.source)
     verify_local_archives(conda, source=lock.source)
+    check_archive_paths(conda, source=lock.source)
     with claim_prefix(target) as replaced:
         existed = os.path.isdir(target)  # an empty directory to create the environment in
         try:
