@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 from envkit.errors import EnvkitError, ParseError, Where
 
@@ -186,11 +188,19 @@ def fault_point(step: str) -> None:
             time.sleep(0.02)
 
 
+#: The `file_identity` of a path where no file was: a file that appears there later is not
+#: overwritten by a write made `unchanged_since=MISSING`.
+MISSING = (-1, -1, -1, -1)
+
+
 def file_identity(path: str | os.PathLike[str]) -> tuple[int, int, int, int] | None:
-    """(device, inode, size, mtime_ns) of `path`, or None when it cannot be stat'ed: taken before a
-    file is read, so that `atomic_write(..., unchanged_since=...)` can tell it was not edited since."""
+    """(device, inode, size, mtime_ns) of `path`, MISSING when there is no file, None when it cannot
+    be stat'ed: taken before a file is read (or before a command starts that will write it), so
+    that `atomic_write(..., unchanged_since=...)` can tell it was not edited, or made, since."""
     try:
         st = os.stat(path)
+    except FileNotFoundError:
+        return MISSING
     except OSError:
         return None
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
@@ -208,63 +218,191 @@ def atomic_write(
 
     Every credential envkit detects is replaced by a placeholder first (`envkit.secrets.redact_text`)
     unless `redact` is False, for a file that must hold the real value (an environment's own
-    `conda-meta/state`).  With `unchanged_since` (a `file_identity` taken before the file was read),
-    a file that another process changed meanwhile is not replaced: EnvkitError, the edit kept.
-    The existing file's permission bits are kept.  On any failure the original
-    file is untouched and the temporary file is removed.
+    `conda-meta/state`).  With `unchanged_since` (a `file_identity` taken before the file was read,
+    MISSING when there was none), a file that another process changed or made meanwhile is not
+    replaced: EnvkitError, the other process's file kept.  The existing file's permission bits are
+    kept.  On any failure the original file is untouched and the temporary file is removed.
     """
-    from pathlib import Path  # here, not at the top: reading a file must not pay for pathlib
+    write_files([(path, text, unchanged_since)], mode=mode, redact=redact)
 
-    if redact:
-        text = _redacted(text)
-    p = Path(path)
-    if p.is_symlink():
-        # Rewrite the file the link points to; replacing the link itself would detach it.
-        p = Path(os.path.realpath(p))
-    directory = p.parent if str(p.parent) else Path(".")
-    data = text.encode("utf-8") if isinstance(text, str) else text
+
+def write_files(
+    files: Sequence[tuple[str | os.PathLike[str], str | bytes, tuple[int, int, int, int] | None]],
+    *,
+    mode: int | None = None,
+    redact: bool = True,
+) -> None:
+    """Write each `(path, text, unchanged_since)` of `files` as `atomic_write` does, all or none:
+    every temporary file is written (and synced) before the first is renamed into place, and a
+    rename that fails puts back the files already replaced.  A full disk, a file size limit or a
+    file another process changed leaves every path as it was.  Raises EnvkitError naming the file."""
+    staged: list[_Staged] = []
     try:
-        st = p.stat()
+        for path, text, since in files:
+            try:
+                staged.append(_stage(path, _redacted(text) if redact else text, mode, since))
+            except EnvkitError as exc:
+                exc.message += _left_alone([os.fspath(p) for p, _t, _s in files if p is not path])
+                raise
+        fault_point("write")
+        with _locked_dirs(sorted({os.path.dirname(os.path.abspath(f.target)) for f in staged if f.tmp})):
+            for f in staged:
+                f.check()
+            _replace_all(staged)
+    finally:
+        for f in staged:
+            f.discard()
+
+
+class _Staged:
+    """One file of `write_files`: its content synced to a temporary file beside `target`, or (for
+    a device, a FIFO: nothing to replace atomically) held until the others are in place."""
+
+    def __init__(self, target: str, tmp: str | None, data: bytes, since: tuple[int, int, int, int] | None):
+        self.target, self.tmp, self.data, self.since = target, tmp, data, since
+
+    def check(self) -> None:
+        """EnvkitError when the file changed, or appeared, since `since` was taken."""
+        if self.since is None or self.tmp is None:
+            return
+        now = file_identity(self.target)
+        if now == self.since:
+            return
+        what = "appeared since envkit started" if self.since == MISSING else "changed since envkit read it"
+        raise EnvkitError(
+            f"{what} (another process wrote it); not replaced",
+            where=Where(file=self.target),
+            hint="run the command again on the new content",
+        )
+
+    def commit(self) -> None:
+        """Put the file in place (OSError on failure)."""
+        if self.tmp is None:
+            with open(self.target, "wb") as fh:
+                fh.write(self.data)
+            return
+        if self.since == MISSING:
+            # a link fails if a file appeared after the check, where a rename would replace it
+            try:
+                os.link(self.tmp, self.target)
+            except FileExistsError:
+                raise EnvkitError(
+                    "appeared since envkit started (another process wrote it); not replaced",
+                    where=Where(file=self.target),
+                    hint="run the command again on the new content",
+                ) from None
+            except OSError:
+                os.replace(self.tmp, self.target)  # a file system without hard links
+            return
+        os.replace(self.tmp, self.target)
+
+    def discard(self) -> None:
+        if self.tmp is not None:
+            try:
+                os.unlink(self.tmp)
+            except OSError:
+                pass
+
+
+def _stage(
+    path: str | os.PathLike[str], text: str | bytes, mode: int | None, since: tuple[int, int, int, int] | None
+) -> _Staged:
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    target = os.fspath(path)
+    if os.path.islink(target):
+        # Rewrite the file the link points to; replacing the link itself would detach it.
+        target = os.path.realpath(target)
+    try:
+        st: os.stat_result | None = os.stat(target)
     except OSError:
         st = None
     if st is not None and not stat.S_ISREG(st.st_mode):
-        # /dev/null, /dev/stdout, a FIFO: there is nothing to replace atomically, and renaming
-        # over a device node would destroy it.
-        try:
-            with open(p, "wb") as fh:
-                fh.write(data)
-        except OSError as exc:
-            raise EnvkitError(f"cannot write: {exc.strerror}", where=Where(file=str(path))) from None
-        return
+        # /dev/null, /dev/stdout, a FIFO: written in place; renaming over a device would destroy it
+        return _Staged(target, None, data, since)
     if mode is None:
-        try:
-            mode = p.stat().st_mode & 0o7777
-        except FileNotFoundError:
-            mode = umask_mode(0o666)
+        mode = st.st_mode & 0o7777 if st is not None else umask_mode(0o666)
     import tempfile  # only writers pay for it
 
+    directory = os.path.dirname(target) or "."
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=directory)
+        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=directory)
     except OSError as exc:
-        raise EnvkitError(f"cannot write: {exc.strerror}", where=Where(file=str(path))) from None
+        raise EnvkitError(f"cannot write: {exc.strerror}", where=Where(file=os.fspath(path))) from None
+    staged = _Staged(target, tmp, data, since)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp, mode)
-        if unchanged_since is not None and file_identity(p) != unchanged_since:
-            raise EnvkitError(
-                "changed since envkit read it (another process wrote to it); not replaced",
-                where=Where(file=str(path)),
-                hint="run the command again on the new content",
-            )
-        os.replace(tmp, p)
+    except OSError as exc:
+        staged.discard()
+        raise EnvkitError(f"cannot write: {exc.strerror}", where=Where(file=os.fspath(path))) from None
+    return staged
+
+
+@contextmanager
+def _locked_dirs(directories: Sequence[str]) -> Iterator[None]:
+    """Hold an exclusive flock on each directory (in sorted order: no deadlock), so that envkit
+    processes writing there check and replace their files one at a time."""
+    fds = []
+    try:
+        for d in directories:
+            try:
+                fd = os.open(d, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+            except OSError:
+                continue
+            fds.append(fd)
+            try:
+                import fcntl
+
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            except (ImportError, OSError):
+                pass  # no flock here: the identity check alone
+        yield
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
+def _replace_all(staged: Sequence[_Staged]) -> None:
+    """Commit each staged file in order; when one fails, put the ones already replaced back
+    (from hard links taken before) and raise EnvkitError saying that nothing changed."""
+    done: list[tuple[_Staged, str | None]] = []
+    try:
+        for f in staged:
+            backup = None
+            if f.tmp is not None and f.since != MISSING and os.path.isfile(f.target):
+                backup = f.tmp + ".old"
+                try:
+                    os.link(f.target, backup)
+                except OSError:
+                    backup = None
+            done.append((f, backup))
+            f.commit()
     except BaseException as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        f, backup = done.pop()
+        if backup:
+            os.unlink(backup)
+        for g, old in reversed(done):
+            try:
+                os.replace(old, g.target) if old else os.unlink(g.target)
+            except OSError:
+                pass
         if isinstance(exc, OSError):
-            raise EnvkitError(f"cannot write: {exc.strerror}", where=Where(file=str(path))) from None
+            kept = _left_alone([g.target for g in staged if g is not f])
+            raise EnvkitError(f"cannot write: {exc.strerror}{kept}", where=Where(file=f.target)) from None
         raise
+    for _f, backup in done:
+        if backup:
+            try:
+                os.unlink(backup)
+            except OSError:
+                pass
+
+
+def _left_alone(others: Sequence[str]) -> str:
+    """What an error about one of several files written together adds: the others are unchanged."""
+    if not others:
+        return ""
+    return f"; {', '.join(others)} left as {'it was' if len(others) == 1 else 'they were'}"

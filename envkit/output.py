@@ -155,14 +155,15 @@ def warn(message: str) -> None:
     echo(f"warning: {message}", err=True)
 
 
-def emit(text: str, output: str | None) -> None:
-    """Write command output to stdout, or atomically to `output` when given ('-' is stdout)."""
+def emit(text: str, output: str | None, unchanged_since: tuple[int, int, int, int] | None = None) -> None:
+    """Write command output to stdout, or atomically to `output` when given ('-' is stdout); not over
+    a file that changed or appeared after `unchanged_since` (envkit.io.file_identity) was taken."""
     if output is None or output == "-":
         echo(text, nl=False)
         return
     from envkit.io import atomic_write
 
-    atomic_write(output, text)
+    atomic_write(output, text, unchanged_since=unchanged_since)
 
 
 #: a library keyword -> the command-line flag that sets it, where the flag is not the keyword

@@ -19,11 +19,14 @@ def run_spec(o: LockOptions) -> int:
     from envkit.commands.progress import reporter
     from envkit.errors import ParseError
     from envkit.formats.condalock import write_conda_lock
+    from envkit.io import file_identity
     from envkit.lock import parse_virtual_package, rebase_pip_options
     from envkit.lock.cutoff import parse_exclude_newer
     from envkit.ops.lock import lock_spec, read_previous
     from envkit.output import emit, warn
 
+    # before anything reads -o: a file another process writes there from now on is not overwritten
+    before = file_identity(o.output) if o.output != "-" else None
     spec_file = o.spec_file or ""  # run() sends only -f here
     spec = read_spec(spec_file)
     target = lock_target(o.output, o.target)
@@ -66,12 +69,12 @@ def run_spec(o: LockOptions) -> int:
     args += ["--no-pip"] if o.no_pip else []
     args += result.exclude_newer.args() if result.exclude_newer else []
     if target == "conda-lock":
-        emit(write_conda_lock(lk, header=header_for(regen(*args, "-o", o.output))), o.output)
+        emit(write_conda_lock(lk, header=header_for(regen(*args, "-o", o.output))), o.output, before)
     else:
         from envkit.lock.pixi_out import PIXI_TARGETS, write_pixi
 
         args += pixi_target_args(o.output, PIXI_TARGETS[target])
-        emit(write_pixi(lk, target, header=header_for(regen(*args, "-o", o.output))), o.output)
+        emit(write_pixi(lk, target, header=header_for(regen(*args, "-o", o.output))), o.output, before)
     warn_duplicates([lk])
     from envkit.render import render
     from envkit.render.lock_text import lock_warnings
