@@ -33,6 +33,15 @@ def test_a_query_token_in_a_bare_path_is_found_and_redacted():
     assert find_secrets("GET /simple?token=${PIP_TOKEN} and /x?password=<TOKEN>") == []
 
 
+def test_an_error_quoting_a_tools_output_holds_no_query_token():
+    """What the library raises (an API caller sees it without the CLI's redacting streams)."""
+    from envkit.errors import BackendError
+
+    err = BackendError("pip failed", text="Retrying after connection broken: /simple?token=QTOKabc/x/")
+    assert err.text == "Retrying after connection broken: /simple?token=<TOKEN>"
+    assert str(err) == "pip failed: 'Retrying after connection broken: /simple?token=<TOKEN>'"
+
+
 @pytest.mark.slow
 def test_pip_failure_relayed_by_create_holds_no_token(envkit_cli, tmp_path, default_prefix):
     """`envkit create` whose pip cannot reach the index (its URL, with a token, from pip's
