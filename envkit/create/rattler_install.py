@@ -109,7 +109,7 @@ def check_archive_paths(packages: Sequence[LockedPackage], *, source: str | None
         if path is None:
             continue
         try:
-            entries = PathsJson.from_package_archive(path).paths
+            entries = PathsJson.from_package_archive(Path(path)).paths
         except Exception as exc:  # rattler's own exception classes
             raise IntegrityError(
                 f"{p.name}={p.version}: {p.url} is not a readable conda package ({type(exc).__name__})",
