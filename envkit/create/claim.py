@@ -68,8 +68,10 @@ def _lock(path: str, prefix: str) -> int:
     """An open descriptor of `path` holding an exclusive flock; UsageError when another process
     holds it.  The lock file may be unlinked by its last holder: a descriptor of an unlinked file
     is no claim, so the lock is taken again on the file the path names now."""
-    import fcntl
-
+    try:
+        import fcntl
+    except ImportError:  # Windows: no flock; the claim is the rename into place alone
+        return os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     for _ in range(20):
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
