@@ -8,17 +8,14 @@ import os
 import signal
 import stat
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 from conftest import run_envkit
 from support.condafactory import build_wheel, copy_prefix, pip_install
+from support.faultprocs import finish, start_envkit, wait_for
 
 pytestmark = pytest.mark.slow
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -35,24 +32,10 @@ def lock_file(tmp_path_factory, default_prefix) -> Path:
 
 def start(lock: Path, prefix: Path, fault: str | None = None, **kw) -> subprocess.Popen:
     """`envkit create --lock LOCK -p PREFIX` as a real process, with the test hook `fault`."""
-    env = dict(os.environ, PYTHONPATH=str(REPO), PIP_CONFIG_FILE=os.devnull, PIP_NO_INDEX="1")
-    env.pop("ENVKIT_TEST_FAULT", None)
-    if fault:
-        env["ENVKIT_TEST_FAULT"] = fault
-    argv = [sys.executable, "-m", "envkit", "create", "--lock", str(lock), "-p", str(prefix), "-q"]
-    return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, **kw)
-
-
-def finish(proc: subprocess.Popen) -> tuple[int, str, str]:
-    out, err = proc.communicate(timeout=300)
-    return proc.returncode, out, err
-
-
-def wait_for(path: Path) -> None:
-    deadline = time.monotonic() + 120
-    while not path.exists():
-        assert time.monotonic() < deadline, f"{path} never appeared"
-        time.sleep(0.02)
+    local_pip = {"PIP_CONFIG_FILE": os.devnull, "PIP_NO_INDEX": "1"}
+    return start_envkit(
+        "create", "--lock", str(lock), "-p", str(prefix), "-q", fault=fault, env=local_pip, **kw
+    )
 
 
 def pip_names(prefix: Path) -> list[tuple[str, str]]:

@@ -4,47 +4,23 @@
 
 from __future__ import annotations
 
-import os
 import resource
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 from support.condafactory import copy_prefix
+from support.faultprocs import finish, start_envkit, wait_for
 
 pytestmark = pytest.mark.slow
 
-REPO = Path(__file__).resolve().parents[2]
-
 
 def envkit(*args: str, fault: str | None = None, fsize: int | None = None) -> subprocess.Popen:
-    env = dict(os.environ, PYTHONPATH=str(REPO))
-    env.pop("ENVKIT_TEST_FAULT", None)
-    if fault:
-        env["ENVKIT_TEST_FAULT"] = fault
-
     def limit() -> None:
         if fsize is not None:
             resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
 
-    argv = [sys.executable, "-m", "envkit", *args]
-    return subprocess.Popen(
-        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, preexec_fn=limit
-    )
-
-
-def finish(proc: subprocess.Popen) -> tuple[int, str, str]:
-    out, err = proc.communicate(timeout=300)
-    return proc.returncode, out, err
-
-
-def wait_for(path: Path) -> None:
-    deadline = time.monotonic() + 120
-    while not path.exists():
-        assert time.monotonic() < deadline, f"{path} never appeared"
-        time.sleep(0.02)
+    return start_envkit(*args, fault=fault, preexec_fn=limit)
 
 
 def test_lock_p_writes_both_files_or_neither(tmp_path, default_prefix):
