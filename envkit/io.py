@@ -193,17 +193,58 @@ def fault_point(step: str) -> None:
 MISSING = (-1, -1, -1, -1)
 
 
-def file_identity(path: str | os.PathLike[str]) -> tuple[int, int, int, int] | None:
+#: The identity of a file written after the process started (see `file_identity`): it matches no
+#: file, so a write made `unchanged_since=WRITTEN_SINCE_START` refuses to replace it.
+WRITTEN_SINCE_START = (-2, -2, -2, -2)
+
+
+def file_identity(
+    path: str | os.PathLike[str], *, since_start: bool = False
+) -> tuple[int, int, int, int] | None:
     """(device, inode, size, mtime_ns) of `path`, MISSING when there is no file, None when it cannot
     be stat'ed: taken before a file is read (or before a command starts that will write it), so
-    that `atomic_write(..., unchanged_since=...)` can tell it was not edited, or made, since."""
+    that `atomic_write(..., unchanged_since=...)` can tell it was not edited, or made, since.
+
+    With `since_start` (a command's output: the process has written nothing yet), a file modified
+    after this process started is WRITTEN_SINCE_START: another process wrote it while this one was
+    starting up, and it is not to be replaced either."""
+    if since_start:
+        fault_point("identity")
     try:
         st = os.stat(path)
     except FileNotFoundError:
         return MISSING
     except OSError:
         return None
+    if since_start:
+        started = process_start_ns()
+        if started is not None and st.st_mtime_ns > started:
+            return WRITTEN_SINCE_START
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def process_start_ns() -> int | None:
+    """When this process started at the latest (wall clock, ns), from /proc, if it is
+    an envkit process (the `envkit` script, `python -m envkit`); None in another program that
+    calls envkit (a test runner, an application: "since the process started" says nothing of its
+    files) and where there is no /proc."""
+    import sys
+    import time
+
+    argv0 = os.path.basename(sys.argv[0]) if sys.argv else ""
+    if argv0 != "envkit" and not sys.argv[0].endswith(os.path.join("envkit", "__main__.py")):
+        return None
+    try:
+        with open("/proc/self/stat", "rb") as fh:
+            fields = fh.read().rsplit(b")", 1)[1].split()
+        ticks = int(fields[19])  # starttime: clock ticks after boot (field 22 of proc(5))
+        since_boot = time.clock_gettime_ns(time.CLOCK_BOOTTIME)
+    except (OSError, ValueError, IndexError, AttributeError):
+        return None
+    tick = 1_000_000_000 // os.sysconf("SC_CLK_TCK")
+    # the start time is rounded down to a clock tick: a tick (and a millisecond for the clocks'
+    # reading) later is the earliest it may have been, so a file written before never counts
+    return time.time_ns() - since_boot + (ticks + 1) * tick + 1_000_000
 
 
 def atomic_write(
@@ -268,7 +309,10 @@ class _Staged:
         now = file_identity(self.target)
         if now == self.since:
             return
-        what = "appeared since envkit started" if self.since == MISSING else "changed since envkit read it"
+        what = {
+            MISSING: "appeared since envkit started",
+            WRITTEN_SINCE_START: "changed since envkit started",
+        }.get(self.since, "changed since envkit read it")
         raise EnvkitError(
             f"{what} (another process wrote it); not replaced",
             where=Where(file=self.target),

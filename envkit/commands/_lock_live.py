@@ -26,7 +26,7 @@ def run_live(o: LockOptions) -> int:
 
     env_path = None if o.no_env_lock else (o.env_lock or env_lock_path(o.output))
     # before anything reads them: files another process writes there from now on are not overwritten
-    before = {p: file_identity(p) for p in (o.output, env_path) if p and p != "-"}
+    before = {p: file_identity(p, since_start=True) for p in (o.output, env_path) if p and p != "-"}
     if env_path and o.output != "-" and os.path.abspath(env_path) == os.path.abspath(o.output):
         raise UsageError(
             f"--env-lock and -o both name {o.output}", hint="write the two files to different paths"

@@ -26,7 +26,7 @@ def run_spec(o: LockOptions) -> int:
     from envkit.output import emit, warn
 
     # before anything reads -o: a file another process writes there from now on is not overwritten
-    before = file_identity(o.output) if o.output != "-" else None
+    before = file_identity(o.output, since_start=True) if o.output != "-" else None
     spec_file = o.spec_file or ""  # run() sends only -f here
     spec = read_spec(spec_file)
     target = lock_target(o.output, o.target)

@@ -71,3 +71,22 @@ def test_a_lock_written_meanwhile_by_another_process_is_not_overwritten(tmp_path
     )
     assert out.read_bytes() == theirs
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
+
+
+def test_a_lock_written_while_envkit_was_starting_is_not_overwritten(tmp_path, spec):
+    """The second `lock -f` writes out.yml after the first started but before the first looked at
+    it: written since the first started, so not replaced either."""
+    out, go = tmp_path / "out.yml", tmp_path / "go"
+    args = ("lock", "-f", str(spec), "--platform", "linux-64", "-o", str(out))
+    first = envkit(*args, "--no-pip", fault=f"identity:wait:{go}")
+    wait_for(Path(f"{go}.reached"))
+    assert finish(envkit(*args))[0] == 0
+    theirs = out.read_bytes()
+    go.touch()
+    code, _, err = finish(first)
+    assert (code, err) == (
+        2,
+        f"error: {out}: changed since envkit started (another process wrote it); not replaced\n"
+        "hint: run the command again on the new content\n",
+    )
+    assert out.read_bytes() == theirs
