@@ -314,7 +314,7 @@ class _Staged:
             WRITTEN_SINCE_START: "changed since envkit started",
         }.get(self.since, "changed since envkit read it")
         raise EnvkitError(
-            f"{what} (another process wrote it); not replaced",
+            f"{what} (another process wrote to it); not replaced",
             where=Where(file=self.target),
             hint="run the command again on the new content",
         )
@@ -331,7 +331,7 @@ class _Staged:
                 os.link(self.tmp, self.target)
             except FileExistsError:
                 raise EnvkitError(
-                    "appeared since envkit started (another process wrote it); not replaced",
+                    "appeared since envkit started (another process wrote to it); not replaced",
                     where=Where(file=self.target),
                     hint="run the command again on the new content",
                 ) from None

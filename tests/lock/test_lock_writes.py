@@ -66,7 +66,7 @@ def test_a_lock_written_meanwhile_by_another_process_is_not_overwritten(tmp_path
     what = "changed since envkit read it" if existed else "appeared since envkit started"
     assert (code, err) == (
         2,
-        f"error: {out}: {what} (another process wrote it); not replaced\n"
+        f"error: {out}: {what} (another process wrote to it); not replaced\n"
         "hint: run the command again on the new content\n",
     )
     assert out.read_bytes() == theirs
@@ -86,7 +86,7 @@ def test_a_lock_written_while_envkit_was_starting_is_not_overwritten(tmp_path, s
     code, _, err = finish(first)
     assert (code, err) == (
         2,
-        f"error: {out}: changed since envkit started (another process wrote it); not replaced\n"
+        f"error: {out}: changed since envkit started (another process wrote to it); not replaced\n"
         "hint: run the command again on the new content\n",
     )
     assert out.read_bytes() == theirs
