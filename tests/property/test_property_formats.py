@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from support.yamlcompare import same
 
@@ -81,6 +81,9 @@ CHANNEL_FORMS = {  # as written -> the credential's placeholder in the written-b
 
 @SETTINGS
 @given(channels, st.from_regex(r"[A-Za-z0-9]{4,16}", fullmatch=True), st.sampled_from(sorted(CHANNEL_FORMS)))
+# issue 40: a 400 KB channel made the credential patterns rescan it from every position (minutes)
+@example("a" * 400_000, "tok3n42", "https://u:{tok}@mirror.example/{ch}")
+@example("a" * 400_000, "tok3n42", "https://mirror.example/{ch}?token={tok}")
 def test_channels_canonical_and_redacted(ch, tok, pattern):
     raw = pattern.format(tok=tok, ch=ch)
     parsed = parse_channel(raw)
