@@ -66,7 +66,8 @@ def create_from_lock(
 
     Raises UsageError (existing non-empty prefix, platform not locked, missing URL/hash),
     IntegrityError (a package does not match its recorded hash) and BackendError (download, link,
-    conda or pip failure).  On any error after the prefix was started it is removed again.
+    conda or pip failure).  One process creates a prefix at a time (envkit.create.claim); on any
+    error after the prefix was started, what this run made is removed again.
     """
     from envkit.lock import apply_lock_metadata
 
@@ -79,34 +80,15 @@ def create_from_lock(
     pkgs = lock.for_platform(plat)
     conda = [p for p in pkgs if p.manager == "conda"]
     pip = [p for p in pkgs if p.manager == "pip"]
-    validate_hashes(pkgs, source=lock.source)  # pip's too: a malformed one must not turn hash checking off
-    # every entry one that conda can link, before any file is read
-    to_repodata_records(conda, plat, source=lock.source)
-    verify_local_archives(conda, source=lock.source)
-    check_archive_paths(conda, source=lock.source)
-    with claim_prefix(target) as replaced:
-        existed = os.path.isdir(target)  # an empty directory to create the environment in
-        try:
-            hashed, written, unset = _install(
-                lock,
-                target,
-                plat,
-                conda,
-                pip,
-                backend=backend,
-                executable=executable,
-                cache_dir=cache_dir,
-                timeout=timeout,
-                show_progress=show_progress,
-            )
-        except PrefixTaken:
-            raise
-        except BaseException:
-            # the claim is held and `target` was missing or empty: what is there now is this run's
-            remove_tree(target)
-            if existed:
-                os.mkdir(target)
-            raise
+    _check_entries(pkgs, conda, plat, lock.source)
+    kw = dict(
+        backend=backend,
+        executable=executable,
+        cache_dir=cache_dir,
+        timeout=timeout,
+        show_progress=show_progress,
+    )
+    replaced, (hashed, written, unset) = _claimed_install(lock, target, plat, conda, pip, **kw)
     from envkit.lock import is_index_placeholder
 
     by_pin = tuple(f"{p.name}=={p.version}" for p in pip if is_index_placeholder(p))
@@ -122,6 +104,38 @@ def create_from_lock(
         variables=written,
         unset_variables=unset,
     )
+
+
+def _check_entries(
+    pkgs: Sequence[LockedPackage], conda: Sequence[LockedPackage], plat: str, source: str | None
+) -> None:
+    """Everything about the lock's entries that can be refused before any work: malformed hashes
+    (pip's too: one must not turn hash checking off), entries conda cannot link, local archives that
+    do not match their hashes or write outside the prefix."""
+    validate_hashes(pkgs, source=source)
+    to_repodata_records(conda, plat, source=source)  # before any file is read
+    verify_local_archives(conda, source=source)
+    check_archive_paths(conda, source=source)
+
+
+def _claimed_install(
+    lock: Lock, target: str, plat: str, conda: Sequence[LockedPackage], pip: Sequence[LockedPackage], **kw
+) -> tuple[bool, tuple[bool, tuple[str, ...], tuple[str, ...]]]:
+    """`_install` with the claim on `target` held; on failure, what it made is removed (an empty
+    directory that was there is made again).  Returns (an unfinished prefix was replaced, what
+    `_install` returns)."""
+    with claim_prefix(target) as replaced:
+        existed = os.path.isdir(target)  # an empty directory to create the environment in
+        try:
+            return replaced, _install(lock, target, plat, conda, pip, **kw)
+        except PrefixTaken:
+            raise
+        except BaseException:
+            # the claim is held and `target` was missing or empty: what is there now is this run's
+            remove_tree(target)
+            if existed:
+                os.mkdir(target)
+            raise
 
 
 def _install(

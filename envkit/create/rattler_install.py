@@ -127,6 +127,39 @@ def check_archive_paths(packages: Sequence[LockedPackage], *, source: str | None
                 )
 
 
+def _install_error(exc: Exception) -> IntegrityError | BackendError:
+    """The error for a failed `rattler.install`: IntegrityError for a hash mismatch (naming the
+    package and both hashes), BackendError for anything else."""
+    text = str(exc).strip()
+    if "hash mismatch" in text or "mismatch" in text.lower():
+        # the root cause (rattler's last line) names the file and both hashes; the whole
+        # chain is quoted only in part (errors clip quoted text), so say them in the message
+        import re
+
+        m = re.search(
+            r"mismatch when extracting (?P<url>\S+) .*?expected (?P<want>[0-9a-f]+), "
+            r"got (?P<got>[0-9a-f]+)",
+            text,
+        )
+        detail = (
+            (
+                f" ({_file_name(m.group('url'))}: the lock says {m.group('want')}, the download has "
+                f"{m.group('got')})"
+            )
+            if m
+            else ""
+        )
+        return IntegrityError(
+            f"a package does not match the hash recorded in the lock{detail}; nothing was installed",
+            text=text,
+        )
+    from envkit._text import unreachable_hint
+
+    return BackendError(
+        f"installing the conda packages failed: {type(exc).__name__}", text=text, hint=unreachable_hint(text)
+    )
+
+
 class PrefixTaken(UsageError):
     """The prefix was filled by someone else between the claim and the rename: not this run's."""
 
@@ -169,36 +202,7 @@ def install_rattler(
                 )
             )
         except Exception as exc:  # rattler's own exception classes
-            text = str(exc).strip()
-            if "hash mismatch" in text or "mismatch" in text.lower():
-                # the root cause (rattler's last line) names the file and both hashes; the whole
-                # chain is quoted only in part (errors clip quoted text), so say them in the message
-                import re
-
-                m = re.search(
-                    r"mismatch when extracting (?P<url>\S+) .*?expected (?P<want>[0-9a-f]+), "
-                    r"got (?P<got>[0-9a-f]+)",
-                    text,
-                )
-                detail = (
-                    (
-                        f" ({_file_name(m.group('url'))}: the lock says {m.group('want')}, the download has "
-                        f"{m.group('got')})"
-                    )
-                    if m
-                    else ""
-                )
-                raise IntegrityError(
-                    f"a package does not match the hash recorded in the lock{detail}; nothing was installed",
-                    text=text,
-                ) from None
-            from envkit._text import unreachable_hint
-
-            raise BackendError(
-                f"installing the conda packages failed: {type(exc).__name__}",
-                text=text,
-                hint=unreachable_hint(text),
-            ) from None
+            raise _install_error(exc) from None
         complete_prefix_records(stage, conda)
         if history_cmd:
             from envkit.conda.history import append_history
