@@ -117,8 +117,34 @@ def main(args: list[str] | None = None, prog_name: str = "envkit") -> None:
     command prints passes the redacting streams of envkit.output (no credential reaches a log)."""
     from envkit.output import redacted_stdio
 
-    with redacted_stdio():
-        _main(args, prog_name)
+    try:
+        with redacted_stdio():
+            _main(args, prog_name)
+    except SystemExit as exc:
+        if args is None and "rattler" in sys.modules:
+            _exit_now(exc.code)
+        raise
+
+
+def _exit_now(code: object) -> None:
+    """Flush and end the process with `code` without interpreter finalization.
+
+    py-rattler (0.28) runs its work on a tokio runtime whose worker threads are never joined: one
+    can still be taking or releasing the GIL while the interpreter finalizes, which ends the
+    process in `Fatal Python error: PyGILState_Release` (exit 134) or a segmentation fault (139)
+    after the command has finished, about one run in six, whatever envkit decided.  A CI gate
+    reads the exit status as the verdict, so once rattler was used envkit leaves with os._exit:
+    finalization has nothing of envkit's to do (no atexit handler; every file is written and
+    closed when the command returns)."""
+    status = 0 if code is None else code if isinstance(code, int) else 1
+    if not isinstance(code, (int, type(None))):
+        sys.stderr.write(f"{code}\n")
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(status)
 
 
 def _main(args: list[str] | None, prog_name: str) -> None:

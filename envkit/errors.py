@@ -70,7 +70,7 @@ def _quoted(text: str) -> str:
 
 
 def _redact(text: str) -> str:
-    if not isinstance(text, str) or ("://" not in text and "_" not in text and "-" not in text):
+    if not isinstance(text, str) or not any(c in text for c in ("://", "_", "-", "?", "&")):
         return text
     from envkit.secrets import redact_text
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 from envkit.errors import EnvkitError, ParseError, Where
 
@@ -156,24 +158,104 @@ def _redacted(text: str | bytes) -> str | bytes:
     return text if new is decoded else new.encode("utf-8")
 
 
-def emit(text: str, output: str | None) -> None:
-    """Write command output to stdout, or atomically to `output` when given ('-' is stdout)."""
+def emit(text: str, output: str | None, unchanged_since: tuple[int, int, int, int] | None = None) -> None:
+    """Write command output to stdout, or atomically to `output` when given ('-' is stdout); not over
+    a file that changed or appeared after `unchanged_since` (file_identity) was taken."""
     if output is None or output == "-":
         from envkit.output import echo
 
         echo(text, nl=False)
         return
-    atomic_write(output, text)
+    atomic_write(output, text, unchanged_since=unchanged_since)
 
 
-def file_identity(path: str | os.PathLike[str]) -> tuple[int, int, int, int] | None:
-    """(device, inode, size, mtime_ns) of `path`, or None when it cannot be stat'ed: taken before a
-    file is read, so that `atomic_write(..., unchanged_since=...)` can tell it was not edited since."""
+def umask_mode(base: int) -> int:
+    """`base` (0o666 for a file, 0o777 for a directory) less the process's umask: the mode
+    `open` and `mkdir` give a new file, for one made another way (mkstemp, mkdtemp: 0600, 0700)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return base & ~umask
+
+
+def fault_point(step: str) -> None:
+    """A test hook at a named step of a multi-step write (`create:staged`, `create:pip`, ...):
+    ENVKIT_TEST_FAULT=STEP:kill ends the process there with SIGKILL (a crash, an OOM kill), and
+    STEP:wait:PATH creates PATH.reached and waits until PATH exists (two processes interleaved at
+    a chosen point).  Nothing happens unless the variable names this step."""
+    hook = os.environ.get("ENVKIT_TEST_FAULT")
+    if not hook or not hook.startswith(step + ":"):
+        return
+    action, _, arg = hook[len(step) + 1 :].partition(":")
+    if action == "kill":
+        import signal
+
+        os.kill(os.getpid(), signal.SIGKILL)
+    elif action == "wait" and arg:
+        import time
+
+        with open(arg + ".reached", "w"):
+            pass
+        while not os.path.exists(arg):
+            time.sleep(0.02)
+
+
+#: The `file_identity` of a path where no file was: a file that appears there later is not
+#: overwritten by a write made `unchanged_since=MISSING`.
+MISSING = (-1, -1, -1, -1)
+
+
+#: The identity of a file written after the process started (see `file_identity`): it matches no
+#: file, so a write made `unchanged_since=WRITTEN_SINCE_START` refuses to replace it.
+WRITTEN_SINCE_START = (-2, -2, -2, -2)
+
+
+def file_identity(
+    path: str | os.PathLike[str], *, since_start: bool = False
+) -> tuple[int, int, int, int] | None:
+    """(device, inode, size, mtime_ns) of `path`, MISSING when there is no file, None when it cannot
+    be stat'ed: taken before a file is read (or before a command starts that will write it), so
+    that `atomic_write(..., unchanged_since=...)` can tell it was not edited, or made, since.
+
+    With `since_start` (a command's output: the process has written nothing yet), a file modified
+    after this process started is WRITTEN_SINCE_START: another process wrote it while this one was
+    starting up, and it is not to be replaced either."""
+    if since_start:
+        fault_point("identity")
     try:
         st = os.stat(path)
+    except FileNotFoundError:
+        return MISSING
     except OSError:
         return None
+    if since_start:
+        started = process_start_ns()
+        if started is not None and st.st_mtime_ns > started:
+            return WRITTEN_SINCE_START
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def process_start_ns() -> int | None:
+    """When this process started at the latest (wall clock, ns), from /proc, if it is
+    an envkit process (the `envkit` script, `python -m envkit`); None in another program that
+    calls envkit (a test runner, an application: "since the process started" says nothing of its
+    files) and where there is no /proc."""
+    import sys
+    import time
+
+    argv0 = os.path.basename(sys.argv[0]) if sys.argv else ""
+    if argv0 != "envkit" and not sys.argv[0].endswith(os.path.join("envkit", "__main__.py")):
+        return None
+    try:
+        with open("/proc/self/stat", "rb") as fh:
+            fields = fh.read().rsplit(b")", 1)[1].split()
+        ticks = int(fields[19])  # starttime: clock ticks after boot (field 22 of proc(5))
+        since_boot = time.clock_gettime_ns(time.CLOCK_BOOTTIME)
+    except (OSError, ValueError, IndexError, AttributeError):
+        return None
+    tick = 1_000_000_000 // os.sysconf("SC_CLK_TCK")
+    # the start time is rounded down to a clock tick: a tick (and a millisecond for the clocks'
+    # reading) later is the earliest it may have been, so a file written before never counts
+    return time.time_ns() - since_boot + (ticks + 1) * tick + 1_000_000
 
 
 def atomic_write(
@@ -188,65 +270,194 @@ def atomic_write(
 
     Every credential envkit detects is replaced by a placeholder first (`envkit.secrets.redact_text`)
     unless `redact` is False, for a file that must hold the real value (an environment's own
-    `conda-meta/state`).  With `unchanged_since` (a `file_identity` taken before the file was read),
-    a file that another process changed meanwhile is not replaced: EnvkitError, the edit kept.
-    The existing file's permission bits are kept.  On any failure the original
-    file is untouched and the temporary file is removed.
+    `conda-meta/state`).  With `unchanged_since` (a `file_identity` taken before the file was read,
+    MISSING when there was none), a file that another process changed or made meanwhile is not
+    replaced: EnvkitError, the other process's file kept.  The existing file's permission bits are
+    kept.  On any failure the original file is untouched and the temporary file is removed.
     """
-    from pathlib import Path  # here, not at the top: reading a file must not pay for pathlib
+    write_files([(path, text, unchanged_since)], mode=mode, redact=redact)
 
-    if redact:
-        text = _redacted(text)
-    p = Path(path)
-    if p.is_symlink():
-        # Rewrite the file the link points to; replacing the link itself would detach it.
-        p = Path(os.path.realpath(p))
-    directory = p.parent if str(p.parent) else Path(".")
-    data = text.encode("utf-8") if isinstance(text, str) else text
+
+def write_files(
+    files: Sequence[tuple[str | os.PathLike[str], str | bytes, tuple[int, int, int, int] | None]],
+    *,
+    mode: int | None = None,
+    redact: bool = True,
+) -> None:
+    """Write each `(path, text, unchanged_since)` of `files` as `atomic_write` does, all or none:
+    every temporary file is written (and synced) before the first is renamed into place, and a
+    rename that fails puts back the files already replaced.  A full disk, a file size limit or a
+    file another process changed leaves every path as it was.  Raises EnvkitError naming the file."""
+    staged: list[_Staged] = []
     try:
-        st = p.stat()
+        for path, text, since in files:
+            try:
+                staged.append(_stage(path, _redacted(text) if redact else text, mode, since))
+            except EnvkitError as exc:
+                exc.message += _left_alone([os.fspath(p) for p, _t, _s in files if p is not path])
+                raise
+        fault_point("write")
+        with _locked_dirs(sorted({os.path.dirname(os.path.abspath(f.target)) for f in staged if f.tmp})):
+            for f in staged:
+                f.check()
+            _replace_all(staged)
+    finally:
+        for f in staged:
+            f.discard()
+
+
+class _Staged:
+    """One file of `write_files`: its content synced to a temporary file beside `target`, or (for
+    a device, a FIFO: nothing to replace atomically) held until the others are in place."""
+
+    def __init__(self, target: str, tmp: str | None, data: bytes, since: tuple[int, int, int, int] | None):
+        self.target, self.tmp, self.data, self.since = target, tmp, data, since
+
+    def check(self) -> None:
+        """EnvkitError when the file changed, or appeared, since `since` was taken."""
+        if self.since is None or self.tmp is None:
+            return
+        now = file_identity(self.target)
+        if now == self.since:
+            return
+        what = {
+            MISSING: "appeared since envkit started",
+            WRITTEN_SINCE_START: "changed since envkit started",
+        }.get(self.since, "changed since envkit read it")
+        raise EnvkitError(
+            f"{what} (another process wrote to it); not replaced",
+            where=Where(file=self.target),
+            hint="run the command again on the new content",
+        )
+
+    def commit(self) -> None:
+        """Put the file in place (OSError on failure)."""
+        if self.tmp is None:
+            with open(self.target, "wb") as fh:
+                fh.write(self.data)
+            return
+        if self.since == MISSING:
+            # a link fails if a file appeared after the check, where a rename would replace it
+            try:
+                os.link(self.tmp, self.target)
+            except FileExistsError:
+                raise EnvkitError(
+                    "appeared since envkit started (another process wrote to it); not replaced",
+                    where=Where(file=self.target),
+                    hint="run the command again on the new content",
+                ) from None
+            except OSError:
+                os.replace(self.tmp, self.target)  # a file system without hard links
+            return
+        os.replace(self.tmp, self.target)
+
+    def discard(self) -> None:
+        if self.tmp is not None:
+            try:
+                os.unlink(self.tmp)
+            except OSError:
+                pass
+
+
+def _stage(
+    path: str | os.PathLike[str], text: str | bytes, mode: int | None, since: tuple[int, int, int, int] | None
+) -> _Staged:
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    target = os.fspath(path)
+    if os.path.islink(target):
+        # Rewrite the file the link points to; replacing the link itself would detach it.
+        target = os.path.realpath(target)
+    try:
+        st: os.stat_result | None = os.stat(target)
     except OSError:
         st = None
     if st is not None and not stat.S_ISREG(st.st_mode):
-        # /dev/null, /dev/stdout, a FIFO: there is nothing to replace atomically, and renaming
-        # over a device node would destroy it.
-        try:
-            with open(p, "wb") as fh:
-                fh.write(data)
-        except OSError as exc:
-            raise EnvkitError(f"cannot write: {exc.strerror}", where=Where(file=str(path))) from None
-        return
+        # /dev/null, /dev/stdout, a FIFO: written in place; renaming over a device would destroy it
+        return _Staged(target, None, data, since)
     if mode is None:
-        try:
-            mode = p.stat().st_mode & 0o7777
-        except FileNotFoundError:
-            umask = os.umask(0)
-            os.umask(umask)
-            mode = 0o666 & ~umask
+        mode = st.st_mode & 0o7777 if st is not None else umask_mode(0o666)
     import tempfile  # only writers pay for it
 
+    directory = os.path.dirname(target) or "."
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=directory)
+        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=directory)
     except OSError as exc:
-        raise EnvkitError(f"cannot write: {exc.strerror}", where=Where(file=str(path))) from None
+        raise EnvkitError(f"cannot write: {exc.strerror}", where=Where(file=os.fspath(path))) from None
+    staged = _Staged(target, tmp, data, since)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp, mode)
-        if unchanged_since is not None and file_identity(p) != unchanged_since:
-            raise EnvkitError(
-                "changed since envkit read it (another process wrote to it); not replaced",
-                where=Where(file=str(path)),
-                hint="run the command again on the new content",
-            )
-        os.replace(tmp, p)
+    except OSError as exc:
+        staged.discard()
+        raise EnvkitError(f"cannot write: {exc.strerror}", where=Where(file=os.fspath(path))) from None
+    return staged
+
+
+@contextmanager
+def _locked_dirs(directories: Sequence[str]) -> Iterator[None]:
+    """Hold an exclusive flock on each directory (in sorted order: no deadlock), so that envkit
+    processes writing there check and replace their files one at a time."""
+    fds = []
+    try:
+        for d in directories:
+            try:
+                fd = os.open(d, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+            except OSError:
+                continue
+            fds.append(fd)
+            try:
+                import fcntl
+
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            except (ImportError, OSError):
+                pass  # no flock here: the identity check alone
+        yield
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
+def _replace_all(staged: Sequence[_Staged]) -> None:
+    """Commit each staged file in order; when one fails, put the ones already replaced back
+    (from hard links taken before) and raise EnvkitError saying that nothing changed."""
+    done: list[tuple[_Staged, str | None]] = []
+    try:
+        for f in staged:
+            backup = None
+            if f.tmp is not None and f.since != MISSING and os.path.isfile(f.target):
+                backup = f.tmp + ".old"
+                try:
+                    os.link(f.target, backup)
+                except OSError:
+                    backup = None
+            done.append((f, backup))
+            f.commit()
     except BaseException as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        f, backup = done.pop()
+        if backup:
+            os.unlink(backup)
+        for g, old in reversed(done):
+            try:
+                os.replace(old, g.target) if old else os.unlink(g.target)
+            except OSError:
+                pass
         if isinstance(exc, OSError):
-            raise EnvkitError(f"cannot write: {exc.strerror}", where=Where(file=str(path))) from None
+            kept = _left_alone([g.target for g in staged if g is not f])
+            raise EnvkitError(f"cannot write: {exc.strerror}{kept}", where=Where(file=f.target)) from None
         raise
+    for _f, backup in done:
+        if backup:
+            try:
+                os.unlink(backup)
+            except OSError:
+                pass
+
+
+def _left_alone(others: Sequence[str]) -> str:
+    """What an error about one of several files written together adds: the others are unchanged."""
+    if not others:
+        return ""
+    return f"; {', '.join(others)} left as {'it was' if len(others) == 1 else 'they were'}"

@@ -20,11 +20,18 @@ from typing import NamedTuple
 _CANDIDATE = re.compile(
     r"/t/[^/\s]+/|://[^/\s@]+@|[?&](?:token|access_token|auth|api_key|apikey|password|secret)=", re.IGNORECASE
 )
-_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>`]+")
+# A scheme starts where a run of scheme characters starts (the look-behind): an unanchored
+# `[A-Za-z][A-Za-z0-9+.-]*://` would rescan a long run from each of its positions (quadratic).
+SCHEME_START = r"(?<![A-Za-z0-9+.-])"
+_URL = re.compile(SCHEME_START + r"[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>`]+")
 _USERINFO = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://(?P<info>[^/@\s]+)@")
 _T_TOKEN = re.compile(r"/t/(?P<tok>[^/\s]+)/")
 _QUERY = re.compile(
     r"[?&](?:token|access_token|auth|api_key|apikey|password|secret)=(?P<v>[^&#\s]+)", re.IGNORECASE
+)
+_BARE_QUERY = re.compile(
+    r"(?P<key>[?&](?:token|access_token|auth|api_key|apikey|password|secret)=)(?P<v>[^&#\s'\"<>()]+)",
+    re.IGNORECASE,
 )
 _ENVREF = re.compile(r"^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$")
 _TOKEN_PREFIXES = ("ghp_", "gho_", "ghs_", "ghu_", "github_pat_", "glpat-", "xox", "pypi-", "npm_", "hf_")
@@ -125,6 +132,12 @@ def find_secrets(line: str) -> list[Secret]:
         if kinds:
             out.append(Secret(url, redact_url(url)[0], kinds[0], m.start() >= comment_at))
             spans.append((m.start(), m.start() + len(url)))
+    if "=" in line:
+        # a query secret outside a full URL: tools print the path of a request alone (pip's retry
+        # warning: `... connection broken by ...: /simple?token=SECRET/name/`)
+        for m in _BARE_QUERY.finditer(line):
+            if not any(a <= m.start() < b for a, b in spans) and query_kind(m.group("v")):
+                out.append(Secret(m.group(0), m.group("key") + TOKEN, "query token", m.start() >= comment_at))
     if any(g in line for g in _BARE_GUARD):
         for m in _BARE_TOKEN.finditer(line):
             if any(a <= m.start() < b for a, b in spans):
@@ -180,7 +193,7 @@ def redact_url(url: str) -> tuple[str, bool]:
 
 TOKEN = "<TOKEN>"
 USERINFO = "<USER>:<PASSWORD>"
-_USERINFO_ANY = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://(?P<info>[^/@\s]+)@")
+_USERINFO_ANY = re.compile(SCHEME_START + r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://(?P<info>[^/@\s]+)@")
 _QUERY_SUB = re.compile(
     r"(?P<key>[?&](?:token|access_token|auth|api_key|apikey|password|secret)=)(?P<v>[^&#\s]+)",
     re.IGNORECASE,
@@ -363,7 +376,9 @@ def _bare_label(token: str) -> str:
 
 
 #: a URL percent-encoded into another value (a purl's `repository_url=https%3A%2F%2F...`)
-_ENCODED_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*%3A%2F%2F[A-Za-z0-9%._~!$'()*+,;=:@/-]+", re.IGNORECASE)
+_ENCODED_URL = re.compile(
+    SCHEME_START + r"[A-Za-z][A-Za-z0-9+.-]*%3A%2F%2F[A-Za-z0-9%._~!$'()*+,;=:@/-]+", re.IGNORECASE
+)
 _ENCODED_GUARD = ("%3A%2F%2F", "%3a%2f%2f")
 
 

@@ -7,6 +7,7 @@ import re
 
 # the placeholders and the secret-variable rule live in envkit.secrets; importable from here too
 from envkit.secrets import (  # noqa: F401
+    SCHEME_START,
     TOKEN,
     USERINFO,
     has_placeholder,
@@ -16,7 +17,8 @@ from envkit.secrets import (  # noqa: F401
 )
 
 _T_ANY = re.compile(r"/t/[^/\s]+(?=/)")  # a token or its placeholder: both go when stripping
-_USERINFO = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<userinfo>[^/@\s]+)@")
+# the scheme starts a run of scheme characters (see SCHEME_START): linear on a long run
+_USERINFO = re.compile(SCHEME_START + r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<userinfo>[^/@\s]+)@")
 _QUERY_SECRET = re.compile(
     r"(?P<key>[?&](?:token|access_token|auth|api_key|apikey|password|secret)=)(?P<value>[^&#\s]+)",
     re.IGNORECASE,

@@ -73,7 +73,7 @@ def live_env_from_scan(
             f"prefix scan version {version!r} is not supported (envkit reads version {SCAN_VERSION})"
         )
     prefix = str(data["prefix"])
-    warnings = _record_errors(data, strict)
+    warnings = _incomplete(prefix, data, strict) + _record_errors(data, strict)
     platform = str(data.get("platform") or "")
     requested = _requested_deps(
         _requested_texts(data), {r["name"] for r in data.get("records") or ()}, warnings
@@ -100,6 +100,20 @@ def live_env_from_scan(
         pypi_names=_pypi_names(data),
         pip_over_conda=tuple(sorted(set(over), key=lambda o: (pep503(o[0]), o))),
     )
+
+
+def _incomplete(prefix: str, data: Mapping[str, Any], strict: bool) -> list[str]:
+    """The warning for a prefix an `envkit create` did not finish (its conda packages in place,
+    its pip packages or variables perhaps not); an EnvironmentNotFound when `strict`: such a prefix
+    is not the environment its lock describes, and no verdict on it may say otherwise."""
+    if not data.get("incomplete"):
+        return []
+    from envkit.backends.prefix_scan import INCOMPLETE
+
+    why = f"incomplete environment: an `envkit create` did not finish it ({prefix}/{INCOMPLETE})"
+    if strict:
+        raise EnvironmentNotFound(why, hint="run the same `envkit create` again: it replaces the prefix")
+    return [why]
 
 
 def _record_errors(data: Mapping[str, Any], strict: bool) -> list[str]:

@@ -27,7 +27,8 @@ Output (`scan_version` 1):
      "condarc": [{"path": "...", "text": "..."}],   # the .condarc search path, lowest priority first
      "environ": {"CONDA_CHANNEL_PRIORITY": ..., ...},
      "state": {"VAR": "value"},                    # conda-meta/state env_vars
-     "python_version": "3.11.8" | null, "site_packages": ["lib/python3.11/site-packages"]}
+     "python_version": "3.11.8" | null, "site_packages": ["lib/python3.11/site-packages"],
+     "incomplete": bool}                           # an `envkit create` did not finish it (INCOMPLETE)
 
 Errors are data, not exceptions: an unreadable record goes to `errors` with its path, and the
 caller decides.  With `--files`, each record also carries its full `files` list.
@@ -41,6 +42,8 @@ import re
 import sys
 
 SCAN_VERSION = 1
+#: the mark `envkit create` leaves in a prefix until its last step is done (relative to the prefix)
+INCOMPLETE = "conda-meta/.envkit-incomplete"
 
 # The .condarc search path, lowest priority first (conda/base/constants.py SEARCH_PATH): each
 # directory's `.condarc`, `condarc` and `condarc.d/*.yml`, with `~/.condarc` before the prefix's own.
@@ -573,6 +576,7 @@ def scan(prefix, with_files=False, environ=None, home=None):
         "python_version": python_version,
         "site_packages": site_dirs,
         "is_prefix": os.path.isdir(os.path.join(prefix, "conda-meta")),
+        "incomplete": os.path.exists(os.path.join(prefix, INCOMPLETE)),
     }
 
 

@@ -20,11 +20,13 @@ def run_live(o: LockOptions) -> int:
     from envkit.errors import UsageError
     from envkit.formats.condalock import write_conda_lock
     from envkit.formats.envyml import write_env
-    from envkit.io import atomic_write, emit
+    from envkit.io import emit, file_identity, write_files
     from envkit.ops.lock import lock_live
     from envkit.output import warn
 
     env_path = None if o.no_env_lock else (o.env_lock or env_lock_path(o.output))
+    # before anything reads them: files another process writes there from now on are not overwritten
+    before = {p: file_identity(p, since_start=True) for p in (o.output, env_path) if p and p != "-"}
     if env_path and o.output != "-" and os.path.abspath(env_path) == os.path.abspath(o.output):
         raise UsageError(
             f"--env-lock and -o both name {o.output}", hint="write the two files to different paths"
@@ -44,9 +46,15 @@ def run_live(o: LockOptions) -> int:
     args += ["--allow-unhashed-pip"] if o.allow_unhashed_pip else []
     header = header_for(regen(*args, "-o", o.output))
     text = write_conda_lock(result.lock, header=header)
-    if env_path:
-        atomic_write(env_path, write_env(result.env_spec, header=header))
-    emit(text, o.output)
+    # both files or neither: a full disk must not leave a lock beside an environment file it does not match
+    files = [
+        (p, t, before[p])
+        for p, t in ((env_path, write_env(result.env_spec, header=header)), (o.output, text))
+        if p in before
+    ]
+    write_files(files)
+    if o.output == "-":
+        emit(text, o.output)
     # always say which files were written (on stderr: with -o - stdout is the lock)
     n_conda = sum(1 for p in result.lock.packages if p.manager == "conda")
     n_pip = len(result.lock.packages) - n_conda

@@ -24,6 +24,7 @@ def run_spec(o: LockOptions) -> int:
     from envkit.ops.lock import lock_spec
     from envkit.output import warn
 
+    before = _output_identity(o.output)
     spec_file = o.spec_file or ""  # mode() sends only -f here
     spec = read_spec(spec_file)
     target = lock_target(o.output, o.target)
@@ -54,12 +55,12 @@ def run_spec(o: LockOptions) -> int:
         lk = replace(lk, pip_options=rebase_pip_options(lk.pip_options, here, there))
     args = _regen_args(o, spec_file, result)
     if target == "conda-lock":
-        emit(write_conda_lock(lk, header=header_for(regen(*args, "-o", o.output))), o.output)
+        emit(write_conda_lock(lk, header=header_for(regen(*args, "-o", o.output))), o.output, before)
     else:
         from envkit.lock.pixi_out import PIXI_TARGETS, write_pixi
 
         args += pixi_target_args(o.output, PIXI_TARGETS[target])
-        emit(write_pixi(lk, target, header=header_for(regen(*args, "-o", o.output))), o.output)
+        emit(write_pixi(lk, target, header=header_for(regen(*args, "-o", o.output))), o.output, before)
     warn_duplicates([lk])
     from envkit.render import render
     from envkit.render.lock_text import lock_warnings
@@ -99,3 +100,11 @@ def _regen_args(o: LockOptions, spec_file: str, result) -> list[str]:
     args += ["--no-pip"] if o.no_pip else []
     args += result.exclude_newer.args() if result.exclude_newer else []
     return args
+
+
+def _output_identity(output: str) -> tuple[int, int, int, int] | None:
+    """-o's identity, before anything reads it: a file another process writes there from now on
+    (or wrote since this run started) is not overwritten."""
+    from envkit.io import file_identity
+
+    return file_identity(output, since_start=True) if output != "-" else None

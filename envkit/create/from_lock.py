@@ -6,14 +6,20 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from envkit.create.claim import check_target, claim_prefix, mark_complete, mark_incomplete
 from envkit.create.conda_install import install_conda
 from envkit.create.hashes import validate_hashes, verify_local_archives
 from envkit.create.pip_install import install_pip, uninstall_dists
-from envkit.create.rattler_install import install_rattler
+from envkit.create.rattler_install import (
+    PrefixTaken,
+    check_archive_paths,
+    install_rattler,
+    to_repodata_records,
+)
 from envkit.create.state import write_state_variables
-from envkit.create.target import choose_platform, prepare_prefix, remove_tree
+from envkit.create.target import choose_platform, remove_tree
 from envkit.errors import UsageError
-from envkit.model import Lock
+from envkit.model import Lock, LockedPackage
 
 BACKENDS = ("rattler", "conda", "mamba", "micromamba")
 
@@ -37,6 +43,8 @@ class CreateResult:
     #: names of the variables the lock records without their value (a credential, redacted when it
     #: was locked): not set; the user sets them (`conda env config vars set`)
     unset_variables: tuple[str, ...] = ()
+    #: an earlier `create` of this prefix had not finished: its remains were replaced
+    replaced: bool = False
 
 
 def create_from_lock(
@@ -58,55 +66,34 @@ def create_from_lock(
 
     Raises UsageError (existing non-empty prefix, platform not locked, missing URL/hash),
     IntegrityError (a package does not match its recorded hash) and BackendError (download, link,
-    conda or pip failure).  On any error after the prefix was started it is removed again.
+    conda or pip failure).  One process creates a prefix at a time (envkit.create.claim); on any
+    error after the prefix was started, what this run made is removed again.
     """
-    from envkit.conda.names import pep503
-    from envkit.lock import apply_lock_metadata, lock_over_conda, lock_variables
+    from envkit.lock import apply_lock_metadata
 
     if backend not in BACKENDS:
         raise UsageError(f"unknown backend {backend!r}", hint="use one of: " + ", ".join(BACKENDS))
     lock = apply_lock_metadata(lock)  # editable pip packages recorded in custom_metadata
     plat = choose_platform(lock, platform, environments=environments)
     target = os.path.abspath(os.fspath(prefix))
-    prepare_prefix(target)
+    check_target(target)
     pkgs = lock.for_platform(plat)
     conda = [p for p in pkgs if p.manager == "conda"]
     pip = [p for p in pkgs if p.manager == "pip"]
-    validate_hashes(pkgs, source=lock.source)  # pip's too: a malformed one must not turn hash checking off
-    verify_local_archives(conda, source=lock.source)
-    try:
-        if backend == "rattler":
-            # the history block conda writes for `create --file` (the conda backend writes its own)
-            cmd = ["envkit", "create", *(["--lock", lock.source] if lock.source else []), "-p", target]
-            install_rattler(
-                conda, target, plat, cache_dir=cache_dir, history_cmd=cmd, show_progress=show_progress
-            )
-        else:
-            install_conda(lock, plat, target, backend, executable, timeout=timeout)
-        # relative paths in the lock's pip options (`--find-links ./wheels`) are the lock's
-        lock_dir = (
-            os.path.dirname(os.path.abspath(lock.source))
-            if lock.source and os.path.isfile(lock.source)
-            else None
-        )
-        # pip packages that were installed over a conda package's files in the locked environment:
-        # pip uninstalled conda's copy first, so do the same (whether or not this pip sees it)
-        over = set(lock_over_conda(lock)) & {pep503(p.name) for p in pip}
-        if over:
-            uninstall_dists(target, over)
-        hashed = (
-            install_pip(target, plat, pip, options=lock.pip_options, timeout=timeout, cwd=lock_dir)
-            if pip
-            else False
-        )
-        written, unset = write_state_variables(target, lock_variables(lock))
-    except BaseException:
-        remove_tree(target)
-        raise
+    _check_entries(pkgs, conda, plat, lock.source)
+    kw = dict(
+        backend=backend,
+        executable=executable,
+        cache_dir=cache_dir,
+        timeout=timeout,
+        show_progress=show_progress,
+    )
+    replaced, (hashed, written, unset) = _claimed_install(lock, target, plat, conda, pip, **kw)
     from envkit.lock import is_index_placeholder
 
     by_pin = tuple(f"{p.name}=={p.version}" for p in pip if is_index_placeholder(p))
     return CreateResult(
+        replaced=replaced,
         prefix=target,
         platform=plat,
         conda=len(conda),
@@ -117,3 +104,85 @@ def create_from_lock(
         variables=written,
         unset_variables=unset,
     )
+
+
+def _check_entries(
+    pkgs: Sequence[LockedPackage], conda: Sequence[LockedPackage], plat: str, source: str | None
+) -> None:
+    """Everything about the lock's entries that can be refused before any work: malformed hashes
+    (pip's too: one must not turn hash checking off), entries conda cannot link, local archives that
+    do not match their hashes or write outside the prefix."""
+    validate_hashes(pkgs, source=source)
+    to_repodata_records(conda, plat, source=source)  # before any file is read
+    verify_local_archives(conda, source=source)
+    check_archive_paths(conda, source=source)
+
+
+def _claimed_install(
+    lock: Lock, target: str, plat: str, conda: Sequence[LockedPackage], pip: Sequence[LockedPackage], **kw
+) -> tuple[bool, tuple[bool, tuple[str, ...], tuple[str, ...]]]:
+    """`_install` with the claim on `target` held; on failure, what it made is removed (an empty
+    directory that was there is made again).  Returns (an unfinished prefix was replaced, what
+    `_install` returns)."""
+    with claim_prefix(target) as replaced:
+        existed = os.path.isdir(target)  # an empty directory to create the environment in
+        try:
+            return replaced, _install(lock, target, plat, conda, pip, **kw)
+        except PrefixTaken:
+            raise
+        except BaseException:
+            # the claim is held and `target` was missing or empty: what is there now is this run's
+            remove_tree(target)
+            if existed:
+                os.mkdir(target)
+            raise
+
+
+def _install(
+    lock: Lock,
+    target: str,
+    plat: str,
+    conda: Sequence[LockedPackage],
+    pip: Sequence[LockedPackage],
+    *,
+    backend: str,
+    executable: str | None,
+    cache_dir: str | os.PathLike[str] | None,
+    timeout: float,
+    show_progress: bool,
+) -> tuple[bool, tuple[str, ...], tuple[str, ...]]:
+    """The steps of `create_from_lock` inside the claim: conda packages (the prefix marked
+    incomplete from the moment it exists), pip packages, variables, and the mark removed last.
+    Returns (pip hashes required, variables set, variables left unset)."""
+    from envkit.conda.names import pep503
+    from envkit.io import fault_point
+    from envkit.lock import lock_over_conda, lock_variables
+
+    if backend == "rattler":
+        # the history block conda writes for `create --file` (the conda backend writes its own)
+        cmd = ["envkit", "create", *(["--lock", lock.source] if lock.source else []), "-p", target]
+        install_rattler(
+            conda, target, plat, cache_dir=cache_dir, history_cmd=cmd, show_progress=show_progress
+        )
+    else:
+        install_conda(lock, plat, target, backend, executable, timeout=timeout)
+        mark_incomplete(target)
+    fault_point("create:pip")
+    # relative paths in the lock's pip options (`--find-links ./wheels`) are the lock's
+    lock_dir = (
+        os.path.dirname(os.path.abspath(lock.source)) if lock.source and os.path.isfile(lock.source) else None
+    )
+    # pip packages that were installed over a conda package's files in the locked environment:
+    # pip uninstalled conda's copy first, so do the same (whether or not this pip sees it)
+    over = set(lock_over_conda(lock)) & {pep503(p.name) for p in pip}
+    if over:
+        uninstall_dists(target, over)
+    hashed = (
+        install_pip(target, plat, pip, options=lock.pip_options, timeout=timeout, cwd=lock_dir)
+        if pip
+        else False
+    )
+    written, unset = write_state_variables(target, lock_variables(lock))
+    fault_point("create:finish")
+    mark_complete(target)
+    return hashed, written, unset

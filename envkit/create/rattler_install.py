@@ -11,7 +11,7 @@ from urllib.parse import unquote, urlparse
 
 from envkit.create.hashes import local_path
 from envkit.create.target import remove_tree
-from envkit.errors import BackendError, IntegrityError, UsageError
+from envkit.errors import BackendError, IntegrityError, ParseError, UsageError, Where, clip
 from envkit.model import LockedPackage
 
 
@@ -34,8 +34,15 @@ def _build_of(p: LockedPackage) -> tuple[str, int]:
     return build or "0", int(p.build_number or 0)
 
 
-def to_repodata_records(packages: Sequence[LockedPackage], platform: str) -> list:
-    """py-rattler RepoDataRecords for locked conda packages (what `rattler.install` takes)."""
+def to_repodata_records(
+    packages: Sequence[LockedPackage], platform: str, *, source: str | None = None
+) -> list:
+    """py-rattler RepoDataRecords for locked conda packages (what `rattler.install` takes).
+
+    Raises UsageError for a package without a URL, and ParseError naming the lock (`source`), the
+    package's line and the key for an entry rattler refuses: a name or version that is not conda's
+    (`../../x`, `1.0/../..`), a build string with a path in it, a URL that names no package archive.
+    """
     import rattler
 
     from envkit.conda.channels import channel_of_url
@@ -47,19 +54,114 @@ def to_repodata_records(packages: Sequence[LockedPackage], platform: str) -> lis
         build, number = _build_of(p)
         _chan, sub = channel_of_url(p.url)
         subdir = p.subdir or sub or platform
-        record = rattler.PackageRecord(
-            name=p.name,
-            version=p.version,
-            build=rattler.BuildString(build),
-            build_number=number,
-            subdir=subdir,
-            depends=[f"{n} {s}".strip() for n, s in p.depends],
-            md5=bytes.fromhex(p.md5) if p.md5 is not None else None,
-            sha256=bytes.fromhex(p.sha256) if p.sha256 is not None else None,
-        )
-        channel_url = p.url.rsplit("/", 2)[0] + "/"
-        out.append(rattler.RepoDataRecord(record, _file_name(p.url), p.url, channel_url))
+        key = "name"
+        try:
+            record = rattler.PackageRecord(
+                name=p.name,
+                version=p.version,
+                build=rattler.BuildString(build),
+                build_number=number,
+                subdir=subdir,
+                depends=[f"{n} {s}".strip() for n, s in p.depends],
+                md5=bytes.fromhex(p.md5) if p.md5 is not None else None,
+                sha256=bytes.fromhex(p.sha256) if p.sha256 is not None else None,
+            )
+            key = "url"
+            channel_url = p.url.rsplit("/", 2)[0] + "/"
+            out.append(rattler.RepoDataRecord(record, _file_name(p.url), p.url, channel_url))
+        except Exception as exc:  # rattler's own exception classes, and ValueError
+            raise _entry_error(p, key, exc, source) from None
     return out
+
+
+def _entry_error(p: LockedPackage, key: str, exc: Exception, source: str | None) -> ParseError:
+    """The ParseError for a lock entry rattler refused (`key`: where the construction stopped)."""
+    text = str(exc).strip()
+    kind = type(exc).__name__
+    if "PackageName" in kind:
+        key, why = "name", f"{p.name!r} is not a conda package name"
+    elif "Version" in kind:
+        key, why = "version", f"{p.version!r} is not a conda version"
+    elif "build string" in text:
+        key, why = "build", f"{p.build!r} is not a conda build string"
+    elif key == "url":
+        why = f"{_file_name(p.url or '')!r} is not a conda package archive (.conda or .tar.bz2)"
+    else:
+        why = clip(text)
+    return ParseError(
+        (why if key == "name" else f"{clip(p.name)}: {why}") + "; nothing was installed",
+        where=Where(file=source, line=p.line, key=key),
+        hint="the lock was edited or is not a lock of conda packages; relock",
+    )
+
+
+def check_archive_paths(packages: Sequence[LockedPackage], *, source: str | None = None) -> None:
+    """Refuse a local package archive whose `info/paths.json` names a file outside the prefix (an
+    absolute path, a `..` component): py-rattler's linker aborts the process on one (a panic in a
+    worker thread), so it is caught before anything is linked.  Raises IntegrityError naming the
+    lock's line and the path.  A downloaded archive is read only by rattler."""
+    from pathlib import PurePosixPath
+
+    from rattler.package import PathsJson
+
+    for p in packages:
+        path = local_path(p.url or "")
+        if path is None:
+            continue
+        try:
+            entries = PathsJson.from_package_archive(Path(path)).paths
+        except Exception as exc:  # rattler's own exception classes
+            raise IntegrityError(
+                f"{p.name}={p.version}: {p.url} is not a readable conda package ({type(exc).__name__})",
+                where=Where(file=source, line=p.line),
+            ) from None
+        for entry in entries:
+            rel = str(entry.relative_path)
+            parts = PurePosixPath(rel).parts
+            if not rel or rel.startswith(("/", "\\")) or ".." in parts or "\0" in rel:
+                raise IntegrityError(
+                    f"{p.name}={p.version}: the package's info/paths.json names {clip(rel)!r}, outside "
+                    "the environment; nothing was installed",
+                    where=Where(file=source, line=p.line),
+                    hint="the package is malformed or hostile: do not install it",
+                )
+
+
+def _install_error(exc: Exception) -> IntegrityError | BackendError:
+    """The error for a failed `rattler.install`: IntegrityError for a hash mismatch (naming the
+    package and both hashes), BackendError for anything else."""
+    text = str(exc).strip()
+    if "hash mismatch" in text or "mismatch" in text.lower():
+        # the root cause (rattler's last line) names the file and both hashes; the whole
+        # chain is quoted only in part (errors clip quoted text), so say them in the message
+        import re
+
+        m = re.search(
+            r"mismatch when extracting (?P<url>\S+) .*?expected (?P<want>[0-9a-f]+), "
+            r"got (?P<got>[0-9a-f]+)",
+            text,
+        )
+        detail = (
+            (
+                f" ({_file_name(m.group('url'))}: the lock says {m.group('want')}, the download has "
+                f"{m.group('got')})"
+            )
+            if m
+            else ""
+        )
+        return IntegrityError(
+            f"a package does not match the hash recorded in the lock{detail}; nothing was installed",
+            text=text,
+        )
+    from envkit._text import unreachable_hint
+
+    return BackendError(
+        f"installing the conda packages failed: {type(exc).__name__}", text=text, hint=unreachable_hint(text)
+    )
+
+
+class PrefixTaken(UsageError):
+    """The prefix was filled by someone else between the claim and the rename: not this run's."""
 
 
 def install_rattler(
@@ -77,11 +179,16 @@ def install_rattler(
 
     import rattler
 
+    from envkit.create.claim import mark_incomplete
+    from envkit.io import fault_point, umask_mode
+
     records = to_repodata_records(conda, platform)
     parent = os.path.dirname(prefix)
     os.makedirs(parent, exist_ok=True)
+    # named for the sweep of a later claim (envkit.create.claim) should this run be killed
     stage = tempfile.mkdtemp(prefix=f".{os.path.basename(prefix)}.envkit-", dir=parent)
     try:
+        os.chmod(stage, umask_mode(0o777))  # mkdtemp's 0700 would become the environment's mode
         try:
             asyncio.run(
                 rattler.install(
@@ -95,44 +202,21 @@ def install_rattler(
                 )
             )
         except Exception as exc:  # rattler's own exception classes
-            text = str(exc).strip()
-            if "hash mismatch" in text or "mismatch" in text.lower():
-                # the root cause (rattler's last line) names the file and both hashes; the whole
-                # chain is quoted only in part (errors clip quoted text), so say them in the message
-                import re
-
-                m = re.search(
-                    r"mismatch when extracting (?P<url>\S+) .*?expected (?P<want>[0-9a-f]+), "
-                    r"got (?P<got>[0-9a-f]+)",
-                    text,
-                )
-                detail = (
-                    (
-                        f" ({_file_name(m.group('url'))}: the lock says {m.group('want')}, the download has "
-                        f"{m.group('got')})"
-                    )
-                    if m
-                    else ""
-                )
-                raise IntegrityError(
-                    f"a package does not match the hash recorded in the lock{detail}; nothing was installed",
-                    text=text,
-                ) from None
-            from envkit._text import unreachable_hint
-
-            raise BackendError(
-                f"installing the conda packages failed: {type(exc).__name__}",
-                text=text,
-                hint=unreachable_hint(text),
-            ) from None
+            raise _install_error(exc) from None
         complete_prefix_records(stage, conda)
         if history_cmd:
             from envkit.conda.history import append_history
 
             append_history(stage, conda, history_cmd)
-        if os.path.isdir(prefix):
-            os.rmdir(prefix)  # empty (checked before): the staged tree takes its place
-        os.rename(stage, prefix)
+        mark_incomplete(stage)  # until create's last step: the mark comes with the tree
+        fault_point("create:staged")
+        try:
+            os.rename(stage, prefix)  # replaces an empty directory; never a non-empty one
+        except OSError as exc:
+            raise PrefixTaken(
+                f"{prefix} was made by another program while envkit was creating it; left as it is",
+                where=Where(file=prefix),
+            ) from exc
     except BaseException:
         remove_tree(stage)
         raise
@@ -169,12 +253,15 @@ def complete_prefix_records(prefix: str, packages: Sequence[LockedPackage] = ())
     build, URL, hashes and depends; the files were linked right either way (py-rattler reads the
     package's own index.json to link), but conda-meta would lack `noarch: python`, `constrains`,
     `license`.  The archive matched the lock's hash, so its index.json is the package's truth.
-    Returns how many records were completed.
+    Every record's `url` and `channel` lose their credentials, as conda writes them.
+    Returns how many records were completed from an index.json.
     """
     import glob
 
     import rattler
     from rattler.package import IndexJson
+
+    from envkit.urls import strip_credentials
 
     sizes = {}
     for p in packages:
@@ -188,16 +275,21 @@ def complete_prefix_records(prefix: str, packages: Sequence[LockedPackage] = ())
             record = rattler.PrefixRecord.from_path(Path(path))
         except Exception:
             continue  # not a package record (conda-meta/history is not .json; be lenient anyway)
+        # conda writes `url` and `channel` without credentials (a `/t/TOKEN/` path, a user part);
+        # the download used them, the environment keeps none
+        if record.url:
+            record.url = strip_credentials(str(record.url))
+        if record.channel:
+            record.channel = strip_credentials(str(record.channel))
         pkg_dir = record.extracted_package_dir
-        if not pkg_dir or not os.path.isfile(os.path.join(str(pkg_dir), "info", "index.json")):
-            continue
-        index = IndexJson.from_package_directory(pkg_dir)
-        for field in _INDEX_FIELDS:
-            value = getattr(index, field, None)
-            if value is not None and (field in _ALWAYS or value not in ([], "")):
-                setattr(record, field, value)
+        if pkg_dir and os.path.isfile(os.path.join(str(pkg_dir), "info", "index.json")):
+            index = IndexJson.from_package_directory(pkg_dir)
+            for field in _INDEX_FIELDS:
+                value = getattr(index, field, None)
+                if value is not None and (field in _ALWAYS or value not in ([], "")):
+                    setattr(record, field, value)
+            done += 1
         if record.size is None and record.file_name in sizes:
             record.size = sizes[record.file_name]
         record.write_to_path(Path(path), pretty=True)
-        done += 1
     return done

@@ -13,8 +13,15 @@ import re
 HEX32 = re.compile(r"[0-9a-fA-F]{32}")
 HEX64 = re.compile(r"[0-9a-fA-F]{64}")
 
-#: digest kind -> (pattern, length)
-DIGESTS = {"md5": (HEX32, 32), "sha256": (HEX64, 64)}
+#: digest kind -> (pattern, length); sha384 and sha512 for pip's `--hash` (its STRONG_HASHES)
+DIGESTS = {
+    "md5": (HEX32, 32),
+    "sha256": (HEX64, 64),
+    "sha384": (re.compile(r"[0-9a-fA-F]{96}"), 96),
+    "sha512": (re.compile(r"[0-9a-fA-F]{128}"), 128),
+}
+#: the algorithms pip's hash-checking mode takes in `--hash=ALGO:HEX`
+PIP_HASHES = ("sha256", "sha384", "sha512")
 
 
 def is_digest(kind: str, value) -> bool:
@@ -50,3 +57,18 @@ def package_digest_error(p, kind: str, *, where):
         where=where,
         hint=f"quote the hash in the lock ({kind}: '...'), or relock",
     )
+
+
+def pip_hash_problem(value: str) -> str | None:
+    """Why `value`, the argument of a requirement's `--hash` (`sha256:HEX`), is not a hash pip can
+    verify (a clause for an error message), or None.  The rule `create` applies to a lock's
+    digests: an unknown algorithm (pip refuses it too) or a digest of the wrong length or alphabet."""
+    algo, sep, digest = value.partition(":")
+    if not sep or algo.lower() not in PIP_HASHES:
+        return f"--hash={value!r} is not ALGO:HEX with ALGO one of {', '.join(PIP_HASHES)}"
+    algo = algo.lower()
+    if is_digest(algo, digest):
+        return None
+    shown = digest if len(digest) <= 80 else digest[:77] + "..."
+    size = DIGESTS[algo][1]
+    return f"--hash={algo}:{shown} is not a {algo} hash of {size} hex digits ({len(digest)} characters)"

@@ -110,6 +110,8 @@ def parse_pip_entry(text: str, where: Where | None = None) -> PipDep:
         len(tokens),
     )
     head, opts = " ".join(tokens[:cut]), " ".join(tokens[cut:])
+    if "--hash" in opts:
+        _check_hashes(tokens[cut:], where, raw)
     dep = _parse_target(head, where, raw)
     text_out = dep.text
     if opts:
@@ -128,6 +130,20 @@ def parse_pip_entry(text: str, where: Where | None = None) -> PipDep:
         raw=raw,
         line=line,
     )
+
+
+def _check_hashes(tokens: list[str], where: Where | None, raw: str) -> None:
+    """InvalidSpecError for a `--hash` that pip could not verify (`envkit.formats._digest`):
+    `create` refuses such a lock, so reading one is refused alike."""
+    from envkit.formats._digest import pip_hash_problem
+
+    for i, t in enumerate(tokens):
+        value = t[len("--hash=") :] if t.startswith("--hash=") else None
+        if t == "--hash":
+            value = tokens[i + 1] if i + 1 < len(tokens) else ""
+        problem = value is not None and pip_hash_problem(value)
+        if problem:
+            raise InvalidSpecError(problem, where=where, text=raw)
 
 
 def _in_marker(tokens: list[str]) -> bool:

@@ -176,6 +176,8 @@ def _pixi_environments(
 def _result_warnings(result: CreateResult) -> tuple[str, ...]:
     """Pip packages installed without hash checking, and variables the lock has no value for."""
     out: list[str] = []
+    if result.replaced:
+        out.append(f"{result.prefix} was left incomplete by an earlier `envkit create`; replaced")
     if result.by_pin:
         out.append(
             f"{len(result.by_pin)} pip package(s) had no artifact in the lock (#envkit-unresolved) and "

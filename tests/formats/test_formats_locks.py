@@ -312,7 +312,7 @@ REQS = """\
 -r base.txt
 requests>=2 ; python_version >= "3.8"   # http
 numpy==1.26.* \\
-    --hash=sha256:abc
+    --hash=sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
 -e git+https://github.com/org/repo.git@main#egg=repo
 ./local/pkg
 https://example.com/x-1.0-py3-none-any.whl
@@ -326,7 +326,12 @@ def test_requirements_entries():
         ("option", None, "--index-url https://<TOKEN>@pypi.example.com/simple", 2),
         ("option", None, "-r base.txt", 3),
         ("requirement", "requests", 'requests>=2; python_version >= "3.8"', 4),
-        ("requirement", "numpy", "numpy==1.26.* --hash=sha256:abc", 5),
+        (
+            "requirement",
+            "numpy",
+            "numpy==1.26.* --hash=sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+            5,
+        ),
         ("vcs", "repo", "-e git+https://github.com/org/repo.git@main#egg=repo", 7),
         ("path", None, "./local/pkg", 8),
         ("url", "x", "https://example.com/x-1.0-py3-none-any.whl", 9),

@@ -3,10 +3,11 @@ every command and every --format; no byte that comes out (stdout, stderr, a writ
 one of them.
 
 The shapes: an anaconda.org `/t/<token>/` channel and package URL, `user:password@` in an index and
-a channel URL, a `?token=` parameter, a token user part (`https://ghp_...@github.com`), a PyPI API
-token as `__token__`'s password, secret `variables:` values (`HF_TOKEN`, `TWINE_PASSWORD`) and a
-token in a comment.  Each is written into a well-formed file and into a malformed one (so that the
-parse error quotes it).  Bounded for CI: derandomized, a few examples.
+a channel URL, a `?token=` parameter (in a URL, and in a bare request path as pip's warnings print
+it), a token user part (`https://ghp_...@github.com`), a PyPI API token as `__token__`'s password,
+secret `variables:` values (`HF_TOKEN`, `TWINE_PASSWORD`) and a token in a comment.  Each is
+written into a well-formed file and into a malformed one (so that the parse error quotes it).
+Bounded for CI: derandomized, a few examples.
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ dependencies:
     - --extra-index-url https://__token__:{s.pypi}@upload.example.org/simple
     - git+https://{s.gh}@github.com/org/repo.git
     - internal-tool==1.0
+    # pip warned: connection broken by NewConnectionError: /simple?token={s.query}/internal-tool/
 variables:
   HF_TOKEN: {s.hf}
   TWINE_PASSWORD: {s.twine}
