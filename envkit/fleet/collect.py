@@ -27,6 +27,7 @@ import os
 import re
 import shlex
 import tempfile
+import threading
 import zlib
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -314,7 +315,8 @@ def _read_local(j: Job, environ: Mapping[str, str], seen: dict) -> HostResult:
 
 
 def _why(exc: EnvkitError, strip: str | None = None) -> str:
-    text = str(exc)
+    """The error in one line: where, message, and the last line of the program's output."""
+    text = f"{exc.where}: {exc.message}" if exc.where else str(exc.message)
     if strip and text.startswith(strip + ": "):
         text = text[len(strip) + 2 :]
     if exc.text:
@@ -325,32 +327,30 @@ def _why(exc: EnvkitError, strip: str | None = None) -> str:
 
 
 def _run_ssh(jobs, at_once, timeout, environ, machine, on_result) -> None:
-    """Each host in its own ssh session, `at_once` at a time.  Sessions to one host at the same
-    time share one ControlMaster connection (authenticated once); the sockets live in a private
-    temporary directory that goes with the run."""
+    """Each host in its own ssh session, `at_once` at a time.  Sessions to one host share one
+    connection (authenticated once): a master that envkit starts for that host and that runs no
+    session itself, so every session ends, or is stopped, alone."""
     from envkit.sources import read_remote
 
     base = environ.get("ENVKIT_SSH") or "ssh"
-    with tempfile.TemporaryDirectory(prefix="envkit-ssh-") as control:
-        # options given first win in ssh: these override ssh_command's own ConnectTimeout
-        opts = [
-            "-o",
-            f"ConnectTimeout={max(1, int(min(timeout, 20)))}",
-            "-o",
-            "ControlMaster=auto",
-            "-o",
-            f"ControlPath={os.path.join(control, '%C')}",
-            "-o",
-            # not persisted: a master left in the background keeps the session's pipes open, so a
-            # host that hangs would hang the run past its timeout
-            "ControlPersist=no",
-        ]
-        env = {**environ, "ENVKIT_SSH": base + " " + " ".join(shlex.quote(o) for o in opts)}
+    # options given first win in ssh: this overrides ssh_command's own ConnectTimeout
+    connect = ["-o", f"ConnectTimeout={max(1, int(min(timeout, 20)))}"]
+    plain = {**environ, "ENVKIT_SSH": _with_options(base, connect)}
+    per_host: dict[tuple, int] = {}
+    for j in jobs:
+        per_host[_connection(j.target)] = per_host.get(_connection(j.target), 0) + 1
+    with (
+        tempfile.TemporaryDirectory(prefix="envkit-ssh-") as control,
+        _Masters(control, plain, timeout) as masters,
+    ):
 
         def one(j: Job) -> HostResult:
             res = HostResult(job=j)
             found: list[MachineProfile] = []
             assert j.target is not None
+            env = plain
+            if per_host[_connection(j.target)] > 1:
+                env = masters.client_environ(j.target) or plain
             try:
                 res.model = read_remote(
                     j.target, environ=env, timeout=timeout, on_machine=found.append if machine else None
@@ -366,10 +366,76 @@ def _run_ssh(jobs, at_once, timeout, environ, machine, on_result) -> None:
                 on_result(res)
 
 
+def _with_options(base: str, options: list[str]) -> str:
+    return base + " " + " ".join(shlex.quote(o) for o in options)
+
+
+def _connection(t: SshTarget | None) -> tuple:
+    assert t is not None
+    return (t.user, t.host, t.port)
+
+
+class _Masters:
+    """One ssh master connection per host, started on first use: `ssh -M -N` with nothing on its
+    standard streams, so it holds no session's pipes; stopped when the run ends."""
+
+    def __init__(self, control: str, environ: Mapping[str, str], timeout: float) -> None:
+        self.control, self.environ, self.timeout = control, environ, timeout
+        self.lock = threading.Lock()
+        self.hosts: dict[tuple, tuple[threading.Lock, list]] = {}
+        self.procs: list = []
+
+    def __enter__(self) -> _Masters:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        from envkit._proc import stop
+
+        for proc in self.procs:
+            stop(proc)
+
+    def client_environ(self, target: SshTarget) -> dict[str, str] | None:
+        """The environment whose ENVKIT_SSH rides on `target`'s master, or None when the master
+        could not connect (the session then connects, and fails, on its own)."""
+        key = _connection(target)
+        with self.lock:
+            host_lock, slot = self.hosts.setdefault(key, (threading.Lock(), []))
+        with host_lock:
+            if not slot:
+                slot.append(self._start(target, os.path.join(self.control, str(len(self.hosts)))))
+        path = slot[0]
+        if path is None:
+            return None
+        opts = ["-o", "ControlMaster=no", "-o", f"ControlPath={path}"]
+        return {**self.environ, "ENVKIT_SSH": _with_options(self.environ["ENVKIT_SSH"], opts)}
+
+    def _start(self, target: SshTarget, path: str) -> str | None:
+        """Start the master for `target` listening at `path`; the path once it listens, else None."""
+        import time
+
+        from envkit._proc import spawn
+        from envkit.ssh_source import ssh_command
+
+        opts = ["-o", "ControlMaster=yes", "-o", f"ControlPath={path}", "-o", "ControlPersist=no", "-N"]
+        env = {**self.environ, "ENVKIT_SSH": _with_options(self.environ["ENVKIT_SSH"], opts)}
+        try:
+            proc = spawn(ssh_command(target, env), env=env, what="ssh")
+        except EnvkitError:
+            return None
+        self.procs.append(proc)
+        # ssh creates the socket once the connection is authenticated (or exits on failure)
+        deadline = time.monotonic() + self.timeout
+        while proc.poll() is None and time.monotonic() < deadline:
+            if os.path.exists(path):
+                return path
+            time.sleep(0.02)
+        return None
+
+
 def _ssh_failure(exc: EnvkitError, j: Job, timeout: float) -> tuple[str, str]:
     """(status, why) for a failed ssh job, in words a person acts on."""
     from envkit.errors import BackendError
-    from envkit.ssh_source import remote_url
+    from envkit.ssh_source import RemoteTimeout, remote_url
 
     assert j.target is not None
     url = remote_url(j.target)
@@ -382,9 +448,9 @@ def _ssh_failure(exc: EnvkitError, j: Job, timeout: float) -> tuple[str, str]:
         )
     if "Host key verification failed" in detail:
         return "unreachable", "ssh: host key verification failed (the host is not in known_hosts)"
+    if isinstance(exc, RemoteTimeout):
+        return "unreachable", f"{_why(exc, url)} (per-host timeout)"
     msg = str(exc.message)
-    if msg.endswith(f"no answer within {timeout:g} s"):
-        return "unreachable", f"no answer within {timeout:g} s (per-host timeout)"
     if isinstance(exc, BackendError) and "ssh could not connect" in msg:
         return "unreachable", _why(exc, url)
     return "failed", _why(exc, url)
