@@ -51,10 +51,13 @@ class Group:
     members: tuple[str, ...]
     env: EnvPrint
     machine: MachineClass | None
+    #: the reference group holds more than half of the hosts read
     majority: bool = False
-    #: against the majority (A = the majority, B = this group); None for the majority itself
+    #: the group every other is compared with: the largest (on a tie, the first read)
+    reference: bool = False
+    #: against the reference group (A = it, B = this group); None for the reference itself
     diff: EnvDiff | None = None
-    #: (label, the majority's value, this group's value) for each machine row that differs
+    #: (label, the reference group's value, this group's value) for each machine row that differs
     machine_differs: tuple[tuple[str, str, str], ...] = ()
     #: package -> this group's `version build` for the packages that differ across the fleet
     versions: tuple[tuple[str, str], ...] = ()
@@ -83,6 +86,11 @@ class FleetReport:
     @property
     def hosts(self) -> int:
         return sum(len(g.members) for g in self.groups) + len(self.unreachable)
+
+    @property
+    def majority(self) -> Group | None:
+        """The group holding more than half of the hosts read, if one does."""
+        return self.groups[0] if self.groups and self.groups[0].majority else None
 
     @property
     def same(self) -> bool:
@@ -163,6 +171,9 @@ class Grouper:
                 lock=lock_label,
             )
         major = keys[0]
+        # a majority is more than half of the hosts read; else the largest group is only the
+        # reference the others are compared with
+        is_majority = 2 * len(self._members[major]) > sum(len(m) for m in self._members.values())
         base = self._models[major[0]]
         base_machine = self._machines.get(major[1]) if major[1] else None
         diffs: dict[str, EnvDiff] = {}
@@ -178,7 +189,7 @@ class Grouper:
                             base,
                             self._models[ed],
                             platform=platform,
-                            label_a="majority",
+                            label_a="majority" if is_majority else "group 1",
                             label_b="this group",
                         )
                 else:
@@ -199,7 +210,8 @@ class Grouper:
                     members=tuple(self._members[k]),
                     env=self._prints[ed],
                     machine=mc,
-                    majority=i == 0,
+                    majority=i == 0 and is_majority,
+                    reference=i == 0,
                     diff=d,
                     machine_differs=mdiff,
                     lock=drift,

@@ -16,15 +16,21 @@ h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em}
 table{border-collapse:collapse;margin:.5em 0}
 td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left;vertical-align:top}
 th{background:#f3f3f3}code{font-family:ui-monospace,monospace}
-tr.majority td.host{background:#eef7ee}tr.outlier td.host{background:#fde8e8;font-weight:bold}
+tr.majority td.host{background:#eef7ee}tr.reference td.host{background:#eef2f7}
+tr.outlier td.host{background:#fde8e8;font-weight:bold}
 td.differs{background:#fbd3d3;font-weight:bold}td.same{color:#777}
 .matter{color:#a00;font-weight:bold}.summary{font-weight:bold}
 """
 
 
+def _kind(g) -> str:
+    """A group's row class: the majority, the reference group when there is none, an outlier."""
+    return "majority" if g.majority else "reference" if g.reference else "outlier"
+
+
 def render_fleet_html(r: FleetReport) -> str:
     from envkit.render.diff_text import change_states, summary_sentence
-    from envkit.render.fleet_text import _summary
+    from envkit.render.fleet_text import _summary, group_name, reference_name
 
     e = escape
     out = [
@@ -37,9 +43,10 @@ def render_fleet_html(r: FleetReport) -> str:
         '<h2>Groups</h2><table id="groups"><tr><th>group</th><th>hosts</th><th>members</th>'
         "<th>environment</th><th>machine</th></tr>",
     ]
+    base = reference_name(r)
     for i, g in enumerate(r.groups):
-        kind = "majority" if g.majority else "outlier"
-        name = "majority" if g.majority else f"outlier {i}"
+        kind = _kind(g)
+        name = group_name(r, i)
         mach = f"{g.machine.digest} {g.machine.summary()}" if g.machine else "—"
         out.append(
             f'<tr class="group {kind}" data-fingerprint="{e(g.fingerprint)}" '
@@ -54,30 +61,35 @@ def render_fleet_html(r: FleetReport) -> str:
         out += [f"<th><code>{e(p)}</code></th>" for p in r.packages]
         out.append("</tr>")
         for i, g in enumerate(r.groups):
-            kind = "majority" if g.majority else "outlier"
+            kind = _kind(g)
             cells = []
             for p, v in g.versions:
-                cls = "differs" if not g.majority and v != major.get(p) else "same"
+                cls = "differs" if not g.reference and v != major.get(p) else "same"
                 cells.append(f'<td class="{cls}">{e(v)}</td>')
             row = "".join(cells)
-            label = "majority" if g.majority else f"outlier {i}"
+            label = group_name(r, i)
             for h in g.members:
                 out.append(f'<tr class="{kind}"><td class="host">{e(h)}</td><td>{e(label)}</td>{row}</tr>')
         out.append("</table>")
     for i, g in enumerate(r.groups):
-        if g.majority:
+        if g.reference:
             continue
-        out.append(f'<h2 id="outlier-{i}">Outlier {i}: <code>{e(fold(g.members))}</code></h2>')
+        title = group_name(r, i)
+        anchor = title.replace(" ", "-")
+        out.append(
+            f'<h2 id="{anchor}">{e(title[0].upper() + title[1:])}: <code>{e(fold(g.members))}</code></h2>'
+        )
         if g.machine_differs:
             out.append("<ul>")
             out += [f"<li>machine: <b>{e(lbl)}</b> {e(a)} → {e(b)}</li>" for lbl, a, b in g.machine_differs]
             out.append("</ul>")
         if g.diff is None:
-            out.append("<p>Same environment as the majority.</p>")
+            out.append(f"<p>Same environment as {e(base)}.</p>")
             continue
         out.append(f"<p>{e(summary_sentence(g.diff))}</p>")
         out.append(
-            "<table><tr><th>package</th><th>majority</th><th>this group</th><th>impact</th><th>why</th></tr>"
+            f"<table><tr><th>package</th><th>{e(base.removeprefix('the '))}</th><th>this group</th>"
+            "<th>impact</th><th>why</th></tr>"
         )
         for c in g.diff.changes:
             a, b = change_states(c)

@@ -1,5 +1,6 @@
 """`envkit fleet`'s text report: the groups, the majority first, each outlier with its ranked diff
-against the majority, then the hosts that could not be read."""
+against the majority, then the hosts that could not be read.  Without a majority (no group holds
+more than half of the hosts read) the groups are numbered and compared with the first."""
 
 from __future__ import annotations
 
@@ -22,20 +23,26 @@ def render_fleet_text(r: FleetReport, *, width: int = 100) -> str:
         + (f", {len(r.unreachable)} not read" if r.unreachable else "")
         + (f"; against {r.lock}" if r.lock else "")
     )
+    base = reference_name(r)
+    if r.groups and r.majority is None:
+        out.append(
+            f"No majority: no group holds more than half of the {_hosts(read)} read; "
+            f"each is compared with {base}."
+        )
     for i, g in enumerate(r.groups):
         out.append("")
-        title = "Majority" if g.majority else f"Outlier {i}"
-        out.append(f"{title} ({_hosts(len(g.members))}): {_wrap_hosts(g, width)}")
+        title = group_name(r, i)
+        out.append(f"{title[0].upper()}{title[1:]} ({_hosts(len(g.members))}): {_wrap_hosts(g, width)}")
         out.append(f"  env {g.env.digest}  {g.env.summary()}")
         if g.machine is not None:
             out.append(f"  machine {g.machine.digest}  {g.machine.summary()}")
-        if not g.majority:
+        if not g.reference:
             for label, a, b in g.machine_differs:
                 out.append(f"  machine differs: {label}  {a} → {b}")
             if g.diff is None:
-                out.append("  same environment as the majority")
+                out.append(f"  same environment as {base}")
             else:
-                out.append(f"  against the majority: {summary_sentence(g.diff)}")
+                out.append(f"  against {base}: {summary_sentence(g.diff)}")
                 changes = list(g.diff.changes)
                 w = min(28, max((len(c.name) for c in changes[:SHOWN]), default=0))
                 for c in changes[:SHOWN]:
@@ -76,6 +83,19 @@ def render_fleet_text(r: FleetReport, *, width: int = 100) -> str:
     return "\n".join(out) + "\n"
 
 
+def group_name(r: FleetReport, i: int) -> str:
+    """How the reports name `r.groups[i]`: the majority and its outliers, or, without a majority,
+    group 1, group 2, ..."""
+    if r.majority is None:
+        return f"group {i + 1}"
+    return "majority" if i == 0 else f"outlier {i}"
+
+
+def reference_name(r: FleetReport) -> str:
+    """How the reports name the group the others are compared with."""
+    return "the majority" if r.majority is not None else "group 1"
+
+
 def _hosts(n: int) -> str:
     return f"{n} host" if n == 1 else f"{n} hosts"
 
@@ -91,8 +111,13 @@ def _summary(r: FleetReport) -> str:
     if r.same:
         return f"Same: every host has the same environment{' and machine' if r.groups[0].machine else ''}."
     parts = []
-    outliers = [g for g in r.groups if not g.majority]
-    if outliers:
+    outliers = [g for g in r.groups if not g.reference]
+    if r.majority is None:
+        n = len(r.groups)
+        others = "group 2 differs" if n == 2 else f"groups 2–{n} differ"
+        read = sum(len(g.members) for g in r.groups)
+        parts.append(f"no majority: {_hosts(read)} in {n} groups; {others} from group 1")
+    elif outliers:
         k = sum(len(g.members) for g in outliers)
         parts.append(
             f"{_hosts(k)} in {len(outliers)} outlier {'group' if len(outliers) == 1 else 'groups'} "

@@ -187,8 +187,8 @@ def test_an_endless_answer_stops_at_the_cap(envkit_cli, host, tmp_path):
                env={"ENVKIT_REMOTE_PYTHON": endless, "ENVKIT_SSH_MAX_MIB": "1"})  # fmt: skip
     assert u["status"] == "failed"
     assert u["why"] == "the answer is larger than the 1 MiB envkit reads from a host: stopped"
-    r = envkit_cli("diff", url(host, env), str(env),
-                   env={**host["env"], "ENVKIT_REMOTE_PYTHON": endless, "ENVKIT_SSH_MAX_MIB": "1"})  # fmt: skip
+    capped = {**host["env"], "ENVKIT_REMOTE_PYTHON": endless, "ENVKIT_SSH_MAX_MIB": "1"}
+    r = envkit_cli("diff", url(host, env), str(env), env=capped)
     assert r.exit_code == 2
     assert r.stderr == (
         f"error: {url(host, env)}: the answer is larger than the 1 MiB envkit reads from a host: "
@@ -224,6 +224,7 @@ def test_a_stalled_reader_says_since_when(envkit_cli, host, tmp_path):
     u = _fleet(envkit_cli, host, url(host, env), "--timeout", "3", env={"ENVKIT_REMOTE_PYTHON": stall})
     assert u["status"] == "unreachable"
     assert re.fullmatch(
-        r"stalled: no output for [0-9.]+ s after 14 bytes; no complete answer within 3 s \(per-host timeout\)",
+        r"stalled: no output for [0-9.]+ s after 14 bytes; "
+        r"no complete answer within 3 s \(per-host timeout\)",
         u["why"],
     ), u["why"]
