@@ -148,7 +148,7 @@ def run_capped(
     """Run `argv` in a new process group with `input` on stdin, reading at most `max_bytes` of
     its stdout (for output that comes from elsewhere, as ssh's does, and may never end).
 
-    Past `max_bytes` the group is killed and the Result has `too_large=True`; past `timeout`
+    Past `max_bytes` the group is killed and the Result has `too_large=True` (and no stdout); past `timeout`
     seconds, `timed_out=True`.  `quiet` says how long stdout had been silent when it ended.
     Only stderr's last 64 KiB are kept.  Never raises for a non-zero exit; raises BackendError
     only when the program cannot be started.
@@ -168,8 +168,8 @@ def run_capped(
     return Result(
         argv,
         proc.returncode,
-        bytes(pump.out).decode("utf-8", "replace"),
-        bytes(pump.err).decode("utf-8", "replace"),
+        "" if pump.too_large else pump.out.decode("utf-8", "replace"),  # a cut answer is no answer
+        pump.err.decode("utf-8", "replace"),
         time.monotonic() - start,
         timed_out,
         too_large=pump.too_large,
