@@ -177,20 +177,77 @@ def remote_scan(
     Raises BackendError when ssh or the remote Python fails, EnvironmentNotFound when the remote
     has no such environment or the path is not a prefix.
     """
+    result = run_remote(
+        target,
+        remote_program(target, machine=machine),
+        label=remote_url(target),
+        what="the remote prefix reader",
+        environ=environ,
+        timeout=timeout,
+    )
+    return read_answer(target, result, timeout=timeout, environ=environ)
+
+
+def run_remote(
+    target: SshTarget,
+    program: str,
+    *,
+    label: str,
+    what: str,
+    environ: Mapping[str, str] | None = None,
+    timeout: float = SSH_TIMEOUT,
+):
+    """Run `program` (stdlib Python) with `target`'s remote interpreter over ssh, reading at most
+    max_answer_bytes of its answer: the envkit._proc.Result of a session that ended by itself.
+    Messages start with `label` and call the program `what`.
+
+    Raises RemoteTimeout past `timeout`, BackendError for an answer past the limit, a program
+    killed by a signal, or ssh that could not connect.
+    """
     from envkit._proc import run_capped
 
     argv = ssh_command(target, environ) + [remote_shell_command(target, environ)]
     cap = max_answer_bytes(environ)
-    result = run_capped(
-        argv, input=remote_program(target, machine=machine), timeout=timeout, max_bytes=cap, what="ssh"
-    )
+    result = run_capped(argv, input=program, timeout=timeout, max_bytes=cap, what="ssh")
     if result.too_large:
         raise BackendError(
-            f"{remote_url(target)}: the answer is larger than the {cap / 2**20:g} MiB envkit reads "
-            "from a host: stopped",
+            f"{label}: the answer is larger than the {cap / 2**20:g} MiB envkit reads from a host: stopped",
             hint="ENVKIT_SSH_MAX_MIB=N raises the limit",
         )
-    return read_answer(target, result, timeout=timeout, environ=environ)
+    check_session(target, result, label=label, what=what, timeout=timeout, environ=environ)
+    return result
+
+
+def check_session(
+    target: SshTarget,
+    result,
+    *,
+    label: str,
+    what: str,
+    timeout: float,
+    environ: Mapping[str, str] | None = None,
+) -> None:
+    """Raise for a remote session that did not end by itself (see run_remote): stopped at its
+    timeout, its program killed by a signal, or ssh unable to connect (exit 255)."""
+    err = _ssh_stderr(result.stderr)
+    if result.timed_out:
+        raise RemoteTimeout(
+            f"{label}: {timeout_reason(result, timeout)}",
+            hint=f"check that `{' '.join(ssh_command(target, environ)[:1])} {target.destination}` works",
+        )
+    signalled = _SIGNALLED.search(result.stderr)
+    if signalled and result.returncode > 128:
+        name = f" ({signalled.group(2)})" if signalled.group(2) else ""
+        raise BackendError(
+            f"{label}: {what} was killed by signal {signalled.group(1)}{name}", text=err or None
+        )
+    if result.returncode == 255:
+        raise BackendError(
+            f"{label}: ssh could not connect",
+            text=err or None,
+            hint="envkit runs ssh without prompting: use keys or an agent, "
+            "~/.ssh/config, or ENVKIT_SSH for options",
+        )
 
 
 def read_answer(
@@ -200,26 +257,10 @@ def read_answer(
     transport that ran the same driver): (its answer, what it printed before it), as remote_scan
     returns them.  Raises what remote_scan raises."""
     url = remote_url(target)
+    check_session(
+        target, result, label=url, what="the remote prefix reader", timeout=timeout, environ=environ
+    )
     err = _ssh_stderr(result.stderr)
-    if result.timed_out:
-        raise RemoteTimeout(
-            f"{url}: {timeout_reason(result, timeout)}",
-            hint=f"check that `{' '.join(ssh_command(target, environ)[:1])} {target.destination}` works",
-        )
-    signalled = _SIGNALLED.search(result.stderr)
-    if signalled and result.returncode > 128:
-        name = f" ({signalled.group(2)})" if signalled.group(2) else ""
-        raise BackendError(
-            f"{url}: the remote prefix reader was killed by signal {signalled.group(1)}{name}",
-            text=err or None,
-        )
-    if result.returncode == 255:
-        raise BackendError(
-            f"{url}: ssh could not connect",
-            text=err or None,
-            hint="envkit runs ssh without prompting: use keys or an agent, "
-            "~/.ssh/config, or ENVKIT_SSH for options",
-        )
     if result.returncode == 3:
         raise EnvironmentNotFound(f"{url}: {err or 'no such environment'}")
     if result.returncode != 0:

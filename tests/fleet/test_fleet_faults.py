@@ -207,6 +207,14 @@ def test_a_reader_killed_by_a_signal_says_so(envkit_cli, host, tmp_path):
     assert u["status"] == "failed"
     # the remote shell's own words follow, in parentheses (dash: "Segmentation fault")
     assert u["why"].startswith("the remote prefix reader was killed by signal 11 (SEGV) ("), u["why"]
+    # the machine probe goes the same way
+    r = envkit_cli(
+        "machine", f"ssh://127.0.0.1:{host['port']}", env={**host["env"], "ENVKIT_REMOTE_PYTHON": crash}
+    )
+    assert r.exit_code == 2
+    assert r.stderr.startswith(
+        f"error: ssh://127.0.0.1:{host['port']}: the remote machine probe was killed by signal 11 (SEGV)"
+    )
 
 
 def test_a_dripping_reader_is_too_slow(envkit_cli, host, tmp_path):
