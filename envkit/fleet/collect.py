@@ -13,9 +13,8 @@ them.
 
 A host without an environment in its SOURCE reads the `env` the caller gives (a name, or a path).
 Transports are the existing engines, nothing installed remotely: OpenSSH (one session per host:
-machine probe and prefix scan together, `-j` at a time, connections shared through a ControlMaster
-socket), or `srun`, `clush`, `pdsh`, which run the same stdlib program (passed with `python3 -c`)
-on every node in one command.  Every failure becomes a HostResult with the reason; nothing here
+machine probe and prefix scan together, `-j` at a time; envkit.fleet.sessions), or `srun`,
+`clush`, `pdsh`, which run the same stdlib program (`python3 -c`) on every node in one command.  Every failure becomes a HostResult with the reason; nothing here
 raises for one host.
 """
 
@@ -27,7 +26,6 @@ import os
 import re
 import shlex
 import tempfile
-import threading
 import zlib
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -36,6 +34,7 @@ from pathlib import Path
 from envkit._records import dataclass, field
 from envkit.errors import EnvkitError, Remedy, UsageError
 from envkit.fleet.hostlist import expand, is_expression
+from envkit.fleet.sessions import Masters, ssh_failure, why
 from envkit.machine.profile import MachineProfile
 from envkit.model import EnvSpec, LiveEnv, Lock
 from envkit.ssh_source import SshTarget, parse_ssh
@@ -300,7 +299,7 @@ def _read_local(j: Job, environ: Mapping[str, str], seen: dict) -> HostResult:
         try:
             res.model = resolve(j.path or j.source, environ=environ).model
         except EnvkitError as exc:
-            res.status, res.why = "failed", _why(exc)
+            res.status, res.why = "failed", why(exc)
             return res
         if key is not None:
             seen[key] = res.model
@@ -310,20 +309,8 @@ def _read_local(j: Job, environ: Mapping[str, str], seen: dict) -> HostResult:
         try:
             res.profile = read_profile(j.machine_path)
         except EnvkitError as exc:
-            res.warnings.append(_why(exc))
+            res.warnings.append(why(exc))
     return res
-
-
-def _why(exc: EnvkitError, strip: str | None = None) -> str:
-    """The error in one line: where, message, and the last line of the program's output."""
-    text = f"{exc.where}: {exc.message}" if exc.where else str(exc.message)
-    if strip and text.startswith(strip + ": "):
-        text = text[len(strip) + 2 :]
-    if exc.text:
-        last = [ln.strip() for ln in str(exc.text).splitlines() if ln.strip()]
-        if last:
-            text += f" ({last[-1]})"
-    return text
 
 
 def _run_ssh(jobs, at_once, timeout, environ, machine, on_result) -> None:
@@ -332,31 +319,23 @@ def _run_ssh(jobs, at_once, timeout, environ, machine, on_result) -> None:
     session itself, so every session ends, or is stopped, alone."""
     from envkit.sources import read_remote
 
-    base = environ.get("ENVKIT_SSH") or "ssh"
-    # options given first win in ssh: this overrides ssh_command's own ConnectTimeout
-    connect = ["-o", f"ConnectTimeout={max(1, int(min(timeout, 20)))}"]
-    plain = {**environ, "ENVKIT_SSH": _with_options(base, connect)}
-    per_host: dict[tuple, int] = {}
-    for j in jobs:
-        per_host[_connection(j.target)] = per_host.get(_connection(j.target), 0) + 1
+    targets = [j.target for j in jobs if j.target is not None]
     with (
         tempfile.TemporaryDirectory(prefix="envkit-ssh-") as control,
-        _Masters(control, plain, timeout) as masters,
+        Masters(control, environ, timeout, targets) as masters,
     ):
 
         def one(j: Job) -> HostResult:
             res = HostResult(job=j)
             found: list[MachineProfile] = []
             assert j.target is not None
-            env = plain
-            if per_host[_connection(j.target)] > 1:
-                env = masters.client_environ(j.target) or plain
+            env = masters.environ_for(j.target)
             try:
                 res.model = read_remote(
                     j.target, environ=env, timeout=timeout, on_machine=found.append if machine else None
                 )
             except EnvkitError as exc:
-                res.status, res.why = _ssh_failure(exc, j, timeout)
+                res.status, res.why = ssh_failure(exc, j.target, timeout)
                 return res
             res.profile = found[0] if found else None
             return res
@@ -364,96 +343,6 @@ def _run_ssh(jobs, at_once, timeout, environ, machine, on_result) -> None:
         with ThreadPoolExecutor(max_workers=max(1, at_once)) as pool:
             for res in pool.map(one, jobs):
                 on_result(res)
-
-
-def _with_options(base: str, options: list[str]) -> str:
-    return base + " " + " ".join(shlex.quote(o) for o in options)
-
-
-def _connection(t: SshTarget | None) -> tuple:
-    assert t is not None
-    return (t.user, t.host, t.port)
-
-
-class _Masters:
-    """One ssh master connection per host, started on first use: `ssh -M -N` with nothing on its
-    standard streams, so it holds no session's pipes; stopped when the run ends."""
-
-    def __init__(self, control: str, environ: Mapping[str, str], timeout: float) -> None:
-        self.control, self.environ, self.timeout = control, environ, timeout
-        self.lock = threading.Lock()
-        self.hosts: dict[tuple, tuple[threading.Lock, list]] = {}
-        self.procs: list = []
-
-    def __enter__(self) -> _Masters:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        from envkit._proc import stop
-
-        for proc in self.procs:
-            stop(proc)
-
-    def client_environ(self, target: SshTarget) -> dict[str, str] | None:
-        """The environment whose ENVKIT_SSH rides on `target`'s master, or None when the master
-        could not connect (the session then connects, and fails, on its own)."""
-        key = _connection(target)
-        with self.lock:
-            host_lock, slot = self.hosts.setdefault(key, (threading.Lock(), []))
-        with host_lock:
-            if not slot:
-                slot.append(self._start(target, os.path.join(self.control, str(len(self.hosts)))))
-        path = slot[0]
-        if path is None:
-            return None
-        opts = ["-o", "ControlMaster=no", "-o", f"ControlPath={path}"]
-        return {**self.environ, "ENVKIT_SSH": _with_options(self.environ["ENVKIT_SSH"], opts)}
-
-    def _start(self, target: SshTarget, path: str) -> str | None:
-        """Start the master for `target` listening at `path`; the path once it listens, else None."""
-        import time
-
-        from envkit._proc import spawn
-        from envkit.ssh_source import ssh_command
-
-        opts = ["-o", "ControlMaster=yes", "-o", f"ControlPath={path}", "-o", "ControlPersist=no", "-N"]
-        env = {**self.environ, "ENVKIT_SSH": _with_options(self.environ["ENVKIT_SSH"], opts)}
-        try:
-            proc = spawn(ssh_command(target, env), env=env, what="ssh")
-        except EnvkitError:
-            return None
-        self.procs.append(proc)
-        # ssh creates the socket once the connection is authenticated (or exits on failure)
-        deadline = time.monotonic() + self.timeout
-        while proc.poll() is None and time.monotonic() < deadline:
-            if os.path.exists(path):
-                return path
-            time.sleep(0.02)
-        return None
-
-
-def _ssh_failure(exc: EnvkitError, j: Job, timeout: float) -> tuple[str, str]:
-    """(status, why) for a failed ssh job, in words a person acts on."""
-    from envkit.errors import BackendError
-    from envkit.ssh_source import RemoteTimeout, remote_url
-
-    assert j.target is not None
-    url = remote_url(j.target)
-    detail = str(exc.text or "")
-    if "Permission denied" in detail or "Too many authentication failures" in detail:
-        methods = detail[detail.find("(") :].split("\n")[0].rstrip(".") if "(" in detail else ""
-        return "unreachable", (
-            f"ssh authentication failed {methods}".rstrip()
-            + ": envkit runs ssh with BatchMode=yes and never types a password; use a key or an agent"
-        )
-    if "Host key verification failed" in detail:
-        return "unreachable", "ssh: host key verification failed (the host is not in known_hosts)"
-    if isinstance(exc, RemoteTimeout):
-        return "unreachable", f"{_why(exc, url)} (per-host timeout)"
-    msg = str(exc.message)
-    if isinstance(exc, BackendError) and "ssh could not connect" in msg:
-        return "unreachable", _why(exc, url)
-    return "failed", _why(exc, url)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -606,6 +495,6 @@ def _fill(res: HostResult, ans: dict, via: str, timeout: float) -> None:
         data, head = read_answer(j.target, fake, timeout=timeout)
         res.model = model_from_answer(j.target, data, head, on_machine=found.append)
     except EnvkitError as exc:
-        res.status, res.why = "failed", _why(exc, url)
+        res.status, res.why = "failed", why(exc, url)
         return
     res.profile = found[0] if found else None

@@ -13,8 +13,6 @@ SHOWN = 12
 
 def render_fleet_text(r: FleetReport, *, width: int = 100) -> str:
     """The report as text; ends with a newline."""
-    from envkit.render.diff_text import change_states, summary_sentence
-
     out: list[str] = []
     read = r.hosts - len(r.unreachable)
     n = len(r.groups)
@@ -37,36 +35,9 @@ def render_fleet_text(r: FleetReport, *, width: int = 100) -> str:
         if g.machine is not None:
             out.append(f"  machine {g.machine.digest}  {g.machine.summary()}")
         if not g.reference:
-            for label, a, b in g.machine_differs:
-                out.append(f"  machine differs: {label}  {a} → {b}")
-            if g.diff is None:
-                out.append(f"  same environment as {base}")
-            else:
-                out.append(f"  against {base}: {summary_sentence(g.diff)}")
-                changes = list(g.diff.changes)
-                w = min(28, max((len(c.name) for c in changes[:SHOWN]), default=0))
-                for c in changes[:SHOWN]:
-                    a, b = change_states(c)
-                    mark = "!" if c.group == "matter" else " "
-                    out.append(f"  {mark} {c.name:<{w}}  {a} → {b}")
-                    if c.reason and c.group == "matter":
-                        out.append(f"    {'':<{w}}  {c.reason}")
-                if len(changes) > SHOWN:
-                    out.append(f"    … {len(changes) - SHOWN} more (--format json lists them all)")
-                if g.diff.channels.changed:
-                    ch = g.diff.channels
-                    out.append(f"    channels: {', '.join(ch.a or ())} → {', '.join(ch.b or ())}")
+            out += _against_reference(g, base)
         if g.lock is not None:
-            out.append(f"  against the lock: {summary_sentence(g.lock.diff)}")
-            for c in list(g.lock.diff.changes)[:SHOWN]:
-                a, b = change_states(c)
-                out.append(f"    {c.name}  {a} → {b}")
-            bad = [c for c in g.lock.diff.spec_checks if c.status in ("not-satisfied", "missing")]
-            for sc in bad[:SHOWN]:
-                found = f"{sc.found.version} {sc.found.build or ''}".rstrip() if sc.found else "—"
-                out.append(f"    {sc.spec}  {sc.status.replace('-', ' ')} (found {found})")
-            for f in g.lock.findings:
-                out.append(f"    {f.severity} {f.rule}: {f.message}")
+            out += _against_lock(g)
     if r.unreachable:
         out.append("")
         out.append(f"Not read ({len(r.unreachable)})")
@@ -81,6 +52,47 @@ def render_fleet_text(r: FleetReport, *, width: int = 100) -> str:
     out.append("")
     out.append(_summary(r))
     return "\n".join(out) + "\n"
+
+
+def _against_reference(g: Group, base: str) -> list[str]:
+    """An outlier's lines: the machine rows and the ranked changes against the reference group."""
+    from envkit.render.diff_text import change_states, summary_sentence
+
+    out = [f"  machine differs: {label}  {a} → {b}" for label, a, b in g.machine_differs]
+    if g.diff is None:
+        return [*out, f"  same environment as {base}"]
+    out.append(f"  against {base}: {summary_sentence(g.diff)}")
+    changes = list(g.diff.changes)
+    w = min(28, max((len(c.name) for c in changes[:SHOWN]), default=0))
+    for c in changes[:SHOWN]:
+        a, b = change_states(c)
+        mark = "!" if c.group == "matter" else " "
+        out.append(f"  {mark} {c.name:<{w}}  {a} → {b}")
+        if c.reason and c.group == "matter":
+            out.append(f"    {'':<{w}}  {c.reason}")
+    if len(changes) > SHOWN:
+        out.append(f"    … {len(changes) - SHOWN} more (--format json lists them all)")
+    if g.diff.channels.changed:
+        ch = g.diff.channels
+        out.append(f"    channels: {', '.join(ch.a or ())} → {', '.join(ch.b or ())}")
+    return out
+
+
+def _against_lock(g: Group) -> list[str]:
+    """A group's lines against the lock: its changes, unsatisfied specs and machine findings."""
+    from envkit.render.diff_text import change_states, summary_sentence
+
+    assert g.lock is not None
+    out = [f"  against the lock: {summary_sentence(g.lock.diff)}"]
+    for c in list(g.lock.diff.changes)[:SHOWN]:
+        a, b = change_states(c)
+        out.append(f"    {c.name}  {a} → {b}")
+    bad = [c for c in g.lock.diff.spec_checks if c.status in ("not-satisfied", "missing")]
+    for sc in bad[:SHOWN]:
+        found = f"{sc.found.version} {sc.found.build or ''}".rstrip() if sc.found else "—"
+        out.append(f"    {sc.spec}  {sc.status.replace('-', ' ')} (found {found})")
+    out += [f"    {f.severity} {f.rule}: {f.message}" for f in g.lock.findings]
+    return out
 
 
 def group_name(r: FleetReport, i: int) -> str:
