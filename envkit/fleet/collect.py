@@ -14,8 +14,8 @@ them.
 A host without an environment in its SOURCE reads the `env` the caller gives (a name, or a path).
 Transports are the existing engines, nothing installed remotely: OpenSSH (one session per host:
 machine probe and prefix scan together, `-j` at a time; envkit.fleet.sessions), or `srun`,
-`clush`, `pdsh`, which run the same stdlib program (`python3 -c`) on every node in one command.  Every failure becomes a HostResult with the reason; nothing here
-raises for one host.
+`clush`, `pdsh`, which run the same stdlib program (`python3 -c`) on every node in one command.
+Every failure becomes a HostResult with the reason; nothing here raises for one host.
 """
 
 from __future__ import annotations
@@ -207,8 +207,7 @@ def _ssh_target(text: str, env: str | None) -> SshTarget:
 def _host_label(t: SshTarget) -> str:
     """How the report names a remote host: `user@host:port` as given, the environment only when it
     is not the default (the same host with two environments is two rows)."""
-    label = t.destination + (f":{t.port}" if t.port else "")
-    return label
+    return t.destination + (f":{t.port}" if t.port else "")
 
 
 def _collected(directory: Path, where: str | None) -> list[Job]:

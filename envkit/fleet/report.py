@@ -181,30 +181,20 @@ class Grouper:
         for i, k in enumerate(keys):
             ed, md = k
             d = None
-            if i:
-                if ed != major[0]:
-                    d = diffs.get(ed)
-                    if d is None:
-                        d = diffs[ed] = diff(
-                            base,
-                            self._models[ed],
-                            platform=platform,
-                            label_a="majority" if is_majority else "group 1",
-                            label_b="this group",
-                        )
-                else:
-                    d = None
+            if i and ed != major[0]:
+                if ed not in diffs:
+                    label = "majority" if is_majority else "group 1"
+                    diffs[ed] = diff(
+                        base, self._models[ed], platform=platform, label_a=label, label_b="this group"
+                    )
+                d = diffs[ed]
             mc = self._machines.get(md) if md else None
             mdiff: tuple[tuple[str, str, str], ...] = ()
             if i and (mc is not None or base_machine is not None):
                 mdiff = _machine_differs(base_machine, mc)
             drift = None
             if lock is not None:
-                ld = diff(
-                    lock, self._models[ed], platform=platform, label_a=lock_label or "lock", label_b="hosts"
-                )
-                found = tuple(check_machine(self.profile(md))) if check_machine and md else ()
-                drift = LockDrift(diff=ld, findings=found)
+                drift = self._drift(ed, md, lock, lock_label, platform, check_machine)
             groups.append(
                 Group(
                     members=tuple(self._members[k]),
@@ -228,6 +218,14 @@ class Grouper:
             lock=lock_label,
             packages=tuple(names),
         )
+
+    def _drift(self, ed: str, md: str | None, lock, lock_label, platform, check_machine) -> LockDrift:
+        """The environment `ed` against the lock, with the machine findings for machine `md`."""
+        from envkit.envdiff import diff
+
+        ld = diff(lock, self._models[ed], platform=platform, label_a=lock_label or "lock", label_b="hosts")
+        found = tuple(check_machine(self.profile(md))) if check_machine and md else ()
+        return LockDrift(diff=ld, findings=found)
 
 
 def _machine_differs(a: MachineClass | None, b: MachineClass | None) -> tuple[tuple[str, str, str], ...]:
