@@ -30,6 +30,10 @@ class Result:
     stderr: str
     seconds: float
     timed_out: bool = False
+    #: run_capped: stdout passed its byte limit and the program was stopped
+    too_large: bool = False
+    #: run_capped: seconds from the last stdout byte (or the start) to the end
+    quiet: float = 0.0
 
     @property
     def ok(self) -> bool:
@@ -56,21 +60,23 @@ def _start(
     env: Mapping[str, str] | None,
     cwd: str | os.PathLike[str] | None,
     bufsize: int = -1,
-) -> subprocess.Popen[str]:
-    """Start `argv` as text in a new process group; BackendError when it cannot be started."""
+    text: bool = True,
+    output: int = subprocess.PIPE,
+) -> subprocess.Popen:
+    """Start `argv` (as text unless `text` is False) in a new process group; BackendError when it
+    cannot be started."""
+    codec = {"text": True, "encoding": "utf-8", "errors": "replace"} if text else {}
     try:
         return subprocess.Popen(
             argv,
             stdin=stdin,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            stdout=output,
+            stderr=output,
             env=dict(env) if env is not None else None,
             cwd=cwd,
-            text=True,
-            encoding="utf-8",
-            errors="replace",
             start_new_session=True,
             bufsize=bufsize,
+            **codec,  # type: ignore[call-overload]
         )
     except FileNotFoundError:
         raise BackendError(
@@ -128,6 +134,142 @@ def run(
             hint=unreachable_hint(result.stderr + result.stdout),
         )
     return result
+
+
+def run_capped(
+    argv: Sequence[str],
+    *,
+    input: str,
+    timeout: float,
+    max_bytes: int,
+    env: Mapping[str, str] | None = None,
+    what: str | None = None,
+) -> Result:
+    """Run `argv` in a new process group with `input` on stdin, reading at most `max_bytes` of
+    its stdout (for output that comes from elsewhere, as ssh's does, and may never end).
+
+    Past `max_bytes` the group is killed and the Result has `too_large=True` (and no stdout); past `timeout`
+    seconds, `timed_out=True`.  `quiet` says how long stdout had been silent when it ended.
+    Only stderr's last 64 KiB are kept.  Never raises for a non-zero exit; raises BackendError
+    only when the program cannot be started.
+    """
+    argv = tuple(str(a) for a in argv)
+    start = time.monotonic()
+    proc = _start(
+        argv, what or os.path.basename(argv[0]), stdin=subprocess.PIPE, env=env, cwd=None, text=False
+    )
+    pump = _Capped(proc, input.encode("utf-8"), max_bytes)
+    try:
+        timed_out = pump.run(start + timeout)
+    finally:
+        _kill_group(proc)
+        proc.wait()
+        pump.close()
+    return Result(
+        argv,
+        proc.returncode,
+        "" if pump.too_large else pump.out.decode("utf-8", "replace"),  # a cut answer is no answer
+        pump.err.decode("utf-8", "replace"),
+        time.monotonic() - start,
+        timed_out,
+        too_large=pump.too_large,
+        quiet=time.monotonic() - pump.last,
+    )
+
+
+class _Capped:
+    """run_capped's pipes: the input written and both outputs read as they become ready."""
+
+    KEEP_ERR = 64 * 1024
+
+    def __init__(self, proc: subprocess.Popen, data: bytes, max_bytes: int) -> None:
+        import selectors
+
+        self.proc, self.data, self.max_bytes = proc, memoryview(data), max_bytes
+        self.out, self.err = bytearray(), bytearray()
+        self.too_large = False
+        self.last = time.monotonic()
+        self.sel = selectors.DefaultSelector()
+        for f, ev in ((proc.stdin, selectors.EVENT_WRITE), (proc.stdout, selectors.EVENT_READ)):
+            os.set_blocking(f.fileno(), False)  # type: ignore[union-attr]
+            self.sel.register(f, ev)  # type: ignore[arg-type]
+        self.sel.register(proc.stderr, selectors.EVENT_READ)  # type: ignore[arg-type]
+
+    def run(self, deadline: float) -> bool:
+        """Move data until the program's pipes close and it ends (False), or `deadline` passes
+        (True), or stdout passes its limit (False, `too_large`)."""
+        while self.sel.get_map():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return True
+            for key, _ in self.sel.select(left):
+                if key.fileobj is self.proc.stdin:
+                    self._write()
+                elif not self._read(key.fileobj):
+                    return False
+        try:
+            self.proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            return True
+        return False
+
+    def _write(self) -> None:
+        try:
+            n = os.write(self.proc.stdin.fileno(), self.data[:65536])  # type: ignore[union-attr]
+        except BlockingIOError:
+            return
+        except OSError:  # the program stopped reading (it ended, or does not want it)
+            n = len(self.data)
+        self.data = self.data[n:]
+        if not self.data:
+            self._drop(self.proc.stdin)
+
+    def _read(self, f) -> bool:
+        """Read what `f` has; False when stdout passed its limit."""
+        try:
+            chunk = os.read(f.fileno(), 65536)
+        except BlockingIOError:
+            return True
+        if not chunk:
+            self._drop(f)
+        elif f is self.proc.stdout:
+            self.out += chunk
+            self.last = time.monotonic()
+            if len(self.out) > self.max_bytes:
+                self.too_large = True
+                return False
+        else:
+            self.err += chunk
+            del self.err[: -self.KEEP_ERR]
+        return True
+
+    def _drop(self, f) -> None:
+        self.sel.unregister(f)
+        f.close()
+
+    def close(self) -> None:
+        for key in list(self.sel.get_map().values()):
+            self._drop(key.fileobj)
+        self.sel.close()
+
+
+def spawn(
+    argv: Sequence[str], *, env: Mapping[str, str] | None = None, what: str | None = None
+) -> subprocess.Popen:
+    """Start `argv` in the background, in a new process group, with stdin, stdout and stderr on
+    /dev/null (no pipe of this process to hold open or fill); `stop` ends it.  Raises
+    BackendError when it cannot be started."""
+    argv = tuple(str(a) for a in argv)
+    label = what or os.path.basename(argv[0])
+    return _start(
+        argv, label, stdin=subprocess.DEVNULL, env=env, cwd=None, text=False, output=subprocess.DEVNULL
+    )
+
+
+def stop(proc: subprocess.Popen) -> None:
+    """End a program started by `spawn`, with its whole process group."""
+    _kill_group(proc)
+    proc.wait()
 
 
 def tail(text: str, lines: int = 20) -> str:

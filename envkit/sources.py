@@ -427,7 +427,8 @@ def model_from_answer(
         return read_any_text(text, filename=remote_url(target), format=format, environment=environment)
     from envkit.backends.native import live_env_from_scan
 
-    live = live_env_from_scan(data, name=target.env_name, strict=False)
+    # strict as a local prefix is read: a corrupt record is refused, never skipped
+    live = live_env_from_scan(data, name=target.env_name)
     profile = remote_profile(head, target) if on_machine is not None else None
     if profile is not None and on_machine is not None:
         on_machine(profile)

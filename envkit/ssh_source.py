@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -25,6 +26,16 @@ SSH_TIMEOUT = 180.0
 _MARK = "--envkit-scan--"
 #: The line before the remote machine probe's JSON, printed ahead of the scan when asked for.
 MACHINE_MARK = "--envkit-machine-facts--"
+#: The most of one remote answer envkit reads (MiB): a prefix scan is a few MiB, a remote file
+#: at most envkit.io.MAX_INPUT_BYTES before JSON escapes it.  ENVKIT_SSH_MAX_MIB changes it.
+MAX_ANSWER_MIB = 128
+#: The line the remote shell prints on stderr when the interpreter was killed by a signal.
+_SIGNAL_MARK = "--envkit-signal--"
+_SIGNALLED = re.compile(re.escape(_SIGNAL_MARK) + r" (\d+) ?(\w*)")
+
+
+class RemoteTimeout(BackendError):
+    """A remote session gave no complete answer within its time; the message says what came."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,22 +122,44 @@ def remote_program(target: SshTarget, *, machine: bool = False) -> str:
 def remote_shell_command(target: SshTarget, environ: Mapping[str, str] | None = None) -> str:
     """The command run on the remote machine: find a Python and run the program from stdin."""
     env = os.environ if environ is None else environ
+    # the interpreter runs as a child, not exec'd: a signal that kills it (exit status 128+N) is
+    # then told on stderr, where ssh itself would only exit 255 as for a failed connection
+    run = (
+        'run() { "$@"; s=$?; [ $s -gt 128 ] && [ $s -lt 193 ] && '
+        f'echo "{_SIGNAL_MARK} $((s - 128)) $(kill -l $s 2>/dev/null)" >&2; exit $s; }}; '
+    )
     py = env.get("ENVKIT_REMOTE_PYTHON")
     if py:
-        script = f"exec {shlex.quote(py)} -"
+        script = f"{run}run {shlex.quote(py)} -"
     else:
         fallback = ""
         if target.path and not target.path.startswith("~"):
             fallback = (
                 f"[ -x {shlex.quote(target.path + '/bin/python')} ] && "
-                f"exec {shlex.quote(target.path + '/bin/python')} -; "
+                f"run {shlex.quote(target.path + '/bin/python')} -; "
             )
         script = (
-            "for p in python3 python; do command -v $p >/dev/null 2>&1 && exec $p -; done; "
+            f"{run}for p in python3 python; do command -v $p >/dev/null 2>&1 && run $p -; done; "
             f"{fallback}echo 'envkit: no python3 on the remote machine "
             "(set ENVKIT_REMOTE_PYTHON)' >&2; exit 127"
         )
     return "sh -c " + shlex.quote(script)
+
+
+def max_answer_bytes(environ: Mapping[str, str] | None = None) -> int:
+    """The most bytes of one remote answer read: ENVKIT_SSH_MAX_MIB (MiB), else MAX_ANSWER_MIB.
+    Raises UsageError for a value that is not a positive number."""
+    env = os.environ if environ is None else environ
+    text = env.get("ENVKIT_SSH_MAX_MIB")
+    if not text:
+        return MAX_ANSWER_MIB * 2**20
+    try:
+        mib = float(text)
+    except ValueError:
+        mib = 0.0
+    if not mib > 0:
+        raise UsageError(f"ENVKIT_SSH_MAX_MIB={text!r} is not a positive number of MiB")
+    return int(mib * 2**20)
 
 
 def remote_scan(
@@ -144,13 +177,77 @@ def remote_scan(
     Raises BackendError when ssh or the remote Python fails, EnvironmentNotFound when the remote
     has no such environment or the path is not a prefix.
     """
-    from envkit._proc import run
-
-    argv = ssh_command(target, environ) + [remote_shell_command(target, environ)]
-    result = run(
-        argv, input=remote_program(target, machine=machine), timeout=timeout, check=False, what="ssh"
+    result = run_remote(
+        target,
+        remote_program(target, machine=machine),
+        label=remote_url(target),
+        what="the remote prefix reader",
+        environ=environ,
+        timeout=timeout,
     )
     return read_answer(target, result, timeout=timeout, environ=environ)
+
+
+def run_remote(
+    target: SshTarget,
+    program: str,
+    *,
+    label: str,
+    what: str,
+    environ: Mapping[str, str] | None = None,
+    timeout: float = SSH_TIMEOUT,
+):
+    """Run `program` (stdlib Python) with `target`'s remote interpreter over ssh, reading at most
+    max_answer_bytes of its answer: the envkit._proc.Result of a session that ended by itself.
+    Messages start with `label` and call the program `what`.
+
+    Raises RemoteTimeout past `timeout`, BackendError for an answer past the limit, a program
+    killed by a signal, or ssh that could not connect.
+    """
+    from envkit._proc import run_capped
+
+    argv = ssh_command(target, environ) + [remote_shell_command(target, environ)]
+    cap = max_answer_bytes(environ)
+    result = run_capped(argv, input=program, timeout=timeout, max_bytes=cap, what="ssh")
+    if result.too_large:
+        raise BackendError(
+            f"{label}: the answer is larger than the {cap / 2**20:g} MiB envkit reads from a host: stopped",
+            hint="ENVKIT_SSH_MAX_MIB=N raises the limit",
+        )
+    check_session(target, result, label=label, what=what, timeout=timeout, environ=environ)
+    return result
+
+
+def check_session(
+    target: SshTarget,
+    result,
+    *,
+    label: str,
+    what: str,
+    timeout: float,
+    environ: Mapping[str, str] | None = None,
+) -> None:
+    """Raise for a remote session that did not end by itself (see run_remote): stopped at its
+    timeout, its program killed by a signal, or ssh unable to connect (exit 255)."""
+    err = _ssh_stderr(result.stderr)
+    if result.timed_out:
+        raise RemoteTimeout(
+            f"{label}: {timeout_reason(result, timeout)}",
+            hint=f"check that `{' '.join(ssh_command(target, environ)[:1])} {target.destination}` works",
+        )
+    signalled = _SIGNALLED.search(result.stderr)
+    if signalled and result.returncode > 128:
+        name = f" ({signalled.group(2)})" if signalled.group(2) else ""
+        raise BackendError(
+            f"{label}: {what} was killed by signal {signalled.group(1)}{name}", text=err or None
+        )
+    if result.returncode == 255:
+        raise BackendError(
+            f"{label}: ssh could not connect",
+            text=err or None,
+            hint="envkit runs ssh without prompting: use keys or an agent, "
+            "~/.ssh/config, or ENVKIT_SSH for options",
+        )
 
 
 def read_answer(
@@ -160,19 +257,10 @@ def read_answer(
     transport that ran the same driver): (its answer, what it printed before it), as remote_scan
     returns them.  Raises what remote_scan raises."""
     url = remote_url(target)
+    check_session(
+        target, result, label=url, what="the remote prefix reader", timeout=timeout, environ=environ
+    )
     err = _ssh_stderr(result.stderr)
-    if result.timed_out:
-        raise BackendError(
-            f"{url}: no answer within {timeout:g} s",
-            hint=f"check that `{' '.join(ssh_command(target, environ)[:1])} {target.destination}` works",
-        )
-    if result.returncode == 255:
-        raise BackendError(
-            f"{url}: ssh could not connect",
-            text=err or None,
-            hint="envkit runs ssh without prompting: use keys or an agent, "
-            "~/.ssh/config, or ENVKIT_SSH for options",
-        )
     if result.returncode == 3:
         raise EnvironmentNotFound(f"{url}: {err or 'no such environment'}")
     if result.returncode != 0:
@@ -194,6 +282,21 @@ def read_answer(
     return data, head
 
 
+def timeout_reason(result, timeout: float) -> str:
+    """What a session stopped at `timeout` had sent: nothing, a stalled answer, or one still
+    trickling in."""
+    if not result.stdout.strip():
+        return f"no answer within {timeout:g} s"
+    size = len(result.stdout.encode("utf-8", "surrogateescape"))
+    if result.quiet >= 1:
+        head = f"stalled: no output for {result.quiet:.1f} s after {size} bytes"
+    else:
+        head = f"too slow: {size} bytes and still arriving"
+    if _MARK + "\n" in result.stdout:
+        return f"{head}; the remote prefix reader started but did not finish within {timeout:g} s"
+    return f"{head}; no complete answer within {timeout:g} s"
+
+
 def remote_url(t: SshTarget) -> str:
     """The `ssh://` URL that names `t` in messages."""
     port = f":{t.port}" if t.port else ""
@@ -206,8 +309,12 @@ def remote_url(t: SshTarget) -> str:
 
 
 def _ssh_stderr(text: str) -> str:
-    # ssh's own chatter ("Warning: Permanently added ...") is not the error
-    kept = [ln for ln in text.splitlines() if ln.strip() and not ln.startswith("Warning: Permanently added")]
+    # ssh's own chatter ("Warning: Permanently added ...") is not the error, nor envkit's mark
+    kept = [
+        ln
+        for ln in text.splitlines()
+        if ln.strip() and not ln.startswith(("Warning: Permanently added", _SIGNAL_MARK))
+    ]
     return "\n".join(kept[-15:])
 
 

@@ -3,7 +3,8 @@
     from envkit.fleet import fleet, fingerprint
     report = fleet(["node[001-128]"], env="research", jobs=16)     # over ssh
     report = fleet(["collected/"])                                   # collected files
-    report.groups[0].members                                         # the majority
+    report.groups[0].members                                         # the largest group
+    report.majority                                                  # it, if it holds > half
     report.groups[1].diff.changes                                    # an outlier, ranked
 
 `envkit.fleet.collect` turns SOURCEs into jobs and runs them (ssh, srun, clush, pdsh, files);

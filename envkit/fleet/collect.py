@@ -13,10 +13,9 @@ them.
 
 A host without an environment in its SOURCE reads the `env` the caller gives (a name, or a path).
 Transports are the existing engines, nothing installed remotely: OpenSSH (one session per host:
-machine probe and prefix scan together, `-j` at a time, connections shared through a ControlMaster
-socket), or `srun`, `clush`, `pdsh`, which run the same stdlib program (passed with `python3 -c`)
-on every node in one command.  Every failure becomes a HostResult with the reason; nothing here
-raises for one host.
+machine probe and prefix scan together, `-j` at a time; envkit.fleet.sessions), or `srun`,
+`clush`, `pdsh`, which run the same stdlib program (`python3 -c`) on every node in one command.
+Every failure becomes a HostResult with the reason; nothing here raises for one host.
 """
 
 from __future__ import annotations
@@ -35,6 +34,7 @@ from pathlib import Path
 
 from envkit.errors import EnvkitError, Remedy, UsageError
 from envkit.fleet.hostlist import expand, is_expression
+from envkit.fleet.sessions import Masters, ssh_failure, why
 from envkit.machine.profile import MachineProfile
 from envkit.model import EnvSpec, LiveEnv, Lock
 from envkit.ssh_source import SshTarget, parse_ssh
@@ -208,8 +208,7 @@ def _ssh_target(text: str, env: str | None) -> SshTarget:
 def _host_label(t: SshTarget) -> str:
     """How the report names a remote host: `user@host:port` as given, the environment only when it
     is not the default (the same host with two environments is two rows)."""
-    label = t.destination + (f":{t.port}" if t.port else "")
-    return label
+    return t.destination + (f":{t.port}" if t.port else "")
 
 
 def _collected(directory: Path, where: str | None) -> list[Job]:
@@ -300,7 +299,7 @@ def _read_local(j: Job, environ: Mapping[str, str], seen: dict) -> HostResult:
         try:
             res.model = resolve(j.path or j.source, environ=environ).model
         except EnvkitError as exc:
-            res.status, res.why = "failed", _why(exc)
+            res.status, res.why = "failed", why(exc)
             return res
         if key is not None:
             seen[key] = res.model
@@ -310,54 +309,33 @@ def _read_local(j: Job, environ: Mapping[str, str], seen: dict) -> HostResult:
         try:
             res.profile = read_profile(j.machine_path)
         except EnvkitError as exc:
-            res.warnings.append(_why(exc))
+            res.warnings.append(why(exc))
     return res
 
 
-def _why(exc: EnvkitError, strip: str | None = None) -> str:
-    text = str(exc)
-    if strip and text.startswith(strip + ": "):
-        text = text[len(strip) + 2 :]
-    if exc.text:
-        last = [ln.strip() for ln in str(exc.text).splitlines() if ln.strip()]
-        if last:
-            text += f" ({last[-1]})"
-    return text
-
-
 def _run_ssh(jobs, at_once, timeout, environ, machine, on_result) -> None:
-    """Each host in its own ssh session, `at_once` at a time.  Sessions to one host at the same
-    time share one ControlMaster connection (authenticated once); the sockets live in a private
-    temporary directory that goes with the run."""
+    """Each host in its own ssh session, `at_once` at a time.  Sessions to one host share one
+    connection (authenticated once): a master that envkit starts for that host and that runs no
+    session itself, so every session ends, or is stopped, alone."""
     from envkit.sources import read_remote
 
-    base = environ.get("ENVKIT_SSH") or "ssh"
-    with tempfile.TemporaryDirectory(prefix="envkit-ssh-") as control:
-        # options given first win in ssh: these override ssh_command's own ConnectTimeout
-        opts = [
-            "-o",
-            f"ConnectTimeout={max(1, int(min(timeout, 20)))}",
-            "-o",
-            "ControlMaster=auto",
-            "-o",
-            f"ControlPath={os.path.join(control, '%C')}",
-            "-o",
-            # not persisted: a master left in the background keeps the session's pipes open, so a
-            # host that hangs would hang the run past its timeout
-            "ControlPersist=no",
-        ]
-        env = {**environ, "ENVKIT_SSH": base + " " + " ".join(shlex.quote(o) for o in opts)}
+    targets = [j.target for j in jobs if j.target is not None]
+    with (
+        tempfile.TemporaryDirectory(prefix="envkit-ssh-") as control,
+        Masters(control, environ, timeout, targets) as masters,
+    ):
 
         def one(j: Job) -> HostResult:
             res = HostResult(job=j)
             found: list[MachineProfile] = []
             assert j.target is not None
+            env = masters.environ_for(j.target)
             try:
                 res.model = read_remote(
                     j.target, environ=env, timeout=timeout, on_machine=found.append if machine else None
                 )
             except EnvkitError as exc:
-                res.status, res.why = _ssh_failure(exc, j, timeout)
+                res.status, res.why = ssh_failure(exc, j.target, timeout)
                 return res
             res.profile = found[0] if found else None
             return res
@@ -365,30 +343,6 @@ def _run_ssh(jobs, at_once, timeout, environ, machine, on_result) -> None:
         with ThreadPoolExecutor(max_workers=max(1, at_once)) as pool:
             for res in pool.map(one, jobs):
                 on_result(res)
-
-
-def _ssh_failure(exc: EnvkitError, j: Job, timeout: float) -> tuple[str, str]:
-    """(status, why) for a failed ssh job, in words a person acts on."""
-    from envkit.errors import BackendError
-    from envkit.ssh_source import remote_url
-
-    assert j.target is not None
-    url = remote_url(j.target)
-    detail = str(exc.text or "")
-    if "Permission denied" in detail or "Too many authentication failures" in detail:
-        methods = detail[detail.find("(") :].split("\n")[0].rstrip(".") if "(" in detail else ""
-        return "unreachable", (
-            f"ssh authentication failed {methods}".rstrip()
-            + ": envkit runs ssh with BatchMode=yes and never types a password; use a key or an agent"
-        )
-    if "Host key verification failed" in detail:
-        return "unreachable", "ssh: host key verification failed (the host is not in known_hosts)"
-    msg = str(exc.message)
-    if msg.endswith(f"no answer within {timeout:g} s"):
-        return "unreachable", f"no answer within {timeout:g} s (per-host timeout)"
-    if isinstance(exc, BackendError) and "ssh could not connect" in msg:
-        return "unreachable", _why(exc, url)
-    return "failed", _why(exc, url)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -541,6 +495,6 @@ def _fill(res: HostResult, ans: dict, via: str, timeout: float) -> None:
         data, head = read_answer(j.target, fake, timeout=timeout)
         res.model = model_from_answer(j.target, data, head, on_machine=found.append)
     except EnvkitError as exc:
-        res.status, res.why = "failed", _why(exc, url)
+        res.status, res.why = "failed", why(exc, url)
         return
     res.profile = found[0] if found else None

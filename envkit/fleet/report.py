@@ -52,10 +52,13 @@ class Group:
     members: tuple[str, ...]
     env: EnvPrint
     machine: MachineClass | None
+    #: the reference group holds more than half of the hosts read
     majority: bool = False
-    #: against the majority (A = the majority, B = this group); None for the majority itself
+    #: the group every other is compared with: the largest (on a tie, the first read)
+    reference: bool = False
+    #: against the reference group (A = it, B = this group); None for the reference itself
     diff: EnvDiff | None = None
-    #: (label, the majority's value, this group's value) for each machine row that differs
+    #: (label, the reference group's value, this group's value) for each machine row that differs
     machine_differs: tuple[tuple[str, str, str], ...] = ()
     #: package -> this group's `version build` for the packages that differ across the fleet
     versions: tuple[tuple[str, str], ...] = ()
@@ -84,6 +87,11 @@ class FleetReport:
     @property
     def hosts(self) -> int:
         return sum(len(g.members) for g in self.groups) + len(self.unreachable)
+
+    @property
+    def majority(self) -> Group | None:
+        """The group holding more than half of the hosts read, if one does."""
+        return self.groups[0] if self.groups and self.groups[0].majority else None
 
     @property
     def same(self) -> bool:
@@ -164,6 +172,9 @@ class Grouper:
                 lock=lock_label,
             )
         major = keys[0]
+        # a majority is more than half of the hosts read; else the largest group is only the
+        # reference the others are compared with
+        is_majority = 2 * len(self._members[major]) > sum(len(m) for m in self._members.values())
         base = self._models[major[0]]
         base_machine = self._machines.get(major[1]) if major[1] else None
         diffs: dict[str, EnvDiff] = {}
@@ -171,36 +182,27 @@ class Grouper:
         for i, k in enumerate(keys):
             ed, md = k
             d = None
-            if i:
-                if ed != major[0]:
-                    d = diffs.get(ed)
-                    if d is None:
-                        d = diffs[ed] = diff(
-                            base,
-                            self._models[ed],
-                            platform=platform,
-                            label_a="majority",
-                            label_b="this group",
-                        )
-                else:
-                    d = None
+            if i and ed != major[0]:
+                if ed not in diffs:
+                    label = "majority" if is_majority else "group 1"
+                    diffs[ed] = diff(
+                        base, self._models[ed], platform=platform, label_a=label, label_b="this group"
+                    )
+                d = diffs[ed]
             mc = self._machines.get(md) if md else None
             mdiff: tuple[tuple[str, str, str], ...] = ()
             if i and (mc is not None or base_machine is not None):
                 mdiff = _machine_differs(base_machine, mc)
             drift = None
             if lock is not None:
-                ld = diff(
-                    lock, self._models[ed], platform=platform, label_a=lock_label or "lock", label_b="hosts"
-                )
-                found = tuple(check_machine(self.profile(md))) if check_machine and md else ()
-                drift = LockDrift(diff=ld, findings=found)
+                drift = self._drift(ed, md, lock, lock_label, platform, check_machine)
             groups.append(
                 Group(
                     members=tuple(self._members[k]),
                     env=self._prints[ed],
                     machine=mc,
-                    majority=i == 0,
+                    majority=i == 0 and is_majority,
+                    reference=i == 0,
                     diff=d,
                     machine_differs=mdiff,
                     lock=drift,
@@ -217,6 +219,14 @@ class Grouper:
             lock=lock_label,
             packages=tuple(names),
         )
+
+    def _drift(self, ed: str, md: str | None, lock, lock_label, platform, check_machine) -> LockDrift:
+        """The environment `ed` against the lock, with the machine findings for machine `md`."""
+        from envkit.envdiff import diff
+
+        ld = diff(lock, self._models[ed], platform=platform, label_a=lock_label or "lock", label_b="hosts")
+        found = tuple(check_machine(self.profile(md))) if check_machine and md else ()
+        return LockDrift(diff=ld, findings=found)
 
 
 def _machine_differs(a: MachineClass | None, b: MachineClass | None) -> tuple[tuple[str, str, str], ...]:

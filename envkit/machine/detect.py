@@ -259,24 +259,15 @@ def detect_remote(
     apply).  Raises BackendError when ssh or the remote Python fails."""
     from pathlib import Path
 
-    from envkit._proc import run
     from envkit.machine import probe
-    from envkit.ssh_source import remote_shell_command, ssh_command
+    from envkit.ssh_source import run_remote
 
     target = _parse_ssh_host(text)
     program = Path(probe.__file__).read_text(encoding="utf-8")
-    argv = ssh_command(target, environ) + [remote_shell_command(target, environ)]
-    res = run(argv, input=program, timeout=timeout, check=False, what="ssh")
     label = text.rstrip("/")
-    if res.timed_out:
-        raise BackendError(f"{label}: no answer within {timeout:g} s")
-    if res.returncode == 255:
-        raise BackendError(
-            f"{label}: ssh could not connect",
-            text=res.stderr.strip()[-2000:] or None,
-            hint="envkit runs ssh without prompting: use keys or an agent, "
-            "~/.ssh/config, or ENVKIT_SSH for options",
-        )
+    res = run_remote(
+        target, program, label=label, what="the remote machine probe", environ=environ, timeout=timeout
+    )
     if res.returncode != 0:
         raise BackendError(
             f"{label}: the remote machine probe failed (exit code {res.returncode})",

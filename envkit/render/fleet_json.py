@@ -2,7 +2,7 @@
 
 {"schema": "envkit-fleet/1", "same": false, "hosts": 50, "read": 46,
  "groups": [{"members": [...], "fingerprint": "env:3f2a9c1d0b7e+machine:8a1b2c3d",
-             "majority": true, "env": {...}, "machine": {...} | null,
+             "majority": true, "reference": true, "env": {...}, "machine": {...} | null,
              "differs": null | {"summary": "...", "changes": [...], "machine": [...], ...},
              "versions": {"numpy": "1.26.4 py311h64a7726_0", ...},
              "lock": null | {"same": bool, "summary": "...", "changes": [...], "findings": [...]}}],
@@ -46,7 +46,7 @@ def _group(g: Group) -> dict:
     from envkit.render.diff_text import summary_sentence
 
     differs = None
-    if not g.majority:
+    if not g.reference:
         differs = {
             "summary": summary_sentence(g.diff) if g.diff is not None else "Same environment.",
             "changes": [c.as_dict() for c in g.diff.changes] if g.diff is not None else [],
@@ -70,6 +70,7 @@ def _group(g: Group) -> dict:
         "members": list(g.members),
         "fingerprint": g.fingerprint,
         "majority": g.majority,
+        "reference": g.reference,
         "env": {
             "digest": env.digest,
             "packages": env.packages,

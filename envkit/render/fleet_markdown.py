@@ -1,5 +1,6 @@
 """`envkit fleet --format markdown`: a summary, one table of the groups, and per outlier its
-"likely to matter" differences against the majority (a ticket or a pull-request comment)."""
+"likely to matter" differences against the majority, or the largest group when there is no majority
+(a ticket or a pull-request comment)."""
 
 from __future__ import annotations
 
@@ -13,32 +14,34 @@ def _cell(text: str | None) -> str:
 
 def render_fleet_markdown(r: FleetReport) -> str:
     from envkit.render.diff_text import change_states, summary_sentence
-    from envkit.render.fleet_text import _summary
+    from envkit.render.fleet_text import _summary, group_name, reference_name
 
     out = ["### envkit fleet", "", f"**{_summary(r)}**", ""]
     out += ["| group | hosts | members | environment | machine |", "|---|---|---|---|---|"]
+    base = reference_name(r)
     for i, g in enumerate(r.groups):
-        name = "majority" if g.majority else f"outlier {i}"
+        name = group_name(r, i)
         env = f"`{g.env.digest}` {g.env.summary()}"
         mach = f"`{g.machine.digest}` {g.machine.summary()}" if g.machine else "—"
         out.append(
             f"| {name} | {len(g.members)} | `{_cell(fold(g.members))}` | {_cell(env)} | {_cell(mach)} |"
         )
     for i, g in enumerate(r.groups):
-        if g.majority:
+        if g.reference:
             continue
-        out += ["", f"#### Outlier {i}: `{fold(g.members)}`", ""]
+        title = group_name(r, i)
+        out += ["", f"#### {title[0].upper()}{title[1:]}: `{fold(g.members)}`", ""]
         for label, a, b in g.machine_differs:
             out.append(f"- machine: **{label}** {a} → {b}")
         if g.machine_differs:
             out.append("")
         if g.diff is None:
-            out.append("Same environment as the majority.")
+            out.append(f"Same environment as {base}.")
             continue
         out += [
             summary_sentence(g.diff),
             "",
-            "| package | majority | this group | impact | why |",
+            f"| package | {base.removeprefix('the ')} | this group | impact | why |",
             "|---|---|---|---|---|",
         ]
         for c in g.diff.changes[:40]:

@@ -170,4 +170,52 @@ def test_lock_runs_the_machine_rules_for_each_group(envkit_cli, tmp_path):
     )
     assert "machine-cuda-driver" not in [f["rule"] for f in new["lock"]["findings"]]
     text = envkit_cli("fleet", str(tmp_path), "--lock", str(COLLECTED / "gpu01.yml")).stdout
-    assert "Different: 1 host in 1 outlier group differs from the majority (1 host); 2 hosts drifted" in text
+    # one host each: no majority
+    assert (
+        "Different: no majority: 2 hosts in 2 groups; group 2 differs from group 1; 2 hosts drifted" in text
+    )
+
+
+def test_three_different_environments_have_no_majority(envkit_cli, tmp_path):
+    for host in ("gpu01", "gpu05", "gpu07"):
+        shutil.copy(COLLECTED / f"{host}.yml", tmp_path / f"{host}.yml")
+    r, data = _json(envkit_cli, str(tmp_path))
+    assert r.exit_code == 1
+    groups = data["groups"]
+    assert [g["members"] for g in groups] == [["gpu01"], ["gpu05"], ["gpu07"]]
+    assert [(g["majority"], g["reference"]) for g in groups] == [
+        (False, True),
+        (False, False),
+        (False, False),
+    ]
+    # the others are still compared with the first group read
+    assert [c["name"] for c in groups[1]["differs"]["changes"]] == ["numpy"]
+    text = envkit_cli("fleet", str(tmp_path)).stdout
+    assert "Majority" not in text and "majority (" not in text
+    assert text.splitlines()[:3] == [
+        "envkit fleet: 3 hosts, 3 read, 3 groups",
+        "No majority: no group holds more than half of the 3 hosts read; each is compared with group 1.",
+        "",
+    ]
+    assert "Group 1 (1 host): gpu01" in text and "Group 3 (1 host): gpu07" in text
+    assert "  against group 1: Different: 1 package differs (1 likely to matter)." in text
+    assert text.rstrip().endswith(
+        "Different: no majority: 3 hosts in 3 groups; groups 2–3 differ from group 1."
+    )
+    md = envkit_cli("fleet", str(tmp_path), "--format", "markdown").stdout
+    assert "| group 1 | 1 | `gpu01` |" in md and "#### Group 2: `gpu05`" in md
+    assert "| package | group 1 | this group | impact | why |" in md
+
+
+def test_half_of_the_hosts_is_no_majority(envkit_cli, tmp_path):
+    for host in ("gpu01", "gpu02", "gpu05", "gpu07"):
+        shutil.copy(COLLECTED / f"{host}.yml", tmp_path / f"{host}.yml")
+    _, data = _json(envkit_cli, str(tmp_path))
+    assert [(g["members"], g["majority"]) for g in data["groups"]] == [
+        (["gpu01", "gpu02"], False),
+        (["gpu05"], False),
+        (["gpu07"], False),
+    ]
+    shutil.copy(COLLECTED / "gpu03.yml", tmp_path / "gpu03.yml")
+    _, data = _json(envkit_cli, str(tmp_path))
+    assert [(len(g["members"]), g["majority"]) for g in data["groups"]] == [(3, True), (1, False), (1, False)]

@@ -68,10 +68,20 @@ def test_ssh_command_honours_envkit_ssh_and_stays_non_interactive():
 def test_remote_command_finds_a_python_and_reads_the_program_from_stdin():
     cmd = remote_shell_command(SshTarget(host="h", path="/opt/env"), {})
     assert cmd.startswith("sh -c ") and "python3" in cmd and "/opt/env/bin/python" in cmd
-    assert (
-        remote_shell_command(SshTarget(host="h", path="/p"), {"ENVKIT_REMOTE_PYTHON": "/usr/bin/python3.11"})
-        == "sh -c 'exec /usr/bin/python3.11 -'"
+    import subprocess
+    import sys
+
+    given = remote_shell_command(SshTarget(host="h", path="/p"), {"ENVKIT_REMOTE_PYTHON": sys.executable})
+    assert given.endswith(f"; run {sys.executable} -'")
+    # what the remote login shell does with it: the program on stdin, the exit code passed on
+    ran = subprocess.run(
+        given, shell=True, input="import sys; print('read'); sys.exit(3)", capture_output=True, text=True
     )
+    assert (ran.returncode, ran.stdout, ran.stderr) == (3, "read\n", "")
+    killed = subprocess.run(
+        given, shell=True, input="import os; os.kill(os.getpid(), 9)", capture_output=True, text=True
+    )
+    assert killed.returncode == 137 and killed.stderr.endswith("\n--envkit-signal-- 9 KILL\n")
 
 
 def test_remote_program_runs_locally_like_prefix_scan(tmp_path, default_prefix):
