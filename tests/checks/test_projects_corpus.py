@@ -1,0 +1,72 @@
+"""`envkit check` over every file of a real repository with several projects
+(tests/data/corpus/projects), as CI passes them: the findings are exactly the reviewed ones below.
+A new finding is a false alarm until someone justifies it here."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from conftest import CORPUS
+
+from envkit.checks import load_targets, run_checks
+from envkit.config import Config
+
+PROJECTS = CORPUS / "projects"
+
+#: repository folder -> [(file, rule, line)], in output order, each justified.
+EXPECTED: dict[str, list[tuple[str, str, int]]] = {
+    # Each analysis has its environment.yml and the conda-lock.yml made from it (`sources:
+    # [environment.yml]`, relative to the lock): every spec is satisfied by its own lock, none by
+    # another project's.  The scimilarity lock installs urllib3 1.26.19 with conda and 2.5.0 with pip
+    # (pip's `scimilarity` pulls it): two versions of one project.
+    "AlexsLemonade__OpenScPCA-analysis": [
+        ("analyses/cell-type-scimilarity/conda-lock.yml", "conda-pip-duplicate", 5550),
+    ],
+}
+
+
+def _files(repo: str) -> list[str]:
+    root = PROJECTS / repo
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.suffix in (".yml", ".yaml"))
+
+
+def _check(repo: str, files: list[str], **config) -> tuple[list, list]:
+    old = os.getcwd()
+    os.chdir(PROJECTS / repo)
+    try:
+        targets = load_targets(files)
+        return targets, run_checks(targets, Config(**config))
+    finally:
+        os.chdir(old)
+
+
+def test_expectations_cover_every_repository():
+    assert sorted(p.name for p in PROJECTS.iterdir() if p.is_dir()) == sorted(EXPECTED)
+
+
+@pytest.mark.parametrize("repo", sorted(EXPECTED))
+def test_check_of_every_file_finds_exactly_the_reviewed_findings(repo):
+    _, found = _check(repo, _files(repo))
+    assert [(f.file, f.rule, f.line) for f in found] == EXPECTED[repo]
+
+
+@pytest.mark.parametrize("repo", sorted(EXPECTED))
+def test_each_lock_pairs_with_the_spec_in_its_own_folder(repo):
+    targets, found = _check(repo, _files(repo), select=("stale-lock", "lock-unsatisfied"))
+    assert found == []
+    for t in targets:
+        if t.kind == "spec" and t.lock is not None:
+            assert Path(t.lock.path).parent == Path(t.path).parent
+        if t.kind == "lock":
+            assert t.spec is not None and Path(t.spec.path).parent == Path(t.path).parent
+    # the root environment.yml has no lock beside it: it pairs with none
+    assert [t.lock for t in targets if t.path == "environment.yml"] == [None]
+
+
+def test_a_lone_spec_and_a_lock_of_another_folder_do_not_pair():
+    repo = "AlexsLemonade__OpenScPCA-analysis"
+    targets, found = _check(repo, ["environment.yml", "analyses/simulate-sce/conda-lock.yml"])
+    assert (targets[0].lock, targets[1].spec) == (None, None)
+    assert [f.rule for f in found if f.rule in ("stale-lock", "lock-unsatisfied")] == []
