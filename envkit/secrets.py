@@ -22,11 +22,18 @@ from envkit._records import NamedTuple
 _CANDIDATE = lazy_re(
     r"/t/[^/\s]+/|://[^/\s@]+@|[?&](?:token|access_token|auth|api_key|apikey|password|secret)=", re.IGNORECASE
 )
-_URL = lazy_re(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>`]+")
+# A scheme starts where a run of scheme characters starts (the look-behind): an unanchored
+# `[A-Za-z][A-Za-z0-9+.-]*://` would rescan a long run from each of its positions (quadratic).
+SCHEME_START = r"(?<![A-Za-z0-9+.-])"
+_URL = lazy_re(SCHEME_START + r"[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>`]+")
 _USERINFO = lazy_re(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://(?P<info>[^/@\s]+)@")
 _T_TOKEN = lazy_re(r"/t/(?P<tok>[^/\s]+)/")
 _QUERY = lazy_re(
     r"[?&](?:token|access_token|auth|api_key|apikey|password|secret)=(?P<v>[^&#\s]+)", re.IGNORECASE
+)
+_BARE_QUERY = lazy_re(
+    r"(?P<key>[?&](?:token|access_token|auth|api_key|apikey|password|secret)=)(?P<v>[^&#\s'\"<>()]+)",
+    re.IGNORECASE,
 )
 _ENVREF = lazy_re(r"^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$")
 _TOKEN_PREFIXES = ("ghp_", "gho_", "ghs_", "ghu_", "github_pat_", "glpat-", "xox", "pypi-", "npm_", "hf_")
@@ -127,6 +134,12 @@ def find_secrets(line: str) -> list[Secret]:
         if kinds:
             out.append(Secret(url, redact_url(url)[0], kinds[0], m.start() >= comment_at))
             spans.append((m.start(), m.start() + len(url)))
+    if "=" in line:
+        # a query secret outside a full URL: tools print the path of a request alone (pip's retry
+        # warning: `... connection broken by ...: /simple?token=SECRET/name/`)
+        for m in _BARE_QUERY.finditer(line):
+            if not any(a <= m.start() < b for a, b in spans) and query_kind(m.group("v")):
+                out.append(Secret(m.group(0), m.group("key") + TOKEN, "query token", m.start() >= comment_at))
     if any(g in line for g in _BARE_GUARD):
         for m in _BARE_TOKEN.finditer(line):
             if any(a <= m.start() < b for a, b in spans):
@@ -182,7 +195,7 @@ def redact_url(url: str) -> tuple[str, bool]:
 
 TOKEN = "<TOKEN>"
 USERINFO = "<USER>:<PASSWORD>"
-_USERINFO_ANY = lazy_re(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://(?P<info>[^/@\s]+)@")
+_USERINFO_ANY = lazy_re(SCHEME_START + r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://(?P<info>[^/@\s]+)@")
 _QUERY_SUB = lazy_re(
     r"(?P<key>[?&](?:token|access_token|auth|api_key|apikey|password|secret)=)(?P<v>[^&#\s]+)",
     re.IGNORECASE,
@@ -312,7 +325,9 @@ def _bare_label(token: str) -> str:
 
 
 #: a URL percent-encoded into another value (a purl's `repository_url=https%3A%2F%2F...`)
-_ENCODED_URL = lazy_re(r"[A-Za-z][A-Za-z0-9+.-]*%3A%2F%2F[A-Za-z0-9%._~!$'()*+,;=:@/-]+", re.IGNORECASE)
+_ENCODED_URL = lazy_re(
+    SCHEME_START + r"[A-Za-z][A-Za-z0-9+.-]*%3A%2F%2F[A-Za-z0-9%._~!$'()*+,;=:@/-]+", re.IGNORECASE
+)
 _ENCODED_GUARD = ("%3A%2F%2F", "%3a%2f%2f")
 
 
