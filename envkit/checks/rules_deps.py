@@ -79,7 +79,7 @@ def _spec_duplicates(spec: EnvSpec, ctx: Context) -> Iterator[Hit]:
     pip_deps = [(p, p.name) for p in spec.pip if p.name]
     if not pip_deps or not spec.conda:
         return
-    from envkit.conda.names import find_duplicates, pep503
+    from envkit.conda.names import find_duplicates, pep503, spec_pip_finds_it_installed
 
     dups = find_duplicates([d.name for d in spec.conda], [n for _, n in pip_deps], extra=ctx.pypi_names)
     if not any(d.project == "torch" for d in dups):
@@ -87,6 +87,7 @@ def _spec_duplicates(spec: EnvSpec, ctx: Context) -> Iterator[Hit]:
     if not dups:
         return
     conda_by = spec.conda_by_name()
+    dups = [d for d in dups if not spec_pip_finds_it_installed(d, spec)]
     by_project: dict[str, list[str]] = {}
     for d in dups:
         by_project.setdefault(d.project, []).append(d.conda_name)
@@ -152,11 +153,16 @@ def _package_duplicates(
 def _view_duplicates(view: Resolved, ctx: Context) -> Iterator[Hit]:
     """The duplicates of a lock (on each platform) or a live environment (by the dist-info its
     conda packages own; one that pip installed over is pip-overwrote-conda's to report)."""
+    from envkit.conda.names import pip_finds_it_installed
+
     overwritten = {c for c, _ in _overwrites(view.live, ctx)} if view.live is not None else set()
     found: dict[tuple[str, str], list] = {}
     for platform, pkgs in view.by_platform().items():
         for d, conda_pkg, pip_pkg in _package_duplicates(pkgs, ctx, owned=view.owned):
             if d.conda_name in overwritten:
+                continue
+            # installing the lock, pip finds conda's copy of that very version and installs nothing
+            if view.live is None and pip_finds_it_installed(d, conda_pkg.version, pip_pkg.version):
                 continue
             entry = found.setdefault((d.conda_name, d.project), [conda_pkg, pip_pkg, []])
             entry[2].append(platform)

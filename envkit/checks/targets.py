@@ -197,8 +197,10 @@ def pair(targets: list[Target], lock: Target | None = None) -> None:
     """Pair specs with the lock made from them, in place.
 
     With an explicit `lock` (`--lock`), every spec is paired with it.  Otherwise a conda-lock lock is
-    paired with the specs named in its `sources:` (by file name), or, when exactly one spec and one
-    conda-lock lock are checked, with that spec.
+    paired with the specs its `metadata.sources` names, relative to the lock's own directory (one
+    repository holds many projects, each with its `environment.yml` and `conda-lock.yml`); or, when
+    exactly one spec and one conda-lock lock are checked and its sources name no checked spec, with
+    that spec if it sits in the lock's directory.
     """
     specs = [t for t in targets if t.kind == "spec" and t.env_file is not None]
     if lock is not None:
@@ -213,13 +215,38 @@ def pair(targets: list[Target], lock: Target | None = None) -> None:
         if t.kind == "lock" and t.lock_model is not None and t.lock_model.kind == "conda-lock"
     ]
     for lt, lock_model in locks:
-        sources = {os.path.basename(s) for s in lock_model.sources}
-        named = [s for s in specs if os.path.basename(s.path) in sources]
+        named = [s for s in specs if _names(lt.path, lock_model.sources, s.path)]
         for s in named:
             s.lock = s.lock or lt
         if named:
             lt.spec = named[0]
     only = locks[0][0] if len(locks) == 1 else None
-    if len(specs) == 1 and only is not None and specs[0].lock is None and only.spec is None:
+    if (
+        len(specs) == 1
+        and only is not None
+        and specs[0].lock is None
+        and only.spec is None
+        and _folder(specs[0].path) == _folder(only.path)
+    ):
         specs[0].lock = only
         only.spec = specs[0]
+
+
+def _folder(path: str) -> str:
+    return os.path.dirname(os.path.realpath(path))
+
+
+def _names(lock_path: str, sources: Sequence[str], spec_path: str) -> bool:
+    """Whether a lock at `lock_path` whose `metadata.sources` are `sources` was made from the spec
+    at `spec_path`.  conda-lock records each source relative to the lock; a source recorded as an
+    absolute path of another machine (a CI runner's checkout) names the file of that name beside
+    the lock."""
+    folder = _folder(lock_path)
+    spec = os.path.realpath(spec_path)
+    for s in sources:
+        if os.path.realpath(os.path.join(folder, s)) == spec:
+            return True
+        beside = os.path.dirname(spec) == folder
+        if os.path.isabs(s) and beside and os.path.basename(s) == os.path.basename(spec):
+            return True
+    return False

@@ -3,8 +3,14 @@
 
 from __future__ import annotations
 
-from envkit.conda.names import Duplicate, duplicate_warning, find_duplicates
-from envkit.model import EnvSpec, LiveEnv, Lock, env_file, resolved_view
+from envkit.conda.names import (
+    Duplicate,
+    duplicate_warning,
+    find_duplicates,
+    pip_finds_it_installed,
+    spec_pip_finds_it_installed,
+)
+from envkit.model import EnvSpec, LiveEnv, Lock, env_file, pep503, resolved_view
 
 TYPE_CHECKING = False  # not typing's: importing typing costs 5 ms (envkit/_records.py)
 if TYPE_CHECKING:  # pragma: no cover
@@ -21,16 +27,20 @@ def duplicates_of(
     if spec is not None:
         conda = [d.name for d in spec.conda]
         pip = [p.name for p in spec.pip if p.name]
-        return find_duplicates(conda, pip, extra=extra)
+        dups = find_duplicates(conda, pip, extra=extra)
+        return [d for d in dups if not spec_pip_finds_it_installed(d, spec)]
     view = resolved_view(env)
     if view is None:  # (only an environment file is not concrete: answered above)
         return []
     owned = view.owned
     found: dict[tuple[str, str], Duplicate] = {}
     for pkgs in view.by_platform().values():
-        conda = [p.name for p in pkgs if p.manager == "conda"]
+        conda = {p.name: p.version for p in pkgs if p.manager == "conda"}
         pip = [p.name for p in pkgs if p.manager == "pip"]
+        pip_version = {pep503(p.name): p.version for p in pkgs if p.manager == "pip"}
         for d in find_duplicates(conda, pip, extra=extra, owned=owned):
+            if view.live is None and pip_finds_it_installed(d, conda[d.conda_name], pip_version[d.project]):
+                continue  # installing the lock, pip finds conda's copy of that version
             found.setdefault((d.conda_name, d.project), d)
     return sorted(found.values(), key=lambda d: (d.project, d.conda_name))
 

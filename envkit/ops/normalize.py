@@ -53,7 +53,7 @@ def normalize_source(original: str, name: str, *, format: str | None = None) -> 
         from envkit.checks.targets import not_an_environment_file
 
         not_an_environment_file(model, text, name)  # a workflow must not get `dependencies: []`
-    warnings = tuple(duplicate_messages(model))
+    warnings = tuple(f"{name}: {msg}" for msg in duplicate_messages(model))
     new = render_normalized(model, text, kind)
     return NormalizeResult(
         name=name, original=original, text=new, format=kind, model=model, warnings=warnings

@@ -222,10 +222,11 @@ def test_cli_pixi_is_not_rewritten(envkit_cli):
     )
 
 
-def test_cli_warns_about_duplicates(envkit_cli):
-    r = envkit_cli("normalize", str(CORPUS / "04_Kennethborup__SeqSleepNet__environment.yml"))
+def test_cli_warns_about_duplicates_naming_the_file(envkit_cli):
+    path = str(CORPUS / "04_Kennethborup__SeqSleepNet__environment.yml")
+    r = envkit_cli("normalize", path)
     assert r.exit_code == 0
-    assert "warning: 'matplotlib' is installed by both conda" in r.stderr
+    assert r.stderr.startswith(f"warning: {path}: 'matplotlib' is installed by both conda")
 
 
 def test_cli_stdin(envkit_cli):

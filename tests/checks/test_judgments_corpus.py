@@ -143,16 +143,15 @@ def test_check_reports_an_unreadable_file_checks_the_rest_and_exits_2(fmt):
         "conda-list-export, pylock, uv-lock, conda-requirements)\n"
     )
     if fmt == "text":
-        assert r.stdout.splitlines()[-1] == "3 findings (2 warnings, 1 info) in 2 files checked"
+        assert r.stdout.splitlines()[-1] == "2 findings (2 warnings) in 2 files checked"
     elif fmt == "json":
         found = [(f["file"], f["rule"]) for f in json.loads(r.stdout)["findings"]]
         assert found == [
-            (_c("02"), "mixed-channels"),
             (_c("06"), "mixed-channels"),
             (_c("06"), "vcs-unpinned"),
         ]
     else:
-        assert len(json.loads(r.stdout)["runs"][0]["results"]) == 3
+        assert len(json.loads(r.stdout)["runs"][0]["results"]) == 2
 
 
 def test_a_mirror_of_conda_forge_and_defaults_counts_as_those_channels(tmp_path):
@@ -169,10 +168,12 @@ def test_a_mirror_of_conda_forge_and_defaults_counts_as_those_channels(tmp_path)
         "defaults channels (https://mirrors.tuna.tsinghua.edu.cn/anaconda/pkgs/main) are mixed with "
         "conda-forge"
     )
-    spec.write_text("name: x\nchannels:\n  - https://prefix.dev/conda-forge\ndependencies:\n  - numpy\n")
+    spec.write_text(
+        "name: x\nchannels:\n  - https://prefix.dev/conda-forge\n  - defaults\ndependencies:\n  - numpy\n"
+    )
     r = run_envkit("check", "--format", "json", "--select", "mixed-channels", str(spec))
     [f] = json.loads(r.stdout)["findings"]
-    assert (f["severity"], f["line"]) == ("info", 2)
+    assert (f["severity"], f["line"]) == ("warning", 4)
 
 
 def test_platform_only_is_one_finding_per_subdir_and_none_for_an_export_in_effect(tmp_path):

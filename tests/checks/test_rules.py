@@ -121,6 +121,29 @@ DUP = """
 """
 
 
+def test_conda_pip_duplicate_of_the_same_version_is_none_unless_two_distributions():
+    # pip finds conda's numpy 1.26.4 (and pytorch's torch 2.1.0) installed and installs nothing;
+    # psycopg2-binary is another distribution of the `psycopg2` import package: pip installs it
+    text = """
+    channels: [conda-forge, nodefaults]
+    dependencies:
+      - numpy==1.26.4
+      - pytorch=2.1.0=py311_0
+      - psycopg2=2.9.9
+      - scipy=1.11
+      - pip
+      - pip:
+        - numpy==1.26.4
+        - torch==2.1.0
+        - psycopg2-binary==2.9.9
+        - scipy==1.11.4
+    """
+    assert [(f.line, f.packages) for f in findings(text, rule="conda-pip-duplicate")] == [
+        (11, ("psycopg2", "psycopg2-binary")),
+        (12, ("scipy",)),  # conda's `=1.11` is any 1.11.x
+    ]
+
+
 def test_conda_pip_duplicate_uses_the_name_map_and_pep503():
     fs = findings(DUP, rule="conda-pip-duplicate")
     assert [(f.line, f.message, f.packages) for f in fs] == [
@@ -208,15 +231,9 @@ def test_mixed_channels_defaults_aliases_and_channel_prefixes():
     assert [(f.line, f.severity) for f in fs] == [(4, "warning")]
 
 
-def test_mixed_channels_nodefaults_note_is_info_and_passing_cases():
-    fs = findings(
-        """
-        channels: [conda-forge]
-        dependencies: [python]
-        """,
-        rule="mixed-channels",
-    )
-    assert [(f.line, f.severity) for f in fs] == [(1, "info")]
+def test_mixed_channels_conda_forge_without_nodefaults_and_other_passing_cases():
+    # what conda appends behind conda-forge is each user's .condarc, not the file's
+    assert hits("channels: [conda-forge]\ndependencies: [python]\n", "mixed-channels") == []
     assert (
         hits(
             """
@@ -1278,7 +1295,7 @@ def test_pip_without_pip():
 
 def test_severity_override_and_hit_severity():
     cfg = Config(severity={"mixed-channels": "error"})
-    fs = findings("channels: [conda-forge]\ndependencies: [python]\n", config=cfg)
+    fs = findings("channels: [conda-forge, defaults]\ndependencies: [python]\n", config=cfg)
     assert [(f.rule, f.severity) for f in fs] == [("mixed-channels", "error")]
 
 
