@@ -503,7 +503,7 @@ def _twice(name: str, section: str, texts: list[str], deps: list) -> str:
 @rule(
     "vcs-unpinned",
     severity="warning",
-    summary="A pip VCS requirement (`git+https://...`) without a commit or tag.",
+    summary="A pip VCS requirement (`git+https://...`) without a commit or tag, or naming a file.",
     description="""
         `git+https://github.com/org/project` installs whatever the default branch holds on the
         day the environment is built, so two builds of the same file differ, and a force-push or
@@ -511,6 +511,10 @@ def _twice(name: str, section: str, texts: list[str], deps: list) -> str:
 
         Fix: append the commit you tested, `git+https://github.com/org/project@1a2b3c4`
         (`git ls-remote URL HEAD` prints the current one).
+
+        A `git+` URL that names a file (`git+https://github.com/org/project/releases/download/
+        v1/pkg-1.0-py3-none-any.whl`) is an error: pip runs `git clone` on it, which fails.  The
+        plain `https://` URL installs that file.
         """,
     example="""
         name: analysis
@@ -542,7 +546,19 @@ def vcs_unpinned(target: Target, ctx: Context) -> Iterator[Hit]:
         url = p.url.split("#", 1)[0]
         _, _, rest = url.partition("+")
         path = _url_path(rest or url)
-        if path is None or "@" in path:
+        if path is None:
+            continue
+        if path.lower().endswith(_ARCHIVES):
+            scheme = p.url.partition("+")[0]
+            yield Hit(
+                p.line,
+                f"{p.url} is the download URL of a file, not a repository: pip runs `{scheme} clone` "
+                f"on it and fails; drop the `{scheme}+` (pip installs the file at that URL)",
+                tuple(n for n in (p.name,) if n),
+                severity="error",
+            )
+            continue
+        if "@" in path:
             continue
         yield Hit(
             p.line,
@@ -550,6 +566,10 @@ def vcs_unpinned(target: Target, ctx: Context) -> Iterator[Hit]:
             "when the environment is built; pin the commit",
             tuple(n for n in (p.name,) if n),
         )
+
+
+#: what a download URL ends with where a `git+` URL names a repository
+_ARCHIVES = (".whl", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".zip")
 
 
 def _url_path(url: str) -> str | None:
