@@ -42,7 +42,7 @@ def test_a_git_url_of_a_release_file_is_an_error_saying_pip_cannot_clone_it(tmp_
         "en_core_web_sm-3.7.1-py3-none-any.whl"
     )
     spec = tmp_path / "environment.yml"
-    spec.write_text(f"name: x\nchannels: [conda-forge, nodefaults]\ndependencies:\n  - pip\n  - pip:\n    - {url}\n")
+    spec.write_text(f"name: x\nchannels: [conda-forge]\ndependencies:\n  - pip\n  - pip:\n    - {url}\n")
     r = run_envkit("check", str(spec))
     assert (r.exit_code, r.stdout.splitlines()[0]) == (
         1,
