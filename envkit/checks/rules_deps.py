@@ -640,6 +640,21 @@ def pip_without_pip(target: Target, ctx: Context) -> Iterator[Hit]:
     line = spec.line_of("pip") or spec.line_of("dependencies")
     yield Hit(
         line,
-        "the pip section is installed with pip, but pip is not among the conda dependencies; add `- pip`",
+        "the pip section is installed with pip, but pip is not among the conda dependencies; "
+        + _add_pip(spec),
         ("pip",),
     )
+
+
+def _add_pip(spec: EnvSpec) -> str:
+    """What to add for pip-without-pip: `- pip`, or the version the pip section pins pip to (a conda
+    `pip` of another version would be a conda+pip duplicate).  `--fix` inserts the entry named."""
+    from envkit.conda.names import exact_pip_version
+
+    own = next((p for p in spec.pip if p.key == "pip"), None)
+    if own is None:
+        return "add `- pip`"
+    version = exact_pip_version(own.specifier)
+    if version is None:
+        return f"add `- pip` and drop `{own.text}` from the pip section (line {own.line})"
+    return f"add `- pip=={version}` (the version the pip section pins)"
