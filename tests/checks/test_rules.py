@@ -588,6 +588,27 @@ def test_python_abi_mismatch_in_a_lock_trusts_recorded_depends():
     assert [f.line for f in model_findings(lock, "python-abi-mismatch")] == [3]
 
 
+def test_python_abi_mismatch_an_older_tag_beside_abi3_support_has_one_verdict_in_every_format():
+    # a py310 build whose recorded depends say nothing about Python, beside Python 3.12 and
+    # `_python_abi3_support` (no python_abi pin): the explicit file of the same solve has no
+    # depends and is not flagged, so neither is the lock; a python_abi pin of 3.10 still is
+    def lock(depends):
+        return Lock(
+            kind="conda-lock",
+            platforms=("linux-64",),
+            packages=(
+                pkg("python", "3.12.11", "h9e4cc4f_0_cpython", line=1),
+                pkg("_python_abi3_support", "1.0", "hd8ed1ab_2", line=2, depends=(("cpython", ""),)),
+                pkg("polars-runtime-32", "1.41.1", "py310h49dadd8_0", line=3, depends=depends),
+            ),
+        )
+
+    assert model_findings(lock((("libgcc", ">=14"), ("libstdcxx", ">=14"))), "python-abi-mismatch") == []
+    assert model_findings(lock(()), "python-abi-mismatch") == []
+    pinned = lock((("python_abi", "3.10.* *_cp310"), ("libgcc", ">=14")))
+    assert [f.line for f in model_findings(pinned, "python-abi-mismatch")] == [3]
+
+
 # --------------------------------------------------------------------------------------------
 # cuda-mismatch
 
