@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from envkit.model import EnvSpec, LiveEnv
+from envkit.model import EnvSpec, LiveEnv, Lock
 
 TYPE_CHECKING = False  # not typing's: importing typing costs 5 ms (envkit/_records.py)
 if TYPE_CHECKING:  # pragma: no cover
@@ -55,25 +55,32 @@ def targets_from_text(text: str, path: str, *, format: str | None = None) -> lis
     # malformed entries of an environment file are collected, not raised: the rules run on what
     # parsed, and `check` reports every one of them (see entry_errors)
     entry_errors: list = []
+    models: list[EnvSpec | Lock]
     try:
         if fmt == "env":
             from envkit.formats.envyml import read_env
 
             models = [read_env(text[1:] if text.startswith("\ufeff") else text, path, errors=entry_errors)]
         elif fmt == "pixi":
-            from envkit.formats.pixilock import environments
+            from envkit.formats.pixilock import read_pixi_environments
 
-            names: list[str | None] = [*environments(text, path)] or [None]
-            models = [formats.read_text(text, filename=path, format=fmt, environment=n) for n in names]
+            # one parse for every environment: a workspace's lock holds dozens
+            envs = read_pixi_environments(text[1:] if text.startswith("\ufeff") else text, path)
+            models = list(envs.values()) or [formats.read_text(text, filename=path, format=fmt)]
         else:
             models = [formats.read_text(text, filename=path, format=fmt)]
     except ParseError as exc:
         if is_duplicate_key_error(exc):
             return [Target(path=path, kind=kind, model=None, text=text, parse_error=exc)]
         raise
-    if fmt == "env" and format is None:
+    if fmt == "env" and format is None and isinstance(models[0], EnvSpec):
         not_an_environment_file(models[0], text, path)
-    return [Target(path=path, kind=kind, model=m, text=text, entry_errors=entry_errors) for m in models]
+    # the environments of a pixi.lock share the file's lines, split once
+    lines = text.splitlines() if len(models) > 1 else None
+    return [
+        Target(path=path, kind=kind, model=m, text=text, entry_errors=entry_errors, _lines=lines)
+        for m in models
+    ]
 
 
 #: The top-level keys of an environment file (conda's, and conda-lock's `platforms`).

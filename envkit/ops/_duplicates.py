@@ -35,11 +35,12 @@ def duplicates_of(
     owned = view.owned
     found: dict[tuple[str, str], Duplicate] = {}
     for pkgs in view.by_platform().values():
-        conda = {p.name: p.version for p in pkgs if p.manager == "conda"}
+        conda_version = {p.name: p.version for p in pkgs if p.manager == "conda"}
         pip = [p.name for p in pkgs if p.manager == "pip"]
         pip_version = {pep503(p.name): p.version for p in pkgs if p.manager == "pip"}
-        for d in find_duplicates(conda, pip, extra=extra, owned=owned):
-            if view.live is None and pip_finds_it_installed(d, conda[d.conda_name], pip_version[d.project]):
+        for d in find_duplicates(conda_version, pip, extra=extra, owned=owned):
+            same = pip_finds_it_installed(d, conda_version[d.conda_name], pip_version[d.project])
+            if view.live is None and same:
                 continue  # installing the lock, pip finds conda's copy of that version
             found.setdefault((d.conda_name, d.project), d)
     return sorted(found.values(), key=lambda d: (d.project, d.conda_name))
