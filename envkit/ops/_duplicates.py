@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from envkit.conda.names import (
     Duplicate,
     duplicate_warning,
@@ -12,7 +14,6 @@ from envkit.conda.names import (
 )
 from envkit.model import EnvSpec, LiveEnv, Lock, env_file, pep503, resolved_view
 
-TYPE_CHECKING = False  # not typing's: importing typing costs 5 ms (envkit/_records.py)
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.config import Config
 

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from envkit._records import dataclass
 from envkit.convert import FEATURES, Conversion, Loss, convert
 from envkit.errors import EnvkitError
 from envkit.model import EnvSpec, Lock, LockedPackage
