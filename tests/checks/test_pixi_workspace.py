@@ -45,3 +45,18 @@ def test_the_number_scan_tries_the_quick_pattern_where_it_can_start(text):
     from envkit.checks.rules_portability import _NUMBER_QUICK, _holds_number
 
     assert _holds_number(text) == (_NUMBER_QUICK.search(text) is not None)
+
+
+_SECRET_PIECES = st.sampled_from(
+    [*"a/:@?&=_-%\n ", "https://", "u:p@", "/t/", "token=", "GHP_", "ghp_", "hf_", "xoxb-", "%3A%2F%2F"]
+    + ["pypi-AgE"]
+)
+
+
+@settings(max_examples=3000)
+@given(st.lists(_SECRET_PIECES, max_size=14).map("".join))
+def test_the_secret_scan_finds_the_lines_the_pattern_matches(text):
+    from envkit.secrets import _ANY_CANDIDATE, secret_lines
+
+    expected = [n for n, line in enumerate(text.split("\n"), 1) if _ANY_CANDIDATE.search(line)]
+    assert secret_lines(text) == expected
