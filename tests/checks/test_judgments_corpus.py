@@ -321,3 +321,20 @@ def test_diff_a_package_from_another_channel_with_another_build_is_a_channel_cha
     [c] = json.loads(r.stdout)["changes"]
     assert (c["name"], c["kind"], c["impact"], c["group"]) == ("zlib", "channel", "medium", "matter")
     assert c["reason"].startswith("same version from another channel (pkgs/main → conda-forge)")
+
+
+def test_a_quoted_editable_in_the_pip_section_is_the_path_pip_reads(tmp_path):
+    # pip splits an option's value as a shell does: `-e ".[dev]"` installs the path `.[dev]`
+    from pip._internal.network.session import PipSession
+    from pip._internal.req.req_file import parse_requirements
+
+    req = tmp_path / "requirements.txt"
+    req.write_text('-e ".[dev]"\n')
+    [parsed] = parse_requirements(str(req), session=PipSession())
+    assert (parsed.requirement, parsed.is_editable) == (".[dev]", True)
+    spec = tmp_path / "environment.yml"
+    spec.write_text('name: x\nchannels: [conda-forge]\ndependencies:\n  - pip\n  - pip:\n    - -e ".[dev]"\n')
+    r = run_envkit("validate", str(spec))
+    assert (r.exit_code, r.stdout) == (0, f"ok: {spec}: environment spec, 1 conda, 1 pip\n")
+    r = run_envkit("normalize", str(spec))
+    assert r.stdout.splitlines()[-1] == "    - -e .[dev]"
