@@ -635,6 +635,62 @@ def test_cuda_mismatch_cpu_pytorch_with_cuda_pins():
     ) == [("cuda-mismatch", 6)]
 
 
+def test_cuda_mismatch_finds_cuda_stacks_split_across_managers_and_versions():
+    # conda's pytorch-cuda beside pip's CUDA torch and no conda pytorch: two CUDA runtimes
+    assert hits(
+        """
+        channels: [pytorch, nvidia, conda-forge]
+        dependencies:
+          - python=3.11
+          - pytorch-cuda=12.4
+          - pip
+          - pip:
+            - --extra-index-url https://download.pytorch.org/whl/cu124
+            - torch==2.5.1+cu124
+        """,
+        "cuda-mismatch",
+    ) == [("cuda-mismatch", 4)]
+    # conda-forge's CUDA 11 compiler toolkit beside pip's CUDA 12 torch: extensions fail to build
+    found = findings(
+        """
+        channels: [conda-forge]
+        dependencies:
+          - python=3.10
+          - cudatoolkit-dev=11.7
+          - gxx=11
+          - pip
+          - pip:
+            - torch==2.4.0+cu121
+        """,
+        rule="cuda-mismatch",
+    )
+    assert [(f.line, f.message) for f in found] == [
+        (
+            8,
+            "pip torch==2.4.0+cu121 is built for CUDA 12.1, but conda's cudatoolkit-dev=11.7 provides "
+            "CUDA 11.7",
+        )
+    ]
+    # a CUDA 12.3 component beside the CUDA 11.8 the pins agree on
+    found = findings(
+        """
+        channels: [nvidia, conda-forge]
+        dependencies:
+          - cuda-version=11.8
+          - cuda-cudart=11.8.89
+          - cuda-cccl=12.3.52
+        """,
+        rule="cuda-mismatch",
+    )
+    assert [(f.line, f.message) for f in found] == [
+        (
+            5,
+            "cuda-cccl=12.3.52 is CUDA 12.3's, beside CUDA 11.8 (cuda-version=11.8): two CUDA versions' "
+            "headers and libraries in one environment",
+        )
+    ]
+
+
 def test_cuda_mismatch_judges_each_build_once_per_distinct_pin_not_per_pin(monkeypatch):
     # 300 CUDA builds against 301 pins of two (name, version)s: each build is judged against the
     # two, not against all 301 (a file near the size limits would be quadratic), and still reported

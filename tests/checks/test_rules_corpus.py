@@ -191,7 +191,10 @@ EXPECTED: dict[str, list[tuple[str, int]]] = {
     "70": [],
     # selectors, conda-forge + nvidia + nodefaults, channel::package specs.
     "71": [],
-    "72": [],
+    # On win-64 the nvidia channel's cuda-libraries-dev 11.8.0 asks for `cuda-cccl >=11.8.89`
+    # (line 5198), so the solver took CUDA 12.1's cuda-cccl and cuda-profiler-api (12.1.55, from
+    # line 4811) beside pytorch-cuda 11.8's runtime: two CUDA versions' headers in one environment.
+    "72": [("cuda-mismatch", 4811)],
     # channels umccr, conda-forge, bioconda without nodefaults (as for 02).
     "73": [],
     # conda-lock 1.0.x lock alone: umccr/conda-forge/bioconda recorded, hashes everywhere.
