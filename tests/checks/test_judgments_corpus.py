@@ -338,3 +338,30 @@ def test_a_quoted_editable_in_the_pip_section_is_the_path_pip_reads(tmp_path):
     assert (r.exit_code, r.stdout) == (0, f"ok: {spec}: environment spec, 1 conda, 1 pip\n")
     r = run_envkit("normalize", str(spec))
     assert r.stdout.splitlines()[-1] == "    - -e .[dev]"
+
+
+@pytest.mark.parametrize(
+    ("options", "torch", "found"),
+    [
+        (["--extra-index-url https://download.pytorch.org/whl/cu118"], "torch>=2.0", True),
+        (["--extra-index-url https://download.pytorch.org/whl/cu118"], "torch", True),
+        (
+            ["--extra-index-url https://download.pytorch.org/whl/cu118"],
+            "torch<2.8",
+            False,
+        ),  # 2.7: cu118's last
+        (["--extra-index-url https://download.pytorch.org/whl/cu118"], "torch==2.7.1+cu118", False),
+        (["--index-url https://download.pytorch.org/whl/cu118"], "torch>=2.0", False),  # PyPI not searched
+    ],
+)
+def test_an_unpinned_torch_beside_pypi_and_a_cuda_index_gets_pypis_build(tmp_path, options, torch, found):
+    spec = tmp_path / "environment.yml"
+    pip = "".join(f"    - {o}\n" for o in [*options, torch])
+    spec.write_text(f"name: x\nchannels: [conda-forge]\ndependencies:\n  - pip\n  - pip:\n{pip}")
+    r = run_envkit("check", "--format", "json", "--select", "wheel-index", str(spec))
+    hits = json.loads(r.stdout)["findings"]
+    assert [h["line"] for h in hits] == ([7] if found else [])
+    if found:
+        assert hits[0]["message"].startswith(
+            f"{torch}: the newest torch on https://download.pytorch.org/whl/cu118 is 2.7,"
+        )

@@ -46,8 +46,9 @@ EXPECTED: dict[str, list[tuple[str, int]]] = {
     "13": [("listed-twice", 32), ("missing-requirements-file", 41), ("missing-requirements-file", 42)],
     # conda-forge only, no nodefaults (as for 02).  torch/torchaudio 2.10.0+cu128 agree.
     "14": [],
-    # conda-forge only, no nodefaults (as for 02).
-    "15": [],
+    # conda-forge only, no nodefaults (as for 02).  Unpinned torch (line 9) searched on the cu126
+    # index and on PyPI (extra): pip takes PyPI's newer torch, not a cu126 build.
+    "15": [("wheel-index", 9)],
     # a `pip:` section (line 6) and no `pip` conda dependency; conda prints the same warning for
     # this file (it is meant to be layered on another env, which does not change what conda says).
     "17": [("pip-without-pip", 6)],
@@ -57,8 +58,9 @@ EXPECTED: dict[str, list[tuple[str, int]]] = {
     "19": [("mixed-channels", 25)],
     # menpo (full URL) + conda-forge, no nodefaults (as for 02).
     "21": [],
-    # conda-forge + pytorch, no nodefaults (as for 02).
-    "22": [],
+    # conda-forge + pytorch, no nodefaults (as for 02).  Unpinned torch (line 11) with the cu124
+    # index only as --extra-index-url: pip takes PyPI's newer torch, not a cu124 build.
+    "22": [("wheel-index", 11)],
     # export of a Windows base env: channels anaconda (a defaults alias, line 3), plotly,
     # conda-forge (line 5, where the mix starts), defaults;
     # conda pyqt 5.9.2 and pip PyQt5 5.15.4 are the same project (line 371), conda ruamel_yaml and
