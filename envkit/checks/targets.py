@@ -25,6 +25,29 @@ def discover(directory: str | os.PathLike[str] = ".") -> list[str]:
     return out
 
 
+#: folders `discover_tree` does not enter besides hidden ones: caches and installed packages
+_SKIP_DIRS = frozenset({"node_modules", "__pycache__", "site-packages", "build", "dist"})
+
+
+def discover_tree(directory: str | os.PathLike[str]) -> list[str]:
+    """The files of DISCOVER in `directory` and every folder below it (each folder's in DISCOVER
+    order, folders sorted), as a repository's CI passes its root: hidden folders (`.git`,
+    `.pixi`, `.venv`), caches, and environments themselves (a folder with `conda-meta/` or
+    `pyvenv.cfg`) are not entered."""
+    out: list[str] = []
+    for root, dirs, _files in os.walk(directory):
+        dirs[:] = sorted(
+            d
+            for d in dirs
+            if not d.startswith(".")
+            and d not in _SKIP_DIRS
+            and not os.path.isdir(os.path.join(root, d, "conda-meta"))
+            and not os.path.isfile(os.path.join(root, d, "pyvenv.cfg"))
+        )
+        out += (os.path.normpath(p) for p in discover(root))
+    return out
+
+
 def load_file(path: str, *, format: str | None = None, stdin: str | None = None) -> list[Target]:
     """Read and parse one file into targets (one per pixi.lock environment, else one).
 

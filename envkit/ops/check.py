@@ -57,19 +57,20 @@ class CheckResult:
 
 
 def check_paths(files: Sequence[str], *, live: bool = False, lock: str | None = None) -> list[str]:
-    """The files to check: each of `files`, a directory as its environment files; with none (and
+    """The files to check: each of `files`, a directory as the environment files in it and below
+    it (not in hidden folders or environments); with none (and
     no `live` environment), the environment files of the working directory.  UsageError when
     there is nothing to check."""
-    from envkit.checks.targets import discover
+    from envkit.checks.targets import discover, discover_tree
 
     paths: list[str] = []
     for f in files:
         if f != "-" and os.path.isdir(f):
-            found = discover(f)
+            found = discover_tree(f)
             if not found:
                 raise UsageError(
                     f"{f}: a directory with no environment.yml, environment.yaml, conda-lock.yml "
-                    "or pixi.lock in it",
+                    "or pixi.lock in it or below it",
                     hint="pass the files to check",
                 )
             paths += found

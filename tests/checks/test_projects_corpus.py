@@ -4,6 +4,7 @@ A new finding is a false alarm until someone justifies it here."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -70,3 +71,30 @@ def test_a_lone_spec_and_a_lock_of_another_folder_do_not_pair():
     targets, found = _check(repo, ["environment.yml", "analyses/simulate-sce/conda-lock.yml"])
     assert (targets[0].lock, targets[1].spec) == (None, None)
     assert [f.rule for f in found if f.rule in ("stale-lock", "lock-unsatisfied")] == []
+
+
+def test_check_of_the_repository_root_finds_every_project_below_it(tmp_path):
+    # as CI passes a repository root (`envkit check .`); hidden folders and environments are skipped
+    import shutil
+
+    from tests.conftest import run_envkit
+
+    repo = tmp_path / "repo"
+    shutil.copytree(PROJECTS / "AlexsLemonade__OpenScPCA-analysis", repo)
+    (repo / ".pixi" / "envs" / "default").mkdir(parents=True)
+    (repo / ".pixi" / "envs" / "default" / "environment.yml").write_text("dependencies: [python\n")
+    (repo / "env" / "conda-meta").mkdir(parents=True)
+    (repo / "env" / "environment.yml").write_text("dependencies: [python\n")
+    r = run_envkit("check", ".", "--format", "json", cwd=repo)
+    assert r.exit_code == 1, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["summary"]["checked"] == [
+        "environment.yml",
+        "analyses/cell-type-scimilarity/environment.yml",
+        "analyses/cell-type-scimilarity/conda-lock.yml",
+        "analyses/simulate-sce/environment.yml",
+        "analyses/simulate-sce/conda-lock.yml",
+    ]
+    assert [(f["file"], f["rule"]) for f in doc["findings"]] == [
+        ("analyses/cell-type-scimilarity/conda-lock.yml", "conda-pip-duplicate")
+    ]
