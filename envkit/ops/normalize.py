@@ -95,10 +95,14 @@ def validate_source(
 def _summary(model: EnvSpec | Lock, kind: str) -> str:
     spec = env_file(model)
     if spec is not None:
+        # pip's option lines (`--extra-index-url`, `--pre`, `-f`) are not packages
+        options = sum(1 for p in spec.pip if p.kind == "option")
+        packages = len(spec.pip) - options
+        more = f" ({plural(options, 'pip option')})" if options else ""
         if kind == "requirements":
-            return f"requirements, {plural(len(spec.pip), 'entry', 'entries')}"
+            return f"requirements, {plural(packages, 'entry', 'entries')}{more}"
         label = "environment export" if spec.kind == "export" else "environment spec"
-        return f"{label}, {len(spec.conda)} conda, {len(spec.pip)} pip"
+        return f"{label}, {len(spec.conda)} conda, {packages} pip{more}"
     view = resolved_view(model)
     assert view is not None and view.lock is not None  # (what is no environment file is a Lock)
     return f"{kind}, {_lock_summary(view.lock)}"

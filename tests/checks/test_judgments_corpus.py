@@ -365,3 +365,9 @@ def test_an_unpinned_torch_beside_pypi_and_a_cuda_index_gets_pypis_build(tmp_pat
         assert hits[0]["message"].startswith(
             f"{torch}: the newest torch on https://download.pytorch.org/whl/cu118 is 2.7,"
         )
+
+
+def test_validate_counts_pip_packages_not_pip_options():
+    # 06's pip section: `--extra-index-url https://pypi.nvidia.com` and packages
+    r = run_envkit("validate", _c("06"), cwd=CORPUS)
+    assert r.stdout.endswith(" pip (1 pip option)\n"), r.stdout
