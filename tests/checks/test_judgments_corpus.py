@@ -371,3 +371,10 @@ def test_validate_counts_pip_packages_not_pip_options():
     # 06's pip section: `--extra-index-url https://pypi.nvidia.com` and packages
     r = run_envkit("validate", _c("06"), cwd=CORPUS)
     assert r.stdout.endswith(" pip (1 pip option)\n"), r.stdout
+
+
+def test_diff_takes_the_environment_option_under_convert_s_names():
+    for flag in ("-e", "--env", "--environment"):
+        lock = "59_43ravens__NEMO_Nowcast__pixi.lock"
+        r = run_envkit("diff", flag, "test-py312", lock, lock, cwd=CORPUS)
+        assert (r.exit_code, r.stderr) == (0, ""), (flag, r.stderr)
