@@ -378,3 +378,23 @@ def test_diff_takes_the_environment_option_under_convert_s_names():
         lock = "59_43ravens__NEMO_Nowcast__pixi.lock"
         r = run_envkit("diff", flag, "test-py312", lock, lock, cwd=CORPUS)
         assert (r.exit_code, r.stderr) == (0, ""), (flag, r.stderr)
+
+
+def test_an_editable_among_hashed_requirements_is_refused_as_pip_refuses_it(tmp_path):
+    import subprocess
+    import sys
+
+    req = tmp_path / "requirements.txt"
+    req.write_text(
+        "flask==3.0.0 \\\n    --hash=sha256:21128f47e4e3b9d597a3e8521a329bf56909b690fcc3fa3e477725aa81367638\n-e .\n"
+    )
+    (tmp_path / "setup.py").write_text("")
+    pip = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--dry-run", "--no-index", "-r", str(req)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert pip.returncode != 0 and "cannot be installed when requiring hashes" in pip.stderr
+    r = run_envkit("check", "--format", "json", "--select", "missing-hash", str(req))
+    assert [(f["line"], f["severity"]) for f in json.loads(r.stdout)["findings"]] == [(3, "error")]
