@@ -386,7 +386,8 @@ def test_an_editable_among_hashed_requirements_is_refused_as_pip_refuses_it(tmp_
 
     req = tmp_path / "requirements.txt"
     req.write_text(
-        "flask==3.0.0 \\\n    --hash=sha256:21128f47e4e3b9d597a3e8521a329bf56909b690fcc3fa3e477725aa81367638\n-e .\n"
+        "flask==3.0.0 \\\n"
+        "    --hash=sha256:21128f47e4e3b9d597a3e8521a329bf56909b690fcc3fa3e477725aa81367638\n-e .\n"
     )
     (tmp_path / "setup.py").write_text("")
     pip = subprocess.run(
