@@ -229,8 +229,8 @@ def pair(targets: list[Target], lock: Target | None = None) -> None:
     With an explicit `lock` (`--lock`), every spec is paired with it.  Otherwise a conda-lock lock is
     paired with the specs its `metadata.sources` names, relative to the lock's own directory (one
     repository holds many projects, each with its `environment.yml` and `conda-lock.yml`); or, when
-    exactly one spec and one conda-lock lock are checked and its sources name no checked spec, with
-    that spec if it sits in the lock's directory.
+    exactly one spec and one conda-lock lock or explicit file are checked and nothing paired them,
+    with that spec if it sits in the lock's directory.
     """
     specs = [t for t in targets if t.kind == "spec" and t.env_file is not None]
     if lock is not None:
@@ -250,7 +250,12 @@ def pair(targets: list[Target], lock: Target | None = None) -> None:
             s.lock = s.lock or lt
         if named:
             lt.spec = named[0]
-    only = locks[0][0] if len(locks) == 1 else None
+    # one spec and one lock of its folder, a conda-lock.yml or an explicit file (`conda-lock
+    # render` writes it from the spec; it records no sources)
+    single = [
+        t for t in targets if t.kind == "lock" and t.lock_model is not None and t.lock_model.kind in _PAIRS
+    ]
+    only = single[0] if len(single) == 1 else None
     if (
         len(specs) == 1
         and only is not None
@@ -260,6 +265,10 @@ def pair(targets: list[Target], lock: Target | None = None) -> None:
     ):
         specs[0].lock = only
         only.spec = specs[0]
+
+
+#: the lock kinds a lone spec of their folder pairs with
+_PAIRS = ("conda-lock", "explicit")
 
 
 def _folder(path: str) -> str:

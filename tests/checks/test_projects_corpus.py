@@ -25,17 +25,25 @@ EXPECTED: dict[str, list[tuple[str, str, int]]] = {
     "AlexsLemonade__OpenScPCA-analysis": [
         ("analyses/cell-type-scimilarity/conda-lock.yml", "conda-pip-duplicate", 5550),
     ],
+    # env.yaml and the explicit file `conda-lock render` wrote from it (which records no sources):
+    # one spec and one lock of one folder pair, and the lock satisfies the spec (its pip entry is
+    # not the explicit file's to hold).  The pip section has no `- pip` in the conda list.
+    "Cecca__repro-course-ci": [("env.yaml", "pip-without-pip", 6)],
 }
 
 
 def _files(repo: str) -> list[str]:
     root = PROJECTS / repo
-    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.suffix in (".yml", ".yaml"))
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.suffix in (".yml", ".yaml", ".lock"))
 
 
 def _check(repo: str, files: list[str], **config) -> tuple[list, list]:
+    return _check_in(PROJECTS / repo, files, **config)
+
+
+def _check_in(folder: Path, files: list[str], **config) -> tuple[list, list]:
     old = os.getcwd()
-    os.chdir(PROJECTS / repo)
+    os.chdir(folder)
     try:
         targets = load_targets(files)
         return targets, run_checks(targets, Config(**config))
@@ -62,8 +70,20 @@ def test_each_lock_pairs_with_the_spec_in_its_own_folder(repo):
             assert Path(t.lock.path).parent == Path(t.path).parent
         if t.kind == "lock":
             assert t.spec is not None and Path(t.spec.path).parent == Path(t.path).parent
-    # the root environment.yml has no lock beside it: it pairs with none
-    assert [t.lock for t in targets if t.path == "environment.yml"] == [None]
+    # a root environment.yml with no lock beside it pairs with none
+    assert [t.lock for t in targets if t.path == "environment.yml"] in ([], [None])
+
+
+def test_a_spec_and_an_explicit_file_of_its_folder_pair_and_are_compared(tmp_path):
+    import shutil
+
+    repo = tmp_path / "repo"
+    shutil.copytree(PROJECTS / "Cecca__repro-course-ci", repo)
+    targets, found = _check_in(repo, ["env.yaml", "conda-linux-64.lock"])
+    assert (targets[0].lock, targets[1].spec) == (targets[1], targets[0])
+    (repo / "env.yaml").write_text((repo / "env.yaml").read_text().replace("- pandas", "- pandas>=9"))
+    _, found = _check_in(repo, ["env.yaml", "conda-linux-64.lock"])
+    assert [(f.rule, f.line) for f in found if f.rule == "lock-unsatisfied"] == [("lock-unsatisfied", 5)]
 
 
 def test_a_lone_spec_and_a_lock_of_another_folder_do_not_pair():
