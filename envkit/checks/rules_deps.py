@@ -156,13 +156,21 @@ def _view_duplicates(view: Resolved, ctx: Context) -> Iterator[Hit]:
     from envkit.conda.names import pip_finds_it_installed
 
     overwritten = {c for c, _ in _overwrites(view.live, ctx)} if view.live is not None else set()
+    from envkit.lock.metadata import lock_over_conda
+
+    # what a lock records as installed over conda's files, `envkit create` installs so again
+    forced = frozenset(lock_over_conda(view.lock)) if view.lock is not None else frozenset()
     found: dict[tuple[str, str], list] = {}
     for platform, pkgs in view.by_platform().items():
         for d, conda_pkg, pip_pkg in _package_duplicates(pkgs, ctx, owned=view.owned):
             if d.conda_name in overwritten:
                 continue
             # installing the lock, pip finds conda's copy of that very version and installs nothing
-            if view.live is None and pip_finds_it_installed(d, conda_pkg.version, pip_pkg.version):
+            if (
+                view.live is None
+                and d.project not in forced
+                and pip_finds_it_installed(d, conda_pkg.version, pip_pkg.version)
+            ):
                 continue
             entry = found.setdefault((d.conda_name, d.project), [conda_pkg, pip_pkg, []])
             entry[2].append(platform)

@@ -34,6 +34,10 @@ def duplicates_of(
     if view is None:  # (only an environment file is not concrete: answered above)
         return []
     owned = view.owned
+    from envkit.lock.metadata import lock_over_conda
+
+    # what a lock records as installed over conda's files, `envkit create` installs so again
+    forced = frozenset(lock_over_conda(view.lock)) if view.lock is not None else frozenset()
     found: dict[tuple[str, str], Duplicate] = {}
     for pkgs in view.by_platform().values():
         conda_version = {p.name: p.version for p in pkgs if p.manager == "conda"}
@@ -41,7 +45,7 @@ def duplicates_of(
         pip_version = {pep503(p.name): p.version for p in pkgs if p.manager == "pip"}
         for d in find_duplicates(conda_version, pip, extra=extra, owned=owned):
             same = pip_finds_it_installed(d, conda_version[d.conda_name], pip_version[d.project])
-            if view.live is None and same:
+            if view.live is None and same and d.project not in forced:
                 continue  # installing the lock, pip finds conda's copy of that version
             found.setdefault((d.conda_name, d.project), d)
     return sorted(found.values(), key=lambda d: (d.project, d.conda_name))
