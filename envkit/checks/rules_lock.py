@@ -304,21 +304,18 @@ def _hash_mode(spec) -> Iterator[Hit]:
         return
     for p in entries:
         if p.editable or p.kind in ("path", "vcs"):
-            yield Hit(
-                p.line,
+            why = (
                 f"`{p.text}` in a file of hashed requirements: pip's hash-checking mode refuses it "
-                "(nothing single to hash); install it in a second step (`pip install --no-deps`)",
-                tuple(n for n in (p.name,) if n),
-                severity="error",
+                "(nothing single to hash); install it in a second step (`pip install --no-deps`)"
             )
         elif "--hash" not in p.text:
-            yield Hit(
-                p.line,
+            why = (
                 f"{p.text} has no --hash where the other requirements have one: pip's hash-checking "
-                "mode refuses the whole file",
-                tuple(n for n in (p.name,) if n),
-                severity="error",
+                "mode refuses the whole file"
             )
+        else:
+            continue
+        yield Hit(p.line, why, tuple(n for n in (p.name,) if n), severity="error")
 
 
 def _downloadable(p) -> bool:
