@@ -6,7 +6,7 @@
     normalize_text(text, ...)   file text -> canonical file text in the same format, comments kept
 
 Canonical environment.yml: keys name, channels, dependencies, variables (then conda-lock's
-`platforms:` and any other key, in file order); no `prefix:` (but for a --no-builds export, which
+`platforms:` and any other key, in file order); no `prefix:` (but for a --no-builds export that
 only its `prefix:` line marks as one); channels by canonical name, in their
 order (it is priority), duplicates dropped; conda dependencies in canonical match-spec form sorted by
 name; the pip section's option lines first in their order, then entries sorted by PEP 503 name;
@@ -76,9 +76,9 @@ def _normalize_spec(
     unnamed = sorted((p for p in spec.pip if p.kind != "option" and not p.key), key=lambda p: p.text)
     pip = tuple(options) + tuple(_dedupe(named + unnamed, merges, sel))
     # A normalized export is still an export, resolved for diff, convert and check alike.  A
-    # --no-builds export (`name=version` entries) is one only by its `prefix:` line (conda env
-    # export writes it; a hand-written `numpy=1.26` is a loose spec): that line stays, or the file
-    # would read back as a loose spec.  Every other file loses its machine's path.
+    # --no-builds export (`name=version` entries) that only its `prefix:` line marks as one (not
+    # conda's sorted order with its `ca-certificates`; a hand-written `numpy=1.26` is a loose spec)
+    # keeps that line, or the file would read back as a loose spec.  Every other file loses it.
     prefix = spec.prefix if spec.kind == "export" and not looks_exported(conda, has_prefix=False) else None
     # keys stay as written (comments are attached to `variable:<KEY>`); only secret values change
     variables = redact_variables(spec.variables)

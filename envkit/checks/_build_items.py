@@ -94,6 +94,7 @@ def _relevant_names() -> frozenset[str]:
 
     return frozenset(
         families.CUDA_PINS
+        + families.CUDA_COMPONENTS
         + families.TORCH_BUILDS
         + families.COMPANIONS
         + ("torch", "torchvision", "torchaudio", "pytorch-cuda", "cpuonly", "pytorch-mutex")

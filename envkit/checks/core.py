@@ -308,6 +308,14 @@ def suppressions(line_text: str) -> frozenset[str] | None:
     return frozenset(n.strip() for n in names.split(",") if n.strip())
 
 
+def file_rule(fn: Callable) -> Callable:
+    """Mark a rule whose hits depend on the file alone (its text, path and kind), not on which of
+    the file's environments a target is: the engine runs it once per file, not once per
+    environment of a pixi.lock."""
+    fn.__dict__["per_file"] = True  # the engine reads it back with getattr
+    return fn
+
+
 def raw_text_rule(fn: Callable) -> Callable:
     """Mark a rule function as reading only the raw text: it runs even when the model could not be
     built (a duplicated YAML key)."""

@@ -51,13 +51,23 @@ def run_checks(
     ctx = Context(config=config, machine=machine)
     active = _active_rules(targets, config, machine)
     out: list[tuple[tuple, Finding]] = []
+    # the environments of one pixi.lock are targets sharing one text: what depends on the text
+    # alone is done once for it
+    files_seen: set[int] = set()
+    ran: set[tuple[str, int]] = set()
     for index, target in enumerate(targets):
-        check_suppressions(target)
+        if id(target.text) not in files_seen:
+            files_seen.add(id(target.text))
+            check_suppressions(target)
         for r in active:
             if target.kind not in r.applies_to:
                 continue
             if target.parse_error is not None and not getattr(r.fn, "raw_text", False):
                 continue
+            if getattr(r.fn, "per_file", False) and target.text is not None:
+                if (r.name, id(target.text)) in ran:
+                    continue
+                ran.add((r.name, id(target.text)))
             override = config.severity.get(r.name)
             for hit in r.fn(target, ctx):
                 severity = override or hit.severity or r.severity

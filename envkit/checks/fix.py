@@ -19,6 +19,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from envkit.checks.core import Finding, Hit, Target
 
 _PIP_ITEM = re.compile(r"^(?P<lead>\s*-\s+)pip\s*:")
+#: the entry pip-without-pip's message says to add, when adding it is the whole fix
+_ADD_PIP = re.compile(r"; add `- (pip(?:=[^`]+)?)`(?: \(|$)")
 FIXABLE = ("leaked-prefix", "leaked-secret", "pip-without-pip")
 
 
@@ -49,7 +51,8 @@ def can_fix(rule: str, target: Target, hit: Hit) -> bool:
             return bool(secret_variables(text))
         return bool(find_all_secrets(text))
     if rule == "pip-without-pip":
-        return bool(_PIP_ITEM.match(text))
+        # not when the pip section's own pip entry would have to go too: a fix never adds a finding
+        return bool(_PIP_ITEM.match(text)) and _ADD_PIP.search(hit.message) is not None
     return False
 
 
@@ -90,15 +93,16 @@ def fix_text(text: str, path: str, findings: Iterable[Finding]) -> tuple[str, li
                 )
         elif f.rule == "pip-without-pip":
             m = _PIP_ITEM.match(body)
-            if m:
+            entry = _ADD_PIP.search(f.message)
+            if m and entry:
                 ending = body[len(body.rstrip("\r\n")) :] or "\n"
-                insert[i] = f"{m.group('lead')}pip{ending}"
+                insert[i] = f"{m.group('lead')}{entry.group(1)}{ending}"
                 done.append(
                     Fixed(
                         rule=f.rule,
                         file=path,
                         line=f.line,
-                        description="added `pip` to the conda dependencies",
+                        description=f"added `{entry.group(1)}` to the conda dependencies",
                     )
                 )
     out: list[str] = []

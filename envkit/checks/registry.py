@@ -50,7 +50,7 @@ RULE_HOMES: dict[str, RuleHome] = {
     "leaked-secret": RuleHome("rules_secrets", ("spec", "lock")),
     "leaked-prefix": RuleHome("rules_secrets", ("spec", "lock")),
     "insecure-url": RuleHome("rules_channels"),
-    "missing-hash": RuleHome("rules_lock", ("lock",)),
+    "missing-hash": RuleHome("rules_lock", ("spec", "lock")),
     "duplicate-key": RuleHome("rules_lock", ("spec", "lock")),
     "pip-without-pip": RuleHome("rules_deps", ("spec",)),
     "no-channels": RuleHome("rules_portability", ("spec",)),

@@ -99,7 +99,13 @@ def _packages_mismatch(pkgs: Sequence[LockedPackage], py: str, py_full: str, on:
             tag = _build_python(p.build, p.name)
             if not tag or tag == py:
                 continue
-            if not p.depends and abi3_env and _older(tag, py):
+            # an older tag beside `_python_abi3_support` is an abi3 build unless its recorded
+            # dependencies pin another Python: the verdict of the explicit file of the same solve
+            if (
+                abi3_env
+                and _older(tag, py)
+                and not _depends_disagree(p.depends, py_full, tag, undecided=False)
+            ):
                 continue
             if _depends_disagree(p.depends, py_full, tag):
                 yield Hit(
@@ -119,16 +125,18 @@ def _packages_mismatch(pkgs: Sequence[LockedPackage], py: str, py_full: str, on:
                 )
 
 
-def _depends_disagree(depends: tuple[tuple[str, str], ...], python: str, tag: str) -> bool:
+def _depends_disagree(
+    depends: tuple[tuple[str, str], ...], python: str, tag: str, *, undecided: bool = True
+) -> bool:
     """Whether a package whose build is tagged for Python `tag` really cannot go with `python`.
 
     The recorded dependencies decide when there are any: conda-forge's abi3 builds keep the tag of
     the oldest Python they support (`pyzmq=27.1.0=py312h..._3` depends on `_python_abi3_support`
     and `cpython >=3.12`) and work with every later one; otherwise the `python` and `python_abi`
     constraints are matched against the installed version.  Without dependencies (explicit files,
-    exports) the tag decides."""
+    exports), or none about Python, the answer is `undecided` (the tag decides)."""
     if not depends:
-        return True
+        return undecided
     from rattler import Version, VersionSpec
 
     deps = dict(depends)
@@ -148,7 +156,7 @@ def _depends_disagree(depends: tuple[tuple[str, str], ...], python: str, tag: st
         if not ok:
             return True
         decided = True
-    return not decided
+    return undecided and not decided
 
 
 def _older(tag: str, python: str) -> bool:

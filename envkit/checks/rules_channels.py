@@ -64,8 +64,8 @@ def channel_uses(target: Target, *, first_only: bool = False) -> list[tuple[str,
 @rule(
     "mixed-channels",
     severity="warning",
-    summary="`defaults` (main, anaconda, r, msys2) mixed with conda-forge; or conda-forge "
-    "without `nodefaults`; or a channel outside `allowed-channels`.",
+    summary="`defaults` (main, anaconda, r, msys2) mixed with conda-forge; or a channel outside "
+    "`allowed-channels`.",
     description="""
         Packages from Anaconda's `defaults` channels (`defaults`, `main`, `anaconda`, `r`,
         `msys2`, `pkgs/...`) and from conda-forge are built with different compilers and pinnings;
@@ -73,9 +73,9 @@ def channel_uses(target: Target, *, first_only: bool = False) -> list[tuple[str,
         errors and of solves that flip between channels.  A warning is given when a file, a lock
         or a live environment uses both.
 
-        When a hand-written file lists conda-forge and no `defaults`, conda still appends the
-        channels of your `.condarc` (by default `defaults`) unless the file lists `nodefaults`:
-        that is reported as info.
+        A file that lists conda-forge and neither `defaults` nor `nodefaults` is not reported:
+        conda appends the channels of each user's `.condarc` behind it, which envkit cannot see
+        from the file, and a conda-forge installer (Miniforge) configures no `defaults` at all.
 
         With `allowed-channels` in the configuration, every channel used (listed, as a `channel::`
         prefix, or as the source of a locked package) must be in that list.
@@ -115,22 +115,6 @@ def mixed_channels(target: Target, ctx: Context) -> Iterator[Hit]:
             f"builds are not binary-compatible: use conda-forge with nodefaults (or only "
             f"defaults)",
             tuple(defaults) + (forge,),
-        )
-    m = target.loose
-    if (
-        m is not None
-        and m.kind == "spec"
-        and m.channels
-        and not defaults
-        and forge
-        and "nodefaults" not in names
-    ):
-        yield Hit(
-            m.line_of("channels"),
-            "conda-forge is listed without nodefaults: conda also adds the channels of "
-            "your .condarc (by default `defaults`); add `- nodefaults` to the channels",
-            ("nodefaults",),
-            severity="info",
         )
     allowed = ctx.allowed_channels
     if allowed is not None:

@@ -55,6 +55,12 @@ _Pin = tuple[BuildItem, str]
           never built for that CUDA: any pytorch after 2.5, the channel's last release
           (pytorch/pytorch#138506), or e.g. `pytorch=2.1` with `pytorch-cuda=12.4` (2.1 was built
           for 11.8 and 12.1); conda then fails to solve or takes a build that ignores the selector;
+        - CUDA toolkit packages (`cuda-cccl`, `cuda-nvcc`, `cuda-libraries`, conda-forge's
+          `cudatoolkit-dev`, ...) of another CUDA than the pins agree on (or than most of them):
+          an unbounded dependency lets the solver take a newer CUDA's headers and libraries;
+          a compiler toolkit of another major than pip's torch cannot build its extensions;
+        - (warning) `pytorch-cuda` with no conda pytorch, beside a pip torch built for CUDA:
+          the wheel brings its own CUDA runtime, so the environment holds two;
         - `torch`, `torchvision` and `torchaudio` versions that were not released together (from
           the PyTorch compatibility matrix in `templates/pytorch/matrix.json`, and the
           torchvision/torchaudio READMEs for releases before 1.12).
@@ -97,18 +103,79 @@ def cuda_mismatch(target: Target, ctx: Context) -> Iterator[Hit]:
 
 def _cuda_checks(items: list[BuildItem], pip_options: list[str], on: str) -> Iterator[Hit]:
     pins = _cuda_pins(items)
+    # the toolkit's own packages (`cuda-cccl`, `cuda-nvcc`, `cudatoolkit-dev`) say which CUDA they
+    # are too: one of another CUDA is a second stack beside the pinned one
+    parts = _cuda_pins(items, families.CUDA_COMPONENTS)
     yield from _pin_conflicts(pins, on)
+    yield from _components_of_another_cuda(pins, parts, on)
     yield from _cpu_torch_with_pins(items, pins, on)
     yield from _conda_builds_against_pins(items, pins, on)
-    yield from _pip_wheels_against_pins(items, pins, pip_options, on)
+    compilers = [p for p in parts if p[0].name in families.CUDA_COMPILERS]
+    yield from _pip_wheels_against_pins(items, pins + compilers, pip_options, on)
+    yield from _runtime_twice(items, on)
     yield from _pytorch_channel(items, on)
 
 
-def _cuda_pins(items: list[BuildItem]) -> list[_Pin]:
-    """The conda CUDA pins (`cuda-version`, `pytorch-cuda`, `cudatoolkit`) that name a version."""
+def _components_of_another_cuda(pins: list[_Pin], parts: list[_Pin], on: str) -> Iterator[Hit]:
+    """CUDA toolkit packages of another major.minor than the pins agree on (or, without pins, than
+    most of them): an unbounded dependency (the nvidia channel's `cuda-libraries-dev 11.8.0` asks
+    for `cuda-cccl >=11.8.89`) lets the solver take a newer CUDA's headers and libraries.  One
+    finding per other version, at its first package; contradicting pins are _pin_conflicts'."""
+    versions = {pv for _, pv in pins}
+    if len(versions) > 1 or not parts:
+        return
+    if versions:
+        (base,) = versions
+        beside = ", ".join(p.label for p, _ in pins)
+    else:
+        counts: dict[str, int] = {}
+        for _, pv in parts:
+            counts[pv] = counts.get(pv, 0) + 1
+        base = max(counts, key=lambda v: counts[v])  # the first of the most frequent
+        beside = ", ".join(p.label for p, pv in parts if pv == base)
+    other: dict[str, list[BuildItem]] = {}
+    for it, pv in parts:
+        if _contradict(pv, base):
+            other.setdefault(pv, []).append(it)
+    for pv, its in other.items():
+        names = " and ".join(it.label for it in its)
+        yield Hit(
+            its[0].line,
+            f"{names} {'is' if len(its) == 1 else 'are'} CUDA {pv}'s, beside CUDA {base} ({beside}): "
+            f"two CUDA versions' headers and libraries in one environment{on}",
+            tuple(it.name for it in its),
+        )
+
+
+def _runtime_twice(items: list[BuildItem], on: str) -> Iterator[Hit]:
+    """`pytorch-cuda` (which pulls the nvidia channel's CUDA runtime for the pytorch channel's
+    pytorch) with no conda pytorch, beside a pip torch built for CUDA: the wheel brings its own
+    runtime (nvidia-* wheels), so the environment holds two."""
+    selector = next((it for it in items if it.manager == "conda" and it.name == "pytorch-cuda"), None)
+    if selector is None or any(it.manager == "conda" and it.name in TORCH_NAMES for it in items):
+        return
+    torch = next((it for it in items if it.manager == "pip" and it.name == "torch"), None)
+    if torch is None:
+        return
+    cuda, _major, cpu = _cuda_of(torch)
+    if cpu or not (cuda or torch.runtime):
+        return
+    yield Hit(
+        selector.line,
+        f"{selector.label} installs the nvidia channel's CUDA runtime for conda's pytorch, but torch "
+        f"comes from pip ({torch.label}), whose wheel brings its own: the CUDA runtime is installed "
+        f"twice; drop {selector.name}{on}",
+        (selector.name, torch.name),
+        severity="warning",
+    )
+
+
+def _cuda_pins(items: list[BuildItem], names: tuple[str, ...] = CUDA_PINS) -> list[_Pin]:
+    """The conda CUDA pins (`cuda-version`, `pytorch-cuda`, `cudatoolkit`; or the packages
+    `names`) that name a version."""
     pins = []
     for it in items:
-        if it.manager == "conda" and it.name in CUDA_PINS and it.version:
+        if it.manager == "conda" and it.name in names and it.version:
             mm = major_minor(it.version)
             if mm:
                 pins.append((it, mm_text(mm)))

@@ -79,7 +79,7 @@ def _spec_duplicates(spec: EnvSpec, ctx: Context) -> Iterator[Hit]:
     pip_deps = [(p, p.name) for p in spec.pip if p.name]
     if not pip_deps or not spec.conda:
         return
-    from envkit.conda.names import find_duplicates, pep503
+    from envkit.conda.names import find_duplicates, pep503, spec_pip_finds_it_installed
 
     dups = find_duplicates([d.name for d in spec.conda], [n for _, n in pip_deps], extra=ctx.pypi_names)
     if not any(d.project == "torch" for d in dups):
@@ -87,6 +87,7 @@ def _spec_duplicates(spec: EnvSpec, ctx: Context) -> Iterator[Hit]:
     if not dups:
         return
     conda_by = spec.conda_by_name()
+    dups = [d for d in dups if not spec_pip_finds_it_installed(d, spec)]
     by_project: dict[str, list[str]] = {}
     for d in dups:
         by_project.setdefault(d.project, []).append(d.conda_name)
@@ -152,11 +153,24 @@ def _package_duplicates(
 def _view_duplicates(view: Resolved, ctx: Context) -> Iterator[Hit]:
     """The duplicates of a lock (on each platform) or a live environment (by the dist-info its
     conda packages own; one that pip installed over is pip-overwrote-conda's to report)."""
+    from envkit.conda.names import pip_finds_it_installed
+
     overwritten = {c for c, _ in _overwrites(view.live, ctx)} if view.live is not None else set()
+    from envkit.lock.metadata import lock_over_conda
+
+    # what a lock records as installed over conda's files, `envkit create` installs so again
+    forced = frozenset(lock_over_conda(view.lock)) if view.lock is not None else frozenset()
     found: dict[tuple[str, str], list] = {}
     for platform, pkgs in view.by_platform().items():
         for d, conda_pkg, pip_pkg in _package_duplicates(pkgs, ctx, owned=view.owned):
             if d.conda_name in overwritten:
+                continue
+            # installing the lock, pip finds conda's copy of that very version and installs nothing
+            if (
+                view.live is None
+                and d.project not in forced
+                and pip_finds_it_installed(d, conda_pkg.version, pip_pkg.version)
+            ):
                 continue
             entry = found.setdefault((d.conda_name, d.project), [conda_pkg, pip_pkg, []])
             entry[2].append(platform)
@@ -497,7 +511,7 @@ def _twice(name: str, section: str, texts: list[str], deps: list) -> str:
 @rule(
     "vcs-unpinned",
     severity="warning",
-    summary="A pip VCS requirement (`git+https://...`) without a commit or tag.",
+    summary="A pip VCS requirement (`git+https://...`) without a commit or tag, or naming a file.",
     description="""
         `git+https://github.com/org/project` installs whatever the default branch holds on the
         day the environment is built, so two builds of the same file differ, and a force-push or
@@ -505,6 +519,10 @@ def _twice(name: str, section: str, texts: list[str], deps: list) -> str:
 
         Fix: append the commit you tested, `git+https://github.com/org/project@1a2b3c4`
         (`git ls-remote URL HEAD` prints the current one).
+
+        A `git+` URL that names a file (`git+https://github.com/org/project/releases/download/
+        v1/pkg-1.0-py3-none-any.whl`) is an error: pip runs `git clone` on it, which fails.  The
+        plain `https://` URL installs that file.
         """,
     example="""
         name: analysis
@@ -536,7 +554,19 @@ def vcs_unpinned(target: Target, ctx: Context) -> Iterator[Hit]:
         url = p.url.split("#", 1)[0]
         _, _, rest = url.partition("+")
         path = _url_path(rest or url)
-        if path is None or "@" in path:
+        if path is None:
+            continue
+        if path.lower().endswith(_ARCHIVES):
+            scheme = p.url.partition("+")[0]
+            yield Hit(
+                p.line,
+                f"{p.url} is the download URL of a file, not a repository: pip runs `{scheme} clone` "
+                f"on it and fails; drop the `{scheme}+` (pip installs the file at that URL)",
+                tuple(n for n in (p.name,) if n),
+                severity="error",
+            )
+            continue
+        if "@" in path:
             continue
         yield Hit(
             p.line,
@@ -544,6 +574,10 @@ def vcs_unpinned(target: Target, ctx: Context) -> Iterator[Hit]:
             "when the environment is built; pin the commit",
             tuple(n for n in (p.name,) if n),
         )
+
+
+#: what a download URL ends with where a `git+` URL names a repository
+_ARCHIVES = (".whl", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".zip")
 
 
 def _url_path(url: str) -> str | None:
@@ -614,6 +648,21 @@ def pip_without_pip(target: Target, ctx: Context) -> Iterator[Hit]:
     line = spec.line_of("pip") or spec.line_of("dependencies")
     yield Hit(
         line,
-        "the pip section is installed with pip, but pip is not among the conda dependencies; add `- pip`",
+        "the pip section is installed with pip, but pip is not among the conda dependencies; "
+        + _add_pip(spec),
         ("pip",),
     )
+
+
+def _add_pip(spec: EnvSpec) -> str:
+    """What to add for pip-without-pip: `- pip`, or the version the pip section pins pip to (a conda
+    `pip` of another version would be a conda+pip duplicate).  `--fix` inserts the entry named."""
+    from envkit.conda.names import exact_pip_version
+
+    own = next((p for p in spec.pip if p.key == "pip"), None)
+    if own is None:
+        return "add `- pip`"
+    version = exact_pip_version(own.specifier)
+    if version is None:
+        return f"add `- pip` and drop `{own.text}` from the pip section (line {own.line})"
+    return f"add `- pip=={version}` (the version the pip section pins)"

@@ -22,7 +22,8 @@ def _variant_of(version: str) -> str | None:
 @rule(
     "wheel-index",
     severity="error",
-    summary="A PyTorch `+cuXXX`/`+cpu` wheel from an index that does not serve that variant.",
+    summary="A PyTorch `+cuXXX`/`+cpu` wheel from an index that does not serve that variant, or an "
+    "unpinned torch that PyPI's newer release takes from a CUDA index.",
     description="""
         PyTorch publishes each CUDA variant of torch, torchvision and torchaudio (`2.7.1+cu126`) only
         on its own wheel index, `https://download.pytorch.org/whl/cu126`; PyPI has no local
@@ -34,7 +35,11 @@ def _variant_of(version: str) -> str | None:
           another build;
         - in a lock, such a wheel whose URL is on PyPI or on the PyTorch index of another variant,
           or which the lock records (`envkit.pip_index`) as coming from another index: the lock
-          was not made from the index its version says.
+          was not made from the index its version says;
+        - (warning) in an environment file, a torch not pinned to one version that pip searches on
+          a PyTorch CUDA index and on PyPI: pip takes the highest version of any index, PyPI's
+          newest torch is newer than the newest that index has for its CUDA (the PyTorch
+          compatibility matrix), so pip installs PyPI's build instead.
 
         Fix: name the variant's index in the pip section (`--index-url
         https://download.pytorch.org/whl/cu126`, keeping PyPI as `--extra-index-url` for the
@@ -71,6 +76,66 @@ def wheel_index(target: Target, ctx: Context) -> Iterator[Hit]:
 
 
 def _spec_hits(spec: EnvSpec) -> Iterator[Hit]:
+    yield from _pinned_variant_hits(spec)
+    yield from _unpinned_beside_pypi(spec)
+
+
+def _unpinned_beside_pypi(spec: EnvSpec) -> Iterator[Hit]:
+    """A torch that is not pinned to one version, searched on a PyTorch CUDA index and on PyPI:
+    pip takes the highest version of any index, and PyPI's newest torch is newer than the newest
+    that index has for its CUDA, so pip installs PyPI's build, not the CUDA one the file names."""
+    torch = next((p for p in spec.pip if p.kind == "requirement" and p.key == "torch"), None)
+    if torch is None or re.search(r"===?", torch.specifier or ""):
+        return
+    from envkit.lock.pip_index import PYPI_SIMPLE, pytorch_variant, spec_indexes
+
+    options = [p.raw.strip() or p.text for p in spec.pip if p.kind == "option"]
+    indexes = spec_indexes(options)
+    variant = next((v for v in map(pytorch_variant, indexes) if v and v.startswith("cu")), None)
+    if variant is None or PYPI_SIMPLE not in indexes:
+        return
+    newer = _newer_than_the_index(variant, torch.specifier or "")
+    if newer is None:
+        return
+    last, newest = newer
+    yield Hit(
+        torch.line,
+        f"{torch.text}: the newest torch on https://download.pytorch.org/whl/{variant} is {last}, "
+        f"PyPI has {newest}, and pip takes the highest version of any index: it installs PyPI's "
+        f"build, not a {variant} one; pin torch=={last}.* or make the {variant} index the only one",
+        ("torch",),
+        severity="warning",
+    )
+
+
+def _newer_than_the_index(variant: str, specifier: str) -> tuple[str, str] | None:
+    """(the newest torch minor the PyTorch index `variant` serves, the newest one envkit knows)
+    when `specifier` allows a torch newer than the first (the PyTorch compatibility matrix)."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    from envkit.conda.buildstr import cuda_from_digits
+    from envkit.templates import load_matrix
+
+    cuda = cuda_from_digits(variant[2:])
+    matrix = load_matrix()
+    on_index = [r.torch for r in matrix.releases if cuda in r.cuda]
+    if not on_index:
+        return None
+    try:
+        allowed = SpecifierSet(specifier)
+    except InvalidSpecifier:
+        return None
+    after = [v for v in matrix.torch_versions() if _minor_key(v) > _minor_key(on_index[-1])]
+    if not any(allowed.contains(f"{v}.0", prereleases=False) for v in after):
+        return None
+    return on_index[-1], after[-1]
+
+
+def _minor_key(version: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in version.split(".") if x.isdigit())
+
+
+def _pinned_variant_hits(spec: EnvSpec) -> Iterator[Hit]:
     pins = []
     for p in spec.pip:
         if p.kind != "requirement" or not p.name or p.name.lower() not in PYTORCH_FAMILY:

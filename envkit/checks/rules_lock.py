@@ -241,6 +241,12 @@ def _vb(p) -> str:
 
         Fix: `conda list --explicit --md5`, or lock with `envkit lock` (conda-lock format, with
         md5 and sha256).
+
+        A requirements file where some requirement carries `--hash=` puts pip in hash-checking
+        mode, where pip refuses the whole file for an entry without a hash, and for an editable,
+        a local path or a VCS URL (`-e .`: nothing single to hash); each such entry is an error.
+        Fix: hash every entry (`pip-compile --generate-hashes`), and install the project itself in
+        a second step (`pip install --no-deps -e .`).
         """,
     example="""
         # platform: linux-64
@@ -254,10 +260,14 @@ def _vb(p) -> str:
         https://conda.anaconda.org/conda-forge/linux-64/python-3.11.9-hb806964_0_cpython.conda#a0c2d9b4b1b8a7c5d5a1d0e1f2a3b4c5
         https://conda.anaconda.org/conda-forge/noarch/pip-24.0-pyhd8ed1ab_0.conda#f586ac1e56c8638b64f9c8122a7b8a67
         """,
-    applies_to=("lock",),
+    applies_to=("spec", "lock"),
     example_file="explicit.txt",
 )
 def missing_hash(target: Target, ctx: Context) -> Iterator[Hit]:
+    spec = target.env_file
+    if spec is not None:
+        yield from _hash_mode(spec)
+        return
     lock = target.lock_model
     if lock is None or lock.kind not in ("conda-lock", "pixi", "explicit"):
         return
@@ -284,6 +294,28 @@ def missing_hash(target: Target, ctx: Context) -> Iterator[Hit]:
             f"{p.name} {p.version}{' (pip)' if p.manager == 'pip' else ''} has no md5 or sha256 checksum",
             (p.name,),
         )
+
+
+def _hash_mode(spec) -> Iterator[Hit]:
+    """A requirements file in pip's hash-checking mode (some entry has `--hash=`): the entries pip
+    refuses there."""
+    entries = [p for p in spec.pip if p.kind != "option"]
+    if spec.kind != "requirements" or not any("--hash" in p.text for p in entries):
+        return
+    for p in entries:
+        if p.editable or p.kind in ("path", "vcs"):
+            why = (
+                f"`{p.text}` in a file of hashed requirements: pip's hash-checking mode refuses it "
+                "(nothing single to hash); install it in a second step (`pip install --no-deps`)"
+            )
+        elif "--hash" not in p.text:
+            why = (
+                f"{p.text} has no --hash where the other requirements have one: pip's hash-checking "
+                "mode refuses the whole file"
+            )
+        else:
+            continue
+        yield Hit(p.line, why, tuple(n for n in (p.name,) if n), severity="error")
 
 
 def _downloadable(p) -> bool:

@@ -271,8 +271,19 @@ def machine_gpu_arch(target: Target, ctx: Context) -> Iterator[Hit]:
     if _wrong_platform(target, profile, platform_issue):
         return
     pkgs = machine_packages(target, profile)
-    yield from _hits(arch_issues(pkgs, profile), profile)
+    yield from _hits(arch_issues(pkgs, profile, pypi=not _names_pytorch_index(target)), profile)
     yield from _arch_not_checked(pkgs, profile)
+
+
+def _names_pytorch_index(target: Target) -> bool:
+    """Whether the pip section (or the lock's pip options) names a PyTorch wheel index: then a pip
+    `torch==X` is that index's build, not PyPI's."""
+    spec = target.loose
+    if spec is not None:
+        options = [p.text for p in spec.pip if p.kind == "option"]
+    else:
+        options = list(target.view.pip_options) if target.view is not None else []
+    return any("download.pytorch.org" in o for o in options)
 
 
 def _arch_not_checked(pkgs: list[LockedPackage], profile) -> Iterator[Hit]:

@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterator
 
 from envkit.checks._helpers import join_names
-from envkit.checks.core import Context, Hit, Target, rule
+from envkit.checks.core import Context, Hit, Target, file_rule, rule
 
 # --------------------------------------------------------------------------------------------
 # platform-only
@@ -378,6 +378,7 @@ _CONTINUUM = re.compile(r"(?:https?://)?repo\.continuum\.io(?:/[^\s'\"#]*)?")
           - python=3.11
         """,
 )
+@file_rule
 def legacy_url(target: Target, ctx: Context) -> Iterator[Hit]:
     view = target.view
     if view is not None and not target.text:  # a live environment: its packages' URLs
@@ -506,15 +507,23 @@ def _number_classes() -> bytes:
 _NUMBER_CLASSES = _number_classes()
 
 
-def _may_hold_number(text: str) -> bool:
-    """False when _NUMBER_QUICK cannot match `text`: in ASCII text its match starts after the
-    text's start or a character its lookbehind accepts (`b`), with an optional sign, at a digit or
-    `.`.  Two bytes scans (C loops) instead of the lookbehind tried at every character, which
-    costs a 5 MB file about 100 ms; a file of versions after `=` has no such start at all."""
-    if not text.isascii():
-        return True  # Unicode digits and word characters: the pattern itself decides
+def _holds_number(text: str) -> bool:
+    """Whether _NUMBER_QUICK matches in `text`.  In ASCII text its match starts after the text's
+    start or a character its lookbehind accepts (`b`), with an optional sign, at a digit or `.`:
+    the pattern is tried at those places only, found by bytes scans (C loops), not at every
+    character with its lookbehind (a cost that grows with a multi-megabyte lock)."""
+    if not text.isascii():  # Unicode digits and word characters: the pattern itself decides
+        return _NUMBER_QUICK.search(text) is not None
     classes = b"b" + text.encode("ascii").translate(_NUMBER_CLASSES)
-    return b"bd" in classes or b"bsd" in classes
+    match = _NUMBER_QUICK.match
+    for start in (b"bd", b"bsd"):
+        # classes[i] is the class of text[i - 1]: the number would start at text[i]
+        i = classes.find(start)
+        while i >= 0:
+            if match(text, i):
+                return True
+            i = classes.find(start, i + 1)
+    return False
 
 
 @rule(
@@ -545,9 +554,10 @@ def _may_hold_number(text: str) -> bool:
         """,
     applies_to=("spec", "lock"),
 )
+@file_rule
 def yaml_number(target: Target, ctx: Context) -> Iterator[Hit]:
     text = target.text
-    if not text or not _may_hold_number(text) or _NUMBER_QUICK.search(text) is None or not _is_yaml(target):
+    if not text or not _holds_number(text) or not _is_yaml(target):
         return
     from envkit.errors import ParseError
     from envkit.formats._yaml import load

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from envkit.checks.core import Context, Hit, Target, raw_text_rule, rule
+from envkit.checks.core import Context, Hit, Target, file_rule, raw_text_rule, rule
 
 # the detection lives in envkit.secrets (normalize and the output layer use it too); these names
 # stay importable from here
@@ -126,6 +126,7 @@ def _variable_hits(target: Target) -> Iterator[Hit]:
     fix_summary="replaces the credential with a placeholder",
 )
 @raw_text_rule
+@file_rule
 def leaked_secret(target: Target, ctx: Context) -> Iterator[Hit]:
     text = target.text
     if not text:
@@ -204,6 +205,7 @@ _GUARDS[_HOME_QUICK] = ("/home/", "/Users/", "Users\\")
     fix_summary="removes the `prefix:` line",
 )
 @raw_text_rule
+@file_rule
 def leaked_prefix(target: Target, ctx: Context) -> Iterator[Hit]:
     text = target.text
     if not text:

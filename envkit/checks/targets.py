@@ -7,7 +7,7 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from envkit.model import EnvSpec, LiveEnv
+from envkit.model import EnvSpec, LiveEnv, Lock
 
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.checks.core import Target
@@ -22,6 +22,29 @@ def discover(directory: str | os.PathLike[str] = ".") -> list[str]:
     for name in DISCOVER:
         if os.path.isfile(os.path.join(directory, name)):
             out.append(name if str(directory) in ("", ".") else os.path.join(directory, name))
+    return out
+
+
+#: folders `discover_tree` does not enter besides hidden ones: caches and installed packages
+_SKIP_DIRS = frozenset({"node_modules", "__pycache__", "site-packages", "build", "dist"})
+
+
+def discover_tree(directory: str | os.PathLike[str]) -> list[str]:
+    """The files of DISCOVER in `directory` and every folder below it (each folder's in DISCOVER
+    order, folders sorted), as a repository's CI passes its root: hidden folders (`.git`,
+    `.pixi`, `.venv`), caches, and environments themselves (a folder with `conda-meta/` or
+    `pyvenv.cfg`) are not entered."""
+    out: list[str] = []
+    for root, dirs, _files in os.walk(directory):
+        dirs[:] = sorted(
+            d
+            for d in dirs
+            if not d.startswith(".")
+            and d not in _SKIP_DIRS
+            and not os.path.isdir(os.path.join(root, d, "conda-meta"))
+            and not os.path.isfile(os.path.join(root, d, "pyvenv.cfg"))
+        )
+        out += (os.path.normpath(p) for p in discover(root))
     return out
 
 
@@ -55,25 +78,32 @@ def targets_from_text(text: str, path: str, *, format: str | None = None) -> lis
     # malformed entries of an environment file are collected, not raised: the rules run on what
     # parsed, and `check` reports every one of them (see entry_errors)
     entry_errors: list = []
+    models: list[EnvSpec | Lock]
     try:
         if fmt == "env":
             from envkit.formats.envyml import read_env
 
             models = [read_env(text[1:] if text.startswith("\ufeff") else text, path, errors=entry_errors)]
         elif fmt == "pixi":
-            from envkit.formats.pixilock import environments
+            from envkit.formats.pixilock import read_pixi_environments
 
-            names: list[str | None] = [*environments(text, path)] or [None]
-            models = [formats.read_text(text, filename=path, format=fmt, environment=n) for n in names]
+            # one parse for every environment: a workspace's lock holds dozens
+            envs = read_pixi_environments(text[1:] if text.startswith("\ufeff") else text, path)
+            models = list(envs.values()) or [formats.read_text(text, filename=path, format=fmt)]
         else:
             models = [formats.read_text(text, filename=path, format=fmt)]
     except ParseError as exc:
         if is_duplicate_key_error(exc):
             return [Target(path=path, kind=kind, model=None, text=text, parse_error=exc)]
         raise
-    if fmt == "env" and format is None:
+    if fmt == "env" and format is None and isinstance(models[0], EnvSpec):
         not_an_environment_file(models[0], text, path)
-    return [Target(path=path, kind=kind, model=m, text=text, entry_errors=entry_errors) for m in models]
+    # the environments of a pixi.lock share the file's lines, split once
+    lines = text.splitlines() if len(models) > 1 else None
+    return [
+        Target(path=path, kind=kind, model=m, text=text, entry_errors=entry_errors, _lines=lines)
+        for m in models
+    ]
 
 
 #: The top-level keys of an environment file (conda's, and conda-lock's `platforms`).
@@ -197,8 +227,10 @@ def pair(targets: list[Target], lock: Target | None = None) -> None:
     """Pair specs with the lock made from them, in place.
 
     With an explicit `lock` (`--lock`), every spec is paired with it.  Otherwise a conda-lock lock is
-    paired with the specs named in its `sources:` (by file name), or, when exactly one spec and one
-    conda-lock lock are checked, with that spec.
+    paired with the specs its `metadata.sources` names, relative to the lock's own directory (one
+    repository holds many projects, each with its `environment.yml` and `conda-lock.yml`); or, when
+    exactly one spec and one conda-lock lock or explicit file are checked and nothing paired them,
+    with that spec if it sits in the lock's directory.
     """
     specs = [t for t in targets if t.kind == "spec" and t.env_file is not None]
     if lock is not None:
@@ -213,13 +245,47 @@ def pair(targets: list[Target], lock: Target | None = None) -> None:
         if t.kind == "lock" and t.lock_model is not None and t.lock_model.kind == "conda-lock"
     ]
     for lt, lock_model in locks:
-        sources = {os.path.basename(s) for s in lock_model.sources}
-        named = [s for s in specs if os.path.basename(s.path) in sources]
+        named = [s for s in specs if _names(lt.path, lock_model.sources, s.path)]
         for s in named:
             s.lock = s.lock or lt
         if named:
             lt.spec = named[0]
-    only = locks[0][0] if len(locks) == 1 else None
-    if len(specs) == 1 and only is not None and specs[0].lock is None and only.spec is None:
+    # one spec and one lock of its folder, a conda-lock.yml or an explicit file (`conda-lock
+    # render` writes it from the spec; it records no sources)
+    single = [
+        t for t in targets if t.kind == "lock" and t.lock_model is not None and t.lock_model.kind in _PAIRS
+    ]
+    only = single[0] if len(single) == 1 else None
+    if (
+        len(specs) == 1
+        and only is not None
+        and specs[0].lock is None
+        and only.spec is None
+        and _folder(specs[0].path) == _folder(only.path)
+    ):
         specs[0].lock = only
         only.spec = specs[0]
+
+
+#: the lock kinds a lone spec of their folder pairs with
+_PAIRS = ("conda-lock", "explicit")
+
+
+def _folder(path: str) -> str:
+    return os.path.dirname(os.path.realpath(path))
+
+
+def _names(lock_path: str, sources: Sequence[str], spec_path: str) -> bool:
+    """Whether a lock at `lock_path` whose `metadata.sources` are `sources` was made from the spec
+    at `spec_path`.  conda-lock records each source relative to the lock; a source recorded as an
+    absolute path of another machine (a CI runner's checkout) names the file of that name beside
+    the lock."""
+    folder = _folder(lock_path)
+    spec = os.path.realpath(spec_path)
+    for s in sources:
+        if os.path.realpath(os.path.join(folder, s)) == spec:
+            return True
+        beside = os.path.dirname(spec) == folder
+        if os.path.isabs(s) and beside and os.path.basename(s) == os.path.basename(spec):
+            return True
+    return False

@@ -28,7 +28,12 @@ OUTPUT_FORMATS = ("text", "json", "markdown")
 )
 @click.option("--all", "show_all", is_flag=True, help="Also list unchanged packages (and channels, options).")
 @click.option(
-    "--env", "environment", metavar="NAME", help="The environment of a pixi.lock (default: default)."
+    "-e",
+    "--env",
+    "--environment",
+    "environment",
+    metavar="NAME",
+    help="The environment of a pixi.lock (default: default).",
 )
 @click.option(
     "--input-format",

@@ -31,7 +31,8 @@ BACKENDS = ("native", "conda", "mamba", "micromamba")
     "platforms",
     multiple=True,
     metavar="SUBDIR",
-    help="Platform to solve -f for (repeatable; default: the file's `platforms:`, else this machine's).",
+    help="Platform to solve -f for (repeatable; default: the file's `platforms:`, else those of the lock -o "
+    "rewrites, else this machine's).",
 )
 @click.option(
     "-o",

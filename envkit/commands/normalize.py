@@ -87,9 +87,8 @@ def normalize(
 
             before = file_identity(path)  # before reading: an edit from here on is not overwritten
         result = normalize_source(_read(path, keep_bom=True), name, format=fmt)
-        source = result.model.source
         for msg in result.warnings:
-            warn(f"{source}: {msg}" if len(files) > 1 and source else msg)
+            warn(msg)
         if check:
             if result.changed:
                 _print_diff(result.original, result.text, name)

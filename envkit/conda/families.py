@@ -35,6 +35,34 @@ PYTORCH_INDEX_FAMILY = frozenset(
 
 #: Conda packages a spec pins the CUDA version with (`cuda-version=12.4`, `pytorch-cuda=12.1`).
 CUDA_PINS = ("cuda-version", "pytorch-cuda", "cudatoolkit")
+#: Conda packages of the CUDA toolkit whose major.minor version is the CUDA version they belong to
+#: (the nvidia channel's and conda-forge's split toolkit, conda-forge's older `cudatoolkit-dev`):
+#: one of another CUDA than the pins is a second CUDA stack in the environment.
+CUDA_COMPONENTS = (
+    "cuda-cccl",
+    "cuda-cudart",
+    "cuda-cudart-dev",
+    "cuda-nvcc",
+    "cuda-nvrtc",
+    "cuda-nvtx",
+    "cuda-cupti",
+    "cuda-runtime",
+    "cuda-libraries",
+    "cuda-libraries-dev",
+    "cuda-toolkit",
+    "cuda-compiler",
+    "cuda-command-line-tools",
+    "cuda-cuobjdump",
+    "cuda-cuxxfilt",
+    "cuda-nvdisasm",
+    "cuda-nvprune",
+    "cuda-profiler-api",
+    "cuda-crt",
+    "cuda-nvvm",
+    "cudatoolkit-dev",
+)
+#: The components that compile CUDA code: extensions built with them must match torch's CUDA.
+CUDA_COMPILERS = ("cuda-nvcc", "cudatoolkit-dev")
 #: Conda packages whose version is the CUDA runtime's (the pins, and the runtime packages).
 CUDA_RUNTIME = CUDA_PINS + ("cuda-cudart", "cuda-runtime")
 #: Dependencies whose pinned version says which CUDA a project was locked for (conda-lock users

@@ -213,3 +213,60 @@ def duplicate_warning(d: Duplicate) -> str:
         f"'{d.pip_name}' is installed by both conda ('{d.conda_name}'{same}) and pip; "
         f"pip's copy shadows conda's and the solver cannot see it"
     )
+
+
+#: Suffixes of PyPI distributions that install another distribution's import package
+#: (`psycopg2-binary` installs `psycopg2`, `opencv-python-headless` installs `cv2`): pip does not
+#: see conda's package as that distribution, whatever the version.
+_VARIANT_SUFFIXES = ("-binary", "-headless", "-cpu", "-gpu")
+
+
+def pip_finds_it_installed(d: Duplicate, conda_version: str | None, pip_version: str | None) -> bool:
+    """Whether pip, asked for exactly `pip_version` of `d.pip_name` after conda installed
+    `conda_version` of `d.conda_name`, finds that distribution already installed and installs
+    nothing: conda's package is that very distribution (its name, or its one PyPI name) and the
+    two exact versions are equal.  Different versions, or two distributions sharing one import
+    name (`psycopg2` and `psycopg2-binary`), are real duplicates."""
+    if not conda_version or not pip_version:
+        return False
+    if pep503(d.conda_name) != d.project:
+        if pypi_names_for_conda(d.conda_name) != (d.project,) or d.project.endswith(_VARIANT_SUFFIXES):
+            return False
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return Version(conda_version) == Version(pip_version)
+    except InvalidVersion:
+        return conda_version == pip_version
+
+
+def exact_conda_version(version: str | None, pip_version: str | None = None) -> str | None:
+    """The one version a conda entry's version spec names (`==1.2.3`, `1.2.3`), else None.  conda
+    reads `name=1.2.3` (what `--no-builds` exports write) as `1.2.3.*`: that names one version only
+    as the same text as `pip_version` (`pytorch=2.1` is any 2.1.x, not pip's 2.1.0)."""
+    if not version:
+        return None
+    if version.endswith(".*"):
+        version = version[:-2]
+        if version != pip_version:
+            return None
+    v = version[2:] if version.startswith("==") else version
+    return v if v and not any(c in v for c in "<>=!*,| ") else None
+
+
+def exact_pip_version(specifier: str) -> str | None:
+    """The one version a pip specifier names (`==1.2.3`, `===1.2.3`), else None."""
+    s = specifier.strip()
+    v = s.lstrip("=") if s.startswith("==") else ""
+    return v if v and not any(c in v for c in "<>=!*,; ") else None
+
+
+def spec_pip_finds_it_installed(d: Duplicate, spec) -> bool:
+    """`pip_finds_it_installed` for a duplicate of the environment file `spec` (an EnvSpec): its
+    conda entry's and pip entry's exact versions."""
+    conda = spec.conda_by_name().get(d.conda_name)
+    pip = next((p for p in spec.pip if p.name and pep503(p.name) == d.project), None)
+    if conda is None or pip is None:
+        return False
+    pip_version = exact_pip_version(pip.specifier)
+    return pip_finds_it_installed(d, exact_conda_version(conda.version, pip_version), pip_version)

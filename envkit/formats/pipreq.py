@@ -90,6 +90,9 @@ def parse_pip_entry(text: str, where: Where | None = None) -> PipDep:
     if s.startswith(("-e ", "--editable ", "--editable=", "-e=")):
         editable = True
         s = s.split("=", 1)[1].strip() if s.startswith(("--editable=", "-e=")) else s.split(" ", 1)[1]
+        # pip splits an option's value as a shell does: `-e ".[dev]"` is the path `.[dev]`
+        if len(s) > 1 and s[0] == s[-1] and s[0] in "'\"":
+            s = s[1:-1].strip()
         if not s:
             raise InvalidSpecError("-e needs a path or URL", where=where, text=raw)
     elif s.startswith("-"):

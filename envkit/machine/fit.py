@@ -349,10 +349,15 @@ def runs_on(row: ArchRow, cc: str) -> str | None:
     return None
 
 
-def torch_builds(pkgs: Sequence[LockedPackage]) -> list[tuple[LockedPackage, str, str]]:
+def torch_builds(
+    pkgs: Sequence[LockedPackage], *, pypi_linux: bool = False
+) -> list[tuple[LockedPackage, str, str]]:
     """(package, torch version, CUDA) of each official PyTorch CUDA build: the pytorch channel's
-    `py3.11_cuda12.1_cudnn...` builds, pip `torch==X+cuXYZ`, and PyPI torch wheels whose recorded
-    `nvidia-cuda-runtime-cuXX` dependency names their CUDA.  conda-forge's builds are skipped."""
+    `py3.11_cuda12.1_cudnn...` builds, pip `torch==X+cuXYZ`, PyPI torch wheels whose recorded
+    `nvidia-cuda-runtime-cuXX` dependency names their CUDA, and with `pypi_linux` (pip takes
+    torch from PyPI, for Linux) a pip `torch==X` without either: PyPI's Linux wheel of a release
+    is its default CUDA build (the PyTorch compatibility matrix).  conda-forge's builds are
+    skipped."""
     from envkit.conda.buildstr import decode
 
     out = []
@@ -370,20 +375,39 @@ def torch_builds(pkgs: Sequence[LockedPackage]) -> list[tuple[LockedPackage, str
         if info.cuda:
             out.append((p, p.version, info.cuda))
             continue
-        for dep, spec in p.depends:
-            if dep.startswith("nvidia-cuda-runtime-cu"):
-                mm = _mm((spec or "").strip().lstrip("="))
-                if mm:
-                    out.append((p, p.version, mm))
-                break
+        runtime = next((spec for dep, spec in p.depends if dep.startswith("nvidia-cuda-runtime-cu")), None)
+        if runtime is not None:
+            mm = _mm((runtime or "").strip().lstrip("="))
+            if mm:
+                out.append((p, p.version, mm))
+        elif pypi_linux and name == "torch" and not info.cpu and _from_pypi(p):
+            default = _pypi_default_cuda(p.version)
+            if default:
+                out.append((p, p.version, default))
     return out
 
 
-def arch_issues(pkgs: Sequence[LockedPackage], profile: MachineProfile) -> list[Issue]:
+def _from_pypi(p: LockedPackage) -> bool:
+    return "+" not in p.version and (not p.url or "pythonhosted.org" in p.url)
+
+
+def _pypi_default_cuda(version: str) -> str | None:
+    from envkit.errors import EnvkitError
+    from envkit.templates import load_matrix
+
+    try:
+        return load_matrix().default_cuda(version, "pip") or None
+    except EnvkitError:  # a release the matrix does not know
+        return None
+
+
+def arch_issues(pkgs: Sequence[LockedPackage], profile: MachineProfile, *, pypi: bool = True) -> list[Issue]:
     """Each GPU whose compute capability a torch build has no kernels for (error), or only PTX to
-    JIT-compile (warning).  Builds without a table row, and GPUs of unknown capability, are skipped."""
+    JIT-compile (warning).  Builds without a table row, and GPUs of unknown capability, are skipped.
+    `pypi`: pip takes torch from PyPI (no PyTorch index named), whose Linux wheel is a CUDA build."""
     out = []
-    for p, version, cuda in torch_builds(pkgs):
+    pypi_linux = pypi and profile.platform.startswith("linux")
+    for p, version, cuda in torch_builds(pkgs, pypi_linux=pypi_linux):
         row = arch_row(version, cuda)
         if row is None:
             continue

@@ -13,30 +13,50 @@ from envkit.model.records import _SIMPLE_VERSION, Channel, CondaDep, EnvSpec, Li
 #: a 100,000-entry file's entries are refused without backtracking)
 EXPORT_ENTRY = re.compile(
     r"^(?:[^:\s]++::)?(?P<name>[^=\s<>!~*,|\[]++)"
-    r"=(?P<version>(?:\d+!)?[^=\s<>!~*,|]++)(?:=(?P<build>[^=\s<>!~*,|\[\]]++))?$"
+    r"==?(?P<version>(?:\d+!)?[^=\s<>!~*,|]++)(?:=(?P<build>[^=\s<>!~*,|\[\]]++))?$"
 )
 
 
 def looks_exported(conda: Sequence[CondaDep], *, has_prefix: bool) -> bool:
     """Whether an environment file's conda entries are a `conda env export`'s: every entry
-    `name=version=build`, or (with a `prefix:` line, which conda env export writes) every entry
-    `name=version` (--no-builds); or nearly every entry `name=version=build` -- at least 5 of them
-    and at most one in ten (at least one) other, the `- pip` or `- pytest` a person added by hand to
-    an export (its resolved view keeps those unpinned).  The one definition: the environment.yml
-    reader sets `EnvSpec.kind` from it, and `resolved_view` reads that kind."""
+    `name=version=build` (`name==version=build` too, as `--from-history` records an exact request);
+    or nearly every entry `name=version=build` -- at least 5 of them and at most one in ten (at
+    least one) other, the `- pip` or `- pytest` a person added by hand to an export (its resolved
+    view keeps those unpinned); or (nearly) every entry `name=version` (`--no-builds`) with a
+    `prefix:` line, which conda env export writes, or in the sorted order of an export.  The one
+    definition: the environment.yml reader sets `EnvSpec.kind` from it, and `resolved_view` reads
+    that kind."""
     if not conda:
         return False
     with_build = exact = 0
+    names: list[str] = []
     for d in conda:
         m = EXPORT_ENTRY.match(d.raw.strip())
         if m is None:
             continue
         exact += 1
+        names.append(d.name)
         if m.group("build"):
             with_build += 1
-    if with_build == len(conda) or (has_prefix and with_build == 0 and exact == len(conda)):
+    if with_build == len(conda):
         return True
-    return with_build >= 5 and len(conda) - with_build <= max(1, len(conda) // 10)
+    if with_build >= 5 and len(conda) - with_build <= max(1, len(conda) // 10):
+        return True
+    # --no-builds: every entry `name=version` but those added by hand, with the `prefix:` line, or
+    # (the prefix removed, as it should be) in conda's sorted order with the packages no one asks
+    # for by hand (`ca-certificates`, `_libgcc_mutex`)
+    nearly = exact == len(conda) or (exact >= 5 and len(conda) - exact <= max(1, len(conda) // 10))
+    if not nearly or with_build:
+        return False
+    return has_prefix or _conda_export_order(names)
+
+
+def _conda_export_order(names: list[str]) -> bool:
+    return (
+        len(names) >= 10
+        and names == sorted(names)
+        and any(n == "ca-certificates" or n.startswith("_") for n in names)
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -5,8 +5,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from envkit.conda.names import Duplicate, duplicate_warning, find_duplicates
-from envkit.model import EnvSpec, LiveEnv, Lock, env_file, resolved_view
+from envkit.conda.names import (
+    Duplicate,
+    duplicate_warning,
+    find_duplicates,
+    pip_finds_it_installed,
+    spec_pip_finds_it_installed,
+)
+from envkit.model import EnvSpec, LiveEnv, Lock, env_file, pep503, resolved_view
 
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.config import Config
@@ -22,16 +28,25 @@ def duplicates_of(
     if spec is not None:
         conda = [d.name for d in spec.conda]
         pip = [p.name for p in spec.pip if p.name]
-        return find_duplicates(conda, pip, extra=extra)
+        dups = find_duplicates(conda, pip, extra=extra)
+        return [d for d in dups if not spec_pip_finds_it_installed(d, spec)]
     view = resolved_view(env)
     if view is None:  # (only an environment file is not concrete: answered above)
         return []
     owned = view.owned
+    from envkit.lock.metadata import lock_over_conda
+
+    # what a lock records as installed over conda's files, `envkit create` installs so again
+    forced = frozenset(lock_over_conda(view.lock)) if view.lock is not None else frozenset()
     found: dict[tuple[str, str], Duplicate] = {}
     for pkgs in view.by_platform().values():
-        conda = [p.name for p in pkgs if p.manager == "conda"]
+        conda_version = {p.name: p.version for p in pkgs if p.manager == "conda"}
         pip = [p.name for p in pkgs if p.manager == "pip"]
-        for d in find_duplicates(conda, pip, extra=extra, owned=owned):
+        pip_version = {pep503(p.name): p.version for p in pkgs if p.manager == "pip"}
+        for d in find_duplicates(conda_version, pip, extra=extra, owned=owned):
+            same = pip_finds_it_installed(d, conda_version[d.conda_name], pip_version[d.project])
+            if view.live is None and same and d.project not in forced:
+                continue  # installing the lock, pip finds conda's copy of that version
             found.setdefault((d.conda_name, d.project), d)
     return sorted(found.values(), key=lambda d: (d.project, d.conda_name))
 

@@ -22,7 +22,8 @@ if TYPE_CHECKING:  # pragma: no cover
 class CheckResult:
     """What a check found.  `unreadable`: the files that could not be read (left out, when several
     were given); `entry_errors`: the malformed entries of the files that were read (one error each);
-    `warnings`: the conda+pip duplicate warnings, once per source (named when there are several)."""
+    `warnings`: other notes for stderr (none today: a conda+pip duplicate is a finding of
+    `conda-pip-duplicate`, not also a warning)."""
 
     targets: tuple[Target, ...]
     findings: tuple[Finding, ...]
@@ -58,19 +59,20 @@ class CheckResult:
 def check_paths(
     files: Sequence[str | os.PathLike[str]], *, live: bool = False, lock: str | os.PathLike[str] | None = None
 ) -> list[str]:
-    """The files to check: each of `files`, a directory as its environment files; with none (and
+    """The files to check: each of `files`, a directory as the environment files in it and below
+    it (not in hidden folders or environments); with none (and
     no `live` environment), the environment files of the working directory.  UsageError when
     there is nothing to check."""
-    from envkit.checks.targets import discover
+    from envkit.checks.targets import discover, discover_tree
 
     paths: list[str] = []
     for f in [os.fspath(p) for p in files]:
         if f != "-" and os.path.isdir(f):
-            found = discover(f)
+            found = discover_tree(f)
             if not found:
                 raise UsageError(
                     f"{f}: a directory with no environment.yml, environment.yaml, conda-lock.yml "
-                    "or pixi.lock in it",
+                    "or pixi.lock in it or below it",
                     hint="pass the files to check",
                 )
             paths += found
@@ -127,7 +129,6 @@ def check(
         fixed=tuple(fixed),
         unreadable=tuple(collect or ()),
         entry_errors=_entry_errors(targets),
-        warnings=_duplicate_warnings(targets, config),
     )
 
 
@@ -219,21 +220,3 @@ def _entry_errors(targets: Sequence[Target]) -> tuple[EnvkitError, ...]:
             seen.add(id(t.entry_errors))
             errors += t.entry_errors
     return tuple(errors)
-
-
-def _duplicate_warnings(targets: Sequence[Target], config: Config) -> tuple[str, ...]:
-    """The conda+pip duplicate warnings, once per source: the environments of a pixi.lock (one
-    target each) or a file given twice are one source.  Lines name their source when more than one
-    was read.  Silenced as the rule is (config, ignore, inline suppressions)."""
-    from envkit.ops._duplicates import duplicate_messages
-
-    per_source: dict[str, list[str]] = {}
-    for t in targets:
-        messages = per_source.setdefault(t.path, [])
-        if t.model is None:
-            continue
-        for text in duplicate_messages(t.model, config=config, text=t.text):
-            if text not in messages:
-                messages.append(text)
-    label = len(per_source) > 1
-    return tuple(f"{path}: {text}" if label else text for path, msgs in per_source.items() for text in msgs)

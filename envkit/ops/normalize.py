@@ -54,7 +54,7 @@ def normalize_source(original: str, name: str, *, format: str | None = None) -> 
         from envkit.checks.targets import not_an_environment_file
 
         not_an_environment_file(model, text, name)  # a workflow must not get `dependencies: []`
-    warnings = tuple(duplicate_messages(model))
+    warnings = tuple(f"{name}: {msg}" for msg in duplicate_messages(model))
     new = render_normalized(model, text, kind)
     return NormalizeResult(
         name=name, original=original, text=new, format=kind, model=model, warnings=warnings
@@ -95,10 +95,14 @@ def validate_source(
 def _summary(model: EnvSpec | Lock, kind: str) -> str:
     spec = env_file(model)
     if spec is not None:
+        # pip's option lines (`--extra-index-url`, `--pre`, `-f`) are not packages
+        options = sum(1 for p in spec.pip if p.kind == "option")
+        packages = len(spec.pip) - options
+        more = f" ({plural(options, 'pip option')})" if options else ""
         if kind == "requirements":
-            return f"requirements, {plural(len(spec.pip), 'entry', 'entries')}"
+            return f"requirements, {plural(packages, 'entry', 'entries')}{more}"
         label = "environment export" if spec.kind == "export" else "environment spec"
-        return f"{label}, {len(spec.conda)} conda, {len(spec.pip)} pip"
+        return f"{label}, {len(spec.conda)} conda, {packages} pip{more}"
     view = resolved_view(model)
     assert view is not None and view.lock is not None  # (what is no environment file is a Lock)
     return f"{kind}, {_lock_summary(view.lock)}"

@@ -118,6 +118,7 @@ class Detection:
     messages: tuple[str, ...]
     warnings: tuple[str, ...]
     runs: bool = True  # False: no variant runs on the driver; `cuda` is the oldest, for the message
+    full: bool = True  # False: `cuda` runs only through minor-version compatibility
 
 
 def pick_detected_cuda(matrix: Matrix, torch: str, style: str, gpu: GpuInfo) -> Detection:
@@ -151,7 +152,10 @@ def pick_detected_cuda(matrix: Matrix, torch: str, style: str, gpu: GpuInfo) -> 
     # full support; a stable one through minor-version compatibility too
     release = matrix.find_release(torch)
     experimental = set(release.experimental_cuda) if release and style == "pip" else set()
-    fitting = [v for v in variants if full(v) or (v not in experimental and minor_compat(v))]
+    # a variant the driver supports fully first: what `check --machine` then passes without a note
+    fitting = [v for v in variants if full(v)] or [
+        v for v in variants if v not in experimental and minor_compat(v)
+    ]
     if fitting:
         chosen = max(fitting, key=vkey)
         notes = [f"detected NVIDIA {have} ({gpu.source}); picked CUDA {chosen}"]
@@ -162,7 +166,7 @@ def pick_detected_cuda(matrix: Matrix, torch: str, style: str, gpu: GpuInfo) -> 
                 f"(limited feature set); kernels JIT-compiled from PTX need the full driver"
                 f"{f' (>= {need})' if need else ''}"
             )
-        return Detection(chosen, tuple(notes), ())
+        return Detection(chosen, tuple(notes), (), full=full(chosen))
     chosen = min(variants, key=vkey)
     need = matrix.min_driver(chosen)
     need_text = f"an NVIDIA driver >= {need}" if need else f"a driver that supports CUDA {chosen}"
@@ -199,7 +203,14 @@ def choose_detected(
     if gpu.cuda is None or torch is None and not newest:
         t = torch or matrix.newest(style)
         return t, pick_detected_cuda(matrix, t, style, gpu)
-    runs = next(((t, d) for t in newest if (d := pick_detected_cuda(matrix, t, style, gpu)).runs), None)
+    # the newest release with a variant the driver supports fully (what `check --machine` passes
+    # without a note), unless only one of an older torch major does: then the newest that runs
+    # through minor-version compatibility
+    found = [(t, pick_detected_cuda(matrix, t, style, gpu)) for t in newest]
+    runs = next(((t, d) for t, d in found if d.runs), None)
+    fully = next(((t, d) for t, d in found if d.runs and d.full), None)
+    if runs is not None and fully is not None and vkey(fully[0])[0] == vkey(runs[0])[0]:
+        runs = fully
     have = f"driver {gpu.driver} (CUDA {gpu.cuda})" if gpu.driver else f"a driver with CUDA {gpu.cuda}"
     if torch is None:
         if runs is None:

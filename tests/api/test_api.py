@@ -180,7 +180,7 @@ def test_write_text_an_export_as_conda_lock_with_its_platform():
 
 # --- the misuses QA found, one by one -------------------------------------------------------------
 
-SPEC_TEXT = "name: m\nchannels:\n  - conda-forge\ndependencies:\n  - python=3.11\n"
+SPEC_TEXT = "name: m\nchannels:\n  - conda-forge\n  - defaults\ndependencies:\n  - python=3.11\n"
 
 
 @pytest.fixture
@@ -246,7 +246,7 @@ def test_run_checks_takes_paths_or_targets(spec_file):
     by_path = envkit.run_checks([spec_file], envkit.Config(select=["mixed-channels"]))
     targets = envkit.load_targets([str(spec_file)])
     assert by_path == envkit.run_checks(targets, envkit.Config(select=["mixed-channels"]))
-    assert [(f.rule, f.line) for f in by_path] == [("mixed-channels", 2)]
+    assert [(f.rule, f.line) for f in by_path] == [("mixed-channels", 4)]
     assert envkit.run_checks([spec_file]) == envkit.run_checks(targets, envkit.Config())
 
 

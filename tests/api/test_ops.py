@@ -74,8 +74,8 @@ def test_check_result_keeps_unreadable_files_and_duplicate_warnings_as_data(tmp_
     )
     assert unreadable.remedies == (envkit.Remedy(option="format"),)
     assert result.unusable is True
-    # one source read: its warning names none
-    assert result.warnings == (PILLOW,)
+    # a duplicate is the finding, not also a warning
+    assert result.warnings == ()
     assert [f.rule for f in result.findings] == ["conda-pip-duplicate"]
     with pytest.raises(dataclasses.FrozenInstanceError):
         result.findings = ()  # type: ignore[misc]

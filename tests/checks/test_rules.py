@@ -121,6 +121,29 @@ DUP = """
 """
 
 
+def test_conda_pip_duplicate_of_the_same_version_is_none_unless_two_distributions():
+    # pip finds conda's numpy 1.26.4 (and pytorch's torch 2.1.0) installed and installs nothing;
+    # psycopg2-binary is another distribution of the `psycopg2` import package: pip installs it
+    text = """
+    channels: [conda-forge, nodefaults]
+    dependencies:
+      - numpy==1.26.4
+      - pytorch=2.1.0=py311_0
+      - psycopg2=2.9.9
+      - scipy=1.11
+      - pip
+      - pip:
+        - numpy==1.26.4
+        - torch==2.1.0
+        - psycopg2-binary==2.9.9
+        - scipy==1.11.4
+    """
+    assert [(f.line, f.packages) for f in findings(text, rule="conda-pip-duplicate")] == [
+        (11, ("psycopg2", "psycopg2-binary")),
+        (12, ("scipy",)),  # conda's `=1.11` is any 1.11.x
+    ]
+
+
 def test_conda_pip_duplicate_uses_the_name_map_and_pep503():
     fs = findings(DUP, rule="conda-pip-duplicate")
     assert [(f.line, f.message, f.packages) for f in fs] == [
@@ -208,15 +231,9 @@ def test_mixed_channels_defaults_aliases_and_channel_prefixes():
     assert [(f.line, f.severity) for f in fs] == [(4, "warning")]
 
 
-def test_mixed_channels_nodefaults_note_is_info_and_passing_cases():
-    fs = findings(
-        """
-        channels: [conda-forge]
-        dependencies: [python]
-        """,
-        rule="mixed-channels",
-    )
-    assert [(f.line, f.severity) for f in fs] == [(1, "info")]
+def test_mixed_channels_conda_forge_without_nodefaults_and_other_passing_cases():
+    # what conda appends behind conda-forge is each user's .condarc, not the file's
+    assert hits("channels: [conda-forge]\ndependencies: [python]\n", "mixed-channels") == []
     assert (
         hits(
             """
@@ -571,6 +588,27 @@ def test_python_abi_mismatch_in_a_lock_trusts_recorded_depends():
     assert [f.line for f in model_findings(lock, "python-abi-mismatch")] == [3]
 
 
+def test_python_abi_mismatch_an_older_tag_beside_abi3_support_has_one_verdict_in_every_format():
+    # a py310 build whose recorded depends say nothing about Python, beside Python 3.12 and
+    # `_python_abi3_support` (no python_abi pin): the explicit file of the same solve has no
+    # depends and is not flagged, so neither is the lock; a python_abi pin of 3.10 still is
+    def lock(depends):
+        return Lock(
+            kind="conda-lock",
+            platforms=("linux-64",),
+            packages=(
+                pkg("python", "3.12.11", "h9e4cc4f_0_cpython", line=1),
+                pkg("_python_abi3_support", "1.0", "hd8ed1ab_2", line=2, depends=(("cpython", ""),)),
+                pkg("polars-runtime-32", "1.41.1", "py310h49dadd8_0", line=3, depends=depends),
+            ),
+        )
+
+    assert model_findings(lock((("libgcc", ">=14"), ("libstdcxx", ">=14"))), "python-abi-mismatch") == []
+    assert model_findings(lock(()), "python-abi-mismatch") == []
+    pinned = lock((("python_abi", "3.10.* *_cp310"), ("libgcc", ">=14")))
+    assert [f.line for f in model_findings(pinned, "python-abi-mismatch")] == [3]
+
+
 # --------------------------------------------------------------------------------------------
 # cuda-mismatch
 
@@ -595,6 +633,62 @@ def test_cuda_mismatch_cpu_pytorch_with_cuda_pins():
         """,
         "cuda-mismatch",
     ) == [("cuda-mismatch", 6)]
+
+
+def test_cuda_mismatch_finds_cuda_stacks_split_across_managers_and_versions():
+    # conda's pytorch-cuda beside pip's CUDA torch and no conda pytorch: two CUDA runtimes
+    assert hits(
+        """
+        channels: [pytorch, nvidia, conda-forge]
+        dependencies:
+          - python=3.11
+          - pytorch-cuda=12.4
+          - pip
+          - pip:
+            - --extra-index-url https://download.pytorch.org/whl/cu124
+            - torch==2.5.1+cu124
+        """,
+        "cuda-mismatch",
+    ) == [("cuda-mismatch", 4)]
+    # conda-forge's CUDA 11 compiler toolkit beside pip's CUDA 12 torch: extensions fail to build
+    found = findings(
+        """
+        channels: [conda-forge]
+        dependencies:
+          - python=3.10
+          - cudatoolkit-dev=11.7
+          - gxx=11
+          - pip
+          - pip:
+            - torch==2.4.0+cu121
+        """,
+        rule="cuda-mismatch",
+    )
+    assert [(f.line, f.message) for f in found] == [
+        (
+            8,
+            "pip torch==2.4.0+cu121 is built for CUDA 12.1, but conda's cudatoolkit-dev=11.7 provides "
+            "CUDA 11.7",
+        )
+    ]
+    # a CUDA 12.3 component beside the CUDA 11.8 the pins agree on
+    found = findings(
+        """
+        channels: [nvidia, conda-forge]
+        dependencies:
+          - cuda-version=11.8
+          - cuda-cudart=11.8.89
+          - cuda-cccl=12.3.52
+        """,
+        rule="cuda-mismatch",
+    )
+    assert [(f.line, f.message) for f in found] == [
+        (
+            5,
+            "cuda-cccl=12.3.52 is CUDA 12.3's, beside CUDA 11.8 (cuda-version=11.8): two CUDA versions' "
+            "headers and libraries in one environment",
+        )
+    ]
 
 
 def test_cuda_mismatch_judges_each_build_once_per_distinct_pin_not_per_pin(monkeypatch):
@@ -1278,7 +1372,7 @@ def test_pip_without_pip():
 
 def test_severity_override_and_hit_severity():
     cfg = Config(severity={"mixed-channels": "error"})
-    fs = findings("channels: [conda-forge]\ndependencies: [python]\n", config=cfg)
+    fs = findings("channels: [conda-forge, defaults]\ndependencies: [python]\n", config=cfg)
     assert [(f.rule, f.severity) for f in fs] == [("mixed-channels", "error")]
 
 

@@ -16,9 +16,9 @@ from envkit.config import Config
 EXPECTED: dict[str, list[tuple[str, int]]] = {
     # channels: nodefaults is listed; pytorch/pytorch-cuda pins agree (2.1.0 with CUDA 11.8).
     "01": [],
-    # channels conda-forge, pytorch, nvidia and no nodefaults: conda adds the .condarc channels
-    # (`defaults` unless configured otherwise) behind them (info).
-    "02": [("mixed-channels", 2)],
+    # channels conda-forge, pytorch, nvidia and no nodefaults: what conda adds behind them is each
+    # user's .condarc, not the file's; nothing says defaults is in play.
+    "02": [],
     # channels pytorch + defaults only; cudatoolkit 11.3 with pytorch 1.10.1 is a real pairing.
     "03": [("vcs-unpinned", 40)],  # git+https://github.com/fbcotter/pytorch_wavelets, no @rev
     # matplotlib is a conda dependency (line 8) and pinned again in the pip section (line 14):
@@ -37,17 +37,18 @@ EXPECTED: dict[str, list[tuple[str, int]]] = {
     "09": [],
     # pytorch + nvidia channels only (no conda-forge), pip listed.
     "10": [],
-    # conda-forge, bioconda, pytorch, nvidia without nodefaults (info, as for 02).
-    "11": [("mixed-channels", 2), ("vcs-unpinned", 39)],  # 39: git+https://.../dllogger.git, no @rev
+    # conda-forge, bioconda, pytorch, nvidia without nodefaults (as for 02).
+    "11": [("vcs-unpinned", 39)],  # 39: git+https://.../dllogger.git, no @rev
     # conda-forge + nodefaults; nothing pinned in a conflicting way.  The file lived in conda/ of
     # its repository, next to ../requirements/; copied alone, its `-r ../requirements/uv/all.txt`
     # (line 41) and `-r ../requirements/conda.txt` (line 42) point at nothing.
     # `h5py` (27) and `h5py==3.13.0` (32) in the conda list: listed twice.
     "13": [("listed-twice", 32), ("missing-requirements-file", 41), ("missing-requirements-file", 42)],
-    # conda-forge only, no nodefaults (info).  torch/torchaudio 2.10.0+cu128 agree with each other.
-    "14": [("mixed-channels", 2)],
-    # conda-forge only, no nodefaults (info).
-    "15": [("mixed-channels", 2)],
+    # conda-forge only, no nodefaults (as for 02).  torch/torchaudio 2.10.0+cu128 agree.
+    "14": [],
+    # conda-forge only, no nodefaults (as for 02).  Unpinned torch (line 9) searched on the cu126
+    # index and on PyPI (extra): pip takes PyPI's newer torch, not a cu126 build.
+    "15": [("wheel-index", 9)],
     # a `pip:` section (line 6) and no `pip` conda dependency; conda prints the same warning for
     # this file (it is meant to be layered on another env, which does not change what conda says).
     "17": [("pip-without-pip", 6)],
@@ -55,10 +56,11 @@ EXPECTED: dict[str, list[tuple[str, int]]] = {
     "18": [("mixed-channels", 6), ("vcs-unpinned", 61)],  # 61: chemprop.git#egg=chemprop, no @rev
     # channels conda-forge (line 24), defaults (line 25).
     "19": [("mixed-channels", 25)],
-    # menpo (full URL) + conda-forge, no nodefaults (info).
-    "21": [("mixed-channels", 2)],
-    # conda-forge + pytorch, no nodefaults (info).
-    "22": [("mixed-channels", 2)],
+    # menpo (full URL) + conda-forge, no nodefaults (as for 02).
+    "21": [],
+    # conda-forge + pytorch, no nodefaults (as for 02).  Unpinned torch (line 11) with the cu124
+    # index only as --extra-index-url: pip takes PyPI's newer torch, not a cu124 build.
+    "22": [("wheel-index", 11)],
     # export of a Windows base env: channels anaconda (a defaults alias, line 3), plotly,
     # conda-forge (line 5, where the mix starts), defaults;
     # conda pyqt 5.9.2 and pip PyQt5 5.15.4 are the same project (line 371), conda ruamel_yaml and
@@ -91,16 +93,12 @@ EXPECTED: dict[str, list[tuple[str, int]]] = {
     # export: bioconda, conda-forge, defaults (line 5); prefix line 209 (not under /home, still
     # one machine's path).  pytorch is a CPU build but nothing pins CUDA: no cuda-mismatch.
     "31": [("mixed-channels", 5), ("leaked-prefix", 209)],
-    # export: pytorch, conda-forge, defaults (line 5); conda pytorch 1.12.1 and pip torch 1.12.1
-    # (line 101), conda typing_extensions and pip typing-extensions (line 105; corpus index).
+    # export: pytorch, conda-forge, defaults (line 5).  conda pytorch 1.12.1 and pip torch==1.12.1
+    # (line 101), conda typing_extensions 4.3.0 and pip typing-extensions==4.3.0 (line 105): the same
+    # versions, so recreating the export pip finds conda's copies installed and installs nothing.
     # torchaudio 0.12.1+cu116 agrees with cudatoolkit 11.6 and with torch 1.12, but the export names
     # no PyTorch index for it (line 102): only download.pytorch.org/whl/cu116 has that build.
-    "33": [
-        ("mixed-channels", 5),
-        ("conda-pip-duplicate", 101),
-        ("wheel-index", 102),
-        ("conda-pip-duplicate", 105),
-    ],
+    "33": [("mixed-channels", 5), ("wheel-index", 102)],
     # export: bioconda, conda-forge, defaults (line 5); prefix line 198.
     # `pytest` at 137 and again at 169: listed twice.
     "34": [
@@ -111,14 +109,13 @@ EXPECTED: dict[str, list[tuple[str, int]]] = {
         ("leaked-prefix", 198),
     ],
     # export: conda-forge + defaults (line 4); pip installed by pip (pip==21.2.4 under `pip:`,
-    # line 84); jupyter_client / jupyter-client (113), jupyter_core / jupyter-core (114),
-    # prompt_toolkit 1.0.15 / prompt-toolkit 3.0.8 (141) are the same projects (corpus index);
+    # line 84); prompt_toolkit 1.0.15 (conda) / prompt-toolkit 3.0.8 (pip, 141) are one project in
+    # two versions (corpus index); jupyter_client / jupyter-client 6.1.7 (113) and jupyter_core /
+    # jupyter-core 4.6.3 (114) are the same versions: pip installs nothing for them.
     # `PyYAML` without a version in the pinned pip list (185).
     "35": [
         ("mixed-channels", 4),
         ("pip-without-pip", 84),
-        ("conda-pip-duplicate", 113),
-        ("conda-pip-duplicate", 114),
         ("conda-pip-duplicate", 141),
         ("unpinned", 185),
     ],
@@ -196,12 +193,15 @@ EXPECTED: dict[str, list[tuple[str, int]]] = {
     "70": [],
     # selectors, conda-forge + nvidia + nodefaults, channel::package specs.
     "71": [],
-    "72": [],
-    # channels umccr, conda-forge, bioconda without nodefaults (info, as for 02).
-    "73": [("mixed-channels", 3)],
+    # On win-64 the nvidia channel's cuda-libraries-dev 11.8.0 asks for `cuda-cccl >=11.8.89`
+    # (line 5198), so the solver took CUDA 12.1's cuda-cccl and cuda-profiler-api (12.1.55, from
+    # line 4811) beside pytorch-cuda 11.8's runtime: two CUDA versions' headers in one environment.
+    "72": [("cuda-mismatch", 4811)],
+    # channels umccr, conda-forge, bioconda without nodefaults (as for 02).
+    "73": [],
     # conda-lock 1.0.x lock alone: umccr/conda-forge/bioconda recorded, hashes everywhere.
     "74": [],
-    "75": [("mixed-channels", 3)],
+    "75": [],
     "76": [],
     # conda-forge + nodefaults, and its lock.
     "77": [],

@@ -40,5 +40,5 @@ def test_check_of_a_directory_checks_its_environment_files(envkit_cli, tmp_path)
     assert r.exit_code == 2
     assert r.stderr == (
         f"error: {empty}: a directory with no environment.yml, environment.yaml, conda-lock.yml or "
-        "pixi.lock in it\nhint: pass the files to check\n"
+        "pixi.lock in it or below it\nhint: pass the files to check\n"
     )

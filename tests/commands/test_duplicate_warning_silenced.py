@@ -1,6 +1,6 @@
 """The conda+pip warning on stderr is silenced like the conda-pip-duplicate rule: by the config's
-`ignore` (or a `select` without it), by `check --ignore`, and by an inline suppression on the pip
-line; in every command that prints it."""
+`ignore` (or a `select` without it) and by an inline suppression on the pip line; in every command
+that prints it (`check` reports the finding alone)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,6 @@ WARNING = "'numpy' is installed by both conda ('numpy') and pip"
 
 COMMANDS = [
     ["validate", "environment.yml"],
-    ["check", "environment.yml"],
     ["normalize", "environment.yml"],
     ["diff", "environment.yml", "environment.yml"],
 ]
@@ -62,3 +61,13 @@ def test_check_ignore_option_silences_it_too(repo, envkit_cli):
     (repo / "environment.yml").write_text(ENV.format(inline=""))
     r = envkit_cli("check", "--ignore", "conda-pip-duplicate", "environment.yml", cwd=repo)
     assert WARNING not in r.stderr and "conda-pip-duplicate" not in r.stdout
+
+
+def test_check_reports_the_finding_and_no_warning(repo, envkit_cli):
+    (repo / "environment.yml").write_text(ENV.format(inline=""))
+    r = envkit_cli("check", "environment.yml", cwd=repo)
+    assert (r.exit_code, r.stderr) == (1, "")
+    assert r.stdout.splitlines()[0] == (
+        "environment.yml:10: error conda-pip-duplicate: numpy is installed by conda (>=1.24) and pip "
+        "(==1.26.4)"
+    )

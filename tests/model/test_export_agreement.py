@@ -11,14 +11,14 @@ import pytest
 from tests.conftest import CORPUS, run_envkit
 
 #: corpus number -> (conda entries, pip entries, check's rules on the file, check's rules on its
-#: normalized form).  26 is a --no-builds export (name=version, marked by its `prefix:` line), 30 a
+#: normalized form).  26 is a --no-builds export (name=version in conda's sorted order), 30 a
 #: full export with builds, 34 an export with two hand-added entries, 25 one without a `prefix:`.
 EXPORTS = {
     "26": (
         75,
         147,
         ["fuzzy-pin", "leaked-prefix", "wheel-index"],
-        ["fuzzy-pin", "leaked-prefix", "wheel-index"],
+        ["fuzzy-pin", "wheel-index"],
     ),
     "30": (
         132,
@@ -117,14 +117,36 @@ def test_convert_writes_the_export_and_its_normalized_form_the_same(number, tmp_
     assert len(head) - 2 == {"25": 197, "26": 222, "30": 162}[number]
 
 
-def test_a_no_builds_export_keeps_the_prefix_line_that_marks_it(tmp_path):
+def test_a_no_builds_export_is_one_without_its_prefix_line(tmp_path):
+    # conda's sorted order and `ca-certificates`/`_libgcc_mutex` mark it: the machine's path goes
     src, norm = _normalized("26", tmp_path)
-    text = norm.read_text()
-    assert text.splitlines()[-1] == "prefix: /home/elyamani/miniconda3/envs/nerfslam_py310"
-    # a full export has builds to say what it is: its machine's path goes
-    (tmp_path / "30").mkdir()
-    _, norm30 = _normalized("30", tmp_path / "30")
-    assert "prefix:" not in norm30.read_text()
+    assert "prefix:" in src.read_text() and "prefix:" not in norm.read_text()
+    # with one entry added by hand without a version, it is still the export (unpinned finds it)
+    text = src.read_text().replace("  - zlib=1.2.13\n", "  - zlib=1.2.13\n  - black\n")
+    (tmp_path / "hand.yml").write_text(text)
+    r = run_envkit("check", "--format", "json", str(tmp_path / "hand.yml"))
+    rules = [(f["rule"], f["line"]) for f in json.loads(r.stdout)["findings"]]
+    assert ("unpinned", text.splitlines().index("  - black") + 1) in rules
+    assert not any(rule == "platform-only" for rule, _ in rules)
+
+
+def test_a_from_history_entry_with_channel_subdir_and_double_equals_is_an_exports(tmp_path):
+    # `conda-forge/linux-64::numpy==1.26.4=py311h64a7726_0` as --from-history records an exact
+    # request: the file and its normalized copy read alike, as exports
+    entries = ["numpy==1.26.4=py311h64a7726_0", "python==3.11.8=hab00c5b_0_cpython"]
+    entries += ["zlib==1.2.13=hd590443_5"]
+    spec = tmp_path / "environment.yml"
+    spec.write_text(
+        "name: x\nchannels:\n  - conda-forge\ndependencies:\n"
+        + "".join(f"  - conda-forge/linux-64::{e}\n" for e in entries)
+    )
+    r = run_envkit("normalize", str(spec))
+    (tmp_path / "norm.yml").write_text(r.stdout)
+    r = run_envkit("validate", str(spec), str(tmp_path / "norm.yml"))
+    assert r.stdout.splitlines() == [
+        f"ok: {spec}: environment export, 3 conda, 0 pip",
+        f"ok: {tmp_path / 'norm.yml'}: environment export, 3 conda, 0 pip",
+    ]
 
 
 def test_machine_rules_read_a_no_builds_export_by_its_packages():

@@ -619,16 +619,18 @@ def test_pick_detected_highest_that_runs():
 
 
 def test_pick_detected_applies_minor_version_compatibility():
-    # driver 550 (CUDA 12.4): torch 2.7's cu126 runs through minor-version compatibility (12.x on
-    # >= 525.60.13); the experimental cu128 is not taken without full support
+    # driver 550 (CUDA 12.4): torch 2.7's cu118 runs fully, so it is taken over cu126, which runs
+    # only through minor-version compatibility (what `check --machine` would note)
     d = pick_detected_cuda(M, "2.7", "pip", GpuInfo("12.4", "550.54.14", "nvidia-smi"))
-    assert (d.cuda, d.warnings) == ("12.6", ())
+    assert (d.cuda, d.warnings, d.full) == ("11.8", (), True)
+    # torch 2.13 has no variant the driver supports fully: cu126 through minor-version compatibility
+    d = pick_detected_cuda(M, "2.13", "pip", GpuInfo("12.4", "550.54.14", "nvidia-smi"))
+    assert (d.cuda, d.warnings, d.full) == ("12.6", (), False)
     assert d.messages == (
         "detected NVIDIA driver 550.54.14, CUDA 12.4 (nvidia-smi); picked CUDA 12.6",
         "CUDA 12.6 runs on this driver through NVIDIA's minor-version compatibility (limited feature set); "
         "kernels JIT-compiled from PTX need the full driver (>= 560.28.03)",
     )
-    assert pick_detected_cuda(M, "2.13", "pip", GpuInfo("12.4", "550.54.14", "x")).cuda == "12.6"
     # only __cuda known: the same major runs
     assert (
         pick_detected_cuda(M, "2.13", "conda-forge", GpuInfo("12.2", None, "py-rattler __cuda")).cuda
@@ -867,3 +869,25 @@ def test_cli_machine_applies_the_same_minor_version_compatibility_as_detect(
     assert by_detect.stderr == by_machine.stderr.replace(f"profile {machine}", "nvidia-smi")
     assert "  - cuda-version=12.9\n" in by_machine.stdout
     assert by_machine.stdout == by_detect.stdout
+
+
+@pytest.mark.parametrize("style", ["conda-forge", "pip"])
+def test_template_for_a_machine_passes_its_own_machine_check(envkit_cli, tmp_path, style):
+    # driver 535 (CUDA 12.2): the newest torch whose CUDA variant this driver supports fully, not
+    # a newer CUDA through minor-version compatibility that `check --machine` then notes
+    doc = json.loads((REPO / "tests" / "data" / "machine" / "centos7-server.json").read_text())
+    doc.update(driver="535.104.05", driver_cuda="12.2", driver_cuda_source="nvidia-smi", glibc="2.28")
+    doc.update(gpus=[{"index": 0, "name": "NVIDIA A100-SXM4-40GB", "compute_capability": "8.0"}])
+    doc.update(gpu_source="nvidia-smi")
+    doc["virtual_packages"] = [v for v in doc["virtual_packages"] if v["name"] != "__glibc"] + [
+        {"name": "__glibc", "version": "2.28", "build": "0"},
+        {"name": "__cuda", "version": "12.2", "build": "0"},
+    ]
+    machine = tmp_path / "a100.json"
+    machine.write_text(json.dumps(doc))
+    out = tmp_path / "environment.yml"
+    r = envkit_cli("template", "pytorch", "--style", style, "--machine", str(machine), "-o", str(out))
+    assert r.exit_code == 0, r.stderr
+    assert "minor-version compatibility" not in r.stderr
+    r = envkit_cli("check", "--machine", str(machine), str(out))
+    assert (r.exit_code, r.stdout) == (0, "no findings (1 file checked)\n")
