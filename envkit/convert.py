@@ -464,12 +464,17 @@ def _write(lock: Lock, target: str, dropped: list) -> str:
         # these writers refuse a package they cannot hold: leave it out and say so
         keep = []
         for p in lock.packages:
-            if p.url:
-                keep.append(p)
-            else:
+            if not p.url:
                 dropped.append(
                     (f"{p.name}=={p.version}", "no artifact URL (the format lists artifacts by URL)")
                 )
+            elif target == "conda-lock" and p.manager == "conda" and not p.md5:
+                # conda-lock's parser refuses a conda package without one ("hashes must use MD5")
+                dropped.append(
+                    (f"{p.name}=={p.version}", "no md5 hash (conda-lock.yml needs one per conda package)")
+                )
+            else:
+                keep.append(p)
         lock = replace(lock, packages=tuple(keep))
     if target == "explicit":
         from envkit.formats.explicit import write_explicit

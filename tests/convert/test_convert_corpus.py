@@ -110,6 +110,12 @@ def test_the_loss_report_is_the_diff_of_the_read_back(name, tmp_path):
             from rattler import LockFile
 
             LockFile.from_path(out)  # py-rattler reads every pixi.lock envkit writes
+        if target == "conda-lock":
+            from conda_lock.lockfile import parse_conda_lock_file
+
+            parse_conda_lock_file(
+                out
+            )  # and conda-lock its format (pixi's metadata kept as its schema allows)
         got = {
             (c["name"].lower(), c["kind"])
             for c in doc["changes_install"]
