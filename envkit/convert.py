@@ -13,6 +13,8 @@ The same two tables give the lossless / dropped matrix of docs/commands/convert.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from envkit._records import dataclass, replace
 from envkit.errors import UsageError
 from envkit.formats.registry import REGISTRY as _REGISTRY
@@ -123,6 +125,9 @@ class Conversion:
     #: what was written: the source's lock (or spec) for the platforms written, to diff the output
     #: against (envkit.ops.convert reads the output back)
     written_from: Lock | EnvSpec | None = None
+    #: a pixi.lock of several environments written whole (pixi targets): each environment's name
+    #: and what was written from it (`written_from` is then None)
+    environments: tuple[tuple[str, Lock], ...] = ()
 
 
 def target_from_name(path: str) -> str | None:
@@ -184,11 +189,16 @@ def features_of(lock: Lock) -> dict[str, list[str]]:
 
 def convert(model, target: str, *, source_format: str, platform: str | None = None) -> Conversion:
     """`model` (what envkit.formats.read_text returned for `source_format`) written as `target`.
+    A mapping of environment names to Locks (every environment of a pixi.lock,
+    envkit.formats.pixilock.read_pixi_environments) is written whole to a pixi target; to another
+    target only when one environment has packages (`convert_environments`).
 
     Raises UsageError for an unknown target, a model the target cannot be made from, and a lock with
     several platforms written to a one-platform target without `platform`."""
     if target not in TARGETS:
         raise UsageError(f"unknown target format {target!r}; choose one of: {', '.join(TARGETS)}")
+    if isinstance(model, Mapping):
+        return convert_environments(model, target, source_format=source_format, platform=platform)
     view = resolved_view(model, platform)
     if view is not None and view.lock is not None:
         lock = view.lock
@@ -289,6 +299,68 @@ def convert(model, target: str, *, source_format: str, platform: str | None = No
 
 
 _FILE_NAMES = {"pixi": "pixi.lock v6", "conda-lock": "conda-lock.yml"}
+
+
+def convert_environments(
+    envs: Mapping[str, Lock], target: str, *, source_format: str, platform: str | None = None
+) -> Conversion:
+    """Every environment of a pixi.lock (name -> Lock) written as `target`: all of them to a pixi
+    target (with every platform), else the one environment that has packages.  Raises UsageError,
+    naming the environments and `--env NAME`, when that is ambiguous or nothing is locked: a
+    conversion of the `default` environment alone would drop the others silently."""
+    from envkit.errors import Remedy, Where
+
+    full = {n: lk for n, lk in envs.items() if lk.packages}
+    if len(envs) > 1 and full and target in ("pixi", "pixi-v7"):
+        return _convert_all(envs, target, source_format)
+    if len(full) == 1 and (len(envs) == 1 or "default" in full):  # nothing else to lose
+        return convert(next(iter(full.values())), target, source_format=source_format, platform=platform)
+    source = next(iter(envs.values())).source if envs else None
+    listed = ", ".join(
+        f"{n} ({', '.join(lk.platforms)})" if lk.packages else f"{n} (no packages)" for n, lk in envs.items()
+    )
+    if not full:
+        message = "the pixi.lock has no packages in any environment" + (f" ({listed})" if envs else "")
+        raise UsageError(message, where=Where(file=source))
+    if "default" not in full:  # as `envkit create` says it: the environment asked for is empty
+        others = ", ".join(f"{n} ({', '.join(lk.platforms)})" for n, lk in full.items())
+        message = f"pixi.lock environment 'default' has no packages; its other environments: {others}"
+    else:
+        message = f"the pixi.lock has {len(envs)} environments ({listed}); {target} holds one"
+    raise UsageError(
+        message,
+        where=Where(file=source),
+        hint="choose one with {}" + (" (pixi and pixi-v7 keep them all)" if len(full) > 1 else ""),
+        remedy=Remedy(option="environment", metavar="NAME"),
+    )
+
+
+def _convert_all(envs: Mapping[str, Lock], target: str, source_format: str) -> Conversion:
+    """Every environment of a pixi.lock written to one pixi.lock of `target`'s version; the losses
+    are those of each environment's own conversion, merged."""
+    from envkit.formats.pixiwrite import write_pixi_environments
+
+    done = {n: convert(lk, target, source_format=source_format) for n, lk in envs.items()}
+    written = {n: c.written_from for n, c in done.items() if isinstance(c.written_from, Lock)}
+    text = write_pixi_environments(written, version=7 if target == "pixi-v7" else 6)
+    by_feature: dict[str, list[Loss]] = {}
+    for c in done.values():
+        for loss in c.losses:
+            by_feature.setdefault(loss.feature, []).append(loss)
+    losses = []
+    for feature, same in by_feature.items():
+        names = tuple(dict.fromkeys(n for x in same for n in x.packages))
+        losses.append(
+            Loss(feature=feature, count=max(x.count for x in same), packages=names[:5], detail=same[0].detail)
+        )
+    return Conversion(
+        text=text,
+        source_format=source_format,
+        target=target,
+        platform=None,
+        losses=tuple(losses),
+        environments=tuple(written.items()),
+    )
 
 
 def _refuse_conflicts(lock: Lock, target: str) -> None:

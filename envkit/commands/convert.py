@@ -101,6 +101,10 @@ def convert(source, output, target, platform, in_format, environment, allow_loss
     text = read_file(source)
     fmt = in_format or detect_format(text, source)
     model = read_text(text, filename=source, format=fmt, environment=environment)
+    if fmt == "pixi" and environment is None:  # every environment: convert refuses to drop one silently
+        from envkit.formats.pixilock import read_pixi_environments
+
+        model = read_pixi_environments(text, source)
     result = convert_model(model, target, source_format=fmt, platform=platform)
     emit(result.text, output)
     for line in loss_lines(result, source, output or "-", allow_loss=allow_loss):

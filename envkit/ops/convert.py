@@ -18,7 +18,7 @@ fail.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from envkit._records import dataclass
@@ -82,9 +82,11 @@ class InstallChange:
     a: str | None
     b: str | None
     reason: str = ""
+    #: the pixi.lock environment, when several were written
+    environment: str | None = None
 
     def as_dict(self) -> dict[str, object]:
-        return {
+        out: dict[str, object] = {
             "platform": self.platform,
             "name": self.name,
             "kind": self.kind,
@@ -92,6 +94,9 @@ class InstallChange:
             "b": self.b,
             "reason": self.reason,
         }
+        if self.environment is not None:
+            out["environment"] = self.environment
+        return out
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -118,10 +123,16 @@ class ConvertResult:
 
 
 def convert_model(
-    model: EnvSpec | Lock, target: str, *, source_format: str, platform: str | None = None
+    model: EnvSpec | Lock | Mapping[str, Lock],
+    target: str,
+    *,
+    source_format: str,
+    platform: str | None = None,
 ) -> ConvertResult:
     """`model` written as `target` (envkit.convert.convert), read back and diffed against what was
-    written from.  Raises what `convert` raises."""
+    written from.  `model` may be every environment of a pixi.lock (name -> Lock): a pixi target
+    keeps them all, each read back and diffed; another target takes the one that has packages.
+    Raises what `convert` raises."""
     conv = convert(model, target, source_format=source_format, platform=platform)
     losses = tuple(x for x in conv.losses if x.feature not in NOTE_FEATURES)
     notes = [
@@ -132,7 +143,10 @@ def convert_model(
     changes: tuple[InstallChange, ...] = ()
     src = conv.written_from
     why = ""
-    if target not in _READ_AS:
+    if conv.environments:
+        changes, more = _readback_environments(conv)
+        notes += [n for n in more if n.feature not in {m.feature for m in notes}]
+    elif target not in _READ_AS:
         why = f"{target} is not read back"
     elif src is None:
         why = "nothing to compare"
@@ -153,6 +167,21 @@ def convert_model(
     )
 
 
+def _readback_environments(conv: Conversion) -> tuple[tuple[InstallChange, ...], tuple[Note, ...]]:
+    """readback_diff of every environment a pixi.lock conversion wrote, its changes named by it."""
+    from envkit._records import replace
+
+    changes: list[InstallChange] = []
+    notes: dict[str, Note] = {}
+    for name, lock in conv.environments:
+        plats = lock.platforms or (None,)
+        got, more = readback_diff(lock, conv.text, conv.target, plats, environment=name)
+        changes += [replace(c, environment=name) for c in got]
+        for n in more:
+            notes.setdefault(n.feature, n)
+    return tuple(changes), tuple(notes.values())
+
+
 def _platforms_written(conv: Conversion) -> tuple[str | None, ...]:
     src = conv.written_from
     if isinstance(src, Lock) and src.platforms:
@@ -161,16 +190,21 @@ def _platforms_written(conv: Conversion) -> tuple[str | None, ...]:
 
 
 def readback_diff(
-    source: Lock | EnvSpec, text: str, target: str, platforms: tuple[str | None, ...]
+    source: Lock | EnvSpec,
+    text: str,
+    target: str,
+    platforms: tuple[str | None, ...],
+    *,
+    environment: str | None = None,
 ) -> tuple[tuple[InstallChange, ...], tuple[Note, ...]]:
-    """(install changes, notes) of `text` (written as `target` from `source`) read back and diffed
-    against `source` on each of `platforms` (None: a lock without platforms).  Raises the readers'
-    errors when the text does not read back."""
+    """(install changes, notes) of `text` (written as `target` from `source`; its pixi.lock
+    `environment`) read back and diffed against `source` on each of `platforms` (None: a lock
+    without platforms).  Raises the readers' errors when the text does not read back."""
     from envkit.envdiff import diff, record_differences
     from envkit.formats import read_text
     from envkit.model import resolved_view
 
-    back = read_text(text, filename=f"converted.{target}", format=_READ_AS[target])
+    back = read_text(text, filename=f"converted.{target}", format=_READ_AS[target], environment=environment)
     if isinstance(back, EnvSpec) and resolved_view(back) is None and back.pip and not back.conda:
         from envkit.formats.requirements import requirements_to_lock
 

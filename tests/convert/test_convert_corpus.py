@@ -37,6 +37,25 @@ REFUSED = {
         for t in ["conda-lock"]
     },
     ("91", "pixi"): "error: pixi.lock v6 names platforms by conda subdir; p1, p2, p3 are not one",
+    # several environments: a pixi target keeps them all, another holds one (--env NAME picks it);
+    # 58's `default` is empty, its packages are in `format`
+    **{
+        (n, t): f"error: {CORPUS / name}: " + why
+        for n, name, why in (
+            ("58", "58_16bit-ykiko__about-me__pixi.lock", "pixi.lock environment 'default' has no packages"),
+            ("59", "59_43ravens__NEMO_Nowcast__pixi.lock", "the pixi.lock has 7 environments"),
+            ("79", "79_prefix-dev__pixi__pixi.lock", "the pixi.lock has 2 environments"),
+        )
+        for t in (
+            "env",
+            "explicit",
+            "conda-lock",
+            "pylock",
+            "requirements",
+            "conda-list-json",
+            "conda-list-export",
+        )
+    },
 }
 
 #: output names `envkit diff` detects the format from

@@ -140,7 +140,7 @@ def test_pixi_lock_same_name_depends_survive_conda_lock(tmp_path):
     dup = [p for p in src.packages if len({n for n, _ in p.depends}) < len(p.depends)]
     assert len(dup) == 33
     out = tmp_path / "conda-lock.yml"
-    r, doc = _convert(str(PIXI_DUP_DEPENDS), "-o", str(out), "--allow-loss")
+    r, doc = _convert(str(PIXI_DUP_DEPENDS), "-o", str(out), "--allow-loss", "--env", "default")
     assert r.exit_code == 0
     assert {(c["name"], c["kind"]) for c in doc["changes_install"]} == {("docker-project", "source")}
     assert [x["feature"] for x in doc["losses"]] == ["editable"]

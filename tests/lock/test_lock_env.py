@@ -27,7 +27,7 @@ def parse_with_conda_lock(path: Path):
 
 def conda_note(names: str) -> str:
     """The note `lock` prints for a conda-lock.yml with pip packages, which conda cannot read."""
-    from envkit.formats.condalock import CONDA_CANNOT_READ_PIP
+    from envkit.formats.condalockout import CONDA_CANNOT_READ_PIP
 
     return "note: " + CONDA_CANNOT_READ_PIP.format(names=names) + "\n"
 

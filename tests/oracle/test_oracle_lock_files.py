@@ -10,7 +10,7 @@ import os
 import pytest
 from support.condafactory import build_wheel
 
-from envkit.formats.condalock import CONDA_CANNOT_READ_PIP
+from envkit.formats.condalockout import CONDA_CANNOT_READ_PIP
 
 
 @pytest.fixture(scope="module")
