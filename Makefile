@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip --disable-pip-version-check -q
 ENVKIT := $(VENV)/bin/envkit
 
-.PHONY: demo test bench bench-quick venv clean lint records sshd fleet-tools
+.PHONY: demo test bench bench-quick venv clean lint sshd fleet-tools
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -64,7 +64,7 @@ bench-quick: $(VENV)/.bench-deps
 	$(PY) bench/run.py --quick
 
 # ruff (lint + format check), mypy (and --strict on the public model and API surface) and
-# import-linter's layer contracts (all in pyproject.toml), and envkit/_recgen/ current;
+# import-linter's layer contracts (all in pyproject.toml);
 # every tool runs, and the target fails if any of them did.
 $(VENV)/.lint-deps: pyproject.toml $(PY)
 	$(PIP) install -e '.[lint]'
@@ -80,13 +80,7 @@ lint: $(VENV)/.lint-deps
 	  envkit/ops/convert.py envkit/ops/create.py envkit/ops/diff.py envkit/ops/lock.py envkit/ops/normalize.py \
 	  envkit/ops/smoke.py envkit/ops/template.py || rc=1; \
 	$(VENV)/bin/lint-imports || rc=1; \
-	$(PY) scripts/gen_records.py --check || rc=1; \
 	exit $$rc
-
-# envkit/_recgen/: the records' methods, compiled ahead of time (envkit/_records.py says why);
-# rerun after editing a record class.
-records: $(PY)
-	$(PY) scripts/gen_records.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

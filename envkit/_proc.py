@@ -13,8 +13,8 @@ import signal
 import subprocess
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
-from envkit._records import dataclass
 from envkit.errors import BackendError
 
 DEFAULT_TIMEOUT = 600.0

@@ -21,11 +21,13 @@ mention replaced by placeholders as well.
 
 from __future__ import annotations
 
-from envkit._records import replace
+import re
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
 from envkit.formats.envyml import CommentMap
 from envkit.model import CondaDep, EnvSpec, Lock, env_file, format_spec, looks_exported, resolved_view
 
-TYPE_CHECKING = False  # not typing's: importing typing costs 5 ms (envkit/_records.py)
 if TYPE_CHECKING:  # pragma: no cover
     from typing import overload
 
@@ -147,20 +149,15 @@ def _dedupe(items: list, merges: list, selectors: dict[int, str]) -> list:
     return out
 
 
-_SELECTOR = None
+_SELECTOR = re.compile(r"\[([^\[\]]+)\]")
 
 
 def comment_selector(comment: str | None) -> str | None:
     """The conda-build selector an end-of-line comment carries (`# [linux]` -> "linux"), or None.
 
     Like conda-lock's selector pattern, the LAST `[...]` of the comment is the one that counts."""
-    global _SELECTOR
-    if not comment or "[" not in comment:
+    if not comment:
         return None
-    if _SELECTOR is None:
-        import re
-
-        _SELECTOR = re.compile(r"\[([^\[\]]+)\]")
     found = _SELECTOR.findall(comment)
     return " ".join(found[-1].split()) if found else None
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import sys
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from envkit import __version__
 
@@ -48,7 +49,6 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
 }
 
 
-TYPE_CHECKING = False  # not typing's: importing typing costs 5 ms (envkit/_records.py)
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 

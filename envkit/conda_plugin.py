@@ -121,7 +121,8 @@ def _record_dicts(records: Iterable[PackageRecord]) -> list[dict[str, Any]]:
 def _platform_lock(env: Environment, own: bool, resolve_pip: bool) -> Lock:
     """The Lock of one of `conda export`'s Environments: the prefix itself when `own` (conda
     records and pip packages, read by envkit), else the records conda solved for `env.platform`."""
-    from envkit._records import replace
+    from dataclasses import replace
+
     from envkit.api import lock_live, open_env
     from envkit.backends.native import SCAN_VERSION, live_env_from_scan
 

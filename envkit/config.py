@@ -23,11 +23,11 @@ from __future__ import annotations
 import os
 import re
 import sys
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from envkit._records import dataclass, field
 from envkit.errors import EnvkitError, Where
 
-TYPE_CHECKING = False  # not typing's: importing typing costs 5 ms (envkit/_records.py)
 if TYPE_CHECKING:  # pragma: no cover
     from pathlib import Path
 
@@ -133,7 +133,7 @@ class Config:
         severity: dict[str, str] | None = None,
     ) -> Config:
         """This config with command-line choices on top: `select` replaces, `ignore` adds."""
-        from envkit._records import replace
+        from dataclasses import replace
 
         sev = dict(self.severity)
         sev.update(severity or {})

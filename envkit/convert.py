@@ -14,8 +14,8 @@ The same two tables give the lossless / dropped matrix of docs/commands/convert.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, replace
 
-from envkit._records import dataclass, replace
 from envkit.errors import UsageError
 from envkit.formats.registry import REGISTRY as _REGISTRY
 from envkit.model import EnvSpec, Lock, LockedPackage, resolved_view

@@ -7,8 +7,7 @@ code.  Every error can say where it happened (file, line, key path) and show the
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-
-from envkit._records import dataclass
+from dataclasses import dataclass
 
 
 @dataclass(frozen=True, slots=True)

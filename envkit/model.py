@@ -10,12 +10,11 @@ files that say the same thing at different lines are equal models.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
-from envkit._lazy import lazy_re
-from envkit._records import dataclass, field, replace
-
-TYPE_CHECKING = False  # not typing's: importing typing costs 5 ms (envkit/_records.py)
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any, Literal
 
@@ -24,8 +23,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 # The model's own canonical texts live here, below every other module (envkit.conda.matchspec
 # parses specs, envkit.conda.names maps names; both import these, the model imports neither).
-_SIMPLE_VERSION = lazy_re(r"[A-Za-z0-9_.+!]+")
-_PEP503_SEP = lazy_re(r"[-_.]+")
+_SIMPLE_VERSION = re.compile(r"[A-Za-z0-9_.+!]+")
+_PEP503_SEP = re.compile(r"[-_.]+")
 
 
 def pep503(name: str) -> str:
@@ -344,7 +343,7 @@ class LiveEnv:
 #: One entry of a `conda env export`: `name=version=build`, or `name=version` (--no-builds).
 #: (possessive: no part can give a character back to the next, which starts with one it excludes;
 #: a 100,000-entry file's entries are refused without backtracking)
-EXPORT_ENTRY = lazy_re(
+EXPORT_ENTRY = re.compile(
     r"^(?:[^:\s]++::)?(?P<name>[^=\s<>!~*,|\[]++)"
     r"=(?P<version>(?:\d+!)?[^=\s<>!~*,|]++)(?:=(?P<build>[^=\s<>!~*,|\[\]]++))?$"
 )

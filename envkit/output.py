@@ -12,8 +12,8 @@ import contextlib
 import io
 import sys
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # not typing's: importing typing costs 5 ms (envkit/_records.py)
 if TYPE_CHECKING:  # pragma: no cover
     from typing import TextIO
 

@@ -14,21 +14,19 @@ detect is ever printed or written.  `redact_url` is the same rule for one URL.
 from __future__ import annotations
 
 import re
-
-from envkit._lazy import lazy_re
-from envkit._records import NamedTuple
+from typing import NamedTuple
 
 # cheap pre-filter over the whole text: only lines matching it are looked at closely
-_CANDIDATE = lazy_re(
+_CANDIDATE = re.compile(
     r"/t/[^/\s]+/|://[^/\s@]+@|[?&](?:token|access_token|auth|api_key|apikey|password|secret)=", re.IGNORECASE
 )
-_URL = lazy_re(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>`]+")
-_USERINFO = lazy_re(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://(?P<info>[^/@\s]+)@")
-_T_TOKEN = lazy_re(r"/t/(?P<tok>[^/\s]+)/")
-_QUERY = lazy_re(
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>`]+")
+_USERINFO = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://(?P<info>[^/@\s]+)@")
+_T_TOKEN = re.compile(r"/t/(?P<tok>[^/\s]+)/")
+_QUERY = re.compile(
     r"[?&](?:token|access_token|auth|api_key|apikey|password|secret)=(?P<v>[^&#\s]+)", re.IGNORECASE
 )
-_ENVREF = lazy_re(r"^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$")
+_ENVREF = re.compile(r"^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$")
 _TOKEN_PREFIXES = ("ghp_", "gho_", "ghs_", "ghu_", "github_pat_", "glpat-", "xox", "pypi-", "npm_", "hf_")
 _PLACEHOLDERS = ("<TOKEN>", "<USER>", "<PASSWORD>", "***", "xxx", "XXX", "...")
 # user names that stand without a password in real URLs (`git+https://git@github.com/...`) or that
@@ -182,8 +180,8 @@ def redact_url(url: str) -> tuple[str, bool]:
 
 TOKEN = "<TOKEN>"
 USERINFO = "<USER>:<PASSWORD>"
-_USERINFO_ANY = lazy_re(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://(?P<info>[^/@\s]+)@")
-_QUERY_SUB = lazy_re(
+_USERINFO_ANY = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://(?P<info>[^/@\s]+)@")
+_QUERY_SUB = re.compile(
     r"(?P<key>[?&](?:token|access_token|auth|api_key|apikey|password|secret)=)(?P<v>[^&#\s]+)",
     re.IGNORECASE,
 )
@@ -195,9 +193,9 @@ _QUERY_SUB = lazy_re(
 _QUOTED = r"\"(?:[^\"\\]|\\.)*\"|'(?:[^']|'')*'"
 _KEY = rf"(?P<key>{_QUOTED}|[A-Za-z_][A-Za-z0-9_.-]*)"
 # `  HF_TOKEN: hf_abc  # comment` (a `#` glued to the value is part of it)
-_BLOCK_PAIR = lazy_re(rf"^\s*{_KEY}\s*:[ \t]+(?P<val>{_QUOTED}|[^\s#\"'{{\[](?:.*?\S)?)(?:[ \t]+#.*)?\s*$")
+_BLOCK_PAIR = re.compile(rf"^\s*{_KEY}\s*:[ \t]+(?P<val>{_QUOTED}|[^\s#\"'{{\[](?:.*?\S)?)(?:[ \t]+#.*)?\s*$")
 # `variables: {HF_TOKEN: hf_abc, OMP_NUM_THREADS: 4}`
-_FLOW_PAIR = lazy_re(rf"[{{,]\s*{_KEY}\s*:[ \t]+(?P<val>{_QUOTED}|[^\s,{{}}#\"'][^,{{}}]*?)\s*(?=[,}}])")
+_FLOW_PAIR = re.compile(rf"[{{,]\s*{_KEY}\s*:[ \t]+(?P<val>{_QUOTED}|[^\s,{{}}#\"'][^,{{}}]*?)\s*(?=[,}}])")
 
 
 class VariablePair(NamedTuple):
@@ -291,7 +289,7 @@ _GUARDS[_CANDIDATE] = ("/t/", "://", "?", "&")
 
 #: Well-known access-token formats, redacted wherever they stand (not only in a URL): PyPI API
 #: tokens (`pypi-AgE...`, a macaroon), GitHub, GitLab, Hugging Face, Slack and npm tokens.
-_BARE_TOKEN = lazy_re(
+_BARE_TOKEN = re.compile(
     r"(?<![A-Za-z0-9_-])(?:pypi-AgE[A-Za-z0-9_-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}"
     r"|glpat-[A-Za-z0-9_-]{20,}|hf_[A-Za-z0-9]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}|npm_[A-Za-z0-9]{20,})"
 )
@@ -312,7 +310,7 @@ def _bare_label(token: str) -> str:
 
 
 #: a URL percent-encoded into another value (a purl's `repository_url=https%3A%2F%2F...`)
-_ENCODED_URL = lazy_re(r"[A-Za-z][A-Za-z0-9+.-]*%3A%2F%2F[A-Za-z0-9%._~!$'()*+,;=:@/-]+", re.IGNORECASE)
+_ENCODED_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*%3A%2F%2F[A-Za-z0-9%._~!$'()*+,;=:@/-]+", re.IGNORECASE)
 _ENCODED_GUARD = ("%3A%2F%2F", "%3a%2f%2f")
 
 
@@ -347,11 +345,11 @@ def find_all_secrets(line: str) -> list[Secret]:
 _ANY_CANDIDATE_TEXT = (
     _CANDIDATE.pattern + r"|pypi-AgE|gh[pousr]_|github_pat_|glpat-|hf_|xox[abprs]-|npm_|%3A%2F%2F"
 )
-_ANY_CANDIDATE = lazy_re(_ANY_CANDIDATE_TEXT, re.IGNORECASE)
+_ANY_CANDIDATE = re.compile(_ANY_CANDIDATE_TEXT, re.IGNORECASE)
 #: the same, case-sensitive, for lowered ASCII text (its only escape, \s, has no case): on ASCII
 #: the two match at the same places, and without re.IGNORECASE the engine skips ahead to a
 #: possible first character (a 2 MB report: 50 ms instead of 160)
-_ANY_CANDIDATE_LOWER = lazy_re(_ANY_CANDIDATE_TEXT.lower())
+_ANY_CANDIDATE_LOWER = re.compile(_ANY_CANDIDATE_TEXT.lower())
 _GUARDS[_ANY_CANDIDATE] = (*_GUARDS[_CANDIDATE], *_BARE_GUARD, "%3A", "%3a")
 
 

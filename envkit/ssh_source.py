@@ -14,9 +14,9 @@ import json
 import os
 import shlex
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
-from envkit._records import dataclass
 from envkit.errors import BackendError, EnvironmentNotFound, UsageError
 
 #: How long one remote scan may take (connection included).

@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import re
 
-from envkit._lazy import lazy_re
-
 TOKEN = "<TOKEN>"
 USERINFO = "<USER>:<PASSWORD>"
 
-_T_ANY = lazy_re(r"/t/[^/\s]+(?=/)")  # a token or its placeholder: both go when stripping
-_USERINFO = lazy_re(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<userinfo>[^/@\s]+)@")
-_QUERY_SECRET = lazy_re(
+_T_ANY = re.compile(r"/t/[^/\s]+(?=/)")  # a token or its placeholder: both go when stripping
+_USERINFO = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<userinfo>[^/@\s]+)@")
+_QUERY_SECRET = re.compile(
     r"(?P<key>[?&](?:token|access_token|auth|api_key|apikey|password|secret)=)(?P<value>[^&#\s]+)",
     re.IGNORECASE,
 )
@@ -56,16 +54,16 @@ def _is_env_ref(text: str) -> bool:
 # A name part that says "credential": HF_TOKEN, API_TOKEN, WANDB_API_KEY, AWS_SECRET_ACCESS_KEY,
 # DB_PASSWORD, PGPASSWORD, SERVICE_CREDENTIALS.  `TOKEN` must end a word (TOKENIZERS_PARALLELISM
 # is not a secret); a bare `KEY` or `PWD` (the working directory) says nothing.
-_SECRET_NAME = lazy_re(
+_SECRET_NAME = re.compile(
     r"PASSWORD|PASSWD|PASSPHRASE|SECRET|CREDENTIALS?|TOKENS?(?![A-Z])"
     r"|(?:API|ACCESS|PRIVATE|AUTH|SIGNING|ENCRYPTION|MASTER|LICENSE|SERVICE|ACCOUNT)_?KEY(?![A-Z])",
     re.IGNORECASE,
 )
 # ...unless the name says the value is only where the credential lives (HF_TOKEN_PATH)
-_NOT_SECRET_SUFFIX = lazy_re(r"_(?:PATH|FILE|DIR|DIRECTORY|HOME|LOCATION|NAME|CACHE)$", re.IGNORECASE)
+_NOT_SECRET_SUFFIX = re.compile(r"_(?:PATH|FILE|DIR|DIRECTORY|HOME|LOCATION|NAME|CACHE)$", re.IGNORECASE)
 # a value that is the path of a file holding the credential
 # (`GOOGLE_APPLICATION_CREDENTIALS: ~/.config/gcloud/key.json`): no secret itself
-_KEY_FILE = lazy_re(
+_KEY_FILE = re.compile(
     r"(?:~|\.{1,2}|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|[A-Za-z]:)?[\\/][^\s]*\.(?:json|pem|key|p12|pfx|crt|txt|ya?ml|toml|ini|cfg)"
 )
 _TRIVIAL_VALUES = frozenset({"", "true", "false", "yes", "no", "on", "off", "none", "null", "0", "1"})

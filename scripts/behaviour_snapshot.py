@@ -28,17 +28,24 @@ COMMANDS = (
 def _run(args: tuple[str, ...]) -> dict[str, object]:
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "120"}
     proc = subprocess.run(
-        [sys.executable, "-m", "envkit", *args], capture_output=True, text=True, env=env, cwd=ROOT, timeout=300
+        [sys.executable, "-m", "envkit", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=300,
     )
     return {"rc": proc.returncode, "out": proc.stdout, "err": proc.stderr}
 
 
 def record(out: Path) -> None:
-    files = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "tests" / "data").rglob("*") if p.is_file())
+    files = sorted(
+        p.relative_to(ROOT).as_posix() for p in (ROOT / "tests" / "data").rglob("*") if p.is_file()
+    )
     jobs = [(f, tuple(a.format(f=f) for a in cmd)) for f in files for cmd in COMMANDS]
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
         results = list(pool.map(lambda job: _run(job[1]), jobs))
-    snap = {" ".join(args): res for (_, args), res in zip(jobs, results)}
+    snap = {" ".join(args): res for (_, args), res in zip(jobs, results, strict=True)}
     out.write_text(json.dumps(snap, indent=1, sort_keys=True))
     print(f"{len(snap)} runs over {len(files)} files -> {out}")
 

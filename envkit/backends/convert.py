@@ -25,7 +25,8 @@ def redact_env(env: LiveEnv) -> LiveEnv:
     distributions' URLs, channel URLs and URLs quoted in the reader's warnings.  The native backend
     already redacts URLs; a CLI backend's answers and `conda-meta/state` variables are redacted here.
     """
-    from envkit._records import replace
+    from dataclasses import replace
+
     from envkit.urls import redact_url, redact_variables
 
     def url(u: str | None) -> str | None:
@@ -85,7 +86,8 @@ def pip_entry(dist: PipDist) -> PipDep:
     `-e git+URL@commit#egg=name`; editable local checkouts: `-e /path`; other direct URLs:
     `name @ URL`.  Credentials in URLs are replaced by placeholders.
     """
-    from envkit._records import replace
+    from dataclasses import replace
+
     from envkit.backends.pip_entries import pip_install_url, pip_requirement
     from envkit.urls import redact_url
 

@@ -19,8 +19,8 @@ from __future__ import annotations
 import difflib
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 
-from envkit._records import dataclass
 from envkit.errors import EnvironmentNotFound
 
 

@@ -15,10 +15,10 @@ warning's inline ignores) must not import every rule module and what they import
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING
 
 from envkit._lazy import lazy_exports
 
-TYPE_CHECKING = False  # not typing's: importing typing costs 5 ms (envkit/_records.py)
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 

@@ -3,13 +3,13 @@ locked/installed package, with the version, build and recorded dependencies thos
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from envkit._lazy import lazy_re
-from envkit._records import dataclass
 from envkit.checks._helpers import major_minor, mm_text, pinned_series, pip_pinned_version
 
-TYPE_CHECKING = False  # not typing's: importing typing costs 5 ms (envkit/_records.py)
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.model import EnvSpec, LockedPackage
 
@@ -28,7 +28,7 @@ class BuildItem:
     depends: tuple[tuple[str, str], ...] = ()  # a locked or installed record's dependencies
 
 
-_RUNTIME_DEP = lazy_re(r"^nvidia-cuda-runtime-cu\d+$")
+_RUNTIME_DEP = re.compile(r"^nvidia-cuda-runtime-cu\d+$")
 
 
 def wheel_runtime(depends: tuple[tuple[str, str], ...]) -> tuple[str, str] | None:

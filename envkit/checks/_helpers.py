@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
-from envkit._lazy import lazy_re
-
-TYPE_CHECKING = False  # not typing's: importing typing costs 5 ms (envkit/_records.py)
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.model import CondaDep, EnvSpec, LockedPackage, PipDep
 
-_NUM = lazy_re(r"\d+")
-_MM = lazy_re(r"^(\d+)\.(\d+)")
-_SERIES = lazy_re(r"[0-9A-Za-z][0-9A-Za-z_.+!]*")
+_NUM = re.compile(r"\d+")
+_MM = re.compile(r"^(\d+)\.(\d+)")
+_SERIES = re.compile(r"[0-9A-Za-z][0-9A-Za-z_.+!]*")
 
 
 def major_minor(version: str | None) -> tuple[int, int] | None:
@@ -76,8 +75,10 @@ def packages_python(packages: Iterable[LockedPackage]) -> str | None:
 
 
 # `name-version(-build)?-pytag-abitag-platform.whl`
-_WHEEL = lazy_re(r"(?:^|/)[^/]+?-[^/-]+(?:-\d[^/-]*)?-(?P<py>[^/-]+)-(?P<abi>[^/-]+)-[^/-]+\.whl(?:$|[#?])")
-_CP = lazy_re(r"^cp(?P<v>3\d{1,2}|27)$")
+_WHEEL = re.compile(
+    r"(?:^|/)[^/]+?-[^/-]+(?:-\d[^/-]*)?-(?P<py>[^/-]+)-(?P<abi>[^/-]+)-[^/-]+\.whl(?:$|[#?])"
+)
+_CP = re.compile(r"^cp(?P<v>3\d{1,2}|27)$")
 
 
 def wheel_python(url: str | None) -> tuple[str | None, bool]:

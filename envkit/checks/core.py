@@ -19,12 +19,11 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, NamedTuple
 
-from envkit._lazy import lazy_re
-from envkit._records import NamedTuple, dataclass, field
 from envkit.rule_names import SEVERITIES
 
-TYPE_CHECKING = False  # not typing's: importing typing costs 5 ms (envkit/_records.py)
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.config import Config
     from envkit.errors import ParseError
@@ -292,7 +291,7 @@ class Context:
 # --------------------------------------------------------------------------------------------
 # engine
 
-_SUPPRESS = lazy_re(r"#\s*envkit:\s*ignore(?:\[(?P<rules>[^\]]*)\])?", re.IGNORECASE)
+_SUPPRESS = re.compile(r"#\s*envkit:\s*ignore(?:\[(?P<rules>[^\]]*)\])?", re.IGNORECASE)
 
 
 def suppressions(line_text: str) -> frozenset[str] | None:

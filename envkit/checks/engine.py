@@ -4,12 +4,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from envkit.checks.core import _SUPPRESS, Context, Finding, Hit, Target, suppressions
 from envkit.checks.registry import RULE_HOMES, known_hint, load_rule
 from envkit.rule_names import RULE_ORDER
 
-TYPE_CHECKING = False  # not typing's: importing typing costs 5 ms (envkit/_records.py)
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.config import Config
     from envkit.machine.profile import MachineProfile

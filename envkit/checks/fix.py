@@ -8,17 +8,17 @@ credential, in a URL or a secret variable's value, becomes a placeholder), pip-w
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from envkit._lazy import lazy_re
-from envkit._records import dataclass
 from envkit.checks.rules_secrets import PREFIX_LINE, VARIABLE_SECRET
 
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.checks.core import Finding, Hit, Target
 
-_PIP_ITEM = lazy_re(r"^(?P<lead>\s*-\s+)pip\s*:")
+_PIP_ITEM = re.compile(r"^(?P<lead>\s*-\s+)pip\s*:")
 FIXABLE = ("leaked-prefix", "leaked-secret", "pip-without-pip")
 
 

@@ -13,11 +13,10 @@ from __future__ import annotations
 import functools
 import importlib
 from collections.abc import Iterable
+from typing import TYPE_CHECKING, NamedTuple
 
-from envkit._records import NamedTuple
 from envkit.rule_names import RULE_ORDER
 
-TYPE_CHECKING = False  # not typing's: importing typing costs 5 ms (envkit/_records.py)
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.checks.core import Rule
 

@@ -4,9 +4,9 @@ The CUDA builds rule is envkit.checks.rules_cuda."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 
-from envkit._lazy import lazy_re
 from envkit.checks._helpers import (
     major_minor,
     packages_python,
@@ -19,7 +19,7 @@ from envkit.model import LockedPackage
 # --------------------------------------------------------------------------------------------
 # python-abi-mismatch
 
-_PY_QUICK = lazy_re(r"(?:py|cp)\d")
+_PY_QUICK = re.compile(r"(?:py|cp)\d")
 
 
 @rule(

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from envkit._lazy import lazy_re
 from envkit._text import plural
 from envkit.checks._helpers import join_names
 from envkit.checks.core import Context, Hit, Target, rule
@@ -17,8 +16,8 @@ CONDA_FORGE = "conda-forge"
 #: A mirror of conda-forge or of Anaconda's defaults serves the same builds under another host
 #: (https://mirrors.tuna.tsinghua.edu.cn/help/anaconda/: `.../anaconda/cloud/conda-forge`,
 #: `.../anaconda/pkgs/main`; https://prefix.dev/conda-forge), so it counts as that channel.
-_MIRROR_OF_FORGE = lazy_re(r"^[a-z][a-z0-9+.-]*://[^/]+/(?:.+/)?conda-forge$", re.IGNORECASE)
-_MIRROR_OF_DEFAULTS = lazy_re(
+_MIRROR_OF_FORGE = re.compile(r"^[a-z][a-z0-9+.-]*://[^/]+/(?:.+/)?conda-forge$", re.IGNORECASE)
+_MIRROR_OF_DEFAULTS = re.compile(
     r"^[a-z][a-z0-9+.-]*://[^/]+/(?:.+/)?pkgs/(?:main|r|free|msys2|pro)$", re.IGNORECASE
 )
 
@@ -26,12 +25,11 @@ _MIRROR_OF_DEFAULTS = lazy_re(
 def _is_defaults(name: str) -> bool:
     from envkit.conda.channels import is_defaults
 
-    # "://" first: a name is seldom a URL, and the pattern is compiled on first use
-    return is_defaults(name) or ("://" in name and bool(_MIRROR_OF_DEFAULTS.match(name)))
+    return is_defaults(name) or bool(_MIRROR_OF_DEFAULTS.match(name))
 
 
 def _is_forge(name: str) -> bool:
-    return name == CONDA_FORGE or ("://" in name and bool(_MIRROR_OF_FORGE.match(name)))
+    return name == CONDA_FORGE or bool(_MIRROR_OF_FORGE.match(name))
 
 
 def channel_uses(target: Target, *, first_only: bool = False) -> list[tuple[str, int | None, str]]:
@@ -238,8 +236,8 @@ def channel_priority(target: Target, ctx: Context) -> Iterator[Hit]:
 # --------------------------------------------------------------------------------------------
 # insecure-url
 
-_HTTP = lazy_re(r"\bhttp://[^\s'\"#]+", re.IGNORECASE)
-_LOCAL = lazy_re(
+_HTTP = re.compile(r"\bhttp://[^\s'\"#]+", re.IGNORECASE)
+_LOCAL = re.compile(
     r"^http://(?:[^@/]*@)?(?:localhost|127\.\d+\.\d+\.\d+|\[::1\])(?::\d+)?(?:/|$)", re.IGNORECASE
 )
 

@@ -5,20 +5,19 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from functools import partial
+from typing import TYPE_CHECKING
 
-from envkit._lazy import lazy_re
 from envkit.checks._build_items import BuildItem, target_items
 from envkit.checks._helpers import major_minor, mm_text
 from envkit.checks.core import Context, Hit, Target, rule
 from envkit.conda import families
 
-TYPE_CHECKING = False  # not typing's: importing typing costs 5 ms (envkit/_records.py)
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.templates.matrix import Matrix
 
 CUDA_PINS = families.CUDA_PINS
 TORCH_NAMES = families.TORCH_BUILDS
-_CU_INDEX = lazy_re(r"download\.pytorch\.org/whl/(?:nightly/)?(?P<tag>cu\d{2,3}|cpu|rocm[\d.]+)\b")
+_CU_INDEX = re.compile(r"download\.pytorch\.org/whl/(?:nightly/)?(?P<tag>cu\d{2,3}|cpu|rocm[\d.]+)\b")
 
 #: a pin's (item, CUDA version text): "12.1", or "12" for a major-only pin
 _Pin = tuple[BuildItem, str]

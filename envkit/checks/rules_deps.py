@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
 
-from envkit._lazy import lazy_re
 from envkit._text import plural
 from envkit.checks._helpers import describe_conda_dep, describe_pip_dep, join_names, pinned_series
 from envkit.checks.core import Context, Hit, Target, rule
 from envkit.model import EnvSpec, LiveEnv, LockedPackage, Resolved
 
-TYPE_CHECKING = False  # not typing's: importing typing costs 5 ms (envkit/_records.py)
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.conda.names import Duplicate
 
@@ -419,7 +419,7 @@ def _prefix(version: str) -> str:
 # --------------------------------------------------------------------------------------------
 # listed-twice
 
-_SELECTOR_COMMENT = lazy_re(r"#\s*\[[^\[\]]+\]\s*$")
+_SELECTOR_COMMENT = re.compile(r"#\s*\[[^\[\]]+\]\s*$")
 
 
 @rule(

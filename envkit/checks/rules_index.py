@@ -6,13 +6,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from envkit._lazy import lazy_re
 from envkit.checks.core import Context, Hit, Target, rule
 from envkit.conda.families import PYTORCH_INDEX_FAMILY as PYTORCH_FAMILY
 from envkit.model import EnvSpec, Lock
 
-_LOCAL = lazy_re(r"\+(?P<variant>cu\d+|cpu|rocm[\d.]+|xpu)$")
-_PYPI_HOSTS = lazy_re(r"^https?://(?:files\.pythonhosted\.org|pypi\.org|pypi\.python\.org)/")
+_LOCAL = re.compile(r"\+(?P<variant>cu\d+|cpu|rocm[\d.]+|xpu)$")
+_PYPI_HOSTS = re.compile(r"^https?://(?:files\.pythonhosted\.org|pypi\.org|pypi\.python\.org)/")
 
 
 def _variant_of(version: str) -> str | None:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from envkit._lazy import lazy_re
 from envkit.checks.core import Context, Hit, Target, rule
 from envkit.model import EnvSpec, LockedPackage
 
@@ -194,8 +193,8 @@ def machine_cuda_driver(target: Target, ctx: Context) -> Iterator[Hit]:
         )
 
 
-_WHL_CUDA = lazy_re(r"/whl/(?:nightly/)?cu(?P<major>\d{2,3}?)(?P<minor>\d)(?:/|$)")
-_JAX_CUDA = lazy_re(r"^cuda(?P<major>\d+)")
+_WHL_CUDA = re.compile(r"/whl/(?:nightly/)?cu(?P<major>\d{2,3}?)(?P<minor>\d)(?:/|$)")
+_JAX_CUDA = re.compile(r"^cuda(?P<major>\d+)")
 
 
 def _spec_cuda_requests(

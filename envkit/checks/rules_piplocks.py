@@ -7,10 +7,9 @@ import json
 import re
 from collections.abc import Iterator
 
-from envkit._lazy import lazy_re
 from envkit.checks.core import Context, Hit, Target, rule
 
-_ARCHIVE = lazy_re(r"\.(?:whl|tar\.gz|zip|tar\.bz2|tgz)(?:[#?].*)?$")
+_ARCHIVE = re.compile(r"\.(?:whl|tar\.gz|zip|tar\.bz2|tgz)(?:[#?].*)?$")
 
 
 @rule(

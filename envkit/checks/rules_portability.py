@@ -7,7 +7,6 @@ import os
 import re
 from collections.abc import Iterator
 
-from envkit._lazy import lazy_re
 from envkit.checks._helpers import join_names
 from envkit.checks.core import Context, Hit, Target, rule
 
@@ -15,7 +14,7 @@ from envkit.checks.core import Context, Hit, Target, rule
 # platform-only
 
 #: wheel platform tag -> the operating system it runs on (PEP 425 / PEP 600 platform tags)
-_WHEEL_PLATFORM = lazy_re(
+_WHEEL_PLATFORM = re.compile(
     r"-(?P<plat>win32|win_amd64|win_arm64|macosx_[0-9a-z_]+|manylinux[0-9a-z_]+"
     r"|musllinux_[0-9a-z_]+|linux_[0-9a-z_]+)(?:\.[0-9a-z_.]+)?\.whl(?:$|[#?])"
 )
@@ -42,8 +41,7 @@ PLATFORM_ONLY = {
 _PREFIX_ONLY = (("m2w64-", "Windows"), ("pyobjc-framework-", "macOS"))
 _PREFIXES = tuple(pre for pre, _ in _PREFIX_ONLY)
 #: words in a file name that restrict it to one operating system (`environment-linux.yml`)
-_PLATFORM_WORDS = ("linux", "win", "osx", "mac", "darwin")  # in every name _NAME_PLATFORM finds
-_NAME_PLATFORM = lazy_re(r"(?:^|[-_.])(linux|win|windows|win64|osx|macos|mac|darwin)(?:[-_.0-9]|$)")
+_NAME_PLATFORM = re.compile(r"(?:^|[-_.])(linux|win|windows|win64|osx|macos|mac|darwin)(?:[-_.0-9]|$)")
 _OS_OF_SUBDIR = {"win": "Windows", "osx": "macOS", "linux": "Linux"}
 
 
@@ -111,7 +109,7 @@ def platform_only(target: Target, ctx: Context) -> Iterator[Hit]:
     if spec is None or spec.platforms:
         return
     base = os.path.basename(target.path).lower()
-    if any(w in base for w in _PLATFORM_WORDS) and _NAME_PLATFORM.search(base):
+    if _NAME_PLATFORM.search(base):
         return
     where = "a file that names no platform (no `platforms:` list)"
     # (the first entry without a build ends the `all`: most files are not counted)
@@ -288,7 +286,7 @@ PYPI_ONLY = {
     "opencv-contrib-python-headless": "conda-forge calls it opencv (or py-opencv)",
     "torch": "conda calls it pytorch",
 }
-_NVIDIA_WHEEL = lazy_re(r"^nvidia-[a-z0-9-]+-cu\d+$")
+_NVIDIA_WHEEL = re.compile(r"^nvidia-[a-z0-9-]+-cu\d+$")
 
 
 def pypi_only(name: str) -> str | None:
@@ -350,7 +348,7 @@ def pypi_only_in_conda(target: Target, ctx: Context) -> Iterator[Hit]:
 # --------------------------------------------------------------------------------------------
 # legacy-url
 
-_CONTINUUM = lazy_re(r"(?:https?://)?repo\.continuum\.io(?:/[^\s'\"#]*)?")
+_CONTINUUM = re.compile(r"(?:https?://)?repo\.continuum\.io(?:/[^\s'\"#]*)?")
 
 
 @rule(
@@ -417,7 +415,9 @@ def _legacy_message(url: str) -> str:
 # --------------------------------------------------------------------------------------------
 # missing-requirements-file
 
-_REQ_OPTION = lazy_re(r"^(?:-r|--requirement|-c|--constraint)(?:\s*=\s*|\s+|(?<=-r)|(?<=-c))(?P<file>\S.*)$")
+_REQ_OPTION = re.compile(
+    r"^(?:-r|--requirement|-c|--constraint)(?:\s*=\s*|\s+|(?<=-r)|(?<=-c))(?P<file>\S.*)$"
+)
 
 
 @rule(
@@ -484,7 +484,7 @@ def missing_requirements_file(target: Target, ctx: Context) -> Iterator[Hit]:
 # yaml-number
 
 # a plain scalar YAML may read as a number that does not print back as written: `3.10`, `010`, `1_0`
-_NUMBER_QUICK = lazy_re(
+_NUMBER_QUICK = re.compile(
     r"(?<![\w.'\"=<>!~*/+-])[-+]?(?:\d[\d_]*\.[\d_]*0|0[0-7_]+|\d+_[\d_]*|\.\d+)"
     r"(?![\w.'\"-])"
 )

@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from envkit._lazy import lazy_re
 from envkit.checks.core import Context, Hit, Target, raw_text_rule, rule
 
 # the detection lives in envkit.secrets (normalize and the output layer use it too); these names
@@ -26,7 +25,7 @@ from envkit.secrets import (
 #: How leaked-secret's findings on a `variables:` value begin (their fix rewrites the value).
 VARIABLE_SECRET = "a credential in a variable"
 #: A `prefix:` line with a value (what leaked-prefix reports and --fix drops).
-PREFIX_LINE = lazy_re(r"^prefix\s*:\s*\S")
+PREFIX_LINE = re.compile(r"^prefix\s*:\s*\S")
 
 
 def _variables_block_lines(target: Target) -> list[int]:
@@ -158,11 +157,11 @@ _URL_KINDS = {
 # --------------------------------------------------------------------------------------------
 # leaked-prefix
 
-_HOME = lazy_re(
+_HOME = re.compile(
     r"(?<![\w.~])(?:/home/|/Users/|[A-Za-z]:[\\/]{1,2}Users[\\/]{1,2})(?![<$%{~*])"
     r"(?P<user>[^/\\\s'\"<>]+)"
 )
-_HOME_QUICK = lazy_re(r"/home/|/Users/|:\\{1,2}Users\\")
+_HOME_QUICK = re.compile(r"/home/|/Users/|:\\{1,2}Users\\")
 _GUARDS[_HOME_QUICK] = ("/home/", "/Users/", "Users\\")
 
 

@@ -55,7 +55,7 @@ def run_spec(o: LockOptions) -> int:
     )
     lk = result.lock
     if lk.pip_options and o.output != "-":
-        from envkit._records import replace
+        from dataclasses import replace
 
         here, there = (os.path.dirname(os.path.abspath(p)) for p in (spec_file, o.output))
         lk = replace(lk, pip_options=rebase_pip_options(lk.pip_options, here, there))

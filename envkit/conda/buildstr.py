@@ -22,27 +22,27 @@ pytorch channel's macOS builds are plain `py3.11_0`).
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from functools import lru_cache
 
-from envkit._lazy import lazy_re
-from envkit._records import dataclass
 from envkit.conda.families import TORCH_CONDA_FAMILY
 
 # `py311`, `py3.11`, `cp311`, `py27` anywhere a new token starts: after `_`, at the start, or glued
 # to a preceding tag (`np113py36`, `cuda112py39`) - never inside a word (`pyhd8ed1ab` is noarch).
-_PY = lazy_re(r"(?<![a-z])(?:py|cp)(?P<ver>3\.\d{1,2}|2\.7|3\d{1,2}|27)(?=_|$|h|np|[a-z])")
+_PY = re.compile(r"(?<![a-z])(?:py|cp)(?P<ver>3\.\d{1,2}|2\.7|3\d{1,2}|27)(?=_|$|h|np|[a-z])")
 # `cuda` then the version: `cuda12.1`, `cuda11.8_py310`, `cuda126_mkl`, `cuda112py39h..`, RAPIDS'
 # `cuda11_py39`/`cuda_11_py39`, defaults' `cuda11_0`; also glued after a Python tag (conda-forge's
 # torchvision `py39cuda112hc5182df_0_cuda`).  Never inside a word: a hash is hex, so has no `u`.
 # `cu121` (torchvision, pytorch3d `py39_cu113_pyt1110`) only as a whole token.
-_CUDA = lazy_re(
+_CUDA = re.compile(
     r"(?:(?<![a-z])cuda_?(?P<ver>\d{1,2}\.\d(?:\.\d+)?|\d{2,3})(?=_|$|[a-z])"
     r"|(?:^|_)cu(?P<cu>\d{2,3})(?=_|$))"
 )
-_CU_LOCAL = lazy_re(r"^cu(?P<ver>\d{2,3})(?=\.|$)")
-_ROCM_LOCAL = lazy_re(r"^rocm(?P<ver>\d+(?:\.\d+)*)")
-_CUDNN = lazy_re(r"(?:^|_)cudnn(?P<ver>\d+(?:\.\d+)*)")
-_NP = lazy_re(r"(?:^|_)np(?P<ver>\d{1,3})(?=py|_|$)")
+_CU_LOCAL = re.compile(r"^cu(?P<ver>\d{2,3})(?=\.|$)")
+_ROCM_LOCAL = re.compile(r"^rocm(?P<ver>\d+(?:\.\d+)*)")
+_CUDNN = re.compile(r"(?:^|_)cudnn(?P<ver>\d+(?:\.\d+)*)")
+_NP = re.compile(r"(?:^|_)np(?P<ver>\d{1,3})(?=py|_|$)")
 _BLAS = (
     ("mkl", "MKL"),
     ("openblas", "OpenBLAS"),
@@ -51,10 +51,10 @@ _BLAS = (
     ("netlib", "netlib"),
     ("generic", "generic BLAS"),
 )
-_MPI = lazy_re(r"(?:^|_)(?:mpi_(?P<mpi>openmpi|mpich|impi|msmpi)|(?P<nompi>nompi))(?=_|$)")
-_CPU = lazy_re(r"(?:^|_)cpu(?:only)?(?=_|$)")
-_GPU = lazy_re(r"(?:^|_)(?:gpu|cuda)(?=_|$)")
-_ROCM = lazy_re(r"(?:^|_)rocm(?P<ver>\d+(?:\.\d+)*)?(?=_|$|[a-z])")
+_MPI = re.compile(r"(?:^|_)(?:mpi_(?P<mpi>openmpi|mpich|impi|msmpi)|(?P<nompi>nompi))(?=_|$)")
+_CPU = re.compile(r"(?:^|_)cpu(?:only)?(?=_|$)")
+_GPU = re.compile(r"(?:^|_)(?:gpu|cuda)(?=_|$)")
+_ROCM = re.compile(r"(?:^|_)rocm(?P<ver>\d+(?:\.\d+)*)?(?=_|$|[a-z])")
 
 #: Packages whose every GPU build says so in its build string (see the module docstring).
 TORCH_FAMILY = TORCH_CONDA_FAMILY

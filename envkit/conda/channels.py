@@ -8,9 +8,9 @@ Order is never changed here: a channel list is a priority list.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
-from envkit._lazy import lazy_re
 from envkit.model import Channel
 from envkit.urls import has_placeholder, redact_url, strip_credentials
 
@@ -58,7 +58,7 @@ KNOWN_SUBDIRS = frozenset(
     }
 )
 
-_SCHEME = lazy_re(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 
 
 @lru_cache(maxsize=4096)
@@ -101,7 +101,7 @@ def parse_channel(text: str) -> Channel:
     return Channel(name=base, url=base, had_credentials=had, redacted_url=written)
 
 
-_ANACONDA_CREDENTIALS = lazy_re(
+_ANACONDA_CREDENTIALS = re.compile(
     r"^[A-Za-z][A-Za-z0-9+.-]*://(?:(?P<user>[^/@\s]+)@)?[^/]+(?:/conda\.anaconda\.org)?"
     r"(?:/t/(?P<token>[^/\s]+)(?=/))?"
 )

@@ -21,7 +21,7 @@ targets) therefore needs full support.  `driver_supports(..., ptx_jit=True)` app
 
 from __future__ import annotations
 
-from envkit._records import dataclass
+from dataclasses import dataclass
 
 #: (CUDA toolkit release, minimum Linux x86_64 driver), oldest first: the toolkit release notes.
 TOOLKIT_DRIVERS: tuple[tuple[str, str], ...] = (

@@ -19,14 +19,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import cache
 
-from envkit._lazy import lazy_re
 from envkit.errors import InvalidSpecError, Where, clip
 from envkit.model import CondaDep, format_spec
 
-_SIMPLE_VERSION = lazy_re(r"[A-Za-z0-9_.+!]+")
-_BRACKET = lazy_re(r"\[(?P<body>[^\]]*)\]")
-_PAIR = lazy_re(r"\s*(?P<key>[A-Za-z_]+)\s*=\s*(?P<value>'[^']*'|\"[^\"]*\"|[^,\]]*)\s*(?:,|$)")
+_SIMPLE_VERSION = re.compile(r"[A-Za-z0-9_.+!]+")
+_BRACKET = re.compile(r"\[(?P<body>[^\]]*)\]")
+_PAIR = re.compile(r"\s*(?P<key>[A-Za-z_]+)\s*=\s*(?P<value>'[^']*'|\"[^\"]*\"|[^,\]]*)\s*(?:,|$)")
 _EXTRA_ORDER = (
     "build_number",
     "md5",
@@ -59,10 +59,10 @@ _FAST_TEXT = (
     r"(?P<name>[A-Za-z0-9_][A-Za-z0-9_.-]*+(?<![.-]))"
     rf"(?:(?P<eq>==?)(?P<num>{_NUM})|(?P<range>[<>]=?{_NUM}(?:,[<>]=?{_NUM})*+))?"
 )
-_FAST = lazy_re(_FAST_TEXT)
+_FAST = re.compile(_FAST_TEXT)
 #: _FAST on every line of a text at once, in C: one tuple of its groups per line, all empty for a
 #: line that is not a plain spec
-_FAST_LINES = lazy_re(rf"^(?:{_FAST_TEXT}$)?[^\n]*", re.MULTILINE)
+_FAST_LINES = re.compile(rf"^(?:{_FAST_TEXT}$)?[^\n]*", re.MULTILINE)
 
 
 def _parse_plain(s: str, raw: str, where: Where | None) -> CondaDep | None:
@@ -117,16 +117,12 @@ def parse_plain_specs(texts: Sequence[object], lines: Sequence[int | None]) -> l
     return out
 
 
-_MAKE: list = []
-
-
+@cache
 def _make_plain():
     """CondaDep(name=, version=, channel=, raw=, line=) as a positional function, built once."""
-    if not _MAKE:
-        from envkit.formats._util import record_maker
+    from envkit.formats._util import record_maker
 
-        _MAKE.append(record_maker(CondaDep, ("name", "version", "channel", "raw", "line")))
-    return _MAKE[0]
+    return record_maker(CondaDep, ("name", "version", "channel", "raw", "line"))
 
 
 _CHANNEL_NAMES: dict[str, str] = {}
@@ -224,7 +220,7 @@ def _check_size(s: str, where: Where | None) -> None:
         )
 
 
-_LITERAL = lazy_re(r"(?<![A-Za-z0-9_.])\d[0-9A-Za-z_+!]*(?:\.[0-9A-Za-z_+!]+)*")
+_LITERAL = re.compile(r"(?<![A-Za-z0-9_.])\d[0-9A-Za-z_+!]*(?:\.[0-9A-Za-z_+!]+)*")
 
 
 def _after_name(spec: str, name: str) -> str:

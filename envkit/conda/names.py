@@ -10,11 +10,11 @@ In a live environment the exact answer is in the prefix: a conda record that own
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from functools import lru_cache
 
-from envkit._lazy import lazy_re
-from envkit._records import dataclass
 from envkit.model import pep503
 
 #: conda packages that are not Python projects, whose name PyPI uses for something else.
@@ -125,79 +125,8 @@ def _tables() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
 
 
 def _load_json(path: str) -> dict:
-    """The JSON object in the file at `path`; one of strings and lists of strings without escapes
-    (the shape of the name maps) is read without the json module, whose import (with the five
-    regexes it compiles) would be 3 ms of a small file's check."""
     with open(path, encoding="utf-8") as f:
-        text = f.read()
-    try:
-        return _plain_json(text)
-    except ValueError:
-        import json
-
-        return json.loads(text)
-
-
-_JSON_TOKEN = lazy_re(r'[ \t\n\r]*(?:"([^"\\\x00-\x1f]*)"|([{}\[\]:,]))')
-
-
-def _plain_json(text: str) -> dict[str, str | list[str]]:
-    """`text` when it is a JSON object whose values are strings or lists of strings, none with
-    an escape; ValueError for anything else."""
-    tokens: list[tuple[str | None, str | None]] = []
-    pos = 0
-    for m in _JSON_TOKEN.finditer(text):
-        if m.start() != pos:
-            raise ValueError(pos)
-        tokens.append((m[1], m[2]))
-        pos = m.end()
-    if text[pos:].strip(" \t\n\r"):
-        raise ValueError(pos)
-    out: dict[str, str | list[str]] = {}
-    it = iter(tokens)
-
-    def punct() -> str | None:
-        string, p = next(it, (None, None))
-        if string is not None:
-            raise ValueError(string)
-        return p
-
-    def string() -> str:
-        s, _ = next(it, (None, None))
-        if s is None:
-            raise ValueError("a string")
-        return s
-
-    if punct() != "{":
-        raise ValueError("{")
-    rest = list(it)
-    if rest == [(None, "}")]:
-        return out
-    it = iter(rest)
-    while True:
-        key = string()
-        if punct() != ":":
-            raise ValueError(":")
-        value, p = next(it, (None, None))
-        if value is not None:
-            out[key] = value
-        elif p == "[":
-            items = [string()]
-            while (p := punct()) == ",":
-                items.append(string())
-            if p != "]":
-                raise ValueError("]")
-            out[key] = items
-        else:
-            raise ValueError(p)
-        p = punct()
-        if p == "}":
-            break
-        if p != ",":
-            raise ValueError(",")
-    if next(it, None) is not None:
-        raise ValueError("}")
-    return out
+        return json.load(f)
 
 
 def pypi_names_for_conda(

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
-from envkit._records import dataclass
 from envkit.create.conda_install import install_conda
 from envkit.create.hashes import validate_hashes, verify_local_archives
 from envkit.create.pip_install import install_pip, uninstall_dists

@@ -40,11 +40,7 @@ def diff(
     `platform_b` force one side's platform (a `conda env export` does not say which it is; the
     caller may know).  Raises UsageError when a multi-platform lock's platform cannot be chosen.
     """
-    from envkit._gc import gc_paused
-
-    # a diff of two 30,000-package locks makes a few hundred thousand objects, none in a cycle
-    with gc_paused():
-        return _diff(a, b, platform, host_platform, label_a, label_b, platform_a, platform_b)
+    return _diff(a, b, platform, host_platform, label_a, label_b, platform_a, platform_b)
 
 
 def _diff(

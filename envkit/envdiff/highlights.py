@@ -32,7 +32,7 @@ def _highlights(sa: _Side, sb: _Side) -> tuple[tuple[str, str | None, str | None
 
 
 def _without_pip(side: _Side) -> _Side:
-    from envkit._records import replace
+    from dataclasses import replace
 
     return replace(side, packages=tuple(p for p in side.packages if p.manager != "pip"))
 

@@ -240,7 +240,7 @@ def _library_reason(cat: str, n: str, what: str, ctx: _Context, *, one_sided: bo
 def _only_python_differs(ia, ib) -> bool:
     """Whether two decoded builds differ only in their Python tag (the package follows a Python
     change, which is reported on `python` itself)."""
-    from envkit._records import replace
+    from dataclasses import replace
 
     return ia.python != ib.python and replace(ia, python=None) == replace(ib, python=None)
 

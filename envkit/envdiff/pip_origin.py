@@ -4,9 +4,9 @@ the names of pip entries written without one."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 
-from envkit._records import dataclass
 from envkit.envdiff.keys import _pep503
 from envkit.envdiff.sides import _Context, _Side
 from envkit.model import LockedPackage
@@ -268,7 +268,7 @@ def _name_pip_entries(side: _Side, other: _Side) -> None:
     """Give a name to the pip entries of `side` that were written without one (`-e PATH`, a path or
     URL without `#egg=`): the other side's package installed from that source, else the name the
     source itself gives (`tool` for `/home/me/src/tool`).  Their source goes into `url`."""
-    from envkit._records import replace
+    from dataclasses import replace
 
     if not any(p.manager == "pip" and _is_entry_text(p.name) for p in side.packages):
         return

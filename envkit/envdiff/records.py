@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from envkit._records import dataclass, field
+from dataclasses import dataclass, field
 
 #: Change kinds, in the order a summary lists them.
 KINDS = (

@@ -3,7 +3,8 @@ facts the per-package rules share (`_Context`)."""
 
 from __future__ import annotations
 
-from envkit._records import dataclass
+from dataclasses import dataclass
+
 from envkit.envdiff.categories import blas_of
 from envkit.envdiff.keys import _chan_names, _pep503
 from envkit.envdiff.platforms import _guess_export, platform_family

@@ -30,9 +30,9 @@ import tempfile
 import zlib
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from envkit._records import dataclass, field
 from envkit.errors import EnvkitError, Remedy, UsageError
 from envkit.fleet.hostlist import expand, is_expression
 from envkit.machine.profile import MachineProfile
@@ -112,7 +112,8 @@ def plan(
 
 def _distinct_labels(jobs: list[Job]) -> list[Job]:
     """One host read with two environments is two rows: their labels name the environment."""
-    from envkit._records import replace
+    from dataclasses import replace
+
     from envkit.ssh_source import remote_url
 
     targets: dict[str, set] = {}

@@ -13,9 +13,9 @@ macOS, and the x86-64 (or other) CPU level.
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from functools import lru_cache
 
-from envkit._records import dataclass
 from envkit.machine.profile import MachineProfile
 from envkit.model import EnvSpec, LiveEnv, Lock, LockedPackage
 

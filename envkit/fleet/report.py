@@ -8,7 +8,8 @@ environment digest (the first host's), every other host keeps its fingerprint on
 
 from __future__ import annotations
 
-from envkit._records import dataclass, field
+from dataclasses import dataclass, field
+
 from envkit.envdiff import EnvDiff
 from envkit.fleet.collect import HostResult
 from envkit.fleet.fingerprint import EnvPrint, MachineClass, env_fingerprint, machine_class
@@ -245,7 +246,8 @@ def _view_packages(diffs) -> list[str]:
 
 
 def _with_versions(g: Group, model, names: list[str], platform: str | None) -> Group:
-    from envkit._records import replace
+    from dataclasses import replace
+
     from envkit.conda.names import pep503
     from envkit.fleet.fingerprint import packages_of
 

@@ -16,11 +16,11 @@ UnsupportedVersionError with file and line; writers are deterministic.
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from envkit.errors import UsageError
 from envkit.formats.registry import REGISTRY, Format, detect, get
 
-TYPE_CHECKING = False  # not typing's: importing typing costs 5 ms (envkit/_records.py)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import re
 
-from envkit._lazy import lazy_re
 from envkit.formats._yamlcore import _NOT_STR_FIRST, YamlList, YamlMap, implicit
 
 
@@ -40,20 +39,20 @@ class BadChar(Unsupported):
         self.offset = offset
 
 
-_LINE = lazy_re(r"( *)(- +)?(?:([A-Za-z0-9_][A-Za-z0-9_.\-/]*):(?: +(.*?))?|(.*?)) *")
-_INT = lazy_re(r"0|[1-9][0-9]*")
+_LINE = re.compile(r"( *)(- +)?(?:([A-Za-z0-9_][A-Za-z0-9_.\-/]*):(?: +(.*?))?|(.*?)) *")
+_INT = re.compile(r"0|[1-9][0-9]*")
 _BAD_START = frozenset('&*!|>{}[]%@`,?"#')
 # ASCII bytes a YAML stream may hold (libyaml's reader refuses the other C0 controls and DEL)
 _ASCII_OK = bytes(range(0x20, 0x7F)) + b"\t\n\r"
 # what YAML 1.1 forbids in a stream (C0/C1 controls, surrogates, U+FFFE/U+FFFF) ...
 # (the forbidden characters listed, not the allowed ones negated: the same set, far cheaper to
 # compile, which every `import` pays)
-_NOT_PRINTABLE = lazy_re("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]")
+_NOT_PRINTABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]")
 # ... and the line breaks it knows besides LF and CRLF, which this reader does not split on
-_OTHER_BREAK = lazy_re("\r(?!\n)|[\x85\u2028\u2029]")
+_OTHER_BREAK = re.compile("\r(?!\n)|[\x85\u2028\u2029]")
 # a \\u escape of a UTF-16 surrogate (may also match after an escaped backslash: then the string
 # merely goes to the full loader)
-_SURROGATE_ESCAPE = lazy_re(r"\\u[dD][89a-fA-F]")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 _SEQ, _MAP = 0, 1
 #: a token standing for a run of plain-text sequence items (see _tokens), a sequence start too
@@ -162,7 +161,7 @@ def is_not_text(key: str) -> bool:
 # _LINE for every line at once (findall: one tuple per line, in C, on LF line ends).  Values are
 # captured greedily up to their last non-space character: the same text as _LINE's lazy `(.*?) *`,
 # much faster (a lazy group tries ` *$` after every character).
-_LINES = lazy_re(
+_LINES = re.compile(
     r"^( *)(- +)?(?:([A-Za-z0-9_][A-Za-z0-9_.\-/]*):(?: +([^\n]*[^ \n]))?|([^\n]*[^ \n])?) *$", re.MULTILINE
 )
 
@@ -214,7 +213,7 @@ _RUN_ITEM = rf"(?!(?:{_WORDS})\n)[A-Za-z_](?:[^\n: \t]++|:(?=[^ \n])| (?=[^ \n#]
 _RUN_KEY = rf"(?!(?:{_WORDS}):)[A-Za-z_][A-Za-z0-9_.\-/]*+"
 # (their text without white space, as references are: a class scan, not a check per character)
 _RUN_WORD = rf"(?!(?:{_WORDS})\n)[A-Za-z_]\S*+(?<!:)\n"
-_RUNS = lazy_re(
+_RUNS = re.compile(
     rf"\n( *)- (?:{_RUN_ITEM}(?:\1- {_RUN_ITEM}){{7,}}|(?P<map>){_RUN_KEY}: {_RUN_WORD}"
     rf"(?:\1- {_RUN_KEY}: {_RUN_WORD}){{7,}})"
 )

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from envkit.errors import ParseError, Where
 
-TYPE_CHECKING = False  # not typing's: importing typing costs 5 ms (envkit/_records.py)
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Literal, overload
 
@@ -360,16 +360,19 @@ def record_maker(cls, names: tuple[str, ...]):
     (the generated `__init__` takes keywords and sets each of LockedPackage's 22 fields through
     `object.__setattr__`; a lock reader builds thousands).  Raises TypeError for a field that is
     neither named nor has a default."""
-    from envkit._records import MISSING, init_fields
+    import dataclasses
 
     scope: dict = {"_new": object.__new__, "_cls": cls}
     body = []
-    for name, default in init_fields(cls):
+    for f in dataclasses.fields(cls):
+        if not f.init:
+            continue
+        name = f.name
         scope[f"_set_{name}"] = cls.__dict__[name].__set__
         if name in names:
             value = name
-        elif default is not MISSING:
-            scope[f"_d_{name}"] = default
+        elif f.default is not dataclasses.MISSING:
+            scope[f"_d_{name}"] = f.default
             value = f"_d_{name}"
         else:
             raise TypeError(f"{cls.__name__}.{name} has no default: name it")

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-from envkit._lazy import lazy_re
 from envkit.errors import ParseError, Where
 
-TYPE_CHECKING = False  # not typing's: importing typing costs 5 ms (envkit/_records.py)
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 
@@ -22,7 +21,7 @@ MAX_NODES = 2_000_000
 
 _STR = "tag:yaml.org,2002:str"
 # YAML 1.1 implicit types (PyYAML's resolver): a plain scalar matching one of these is not a string.
-_NOT_STR = lazy_re(
+_NOT_STR = re.compile(
     r"(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF"
     r"|~|null|Null|NULL|<<|="
     r"|[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9_]+(?:[eE][-+][0-9]+)?"
@@ -101,13 +100,13 @@ def check_lines(text: str, *, filename: str | None = None) -> None:
 # --------------------------------------------------------------------------------------------
 # Emitting
 
-_PLAIN_OK = lazy_re(r"[A-Za-z0-9_./+=<>!~*()$^-][A-Za-z0-9_./+=<>!~*()$^@,:;?#%&\[\] '\"-]*")
+_PLAIN_OK = re.compile(r"[A-Za-z0-9_./+=<>!~*()$^-][A-Za-z0-9_./+=<>!~*()$^@,:;?#%&\[\] '\"-]*")
 _PLAIN_BAD_START = ("- ", "? ", ": ", "---", "...")
 
 
 #: Characters a YAML file cannot hold raw (C1 controls, DEL, line/paragraph separators,
 #: noncharacters): written as \\u escapes inside double quotes.
-_RAW_UNSAFE = lazy_re("[\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]")
+_RAW_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]")
 
 
 @lru_cache(maxsize=65536)
@@ -140,7 +139,7 @@ def scalar(value: str) -> str:
 #: word of letters, digits and `_./+=<>!~*,:-` starting with a letter or `_` (never a number, date
 #: or `~`), not ending in `:`, and not one of YAML 1.1's bool/null words (those are letters only, at
 #: most 5: a non-letter or a 6th character rules them out).  What a match spec is written as.
-_NOT_CERTAIN = lazy_re(
+_NOT_CERTAIN = re.compile(
     r"\n(?![A-Za-z_](?=[^\n]*[^A-Za-z\n]|[^\n]{5})[A-Za-z0-9_./+=<>!~*,:-]*+(?<!:)(?:\n|\Z))"
 )
 

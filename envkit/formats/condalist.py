@@ -200,7 +200,7 @@ def read_conda_list_export(text: str, filename: str | None = None) -> Lock:
                 )
             )
     if platform:
-        from envkit._records import replace
+        from dataclasses import replace
 
         pkgs = [replace(p, platform=platform) for p in pkgs]
     return Lock(

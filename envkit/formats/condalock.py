@@ -154,7 +154,8 @@ def apply_editable(lock: Lock) -> Lock:
     text = custom_metadata(lock).get(EDITABLE_KEY)
     if not isinstance(text, str) or not text.strip():
         return lock
-    from envkit._records import replace
+    from dataclasses import replace
+
     from envkit.conda.names import pep503
 
     names = {pep503(n) for n in text.splitlines() if n.strip()}
@@ -441,7 +442,7 @@ def sort_key(platforms: tuple[str, ...]):
 
 def sort_lock(lock: Lock) -> Lock:
     """`lock` with its packages in canonical order: platform (lock order), conda before pip, name."""
-    from envkit._records import replace
+    from dataclasses import replace
 
     return replace(lock, packages=tuple(sorted(lock.packages, key=sort_key(lock.platforms))))
 

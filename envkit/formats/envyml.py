@@ -15,13 +15,14 @@ attached to.
 
 from __future__ import annotations
 
-from envkit._records import dataclass, field
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
 from envkit.errors import InvalidSpecError, ParseError, Where, raise_collected
 from envkit.formats._util import need_list, need_mapping, to_json, type_name
 from envkit.model import Channel, CondaDep, EnvSpec, PipDep
 from envkit.model import looks_exported as _looks_exported
 
-TYPE_CHECKING = False  # not typing's: importing typing costs 5 ms (envkit/_records.py)
 if TYPE_CHECKING:
     from typing import Literal
 
@@ -44,12 +45,7 @@ def read_env(text: str, filename: str | None = None, *, errors: list | None = No
     `prefix:` line, as `conda env export --no-builds` writes), else "spec".
     Raises ParseError / InvalidSpecError with file and line for anything unusable.
     """
-    from envkit._gc import gc_paused
-
-    # A file near the size limits is half a million new objects, none in a reference cycle: the
-    # collector's passes over them as they are made would be a sixth of the read
-    with gc_paused():
-        return _read_env(text, filename, errors)
+    return _read_env(text, filename, errors)
 
 
 def _read_env(text: str, filename: str | None, errors: list | None) -> EnvSpec:

@@ -12,41 +12,41 @@ as raw text with their name, never dropped and never a crash; an entry that is n
 
 from __future__ import annotations
 
-from envkit._lazy import lazy_re
+import re
+from typing import TYPE_CHECKING
+
 from envkit.errors import InvalidSpecError, Where
 from envkit.model import PipDep
 from envkit.urls import redact_url
 
-TYPE_CHECKING = False  # not typing's: importing typing costs 5 ms (envkit/_records.py)
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Literal
 
 _VCS_PREFIXES = ("git+", "hg+", "svn+", "bzr+")
-_SCHEME = lazy_re(r"^[A-Za-z][A-Za-z0-9+.-]*://")
-_EGG = lazy_re(r"[#&]egg=(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)")
-_NAME = lazy_re(r"^(?P<name>[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)")
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+_EGG = re.compile(r"[#&]egg=(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)")
+_NAME = re.compile(r"^(?P<name>[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)")
 # `name` or `name OP version` with a plain release number: what packaging's Requirement makes of
 # it is this text without spaces, so the common pin needs no import of packaging (14 ms)
-_SIMPLE = lazy_re(
+_SIMPLE = re.compile(
     r"(?P<name>[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)(?:\s*(?P<op>==|!=|>=|<=|>|<)\s*(?P<v>[0-9]+(?:\.[0-9]+)*))?"
 )
 # pip < 24 accepted any version text after an operator (LegacyVersion); such a pin is kept as text.
 # The version must start with a letter or digit (`latest+cu101`, `1.0-beta`): `numpy>=>1` or
 # `numpy==<2` is a typo, not an old version.
-_LEGACY = lazy_re(
+_LEGACY = re.compile(
     r"^(?P<name>[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\s*(?:\[[A-Za-z0-9._,\s-]*\])?\s*"
     r"(?:(?:===|==|!=|<=|>=|~=|<|>)\s*[A-Za-z0-9][^,;\s]*)"
     r"(?:\s*,\s*(?:===|==|!=|<=|>=|~=|<|>)\s*[A-Za-z0-9][^,;\s]*)*"
     r"\s*(?:;.*)?$"
 )
-_WHEEL = lazy_re(
+_WHEEL = re.compile(
     r"(?:^|/)(?P<name>[A-Za-z0-9][A-Za-z0-9._]*)-[^/-]+(?:-[^/-]+)?-[^/-]+-[^/-]+-[^/-]+\.whl(?:$|[#?])"
 )
-_SDIST = lazy_re(
+_SDIST = re.compile(
     r"(?:^|/)(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*?)-(?P<version>\d[^/-]*)\.(?:tar\.gz|zip|tar\.bz2|tgz)(?:$|[#?])"
 )
-_SDIST_ENDS = (".tar.gz", ".zip", ".tar.bz2", ".tgz")
-_DRIVE = lazy_re(r"^[A-Za-z]:[\\/]")
+_DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
 # pip options that take an argument (pip/_internal/req/req_file.py)
 _NEEDS_VALUE = frozenset(
     {
@@ -135,17 +135,8 @@ def _in_marker(tokens: list[str]) -> bool:
 
 
 def _name_from_url(url: str) -> str | None:
-    # each pattern only where its literal part is in the URL: most are never compiled
-    m = "egg=" in url and _EGG.search(url)
-    if m:
-        return m.group("name")
-    m = ".whl" in url and _WHEEL.search(url)
-    if m:
-        return m.group("name")
-    m = any(end in url for end in _SDIST_ENDS) and _SDIST.search(url)
-    if m:
-        return m.group("name")
-    return None
+    m = _EGG.search(url) or _WHEEL.search(url) or _SDIST.search(url)
+    return m.group("name") if m else None
 
 
 def _parse_target(s: str, where: Where | None, raw: str) -> PipDep:

@@ -20,13 +20,12 @@ import importlib
 import os
 import re
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 
-from envkit._lazy import lazy_re
-from envkit._records import dataclass, field
 from envkit.errors import ParseError, Remedy, UsageError, Where
 
-TYPE_CHECKING = False  # not typing's: importing typing costs 5 ms (envkit/_records.py)
 if TYPE_CHECKING:
     from envkit.model import EnvSpec, Lock
 
@@ -103,19 +102,21 @@ class Format:
 # -- sniffers: each says whether the text is of its format, given that no higher-ranked format
 # claimed it (the ranks encode that order)
 
-_TOP_KEY = lazy_re(r"\n([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:")
-_EXPLICIT = lazy_re(r"^[ \t]*@EXPLICIT[ \t]*\r?$", re.MULTILINE)
-_ITEM = lazy_re(r"^[ \t]*- ", re.MULTILINE)
-_KEY_LINE = lazy_re(r"^[A-Za-z_][A-Za-z0-9_-]*:\s")
-_EXPORT_LINE = lazy_re(r"^(?:[^\s:]+::)?[^\s=#]+=[^\s=]+=[^\s=]+$")
+_TOP_KEY = re.compile(r"\n([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:")
+_EXPLICIT = re.compile(r"^[ \t]*@EXPLICIT[ \t]*\r?$", re.MULTILINE)
+_ITEM = re.compile(r"^[ \t]*- ", re.MULTILINE)
+_KEY_LINE = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*:\s")
+_EXPORT_LINE = re.compile(r"^(?:[^\s:]+::)?[^\s=#]+=[^\s=]+=[^\s=]+$")
 # TOML locks: PEP 751's required `lock-version`, uv.lock's `version = N` with `[[package]]` tables
 # (each `^word` written `word(?<=^word)`: searched for as a literal, not tried at every character)
-_PYLOCK = lazy_re(r"lock-version(?<=^lock-version)[ \t]*=", re.MULTILINE)
-_UV_LOCK = lazy_re(r"\[\[package\]\](?<=^\[\[package\]\])[ \t]*(?:#.*)?$", re.MULTILINE)
-_UV_VERSION = lazy_re(r"version(?<=^version)[ \t]*=[ \t]*\d", re.MULTILINE)
+_PYLOCK = re.compile(r"lock-version(?<=^lock-version)[ \t]*=", re.MULTILINE)
+_UV_LOCK = re.compile(r"\[\[package\]\](?<=^\[\[package\]\])[ \t]*(?:#.*)?$", re.MULTILINE)
+_UV_VERSION = re.compile(r"version(?<=^version)[ \t]*=[ \t]*\d", re.MULTILINE)
 # a JSON environment (`conda export --format environment-json`, `conda env export --json`)
-_JSON_ENV = lazy_re(r'^\{\s*"(?:name|channels|dependencies|prefix|variables)"\s*:')
-_REQ_LINE = lazy_re(r"^(?:-[A-Za-z-]|[A-Za-z0-9][A-Za-z0-9._-]*\s*(?:\[|[<>=!~;@]|$)|git\+|https?://|\.|/)")
+_JSON_ENV = re.compile(r'^\{\s*"(?:name|channels|dependencies|prefix|variables)"\s*:')
+_REQ_LINE = re.compile(
+    r"^(?:-[A-Za-z-]|[A-Za-z0-9][A-Za-z0-9._-]*\s*(?:\[|[<>=!~;@]|$)|git\+|https?://|\.|/)"
+)
 _YAML_NULLS = frozenset({"null", "Null", "NULL", "~", "---", "--- null", "--- ~", "..."})
 
 

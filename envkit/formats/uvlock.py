@@ -127,8 +127,7 @@ def _fork_markers(pkgs: list[LockedPackage], forks: list) -> list[LockedPackage]
     `resolution-markers`, joined with `or`: without them a requirements file or pylock.toml would ask
     for both (https://docs.astral.sh/uv/concepts/resolution/#universal-resolution)."""
     from collections import Counter
-
-    from envkit._records import replace
+    from dataclasses import replace
 
     count = Counter(p.name.lower() for p in pkgs)
     out = []

@@ -7,9 +7,9 @@ import os
 import re
 import tempfile
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
-from envkit._records import dataclass
 from envkit.conda.names import pep503
 from envkit.errors import BackendError, Remedy
 from envkit.lock.pip import MIN_ENV_PIP, MIN_PIP, own_pip_version, pip_argv, report_package

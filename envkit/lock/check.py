@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
-from envkit._records import dataclass
 from envkit.conda.names import pep503
 from envkit.lock.pip import target_markers
 from envkit.lock.staleness import Staleness, lock_staleness

@@ -106,8 +106,9 @@ def solve_with_conda_lock(
             hint="install micromamba or conda, or use the default solver ({})",
             remedy=Remedy(option="solver", value="rattler"),
         )
+    from dataclasses import replace
+
     from envkit._proc import run
-    from envkit._records import replace
     from envkit.formats.condalock import read_conda_lock
 
     with tempfile.TemporaryDirectory(prefix="envkit-conda-lock-") as tmp:

@@ -20,8 +20,8 @@ import datetime as dt
 import json
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 
-from envkit._records import dataclass
 from envkit.errors import UsageError
 
 #: The `custom_metadata` key of a lock solved with a cutoff: the cutoff as JSON

@@ -73,7 +73,7 @@ def lock_live(
     content hash is the hash of `live_env_spec(env)`, so `envkit lock --check -f
     environment.lock.yml --lock conda-lock.yml` passes on the pair `envkit lock -p` writes.
     """
-    from envkit._records import replace
+    from dataclasses import replace
 
     platform = env.platform
     if index_artifacts is None and any(p.manager == "pip" and not p.url for p in env.packages):

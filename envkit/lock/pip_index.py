@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
-from envkit._records import dataclass
 from envkit.conda.families import PYTORCH_INDEX_FAMILY
 from envkit.conda.names import pep503
 

@@ -88,7 +88,8 @@ def apply_pixi_record(lock: Lock, text: str) -> Lock:
     """`lock` (read from the pixi.lock `text`) with envkit's record put back: the content hashes
     and the custom metadata.  A pixi.lock without one (written by pixi) keeps pixi's own
     `options: exclude-newer` as the recorded cutoff.  The same lock when there is nothing."""
-    from envkit._records import replace
+    from dataclasses import replace
+
     from envkit.errors import UsageError
     from envkit.lock.cutoff import EXCLUDE_NEWER_KEY, parse_when
 

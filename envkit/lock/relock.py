@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from envkit._records import dataclass, field
 from envkit.lock.cutoff import ExcludeNewer, keep_record
 from envkit.lock.packages import split_depend
 from envkit.model import CondaDep, EnvSpec, LockedPackage

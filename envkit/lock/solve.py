@@ -6,8 +6,8 @@ import json
 import os
 import re
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 
-from envkit._records import dataclass, replace
 from envkit.backends.lock_metadata import lock_metadata
 from envkit.conda.channels import channel_of_url, parse_channel
 from envkit.errors import BackendError, Remedy, SolveError, UsageError, Where

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
-from envkit._records import dataclass
 from envkit.conda.names import pep503
 from envkit.model import EnvSpec
 

@@ -6,9 +6,9 @@ import os
 import re
 import tempfile
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
-from envkit._records import dataclass
 from envkit.conda.families import CUDA_PIN_NAMES
 from envkit.lock.conda_lock import virtual_package_spec_yaml
 from envkit.lock.content_hash import spec_content_hash

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from envkit._records import dataclass
 from envkit.errors import Remedy, UsageError
 
 #: Virtual packages assumed for each platform when solving (name -> "version" or "version build").

@@ -202,7 +202,7 @@ def profile_from_facts(
 
 
 def _replace(p: MachineProfile, **kw) -> MachineProfile:
-    from envkit._records import replace
+    from dataclasses import replace
 
     return replace(p, **kw)
 

@@ -19,10 +19,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
-from envkit._records import dataclass
 from envkit.conda.cuda_compat import compatibility, max_full_cuda_for_driver, min_driver, version_key
 from envkit.conda.families import CUDA_RUNTIME, TORCH, TORCH_CONDA_FAMILY
 from envkit.machine.profile import Gpu, MachineProfile

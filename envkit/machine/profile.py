@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 
-from envkit._records import dataclass
 from envkit.errors import ParseError, Where
 
 #: The profile document's schema version (`"envkit_machine": 1`).

@@ -3,10 +3,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from envkit.conda.names import Duplicate, duplicate_warning, find_duplicates
 from envkit.model import EnvSpec, LiveEnv, Lock, env_file, resolved_view
 
-TYPE_CHECKING = False  # not typing's: importing typing costs 5 ms (envkit/_records.py)
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.config import Config
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from envkit._records import dataclass
 from envkit.errors import EnvkitError, Remedy, UsageError
 
-TYPE_CHECKING = False  # not typing's: importing typing costs 5 ms (envkit/_records.py)
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.checks.core import Finding, Target
     from envkit.checks.fix import Fixed

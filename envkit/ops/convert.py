@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from envkit._records import dataclass
 from envkit.convert import FEATURES, Conversion, Loss, convert
 from envkit.errors import EnvkitError
 from envkit.model import EnvSpec, Lock, LockedPackage
@@ -169,7 +169,7 @@ def convert_model(
 
 def _readback_environments(conv: Conversion) -> tuple[tuple[InstallChange, ...], tuple[Note, ...]]:
     """readback_diff of every environment a pixi.lock conversion wrote, its changes named by it."""
-    from envkit._records import replace
+    from dataclasses import replace
 
     changes: list[InstallChange] = []
     notes: dict[str, Note] = {}

@@ -3,9 +3,9 @@ where (and what the user must know first); `run_create` installs it, without sol
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from envkit._records import dataclass
 from envkit.errors import ParseError, Remedy, UsageError, Where
 
 if TYPE_CHECKING:  # pragma: no cover

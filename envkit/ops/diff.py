@@ -3,9 +3,9 @@ find the two machines for the header, as a DiffResult."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from envkit._records import dataclass
 from envkit.errors import Remedy, UsageError
 
 if TYPE_CHECKING:  # pragma: no cover

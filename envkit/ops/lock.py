@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 
-from envkit._records import dataclass, field
 from envkit.errors import ParseError, Remedy, UsageError, Where
 from envkit.lock.check import LockProblem
 from envkit.lock.cutoff import ExcludeNewer

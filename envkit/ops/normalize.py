@@ -3,7 +3,8 @@ comments kept), or what it holds, as result objects."""
 
 from __future__ import annotations
 
-from envkit._records import dataclass
+from dataclasses import dataclass
+
 from envkit._text import plural
 from envkit.model import EnvSpec, Lock, env_file, resolved_view
 

@@ -8,9 +8,9 @@ as they are found, and are in the result too."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-from envkit._records import dataclass
 from envkit.errors import EnvkitError
 
 

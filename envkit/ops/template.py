@@ -4,9 +4,9 @@ the CUDA variant picked for this machine (`detect`) or another one (`machine`) w
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from envkit._records import dataclass, replace
 from envkit.errors import UsageError
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -11,8 +11,8 @@ Each (kind, format) names a function `module:name` under envkit.render, imported
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # not typing's: importing typing costs 5 ms (envkit/_records.py)
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 
@@ -94,10 +94,6 @@ def render_diff(
     fmt: str, result, *, show_all: bool = False, machines=None, color: bool = False, width: int = 100
 ) -> str:
     """`envkit diff`'s report in `fmt`: the text report also takes colour and the terminal width."""
-    from envkit._gc import gc_paused
-
-    # a report of thousands of changes is as many short-lived dicts and strings, none in a cycle
-    with gc_paused():
-        if fmt == "text":
-            return render("diff", fmt, result, color=color, show_all=show_all, width=width, machines=machines)
-        return render("diff", fmt, result, show_all=show_all, machines=machines)
+    if fmt == "text":
+        return render("diff", fmt, result, color=color, show_all=show_all, width=width, machines=machines)
+    return render("diff", fmt, result, show_all=show_all, machines=machines)

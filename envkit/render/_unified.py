@@ -1,17 +1,10 @@
-"""A unified diff of two lists of lines, in linear time (as sizes go) where difflib's is quadratic.
+"""A unified diff of two lists of lines: difflib's, with a bounded fallback where difflib's search
+is quadratic.
 
-Up to 20,000 lines (both sides) the text is `difflib.unified_diff`'s, hunk for hunk.  difflib's
-matcher indexes every line of the new side and looks up each line of the old; only lines on both
-sides can ever match, so here the index holds only those (set operations in C find them), and
-the search for the longest match steps over the old lines without a partner.  Every choice
-difflib makes (the longest block, ties to the earliest, the "popular" lines of 200+-line inputs
-left out of the index, a block's extension over equal neighbours) is kept; tests compare the
-text with difflib's.
-
-difflib's recursion is still quadratic on inputs with many short equal blocks (every 10th line of
-35,000 changed: 35 s), so each diff has a budget of index lookups linear in its size.  Larger
-inputs, and those whose search runs over the budget, get the anchored (patience) search that
-git's `--patience` uses: linear per level, and as readable a diff.
+difflib's recursion is quadratic on inputs with many short equal blocks (every 10th line of 35,000
+changed), so its search gets a budget of index lookups linear in the input's size.  Inputs over
+_EXACT_LINES lines, and those whose search runs over the budget, get the anchored (patience) search
+that git's `--patience` uses: linear per level, and as readable a diff.
 """
 
 from __future__ import annotations
@@ -29,7 +22,7 @@ class _OverBudget(Exception):
 
 
 class _Budget:
-    """Index entries difflib's searches may still look at (shared by the searches of one diff)."""
+    """Index lookups difflib's searches may still make (shared by the searches of one diff)."""
 
     __slots__ = ("left",)
 
@@ -45,78 +38,27 @@ class _Blocks(SequenceMatcher):
         self.matching_blocks, self.opcodes = blocks, None
 
 
-class _LineMatcher(SequenceMatcher):
-    """difflib.SequenceMatcher (no junk function, autojunk on) over two fixed line lists, which
-    gives up (_OverBudget) once its searches have looked at `budget` index entries: difflib's
-    recursion is quadratic on inputs with many short equal blocks (every 10th line of 35,000
-    changed: 35 s)."""
+class _Budgeted(SequenceMatcher):
+    """difflib.SequenceMatcher as difflib.unified_diff makes it, which gives up (_OverBudget) once
+    its searches have looked at `budget` index entries."""
 
-    def __init__(self, a: list[str], b: list[str], budget: _Budget) -> None:  # no super().__init__
-        self.isjunk = None
-        self.autojunk = True
-        self.a, self.b = a, b
-        self.matching_blocks = self.opcodes = None
-        self.fullbcount = None
-        self.bjunk: set[str] = set()
-        self.bpopular: set[str] = set()
-        common = set(a).intersection(b)
-        b2j: dict[str, list[int]] = {}
-        if common:
-            for j in [j for j, line in enumerate(b) if line in common]:
-                b2j.setdefault(b[j], []).append(j)
-            n = len(b)
-            if n >= 200:  # difflib's autojunk: a line on over 1% of b is not indexed
-                ntest = n // 100 + 1
-                self.bpopular = {line for line, js in b2j.items() if len(js) > ntest}
-                for line in self.bpopular:
-                    del b2j[line]
-        self.b2j = b2j
-        # the old lines that may start or continue a match, in order, and the index entries
-        # looked at up to each of them (what a search over a range of them costs)
-        self._apos = [i for i, line in enumerate(a) if line in b2j] if b2j else []
-        self._cost = list(accumulate((len(b2j[a[i]]) for i in self._apos), initial=0))
+    def __init__(self, a: list[str], b: list[str], budget: _Budget) -> None:
+        super().__init__(None, a, b)
+        b2j: dict[str, list[int]] = vars(self)["b2j"]  # difflib's index of b (typeshed omits it)
+        # the index entries a search over old lines [alo, ahi) looks at
+        self._cost = list(accumulate((len(b2j.get(line, ())) for line in a), initial=0))
         self._budget = budget
+        self._sizes = len(a), len(b)
 
     def find_longest_match(
         self, alo: int = 0, ahi: int | None = None, blo: int = 0, bhi: int | None = None
     ) -> Match:
-        """difflib's find_longest_match; an old line without a partner ends every run (as
-        difflib's empty `newj2len` for it does) and is not visited."""
-        a, b, b2j, apos = self.a, self.b, self.b2j, self._apos
         if ahi is None:
-            ahi = len(a)
-        if bhi is None:
-            bhi = len(b)
-        lo, hi = bisect_left(apos, alo), bisect_left(apos, ahi)
-        self._budget.left -= self._cost[hi] - self._cost[lo] + 1
+            ahi = self._sizes[0]
+        self._budget.left -= self._cost[ahi] - self._cost[alo] + 1
         if self._budget.left < 0:
             raise _OverBudget
-        besti, bestj, bestsize = alo, blo, 0
-        j2len: dict[int, int] = {}
-        previous = -2
-        for i in apos[lo:hi]:
-            if i != previous + 1:
-                j2len = {}
-            previous = i
-            j2lenget = j2len.get
-            newj2len: dict[int, int] = {}
-            for j in b2j[a[i]]:
-                if j < blo:
-                    continue
-                if j >= bhi:
-                    break
-                k = newj2len[j] = j2lenget(j - 1, 0) + 1
-                if k > bestsize:
-                    besti, bestj, bestsize = i - k + 1, j - k + 1, k
-            j2len = newj2len
-        # extend over equal neighbours (popular lines are not in the index but do match)
-        while besti > alo and bestj > blo and a[besti - 1] == b[bestj - 1]:
-            besti, bestj, bestsize = besti - 1, bestj - 1, bestsize + 1
-        while (
-            besti + bestsize < ahi and bestj + bestsize < bhi and a[besti + bestsize] == b[bestj + bestsize]
-        ):
-            bestsize += 1
-        return Match(besti, bestj, bestsize)
+        return super().find_longest_match(alo, ahi, blo, self._sizes[1] if bhi is None else bhi)
 
 
 #: inputs of more lines (both sides) get the anchored search without trying difflib's first
@@ -124,13 +66,13 @@ _EXACT_LINES = 20_000
 
 
 def _matcher(a: list[str], b: list[str]) -> SequenceMatcher:
-    """A matcher with difflib's opcodes, or (for inputs over _EXACT_LINES lines, and where
-    difflib's search would run over its budget) those of _anchored_blocks."""
+    """difflib's matcher, or (for inputs over _EXACT_LINES lines, and where difflib's search
+    would run over its budget) one with the blocks of _anchored_blocks."""
     lines = len(a) + len(b)
     if lines <= _EXACT_LINES:
         # what difflib needs on real files (a 7,000-line conda-lock.yml whose every version is
-        # requoted: 360,000 lookups); at most 0.4 s at 20,000 lines
-        m = _LineMatcher(a, b, _Budget(50 * lines + 200_000))
+        # requoted), with room to spare
+        m = _Budgeted(a, b, _Budget(50 * lines + 200_000))
         try:
             m.get_matching_blocks()
             return m
@@ -185,7 +127,7 @@ def _anchored_blocks(a: list[str], b: list[str], budget: _Budget) -> list[Match]
             todo.append((pi, ahi, pj, bhi))
             continue
         try:
-            found = _LineMatcher(sa, sb, budget).get_matching_blocks()
+            found = _Budgeted(sa, sb, budget).get_matching_blocks()
         except _OverBudget:
             continue
         blocks.extend((alo + x, blo + y, k) for x, y, k in found if k)

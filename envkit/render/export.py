@@ -7,7 +7,7 @@ hands the environment to the format's writer, chosen in envkit.render.RENDERERS[
 
 from __future__ import annotations
 
-from envkit._records import replace
+from dataclasses import replace
 
 #: Version of the `--format json` document (the `envkit_export` key).
 JSON_SCHEMA_VERSION = 1

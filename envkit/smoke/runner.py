@@ -19,10 +19,10 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from envkit._records import dataclass, field
 from envkit.errors import EnvironmentNotFound, SmokeError, UsageError
 from envkit.smoke.diagnosis import diagnose, hint_for_text
 

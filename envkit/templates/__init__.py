@@ -31,9 +31,10 @@ import load_matrix` works and imports only `envkit.templates.matrix`.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from envkit._lazy import lazy_exports
 
-TYPE_CHECKING = False  # not typing's: importing typing costs 5 ms (envkit/_records.py)
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 

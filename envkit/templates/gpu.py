@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from envkit._records import dataclass
 from envkit.errors import EnvkitError, Remedy, UsageError
 from envkit.templates.matrix import Matrix, normalize_cuda, torch_minor, vkey
 

@@ -7,14 +7,13 @@ import json
 import os
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-from envkit._lazy import lazy_re
-from envkit._records import dataclass, field
 from envkit.conda.families import COMPANIONS
 from envkit.errors import EnvkitError, ParseError, Remedy, UsageError, Where
 
-TYPE_CHECKING = False  # not typing's: importing typing costs 5 ms (envkit/_records.py)
 if TYPE_CHECKING:  # pragma: no cover
     from pathlib import Path
 
@@ -67,7 +66,7 @@ def vkey(version: str) -> tuple[int, ...]:
     return tuple(out)
 
 
-_MINOR = lazy_re(r"^\s*v?(\d+)\.(\d+)(?:\.(\d+))?")
+_MINOR = re.compile(r"^\s*v?(\d+)\.(\d+)(?:\.(\d+))?")
 
 
 def torch_minor(version: str) -> str | None:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 import shlex
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from envkit._records import dataclass
 from envkit.conda.families import CPU_SELECTOR, CUDA_PINS, TORCH_BUILDS
 from envkit.errors import EnvkitError, Remedy, UsageError
 from envkit.templates.matrix import (

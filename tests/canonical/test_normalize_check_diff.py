@@ -1,5 +1,5 @@
-"""`envkit normalize --check`'s diff: difflib's text, hunk for hunk, on the inputs users have; a
-valid diff, in linear time, where difflib's search is quadratic."""
+"""`envkit normalize --check`'s diff: difflib's, on the inputs users have; a valid diff, in linear
+time, where difflib's search is quadratic."""
 
 from __future__ import annotations
 
@@ -115,7 +115,7 @@ def _every_tenth_line_reindented(n: int) -> tuple[list[str], list[str]]:
 def _lookups(monkeypatch, old: list[str], new: list[str]) -> int:
     """Index entries the searches of one diff looked at (what its time is made of)."""
     seen = []
-    search = unified._LineMatcher.find_longest_match
+    search = unified._Budgeted.find_longest_match
 
     def counted(self, alo=0, ahi=None, blo=0, bhi=None):
         before = self._budget.left
@@ -124,7 +124,7 @@ def _lookups(monkeypatch, old: list[str], new: list[str]) -> int:
         finally:
             seen.append(before - self._budget.left)
 
-    monkeypatch.setattr(unified._LineMatcher, "find_longest_match", counted)
+    monkeypatch.setattr(unified._Budgeted, "find_longest_match", counted)
     diff = unified.unified_diff_text(old, new, "a", "b", plain_newlines=True)
     assert _apply(old, diff) == new
     assert diff.count("\n@@ ") == len(old) // 10  # nine equal lines part two changes

@@ -1,8 +1,8 @@
 """`envkit check`, `normalize` and `validate` of a small environment file import only what that file
 needs: no click (the command line is read by envkit.commands._decl), no libyaml loader (the fast
-reader parses it), no dataclasses or typing (envkit._records), no ssh source, no template
-renderer, no lock reader, solver or machine comparison, no pathlib.  A fresh interpreter runs the
-command on a real corpus file and reports the modules it loaded.
+reader parses it), no ssh source, no template renderer, no lock reader, solver or machine
+comparison, no pathlib.  A fresh interpreter runs the command on a real corpus file and reports the
+modules it loaded.
 
 The interpreter starts without `site` (its path given explicitly): the editable install's path hook
 in the development venv imports pathlib itself, which a user's regular install never does.
@@ -46,13 +46,6 @@ NEVER = {
     "pathlib",
     "difflib",  # asked only about a top-level key it does not know
     "click",  # the declarations read these command lines themselves (envkit.commands._decl)
-    # the records' methods are compiled ahead of time (envkit._records): dataclasses and the
-    # inspect it imports are loaded only when a dataclasses function is called on one
-    "dataclasses",
-    "inspect",
-    # TYPE_CHECKING is each module's own constant, NamedTuple envkit._records' (typing's import
-    # is 5 ms)
-    "typing",
 }
 
 
@@ -77,8 +70,7 @@ def test_normalize_and_validate_load_no_yaml_engine_ssh_templates_or_checks(comm
     rc, mods = _loaded(command, str(SMALL))
     assert rc == "rc 0"
     assert "envkit.formats._fastyaml" in mods  # the fast reader did parse it
-    # json: only the compatibility matrix needs it (the name maps are read without it)
-    also = {"envkit.templates", "envkit.checks.registry", "envkit.checks.engine", "json"}
+    also = {"envkit.templates", "envkit.checks.registry", "envkit.checks.engine"}
     assert mods & (NEVER | also) == set()
 
 

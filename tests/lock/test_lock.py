@@ -927,7 +927,8 @@ def _record(**over):
 
 
 def test_record_to_package_keeps_the_previous_package_only_when_it_is_the_same():
-    from envkit._records import replace
+    from dataclasses import replace
+
     from envkit.lock import record_to_package
 
     fresh = record_to_package(_record(), "linux-64")
