@@ -13,6 +13,7 @@ The same two tables give the lossless / dropped matrix of docs/commands/convert.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
@@ -57,8 +58,8 @@ _LOCAL_DIR = "a pip install from a local directory that is not editable, silentl
 _INDEX = "the lock's `--index-url` (pylock.toml names an index per package)"
 _PKG_INDEX = "the index each package came from (the target names the lock's indexes only)"
 _UNNAMED = "the name of an `-e PATH` install without a version"
-_UNDIAGNOSED = "a package changes on the way (found by the tests, not yet diagnosed)"
 _PATH_REF = "the location of a path install (an SBOM reference must be a URL)"
+_REQ_PATH = "the version of a path install (`-e PATH` and `name @ PATH` pin none)"
 KNOWN_GAPS: dict[tuple[str, str], dict[str, str]] = {
     ("conda-lock", "explicit"): {"pip": _PATH_VERSION, "pip-urls": _PATH_VERSION},
     ("pixi", "explicit"): {"pip": _PATH_VERSION, "pip-urls": _PATH_VERSION},
@@ -68,7 +69,7 @@ KNOWN_GAPS: dict[tuple[str, str], dict[str, str]] = {
     # a package's own index (pylock.toml `index`, requirements `--index-url`) is not carried over
     **{("pylock", t): {"indexes": _PKG_INDEX} for t in ("conda-lock", "env", "pixi", "pixi-v7")},
     ("pylock", "explicit"): {"pip": _PATH_VERSION, "pip-urls": _PATH_VERSION},
-    ("pylock", "requirements"): {"indexes": _PKG_INDEX, "pip": _UNDIAGNOSED, "editable": _UNDIAGNOSED},
+    ("pylock", "requirements"): {"indexes": _PKG_INDEX, "pip": _REQ_PATH, "editable": _REQ_PATH},
     ("pylock", "cyclonedx"): {"pip-urls": _PATH_REF},
     ("requirements", "conda-lock"): {"pip": _UNNAMED},
     ("requirements", "pixi"): {"pip": _UNNAMED},
@@ -379,13 +380,20 @@ def _refuse_conflicts(lock: Lock, target: str) -> None:
 
     from envkit.conda.names import pep503
 
-    count = Counter(pep503(p.name) for p in lock.packages if p.manager == "pip")
+    # a uv.lock read with its project's selection has these sides decided (envkit.formats.uvselect):
+    # only a name still told apart by uv's own conflict markers is installed once per side
+    sides = re.compile(r"extra\s*[!=]=\s*['\"](?:extra|group)-\d+-")
+    count = Counter(
+        pep503(p.name) for p in lock.packages if p.manager == "pip" and sides.search(p.marker or "")
+    )
     # the most-forked name first: the accelerator package (torch) rather than a Python fork
     forked = sorted((n for n, k in count.items() if k > 1), key=lambda n: (-count[n], n))
     if not forked:
         return  # one version per name: every side together installs what the lock pins
     versions = dict.fromkeys(
-        p.version for p in lock.packages if p.manager == "pip" and pep503(p.name) == forked[0]
+        p.version
+        for p in lock.packages
+        if p.manager == "pip" and pep503(p.name) == forked[0] and sides.search(p.marker or "")
     )
     first = sets[0][0]
     choose = (
@@ -445,9 +453,11 @@ def _gap_packages(lock: Lock, why: str) -> list[str]:
         return [label(p) for p in pip if p.index]
     if why == _PATH_REF:
         return [label(p) for p in pip if p.url and "://" not in p.url]
+    if why == _REQ_PATH:
+        return [label(p) for p in pip if p.version and p.url and _source_tree(p)]
     if why == _UNNAMED:
         return [label(p) for p in pip if p.editable and not p.version]
-    return [label(p) for p in pip if p.editable or p.url]  # _UNDIAGNOSED: whatever may change
+    raise AssertionError(f"no packages known for the gap {why!r}")
 
 
 def _feature_of(reason: str) -> str:

@@ -72,7 +72,7 @@ def test_a_user_who_passed_allow_loss_is_not_told_to_pass_it(tmp_path):
 # --- uv.lock forks: one name, one version per Python ----------------------------------------------
 
 #: each forked package's `resolution-markers`, joined with `or`
-_NEW = "(python_full_version >= '3.12') or (python_full_version == '3.11.*')"
+_NEW = "python_full_version >= '3.11'"  # as `uv export` writes it (the edge's marker)
 FORKS = {
     MARKUPSAFE_UV: {"sphinx==8.1.3 ; python_full_version < '3.11'", f"sphinx==8.2.3 ; {_NEW}"},
     CLICK_UV: {
@@ -95,7 +95,7 @@ def _pins(text: str) -> set[str]:
 @pytest.mark.parametrize("src", sorted(FORKS), ids=lambda p: p.name.split("_")[0])
 def test_uv_lock_forks_to_requirements_keep_the_markers(src, tmp_path):
     out = tmp_path / "requirements.txt"
-    r, doc = _convert(str(src), "-o", str(out))
+    r, doc = _convert(str(src), "-o", str(out), "--all-groups")  # sphinx is in the `docs` group
     assert r.exit_code == 0, r.stderr
     assert (doc["verified"], doc["losses"], doc["changes_install"]) == (True, [], [])
     assert [n["feature"] for n in doc["notes"]] == ["pip-urls", "depends"]
@@ -107,7 +107,7 @@ def test_uv_lock_forks_to_pylock_keep_the_markers(src, tmp_path):
     from packaging.pylock import Pylock
 
     out = tmp_path / "pylock.toml"
-    r, doc = _convert(str(src), "-o", str(out))
+    r, doc = _convert(str(src), "-o", str(out), "--all-groups")
     assert r.exit_code == 0, r.stderr
     assert (doc["lossless"], doc["verified"]) == (True, True)
     data = tomllib.loads(out.read_text())
@@ -117,7 +117,15 @@ def test_uv_lock_forks_to_pylock_keep_the_markers(src, tmp_path):
 
 
 def test_uv_lock_forks_to_a_one_version_target_are_refused(tmp_path):
-    r = run_envkit("convert", str(CLICK_UV), "-o", str(tmp_path / "conda-lock.yml"), "--platform", "linux-64")
+    r = run_envkit(
+        "convert",
+        str(CLICK_UV),
+        "-o",
+        str(tmp_path / "conda-lock.yml"),
+        "--platform",
+        "linux-64",
+        "--all-groups",
+    )
     assert r.exit_code == 2
     assert r.stderr == (
         "error: the lock installs sphinx, sphinx-autobuild at several versions, one per environment "
