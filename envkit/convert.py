@@ -432,6 +432,9 @@ def _refuse_forks(lock: Lock, target: str) -> None:
         )
 
 
+_ARCHIVES = (".whl", ".tar.gz", ".zip", ".tar.bz2")
+
+
 def _gap_packages(lock: Lock, why: str) -> list[str]:
     """The packages of `lock` a known writer gap (a KNOWN_GAPS reason) concerns: never silent."""
 
@@ -440,12 +443,11 @@ def _gap_packages(lock: Lock, why: str) -> list[str]:
 
     pip = [p for p in lock.packages if p.manager == "pip"]
     local = [p for p in pip if (p.url or "").startswith("file:")]
-    if why == _PATH_VERSION:
-        return [label(p) for p in local]
+    if why == _PATH_VERSION:  # a wheel or sdist file names its version: a directory does not
+        return [label(p) for p in local if not (p.url or "").split("#")[0].endswith(_ARCHIVES)]
     if why == _LOCAL_DIR:
-        archive = (".whl", ".tar.gz", ".zip", ".tar.bz2")
         return [
-            label(p) for p in local if not p.editable and not (p.url or "").split("#")[0].endswith(archive)
+            label(p) for p in local if not p.editable and not (p.url or "").split("#")[0].endswith(_ARCHIVES)
         ]
     if why == _INDEX:
         return ["(the lock)"] if lock.pip_options else []

@@ -247,3 +247,36 @@ def test_py_rattler_reads_a_pixi_lock_of_a_file_channel(target, tmp_path):
 
 def _explicit_urls(path: Path) -> list[str]:
     return [ln for ln in path.read_text().splitlines() if "://" in ln and not ln.startswith("#")]
+
+
+def test_a_pip_wheel_by_file_url_converts_to_explicit_without_a_false_loss(tmp_path):
+    """A local wheel (`file:///.../tinyreq-2.0-py3-none-any.whl`) names its version: the explicit
+    file's `# pip NAME @ URL` line installs the same, and nothing is reported dropped (a directory,
+    which names none, still is: test_loss_table_cells_hold_on_real_conversions)."""
+    from envkit.formats.condalock import write_conda_lock
+    from envkit.model import Lock, LockedPackage
+
+    cf = "https://conda.anaconda.org/conda-forge/linux-64"
+    wheel = "file:///work/wheels/tinyreq-2.0-py3-none-any.whl"
+    pkgs = (
+        LockedPackage(
+            manager="conda",
+            name="python",
+            version="3.12.5",
+            build="h2ad013b_0",
+            platform="linux-64",
+            url=f"{cf}/python-3.12.5-h2ad013b_0.conda",
+            md5="a" * 32,
+            sha256="b" * 64,
+            subdir="linux-64",
+        ),
+        LockedPackage(
+            manager="pip", name="tinyreq", version="2.0", platform="linux-64", url=wheel, sha256="c" * 64
+        ),
+    )
+    src = tmp_path / "conda-lock.yml"
+    src.write_text(write_conda_lock(Lock(kind="conda-lock", platforms=("linux-64",), packages=pkgs)))
+    out = tmp_path / "explicit.txt"
+    r = run_envkit("convert", str(src), "-o", str(out))
+    assert (r.exit_code, r.stderr) == (0, "")
+    assert out.read_text().splitlines()[-1] == f"# pip tinyreq @ {wheel}#sha256={'c' * 64}"
