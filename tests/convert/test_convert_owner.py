@@ -170,3 +170,52 @@ def test_convert_installs_what_uv_export_installs(tmp_path, name, selection, fmt
         if requires and env["python_full_version"] not in SpecifierSet(requires):
             continue
         assert _installed(a, env) == _installed(b, env), (env["sys_platform"], env["python_full_version"])
+
+
+# --- conda-lock.yml -> explicit, against `conda-lock render --kind explicit` ------------------------
+
+CONDA_LOCK = Path(sys.executable).with_name("conda-lock")
+CONDA_LOCKS = sorted(
+    [p for p in CORPUS.iterdir() if p.name.endswith("conda-lock.yml")]
+    + [Path(__file__).parents[2] / "examples" / "ci-repo" / "conda-lock.yml"]
+)
+
+
+def _explicit_lines(text: str) -> tuple[list[str], list[str]]:
+    """(the artifact lines, the `# pip` lines) of an explicit file, sorted: what gets installed."""
+    lines = text.splitlines()
+    return sorted(ln for ln in lines if ln and not ln.startswith(("#", "@"))), sorted(
+        ln for ln in lines if ln.startswith("# pip ")
+    )
+
+
+@pytest.mark.skipif(not CONDA_LOCK.exists(), reason=f"no conda-lock beside {sys.executable}")
+@pytest.mark.parametrize("src", CONDA_LOCKS, ids=lambda p: p.name.split("_")[0])
+def test_convert_to_explicit_installs_what_conda_lock_render_writes(tmp_path, src):
+    """Every platform of every conda-lock.yml: the same artifact URLs with the same md5 (the
+    install order aside: conda-lock writes dependencies first, envkit by name), the same pip lines."""
+    from envkit.formats import read_file
+
+    shutil.copyfile(src, tmp_path / "conda-lock.yml")
+    platforms = read_file(src).platforms
+    subprocess.run(
+        [
+            str(CONDA_LOCK),
+            "render",
+            "--kind",
+            "explicit",
+            *(w for p in platforms for w in ("-p", p)),
+            "conda-lock.yml",
+        ],
+        cwd=tmp_path,
+        check=True,
+        capture_output=True,
+        timeout=300,
+        env={**os.environ, "HOME": str(tmp_path)},
+    )
+    for plat in platforms:
+        ours = tmp_path / f"envkit-{plat}.lock"
+        r = run_envkit("convert", str(src), "-o", str(ours), "--to", "explicit", "--platform", plat)
+        assert r.exit_code == 0, r.stderr  # notes only: dependencies and channel order
+        theirs = (tmp_path / f"conda-{plat}.lock").read_text()
+        assert _explicit_lines(ours.read_text()) == _explicit_lines(theirs), plat
