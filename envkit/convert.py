@@ -248,6 +248,7 @@ def convert(model, target: str, *, source_format: str, platform: str | None = No
             )
     _refuse_conflicts(lock, target)
     _refuse_forks(lock, target)
+    _refuse_lock_file_markers(lock, target)
     if target in ("pixi", "conda-lock"):
         from envkit.conda.channels import KNOWN_SUBDIRS
 
@@ -410,6 +411,27 @@ def _refuse_conflicts(lock: Lock, target: str) -> None:
         hint=f"pick one side with uv, then convert that: uv export --frozen {choose} -o requirements.txt "
         "(or -o pylock.toml)",
     )
+
+
+def _refuse_lock_file_markers(lock: Lock, target: str) -> None:
+    """Raise UsageError when a pylock.toml's markers test `extras` or `dependency_groups` (PEP 751's
+    lock-file markers) and `target` is a requirements file: pip evaluates no such variable there
+    (packaging: "UndefinedEnvironmentName 'dependency_groups'"), so the file would not install."""
+    if target != "requirements":
+        return
+    names = [
+        p.name
+        for p in lock.packages
+        if p.manager == "pip" and re.search(r"\b(dependency_groups|extras)\b", p.marker or "")
+    ]
+    if names:
+        raise UsageError(
+            f"the lock installs {', '.join(names[:3])}{', ...' if len(names) > 3 else ''} "
+            f"({len(names)} in all) "
+            "under markers on `extras` or `dependency_groups`, which only a lock file (pylock.toml) can "
+            "evaluate; requirements would not install",
+            hint="convert to pylock, or export the groups wanted from the tool that wrote the lock",
+        )
 
 
 def _refuse_forks(lock: Lock, target: str) -> None:

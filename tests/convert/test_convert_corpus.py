@@ -34,6 +34,11 @@ REFUSED = {
         for t in ["conda-lock"]
     },
     ("91", "pixi"): "error: pixi.lock v6 names platforms by conda subdir; p1, p2, p3 are not one",
+    # PEP 751 lock-file markers (`"default" in dependency_groups`) that pip cannot evaluate
+    (
+        "86",
+        "requirements",
+    ): "error: the lock installs mypy, pre-commit-hooks, ruff, ... (38 in all) under markers",
     # several environments: a pixi target keeps them all, another holds one (--env NAME picks it);
     # 58's `default` is empty, its packages are in `format`
     **{

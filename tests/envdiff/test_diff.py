@@ -1075,6 +1075,7 @@ def test_the_report_says_which_platforms_differ(envkit_cli, tmp_path):
         P("zlib", "1.3.1", "h1_0", platform="osx-arm64"),
         platforms=("linux-64", "osx-arm64"),
     )
+
     def with_urls(lk):
         cf = "https://conda.anaconda.org/conda-forge"
         return replace(
