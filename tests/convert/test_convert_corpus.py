@@ -36,6 +36,10 @@ REFUSED = {
     ("91", "pixi"): "error: pixi.lock v6 names platforms by conda subdir; p1, p2, p3 are not one",
     # PEP 751 lock-file markers (`"default" in dependency_groups`) that pip cannot evaluate
     (
+        "85",
+        "requirements",
+    ): "error: the lock installs certifi, chardet, charset-normalizer, ... (10 in all) under",
+    (
         "86",
         "requirements",
     ): "error: the lock installs mypy, pre-commit-hooks, ruff, ... (38 in all) under markers",
