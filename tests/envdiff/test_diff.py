@@ -1032,20 +1032,22 @@ def test_spec_entries_with_a_source_are_checked_against_where_it_was_installed()
     ]
 
 
+def _two_platforms(osx_version: str, *more):
+    """zlib locked for linux-64 and osx-arm64 (at `osx_version` there), and `more` packages."""
+    plats = ("linux-64", "osx-arm64", *dict.fromkeys(p.platform for p in more))
+    return lock(
+        P("zlib", "1.3", "h0_0", platform="linux-64"),
+        P("zlib", osx_version, "h1_0", platform="osx-arm64"),
+        *more,
+        platforms=plats,
+    )
+
+
 def test_two_multi_platform_locks_are_compared_on_every_shared_platform():
     """A change only on osx-arm64 is a difference, said per platform; a platform only one side locks
     is named; the platform shown in full is still the one picked as before."""
-    a = lock(
-        P("zlib", "1.3", "h0_0", platform="linux-64"),
-        P("zlib", "1.3", "h1_0", platform="osx-arm64"),
-        platforms=("linux-64", "osx-arm64"),
-    )
-    b = lock(
-        P("zlib", "1.3", "h0_0", platform="linux-64"),
-        P("zlib", "1.3.1", "h1_0", platform="osx-arm64"),
-        P("zlib", "1.3", "h2_0", platform="win-64"),
-        platforms=("linux-64", "osx-arm64", "win-64"),
-    )
+    a = _two_platforms("1.3")
+    b = _two_platforms("1.3.1", P("zlib", "1.3", "h2_0", platform="win-64"))
     d = diff(a, b, host_platform="linux-64")
     assert (d.a.platform, d.changes) == ("linux-64", ())
     assert (d.other_platforms, d.platforms_only_a, d.platforms_only_b) == (
@@ -1065,16 +1067,7 @@ def test_the_report_says_which_platforms_differ(envkit_cli, tmp_path):
 
     from envkit.formats.condalock import write_conda_lock
 
-    a = lock(
-        P("zlib", "1.3", "h0_0", platform="linux-64"),
-        P("zlib", "1.3", "h1_0", platform="osx-arm64"),
-        platforms=("linux-64", "osx-arm64"),
-    )
-    b = lock(
-        P("zlib", "1.3", "h0_0", platform="linux-64"),
-        P("zlib", "1.3.1", "h1_0", platform="osx-arm64"),
-        platforms=("linux-64", "osx-arm64"),
-    )
+    a, b = _two_platforms("1.3"), _two_platforms("1.3.1")
 
     def with_urls(lk):
         cf = "https://conda.anaconda.org/conda-forge"
