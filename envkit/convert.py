@@ -13,6 +13,8 @@ The same two tables give the lossless / dropped matrix of docs/commands/convert.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from envkit.errors import UsageError
@@ -56,8 +58,8 @@ _LOCAL_DIR = "a pip install from a local directory that is not editable, silentl
 _INDEX = "the lock's `--index-url` (pylock.toml names an index per package)"
 _PKG_INDEX = "the index each package came from (the target names the lock's indexes only)"
 _UNNAMED = "the name of an `-e PATH` install without a version"
-_UNDIAGNOSED = "a package changes on the way (found by the tests, not yet diagnosed)"
 _PATH_REF = "the location of a path install (an SBOM reference must be a URL)"
+_REQ_PATH = "the version of a path install (`-e PATH` and `name @ PATH` pin none)"
 KNOWN_GAPS: dict[tuple[str, str], dict[str, str]] = {
     ("conda-lock", "explicit"): {"pip": _PATH_VERSION, "pip-urls": _PATH_VERSION},
     ("pixi", "explicit"): {"pip": _PATH_VERSION, "pip-urls": _PATH_VERSION},
@@ -67,7 +69,7 @@ KNOWN_GAPS: dict[tuple[str, str], dict[str, str]] = {
     # a package's own index (pylock.toml `index`, requirements `--index-url`) is not carried over
     **{("pylock", t): {"indexes": _PKG_INDEX} for t in ("conda-lock", "env", "pixi", "pixi-v7")},
     ("pylock", "explicit"): {"pip": _PATH_VERSION, "pip-urls": _PATH_VERSION},
-    ("pylock", "requirements"): {"indexes": _PKG_INDEX, "pip": _UNDIAGNOSED, "editable": _UNDIAGNOSED},
+    ("pylock", "requirements"): {"indexes": _PKG_INDEX, "pip": _REQ_PATH, "editable": _REQ_PATH},
     ("pylock", "cyclonedx"): {"pip-urls": _PATH_REF},
     ("requirements", "conda-lock"): {"pip": _UNNAMED},
     ("requirements", "pixi"): {"pip": _UNNAMED},
@@ -124,6 +126,9 @@ class Conversion:
     #: what was written: the source's lock (or spec) for the platforms written, to diff the output
     #: against (envkit.ops.convert reads the output back)
     written_from: Lock | EnvSpec | None = None
+    #: a pixi.lock of several environments written whole (pixi targets): each environment's name
+    #: and what was written from it (`written_from` is then None)
+    environments: tuple[tuple[str, Lock], ...] = ()
 
 
 def target_from_name(path: str) -> str | None:
@@ -185,11 +190,16 @@ def features_of(lock: Lock) -> dict[str, list[str]]:
 
 def convert(model, target: str, *, source_format: str, platform: str | None = None) -> Conversion:
     """`model` (what envkit.formats.read_text returned for `source_format`) written as `target`.
+    A mapping of environment names to Locks (every environment of a pixi.lock,
+    envkit.formats.pixilock.read_pixi_environments) is written whole to a pixi target; to another
+    target only when one environment has packages (`convert_environments`).
 
     Raises UsageError for an unknown target, a model the target cannot be made from, and a lock with
     several platforms written to a one-platform target without `platform`."""
     if target not in TARGETS:
         raise UsageError(f"unknown target format {target!r}; choose one of: {', '.join(TARGETS)}")
+    if isinstance(model, Mapping):
+        return convert_environments(model, target, source_format=source_format, platform=platform)
     view = resolved_view(model, platform)
     if view is not None and view.lock is not None:
         lock = view.lock
@@ -238,6 +248,7 @@ def convert(model, target: str, *, source_format: str, platform: str | None = No
             )
     _refuse_conflicts(lock, target)
     _refuse_forks(lock, target)
+    _refuse_lock_file_markers(lock, target)
     if target in ("pixi", "conda-lock"):
         from envkit.conda.channels import KNOWN_SUBDIRS
 
@@ -292,6 +303,68 @@ def convert(model, target: str, *, source_format: str, platform: str | None = No
 _FILE_NAMES = {"pixi": "pixi.lock v6", "conda-lock": "conda-lock.yml"}
 
 
+def convert_environments(
+    envs: Mapping[str, Lock], target: str, *, source_format: str, platform: str | None = None
+) -> Conversion:
+    """Every environment of a pixi.lock (name -> Lock) written as `target`: all of them to a pixi
+    target (with every platform), else the one environment that has packages.  Raises UsageError,
+    naming the environments and `--env NAME`, when that is ambiguous or nothing is locked: a
+    conversion of the `default` environment alone would drop the others silently."""
+    from envkit.errors import Remedy, Where
+
+    full = {n: lk for n, lk in envs.items() if lk.packages}
+    if len(envs) > 1 and full and target in ("pixi", "pixi-v7"):
+        return _convert_all(envs, target, source_format)
+    if len(full) == 1 and (len(envs) == 1 or "default" in full):  # nothing else to lose
+        return convert(next(iter(full.values())), target, source_format=source_format, platform=platform)
+    source = next(iter(envs.values())).source if envs else None
+    listed = ", ".join(
+        f"{n} ({', '.join(lk.platforms)})" if lk.packages else f"{n} (no packages)" for n, lk in envs.items()
+    )
+    if not full:
+        message = "the pixi.lock has no packages in any environment" + (f" ({listed})" if envs else "")
+        raise UsageError(message, where=Where(file=source))
+    if "default" not in full:  # as `envkit create` says it: the environment asked for is empty
+        others = ", ".join(f"{n} ({', '.join(lk.platforms)})" for n, lk in full.items())
+        message = f"pixi.lock environment 'default' has no packages; its other environments: {others}"
+    else:
+        message = f"the pixi.lock has {len(envs)} environments ({listed}); {target} holds one"
+    raise UsageError(
+        message,
+        where=Where(file=source),
+        hint="choose one with {}" + (" (pixi and pixi-v7 keep them all)" if len(full) > 1 else ""),
+        remedy=Remedy(option="environment", metavar="NAME"),
+    )
+
+
+def _convert_all(envs: Mapping[str, Lock], target: str, source_format: str) -> Conversion:
+    """Every environment of a pixi.lock written to one pixi.lock of `target`'s version; the losses
+    are those of each environment's own conversion, merged."""
+    from envkit.formats.pixiwrite import write_pixi_environments
+
+    done = {n: convert(lk, target, source_format=source_format) for n, lk in envs.items()}
+    written = {n: c.written_from for n, c in done.items() if isinstance(c.written_from, Lock)}
+    text = write_pixi_environments(written, version=7 if target == "pixi-v7" else 6)
+    by_feature: dict[str, list[Loss]] = {}
+    for c in done.values():
+        for loss in c.losses:
+            by_feature.setdefault(loss.feature, []).append(loss)
+    losses = []
+    for feature, same in by_feature.items():
+        names = tuple(dict.fromkeys(n for x in same for n in x.packages))
+        losses.append(
+            Loss(feature=feature, count=max(x.count for x in same), packages=names[:5], detail=same[0].detail)
+        )
+    return Conversion(
+        text=text,
+        source_format=source_format,
+        target=target,
+        platform=None,
+        losses=tuple(losses),
+        environments=tuple(written.items()),
+    )
+
+
 def _refuse_conflicts(lock: Lock, target: str) -> None:
     """Raise UsageError when `lock` (a uv.lock) declares conflicting extras or groups and locks a pip
     name once per side (`torch 2.8.0+cpu` for the `cpu` extra, `2.8.0+cu126` for `gpu`).  uv picks
@@ -308,13 +381,20 @@ def _refuse_conflicts(lock: Lock, target: str) -> None:
 
     from envkit.conda.names import pep503
 
-    count = Counter(pep503(p.name) for p in lock.packages if p.manager == "pip")
+    # a uv.lock read with its project's selection has these sides decided (envkit.formats.uvselect):
+    # only a name still told apart by uv's own conflict markers is installed once per side
+    sides = re.compile(r"extra\s*[!=]=\s*['\"](?:extra|group)-\d+-")
+    count = Counter(
+        pep503(p.name) for p in lock.packages if p.manager == "pip" and sides.search(p.marker or "")
+    )
     # the most-forked name first: the accelerator package (torch) rather than a Python fork
     forked = sorted((n for n, k in count.items() if k > 1), key=lambda n: (-count[n], n))
     if not forked:
         return  # one version per name: every side together installs what the lock pins
     versions = dict.fromkeys(
-        p.version for p in lock.packages if p.manager == "pip" and pep503(p.name) == forked[0]
+        p.version
+        for p in lock.packages
+        if p.manager == "pip" and pep503(p.name) == forked[0] and sides.search(p.marker or "")
     )
     first = sets[0][0]
     choose = (
@@ -331,6 +411,27 @@ def _refuse_conflicts(lock: Lock, target: str) -> None:
         hint=f"pick one side with uv, then convert that: uv export --frozen {choose} -o requirements.txt "
         "(or -o pylock.toml)",
     )
+
+
+def _refuse_lock_file_markers(lock: Lock, target: str) -> None:
+    """Raise UsageError when a pylock.toml's markers test `extras` or `dependency_groups` (PEP 751's
+    lock-file markers) and `target` is a requirements file: pip evaluates no such variable there
+    (packaging: "UndefinedEnvironmentName 'dependency_groups'"), so the file would not install."""
+    if target != "requirements":
+        return
+    names = [
+        p.name
+        for p in lock.packages
+        if p.manager == "pip" and re.search(r"\b(dependency_groups|extras)\b", p.marker or "")
+    ]
+    if names:
+        raise UsageError(
+            f"the lock installs {', '.join(names[:3])}{', ...' if len(names) > 3 else ''} "
+            f"({len(names)} in all) "
+            "under markers on `extras` or `dependency_groups`, which only a lock file (pylock.toml) can "
+            "evaluate; requirements would not install",
+            hint="convert to pylock, or export the groups wanted from the tool that wrote the lock",
+        )
 
 
 def _refuse_forks(lock: Lock, target: str) -> None:
@@ -353,6 +454,9 @@ def _refuse_forks(lock: Lock, target: str) -> None:
         )
 
 
+_ARCHIVES = (".whl", ".tar.gz", ".zip", ".tar.bz2")
+
+
 def _gap_packages(lock: Lock, why: str) -> list[str]:
     """The packages of `lock` a known writer gap (a KNOWN_GAPS reason) concerns: never silent."""
 
@@ -361,12 +465,11 @@ def _gap_packages(lock: Lock, why: str) -> list[str]:
 
     pip = [p for p in lock.packages if p.manager == "pip"]
     local = [p for p in pip if (p.url or "").startswith("file:")]
-    if why == _PATH_VERSION:
-        return [label(p) for p in local]
+    if why == _PATH_VERSION:  # a wheel or sdist file names its version: a directory does not
+        return [label(p) for p in local if not (p.url or "").split("#")[0].endswith(_ARCHIVES)]
     if why == _LOCAL_DIR:
-        archive = (".whl", ".tar.gz", ".zip", ".tar.bz2")
         return [
-            label(p) for p in local if not p.editable and not (p.url or "").split("#")[0].endswith(archive)
+            label(p) for p in local if not p.editable and not (p.url or "").split("#")[0].endswith(_ARCHIVES)
         ]
     if why == _INDEX:
         return ["(the lock)"] if lock.pip_options else []
@@ -374,9 +477,11 @@ def _gap_packages(lock: Lock, why: str) -> list[str]:
         return [label(p) for p in pip if p.index]
     if why == _PATH_REF:
         return [label(p) for p in pip if p.url and "://" not in p.url]
+    if why == _REQ_PATH:
+        return [label(p) for p in pip if p.version and p.url and _source_tree(p)]
     if why == _UNNAMED:
         return [label(p) for p in pip if p.editable and not p.version]
-    return [label(p) for p in pip if p.editable or p.url]  # _UNDIAGNOSED: whatever may change
+    raise AssertionError(f"no packages known for the gap {why!r}")
 
 
 def _feature_of(reason: str) -> str:
@@ -465,12 +570,17 @@ def _write(lock: Lock, target: str, dropped: list) -> str:
         # these writers refuse a package they cannot hold: leave it out and say so
         keep = []
         for p in lock.packages:
-            if p.url:
-                keep.append(p)
-            else:
+            if not p.url:
                 dropped.append(
                     (f"{p.name}=={p.version}", "no artifact URL (the format lists artifacts by URL)")
                 )
+            elif target == "conda-lock" and p.manager == "conda" and not p.md5:
+                # conda-lock's parser refuses a conda package without one ("hashes must use MD5")
+                dropped.append(
+                    (f"{p.name}=={p.version}", "no md5 hash (conda-lock.yml needs one per conda package)")
+                )
+            else:
+                keep.append(p)
         lock = replace(lock, packages=tuple(keep))
     if target == "explicit":
         from envkit.formats.explicit import write_explicit

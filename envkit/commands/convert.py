@@ -54,6 +54,19 @@ class _ReportFormat(click.Choice):
 @click.option(
     "-e", "--env", "--environment", "environment", metavar="NAME", help="pixi.lock: the environment to read."
 )
+@click.option(
+    "--extra", "extras", multiple=True, metavar="NAME", help="uv.lock: install this extra too (repeatable)."
+)
+@click.option("--all-extras", is_flag=True, help="uv.lock: install every extra.")
+@click.option(
+    "--group",
+    "groups",
+    multiple=True,
+    metavar="NAME",
+    help="uv.lock: install this dependency group too (repeatable).",
+)
+@click.option("--all-groups", is_flag=True, help="uv.lock: install every dependency group.")
+@click.option("--no-default-groups", is_flag=True, help="uv.lock: leave out the default groups (`dev`).")
 @click.option("--allow-loss", is_flag=True, help="Exit 0 even when the output cannot hold everything IN has.")
 @click.option(
     "--format",
@@ -64,7 +77,22 @@ class _ReportFormat(click.Choice):
     help="Report format: json prints the report (format, platform, losses) on stdout; needs -o FILE.",
 )
 @click.option("--json", "as_json", is_flag=True, hidden=True)  # the old spelling of --format json
-def convert(source, output, target, platform, in_format, environment, allow_loss, fmt, as_json) -> int:
+def convert(
+    source,
+    output,
+    target,
+    platform,
+    in_format,
+    environment,
+    extras,
+    all_extras,
+    groups,
+    all_groups,
+    no_default_groups,
+    allow_loss,
+    fmt,
+    as_json,
+) -> int:
     """Convert an environment file or lock to another format.
 
     Reads every format envkit reads (environment.yml exports, requirements with --hash, explicit,
@@ -72,8 +100,9 @@ def convert(source, output, target, platform, in_format, environment, allow_loss
     requirements, explicit, conda-lock, pixi (v6), pixi-v7, pylock, cyclonedx (CycloneDX 1.6 SBOM
     JSON), conda-list-json and conda-list-export.
 
-    A uv.lock whose extras or groups are declared in conflict (`[tool.uv] conflicts`: a torch per
-    accelerator) converts only to cyclonedx: pick one side with `uv export --extra NAME` first.
+    A uv.lock converts to what `uv export` selects: the project's dependencies, the default groups,
+    no extras; --extra/--all-extras/--group/--all-groups/--no-default-groups choose as uv's do (one
+    side of extras declared in conflict, `[tool.uv] conflicts`: a torch per accelerator).
 
     Exit codes: 0 installs the same (or --allow-loss), 1 what gets installed changes, 2 unusable input.
     """
@@ -101,6 +130,27 @@ def convert(source, output, target, platform, in_format, environment, allow_loss
     text = read_file(source)
     fmt = in_format or detect_format(text, source)
     model = read_text(text, filename=source, format=fmt, environment=environment)
+    uv_options = (extras, all_extras, groups, all_groups, no_default_groups)
+    if any(uv_options) and fmt != "uv-lock":
+        raise UsageError(
+            "--extra, --all-extras, --group, --all-groups and --no-default-groups choose from a uv.lock"
+        )
+    if any(uv_options):
+        from envkit.formats.uvlock import read_uv_lock
+
+        model = read_uv_lock(
+            text,
+            source,
+            extras=tuple(extras),
+            all_extras=all_extras,
+            groups=tuple(groups),
+            all_groups=all_groups,
+            no_default_groups=no_default_groups,
+        )
+    if fmt == "pixi" and environment is None:  # every environment: convert refuses to drop one silently
+        from envkit.formats.pixilock import read_pixi_environments
+
+        model = read_pixi_environments(text, source)
     result = convert_model(model, target, source_format=fmt, platform=platform)
     emit(result.text, output)
     for line in loss_lines(result, source, output or "-", allow_loss=allow_loss):

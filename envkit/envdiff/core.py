@@ -40,7 +40,33 @@ def diff(
     `platform_b` force one side's platform (a `conda env export` does not say which it is; the
     caller may know).  Raises UsageError when a multi-platform lock's platform cannot be chosen.
     """
-    return _diff(a, b, platform, host_platform, label_a, label_b, platform_a, platform_b)
+    d = _diff(a, b, platform, host_platform, label_a, label_b, platform_a, platform_b)
+    if platform is None and platform_a is None and platform_b is None:
+        d = _every_platform(d, a, b, host_platform, label_a, label_b)
+    return d
+
+
+def _every_platform(d: EnvDiff, a, b, host_platform, label_a: str, label_b: str) -> EnvDiff:
+    """`d` with every other platform two multi-platform sources share compared too (a change only on
+    osx-arm64 is a difference), and the platforms only one of them locks."""
+    from dataclasses import replace
+
+    from envkit.envdiff.platforms import model_platforms
+
+    pa, pb = model_platforms(a), model_platforms(b)
+    if len(pa) < 2 or len(pb) < 2:  # one platform against several: that one is compared, as before
+        return d
+    shown = d.a.platform
+    others = []
+    for p in (p for p in pa if p in pb and p != shown):
+        sub = _diff(a, b, p, host_platform, label_a, label_b, None, None)
+        others.append((p, len(sub.changes)))
+    return replace(
+        d,
+        other_platforms=tuple(others),
+        platforms_only_a=tuple(p for p in pa if p not in pb),
+        platforms_only_b=tuple(p for p in pb if p not in pa),
+    )
 
 
 def _diff(

@@ -48,7 +48,7 @@ GROUPS = ("matter", "platform", "other")
 
 
 SPEC_STATUSES = ("not-satisfied", "missing", "satisfied", "skipped")
-NOTE_KINDS = ("pip-not-recorded", "unused-channels", "secrets-unknown")
+NOTE_KINDS = ("pip-not-recorded", "unused-channels", "secrets-unknown", "platforms")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -263,7 +263,9 @@ class DiffNote:
     `kind` is one of NOTE_KINDS: "pip-not-recorded" (`side`'s `format` cannot hold pip packages;
     `count` pip packages of the other side left out), "unused-channels" (`side` is a live prefix;
     `values` are its configured channels no installed package came from), "secrets-unknown"
-    (`values` are the variables whose credential is a placeholder on a side)."""
+    (`values` are the variables whose credential is a placeholder on a side), "platforms" (two
+    multi-platform sources: `format` is the platform compared in full, `values` each other shared
+    platform as `PLATFORM=N`, N packages differing there)."""
 
     kind: str
     side: str | None = None  # "a" or "b"
@@ -292,10 +294,18 @@ class EnvDiff:
     highlights: tuple[tuple[str, str | None, str | None], ...] = ()  # (label, a, b)
     cross_platform: bool = False
     pip_not_recorded: PipNotRecorded | None = None
+    #: two multi-platform sources: each other platform both lock, with how many packages differ
+    #: there (the changes above are of the platform compared in full), and the platforms only one
+    #: side locks
+    other_platforms: tuple[tuple[str, int], ...] = ()
+    platforms_only_a: tuple[str, ...] = ()
+    platforms_only_b: tuple[str, ...] = ()
 
     @property
     def same(self) -> bool:
         if self.changes or self.channels.changed or self.pip_options.changed or self.variables.changed:
+            return False
+        if any(n for _, n in self.other_platforms) or self.platforms_only_a or self.platforms_only_b:
             return False
         return not any(c.status in ("not-satisfied", "missing") for c in self.spec_checks)
 
@@ -310,6 +320,14 @@ class EnvDiff:
         for side, unused in (("a", self.channels.unused_a), ("b", self.channels.unused_b)):
             if unused:
                 out.append(DiffNote(kind="unused-channels", side=side, values=unused))
+        if self.other_platforms or self.platforms_only_a or self.platforms_only_b:
+            out.append(
+                DiffNote(
+                    kind="platforms",
+                    values=tuple(f"{p}={n}" for p, n in self.other_platforms),
+                    format=self.a.platform,
+                )
+            )
         hidden = self.variables.secrets_unknown
         if hidden:
             out.append(DiffNote(kind="secrets-unknown", values=hidden, count=len(hidden)))

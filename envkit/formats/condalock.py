@@ -355,15 +355,21 @@ def split_pip_options(
     metadata: tuple[tuple[str, str], ...],
 ) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
     """(`metadata` without envkit's pip options, the pip options) from read `metadata` entries:
-    PIP_OPTIONS_KEY is taken out of `custom_metadata` (dropped when nothing else is in it)."""
+    PIP_OPTIONS_KEY and envkit's `created_by` are taken out of `custom_metadata` (dropped when
+    nothing else is in it)."""
     import json
 
     out, options = [], ()
     for k, v in metadata:
         if k == "custom_metadata":
             custom = json.loads(v)
+            mine = isinstance(custom, dict) and str(custom.get("created_by", "")).startswith("envkit ")
+            if mine:  # the writer's own mark (conda requires it; `write_conda_lock` adds it again)
+                del custom["created_by"]
             if isinstance(custom, dict) and isinstance(custom.get(PIP_OPTIONS_KEY), str):
                 options = tuple(line for line in custom.pop(PIP_OPTIONS_KEY).splitlines() if line.strip())
+                mine = True
+            if mine:
                 if not custom:
                     continue
                 v = json.dumps(custom, ensure_ascii=False, separators=(",", ":"))
@@ -458,9 +464,12 @@ def write_conda_lock(lock: Lock, *, header: str | None = None) -> str:
         out.append("  channels: []")
     out += ["  platforms:"] + [f"  - {scalar(p)}" for p in platforms] if platforms else ["  platforms: []"]
     out += ["  sources:"] + [f"  - {scalar(s)}" for s in lock.sources] if lock.sources else ["  sources: []"]
-    for k, v in join_pip_options(lock.metadata, lock.pip_options):
-        out += block_yaml(k, json.loads(v), "  ")
+    from envkit.formats.condalockout import note_pip_for_conda, written_metadata
+
+    for k, v in written_metadata(lock):
+        out += block_yaml(k, v, "  ")
     pkgs = sorted(lock.packages, key=sort_key(platforms))
+    note_pip_for_conda(pkgs)
     out.append("package:" if pkgs else "package: []")
     for p in pkgs:
         if not p.platform:

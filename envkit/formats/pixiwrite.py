@@ -2,10 +2,10 @@
 default since May 2026).
 
 The layout is the one `envkit.formats.pixilock` reads: one environment (the Lock's `environment`,
-else "default") whose `packages.<platform>` list references entries of the top-level `packages:`
-list, each written once (a noarch package shared by several platforms is one entry).  Version 7
-adds the top-level `platforms:` list.  Deterministic: platforms in lock order, references and
-entries sorted by kind and location.
+else "default"), or several (`write_pixi_environments`), whose `packages.<platform>` lists reference
+entries of the top-level `packages:` list, each written once (a noarch package shared by several
+platforms is one entry).  Version 7 adds the top-level `platforms:` list.  Deterministic:
+platforms in lock order, references and entries sorted by kind and location.
 
 What a pixi.lock cannot hold is left out and reported through `dropped` as (package, reason): a
 package without an artifact URL (pixi locks artifacts), and the editable flag of a pip package (pixi
@@ -15,6 +15,7 @@ takes editability from its manifest, not the lock; the package is written as its
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 from envkit.model import Lock, LockedPackage
 
@@ -42,26 +43,54 @@ def write_pixi_lock(
         raise ValueError(f"pixi.lock version {version} is not written; envkit writes {VERSIONS}")
     if strict:
         return _write_strict(lock, version, dropped)
+    # a pixi environment keeps its name; a conda environment's name is not a pixi environment's
+    env = (lock.environment if lock.kind == "pixi" else None) or "default"
+    return write_pixi_environments({env: lock}, version=version, dropped=dropped)
+
+
+def write_pixi_environments(
+    envs: Mapping[str, Lock], *, version: int = 6, dropped: list | None = None
+) -> str:
+    """pixi.lock text (version 6 or 7) of several environments (name -> Lock), in that order; each
+    package entry is written once, whichever environments and platforms reference it.  What the
+    file cannot hold goes to `dropped` (once per package, however many environments have it)."""
     from envkit.formats._util import yscalar as scalar
 
-    platforms = lock.platforms or tuple(dict.fromkeys(p.platform for p in lock.packages if p.platform))
-    entries, refs = _entries(lock, platforms, version, dropped)
+    if version not in VERSIONS:
+        raise ValueError(f"pixi.lock version {version} is not written; envkit writes {VERSIONS}")
+    entries: dict[Key, LockedPackage] = {}
+    sections: list[str] = ["environments:"]
+    lost: list = []
+    every: list[str] = []
+    for name, lock in envs.items():
+        platforms = _platforms_of(lock)
+        every += [pl for pl in platforms if pl not in every]
+        mine, refs = _entries(lock, platforms, version, lost)
+        for key, p in mine.items():
+            entries.setdefault(key, p)
+        sections += _environment(name, lock, platforms, refs)
+    if dropped is not None:
+        dropped += list(dict.fromkeys(lost))
     out = [f"version: {version}"]
     if version >= 7:
-        out.append("platforms:" if platforms else "platforms: []")
-        for pl in platforms:
+        out.append("platforms:" if every else "platforms: []")
+        for pl in every:
             out.append(f"- name: {scalar(pl)}")
-            sub = _subdir_of(lock, pl)
+            sub = _subdir_of(tuple(p for lk in envs.values() for p in lk.packages), pl)
             if sub != pl:  # a named platform (pixi's `p1` for win-64 with CUDA): rattler needs it
                 out.append(f"  subdir: {scalar(sub)}")
-    out += _environment(lock, platforms, refs)
+    out += sections
     out.append("packages:" if entries else "packages: []")
     for (kind, url, _), p in sorted(entries.items()):
         out += _conda_entry(p, url) if kind == "conda" else _pypi_entry(p, url)
     return "\n".join(out) + "\n"
 
 
-def _subdir_of(lock: Lock, platform: str) -> str:
+def _platforms_of(lock: Lock) -> tuple[str, ...]:
+    return lock.platforms or tuple(dict.fromkeys(p.platform for p in lock.packages if p.platform))
+
+
+def _subdir_of(packages: tuple[LockedPackage, ...], platform: str) -> str:
     """The conda subdir of `platform`: itself when it is one, else the subdir its packages were
     built for (pixi v7 names platforms freely: `- name: p1` with `subdir: win-64`)."""
     from collections import Counter
@@ -70,9 +99,7 @@ def _subdir_of(lock: Lock, platform: str) -> str:
 
     if platform in KNOWN_SUBDIRS:
         return platform
-    subs = Counter(
-        p.subdir for p in lock.packages if p.platform == platform and p.subdir not in (None, "noarch")
-    )
+    subs = Counter(p.subdir for p in packages if p.platform == platform and p.subdir not in (None, "noarch"))
     return subs.most_common(1)[0][0] if subs else platform
 
 
@@ -143,13 +170,11 @@ def _entries(
     return entries, refs
 
 
-def _environment(lock: Lock, platforms: tuple[str, ...], refs: dict[str, list[Key]]) -> list[str]:
-    """The `environments:` section: the one environment, its channels, indexes and references."""
+def _environment(env: str, lock: Lock, platforms: tuple[str, ...], refs: dict[str, list[Key]]) -> list[str]:
+    """One environment of the `environments:` section: its channels, indexes and references."""
     from envkit.formats._util import yscalar as scalar
 
-    # a pixi environment keeps its name; a conda environment's name is not a pixi environment's
-    env = (lock.environment if lock.kind == "pixi" else None) or "default"
-    out = ["environments:", f"  {scalar(env)}:"]
+    out = [f"  {scalar(env)}:"]
     out += (
         ["    channels:"] + [f"    - url: {scalar(_channel_url(c))}" for c in lock.channels]
         if lock.channels

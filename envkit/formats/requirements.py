@@ -180,5 +180,9 @@ def write_requirements_lock(lock: Lock, platform: str | None = None, *, header: 
             continue
         hashes = [h for h in dict.fromkeys([p.sha256] + [s for _, s in p.other_files]) if h]
         line = f"{p.name}=={p.version}{marker}"
+        if lock.kind == "uv-lock" and not p.index and p.url and "://" in p.url:
+            # a uv.lock package from a URL (`source = { url = ... }`) is on no index: name the URL,
+            # as `uv export` does
+            line = f"{p.name} @ {p.url}{marker}"
         out.append(line + "".join(f" \\\n    --hash=sha256:{h}" for h in hashes))
     return "\n".join(out) + "\n" if out else ""

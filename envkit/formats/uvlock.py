@@ -25,8 +25,23 @@ META_CONFLICTS = "conflicts"
 _PKG_HEADER = re.compile(r"^\[\[package\]\][ \t]*(?:#.*)?$", re.MULTILINE)
 
 
-def read_uv_lock(text: str, filename: str | None = None) -> Lock:
-    """Parse a uv.lock into Lock(kind="uv-lock") of pip packages without a platform.
+def read_uv_lock(
+    text: str,
+    filename: str | None = None,
+    *,
+    extras: tuple[str, ...] = (),
+    all_extras: bool = False,
+    groups: tuple[str, ...] = (),
+    all_groups: bool = False,
+    no_default_groups: bool = False,
+) -> Lock:
+    """Parse a uv.lock into Lock(kind="uv-lock") of the pip packages it installs (no platform),
+    each with the marker it is installed under: what `uv sync` and `uv export` select
+    (envkit.formats.uvselect) with the same options: `extras`, `all_extras`, `groups` (added to the
+    default groups, which the pyproject.toml beside the lock sets, `dev` otherwise), `all_groups`,
+    `no_default_groups`.  A lock without a project of its own (no `editable = "."` or
+    `virtual = "."` package) keeps every package.  Raises UsageError for extras or groups the lock
+    declares in conflict (`[tool.uv] conflicts`) chosen together, as uv does.
 
     Raises ParseError naming the file, line and key of a malformed entry, and
     UnsupportedVersionError for a lock version other than 1.
@@ -49,6 +64,7 @@ def read_uv_lock(text: str, filename: str | None = None) -> Lock:
     lines = header_lines(text, _PKG_HEADER)
     out: list[LockedPackage] = []
     forks: list = []
+    index: list[int] = []
     if type(raw) is not list:
         raise ParseError(
             "`package` must be an array of tables ([[package]])", where=Where(file=filename, key="package")
@@ -68,7 +84,9 @@ def read_uv_lock(text: str, filename: str | None = None) -> Lock:
         if pkg is not None:
             out.append(pkg)
             forks.append(p.get("resolution-markers"))
-    out = _fork_markers(out, forks)
+            index.append(i)
+    options = (extras, all_extras, groups, all_groups, no_default_groups)
+    out = _selected(raw, out, index, filename, data.get(META_CONFLICTS), options) or _fork_markers(out, forks)
     meta = []
     _check_conflicts(data.get(META_CONFLICTS), text, filename)
     for key in (META_REQUIRES_PYTHON, META_RESOLUTION_MARKERS, META_CONFLICTS):
@@ -137,6 +155,29 @@ def _fork_markers(pkgs: list[LockedPackage], forks: list) -> list[LockedPackage]
             p = replace(p, marker=ms[0] if len(ms) == 1 else " or ".join(f"({m})" for m in ms))
         out.append(p)
     return out
+
+
+def _selected(raw, pkgs, index, filename, conflicts, options) -> list[LockedPackage]:
+    """The packages the lock's projects install, each with its marker; [] when it has no project."""
+    from dataclasses import replace
+
+    from envkit.formats import uvselect
+
+    extras, all_extras, groups, all_groups, no_default_groups = options
+    if not any(uvselect.is_root(p) for p in raw if isinstance(p, dict)):
+        return []
+    defaults = () if no_default_groups else (uvselect.default_groups_beside(filename) or ("dev",))
+    if defaults == ("*",):
+        all_groups, defaults = True, ()
+    uvselect.refuse_conflicting(
+        conflicts, raw, extras, all_extras, (*defaults, *groups), all_groups, filename
+    )
+    chosen = uvselect.select(
+        raw, extras=extras, all_extras=all_extras, groups=(*defaults, *groups), all_groups=all_groups
+    )
+    return [
+        replace(p, marker=uvselect.text(chosen[i])) for p, i in zip(pkgs, index, strict=True) if i in chosen
+    ]
 
 
 class _Bad(Exception):

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -83,9 +83,11 @@ class InstallChange:
     a: str | None
     b: str | None
     reason: str = ""
+    #: the pixi.lock environment, when several were written
+    environment: str | None = None
 
     def as_dict(self) -> dict[str, object]:
-        return {
+        out: dict[str, object] = {
             "platform": self.platform,
             "name": self.name,
             "kind": self.kind,
@@ -93,6 +95,9 @@ class InstallChange:
             "b": self.b,
             "reason": self.reason,
         }
+        if self.environment is not None:
+            out["environment"] = self.environment
+        return out
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -119,7 +124,7 @@ class ConvertResult:
 
 
 def convert_model(
-    model: EnvSpec | Lock | str | os.PathLike[str],
+    model: EnvSpec | Lock | Mapping[str, Lock] | str | os.PathLike[str],
     target: str,
     *,
     source_format: str | None = None,
@@ -130,13 +135,18 @@ def convert_model(
     written from: `text`, `losses`, `changes_install`, `notes`, `verified`.  `source_format` is
     the format the model was read from (what it carries decides what the target loses; None: the
     format a path is read as), `platform` the platform to write for a one-platform target.
-    Raises UsageError (an unknown target, a model without its format, a spec where a lock
+    `model` may be every environment of a pixi.lock (name -> Lock; a pixi.lock path is read so): a
+    pixi target keeps them all, each read back and diffed; another target takes the one that has
+    packages.  Raises UsageError (an unknown target, a model without its format, a spec where a lock
     belongs, several platforms) and the ParseError family for a file that cannot be read."""
     from envkit.ops._inputs import is_path, model_or_path
 
     if is_path(model):
         model, source_format = _read_source(os.fspath(model), source_format)
-    model_m = model_or_path("convert_model", "model", model, ("EnvSpec", "Lock"))
+    if isinstance(model, Mapping):  # every environment of a pixi.lock
+        model_m = model
+    else:
+        model_m = model_or_path("convert_model", "model", model, ("EnvSpec", "Lock"))
     if source_format is None:
         from envkit.errors import Remedy, UsageError
 
@@ -155,7 +165,10 @@ def convert_model(
     changes: tuple[InstallChange, ...] = ()
     src = conv.written_from
     why = ""
-    if target not in _READ_AS:
+    if conv.environments:
+        changes, more = _readback_environments(conv)
+        notes += [n for n in more if n.feature not in {m.feature for m in notes}]
+    elif target not in _READ_AS:
         why = f"{target} is not read back"
     elif src is None:
         why = "nothing to compare"
@@ -176,13 +189,32 @@ def convert_model(
     )
 
 
-def _read_source(path: str, source_format: str | None) -> tuple[EnvSpec | Lock, str]:
+def _readback_environments(conv: Conversion) -> tuple[tuple[InstallChange, ...], tuple[Note, ...]]:
+    """readback_diff of every environment a pixi.lock conversion wrote, its changes named by it."""
+    from dataclasses import replace
+
+    changes: list[InstallChange] = []
+    notes: dict[str, Note] = {}
+    for name, lock in conv.environments:
+        plats = lock.platforms or (None,)
+        got, more = readback_diff(lock, conv.text, conv.target, plats, environment=name)
+        changes += [replace(c, environment=name) for c in got]
+        for n in more:
+            notes.setdefault(n.feature, n)
+    return tuple(changes), tuple(notes.values())
+
+
+def _read_source(path: str, source_format: str | None) -> tuple[EnvSpec | Lock | Mapping[str, Lock], str]:
     """The model of the file `path` and the format it was read as (`source_format`, else detected)."""
     from envkit.formats import detect_format, read_text
     from envkit.io import read_text as read_path
 
     text = read_path(path)
     fmt = source_format or detect_format(text, path)
+    if fmt == "pixi":  # every environment: convert refuses to drop one silently
+        from envkit.formats.pixilock import read_pixi_environments
+
+        return read_pixi_environments(text, path), fmt
     model: EnvSpec | Lock = read_text(text, filename=path, format=fmt)
     return model, fmt
 
@@ -195,16 +227,21 @@ def _platforms_written(conv: Conversion) -> tuple[str | None, ...]:
 
 
 def readback_diff(
-    source: Lock | EnvSpec, text: str, target: str, platforms: tuple[str | None, ...]
+    source: Lock | EnvSpec,
+    text: str,
+    target: str,
+    platforms: tuple[str | None, ...],
+    *,
+    environment: str | None = None,
 ) -> tuple[tuple[InstallChange, ...], tuple[Note, ...]]:
-    """(install changes, notes) of `text` (written as `target` from `source`) read back and diffed
-    against `source` on each of `platforms` (None: a lock without platforms).  Raises the readers'
-    errors when the text does not read back."""
+    """(install changes, notes) of `text` (written as `target` from `source`; its pixi.lock
+    `environment`) read back and diffed against `source` on each of `platforms` (None: a lock
+    without platforms).  Raises the readers' errors when the text does not read back."""
     from envkit.envdiff import diff
     from envkit.formats import read_text
     from envkit.model import resolved_view
 
-    back = read_text(text, filename=f"converted.{target}", format=_READ_AS[target])
+    back = read_text(text, filename=f"converted.{target}", format=_READ_AS[target], environment=environment)
     if isinstance(back, EnvSpec) and resolved_view(back) is None and back.pip and not back.conda:
         from envkit.formats.requirements import requirements_to_lock
 

@@ -29,6 +29,20 @@ def note_sentence(note: DiffNote) -> str:
             f"channels configured for {(note.side or '').upper()} that no installed package came from "
             f"(not compared): {', '.join(note.values)}."
         )
+    if note.kind == "platforms":
+        others = [v.rsplit("=", 1) for v in note.values]
+        said = ", ".join(
+            f"{p} (the same)"
+            if n == "0"
+            else f"{p} ({plural(int(n), 'package')} {'differs' if n == '1' else 'differ'}: "
+            f"--platform {p} lists them)"
+            for p, n in others
+        )
+        return (
+            f"compared on every platform both lock: {note.format} (above)"
+            + (f", {said}" if said else "")
+            + "."
+        )
     if note.kind == "secrets-unknown":
         return (
             f"{plural(len(note.values), 'credential value')} could not be compared (written as a "
@@ -53,4 +67,10 @@ def differing_lists(d: EnvDiff) -> list[str]:
     ):
         if changed:
             out.append(f"{what} differ")
+    for p, n in d.other_platforms:
+        if n:
+            out.append(f"{p}: {plural(n, 'package')} {'differs' if n == 1 else 'differ'}")
+    for letter, only in (("A", d.platforms_only_a), ("B", d.platforms_only_b)):
+        if only:
+            out.append(f"only {letter} locks {', '.join(only)}")
     return out

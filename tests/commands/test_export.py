@@ -192,9 +192,12 @@ def test_conda_lock_format_is_readable_by_conda_lock(envkit_cli, tmp_path, isola
     out = tmp_path / "conda-lock.yml"
     r = export(envkit_cli, "-p", str(prefix), "--format", "conda-lock", "-o", str(out))
     assert r.stderr.startswith(
-        "warning: 1 pip package(s) left out of the conda-lock output: "
-        "pip recorded no URL for them (tinyreq==2.0)"
+        "note: conda cannot create from this conda-lock.yml: its pip packages (fromurl) are `manager: pip`"
     )
+    assert (
+        "\nwarning: 1 pip package(s) left out of the conda-lock output: "
+        "pip recorded no URL for them (tinyreq==2.0)"
+    ) in r.stderr
     lock = parse_conda_lock_file(out)
     assert sorted(p.name for p in lock.package) == [
         "ca-certificates",

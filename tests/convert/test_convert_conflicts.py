@@ -1,9 +1,8 @@
 """A uv.lock of conflicting extras (`[tool.uv] conflicts`, uv's PyTorch guide: torch once per
-accelerator extra) converts to no format that installs: the sides are told apart by uv's own
-`extra-N-project-*` markers, and a requirements file, pylock.toml or conda lock of it would ask for
-every side at once.  `convert` refuses, naming the conflicting extras and the `uv export` that picks
-one; the SBOM, which lists what the lock holds, is still written.  On a real lock: remsky/Kokoro-FastAPI
-(tests/convert/data/SOURCES.md)."""
+accelerator extra): convert installs what `uv export` installs, no side by default, the side
+`--extra NAME` names, and refuses two sides as uv does.  A lock whose sides nothing decides (no
+project of its own to select from) is refused, naming the conflicting extras.  On a real lock:
+remsky/Kokoro-FastAPI (tests/convert/data/SOURCES.md)."""
 
 from __future__ import annotations
 
@@ -29,7 +28,7 @@ HINT = (
 )
 
 
-def test_the_reader_keeps_the_conflict_sets():
+def test_the_reader_keeps_the_conflict_sets_and_installs_no_side_by_default():
     lock = read_text(KOKORO.read_text(), filename=str(KOKORO), format="uv-lock")
     assert conflict_sets(lock) == (
         (
@@ -39,79 +38,74 @@ def test_the_reader_keeps_the_conflict_sets():
             "kokoro-fastapi[rocm]",
         ),
     )
-    assert sorted(p.version for p in lock.packages if p.name == "torch") == [
-        "2.8.0",
-        "2.8.0",
-        "2.8.0+cpu",
-        "2.8.0+cu126",
-        "2.8.0+cu128",
-        "2.8.0+cu129",
-        "2.8.0+rocm6.4",
-    ]
+    # what `uv export` installs without --extra: the torch of the project's own dependencies
+    assert [(p.version, p.marker) for p in lock.packages if p.name == "torch"] == [("2.8.0", None)]
     assert conflict_sets(read_text(CLICK_UV.read_text(), format="uv-lock")) == ()
 
 
 @pytest.mark.parametrize(
-    "name,target",
+    "extra,torches",
     [
-        ("requirements.txt", "requirements"),
-        ("pylock.toml", "pylock"),
-        ("pixi.lock", "pixi"),
-        ("environment.yml", "env"),
+        ("cpu", ["torch==2.8.0 ; sys_platform == 'darwin'", "torch==2.8.0+cpu ; sys_platform != 'darwin'"]),
+        (
+            "gpu",
+            [
+                "torch==2.8.0 ; platform_machine != 'aarch64' and platform_machine != 'x86_64'",
+                "torch==2.8.0+cu126 ; platform_machine == 'x86_64'",
+                "torch==2.8.0+cu129 ; platform_machine == 'aarch64'",
+            ],
+        ),
     ],
 )
-def test_convert_refuses_a_lock_of_conflicting_extras_naming_them(tmp_path, name, target):
-    out = tmp_path / name
-    r = run_envkit("convert", str(KOKORO), "-o", str(out), "--platform", "linux-64")
-    assert r.exit_code == 2
-    assert r.stderr.splitlines() == [
-        "error: the uv.lock declares extras or groups that cannot be installed together "
-        f"({SIDES}) and locks 13 name(s) at several versions ({TORCHES}; networkx, nvidia-cublas-cu12, "
-        f"nvidia-cuda-cupti-cu12, ...); {target} would install every side at once",
-        HINT,
-    ]
-    assert not out.exists()  # nothing that pip or uv would install wrongly
+def test_convert_installs_the_side_extra_names_as_uv_export_does(tmp_path, extra, torches):
+    """The torch lines are `uv export --frozen --extra NAME`'s, character for character
+    (tests/convert/test_convert_owner.py compares every line)."""
+    out = tmp_path / "requirements.txt"
+    r = run_envkit("convert", str(KOKORO), "-o", str(out), "--extra", extra)
+    assert r.exit_code == 0, r.stderr
+    got = [ln.rstrip(" \\") for ln in out.read_text().splitlines() if ln.startswith("torch==")]
+    assert got == torches
 
 
-def test_the_refusal_is_the_same_without_a_platform(tmp_path):
-    r = run_envkit("convert", str(KOKORO), "-o", str(tmp_path / "pylock.toml"), "--format", "json")
-    assert (r.exit_code, r.stdout) == (2, "")
-    assert r.stderr.startswith(
-        f"error: the uv.lock declares extras or groups that cannot be installed together ({SIDES})"
+def test_two_sides_are_refused_as_uv_refuses_them(tmp_path):
+    out = tmp_path / "pylock.toml"
+    r = run_envkit("convert", str(KOKORO), "-o", str(out), "--extra", "cpu", "--extra", "gpu")
+    assert r.exit_code == 2 and not out.exists()
+    assert r.stderr == (
+        f"error: {KOKORO}: the uv.lock declares `cpu`, `gpu` in conflict (`[tool.uv] conflicts`): they "
+        "cannot be installed together\nhint: choose one of them (--extra NAME or --group NAME)\n"
     )
 
 
-def test_a_group_conflict_hints_at_the_group(tmp_path):
-    """The same lock with the sides declared as dependency groups (`{ group = ... }`, as uv writes a
-    `[tool.uv] conflicts` of groups): the hint says `--group`."""
-    text = KOKORO.read_text().replace(
-        '{ package = "kokoro-fastapi", extra = "', '{ package = "kokoro-fastapi", group = "'
-    )
+def _without_project(tmp_path) -> Path:
+    """The lock with its project turned into a plain directory package: nothing selects a side,
+    so every side's packages stay, told apart by uv's conflict markers only."""
     src = tmp_path / "uv.lock"
-    src.write_text(text)
-    r = run_envkit("convert", str(src), "-o", str(tmp_path / "requirements.txt"))
+    text = KOKORO.read_text()
+    assert text.count('source = { editable = "." }') == 1
+    src.write_text(text.replace('source = { editable = "." }', 'source = { directory = "sub" }'))
+    return src
+
+
+@pytest.mark.parametrize("name,target", [("requirements.txt", "requirements"), ("pylock.toml", "pylock")])
+def test_a_lock_with_every_side_left_is_refused_naming_them(tmp_path, name, target):
+    out = tmp_path / name
+    r = run_envkit("convert", str(_without_project(tmp_path)), "-o", str(out), "--platform", "linux-64")
     assert r.exit_code == 2
-    assert (
-        "({kokoro-fastapi:cpu, kokoro-fastapi:gpu, kokoro-fastapi:gpu-cu128, kokoro-fastapi:rocm})"
-        in r.stderr
+    assert r.stderr.splitlines()[0].startswith(
+        f"error: the uv.lock declares extras or groups that cannot be installed together ({SIDES}) and locks "
     )
-    assert r.stderr.splitlines()[-1] == HINT.replace("--extra cpu", "--group cpu")
+    assert r.stderr.splitlines()[0].endswith(f"; {target} would install every side at once")
+    assert r.stderr.splitlines()[1] == HINT
+    assert not out.exists()
 
 
-def test_the_sbom_of_such_a_lock_lists_every_side(tmp_path):
+def test_the_sbom_lists_what_the_selection_installs(tmp_path):
     out = tmp_path / "bom.cdx.json"
-    r = run_envkit("convert", str(KOKORO), "-o", str(out))
+    r = run_envkit("convert", str(KOKORO), "-o", str(out), "--extra", "gpu")
     assert r.exit_code == 0, r.stderr
     torches = sorted(c["version"] for c in json.loads(out.read_text())["components"] if c["name"] == "torch")
-    assert torches == [
-        "2.8.0",
-        "2.8.0",
-        "2.8.0+cpu",
-        "2.8.0+cu126",
-        "2.8.0+cu128",
-        "2.8.0+cu129",
-        "2.8.0+rocm6.4",
-    ]
+    assert torches == ["2.8.0", "2.8.0+cu126", "2.8.0+cu129"]
 
 
 def test_a_malformed_conflicts_is_a_parse_error_at_its_line(tmp_path):
@@ -132,11 +126,12 @@ def test_a_malformed_conflicts_is_a_parse_error_at_its_line(tmp_path):
     assert r.stderr.startswith(f"error: {src}:{line} (conflicts): `conflicts` must be an array of sets")
 
 
-def test_the_library_raises_the_same_with_its_hint():
+def test_the_library_raises_the_same_with_its_hint(tmp_path):
     from envkit.errors import UsageError
     from envkit.ops.convert import convert_model
 
-    lock = read_text(KOKORO.read_text(), filename=str(KOKORO), format="uv-lock")
+    src = _without_project(tmp_path)
+    lock = read_text(src.read_text(), filename=str(src), format="uv-lock")
     with pytest.raises(UsageError) as exc:
         convert_model(lock, "pylock", source_format="uv-lock")
     assert str(exc.value).endswith("; pylock would install every side at once")
@@ -146,7 +141,5 @@ def test_the_library_raises_the_same_with_its_hint():
 def test_convert_help_says_how_to_pick_a_side():
     r = run_envkit("convert", "--help")
     text = " ".join(r.stdout.split())  # the terminal's width decides where lines break
-    assert (
-        "(`[tool.uv] conflicts`: a torch per accelerator) converts only to cyclonedx: pick one side with "
-        "`uv export --extra NAME` first." in text
-    )
+    assert "A uv.lock converts to what `uv export` selects" in text
+    assert "--extra NAME uv.lock: install this extra too (repeatable)." in text

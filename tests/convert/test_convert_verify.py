@@ -72,7 +72,7 @@ def test_a_user_who_passed_allow_loss_is_not_told_to_pass_it(tmp_path):
 # --- uv.lock forks: one name, one version per Python ----------------------------------------------
 
 #: each forked package's `resolution-markers`, joined with `or`
-_NEW = "(python_full_version >= '3.12') or (python_full_version == '3.11.*')"
+_NEW = "python_full_version >= '3.11'"  # as `uv export` writes it (the edge's marker)
 FORKS = {
     MARKUPSAFE_UV: {"sphinx==8.1.3 ; python_full_version < '3.11'", f"sphinx==8.2.3 ; {_NEW}"},
     CLICK_UV: {
@@ -95,7 +95,7 @@ def _pins(text: str) -> set[str]:
 @pytest.mark.parametrize("src", sorted(FORKS), ids=lambda p: p.name.split("_")[0])
 def test_uv_lock_forks_to_requirements_keep_the_markers(src, tmp_path):
     out = tmp_path / "requirements.txt"
-    r, doc = _convert(str(src), "-o", str(out))
+    r, doc = _convert(str(src), "-o", str(out), "--all-groups")  # sphinx is in the `docs` group
     assert r.exit_code == 0, r.stderr
     assert (doc["verified"], doc["losses"], doc["changes_install"]) == (True, [], [])
     assert [n["feature"] for n in doc["notes"]] == ["pip-urls", "depends"]
@@ -107,7 +107,7 @@ def test_uv_lock_forks_to_pylock_keep_the_markers(src, tmp_path):
     from packaging.pylock import Pylock
 
     out = tmp_path / "pylock.toml"
-    r, doc = _convert(str(src), "-o", str(out))
+    r, doc = _convert(str(src), "-o", str(out), "--all-groups")
     assert r.exit_code == 0, r.stderr
     assert (doc["lossless"], doc["verified"]) == (True, True)
     data = tomllib.loads(out.read_text())
@@ -117,7 +117,15 @@ def test_uv_lock_forks_to_pylock_keep_the_markers(src, tmp_path):
 
 
 def test_uv_lock_forks_to_a_one_version_target_are_refused(tmp_path):
-    r = run_envkit("convert", str(CLICK_UV), "-o", str(tmp_path / "conda-lock.yml"), "--platform", "linux-64")
+    r = run_envkit(
+        "convert",
+        str(CLICK_UV),
+        "-o",
+        str(tmp_path / "conda-lock.yml"),
+        "--platform",
+        "linux-64",
+        "--all-groups",
+    )
     assert r.exit_code == 2
     assert r.stderr == (
         "error: the lock installs sphinx, sphinx-autobuild at several versions, one per environment "
@@ -140,7 +148,7 @@ def test_pixi_lock_same_name_depends_survive_conda_lock(tmp_path):
     dup = [p for p in src.packages if len({n for n, _ in p.depends}) < len(p.depends)]
     assert len(dup) == 33
     out = tmp_path / "conda-lock.yml"
-    r, doc = _convert(str(PIXI_DUP_DEPENDS), "-o", str(out), "--allow-loss")
+    r, doc = _convert(str(PIXI_DUP_DEPENDS), "-o", str(out), "--allow-loss", "--env", "default")
     assert r.exit_code == 0
     assert {(c["name"], c["kind"]) for c in doc["changes_install"]} == {("docker-project", "source")}
     assert [x["feature"] for x in doc["losses"]] == ["editable"]
@@ -239,3 +247,36 @@ def test_py_rattler_reads_a_pixi_lock_of_a_file_channel(target, tmp_path):
 
 def _explicit_urls(path: Path) -> list[str]:
     return [ln for ln in path.read_text().splitlines() if "://" in ln and not ln.startswith("#")]
+
+
+def test_a_pip_wheel_by_file_url_converts_to_explicit_without_a_false_loss(tmp_path):
+    """A local wheel (`file:///.../tinyreq-2.0-py3-none-any.whl`) names its version: the explicit
+    file's `# pip NAME @ URL` line installs the same, and nothing is reported dropped (a directory,
+    which names none, still is: test_loss_table_cells_hold_on_real_conversions)."""
+    from envkit.formats.condalock import write_conda_lock
+    from envkit.model import Lock, LockedPackage
+
+    cf = "https://conda.anaconda.org/conda-forge/linux-64"
+    wheel = "file:///work/wheels/tinyreq-2.0-py3-none-any.whl"
+    pkgs = (
+        LockedPackage(
+            manager="conda",
+            name="python",
+            version="3.12.5",
+            build="h2ad013b_0",
+            platform="linux-64",
+            url=f"{cf}/python-3.12.5-h2ad013b_0.conda",
+            md5="a" * 32,
+            sha256="b" * 64,
+            subdir="linux-64",
+        ),
+        LockedPackage(
+            manager="pip", name="tinyreq", version="2.0", platform="linux-64", url=wheel, sha256="c" * 64
+        ),
+    )
+    src = tmp_path / "conda-lock.yml"
+    src.write_text(write_conda_lock(Lock(kind="conda-lock", platforms=("linux-64",), packages=pkgs)))
+    out = tmp_path / "explicit.txt"
+    r = run_envkit("convert", str(src), "-o", str(out))
+    assert (r.exit_code, r.stderr) == (0, "")
+    assert out.read_text().splitlines()[-1] == f"# pip tinyreq @ {wheel}#sha256={'c' * 64}"

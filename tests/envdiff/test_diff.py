@@ -1030,3 +1030,62 @@ def test_spec_entries_with_a_source_are_checked_against_where_it_was_installed()
     assert [(c.status, c.note) for c in diff(EnvSpec(pip=spec.pip[1:2]), plain).spec_checks] == [
         ("satisfied", "source not compared")
     ]
+
+
+def _two_platforms(osx_version: str, *more):
+    """zlib locked for linux-64 and osx-arm64 (at `osx_version` there), and `more` packages."""
+    plats = ("linux-64", "osx-arm64", *dict.fromkeys(p.platform for p in more))
+    return lock(
+        P("zlib", "1.3", "h0_0", platform="linux-64"),
+        P("zlib", osx_version, "h1_0", platform="osx-arm64"),
+        *more,
+        platforms=plats,
+    )
+
+
+def test_two_multi_platform_locks_are_compared_on_every_shared_platform():
+    """A change only on osx-arm64 is a difference, said per platform; a platform only one side locks
+    is named; the platform shown in full is still the one picked as before."""
+    a = _two_platforms("1.3")
+    b = _two_platforms("1.3.1", P("zlib", "1.3", "h2_0", platform="win-64"))
+    d = diff(a, b, host_platform="linux-64")
+    assert (d.a.platform, d.changes) == ("linux-64", ())
+    assert (d.other_platforms, d.platforms_only_a, d.platforms_only_b) == (
+        (("osx-arm64", 1),),
+        (),
+        ("win-64",),
+    )
+    assert not d.same
+    assert diff(a, a, host_platform="linux-64").same
+    assert diff(a, a, host_platform="linux-64").other_platforms == (("osx-arm64", 0),)
+    # --platform compares that one platform only, as before
+    assert diff(a, b, platform="linux-64").same
+
+
+def test_the_report_says_which_platforms_differ(envkit_cli, tmp_path):
+    from dataclasses import replace
+
+    from envkit.formats.condalock import write_conda_lock
+
+    a, b = _two_platforms("1.3"), _two_platforms("1.3.1")
+
+    def with_urls(lk):
+        cf = "https://conda.anaconda.org/conda-forge"
+        return replace(
+            lk,
+            packages=tuple(
+                replace(p, url=f"{cf}/{p.platform}/{p.name}-{p.version}-{p.build}.conda", md5="0" * 32)
+                for p in lk.packages
+            ),
+        )
+
+    fa, fb = tmp_path / "a.conda-lock.yml", tmp_path / "b.conda-lock.yml"
+    fa.write_text(write_conda_lock(with_urls(a)))
+    fb.write_text(write_conda_lock(with_urls(b)))
+    r = envkit_cli("diff", str(fa), str(fb))
+    assert r.exit_code == 1, r.stdout + r.stderr
+    assert (
+        "note: compared on every platform both lock: linux-64 (above), osx-arm64 (1 package differs: "
+        "--platform osx-arm64 lists them)." in r.stdout.splitlines()
+    )
+    assert r.stdout.endswith("Different: osx-arm64: 1 package differs.\n")

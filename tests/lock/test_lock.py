@@ -645,10 +645,11 @@ def test_pip_options_round_trip_through_conda_lock_yml(tmp_path):
     path = tmp_path / "conda-lock.yml"
     path.write_text(text)
     assert parse_conda_lock_file(path).metadata.custom_metadata == {
+        "created_by": "envkit 0.1.0",
         "envkit.pip_options": (
             "--index-url https://pypi.example/simple\n--extra-index-url "
             "https://${TOK}@x.org/simple\n--find-links ./wheels"
-        )
+        ),
     }
     back = read_conda_lock(text)
     assert back == lock and back.metadata == ()
@@ -656,6 +657,7 @@ def test_pip_options_round_trip_through_conda_lock_yml(tmp_path):
     with_meta = replace(lock, metadata=(("custom_metadata", '{"team":"ml"}'),))
     path.write_text(write_conda_lock(with_meta))
     assert parse_conda_lock_file(path).metadata.custom_metadata == {
+        "created_by": "envkit 0.1.0",
         "team": "ml",
         "envkit.pip_options": lock.pip_options[0] + "\n" + lock.pip_options[1] + "\n" + lock.pip_options[2],
     }

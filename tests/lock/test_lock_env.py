@@ -25,6 +25,13 @@ def parse_with_conda_lock(path: Path):
     return parse_conda_lock_file(path)
 
 
+def conda_note(names: str) -> str:
+    """The note `lock` prints for a conda-lock.yml with pip packages, which conda cannot read."""
+    from envkit.formats.condalockout import CONDA_CANNOT_READ_PIP
+
+    return "note: " + CONDA_CANNOT_READ_PIP.format(names=names) + "\n"
+
+
 def write_spec(path: Path, channels, deps, pip=None) -> Path:
     lines = ["name: demo", "channels:"] + [f"  - {c}" for c in channels] + ["dependencies:"]
     lines += [f"  - {d}" for d in deps]
@@ -108,6 +115,7 @@ def test_lock_spec_writes_a_conda_lock_file_conda_lock_reads(envkit_cli, tmp_pat
     assert set(parsed.metadata.content_hash) == {"linux-64"}
     # the pip section's index options are kept where conda-lock's schema allows: custom_metadata
     assert parsed.metadata.custom_metadata == {
+        "created_by": "envkit 0.1.0",  # conda's reader of the format requires it
         "envkit.pip_options": f"--no-index\n--find-links {wheels}",
         # what it was solved from, so that `lock --check` can name the entries that change
         "envkit.spec": '{"conda":{"numpy":["numpy"],"pip":["pip"],"python":["python=3.11"],'
@@ -371,7 +379,7 @@ def test_lock_live_prefix_with_pip_packages(envkit_cli, tmp_path, default_prefix
     out.parent.mkdir()
     r = envkit_cli("lock", "-p", str(prefix), "-o", str(out), env=pip_env(find_links=wheels))
     assert r.exit_code == 0, r.stderr
-    assert r.stderr == (
+    assert r.stderr == conda_note("helper, tinyreq") + (
         f"locked {prefix} (linux-64): 9 conda packages and 2 pip packages -> {out} and "
         f"{out.parent / 'environment.lock.yml'}\n"
     )
@@ -660,7 +668,8 @@ def test_pip_options_travel_in_the_lock_to_create(envkit_cli, tmp_path, default_
     assert lock.pip_options == ("--no-index", "--find-links ../wheels")  # --pre shaped the solve only
     custom = parse_with_conda_lock(out).metadata.custom_metadata
     assert {k: v for k, v in custom.items() if k != "envkit.spec"} == {
-        "envkit.pip_options": "--no-index\n--find-links ../wheels"
+        "created_by": "envkit 0.1.0",
+        "envkit.pip_options": "--no-index\n--find-links ../wheels",
     }
     assert envkit_cli("lock", "--check", "-f", str(spec), "--lock", str(out)).exit_code == 0
     # a pip package without an artifact is installed by pin: only the lock's options can find it
@@ -719,7 +728,9 @@ def test_env_lock_is_named_after_the_lock_and_never_shared(envkit_cli, tmp_path,
     r = envkit_cli("lock", "-p", str(env2), "-o", "l2.yml", cwd=work)
     assert r.exit_code == 0, r.stderr
     assert (
-        r.stderr == f"locked {env2} (linux-64): 9 conda packages and 1 pip package -> l2.yml and "
+        r.stderr
+        == conda_note("tinyreq")
+        + f"locked {env2} (linux-64): 9 conda packages and 1 pip package -> l2.yml and "
         "l2.environment.lock.yml\n"
     )
     assert (work / "environment.lock.yml").read_text() == env1_lock  # env1's, untouched
@@ -739,16 +750,21 @@ def test_env_lock_is_named_after_the_lock_and_never_shared(envkit_cli, tmp_path,
     assert files == ["conda-lock.yml", "environment.lock.yml", "l2.environment.lock.yml", "l2.yml"]
     r = envkit_cli("lock", "-p", str(env2), "-o", "-", cwd=work)
     assert r.exit_code == 0 and "version: 1" in r.stdout.splitlines()
-    assert r.stderr == f"locked {env2} (linux-64): 9 conda packages and 1 pip package -> standard output\n"
+    assert r.stderr == conda_note("tinyreq") + (
+        f"locked {env2} (linux-64): 9 conda packages and 1 pip package -> standard output\n"
+    )
     assert sorted(os.listdir(work)) == files  # nothing written as a side effect
     r = envkit_cli("lock", "-p", str(env2), "-o", os.devnull, cwd=work)  # a stream too: nothing beside it
-    assert r.stderr == f"locked {env2} (linux-64): 9 conda packages and 1 pip package -> {os.devnull}\n"
+    assert r.stderr == conda_note("tinyreq") + (
+        f"locked {env2} (linux-64): 9 conda packages and 1 pip package -> {os.devnull}\n"
+    )
     assert sorted(os.listdir(work)) == files
     r = envkit_cli("lock", "-p", str(env2), "-o", "-", "--env-lock", "e2.yml", cwd=work)
     assert r.exit_code == 0
     assert (
         r.stderr
-        == f"locked {env2} (linux-64): 9 conda packages and 1 pip package -> standard output and e2.yml\n"
+        == conda_note("tinyreq")
+        + f"locked {env2} (linux-64): 9 conda packages and 1 pip package -> standard output and e2.yml\n"
     )
     assert (work / "e2.yml").read_text() == (work / "l2.environment.lock.yml").read_text().replace(
         "-o l2.yml", "--env-lock e2.yml -o -"

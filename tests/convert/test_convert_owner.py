@@ -1,0 +1,221 @@
+"""uv.lock -> requirements.txt / pylock.toml equals what uv itself exports of the same lock and
+pyproject.toml (`uv export --frozen --format requirements.txt|pylock.toml`, offline), with the same
+selection options: the same packages at the same versions, from the same URLs with the same hashes,
+each installed on the same environments (its marker evaluated on every platform and Python the test
+knows: envkit's markers are uv's up to spelling).  Real locks with their pyproject.toml
+(tests/convert/data/SOURCES.md): markers of platform-only packages, extras, dependency groups
+(`[tool.uv] default-groups`), a Python fork, a URL package and extras declared in conflict."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import tomllib
+from conftest import CORPUS, run_envkit
+
+DATA = Path(__file__).parent / "data"
+UV = Path(sys.executable).with_name("uv")
+
+#: lock name -> (uv.lock, pyproject.toml, the selections compared)
+LOCKS = {
+    "spectree": (
+        CORPUS / "80_0b01001001__spectree__uv.lock",
+        DATA / "0b01001001__spectree__pyproject.toml",
+        ((), ("--all-extras",), ("--extra", "falcon"), ("--all-groups",), ("--no-default-groups",)),
+    ),
+    "markupsafe": (
+        CORPUS / "81_pallets__markupsafe__uv.lock",
+        DATA / "pallets__markupsafe__pyproject.toml",
+        ((), ("--all-groups",)),
+    ),
+    "click": (
+        CORPUS / "82_pallets__click__uv.lock",
+        DATA / "pallets__click__pyproject.toml",
+        ((), ("--group", "docs"), ("--no-default-groups", "--group", "tests")),
+    ),
+    "kokoro": (
+        DATA / "remsky__Kokoro-FastAPI__uv.lock",
+        DATA / "remsky__Kokoro-FastAPI__pyproject.toml",
+        ((), ("--extra", "cpu"), ("--extra", "gpu"), ("--extra", "rocm")),
+    ),
+}
+CASES = [(name, sel) for name, (_, _, sels) in LOCKS.items() for sel in sels]
+
+
+def _environments() -> list[dict[str, str]]:
+    from packaging.markers import default_environment
+
+    out = []
+    systems = {"linux": "Linux", "win32": "Windows", "darwin": "Darwin"}
+    for plat, machine in (
+        ("linux", "x86_64"),
+        ("linux", "aarch64"),
+        ("win32", "AMD64"),
+        ("darwin", "arm64"),
+        ("darwin", "x86_64"),
+    ):
+        for py in ("3.9.1", "3.10.4", "3.11.2", "3.12.1", "3.13.0", "3.14.0"):
+            for impl, name in (("cpython", "CPython"), ("pypy", "PyPy")):
+                env = dict(default_environment())
+                env.update(
+                    sys_platform=plat,
+                    platform_machine=machine,
+                    platform_system=systems[plat],
+                    os_name="nt" if plat == "win32" else "posix",
+                    python_full_version=py,
+                    python_version=py.rsplit(".", 1)[0],
+                    implementation_name=impl,
+                    platform_python_implementation=name,
+                )
+                out.append(env)
+    return out
+
+
+ENVIRONMENTS = _environments()
+
+
+def _canon(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _requirements(text: str) -> dict[str, tuple[str, str | None, frozenset[str]]]:
+    """name -> (version or URL, marker, hashes) of a requirements file (`-e PATH`: the path)."""
+    out = {}
+    for entry in text.replace("\\\n", " ").splitlines():
+        entry = entry.strip()
+        if not entry or entry.startswith(("#", "--")):
+            continue
+        hashes = frozenset(re.findall(r"--hash=sha256:([0-9a-f]+)", entry))
+        entry = entry.split(" --hash", 1)[0].strip()
+        req, _, marker = entry.partition(" ; ")
+        if req.startswith("-e "):
+            out[req[3:].split("#egg=")[0]] = ("editable", marker or None, hashes)
+        elif " @ " in req:
+            name, url = req.split(" @ ", 1)
+            out[_canon(name)] = (url, marker or None, hashes)
+        else:
+            name, version = req.split("==", 1)
+            out[_canon(name)] = (version, marker or None, hashes)
+    return out
+
+
+def _pylock(text: str) -> dict[str, tuple[str, str | None, frozenset[str]]]:
+    """name -> (version, marker, every artifact's sha256) of a pylock.toml."""
+    out = {}
+    for p in tomllib.loads(text)["packages"]:
+        files = [p["sdist"]] if "sdist" in p else []
+        files += p.get("wheels", []) + ([p["archive"]] if "archive" in p else [])
+        hashes = frozenset(f["hashes"]["sha256"] for f in files)
+        # a source tree: uv writes no version (PEP 751 allows none), envkit the project's
+        version = "(source tree)" if "directory" in p else p.get("version", "")
+        out[_canon(p["name"])] = (version, p.get("marker"), hashes)
+    return out
+
+
+def _installed(entries, env: dict[str, str]) -> set[str]:
+    from packaging.markers import Marker
+
+    return {
+        n for n, (_, m, _) in entries.items() if m is None or Marker(m).evaluate(env, context="lock_file")
+    }
+
+
+def _export(workdir: Path, fmt: str, selection: tuple[str, ...], out: Path) -> None:
+    env = {
+        **os.environ,
+        "UV_OFFLINE": "1",
+        "UV_NO_CONFIG": "1",
+        "UV_CACHE_DIR": str(workdir / ".uv-cache"),
+        "UV_PYTHON_DOWNLOADS": "never",
+    }
+    subprocess.run(
+        [str(UV), "export", "--frozen", "--quiet", "--format", fmt, *selection, "-o", str(out)],
+        cwd=workdir,
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+
+
+@pytest.mark.skipif(not UV.exists(), reason=f"no uv beside {sys.executable}")
+@pytest.mark.parametrize("fmt", ["requirements.txt", "pylock.toml"])
+@pytest.mark.parametrize("name,selection", CASES, ids=[f"{n}[{' '.join(s) or 'default'}]" for n, s in CASES])
+def test_convert_installs_what_uv_export_installs(tmp_path, name, selection, fmt):
+    lock, pyproject, _ = LOCKS[name]
+    shutil.copyfile(lock, tmp_path / "uv.lock")
+    shutil.copyfile(pyproject, tmp_path / "pyproject.toml")
+    theirs, ours = tmp_path / "requirements-uv.txt", tmp_path / "requirements-envkit.txt"
+    if fmt == "pylock.toml":
+        theirs, ours = tmp_path / "pylock.uv.toml", tmp_path / "pylock.envkit.toml"
+    _export(tmp_path, fmt, selection, theirs)
+    target = "requirements" if fmt == "requirements.txt" else "pylock"
+    r = run_envkit("convert", str(tmp_path / "uv.lock"), "-o", str(ours), "--to", target, *selection)
+    assert r.exit_code == 0, r.stderr
+    read = _requirements if fmt == "requirements.txt" else _pylock
+    a, b = read(theirs.read_text()), read(ours.read_text())
+    assert sorted(a) == sorted(b)
+    # versions (a URL package by its URL), and every artifact hash
+    assert {n: (v, h) for n, (v, _, h) in a.items()} == {n: (v, h) for n, (v, _, h) in b.items()}
+    requires = tomllib.loads(lock.read_text()).get("requires-python", "")
+    from packaging.specifiers import SpecifierSet
+
+    for env in ENVIRONMENTS:
+        if requires and env["python_full_version"] not in SpecifierSet(requires):
+            continue
+        assert _installed(a, env) == _installed(b, env), (env["sys_platform"], env["python_full_version"])
+
+
+# --- conda-lock.yml -> explicit, against `conda-lock render --kind explicit` ------------------------
+
+CONDA_LOCK = Path(sys.executable).with_name("conda-lock")
+CONDA_LOCKS = sorted(
+    [p for p in CORPUS.iterdir() if p.name.endswith("conda-lock.yml")]
+    + [Path(__file__).parents[2] / "examples" / "ci-repo" / "conda-lock.yml"]
+)
+
+
+def _explicit_lines(text: str) -> tuple[list[str], list[str]]:
+    """(the artifact lines, the `# pip` lines) of an explicit file, sorted: what gets installed."""
+    lines = text.splitlines()
+    return sorted(ln for ln in lines if ln and not ln.startswith(("#", "@"))), sorted(
+        ln for ln in lines if ln.startswith("# pip ")
+    )
+
+
+@pytest.mark.skipif(not CONDA_LOCK.exists(), reason=f"no conda-lock beside {sys.executable}")
+@pytest.mark.parametrize("src", CONDA_LOCKS, ids=lambda p: p.name.split("_")[0])
+def test_convert_to_explicit_installs_what_conda_lock_render_writes(tmp_path, src):
+    """Every platform of every conda-lock.yml: the same artifact URLs with the same md5 (the
+    install order aside: conda-lock writes dependencies first, envkit by name), the same pip lines."""
+    from envkit.formats import read_file
+
+    shutil.copyfile(src, tmp_path / "conda-lock.yml")
+    platforms = read_file(src).platforms
+    subprocess.run(
+        [
+            str(CONDA_LOCK),
+            "render",
+            "--kind",
+            "explicit",
+            *(w for p in platforms for w in ("-p", p)),
+            "conda-lock.yml",
+        ],
+        cwd=tmp_path,
+        check=True,
+        capture_output=True,
+        timeout=300,
+        env={**os.environ, "HOME": str(tmp_path)},
+    )
+    for plat in platforms:
+        ours = tmp_path / f"envkit-{plat}.lock"
+        r = run_envkit("convert", str(src), "-o", str(ours), "--to", "explicit", "--platform", plat)
+        assert r.exit_code == 0, r.stderr  # notes only: dependencies and channel order
+        theirs = (tmp_path / f"conda-{plat}.lock").read_text()
+        assert _explicit_lines(ours.read_text()) == _explicit_lines(theirs), plat
