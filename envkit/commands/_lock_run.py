@@ -75,6 +75,11 @@ def run(o: LockOptions) -> int:
             hint="--virtual-package and --exclude-newer are the solver options --check takes (a conda-lock "
             "lock made with non-default virtual packages; the cutoff the lock must have been solved with)",
         )
+        from envkit.commands._lock_manifest import manifest_of, run_manifest_check
+
+        manifest = manifest_of(o.spec_file)
+        if manifest is not None:
+            return run_manifest_check(o, *manifest)
         from envkit.commands._lock_check import run_check
 
         return run_check(o)
@@ -84,6 +89,11 @@ def run(o: LockOptions) -> int:
     if o.no_env_lock and o.env_lock:
         raise UsageError("give --env-lock FILE or --no-env-lock, not both")
     if o.spec_file:
+        from envkit.commands._lock_manifest import manifest_of, refuse_solve
+
+        manifest = manifest_of(o.spec_file)
+        if manifest is not None:
+            refuse_solve(o.spec_file, manifest[1])
         if o.no_env_lock or o.env_lock:
             raise UsageError("--env-lock/--no-env-lock are for -n/-p (a spec lock has several platforms)")
         if o.allow_unhashed_pip:

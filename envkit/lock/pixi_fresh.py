@@ -1,0 +1,166 @@
+"""pixi's definition of a fresh pixi.lock (its satisfiability check, prefix-dev/pixi
+crates/pixi_core/src/lock_file/satisfiability): for every environment of the manifest, the lock
+has that environment; its channels are the manifest's (the lock's list a prefix of the manifest's:
+channels appended at lower priority do not change what was picked); every platform the environment
+declares is locked; and on each platform every conda and PyPI request is satisfied by a locked
+record (conda match semantics; PEP 440 for PyPI; a path, git or url source by a record of that
+name).  An environment or platform the lock has and the manifest does not is a note: pixi prunes
+it when it next locks.  Unlike `pixi lock --check`, a lock missing an environment is stale.
+"""
+
+from __future__ import annotations
+
+from envkit.conda.names import pep503
+from envkit.formats._manifest import Entry
+from envkit.formats.pixitoml import PixiManifest, read_manifest
+from envkit.lock.manifest_check import Change
+from envkit.model import Lock, LockedPackage
+
+_ANACONDA = "https://conda.anaconda.org/"
+
+
+def channel_url(name: str) -> str:
+    """A channel as pixi.lock records it: its URL, without the trailing slash."""
+    return (name if "://" in name else _ANACONDA + name).rstrip("/")
+
+
+def pixi_changes(
+    manifest_text: str, manifest_path: str, lock_text: str, lock_path: str, only: str | None
+) -> tuple[list[str], list[Change]]:
+    """(the environments judged, the Changes) of a pixi manifest against its pixi.lock."""
+    from envkit.formats.pixilock import read_pixi_environments
+
+    m = read_manifest(manifest_text, manifest_path)
+    locked = read_pixi_environments(lock_text, lock_path)
+    envs = [m.environment(only)] if only else list(m.environments.values())
+    out: list[Change] = []
+    for env in envs:
+        lk = locked.get(env.name)
+        if lk is None:
+            out.append(
+                Change(
+                    severity="stale",
+                    what="missing-environment",
+                    environment=env.name,
+                    line=env.line or m.line_of("environments"),
+                    message=f"environment {env.name!r} is declared but not locked",
+                )
+            )
+            continue
+        out.extend(_environment(m, env, lk))
+    if not only:
+        for name in locked:
+            if name not in m.environments:
+                out.append(
+                    Change(
+                        severity="note",
+                        what="extra-environment",
+                        environment=name,
+                        message=f"the lock has environment {name!r}, which the manifest no longer declares",
+                    )
+                )
+    return [e.name for e in envs], out
+
+
+def _environment(m: PixiManifest, env, lk: Lock) -> list[Change]:
+    out: list[Change] = []
+    plats = m.platforms_of(env)
+    plat_line = m.line_of("workspace", "platforms") or m.line_of("project", "platforms")
+    for p in plats:
+        if p not in lk.platforms:
+            out.append(
+                Change(
+                    severity="stale",
+                    what="missing-platform",
+                    environment=env.name,
+                    platform=p,
+                    line=plat_line,
+                    message=f"platform {p} is declared but not locked",
+                )
+            )
+    for p in lk.platforms:
+        if p not in plats:
+            out.append(
+                Change(
+                    severity="note",
+                    what="extra-platform",
+                    environment=env.name,
+                    platform=p,
+                    line=plat_line,
+                    message=f"the lock has platform {p}, which the environment no longer declares",
+                )
+            )
+    want = [channel_url(c) for c in m.channels_of(env)]
+    got = [channel_url(c.url or c.name) for c in lk.channels]
+    if want[: len(got)] != got:
+        out.append(
+            Change(
+                severity="stale",
+                what="channels",
+                environment=env.name,
+                line=m.line_of("workspace", "channels") or m.line_of("project", "channels"),
+                message=f"channels are {', '.join(want) or 'none'}; locked with {', '.join(got) or 'none'}",
+                locked=", ".join(got),
+            )
+        )
+    for p in plats:
+        if p in lk.platforms:
+            out.extend(_platform(env.name, p, m.requested(env, p), lk.for_platform(p)))
+    return out
+
+
+def _platform(env: str, platform: str, requested: dict[tuple[str, str], Entry], pkgs) -> list[Change]:
+    conda = {p.name: p for p in pkgs if p.manager == "conda"}
+    pip = {pep503(p.name): p for p in pkgs if p.manager == "pip"}
+    out: list[Change] = []
+    for (manager, name), e in requested.items():
+        if manager == "conda":
+            pkg = conda.get(name)
+            ok = pkg is not None and (e.source is not None or _conda_ok(e, pkg))
+        else:
+            pkg = pip.get(pep503(name)) or conda.get(pep503(name))
+            ok = pkg is not None and (e.source is not None or pkg.manager == "conda" or _pypi_ok(e, pkg))
+        if ok:
+            continue
+        where = {"environment": env, "platform": platform, "name": name, "line": e.line, "key": e.key}
+        if pkg is None:
+            out.append(Change(severity="stale", what="added", message=f"{e.spec}: not locked", **where))
+        else:
+            locked = f"{pkg.name} {pkg.version}" + (f" {pkg.build}" if pkg.build else "")
+            out.append(
+                Change(
+                    severity="stale",
+                    what="changed",
+                    message=f"{e.spec}: locked {locked} does not match",
+                    locked=locked,
+                    **where,
+                )
+            )
+    return out
+
+
+def _conda_ok(e: Entry, pkg: LockedPackage) -> bool:
+    from envkit.conda.matchspec import matches
+    from envkit.formats._manifest import conda_dep
+
+    return matches(
+        conda_dep(e),
+        name=pkg.name,
+        version=pkg.version,
+        build=pkg.build,
+        build_number=pkg.build_number,
+        channel=None,
+    )
+
+
+def _pypi_ok(e: Entry, pkg: LockedPackage) -> bool:
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    from envkit.formats.pipreq import pip_version_satisfies
+
+    if not e.version or e.version == "*":
+        return True
+    try:
+        return pip_version_satisfies(SpecifierSet(e.version), pkg.version)
+    except InvalidSpecifier:
+        return False
