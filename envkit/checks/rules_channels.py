@@ -124,6 +124,7 @@ def mixed_channels(target: Target, ctx: Context) -> Iterator[Hit]:
         and not defaults
         and forge
         and "nodefaults" not in names
+        and not _pixi_manifest(target)  # pixi reads no .condarc: its channels are the manifest's
     ):
         yield Hit(
             m.line_of("channels"),
@@ -368,3 +369,9 @@ def _view_insecure(view: Resolved) -> Iterator[Hit]:
             f"{redact_url(base)[0]} ({join_names(dict.fromkeys(names))})",
             tuple(dict.fromkeys(names)),
         )
+
+
+def _pixi_manifest(target: Target) -> bool:
+    from envkit.checks._manifest_pairs import manifest_format_of
+
+    return manifest_format_of(target) == "pixi-manifest"
