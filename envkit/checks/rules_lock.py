@@ -18,9 +18,8 @@ def lock_problems(spec_target: Target, lock_target: Target) -> list:
     if key not in cache:
         import os
 
-        from envkit.lock import check_lock
-
         from envkit.checks._manifest_pairs import manifest_problems
+        from envkit.lock import check_lock
 
         spec, lock = spec_target.env_file, lock_target.lock_model
         judged = manifest_problems(

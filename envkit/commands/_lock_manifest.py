@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from envkit.output import echo
 
+_TOOLS = {"pixi-manifest": "pixi lock", "pyproject": "uv lock"}
+
 
 def manifest_of(path: str) -> tuple[str, str] | None:
     """(text, format) when the file at `path` is a manifest, else None (stdin is never one here)."""
@@ -49,7 +51,7 @@ def run_manifest_check(o, text: str, fmt: str) -> int:
     if lock_file is None:
         raise UsageError(
             f"no {LOCK_NAMES[fmt]} beside {o.spec_file}",
-            hint=f"pass the lock with --lock, or run `{'pixi lock' if fmt == 'pixi-manifest' else 'uv lock'}`",
+            hint=f"pass the lock with --lock, or run `{_TOOLS[fmt]}`",
         )
     verdict = check_manifest(text, o.spec_file, read_text(lock_file), lock_file, environment=o.environment)
     echo(render("manifest-check", o.output_format, verdict), nl=False)

@@ -43,7 +43,8 @@ ENVIRONMENT_KEYS = ("features", "solve-group", "no-default-feature")
 _FAMILIES = {"unix": ("linux", "osx", "freebsd"), "linux": ("linux",), "osx": ("osx",), "win": ("win",)}
 
 _PIXI_HEADER = re.compile(
-    r"^\[(?:tool\.pixi[.\]]|workspace\]|feature\.|environments[.\]]|pypi-dependencies\]|target\.)",
+    r"^\[(?:tool\.pixi[.\]]|workspace\]|project\]|feature\.|environments[.\]]|dependencies\]"
+    r"|pypi-dependencies\]|tasks\]|target\.)",
     re.MULTILINE,
 )
 _CHANNELS_KEY = re.compile(r"^channels\s*=", re.MULTILINE)
@@ -56,7 +57,7 @@ def _sniff(p: Probe) -> bool:
     return bool(_PIXI_HEADER.search(head)) and ("[tool.pixi" in head or bool(_CHANNELS_KEY.search(head)))
 
 
-FORMAT = Format(
+FORMAT: Format = Format(
     name="pixi-manifest",
     title="a pixi manifest (pixi.toml, or pyproject.toml with [tool.pixi])",
     reader="pixitoml:read_pixi_manifest",
@@ -226,7 +227,9 @@ class _Reader:
 
     def environment(self, name: str, body: Any, features: dict[str, Feature]) -> Environment:
         path = ("environments", name)
-        line = line_of(self.lines, (*self.prefix, *path))
+        at = (*self.prefix, *path)
+        # an inline environment is written as its sub-tables only (`[environments.py312.dependencies]`)
+        line = min((ln for k, ln in self.lines.items() if k[: len(at)] == at), default=None)
         if isinstance(body, list):
             body = {"features": body}
         body = self.table(body, *path)
@@ -349,7 +352,7 @@ def _pyproject_features(pyproject: dict, reader: _Reader) -> dict[str, Feature]:
 
 
 def _fields(f: Feature) -> dict[str, Any]:
-    return {k: getattr(f, k) for k in Feature.__slots__}  # type: ignore[attr-defined]
+    return {k: getattr(f, k) for k in Feature.__slots__}
 
 
 def read_pixi_manifest(text: str, filename: str | None = None, *, environment: str | None = None):

@@ -48,7 +48,7 @@ def _sniff(p: Probe) -> bool:
     return p.base.endswith(".toml") or bool(_TABLE_LINE.search(p.text[:65536]))
 
 
-FORMAT = Format(
+FORMAT: Format = Format(
     name="pyproject",
     title="a pyproject.toml",
     reader="pyproject:read_pyproject",
@@ -70,7 +70,7 @@ def load(text: str, filename: str | None) -> tuple[dict[str, Any], dict[Path, in
 
     data = load_toml(text, filename, "pyproject.toml")
     lines = key_lines(text)
-    tool = data.get("tool") if isinstance(data.get("tool"), dict) else {}
+    tool: dict[str, Any] = data["tool"] if isinstance(data.get("tool"), dict) else {}
     if any(k in data for k in _READ) or "uv" in tool:
         check_keys(data.get("project") or {}, PROJECT_KEYS, ("project",), lines, filename)
         check_keys(tool.get("uv") or {}, UV_KEYS, ("tool", "uv"), lines, filename)

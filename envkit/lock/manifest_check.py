@@ -65,8 +65,8 @@ LOCK_NAMES = {"pixi-manifest": "pixi.lock", "pyproject": "uv.lock"}
 
 def manifest_format(text: str, path: str | None) -> str | None:
     """ "pixi-manifest" / "pyproject" when `text` is a manifest, else None."""
-    from envkit.formats import detect_format
     from envkit.errors import ParseError as _PE
+    from envkit.formats import detect_format
 
     try:
         fmt = detect_format(text, path)

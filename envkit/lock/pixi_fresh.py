@@ -122,20 +122,24 @@ def _platform(env: str, platform: str, requested: dict[tuple[str, str], Entry], 
             ok = pkg is not None and (e.source is not None or pkg.manager == "conda" or _pypi_ok(e, pkg))
         if ok:
             continue
-        where = {"environment": env, "platform": platform, "name": name, "line": e.line, "key": e.key}
         if pkg is None:
-            out.append(Change(severity="stale", what="added", message=f"{e.spec}: not locked", **where))
+            what, msg, locked = "added", f"{e.spec}: not locked", None
         else:
             locked = f"{pkg.name} {pkg.version}" + (f" {pkg.build}" if pkg.build else "")
-            out.append(
-                Change(
-                    severity="stale",
-                    what="changed",
-                    message=f"{e.spec}: locked {locked} does not match",
-                    locked=locked,
-                    **where,
-                )
+            what, msg = "changed", f"{e.spec}: locked {locked} does not match"
+        out.append(
+            Change(
+                severity="stale",
+                what=what,
+                message=msg,
+                environment=env,
+                platform=platform,
+                name=name,
+                line=e.line,
+                key=e.key,
+                locked=locked,
             )
+        )
     return out
 
 

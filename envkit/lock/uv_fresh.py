@@ -20,8 +20,10 @@ from envkit.formats._manifest import Entry
 from envkit.lock.manifest_check import Change
 
 Req = tuple[str, tuple[str, ...], str, str, str]
-_OPTIONS = (("exclude-newer", "exclude-newer"), ("resolution-mode", "resolution"))
-_OPTIONS += (("prerelease-mode", "prerelease"), ("fork-strategy", "fork-strategy"))
+_OPTIONS: tuple[tuple[str, str], ...] = (
+    *(("exclude-newer", "exclude-newer"), ("resolution-mode", "resolution")),
+    *(("prerelease-mode", "prerelease"), ("fork-strategy", "fork-strategy")),
+)
 
 
 def _spec(s: str) -> str:
@@ -111,31 +113,40 @@ def _show(r: Req) -> str:
 
 
 def _compare(
-    want: dict[Req, Entry | None], got: Iterable[Req], what: str, line: int | None, key: str
+    want: dict[Req, Entry | None], got_reqs: Iterable[Req], part: str, line: int | None, key: str
 ) -> list[Change]:
     """added / removed / changed Changes between the manifest's requirements and the lock's."""
-    got = set(got)
-    added = [r for r in want if r not in got]
+    got = set(got_reqs)
     removed = sorted(r for r in got if r not in want)
+    by_name = {r[0]: r for r in removed}
     out: list[Change] = []
-    removed_names = {r[0]: r for r in removed}
-    for r in added:
-        e = want[r]
-        old = removed_names.pop(r[0], None)
-        where = {"name": r[0], "line": e.line if e else line, "key": e.key if e else key, "environment": what}
+    for r, e in want.items():
+        if r in got:
+            continue
+        old = by_name.pop(r[0], None)
+        at, at_key = (e.line, e.key) if e else (line, key)
         if old is not None:
             removed.remove(old)
-            msg = f"{_show(r)}: locked as {_show(old)}"
-            out.append(Change(severity="stale", what="changed", message=msg, locked=_show(old), **where))
+            what, msg, locked = "changed", f"{_show(r)}: locked as {_show(old)}", _show(old)
         else:
-            out.append(
-                Change(severity="stale", what="added", message=f"{_show(r)}: not in the lock", **where)
+            what, msg, locked = "added", f"{_show(r)}: not in the lock", None
+        out.append(
+            Change(
+                severity="stale",
+                what=what,
+                message=msg,
+                environment=part,
+                name=r[0],
+                line=at,
+                key=at_key,
+                locked=locked,
             )
+        )
     for r in removed:
         msg = f"{_show(r)}: in the lock, no longer asked for"
         out.append(
             Change(
-                severity="stale", what="removed", name=r[0], line=line, key=key, environment=what, message=msg
+                severity="stale", what="removed", message=msg, environment=part, name=r[0], line=line, key=key
             )
         )
     return out
@@ -171,8 +182,10 @@ def uv_changes(
         for e in project_entries(data, lines, "optional-dependencies", extra, manifest_path):
             for r in sources.apply(e, pep503(extra), None):
                 want[r] = e
-    got = [_locked(r) for r in meta.get("requires-dist", [])]
-    out += _compare(want, got, "project", line_of(lines, ("project", "dependencies")), "project.dependencies")
+    locked = [_locked(r) for r in meta.get("requires-dist", [])]
+    out += _compare(
+        want, locked, "project", line_of(lines, ("project", "dependencies")), "project.dependencies"
+    )
     groups = group_entries(data, lines, manifest_path)
     locked_groups = meta.get("requires-dev") or {}
     for g in sorted({*groups, *locked_groups}):
@@ -185,7 +198,8 @@ def uv_changes(
             gwant, [_locked(r) for r in locked_groups.get(g, [])], g, gline, f"dependency-groups.{g}"
         )
     if "provides-extras" in meta and sorted(map(pep503, extras)) != sorted(meta["provides-extras"]):
-        msg = f"extras are {', '.join(sorted(extras)) or 'none'}; locked with {', '.join(meta['provides-extras'])}"
+        was = ", ".join(meta["provides-extras"]) or "none"
+        msg = f"extras are {', '.join(sorted(extras)) or 'none'}; locked with {was}"
         line = line_of(lines, ("project", "optional-dependencies"))
         out.append(Change(severity="stale", what="changed", name="provides-extras", line=line, message=msg))
     out += _top(data, lock, lines)
@@ -217,87 +231,73 @@ def _root(data: dict, lock: dict, lines) -> tuple[dict | None, list[Change]]:
         return None, [Change(severity="stale", what="project", name=name, line=line, message=msg, locked=was)]
     kind = "editable" if "editable" in root.get("source", {}) else "virtual"
     if kind != want_kind:
-        msg = f"the project is {'built (editable)' if packaged else 'not built (virtual)'}; the lock has it {kind}"
+        how = "built (editable)" if packaged else "not built (virtual)"
+        msg = f"the project is {how}; the lock has it {kind}"
         return root, [
             Change(severity="stale", what="project", name=name, line=line, message=msg, locked=kind)
         ]
     return root, []
 
 
-def _top(data: dict, lock: dict, lines) -> list[Change]:
+def _top(data: dict, lock: dict, lines: dict) -> list[Change]:
     """requires-python, conflicts, [manifest] constraints/overrides and [options]."""
     from envkit.formats._tomllines import line_of
 
-    out: list[Change] = []
     project = data.get("project") or {}
     uv = (data.get("tool") or {}).get("uv") or {}
+    out: list[Change] = []
     want_py, got_py = project.get("requires-python"), lock.get("requires-python")
     if want_py and got_py and _spec(want_py) != _spec(got_py):
         line = line_of(lines, ("project", "requires-python"))
         msg = f"requires-python is {want_py}; locked for {got_py}"
         out.append(Change(severity="stale", what="requires-python", line=line, message=msg, locked=got_py))
-    name = pep503(project.get("name") or "")
-    want_c = sorted(
-        sorted(
-            json.dumps(
-                {"package": pep503(i.get("package", name)), **{k: v for k, v in i.items() if k != "package"}},
-                sort_keys=True,
-            )
-            for i in c
-        )
-        for c in uv.get("conflicts") or []
-    )
-    got_c = sorted(
-        sorted(json.dumps({**i, "package": pep503(i.get("package", ""))}, sort_keys=True) for i in c)
-        for c in lock.get("conflicts") or []
-    )
-    if want_c != got_c:
+    if _conflicts(uv.get("conflicts"), pep503(project.get("name") or "")) != _conflicts(
+        lock.get("conflicts"), ""
+    ):
         line = line_of(lines, ("tool", "uv", "conflicts"))
-        out.append(
-            Change(
-                severity="stale",
-                what="changed",
-                name="conflicts",
-                line=line,
-                message="tool.uv.conflicts differ from the lock's",
-            )
-        )
+        msg = "tool.uv.conflicts differ from the lock's conflicts"
+        out.append(Change(severity="stale", what="changed", name="conflicts", line=line, message=msg))
     manifest = lock.get("manifest") or {}
     for lkey, ukey in (("constraints", "constraint-dependencies"), ("overrides", "override-dependencies")):
-        want = sorted(_spec_req(r) for r in uv.get(ukey) or [])
-        got = sorted(_locked(r) for r in manifest.get(lkey) or [])
-        if want != got:
+        if sorted(_spec_req(r) for r in uv.get(ukey) or []) != sorted(
+            _locked(r) for r in manifest.get(lkey) or []
+        ):
             line = line_of(lines, ("tool", "uv", ukey))
-            out.append(
-                Change(
-                    severity="stale",
-                    what="changed",
-                    name=ukey,
-                    line=line,
-                    message=f"tool.uv.{ukey} differ from the lock's [manifest] {lkey}",
-                )
-            )
-    if manifest.get("members") and len(manifest["members"]) > 1:
-        out.append(
-            Change(
-                severity="note",
-                what="not-judged",
-                message="a uv workspace lock: members' pyproject.toml files are not read",
-            )
-        )
-    options = lock.get("options") or {}
+            msg = f"tool.uv.{ukey} differ from the lock's [manifest] {lkey}"
+            out.append(Change(severity="stale", what="changed", name=ukey, line=line, message=msg))
+    if len(manifest.get("members") or ()) > 1:
+        msg = "a uv workspace lock: members' pyproject.toml files are not read"
+        out.append(Change(severity="note", what="not-judged", message=msg))
+    return out + _options(uv, lock.get("options") or {}, lines)
+
+
+def _conflicts(value: object, package: str) -> list[list[str]]:
+    """Conflict sets, comparable: each item with its package named (`package` when it names none)."""
+    out = []
+    for group in value if isinstance(value, list) else []:
+        items = [
+            json.dumps({**i, "package": pep503(i.get("package") or package)}, sort_keys=True)
+            for i in group
+            if isinstance(i, dict)
+        ]
+        out.append(sorted(items))
+    return sorted(out)
+
+
+def _options(uv: dict, options: dict, lines: dict) -> list[Change]:
+    """The lock's [options] that [tool.uv] does not set the same way (uv resolves again for them)."""
+    from envkit.formats._tomllines import line_of
+
+    out: list[Change] = []
     for lkey, ukey in _OPTIONS:
         got, want = options.get(lkey), uv.get(ukey)
         if got is not None and want is None and lkey == "exclude-newer":
-            msg = (
-                f"the lock was resolved with exclude-newer {got}"
-                + (f" (span {options['exclude-newer-span']})" if "exclude-newer-span" in options else "")
-                + "; [tool.uv] sets none"
-            )
+            span = options.get("exclude-newer-span")
+            msg = f"the lock was resolved with exclude-newer {span or got}; [tool.uv] sets none"
             out.append(Change(severity="stale", what="options", name=lkey, message=msg, locked=str(got)))
         elif want is not None and str(got) != str(want) and not (lkey == "exclude-newer" and got):
-            line = line_of(lines, ("tool", "uv", ukey))
             msg = f"tool.uv.{ukey} is {want}; the lock was resolved with {got or 'the default'}"
+            line = line_of(lines, ("tool", "uv", ukey))
             out.append(
                 Change(severity="stale", what="options", name=lkey, line=line, message=msg, locked=str(got))
             )
