@@ -1,9 +1,9 @@
-"""The envkit command line: a thin, lazily loaded click group.
+"""The envkit command line: a click group whose commands are loaded lazily.
 
-Each command lives in `envkit/commands/<name>.py` and is imported only when it runs, so that
-`envkit --version` and `envkit --help` stay fast (no YAML engine, py-rattler, conda-lock or torch);
-`envkit --version` is answered before click is even imported (click is most of the start-up), and
-the group is built on first use (`cli` is a lazy module attribute).
+Each command lives in `envkit/commands/<name>.py`, declared with click's decorators, and is
+imported only when it runs (COMMANDS lists them without importing them), so that `envkit --help`
+stays fast (no YAML engine, py-rattler, conda-lock or torch); `envkit --version` is answered
+before this module is imported (envkit/__main__.py).
 This module is the one error boundary: an `EnvkitError` becomes `error: ...` (and `hint: ...`, its
 remedies worded as flags) on stderr and the exit code EXIT_CODES gives its class; a traceback is
 only ever shown for a bug, with `ENVKIT_DEBUG=1`.
@@ -11,10 +11,12 @@ only ever shown for a bug, with `ENVKIT_DEBUG=1`.
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
-from functools import lru_cache
 from typing import TYPE_CHECKING
+
+import click
 
 from envkit import __version__
 
@@ -50,14 +52,12 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
 
 
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any
-
     from envkit.errors import EnvkitError
 
 #: the exit code of each envkit.errors class, by name (the nearest class in its MRO): 2, unusable
 #: input or usage.  1 is a command's own verdict (findings, a stale lock, a failed smoke test), 3 a
-#: bug in envkit.  Keyed by name so that `envkit --version` need not import envkit.errors (its
-#: dataclasses are a third of the start-up).
+#: bug in envkit.  Keyed by name so that `envkit --help` and click's usage errors need not import
+#: envkit.errors.
 EXIT_CODES: dict[str, int] = {
     "EnvkitError": 2,
     "ParseError": 2,
@@ -79,97 +79,50 @@ def exit_code(exc: EnvkitError) -> int:
 
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
-#: the only arguments answered before click is imported (click is most of envkit's start-up)
-_VERSION_ARGS = (["--version"], ["-V"])
 
 
-@lru_cache(maxsize=1)
-def _build():
-    """The click group, built on first use so that `envkit --version` never imports click."""
-    import click
+class LazyGroup(click.Group):
+    """A group whose commands come from COMMANDS: listed without importing them, each imported
+    only when it runs."""
 
-    class LazyGroup(click.Group):
-        def list_commands(self, ctx: click.Context) -> list[str]:
-            return sorted(COMMANDS)
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
 
-        def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-            entry = COMMANDS.get(cmd_name)
-            if entry is None:
-                return None
-            import importlib
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        entry = COMMANDS.get(cmd_name)
+        if entry is None:
+            return None
+        command: click.Command = getattr(importlib.import_module(entry[0]), entry[1])
+        return command
 
-            from envkit.commands._decl import Command
-
-            cmd = getattr(importlib.import_module(entry[0]), entry[1])
-            return cmd.click() if isinstance(cmd, Command) else cmd
-
-        def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-            rows = [(name, COMMANDS[name][2]) for name in self.list_commands(ctx)]
-            with formatter.section("Commands"):
-                formatter.write_dl(rows)
-
-    @click.group(cls=LazyGroup, context_settings=CONTEXT_SETTINGS)
-    @click.version_option(__version__, "-V", "--version", prog_name="envkit", message="%(prog)s %(version)s")
-    def cli() -> None:
-        """envkit: reproducible conda environments.
-
-        Lock the environment that works, check environment files in CI, and explain why a server behaves
-        differently from a laptop.
-        """
-
-    return {"LazyGroup": LazyGroup, "cli": cli}
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, COMMANDS[name][2]) for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
 
-def __getattr__(name: str):
-    if name in ("cli", "LazyGroup"):
-        return _build()[name]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+@click.group(cls=LazyGroup, context_settings=CONTEXT_SETTINGS)
+@click.version_option(__version__, "-V", "--version", prog_name="envkit", message="%(prog)s %(version)s")
+def cli() -> None:
+    """envkit: reproducible conda environments.
+
+    Lock the environment that works, check environment files in CI, and explain why a server behaves
+    differently from a laptop.
+    """
 
 
 def main(args: list[str] | None = None, prog_name: str = "envkit") -> None:
     """Run the CLI and exit; EnvkitError becomes a clean message and its exit code.  Everything the
     command prints passes the redacting streams of envkit.output (no credential reaches a log)."""
-    if (sys.argv[1:] if args is None else list(args)) in _VERSION_ARGS:
-        sys.stdout.write(f"envkit {__version__}\n")  # what click's version option prints
-        sys.stdout.flush()
-        sys.exit(0)
     from envkit.output import redacted_stdio
 
     with redacted_stdio():
         _main(args, prog_name)
 
 
-def _fast(argv: list[str], prog_name: str) -> tuple[Any, dict[str, Any]] | None:
-    """The function and keyword arguments of a command line the declarations read without click
-    (envkit.commands._decl), or None: click reads it (help, errors, the rarer forms)."""
-    entry = COMMANDS.get(argv[0]) if argv else None
-    # shell completion (`_ENVKIT_COMPLETE=...`) is click's
-    if entry is None or f"_{prog_name.replace('-', '_').upper()}_COMPLETE" in os.environ:
-        return None
-    import importlib
-
-    from envkit.commands._decl import Command
-
-    cmd = getattr(importlib.import_module(entry[0]), entry[1])
-    if not isinstance(cmd, Command):
-        return None
-    kwargs = cmd.parse(argv[1:])
-    return None if kwargs is None else (cmd.fn, kwargs)
-
-
-def _invoke(argv: list[str], prog_name: str) -> Any:
-    fast = _fast(argv, prog_name)
-    if fast is not None:
-        fn, kwargs = fast
-        return fn(**kwargs)
-    cli = _build()["cli"]
-    return cli.main(args=argv, prog_name=prog_name, standalone_mode=False)
-
-
 def _main(args: list[str] | None, prog_name: str) -> None:
-    argv = sys.argv[1:] if args is None else list(args)
     try:
-        rv = _invoke(argv, prog_name)
+        rv = cli.main(args=args, prog_name=prog_name, standalone_mode=False)
     except KeyboardInterrupt:
         echo("Interrupted.", err=True)
         sys.exit(130)
@@ -182,19 +135,16 @@ def _main(args: list[str] | None, prog_name: str) -> None:
 
 
 def _failure(exc: Exception) -> int | None:
-    """Report `exc` as the CLI does and return its exit code; None: re-raise it (ENVKIT_DEBUG).
-    click's exceptions are looked at only when click was imported (the fast path never does)."""
-    if "click" in sys.modules:
-        import click
-
-        if isinstance(exc, click.exceptions.Exit):
-            return exc.exit_code
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            return 2 if exc.exit_code == 1 else exc.exit_code
-        if isinstance(exc, click.exceptions.Abort):
-            echo("Aborted.", err=True)
-            return 130
+    """Report `exc` as the CLI does and return its exit code; None: re-raise it (ENVKIT_DEBUG)."""
+    if isinstance(exc, click.exceptions.Exit):
+        return exc.exit_code
+    if isinstance(exc, click.ClickException):
+        exc.show()
+        return 2 if exc.exit_code == 1 else exc.exit_code
+    if isinstance(exc, click.exceptions.Abort):
+        # click turns Ctrl-C inside a command into Abort
+        echo("Interrupted." if isinstance(exc.__cause__, KeyboardInterrupt) else "Aborted.", err=True)
+        return 130
     debug = bool(os.environ.get("ENVKIT_DEBUG"))
     if "envkit.errors" in sys.modules:
         from envkit.errors import EnvkitError

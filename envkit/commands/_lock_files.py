@@ -75,8 +75,7 @@ def refuse_overwrite(path: str | None, writes: str, option: str) -> None:
     written over a pixi.lock, an explicit file or the environment file it came from would destroy
     a file another tool (or the user) owns; regenerating it is that tool's job.
     """
-    from envkit.errors import ParseError, UsageError, Where
-    from envkit.formats import detect_format
+    from envkit.errors import UsageError, Where
 
     if not path or path == "-":
         return
@@ -84,33 +83,9 @@ def refuse_overwrite(path: str | None, writes: str, option: str) -> None:
 
     other = "--env-lock FILE" if writes == "env" else "-o conda-lock.yml"
     noun = "the exact environment file" if writes == "env" else "the lock"
-    found, text = None, ""
-    if os.path.isfile(path):
-        from envkit.io import read_text
-
-        try:
-            text = read_text(path)
-            found = detect_format(text, path) if text.strip() else None
-        except ParseError:
-            found = None  # not text envkit reads, or no format it knows: nothing of its own to protect
+    found, text = _format_there(path)
     if writes == "pixi":
-        manifest = pixi_manifest_beside(path)
-        if manifest is not None:
-            raise UsageError(
-                f"refusing to write a pixi.lock ({option}) beside {manifest}: the pixi.lock of a pixi "
-                "workspace is pixi's own lock, locked from its manifest",
-                where=Where(file=path),
-                hint="lock the environment file into another directory (or -o conda-lock.yml), or let "
-                "pixi lock the workspace (`pixi lock`)",
-            )
-        if found == "pixi" and lock_writer(text) != "envkit":
-            raise UsageError(
-                f"refusing to write the lock ({option}) over {_format_title('pixi')}, which envkit "
-                "did not write",
-                where=Where(file=path),
-                hint="write it elsewhere (-o DIR/pixi.lock, or -o conda-lock.yml), or remove the file "
-                "first if it is no longer wanted",
-            )
+        _refuse_pixi(path, option, found, text)
     if found == "pixi" and writes == "conda-lock" and lock_writer(text) == "envkit":
         raise UsageError(
             f"refusing to write {noun} ({option}), a conda-lock file, over the pixi.lock envkit wrote there",
@@ -130,6 +105,48 @@ def refuse_overwrite(path: str | None, writes: str, option: str) -> None:
             "(pixi would read it as its own lock)",
             where=Where(file=path),
             hint=f"write it elsewhere ({other})",
+        )
+
+
+def _format_there(path: str) -> tuple[str | None, str]:
+    """The format of the file at `path` (None: missing, empty, or of no format envkit knows) and its
+    text."""
+    from envkit.errors import ParseError
+    from envkit.formats import detect_format
+
+    found, text = None, ""
+    if os.path.isfile(path):
+        from envkit.io import read_text
+
+        try:
+            text = read_text(path)
+            found = detect_format(text, path) if text.strip() else None
+        except ParseError:
+            found = None  # not text envkit reads, or no format it knows: nothing of its own to protect
+    return found, text
+
+
+def _refuse_pixi(path: str, option: str, found: str | None, text: str) -> None:
+    """Raise UsageError where a pixi.lock may not be written: beside a pixi manifest, or over a
+    pixi.lock envkit did not write."""
+    from envkit.errors import UsageError, Where
+    from envkit.lock.staleness import lock_writer
+
+    manifest = pixi_manifest_beside(path)
+    if manifest is not None:
+        raise UsageError(
+            f"refusing to write a pixi.lock ({option}) beside {manifest}: the pixi.lock of a pixi "
+            "workspace is pixi's own lock, locked from its manifest",
+            where=Where(file=path),
+            hint="lock the environment file into another directory (or -o conda-lock.yml), or let "
+            "pixi lock the workspace (`pixi lock`)",
+        )
+    if found == "pixi" and lock_writer(text) != "envkit":
+        raise UsageError(
+            f"refusing to write the lock ({option}) over {_format_title('pixi')}, which envkit did not write",
+            where=Where(file=path),
+            hint="write it elsewhere (-o DIR/pixi.lock, or -o conda-lock.yml), or remove the file "
+            "first if it is no longer wanted",
         )
 
 

@@ -35,6 +35,16 @@ def refuse_solve(path: str, fmt: str) -> None:
     )
 
 
+def run_manifest(o, chosen: str) -> int | None:
+    """`lock --check -f MANIFEST` judged, `lock -f MANIFEST` refused; None when -f is no manifest."""
+    manifest = manifest_of(o.spec_file)
+    if manifest is None:
+        return None
+    if chosen == "spec":
+        refuse_solve(o.spec_file, manifest[1])
+    return run_manifest_check(o, *manifest)
+
+
 def run_manifest_check(o, text: str, fmt: str) -> int:
     """`lock --check -f MANIFEST [--lock LOCK] [--env NAME]`: exit 0 fresh, 1 stale."""
     from envkit.errors import UsageError

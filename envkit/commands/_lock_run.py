@@ -1,4 +1,5 @@
-"""`envkit lock`'s three modes: which options go together, then parse → operation → render."""
+"""`envkit lock`'s three modes and which options go together in each (the command runs the mode:
+`_lock_check`, `_lock_spec`, `_lock_live`)."""
 
 from __future__ import annotations
 
@@ -50,70 +51,77 @@ def _relock_options(o: LockOptions) -> tuple[tuple[str, object], ...]:
     )
 
 
-def run(o: LockOptions) -> int:
+def mode(o: LockOptions) -> str:
+    """The mode the options ask for: "check" (--check), "spec" (-f) or "live" (-n/-p).
+
+    Raises UsageError for options that do not go together."""
     from envkit.errors import UsageError
 
     if o.check:
-        if not o.spec_file:
-            raise UsageError("--check needs the environment file (-f)")
-        if o.name or o.prefix:
-            raise UsageError("--check compares -f with --lock; it does not read a live environment")
-        _refuse(
-            o,
-            (
-                ("--platform", o.platforms),
-                ("--no-pip", o.no_pip),
-                ("--solver", o.solver != "rattler"),
-                ("--channel-priority", o.channel_priority != "strict"),
-                ("--env-lock", o.env_lock),
-                ("--no-env-lock", o.no_env_lock),
-                ("--to", o.target),
-                ("--allow-unhashed-pip", o.allow_unhashed_pip),
-                *_relock_options(o),
-            ),
-            "{opt} is for locking; --check reads the lock as it is",
-            hint="--virtual-package and --exclude-newer are the solver options --check takes (a conda-lock "
-            "lock made with non-default virtual packages; the cutoff the lock must have been solved with)",
-        )
-        from envkit.commands._lock_manifest import manifest_of, run_manifest_check
-
-        manifest = manifest_of(o.spec_file)
-        if manifest is not None:
-            return run_manifest_check(o, *manifest)
-        from envkit.commands._lock_check import run_check
-
-        return run_check(o)
+        _check_check(o)
+        return "check"
     sources = sum(bool(x) for x in (o.name, o.prefix, o.spec_file))
     if sources != 1:
         raise UsageError("give exactly one of -n NAME, -p PREFIX or -f FILE")
     if o.no_env_lock and o.env_lock:
         raise UsageError("give --env-lock FILE or --no-env-lock, not both")
     if o.spec_file:
-        from envkit.commands._lock_manifest import manifest_of, refuse_solve
+        _check_spec(o)
+        return "spec"
+    _check_live(o)
+    return "live"
 
-        manifest = manifest_of(o.spec_file)
-        if manifest is not None:
-            refuse_solve(o.spec_file, manifest[1])
-        if o.no_env_lock or o.env_lock:
-            raise UsageError("--env-lock/--no-env-lock are for -n/-p (a spec lock has several platforms)")
-        if o.allow_unhashed_pip:
-            raise UsageError(
-                "--allow-unhashed-pip is for -n/-p: a spec's pip section is always locked with "
-                "hashes (or fails)",
-                hint="use --no-pip to leave the pip section out",
-            )
-        if o.update and o.update_all:
-            raise UsageError("give --update NAME or --update-all, not both")
-        if o.environment and not o.lock_file:
-            raise UsageError("--env picks the environment of a pixi.lock --lock; give --lock pixi.lock")
-        if o.output_format == "json" and o.output == "-":
-            raise UsageError(
-                "--format json prints the report on standard output, where -o - would write the lock",
-                hint="write the lock to a file (-o FILE)",
-            )
-        from envkit.commands._lock_spec import run_spec
 
-        return run_spec(o)
+def _check_check(o: LockOptions) -> None:
+    from envkit.errors import UsageError
+
+    if not o.spec_file:
+        raise UsageError("--check needs the environment file (-f)")
+    if o.name or o.prefix:
+        raise UsageError("--check compares -f with --lock; it does not read a live environment")
+    _refuse(
+        o,
+        (
+            ("--platform", o.platforms),
+            ("--no-pip", o.no_pip),
+            ("--solver", o.solver != "rattler"),
+            ("--channel-priority", o.channel_priority != "strict"),
+            ("--env-lock", o.env_lock),
+            ("--no-env-lock", o.no_env_lock),
+            ("--to", o.target),
+            ("--allow-unhashed-pip", o.allow_unhashed_pip),
+            *_relock_options(o),
+        ),
+        "{opt} is for locking; --check reads the lock as it is",
+        hint="--virtual-package and --exclude-newer are the solver options --check takes (a conda-lock "
+        "lock made with non-default virtual packages; the cutoff the lock must have been solved with)",
+    )
+
+
+def _check_spec(o: LockOptions) -> None:
+    from envkit.errors import UsageError
+
+    if o.no_env_lock or o.env_lock:
+        raise UsageError("--env-lock/--no-env-lock are for -n/-p (a spec lock has several platforms)")
+    if o.allow_unhashed_pip:
+        raise UsageError(
+            "--allow-unhashed-pip is for -n/-p: a spec's pip section is always locked with hashes (or fails)",
+            hint="use --no-pip to leave the pip section out",
+        )
+    if o.update and o.update_all:
+        raise UsageError("give --update NAME or --update-all, not both")
+    if o.environment and not o.lock_file:
+        raise UsageError("--env picks the environment of a pixi.lock --lock; give --lock pixi.lock")
+    if o.output_format == "json" and o.output == "-":
+        raise UsageError(
+            "--format json prints the report on standard output, where -o - would write the lock",
+            hint="write the lock to a file (-o FILE)",
+        )
+
+
+def _check_live(o: LockOptions) -> None:
+    from envkit.errors import UsageError
+
     if o.output_format != "text":
         raise UsageError("--format is for -f and --check: a live environment's lock is reported in words")
     _refuse(
@@ -138,6 +146,3 @@ def run(o: LockOptions) -> int:
         )
     if o.environment:
         raise UsageError("--env picks the environment of a pixi.lock --lock")
-    from envkit.commands._lock_live import run_live
-
-    return run_live(o)

@@ -15,16 +15,15 @@ if TYPE_CHECKING:  # pragma: no cover
 
 def run_spec(o: LockOptions) -> int:
     from envkit.commands._common import warn_duplicates
-    from envkit.commands._lock_check import LOCK_FORMATS_HINT, read_spec
+    from envkit.commands._lock_check import read_spec
     from envkit.commands.progress import reporter
-    from envkit.errors import ParseError
     from envkit.formats.condalock import write_conda_lock
     from envkit.lock import parse_virtual_package, rebase_pip_options
     from envkit.lock.cutoff import parse_exclude_newer
-    from envkit.ops.lock import lock_spec, read_previous
+    from envkit.ops.lock import lock_spec
     from envkit.output import emit, warn
 
-    spec_file = o.spec_file or ""  # run() sends only -f here
+    spec_file = o.spec_file or ""  # mode() sends only -f here
     spec = read_spec(spec_file)
     target = lock_target(o.output, o.target)
     refuse_overwrite(o.output, "conda-lock" if target == "conda-lock" else "pixi", "-o")
@@ -32,14 +31,7 @@ def run_spec(o: LockOptions) -> int:
     cutoffs = None
     if o.exclude_newer or o.exclude_newer_package:
         cutoffs = parse_exclude_newer(o.exclude_newer, o.exclude_newer_package)
-    if o.lock_file:
-        previous = read_previous(o.lock_file, environment=o.environment, format_hint=LOCK_FORMATS_HINT)
-    else:
-        try:
-            previous = read_previous(o.output)
-        except ParseError as exc:  # the file -o replaces is no lock to start from: solve afresh
-            warn(f"{o.output} is not a lock envkit can read ({exc.message}); solving afresh")
-            previous = None
+    previous = _previous(o)
     result = lock_spec(
         spec,
         platforms=o.platforms,
@@ -59,12 +51,7 @@ def run_spec(o: LockOptions) -> int:
 
         here, there = (os.path.dirname(os.path.abspath(p)) for p in (spec_file, o.output))
         lk = replace(lk, pip_options=rebase_pip_options(lk.pip_options, here, there))
-    args = ["-f", spec_file, *[a for p in o.platforms for a in ("--platform", p)]]
-    args += ["--channel-priority", o.channel_priority] if o.channel_priority != "strict" else []
-    args += [a for v in result.virtual_packages for a in ("--virtual-package", str(v).removesuffix("=0"))]
-    args += ["--solver", o.solver] if o.solver != "rattler" else []
-    args += ["--no-pip"] if o.no_pip else []
-    args += result.exclude_newer.args() if result.exclude_newer else []
+    args = _regen_args(o, spec_file, result)
     if target == "conda-lock":
         emit(write_conda_lock(lk, header=header_for(regen(*args, "-o", o.output))), o.output)
     else:
@@ -83,3 +70,31 @@ def run_spec(o: LockOptions) -> int:
         warn(w)
     echo(render("lock", "text", result, spec_file=spec_file, output=o.output), err=True, nl=False)
     return 0
+
+
+def _previous(o: LockOptions):
+    """The previous lock the solve starts from: --lock, else the file -o replaces (None when it is
+    missing, or is no lock envkit reads)."""
+    from envkit.commands._lock_check import LOCK_FORMATS_HINT
+    from envkit.errors import ParseError
+    from envkit.ops.lock import read_previous
+    from envkit.output import warn
+
+    if o.lock_file:
+        return read_previous(o.lock_file, environment=o.environment, format_hint=LOCK_FORMATS_HINT)
+    try:
+        return read_previous(o.output)
+    except ParseError as exc:  # the file -o replaces is no lock to start from: solve afresh
+        warn(f"{o.output} is not a lock envkit can read ({exc.message}); solving afresh")
+        return None
+
+
+def _regen_args(o: LockOptions, spec_file: str, result) -> list[str]:
+    """The `envkit lock` arguments that solve `spec_file` again as this run did (before `-o`)."""
+    args = ["-f", spec_file, *[a for p in o.platforms for a in ("--platform", p)]]
+    args += ["--channel-priority", o.channel_priority] if o.channel_priority != "strict" else []
+    args += [a for v in result.virtual_packages for a in ("--virtual-package", str(v).removesuffix("=0"))]
+    args += ["--solver", o.solver] if o.solver != "rattler" else []
+    args += ["--no-pip"] if o.no_pip else []
+    args += result.exclude_newer.args() if result.exclude_newer else []
+    return args

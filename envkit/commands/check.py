@@ -3,7 +3,8 @@ options, run envkit.ops.check, render the findings)."""
 
 from __future__ import annotations
 
-from envkit.commands._decl import Choice, argument, command, option
+import click
+
 from envkit.formats import FORMATS as INPUT_FORMATS
 
 FORMATS = ("text", "json", "github", "sarif")
@@ -36,54 +37,58 @@ def _rule_list(values: tuple[str, ...], option: str = "--select") -> tuple[str, 
     return tuple(dict.fromkeys(out))
 
 
-@command(context_settings={"help_option_names": ["-h", "--help"]})
-@argument("files", nargs=-1, metavar="[FILE]...")
-@option(
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("files", nargs=-1, metavar="[FILE]...")
+@click.option(
     "--lock",
     "lock_file",
     metavar="LOCK",
     help="The lock to compare the FILEs (stale-lock, lock-unsatisfied) and the live "
     "environment (env-drift) with.",
 )
-@option("-n", "--name", metavar="NAME", help="Also check the live conda environment NAME.")
-@option("-p", "--prefix", metavar="PREFIX", help="Also check the live environment at PREFIX.")
-@option(
+@click.option("-n", "--name", metavar="NAME", help="Also check the live conda environment NAME.")
+@click.option("-p", "--prefix", metavar="PREFIX", help="Also check the live environment at PREFIX.")
+@click.option(
     "--select", multiple=True, metavar="RULES", help="Run only these rules (comma-separated; repeatable)."
 )
-@option("--ignore", multiple=True, metavar="RULES", help="Skip these rules (comma-separated; repeatable).")
-@option("--format", "fmt", type=Choice(FORMATS), default="text", show_default=True, help="Output format.")
-@option(
+@click.option(
+    "--ignore", multiple=True, metavar="RULES", help="Skip these rules (comma-separated; repeatable)."
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True, help="Output format."
+)
+@click.option(
     "--fail-on",
-    type=Choice(SEVERITY_CHOICES),
+    type=click.Choice(SEVERITY_CHOICES),
     default=None,
     help="Exit 1 when a finding is at least this severe [default: error, or fail-on in the configuration].",
 )
-@option(
+@click.option(
     "--fix",
     is_flag=True,
     help="Apply the safe mechanical fixes (remove `prefix:`, redact credentials, add "
     "`pip`), atomically, and report them.",
 )
-@option(
+@click.option(
     "--input-format",
-    type=Choice(INPUT_FORMATS),
+    type=click.Choice(INPUT_FORMATS),
     help="Read the FILEs as this format (default: detected from the content and name).",
 )
-@option("-o", "--output", metavar="OUT", help="Write the report to OUT instead of stdout.")
-@option(
+@click.option("-o", "--output", metavar="OUT", help="Write the report to OUT instead of stdout.")
+@click.option(
     "--config",
     "config_path",
     metavar="TOML",
     help="Configuration file [default: .envkit.toml or pyproject.toml [tool.envkit], searched upwards].",
 )
-@option(
+@click.option(
     "--machine",
     "machine",
     metavar="PROFILE|host|ssh://HOST",
     help="Also check that the FILEs install and run on this machine: a profile file "
     "(`envkit machine -o FILE`), `host` (this machine) or ssh://HOST (the machine-* rules).",
 )
-@option("--list-rules", is_flag=True, help="List the rules and exit.")
+@click.option("--list-rules", is_flag=True, help="List the rules and exit.")
 def check(
     files: tuple[str, ...],
     lock_file: str | None,
@@ -110,9 +115,8 @@ def check(
     Exit codes: 0 no finding at or above --fail-on, 1 findings, 2 usage or parse error.
     `envkit explain RULE` describes a rule with an example.
     """
-    from envkit.commands._common import echo_errors
-    from envkit.errors import UsageError, raise_collected
-    from envkit.output import emit, warn
+    from envkit.errors import UsageError
+    from envkit.output import emit
 
     if list_rules:
         from envkit.render.rule_docs import render_rule_list
@@ -130,16 +134,7 @@ def check(
     threshold = fail_on or config.fail_on or "error"
     paths = check_paths(files, live=name is not None or prefix is not None, lock=lock_file)
     stdin_text = _stdin_text(paths, lock_file, fix)
-    live = None
-    if name is not None or prefix is not None:
-        from envkit.backends import open_env
-
-        live = open_env(name=name, prefix=prefix)
-    profile = None
-    if machine is not None:
-        from envkit.machine import resolve_machine
-
-        profile = resolve_machine(machine)
+    live, profile = _live_and_machine(name, prefix, machine)
     result = check_op(
         paths,
         lock=lock_file,
@@ -150,8 +145,33 @@ def check(
         machine=profile,
         fix=fix,
     )
+    alone = lock_file is None and live is None
+    return _finish(result, len(paths), alone=alone, fmt=fmt, threshold=threshold, output=output)
+
+
+def _live_and_machine(name: str | None, prefix: str | None, machine: str | None):
+    """The live environment of -n/-p and the machine profile of --machine (each None when not given)."""
+    live = None
+    if name is not None or prefix is not None:
+        from envkit.backends import open_env
+
+        live = open_env(name=name, prefix=prefix)
+    profile = None
+    if machine is not None:
+        from envkit.machine import resolve_machine
+
+        profile = resolve_machine(machine)
+    return live, profile
+
+
+def _finish(result, n_paths: int, *, alone: bool, fmt: str, threshold: str, output: str | None) -> int:
+    """Report `result` and return the exit code; `alone`: the FILEs are all that was checked."""
+    from envkit.commands._common import echo_errors
+    from envkit.errors import raise_collected
+    from envkit.output import warn
+
     # with several files, one that cannot be read is reported after the others are checked
-    if result.unreadable and len(result.unreadable) == len(paths) and lock_file is None and live is None:
+    if result.unreadable and len(result.unreadable) == n_paths and alone:
         echo_errors(result.unreadable[:-1])
         raise result.unreadable[-1]
     for text in result.warnings:

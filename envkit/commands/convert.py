@@ -106,26 +106,31 @@ def convert(source, output, target, platform, in_format, environment, allow_loss
     for line in loss_lines(result, source, output or "-", allow_loss=allow_loss):
         click.echo(line, err=True)
     if as_json:
-        import json
-
-        conv = result.conversion
-        doc = {
-            "source": source,
-            "source_format": fmt,
-            "output": output,
-            "target": target,
-            "platform": platform,
-            "lossless": result.lossless,
-            "verified": result.verified,
-            "left_out_platforms": list(conv.left_out_platforms),
-            "losses": [loss.as_dict() for loss in result.losses],
-            "changes_install": [c.as_dict() for c in result.changes_install],
-            "notes": [n.as_dict() for n in result.notes],
-        }
-        if not result.verified:
-            doc["unverified_because"] = result.unverified_because
-        click.echo(json.dumps(doc, indent=2, ensure_ascii=False))
+        click.echo(_json_report(result, source, fmt, output, target, platform))
     return EXIT_LOSS if result.changes_what_is_installed and not allow_loss else 0
+
+
+def _json_report(result, source: str, fmt: str, output: str | None, target: str, platform: str | None) -> str:
+    """The --format json report of a conversion."""
+    import json
+
+    conv = result.conversion
+    doc = {
+        "source": source,
+        "source_format": fmt,
+        "output": output,
+        "target": target,
+        "platform": platform,
+        "lossless": result.lossless,
+        "verified": result.verified,
+        "left_out_platforms": list(conv.left_out_platforms),
+        "losses": [loss.as_dict() for loss in result.losses],
+        "changes_install": [c.as_dict() for c in result.changes_install],
+        "notes": [n.as_dict() for n in result.notes],
+    }
+    if not result.verified:
+        doc["unverified_because"] = result.unverified_because
+    return json.dumps(doc, indent=2, ensure_ascii=False)
 
 
 #: how many packages a line names before "... (N in all)"

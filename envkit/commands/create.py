@@ -2,58 +2,59 @@
 
 from __future__ import annotations
 
+import click
+
 from envkit._text import plural
-from envkit.commands._decl import Choice, Path, command, option
 from envkit.formats import FORMATS
 from envkit.output import echo
 
 
-@command("create")
-@option(
+@click.command("create")
+@click.option(
     "--lock",
     "lock_file",
     required=True,
-    type=Path(dir_okay=False),
+    type=click.Path(dir_okay=False),
     help="The lock to install (conda-lock.yml, an explicit file, pixi.lock, ...).",
 )
-@option(
+@click.option(
     "-p",
     "--prefix",
     metavar="PREFIX",
-    type=Path(file_okay=False),
+    type=click.Path(file_okay=False),
     help="Create the environment at this path.",
 )
-@option(
+@click.option(
     "-n",
     "--name",
     metavar="NAME",
     help="Create the environment with this name (in the first envs directory).",
 )
-@option(
+@click.option(
     "--platform",
     default=None,
     metavar="SUBDIR",
     help="The locked platform to install [default: this machine's].",
 )
-@option(
+@click.option(
     "--env",
     "environment",
     metavar="NAME",
     help="The environment of a pixi.lock to install [default: default].",
 )
-@option(
+@click.option(
     "--input-format",
-    type=Choice(FORMATS),
+    type=click.Choice(FORMATS),
     help="Read the lock as this format [default: detected from the content].",
 )
-@option(
+@click.option(
     "--backend",
-    type=Choice(("rattler", "conda", "mamba", "micromamba")),
+    type=click.Choice(("rattler", "conda", "mamba", "micromamba")),
     default="rattler",
     show_default=True,
     help="Install the conda packages with py-rattler, or with a conda executable.",
 )
-@option(
+@click.option(
     "-q",
     "--quiet",
     is_flag=True,

@@ -2,51 +2,56 @@
 
 from __future__ import annotations
 
-from envkit.commands._decl import Choice, argument, command, option
+import click
+
 from envkit.formats import FORMATS
 from envkit.output import echo
 
 OUTPUT_FORMATS = ("text", "json", "markdown")
 
 
-@command(context_settings={"help_option_names": ["-h", "--help"]})
-@argument("source_a", metavar="SOURCE_A")
-@argument("source_b", metavar="SOURCE_B")
-@option(
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("source_a", metavar="SOURCE_A")
+@click.argument("source_b", metavar="SOURCE_B")
+@click.option(
     "--platform",
     metavar="P",
     help="Platform of a multi-platform lock (default: the other side's, else this machine's).",
 )
-@option(
+@click.option(
     "--format",
     "fmt",
-    type=Choice(OUTPUT_FORMATS),
+    type=click.Choice(OUTPUT_FORMATS),
     default="text",
     show_default=True,
     help="Output format.",
 )
-@option("--all", "show_all", is_flag=True, help="Also list unchanged packages (and channels, options).")
-@option("--env", "environment", metavar="NAME", help="The environment of a pixi.lock (default: default).")
-@option(
+@click.option("--all", "show_all", is_flag=True, help="Also list unchanged packages (and channels, options).")
+@click.option(
+    "--env", "environment", metavar="NAME", help="The environment of a pixi.lock (default: default)."
+)
+@click.option(
     "--input-format",
-    type=Choice(FORMATS),
+    type=click.Choice(FORMATS),
     help="Read file sources as this format (default: detected from the content).",
 )
-@option(
+@click.option(
     "--color",
-    type=Choice(("auto", "always", "never")),
+    type=click.Choice(("auto", "always", "never")),
     default="auto",
     show_default=True,
     help="Colour the text output: auto = on a terminal, unless NO_COLOR is set.",
 )
-@option("-o", "--output", metavar="FILE", help="Write the report to FILE instead of stdout.")
-@option(
+@click.option("-o", "--output", metavar="FILE", help="Write the report to FILE instead of stdout.")
+@click.option(
     "--machine-a",
     metavar="PROFILE",
     help="The machine of SOURCE_A for the header: a profile file (envkit machine -o), host or ssh://HOST.",
 )
-@option("--machine-b", metavar="PROFILE", help="The same for SOURCE_B.")
-@option("--no-machine", is_flag=True, help="Do not probe or show the machines (no probe runs over ssh).")
+@click.option("--machine-b", metavar="PROFILE", help="The same for SOURCE_B.")
+@click.option(
+    "--no-machine", is_flag=True, help="Do not probe or show the machines (no probe runs over ssh)."
+)
 def diff(
     source_a: str,
     source_b: str,
@@ -75,13 +80,11 @@ def diff(
 
     Exit codes: 0 the same, 1 different, 2 error.
     """
+    from envkit.errors import UsageError
     from envkit.ops.diff import diff_sources
-    from envkit.output import emit, warn
-    from envkit.render import render_diff
+    from envkit.output import warn
 
     if no_machine and (machine_a or machine_b):
-        from envkit.errors import UsageError
-
         raise UsageError(
             "--no-machine and --machine-a/--machine-b contradict each other",
             hint="drop --no-machine to show the machines",
@@ -98,6 +101,15 @@ def diff(
     )
     for text in result.warnings:
         warn(text)
+    _print(result, fmt, show_all=show_all, color=color, output=output)
+    return 0 if result.same else 1
+
+
+def _print(result, fmt: str, *, show_all: bool, color: str, output: str | None) -> None:
+    """Render the diff in `fmt` and write it to stdout or `output`."""
+    from envkit.output import emit
+    from envkit.render import render_diff
+
     use_color = fmt == "text" and _use_color(color, output)
     text = render_diff(
         fmt, result.diff, show_all=show_all, machines=result.machines, color=use_color, width=_width()
@@ -107,7 +119,6 @@ def diff(
         echo(text, nl=False)
     else:
         emit(text, output)
-    return 0 if result.same else 1
 
 
 def _use_color(color: str, output: str | None) -> bool:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from envkit.commands._decl import argument, command
+import click
+
 from envkit.output import echo
 
 
-@command(context_settings={"help_option_names": ["-h", "--help"]})
-@argument("rule_name", metavar="RULE")
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("rule_name", metavar="RULE")
 def explain(rule_name: str) -> int:
     """Explain a check rule: what it finds, why it matters, how to fix it, with an example.
 

@@ -11,40 +11,42 @@ documented in docs/commands/export.md and `envkit.render.export.JSON_SCHEMA_VERS
 
 from __future__ import annotations
 
-from envkit.commands._decl import Choice, Path, command, option
+import click
 
 FORMATS = ("yaml", "explicit", "conda-lock", "json")
 
 
-@command("export")
-@option("-n", "--name", "env_name", metavar="NAME", help="Environment name (resolved like conda does).")
-@option("-p", "--prefix", metavar="PREFIX", type=Path(file_okay=False), help="Environment prefix path.")
-@option(
+@click.command("export")
+@click.option("-n", "--name", "env_name", metavar="NAME", help="Environment name (resolved like conda does).")
+@click.option(
+    "-p", "--prefix", metavar="PREFIX", type=click.Path(file_okay=False), help="Environment prefix path."
+)
+@click.option(
     "--backend",
-    type=Choice(["native", "conda", "mamba", "micromamba"]),
+    type=click.Choice(["native", "conda", "mamba", "micromamba"]),
     default="native",
     show_default=True,
     help="Read the prefix directly, or ask that executable's --json commands.",
 )
-@option(
+@click.option(
     "--exe",
     metavar="PATH",
     help="The conda/mamba/micromamba executable (default: CONDA_EXE, MAMBA_EXE, PATH).",
 )
-@option(
+@click.option(
     "--from-history", is_flag=True, help="Only the specs you asked for (with pip packages and -c channels)."
 )
-@option("--no-builds", is_flag=True, help="Pin versions exactly (name==version) without build strings.")
-@option("--format", "fmt", type=Choice(FORMATS), default="yaml", show_default=True)
-@option(
+@click.option("--no-builds", is_flag=True, help="Pin versions exactly (name==version) without build strings.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="yaml", show_default=True)
+@click.option(
     "--hash",
     "digest",
-    type=Choice(["md5", "sha256"]),
+    type=click.Choice(["md5", "sha256"]),
     default="md5",
     show_default=True,
     help="The hash each URL of --format explicit carries (as `conda list --explicit --md5/--sha256`).",
 )
-@option("-o", "--output", metavar="FILE", help="Write to FILE (atomically) instead of stdout.")
+@click.option("-o", "--output", metavar="FILE", help="Write to FILE (atomically) instead of stdout.")
 def export(env_name, prefix, backend, exe, from_history, no_builds, fmt, digest, output) -> int:
     """Export a live conda environment exactly.
 

@@ -2,55 +2,58 @@
 
 from __future__ import annotations
 
-from envkit.commands._decl import Choice, FloatRange, IntRange, argument, command, option
+import click
+
 from envkit.fleet import DEFAULT_JOBS, DEFAULT_TIMEOUT, TRANSPORTS
 
 FORMATS = ("text", "json", "markdown", "html")
 
 
-@command(context_settings={"help_option_names": ["-h", "--help"]})
-@argument("sources", nargs=-1, metavar="SOURCE...")
-@option(
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("sources", nargs=-1, metavar="SOURCE...")
+@click.option(
     "--env",
     "env",
     metavar="NAME|PATH",
     help="The environment read on hosts whose SOURCE names none (default: base).",
 )
-@option(
+@click.option(
     "--via",
-    type=Choice(TRANSPORTS),
+    type=click.Choice(TRANSPORTS),
     default="ssh",
     show_default=True,
     help="How host names are reached.",
 )
-@option(
+@click.option(
     "-j",
     "--jobs",
-    type=IntRange(1, 1024),
+    type=click.IntRange(1, 1024),
     metavar="N",
     default=DEFAULT_JOBS,
     show_default=True,
     help="Hosts read at once.",
 )
-@option(
+@click.option(
     "--timeout",
-    type=FloatRange(1, 3600),
+    type=click.FloatRange(1, 3600),
     metavar="SECONDS",
     default=DEFAULT_TIMEOUT,
     show_default=True,
     help="Seconds one host may take.",
 )
-@option(
+@click.option(
     "--lock",
     "lock",
     metavar="LOCK",
     help="Also compare every host with this lock (conda-lock.yml, pixi.lock, ...) and check it "
     "against each machine.",
 )
-@option("--platform", metavar="P", help="Platform of a multi-platform lock or collected file.")
-@option("--no-machine", is_flag=True, help="Do not probe the machines (group by environment only).")
-@option("--format", "fmt", type=Choice(FORMATS), default="text", show_default=True, help="Output format.")
-@option("-o", "--output", metavar="FILE", help="Write the report to FILE instead of stdout.")
+@click.option("--platform", metavar="P", help="Platform of a multi-platform lock or collected file.")
+@click.option("--no-machine", is_flag=True, help="Do not probe the machines (group by environment only).")
+@click.option(
+    "--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True, help="Output format."
+)
+@click.option("-o", "--output", metavar="FILE", help="Write the report to FILE instead of stdout.")
 def fleet(sources, env, via, jobs, timeout, lock, platform, no_machine, fmt, output) -> int:
     """Group many hosts by environment and machine, and explain each outlier.
 
@@ -100,9 +103,9 @@ def fleet(sources, env, via, jobs, timeout, lock, platform, no_machine, fmt, out
     return 0 if report.same else 1
 
 
-@command(context_settings={"help_option_names": ["-h", "--help"]})
-@argument("source", required=False, metavar="[ENV]")
-@option("--no-machine", is_flag=True, help="Fingerprint the environment only.")
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("source", required=False, metavar="[ENV]")
+@click.option("--no-machine", is_flag=True, help="Fingerprint the environment only.")
 def fingerprint(source: str | None, no_machine: bool) -> int:
     """Print one line that is the same on every host with the same environment and machine class.
 

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from envkit.commands._decl import argument, command, option
+import click
+
 from envkit.commands._options import text_or_json
 from envkit.output import echo
 
 
-@command(context_settings={"help_option_names": ["-h", "--help"]})
-@argument("source", required=False, default="host", metavar="[host|ssh://HOST|PROFILE]")
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("source", required=False, default="host", metavar="[host|ssh://HOST|PROFILE]")
 @text_or_json("Output format (json: the format -o writes).")
-@option(
+@click.option(
     "-o",
     "--output",
     metavar="FILE",

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import sys
 
-from envkit.commands._decl import Choice, argument, command, option
+import click
+
 from envkit.formats import FORMATS
 from envkit.output import echo
 
@@ -29,17 +30,21 @@ def _read(path: str, *, keep_bom: bool = False) -> str:
     return decode_text(data, "<stdin>", keep_bom=keep_bom)
 
 
-@command(context_settings={"help_option_names": ["-h", "--help"]})
-@argument("files", nargs=-1, required=True, metavar="FILE...")
-@option("-o", "--output", metavar="OUT", help="Write the normalized file to OUT ('-': stdout).")
-@option("--write", "write", is_flag=True, help="Rewrite each FILE in place (atomically), keeping comments.")
-@option(
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("files", nargs=-1, required=True, metavar="FILE...")
+@click.option("-o", "--output", metavar="OUT", help="Write the normalized file to OUT ('-': stdout).")
+@click.option(
+    "--write", "write", is_flag=True, help="Rewrite each FILE in place (atomically), keeping comments."
+)
+@click.option(
     "--check",
     is_flag=True,
     help="Change nothing; exit 1 and print a unified diff when a FILE is not normalized.",
 )
-@option("--input-format", "fmt", type=Choice(FORMATS), help="Read FILE as this format (default: detected).")
-@option("--format", "fmt_alias", type=Choice(FORMATS), hidden=True)  # the old spelling
+@click.option(
+    "--input-format", "fmt", type=click.Choice(FORMATS), help="Read FILE as this format (default: detected)."
+)
+@click.option("--format", "fmt_alias", type=click.Choice(FORMATS), hidden=True)  # the old spelling
 def normalize(
     files: tuple[str, ...],
     output: str | None,
@@ -115,16 +120,16 @@ def warn_note(message: str) -> None:
     echo(f"note: {message}", err=True)
 
 
-@command(context_settings={"help_option_names": ["-h", "--help"]})
-@argument("files", nargs=-1, required=True, metavar="FILE...")
-@option(
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("files", nargs=-1, required=True, metavar="FILE...")
+@click.option(
     "--input-format",
     "fmt",
-    type=Choice(FORMATS),
+    type=click.Choice(FORMATS),
     help="Read every FILE as this format (default: detected).",
 )
-@option("--format", "fmt_alias", type=Choice(FORMATS), hidden=True)  # the old spelling
-@option(
+@click.option("--format", "fmt_alias", type=click.Choice(FORMATS), hidden=True)  # the old spelling
+@click.option(
     "-e",
     "--env",
     "--environment",

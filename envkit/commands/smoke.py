@@ -4,36 +4,41 @@ from __future__ import annotations
 
 import sys
 
-from envkit.commands._decl import FloatRange, Path, command, option
+import click
+
 from envkit.commands._options import text_or_json
 from envkit.output import cli_hint, echo, warn
 from envkit.render import render
 from envkit.render.smoke import progress_line
 
 
-@command("smoke")
-@option("-n", "--name", "name", metavar="NAME", help="Conda environment by name.")
-@option("-p", "--prefix", "prefix", metavar="PREFIX", help="Conda environment by prefix path.")
-@option("--python", "python", metavar="EXE", help="Any Python interpreter (a venv's bin/python).")
-@option(
+@click.command("smoke")
+@click.option("-n", "--name", "name", metavar="NAME", help="Conda environment by name.")
+@click.option("-p", "--prefix", "prefix", metavar="PREFIX", help="Conda environment by prefix path.")
+@click.option("--python", "python", metavar="EXE", help="Any Python interpreter (a venv's bin/python).")
+@click.option(
     "--create",
     "create_file",
     metavar="FILE",
-    type=Path(dir_okay=False),
+    type=click.Path(dir_okay=False),
     help="Create a temporary env from an environment.yml or a lock, test it, remove it.",
 )
-@option("--require-cuda", is_flag=True, help="Fail unless CUDA works (also implied by a GPU or CUDA pins).")
-@option("--quick", is_flag=True, help="Small checks; adaptive DataLoader search.")
-@option("--full", is_flag=True, help="Larger workloads; sweep up to 2x the cores.")
+@click.option(
+    "--require-cuda", is_flag=True, help="Fail unless CUDA works (also implied by a GPU or CUDA pins)."
+)
+@click.option("--quick", is_flag=True, help="Small checks; adaptive DataLoader search.")
+@click.option("--full", is_flag=True, help="Larger workloads; sweep up to 2x the cores.")
 @text_or_json("Output format (json: the schema in docs/commands/smoke.md).")
-@option("-q", "--quiet", is_flag=True, help="No progress on stderr (it is shown only on a terminal).")
-@option(
+@click.option("-q", "--quiet", is_flag=True, help="No progress on stderr (it is shown only on a terminal).")
+@click.option(
     "--timeout",
-    type=FloatRange(min=1.0),
+    type=click.FloatRange(min=1.0),
     metavar="SECONDS",
     help="Overall limit (default 600 quick, 900, 1800 full); each check also has its own.",
 )
-@option("--keep", is_flag=True, help="Keep the temporary env (--create) and the probe's scratch directory.")
+@click.option(
+    "--keep", is_flag=True, help="Keep the temporary env (--create) and the probe's scratch directory."
+)
 def smoke(
     name, prefix, python, create_file, require_cuda, quick, full, fmt, as_json, quiet, timeout, keep
 ) -> int:
@@ -91,6 +96,13 @@ def smoke(
         echo(render("smoke", "json", report))
         raise
     progress.done()
+    return _print_report(report, as_json)
+
+
+def _print_report(report: dict, as_json: bool) -> int:
+    """Print the smoke report (and why it could not run, on stderr); return the exit code."""
+    from envkit.smoke import runner
+
     why = next((c["detail"] for c in report.get("checks") or [] if c["status"] == "fail"), "unknown reason")
     if report.get("could_not_run"):
         report.setdefault("reason", why)

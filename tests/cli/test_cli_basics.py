@@ -19,6 +19,28 @@ def test_help_lists_every_command_without_importing_them(envkit_cli):
         assert f"  {name} " in r.stdout
 
 
+def _command_modules_loaded(*args: str) -> tuple[str, list[str]]:
+    """Run `envkit ARGS` in a fresh interpreter: its exit code and the envkit.commands modules loaded."""
+    code = (
+        "import sys\n"
+        "from envkit.cli import main\n"
+        "try:\n"
+        "    main(sys.argv[1:])\n"
+        "except SystemExit as exc:\n"
+        "    rc = exc.code\n"
+        "print('RC', rc, 'LOADED', *sorted(m for m in sys.modules if m.startswith('envkit.commands.')))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=True)
+    rc, loaded = proc.stdout.splitlines()[-1].split(" LOADED")
+    return rc, loaded.split()
+
+
+def test_help_imports_no_command_and_a_command_imports_only_its_module():
+    assert _command_modules_loaded("--help") == ("RC 0", [])
+    explain = _command_modules_loaded("explain", "pip-lock-missing-hash")
+    assert explain == ("RC 0", ["envkit.commands.explain"])
+
+
 def test_unknown_command_is_a_usage_error(envkit_cli):
     r = envkit_cli("frobnicate")
     assert r.exit_code == 2
@@ -45,9 +67,10 @@ def test_version_and_help_import_nothing_heavy():
 def test_version_imports_neither_click_nor_the_error_records():
     code = (
         "import sys\n"
-        "from envkit.cli import main\n"
+        "from envkit.__main__ import main\n"
+        "sys.argv[1:] = ['--version']\n"
         "try:\n"
-        "    main(['--version'])\n"
+        "    main()\n"
         "except SystemExit:\n"
         "    pass\n"
         "print('LOADED', sorted(m for m in ('click', 'envkit.errors', 'dataclasses') if m in sys.modules))\n"
@@ -99,3 +122,16 @@ def test_an_unexpected_os_error_is_a_clean_error(envkit_cli, monkeypatch, tmp_pa
     r = envkit_cli("normalize", str(src))
     assert r.exit_code == 2
     assert r.stderr == f"error: {tmp_path / 'x.yml'}: Permission denied\n"
+
+
+def test_ctrl_c_in_a_command_exits_130_without_a_traceback(envkit_cli, monkeypatch, tmp_path):
+    def interrupt(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("envkit.canonical.render_normalized", interrupt)
+    src = tmp_path / "environment.yml"
+    src.write_text("name: x\ndependencies:\n  - numpy\n")
+    r = envkit_cli("normalize", str(src))
+    assert r.exit_code == 130
+    # click's blank line closes the terminal's ^C echo
+    assert r.stderr == "\nInterrupted.\n"

@@ -1,8 +1,7 @@
 """`envkit check`, `normalize` and `validate` of a small environment file import only what that file
-needs: no click (the command line is read by envkit.commands._decl), no libyaml loader (the fast
-reader parses it), no ssh source, no template renderer, no lock reader, solver or machine
-comparison, no pathlib.  A fresh interpreter runs the command on a real corpus file and reports the
-modules it loaded.
+needs: no libyaml loader (the fast reader parses it), no ssh source, no template renderer, no lock
+reader, solver or machine comparison, no pathlib.  A fresh interpreter runs the command on a real
+corpus file and reports the modules it loaded.
 
 The interpreter starts without `site` (its path given explicitly): the editable install's path hook
 in the development venv imports pathlib itself, which a user's regular install never does.
@@ -45,7 +44,6 @@ NEVER = {
     "envkit.machine",
     "pathlib",
     "difflib",  # asked only about a top-level key it does not know
-    "click",  # the declarations read these command lines themselves (envkit.commands._decl)
 }
 
 
