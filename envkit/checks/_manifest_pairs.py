@@ -18,7 +18,7 @@ def manifest_format_of(target: Target) -> str | None:
     """ "pixi-manifest" / "pyproject" when the spec target is a manifest, else None."""
     if target.kind != "spec" or not target.text:
         return None
-    from envkit.lock.manifest_check import manifest_format
+    from envkit.formats._manifest import manifest_format
 
     return manifest_format(target.text, target.path)
 
@@ -26,7 +26,7 @@ def manifest_format_of(target: Target) -> str | None:
 def pair_manifests(targets: list[Target]) -> None:
     """Pair each manifest target not yet paired with the lock target its tool writes beside it
     (pixi.toml or a pyproject with [tool.pixi] -> pixi.lock, pyproject.toml -> uv.lock), in place."""
-    from envkit.lock.manifest_check import LOCK_NAMES
+    from envkit.formats._manifest import LOCK_NAMES
 
     locks = {os.path.realpath(t.path): t for t in targets if t.kind == "lock"}
     for t in targets:

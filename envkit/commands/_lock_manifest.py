@@ -14,8 +14,8 @@ def manifest_of(path: str) -> tuple[str, str] | None:
 
     if path == "-" or not os.path.isfile(path):
         return None
+    from envkit.formats._manifest import manifest_format
     from envkit.io import read_text
-    from envkit.lock.manifest_check import manifest_format
 
     text = read_text(path)
     fmt = manifest_format(text, path)

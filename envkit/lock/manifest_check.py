@@ -14,6 +14,7 @@ import os
 from dataclasses import asdict, dataclass
 
 from envkit.errors import ParseError, Where
+from envkit.formats._manifest import LOCK_NAMES, manifest_format
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -57,22 +58,6 @@ class ManifestCheck:
     def relock(self) -> str:
         """The command that brings the lock up to date."""
         return "pixi lock" if self.tool == "pixi" else "uv lock"
-
-
-#: manifest format -> the lock file name its tool writes beside it
-LOCK_NAMES = {"pixi-manifest": "pixi.lock", "pyproject": "uv.lock"}
-
-
-def manifest_format(text: str, path: str | None) -> str | None:
-    """ "pixi-manifest" / "pyproject" when `text` is a manifest, else None."""
-    from envkit.errors import ParseError as _PE
-    from envkit.formats import detect_format
-
-    try:
-        fmt = detect_format(text, path)
-    except _PE:
-        return None
-    return fmt if fmt in LOCK_NAMES else None
 
 
 def lock_beside(path: str, fmt: str) -> str | None:
