@@ -4,7 +4,7 @@ kind; the manifest reader words it with file, line and key."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from envkit.formats._manifest import Entry
 
@@ -23,13 +23,18 @@ def _source(value: dict[str, Any]) -> str | None:
     return None
 
 
+def _plain(manager: Literal["conda", "pypi"], name: str, value: str, head: str, where) -> Entry:
+    """A version-string value: `*` (any version) or a spec written after `head`."""
+    v = value.strip()
+    spec = name if v in ("", "*") else f"{head}{v}"
+    return Entry(manager=manager, name=name, spec=spec, version=v or "*", key=where[0], line=where[1])
+
+
 def conda_entry(name: str, value: Any, where: tuple[str, int | None]) -> Entry:
     """A `[dependencies]` value: a version spec, or a table of match-spec fields or a source."""
     key, line = where
     if isinstance(value, str):
-        v = value.strip()
-        spec = name if v in ("", "*") else f"{name} {v}"
-        return Entry(manager="conda", name=name, spec=spec, version=v or "*", key=key, line=line)
+        return _plain("conda", name, value, f"{name} ", where)
     if not isinstance(value, dict):
         raise ValueError(f"conda dependency {name!r} must be a version string or a table")
     source = _source(value) if any(k in value for k in _CONDA_SOURCES) else None
@@ -48,9 +53,7 @@ def pypi_entry(name: str, value: Any, where: tuple[str, int | None]) -> Entry:
     url, editable, index)."""
     key, line = where
     if isinstance(value, str):
-        v = value.strip()
-        spec = name if v in ("", "*") else f"{name}{v}"
-        return Entry(manager="pypi", name=name, spec=spec, version=v or "*", key=key, line=line)
+        return _plain("pypi", name, value, name, where)
     if not isinstance(value, dict):
         raise ValueError(f"PyPI dependency {name!r} must be a version specifier or a table")
     extras = value.get("extras", [])

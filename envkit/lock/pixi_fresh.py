@@ -66,30 +66,28 @@ def _environment(m: PixiManifest, env, lk: Lock) -> list[Change]:
     out: list[Change] = []
     plats = m.platforms_of(env)
     plat_line = m.line_of("workspace", "platforms") or m.line_of("project", "platforms")
-    for p in plats:
-        if p not in lk.platforms:
-            out.append(
-                Change(
-                    severity="stale",
-                    what="missing-platform",
-                    environment=env.name,
-                    platform=p,
-                    line=plat_line,
-                    message=f"platform {p} is declared but not locked",
-                )
+    for severity, what, these, others, says in (
+        ("stale", "missing-platform", plats, lk.platforms, "platform {} is declared but not locked"),
+        (
+            "note",
+            "extra-platform",
+            lk.platforms,
+            plats,
+            "the lock has platform {}, which the environment no longer declares",
+        ),
+    ):
+        out += [
+            Change(
+                severity=severity,
+                what=what,
+                environment=env.name,
+                platform=p,
+                line=plat_line,
+                message=says.format(p),
             )
-    for p in lk.platforms:
-        if p not in plats:
-            out.append(
-                Change(
-                    severity="note",
-                    what="extra-platform",
-                    environment=env.name,
-                    platform=p,
-                    line=plat_line,
-                    message=f"the lock has platform {p}, which the environment no longer declares",
-                )
-            )
+            for p in these
+            if p not in others
+        ]
     want = [channel_url(c) for c in m.channels_of(env)]
     got = [channel_url(c.url or c.name) for c in lk.channels]
     if want[: len(got)] != got:
