@@ -29,6 +29,8 @@ class Entry:
     marker: str | None = None
     source: str | None = None
     editable: bool = False
+    #: a conditional dependency's virtual-package condition (pixi's `when = "__cuda>=12"`)
+    when: str | None = None
     key: str = ""
     line: int | None = None
 

@@ -45,7 +45,17 @@ def conda_entry(name: str, value: Any, where: tuple[str, int | None]) -> Entry:
         spec += f" {build}"
     if isinstance(value.get("channel"), str):
         spec = f"{value['channel']}::{spec}"
-    return Entry(manager="conda", name=name, spec=spec, version=version, source=source, key=key, line=line)
+    when = value.get("when")
+    return Entry(
+        manager="conda",
+        name=name,
+        spec=spec,
+        version=version,
+        source=source,
+        when=when if isinstance(when, str) else None,
+        key=key,
+        line=line,
+    )
 
 
 def pypi_entry(name: str, value: Any, where: tuple[str, int | None]) -> Entry:
@@ -73,6 +83,7 @@ def pypi_entry(name: str, value: Any, where: tuple[str, int | None]) -> Entry:
         extras=tuple(extras),
         source=source,
         editable=bool(value.get("editable", False)),
+        marker=value["env-markers"] if isinstance(value.get("env-markers"), str) else None,
         key=key,
         line=line,
     )

@@ -39,6 +39,8 @@ WORKSPACE_KEYS = (
     *("build-variants-files", "exclude-newer", "s3-options", "target", "system-requirements"),
 )
 ENVIRONMENT_KEYS = ("features", "solve-group", "no-default-feature")
+#: system-requirements and platform-table keys -> the virtual package they set
+_SYSREQ = {"cuda": "__cuda", "glibc": "__glibc", "libc": "__glibc", "macos": "__osx", "linux": "__linux"}
 #: Target selectors that name several platforms (pixi's `target.unix`, `target.linux`, ...).
 _FAMILIES = {"unix": ("linux", "osx", "freebsd"), "linux": ("linux",), "osx": ("osx",), "win": ("win",)}
 
@@ -105,6 +107,24 @@ class PixiManifest:
     environments: dict[str, Environment]
     lines: dict[Path, int] = field(default_factory=dict)
     prefix: Path = ()
+    #: a named platform (`{ name = "linux-64-cuda", platform = "linux-64", cuda = "12" }`) -> its
+    #: subdir and virtual packages (`__cuda` -> "12"); a plain platform is its own subdir
+    platform_tables: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = field(default_factory=dict)
+    #: the workspace's solve options as written (channel-priority, solve-strategy, exclude-newer)
+    solve_options: tuple[tuple[str, str], ...] = ()
+
+    def subdir(self, platform: str) -> str:
+        return self.platform_tables.get(platform, (platform, ()))[0]
+
+    def virtual_packages(self, env: Environment, platform: str) -> dict[str, str]:
+        """`__name` -> version on `platform`: its table's, then the environment's system-requirements."""
+        out = dict(self.platform_tables.get(platform, (platform, ()))[1])
+        for f in reversed(self.features_of(env)):
+            for key, value in f.system_requirements:
+                vp = _SYSREQ.get(key)
+                if vp and vp not in out:
+                    out[vp] = value.strip('"')
+        return out
 
     def environment(self, name: str | None) -> Environment:
         """The environment `name` (DEFAULT when None); EnvironmentNotFound naming the others."""
@@ -143,16 +163,29 @@ class PixiManifest:
     def requested(self, env: Environment, platform: str) -> dict[tuple[str, str], Entry]:
         """(manager, name) -> the Entry `env` asks for on `platform` (the winning one)."""
         out: dict[tuple[str, str], Entry] = {}
+        subdir = self.subdir(platform)
+        virtual = self.virtual_packages(env, platform)
         for f in reversed(self.features_of(env)):  # the default first: later (higher) features win
             mine: dict[tuple[str, str], Entry] = {}
             for target, e in f.entries:  # plain entries come first: a target's entry wins
-                if target is None or applies(target, platform):
+                if (target is None or applies(target, subdir)) and (
+                    e.when is None or _holds(e.when, virtual)
+                ):
                     mine[(e.manager, e.name)] = e
             out.update(mine)
         return out
 
     def line_of(self, *path: str | int) -> int | None:
         return line_of(self.lines, (*self.prefix, *path))
+
+
+def _holds(when: str, virtual: dict[str, str]) -> bool:
+    """Whether a conditional dependency's `when` (a virtual-package match spec) holds."""
+    from envkit.conda.matchspec import matches, parse_spec
+
+    dep = parse_spec(when)
+    version = virtual.get(dep.name)
+    return version is not None and matches(dep, name=dep.name, version=version)
 
 
 def applies(selector: str, platform: str) -> bool:
@@ -199,7 +232,7 @@ class _Reader:
         ws = self.table(root.get(ws_key), ws_key)
         check_keys(ws, WORKSPACE_KEYS, (*self.prefix, ws_key), self.lines, self.filename)
         default = self.feature(
-            DEFAULT, {**root, **{k: ws[k] for k in ("channels", "platforms") if k in ws}}, ()
+            DEFAULT, {**root, **{k: ws[k] for k in ("channels", "platforms", "pypi-options") if k in ws}}, ()
         )
         default = _with_pyproject(default, pyproject, self) if pyproject is not None else default
         features = {DEFAULT: default}
@@ -216,7 +249,17 @@ class _Reader:
         for name, body in self.table(root.get("environments"), "environments").items():
             envs[name] = self.environment(name, body, features)
         name = ws.get("name") or ((pyproject or {}).get("project") or {}).get("name")
+        tables = {}
+        for p in ws.get("platforms") or ():
+            if isinstance(p, dict) and isinstance(p.get("name"), str):
+                vps = tuple((_SYSREQ[k], str(v)) for k, v in p.items() if k in _SYSREQ)
+                tables[p["name"]] = (str(p.get("platform") or p["name"]), vps)
+        opts = tuple(
+            (k, str(ws[k])) for k in ("channel-priority", "solve-strategy", "exclude-newer") if k in ws
+        )
         return PixiManifest(
+            solve_options=opts,
+            platform_tables=tables,
             path=self.filename,
             name=name if isinstance(name, str) else None,
             features=features,

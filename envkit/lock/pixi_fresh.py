@@ -28,10 +28,11 @@ def pixi_changes(
     manifest_text: str, manifest_path: str, lock_text: str, lock_path: str, only: str | None
 ) -> tuple[list[str], list[Change]]:
     """(the environments judged, the Changes) of a pixi manifest against its pixi.lock."""
-    from envkit.formats.pixilock import read_pixi_environments
+    from envkit.formats.pixilock import platform_subdirs, read_pixi_environments
 
     m = read_manifest(manifest_text, manifest_path)
     locked = read_pixi_environments(lock_text, lock_path)
+    subdirs = platform_subdirs(lock_text, lock_path)
     envs = [m.environment(only)] if only else list(m.environments.values())
     out: list[Change] = []
     for env in envs:
@@ -47,7 +48,7 @@ def pixi_changes(
                 )
             )
             continue
-        out.extend(_environment(m, env, lk))
+        out.extend(_environment(m, env, lk, subdirs))
     if not only:
         for name in locked:
             if name not in m.environments:
@@ -62,17 +63,35 @@ def pixi_changes(
     return [e.name for e in envs], out
 
 
-def _environment(m: PixiManifest, env, lk: Lock) -> list[Change]:
+def _environment(m: PixiManifest, env, lk: Lock, subdirs: dict[str, str]) -> list[Change]:
     out: list[Change] = []
     plats = m.platforms_of(env)
     plat_line = m.line_of("workspace", "platforms") or m.line_of("project", "platforms")
-    for severity, what, these, others, says in (
-        ("stale", "missing-platform", plats, lk.platforms, "platform {} is declared but not locked"),
+    # a version 7 lock names its platforms: one whose subdir a declared platform has is that one
+    keys = {p: _lock_key(p, m.subdir(p), lk.platforms, subdirs) for p in plats}
+    missing = [p for p, k in keys.items() if k is None and m.requested(env, p)]
+    declared = {m.subdir(p) for p in plats} | set(plats)
+    extra = [q for q in lk.platforms if q not in declared and subdirs.get(q, q) not in declared]
+    for p, k in keys.items():
+        if k == p and subdirs.get(p, m.subdir(p)) != m.subdir(p):
+            msg = f"platform {p} is {m.subdir(p)}; the lock has it as {subdirs[p]}"
+            out.append(
+                Change(
+                    severity="stale",
+                    what="changed-platform",
+                    environment=env.name,
+                    platform=p,
+                    line=plat_line,
+                    message=msg,
+                )
+            )
+            keys[p] = None  # its packages are another subdir's: not compared
+    for severity, what, these, says in (
+        ("stale", "missing-platform", missing, "platform {} is declared but not locked"),
         (
             "note",
             "extra-platform",
-            lk.platforms,
-            plats,
+            extra,
             "the lock has platform {}, which the environment no longer declares",
         ),
     ):
@@ -86,8 +105,8 @@ def _environment(m: PixiManifest, env, lk: Lock) -> list[Change]:
                 message=says.format(p),
             )
             for p in these
-            if p not in others
         ]
+    out += _options(m, env, lk)
     want = [channel_url(c) for c in m.channels_of(env)]
     got = [channel_url(c.url or c.name) for c in lk.channels]
     if want[: len(got)] != got:
@@ -101,17 +120,73 @@ def _environment(m: PixiManifest, env, lk: Lock) -> list[Change]:
                 locked=", ".join(got),
             )
         )
-    for p in plats:
-        if p in lk.platforms:
-            out.extend(_platform(env.name, p, m.requested(env, p), lk.for_platform(p)))
+    for p, key in keys.items():
+        if key is not None:
+            out.extend(_platform(env.name, p, m.subdir(p), m.requested(env, p), lk.for_platform(key)))
     return out
 
 
-def _platform(env: str, platform: str, requested: dict[tuple[str, str], Entry], pkgs) -> list[Change]:
+#: solve option: (the lock's key, pixi's default, manifest value -> the lock's spelling)
+_STRATEGY = {"lowest": "lowest-version", "lowest-direct": "lowest-version-direct"}
+
+
+def _options(m: PixiManifest, env, lk: Lock) -> list[Change]:
+    """The solve options the lock records (`options:`) that the manifest no longer asks for."""
+    import json
+
+    locked = json.loads(dict(lk.metadata).get("options") or "{}")
+    asked = dict(m.solve_options)
+    prerelease = dict(m.features["default"].pypi_options).get("prerelease-mode")
+    pairs = (
+        ("channel-priority", "channel-priority", asked.get("channel-priority"), "strict"),
+        (
+            "solve-strategy",
+            "strategy",
+            _STRATEGY.get(asked.get("solve-strategy", ""), asked.get("solve-strategy")),
+            "highest",
+        ),
+        ("pypi-options.prerelease-mode", "pypi-prerelease-mode", prerelease, "if-necessary-or-explicit"),
+        ("exclude-newer", "exclude-newer", asked.get("exclude-newer"), None),
+    )
+    out: list[Change] = []
+    for key, lkey, want, default in pairs:
+        got = locked.get(lkey, default)
+        want = want if want is not None else default
+        same = got == want or (lkey == "exclude-newer" and want and str(got or "").startswith(str(want)))
+        if not same:
+            line = m.line_of("workspace", *key.split(".")) or m.line_of(*key.split("."))
+            msg = f"{key} is {want or 'not set'}; the lock was solved with {got or 'none'}"
+            out.append(
+                Change(
+                    severity="stale",
+                    what="options",
+                    environment=env.name,
+                    name=key,
+                    line=line,
+                    message=msg,
+                    locked=str(got),
+                )
+            )
+    return out
+
+
+def _lock_key(platform: str, subdir: str, locked: tuple[str, ...], subdirs: dict[str, str]) -> str | None:
+    """The lock's name for a declared platform: the same name, else the one of the same subdir."""
+    if platform in locked:
+        return platform
+    return next((q for q in locked if subdirs.get(q, q) == subdir), None)
+
+
+def _platform(
+    env: str, platform: str, subdir: str, requested: dict[tuple[str, str], Entry], pkgs
+) -> list[Change]:
     conda = {p.name: p for p in pkgs if p.manager == "conda"}
     pip = {pep503(p.name): p for p in pkgs if p.manager == "pip"}
     out: list[Change] = []
+    python = conda.get("python")
     for (manager, name), e in requested.items():
+        if e.marker and not _marker_holds(e.marker, subdir, python.version if python else "3"):
+            continue
         if manager == "conda":
             pkg = conda.get(name)
             ok = pkg is not None and (e.source is not None or _conda_ok(e, pkg))
@@ -139,6 +214,18 @@ def _platform(env: str, platform: str, requested: dict[tuple[str, str], Entry], 
             )
         )
     return out
+
+
+def _marker_holds(marker: str, subdir: str, python: str) -> bool:
+    """Whether a PyPI request's `env-markers` hold on the platform (an unreadable one: yes)."""
+    from packaging.markers import InvalidMarker, Marker
+
+    from envkit.lock.pip import target_markers
+
+    try:
+        return Marker(marker).evaluate(dict(target_markers(subdir, python), extra=""))
+    except InvalidMarker:
+        return True
 
 
 def _conda_ok(e: Entry, pkg: LockedPackage) -> bool:

@@ -19,9 +19,6 @@ EXPECTED = {
     "pixi-find-links": ("pixi.toml", "pixi-manifest", 1, 1, 4),
     "pixi-geos-rs": ("pixi.toml", "pixi-manifest", 3, 0, 4),
     "pixi-multi-env": ("pixi.toml", "pixi-manifest", 1, 0, 3),
-    "pixi-nonsat-mismatched-spec": ("pixi.toml", "pixi-manifest", 1, 0, 1),
-    "pixi-nonsat-removed-environment": ("pixi.toml", "pixi-manifest", 1, 0, 1),
-    "pixi-nonsat-too-many-platforms": ("pixi.toml", "pixi-manifest", 1, 0, 1),
     "pyproject-pixi-docker": ("pyproject.toml", "pixi-manifest", 3, 1, 3),
     "pyproject-pixi-readthedocs": ("pyproject.toml", "pixi-manifest", 1, 0, 4),
     "stale-pixi-geos-rs": ("pixi.toml", "pixi-manifest", 3, 0, 4),
@@ -35,8 +32,22 @@ EXPECTED = {
 }
 
 
+PIXI_CASES = sorted(MANIFESTS.glob("pixi-satisfiability/*/*"))
+
+
 def test_the_corpus_is_the_expected_one():
-    assert sorted(p.name for p in MANIFESTS.iterdir() if p.is_dir()) == sorted(EXPECTED)
+    assert sorted(p.name for p in MANIFESTS.iterdir() if p.is_dir()) == sorted(
+        [*EXPECTED, "pixi-satisfiability"]
+    )
+    assert len(PIXI_CASES) == 57
+
+
+@pytest.mark.parametrize("case", PIXI_CASES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_every_manifest_of_pixis_satisfiability_cases_reads(case):
+    path = case / "pixi.toml" if (case / "pixi.toml").exists() else case / "pyproject.toml"
+    assert formats.detect_format(path.read_text()) == "pixi-manifest"
+    m = read_manifest(path.read_text(), str(path))
+    assert "default" in m.environments
 
 
 @pytest.mark.parametrize("folder", sorted(EXPECTED))
