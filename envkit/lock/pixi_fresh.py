@@ -107,6 +107,7 @@ def _environment(m: PixiManifest, env, lk: Lock, subdirs: dict[str, str]) -> lis
             for p in these
         ]
     out += _options(m, env, lk)
+    out += _indexes(m, env, lk)
     want = [channel_url(c) for c in m.channels_of(env)]
     got = [channel_url(c.url or c.name) for c in lk.channels]
     if want[: len(got)] != got:
@@ -168,6 +169,41 @@ def _options(m: PixiManifest, env, lk: Lock) -> list[Change]:
                 )
             )
     return out
+
+
+def _indexes(m: PixiManifest, env, lk: Lock) -> list[Change]:
+    """The PyPI indexes and find-links the environment's pypi-options name, against those the lock
+    records (only a lock with PyPI packages records them)."""
+    import json
+
+    if not lk.pip_options:
+        return []
+    index, extra, links = None, [], []
+    for f in m.features_of(env):
+        opts = dict(f.pypi_options)
+        index = index or opts.get("index-url")
+        extra += [u for u in json.loads(opts.get("extra-index-urls", "[]")) if u not in extra]
+        for link in json.loads(opts.get("find-links", "[]")):
+            value = link.get("path") or link.get("url") if isinstance(link, dict) else link
+            if value not in links:
+                links.append(value)
+    want = [f"--index-url {(index or 'https://pypi.org/simple').rstrip('/')}"]
+    want += [f"--extra-index-url {u.rstrip('/')}" for u in extra] + [f"--find-links {v}" for v in links]
+    got = [o.rstrip("/") for o in lk.pip_options]
+    if sorted(want) == sorted(got):
+        return []
+    line = m.line_of("workspace", "pypi-options") or m.line_of("pypi-options")
+    msg = f"pypi-options are {' '.join(want)}; the lock was solved with {' '.join(got)}"
+    return [
+        Change(
+            severity="stale",
+            what="options",
+            environment=env.name,
+            name="pypi-options",
+            line=line,
+            message=msg,
+        )
+    ]
 
 
 def _lock_key(platform: str, subdir: str, locked: tuple[str, ...], subdirs: dict[str, str]) -> str | None:

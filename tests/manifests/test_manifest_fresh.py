@@ -246,3 +246,22 @@ def test_uv_lock_check_agrees_on_every_uv_pair(folder, tmp_path):
     assert run_envkit("lock", "--check", "-f", str(project / "pyproject.toml")).exit_code == (
         0 if uv_fresh else 1
     )
+
+
+def test_a_changed_pypi_index_makes_the_pixi_lock_stale(tmp_path):
+    src = MANIFESTS / "pixi-find-links"
+    text = (
+        (src / "pixi.toml")
+        .read_text()
+        .replace("https://pypi.org/simple", "https://mirror.example.com/simple")
+    )
+    (tmp_path / "pixi.toml").write_text(text)
+    shutil.copy(src / "pixi.lock", tmp_path / "pixi.lock")
+    doc = json.loads(
+        run_envkit("lock", "--check", "-f", str(tmp_path / "pixi.toml"), "--format", "json").stdout
+    )
+    assert [(c["what"], c["name"], c["line"]) for c in doc["changes"]] == [("options", "pypi-options", 7)]
+    assert doc["changes"][0]["message"] == (
+        "pypi-options are --index-url https://mirror.example.com/simple --find-links ./links; "
+        "the lock was solved with --index-url https://pypi.org/simple --find-links ./links"
+    )
