@@ -265,3 +265,15 @@ def test_a_changed_pypi_index_makes_the_pixi_lock_stale(tmp_path):
         "pypi-options are --index-url https://mirror.example.com/simple --find-links ./links; "
         "the lock was solved with --index-url https://pypi.org/simple --find-links ./links"
     )
+
+
+def test_the_library_checks_and_diffs_manifests():
+    import envkit
+
+    manifest, lock = _paths("stale-uv-docker")
+    result = envkit.check([manifest, lock])
+    assert [(f.rule, f.line) for f in result.findings] == [("lock-unsatisfied", 8)]
+    before = MANIFESTS / "pyproject-pixi-docker" / "pyproject.toml"
+    after = MANIFESTS / "stale-pyproject-pixi-docker" / "pyproject.toml"
+    assert envkit.diff(before, before).same
+    assert not envkit.diff(after, before).same
