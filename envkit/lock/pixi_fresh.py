@@ -108,19 +108,7 @@ def _environment(m: PixiManifest, env, lk: Lock, subdirs: dict[str, str]) -> lis
         ]
     out += _options(m, env, lk)
     out += _indexes(m, env, lk)
-    want = [channel_url(c) for c in m.channels_of(env)]
-    got = [channel_url(c.url or c.name) for c in lk.channels]
-    if want[: len(got)] != got:
-        out.append(
-            Change(
-                severity="stale",
-                what="channels",
-                environment=env.name,
-                line=m.line_of("workspace", "channels") or m.line_of("project", "channels"),
-                message=f"channels are {', '.join(want) or 'none'}; locked with {', '.join(got) or 'none'}",
-                locked=", ".join(got),
-            )
-        )
+    out += _channels(m, env, lk)
     for p, key in keys.items():
         if key is not None:
             out.extend(_platform(env.name, p, m.subdir(p), m.requested(env, p), lk.for_platform(key)))
@@ -129,6 +117,24 @@ def _environment(m: PixiManifest, env, lk: Lock, subdirs: dict[str, str]) -> lis
 
 #: solve option: (the lock's key, pixi's default, manifest value -> the lock's spelling)
 _STRATEGY = {"lowest": "lowest-version", "lowest-direct": "lowest-version-direct"}
+
+
+def _channels(m: PixiManifest, env, lk: Lock) -> list[Change]:
+    """The environment's channels, in order, against the lock's (which may be a prefix of them)."""
+    want = [channel_url(c) for c in m.channels_of(env)]
+    got = [channel_url(c.url or c.name) for c in lk.channels]
+    if want[: len(got)] == got:
+        return []
+    return [
+        Change(
+            severity="stale",
+            what="channels",
+            environment=env.name,
+            line=m.line_of("workspace", "channels") or m.line_of("project", "channels"),
+            message=f"channels are {', '.join(want) or 'none'}; locked with {', '.join(got) or 'none'}",
+            locked=", ".join(got),
+        )
+    ]
 
 
 def _options(m: PixiManifest, env, lk: Lock) -> list[Change]:

@@ -277,3 +277,15 @@ def test_the_library_checks_and_diffs_manifests():
     after = MANIFESTS / "stale-pyproject-pixi-docker" / "pyproject.toml"
     assert envkit.diff(before, before).same
     assert not envkit.diff(after, before).same
+
+
+def test_a_channel_put_first_makes_the_pixi_lock_stale(tmp_path):
+    src = MANIFESTS / "pixi-multi-env"
+    text = (src / "pixi.toml").read_text().replace('["conda-forge"]', '["pytorch", "conda-forge"]')
+    (tmp_path / "pixi.toml").write_text(text)
+    shutil.copy(src / "pixi.lock", tmp_path / "pixi.lock")
+    r = run_envkit("lock", "--check", "-f", str(tmp_path / "pixi.toml"), "--env", "py312")
+    assert r.stdout.splitlines()[0] == (
+        f"{tmp_path / 'pixi.toml'}:2: py312: channels: channels are https://conda.anaconda.org/pytorch, "
+        "https://conda.anaconda.org/conda-forge; locked with https://conda.anaconda.org/conda-forge"
+    )
