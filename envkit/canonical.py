@@ -219,7 +219,8 @@ def _owned_error(fmt: str):
     file = f.file_names[0] if f.file_names else fmt  # the owner's own name for its file
     return UsageError(
         f"envkit reads {file} but does not rewrite it ({f.owner} owns that file)",
-        hint=f"`envkit validate {file}` checks it; `{f.owner} lock` rewrites it",
+        hint=f"`envkit validate {file}` checks it; "
+        + (f"`{f.owner} add` edits it" if f.spec else f"`{f.owner} lock` rewrites it"),
     )
 
 

@@ -352,3 +352,4 @@ def _view_insecure(view: Resolved) -> Iterator[Hit]:
             f"{redact_url(base)[0]} ({join_names(dict.fromkeys(names))})",
             tuple(dict.fromkeys(names)),
         )
+

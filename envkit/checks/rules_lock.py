@@ -18,10 +18,16 @@ def lock_problems(spec_target: Target, lock_target: Target) -> list:
     if key not in cache:
         import os
 
+        from envkit.checks._manifest_pairs import manifest_problems
         from envkit.lock import check_lock
 
         spec, lock = spec_target.env_file, lock_target.lock_model
-        if spec is not None and lock is not None:
+        judged = manifest_problems(
+            spec_target, lock_target
+        )  # a pixi.toml / pyproject.toml: its owner's rules
+        if judged is not None:
+            cache[key] = judged
+        elif spec is not None and lock is not None:
             # the lock's header says whose content hash it records; conda-lock's is computed from
             # the spec file on disk (envkit.lock.lock_staleness decides, as `envkit lock --check` does)
             spec_path = spec_target.path if spec_target.path and os.path.isfile(spec_target.path) else None

@@ -210,6 +210,9 @@ def load_targets_collecting(
             t.lock = lock_targets[0]
         targets.append(t)
     pair(targets, lock_targets[0] if lock_targets else None)
+    from envkit.checks._manifest_pairs import pair_manifests
+
+    pair_manifests(targets)
     return targets
 
 

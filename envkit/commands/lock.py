@@ -169,6 +169,12 @@ def lock(**opts) -> int:
 
     o = LockOptions(**opts)
     chosen = mode(o)
+    if chosen in ("check", "spec"):
+        from envkit.commands._lock_manifest import run_manifest
+
+        done = run_manifest(o, chosen)  # a pixi.toml / pyproject.toml: judged, never solved
+        if done is not None:
+            return done
     if chosen == "check":
         from envkit.commands._lock_check import run_check
 

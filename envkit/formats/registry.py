@@ -73,6 +73,8 @@ class Format:
     carries: frozenset[str] = field(default_factory=frozenset)
     holds: frozenset[str] = field(default_factory=frozenset)
     convert_rank: int | None = None
+    #: whether the reader picks one of several environments (`environment=`)
+    environments: bool = False
 
     @property
     def reads(self) -> bool:
@@ -90,7 +92,7 @@ class Format:
             raise UsageError(f"envkit writes {self.name} but does not read it")
         module, func = self.reader.split(":")
         fn: Callable[..., EnvSpec | Lock] = getattr(importlib.import_module(f"envkit.formats.{module}"), func)
-        if self.name == "pixi":
+        if self.name == "pixi" or self.environments:
             return fn(text, filename, environment=environment)
         return fn(text, filename)
 
@@ -171,6 +173,9 @@ _CONDA_LIST = frozenset({"conda", "pip"}) | _NO_URL
 _PYLOCK_FEATURES = frozenset(
     {"pip", "hashes", "pip-urls", "depends", "editable", "markers", "indexes", "pip-no-version"}
 )
+
+# formats kept in their own modules (each builds on Format above)
+from envkit.formats import pixitoml, pyproject  # noqa: E402
 
 REGISTRY: tuple[Format, ...] = (
     Format(
@@ -310,13 +315,18 @@ REGISTRY: tuple[Format, ...] = (
         holds=_LOCKS | _NO_URL | {"editable", "markers", "pip-no-version"},
         convert_rank=7,
     ),
+    pixitoml.FORMAT,
+    pyproject.FORMAT,
 )
 
 _BY_NAME = {f.name: f for f in REGISTRY}
 #: Sniffers in the order they are asked: the first to accept has the highest rank.
 _SNIFFERS = sorted((f for f in REGISTRY if f.sniff is not None), key=lambda f: -f.rank)
 #: File names are tried in this order: the most specific first (`*conda-lock.yml` before `*.yml`).
-_NAME_ORDER = ("pixi", "pylock", "uv-lock", "conda-lock", "env", "requirements", "conda-list-json")
+_NAME_ORDER = (
+    *("pixi", "pylock", "uv-lock", "pixi-manifest", "pyproject", "conda-lock", "env", "requirements"),
+    "conda-list-json",
+)
 
 
 def get(name: str) -> Format:

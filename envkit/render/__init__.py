@@ -51,6 +51,10 @@ RENDERERS: dict[str, dict[str, str]] = {
     "normalize-check": {"unified-diff": "normalize_diff:unified_diff"},
     "lock": {"text": "lock_text:render_lock_text", "json": "lock_json:render_lock_json"},
     "lock-check": {"text": "lock_text:render_check_text", "json": "lock_json:render_check_json"},
+    "manifest-check": {
+        "text": "manifest_check:render_manifest_text",
+        "json": "manifest_check:render_manifest_json",
+    },
 }
 
 

@@ -126,7 +126,7 @@ def test_write_text_normal_use():
             envkit.UsageError,
             "unknown format 'yaml'; choose one of: env, explicit, conda-lock, pixi, requirements, "
             "conda-list-json, "
-            "conda-list-export, pylock, uv-lock, conda-requirements",
+            "conda-list-export, pylock, uv-lock, conda-requirements, pixi-manifest, pyproject",
         ),
         (
             lambda s, lk: envkit.write_text(s, "requirements", platform="linux-64"),
@@ -399,7 +399,7 @@ def test_read_detect_and_normalize_normal_use(spec_file):
             envkit.UsageError,
             "unknown format 'txt'; choose one of: env, explicit, conda-lock, pixi, requirements, "
             "conda-list-json, "
-            "conda-list-export, pylock, uv-lock, conda-requirements",
+            "conda-list-export, pylock, uv-lock, conda-requirements, pixi-manifest, pyproject",
         ),
         (lambda: envkit.normalize("name: x\n"), TypeError, "normalize() takes an EnvSpec or a Lock, not str"),
         (

@@ -140,7 +140,7 @@ def test_check_reports_an_unreadable_file_checks_the_rest_and_exits_2(fmt):
     assert r.stderr == (
         "error: README.md: cannot tell the format of this file\n"
         "hint: pass --input-format (one of: env, explicit, conda-lock, pixi, requirements, conda-list-json, "
-        "conda-list-export, pylock, uv-lock, conda-requirements)\n"
+        "conda-list-export, pylock, uv-lock, conda-requirements, pixi-manifest, pyproject)\n"
     )
     if fmt == "text":
         assert r.stdout.splitlines()[-1] == "2 findings (2 warnings) in 2 files checked"

@@ -14,7 +14,7 @@ from envkit.formats.registry import REGISTRY, by_file_name, get
 def test_every_reader_and_writer_option_table_comes_from_the_registry():
     assert formats.FORMATS == tuple(f.name for f in REGISTRY if f.reads)
     assert formats.FORMATS[:4] == ("env", "explicit", "conda-lock", "pixi")  # --format's order, kept
-    assert formats.SPEC_FORMATS == ("env", "requirements", "conda-requirements")
+    assert formats.SPEC_FORMATS == ("env", "requirements", "conda-requirements", "pixi-manifest", "pyproject")
     assert formats.WRITE_ONLY == ("pixi-v7", "cyclonedx")
     assert set(formats.WRITE_OPTIONS) == {f.name for f in REGISTRY}
     assert convert.TARGETS == (

@@ -1,0 +1,218 @@
+"""pyproject.toml read as a spec: `[project]` dependencies, optional-dependencies and requires-python,
+`[dependency-groups]` (PEP 735, `include-group` expanded) and uv's `[tool.uv]` (dev-dependencies,
+sources, index, conflicts).
+
+    FORMAT                  the registry record; it also claims any other TOML document, so that a
+                            Cargo.toml or a pyproject.toml with no dependencies is named for what it
+                            is (never read as JSON)
+    read_pyproject(...)     an EnvSpec of PyPI requirements: the project's, with the default groups
+                            (uv's `default-groups`, else `dev`), or with one extra or group (`--env`)
+    project_entries / group_entries   the requirements as manifest Entries, with their lines
+
+uv locks and solves the project (`uv lock`); envkit reads the manifest and judges its uv.lock.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from envkit.errors import ParseError, Where
+from envkit.formats._manifest import Entry, bad, check_keys
+from envkit.formats._tomllines import Path, dotted, line_of
+from envkit.formats.registry import Format, Probe
+
+PROJECT_KEYS = (
+    *("name", "version", "description", "readme", "requires-python", "license", "license-files"),
+    *("authors", "maintainers", "keywords", "classifiers", "urls", "scripts", "gui-scripts"),
+    *("entry-points", "dependencies", "optional-dependencies", "dynamic", "import-names"),
+    "import-namespaces",
+)
+UV_KEYS = (
+    *("dev-dependencies", "sources", "index", "conflicts", "environments", "required-environments"),
+    *("default-groups", "package", "workspace", "constraint-dependencies", "override-dependencies"),
+    *("exclude-newer", "index-url", "extra-index-url", "find-links", "prerelease", "resolution"),
+    *("managed", "build-constraint-dependencies", "dependency-metadata", "no-build-isolation-package"),
+    *("cache-keys", "python-preference", "python-downloads", "index-strategy", "required-version"),
+    *("build-backend", "config-settings", "no-binary-package", "no-build-package", "pip", "preview"),
+    *("conflicting-groups", "no-sources", "extra-build-dependencies", "fork-strategy"),
+)
+#: the tables that make a TOML document a pyproject.toml envkit reads
+_READ = ("project", "dependency-groups")
+
+_TABLE_LINE = re.compile(r"^\[{1,2}[A-Za-z_\"'][^\]\n]*\]{1,2}[ \t]*(?:#.*)?$", re.MULTILINE)
+
+
+def _sniff(p: Probe) -> bool:
+    # a TOML table header on a line of its own; `conda list --json` ([{...}]) has none
+    return p.base.endswith(".toml") or bool(_TABLE_LINE.search(p.text[:65536]))
+
+
+FORMAT: Format = Format(
+    name="pyproject",
+    title="a pyproject.toml",
+    reader="pyproject:read_pyproject",
+    spec=True,
+    environments=True,
+    file_names=("pyproject.toml",),
+    rank=93,
+    sniff=_sniff,
+    carries=frozenset({"pip", "markers", "indexes", "pip-urls", "pip-no-url"}),
+    owner="uv",
+)
+
+
+def load(text: str, filename: str | None) -> tuple[dict[str, Any], dict[Path, int]]:
+    """The pyproject's TOML and its key lines; ParseError when it is not TOML, or is a TOML file
+    that asks for no Python packages (a Cargo.toml, a pyproject.toml of tool settings only)."""
+    from envkit.formats._tomllines import key_lines
+    from envkit.formats.pylock import load_toml
+
+    data = load_toml(text, filename, "pyproject.toml")
+    lines = key_lines(text)
+    tool: dict[str, Any] = data["tool"] if isinstance(data.get("tool"), dict) else {}
+    if any(k in data for k in _READ) or "uv" in tool:
+        check_keys(data.get("project") or {}, PROJECT_KEYS, ("project",), lines, filename)
+        check_keys(tool.get("uv") or {}, UV_KEYS, ("tool", "uv"), lines, filename)
+        return data, lines
+    if "poetry" in tool:
+        raise ParseError(
+            "a Poetry pyproject.toml: envkit reads [project], [dependency-groups] and [tool.uv], "
+            "not [tool.poetry]",
+            where=Where(file=filename, line=line_of(lines, ("tool", "poetry"))),
+        )
+    tables = ", ".join(sorted(data)) or "none"
+    what = "a pyproject.toml with" if (filename or "").endswith("pyproject.toml") else "a TOML file with"
+    raise ParseError(
+        f"{what} no [project], [dependency-groups] or [tool.uv] table (top-level keys: {tables})",
+        where=Where(file=filename),
+        hint="envkit reads pixi.toml, pyproject.toml ([project], [tool.pixi], [tool.uv]), "
+        "pylock.toml and uv.lock",
+    )
+
+
+def _entry(text: Any, path: Path, lines: dict[Path, int], filename: str | None) -> Entry:
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    if not isinstance(text, str):
+        raise bad("a requirement must be a string", path, lines, filename)
+    try:
+        r = Requirement(text)
+    except InvalidRequirement as exc:
+        raise bad(f"invalid requirement {text!r}: {exc}", path, lines, filename) from None
+    return Entry(
+        manager="pypi",
+        name=r.name,
+        spec=text,
+        version=str(r.specifier) or "*",
+        extras=tuple(sorted(r.extras)),
+        marker=str(r.marker) if r.marker else None,
+        source=r.url,
+        key=dotted(path),
+        line=line_of(lines, path),
+    )
+
+
+def _entries(value: Any, path: Path, lines: dict[Path, int], filename: str | None) -> list[Entry]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise bad(f"`{dotted(path)}` must be a list of requirements", path, lines, filename)
+    return [_entry(v, (*path, i), lines, filename) for i, v in enumerate(value)]
+
+
+def project_entries(
+    data: dict[str, Any],
+    lines: dict[Path, int],
+    key: str,
+    extra: str | None = None,
+    filename: str | None = None,
+) -> list[Entry]:
+    """`[project] dependencies` (key "dependencies"), or one extra of optional-dependencies."""
+    project = data.get("project") or {}
+    if extra is None:
+        return _entries(project.get(key), ("project", key), lines, filename)
+    return _entries((project.get(key) or {}).get(extra), ("project", key, extra), lines, filename)
+
+
+def group_entries(
+    data: dict[str, Any], lines: dict[Path, int], filename: str | None
+) -> dict[str, list[Entry]]:
+    """Every dependency group, `include-group` expanded (a cycle or unknown group is an error);
+    uv's `tool.uv.dev-dependencies` join the `dev` group, as uv reads them."""
+    raw = data.get("dependency-groups") or {}
+    if not isinstance(raw, dict):
+        raise bad("`dependency-groups` must be a table", ("dependency-groups",), lines, filename)
+    out: dict[str, list[Entry]] = {}
+
+    def expand(name: str, stack: tuple[str, ...]) -> list[Entry]:
+        if name in stack:
+            raise bad(
+                f"dependency group {name!r} includes itself", ("dependency-groups", name), lines, filename
+            )
+        items = raw.get(name)
+        if not isinstance(items, list):
+            raise bad(f"no dependency group {name!r}", ("dependency-groups", *stack[-1:]), lines, filename)
+        got: list[Entry] = []
+        for i, item in enumerate(items):
+            if isinstance(item, dict) and isinstance(item.get("include-group"), str):
+                got.extend(expand(item["include-group"], (*stack, name)))
+            else:
+                got.append(_entry(item, ("dependency-groups", name, i), lines, filename))
+        return got
+
+    for name in raw:
+        out[name] = expand(name, ())
+    uv = (data.get("tool") or {}).get("uv") or {}
+    dev = _entries(uv.get("dev-dependencies"), ("tool", "uv", "dev-dependencies"), lines, filename)
+    if dev:
+        out["dev"] = out.get("dev", []) + dev
+    return out
+
+
+def default_groups(data: dict[str, Any], groups: dict[str, list[Entry]]) -> list[str]:
+    """The groups `uv sync` installs without flags: `tool.uv.default-groups`, else `dev`."""
+    chosen = ((data.get("tool") or {}).get("uv") or {}).get("default-groups")
+    if chosen == "all":
+        return list(groups)
+    if isinstance(chosen, list):
+        return [g for g in chosen if isinstance(g, str)]
+    return ["dev"] if "dev" in groups else []
+
+
+def read_pyproject(text: str, filename: str | None = None, *, environment: str | None = None):
+    """The pyproject's requirements as an EnvSpec of pip entries: `[project] dependencies` and the
+    default groups, or, with `environment`, the dependencies and that extra or group.  Raises
+    ParseError (file, line, key) and EnvironmentNotFound for an unknown extra or group."""
+    from envkit.errors import EnvironmentNotFound
+    from envkit.formats._manifest import pip_dep
+    from envkit.model import EnvSpec
+
+    data, lines = load(text, filename)
+    groups = group_entries(data, lines, filename)
+    entries = project_entries(data, lines, "dependencies", filename=filename)
+    extras = (data.get("project") or {}).get("optional-dependencies") or {}
+    if environment is None:
+        for g in default_groups(data, groups):
+            entries += groups.get(g, [])
+    elif environment in groups:
+        entries += groups[environment]
+    elif environment in extras:
+        entries += project_entries(data, lines, "optional-dependencies", environment, filename)
+    else:
+        names = sorted({*groups, *extras}) or ["(none)"]
+        raise EnvironmentNotFound(
+            f"no extra or dependency group {environment!r} in the pyproject.toml",
+            hint=f"one of: {', '.join(names)}",
+        )
+    pip = tuple(pip_dep(e) for e in entries)
+    name = (data.get("project") or {}).get("name")
+    key_lines = [(k, ln) for k in ("project", "dependency-groups") if (ln := line_of(lines, (k,)))]
+    return EnvSpec(
+        name=name if isinstance(name, str) else None,
+        pip=pip,
+        kind="requirements",
+        has_pip_section=bool(pip),
+        source=filename,
+        lines=tuple(key_lines),
+    )

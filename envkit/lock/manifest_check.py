@@ -1,0 +1,104 @@
+"""Is a manifest's lock fresh, by its owner's definition?  pixi.toml / pyproject `[tool.pixi]` beside
+pixi.lock (pixi's satisfiability: channels, platforms, every request satisfied by a locked record),
+pyproject.toml beside uv.lock (`uv lock --check`: the lock's recorded root requirements equal what
+the pyproject asks for).
+
+    check_manifest(...)   ManifestCheck: each Change (added / removed / changed / missing / ...)
+                          with the manifest line, environment and platform
+    lock_beside(path)     the lock that sits beside a manifest (pixi.toml -> pixi.lock, ...)
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass
+
+from envkit.errors import ParseError, Where
+from envkit.formats._manifest import LOCK_NAMES, manifest_format
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Change:
+    """One reason the lock does (`stale`) or may (`note`) not fit the manifest.
+
+    `what`: "added" (asked for, not locked), "removed" (locked as asked for, no longer asked for),
+    "changed" (asked for differently than locked), "missing-environment", "missing-platform",
+    "extra-environment", "extra-platform", "channels", "requires-python", "options", "project",
+    "not-judged".  `line` is the manifest line, `locked` what the lock holds."""
+
+    severity: str
+    what: str
+    message: str
+    environment: str | None = None
+    platform: str | None = None
+    name: str | None = None
+    line: int | None = None
+    key: str | None = None
+    locked: str | None = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ManifestCheck:
+    """The verdict: `tool` ("pixi" or "uv", whose definition of fresh was applied) and `changes`."""
+
+    tool: str
+    manifest: str
+    lock: str
+    environments: tuple[str, ...] = ()
+    changes: tuple[Change, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return not any(c.severity == "stale" for c in self.changes)
+
+    @property
+    def relock(self) -> str:
+        """The command that brings the lock up to date."""
+        return "pixi lock" if self.tool == "pixi" else "uv lock"
+
+
+def lock_beside(path: str, fmt: str) -> str | None:
+    """The lock `fmt`'s tool writes beside the manifest at `path`, when it exists.  A pyproject
+    with `[tool.pixi]` reads as a pixi manifest: its lock is pixi.lock."""
+    candidate = os.path.join(os.path.dirname(path), LOCK_NAMES[fmt])
+    return candidate if os.path.isfile(candidate) else None
+
+
+def check_manifest(
+    manifest_text: str,
+    manifest_path: str,
+    lock_text: str,
+    lock_path: str,
+    *,
+    environment: str | None = None,
+) -> ManifestCheck:
+    """Whether the lock at `lock_path` is fresh for the manifest, and why not (see the module doc).
+    `environment` limits a pixi check to one environment (a uv check to one extra or group).
+    Raises ParseError when the lock is not the one the manifest's tool writes (a uv.lock for a
+    pixi.toml), and the readers' errors for unreadable files."""
+    from envkit.formats import detect_format
+
+    fmt = manifest_format(manifest_text, manifest_path)
+    lock_fmt = detect_format(lock_text, lock_path)
+    if fmt == "pixi-manifest" and lock_fmt == "pixi":
+        from envkit.lock.pixi_fresh import pixi_changes
+
+        envs, changes = pixi_changes(manifest_text, manifest_path, lock_text, lock_path, environment)
+        tool = "pixi"
+    elif fmt == "pyproject" and lock_fmt == "uv-lock":
+        from envkit.lock.uv_fresh import uv_changes
+
+        envs, changes = uv_changes(manifest_text, manifest_path, lock_text, lock_path)
+        tool = "uv"
+    else:
+        want = LOCK_NAMES.get(fmt or "", "a pixi.lock or uv.lock")
+        raise ParseError(
+            f"not the lock of this manifest: {manifest_path} is locked in {want}, and this is {lock_fmt}",
+            where=Where(file=lock_path),
+        )
+    return ManifestCheck(
+        tool=tool, manifest=manifest_path, lock=lock_path, environments=tuple(envs), changes=tuple(changes)
+    )

@@ -1,0 +1,297 @@
+"""pixi's definition of a fresh pixi.lock (its satisfiability check, prefix-dev/pixi
+crates/pixi_core/src/lock_file/satisfiability): for every environment of the manifest, the lock
+has that environment; its channels are the manifest's (the lock's list a prefix of the manifest's:
+channels appended at lower priority do not change what was picked); every platform the environment
+declares is locked; and on each platform every conda and PyPI request is satisfied by a locked
+record (conda match semantics; PEP 440 for PyPI; a path, git or url source by a record of that
+name).  An environment or platform the lock has and the manifest does not is a note: pixi prunes
+it when it next locks.  Unlike `pixi lock --check`, a lock missing an environment is stale.
+"""
+
+from __future__ import annotations
+
+from envkit.conda.names import pep503
+from envkit.formats._manifest import Entry
+from envkit.formats.pixitoml import PixiManifest, read_manifest
+from envkit.lock.manifest_check import Change
+from envkit.model import Lock, LockedPackage
+
+_ANACONDA = "https://conda.anaconda.org/"
+
+
+def channel_url(name: str) -> str:
+    """A channel as pixi.lock records it: its URL, without the trailing slash."""
+    return (name if "://" in name else _ANACONDA + name).rstrip("/")
+
+
+def pixi_changes(
+    manifest_text: str, manifest_path: str, lock_text: str, lock_path: str, only: str | None
+) -> tuple[list[str], list[Change]]:
+    """(the environments judged, the Changes) of a pixi manifest against its pixi.lock."""
+    from envkit.formats.pixilock import platform_subdirs, read_pixi_environments
+
+    m = read_manifest(manifest_text, manifest_path)
+    locked = read_pixi_environments(lock_text, lock_path)
+    subdirs = platform_subdirs(lock_text, lock_path)
+    envs = [m.environment(only)] if only else list(m.environments.values())
+    out: list[Change] = []
+    for env in envs:
+        lk = locked.get(env.name)
+        if lk is None:
+            out.append(
+                Change(
+                    severity="stale",
+                    what="missing-environment",
+                    environment=env.name,
+                    line=env.line or m.line_of("environments"),
+                    message=f"environment {env.name!r} is declared but not locked",
+                )
+            )
+            continue
+        out.extend(_environment(m, env, lk, subdirs))
+    if not only:
+        for name in locked:
+            if name not in m.environments:
+                out.append(
+                    Change(
+                        severity="note",
+                        what="extra-environment",
+                        environment=name,
+                        message=f"the lock has environment {name!r}, which the manifest no longer declares",
+                    )
+                )
+    return [e.name for e in envs], out
+
+
+def _environment(m: PixiManifest, env, lk: Lock, subdirs: dict[str, str]) -> list[Change]:
+    out: list[Change] = []
+    plats = m.platforms_of(env)
+    plat_line = m.line_of("workspace", "platforms") or m.line_of("project", "platforms")
+    # a version 7 lock names its platforms: one whose subdir a declared platform has is that one
+    keys = {p: _lock_key(p, m.subdir(p), lk.platforms, subdirs) for p in plats}
+    missing = [p for p, k in keys.items() if k is None and m.requested(env, p)]
+    declared = {m.subdir(p) for p in plats} | set(plats)
+    extra = [q for q in lk.platforms if q not in declared and subdirs.get(q, q) not in declared]
+    for p, k in keys.items():
+        if k == p and subdirs.get(p, m.subdir(p)) != m.subdir(p):
+            msg = f"platform {p} is {m.subdir(p)}; the lock has it as {subdirs[p]}"
+            out.append(
+                Change(
+                    severity="stale",
+                    what="changed-platform",
+                    environment=env.name,
+                    platform=p,
+                    line=plat_line,
+                    message=msg,
+                )
+            )
+            keys[p] = None  # its packages are another subdir's: not compared
+    for severity, what, these, says in (
+        ("stale", "missing-platform", missing, "platform {} is declared but not locked"),
+        (
+            "note",
+            "extra-platform",
+            extra,
+            "the lock has platform {}, which the environment no longer declares",
+        ),
+    ):
+        out += [
+            Change(
+                severity=severity,
+                what=what,
+                environment=env.name,
+                platform=p,
+                line=plat_line,
+                message=says.format(p),
+            )
+            for p in these
+        ]
+    out += _options(m, env, lk)
+    out += _indexes(m, env, lk)
+    out += _channels(m, env, lk)
+    for p, key in keys.items():
+        if key is not None:
+            out.extend(_platform(env.name, p, m.subdir(p), m.requested(env, p), lk.for_platform(key)))
+    return out
+
+
+#: solve option: (the lock's key, pixi's default, manifest value -> the lock's spelling)
+_STRATEGY = {"lowest": "lowest-version", "lowest-direct": "lowest-version-direct"}
+
+
+def _channels(m: PixiManifest, env, lk: Lock) -> list[Change]:
+    """The environment's channels, in order, against the lock's (which may be a prefix of them)."""
+    want = [channel_url(c) for c in m.channels_of(env)]
+    got = [channel_url(c.url or c.name) for c in lk.channels]
+    if want[: len(got)] == got:
+        return []
+    return [
+        Change(
+            severity="stale",
+            what="channels",
+            environment=env.name,
+            line=m.line_of("workspace", "channels") or m.line_of("project", "channels"),
+            message=f"channels are {', '.join(want) or 'none'}; locked with {', '.join(got) or 'none'}",
+            locked=", ".join(got),
+        )
+    ]
+
+
+def _options(m: PixiManifest, env, lk: Lock) -> list[Change]:
+    """The solve options the lock records (`options:`) that the manifest no longer asks for."""
+    import json
+
+    locked = json.loads(dict(lk.metadata).get("options") or "{}")
+    asked = dict(m.solve_options)
+    prerelease = dict(m.features["default"].pypi_options).get("prerelease-mode")
+    pairs = (
+        ("channel-priority", "channel-priority", asked.get("channel-priority"), "strict"),
+        (
+            "solve-strategy",
+            "strategy",
+            _STRATEGY.get(asked.get("solve-strategy", ""), asked.get("solve-strategy")),
+            "highest",
+        ),
+        ("pypi-options.prerelease-mode", "pypi-prerelease-mode", prerelease, "if-necessary-or-explicit"),
+        ("exclude-newer", "exclude-newer", asked.get("exclude-newer"), None),
+    )
+    out: list[Change] = []
+    for key, lkey, want, default in pairs:
+        got = locked.get(lkey, default)
+        want = want if want is not None else default
+        same = got == want or (lkey == "exclude-newer" and want and str(got or "").startswith(str(want)))
+        if not same:
+            line = m.line_of("workspace", *key.split(".")) or m.line_of(*key.split("."))
+            msg = f"{key} is {want or 'not set'}; the lock was solved with {got or 'none'}"
+            out.append(
+                Change(
+                    severity="stale",
+                    what="options",
+                    environment=env.name,
+                    name=key,
+                    line=line,
+                    message=msg,
+                    locked=str(got),
+                )
+            )
+    return out
+
+
+def _indexes(m: PixiManifest, env, lk: Lock) -> list[Change]:
+    """The PyPI indexes and find-links the environment's pypi-options name, against those the lock
+    records (only a lock with PyPI packages records them)."""
+    import json
+
+    if not lk.pip_options:
+        return []
+    index, extra, links = None, [], []
+    for f in m.features_of(env):
+        opts = dict(f.pypi_options)
+        index = index or opts.get("index-url")
+        extra += [u for u in json.loads(opts.get("extra-index-urls", "[]")) if u not in extra]
+        for link in json.loads(opts.get("find-links", "[]")):
+            value = link.get("path") or link.get("url") if isinstance(link, dict) else link
+            if value not in links:
+                links.append(value)
+    want = [f"--index-url {(index or 'https://pypi.org/simple').rstrip('/')}"]
+    want += [f"--extra-index-url {u.rstrip('/')}" for u in extra] + [f"--find-links {v}" for v in links]
+    got = [o.rstrip("/") for o in lk.pip_options]
+    if sorted(want) == sorted(got):
+        return []
+    line = m.line_of("workspace", "pypi-options") or m.line_of("pypi-options")
+    msg = f"pypi-options are {' '.join(want)}; the lock was solved with {' '.join(got)}"
+    return [
+        Change(
+            severity="stale",
+            what="options",
+            environment=env.name,
+            name="pypi-options",
+            line=line,
+            message=msg,
+        )
+    ]
+
+
+def _lock_key(platform: str, subdir: str, locked: tuple[str, ...], subdirs: dict[str, str]) -> str | None:
+    """The lock's name for a declared platform: the same name, else the one of the same subdir."""
+    if platform in locked:
+        return platform
+    return next((q for q in locked if subdirs.get(q, q) == subdir), None)
+
+
+def _platform(
+    env: str, platform: str, subdir: str, requested: dict[tuple[str, str], Entry], pkgs
+) -> list[Change]:
+    conda = {p.name: p for p in pkgs if p.manager == "conda"}
+    pip = {pep503(p.name): p for p in pkgs if p.manager == "pip"}
+    out: list[Change] = []
+    python = conda.get("python")
+    for (manager, name), e in requested.items():
+        if e.marker and not _marker_holds(e.marker, subdir, python.version if python else "3"):
+            continue
+        if manager == "conda":
+            pkg = conda.get(name)
+            ok = pkg is not None and (e.source is not None or _conda_ok(e, pkg))
+        else:
+            pkg = pip.get(pep503(name)) or conda.get(pep503(name))
+            ok = pkg is not None and (e.source is not None or pkg.manager == "conda" or _pypi_ok(e, pkg))
+        if ok:
+            continue
+        if pkg is None:
+            what, msg, locked = "added", f"{e.spec}: not locked", None
+        else:
+            locked = f"{pkg.name} {pkg.version}" + (f" {pkg.build}" if pkg.build else "")
+            what, msg = "changed", f"{e.spec}: locked {locked} does not match"
+        out.append(
+            Change(
+                severity="stale",
+                what=what,
+                message=msg,
+                environment=env,
+                platform=platform,
+                name=name,
+                line=e.line,
+                key=e.key,
+                locked=locked,
+            )
+        )
+    return out
+
+
+def _marker_holds(marker: str, subdir: str, python: str) -> bool:
+    """Whether a PyPI request's `env-markers` hold on the platform (an unreadable one: yes)."""
+    from packaging.markers import InvalidMarker, Marker
+
+    from envkit.lock.pip import target_markers
+
+    try:
+        return Marker(marker).evaluate(dict(target_markers(subdir, python), extra=""))
+    except InvalidMarker:
+        return True
+
+
+def _conda_ok(e: Entry, pkg: LockedPackage) -> bool:
+    from envkit.conda.matchspec import matches
+    from envkit.formats._manifest import conda_dep
+
+    return matches(
+        conda_dep(e),
+        name=pkg.name,
+        version=pkg.version,
+        build=pkg.build,
+        build_number=pkg.build_number,
+        channel=None,
+    )
+
+
+def _pypi_ok(e: Entry, pkg: LockedPackage) -> bool:
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    from envkit.formats.pipreq import pip_version_satisfies
+
+    if not e.version or e.version == "*":
+        return True
+    try:
+        return pip_version_satisfies(SpecifierSet(e.version), pkg.version)
+    except InvalidSpecifier:
+        return False
