@@ -51,6 +51,12 @@ RENDERERS: dict[str, dict[str, str]] = {
     "normalize-check": {"unified-diff": "normalize_diff:unified_diff"},
     "lock": {"text": "lock_text:render_lock_text", "json": "lock_json:render_lock_json"},
     "lock-check": {"text": "lock_text:render_check_text", "json": "lock_json:render_check_json"},
+    "audit": {
+        "text": "audit_text:render_audit_text",
+        "json": "audit_json:render_audit_json",
+        "sarif": "audit_findings:render_audit_sarif",
+        "github": "audit_findings:render_audit_github",
+    },
 }
 
 
