@@ -122,13 +122,15 @@ def wheel_licence(dist_info: str) -> tuple[str | None, str | None, str]:
 def licences(
     label: str,
     packages: Sequence[LockedPackage],
-    pip_dists: Sequence[PipDist],
+    pip_dists: Sequence[PipDist] = (),
     *,
+    prefix: str = "",
     allow: Sequence[str] = (),
     deny: Sequence[str] = (),
 ) -> list[Licence]:
-    """The licence of each package of one source (each (manager, name, version) once)."""
-    dist_paths = {pep503(d.name): d.path for d in pip_dists if d.path}
+    """The licence of each package of one source (each (manager, name, version) once); `pip_dists`
+    and the live `prefix` their `.dist-info` paths are relative to, for a live environment."""
+    dist_paths = {pep503(d.name): os.path.join(prefix, d.path) for d in pip_dists if d.path}
     out: list[Licence] = []
     seen: set[tuple[str, str, str]] = set()
     for p in packages:

@@ -118,7 +118,12 @@ def fix_for(adv: Advisory, version: str) -> str | None:
 
 
 #: lock kind -> the command that moves one package of it to its newest version
-_UPDATE = {"pixi": "pixi update {}", "uv-lock": "uv lock --upgrade-package {}"}
+_UPDATE = {
+    "pixi": "pixi update {}",
+    "uv-lock": "uv lock --upgrade-package {}",
+    # a pylock.toml is written by several tools (uv export, pdm, pip lock): name the change itself
+    "pylock": "lock again with {}>=FIX",
+}
 
 
 def fix_command(target: AuditTarget, pkg: LockedPackage, fix_version: str | None) -> str | None:
@@ -127,8 +132,8 @@ def fix_command(target: AuditTarget, pkg: LockedPackage, fix_version: str | None
     if fix_version is None:
         return None
     if target.kind == "lock":
-        update = _UPDATE.get(target.lock_kind or "", "envkit lock --update {}").format(pkg.name)
-        return f"{update} (to {fix_version} or later)"
+        update = _UPDATE.get(target.lock_kind or "", "envkit lock --update {} (to FIX or later)")
+        return update.format(pkg.name).replace("FIX", fix_version)
     if pkg.manager == "pip":
         return f"pip install '{pkg.name}>={fix_version}'"
     if target.kind == "live":
@@ -176,7 +181,15 @@ def _scan_one(
 
     names = pypi_identity(pkg, target.owned, extra)
     if not names:
-        unknown("no advisory source (no PyPI identity)")
+        if (
+            pkg.manager == "conda"
+            and not pkg.build
+            and not pkg.depends
+            and pkg.name not in NOT_THE_PYPI_PROJECT
+        ):
+            unknown("cannot tell whether it is a Python package (no build recorded: lock it)")
+        else:
+            unknown("no advisory source (no PyPI identity)")
         return
     if not pkg.version:
         unknown("no version recorded")

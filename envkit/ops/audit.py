@@ -75,7 +75,8 @@ class AuditResult:
 class _Read:
     targets: list[AuditTarget] = field(default_factory=list)
     unknown: list[Unknown] = field(default_factory=list)
-    dists: dict[str, tuple[PipDist, ...]] = field(default_factory=dict)
+    #: label -> (prefix, pip dists) of a live environment
+    dists: dict[str, tuple[str, tuple[PipDist, ...]]] = field(default_factory=dict)
 
 
 def audit(
@@ -154,7 +155,7 @@ def _read_sources(sources: Sequence[str], live: LiveEnv | None) -> _Read:
                 )
             )
             if view.live is not None:
-                out.dists[label] = view.live.pip_dists
+                out.dists[label] = (view.live.prefix, view.live.pip_dists)
             continue
         pinned, loose = _spec_packages(model)
         out.targets.append(AuditTarget(label=label, kind="spec", packages=tuple(pinned)))
@@ -216,7 +217,8 @@ def _licences(read: _Read, allow: Sequence[str], deny: Sequence[str]) -> list[Li
 
     out: list[Licence] = []
     for t in read.targets:
-        out += licences(t.label, t.packages, read.dists.get(t.label, ()), allow=allow, deny=deny)
+        prefix, dists = read.dists.get(t.label, ("", ()))
+        out += licences(t.label, t.packages, dists, prefix=prefix, allow=allow, deny=deny)
     return out
 
 
