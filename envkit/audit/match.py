@@ -105,8 +105,8 @@ def pypi_identity(
 def _is_python_package(pkg: LockedPackage) -> bool:
     if any(dep in ("python", "python_abi") for dep, _spec in pkg.depends):
         return True
-    build = pkg.build or ""
-    return build.startswith("py") or "_py" in build or "-py" in build
+    # py311h..., pyhd8ed1ab_0, np113py36_0: "py" cannot be part of a build's hex hash
+    return "py" in (pkg.build or "")
 
 
 def fix_for(adv: Advisory, version: str) -> str | None:

@@ -31,7 +31,7 @@ def no_network(monkeypatch):
 @pytest.fixture
 def repo(tmp_path, monkeypatch):
     (tmp_path / ".git").mkdir()  # the config search stops here
-    db = shutil.copytree(DATA / "osv", tmp_path / "osv")
+    db = shutil.copytree(DATA / "osv", tmp_path / "osv", ignore=shutil.ignore_patterns("*envkit-index.json"))
     monkeypatch.setenv("ENVKIT_AUDIT_DB", str(db))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     return tmp_path

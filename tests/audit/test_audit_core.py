@@ -29,7 +29,7 @@ def record(rel: str) -> dict:
 @pytest.fixture
 def db(tmp_path):
     """The real records in a directory of their own (the index is written beside them)."""
-    return str(shutil.copytree(OSV, tmp_path / "osv"))
+    return str(shutil.copytree(OSV, tmp_path / "osv", ignore=shutil.ignore_patterns("*envkit-index.json")))
 
 
 @pytest.fixture
