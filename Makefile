@@ -76,7 +76,7 @@ lint: $(VENV)/.lint-deps
 	$(VENV)/bin/ruff format --check envkit tests bench scripts templates || rc=1; \
 	$(VENV)/bin/mypy || rc=1; \
 	$(VENV)/bin/mypy --strict --follow-imports=silent envkit/__init__.py envkit/model.py envkit/formats/registry.py \
-	  envkit/api.py envkit/api_args.py envkit/errors.py envkit/ops/__init__.py envkit/ops/_duplicates.py envkit/ops/check.py \
+	  envkit/errors.py envkit/ops/__init__.py envkit/ops/_inputs.py envkit/ops/_duplicates.py envkit/ops/check.py \
 	  envkit/ops/convert.py envkit/ops/create.py envkit/ops/diff.py envkit/ops/lock.py envkit/ops/normalize.py \
 	  envkit/ops/smoke.py envkit/ops/template.py || rc=1; \
 	$(VENV)/bin/lint-imports || rc=1; \

@@ -13,16 +13,18 @@ differ.  The Python API::
     findings = envkit.run_checks(envkit.load_targets(["environment.yml"]), envkit.Config())
     result = envkit.check(["conda-lock.yml"], machine=profile)  # CheckResult, as `envkit check`
     live = envkit.open_env(prefix="/opt/envs/research")  # LiveEnv
-    lock = envkit.lock_live(live)                          # or solve_spec(spec, ["linux-64"])
+    lock = envkit.lock_live(live).lock                     # or solve_spec(spec, ["linux-64"])
     locked = envkit.lock_spec("environment.yml", previous="conda-lock.yml", update=["numpy"])
     converted = envkit.convert_model("conda-lock.yml", "pixi")  # ConvertResult: .text, .losses
-    problems = envkit.check_lock(spec, lock)               # [] when the lock fits the spec
+    verdict = envkit.check_lock(spec, lock)                # LockCheck: .problems, () when it fits
 
-The functions are typed (py.typed; mypy --strict clean); at run time they check what a type cannot
-say (envkit.api): one path where a list belongs is a TypeError, a value that cannot be used an
-EnvkitError whose `remedies` (envkit.Remedy) name the keyword to change.  `diff`, `check_lock`,
-`solve_spec`, `lock_spec`, `convert_model`, `create_from_lock` and `run_checks` also take file
-paths where they take a model (`envkit.diff("a.yml", "b.yml")`).  See docs/api.md.
+Each function is the one the command line runs (`envkit check` calls envkit.check, `envkit lock
+-f` envkit.lock_spec): the operations of envkit.ops, the readers of envkit.formats, the cores of
+envkit.canonical and envkit.backends.  They are typed (py.typed; mypy --strict clean) and take
+paths (str or os.PathLike) where users pass paths, and also where they take a model
+(`envkit.diff("a.yml", "b.yml")`).  At run time they check what a type cannot say: one path where
+a list belongs is a TypeError; a value that cannot be used an EnvkitError whose `remedies`
+(envkit.Remedy) name the keyword to change.  See docs/api.md.
 
 The package root stays import-light: `envkit --version` must not pull in YAML engines, py-rattler,
 conda-lock or torch, so every name above is loaded on first use.
@@ -32,9 +34,9 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-# name -> (module, attribute).  Loaded on first attribute access (PEP 562), then cached.  The
-# functions come from envkit.api, which checks their arguments before calling the cores (the diff
-# core is envkit.envdiff, the normalize core envkit.canonical: no submodule shares a function's name).
+# name -> (module, attribute).  Loaded on first attribute access (PEP 562), then cached.  Each
+# function is the operation itself, from the module that implements it (no submodule shares a
+# function's name: the diff core is envkit.envdiff, the normalize core envkit.canonical).
 _LAZY = {
     # errors
     "EnvkitError": ("envkit.errors", "EnvkitError"),
@@ -53,38 +55,40 @@ _LAZY = {
     "PipDist": ("envkit.model", "PipDist"),
     # formats
     "FORMATS": ("envkit.formats", "FORMATS"),
-    "detect_format": ("envkit.api", "detect_format"),
-    "read_file": ("envkit.api", "read_file"),
-    "read_text": ("envkit.api", "read_text"),
-    "write_text": ("envkit.api", "write_text"),
+    "detect_format": ("envkit.formats", "detect_format"),
+    "read_file": ("envkit.formats", "read_file"),
+    "read_text": ("envkit.formats", "read_text"),
+    "write_text": ("envkit.formats", "write_text"),
     # normalize
-    "normalize": ("envkit.api", "normalize"),
-    "normalize_text": ("envkit.api", "normalize_text"),
-    "normalize_spec": ("envkit.api", "normalize_spec"),
-    "normalize_lock": ("envkit.api", "normalize_lock"),
+    "normalize": ("envkit.canonical", "normalize"),
+    "normalize_text": ("envkit.canonical", "normalize_text"),
+    "normalize_spec": ("envkit.canonical", "normalize_spec"),
+    "normalize_lock": ("envkit.canonical", "normalize_lock"),
     # diff
-    "diff": ("envkit.api", "diff"),
+    "diff": ("envkit.ops.diff", "diff"),
     "EnvDiff": ("envkit.envdiff", "EnvDiff"),
     # check
     "Config": ("envkit.config", "Config"),
-    "load_targets": ("envkit.api", "load_targets"),
-    "run_checks": ("envkit.api", "run_checks"),
-    "check": ("envkit.api", "check"),
+    "load_targets": ("envkit.ops.check", "load_targets"),
+    "run_checks": ("envkit.ops.check", "run_checks"),
+    "check": ("envkit.ops.check", "check"),
     "CheckResult": ("envkit.ops.check", "CheckResult"),
     # live environments, locking, creating
-    "open_env": ("envkit.api", "open_env"),
-    "lock_live": ("envkit.api", "lock_live"),
-    "solve_spec": ("envkit.api", "solve_spec"),
-    "lock_spec": ("envkit.api", "lock_spec"),
+    "open_env": ("envkit.backends", "open_env"),
+    "lock_live": ("envkit.ops.lock", "lock_live"),
+    "LiveLockResult": ("envkit.ops.lock", "LiveLockResult"),
+    "solve_spec": ("envkit.ops.lock", "solve_spec"),
+    "lock_spec": ("envkit.ops.lock", "lock_spec"),
     "SpecLockResult": ("envkit.ops.lock", "SpecLockResult"),
     "ExcludeNewer": ("envkit.lock.cutoff", "ExcludeNewer"),
-    "check_lock": ("envkit.api", "check_lock"),
-    "create_from_lock": ("envkit.api", "create_from_lock"),
+    "check_lock": ("envkit.ops.lock", "check_lock"),
+    "LockCheck": ("envkit.ops.lock", "LockCheck"),
+    "create_from_lock": ("envkit.ops.create", "create_from_lock"),
     # converting
-    "convert_model": ("envkit.api", "convert_model"),
+    "convert_model": ("envkit.ops.convert", "convert_model"),
     "ConvertResult": ("envkit.ops.convert", "ConvertResult"),
     # templates
-    "pytorch_template": ("envkit.api", "pytorch_template"),
+    "pytorch_template": ("envkit.ops.template", "pytorch_template"),
     "TemplateResult": ("envkit.ops.template", "TemplateResult"),
 }
 

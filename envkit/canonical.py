@@ -21,6 +21,7 @@ mention replaced by placeholders as well.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -183,7 +184,9 @@ def normalize_lock(lock: Lock) -> Lock:
 # Text
 
 
-def normalize_text(text: str, *, filename: str | None = None, format: str | None = None) -> str:
+def normalize_text(
+    text: str, *, filename: str | os.PathLike[str] | None = None, format: str | None = None
+) -> str:
     """`text` rewritten in canonical form, in the same format, with the user's comments kept.
 
     Works for environment.yml (spec or export), requirements.txt, conda-lock.yml, explicit files

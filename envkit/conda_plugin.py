@@ -8,8 +8,8 @@ in conda's own Python, and calls the two hooks of its plugin API
 module, so envkit's own CLI never pays for conda.
 
 It is an adapter: conda's `Environment` in, envkit's model through the readers and writers `envkit
-convert` and `envkit lock -p` use (envkit.api.open_env, envkit.lock.lock_live, envkit.api.write_text,
-envkit.api.read_text), conda's `Environment` out.
+convert` and `envkit lock -p` use (envkit.backends.open_env, envkit.ops.lock.lock_live,
+envkit.formats.write_text and read_text), conda's `Environment` out.
 
 * Exporters.  The prefix's own platform is read by envkit's prefix reader (conda records, pip
   distributions and their artifacts, credentials redacted); another `--platform` is the solution
@@ -123,7 +123,7 @@ def _platform_lock(env: Environment, own: bool, resolve_pip: bool) -> Lock:
     records and pip packages, read by envkit), else the records conda solved for `env.platform`."""
     from dataclasses import replace
 
-    from envkit.api import lock_live, open_env
+    from envkit.backends import open_env
     from envkit.backends.native import SCAN_VERSION, live_env_from_scan
 
     if own:
@@ -153,7 +153,9 @@ def _platform_lock(env: Environment, own: bool, resolve_pip: bool) -> Lock:
                 "--format cyclonedx lists them without artifacts",
             )
         found = resolution.found
-    return lock_live(live, index_artifacts=found)
+    from envkit.ops.lock import lock_live
+
+    return lock_live(live, index_artifacts=found).lock
 
 
 def lock_from_envs(envs: Iterable[Environment], fmt: str, *, resolve_pip: bool = True) -> Lock:
@@ -198,7 +200,7 @@ def lock_from_envs(envs: Iterable[Environment], fmt: str, *, resolve_pip: bool =
 @_conda_errors
 def export_pixi_v7(envs: Iterable[Environment]) -> str:
     """pixi.lock version 7 of every platform exported."""
-    from envkit.api import write_text
+    from envkit.formats import write_text
 
     return write_text(lock_from_envs(envs, PIXI_V7), "pixi-v7")
 
@@ -209,7 +211,7 @@ def export_pylock(env: Environment) -> str:
     from conda.base.context import context
     from conda.exceptions import CondaValueError
 
-    from envkit.api import write_text
+    from envkit.formats import write_text
 
     if env.platform != context.subdir:
         raise CondaValueError(
@@ -224,7 +226,7 @@ def export_pylock(env: Environment) -> str:
 @_conda_errors
 def export_cyclonedx(envs: Iterable[Environment]) -> str:
     """CycloneDX 1.6 JSON SBOM of every platform exported (pip packages listed as installed)."""
-    from envkit.api import write_text
+    from envkit.formats import write_text
 
     envs = list(envs)
     lock = lock_from_envs(envs, CYCLONEDX, resolve_pip=False)
@@ -295,8 +297,8 @@ class PixiLockSpec(EnvironmentSpecBase):
     def _read(self) -> Lock:
         if self._lock is not None:
             return self._lock
-        from envkit.api import read_text
         from envkit.errors import EnvkitError
+        from envkit.formats import read_text
         from envkit.io import read_text as read_file_text
         from envkit.model import Lock
 

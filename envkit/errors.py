@@ -81,7 +81,7 @@ def _redact(text: str) -> str:
 class Remedy:
     """A known fix as data: give the operation's option `option` the value `value`.
 
-    `option` is the library's keyword (envkit.api, envkit.ops): `format`, `environment`,
+    `option` is the library's keyword (envkit.ops, `import envkit`): `format`, `environment`,
     `platform`.  The CLI words a remedy as its flag (`--input-format pixi`, envkit.output.cli_hint),
     the library as the keyword (`format="pixi"`, `EnvkitError.hint`), so neither names the other's
     options.  `value` True is a switch (`--cpu`, `cpu=True`); None is the option alone, or

@@ -45,7 +45,11 @@ def open_env(
     if backend not in BACKENDS:
         raise UsageError(f"unknown backend {backend!r}", hint="choose one of " + ", ".join(BACKENDS))
     if name is not None and prefix is not None:
-        raise UsageError("give either -n NAME or -p PREFIX, not both")
+        raise UsageError(
+            "an environment is named by a name or a prefix, not both",
+            hint="pass only {} or {}",
+            remedy=(Remedy(option="name", metavar="NAME"), Remedy(option="prefix", metavar="PREFIX")),
+        )
     if name is None and prefix is None:
         active = env.get("CONDA_PREFIX")
         if not active:

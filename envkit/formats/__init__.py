@@ -32,20 +32,25 @@ FORMATS = tuple(f.name for f in REGISTRY if f.reads)
 SPEC_FORMATS = tuple(f.name for f in REGISTRY if f.spec)
 
 
-def detect_format(text: str, filename: str | None = None) -> str:
+def detect_format(text: str, filename: str | os.PathLike[str] | None = None) -> str:
     """The format of `text` (one of FORMATS), decided from the content; `filename` only breaks ties
     (an empty file, or text that fits several formats).  Raises ParseError when nothing fits."""
-    return detect(text, filename).name
+    return detect(text, None if filename is None else os.fspath(filename)).name
 
 
 def read_text(
-    text: str, *, filename: str | None = None, format: str | None = None, environment: str | None = None
+    text: str,
+    *,
+    filename: str | os.PathLike[str] | None = None,
+    format: str | None = None,
+    environment: str | None = None,
 ):
     """Parse `text` as `format` (detected when None) and return an EnvSpec or a Lock.
 
     `environment` picks a pixi.lock environment (default "default").  Raises UsageError for an
     unknown format name, and the readers' ParseError family for bad input.
     """
+    filename = None if filename is None else os.fspath(filename)
     fmt = get(format) if format else detect(text, filename)
     if not fmt.reads:
         raise UsageError(f"unknown format {fmt.name!r}; choose one of: {', '.join(FORMATS)}")

@@ -55,14 +55,16 @@ class CheckResult:
         return any(severity_at_least(f.severity, threshold) for f in self.findings)
 
 
-def check_paths(files: Sequence[str], *, live: bool = False, lock: str | None = None) -> list[str]:
+def check_paths(
+    files: Sequence[str | os.PathLike[str]], *, live: bool = False, lock: str | os.PathLike[str] | None = None
+) -> list[str]:
     """The files to check: each of `files`, a directory as its environment files; with none (and
     no `live` environment), the environment files of the working directory.  UsageError when
     there is nothing to check."""
     from envkit.checks.targets import discover
 
     paths: list[str] = []
-    for f in files:
+    for f in [os.fspath(p) for p in files]:
         if f != "-" and os.path.isdir(f):
             found = discover(f)
             if not found:
@@ -78,7 +80,7 @@ def check_paths(files: Sequence[str], *, live: bool = False, lock: str | None = 
         paths = discover(".")
         if not paths and lock is None:
             raise UsageError(
-                "nothing to check: no FILE given and no environment.yml, "
+                "nothing to check: no file given and no environment.yml, "
                 "environment.yaml, conda-lock.yml or pixi.lock here",
                 hint="pass files, or {} / {} for a live environment",
                 remedy=(Remedy(option="name", metavar="NAME"), Remedy(option="prefix", metavar="PREFIX")),
@@ -87,9 +89,9 @@ def check_paths(files: Sequence[str], *, live: bool = False, lock: str | None = 
 
 
 def check(
-    paths: Sequence[str],
+    paths: Sequence[str | os.PathLike[str]],
     *,
-    lock: str | None = None,
+    lock: str | os.PathLike[str] | None = None,
     live: LiveEnv | None = None,
     stdin: str | None = None,
     format: str | None = None,
@@ -104,10 +106,13 @@ def check(
     atomically) and the files checked again.  Raises UsageError for an unknown rule in a file's
     inline suppression, EnvkitError for an input that cannot be read (one path)."""
     from envkit.config import Config
+    from envkit.ops._inputs import opt_path, str_list
 
+    files = [os.fspath(p) for p in str_list("check", "paths", paths, "paths")]
+    lock_file = opt_path(lock)
     config = config or Config()
-    collect: list[EnvkitError] | None = [] if len(paths) > 1 else None
-    targets, findings = _run(paths, lock, live, stdin, format, config, machine, collect)
+    collect: list[EnvkitError] | None = [] if len(files) > 1 else None
+    targets, findings = _run(files, lock_file, live, stdin, format, config, machine, collect)
     fixed: list[Fixed] = []
     if fix and any(f.fixable for f in findings):
         from envkit.checks.fix import apply_fixes
@@ -115,7 +120,7 @@ def check(
         fixed = apply_fixes(findings, {t.path: t.text for t in targets if t.text is not None})
         if fixed:
             collect = [] if collect is not None else None
-            targets, findings = _run(paths, lock, live, stdin, format, config, machine, collect)
+            targets, findings = _run(files, lock_file, live, stdin, format, config, machine, collect)
     return CheckResult(
         targets=tuple(targets),
         findings=tuple(findings),
@@ -124,6 +129,69 @@ def check(
         entry_errors=_entry_errors(targets),
         warnings=_duplicate_warnings(targets, config),
     )
+
+
+def load_targets(
+    paths: Sequence[str | os.PathLike[str]],
+    *,
+    lock: str | os.PathLike[str] | None = None,
+    live: LiveEnv | None = None,
+    format: str | None = None,
+    stdin: str | None = None,
+) -> list[Target]:
+    """Check targets for the files `paths` (a list; `-` is the text `stdin`), the `lock` file and
+    the LiveEnv `live`, with spec/lock pairs set.  UsageError when there is nothing to check or
+    `-` is given more than once; the ParseError family for a file that cannot be read."""
+    from envkit.checks.targets import load_targets_collecting
+    from envkit.ops._inputs import model_or_path, opt_path, str_list
+
+    files = [os.fspath(p) for p in str_list("load_targets", "paths", paths, "paths")]
+    if live is not None:
+        model_or_path("load_targets", "live", live, ("LiveEnv",), paths=False)
+    if not files and lock is None and live is None:
+        raise UsageError(
+            "load_targets(): nothing to check (no paths, no lock, no live environment)",
+            hint="pass {}",
+            remedy=Remedy(option="paths", many=True, metavar="PATH"),
+        )
+    return load_targets_collecting(files, lock=opt_path(lock), live=live, format=format, stdin=stdin)
+
+
+def run_checks(
+    targets: Sequence[Target] | Sequence[str | os.PathLike[str]],
+    config: Config | None = None,
+    *,
+    machine: MachineProfile | None = None,
+) -> list[Finding]:
+    """Run the rules `config` selects (None: every rule at its default severity; a project's file
+    is read by envkit.config.load_config) on `targets`: Targets from load_targets, or paths (then
+    loaded with load_targets), against the MachineProfile `machine` when given (the machine-*
+    rules; envkit.machine.resolve_machine reads one).  Returns the findings, sorted.  UsageError
+    for no targets or an unknown rule in an inline suppression."""
+    from envkit.checks import run_checks as run
+    from envkit.checks.core import Target
+    from envkit.config import Config
+    from envkit.ops._inputs import is_path, str_list, type_error
+
+    what = "a list of Targets (load_targets) or of paths"
+    if targets is None or isinstance(targets, Target):
+        hint = " (one goes in a list: [target])" if targets is not None else ""
+        raise type_error("run_checks", "targets", what, targets, hint)
+    items = str_list("run_checks", "targets", targets, "Targets (load_targets) or of paths")
+    if not items:
+        raise UsageError("run_checks(): nothing to check (no targets)")
+    paths = [t for t in items if is_path(t)]
+    if paths and len(paths) < len(items):
+        raise TypeError(
+            "run_checks() argument 'targets' must hold Targets (from load_targets) or "
+            "paths, not a path among Targets (give all paths or all Targets)"
+        )
+    loaded = load_targets(paths) if paths else [t for t in items if isinstance(t, Target)]
+    if len(loaded) < len(items) and not paths:
+        stray = next(t for t in items if not isinstance(t, Target))
+        raise type_error("run_checks", "targets", "a list of Targets (load_targets) or of paths", stray)
+    findings: list[Finding] = run(loaded, config if config is not None else Config(), machine=machine)
+    return findings
 
 
 def _run(

@@ -17,6 +17,7 @@ fail.
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -27,7 +28,7 @@ from envkit.errors import EnvkitError
 from envkit.model import EnvSpec, Lock, LockedPackage
 
 if TYPE_CHECKING:  # pragma: no cover
-    from envkit.envdiff.records import PackageState
+    from envkit.envdiff.records import Change, PackageState
 
 #: features whose loss leaves what gets installed as it was: the target cannot hold them by
 #: definition (an explicit file has no dependency lists and no channel order, an environment.yml no
@@ -118,11 +119,33 @@ class ConvertResult:
 
 
 def convert_model(
-    model: EnvSpec | Lock, target: str, *, source_format: str, platform: str | None = None
+    model: EnvSpec | Lock | str | os.PathLike[str],
+    target: str,
+    *,
+    source_format: str | None = None,
+    platform: str | None = None,
 ) -> ConvertResult:
-    """`model` written as `target` (envkit.convert.convert), read back and diffed against what was
-    written from.  Raises what `convert` raises."""
-    conv = convert(model, target, source_format=source_format, platform=platform)
+    """`model` (an EnvSpec, a Lock or the path of a file) written as `target` (one of
+    envkit.convert.TARGETS, see envkit.convert.convert), read back and diffed against what was
+    written from: `text`, `losses`, `changes_install`, `notes`, `verified`.  `source_format` is
+    the format the model was read from (what it carries decides what the target loses; None: the
+    format a path is read as), `platform` the platform to write for a one-platform target.
+    Raises UsageError (an unknown target, a model without its format, a spec where a lock
+    belongs, several platforms) and the ParseError family for a file that cannot be read."""
+    from envkit.ops._inputs import is_path, model_or_path
+
+    if is_path(model):
+        model, source_format = _read_source(os.fspath(model), source_format)
+    model_m = model_or_path("convert_model", "model", model, ("EnvSpec", "Lock"))
+    if source_format is None:
+        from envkit.errors import Remedy, UsageError
+
+        raise UsageError(
+            "convert_model(): a model needs the format it was read from (what that format carries)",
+            hint="pass {}",
+            remedy=Remedy(option="source_format", metavar="FORMAT"),
+        )
+    conv = convert(model_m, target, source_format=source_format, platform=platform)
     losses = tuple(x for x in conv.losses if x.feature not in NOTE_FEATURES)
     notes = [
         Note(feature=x.feature, count=x.count, packages=x.packages, detail=x.detail)
@@ -153,6 +176,17 @@ def convert_model(
     )
 
 
+def _read_source(path: str, source_format: str | None) -> tuple[EnvSpec | Lock, str]:
+    """The model of the file `path` and the format it was read as (`source_format`, else detected)."""
+    from envkit.formats import detect_format, read_text
+    from envkit.io import read_text as read_path
+
+    text = read_path(path)
+    fmt = source_format or detect_format(text, path)
+    model: EnvSpec | Lock = read_text(text, filename=path, format=fmt)
+    return model, fmt
+
+
 def _platforms_written(conv: Conversion) -> tuple[str | None, ...]:
     src = conv.written_from
     if isinstance(src, Lock) and src.platforms:
@@ -166,7 +200,7 @@ def readback_diff(
     """(install changes, notes) of `text` (written as `target` from `source`) read back and diffed
     against `source` on each of `platforms` (None: a lock without platforms).  Raises the readers'
     errors when the text does not read back."""
-    from envkit.envdiff import diff, record_differences
+    from envkit.envdiff import diff
     from envkit.formats import read_text
     from envkit.model import resolved_view
 
@@ -181,58 +215,26 @@ def readback_diff(
         d = diff(source, back, platform=plat)
         a_pkgs, b_pkgs = _packages(source, plat), _packages(back, plat)
         forked = _forked_names(a_pkgs, b_pkgs)
-        quiet = set()
-        if a_pkgs is not None and b_pkgs is not None:
-            bi = {(p.manager, p.name.lower()): p for p in b_pkgs}
-            rec: list[str] = []
-            for pa in a_pkgs:
-                pb = bi.get((pa.manager, pa.name.lower()))
-                if pb is None or pa.manager != "conda" or (pa.version, pa.build) != (pb.version, pb.build):
-                    continue
-                fields = record_differences(pa, pb)
-                if fields and all(f.split(" ", 1)[0] in _RECORD_NOTES for f in fields):
-                    quiet.add(pa.name.lower())
-                    rec.append(pa.name)
-            if rec:
-                notes.setdefault(
-                    "depends",
-                    Note(
-                        feature="depends",
-                        count=len(rec),
-                        packages=tuple(rec[:5]),
-                        detail="package records written as the target holds them "
-                        "(dependencies merged per name, subdir from the URL); the same artifacts",
-                    ),
-                )
-        for ch in d.changes:
-            if ch.name.lower() in quiet and ch.kind == "rebuilt":
-                continue
-            side = ch.a or ch.b
-            if side is not None and side.manager == "pip" and _canon(ch.name) in forked:
-                continue
-            changes.append(
-                InstallChange(
-                    platform=plat,
-                    name=ch.name,
-                    kind=ch.kind,
-                    a=_state_text(ch.a),
-                    b=_state_text(ch.b),
-                    reason=ch.reason,
-                )
+        quiet = _same_artifacts(a_pkgs, b_pkgs, notes)
+        changes += [
+            InstallChange(
+                platform=plat,
+                name=ch.name,
+                kind=ch.kind,
+                a=_state_text(ch.a),
+                b=_state_text(ch.b),
+                reason=ch.reason,
             )
+            for ch in d.changes
+            if not (ch.name.lower() in quiet and ch.kind == "rebuilt") and not _forked_pip(ch, forked)
+        ]
         if d.pip_not_recorded is not None and d.pip_not_recorded.side == "b" and a_pkgs is not None:
-            for p in a_pkgs:
-                if p.manager == "pip":
-                    changes.append(
-                        InstallChange(
-                            platform=plat,
-                            name=p.name,
-                            kind="removed",
-                            a=_label(p),
-                            b=None,
-                            reason=f"{target} holds no pip packages",
-                        )
-                    )
+            reason = f"{target} holds no pip packages"
+            changes += [
+                InstallChange(platform=plat, name=p.name, kind="removed", a=_label(p), b=None, reason=reason)
+                for p in a_pkgs
+                if p.manager == "pip"
+            ]
         if a_pkgs is not None and b_pkgs is not None:
             changes += _pip_entry_changes(a_pkgs, b_pkgs, plat, forked)
         ch_d = d.channels
@@ -248,6 +250,47 @@ def readback_diff(
                 ),
             )
     return tuple(changes), tuple(notes.values())
+
+
+def _forked_pip(ch: Change, forked: set[str]) -> bool:
+    """A change of a pip name locked more than once: compared entry by entry (_pip_entry_changes)."""
+    side = ch.a or ch.b
+    return side is not None and side.manager == "pip" and _canon(ch.name) in forked
+
+
+def _same_artifacts(
+    a_pkgs: tuple[LockedPackage, ...] | None, b_pkgs: tuple[LockedPackage, ...] | None, notes: dict[str, Note]
+) -> set[str]:
+    """The (lower-case) names of conda packages whose records differ only in what the target holds
+    its own way (dependencies merged per name, subdir from the URL): the same artifacts.  Noted
+    once in `notes` as "depends"."""
+    from envkit.envdiff import record_differences
+
+    quiet: set[str] = set()
+    if a_pkgs is None or b_pkgs is None:
+        return quiet
+    bi = {(p.manager, p.name.lower()): p for p in b_pkgs}
+    rec: list[str] = []
+    for pa in a_pkgs:
+        pb = bi.get((pa.manager, pa.name.lower()))
+        if pb is None or pa.manager != "conda" or (pa.version, pa.build) != (pb.version, pb.build):
+            continue
+        fields = record_differences(pa, pb)
+        if fields and all(f.split(" ", 1)[0] in _RECORD_NOTES for f in fields):
+            quiet.add(pa.name.lower())
+            rec.append(pa.name)
+    if rec:
+        notes.setdefault(
+            "depends",
+            Note(
+                feature="depends",
+                count=len(rec),
+                packages=tuple(rec[:5]),
+                detail="package records written as the target holds them "
+                "(dependencies merged per name, subdir from the URL); the same artifacts",
+            ),
+        )
+    return quiet
 
 
 def _packages(model: EnvSpec | Lock, platform: str | None) -> tuple[LockedPackage, ...] | None:

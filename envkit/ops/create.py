@@ -3,6 +3,8 @@ where (and what the user must know first); `run_create` installs it, without sol
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -41,9 +43,9 @@ class CreateOutcome:
 
 
 def plan_create(
-    lock_file: str,
+    lock_file: str | os.PathLike[str],
     *,
-    prefix: str | None = None,
+    prefix: str | os.PathLike[str] | None = None,
     name: str | None = None,
     platform: str | None = None,
     environment: str | None = None,
@@ -53,30 +55,17 @@ def plan_create(
     goes: `prefix`, or the environment `name` (exactly one).  Raises UsageError, the ParseError
     family (a spec is no lock)."""
     from envkit.create import choose_platform, new_env_prefix, pip_option_lines
-    from envkit.lock.read import read_lock_file
-    from envkit.model import env_file, resolved_view
     from envkit.ops._duplicates import duplicate_messages
 
+    lock_file = os.fspath(lock_file)
+    prefix = None if prefix is None else os.fspath(prefix)
     if bool(prefix) == bool(name):
-        raise UsageError("give exactly one of -p PREFIX or -n NAME")
-    text, read = read_lock_file(lock_file, format, environment)
-    # an environment file is no lock, an export neither: it records no URLs to install from
-    view = resolved_view(read) if env_file(read) is None else None
-    if view is None or view.lock is None:
-        raise ParseError(
-            "not a lock file (it reads as an environment spec, which needs solving)",
-            where=Where(file=lock_file),
-            hint="lock it first: envkit lock -f FILE",
-        )
-    lk = view.lock
-    if environment and lk.kind != "pixi":
         raise UsageError(
-            f"--env picks an environment of a pixi.lock; this is a {lk.kind} lock, which holds "
-            "one environment",
-            where=Where(file=lock_file),
-            hint="leave out {}",
-            remedy=Remedy(option="environment"),
+            "give exactly one place to create the environment: a prefix or a name",
+            hint="pass {} or {}",
+            remedy=(Remedy(option="prefix", metavar="PREFIX"), Remedy(option="name", metavar="NAME")),
         )
+    text, lk = _read_lock(lock_file, format, environment)
     environments = _pixi_environments(text, lk, lock_file, platform)
     warnings = list(duplicate_messages(lk))
     target = prefix or new_env_prefix(name or "")
@@ -98,11 +87,41 @@ def plan_create(
     )
 
 
-def run_create(plan: CreatePlan, *, backend: str = "rattler", show_progress: bool = False) -> CreateOutcome:
-    """Create `plan.target` with exactly the packages of the plan (see
-    envkit.create.create_from_lock).  Raises UsageError, IntegrityError, BackendError."""
-    from envkit.create import create_from_lock
+def create_from_lock(
+    lock: Lock | str | os.PathLike[str],
+    prefix: str | os.PathLike[str],
+    *,
+    platform: str | None = None,
+    backend: str = "rattler",
+    executable: str | os.PathLike[str] | None = None,
+    cache_dir: str | os.PathLike[str] | None = None,
+    timeout: float = 1800,
+    environments: Mapping[str, Sequence[str]] | None = None,
+    show_progress: bool = False,
+) -> CreateResult:
+    """Create `prefix` with exactly the packages `lock` (a Lock, or the path of a lock file) has
+    for `platform` (default: this machine's), without solving; `timeout` in seconds.  Returns a
+    CreateResult.  Raises UsageError, ParseError (a file that is no lock), IntegrityError,
+    BackendError (see envkit.create.create_from_lock)."""
+    from envkit.create import create_from_lock as create
+    from envkit.ops._inputs import model_or_path, opt_path, seconds
 
+    return create(
+        model_or_path("create_from_lock", "lock", lock, ("Lock",)),
+        os.fspath(prefix),
+        platform=platform,
+        backend=backend,
+        executable=opt_path(executable),
+        cache_dir=opt_path(cache_dir),
+        timeout=seconds("create_from_lock", "timeout", timeout),
+        environments=environments,
+        show_progress=show_progress,
+    )
+
+
+def run_create(plan: CreatePlan, *, backend: str = "rattler", show_progress: bool = False) -> CreateOutcome:
+    """Create `plan.target` with exactly the packages of the plan (see create_from_lock).
+    Raises UsageError, IntegrityError, BackendError."""
     result = create_from_lock(
         plan.lock,
         plan.target,
@@ -112,6 +131,32 @@ def run_create(plan: CreatePlan, *, backend: str = "rattler", show_progress: boo
         show_progress=show_progress,
     )
     return CreateOutcome(result=result, warnings=_result_warnings(result))
+
+
+def _read_lock(lock_file: str, format: str | None, environment: str | None) -> tuple[str, Lock]:
+    """(text, Lock) of `lock_file`; ParseError for a file that is no lock, UsageError for an
+    environment asked of a lock that holds one."""
+    from envkit.lock.read import read_lock_file
+    from envkit.model import env_file, resolved_view
+
+    text, read = read_lock_file(lock_file, format, environment)
+    # an environment file is no lock, an export neither: it records no URLs to install from
+    view = resolved_view(read) if env_file(read) is None else None
+    if view is None or view.lock is None:
+        raise ParseError(
+            "not a lock file (it reads as an environment spec, which needs solving)",
+            where=Where(file=lock_file),
+            hint="lock it first (envkit lock, envkit.lock_spec)",
+        )
+    if environment and view.lock.kind != "pixi":
+        raise UsageError(
+            f"an environment is picked from a pixi.lock; this is a {view.lock.kind} lock, which holds "
+            "one environment",
+            where=Where(file=lock_file),
+            hint="leave out {}",
+            remedy=Remedy(option="environment"),
+        )
+    return text, view.lock
 
 
 def _pixi_environments(

@@ -1,8 +1,10 @@
-"""The diff operation: resolve two SOURCEs (files, prefixes, env:NAME, ssh://), compare them, and
-find the two machines for the header, as a DiffResult."""
+"""The diff operations: `diff` compares two environments (models or files), `diff_sources`
+resolves two SOURCEs (files, prefixes, env:NAME, ssh://), compares them with `diff`, and finds the
+two machines for the header, as a DiffResult."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -11,6 +13,7 @@ from envkit.errors import Remedy, UsageError
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.envdiff import EnvDiff
     from envkit.machine.profile import MachineProfile
+    from envkit.model import EnvSpec, LiveEnv, Lock
     from envkit.sources import Source
 
 
@@ -31,9 +34,43 @@ class DiffResult:
         return self.diff.same
 
 
+def diff(
+    a: EnvSpec | Lock | LiveEnv | str | os.PathLike[str],
+    b: EnvSpec | Lock | LiveEnv | str | os.PathLike[str],
+    *,
+    platform: str | None = None,
+    host_platform: str | None = None,
+    label_a: str | None = None,
+    label_b: str | None = None,
+    platform_a: str | None = None,
+    platform_b: str | None = None,
+) -> EnvDiff:
+    """Compare two environments: each an EnvSpec, a Lock, a LiveEnv or the path of a file (read
+    with envkit.formats.read_file).  The labels default to the paths given, else "A" and "B";
+    `platform` picks the platform of multi-platform locks, `platform_a`/`platform_b` force one
+    side's (see envkit.envdiff.diff).  Returns an EnvDiff.  Raises the ParseError family for a
+    file that cannot be read."""
+    from envkit.envdiff import diff as compare
+    from envkit.ops._inputs import is_path, model_or_path
+
+    names = ("EnvSpec", "Lock", "LiveEnv")
+    model_a = model_or_path("diff", "a", a, names)
+    model_b = model_or_path("diff", "b", b, names)
+    return compare(
+        model_a,
+        model_b,
+        platform=platform,
+        host_platform=host_platform,
+        label_a=label_a if label_a is not None else os.fspath(a) if is_path(a) else "A",
+        label_b=label_b if label_b is not None else os.fspath(b) if is_path(b) else "B",
+        platform_a=platform_a,
+        platform_b=platform_b,
+    )
+
+
 def diff_sources(
-    source_a: str,
-    source_b: str,
+    source_a: str | os.PathLike[str],
+    source_b: str | os.PathLike[str],
     *,
     platform: str | None = None,
     format: str | None = None,
@@ -48,9 +85,9 @@ def diff_sources(
     are found for the header (an ssh side's probe; `machine_a`/`machine_b` name a profile file,
     `host` or ssh://HOST).  Raises the ParseError family, EnvironmentNotFound, BackendError,
     UsageError."""
-    from envkit.envdiff import diff
     from envkit.sources import check_stdin_once, resolve
 
+    source_a, source_b = os.fspath(source_a), os.fspath(source_b)
     check_stdin_once((source_a, source_b))
     if not machines and (machine_a or machine_b):
         raise UsageError(

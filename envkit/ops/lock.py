@@ -105,74 +105,48 @@ def previous_cutoff(previous: Lock | None) -> ExcludeNewer | None:
 
 
 def lock_spec(
-    spec: EnvSpec,
+    spec: EnvSpec | str | os.PathLike[str],
     *,
     platforms: Sequence[str] = (),
-    previous: Lock | None = None,
+    previous: Lock | str | os.PathLike[str] | None = None,
     update: Sequence[str] = (),
     update_all: bool = False,
-    exclude_newer: ExcludeNewer | None = None,
+    exclude_newer: ExcludeNewer | str | None = None,
     channel_priority: str = "strict",
-    virtual_packages: Sequence[VirtualPackage] = (),
+    virtual_packages: Sequence[VirtualPackage | str] = (),
     environ: Mapping[str, str] | None = None,
     solver: str = "rattler",
     lock_pip_section: bool = True,
     progress: Callable[[str], None] | None = None,
 ) -> SpecLockResult:
-    """Lock `spec` for `platforms` (default: its `platforms:`, else the previous lock's, else this
-    machine's).
+    """Lock `spec` (an EnvSpec or the path of an environment file) for `platforms` (a list;
+    default: its `platforms:`, else the previous lock's, else this machine's).
 
-    With `previous` (the lock being replaced), every package it locked stays, except those in
-    `update`, those the spec no longer accepts and those an updated package forces to move; with
-    `update_all` everything is solved afresh.  `exclude_newer` (default: the cutoff `previous`
-    records) solves as the channels were then.  `environ` (default os.environ) is read for
-    CONDA_OVERRIDE_CUDA / _GLIBC / _OSX; `virtual_packages` beat it.  `solver="conda-lock"` runs
-    conda-lock (a fresh solve: no previous lock, no cutoff).
-
-    Raises ParseError (nothing to lock), UsageError (an update without a previous lock, a name
-    neither has, an option the solver lacks), SolveError, BackendError.
+    With `previous` (the lock being replaced, or its path), every package it locked stays, except
+    those in `update`, those the spec no longer accepts and those an updated package forces to
+    move; with `update_all` everything is solved afresh.  `exclude_newer` (an ExcludeNewer, or its
+    text: `2024-06-01`, `30d`; default: the cutoff `previous` records) solves as the channels were
+    then.  `virtual_packages` (text too: `__cuda=12.4`) beat CONDA_OVERRIDE_CUDA / _GLIBC / _OSX
+    read from `environ` (default os.environ).  `solver="conda-lock"` runs conda-lock (a fresh
+    solve: no previous lock, no cutoff).  Raises ParseError (nothing to lock, a file of the
+    wrong kind), UsageError (an update without a previous lock, a name neither has, an option the
+    solver lacks), SolveError, BackendError.
     """
-    from envkit.conda.platform import host_platform
-    from envkit.lock.virtual import environ_virtual_packages
-
-    refuse_nothing_to_lock(spec)
-    # a re-lock keeps the previous lock's platforms unless told otherwise
-    plats = (
-        list(platforms)
-        or list(spec.platforms)
-        or list(previous.platforms if previous else ())
-        or [host_platform()]
-    )
-    names = _check_update(update, spec, previous)
-    cutoffs = exclude_newer if exclude_newer is not None else previous_cutoff(previous)
-    given = tuple(virtual_packages)
-    vps = given + environ_virtual_packages(os.environ if environ is None else environ, plats, given)
-    if solver == "conda-lock":
-        if not lock_pip_section or channel_priority != "strict":
-            raise UsageError(
-                "the pip-section and channel-priority settings apply to the rattler solver; conda-lock "
-                "reads channel_priority from .condarc and always locks the pip section",
-                hint="use the default solver ({}) for them",
-                remedy=Remedy(option="solver", value="rattler"),
-            )
-        if names or exclude_newer:
-            raise UsageError(
-                "updating packages and exclude-newer cutoffs need the rattler solver",
-                hint="use the default solver ({})",
-                remedy=Remedy(option="solver", value="rattler"),
-            )
-        from envkit.lock import solve_with_conda_lock
-
-        return SpecLockResult(
-            lock=solve_with_conda_lock(spec, plats, virtual_packages=vps), virtual_packages=vps
-        )
     from envkit.lock.solve import relock_spec
+    from envkit.lock.virtual import environ_virtual_packages
+    from envkit.ops._inputs import virtual_packages as vp_arg
 
-    base = None if update_all else previous
+    spec_m, prev, plats, names, cutoff = _lock_inputs(spec, previous, platforms, update, exclude_newer)
+    cutoffs = cutoff if cutoff is not None else previous_cutoff(prev)
+    vps = vp_arg("lock_spec", virtual_packages)
+    vps += environ_virtual_packages(os.environ if environ is None else environ, plats, vps)
+    if solver == "conda-lock":
+        _refuse_for_conda_lock(lock_pip_section, channel_priority, bool(names or cutoff))
+        return SpecLockResult(lock=_solve_with_conda_lock(spec_m, plats, vps), virtual_packages=vps)
     result = relock_spec(
-        spec,
+        spec_m,
         plats,
-        previous=base,
+        previous=None if update_all else prev,
         update=names,
         cutoffs=cutoffs or None,
         channel_priority=channel_priority,
@@ -180,28 +154,113 @@ def lock_spec(
         lock_pip_section=lock_pip_section,
         progress=progress,
     )
-    moves = result.moves
-    if update_all and previous is not None:
-        from envkit.lock.relock import moves_between
-        from envkit.lock.solve import pip_moves
-
-        moves = ()
-        for p in result.lock.platforms:
-            old, new = previous.for_platform(p), result.lock.for_platform(p)
-            moves += tuple(moves_between(p, old, new, {}, ()))
-            moves += tuple(
-                pip_moves(
-                    p, [x for x in old if x.manager == "pip"], [x for x in new if x.manager == "pip"], ()
-                )
-            )
     return SpecLockResult(
         lock=result.lock,
-        moves=moves,
+        moves=_all_moves(prev, result.lock) if update_all and prev is not None else result.moves,
         exclude_newer=cutoffs or None,
         virtual_packages=vps,
         warnings=tuple(result.notes),
         untimed=tuple(result.untimed),
-        relocked=previous is not None,
+        relocked=prev is not None,
+    )
+
+
+def _lock_inputs(
+    spec: EnvSpec | str | os.PathLike[str],
+    previous: Lock | str | os.PathLike[str] | None,
+    platforms: Sequence[str],
+    update: Sequence[str],
+    exclude_newer: ExcludeNewer | str | None,
+) -> tuple[EnvSpec, Lock | None, list[str], tuple[str, ...], ExcludeNewer | None]:
+    """lock_spec's arguments read: (spec, previous lock, platforms, names to update, cutoff).
+    A re-lock keeps the previous lock's platforms unless told otherwise."""
+    from envkit.conda.platform import host_platform
+    from envkit.ops._inputs import model_or_path, str_list
+
+    spec_m: EnvSpec = model_or_path("lock_spec", "spec", spec, ("EnvSpec",))
+    prev: Lock | None = None
+    if previous is not None:
+        prev = model_or_path("lock_spec", "previous", previous, ("Lock",))
+    plats_given = str_list("lock_spec", "platforms", platforms, "platform names")
+    names_given = str_list("lock_spec", "update", update, "package names")
+    cutoff = exclude_newer
+    if isinstance(cutoff, str):
+        from envkit.lock.cutoff import parse_exclude_newer
+
+        cutoff = parse_exclude_newer(cutoff)
+    refuse_nothing_to_lock(spec_m)
+    plats = list(plats_given or spec_m.platforms or (prev.platforms if prev else ())) or [host_platform()]
+    return spec_m, prev, plats, _check_update(names_given, spec_m, prev), cutoff
+
+
+def _solve_with_conda_lock(spec: EnvSpec, platforms: list[str], vps: tuple[VirtualPackage, ...]) -> Lock:
+    from envkit.lock import solve_with_conda_lock
+
+    lock: Lock = solve_with_conda_lock(spec, platforms, virtual_packages=vps)
+    return lock
+
+
+def _refuse_for_conda_lock(lock_pip_section: bool, channel_priority: str, moves_or_cutoff: bool) -> None:
+    """UsageError for a setting conda-lock has no equivalent of."""
+    if not lock_pip_section or channel_priority != "strict":
+        raise UsageError(
+            "the pip-section and channel-priority settings apply to the rattler solver; conda-lock "
+            "reads channel_priority from .condarc and always locks the pip section",
+            hint="use the default solver ({}) for them",
+            remedy=Remedy(option="solver", value="rattler"),
+        )
+    if moves_or_cutoff:
+        raise UsageError(
+            "updating packages and exclude-newer cutoffs need the rattler solver",
+            hint="use the default solver ({})",
+            remedy=Remedy(option="solver", value="rattler"),
+        )
+
+
+def _all_moves(previous: Lock, lock: Lock) -> tuple[Move, ...]:
+    """Every package that moved from `previous` to `lock` (a fresh solve, `update_all`)."""
+    from envkit.lock.relock import moves_between
+    from envkit.lock.solve import pip_moves
+
+    moves: tuple[Move, ...] = ()
+    for p in lock.platforms:
+        old, new = previous.for_platform(p), lock.for_platform(p)
+        moves += tuple(moves_between(p, old, new, {}, ()))
+        moves += tuple(
+            pip_moves(p, [x for x in old if x.manager == "pip"], [x for x in new if x.manager == "pip"], ())
+        )
+    return moves
+
+
+def solve_spec(
+    spec: EnvSpec | str | os.PathLike[str],
+    platforms: Sequence[str] | None = None,
+    *,
+    channel_priority: str = "strict",
+    virtual_packages: Sequence[VirtualPackage | str] = (),
+    lock_pip_section: bool = True,
+    pip_timeout: float = 600,
+    solve_timeout: float | None = 600,
+    progress: Callable[[str], None] | None = None,
+) -> Lock:
+    """Solve `spec` (an EnvSpec or the path of an environment file) afresh for each of `platforms`
+    (a list; None: the spec's own `platforms:`) and return the Lock: no previous lock, no cutoff
+    (lock_spec does both).  `virtual_packages` may be text (`__cuda=12.4`); the timeouts are
+    seconds.  Raises SolveError, UsageError, BackendError."""
+    from envkit.lock.solve import solve_spec as solve
+    from envkit.ops._inputs import model_or_path, seconds, str_list
+    from envkit.ops._inputs import virtual_packages as vp_arg
+
+    limit = None if solve_timeout is None else seconds("solve_spec", "solve_timeout", solve_timeout)
+    return solve(
+        model_or_path("solve_spec", "spec", spec, ("EnvSpec",)),
+        str_list("solve_spec", "platforms", platforms, "platform names"),
+        channel_priority=channel_priority,
+        virtual_packages=vp_arg("solve_spec", virtual_packages),
+        lock_pip_section=lock_pip_section,
+        pip_timeout=seconds("solve_spec", "pip_timeout", pip_timeout),
+        solve_timeout=limit,
+        progress=progress,
     )
 
 
@@ -237,27 +296,44 @@ def lock_live(
     env: LiveEnv,
     *,
     allow_unhashed_pip: bool = False,
+    index_artifacts: Mapping[str, tuple[str, str | None]] | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> LiveLockResult:
-    """Lock the live environment `env` exactly: `envkit lock -n/-p` and `envkit.lock_live`.
+    """Lock the live environment `env` (envkit.open_env reads one) exactly, for its own platform:
+    what `envkit lock -n/-p` writes.
 
-    pip is asked for the artifact (URL, sha256) of each pip package installed from an index; when
-    it cannot name one, BackendError (`unresolved_pip_error`) unless `allow_unhashed_pip`, which
-    locks it with the #envkit-unresolved marker and a warning."""
+    pip is asked for the artifact (URL, sha256) of each pip package installed from an index
+    (unless `index_artifacts` gives them: PEP 503 name -> (URL, sha256)); when it cannot name one,
+    BackendError unless `allow_unhashed_pip`, which locks it with the #envkit-unresolved marker
+    and a warning.  The result's `warnings` are the reader's and pip's."""
     from envkit.lock import live_env_spec
     from envkit.lock import lock_live as lock_live_core
-    from envkit.lock.artifacts import resolve_or_refuse
+    from envkit.ops._inputs import model_or_path
 
-    pending = sum(1 for p in env.pip_packages() if not p.url)
-    if progress and pending:
-        progress(
-            f"asking pip for the artifacts (URL, sha256) of {pending} pip package(s) installed from an index"
-        )
-    resolution = resolve_or_refuse(env, allow_unhashed_pip=allow_unhashed_pip)
-    lock = lock_live_core(env, index_artifacts=resolution.found, allow_unhashed_pip=allow_unhashed_pip)
-    return LiveLockResult(
-        lock=lock, env_spec=live_env_spec(env), warnings=tuple(env.warnings) + tuple(resolution.warnings)
-    )
+    model_or_path("lock_live", "env", env, ("LiveEnv",), paths=False)
+    warnings = tuple(env.warnings)
+    if index_artifacts is None:
+        from envkit.lock.artifacts import resolve_or_refuse
+
+        pending = sum(1 for p in env.pip_packages() if not p.url)
+        if progress and pending:
+            progress(
+                f"asking pip for the artifacts (URL, sha256) of {pending} pip package(s) installed "
+                "from an index"
+            )
+        resolution = resolve_or_refuse(env, allow_unhashed_pip=allow_unhashed_pip)
+        index_artifacts, warnings = resolution.found, warnings + tuple(resolution.warnings)
+    lock = lock_live_core(env, index_artifacts=index_artifacts, allow_unhashed_pip=allow_unhashed_pip)
+    return LiveLockResult(lock=lock, env_spec=live_env_spec(env), warnings=warnings)
+
+
+def _cutoff_problem(recorded: ExcludeNewer | None, wanted: ExcludeNewer | None) -> list[LockProblem]:
+    """A stale-lock problem when the cutoff `wanted` is not the one the lock `recorded`."""
+    if wanted is None or (recorded is not None and recorded.to_json() == wanted.to_json()):
+        return []
+    was = recorded.describe() if recorded else "none"
+    message = f"solved with exclude-newer {was}, not {wanted.describe()}"
+    return [LockProblem(kind="stale", platform=None, message=message)]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -280,48 +356,55 @@ class LockCheck:
 
 
 def check_lock(
-    spec: EnvSpec,
-    lock: Lock,
+    spec: EnvSpec | str | os.PathLike[str],
+    lock: Lock | str | os.PathLike[str],
     *,
+    platforms: Sequence[str] | None = None,
     lock_text: str | None = None,
-    virtual_packages: Sequence[VirtualPackage] = (),
+    virtual_packages: Sequence[VirtualPackage | str] = (),
     exclude_newer: ExcludeNewer | None = None,
 ) -> LockCheck:
-    """Whether `lock` fits `spec`, and why not.  `exclude_newer`, when given, must be the cutoff
-    the lock records (a different one makes the lock stale: it was solved as of another date)."""
+    """Whether `lock` fits `spec`, and why not: `problems` is empty when it fits.  Each may be a
+    path (read with envkit.formats.read_file); `platforms` (a list) are checked, default the
+    lock's.  `exclude_newer`, when given, must be the cutoff the lock records (a different one
+    makes the lock stale: it was solved as of another date).  Raises UsageError when nothing
+    would be checked (no platform), ParseError for a file of the wrong kind."""
     from envkit.create import validate_hashes
     from envkit.formats.condalock import custom_metadata
     from envkit.lock import check_lock as check_core
     from envkit.lock import lock_staleness
     from envkit.lock.spec_record import recorded_spec, spec_changes
+    from envkit.ops._inputs import model_or_path, str_list
+    from envkit.ops._inputs import virtual_packages as vp_arg
 
-    validate_hashes(lock.packages, source=lock.source)  # a hash `envkit create` would refuse fails too
+    spec_m: EnvSpec = model_or_path("check_lock", "spec", spec, ("EnvSpec",))
+    lock_m: Lock = model_or_path("check_lock", "lock", lock, ("Lock",))
+    plats = str_list("check_lock", "platforms", platforms, "platform names") or None
+    if not (plats or lock_m.platforms):
+        raise UsageError(
+            "the lock names no platform, so nothing would be checked",
+            where=Where(file=lock_m.source),
+            hint="pass {}",
+            remedy=Remedy(option="platforms", many=True),
+        )
+    vps = vp_arg("check_lock", virtual_packages)
+    validate_hashes(lock_m.packages, source=lock_m.source)  # a hash `envkit create` would refuse fails too
     staleness = lock_staleness(
-        spec, lock, spec.source, lock_text=lock_text, virtual_packages=virtual_packages
+        spec_m, lock_m, spec_m.source, lock_text=lock_text, platforms=plats, virtual_packages=vps
     )
-    problems = list(check_core(spec, lock, staleness=staleness))
+    problems = list(check_core(spec_m, lock_m, platforms=plats, staleness=staleness))
     stale = tuple(s.platform for s in staleness if s.status == "stale")
-    record = recorded_spec(custom_metadata(lock))
+    record = recorded_spec(custom_metadata(lock_m))
     changes = None
     if record is not None:
-        channels = [c.name for c in lock.channels]
+        channels = [c.name for c in lock_m.channels]
         # pip options are not compared: the lock holds them rebased to its own directory
-        changes = tuple(spec_changes(record, spec, channels))
-    recorded_cut = previous_cutoff(lock)
-    if exclude_newer is not None and (
-        recorded_cut is None or recorded_cut.to_json() != exclude_newer.to_json()
-    ):
-        was = recorded_cut.describe() if recorded_cut else "none"
-        problems.append(
-            LockProblem(
-                kind="stale",
-                platform=None,
-                message=f"solved with exclude-newer {was}, not {exclude_newer.describe()}",
-            )
-        )
+        changes = tuple(spec_changes(record, spec_m, channels))
+    recorded_cut = previous_cutoff(lock_m)
+    problems += _cutoff_problem(recorded_cut, exclude_newer)
     notes = tuple(str(s) for s in staleness if s.status == "not-comparable")
     return LockCheck(
-        lock=lock,
+        lock=lock_m,
         problems=tuple(problems),
         staleness=tuple(staleness),
         changes=changes,

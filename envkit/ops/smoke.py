@@ -7,6 +7,7 @@ as they are found, and are in the result too."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -29,9 +30,9 @@ class SmokeResult:
 def smoke(
     *,
     name: str | None = None,
-    prefix: str | None = None,
-    python: str | None = None,
-    create_file: str | None = None,
+    prefix: str | os.PathLike[str] | None = None,
+    python: str | os.PathLike[str] | None = None,
+    create_file: str | os.PathLike[str] | None = None,
     require_cuda: bool = False,
     mode: str = "default",
     timeout: float | None = None,
@@ -43,6 +44,9 @@ def smoke(
     current one), or a temporary one created from `create_file` (removed after, unless `keep`).
     `on_event` sees each check as it finishes.  Raises EnvironmentNotFound, UsageError,
     SmokeError when the probe cannot run at all."""
+    from envkit.ops._inputs import opt_path
+
+    prefix, python, create_file = opt_path(prefix), opt_path(python), opt_path(create_file)
     warnings: list[str] = []
 
     def warn(text: str) -> None:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from envkit.errors import UsageError
+from envkit.errors import Remedy, UsageError
 
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.machine.profile import MachineProfile
@@ -45,10 +45,7 @@ def pytorch_template(
     listing what does."""
     from envkit.templates import PytorchOptions, load_matrix, plan_pytorch, render
 
-    if sum(bool(x) for x in (cuda, cpu, detect)) > 1:
-        raise UsageError("--cuda, --cpu and --detect exclude each other")
-    if machine and (cuda or cpu or detect):
-        raise UsageError("--machine picks the CUDA variant itself: leave out --cuda, --cpu and --detect")
+    _refuse_several_variants(cuda, cpu, detect, machine)
     matrix = load_matrix()
     messages: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
@@ -76,6 +73,27 @@ def pytorch_template(
     return TemplateResult(
         text=render(plan), plan=plan, messages=messages, warnings=warnings + tuple(plan.warnings)
     )
+
+
+def _refuse_several_variants(
+    cuda: str | None, cpu: bool, detect: bool, machine: MachineProfile | str | None
+) -> None:
+    """UsageError when more than one way to pick the CUDA variant is given."""
+    variants = (
+        Remedy(option="cuda", metavar="VERSION"),
+        Remedy(option="cpu", value=True),
+        Remedy(option="detect", value=True),
+    )
+    if sum(bool(x) for x in (cuda, cpu, detect)) > 1:
+        raise UsageError(
+            "a CUDA version, CPU only and detection exclude each other",
+            hint="pass one of {}, {} or {}",
+            remedy=variants,
+        )
+    if machine and (cuda or cpu or detect):
+        raise UsageError(
+            "a machine profile picks the CUDA variant itself", hint="leave out {}, {} and {}", remedy=variants
+        )
 
 
 def _detect(

@@ -297,7 +297,7 @@ def test_load_targets(spec_file, tmp_path):
         envkit.load_targets([spec_file], live=t.model)
     assert str(live_err.value) == (
         "load_targets() argument 'live' must be LiveEnv, not EnvSpec "
-        "(a spec file goes in paths; envkit.open_env reads a LiveEnv)"
+        "(envkit.open_env reads a LiveEnv; a spec is locked by envkit.lock_spec)"
     )
     with pytest.raises(envkit.UsageError, match=r"^unknown format 'yml'"):
         envkit.load_targets([spec_file], format="yml")
@@ -335,8 +335,8 @@ def test_lock_live_misuse(spec_file):
     with pytest.raises(TypeError) as exc:
         envkit.lock_live(envkit.read_file(spec_file))
     assert (
-        str(exc.value)
-        == "lock_live() argument 'env' must be LiveEnv, not EnvSpec (a spec is locked by envkit.solve_spec)"
+        str(exc.value) == "lock_live() argument 'env' must be LiveEnv, not EnvSpec "
+        "(envkit.open_env reads a LiveEnv; a spec is locked by envkit.lock_spec)"
     )
     with pytest.raises(TypeError, match=r"not str \(read it first: envkit.open_env\(prefix=...\)\)$"):
         envkit.lock_live("/opt/env")
@@ -403,18 +403,6 @@ def test_read_detect_and_normalize_normal_use(spec_file):
         ),
         (lambda: envkit.normalize("name: x\n"), TypeError, "normalize() takes an EnvSpec or a Lock, not str"),
         (
-            lambda: envkit.normalize_spec(envkit.read_file(CONDA_LOCK)),
-            TypeError,
-            "normalize_spec() argument 'spec' must be EnvSpec, not Lock "
-            "(a Lock is normalized by envkit.normalize_lock)",
-        ),
-        (
-            lambda: envkit.normalize_lock(envkit.read_text("a\n", format="requirements")),
-            TypeError,
-            "normalize_lock() argument 'lock' must be Lock, not EnvSpec (an EnvSpec is solved into a Lock by "
-            "envkit.solve_spec)",
-        ),
-        (
             lambda: envkit.normalize_text("", format="pixi"),
             envkit.UsageError,
             "envkit reads pixi.lock but does not rewrite it (pixi owns that file)",
@@ -467,6 +455,8 @@ def test_the_function_list_is_every_public_function():
 #: others' argument types are the type checker's to enforce)
 MODEL_FIRST = [n for n in FUNCTIONS if n not in ("detect_format", "read_text", "read_file", "normalize_text")]
 MODEL_FIRST = [n for n in MODEL_FIRST if n not in ("load_targets", "run_checks", "check", "open_env")]
+# normalize_spec and normalize_lock take one model each: the wrong one is the type checker's to catch
+MODEL_FIRST = [n for n in MODEL_FIRST if n not in ("normalize_spec", "normalize_lock")]
 
 
 @pytest.mark.parametrize("name", MODEL_FIRST)
@@ -477,51 +467,37 @@ def test_a_wrong_first_argument_is_a_type_error_naming_the_function(name):
         getattr(envkit, name)(object(), *second.get(name, []))
 
 
-@pytest.mark.parametrize("name", [n for n in FUNCTIONS if n not in ("write_text", "normalize")])
-def test_the_facade_keeps_the_cores_parameters(name):
-    """api.<name> has the core's parameters, kinds and defaults (so the two cannot drift apart),
-    except the documented differences: diff's labels default to the paths given; solve_spec's
-    platforms may be left out (None: the spec's own)."""
+#: public function -> the module of its one implementation (what the command of that name calls)
+HOMES = {
+    "detect_format": "envkit.formats",
+    "read_text": "envkit.formats",
+    "read_file": "envkit.formats",
+    "write_text": "envkit.formats",
+    "normalize": "envkit.canonical",
+    "normalize_spec": "envkit.canonical",
+    "normalize_lock": "envkit.canonical",
+    "normalize_text": "envkit.canonical",
+    "diff": "envkit.ops.diff",
+    "load_targets": "envkit.ops.check",
+    "run_checks": "envkit.ops.check",
+    "check": "envkit.ops.check",
+    "open_env": "envkit.backends",
+    "lock_live": "envkit.ops.lock",
+    "solve_spec": "envkit.ops.lock",
+    "lock_spec": "envkit.ops.lock",
+    "check_lock": "envkit.ops.lock",
+    "create_from_lock": "envkit.ops.create",
+    "convert_model": "envkit.ops.convert",
+    "pytorch_template": "envkit.ops.template",
+}
+
+
+@pytest.mark.parametrize("name", FUNCTIONS)
+def test_each_public_function_is_the_operation_itself(name):
+    # no facade beside the operation: the function `import envkit` gives is the implementation
     import importlib
-    import inspect
 
-    from envkit import api
-
-    core_module = {
-        "detect_format": "envkit.formats",
-        "read_text": "envkit.formats",
-        "read_file": "envkit.formats",
-        "normalize_spec": "envkit.canonical",
-        "normalize_lock": "envkit.canonical",
-        "normalize_text": "envkit.canonical",
-        "diff": "envkit.envdiff",
-        "load_targets": "envkit.checks",
-        "run_checks": "envkit.checks",
-        "open_env": "envkit.backends",
-        "lock_live": "envkit.lock",
-        "solve_spec": "envkit.lock",
-        "check_lock": "envkit.lock",
-        "lock_spec": "envkit.ops.lock",
-        "create_from_lock": "envkit.create",
-        "convert_model": "envkit.ops.convert",
-        "check": "envkit.ops.check",
-        "pytorch_template": "envkit.ops.template",
-    }
-    core = getattr(importlib.import_module(core_module[name]), name)
-    mine = inspect.signature(getattr(api, name)).parameters
-    theirs = inspect.signature(core).parameters
-    assert list(mine) == list(theirs)
-    allowed = {
-        ("diff", "label_a"),
-        ("diff", "label_b"),
-        ("solve_spec", "platforms"),
-        ("run_checks", "config"),
-        ("convert_model", "source_format"),
-    }
-    for p in theirs:
-        assert mine[p].kind == theirs[p].kind, p
-        if (name, p) not in allowed:
-            assert mine[p].default == theirs[p].default, p
+    assert getattr(envkit, name) is getattr(importlib.import_module(HOMES[name]), name)
 
 
 # --- solve, create, open, lock, check: the whole round, offline -------------------------------------
@@ -545,10 +521,10 @@ def test_solve_create_open_lock_check_round(tmp_path):
 
     lock = envkit.solve_spec(spec_path, ["linux-64"], virtual_packages=["__glibc=2.17"])
     assert [(p.name, p.version) for p in lock.packages] == [("tool", "1.0"), ("zlib", "1.3.1")]
-    assert envkit.check_lock(spec_path, lock) == []
+    assert envkit.check_lock(spec_path, lock).problems == ()
     newer = tmp_path / "newer.yml"
     newer.write_text(spec_path.read_text().replace("tool<2", "tool>=2"))
-    assert [(p.kind, p.name) for p in envkit.check_lock(newer, lock) if p.kind != "stale"] == [
+    assert [(p.kind, p.name) for p in envkit.check_lock(newer, lock).problems if p.kind != "stale"] == [
         ("unsatisfied", "tool")
     ]
 
@@ -559,14 +535,17 @@ def test_solve_create_open_lock_check_round(tmp_path):
 
     live = envkit.open_env(prefix=tmp_path / "env")
     assert sorted(p.name for p in live.packages) == ["tool", "zlib"]
-    relocked = envkit.lock_live(live)
+    live_lock = envkit.lock_live(live)
+    relocked = live_lock.lock
+    assert (live_lock.warnings, live_lock.env_spec.name) == ((), "env")
     assert [(p.name, p.version, p.build) for p in relocked.packages] == [
         (p.name, p.version, p.build) for p in lock.packages
     ]
     assert envkit.diff(lock_path, live).changes == ()
     # the live lock satisfies the spec; its content hash is the live environment's, not the spec's
-    problems = envkit.check_lock(spec_path, relocked, platforms=["linux-64"])
-    assert [(p.kind, p.platform) for p in problems] == [("stale", "linux-64")]
+    verdict = envkit.check_lock(spec_path, relocked, platforms=["linux-64"])
+    assert [(p.kind, p.platform) for p in verdict.problems] == [("stale", "linux-64")]
+    assert (verdict.ok, verdict.stale_platforms) == (False, ("linux-64",))
 
 
 def test_the_misuse_examples_in_docs_api_md_are_true(monkeypatch):
@@ -579,3 +558,43 @@ def test_the_misuse_examples_in_docs_api_md_are_true(monkeypatch):
         with pytest.raises(Exception) as exc:
             eval(code, {"envkit": envkit, "spec": spec})
         assert f"{type(exc.value).__name__}: {exc.value}" == shown
+
+
+# --- errors: the fix as a keyword, never a command-line flag ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "call, message, hint",
+    [
+        (
+            lambda tmp: envkit.open_env(name="a", prefix=tmp),
+            "an environment is named by a name or a prefix, not both",
+            "pass only name=NAME or prefix=PREFIX",
+        ),
+        (
+            lambda tmp: envkit.pytorch_template(cuda="12.6", cpu=True),
+            "a CUDA version, CPU only and detection exclude each other",
+            "pass one of cuda=VERSION, cpu=True or detect=True",
+        ),
+        (
+            lambda tmp: envkit.pytorch_template(machine="host", detect=True),
+            "a machine profile picks the CUDA variant itself",
+            "leave out cuda=VERSION, cpu=True and detect=True",
+        ),
+        (
+            lambda tmp: envkit.solve_spec(tmp / "m.yml", ["linux-64"], solve_timeout=0),
+            "solve_spec(): solve_timeout must be a positive number of seconds, not 0",
+            "pass solve_timeout=SECONDS",
+        ),
+        (
+            lambda tmp: envkit.load_targets([]),
+            "load_targets(): nothing to check (no paths, no lock, no live environment)",
+            "pass paths=[PATH]",
+        ),
+    ],
+)
+def test_library_errors_name_the_keyword_to_change(call, message, hint, tmp_path, spec_file):
+    with pytest.raises(envkit.UsageError) as exc:
+        call(tmp_path)
+    assert (exc.value.message, exc.value.hint) == (message, hint)
+    assert "--" not in str(exc.value) and " -p " not in str(exc.value)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import importlib.util
 import json
+import os
 
 import pytest
 from conftest import CORPUS, REPO
@@ -248,7 +249,6 @@ def test_a_live_environment_where_a_lock_belongs_names_lock_live(default_prefix,
         "convert_model": lambda: envkit.convert_model(live, "env"),
         "check_lock": lambda: envkit.check_lock(spec_path, live),
         "create_from_lock": lambda: envkit.create_from_lock(live, spec_path.parent / "env"),
-        "normalize_lock": lambda: envkit.normalize_lock(live),
     }
     for name, call in calls.items():
         with pytest.raises(TypeError) as exc:
@@ -264,3 +264,43 @@ def test_a_live_environment_where_a_lock_belongs_names_lock_live(default_prefix,
     )
     # where a LiveEnv is taken, it is one: diff reads it as the environment it is
     assert envkit.diff(live, live).same
+
+
+# --- lock_live: the warnings `envkit lock -p` prints are in the library's result ---------------------
+
+
+@pytest.mark.slow
+def test_lock_live_returns_the_warnings_the_command_prints(envkit_cli, default_prefix, tmp_path, monkeypatch):
+    from support.condafactory import build_wheel, copy_prefix, pip_install
+
+    prefix = copy_prefix(default_prefix, tmp_path / "env")
+    wheels = tmp_path / "wheels"
+    pip_install(prefix, build_wheel(tmp_path / "other-wheels", "gone", "0.3"))  # the index lost it
+    pip_install(prefix, build_wheel(wheels, "helper", "1.0"))
+    pip = {
+        "PIP_CONFIG_FILE": os.devnull,
+        "PIP_NO_INDEX": "1",
+        "PIP_FIND_LINKS": str(wheels),
+        "PIP_RETRIES": "0",
+    }
+    for key, value in pip.items():
+        monkeypatch.setenv(key, value)
+    unresolved = (
+        "pip could not resolve the artifact of gone==0.3 (installed from an index): no such release on the "
+        "configured index; locked without URL or hash (marked #envkit-unresolved): `envkit create` installs "
+        "it by pin from the index pip is configured with"
+    )
+
+    result = envkit.lock_live(envkit.open_env(prefix=prefix), allow_unhashed_pip=True)
+
+    assert isinstance(result, envkit.LiveLockResult)
+    assert result.warnings == (unresolved,)
+    gone = next(p for p in result.lock.packages if p.name == "gone")
+    assert (gone.url, gone.sha256) == ("https://pypi.org/project/gone/0.3/#envkit-unresolved", None)
+    # the command prints the same result's warnings
+    out = tmp_path / "conda-lock.yml"
+    r = envkit_cli(
+        "lock", "-p", str(prefix), "--no-env-lock", "--allow-unhashed-pip", "-o", str(out), env=pip
+    )
+    assert r.exit_code == 0, r.stderr
+    assert [ln for ln in r.stderr.splitlines() if ln.startswith("warning: ")] == [f"warning: {unresolved}"]

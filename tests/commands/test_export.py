@@ -214,7 +214,10 @@ def test_usage_errors(envkit_cli, default_prefix, isolated_conda):
     r = envkit_cli("export", "-p", str(default_prefix), "--from-history", "--format", "explicit")
     assert r.exit_code == 2 and "cannot be written as explicit" in r.stderr
     r = envkit_cli("export", "-n", "a", "-p", str(default_prefix))
-    assert r.exit_code == 2 and r.stderr == "error: give either -n NAME or -p PREFIX, not both\n"
+    assert r.exit_code == 2 and r.stderr == (
+        "error: an environment is named by a name or a prefix, not both\n"
+        "hint: pass only -n NAME or -p PREFIX\n"
+    )
 
 
 def test_named_env(envkit_cli, tmp_path, isolated_conda, default_prefix):

@@ -612,7 +612,7 @@ def test_create_from_a_pixi_lock_environment(envkit_cli, tmp_path, default_chann
     r = envkit_cli("create", "--lock", str(conda_lock), "-p", str(tmp_path / "e2"), "--env", "format")
     assert r.exit_code == 2
     assert r.stderr == (
-        f"error: {conda_lock}: --env picks an environment of a pixi.lock; this is a conda-lock lock, "
+        f"error: {conda_lock}: an environment is picked from a pixi.lock; this is a conda-lock lock, "
         "which holds one environment\nhint: leave out --env\n"
     )
 

@@ -70,7 +70,7 @@ def test_the_report_is_capped_at_20(tmp_path, envkit_cli):
 
 
 def test_api_raises_one_error_holding_them_all():
-    from envkit.api import read_text
+    from envkit.formats import read_text
 
     with pytest.raises(ParseErrors) as info:
         read_text(TEXT, filename="environment.yml", format="env")

@@ -877,7 +877,7 @@ def test_check_lock_reads_defaults_as_the_channels_it_stands_for():
         "https://repo.anaconda.com/pkgs/main/linux-64/zlib-1.2.13-h5eee18b_1.conda\n",
         filename="explicit.txt",
     )
-    unsatisfied = [p.name for p in envkit.check_lock(spec, lock) if p.kind == "unsatisfied"]
+    unsatisfied = [p.name for p in envkit.check_lock(spec, lock).problems if p.kind == "unsatisfied"]
     assert unsatisfied == ["zlib"]
 
 

@@ -497,7 +497,7 @@ def test_the_library_locks_a_prefix_as_the_command_does(tmp_path, default_prefix
         "pip could not resolve the artifact (URL and sha256) of gone==0.3: no such release on the "
         "configured index; a lock without them cannot be reproduced"
     )
-    lock = envkit.lock_live(live, allow_unhashed_pip=True)
+    lock = envkit.lock_live(live, allow_unhashed_pip=True).lock
     pip = {p.name: p for p in lock.packages if p.manager == "pip"}
     assert (
         pip["gone"].url == "https://pypi.org/project/gone/0.3/#envkit-unresolved"

@@ -142,7 +142,7 @@ def test_envkits_pixi_lock_of_condas_export_keeps_build_numbers(
 
 
 def test_write_text_pixi_of_a_live_prefix_matches_condas_export(envkit_cli, conda, family, tmp_path):
-    """envkit.write_text(envkit.lock_live(prefix), "pixi") against conda's rattler-lock-v6 export of the
+    """envkit.write_text(envkit.lock_live(prefix).lock, "pixi") against conda's rattler-lock-v6 export of the
     same prefix, entry by entry (build numbers and constrains included); conda creates from it."""
     import envkit
 
@@ -150,7 +150,7 @@ def test_write_text_pixi_of_a_live_prefix_matches_condas_export(envkit_cli, cond
     theirs_file = tmp_path / "theirs.lock"
     conda.run("export", "-p", prefix, "--format", "rattler-lock-v6", "-f", theirs_file)
     ours_file = tmp_path / "pixi.lock"
-    ours_file.write_text(envkit.write_text(envkit.lock_live(envkit.open_env(prefix=prefix)), "pixi"))
+    ours_file.write_text(envkit.write_text(envkit.lock_live(envkit.open_env(prefix=prefix)).lock, "pixi"))
     entries = {}
     for side, f in (("theirs", theirs_file), ("ours", ours_file)):
         for e in yaml.safe_load(f.read_text())["packages"]:

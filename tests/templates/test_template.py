@@ -696,7 +696,11 @@ def test_cli_error_word_for_word(envkit_cli):
         "hint: use --style conda-forge or --style pip, or --torch 2.5 or older\n"
     )
     r = envkit_cli("template", "pytorch", "--cpu", "--detect")
-    assert (r.exit_code, r.stderr) == (2, "error: --cuda, --cpu and --detect exclude each other\n")
+    assert (r.exit_code, r.stderr) == (
+        2,
+        "error: a CUDA version, CPU only and detection exclude each other\n"
+        "hint: pass one of --cuda VERSION, --cpu or --detect\n",
+    )
 
 
 def test_cli_detect_without_gpu_picks_cpu(envkit_cli, monkeypatch):
