@@ -11,7 +11,7 @@ compared as the upstream version (PEP 440).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from envkit.audit.index import Index
 from envkit.audit.osv import Advisory, parse_version
@@ -194,7 +194,7 @@ def _scan_one(
     if not pkg.version:
         unknown("no version recorded")
         return
-    hits = 0
+    hits: list[tuple[str, Advisory]] = []
     for name in names:
         for adv in index.lookup(name):
             affected = adv.affects(pkg.version)
@@ -202,21 +202,46 @@ def _scan_one(
                 unknown(f"version {pkg.version} is not a PEP 440 version ({adv.id} has ranges)")
                 return
             if affected:
-                hits += 1
-                fix_version = fix_for(adv, pkg.version)
-                out.vulnerabilities.append(
-                    Vulnerability(
-                        source=target.label,
-                        line=pkg.line,
-                        manager=pkg.manager,
-                        package=pkg.name,
-                        pypi_name=name,
-                        version=pkg.version,
-                        platforms=platforms,
-                        advisory=adv,
-                        fix_version=fix_version,
-                        fix=fix_command(target, pkg, fix_version),
-                    )
-                )
+                hits.append((name, adv))
     if not hits:
         out.clean += 1
+    for name, adv in merge_aliases(hits):
+        fix_version = fix_for(adv, pkg.version)
+        out.vulnerabilities.append(
+            Vulnerability(
+                source=target.label,
+                line=pkg.line,
+                manager=pkg.manager,
+                package=pkg.name,
+                pypi_name=name,
+                version=pkg.version,
+                platforms=platforms,
+                advisory=adv,
+                fix_version=fix_version,
+                fix=fix_command(target, pkg, fix_version),
+            )
+        )
+
+
+def merge_aliases(hits: Sequence[tuple[str, Advisory]]) -> list[tuple[str, Advisory]]:
+    """One advisory per vulnerability: records that name each other (a PYSEC record and the GHSA
+    of the same flaw, as OSV's PyPI dump holds both) become one, the scored record first (its
+    id kept), with every id and alias of the group and every fixed version."""
+    groups: list[list[tuple[str, Advisory]]] = []
+    for hit in hits:
+        ids = {hit[1].id, *hit[1].aliases}
+        for g in groups:
+            if any(ids & {a.id, *a.aliases} for _n, a in g):
+                g.append(hit)
+                break
+        else:
+            groups.append([hit])
+    out = []
+    for g in groups:
+        name, lead = min(g, key=lambda h: (h[1].score is None, h[1].id))
+        if len(g) > 1:
+            ids = {x for _n, a in g for x in (a.id, *a.aliases)} - {lead.id}
+            fixed = tuple(dict.fromkeys(f for _n, a in g for f in a.fixed))
+            lead = replace(lead, aliases=tuple(sorted(ids)), fixed=fixed)
+        out.append((name, lead))
+    return sorted(out, key=lambda h: h[1].id)

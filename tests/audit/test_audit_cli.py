@@ -49,11 +49,13 @@ def test_pylock_from_pdm_has_three_real_advisories(repo, envkit_cli):
     assert found == [
         ("PYSEC-2020-92", "py", "1.4.34", "1.10.0"),
         ("PYSEC-2022-42969", "py", "1.4.34", None),
-        ("PYSEC-2023-74", "requests", "2.27.1", "2.31.0"),
+        ("GHSA-j8r2-6x86-q33q", "requests", "2.27.1", "2.31.0"),
     ]
+    # the GHSA record and the PYSEC record of one flaw are one finding: the scored one leads
     req = doc["vulnerabilities"][2]
-    assert req["aliases"] == ["CVE-2023-32681", "GHSA-j8r2-6x86-q33q"]
-    assert req["manager"] == "pip" and req["line"] == 102 and req["severity"] == "unknown"
+    assert req["aliases"] == ["CVE-2023-32681", "PYSEC-2023-74"]
+    assert req["manager"] == "pip" and req["line"] == 102
+    assert (req["severity"], req["cvss_score"]) == ("medium", 6.1)
     assert req["fix"] == "lock again with requests>=2.31.0"
     assert doc["summary"] | {"licences": None} == {
         "audited": 10,
@@ -84,7 +86,7 @@ def test_conda_lock_conda_side_matches_through_pypi_identity(repo, envkit_cli):
             "PYSEC-2024-26",
         ],
         ("urllib3", "conda", "1.26.15"): ["PYSEC-2023-192", "PYSEC-2023-212"],
-        ("requests", "conda", "2.28.2"): ["PYSEC-2023-74"],
+        ("requests", "conda", "2.28.2"): ["GHSA-j8r2-6x86-q33q"],
     }
     aio = doc["vulnerabilities"][1]
     assert aio["fix"] == "envkit lock --update aiohttp (to 3.8.6 or later)"
@@ -104,7 +106,8 @@ def test_text_report_and_fail_on_levels(repo, envkit_cli):
         "3 vulnerabilities in 2 of 10 packages (1 source); 8 clean, 0 unknown; licences: 10 unknown"
     )
     assert r.stdout.splitlines()[2].startswith(
-        f"{PYLOCK}:102: PYSEC-2023-74 (CVE-2023-32681, GHSA-j8r2-6x86-q33q) unknown: requests 2.27.1 (pip): "
+        f"{PYLOCK}:102: GHSA-j8r2-6x86-q33q (CVE-2023-32681, PYSEC-2023-74) medium 6.1: "
+        "requests 2.27.1 (pip): "
     )
     # unscored advisories reach every level; only `never` passes
     assert envkit_cli("audit", "--fail-on", "critical", PYLOCK, cwd=repo).exit_code == 1
@@ -141,7 +144,7 @@ def test_spec_with_exact_pins_and_unpinned_entries(repo, envkit_cli):
     code, doc, _ = audit_json(envkit_cli, "environment.yml", cwd=repo)
     assert code == 1
     assert [(v["package"], v["id"], v["fix"]) for v in doc["vulnerabilities"]] == [
-        ("requests", "PYSEC-2023-74", "pip install 'requests>=2.31.0'")
+        ("requests", "GHSA-j8r2-6x86-q33q", "pip install 'requests>=2.31.0'")
     ]
     assert [(u["package"], u["reason"]) for u in doc["unknown"]] == [
         ("python", "not pinned to one version"),
@@ -166,7 +169,7 @@ def test_ignore_with_reason_until_a_date_then_it_counts_again(repo, envkit_cli):
     assert [v["id"] for v in doc["vulnerabilities"]] == ["PYSEC-2020-92"]
     assert [(v["id"], v["reason"]) for v in doc["ignored"]] == [
         ("PYSEC-2022-42969", "ignored: svn is never used"),
-        ("PYSEC-2023-74", "ignored: no proxies here"),
+        ("GHSA-j8r2-6x86-q33q", "ignored: no proxies here"),
     ]
     assert code == 1
     assert err == (
@@ -205,7 +208,7 @@ def _vex(path, state="not_affected", ref="pkg:pypi/requests@2.27.1"):
 
 def test_vex_not_affected_silences_the_advisory_for_that_package(repo, envkit_cli):
     code, doc, _ = audit_json(envkit_cli, PYLOCK, "--vex", _vex(repo / "vex.json"), cwd=repo)
-    assert [v["id"] for v in doc["ignored"]] == ["PYSEC-2023-74"]
+    assert [v["id"] for v in doc["ignored"]] == ["GHSA-j8r2-6x86-q33q"]
     assert doc["ignored"][0]["reason"] == "VEX not_affected: code_not_reachable; no proxies"
     # another version, or a statement still in triage, silences nothing
     for vex in (
@@ -245,7 +248,7 @@ def test_github_annotations(repo, envkit_cli):
     r = envkit_cli("audit", "--format", "github", PYLOCK, cwd=repo)
     lines = r.stdout.splitlines()
     assert lines[2].startswith(
-        f"::error file={PYLOCK},line=102,title=envkit PYSEC-2023-74 (error)::PYSEC-2023-74 (CVE-2023-32681"
+        f"::error file={PYLOCK},line=102,title=envkit GHSA-j8r2-6x86-q33q (error)::GHSA-j8r2-6x86-q33q (CVE-"
     )
     assert lines[-1].startswith("3 vulnerabilities in 2 of 10 packages")
 

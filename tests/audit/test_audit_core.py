@@ -66,6 +66,29 @@ def test_withdrawn_records_give_no_advisory():
     assert list(advisories(record("aiohttp/PYSEC-2022-43059.yaml"))) == []
 
 
+def test_github_record_scored_from_its_vector_and_merged_with_its_pysec_twin():
+    import json as _json
+
+    from envkit.audit.match import merge_aliases
+
+    ghsa = _json.loads((OSV / "ghsa" / "GHSA-j8r2-6x86-q33q.json").read_text(encoding="utf-8"))
+    [(_n, g)] = list(advisories(ghsa))
+    assert (g.severity, g.score, g.aliases, g.ranges) == (
+        "medium",
+        6.1,
+        ("CVE-2023-32681",),
+        ((("introduced", "2.3.0"), ("fixed", "2.31.0")),),
+    )
+    [(_n, p)] = list(advisories(record("requests/PYSEC-2023-74.yaml")))
+    [(name, merged)] = merge_aliases([("requests", p), ("requests", g)])
+    assert (name, merged.id, merged.aliases, merged.fixed) == (
+        "requests",
+        "GHSA-j8r2-6x86-q33q",
+        ("CVE-2023-32681", "PYSEC-2023-74"),
+        ("2.31.0",),
+    )
+
+
 def test_cvss_vector_of_a_real_record_is_scored_7_5_high():
     [(_name, adv)] = list(advisories(record("aiohttp/PYSEC-2023-246.yaml")))
     assert (adv.severity, adv.score, adv.vector) == (
@@ -100,8 +123,9 @@ def test_cvss_2_and_4_vectors_are_not_scored():
 def test_index_is_built_once_then_read_from_its_cache(db, cache):
     first = open_index(db, {"XDG_CACHE_HOME": str(cache)})
     assert first.built and first.path == os.path.join(db, ".envkit-index.json")
-    assert first.records == 54
+    assert first.records == 55
     assert [a.id for a in first.lookup("requests")][-1] == "PYSEC-2023-74"
+    assert [a.id for a in first.lookup("requests")][0] == "GHSA-j8r2-6x86-q33q"
     again = open_index(db, {"XDG_CACHE_HOME": str(cache)})
     assert not again.built and again.key == first.key and again.packages == first.packages
     # a new record changes the content key: the index is built again and sees it
@@ -120,8 +144,8 @@ def test_a_zip_of_the_same_records_indexes_the_same(db, tmp_path, cache):
     with zipfile.ZipFile(zpath, "w") as z:
         for root, _dirs, files in os.walk(OSV):
             for name in files:
-                if name.endswith(".yaml"):
-                    rec = yaml.safe_load(open(os.path.join(root, name)).read())
+                if name.endswith((".yaml", ".json")) and not name.startswith("."):
+                    rec = yaml.safe_load(open(os.path.join(root, name), encoding="utf-8").read())
                     z.writestr(f"{rec['id']}.json", json.dumps(rec, default=str))
     from_zip = open_index(str(zpath), {"XDG_CACHE_HOME": str(cache)})
     from_dir = open_index(db, {"XDG_CACHE_HOME": str(cache)})
