@@ -49,6 +49,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "convert",
         "Convert a lock or environment file to another format.",
     ),
+    "audit": ("envkit.commands.audit", "audit", "Audit environments for known vulnerabilities and licences."),
 }
 
 

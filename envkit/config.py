@@ -36,7 +36,8 @@ class ConfigError(EnvkitError):
     """The configuration file is malformed or names something that does not exist."""
 
 
-_KEYS = ("select", "ignore", "fail-on", "allowed-channels", "severity", "pypi-names")
+#: `audit` is `envkit audit`'s own table (envkit.audit.config reads it)
+_KEYS = ("select", "ignore", "fail-on", "allowed-channels", "severity", "pypi-names", "audit")
 
 
 @dataclass(frozen=True)

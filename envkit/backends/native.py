@@ -170,6 +170,7 @@ def _conda_packages(data: Mapping[str, Any], platform: str, requested: set[str])
                 depends=tuple(_split_dep(d) for d in rec.get("depends") or ()),
                 constrains=tuple(str(c) for c in rec.get("constrains") or ()),
                 requested=rec["name"] in requested,
+                license=rec.get("license") or None,
             )
         )
     return packages

@@ -228,6 +228,10 @@ class LockedPackage:
     other_files: tuple[tuple[str, str | None], ...] = ()
     requested: bool | None = field(default=None, compare=False)
     line: int | None = field(default=None, compare=False)
+    #: conda only: the record's `license` as written, where the source records it (a live prefix)
+    license: str | None = field(default=None, compare=False)
+    #: the package URLs the source records for it (pixi.lock's `purls:`: a conda package's PyPI identity)
+    purls: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def key(self) -> tuple[str, str]:

@@ -55,6 +55,12 @@ RENDERERS: dict[str, dict[str, str]] = {
         "text": "manifest_check:render_manifest_text",
         "json": "manifest_check:render_manifest_json",
     },
+    "audit": {
+        "text": "audit_text:render_audit_text",
+        "json": "audit_json:render_audit_json",
+        "sarif": "audit_findings:render_audit_sarif",
+        "github": "audit_findings:render_audit_github",
+    },
 }
 
 

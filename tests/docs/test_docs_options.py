@@ -21,6 +21,7 @@ PAGE = {
     "convert": "convert",
     "fleet": "fleet",
     "fingerprint": "fleet",
+    "audit": "audit",
 }
 
 

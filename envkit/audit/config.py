@@ -1,0 +1,149 @@
+"""`envkit audit`'s configuration: `[tool.envkit.audit]` in pyproject.toml, `[audit]` in .envkit.toml.
+
+    [tool.envkit.audit]
+    db = "/srv/osv/PyPI/all.zip"            # default for --db (after $ENVKIT_AUDIT_DB)
+    fail-on = "high"                        # default for --fail-on
+    license-allow = ["MIT", "BSD-3-Clause", "Apache-2.0"]
+    license-deny = ["AGPL-3.0-only"]
+    ignore = [
+      {id = "PYSEC-2023-74", reason = "we never follow redirects", until = 2027-03-31},
+    ]
+
+An ignore names an advisory by its id or any alias (CVE, GHSA) and must give a reason; after its
+`until` date it lapses and the advisory is a finding again.  The file is the one envkit.config
+finds (searched upwards from the working directory); errors name the file and key.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import sys
+from dataclasses import dataclass
+
+from envkit.errors import Where
+
+#: --fail-on levels, weakest first: `unknown` also fails on what cannot be known
+FAIL_ON = ("unknown", "any", "low", "medium", "high", "critical", "never")
+_KEYS = ("db", "fail-on", "license-allow", "license-deny", "ignore")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Ignore:
+    """An accepted advisory: `id` (or an alias), why, and until when (None: no expiry)."""
+
+    id: str
+    reason: str
+    until: dt.date | None = None
+
+    def active(self, today: dt.date) -> bool:
+        return self.until is None or today <= self.until
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AuditConfig:
+    db: str | None = None
+    fail_on: str | None = None
+    license_allow: tuple[str, ...] = ()
+    license_deny: tuple[str, ...] = ()
+    ignore: tuple[Ignore, ...] = ()
+    source: str | None = None
+
+
+def load_audit_config(path: str | None = None, *, start: str | None = None) -> AuditConfig:
+    """The audit table of the config file at `path` (None: the one envkit.config finds from
+    `start`); an empty AuditConfig when there is none.  Raises ConfigError naming file and key."""
+    from envkit.config import ConfigError, find_config
+    from envkit.io import read_text
+
+    p = path if path is not None else find_config(start)
+    if p is None:
+        return AuditConfig()
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+    text = read_text(p)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"invalid TOML: {exc}", where=Where(file=str(p))) from None
+    if str(p).endswith("pyproject.toml"):
+        table, prefix = data.get("tool", {}).get("envkit", {}).get("audit", {}), "tool.envkit.audit"
+    else:
+        table, prefix = data.get("audit", {}), "audit"
+    return parse_audit_config(table, source=str(p), prefix=prefix)
+
+
+def parse_audit_config(table: object, *, source: str | None = None, prefix: str = "audit") -> AuditConfig:
+    """Validate an audit table (parsed TOML) into an AuditConfig; ConfigError for a bad key or value."""
+    from envkit.config import ConfigError
+
+    def where(key: str) -> Where:
+        return Where(file=source, key=f"{prefix}.{key}")
+
+    if not isinstance(table, dict):
+        raise ConfigError(f"[{prefix}] must be a table", where=Where(file=source, key=prefix))
+    norm = {k.replace("_", "-"): v for k, v in table.items()}
+    for k in norm:
+        if k not in _KEYS:
+            raise ConfigError(
+                f"unknown configuration key {k!r}", where=where(k), hint="known keys: " + ", ".join(_KEYS)
+            )
+    db = norm.get("db")
+    if db is not None and not (isinstance(db, str) and db):
+        raise ConfigError("db must be the path of an OSV database", where=where("db"))
+    fail_on = norm.get("fail-on")
+    if fail_on is not None and fail_on not in FAIL_ON:
+        raise ConfigError(
+            f"fail-on must be one of {', '.join(FAIL_ON)}, not {fail_on!r}", where=where("fail-on")
+        )
+    lists = {}
+    for key in ("license-allow", "license-deny"):
+        value = norm.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(x, str) and x for x in value):
+            raise ConfigError(f"{key} must be a list of SPDX licence ids", where=where(key))
+        lists[key] = tuple(value)
+    ignores = tuple(_ignore(item, where(f"ignore[{i}]")) for i, item in enumerate(norm.get("ignore", [])))
+    return AuditConfig(
+        db=db,
+        fail_on=fail_on,
+        license_allow=lists["license-allow"],
+        license_deny=lists["license-deny"],
+        ignore=ignores,
+        source=source,
+    )
+
+
+def _ignore(item: object, where: Where) -> Ignore:
+    from envkit.config import ConfigError
+
+    if not isinstance(item, dict):
+        raise ConfigError("an ignore must be a table {id, reason, until}", where=where)
+    unknown = set(item) - {"id", "reason", "until"}
+    if unknown:
+        raise ConfigError(f"unknown key {sorted(unknown)[0]!r} in an ignore (id, reason, until)", where=where)
+    ident, reason = item.get("id"), item.get("reason")
+    if not isinstance(ident, str) or not ident:
+        raise ConfigError("an ignore needs `id`: the advisory id or an alias (CVE, GHSA)", where=where)
+    if not isinstance(reason, str) or not reason.strip():
+        raise ConfigError(f"the ignore of {ident} needs a `reason`", where=where)
+    return Ignore(id=ident, reason=reason.strip(), until=_date(item.get("until"), ident, where))
+
+
+def _date(value: object, ident: str, where: Where) -> dt.date | None:
+    from envkit.config import ConfigError
+
+    if value is None:
+        return None
+    if isinstance(value, dt.datetime):
+        return value.date()
+    if isinstance(value, dt.date):
+        return value
+    if isinstance(value, str):
+        try:
+            return dt.date.fromisoformat(value)
+        except ValueError:
+            pass
+    raise ConfigError(
+        f"`until` of the ignore of {ident} must be a date (YYYY-MM-DD), not {value!r}", where=where
+    )

@@ -1,0 +1,101 @@
+"""`envkit audit --format json`: one stable document.
+
+{"version": 1,
+ "db": {"path", "records", "index", "built"},
+ "sources": [...],
+ "vulnerabilities": [{"id", "aliases", "summary", "severity", "cvss_score", "cvss_vector",
+                      "source", "line", "manager", "package", "pypi_name", "version", "platforms",
+                      "fixed", "fix_version", "fix", "fails"}, ...],
+ "ignored": [the same, with "reason"],
+ "unknown": [{"source", "manager", "package", "version", "reason"}, ...],
+ "licences": [{"source", "manager", "package", "version", "licence", "spdx", "status", "from"}, ...],
+ "lapsed_ignores": [...],
+ "summary": {"audited", "vulnerable", "vulnerabilities", "ignored", "clean", "unknown",
+             "licences": {"allowed", "not-allowed", "denied", "unknown"}, "fail_on", "failed"}}
+"""
+
+from __future__ import annotations
+
+import json
+
+JSON_VERSION = 1
+
+
+def vulnerability_dict(v, result) -> dict:
+    a = v.advisory
+    d = {
+        "id": a.id,
+        "aliases": list(a.aliases),
+        "summary": a.summary,
+        "severity": a.severity,
+        "cvss_score": a.score,
+        "cvss_vector": a.vector,
+        "source": v.source,
+        "line": v.line,
+        "manager": v.manager,
+        "package": v.package,
+        "pypi_name": v.pypi_name,
+        "version": v.version,
+        "platforms": list(v.platforms),
+        "fixed": list(a.fixed),
+        "fix_version": v.fix_version,
+        "fix": v.fix,
+    }
+    if v.ignored is not None:
+        d["reason"] = v.ignored
+    else:
+        d["fails"] = result.failing(v)
+    return d
+
+
+def render_audit_json(result) -> str:
+    """The JSON report (see the module docstring), ending with a newline."""
+    statuses = ("allowed", "not-allowed", "denied", "unknown")
+    doc = {
+        "version": JSON_VERSION,
+        "db": {
+            "path": result.db,
+            "records": result.records,
+            "index": result.index_path,
+            "built": result.index_built,
+        },
+        "sources": list(result.sources),
+        "vulnerabilities": [vulnerability_dict(v, result) for v in result.vulnerabilities],
+        "ignored": [vulnerability_dict(v, result) for v in result.ignored],
+        "unknown": [
+            {
+                "source": u.source,
+                "manager": u.manager,
+                "package": u.package,
+                "version": u.version,
+                "reason": u.reason,
+            }
+            for u in result.unknown
+        ],
+        "licences": [
+            {
+                "source": lic.source,
+                "manager": lic.manager,
+                "package": lic.package,
+                "version": lic.version,
+                "licence": lic.raw,
+                "spdx": lic.spdx,
+                "status": lic.status,
+                "from": lic.where,
+            }
+            for lic in result.licences
+        ],
+        "lapsed_ignores": list(result.lapsed),
+        "summary": {
+            "audited": result.audited,
+            "vulnerable": result.vulnerable,
+            "vulnerabilities": len(result.vulnerabilities),
+            "ignored": len(result.ignored),
+            "clean": result.clean,
+            "unknown": len(result.unknown),
+            "licences": {s: sum(1 for lic in result.licences if lic.status == s) for s in statuses},
+            "fail_on": result.fail_on,
+            "failed": result.failed,
+        },
+    }
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
