@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from envkit.textscan import candidate_lines, holds_any, line_offsets
+
 # cheap pre-filter over the whole text: only lines matching it are looked at closely
 _CANDIDATE = re.compile(
     r"/t/[^/\s]+/|://[^/\s@]+@|[?&](?:token|access_token|auth|api_key|apikey|password|secret)=", re.IGNORECASE
@@ -310,44 +312,10 @@ def redact_variable_line(line: str) -> str:
     return line
 
 
-def _line_offsets(text: str) -> list[int]:
-    offs = [0]
-    find = text.find
-    i = find("\n")
-    while i >= 0:
-        offs.append(i + 1)
-        i = find("\n", i + 1)
-    return offs
-
-
-def candidate_lines(text: str, pattern: re.Pattern) -> list[int]:
-    """1-based numbers of the lines where `pattern` matches, scanning the whole text once."""
-    import bisect
-
-    if not text:
-        return []
-    guard = _GUARDS.get(pattern)
-    if guard is not None and not holds_any(text, guard):
-        return []
-    matches = [m.start() for m in pattern.finditer(text)]
-    if not matches:
-        return []
-    offs = _line_offsets(text)
-    return sorted({bisect.bisect_right(offs, pos) for pos in matches})
-
-
-def holds_any(text: str, needles: tuple[str, ...]) -> bool:
-    """Whether one of `needles` is in `text`.  A needle with a character the text lacks is ruled
-    out by a scan for that one character (memchr, several times faster on a large text than a
-    search for the needle); the characters present are found at their first occurrence."""
-    return any(all(c in text for c in g) and g in text for g in needles)
-
-
 #: substrings without which a pattern cannot match (a plain `in` test is much cheaper than a scan)
-_GUARDS: dict = {}
 # "://", not "@": a user part is only a candidate after a scheme, and "@" alone is in every
 # `@@` line of a diff and every e-mail address
-_GUARDS[_CANDIDATE] = ("/t/", "://", "?", "&")
+_CANDIDATE_GUARD = ("/t/", "://", "?", "&")
 
 
 # --------------------------------------------------------------------------------------------
@@ -418,7 +386,7 @@ _ANY_CANDIDATE = re.compile(_ANY_CANDIDATE_TEXT, re.IGNORECASE)
 #: the two match at the same places, and without re.IGNORECASE the engine skips ahead to a
 #: possible first character (which matters on a large report)
 _ANY_CANDIDATE_LOWER = re.compile(_ANY_CANDIDATE_TEXT.lower())
-_GUARDS[_ANY_CANDIDATE] = (*_GUARDS[_CANDIDATE], *_BARE_GUARD, "%3A", "%3a")
+_ANY_GUARD = (*_CANDIDATE_GUARD, *_BARE_GUARD, "%3A", "%3a")
 
 
 #: a literal of each branch of _ANY_CANDIDATE_LOWER, which every match of that branch holds (a
@@ -445,14 +413,14 @@ def secret_lines(text: str) -> list[int]:
     one of its literals (str.find), not at every character: on a multi-megabyte lock the scan of
     the whole text with the pattern's dozen branches is most of `check`'s time."""
     if not text or not text.isascii():
-        return candidate_lines(text, _ANY_CANDIDATE)
+        return candidate_lines(text, _ANY_CANDIDATE, _ANY_GUARD)
     import bisect
 
     low = text.lower()  # lowered, the same places match without re.IGNORECASE (see redact_text)
     at = [i for literal in _ANY_LITERALS for i in _find_all(low, literal)]
     if not at:
         return []
-    offs = _line_offsets(text)
+    offs = line_offsets(text)
     ends = [*offs[1:], len(text)]
     search = _ANY_CANDIDATE_LOWER.search
     lines = sorted({bisect.bisect_right(offs, i) for i in at})
@@ -481,7 +449,7 @@ def redact_text(text: str) -> str:
 
     Only lines the cheap candidate scan selects are looked at closely, so this is linear in the
     text and fast when nothing is found.  Idempotent."""
-    if not text or not holds_any(text, _GUARDS[_ANY_CANDIDATE]):
+    if not text or not holds_any(text, _ANY_GUARD):
         return text
     pieces: list[str] = []
     last = 0

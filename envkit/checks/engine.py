@@ -87,8 +87,13 @@ def run_checks(
                     fixable=r.fixable and _fixable_hit(r.name, target, hit),
                 )
                 out.append(((index, hit.line or 0, r.name, hit.rank, hit.message), f))
+    return _once(out)
+
+
+def _once(out: list[tuple[tuple, Finding]]) -> list[Finding]:
+    """The findings in sort-key order, each once: one file can hold several targets (the
+    environments of a pixi.lock) that find the same thing."""
     out.sort(key=lambda kv: kv[0])
-    # one file can hold several targets (the environments of a pixi.lock): report a finding once
     seen: set[tuple] = set()
     result = []
     for _, f in out:

@@ -352,4 +352,3 @@ def _view_insecure(view: Resolved) -> Iterator[Hit]:
             f"{redact_url(base)[0]} ({join_names(dict.fromkeys(names))})",
             tuple(dict.fromkeys(names)),
         )
-

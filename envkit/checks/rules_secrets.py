@@ -14,13 +14,12 @@ from envkit.checks.core import Context, Hit, Target, file_rule, raw_text_rule, r
 # the detection lives in envkit.secrets (normalize and the output layer use it too); these names
 # stay importable from here
 from envkit.secrets import (
-    _GUARDS,
-    candidate_lines,
     find_all_secrets,
     find_secrets,  # noqa: F401
     secret_lines,
     secret_variables,
 )
+from envkit.textscan import candidate_lines
 
 #: How leaked-secret's findings on a `variables:` value begin (their fix rewrites the value).
 VARIABLE_SECRET = "a credential in a variable"
@@ -163,7 +162,7 @@ _HOME = re.compile(
     r"(?P<user>[^/\\\s'\"<>]+)"
 )
 _HOME_QUICK = re.compile(r"/home/|/Users/|:\\{1,2}Users\\")
-_GUARDS[_HOME_QUICK] = ("/home/", "/Users/", "Users\\")
+_HOME_GUARD = ("/home/", "/Users/", "Users\\")
 
 
 @rule(
@@ -224,7 +223,7 @@ def leaked_prefix(target: Target, ctx: Context) -> Iterator[Hit]:
     # One user's home is one cause: pip-compile writes it into every `# via -r /Users/...` line,
     # so each user's paths are one finding at the first line, with the count and the lines.
     by_user: dict[str, list[tuple[int, str]]] = {}
-    for n in candidate_lines(text, _HOME_QUICK):
+    for n in candidate_lines(text, _HOME_QUICK, _HOME_GUARD):
         if n in prefix_lines:
             continue
         m = _HOME.search(target.line_text(n))

@@ -86,7 +86,8 @@ def audit(
     or no database.
     """
     from envkit.errors import UsageError
-    from envkit.output import echo, emit
+    from envkit.io import emit
+    from envkit.output import echo
 
     if fetch_db is not None:
         from envkit.ops.audit import fetch

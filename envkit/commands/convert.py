@@ -106,11 +106,8 @@ def convert(
 
     Exit codes: 0 installs the same (or --allow-loss), 1 what gets installed changes, 2 unusable input.
     """
-    from envkit.convert import target_from_name
     from envkit.errors import UsageError
-    from envkit.formats import detect_format, read_text
     from envkit.io import emit
-    from envkit.io import read_text as read_file
     from envkit.ops.convert import convert_model
 
     if fmt not in ("text", "json"):  # the old spelling of --input-format (no input format is text/json)
@@ -120,17 +117,43 @@ def convert(
         raise UsageError("say where to write: -o OUT (its name picks the format) or --to FORMAT")
     if as_json and (output is None or output == "-"):
         raise UsageError("--json prints the report on stdout: write the converted file with -o FILE")
+    target = target or _target_of(output)
+    fmt, model = _read_source(
+        source, in_format, environment, (extras, all_extras, groups, all_groups, no_default_groups)
+    )
+    result = convert_model(model, target, source_format=fmt, platform=platform)
+    emit(result.text, output)
+    for line in loss_lines(result, source, output or "-", allow_loss=allow_loss):
+        click.echo(line, err=True)
+    if as_json:
+        click.echo(_json_report(result, source, fmt, output, target, platform))
+    return EXIT_LOSS if result.changes_what_is_installed and not allow_loss else 0
+
+
+def _target_of(output: str) -> str:
+    """The target format `output`'s name picks; UsageError when it picks none."""
+    from envkit.convert import target_from_name
+    from envkit.errors import UsageError
+
+    target = target_from_name(output)
     if target is None:
-        target = target_from_name(output)
-        if target is None:
-            raise UsageError(
-                f"cannot tell the output format from the name {output!r}",
-                hint=f"pass --to (one of: {', '.join(TARGETS)})",
-            )
+        raise UsageError(
+            f"cannot tell the output format from the name {output!r}",
+            hint=f"pass --to (one of: {', '.join(TARGETS)})",
+        )
+    return target
+
+
+def _read_source(source: str, in_format: str | None, environment: str | None, uv_options: tuple):
+    """(format, model) of `source`: a uv.lock with the extras and groups `uv_options` choose, a
+    pixi.lock with every environment unless one is named."""
+    from envkit.errors import UsageError
+    from envkit.formats import detect_format, read_text
+    from envkit.io import read_text as read_file
+
     text = read_file(source)
     fmt = in_format or detect_format(text, source)
     model = read_text(text, filename=source, format=fmt, environment=environment)
-    uv_options = (extras, all_extras, groups, all_groups, no_default_groups)
     if any(uv_options) and fmt != "uv-lock":
         raise UsageError(
             "--extra, --all-extras, --group, --all-groups and --no-default-groups choose from a uv.lock"
@@ -138,6 +161,7 @@ def convert(
     if any(uv_options):
         from envkit.formats.uvlock import read_uv_lock
 
+        extras, all_extras, groups, all_groups, no_default_groups = uv_options
         model = read_uv_lock(
             text,
             source,
@@ -151,13 +175,7 @@ def convert(
         from envkit.formats.pixilock import read_pixi_environments
 
         model = read_pixi_environments(text, source)
-    result = convert_model(model, target, source_format=fmt, platform=platform)
-    emit(result.text, output)
-    for line in loss_lines(result, source, output or "-", allow_loss=allow_loss):
-        click.echo(line, err=True)
-    if as_json:
-        click.echo(_json_report(result, source, fmt, output, target, platform))
-    return EXIT_LOSS if result.changes_what_is_installed and not allow_loss else 0
+    return fmt, model
 
 
 def _json_report(result, source: str, fmt: str, output: str | None, target: str, platform: str | None) -> str:

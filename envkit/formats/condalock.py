@@ -25,6 +25,7 @@ from envkit.formats._util import lock_version, record_maker, url_parts_uncached
 from envkit.formats._yaml import YamlMap
 from envkit.formats.condalockcheck import check_platforms, validate_packages
 from envkit.formats.condalockcheck import unknown_platform as unknown_platform  # explicit.py's too
+from envkit.formats.condalockout import PIP_OPTIONS_KEY
 from envkit.model import Lock, LockedPackage
 
 if TYPE_CHECKING:
@@ -345,12 +346,6 @@ def merge_depends(depends: tuple[tuple[str, str], ...]) -> list[tuple[str, str]]
     return out
 
 
-#: The `metadata.custom_metadata` key (conda-lock's schema: a str -> str mapping) under which
-#: `Lock.pip_options` (`--index-url`, `--find-links`, ... of the spec's pip section) are kept, one
-#: option per line, in order; `envkit create` passes them to pip.
-PIP_OPTIONS_KEY = "envkit.pip_options"
-
-
 def split_pip_options(
     metadata: tuple[tuple[str, str], ...],
 ) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
@@ -375,34 +370,6 @@ def split_pip_options(
                 v = json.dumps(custom, ensure_ascii=False, separators=(",", ":"))
         out.append((k, v))
     return tuple(out), options
-
-
-def join_pip_options(
-    metadata: tuple[tuple[str, str], ...], options: tuple[str, ...]
-) -> tuple[tuple[str, str], ...]:
-    """`metadata` entries with `options` added to `custom_metadata` under PIP_OPTIONS_KEY (the
-    inverse of `split_pip_options`); unchanged when there are none."""
-    import json
-
-    if not options:
-        return metadata
-    text = "\n".join(options)
-    out, done = [], False
-    for k, v in metadata:
-        if k == "custom_metadata":
-            custom = json.loads(v) if v else {}
-            custom = dict(custom) if isinstance(custom, dict) else {}
-            custom[PIP_OPTIONS_KEY] = text
-            v, done = json.dumps(custom, ensure_ascii=False, separators=(",", ":")), True
-        out.append((k, v))
-    if not done:
-        out.append(
-            (
-                "custom_metadata",
-                json.dumps({PIP_OPTIONS_KEY: text}, ensure_ascii=False, separators=(",", ":")),
-            )
-        )
-    return tuple(out)
 
 
 def sort_key(platforms: tuple[str, ...]):

@@ -8,6 +8,11 @@ import json
 
 from envkit.model import Lock, LockedPackage
 
+#: The `metadata.custom_metadata` key (conda-lock's schema: a str -> str mapping) under which
+#: `Lock.pip_options` (`--index-url`, `--find-links`, ... of the spec's pip section) are kept, one
+#: option per line, in order; `envkit create` passes them to pip.
+PIP_OPTIONS_KEY = "envkit.pip_options"
+
 #: what `conda create --file` (its conda-lockfiles reader) makes of a conda-lock.yml with pip
 #: packages: it takes `manager: pypi` only, where conda-lock, the format's owner, writes `pip`
 CONDA_CANNOT_READ_PIP = (
@@ -39,8 +44,6 @@ def written_metadata(lock: Lock) -> list[tuple[str, object]]:
     conda's reader of the format (conda-lockfiles) requires whenever the mapping is there."""
     out: list[tuple[str, object]] = []
     custom: dict[str, object] = {}
-    from envkit.formats.condalock import join_pip_options
-
     for k, v in join_pip_options(lock.metadata, lock.pip_options):
         value = json.loads(v)
         if k == "custom_metadata" and isinstance(value, dict):
@@ -55,3 +58,31 @@ def written_metadata(lock: Lock) -> list[tuple[str, object]]:
         custom = {k: v if isinstance(v, str) else json.dumps(v, sort_keys=True) for k, v in custom.items()}
         out.append(("custom_metadata", {"created_by": f"envkit {__version__}", **custom}))
     return out
+
+
+def join_pip_options(
+    metadata: tuple[tuple[str, str], ...], options: tuple[str, ...]
+) -> tuple[tuple[str, str], ...]:
+    """`metadata` entries with `options` added to `custom_metadata` under PIP_OPTIONS_KEY (the
+    inverse of `split_pip_options`); unchanged when there are none."""
+    import json
+
+    if not options:
+        return metadata
+    text = "\n".join(options)
+    out, done = [], False
+    for k, v in metadata:
+        if k == "custom_metadata":
+            custom = json.loads(v) if v else {}
+            custom = dict(custom) if isinstance(custom, dict) else {}
+            custom[PIP_OPTIONS_KEY] = text
+            v, done = json.dumps(custom, ensure_ascii=False, separators=(",", ":")), True
+        out.append((k, v))
+    if not done:
+        out.append(
+            (
+                "custom_metadata",
+                json.dumps({PIP_OPTIONS_KEY: text}, ensure_ascii=False, separators=(",", ":")),
+            )
+        )
+    return tuple(out)

@@ -1,6 +1,5 @@
 """pixi's manifest: pixi.toml, or a pyproject.toml with `[tool.pixi.*]` tables, read as a spec.
 
-    FORMAT                   the registry record (detected by content; `pixi.toml` by name)
     read_manifest(text)      PixiManifest: workspace channels (with priority) and platforms,
                              features (dependencies, pypi-dependencies, target.<platform> tables,
                              system-requirements, pypi-options), environments (features,
@@ -15,14 +14,12 @@ own parser makes it; pixi solves and locks the manifest (envkit reads it and its
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from envkit.formats._manifest import Entry, bad, check_keys
 from envkit.formats._tomllines import Path, dotted, line_of
-from envkit.formats.registry import Format, Probe
 
 DEFAULT = "default"
 _DEPS = ("dependencies", "host-dependencies", "build-dependencies", "run-dependencies")
@@ -43,36 +40,6 @@ ENVIRONMENT_KEYS = ("features", "solve-group", "no-default-feature")
 _SYSREQ = {"cuda": "__cuda", "glibc": "__glibc", "libc": "__glibc", "macos": "__osx", "linux": "__linux"}
 #: Target selectors that name several platforms (pixi's `target.unix`, `target.linux`, ...).
 _FAMILIES = {"unix": ("linux", "osx", "freebsd"), "linux": ("linux",), "osx": ("osx",), "win": ("win",)}
-
-_PIXI_HEADER = re.compile(
-    r"^\[(?:tool\.pixi[.\]]|workspace\]|project\]|feature\.|environments[.\]]|dependencies\]"
-    r"|pypi-dependencies\]|tasks\]|target\.)",
-    re.MULTILINE,
-)
-_CHANNELS_KEY = re.compile(r"^channels\s*=", re.MULTILINE)
-
-
-def _sniff(p: Probe) -> bool:
-    head = p.text[:65536]
-    if p.base == "pixi.toml":
-        return True
-    return bool(_PIXI_HEADER.search(head)) and ("[tool.pixi" in head or bool(_CHANNELS_KEY.search(head)))
-
-
-FORMAT: Format = Format(
-    name="pixi-manifest",
-    title="a pixi manifest (pixi.toml, or pyproject.toml with [tool.pixi])",
-    reader="pixitoml:read_pixi_manifest",
-    spec=True,
-    environments=True,
-    file_names=("pixi.toml",),
-    rank=94,
-    sniff=_sniff,
-    carries=frozenset(
-        {"conda", "pip", "channels", "platforms", "indexes", "editable", "conda-no-url", "pip-no-url"}
-    ),
-    owner="pixi",
-)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -2,9 +2,6 @@
 `[dependency-groups]` (PEP 735, `include-group` expanded) and uv's `[tool.uv]` (dev-dependencies,
 sources, index, conflicts).
 
-    FORMAT                  the registry record; it also claims any other TOML document, so that a
-                            Cargo.toml or a pyproject.toml with no dependencies is named for what it
-                            is (never read as JSON)
     read_pyproject(...)     an EnvSpec of PyPI requirements: the project's, with the default groups
                             (uv's `default-groups`, else `dev`), or with one extra or group (`--env`)
     project_entries / group_entries   the requirements as manifest Entries, with their lines
@@ -14,13 +11,11 @@ uv locks and solves the project (`uv lock`); envkit reads the manifest and judge
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from envkit.errors import ParseError, Where
 from envkit.formats._manifest import Entry, bad, check_keys
 from envkit.formats._tomllines import Path, dotted, line_of
-from envkit.formats.registry import Format, Probe
 
 PROJECT_KEYS = (
     *("name", "version", "description", "readme", "requires-python", "license", "license-files"),
@@ -39,27 +34,6 @@ UV_KEYS = (
 )
 #: the tables that make a TOML document a pyproject.toml envkit reads
 _READ = ("project", "dependency-groups")
-
-_TABLE_LINE = re.compile(r"^\[{1,2}[A-Za-z_\"'][^\]\n]*\]{1,2}[ \t]*(?:#.*)?$", re.MULTILINE)
-
-
-def _sniff(p: Probe) -> bool:
-    # a TOML table header on a line of its own; `conda list --json` ([{...}]) has none
-    return p.base.endswith(".toml") or bool(_TABLE_LINE.search(p.text[:65536]))
-
-
-FORMAT: Format = Format(
-    name="pyproject",
-    title="a pyproject.toml",
-    reader="pyproject:read_pyproject",
-    spec=True,
-    environments=True,
-    file_names=("pyproject.toml",),
-    rank=93,
-    sniff=_sniff,
-    carries=frozenset({"pip", "markers", "indexes", "pip-urls", "pip-no-url"}),
-    owner="uv",
-)
 
 
 def load(text: str, filename: str | None) -> tuple[dict[str, Any], dict[Path, int]]:

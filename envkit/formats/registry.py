@@ -174,8 +174,59 @@ _PYLOCK_FEATURES = frozenset(
     {"pip", "hashes", "pip-urls", "depends", "editable", "markers", "indexes", "pip-no-version"}
 )
 
-# formats kept in their own modules (each builds on Format above)
-from envkit.formats import pixitoml, pyproject  # noqa: E402
+# manifests: pixi.toml / [tool.pixi] (read by envkit.formats.pixitoml), pyproject.toml (pyproject)
+_PIXI_HEADER = re.compile(
+    r"^\[(?:tool\.pixi[.\]]|workspace\]|project\]|feature\.|environments[.\]]|dependencies\]"
+    r"|pypi-dependencies\]|tasks\]|target\.)",
+    re.MULTILINE,
+)
+_CHANNELS_KEY = re.compile(r"^channels\s*=", re.MULTILINE)
+
+
+def _pixi_manifest(p: Probe) -> bool:
+    head = p.text[:65536]
+    if p.base == "pixi.toml":
+        return True
+    return bool(_PIXI_HEADER.search(head)) and ("[tool.pixi" in head or bool(_CHANNELS_KEY.search(head)))
+
+
+_PIXI_MANIFEST = Format(
+    name="pixi-manifest",
+    title="a pixi manifest (pixi.toml, or pyproject.toml with [tool.pixi])",
+    reader="pixitoml:read_pixi_manifest",
+    spec=True,
+    environments=True,
+    file_names=("pixi.toml",),
+    rank=94,
+    sniff=_pixi_manifest,
+    carries=frozenset(
+        {"conda", "pip", "channels", "platforms", "indexes", "editable", "conda-no-url", "pip-no-url"}
+    ),
+    owner="pixi",
+)
+
+
+_TABLE_LINE = re.compile(r"^\[{1,2}[A-Za-z_\"'][^\]\n]*\]{1,2}[ \t]*(?:#.*)?$", re.MULTILINE)
+
+
+def _pyproject(p: Probe) -> bool:
+    # a TOML table header on a line of its own; `conda list --json` ([{...}]) has none
+    return p.base.endswith(".toml") or bool(_TABLE_LINE.search(p.text[:65536]))
+
+
+_PYPROJECT = Format(
+    name="pyproject",
+    title="a pyproject.toml",
+    reader="pyproject:read_pyproject",
+    spec=True,
+    environments=True,
+    file_names=("pyproject.toml",),
+    rank=93,
+    sniff=_pyproject,
+    carries=frozenset({"pip", "markers", "indexes", "pip-urls", "pip-no-url"}),
+    owner="uv",
+)
+
 
 REGISTRY: tuple[Format, ...] = (
     Format(
@@ -315,8 +366,8 @@ REGISTRY: tuple[Format, ...] = (
         holds=_LOCKS | _NO_URL | {"editable", "markers", "pip-no-version"},
         convert_rank=7,
     ),
-    pixitoml.FORMAT,
-    pyproject.FORMAT,
+    _PIXI_MANIFEST,
+    _PYPROJECT,
 )
 
 _BY_NAME = {f.name: f for f in REGISTRY}

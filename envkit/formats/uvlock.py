@@ -49,17 +49,7 @@ def read_uv_lock(
     from envkit.formats.pylock import header_lines, load_toml
 
     data = load_toml(text, filename, "uv.lock")
-    version = data.get("version")
-    if version not in SUPPORTED_VERSIONS:
-        m = re.search(r"^version\s*=", text, re.MULTILINE)
-        where = Where(file=filename, line=text.count("\n", 0, m.start()) + 1 if m else None, key="version")
-        if version is None:
-            raise ParseError("not a uv.lock: no `version = 1`", where=where)
-        raise UnsupportedVersionError(
-            f"uv.lock version {version!r} is not supported; envkit reads version 1",
-            where=where,
-            hint="upgrade envkit, or lock with a uv that writes version 1",
-        )
+    _check_version(data.get("version"), text, filename)
     raw = data.get("package") or []
     lines = header_lines(text, _PKG_HEADER)
     out: list[LockedPackage] = []
@@ -93,6 +83,21 @@ def read_uv_lock(
         if data.get(key) is not None:
             meta.append((key, json.dumps(data[key], ensure_ascii=False, separators=(",", ":"))))
     return Lock(kind="uv-lock", platforms=(), packages=tuple(out), metadata=tuple(meta), source=filename)
+
+
+def _check_version(version, text: str, filename: str | None) -> None:
+    """ParseError when the lock has no version, UnsupportedVersionError when it is not one read."""
+    if version in SUPPORTED_VERSIONS:
+        return
+    m = re.search(r"^version\s*=", text, re.MULTILINE)
+    where = Where(file=filename, line=text.count("\n", 0, m.start()) + 1 if m else None, key="version")
+    if version is None:
+        raise ParseError("not a uv.lock: no `version = 1`", where=where)
+    raise UnsupportedVersionError(
+        f"uv.lock version {version!r} is not supported; envkit reads version 1",
+        where=where,
+        hint="upgrade envkit, or lock with a uv that writes version 1",
+    )
 
 
 def _check_conflicts(raw, text: str, filename: str | None) -> None:

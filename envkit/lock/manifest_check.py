@@ -11,33 +11,11 @@ the pyproject asks for).
 from __future__ import annotations
 
 import os
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 from envkit.errors import ParseError, Where
 from envkit.formats._manifest import LOCK_NAMES, manifest_format
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Change:
-    """One reason the lock does (`stale`) or may (`note`) not fit the manifest.
-
-    `what`: "added" (asked for, not locked), "removed" (locked as asked for, no longer asked for),
-    "changed" (asked for differently than locked), "missing-environment", "missing-platform",
-    "extra-environment", "extra-platform", "channels", "requires-python", "options", "project",
-    "not-judged".  `line` is the manifest line, `locked` what the lock holds."""
-
-    severity: str
-    what: str
-    message: str
-    environment: str | None = None
-    platform: str | None = None
-    name: str | None = None
-    line: int | None = None
-    key: str | None = None
-    locked: str | None = None
-
-    def to_dict(self) -> dict:
-        return asdict(self)
+from envkit.lock.changes import Change
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

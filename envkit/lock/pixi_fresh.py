@@ -13,7 +13,7 @@ from __future__ import annotations
 from envkit.conda.names import pep503
 from envkit.formats._manifest import Entry
 from envkit.formats.pixitoml import PixiManifest, read_manifest
-from envkit.lock.manifest_check import Change
+from envkit.lock.changes import Change
 from envkit.model import Lock, LockedPackage
 
 _ANACONDA = "https://conda.anaconda.org/"

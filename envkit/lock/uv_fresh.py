@@ -17,7 +17,7 @@ from typing import Any
 
 from envkit.conda.names import pep503
 from envkit.formats._manifest import Entry
-from envkit.lock.manifest_check import Change
+from envkit.lock.changes import Change
 
 Req = tuple[str, tuple[str, ...], str, str, str]
 _OPTIONS: tuple[tuple[str, str], ...] = (

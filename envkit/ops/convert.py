@@ -28,7 +28,7 @@ from envkit.errors import EnvkitError
 from envkit.model import EnvSpec, Lock, LockedPackage
 
 if TYPE_CHECKING:  # pragma: no cover
-    from envkit.envdiff.records import Change, PackageState
+    from envkit.envdiff.records import Change, ChannelDiff, PackageState
 
 #: features whose loss leaves what gets installed as it was: the target cannot hold them by
 #: definition (an explicit file has no dependency lists and no channel order, an environment.yml no
@@ -162,23 +162,8 @@ def convert_model(
         for x in conv.losses
         if x.feature in NOTE_FEATURES
     ]
-    changes: tuple[InstallChange, ...] = ()
-    src = conv.written_from
-    why = ""
-    if conv.environments:
-        changes, more = _readback_environments(conv)
-        notes += [n for n in more if n.feature not in {m.feature for m in notes}]
-    elif target not in _READ_AS:
-        why = f"{target} is not read back"
-    elif src is None:
-        why = "nothing to compare"
-    else:
-        try:
-            changes, more = readback_diff(src, conv.text, target, _platforms_written(conv))
-        except EnvkitError as exc:
-            why = f"the output did not read back: {exc}"
-        else:
-            notes += [n for n in more if n.feature not in {m.feature for m in notes}]
+    changes, more, why = _readback(conv, target)
+    notes += [n for n in more if n.feature not in {m.feature for m in notes}]
     return ConvertResult(
         conversion=conv,
         losses=losses,
@@ -187,6 +172,21 @@ def convert_model(
         verified=not why,
         unverified_because=why,
     )
+
+
+def _readback(conv: Conversion, target: str) -> tuple[tuple[InstallChange, ...], tuple[Note, ...], str]:
+    """(install changes, notes, why not verified: "" when it was) of reading `conv` back."""
+    src = conv.written_from
+    if conv.environments:
+        return (*_readback_environments(conv), "")
+    if target not in _READ_AS:
+        return (), (), f"{target} is not read back"
+    if src is None:
+        return (), (), "nothing to compare"
+    try:
+        return (*readback_diff(src, conv.text, target, _platforms_written(conv)), "")
+    except EnvkitError as exc:
+        return (), (), f"the output did not read back: {exc}"
 
 
 def _readback_environments(conv: Conversion) -> tuple[tuple[InstallChange, ...], tuple[Note, ...]]:
@@ -276,17 +276,20 @@ def readback_diff(
             changes += _pip_entry_changes(a_pkgs, b_pkgs, plat, forked)
         ch_d = d.channels
         if ch_d.a is not None and ch_d.b is not None and ch_d.changed:
-            what = "order" if ch_d.order_changed and not (ch_d.added or ch_d.removed) else "list"
-            notes.setdefault(
-                "channels",
-                Note(
-                    feature="channels",
-                    count=len(ch_d.a),
-                    packages=tuple(ch_d.a[:5]),
-                    detail=f"the channel {what} differs: {', '.join(ch_d.a)} → {', '.join(ch_d.b)}",
-                ),
-            )
+            notes.setdefault("channels", _channel_note(ch_d))
     return tuple(changes), tuple(notes.values())
+
+
+def _channel_note(ch_d: ChannelDiff) -> Note:
+    """The note of a channel list (or order) the target writes differently."""
+    what = "order" if ch_d.order_changed and not (ch_d.added or ch_d.removed) else "list"
+    a, b = ch_d.a or (), ch_d.b or ()
+    return Note(
+        feature="channels",
+        count=len(a),
+        packages=tuple(a[:5]),
+        detail=f"the channel {what} differs: {', '.join(a)} → {', '.join(b)}",
+    )
 
 
 def _forked_pip(ch: Change, forked: set[str]) -> bool:

@@ -1,0 +1,29 @@
+"""One reason a lock does or may not fit its manifest (pixi_fresh and uv_fresh make them,
+manifest_check gathers them)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Change:
+    """One reason the lock does (`stale`) or may (`note`) not fit the manifest.
+
+    `what`: "added" (asked for, not locked), "removed" (locked as asked for, no longer asked for),
+    "changed" (asked for differently than locked), "missing-environment", "missing-platform",
+    "extra-environment", "extra-platform", "channels", "requires-python", "options", "project",
+    "not-judged".  `line` is the manifest line, `locked` what the lock holds."""
+
+    severity: str
+    what: str
+    message: str
+    environment: str | None = None
+    platform: str | None = None
+    name: str | None = None
+    line: int | None = None
+    key: str | None = None
+    locked: str | None = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
