@@ -365,7 +365,7 @@ def _pick(candidates: list, ref, platform: str):
 def platform_subdirs(text: str, filename: str | None = None) -> dict[str, str]:
     """A version 7 lock's named platforms (`platforms: [{name, subdir}]`): name -> subdir.  Empty
     for earlier versions, whose platform keys are subdirs."""
-    data, _refs = _load(text, filename)
+    data = _load(text, filename)
     out: dict[str, str] = {}
     for p in data.get("platforms") or ():
         if isinstance(p, dict) and isinstance(p.get("name"), str):

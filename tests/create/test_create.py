@@ -663,7 +663,7 @@ def test_input_format_and_hints_name_only_options_create_has(envkit_cli, tmp_pat
     assert r.stderr == (
         f"error: {prose}: cannot tell the format of this file\nhint: pass --input-format (one of: env, "
         "explicit, conda-lock, pixi, requirements, conda-list-json, conda-list-export, pylock, uv-lock, "
-        "conda-requirements)\n"
+        "conda-requirements, pixi-manifest, pyproject)\n"
     )
     r = envkit_cli("create", "--lock", str(prose), "-p", str(tmp_path / "x"), "--input-format", "explicit")
     assert r.exit_code == 2 and "not an explicit file" in r.stderr

@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+import envkit
 from support.condafactory import build_wheel, copy_prefix, pip_install, site_packages
 
 pytestmark = pytest.mark.slow
@@ -155,8 +157,11 @@ def test_editable_install_survives_env_lock_conda_lock_check_and_create(
     [entry] = read_env(env_lock.read_text()).pip
     assert (entry.name, entry.editable) == ("tool", True)
     # conda-lock v1 has no editable field for pip packages: custom_metadata, which conda-lock accepts
-    assert "  custom_metadata:\n    envkit.editable: tool\n" in lock.read_text()
-    assert parse_conda_lock_file(lock).metadata.custom_metadata == {"envkit.editable": "tool"}
+    assert "\n    envkit.editable: tool\n" in lock.read_text()
+    assert parse_conda_lock_file(lock).metadata.custom_metadata == {
+        "created_by": f"envkit {envkit.__version__}",
+        "envkit.editable": "tool",
+    }
     [tool] = [p for p in read_lock_file(str(lock), None, None)[1].packages if p.manager == "pip"]
     assert (tool.name, tool.url, tool.editable) == ("tool", src.as_uri(), True)
     r = envkit_cli("lock", "--check", "-f", str(env_lock), "--lock", str(lock))
@@ -198,6 +203,7 @@ def test_round_trip_keeps_variables_and_pip_over_conda(envkit_cli, tmp_path, iso
     r = envkit_cli("lock", "-p", str(prefix), "-o", str(lock), env=pip_env)
     assert r.exit_code == 0, r.stderr
     assert parse_conda_lock_file(lock).metadata.custom_metadata == {
+        "created_by": f"envkit {envkit.__version__}",
         "envkit.pip_over_conda": "numpy",
         "envkit.variables": '{"OMP_NUM_THREADS":"4"}',
     }
