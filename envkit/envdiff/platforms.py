@@ -81,7 +81,7 @@ def pick_platforms(
             return mine[0] if mine else None
         if len(other) == 1 and other[0] in mine:
             return other[0]
-        # looked up only here: it imports py-rattler (~60 ms), which only a multi-platform lock needs
+        # looked up only here: it imports py-rattler, a start-up cost only a multi-platform lock needs
         host = host_platform or current_platform()
         if host in mine:
             return host
