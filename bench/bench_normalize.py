@@ -170,7 +170,7 @@ def env_yml_500(path: Path) -> Path:
 
 
 def _normalize_env_cases(work: Path) -> list[Case]:
-    from envkit.canonical import normalize_text
+    from envkit.formats.canonical import normalize_text
 
     spec = env_yml_500(work / "environment-500.yml")
     text = spec.read_text(encoding="utf-8")

@@ -20,7 +20,7 @@ differ.  The Python API::
 
 Each function is the one the command line runs (`envkit check` calls envkit.check, `envkit lock
 -f` envkit.lock_spec): the operations of envkit.ops, the readers of envkit.formats, the cores of
-envkit.canonical and envkit.backends.  They are typed (py.typed; mypy --strict clean) and take
+envkit.formats.canonical and envkit.backends.  They are typed (py.typed; mypy --strict clean) and take
 paths (str or os.PathLike) where users pass paths, and also where they take a model
 (`envkit.diff("a.yml", "b.yml")`).  At run time they check what a type cannot say: one path where
 a list belongs is a TypeError; a value that cannot be used an EnvkitError whose `remedies`
@@ -36,7 +36,7 @@ __version__ = "0.1.0"
 
 # name -> (module, attribute).  Loaded on first attribute access (PEP 562), then cached.  Each
 # function is the operation itself, from the module that implements it (no submodule shares a
-# function's name: the diff core is envkit.envdiff, the normalize core envkit.canonical).
+# function's name: the diff core is envkit.envdiff, the normalize core envkit.formats.canonical).
 _LAZY = {
     # errors
     "EnvkitError": ("envkit.errors", "EnvkitError"),
@@ -60,10 +60,10 @@ _LAZY = {
     "read_text": ("envkit.formats", "read_text"),
     "write_text": ("envkit.formats", "write_text"),
     # normalize
-    "normalize": ("envkit.canonical", "normalize"),
-    "normalize_text": ("envkit.canonical", "normalize_text"),
-    "normalize_spec": ("envkit.canonical", "normalize_spec"),
-    "normalize_lock": ("envkit.canonical", "normalize_lock"),
+    "normalize": ("envkit.formats.canonical", "normalize"),
+    "normalize_text": ("envkit.formats.canonical", "normalize_text"),
+    "normalize_spec": ("envkit.formats.canonical", "normalize_spec"),
+    "normalize_lock": ("envkit.formats.canonical", "normalize_lock"),
     # diff
     "diff": ("envkit.ops.diff", "diff"),
     "EnvDiff": ("envkit.envdiff", "EnvDiff"),

@@ -87,7 +87,9 @@ class Config:
                 raise ConfigError(f"fail-on must be one of {', '.join(levels)}, not {self.fail_on!r}")
         named = (self.select or ()) + self.ignore + tuple(self.severity)
         if named:
-            from envkit.rule_names import RULE_ORDER as rules
+            from envkit.checks.registry import rule_names
+
+            rules = rule_names()
 
             for key, names in (
                 ("select", self.select or ()),
@@ -167,7 +169,7 @@ def _mapping(key: str, value, expected: str):
 
 
 def _severities() -> tuple[str, ...]:
-    from envkit.rule_names import SEVERITIES
+    from envkit.checks.core import SEVERITIES
 
     return SEVERITIES
 
@@ -292,7 +294,7 @@ class _Table:
         )
 
     def rule_list(self, key: str) -> tuple[str, ...]:
-        from envkit.rule_names import RULE_ORDER as rules
+        from envkit.checks.registry import rule_names
 
         value = self.norm[key]
         if isinstance(value, str):
@@ -300,13 +302,13 @@ class _Table:
         if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
             raise ConfigError(f"{key} must be a list of rule names", where=self.where(key))
         for name in value:
-            if name not in rules:
+            if name not in rule_names():
                 raise self._unknown_rule(name, key)
         return tuple(value)
 
     def severity(self) -> dict[str, str]:
-        from envkit.rule_names import RULE_ORDER as rules
-        from envkit.rule_names import SEVERITIES
+        from envkit.checks.core import SEVERITIES
+        from envkit.checks.registry import rule_names
 
         severity: dict[str, str] = {}
         if "severity" not in self.norm:
@@ -317,7 +319,7 @@ class _Table:
                 'severity must be a table of rule = "error|warning|info"', where=self.where("severity")
             )
         for name, level in sev.items():
-            if name not in rules:
+            if name not in rule_names():
                 raise self._unknown_rule(name, "severity")
             if level not in SEVERITIES:
                 raise ConfigError(
@@ -328,7 +330,7 @@ class _Table:
         return severity
 
     def fail_on(self) -> str | None:
-        from envkit.rule_names import SEVERITIES
+        from envkit.checks.core import SEVERITIES
 
         if "fail-on" not in self.norm:
             return None

@@ -65,7 +65,7 @@ PENDING_SIZE: frozenset[str] = frozenset(
         "envkit/smoke/probe/distributed.py",
         "envkit/smoke/probe/gpu.py",
         "envkit/smoke/runner.py",
-        "envkit/sources.py",
+        "envkit/sources/__init__.py",
         "envkit/templates/gpu.py",
         "envkit/templates/plan.py",
     }

@@ -1,6 +1,6 @@
 """What envkit writes into a lock's custom_metadata (editable pip packages, variables, pip over conda).
 
-It sits below the cores because both build locks: `envkit.backends.convert.live_to_lock` (a live
+It sits below the cores because both build locks: `envkit.backends.live_models.live_to_lock` (a live
 environment as a Lock) and the lockers in `envkit.lock`; the readers are in `envkit.lock.metadata`.
 """
 

@@ -1,7 +1,7 @@
 """How an installed pip distribution is written back: the URL pip installs it again from, and the
 requirements line (`name==version`, `name @ URL`, `-e TARGET`) as a PipDep.
 
-One home for both the export (`envkit.backends.convert.pip_entry`) and the exact environment file
+One home for both the export (`envkit.backends.live_models.pip_entry`) and the exact environment file
 of a live lock (`envkit.lock.live`); each chooses the URL and editable target it writes.
 """
 

@@ -22,14 +22,14 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
-from envkit.rule_names import SEVERITIES
-
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.config import Config
     from envkit.errors import ParseError
     from envkit.machine.profile import MachineProfile
     from envkit.model import EnvSpec, LiveEnv, Lock, Resolved
 
+#: Severities, most severe first.  `--fail-on` and the exit code compare with this order.
+SEVERITIES = ("error", "warning", "info")
 _RANK = {s: i for i, s in enumerate(SEVERITIES)}
 
 TargetKind = str  # "spec" | "lock" | "live"
@@ -87,10 +87,13 @@ class Rule:
     """A registered rule.  `applies_to` lists target kinds ("spec", "lock", "live");
     `example` is an environment file that triggers the rule and `example_fixed` the same file
     without the problem (both checked by the test suite); rules that need a live environment
-    describe their example in words (`example_kind="text"`)."""
+    describe their example in words (`example_kind="text"`).  `order` places the rule in the
+    listing (`--list-rules`, docs/rules.md, SARIF); `needs_machine` rules judge a target against
+    `check --machine` and run only with one."""
 
     name: str
     severity: str
+    order: int
     summary: str
     description: str
     example: str
@@ -101,11 +104,13 @@ class Rule:
     example_kind: str = "file"
     fixable: bool = False
     fix_summary: str = ""
+    needs_machine: bool = False
 
 
 def rule(
     name: str,
     *,
+    order: int,
     severity: str,
     summary: str,
     description: str,
@@ -116,9 +121,11 @@ def rule(
     example_kind: str = "file",
     fixable: bool = False,
     fix_summary: str = "",
+    needs_machine: bool = False,
 ) -> Callable:
     """Decorator describing `fn(target, ctx) -> Iterable[Hit]` as rule `name`: it attaches the
-    Rule to `fn.envkit_rule`; envkit.checks.registry lists the rule modules and collects them."""
+    Rule to `fn.envkit_rule`; envkit.checks.registry imports the rule modules and collects them.
+    `order` places the rule in the listing; `needs_machine` runs it only with `check --machine`."""
     if severity not in SEVERITIES:
         raise ValueError(f"bad severity {severity!r}")
 
@@ -127,6 +134,7 @@ def rule(
         fn.__dict__["envkit_rule"] = Rule(
             name=name,
             severity=severity,
+            order=order,
             summary=summary,
             description=_dedent(description),
             example=_dedent(example),
@@ -137,6 +145,7 @@ def rule(
             example_kind=example_kind,
             fixable=fixable,
             fix_summary=fix_summary,
+            needs_machine=needs_machine,
         )
         return fn
 

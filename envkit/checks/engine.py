@@ -7,8 +7,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from envkit.checks.core import _SUPPRESS, Context, Finding, Hit, Target, suppressions
-from envkit.checks.registry import RULE_HOMES, known_hint, load_rule
-from envkit.rule_names import RULE_ORDER
+from envkit.checks.registry import all_rules, known_hint
 
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.checks.core import Rule
@@ -27,7 +26,7 @@ def check_suppressions(target: Target) -> None:
         i = text_all.count("\n", 0, m.start()) + 1
         names = suppressions(target.line_text(i))
         for n in sorted(names or ()):
-            if n not in RULE_HOMES:
+            if n not in all_rules():
                 raise UsageError(
                     f"unknown rule {n!r} in an inline suppression",
                     where=Where(file=target.path, line=i),
@@ -105,15 +104,15 @@ def _once(out: list[tuple[tuple, Finding]]) -> list[Finding]:
 
 
 def _active_rules(targets: list[Target], config: Config, machine: MachineProfile | None) -> list[Rule]:
-    """The rules to run, in RULE_ORDER: a rule's module is imported only when the rule is selected
-    and can find something in one of these targets (see RULE_HOMES)."""
+    """The rules to run, in order: those selected that can find something in one of these
+    targets (a machine rule only with a machine)."""
     kinds = {t.kind for t in targets}
     return [
-        load_rule(name)
-        for name in RULE_ORDER
+        r
+        for name, r in all_rules().items()
         if config.is_selected(name)
-        and kinds.intersection(RULE_HOMES[name].applies_to)
-        and (machine is not None or not RULE_HOMES[name].needs_machine)
+        and kinds.intersection(r.applies_to)
+        and (machine is not None or not r.needs_machine)
     ]
 
 

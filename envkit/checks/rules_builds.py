@@ -24,6 +24,7 @@ _PY_QUICK = re.compile(r"(?:py|cp)\d")
 
 @rule(
     "python-abi-mismatch",
+    order=12,
     severity="error",
     summary="A build tagged for another Python (`py39...`, `cp310`) than the pinned `python`.",
     description="""

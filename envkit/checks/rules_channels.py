@@ -63,6 +63,7 @@ def channel_uses(target: Target, *, first_only: bool = False) -> list[tuple[str,
 
 @rule(
     "mixed-channels",
+    order=3,
     severity="warning",
     summary="`defaults` (main, anaconda, r, msys2) mixed with conda-forge; or a channel outside "
     "`allowed-channels`.",
@@ -145,6 +146,7 @@ def _second_line(uses: list[tuple[str, int | None, str]]) -> int | None:
 
 @rule(
     "channel-priority",
+    order=4,
     severity="warning",
     summary="`channel_priority` is not strict in the applicable .condarc; environment.yml cannot set it.",
     description="""
@@ -236,6 +238,7 @@ def _insecure(text: str) -> list[str]:
 
 @rule(
     "insecure-url",
+    order=18,
     severity="warning",
     summary="`http://` channels or package-index URLs, or `--trusted-host`.",
     description="""

@@ -25,6 +25,7 @@ _Pin = tuple[BuildItem, str]
 
 @rule(
     "cuda-mismatch",
+    order=13,
     severity="error",
     summary="CPU PyTorch with CUDA pins, CUDA pins that contradict each other, a CUDA build newer "
     "than the pinned CUDA, or pip `+cuXXX` against conda's CUDA.",

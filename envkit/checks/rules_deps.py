@@ -24,6 +24,7 @@ _PackageDuplicate = tuple["Duplicate", LockedPackage, LockedPackage]
 
 @rule(
     "conda-pip-duplicate",
+    order=1,
     severity="error",
     summary="The same project is requested or installed by both conda and pip.",
     description="""
@@ -234,6 +235,7 @@ def _conda_dist_info_missing(prefix: str, pkg: LockedPackage, warnings: tuple[st
 
 @rule(
     "pip-overwrote-conda",
+    order=2,
     severity="error",
     summary="In a live environment, pip installed over the files of a conda package.",
     description="""
@@ -302,6 +304,7 @@ def _repair(prefix: str, conda_pkg: LockedPackage, pip_name: str) -> str:
 
 @rule(
     "unpinned",
+    order=5,
     severity="warning",
     summary="In a file meant as a lock, a package without an exact version.",
     description="""
@@ -368,6 +371,7 @@ def unpinned(target: Target, ctx: Context) -> Iterator[Hit]:
 
 @rule(
     "fuzzy-pin",
+    order=6,
     severity="info",
     summary="`name=1.2` in a file meant as a lock: conda reads it as 1.2.*, not exactly 1.2.",
     description="""
@@ -438,6 +442,7 @@ _SELECTOR_COMMENT = re.compile(r"#\s*\[[^\[\]]+\]\s*$")
 
 @rule(
     "listed-twice",
+    order=7,
     severity="warning",
     summary="A package listed twice in one section (`scikit-learn` and `scikit-learn==1.3.0`).",
     description="""
@@ -510,6 +515,7 @@ def _twice(name: str, section: str, texts: list[str], deps: list) -> str:
 
 @rule(
     "vcs-unpinned",
+    order=8,
     severity="warning",
     summary="A pip VCS requirement (`git+https://...`) without a commit or tag, or naming a file.",
     description="""
@@ -610,6 +616,7 @@ def _url_path(url: str) -> str | None:
 
 @rule(
     "pip-without-pip",
+    order=21,
     severity="warning",
     summary="A pip section without `pip` among the conda dependencies.",
     description="""

@@ -47,6 +47,7 @@ def _line_of_key(target: Target, key: str) -> int | None:
 
 @rule(
     "stale-lock",
+    order=9,
     severity="error",
     summary="The lock's recorded content hash does not match its spec.",
     description="""
@@ -97,6 +98,7 @@ def stale_lock(target: Target, ctx: Context) -> Iterator[Hit]:
 
 @rule(
     "lock-unsatisfied",
+    order=10,
     severity="error",
     summary="A spec entry that the lock does not satisfy.",
     description="""
@@ -130,6 +132,7 @@ def lock_unsatisfied(target: Target, ctx: Context) -> Iterator[Hit]:
 
 @rule(
     "env-drift",
+    order=11,
     severity="error",
     summary="A live environment differs from its lock: packages added, removed or changed.",
     description="""
@@ -233,6 +236,7 @@ def _vb(p) -> str:
 
 @rule(
     "missing-hash",
+    order=19,
     severity="warning",
     summary="A lock entry without an md5 or sha256 checksum.",
     description="""
@@ -337,6 +341,7 @@ def _downloadable(p) -> bool:
 
 @rule(
     "duplicate-key",
+    order=20,
     severity="error",
     summary="A YAML mapping key given twice.",
     description="""

@@ -85,6 +85,8 @@ _EXAMPLE_TEXT = """
 
 @rule(
     "machine-platform",
+    order=31,
+    needs_machine=True,
     severity="error",
     summary="(--machine) The lock has no packages for the machine's platform.",
     description="""
@@ -111,6 +113,8 @@ def machine_platform(target: Target, ctx: Context) -> Iterator[Hit]:
 
 @rule(
     "machine-virtual-package",
+    order=32,
+    needs_machine=True,
     severity="error",
     summary="(--machine) A record needs a virtual package (`__glibc >=2.28`, `__cuda`, `__osx`, "
     "`__archspec`, `__cuda_arch`) the machine does not have.",
@@ -142,6 +146,8 @@ def machine_virtual_package(target: Target, ctx: Context) -> Iterator[Hit]:
 
 @rule(
     "machine-cuda-driver",
+    order=33,
+    needs_machine=True,
     severity="error",
     summary="(--machine) The CUDA runtime the lock carries is newer than the machine's NVIDIA "
     "driver supports.",
@@ -244,6 +250,8 @@ def _spec_cuda_requests(
 
 @rule(
     "machine-gpu-arch",
+    order=34,
+    needs_machine=True,
     severity="error",
     summary="(--machine) The torch build has no kernels for the machine's GPU (an sm_120 card with "
     "a cu118 torch).",
@@ -320,6 +328,8 @@ def _arch_not_checked(pkgs: list[LockedPackage], profile) -> Iterator[Hit]:
 
 @rule(
     "machine-wheel-tag",
+    order=35,
+    needs_machine=True,
     severity="error",
     summary="(--machine) A pip wheel's platform tag (`manylinux_2_28`, `macosx_14_0`) needs a newer "
     "glibc or macOS than the machine has.",

@@ -27,6 +27,7 @@ _TORCH_DEPS = families.TORCH_DEPS
 
 @rule(
     "torch-pairing",
+    order=15,
     severity="error",
     summary="torch, torchvision and torchaudio versions that were not released together.",
     description="""

@@ -14,6 +14,7 @@ _ARCHIVE = re.compile(r"\.(?:whl|tar\.gz|zip|tar\.bz2|tgz)(?:[#?].*)?$")
 
 @rule(
     "pip-lock-missing-hash",
+    order=29,
     severity="warning",
     summary="A pylock.toml or uv.lock entry without a sha256.",
     description="""
@@ -72,6 +73,7 @@ def pip_lock_missing_hash(target: Target, ctx: Context) -> Iterator[Hit]:
 
 @rule(
     "lock-python-mismatch",
+    order=30,
     severity="error",
     summary="A pip lock's requires-python does not include the environment's Python.",
     description="""

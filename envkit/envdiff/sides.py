@@ -127,7 +127,7 @@ def _live_side(model: LiveEnv, label: str) -> _Side:
     )
     used = None
     if kind == "live":
-        from envkit.backends.convert import export_channels
+        from envkit.backends.live_models import export_channels
 
         # what `envkit export` writes: the configured channels packages came from, in priority
         # order, then those no configuration names

@@ -37,7 +37,7 @@ from envkit.fleet.hostlist import expand, is_expression
 from envkit.fleet.sessions import Masters, ssh_failure, why
 from envkit.machine.profile import MachineProfile
 from envkit.model import EnvSpec, LiveEnv, Lock
-from envkit.ssh_source import SshTarget, parse_ssh
+from envkit.sources.ssh import SshTarget, parse_ssh
 
 TRANSPORTS = ("ssh", "srun", "clush", "pdsh")
 #: Per-host default: long enough for a loaded login node, short enough that a dead node is a row.
@@ -114,7 +114,7 @@ def _distinct_labels(jobs: list[Job]) -> list[Job]:
     """One host read with two environments is two rows: their labels name the environment."""
     from dataclasses import replace
 
-    from envkit.ssh_source import remote_url
+    from envkit.sources.ssh import remote_url
 
     targets: dict[str, set] = {}
     for j in jobs:
@@ -371,7 +371,7 @@ sys.stdout.write("\n@MARK@" + json.dumps({"node": node, "rc": rc, "out": out.get
 
 def node_program(target: SshTarget, *, machine: bool = True) -> str:
     """The one-line-answer program every node runs under srun, clush or pdsh (stdlib only)."""
-    from envkit.ssh_source import remote_program
+    from envkit.sources.ssh import remote_program
 
     packed = base64.b64encode(zlib.compress(remote_program(target, machine=machine).encode(), 9)).decode()
     return _WRAPPER.replace("@PROG@", packed).replace("@MARK@", ANSWER_MARK)
@@ -476,7 +476,7 @@ def _no_answer(via: str, name: str, result, timeout: float) -> str:
 def _fill(res: HostResult, ans: dict, via: str, timeout: float) -> None:
     from envkit._proc import Result
     from envkit.sources import model_from_answer
-    from envkit.ssh_source import read_answer, remote_url
+    from envkit.sources.ssh import read_answer, remote_url
 
     j = res.job
     assert j.target is not None

@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Mapping
 
 from envkit.errors import EnvkitError
-from envkit.ssh_source import SshTarget
+from envkit.sources.ssh import SshTarget
 
 
 def why(exc: EnvkitError, strip: str | None = None) -> str:
@@ -87,7 +87,7 @@ class Masters:
         import time
 
         from envkit._proc import spawn
-        from envkit.ssh_source import ssh_command
+        from envkit.sources.ssh import ssh_command
 
         opts = ["-o", "ControlMaster=yes", "-o", f"ControlPath={path}", "-o", "ControlPersist=no", "-N"]
         env = {**self.environ, "ENVKIT_SSH": with_options(self.environ["ENVKIT_SSH"], opts)}
@@ -108,7 +108,7 @@ class Masters:
 def ssh_failure(exc: EnvkitError, target: SshTarget, timeout: float) -> tuple[str, str]:
     """(status, why) for a failed ssh job, in words a person acts on."""
     from envkit.errors import BackendError
-    from envkit.ssh_source import RemoteTimeout, remote_url
+    from envkit.sources.ssh import RemoteTimeout, remote_url
 
     url = remote_url(target)
     detail = str(exc.text or "")

@@ -26,7 +26,7 @@ def live_env_spec(env: LiveEnv) -> EnvSpec:
     pip = []
     for p in sorted(env.pip_packages(), key=lambda p: pep503(p.name)):
         pip.append(_pip_pin(p, dists.get(pep503(p.name))))
-    from envkit.backends.convert import export_channels
+    from envkit.backends.live_models import export_channels
 
     # the channel list `envkit export` writes (configured channels some package came from, then the
     # others packages came from): a configured `defaults` no package came from is not added

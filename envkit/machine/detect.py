@@ -18,7 +18,7 @@ from envkit.errors import BackendError, UsageError
 from envkit.machine.profile import Gpu, MachineProfile, read_profile
 
 if TYPE_CHECKING:
-    from envkit.ssh_source import SshTarget
+    from envkit.sources.ssh import SshTarget
 
 #: x86-64 psABI levels and the /proc/cpuinfo flags each adds (the x86-64 psABI, as archspec uses).
 X86_LEVELS = (
@@ -260,7 +260,7 @@ def detect_remote(
     from pathlib import Path
 
     from envkit.machine import probe
-    from envkit.ssh_source import run_remote
+    from envkit.sources.ssh import run_remote
 
     target = _parse_ssh_host(text)
     program = Path(probe.__file__).read_text(encoding="utf-8")
@@ -291,7 +291,7 @@ def _parse_ssh_host(text: str):
     has one profile)."""
     from urllib.parse import urlsplit
 
-    from envkit.ssh_source import SshTarget
+    from envkit.sources.ssh import SshTarget
 
     parts = urlsplit(text)
     try:
@@ -321,7 +321,7 @@ def resolve_machine(text: str, *, environ: Mapping[str, str] | None = None) -> M
 def remote_profile(head: str, target: SshTarget) -> MachineProfile | None:
     """The MachineProfile from the probe facts an ssh scan printed before its answer (`head`), or
     None (an old or failed probe is no reason to fail the diff)."""
-    from envkit.ssh_source import MACHINE_MARK
+    from envkit.sources.ssh import MACHINE_MARK
 
     _, sep, rest = head.partition(MACHINE_MARK + "\n")
     if not sep:

@@ -41,8 +41,8 @@ def normalize_source(original: str, name: str, *, format: str | None = None) -> 
     """The canonical form of `original`, the text of the file `name`, read as `format` (None:
     detected; a file detected as an environment file must be one).  Raises the ParseError family,
     UsageError for a format envkit does not normalize (pixi.lock)."""
-    from envkit.canonical import render_normalized
     from envkit.formats import detect_format, read_text
+    from envkit.formats.canonical import render_normalized
     from envkit.ops._duplicates import duplicate_messages
 
     # the model is read without the byte-order mark; `changed` compares with the file as it is,

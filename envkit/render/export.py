@@ -27,12 +27,12 @@ def render_export(
 
     What a format cannot hold is appended to `notes` (when given) as a warning line.
     """
-    from envkit.backends.convert import redact_env
+    from envkit.backends.live_models import redact_env
     from envkit.render import renderer
 
     env = redact_env(env)  # every format: no credential leaves in clear (variables, URLs)
     if from_history and notes is not None:
-        from envkit.backends.convert import history_fallback
+        from envkit.backends.live_models import history_fallback
 
         if history_fallback(env):
             notes.append(
@@ -63,7 +63,7 @@ def render_export_yaml(
     notes: list[str] | None = None,
     digest: str = "md5",
 ) -> str:
-    from envkit.backends.convert import live_to_spec
+    from envkit.backends.live_models import live_to_spec
     from envkit.formats.envyml import write_env
 
     return write_env(live_to_spec(env, from_history=from_history, no_builds=no_builds), header=header)
@@ -78,7 +78,7 @@ def render_export_explicit(
     notes: list[str] | None = None,
     digest: str = "md5",
 ) -> str:
-    from envkit.backends.convert import live_to_lock
+    from envkit.backends.live_models import live_to_lock
     from envkit.formats.explicit import write_explicit
 
     lock = live_to_lock(env)
@@ -96,7 +96,7 @@ def render_export_conda_lock(
     notes: list[str] | None = None,
     digest: str = "md5",
 ) -> str:
-    from envkit.backends.convert import live_to_lock
+    from envkit.backends.live_models import live_to_lock
     from envkit.formats.condalock import write_conda_lock
 
     lock = live_to_lock(env)
@@ -127,7 +127,7 @@ def export_json(
     The document carries no header comment; `header`, `notes` and `digest` are the other formats'."""
     import json
 
-    from envkit.backends.convert import export_channels, live_to_spec, redact_env
+    from envkit.backends.live_models import export_channels, live_to_spec, redact_env
     from envkit.formats.envyml import channel_out
 
     env = redact_env(env)

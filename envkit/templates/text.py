@@ -91,7 +91,7 @@ def render(plan: TemplatePlan) -> str:
     rendered = render_template(text, values, filename=filename)
     # Generated files are already in `envkit normalize` form (comments kept), so a pre-commit
     # `envkit normalize --check` never fights the generator.
-    from envkit.canonical import normalize_text
+    from envkit.formats.canonical import normalize_text
 
     return normalize_text(rendered, filename=filename, format="env")
 
@@ -121,7 +121,7 @@ def to_envspec(plan: TemplatePlan) -> EnvSpec:
                 raw=line,
             )
         )
-    from envkit.canonical import normalize_spec
+    from envkit.formats.canonical import normalize_spec
 
     return normalize_spec(
         EnvSpec(

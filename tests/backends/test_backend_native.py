@@ -260,7 +260,7 @@ def test_egg_info_file_and_directory(tmp_path, isolated_conda, default_prefix):
 
 
 def test_pip_entry_forms():
-    from envkit.backends.convert import pip_entry
+    from envkit.backends.live_models import pip_entry
     from envkit.model import PipDist
 
     assert pip_entry(PipDist(name="a", version="1")).text == "a==1"

@@ -7,14 +7,14 @@ import shutil
 import pytest
 from conftest import CORPUS, DATA, corpus_files, corpus_text
 
-from envkit.canonical import (
+from envkit.formats import detect_format, read_text
+from envkit.formats.canonical import (
     normalize_lock,
     normalize_spec,
     normalize_text,
     split_inline_comment,
     text_selectors,
 )
-from envkit.formats import detect_format, read_text
 from envkit.model import EnvSpec
 
 MESSY = DATA / "normalize" / "messy-environment.yml"
@@ -337,7 +337,7 @@ def test_conda_lock_channels_keep_credentials_and_env_vars(tmp_path):
 
 def test_cli_a_byte_order_mark_or_crlf_is_not_normalized(envkit_cli, tmp_path):
     # a BOM or CR LF line ends are not canonical: --check fails and --write rewrites the file
-    from envkit.canonical import is_normalized
+    from envkit.formats.canonical import is_normalized
 
     bom = tmp_path / "bom.yml"
     bom.write_bytes(b"\xef\xbb\xbfname: x\ndependencies:\n  - numpy\n")

@@ -1,6 +1,6 @@
-"""`envkit check` imports a rule module only when one of its rules will run (envkit.checks.registry's
-RULE_HOMES), and a rule's heavy dependencies only when an input needs them: a fresh interpreter
-checks a real corpus file and reports which modules it loaded."""
+"""`envkit check` collects every rule from the modules that declare it (envkit.checks.registry), and
+imports a rule's heavy dependencies only when an input needs them: a fresh interpreter checks a
+real corpus file and reports which modules it loaded."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from envkit.checks.registry import RULE_HOMES, RULE_MODULES, all_rules
+from envkit.checks.registry import all_rules, rule_modules
 
 SMALL = (
     Path(__file__).resolve().parents[1] / "data" / "corpus" / "09_CompVis__stable-diffusion__environment.yaml"
@@ -42,20 +42,10 @@ def _rule_modules(mods: set[str]) -> set[str]:
     return {m.rsplit(".", 1)[-1] for m in mods if m.startswith("envkit.checks.rules_")}
 
 
-def test_checking_an_environment_file_loads_no_lock_pip_lock_or_machine_rule():
+def test_checking_an_environment_file_loads_no_lock_reader_solver_or_machine_comparison():
     rc, mods = _loaded("check", str(SMALL))
     assert rc == "rc 0"
-    assert _rule_modules(mods) == {
-        "rules_deps",
-        "rules_channels",
-        "rules_lock",  # duplicate-key and lock-unsatisfied apply to environment files too
-        "rules_builds",
-        "rules_cuda",
-        "rules_index",
-        "rules_pairing",
-        "rules_secrets",
-        "rules_portability",
-    }
+    assert _rule_modules(mods) == set(rule_modules())
     # no lock reader, solver, machine comparison or PEP 508 parser for a 31-line spec
     heavy = {
         "rattler",
@@ -67,27 +57,17 @@ def test_checking_an_environment_file_loads_no_lock_pip_lock_or_machine_rule():
     assert mods & heavy == set()
 
 
-@pytest.mark.parametrize(
-    ("select", "modules"),
-    [
-        ("fuzzy-pin", {"rules_deps", "rules_lock"}),
-        ("leaked-secret", {"rules_secrets", "rules_lock"}),
-    ],
-)
-def test_select_loads_only_the_selected_rules_modules(select, modules):
+@pytest.mark.parametrize("select", ["fuzzy-pin", "leaked-secret"])
+def test_select_loads_no_heavy_dependency(select):
     rc, mods = _loaded("check", "--select", select, str(SMALL))
     assert rc == "rc 0"
-    assert _rule_modules(mods) == modules  # rules_lock: the reader asks it about duplicate keys
+    assert mods & {"rattler", "envkit.lock", "envkit.machine.fit"} == set()
 
 
-def test_rule_homes_name_every_rule_where_it_is_defined():
-    rules = all_rules()  # raises ValueError when RULE_HOMES and the rule modules disagree
-    assert list(rules) == list(RULE_HOMES)
-    assert {r.fn.__module__.rsplit(".", 1)[-1] for r in rules.values()} == set(RULE_MODULES)
-    assert {n for n, h in RULE_HOMES.items() if h.needs_machine} == {
-        "machine-platform",
-        "machine-virtual-package",
-        "machine-cuda-driver",
-        "machine-gpu-arch",
-        "machine-wheel-tag",
-    }
+def test_every_rule_is_collected_once_from_the_module_that_declares_it():
+    rules = all_rules()  # raises ValueError for a name or an order declared twice
+    assert [r.order for r in rules.values()] == sorted(r.order for r in rules.values())
+    assert {r.fn.__module__.rsplit(".", 1)[-1] for r in rules.values()} == set(rule_modules())
+    # the machine rules, and only they, need `check --machine`
+    assert {n for n, r in rules.items() if r.needs_machine} == {n for n in rules if n.startswith("machine-")}
+    assert any(r.needs_machine for r in rules.values())

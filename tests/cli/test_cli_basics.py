@@ -104,7 +104,7 @@ def test_a_bug_is_reported_without_a_traceback_and_exit_3(envkit_cli, monkeypatc
     def boom(*a, **k):
         raise ZeroDivisionError("division by zero")
 
-    monkeypatch.setattr("envkit.canonical.render_normalized", boom)
+    monkeypatch.setattr("envkit.formats.canonical.render_normalized", boom)
     r = envkit_cli("normalize", "examples/pytorch/environment-cpu.yml", cwd=str(REPO))
     assert r.exit_code == 3
     assert r.stderr.splitlines()[0] == "error: internal error: ZeroDivisionError: division by zero"
@@ -116,7 +116,7 @@ def test_an_unexpected_os_error_is_a_clean_error(envkit_cli, monkeypatch, tmp_pa
     def refuse(*a, **k):
         raise PermissionError(13, "Permission denied", str(tmp_path / "x.yml"))
 
-    monkeypatch.setattr("envkit.canonical.render_normalized", refuse)
+    monkeypatch.setattr("envkit.formats.canonical.render_normalized", refuse)
     src = tmp_path / "environment.yml"
     src.write_text("name: x\ndependencies:\n  - numpy\n")
     r = envkit_cli("normalize", str(src))
@@ -128,7 +128,7 @@ def test_ctrl_c_in_a_command_exits_130_without_a_traceback(envkit_cli, monkeypat
     def interrupt(*a, **k):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("envkit.canonical.render_normalized", interrupt)
+    monkeypatch.setattr("envkit.formats.canonical.render_normalized", interrupt)
     src = tmp_path / "environment.yml"
     src.write_text("name: x\ndependencies:\n  - numpy\n")
     r = envkit_cli("normalize", str(src))

@@ -34,7 +34,7 @@ print(" ".join(sorted(sys.modules)))
 NEVER = {
     "yaml",
     "envkit.formats._yaml",
-    "envkit.ssh_source",
+    "envkit.sources.ssh",
     "envkit.templates.text",
     "envkit.templates.plan",
     "envkit.templates.gpu",

@@ -41,18 +41,18 @@ def test_a_nul_byte_in_a_requirements_file_is_refused(tmp_path, command):
 
 
 def test_normalize_write_keeps_an_edit_made_while_it_ran(tmp_path, monkeypatch):
-    import envkit.canonical
+    import envkit.formats.canonical
 
     path = tmp_path / "environment.yml"
     path.write_text("dependencies:\n  - python\n  - numpy\n")
-    real = envkit.canonical.render_normalized
+    real = envkit.formats.canonical.render_normalized
 
     def render_while_someone_appends(model, text, fmt):
         with open(path, "a") as fh:  # another process (an editor, a second hook) writes now
             fh.write("  - scipy\n")
         return real(model, text, fmt)
 
-    monkeypatch.setattr(envkit.canonical, "render_normalized", render_while_someone_appends)
+    monkeypatch.setattr(envkit.formats.canonical, "render_normalized", render_while_someone_appends)
     r = run_envkit("normalize", "--write", str(path))
     assert r.exit_code == 2
     assert r.stderr == (

@@ -67,7 +67,7 @@ def test_importing_envkit_loads_nothing_heavy():
     out = _run(
         "import sys, envkit\n"
         "print(sorted(m for m in ('yaml', 'rattler', 'click', 'envkit.formats', 'envkit.envdiff', "
-        "'envkit.canonical') "
+        "'envkit.formats.canonical') "
         "if m in sys.modules))"
     )
     assert out == "[]\n"
@@ -77,12 +77,12 @@ def test_importing_envkit_loads_nothing_heavy():
     "first",
     [
         "",
-        "import envkit.envdiff, envkit.canonical\n",
-        "from envkit.envdiff import EnvDiff\nfrom envkit.canonical import normalize_text\n",
+        "import envkit.envdiff, envkit.formats.canonical\n",
+        "from envkit.envdiff import EnvDiff\nfrom envkit.formats.canonical import normalize_text\n",
     ],
 )
 def test_diff_and_normalize_are_callable_whatever_was_imported_first(first):
-    # the cores live in envkit.envdiff / envkit.canonical: importing them (as the CLI does) leaves
+    # the cores live in envkit.envdiff / envkit.formats.canonical: importing them (as the CLI does) leaves
     # envkit.diff and envkit.normalize the plain functions
     out = _run(
         first + "import envkit\n"

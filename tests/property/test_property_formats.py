@@ -7,12 +7,12 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from support.hostilefiles import HOSTILE
 
-from envkit.canonical import normalize_spec, normalize_text
 from envkit.conda.channels import parse_channel
 from envkit.conda.matchspec import format_spec, parse_spec
 from envkit.conda.names import pep503
 from envkit.errors import EnvkitError
 from envkit.formats import read_text
+from envkit.formats.canonical import normalize_spec, normalize_text
 from envkit.formats.condalock import read_conda_lock, sort_lock, write_conda_lock
 from envkit.formats.envyml import channel_out, read_env, write_env
 from envkit.formats.pipreq import parse_pip_entry

@@ -8,7 +8,7 @@ import pytest
 from support.condafactory import build_wheel, copy_prefix, make_prefix, pip_install
 
 from envkit.errors import UsageError
-from envkit.ssh_source import SshTarget, parse_ssh, remote_program, remote_shell_command, ssh_command
+from envkit.sources.ssh import SshTarget, parse_ssh, remote_program, remote_shell_command, ssh_command
 
 
 @pytest.mark.parametrize(

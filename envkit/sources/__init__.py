@@ -33,23 +33,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from envkit.machine.profile import MachineProfile
-    from envkit.ssh_source import SSH_TIMEOUT as SSH_TIMEOUT
-    from envkit.ssh_source import SshTarget as SshTarget
-    from envkit.ssh_source import parse_ssh as parse_ssh
-
-# the ssh source's names are part of this module's interface (`from envkit.sources import
-# SshTarget`), loaded on first use: a local file never pays for the ssh source (PEP 562)
-_SSH_NAMES = ("SSH_TIMEOUT", "SshTarget", "parse_ssh")
-
-
-def __getattr__(name: str) -> Any:
-    if name in _SSH_NAMES:
-        from envkit import ssh_source
-
-        value = getattr(ssh_source, name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from envkit.sources.ssh import SshTarget
 
 
 #: The SOURCE (or FILE) that means standard input, and how findings and reports name it.
@@ -117,7 +101,7 @@ def resolve(
     `-` is an environment file read from standard input (`stdin` when given, else read here) and
     labelled `<stdin>`.  With `machine=True` an ssh prefix also runs envkit's machine probe in the
     same ssh session and the Source carries the remote MachineProfile (None when the probe failed,
-    or for a remote file); `timeout` (seconds) bounds the ssh session, envkit.ssh_source.SSH_TIMEOUT
+    or for a remote file); `timeout` (seconds) bounds the ssh session, envkit.sources.ssh.SSH_TIMEOUT
     when None.  Raises ParseError (bad file), EnvironmentNotFound (no such file, prefix or
     env), BackendError (ssh failed), UsageError (a malformed `ssh://` URL).
     """
@@ -131,7 +115,7 @@ def resolve(
             origin="stdin",
         )
     if text.startswith("ssh://"):
-        from envkit.ssh_source import parse_ssh
+        from envkit.sources.ssh import parse_ssh
 
         target = parse_ssh(text)
         found: list = []
@@ -396,9 +380,9 @@ def read_remote(
     `on_machine` receives the remote MachineProfile (it is not called when the probe failed, or
     for a remote file).  Raises BackendError when ssh or the remote Python fails,
     EnvironmentNotFound when the remote has no such environment, ParseError for a remote file
-    envkit cannot read.  `timeout` (seconds) defaults to envkit.ssh_source.SSH_TIMEOUT.
+    envkit cannot read.  `timeout` (seconds) defaults to envkit.sources.ssh.SSH_TIMEOUT.
     """
-    from envkit.ssh_source import SSH_TIMEOUT, remote_scan
+    from envkit.sources.ssh import SSH_TIMEOUT, remote_scan
 
     if timeout is None:
         timeout = SSH_TIMEOUT
@@ -417,10 +401,10 @@ def model_from_answer(
     environment: str | None = None,
     on_machine: Callable[[MachineProfile], object] | None = None,
 ) -> EnvSpec | Lock | LiveEnv:
-    """The model of the remote driver's answer (envkit.ssh_source.read_answer), as read_remote
+    """The model of the remote driver's answer (envkit.sources.ssh.read_answer), as read_remote
     returns it; `on_machine` receives the machine profile printed before the answer, if any."""
     from envkit.machine.detect import remote_profile
-    from envkit.ssh_source import remote_url
+    from envkit.sources.ssh import remote_url
 
     if data.get("kind") == "file":
         text = data.get("text") or ""

@@ -108,7 +108,7 @@ def remote_program(target: SshTarget, *, machine: bool = False) -> str:
     """The Python program streamed to the remote interpreter: a small stdlib driver (name lookup,
     files) wrapped around envkit's standalone prefix_scan.py, which it runs unchanged.  With
     `machine=True` it first runs envkit/machine/probe.py (stdlib only) and prints its facts."""
-    here = Path(__file__).parent
+    here = Path(__file__).parent.parent
     scan = (here / "backends" / "prefix_scan.py").read_text(encoding="utf-8")
     probe = (here / "machine" / "probe.py").read_text(encoding="utf-8") if machine else None
     args = {"path": target.path, "name": target.env_name, "mark": _MARK, "machine_mark": MACHINE_MARK}
