@@ -139,9 +139,11 @@ _certain_words = re.compile(r"[A-Za-z_](?:[^\s:]|:(?=\S))*+(?: (?!#)(?:[^\s:]|:(
 
 
 # One tuple per line, in C, on LF line ends: (indentation, `- ` marker, key, the key's value, the
-# value of a line without a key).  Values are captured greedily up to their last non-space character.
+# value of a line without a key).  Values are captured greedily up to their last non-space character;
+# possessive `*+`/`++`: indentation, markers and keys are never retried shorter (no shorter one fits).
 _LINES = re.compile(
-    r"^( *)(- +)?(?:([A-Za-z0-9_][A-Za-z0-9_.\-/]*):(?: +([^\n]*[^ \n]))?|([^\n]*[^ \n])?) *$", re.MULTILINE
+    r"^( *+)(- ++)?(?:([A-Za-z0-9_][A-Za-z0-9_.\-/]*+):(?: ++([^\n]*[^ \n]))?|([^\n]*[^ \n])?) *$",
+    re.MULTILINE,
 )
 
 _MISSING = object()
@@ -158,31 +160,36 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def load(text: str):
-    """Parse `text` (the subset above) into YamlMap/YamlList values; raise Unsupported otherwise.
+    """Parse `text` (the subset above) into YamlMap/YamlList values; raise Unsupported otherwise."""
+    root, pending = _parse(_LINES.findall(_checked(text)))
+    if root is None or (pending is not None and pending[1] is None):
+        raise Unsupported  # no collection; a `-` with nothing under it (a null item, rare)
+    if pending is not None:
+        pending[0][pending[1]] = None
+    return root
 
-    One pass over the lines with a stack of the open collections (column, collection), innermost
-    last.  `pending` is the collection and key (None: a `-` item) waiting for the value that the
-    next line's indentation decides: a nested collection, or null.  `memo` maps each scalar text
-    already read to its value (immutable, shared): locks repeat versions and platforms often."""
-    text = _checked(text)
+
+def _parse(rows: list) -> tuple:
+    """The document of `rows` (_LINES's groups of each line) and what waits for a value at its end.
+
+    A stack of the open collections (column, collection), innermost last; `pending`: the collection
+    and key (None: a `-` item) whose value the next line's indentation decides (a nested collection
+    or null); `memo`: each scalar text read -> its value (shared: locks repeat versions often)."""
     stack: list[tuple[int, Any]] = []
     pending: _Pending | None = None
     root = None
     memo: dict = {}
     get = memo.get
     keys_ok: set[str] = set()
-    no = 0
-    for spaces, dash, key, kvalue, value in _LINES.findall(text):
-        no += 1
+    for no, (spaces, dash, key, kvalue, value) in enumerate(rows, 1):
         col = len(spaces)
-        if not dash and not key:
+        if key:
+            if key not in keys_ok:
+                _new_key(key, keys_ok)
+        elif not dash:
             if _skipped(value):
                 continue
             dash, value = "-", ""
-        if key and key not in keys_ok:
-            if key[0] in _NOT_STR_FIRST and implicit(key):
-                raise Unsupported
-            keys_ok.add(key)
         if pending is not None:
             _open(pending, bool(dash), col, no, stack)
             pending = None
@@ -195,15 +202,24 @@ def load(text: str):
                 raise Unsupported  # a line left of the document's first
         top_col, top = stack[-1]
         if dash:
-            seq = top_col == col and type(top) is YamlList and top
-            pending = _item(seq, dash, key, kvalue or value, col, no, stack, memo)
-            continue
-        if type(top) is YamlList and top_col == col:  # a key after a list at its key's column
-            stack.pop()
-            if not stack:
+            if top_col != col or type(top) is not YamlList:
+                raise Unsupported  # an item that does not continue a list
+            if not key:
+                if value and value[0] not in "-.":  # `- value`, the commonest item: read here
+                    v = get(value, _MISSING)
+                    top.append(_leaf(value, no, memo) if v is _MISSING else v)
+                    top.lines.append(no)
+                else:
+                    pending = _bare_item(top, value, col, no, memo)
+                continue
+            col += len(dash)
+            top = _map_item(top, no, stack, col)  # `- key: ...`: the key goes into a new map
+        else:
+            if type(top) is YamlList and top_col == col:  # a key after a list at its key's column
+                top_col, top = _close(stack)
+            if top_col != col or type(top) is not YamlMap:
                 raise Unsupported
-            top_col, top = stack[-1]
-        if top_col != col or type(top) is not YamlMap or key in top.lines:
+        if key in top.lines:
             raise Unsupported  # a duplicate key: the YAML loader reports it
         top.lines[key] = no
         if kvalue:
@@ -211,11 +227,22 @@ def load(text: str):
             top[key] = _leaf(kvalue, no, memo) if v is _MISSING else v
         else:
             pending = (top, key, col, no)
-    if root is None or (pending is not None and pending[1] is None):
-        raise Unsupported  # no collection; a `-` with nothing under it (a null item, rare)
-    if pending is not None:
-        pending[0][pending[1]] = None
-    return root
+    return root, pending
+
+
+def _close(stack: list) -> tuple[int, Any]:
+    """Close the innermost collection; the one it was in (column, collection)."""
+    stack.pop()
+    if not stack:
+        raise Unsupported
+    return stack[-1]
+
+
+def _new_key(key: str, keys_ok: set[str]) -> None:
+    """Add `key` to the keys seen; Unsupported for one YAML 1.1 reads as a number, bool or null."""
+    if key[0] in _NOT_STR_FIRST and implicit(key):
+        raise Unsupported
+    keys_ok.add(key)
 
 
 def _checked(text: str) -> str:
@@ -266,28 +293,22 @@ def _open(pending: _Pending, dash: bool, col: int, no: int, stack: list) -> None
         owner[key] = None
 
 
-def _item(
-    seq, dash: str, key: str, value: str, col: int, no: int, stack: list, memo: dict
-) -> _Pending | None:
-    """Append the item of a `- ...` line at column `col` to `seq` (False: the line does not continue
-    a list); what waits for the next line, if anything."""
-    if seq is False:
+def _map_item(seq: YamlList, no: int, stack: list, col: int) -> YamlMap:
+    """A new map appended to `seq` for a `- key: ...` line `no`, open at column `col`."""
+    if len(stack) >= MAX_DEPTH - 1:
         raise Unsupported
-    if key:
-        if len(stack) >= MAX_DEPTH - 1:
-            raise Unsupported
-        item = _new(YamlMap)
-        item.line = no
-        item.lines = {key: no}
-        seq.append(item)
-        seq.lines.append(no)
-        col += len(dash)
-        stack.append((col, item))
-        if not value:
-            return (item, key, col, no)
-        v = memo.get(value, _MISSING)
-        item[key] = _leaf(value, no, memo) if v is _MISSING else v
-        return None
+    item = _new(YamlMap)
+    item.line = no
+    item.lines = {}
+    seq.append(item)
+    seq.lines.append(no)
+    stack.append((col, item))
+    return item
+
+
+def _bare_item(seq: YamlList, value: str, col: int, no: int, memo: dict) -> _Pending | None:
+    """The item of a `- value` line at column `col` that _parse leaves (a value starting with `-`
+    or `.`, or none: then the item waits for the next line)."""
     if not value:
         return (seq, None, col, no)
     if value.startswith(("- ", "---", "...")) or value == "-":
