@@ -59,8 +59,6 @@ PENDING_SIZE: frozenset[str] = frozenset(
         "envkit/ops/smoke.py",
         "envkit/render/export.py",
         "envkit/render/findings_sarif.py",
-        "envkit/render/fleet_html.py",
-        "envkit/render/fleet_text.py",
         "envkit/render/rule_docs.py",
         "envkit/smoke/probe/distributed.py",
         "envkit/smoke/probe/gpu.py",

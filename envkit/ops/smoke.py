@@ -55,27 +55,7 @@ def smoke(
             on_warning(text)
 
     if create_file:
-        from envkit.formats import detect_format, read_file
-        from envkit.io import read_text
-        from envkit.ops._duplicates import duplicate_messages
-        from envkit.smoke.temp_env import smoke_created
-
-        fmt = detect_format(read_text(create_file), create_file)
-        model = read_file(create_file)
-        for msg in duplicate_messages(model):
-            warn(msg)
-        report: dict[str, Any] = smoke_created(
-            create_file,
-            model=model,
-            fmt=fmt,
-            require_cuda=require_cuda,
-            mode=mode,
-            timeout=timeout,
-            keep=keep,
-            on_event=on_event,
-        )
-        if keep:
-            warn(f"kept the temporary environment: {report['target']['prefix']}")
+        report = _smoke_created(create_file, warn, require_cuda, mode, timeout, keep, on_event)
     else:
         from envkit.smoke import runner
         from envkit.smoke.target import resolve_target
@@ -89,6 +69,40 @@ def smoke(
             target, require_cuda=require_cuda, mode=mode, timeout=timeout, keep=keep, on_event=on_event
         )
     return SmokeResult(report=report, warnings=tuple(warnings))
+
+
+def _smoke_created(
+    create_file: str,
+    warn: Callable[[str], None],
+    require_cuda: bool,
+    mode: str,
+    timeout: float | None,
+    keep: bool,
+    on_event: Callable[[dict[str, Any]], None] | None,
+) -> dict[str, Any]:
+    """`smoke` of a temporary environment created from `create_file`: the report."""
+    from envkit.formats import detect_format, read_file
+    from envkit.io import read_text
+    from envkit.ops._duplicates import duplicate_messages
+    from envkit.smoke.temp_env import smoke_created
+
+    fmt = detect_format(read_text(create_file), create_file)
+    model = read_file(create_file)
+    for msg in duplicate_messages(model):
+        warn(msg)
+    report: dict[str, Any] = smoke_created(
+        create_file,
+        model=model,
+        fmt=fmt,
+        require_cuda=require_cuda,
+        mode=mode,
+        timeout=timeout,
+        keep=keep,
+        on_event=on_event,
+    )
+    if keep:
+        warn(f"kept the temporary environment: {report['target']['prefix']}")
+    return report
 
 
 def _record_warnings(prefix: str, warn: Callable[[str], None]) -> None:

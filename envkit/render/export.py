@@ -132,27 +132,53 @@ def export_json(
 
     env = redact_env(env)
     spec = live_to_spec(env, from_history=from_history, no_builds=no_builds)
+    packages = _conda_entries(env, spec, no_builds) if not from_history else []
+    packages += _pip_entries(env, spec)
+    doc = {
+        "envkit_export": JSON_SCHEMA_VERSION,
+        "name": spec.name,
+        "platform": env.platform,
+        "backend": env.backend,
+        "from_history": from_history,
+        "channels": [channel_out(c) for c in (spec.channels if from_history else export_channels(env))],
+        "channel_priority": env.channel_priority,
+        "requested": [d.spec() for d in env.requested],
+        "dependencies": [d.spec() for d in spec.conda],
+        "pip": [p.text for p in spec.pip],
+        "variables": dict(env.variables),
+        "python_version": env.python_version,
+        "packages": packages,
+        "warnings": list(env.warnings),
+    }
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+def _conda_entries(env, spec, no_builds: bool) -> list[dict]:
+    """The JSON export's conda packages, by name; `spec`: the export's EnvSpec (each entry's spec)."""
+    return [
+        {
+            "manager": "conda",
+            "name": p.name,
+            "version": p.version,
+            "build": None if no_builds else p.build,
+            "build_number": None if no_builds else p.build_number,
+            "channel": p.channel,
+            "subdir": p.subdir,
+            "url": None if no_builds else p.url,
+            "md5": None if no_builds else p.md5,
+            "sha256": None if no_builds else p.sha256,
+            "depends": [f"{n} {s}".strip() for n, s in p.depends],
+            "requested": bool(p.requested),
+            "spec": next(d.spec() for d in spec.conda if d.name == p.name),
+        }
+        for p in sorted(env.conda_packages(), key=lambda p: p.name)
+    ]
+
+
+def _pip_entries(env, spec) -> list[dict]:
+    """The JSON export's pip packages, each with the entry `spec`'s pip section writes for it."""
     pip_by_name = {d.name: d for d in env.pip_dists}
     packages = []
-    if not from_history:
-        for p in sorted(env.conda_packages(), key=lambda p: p.name):
-            packages.append(
-                {
-                    "manager": "conda",
-                    "name": p.name,
-                    "version": p.version,
-                    "build": None if no_builds else p.build,
-                    "build_number": None if no_builds else p.build_number,
-                    "channel": p.channel,
-                    "subdir": p.subdir,
-                    "url": None if no_builds else p.url,
-                    "md5": None if no_builds else p.md5,
-                    "sha256": None if no_builds else p.sha256,
-                    "depends": [f"{n} {s}".strip() for n, s in p.depends],
-                    "requested": bool(p.requested),
-                    "spec": next(d.spec() for d in spec.conda if d.name == p.name),
-                }
-            )
     for entry, d in zip(
         spec.pip, sorted(env.pip_dists, key=lambda d: (d.name.lower(), d.version)), strict=False
     ):
@@ -171,20 +197,4 @@ def export_json(
                 "spec": entry.text,
             }
         )
-    doc = {
-        "envkit_export": JSON_SCHEMA_VERSION,
-        "name": spec.name,
-        "platform": env.platform,
-        "backend": env.backend,
-        "from_history": from_history,
-        "channels": [channel_out(c) for c in (spec.channels if from_history else export_channels(env))],
-        "channel_priority": env.channel_priority,
-        "requested": [d.spec() for d in env.requested],
-        "dependencies": [d.spec() for d in spec.conda],
-        "pip": [p.text for p in spec.pip],
-        "variables": dict(env.variables),
-        "python_version": env.python_version,
-        "packages": packages,
-        "warnings": list(env.warnings),
-    }
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    return packages

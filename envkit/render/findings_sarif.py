@@ -45,46 +45,8 @@ def render_findings_sarif(findings: Sequence[Finding], *, rules: dict | None = N
 
     rules = rules if rules is not None else all_rules()
     index = {name: i for i, name in enumerate(rules)}
-    driver_rules = []
-    for r in rules.values():
-        text = f"{r.summary}\n\n{r.description}"
-        driver_rules.append(
-            {
-                "id": r.name,
-                "name": _rule_name(r.name),
-                "shortDescription": {"text": r.summary},
-                "fullDescription": {"text": r.description.strip()},
-                "help": {
-                    "text": text.strip(),
-                    "markdown": f"**{r.name}**: {r.summary}\n\n{r.description.strip()}\n\n"
-                    f"`envkit explain {r.name}` shows an example.",
-                },
-                "defaultConfiguration": {"level": LEVEL[r.severity]},
-                "properties": {"tags": ["conda", "environment"], "fixable": r.fixable},
-            }
-        )
-    results = []
-    for f in findings:
-        uri, base = _uri(f.file)
-        artifact = {"uri": uri}
-        if base:
-            artifact["uriBaseId"] = base
-        physical: dict = {"artifactLocation": artifact}
-        if f.line:
-            physical["region"] = {"startLine": f.line}
-        fingerprint = hashlib.sha256(f"{f.rule}\0{f.file}\0{f.message}".encode()).hexdigest()
-        result: dict[str, object] = {
-            "ruleId": f.rule,
-            "level": LEVEL[f.severity],
-            "message": {"text": f.message},
-            "locations": [{"physicalLocation": physical}],
-            "partialFingerprints": {"envkitFinding/v1": fingerprint},
-        }
-        if f.rule in index:
-            result["ruleIndex"] = index[f.rule]
-        if f.packages:
-            result["properties"] = {"packages": list(f.packages)}
-        results.append(result)
+    driver_rules = [_driver_rule(r) for r in rules.values()]
+    results = [_result(f, index) for f in findings]
     log = {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
@@ -105,3 +67,45 @@ def render_findings_sarif(findings: Sequence[Finding], *, rules: dict | None = N
         ],
     }
     return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+
+
+def _driver_rule(r) -> dict:
+    """SARIF's description of rule `r` (a reportingDescriptor)."""
+    text = f"{r.summary}\n\n{r.description}"
+    return {
+        "id": r.name,
+        "name": _rule_name(r.name),
+        "shortDescription": {"text": r.summary},
+        "fullDescription": {"text": r.description.strip()},
+        "help": {
+            "text": text.strip(),
+            "markdown": f"**{r.name}**: {r.summary}\n\n{r.description.strip()}\n\n"
+            f"`envkit explain {r.name}` shows an example.",
+        },
+        "defaultConfiguration": {"level": LEVEL[r.severity]},
+        "properties": {"tags": ["conda", "environment"], "fixable": r.fixable},
+    }
+
+
+def _result(f: Finding, index: dict[str, int]) -> dict[str, object]:
+    """SARIF's result for finding `f`; `index`: each rule's place in the driver's rules."""
+    uri, base = _uri(f.file)
+    artifact = {"uri": uri}
+    if base:
+        artifact["uriBaseId"] = base
+    physical: dict = {"artifactLocation": artifact}
+    if f.line:
+        physical["region"] = {"startLine": f.line}
+    fingerprint = hashlib.sha256(f"{f.rule}\0{f.file}\0{f.message}".encode()).hexdigest()
+    result: dict[str, object] = {
+        "ruleId": f.rule,
+        "level": LEVEL[f.severity],
+        "message": {"text": f.message},
+        "locations": [{"physicalLocation": physical}],
+        "partialFingerprints": {"envkitFinding/v1": fingerprint},
+    }
+    if f.rule in index:
+        result["ruleIndex"] = index[f.rule]
+    if f.packages:
+        result["properties"] = {"packages": list(f.packages)}
+    return result

@@ -89,53 +89,57 @@ def render_rules_markdown() -> str:
             f"{r.summary.replace('|', '/')} |"
         )
     for r in rules.values():
-        out += [
-            "",
-            f"## {r.name}",
-            "",
-            f"Default severity: **{r.severity}**." + (f" `--fix` {r.fix_summary}." if r.fixable else ""),
-            "",
-            r.summary,
-            "",
-            r.description.rstrip("\n"),
-            "",
-        ]
-        if r.example_kind == "file":
-            lang = "yaml" if r.example_file.endswith((".yml", ".yaml")) else "text"
-            out += [
-                f"Example (`{r.example_file}`):",
-                "",
-                f"```{lang}",
-                r.example.rstrip("\n"),
-                "```",
-                "",
-                "`envkit check` reports:",
-                "",
-                "```text",
-                _finding_lines(example_findings(r)).rstrip("\n"),
-                "```",
-                "",
-                "Without the problem:",
-                "",
-                f"```{lang}",
-                r.example_fixed.rstrip("\n"),
-                "```",
-            ]
-        else:
-            out += [
-                "Example:",
-                "",
-                "```text",
-                r.example.rstrip("\n"),
-                "```",
-                "",
-                "Without the problem:",
-                "",
-                "```text",
-                r.example_fixed.rstrip("\n"),
-                "```",
-            ]
+        out += _rule_section(r)
     return "\n".join(out) + "\n"
+
+
+def _rule_section(r) -> list[str]:
+    """The lines of rule `r`'s section of docs/rules.md."""
+    out = [
+        "",
+        f"## {r.name}",
+        "",
+        f"Default severity: **{r.severity}**." + (f" `--fix` {r.fix_summary}." if r.fixable else ""),
+        "",
+        r.summary,
+        "",
+        r.description.rstrip("\n"),
+        "",
+    ]
+    if r.example_kind != "file":
+        return out + [
+            "Example:",
+            "",
+            "```text",
+            r.example.rstrip("\n"),
+            "```",
+            "",
+            "Without the problem:",
+            "",
+            "```text",
+            r.example_fixed.rstrip("\n"),
+            "```",
+        ]
+    lang = "yaml" if r.example_file.endswith((".yml", ".yaml")) else "text"
+    return out + [
+        f"Example (`{r.example_file}`):",
+        "",
+        f"```{lang}",
+        r.example.rstrip("\n"),
+        "```",
+        "",
+        "`envkit check` reports:",
+        "",
+        "```text",
+        _finding_lines(example_findings(r)).rstrip("\n"),
+        "```",
+        "",
+        "Without the problem:",
+        "",
+        f"```{lang}",
+        r.example_fixed.rstrip("\n"),
+        "```",
+    ]
 
 
 def main() -> int:

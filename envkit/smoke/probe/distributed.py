@@ -70,6 +70,43 @@ def _worker_args(
     return args
 
 
+class _Torchrun:
+    """A running torchrun (`proc`) and the ranks it started, which write their pids to `work`."""
+
+    def __init__(self, proc: subprocess.Popen, work: str, world: int, backend: str) -> None:
+        self.proc, self.work, self.world, self.backend = proc, work, world, backend
+        self.announced: set[int] = set()
+
+    def announce(self) -> None:
+        """Tell the runner the pids of the ranks that started since the last call."""
+        new = []
+        for r in range(self.world):
+            text = _read(os.path.join(self.work, f"rank{r}.pid")).strip()
+            if text.isdigit() and int(text) not in self.announced:
+                self.announced.add(int(text))
+                new.append(int(text))
+        if new:
+            emit({"event": "pids", "check": f"distributed.{self.backend}", "pids": new})
+
+    def stop(self) -> None:
+        """Stop torchrun and kill every rank it leaves behind."""
+        import signal as _signal
+
+        if self.proc.poll() is None:
+            self.proc.send_signal(_signal.SIGTERM)  # torchrun's agent stops its ranks on SIGTERM
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.announce()
+        for pid in self.announced:  # whatever the agent left behind (ranks run in their own sessions)
+            try:
+                os.kill(pid, _signal.SIGKILL)
+            except OSError:
+                pass
+
+
 def launch_distributed(
     backend: str,
     world: int,
@@ -87,7 +124,6 @@ def launch_distributed(
     to stop (SIGTERM: it stops its ranks), then everything left is killed.  `fail_rank` /
     `hang_rank` (test knobs) make that rank exit with an error / block before joining."""
     import importlib.util
-    import signal as _signal
     import tempfile
 
     if importlib.util.find_spec("torch.distributed.run") is None:
@@ -100,49 +136,24 @@ def launch_distributed(
     err = open(os.path.join(work, "torchrun.err"), "w+")
     proc = subprocess.Popen(torchrun_argv(world, args), stdout=out, stderr=err, stdin=subprocess.DEVNULL)
     emit({"event": "pids", "check": f"distributed.{backend}", "pids": [proc.pid]})
-    announced: set[int] = set()
-
-    def announce() -> None:
-        new = []
-        for r in range(world):
-            text = _read(os.path.join(work, f"rank{r}.pid")).strip()
-            if text.isdigit() and int(text) not in announced:
-                announced.add(int(text))
-                new.append(int(text))
-        if new:
-            emit({"event": "pids", "check": f"distributed.{backend}", "pids": new})
-
-    def stop() -> None:
-        if proc.poll() is None:
-            proc.send_signal(_signal.SIGTERM)  # torchrun's agent stops its ranks on SIGTERM
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        announce()
-        for pid in announced:  # whatever the agent left behind (ranks run in their own sessions)
-            try:
-                os.kill(pid, _signal.SIGKILL)
-            except OSError:
-                pass
+    run = _Torchrun(proc, work, world, backend)
 
     try:
         deadline = time.monotonic() + timeout
         while proc.poll() is None:
-            announce()
+            run.announce()
             if time.monotonic() > deadline:
-                stop()
+                run.stop()
                 raise Fail(
                     f"{backend} all_reduce across {world} processes (torchrun) did not finish within "
                     f"{timeout:.0f} s (rendezvous hang: firewall, wrong interface? try "
                     "GLOO_SOCKET_IFNAME/NCCL_SOCKET_IFNAME=lo)"
                 )
             time.sleep(0.05)
-        announce()
+        run.announce()
         results = _rank_results(work, world, proc.returncode, err.name, backend)
     finally:
-        stop()
+        run.stop()
         out.close()
         err.close()
         shutil.rmtree(work, ignore_errors=True)
@@ -223,6 +234,15 @@ def _watch_parent() -> None:
     threading.Thread(target=watch, name="envkit-parent-watch", daemon=True).start()
 
 
+def _put(out_dir: str | None, rank: str, name: str, text: str) -> None:
+    """Write rank `rank`'s file `name` in `out_dir` (none: nowhere) whole, through a rename."""
+    if out_dir:
+        path = os.path.join(out_dir, f"rank{rank}.{name}")
+        with open(path + ".tmp", "w") as f:
+            f.write(text)
+        os.replace(path + ".tmp", path)
+
+
 def dist_worker(
     backend: str, timeout_s: int, fail: bool = False, out_dir: str | None = None, hang: bool = False
 ) -> int:
@@ -231,13 +251,7 @@ def dist_worker(
     rank_env = os.environ.get("RANK", "0")
 
     def put(name: str, text: str) -> None:
-        if out_dir:
-            with open(os.path.join(out_dir, f"rank{rank_env}.{name}.tmp"), "w") as f:
-                f.write(text)
-            os.replace(
-                os.path.join(out_dir, f"rank{rank_env}.{name}.tmp"),
-                os.path.join(out_dir, f"rank{rank_env}.{name}"),
-            )
+        _put(out_dir, rank_env, name, text)
 
     put("pid", str(os.getpid()))
     if fail:

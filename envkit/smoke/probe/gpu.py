@@ -84,26 +84,7 @@ class GpuChecks(ProbeState):
         expected = self.cuda_expected()
         available = bool(torch.cuda.is_available()) if t["cuda"] or t["hip"] else False
         if available:
-            devices = []
-            count = int(torch.cuda.device_count())
-            for i in range(count):
-                try:
-                    p = torch.cuda.get_device_properties(i)
-                except Exception as e:
-                    raise Fail(
-                        f"CUDA {t['cuda'] or t['hip']} reports {count} device(s), but device {i} cannot be "
-                        f"queried: {type(e).__name__}: {_first_line(e)}"
-                    ) from None
-                devices.append(
-                    {
-                        "index": i,
-                        "name": str(p.name),
-                        "capability": f"{p.major}.{p.minor}",
-                        "sm": f"sm_{p.major}{p.minor}",
-                        "total_memory": int(p.total_memory),
-                        "multiprocessors": int(p.multi_processor_count),
-                    }
-                )
+            devices = _devices(torch, t)
             cinfo.update(available=True, device_count=len(devices), devices=devices)
             emit({"event": "environment", "environment": self.environment})
             if not devices:
@@ -121,24 +102,7 @@ class GpuChecks(ProbeState):
                 ) from None
             self.cuda_ok = True
             return f"CUDA {t['cuda'] or t['hip']} available: {len(devices)} device(s): {names}"
-        reasons = []
-        if t["build"] == "cpu":
-            reasons.append(f"torch {t['version']} is a CPU-only build")
-            if self.pins:
-                reasons.append(f"a CPU-only torch in an environment that pins CUDA ({', '.join(self.pins)})")
-        else:
-            try:
-                torch.cuda.init()
-            except Exception as e:
-                reasons.append(str(e).strip().splitlines()[0])
-            vis = os.environ.get("CUDA_VISIBLE_DEVICES")
-            if vis is not None and vis.strip() in ("", "-1", "none", "NoDevFiles"):
-                reasons.append(f"CUDA_VISIBLE_DEVICES={vis!r} hides every GPU")
-            if not self.gpu.get("dev_nodes"):
-                reasons.append("no /dev/nvidia* device nodes (no GPU, or a container started without --gpus)")
-            st, detail = driver_verdict(self.gpu.get("driver_version"), t["cuda"])
-            if st == "fail":
-                reasons.append(detail)
+        reasons = self.unavailable_reasons(t)
         if not expected:
             raise Skip(
                 f"no GPU on this machine and none required ({'; '.join(reasons) or 'CUDA unavailable'})"
@@ -146,6 +110,28 @@ class GpuChecks(ProbeState):
         raise Fail(
             f"CUDA unavailable but expected ({'; '.join(expected)}): {'; '.join(reasons) or 'unknown reason'}"
         )
+
+    def unavailable_reasons(self, t: dict) -> list:
+        """Why CUDA is unavailable with torch `t` (the environment's torch facts), as far as known."""
+        reasons = []
+        if t["build"] == "cpu":
+            reasons.append(f"torch {t['version']} is a CPU-only build")
+            if self.pins:
+                reasons.append(f"a CPU-only torch in an environment that pins CUDA ({', '.join(self.pins)})")
+            return reasons
+        try:
+            self.torch.cuda.init()
+        except Exception as e:
+            reasons.append(str(e).strip().splitlines()[0])
+        vis = os.environ.get("CUDA_VISIBLE_DEVICES")
+        if vis is not None and vis.strip() in ("", "-1", "none", "NoDevFiles"):
+            reasons.append(f"CUDA_VISIBLE_DEVICES={vis!r} hides every GPU")
+        if not self.gpu.get("dev_nodes"):
+            reasons.append("no /dev/nvidia* device nodes (no GPU, or a container started without --gpus)")
+        st, detail = driver_verdict(self.gpu.get("driver_version"), t["cuda"])
+        if st == "fail":
+            reasons.append(detail)
+        return reasons
 
     def first_kernel(self) -> None:
         """Allocate on cuda:0 and run one elementwise kernel and a reduction: is_available() only
@@ -414,3 +400,28 @@ class GpuChecks(ProbeState):
                 "virtualisation or IOMMU?)"
             )
         return text
+
+
+def _devices(torch, t: dict) -> list:
+    """The CUDA devices torch sees (index, name, capability, memory); Fail for one it cannot query."""
+    devices = []
+    count = int(torch.cuda.device_count())
+    for i in range(count):
+        try:
+            p = torch.cuda.get_device_properties(i)
+        except Exception as e:
+            raise Fail(
+                f"CUDA {t['cuda'] or t['hip']} reports {count} device(s), but device {i} cannot be "
+                f"queried: {type(e).__name__}: {_first_line(e)}"
+            ) from None
+        devices.append(
+            {
+                "index": i,
+                "name": str(p.name),
+                "capability": f"{p.major}.{p.minor}",
+                "sm": f"sm_{p.major}{p.minor}",
+                "total_memory": int(p.total_memory),
+                "multiprocessors": int(p.multi_processor_count),
+            }
+        )
+    return devices
