@@ -85,23 +85,7 @@ class Config:
                 raise TypeError(f"Config fail_on must be a str or None, not {type(self.fail_on).__name__}")
             if self.fail_on not in levels:
                 raise ConfigError(f"fail-on must be one of {', '.join(levels)}, not {self.fail_on!r}")
-        named = (self.select or ()) + self.ignore + tuple(self.severity)
-        if named:
-            from envkit.checks.registry import rule_names
-
-            rules = rule_names()
-
-            for key, names in (
-                ("select", self.select or ()),
-                ("ignore", self.ignore),
-                ("severity", tuple(self.severity)),
-            ):
-                for name in names:
-                    if name not in rules:
-                        raise ConfigError(
-                            f"unknown rule {name!r} in {key}",
-                            hint="`envkit check --list-rules` lists the rules",
-                        )
+        _check_rule_names(select=self.select or (), ignore=self.ignore, severity=tuple(self.severity))
         if self.allowed_channels is not None:
             allowed = _names("allowed_channels", self.allowed_channels, what="channel names")
             if not all(c.strip() for c in allowed):
@@ -146,6 +130,21 @@ class Config:
             ignore=tuple(dict.fromkeys(self.ignore + tuple(ignore))),
             severity=sev,
         )
+
+
+def _check_rule_names(**named: tuple[str, ...]) -> None:
+    """ConfigError for a name in `named` (key -> rule names) that is no rule's."""
+    if not any(named.values()):
+        return
+    from envkit.checks.registry import rule_names
+
+    for key, names in named.items():
+        for name in names:
+            if name not in rule_names():
+                raise ConfigError(
+                    f"unknown rule {name!r} in {key}",
+                    hint="`envkit check --list-rules` lists the rules",
+                )
 
 
 def _names(key: str, value, *, what: str = "rule names") -> tuple[str, ...]:

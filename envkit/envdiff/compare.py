@@ -146,6 +146,27 @@ def _compare(pa: LockedPackage, pb: LockedPackage, ctx: _Context) -> Change | No
     if pa.manager != pb.manager:
         tags.append("manager")
         kind = "manager"
+    kind, ia, ib = _release_change(pa, pb, url_pinned, tags, kind)
+    if src is not None:
+        tags.append(src.tag)
+        kind = kind or ("rebuilt" if src.tag == "commit" else "source")
+    if not same_channel:
+        tags.append("channel")
+        # another channel's build is another build: the channel is the change, not a rebuild
+        kind = "channel" if kind in (None, "rebuilt") else kind
+    if kind is None:
+        return None  # equal versions written differently (1.0 vs 1.0.0), no build information
+    name = pb.name if pb.manager == "conda" and pa.manager == "pip" else pa.name
+    sta = _state(pa, side=ctx.sa, extra=src.labels_a if src else ())
+    stb = _state(pb, side=ctx.sb, extra=src.labels_b if src else ())
+    return _classify(name, kind, sta, stb, tags, ia, ib, ctx, source=src)
+
+
+def _release_change(
+    pa: LockedPackage, pb: LockedPackage, url_pinned: bool, tags: list[str], kind: str | None
+):
+    """`_compare`'s verdict on versions, builds and variants: the kind of change (`kind` when one
+    is already known), each side's decoded build; the tags found are added to `tags`."""
     va, vb = pa.version, pb.version
     if pa.manager == "pip" or pb.manager == "pip":
         # a local version (+cu121, +cpu) is a build variant, not a newer release
@@ -170,19 +191,7 @@ def _compare(pa: LockedPackage, pb: LockedPackage, ctx: _Context) -> Change | No
         elif builds_differ:
             tags.append("build")
             kind = kind or "rebuilt"
-    if src is not None:
-        tags.append(src.tag)
-        kind = kind or ("rebuilt" if src.tag == "commit" else "source")
-    if not same_channel:
-        tags.append("channel")
-        # another channel's build is another build: the channel is the change, not a rebuild
-        kind = "channel" if kind in (None, "rebuilt") else kind
-    if kind is None:
-        return None  # equal versions written differently (1.0 vs 1.0.0), no build information
-    name = pb.name if pb.manager == "conda" and pa.manager == "pip" else pa.name
-    sta = _state(pa, side=ctx.sa, extra=src.labels_a if src else ())
-    stb = _state(pb, side=ctx.sb, extra=src.labels_b if src else ())
-    return _classify(name, kind, sta, stb, tags, ia, ib, ctx, source=src)
+    return kind, ia, ib
 
 
 def _deps(pairs) -> frozenset[str]:

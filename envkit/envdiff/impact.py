@@ -107,13 +107,7 @@ def _impact(
     if cat == "torch":
         return _torch_reason(kind, va, vb, ia, ib)
     if kind == "variant" and not (cat == "blas" and ctx.blas_a != ctx.blas_b):
-        # the same version built differently: say how, not "1.26.4 → 1.26.4"
-        words = ", ".join(_variant_words(ia, ib))
-        if ia is not None and ib is not None and _only_python_differs(ia, ib):
-            return "low", f"same version, built for another Python ({words})"
-        if cat and ia is not None and ib is not None and ia.accelerator != ib.accelerator:
-            return "high", f"same version, built for another GPU stack ({words})"
-        return ("medium" if cat else "low"), f"same version, a different build variant ({words})"
+        return _variant_reason(ia, ib, cat)
     if cat in _LIBRARY_CATEGORIES:
         return _library_reason(cat, n, f"{va} → {vb}", ctx, one_sided=False)
     if cat == "numpy":
@@ -129,6 +123,16 @@ def _impact(
     if kind == "downgraded":
         return "low", "older on B"
     return "low", "a different version"
+
+
+def _variant_reason(ia, ib, cat: str | None) -> tuple[str, str]:
+    """(impact, reason) of the same version built differently: say how, not "1.26.4 → 1.26.4"."""
+    words = ", ".join(_variant_words(ia, ib))
+    if ia is not None and ib is not None and _only_python_differs(ia, ib):
+        return "low", f"same version, built for another Python ({words})"
+    if cat and ia is not None and ib is not None and ia.accelerator != ib.accelerator:
+        return "high", f"same version, built for another GPU stack ({words})"
+    return ("medium" if cat else "low"), f"same version, a different build variant ({words})"
 
 
 def _manager_reason(a, b, cat) -> tuple[str, str]:

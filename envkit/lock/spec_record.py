@@ -115,6 +115,27 @@ def spec_changes(
                 line=spec.line_of("channels"),
             )
         )
+    out += _entry_changes(recorded, now, spec)
+    new_opts = list(lock_pip_options(spec))
+    old_opts = list(lock_options or ())
+    if lock_options is not None and old_opts != new_opts:
+        out.append(
+            SpecChange(
+                kind="options",
+                section="pip",
+                name="options",
+                old=" ".join(old_opts),
+                new=" ".join(new_opts),
+                file=file,
+            )
+        )
+    return out
+
+
+def _entry_changes(recorded: Mapping, now: dict, spec: EnvSpec) -> list[SpecChange]:
+    """`spec_changes` of the conda and pip entries: `now`, the spec's entries, against `recorded`."""
+    file = spec.source
+    out: list[SpecChange] = []
     lines = {("conda", d.name): d.line for d in spec.conda}
     lines.update(
         {("pip", pep503(p.name) if p.name else p.text): p.line for p in spec.pip if p.kind != "option"}
@@ -146,19 +167,6 @@ def spec_changes(
             out.append(
                 SpecChange(kind="removed", section=section, name=name, old=", ".join(before[name]), file=file)
             )
-    new_opts = list(lock_pip_options(spec))
-    old_opts = list(lock_options or ())
-    if lock_options is not None and old_opts != new_opts:
-        out.append(
-            SpecChange(
-                kind="options",
-                section="pip",
-                name="options",
-                old=" ".join(old_opts),
-                new=" ".join(new_opts),
-                file=file,
-            )
-        )
     return out
 
 

@@ -103,10 +103,6 @@ def conda_lock_content_hashes(
 
     from conda_lock.content_hash import backwards_compatible_content_hashes, compute_content_hashes
     from conda_lock.src_parser import make_lock_spec
-    from conda_lock.virtual_package import (
-        default_virtual_package_repodata,
-        virtual_package_repo_from_specification,
-    )
 
     plats = list(platforms)
     with tempfile.TemporaryDirectory(prefix="envkit-conda-lock-hash-") as tmp:
@@ -119,18 +115,7 @@ def conda_lock_content_hashes(
             lock_spec = make_lock_spec(
                 src_files=[pathlib.Path(spec_path)], platform_overrides=plats, mapping_url=mapping
             )
-            repos = [default_virtual_package_repodata(), default_virtual_package_repodata(cuda_version="")]
-            repos += [default_virtual_package_repodata(cuda_version=v) for v in cuda_versions]
-            here = os.path.dirname(os.path.abspath(spec_path))
-            for name in VIRTUAL_PACKAGE_FILES:
-                candidate = os.path.join(here, name)
-                if os.path.isfile(candidate):
-                    repos.append(virtual_package_repo_from_specification(pathlib.Path(candidate)))
-                    break
-            if virtual_packages:
-                vp_file = os.path.join(tmp, "virtual-packages.yml")
-                Path(vp_file).write_text(virtual_package_spec_yaml(plats, virtual_packages), encoding="utf-8")
-                repos.append(virtual_package_repo_from_specification(pathlib.Path(vp_file)))
+            repos = _virtual_repos(spec_path, plats, tmp, cuda_versions, virtual_packages)
             default = compute_content_hashes(lock_spec, repos[0])
             out: dict[str, tuple[str, frozenset[str]]] = {}
             for platform in plats:
@@ -139,6 +124,37 @@ def conda_lock_content_hashes(
                     accepted |= backwards_compatible_content_hashes(lock_spec, repo, platform)
                 out[platform] = (default[platform], frozenset(accepted))
     return out
+
+
+def _virtual_repos(
+    spec_path: str,
+    plats: list[str],
+    tmp: str,
+    cuda_versions: Sequence[str],
+    virtual_packages: Sequence[VirtualPackage],
+) -> list:
+    """Every virtual package repository conda-lock could have hashed the spec with (see
+    conda_lock_content_hashes), its default first; `tmp`: a folder for the one written here."""
+    import pathlib
+
+    from conda_lock.virtual_package import (
+        default_virtual_package_repodata,
+        virtual_package_repo_from_specification,
+    )
+
+    repos = [default_virtual_package_repodata(), default_virtual_package_repodata(cuda_version="")]
+    repos += [default_virtual_package_repodata(cuda_version=v) for v in cuda_versions]
+    here = os.path.dirname(os.path.abspath(spec_path))
+    for name in VIRTUAL_PACKAGE_FILES:
+        candidate = os.path.join(here, name)
+        if os.path.isfile(candidate):
+            repos.append(virtual_package_repo_from_specification(pathlib.Path(candidate)))
+            break
+    if virtual_packages:
+        vp_file = os.path.join(tmp, "virtual-packages.yml")
+        Path(vp_file).write_text(virtual_package_spec_yaml(plats, virtual_packages), encoding="utf-8")
+        repos.append(virtual_package_repo_from_specification(pathlib.Path(vp_file)))
+    return repos
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -207,6 +223,21 @@ def _short(h: str) -> str:
 _WHO = {"conda-lock": "lock written by conda-lock", "unknown": "lock not written by envkit or conda-lock"}
 
 
+def _judge_envkit(recorded: str | None, mine: str) -> tuple[str, str | None, str | None, str]:
+    """`_judge` of a lock envkit wrote: its recorded hash against envkit's hash of the spec."""
+    if recorded is None:
+        return "stale", "envkit", mine, "the lock records no content hash for this platform"
+    if recorded != mine:
+        return (
+            "stale",
+            "envkit",
+            mine,
+            f"content hash {_short(recorded)} does not match the spec ({_short(mine)}): "
+            "the spec changed since it was locked",
+        )
+    return "fresh", "envkit", mine, "content hash matches the spec"
+
+
 def _judge(
     writer: str,
     recorded: str | None,
@@ -218,17 +249,7 @@ def _judge(
 ) -> tuple[str, str | None, str | None, str]:
     """(status, method, expected hash, message) of one platform; see `lock_staleness`."""
     if writer == "envkit":
-        if recorded is None:
-            return "stale", "envkit", mine, "the lock records no content hash for this platform"
-        if recorded != mine:
-            return (
-                "stale",
-                "envkit",
-                mine,
-                f"content hash {_short(recorded)} does not match the spec ({_short(mine)}): "
-                "the spec changed since it was locked",
-            )
-        return "fresh", "envkit", mine, "content hash matches the spec"
+        return _judge_envkit(recorded, mine)
     if recorded is None:
         return (
             "not-comparable",

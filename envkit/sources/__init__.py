@@ -135,6 +135,13 @@ def resolve(
         if not name:
             raise UsageError("env: needs a name, e.g. env:research")
         return Source(text=text, label=text, model=open_env(name=name, environ=env), origin="env")
+    return _local_path(text, format=format, environment=environment, environ=env)
+
+
+def _local_path(
+    text: str, *, format: str | None, environment: str | None, environ: Mapping[str, str]
+) -> Source:
+    """`resolve` of a SOURCE on this machine: a prefix (a folder holding conda-meta/) or a file."""
     # os.path, not pathlib: a plain file's check starts faster without it (Path("") is ".")
     path = text or "."
     if os.path.isdir(path):
@@ -147,7 +154,7 @@ def resolve(
                 f"{text}: a directory, but not a conda environment (no conda-meta/)",
                 hint="pass an environment file, the prefix that holds conda-meta/, or env:NAME",
             )
-        model = open_env(prefix=str(Path(path)), environ=env)
+        model = open_env(prefix=str(Path(path)), environ=environ)
         return Source(text=text, label=text, model=model, origin="prefix")
     if not os.path.exists(path):
         hint = None
