@@ -123,7 +123,7 @@ def test_cvss_2_and_4_vectors_are_not_scored():
 def test_index_is_built_once_then_read_from_its_cache(db, cache):
     first = open_index(db, {"XDG_CACHE_HOME": str(cache)})
     assert first.built and first.path == os.path.join(db, ".envkit-index.json")
-    assert first.records == 55
+    assert first.records == 56
     assert [a.id for a in first.lookup("requests")][-1] == "PYSEC-2023-74"
     assert [a.id for a in first.lookup("requests")][0] == "GHSA-j8r2-6x86-q33q"
     again = open_index(db, {"XDG_CACHE_HOME": str(cache)})
