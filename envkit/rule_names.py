@@ -45,4 +45,7 @@ RULE_ORDER = (
     "machine-cuda-driver",
     "machine-gpu-arch",
     "machine-wheel-tag",
+    "known-vulnerability",
+    "licence-not-allowed",
+    "no-advisory-source",
 )

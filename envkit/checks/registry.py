@@ -67,6 +67,9 @@ RULE_HOMES: dict[str, RuleHome] = {
     "machine-cuda-driver": RuleHome("rules_machine", needs_machine=True),
     "machine-gpu-arch": RuleHome("rules_machine", needs_machine=True),
     "machine-wheel-tag": RuleHome("rules_machine", needs_machine=True),
+    "known-vulnerability": RuleHome("rules_audit", ("lock", "live")),
+    "licence-not-allowed": RuleHome("rules_audit", ("lock", "live")),
+    "no-advisory-source": RuleHome("rules_audit", ("lock", "live")),
 }
 
 #: Every module that defines rules, in the order of their first rule.
