@@ -5,39 +5,26 @@ records; `check --audit` makes a missing database an error; nothing reaches the 
 from __future__ import annotations
 
 import json
-import shutil
-import socket
 
 import pytest
 from conftest import CORPUS, DATA
+from test_audit_cli import no_network  # noqa: F401 (fixture: any connection fails)
+from test_audit_cli import repo as cli_repo  # noqa: F401, F811 (fixture: the database)
 
 NEMO = CORPUS / "59_43ravens__NEMO_Nowcast__pixi.lock"
 CONDA_LOCK = str(CORPUS / "72_konstantinjdobler__nlp-research-template__conda-lock.yml")
 AUDIT_RULES = {"known-vulnerability", "licence-not-allowed", "no-advisory-source"}
 
 
-@pytest.fixture(autouse=True)
-def no_network(monkeypatch):
-    def refuse(*args, **kwargs):
-        raise AssertionError("envkit check tried to reach the network")
-
-    monkeypatch.setattr(socket.socket, "connect", refuse)
-    monkeypatch.setattr(socket, "create_connection", refuse)
-    monkeypatch.setattr(socket, "getaddrinfo", refuse)
-
-
 @pytest.fixture
-def repo(tmp_path, monkeypatch):
-    """A project folder (the config search stops at its .git) holding the real pixi.lock with
-    brotli-python moved back to 1.0.7, before the fix of PYSEC-2020-29; no database configured."""
-    (tmp_path / ".git").mkdir()
-    shutil.copytree(DATA / "osv", tmp_path / "osv", ignore=shutil.ignore_patterns("*envkit-index.json"))
-    (tmp_path / "pixi.lock").write_text(
+def repo(cli_repo, monkeypatch):  # noqa: F811 (the fixture of test_audit_cli)
+    """The project folder of test_audit_cli holding the real pixi.lock with brotli-python moved back
+    to 1.0.7, before the fix of PYSEC-2020-29; no database configured."""
+    (cli_repo / "pixi.lock").write_text(
         NEMO.read_text().replace("brotli-python-1.2.0-", "brotli-python-1.0.7-")
     )
-    monkeypatch.delenv("ENVKIT_AUDIT_DB", raising=False)
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    return tmp_path
+    monkeypatch.delenv("ENVKIT_AUDIT_DB")
+    return cli_repo
 
 
 def check_json(envkit_cli, *args, cwd):

@@ -4,25 +4,15 @@ pixi records (conda-forge's name mapping), and their licences come from the lock
 from __future__ import annotations
 
 import json
-import shutil
 
-import pytest
-from conftest import CORPUS, DATA
+from conftest import CORPUS
+from test_audit_cli import no_network, repo  # noqa: F401, F811 (fixtures: no network, a database)
 
 from envkit.formats import read_file
 
 #: a pixi.lock (version 6) whose conda entries carry `license:` and `purls:`; brotli-python is the
 #: conda name of PyPI's `brotli` (its purl says so; the name alone does not)
 NEMO = CORPUS / "59_43ravens__NEMO_Nowcast__pixi.lock"
-
-
-@pytest.fixture
-def repo(tmp_path, monkeypatch):
-    (tmp_path / ".git").mkdir()  # the config search stops here
-    db = shutil.copytree(DATA / "osv", tmp_path / "osv", ignore=shutil.ignore_patterns("*envkit-index.json"))
-    monkeypatch.setenv("ENVKIT_AUDIT_DB", str(db))
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    return tmp_path
 
 
 def test_pixi_lock_entries_keep_their_purls_and_licence():
@@ -34,7 +24,7 @@ def test_pixi_lock_entries_keep_their_purls_and_licence():
     assert (by_name["openssl"].license, by_name["openssl"].purls) == ("Apache-2.0", ())
 
 
-def test_conda_package_matched_by_its_purl_against_the_pypi_advisory(repo, envkit_cli):
+def test_conda_package_matched_by_its_purl_against_the_pypi_advisory(repo, envkit_cli):  # noqa: F811
     # the real lock with brotli-python's file names moved back to 1.0.7 (before the fix of
     # PYSEC-2020-29 in 1.0.8); everything else as pixi wrote it
     lock = repo / "pixi.lock"
@@ -57,7 +47,7 @@ def test_conda_package_matched_by_its_purl_against_the_pypi_advisory(repo, envki
     )
 
 
-def test_real_pixi_lock_is_clean_by_purl_and_its_licences_judged(repo, envkit_cli):
+def test_real_pixi_lock_is_clean_by_purl_and_its_licences_judged(repo, envkit_cli):  # noqa: F811
     r = envkit_cli("audit", "--format", "json", "--license-deny", "Apache-2.0", str(NEMO), cwd=repo)
     assert r.exit_code == 1, r.stderr  # denied licences fail; no vulnerability
     out = json.loads(r.stdout)
