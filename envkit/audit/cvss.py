@@ -1,61 +1,48 @@
-"""CVSS 3.x base scores from a vector string (FIRST's CVSS v3.1 specification, section 7).
+"""CVSS base scores from the vectors OSV records carry: versions 2.0, 3.0/3.1 and 4.0.
 
-OSV records carry the vector (`severity: [{type: CVSS_V3, score: "CVSS:3.1/AV:N/..."}]`), not the
+OSV records carry the vector (`severity: [{type: CVSS_V4, score: "CVSS:4.0/AV:N/..."}]`), not the
 number; the number and its rating (low, medium, high, critical) are what `--fail-on` compares.
+The scoring is the `cvss` library's (Red Hat's implementation of FIRST's specifications, with
+CVSS 4.0's macro-vector tables), not a copy of those tables here.
 """
 
 from __future__ import annotations
 
-import math
+from functools import lru_cache
 
-_WEIGHTS = {
-    "AV": {"N": 0.85, "A": 0.62, "L": 0.55, "P": 0.2},
-    "AC": {"L": 0.77, "H": 0.44},
-    "UI": {"N": 0.85, "R": 0.62},
-    "C": {"H": 0.56, "L": 0.22, "N": 0.0},
-    "I": {"H": 0.56, "L": 0.22, "N": 0.0},
-    "A": {"H": 0.56, "L": 0.22, "N": 0.0},
-}
-#: privileges required, by scope (unchanged, changed)
-_PR = {"N": (0.85, 0.85), "L": (0.62, 0.68), "H": (0.27, 0.5)}
+#: OSV severity types by preference: the newest scoring system that scores the record wins
+TYPES = ("CVSS_V4", "CVSS_V3", "CVSS_V2")
 
 
-def _roundup(value: float) -> float:
-    """The specification's Roundup: the smallest one-decimal number >= value, free of float error."""
-    n = round(value * 100000)
-    if n % 10000 == 0:
-        return n / 100000.0
-    return (math.floor(n / 10000) + 1) / 10.0
-
-
+@lru_cache(maxsize=4096)
 def base_score(vector: str) -> float | None:
-    """The CVSS 3.0/3.1 base score of `vector`, or None when it is not a complete 3.x vector."""
-    parts = vector.strip().split("/")
-    if not parts or not parts[0].startswith("CVSS:3"):
-        return None
-    metrics = dict(p.split(":", 1) for p in parts[1:] if ":" in p)
+    """The base score of a CVSS 2.0 (`AV:N/AC:L/Au:N/...`), 3.x (`CVSS:3.1/...`) or 4.0
+    (`CVSS:4.0/...`) vector, or None when it is not a complete vector of one of them."""
+    from cvss import CVSS2, CVSS3, CVSS4
+    from cvss.exceptions import CVSSError
+
+    text = vector.strip()
+    cls = CVSS4 if text.startswith("CVSS:4") else CVSS3 if text.startswith("CVSS:3") else CVSS2
+    if cls is CVSS2 and text.startswith("CVSS:"):
+        return None  # another version's prefix (CVSS 2.0 vectors have none)
     try:
-        changed = metrics["S"] == "C"
-        w = {k: _WEIGHTS[k][metrics[k]] for k in _WEIGHTS}
-        pr = _PR[metrics["PR"]][1 if changed else 0]
-    except KeyError:
+        score = cls(text).base_score
+    except (CVSSError, ValueError, KeyError):
         return None
-    if metrics["S"] not in ("U", "C"):
-        return None
-    iss = 1 - (1 - w["C"]) * (1 - w["I"]) * (1 - w["A"])
-    if changed:
-        impact = 7.52 * (iss - 0.029) - 3.25 * (iss - 0.02) ** 15
-    else:
-        impact = 6.42 * iss
-    exploitability = 8.22 * w["AV"] * w["AC"] * pr * w["UI"]
-    if impact <= 0:
-        return 0.0
-    total = (1.08 if changed else 1.0) * (impact + exploitability)
-    return _roundup(min(total, 10.0))
+    return float(score)
 
 
-def rating(score: float) -> str:
-    """The qualitative rating of a score: none, low, medium, high or critical."""
+def version(vector: str) -> int:
+    """The major CVSS version of a vector: 2, 3 or 4."""
+    text = vector.strip()
+    return 4 if text.startswith("CVSS:4") else 3 if text.startswith("CVSS:3") else 2
+
+
+def rating(score: float, major: int = 3) -> str:
+    """The qualitative rating of a score: none, low, medium, high or critical (CVSS 3 and 4).
+    CVSS 2 has no `critical` and no `none`: NVD's bands, low below 4.0, high from 7.0."""
+    if major == 2:
+        return "low" if score < 4.0 else "medium" if score < 7.0 else "high"
     if score == 0:
         return "none"
     if score < 4.0:

@@ -22,7 +22,7 @@ from envkit.audit.osv import Advisory, advisories
 from envkit.errors import EnvkitError, ParseError, Remedy, Where
 
 #: the index file's format; another value is rebuilt, not read
-INDEX_FORMAT = 1
+INDEX_FORMAT = 2
 ENV_DB = "ENVKIT_AUDIT_DB"
 _RECORD_SUFFIXES = (".json", ".yaml", ".yml")
 

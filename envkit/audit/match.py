@@ -53,6 +53,16 @@ class Vulnerability:
     fix: str | None
     ignored: str | None = None
 
+    def describe(self) -> str:
+        """`PYSEC-... (CVE-..., GHSA-...) high 7.5: aiohttp 3.8.5 (pip): summary; fix: ...`"""
+        a = self.advisory
+        aliases = f" ({', '.join(a.aliases)})" if a.aliases else ""
+        severity = f"{a.severity} {a.score}" if a.score is not None else a.severity
+        on = f" on {', '.join(self.platforms)}" if len(self.platforms) == 1 else ""
+        fix = f"; fix: {self.fix}" if self.fix else "; no fixed version recorded"
+        what = f"{self.package} {self.version} ({self.manager}{on})"
+        return f"{a.id}{aliases} {severity}: {what}: {a.summary}{fix}"
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Unknown:

@@ -16,7 +16,7 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
-from envkit.audit.cvss import base_score, rating
+from envkit.audit.cvss import TYPES, base_score, rating, version
 from envkit.model import pep503
 
 #: the ecosystem of PyPI in OSV records
@@ -141,15 +141,20 @@ def _ranges(affected: Mapping[str, Any]) -> tuple[Range, ...]:
 
 
 def _severity(record: Mapping[str, Any], affected: Mapping[str, Any]) -> tuple[str, float | None, str | None]:
-    """(rating, CVSS score, vector) of a record: a CVSS 3 vector scored, else GitHub's word."""
+    """(rating, CVSS score, vector) of a record: its newest CVSS vector that scores (4.0, else 3.x,
+    else 2.0), else GitHub's word."""
     vector = None
-    for item in list(affected.get("severity") or ()) + list(record.get("severity") or ()):
-        if not isinstance(item, dict):
-            continue
+    items = [
+        i
+        for i in list(affected.get("severity") or ()) + list(record.get("severity") or ())
+        if isinstance(i, dict)
+    ]
+    items.sort(key=lambda i: TYPES.index(i.get("type")) if i.get("type") in TYPES else len(TYPES))
+    for item in items:
         text = str(item.get("score") or "")
-        score = base_score(text) if str(item.get("type")).startswith("CVSS_V3") else None
+        score = base_score(text) if item.get("type") in TYPES else None
         if score is not None:
-            return rating(score), score, text
+            return rating(score, version(text)), score, text
         vector = vector or text or None
     words = [
         (d or {}).get("severity")

@@ -88,6 +88,13 @@ def _rule_list(values: tuple[str, ...], option: str = "--select") -> tuple[str, 
     help="Also check that the FILEs install and run on this machine: a profile file "
     "(`envkit machine -o FILE`), `host` (this machine) or ssh://HOST (the machine-* rules).",
 )
+@click.option(
+    "--audit",
+    is_flag=True,
+    help="Also run the audit rules (known vulnerabilities, licences) on locks and live environments "
+    "against the advisory database configured (db in [tool.envkit.audit], else $ENVKIT_AUDIT_DB; "
+    "they run whenever one is); exit 2 when none is.",
+)
 @click.option("--list-rules", is_flag=True, help="List the rules and exit.")
 def check(
     files: tuple[str, ...],
@@ -103,6 +110,7 @@ def check(
     output: str | None,
     config_path: str | None,
     machine: str | None,
+    audit: bool,
     list_rules: bool,
 ) -> int:
     """Check environment files, locks and live environments (the CI gate).
@@ -132,6 +140,8 @@ def check(
         raise UsageError("give either -n NAME or -p PREFIX, not both")
     config = load_config(config_path)
     config = config.merged(select=_rule_list(select), ignore=_rule_list(ignore, "--ignore") or ())
+    if audit:
+        config = _with_audit(config)
     threshold = fail_on or config.fail_on or "error"
     paths = check_paths(files, live=name is not None or prefix is not None, lock=lock_file)
     stdin_text = _stdin_text(paths, lock_file, fix)
@@ -148,6 +158,23 @@ def check(
     )
     alone = lock_file is None and live is None
     return _finish(result, len(paths), alone=alone, fmt=fmt, threshold=threshold, output=output)
+
+
+def _with_audit(config):
+    """`config` with the audit rules selected; AuditDbError when no advisory database is configured."""
+    from envkit.checks.rules_audit import AUDIT_RULES, configured_db
+
+    if configured_db(config) is None:
+        from envkit.audit.index import ENV_DB, AuditDbError
+
+        raise AuditDbError(
+            "--audit: no advisory database is configured",
+            hint=f"name one with `db` in [tool.envkit.audit] (.envkit.toml: [audit]) or ${ENV_DB}; "
+            "`envkit audit --fetch-db DIR` downloads OSV's PyPI dump once",
+        )
+    if config.select is None:
+        return config
+    return config.merged(select=tuple(dict.fromkeys(config.select + AUDIT_RULES)))
 
 
 def _live_and_machine(name: str | None, prefix: str | None, machine: str | None):

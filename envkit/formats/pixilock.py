@@ -250,7 +250,7 @@ def _pip_options(env: Fields, filename: str | None) -> list[str]:
 _conda_package = record_maker(
     LockedPackage,
     ("manager", "name", "version", "build", "build_number", "channel", "subdir", "url", "md5", "sha256")
-    + ("depends", "platform", "line"),
+    + ("depends", "license", "purls", "platform", "line"),
 )
 _pip_package = record_maker(
     LockedPackage,
@@ -258,18 +258,34 @@ _pip_package = record_maker(
 )
 
 
-def _maker(kind: str, loc: str, fields: tuple):
-    """(platform, line) -> the package at `loc` of kind `kind`, whose entry's fields are `fields`."""
+def _maker(kind: str, loc: str, fields: tuple, entry=None):
+    """(platform, line) -> the package at `loc` of kind `kind`, whose entry's fields are `fields`
+    (a conda package also keeps the `license:` and `purls:` of its `entry`)."""
     from functools import partial
 
     if kind == "conda":
         name, version, build, build_number, channel, subdir, md5, sha256, depends = fields
+        license, purls = _license_and_purls(entry)
         return partial(
             _conda_package, "conda", name, version, build, build_number, channel, subdir, loc, md5, sha256,
-            depends,
+            depends, license, purls,
         )  # fmt: skip
     name, version, md5, sha256, depends, editable = fields
     return partial(_pip_package, "pip", name, version, loc, sha256, md5, depends, editable)
+
+
+def _license_and_purls(entry) -> tuple[str | None, tuple[str, ...]]:
+    """The `license:` and `purls:` pixi records for a conda package (its PyPI identity: the package
+    URLs of conda-forge's mapping); a value of another shape is left out, not an error: only the
+    audit reads them."""
+    if type(entry) is not YamlMap:
+        return None, ()
+    license, purls = entry.get("license"), entry.get("purls")
+    if type(license) is not str:
+        license = None
+    if purls and isinstance(purls, list):
+        return license, tuple(p for p in purls if type(p) is str)
+    return license, ()
 
 
 def _platform_packages(
@@ -327,7 +343,7 @@ def _resolve(
     if fields is None:
         fields = parsed[id(entry)] = READERS[kind](entry, loc, where)
         if len(candidates) == 1 and kind != "conda_source":
-            maker = _maker(kind, loc, fields)
+            maker = _maker(kind, loc, fields, entry)
             parsed.setdefault("plain references", {}).setdefault(kind, {})[loc] = maker
             if ref is None:
                 return maker(platform, line)
@@ -336,7 +352,7 @@ def _resolve(
         fields = fields[:-1]
     if kind == "pypi" and ref is not None and "editable" in ref:
         fields = (*fields[:-1], ref.flag("editable") or is_path(loc))
-    return _maker(kind, loc, fields)(platform, line)
+    return _maker(kind, loc, fields, entry)(platform, line)
 
 
 def _reference(raw, path: str, line: int | None, filename: str | None) -> tuple[Fields, tuple[str, str]]:

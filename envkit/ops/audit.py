@@ -8,67 +8,19 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from envkit.audit.config import FAIL_ON, AuditConfig
-from envkit.audit.match import AuditTarget, Unknown, Vulnerability
+from envkit.audit.match import AuditTarget, Unknown
+from envkit.audit.result import AuditResult
 
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.audit.index import Index
-    from envkit.audit.licences import Licence
     from envkit.audit.vex import VexStatement
     from envkit.model import LiveEnv, LockedPackage, PipDist
 
-_SEVERITY_RANK = {"low": 2, "medium": 3, "high": 4, "critical": 5}
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class AuditResult:
-    """What an audit found.  `vulnerabilities` count; `ignored` are silenced (their `ignored`
-    says why); `lapsed` are the ignores past their date (their advisories count again);
-    `clean`: packages with a PyPI identity that no advisory affects."""
-
-    sources: tuple[str, ...]
-    db: str
-    records: int
-    index_path: str | None
-    index_built: bool
-    audited: int
-    clean: int
-    vulnerabilities: tuple[Vulnerability, ...]
-    ignored: tuple[Vulnerability, ...] = ()
-    unknown: tuple[Unknown, ...] = ()
-    licences: tuple[Licence, ...] = ()
-    lapsed: tuple[str, ...] = ()
-    fail_on: str = "any"
-
-    @property
-    def vulnerable(self) -> int:
-        """The number of packages with at least one counted advisory."""
-        return len({(v.source, v.manager, v.package, v.version) for v in self.vulnerabilities})
-
-    def failing(self, v: Vulnerability) -> bool:
-        """Whether vulnerability `v` reaches the fail-on level (an unscored one reaches every level)."""
-        if self.fail_on == "never":
-            return False
-        if self.fail_on in ("unknown", "any") or v.advisory.severity == "unknown":
-            return True
-        return _SEVERITY_RANK.get(v.advisory.severity, 0) >= _SEVERITY_RANK[self.fail_on]
-
-    @property
-    def failed(self) -> bool:
-        """Whether anything reaches the fail-on level: a vulnerability, a licence not allowed, or
-        (fail-on `unknown`) anything that cannot be known."""
-        if self.fail_on == "never":
-            return False
-        if any(self.failing(v) for v in self.vulnerabilities):
-            return True
-        if any(lic.status in ("denied", "not-allowed") for lic in self.licences):
-            return True
-        if self.fail_on == "unknown":
-            return bool(self.unknown) or any(lic.status == "unknown" for lic in self.licences)
-        return False
+__all__ = ["AuditResult", "audit", "fetch"]
 
 
 @dataclass(slots=True)
@@ -96,7 +48,7 @@ def audit(
     AuditDbError when there is no database, UsageError for an unknown fail-on level, and the
     readers' errors for a source that cannot be read."""
     from envkit.audit.index import open_index
-    from envkit.audit.match import scan
+    from envkit.audit.result import assess
     from envkit.errors import UsageError
 
     config = config or AuditConfig()
@@ -105,27 +57,18 @@ def audit(
         raise UsageError(f"unknown fail-on level {level!r}: one of {', '.join(FAIL_ON)}")
     read = _read_sources(sources, live)
     index = open_index(db or config.db)
-    found = scan(read.targets, index)
-    statements = _vex(vex)
-    counted, ignored, lapsed = _apply_ignores(
-        found.vulnerabilities, config, statements, today or dt.date.today()
-    )
-    allow = tuple(license_allow) or config.license_allow
-    deny = tuple(license_deny) or config.license_deny
-    return AuditResult(
-        sources=tuple(t.label for t in read.targets),
+    return assess(
+        read.targets,
+        index,
         db=str(db or config.db or ""),
-        records=index.records,
-        index_path=index.path,
-        index_built=index.built,
-        audited=found.audited + len(read.unknown),
-        clean=found.clean,
-        vulnerabilities=tuple(counted),
-        ignored=tuple(ignored),
-        unknown=tuple(read.unknown + found.unknown),
-        licences=tuple(_licences(read, allow, deny)),
-        lapsed=tuple(lapsed),
-        fail_on=level,
+        config=config,
+        level=level,
+        unknown=read.unknown,
+        dists=read.dists,
+        statements=_vex(vex),
+        license_allow=license_allow,
+        license_deny=license_deny,
+        today=today,
     )
 
 
@@ -138,6 +81,7 @@ def _vex(path: str | None) -> list[VexStatement]:
 
 
 def _read_sources(sources: Sequence[str], live: LiveEnv | None) -> _Read:
+    from envkit.audit.result import view_target
     from envkit.model import resolved_view
     from envkit.sources import resolve
 
@@ -148,12 +92,7 @@ def _read_sources(sources: Sequence[str], live: LiveEnv | None) -> _Read:
     for label, model in models:
         view = resolved_view(model)  # type: ignore[arg-type]
         if view is not None:
-            kind = "live" if view.live is not None else "lock"
-            out.targets.append(
-                AuditTarget(
-                    label=label, kind=kind, packages=view.packages(), owned=view.owned, lock_kind=view.kind
-                )
-            )
+            out.targets.append(view_target(label, view))
             if view.live is not None:
                 out.dists[label] = (view.live.prefix, view.live.pip_dists)
             continue
@@ -181,45 +120,6 @@ def _spec_packages(model) -> tuple[list[LockedPackage], list[tuple[str, str]]]:
     loose = [(d.name, "conda") for d in model.conda if ("conda", d.name) not in names and d.name != "pip"]
     loose += [(p.name, "pip") for p in model.pip if p.name and ("pip", p.name) not in names]
     return pinned, loose
-
-
-def _apply_ignores(
-    found: Sequence[Vulnerability], config: AuditConfig, statements: Sequence[VexStatement], today: dt.date
-) -> tuple[list[Vulnerability], list[Vulnerability], list[str]]:
-    """(counted, ignored, lapsed ignores): an active ignore or a VEX statement silences a finding."""
-    counted, ignored, lapsed = [], [], []
-    for ig in config.ignore:
-        if not ig.active(today):
-            lapsed.append(f"the ignore of {ig.id} lapsed on {ig.until}: it counts again ({ig.reason})")
-    for v in found:
-        ids = (v.advisory.id, *v.advisory.aliases)
-        reason = next(
-            (f"ignored: {i.reason}" for i in config.ignore if i.id in ids and i.active(today)), None
-        )
-        if reason is None:
-            reason = next(
-                (
-                    f"VEX {s.state}: {s.reason}"
-                    for s in statements
-                    if s.covers(ids, v.manager, v.package, v.version)
-                ),
-                None,
-            )
-        if reason is None:
-            counted.append(v)
-        else:
-            ignored.append(replace(v, ignored=reason))
-    return counted, ignored, lapsed
-
-
-def _licences(read: _Read, allow: Sequence[str], deny: Sequence[str]) -> list[Licence]:
-    from envkit.audit.licences import licences
-
-    out: list[Licence] = []
-    for t in read.targets:
-        prefix, dists = read.dists.get(t.label, ("", ()))
-        out += licences(t.label, t.packages, dists, prefix=prefix, allow=allow, deny=deny)
-    return out
 
 
 def fetch(directory: str) -> tuple[str, Index]:

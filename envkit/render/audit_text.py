@@ -12,21 +12,9 @@ def _where(source: str, line: int | None) -> str:
     return f"{source}:{line}" if line else source
 
 
-def _severity(v) -> str:
-    a = v.advisory
-    return f"{a.severity} {a.score}" if a.score is not None else a.severity
-
-
 def vulnerability_line(v) -> str:
     """`file:line: PYSEC-... (CVE-..., GHSA-...) high 7.5: aiohttp 3.8.5 (pip): summary; fix: ...`"""
-    a = v.advisory
-    aliases = f" ({', '.join(a.aliases)})" if a.aliases else ""
-    on = f" on {', '.join(v.platforms)}" if len(v.platforms) == 1 else ""
-    fix = f"; fix: {v.fix}" if v.fix else "; no fixed version recorded"
-    return (
-        f"{_where(v.source, v.line)}: {a.id}{aliases} {_severity(v)}: {v.package} {v.version} "
-        f"({v.manager}{on}): {a.summary}{fix}"
-    )
+    return f"{_where(v.source, v.line)}: {v.describe()}"
 
 
 def _grouped(items: Iterable, key, label) -> list[str]:

@@ -12,7 +12,7 @@ import pytest
 import yaml
 from conftest import DATA
 
-from envkit.audit.cvss import base_score, rating
+from envkit.audit.cvss import base_score, rating, version
 from envkit.audit.index import AuditDbError, open_index
 from envkit.audit.licences import to_spdx, verdict, wheel_licence
 from envkit.audit.match import pypi_identity
@@ -115,15 +115,50 @@ def test_cvss_3_base_scores_match_first_calculator(vector, score, level):
     assert base_score(vector) == score and rating(score) == level
 
 
-def test_cvss_2_and_4_vectors_are_not_scored():
-    assert base_score("AV:N/AC:L/Au:N/C:P/I:P/A:P") is None
-    assert base_score("CVSS:4.0/AV:N/AC:L/AT:N/PR:N/UI:N/VC:H/VI:H/VA:H/SC:N/SI:N/SA:N") is None
+@pytest.mark.parametrize(
+    "vector,score,level",
+    [
+        # FIRST's CVSS v2 guide, section 3.3: CVE-2002-0392, CVE-2003-0818, CVE-2003-0062
+        ("AV:N/AC:L/Au:N/C:N/I:N/A:C", 7.8, "high"),
+        ("AV:N/AC:L/Au:N/C:C/I:C/A:C", 10.0, "high"),
+        ("AV:L/AC:H/Au:N/C:C/I:C/A:C", 6.2, "medium"),
+        # CVSS 4.0 (FIRST's calculator); the first is the vector GitHub gives CVE-2024-56201 (jinja2)
+        ("CVSS:4.0/AV:L/AC:L/AT:P/PR:L/UI:P/VC:H/VI:H/VA:H/SC:N/SI:N/SA:N", 5.4, "medium"),
+        ("CVSS:4.0/AV:N/AC:L/AT:N/PR:N/UI:N/VC:H/VI:H/VA:H/SC:N/SI:N/SA:N", 9.3, "critical"),
+        ("CVSS:4.0/AV:N/AC:L/AT:N/PR:N/UI:N/VC:H/VI:H/VA:H/SC:H/SI:H/SA:H", 10.0, "critical"),
+        ("CVSS:4.0/AV:N/AC:L/AT:N/PR:N/UI:N/VC:N/VI:N/VA:N/SC:N/SI:N/SA:N", 0.0, "none"),
+    ],
+)
+def test_cvss_2_and_4_base_scores_per_their_specifications(vector, score, level):
+    assert base_score(vector) == score and rating(score, version(vector)) == level
+
+
+def test_incomplete_vectors_are_not_scored():
+    assert base_score("CVSS:4.0/AV:N/AC:L/AT:N/PR:N/UI:N/VC:H/VI:H/VA:H") is None  # no SC/SI/SA
+    assert base_score("CVSS:2.0/AV:N") is None
+    assert base_score("not a vector") is None
+
+
+def test_the_newest_cvss_version_of_a_record_rates_it():
+    # the real GitHub record (CVSS 3.1: 6.1, medium) with a 4.0 vector beside it, as OSV records
+    # carry both: the 4.0 one (FIRST's calculator: 9.3, critical) rates it, in either order
+    ghsa = json.loads((OSV / "ghsa" / "GHSA-j8r2-6x86-q33q.json").read_text(encoding="utf-8"))
+    v4 = "CVSS:4.0/AV:N/AC:L/AT:N/PR:N/UI:N/VC:H/VI:H/VA:H/SC:N/SI:N/SA:N"
+    ghsa["severity"] = ghsa["severity"] + [{"type": "CVSS_V4", "score": v4}]
+    [(_n, adv)] = list(advisories(ghsa))
+    assert (adv.severity, adv.score, adv.vector) == ("critical", 9.3, v4)
+    ghsa["severity"] = ghsa["severity"][::-1]
+    [(_n, adv)] = list(advisories(ghsa))
+    assert (adv.severity, adv.score, adv.vector) == ("critical", 9.3, v4)
+    ghsa["severity"][0] = {"type": "CVSS_V4", "score": "CVSS:4.0/AV:N"}  # unscorable: the 3.1 one rates it
+    [(_n, adv)] = list(advisories(ghsa))
+    assert (adv.severity, adv.score) == ("medium", 6.1)
 
 
 def test_index_is_built_once_then_read_from_its_cache(db, cache):
     first = open_index(db, {"XDG_CACHE_HOME": str(cache)})
     assert first.built and first.path == os.path.join(db, ".envkit-index.json")
-    assert first.records == 55
+    assert first.records == 56
     assert [a.id for a in first.lookup("requests")][-1] == "PYSEC-2023-74"
     assert [a.id for a in first.lookup("requests")][0] == "GHSA-j8r2-6x86-q33q"
     again = open_index(db, {"XDG_CACHE_HOME": str(cache)})

@@ -80,6 +80,9 @@ def test_registry_has_every_rule_of_the_issue_in_order():
         "machine-cuda-driver",
         "machine-gpu-arch",
         "machine-wheel-tag",
+        "known-vulnerability",
+        "licence-not-allowed",
+        "no-advisory-source",
     ]
     for r in all_rules().values():
         assert r.severity in ("error", "warning", "info") and r.summary and r.description
