@@ -66,3 +66,30 @@ def run_manifest_check(o, text: str, fmt: str) -> int:
     verdict = check_manifest(text, o.spec_file, read_text(lock_file), lock_file, environment=o.environment)
     echo(render("manifest-check", o.output_format, verdict), nl=False)
     return 0 if verdict.ok else 1
+
+
+def lock_of(path: str, option: str) -> str:
+    """The lock a command that compares with exact packages (`fleet --lock`) reads for `path`: the
+    file itself when it is no manifest, else the lock its tool wrote beside it (a note says which);
+    UsageError when a manifest has none."""
+    from envkit.errors import UsageError, Where
+    from envkit.lock.manifest_check import LOCK_NAMES, lock_beside
+    from envkit.output import note
+
+    manifest = manifest_of(path)
+    if manifest is None:
+        return path
+    fmt = manifest[1]
+    lock = lock_beside(path, fmt)
+    if lock is None:
+        raise UsageError(
+            f"a manifest, not a lock: {option} compares with exact packages, and there is no "
+            f"{LOCK_NAMES[fmt]} beside it",
+            where=Where(file=path),
+            hint=f"run `{_TOOLS[fmt]}`, or give {option} the lock",
+        )
+    note(
+        f"{path} is a manifest: {option} reads {lock}, the lock beside it "
+        f"(`envkit lock --check -f {path}` says whether it is fresh)"
+    )
+    return lock
