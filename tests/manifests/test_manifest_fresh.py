@@ -30,6 +30,8 @@ VERDICTS = {
     "uv-docker-groups": ("pyproject.toml", "uv.lock", 0),
     "uv-fastapi": ("pyproject.toml", "uv.lock", 0),
     "uv-nanochat": ("pyproject.toml", "uv.lock", 1),
+    "pylock-raspiaprs": ("pyproject.toml", "pylock.toml", 0),
+    "stale-pylock-raspiaprs": ("pyproject.toml", "pylock.toml", 1),
 }
 
 
@@ -45,7 +47,9 @@ def test_lock_check_gives_the_owners_verdict_on_every_real_pair(folder):
     assert r.exit_code == VERDICTS[folder][2], r.stdout + r.stderr
     doc = json.loads(run_envkit("lock", "--check", "-f", manifest, "--lock", lock, "--format", "json").stdout)
     assert doc["ok"] is (VERDICTS[folder][2] == 0)
-    assert doc["tool"] == ("uv" if lock.endswith("uv.lock") else "pixi")
+    assert (
+        doc["tool"] == {"uv.lock": "uv", "pixi.lock": "pixi", "pylock.toml": "pylock"}[os.path.basename(lock)]
+    )
 
 
 def test_a_stale_pixi_lock_says_why_per_environment_and_platform():
@@ -334,3 +338,34 @@ def test_a_channel_appended_makes_the_pixi_lock_stale_as_pixi_says(tmp_path):
         f"{tmp_path / 'pixi.toml'}:2: py312: channels: channels are https://conda.anaconda.org/conda-forge, "
         "https://conda.anaconda.org/bioconda; locked with https://conda.anaconda.org/conda-forge"
     )
+
+
+def test_a_pylock_beside_a_pyproject_is_judged_by_its_content():
+    manifest, lock = _paths("stale-pylock-raspiaprs")
+    r = run_envkit("lock", "--check", "-f", manifest)
+    assert r.stdout.splitlines() == [
+        f"{manifest}:33: project: changed: psutil>=7.2.1: locked psutil 7.2.0",
+        f"{lock} is stale for {manifest} (pylock's rules; project): 1 change(s); "
+        "run `uv export --format pylock.toml`",
+    ]
+    r = run_envkit("check", manifest, lock)
+    assert r.stdout.splitlines()[0] == (
+        f"{manifest}:33: error lock-unsatisfied: project: psutil>=7.2.1: locked psutil 7.2.0 ({lock})"
+    )
+
+
+def test_a_pylock_may_leave_out_a_requirement_its_marker_excludes(tmp_path):
+    src = MANIFESTS / "pylock-raspiaprs"
+    text = (src / "pyproject.toml").read_text()
+    text = text.replace(
+        '"psutil>=7.2.1",', '"psutil>=7.2.1",\n  "pywin32>=300; sys_platform == \'win32\'",\n  "rich>=13",'
+    )
+    (tmp_path / "pyproject.toml").write_text(text)
+    shutil.copy(src / "pylock.toml", tmp_path / "pylock.toml")
+    doc = json.loads(
+        run_envkit("lock", "--check", "-f", str(tmp_path / "pyproject.toml"), "--format", "json").stdout
+    )
+    assert [(c["severity"], c["name"], c["line"]) for c in doc["changes"]] == [
+        ("note", "pywin32", 34),
+        ("stale", "rich", 35),
+    ]
