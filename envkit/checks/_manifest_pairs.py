@@ -50,13 +50,13 @@ def pair_manifests(targets: list[Target]) -> None:
     """Pair each manifest target not yet paired with the lock target its tool writes beside it
     (pixi.toml or a pyproject with [tool.pixi] -> pixi.lock, pyproject.toml -> uv.lock, else a
     pylock.toml), in place."""
-    from envkit.lock.manifest_check import lock_names
-
     locks = {os.path.realpath(t.path): t for t in targets if t.kind == "lock"}
     for t in targets:
         fmt = manifest_format_of(t) if t.lock is None else None
         if fmt is None:
             continue
+        from envkit.lock.manifest_check import lock_names  # only for a manifest: no lock code otherwise
+
         here = os.path.dirname(t.path)
         found = (locks.get(os.path.realpath(os.path.join(here, n))) for n in lock_names(fmt))
         lock = next((x for x in found if x is not None), None)

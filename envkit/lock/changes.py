@@ -30,3 +30,8 @@ class Change:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+def stale(*, what: str, message: str, **fields) -> Change:
+    """A Change that makes the lock stale."""
+    return Change(severity="stale", what=what, message=message, **fields)

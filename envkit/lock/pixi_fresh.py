@@ -13,7 +13,7 @@ from __future__ import annotations
 from envkit.conda.names import pep503
 from envkit.formats._manifest import Entry
 from envkit.formats.pixitoml import PixiManifest, read_manifest
-from envkit.lock.changes import Change
+from envkit.lock.changes import Change, stale
 from envkit.model import Lock, LockedPackage
 
 _ANACONDA = "https://conda.anaconda.org/"
@@ -43,8 +43,7 @@ def pixi_changes(
         lk = locked.get(env.name)
         if lk is None:
             out.append(
-                Change(
-                    severity="stale",
+                stale(
                     what="missing-environment",
                     environment=env.name,
                     line=env.line or m.line_of("environments"),
@@ -59,8 +58,7 @@ def pixi_changes(
             if name not in m.environments:
                 # pixi's satisfiability fails on it, and `pixi lock` rewrites the lock without it
                 out.append(
-                    Change(
-                        severity="stale",
+                    stale(
                         what="extra-environment",
                         environment=name,
                         message=f"the lock has environment {name!r}, which the manifest no longer declares",
@@ -96,8 +94,7 @@ def _environment(
         if k == p and subdirs.get(p, m.subdir(p)) != m.subdir(p):
             msg = f"platform {p} is {m.subdir(p)}; the lock has it as {subdirs[p]}"
             out.append(
-                Change(
-                    severity="stale",
+                stale(
                     what="changed-platform",
                     environment=env.name,
                     platform=p,
@@ -154,8 +151,7 @@ def _virtual_packages(m: PixiManifest, env, keys: dict, details, line: int | Non
             got = ", ".join(f"{n}={locked[n]}" for n in differ if n in locked) or "none"
             msg = f"platform {p} declares virtual packages {said}; the lock was solved with {got}"
             out.append(
-                Change(
-                    severity="stale",
+                stale(
                     what="changed-platform",
                     environment=env.name,
                     platform=p,
@@ -187,8 +183,7 @@ def _no_build(m: PixiManifest, env, lk: Lock) -> list[Change]:
     )
     line = m.line_of("pypi-options", "no-build") or m.line_of("workspace", "pypi-options", "no-build")
     return [
-        Change(
-            severity="stale",
+        stale(
             what="options",
             environment=env.name,
             name=n,
@@ -212,8 +207,7 @@ def _channels(m: PixiManifest, env, lk: Lock) -> list[Change]:
     # channels appended at a lower priority keep the locked packages valid, but pixi still calls the
     # lock out of date (EnvironmentUnsat::ChannelsExtended) and rewrites its channel list
     return [
-        Change(
-            severity="stale",
+        stale(
             what="channels",
             environment=env.name,
             line=m.line_of("workspace", "channels") or m.line_of("project", "channels"),
@@ -250,8 +244,7 @@ def _options(m: PixiManifest, env, lk: Lock) -> list[Change]:
             line = m.line_of("workspace", *key.split(".")) or m.line_of(*key.split("."))
             msg = f"{key} is {want or 'not set'}; the lock was solved with {got or 'none'}"
             out.append(
-                Change(
-                    severity="stale",
+                stale(
                     what="options",
                     environment=env.name,
                     name=key,
@@ -287,8 +280,7 @@ def _indexes(m: PixiManifest, env, lk: Lock) -> list[Change]:
     line = m.line_of("workspace", "pypi-options") or m.line_of("pypi-options")
     msg = f"pypi-options are {' '.join(want)}; the lock was solved with {' '.join(got)}"
     return [
-        Change(
-            severity="stale",
+        stale(
             what="options",
             environment=env.name,
             name="pypi-options",
@@ -336,8 +328,7 @@ def _platform(m: PixiManifest, env, platform: str, lk: Lock, key: str, details, 
             locked = f"{pkg.name} {pkg.version}" + (f" {pkg.build}" if pkg.build else "")
             what, msg = "changed", f"{e.spec}: locked {locked} does not match"
         out.append(
-            Change(
-                severity="stale",
+            stale(
                 what=what,
                 message=msg,
                 environment=env.name,
@@ -371,8 +362,7 @@ def _index(env: str, platform: str, e: Entry, locked: str | None, lk: Lock) -> l
     if locked.rstrip("/") in want:
         return []
     return [
-        Change(
-            severity="stale",
+        stale(
             what="index",
             environment=env,
             platform=platform,

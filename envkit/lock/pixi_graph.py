@@ -18,7 +18,7 @@ import posixpath
 from dataclasses import dataclass, field
 
 from envkit.conda.names import pep503
-from envkit.lock.changes import Change
+from envkit.lock.changes import Change, stale
 from envkit.model import LockedPackage
 
 
@@ -109,8 +109,7 @@ class _Walk:
         if line is None:
             line, key = self.lines.get(name, (None, None))
         self.out.append(
-            Change(
-                severity="stale",
+            stale(
                 what=what,
                 environment=self.env,
                 platform=self.platform,
@@ -293,8 +292,7 @@ def conda_for_pypi(env: str, platform: str, reached: tuple[set[str], set[str]]) 
     request of some environment of the group too (else it should have been a PyPI package)."""
     by_conda, by_pypi = reached
     return [
-        Change(
-            severity="stale",
+        stale(
             what="conda-for-pypi",
             environment=env,
             platform=platform,
@@ -335,8 +333,7 @@ def wheel_tags(env: str, platform: str, pkgs, declared_vps: dict[str, str], line
             have = ".".join(map(str, limits[kind]))
             msg = f"{file} needs {kind} {'.'.join(map(str, version))}; the system-requirements give {have}"
             out.append(
-                Change(
-                    severity="stale",
+                stale(
                     what="wheel-tags",
                     environment=env,
                     platform=platform,

@@ -9,7 +9,7 @@ requirement needs a package of its name.
 from __future__ import annotations
 
 from envkit.conda.names import pep503
-from envkit.lock.changes import Change
+from envkit.lock.changes import Change, stale
 
 #: a lock's `created-by` -> the command that writes it again
 RELOCK = {
@@ -72,8 +72,7 @@ def _judge(env: str, e, pkgs: list) -> Change | None:
     if any(pip_version_satisfies(spec, p.version) for p in pkgs):
         return None
     versions = ", ".join(sorted({p.version for p in pkgs}))
-    return Change(
-        severity="stale",
+    return stale(
         what="changed",
         environment=env,
         name=e.name,
