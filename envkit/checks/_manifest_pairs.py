@@ -5,13 +5,36 @@ verdict's changes become the lock rules' problems (`stale-lock`, `lock-unsatisfi
 from __future__ import annotations
 
 import os
+import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.checks.core import Target
 
+#: the manifests and the locks their tools write that `envkit check` finds in a folder (after
+#: targets.DISCOVER's files): pixi.lock is among those already
+DISCOVER_MANIFESTS = ("pixi.toml", "pyproject.toml", "uv.lock", "pylock.toml")
+#: a pyproject.toml that asks for packages (one of tool settings only is not a spec)
+_PYPROJECT_SPEC = re.compile(r"^\[(?:project|dependency-groups|tool\.uv|tool\.pixi)[.\]]", re.MULTILINE)
+
 #: a verdict's change -> the LockProblem kind the lock rules report
 _KINDS = {"added": "missing", "changed": "unsatisfied", "missing-platform": "missing-platform"}
+
+
+def discover_manifests(directory: str | os.PathLike[str]) -> list[str]:
+    """The files of DISCOVER_MANIFESTS in `directory` (a pyproject.toml only when it asks for
+    packages), as paths joined to it."""
+    out = []
+    for name in DISCOVER_MANIFESTS:
+        path = os.path.join(directory, name)
+        if not os.path.isfile(path):
+            continue
+        if name == "pyproject.toml":
+            with open(path, encoding="utf-8", errors="replace") as f:
+                if not _PYPROJECT_SPEC.search(f.read()):
+                    continue
+        out.append(path)
+    return out
 
 
 def manifest_format_of(target: Target) -> str | None:
@@ -25,15 +48,18 @@ def manifest_format_of(target: Target) -> str | None:
 
 def pair_manifests(targets: list[Target]) -> None:
     """Pair each manifest target not yet paired with the lock target its tool writes beside it
-    (pixi.toml or a pyproject with [tool.pixi] -> pixi.lock, pyproject.toml -> uv.lock), in place."""
-    from envkit.formats._manifest import LOCK_NAMES
-
+    (pixi.toml or a pyproject with [tool.pixi] -> pixi.lock, pyproject.toml -> uv.lock, else a
+    pylock.toml), in place."""
     locks = {os.path.realpath(t.path): t for t in targets if t.kind == "lock"}
     for t in targets:
         fmt = manifest_format_of(t) if t.lock is None else None
         if fmt is None:
             continue
-        lock = locks.get(os.path.realpath(os.path.join(os.path.dirname(t.path), LOCK_NAMES[fmt])))
+        from envkit.lock.manifest_check import lock_names  # only for a manifest: no lock code otherwise
+
+        here = os.path.dirname(t.path)
+        found = (locks.get(os.path.realpath(os.path.join(here, n))) for n in lock_names(fmt))
+        lock = next((x for x in found if x is not None), None)
         if lock is not None:
             t.lock = lock
             lock.spec = lock.spec or t

@@ -17,11 +17,16 @@ DISCOVER = ("environment.yml", "environment.yaml", "conda-lock.yml", "pixi.lock"
 
 
 def discover(directory: str | os.PathLike[str] = ".") -> list[str]:
-    """The files of DISCOVER that exist in `directory`, as paths relative to it."""
+    """The files of DISCOVER that exist in `directory`, then its manifests and their locks
+    (envkit.checks._manifest_pairs.discover_manifests), as paths relative to it."""
+    from envkit.checks._manifest_pairs import discover_manifests
+
+    here = str(directory) in ("", ".")
     out = []
     for name in DISCOVER:
         if os.path.isfile(os.path.join(directory, name)):
-            out.append(name if str(directory) in ("", ".") else os.path.join(directory, name))
+            out.append(name if here else os.path.join(directory, name))
+    out += (os.path.basename(p) if here else p for p in discover_manifests(directory))
     return out
 
 

@@ -22,12 +22,32 @@ def manifest_of(path: str) -> tuple[str, str] | None:
     return (text, fmt) if fmt else None
 
 
-def refuse_solve(path: str, fmt: str) -> None:
+def is_pdm(path: str, text: str) -> bool:
+    """Whether a pyproject.toml is PDM's project: a `[tool.pdm]` table, or a pdm.lock beside it
+    and no uv.lock."""
+    import os
+    import re
+
+    here = os.path.dirname(path)
+    if os.path.isfile(os.path.join(here, "uv.lock")):
+        return False
+    return bool(re.search(r"^\[tool\.pdm[.\]]", text, re.MULTILINE)) or os.path.isfile(
+        os.path.join(here, "pdm.lock")
+    )
+
+
+def refuse_solve(path: str, fmt: str, text: str = "") -> None:
     """UsageError: envkit does not solve a manifest; the owner's command does."""
     from envkit.errors import UsageError, Where
 
     tool = "pixi lock" if fmt == "pixi-manifest" else "uv lock"
     what = "a pixi manifest" if fmt == "pixi-manifest" else "a pyproject.toml"
+    if fmt == "pyproject" and is_pdm(path, text):
+        raise UsageError(
+            "a PDM project is locked by pdm, not envkit: run `pdm lock`",
+            where=Where(file=path),
+            hint="`pdm lock --check` says whether its pdm.lock is fresh",
+        )
     raise UsageError(
         f"{what} is solved by {tool.split()[0]}, not envkit: run `{tool}`",
         where=Where(file=path),
@@ -41,7 +61,7 @@ def run_manifest(o, chosen: str) -> int | None:
     if manifest is None:
         return None
     if chosen == "spec":
-        refuse_solve(o.spec_file, manifest[1])
+        refuse_solve(o.spec_file, manifest[1], manifest[0])
     return run_manifest_check(o, *manifest)
 
 
@@ -58,6 +78,12 @@ def run_manifest_check(o, text: str, fmt: str) -> int:
             "records what its tool was given"
         )
     lock_file = o.lock_file or lock_beside(o.spec_file, fmt)
+    if lock_file is None and fmt == "pyproject" and is_pdm(o.spec_file, text):
+        raise UsageError(
+            f"{o.spec_file} is a PDM project ([tool.pdm] or a pdm.lock beside it): its lock is "
+            "pdm.lock, whose freshness PDM judges: run `pdm lock --check`",
+            hint="envkit judges a pyproject.toml's uv.lock and a pixi manifest's pixi.lock",
+        )
     if lock_file is None:
         raise UsageError(
             f"no {LOCK_NAMES[fmt]} beside {o.spec_file}",
@@ -66,3 +92,30 @@ def run_manifest_check(o, text: str, fmt: str) -> int:
     verdict = check_manifest(text, o.spec_file, read_text(lock_file), lock_file, environment=o.environment)
     echo(render("manifest-check", o.output_format, verdict), nl=False)
     return 0 if verdict.ok else 1
+
+
+def lock_of(path: str, option: str) -> str:
+    """The lock a command that compares with exact packages (`fleet --lock`) reads for `path`: the
+    file itself when it is no manifest, else the lock its tool wrote beside it (a note says which);
+    UsageError when a manifest has none."""
+    from envkit.errors import UsageError, Where
+    from envkit.lock.manifest_check import LOCK_NAMES, lock_beside
+    from envkit.output import note
+
+    manifest = manifest_of(path)
+    if manifest is None:
+        return path
+    fmt = manifest[1]
+    lock = lock_beside(path, fmt)
+    if lock is None:
+        raise UsageError(
+            f"a manifest, not a lock: {option} compares with exact packages, and there is no "
+            f"{LOCK_NAMES[fmt]} beside it",
+            where=Where(file=path),
+            hint=f"run `{_TOOLS[fmt]}`, or give {option} the lock",
+        )
+    note(
+        f"{path} is a manifest: {option} reads {lock}, the lock beside it "
+        f"(`envkit lock --check -f {path}` says whether it is fresh)"
+    )
+    return lock

@@ -115,11 +115,13 @@ def check(
 ) -> int:
     """Check environment files, locks and live environments (the CI gate).
 
-    With no FILE (and no -n/-p), checks environment.yml / environment.yaml, conda-lock.yml and
-    pixi.lock in the current directory; a directory FILE, those files in it and every folder below
-    it (not hidden ones).  FILE (or LOCK) '-' reads standard input, once.  A lock is compared with
-    its spec when they are paired: --lock, the lock's `sources:` (relative to the lock), or one spec
-    and one conda-lock.yml of one folder checked together.
+    With no FILE (and no -n/-p), checks environment.yml / environment.yaml, conda-lock.yml,
+    pixi.lock and the manifests with their locks (pixi.toml, a pyproject.toml that asks for
+    packages, uv.lock, pylock.toml) in the current directory; a directory FILE, those files in it
+    and every folder below it (not hidden ones).  FILE (or LOCK) '-' reads standard input, once.  A
+    lock is compared with its spec when they are paired: --lock, the lock's `sources:` (relative to
+    the lock), one spec and one conda-lock.yml of one folder checked together, or a manifest and
+    the lock its tool writes beside it.
 
     Exit codes: 0 no finding at or above --fail-on, 1 findings, 2 usage or parse error.
     `envkit explain RULE` describes a rule with an example.

@@ -46,7 +46,7 @@ FORMATS = ("text", "json", "markdown", "html")
     "lock",
     metavar="LOCK",
     help="Also compare every host with this lock (conda-lock.yml, pixi.lock, ...) and check it "
-    "against each machine.",
+    "against each machine; a manifest (pixi.toml, pyproject.toml) means the lock beside it.",
 )
 @click.option("--platform", metavar="P", help="Platform of a multi-platform lock or collected file.")
 @click.option("--no-machine", is_flag=True, help="Do not probe the machines (group by environment only).")
@@ -68,11 +68,14 @@ def fleet(sources, env, via, jobs, timeout, lock, platform, no_machine, fmt, out
     BatchMode=yes (it never asks for a password).  Exit codes: 0 every host the same (and like
     the lock), 1 hosts differ or could not be read, 2 error.
     """
+    from envkit.commands._lock_manifest import lock_of
     from envkit.fleet import fleet as run_fleet
     from envkit.io import emit
     from envkit.output import warn
     from envkit.render import render
 
+    if lock:  # a manifest (pixi.toml, pyproject.toml) stands for the lock its tool wrote beside it
+        lock = lock_of(lock, "--lock")
     report = run_fleet(
         list(sources),
         env=env,

@@ -31,6 +31,8 @@ class Entry:
     editable: bool = False
     #: a conditional dependency's virtual-package condition (pixi's `when = "__cuda>=12"`)
     when: str | None = None
+    #: a PyPI request's own index (pixi's `index = "https://..."`)
+    index: str | None = None
     key: str = ""
     line: int | None = None
 

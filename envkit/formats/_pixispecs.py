@@ -84,6 +84,7 @@ def pypi_entry(name: str, value: Any, where: tuple[str, int | None]) -> Entry:
         source=source,
         editable=bool(value.get("editable", False)),
         marker=value["env-markers"] if isinstance(value.get("env-markers"), str) else None,
+        index=value["index"] if isinstance(value.get("index"), str) else None,
         key=key,
         line=line,
     )

@@ -388,7 +388,8 @@ def read_pixi_manifest(text: str, filename: str | None = None, *, environment: s
         conda=conda,
         pip=pip,
         platforms=plats,
-        has_pip_section=bool(pip),
+        # pixi installs its pypi-dependencies itself (with uv), not with a conda `pip`
+        has_pip_section=False,
         source=filename,
         lines=tuple(lines),
     )

@@ -49,6 +49,14 @@ def load(text: str, filename: str | None) -> tuple[dict[str, Any], dict[Path, in
         check_keys(data.get("project") or {}, PROJECT_KEYS, ("project",), lines, filename)
         check_keys(tool.get("uv") or {}, UV_KEYS, ("tool", "uv"), lines, filename)
         return data, lines
+    meta = data.get("metadata")
+    if isinstance(meta, dict) and "lock_version" in meta and "package" in data:
+        raise ParseError(
+            "a PDM lock (pdm.lock): envkit does not read PDM's lock format",
+            where=Where(file=filename, line=line_of(lines, ("metadata", "lock_version"))),
+            hint="`pdm lock --check` says whether it is fresh for its pyproject.toml; "
+            "`pdm export -f requirements` writes the locked packages in a file envkit reads",
+        )
     if "poetry" in tool:
         raise ParseError(
             "a Poetry pyproject.toml: envkit reads [project], [dependency-groups] and [tool.uv], "
@@ -144,6 +152,27 @@ def group_entries(
     return out
 
 
+def pdm_groups(data: dict[str, Any], lines: dict[Path, int], filename: str | None) -> dict[str, list[Entry]]:
+    """PDM's `[tool.pdm.dev-dependencies]` groups (its dev groups before PEP 735), which `pdm
+    install` installs by default; an editable local path (`-e file:///...`) is the project's own
+    tree, not a requirement, and is left out."""
+    pdm = (data.get("tool") or {}).get("pdm") or {}
+    raw = pdm.get("dev-dependencies") if isinstance(pdm, dict) else None
+    if not isinstance(raw, dict):
+        return {}
+    out: dict[str, list[Entry]] = {}
+    for name, items in raw.items():
+        path = ("tool", "pdm", "dev-dependencies", name)
+        if not isinstance(items, list):
+            raise bad(f"`{dotted(path)}` must be a list of requirements", path, lines, filename)
+        out[name] = [
+            _entry(v, (*path, i), lines, filename)
+            for i, v in enumerate(items)
+            if not (isinstance(v, str) and v.lstrip().startswith("-e"))
+        ]
+    return out
+
+
 def default_groups(data: dict[str, Any], groups: dict[str, list[Entry]]) -> list[str]:
     """The groups `uv sync` installs without flags: `tool.uv.default-groups`, else `dev`."""
     chosen = ((data.get("tool") or {}).get("uv") or {}).get("default-groups")
@@ -164,10 +193,12 @@ def read_pyproject(text: str, filename: str | None = None, *, environment: str |
 
     data, lines = load(text, filename)
     groups = group_entries(data, lines, filename)
+    pdm = {k: v for k, v in pdm_groups(data, lines, filename).items() if k not in groups}
+    groups.update(pdm)
     entries = project_entries(data, lines, "dependencies", filename=filename)
     extras = (data.get("project") or {}).get("optional-dependencies") or {}
     if environment is None:
-        for g in default_groups(data, groups):
+        for g in dict.fromkeys([*default_groups(data, groups), *pdm]):
             entries += groups.get(g, [])
     elif environment in groups:
         entries += groups[environment]

@@ -12,8 +12,11 @@ class Change:
 
     `what`: "added" (asked for, not locked), "removed" (locked as asked for, no longer asked for),
     "changed" (asked for differently than locked), "missing-environment", "missing-platform",
-    "extra-environment", "extra-platform", "channels", "requires-python", "options", "project",
-    "not-judged".  `line` is the manifest line, `locked` what the lock holds."""
+    "extra-environment", "extra-platform", "changed-platform", "channels", "requires-python",
+    "options", "project", "not-judged"; pixi's walk of the locked records adds "dependency" (a
+    requirement of a reached record no locked record meets), "source" (a source package locked as
+    something else), "index" (a PyPI package locked from another index), "conda-for-pypi" and
+    "wheel-tags".  `line` is the manifest line, `locked` what the lock holds."""
 
     severity: str
     what: str
@@ -27,3 +30,8 @@ class Change:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+def stale(*, what: str, message: str, **fields) -> Change:
+    """A Change that makes the lock stale."""
+    return Change(severity="stale", what=what, message=message, **fields)

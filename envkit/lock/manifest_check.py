@@ -1,7 +1,8 @@
 """Is a manifest's lock fresh, by its owner's definition?  pixi.toml / pyproject `[tool.pixi]` beside
 pixi.lock (pixi's satisfiability: channels, platforms, every request satisfied by a locked record),
 pyproject.toml beside uv.lock (`uv lock --check`: the lock's recorded root requirements equal what
-the pyproject asks for).
+the pyproject asks for), pyproject.toml beside a pylock.toml (by content: every requirement locked at
+a version it accepts).
 
     check_manifest(...)   ManifestCheck: each Change (added / removed / changed / missing / ...)
                           with the manifest line, environment and platform
@@ -20,13 +21,16 @@ from envkit.lock.changes import Change
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ManifestCheck:
-    """The verdict: `tool` ("pixi" or "uv", whose definition of fresh was applied) and `changes`."""
+    """The verdict: `tool` ("pixi", "uv", or "pylock" for a pylock.toml judged by its content, whose
+    definition of fresh was applied) and `changes`."""
 
     tool: str
     manifest: str
     lock: str
     environments: tuple[str, ...] = ()
     changes: tuple[Change, ...] = ()
+    #: the command that writes the lock again, where `tool` does not say (a pylock's writer)
+    relock_command: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -35,14 +39,29 @@ class ManifestCheck:
     @property
     def relock(self) -> str:
         """The command that brings the lock up to date."""
+        if self.relock_command:
+            return self.relock_command
         return "pixi lock" if self.tool == "pixi" else "uv lock"
 
 
+#: locks judged beside a manifest when its tool's own is not there
+_ALSO = {"pyproject": ("pylock.toml",)}
+
+
+def lock_names(fmt: str) -> tuple[str, ...]:
+    """The names of the locks judged beside a manifest of `fmt`, in order of preference."""
+    return (LOCK_NAMES[fmt], *_ALSO.get(fmt, ()))
+
+
 def lock_beside(path: str, fmt: str) -> str | None:
-    """The lock `fmt`'s tool writes beside the manifest at `path`, when it exists.  A pyproject
-    with `[tool.pixi]` reads as a pixi manifest: its lock is pixi.lock."""
-    candidate = os.path.join(os.path.dirname(path), LOCK_NAMES[fmt])
-    return candidate if os.path.isfile(candidate) else None
+    """The lock `fmt`'s tool writes beside the manifest at `path`, when it exists (a pyproject's
+    uv.lock, else a pylock.toml).  A pyproject with `[tool.pixi]` reads as a pixi manifest: its lock
+    is pixi.lock."""
+    for name in lock_names(fmt):
+        candidate = os.path.join(os.path.dirname(path), name)
+        if os.path.isfile(candidate):
+            return candidate
+    return None
 
 
 def check_manifest(
@@ -71,6 +90,18 @@ def check_manifest(
 
         envs, changes = uv_changes(manifest_text, manifest_path, lock_text, lock_path)
         tool = "uv"
+    elif fmt == "pyproject" and lock_fmt == "pylock":
+        from envkit.lock.pylock_fresh import pylock_changes
+
+        envs, changes, relock = pylock_changes(manifest_text, manifest_path, lock_text, lock_path)
+        return ManifestCheck(
+            tool="pylock",
+            manifest=manifest_path,
+            lock=lock_path,
+            environments=tuple(envs),
+            changes=tuple(changes),
+            relock_command=relock,
+        )
     else:
         want = LOCK_NAMES.get(fmt or "", "a pixi.lock or uv.lock")
         raise ParseError(

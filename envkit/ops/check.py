@@ -71,8 +71,8 @@ def check_paths(
             found = discover_tree(f)
             if not found:
                 raise UsageError(
-                    f"{f}: a directory with no environment.yml, environment.yaml, conda-lock.yml "
-                    "or pixi.lock in it or below it",
+                    f"{f}: a directory with no environment.yml, environment.yaml, conda-lock.yml, "
+                    "pixi.lock, pixi.toml, pyproject.toml, uv.lock or pylock.toml in it or below it",
                     hint="pass the files to check",
                 )
             paths += found
@@ -82,8 +82,8 @@ def check_paths(
         paths = discover(".")
         if not paths and lock is None:
             raise UsageError(
-                "nothing to check: no file given and no environment.yml, "
-                "environment.yaml, conda-lock.yml or pixi.lock here",
+                "nothing to check: no file given and no environment.yml, environment.yaml, "
+                "conda-lock.yml, pixi.lock, pixi.toml, pyproject.toml, uv.lock or pylock.toml here",
                 hint="pass files, or {} / {} for a live environment",
                 remedy=(Remedy(option="name", metavar="NAME"), Remedy(option="prefix", metavar="PREFIX")),
             )

@@ -39,6 +39,7 @@ def test_check_of_a_directory_checks_its_environment_files(envkit_cli, tmp_path)
     r = envkit_cli("check", str(empty))
     assert r.exit_code == 2
     assert r.stderr == (
-        f"error: {empty}: a directory with no environment.yml, environment.yaml, conda-lock.yml or "
-        "pixi.lock in it or below it\nhint: pass the files to check\n"
+        f"error: {empty}: a directory with no environment.yml, environment.yaml, conda-lock.yml, "
+        "pixi.lock, pixi.toml, pyproject.toml, uv.lock or pylock.toml in it or below it\n"
+        "hint: pass the files to check\n"
     )

@@ -29,6 +29,11 @@ EXPECTED = {
     "uv-docker-groups": ("pyproject.toml", "pyproject", 0, 3, 0),
     "uv-fastapi": ("pyproject.toml", "pyproject", 0, 1, 0),
     "uv-nanochat": ("pyproject.toml", "pyproject", 0, 9, 0),
+    # PDM projects: [project] and [tool.pdm.dev-dependencies] (installed by default) read
+    "pdm-coordfill": ("pyproject.toml", "pyproject", 0, 6, 0),
+    "pylock-raspiaprs": ("pyproject.toml", "pyproject", 0, 7, 0),
+    "stale-pylock-raspiaprs": ("pyproject.toml", "pyproject", 0, 7, 0),
+    "pdm-degan": ("pyproject.toml", "pyproject", 0, 4, 0),
 }
 
 
