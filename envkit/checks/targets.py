@@ -196,12 +196,15 @@ def load_targets_collecting(
         if key not in by_path:
             by_path[key] = load_file(lock, stdin=stdin)
             targets.extend(by_path[key])
-        lock_targets = [t for t in by_path[key] if t.kind == "lock"]
+        from envkit.checks._compiled import is_compiled
+
+        lock_targets = [t for t in by_path[key] if t.kind == "lock" or is_compiled(t)]
         if not lock_targets:
             from envkit.errors import UsageError, Where
 
             raise UsageError(
-                "--lock needs a lock file (conda-lock.yml, pixi.lock, an explicit file)",
+                "--lock needs a lock file (conda-lock.yml, pixi.lock, an explicit file, a "
+                "requirements file pip-compile wrote)",
                 where=Where(file=lock),
             )
     if live is not None:
@@ -213,6 +216,9 @@ def load_targets_collecting(
     from envkit.checks._manifest_pairs import pair_manifests
 
     pair_manifests(targets)
+    from envkit.checks._compiled import pair_compiled
+
+    pair_compiled(targets)
     return targets
 
 
@@ -235,7 +241,7 @@ def pair(targets: list[Target], lock: Target | None = None) -> None:
     exactly one spec and one conda-lock lock or explicit file are checked and nothing paired them,
     with that spec if it sits in the lock's directory.
     """
-    specs = [t for t in targets if t.kind == "spec" and t.env_file is not None]
+    specs = [t for t in targets if t.kind == "spec" and t.env_file is not None and t is not lock]
     if lock is not None:
         for s in specs:
             s.lock = lock
