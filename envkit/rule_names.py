@@ -40,6 +40,7 @@ RULE_ORDER = (
     "yaml-number",
     "pip-lock-missing-hash",
     "lock-python-mismatch",
+    "pip-lock-one-platform",
     "machine-platform",
     "machine-virtual-package",
     "machine-cuda-driver",

@@ -62,6 +62,7 @@ RULE_HOMES: dict[str, RuleHome] = {
     "yaml-number": RuleHome("rules_portability", ("spec", "lock")),
     "pip-lock-missing-hash": RuleHome("rules_piplocks", ("lock",)),
     "lock-python-mismatch": RuleHome("rules_piplocks", ("lock",)),
+    "pip-lock-one-platform": RuleHome("rules_piplocks", ("lock",)),
     "machine-platform": RuleHome("rules_machine", ("lock",), needs_machine=True),
     "machine-virtual-package": RuleHome("rules_machine", ("lock", "live"), needs_machine=True),
     "machine-cuda-driver": RuleHome("rules_machine", needs_machine=True),

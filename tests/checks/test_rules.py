@@ -75,6 +75,7 @@ def test_registry_has_every_rule_of_the_issue_in_order():
         "yaml-number",
         "pip-lock-missing-hash",
         "lock-python-mismatch",
+        "pip-lock-one-platform",
         "machine-platform",
         "machine-virtual-package",
         "machine-cuda-driver",
