@@ -23,6 +23,7 @@ RULE_ORDER = (
     "env-drift",
     "python-abi-mismatch",
     "cuda-mismatch",
+    "cuda-unused",
     "wheel-index",
     "torch-pairing",
     "leaked-secret",

@@ -45,6 +45,7 @@ RULE_HOMES: dict[str, RuleHome] = {
     "env-drift": RuleHome("rules_lock", ("live",)),
     "python-abi-mismatch": RuleHome("rules_builds"),
     "cuda-mismatch": RuleHome("rules_cuda"),
+    "cuda-unused": RuleHome("rules_virtual", ("lock",)),
     "wheel-index": RuleHome("rules_index", ("spec", "lock")),
     "torch-pairing": RuleHome("rules_pairing"),
     "leaked-secret": RuleHome("rules_secrets", ("spec", "lock")),

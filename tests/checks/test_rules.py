@@ -58,6 +58,7 @@ def test_registry_has_every_rule_of_the_issue_in_order():
         "env-drift",
         "python-abi-mismatch",
         "cuda-mismatch",
+        "cuda-unused",
         "wheel-index",
         "torch-pairing",
         "leaked-secret",
