@@ -105,11 +105,12 @@ def _cuda_index(spec: EnvSpec) -> tuple[str, int | None, bool] | None:
 
 def _torch_on_index(p: PipDep, index: tuple[str, int | None, bool], out: SpecCuda) -> None:
     """A torch requirement beside a `/whl/cuXYZ` index: that index's build when the index is the
-    only one, or when an exact pin makes its `+cuXYZ` the highest match; otherwise pip takes
+    only one, or when an `==` pin makes its `+cuXYZ` the highest match; otherwise pip takes
     PyPI's newer torch, whose CUDA only a solve decides."""
     cu, line, beside = index
     pinned = p.specifier[2:].strip() if p.specifier.startswith("==") and "," not in p.specifier else ""
-    if beside and (not pinned or "*" in pinned):
+    # `==2.7.*` too: the index's `2.7.1+cu118` sorts above PyPI's `2.7.1`, so pip takes it
+    if beside and not pinned:
         out.unknown.append(
             (
                 p.line,
@@ -120,7 +121,7 @@ def _torch_on_index(p: PipDep, index: tuple[str, int | None, bool], out: SpecCud
             )
         )
         return
-    version = f"{pinned.split('+')[0] or '0'}+cu{cu}"
+    version = f"{pinned.split('+')[0].removesuffix('.*') or '0'}+cu{cu}"
     out.add(_pip("torch", version, p.line), f"{p.text} (from the cu{cu} index, line {line})")
 
 

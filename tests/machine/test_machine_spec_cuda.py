@@ -71,3 +71,17 @@ def test_a_cuda_package_without_a_version_is_said_not_checked(tmp_path):
     assert _check(tmp_path, "cudatoolkit", "pytorch") == [
         ("info", 5, "cudatoolkit records no CUDA version: not checked against the driver")
     ]
+
+
+def test_a_release_series_pin_with_pypi_beside_is_the_index_build(tmp_path):
+    # what `envkit template pytorch --style pip` writes: the index's 2.7.1+cu118 sorts above
+    # PyPI's 2.7.1, so pip takes the cu118 build
+    found = _check(
+        tmp_path,
+        pip=[
+            "--index-url https://download.pytorch.org/whl/cu118",
+            "--extra-index-url https://pypi.org/simple",
+            "torch==2.7.*",
+        ],
+    )
+    assert found == [("error", 9, "torch==2.7.* (from the cu118 index, line 7) needs CUDA 11.8")]
