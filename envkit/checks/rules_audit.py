@@ -105,8 +105,7 @@ def _result(target: Target, ctx: Context) -> AuditResult | None:
 
 @rule(
     "known-vulnerability",
-    order=36,
-    applies_to=("lock", "live"),
+    order=38,
     severity="error",
     summary="(audit) A package that a known advisory affects (OSV database on disk).",
     description="""
@@ -133,8 +132,7 @@ def known_vulnerability(target: Target, ctx: Context) -> Iterator[Hit]:
 
 @rule(
     "licence-not-allowed",
-    order=37,
-    applies_to=("lock", "live"),
+    order=39,
     severity="error",
     summary="(audit) A package whose licence is denied (`license-deny`) or not on `license-allow`.",
     description="""
@@ -163,8 +161,7 @@ def licence_not_allowed(target: Target, ctx: Context) -> Iterator[Hit]:
 
 @rule(
     "no-advisory-source",
-    order=38,
-    applies_to=("lock", "live"),
+    order=40,
     severity="info",
     summary="(audit) Packages no advisory source speaks for (native libraries): unknown, not clean.",
     description="""

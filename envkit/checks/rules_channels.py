@@ -238,7 +238,7 @@ def _insecure(text: str) -> list[str]:
 
 @rule(
     "insecure-url",
-    order=18,
+    order=19,
     severity="warning",
     summary="`http://` channels or package-index URLs, or `--trusted-host`.",
     description="""

@@ -616,7 +616,7 @@ def _url_path(url: str) -> str | None:
 
 @rule(
     "pip-without-pip",
-    order=21,
+    order=22,
     severity="warning",
     summary="A pip section without `pip` among the conda dependencies.",
     description="""

@@ -21,7 +21,7 @@ def _variant_of(version: str) -> str | None:
 
 @rule(
     "wheel-index",
-    order=14,
+    order=15,
     severity="error",
     summary="A PyTorch `+cuXXX`/`+cpu` wheel from an index that does not serve that variant, or an "
     "unpinned torch that PyPI's newer release takes from a CUDA index.",

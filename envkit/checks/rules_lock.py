@@ -18,6 +18,7 @@ def lock_problems(spec_target: Target, lock_target: Target) -> list:
     if key not in cache:
         import os
 
+        from envkit.checks._compiled import compiled_problems, is_compiled
         from envkit.checks._manifest_pairs import manifest_problems
         from envkit.lock import check_lock
 
@@ -25,6 +26,9 @@ def lock_problems(spec_target: Target, lock_target: Target) -> list:
         judged = manifest_problems(
             spec_target, lock_target
         )  # a pixi.toml / pyproject.toml: its owner's rules
+        compiled = lock_target.env_file if is_compiled(lock_target) else None
+        if judged is None and compiled is not None:
+            judged = compiled_problems(spec, compiled) if spec is not None else []
         if judged is not None:
             cache[key] = judged
         elif spec is not None and lock is not None:
@@ -106,7 +110,9 @@ def stale_lock(target: Target, ctx: Context) -> Iterator[Hit]:
         (conda's match-spec semantics: version, build, build number, channel) on every locked
         platform, and every pip requirement whose marker applies to the platform by a locked pip
         package (PEP 440).  A miss means the lock was made from another spec, or edited by hand.
-        Reported at the spec's line.
+        Reported at the spec's line.  A requirements file that pip-compile or `uv pip compile`
+        wrote is the lock of the `.in` file its header names: each requirement of the `.in` needs
+        a pin there that satisfies it.
 
         Fix: regenerate the lock (`envkit lock -f environment.yml -o conda-lock.yml`).
         """,
@@ -127,7 +133,8 @@ def lock_unsatisfied(target: Target, ctx: Context) -> Iterator[Hit]:
         return
     for p in lock_problems(target, lock_target):
         if p.kind in ("missing", "unsatisfied"):
-            yield Hit(p.line, f"{p.platform}: {p.message} ({lock_target.path})", (p.name,) if p.name else ())
+            scope = f"{p.platform}: " if p.platform else ""
+            yield Hit(p.line, f"{scope}{p.message} ({lock_target.path})", (p.name,) if p.name else ())
 
 
 @rule(
@@ -236,7 +243,7 @@ def _vb(p) -> str:
 
 @rule(
     "missing-hash",
-    order=19,
+    order=20,
     severity="warning",
     summary="A lock entry without an md5 or sha256 checksum.",
     description="""
@@ -341,7 +348,7 @@ def _downloadable(p) -> bool:
 
 @rule(
     "duplicate-key",
-    order=20,
+    order=21,
     severity="error",
     summary="A YAML mapping key given twice.",
     description="""

@@ -10,7 +10,6 @@ platform, environment exports and requirements files by their exact pins (`name=
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from envkit.checks.core import Context, Hit, Target, rule
@@ -85,7 +84,7 @@ _EXAMPLE_TEXT = """
 
 @rule(
     "machine-platform",
-    order=31,
+    order=33,
     needs_machine=True,
     severity="error",
     summary="(--machine) The lock has no packages for the machine's platform.",
@@ -113,7 +112,7 @@ def machine_platform(target: Target, ctx: Context) -> Iterator[Hit]:
 
 @rule(
     "machine-virtual-package",
-    order=32,
+    order=34,
     needs_machine=True,
     severity="error",
     summary="(--machine) A record needs a virtual package (`__glibc >=2.28`, `__cuda`, `__osx`, "
@@ -146,7 +145,7 @@ def machine_virtual_package(target: Target, ctx: Context) -> Iterator[Hit]:
 
 @rule(
     "machine-cuda-driver",
-    order=33,
+    order=35,
     needs_machine=True,
     severity="error",
     summary="(--machine) The CUDA runtime the lock carries is newer than the machine's NVIDIA "
@@ -160,7 +159,10 @@ def machine_virtual_package(target: Target, ctx: Context) -> Iterator[Hit]:
         minimum: no JIT compilation of newer PTX), and when the machine has no NVIDIA driver (the
         CUDA code falls back to the CPU or fails).  The driver's CUDA comes from NVML or
         nvidia-smi; the minimum drivers from NVIDIA's release notes (envkit/conda/cuda_compat.py).
-        Runs only with `--machine`.
+        On a loose spec, a torch beside a `/whl/cuXYZ` index is that index's build when the index
+        is the only one or the pin is exact (`torch==2.5.1`); with PyPI beside it an unpinned
+        torch is PyPI's newer release, and an entry whose CUDA only a solve decides (that, an
+        unversioned `cudatoolkit`) is an info "not checked".  Runs only with `--machine`.
         """,
     example=_EXAMPLE_TEXT,
     example_fixed="$ envkit check conda-lock.yml --machine server.json\nno findings (1 file checked)\n",
@@ -179,8 +181,10 @@ def machine_cuda_driver(target: Target, ctx: Context) -> Iterator[Hit]:
     unknown: list[tuple[int | None, str]] = []
     shown: dict[str, str] = {}
     if target.env_file is not None:  # what the file asks for beyond its exact pins
-        asked, unknown, shown = _spec_cuda_requests(target.env_file, pkgs)
-        pkgs = pkgs + asked
+        from envkit.checks._machine_spec import spec_cuda_requests
+
+        asked = spec_cuda_requests(target.env_file, pkgs)
+        pkgs, unknown, shown = pkgs + asked.asked, asked.unknown, asked.shown
     for h in _hits(cuda_issues(pkgs, profile), profile):
         for label, text in shown.items():  # what the spec wrote, not the stand-in package
             if h.message.startswith(label + " "):
@@ -190,67 +194,13 @@ def machine_cuda_driver(target: Target, ctx: Context) -> Iterator[Hit]:
                 h = h._replace(message=text + rest)
         yield h
     if unknown and (profile.driver or profile.driver_cuda):
-        line, what = unknown[0]
-        yield Hit(
-            line,
-            f"{what} asks for a CUDA build whose CUDA version only a solve decides; lock it "
-            "(`envkit lock`) and check the lock with --machine",
-            severity="info",
-        )
-
-
-_WHL_CUDA = re.compile(r"/whl/(?:nightly/)?cu(?P<major>\d{2,3}?)(?P<minor>\d)(?:/|$)")
-_JAX_CUDA = re.compile(r"^cuda(?P<major>\d+)")
-
-
-def _spec_cuda_requests(
-    spec: EnvSpec, exact: list[LockedPackage]
-) -> tuple[list[LockedPackage], list[tuple[int | None, str]], dict[str, str]]:
-    """What a spec asks for beyond its exact pins, as packages whose CUDA the machine rules read
-    (`cuda-version=12.1`, `pytorch-cuda=11.8`, `cudatoolkit>=11.3`, a `/whl/cu124` index for torch,
-    `jax[cuda13]`), and the entries whose CUDA only a solve decides (`tensorflow[and-cuda]`)."""
-    from envkit.conda.families import CUDA_RUNTIME
-
-    have = {(p.manager, p.name.lower()) for p in exact}
-    out: list[LockedPackage] = []
-    unknown: list[tuple[int | None, str]] = []
-    shown: dict[str, str] = {}
-    for d in spec.conda:
-        if d.name in CUDA_RUNTIME and ("conda", d.name) not in have and d.version:
-            v = d.version.strip()
-            m = re.match(r"^(?:==|=|>=|~=)?\s*(\d+(?:\.\d+)?)", v)
-            if m and not v.startswith("<"):
-                out.append(LockedPackage(manager="conda", name=d.name, version=m.group(1), line=d.line))
-                shown[f"{d.name}={m.group(1)}"] = d.raw.strip() or d.spec()
-    index_cuda = None
-    for p in spec.pip:
-        if p.kind == "option":
-            m = _WHL_CUDA.search(p.text)
-            if m:
-                index_cuda = (f"{int(m.group('major'))}{m.group('minor')}", p.line)
-    for p in spec.pip:
-        if p.kind != "requirement" or not p.key:
-            continue
-        if p.key == "torch" and index_cuda and ("pip", "torch") not in have:
-            pinned = p.specifier[2:].strip() if p.specifier.startswith("==") else ""
-            version = f"{pinned.split('+')[0] or '0'}+cu{index_cuda[0]}"
-            out.append(LockedPackage(manager="pip", name="torch", version=version, line=p.line))
-            shown[f"torch=={version}"] = f"{p.text} (from the cu{index_cuda[0]} index, line {index_cuda[1]})"
-        elif p.key == "jax":
-            for extra in p.extras:
-                m = _JAX_CUDA.match(extra.lower())
-                if m:
-                    name = f"nvidia-cuda-runtime-cu{m.group('major')}"
-                    out.append(LockedPackage(manager="pip", name=name, version=m.group("major"), line=p.line))
-                    shown[f"{name}=={m.group('major')}"] = p.text
-        elif p.key == "tensorflow" and "and-cuda" in p.extras:
-            unknown.append((p.line, p.text))
-    return out, unknown, shown
+        line, message = unknown[0]
+        yield Hit(line, message, severity="info")
 
 
 @rule(
     "machine-gpu-arch",
-    order=34,
+    order=36,
     needs_machine=True,
     severity="error",
     summary="(--machine) The torch build has no kernels for the machine's GPU (an sm_120 card with "
@@ -328,7 +278,7 @@ def _arch_not_checked(pkgs: list[LockedPackage], profile) -> Iterator[Hit]:
 
 @rule(
     "machine-wheel-tag",
-    order=35,
+    order=37,
     needs_machine=True,
     severity="error",
     summary="(--machine) A pip wheel's platform tag (`manylinux_2_28`, `macosx_14_0`) needs a newer "

@@ -27,7 +27,7 @@ _TORCH_DEPS = families.TORCH_DEPS
 
 @rule(
     "torch-pairing",
-    order=15,
+    order=16,
     severity="error",
     summary="torch, torchvision and torchaudio versions that were not released together.",
     description="""

@@ -14,7 +14,7 @@ _ARCHIVE = re.compile(r"\.(?:whl|tar\.gz|zip|tar\.bz2|tgz)(?:[#?].*)?$")
 
 @rule(
     "pip-lock-missing-hash",
-    order=29,
+    order=30,
     severity="warning",
     summary="A pylock.toml or uv.lock entry without a sha256.",
     description="""
@@ -73,7 +73,7 @@ def pip_lock_missing_hash(target: Target, ctx: Context) -> Iterator[Hit]:
 
 @rule(
     "lock-python-mismatch",
-    order=30,
+    order=31,
     severity="error",
     summary="A pip lock's requires-python does not include the environment's Python.",
     description="""
@@ -144,3 +144,62 @@ def _python_of(target: Target) -> str | None:
             if p.manager == "conda" and p.name == "python":
                 return p.version
     return None
+
+
+@rule(
+    "pip-lock-one-platform",
+    order=32,
+    severity="warning",
+    summary="A pylock.toml whose wheels install on one platform or Python, and which does not say so.",
+    description="""
+        `pip lock` records the one wheel it chose for the machine it ran on: a package with
+        compiled code gets that platform's and that Python's wheel, and no sdist.  PEP 751 lets a
+        lock say where it applies (`environments`, `requires-python`); a lock that says neither
+        looks portable, and an installer on any other platform or Python finds no artifact for
+        those packages and stops part-way.  The finding names the platforms and Pythons every
+        package has an artifact for, and the packages that narrow them.
+
+        Fix: declare it (`environments = ["sys_platform == 'linux' and platform_machine ==
+        'x86_64'"]`, `requires-python = "==3.11.*"`), or lock for every target (`uv pip compile
+        --universal -o pylock.toml`).
+        """,
+    example="""
+        # pylock.toml written by `pip lock pyyaml six` on Linux x86_64, CPython 3.11
+        pylock.toml:4: warning pip-lock-one-platform: pylock.toml installs only on Linux x86_64 """
+    """with CPython 3.11: pyyaml has no other wheel and no sdist, and the lock declares no
+        `environments` or `requires-python`
+        """,
+    example_fixed="""
+        # the same lock with `environments` and `requires-python`
+        no findings (1 file checked)
+        """,
+    applies_to=("lock",),
+    example_file="pylock.toml",
+    example_kind="text",
+)
+def pip_lock_one_platform(target: Target, ctx: Context) -> Iterator[Hit]:
+    lock = target.lock_model
+    if lock is None or lock.kind != "pylock":
+        return
+    meta = dict(lock.metadata)
+    if "environments" in meta or "requires-python" in meta:
+        return
+    from envkit.checks._wheel_platforms import lock_reach
+
+    reach = lock_reach(lock.packages)
+    if not reach.narrowing:
+        return
+    where = []
+    if reach.platforms is not None:
+        where.append(" or ".join(sorted(reach.platforms)) or "no platform")
+    if reach.pythons is not None:
+        where.append("with " + (" or ".join(sorted(reach.pythons)) or "no single Python"))
+    names = [p.name for p in reach.narrowing]
+    shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+    has = "have" if len(names) > 1 else "has"
+    yield Hit(
+        reach.narrowing[0].line,
+        f"{target.path.rsplit('/', 1)[-1]} installs only on {' '.join(where)}: {shown} {has} no other "
+        f"wheel and no sdist, and the lock declares no `environments` or `requires-python`",
+        tuple(names),
+    )

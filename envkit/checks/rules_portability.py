@@ -68,7 +68,7 @@ def _wheel_os(url: str | None) -> tuple[str, str] | None:
 
 @rule(
     "platform-only",
-    order=23,
+    order=24,
     severity="warning",
     summary="A package or wheel for one operating system in a file that names no platform.",
     description="""
@@ -179,7 +179,7 @@ def platform_only(target: Target, ctx: Context) -> Iterator[Hit]:
 
 @rule(
     "no-channels",
-    order=22,
+    order=23,
     severity="warning",
     summary="An environment file without `channels:`: each user's .condarc decides where packages come from.",
     description="""
@@ -227,7 +227,7 @@ _THREE_PART = ("python",)
 
 @rule(
     "short-exact-pin",
-    order=24,
+    order=25,
     severity="warning",
     summary="`python==3.6`: conda's `==` is exact, so it means 3.6.0 only.",
     description="""
@@ -305,7 +305,7 @@ def pypi_only(name: str) -> str | None:
 
 @rule(
     "pypi-only-in-conda",
-    order=25,
+    order=26,
     severity="error",
     summary="A project that exists only on PyPI (`mediapipe`, `tensorflow-macos`) in the conda list.",
     description="""
@@ -357,7 +357,7 @@ _CONTINUUM = re.compile(r"(?:https?://)?repo\.continuum\.io(?:/[^\s'\"#]*)?")
 
 @rule(
     "legacy-url",
-    order=26,
+    order=27,
     severity="warning",
     summary="A `repo.continuum.io` channel or package URL (Anaconda's old name for repo.anaconda.com).",
     description="""
@@ -428,7 +428,7 @@ _REQ_OPTION = re.compile(
 
 @rule(
     "missing-requirements-file",
-    order=27,
+    order=28,
     severity="error",
     summary="A pip `-r FILE` (or `-c FILE`) whose file is not there beside the environment file.",
     description="""
@@ -534,7 +534,7 @@ def _holds_number(text: str) -> bool:
 
 @rule(
     "yaml-number",
-    order=28,
+    order=29,
     severity="error",
     summary="An unquoted `3.10` that YAML reads as the number 3.1 (a version, a name, a variable).",
     description="""

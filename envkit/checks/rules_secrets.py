@@ -67,7 +67,7 @@ def _variable_hits(target: Target) -> Iterator[Hit]:
 
 @rule(
     "leaked-secret",
-    order=16,
+    order=17,
     severity="error",
     summary="A credential in a committed file: a `/t/<token>/` channel, `user:password@`, a token "
     "in a pip index URL, a GitHub/Hugging Face/Slack/PyPI token anywhere, a secret in `variables:`.",
@@ -168,7 +168,7 @@ _HOME_GUARD = ("/home/", "/Users/", "Users\\")
 
 @rule(
     "leaked-prefix",
-    order=17,
+    order=18,
     severity="warning",
     summary="A `prefix:` line or an absolute home path in a committed file.",
     description="""

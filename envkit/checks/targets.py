@@ -7,6 +7,7 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from envkit.errors import EnvkitError
 from envkit.model import EnvSpec, LiveEnv, Lock
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -37,8 +38,10 @@ _SKIP_DIRS = frozenset({"node_modules", "__pycache__", "site-packages", "build",
 def discover_tree(directory: str | os.PathLike[str]) -> list[str]:
     """The files of DISCOVER in `directory` and every folder below it (each folder's in DISCOVER
     order, folders sorted), as a repository's CI passes its root: hidden folders (`.git`,
-    `.pixi`, `.venv`), caches, and environments themselves (a folder with `conda-meta/` or
-    `pyvenv.cfg`) are not entered."""
+    `.pixi`, `.venv`), caches, environments themselves (a folder with `conda-meta/` or
+    `pyvenv.cfg`), and in a git work tree what git ignores (`.gitignore`, as git reads it) are
+    not entered."""
+    ignored = git_ignored(directory)
     out: list[str] = []
     for root, dirs, _files in os.walk(directory):
         dirs[:] = sorted(
@@ -48,9 +51,30 @@ def discover_tree(directory: str | os.PathLike[str]) -> list[str]:
             and d not in _SKIP_DIRS
             and not os.path.isdir(os.path.join(root, d, "conda-meta"))
             and not os.path.isfile(os.path.join(root, d, "pyvenv.cfg"))
+            and os.path.realpath(os.path.join(root, d)) not in ignored
         )
-        out += (os.path.normpath(p) for p in discover(root))
+        out += (os.path.normpath(p) for p in discover(root) if os.path.realpath(p) not in ignored)
     return out
+
+
+def git_ignored(directory: str | os.PathLike[str]) -> frozenset[str]:
+    """The real paths of the files and folders below `directory` that git ignores, as git itself
+    lists them (`git ls-files --others --ignored --exclude-standard --directory`); empty outside a
+    git work tree or without git."""
+    from envkit import _proc
+
+    if _proc.which("git") is None:
+        return frozenset()
+    argv = ["git", "-C", os.fspath(directory), "ls-files", "-z", "--others", "--ignored"]
+    argv += ["--exclude-standard", "--directory"]
+    try:
+        result = _proc.run(argv, timeout=60, check=False, what="git")
+    except EnvkitError:
+        return frozenset()
+    if not result.ok:
+        return frozenset()
+    base = os.fspath(directory)
+    return frozenset(os.path.realpath(os.path.join(base, p)) for p in result.stdout.split("\0") if p)
 
 
 def load_file(path: str, *, format: str | None = None, stdin: str | None = None) -> list[Target]:
@@ -201,12 +225,15 @@ def load_targets_collecting(
         if key not in by_path:
             by_path[key] = load_file(lock, stdin=stdin)
             targets.extend(by_path[key])
-        lock_targets = [t for t in by_path[key] if t.kind == "lock"]
+        from envkit.checks._compiled import is_compiled
+
+        lock_targets = [t for t in by_path[key] if t.kind == "lock" or is_compiled(t)]
         if not lock_targets:
             from envkit.errors import UsageError, Where
 
             raise UsageError(
-                "--lock needs a lock file (conda-lock.yml, pixi.lock, an explicit file)",
+                "--lock needs a lock file (conda-lock.yml, pixi.lock, an explicit file, a "
+                "requirements file pip-compile wrote)",
                 where=Where(file=lock),
             )
     if live is not None:
@@ -218,6 +245,9 @@ def load_targets_collecting(
     from envkit.checks._manifest_pairs import pair_manifests
 
     pair_manifests(targets)
+    from envkit.checks._compiled import pair_compiled
+
+    pair_compiled(targets)
     return targets
 
 
@@ -240,7 +270,7 @@ def pair(targets: list[Target], lock: Target | None = None) -> None:
     exactly one spec and one conda-lock lock or explicit file are checked and nothing paired them,
     with that spec if it sits in the lock's directory.
     """
-    specs = [t for t in targets if t.kind == "spec" and t.env_file is not None]
+    specs = [t for t in targets if t.kind == "spec" and t.env_file is not None and t is not lock]
     if lock is not None:
         for s in specs:
             s.lock = lock

@@ -11,6 +11,8 @@ from envkit.errors import ParseError, Where
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Literal, overload
 
+    from envkit.model import Lock, LockedPackage
+
 
 def split_filename(fn: str) -> tuple[str, str, str] | None:
     """`numpy-1.26.4-py311h0_0.conda` -> ("numpy", "1.26.4", "py311h0_0"); None when not a conda
@@ -269,6 +271,29 @@ def _label(path: str) -> str:
 
 
 # The YAML scalar writer (escapes what a YAML file cannot hold raw; see envkit.formats._yamlcore.scalar).
+def pip_packages_for(lock: Lock, platform: str | None) -> tuple[tuple[LockedPackage, ...], list[str]]:
+    """The pip packages of `lock` to write as one pip lock, and notes on what was left out.
+
+    A lock with several platforms needs `platform` unless every platform locks the same pip set."""
+    from envkit.errors import Remedy, UsageError
+
+    pip = [p for p in lock.packages if p.manager == "pip"]
+    plats = tuple(dict.fromkeys(p.platform for p in pip if p.platform))
+    if platform is None and len(plats) > 1:
+        sets = {tuple((p.name, p.version, p.url) for p in pip if p.platform == pl) for pl in plats}
+        if len(sets) > 1:
+            raise UsageError(
+                f"the lock's pip packages differ between platforms ({', '.join(plats)}); "
+                "a pylock.toml written by envkit holds one set",
+                hint="choose one with {}",
+                remedy=Remedy(option="platform"),
+            )
+        platform = plats[0]
+    if platform is not None:
+        pip = [p for p in pip if p.platform in (platform, None)]
+    return tuple(pip), []
+
+
 from envkit.formats._yamlcore import scalar as yscalar  # noqa: E402
 
 

@@ -162,8 +162,7 @@ def write_requirements_lock(lock: Lock, platform: str | None = None, *, header: 
     a `--hash=sha256:...` per known artifact (pip's hash-checking mode), `name @ URL` for a package
     installed from a URL without a version, `-e PATH` for editable ones; markers kept; the lock's pip
     options (index URLs) first."""
-    from envkit.formats._util import comment_block
-    from envkit.formats.pylock import pip_packages_for
+    from envkit.formats._util import comment_block, pip_packages_for
 
     pkgs, _ = pip_packages_for(lock, platform)
     out = comment_block(header).splitlines() if header else []

@@ -230,7 +230,16 @@ def _solve_many(
             else:
                 packages = [record_to_package(r, platform) for r in await solver.solve()]
         except Exception as exc:  # rattler raises its own exception classes
-            raise solve_failure(exc, platform, spec.source, sources, virtual=vps) from None
+            raise solve_failure(
+                exc,
+                platform,
+                spec.source,
+                sources,
+                virtual=vps,
+                spec=spec,
+                cutoffs=cutoffs,
+                excluded=solver.excluded,
+            ) from None
         return platform, PlatformSolve(packages=tuple(packages), moves=tuple(moves), untimed=solver.untimed)
 
     out: dict[str, PlatformSolve] = {}

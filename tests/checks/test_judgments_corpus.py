@@ -238,7 +238,6 @@ def _cuda_10_1_machine(tmp_path) -> str:
         ("01", 15, "pytorch::pytorch-cuda=11.8 needs CUDA 11.8; "),
         ("03", 18, "cudatoolkit=11.3 needs CUDA 11.3; "),
         ("14", 15, "torch==2.10.0+cu128 needs CUDA 12.8 [its +cu local version]; "),
-        ("22", 11, "torch (from the cu124 index, line 10) needs CUDA 12.4; "),
     ],
 )
 def test_check_machine_judges_what_a_spec_asks_for(tmp_path, number, line, start):
@@ -258,6 +257,24 @@ def test_check_machine_judges_what_a_spec_asks_for(tmp_path, number, line, start
     assert (f["severity"], f["line"]) == ("error", line)
     assert f["message"].startswith(start)
     assert "has driver 418.67, CUDA 10.1" in f["message"]
+
+
+@pytest.mark.parametrize(("number", "line", "cu", "index"), [("15", 9, "126", 8), ("22", 11, "124", 10)])
+def test_check_machine_does_not_take_an_unpinned_torch_for_the_index_build(tmp_path, number, line, cu, index):
+    # 22: the cu124 index only as --extra-index-url; 15: the cu126 index with PyPI as an extra one.
+    # pip takes PyPI's newer torch either way (the wheel-index warning), so its CUDA is not cu1XY's
+    r = run_envkit(
+        "check", "--format", "json", "--select", "machine-cuda-driver", "--machine",
+        _cuda_10_1_machine(tmp_path), _c(number), cwd=CORPUS,
+    )  # fmt: skip
+    [f] = json.loads(r.stdout)["findings"]
+    assert (f["severity"], f["line"]) == ("info", line)
+    assert f["message"] == (
+        f"torch: pip searches another index beside the cu{cu} one (line {index}) and takes the highest "
+        f"torch, PyPI's newer release, not a cu{cu} build; which CUDA that carries only a solve decides; "
+        f"pin torch==X or make the cu{cu} index the only one, then lock it (`envkit lock`) and check "
+        "the lock with --machine"
+    )
 
 
 def test_check_machine_on_a_spec_says_when_only_a_solve_decides_the_cuda(tmp_path):

@@ -225,8 +225,11 @@ EXPECTED: dict[str, list[tuple[str, int]]] = {
     # builds beside `_python_abi3_support`): an abi3 build runs on every later CPython.
     "89": [],
     "90": [],
-    # pixi.lock v7 with abi3 builds (their depends say `_python_abi3_support`, `cpython >=3.10`).
-    "91": [],
+    # pixi.lock v7 with abi3 builds (their depends say `_python_abi3_support`, `cpython >=3.10`):
+    # no ABI finding.  Its platforms p1 (win-64) and p2 (linux-64) are pixi.toml's `cuda-win-64` /
+    # `cuda-linux-64` (`cuda = "12"`, whose tasks run `train.py --cuda`), solved with __cuda=12,
+    # yet both lock conda-forge's CPU pytorch (`cpu_mkl_...`, lines 279 and 369).
+    "91": [("cuda-unused", 279), ("cuda-unused", 369)],
 }
 
 #: Corpus files envkit judges wrongly today: EXPECTED holds the right answer and the test is a

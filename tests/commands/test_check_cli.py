@@ -282,7 +282,7 @@ def test_list_rules_and_explain(envkit_cli):
     r = envkit_cli("check", "--list-rules")
     assert r.exit_code == 0
     assert r.stdout.splitlines()[0].split()[:2] == ["conda-pip-duplicate", "error"]
-    assert len(r.stdout.splitlines()) == 38 + 2  # the rules, a blank line, the footer
+    assert len(r.stdout.splitlines()) == 40 + 2  # the rules, a blank line, the footer
     r = envkit_cli("explain", "pip-without-pip")
     assert r.exit_code == 0
     assert r.stdout.startswith("pip-without-pip (default severity: warning)\n")

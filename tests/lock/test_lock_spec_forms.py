@@ -99,7 +99,8 @@ def test_a_build_that_no_package_has_names_the_spec_not_the_network(tmp_path, en
     env.write_text(f"channels: [{chan.url}]\ndependencies:\n  - numpy=1.26.4=py311h64a7726_0\n")
     r = envkit_cli("lock", "-f", str(env), "--platform", "linux-64", "-o", str(tmp_path / "l.yml"))
     assert r.exit_code == 2
-    assert "linux-64: cannot solve the spec" in r.stderr
+    # blamed at the entry's line, as `FILE:LINE`
+    assert r.stderr.startswith(f"error: {env}:3: linux-64: cannot solve numpy=1.26.4=py311h64a7726_0: ")
     assert "No candidates were found for numpy ==1.26.4 py311h64a7726_0" in r.stderr
     assert "network" not in r.stderr and "is not valid" not in r.stderr
     assert not (tmp_path / "l.yml").exists()

@@ -60,7 +60,7 @@ def test_envkit_exit_status_is_the_verdict_after_a_failed_solve(tmp_path, defaul
         r.stderr[-300:] for r in results if r.returncode != 2
     ]
     assert {r.stderr.splitlines()[0] for r in results} == {
-        f"error: {spec}: linux-64: cannot solve the spec: 'Cannot solve the request because of: "
+        f"error: {spec}:3: linux-64: cannot solve nosuchpkg: 'Cannot solve the request because of: "
         "No candidates were found for nosuchpkg *.'"
     }
     assert not (tmp_path / "out.yml").exists()

@@ -88,7 +88,7 @@ def test_create_failure_is_exit_2_leaves_nothing_and_json_still_reports(
     before = set(Path(__import__("tempfile").gettempdir()).glob("envkit-smoke-env-*"))
     r = envkit_cli("smoke", "--create", str(yml))
     assert r.exit_code == 2
-    assert f"error: {yml}: linux-64: cannot solve the spec" in r.stderr and "python 3.99.*" in r.stderr
+    assert f"error: {yml}:4: linux-64: cannot solve python=3.99" in r.stderr and "python 3.99.*" in r.stderr
     assert "conda" not in r.stderr.split("cannot solve")[0]
     assert set(Path(__import__("tempfile").gettempdir()).glob("envkit-smoke-env-*")) == before
     # --json: the documented report, could_not_run with the reason, and the error on stderr
@@ -97,7 +97,7 @@ def test_create_failure_is_exit_2_leaves_nothing_and_json_still_reports(
     rep = json.loads(r.stdout)
     assert (rep["schema"], rep["ok"], rep["could_not_run"], rep["checks"]) == (1, False, True, [])
     assert rep["target"] == {"kind": "create", "source": str(yml)}
-    assert rep["reason"].startswith(f"{yml}: linux-64: cannot solve the spec")
+    assert rep["reason"].startswith(f"{yml}:4: linux-64: cannot solve python=3.99")
     assert "error: " in r.stderr
 
 

@@ -151,7 +151,7 @@ def test_cuda_template_fails_clearly_without_a_driver(forge, tmp_path):
     for with_ in (None, ("none",)):
         code, err, _ = lock(tmp_path, forge, template(cuda="12.6", with_=with_))
         assert code == 2
-        assert "linux-64: cannot solve the spec" in err
+        assert "linux-64: cannot solve " in err
         assert "__cuda *, for which no candidates were found" in " ".join(err.split())
         assert "network" not in err
     # and the template's own header says what to do about it
