@@ -162,7 +162,13 @@ def _install(
         # the history block conda writes for `create --file` (the conda backend writes its own)
         cmd = ["envkit", "create", *(["--lock", lock.source] if lock.source else []), "-p", target]
         install_rattler(
-            conda, target, plat, cache_dir=cache_dir, history_cmd=cmd, show_progress=show_progress
+            conda,
+            target,
+            plat,
+            cache_dir=cache_dir,
+            history_cmd=cmd,
+            show_progress=show_progress,
+            source=lock.source,
         )
     else:
         install_conda(lock, plat, target, backend, executable, timeout=timeout)
