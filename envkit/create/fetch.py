@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from envkit.create.hashes import check_archive_hashes, local_path
-from envkit.errors import BackendError
+from envkit.errors import BackendError, IntegrityError, Where, clip
 from envkit.model import LockedPackage
 
 #: downloads at once (py-rattler's installer runs several too)
@@ -27,8 +27,6 @@ def fetch_archives(
 
     Raises BackendError for a download that fails, IntegrityError for an archive that does not
     match the lock or would write outside the prefix."""
-    from envkit.create.rattler_install import check_paths_of
-
     remote = [(i, p) for i, p in enumerate(packages) if p.url and local_path(p.url) is None]
     if not remote:
         return list(packages), {}
@@ -43,6 +41,43 @@ def fetch_archives(
         out[i] = replace(p, url=Path(files[i]).as_uri())
         origins[os.path.basename(files[i])] = p.url or ""
     return out, origins
+
+
+def check_archive_paths(packages: Sequence[LockedPackage], *, source: str | None = None) -> None:
+    """Refuse a local package archive whose `info/paths.json` names a file outside the prefix
+    (`check_paths_of`).  A remote archive is checked once downloaded (envkit.create.fetch)."""
+    for p in packages:
+        path = local_path(p.url or "")
+        if path is not None:
+            check_paths_of(p, path, source=source)
+
+
+def check_paths_of(p: LockedPackage, path: str, *, source: str | None = None) -> None:
+    """Refuse the archive at `path` (the package `p`) when its `info/paths.json` names a file
+    outside the prefix (an absolute path, a `..` component): py-rattler's linker aborts the process
+    on one (a panic in a worker thread), or writes beside the prefix, so it is caught before
+    anything is linked.  Raises IntegrityError naming the lock's line and the path."""
+    from pathlib import PurePosixPath
+
+    from rattler.package import PathsJson
+
+    try:
+        entries = PathsJson.from_package_archive(Path(path)).paths
+    except Exception as exc:  # rattler's own exception classes
+        raise IntegrityError(
+            f"{p.name}={p.version}: {p.url} is not a readable conda package ({type(exc).__name__})",
+            where=Where(file=source, line=p.line),
+        ) from None
+    for entry in entries:
+        rel = str(entry.relative_path)
+        parts = PurePosixPath(rel).parts
+        if not rel or rel.startswith(("/", "\\")) or ".." in parts or "\0" in rel:
+            raise IntegrityError(
+                f"{p.name}={p.version}: the package's info/paths.json names {clip(rel)!r}, outside "
+                "the environment; nothing was installed",
+                where=Where(file=source, line=p.line),
+                hint="the package is malformed or hostile: do not install it",
+            )
 
 
 def _file_name(url: str) -> str:

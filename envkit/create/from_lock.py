@@ -8,14 +8,10 @@ from dataclasses import dataclass
 
 from envkit.create.claim import check_target, claim_prefix, mark_complete, mark_incomplete
 from envkit.create.conda_install import install_conda
+from envkit.create.fetch import check_archive_paths
 from envkit.create.hashes import validate_hashes, verify_local_archives
 from envkit.create.pip_install import install_pip, uninstall_dists
-from envkit.create.rattler_install import (
-    PrefixTaken,
-    check_archive_paths,
-    install_rattler,
-    to_repodata_records,
-)
+from envkit.create.rattler_install import PrefixTaken, install_rattler, to_repodata_records
 from envkit.create.state import write_state_variables
 from envkit.create.target import choose_platform, remove_tree
 from envkit.errors import UsageError

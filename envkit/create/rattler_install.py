@@ -95,43 +95,6 @@ def _entry_error(p: LockedPackage, key: str, exc: Exception, source: str | None)
     )
 
 
-def check_archive_paths(packages: Sequence[LockedPackage], *, source: str | None = None) -> None:
-    """Refuse a local package archive whose `info/paths.json` names a file outside the prefix
-    (`check_paths_of`).  A remote archive is checked once downloaded (envkit.create.fetch)."""
-    for p in packages:
-        path = local_path(p.url or "")
-        if path is not None:
-            check_paths_of(p, path, source=source)
-
-
-def check_paths_of(p: LockedPackage, path: str, *, source: str | None = None) -> None:
-    """Refuse the archive at `path` (the package `p`) when its `info/paths.json` names a file
-    outside the prefix (an absolute path, a `..` component): py-rattler's linker aborts the process
-    on one (a panic in a worker thread), or writes beside the prefix, so it is caught before
-    anything is linked.  Raises IntegrityError naming the lock's line and the path."""
-    from pathlib import PurePosixPath
-
-    from rattler.package import PathsJson
-
-    try:
-        entries = PathsJson.from_package_archive(Path(path)).paths
-    except Exception as exc:  # rattler's own exception classes
-        raise IntegrityError(
-            f"{p.name}={p.version}: {p.url} is not a readable conda package ({type(exc).__name__})",
-            where=Where(file=source, line=p.line),
-        ) from None
-    for entry in entries:
-        rel = str(entry.relative_path)
-        parts = PurePosixPath(rel).parts
-        if not rel or rel.startswith(("/", "\\")) or ".." in parts or "\0" in rel:
-            raise IntegrityError(
-                f"{p.name}={p.version}: the package's info/paths.json names {clip(rel)!r}, outside "
-                "the environment; nothing was installed",
-                where=Where(file=source, line=p.line),
-                hint="the package is malformed or hostile: do not install it",
-            )
-
-
 def _install_error(exc: Exception) -> IntegrityError | BackendError:
     """The error for a failed `rattler.install`: IntegrityError for a hash mismatch (naming the
     package and both hashes), BackendError for anything else."""
