@@ -160,12 +160,16 @@ def _redacted(text: str | bytes) -> str | bytes:
 
 def emit(text: str, output: str | None, unchanged_since: tuple[int, int, int, int] | None = None) -> None:
     """Write command output to stdout, or atomically to `output` when given ('-' is stdout); not over
-    a file that changed or appeared after `unchanged_since` (file_identity) was taken."""
+    a file that changed or appeared after `unchanged_since` (file_identity) was taken, by default
+    not over one written, or made, since this process started (`file_identity(since_start=True)`:
+    a file that another process writes there while this one runs is kept)."""
     if output is None or output == "-":
         from envkit.output import echo
 
         echo(text, nl=False)
         return
+    if unchanged_since is None:
+        unchanged_since = file_identity(output, since_start=True)
     atomic_write(output, text, unchanged_since=unchanged_since)
 
 

@@ -115,13 +115,14 @@ def fix_text(text: str, path: str, findings: Iterable[Finding]) -> tuple[str, li
 
 
 def apply_fixes(findings: list[Finding], texts: dict[str, str]) -> list[Fixed]:
-    """Fix every file that has fixable findings; each file is rewritten atomically, once.
+    """Fix every file that has fixable findings; the files are rewritten atomically, all or none.
 
-    `texts` maps each path to the text the findings were computed on; when any file to fix changed
-    on disk since, no file is written (raises EnvkitError naming it).
-    """
+    `texts` maps each path to the text the findings were computed on.  A file that changed on
+    disk since, or that another process changes before it is replaced, is not written, nor is any
+    other (raises EnvkitError naming it): each file's identity is taken before it is read again
+    and compared, and the write replaces only that file (`envkit.io.write_files`)."""
     from envkit.errors import EnvkitError, Where
-    from envkit.io import atomic_write, read_text
+    from envkit.io import file_identity, read_text, write_files
 
     by_file: dict[str, list] = {}
     for f in findings:
@@ -135,13 +136,13 @@ def apply_fixes(findings: list[Finding], texts: dict[str, str]) -> list[Fixed]:
             planned.append((path, new, fixed))
     # every file is checked before any is written: a refusal leaves all of them as they were, so
     # nothing is changed without being reported
-    for path, _new, _fixed in planned:
-        if read_text(path) != texts[path]:
+    writes = []
+    for path, new, _fixed in planned:
+        since = file_identity(path)  # before the read: a change from here on is caught at the write
+        if since is None or read_text(path) != texts[path]:
             raise EnvkitError(
                 "file changed while it was being checked; nothing was fixed", where=Where(file=path)
             )
-    done: list[Fixed] = []
-    for path, new, fixed in planned:
-        atomic_write(path, new)
-        done.extend(fixed)
-    return done
+        writes.append((path, new, since))
+    write_files(writes)
+    return [x for _path, _new, fixed in planned for x in fixed]

@@ -33,9 +33,9 @@ def machine(source: str, fmt: str, as_json: bool, output: str | None) -> int:
 
     profile = resolve_machine(source)
     if output is not None:
-        from envkit.io import atomic_write
+        from envkit.io import atomic_write, file_identity
 
-        atomic_write(output, profile.to_json())
+        atomic_write(output, profile.to_json(), unchanged_since=file_identity(output, since_start=True))
         if not as_json:
             echo(f"wrote {output}", err=True)
             return 0

@@ -8,14 +8,10 @@ from dataclasses import dataclass
 
 from envkit.create.claim import check_target, claim_prefix, mark_complete, mark_incomplete
 from envkit.create.conda_install import install_conda
+from envkit.create.fetch import check_archive_paths
 from envkit.create.hashes import validate_hashes, verify_local_archives
 from envkit.create.pip_install import install_pip, uninstall_dists
-from envkit.create.rattler_install import (
-    PrefixTaken,
-    check_archive_paths,
-    install_rattler,
-    to_repodata_records,
-)
+from envkit.create.rattler_install import PrefixTaken, install_rattler, to_repodata_records
 from envkit.create.state import write_state_variables
 from envkit.create.target import choose_platform, remove_tree
 from envkit.errors import UsageError
@@ -162,7 +158,13 @@ def _install(
         # the history block conda writes for `create --file` (the conda backend writes its own)
         cmd = ["envkit", "create", *(["--lock", lock.source] if lock.source else []), "-p", target]
         install_rattler(
-            conda, target, plat, cache_dir=cache_dir, history_cmd=cmd, show_progress=show_progress
+            conda,
+            target,
+            plat,
+            cache_dir=cache_dir,
+            history_cmd=cmd,
+            show_progress=show_progress,
+            source=lock.source,
         )
     else:
         install_conda(lock, plat, target, backend, executable, timeout=timeout)

@@ -72,19 +72,26 @@ def verify_local_archives(packages: Sequence[LockedPackage], *, source: str | No
             )
         path = local_path(p.url or "")
         if path is None:
-            continue  # downloaded by rattler, which checks the sha256 itself
-        if not os.path.isfile(path):
+            continue  # downloaded first (envkit.create.fetch), and checked then
+        check_archive_hashes(p, path, source=source)
+
+
+def check_archive_hashes(p: LockedPackage, path: str, *, source: str | None = None) -> None:
+    """Check md5/sha256 of the archive at `path` (the file `p`'s URL names, or its download)
+    against what the lock records for `p`.  Raises IntegrityError for a mismatch or a missing
+    file, naming `p`'s URL and the lock's line."""
+    if not os.path.isfile(path):
+        raise IntegrityError(
+            f"{p.name}={p.version}: package file not found: {path}", where=Where(file=source, line=p.line)
+        )
+    md5, sha = file_hashes(path)
+    # the file's own digest is not shown: the URL may name any local file (`file:///etc/passwd`),
+    # and its digest would tell about its content; the lock's value is the lock's own text
+    for key, got in (("sha256", sha), ("md5", md5)):
+        want = getattr(p, key)
+        if want is not None and got != want.lower():
             raise IntegrityError(
-                f"{p.name}={p.version}: package file not found: {path}", where=Where(file=source, line=p.line)
+                f"{p.name}={p.version}: {p.url} does not match the {key} the lock records ({want})",
+                where=Where(file=source, line=p.line),
+                hint="the package changed after it was locked; relock, or fix the channel",
             )
-        md5, sha = file_hashes(path)
-        # the file's own digest is not shown: the URL may name any local file (`file:///etc/passwd`),
-        # and its digest would tell about its content; the lock's value is the lock's own text
-        for key, got in (("sha256", sha), ("md5", md5)):
-            want = getattr(p, key)
-            if want is not None and got != want.lower():
-                raise IntegrityError(
-                    f"{p.name}={p.version}: {p.url} does not match the {key} the lock records ({want})",
-                    where=Where(file=source, line=p.line),
-                    hint="the package changed after it was locked; relock, or fix the channel",
-                )

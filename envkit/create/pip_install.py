@@ -117,7 +117,54 @@ def install_pip(
         argv += ["-r", req]
         env = dict(os.environ, PIP_NO_INPUT="1")
         run(argv, timeout=timeout, env=env, cwd=cwd, what="pip install")
+    strip_direct_urls(prefix)
     return hashed
+
+
+def strip_direct_urls(prefix: str) -> list[str]:
+    """Remove the credentials pip keeps in the `direct_url.json` of a package installed from a URL
+    (a `/t/TOKEN/` path, a `?token=` query; pip itself drops a `user:password@`), as conda-meta's
+    records lose theirs: the download used them, the environment keeps none.  The file's line in
+    the dist-info's RECORD gets its new hash and size.  Returns the files rewritten."""
+    import base64
+    import glob
+    import hashlib
+    import json
+
+    from envkit.io import atomic_write
+    from envkit.urls import strip_credentials
+
+    done = []
+    sites = [
+        os.path.join(prefix, "lib", "python*", "site-packages"),
+        os.path.join(prefix, "Lib", "site-packages"),
+    ]
+    found = [p for site in sites for p in glob.glob(os.path.join(site, "*.dist-info", "direct_url.json"))]
+    for path in sorted(found):
+        try:
+            with open(path, encoding="utf-8") as fh:
+                data = json.load(fh)
+        except (OSError, ValueError):
+            continue
+        url = data.get("url") if isinstance(data, dict) else None
+        if not isinstance(url, str) or strip_credentials(url) == url:
+            continue
+        data["url"] = strip_credentials(url)
+        text = json.dumps(data, sort_keys=True)
+        atomic_write(path, text, redact=False)
+        digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=").decode()
+        record = os.path.join(os.path.dirname(path), "RECORD")
+        if os.path.isfile(record):
+            name = f"{os.path.basename(os.path.dirname(path))}/direct_url.json,"
+            with open(record, encoding="utf-8", newline="") as fh:
+                rows = fh.read().splitlines(keepends=True)
+            rows = [
+                f"{name}sha256={digest},{len(text.encode())}\n" if row.startswith(name) else row
+                for row in rows
+            ]
+            atomic_write(record, "".join(rows), redact=False)
+        done.append(path)
+    return done
 
 
 def uninstall_dists(prefix: str, projects: Iterable[str]) -> list[str]:

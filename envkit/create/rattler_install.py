@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
@@ -95,38 +95,6 @@ def _entry_error(p: LockedPackage, key: str, exc: Exception, source: str | None)
     )
 
 
-def check_archive_paths(packages: Sequence[LockedPackage], *, source: str | None = None) -> None:
-    """Refuse a local package archive whose `info/paths.json` names a file outside the prefix (an
-    absolute path, a `..` component): py-rattler's linker aborts the process on one (a panic in a
-    worker thread), so it is caught before anything is linked.  Raises IntegrityError naming the
-    lock's line and the path.  A downloaded archive is read only by rattler."""
-    from pathlib import PurePosixPath
-
-    from rattler.package import PathsJson
-
-    for p in packages:
-        path = local_path(p.url or "")
-        if path is None:
-            continue
-        try:
-            entries = PathsJson.from_package_archive(Path(path)).paths
-        except Exception as exc:  # rattler's own exception classes
-            raise IntegrityError(
-                f"{p.name}={p.version}: {p.url} is not a readable conda package ({type(exc).__name__})",
-                where=Where(file=source, line=p.line),
-            ) from None
-        for entry in entries:
-            rel = str(entry.relative_path)
-            parts = PurePosixPath(rel).parts
-            if not rel or rel.startswith(("/", "\\")) or ".." in parts or "\0" in rel:
-                raise IntegrityError(
-                    f"{p.name}={p.version}: the package's info/paths.json names {clip(rel)!r}, outside "
-                    "the environment; nothing was installed",
-                    where=Where(file=source, line=p.line),
-                    hint="the package is malformed or hostile: do not install it",
-                )
-
-
 def _install_error(exc: Exception) -> IntegrityError | BackendError:
     """The error for a failed `rattler.install`: IntegrityError for a hash mismatch (naming the
     package and both hashes), BackendError for anything else."""
@@ -172,38 +140,33 @@ def install_rattler(
     cache_dir: str | os.PathLike[str] | None,
     show_progress: bool = False,
     history_cmd: Sequence[str] = (),
+    source: str | None = None,
 ) -> None:
     """Link the conda packages into a staging directory beside `prefix` (with `prefix` patched into
-    the files), then rename it into place: a failed install never leaves a half-made `prefix`."""
-    import asyncio
-
-    import rattler
-
+    the files), then rename it into place: a failed install never leaves a half-made `prefix`.
+    Remote archives are downloaded and checked first (envkit.create.fetch; `source`, the lock, is
+    named in its errors)."""
     from envkit.create.claim import mark_incomplete
+    from envkit.create.fetch import fetch_archives
     from envkit.io import fault_point, umask_mode
 
-    records = to_repodata_records(conda, platform)
     parent = os.path.dirname(prefix)
     os.makedirs(parent, exist_ok=True)
     # named for the sweep of a later claim (envkit.create.claim) should this run be killed
     stage = tempfile.mkdtemp(prefix=f".{os.path.basename(prefix)}.envkit-", dir=parent)
+    fetched: list[str] = []  # the download directory, once there is one
+
+    def fetch_dir() -> str:
+        fetched.append(tempfile.mkdtemp(prefix=f".{os.path.basename(prefix)}.envkit-fetch-", dir=parent))
+        return fetched[0]
+
     try:
         os.chmod(stage, umask_mode(0o777))  # mkdtemp's 0700 would become the environment's mode
-        try:
-            asyncio.run(
-                rattler.install(
-                    records,
-                    target_prefix=stage,
-                    alternative_target_prefix=prefix,
-                    platform=rattler.Subdir(platform),
-                    show_progress=show_progress,
-                    execute_link_scripts=False,
-                    cache_dir=Path(cache_dir) if cache_dir else None,
-                )
-            )
-        except Exception as exc:  # rattler's own exception classes
-            raise _install_error(exc) from None
-        complete_prefix_records(stage, conda)
+        local, origins = fetch_archives(conda, fetch_dir, source=source)
+        _link(to_repodata_records(local, platform), stage, prefix, platform, cache_dir, show_progress)
+        for d in fetched:  # linked from the package cache now
+            remove_tree(d, settle=0)
+        complete_prefix_records(stage, local, origins)
         if history_cmd:
             from envkit.conda.history import append_history
 
@@ -220,6 +183,38 @@ def install_rattler(
     except BaseException:
         remove_tree(stage)
         raise
+    finally:
+        for d in fetched:
+            remove_tree(d, settle=0)
+
+
+def _link(
+    records: list,
+    stage: str,
+    prefix: str,
+    platform: str,
+    cache_dir: str | os.PathLike[str] | None,
+    show_progress: bool,
+) -> None:
+    """`rattler.install` of `records` into `stage`, with `prefix` patched into the files."""
+    import asyncio
+
+    import rattler
+
+    try:
+        asyncio.run(
+            rattler.install(
+                records,
+                target_prefix=stage,
+                alternative_target_prefix=prefix,
+                platform=rattler.Subdir(platform),
+                show_progress=show_progress,
+                execute_link_scripts=False,
+                cache_dir=Path(cache_dir) if cache_dir else None,
+            )
+        )
+    except Exception as exc:  # rattler's own exception classes
+        raise _install_error(exc) from None
 
 
 #: PackageRecord fields that the package's own `info/index.json` supplies, whatever the lock says
@@ -246,14 +241,17 @@ _INDEX_FIELDS = (
 _ALWAYS = frozenset({"build_number", "depends", "constrains"})
 
 
-def complete_prefix_records(prefix: str, packages: Sequence[LockedPackage] = ()) -> int:
+def complete_prefix_records(
+    prefix: str, packages: Sequence[LockedPackage] = (), origins: Mapping[str, str] | None = None
+) -> int:
     """Fill each `conda-meta/*.json` record of `prefix` with what its package's own
     `info/index.json` (in the package cache, `extracted_package_dir`) says: the _INDEX_FIELDS, and
     `size` of a local archive.  The record was built from the lock, which has only name, version,
     build, URL, hashes and depends; the files were linked right either way (py-rattler reads the
     package's own index.json to link), but conda-meta would lack `noarch: python`, `constrains`,
     `license`.  The archive matched the lock's hash, so its index.json is the package's truth.
-    Every record's `url` and `channel` lose their credentials, as conda writes them.
+    Every record's `url` and `channel` lose their credentials, as conda writes them; an archive
+    that was downloaded first (`origins`: its file name -> the lock's URL) gets the lock's URL back.
     Returns how many records were completed from an index.json.
     """
     import glob
@@ -277,6 +275,9 @@ def complete_prefix_records(prefix: str, packages: Sequence[LockedPackage] = ())
             continue  # not a package record (conda-meta/history is not .json; be lenient anyway)
         # conda writes `url` and `channel` without credentials (a `/t/TOKEN/` path, a user part);
         # the download used them, the environment keeps none
+        origin = (origins or {}).get(str(record.file_name))
+        if origin:
+            record.url, record.channel = origin, origin.rsplit("/", 2)[0] + "/"
         if record.url:
             record.url = strip_credentials(str(record.url))
         if record.channel:

@@ -20,13 +20,9 @@ Every failure becomes a HostResult with the reason; nothing here raises for one 
 
 from __future__ import annotations
 
-import base64
-import json
 import os
 import re
-import shlex
 import tempfile
-import zlib
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -43,8 +39,6 @@ TRANSPORTS = ("ssh", "srun", "clush", "pdsh")
 #: Per-host default: long enough for a loaded login node, short enough that a dead node is a row.
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_JOBS = 8
-#: The line each node's wrapper prints its answer after (srun, clush and pdsh prefix lines).
-ANSWER_MARK = "@@envkit-fleet@@ "
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -346,66 +340,17 @@ def _run_ssh(jobs, at_once, timeout, environ, machine, on_result) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# srun, clush, pdsh: one command, every node
-
-
-#: Runs on each node: the ssh driver (program), its output captured, answered in one line.
-_WRAPPER = r"""
-import base64, contextlib, io, json, os, socket, sys, zlib
-prog = zlib.decompress(base64.b64decode("@PROG@")).decode("utf-8")
-out, err = io.StringIO(), io.StringIO()
-rc = 0
-with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-    try:
-        exec(compile(prog, "envkit_fleet_driver", "exec"), {"__name__": "__main__"})
-    except SystemExit as e:
-        rc = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-    except BaseException as e:
-        rc = 1
-        err.write("%s: %s\n" % (e.__class__.__name__, e))
-node = os.environ.get("SLURMD_NODENAME") or socket.gethostname()
-sys.stdout.write("\n@MARK@" + json.dumps({"node": node, "rc": rc, "out": out.getvalue(),
-                                           "err": err.getvalue()[-4000:]}) + "\n")
-"""
-
-
-def node_program(target: SshTarget, *, machine: bool = True) -> str:
-    """The one-line-answer program every node runs under srun, clush or pdsh (stdlib only)."""
-    from envkit.sources.ssh import remote_program
-
-    packed = base64.b64encode(zlib.compress(remote_program(target, machine=machine).encode(), 9)).decode()
-    return _WRAPPER.replace("@PROG@", packed).replace("@MARK@", ANSWER_MARK)
-
-
-def shell_argv(
-    via: str, hosts: list[str], code: str, *, at_once: int, timeout: float, environ: Mapping[str, str]
-) -> list[str]:
-    """The srun / clush / pdsh command line that runs `code` (Python) once on every host."""
-    py = environ.get("ENVKIT_REMOTE_PYTHON") or "python3"
-    nodes = ",".join(hosts)
-    if via == "srun":
-        n = str(len(hosts))
-        return [
-            "srun", f"--nodes={n}", f"--ntasks={n}", "--ntasks-per-node=1", f"--nodelist={nodes}",
-            "--kill-on-bad-exit=0", py, "-c", code,
-        ]  # fmt: skip
-    command = f"{shlex.quote(py)} -c {shlex.quote(code)}"
-    ct, ut = str(max(1, int(min(timeout, 20)))), str(max(1, int(timeout)))
-    if via == "clush":
-        return ["clush", "--nostdin", "-w", nodes, "-f", str(at_once), "-t", ct, "-u", ut, command]
-    rcmd = [] if environ.get("PDSH_RCMD_TYPE") else ["-R", "ssh"]
-    return ["pdsh", *rcmd, "-w", nodes, "-f", str(at_once), "-t", ct, "-u", ut, command]
+# srun, clush, pdsh: one command, every node (envkit.fleet.shell)
 
 
 def _run_parallel_shell(via, jobs, at_once, timeout, environ, machine) -> list[HostResult]:
-    from envkit._proc import run, which
+    from envkit._proc import which
+    from envkit.fleet.shell import run_on_nodes
 
     results = {j.host: HostResult(job=j) for j in jobs}
-    exe = which(via, environ.get("PATH"))
-    if exe is None:
-        why = f"{via} is not installed (not on PATH)"
+    if which(via, environ.get("PATH")) is None:
         for r in results.values():
-            r.status, r.why = "failed", why
+            r.status, r.why = "failed", f"{via} is not installed (not on PATH)"
         return list(results.values())
     # all jobs of one transport read the same environment (the one given by --env)
     by_env: dict[tuple, list[Job]] = {}
@@ -413,88 +358,11 @@ def _run_parallel_shell(via, jobs, at_once, timeout, environ, machine) -> list[H
         assert j.target is not None
         by_env.setdefault((j.target.path, j.target.env_name), []).append(j)
     for group in by_env.values():
-        target = group[0].target
-        assert target is not None
-        names = [j.target.destination for j in group if j.target]
-        argv = shell_argv(
-            via,
-            names,
-            node_program(target, machine=machine),
-            at_once=at_once,
-            timeout=timeout,
-            environ=environ,
+        targets = [j.target for j in group if j.target is not None]
+        answers = run_on_nodes(
+            via, targets, at_once=at_once, timeout=timeout, environ=environ, machine=machine
         )
-        # the whole command gets the per-host timeout, plus room for the fan-out itself
-        result = run(argv, timeout=timeout * 2 + 10, env=environ, check=False, what=via)
-        answers = _answers(via, result.stdout)
-        by_name = {j.target.destination: j for j in group if j.target}
-        for name, j in by_name.items():
+        for j, ans in zip(group, answers, strict=True):
             res = results[j.host]
-            ans = answers.get(name) or answers.get(name.split("@", 1)[-1])
-            if ans is None:
-                res.status = "unreachable"
-                res.why = _no_answer(via, name, result, timeout)
-                continue
-            _fill(res, ans, via, timeout)
+            res.status, res.why, res.model, res.profile = ans.status, ans.why, ans.model, ans.profile
     return [results[j.host] for j in jobs]
-
-
-def _answers(via: str, stdout: str) -> dict[str, dict]:
-    """node -> its answer, from the marked lines of the command's output.  clush and pdsh prefix
-    each line with the node as they were given it (`node7: `); srun's node is the answer's own."""
-    out: dict[str, dict] = {}
-    for line in stdout.splitlines():
-        i = line.find(ANSWER_MARK)
-        if i < 0:
-            continue
-        try:
-            ans = json.loads(line[i + len(ANSWER_MARK) :])
-        except ValueError:
-            continue
-        if not isinstance(ans, dict):
-            continue
-        prefix = line[:i].strip()
-        name = prefix[:-1].strip() if via != "srun" and prefix.endswith(":") else str(ans.get("node") or "")
-        out[name] = ans
-    return out
-
-
-def _no_answer(via: str, name: str, result, timeout: float) -> str:
-    if result.timed_out:
-        return f"no answer within {timeout:g} s ({via} was stopped)"
-    lines = [ln.strip() for ln in result.stderr.splitlines() if ln.strip()]
-    mine = [ln for ln in lines if name in ln]
-    if "Permission denied" in " ".join(mine):
-        return f"ssh authentication failed ({via}): envkit never types a password; use a key or an agent"
-    # the tool's own "exited with exit code 255" says less than the ssh error line before it
-    told = [ln for ln in mine if "exited with exit code" not in ln] or mine
-    if told:
-        return f"no answer ({told[-1]})"
-    return f"no answer from {via}" + (f" ({lines[-1]})" if lines else f" (exit code {result.returncode})")
-
-
-def _fill(res: HostResult, ans: dict, via: str, timeout: float) -> None:
-    from envkit._proc import Result
-    from envkit.sources import model_from_answer
-    from envkit.sources.ssh import read_answer, remote_url
-
-    j = res.job
-    assert j.target is not None
-    rc = ans.get("rc")
-    fake = Result(
-        ("node",),
-        rc if isinstance(rc, int) else 1,
-        str(ans.get("out") or ""),
-        str(ans.get("err") or ""),
-        0.0,
-        False,
-    )
-    found: list[MachineProfile] = []
-    url = remote_url(j.target)
-    try:
-        data, head = read_answer(j.target, fake, timeout=timeout)
-        res.model = model_from_answer(j.target, data, head, on_machine=found.append)
-    except EnvkitError as exc:
-        res.status, res.why = "failed", why(exc, url)
-        return
-    res.profile = found[0] if found else None

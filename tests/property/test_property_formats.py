@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from support.hostilefiles import HOSTILE
+from support.hostilefiles import BAD_HASHES, HOSTILE
 
 from envkit.conda.channels import parse_channel
 from envkit.conda.matchspec import format_spec, parse_spec
@@ -330,6 +330,10 @@ def _depth(file_name: str, text: str) -> int:
 
 @SETTINGS
 @given(names, versions, st.text("0123456789abcdefXYZ:", max_size=70))
+@example("pkg", "1.0", BAD_HASHES[0].removeprefix("sha256:"))
+@example("pkg", "1.0", BAD_HASHES[1].removeprefix("sha256:"))
+@example("pkg", "1.0", BAD_HASHES[2].removeprefix("sha256:"))
+@example("pkg", "1.0", "")
 def test_a_pip_hash_pip_cannot_verify_is_refused(name, version, digest):
     """A `--hash` that is not sha256/384/512 with that many hex digits (`create` refuses it): an
     InvalidSpecError naming the entry, never accepted (issue 40: `validate` took `sha256:abc`)."""

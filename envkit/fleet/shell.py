@@ -1,0 +1,195 @@
+"""srun, clush, pdsh: one command runs envkit's stdlib program on every node, each node's answer one
+marked line of the command's output.  What is read is capped as over ssh (ENVKIT_SSH_MAX_MIB per
+host), and each answer is read by the ssh reader's own functions (envkit.ssh_source.read_answer,
+envkit.sources.model_from_answer): a node's verdict does not depend on the transport."""
+
+from __future__ import annotations
+
+import base64
+import json
+import shlex
+import zlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from envkit.errors import EnvkitError
+from envkit.fleet.sessions import why
+from envkit.machine.profile import MachineProfile
+from envkit.model import EnvSpec, LiveEnv, Lock
+from envkit.ssh_source import SshTarget
+
+#: The line each node's wrapper prints its answer after (srun, clush and pdsh prefix lines).
+ANSWER_MARK = "@@envkit-fleet@@ "
+
+
+@dataclass(slots=True)
+class NodeAnswer:
+    """One node as read: its model and machine profile, or why it could not be read."""
+
+    status: str = "ok"  # ok | unreachable | failed
+    why: str = ""
+    model: EnvSpec | Lock | LiveEnv | None = None
+    profile: MachineProfile | None = None
+
+
+#: Runs on each node: the ssh driver (program), its output captured, answered in one line.
+_WRAPPER = r"""
+import base64, contextlib, io, json, os, socket, sys, zlib
+prog = zlib.decompress(base64.b64decode("@PROG@")).decode("utf-8")
+out, err = io.StringIO(), io.StringIO()
+rc = 0
+with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+    try:
+        exec(compile(prog, "envkit_fleet_driver", "exec"), {"__name__": "__main__"})
+    except SystemExit as e:
+        rc = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    except BaseException as e:
+        rc = 1
+        err.write("%s: %s\n" % (e.__class__.__name__, e))
+node = os.environ.get("SLURMD_NODENAME") or socket.gethostname()
+sys.stdout.write("\n@MARK@" + json.dumps({"node": node, "rc": rc, "out": out.getvalue(),
+                                           "err": err.getvalue()[-4000:]}) + "\n")
+"""
+
+
+def node_program(target: SshTarget, *, machine: bool = True) -> str:
+    """The one-line-answer program every node runs under srun, clush or pdsh (stdlib only)."""
+    from envkit.ssh_source import remote_program
+
+    packed = base64.b64encode(zlib.compress(remote_program(target, machine=machine).encode(), 9)).decode()
+    return _WRAPPER.replace("@PROG@", packed).replace("@MARK@", ANSWER_MARK)
+
+
+def shell_argv(
+    via: str, hosts: list[str], code: str, *, at_once: int, timeout: float, environ: Mapping[str, str]
+) -> list[str]:
+    """The srun / clush / pdsh command line that runs `code` (Python) once on every host."""
+    py = environ.get("ENVKIT_REMOTE_PYTHON") or "python3"
+    nodes = ",".join(hosts)
+    if via == "srun":
+        n = str(len(hosts))
+        return [
+            "srun", f"--nodes={n}", f"--ntasks={n}", "--ntasks-per-node=1", f"--nodelist={nodes}",
+            "--kill-on-bad-exit=0", py, "-c", code,
+        ]  # fmt: skip
+    command = f"{shlex.quote(py)} -c {shlex.quote(code)}"
+    ct, ut = str(max(1, int(min(timeout, 20)))), str(max(1, int(timeout)))
+    if via == "clush":
+        return ["clush", "--nostdin", "-w", nodes, "-f", str(at_once), "-t", ct, "-u", ut, command]
+    rcmd = [] if environ.get("PDSH_RCMD_TYPE") else ["-R", "ssh"]
+    return ["pdsh", *rcmd, "-w", nodes, "-f", str(at_once), "-t", ct, "-u", ut, command]
+
+
+def run_on_nodes(
+    via: str,
+    targets: Sequence[SshTarget],
+    *,
+    at_once: int,
+    timeout: float,
+    environ: Mapping[str, str],
+    machine: bool,
+) -> list[NodeAnswer]:
+    """Read every one of `targets` (one environment, several nodes) with one `via` command; one
+    NodeAnswer per target, in order.  The command's output is read up to ENVKIT_SSH_MAX_MIB per
+    node (envkit.ssh_source.max_answer_bytes): past it the command is stopped, and a node whose
+    own answer is larger fails, as over ssh."""
+    from envkit._proc import run_capped
+    from envkit.ssh_source import max_answer_bytes
+
+    names = [t.destination for t in targets]
+    argv = shell_argv(
+        via,
+        names,
+        node_program(targets[0], machine=machine),
+        at_once=at_once,
+        timeout=timeout,
+        environ=environ,
+    )
+    cap = max_answer_bytes(environ)
+    # the whole command gets the per-host timeout, plus room for the fan-out itself
+    result = run_capped(
+        argv, input="", timeout=timeout * 2 + 10, max_bytes=cap * len(names), env=environ, what=via
+    )
+    too_large = f"the answer is larger than the {cap / 2**20:g} MiB envkit reads from a host: stopped ({via})"
+    answers = _answers(via, result.stdout, cap)
+    out = []
+    for t, name in zip(targets, names, strict=True):
+        ans = answers.get(name) or answers.get(name.split("@", 1)[-1])
+        if ans is None:
+            reason = too_large if result.too_large else _no_answer(via, name, result, timeout)
+            out.append(NodeAnswer(status="failed" if result.too_large else "unreachable", why=reason))
+        elif ans is _TOO_LARGE:
+            out.append(NodeAnswer(status="failed", why=too_large))
+        else:
+            out.append(_read(t, ans, timeout))
+    return out
+
+
+#: A node whose marked line is past the cap (its answer is not parsed).
+_TOO_LARGE: dict = {}
+
+
+def _answers(via: str, stdout: str, cap: int) -> dict[str, dict]:
+    """node -> its answer, from the marked lines of the command's output.  clush and pdsh prefix
+    each line with the node as they were given it (`node7: `); srun's node is the answer's own.
+    A line longer than `cap` is _TOO_LARGE for its node (clush, pdsh: srun's names none)."""
+    out: dict[str, dict] = {}
+    for line in stdout.splitlines():
+        i = line.find(ANSWER_MARK)
+        if i < 0:
+            prefix = line.split(":", 1)[0].strip() if via != "srun" and len(line) > cap else ""
+            if prefix:
+                out.setdefault(prefix, _TOO_LARGE)
+            continue
+        prefix = line[:i].strip()
+        name = prefix[:-1].strip() if via != "srun" and prefix.endswith(":") else ""
+        if len(line) > cap:
+            if name:
+                out[name] = _TOO_LARGE
+            continue
+        try:
+            ans = json.loads(line[i + len(ANSWER_MARK) :])
+        except ValueError:
+            continue
+        if not isinstance(ans, dict):
+            continue
+        out[name or str(ans.get("node") or "")] = ans
+    return out
+
+
+def _no_answer(via: str, name: str, result, timeout: float) -> str:
+    if result.timed_out:
+        return f"no answer within {timeout:g} s ({via} was stopped)"
+    lines = [ln.strip() for ln in result.stderr.splitlines() if ln.strip()]
+    mine = [ln for ln in lines if name in ln]
+    if "Permission denied" in " ".join(mine):
+        return f"ssh authentication failed ({via}): envkit never types a password; use a key or an agent"
+    # the tool's own "exited with exit code 255" says less than the ssh error line before it
+    told = [ln for ln in mine if "exited with exit code" not in ln] or mine
+    if told:
+        return f"no answer ({told[-1]})"
+    return f"no answer from {via}" + (f" ({lines[-1]})" if lines else f" (exit code {result.returncode})")
+
+
+def _read(target: SshTarget, ans: dict, timeout: float) -> NodeAnswer:
+    """A node's answer read as the ssh reader reads a session's output."""
+    from envkit._proc import Result
+    from envkit.sources import model_from_answer
+    from envkit.ssh_source import read_answer, remote_url
+
+    rc = ans.get("rc")
+    fake = Result(
+        ("node",),
+        rc if isinstance(rc, int) else 1,
+        str(ans.get("out") or ""),
+        str(ans.get("err") or ""),
+        0.0,
+        False,
+    )
+    found: list[MachineProfile] = []
+    try:
+        data, head = read_answer(target, fake, timeout=timeout)
+        model = model_from_answer(target, data, head, on_machine=found.append)
+    except EnvkitError as exc:
+        return NodeAnswer(status="failed", why=why(exc, remote_url(target)))
+    return NodeAnswer(model=model, profile=found[0] if found else None)
