@@ -33,7 +33,6 @@ PENDING_SIZE: frozenset[str] = frozenset(
         "envkit/checks/rules_deps.py",
         "envkit/checks/rules_portability.py",
         "envkit/config.py",
-        "envkit/convert.py",
         "envkit/create/from_lock.py",
         "envkit/create/rattler_install.py",
         "envkit/envdiff/compare.py",
