@@ -32,7 +32,6 @@ PENDING_SIZE: frozenset[str] = frozenset(
         "envkit/backends/prefix_scan.py",
         "envkit/checks/rules_deps.py",
         "envkit/checks/rules_portability.py",
-        "envkit/convert.py",
         "envkit/create/from_lock.py",
         "envkit/create/rattler_install.py",
         "envkit/fleet/collect.py",

@@ -36,3 +36,13 @@ def warn_duplicates(envs: Iterable[EnvSpec | Lock | LiveEnv], *, label: bool = F
         where = getattr(env, "source", None) or getattr(env, "prefix", None)
         for msg in duplicate_messages(env, config=config):
             warn(f"{where}: {msg}" if label and where else msg)
+
+
+def note_named_format(path: str, fmt: str, option: str) -> None:
+    """The one-line note that the name of `path`, not a flag, decided the format written."""
+    from envkit.formats.registry import get
+
+    warn_note = f"note: writing {get(fmt).title} ({fmt}): the name {path} says so; {option} chooses another"
+    from envkit.output import echo
+
+    echo(warn_note, err=True)

@@ -41,15 +41,18 @@ def pixi_target_args(output: str, version: int) -> list[str]:
     return [] if named else ["--to", "pixi"]
 
 
-def lock_target(output: str, to: str | None) -> str:
-    """The format `envkit lock -f` writes to `output`: `to` when given; else what envkit wrote there
-    before (a re-lock keeps a pixi.lock a pixi.lock, and its version); else a pixi.lock (version 6)
-    for a file named pixi.lock, and a conda-lock file for any other name."""
+def lock_target(output: str, to: str | None, *, live: bool = False) -> tuple[str, bool]:
+    """The format `envkit lock` writes to `output`: `to` when given; else what envkit wrote there
+    before (a re-lock keeps a pixi.lock a pixi.lock, and its version); else what the name says
+    (envkit.formats.registry.format_of_name: pixi.lock, *.pixi.lock); else a conda-lock file.  A
+    live lock (`live`) is a conda-lock file.  With whether the name decided it (the command says
+    so in a note).  UsageError for a name that says a format lock does not write (pylock.toml,
+    requirements.txt, spec-file.txt)."""
+    from envkit.formats.registry import output_format
+
     if to:
-        return to
-    if output == "-":
-        return "conda-lock"
-    if os.path.isfile(output):
+        return to, False
+    if output != "-" and os.path.isfile(output) and not live:
         from envkit.lock.pixi_out import pixi_version
         from envkit.lock.staleness import lock_writer
 
@@ -60,8 +63,11 @@ def lock_target(output: str, to: str | None) -> str:
             text = ""
         version = pixi_version(text)
         if lock_writer(text) == "envkit" and version is not None and "\nenvironments:" in text:
-            return "pixi-v7" if version == 7 else "pixi"
-    return "pixi" if os.path.basename(output).lower() == "pixi.lock" else "conda-lock"
+            return "pixi-v7" if version == 7 else "pixi", False
+    writes = ("conda-lock",) if live else ("conda-lock", "pixi")
+    option = None if live else "--to"
+    target, decided = output_format(output, writes, "conda-lock", command="lock", option=option)
+    return target or "conda-lock", decided
 
 
 def refuse_overwrite(path: str | None, writes: str, option: str) -> None:

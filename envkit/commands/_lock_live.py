@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from envkit.commands._lock_files import env_lock_path, header_for, refuse_overwrite, regen
+from envkit.commands._lock_files import env_lock_path, header_for, lock_target, refuse_overwrite, regen
 from envkit.output import echo
 
 if TYPE_CHECKING:
@@ -32,6 +32,7 @@ def run_live(o: LockOptions) -> int:
             f"--env-lock and -o both name {o.output}", hint="write the two files to different paths"
         )
     refuse_overwrite(o.output, "conda-lock", "-o")
+    lock_target(o.output, None, live=True)  # a name saying another format is refused
     refuse_overwrite(env_path, "env", "--env-lock" if o.env_lock else "named after -o")
     env = open_env(name=o.name, prefix=o.prefix, backend=o.backend)
     warn_duplicates([env])

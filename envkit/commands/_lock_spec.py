@@ -7,6 +7,7 @@ import os
 from typing import TYPE_CHECKING
 
 from envkit.commands._lock_files import header_for, lock_target, pixi_target_args, refuse_overwrite, regen
+from envkit.errors import UsageError
 from envkit.output import echo
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -14,7 +15,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def run_spec(o: LockOptions) -> int:
-    from envkit.commands._common import warn_duplicates
+    from envkit.commands._common import note_named_format, warn_duplicates
     from envkit.commands._lock_check import read_spec
     from envkit.commands.progress import reporter
     from envkit.formats.condalock import write_conda_lock
@@ -27,17 +28,15 @@ def run_spec(o: LockOptions) -> int:
     before = _output_identity(o.output)
     spec_file = o.spec_file or ""  # mode() sends only -f here
     spec = read_spec(spec_file)
-    target = lock_target(o.output, o.target)
+    target, named = _target(o)
     refuse_overwrite(o.output, "conda-lock" if target == "conda-lock" else "pixi", "-o")
     warn_duplicates([spec])
-    cutoffs = None
-    if o.exclude_newer or o.exclude_newer_package:
-        cutoffs = parse_exclude_newer(o.exclude_newer, o.exclude_newer_package)
-    previous = _previous(o)
+    given = o.exclude_newer or o.exclude_newer_package
+    cutoffs = parse_exclude_newer(o.exclude_newer, o.exclude_newer_package) if given else None
     result = lock_spec(
         spec,
         platforms=o.platforms,
-        previous=previous,
+        previous=_previous(o),
         update=[n for u in o.update for n in u.split(",")],
         update_all=o.update_all,
         exclude_newer=cutoffs,
@@ -61,6 +60,8 @@ def run_spec(o: LockOptions) -> int:
 
         args += pixi_target_args(o.output, PIXI_TARGETS[target])
         emit(write_pixi(lk, target, header=header_for(regen(*args, "-o", o.output))), o.output, before)
+    if named:
+        note_named_format(o.output, target, "--to")
     warn_duplicates([lk])
     from envkit.render import render
     from envkit.render.lock_text import lock_warnings
@@ -72,6 +73,15 @@ def run_spec(o: LockOptions) -> int:
         warn(w)
     echo(render("lock", "text", result, spec_file=spec_file, output=o.output), err=True, nl=False)
     return 0
+
+
+def _target(o: LockOptions) -> tuple[str, bool]:
+    """lock_target of -o, a file already there refused for its content before its name."""
+    try:
+        return lock_target(o.output, o.target)
+    except UsageError:
+        refuse_overwrite(o.output, "conda-lock", "-o")  # a file there says more than its name
+        raise
 
 
 def _previous(o: LockOptions):

@@ -117,12 +117,17 @@ def convert(
         raise UsageError("say where to write: -o OUT (its name picks the format) or --to FORMAT")
     if as_json and (output is None or output == "-"):
         raise UsageError("--json prints the report on stdout: write the converted file with -o FILE")
+    named = target is None
     target = target or _target_of(output)
     fmt, model = _read_source(
         source, in_format, environment, (extras, all_extras, groups, all_groups, no_default_groups)
     )
     result = convert_model(model, target, source_format=fmt, platform=platform)
     emit(result.text, output)
+    if named:
+        from envkit.commands._common import note_named_format
+
+        note_named_format(output, target, "--to")
     for line in loss_lines(result, source, output or "-", allow_loss=allow_loss):
         click.echo(line, err=True)
     if as_json:
@@ -131,11 +136,12 @@ def convert(
 
 
 def _target_of(output: str) -> str:
-    """The target format `output`'s name picks; UsageError when it picks none."""
-    from envkit.convert import target_from_name
+    """The target format `output`'s name picks (the one rule of envkit.formats.registry); UsageError
+    when it picks none, or one that convert does not write."""
     from envkit.errors import UsageError
+    from envkit.formats.registry import output_format
 
-    target = target_from_name(output)
+    target, _ = output_format(output, TARGETS, None, command="convert", option="--to")
     if target is None:
         raise UsageError(
             f"cannot tell the output format from the name {output!r}",

@@ -37,7 +37,14 @@ FORMATS = ("yaml", "explicit", "conda-lock", "json")
     "--from-history", is_flag=True, help="Only the specs you asked for (with pip packages and -c channels)."
 )
 @click.option("--no-builds", is_flag=True, help="Pin versions exactly (name==version) without build strings.")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="yaml", show_default=True)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default=None,
+    help="The output format [default: what -o's name says (conda-lock.yml, spec-file.txt, *.yml), "
+    "else yaml].",
+)
 @click.option(
     "--hash",
     "digest",
@@ -56,11 +63,46 @@ def export(env_name, prefix, backend, exe, from_history, no_builds, fmt, digest,
     editable checkouts are written as such.
     """
     from envkit.backends import open_env
-    from envkit.commands._common import warn_duplicates
-    from envkit.errors import UsageError
+    from envkit.commands._common import note_named_format, warn_duplicates
     from envkit.io import emit
     from envkit.output import warn
     from envkit.render.export import render_export
+
+    named = fmt is None
+    fmt = fmt or _format_of(output)
+    _refuse_options(fmt, from_history, no_builds, exe, backend, digest)
+    env = open_env(name=env_name, prefix=prefix, backend=backend, exe=exe)
+    for w in env.warnings:
+        warn(w)
+    warn_duplicates([env])
+    import shlex
+
+    regen = "envkit export " + (
+        f"-n {shlex.quote(env_name)}" if env_name else f"-p {shlex.quote(str(env.prefix))}"
+    )
+    if backend != "native":  # the regenerate command reads the environment the same way
+        regen += f" --backend {backend}"
+    notes: list[str] = []
+    text = render_export(
+        env,
+        fmt=fmt,
+        from_history=from_history,
+        no_builds=no_builds,
+        command=regen,
+        notes=notes,
+        digest=digest,
+    )
+    for n in notes:
+        warn(n)
+    emit(text, output)
+    if named and output and fmt != "yaml":
+        note_named_format(output, _REGISTRY_NAMES[fmt], "--format")
+    return 0
+
+
+def _refuse_options(fmt: str, from_history: bool, no_builds: bool, exe, backend: str, digest: str) -> None:
+    """UsageError for options that do not go with `fmt` or with each other."""
+    from envkit.errors import UsageError
 
     if from_history and fmt in ("explicit", "conda-lock"):
         raise UsageError(
@@ -76,30 +118,19 @@ def export(env_name, prefix, backend, exe, from_history, no_builds, fmt, digest,
             "backend (the default) runs none",
             hint="add --backend conda (or mamba, micromamba)",
         )
-    env = open_env(name=env_name, prefix=prefix, backend=backend, exe=exe)
-    for w in env.warnings:
-        warn(w)
-    warn_duplicates([env])
-    import shlex
-
-    regen = "envkit export " + (
-        f"-n {shlex.quote(env_name)}" if env_name else f"-p {shlex.quote(str(env.prefix))}"
-    )
-    if backend != "native":  # the regenerate command reads the environment the same way
-        regen += f" --backend {backend}"
-    notes: list[str] = []
     if digest != "md5" and fmt != "explicit":
         raise UsageError(f"--hash applies to --format explicit only, not {fmt}")
-    text = render_export(
-        env,
-        fmt=fmt,
-        from_history=from_history,
-        no_builds=no_builds,
-        command=regen,
-        notes=notes,
-        digest=digest,
-    )
-    for n in notes:
-        warn(n)
-    emit(text, output)
-    return 0
+
+
+#: export's --format words for the registry's formats (json is envkit's own schema, no registry format)
+_REGISTRY_NAMES = {"yaml": "env", "explicit": "explicit", "conda-lock": "conda-lock"}
+
+
+def _format_of(output: str | None) -> str:
+    """The --format that `output`'s name says (envkit.formats.registry's one rule); yaml when it says
+    none; UsageError for a name of a format export does not write (pixi.lock)."""
+    from envkit.formats.registry import output_format
+
+    writes = tuple(_REGISTRY_NAMES.values())
+    named, _ = output_format(output, writes, "env", command="export", option="--format")
+    return next(k for k, v in _REGISTRY_NAMES.items() if v == named)

@@ -87,6 +87,8 @@ def normalize(
 
             before = file_identity(path)  # before reading: an edit from here on is not overwritten
         result = normalize_source(_read(path, keep_bom=True), name, format=fmt)
+        if not (write or check):
+            _refuse_other_name(output, path, result.format)
         for msg in result.warnings:
             warn(msg)
         if check:
@@ -103,6 +105,15 @@ def normalize(
         else:
             emit(result.text, output)
     return status
+
+
+def _refuse_other_name(output: str | None, path: str, fmt: str) -> None:
+    """UsageError when `output`'s name says another format than `fmt`, the one normalize writes
+    (its input's): `normalize env.yml -o pixi.lock` would put an environment file under pixi's name."""
+    from envkit.formats.registry import output_format
+
+    hint = f"normalize writes {fmt}, as it read; to change the format: envkit convert {path} -o {output}"
+    output_format(output, (fmt,), fmt, command="normalize", option=None, hint=hint)
 
 
 def _print_diff(raw: str, new: str, name: str) -> None:

@@ -1,6 +1,6 @@
 """srun, clush, pdsh: one command runs envkit's stdlib program on every node, each node's answer one
 marked line of the command's output.  What is read is capped as over ssh (ENVKIT_SSH_MAX_MIB per
-host), and each answer is read by the ssh reader's own functions (envkit.ssh_source.read_answer,
+host), and each answer is read by the ssh reader's own functions (envkit.sources.ssh.read_answer,
 envkit.sources.model_from_answer): a node's verdict does not depend on the transport."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from envkit.errors import EnvkitError
 from envkit.fleet.sessions import why
 from envkit.machine.profile import MachineProfile
 from envkit.model import EnvSpec, LiveEnv, Lock
-from envkit.ssh_source import SshTarget
+from envkit.sources.ssh import SshTarget
 
 #: The line each node's wrapper prints its answer after (srun, clush and pdsh prefix lines).
 ANSWER_MARK = "@@envkit-fleet@@ "
@@ -54,7 +54,7 @@ sys.stdout.write("\n@MARK@" + json.dumps({"node": node, "rc": rc, "out": out.get
 
 def node_program(target: SshTarget, *, machine: bool = True) -> str:
     """The one-line-answer program every node runs under srun, clush or pdsh (stdlib only)."""
-    from envkit.ssh_source import remote_program
+    from envkit.sources.ssh import remote_program
 
     packed = base64.b64encode(zlib.compress(remote_program(target, machine=machine).encode(), 9)).decode()
     return _WRAPPER.replace("@PROG@", packed).replace("@MARK@", ANSWER_MARK)
@@ -91,10 +91,10 @@ def run_on_nodes(
 ) -> list[NodeAnswer]:
     """Read every one of `targets` (one environment, several nodes) with one `via` command; one
     NodeAnswer per target, in order.  The command's output is read up to ENVKIT_SSH_MAX_MIB per
-    node (envkit.ssh_source.max_answer_bytes): past it the command is stopped, and a node whose
+    node (envkit.sources.ssh.max_answer_bytes): past it the command is stopped, and a node whose
     own answer is larger fails, as over ssh."""
     from envkit._proc import run_capped
-    from envkit.ssh_source import max_answer_bytes
+    from envkit.sources.ssh import max_answer_bytes
 
     names = [t.destination for t in targets]
     argv = shell_argv(
@@ -175,7 +175,7 @@ def _read(target: SshTarget, ans: dict, timeout: float) -> NodeAnswer:
     """A node's answer read as the ssh reader reads a session's output."""
     from envkit._proc import Result
     from envkit.sources import model_from_answer
-    from envkit.ssh_source import read_answer, remote_url
+    from envkit.sources.ssh import read_answer, remote_url
 
     rc = ans.get("rc")
     fake = Result(

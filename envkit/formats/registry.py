@@ -3,6 +3,8 @@
     REGISTRY              the formats, in the order `--format` lists them
     get(name)             one of them (UsageError naming the choices for an unknown name)
     detect(text, name)    the format of a file: the highest-ranked format whose sniff accepts it
+    format_of_name(path)  the format a file's name says (the one rule every command's -o follows)
+    output_format(...)    the format a command writes to a path: its flag, else the name, else its default
 
 A record says what a format is called (name, how messages name a file of it, its file names), how
 it is told from content (`rank` and `sniff`: detection is a max over the ranks of the formats that
@@ -95,10 +97,6 @@ class Format:
         if self.name == "pixi" or self.environments:
             return fn(text, filename, environment=environment)
         return fn(text, filename)
-
-    def named(self, base: str) -> bool:
-        """Whether a file called `base` (lower case) is of this format by its name."""
-        return any(fnmatch.fnmatchcase(base, pattern) for pattern in self.file_names)
 
 
 # -- sniffers: each says whether the text is of its format, given that no higher-ranked format
@@ -247,6 +245,8 @@ REGISTRY: tuple[Format, ...] = (
         title="an explicit file (@EXPLICIT)",
         reader="explicit:read_explicit",
         write_options=("header", "platform"),
+        # conda's `spec-file.txt`, conda-lock's `conda-linux-64.lock` (`*.lock` says only "a lock")
+        file_names=("*explicit*", "spec-file*", "*.lock"),
         rank=80,
         sniff=lambda p: "@EXPLICIT" in p.text and bool(_EXPLICIT.search(p.text)),
         carries=_EXPLICIT_FEATURES,
@@ -270,7 +270,7 @@ REGISTRY: tuple[Format, ...] = (
         title="a pixi.lock",
         reader="pixilock:read_pixi_lock",
         write_options=("platform",),
-        file_names=("pixi.lock",),
+        file_names=("pixi.lock", "*.pixi.lock"),
         rank=70,
         sniff=lambda p: ("version" in p.keys and "environments" in p.keys) or _legacy_pixi(p),
         owner="pixi",
@@ -373,11 +373,66 @@ REGISTRY: tuple[Format, ...] = (
 _BY_NAME = {f.name: f for f in REGISTRY}
 #: Sniffers in the order they are asked: the first to accept has the highest rank.
 _SNIFFERS = sorted((f for f in REGISTRY if f.sniff is not None), key=lambda f: -f.rank)
-#: File names are tried in this order: the most specific first (`*conda-lock.yml` before `*.yml`).
+#: File names are tried in this order: the most specific first (`*.pixi.lock` before `*.lock`,
+#: `*conda-lock.yml` before `*.yml`).
 _NAME_ORDER = (
-    *("pixi", "pylock", "uv-lock", "pixi-manifest", "pyproject", "conda-lock", "env", "requirements"),
-    "conda-list-json",
+    *("cyclonedx", "pixi", "pylock", "uv-lock", "pixi-manifest", "pyproject", "conda-lock", "env"),
+    *("requirements", "explicit", "conda-list-json"),
 )
+#: patterns that say only a syntax (YAML, JSON) or "a lock": they decide the format of a command
+#: that writes it, and leave any other command its default
+_GENERIC = frozenset({"*.yml", "*.yaml", "*.json", "*.lock"})
+
+
+@dataclass(frozen=True, slots=True)
+class NamedFormat:
+    """The format a file name says (`format`), and whether only its extension said it (`generic`)."""
+
+    format: str
+    generic: bool
+
+
+def format_of_name(path: str) -> NamedFormat | None:
+    """The format the name of `path` says, or None: the one rule for what a file name means, for
+    every command that writes a file (`pixi.lock`/`*.pixi.lock` pixi, `conda-lock.yml`/
+    `*.conda-lock.yml` conda-lock, `pylock.toml`/`pylock.*.toml` pylock (PEP 751), `*.cdx.json`
+    CycloneDX, `requirements*.txt` requirements, `*.yml` env, `*.lock` explicit, ...)."""
+    base = os.path.basename(path).lower()
+    for name in _NAME_ORDER:
+        for pattern in _BY_NAME[name].file_names:
+            if fnmatch.fnmatchcase(base, pattern):
+                return NamedFormat(name, pattern in _GENERIC)
+    return None
+
+
+def output_format(
+    path: str | None,
+    writes: tuple[str, ...],
+    default: str | None,
+    *,
+    command: str,
+    option: str | None,
+    hint: str | None = None,
+) -> tuple[str | None, bool]:
+    """(the format `command` writes to `path`, whether its name decided it) for a command that
+    writes the formats `writes` and `default` when the name says none.  A name that says a format
+    the command does not write is refused (UsageError naming `option`, the flag that chooses, if any),
+    unless only its extension said it (`l.yml` stays the command's default)."""
+    named = format_of_name(path) if path and path != "-" else None
+    if named is None or (named.generic and named.format not in writes):
+        return default, False
+    if named.format not in writes:
+        f = _BY_NAME[named.format]
+        owner = f" ({f.owner}'s own file)" if f.owner else ""
+        raise UsageError(
+            f"the name {os.path.basename(path or '')!r} says {f.title}{owner}, which `envkit {command}` "
+            "does not write",
+            where=Where(file=path),
+            hint=hint
+            or f"it writes {', '.join(writes)}: name the file after one"
+            + (f", or choose it with {option}" if option else ""),
+        )
+    return named.format, named.format != default
 
 
 def get(name: str) -> Format:
@@ -390,8 +445,9 @@ def get(name: str) -> Format:
 
 
 def by_file_name(base: str) -> Format | None:
-    """The format a file's name says (lower-case base name), or None."""
-    return next((_BY_NAME[n] for n in _NAME_ORDER if _BY_NAME[n].named(base)), None)
+    """The format envkit reads that a file's name says (lower-case base name), or None."""
+    named = format_of_name(base)
+    return _BY_NAME[named.format] if named is not None and _BY_NAME[named.format].reads else None
 
 
 def detect(text: str, filename: str | None = None) -> Format:

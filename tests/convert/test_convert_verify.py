@@ -33,7 +33,8 @@ def test_conda_lock_to_explicit_is_conda_lock_render_exit_0_with_notes(tmp_path)
 
     src = read_file(CONDA_LOCK)
     with_deps = [p for p in src.for_platform("linux-64") if p.depends]
-    r, doc = _convert(str(CONDA_LOCK), "-o", str(tmp_path / "x.lock"), "--platform", "linux-64")
+    out = tmp_path / "x.lock"
+    r, doc = _convert(str(CONDA_LOCK), "-o", str(out), "--platform", "linux-64")
     assert r.exit_code == 0, r.stderr
     assert (doc["verified"], doc["losses"], doc["changes_install"]) == (True, [], [])
     assert doc["lossless"] is False
@@ -42,6 +43,8 @@ def test_conda_lock_to_explicit_is_conda_lock_render_exit_0_with_notes(tmp_path)
     assert notes["depends"]["count"] == len(with_deps) == 37
     assert (notes["channels"]["count"], notes["channels"]["packages"]) == (1, ["conda-forge"])
     assert r.stderr.splitlines() == [
+        f"note: writing an explicit file (@EXPLICIT) (explicit): the name {out} says so; "
+        "--to chooses another",
         "note: only linux-64 written; left out: osx-64, osx-arm64, win-64",
         "note: explicit cannot hold dependencies (_openmp_mutex==4.5, bzip2==1.0.8, joblib==1.4.2, "
         "libblas==3.9.0, libcblas==3.9.0, ... (37 in all)): installs the same",
@@ -277,6 +280,6 @@ def test_a_pip_wheel_by_file_url_converts_to_explicit_without_a_false_loss(tmp_p
     src = tmp_path / "conda-lock.yml"
     src.write_text(write_conda_lock(Lock(kind="conda-lock", platforms=("linux-64",), packages=pkgs)))
     out = tmp_path / "explicit.txt"
-    r = run_envkit("convert", str(src), "-o", str(out))
+    r = run_envkit("convert", str(src), "-o", str(out), "--to", "explicit")
     assert (r.exit_code, r.stderr) == (0, "")
     assert out.read_text().splitlines()[-1] == f"# pip tinyreq @ {wheel}#sha256={'c' * 64}"
