@@ -26,14 +26,11 @@ import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from envkit.errors import EnvkitError, Where
+from envkit.errors import ConfigError as ConfigError  # defined low: envkit.audit.config raises it too
+from envkit.errors import Where
 
 if TYPE_CHECKING:  # pragma: no cover
     from pathlib import Path
-
-
-class ConfigError(EnvkitError):
-    """The configuration file is malformed or names something that does not exist."""
 
 
 #: `audit` is `envkit audit`'s own table (envkit.audit.config reads it)

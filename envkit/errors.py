@@ -223,6 +223,10 @@ def raise_collected(errors: Sequence[EnvkitError]) -> None:
         raise ParseErrors(errors)
 
 
+class ConfigError(EnvkitError):
+    """The configuration file is malformed or names something that does not exist."""
+
+
 class UsageError(EnvkitError):
     """The command line asks for something that cannot be done."""
 

@@ -49,13 +49,13 @@ class AuditConfig:
     source: str | None = None
 
 
-def load_audit_config(path: str | None = None, *, start: str | None = None) -> AuditConfig:
-    """The audit table of the config file at `path` (None: the one envkit.config finds from
-    `start`); an empty AuditConfig when there is none.  Raises ConfigError naming file and key."""
-    from envkit.config import ConfigError, find_config
+def load_audit_config(path: str | None) -> AuditConfig:
+    """The audit table of the config file at `path` (envkit.config.find_config finds it); an empty
+    AuditConfig when there is none.  Raises ConfigError naming file and key."""
+    from envkit.errors import ConfigError
     from envkit.io import read_text
 
-    p = path if path is not None else find_config(start)
+    p = path
     if p is None:
         return AuditConfig()
     if sys.version_info >= (3, 11):
@@ -76,7 +76,7 @@ def load_audit_config(path: str | None = None, *, start: str | None = None) -> A
 
 def parse_audit_config(table: object, *, source: str | None = None, prefix: str = "audit") -> AuditConfig:
     """Validate an audit table (parsed TOML) into an AuditConfig; ConfigError for a bad key or value."""
-    from envkit.config import ConfigError
+    from envkit.errors import ConfigError
 
     def where(key: str) -> Where:
         return Where(file=source, key=f"{prefix}.{key}")
@@ -115,7 +115,7 @@ def parse_audit_config(table: object, *, source: str | None = None, prefix: str 
 
 
 def _ignore(item: object, where: Where) -> Ignore:
-    from envkit.config import ConfigError
+    from envkit.errors import ConfigError
 
     if not isinstance(item, dict):
         raise ConfigError("an ignore must be a table {id, reason, until}", where=where)
@@ -131,7 +131,7 @@ def _ignore(item: object, where: Where) -> Ignore:
 
 
 def _date(value: object, ident: str, where: Where) -> dt.date | None:
-    from envkit.config import ConfigError
+    from envkit.errors import ConfigError
 
     if value is None:
         return None

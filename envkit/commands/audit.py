@@ -116,9 +116,17 @@ def audit(
         license_allow=_ids(license_allow),
         license_deny=_ids(license_deny),
         fail_on=fail_on,
-        config=load_audit_config(config_path),
+        config=load_audit_config(_config_file(config_path)),
     )
     for text in result.lapsed:
         echo(f"warning: {text}", err=True)
     emit(render("audit", fmt, result), output)
     return 1 if result.failed else 0
+
+
+def _config_file(config_path: str | None) -> str | None:
+    """--config, else the config file envkit.config finds from the working directory."""
+    from envkit.config import find_config
+
+    found = config_path if config_path is not None else find_config(None)
+    return None if found is None else str(found)

@@ -134,16 +134,12 @@ def check(
 
         emit(render_rule_list(), output)
         return 0
-    from envkit.config import load_config
     from envkit.ops.check import check as check_op
     from envkit.ops.check import check_paths
 
     if name is not None and prefix is not None:
         raise UsageError("give either -n NAME or -p PREFIX, not both")
-    config = load_config(config_path)
-    config = config.merged(select=_rule_list(select), ignore=_rule_list(ignore, "--ignore") or ())
-    if audit:
-        config = _with_audit(config)
+    config = _config(config_path, select, ignore, audit)
     threshold = fail_on or config.fail_on or "error"
     paths = check_paths(files, live=name is not None or prefix is not None, lock=lock_file)
     stdin_text = _stdin_text(paths, lock_file, fix)
@@ -160,6 +156,15 @@ def check(
     )
     alone = lock_file is None and live is None
     return _finish(result, len(paths), alone=alone, fmt=fmt, threshold=threshold, output=output)
+
+
+def _config(config_path: str | None, select: tuple[str, ...], ignore: tuple[str, ...], audit: bool):
+    """The configuration check runs with: the file's, with --select/--ignore (and --audit)."""
+    from envkit.config import load_config
+
+    config = load_config(config_path)
+    config = config.merged(select=_rule_list(select), ignore=_rule_list(ignore, "--ignore") or ())
+    return _with_audit(config) if audit else config
 
 
 def _with_audit(config):

@@ -10,9 +10,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.condafactory import build_wheel, copy_prefix, pip_install, site_packages
 
 import envkit
-from support.condafactory import build_wheel, copy_prefix, pip_install, site_packages
 
 pytestmark = pytest.mark.slow
 
