@@ -35,7 +35,7 @@ def test_conda_creates_from_envkits_pixi_lock_v6(envkit_cli, conda, family, tmp_
     prefix = family.prefixes[which]
     src = _lock(envkit_cli, prefix, tmp_path / "conda-lock.yml")
     pixi = tmp_path / "pixi.lock"
-    r = envkit_cli("convert", str(src), "-o", str(pixi))
+    r = envkit_cli("convert", str(src), "-o", str(pixi), "--to", "pixi")
     assert (r.exit_code, r.stderr) == (0, ""), r.stderr
     assert pixi.read_text().startswith("version: 6\n")
     made = conda.create_from_file(tmp_path / "from-pixi", pixi)
@@ -52,7 +52,7 @@ def test_conda_creates_from_envkits_converted_conda_lock(envkit_cli, conda, fami
     assert envkit_cli("convert", str(src), "-o", str(pixi)).exit_code == 0
     back = tmp_path / "back" / "conda-lock.yml"
     back.parent.mkdir()
-    r = envkit_cli("convert", str(pixi), "-o", str(back))
+    r = envkit_cli("convert", str(pixi), "-o", str(back), "--to", "conda-lock")
     assert (r.exit_code, r.stderr) == (0, ""), r.stderr
     made = conda.create_from_file(tmp_path / "from-lock", back)
     _same(envkit_cli, prefix, made, n)
@@ -129,7 +129,7 @@ def test_envkits_pixi_lock_of_condas_export_keeps_build_numbers(
     theirs_file.parent.mkdir()
     conda.run("export", "-p", prefix, "--format", "rattler-lock-v6", "-f", theirs_file)
     ours_file = tmp_path / "pixi.lock"
-    r = envkit_cli("convert", str(theirs_file), "-o", str(ours_file))
+    r = envkit_cli("convert", str(theirs_file), "-o", str(ours_file), "--to", "pixi")
     assert (r.exit_code, r.stderr) == (0, ""), r.stderr
     assert _records(read_file(ours_file)) == _records(read_file(theirs_file))
     assert {p.name: p.build_number for p in read_file(ours_file).packages}["libblas"] == 22

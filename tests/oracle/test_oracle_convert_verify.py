@@ -174,7 +174,7 @@ def test_conda_creates_from_envkits_explicit_of_a_conda_lock(envkit_cli, conda, 
     src = tmp_path / "conda-lock.yml"
     assert envkit_cli("lock", "-p", str(prefix), "--no-env-lock", "-o", str(src)).exit_code == 0
     out = tmp_path / "explicit.txt"
-    r = envkit_cli("convert", str(src), "-o", str(out))
+    r = envkit_cli("convert", str(src), "-o", str(out), "--to", "explicit")
     assert r.exit_code == 0, r.stderr
     assert [ln.split(" cannot hold ")[1].split(" (")[0] for ln in r.stderr.splitlines()] == [
         "dependencies",
