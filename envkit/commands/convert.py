@@ -108,7 +108,7 @@ def convert(
     """
     from envkit.errors import UsageError
     from envkit.io import emit
-    from envkit.ops.convert import convert_model
+    from envkit.ops.convert import convert_model, read_source
 
     if fmt not in ("text", "json"):  # the old spelling of --input-format (no input format is text/json)
         in_format, fmt = in_format or fmt, "text"
@@ -119,9 +119,8 @@ def convert(
         raise UsageError("--json prints the report on stdout: write the converted file with -o FILE")
     named = target is None
     target = target or _target_of(output)
-    fmt, model = _read_source(
-        source, in_format, environment, (extras, all_extras, groups, all_groups, no_default_groups)
-    )
+    uv_options = (extras, all_extras, groups, all_groups, no_default_groups)
+    model, fmt = read_source(source, in_format, environment=environment, uv_options=uv_options)
     result = convert_model(model, target, source_format=fmt, platform=platform)
     emit(result.text, output)
     if named:
@@ -148,40 +147,6 @@ def _target_of(output: str) -> str:
             hint=f"pass --to (one of: {', '.join(TARGETS)})",
         )
     return target
-
-
-def _read_source(source: str, in_format: str | None, environment: str | None, uv_options: tuple):
-    """(format, model) of `source`: a uv.lock with the extras and groups `uv_options` choose, a
-    pixi.lock with every environment unless one is named."""
-    from envkit.errors import UsageError
-    from envkit.formats import detect_format, read_text
-    from envkit.io import read_text as read_file
-
-    text = read_file(source)
-    fmt = in_format or detect_format(text, source)
-    model = read_text(text, filename=source, format=fmt, environment=environment)
-    if any(uv_options) and fmt != "uv-lock":
-        raise UsageError(
-            "--extra, --all-extras, --group, --all-groups and --no-default-groups choose from a uv.lock"
-        )
-    if any(uv_options):
-        from envkit.formats.uvlock import read_uv_lock
-
-        extras, all_extras, groups, all_groups, no_default_groups = uv_options
-        model = read_uv_lock(
-            text,
-            source,
-            extras=tuple(extras),
-            all_extras=all_extras,
-            groups=tuple(groups),
-            all_groups=all_groups,
-            no_default_groups=no_default_groups,
-        )
-    if fmt == "pixi" and environment is None:  # every environment: convert refuses to drop one silently
-        from envkit.formats.pixilock import read_pixi_environments
-
-        model = read_pixi_environments(text, source)
-    return fmt, model
 
 
 def _json_report(result, source: str, fmt: str, output: str | None, target: str, platform: str | None) -> str:

@@ -142,7 +142,7 @@ def convert_model(
     from envkit.ops._inputs import is_path, model_or_path
 
     if is_path(model):
-        model, source_format = _read_source(os.fspath(model), source_format)
+        model, source_format = read_source(os.fspath(model), source_format)
     if isinstance(model, Mapping):  # every environment of a pixi.lock
         model_m = model
     else:
@@ -204,18 +204,48 @@ def _readback_environments(conv: Conversion) -> tuple[tuple[InstallChange, ...],
     return tuple(changes), tuple(notes.values())
 
 
-def _read_source(path: str, source_format: str | None) -> tuple[EnvSpec | Lock | Mapping[str, Lock], str]:
-    """The model of the file `path` and the format it was read as (`source_format`, else detected)."""
+def read_source(
+    path: str,
+    source_format: str | None,
+    *,
+    environment: str | None = None,
+    uv_options: tuple = (),
+) -> tuple[EnvSpec | Lock | Mapping[str, Lock], str]:
+    """The model of the file `path` and the format it was read as (`source_format`, else detected):
+    a pixi.lock's every environment unless `environment` names one, a uv.lock with the extras and
+    groups `uv_options` (extras, all_extras, groups, all_groups, no_default_groups) choose.  Each
+    file is parsed once."""
     from envkit.formats import detect_format, read_text
     from envkit.io import read_text as read_path
 
     text = read_path(path)
     fmt = source_format or detect_format(text, path)
-    if fmt == "pixi":  # every environment: convert refuses to drop one silently
+    if any(uv_options):
+        if fmt != "uv-lock":
+            from envkit.errors import UsageError
+
+            read_text(text, filename=path, format=fmt, environment=environment)  # its errors first
+            raise UsageError(
+                "--extra, --all-extras, --group, --all-groups and --no-default-groups choose from a uv.lock"
+            )
+        from envkit.formats.uvlock import read_uv_lock
+
+        extras, all_extras, groups, all_groups, no_default_groups = uv_options
+        lock = read_uv_lock(
+            text,
+            path,
+            extras=tuple(extras),
+            all_extras=all_extras,
+            groups=tuple(groups),
+            all_groups=all_groups,
+            no_default_groups=no_default_groups,
+        )
+        return lock, fmt
+    if fmt == "pixi" and environment is None:  # every environment: convert refuses to drop one silently
         from envkit.formats.pixilock import read_pixi_environments
 
         return read_pixi_environments(text, path), fmt
-    model: EnvSpec | Lock = read_text(text, filename=path, format=fmt)
+    model: EnvSpec | Lock = read_text(text, filename=path, format=fmt, environment=environment)
     return model, fmt
 
 
