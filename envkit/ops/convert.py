@@ -21,7 +21,7 @@ import os
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from envkit.convert import FEATURES, Conversion, Loss, convert
 from envkit.errors import EnvkitError
@@ -209,7 +209,7 @@ def read_source(
     source_format: str | None,
     *,
     environment: str | None = None,
-    uv_options: tuple = (),
+    uv_options: tuple[Any, ...] = (),
 ) -> tuple[EnvSpec | Lock | Mapping[str, Lock], str]:
     """The model of the file `path` and the format it was read as (`source_format`, else detected):
     a pixi.lock's every environment unless `environment` names one, a uv.lock with the extras and
