@@ -34,6 +34,7 @@ def read_uv_lock(
     groups: tuple[str, ...] = (),
     all_groups: bool = False,
     no_default_groups: bool = False,
+    frozen: bool = False,
 ) -> Lock:
     """Parse a uv.lock into Lock(kind="uv-lock") of the pip packages it installs (no platform),
     each with the marker it is installed under: what `uv sync` and `uv export` select
@@ -41,7 +42,8 @@ def read_uv_lock(
     default groups, which the pyproject.toml beside the lock sets, `dev` otherwise), `all_groups`,
     `no_default_groups`.  A lock without a project of its own (no `editable = "."` or
     `virtual = "."` package) keeps every package.  Raises UsageError for extras or groups the lock
-    declares in conflict (`[tool.uv] conflicts`) chosen together, as uv does.
+    declares in conflict (`[tool.uv] conflicts`) chosen together, as uv does, and, with `frozen`,
+    for a lock whose pyproject.toml names another project (`uv export --frozen` refuses it).
 
     Raises ParseError naming the file, line and key of a malformed entry, and
     UnsupportedVersionError for a lock version other than 1.
@@ -75,7 +77,7 @@ def read_uv_lock(
             out.append(pkg)
             forks.append(p.get("resolution-markers"))
             index.append(i)
-    options = (extras, all_extras, groups, all_groups, no_default_groups)
+    options = (extras, all_extras, groups, all_groups, no_default_groups, frozen)
     out = _selected(raw, out, index, filename, data.get(META_CONFLICTS), options) or _fork_markers(out, forks)
     meta = []
     _check_conflicts(data.get(META_CONFLICTS), text, filename)
@@ -168,10 +170,14 @@ def _selected(raw, pkgs, index, filename, conflicts, options) -> list[LockedPack
 
     from envkit.formats import uvselect
 
-    extras, all_extras, groups, all_groups, no_default_groups = options
+    extras, all_extras, groups, all_groups, no_default_groups, frozen = options
     if not any(uvselect.is_root(p) for p in raw if isinstance(p, dict)):
         return []
-    defaults = () if no_default_groups else (uvselect.default_groups_beside(filename) or ("dev",))
+    pyproject = uvselect.pyproject_beside(filename)
+    if frozen:
+        uvselect.refuse_missing_project(pyproject, raw, filename)
+    beside = uvselect.default_groups(pyproject)  # `default-groups = []`: none, not `dev`
+    defaults = () if no_default_groups else (("dev",) if beside is None else beside)
     if defaults == ("*",):
         all_groups, defaults = True, ()
     uvselect.refuse_conflicting(

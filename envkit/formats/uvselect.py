@@ -215,9 +215,9 @@ def _target(edge: Mapping, by_name: Mapping[str, list[int]], packages: list) -> 
     return cands[0] if cands else None
 
 
-def default_groups_beside(filename: str | None) -> tuple[str, ...] | None:
-    """`[tool.uv] default-groups` of the pyproject.toml beside a uv.lock (uv reads it there):
-    None when there is none or it says nothing; every group for `"all"` is the caller's (`("*",)`)."""
+def pyproject_beside(filename: str | None) -> Mapping | None:
+    """The pyproject.toml beside a uv.lock (uv reads the project there), None when there is none or
+    it does not parse (the lock alone is then what is read)."""
     import os
 
     if not filename:
@@ -229,15 +229,41 @@ def default_groups_beside(filename: str | None) -> tuple[str, ...] | None:
 
     try:
         with open(path, "rb") as f:
-            data = tomllib.load(f)
-    except (OSError, tomllib.TOMLDecodeError):
+            return tomllib.load(f)
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return None
-    value = ((data.get("tool") or {}).get("uv") or {}).get("default-groups")
+
+
+def default_groups(pyproject: Mapping | None) -> tuple[str, ...] | None:
+    """`[tool.uv] default-groups` of a pyproject.toml: None when it says nothing (uv's default is
+    `dev`), () for `[]`; every group for `"all"` is the caller's (`("*",)`)."""
+    tool = (pyproject or {}).get("tool")
+    uv = tool.get("uv") if isinstance(tool, Mapping) else None
+    value = uv.get("default-groups") if isinstance(uv, Mapping) else None
     if value == "all":
         return ("*",)
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         return tuple(value)
     return None
+
+
+def refuse_missing_project(pyproject: Mapping | None, packages, filename: str | None) -> None:
+    """Raise UsageError when the pyproject.toml beside the lock names a project the lock does not
+    hold as its own (renamed since the lock was written): `uv export --frozen` and `uv sync
+    --frozen` refuse such a lock ("Missing workspace member")."""
+    project = (pyproject or {}).get("project")
+    name = project.get("name") if isinstance(project, Mapping) else None
+    roots = [p.get("name", "") for p in packages if isinstance(p, Mapping) and is_root(p)]
+    if not isinstance(name, str) or not roots or _canon(name) in {_canon(r) for r in roots}:
+        return
+    from envkit.errors import UsageError, Where
+
+    raise UsageError(
+        f"the pyproject.toml beside the uv.lock names the project `{name}`, which the lock does not "
+        f"hold (its project is `{'`, `'.join(roots)}`): the lock is stale, and uv refuses to install it",
+        where=Where(file=filename),
+        hint="run `uv lock`, then convert again",
+    )
 
 
 def refuse_conflicting(conflicts, packages, extras, all_extras, groups, all_groups, filename) -> None:

@@ -213,14 +213,15 @@ def read_source(
 ) -> tuple[EnvSpec | Lock | Mapping[str, Lock], str]:
     """The model of the file `path` and the format it was read as (`source_format`, else detected):
     a pixi.lock's every environment unless `environment` names one, a uv.lock with the extras and
-    groups `uv_options` (extras, all_extras, groups, all_groups, no_default_groups) choose.  Each
-    file is parsed once."""
+    groups `uv_options` (extras, all_extras, groups, all_groups, no_default_groups) choose, refused
+    as `uv export --frozen` refuses it when the pyproject.toml beside it names another project.
+    Each file is parsed once."""
     from envkit.formats import detect_format, read_text
     from envkit.io import read_text as read_path
 
     text = read_path(path)
     fmt = source_format or detect_format(text, path)
-    if any(uv_options):
+    if any(uv_options) or fmt == "uv-lock":
         if fmt != "uv-lock":
             from envkit.errors import UsageError
 
@@ -230,15 +231,22 @@ def read_source(
             )
         from envkit.formats.uvlock import read_uv_lock
 
-        extras, all_extras, groups, all_groups, no_default_groups = uv_options
+        extras, all_extras, groups, all_groups, no_default_groups = uv_options or (
+            (),
+            False,
+            (),
+            False,
+            False,
+        )
         lock = read_uv_lock(
-            text,
+            text.removeprefix("\ufeff"),
             path,
             extras=tuple(extras),
             all_extras=all_extras,
             groups=tuple(groups),
             all_groups=all_groups,
             no_default_groups=no_default_groups,
+            frozen=True,  # a lock its project no longer matches is refused, as uv export refuses it
         )
         return lock, fmt
     if fmt == "pixi" and environment is None:  # every environment: convert refuses to drop one silently

@@ -20,6 +20,7 @@ import tomllib
 from conftest import CORPUS, run_envkit
 
 DATA = Path(__file__).parent / "data"
+MANIFESTS = Path(__file__).parents[1] / "data" / "manifests"
 UV = Path(sys.executable).with_name("uv")
 
 #: lock name -> (uv.lock, pyproject.toml, the selections compared)
@@ -44,8 +45,45 @@ LOCKS = {
         DATA / "remsky__Kokoro-FastAPI__pyproject.toml",
         ((), ("--extra", "cpu"), ("--extra", "gpu"), ("--extra", "rocm")),
     ),
+    "nanochat": (
+        MANIFESTS / "uv-nanochat" / "uv.lock",
+        MANIFESTS / "uv-nanochat" / "pyproject.toml",
+        (
+            (),
+            ("--extra", "cpu"),
+            ("--extra", "gpu"),
+            ("--group", "dev"),
+            ("--all-groups", "--extra", "gpu"),
+        ),
+    ),
+    "uv-fastapi": (MANIFESTS / "uv-fastapi" / "uv.lock", MANIFESTS / "uv-fastapi" / "pyproject.toml", ((),)),
+    "uv-docker": (
+        MANIFESTS / "uv-docker" / "uv.lock",
+        MANIFESTS / "uv-docker" / "pyproject.toml",
+        ((), ("--no-default-groups",), ("--all-extras", "--all-groups")),
+    ),
+    "uv-docker-groups": (
+        MANIFESTS / "uv-docker-groups" / "uv.lock",
+        MANIFESTS / "uv-docker-groups" / "pyproject.toml",
+        ((), ("--no-default-groups",)),
+    ),
+    "stale-uv-docker": (
+        MANIFESTS / "stale-uv-docker" / "uv.lock",
+        MANIFESTS / "stale-uv-docker" / "pyproject.toml",
+        ((), ("--no-default-groups",)),
+    ),
 }
 CASES = [(name, sel) for name, (_, _, sels) in LOCKS.items() for sel in sels]
+#: (LOCKS name or manifests folder, selection, what uv says, what envkit says) of the exports uv
+#: refuses: envkit refuses them too
+_CONFLICT = ("incompatible with the declared conflicts", "in conflict (`[tool.uv] conflicts`)")
+REFUSED = [
+    ("nanochat", ("--all-extras",), *_CONFLICT),
+    ("nanochat", ("--extra", "cpu", "--extra", "gpu"), *_CONFLICT),
+    ("kokoro", ("--all-extras",), *_CONFLICT),
+    # the project was renamed after the lock was written (tests/data/manifests/INDEX.md)
+    ("stale-uv-fastapi", (), "Missing workspace member `uv-fastapi-example`", "its project is `app`"),
+]
 
 
 def _environments() -> list[dict[str, str]]:
@@ -126,7 +164,9 @@ def _installed(entries, env: dict[str, str]) -> set[str]:
     }
 
 
-def _export(workdir: Path, fmt: str, selection: tuple[str, ...], out: Path) -> None:
+def _export(
+    workdir: Path, fmt: str, selection: tuple[str, ...], out: Path, check: bool = True
+) -> subprocess.CompletedProcess:
     env = {
         **os.environ,
         "UV_OFFLINE": "1",
@@ -134,14 +174,34 @@ def _export(workdir: Path, fmt: str, selection: tuple[str, ...], out: Path) -> N
         "UV_CACHE_DIR": str(workdir / ".uv-cache"),
         "UV_PYTHON_DOWNLOADS": "never",
     }
-    subprocess.run(
+    return subprocess.run(
         [str(UV), "export", "--frozen", "--quiet", "--format", fmt, *selection, "-o", str(out)],
         cwd=workdir,
         env=env,
-        check=True,
+        check=check,
         capture_output=True,
+        text=True,
         timeout=120,
     )
+
+
+@pytest.mark.skipif(not UV.exists(), reason=f"no uv beside {sys.executable}")
+@pytest.mark.parametrize(
+    "name,selection,says,we_say", REFUSED, ids=[f"{n}[{' '.join(s) or 'default'}]" for n, s, *_ in REFUSED]
+)
+def test_convert_refuses_what_uv_export_refuses(tmp_path, name, selection, says, we_say):
+    lock, pyproject = (
+        LOCKS[name][:2]
+        if name in LOCKS
+        else (MANIFESTS / name / "uv.lock", MANIFESTS / name / "pyproject.toml")
+    )
+    shutil.copyfile(lock, tmp_path / "uv.lock")
+    shutil.copyfile(pyproject, tmp_path / "pyproject.toml")
+    r = _export(tmp_path, "pylock.toml", selection, tmp_path / "pylock.uv.toml", check=False)
+    assert r.returncode != 0 and says in r.stderr, r.stderr
+    ours = run_envkit("convert", str(tmp_path / "uv.lock"), "-o", str(tmp_path / "pylock.toml"), *selection)
+    assert ours.exit_code == 2 and we_say in ours.stderr, ours.stderr
+    assert "Traceback" not in ours.stderr and not (tmp_path / "pylock.toml").exists()
 
 
 @pytest.mark.skipif(not UV.exists(), reason=f"no uv beside {sys.executable}")
