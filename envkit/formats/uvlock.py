@@ -3,7 +3,7 @@
 Each `[[package]]` becomes a LockedPackage with manager "pip" and no platform: its first wheel (else
 its sdist) is `url`/`sha256`, the other artifacts `other_files`, `source.registry` its `index`;
 `source.editable` / `source.path` / `source.directory` become a path (editable for `editable`),
-`source.git` a `git+URL` URL.  A `virtual` project is left out: `uv sync` does not install it.
+`source.git` a `git+URL@commit` URL.  A `virtual` project is left out: `uv sync` does not install it.
 Lock-level `requires-python`, `resolution-markers` and `conflicts` (the extras and groups that
 `[tool.uv] conflicts` says cannot be installed together) go to `Lock.metadata`.  envkit does not write
 uv.lock: uv owns it (write pylock.toml instead).
@@ -208,6 +208,20 @@ def _artifact(d, key: str) -> tuple[str, str | None]:
     return loc, sha
 
 
+def _git_url(git: str) -> str:
+    """uv.lock's `source.git` (`https://host/repo?rev=v1&subdirectory=pkg#<commit>`) as the pip URL
+    `uv export` writes of it: `git+https://host/repo@<commit>#subdirectory=pkg`.  The commit is what
+    gets installed; the branch, tag or rev that led to it is not."""
+    from urllib.parse import parse_qs, urlsplit, urlunsplit
+
+    base, _, commit = git.partition("#")
+    parts = urlsplit(base)
+    sub = parse_qs(parts.query).get("subdirectory", [""])[0]
+    url = urlunsplit(parts._replace(query=""))
+    url = url if url.startswith("git+") else f"git+{url}"
+    return url + (f"@{commit}" if commit else "") + (f"#subdirectory={sub}" if sub else "")
+
+
 def _package(p, line: int | None) -> LockedPackage | None:
     if type(p) is not dict:
         raise _Bad("is not a table")
@@ -231,8 +245,7 @@ def _package(p, line: int | None) -> LockedPackage | None:
     editable = False
     direct = None
     if "git" in source:
-        git = str(source["git"])
-        direct = git if git.startswith("git+") else f"git+{git}"
+        direct = _git_url(str(source["git"]))
     elif "editable" in source:
         direct, editable = str(source["editable"]), True
     elif "virtual" in source:

@@ -416,11 +416,17 @@ def _pip_entry_changes(
     """What the diff does not compare: each pip entry's marker, and every entry of a name locked
     more than once (`forked`)."""
 
+    a = tuple(a)
+    # a URL entry of a requirements file (`flash-attn @ https://...whl`) names no version: it is
+    # the version its URL had in the source
+    by_url = {p.url: p.version for p in a if p.manager == "pip" and p.url and p.version}
+
     def entries(pkgs: Iterable[LockedPackage]) -> dict[str, list[tuple[str, str | None]]]:
         out: dict[str, list[tuple[str, str | None]]] = {}
         for p in pkgs:
             if p.manager == "pip":
-                out.setdefault(_canon(p.name), []).append((p.version, _marker(p.marker)))
+                version = p.version or by_url.get(p.url or "", "")
+                out.setdefault(_canon(p.name), []).append((version, _marker(p.marker)))
         return {k: sorted(v, key=lambda e: (e[0], e[1] or "")) for k, v in out.items()}
 
     ea, eb = entries(a), entries(b)
