@@ -312,9 +312,11 @@ def test_a_git_source_installs_the_commit_uv_export_installs(tmp_path, fmt):
 # --- conda-lock.yml -> explicit, against `conda-lock render --kind explicit` ------------------------
 
 CONDA_LOCK = Path(sys.executable).with_name("conda-lock")
+ROOT = Path(__file__).parents[2]
+#: every conda-lock.yml of the corpus (its projects' folders included), the example and envkit's own
 CONDA_LOCKS = sorted(
-    [p for p in CORPUS.iterdir() if p.name.endswith("conda-lock.yml")]
-    + [Path(__file__).parents[2] / "examples" / "ci-repo" / "conda-lock.yml"]
+    [*CORPUS.rglob("*conda-lock.yml")]
+    + [ROOT / "examples" / "ci-repo" / "conda-lock.yml", ROOT / "tests" / "data" / "lock" / "conda-lock.yml"]
 )
 
 
@@ -327,7 +329,7 @@ def _explicit_lines(text: str) -> tuple[list[str], list[str]]:
 
 
 @pytest.mark.skipif(not CONDA_LOCK.exists(), reason=f"no conda-lock beside {sys.executable}")
-@pytest.mark.parametrize("src", CONDA_LOCKS, ids=lambda p: p.name.split("_")[0])
+@pytest.mark.parametrize("src", CONDA_LOCKS, ids=lambda p: str(p.relative_to(ROOT)))
 def test_convert_to_explicit_installs_what_conda_lock_render_writes(tmp_path, src):
     """Every platform of every conda-lock.yml: the same artifact URLs with the same md5 (the
     install order aside: conda-lock writes dependencies first, envkit by name), the same pip lines."""
