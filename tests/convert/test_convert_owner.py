@@ -54,7 +54,7 @@ LOCKS = {
         (
             (),
             ("--no-default-groups",),
-            ("--extra", "separation"),
+            ("--extra", "Separation"),  # uv normalizes the names it is given (PEP 685)
             ("--extra", "doc", "--extra", "dev"),
             ("--all-extras", "--no-default-groups"),
         ),
@@ -100,6 +100,8 @@ REFUSED = [
     ("nanochat", ("--all-extras",), *_CONFLICT),
     ("nanochat", ("--extra", "cpu", "--extra", "gpu"), *_CONFLICT),
     ("kokoro", ("--all-extras",), *_CONFLICT),
+    ("nanochat", ("--extra", "dev"), "Extra `dev` is not defined", "extra `dev` is not defined"),
+    ("pyannote", ("--group", "docs"), "Group `docs` is not defined", "group `docs` is not defined"),
     # the project was renamed after the lock was written (tests/data/manifests/INDEX.md)
     ("stale-uv-fastapi", (), "Missing workspace member `uv-fastapi-example`", "its project is `app`"),
 ]
