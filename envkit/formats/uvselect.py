@@ -276,7 +276,8 @@ def refuse_undefined(packages, extras: Iterable[str], groups: Iterable[str], fil
         return
     known: dict[str, set[str]] = {"extra": set(), "group": set()}
     for p in roots:
-        meta = p.get("metadata") if isinstance(p.get("metadata"), Mapping) else {}
+        meta = p.get("metadata")
+        meta = meta if isinstance(meta, Mapping) else {}
         known["extra"] |= set(p.get("optional-dependencies") or ()) | set(meta.get("provides-extras") or ())
         known["group"] |= set(p.get("dev-dependencies") or ()) | set(meta.get("requires-dev") or ())
     for kind, names in (("extra", extras), ("group", groups)):
