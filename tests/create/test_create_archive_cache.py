@@ -6,44 +6,16 @@ RATTLER_CACHE_DIR)."""
 
 from __future__ import annotations
 
-import functools
 import hashlib
-import http.server
 import json
-import threading
 from pathlib import Path
 
 import pytest
 from support.condafactory import ChannelBuilder, Pkg
 from support.faultprocs import finish, start_envkit
+from support.httpchannel import served  # noqa: F401 (the fixture)
 
 pytestmark = pytest.mark.slow
-
-
-class _CountingHandler(http.server.SimpleHTTPRequestHandler):
-    served: list[str]
-
-    def do_GET(self):
-        self.served.append(self.path)
-        super().do_GET()
-
-    def log_message(self, *args):
-        pass
-
-
-@pytest.fixture
-def served(tmp_path):
-    """(channel directory, its http:// URL, the paths served so far)."""
-    root = tmp_path / "chan"
-    root.mkdir()
-    served: list[str] = []
-    handler = functools.partial(type("H", (_CountingHandler,), {"served": served}), directory=str(root))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield root, f"http://127.0.0.1:{server.server_address[1]}", served
-    server.shutdown()
-    server.server_close()
 
 
 def _lock(path: Path, archives: list[Path], base: str) -> None:
@@ -75,7 +47,7 @@ def _create(tmp_path: Path, lock: Path, prefix: str) -> dict:
     return {p.name: json.loads(p.read_text())["url"] for p in sorted(meta.glob("*.json"))}
 
 
-def test_a_second_create_fetches_no_archive(tmp_path, served):
+def test_a_second_create_fetches_no_archive(tmp_path, served):  # noqa: F811
     root, base, fetched = served
     chan = ChannelBuilder(root, name="local")
     chan.add(
