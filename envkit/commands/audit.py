@@ -91,11 +91,7 @@ def audit(
     from envkit.output import echo
 
     if fetch_db is not None:
-        from envkit.ops.audit import fetch
-
-        path, index = fetch(fetch_db)
-        echo(f"{path}: {index.records} advisories, indexed in {index.path or '(not cached)'}")
-        return 0
+        return _fetch(fetch_db)
     if name is not None and prefix is not None:
         raise UsageError("give either -n NAME or -p PREFIX, not both")
     if not sources and name is None and prefix is None:
@@ -123,6 +119,15 @@ def audit(
         echo(f"warning: {text}", err=True)
     emit(render("audit", fmt, result), output)
     return 1 if result.failed else 0
+
+
+def _fetch(url: str) -> int:
+    from envkit.ops.audit import fetch
+    from envkit.output import echo
+
+    path, index = fetch(url)
+    echo(f"{path}: {index.records} advisories, indexed in {index.path or '(not cached)'}")
+    return 0
 
 
 def _hosts(sources: tuple[str, ...]) -> tuple[str, ...]:
