@@ -33,11 +33,8 @@ PENDING_SIZE: frozenset[str] = frozenset(
         "envkit/backends/prefix_scan.py",
         "envkit/checks/rules_deps.py",
         "envkit/checks/rules_portability.py",
-        "envkit/fleet/report.py",
         "envkit/formats/pylock.py",
         "envkit/machine/fit.py",
-        "envkit/templates/gpu.py",
-        "envkit/templates/plan.py",
     }
 )
 
