@@ -12,8 +12,8 @@ from support.condafactory import (
     Pkg,
     build_wheel,
     copy_prefix,
+    interpreter_packages,
     pip_install,
-    python_interpreter_pkg,
 )
 
 pytestmark = pytest.mark.slow
@@ -210,16 +210,7 @@ def test_pip_markers_are_evaluated_for_each_target_platform(tmp_path, wheels):
     from envkit.formats.envyml import read_env
     from envkit.lock import solve_spec
 
-    chan = ChannelBuilder(tmp_path / "chan")
-    chan.add(
-        Pkg(name="zlib", version="1.3.1", build="h0_0"),
-        Pkg(name="openssl", version="3.2.1", build="h0_0"),
-        python_interpreter_pkg("3.11.8"),
-        Pkg(name="zlib", version="1.3.1", build="h0_0", subdir="osx-arm64"),
-        Pkg(name="openssl", version="3.2.1", build="h0_0", subdir="osx-arm64"),
-        python_interpreter_pkg("3.11.8", subdir="osx-arm64"),
-    )
-    chan.index()
+    chan = ChannelBuilder(tmp_path / "chan").add(*interpreter_packages(["linux-64", "osx-arm64"])).index()
     path = write_spec(
         tmp_path / "environment.yml",
         [chan.url],
@@ -240,6 +231,24 @@ def test_pip_markers_are_evaluated_for_each_target_platform(tmp_path, wheels):
     osx_python = next(p for p in lock.for_platform("osx-arm64") if p.name == "python")
     assert osx_python.url.endswith("/osx-arm64/python-3.11.8-h0_0_cpython.tar.bz2")
     assert all(x.sha256 for x in lock.packages if x.manager == "pip")
+
+
+def test_a_pixi_lock_with_pip_packages_says_conda_leaves_them_out(envkit_cli, tmp_path, wheels):
+    """conda creates from a pixi.lock its conda packages only: lock says so, naming the pip ones."""
+    from envkit.commands._lock_files import CONDA_SKIPS_PYPI
+
+    chan = ChannelBuilder(tmp_path / "chan").add(*interpreter_packages(["linux-64"])).index()
+    spec = write_spec(
+        tmp_path / "environment.yml",
+        [chan.url],
+        ["python=3.11", "pip"],
+        pip=["--no-index", f"--find-links {wheels}", "tinyreq"],
+    )
+    r = envkit_cli("lock", "-f", str(spec), "--platform", "linux-64", "-o", str(tmp_path / "pixi.lock"))
+    assert r.exit_code == 0, r.stderr
+    assert r.stderr.splitlines()[0] == "note: " + CONDA_SKIPS_PYPI.format(names="helper, tinyreq")
+    r = envkit_cli("lock", "-f", str(spec), "--no-pip", "-o", str(tmp_path / "conda-only.pixi.lock"))
+    assert r.exit_code == 0 and "leaves out its pypi packages" not in r.stderr, r.stderr
 
 
 def test_pip_resolution_failure_names_the_platform(envkit_cli, tmp_path, default_channel, wheels):
