@@ -1,12 +1,13 @@
 """The writers' acceptance matrix: every file `envkit lock -f` (one and two platforms, with and
-without pip, a pixi.lock, `--update`), `envkit lock -p` (with and without pip), `envkit export`
-(yaml, explicit, conda-lock) and `envkit normalize` write, judged by the real reader of its format:
-conda 26.7.1 (`conda create --file` on local `file://` channels, the prefix it makes listed by
-conda itself; `--dry-run` where a pip section needs a real Python), conda-lock's
-`parse_conda_lock_file`, py-rattler's `LockFile` (every environment and platform) and
-`uv pip compile`.  Each cell is accepted, or a refusal by the reader that envkit documents and says
-when it happens (conda's reader takes no `manager: pip` package: docs/commands/lock.md).  The conda
-plugin's exporters are judged in tests/oracle/test_oracle_conda_plugin.py, and convert's outputs in
+without pip, a pixi.lock, `--update`; two platforms with pip as a conda-lock.yml and a pixi.lock),
+`envkit lock -p` (with and without pip), `envkit export` (yaml, explicit, conda-lock) and `envkit
+normalize` write, judged by the real reader of its format: conda 26.7.1 (`conda create --file` on
+local `file://` channels, the prefix it makes listed by conda itself; `--dry-run` where a pip
+section needs a real Python), conda-lock's `parse_conda_lock_file`, py-rattler's `LockFile` (every
+environment and platform) and `uv pip compile`.  Each cell is accepted, or a refusal by the reader
+that envkit documents and says when it happens (conda's reader takes no `manager: pip` package, and
+installs a pixi.lock's conda packages only: docs/commands/lock.md).  The conda plugin's exporters
+are judged in tests/oracle/test_oracle_conda_plugin.py, and convert's outputs in
 tests/convert/test_convert_acceptance.py.  Skipped, saying why, without a real conda.
 """
 
