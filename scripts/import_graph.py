@@ -32,7 +32,6 @@ PENDING_SIZE: frozenset[str] = frozenset(
     {
         "envkit/backends/prefix_scan.py",
         "envkit/formats/pylock.py",
-        "envkit/machine/fit.py",
     }
 )
 
