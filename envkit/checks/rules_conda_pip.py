@@ -184,10 +184,6 @@ def _view_duplicates(view: Resolved, ctx: Context) -> Iterator[Hit]:
         )
 
 
-def _live_duplicates(env: LiveEnv, ctx: Context) -> list[_PackageDuplicate]:
-    return _package_duplicates(env.packages, ctx, owned=dict(env.pypi_names))
-
-
 # --------------------------------------------------------------------------------------------
 # pip-overwrote-conda
 
@@ -201,7 +197,7 @@ def _overwrites(env: LiveEnv, ctx: Context) -> list[tuple[str, LockedPackage]]:
     # the live reader already knows (pip name, conda name) pairs where pip replaced conda's
     # dist-info, including a same-version reinstall whose dist-info name did not change
     over = {(pep503(pip), conda) for pip, conda in getattr(env, "pip_over_conda", ())}
-    for d, conda_pkg, pip_pkg in _live_duplicates(env, ctx):
+    for d, conda_pkg, pip_pkg in _package_duplicates(env.packages, ctx, owned=dict(env.pypi_names)):
         if (pep503(pip_pkg.name), d.conda_name) in over or _conda_dist_info_missing(
             env.prefix, conda_pkg, env.warnings
         ):

@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 
 from envkit._text import plural
-from envkit.checks._helpers import join_names, pinned_series
+from envkit.checks._helpers import conda_names, join_names, pinned_series
 from envkit.checks.core import Context, Hit, Target, rule
 from envkit.model import EnvSpec
 
@@ -118,9 +118,7 @@ def unpinned(target: Target, ctx: Context) -> Iterator[Hit]:
     applies_to=("spec",),
 )
 def fuzzy_pin(target: Target, ctx: Context) -> Iterator[Hit]:
-    # a file meant as a lock is a `conda env export` (with build strings or, with its `prefix:`
-    # line, without): the resolved view's export.  A hand-written file never is, however tightly it
-    # pins: there `python=3.11` is deliberate.
+    # a file meant as a lock: as in unpinned
     spec = target.export
     if spec is None:
         return
@@ -131,7 +129,7 @@ def fuzzy_pin(target: Target, ctx: Context) -> Iterator[Hit]:
         return
     first = fuzzy[0]
     example = first.raw.strip() or first.spec()
-    start = _prefix(first.version or "")
+    start = pinned_series(first)  # what the single-`=` pin starts with: `3.11.9` of `3.11.9.*`
     yield Hit(
         first.line,
         f"{plural(len(fuzzy), 'conda entry', 'conda entries')} pin with a single '=' "
@@ -140,11 +138,6 @@ def fuzzy_pin(target: Target, ctx: Context) -> Iterator[Hit]:
         f"(such as {start}.1), not exactly {start}",
         tuple(d.name for d in fuzzy),
     )
-
-
-def _prefix(version: str) -> str:
-    """`3.11.9` of `3.11.9.*` (what a single-`=` pin starts with)."""
-    return version[:-2] if version.endswith(".*") else version.rstrip("*")
 
 
 # --------------------------------------------------------------------------------------------
@@ -190,8 +183,6 @@ def listed_twice(target: Target, ctx: Context) -> Iterator[Hit]:
     spec = target.env_file
     if spec is None:
         return
-    from envkit.checks._helpers import conda_names
-
     comments = "#" in (target.text or "")  # a selector is a comment: without `#`, no line is read
 
     def selected(line: int | None) -> bool:

@@ -47,11 +47,9 @@ _CONTINUUM = re.compile(r"(?:https?://)?repo\.continuum\.io(?:/[^\s'\"#]*)?")
 def legacy_url(target: Target, ctx: Context) -> Iterator[Hit]:
     view = target.view
     if view is not None and not target.text:  # a live environment: its packages' URLs
-        urls = [(p.line, p.url) for p in view.all_packages if p.url]
-        for line, url in urls:
-            if url and "repo.continuum.io" in url:
-                yield Hit(line, _legacy_message(url), ())
-                return
+        legacy = next((p for p in view.all_packages if p.url and "repo.continuum.io" in p.url), None)
+        if legacy is not None and legacy.url:
+            yield Hit(legacy.line, _legacy_message(legacy.url), ())
         return
     if not target.text or "repo.continuum.io" not in target.text:
         return

@@ -7,7 +7,7 @@ import os
 import re
 from collections.abc import Iterator
 
-from envkit.checks._helpers import join_names
+from envkit.checks._helpers import conda_names, join_names
 from envkit.checks.core import Context, Hit, Target, rule
 
 # --------------------------------------------------------------------------------------------
@@ -118,8 +118,6 @@ def platform_only(target: Target, ctx: Context) -> Iterator[Hit]:
         sum(1 for d in spec.conda if not d.name.startswith("__")) >= 5
     ):
         return  # every entry pins an exact build: an export in effect, one machine's packages by design
-    from envkit.checks._helpers import conda_names
-
     names, joined = conda_names(target, spec)
     # most files name no platform-only package and no subdir: then no entry needs a look
     maybe = (
@@ -262,8 +260,6 @@ def short_exact_pin(target: Target, ctx: Context) -> Iterator[Hit]:
     spec = target.env_file
     if spec is None:
         return
-    from envkit.checks._helpers import conda_names
-
     if conda_names(target, spec)[0].isdisjoint(_THREE_PART):  # lowercase names: no entry is one
         return
     for d in spec.conda:
@@ -345,8 +341,6 @@ def pypi_only_in_conda(target: Target, ctx: Context) -> Iterator[Hit]:
     spec = target.env_file
     if spec is None or spec.kind == "requirements":
         return
-    from envkit.checks._helpers import conda_names
-
     names, joined = conda_names(target, spec)
     # most files name no PyPI-only project: then no entry needs a look
     if names.isdisjoint(PYPI_ONLY) and "\nnvidia-" not in joined:
