@@ -31,10 +31,7 @@ MAX_FUNCTION_LINES = 60
 PENDING_SIZE: frozenset[str] = frozenset(
     {
         "envkit/backends/prefix_scan.py",
-        "envkit/checks/rules_deps.py",
-        "envkit/checks/rules_portability.py",
         "envkit/formats/pylock.py",
-        "envkit/machine/fit.py",
     }
 )
 

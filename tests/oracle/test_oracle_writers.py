@@ -306,12 +306,6 @@ def test_lock_f_two_platforms_with_pip(envkit_cli, work, tmp_path):
     assert sorted(x.name for x in site.iterdir()) == ["README.txt", "pip", "pip-24.0.dist-info"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a pip package's requires_dist is locked with its markers evaluated per platform, and a "
-    "pixi.lock writes one entry per wheel URL: a wheel both platforms share gets the first "
-    "platform's (purepkg on osx-arm64 loses `macdep; sys_platform == 'darwin'`)",
-)
 def test_lock_f_pixi_lock_shared_wheel_keeps_each_platforms_needs(envkit_cli, work, tmp_path):
     """A pure wheel locked for both platforms, needing macdep on macOS: pixi reaches macdep from
     it on osx-arm64, as the wheel's metadata says."""
