@@ -31,7 +31,6 @@ MAX_FUNCTION_LINES = 60
 PENDING_SIZE: frozenset[str] = frozenset(
     {
         "envkit/backends/prefix_scan.py",
-        "envkit/formats/pylock.py",
     }
 )
 
