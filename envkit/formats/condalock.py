@@ -29,7 +29,6 @@ from envkit.formats.condalockout import PIP_OPTIONS_KEY
 from envkit.model import Lock, LockedPackage
 
 if TYPE_CHECKING:
-    from envkit.formats._util import Fields
     from envkit.model import Manager
 
 SUPPORTED_VERSION = 1
@@ -284,12 +283,13 @@ def _package_fields_checked(raw, where: Where) -> PackageFields:
     """A package entry's fields, each checked and converted (numbers YAML typed as text), or the
     ParseError naming the file, line and key of the first one that is wrong."""
     from envkit.formats._util import Fields
+    from envkit.formats.pixientry import required
 
-    p = Fields(raw, where.file, where.key or "", line=where.line, what="a package entry")
-    name = _required(p, "name")
-    version = _required(p, "version")
-    manager = _required(p, "manager")
-    platform = _required(p, "platform")
+    what = "a package entry"
+    p = Fields(raw, where.file, where.key or "", line=where.line, what=what)
+    name, version, manager, platform = (
+        required(p, k, what) for k in ("name", "version", "manager", "platform")
+    )
     if manager not in ("conda", "pip"):
         raise ParseError(f"unknown manager {manager!r} (expected conda or pip)", where=p.where("manager"))
     deps = p.mapping("dependencies")
@@ -307,12 +307,6 @@ def _package_fields_checked(raw, where: Where) -> PackageFields:
         p.text("category") or "main",
         p.flag("optional"),
     )
-
-
-def _required(p: Fields, key: str) -> str:
-    """The text of a package entry's `key`, which must be there (Fields.text raises ParseError
-    when it is not)."""
-    return cast(str, p.text(key, required=True, what="a package entry"))
 
 
 def merge_depends(depends: tuple[tuple[str, str], ...]) -> list[tuple[str, str]]:

@@ -117,6 +117,14 @@ class _EnvReader:
         """Where the top-level `key` is."""
         return self.where(self.data.line_of(key), key)
 
+    def items(self, key: str) -> list[tuple[int, object, int | None]]:
+        """(index, entry, line) of each entry of the top-level list `key` ([] when it is absent)."""
+        raw = self.data.get(key)
+        if raw is None:
+            return []
+        need_list(raw, f"`{key}:`", self.at(key))
+        return [(i, item, raw.line_of(i)) for i, item in enumerate(raw)]
+
     def refuse_misspelled_keys(self) -> None:
         """Other top-level keys are kept (`description:`), but one that is nearly a known key
         (`dependences:`, `chanels:`) is a typo whose entries conda would ignore without a word."""
@@ -144,12 +152,7 @@ class _EnvReader:
         from envkit.conda.channels import parse_channel
 
         channels: list[Channel] = []
-        raw = self.data.get("channels")
-        if raw is None:
-            return channels
-        need_list(raw, "`channels:`", self.at("channels"))
-        for i, c in enumerate(raw):
-            ln = raw.line_of(i)
+        for i, c, ln in self.items("channels"):
             if not isinstance(c, str) or not c.strip():
                 raise ParseError(
                     f"a channel must be a name or URL, got {type_name(c)}",
@@ -249,18 +252,13 @@ class _EnvReader:
 
     def platforms(self) -> list[str]:
         platforms: list[str] = []
-        raw = self.data.get("platforms")
-        if raw is None:
-            return platforms
-        need_list(raw, "`platforms:`", self.at("platforms"))
-        for i, p in enumerate(raw):
+        for i, p, ln in self.items("platforms"):
             if not isinstance(p, str):
                 raise ParseError(
-                    f"a platform must be text, got {type_name(p)}",
-                    where=self.where(raw.line_of(i), f"platforms[{i}]"),
+                    f"a platform must be text, got {type_name(p)}", where=self.where(ln, f"platforms[{i}]")
                 )
             platforms.append(p.strip())
-            self.mark(f"platform:{p.strip()}", raw.line_of(i))
+            self.mark(f"platform:{p.strip()}", ln)
         return platforms
 
 
