@@ -16,21 +16,18 @@ envkit/checks/rules_machine.py word them).  Four questions:
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from importlib import resources
 
 from envkit.conda.cuda_compat import compatibility, max_full_cuda_for_driver, min_driver, version_key
-from envkit.conda.families import CUDA_RUNTIME, TORCH, TORCH_CONDA_FAMILY
+from envkit.conda.families import CUDA_RUNTIME, TORCH_CONDA_FAMILY
+from envkit.machine.arch import arch_fix, arch_row, mm_of, runs_on, torch_builds
 from envkit.machine.profile import Gpu, MachineProfile
 from envkit.model import LockedPackage
 
 #: The virtual packages whose requirements are compared with the machine.
 VIRTUAL = ("__glibc", "__cuda", "__osx", "__archspec", "__cuda_arch", "__linux", "__unix", "__win")
-_TORCH_FAMILY = TORCH
 _NVIDIA_WHEEL = re.compile(r"^nvidia-[a-z0-9-]+-cu(?P<major>\d{2})$")
 _MANYLINUX = re.compile(r"^manylinux_(?P<a>\d+)_(?P<b>\d+)_")
 _LEGACY_MANYLINUX = {"manylinux1": "2.5", "manylinux2010": "2.12", "manylinux2014": "2.17"}
@@ -191,7 +188,7 @@ def cuda_claims(pkgs: Sequence[LockedPackage]) -> list[CudaClaim]:
         name = p.name.lower()
         if p.manager == "conda":
             if name in CUDA_RUNTIME:
-                mm = _mm(p.version)
+                mm = mm_of(p.version)
                 if mm:
                     out.append(CudaClaim(mm, _label(p), p.line, name))
                 continue
@@ -201,7 +198,7 @@ def cuda_claims(pkgs: Sequence[LockedPackage]) -> list[CudaClaim]:
             continue
         m = _NVIDIA_WHEEL.match(name)
         if m:
-            mm = _mm(p.version) if name.startswith("nvidia-cuda-runtime-cu") else None
+            mm = mm_of(p.version) if name.startswith("nvidia-cuda-runtime-cu") else None
             out.append(CudaClaim(mm or m.group("major"), _label(p), p.line, name))
             continue
         if name == "torch":
@@ -299,108 +296,6 @@ def _driver_text(profile: MachineProfile) -> str:
 # torch GPU architectures
 
 
-@dataclass(frozen=True, slots=True)
-class ArchRow:
-    torch: str
-    cuda: str
-    sm: tuple[str, ...]
-    ptx: str | None
-    sources: tuple[str, ...]
-
-
-@lru_cache(maxsize=1)
-def arch_table() -> tuple[tuple[ArchRow, ...], dict]:
-    """(rows, sources) of envkit/data/torch_cuda_arch.json."""
-    data = json.loads(resources.files("envkit.data").joinpath("torch_cuda_arch.json").read_text("utf-8"))
-    rows = tuple(
-        ArchRow(r["torch"], r["cuda"], tuple(r["sm"]), r.get("ptx"), tuple(r["sources"]))
-        for r in data["rows"]
-    )
-    return rows, data["sources"]
-
-
-def arch_row(torch: str, cuda: str) -> ArchRow | None:
-    """The row for torch `2.7.1` built with CUDA `12.8`, or None when the table has none."""
-    minor = ".".join(torch.split("+")[0].split(".")[:2])
-    mm = _mm(cuda)
-    for r in arch_table()[0]:
-        if r.torch == minor and r.cuda == mm:
-            return r
-    return None
-
-
-def runs_on(row: ArchRow, cc: str) -> str | None:
-    """How a build runs on a GPU of compute capability `cc`: "cubin" (machine code for it: same
-    major, minor at or below, the binary compatibility rule of the CUDA programming guide; an
-    arch-specific `9.0a` only on 9.0 itself), "ptx" (JIT from the shipped PTX), or None."""
-    have = version_key(cc)
-    if len(have) < 2:
-        return None
-    for sm in row.sm:
-        key = version_key(sm)
-        if sm.endswith(("a", "f")):
-            if key == have:
-                return "cubin"
-            continue
-        if key[0] == have[0] and key[1] <= have[1]:
-            return "cubin"
-    if row.ptx and version_key(row.ptx) <= have:
-        return "ptx"
-    return None
-
-
-def torch_builds(
-    pkgs: Sequence[LockedPackage], *, pypi_linux: bool = False
-) -> list[tuple[LockedPackage, str, str]]:
-    """(package, torch version, CUDA) of each official PyTorch CUDA build: the pytorch channel's
-    `py3.11_cuda12.1_cudnn...` builds, pip `torch==X+cuXYZ`, PyPI torch wheels whose recorded
-    `nvidia-cuda-runtime-cuXX` dependency names their CUDA, and with `pypi_linux` (pip takes
-    torch from PyPI, for Linux) a pip `torch==X` without either: PyPI's Linux wheel of a release
-    is its default CUDA build (the PyTorch compatibility matrix).  conda-forge's builds are
-    skipped."""
-    from envkit.conda.buildstr import decode
-
-    out = []
-    for p in pkgs:
-        name = p.name.lower()
-        if name not in _TORCH_FAMILY:
-            continue
-        if p.manager == "conda":
-            conda_forge = "conda-forge" in (p.channel or "") or "conda-forge" in (p.url or "")
-            info = decode(p.build, p.version, name)
-            if info.cuda and not conda_forge and (p.build or "").startswith("py"):
-                out.append((p, p.version, info.cuda))
-            continue
-        info = decode(None, p.version, None)
-        if info.cuda:
-            out.append((p, p.version, info.cuda))
-            continue
-        runtime = next((spec for dep, spec in p.depends if dep.startswith("nvidia-cuda-runtime-cu")), None)
-        if runtime is not None:
-            mm = _mm((runtime or "").strip().lstrip("="))
-            if mm:
-                out.append((p, p.version, mm))
-        elif pypi_linux and name == "torch" and not info.cpu and _from_pypi(p):
-            default = _pypi_default_cuda(p.version)
-            if default:
-                out.append((p, p.version, default))
-    return out
-
-
-def _from_pypi(p: LockedPackage) -> bool:
-    return "+" not in p.version and (not p.url or "pythonhosted.org" in p.url)
-
-
-def _pypi_default_cuda(version: str) -> str | None:
-    from envkit.errors import EnvkitError
-    from envkit.templates import load_matrix
-
-    try:
-        return load_matrix().default_cuda(version, "pip") or None
-    except EnvkitError:  # a release the matrix does not know
-        return None
-
-
 def arch_issues(pkgs: Sequence[LockedPackage], profile: MachineProfile, *, pypi: bool = True) -> list[Issue]:
     """Each GPU whose compute capability a torch build has no kernels for (error), or only PTX to
     JIT-compile (warning).  Builds without a table row, and GPUs of unknown capability, are skipped.
@@ -434,30 +329,11 @@ def arch_issues(pkgs: Sequence[LockedPackage], profile: MachineProfile, *, pypi:
                     have=f"{which} ({gname}), {same[0].sm}, compute capability {cc}",
                     package=_label(p),
                     line=p.line,
-                    fix=_arch_fix(version, same[0]),
+                    fix=arch_fix(version, same[0]),
                     detail=detail,
                 )
             )
     return out
-
-
-def _arch_fix(version: str, gpu: Gpu) -> str:
-    minor = ".".join(version.split("+")[0].split(".")[:2])
-    rows = [r for r in arch_table()[0] if runs_on(r, gpu.compute_capability or "") == "cubin"]
-    same = [r for r in rows if r.torch == minor]
-    if same:
-        r = max(same, key=lambda r: version_key(r.cuda))
-        return (
-            f"use torch {minor}'s CUDA {r.cuda} build (`envkit template pytorch --torch {minor} "
-            f"--cuda {r.cuda} --style pip`)"
-        )
-    if rows:
-        r = min(rows, key=lambda r: (version_key(r.torch), -version_key(r.cuda)[0]))
-        return (
-            f"torch {minor} has no build for {gpu.sm}; the first that does is torch {r.torch} with "
-            f"CUDA {r.cuda} (`envkit template pytorch --torch {r.torch} --cuda {r.cuda} --style pip`)"
-        )
-    return f"no official torch build in envkit's table has kernels for {gpu.sm}"
 
 
 # --------------------------------------------------------------------------------------------
@@ -555,46 +431,7 @@ def platform_issue(platforms: Iterable[str], profile: MachineProfile) -> Issue |
     )
 
 
-def _mm(version: str | None) -> str | None:
-    key = version_key(version or "")
-    if len(key) >= 2:
-        return f"{key[0]}.{key[1]}"
-    return None
-
-
 def _label(p: LockedPackage) -> str:
     if p.manager == "pip":
         return f"{p.name}=={p.version}"
     return f"{p.name}={p.version}={p.build}" if p.build else f"{p.name}={p.version}"
-
-
-# --------------------------------------------------------------------------------------------
-# template pytorch --machine
-
-
-def gpu_info(profile: MachineProfile, label: str):
-    """The machine's driver as envkit.templates.GpuInfo, for `template pytorch --machine`."""
-    from envkit.templates import GpuInfo
-
-    if not profile.driver_cuda:
-        return GpuInfo(None, profile.driver, "none", f"no NVIDIA driver in {label}")
-    return GpuInfo(profile.driver_cuda, profile.driver, f"profile {label}")
-
-
-def variant_arch_warnings(torch: str, cuda: str, style: str, profile: MachineProfile) -> tuple[str, ...]:
-    """Warnings for GPUs of the machine that torch `torch`'s CUDA `cuda` build (official wheels and
-    pytorch channel; conda-forge's lists are not known) has no kernels for."""
-    if style == "conda-forge":
-        return ()
-    row = arch_row(torch, cuda)
-    if row is None:
-        return ()
-    out: dict[tuple[str, str | None], str] = {}
-    for gpu in profile.gpus:
-        if gpu.compute_capability and runs_on(row, gpu.compute_capability) != "cubin":
-            out.setdefault(
-                (gpu.name, gpu.sm),
-                f"torch {row.torch} with CUDA {cuda} has no kernels for "
-                f"the {gpu.name} ({gpu.sm}): {_arch_fix(torch, gpu)}",
-            )
-    return tuple(out.values())

@@ -120,7 +120,7 @@ def _detect(
     # The torch version given is resolved first, so that the variants come from its row.
     torch = plan_pytorch(matrix, plan(torch_version)).torch if torch_version else None
     if machine is not None:
-        from envkit.machine.fit import gpu_info, variant_arch_warnings
+        from envkit.machine.arch import gpu_info, variant_arch_warnings
 
         torch, chosen = choose_detected(matrix, torch, style, gpu_info(machine, label), fits)
         if chosen.cuda:
