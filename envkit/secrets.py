@@ -26,7 +26,8 @@ _CANDIDATE = re.compile(
 # `[A-Za-z][A-Za-z0-9+.-]*://` would rescan a long run from each of its positions (quadratic).
 SCHEME_START = r"(?<![A-Za-z0-9+.-])"
 _URL = re.compile(SCHEME_START + r"[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>`]+")
-_USERINFO = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://(?P<info>[^/@\s]+)@")
+# the user part runs to the last `@` before the path: `https://a:b@c:d@host` holds `a:b@c:d`
+_USERINFO = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://(?P<info>[^/\s]*[^/@\s])@")
 _T_TOKEN = re.compile(r"/t/(?P<tok>[^/\s]+)/")
 _QUERY = re.compile(
     r"[?&](?:token|access_token|auth|api_key|apikey|password|secret)=(?P<v>[^&#\s]+)", re.IGNORECASE
@@ -195,7 +196,7 @@ def redact_url(url: str) -> tuple[str, bool]:
 
 TOKEN = "<TOKEN>"
 USERINFO = "<USER>:<PASSWORD>"
-_USERINFO_ANY = re.compile(SCHEME_START + r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://(?P<info>[^/@\s]+)@")
+_USERINFO_ANY = re.compile(SCHEME_START + r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://(?P<info>[^/\s]*[^/@\s])@")
 _QUERY_SUB = re.compile(
     r"(?P<key>[?&](?:token|access_token|auth|api_key|apikey|password|secret)=)(?P<v>[^&#\s]+)",
     re.IGNORECASE,

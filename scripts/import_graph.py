@@ -31,22 +31,6 @@ MAX_FUNCTION_LINES = 60
 PENDING_SIZE: frozenset[str] = frozenset(
     {
         "envkit/backends/prefix_scan.py",
-        "envkit/checks/rules_deps.py",
-        "envkit/checks/rules_portability.py",
-        "envkit/fleet/report.py",
-        "envkit/formats/_yaml.py",
-        "envkit/formats/condalock.py",
-        "envkit/formats/cyclonedx.py",
-        "envkit/formats/envyml.py",
-        "envkit/formats/pixilegacy.py",
-        "envkit/formats/pylock.py",
-        "envkit/lock/artifacts.py",
-        "envkit/lock/pip.py",
-        "envkit/lock/relock.py",
-        "envkit/lock/solve.py",
-        "envkit/machine/fit.py",
-        "envkit/templates/gpu.py",
-        "envkit/templates/plan.py",
     }
 )
 

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.model import CondaDep, EnvSpec, LockedPackage, PipDep
 
-_NUM = re.compile(r"\d+")
 _MM = re.compile(r"^(\d+)\.(\d+)")
 _SERIES = re.compile(r"[0-9A-Za-z][0-9A-Za-z_.+!]*")
 

@@ -224,7 +224,8 @@ def machine_gpu_arch(target: Target, ctx: Context) -> Iterator[Hit]:
     profile = ctx.machine
     if profile is None:  # no --machine: nothing to import or compare
         return
-    from envkit.machine.fit import arch_issues, platform_issue
+    from envkit.machine.arch import arch_issues
+    from envkit.machine.fit import platform_issue
 
     if _wrong_platform(target, profile, platform_issue):
         return
@@ -248,7 +249,7 @@ def _arch_not_checked(pkgs: list[LockedPackage], profile) -> Iterator[Hit]:
     """A CUDA torch build envkit has no architecture list for (conda-forge's, or a release the
     table lacks) on a machine with GPUs: said, so that silence is never taken for a pass."""
     from envkit.conda.buildstr import decode
-    from envkit.machine.fit import arch_row, torch_builds
+    from envkit.machine.arch import arch_row, torch_builds
 
     gpus = [g for g in profile.gpus if g.compute_capability]
     if not gpus:

@@ -43,8 +43,14 @@ def run_check(o) -> int:
     spec = read_spec(o.spec_file)
     text, lk = read_lock_file(lock_file, None, o.environment, format_hint=LOCK_FORMATS_HINT)
     if not isinstance(lk, Lock):
+        from envkit.checks._compiled import compiled_inputs
+
+        if compiled_inputs(text):
+            return _run_compiled(o, lock_file)
         raise ParseError(
-            "not a lock file", where=Where(file=lock_file), hint="pass conda-lock.yml with --lock"
+            "not a lock file",
+            where=Where(file=lock_file),
+            hint="pass conda-lock.yml with --lock, or a requirements file pip-compile wrote from -f",
         )
     if o.environment and lk.kind != "pixi":
         raise UsageError(
@@ -76,4 +82,42 @@ def run_check(o) -> int:
     advice = regen_advice(lk, o.spec_file, lock_file, text)
     report = render("lock-check", "text", verdict, spec_file=o.spec_file, lock_file=lock_file, advice=advice)
     echo(report, nl=False)
+    return 0 if verdict.ok else 1
+
+
+def _run_compiled(o, lock_file: str) -> int:
+    """`-f docs.in --lock docs.txt`: a requirements file pip-compile (or `uv pip compile`) wrote,
+    paired and judged as `envkit check docs.in docs.txt` pairs and judges them (envkit.checks):
+    every requirement of the `.in` pinned, and satisfied by its pin."""
+    from envkit.checks import load_targets
+    from envkit.checks._compiled import compiled_inputs
+    from envkit.checks.rules_lock import lock_problems
+    from envkit.errors import UsageError, Where
+    from envkit.model import Lock
+    from envkit.ops.lock import LockCheck
+    from envkit.render import render
+
+    for option, given in (("--env", o.environment), ("--exclude-newer", o.exclude_newer)):
+        if given:
+            raise UsageError(
+                f"{option} is for conda locks; {lock_file} is a requirements file pip-compile wrote",
+                where=Where(file=lock_file),
+                hint=f"leave out {option}",
+            )
+    targets = load_targets([o.spec_file, lock_file])
+    spec_t, lock_t = targets[0], targets[-1]
+    if spec_t.lock is not lock_t:
+        named = ", ".join(compiled_inputs(lock_t.text)) or "another file"
+        raise UsageError(
+            f"compiled from {named} (its header says so), not from {o.spec_file}",
+            where=Where(file=lock_file),
+            hint=f"pass the .in file its header names with -f, or compile {o.spec_file} into its own file",
+        )
+    verdict = LockCheck(
+        lock=Lock(kind="pip-compile", platforms=(), packages=(), source=lock_file),
+        problems=tuple(lock_problems(spec_t, lock_t)),
+    )
+    fmt = "json" if o.output_format == "json" else "text"
+    extra = {} if fmt == "json" else {"advice": f"compile {o.spec_file} again"}
+    echo(render("lock-check", fmt, verdict, spec_file=o.spec_file, lock_file=lock_file, **extra), nl=False)
     return 0 if verdict.ok else 1

@@ -5,8 +5,29 @@ from __future__ import annotations
 
 import os
 import shlex
+from typing import TYPE_CHECKING
 
 from envkit.lock.pixi_out import pixi_manifest_beside
+
+if TYPE_CHECKING:  # pragma: no cover
+    from envkit.model import Lock
+
+#: What `lock` says when it writes a pixi.lock with pip packages: conda 26.7.1 creates from such a
+#: file (conda-lockfiles 0.2.2) the conda packages only, dropping the pypi ones silently.
+CONDA_SKIPS_PYPI = (
+    "conda create --file on this pixi.lock installs only its conda packages: conda's reader of the "
+    "format (conda-lockfiles) leaves out its pypi packages ({names}) without a word; install it "
+    "with `envkit create --lock FILE`"
+)
+
+
+def note_pypi_for_conda(lock: Lock) -> None:
+    """The CONDA_SKIPS_PYPI note, when `lock` (written as a pixi.lock) has pip packages."""
+    pip = sorted({p.name for p in lock.packages if p.manager == "pip"})
+    if pip:
+        from envkit.output import note
+
+        note(CONDA_SKIPS_PYPI.format(names=", ".join(pip[:3]) + (", ..." if len(pip) > 3 else "")))
 
 
 def regen(*parts: str) -> str:

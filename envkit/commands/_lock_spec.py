@@ -6,7 +6,14 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from envkit.commands._lock_files import header_for, lock_target, pixi_target_args, refuse_overwrite, regen
+from envkit.commands._lock_files import (
+    header_for,
+    lock_target,
+    note_pypi_for_conda,
+    pixi_target_args,
+    refuse_overwrite,
+    regen,
+)
 from envkit.errors import UsageError
 from envkit.output import echo
 
@@ -60,6 +67,7 @@ def run_spec(o: LockOptions) -> int:
 
         args += pixi_target_args(o.output, PIXI_TARGETS[target])
         emit(write_pixi(lk, target, header=header_for(regen(*args, "-o", o.output))), o.output, before)
+        note_pypi_for_conda(lk)
     if named:
         note_named_format(o.output, target, "--to")
     warn_duplicates([lk])

@@ -78,7 +78,8 @@ def audit(
 ) -> int:
     """Audit environments for known vulnerabilities and licences, offline.
 
-    SOURCE is any lock or environment file envkit reads, a prefix or env:NAME.  Packages are
+    SOURCE is any lock or environment file envkit reads, a prefix or env:NAME, or a directory
+    of collected host files (as `envkit fleet DIR` reads it): each host audited.  Packages are
     matched against an OSV database on disk; conda packages through their PyPI identity.  What
     has no advisory source (native libraries) is listed as unknown, never as clean.
 
@@ -90,11 +91,7 @@ def audit(
     from envkit.output import echo
 
     if fetch_db is not None:
-        from envkit.ops.audit import fetch
-
-        path, index = fetch(fetch_db)
-        echo(f"{path}: {index.records} advisories, indexed in {index.path or '(not cached)'}")
-        return 0
+        return _fetch(fetch_db)
     if name is not None and prefix is not None:
         raise UsageError("give either -n NAME or -p PREFIX, not both")
     if not sources and name is None and prefix is None:
@@ -109,7 +106,7 @@ def audit(
 
         live = open_env(name=name, prefix=prefix)
     result = audit_op(
-        sources,
+        _hosts(sources),
         live=live,
         db=db,
         vex=vex,
@@ -122,6 +119,32 @@ def audit(
         echo(f"warning: {text}", err=True)
     emit(render("audit", fmt, result), output)
     return 1 if result.failed else 0
+
+
+def _fetch(url: str) -> int:
+    from envkit.ops.audit import fetch
+    from envkit.output import echo
+
+    path, index = fetch(url)
+    echo(f"{path}: {index.records} advisories, indexed in {index.path or '(not cached)'}")
+    return 0
+
+
+def _hosts(sources: tuple[str, ...]) -> tuple[str, ...]:
+    """`sources` with each directory of collected host files (one file per host, as `envkit fleet`
+    reads it; machine profiles beside them are not environments) replaced by its hosts' files."""
+    import os
+
+    from envkit.fleet.collect import plan
+
+    out: list[str] = []
+    for s in sources:
+        if os.path.isdir(s) and not os.path.isdir(os.path.join(s, "conda-meta")):
+            jobs, _ = plan([s], env=None, via="ssh", environ={})
+            out += [j.path for j in jobs if j.path]
+        else:
+            out.append(s)
+    return tuple(out)
 
 
 def _config_file(config_path: str | None) -> str | None:

@@ -4,8 +4,9 @@ local archive is, and py-rattler links the very files that were checked."""
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -18,29 +19,103 @@ _CONCURRENT = 8
 
 
 def fetch_archives(
-    packages: Sequence[LockedPackage], into: Callable[[], str], *, source: str | None = None
+    packages: Sequence[LockedPackage],
+    into: Callable[[], str],
+    *,
+    source: str | None = None,
+    cache: str | None = None,
 ) -> tuple[list[LockedPackage], dict[str, str]]:
     """Download every package of `packages` whose URL is remote into the directory `into()` makes
     (called only when there is one), check it (`check_archive_hashes`, `check_paths_of`), and
-    return (the packages with those URLs replaced by the downloads' `file://` URLs, {archive file
-    name: the URL it came from}).
+    return (the packages with those URLs replaced by the archives' `file://` URLs, {archive file
+    name: the URL it came from}).  With `cache` (a directory; see `archive_cache`), an archive
+    already there whose hashes match the lock's is used without downloading it, and each download
+    is kept there for the next create.
 
     Raises BackendError for a download that fails, IntegrityError for an archive that does not
     match the lock or would write outside the prefix."""
     remote = [(i, p) for i, p in enumerate(packages) if p.url and local_path(p.url) is None]
     if not remote:
         return list(packages), {}
-    directory = into()
-    files = {i: os.path.join(directory, str(i), _file_name(p.url or "")) for i, p in remote}
-    _download_all([(p.url or "", files[i]) for i, p in remote])
+    files = {i: _cached(cache, p, source) for i, p in remote}
+    missing = [(i, p) for i, p in remote if files[i] is None]
+    fresh: dict[int, str] = {}
+    if missing:
+        directory = into()
+        fresh = {i: os.path.join(directory, str(i), _file_name(p.url or "")) for i, p in missing}
+        _download_all([(p.url or "", fresh[i]) for i, p in missing])
+        for i, p in missing:
+            check_archive_hashes(p, fresh[i], source=source)
+            check_paths_of(p, fresh[i], source=source)  # a hostile archive is not kept
+            files[i] = _keep(cache, p, fresh[i])
     out = list(packages)
     origins = {}
     for i, p in remote:
-        check_archive_hashes(p, files[i], source=source)
-        check_paths_of(p, files[i], source=source)
-        out[i] = replace(p, url=Path(files[i]).as_uri())
-        origins[os.path.basename(files[i])] = p.url or ""
+        path = files[i] or ""
+        if i not in fresh:
+            check_paths_of(p, path, source=source)
+        out[i] = replace(p, url=Path(path).as_uri())
+        origins[os.path.basename(path)] = p.url or ""
     return out, origins
+
+
+def archive_cache(cache_dir: str | os.PathLike[str] | None, environ: Mapping[str, str] | None = None) -> str:
+    """Where downloaded archives are kept between creates: `envkit-archives` in the package cache
+    given (`cache_dir`), else `$XDG_CACHE_HOME/envkit/archives` (`~/.cache/envkit/archives`)."""
+    if cache_dir:
+        return os.path.join(os.fspath(cache_dir), "envkit-archives")
+    env = os.environ if environ is None else environ
+    base = env.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "envkit", "archives")
+
+
+def _cache_path(cache: str | None, p: LockedPackage) -> str | None:
+    """An archive's place in `cache`: under the hash the lock records (the same file under another
+    URL, a mirror or a token, is the same entry); None without a cache or a hash."""
+    digest = p.sha256 or p.md5
+    if cache is None or digest is None:
+        return None
+    return os.path.join(cache, digest.lower(), _file_name(p.url or ""))
+
+
+def _cached(cache: str | None, p: LockedPackage, source: str | None) -> str | None:
+    """The cached archive of `p` when it matches the lock's hashes; one that does not (a partial or
+    altered file) is removed and downloaded again."""
+    path = _cache_path(cache, p)
+    if path is None or not os.path.isfile(path):
+        return None
+    try:
+        check_archive_hashes(p, path, source=source)
+    except IntegrityError:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+        return None
+    return path
+
+
+def _keep(cache: str | None, p: LockedPackage, fresh: str) -> str:
+    """Move the checked download `fresh` into `cache` (atomically: a concurrent create sees the
+    whole file or none) and return where it is; `fresh` itself when it cannot be kept."""
+    import shutil
+    import tempfile
+
+    path = _cache_path(cache, p)
+    if path is None:
+        return fresh
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".part-", dir=os.path.dirname(path))
+        os.close(fd)
+        try:
+            shutil.copyfile(fresh, tmp)
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+    except OSError:
+        return fresh  # a read-only or full cache only costs the next create a download
+    return path
 
 
 def check_archive_paths(packages: Sequence[LockedPackage], *, source: str | None = None) -> None:

@@ -144,10 +144,10 @@ def install_rattler(
 ) -> None:
     """Link the conda packages into a staging directory beside `prefix` (with `prefix` patched into
     the files), then rename it into place: a failed install never leaves a half-made `prefix`.
-    Remote archives are downloaded and checked first (envkit.create.fetch; `source`, the lock, is
-    named in its errors)."""
+    Remote archives are downloaded and checked first, or taken from the archive cache when they
+    match the lock's hashes (envkit.create.fetch; `source`, the lock, is named in its errors)."""
     from envkit.create.claim import mark_incomplete
-    from envkit.create.fetch import fetch_archives
+    from envkit.create.fetch import archive_cache, fetch_archives
     from envkit.io import fault_point, umask_mode
 
     parent = os.path.dirname(prefix)
@@ -162,7 +162,7 @@ def install_rattler(
 
     try:
         os.chmod(stage, umask_mode(0o777))  # mkdtemp's 0700 would become the environment's mode
-        local, origins = fetch_archives(conda, fetch_dir, source=source)
+        local, origins = fetch_archives(conda, fetch_dir, source=source, cache=archive_cache(cache_dir))
         _link(to_repodata_records(local, platform), stage, prefix, platform, cache_dir, show_progress)
         for d in fetched:  # linked from the package cache now
             remove_tree(d, settle=0)

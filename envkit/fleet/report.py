@@ -8,7 +8,7 @@ environment digest (the first host's), every other host keeps its fingerprint on
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from envkit.envdiff import EnvDiff
 from envkit.fleet.collect import HostResult
@@ -157,58 +157,21 @@ class Grouper:
     ) -> FleetReport:
         """The FleetReport.  `lock` (a model) is compared with every group; `check_machine`
         (lock model, profile) -> findings gives the machine findings per group."""
-        from envkit.envdiff import diff
-
         keys = list(self._members)
         # machine classes only group hosts when some host has a profile
         order = {k: i for i, k in enumerate(keys)}
         keys.sort(key=lambda k: (-len(self._members[k]), order[k]))
-        if not keys:
-            return FleetReport(
-                groups=(),
-                unreachable=tuple(self._failed),
-                duplicates=tuple((h, tuple(s)) for h, s in duplicates),
-                warnings=tuple(self.warnings),
-                lock=lock_label,
-            )
-        major = keys[0]
         # a majority is more than half of the hosts read; else the largest group is only the
         # reference the others are compared with
-        is_majority = 2 * len(self._members[major]) > sum(len(m) for m in self._members.values())
-        base = self._models[major[0]]
-        base_machine = self._machines.get(major[1]) if major[1] else None
+        is_majority = bool(keys) and 2 * len(self._members[keys[0]]) > sum(map(len, self._members.values()))
         diffs: dict[str, EnvDiff] = {}
         groups: list[Group] = []
         for i, k in enumerate(keys):
-            ed, md = k
-            d = None
-            if i and ed != major[0]:
-                if ed not in diffs:
-                    label = "majority" if is_majority else "group 1"
-                    diffs[ed] = diff(
-                        base, self._models[ed], platform=platform, label_a=label, label_b="this group"
-                    )
-                d = diffs[ed]
-            mc = self._machines.get(md) if md else None
-            mdiff: tuple[tuple[str, str, str], ...] = ()
-            if i and (mc is not None or base_machine is not None):
-                mdiff = _machine_differs(base_machine, mc)
-            drift = None
+            group = self._group(i, k, keys[0], is_majority, diffs, platform)
             if lock is not None:
-                drift = self._drift(ed, md, lock, lock_label, platform, check_machine)
-            groups.append(
-                Group(
-                    members=tuple(self._members[k]),
-                    env=self._prints[ed],
-                    machine=mc,
-                    majority=i == 0 and is_majority,
-                    reference=i == 0,
-                    diff=d,
-                    machine_differs=mdiff,
-                    lock=drift,
-                    model=self._models[ed],
-                )
-            )
+                drift = self._drift(k[0], k[1], lock, lock_label, platform, check_machine)
+                group = replace(group, lock=drift)
+            groups.append(group)
         names = _view_packages(diffs.values())
         groups = [_with_versions(g, self._models[g.env.digest], names, platform) for g in groups]
         return FleetReport(
@@ -218,6 +181,43 @@ class Grouper:
             warnings=tuple(self.warnings),
             lock=lock_label,
             packages=tuple(names),
+        )
+
+    def _group(
+        self, i: int, k: tuple, major: tuple, is_majority: bool, diffs: dict, platform: str | None
+    ) -> Group:
+        """The `i`-th group (hosts with environment and machine `k`), its diff against the first
+        group `major` (each environment diffed once, kept in `diffs`)."""
+        from envkit.envdiff import diff
+
+        ed, md = k
+        d = None
+        if i and ed != major[0]:
+            if ed not in diffs:
+                label = "majority" if is_majority else "group 1"
+                diffs[ed] = diff(
+                    self._models[major[0]],
+                    self._models[ed],
+                    platform=platform,
+                    label_a=label,
+                    label_b="this group",
+                )
+            d = diffs[ed]
+        mc = self._machines.get(md) if md else None
+        base_machine = self._machines.get(major[1]) if major[1] else None
+        mdiff: tuple[tuple[str, str, str], ...] = ()
+        if i and (mc is not None or base_machine is not None):
+            mdiff = _machine_differs(base_machine, mc)
+        return Group(
+            members=tuple(self._members[k]),
+            env=self._prints[ed],
+            machine=mc,
+            majority=i == 0 and is_majority,
+            reference=i == 0,
+            diff=d,
+            machine_differs=mdiff,
+            lock=None,
+            model=self._models[ed],
         )
 
     def _drift(self, ed: str, md: str | None, lock, lock_label, platform, check_machine) -> LockDrift:
@@ -256,8 +256,6 @@ def _view_packages(diffs) -> list[str]:
 
 
 def _with_versions(g: Group, model, names: list[str], platform: str | None) -> Group:
-    from dataclasses import replace
-
     from envkit.conda.names import pep503
     from envkit.fleet.fingerprint import packages_of
 

@@ -131,8 +131,9 @@ def _scalar(v: str):
 #: as itself): a word starting with `_` or a letter that cannot spell one of YAML 1.1's true/false/
 #: yes/no/on/off/null words (those are letters only, at most 5), no white space, not ending in `:`;
 #: or a hex digest (md5, sha256) with a letter other than b (never an int, nor 0b binary) ...
+#: (possessive, no backtracking: a long URL or digest is scanned about once)
 _certain_text = re.compile(
-    r"(?:_|[A-Za-z](?=\S*[^A-Za-z\s]|\S{5}))\S*[^\s:]|(?=[0-9a-f]*[ac-f])[0-9a-f]+"
+    r"(?:_|[A-Za-z](?=\S{5}|[A-Za-z]*+[^A-Za-z\s]))(?=\S)\S*+(?<!:)|(?=[0-9b]*+[ac-f])[0-9a-f]++"
 ).fullmatch
 #: ... or such words with single spaces between them (`libgcc >=14`), none starting with `#`
 _certain_words = re.compile(r"[A-Za-z_](?:[^\s:]|:(?=\S))*+(?: (?!#)(?:[^\s:]|:(?=\S))++)++").fullmatch

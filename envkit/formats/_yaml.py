@@ -65,11 +65,23 @@ def load(text: str, *, filename: str | None = None, numbers: list | None = None)
     Raises ParseError (with file and line) for malformed YAML, duplicate keys, unsupported tags,
     documents that expand too much, and multi-document streams.
     """
-    import yaml
-
     check_lines(text, filename=filename)
     if len(text) > PRECOUNT_BYTES:
         _refuse_if_too_many_nodes(text, filename)
+    node = _compose(text, filename)
+    if node is None:
+        return None
+    builder = _Builder(filename)
+    builder.numbers = numbers
+    builder.refuse_expansion(node)
+    return builder.build(node, 0)
+
+
+def _compose(text: str, filename: str | None):
+    """libyaml's node graph of the one document in `text` (None when empty); ParseError naming the
+    file and line for anything it cannot parse."""
+    import yaml
+
     try:
         loader = _loader_class()(text)
     except UnicodeEncodeError as exc:  # a lone surrogate: only reachable from a str, never a file
@@ -79,47 +91,28 @@ def load(text: str, *, filename: str | None = None, numbers: list | None = None)
             where=Where(file=filename, line=line),
         ) from None
     try:
-        try:
-            node = loader.get_single_node()
-        except yaml.reader.ReaderError as exc:
-            # libyaml reports a character offset: turn it into a line
-            line = text.count("\n", 0, exc.position) + 1 if exc.position is not None else None
-            char = exc.character if isinstance(exc.character, int) else ord(str(exc.character)[:1] or "\0")
-            raise ParseError(
-                f"invalid YAML: character U+{char:04X} is not allowed in a YAML file",
-                where=Where(file=filename, line=line),
-                text=_line_text(text, line),
-            ) from None
-        except yaml.MarkedYAMLError as exc:
-            mark = exc.problem_mark or exc.context_mark
-            line = mark.line + 1 if mark is not None else None
-            problem = exc.problem or exc.context or "invalid YAML"
-            bad = _line_text(text, line)
-            raise ParseError(
-                f"invalid YAML: {problem}", where=Where(file=filename, line=line), text=bad
-            ) from None
-        except yaml.YAMLError as exc:
-            raise ParseError(f"invalid YAML: {exc}", where=Where(file=filename)) from None
+        return loader.get_single_node()
+    except yaml.reader.ReaderError as exc:
+        # libyaml reports a character offset: turn it into a line
+        line = text.count("\n", 0, exc.position) + 1 if exc.position is not None else None
+        char = exc.character if isinstance(exc.character, int) else ord(str(exc.character)[:1] or "\0")
+        raise ParseError(
+            f"invalid YAML: character U+{char:04X} is not allowed in a YAML file",
+            where=Where(file=filename, line=line),
+            text=_line_text(text, line),
+        ) from None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else None
+        problem = exc.problem or exc.context or "invalid YAML"
+        bad = _line_text(text, line)
+        raise ParseError(
+            f"invalid YAML: {problem}", where=Where(file=filename, line=line), text=bad
+        ) from None
+    except yaml.YAMLError as exc:
+        raise ParseError(f"invalid YAML: {exc}", where=Where(file=filename)) from None
     finally:
         loader.dispose()
-    if node is None:
-        return None
-    builder = _Builder(filename)
-    builder.numbers = numbers
-    size, chars = builder.expanded_size(node)
-    if size > MAX_NODES:
-        raise ParseError(
-            f"YAML document expands to more than {MAX_NODES:,} values (alias bomb?); refused",
-            where=Where(file=filename, line=node.start_mark.line + 1),
-        )
-    if chars > MAX_EXPANDED_CHARS:
-        raise ParseError(
-            f"YAML document expands to more than {MAX_EXPANDED_CHARS // 2**20} MiB of text through its "
-            f"aliases (alias bomb?); refused",
-            where=Where(file=filename, line=node.start_mark.line + 1),
-            hint="write the repeated values out, or use fewer aliases of long text",
-        )
-    return builder.build(node, 0)
 
 
 def _refuse_if_too_many_nodes(text: str, filename: str | None) -> None:
@@ -225,6 +218,23 @@ class _Builder:
                     stack.append((c, False))
         return sizes[id(root)], chars[id(root)]
 
+    def refuse_expansion(self, root) -> None:
+        """ParseError when the document expands, aliases resolved, beyond MAX_NODES values or
+        MAX_EXPANDED_CHARS characters of text."""
+        size, chars = self.expanded_size(root)
+        where = Where(file=self.filename, line=root.start_mark.line + 1)
+        if size > MAX_NODES:
+            raise ParseError(
+                f"YAML document expands to more than {MAX_NODES:,} values (alias bomb?); refused", where=where
+            )
+        if chars > MAX_EXPANDED_CHARS:
+            raise ParseError(
+                f"YAML document expands to more than {MAX_EXPANDED_CHARS // 2**20} MiB of text through its "
+                f"aliases (alias bomb?); refused",
+                where=where,
+                hint="write the repeated values out, or use fewer aliases of long text",
+            )
+
     def _where(self, node, key: str | None = None) -> Where:
         return Where(file=self.filename, line=node.start_mark.line + 1, key=key)
 
@@ -257,11 +267,7 @@ class _Builder:
         return self._mapping(node, depth)
 
     def _sequence(self, node, depth: int) -> YamlList:
-        if node.tag != _SEQ:
-            raise ParseError(f"unsupported YAML tag {node.tag!r}", where=self._where(node))
-        out = YamlList()
-        out.line = node.start_mark.line + 1
-        self._built[id(node)] = out
+        out = self._start(node, _SEQ, YamlList())
         lines = out.lines
         for item in node.value:
             out.append(self.build(item, depth + 1))
@@ -269,11 +275,7 @@ class _Builder:
         return out
 
     def _mapping(self, node, depth: int) -> YamlMap:
-        if node.tag != _MAP:
-            raise ParseError(f"unsupported YAML tag {node.tag!r}", where=self._where(node))
-        out = YamlMap()
-        out.line = node.start_mark.line + 1
-        self._built[id(node)] = out
+        out = self._start(node, _MAP, YamlMap())
         lines = out.lines
         for knode, vnode in node.value:
             if knode.tag == _MERGE:
@@ -291,6 +293,15 @@ class _Builder:
                 )
             out[key] = self.build(vnode, depth + 1)
             lines[key] = kline
+        return out
+
+    def _start(self, node, tag: str, out):
+        """`out`, the empty collection `node` becomes, registered for the aliases of `node`
+        (ParseError for a tag other than the standard `tag`)."""
+        if node.tag != tag:
+            raise ParseError(f"unsupported YAML tag {node.tag!r}", where=self._where(node))
+        out.line = node.start_mark.line + 1
+        self._built[id(node)] = out
         return out
 
     def _merge(self, out: YamlMap, vnode, depth: int) -> None:

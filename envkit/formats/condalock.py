@@ -400,67 +400,49 @@ def write_conda_lock(lock: Lock, *, header: str | None = None) -> str:
 
     Raises ParseError when a package has no platform or no URL (conda-lock needs both).
     """
-    from envkit.formats._util import block_yaml, comment_block, ykey
-    from envkit.formats._util import yscalar as scalar
+    from envkit.formats._util import block_yaml, comment_block
+    from envkit.formats.condalockout import note_pip_for_conda, written_metadata
     from envkit.formats.envyml import channel_out
 
     platforms = lock.platforms or tuple(dict.fromkeys(p.platform for p in lock.packages if p.platform))
-    out: list[str] = [
-        comment_block(header if header is not None else HEADER).rstrip("\n"),
-        "version: 1",
-        "metadata:",
-    ]
-    if lock.content_hash:
-        out.append("  content_hash:")
-        out += [f"    {ykey(p)}: {scalar(h)}" for p, h in lock.content_hash]
-    else:
-        out.append("  content_hash: {}")
-    if lock.channels:
-        out.append("  channels:")
-        for ch in lock.channels:
-            url = channel_out(ch)
-            out.append(f"  - url: {scalar(url)}")
-            # conda-lock expands these from the environment at install time (`${TOKEN}` in the URL)
-            used = sorted(set(m.group(1) or m.group(2) for m in _ENV_REF.finditer(url)))
-            out += (
-                ["    used_env_vars:"] + [f"    - {scalar(v)}" for v in used]
-                if used
-                else ["    used_env_vars: []"]
-            )
-    else:
-        out.append("  channels: []")
-    out += ["  platforms:"] + [f"  - {scalar(p)}" for p in platforms] if platforms else ["  platforms: []"]
-    out += ["  sources:"] + [f"  - {scalar(s)}" for s in lock.sources] if lock.sources else ["  sources: []"]
-    from envkit.formats.condalockout import note_pip_for_conda, written_metadata
-
-    for k, v in written_metadata(lock):
-        out += block_yaml(k, v, "  ")
+    metadata = {
+        "content_hash": dict(lock.content_hash),
+        # conda-lock expands these from the environment at install time (`${TOKEN}` in the URL)
+        "channels": [
+            {"url": url, "used_env_vars": _env_refs(url)} for url in map(channel_out, lock.channels)
+        ],
+        "platforms": list(platforms),
+        "sources": list(lock.sources),
+        **dict(written_metadata(lock)),
+    }
     pkgs = sorted(lock.packages, key=sort_key(platforms))
     note_pip_for_conda(pkgs)
-    out.append("package:" if pkgs else "package: []")
-    for p in pkgs:
-        if not p.platform:
-            raise ParseError(f"package {p.name} {p.version} has no platform; conda-lock.yml needs one")
-        if not p.url:
-            raise ParseError(f"package {p.name} {p.version} has no URL; conda-lock.yml needs one")
-        out.append(f"- name: {scalar(p.name)}")
-        out.append(f"  version: {scalar(p.version)}")
-        out.append(f"  manager: {p.manager}")
-        out.append(f"  platform: {scalar(p.platform)}")
-        if p.depends:
-            out.append("  dependencies:")
-            out += [f"    {ykey(n)}: {scalar(s)}" for n, s in merge_depends(p.depends)]
-        else:
-            out.append("  dependencies: {}")
-        out.append(f"  url: {scalar(p.url)}")
-        if p.md5 or p.sha256:
-            out.append("  hash:")
-            if p.md5:
-                out.append(f"    md5: {scalar(p.md5)}")
-            if p.sha256:
-                out.append(f"    sha256: {scalar(p.sha256)}")
-        else:
-            out.append("  hash: {}")
-        out.append(f"  category: {scalar(p.category)}")
-        out.append(f"  optional: {'true' if p.optional else 'false'}")
+    out = [comment_block(header if header is not None else HEADER).rstrip("\n"), "version: 1"]
+    out += block_yaml("metadata", metadata)
+    out += block_yaml("package", [_package_entry(p) for p in pkgs])
     return "\n".join(out) + "\n"
+
+
+def _env_refs(url: str) -> list[str]:
+    """The environment variables `url` refers to (`${TOKEN}`, `$TOKEN`), sorted."""
+    return sorted(set(m.group(1) or m.group(2) for m in _ENV_REF.finditer(url)))
+
+
+def _package_entry(p: LockedPackage) -> dict:
+    """The `package:` entry of `p`, in conda-lock's key order; ParseError without platform or URL."""
+    if not p.platform:
+        raise ParseError(f"package {p.name} {p.version} has no platform; conda-lock.yml needs one")
+    if not p.url:
+        raise ParseError(f"package {p.name} {p.version} has no URL; conda-lock.yml needs one")
+    hashes = {"md5": p.md5, "sha256": p.sha256}
+    return {
+        "name": p.name,
+        "version": p.version,
+        "manager": p.manager,
+        "platform": p.platform,
+        "dependencies": dict(merge_depends(p.depends)),
+        "url": p.url,
+        "hash": {k: v for k, v in hashes.items() if v},
+        "category": p.category,
+        "optional": bool(p.optional),
+    }

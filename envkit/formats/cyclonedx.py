@@ -17,20 +17,15 @@ Credentials are taken out before anything is encoded: a purl's qualifiers lose t
 from __future__ import annotations
 
 import json
-import re
 import uuid
 from urllib.parse import quote
 
-from envkit.model import Lock, LockedPackage
+from envkit.model import Lock, LockedPackage, pep503
 from envkit.urls import redact_url, strip_credentials
 
 SPEC_VERSION = "1.6"
 SCHEMA = "http://cyclonedx.org/schema/bom-1.6.schema.json"
 PYPI_INDEXES = ("https://pypi.org/simple", "https://pypi.org/simple/", "https://pypi.python.org/simple")
-
-
-def _pep503(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def _q(value: str) -> str:
@@ -46,7 +41,7 @@ def _clean(value: str) -> str:
 def purl(p: LockedPackage) -> str:
     """The package URL of a locked package (the purl spec's `conda` and `pypi` types)."""
     if p.manager == "pip":
-        head = f"pkg:pypi/{_q(_pep503(p.name))}" + (f"@{_q(p.version)}" if p.version else "")
+        head = f"pkg:pypi/{_q(pep503(p.name))}" + (f"@{_q(p.version)}" if p.version else "")
         quals = {}
         if p.index and p.index not in PYPI_INDEXES:
             quals["repository_url"] = p.index
@@ -101,11 +96,29 @@ def _component(p: LockedPackage, ref: str, platforms: list[str]) -> dict:
 
 def render_cyclonedx(lock: Lock, *, name: str | None = None) -> str:
     """The CycloneDX 1.6 JSON document (text) of `lock`; `name` names the environment (metadata)."""
-    from envkit import __version__
+    refs, by_ref = _refs(lock)
+    deps = _dependencies(lock, refs, by_ref)
+    doc = {
+        "$schema": SCHEMA,
+        "bomFormat": "CycloneDX",
+        "specVersion": SPEC_VERSION,
+        "serialNumber": "",
+        "version": 1,
+        "metadata": _metadata(lock, name),
+        "components": [_component(p, ref, plats) for ref, (p, plats) in sorted(by_ref.items())],
+        "dependencies": [{"ref": r, "dependsOn": sorted(d)} for r, d in sorted(deps.items())],
+    }
+    body = json.dumps(doc, sort_keys=False, ensure_ascii=False)
+    doc["serialNumber"] = f"urn:uuid:{uuid.uuid5(uuid.NAMESPACE_URL, body)}"
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
-    refs: dict[int, str] = {}
+
+def _refs(lock: Lock) -> tuple[list[str], dict[str, tuple[LockedPackage, list[str]]]]:
+    """(the bom-ref of each package of `lock`, in lock order; ref -> (the package, its platforms)):
+    one component for a package locked for several platforms with the same artifact."""
+    refs: list[str] = []
     by_ref: dict[str, tuple[LockedPackage, list[str]]] = {}
-    for i, p in enumerate(lock.packages):
+    for p in lock.packages:
         ref = purl(p)
         if p.manager == "pip" and not p.version and p.url:
             ref = f"{ref}#{_clean(p.url)}"  # an install without a version: the URL tells them apart
@@ -117,21 +130,32 @@ def render_cyclonedx(lock: Lock, *, name: str | None = None) -> str:
             by_ref[ref] = (p, [p.platform] if p.platform else [])
         elif p.platform and p.platform not in prev[1]:
             prev[1].append(p.platform)
-        refs[i] = ref
+        refs.append(ref)
+    return refs, by_ref
+
+
+def _dependencies(lock: Lock, refs: list[str], by_ref: dict) -> dict[str, list[str]]:
+    """ref -> the refs it depends on, resolved by name within the package's platform."""
     names: dict[tuple[str | None, str, str], str] = {}
-    for i, p in enumerate(lock.packages):
-        key = p.name if p.manager == "conda" else _pep503(p.name)
-        names.setdefault((p.platform, p.manager, key), refs[i])
+    for p, ref in zip(lock.packages, refs, strict=True):
+        key = p.name if p.manager == "conda" else pep503(p.name)
+        names.setdefault((p.platform, p.manager, key), ref)
     deps: dict[str, list[str]] = {ref: [] for ref in by_ref}
-    for i, p in enumerate(lock.packages):
+    for p, ref in zip(lock.packages, refs, strict=True):
         for n, _spec in p.depends:
-            key = n if p.manager == "conda" else _pep503(n)
+            key = n if p.manager == "conda" else pep503(n)
             target = names.get((p.platform, p.manager, key)) or (
                 names.get((p.platform, "conda", key)) if p.manager == "conda" else None
             )
-            if target and target != refs[i] and target not in deps[refs[i]]:
-                deps[refs[i]].append(target)
-    components = [_component(p, ref, plats) for ref, (p, plats) in sorted(by_ref.items())]
+            if target and target != ref and target not in deps[ref]:
+                deps[ref].append(target)
+    return deps
+
+
+def _metadata(lock: Lock, name: str | None) -> dict:
+    """The document's `metadata`: the tool, the environment, what the lock was made for."""
+    from envkit import __version__
+
     meta: dict = {
         "tools": {"components": [{"type": "application", "name": "envkit", "version": __version__}]}
     }
@@ -152,16 +176,4 @@ def render_cyclonedx(lock: Lock, *, name: str | None = None) -> str:
             if o.startswith(("--index-url ", "--extra-index-url ", "--find-links ")) and " " in o
         ]
     )
-    doc = {
-        "$schema": SCHEMA,
-        "bomFormat": "CycloneDX",
-        "specVersion": SPEC_VERSION,
-        "serialNumber": "",
-        "version": 1,
-        "metadata": meta,
-        "components": components,
-        "dependencies": [{"ref": r, "dependsOn": sorted(d)} for r, d in sorted(deps.items())],
-    }
-    body = json.dumps(doc, sort_keys=False, ensure_ascii=False)
-    doc["serialNumber"] = f"urn:uuid:{uuid.uuid5(uuid.NAMESPACE_URL, body)}"
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    return meta

@@ -347,86 +347,95 @@ def write_env(spec: EnvSpec, *, header: str | None = None, comments: CommentMap 
     `header` (text, one comment line per line) goes first; `comments` puts source comments back.
     Deterministic: equal models (and comments) give byte-identical text.
     """
-    from envkit.formats._util import block_yaml, ykey
+    from envkit.formats._util import block_yaml, comment_block, ykey
     from envkit.formats._util import yscalar as scalar
 
-    cm = comments or CommentMap()
-    out: list[str] = []
+    w = _Writer(comments or CommentMap())
     if header:
-        from envkit.formats._util import comment_block
-
-        out += comment_block(header).splitlines()
-    out += cm.header
-
-    def emit(indent: str, text: str, line: int | None) -> None:
-        lead, inl, trail = cm.take(line)
-        out.extend(indent + c for c in lead)
-        out.append(indent + text + (f"  {inl}" if inl else ""))
-        out.extend(indent + c for c in trail)
-
+        w.out += comment_block(header).splitlines()
+    w.out += w.cm.header
+    line_of = spec.line_of
     if spec.name is not None:
-        emit("", f"name: {scalar(spec.name)}", spec.line_of("name"))
-    if spec.channels or spec.line_of("channels"):
-        if spec.channels:
-            emit("", "channels:", spec.line_of("channels"))
-            for ch in spec.channels:
-                emit("  ", f"- {scalar(channel_out(ch))}", spec.line_of(f"channel:{ch.name}"))
-        else:
-            emit("", "channels: []", spec.line_of("channels"))
+        w.emit("", f"name: {scalar(spec.name)}", line_of("name"))
+    if spec.channels or line_of("channels"):
+        channels = [(f"- {scalar(channel_out(ch))}", line_of(f"channel:{ch.name}")) for ch in spec.channels]
+        w.block("", "channels", line_of("channels"), channels)
     if spec.conda or spec.pip or spec.has_pip_section or spec.kind != "requirements":
-        if not spec.conda and not spec.pip and not spec.has_pip_section:
-            emit("", "dependencies: []", spec.line_of("dependencies"))
-        else:
-            emit("", "dependencies:", spec.line_of("dependencies"))
-            _emit_conda(spec.conda, out, cm, emit)
-            if spec.pip or spec.has_pip_section:
-                if spec.pip:
-                    emit("  ", "- pip:", spec.line_of("pip"))
-                    for p in spec.pip:
-                        emit("    ", f"- {scalar(p.text)}", p.line)
-                else:
-                    emit("  ", "- pip: []", spec.line_of("pip"))
+        _write_dependencies(spec, w)
     if spec.variables:
-        emit("", "variables:", spec.line_of("variables"))
         from envkit.urls import redact_variables
 
         # whatever the spec came from: a secret-named variable is written as `<TOKEN>`
-        for k, v in redact_variables(spec.variables):
-            emit("  ", f"{ykey(k)}: {scalar(v)}", spec.line_of(f"variable:{k}"))
+        variables = redact_variables(spec.variables)
+        items = [(f"{ykey(k)}: {scalar(v)}", line_of(f"variable:{k}")) for k, v in variables]
+        w.block("", "variables", line_of("variables"), items)
     if spec.platforms:
-        emit("", "platforms:", spec.line_of("platforms"))
-        for plat in spec.platforms:
-            emit("  ", f"- {scalar(plat)}", spec.line_of(f"platform:{plat}"))
+        items = [(f"- {scalar(plat)}", line_of(f"platform:{plat}")) for plat in spec.platforms]
+        w.block("", "platforms", line_of("platforms"), items)
     for k, v in spec.extra:
         # block style, as the rest of the file (JSON flow text would not always read back the same)
         import json  # here: few files have keys of their own
 
         first, *rest = block_yaml(k, json.loads(v), "", "  ")
-        emit("", first, spec.line_of(k))
-        out.extend(rest)
+        w.emit("", first, line_of(k))
+        w.out.extend(rest)
     if spec.prefix is not None:
-        emit("", f"prefix: {scalar(spec.prefix)}", spec.line_of("prefix"))
-    rest = cm.leftover() + cm.footer
-    out += rest
-    return "\n".join(out) + "\n"
+        w.emit("", f"prefix: {scalar(spec.prefix)}", line_of("prefix"))
+    return "\n".join(w.out + w.cm.leftover() + w.cm.footer) + "\n"
 
 
-def _emit_conda(conda: tuple[CondaDep, ...], out: list[str], cm: CommentMap, emit) -> None:
+class _Writer:
+    """The lines of a file being written, each entry's source comments put back around it."""
+
+    def __init__(self, cm: CommentMap) -> None:
+        self.cm = cm
+        self.out: list[str] = []
+
+    def emit(self, indent: str, text: str, line: int | None) -> None:
+        lead, inl, trail = self.cm.take(line)
+        self.out.extend(indent + c for c in lead)
+        self.out.append(indent + text + (f"  {inl}" if inl else ""))
+        self.out.extend(indent + c for c in trail)
+
+    def block(self, indent: str, key: str, line: int | None, items: list[tuple[str, int | None]]) -> None:
+        """`key:` and its `items` (text, source line) two spaces deeper, or `key: []` when none."""
+        if not items:
+            self.emit(indent, f"{key}: []", line)
+            return
+        self.emit(indent, f"{key}:", line)
+        for text, item_line in items:
+            self.emit(indent + "  ", text, item_line)
+
+
+def _write_dependencies(spec: EnvSpec, w: _Writer) -> None:
+    from envkit.formats._util import yscalar as scalar
+
+    if not spec.conda and not spec.pip and not spec.has_pip_section:
+        w.emit("", "dependencies: []", spec.line_of("dependencies"))
+        return
+    w.emit("", "dependencies:", spec.line_of("dependencies"))
+    _emit_conda(spec.conda, w)
+    if spec.pip or spec.has_pip_section:
+        w.block("  ", "- pip", spec.line_of("pip"), [(f"- {scalar(p.text)}", p.line) for p in spec.pip])
+
+
+def _emit_conda(conda: tuple[CondaDep, ...], w: _Writer) -> None:
     """The `- spec` lines of `conda`; a line without comments is written as it is, not through
     `emit` (a 100,000-entry file feels a call per entry)."""
     from envkit.formats._yamlcore import scalars
     from envkit.model import format_spec
 
     texts = scalars(list(map(format_spec, conda)))
+    cm = w.cm
     commented = cm.leading.keys() | cm.inline.keys() | cm.trailing.keys()
     if not commented:
-        out += ["  - " + t for t in texts]
+        w.out += ["  - " + t for t in texts]
         return
     for d, t in zip(conda, texts, strict=True):
         if d.line in commented:
-            emit("  ", f"- {t}", d.line)
+            w.emit("  ", f"- {t}", d.line)
         else:
-            out.append("  - " + t)
+            w.out.append("  - " + t)
 
 
 def channel_out(ch: Channel) -> str:

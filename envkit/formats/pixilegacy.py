@@ -9,10 +9,14 @@ reader hands such a document here (envkit.formats.condalock), and pixi.lock's re
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING, cast
 
 from envkit.errors import ParseError
 from envkit.formats.pixientry import checked_hash, is_path, required, split_dep, split_req
 from envkit.model import Lock, LockedPackage
+
+if TYPE_CHECKING:
+    from envkit.formats._util import Fields
 
 DEFAULT_ENVIRONMENT = "default"
 
@@ -34,7 +38,7 @@ def conda_lock_shaped(text: str) -> bool:
 def read_conda_lock_shaped(data, text: str, filename: str | None) -> Lock:
     """The one environment of a pixi.lock version 1 to 3 (conda-lock shaped; see the module doc) as
     Lock(kind="pixi"), checked by conda-lock's rules (digests, platforms, no entry twice)."""
-    from envkit.formats._util import Fields, read_channels, url_parts
+    from envkit.formats._util import Fields, read_channels
     from envkit.formats.condalockcheck import validate_packages
 
     top = Fields(data, filename, "")
@@ -43,56 +47,11 @@ def read_conda_lock_shaped(data, text: str, filename: str | None) -> Lock:
     platforms = list(meta.texts("platforms"))
     out: list[LockedPackage] = []
     for _i, raw, where in top.items("package"):
-        p = Fields(raw, filename, where.key or "", line=where.line, what="a package entry")
-        manager = required(p, "manager", "a package entry")
-        if manager not in ("conda", "pip", "pypi"):
-            raise ParseError(
-                f"unknown manager {manager!r} (expected conda or pypi)", where=p.where("manager")
-            )
-        name = required(p, "name", "a package entry")
-        version = required(p, "version", "a package entry")
-        platform = required(p, "platform", "a package entry")
-        url = required(p, "url", "a package entry")
-        h = p.mapping("hash")
-        depends = _legacy_depends(p, manager)
-        if platform not in platforms:
-            platforms.append(platform)
-        if manager == "conda":
-            chan, subdir, nvb = url_parts(url)
-            out.append(
-                LockedPackage(
-                    manager="conda",
-                    name=name,
-                    version=version,
-                    build=p.text("build") or (nvb[2] if nvb else None),
-                    build_number=p.integer("build_number") or 0,
-                    channel=chan,
-                    platform=platform,
-                    subdir=p.text("subdir") or subdir,
-                    url=url,
-                    md5=checked_hash(h, "md5"),
-                    sha256=checked_hash(h, "sha256"),
-                    depends=depends,
-                    category=p.text("category") or "main",
-                    line=where.line,
-                )
-            )
-        else:
-            out.append(
-                LockedPackage(
-                    manager="pip",
-                    name=name,
-                    version=version,
-                    platform=platform,
-                    url=url,
-                    md5=checked_hash(h, "md5"),
-                    sha256=checked_hash(h, "sha256"),
-                    depends=depends,
-                    category=p.text("category") or "main",
-                    editable=is_path(url),
-                    line=where.line,
-                )
-            )
+        entry = Fields(raw, filename, where.key or "", line=where.line, what="a package entry")
+        pkg = _package(entry, where.line)
+        if pkg.platform not in platforms:
+            platforms.append(cast(str, pkg.platform))  # _package requires it
+        out.append(pkg)
     lock = Lock(
         kind="pixi",
         platforms=tuple(platforms),
@@ -104,6 +63,46 @@ def read_conda_lock_shaped(data, text: str, filename: str | None) -> Lock:
     )
     validate_packages(lock, text, filename)
     return lock
+
+
+def _package(p: Fields, line: int | None) -> LockedPackage:
+    """The record of one `package:` entry (on `line`); a conda package's build, channel and subdir
+    come from its URL where the entry does not say them."""
+    from envkit.formats._util import url_parts
+
+    manager = required(p, "manager", "a package entry")
+    if manager not in ("conda", "pip", "pypi"):
+        raise ParseError(f"unknown manager {manager!r} (expected conda or pypi)", where=p.where("manager"))
+    name = required(p, "name", "a package entry")
+    version = required(p, "version", "a package entry")
+    platform = required(p, "platform", "a package entry")
+    url = required(p, "url", "a package entry")
+    h = p.mapping("hash")
+    depends = _legacy_depends(p, manager)
+    build = channel = subdir = None
+    build_number = None
+    if manager == "conda":
+        channel, url_subdir, nvb = url_parts(url)
+        build = p.text("build") or (nvb[2] if nvb else None)
+        build_number = p.integer("build_number") or 0
+        subdir = p.text("subdir") or url_subdir
+    return LockedPackage(
+        manager="conda" if manager == "conda" else "pip",
+        name=name,
+        version=version,
+        build=build,
+        build_number=build_number,
+        channel=channel,
+        platform=platform,
+        subdir=subdir,
+        url=url,
+        md5=checked_hash(h, "md5"),
+        sha256=checked_hash(h, "sha256"),
+        depends=depends,
+        category=p.text("category") or "main",
+        editable=manager != "conda" and is_path(url),
+        line=line,
+    )
 
 
 def _legacy_depends(p, manager: str) -> tuple[tuple[str, str], ...]:

@@ -16,6 +16,7 @@ reads an entry).  The document is read by envkit.formats._fastyaml.load_yaml (en
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from envkit.errors import EnvironmentNotFound, ParseError, Remedy, UnsupportedVersionError, Where
@@ -32,8 +33,8 @@ SUPPORTED_VERSIONS = (1, 2, 3, 4, 5, 6, 7)
 #: the versions shaped like conda-lock.yml (no `environments:`)
 CONDA_LOCK_SHAPED = (1, 2, 3)
 
-#: the top-level `packages:` list by (kind, location) -> [(entry, its Where)] (see _index)
-Index = dict[tuple[str, str], list[tuple[Any, Where]]]
+#: the top-level `packages:` list by (kind, location) -> [(entry, its index, its line)] (see _index)
+Index = dict[tuple[str, str], list[tuple[Any, int, int | None]]]
 
 
 def _shaped(data) -> bool:
@@ -133,7 +134,8 @@ def _environments(data, filename: str | None):
 
 
 def _index(data, filename: str | None) -> Index:
-    """The top-level `packages:` list indexed by (kind, location) -> [(entry, its Where)]; a location
+    """The top-level `packages:` list indexed by (kind, location) -> [(entry, its index, its line)]
+    (its Where is made for the entries a reference reads: see _entry_where); a location
     can carry several variants (rare), told apart by the name/version an environment's reference
     gives."""
     from envkit.formats._util import Fields
@@ -145,10 +147,15 @@ def _index(data, filename: str | None) -> Index:
         top.items("packages")  # raises the error naming the key
     line_of = getattr(raw_pkgs, "line_of", None)
     for i, raw in enumerate(raw_pkgs or ()):
-        where = Where(file=filename, line=line_of(i) if line_of else None, key=f"packages[{i}]")
-        key = _location(raw) or _entry_location(raw, where)
-        index.setdefault(key, []).append((raw, where))
+        line = line_of(i) if line_of else None
+        key = _location(raw) or _entry_location(raw, _entry_where(filename, i, line))
+        index.setdefault(key, []).append((raw, i, line))
     return index
+
+
+def _entry_where(filename: str | None, i: int, line: int | None) -> Where:
+    """Where the `packages:` entry `i`, on line `line`, is."""
+    return Where(file=filename, line=line, key=f"packages[{i}]")
 
 
 def _entry_location(raw, where: Where) -> tuple[str, str]:
@@ -261,8 +268,6 @@ _pip_package = record_maker(
 def _maker(kind: str, loc: str, fields: tuple, entry=None):
     """(platform, line) -> the package at `loc` of kind `kind`, whose entry's fields are `fields`
     (a conda package also keeps the `license:` and `purls:` of its `entry`)."""
-    from functools import partial
-
     if kind == "conda":
         name, version, build, build_number, channel, subdir, md5, sha256, depends = fields
         license, purls = _license_and_purls(entry)
@@ -295,27 +300,33 @@ def _platform_packages(
     refs = per_platform.data[key]
     if refs is not None and not isinstance(refs, list):
         per_platform.items(key)  # raises the error naming the key
+    if not refs:
+        return []
     lines = getattr(refs, "lines", None) or ()
+    if len(lines) < len(refs):  # not from the YAML reader: the list's own line, else none
+        lines = [*lines, *[getattr(refs, "line", None) or None] * (len(refs) - len(lines))]
     out: list[LockedPackage] = []
+    append = out.append
     # kind -> location -> the maker of its package, for plain references to a one-entry location
     # (kept in `parsed` under a key no id() can be: shared by the environments as the fields are)
     plain = parsed.setdefault("plain references", {})
-    for i, raw in enumerate(refs or ()):
-        line = lines[i] if i < len(lines) else (getattr(refs, "line", None) or None)
-        ref = None
+    conda = plain.setdefault("conda", {})
+    for i, (raw, line) in enumerate(zip(refs, lines, strict=False)):
         if type(raw) is YamlMap and len(raw) == 1:
             # `- conda: URL` to a location of one entry, read before: the common case
             ((kind, loc),) = raw.items()
-            done = plain.get(kind, {}).get(loc) if type(loc) is str else None
-            if done is not None:
-                out.append(done(platform, line))
-                continue
+            if type(loc) is str:
+                done = conda.get(loc) if kind == "conda" else plain.get(kind, {}).get(loc)
+                if done is not None:
+                    append(done(platform, line))
+                    continue
+        ref = None
         loc_key = _location(raw)
         if loc_key is None or len(raw) > 1:
             ref, loc_key = _reference(raw, f"{per_platform.key(key)}[{i}]", line, filename)
         kind, loc = loc_key
         path = f"{per_platform.key(key)}[{i}]"
-        out.append(_resolve(kind, loc, raw, ref, line, path, platform, filename, index, parsed))
+        append(_resolve(kind, loc, raw, ref, line, path, platform, filename, index, parsed))
     return out
 
 
@@ -338,10 +349,10 @@ def _resolve(
     if not candidates:
         where = ref.where(kind) if ref else Where(file=filename, line=line, key=f"{path}.{kind}")
         raise ParseError(f"package {loc!r} is referenced but not listed under `packages:`", where=where)
-    entry, where = _pick(candidates, raw or {}, platform)
+    entry, i, entry_line = _pick(candidates, raw or {}, platform)
     fields = parsed.get(id(entry))
     if fields is None:
-        fields = parsed[id(entry)] = READERS[kind](entry, loc, where)
+        fields = parsed[id(entry)] = READERS[kind](entry, loc, _entry_where(filename, i, entry_line))
         if len(candidates) == 1 and kind != "conda_source":
             maker = _maker(kind, loc, fields, entry)
             parsed.setdefault("plain references", {}).setdefault(kind, {})[loc] = maker
@@ -368,13 +379,14 @@ def _reference(raw, path: str, line: int | None, filename: str | None) -> tuple[
 
 
 def _pick(candidates: list, ref, platform: str):
-    """The (entry, where) a reference means among the entries at its location."""
+    """The (entry, its index, its line) a reference means among the entries at its location."""
     if len(candidates) == 1:
         return candidates[0]
-    for c, where in candidates:
+    for candidate in candidates:
+        c = candidate[0]
         if all(c.get(k) == ref.get(k) for k in ("name", "version", "build", "subdir") if k in ref):
             if c.get("subdir") in (None, platform, "noarch"):
-                return c, where
+                return candidate
     return candidates[0]
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 
 from envkit.model import Lock, LockedPackage
 
@@ -139,6 +140,7 @@ def _entries(
     `version` can hold; the others go to `dropped`."""
     entries: dict[Key, LockedPackage] = {}
     refs: dict[str, list[Key]] = {pl: [] for pl in platforms}
+    per_platform: dict[Key, dict[str, tuple[tuple[str, str], ...]]] = {}
     for p in lock.packages:
         if not p.url:
             _drop(dropped, p, "no artifact URL (a pixi.lock references every package by its URL)")
@@ -165,9 +167,36 @@ def _entries(
             continue
         key = (kind, p.url, "")
         entries.setdefault(key, p)
+        if kind == "pypi":
+            per_platform.setdefault(key, {})[p.platform] = p.depends
         if key not in refs[p.platform]:
             refs[p.platform].append(key)
+    for key, needs in per_platform.items():
+        if len(set(needs.values())) > 1:
+            entries[key] = replace(entries[key], depends=_marked_depends(needs))
     return entries, refs
+
+
+def _marked_depends(needs: dict[str, tuple[tuple[str, str], ...]]) -> tuple[tuple[str, str], ...]:
+    """One `requires_dist` for a wheel several platforms share, from each platform's needs (locked
+    with the wheel's markers evaluated for it): a need of only some platforms gets a marker that
+    holds on those platforms, so pixi reaches it where the wheel's metadata says."""
+    from envkit.conda.platform import target_markers
+
+    def marker(platform: str) -> str:
+        m = target_markers(platform, "3")
+        return f"(sys_platform == '{m['sys_platform']}' and platform_machine == '{m['platform_machine']}')"
+
+    out: dict[tuple[str, str], list[str]] = {}
+    for platform, deps in needs.items():
+        for dep in deps:
+            out.setdefault(dep, []).append(platform)
+    merged = []
+    for (name, spec), platforms in out.items():
+        if len(platforms) < len(needs):
+            spec = f"{'' if spec.strip() == '*' else spec}; {' or '.join(map(marker, platforms))}"
+        merged.append((name, spec))
+    return tuple(merged)
 
 
 def _environment(env: str, lock: Lock, platforms: tuple[str, ...], refs: dict[str, list[Key]]) -> list[str]:

@@ -201,8 +201,9 @@ def _package(p: dict, line: int | None) -> LockedPackage:
     vcs = p.get("vcs")
     if vcs:
         url = vcs.get("url") or vcs.get("path") or ""
-        commit = vcs.get("commit-id")
-        files.append((f"{vcs.get('type', 'git')}+{url}" + (f"@{commit}" if commit else ""), None))
+        commit, sub = vcs.get("commit-id"), vcs.get("subdirectory")
+        url = f"{vcs.get('type', 'git')}+{url}" + (f"@{commit}" if commit else "")
+        files.append((url + (f"#subdirectory={sub}" if sub else ""), None))
     d = p.get("directory")
     if d:
         files.append((d.get("path", ""), None))
@@ -290,27 +291,10 @@ def _package_toml(p: LockedPackage) -> list[str] | str:
         lines.append(f"dependencies = [{deps}]")
     first = files[0][0]
     if first.startswith(("git+", "hg+", "svn+", "bzr+")):
-        vcs_type, _, rest = first.partition("+")
-        url, commit = _split_commit(rest)
-        if not commit:
-            return "a VCS URL without a commit (PEP 751 needs `commit-id`)"
-        return lines + [
-            "[packages.vcs]",
-            f"type = {_toml_str(vcs_type)}",
-            f"url = {_toml_str(url)}",
-            f"commit-id = {_toml_str(commit)}",
-        ]
+        return _vcs_toml(lines, first)
     archive = first.split("#", 1)[0].endswith((".whl", ".tar.gz", ".zip", ".tar.bz2"))
     if p.editable or (not archive and ("://" not in first or first.startswith("file:"))):
-        if first.startswith("file:"):  # a local directory by URL: PEP 751 names it by path
-            from urllib.parse import unquote, urlsplit
-
-            first = unquote(urlsplit(first).path) or first
-        return (
-            lines
-            + ["[packages.directory]", f"path = {_toml_str(first)}"]
-            + (["editable = true"] if p.editable else [])
-        )
+        return _directory_toml(lines, first, p.editable)
     hashed = [(u, sha) for u, sha in files if sha]
     if len(hashed) != len(files):
         return "no sha256 (PEP 751 needs a hash for every archive)"
@@ -341,6 +325,36 @@ def _package_toml(p: LockedPackage) -> list[str] | str:
             f"hashes = {{ sha256 = {_toml_str(h)} }}",
         ]
     return lines
+
+
+def _vcs_toml(lines: list[str], first: str) -> list[str] | str:
+    """`lines` with the `[packages.vcs]` table of the VCS URL `first` (`git+URL@commit`, a
+    `#subdirectory=` kept), or the reason it cannot be written."""
+    vcs_type, _, rest = first.partition("+")
+    url, commit = _split_commit(rest)
+    if not commit:
+        return "a VCS URL without a commit (PEP 751 needs `commit-id`)"
+    sub = re.search(r"#(?:.*&)?subdirectory=([^&]+)", rest)
+    return lines + [
+        "[packages.vcs]",
+        f"type = {_toml_str(vcs_type)}",
+        f"url = {_toml_str(url)}",
+        f"commit-id = {_toml_str(commit)}",
+        *([f"subdirectory = {_toml_str(sub.group(1))}"] if sub else []),
+    ]
+
+
+def _directory_toml(lines: list[str], first: str, editable: bool) -> list[str]:
+    """`lines` with the `[packages.directory]` table of the path (or `file:` URL) `first`."""
+    if first.startswith("file:"):  # a local directory by URL: PEP 751 names it by path
+        from urllib.parse import unquote, urlsplit
+
+        first = unquote(urlsplit(first).path) or first
+    return (
+        lines
+        + ["[packages.directory]", f"path = {_toml_str(first)}"]
+        + (["editable = true"] if editable else [])
+    )
 
 
 def _where(u: str) -> str:

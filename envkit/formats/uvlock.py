@@ -3,7 +3,7 @@
 Each `[[package]]` becomes a LockedPackage with manager "pip" and no platform: its first wheel (else
 its sdist) is `url`/`sha256`, the other artifacts `other_files`, `source.registry` its `index`;
 `source.editable` / `source.path` / `source.directory` become a path (editable for `editable`),
-`source.git` a `git+URL` URL.  A `virtual` project is left out: `uv sync` does not install it.
+`source.git` a `git+URL@commit` URL.  A `virtual` project is left out: `uv sync` does not install it.
 Lock-level `requires-python`, `resolution-markers` and `conflicts` (the extras and groups that
 `[tool.uv] conflicts` says cannot be installed together) go to `Lock.metadata`.  envkit does not write
 uv.lock: uv owns it (write pylock.toml instead).
@@ -34,6 +34,7 @@ def read_uv_lock(
     groups: tuple[str, ...] = (),
     all_groups: bool = False,
     no_default_groups: bool = False,
+    frozen: bool = False,
 ) -> Lock:
     """Parse a uv.lock into Lock(kind="uv-lock") of the pip packages it installs (no platform),
     each with the marker it is installed under: what `uv sync` and `uv export` select
@@ -41,7 +42,8 @@ def read_uv_lock(
     default groups, which the pyproject.toml beside the lock sets, `dev` otherwise), `all_groups`,
     `no_default_groups`.  A lock without a project of its own (no `editable = "."` or
     `virtual = "."` package) keeps every package.  Raises UsageError for extras or groups the lock
-    declares in conflict (`[tool.uv] conflicts`) chosen together, as uv does.
+    declares in conflict (`[tool.uv] conflicts`) chosen together, as uv does, and, with `frozen`,
+    for a lock whose pyproject.toml names another project (`uv export --frozen` refuses it).
 
     Raises ParseError naming the file, line and key of a malformed entry, and
     UnsupportedVersionError for a lock version other than 1.
@@ -75,7 +77,7 @@ def read_uv_lock(
             out.append(pkg)
             forks.append(p.get("resolution-markers"))
             index.append(i)
-    options = (extras, all_extras, groups, all_groups, no_default_groups)
+    options = (extras, all_extras, groups, all_groups, no_default_groups, frozen)
     out = _selected(raw, out, index, filename, data.get(META_CONFLICTS), options) or _fork_markers(out, forks)
     meta = []
     _check_conflicts(data.get(META_CONFLICTS), text, filename)
@@ -168,12 +170,21 @@ def _selected(raw, pkgs, index, filename, conflicts, options) -> list[LockedPack
 
     from envkit.formats import uvselect
 
-    extras, all_extras, groups, all_groups, no_default_groups = options
+    extras, all_extras, groups, all_groups, no_default_groups, frozen = options
+    # uv names extras and groups normalized (PEP 685): `--extra CPU` is the lock's `cpu`
+    extras, groups = tuple(map(uvselect.canon, extras)), tuple(map(uvselect.canon, groups))
     if not any(uvselect.is_root(p) for p in raw if isinstance(p, dict)):
         return []
-    defaults = () if no_default_groups else (uvselect.default_groups_beside(filename) or ("dev",))
+    pyproject = uvselect.pyproject_beside(filename)
+    if frozen:
+        uvselect.refuse_missing_project(pyproject, raw, filename)
+    beside = uvselect.default_groups(pyproject)  # `default-groups = []`: none, not `dev`
+    defaults = (
+        () if no_default_groups else (("dev",) if beside is None else tuple(map(uvselect.canon, beside)))
+    )
     if defaults == ("*",):
         all_groups, defaults = True, ()
+    uvselect.refuse_undefined(raw, extras, groups, filename)
     uvselect.refuse_conflicting(
         conflicts, raw, extras, all_extras, (*defaults, *groups), all_groups, filename
     )
@@ -202,6 +213,20 @@ def _artifact(d, key: str) -> tuple[str, str | None]:
     return loc, sha
 
 
+def _git_url(git: str) -> str:
+    """uv.lock's `source.git` (`https://host/repo?rev=v1&subdirectory=pkg#<commit>`) as the pip URL
+    `uv export` writes of it: `git+https://host/repo@<commit>#subdirectory=pkg`.  The commit is what
+    gets installed; the branch, tag or rev that led to it is not."""
+    from urllib.parse import parse_qs, urlsplit, urlunsplit
+
+    base, _, commit = git.partition("#")
+    parts = urlsplit(base)
+    sub = parse_qs(parts.query).get("subdirectory", [""])[0]
+    url = urlunsplit(parts._replace(query=""))
+    url = url if url.startswith("git+") else f"git+{url}"
+    return url + (f"@{commit}" if commit else "") + (f"#subdirectory={sub}" if sub else "")
+
+
 def _package(p, line: int | None) -> LockedPackage | None:
     if type(p) is not dict:
         raise _Bad("is not a table")
@@ -225,8 +250,7 @@ def _package(p, line: int | None) -> LockedPackage | None:
     editable = False
     direct = None
     if "git" in source:
-        git = str(source["git"])
-        direct = git if git.startswith("git+") else f"git+{git}"
+        direct = _git_url(str(source["git"]))
     elif "editable" in source:
         direct, editable = str(source["editable"]), True
     elif "virtual" in source:

@@ -151,7 +151,7 @@ def select(
     for every package the workspace's projects reach with these extras and groups."""
     by_name: dict[str, list[int]] = {}
     for i, p in enumerate(packages):
-        by_name.setdefault(_canon(p.get("name", "")), []).append(i)
+        by_name.setdefault(canon(p.get("name", "")), []).append(i)
     roots = [i for i, p in enumerate(packages) if is_root(p)]
     chosen_groups = set(groups)
     chosen: set[tuple[str, str, str]] = set()
@@ -197,7 +197,8 @@ def select(
     return out
 
 
-def _canon(name: str) -> str:
+def canon(name: str) -> str:
+    """A package, extra or group name normalized as uv compares them (PEP 503, PEP 685)."""
     return re.sub(r"[-_.]+", "-", str(name)).lower()
 
 
@@ -207,7 +208,7 @@ def is_root(p) -> bool:
 
 
 def _target(edge: Mapping, by_name: Mapping[str, list[int]], packages: list) -> int | None:
-    cands = by_name.get(_canon(edge.get("name", "")), [])
+    cands = by_name.get(canon(edge.get("name", "")), [])
     if len(cands) > 1 and edge.get("version") is not None:
         cands = [i for i in cands if packages[i].get("version") == edge["version"]] or cands
     if len(cands) > 1 and edge.get("source") is not None:
@@ -215,9 +216,9 @@ def _target(edge: Mapping, by_name: Mapping[str, list[int]], packages: list) -> 
     return cands[0] if cands else None
 
 
-def default_groups_beside(filename: str | None) -> tuple[str, ...] | None:
-    """`[tool.uv] default-groups` of the pyproject.toml beside a uv.lock (uv reads it there):
-    None when there is none or it says nothing; every group for `"all"` is the caller's (`("*",)`)."""
+def pyproject_beside(filename: str | None) -> Mapping | None:
+    """The pyproject.toml beside a uv.lock (uv reads the project there), None when there is none or
+    it does not parse (the lock alone is then what is read)."""
     import os
 
     if not filename:
@@ -229,15 +230,68 @@ def default_groups_beside(filename: str | None) -> tuple[str, ...] | None:
 
     try:
         with open(path, "rb") as f:
-            data = tomllib.load(f)
-    except (OSError, tomllib.TOMLDecodeError):
+            return tomllib.load(f)
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return None
-    value = ((data.get("tool") or {}).get("uv") or {}).get("default-groups")
+
+
+def default_groups(pyproject: Mapping | None) -> tuple[str, ...] | None:
+    """`[tool.uv] default-groups` of a pyproject.toml: None when it says nothing (uv's default is
+    `dev`), () for `[]`; every group for `"all"` is the caller's (`("*",)`)."""
+    tool = (pyproject or {}).get("tool")
+    uv = tool.get("uv") if isinstance(tool, Mapping) else None
+    value = uv.get("default-groups") if isinstance(uv, Mapping) else None
     if value == "all":
         return ("*",)
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         return tuple(value)
     return None
+
+
+def refuse_missing_project(pyproject: Mapping | None, packages, filename: str | None) -> None:
+    """Raise UsageError when the pyproject.toml beside the lock names a project the lock does not
+    hold as its own (renamed since the lock was written): `uv export --frozen` and `uv sync
+    --frozen` refuse such a lock ("Missing workspace member")."""
+    project = (pyproject or {}).get("project")
+    name = project.get("name") if isinstance(project, Mapping) else None
+    roots = [p.get("name", "") for p in packages if isinstance(p, Mapping) and is_root(p)]
+    if not isinstance(name, str) or not roots or canon(name) in {canon(r) for r in roots}:
+        return
+    from envkit.errors import UsageError, Where
+
+    raise UsageError(
+        f"the pyproject.toml beside the uv.lock names the project `{name}`, which the lock does not "
+        f"hold (its project is `{'`, `'.join(roots)}`): the lock is stale, and uv refuses to install it",
+        where=Where(file=filename),
+        hint="run `uv lock`, then convert again",
+    )
+
+
+def refuse_undefined(packages, extras: Iterable[str], groups: Iterable[str], filename: str | None) -> None:
+    """Raise UsageError for an extra or a dependency group (given by name) that no project of the
+    lock defines, as `uv export` refuses it ("Extra `x` is not defined"): installing without it
+    would not be what was asked."""
+    roots = [p for p in packages if isinstance(p, Mapping) and is_root(p)]
+    if not roots:
+        return
+    known: dict[str, set[str]] = {"extra": set(), "group": set()}
+    for p in roots:
+        meta = p.get("metadata")
+        meta = meta if isinstance(meta, Mapping) else {}
+        known["extra"] |= set(p.get("optional-dependencies") or ()) | set(meta.get("provides-extras") or ())
+        known["group"] |= set(p.get("dev-dependencies") or ()) | set(meta.get("requires-dev") or ())
+    for kind, names in (("extra", extras), ("group", groups)):
+        missing = sorted(set(names) - known[kind])
+        if missing:
+            from envkit.errors import UsageError, Where
+
+            table = "optional-dependencies" if kind == "extra" else "dependency-groups"
+            raise UsageError(
+                f"{kind} `{missing[0]}` is not defined in the `{table}` of the uv.lock's project "
+                f"(it defines: {', '.join(sorted(known[kind])) or 'none'})",
+                where=Where(file=filename),
+                hint=f"choose one the project defines (--{kind} NAME)",
+            )
 
 
 def refuse_conflicting(conflicts, packages, extras, all_extras, groups, all_groups, filename) -> None:

@@ -9,11 +9,15 @@ import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from envkit.conda.names import pep503
 from envkit.errors import BackendError, Remedy
 from envkit.lock.pip import MIN_ENV_PIP, MIN_PIP, own_pip_version, pip_argv, report_package
 from envkit.model import LiveEnv, LockedPackage
+
+if TYPE_CHECKING:  # pragma: no cover
+    from envkit._proc import Result
 
 #: pip records no artifact URL for a distribution it installed from an index (no direct_url.json),
 #: so `envkit lock -p` asks pip which artifact that release is (`resolve_index_artifacts`).  When
@@ -76,22 +80,8 @@ def _index_pip_argv(env: LiveEnv, *, requirements_file: str, report_file: str, o
 
     python = python_of(env.prefix, env.platform)
     if own and os.path.exists(python) and env.platform == host_platform():
-        return [
-            python,
-            "-m",
-            "pip",
-            "install",
-            "--dry-run",
-            "--ignore-installed",
-            "--no-deps",
-            "--quiet",
-            "--disable-pip-version-check",
-            "--no-input",
-            "--report",
-            report_file,
-            "-r",
-            requirements_file,
-        ]
+        args = "-m pip install --dry-run --ignore-installed --no-deps --quiet --disable-pip-version-check"
+        return [python, *args.split(), "--no-input", "--report", report_file, "-r", requirements_file]
     version = env.python_version or next((p.version for p in env.conda_packages() if p.name == "python"), "3")
     argv = pip_argv(env.platform, version, requirements_file=requirements_file, report_file=report_file)
     return argv[:-2] + ["--no-deps", "-r", requirements_file]
@@ -126,8 +116,6 @@ def resolve_index_artifacts(env: LiveEnv, *, timeout: float = 300) -> IndexResol
     A release pip reports missing is left out and the rest resolved again (at most MAX_PIP_ATTEMPTS
     runs).  Never raises for pip's failures: they become `unresolved` with warnings.
     """
-    from envkit._proc import run, tail
-
     wanted = {pep503(p.name): p for p in env.pip_packages() if not p.url}
     if not wanted:
         return IndexResolution(found={})
@@ -143,50 +131,22 @@ def resolve_index_artifacts(env: LiveEnv, *, timeout: float = 300) -> IndexResol
             if not pending:
                 break
             Path(req).write_text("".join(f"{n}=={p.version}\n" for n, p in pending.items()), encoding="utf-8")
-            env_vars = dict(os.environ, PIP_NO_INPUT="1", PIP_DISABLE_PIP_VERSION_CHECK="1")
-            try:
-                argv = _index_pip_argv(env, requirements_file=req, report_file=report, own=own)
-                result = run(argv, timeout=timeout, env=env_vars, check=False, what="pip")
-                if (
-                    own
-                    and not result.ok
-                    and not _NOT_FOUND.search(result.stderr or "")
-                    and not result.timed_out
-                ):
-                    # the environment's own pip is missing, or too old for `--dry-run --report`
-                    # (pip < 22.2), or broken: envkit's pip, targeting its platform and Python
-                    own = False
-                    argv = _index_pip_argv(env, requirements_file=req, report_file=report, own=own)
-                    result = run(argv, timeout=timeout, env=env_vars, check=False, what="pip")
-            except BackendError as exc:
-                result, why = None, exc.message
+            result, why, argv, own = _run_index_pip(env, own, req=req, report=report, timeout=timeout)
             argv_used = tuple(a for a in argv if a not in (req, report))
             if result is not None and result.ok and os.path.isfile(report):
-                data = json.loads(Path(report).read_text(encoding="utf-8"))
-                for item in data.get("install", []):
-                    pkg = report_package(item, env.platform, "3")
-                    if pkg.name in pending and pkg.url:
-                        found[pkg.name] = (pkg.url, pkg.sha256)
-                for n in list(pending):
-                    if n not in found:
-                        failed[n] = "pip's report does not list it"
+                found.update(_reported(report, env, pending))
+                failed.update((n, "pip's report does not list it") for n in pending if n not in found)
                 pending = {}
                 break
+            missing = _missing_release(result, pending)
+            if missing is not None:
+                failed[missing] = "no such release on the configured index"
+                del pending[missing]
+                continue
             if result is not None:
-                why = tail(result.stderr or result.stdout, 3) or f"pip exited with code {result.returncode}"
-                if result.timed_out:
-                    why = f"pip did not finish within {timeout:g} s"
-                missing = None if result.timed_out else _NOT_FOUND.search(result.stderr or "")
-                if missing:
-                    name = pep503(re.split(r"[=<>!~ ;\[]", missing.group("req"), maxsplit=1)[0])
-                    if name in pending:
-                        failed[name] = "no such release on the configured index"
-                        del pending[name]
-                        continue
-            for n in pending:
-                failed[n] = "pip failed: " + why.replace("\n", " | ")
+                why = _failure(result, timeout)
+            failed.update((n, "pip failed: " + why.replace("\n", " | ")) for n in pending)
             pending = {}
-            break
         for n in pending:  # MAX_PIP_ATTEMPTS releases in a row were missing: offline, most likely
             failed[n] = (
                 f"not tried: the {MAX_PIP_ATTEMPTS} releases asked for before were all missing, so the "
@@ -194,6 +154,59 @@ def resolve_index_artifacts(env: LiveEnv, *, timeout: float = 300) -> IndexResol
             )
     unresolved, warnings = _unresolved(failed, wanted)
     return IndexResolution(found=found, unresolved=unresolved, warnings=tuple(warnings), pip=argv_used)
+
+
+def _run_index_pip(
+    env: LiveEnv, own: bool, *, req: str, report: str, timeout: float
+) -> tuple[Result | None, str, list[str], bool]:
+    """Run pip once on the pins in `req`: the environment's own when `own`, and envkit's when that
+    one fails for another reason than a missing release.  (pip's result, or None and why when it
+    could not run; the command line; whether the environment's pip is still the one to ask)."""
+    from envkit._proc import run
+
+    env_vars = dict(os.environ, PIP_NO_INPUT="1", PIP_DISABLE_PIP_VERSION_CHECK="1")
+    argv = _index_pip_argv(env, requirements_file=req, report_file=report, own=own)
+    try:
+        result = run(argv, timeout=timeout, env=env_vars, check=False, what="pip")
+        if own and not result.ok and not _NOT_FOUND.search(result.stderr or "") and not result.timed_out:
+            # the environment's own pip is missing, or too old for `--dry-run --report`
+            # (pip < 22.2), or broken: envkit's pip, targeting its platform and Python
+            own = False
+            argv = _index_pip_argv(env, requirements_file=req, report_file=report, own=own)
+            result = run(argv, timeout=timeout, env=env_vars, check=False, what="pip")
+    except BackendError as exc:
+        return None, exc.message, argv, own
+    return result, "", argv, own
+
+
+def _reported(
+    report: str, env: LiveEnv, pending: Mapping[str, LockedPackage]
+) -> dict[str, tuple[str, str | None]]:
+    """PEP 503 name -> (artifact URL, sha256) of each pending release pip's report names."""
+    data = json.loads(Path(report).read_text(encoding="utf-8"))
+    return {
+        pkg.name: (pkg.url, pkg.sha256)
+        for item in data.get("install", [])
+        if (pkg := report_package(item, env.platform, "3")).name in pending and pkg.url
+    }
+
+
+def _missing_release(result: Result | None, pending: Mapping[str, LockedPackage]) -> str | None:
+    """The pending release pip failed on for want of it on the index, if that is why it failed."""
+    missing = None if result is None or result.timed_out else _NOT_FOUND.search(result.stderr or "")
+    if not missing:
+        return None
+    name = pep503(re.split(r"[=<>!~ ;\[]", missing.group("req"), maxsplit=1)[0])
+    return name if name in pending else None
+
+
+def _failure(result: Result, timeout: float) -> str:
+    """Why pip failed, in a few words."""
+    from envkit._proc import tail
+
+    if result.timed_out:
+        return f"pip did not finish within {timeout:g} s"
+    return tail(result.stderr or result.stdout, 3) or f"pip exited with code {result.returncode}"
 
 
 def unresolved_pip_error(resolution: IndexResolution) -> BackendError:

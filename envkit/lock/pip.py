@@ -8,6 +8,7 @@ import os
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from envkit.conda.names import pep503
 from envkit.conda.platform import MACHINE, target_markers
@@ -15,6 +16,9 @@ from envkit.errors import BackendError, UsageError, Where
 from envkit.lock.relock import Move, Reason
 from envkit.lock.virtual import DEFAULT_VIRTUAL_PACKAGES, VirtualPackage, virtual_packages_for, vp_value
 from envkit.model import EnvSpec, LockedPackage, PipDep
+
+if TYPE_CHECKING:  # pragma: no cover
+    from envkit._proc import Result
 
 
 def wheel_platform_tags(platform: str, virtual_packages: Sequence[VirtualPackage] = ()) -> list[str]:
@@ -180,25 +184,29 @@ def lock_pip(
         env = dict(os.environ, PIP_NO_INPUT="1", PIP_DISABLE_PIP_VERSION_CHECK="1")
         result = run(argv, timeout=timeout, cwd=workdir, env=env, check=False, what="pip")
         if not result.ok:
-            from envkit._proc import tail
-
-            if "No module named pip" in result.stderr:
-                raise BackendError(
-                    "pip is not installed in envkit's Python, so the pip section cannot be locked",
-                    hint="python -m ensurepip, or pip install pip",
-                )
-            from envkit._text import unreachable_hint
-
-            # the pip section's first entry: the line to look at, not the file's `dependencies:`
-            first = next((p.line for p in entries if p.line), None) or spec.line_of("dependencies")
-            raise BackendError(
-                f"{platform}: pip could not resolve the pip section (python {python_version})",
-                where=Where(file=spec.source, line=first),
-                text=tail(result.stderr or result.stdout) or None,
-                hint=unreachable_hint(result.stderr + result.stdout),
-            )
+            raise _pip_failed(result, spec, platform, python_version)
         data = json.loads(Path(report).read_text(encoding="utf-8"))
     return tuple(report_package(item, platform, python_version) for item in data.get("install", []))
+
+
+def _pip_failed(result: Result, spec: EnvSpec, platform: str, python_version: str) -> BackendError:
+    """The error of a pip run that could not lock the pip section of `spec`."""
+    from envkit._proc import tail
+    from envkit._text import unreachable_hint
+
+    if "No module named pip" in result.stderr:
+        return BackendError(
+            "pip is not installed in envkit's Python, so the pip section cannot be locked",
+            hint="python -m ensurepip, or pip install pip",
+        )
+    # the pip section's first entry: the line to look at, not the file's `dependencies:`
+    first = next((p.line for p in spec.pip if p.line), None) or spec.line_of("dependencies")
+    return BackendError(
+        f"{platform}: pip could not resolve the pip section (python {python_version})",
+        where=Where(file=spec.source, line=first),
+        text=tail(result.stderr or result.stdout) or None,
+        hint=unreachable_hint(result.stderr + result.stdout),
+    )
 
 
 #: The oldest pip of an environment that can say which artifact it would install for its own

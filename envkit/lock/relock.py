@@ -89,7 +89,10 @@ class Move:
         }
 
 
-def _vb(p: LockedPackage) -> str:
+def _vb(p: LockedPackage | None) -> str | None:
+    """`version build` of `p` (a Move's old or new), None when there is no package."""
+    if p is None:
+        return None
     return f"{p.version} {p.build}" if p.build else p.version
 
 
@@ -309,51 +312,67 @@ async def relock_platform(
             if (gone.name, gone.version, gone.build or "") in solver.excluded:
                 del held[gone.name]
                 released[gone.name] = Reason(kind="cutoff")
-    targets: dict[str, Any] = {}
-    present = {p.name for p in previous if p.manager == "conda"} | {d.name for d in spec.conda}
-    if asked:
-        candidates = await solver.records_of([n for n in asked if n in present])
-        for name in (n for n in asked if n in present):
-            best = _newest(candidates, name, spec)
-            if best is None:
-                continue
-            targets[name] = best
-            label = f"{name} {best.version}"
-            for text in list(best.depends) + list(best.constrains):
-                dn, rest = split_depend(text)
-                dep, old = _dep(dn, rest), held.get(dn.lower())
-                if dep is not None and old is not None and not _accepts(dep, old):
-                    del held[old.name]
-                    released[old.name] = Reason(kind="forced", by=label)
-    exact = [
-        MatchSpec(f"{r.name.normalized} =={r.version} {r.build}", strict=False) for r in targets.values()
-    ]
-    records = None
-    try:
-        records = await solver.solve(exact, constraints=_pins(held.values(), solver.sources))
-    except Exception as exc:
-        if type(exc).__name__ not in _UNSOLVABLE:
-            raise
-    if records is None:
-        # the pins cannot all hold: keep them as preferences, move what must move
-        known = await solver.records_of(held)
-        soft = [
-            r
-            for r in known
-            if (kept := held.get(r.name.normalized)) is not None
-            and str(r.version) == kept.version
-            and str(r.build) == (kept.build or str(r.build))
-        ]
-        try:
-            records = await solver.solve(exact, locked=soft)
-        except Exception as exc:
-            if type(exc).__name__ not in _UNSOLVABLE or not exact:
-                raise
-            records = await solver.solve(locked=soft)  # the newest updated version cannot be had
+    targets = await _targets(solver, spec, previous, asked, held, released) if asked else []
+    exact = [MatchSpec(f"{r.name.normalized} =={r.version} {r.build}", strict=False) for r in targets]
+    records = await _solve_held(solver, exact, held)
     # a package still at its locked record is the previous lock's own (compared, not rebuilt)
     by_name = {p.name: p for p in previous if p.manager == "conda"}
     new = [record_to_package(r, solver.platform, by_name) for r in records]
     return new, moves_between(solver.platform, previous, new, released, asked)
+
+
+async def _targets(
+    solver: PlatformSolver,
+    spec: EnvSpec,
+    previous: Sequence[LockedPackage],
+    asked: Sequence[str],
+    held: dict[str, LockedPackage],
+    released: dict[str, Reason],
+) -> list:
+    """The newest record of each package `asked` for (that the lock or the spec has); the `held`
+    packages its dependencies reject move to `released`, forced by it."""
+    present = {p.name for p in previous if p.manager == "conda"} | {d.name for d in spec.conda}
+    names = [n for n in asked if n in present]
+    candidates = await solver.records_of(names)
+    targets = []
+    for name in names:
+        best = _newest(candidates, name, spec)
+        if best is None:
+            continue
+        targets.append(best)
+        label = f"{name} {best.version}"
+        for text in list(best.depends) + list(best.constrains):
+            dn, rest = split_depend(text)
+            dep, old = _dep(dn, rest), held.get(dn.lower())
+            if dep is not None and old is not None and not _accepts(dep, old):
+                del held[old.name]
+                released[old.name] = Reason(kind="forced", by=label)
+    return targets
+
+
+async def _solve_held(solver: PlatformSolver, exact: list, held: Mapping[str, LockedPackage]) -> list:
+    """The records of a solve for `exact` with the `held` packages pinned; when the pins cannot all
+    hold, with them as preferences (the solve moves what must move), and without `exact` when the
+    newest updated versions cannot be had."""
+    try:
+        return await solver.solve(exact, constraints=_pins(held.values(), solver.sources))
+    except Exception as exc:
+        if type(exc).__name__ not in _UNSOLVABLE:
+            raise
+    known = await solver.records_of(held)
+    soft = [
+        r
+        for r in known
+        if (kept := held.get(r.name.normalized)) is not None
+        and str(r.version) == kept.version
+        and str(r.build) == (kept.build or str(r.build))
+    ]
+    try:
+        return await solver.solve(exact, locked=soft)
+    except Exception as exc:
+        if type(exc).__name__ not in _UNSOLVABLE or not exact:
+            raise
+    return await solver.solve(locked=soft)
 
 
 def moves_between(
@@ -366,6 +385,7 @@ def moves_between(
     """What changed from `previous` to `new` (conda packages of one platform), with reasons: the
     `released` reason, else "forced by P V" (a package of `new` whose dependency rejects the old
     version), "needed by P" for a new package, "no longer needed" for a removed one."""
+    asked = set(asked)
     old = {p.name: p for p in previous if p.manager == "conda"}
     now = {p.name: p for p in new if p.manager == "conda"}
     same = {
@@ -382,52 +402,45 @@ def moves_between(
             if dn.lower() in unexplained:  # parsed only where a reason is wanted
                 needs.setdefault(dn.lower(), []).append((p, None if not rest else _dep(dn, rest)))
     out: list[Move] = []
-    for name in sorted(changed | set(n.lower() for n in asked)):
+    for name in sorted(changed | {n.lower() for n in asked}):
         o, n = old.get(name), now.get(name)
-        if name in same and o is not None and n is not None:
-            if name in set(asked):
-                out.append(
-                    Move(
-                        platform=platform,
-                        name=name,
-                        old=_vb(o),
-                        new=_vb(n),
-                        reason=Reason(kind="newest"),
-                    )
-                )
+        if name in same:
+            if name not in asked:
+                continue
+            reason = Reason(kind="newest")
+        elif o is None and n is None:
             continue
-        if o is None and n is None:
-            continue
-        reason = released.get(name)
-        if o is None and n is not None:
-            by = [p for p, _d in needs.get(name, []) if p.name != name]
-            reason = reason or (
-                Reason(kind="needed", by=f"{by[0].name} {by[0].version}") if by else Reason(kind="in-spec")
-            )
-        elif n is None:
-            reason = reason or Reason(kind="unneeded")
-        elif reason is None and o is not None:
-            rejecting = [p for p, d in needs.get(name, []) if d is not None and not _accepts(d, o)]
-            # or the other way round: the old version's own dependency rejects a package's new one
-            rejecting += [
-                now[dn.lower()]
-                for dn, rest in o.depends
-                if rest
-                and dn.lower() in changed
-                and dn.lower() in now
-                and (d := _dep(dn, rest)) is not None
-                and not _accepts(d, now[dn.lower()])
-            ]
-            if rejecting:
-                reason = Reason(kind="forced", by=f"{rejecting[0].name} {rejecting[0].version}")
-        reason = reason or Reason(kind="solve")
-        out.append(
-            Move(
-                platform=platform,
-                name=name,
-                old=_vb(o) if o else None,
-                new=_vb(n) if n else None,
-                reason=reason,
-            )
-        )
+        else:
+            reason = released.get(name) or _reason(o, n, needs.get(name, []), now, changed)
+        out.append(Move(platform=platform, name=name, old=_vb(o), new=_vb(n), reason=reason))
     return out
+
+
+def _reason(
+    o: LockedPackage | None,
+    n: LockedPackage | None,
+    needs: Sequence[tuple[LockedPackage, CondaDep | None]],
+    now: Mapping[str, LockedPackage],
+    changed: set[str],
+) -> Reason:
+    """Why a package moved from `o` to `n` (None: absent) when nothing released it: `needs` are
+    the packages of `now` that depend on it (with their dependency on it, parsed)."""
+    if o is None:
+        by = [p for p, _d in needs if n is None or p.name != n.name]
+        return Reason(kind="needed", by=f"{by[0].name} {by[0].version}") if by else Reason(kind="in-spec")
+    if n is None:
+        return Reason(kind="unneeded")
+    rejecting = [p for p, d in needs if d is not None and not _accepts(d, o)]
+    # or the other way round: the old version's own dependency rejects a package's new one
+    rejecting += [
+        now[dn.lower()]
+        for dn, rest in o.depends
+        if rest
+        and dn.lower() in changed
+        and dn.lower() in now
+        and (d := _dep(dn, rest)) is not None
+        and not _accepts(d, now[dn.lower()])
+    ]
+    if rejecting:
+        return Reason(kind="forced", by=f"{rejecting[0].name} {rejecting[0].version}")
+    return Reason(kind="solve")

@@ -169,36 +169,16 @@ def _solve_many(
 
     import rattler
 
-    if channel_priority not in CHANNEL_PRIORITIES:
-        raise UsageError(
-            f"unknown channel priority {channel_priority!r}",
-            hint="use one of: " + ", ".join(CHANNEL_PRIORITIES),
-        )
-    priority = {
-        "strict": rattler.ChannelPriority.Strict,
-        "flexible": rattler.ChannelPriority.Flexible,
-        "disabled": rattler.ChannelPriority.Disabled,
-    }[channel_priority]
-    where = Where(file=spec.source, line=spec.line_of("channels"), key="channels")
     from envkit.conda.matchspec import to_rattler
 
+    priority = _rattler_priority(channel_priority)
     # MatchSpec objects, not strings: rattler reads strings strictly and refuses `name=1.2=build`
     specs = [to_rattler(d, source=spec.source) for d in spec.conda]
-    # conda searches a `chan::pkg` spec's channel even when `channels:` does not list it (after
-    # the listed ones); rattler only searches its sources, so they must include it.
     spec_channels = _spec_channels(spec)
     gateway = rattler.Gateway()  # one per lock: each channel's repodata is fetched once
 
     async def one(platform: str) -> tuple[str, PlatformSolve]:
-        sources = channel_sources(spec.channels, platform)
-        if sources:
-            sources = list(dict.fromkeys(sources + channel_sources(spec_channels, platform)))
-        if not sources:
-            raise SolveError(
-                f"{platform}: the spec lists no channels to solve from",
-                where=where,
-                hint="add a `channels:` list (e.g. conda-forge) to the environment file",
-            )
+        sources = _platform_sources(spec, spec_channels, platform)
         vps = virtual_packages_for(platform, virtual_packages)
         _require_virtual(spec, platform, vps)
         generic = [
@@ -217,30 +197,7 @@ def _solve_many(
             cutoffs=cutoffs,
             gateway=gateway,
         )
-        moves: list[Move] = []
-        try:
-            if previous is not None:
-                packages, moves = await relock_platform(
-                    solver,
-                    spec,
-                    previous.for_platform(platform),
-                    update,
-                    record_to_package=record_to_package,
-                )
-            else:
-                packages = [record_to_package(r, platform) for r in await solver.solve()]
-        except Exception as exc:  # rattler raises its own exception classes
-            raise solve_failure(
-                exc,
-                platform,
-                spec.source,
-                sources,
-                virtual=vps,
-                spec=spec,
-                cutoffs=cutoffs,
-                excluded=solver.excluded,
-            ) from None
-        return platform, PlatformSolve(packages=tuple(packages), moves=tuple(moves), untimed=solver.untimed)
+        return platform, await _solve_platform(solver, spec, vps, previous, update)
 
     out: dict[str, PlatformSolve] = {}
 
@@ -254,10 +211,68 @@ def _solve_many(
     return out
 
 
+def _rattler_priority(channel_priority: str):
+    """rattler's ChannelPriority for one of CHANNEL_PRIORITIES; UsageError for another name."""
+    import rattler
+
+    if channel_priority not in CHANNEL_PRIORITIES:
+        raise UsageError(
+            f"unknown channel priority {channel_priority!r}",
+            hint="use one of: " + ", ".join(CHANNEL_PRIORITIES),
+        )
+    return getattr(rattler.ChannelPriority, channel_priority.capitalize())
+
+
+def _platform_sources(spec: EnvSpec, spec_channels: Sequence[Channel], platform: str) -> list[str]:
+    """The channels `platform` is solved from: the spec's, then the ones its `chan::pkg` entries
+    name.  SolveError when the spec lists none."""
+    sources = channel_sources(spec.channels, platform)
+    if sources:
+        # conda searches a `chan::pkg` spec's channel even when `channels:` does not list it (after
+        # the listed ones); rattler only searches its sources, so they must include it.
+        sources = list(dict.fromkeys(sources + channel_sources(spec_channels, platform)))
+    if not sources:
+        raise SolveError(
+            f"{platform}: the spec lists no channels to solve from",
+            where=Where(file=spec.source, line=spec.line_of("channels"), key="channels"),
+            hint="add a `channels:` list (e.g. conda-forge) to the environment file",
+        )
+    return sources
+
+
+async def _solve_platform(
+    solver: PlatformSolver,
+    spec: EnvSpec,
+    vps: Sequence[VirtualPackage],
+    previous: Lock | None,
+    update: Sequence[str],
+) -> PlatformSolve:
+    """One platform's solve, a re-lock of `previous` when there is one; SolveError when it fails."""
+    platform = solver.platform
+    moves: list[Move] = []
+    try:
+        if previous is not None:
+            packages, moves = await relock_platform(
+                solver, spec, previous.for_platform(platform), update, record_to_package=record_to_package
+            )
+        else:
+            packages = [record_to_package(r, platform) for r in await solver.solve()]
+    except Exception as exc:  # rattler raises its own exception classes
+        raise solve_failure(
+            exc,
+            platform,
+            spec.source,
+            solver.sources,
+            virtual=vps,
+            spec=spec,
+            cutoffs=solver.cutoffs,
+            excluded=solver.excluded,
+        ) from None
+    return PlatformSolve(packages=tuple(packages), moves=tuple(moves), untimed=solver.untimed)
+
+
 def _spec_channels(spec: EnvSpec) -> list[Channel]:
     """The channels named by `chan::pkg` dependencies, in file order."""
-    from envkit.conda.channels import parse_channel
-
     return [parse_channel(n) for n in dict.fromkeys(d.channel for d in spec.conda if d.channel)]
 
 
@@ -338,35 +353,61 @@ def relock_spec(
     packages: list[LockedPackage] = []
     moves: list[Move] = []
     notes: list[str] = []
-    pip_entries = [p for p in spec.pip if p.kind != "option"]
+    with_pip = lock_pip_section and any(p.kind != "option" for p in spec.pip)
     for platform in plats:
         conda = solved[platform].packages
         moves.extend(solved[platform].moves)
         say(f"{platform}: {len(conda)} conda packages solved")
         packages.extend(conda)
-        if lock_pip_section and pip_entries:
-            python = next((p for p in conda if p.name == "python"), None)
-            if python is None:
-                raise SolveError(
-                    f"{platform}: the spec has a pip section but the solution has no python",
-                    where=Where(file=spec.source, line=spec.line_of("dependencies")),
-                    hint="add python (e.g. python=3.11) to the conda dependencies",
-                )
-            say(f"{platform}: locking the pip section with pip (python {python.version})")
+        if with_pip:
             old_pip = [p for p in previous.for_platform(platform) if p.manager == "pip"] if previous else []
-            pip, note = lock_pip_kept(
-                spec, platform, python.version, old_pip, update, virtual_packages, pip_timeout
+            pip, note = _lock_pip_section(
+                spec, platform, conda, old_pip, update, virtual_packages, pip_timeout, say
             )
             if note:
                 notes.append(note)
-            _require_named_index(spec, platform, pip)
             packages.extend(pip)
             if previous is not None:
                 moves.extend(pip_moves(platform, old_pip, pip, update))
-    hashes = tuple((p, spec_content_hash(spec, p)) for p in plats)
-    channels = tuple(c for c in spec.channels if c.name != "nodefaults")
-    sources = (os.path.basename(spec.source),) if spec.source else ()
-    metadata = lock_metadata(packages, spec.variables)
+    lock = _spec_lock(spec, plats, packages, cutoffs, lock_pip_section)
+    untimed = tuple((p, solved[p].untimed) for p in plats if solved[p].untimed)
+    return SpecLock(lock=lock, moves=tuple(moves), untimed=untimed, notes=tuple(notes))
+
+
+def _lock_pip_section(
+    spec: EnvSpec,
+    platform: str,
+    conda: Sequence[LockedPackage],
+    old_pip: Sequence[LockedPackage],
+    update: Sequence[str],
+    virtual_packages: Sequence[VirtualPackage],
+    timeout: float,
+    say: Callable[[str], None],
+) -> tuple[tuple[LockedPackage, ...], str | None]:
+    """The pip section of `spec` locked for `platform` on the python of its conda solution `conda`,
+    keeping the versions of `old_pip` (see `lock_pip_kept`), and a note when it could not."""
+    python = next((p for p in conda if p.name == "python"), None)
+    if python is None:
+        raise SolveError(
+            f"{platform}: the spec has a pip section but the solution has no python",
+            where=Where(file=spec.source, line=spec.line_of("dependencies")),
+            hint="add python (e.g. python=3.11) to the conda dependencies",
+        )
+    say(f"{platform}: locking the pip section with pip (python {python.version})")
+    pip, note = lock_pip_kept(spec, platform, python.version, old_pip, update, virtual_packages, timeout)
+    _require_named_index(spec, platform, pip)
+    return pip, note
+
+
+def _spec_lock(
+    spec: EnvSpec,
+    plats: tuple[str, ...],
+    packages: Sequence[LockedPackage],
+    cutoffs: ExcludeNewer | None,
+    lock_pip_section: bool,
+) -> Lock:
+    """The conda-lock Lock of `spec` holding `packages`, with the spec's record, the index of each
+    pip artifact and the cutoffs in its custom metadata."""
     pip_options = lock_pip_options(spec)
     indexes = index_record(packages, pip_options) if lock_pip_section else {}
     custom = {SPEC_KEY: spec_record(spec)}
@@ -374,19 +415,16 @@ def relock_spec(
         custom[INDEX_KEY] = json.dumps(indexes, separators=(",", ":"))
     if cutoffs:
         custom[EXCLUDE_NEWER_KEY] = cutoffs.to_json()
-    metadata = _add_custom(metadata, custom)
-    lock = Lock(
+    return Lock(
         kind="conda-lock",
         platforms=plats,
         packages=sort_packages(packages),
-        channels=channels,
-        content_hash=hashes,
-        sources=sources,
+        channels=tuple(c for c in spec.channels if c.name != "nodefaults"),
+        content_hash=tuple((p, spec_content_hash(spec, p)) for p in plats),
+        sources=(os.path.basename(spec.source),) if spec.source else (),
         pip_options=pip_options,
-        metadata=metadata,
+        metadata=_add_custom(lock_metadata(packages, spec.variables), custom),
     )
-    untimed = tuple((p, solved[p].untimed) for p in plats if solved[p].untimed)
-    return SpecLock(lock=lock, moves=tuple(moves), untimed=untimed, notes=tuple(notes))
 
 
 def _add_custom(metadata: Sequence[tuple[str, str]], add: Mapping[str, str]) -> tuple[tuple[str, str], ...]:

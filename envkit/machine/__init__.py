@@ -8,8 +8,7 @@ virtual packages a solver sees, the NVIDIA driver and GPUs, Pythons), and whethe
 `envkit.machine.probe` is the stdlib-only collector run here or streamed to a remote python3;
 `envkit.machine.detect` turns what it found into a MachineProfile; `envkit.machine.fit` holds the
 lock-side facts (virtual package needs, CUDA runtime, torch GPU architectures, wheel tags) that
-`envkit check --machine` compares with a profile; `envkit.machine.arch`, which GPUs a torch build
-has kernels for.
+`envkit check --machine` compares with a profile.
 """
 
 from envkit.machine.profile import Gpu, MachineProfile, read_profile

@@ -1,7 +1,6 @@
-"""Which GPUs a torch build has kernels for: the sm_XY each official PyTorch CUDA build was compiled
-for (envkit/data/torch_cuda_arch.json), against a GPU's compute capability.  envkit.machine.fit
-turns it into `check --machine` issues; `template pytorch --machine` warns with it.
-"""
+"""Which GPU architectures a torch build has kernels for (envkit/data/torch_cuda_arch.json),
+against each GPU's compute capability: the `machine-gpu-arch` rule of `envkit check --machine`
+and `template pytorch --machine`."""
 
 from __future__ import annotations
 
@@ -13,16 +12,12 @@ from importlib import resources
 
 from envkit.conda.cuda_compat import version_key
 from envkit.conda.families import TORCH
+from envkit.machine.fit import Issue, major_minor, package_label
 from envkit.machine.profile import Gpu, MachineProfile
 from envkit.model import LockedPackage
 
-
-def mm_of(version: str | None) -> str | None:
-    """`12.4.131` -> "12.4"; None for a version without a minor part."""
-    key = version_key(version or "")
-    if len(key) >= 2:
-        return f"{key[0]}.{key[1]}"
-    return None
+# --------------------------------------------------------------------------------------------
+# torch GPU architectures
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +43,7 @@ def arch_table() -> tuple[tuple[ArchRow, ...], dict]:
 def arch_row(torch: str, cuda: str) -> ArchRow | None:
     """The row for torch `2.7.1` built with CUDA `12.8`, or None when the table has none."""
     minor = ".".join(torch.split("+")[0].split(".")[:2])
-    mm = mm_of(cuda)
+    mm = major_minor(cuda)
     for r in arch_table()[0]:
         if r.torch == minor and r.cuda == mm:
             return r
@@ -103,7 +98,7 @@ def torch_builds(
             continue
         runtime = next((spec for dep, spec in p.depends if dep.startswith("nvidia-cuda-runtime-cu")), None)
         if runtime is not None:
-            mm = mm_of((runtime or "").strip().lstrip("="))
+            mm = major_minor((runtime or "").strip().lstrip("="))
             if mm:
                 out.append((p, p.version, mm))
         elif pypi_linux and name == "torch" and not info.cpu and _from_pypi(p):
@@ -127,8 +122,47 @@ def _pypi_default_cuda(version: str) -> str | None:
         return None
 
 
-def arch_fix(version: str, gpu: Gpu) -> str:
-    """What to install instead of torch `version` for `gpu`: a build with kernels for it."""
+def arch_issues(pkgs: Sequence[LockedPackage], profile: MachineProfile, *, pypi: bool = True) -> list[Issue]:
+    """Each GPU whose compute capability a torch build has no kernels for (error), or only PTX to
+    JIT-compile (warning).  Builds without a table row, and GPUs of unknown capability, are skipped.
+    `pypi`: pip takes torch from PyPI (no PyTorch index named), whose Linux wheel is a CUDA build."""
+    out = []
+    pypi_linux = pypi and profile.platform.startswith("linux")
+    for p, version, cuda in torch_builds(pkgs, pypi_linux=pypi_linux):
+        row = arch_row(version, cuda)
+        if row is None:
+            continue
+        kinds: dict[tuple[str, str], list[Gpu]] = {}
+        for gpu in profile.gpus:  # identical cards are one finding
+            if gpu.compute_capability:
+                kinds.setdefault((gpu.name, gpu.compute_capability), []).append(gpu)
+        for (gname, cc), same in kinds.items():
+            how = runs_on(row, cc)
+            if how == "cubin":
+                continue
+            built = ", ".join("sm_" + s.replace(".", "") for s in row.sm)
+            which = ("GPU " if len(same) == 1 else "GPUs ") + ", ".join(str(g.index) for g in same)
+            detail = (
+                f"only compute_{row.ptx.replace('.', '')} PTX, JIT-compiled at first use"
+                if how == "ptx" and row.ptx
+                else ""
+            )
+            out.append(
+                Issue(
+                    kind="arch",
+                    level="warning" if how == "ptx" else "error",
+                    need=f"built for {built}",
+                    have=f"{which} ({gname}), {same[0].sm}, compute capability {cc}",
+                    package=package_label(p),
+                    line=p.line,
+                    fix=_arch_fix(version, same[0]),
+                    detail=detail,
+                )
+            )
+    return out
+
+
+def _arch_fix(version: str, gpu: Gpu) -> str:
     minor = ".".join(version.split("+")[0].split(".")[:2])
     rows = [r for r in arch_table()[0] if runs_on(r, gpu.compute_capability or "") == "cubin"]
     same = [r for r in rows if r.torch == minor]
@@ -174,6 +208,6 @@ def variant_arch_warnings(torch: str, cuda: str, style: str, profile: MachinePro
             out.setdefault(
                 (gpu.name, gpu.sm),
                 f"torch {row.torch} with CUDA {cuda} has no kernels for "
-                f"the {gpu.name} ({gpu.sm}): {arch_fix(torch, gpu)}",
+                f"the {gpu.name} ({gpu.sm}): {_arch_fix(torch, gpu)}",
             )
     return tuple(out.values())

@@ -9,8 +9,7 @@ envkit/checks/rules_machine.py word them).  Four questions:
 * CUDA runtime: the CUDA the packages carry (cuda-version, cudatoolkit, pytorch-cuda, cuda-cudart,
   nvidia-*-cuXX wheels, a `+cuXXX` torch, a CUDA build string) against the driver, with NVIDIA's
   minor-version compatibility (envkit.conda.cuda_compat);
-* GPU architectures: the sm_XY a torch build was compiled for (envkit/data/torch_cuda_arch.json)
-  against each GPU's compute capability;
+* GPU architectures: in envkit.machine.arch;
 * wheel tags: manylinux_2_X / macosx_X_Y of the pip wheels against glibc / macOS.
 """
 
@@ -22,8 +21,7 @@ from dataclasses import dataclass
 
 from envkit.conda.cuda_compat import compatibility, max_full_cuda_for_driver, min_driver, version_key
 from envkit.conda.families import CUDA_RUNTIME, TORCH_CONDA_FAMILY
-from envkit.machine.arch import arch_fix, arch_row, mm_of, runs_on, torch_builds
-from envkit.machine.profile import Gpu, MachineProfile
+from envkit.machine.profile import MachineProfile
 from envkit.model import LockedPackage
 
 #: The virtual packages whose requirements are compared with the machine.
@@ -82,9 +80,9 @@ def virtual_issues(pkgs: Sequence[LockedPackage], profile: MachineProfile) -> li
                 level=level,
                 need=f"{name} {spec}".strip(),
                 have=have,
-                package=_label(first),
+                package=package_label(first),
                 line=first.line,
-                others=tuple(_label(m) for m in members[1:]),
+                others=tuple(package_label(m) for m in members[1:]),
                 fix=fix,
             )
         )
@@ -188,23 +186,23 @@ def cuda_claims(pkgs: Sequence[LockedPackage]) -> list[CudaClaim]:
         name = p.name.lower()
         if p.manager == "conda":
             if name in CUDA_RUNTIME:
-                mm = mm_of(p.version)
+                mm = major_minor(p.version)
                 if mm:
-                    out.append(CudaClaim(mm, _label(p), p.line, name))
+                    out.append(CudaClaim(mm, package_label(p), p.line, name))
                 continue
             info = decode(p.build, p.version, name)
             if info.cuda and name in TORCH_CONDA_FAMILY:
-                out.append(CudaClaim(info.cuda, _label(p), p.line, "its build string"))
+                out.append(CudaClaim(info.cuda, package_label(p), p.line, "its build string"))
             continue
         m = _NVIDIA_WHEEL.match(name)
         if m:
-            mm = mm_of(p.version) if name.startswith("nvidia-cuda-runtime-cu") else None
-            out.append(CudaClaim(mm or m.group("major"), _label(p), p.line, name))
+            mm = major_minor(p.version) if name.startswith("nvidia-cuda-runtime-cu") else None
+            out.append(CudaClaim(mm or m.group("major"), package_label(p), p.line, name))
             continue
         if name == "torch":
             local = decode(None, p.version, None)
             if local.cuda:
-                out.append(CudaClaim(local.cuda, _label(p), p.line, "its +cu local version"))
+                out.append(CudaClaim(local.cuda, package_label(p), p.line, "its +cu local version"))
     return out
 
 
@@ -293,50 +291,6 @@ def _driver_text(profile: MachineProfile) -> str:
 
 
 # --------------------------------------------------------------------------------------------
-# torch GPU architectures
-
-
-def arch_issues(pkgs: Sequence[LockedPackage], profile: MachineProfile, *, pypi: bool = True) -> list[Issue]:
-    """Each GPU whose compute capability a torch build has no kernels for (error), or only PTX to
-    JIT-compile (warning).  Builds without a table row, and GPUs of unknown capability, are skipped.
-    `pypi`: pip takes torch from PyPI (no PyTorch index named), whose Linux wheel is a CUDA build."""
-    out = []
-    pypi_linux = pypi and profile.platform.startswith("linux")
-    for p, version, cuda in torch_builds(pkgs, pypi_linux=pypi_linux):
-        row = arch_row(version, cuda)
-        if row is None:
-            continue
-        kinds: dict[tuple[str, str], list[Gpu]] = {}
-        for gpu in profile.gpus:  # identical cards are one finding
-            if gpu.compute_capability:
-                kinds.setdefault((gpu.name, gpu.compute_capability), []).append(gpu)
-        for (gname, cc), same in kinds.items():
-            how = runs_on(row, cc)
-            if how == "cubin":
-                continue
-            built = ", ".join("sm_" + s.replace(".", "") for s in row.sm)
-            which = ("GPU " if len(same) == 1 else "GPUs ") + ", ".join(str(g.index) for g in same)
-            detail = (
-                f"only compute_{row.ptx.replace('.', '')} PTX, JIT-compiled at first use"
-                if how == "ptx" and row.ptx
-                else ""
-            )
-            out.append(
-                Issue(
-                    kind="arch",
-                    level="warning" if how == "ptx" else "error",
-                    need=f"built for {built}",
-                    have=f"{which} ({gname}), {same[0].sm}, compute capability {cc}",
-                    package=_label(p),
-                    line=p.line,
-                    fix=arch_fix(version, same[0]),
-                    detail=detail,
-                )
-            )
-    return out
-
-
-# --------------------------------------------------------------------------------------------
 # wheel tags
 
 
@@ -403,9 +357,9 @@ def wheel_issues(pkgs: Sequence[LockedPackage], profile: MachineProfile) -> list
                 level="error",
                 need=f"{what} >= {need} ({tag} wheel)",
                 have=f"{what} {have}",
-                package=_label(members[0]),
+                package=package_label(members[0]),
                 line=members[0].line,
-                others=tuple(_label(m) for m in members[1:]),
+                others=tuple(package_label(m) for m in members[1:]),
                 fix=f"lock on (or for) a machine with {what} {have}: pip then picks an older "
                 f"wheel or the sdist",
             )
@@ -431,7 +385,14 @@ def platform_issue(platforms: Iterable[str], profile: MachineProfile) -> Issue |
     )
 
 
-def _label(p: LockedPackage) -> str:
+def major_minor(version: str | None) -> str | None:
+    key = version_key(version or "")
+    if len(key) >= 2:
+        return f"{key[0]}.{key[1]}"
+    return None
+
+
+def package_label(p: LockedPackage) -> str:
     if p.manager == "pip":
         return f"{p.name}=={p.version}"
     return f"{p.name}={p.version}={p.build}" if p.build else f"{p.name}={p.version}"

@@ -213,14 +213,15 @@ def read_source(
 ) -> tuple[EnvSpec | Lock | Mapping[str, Lock], str]:
     """The model of the file `path` and the format it was read as (`source_format`, else detected):
     a pixi.lock's every environment unless `environment` names one, a uv.lock with the extras and
-    groups `uv_options` (extras, all_extras, groups, all_groups, no_default_groups) choose.  Each
-    file is parsed once."""
+    groups `uv_options` (extras, all_extras, groups, all_groups, no_default_groups) choose, refused
+    as `uv export --frozen` refuses it when the pyproject.toml beside it names another project.
+    Each file is parsed once."""
     from envkit.formats import detect_format, read_text
     from envkit.io import read_text as read_path
 
     text = read_path(path)
     fmt = source_format or detect_format(text, path)
-    if any(uv_options):
+    if any(uv_options) or fmt == "uv-lock":
         if fmt != "uv-lock":
             from envkit.errors import UsageError
 
@@ -230,15 +231,22 @@ def read_source(
             )
         from envkit.formats.uvlock import read_uv_lock
 
-        extras, all_extras, groups, all_groups, no_default_groups = uv_options
+        extras, all_extras, groups, all_groups, no_default_groups = uv_options or (
+            (),
+            False,
+            (),
+            False,
+            False,
+        )
         lock = read_uv_lock(
-            text,
+            text.removeprefix("\ufeff"),
             path,
             extras=tuple(extras),
             all_extras=all_extras,
             groups=tuple(groups),
             all_groups=all_groups,
             no_default_groups=no_default_groups,
+            frozen=True,  # a lock its project no longer matches is refused, as uv export refuses it
         )
         return lock, fmt
     if fmt == "pixi" and environment is None:  # every environment: convert refuses to drop one silently
@@ -408,11 +416,17 @@ def _pip_entry_changes(
     """What the diff does not compare: each pip entry's marker, and every entry of a name locked
     more than once (`forked`)."""
 
+    a = tuple(a)
+    # a URL entry of a requirements file (`flash-attn @ https://...whl`) names no version: it is
+    # the version its URL had in the source
+    by_url = {p.url: p.version for p in a if p.manager == "pip" and p.url and p.version}
+
     def entries(pkgs: Iterable[LockedPackage]) -> dict[str, list[tuple[str, str | None]]]:
         out: dict[str, list[tuple[str, str | None]]] = {}
         for p in pkgs:
             if p.manager == "pip":
-                out.setdefault(_canon(p.name), []).append((p.version, _marker(p.marker)))
+                version = p.version or by_url.get(p.url or "", "")
+                out.setdefault(_canon(p.name), []).append((version, _marker(p.marker)))
         return {k: sorted(v, key=lambda e: (e[0], e[1] or "")) for k, v in out.items()}
 
     ea, eb = entries(a), entries(b)

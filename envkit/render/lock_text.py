@@ -111,5 +111,6 @@ def render_check_text(verdict, *, spec_file: str, lock_file: str, advice: str) -
     else:
         how = "satisfies" if verdict.notes else "is up to date with"
         cut = f", exclude-newer {verdict.exclude_newer.describe()}" if verdict.exclude_newer else ""
-        out.append(f"{lock_file} {how} {spec_file} ({', '.join(verdict.lock.platforms)}{cut})")
+        about = ", ".join(verdict.lock.platforms) + cut
+        out.append(f"{lock_file} {how} {spec_file}" + (f" ({about.removeprefix(', ')})" if about else ""))
     return "\n".join(out) + "\n"

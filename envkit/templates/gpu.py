@@ -67,38 +67,15 @@ def detect_gpu(
     run = run or _proc.run
     rattler_cuda = rattler_cuda or _rattler_cuda
     if "CONDA_OVERRIDE_CUDA" in env:
-        value = env["CONDA_OVERRIDE_CUDA"].strip()
-        if not value:
-            return GpuInfo(None, None, "CONDA_OVERRIDE_CUDA", "CONDA_OVERRIDE_CUDA is set empty")
-        try:
-            return GpuInfo(normalize_cuda(value), None, "CONDA_OVERRIDE_CUDA")
-        except UsageError:
-            raise UsageError(
-                f"CONDA_OVERRIDE_CUDA={value!r} is not a CUDA version",
-                hint="set it to major.minor (12.6), or to nothing for no GPU",
-            ) from None
+        return _overridden(env["CONDA_OVERRIDE_CUDA"].strip())
     details: list[str] = []
     smi = which("nvidia-smi")
     if smi is None:
         details.append("nvidia-smi not found")
     else:
-        try:
-            res = run([smi], timeout=30, check=False, what="nvidia-smi")
-        except EnvkitError as exc:
-            res = None
-            details.append(f"nvidia-smi failed: {exc.message}")
-        if res is not None:
-            if res.ok:
-                driver, cuda = parse_nvidia_smi(res.stdout)
-                if driver and not cuda:
-                    cuda = matrix.cuda_for_driver(driver)
-                if cuda:
-                    return GpuInfo(cuda, driver, "nvidia-smi")
-                details.append("nvidia-smi printed no driver version")
-            else:
-                last = (res.stdout or res.stderr).strip().splitlines()
-                first = f": {last[0].strip()}" if last else ""
-                details.append(f"nvidia-smi failed (exit {res.returncode}){first}")
+        found = _from_nvidia_smi(matrix, smi, run, details)
+        if found is not None:
+            return found
     try:
         cuda = rattler_cuda()
     except Exception as exc:  # py-rattler's detection errors are not ours to crash on
@@ -108,6 +85,42 @@ def detect_gpu(
         return GpuInfo(normalize_cuda(cuda), None, "py-rattler __cuda")
     details.append("py-rattler reports no __cuda virtual package")
     return GpuInfo(None, None, "none", "; ".join(details))
+
+
+def _overridden(value: str) -> GpuInfo:
+    """What CONDA_OVERRIDE_CUDA says: empty means no GPU."""
+    if not value:
+        return GpuInfo(None, None, "CONDA_OVERRIDE_CUDA", "CONDA_OVERRIDE_CUDA is set empty")
+    try:
+        return GpuInfo(normalize_cuda(value), None, "CONDA_OVERRIDE_CUDA")
+    except UsageError:
+        raise UsageError(
+            f"CONDA_OVERRIDE_CUDA={value!r} is not a CUDA version",
+            hint="set it to major.minor (12.6), or to nothing for no GPU",
+        ) from None
+
+
+def _from_nvidia_smi(
+    matrix: Matrix, smi: str, run: Callable[..., Result], details: list[str]
+) -> GpuInfo | None:
+    """What nvidia-smi reports, or None with the reason appended to `details`."""
+    try:
+        res = run([smi], timeout=30, check=False, what="nvidia-smi")
+    except EnvkitError as exc:
+        details.append(f"nvidia-smi failed: {exc.message}")
+        return None
+    if not res.ok:
+        last = (res.stdout or res.stderr).strip().splitlines()
+        first = f": {last[0].strip()}" if last else ""
+        details.append(f"nvidia-smi failed (exit {res.returncode}){first}")
+        return None
+    driver, cuda = parse_nvidia_smi(res.stdout)
+    if driver and not cuda:
+        cuda = matrix.cuda_for_driver(driver)
+    if cuda:
+        return GpuInfo(cuda, driver, "nvidia-smi")
+    details.append("nvidia-smi printed no driver version")
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,7 +180,12 @@ def pick_detected_cuda(matrix: Matrix, torch: str, style: str, gpu: GpuInfo) -> 
                 f"{f' (>= {need})' if need else ''}"
             )
         return Detection(chosen, tuple(notes), (), full=full(chosen))
-    chosen = min(variants, key=vkey)
+    return _none_runs(matrix, torch, min(variants, key=vkey), gpu, have)
+
+
+def _none_runs(matrix: Matrix, torch: str, chosen: str, gpu: GpuInfo, have: str) -> Detection:
+    """No variant of `torch` runs on `gpu`: the oldest (`chosen`), with a warning naming the driver
+    it needs."""
     need = matrix.min_driver(chosen)
     need_text = f"an NVIDIA driver >= {need}" if need else f"a driver that supports CUDA {chosen}"
     here = (

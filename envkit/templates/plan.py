@@ -184,39 +184,12 @@ def plan_pytorch(matrix: Matrix, options: PytorchOptions) -> TemplatePlan:
     python = _pick_python(matrix, release, style, options.python)
     cuda = None if options.cpu else _pick_cuda(matrix, release, style, options.cuda)
 
-    with_ = _split_with(options.with_)
-    warnings: list[str] = []
-    left_out: list[str] = []
-    built_with = next(r.torch for r in matrix.releases if r.torchaudio == release.torchaudio)
-    if "torchaudio" in with_ and built_with != release.torch:
-        # torchaudio's last release (2.11) was built with torch 2.11; a pin of it next to a later
-        # torch pairs versions no one built together
-        with_ = tuple(w for w in with_ if w != "torchaudio")
-        left_out.append(
-            f"torchaudio is left out: its newest release, {release.torchaudio}, was built with torch "
-            f"{built_with}, not {release.torch}; add it yourself if you rely on its stable-ABI "
-            f"promise (https://docs.pytorch.org/audio/stable/installation.html)"
-        )
-        if options.with_ is not None:  # asked for by name: said on stderr too
-            warnings += left_out
+    with_, left_out = _drop_unpaired_torchaudio(matrix, release, _split_with(options.with_))
+    warnings = left_out if options.with_ is not None else []  # asked for by name: on stderr too
     extras = [w for w in with_ if w not in COMPANIONS]
     name = options.name or f"torch-{release.torch}-" + (f"cu{cuda.replace('.', '')}" if cuda else "cpu")
 
-    notes: list[str] = []
-    if cuda:
-        drv = matrix.min_driver(cuda)
-        notes.append(
-            f"Needs an NVIDIA driver >= {drv} (CUDA {cuda})."
-            if drv
-            else f"Needs an NVIDIA driver that supports CUDA {cuda} (no minimum on record)."
-        )
-        if matrix.experimental(release.torch, cuda) and style == "pip":
-            notes.append(
-                f"PyTorch's release notes mark the CUDA {cuda} wheels of torch {release.torch} experimental."
-            )
-    else:
-        notes.append("CPU only: no CUDA libraries are installed.")
-
+    notes = _driver_notes(matrix, release, style, cuda)
     channels, conda, pip = _specs(matrix, release, style, torch_pin, python, cuda, with_, extras, notes)
     notes += left_out
     _check_extras(extras, style, release)
@@ -243,6 +216,40 @@ def plan_pytorch(matrix: Matrix, options: PytorchOptions) -> TemplatePlan:
         last_pytorch_channel=matrix.pytorch_channel_last,
         warnings=tuple(warnings),
     )
+
+
+def _drop_unpaired_torchaudio(
+    matrix: Matrix, release: Release, with_: tuple[str, ...]
+) -> tuple[tuple[str, ...], list[str]]:
+    """`with_` without torchaudio when its newest release was built with another torch, and the
+    note saying so."""
+    built_with = next(r.torch for r in matrix.releases if r.torchaudio == release.torchaudio)
+    if "torchaudio" not in with_ or built_with == release.torch:
+        return with_, []
+    # torchaudio's last release (2.11) was built with torch 2.11; a pin of it next to a later
+    # torch pairs versions no one built together
+    return tuple(w for w in with_ if w != "torchaudio"), [
+        f"torchaudio is left out: its newest release, {release.torchaudio}, was built with torch "
+        f"{built_with}, not {release.torch}; add it yourself if you rely on its stable-ABI "
+        f"promise (https://docs.pytorch.org/audio/stable/installation.html)"
+    ]
+
+
+def _driver_notes(matrix: Matrix, release: Release, style: str, cuda: str | None) -> list[str]:
+    """The driver `cuda` needs, or that the environment is CPU-only."""
+    if not cuda:
+        return ["CPU only: no CUDA libraries are installed."]
+    drv = matrix.min_driver(cuda)
+    notes = [
+        f"Needs an NVIDIA driver >= {drv} (CUDA {cuda})."
+        if drv
+        else f"Needs an NVIDIA driver that supports CUDA {cuda} (no minimum on record)."
+    ]
+    if matrix.experimental(release.torch, cuda) and style == "pip":
+        notes.append(
+            f"PyTorch's release notes mark the CUDA {cuda} wheels of torch {release.torch} experimental."
+        )
+    return notes
 
 
 # Packages the template itself writes: naming one in --with would write it twice, and a second

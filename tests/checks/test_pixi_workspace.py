@@ -42,7 +42,7 @@ _PIECES = st.sampled_from([*"0123456789._-+ :'\"=\n", "a", "v", "é", "١", "3.1
 @settings(max_examples=3000)
 @given(st.lists(_PIECES, max_size=16).map("".join))
 def test_the_number_scan_tries_the_quick_pattern_where_it_can_start(text):
-    from envkit.checks.rules_portability import _NUMBER_QUICK, _holds_number
+    from envkit.checks.rules_files import _NUMBER_QUICK, _holds_number
 
     assert _holds_number(text) == (_NUMBER_QUICK.search(text) is not None)
 

@@ -52,6 +52,7 @@ def test_checking_an_environment_file_loads_no_lock_reader_solver_or_machine_com
         "envkit.lock",
         "envkit.lock.pip_index",
         "envkit.machine.fit",
+        "envkit.machine.arch",
         "packaging.requirements",
     }
     assert mods & heavy == set()
@@ -61,7 +62,7 @@ def test_checking_an_environment_file_loads_no_lock_reader_solver_or_machine_com
 def test_select_loads_no_heavy_dependency(select):
     rc, mods = _loaded("check", "--select", select, str(SMALL))
     assert rc == "rc 0"
-    assert mods & {"rattler", "envkit.lock", "envkit.machine.fit"} == set()
+    assert mods & {"rattler", "envkit.lock", "envkit.machine.fit", "envkit.machine.arch"} == set()
 
 
 def test_every_rule_is_collected_once_from_the_module_that_declares_it():

@@ -6,37 +6,16 @@ and a real HTTP server."""
 
 from __future__ import annotations
 
-import functools
 import hashlib
-import http.server
 import os
-import threading
 from pathlib import Path
 
 import pytest
 from support.condafactory import ChannelBuilder, Pkg
 from support.faultprocs import finish, start_envkit
+from support.httpchannel import served  # noqa: F401 (the fixture)
 
 pytestmark = pytest.mark.slow
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-@pytest.fixture
-def served(tmp_path):
-    """(channel directory, its http:// URL): a local HTTP server over tmp_path/chan."""
-    root = tmp_path / "chan"
-    root.mkdir()
-    handler = functools.partial(_QuietHandler, directory=str(root))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield root, f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
 
 
 def _lock_of(path: Path, archive: Path, url: str) -> None:
@@ -54,8 +33,8 @@ def _lock_of(path: Path, archive: Path, url: str) -> None:
 
 @pytest.mark.parametrize("via", ["http", "file"])
 @pytest.mark.parametrize(("name", "inside"), [("abspath", "/{tmp}/escaped"), ("dotdot", "lib/../../escaped")])
-def test_a_fetched_package_writing_outside_the_prefix_is_refused(tmp_path, served, via, name, inside):
-    root, base = served
+def test_a_fetched_package_writing_outside_the_prefix_is_refused(tmp_path, served, via, name, inside):  # noqa: F811
+    root, base, _ = served
     path = inside.format(tmp=str(tmp_path).strip("/"))
     chan = ChannelBuilder(root, name="local")
     chan.add(Pkg(name=name, version="1.0", build="h0_0", files={path: "x\n", "lib/ok.txt": "ok\n"}))

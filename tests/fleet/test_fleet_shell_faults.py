@@ -10,8 +10,10 @@ is missing.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sys
+from hashlib import sha256
 from pathlib import Path
 
 import pytest
@@ -109,3 +111,73 @@ def test_an_answer_past_the_cap_is_stopped(envkit_cli, server, tmp_path, via):
     [u] = json.loads(r.stdout)["unreachable"]
     assert (u["host"], u["status"]) == (node(via), "failed"), u["why"]
     assert u["why"] == f"the answer is larger than the 1 MiB envkit reads from a host: stopped ({via})"
+
+
+def _many_records(n: int) -> dict[str, tuple[str, str]]:
+    """`n` records whose build strings are hashes: they do not compress, and 1,500 of them are an
+    answer of about 1.7 MiB, still about 290 KiB packed."""
+    return {
+        f"pkg-{i:04d}": (f"1.{i}.0", "h" + "".join(sha256(f"{i}-{j}".encode()).hexdigest() for j in range(3)))
+        for i in range(n)
+    }
+
+
+@pytest.mark.parametrize("via", VIAS)
+def test_a_large_answer_arrives_whole(envkit_cli, server, tmp_path, via):
+    # the node's answer is far past the 128 KiB of one line pdsh passes
+    records = _many_records(1500)
+    env = make_env(tmp_path / "env", records)
+    here = envkit_cli("fleet", str(env), "--no-machine", "--format", "json")
+    [local] = json.loads(here.stdout)["groups"]
+    assert local["env"]["packages"] == 1500
+    r = envkit_cli(
+        "fleet", node(via), "--via", via, "--env", str(env), "--no-machine", "--format", "json",
+        env=transport_env(via, server, tmp_path),
+    )  # fmt: skip
+    assert r.exit_code == 0, (r.stdout, r.stderr)
+    data = json.loads(r.stdout)
+    assert data["unreachable"] == []
+    [group] = data["groups"]
+    assert group["members"] == [node(via)]
+    assert group["env"] == local["env"]
+
+
+#: Alters a node's answer on its way out: drops part 2 of it, or changes one character of part 1.
+GARBLE = """
+import sys
+how = sys.argv[1]
+for line in sys.stdin:
+    mark = line.find("@@envkit-fleet@@ ")
+    if mark >= 0 and how == "drop" and " 2/" in line:
+        continue
+    if mark >= 0 and how == "alter" and " 1/" in line:
+        line = line[:-3] + ("A" if line[-3] != "A" else "B") + line[-2:]
+    sys.stdout.write(line)
+"""
+
+
+@pytest.mark.parametrize("via", VIAS)
+@pytest.mark.parametrize(
+    ("how", "detail"),
+    [("drop", r"part 2 of \d+ missing"), ("alter", r"its \d+ part\(s\) do not match their sha256")],
+)
+def test_a_garbled_answer_is_an_error_naming_the_host(envkit_cli, server, tmp_path, via, how, detail):
+    env = make_env(tmp_path / "env", _many_records(1500))
+    (tmp_path / "garble.py").write_text(GARBLE)
+    py = fake_python(
+        tmp_path, "py", f'"{sys.executable}" "$@" | "{sys.executable}" {tmp_path / "garble.py"} {how}'
+    )
+    r = envkit_cli(
+        "fleet", node(via), "--via", via, "--env", str(env), "--no-machine", "--format", "json",
+        env={**transport_env(via, server, tmp_path), "ENVKIT_REMOTE_PYTHON": py},
+    )  # fmt: skip
+    assert r.exit_code == 1, r.stderr
+    data = json.loads(r.stdout)
+    assert data["groups"] == []
+    [u] = data["unreachable"]
+    assert (u["host"], u["status"]) == (node(via), "failed")
+    assert re.fullmatch(
+        rf"the answer from {re.escape(node(via))} arrived incomplete or altered \({via}\): {detail}; "
+        "not read",
+        u["why"],
+    ), u["why"]

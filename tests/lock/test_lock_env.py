@@ -12,8 +12,8 @@ from support.condafactory import (
     Pkg,
     build_wheel,
     copy_prefix,
+    interpreter_packages,
     pip_install,
-    python_interpreter_pkg,
 )
 
 pytestmark = pytest.mark.slow
@@ -40,6 +40,12 @@ def write_spec(path: Path, channels, deps, pip=None) -> Path:
         lines += [f"    - {p}" for p in pip]
     path.write_text("\n".join(lines) + "\n")
     return path
+
+
+def pip_spec(tmp_path: Path, channel, wheels: Path, requirement: str) -> Path:
+    """environment.yml: python=3.11 and pip from `channel`, `requirement` from the local `wheels`."""
+    pip = ["--no-index", f"--find-links {wheels}", requirement]
+    return write_spec(tmp_path / "environment.yml", [channel.url], ["python=3.11", "pip"], pip=pip)
 
 
 @pytest.fixture(scope="module")
@@ -210,16 +216,7 @@ def test_pip_markers_are_evaluated_for_each_target_platform(tmp_path, wheels):
     from envkit.formats.envyml import read_env
     from envkit.lock import solve_spec
 
-    chan = ChannelBuilder(tmp_path / "chan")
-    chan.add(
-        Pkg(name="zlib", version="1.3.1", build="h0_0"),
-        Pkg(name="openssl", version="3.2.1", build="h0_0"),
-        python_interpreter_pkg("3.11.8"),
-        Pkg(name="zlib", version="1.3.1", build="h0_0", subdir="osx-arm64"),
-        Pkg(name="openssl", version="3.2.1", build="h0_0", subdir="osx-arm64"),
-        python_interpreter_pkg("3.11.8", subdir="osx-arm64"),
-    )
-    chan.index()
+    chan = ChannelBuilder(tmp_path / "chan").add(*interpreter_packages(["linux-64", "osx-arm64"])).index()
     path = write_spec(
         tmp_path / "environment.yml",
         [chan.url],
@@ -242,13 +239,20 @@ def test_pip_markers_are_evaluated_for_each_target_platform(tmp_path, wheels):
     assert all(x.sha256 for x in lock.packages if x.manager == "pip")
 
 
+def test_a_pixi_lock_with_pip_says_conda_leaves_them_out(envkit_cli, tmp_path, default_channel, wheels):
+    """conda creates from a pixi.lock its conda packages only: lock says so, naming the pip ones."""
+    from envkit.commands._lock_files import CONDA_SKIPS_PYPI
+
+    spec = pip_spec(tmp_path, default_channel, wheels, "tinyreq")
+    r = envkit_cli("lock", "-f", str(spec), "--platform", "linux-64", "-o", str(tmp_path / "pixi.lock"))
+    assert r.exit_code == 0, r.stderr
+    assert r.stderr.splitlines()[0] == "note: " + CONDA_SKIPS_PYPI.format(names="helper, tinyreq")
+    r = envkit_cli("lock", "-f", str(spec), "--no-pip", "-o", str(tmp_path / "conda-only.pixi.lock"))
+    assert r.exit_code == 0 and "leaves out its pypi packages" not in r.stderr, r.stderr
+
+
 def test_pip_resolution_failure_names_the_platform(envkit_cli, tmp_path, default_channel, wheels):
-    spec = write_spec(
-        tmp_path / "environment.yml",
-        [default_channel.url],
-        ["python=3.11", "pip"],
-        pip=["--no-index", f"--find-links {wheels}", "tinyreq>=5"],
-    )
+    spec = pip_spec(tmp_path, default_channel, wheels, "tinyreq>=5")
     r = envkit_cli("lock", "-f", str(spec), "--platform", "linux-64", "-o", str(tmp_path / "o.yml"))
     assert r.exit_code == 2
     assert "linux-64: pip could not resolve the pip section (python 3.11.8)" in r.stderr

@@ -1,12 +1,13 @@
 """The writers' acceptance matrix: every file `envkit lock -f` (one and two platforms, with and
-without pip, a pixi.lock, `--update`), `envkit lock -p` (with and without pip), `envkit export`
-(yaml, explicit, conda-lock) and `envkit normalize` write, judged by the real reader of its format:
-conda 26.7.1 (`conda create --file` on local `file://` channels, the prefix it makes listed by
-conda itself; `--dry-run` where a pip section needs a real Python), conda-lock's
-`parse_conda_lock_file`, py-rattler's `LockFile` (every environment and platform) and
-`uv pip compile`.  Each cell is accepted, or a refusal by the reader that envkit documents and says
-when it happens (conda's reader takes no `manager: pip` package: docs/commands/lock.md).  The conda
-plugin's exporters are judged in tests/oracle/test_oracle_conda_plugin.py, and convert's outputs in
+without pip, a pixi.lock, `--update`; two platforms with pip as a conda-lock.yml and a pixi.lock),
+`envkit lock -p` (with and without pip), `envkit export` (yaml, explicit, conda-lock) and `envkit
+normalize` write, judged by the real reader of its format: conda 26.7.1 (`conda create --file` on
+local `file://` channels, the prefix it makes listed by conda itself; `--dry-run` where a pip
+section needs a real Python), conda-lock's `parse_conda_lock_file`, py-rattler's `LockFile` (every
+environment and platform) and `uv pip compile`.  Each cell is accepted, or a refusal by the reader
+that envkit documents and says when it happens (conda's reader takes no `manager: pip` package, and
+installs a pixi.lock's conda packages only: docs/commands/lock.md).  The conda plugin's exporters
+are judged in tests/oracle/test_oracle_conda_plugin.py, and convert's outputs in
 tests/convert/test_convert_acceptance.py.  Skipped, saying why, without a real conda.
 """
 
@@ -19,8 +20,16 @@ import sys
 from pathlib import Path
 
 import pytest
-from support.condafactory import ChannelBuilder, Pkg, build_wheel, copy_prefix, pip_install
+from support.condafactory import (
+    ChannelBuilder,
+    Pkg,
+    build_wheel,
+    copy_prefix,
+    interpreter_packages,
+    pip_install,
+)
 
+from envkit.commands._lock_files import CONDA_SKIPS_PYPI
 from envkit.formats.condalockout import CONDA_CANNOT_READ_PIP
 
 UV = Path(sys.executable).with_name("uv")
@@ -28,22 +37,34 @@ UV = Path(sys.executable).with_name("uv")
 PIP_ENV = {"PIP_CONFIG_FILE": os.devnull, "PIP_NO_INDEX": "1", "PIP_RETRIES": "0"}
 #: conda's error for a conda-lock.yml with a pip package (conda-lockfiles 0.2.2 takes `pypi`)
 CONDA_PIP_ERROR = "Input should be 'conda' or 'pypi'"
+#: the platforms of the two-platform locks, and the tag of platpkg's wheel for each
+TWO = ("linux-64", "osx-arm64")
+#: the pip packages of the two-platform lock with pip, as lock's notes name them
+NAMES = "macdep, platpkg, tinyreq"
+WHEEL_TAGS = {"linux-64": "cp311-cp311-manylinux_2_17_x86_64", "osx-arm64": "cp311-cp311-macosx_11_0_arm64"}
 
 
 @pytest.fixture(scope="module")
 def work(real_conda, default_channel, default_prefix, tmp_path_factory):
     """An isolated conda, the default channel and prefix, a channel with linux-64 and osx-arm64
-    packages (a lock of two platforms), a wheel, and the prefix with that wheel pip-installed."""
+    packages (a python and pip for each: a lock of two platforms, with pip), wheels (pure and one
+    per platform), and the prefix with the pure wheel `tinyreq` pip-installed."""
     root = tmp_path_factory.mktemp("writers")
     two = ChannelBuilder(root / "two", name="two")
     two.add(
-        *(Pkg(name="zlib", version="1.3.1", build="h0_0", subdir=s) for s in ("linux-64", "osx-arm64")),
+        *interpreter_packages(TWO),
         Pkg(name="tzdata", version="2024a", build="h0_0", noarch="generic", depends=["zlib"]),
     )
-    (root / "two" / "osx-arm64").mkdir(exist_ok=True)
     two.index()
     wheels = root / "wheels"
     build_wheel(wheels, "tinyreq", "2.0")
+    build_wheel(wheels, "macdep", "0.1")
+    needs = ["tinyreq>=2", "macdep; sys_platform == 'darwin'"]
+    # one wheel per platform (and two no platform of the lock takes), each with a darwin-only need
+    for tag in [*WHEEL_TAGS.values(), "cp312-cp312-manylinux_2_17_x86_64", "cp311-cp311-win_amd64"]:
+        build_wheel(wheels, "platpkg", "1.0", requires=needs, tag=tag)
+    # one wheel for every platform, with the same darwin-only need
+    build_wheel(wheels, "purepkg", "1.0", requires=needs)
     pipd = copy_prefix(default_prefix, root / "pipd")
     pip_install(pipd, wheels / "tinyreq-2.0-py3-none-any.whl", direct=True)
     return {
@@ -95,6 +116,74 @@ def rattler(path: Path) -> set[tuple[str, str]]:
     return seen
 
 
+def _tail(url: str) -> str:
+    """`SUBDIR/FILE` of a conda artifact's URL, `FOLDER/FILE` of a wheel's."""
+    return "/".join(url.rsplit("/", 2)[-2:])
+
+
+def conda_lock_platforms(path: Path) -> dict[str, set[tuple[str, str, str, str]]]:
+    """What conda-lock's parser reads, per platform: (manager, name, version, _tail(url))."""
+    from conda_lock.lockfile import parse_conda_lock_file
+
+    lock = parse_conda_lock_file(path)
+    out: dict[str, set[tuple[str, str, str, str]]] = {p: set() for p in lock.metadata.platforms}
+    for p in lock.package:
+        out[p.platform].add((p.manager, p.name, p.version, _tail(p.url)))
+    return out
+
+
+def rattler_platforms(path: Path) -> dict[str, set[tuple[str, str, str, str]]]:
+    """What py-rattler's LockFile reads, per platform of every environment: ("conda" or "pip",
+    name, version, _tail(url))."""
+    from rattler import LockFile
+
+    out: dict[str, set[tuple[str, str, str, str]]] = {}
+    for _name, env in LockFile.from_path(path).environments():
+        for plat in env.platforms():
+            got = out.setdefault(str(plat), set())
+            for r in env.conda_repodata_records_for_platform(plat) or []:
+                got.add(("conda", r.name.normalized, str(r.version), _tail(r.url)))
+            for w in env.pypi_packages_for_platform(plat) or []:
+                got.add(("pip", w.name, str(w.version), _tail(w.location)))
+    return out
+
+
+#: PEP 508 marker values of the two platforms (CPython 3.11)
+MARKERS = {
+    "linux-64": {"sys_platform": "linux", "platform_system": "Linux", "platform_machine": "x86_64"},
+    "osx-arm64": {"sys_platform": "darwin", "platform_system": "Darwin", "platform_machine": "arm64"},
+}
+
+
+def pypi_reached(path: Path, requested: str) -> dict[str, tuple[set[str], set[str]]]:
+    """Per platform of a pixi.lock: (the pypi packages `requested` reaches through the locked
+    entries' `requires_dist`, markers evaluated for that platform; the pypi packages locked).
+    pixi holds a lock to its manifest this way: a locked package nothing reaches, or a need that
+    is not locked, makes the lock out of date."""
+    from packaging.markers import default_environment
+    from packaging.requirements import Requirement
+    from rattler import LockFile
+
+    out = {}
+    for _name, env in LockFile.from_path(path).environments():
+        for plat in env.platforms():
+            marks = {**default_environment(), "python_version": "3.11", "python_full_version": "3.11.8"}
+            marks.update(MARKERS[str(plat)], extra="")
+            pkgs = {w.name: w for w in env.pypi_packages_for_platform(plat) or []}
+            reached, todo = set(), [requested]
+            while todo:
+                name = todo.pop()
+                if name in reached or name not in pkgs:
+                    continue
+                reached.add(name)
+                for text in pkgs[name].requires_dist:
+                    req = Requirement(text)
+                    if req.marker is None or req.marker.evaluate(marks):
+                        todo.append(req.name)
+            out[str(plat)] = (reached, set(pkgs))
+    return out
+
+
 def conda_creates(work, path: Path) -> set[tuple[str, str]]:
     """What `conda create --file` installs from `path` (conda's list of the new prefix)."""
     prefix = work["root"] / f"made{next(work['made'])}"
@@ -132,11 +221,16 @@ def uv_compiles(work, path: Path) -> str:
 # -- the cells
 
 
-def _lock(envkit_cli, out: Path, spec: Path, *args: str, pip: bool = False) -> str:
+def _lock(
+    envkit_cli, out: Path, spec: Path, *args: str, pip: bool = False, names: str | None = "tinyreq"
+) -> str:
+    """Run `lock -f`; a conda-lock.yml with pip packages (`names`) says conda cannot read it."""
+    pip = pip or names != "tinyreq"
     r = envkit_cli("lock", "-f", str(spec), "-o", str(out), *args, env=PIP_ENV if pip else None)
     assert r.exit_code == 0, r.stderr
-    said = "note: " + CONDA_CANNOT_READ_PIP.format(names="tinyreq")
-    assert (said in r.stderr) == (pip and out.name.endswith("conda-lock.yml")), r.stderr
+    if names:
+        said = "note: " + CONDA_CANNOT_READ_PIP.format(names=names)
+        assert (said in r.stderr) == (pip and out.name.endswith("conda-lock.yml")), r.stderr
     return r.stderr
 
 
@@ -163,6 +257,63 @@ def test_lock_f_one_and_two_platforms_with_and_without_pip(envkit_cli, work, tmp
         conda_refuses_pip(work, out)
         cells[spec.stem] = "refused by conda (documented)"
     assert list(cells.values()).count("accepted") == 2
+
+
+def two_with_pip(platform: str) -> set[tuple[str, str, str, str]]:
+    """What `lock -f` of python=3.11, pip and the pip section `platpkg` locks for `platform`: the
+    conda packages of that subdir (pip from noarch), platpkg's wheel for that platform, tinyreq,
+    and macdep on macOS only (platpkg needs it under `sys_platform == 'darwin'`)."""
+    conda = [("openssl", "3.2.1", "h0_0"), ("python", "3.11.8", "h0_0_cpython"), ("zlib", "1.3.1", "h0_0")]
+    out = {("conda", n, v, f"{platform}/{n}-{v}-{b}.tar.bz2") for n, v, b in conda}
+    out.add(("conda", "pip", "24.0", "noarch/pip-24.0-pyhd8ed1ab_0.tar.bz2"))
+    out.add(("pip", "platpkg", "1.0", f"wheels/platpkg-1.0-{WHEEL_TAGS[platform]}.whl"))
+    out.add(("pip", "tinyreq", "2.0", "wheels/tinyreq-2.0-py3-none-any.whl"))
+    if platform == "osx-arm64":
+        out.add(("pip", "macdep", "0.1", "wheels/macdep-0.1-py3-none-any.whl"))
+    return out
+
+
+def _two_pip_spec(work, path: Path, requested: str) -> Path:
+    pip = ["--no-index", f"--find-links {work['wheels']}", requested]
+    return _spec(path, work["two"], ["python=3.11", "pip"], pip)
+
+
+def test_lock_f_two_platforms_with_pip(envkit_cli, work, tmp_path):
+    """`lock -f` of a pip section for linux-64 and osx-arm64: each platform has its own python and
+    its own wheel of platpkg, and macdep where its marker holds.  The conda-lock.yml: conda-lock's
+    parser and py-rattler read that on both platforms, conda refuses it (documented, said).  The
+    pixi.lock: py-rattler reads the same, every platform's requires_dist reaches exactly what is
+    locked, and conda installs its linux-64 conda packages and leaves the pypi ones out (said)."""
+    spec = _two_pip_spec(work, tmp_path / "environment.yml", "platpkg")
+    want = {p: two_with_pip(p) for p in TWO}
+    out = tmp_path / "cl" / "conda-lock.yml"
+    out.parent.mkdir()
+    said = _lock(envkit_cli, out, spec, "--platform", "osx-arm64", "--platform", "linux-64", names=NAMES)
+    assert "note: conda create --file on this pixi.lock" not in said
+    assert conda_lock_platforms(out) == want
+    assert rattler_platforms(out) == want
+    conda_refuses_pip(work, out)
+    pixi = tmp_path / "pixi.lock"
+    said = _lock(envkit_cli, pixi, spec, "--platform", "osx-arm64", "--platform", "linux-64", names=NAMES)
+    assert "note: " + CONDA_SKIPS_PYPI.format(names=NAMES) in said
+    assert rattler_platforms(pixi) == want
+    pip = {p: {n for k, n, _, _ in want[p] if k == "pip"} for p in TWO}
+    assert pypi_reached(pixi, "platpkg") == {p: (pip[p], pip[p]) for p in TWO}
+    prefix = work["root"] / f"made{next(work['made'])}"
+    work["conda"].create_from_file(prefix, pixi)
+    assert _conda_list(work["conda"], prefix) == {(n, v) for k, n, v, _ in want["linux-64"] if k == "conda"}
+    site = prefix / "lib" / "python3.11" / "site-packages"
+    assert sorted(x.name for x in site.iterdir()) == ["README.txt", "pip", "pip-24.0.dist-info"]
+
+
+def test_lock_f_pixi_lock_shared_wheel_keeps_each_platforms_needs(envkit_cli, work, tmp_path):
+    """A pure wheel locked for both platforms, needing macdep on macOS: pixi reaches macdep from
+    it on osx-arm64, as the wheel's metadata says."""
+    spec = _two_pip_spec(work, tmp_path / "environment.yml", "purepkg")
+    pixi = tmp_path / "pixi.lock"
+    _lock(envkit_cli, pixi, spec, "--platform", "linux-64", "--platform", "osx-arm64", names=None)
+    locked = {"linux-64": {"purepkg", "tinyreq"}, "osx-arm64": {"purepkg", "tinyreq", "macdep"}}
+    assert pypi_reached(pixi, "purepkg") == {p: (locked[p], locked[p]) for p in TWO}
 
 
 def test_lock_f_pixi_lock_and_update(envkit_cli, work, tmp_path):

@@ -79,10 +79,10 @@ def test_stripping_credentials_ends_at_any_length(pieces):
     from envkit.urls import strip_credentials
 
     text = "".join(pieces)
-    # bounded and linear: it ends, and only removes (it is not a fixpoint for nested userinfo such
-    # as `https://http:@http:@`, which a second pass strips further)
+    # bounded and linear: it ends, only removes, and one pass removes all
     once = strip_credentials(text)
     assert len(once) <= len(text)
+    assert strip_credentials(once) == once
 
 
 _RECORD = {

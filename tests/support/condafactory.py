@@ -235,6 +235,20 @@ def python_interpreter_pkg(
     )
 
 
+def interpreter_packages(subdirs: Sequence[str], version: str = "3.11.8") -> list[Pkg]:
+    """A `python` (python_interpreter_pkg) with what it depends on (zlib, openssl) for each of
+    `subdirs`, and a noarch `pip`: the packages on which an environment file with a pip section
+    solves for every one of those platforms, so its pip part is locked for each."""
+    out: list[Pkg] = []
+    for sub in subdirs:
+        out += [
+            Pkg(name="zlib", version="1.3.1", build="h0_0", subdir=sub),
+            Pkg(name="openssl", version="3.2.1", build="h0_0", subdir=sub),
+            python_interpreter_pkg(version, subdir=sub),
+        ]
+    return out + [python_pkg("pip", "24.0", noarch=True, depends=["python >=3.7"])]
+
+
 def build_archive(pkg: Pkg, directory: str | os.PathLike[str]) -> Path:
     """Write `pkg` as a `.tar.bz2` conda package under `directory` and return its path.
 
