@@ -65,6 +65,7 @@ def live_env_from_scan(
     Raises ParseError for a scan of another version, and for a corrupt record when `strict`.
     """
     from envkit.conda.channels import parse_channel
+    from envkit.conda.history import parse_history
     from envkit.conda.names import pep503
 
     version = data.get("scan_version")
@@ -75,15 +76,16 @@ def live_env_from_scan(
     prefix = str(data["prefix"])
     warnings = _incomplete(prefix, data, strict) + _record_errors(data, strict)
     platform = str(data.get("platform") or "")
+    history = parse_history(str(data.get("history") or ""))
     requested = _requested_deps(
-        _requested_texts(data), {r["name"] for r in data.get("records") or ()}, warnings
+        _requested_texts(data, history), {r["name"] for r in data.get("records") or ()}, warnings
     )
     packages = _conda_packages(data, platform, {d.name for d in requested})
     over: list[tuple[str, str]] = []
     pip_dists = _pip_dists(data, warnings, over)
     packages += _pip_packages(pip_dists, platform)
     _missing_warnings(data, packages, pip_dists, warnings, over)
-    channels, priority = channels_and_priority(data, parse_channel)
+    channels, priority = channels_and_priority(data, parse_channel, history)
     return LiveEnv(
         prefix=prefix,
         name=name if name is not None else _name_of(prefix),
@@ -131,10 +133,10 @@ def _record_errors(data: Mapping[str, Any], strict: bool) -> list[str]:
     return warnings
 
 
-def _requested_texts(data: Mapping[str, Any]) -> list[str]:
-    """The requested specs as text: the history's replay, else the records' own."""
-    hist = data.get("history") or {}
-    requested = list(hist.get("requested") or ())
+def _requested_texts(data: Mapping[str, Any], history: Mapping[str, Any]) -> list[str]:
+    """The requested specs as text: the history's replay (envkit.conda.history.parse_history), else
+    the records' own."""
+    requested = list(history["requested"])
     if not requested:
         # mamba / micromamba / rattler record what was asked for in the records themselves
         for rec in data.get("records") or ():
@@ -409,8 +411,11 @@ def merged_condarc(files, *, parse=None) -> dict[str, Any]:
     return out
 
 
-def channels_and_priority(data: Mapping[str, Any], parse_channel=None) -> tuple[list[Channel], str | None]:
-    """The env's channels in priority order and its channel_priority, from a scan.
+def channels_and_priority(
+    data: Mapping[str, Any], parse_channel=None, history: Mapping[str, Any] | None = None
+) -> tuple[list[Channel], str | None]:
+    """The env's channels in priority order and its channel_priority, from a scan and its replayed
+    `history` (envkit.conda.history.parse_history; None: no history).
 
     Order: the `-c` channels of the env's history (the user asked for them on the command line,
     which conda puts above the configured ones), then the merged .condarc `channels` (`CONDA_CHANNELS`
@@ -421,7 +426,7 @@ def channels_and_priority(data: Mapping[str, Any], parse_channel=None) -> tuple[
         from envkit.conda.channels import parse_channel
     conf = merged_condarc(data.get("condarc") or ())
     environ = data.get("environ") or {}
-    hist = data.get("history") or {}
+    hist = history or {}
     texts: list[str] = list(hist.get("channels") or ())
     if not hist.get("override_channels"):
         if environ.get("CONDA_CHANNELS"):

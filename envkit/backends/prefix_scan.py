@@ -17,8 +17,7 @@ Output (`scan_version` 1):
                   "requested_specs", "file": "conda-meta/<fn>.json", "dist_infos": [...],
                   "dist_installers": {dist: {"listed": bool, "sha256": str | null}}}],
      "errors": [{"path": "...", "message": "...", "key": field (a wrong-typed one; optional)}],
-     "history": {"requested": [spec, ...], "channels": [...], "override_channels": bool,
-                 "commands": n},
+     "history": "conda-meta/history's text" | "",  # replayed by envkit.conda.history
      "pip": [{"name", "version", "installer", "direct_url": {...} | null, "path", "format",
               "over_conda": conda name (only for a dist-info a conda record ships that pip
               installed again over conda's: INSTALLER rewritten)}],
@@ -34,11 +33,9 @@ Errors are data, not exceptions: an unreadable record goes to `errors` with its 
 caller decides.  With `--files`, each record also carries its full `files` list.
 """
 
-import ast
 import json
 import os
 import platform as _platform
-import re
 import sys
 
 SCAN_VERSION = 1
@@ -71,15 +68,6 @@ _RECORD_KEYS = tuple(
     "sha256 depends constrains noarch requested_spec requested_specs license timestamp size".split()
 )
 
-# `[channel[/subdir]::]name...`: the channel may be a URL (`file:///srv/chan::zlib`,
-# `https://conda.anaconda.org/t/<token>/private::zlib`, `https://[::1]:8080/c::six`), so it runs to
-# the first `::` that follows it; it holds no whitespace, and `[` only as an IPv6 host.  A bracket
-# part after the name (`zlib[build=x::y]`) is never taken for a channel.
-_SPEC_NAME = re.compile(r"^\s*(?:(?:[^\s\[:]|:(?!:)|\[[0-9A-Fa-f:.]*\])*::)?([A-Za-z0-9_.\-]+)")
-_OLD_VERSION_PART = re.compile(r"^(=|==|!=|<=|>=|<|>)(?![=<>!~])(\S+)$")
-_CMD = re.compile(r"#\s*cmd:\s*(.+)")
-_SPECS = re.compile(r"#\s*(\w+)\s*specs:\s*(.+)?")
-
 
 def host_platform():
     """The conda subdir of this machine (`linux-64`, `osx-arm64`, `win-64`, ...).
@@ -104,12 +92,6 @@ def host_platform():
     if sys.platform.startswith("win"):
         return "win-" + ("arm64" if arch in ("arm64", "aarch64") else arch)
     return sys.platform + "-" + arch
-
-
-def spec_name(spec):
-    """The package name of a conda match spec (`conda-forge::numpy>=1` -> `numpy`)."""
-    m = _SPEC_NAME.match(spec)
-    return m.group(1).lower() if m else spec.strip().lower()
 
 
 def _dist_dir(path):
@@ -263,107 +245,6 @@ def _json_message(exc):
     if isinstance(exc, UnicodeDecodeError):
         return "not UTF-8"
     return "invalid JSON: " + str(exc)
-
-
-def parse_history(text):
-    """Replay conda-meta/history like conda's History.get_requested_specs_map.
-
-    As conda does: only blocks with a `# cmd:` line are user requests; within one block the
-    remove specs are applied first, then the update specs, then the neutered specs (whatever
-    order their lines are in); a later line of the same kind in a block replaces an earlier one.
-
-    Returns {"requested": [spec, ...] (in conda's order), "channels": [-c channels of the
-    commands, first use first], "override_channels": bool, "commands": number of blocks}.
-    """
-    spec_map = {}
-    channels = []
-    override = False
-    commands = 0
-    block = None
-    for line in text.splitlines():
-        line = line.strip()
-        if line.startswith("==>"):
-            _apply_block(block, spec_map)
-            block = {}
-            commands += 1
-            continue
-        if not line.startswith("#"):
-            continue
-        if block is None:  # comment lines before the first header
-            block = {}
-        m = _CMD.match(line)
-        if m:
-            block["cmd"] = True
-            override = _command_channels(m.group(1).split(), channels) or override
-            continue
-        m = _SPECS.match(line)
-        if not m:
-            continue
-        specs = _history_specs((m.group(2) or "").strip())
-        key = {"install": "update", "create": "update", "uninstall": "remove"}.get(m.group(1), m.group(1))
-        if specs and key in ("update", "remove", "neutered"):
-            block[key] = specs
-    _apply_block(block, spec_map)
-    seen = []
-    for c in channels:
-        if c not in seen:
-            seen.append(c)
-    return {
-        "requested": list(spec_map.values()),
-        "channels": seen,
-        "override_channels": override,
-        "commands": commands,
-    }
-
-
-def _apply_block(block, spec_map):
-    """Apply one history block (a user request: it has a `# cmd:` line) to `spec_map`."""
-    if block is None or "cmd" not in block:
-        return
-    for s in block.get("remove", ()):
-        spec_map.pop(spec_name(s), None)
-    for key in ("update", "neutered"):
-        for s in block.get(key, ()):
-            spec_map[spec_name(s)] = s
-
-
-def _command_channels(argv, channels):
-    """Add the `-c` channels of a `# cmd:` line's argv to `channels`; True for `--override-channels`."""
-    override = False
-    i = 0
-    while i < len(argv):
-        a = argv[i]
-        if a in ("-c", "--channel") and i + 1 < len(argv):
-            channels.append(argv[i + 1])
-            i += 1
-        elif a.startswith("--channel="):
-            channels.append(a.split("=", 1)[1])
-        elif a.startswith("-c") and len(a) > 2 and not a.startswith("--"):
-            channels.append(a[2:])
-        elif a == "--override-channels":
-            override = True
-        i += 1
-    return override
-
-
-def _history_specs(text):
-    """The specs of a `# ACTION specs:` line: a Python list (conda 4.4+), or the old
-    comma-separated form whose version parts (`numpy,>=1.9`) rejoin their spec; [] when unreadable."""
-    if text.startswith("["):
-        try:
-            specs = ast.literal_eval(text)
-        except (ValueError, SyntaxError):
-            return []
-    elif "[" not in text:
-        specs = []
-        for part in text.split(","):
-            if _OLD_VERSION_PART.match(part) and specs:
-                specs[-1] = specs[-1] + "," + part
-            else:
-                specs.append(part)
-    else:
-        return []
-    return [str(s).strip() for s in specs if s and not str(s).endswith("@")]
 
 
 def _read_metadata(path):
@@ -558,7 +439,6 @@ def scan(prefix, with_files=False, environ=None, home=None):
                     item["over_conda"] = rec["name"]
                     over.append(item)
     site_dirs = site_packages_dirs(prefix)
-    history_text = _read_text(os.path.join(prefix, "conda-meta", "history")) or ""
     env = os.environ if environ is None else environ
     return {
         "scan_version": SCAN_VERSION,
@@ -566,7 +446,7 @@ def scan(prefix, with_files=False, environ=None, home=None):
         "platform": platform or host_platform(),
         "records": records,
         "errors": errors,
-        "history": parse_history(history_text),
+        "history": _read_text(os.path.join(prefix, "conda-meta", "history")) or "",
         "pip": scan_pip(prefix, site_dirs, owned_dirs) + over,
         "owned": owned,
         "missing": missing,

@@ -26,7 +26,8 @@ from support.condafactory import (
 
 from envkit.backends import open_env
 from envkit.backends.native import live_env_from_scan, read_prefix
-from envkit.backends.prefix_scan import parse_history, scan
+from envkit.backends.prefix_scan import scan
+from envkit.conda.history import parse_history
 from envkit.errors import EnvironmentNotFound, ParseError, UsageError
 
 pytestmark = pytest.mark.slow
@@ -305,7 +306,7 @@ def test_parse_history_applies_a_block_like_conda():
 
 
 def test_spec_name_gets_past_url_channels():
-    from envkit.backends.prefix_scan import spec_name
+    from envkit.conda.history import spec_name
 
     assert [
         spec_name(s)
