@@ -28,11 +28,7 @@ MAX_FUNCTION_LINES = 60
 
 # Files still over a size limit: reported, not yet failing.  An entry whose file is within the limits
 # fails (the list only shrinks).
-PENDING_SIZE: frozenset[str] = frozenset(
-    {
-        "envkit/backends/prefix_scan.py",
-    }
-)
+PENDING_SIZE: frozenset[str] = frozenset()
 
 
 def module_files(root: Path, package: str) -> dict[str, Path]:
