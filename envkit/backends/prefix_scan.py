@@ -70,10 +70,8 @@ _RECORD_KEYS = tuple(
 
 
 def host_platform():
-    """The conda subdir of this machine (`linux-64`, `osx-arm64`, `win-64`, ...).
-
-    A copy of `envkit.conda.platform.host_platform` (this script imports nothing from envkit);
-    tests/packaging/test_packaging.py checks that the two agree."""
+    """The conda subdir of this machine (`linux-64`, `osx-arm64`, `win-64`, ...), from the standard
+    library: envkit's one answer, here because this script also runs on remote hosts."""
     machine = _platform.machine().lower()
     arch = {
         "x86_64": "64",

@@ -19,7 +19,7 @@ This module re-exports their public names: `from envkit.create import create_fro
 
 from __future__ import annotations
 
-from envkit.conda.platform import host_platform
+from envkit.backends.prefix_scan import host_platform
 from envkit.create.conda_install import conda_argv, find_backend_executable
 from envkit.create.from_lock import BACKENDS, CreateResult, create_from_lock
 from envkit.create.hashes import HASH_LENGTHS, file_hashes, validate_hashes, verify_local_archives

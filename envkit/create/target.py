@@ -7,7 +7,7 @@ import os
 import shutil
 from collections.abc import Mapping, Sequence
 
-from envkit.conda.platform import host_platform
+from envkit.backends.prefix_scan import host_platform
 from envkit.errors import Remedy, UsageError, Where
 from envkit.model import Lock
 

@@ -29,7 +29,6 @@ from envkit.envdiff.compare import record_differences
 from envkit.envdiff.core import diff
 from envkit.envdiff.pip_origin import PipOrigin, entry_source, name_from_source, pip_origin
 from envkit.envdiff.platforms import (
-    current_platform,
     guess_platform,
     model_platforms,
     pick_platforms,
@@ -85,7 +84,6 @@ __all__ = [
     "blas_of",
     "category_of",
     "compare_versions",
-    "current_platform",
     "diff",
     "entry_source",
     "guess_platform",

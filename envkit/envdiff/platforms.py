@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from envkit.backends.prefix_scan import host_platform as this_platform
 from envkit.errors import Remedy, UsageError
 from envkit.model import EnvSpec, LiveEnv, Lock, resolved_view
 
@@ -82,7 +83,7 @@ def pick_platforms(
         if len(other) == 1 and other[0] in mine:
             return other[0]
         # looked up only here: it imports py-rattler, a start-up cost only a multi-platform lock needs
-        host = host_platform or current_platform()
+        host = host_platform or this_platform()
         if host in mine:
             return host
         theirs = f" or the other side's ({other[0]})" if len(other) == 1 else ""
@@ -126,13 +127,6 @@ def _family_platform(model, other: tuple[str, ...], other_model, platform: str |
 
 def _exact_version(version: str | None) -> str | None:
     return version[2:] if version and version.startswith("==") else version
-
-
-def current_platform() -> str:
-    """The conda platform of this machine (linux-64, osx-arm64, ...), from py-rattler."""
-    from rattler import Subdir
-
-    return str(Subdir.current())
 
 
 _ARCH_IN_BUILD = re.compile(r"(?:^|_)(linux64|linuxaarch64|linuxppc64le|osx64|osxarm64|win64)(?:_|$)")

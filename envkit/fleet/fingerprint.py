@@ -86,9 +86,9 @@ def packages_of(
         return None
     plats = view.lock.platforms if view.lock is not None else ()
     if len(plats) > 1:
-        from envkit.envdiff import current_platform
+        from envkit.backends.prefix_scan import host_platform
 
-        want = platform if platform in plats else current_platform()
+        want = platform if platform in plats else host_platform()
         return view.packages(want if want in plats else plats[0])
     return view.all_packages
 

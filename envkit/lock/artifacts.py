@@ -76,7 +76,8 @@ def _index_pip_argv(env: LiveEnv, *, requirements_file: str, report_file: str, o
     """The pip command that resolves pinned releases for `env`: the environment's own Python and
     pip when they can run here and `own` (its interpreter's tags, its site pip.conf), else envkit's
     pip with the environment's platform and Python version as targets (wheels only)."""
-    from envkit.conda.platform import host_platform, python_of
+    from envkit.backends.prefix_scan import host_platform
+    from envkit.conda.platform import python_of
 
     python = python_of(env.prefix, env.platform)
     if own and os.path.exists(python) and env.platform == host_platform():

@@ -174,7 +174,7 @@ def _lock_inputs(
 ) -> tuple[EnvSpec, Lock | None, list[str], tuple[str, ...], ExcludeNewer | None]:
     """lock_spec's arguments read: (spec, previous lock, platforms, names to update, cutoff).
     A re-lock keeps the previous lock's platforms unless told otherwise."""
-    from envkit.conda.platform import host_platform
+    from envkit.backends.prefix_scan import host_platform
     from envkit.ops._inputs import model_or_path, str_list
 
     spec_m: EnvSpec = model_or_path("lock_spec", "spec", spec, ("EnvSpec",))
