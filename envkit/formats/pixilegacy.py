@@ -20,8 +20,9 @@ if TYPE_CHECKING:
 
 DEFAULT_ENVIRONMENT = "default"
 
-#: `version: 2` / `version: 3` at the start of a line (conda-lock only ever wrote version 1)
-_PIXI_SHAPED_VERSION = re.compile(r"^version:[ \t]*[23][ \t]*(?:#.*)?\r?$", re.MULTILINE)
+#: `version: 2` / `version: 3` at the start of a line (conda-lock only ever wrote version 1); `^version`
+#: written `version(?<=^version)`: searched for as a literal, not tried at every character
+_PIXI_SHAPED_VERSION = re.compile(r"version(?<=^version):[ \t]*[23][ \t]*(?:#.*)?\r?$", re.MULTILINE)
 #: keys rattler writes in each `package:` entry of a conda-lock shaped pixi.lock and conda-lock
 #: never does (conda-lock's LockedDependency has no arch, subdir or timestamp)
 _PIXI_ENTRY_KEYS = ("\n  arch: ", "\n  subdir: ", "\n  timestamp: ")

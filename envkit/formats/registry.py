@@ -181,10 +181,18 @@ _PIXI_HEADER = re.compile(
 _CHANNELS_KEY = re.compile(r"^channels\s*=", re.MULTILINE)
 
 
+def _table_lines(text: str) -> bool:
+    """Whether the first 64 KiB of `text` may hold a TOML table header, a line starting with `[` (a
+    substring test at C speed: a MULTILINE `^` search tries every character of a YAML lock)."""
+    return text.startswith("[") or text.find("\n[", 0, 65536) >= 0
+
+
 def _pixi_manifest(p: Probe) -> bool:
-    head = p.text[:65536]
     if p.base == "pixi.toml":
         return True
+    if not _table_lines(p.text):
+        return False
+    head = p.text[:65536]
     return bool(_PIXI_HEADER.search(head)) and ("[tool.pixi" in head or bool(_CHANNELS_KEY.search(head)))
 
 
@@ -209,7 +217,7 @@ _TABLE_LINE = re.compile(r"^\[{1,2}[A-Za-z_\"'][^\]\n]*\]{1,2}[ \t]*(?:#.*)?$", 
 
 def _pyproject(p: Probe) -> bool:
     # a TOML table header on a line of its own; `conda list --json` ([{...}]) has none
-    return p.base.endswith(".toml") or bool(_TABLE_LINE.search(p.text[:65536]))
+    return p.base.endswith(".toml") or (_table_lines(p.text) and bool(_TABLE_LINE.search(p.text[:65536])))
 
 
 _PYPROJECT = Format(
