@@ -26,6 +26,7 @@ from envkit.formats._yaml import YamlMap
 from envkit.formats.condalockcheck import check_platforms, validate_packages
 from envkit.formats.condalockcheck import unknown_platform as unknown_platform  # explicit.py's too
 from envkit.formats.condalockout import PIP_OPTIONS_KEY
+from envkit.formats.pixientry import collector_paused
 from envkit.model import Lock, LockedPackage
 
 if TYPE_CHECKING:
@@ -61,6 +62,7 @@ def check_version(version, filename: str | None, line: int | None = None) -> Non
     )
 
 
+@collector_paused
 def read_conda_lock(text: str, filename: str | None = None) -> Lock:
     """Parse a conda-lock.yml (version 1) into Lock(kind="conda-lock").
 

@@ -8,15 +8,40 @@ version and build of a conda package come from its file name unless the entry st
 
 from __future__ import annotations
 
+import gc
 import re
-from functools import lru_cache
+from functools import lru_cache, wraps
 from typing import TYPE_CHECKING, cast
 
 from envkit.errors import ParseError, Where
 from envkit.formats._yaml import YamlList, YamlMap
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import TypeVar
+
     from envkit.formats._util import Fields
+
+    _Reader = TypeVar("_Reader", bound=Callable)
+
+
+def collector_paused(reader: _Reader) -> _Reader:
+    """`reader` run with Python's cycle collector paused (as it was: a caller's pause is kept).  A
+    lock's reader builds and drops tens of thousands of containers, its document tree and records,
+    none of them in a cycle, which the collector would otherwise walk again and again as they grow."""
+
+    @wraps(reader)
+    def run(*args, **kwargs):
+        if not gc.isenabled():
+            return reader(*args, **kwargs)
+        gc.disable()
+        try:
+            return reader(*args, **kwargs)
+        finally:
+            gc.enable()
+
+    return cast("_Reader", run)
+
 
 #: what a `packages:` entry or reference names its location with: a conda archive, a conda package
 #: built from source (pixi-build, version 7: `conda_source: NAME[ID] @ PATH`), a PyPI artifact

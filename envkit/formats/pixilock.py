@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from envkit.errors import EnvironmentNotFound, ParseError, Remedy, UnsupportedVersionError, Where
 from envkit.formats._util import lock_version, record_maker
 from envkit.formats._yaml import YamlMap
-from envkit.formats.pixientry import KINDS, READERS, is_path, required
+from envkit.formats.pixientry import KINDS, READERS, collector_paused, is_path, required
 from envkit.formats.pixilegacy import DEFAULT_ENVIRONMENT, read_conda_lock_shaped
 from envkit.model import Lock, LockedPackage
 
@@ -69,6 +69,7 @@ def environments(text: str, filename: str | None = None) -> list[str]:
     return list(read_pixi_environments(text, filename))
 
 
+@collector_paused
 def read_pixi_environments(text: str, filename: str | None = None) -> dict[str, Lock]:
     """Every environment of a pixi.lock, name -> Lock(kind="pixi"), in file order (one YAML parse)."""
     data = _load(text, filename)
@@ -94,6 +95,7 @@ def _load(text: str, filename: str | None) -> YamlMap:
     return data
 
 
+@collector_paused
 def read_pixi_lock(text: str, filename: str | None = None, environment: str | None = None) -> Lock:
     """Parse one environment (default "default") of a pixi.lock into Lock(kind="pixi").
 
@@ -390,6 +392,7 @@ def _pick(candidates: list, ref, platform: str):
     return candidates[0]
 
 
+@collector_paused
 def platform_subdirs(text: str, filename: str | None = None) -> dict[str, str]:
     """A version 7 lock's named platforms (`platforms: [{name, subdir}]`): name -> subdir.  Empty
     for earlier versions, whose platform keys are subdirs."""
