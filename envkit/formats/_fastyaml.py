@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 
 from envkit.formats._depth import MAX_DEPTH
-from envkit.formats._yamlcore import _NOT_STR_FIRST, YamlList, YamlMap, implicit
+from envkit.formats._yamlcore import _BOOL_NULL, _NOT_STR_FIRST, YamlList, YamlMap, implicit
 
 
 class Unsupported(Exception):
@@ -127,23 +127,16 @@ def _scalar(v: str):
     return v
 
 
-#: A one-line plain scalar that is text for certain, checked at C speed (what `_scalar` would take
-#: as itself): a word starting with `_` or a letter that cannot spell one of YAML 1.1's true/false/
-#: yes/no/on/off/null words (those are letters only, at most 5), no white space, not ending in `:`;
-#: or a hex digest (md5, sha256) with a letter other than b (never an int, nor 0b binary) ...
-#: (possessive, no backtracking: a long URL or digest is scanned about once)
-_certain_text = re.compile(
-    r"(?:_|[A-Za-z](?=\S{5}|[A-Za-z]*+[^A-Za-z\s]))(?=\S)\S*+(?<!:)|(?=[0-9b]*+[ac-f])[0-9a-f]++"
-).fullmatch
-#: ... or such words with single spaces between them (`libgcc >=14`), none starting with `#`
-_certain_words = re.compile(r"[A-Za-z_](?:[^\s:]|:(?=\S))*+(?: (?!#)(?:[^\s:]|:(?=\S))++)++").fullmatch
-
-
-# One tuple per line, in C, on LF line ends: (indentation, `- ` marker, key, the key's value, the
-# value of a line without a key).  Values are captured greedily up to their last non-space character;
-# possessive `*+`/`++`: indentation, markers and keys are never retried shorter (no shorter one fits).
+# One tuple per line, in C, on LF line ends: (indentation, `- ` marker, key, text, other): the value
+# (of the key, else of the line) is in `text` when it is a one-line plain scalar that is text for
+# certain but for YAML 1.1's bool and null words (what `_scalar` would take as itself), else in
+# `other`, up to its last non-space character.  Text for certain: words starting with `_` or a
+# letter, single spaces between them, none starting with `#` nor ending with `:`; or a hex digest
+# (md5, sha256) starting with a digit, whose first letter is not b (never an int, nor 0b binary).
+# Possessive `*+`/`++`: nothing is retried shorter (no shorter one fits).
 _LINES = re.compile(
-    r"^( *+)(- ++)?(?:([A-Za-z0-9_][A-Za-z0-9_.\-/]*+):(?: ++([^\n]*[^ \n]))?|([^\n]*[^ \n])?) *$",
+    r"^( *+)(- ++)?(?:([A-Za-z0-9_][A-Za-z0-9_.\-/]*+):(?: ++|(?= *$)))?"
+    r"(?:([A-Za-z_]\S*+(?<!:)(?: (?!#)\S++(?<!:))*+|[0-9]++[ac-f][0-9a-f]*+)|([^\n]*[^ \n]))? *$",
     re.MULTILINE,
 )
 
@@ -173,62 +166,81 @@ def load(text: str):
 def _parse(rows: list) -> tuple:
     """The document of `rows` (_LINES's groups of each line) and what waits for a value at its end.
 
-    A stack of the open collections (column, collection), innermost last; `pending`: the collection
-    and key (None: a `-` item) whose value the next line's indentation decides (a nested collection
-    or null); `memo`: each scalar text read -> its value (shared: locks repeat versions often)."""
+    A stack of the open collections (column, collection), innermost last, the innermost also in
+    `top_col`/`top`; `pending`: the collection and key (None: a `-` item) whose value the next line's
+    indentation decides (a nested collection or null); `memo`: each scalar text read that is not
+    text for certain -> its value (shared: locks repeat versions often)."""
     stack: list[tuple[int, Any]] = []
     pending: _Pending | None = None
-    root = None
+    root = top = None
+    top_col = -1
     memo: dict = {}
     get = memo.get
     keys_ok: set[str] = set()
-    for no, (spaces, dash, key, kvalue, value) in enumerate(rows, 1):
+    for no, (spaces, dash, key, text, other) in enumerate(rows, 1):
         col = len(spaces)
+        if text and len(text) < 6 and text in _BOOL_NULL:
+            text, other = "", text  # YAML's true, false, null, ...: not text
         if key:
             if key not in keys_ok:
                 _new_key(key, keys_ok)
         elif not dash:
-            if _skipped(value):
+            if text:
+                raise Unsupported  # a scalar on a line of its own
+            if _skipped(other):
                 continue
-            dash, value = "-", ""
+            dash, other = "-", ""  # a lone `-`
         if pending is not None:
             _open(pending, bool(dash), col, no, stack)
             pending = None
-        if root is None:
-            root = _collection(bool(dash), no)
+            top_col, top = stack[-1]
+        elif root is None:
+            root = top = _collection(bool(dash), no)
+            top_col = col
             stack.append((col, root))
-        while stack[-1][0] > col:
-            stack.pop()
-            if not stack:
-                raise Unsupported  # a line left of the document's first
-        top_col, top = stack[-1]
+        if top_col > col:
+            top_col, top = _dedent(stack, col)
         if dash:
             if top_col != col or type(top) is not YamlList:
                 raise Unsupported  # an item that does not continue a list
             if not key:
-                if value and value[0] not in "-.":  # `- value`, the commonest item: read here
-                    v = get(value, _MISSING)
-                    top.append(_leaf(value, no, memo) if v is _MISSING else v)
+                if text:  # `- value`, the commonest item
+                    top.append(text)
+                    top.lines.append(no)
+                elif other and other[0] not in "-.":
+                    v = get(other, _MISSING)
+                    top.append(_leaf(other, no, memo) if v is _MISSING else v)
                     top.lines.append(no)
                 else:
-                    pending = _bare_item(top, value, col, no, memo)
+                    pending = _bare_item(top, other, col, no, memo)
                 continue
-            col += len(dash)
+            top_col = col = col + len(dash)
             top = _map_item(top, no, stack, col)  # `- key: ...`: the key goes into a new map
-        else:
+        elif top_col != col or type(top) is not YamlMap:
             if type(top) is YamlList and top_col == col:  # a key after a list at its key's column
                 top_col, top = _close(stack)
             if top_col != col or type(top) is not YamlMap:
                 raise Unsupported
-        if key in top.lines:
+        if top.lines.setdefault(key, no) != no:
             raise Unsupported  # a duplicate key: the YAML loader reports it
-        top.lines[key] = no
-        if kvalue:
-            v = get(kvalue, _MISSING)
-            top[key] = _leaf(kvalue, no, memo) if v is _MISSING else v
+        if text:
+            top[key] = text
+        elif other:
+            v = get(other, _MISSING)
+            top[key] = _leaf(other, no, memo) if v is _MISSING else v
         else:
             pending = (top, key, col, no)
     return root, pending
+
+
+def _dedent(stack: list, col: int) -> tuple[int, Any]:
+    """Close the collections right of column `col`; the one that is then innermost."""
+    stack.pop()
+    while stack and stack[-1][0] > col:
+        stack.pop()
+    if not stack:
+        raise Unsupported  # a line left of the document's first
+    return stack[-1]
 
 
 def _close(stack: list) -> tuple[int, Any]:
@@ -321,10 +333,8 @@ def _bare_item(seq: YamlList, value: str, col: int, no: int, memo: dict) -> _Pen
 
 
 def _leaf(value: str, no: int, memo: dict):
-    """The value of scalar text `value` on line `no` ({} and [] are new collections each time)."""
-    if _certain_text(value) or (" " in value and _certain_words(value)):  # most values: one check in C
-        memo[value] = value
-        return value
+    """The value of scalar text `value` on line `no` that is not text for certain (_LINES tells), the
+    memo's for the next time ({} and [] are new collections each time)."""
     if _INT.fullmatch(value):
         v = memo[value] = int(value)
         return v

@@ -206,3 +206,26 @@ def test_block_layouts_read_to_values_and_lines(text, value, lines):
 def test_text_outside_the_block_layout_is_left_to_libyaml(text):
     with pytest.raises(_fastyaml.Unsupported):
         _fastyaml.load(text)
+
+
+#: one-line scalars near the edges of what the fast reader takes as text: bool/null words, digests,
+#: numbers, `:` and `#` in and after words, several spaces, quotes, tabs
+_scalar_text = st.lists(
+    st.sampled_from(["a", "b", "e", "y", "n", "_", "0", "1", "9", ":", "#", "-", ".", " ", "  ", "'", '"', "\t"])
+    | st.sampled_from(["yes", "No", "null", "true", "off", "0b1", "1e5", "0x1f", "2020-01-01", "http://x"]),
+    min_size=1,
+    max_size=6,
+).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_scalar_text)
+def test_a_scalar_the_fast_reader_takes_means_what_libyaml_reads(value):
+    import yaml
+
+    for text in (f"a: {value}\n", f"a:\n- {value}\n"):
+        try:
+            got = _fastyaml.load(text)
+        except _fastyaml.Unsupported:
+            continue
+        assert got == yaml.load(text, Loader=yaml.CSafeLoader), text
