@@ -13,7 +13,7 @@ import re
 from functools import lru_cache, wraps
 from typing import TYPE_CHECKING, cast
 
-from envkit.errors import ParseError, Where
+from envkit.errors import ParseError
 from envkit.formats._yaml import YamlList, YamlMap
 
 if TYPE_CHECKING:
@@ -23,6 +23,9 @@ if TYPE_CHECKING:
     from envkit.formats._util import Fields
 
     _Reader = TypeVar("_Reader", bound=Callable)
+    #: where a `packages:` entry is: (file, its index, its line); a reader makes a Where of it only
+    #: when it has something to say about the entry
+    At = tuple[str | None, int, int | None]
 
 
 def collector_paused(reader: _Reader) -> _Reader:
@@ -74,10 +77,18 @@ def checked_hash(fields, key: str) -> str | None:
     )
 
 
-def conda_fields(entry, loc: str, where: Where) -> tuple:
+def entry_fields(entry, at: At) -> Fields:
+    """The entry at `at` as Fields (its key `packages[i]`)."""
+    from envkit.formats._util import Fields
+
+    file, i, line = at
+    return Fields(entry, file, f"packages[{i}]", line=line, what="a package entry")
+
+
+def conda_fields(entry, loc: str, at: At) -> tuple:
     """(name, version, build, build_number, channel, subdir, md5, sha256, depends) of a conda entry;
     name, version and build come from the file name unless the entry states them."""
-    from envkit.formats._util import Fields, url_parts
+    from envkit.formats._util import url_parts
 
     chan, subdir, nvb = url_parts(loc)
     if nvb is not None and type(entry) is YamlMap:
@@ -110,7 +121,7 @@ def conda_fields(entry, loc: str, where: Where) -> tuple:
                     sha256,
                     depends,
                 )
-    p = Fields(entry, where.file, where.key or "", line=where.line, what="a package entry")
+    p = entry_fields(entry, at)
     name = p.text("name") or (nvb[0] if nvb else None)
     version = p.text("version") or (nvb[1] if nvb else None)
     build = p.text("build") or (nvb[2] if nvb else None)
@@ -140,12 +151,10 @@ def conda_fields(entry, loc: str, where: Where) -> tuple:
 _SOURCE = re.compile(r"([^\s\[@]+)(?:\[[^\]\s]*\])?\s+@\s+(\S.*)")
 
 
-def source_fields(entry, loc: str, where: Where) -> tuple:
+def source_fields(entry, loc: str, at: At) -> tuple:
     """conda_fields of a `conda_source:` entry (a package pixi builds from source: no archive, so
     no URL and no hash, and no version until it is built), then the source's location."""
-    from envkit.formats._util import Fields
-
-    p = Fields(entry, where.file, where.key or "", line=where.line, what="a package entry")
+    p = entry_fields(entry, at)
     m = _SOURCE.fullmatch(loc.strip())
     if m is None:
         raise ParseError(
@@ -165,11 +174,9 @@ def source_fields(entry, loc: str, where: Where) -> tuple:
     )
 
 
-def pypi_fields(entry, loc: str, where: Where) -> tuple:
+def pypi_fields(entry, loc: str, at: At) -> tuple:
     """(name, version, md5, sha256, requires_dist, editable) of a pypi entry."""
-    from envkit.formats._util import Fields
-
-    p = Fields(entry, where.file, where.key or "", line=where.line, what="a package entry")
+    p = entry_fields(entry, at)
     name = p.text("name")
     if not name:
         raise ParseError(f"pypi package {loc!r} has no name", where=p.where("pypi"))

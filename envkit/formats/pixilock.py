@@ -137,9 +137,8 @@ def _environments(data, filename: str | None):
 
 def _index(data, filename: str | None) -> Index:
     """The top-level `packages:` list indexed by (kind, location) -> [(entry, its index, its line)]
-    (its Where is made for the entries a reference reads: see _entry_where); a location
-    can carry several variants (rare), told apart by the name/version an environment's reference
-    gives."""
+    (a Where is made of those only for an entry that is wrong); a location can carry several
+    variants (rare), told apart by the name/version an environment's reference gives."""
     from envkit.formats._util import Fields
 
     index: Index = {}
@@ -354,7 +353,7 @@ def _resolve(
     entry, i, entry_line = _pick(candidates, raw or {}, platform)
     fields = parsed.get(id(entry))
     if fields is None:
-        fields = parsed[id(entry)] = READERS[kind](entry, loc, _entry_where(filename, i, entry_line))
+        fields = parsed[id(entry)] = READERS[kind](entry, loc, (filename, i, entry_line))
         if len(candidates) == 1 and kind != "conda_source":
             maker = _maker(kind, loc, fields, entry)
             parsed.setdefault("plain references", {}).setdefault(kind, {})[loc] = maker
