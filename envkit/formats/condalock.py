@@ -218,9 +218,11 @@ def _from_data(data, filename: str | None) -> Lock:
     raw_pkgs = top.get("package")
     if raw_pkgs is not None and not isinstance(raw_pkgs, list):
         top.items("package")  # raises the error naming the key
-    line_of = getattr(raw_pkgs, "line_of", None)
-    for i, raw in enumerate(raw_pkgs or ()):
-        line = line_of(i) if line_of else None
+    raw_pkgs = raw_pkgs or ()
+    lines = getattr(raw_pkgs, "lines", None) or ()
+    if len(lines) < len(raw_pkgs):  # not from the YAML reader: the list's own line, else none
+        lines = [*lines, *[getattr(raw_pkgs, "line", None) or None] * (len(raw_pkgs) - len(lines))]
+    for i, (raw, line) in enumerate(zip(raw_pkgs, lines, strict=False)):
         fields = _package_fields(raw)
         if fields is None:  # some field is not of the type conda-lock writes: say which
             fields = _package_fields_checked(raw, Where(file=filename, line=line, key=f"package[{i}]"))
@@ -248,6 +250,9 @@ if TYPE_CHECKING:  # pragma: no cover
     ]
 
 
+_ONLY_STR = {str}
+
+
 def _package_fields(p) -> PackageFields | None:
     """A package entry's fields when each has the type conda-lock writes (the fast path: plain type
     checks, no error bookkeeping), else None."""
@@ -270,9 +275,8 @@ def _package_fields(p) -> PackageFields | None:
     ):
         return None
     depends = tuple(deps.items()) if deps else ()
-    for k, v in depends:
-        if type(k) is not str or type(v) is not str:
-            return None
+    if deps and {*map(type, deps), *map(type, deps.values())} != _ONLY_STR:  # (the types, in C)
+        return None
     md5 = sha256 = None
     if h:
         md5, sha256 = h.get("md5"), h.get("sha256")

@@ -21,13 +21,14 @@ def validate_packages(lock: Lock, text: str, filename: str | None) -> None:
     that is not a hex digest, or a second entry with the same (name, manager, platform, category)."""
     from envkit.conda.channels import KNOWN_SUBDIRS
     from envkit.conda.names import pep503
-    from envkit.formats._digest import is_digest, package_digest_error
+    from envkit.formats._digest import HEX32, HEX64
 
-    listed = frozenset(lock.platforms)
+    allowed = frozenset(lock.platforms) & KNOWN_SUBDIRS - {"noarch"}
+    hex32, hex64 = HEX32.fullmatch, HEX64.fullmatch
     seen: dict[tuple, int] = {}
     for i, p in enumerate(lock.packages):
         platform = p.platform or ""
-        if platform not in listed or platform not in KNOWN_SUBDIRS or platform == "noarch":
+        if platform not in allowed:
             why = (
                 unknown_platform(platform)
                 if platform not in KNOWN_SUBDIRS or platform == "noarch"
@@ -42,10 +43,11 @@ def validate_packages(lock: Lock, text: str, filename: str | None) -> None:
                 ("platform",),
                 hint="a package's platform must be a conda subdir listed under `metadata.platforms`",
             )
-        for kind, value in (("md5", p.md5), ("sha256", p.sha256)):
-            if value is not None and not is_digest(kind, value):
-                where = _package_error("", text, filename, p.line, i, ("hash", kind), hint="").where
-                raise package_digest_error(p, kind, where=where)
+        md5, sha256 = p.md5, p.sha256
+        if (md5 is not None and (type(md5) is not str or not hex32(md5))) or (
+            sha256 is not None and (type(sha256) is not str or not hex64(sha256))
+        ):
+            _digest_error(p, i, text, filename)
         key = (p.name if p.manager == "conda" else pep503(p.name), p.manager, platform, p.category)
         if key in seen:
             first = seen[key]
@@ -60,6 +62,16 @@ def validate_packages(lock: Lock, text: str, filename: str | None) -> None:
                 hint="a conda-lock file holds each package once per platform and category",
             )
         seen[key] = p.line or 0
+
+
+def _digest_error(p, i: int, text: str, filename: str | None) -> None:
+    """Raise the ParseError for the first of package `i`'s md5 / sha256 that is not a hex digest."""
+    from envkit.formats._digest import is_digest, package_digest_error
+
+    for kind, value in (("md5", p.md5), ("sha256", p.sha256)):
+        if value is not None and not is_digest(kind, value):
+            where = _package_error("", text, filename, p.line, i, ("hash", kind), hint="").where
+            raise package_digest_error(p, kind, where=where)
 
 
 def unknown_platform(platform: str) -> str:
