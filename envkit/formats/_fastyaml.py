@@ -168,14 +168,12 @@ def _parse(rows: list) -> tuple:
 
     A stack of the open collections (column, collection), innermost last, the innermost also in
     `top_col`/`top`; `pending`: the collection and key (None: a `-` item) whose value the next line's
-    indentation decides (a nested collection or null); `memo`: each scalar text read that is not
-    text for certain -> its value (shared: locks repeat versions often)."""
+    indentation decides (a nested collection or null); `memo`: see _leaf."""
     stack: list[tuple[int, Any]] = []
     pending: _Pending | None = None
     root = top = None
     top_col = -1
     memo: dict = {}
-    get = memo.get
     keys_ok: set[str] = set()
     for no, (spaces, dash, key, text, other) in enumerate(rows, 1):
         col = len(spaces)
@@ -185,9 +183,7 @@ def _parse(rows: list) -> tuple:
             if key not in keys_ok:
                 _new_key(key, keys_ok)
         elif not dash:
-            if text:
-                raise Unsupported  # a scalar on a line of its own
-            if _skipped(other):
+            if _skipped(text or other):
                 continue
             dash, other = "-", ""  # a lone `-`
         if pending is not None:
@@ -207,10 +203,6 @@ def _parse(rows: list) -> tuple:
                 if text:  # `- value`, the commonest item
                     top.append(text)
                     top.lines.append(no)
-                elif other and other[0] not in "-.":
-                    v = get(other, _MISSING)
-                    top.append(_leaf(other, no, memo) if v is _MISSING else v)
-                    top.lines.append(no)
                 else:
                     pending = _bare_item(top, other, col, no, memo)
                 continue
@@ -226,8 +218,7 @@ def _parse(rows: list) -> tuple:
         if text:
             top[key] = text
         elif other:
-            v = get(other, _MISSING)
-            top[key] = _leaf(other, no, memo) if v is _MISSING else v
+            top[key] = _leaf(other, no, memo)
         else:
             pending = (top, key, col, no)
     return root, pending
@@ -320,21 +311,24 @@ def _map_item(seq: YamlList, no: int, stack: list, col: int) -> YamlMap:
 
 
 def _bare_item(seq: YamlList, value: str, col: int, no: int, memo: dict) -> _Pending | None:
-    """The item of a `- value` line at column `col` that _parse leaves (a value starting with `-`
-    or `.`, or none: then the item waits for the next line)."""
+    """The item of a `- value` line at column `col` whose value is not text for certain (none: then
+    the item waits for the next line)."""
     if not value:
         return (seq, None, col, no)
     if value.startswith(("- ", "---", "...")) or value == "-":
         raise Unsupported
-    v = memo.get(value, _MISSING)
-    seq.append(_leaf(value, no, memo) if v is _MISSING else v)
+    seq.append(_leaf(value, no, memo))
     seq.lines.append(no)
     return None
 
 
 def _leaf(value: str, no: int, memo: dict):
-    """The value of scalar text `value` on line `no` that is not text for certain (_LINES tells), the
-    memo's for the next time ({} and [] are new collections each time)."""
+    """The value of scalar text `value` on line `no` that is not text for certain (_LINES tells):
+    `memo`'s, read before (locks repeat versions often), else read and kept there ({} and [] are new
+    collections each time)."""
+    v = memo.get(value, _MISSING)
+    if v is not _MISSING:
+        return v
     if _INT.fullmatch(value):
         v = memo[value] = int(value)
         return v
