@@ -88,8 +88,8 @@ class YamlList(list):
 
 def check_lines(text: str, *, filename: str | None = None) -> None:
     """Raise ParseError when `text` has more than MAX_NODES lines: refused at once (a count of line
-    breaks), before any reader spends time and memory on it."""
-    if text.count("\n", 0, len(text)) > MAX_NODES:
+    breaks, needed only in a text longer than the limit), before any reader spends time and memory on it."""
+    if len(text) > MAX_NODES and text.count("\n") > MAX_NODES:
         raise ParseError(
             f"YAML document has more than {MAX_NODES:,} lines; refused",
             where=Where(file=filename),
