@@ -26,7 +26,7 @@ from envkit.formats._yaml import YamlMap
 from envkit.formats.condalockcheck import check_platforms, validate_packages
 from envkit.formats.condalockcheck import unknown_platform as unknown_platform  # explicit.py's too
 from envkit.formats.condalockout import PIP_OPTIONS_KEY
-from envkit.formats.pixientry import collector_paused
+from envkit.formats.pixientry import ONLY_STR
 from envkit.model import Lock, LockedPackage
 
 if TYPE_CHECKING:
@@ -62,7 +62,6 @@ def check_version(version, filename: str | None, line: int | None = None) -> Non
     )
 
 
-@collector_paused
 def read_conda_lock(text: str, filename: str | None = None) -> Lock:
     """Parse a conda-lock.yml (version 1) into Lock(kind="conda-lock").
 
@@ -250,9 +249,6 @@ if TYPE_CHECKING:  # pragma: no cover
     ]
 
 
-_ONLY_STR = {str}
-
-
 def _package_fields(p) -> PackageFields | None:
     """A package entry's fields when each has the type conda-lock writes (the fast path: plain type
     checks, no error bookkeeping), else None."""
@@ -275,7 +271,7 @@ def _package_fields(p) -> PackageFields | None:
     ):
         return None
     depends = tuple(deps.items()) if deps else ()
-    if deps and {*map(type, deps), *map(type, deps.values())} != _ONLY_STR:  # (the types, in C)
+    if deps and {*map(type, deps), *map(type, deps.values())} != ONLY_STR:  # (the types, in C)
         return None
     md5 = sha256 = None
     if h:

@@ -8,42 +8,19 @@ version and build of a conda package come from its file name unless the entry st
 
 from __future__ import annotations
 
-import gc
 import re
-from functools import lru_cache, wraps
+from functools import lru_cache
 from typing import TYPE_CHECKING, cast
 
 from envkit.errors import ParseError
 from envkit.formats._yaml import YamlList, YamlMap
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-    from typing import TypeVar
-
     from envkit.formats._util import Fields
 
-    _Reader = TypeVar("_Reader", bound=Callable)
     #: where a `packages:` entry is: (file, its index, its line); a reader makes a Where of it only
     #: when it has something to say about the entry
     At = tuple[str | None, int, int | None]
-
-
-def collector_paused(reader: _Reader) -> _Reader:
-    """`reader` run with Python's cycle collector paused (as it was: a caller's pause is kept).  A
-    lock's reader builds and drops tens of thousands of containers, its document tree and records,
-    none of them in a cycle, which the collector would otherwise walk again and again as they grow."""
-
-    @wraps(reader)
-    def run(*args, **kwargs):
-        if not gc.isenabled():
-            return reader(*args, **kwargs)
-        gc.disable()
-        try:
-            return reader(*args, **kwargs)
-        finally:
-            gc.enable()
-
-    return cast("_Reader", run)
 
 
 #: what a `packages:` entry or reference names its location with: a conda archive, a conda package
@@ -85,6 +62,10 @@ def entry_fields(entry, at: At) -> Fields:
     return Fields(entry, file, f"packages[{i}]", line=line, what="a package entry")
 
 
+#: the types of a collection of text only: `{*map(type, items)} == ONLY_STR` checks them in C
+ONLY_STR = {str}
+
+
 def conda_fields(entry, loc: str, at: At) -> tuple:
     """(name, version, build, build_number, channel, subdir, md5, sha256, depends) of a conda entry;
     name, version and build come from the file name unless the entry states them."""
@@ -107,7 +88,7 @@ def conda_fields(entry, loc: str, at: At) -> tuple:
             and (deps is None or type(deps) is YamlList)
         ):
             depends: tuple[tuple[str, str], ...] = ()
-            if deps and all(type(d) is str for d in deps):
+            if deps and {*map(type, deps)} == ONLY_STR:  # (the types, in C)
                 depends = tuple(map(_split_text, deps))
             if len(depends) == len(deps or ()):
                 return (

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from envkit.errors import EnvironmentNotFound, ParseError, Remedy, UnsupportedVersionError, Where
 from envkit.formats._util import lock_version, record_maker
 from envkit.formats._yaml import YamlMap
-from envkit.formats.pixientry import KINDS, READERS, collector_paused, is_path, required
+from envkit.formats.pixientry import KINDS, ONLY_STR, READERS, is_path, required
 from envkit.formats.pixilegacy import DEFAULT_ENVIRONMENT, read_conda_lock_shaped
 from envkit.model import Lock, LockedPackage
 
@@ -69,7 +69,6 @@ def environments(text: str, filename: str | None = None) -> list[str]:
     return list(read_pixi_environments(text, filename))
 
 
-@collector_paused
 def read_pixi_environments(text: str, filename: str | None = None) -> dict[str, Lock]:
     """Every environment of a pixi.lock, name -> Lock(kind="pixi"), in file order (one YAML parse)."""
     data = _load(text, filename)
@@ -95,7 +94,6 @@ def _load(text: str, filename: str | None) -> YamlMap:
     return data
 
 
-@collector_paused
 def read_pixi_lock(text: str, filename: str | None = None, environment: str | None = None) -> Lock:
     """Parse one environment (default "default") of a pixi.lock into Lock(kind="pixi").
 
@@ -290,6 +288,8 @@ def _license_and_purls(entry) -> tuple[str | None, tuple[str, ...]]:
     if type(license) is not str:
         license = None
     if purls and isinstance(purls, list):
+        if {*map(type, purls)} == ONLY_STR:  # (the types, in C)
+            return license, tuple(purls)
         return license, tuple(p for p in purls if type(p) is str)
     return license, ()
 
@@ -326,30 +326,30 @@ def _platform_packages(
         if loc_key is None or len(raw) > 1:
             ref, loc_key = _reference(raw, f"{per_platform.key(key)}[{i}]", line, filename)
         kind, loc = loc_key
-        path = f"{per_platform.key(key)}[{i}]"
-        append(_resolve(kind, loc, raw, ref, line, path, platform, filename, index, parsed))
+        candidates = index.get(loc_key)
+        if not candidates:
+            path = f"{per_platform.key(key)}[{i}]"
+            where = ref.where(kind) if ref else Where(file=filename, line=line, key=f"{path}.{kind}")
+            raise ParseError(f"package {loc!r} is referenced but not listed under `packages:`", where=where)
+        append(_resolve(kind, loc, candidates, raw, ref, line, platform, filename, parsed))
     return out
 
 
 def _resolve(
     kind: str,
     loc: str,
+    candidates: list,
     raw,
     ref: Fields | None,
     line: int | None,
-    path: str,
     platform: str,
     filename: str | None,
-    index: Index,
     parsed: dict,
 ) -> LockedPackage:
     """The package a reference to (kind, loc) means (`raw`, `ref`: the reference when it says more
-    than its location, else None), read from its entry, whose maker is remembered for the plain
-    references to it that follow (see _platform_packages)."""
-    candidates = index.get((kind, loc))
-    if not candidates:
-        where = ref.where(kind) if ref else Where(file=filename, line=line, key=f"{path}.{kind}")
-        raise ParseError(f"package {loc!r} is referenced but not listed under `packages:`", where=where)
+    than its location, else None), read from its entry among the `candidates` the index has for
+    (kind, loc), whose maker is remembered for the plain references to it that follow (see
+    _platform_packages)."""
     entry, i, entry_line = _pick(candidates, raw or {}, platform)
     fields = parsed.get(id(entry))
     if fields is None:
@@ -391,7 +391,6 @@ def _pick(candidates: list, ref, platform: str):
     return candidates[0]
 
 
-@collector_paused
 def platform_subdirs(text: str, filename: str | None = None) -> dict[str, str]:
     """A version 7 lock's named platforms (`platforms: [{name, subdir}]`): name -> subdir.  Empty
     for earlier versions, whose platform keys are subdirs."""
