@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -59,16 +59,8 @@ class Finding:
     fixable: bool = False
 
     def as_dict(self) -> dict:
-        """The finding as the JSON output writes it (keys in a fixed order)."""
-        return {
-            "rule": self.rule,
-            "severity": self.severity,
-            "file": self.file,
-            "line": self.line,
-            "message": self.message,
-            "packages": list(self.packages),
-            "fixable": self.fixable,
-        }
+        """The finding as the JSON output writes it (keys in field order)."""
+        return {**asdict(self), "packages": list(self.packages)}
 
 
 class Hit(NamedTuple):
@@ -287,14 +279,6 @@ class Context:
 
     config: Config
     machine: MachineProfile | None = None
-
-    @property
-    def pypi_names(self) -> dict[str, tuple[str, ...]]:
-        return self.config.pypi_names
-
-    @property
-    def allowed_channels(self) -> tuple[str, ...] | None:
-        return self.config.allowed_channels
 
 
 # --------------------------------------------------------------------------------------------

@@ -117,7 +117,7 @@ def mixed_channels(target: Target, ctx: Context) -> Iterator[Hit]:
             f"defaults)",
             tuple(defaults) + (forge,),
         )
-    allowed = ctx.allowed_channels
+    allowed = ctx.config.allowed_channels
     if allowed is not None:
         reported: set[str] = set()
         for name, line, how in uses:
