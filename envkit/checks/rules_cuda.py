@@ -243,14 +243,9 @@ def _pin_groups(pins: list[_Pin]) -> dict[tuple[str, str], list[int]]:
 
 def _bad_pins(pins: list[_Pin], groups: dict[tuple[str, str], list[int]], bad) -> list[_Pin]:
     """The pins, in their order, whose (name, version) `bad` holds for: judged once per group."""
-    hit = [idx for (name, pv), idx in groups.items() if bad(name, pv)]
-    if not hit:
-        return []
-    if len(hit) == 1:
-        return [pins[i] for i in hit[0]]
     import heapq
 
-    return [pins[i] for i in heapq.merge(*hit)]
+    return [pins[i] for i in heapq.merge(*(idx for (name, pv), idx in groups.items() if bad(name, pv)))]
 
 
 def _pip_wheels_against_pins(
@@ -274,7 +269,7 @@ def _pip_wheels_against_pins(
             continue
         if not cuda:
             continue
-        bad = _bad_pins(pins, groups, partial(_wheel_contradicts, cuda))
+        bad = _bad_pins(pins, groups, lambda _name, pv, cuda=cuda: _newer_or_other_major(cuda, False, pv))
         if len(bad) == 1:
             pin, pv = bad[0]
             yield Hit(
@@ -290,10 +285,6 @@ def _pip_wheels_against_pins(
                 f"provide CUDA {versions} ({', '.join(p.label for p, _ in bad)}){on}",
                 (it.name,) + tuple(p.name for p, _ in bad),
             )
-
-
-def _wheel_contradicts(cuda: str, _name: str, pv: str) -> bool:
-    return _newer_or_other_major(cuda, False, pv)
 
 
 def _wheel_cuda(item: BuildItem, index: tuple[str | None, str | None]) -> tuple[str | None, bool, str]:
