@@ -85,21 +85,16 @@ _Pin = tuple[BuildItem, str]
         """,
 )
 def cuda_mismatch(target: Target, ctx: Context) -> Iterator[Hit]:
-    view = target.view
-    if view is None:
-        spec = target.loose
-        if spec is not None:
-            options = [p.raw or p.text for p in spec.pip if p.kind == "option"]
-            for _on, items in target_items(target):
-                yield from _cuda_checks(items, options, "")
+    view, spec = target.view, target.loose
+    if view is not None:
+        options = list(view.pip_options)
+    elif spec is not None:
+        options = [p.raw or p.text for p in spec.pip if p.kind == "option"]
+    else:
         return
-    options = list(view.pip_options)
-    seen: set[tuple[int | None, str]] = set()
+    # what several platforms of a lock find alike, the engine reports once
     for on, items in target_items(target):
-        for hit in _cuda_checks(items, options, on):
-            if (hit.line, hit.message) not in seen:
-                seen.add((hit.line, hit.message))
-                yield hit
+        yield from _cuda_checks(items, options, on)
 
 
 def _cuda_checks(items: list[BuildItem], pip_options: list[str], on: str) -> Iterator[Hit]:

@@ -143,6 +143,7 @@ def not_an_environment_file(spec: EnvSpec, text: str, path: str) -> None:
     """Raise ParseError when a YAML file read as an environment file is some other YAML file (a
     `.pre-commit-config.yaml`, a GitHub workflow): no `channels:` or `dependencies:`, and top-level
     keys an environment file does not have.  Such a file would otherwise pass with no findings."""
+    from envkit.checks._helpers import first_of
     from envkit.errors import ParseError, Where
 
     keys = [k for k, _ in spec.lines if ":" not in k]
@@ -158,7 +159,7 @@ def not_an_environment_file(spec: EnvSpec, text: str, path: str) -> None:
         raw = lines[line - 1] if 0 < line <= len(lines) else ""
         return raw.split(":", 1)[0].strip().strip("'\"") or key
 
-    names = ", ".join(written(k, ln) for k, ln in other[:5]) + (", ..." if len(other) > 5 else "")
+    names = first_of([written(k, ln) for k, ln in other], 5)
     raise ParseError(
         f"not an environment file: no channels: or dependencies:, and top-level keys an "
         f"environment file does not have ({names})",
