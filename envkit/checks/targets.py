@@ -183,24 +183,13 @@ def load_targets(
     live: LiveEnv | None = None,
     format: str | None = None,
     stdin: str | None = None,
+    errors: list | None = None,
 ) -> list[Target]:
     """Targets for `paths` (in order), the `lock` file (added unless already among them) and the
     live environment, with spec/lock pairs set (see `pair`).  A path `-` is standard input (the
-    text `stdin`; see `load_file`); raises UsageError when `-` is given more than once."""
-    return load_targets_collecting(paths, lock=lock, live=live, format=format, stdin=stdin)
-
-
-def load_targets_collecting(
-    paths: Sequence[str],
-    *,
-    lock: str | None = None,
-    live: LiveEnv | None = None,
-    format: str | None = None,
-    stdin: str | None = None,
-    errors: list | None = None,
-) -> list[Target]:
-    """`load_targets`; with `errors` given, a path that cannot be read is left out and its
-    EnvkitError appended there (`check a.yml README.md b.yml` checks the other two), as linters do."""
+    text `stdin`; see `load_file`); raises UsageError when `-` is given more than once.  With
+    `errors` given, a path that cannot be read is left out and its EnvkitError appended there
+    (`check a.yml README.md b.yml` checks the other two), as linters do."""
     from envkit.errors import EnvkitError
     from envkit.sources import check_stdin_once
 
@@ -250,6 +239,10 @@ def load_targets_collecting(
 
     pair_compiled(targets)
     return targets
+
+
+#: the name envkit.ops.check calls it by (it passes `errors`)
+load_targets_collecting = load_targets
 
 
 def _file_key(path: str) -> str:
