@@ -2,16 +2,6 @@
 
 The registry (which rules exist, in which order) is envkit.checks.registry; the engine that runs
 them is envkit.checks.engine.
-
-A *rule* has a stable name, a default severity, a one-line summary, a description, an example
-(a file that triggers it and the same file fixed) and a function `fn(target, ctx)` that yields
-`Hit`s; the engine turns hits into `Finding`s (rule, severity, file, line, message, packages),
-applies the configuration (select/ignore, severity overrides) and inline suppressions
-(`# envkit: ignore[rule]` on the finding's line), and sorts them deterministically.
-
-A *target* is one thing being checked: an environment file (`EnvSpec`), a lock (`Lock`), or a live
-environment (`LiveEnv`), with the raw text of its file when it has one.  A spec or a live environment
-may be paired with a lock (`target.lock`) for the stale-lock, lock-unsatisfied and env-drift rules.
 """
 
 from __future__ import annotations
