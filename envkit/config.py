@@ -73,7 +73,8 @@ class Config:
                     f"not {type(name).__name__} to {type(level).__name__}"
                 )
         set_(self, "severity", dict(severity))
-        levels = _severities()
+        from envkit.checks.core import SEVERITIES as levels
+
         for name, level in self.severity.items():
             if level not in levels:
                 raise ConfigError(f"severity of {name} must be one of {', '.join(levels)}, not {level!r}")
@@ -138,10 +139,13 @@ def _check_rule_names(**named: tuple[str, ...]) -> None:
     for key, names in named.items():
         for name in names:
             if name not in rule_names():
-                raise ConfigError(
-                    f"unknown rule {name!r} in {key}",
-                    hint="`envkit check --list-rules` lists the rules",
-                )
+                raise _unknown_rule(name, key)
+
+
+def _unknown_rule(name: object, key: str, where: Where | None = None) -> ConfigError:
+    return ConfigError(
+        f"unknown rule {name!r} in {key}", where=where, hint="`envkit check --list-rules` lists the rules"
+    )
 
 
 def _names(key: str, value, *, what: str = "rule names") -> tuple[str, ...]:
@@ -162,12 +166,6 @@ def _mapping(key: str, value, expected: str):
     if not isinstance(value, Mapping):
         raise TypeError(f"Config {key} must be {expected}, not {type(value).__name__}")
     return value
-
-
-def _severities() -> tuple[str, ...]:
-    from envkit.checks.core import SEVERITIES
-
-    return SEVERITIES
 
 
 def find_config(start: str | os.PathLike[str] | None = None) -> Path | None:
@@ -222,11 +220,9 @@ def load_config(path: str | os.PathLike[str] | None = None, *, start: str | None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"invalid TOML: {exc}", where=Where(file=str(p))) from None
     if p.name == "pyproject.toml":
-        table = data.get("tool", {}).get("envkit", {})
-        prefix = "tool.envkit"
+        table, prefix = data.get("tool", {}).get("envkit", {}), "tool.envkit"
     else:
-        table = data
-        prefix = ""
+        table, prefix = data, ""
     return parse_config(table, source=str(p), prefix=prefix, text=text)
 
 
@@ -245,18 +241,13 @@ def parse_config(
             where=t.where("select"),
             hint="list rule names, or remove `select` to run every rule",
         )
-    ignore = t.rule_list("ignore") if "ignore" in t.norm else ()
-    severity = t.severity()
-    fail_on = t.fail_on()
-    allowed = t.allowed_channels()
-    names = t.pypi_names()
     return Config(
         select=select,
-        ignore=ignore,
-        severity=severity,
-        allowed_channels=allowed,
-        pypi_names=names,
-        fail_on=fail_on,
+        ignore=t.rule_list("ignore") if "ignore" in t.norm else (),
+        severity=t.severity(),
+        fail_on=t.fail_on(),
+        allowed_channels=t.allowed_channels(),
+        pypi_names=t.pypi_names(),
         source=source,
     )
 
@@ -282,13 +273,6 @@ class _Table:
         full = f"{self.prefix}.{key}" if self.prefix else key
         return Where(file=self.source, line=_line_of(self.text, key), key=full)
 
-    def _unknown_rule(self, name: object, key: str) -> ConfigError:
-        return ConfigError(
-            f"unknown rule {name!r} in {key}",
-            where=self.where(key),
-            hint="`envkit check --list-rules` lists the rules",
-        )
-
     def rule_list(self, key: str) -> tuple[str, ...]:
         from envkit.checks.registry import rule_names
 
@@ -299,7 +283,7 @@ class _Table:
             raise ConfigError(f"{key} must be a list of rule names", where=self.where(key))
         for name in value:
             if name not in rule_names():
-                raise self._unknown_rule(name, key)
+                raise _unknown_rule(name, key, self.where(key))
         return tuple(value)
 
     def severity(self) -> dict[str, str]:
@@ -316,7 +300,7 @@ class _Table:
             )
         for name, level in sev.items():
             if name not in rule_names():
-                raise self._unknown_rule(name, "severity")
+                raise _unknown_rule(name, "severity", self.where("severity"))
             if level not in SEVERITIES:
                 raise ConfigError(
                     f"severity of {name} must be one of {', '.join(SEVERITIES)}, not {level!r}",
@@ -375,8 +359,6 @@ def _line_of(text: str | None, key: str) -> int | None:
     """Best-effort line of `key` in the TOML text, for error messages."""
     if not text:
         return None
-    import re
-
     pat = re.compile(rf"^\s*(?:\[[^\]]*\b{re.escape(key)}\]|\"?{re.escape(key)}\"?\s*=)")
     for i, line in enumerate(text.splitlines(), 1):
         if pat.match(line):

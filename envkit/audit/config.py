@@ -55,23 +55,22 @@ def load_audit_config(path: str | None) -> AuditConfig:
     from envkit.errors import ConfigError
     from envkit.io import read_text
 
-    p = path
-    if p is None:
+    if path is None:
         return AuditConfig()
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover
         import tomli as tomllib
-    text = read_text(p)
+    text = read_text(path)
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"invalid TOML: {exc}", where=Where(file=str(p))) from None
-    if str(p).endswith("pyproject.toml"):
+        raise ConfigError(f"invalid TOML: {exc}", where=Where(file=path)) from None
+    if path.endswith("pyproject.toml"):
         table, prefix = data.get("tool", {}).get("envkit", {}).get("audit", {}), "tool.envkit.audit"
     else:
         table, prefix = data.get("audit", {}), "audit"
-    return parse_audit_config(table, source=str(p), prefix=prefix)
+    return parse_audit_config(table, source=path, prefix=prefix)
 
 
 def parse_audit_config(table: object, *, source: str | None = None, prefix: str = "audit") -> AuditConfig:

@@ -22,7 +22,7 @@ def base_score(vector: str) -> float | None:
     from cvss.exceptions import CVSSError
 
     text = vector.strip()
-    cls = CVSS4 if text.startswith("CVSS:4") else CVSS3 if text.startswith("CVSS:3") else CVSS2
+    cls = {2: CVSS2, 3: CVSS3, 4: CVSS4}[version(text)]
     if cls is CVSS2 and text.startswith("CVSS:"):
         return None  # another version's prefix (CVSS 2.0 vectors have none)
     try:

@@ -42,39 +42,38 @@ def wheel_runtime(depends: tuple[tuple[str, str], ...]) -> tuple[str, str] | Non
     return None
 
 
-def items_of_spec(spec: EnvSpec, *, relevant: bool = False) -> list[BuildItem]:
-    """The items of a spec's entries, in file order; with `relevant`, only those the CUDA and
-    torch-pairing rules look at (see `target_items`)."""
-    names = _relevant_names() if relevant else None
+def items_of_spec(spec: EnvSpec) -> list[BuildItem]:
+    """The items of a spec's entries that the CUDA and torch-pairing rules look at (see
+    `target_items`), in file order."""
+    names = _relevant_names()
     out = []
     for d in spec.conda:
-        if names is not None and d.name not in names and not (d.build and "cu" in d.build.lower()):
+        if d.name not in names and not (d.build and "cu" in d.build.lower()):
             continue
         label = (d.raw or d.spec()).strip()
         out.append(BuildItem(d.name, "conda", pinned_series(d), d.build, d.line, label))
     for p in spec.pip:
         if p.kind == "requirement" and p.name:
-            if names is not None and (p.key or p.name) not in names:
+            if (p.key or p.name) not in names:
                 continue
             out.append(BuildItem(p.key or p.name, "pip", pip_pinned_version(p), None, p.line, p.text))
     return out
 
 
-def items_of_packages(pkgs: Iterable[LockedPackage], *, relevant: bool = False) -> list[BuildItem]:
-    """The items of locked or installed packages, in order; with `relevant`, only those the CUDA
-    and torch-pairing rules look at (see `target_items`)."""
+def items_of_packages(pkgs: Iterable[LockedPackage]) -> list[BuildItem]:
+    """The items of locked or installed packages that the CUDA and torch-pairing rules look at
+    (see `target_items`), in order."""
     from envkit.conda.names import pep503
 
-    names = _relevant_names() if relevant else None
+    names = _relevant_names()
     out = []
     for p in pkgs:
-        if names is not None:
-            if p.manager == "conda":
-                if p.name not in names and not (p.build and "cu" in p.build.lower()):
-                    continue
-            # the pip items those rules read are the torch family's, whose every name says torch
-            elif "torch" not in p.name.lower() or pep503(p.name) not in names:
+        if p.manager == "conda":
+            if p.name not in names and not (p.build and "cu" in p.build.lower()):
                 continue
+        # the pip items those rules read are the torch family's, whose every name says torch
+        elif "torch" not in p.name.lower() or pep503(p.name) not in names:
+            continue
         if p.manager == "conda":
             label = f"{p.name}={p.version}={p.build}" if p.build else f"{p.name}={p.version}"
             out.append(BuildItem(p.name, "conda", p.version, p.build, p.line, label, depends=p.depends))
@@ -110,11 +109,10 @@ def target_items(target) -> list[tuple[str, list[BuildItem]]]:  # target: envkit
         view = target.view
         if view is None:
             spec = target.loose
-            cached = [("", items_of_spec(spec, relevant=True))] if spec is not None else []
+            cached = [("", items_of_spec(spec))] if spec is not None else []
         else:
             cached = [
-                (view.on(platform), items_of_packages(pkgs, relevant=True))
-                for platform, pkgs in view.by_platform().items()
+                (view.on(platform), items_of_packages(pkgs)) for platform, pkgs in view.by_platform().items()
             ]
         target.cache["build_items"] = cached
     return cached

@@ -85,7 +85,7 @@ def manifest_problems(spec_target: Target, lock_target: Target) -> list | None:
             LockProblem(
                 kind=kind,
                 platform=scope if kind != "missing-platform" else c.platform,
-                message=c.message if kind != "missing-platform" else c.message,
+                message=c.message,
                 name=c.name,
                 line=c.line,
             )

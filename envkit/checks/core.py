@@ -2,16 +2,6 @@
 
 The registry (which rules exist, in which order) is envkit.checks.registry; the engine that runs
 them is envkit.checks.engine.
-
-A *rule* has a stable name, a default severity, a one-line summary, a description, an example
-(a file that triggers it and the same file fixed) and a function `fn(target, ctx)` that yields
-`Hit`s; the engine turns hits into `Finding`s (rule, severity, file, line, message, packages),
-applies the configuration (select/ignore, severity overrides) and inline suppressions
-(`# envkit: ignore[rule]` on the finding's line), and sorts them deterministically.
-
-A *target* is one thing being checked: an environment file (`EnvSpec`), a lock (`Lock`), or a live
-environment (`LiveEnv`), with the raw text of its file when it has one.  A spec or a live environment
-may be paired with a lock (`target.lock`) for the stale-lock, lock-unsatisfied and env-drift rules.
 """
 
 from __future__ import annotations
@@ -19,7 +9,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -59,16 +49,8 @@ class Finding:
     fixable: bool = False
 
     def as_dict(self) -> dict:
-        """The finding as the JSON output writes it (keys in a fixed order)."""
-        return {
-            "rule": self.rule,
-            "severity": self.severity,
-            "file": self.file,
-            "line": self.line,
-            "message": self.message,
-            "packages": list(self.packages),
-            "fixable": self.fixable,
-        }
+        """The finding as the JSON output writes it (keys in field order)."""
+        return {**asdict(self), "packages": list(self.packages)}
 
 
 class Hit(NamedTuple):
@@ -287,14 +269,6 @@ class Context:
 
     config: Config
     machine: MachineProfile | None = None
-
-    @property
-    def pypi_names(self) -> dict[str, tuple[str, ...]]:
-        return self.config.pypi_names
-
-    @property
-    def allowed_channels(self) -> tuple[str, ...] | None:
-        return self.config.allowed_channels
 
 
 # --------------------------------------------------------------------------------------------

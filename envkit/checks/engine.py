@@ -21,9 +21,8 @@ def check_suppressions(target: Target) -> None:
         return
     from envkit.errors import UsageError, Where
 
-    text_all = target.text
-    for m in _SUPPRESS.finditer(text_all):
-        i = text_all.count("\n", 0, m.start()) + 1
+    for m in _SUPPRESS.finditer(target.text):
+        i = target.text.count("\n", 0, m.start()) + 1
         names = suppressions(target.line_text(i))
         for n in sorted(names or ()):
             if n not in all_rules():
@@ -46,7 +45,6 @@ def run_checks(
     nothing.  Raises UsageError for an unknown rule in an inline suppression.
     """
     targets = list(targets)
-    # the machine-* rules judge each target against this MachineProfile (ctx.machine)
     ctx = Context(config=config, machine=machine)
     active = _active_rules(targets, config, machine)
     out: list[tuple[tuple, Finding]] = []

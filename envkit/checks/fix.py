@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
 from envkit.checks.rules_secrets import PREFIX_LINE, VARIABLE_SECRET
@@ -34,7 +34,7 @@ class Fixed:
     description: str
 
     def as_dict(self) -> dict:
-        return {"rule": self.rule, "file": self.file, "line": self.line, "description": self.description}
+        return asdict(self)
 
 
 def can_fix(rule: str, target: Target, hit: Hit) -> bool:
@@ -71,9 +71,10 @@ def fix_text(text: str, path: str, findings: Iterable[Finding]) -> tuple[str, li
         if i >= len(lines):
             continue
         body = lines[i]
+        description = None
         if f.rule == "leaked-prefix":
             drop.add(i)
-            done.append(Fixed(rule=f.rule, file=path, line=f.line, description=f"removed `{body.strip()}`"))
+            description = f"removed `{body.strip()}`"
         elif f.rule == "leaked-secret":
             new = body
             for s in find_all_secrets(body.rstrip("\r\n")):
@@ -83,28 +84,16 @@ def fix_text(text: str, path: str, findings: Iterable[Finding]) -> tuple[str, li
                 new = redact_variable_line(content) + new[len(content) :]
             if new != body:
                 lines[i] = new
-                done.append(
-                    Fixed(
-                        rule=f.rule,
-                        file=path,
-                        line=f.line,
-                        description="replaced the credential with a placeholder",
-                    )
-                )
+                description = "replaced the credential with a placeholder"
         elif f.rule == "pip-without-pip":
             m = _PIP_ITEM.match(body)
             entry = _ADD_PIP.search(f.message)
             if m and entry:
                 ending = body[len(body.rstrip("\r\n")) :] or "\n"
                 insert[i] = f"{m.group('lead')}{entry.group(1)}{ending}"
-                done.append(
-                    Fixed(
-                        rule=f.rule,
-                        file=path,
-                        line=f.line,
-                        description=f"added `{entry.group(1)}` to the conda dependencies",
-                    )
-                )
+                description = f"added `{entry.group(1)}` to the conda dependencies"
+        if description is not None:
+            done.append(Fixed(rule=f.rule, file=path, line=f.line, description=description))
     out: list[str] = []
     for i, line in enumerate(lines):
         if i in insert:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import importlib
-from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -68,12 +67,11 @@ def get_rule(name: str) -> Rule:
     return rules[name]
 
 
-def known_hint(name: str, rules: Iterable[str] | None = None) -> str:
-    """The hint for an unknown rule name: the closest known name, if any.  (`rules`, the names
-    to choose from, defaults to every rule.)"""
+def known_hint(name: str) -> str:
+    """The hint for an unknown rule name: the closest known name, if any."""
     import difflib
 
-    close = difflib.get_close_matches(name, list(rules if rules is not None else rule_names()), n=1)
+    close = difflib.get_close_matches(name, rule_names(), n=1)
     if close:
         return f"did you mean {close[0]!r}? (`envkit check --list-rules` lists them all)"
     return "`envkit check --list-rules` lists the rules"

@@ -117,7 +117,7 @@ def mixed_channels(target: Target, ctx: Context) -> Iterator[Hit]:
             f"defaults)",
             tuple(defaults) + (forge,),
         )
-    allowed = ctx.allowed_channels
+    allowed = ctx.config.allowed_channels
     if allowed is not None:
         reported: set[str] = set()
         for name, line, how in uses:
@@ -321,16 +321,11 @@ def _spec_insecure(target: Target, spec: EnvSpec) -> Iterator[Hit]:
             yield Hit(p.line, f"{what} over plain http: {u}", (p.name,) if p.name else ())
 
 
-def _channels_insecure(channels) -> Iterator[Hit]:
-    """The recorded channels (of a lock or a live environment) reached over plain http."""
-    for ch in channels:
-        if ch.url and _insecure(ch.url):
-            yield Hit(None, f"channel {ch.name} is reached over plain http: {ch.url}", (ch.name,))
-
-
 def _view_insecure(view: Resolved) -> Iterator[Hit]:
     """A lock's or a live environment's channels, pip options and package URLs over plain http."""
-    yield from _channels_insecure(view.channels)
+    for ch in view.channels:
+        if ch.url and _insecure(ch.url):
+            yield Hit(None, f"channel {ch.name} is reached over plain http: {ch.url}", (ch.name,))
     for opt in view.pip_options:
         if "--trusted-host" in opt:
             yield Hit(None, f"pip option '{opt}' disables certificate checks for that host")

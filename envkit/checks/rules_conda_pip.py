@@ -80,7 +80,9 @@ def _spec_duplicates(spec: EnvSpec, ctx: Context) -> Iterator[Hit]:
         return
     from envkit.conda.names import find_duplicates, pep503, spec_pip_finds_it_installed
 
-    dups = find_duplicates([d.name for d in spec.conda], [n for _, n in pip_deps], extra=ctx.pypi_names)
+    dups = find_duplicates(
+        [d.name for d in spec.conda], [n for _, n in pip_deps], extra=ctx.config.pypi_names
+    )
     if not any(d.project == "torch" for d in dups):
         yield from _transitive_torch(spec, pip_deps)
     if not dups:
@@ -145,7 +147,7 @@ def _package_duplicates(
     pip_by: dict[str, LockedPackage] = {}
     for p in pips:
         pip_by.setdefault(pep503(p.name), p)
-    dups = find_duplicates(list(conda), [p.name for p in pips], extra=ctx.pypi_names, owned=owned)
+    dups = find_duplicates(list(conda), [p.name for p in pips], extra=ctx.config.pypi_names, owned=owned)
     return [(d, conda[d.conda_name], pip_by[d.project]) for d in dups]
 
 

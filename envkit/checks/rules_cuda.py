@@ -85,21 +85,16 @@ _Pin = tuple[BuildItem, str]
         """,
 )
 def cuda_mismatch(target: Target, ctx: Context) -> Iterator[Hit]:
-    view = target.view
-    if view is None:
-        spec = target.loose
-        if spec is not None:
-            options = [p.raw or p.text for p in spec.pip if p.kind == "option"]
-            for _on, items in target_items(target):
-                yield from _cuda_checks(items, options, "")
+    view, spec = target.view, target.loose
+    if view is not None:
+        options = list(view.pip_options)
+    elif spec is not None:
+        options = [p.raw or p.text for p in spec.pip if p.kind == "option"]
+    else:
         return
-    options = list(view.pip_options)
-    seen: set[tuple[int | None, str]] = set()
+    # what several platforms of a lock find alike, the engine reports once
     for on, items in target_items(target):
-        for hit in _cuda_checks(items, options, on):
-            if (hit.line, hit.message) not in seen:
-                seen.add((hit.line, hit.message))
-                yield hit
+        yield from _cuda_checks(items, options, on)
 
 
 def _cuda_checks(items: list[BuildItem], pip_options: list[str], on: str) -> Iterator[Hit]:
@@ -243,14 +238,9 @@ def _pin_groups(pins: list[_Pin]) -> dict[tuple[str, str], list[int]]:
 
 def _bad_pins(pins: list[_Pin], groups: dict[tuple[str, str], list[int]], bad) -> list[_Pin]:
     """The pins, in their order, whose (name, version) `bad` holds for: judged once per group."""
-    hit = [idx for (name, pv), idx in groups.items() if bad(name, pv)]
-    if not hit:
-        return []
-    if len(hit) == 1:
-        return [pins[i] for i in hit[0]]
     import heapq
 
-    return [pins[i] for i in heapq.merge(*hit)]
+    return [pins[i] for i in heapq.merge(*(idx for (name, pv), idx in groups.items() if bad(name, pv)))]
 
 
 def _pip_wheels_against_pins(
@@ -274,7 +264,7 @@ def _pip_wheels_against_pins(
             continue
         if not cuda:
             continue
-        bad = _bad_pins(pins, groups, partial(_wheel_contradicts, cuda))
+        bad = _bad_pins(pins, groups, lambda _name, pv, cuda=cuda: _newer_or_other_major(cuda, False, pv))
         if len(bad) == 1:
             pin, pv = bad[0]
             yield Hit(
@@ -290,10 +280,6 @@ def _pip_wheels_against_pins(
                 f"provide CUDA {versions} ({', '.join(p.label for p, _ in bad)}){on}",
                 (it.name,) + tuple(p.name for p, _ in bad),
             )
-
-
-def _wheel_contradicts(cuda: str, _name: str, pv: str) -> bool:
-    return _newer_or_other_major(cuda, False, pv)
 
 
 def _wheel_cuda(item: BuildItem, index: tuple[str | None, str | None]) -> tuple[str | None, bool, str]:

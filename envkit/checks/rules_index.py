@@ -71,14 +71,10 @@ def _variant_of(version: str) -> str | None:
 def wheel_index(target: Target, ctx: Context) -> Iterator[Hit]:
     spec = target.env_file  # what the pip section says (an export's too)
     if spec is not None:
-        yield from _spec_hits(spec)
+        yield from _pinned_variant_hits(spec)
+        yield from _unpinned_beside_pypi(spec)
     elif target.lock_model is not None:  # where each wheel was locked from
         yield from _lock_hits(target.lock_model)
-
-
-def _spec_hits(spec: EnvSpec) -> Iterator[Hit]:
-    yield from _pinned_variant_hits(spec)
-    yield from _unpinned_beside_pypi(spec)
 
 
 def _unpinned_beside_pypi(spec: EnvSpec) -> Iterator[Hit]:

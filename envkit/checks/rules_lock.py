@@ -3,7 +3,6 @@ does every locked package carry a checksum; and the YAML-level duplicate key."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from envkit._text import plural
@@ -23,9 +22,8 @@ def lock_problems(spec_target: Target, lock_target: Target) -> list:
         from envkit.lock import check_lock
 
         spec, lock = spec_target.env_file, lock_target.lock_model
-        judged = manifest_problems(
-            spec_target, lock_target
-        )  # a pixi.toml / pyproject.toml: its owner's rules
+        # a pixi.toml / pyproject.toml: its owner's rules
+        judged = manifest_problems(spec_target, lock_target)
         compiled = lock_target.env_file if is_compiled(lock_target) else None
         if judged is None and compiled is not None:
             judged = compiled_problems(spec, compiled) if spec is not None else []
@@ -39,14 +37,6 @@ def lock_problems(spec_target: Target, lock_target: Target) -> list:
         else:
             cache[key] = []
     return cache[key]
-
-
-def _line_of_key(target: Target, key: str) -> int | None:
-    pat = re.compile(rf"^\s*{re.escape(key)}\s*:")
-    for n, line in enumerate(target.lines, 1):
-        if pat.match(line):
-            return n
-    return None
 
 
 @rule(
@@ -89,13 +79,13 @@ def stale_lock(target: Target, ctx: Context) -> Iterator[Hit]:
     spec_target = target.spec
     if spec_target is None or target.lock_model is None:
         return
-    hash_line = _line_of_key(target, "content_hash") if target.text else None
+    hash_line = target.line_of_key("content_hash")
     for p in lock_problems(spec_target, target):
         if p.kind == "stale":
             yield Hit(hash_line, f"{p.platform}: {p.message} ({spec_target.path})")
         elif p.kind == "missing-platform":
             yield Hit(
-                _line_of_key(target, "platforms"),
+                target.line_of_key("platforms"),
                 f"{spec_target.path} lists platform {p.platform}, which the lock has no packages for",
             )
 

@@ -80,6 +80,7 @@ _EXAMPLE_TEXT = """
     $ envkit machine -o server.json          # on the server (or: --machine ssh://server)
     $ envkit check conda-lock.yml --machine server.json
 """
+_EXAMPLE_FIXED = "$ envkit check conda-lock.yml --machine server.json\nno findings (1 file checked)\n"
 
 
 @rule(
@@ -128,18 +129,16 @@ def machine_platform(target: Target, ctx: Context) -> Iterator[Hit]:
         (`x86_64_v3`) is met by a CPU at or above it.  Runs only with `--machine`.
         """,
     example=_EXAMPLE_TEXT,
-    example_fixed="$ envkit check conda-lock.yml --machine server.json\nno findings (1 file checked)\n",
+    example_fixed=_EXAMPLE_FIXED,
     applies_to=("lock", "live"),
     example_kind="text",
 )
 def machine_virtual_package(target: Target, ctx: Context) -> Iterator[Hit]:
-    profile = ctx.machine
-    if profile is None:  # no --machine: nothing to import or compare
+    profile = _machine(target, ctx)
+    if profile is None:
         return
-    from envkit.machine.fit import platform_issue, virtual_issues
+    from envkit.machine.fit import virtual_issues
 
-    if _wrong_platform(target, profile, platform_issue):
-        return
     yield from _hits(virtual_issues(machine_packages(target, profile), profile), profile)
 
 
@@ -165,18 +164,16 @@ def machine_virtual_package(target: Target, ctx: Context) -> Iterator[Hit]:
         unversioned `cudatoolkit`) is an info "not checked".  Runs only with `--machine`.
         """,
     example=_EXAMPLE_TEXT,
-    example_fixed="$ envkit check conda-lock.yml --machine server.json\nno findings (1 file checked)\n",
+    example_fixed=_EXAMPLE_FIXED,
     applies_to=("spec", "lock", "live"),
     example_kind="text",
 )
 def machine_cuda_driver(target: Target, ctx: Context) -> Iterator[Hit]:
-    profile = ctx.machine
-    if profile is None:  # no --machine: nothing to import or compare
+    profile = _machine(target, ctx)
+    if profile is None:
         return
-    from envkit.machine.fit import cuda_issues, platform_issue
+    from envkit.machine.fit import cuda_issues
 
-    if _wrong_platform(target, profile, platform_issue):
-        return
     pkgs = machine_packages(target, profile)
     unknown: list[tuple[int | None, str]] = []
     shown: dict[str, str] = {}
@@ -216,19 +213,16 @@ def machine_cuda_driver(target: Target, ctx: Context) -> Iterator[Hit]:
         are not covered.  Runs only with `--machine`.
         """,
     example=_EXAMPLE_TEXT,
-    example_fixed="$ envkit check conda-lock.yml --machine server.json\nno findings (1 file checked)\n",
+    example_fixed=_EXAMPLE_FIXED,
     applies_to=("spec", "lock", "live"),
     example_kind="text",
 )
 def machine_gpu_arch(target: Target, ctx: Context) -> Iterator[Hit]:
-    profile = ctx.machine
-    if profile is None:  # no --machine: nothing to import or compare
+    profile = _machine(target, ctx)
+    if profile is None:
         return
     from envkit.machine.arch import arch_issues
-    from envkit.machine.fit import platform_issue
 
-    if _wrong_platform(target, profile, platform_issue):
-        return
     pkgs = machine_packages(target, profile)
     yield from _hits(arch_issues(pkgs, profile, pypi=not _names_pytorch_index(target)), profile)
     yield from _arch_not_checked(pkgs, profile)
@@ -291,22 +285,28 @@ def _arch_not_checked(pkgs: list[LockedPackage], profile) -> Iterator[Hit]:
         macOS; the lowest tag of a compressed tag set counts.  Runs only with `--machine`.
         """,
     example=_EXAMPLE_TEXT,
-    example_fixed="$ envkit check conda-lock.yml --machine server.json\nno findings (1 file checked)\n",
+    example_fixed=_EXAMPLE_FIXED,
     applies_to=("spec", "lock", "live"),
     example_kind="text",
 )
 def machine_wheel_tag(target: Target, ctx: Context) -> Iterator[Hit]:
-    profile = ctx.machine
-    if profile is None:  # no --machine: nothing to import or compare
+    profile = _machine(target, ctx)
+    if profile is None:
         return
-    from envkit.machine.fit import platform_issue, wheel_issues
+    from envkit.machine.fit import wheel_issues
 
-    if _wrong_platform(target, profile, platform_issue):
-        return
     yield from _hits(wheel_issues(machine_packages(target, profile), profile), profile)
 
 
-def _wrong_platform(target: Target, profile, platform_issue) -> bool:
-    """A lock for other platforms only: machine-platform reports it, the others stay quiet."""
-    lock = target.lock_model
-    return lock is not None and platform_issue(lock.platforms, profile) is not None
+def _machine(target: Target, ctx: Context):
+    """The machine the rules after machine-platform judge `target` against: None without
+    --machine (nothing to import or compare), and for a lock for other platforms only
+    (machine-platform reports it, the others stay quiet)."""
+    profile, lock = ctx.machine, target.lock_model
+    if profile is None:
+        return None
+    from envkit.machine.fit import platform_issue
+
+    if lock is not None and platform_issue(lock.platforms, profile) is not None:
+        return None
+    return profile

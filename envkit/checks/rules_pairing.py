@@ -60,16 +60,9 @@ _TORCH_DEPS = families.TORCH_DEPS
         """,
 )
 def torch_pairing(target: Target, ctx: Context) -> Iterator[Hit]:
-    if target.view is None:
-        for _on, items in target_items(target):
-            yield from _pairs(items, "")
-        return
-    seen: set[tuple[int | None, str]] = set()
+    # what several platforms of a lock find alike, the engine reports once
     for on, items in target_items(target):
-        for hit in _pairs(items, on):
-            if (hit.line, hit.message) not in seen:
-                seen.add((hit.line, hit.message))
-                yield hit
+        yield from _pairs(items, on)
 
 
 def _pairs(items: list[BuildItem], on: str) -> Iterator[Hit]:

@@ -7,6 +7,7 @@ import json
 import re
 from collections.abc import Iterator
 
+from envkit.checks._helpers import join_names
 from envkit.checks.core import Context, Hit, Target, rule
 
 _ARCHIVE = re.compile(r"\.(?:whl|tar\.gz|zip|tar\.bz2|tgz)(?:[#?].*)?$")
@@ -195,11 +196,10 @@ def pip_lock_one_platform(target: Target, ctx: Context) -> Iterator[Hit]:
     if reach.pythons is not None:
         where.append("with " + (" or ".join(sorted(reach.pythons)) or "no single Python"))
     names = [p.name for p in reach.narrowing]
-    shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
     has = "have" if len(names) > 1 else "has"
     yield Hit(
         reach.narrowing[0].line,
-        f"{target.path.rsplit('/', 1)[-1]} installs only on {' '.join(where)}: {shown} {has} no other "
-        f"wheel and no sdist, and the lock declares no `environments` or `requires-python`",
+        f"{target.path.rsplit('/', 1)[-1]} installs only on {' '.join(where)}: {join_names(names, 5)} "
+        f"{has} no other wheel and no sdist, and the lock declares no `environments` or `requires-python`",
         tuple(names),
     )

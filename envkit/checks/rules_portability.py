@@ -7,7 +7,7 @@ import os
 import re
 from collections.abc import Iterator
 
-from envkit.checks._helpers import conda_names, join_names
+from envkit.checks._helpers import conda_names, first_of, join_names
 from envkit.checks.core import Context, Hit, Target, rule
 
 # --------------------------------------------------------------------------------------------
@@ -149,7 +149,7 @@ def _subdir_hits(by_subdir: dict[str, list], where: str) -> Iterator[Hit]:
                 d.line, f"{d.name} is pinned to the {subdir} subdir, for {os_} only, in {where}", (d.name,)
             )
             continue
-        lines = ", ".join(str(h[0].line) for h in hits[:10]) + (", ..." if len(hits) > 10 else "")
+        lines = first_of([str(h[0].line) for h in hits], 10)
         yield Hit(
             d.line,
             f"{len(hits)} entries are pinned to the {subdir} subdir, for {os_} only, in {where} "

@@ -9,16 +9,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from envkit.checks._helpers import first_of
 from envkit.checks.core import Context, Hit, Target, file_rule, raw_text_rule, rule
-
-# the detection lives in envkit.secrets (normalize and the output layer use it too); these names
-# stay importable from here
-from envkit.secrets import (
-    find_all_secrets,
-    find_secrets,  # noqa: F401
-    secret_lines,
-    secret_variables,
-)
+from envkit.secrets import find_all_secrets, secret_lines, secret_variables
 from envkit.textscan import candidate_lines
 
 #: How leaked-secret's findings on a `variables:` value begin (their fix rewrites the value).
@@ -236,6 +229,5 @@ def leaked_prefix(target: Target, ctx: Context) -> Iterator[Hit]:
         n, path = hits[0]
         more = ""
         if len(hits) > 1:
-            lines = ", ".join(str(h[0]) for h in hits[:10]) + (", ..." if len(hits) > 10 else "")
-            more = f"; {len(hits)} lines name this home (lines {lines})"
+            more = f"; {len(hits)} lines name this home (lines {first_of([str(h[0]) for h in hits], 10)})"
         yield Hit(n, f"absolute home path {path} (user {user}) only exists on one machine{more}")

@@ -143,6 +143,7 @@ def not_an_environment_file(spec: EnvSpec, text: str, path: str) -> None:
     """Raise ParseError when a YAML file read as an environment file is some other YAML file (a
     `.pre-commit-config.yaml`, a GitHub workflow): no `channels:` or `dependencies:`, and top-level
     keys an environment file does not have.  Such a file would otherwise pass with no findings."""
+    from envkit.checks._helpers import first_of
     from envkit.errors import ParseError, Where
 
     keys = [k for k, _ in spec.lines if ":" not in k]
@@ -158,7 +159,7 @@ def not_an_environment_file(spec: EnvSpec, text: str, path: str) -> None:
         raw = lines[line - 1] if 0 < line <= len(lines) else ""
         return raw.split(":", 1)[0].strip().strip("'\"") or key
 
-    names = ", ".join(written(k, ln) for k, ln in other[:5]) + (", ..." if len(other) > 5 else "")
+    names = first_of([written(k, ln) for k, ln in other], 5)
     raise ParseError(
         f"not an environment file: no channels: or dependencies:, and top-level keys an "
         f"environment file does not have ({names})",
@@ -182,24 +183,13 @@ def load_targets(
     live: LiveEnv | None = None,
     format: str | None = None,
     stdin: str | None = None,
+    errors: list | None = None,
 ) -> list[Target]:
     """Targets for `paths` (in order), the `lock` file (added unless already among them) and the
     live environment, with spec/lock pairs set (see `pair`).  A path `-` is standard input (the
-    text `stdin`; see `load_file`); raises UsageError when `-` is given more than once."""
-    return load_targets_collecting(paths, lock=lock, live=live, format=format, stdin=stdin)
-
-
-def load_targets_collecting(
-    paths: Sequence[str],
-    *,
-    lock: str | None = None,
-    live: LiveEnv | None = None,
-    format: str | None = None,
-    stdin: str | None = None,
-    errors: list | None = None,
-) -> list[Target]:
-    """`load_targets`; with `errors` given, a path that cannot be read is left out and its
-    EnvkitError appended there (`check a.yml README.md b.yml` checks the other two), as linters do."""
+    text `stdin`; see `load_file`); raises UsageError when `-` is given more than once.  With
+    `errors` given, a path that cannot be read is left out and its EnvkitError appended there
+    (`check a.yml README.md b.yml` checks the other two), as linters do."""
     from envkit.errors import EnvkitError
     from envkit.sources import check_stdin_once
 
@@ -249,6 +239,10 @@ def load_targets_collecting(
 
     pair_compiled(targets)
     return targets
+
+
+#: the name envkit.ops.check calls it by (it passes `errors`)
+load_targets_collecting = load_targets
 
 
 def _file_key(path: str) -> str:

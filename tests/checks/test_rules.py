@@ -33,6 +33,10 @@ def model_findings(model, rule: str, *, kind: str | None = None, text: str | Non
     return run_checks([t], Config(select=(rule,)))
 
 
+def linux_lock(*packages: LockedPackage, kind: str = "conda-lock") -> Lock:
+    return Lock(kind=kind, platforms=("linux-64",), packages=packages)
+
+
 def pkg(name, version, build=None, manager="conda", platform="linux-64", line=None, **kw):
     return LockedPackage(
         manager=manager, name=name, version=version, build=build, platform=platform, line=line, **kw
@@ -279,13 +283,10 @@ def test_mixed_channels_allowed_channels_config():
 
 
 def test_mixed_channels_in_a_lock_uses_package_channels():
-    lock = Lock(
+    lock = linux_lock(
+        pkg("python", "3.11.8", "h0", channel="conda-forge", line=3),
+        pkg("zlib", "1.2.13", "h0", channel="pkgs/main", line=4),
         kind="explicit",
-        platforms=("linux-64",),
-        packages=(
-            pkg("python", "3.11.8", "h0", channel="conda-forge", line=3),
-            pkg("zlib", "1.2.13", "h0", channel="pkgs/main", line=4),
-        ),
     )
     fs = model_findings(lock, "mixed-channels")
     assert [(f.line, f.packages) for f in fs] == [(4, ("pkgs/main", "conda-forge"))]
@@ -464,15 +465,11 @@ def test_stale_lock_ignores_a_hash_envkit_did_not_write(tmp_path):
 
 
 def test_env_drift_lists_added_removed_changed():
-    lock = Lock(
-        kind="conda-lock",
-        platforms=("linux-64",),
-        packages=(
-            pkg("python", "3.11.9", "h0"),
-            pkg("numpy", "1.26.4", "py311h0_0"),
-            pkg("zlib", "1.3", "h0"),
-            pkg("requests", "2.31.0", manager="pip"),
-        ),
+    lock = linux_lock(
+        pkg("python", "3.11.9", "h0"),
+        pkg("numpy", "1.26.4", "py311h0_0"),
+        pkg("zlib", "1.3", "h0"),
+        pkg("requests", "2.31.0", manager="pip"),
     )
     env = _live(
         "strict",
@@ -499,14 +496,10 @@ def test_env_drift_lists_added_removed_changed():
 
 def test_env_drift_is_ranked_as_diff_ranks_it():
     # a CPU -> CUDA pytorch first and an error; a small package that went missing last, a warning
-    lock = Lock(
-        kind="conda-lock",
-        platforms=("linux-64",),
-        packages=(
-            pkg("python", "3.11.9", "h0"),
-            pkg("aiosignal", "1.3.1", "pyhd8ed1ab_0"),
-            pkg("pytorch", "2.2.2", "cpu_generic_py311h0_0"),
-        ),
+    lock = linux_lock(
+        pkg("python", "3.11.9", "h0"),
+        pkg("aiosignal", "1.3.1", "pyhd8ed1ab_0"),
+        pkg("pytorch", "2.2.2", "cpu_generic_py311h0_0"),
     )
     env = _live(
         "strict",
@@ -573,22 +566,19 @@ def test_python_abi_mismatch_build_globs_are_prefixes():
 
 
 def test_python_abi_mismatch_in_a_lock_trusts_recorded_depends():
-    lock = Lock(
-        kind="pixi",
-        platforms=("linux-64",),
-        packages=(
-            pkg("python", "3.14.0", "h0_cp314", line=1),
-            # conda-forge abi3 build: tagged py312, works with every later Python
-            pkg(
-                "pyzmq",
-                "27.1.0",
-                "py312hda471dd_3",
-                line=2,
-                depends=(("_python_abi3_support", "1.*"), ("cpython", ">=3.12")),
-            ),
-            pkg("numpy", "2.3.0", "py313h0_0", line=3, depends=(("python", ">=3.13,<3.14.0a0"),)),
-            pkg("pandas", "2.3.0", "py314h0_0", line=4, depends=(("python", ">=3.14,<3.15.0a0"),)),
+    lock = linux_lock(
+        pkg("python", "3.14.0", "h0_cp314", line=1),
+        # conda-forge abi3 build: tagged py312, works with every later Python
+        pkg(
+            "pyzmq",
+            "27.1.0",
+            "py312hda471dd_3",
+            line=2,
+            depends=(("_python_abi3_support", "1.*"), ("cpython", ">=3.12")),
         ),
+        pkg("numpy", "2.3.0", "py313h0_0", line=3, depends=(("python", ">=3.13,<3.14.0a0"),)),
+        pkg("pandas", "2.3.0", "py314h0_0", line=4, depends=(("python", ">=3.14,<3.15.0a0"),)),
+        kind="pixi",
     )
     assert [f.line for f in model_findings(lock, "python-abi-mismatch")] == [3]
 
@@ -598,14 +588,10 @@ def test_python_abi_mismatch_an_older_tag_beside_abi3_support_has_one_verdict_in
     # `_python_abi3_support` (no python_abi pin): the explicit file of the same solve has no
     # depends and is not flagged, so neither is the lock; a python_abi pin of 3.10 still is
     def lock(depends):
-        return Lock(
-            kind="conda-lock",
-            platforms=("linux-64",),
-            packages=(
-                pkg("python", "3.12.11", "h9e4cc4f_0_cpython", line=1),
-                pkg("_python_abi3_support", "1.0", "hd8ed1ab_2", line=2, depends=(("cpython", ""),)),
-                pkg("polars-runtime-32", "1.41.1", "py310h49dadd8_0", line=3, depends=depends),
-            ),
+        return linux_lock(
+            pkg("python", "3.12.11", "h9e4cc4f_0_cpython", line=1),
+            pkg("_python_abi3_support", "1.0", "hd8ed1ab_2", line=2, depends=(("cpython", ""),)),
+            pkg("polars-runtime-32", "1.41.1", "py310h49dadd8_0", line=3, depends=depends),
         )
 
     assert model_findings(lock((("libgcc", ">=14"), ("libstdcxx", ">=14"))), "python-abi-mismatch") == []
@@ -852,14 +838,10 @@ def test_cuda_mismatch_cuda_pins_that_contradict_each_other():
     ):
         assert hits(f"dependencies:\n  - {ok}\n", "cuda-mismatch") == [], ok
     # a lock reports it once, at the later pin, naming every pin it contradicts
-    lock = Lock(
-        kind="conda-lock",
-        platforms=("linux-64",),
-        packages=(
-            pkg("cuda-version", "11.8", "h70ddcb2_3", line=1),
-            pkg("cudatoolkit", "11.8.0", "h4ba93d1_13", line=2),
-            pkg("pytorch-cuda", "11.7", "h778d358_5", line=3),
-        ),
+    lock = linux_lock(
+        pkg("cuda-version", "11.8", "h70ddcb2_3", line=1),
+        pkg("cudatoolkit", "11.8.0", "h4ba93d1_13", line=2),
+        pkg("pytorch-cuda", "11.7", "h778d358_5", line=3),
     )
     assert [(f.line, f.packages) for f in model_findings(lock, "cuda-mismatch")] == [
         (3, ("cuda-version", "cudatoolkit", "pytorch-cuda"))
@@ -909,13 +891,9 @@ def test_cuda_mismatch_pytorch_cuda_with_a_pytorch_the_pytorch_channel_never_bui
     ):
         assert hits(f"channels: [pytorch, nvidia]\ndependencies:\n  - {ok}\n", "cuda-mismatch") == [], ok
     # a lock: conda-forge's pytorch 2.7 next to the pytorch channel's pytorch-cuda
-    lock = Lock(
-        kind="conda-lock",
-        platforms=("linux-64",),
-        packages=(
-            pkg("pytorch", "2.7.0", "cuda126_mkl_py312_h0_300", line=10),
-            pkg("pytorch-cuda", "12.1", "ha16c6d3_6", line=20),
-        ),
+    lock = linux_lock(
+        pkg("pytorch", "2.7.0", "cuda126_mkl_py312_h0_300", line=10),
+        pkg("pytorch-cuda", "12.1", "ha16c6d3_6", line=20),
     )
     assert [(f.line, f.rule) for f in model_findings(lock, "cuda-mismatch")] == [(10, "cuda-mismatch")]
 
@@ -1061,14 +1039,10 @@ def test_cuda_mismatch_pip_wheel_cuda_from_its_locked_runtime_dependency():
     # PyPI's torch wheels have no `+cuXXX`; a lock records the CUDA runtime wheel they pin
     runtime = (("filelock", "*"), ("nvidia-cuda-runtime-cu12", "12.1.105"))
     torch = pkg("torch", "2.3.1", manager="pip", line=9, depends=runtime)
-    bad = Lock(
-        kind="conda-lock",
-        platforms=("linux-64",),
-        packages=(
-            pkg("cuda-version", "11.8", "h70ddcb2_3", line=2),
-            pkg("cudatoolkit", "11.8.0", "h4ba93d1_13", line=3),
-            torch,
-        ),
+    bad = linux_lock(
+        pkg("cuda-version", "11.8", "h70ddcb2_3", line=2),
+        pkg("cudatoolkit", "11.8.0", "h4ba93d1_13", line=3),
+        torch,
     )
     fs = model_findings(bad, "cuda-mismatch")
     assert [(f.line, f.message) for f in fs] == [
@@ -1090,13 +1064,9 @@ def test_cuda_mismatch_pip_wheel_cuda_from_its_locked_runtime_dependency():
     assert model_findings(ok, "cuda-mismatch") == []  # an older CUDA 12 wheel runs on CUDA 12.4
     assert (
         model_findings(
-            Lock(
-                kind="conda-lock",
-                platforms=("linux-64",),
-                packages=(
-                    pkg("cuda-version", "11.8", "h70ddcb2_3", line=2),
-                    pkg("torch", "2.3.1", manager="pip", line=9),
-                ),
+            linux_lock(
+                pkg("cuda-version", "11.8", "h70ddcb2_3", line=2),
+                pkg("torch", "2.3.1", manager="pip", line=9),
             ),
             "cuda-mismatch",
         )
@@ -1269,14 +1239,11 @@ def test_insecure_url_channels_options_and_lock_urls():
         """,
         "insecure-url",
     ) == [("insecure-url", 2), ("insecure-url", 7), ("insecure-url", 8)]
-    lock = Lock(
+    lock = linux_lock(
+        pkg("a", "1", "0", url="http://conda.example.org/c/linux-64/a-1-0.conda", line=3),
+        pkg("b", "1", "0", url="http://conda.example.org/c/noarch/b-1-0.conda", line=4),
+        pkg("c", "1", "0", url="https://conda.anaconda.org/conda-forge/linux-64/c-1-0.conda", line=5),
         kind="explicit",
-        platforms=("linux-64",),
-        packages=(
-            pkg("a", "1", "0", url="http://conda.example.org/c/linux-64/a-1-0.conda", line=3),
-            pkg("b", "1", "0", url="http://conda.example.org/c/noarch/b-1-0.conda", line=4),
-            pkg("c", "1", "0", url="https://conda.anaconda.org/conda-forge/linux-64/c-1-0.conda", line=5),
-        ),
     )
     fs = model_findings(lock, "insecure-url")
     assert [(f.line, f.packages) for f in fs] == [(3, ("a",)), (4, ("b",))] or [
@@ -1289,24 +1256,17 @@ def test_insecure_url_channels_options_and_lock_urls():
 
 
 def test_missing_hash_some_and_all():
-    lock = Lock(
-        kind="conda-lock",
-        platforms=("linux-64",),
-        packages=(
-            pkg("a", "1", "0", url="https://x/linux-64/a-1-0.conda", md5="a" * 32, line=3),
-            pkg("b", "1", "0", url="https://x/linux-64/b-1-0.conda", line=9),
-            pkg("c", "1", manager="pip", url="https://files/c-1-py3-none-any.whl", line=15),
-            pkg("d", "0.1", manager="pip", url="file:///src/d", editable=True, line=20),
-        ),
+    lock = linux_lock(
+        pkg("a", "1", "0", url="https://x/linux-64/a-1-0.conda", md5="a" * 32, line=3),
+        pkg("b", "1", "0", url="https://x/linux-64/b-1-0.conda", line=9),
+        pkg("c", "1", manager="pip", url="https://files/c-1-py3-none-any.whl", line=15),
+        pkg("d", "0.1", manager="pip", url="file:///src/d", editable=True, line=20),
     )
     assert [(f.line, f.packages) for f in model_findings(lock, "missing-hash")] == [(9, ("b",)), (15, ("c",))]
-    bare = Lock(
+    bare = linux_lock(
+        pkg("a", "1", "0", url="https://x/linux-64/a-1-0.conda", line=3),
+        pkg("b", "1", "0", url="https://x/linux-64/b-1-0.conda", line=4),
         kind="explicit",
-        platforms=("linux-64",),
-        packages=(
-            pkg("a", "1", "0", url="https://x/linux-64/a-1-0.conda", line=3),
-            pkg("b", "1", "0", url="https://x/linux-64/b-1-0.conda", line=4),
-        ),
     )
     fs = model_findings(bare, "missing-hash")
     assert [(f.line, f.packages) for f in fs] == [(3, ("a", "b"))]
@@ -1314,14 +1274,10 @@ def test_missing_hash_some_and_all():
         "none of the 2 locked conda packages has an md5 or sha256 checksum; downloads cannot be verified"
     )
     # envkit's own lock of a local channel: only the 2 pip packages are downloaded, and it says so
-    local = Lock(
-        kind="conda-lock",
-        platforms=("linux-64",),
-        packages=(
-            pkg("a", "1", "0", url="file:///chan/linux-64/a-1-0.conda", md5="a" * 32, line=3),
-            pkg("c", "1", manager="pip", url="https://files/c-1-py3-none-any.whl", line=9),
-            pkg("e", "2", manager="pip", url="https://files/e-2-py3-none-any.whl", line=15),
-        ),
+    local = linux_lock(
+        pkg("a", "1", "0", url="file:///chan/linux-64/a-1-0.conda", md5="a" * 32, line=3),
+        pkg("c", "1", manager="pip", url="https://files/c-1-py3-none-any.whl", line=9),
+        pkg("e", "2", manager="pip", url="https://files/e-2-py3-none-any.whl", line=15),
     )
     fs = model_findings(local, "missing-hash")
     assert [f.message for f in fs] == [
