@@ -303,31 +303,28 @@ def lock_pip_kept(
     """The pip section locked with the previous lock's pip versions as constraints (but those asked
     to update and those the spec no longer accepts); when they no longer fit together (pip fails
     with them), locked without, and a note says so."""
-    from envkit.conda.names import pep503
-
     vps = virtual_packages_for(platform, virtual_packages)
     asked = {pep503(n) for n in update}
     keep = [p for p in old_pip if pep503(p.name) not in asked and not _pip_entry_rejects(spec, p)]
     constraints = [f"{pep503(p.name)}=={p.version}" for p in keep if p.version and not p.editable]
-    if constraints:
-        try:
-            return lock_pip(
-                spec, platform, python_version, virtual_packages=vps, timeout=timeout, constraints=constraints
-            ), None
-        except BackendError:
-            note = (
-                f"{platform}: the previous lock's pip versions no longer resolve together with the pip "
-                "section; it was resolved afresh"
-            )
-            return lock_pip(spec, platform, python_version, virtual_packages=vps, timeout=timeout), note
-    return lock_pip(spec, platform, python_version, virtual_packages=vps, timeout=timeout), None
+    try:
+        return lock_pip(
+            spec, platform, python_version, virtual_packages=vps, timeout=timeout, constraints=constraints
+        ), None
+    except BackendError:
+        if not constraints:
+            raise
+    note = (
+        f"{platform}: the previous lock's pip versions no longer resolve together with the pip "
+        "section; it was resolved afresh"
+    )
+    return lock_pip(spec, platform, python_version, virtual_packages=vps, timeout=timeout), note
 
 
 def _pip_entry_rejects(spec: EnvSpec, pkg: LockedPackage) -> bool:
     """Whether a pip requirement of `spec` names `pkg` with a specifier its version does not meet."""
     from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
-    from envkit.conda.names import pep503
     from envkit.formats.pipreq import pip_version_satisfies
 
     for d in spec.pip:
@@ -344,8 +341,6 @@ def pip_moves(
     platform: str, old: Sequence[LockedPackage], new: Sequence[LockedPackage], update: Sequence[str]
 ) -> list[Move]:
     """What changed in the pip packages of one platform, by name."""
-    from envkit.conda.names import pep503
-
     asked = {pep503(n) for n in update}
     before = {pep503(p.name): p for p in old}
     after = {pep503(p.name): p for p in new}

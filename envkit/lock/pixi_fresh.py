@@ -93,36 +93,16 @@ def _environment(
     for p, k in keys.items():
         if k == p and subdirs.get(p, m.subdir(p)) != m.subdir(p):
             msg = f"platform {p} is {m.subdir(p)}; the lock has it as {subdirs[p]}"
-            out.append(
-                stale(
-                    what="changed-platform",
-                    environment=env.name,
-                    platform=p,
-                    line=plat_line,
-                    message=msg,
-                )
-            )
+            out.append(_platform_change("changed-platform", env.name, p, plat_line, msg))
             keys[p] = None  # its packages are another subdir's: not compared
-    for severity, what, these, says in (
-        ("stale", "missing-platform", missing, "platform {} is declared but not locked"),
-        (
-            "stale",
-            "extra-platform",
-            extra,
-            "the lock has platform {}, which the environment no longer declares",
-        ),
-    ):
-        out += [
-            Change(
-                severity=severity,
-                what=what,
-                environment=env.name,
-                platform=p,
-                line=plat_line,
-                message=says.format(p),
-            )
-            for p in these
-        ]
+    out += [
+        _platform_change(
+            "missing-platform", env.name, p, plat_line, f"platform {p} is declared but not locked"
+        )
+        for p in missing
+    ]
+    says = "the lock has platform {}, which the environment no longer declares"
+    out += [_platform_change("extra-platform", env.name, p, plat_line, says.format(p)) for p in extra]
     out += _virtual_packages(m, env, keys, details, plat_line)
     out += _options(m, env, lk)
     out += _indexes(m, env, lk)
@@ -133,6 +113,10 @@ def _environment(
             sets = reached.setdefault((env.solve_group or env.name, p), (set(), set()))
             out.extend(_platform(m, env, p, lk, key, details, sets))
     return out
+
+
+def _platform_change(what: str, env: str, platform: str, line: int | None, message: str) -> Change:
+    return stale(what=what, environment=env, platform=platform, line=line, message=message)
 
 
 def _virtual_packages(m: PixiManifest, env, keys: dict, details, line: int | None) -> list[Change]:
@@ -150,15 +134,7 @@ def _virtual_packages(m: PixiManifest, env, keys: dict, details, line: int | Non
             said = ", ".join(f"{n}={want[n]}" for n in differ if n in want) or "none"
             got = ", ".join(f"{n}={locked[n]}" for n in differ if n in locked) or "none"
             msg = f"platform {p} declares virtual packages {said}; the lock was solved with {got}"
-            out.append(
-                stale(
-                    what="changed-platform",
-                    environment=env.name,
-                    platform=p,
-                    line=line,
-                    message=msg,
-                )
-            )
+            out.append(_platform_change("changed-platform", env.name, p, line, msg))
     return out
 
 

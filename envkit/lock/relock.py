@@ -31,29 +31,15 @@ from envkit.model import CondaDep, EnvSpec, LockedPackage
 _UNSOLVABLE = ("SolverError", "UnsolvableError")
 
 
-#: Why a package moved (Reason.kind): asked to update; a spec entry no longer accepts the locked
-#: version; uploaded after the cutoff; forced by a package's new version; new and needed by a
-#: package; new and in the spec; no longer needed; moved by the solve; asked, but already the newest
-#: that fits; a new pip package; re-resolved by pip.  envkit.render.lock_text words them.
-REASONS = (
-    "asked",
-    "spec",
-    "cutoff",
-    "forced",
-    "needed",
-    "in-spec",
-    "unneeded",
-    "solve",
-    "newest",
-    "new",
-    "pip",
-)
-
-
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Reason:
-    """Why a package moved: `kind` (one of REASONS); `by` the package (`a 2.0`) whose new version
-    forced it or needs it; for kind "spec", the entry (`spec`) and where it is (`where`, file:line)."""
+    """Why a package moved: `kind` is "asked" (to update), "spec" (an entry no longer accepts the
+    locked version), "cutoff" (uploaded after it), "forced" (by a package's new version), "needed"
+    (new, by a package), "in-spec" (new, in the spec), "unneeded", "solve" (moved by the solve),
+    "newest" (asked, but already the newest that fits), "new" (a new pip package) or "pip"
+    (re-resolved by pip); envkit.render.lock_text words them.  `by` the package (`a 2.0`) whose new
+    version forced it or needs it; for kind "spec", the entry (`spec`) and where it is (`where`,
+    file:line)."""
 
     kind: str
     by: str | None = None

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from envkit.errors import ParseError, Remedy, UsageError, Where
 from envkit.lock.check import LockProblem
@@ -141,8 +141,12 @@ def lock_spec(
     vps = vp_arg("lock_spec", virtual_packages)
     vps += environ_virtual_packages(os.environ if environ is None else environ, plats, vps)
     if solver == "conda-lock":
+        from envkit.lock.conda_lock import solve_with_conda_lock
+
         _refuse_for_conda_lock(lock_pip_section, channel_priority, bool(names or cutoff))
-        return SpecLockResult(lock=_solve_with_conda_lock(spec_m, plats, vps), virtual_packages=vps)
+        return SpecLockResult(
+            lock=solve_with_conda_lock(spec_m, plats, virtual_packages=vps), virtual_packages=vps
+        )
     result = relock_spec(
         spec_m,
         plats,
@@ -191,13 +195,6 @@ def _lock_inputs(
     refuse_nothing_to_lock(spec_m)
     plats = list(plats_given or spec_m.platforms or (prev.platforms if prev else ())) or [host_platform()]
     return spec_m, prev, plats, _check_update(names_given, spec_m, prev), cutoff
-
-
-def _solve_with_conda_lock(spec: EnvSpec, platforms: list[str], vps: tuple[VirtualPackage, ...]) -> Lock:
-    from envkit.lock import solve_with_conda_lock
-
-    lock: Lock = solve_with_conda_lock(spec, platforms, virtual_packages=vps)
-    return lock
 
 
 def _refuse_for_conda_lock(lock_pip_section: bool, channel_priority: str, moves_or_cutoff: bool) -> None:
@@ -348,7 +345,7 @@ class LockCheck:
     changes: tuple[SpecChange, ...] | None = None
     stale_platforms: tuple[str, ...] = ()
     exclude_newer: ExcludeNewer | None = None
-    notes: tuple[str, ...] = field(default_factory=tuple)
+    notes: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
