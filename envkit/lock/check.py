@@ -7,7 +7,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from envkit.conda.names import pep503
-from envkit.lock.pip import target_markers
+from envkit.lock.packages import accepts
+from envkit.lock.pip import marker_holds
 from envkit.lock.staleness import Staleness, file_text, lock_staleness
 from envkit.lock.virtual import VirtualPackage
 from envkit.model import CondaDep, EnvSpec, Lock, LockedPackage, PipDep
@@ -76,8 +77,6 @@ def _check_conda(
 ) -> list[LockProblem]:
     """The spec's conda entries (not virtual packages) the locked conda packages of `platform` lack
     or do not match (conda match semantics)."""
-    from envkit.conda.matchspec import matches
-
     problems: list[LockProblem] = []
     for dep in spec.conda:
         if dep.name.startswith("__") or dep.line in skipped:
@@ -86,14 +85,7 @@ def _check_conda(
         if pkg is None:
             message = f"{dep.spec()}: no such conda package in the lock"
             problems.append(_entry_problem("missing", platform, dep, message))
-        elif not matches(
-            dep,
-            name=pkg.name,
-            version=pkg.version,
-            build=pkg.build,
-            build_number=pkg.build_number,
-            channel=pkg.channel,
-        ):
+        elif not accepts(dep, pkg, with_channel=True):
             message = f"{dep.spec()}: locked {pkg.conda_form()} does not match"
             problems.append(_entry_problem("unsatisfied", platform, dep, message))
     return problems
@@ -163,23 +155,17 @@ def _check_pip(
     conda: Mapping[str, LockedPackage],
     skipped: frozenset[int],
 ) -> list[LockProblem]:
-    from packaging.markers import InvalidMarker, Marker
     from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
     from envkit.formats.pipreq import pip_version_satisfies
 
     out: list[LockProblem] = []
     python = conda.get("python")
-    env = target_markers(platform, python.version if python else "3")
     for dep in spec.pip:
         if dep.kind == "option" or not dep.name or dep.line in skipped:
             continue
-        if dep.marker:
-            try:
-                if not Marker(dep.marker).evaluate(dict(env, extra="")):
-                    continue
-            except InvalidMarker:
-                pass
+        if dep.marker and not marker_holds(dep.marker, platform, python.version if python else "3"):
+            continue
         pkg = pip.get(pep503(dep.name))
         if pkg is None and spec.kind == "requirements":
             # a requirements file checked against a conda lock: the project may be locked as its

@@ -61,6 +61,17 @@ def wheel_platform_tags(platform: str, virtual_packages: Sequence[VirtualPackage
     return list(dict.fromkeys(tags))
 
 
+def marker_holds(marker: str, platform: str, python_version: str) -> bool:
+    """Whether the PEP 508 `marker` holds on the conda `platform` with that Python (an unreadable
+    marker: yes)."""
+    from packaging.markers import InvalidMarker, Marker
+
+    try:
+        return Marker(marker).evaluate(dict(target_markers(platform, python_version), extra=""))
+    except InvalidMarker:
+        return True
+
+
 # Runs pip in-process with PEP 508 markers evaluated for the TARGET platform: pip itself evaluates
 # them against the interpreter running it, which would drop `; sys_platform == "darwin"` wheels from
 # an osx-arm64 lock made on Linux.  `packaging.markers.default_environment` is the one function

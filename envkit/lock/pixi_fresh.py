@@ -14,6 +14,7 @@ from envkit.conda.names import pep503
 from envkit.formats._manifest import Entry
 from envkit.formats.pixitoml import PixiManifest, read_manifest
 from envkit.lock.changes import Change, stale
+from envkit.lock.packages import accepts
 from envkit.model import Lock, LockedPackage
 
 _ANACONDA = "https://conda.anaconda.org/"
@@ -276,6 +277,7 @@ def _lock_key(platform: str, subdir: str, locked: tuple[str, ...], subdirs: dict
 def _platform(m: PixiManifest, env, platform: str, lk: Lock, key: str, details, reached) -> list[Change]:
     """Each request that applies on `platform` met by a locked record, then pixi's walk of the
     records it reaches (envkit.lock.pixi_graph)."""
+    from envkit.lock.pip import marker_holds
     from envkit.lock.pixi_graph import walk, wheel_tags
 
     subdir, pkgs = m.subdir(platform), lk.for_platform(key)
@@ -285,7 +287,7 @@ def _platform(m: PixiManifest, env, platform: str, lk: Lock, key: str, details, 
     python = conda.get("python")
     applied = []
     for (manager, name), e in m.requested(env, platform).items():
-        if e.marker and not _marker_holds(e.marker, subdir, python.version if python else "3"):
+        if e.marker and not marker_holds(e.marker, subdir, python.version if python else "3"):
             continue
         applied.append(e)
         if manager == "conda":
@@ -351,30 +353,10 @@ def _index(env: str, platform: str, e: Entry, locked: str | None, lk: Lock) -> l
     ]
 
 
-def _marker_holds(marker: str, subdir: str, python: str) -> bool:
-    """Whether a PyPI request's `env-markers` hold on the platform (an unreadable one: yes)."""
-    from packaging.markers import InvalidMarker, Marker
-
-    from envkit.lock.pip import target_markers
-
-    try:
-        return Marker(marker).evaluate(dict(target_markers(subdir, python), extra=""))
-    except InvalidMarker:
-        return True
-
-
 def _conda_ok(e: Entry, pkg: LockedPackage) -> bool:
-    from envkit.conda.matchspec import matches
     from envkit.formats._manifest import conda_dep
 
-    return matches(
-        conda_dep(e),
-        name=pkg.name,
-        version=pkg.version,
-        build=pkg.build,
-        build_number=pkg.build_number,
-        channel=None,
-    )
+    return accepts(conda_dep(e), pkg)
 
 
 def _pypi_ok(e: Entry, pkg: LockedPackage) -> bool:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from envkit.conda.names import pep503
 from envkit.lock.changes import Change, stale
+from envkit.lock.packages import accepts
 from envkit.model import LockedPackage
 
 
@@ -216,13 +217,8 @@ def _specifier(text: str):
 
 
 def _conda_matches(dep, pkg: LockedPackage) -> bool:
-    from envkit.conda.matchspec import matches
-
-    if is_source(pkg):  # a source record's version is known once built: its name is what counts
-        return True
-    return matches(
-        dep, name=pkg.name, version=pkg.version, build=pkg.build, build_number=pkg.build_number, channel=None
-    )
+    # a source record's version is known once built: its name is what counts
+    return is_source(pkg) or accepts(dep, pkg)
 
 
 def _version_ok(name: str, spec: str, version: str) -> bool:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from envkit.lock.cutoff import ExcludeNewer, keep_record
-from envkit.lock.packages import split_depend
+from envkit.lock.packages import accepts, split_depend
 from envkit.model import CondaDep, EnvSpec, LockedPackage
 
 _UNSOLVABLE = ("SolverError", "UnsolvableError")
@@ -193,14 +193,6 @@ def _dep(name: str, rest: str) -> CondaDep | None:
         return None
 
 
-def _accepts(dep: CondaDep, pkg: LockedPackage) -> bool:
-    from envkit.conda.matchspec import matches
-
-    return matches(
-        dep, name=pkg.name, version=pkg.version, build=pkg.build, build_number=pkg.build_number, channel=None
-    )
-
-
 def _where(spec: EnvSpec, dep: CondaDep) -> str | None:
     import os
 
@@ -225,7 +217,7 @@ def plan_pins(
             held[p.name] = p
     for d in spec.conda:
         kept = held.get(d.name)
-        if kept is not None and not _accepts(d, kept):
+        if kept is not None and not accepts(d, kept):
             del held[kept.name]
             released[kept.name] = Reason(kind="spec", spec=d.spec(), where=_where(spec, d))
     return held, released
@@ -271,7 +263,7 @@ def _newest(records: Sequence, name: str, spec: EnvSpec):
             build=str(r.build),
             build_number=int(r.build_number),
         )
-        if any(not _accepts(d, pkg) for d in entries):
+        if any(not accepts(d, pkg) for d in entries):
             continue
         key = (Version(str(r.version)), int(r.build_number))
         if best is None or key > best[0]:
@@ -330,7 +322,7 @@ async def _targets(
         for text in list(best.depends) + list(best.constrains):
             dn, rest = split_depend(text)
             dep, old = _dep(dn, rest), held.get(dn.lower())
-            if dep is not None and old is not None and not _accepts(dep, old):
+            if dep is not None and old is not None and not accepts(dep, old):
                 del held[old.name]
                 released[old.name] = Reason(kind="forced", by=label)
     return targets
@@ -416,7 +408,7 @@ def _reason(
         return Reason(kind="needed", by=f"{by[0].name} {by[0].version}") if by else Reason(kind="in-spec")
     if n is None:
         return Reason(kind="unneeded")
-    rejecting = [p for p, d in needs if d is not None and not _accepts(d, o)]
+    rejecting = [p for p, d in needs if d is not None and not accepts(d, o)]
     # or the other way round: the old version's own dependency rejects a package's new one
     rejecting += [
         now[dn.lower()]
@@ -425,7 +417,7 @@ def _reason(
         and dn.lower() in changed
         and dn.lower() in now
         and (d := _dep(dn, rest)) is not None
-        and not _accepts(d, now[dn.lower()])
+        and not accepts(d, now[dn.lower()])
     ]
     if rejecting:
         return Reason(kind="forced", by=f"{rejecting[0].name} {rejecting[0].version}")
