@@ -187,13 +187,14 @@ class _Walk:
                 holds = [req.marker is None] + [
                     req.marker.evaluate({**self.markers, "extra": x}) for x in ("", *extras) if req.marker
                 ]
-                if not any(holds) or (pep503(req.name), ",".join(sorted(req.extras))) in seen:
+                dkey = pep503(req.name)
+                if not any(holds) or (dkey, ",".join(sorted(req.extras))) in seen:
                     continue
-                seen.add((pep503(req.name), ",".join(sorted(req.extras))))
-                got = self.pip.get(pep503(req.name))
-                if pep503(req.name) in self.overrides:
-                    req.specifier = _specifier(self.overrides[pep503(req.name)])
-                if got is None and pep503(req.name) not in purl:
+                seen.add((dkey, ",".join(sorted(req.extras))))
+                got = self.pip.get(dkey)
+                if dkey in self.overrides:
+                    req.specifier = _specifier(self.overrides[dkey])
+                if got is None and dkey not in purl:
                     self.stale("dependency", req.name, f"{pkg.name} needs {req}: not locked")
                     continue
                 if (
