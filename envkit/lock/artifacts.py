@@ -92,10 +92,10 @@ def _unresolved(
     failed: Mapping[str, str], wanted: Mapping[str, LockedPackage]
 ) -> tuple[tuple[str, ...], list[str]]:
     """(the unresolved pins in name order, one warning per reason naming its pins)."""
-    unresolved = tuple(f"{n}=={wanted[n].version}" for n in sorted(failed))
+    pin_of = {n: f"{n}=={wanted[n].version}" for n in sorted(failed)}
     by_reason: dict[str, list[str]] = {}
-    for n in sorted(failed):
-        by_reason.setdefault(failed[n], []).append(f"{n}=={wanted[n].version}")
+    for n, pin in pin_of.items():
+        by_reason.setdefault(failed[n], []).append(pin)
     warnings = []
     for why, pins in by_reason.items():
         one = len(pins) == 1
@@ -105,7 +105,7 @@ def _unresolved(
             f"`envkit create` installs {'it' if one else 'them'} by pin from the index pip is "
             f"configured with"
         )
-    return unresolved, warnings
+    return tuple(pin_of.values()), warnings
 
 
 def resolve_index_artifacts(env: LiveEnv, *, timeout: float = 300) -> IndexResolution:

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from envkit.conda.names import pep503
-from envkit.lock.pip import target_markers
-from envkit.lock.staleness import Staleness, lock_staleness
+from envkit.lock.packages import accepts
+from envkit.lock.pip import marker_holds
+from envkit.lock.staleness import Staleness, file_text, lock_staleness
 from envkit.lock.virtual import VirtualPackage
-from envkit.model import EnvSpec, Lock, LockedPackage
+from envkit.model import CondaDep, EnvSpec, Lock, LockedPackage, PipDep
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -68,55 +68,26 @@ def selected_out_lines(text: str | None, platform: str) -> frozenset[int]:
     return frozenset(out)
 
 
-def _spec_text(spec: EnvSpec) -> str | None:
-    if not (spec.source and os.path.isfile(spec.source)):
-        return None
-    try:
-        with open(spec.source, encoding="utf-8", errors="replace") as fh:
-            return fh.read()
-    except OSError:
-        return None
+def _entry_problem(kind: str, platform: str, dep: CondaDep | PipDep, message: str) -> LockProblem:
+    return LockProblem(kind=kind, platform=platform, name=dep.name, line=dep.line, message=message)
 
 
-def _check_conda(spec: EnvSpec, platform: str, conda: Mapping[str, LockedPackage]) -> list[LockProblem]:
+def _check_conda(
+    spec: EnvSpec, platform: str, conda: Mapping[str, LockedPackage], skipped: frozenset[int]
+) -> list[LockProblem]:
     """The spec's conda entries (not virtual packages) the locked conda packages of `platform` lack
     or do not match (conda match semantics)."""
-    from envkit.conda.matchspec import matches
-
     problems: list[LockProblem] = []
-    skipped = selected_out_lines(_spec_text(spec), platform)
     for dep in spec.conda:
         if dep.name.startswith("__") or dep.line in skipped:
             continue
         pkg = conda.get(dep.name)
         if pkg is None:
-            problems.append(
-                LockProblem(
-                    kind="missing",
-                    platform=platform,
-                    name=dep.name,
-                    line=dep.line,
-                    message=f"{dep.spec()}: no such conda package in the lock",
-                )
-            )
-            continue
-        if not matches(
-            dep,
-            name=pkg.name,
-            version=pkg.version,
-            build=pkg.build,
-            build_number=pkg.build_number,
-            channel=pkg.channel,
-        ):
-            problems.append(
-                LockProblem(
-                    kind="unsatisfied",
-                    platform=platform,
-                    name=dep.name,
-                    line=dep.line,
-                    message=f"{dep.spec()}: locked {pkg.conda_form()} does not match",
-                )
-            )
+            message = f"{dep.spec()}: no such conda package in the lock"
+            problems.append(_entry_problem("missing", platform, dep, message))
+        elif not accepts(dep, pkg, with_channel=True):
+            message = f"{dep.spec()}: locked {pkg.conda_form()} does not match"
+            problems.append(_entry_problem("unsatisfied", platform, dep, message))
     return problems
 
 
@@ -163,6 +134,7 @@ def check_lock(
             spec, lock, spec_path, lock_text=lock_text, platforms=plats, virtual_packages=virtual_packages
         )
     verdicts = {s.platform: s for s in staleness}
+    text = file_text(spec.source)
     for platform in plats:
         s = verdicts.get(platform)
         if s is not None and s.status == "stale":
@@ -170,32 +142,30 @@ def check_lock(
         pkgs = lock.for_platform(platform)
         conda = {p.name: p for p in pkgs if p.manager == "conda"}
         pip = {pep503(p.name): p for p in pkgs if p.manager == "pip"}
-        problems.extend(_check_conda(spec, platform, conda))
-        problems.extend(_check_pip(spec, platform, pip, conda))
+        skipped = selected_out_lines(text, platform)
+        problems.extend(_check_conda(spec, platform, conda, skipped))
+        problems.extend(_check_pip(spec, platform, pip, conda, skipped))
     return problems
 
 
 def _check_pip(
-    spec: EnvSpec, platform: str, pip: Mapping[str, LockedPackage], conda: Mapping[str, LockedPackage]
+    spec: EnvSpec,
+    platform: str,
+    pip: Mapping[str, LockedPackage],
+    conda: Mapping[str, LockedPackage],
+    skipped: frozenset[int],
 ) -> list[LockProblem]:
-    from packaging.markers import InvalidMarker, Marker
     from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
     from envkit.formats.pipreq import pip_version_satisfies
 
     out: list[LockProblem] = []
     python = conda.get("python")
-    env = target_markers(platform, python.version if python else "3")
-    skipped = selected_out_lines(_spec_text(spec), platform)
     for dep in spec.pip:
         if dep.kind == "option" or not dep.name or dep.line in skipped:
             continue
-        if dep.marker:
-            try:
-                if not Marker(dep.marker).evaluate(dict(env, extra="")):
-                    continue
-            except InvalidMarker:
-                pass
+        if dep.marker and not marker_holds(dep.marker, platform, python.version if python else "3"):
+            continue
         pkg = pip.get(pep503(dep.name))
         if pkg is None and spec.kind == "requirements":
             # a requirements file checked against a conda lock: the project may be locked as its
@@ -205,13 +175,7 @@ def _check_pip(
             pkg = next((conda[n] for n in conda_names_for_pypi(dep.name) if n in conda), None)
         if pkg is None:
             out.append(
-                LockProblem(
-                    kind="missing",
-                    platform=platform,
-                    name=dep.name,
-                    line=dep.line,
-                    message=f"pip {dep.text}: no such pip package in the lock",
-                )
+                _entry_problem("missing", platform, dep, f"pip {dep.text}: no such pip package in the lock")
             )
             continue
         if dep.kind == "requirement" and dep.specifier:
@@ -220,13 +184,6 @@ def _check_pip(
             except InvalidSpecifier:
                 ok = False
             if not ok:
-                out.append(
-                    LockProblem(
-                        kind="unsatisfied",
-                        platform=platform,
-                        name=dep.name,
-                        line=dep.line,
-                        message=f"pip {dep.text}: locked {pkg.name}=={pkg.version} does not match",
-                    )
-                )
+                message = f"pip {dep.text}: locked {pkg.name}=={pkg.version} does not match"
+                out.append(_entry_problem("unsatisfied", platform, dep, message))
     return out

@@ -17,11 +17,10 @@ def live_env_spec(env: LiveEnv) -> EnvSpec:
     """The exact environment file of a live environment (`environment.lock.yml`): every conda
     package as `channel::name=version=build` in name order, every pip package pinned
     (`name==version`, or `name @ URL` for URL/VCS installs, `-e URL` for editable ones)."""
-    conda = []
-    for p in sorted(env.conda_packages(), key=lambda p: p.name):
-        conda.append(
-            CondaDep(name=p.name, version=f"=={p.version}", build=p.build or None, channel=p.channel or None)
-        )
+    conda = [
+        CondaDep(name=p.name, version=f"=={p.version}", build=p.build or None, channel=p.channel or None)
+        for p in sorted(env.conda_packages(), key=lambda p: p.name)
+    ]
     dists = {pep503(d.name): d for d in env.pip_dists}
     pip = []
     for p in sorted(env.pip_packages(), key=lambda p: pep503(p.name)):

@@ -80,6 +80,7 @@ def check_manifest(
 
     fmt = manifest_format(manifest_text, manifest_path)
     lock_fmt = detect_format(lock_text, lock_path)
+    relock = None  # the command that writes the lock again, where the tool does not say
     if fmt == "pixi-manifest" and lock_fmt == "pixi":
         from envkit.lock.pixi_fresh import pixi_changes
 
@@ -94,14 +95,7 @@ def check_manifest(
         from envkit.lock.pylock_fresh import pylock_changes
 
         envs, changes, relock = pylock_changes(manifest_text, manifest_path, lock_text, lock_path)
-        return ManifestCheck(
-            tool="pylock",
-            manifest=manifest_path,
-            lock=lock_path,
-            environments=tuple(envs),
-            changes=tuple(changes),
-            relock_command=relock,
-        )
+        tool = "pylock"
     else:
         want = LOCK_NAMES.get(fmt or "", "a pixi.lock or uv.lock")
         raise ParseError(
@@ -109,5 +103,10 @@ def check_manifest(
             where=Where(file=lock_path),
         )
     return ManifestCheck(
-        tool=tool, manifest=manifest_path, lock=lock_path, environments=tuple(envs), changes=tuple(changes)
+        tool=tool,
+        manifest=manifest_path,
+        lock=lock_path,
+        environments=tuple(envs),
+        changes=tuple(changes),
+        relock_command=relock,
     )

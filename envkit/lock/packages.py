@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from envkit.model import LockedPackage
+from envkit.model import CondaDep, LockedPackage
 
 _DEP = re.compile(r"^\s*(?P<name>[A-Za-z0-9_.\-]+)\s*(?P<rest>.*?)\s*$")
 
@@ -35,6 +35,22 @@ def same_depends(texts: Sequence[str], depends: Sequence[tuple[str, str]]) -> bo
         if rest and (rest != rest.strip() or "\n" in rest):
             return False
     return True
+
+
+def accepts(dep: CondaDep, pkg: LockedPackage, *, with_channel: bool = False) -> bool:
+    """Whether the conda match spec `dep` accepts the locked package `pkg` (and its channel, when
+    `with_channel`)."""
+    from envkit.conda.matchspec import matches
+
+    channel = pkg.channel if with_channel else None
+    return matches(
+        dep,
+        name=pkg.name,
+        version=pkg.version,
+        build=pkg.build,
+        build_number=pkg.build_number,
+        channel=channel,
+    )
 
 
 def _sort_key(pkg: LockedPackage) -> tuple:

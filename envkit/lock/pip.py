@@ -61,6 +61,17 @@ def wheel_platform_tags(platform: str, virtual_packages: Sequence[VirtualPackage
     return list(dict.fromkeys(tags))
 
 
+def marker_holds(marker: str, platform: str, python_version: str) -> bool:
+    """Whether the PEP 508 `marker` holds on the conda `platform` with that Python (an unreadable
+    marker: yes)."""
+    from packaging.markers import InvalidMarker, Marker
+
+    try:
+        return Marker(marker).evaluate(dict(target_markers(platform, python_version), extra=""))
+    except InvalidMarker:
+        return True
+
+
 # Runs pip in-process with PEP 508 markers evaluated for the TARGET platform: pip itself evaluates
 # them against the interpreter running it, which would drop `; sys_platform == "darwin"` wheels from
 # an osx-arm64 lock made on Linux.  `packaging.markers.default_environment` is the one function
@@ -303,31 +314,28 @@ def lock_pip_kept(
     """The pip section locked with the previous lock's pip versions as constraints (but those asked
     to update and those the spec no longer accepts); when they no longer fit together (pip fails
     with them), locked without, and a note says so."""
-    from envkit.conda.names import pep503
-
     vps = virtual_packages_for(platform, virtual_packages)
     asked = {pep503(n) for n in update}
     keep = [p for p in old_pip if pep503(p.name) not in asked and not _pip_entry_rejects(spec, p)]
     constraints = [f"{pep503(p.name)}=={p.version}" for p in keep if p.version and not p.editable]
-    if constraints:
-        try:
-            return lock_pip(
-                spec, platform, python_version, virtual_packages=vps, timeout=timeout, constraints=constraints
-            ), None
-        except BackendError:
-            note = (
-                f"{platform}: the previous lock's pip versions no longer resolve together with the pip "
-                "section; it was resolved afresh"
-            )
-            return lock_pip(spec, platform, python_version, virtual_packages=vps, timeout=timeout), note
-    return lock_pip(spec, platform, python_version, virtual_packages=vps, timeout=timeout), None
+    try:
+        return lock_pip(
+            spec, platform, python_version, virtual_packages=vps, timeout=timeout, constraints=constraints
+        ), None
+    except BackendError:
+        if not constraints:
+            raise
+    note = (
+        f"{platform}: the previous lock's pip versions no longer resolve together with the pip "
+        "section; it was resolved afresh"
+    )
+    return lock_pip(spec, platform, python_version, virtual_packages=vps, timeout=timeout), note
 
 
 def _pip_entry_rejects(spec: EnvSpec, pkg: LockedPackage) -> bool:
     """Whether a pip requirement of `spec` names `pkg` with a specifier its version does not meet."""
     from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
-    from envkit.conda.names import pep503
     from envkit.formats.pipreq import pip_version_satisfies
 
     for d in spec.pip:
@@ -344,8 +352,6 @@ def pip_moves(
     platform: str, old: Sequence[LockedPackage], new: Sequence[LockedPackage], update: Sequence[str]
 ) -> list[Move]:
     """What changed in the pip packages of one platform, by name."""
-    from envkit.conda.names import pep503
-
     asked = {pep503(n) for n in update}
     before = {pep503(p.name): p for p in old}
     after = {pep503(p.name): p for p in new}

@@ -20,17 +20,12 @@ PYPI_SIMPLE = "https://pypi.org/simple"
 #: Hosts that serve PyPI's files (the simple index is on pypi.org, the artifacts elsewhere).
 _PYPI_FILE_HOSTS = ("files.pythonhosted.org", "pypi.org", "pypi.python.org")
 #: A PyTorch wheel index (`https://download.pytorch.org/whl/cu126`, `.../whl/cpu`, `.../whl/rocm6.2`,
-#: `.../whl/nightly/cu128`); artifacts may be served from a mirror host such as download-r2.
-_PYTORCH_INDEX = re.compile(
-    r"^https?://download(?:-r2)?\.pytorch\.org/whl/(?:nightly/|test/)?"
-    r"(?P<variant>cu\d+|cpu|rocm[\d.]+|xpu)/?$"
-)
-_PYTORCH_ARTIFACT = re.compile(
+#: `.../whl/nightly/cu128`) followed by `/`, or an artifact below one; artifacts may be served from a
+#: mirror host such as download-r2.
+_PYTORCH = re.compile(
     r"^https?://download(?:-r2)?\.pytorch\.org/whl/(?:nightly/|test/)?"
     r"(?P<variant>cu\d+|cpu|rocm[\d.]+|xpu)/"
 )
-#: The projects the PyTorch index publishes per variant: a spec naming such an index means them.
-PYTORCH_FAMILY = PYTORCH_INDEX_FAMILY
 _OPTION = re.compile(r"^(?P<flag>--index-url|-i|--extra-index-url)(?:\s*=\s*|\s+)(?P<url>\S+)$")
 
 
@@ -54,11 +49,7 @@ def pytorch_variant(url: str | None) -> str | None:
     """The variant (`cu126`, `cpu`, `rocm6.2`) of a PyTorch wheel index URL or artifact URL, else None."""
     if not url:
         return None
-    m = (
-        _PYTORCH_INDEX.match(url.rstrip("/") + "/")
-        or _PYTORCH_INDEX.match(url)
-        or _PYTORCH_ARTIFACT.match(url)
-    )
+    m = _PYTORCH.match(url.rstrip("/") + "/")
     return m.group("variant") if m else None
 
 
@@ -100,13 +91,13 @@ def index_mismatches(
     requested: Iterable[str], locked: Iterable, options: Sequence[str]
 ) -> list[IndexMismatch]:
     """The pip packages in `locked` (LockedPackage) that the spec's PyTorch wheel index should have
-    served and did not: every PyTorch-family project (PYTORCH_FAMILY) named in the pip section
+    served and did not: every PyTorch-family project (PYTORCH_INDEX_FAMILY) named in the pip section
     (`requested`, PEP 503 names) when the section names a PyTorch wheel index among `options`."""
     indexes = spec_indexes(options)
     wanted = next((i for i in indexes if pytorch_variant(i)), None)
     if wanted is None:
         return []
-    names = {pep503(n) for n in requested} & PYTORCH_FAMILY
+    names = {pep503(n) for n in requested} & PYTORCH_INDEX_FAMILY
     out = []
     for p in locked:
         if p.manager != "pip" or pep503(p.name) not in names:

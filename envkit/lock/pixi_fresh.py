@@ -14,6 +14,7 @@ from envkit.conda.names import pep503
 from envkit.formats._manifest import Entry
 from envkit.formats.pixitoml import PixiManifest, read_manifest
 from envkit.lock.changes import Change, stale
+from envkit.lock.packages import accepts
 from envkit.model import Lock, LockedPackage
 
 _ANACONDA = "https://conda.anaconda.org/"
@@ -93,36 +94,16 @@ def _environment(
     for p, k in keys.items():
         if k == p and subdirs.get(p, m.subdir(p)) != m.subdir(p):
             msg = f"platform {p} is {m.subdir(p)}; the lock has it as {subdirs[p]}"
-            out.append(
-                stale(
-                    what="changed-platform",
-                    environment=env.name,
-                    platform=p,
-                    line=plat_line,
-                    message=msg,
-                )
-            )
+            out.append(_platform_change("changed-platform", env.name, p, plat_line, msg))
             keys[p] = None  # its packages are another subdir's: not compared
-    for severity, what, these, says in (
-        ("stale", "missing-platform", missing, "platform {} is declared but not locked"),
-        (
-            "stale",
-            "extra-platform",
-            extra,
-            "the lock has platform {}, which the environment no longer declares",
-        ),
-    ):
-        out += [
-            Change(
-                severity=severity,
-                what=what,
-                environment=env.name,
-                platform=p,
-                line=plat_line,
-                message=says.format(p),
-            )
-            for p in these
-        ]
+    out += [
+        _platform_change(
+            "missing-platform", env.name, p, plat_line, f"platform {p} is declared but not locked"
+        )
+        for p in missing
+    ]
+    says = "the lock has platform {}, which the environment no longer declares"
+    out += [_platform_change("extra-platform", env.name, p, plat_line, says.format(p)) for p in extra]
     out += _virtual_packages(m, env, keys, details, plat_line)
     out += _options(m, env, lk)
     out += _indexes(m, env, lk)
@@ -133,6 +114,10 @@ def _environment(
             sets = reached.setdefault((env.solve_group or env.name, p), (set(), set()))
             out.extend(_platform(m, env, p, lk, key, details, sets))
     return out
+
+
+def _platform_change(what: str, env: str, platform: str, line: int | None, message: str) -> Change:
+    return stale(what=what, environment=env, platform=platform, line=line, message=message)
 
 
 def _virtual_packages(m: PixiManifest, env, keys: dict, details, line: int | None) -> list[Change]:
@@ -150,15 +135,7 @@ def _virtual_packages(m: PixiManifest, env, keys: dict, details, line: int | Non
             said = ", ".join(f"{n}={want[n]}" for n in differ if n in want) or "none"
             got = ", ".join(f"{n}={locked[n]}" for n in differ if n in locked) or "none"
             msg = f"platform {p} declares virtual packages {said}; the lock was solved with {got}"
-            out.append(
-                stale(
-                    what="changed-platform",
-                    environment=env.name,
-                    platform=p,
-                    line=line,
-                    message=msg,
-                )
-            )
+            out.append(_platform_change("changed-platform", env.name, p, line, msg))
     return out
 
 
@@ -300,6 +277,7 @@ def _lock_key(platform: str, subdir: str, locked: tuple[str, ...], subdirs: dict
 def _platform(m: PixiManifest, env, platform: str, lk: Lock, key: str, details, reached) -> list[Change]:
     """Each request that applies on `platform` met by a locked record, then pixi's walk of the
     records it reaches (envkit.lock.pixi_graph)."""
+    from envkit.lock.pip import marker_holds
     from envkit.lock.pixi_graph import walk, wheel_tags
 
     subdir, pkgs = m.subdir(platform), lk.for_platform(key)
@@ -309,7 +287,7 @@ def _platform(m: PixiManifest, env, platform: str, lk: Lock, key: str, details, 
     python = conda.get("python")
     applied = []
     for (manager, name), e in m.requested(env, platform).items():
-        if e.marker and not _marker_holds(e.marker, subdir, python.version if python else "3"):
+        if e.marker and not marker_holds(e.marker, subdir, python.version if python else "3"):
             continue
         applied.append(e)
         if manager == "conda":
@@ -375,30 +353,10 @@ def _index(env: str, platform: str, e: Entry, locked: str | None, lk: Lock) -> l
     ]
 
 
-def _marker_holds(marker: str, subdir: str, python: str) -> bool:
-    """Whether a PyPI request's `env-markers` hold on the platform (an unreadable one: yes)."""
-    from packaging.markers import InvalidMarker, Marker
-
-    from envkit.lock.pip import target_markers
-
-    try:
-        return Marker(marker).evaluate(dict(target_markers(subdir, python), extra=""))
-    except InvalidMarker:
-        return True
-
-
 def _conda_ok(e: Entry, pkg: LockedPackage) -> bool:
-    from envkit.conda.matchspec import matches
     from envkit.formats._manifest import conda_dep
 
-    return matches(
-        conda_dep(e),
-        name=pkg.name,
-        version=pkg.version,
-        build=pkg.build,
-        build_number=pkg.build_number,
-        channel=None,
-    )
+    return accepts(conda_dep(e), pkg)
 
 
 def _pypi_ok(e: Entry, pkg: LockedPackage) -> bool:

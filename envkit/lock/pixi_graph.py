@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from envkit.conda.names import pep503
 from envkit.lock.changes import Change, stale
+from envkit.lock.packages import accepts
 from envkit.model import LockedPackage
 
 
@@ -186,13 +187,14 @@ class _Walk:
                 holds = [req.marker is None] + [
                     req.marker.evaluate({**self.markers, "extra": x}) for x in ("", *extras) if req.marker
                 ]
-                if not any(holds) or (pep503(req.name), ",".join(sorted(req.extras))) in seen:
+                dkey = pep503(req.name)
+                if not any(holds) or (dkey, ",".join(sorted(req.extras))) in seen:
                     continue
-                seen.add((pep503(req.name), ",".join(sorted(req.extras))))
-                got = self.pip.get(pep503(req.name))
-                if pep503(req.name) in self.overrides:
-                    req.specifier = _specifier(self.overrides[pep503(req.name)])
-                if got is None and pep503(req.name) not in purl:
+                seen.add((dkey, ",".join(sorted(req.extras))))
+                got = self.pip.get(dkey)
+                if dkey in self.overrides:
+                    req.specifier = _specifier(self.overrides[dkey])
+                if got is None and dkey not in purl:
                     self.stale("dependency", req.name, f"{pkg.name} needs {req}: not locked")
                     continue
                 if (
@@ -216,13 +218,8 @@ def _specifier(text: str):
 
 
 def _conda_matches(dep, pkg: LockedPackage) -> bool:
-    from envkit.conda.matchspec import matches
-
-    if is_source(pkg):  # a source record's version is known once built: its name is what counts
-        return True
-    return matches(
-        dep, name=pkg.name, version=pkg.version, build=pkg.build, build_number=pkg.build_number, channel=None
-    )
+    # a source record's version is known once built: its name is what counts
+    return is_source(pkg) or accepts(dep, pkg)
 
 
 def _version_ok(name: str, spec: str, version: str) -> bool:

@@ -90,17 +90,15 @@ def apply_pixi_record(lock: Lock, text: str) -> Lock:
     `options: exclude-newer` as the recorded cutoff.  The same lock when there is nothing."""
     from dataclasses import replace
 
-    from envkit.errors import UsageError
-    from envkit.lock.cutoff import EXCLUDE_NEWER_KEY, parse_when
+    from envkit.errors import ParseError, UsageError
+    from envkit.formats._fastyaml import load_yaml
+    from envkit.lock.cutoff import EXCLUDE_NEWER_KEY, iso, parse_when
 
     hashes: tuple[tuple[str, str], ...] = ()
     custom: dict[str, str] = {}
     starts = list(_RECORD_START.finditer(text))
     m = starts[-1] if starts else None  # the last one: envkit writes it at the end
     if m is not None:
-        from envkit.errors import ParseError
-        from envkit.formats._fastyaml import load_yaml
-
         try:
             doc = load_yaml(text[m.start() :])
         except (ParseError, RecursionError, ValueError):
@@ -119,7 +117,7 @@ def apply_pixi_record(lock: Lock, text: str) -> Lock:
             when = json.loads(options).get("exclude-newer") if options else None
             if when:
                 custom[EXCLUDE_NEWER_KEY] = json.dumps(
-                    {"default": _iso(parse_when(str(when)))}, separators=(",", ":")
+                    {"default": iso(parse_when(str(when)))}, separators=(",", ":")
                 )
         except (ValueError, AttributeError, UsageError):
             pass  # an options entry envkit cannot read: no cutoff
@@ -129,12 +127,6 @@ def apply_pixi_record(lock: Lock, text: str) -> Lock:
     if custom:
         meta += (("custom_metadata", json.dumps(custom, ensure_ascii=False, separators=(",", ":"))),)
     return replace(lock, content_hash=hashes or lock.content_hash, metadata=meta)
-
-
-def _iso(when) -> str:
-    from envkit.lock.cutoff import iso
-
-    return iso(when)
 
 
 #: the pixi manifests that make a pixi.lock beside them pixi's (https://pixi.sh/latest/reference/pixi_manifest/)

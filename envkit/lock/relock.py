@@ -25,35 +25,21 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from envkit.lock.cutoff import ExcludeNewer, keep_record
-from envkit.lock.packages import split_depend
+from envkit.lock.packages import accepts, split_depend
 from envkit.model import CondaDep, EnvSpec, LockedPackage
 
 _UNSOLVABLE = ("SolverError", "UnsolvableError")
 
 
-#: Why a package moved (Reason.kind): asked to update; a spec entry no longer accepts the locked
-#: version; uploaded after the cutoff; forced by a package's new version; new and needed by a
-#: package; new and in the spec; no longer needed; moved by the solve; asked, but already the newest
-#: that fits; a new pip package; re-resolved by pip.  envkit.render.lock_text words them.
-REASONS = (
-    "asked",
-    "spec",
-    "cutoff",
-    "forced",
-    "needed",
-    "in-spec",
-    "unneeded",
-    "solve",
-    "newest",
-    "new",
-    "pip",
-)
-
-
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Reason:
-    """Why a package moved: `kind` (one of REASONS); `by` the package (`a 2.0`) whose new version
-    forced it or needs it; for kind "spec", the entry (`spec`) and where it is (`where`, file:line)."""
+    """Why a package moved: `kind` is "asked" (to update), "spec" (an entry no longer accepts the
+    locked version), "cutoff" (uploaded after it), "forced" (by a package's new version), "needed"
+    (new, by a package), "in-spec" (new, in the spec), "unneeded", "solve" (moved by the solve),
+    "newest" (asked, but already the newest that fits), "new" (a new pip package) or "pip"
+    (re-resolved by pip); envkit.render.lock_text words them.  `by` the package (`a 2.0`) whose new
+    version forced it or needs it; for kind "spec", the entry (`spec`) and where it is (`where`,
+    file:line)."""
 
     kind: str
     by: str | None = None
@@ -207,14 +193,6 @@ def _dep(name: str, rest: str) -> CondaDep | None:
         return None
 
 
-def _accepts(dep: CondaDep, pkg: LockedPackage) -> bool:
-    from envkit.conda.matchspec import matches
-
-    return matches(
-        dep, name=pkg.name, version=pkg.version, build=pkg.build, build_number=pkg.build_number, channel=None
-    )
-
-
 def _where(spec: EnvSpec, dep: CondaDep) -> str | None:
     import os
 
@@ -239,7 +217,7 @@ def plan_pins(
             held[p.name] = p
     for d in spec.conda:
         kept = held.get(d.name)
-        if kept is not None and not _accepts(d, kept):
+        if kept is not None and not accepts(d, kept):
             del held[kept.name]
             released[kept.name] = Reason(kind="spec", spec=d.spec(), where=_where(spec, d))
     return held, released
@@ -285,7 +263,7 @@ def _newest(records: Sequence, name: str, spec: EnvSpec):
             build=str(r.build),
             build_number=int(r.build_number),
         )
-        if any(not _accepts(d, pkg) for d in entries):
+        if any(not accepts(d, pkg) for d in entries):
             continue
         key = (Version(str(r.version)), int(r.build_number))
         if best is None or key > best[0]:
@@ -344,7 +322,7 @@ async def _targets(
         for text in list(best.depends) + list(best.constrains):
             dn, rest = split_depend(text)
             dep, old = _dep(dn, rest), held.get(dn.lower())
-            if dep is not None and old is not None and not _accepts(dep, old):
+            if dep is not None and old is not None and not accepts(dep, old):
                 del held[old.name]
                 released[old.name] = Reason(kind="forced", by=label)
     return targets
@@ -430,7 +408,7 @@ def _reason(
         return Reason(kind="needed", by=f"{by[0].name} {by[0].version}") if by else Reason(kind="in-spec")
     if n is None:
         return Reason(kind="unneeded")
-    rejecting = [p for p, d in needs if d is not None and not _accepts(d, o)]
+    rejecting = [p for p, d in needs if d is not None and not accepts(d, o)]
     # or the other way round: the old version's own dependency rejects a package's new one
     rejecting += [
         now[dn.lower()]
@@ -439,7 +417,7 @@ def _reason(
         and dn.lower() in changed
         and dn.lower() in now
         and (d := _dep(dn, rest)) is not None
-        and not _accepts(d, now[dn.lower()])
+        and not accepts(d, now[dn.lower()])
     ]
     if rejecting:
         return Reason(kind="forced", by=f"{rejecting[0].name} {rejecting[0].version}")

@@ -113,24 +113,6 @@ def _unchanged(record, platform: str, old: LockedPackage) -> LockedPackage | Non
     return old
 
 
-def solve_conda(
-    spec: EnvSpec,
-    platform: str,
-    *,
-    channel_priority: str = "strict",
-    virtual_packages: Sequence[VirtualPackage] = (),
-    timeout: float | None = 600,
-) -> tuple[LockedPackage, ...]:
-    """Solve the conda dependencies of `spec` for one platform and return the locked packages."""
-    return _solve_many(
-        spec,
-        [platform],
-        channel_priority=channel_priority,
-        virtual_packages=virtual_packages,
-        timeout=timeout,
-    )[platform].packages
-
-
 def _require_virtual(spec: EnvSpec, platform: str, vps: Sequence[VirtualPackage]) -> None:
     """Refuse a spec asking for a virtual package (`__cuda >=12`) not set for `platform`: it is a
     requirement on the target machine, not a package, so the solve honours it through `vps`."""

@@ -12,7 +12,7 @@ import json
 import os
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from envkit.conda.names import pep503
 from envkit.model import EnvSpec
@@ -66,15 +66,7 @@ class SpecChange:
         return f"{self.file}:{self.line}" if self.line else self.file
 
     def to_dict(self) -> dict[str, object]:
-        return {
-            "kind": self.kind,
-            "section": self.section,
-            "name": self.name,
-            "old": self.old,
-            "new": self.new,
-            "file": self.file,
-            "line": self.line,
-        }
+        return asdict(self)
 
 
 def recorded_spec(custom: Mapping[str, object]) -> dict | None:

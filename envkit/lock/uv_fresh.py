@@ -17,7 +17,7 @@ from typing import Any
 
 from envkit.conda.names import pep503
 from envkit.formats._manifest import Entry
-from envkit.lock.changes import Change
+from envkit.lock.changes import Change, stale
 
 Req = tuple[str, tuple[str, ...], str, str, str]
 _OPTIONS: tuple[tuple[str, str], ...] = (
@@ -131,8 +131,7 @@ def _compare(
         else:
             what, msg, locked = "added", f"{_show(r)}: not in the lock", None
         out.append(
-            Change(
-                severity="stale",
+            stale(
                 what=what,
                 message=msg,
                 environment=part,
@@ -144,11 +143,7 @@ def _compare(
         )
     for r in removed:
         msg = f"{_show(r)}: in the lock, no longer asked for"
-        out.append(
-            Change(
-                severity="stale", what="removed", message=msg, environment=part, name=r[0], line=line, key=key
-            )
-        )
+        out.append(stale(what="removed", message=msg, environment=part, name=r[0], line=line, key=key))
     return out
 
 
@@ -201,7 +196,7 @@ def uv_changes(
         was = ", ".join(meta["provides-extras"]) or "none"
         msg = f"extras are {', '.join(sorted(extras)) or 'none'}; locked with {was}"
         line = line_of(lines, ("project", "optional-dependencies"))
-        out.append(Change(severity="stale", what="changed", name="provides-extras", line=line, message=msg))
+        out.append(stale(what="changed", name="provides-extras", line=line, message=msg))
     out += _top(data, lock, lines)
     return ["project", *sorted({*groups, *locked_groups})], out
 
@@ -228,14 +223,12 @@ def _root(data: dict, lock: dict, lines) -> tuple[dict | None, list[Change]]:
     if root is None:
         was = ", ".join(p.get("name", "?") for p in roots) or "none"
         msg = f"the project is {name}; the lock's root package is {was}"
-        return None, [Change(severity="stale", what="project", name=name, line=line, message=msg, locked=was)]
+        return None, [stale(what="project", name=name, line=line, message=msg, locked=was)]
     kind = "editable" if "editable" in root.get("source", {}) else "virtual"
     if kind != want_kind:
         how = "built (editable)" if packaged else "not built (virtual)"
         msg = f"the project is {how}; the lock has it {kind}"
-        return root, [
-            Change(severity="stale", what="project", name=name, line=line, message=msg, locked=kind)
-        ]
+        return root, [stale(what="project", name=name, line=line, message=msg, locked=kind)]
     return root, []
 
 
@@ -250,13 +243,13 @@ def _top(data: dict, lock: dict, lines: dict) -> list[Change]:
     if want_py and got_py and _spec(want_py) != _spec(got_py):
         line = line_of(lines, ("project", "requires-python"))
         msg = f"requires-python is {want_py}; locked for {got_py}"
-        out.append(Change(severity="stale", what="requires-python", line=line, message=msg, locked=got_py))
+        out.append(stale(what="requires-python", line=line, message=msg, locked=got_py))
     if _conflicts(uv.get("conflicts"), pep503(project.get("name") or "")) != _conflicts(
         lock.get("conflicts"), ""
     ):
         line = line_of(lines, ("tool", "uv", "conflicts"))
         msg = "tool.uv.conflicts differ from the lock's conflicts"
-        out.append(Change(severity="stale", what="changed", name="conflicts", line=line, message=msg))
+        out.append(stale(what="changed", name="conflicts", line=line, message=msg))
     manifest = lock.get("manifest") or {}
     for lkey, ukey in (("constraints", "constraint-dependencies"), ("overrides", "override-dependencies")):
         if sorted(_spec_req(r) for r in uv.get(ukey) or []) != sorted(
@@ -264,7 +257,7 @@ def _top(data: dict, lock: dict, lines: dict) -> list[Change]:
         ):
             line = line_of(lines, ("tool", "uv", ukey))
             msg = f"tool.uv.{ukey} differ from the lock's [manifest] {lkey}"
-            out.append(Change(severity="stale", what="changed", name=ukey, line=line, message=msg))
+            out.append(stale(what="changed", name=ukey, line=line, message=msg))
     if len(manifest.get("members") or ()) > 1:
         msg = "a uv workspace lock: members' pyproject.toml files are not read"
         out.append(Change(severity="note", what="not-judged", message=msg))
@@ -294,13 +287,11 @@ def _options(uv: dict, options: dict, lines: dict) -> list[Change]:
         if got is not None and want is None and lkey == "exclude-newer":
             span = options.get("exclude-newer-span")
             msg = f"the lock was resolved with exclude-newer {span or got}; [tool.uv] sets none"
-            out.append(Change(severity="stale", what="options", name=lkey, message=msg, locked=str(got)))
+            out.append(stale(what="options", name=lkey, message=msg, locked=str(got)))
         elif want is not None and str(got) != str(want) and not (lkey == "exclude-newer" and got):
             msg = f"tool.uv.{ukey} is {want}; the lock was resolved with {got or 'the default'}"
             line = line_of(lines, ("tool", "uv", ukey))
-            out.append(
-                Change(severity="stale", what="options", name=lkey, line=line, message=msg, locked=str(got))
-            )
+            out.append(stale(what="options", name=lkey, line=line, message=msg, locked=str(got)))
     return out
 
 

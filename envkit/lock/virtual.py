@@ -93,10 +93,7 @@ def virtual_packages_for(
 
 
 def vp_value(vps: Sequence[VirtualPackage], name: str) -> str | None:
-    for vp in vps:
-        if vp.name == name:
-            return vp.version
-    return None
+    return next((vp.version for vp in vps if vp.name == name), None)
 
 
 #: The variables conda reads to override a detected virtual package

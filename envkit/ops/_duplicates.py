@@ -100,13 +100,11 @@ def _config_here() -> Config:
 
 def _line_of(env: EnvSpec | Lock | LiveEnv, d: Duplicate) -> int | None:
     """The line of the pip entry (else the conda entry) behind duplicate `d`."""
-    from envkit.model import pep503
-
     spec = env_file(env)
     if spec is not None:
-        for p in spec.pip:
-            if p.name and pep503(p.name) == d.project:
-                return p.line
+        pip = next((p for p in spec.pip if p.name and pep503(p.name) == d.project), None)
+        if pip is not None:
+            return pip.line
         return next((c.line for c in spec.conda if c.name == d.conda_name), None)
     view = resolved_view(env)
     if view is None or view.lock is None:  # a live environment has no lines

@@ -98,16 +98,12 @@ def _read_sources(sources: Sequence[str], live: LiveEnv | None) -> _Read:
             continue
         pinned, loose = _spec_packages(model)
         out.targets.append(AuditTarget(label=label, kind="spec", packages=tuple(pinned)))
-        for name, manager in loose:
-            out.unknown.append(
-                Unknown(
-                    source=label,
-                    manager=manager,
-                    package=name,
-                    version="",
-                    reason="not pinned to one version",
-                )
+        out.unknown += [
+            Unknown(
+                source=label, manager=manager, package=name, version="", reason="not pinned to one version"
             )
+            for name, manager in loose
+        ]
     return out
 
 

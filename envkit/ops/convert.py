@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from envkit.convert import FEATURES, Conversion, Loss, convert
 from envkit.errors import EnvkitError
-from envkit.model import EnvSpec, Lock, LockedPackage
+from envkit.model import EnvSpec, Lock, LockedPackage, pep503
 
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.envdiff.records import Change, ChannelDiff, PackageState
@@ -37,6 +37,8 @@ NOTE_FEATURES = ("depends", "channels", "hashes", "urls", "pip-urls", "indexes",
 #: record fields a conda package can differ in after the round trip without installing another
 #: artifact (conda-lock.yml writes no `subdir`: it is the URL's; its dependencies are a mapping)
 _RECORD_NOTES = ("depends", "constrains", "subdir")
+#: read_source's uv_options when none are given: (extras, all_extras, groups, all_groups, no_default_groups)
+_NO_UV_OPTIONS: tuple[Any, ...] = ((), False, (), False, False)
 #: the formats envkit reads a target's output back as (a target not here is not read back)
 _READ_AS = {
     "env": "env",
@@ -231,13 +233,7 @@ def read_source(
             )
         from envkit.formats.uvlock import read_uv_lock
 
-        extras, all_extras, groups, all_groups, no_default_groups = uv_options or (
-            (),
-            False,
-            (),
-            False,
-            False,
-        )
+        extras, all_extras, groups, all_groups, no_default_groups = uv_options or _NO_UV_OPTIONS
         lock = read_uv_lock(
             text.removeprefix("\ufeff"),
             path,
@@ -333,7 +329,7 @@ def _channel_note(ch_d: ChannelDiff) -> Note:
 def _forked_pip(ch: Change, forked: set[str]) -> bool:
     """A change of a pip name locked more than once: compared entry by entry (_pip_entry_changes)."""
     side = ch.a or ch.b
-    return side is not None and side.manager == "pip" and _canon(ch.name) in forked
+    return side is not None and side.manager == "pip" and pep503(ch.name) in forked
 
 
 def _same_artifacts(
@@ -383,18 +379,12 @@ def _packages(model: EnvSpec | Lock, platform: str | None) -> tuple[LockedPackag
     return lock.for_platform(platform)
 
 
-def _canon(name: str) -> str:
-    from envkit.model import pep503
-
-    return pep503(name)
-
-
 def _forked_names(a: Iterable[LockedPackage] | None, b: Iterable[LockedPackage] | None) -> set[str]:
     """pip names locked more than once on one platform (uv.lock forks: one version per Python); the
     diff matches packages by name, so these are compared here, entry by entry."""
     out: set[str] = set()
     for pkgs in (a or (), b or ()):
-        count = Counter(_canon(p.name) for p in pkgs if p.manager == "pip")
+        count = Counter(pep503(p.name) for p in pkgs if p.manager == "pip")
         out |= {n for n, k in count.items() if k > 1}
     return out
 
@@ -426,7 +416,7 @@ def _pip_entry_changes(
         for p in pkgs:
             if p.manager == "pip":
                 version = p.version or by_url.get(p.url or "", "")
-                out.setdefault(_canon(p.name), []).append((version, _marker(p.marker)))
+                out.setdefault(pep503(p.name), []).append((version, _marker(p.marker)))
         return {k: sorted(v, key=lambda e: (e[0], e[1] or "")) for k, v in out.items()}
 
     ea, eb = entries(a), entries(b)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from envkit.errors import ParseError, Remedy, UsageError, Where
 from envkit.lock.check import LockProblem
@@ -141,8 +141,8 @@ def lock_spec(
     vps = vp_arg("lock_spec", virtual_packages)
     vps += environ_virtual_packages(os.environ if environ is None else environ, plats, vps)
     if solver == "conda-lock":
-        _refuse_for_conda_lock(lock_pip_section, channel_priority, bool(names or cutoff))
-        return SpecLockResult(lock=_solve_with_conda_lock(spec_m, plats, vps), virtual_packages=vps)
+        lock = _solve_with_conda_lock(spec_m, plats, vps, lock_pip_section, channel_priority, names, cutoff)
+        return SpecLockResult(lock=lock, virtual_packages=vps)
     result = relock_spec(
         spec_m,
         plats,
@@ -193,15 +193,18 @@ def _lock_inputs(
     return spec_m, prev, plats, _check_update(names_given, spec_m, prev), cutoff
 
 
-def _solve_with_conda_lock(spec: EnvSpec, platforms: list[str], vps: tuple[VirtualPackage, ...]) -> Lock:
-    from envkit.lock import solve_with_conda_lock
+def _solve_with_conda_lock(
+    spec: EnvSpec,
+    platforms: list[str],
+    vps: tuple[VirtualPackage, ...],
+    lock_pip_section: bool,
+    channel_priority: str,
+    update: tuple[str, ...],
+    cutoff: ExcludeNewer | None,
+) -> Lock:
+    """The lock conda-lock solves; UsageError for a setting conda-lock has no equivalent of."""
+    from envkit.lock.conda_lock import solve_with_conda_lock
 
-    lock: Lock = solve_with_conda_lock(spec, platforms, virtual_packages=vps)
-    return lock
-
-
-def _refuse_for_conda_lock(lock_pip_section: bool, channel_priority: str, moves_or_cutoff: bool) -> None:
-    """UsageError for a setting conda-lock has no equivalent of."""
     if not lock_pip_section or channel_priority != "strict":
         raise UsageError(
             "the pip-section and channel-priority settings apply to the rattler solver; conda-lock "
@@ -209,12 +212,13 @@ def _refuse_for_conda_lock(lock_pip_section: bool, channel_priority: str, moves_
             hint="use the default solver ({}) for them",
             remedy=Remedy(option="solver", value="rattler"),
         )
-    if moves_or_cutoff:
+    if update or cutoff:
         raise UsageError(
             "updating packages and exclude-newer cutoffs need the rattler solver",
             hint="use the default solver ({})",
             remedy=Remedy(option="solver", value="rattler"),
         )
+    return solve_with_conda_lock(spec, platforms, virtual_packages=vps)
 
 
 def _all_moves(previous: Lock, lock: Lock) -> tuple[Move, ...]:
@@ -348,7 +352,7 @@ class LockCheck:
     changes: tuple[SpecChange, ...] | None = None
     stale_platforms: tuple[str, ...] = ()
     exclude_newer: ExcludeNewer | None = None
-    notes: tuple[str, ...] = field(default_factory=tuple)
+    notes: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
