@@ -12,6 +12,7 @@ import json
 import os
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from envkit.errors import BackendError, UsageError
@@ -29,6 +30,7 @@ X86_LEVELS = (
 _SMI_CUDA = re.compile(r"CUDA Version:\s*(\d+\.\d+)")
 _SMI_DRIVER = re.compile(r"Driver Version:\s*([\d.]+)")
 SSH_TIMEOUT = 120.0
+_OS = {"Linux": "linux", "Darwin": "osx", "Windows": "win"}  # platform.system() -> conda's
 
 
 def cpu_level(machine: str, flags) -> str | None:
@@ -49,7 +51,7 @@ def cpu_level(machine: str, flags) -> str | None:
 
 def platform_of(system: str, machine: str) -> str:
     """The conda subdir for (platform.system(), platform.machine())."""
-    os_ = {"Linux": "linux", "Darwin": "osx", "Windows": "win"}.get(system, system.lower())
+    os_ = _OS.get(system, system.lower())
     arch = {
         "x86_64": "64",
         "AMD64": "64",
@@ -172,7 +174,7 @@ def profile_from_facts(
         cuda, cuda_source = max_full_cuda_for_driver(driver), "table"
     if not cuda:
         cuda_source = ""
-    os_ = {"Linux": "linux", "Darwin": "osx", "Windows": "win"}.get(system, system.lower())
+    os_ = _OS.get(system, system.lower())
     level = cpu_level(machine, cpu.get("flags"))
     p = MachineProfile(
         host=host or sysf.get("node") or "",
@@ -195,16 +197,10 @@ def profile_from_facts(
     )
     if virtual_packages is not None:
         arch = next((b for n, _, b in virtual_packages if n == "__archspec"), None)
-        return _replace(
+        return replace(
             p, archspec=arch, virtual_packages=virtual_packages, virtual_packages_source="py-rattler"
         )
-    return _replace(p, virtual_packages=derived_virtual_packages(p), virtual_packages_source="probe")
-
-
-def _replace(p: MachineProfile, **kw) -> MachineProfile:
-    from dataclasses import replace
-
-    return replace(p, **kw)
+    return replace(p, virtual_packages=derived_virtual_packages(p), virtual_packages_source="probe")
 
 
 def _local_run(argv, timeout):
@@ -245,7 +241,7 @@ def detect_local(*, host: str | None = None) -> MachineProfile:
     vps = rattler_virtual_packages()
     p = profile_from_facts(facts, host=host, virtual_packages=vps)
     if vps is None:
-        p = _replace(
+        p = replace(
             p, notes=p.notes + ("py-rattler is not installed: virtual packages derived from the probe",)
         )
     return p
