@@ -27,8 +27,6 @@ X86_LEVELS = (
     ("x86_64_v3", ("avx", "avx2", "bmi1", "bmi2", "f16c", "fma", "abm", "movbe", "xsave")),
     ("x86_64_v4", ("avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl")),
 )
-_SMI_CUDA = re.compile(r"CUDA Version:\s*(\d+\.\d+)")
-_SMI_DRIVER = re.compile(r"Driver Version:\s*([\d.]+)")
 SSH_TIMEOUT = 120.0
 _OS = {"Linux": "linux", "Darwin": "osx", "Windows": "win"}  # platform.system() -> conda's
 
@@ -110,14 +108,10 @@ def gpus_from_smi(query: str, banner: str | None) -> tuple[str | None, str | Non
             driver = cells[4]
         index = int(cells[0]) if cells[0].isdigit() else len(gpus)
         gpus.append(Gpu(index=index, name=cells[1], compute_capability=cc, memory_mib=mem))
-    cuda = None
-    if banner:
-        m = _SMI_CUDA.search(banner)
-        cuda = m.group(1) if m else None
-        if driver is None:
-            d = _SMI_DRIVER.search(banner)
-            driver = d.group(1) if d else None
-    return driver, cuda, tuple(gpus)
+    from envkit.templates.gpu import parse_nvidia_smi
+
+    banner_driver, cuda = parse_nvidia_smi(banner or "")
+    return driver or banner_driver, cuda, tuple(gpus)
 
 
 def derived_virtual_packages(p: MachineProfile) -> tuple[tuple[str, str, str], ...]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 import shlex
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from envkit.conda.cuda_compat import min_driver
 from envkit.conda.families import CPU_SELECTOR, CUDA_PINS, TORCH_BUILDS
@@ -19,9 +18,6 @@ from envkit.templates.matrix import (
     Release,
     normalize_cuda,
 )
-
-if TYPE_CHECKING:  # pragma: no cover
-    pass
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
