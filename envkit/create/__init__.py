@@ -14,37 +14,28 @@ prefix before the error is raised: a prefix either holds the whole lock or does 
 
 One concern a module: `target` (the platform, the prefix), `hashes`, `rattler_install`,
 `conda_install`, `pip_install`, `state` (environment variables), and `from_lock`, which runs them.
-This module re-exports their public names: `from envkit.create import create_from_lock` works.
+This module re-exports the names used elsewhere: `from envkit.create import create_from_lock` works.
 """
 
 from __future__ import annotations
 
 from envkit.backends.prefix_scan import host_platform
-from envkit.create.conda_install import conda_argv, find_backend_executable
-from envkit.create.from_lock import BACKENDS, CreateResult, create_from_lock
-from envkit.create.hashes import HASH_LENGTHS, file_hashes, validate_hashes, verify_local_archives
-from envkit.create.pip_install import install_pip, pip_option_lines, pip_requirement_lines, uninstall_dists
-from envkit.create.rattler_install import complete_prefix_records, to_repodata_records
+from envkit.create.from_lock import create_from_lock
+from envkit.create.hashes import file_hashes, validate_hashes
+from envkit.create.pip_install import pip_option_lines, pip_requirement_lines, uninstall_dists
+from envkit.create.rattler_install import to_repodata_records
 from envkit.create.state import write_state_variables
 from envkit.create.target import choose_platform, new_env_prefix, remove_tree
 
 __all__ = [
-    "BACKENDS",
-    "CreateResult",
     "create_from_lock",
     "choose_platform",
     "new_env_prefix",
     "remove_tree",
     "host_platform",
-    "HASH_LENGTHS",
     "file_hashes",
     "validate_hashes",
-    "verify_local_archives",
     "to_repodata_records",
-    "complete_prefix_records",
-    "conda_argv",
-    "find_backend_executable",
-    "install_pip",
     "pip_option_lines",
     "pip_requirement_lines",
     "uninstall_dists",

@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from envkit.create.hashes import check_archive_hashes, local_path
+from envkit.create.hashes import check_archive_hashes, file_name, local_path
 from envkit.errors import BackendError, IntegrityError, Where, clip
 from envkit.model import LockedPackage
 
@@ -42,7 +42,7 @@ def fetch_archives(
     fresh: dict[int, str] = {}
     if missing:
         directory = into()
-        fresh = {i: os.path.join(directory, str(i), _file_name(p.url or "")) for i, p in missing}
+        fresh = {i: os.path.join(directory, str(i), file_name(p.url or "")) for i, p in missing}
         _download_all([(p.url or "", fresh[i]) for i, p in missing])
         for i, p in missing:
             check_archive_hashes(p, fresh[i], source=source)
@@ -75,7 +75,7 @@ def _cache_path(cache: str | None, p: LockedPackage) -> str | None:
     digest = p.sha256 or p.md5
     if cache is None or digest is None:
         return None
-    return os.path.join(cache, digest.lower(), _file_name(p.url or ""))
+    return os.path.join(cache, digest.lower(), file_name(p.url or ""))
 
 
 def _cached(cache: str | None, p: LockedPackage, source: str | None) -> str | None:
@@ -155,12 +155,6 @@ def check_paths_of(p: LockedPackage, path: str, *, source: str | None = None) ->
             )
 
 
-def _file_name(url: str) -> str:
-    from urllib.parse import unquote, urlparse
-
-    return unquote(urlparse(url).path.rsplit("/", 1)[-1])
-
-
 def _download_all(jobs: Sequence[tuple[str, str]]) -> None:
     """Download each (url, file) of `jobs`, a few at a time; BackendError naming the first that
     failed."""
@@ -182,7 +176,7 @@ def _download_all(jobs: Sequence[tuple[str, str]]) -> None:
                     from envkit._text import unreachable_hint
 
                     raise BackendError(
-                        f"downloading {_file_name(url)} failed: {type(exc).__name__}",
+                        f"downloading {file_name(url)} failed: {type(exc).__name__}",
                         text=str(exc).strip(),
                         hint=unreachable_hint(str(exc)),
                     ) from None

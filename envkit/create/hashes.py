@@ -22,6 +22,11 @@ def local_path(url: str) -> str | None:
     return None
 
 
+def file_name(url: str) -> str:
+    """The archive file name a package URL ends in (`%` escapes decoded)."""
+    return unquote(urlparse(url).path.rsplit("/", 1)[-1])
+
+
 def file_hashes(path: str) -> tuple[str, str]:
     """(md5, sha256) hex digests of the file at `path`."""
     md5, sha = hashlib.md5(), hashlib.sha256()

@@ -135,11 +135,11 @@ def strip_direct_urls(prefix: str) -> list[str]:
     from envkit.urls import strip_credentials
 
     done = []
-    sites = [
-        os.path.join(prefix, "lib", "python*", "site-packages"),
-        os.path.join(prefix, "Lib", "site-packages"),
+    found = [
+        p
+        for site in _site_dirs(prefix)
+        for p in glob.glob(os.path.join(site, "*.dist-info", "direct_url.json"))
     ]
-    found = [p for site in sites for p in glob.glob(os.path.join(site, "*.dist-info", "direct_url.json"))]
     for path in sorted(found):
         try:
             with open(path, encoding="utf-8") as fh:
@@ -167,6 +167,14 @@ def strip_direct_urls(prefix: str) -> list[str]:
     return done
 
 
+def _site_dirs(prefix: str) -> list[str]:
+    """The site-packages directories of `prefix` (the Unix layout, then the Windows one)."""
+    import glob
+
+    sites = sorted(glob.glob(os.path.join(prefix, "lib", "python*", "site-packages")))
+    return sites + [d for d in [os.path.join(prefix, "Lib", "site-packages")] if os.path.isdir(d)]
+
+
 def uninstall_dists(prefix: str, projects: Iterable[str]) -> list[str]:
     """Uninstall the Python distributions of `projects` (PEP 503 names) from `prefix`'s
     site-packages as `pip uninstall` does: every file the `.dist-info`'s RECORD lists (inside the
@@ -174,16 +182,12 @@ def uninstall_dists(prefix: str, projects: Iterable[str]) -> list[str]:
     left alone (pip refuses to uninstall one).  Returns the prefix-relative dist-info directories
     removed, in order.  Conda's records are not touched: they keep listing the files, as after a
     `pip install` over a conda package."""
-    import glob
-
     from envkit.conda.names import pep503
 
     wanted = set(projects)
     root = os.path.realpath(prefix)
     removed = []
-    sites = sorted(glob.glob(os.path.join(prefix, "lib", "python*", "site-packages")))
-    sites += [d for d in [os.path.join(prefix, "Lib", "site-packages")] if os.path.isdir(d)]
-    for site in sites:
+    for site in _site_dirs(prefix):
         for entry in sorted(os.listdir(site)):
             if not entry.endswith(".dist-info") or pep503(entry.split("-", 1)[0]) not in wanted:
                 continue

@@ -7,16 +7,11 @@ import os
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from urllib.parse import unquote, urlparse
 
-from envkit.create.hashes import local_path
+from envkit.create.hashes import file_name, local_path
 from envkit.create.target import remove_tree
 from envkit.errors import BackendError, IntegrityError, ParseError, UsageError, Where, clip
 from envkit.model import LockedPackage
-
-
-def _file_name(url: str) -> str:
-    return unquote(urlparse(url).path.rsplit("/", 1)[-1])
 
 
 def _build_of(p: LockedPackage) -> tuple[str, int]:
@@ -28,7 +23,7 @@ def _build_of(p: LockedPackage) -> tuple[str, int]:
 
     build = p.build
     if not build and p.url:
-        parts = split_filename(_file_name(p.url))
+        parts = split_filename(file_name(p.url))
         if parts:
             build = parts[2]
     return build or "0", int(p.build_number or 0)
@@ -68,7 +63,7 @@ def to_repodata_records(
             )
             key = "url"
             channel_url = p.url.rsplit("/", 2)[0] + "/"
-            out.append(rattler.RepoDataRecord(record, _file_name(p.url), p.url, channel_url))
+            out.append(rattler.RepoDataRecord(record, file_name(p.url), p.url, channel_url))
         except Exception as exc:  # rattler's own exception classes, and ValueError
             raise _entry_error(p, key, exc, source) from None
     return out
@@ -85,7 +80,7 @@ def _entry_error(p: LockedPackage, key: str, exc: Exception, source: str | None)
     elif "build string" in text:
         key, why = "build", f"{p.build!r} is not a conda build string"
     elif key == "url":
-        why = f"{_file_name(p.url or '')!r} is not a conda package archive (.conda or .tar.bz2)"
+        why = f"{file_name(p.url or '')!r} is not a conda package archive (.conda or .tar.bz2)"
     else:
         why = clip(text)
     return ParseError(
@@ -111,7 +106,7 @@ def _install_error(exc: Exception) -> IntegrityError | BackendError:
         )
         detail = (
             (
-                f" ({_file_name(m.group('url'))}: the lock says {m.group('want')}, the download has "
+                f" ({file_name(m.group('url'))}: the lock says {m.group('want')}, the download has "
                 f"{m.group('got')})"
             )
             if m
@@ -266,7 +261,7 @@ def complete_prefix_records(
         url = p.url or ""
         path = local_path(url)
         if path and os.path.isfile(path):
-            sizes[_file_name(url)] = os.path.getsize(path)
+            sizes[file_name(url)] = os.path.getsize(path)
     done = 0
     for path in sorted(glob.glob(os.path.join(prefix, "conda-meta", "*.json"))):
         try:

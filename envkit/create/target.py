@@ -77,17 +77,6 @@ def remove_tree(path: str, *, settle: float = 5.0) -> None:
             return
 
 
-def prepare_prefix(prefix: str) -> None:
-    """Refuse a `prefix` that exists and is not an empty directory."""
-    if os.path.exists(prefix):
-        if not os.path.isdir(prefix) or os.listdir(prefix):
-            raise UsageError(
-                f"prefix already exists and is not empty: {prefix}",
-                hint="remove it first, or choose another {}/{}",
-                remedy=(Remedy(option="prefix"), Remedy(option="name")),
-            )
-
-
 def new_env_prefix(name: str, environ: Mapping[str, str] | None = None) -> str:
     """Where `-n NAME` creates an environment: NAME under the first envs directory (conda's order:
     CONDA_ENVS_PATH / CONDA_ENVS_DIRS, `envs_dirs` of the .condarc search path, the root prefix's

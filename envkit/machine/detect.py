@@ -12,6 +12,7 @@ import json
 import os
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from envkit.errors import BackendError, UsageError
@@ -26,9 +27,8 @@ X86_LEVELS = (
     ("x86_64_v3", ("avx", "avx2", "bmi1", "bmi2", "f16c", "fma", "abm", "movbe", "xsave")),
     ("x86_64_v4", ("avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl")),
 )
-_SMI_CUDA = re.compile(r"CUDA Version:\s*(\d+\.\d+)")
-_SMI_DRIVER = re.compile(r"Driver Version:\s*([\d.]+)")
 SSH_TIMEOUT = 120.0
+_OS = {"Linux": "linux", "Darwin": "osx", "Windows": "win"}  # platform.system() -> conda's
 
 
 def cpu_level(machine: str, flags) -> str | None:
@@ -49,7 +49,7 @@ def cpu_level(machine: str, flags) -> str | None:
 
 def platform_of(system: str, machine: str) -> str:
     """The conda subdir for (platform.system(), platform.machine())."""
-    os_ = {"Linux": "linux", "Darwin": "osx", "Windows": "win"}.get(system, system.lower())
+    os_ = _OS.get(system, system.lower())
     arch = {
         "x86_64": "64",
         "AMD64": "64",
@@ -108,14 +108,10 @@ def gpus_from_smi(query: str, banner: str | None) -> tuple[str | None, str | Non
             driver = cells[4]
         index = int(cells[0]) if cells[0].isdigit() else len(gpus)
         gpus.append(Gpu(index=index, name=cells[1], compute_capability=cc, memory_mib=mem))
-    cuda = None
-    if banner:
-        m = _SMI_CUDA.search(banner)
-        cuda = m.group(1) if m else None
-        if driver is None:
-            d = _SMI_DRIVER.search(banner)
-            driver = d.group(1) if d else None
-    return driver, cuda, tuple(gpus)
+    from envkit.templates.gpu import parse_nvidia_smi
+
+    banner_driver, cuda = parse_nvidia_smi(banner or "")
+    return driver or banner_driver, cuda, tuple(gpus)
 
 
 def derived_virtual_packages(p: MachineProfile) -> tuple[tuple[str, str, str], ...]:
@@ -172,7 +168,7 @@ def profile_from_facts(
         cuda, cuda_source = max_full_cuda_for_driver(driver), "table"
     if not cuda:
         cuda_source = ""
-    os_ = {"Linux": "linux", "Darwin": "osx", "Windows": "win"}.get(system, system.lower())
+    os_ = _OS.get(system, system.lower())
     level = cpu_level(machine, cpu.get("flags"))
     p = MachineProfile(
         host=host or sysf.get("node") or "",
@@ -195,16 +191,10 @@ def profile_from_facts(
     )
     if virtual_packages is not None:
         arch = next((b for n, _, b in virtual_packages if n == "__archspec"), None)
-        return _replace(
+        return replace(
             p, archspec=arch, virtual_packages=virtual_packages, virtual_packages_source="py-rattler"
         )
-    return _replace(p, virtual_packages=derived_virtual_packages(p), virtual_packages_source="probe")
-
-
-def _replace(p: MachineProfile, **kw) -> MachineProfile:
-    from dataclasses import replace
-
-    return replace(p, **kw)
+    return replace(p, virtual_packages=derived_virtual_packages(p), virtual_packages_source="probe")
 
 
 def _local_run(argv, timeout):
@@ -245,7 +235,7 @@ def detect_local(*, host: str | None = None) -> MachineProfile:
     vps = rattler_virtual_packages()
     p = profile_from_facts(facts, host=host, virtual_packages=vps)
     if vps is None:
-        p = _replace(
+        p = replace(
             p, notes=p.notes + ("py-rattler is not installed: virtual packages derived from the probe",)
         )
     return p

@@ -70,23 +70,21 @@ def virtual_issues(pkgs: Sequence[LockedPackage], profile: MachineProfile) -> li
     out = []
     for (name, spec), members in groups.items():
         problem = _virtual_problem(name, spec, profile)
-        if problem is None:
-            continue
-        level, have, fix = problem
-        first = members[0]
-        out.append(
-            Issue(
-                kind="virtual",
-                level=level,
-                need=f"{name} {spec}".strip(),
-                have=have,
-                package=package_label(first),
-                line=first.line,
-                others=tuple(package_label(m) for m in members[1:]),
-                fix=fix,
+        if problem is not None:
+            level, have, fix = problem
+            out.append(
+                _grouped(
+                    members, kind="virtual", level=level, need=f"{name} {spec}".strip(), have=have, fix=fix
+                )
             )
-        )
     return out
+
+
+def _grouped(members: list[LockedPackage], **fields: str) -> Issue:
+    """An Issue naming the first of `members` and counting the others."""
+    first = members[0]
+    others = tuple(package_label(m) for m in members[1:])
+    return Issue(package=package_label(first), line=first.line, others=others, **fields)
 
 
 def _virtual_problem(name: str, spec: str, profile: MachineProfile) -> tuple[str, str, str] | None:
@@ -228,38 +226,35 @@ def cuda_issues(pkgs: Sequence[LockedPackage], profile: MachineProfile) -> list[
 def _cuda_issue(c: CudaClaim, profile: MachineProfile) -> Issue | None:
     if c.package.split("=")[0].lower() == c.why:
         c = CudaClaim(c.cuda, c.package, c.line, "")  # the package's own version says it
-    need = f"CUDA {c.cuda}" + ("" if "." in c.cuda else ".x")
-    if not profile.driver and not profile.driver_cuda:
-        return Issue(
-            kind="cuda",
-            level="warning",
-            need=need,
-            have="no NVIDIA driver",
-            package=c.package,
-            line=c.line,
-            detail=c.why,
-            fix="CUDA code will not run here: use a CPU build (`envkit template pytorch --cpu`) "
-            "or a machine with an NVIDIA GPU",
-        )
     want = c.cuda if "." in c.cuda else f"{c.cuda}.0"
-    if profile.driver_cuda and version_key(profile.driver_cuda) >= version_key(want):
-        return None
-    level = compatibility(want, profile.driver) if profile.driver else None
-    if level == "full":
-        return None
-    have = _driver_text(profile)
+    if not profile.driver and not profile.driver_cuda:
+        level, have = "warning", "no NVIDIA driver"
+        fix = (
+            "CUDA code will not run here: use a CPU build (`envkit template pytorch --cpu`) "
+            "or a machine with an NVIDIA GPU"
+        )
+    else:
+        if profile.driver_cuda and version_key(profile.driver_cuda) >= version_key(want):
+            return None
+        compat = compatibility(want, profile.driver) if profile.driver else None
+        if compat == "full":
+            return None
+        have = _driver_text(profile)
+        level, fix = _driver_fix(want, compat, profile)
+    need = f"CUDA {c.cuda}" + ("" if "." in c.cuda else ".x")
+    return Issue(
+        kind="cuda", level=level, need=need, have=have, package=c.package, line=c.line, detail=c.why, fix=fix
+    )
+
+
+def _driver_fix(want: str, compat: str | None, profile: MachineProfile) -> tuple[str, str]:
+    """(level, fix) of a driver too old for CUDA `want`: a warning when it runs through minor-version
+    compatibility, else an error."""
     full = min_driver(want)
-    if level == "minor":
-        return Issue(
-            kind="cuda",
-            level="warning",
-            need=need,
-            have=have,
-            package=c.package,
-            line=c.line,
-            detail=c.why,
-            fix=f"runs through CUDA minor-version compatibility only (no JIT of "
-            f"newer PTX); a driver >= {full or 'of that release'} runs it fully",
+    if compat == "minor":
+        return "warning", (
+            f"runs through CUDA minor-version compatibility only (no JIT of "
+            f"newer PTX); a driver >= {full or 'of that release'} runs it fully"
         )
     best = profile.driver_cuda or (max_full_cuda_for_driver(profile.driver) if profile.driver else None)
     fix = (
@@ -269,16 +264,7 @@ def _cuda_issue(c: CudaClaim, profile: MachineProfile) -> Issue | None:
     )
     if best:
         fix += f", or lock a CUDA {best.split('.')[0]}.x variant (this driver runs up to CUDA {best})"
-    return Issue(
-        kind="cuda",
-        level="error",
-        need=need,
-        have=have,
-        package=c.package,
-        line=c.line,
-        detail=c.why,
-        fix=fix,
-    )
+    return "error", fix
 
 
 def _driver_text(profile: MachineProfile) -> str:
@@ -333,35 +319,25 @@ def wheel_issues(pkgs: Sequence[LockedPackage], profile: MachineProfile) -> list
         if p.manager != "pip" or not p.url:
             continue
         glibc, macos = wheel_needs(p.url)
-        if (
-            glibc
-            and profile.os == "linux"
-            and profile.glibc
-            and version_key(glibc) > version_key(profile.glibc)
+        for what, need, os_, have in (
+            ("glibc", glibc, "linux", profile.glibc),
+            ("macOS", macos, "osx", profile.macos),
         ):
-            groups.setdefault(("glibc", glibc), []).append(p)
-        if (
-            macos
-            and profile.os == "osx"
-            and profile.macos
-            and version_key(macos) > version_key(profile.macos)
-        ):
-            groups.setdefault(("macOS", macos), []).append(p)
+            if need and profile.os == os_ and have and version_key(need) > version_key(have):
+                groups.setdefault((what, need), []).append(p)
     out = []
     for (what, need), members in groups.items():
         have = profile.glibc if what == "glibc" else profile.macos
-        tag = f"manylinux_{need.replace('.', '_')}" if what == "glibc" else f"macosx_{need.replace('.', '_')}"
+        tag = ("manylinux_" if what == "glibc" else "macosx_") + need.replace(".", "_")
+        fix = f"lock on (or for) a machine with {what} {have}: pip then picks an older wheel or the sdist"
         out.append(
-            Issue(
+            _grouped(
+                members,
                 kind="wheel",
                 level="error",
                 need=f"{what} >= {need} ({tag} wheel)",
                 have=f"{what} {have}",
-                package=package_label(members[0]),
-                line=members[0].line,
-                others=tuple(package_label(m) for m in members[1:]),
-                fix=f"lock on (or for) a machine with {what} {have}: pip then picks an older "
-                f"wheel or the sdist",
+                fix=fix,
             )
         )
     return out

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from envkit.errors import ParseError, Where
 
@@ -73,37 +73,12 @@ class MachineProfile:
 
     def to_dict(self) -> dict:
         """The profile as its JSON document (keys in a fixed order)."""
-        return {
-            "envkit_machine": SCHEMA,
-            "host": self.host,
-            "os": self.os,
-            "platform": self.platform,
-            "machine": self.machine,
-            "kernel": self.kernel,
-            "distro": self.distro,
-            "glibc": self.glibc,
-            "macos": self.macos,
-            "cpu": self.cpu,
-            "archspec": self.archspec,
-            "cpu_level": self.cpu_level,
-            "driver": self.driver,
-            "driver_cuda": self.driver_cuda,
-            "driver_cuda_source": self.driver_cuda_source,
-            "gpus": [
-                {
-                    "index": g.index,
-                    "name": g.name,
-                    "compute_capability": g.compute_capability,
-                    "memory_mib": g.memory_mib,
-                }
-                for g in self.gpus
-            ],
-            "gpu_source": self.gpu_source,
-            "virtual_packages": [{"name": n, "version": v, "build": b} for n, v, b in self.virtual_packages],
-            "virtual_packages_source": self.virtual_packages_source,
-            "pythons": [{"path": p, "version": v} for p, v in self.pythons],
-            "notes": list(self.notes),
-        }
+        doc = {"envkit_machine": SCHEMA, **asdict(self)}  # the fields' order is the document's
+        doc["gpus"] = list(doc["gpus"])
+        doc["virtual_packages"] = [{"name": n, "version": v, "build": b} for n, v, b in self.virtual_packages]
+        doc["pythons"] = [{"path": p, "version": v} for p, v in self.pythons]
+        doc["notes"] = list(self.notes)
+        return doc
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2) + "\n"

@@ -90,20 +90,16 @@ KNOWN = [
 
 def diagnose(report: dict, stderr: str = "") -> list[dict]:
     """Known problems found in the failed/warned checks (and the probe's stderr), each with a hint."""
+    texts = [(c["name"], c["detail"]) for c in report.get("checks") or [] if c["status"] in ("fail", "warn")]
+    if stderr and not report.get("ok"):
+        texts.append((None, stderr))
     out: list[dict] = []
     seen: set[str] = set()
-    for c in report.get("checks") or []:
-        if c["status"] not in ("fail", "warn"):
-            continue
+    for check, text in texts:
         for pattern, problem, hint in KNOWN:
-            if problem not in seen and re.search(pattern, c["detail"], re.M):
+            if problem not in seen and re.search(pattern, text, re.M):
                 seen.add(problem)
-                out.append({"check": c["name"], "problem": problem, "hint": hint})
-    if stderr and not report.get("ok"):
-        for pattern, problem, hint in KNOWN:
-            if problem not in seen and re.search(pattern, stderr, re.M):
-                seen.add(problem)
-                out.append({"check": None, "problem": problem, "hint": hint})
+                out.append({"check": check, "problem": problem, "hint": hint})
     return out
 
 

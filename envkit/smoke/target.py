@@ -109,6 +109,21 @@ def activation_env(prefix: Path, base_env: dict[str, str] | None = None) -> tupl
     return out, skipped
 
 
+def env_target(kind: str, prefix: Path, python: str | None = None, **kw: str | None) -> Target:
+    """A Target in conda prefix `prefix` (its own interpreter unless `python` is given), with the
+    variables its activation sets."""
+    python = python or str(prefix_python(prefix))
+    env, skipped = activation_env(prefix)
+    return Target(
+        kind=kind,
+        python=python,
+        prefix=str(prefix),
+        env=tuple(sorted(env.items())),
+        skipped_scripts=tuple(skipped),
+        **kw,
+    )
+
+
 def resolve_target(
     *, name: str | None = None, prefix: str | None = None, python: str | None = None
 ) -> Target:
@@ -128,14 +143,7 @@ def resolve_target(
         # A conda env's own python gets that env's activation too.
         root = Path(exe).resolve().parent.parent if Path(exe).parent.name == "bin" else None
         if root is not None and (root / "conda-meta").is_dir() and Path(exe).parent.parent.resolve() == root:
-            env, skipped = activation_env(Path(exe).parent.parent)
-            return Target(
-                kind="python",
-                python=str(exe),
-                prefix=str(Path(exe).parent.parent),
-                env=tuple(sorted(env.items())),
-                skipped_scripts=tuple(skipped),
-            )
+            return env_target("python", Path(exe).parent.parent, python=str(exe))
         return Target(kind="python", python=str(exe))
     where = find_named_env(name) if name else Path(prefix).expanduser() if prefix else None
     if where is not None:
@@ -145,14 +153,5 @@ def resolve_target(
         p = Path(os.path.abspath(where))
         if not p.is_dir():
             raise EnvironmentNotFound(f"no such environment prefix: {p}")
-        interpreter = prefix_python(p)
-        env, skipped = activation_env(p)
-        return Target(
-            kind="name" if name else "prefix",
-            python=str(interpreter),
-            prefix=str(p),
-            name=name,
-            env=tuple(sorted(env.items())),
-            skipped_scripts=tuple(skipped),
-        )
+        return env_target("name" if name else "prefix", p, name=name)
     return Target(kind="python", python=sys.executable)

@@ -11,7 +11,7 @@ from pathlib import Path
 from envkit._text import plural
 from envkit.errors import UsageError
 from envkit.smoke.runner import run_smoke
-from envkit.smoke.target import Target, activation_env, prefix_python
+from envkit.smoke.target import env_target
 
 CREATE_TIMEOUT = 3600.0
 
@@ -66,23 +66,10 @@ def machine_virtual_packages(platform: str) -> list:
     detects them, honouring CONDA_OVERRIDE_* as conda does; [] when detection fails (the lock's
     defaults apply then)."""
     from envkit.lock import VirtualPackage
+    from envkit.machine.detect import rattler_virtual_packages
 
-    try:
-        import rattler
-        from rattler.virtual_package import VirtualPackageOverrides
-
-        found = rattler.VirtualPackage.detect(VirtualPackageOverrides.from_env())
-    except Exception:  # detection is best effort: the solve still runs with the defaults
-        return []
-    out = []
-    for vp in found:
-        g = vp.into_generic()
-        out.append(
-            VirtualPackage(
-                name=g.name.normalized, version=str(g.version), build=str(g.build_string), platform=platform
-            )
-        )
-    return out
+    found = rattler_virtual_packages() or ()
+    return [VirtualPackage(name=n, version=v, build=b, platform=platform) for n, v, b in found]
 
 
 def smoke_created(
@@ -104,15 +91,7 @@ def smoke_created(
     prefix, how = create_env(source, model, fmt)
     created_s = time.monotonic() - t0
     try:
-        env, skipped = activation_env(prefix)
-        target = Target(
-            kind="create",
-            python=str(prefix_python(prefix)),
-            prefix=str(prefix),
-            source=source,
-            env=tuple(sorted(env.items())),
-            skipped_scripts=tuple(skipped),
-        )
+        target = env_target("create", prefix, source=source)
         report = run_smoke(
             target, require_cuda=require_cuda, mode=mode, timeout=timeout, keep=keep, on_event=on_event
         )

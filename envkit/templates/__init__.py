@@ -13,7 +13,7 @@ Public API (pure; nothing here prints or runs a program, except `detect_gpu`), o
       m.is_compatible("2.7.1", "torchvision", "0.22.1")   # True (None: torch unknown)
       m.cuda_variants("2.7", "pip")    # ("11.8", "12.6", "12.8")
       m.cuda_variants("2.7", "conda-forge")
-      m.pythons("2.7"), m.default_cuda("2.7", "pip"), m.min_driver("12.6")
+      m.pythons("2.7"), m.default_cuda("2.7", "pip")
 
 * `plan`: `plan_pytorch(matrix, options) -> TemplatePlan`: resolve defaults and refuse impossible
   combinations (UsageError listing what is possible, e.g.
@@ -71,36 +71,7 @@ _HOME = {
     "to_envspec": "envkit.templates.text",
 }
 
-__all__ = [
-    "STYLES",
-    "DEFAULT_STYLE",
-    "DEFAULT_WITH",
-    "COMPANIONS",
-    "STYLE_HELP",
-    "templates_dir",
-    "vkey",
-    "torch_minor",
-    "normalize_cuda",
-    "Release",
-    "ChannelRow",
-    "Matrix",
-    "load_matrix",
-    "PytorchOptions",
-    "TemplatePlan",
-    "plan_pytorch",
-    "render_template",
-    "render",
-    "to_envspec",
-    "GpuInfo",
-    "parse_nvidia_smi",
-    "choose_detected",
-    "detect_gpu",
-    "Detection",
-    "pick_detected_cuda",
-    "list_rows",
-    "render_list",
-    "render_compatibility_markdown",
-]
+__all__ = list(_HOME)
 
 
 _getattr, __dir__ = lazy_exports(__name__, _HOME)

@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from envkit.conda.cuda_compat import max_full_cuda_for_driver, min_driver
 from envkit.errors import EnvkitError, Remedy, UsageError
 from envkit.templates.matrix import Matrix, normalize_cuda, torch_minor, vkey
 
@@ -116,7 +117,7 @@ def _from_nvidia_smi(
         return None
     driver, cuda = parse_nvidia_smi(res.stdout)
     if driver and not cuda:
-        cuda = matrix.cuda_for_driver(driver)
+        cuda = max_full_cuda_for_driver(driver)
     if cuda:
         return GpuInfo(cuda, driver, "nvidia-smi")
     details.append("nvidia-smi printed no driver version")
@@ -173,7 +174,7 @@ def pick_detected_cuda(matrix: Matrix, torch: str, style: str, gpu: GpuInfo) -> 
         chosen = max(fitting, key=vkey)
         notes = [f"detected NVIDIA {have} ({gpu.source}); picked CUDA {chosen}"]
         if vkey(chosen) > vkey(gpu.cuda):
-            need = matrix.min_driver(chosen)
+            need = min_driver(chosen)
             notes.append(
                 f"CUDA {chosen} runs on this driver through NVIDIA's minor-version compatibility "
                 f"(limited feature set); kernels JIT-compiled from PTX need the full driver"
@@ -186,7 +187,7 @@ def pick_detected_cuda(matrix: Matrix, torch: str, style: str, gpu: GpuInfo) -> 
 def _none_runs(matrix: Matrix, torch: str, chosen: str, gpu: GpuInfo, have: str) -> Detection:
     """No variant of `torch` runs on `gpu`: the oldest (`chosen`), with a warning naming the driver
     it needs."""
-    need = matrix.min_driver(chosen)
+    need = min_driver(chosen)
     need_text = f"an NVIDIA driver >= {need}" if need else f"a driver that supports CUDA {chosen}"
     here = (
         f"driver {gpu.driver} supports CUDA {gpu.cuda}"

@@ -2,12 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from envkit.templates.matrix import DEFAULT_STYLE, STYLE_HELP, STYLES, ChannelRow, Matrix
-
-if TYPE_CHECKING:  # pragma: no cover
-    pass
 
 
 def _cuda_cell(variants: tuple[str, ...], default: str, experimental: tuple[str, ...] = ()) -> str:
@@ -120,7 +115,6 @@ def _legacy_and_drivers(matrix: Matrix) -> list[str]:
 
 def render_compatibility_markdown(matrix: Matrix) -> str:
     """docs/compatibility.md: the whole matrix as Markdown tables, every row with its sources."""
-    refs = _refs
     out = [
         "# PyTorch compatibility matrix",
         "",
@@ -140,7 +134,7 @@ def render_compatibility_markdown(matrix: Matrix) -> str:
         out.append(
             f"| {r.torch} | {r.torchvision} | {r.torchaudio} | {', '.join(r.python)} | "
             f"{_cuda_cell(r.cuda, r.default_cuda, r.experimental_cuda)} | "
-            f"{r.default_cuda_source} | {refs(r.sources)} |"
+            f"{r.default_cuda_source} | {_refs(r.sources)} |"
         )
     notes = [f"- torch {r.torch}: {r.note}" for r in reversed(matrix.releases) if r.note]
     out += (
@@ -164,7 +158,9 @@ def render_compatibility_markdown(matrix: Matrix) -> str:
     )
     for row in reversed(matrix.conda_forge):
         py = ", ".join(row.python) if row.python else "as the wheels"
-        out.append(f"| {row.torch} | {_cuda_cell(row.cuda, row.default_cuda)} | {py} | {refs(row.sources)} |")
+        out.append(
+            f"| {row.torch} | {_cuda_cell(row.cuda, row.default_cuda)} | {py} | {_refs(row.sources)} |"
+        )
     cf_notes = [f"- torch {row.torch}: {row.note}" for row in reversed(matrix.conda_forge) if row.note]
     if cf_notes:
         out += [""] + cf_notes

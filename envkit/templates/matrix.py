@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -90,10 +90,6 @@ def normalize_cuda(text: str) -> str:
     raise UsageError(f"invalid CUDA version {text!r}; write it as major.minor, e.g. 12.6")
 
 
-def join_names(items: Iterable[str]) -> str:
-    return ", ".join(items)
-
-
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Release:
     """One PyTorch minor release and its official wheels (download.pytorch.org)."""
@@ -156,11 +152,10 @@ class Matrix:
 
         Raises UsageError naming the known versions when there is none.
         """
-        minor = torch_minor(torch)
-        for r in self.releases:
-            if r.torch == minor:
-                return r
-        raise UsageError(f"unknown torch version {torch}; known: {join_names(self.torch_versions())}")
+        found = self.find_release(torch)
+        if found is None:
+            raise UsageError(f"unknown torch version {torch}; known: {', '.join(self.torch_versions())}")
+        return found
 
     def find_release(self, torch: str) -> Release | None:
         """Like `release` but None instead of an error."""
@@ -223,20 +218,6 @@ class Matrix:
         minor = torch_minor(torch)
         return tuple(s for s in STYLES if minor in self.torch_versions(s))
 
-    def min_driver(self, cuda: str) -> str | None:
-        """Minimum Linux NVIDIA driver for full support of CUDA `cuda` (`12.6` -> `560.28.03`),
-        None if unknown (envkit.conda.cuda_compat's table, which the matrix's `drivers` rows mirror)."""
-        from envkit.conda.cuda_compat import min_driver
-
-        return min_driver(cuda)
-
-    def cuda_for_driver(self, driver: str) -> str | None:
-        """The highest CUDA that `driver` (`570.86.15`) supports fully (what nvidia-smi prints);
-        see envkit.conda.cuda_compat.max_cuda_for_driver for minor-version compatibility."""
-        from envkit.conda.cuda_compat import max_full_cuda_for_driver
-
-        return max_full_cuda_for_driver(driver)
-
     def cuda_package(self, torch: str) -> str:
         """The metapackage selecting CUDA on the pytorch channel: `pytorch-cuda` or `cudatoolkit`."""
         return self._row(torch, "pytorch-channel").cuda_package or "pytorch-cuda"
@@ -248,7 +229,7 @@ class Matrix:
             return self.conda_forge
         if style == "pytorch-channel":
             return self.pytorch_channel
-        raise UsageError(f"unknown style {style!r}; available: {join_names(STYLES)}")
+        raise UsageError(f"unknown style {style!r}; available: {', '.join(STYLES)}")
 
     def _row(self, torch: str, style: str):
         release = self.release(torch)
@@ -270,7 +251,7 @@ class Matrix:
             )
         versions = self.torch_versions(style)
         raise UsageError(
-            f"torch {release.torch} is not in envkit's {style} table; available: {join_names(versions)}",
+            f"torch {release.torch} is not in envkit's {style} table; available: {', '.join(versions)}",
             hint="use {} (official wheels) for this torch version",
             remedy=Remedy(option="style", value="pip"),
         )

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 import shlex
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from envkit.conda.cuda_compat import min_driver
 from envkit.conda.families import CPU_SELECTOR, CUDA_PINS, TORCH_BUILDS
 from envkit.errors import EnvkitError, Remedy, UsageError
 from envkit.templates.matrix import (
@@ -16,12 +16,8 @@ from envkit.templates.matrix import (
     STYLES,
     Matrix,
     Release,
-    join_names,
     normalize_cuda,
 )
-
-if TYPE_CHECKING:  # pragma: no cover
-    pass
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -86,12 +82,12 @@ def _pick_python(matrix: Matrix, release: Release, style: str, requested: str | 
         if python in release.python:  # the wheels have it, this channel does not
             raise UsageError(
                 f"torch {release.torch} has no Python {python} build{_ON[style]}; "
-                f"available: {join_names(pythons)}",
+                f"available: {', '.join(pythons)}",
                 hint=f"the official wheels have Python {python}: use {{}}",
                 remedy=Remedy(option="style", value="pip"),
             )
         raise UsageError(
-            f"torch {release.torch} does not support Python {python}; available: {join_names(pythons)}"
+            f"torch {release.torch} does not support Python {python}; available: {', '.join(pythons)}"
         )
     return python
 
@@ -104,7 +100,7 @@ def _pick_cuda(matrix: Matrix, release: Release, style: str, requested: str | No
         where = _ON[style]
         wheels = style != "pip" and cuda in release.cuda
         raise UsageError(
-            f"torch {release.torch} has no CUDA {cuda} build{where}; available: {join_names(variants)}",
+            f"torch {release.torch} has no CUDA {cuda} build{where}; available: {', '.join(variants)}",
             hint=f"the official wheels have CUDA {cuda}: use {{}}" if wheels else None,
             remedy=Remedy(option="style", value="pip") if wheels else None,
         )
@@ -171,7 +167,7 @@ def plan_pytorch(matrix: Matrix, options: PytorchOptions) -> TemplatePlan:
     """
     style = options.style
     if style not in STYLES:
-        raise UsageError(f"unknown style {style!r}; available: {join_names(STYLES)}")
+        raise UsageError(f"unknown style {style!r}; available: {', '.join(STYLES)}")
     if options.cpu and options.cuda:
         raise UsageError("--cuda and --cpu exclude each other")
     torch_req = options.torch.strip() if options.torch else matrix.newest(style)
@@ -239,7 +235,7 @@ def _driver_notes(matrix: Matrix, release: Release, style: str, cuda: str | None
     """The driver `cuda` needs, or that the environment is CPU-only."""
     if not cuda:
         return ["CPU only: no CUDA libraries are installed."]
-    drv = matrix.min_driver(cuda)
+    drv = min_driver(cuda)
     notes = [
         f"Needs an NVIDIA driver >= {drv} (CUDA {cuda})."
         if drv

@@ -425,7 +425,7 @@ torch.backends.cudnn.is_available = lambda: True
 torch.backends.cudnn.version = lambda: 90100
 probe.environment.cuda_driver_api_version = lambda *a, **k: 12080
 if fake["kernel_works"]:
-    probe.Probe.first_kernel = lambda self: None
+    probe.core.Probe.first_kernel = lambda self: None
 """
 
 

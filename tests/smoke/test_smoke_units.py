@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
@@ -15,9 +14,9 @@ import pytest
 from envkit import _proc
 from envkit.smoke import runner
 from envkit.smoke import target as smoke_target
+from envkit.smoke.probe import core, distributed, helpers, host, sweep, verdicts
 
 PROBE_PATH = Path(runner.__file__).with_name("probe")  # the folder the runner copies and runs
-probe = importlib.import_module("envkit.smoke.probe")
 
 
 def test_probe_never_imports_envkit_and_imports_torch_only_lazily():
@@ -49,15 +48,15 @@ def test_probe_never_imports_envkit_and_imports_torch_only_lazily():
     ],
 )
 def test_driver_verdict_uses_the_minimum_driver_table(driver, cuda, status, needle):
-    st, detail = probe.driver_verdict(driver, cuda)
+    st, detail = verdicts.driver_verdict(driver, cuda)
     assert st == status
     assert needle in detail
 
 
 def test_min_driver_for_takes_the_nearest_lower_release():
-    assert probe.min_driver_for("12.7") == ("560.28.03", "12.6")
-    assert probe.min_driver_for("12.4.1") == ("550.54.14", "12.4")
-    assert probe.min_driver_for("10.2") == (None, None)
+    assert verdicts.min_driver_for("12.7") == ("560.28.03", "12.6")
+    assert verdicts.min_driver_for("12.4.1") == ("550.54.14", "12.4")
+    assert verdicts.min_driver_for("10.2") == (None, None)
 
 
 CU126 = ["sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90"]
@@ -79,18 +78,18 @@ CU129 = ["sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120", "compute_120"]
     ],
 )
 def test_arch_verdict(cap, arch, status, needle):
-    st, detail = probe.arch_verdict(cap, arch, "NVIDIA X")
+    st, detail = verdicts.arch_verdict(cap, arch, "NVIDIA X")
     assert st == status
     assert needle in detail
 
 
 def test_shm_verdict_docker_default_and_overflow():
     mib = 2**20
-    st, detail = probe.shm_verdict(64 * mib, 64 * mib, 6 * mib)
+    st, detail = verdicts.shm_verdict(64 * mib, 64 * mib, 6 * mib)
     assert st == "warn" and "Docker's 64 MiB default?" in detail and "--shm-size=8g (or --ipc=host)" in detail
-    st, detail = probe.shm_verdict(64 * mib, 60 * mib, 100 * mib)
+    st, detail = verdicts.shm_verdict(64 * mib, 60 * mib, 100 * mib)
     assert st == "fail" and "'Bus error'" in detail and "--shm-size" in detail
-    st, detail = probe.shm_verdict(16 * 1024 * mib, 16 * 1024 * mib, 6 * mib)
+    st, detail = verdicts.shm_verdict(16 * 1024 * mib, 16 * 1024 * mib, 6 * mib)
     assert st == "pass" and detail.endswith("enough room")
 
 
@@ -101,11 +100,11 @@ def test_cuda_pins_from_conda_records_and_pip_dists():
         {"name": "pytorch", "version": "2.7.1", "build": "cpu_mkl_py312_h0_102"},
         {"name": "numpy", "version": "2.0", "build": "py312"},
     ]
-    assert probe.cuda_pins_from_records(recs) == [
+    assert verdicts.cuda_pins_from_records(recs) == [
         "cuda-version=12.9",
         "pytorch=2.7.1=cuda129_mkl_py312_h0_302",
     ]
-    assert probe.cuda_pins_from_dists(["numpy", "nvidia_cuda_runtime_cu12", "nvidia-cudnn-cu12"]) == [
+    assert verdicts.cuda_pins_from_dists(["numpy", "nvidia_cuda_runtime_cu12", "nvidia-cudnn-cu12"]) == [
         "nvidia-cuda-runtime-cu12 (pip)"
     ]
 
@@ -116,35 +115,35 @@ def test_gpu_presence_from_injected_device_nodes_and_nvidia_smi(tmp_path):
     smi = tmp_path / "nvidia-smi"
     smi.write_text("#!/bin/sh\necho 'NVIDIA H200, 570.86.15, 9.0, 143771 MiB'\n")
     smi.chmod(0o755)
-    info = probe.gpu_presence(str(tmp_path / "nvidia[0-9]*"), str(smi), "/nonexistent")
+    info = host.gpu_presence(str(tmp_path / "nvidia[0-9]*"), str(smi), "/nonexistent")
     assert info["present"] is True
     assert info["dev_nodes"] == [str(tmp_path / "nvidia0")]
     assert info["driver_version"] == "570.86.15" and info["driver_source"] == "nvidia-smi"
     assert info["gpus"] == [{"name": "NVIDIA H200", "compute_cap": "9.0", "memory": "143771 MiB"}]
     proc_version = tmp_path / "version"
     proc_version.write_text("NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.14  Thu Feb 22 2024\n")
-    info = probe.gpu_presence(str(tmp_path / "none*"), "", str(proc_version))
+    info = host.gpu_presence(str(tmp_path / "none*"), "", str(proc_version))
     assert info["present"] is False and info["driver_version"] == "550.54.14"
 
 
 def test_worker_candidates_and_recommendation_prefers_fewest_workers_near_the_best():
-    assert probe.worker_candidates(2) == [0, 1, 2]
-    assert probe.worker_candidates(6) == [0, 1, 2, 4, 6]
-    assert probe.worker_candidates(0) == [0]
-    sweep = [
+    assert sweep.worker_candidates(2) == [0, 1, 2]
+    assert sweep.worker_candidates(6) == [0, 1, 2, 4, 6]
+    assert sweep.worker_candidates(0) == [0]
+    points = [
         {"num_workers": 0, "pin_memory": False, "persistent_workers": False, "samples_per_s": 100.0},
         {"num_workers": 2, "pin_memory": False, "persistent_workers": True, "samples_per_s": 390.0},
         {"num_workers": 4, "pin_memory": False, "persistent_workers": True, "samples_per_s": 400.0},
         {"num_workers": 4, "pin_memory": False, "persistent_workers": False, "samples_per_s": 300.0},
     ]
-    rec = probe.recommend(sweep)
+    rec = sweep.recommend(points)
     assert (rec["num_workers"], rec["persistent_workers"]) == (2, True)
-    kw = probe.loader_kwargs(rec, 32)
-    assert probe.kwargs_text(kw) == (
+    kw = sweep.loader_kwargs(rec, 32)
+    assert sweep.kwargs_text(kw) == (
         "DataLoader(dataset, batch_size=32, num_workers=2, pin_memory=False, "
         "persistent_workers=True, prefetch_factor=2)"
     )
-    assert probe.loader_kwargs(sweep[0], 8) == {"batch_size": 8, "num_workers": 0, "pin_memory": False}
+    assert sweep.loader_kwargs(points[0], 8) == {"batch_size": 8, "num_workers": 0, "pin_memory": False}
 
 
 def test_activation_env_reads_state_and_plain_exports(tmp_path):
@@ -392,13 +391,13 @@ def test_a_check_over_its_own_limit_hung():
     ],
 )
 def test_nccl_version_text_from_what_torch_returns(value, text):
-    assert probe.nccl_text(value) == text
+    assert verdicts.nccl_text(value) == text
 
 
 def test_cuda_api_text():
-    assert probe.cuda_api_text(12080) == "12.8" and probe.cuda_api_text(13000) == "13.0"
-    assert probe.cuda_api_text(None) is None and probe.cuda_api_text(0) is None
-    assert probe.cuda_driver_api_version(names=("libenvkit-no-such-cuda.so",)) is None
+    assert verdicts.cuda_api_text(12080) == "12.8" and verdicts.cuda_api_text(13000) == "13.0"
+    assert verdicts.cuda_api_text(None) is None and verdicts.cuda_api_text(0) is None
+    assert host.cuda_driver_api_version(names=("libenvkit-no-such-cuda.so",)) is None
 
 
 @pytest.mark.parametrize(
@@ -422,7 +421,7 @@ def test_cuda_api_text():
     ],
 )
 def test_cudnn_verdict_follows_torchs_own_rule(rt, ct, kw, status, needle):
-    st, detail = probe.cudnn_verdict(rt, ct, **kw)
+    st, detail = verdicts.cudnn_verdict(rt, ct, **kw)
     assert st == status and needle in detail, detail
 
 
@@ -436,7 +435,7 @@ def test_cudnn_verdict_follows_torchs_own_rule(rt, ct, kw, status, needle):
     ],
 )
 def test_driver_verdict_from_the_cuda_api_version_alone(api, status, needle):
-    st, detail = probe.driver_verdict(None, "12.8", api)
+    st, detail = verdicts.driver_verdict(None, "12.8", api)
     assert st == status and needle in detail
 
 
@@ -465,7 +464,7 @@ def test_copy_bandwidth_is_timed_with_cuda_events_in_milliseconds():
     fake = SimpleNamespace(
         cuda=SimpleNamespace(Event=_FakeEvent, synchronize=lambda: _FakeEvent.log.append("synchronize"))
     )
-    gbps = probe.copy_gbps(fake, lambda: _FakeEvent.log.append("copy"), 100_000_000, reps=5)
+    gbps = helpers.copy_gbps(fake, lambda: _FakeEvent.log.append("copy"), 100_000_000, reps=5)
     assert gbps == pytest.approx(50.0)  # 5 x 100 MB in 10 ms
     assert _FakeEvent.log == [
         "copy",
@@ -508,7 +507,7 @@ def test_nccl_rank_sets_its_device_from_local_rank_before_joining(monkeypatch):
     monkeypatch.setenv("WORLD_SIZE", "8")
     monkeypatch.setenv("LOCAL_RANK", "3")
     with pytest.raises(Joined):
-        probe.dist_worker("nccl", 30)
+        distributed.dist_worker("nccl", 30)
     assert calls[0] == ("set_device", 3)
     kw = calls[1][1]
     assert kw["backend"] == "nccl" and kw["init_method"] == "env://" and kw["timeout"].total_seconds() == 30
@@ -522,12 +521,12 @@ def test_nccl_rank_sets_its_device_from_local_rank_before_joining(monkeypatch):
         ),
     )
     with pytest.raises(Joined):
-        probe.dist_worker("nccl", 30)
+        distributed.dist_worker("nccl", 30)
     assert calls[2] == ("set_device", 3) and calls[3][1]["device_id"] is None
     calls[2:] = []
     with pytest.raises(RuntimeError, match="LOCAL_RANK 8 but only 8 visible GPU"):
-        probe.rank_device(torch, "nccl", 8)
-    assert probe.rank_device(torch, "gloo", 5) == torch.device("cpu") and len(calls) == 2
+        distributed.rank_device(torch, "nccl", 8)
+    assert distributed.rank_device(torch, "gloo", 5) == torch.device("cpu") and len(calls) == 2
 
 
 def test_driver_version_from_pynvml_when_there_is_no_nvidia_smi(monkeypatch):
@@ -540,7 +539,7 @@ def test_driver_version_from_pynvml_when_there_is_no_nvidia_smi(monkeypatch):
         nvmlSystemGetDriverVersion=lambda: b"550.54.14",
     )
     monkeypatch.setitem(sys.modules, "pynvml", fake)
-    info = probe.gpu_presence("/nonexistent/nvidia[0-9]*", "", "/nonexistent")
+    info = host.gpu_presence("/nonexistent/nvidia[0-9]*", "", "/nonexistent")
     assert (info["driver_version"], info["driver_source"]) == ("550.54.14", "pynvml")
     assert seen == ["init", "shutdown"]
 
@@ -548,7 +547,7 @@ def test_driver_version_from_pynvml_when_there_is_no_nvidia_smi(monkeypatch):
         raise RuntimeError("NVML Shared Library Not Found")
 
     monkeypatch.setitem(sys.modules, "pynvml", SimpleNamespace(nvmlInit=broken))
-    assert probe.nvml_driver_version() is None
+    assert host.nvml_driver_version() is None
 
 
 def test_device_groups_summarise_a_node():
@@ -557,7 +556,7 @@ def test_device_groups_summarise_a_node():
         for i in range(8)
     ]
     d.append({"index": 8, "name": "NVIDIA L4", "capability": "8.9", "total_memory": 2})
-    groups = probe.device_groups(d)
+    groups = helpers.device_groups(d)
     assert [(ix, g["name"]) for ix, g in groups] == [
         (list(range(8)), "NVIDIA H100 80GB HBM3"),
         ([8], "NVIDIA L4"),
@@ -565,16 +564,16 @@ def test_device_groups_summarise_a_node():
 
 
 def test_worker_sweep_is_capped_at_the_batches_per_epoch(monkeypatch):
-    monkeypatch.setattr(probe.core, "usable_cores", lambda: 192)  # a big GPU node
-    assert probe.Probe({"mode": "full"}).workload()["max_workers"] == 32  # 1024 samples / batch 32
-    assert probe.Probe({"mode": "quick"}).workload()["max_workers"] == 8
-    monkeypatch.setattr(probe.core, "usable_cores", lambda: 2)
-    assert probe.Probe({"mode": "full"}).workload()["max_workers"] == 4
-    assert probe.Probe({"mode": "full", "workload": {"max_workers": 64}}).workload()["max_workers"] == 64
+    monkeypatch.setattr(core, "usable_cores", lambda: 192)  # a big GPU node
+    assert core.Probe({"mode": "full"}).workload()["max_workers"] == 32  # 1024 samples / batch 32
+    assert core.Probe({"mode": "quick"}).workload()["max_workers"] == 8
+    monkeypatch.setattr(core, "usable_cores", lambda: 2)
+    assert core.Probe({"mode": "full"}).workload()["max_workers"] == 4
+    assert core.Probe({"mode": "full", "workload": {"max_workers": 64}}).workload()["max_workers"] == 64
 
 
 def test_torchrun_command_line_and_its_failure_summary():
-    argv = probe.torchrun_argv(8, ["--dist-worker", "nccl"])
+    argv = distributed.torchrun_argv(8, ["--dist-worker", "nccl"])
     assert argv[:8] == [
         sys.executable,
         "-m",
@@ -597,8 +596,8 @@ def test_torchrun_command_line_and_its_failure_summary():
         "  host      : node\n  rank      : 1 (local_rank: 1)\n  exitcode  : -11 (pid: 4242)\n"
         "  error_file: <N/A>\n"
     )
-    assert probe.torchrun_root_cause(summary) == (1, -11)
-    assert probe.torchrun_root_cause("no summary here") == (None, None)
+    assert distributed.torchrun_root_cause(summary) == (1, -11)
+    assert distributed.torchrun_root_cause("no summary here") == (None, None)
 
 
 def test_kill_stragglers_only_kills_processes_running_the_probe(tmp_path):
@@ -665,12 +664,12 @@ def test_quick_search_extrapolates_a_short_run_to_the_full_workload():
         "samples_per_s": 160.0,
     }
     # full workload: 320 samples x 2 epochs = 20 batches; start-up twice without persistent workers
-    assert probe.extrapolate(point, 320, 2, 32) == round(640 / (0.25 * 2 + 0.15 * 20), 2) == 182.86
-    est = probe.persistent_estimate(point, 320, 2, 32)
+    assert sweep.extrapolate(point, 320, 2, 32) == round(640 / (0.25 * 2 + 0.15 * 20), 2) == 182.86
+    est = sweep.persistent_estimate(point, 320, 2, 32)
     assert est["persistent_workers"] is True and est["estimated"] is True
     assert est["samples_per_s"] == round(640 / (0.25 + 0.15 * 20), 2) == 196.92
     # nothing to extrapolate from a single batch per epoch: the measured value stays
-    assert probe.extrapolate({**point, "batches": 1}, 320, 2, 32) == 160.0
+    assert sweep.extrapolate({**point, "batches": 1}, 320, 2, 32) == 160.0
 
 
 def test_text_report_marks_extrapolated_and_estimated_sweep_points():

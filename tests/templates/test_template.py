@@ -67,10 +67,6 @@ def test_public_api_for_other_modules():
     assert M.styles("2.5") == ("conda-forge", "pip", "pytorch-channel")
     assert M.styles("2.6") == ("conda-forge", "pip")
     assert M.styles("1.13") == ("pip", "pytorch-channel")
-    assert M.min_driver("12.6") == "560.28.03"
-    assert M.min_driver("13.2") is None
-    assert M.cuda_for_driver("570.86.15") == "12.8"
-    assert M.cuda_for_driver("400.1") is None
     assert M.newest() == "2.15"
     assert M.newest("conda-forge") == "2.13"
     assert M.newest("pytorch-channel") == "2.5"

@@ -12,7 +12,7 @@ else:
 
     _here = os.path.dirname(os.path.abspath(__file__))
     sys.path[0] = os.path.dirname(_here)
-    main = importlib.import_module(os.path.basename(_here)).main
+    main = importlib.import_module(os.path.basename(_here) + ".core").main
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))

@@ -36,34 +36,19 @@ CHECKS = [
 # CPU), decode_ms models CPU work (a calibrated busy loop, so it competes for cores like real
 # decoding does).  `max_workers: null` means "the usable cores" (x2 in full mode, because I/O-bound
 # loaders gain from more workers than cores).
+_WORKLOAD: dict[str, Any] = {
+    "samples": 256,
+    "batch_size": 32,
+    "latency_ms": 2.0,
+    "decode_ms": 1.0,
+    "sample_shape": [3, 64, 64],
+    "epochs": 2,
+    "max_workers": None,
+}
 WORKLOADS: dict[str, dict[str, Any]] = {
-    "quick": {
-        "samples": 256,
-        "batch_size": 32,
-        "latency_ms": 2.0,
-        "decode_ms": 1.0,
-        "sample_shape": [3, 64, 64],
-        "epochs": 2,
-        "max_workers": None,
-    },
-    "default": {
-        "samples": 256,
-        "batch_size": 32,
-        "latency_ms": 2.0,
-        "decode_ms": 1.0,
-        "sample_shape": [3, 64, 64],
-        "epochs": 2,
-        "max_workers": None,
-    },
-    "full": {
-        "samples": 1024,
-        "batch_size": 32,
-        "latency_ms": 2.0,
-        "decode_ms": 1.0,
-        "sample_shape": [3, 64, 64],
-        "epochs": 2,
-        "max_workers": None,
-    },
+    "quick": _WORKLOAD,
+    "default": _WORKLOAD,
+    "full": {**_WORKLOAD, "samples": 1024},
 }
 
 
