@@ -353,8 +353,3 @@ def _spec_text(s: PackageState) -> str:
         return f"{s.name}{v}" if not v or v[0] in "[<>=!~;" else v
     dep = CondaDep(name=s.name, version=s.version or None, build=s.build, channel=s.channel)
     return dep.spec()
-
-
-def spec_text(state: PackageState) -> str:
-    """The spec text of a spec-entry PackageState (as written in a spec file, canonical form)."""
-    return _spec_text(state)
