@@ -352,9 +352,8 @@ def _list_section(title: str, ld, p: _Painter, show_all: bool) -> list[str]:
         else:
             out.append(f"  {letter}: {items[0]}")
             out += [f"     {x}" for x in items[1:]]
-    secrets = getattr(ld, "secrets_changed", ())
-    if secrets:
-        out.append(f"  value changed (a credential, not shown): {', '.join(secrets)}")
+    if ld.secrets_changed:
+        out.append(f"  value changed (a credential, not shown): {', '.join(ld.secrets_changed)}")
     return out
 
 
