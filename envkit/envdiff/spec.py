@@ -29,7 +29,7 @@ from envkit.model import CondaDep, EnvSpec, LockedPackage, PipDep
 _Index = dict[tuple[str, str], LockedPackage]
 
 
-def _a_file(kind: str) -> str:
+def a_file(kind: str) -> str:
     """`an explicit file`, `a conda-lock file`."""
     return f"{'an' if kind[:1] in 'aeiou' else 'a'} {kind} file"
 
@@ -46,7 +46,7 @@ def _check_spec(spec: EnvSpec, conc: _Side) -> tuple[tuple[SpecCheck, ...], tupl
         check = _check_pip(pd, index, mentioned, marker_env, conc, spec_dir)
         if check.status == "missing" and not conc.info.records_pip:
             check = replace(
-                check, status="skipped", note=f"{_a_file(conc.info.kind)} cannot record pip packages"
+                check, status="skipped", note=f"{a_file(conc.info.kind)} cannot record pip packages"
             )
         checks.append(check)
     unmentioned = tuple(_state(p, labels=False) for k, p in index.items() if k not in mentioned)
