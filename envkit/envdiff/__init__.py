@@ -24,17 +24,11 @@ pip index options and environment variables are compared too.  Nothing here prin
 
 from __future__ import annotations
 
-from envkit.envdiff.categories import CATEGORY_ORDER, PLATFORM_ONLY, blas_of, category_of, is_platform_only
+from envkit.envdiff.categories import blas_of, category_of, is_platform_only
 from envkit.envdiff.compare import record_differences
 from envkit.envdiff.core import diff
-from envkit.envdiff.pip_origin import PipOrigin, entry_source, name_from_source, pip_origin
-from envkit.envdiff.platforms import (
-    guess_platform,
-    model_platforms,
-    pick_platforms,
-    platform_family,
-    platforms_differ,
-)
+from envkit.envdiff.pip_origin import entry_source, name_from_source
+from envkit.envdiff.platforms import guess_platform, pick_platforms
 from envkit.envdiff.records import (
     EXPORT_JSON_BACKEND,
     GROUPS,
@@ -42,8 +36,6 @@ from envkit.envdiff.records import (
     KIND_TITLES,
     KINDS,
     NOT_RECORDED,
-    NOTE_KINDS,
-    SPEC_STATUSES,
     Change,
     ChannelDiff,
     DiffNote,
@@ -55,21 +47,15 @@ from envkit.envdiff.records import (
     SideInfo,
     SpecCheck,
 )
-from envkit.envdiff.sides import records_pip
-from envkit.envdiff.spec import spec_text
 from envkit.envdiff.versions import compare_versions
 
 __all__ = [
-    "CATEGORY_ORDER",
     "EXPORT_JSON_BACKEND",
     "GROUPS",
     "IMPACTS",
     "KINDS",
     "KIND_TITLES",
-    "NOTE_KINDS",
     "NOT_RECORDED",
-    "PLATFORM_ONLY",
-    "SPEC_STATUSES",
     "Change",
     "ChannelDiff",
     "DiffNote",
@@ -78,7 +64,6 @@ __all__ = [
     "ListDiff",
     "PackageState",
     "PipNotRecorded",
-    "PipOrigin",
     "SideInfo",
     "SpecCheck",
     "blas_of",
@@ -88,13 +73,7 @@ __all__ = [
     "entry_source",
     "guess_platform",
     "is_platform_only",
-    "model_platforms",
     "name_from_source",
     "pick_platforms",
-    "pip_origin",
-    "platform_family",
-    "platforms_differ",
     "record_differences",
-    "records_pip",
-    "spec_text",
 ]

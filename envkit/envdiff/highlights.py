@@ -37,20 +37,17 @@ def _without_pip(side: _Side) -> _Side:
     return replace(side, packages=tuple(p for p in side.packages if p.manager != "pip"))
 
 
-#: every name the highlights look up (`_find`): the only names the index holds
-_LOOKED_UP = frozenset(
-    (
-        "python",
-        "pytorch",
-        "torch",
-        "cuda-version",
-        "cudatoolkit",
-        "cuda-runtime",
-        "cuda-cudart",
-        "nvidia-cuda-runtime-cu12",
-        "nvidia-cuda-runtime-cu11",
-    )
+#: the packages that say a side's CUDA version, the most telling first
+_CUDA_NAMES = (
+    "cuda-version",
+    "cudatoolkit",
+    "cuda-runtime",
+    "cuda-cudart",
+    "nvidia-cuda-runtime-cu12",
+    "nvidia-cuda-runtime-cu11",
 )
+#: every name the highlights look up (`_find`): the only names the index holds
+_LOOKED_UP = frozenset(("python", "pytorch", "torch", *_CUDA_NAMES))
 
 
 def _find(side: _Side, names: Sequence[str], manager: str | None = None) -> LockedPackage | None:
@@ -120,7 +117,7 @@ def _torch_text(side: _Side, p: LockedPackage) -> str:
     info = decode(p.build, p.version, p.name)
     labels = [x for x in info.labels() if not x.startswith("py")]
     if not labels and p.manager == "pip":
-        cuda = _find(side, ("nvidia-cuda-runtime-cu12", "nvidia-cuda-runtime-cu11"), "pip")
+        cuda = _find(side, _CUDA_NAMES[-2:], "pip")
         if cuda:
             labels = [f"CUDA {_major_minor(cuda.version)}"]
     version = _split_local(p.version)[0] if p.manager == "pip" else p.version
@@ -131,17 +128,7 @@ def _torch_text(side: _Side, p: LockedPackage) -> str:
 def _cuda_of(side: _Side) -> str | None:
     if not side.info.concrete:
         return None
-    p = _find(
-        side,
-        (
-            "cuda-version",
-            "cudatoolkit",
-            "cuda-runtime",
-            "cuda-cudart",
-            "nvidia-cuda-runtime-cu12",
-            "nvidia-cuda-runtime-cu11",
-        ),
-    )
+    p = _find(side, _CUDA_NAMES)
     if p is not None:
         return _major_minor(p.version)
     t = _find(side, ("pytorch",), "conda") or _find(side, ("torch",), "pip")

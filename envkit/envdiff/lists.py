@@ -4,6 +4,7 @@ never shown)."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from envkit.envdiff.records import ChannelDiff, ListDiff
 from envkit.envdiff.sides import _Side
@@ -64,17 +65,17 @@ def _diff_channels(sa: _Side, sb: _Side) -> ChannelDiff:
     note = ""
     if "export" in (sa.info.kind, sb.info.kind):
         note = "`conda env export` does not write channels in priority order (conda#7884)"
-    unused_a, unused_b = sa.unused_channels, sb.unused_channels
+    lists = ChannelDiff(
+        a=ca,
+        b=cb,
+        priority_a=sa.priority,
+        priority_b=sb.priority,
+        note=note,
+        unused_a=sa.unused_channels,
+        unused_b=sb.unused_channels,
+    )
     if ca is None or cb is None:
-        return ChannelDiff(
-            a=ca,
-            b=cb,
-            priority_a=sa.priority,
-            priority_b=sb.priority,
-            note=note,
-            unused_a=unused_a,
-            unused_b=unused_b,
-        )
+        return lists
     # `nodefaults` is a directive (do not add .condarc's channels), not a channel: a lock records
     # it or not as its writer likes (conda-lock keeps what the spec said, envkit drops it), so a spec
     # and a lock compare without it.  Two specs keep it: with and without it they solve against
@@ -86,15 +87,10 @@ def _diff_channels(sa: _Side, sb: _Side) -> ChannelDiff:
     set_a, set_b = set(ka), set(kb)
     common_a = [c for c in ka if c in set_b]
     common_b = [c for c in kb if c in set_a]
-    return ChannelDiff(
-        a=ca,
-        b=cb,
+    return replace(
+        lists,
         added=tuple(c for c in kb if c not in set_a),
         removed=tuple(c for c in ka if c not in set_b),
         order_changed=common_a != common_b,
-        priority_a=sa.priority,
-        priority_b=sb.priority,
         note=note if ka != kb else "",
-        unused_a=unused_a,
-        unused_b=unused_b,
     )

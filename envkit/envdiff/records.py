@@ -51,6 +51,20 @@ SPEC_STATUSES = ("not-satisfied", "missing", "satisfied", "skipped")
 NOTE_KINDS = ("pip-not-recorded", "unused-channels", "secrets-unknown", "platforms")
 
 
+def _fields_dict(record, names: str) -> dict:
+    """The JSON-ready values of `record`'s attributes `names`, in that order: tuples as lists,
+    records as their `as_dict`."""
+    out = {}
+    for name in names.split():
+        value = getattr(record, name)
+        if isinstance(value, tuple):
+            value = list(value)
+        elif hasattr(value, "as_dict"):
+            value = value.as_dict()
+        out[name] = value
+    return out
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PackageState:
     """One side of a change: a package as installed/locked, or a spec entry (version = the spec)."""
@@ -67,16 +81,7 @@ class PackageState:
     editable: bool = False
 
     def as_dict(self) -> dict:
-        return {
-            "name": self.name,
-            "version": self.version,
-            "build": self.build,
-            "channel": self.channel,
-            "manager": self.manager,
-            "labels": list(self.labels),
-            "url": self.url,
-            "editable": self.editable,
-        }
+        return _fields_dict(self, "name version build channel manager labels url editable")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -96,16 +101,7 @@ class Change:
     category: str | None = None
 
     def as_dict(self) -> dict:
-        return {
-            "name": self.name,
-            "kind": self.kind,
-            "a": self.a.as_dict() if self.a else None,
-            "b": self.b.as_dict() if self.b else None,
-            "tags": list(self.tags),
-            "impact": self.impact,
-            "reason": self.reason,
-            "group": self.group,
-        }
+        return _fields_dict(self, "name kind a b tags impact reason group")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -121,15 +117,7 @@ class SpecCheck:
     line: int | None = None
 
     def as_dict(self) -> dict:
-        return {
-            "spec": self.spec,
-            "name": self.name,
-            "manager": self.manager,
-            "status": self.status,
-            "found": self.found.as_dict() if self.found else None,
-            "note": self.note,
-            "line": self.line,
-        }
+        return _fields_dict(self, "spec name manager status found note line")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -163,14 +151,9 @@ class ChannelDiff:
 
     def as_dict(self) -> dict:
         return {
-            "a": list(self.a) if self.a is not None else None,
-            "b": list(self.b) if self.b is not None else None,
-            "added": list(self.added),
-            "removed": list(self.removed),
-            "order_changed": self.order_changed,
+            **_fields_dict(self, "a b added removed order_changed"),
             "priority": {"a": self.priority_a, "b": self.priority_b},
-            "changed": self.changed,
-            "note": self.note,
+            **_fields_dict(self, "changed note"),
             "unused": {"a": list(self.unused_a), "b": list(self.unused_b)},
         }
 
@@ -196,13 +179,7 @@ class ListDiff:
         return self.a is not None and self.b is not None and (self.a != self.b or bool(self.secrets_changed))
 
     def as_dict(self) -> dict:
-        return {
-            "a": list(self.a) if self.a is not None else None,
-            "b": list(self.b) if self.b is not None else None,
-            "changed": self.changed,
-            "secrets_changed": list(self.secrets_changed),
-            "secrets_unknown": list(self.secrets_unknown),
-        }
+        return _fields_dict(self, "a b changed secrets_changed secrets_unknown")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -220,17 +197,9 @@ class SideInfo:
     records_pip: bool = True  # False: the format cannot hold pip packages (an explicit file)
 
     def as_dict(self) -> dict:
-        return {
-            "source": self.source,
-            "kind": self.kind,
-            "concrete": self.concrete,
-            "platform": self.platform,
-            "platform_guessed": self.platform_guessed,
-            "platforms": list(self.platforms),
-            "name": self.name,
-            "packages": self.packages,
-            "records_pip": self.records_pip,
-        }
+        return _fields_dict(
+            self, "source kind concrete platform platform_guessed platforms name packages records_pip"
+        )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -243,7 +212,7 @@ class PipNotRecorded:
     skipped: int  # pip packages of the other side left out
 
     def as_dict(self) -> dict:
-        return {"side": self.side, "kind": self.kind, "skipped": self.skipped}
+        return _fields_dict(self, "side kind skipped")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -253,7 +222,7 @@ class DuplicateInfo:
     project: str
 
     def as_dict(self) -> dict:
-        return {"conda": self.conda, "pip": self.pip, "project": self.project}
+        return _fields_dict(self, "conda pip project")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

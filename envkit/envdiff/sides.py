@@ -138,7 +138,6 @@ def _live_side(model: LiveEnv, label: str) -> _Side:
         channels=_chan_names(model.channels) or None,
         used_channels=used,
         priority=model.channel_priority,
-        pip_options=None,
         variables=_variables(model.variables),
         secrets=_secrets(model.variables),
         owned={k: tuple(v) for k, v in model.pypi_names} or None,

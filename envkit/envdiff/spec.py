@@ -4,6 +4,7 @@ specs entry by entry."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 
 from envkit.envdiff.categories import category_of
 from envkit.envdiff.compare import _state
@@ -28,7 +29,7 @@ from envkit.model import CondaDep, EnvSpec, LockedPackage, PipDep
 _Index = dict[tuple[str, str], LockedPackage]
 
 
-def _a_file(kind: str) -> str:
+def a_file(kind: str) -> str:
     """`an explicit file`, `a conda-lock file`."""
     return f"{'an' if kind[:1] in 'aeiou' else 'a'} {kind} file"
 
@@ -44,13 +45,8 @@ def _check_spec(spec: EnvSpec, conc: _Side) -> tuple[tuple[SpecCheck, ...], tupl
             continue
         check = _check_pip(pd, index, mentioned, marker_env, conc, spec_dir)
         if check.status == "missing" and not conc.info.records_pip:
-            check = SpecCheck(
-                spec=check.spec,
-                name=check.name,
-                manager="pip",
-                status="skipped",
-                note=f"{_a_file(conc.info.kind)} cannot record pip packages",
-                line=check.line,
+            check = replace(
+                check, status="skipped", note=f"{a_file(conc.info.kind)} cannot record pip packages"
             )
         checks.append(check)
     unmentioned = tuple(_state(p, labels=False) for k, p in index.items() if k not in mentioned)
@@ -153,28 +149,29 @@ def _check_pip(
     """One pip spec entry against the concrete side; the package it names goes into `mentioned`."""
     name, source = _pip_entry_name(pd, conc, spec_dir)
     if not name:
-        return _pip_skipped(pd, pd.text, "names no project (a local path or URL without #egg=)")
+        return _pip_check(pd, pd.text, "skipped", "names no project (a local path or URL without #egg=)")
     if pd.marker and marker_env is not None and _marker_false(pd.marker, marker_env):
-        return _pip_skipped(pd, name, f"marker is false there: {pd.marker}")
+        return _pip_check(pd, name, "skipped", f"marker is false there: {pd.marker}")
     p, note = _find_pip(name, index)
     if p is None:
-        return SpecCheck(spec=pd.text, name=name, manager="pip", status="missing", line=pd.line)
+        return _pip_check(pd, name, "missing", "")
     mentioned.add(_key(p))
     if pd.kind != "requirement" or not pd.specifier:
         ok = True
         if source is not None:
             ok, why = _source_satisfies(source, pd.editable, p, conc)
             note = (note + "; " if note else "") + why if why else note
-        return _pip_result(pd, name, ok, _state(p, side=conc), note)
+        return _pip_check(pd, name, "satisfied" if ok else "not-satisfied", note, _state(p, side=conc))
     from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
     try:
         spec_set = SpecifierSet(pd.specifier)
     except InvalidSpecifier:
-        return _pip_skipped(pd, name, f"invalid version specifier {pd.specifier!r}", found=_state(p))
+        return _pip_check(pd, name, "skipped", f"invalid version specifier {pd.specifier!r}", found=_state(p))
     from envkit.formats.pipreq import pip_version_satisfies
 
-    return _pip_result(pd, name, pip_version_satisfies(spec_set, p.version), _state(p), note)
+    ok = pip_version_satisfies(spec_set, p.version)
+    return _pip_check(pd, name, "satisfied" if ok else "not-satisfied", note, _state(p))
 
 
 def _pip_entry_name(pd: PipDep, conc: _Side, spec_dir: str | None) -> tuple[str | None, str | None]:
@@ -217,21 +214,9 @@ def _find_pip(name: str, index: _Index) -> tuple[LockedPackage | None, str]:
     return None, ""
 
 
-def _pip_skipped(pd: PipDep, name: str, note: str, found: PackageState | None = None) -> SpecCheck:
+def _pip_check(pd: PipDep, name: str, status: str, note: str, found: PackageState | None = None) -> SpecCheck:
     return SpecCheck(
-        spec=pd.text, name=name, manager="pip", status="skipped", found=found, note=note, line=pd.line
-    )
-
-
-def _pip_result(pd: PipDep, name: str, ok: bool, found: PackageState, note: str) -> SpecCheck:
-    return SpecCheck(
-        spec=pd.text,
-        name=name,
-        manager="pip",
-        status="satisfied" if ok else "not-satisfied",
-        found=found,
-        note=note,
-        line=pd.line,
+        spec=pd.text, name=name, manager="pip", status=status, found=found, note=note, line=pd.line
     )
 
 
@@ -353,8 +338,3 @@ def _spec_text(s: PackageState) -> str:
         return f"{s.name}{v}" if not v or v[0] in "[<>=!~;" else v
     dep = CondaDep(name=s.name, version=s.version or None, build=s.build, channel=s.channel)
     return dep.spec()
-
-
-def spec_text(state: PackageState) -> str:
-    """The spec text of a spec-entry PackageState (as written in a spec file, canonical form)."""
-    return _spec_text(state)

@@ -18,8 +18,7 @@ from collections.abc import Callable, Mapping
 
 from envkit.fleet.collect import DEFAULT_JOBS, DEFAULT_TIMEOUT, TRANSPORTS, HostResult
 from envkit.fleet.fingerprint import EnvPrint, MachineClass, env_fingerprint, fingerprint_line, machine_class
-from envkit.fleet.hostlist import expand
-from envkit.fleet.report import FleetReport, Group, LockDrift, Unreachable
+from envkit.fleet.report import FleetReport, Group
 
 __all__ = [
     "DEFAULT_JOBS",
@@ -28,11 +27,8 @@ __all__ = [
     "EnvPrint",
     "FleetReport",
     "Group",
-    "LockDrift",
     "MachineClass",
-    "Unreachable",
     "env_fingerprint",
-    "expand",
     "fingerprint",
     "fingerprint_line",
     "fleet",

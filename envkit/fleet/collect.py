@@ -192,10 +192,8 @@ def _ssh_target(text: str, env: str | None) -> SshTarget:
     parts = urlsplit(text)
     if parts.path in ("", "/"):
         name = env or "base"
-        suffix = name if name.startswith(("/", "~")) else f"env:{name}"
-        text = f"ssh://{parts.netloc}/{suffix.lstrip('/') if suffix.startswith('~') else suffix}"
-        if suffix.startswith("/"):
-            text = f"ssh://{parts.netloc}{suffix}"
+        suffix = name if name.startswith("/") else f"/{name}" if name.startswith("~") else f"/env:{name}"
+        text = f"ssh://{parts.netloc}{suffix}"
     return parse_ssh(text)
 
 
@@ -224,11 +222,10 @@ def _collected_files(files: list[Path], where: str | None) -> list[Job]:
             profiles[stem] = str(p)
         else:
             envs.append((p.stem, p))
-    jobs = [
+    return [
         Job(host=stem, source=str(p), via="file", path=str(p), machine_path=profiles.get(stem), where=where)
         for stem, p in envs
     ]
-    return jobs
 
 
 def _is_profile(path: Path) -> bool:

@@ -97,20 +97,14 @@ def env_fingerprint(model: EnvSpec | Lock | LiveEnv, platform: str | None = None
     """The EnvPrint of an environment (see the module docstring); a loose spec is fingerprinted by
     its entries' canonical texts."""
     pkgs = packages_of(model, platform)
-    h = hashlib.sha256()
     if pkgs is None:
         from envkit.model import loose_spec
 
         spec = loose_spec(model)
         assert spec is not None  # what is not resolved is a loose spec
         keys = sorted([f"conda {d.raw or d.name}" for d in spec.conda] + [f"pip {p.text}" for p in spec.pip])
-        for k in keys:
-            h.update(k.encode("utf-8", "surrogateescape") + b"\n")
         py = next((d.version for d in spec.conda if d.name == "python"), None)
-        return EnvPrint(digest=h.hexdigest()[:ENV_DIGITS], packages=len(keys), concrete=False, python=py)
-    keys = sorted(_package_key(p) for p in pkgs)
-    for k in keys:
-        h.update(k.encode("utf-8", "surrogateescape") + b"\n")
+        return EnvPrint(digest=_digest(keys), packages=len(keys), concrete=False, python=py)
     python = torch = None
     for p in pkgs:
         n = p.name.lower()
@@ -120,13 +114,19 @@ def env_fingerprint(model: EnvSpec | Lock | LiveEnv, platform: str | None = None
             torch = _torch_text(p)
     plat = getattr(model, "platform", None) or next((p.platform for p in pkgs if p.platform), None)
     return EnvPrint(
-        digest=h.hexdigest()[:ENV_DIGITS],
+        digest=_digest(sorted(_package_key(p) for p in pkgs)),
         packages=len(pkgs),
         concrete=True,
         platform=plat or None,
         python=python,
         torch=torch,
     )
+
+
+def _digest(keys: list[str]) -> str:
+    """The environment digest of its sorted keys, one a line."""
+    text = "".join(f"{k}\n" for k in keys)
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:ENV_DIGITS]
 
 
 def _package_key(p: LockedPackage) -> str:

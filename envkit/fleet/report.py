@@ -8,7 +8,7 @@ environment digest (the first host's), every other host keeps its fingerprint on
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 
 from envkit.envdiff import EnvDiff
 from envkit.fleet.collect import HostResult
@@ -27,13 +27,7 @@ class Unreachable:
     why: str
 
     def as_dict(self) -> dict:
-        return {
-            "host": self.host,
-            "source": self.source,
-            "via": self.via,
-            "status": self.status,
-            "why": self.why,
-        }
+        return asdict(self)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -140,12 +134,6 @@ class Grouper:
             mkey = mc.digest
         self._members.setdefault((ep.digest, mkey), []).append(j.host)
 
-    def model(self, digest: str):
-        return self._models[digest]
-
-    def profile(self, digest: str | None):
-        return self._profiles.get(digest) if digest else None
-
     def report(
         self,
         *,
@@ -216,7 +204,6 @@ class Grouper:
             reference=i == 0,
             diff=d,
             machine_differs=mdiff,
-            lock=None,
             model=self._models[ed],
         )
 
@@ -225,7 +212,7 @@ class Grouper:
         from envkit.envdiff import diff
 
         ld = diff(lock, self._models[ed], platform=platform, label_a=lock_label or "lock", label_b="hosts")
-        found = tuple(check_machine(self.profile(md))) if check_machine and md else ()
+        found = tuple(check_machine(self._profiles.get(md))) if check_machine and md else ()
         return LockDrift(diff=ld, findings=found)
 
 

@@ -1,22 +1,9 @@
-"""`envkit audit --format json`: one stable document.
-
-{"version": 1,
- "db": {"path", "records", "index", "built"},
- "sources": [...],
- "vulnerabilities": [{"id", "aliases", "summary", "severity", "cvss_score", "cvss_vector",
-                      "source", "line", "manager", "package", "pypi_name", "version", "platforms",
-                      "fixed", "fix_version", "fix", "fails"}, ...],
- "ignored": [the same, with "reason"],
- "unknown": [{"source", "manager", "package", "version", "reason"}, ...],
- "licences": [{"source", "manager", "package", "version", "licence", "spdx", "status", "from"}, ...],
- "lapsed_ignores": [...],
- "summary": {"audited", "vulnerable", "vulnerabilities", "ignored", "clean", "unknown",
-             "licences": {"allowed", "not-allowed", "denied", "unknown"}, "fail_on", "failed"}}
-"""
+"""`envkit audit --format json`: one stable document (version 1, written out in docs/commands/audit.md)."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 
 JSON_VERSION = 1
 
@@ -49,7 +36,7 @@ def vulnerability_dict(v, result) -> dict:
 
 
 def render_audit_json(result) -> str:
-    """The JSON report (see the module docstring), ending with a newline."""
+    """The JSON report (docs/commands/audit.md), ending with a newline."""
     statuses = ("allowed", "not-allowed", "denied", "unknown")
     doc = {
         "version": JSON_VERSION,
@@ -62,16 +49,7 @@ def render_audit_json(result) -> str:
         "sources": list(result.sources),
         "vulnerabilities": [vulnerability_dict(v, result) for v in result.vulnerabilities],
         "ignored": [vulnerability_dict(v, result) for v in result.ignored],
-        "unknown": [
-            {
-                "source": u.source,
-                "manager": u.manager,
-                "package": u.package,
-                "version": u.version,
-                "reason": u.reason,
-            }
-            for u in result.unknown
-        ],
+        "unknown": [asdict(u) for u in result.unknown],  # envkit.audit.match.Unknown's fields
         "licences": [
             {
                 "source": lic.source,

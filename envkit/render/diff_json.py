@@ -1,29 +1,6 @@
-"""`envkit diff --format json`: a documented, stable schema (docs/commands/diff.md).
-
-    {"schema": "envkit-diff/1",
-     "same": bool,
-     "a": {"source", "kind", "concrete", "platform", "platform_guessed", "platforms", "name", "packages",
-           "records_pip"},
-     "b": {...},
-     "highlights": [{"label", "a", "b"}],
-     "changes": [{"name", "kind", "a": {"name", "version", "build", "channel", "manager", "labels", "url",
-                                        "editable"} | null,
-                  "b": {...} | null, "tags": [...], "impact": "high|medium|low", "reason", "group"}],
-     "channels": {"a", "b", "added", "removed", "order_changed", "priority": {"a", "b"}, "changed", "note"},
-     "pip_options": {"a", "b", "changed", "secrets_changed"},
-     "variables": {"a", "b", "changed", "secrets_changed", "secrets_unknown"},   # values of secrets: <TOKEN>
-     "duplicates": {"a": [{"conda", "pip", "project"}], "b": [...]},
-     "spec": null | {"side": "a|b", "entries": [{"spec", "name", "manager", "status", "found", "note",
-                                                  "line"}], "unmentioned": [package, ...]},
-     "pip_not_recorded": null | {"side": "a|b", "kind", "skipped"},   # a side that cannot hold pip
-     "notes": [str],                       # what was not compared, in words (never a difference)
-     "unchanged": [package, ...],          # only with --all
-     "machines": {"a": profile | null, "b": profile | null,   # only when a side has a machine
-                  "rows": [{"label", "a", "b", "differs"}]},  # profile: `envkit machine --json`
-     "summary": {...}}
-
-Keys are only ever added within a schema version; `changes` are in ranked order.
-"""
+"""`envkit diff --format json`: a documented, stable schema (`envkit-diff/1`, written out in
+docs/commands/diff.md).  Keys are only ever added within a schema version; `changes` are in
+ranked order."""
 
 from __future__ import annotations
 
@@ -36,7 +13,7 @@ SCHEMA = "envkit-diff/1"
 
 
 def diff_to_dict(d: EnvDiff, *, show_all: bool = False, machines=None) -> dict:
-    """The JSON-ready dict of an EnvDiff (see the module docstring).  `machines` is (profile A,
+    """The JSON-ready dict of an EnvDiff (docs/commands/diff.md).  `machines` is (profile A,
     profile B) from envkit.machine.sides.diff_machines, or None (no `machines` key)."""
     spec = None
     if d.spec_side:

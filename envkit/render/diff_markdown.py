@@ -216,7 +216,7 @@ def _list_sections(d: EnvDiff, show_all: bool) -> list[str]:
     for title, ld in (("pip index options", d.pip_options), ("Environment variables", d.variables)):
         if ld.changed or (show_all and (ld.a or ld.b)):
             out += ["", f"#### {title}", "", "| A | B |", "|---|---|", f"| {_cells(ld.a)} | {_cells(ld.b)} |"]
-            if getattr(ld, "secrets_changed", ()):
+            if ld.secrets_changed:
                 out += [
                     "",
                     "Value changed (a credential, not shown): "

@@ -7,11 +7,7 @@ from __future__ import annotations
 
 from envkit._text import plural
 from envkit.envdiff import DiffNote, EnvDiff
-
-
-def a_file(kind: str) -> str:
-    """`an explicit file`, `a conda-lock file`."""
-    return f"{'an' if kind[:1] in 'aeiou' else 'a'} {kind} file"
+from envkit.envdiff.spec import a_file
 
 
 def note_sentence(note: DiffNote) -> str:

@@ -7,7 +7,7 @@ Pure: returns a string.  Colour (ANSI) only when the caller says so (a TTY witho
 from __future__ import annotations
 
 from envkit._text import plural
-from envkit.envdiff import KIND_TITLES, KINDS, NOT_RECORDED, Change, EnvDiff, PackageState, spec_text
+from envkit.envdiff import KIND_TITLES, KINDS, NOT_RECORDED, Change, EnvDiff, PackageState
 from envkit.render.diff_notes import differing_lists, note_sentences
 
 _RESET = "\x1b[0m"
@@ -352,9 +352,8 @@ def _list_section(title: str, ld, p: _Painter, show_all: bool) -> list[str]:
         else:
             out.append(f"  {letter}: {items[0]}")
             out += [f"     {x}" for x in items[1:]]
-    secrets = getattr(ld, "secrets_changed", ())
-    if secrets:
-        out.append(f"  value changed (a credential, not shown): {', '.join(secrets)}")
+    if ld.secrets_changed:
+        out.append(f"  value changed (a credential, not shown): {', '.join(ld.secrets_changed)}")
     return out
 
 
@@ -397,6 +396,3 @@ def summary_sentence(d: EnvDiff) -> str:
         parts.append(f"{plural(ns, 'spec entry', 'spec entries')} not satisfied, {nm} missing")
     parts += differing_lists(d)
     return "Different: " + "; ".join(parts) + "."
-
-
-__all__ = ["render_text", "change_states", "spec_text", "summary_sentence", "fold_runs", "FOLD"]

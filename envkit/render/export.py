@@ -54,30 +54,17 @@ def render_export(
     )
 
 
-def render_export_yaml(
-    env,
-    *,
-    header: str,
-    from_history: bool = False,
-    no_builds: bool = False,
-    notes: list[str] | None = None,
-    digest: str = "md5",
-) -> str:
+# Each writer takes every option render_export passes (`**_`: those its format has no use for).
+
+
+def render_export_yaml(env, *, header: str, from_history: bool = False, no_builds: bool = False, **_) -> str:
     from envkit.backends.live_models import live_to_spec
     from envkit.formats.envyml import write_env
 
     return write_env(live_to_spec(env, from_history=from_history, no_builds=no_builds), header=header)
 
 
-def render_export_explicit(
-    env,
-    *,
-    header: str,
-    from_history: bool = False,
-    no_builds: bool = False,
-    notes: list[str] | None = None,
-    digest: str = "md5",
-) -> str:
+def render_export_explicit(env, *, header: str, digest: str = "md5", **_) -> str:
     from envkit.backends.live_models import live_to_lock
     from envkit.formats.explicit import write_explicit
 
@@ -87,15 +74,7 @@ def render_export_explicit(
     return write_explicit(lock, env.platform, header=header)
 
 
-def render_export_conda_lock(
-    env,
-    *,
-    header: str,
-    from_history: bool = False,
-    no_builds: bool = False,
-    notes: list[str] | None = None,
-    digest: str = "md5",
-) -> str:
+def render_export_conda_lock(env, *, header: str, notes: list[str] | None = None, **_) -> str:
     from envkit.backends.live_models import live_to_lock
     from envkit.formats.condalock import write_conda_lock
 
@@ -114,17 +93,9 @@ def render_export_conda_lock(
     return write_conda_lock(lock, header=header)
 
 
-def export_json(
-    env,
-    *,
-    from_history: bool = False,
-    no_builds: bool = False,
-    header: str = "",
-    notes: list[str] | None = None,
-    digest: str = "md5",
-) -> str:
+def export_json(env, *, from_history: bool = False, no_builds: bool = False, **_) -> str:
     """envkit's JSON export (schema version JSON_SCHEMA_VERSION; see docs/commands/export.md).
-    The document carries no header comment; `header`, `notes` and `digest` are the other formats'."""
+    The document carries no header comment."""
     import json
 
     from envkit.backends.live_models import export_channels, live_to_spec, redact_env

@@ -1,14 +1,5 @@
-"""`envkit check --format json`: a stable, documented JSON document.
-
-    {"version": 1,
-     "findings": [{"rule", "severity", "file", "line" (int or null), "message",
-                   "packages": [...], "fixable": bool}, ...],
-     "fixed": [{"rule", "file", "line", "description"}, ...],
-     "summary": {"checked": [files...], "environments": [prefixes...], "findings": n,
-                 "error": n, "warning": n, "info": n, "fixed": n, "fail_on": "error", "failed": bool}}
-
-Keys are always present and in this order; findings are in the order of the text output.
-"""
+"""`envkit check --format json`: a stable document (version 1, written out in docs/commands/check.md).
+Keys are always present and in this order; findings are in the order of the text output."""
 
 from __future__ import annotations
 
@@ -28,7 +19,7 @@ def render_findings_json(
     fail_on: str = "error",
     environments: Sequence[str] = (),
 ) -> str:
-    """The JSON report (see the module docstring), ending with a newline."""
+    """The JSON report (docs/commands/check.md), ending with a newline."""
     counts = summarize(findings)
     doc = {
         "version": JSON_VERSION,

@@ -24,8 +24,7 @@ def render_findings_text(
     `checked` names the files checked and `environments` the live environments (for the summary)."""
     out: list[str] = []
     for x in fixed:
-        where = f"{x.file}:{x.line}" if x.line else x.file
-        out.append(f"{where}: fixed {x.rule}: {x.description}")
+        out.append(f"{location(x)}: fixed {x.rule}: {x.description}")
     for f in findings:
         out.append(f"{location(f)}: {f.severity} {f.rule}: {f.message}")
     out.append(summary_line(findings, checked=checked, fixed=fixed, environments=environments))

@@ -1,14 +1,4 @@
-"""`envkit fleet --format json`: schema `envkit-fleet/1` (docs/commands/fleet.md).
-
-{"schema": "envkit-fleet/1", "same": false, "hosts": 50, "read": 46,
- "groups": [{"members": [...], "fingerprint": "env:3f2a9c1d0b7e+machine:8a1b2c3d",
-             "majority": true, "reference": true, "env": {...}, "machine": {...} | null,
-             "differs": null | {"summary": "...", "changes": [...], "machine": [...], ...},
-             "versions": {"numpy": "1.26.4 py311h64a7726_0", ...},
-             "lock": null | {"same": bool, "summary": "...", "changes": [...], "findings": [...]}}],
- "unreachable": [{"host", "source", "via", "status", "why"}],
- "duplicates": [{"host", "sources"}], "packages": [...], "warnings": [...]}
-"""
+"""`envkit fleet --format json`: schema `envkit-fleet/1`, written out in docs/commands/fleet.md."""
 
 from __future__ import annotations
 

@@ -4,6 +4,7 @@ more than half of the hosts read) the groups are numbered and compared with the 
 
 from __future__ import annotations
 
+from envkit._text import plural
 from envkit.fleet import FleetReport, Group
 from envkit.fleet.hostlist import fold
 
@@ -17,20 +18,22 @@ def render_fleet_text(r: FleetReport, *, width: int = 100) -> str:
     read = r.hosts - len(r.unreachable)
     n = len(r.groups)
     out.append(
-        f"envkit fleet: {_hosts(r.hosts)}, {read} read, {n} {'group' if n == 1 else 'groups'}"
+        f"envkit fleet: {plural(r.hosts, 'host')}, {read} read, {plural(n, 'group')}"
         + (f", {len(r.unreachable)} not read" if r.unreachable else "")
         + (f"; against {r.lock}" if r.lock else "")
     )
     base = reference_name(r)
     if r.groups and r.majority is None:
         out.append(
-            f"No majority: no group holds more than half of the {_hosts(read)} read; "
+            f"No majority: no group holds more than half of the {plural(read, 'host')} read; "
             f"each is compared with {base}."
         )
     for i, g in enumerate(r.groups):
         out.append("")
         title = group_name(r, i)
-        out.append(f"{title[0].upper()}{title[1:]} ({_hosts(len(g.members))}): {_wrap_hosts(g, width)}")
+        out.append(
+            f"{title[0].upper()}{title[1:]} ({plural(len(g.members), 'host')}): {_wrap_hosts(g, width)}"
+        )
         out.append(f"  env {g.env.digest}  {g.env.summary()}")
         if g.machine is not None:
             out.append(f"  machine {g.machine.digest}  {g.machine.summary()}")
@@ -108,10 +111,6 @@ def reference_name(r: FleetReport) -> str:
     return "the majority" if r.majority is not None else "group 1"
 
 
-def _hosts(n: int) -> str:
-    return f"{n} host" if n == 1 else f"{n} hosts"
-
-
 def _wrap_hosts(g: Group, width: int) -> str:
     text = fold(g.members)
     return text if len(text) <= width * 3 else text[: width * 3 - 1] + "…"
@@ -128,16 +127,17 @@ def _summary(r: FleetReport) -> str:
         n = len(r.groups)
         others = "group 2 differs" if n == 2 else f"groups 2–{n} differ"
         read = sum(len(g.members) for g in r.groups)
-        parts.append(f"no majority: {_hosts(read)} in {n} groups; {others} from group 1")
+        parts.append(f"no majority: {plural(read, 'host')} in {n} groups; {others} from group 1")
     elif outliers:
         k = sum(len(g.members) for g in outliers)
         parts.append(
-            f"{_hosts(k)} in {len(outliers)} outlier {'group' if len(outliers) == 1 else 'groups'} "
-            f"{'differs' if k == 1 else 'differ'} from the majority ({_hosts(len(r.groups[0].members))})"
+            f"{plural(k, 'host')} in {plural(len(outliers), 'outlier group')} "
+            f"{'differs' if k == 1 else 'differ'} from the majority "
+            f"({plural(len(r.groups[0].members), 'host')})"
         )
     if r.unreachable:
-        parts.append(f"{_hosts(len(r.unreachable))} not read")
+        parts.append(f"{plural(len(r.unreachable), 'host')} not read")
     drift = [g for g in r.groups if g.lock is not None and (not g.lock.diff.same or g.lock.findings)]
     if drift:
-        parts.append(f"{_hosts(sum(len(g.members) for g in drift))} drifted from the lock")
+        parts.append(f"{plural(sum(len(g.members) for g in drift), 'host')} drifted from the lock")
     return "Different: " + "; ".join(parts) + "."

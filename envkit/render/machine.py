@@ -50,9 +50,14 @@ def render_machine_text(p: MachineProfile) -> str:
 def machine_line(p: MachineProfile) -> str:
     """One line: `gpu-box, linux-64, glibc 2.35, x86_64_v3, driver 575.57.08 (CUDA 12.9,
     nvidia-smi), GPUs: NVIDIA GeForce RTX 5090 (sm_120)` (the smoke report's machine line)."""
-    libc = f"glibc {p.glibc}" if p.glibc else (f"macOS {p.macos}" if p.macos else None)
-    gpus = ", ".join(f"{g.name} ({g.sm})" if g.sm else g.name for g in p.gpus) or "none"
-    bits = [p.host or "?", p.platform, libc, _cpu_level(p), f"driver {driver_text(p)}", f"GPUs: {gpus}"]
+    bits = [
+        p.host or "?",
+        p.platform,
+        _libc(p),
+        _cpu_level(p),
+        f"driver {driver_text(p)}",
+        f"GPUs: {_gpus(p)}",
+    ]
     return ", ".join(b for b in bits if b)
 
 
@@ -65,6 +70,14 @@ def driver_text(p: MachineProfile) -> str:
     return f"{p.driver or '?'}{cuda}"
 
 
+def _libc(p: MachineProfile) -> str | None:
+    return f"glibc {p.glibc}" if p.glibc else (f"macOS {p.macos}" if p.macos else None)
+
+
+def _gpus(p: MachineProfile) -> str:
+    return ", ".join(f"{g.name} ({g.sm})" if g.sm else g.name for g in p.gpus) or "none"
+
+
 def _cpu_level(p: MachineProfile) -> str | None:
     if p.archspec and p.cpu_level and p.archspec != p.cpu_level:
         return f"{p.archspec} ({p.cpu_level})"
@@ -75,34 +88,25 @@ def machine_rows(a: MachineProfile | None, b: MachineProfile | None) -> list[tup
     """(label, A, B, differs) rows for a diff header: host and platform, driver / CUDA, GPUs, glibc
     or macOS, CPU level ("—" for a side without a profile; a row with one is never "differs")."""
 
-    def gpus(p):
-        return ", ".join(f"{g.name} ({g.sm})" if g.sm else g.name for g in p.gpus) or "none"
-
-    def libc(p):
-        return f"glibc {p.glibc}" if p.glibc else (f"macOS {p.macos}" if p.macos else "—")
-
     def host(p):
         return f"{p.host or '?'} ({p.platform})"
-
-    def cpu(p):
-        return _cpu_level(p) or "—"
 
     rows = []
     for label, fn in (
         ("Machine", host),
         ("Driver", driver_text),
-        ("GPUs", gpus),
-        ("libc/OS", libc),
-        ("CPU level", cpu),
+        ("GPUs", _gpus),
+        ("libc/OS", _libc),
+        ("CPU level", _cpu_level),
     ):
-        va = "—" if a is None else fn(a)
-        vb = "—" if b is None else fn(b)
+        va = "—" if a is None else fn(a) or "—"
+        vb = "—" if b is None else fn(b) or "—"
         differs = a is not None and b is not None and va != vb
         if (
             label == "CPU level"
+            and differs
             and a is not None
             and b is not None
-            and differs
             and a.cpu_level
             and b.cpu_level
         ):

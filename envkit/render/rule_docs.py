@@ -107,39 +107,31 @@ def _rule_section(r) -> list[str]:
         "",
     ]
     if r.example_kind != "file":
-        return out + [
+        return [
+            *out,
             "Example:",
-            "",
-            "```text",
-            r.example.rstrip("\n"),
-            "```",
+            *_fenced("text", r.example),
             "",
             "Without the problem:",
-            "",
-            "```text",
-            r.example_fixed.rstrip("\n"),
-            "```",
+            *_fenced("text", r.example_fixed),
         ]
     lang = "yaml" if r.example_file.endswith((".yml", ".yaml")) else "text"
-    return out + [
+    return [
+        *out,
         f"Example (`{r.example_file}`):",
-        "",
-        f"```{lang}",
-        r.example.rstrip("\n"),
-        "```",
+        *_fenced(lang, r.example),
         "",
         "`envkit check` reports:",
-        "",
-        "```text",
-        _finding_lines(example_findings(r)).rstrip("\n"),
-        "```",
+        *_fenced("text", _finding_lines(example_findings(r))),
         "",
         "Without the problem:",
-        "",
-        f"```{lang}",
-        r.example_fixed.rstrip("\n"),
-        "```",
+        *_fenced(lang, r.example_fixed),
     ]
+
+
+def _fenced(lang: str, text: str) -> list[str]:
+    """A blank line, then `text` as a fenced code block."""
+    return ["", f"```{lang}", text.rstrip("\n"), "```"]
 
 
 def main() -> int:
