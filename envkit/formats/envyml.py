@@ -28,9 +28,6 @@ if TYPE_CHECKING:
 
     from envkit.formats._yamlcore import YamlMap
 
-# `name=version=build`: a version is letters, digits, `.`, `_` and a `+local` part, after an
-# optional epoch (`1!1.0`); any other `!`, `<`, `>`, `~`, `*`, `,`, `|` is an operator (`x=!=1`),
-# in the version and in the build (`h0*` is a build pattern, not an exported build)
 KNOWN_KEYS = ("name", "channels", "dependencies", "variables", "prefix", "platforms")
 
 
@@ -45,10 +42,6 @@ def read_env(text: str, filename: str | None = None, *, errors: list | None = No
     `prefix:` line, as `conda env export --no-builds` writes), else "spec".
     Raises ParseError / InvalidSpecError with file and line for anything unusable.
     """
-    return _read_env(text, filename, errors)
-
-
-def _read_env(text: str, filename: str | None, errors: list | None) -> EnvSpec:
     from envkit.formats._fastyaml import load_yaml
     from envkit.io import refuse_too_many_lines
 
@@ -324,9 +317,10 @@ class CommentMap:
         """Move the comments of line `src` (a removed duplicate) onto line `into`."""
         if not into or not src or into == src:
             return
-        lead = self.leading.pop(src, [])
-        if lead:
-            self.leading.setdefault(into, []).extend(lead)
+        for table in (self.leading, self.trailing):
+            moved = table.pop(src, [])
+            if moved:
+                table.setdefault(into, []).extend(moved)
         inl = self.inline.pop(src, None)
         if inl:
             cur = self.inline.get(into)
@@ -334,9 +328,6 @@ class CommentMap:
                 self.inline[into] = inl
             elif inl not in cur:
                 self.inline[into] = f"{cur}  {inl}"
-        trail = self.trailing.pop(src, [])
-        if trail:
-            self.trailing.setdefault(into, []).extend(trail)
 
 
 def write_env(spec: EnvSpec, *, header: str | None = None, comments: CommentMap | None = None) -> str:
@@ -345,7 +336,7 @@ def write_env(spec: EnvSpec, *, header: str | None = None, comments: CommentMap 
     `header` (text, one comment line per line) goes first; `comments` puts source comments back.
     Deterministic: equal models (and comments) give byte-identical text.
     """
-    from envkit.formats._util import block_yaml, comment_block, ykey
+    from envkit.formats._util import block_yaml, comment_block
     from envkit.formats._util import yscalar as scalar
 
     w = _Writer(comments or CommentMap())
@@ -365,7 +356,7 @@ def write_env(spec: EnvSpec, *, header: str | None = None, comments: CommentMap 
 
         # whatever the spec came from: a secret-named variable is written as `<TOKEN>`
         variables = redact_variables(spec.variables)
-        items = [(f"{ykey(k)}: {scalar(v)}", line_of(f"variable:{k}")) for k, v in variables]
+        items = [(f"{scalar(k)}: {scalar(v)}", line_of(f"variable:{k}")) for k, v in variables]
         w.block("", "variables", line_of("variables"), items)
     if spec.platforms:
         items = [(f"- {scalar(plat)}", line_of(f"platform:{plat}")) for plat in spec.platforms]

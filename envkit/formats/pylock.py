@@ -245,7 +245,7 @@ def write_pylock(
     packages are not written (a pylock.toml is for Python packages only)."""
     from envkit.formats._util import pip_packages_for
 
-    pkgs, _ = pip_packages_for(lock, platform)
+    pkgs = pip_packages_for(lock, platform)
     meta = dict(lock.metadata)
     head = header if header is not None else HEADER
     out = [line if line.startswith("#") else f"# {line}" if line else "#" for line in head.splitlines()]

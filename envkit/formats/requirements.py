@@ -164,7 +164,7 @@ def write_requirements_lock(lock: Lock, platform: str | None = None, *, header: 
     options (index URLs) first."""
     from envkit.formats._util import comment_block, pip_packages_for
 
-    pkgs, _ = pip_packages_for(lock, platform)
+    pkgs = pip_packages_for(lock, platform)
     out = comment_block(header).splitlines() if header else []
     out += list(lock.pip_options)
     for p in sorted(pkgs, key=lambda p: (p.name.lower(), p.version)):

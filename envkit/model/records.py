@@ -186,9 +186,6 @@ class EnvSpec:
         """name -> dependency (the last one wins when a name is repeated)."""
         return {d.name: d for d in self.conda}
 
-    def with_(self, **changes: Any) -> EnvSpec:
-        return replace(self, **changes)
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LockedPackage:
