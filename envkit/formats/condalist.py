@@ -22,10 +22,6 @@ _EXPORT_LINE = re.compile(
 )
 _PLATFORM = re.compile(r"^#\s*platform:\s*(?P<p>\S+)\s*$")
 
-EXPORT_HEADER = (
-    "This file may be used to create an environment using:\n$ conda create --name <env> --file <this file>"
-)
-
 
 def _known_platform(platform: str, where: Where, text: str | None, *, noarch: bool = False) -> str:
     """`platform` when it is a conda subdir; else the ParseError the conda-lock reader gives for it
@@ -197,11 +193,12 @@ def write_conda_list_export(lock: Lock, platform: str | None = None, *, header: 
     """`conda list --export` text for `lock` (one platform), in lock order; pip packages get build
     `pypi_0` as conda writes them."""
     from envkit.formats._util import comment_block
+    from envkit.formats.explicit import HEADER
 
     if platform is None and len(lock.platforms) == 1:
         platform = lock.platforms[0]
     pkgs = lock.for_platform(platform) if platform and lock.platforms else lock.packages
-    out = comment_block(header if header is not None else EXPORT_HEADER)
+    out = comment_block(header if header is not None else HEADER)
     if platform:
         if not _PLATFORM.match(f"# platform: {platform}"):
             raise ParseError(f"platform {platform!r} cannot be written in a `# platform:` line")

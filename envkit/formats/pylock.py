@@ -84,7 +84,7 @@ def read_pylock(text: str, filename: str | None = None) -> Lock:
     if isinstance(version, str) and not re.fullmatch(r"1(\.\d+)*", version):
         raise UnsupportedVersionError(
             f"pylock.toml lock-version {version!r} is not supported; envkit reads 1.x",
-            where=Where(file=filename, line=_line_of_key(text, "lock-version")),
+            where=Where(file=filename, line=line_of_key(text, "lock-version")),
         )
     pkgs = _fast_packages(data)
     if pkgs is None:
@@ -92,11 +92,17 @@ def read_pylock(text: str, filename: str | None = None) -> Lock:
         pkgs = data.get("packages") or []  # packaging took it: only types it allows remain
     lines = header_lines(text, _PKG_HEADER)
     out = [_package(p, lines[i] if i < len(lines) else None) for i, p in enumerate(pkgs)]
-    meta = []
-    for key in (META_CREATED_BY, META_REQUIRES_PYTHON, META_ENVIRONMENTS):
-        if data.get(key) is not None:
-            meta.append((key, json.dumps(data[key], ensure_ascii=False, separators=(",", ":"))))
-    return Lock(kind="pylock", platforms=(), packages=tuple(out), metadata=tuple(meta), source=filename)
+    meta = json_metadata(data, (META_CREATED_BY, META_REQUIRES_PYTHON, META_ENVIRONMENTS))
+    return Lock(kind="pylock", platforms=(), packages=tuple(out), metadata=meta, source=filename)
+
+
+def json_metadata(data: dict, keys: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """(key, its value as compact JSON text) for each of `keys` the document sets."""
+    return tuple(
+        (k, json.dumps(data[k], ensure_ascii=False, separators=(",", ":")))
+        for k in keys
+        if data.get(k) is not None
+    )
 
 
 def header_lines(text: str, pattern: re.Pattern) -> list[int]:
@@ -109,7 +115,8 @@ def header_lines(text: str, pattern: re.Pattern) -> list[int]:
     return out
 
 
-def _line_of_key(text: str, key: str) -> int | None:
+def line_of_key(text: str, key: str) -> int | None:
+    """The line of the top-level `key = ...` of a TOML text, None when it has none."""
     m = re.search(rf"^{re.escape(key)}\s*=", text, re.MULTILINE)
     return text.count("\n", 0, m.start()) + 1 if m else None
 
@@ -172,7 +179,7 @@ def _raise_validation(data: dict, text: str, filename: str | None) -> None:
             if i < len(heads):
                 line = heads[i]
         elif key:
-            line = _line_of_key(text, key.split(".")[0])
+            line = line_of_key(text, key.split(".")[0])
         raise ParseError(
             f"not a valid pylock.toml: {exc.message}",
             where=Where(file=filename, line=line, key=key or None),
