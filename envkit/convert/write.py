@@ -34,9 +34,9 @@ def write(lock: Lock, target: str, dropped: list) -> str:
         from envkit.formats.explicit import write_explicit
 
         return write_explicit(lock, lock.platforms[0] if len(lock.platforms) == 1 else None, header=header)
-    from envkit.formats import write_text
+    from envkit.formats import WRITE_OPTIONS, write_text
 
-    opts = {"header": header} if "header" in _write_options(target) else {}
+    opts = {"header": header} if "header" in WRITE_OPTIONS.get(target, ()) else {}
     if target != "conda-lock" and len(lock.platforms) == 1:
         opts["platform"] = lock.platforms[0]
     return write_text(lock, target, **opts)
@@ -89,9 +89,3 @@ def _writable(lock: Lock, target: str, dropped: list) -> Lock:
             )
         )
     return lock
-
-
-def _write_options(target: str) -> tuple[str, ...]:
-    from envkit.formats import WRITE_OPTIONS
-
-    return WRITE_OPTIONS.get(target, ())
