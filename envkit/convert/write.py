@@ -56,9 +56,6 @@ def _writable(lock: Lock, target: str, dropped: list) -> Lock:
                 dropped.append(said)
         lock = replace(lock, packages=tuple(keep))
 
-    def label(p) -> str:
-        return f"{p.name}=={p.version}" if p.version else p.name
-
     if "pip-no-version" not in HOLDS[target] and target not in ("pixi",):
         leave_out(
             lambda p: (
@@ -72,7 +69,7 @@ def _writable(lock: Lock, target: str, dropped: list) -> Lock:
         # pixi.lock holds it
         leave_out(
             lambda p: (
-                (label(p), f"a source package: no artifact URL (pixi builds it from {p.url})")
+                (p.pin(), f"a source package: no artifact URL (pixi builds it from {p.url})")
                 if p.manager == "conda" and p.url and not p.url.split("#")[0].endswith((".conda", ".tar.bz2"))
                 else None
             )

@@ -228,13 +228,7 @@ KEPT_REASON = "editable"
 
 def _drop(dropped, p: LockedPackage, reason: str) -> None:
     if dropped is not None:
-        dropped.append(
-            (
-                (f"{p.name}=={p.version}" if p.version else p.name)
-                + (f" ({p.platform})" if p.platform else ""),
-                reason,
-            )
-        )
+        dropped.append((p.pin() + (f" ({p.platform})" if p.platform else ""), reason))
 
 
 def left_out(dropped: list) -> list[tuple[str, str]]:

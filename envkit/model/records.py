@@ -235,6 +235,10 @@ class LockedPackage:
         """Identity within one platform: (manager, name)."""
         return (self.manager, self.name)
 
+    def pin(self) -> str:
+        """`name==version`, or the name alone when no version is locked (a path install)."""
+        return f"{self.name}=={self.version}" if self.version else self.name
+
     def conda_form(self) -> str:
         """`channel::name=version=build` (conda packages) or `name==version` (pip)."""
         if self.manager == "pip":
