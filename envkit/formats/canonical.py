@@ -1,10 +1,5 @@
 """Canonical form of environment files (pure functions; `envkit normalize` is the CLI side).
 
-    normalize(model)            EnvSpec or Lock -> its canonical form (`envkit.normalize(model)`)
-    normalize_spec(spec)        EnvSpec -> canonical EnvSpec
-    normalize_lock(lock)        Lock -> Lock with packages in canonical order
-    normalize_text(text, ...)   file text -> canonical file text in the same format, comments kept
-
 Canonical environment.yml: keys name, channels, dependencies, variables (then conda-lock's
 `platforms:` and any other key, in file order); no `prefix:` (but for a --no-builds export that
 only its `prefix:` line marks as one); channels by canonical name, in their

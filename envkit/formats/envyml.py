@@ -37,9 +37,7 @@ def read_env(text: str, filename: str | None = None, *, errors: list | None = No
     A malformed match spec or pip entry does not stop the reading: every one is collected (and the
     entry left out), then raised together (ParseErrors) at the end; with `errors` given they are
     appended there instead and the spec of what parsed is returned (`check` runs its rules on it).
-
-    `kind` is "export" when every conda entry is `name=version=build` (or `name=version` with a
-    `prefix:` line, as `conda env export --no-builds` writes), else "spec".
+    `kind` is "export" for a `conda env export` (`envkit.model.looks_exported`), else "spec".
     Raises ParseError / InvalidSpecError with file and line for anything unusable.
     """
     from envkit.formats._fastyaml import load_yaml
