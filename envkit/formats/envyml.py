@@ -334,13 +334,10 @@ def write_env(spec: EnvSpec, *, header: str | None = None, comments: CommentMap 
     `header` (text, one comment line per line) goes first; `comments` puts source comments back.
     Deterministic: equal models (and comments) give byte-identical text.
     """
-    from envkit.formats._util import block_yaml, comment_block
+    from envkit.formats._util import block_yaml
     from envkit.formats._util import yscalar as scalar
 
-    w = _Writer(comments or CommentMap())
-    if header:
-        w.out += comment_block(header).splitlines()
-    w.out += w.cm.header
+    w = LineWriter(comments, header)
     line_of = spec.line_of
     if spec.name is not None:
         w.emit("", f"name: {scalar(spec.name)}", line_of("name"))
@@ -368,15 +365,22 @@ def write_env(spec: EnvSpec, *, header: str | None = None, comments: CommentMap 
         w.out.extend(rest)
     if spec.prefix is not None:
         w.emit("", f"prefix: {scalar(spec.prefix)}", line_of("prefix"))
-    return "\n".join(w.out + w.cm.leftover() + w.cm.footer) + "\n"
+    return "\n".join(w.lines()) + "\n"
 
 
-class _Writer:
-    """The lines of a file being written, each entry's source comments put back around it."""
+class LineWriter:
+    """The lines of a file being written: the `header` comment, the source's header comments, then
+    each entry with its source comments put back around it."""
 
-    def __init__(self, cm: CommentMap) -> None:
-        self.cm = cm
-        self.out: list[str] = []
+    def __init__(self, comments: CommentMap | None, header: str | None) -> None:
+        from envkit.formats._util import comment_block
+
+        self.cm = comments or CommentMap()
+        self.out: list[str] = (comment_block(header).splitlines() if header else []) + self.cm.header
+
+    def lines(self) -> list[str]:
+        """Every line written, then the comments no entry took and the source's footer."""
+        return self.out + self.cm.leftover() + self.cm.footer
 
     def emit(self, indent: str, text: str, line: int | None) -> None:
         lead, inl, trail = self.cm.take(line)
@@ -394,7 +398,7 @@ class _Writer:
             self.emit(indent + "  ", text, item_line)
 
 
-def _write_dependencies(spec: EnvSpec, w: _Writer) -> None:
+def _write_dependencies(spec: EnvSpec, w: LineWriter) -> None:
     from envkit.formats._util import yscalar as scalar
 
     if not spec.conda and not spec.pip and not spec.has_pip_section:
@@ -406,7 +410,7 @@ def _write_dependencies(spec: EnvSpec, w: _Writer) -> None:
         w.block("  ", "- pip", spec.line_of("pip"), [(f"- {scalar(p.text)}", p.line) for p in spec.pip])
 
 
-def _emit_conda(conda: tuple[CondaDep, ...], w: _Writer) -> None:
+def _emit_conda(conda: tuple[CondaDep, ...], w: LineWriter) -> None:
     """The `- spec` lines of `conda`; a line without comments is written as it is, not through
     `emit` (a 100,000-entry file feels a call per entry)."""
     from envkit.formats._yamlcore import scalars
