@@ -458,11 +458,6 @@ def requirements_comments(text: str) -> CommentMap:
     return cm
 
 
-def is_normalized(text: str, *, filename: str | None = None, format: str | None = None) -> bool:
-    """True when `text` is already in canonical form (a byte-order mark or CR LF line ends are not)."""
-    return normalize_text(text, filename=filename, format=format) == text
-
-
 __all__ = [
     "normalize",
     "normalize_spec",
@@ -471,7 +466,6 @@ __all__ = [
     "yaml_comments",
     "requirements_comments",
     "split_inline_comment",
-    "is_normalized",
     "redact_comment",
     "redact_comments",
     "comment_selector",
