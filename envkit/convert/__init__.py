@@ -9,10 +9,6 @@ is a set per reader (CARRIES).  A conversion's losses are the features the model
 the target does not hold, plus the packages a writer had to leave out (no artifact URL, no hash).
 The same two tables give the lossless / dropped matrix of docs/commands/convert.md
 (`loss_table_markdown`, checked by tests/convert/test_convert.py).
-
-    features   the features, the registry's tables, what a conversion lost, the docs' matrix
-    refuse     what no target of its kind could install the same, refused
-    write      the writer of each target
 """
 
 from __future__ import annotations

@@ -109,7 +109,7 @@ def features_of(lock: Lock) -> dict[str, list[str]]:
     def add(f: str, p=None) -> None:
         out.setdefault(f, [])
         if p is not None:
-            out[f].append(f"{p.name}=={p.version}" if p.version else p.name)
+            out[f].append(p.pin())
 
     for p in lock.packages:
         add(p.manager, p)
@@ -144,27 +144,24 @@ _ARCHIVES = (".whl", ".tar.gz", ".zip", ".tar.bz2")
 def gap_packages(lock: Lock, why: str) -> list[str]:
     """The packages of `lock` a known writer gap (a KNOWN_GAPS reason) concerns: never silent."""
 
-    def label(p: LockedPackage) -> str:
-        return f"{p.name}=={p.version}" if p.version else p.name
-
     pip = [p for p in lock.packages if p.manager == "pip"]
     local = [p for p in pip if (p.url or "").startswith("file:")]
     if why == _PATH_VERSION:  # a wheel or sdist file names its version: a directory does not
-        return [label(p) for p in local if not (p.url or "").split("#")[0].endswith(_ARCHIVES)]
+        return [p.pin() for p in local if not (p.url or "").split("#")[0].endswith(_ARCHIVES)]
     if why == _LOCAL_DIR:
         return [
-            label(p) for p in local if not p.editable and not (p.url or "").split("#")[0].endswith(_ARCHIVES)
+            p.pin() for p in local if not p.editable and not (p.url or "").split("#")[0].endswith(_ARCHIVES)
         ]
     if why == _INDEX:
         return ["(the lock)"] if lock.pip_options else []
     if why == _PKG_INDEX:
-        return [label(p) for p in pip if p.index]
+        return [p.pin() for p in pip if p.index]
     if why == _PATH_REF:
-        return [label(p) for p in pip if p.url and "://" not in p.url]
+        return [p.pin() for p in pip if p.url and "://" not in p.url]
     if why == _REQ_PATH:
-        return [label(p) for p in pip if p.version and p.url and source_tree(p)]
+        return [p.pin() for p in pip if p.version and p.url and source_tree(p)]
     if why == _UNNAMED:
-        return [label(p) for p in pip if p.editable and not p.version]
+        return [p.pin() for p in pip if p.editable and not p.version]
     raise AssertionError(f"no packages known for the gap {why!r}")
 
 
@@ -213,9 +210,7 @@ def losses_of(
         for f, pk in have.items()
         if f not in HOLDS[target] and f not in implied(target) and not (f == "platforms" and left_out)
     ]
-    pip_names = {
-        f"{p.name}=={p.version}" if p.version else p.name for p in lock.packages if p.manager == "pip"
-    }
+    pip_names = {p.pin() for p in lock.packages if p.manager == "pip"}
     for reason in dict.fromkeys(r for _, r in dropped):
         names = [n for n, r in dropped if r == reason]
         for manager in ("conda", "pip"):  # a writer's report names packages, not managers

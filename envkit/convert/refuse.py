@@ -112,14 +112,14 @@ def refuse_forks(lock: Lock, target: str) -> None:
     """Raise UsageError when `lock` installs one pip name at several versions under markers (a
     uv.lock forked by Python version) and `target` holds one entry per name or no markers: which
     version to write depends on the Python, which the lock does not fix."""
-    if "markers" in HOLDS[target] and target != "cyclonedx":
+    if "markers" in HOLDS[target] or target == "cyclonedx":  # an SBOM lists every version
         return
     seen: dict[tuple[str | None, str], set[str]] = {}
     for p in lock.packages:
         if p.manager == "pip" and p.marker:
             seen.setdefault((p.platform, p.name.lower()), set()).add(p.version)
     forked = sorted({name for (_, name), versions in seen.items() if len(versions) > 1})
-    if forked and target != "cyclonedx":
+    if forked:
         raise UsageError(
             f"the lock installs {', '.join(forked[:5])} at several versions, one per environment "
             f"marker (a resolution forked by Python version); {target} holds one version per name "

@@ -34,9 +34,9 @@ def write(lock: Lock, target: str, dropped: list) -> str:
         from envkit.formats.explicit import write_explicit
 
         return write_explicit(lock, lock.platforms[0] if len(lock.platforms) == 1 else None, header=header)
-    from envkit.formats import write_text
+    from envkit.formats import WRITE_OPTIONS, write_text
 
-    opts = {"header": header} if "header" in _write_options(target) else {}
+    opts = {"header": header} if "header" in WRITE_OPTIONS.get(target, ()) else {}
     if target != "conda-lock" and len(lock.platforms) == 1:
         opts["platform"] = lock.platforms[0]
     return write_text(lock, target, **opts)
@@ -56,9 +56,6 @@ def _writable(lock: Lock, target: str, dropped: list) -> Lock:
                 dropped.append(said)
         lock = replace(lock, packages=tuple(keep))
 
-    def label(p) -> str:
-        return f"{p.name}=={p.version}" if p.version else p.name
-
     if "pip-no-version" not in HOLDS[target] and target not in ("pixi",):
         leave_out(
             lambda p: (
@@ -72,7 +69,7 @@ def _writable(lock: Lock, target: str, dropped: list) -> Lock:
         # pixi.lock holds it
         leave_out(
             lambda p: (
-                (label(p), f"a source package: no artifact URL (pixi builds it from {p.url})")
+                (p.pin(), f"a source package: no artifact URL (pixi builds it from {p.url})")
                 if p.manager == "conda" and p.url and not p.url.split("#")[0].endswith((".conda", ".tar.bz2"))
                 else None
             )
@@ -89,9 +86,3 @@ def _writable(lock: Lock, target: str, dropped: list) -> Lock:
             )
         )
     return lock
-
-
-def _write_options(target: str) -> tuple[str, ...]:
-    from envkit.formats import WRITE_OPTIONS
-
-    return WRITE_OPTIONS.get(target, ())

@@ -1,10 +1,5 @@
 """Every environment format envkit reads and writes, and format detection.
 
-    FORMATS               the format names (`--format` choices)
-    detect_format(text)   the format of a file's content (file name only breaks ties)
-    read_text / read_file an EnvSpec (env, requirements) or a Lock (every other format)
-    write_text            the text of a model in a format
-
 One module per format: envyml (environment.yml, hand-written and `conda env export`), requirements,
 explicit, condalock, pixilock, condalist (`conda list --json` and `--export`), pylock (PEP 751
 pylock.toml), uvlock (uv.lock), condareq (conda's MatchSpec-per-line requirements, `conda export

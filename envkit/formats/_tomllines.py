@@ -25,11 +25,7 @@ Path = tuple[str | int, ...]
 
 
 def _split(dotted: str) -> tuple[str, ...]:
-    parts = []
-    for m in _PART.finditer(dotted):
-        s = m.group(0)
-        parts.append(s[1:-1] if s[:1] in "\"'" else s)
-    return tuple(parts)
+    return tuple(s[1:-1] if s[:1] in "\"'" else s for s in _PART.findall(dotted))
 
 
 def _depth(value: str) -> int:

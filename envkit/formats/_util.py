@@ -72,10 +72,7 @@ def comment_block(text: str) -> str:
     comment), ending with a newline."""
     out = []
     for line in text.splitlines():
-        if line.startswith("#"):
-            out.append(line.rstrip())
-        else:
-            out.append(("# " + line).rstrip())
+        out.append((line if line.startswith("#") else "# " + line).rstrip())
     return "\n".join(out) + "\n" if out else ""
 
 
@@ -270,9 +267,8 @@ def _label(path: str) -> str:
 # YAML writing
 
 
-# The YAML scalar writer (escapes what a YAML file cannot hold raw; see envkit.formats._yamlcore.scalar).
-def pip_packages_for(lock: Lock, platform: str | None) -> tuple[tuple[LockedPackage, ...], list[str]]:
-    """The pip packages of `lock` to write as one pip lock, and notes on what was left out.
+def pip_packages_for(lock: Lock, platform: str | None) -> tuple[LockedPackage, ...]:
+    """The pip packages of `lock` to write as one pip lock.
 
     A lock with several platforms needs `platform` unless every platform locks the same pip set."""
     from envkit.errors import Remedy, UsageError
@@ -291,15 +287,11 @@ def pip_packages_for(lock: Lock, platform: str | None) -> tuple[tuple[LockedPack
         platform = plats[0]
     if platform is not None:
         pip = [p for p in pip if p.platform in (platform, None)]
-    return tuple(pip), []
+    return tuple(pip)
 
 
+# The YAML scalar writer (escapes what a YAML file cannot hold raw); keys are written as values are.
 from envkit.formats._yamlcore import scalar as yscalar  # noqa: E402
-
-
-def ykey(value: str) -> str:
-    """A mapping key, written as `yscalar` writes a value."""
-    return yscalar(value)
 
 
 def block_yaml(key: str, value, indent: str = "", seq_indent: str = "") -> list[str]:
@@ -309,8 +301,8 @@ def block_yaml(key: str, value, indent: str = "", seq_indent: str = "") -> list[
     writes them level with the key, environment.yml files two spaces in)."""
     if isinstance(value, (dict, list)) and value:
         inner = indent + ("  " if isinstance(value, dict) else seq_indent)
-        return [f"{indent}{ykey(str(key))}:"] + _block_body(value, inner, seq_indent)
-    return [f"{indent}{ykey(str(key))}: {yaml_leaf(value)}"]
+        return [f"{indent}{yscalar(str(key))}:"] + _block_body(value, inner, seq_indent)
+    return [f"{indent}{yscalar(str(key))}: {yaml_leaf(value)}"]
 
 
 def _block_body(value, indent: str, seq_indent: str) -> list[str]:

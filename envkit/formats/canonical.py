@@ -1,10 +1,5 @@
 """Canonical form of environment files (pure functions; `envkit normalize` is the CLI side).
 
-    normalize(model)            EnvSpec or Lock -> its canonical form (`envkit.normalize(model)`)
-    normalize_spec(spec)        EnvSpec -> canonical EnvSpec
-    normalize_lock(lock)        Lock -> Lock with packages in canonical order
-    normalize_text(text, ...)   file text -> canonical file text in the same format, comments kept
-
 Canonical environment.yml: keys name, channels, dependencies, variables (then conda-lock's
 `platforms:` and any other key, in file order); no `prefix:` (but for a --no-builds export that
 only its `prefix:` line marks as one); channels by canonical name, in their
@@ -238,37 +233,27 @@ def _render(model, text: str, fmt: str) -> str:
     from envkit.errors import UsageError
     from envkit.formats import FORMATS
 
-    if fmt == "env":
+    if fmt in ("env", "requirements"):
         from envkit.formats.envyml import write_env
-
-        cm = redact_comments(yaml_comments(text))
-        spec, merges = _normalize_spec(model, _selectors(cm))
-        for into, src in merges:
-            cm.merge(into, src)
-        return write_env(spec, comments=cm)
-    if fmt == "requirements":
         from envkit.formats.requirements import write_requirements
 
-        cm = redact_comments(requirements_comments(text))
+        cm = redact_comments(yaml_comments(text) if fmt == "env" else requirements_comments(text))
         spec, merges = _normalize_spec(model, _selectors(cm))
         for into, src in merges:
             cm.merge(into, src)
-        return write_requirements(spec, comments=cm)
+        return (write_env if fmt == "env" else write_requirements)(spec, comments=cm)
     if fmt == "conda-lock":
-        from envkit.formats._util import leading_comments
         from envkit.formats.condalock import write_conda_lock
 
-        return write_conda_lock(model, header=redact_comment(leading_comments(text)))
+        return write_conda_lock(model, header=_header(text))
     if fmt == "explicit":
         from envkit.formats.explicit import write_explicit
 
-        return write_explicit(
-            model, header=redact_comment(_header_without(text, ("platform:", "input_hash:")))
-        )
+        return write_explicit(model, header=_header(text, "platform:", "input_hash:"))
     if fmt == "conda-list-export":
         from envkit.formats.condalist import write_conda_list_export
 
-        return write_conda_list_export(model, header=redact_comment(_header_without(text, ("platform:",))))
+        return write_conda_list_export(model, header=_header(text, "platform:"))
     if fmt == "conda-list-json":
         from envkit.formats.condalist import write_conda_list_json
 
@@ -276,11 +261,10 @@ def _render(model, text: str, fmt: str) -> str:
     if fmt == "pylock":
         import json
 
-        from envkit.formats._util import leading_comments
         from envkit.formats.pylock import write_pylock
 
         created_by = json.loads(dict(model.metadata).get("created-by", '"envkit"'))
-        return write_pylock(model, header=redact_comment(leading_comments(text)) or "", created_by=created_by)
+        return write_pylock(model, header=_header(text) or "", created_by=created_by)
     if _owned(fmt):
         raise _owned_error(fmt)
     if fmt not in FORMATS:
@@ -324,16 +308,18 @@ def redact_comments(cm: CommentMap) -> CommentMap:
     return cm
 
 
-def _header_without(text: str, keys: tuple[str, ...]) -> str | None:
+def _header(text: str, *keys: str) -> str | None:
+    """The comment block `text` starts with, credentials redacted, less its lines that start with
+    one of `keys` (what the writer puts back from the model)."""
     from envkit.formats._util import leading_comments
 
     head = leading_comments(text)
-    if head is None:
-        return None
+    if head is None or not keys:
+        return redact_comment(head)
     kept = [ln for ln in head.splitlines() if not ln.lstrip("# ").startswith(keys)]
     while kept and kept[-1] == "#":
         kept.pop()
-    return "\n".join(kept) if kept else ""
+    return redact_comment("\n".join(kept) if kept else "")
 
 
 def yaml_comments(text: str) -> CommentMap:
@@ -348,7 +334,7 @@ def yaml_comments(text: str) -> CommentMap:
     if "#" not in text:
         return cm  # no comment anywhere (and no line to walk through)
     pending: list[tuple[int, str]] = []  # (indent, comment)
-    prev: int | None = None
+    prev = 0  # the line of the last entry (0: none yet)
     block_indent: int | None = None  # inside a block scalar (| or >): lines deeper than this are text
     header_blank = False
     for i, physical in enumerate(text.splitlines(), 1):
@@ -360,11 +346,11 @@ def yaml_comments(text: str) -> CommentMap:
                 continue
             block_indent = None
         if not stripped:
-            if prev is None and cm.header:
+            if not prev and cm.header:
                 header_blank = True
             continue
         if stripped.startswith("#"):
-            if prev is None:
+            if not prev:
                 if header_blank:
                     cm.header.append("")
                     header_blank = False
@@ -375,34 +361,29 @@ def yaml_comments(text: str) -> CommentMap:
         header_blank = False
         content, comment = split_inline_comment(line)
         if pending:
-            _assign(cm, pending, prev, indent, i)
+            rest = _close_block(cm, pending, prev, indent)
+            if rest:
+                cm.leading.setdefault(i, []).extend(rest)
             pending = []
         if comment:
             cm.inline[i] = comment
         if content.rstrip().endswith(("|", ">", "|-", ">-", "|+", ">+")):
             block_indent = indent
         prev = i
-    if pending:
-        # the tail of the file: deeper comments close the last block, the rest is the footer
-        k = 0
-        while k < len(pending) and pending[k][0] > 0 and prev is not None:
-            k += 1
-        if k and prev is not None:
-            cm.trailing.setdefault(prev, []).extend(c for _, c in pending[:k])
-        cm.footer.extend(c for _, c in pending[k:])
+    # the tail of the file: deeper comments close the last block, the rest is the footer
+    cm.footer.extend(_close_block(cm, pending, prev, 0))
     return cm
 
 
-def _assign(cm: CommentMap, pending: list[tuple[int, str]], prev: int | None, indent: int, line: int) -> None:
+def _close_block(cm: CommentMap, pending: list[tuple[int, str]], prev: int, indent: int) -> list[str]:
+    """Give entry `prev` the pending comments indented deeper than `indent` (the tail of its block);
+    the others, which belong below."""
     k = 0
-    if prev is not None:
-        while k < len(pending) and pending[k][0] > indent:
-            k += 1
-    if k and prev is not None:
+    while k < len(pending) and pending[k][0] > indent:
+        k += 1
+    if k:
         cm.trailing.setdefault(prev, []).extend(c for _, c in pending[:k])
-    rest = [c for _, c in pending[k:]]
-    if rest:
-        cm.leading.setdefault(line, []).extend(rest)
+    return [c for _, c in pending[k:]]
 
 
 def split_inline_comment(line: str) -> tuple[str, str | None]:
@@ -477,11 +458,6 @@ def requirements_comments(text: str) -> CommentMap:
     return cm
 
 
-def is_normalized(text: str, *, filename: str | None = None, format: str | None = None) -> bool:
-    """True when `text` is already in canonical form (a byte-order mark or CR LF line ends are not)."""
-    return normalize_text(text, filename=filename, format=format) == text
-
-
 __all__ = [
     "normalize",
     "normalize_spec",
@@ -490,7 +466,6 @@ __all__ = [
     "yaml_comments",
     "requirements_comments",
     "split_inline_comment",
-    "is_normalized",
     "redact_comment",
     "redact_comments",
     "comment_selector",

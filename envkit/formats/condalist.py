@@ -21,11 +21,6 @@ _EXPORT_LINE = re.compile(
     r"^(?:(?P<channel>\S+?)::)?(?P<name>[^\s=:]+)=(?P<version>[^\s=]+)=(?P<build>[^\s=]+)$"
 )
 _PLATFORM = re.compile(r"^#\s*platform:\s*(?P<p>\S+)\s*$")
-_PIP_BUILDS = ("pypi_0",)
-
-EXPORT_HEADER = (
-    "This file may be used to create an environment using:\n$ conda create --name <env> --file <this file>"
-)
 
 
 def _known_platform(platform: str, where: Where, text: str | None, *, noarch: bool = False) -> str:
@@ -79,12 +74,8 @@ def read_conda_list_json(text: str, filename: str | None = None) -> Lock:
         if channel == "pypi" or sub == "pypi":
             pkgs.append(LockedPackage(manager="pip", name=name, version=version, platform=platform))
             continue
-        chan = None
-        base_url = rec.text("base_url")
-        if base_url:
-            chan = parse_channel(base_url).name
-        elif channel:
-            chan = parse_channel(channel).name
+        src = rec.text("base_url") or channel
+        chan = parse_channel(src).name if src else None
         pkgs.append(
             LockedPackage(
                 manager="conda",
@@ -132,29 +123,20 @@ def write_conda_list_json(lock: Lock, platform: str | None = None) -> str:
     rows = []
     for p in pkgs:
         if p.manager == "pip":
-            rows.append(
-                {
-                    "base_url": "https://pypi.org/",
-                    "build_number": 0,
-                    "build_string": "pypi_0",
-                    "channel": "pypi",
-                    "dist_name": f"{p.name}-{p.version}-pypi_0",
-                    "name": p.name,
-                    "platform": "pypi",
-                    "version": p.version,
-                }
-            )
-            continue
-        ch = parse_channel(p.channel) if p.channel else None
+            base_url, channel, subdir, build, number = "https://pypi.org/", "pypi", "pypi", "pypi_0", 0
+        else:
+            base_url = parse_channel(p.channel).url if p.channel else ""
+            channel, subdir, build = p.channel or "", p.subdir or p.platform or "", p.build or ""
+            number = p.build_number or 0
         rows.append(
             {
-                "base_url": ch.url if ch else "",
-                "build_number": p.build_number or 0,
-                "build_string": p.build or "",
-                "channel": p.channel or "",
-                "dist_name": f"{p.name}-{p.version}-{p.build or ''}",
+                "base_url": base_url,
+                "build_number": number,
+                "build_string": build,
+                "channel": channel,
+                "dist_name": f"{p.name}-{p.version}-{build}",
                 "name": p.name,
-                "platform": p.subdir or p.platform or "",
+                "platform": subdir,
                 "version": p.version,
             }
         )
@@ -165,6 +147,8 @@ def read_conda_list_export(text: str, filename: str | None = None) -> Lock:
     """Parse `conda list --export` text (`name=version=build` lines) into Lock(kind="conda-list").
 
     Raises ParseError (file, line, text) for a line that is not `name=version=build`."""
+    from envkit.conda.channels import parse_channel
+
     platform = None
     pkgs = []
     for i, raw in enumerate(text.splitlines(), 1):
@@ -180,17 +164,12 @@ def read_conda_list_export(text: str, filename: str | None = None) -> Lock:
         if m is None:
             raise ParseError("not a `name=version=build` line", where=Where(file=filename, line=i), text=s)
         build = m.group("build")
-        if build in _PIP_BUILDS:
+        if build == "pypi_0":
             pkgs.append(
                 LockedPackage(manager="pip", name=m.group("name"), version=m.group("version"), line=i)
             )
         else:
-            chan = None
-            if m.group("channel"):
-                from envkit.conda.channels import parse_channel
-
-                chan = parse_channel(m.group("channel")).name
-
+            chan = parse_channel(m.group("channel")).name if m.group("channel") else None
             pkgs.append(
                 LockedPackage(
                     manager="conda",
@@ -214,11 +193,12 @@ def write_conda_list_export(lock: Lock, platform: str | None = None, *, header: 
     """`conda list --export` text for `lock` (one platform), in lock order; pip packages get build
     `pypi_0` as conda writes them."""
     from envkit.formats._util import comment_block
+    from envkit.formats.explicit import HEADER
 
     if platform is None and len(lock.platforms) == 1:
         platform = lock.platforms[0]
     pkgs = lock.for_platform(platform) if platform and lock.platforms else lock.packages
-    out = comment_block(header if header is not None else EXPORT_HEADER)
+    out = comment_block(header if header is not None else HEADER)
     if platform:
         if not _PLATFORM.match(f"# platform: {platform}"):
             raise ParseError(f"platform {platform!r} cannot be written in a `# platform:` line")

@@ -41,48 +41,26 @@ def written_metadata(lock: Lock) -> list[tuple[str, object]]:
     A key of another format's lock (pixi's `options`) goes into `custom_metadata` as JSON text
     under `KIND.KEY` (conda-lock forbids other keys; its custom values are strings); the source's
     own format `version` is not metadata of this file.  `custom_metadata` gets `created_by`, which
-    conda's reader of the format (conda-lockfiles) requires whenever the mapping is there."""
+    conda's reader of the format (conda-lockfiles) requires whenever the mapping is there, and the
+    pip options under PIP_OPTIONS_KEY (the inverse of `split_pip_options`)."""
     out: list[tuple[str, object]] = []
     custom: dict[str, object] = {}
-    for k, v in join_pip_options(lock.metadata, lock.pip_options):
+    options = "\n".join(lock.pip_options)
+    for k, v in lock.metadata:
         value = json.loads(v)
-        if k == "custom_metadata" and isinstance(value, dict):
-            custom.update(value)
+        if k == "custom_metadata" and (isinstance(value, dict) or options):
+            custom.update(value if isinstance(value, dict) else {})
+            if options:
+                custom[PIP_OPTIONS_KEY] = options
         elif k in _MORE_META_KEYS:
             out.append((k, value))
         elif k != "version":
             custom[f"{lock.kind}.{k}"] = value
+    if options:
+        custom[PIP_OPTIONS_KEY] = options  # (no-op where the source's own custom_metadata took them)
     if custom:
         from envkit import __version__
 
         custom = {k: v if isinstance(v, str) else json.dumps(v, sort_keys=True) for k, v in custom.items()}
         out.append(("custom_metadata", {"created_by": f"envkit {__version__}", **custom}))
     return out
-
-
-def join_pip_options(
-    metadata: tuple[tuple[str, str], ...], options: tuple[str, ...]
-) -> tuple[tuple[str, str], ...]:
-    """`metadata` entries with `options` added to `custom_metadata` under PIP_OPTIONS_KEY (the
-    inverse of `split_pip_options`); unchanged when there are none."""
-    import json
-
-    if not options:
-        return metadata
-    text = "\n".join(options)
-    out, done = [], False
-    for k, v in metadata:
-        if k == "custom_metadata":
-            custom = json.loads(v) if v else {}
-            custom = dict(custom) if isinstance(custom, dict) else {}
-            custom[PIP_OPTIONS_KEY] = text
-            v, done = json.dumps(custom, ensure_ascii=False, separators=(",", ":")), True
-        out.append((k, v))
-    if not done:
-        out.append(
-            (
-                "custom_metadata",
-                json.dumps({PIP_OPTIONS_KEY: text}, ensure_ascii=False, separators=(",", ":")),
-            )
-        )
-    return tuple(out)

@@ -51,13 +51,7 @@ def purl(p: LockedPackage) -> str:
                 quals["file_name"] = fn
     else:
         head = f"pkg:conda/{_q(p.name)}@{_q(p.version)}"
-        quals = {}
-        if p.build:
-            quals["build"] = p.build
-        if p.channel:
-            quals["channel"] = p.channel
-        if p.subdir:
-            quals["subdir"] = p.subdir
+        quals = {k: v for k, v in (("build", p.build), ("channel", p.channel), ("subdir", p.subdir)) if v}
         if p.url:
             quals["type"] = "tar.bz2" if p.url.endswith(".tar.bz2") else "conda"
     if not quals:
@@ -70,11 +64,7 @@ def _component(p: LockedPackage, ref: str, platforms: list[str]) -> dict:
     if p.version:
         c["version"] = p.version
     c["purl"] = ref if ref.startswith("pkg:") else purl(p)
-    hashes = []
-    if p.sha256:
-        hashes.append({"alg": "SHA-256", "content": p.sha256.lower()})
-    if p.md5:
-        hashes.append({"alg": "MD5", "content": p.md5.lower()})
+    hashes = [{"alg": alg, "content": h.lower()} for alg, h in (("SHA-256", p.sha256), ("MD5", p.md5)) if h]
     if hashes:
         c["hashes"] = hashes
     if p.url and "://" in p.url:

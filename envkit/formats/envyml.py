@@ -28,9 +28,6 @@ if TYPE_CHECKING:
 
     from envkit.formats._yamlcore import YamlMap
 
-# `name=version=build`: a version is letters, digits, `.`, `_` and a `+local` part, after an
-# optional epoch (`1!1.0`); any other `!`, `<`, `>`, `~`, `*`, `,`, `|` is an operator (`x=!=1`),
-# in the version and in the build (`h0*` is a build pattern, not an exported build)
 KNOWN_KEYS = ("name", "channels", "dependencies", "variables", "prefix", "platforms")
 
 
@@ -40,15 +37,9 @@ def read_env(text: str, filename: str | None = None, *, errors: list | None = No
     A malformed match spec or pip entry does not stop the reading: every one is collected (and the
     entry left out), then raised together (ParseErrors) at the end; with `errors` given they are
     appended there instead and the spec of what parsed is returned (`check` runs its rules on it).
-
-    `kind` is "export" when every conda entry is `name=version=build` (or `name=version` with a
-    `prefix:` line, as `conda env export --no-builds` writes), else "spec".
+    `kind` is "export" for a `conda env export` (`envkit.model.looks_exported`), else "spec".
     Raises ParseError / InvalidSpecError with file and line for anything unusable.
     """
-    return _read_env(text, filename, errors)
-
-
-def _read_env(text: str, filename: str | None, errors: list | None) -> EnvSpec:
     from envkit.formats._fastyaml import load_yaml
     from envkit.io import refuse_too_many_lines
 
@@ -324,9 +315,10 @@ class CommentMap:
         """Move the comments of line `src` (a removed duplicate) onto line `into`."""
         if not into or not src or into == src:
             return
-        lead = self.leading.pop(src, [])
-        if lead:
-            self.leading.setdefault(into, []).extend(lead)
+        for table in (self.leading, self.trailing):
+            moved = table.pop(src, [])
+            if moved:
+                table.setdefault(into, []).extend(moved)
         inl = self.inline.pop(src, None)
         if inl:
             cur = self.inline.get(into)
@@ -334,9 +326,6 @@ class CommentMap:
                 self.inline[into] = inl
             elif inl not in cur:
                 self.inline[into] = f"{cur}  {inl}"
-        trail = self.trailing.pop(src, [])
-        if trail:
-            self.trailing.setdefault(into, []).extend(trail)
 
 
 def write_env(spec: EnvSpec, *, header: str | None = None, comments: CommentMap | None = None) -> str:
@@ -345,13 +334,10 @@ def write_env(spec: EnvSpec, *, header: str | None = None, comments: CommentMap 
     `header` (text, one comment line per line) goes first; `comments` puts source comments back.
     Deterministic: equal models (and comments) give byte-identical text.
     """
-    from envkit.formats._util import block_yaml, comment_block, ykey
+    from envkit.formats._util import block_yaml
     from envkit.formats._util import yscalar as scalar
 
-    w = _Writer(comments or CommentMap())
-    if header:
-        w.out += comment_block(header).splitlines()
-    w.out += w.cm.header
+    w = LineWriter(comments, header)
     line_of = spec.line_of
     if spec.name is not None:
         w.emit("", f"name: {scalar(spec.name)}", line_of("name"))
@@ -365,7 +351,7 @@ def write_env(spec: EnvSpec, *, header: str | None = None, comments: CommentMap 
 
         # whatever the spec came from: a secret-named variable is written as `<TOKEN>`
         variables = redact_variables(spec.variables)
-        items = [(f"{ykey(k)}: {scalar(v)}", line_of(f"variable:{k}")) for k, v in variables]
+        items = [(f"{scalar(k)}: {scalar(v)}", line_of(f"variable:{k}")) for k, v in variables]
         w.block("", "variables", line_of("variables"), items)
     if spec.platforms:
         items = [(f"- {scalar(plat)}", line_of(f"platform:{plat}")) for plat in spec.platforms]
@@ -379,15 +365,22 @@ def write_env(spec: EnvSpec, *, header: str | None = None, comments: CommentMap 
         w.out.extend(rest)
     if spec.prefix is not None:
         w.emit("", f"prefix: {scalar(spec.prefix)}", line_of("prefix"))
-    return "\n".join(w.out + w.cm.leftover() + w.cm.footer) + "\n"
+    return "\n".join(w.lines()) + "\n"
 
 
-class _Writer:
-    """The lines of a file being written, each entry's source comments put back around it."""
+class LineWriter:
+    """The lines of a file being written: the `header` comment, the source's header comments, then
+    each entry with its source comments put back around it."""
 
-    def __init__(self, cm: CommentMap) -> None:
-        self.cm = cm
-        self.out: list[str] = []
+    def __init__(self, comments: CommentMap | None, header: str | None) -> None:
+        from envkit.formats._util import comment_block
+
+        self.cm = comments or CommentMap()
+        self.out: list[str] = (comment_block(header).splitlines() if header else []) + self.cm.header
+
+    def lines(self) -> list[str]:
+        """Every line written, then the comments no entry took and the source's footer."""
+        return self.out + self.cm.leftover() + self.cm.footer
 
     def emit(self, indent: str, text: str, line: int | None) -> None:
         lead, inl, trail = self.cm.take(line)
@@ -405,7 +398,7 @@ class _Writer:
             self.emit(indent + "  ", text, item_line)
 
 
-def _write_dependencies(spec: EnvSpec, w: _Writer) -> None:
+def _write_dependencies(spec: EnvSpec, w: LineWriter) -> None:
     from envkit.formats._util import yscalar as scalar
 
     if not spec.conda and not spec.pip and not spec.has_pip_section:
@@ -417,7 +410,7 @@ def _write_dependencies(spec: EnvSpec, w: _Writer) -> None:
         w.block("  ", "- pip", spec.line_of("pip"), [(f"- {scalar(p.text)}", p.line) for p in spec.pip])
 
 
-def _emit_conda(conda: tuple[CondaDep, ...], w: _Writer) -> None:
+def _emit_conda(conda: tuple[CondaDep, ...], w: LineWriter) -> None:
     """The `- spec` lines of `conda`; a line without comments is written as it is, not through
     `emit` (a 100,000-entry file feels a call per entry)."""
     from envkit.formats._yamlcore import scalars

@@ -13,6 +13,7 @@ as raw text with their name, never dropped and never a crash; an entry that is n
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from envkit.errors import InvalidSpecError, Where
@@ -108,7 +109,10 @@ def parse_pip_entry(text: str, where: Where | None = None) -> PipDep:
         (
             i
             for i, t in enumerate(tokens)
-            if i and t.startswith("-") and len(t) > 1 and (t.startswith("--") or not _in_marker(tokens[:i]))
+            if i
+            and t.startswith("-")
+            and len(t) > 1
+            and (t.startswith("--") or not any(";" in x for x in tokens[:i]))
         ),
         len(tokens),
     )
@@ -121,18 +125,7 @@ def parse_pip_entry(text: str, where: Where | None = None) -> PipDep:
         text_out = f"{text_out} {redact(opts)}"
     if editable:
         text_out = f"-e {text_out}"
-    return PipDep(
-        kind=dep.kind,
-        text=text_out,
-        name=dep.name,
-        specifier=dep.specifier,
-        extras=dep.extras,
-        marker=dep.marker,
-        url=dep.url,
-        editable=editable,
-        raw=raw,
-        line=line,
-    )
+    return replace(dep, text=text_out, editable=editable, raw=raw, line=line)
 
 
 def _check_hashes(tokens: list[str], where: Where | None, raw: str) -> None:
@@ -149,23 +142,16 @@ def _check_hashes(tokens: list[str], where: Where | None, raw: str) -> None:
             raise InvalidSpecError(problem, where=where, text=raw)
 
 
-def _in_marker(tokens: list[str]) -> bool:
-    return any(";" in t for t in tokens)
-
-
 def _name_from_url(url: str) -> str | None:
     m = _EGG.search(url) or _WHEEL.search(url) or _SDIST.search(url)
     return m.group("name") if m else None
 
 
 def _parse_target(s: str, where: Where | None, raw: str) -> PipDep:
-    low = s.lower()
-    if low.startswith(_VCS_PREFIXES):
+    vcs = s.lower().startswith(_VCS_PREFIXES)
+    if vcs or _SCHEME.match(s):
         url = redact(s)
-        return PipDep(kind="vcs", text=url, name=_name_from_url(s), url=url)
-    if _SCHEME.match(s):
-        url = redact(s)
-        return PipDep(kind="url", text=url, name=_name_from_url(s), url=url)
+        return PipDep(kind="vcs" if vcs else "url", text=url, name=_name_from_url(s), url=url)
     if (
         s.startswith((".", "/", "~", "\\"))
         or _DRIVE.match(s)

@@ -1,10 +1,6 @@
-"""pixi's manifest: pixi.toml, or a pyproject.toml with `[tool.pixi.*]` tables, read as a spec.
-
-    read_manifest(text)      PixiManifest: workspace channels (with priority) and platforms,
-                             features (dependencies, pypi-dependencies, target.<platform> tables,
-                             system-requirements, pypi-options), environments (features,
-                             solve-group, no-default-feature, inline tables)
-    read_pixi_manifest(...)  one environment as an EnvSpec (what check, diff and validate read)
+"""pixi's manifest: pixi.toml, or a pyproject.toml with `[tool.pixi.*]` tables, read as a spec
+(`read_manifest`; `read_pixi_manifest` gives one environment as the EnvSpec check, diff and
+validate read).
 
 An environment's requests are those of its features, the first listed winning, the default feature
 last (unless `no-default-feature`); a `target.<selector>` entry wins over the feature's plain one on
@@ -15,7 +11,7 @@ own parser makes it; pixi solves and locks the manifest (envkit reads it and its
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from envkit.formats._manifest import Entry, bad, check_keys
@@ -344,7 +340,7 @@ def _with_pyproject(default: Feature, pyproject: dict, reader: _Reader) -> Featu
     extra = [(None, e) for e in project_entries(pyproject, reader.lines, "dependencies")]
     written = {e.name for _t, e in default.entries if e.manager == "pypi"}
     extra = [(t, e) for t, e in extra if e.name not in written]
-    return Feature(**{**_fields(default), "entries": default.entries + tuple(extra)})
+    return replace(default, entries=default.entries + tuple(extra))
 
 
 def _pyproject_features(pyproject: dict, reader: _Reader) -> dict[str, Feature]:
@@ -359,10 +355,6 @@ def _pyproject_features(pyproject: dict, reader: _Reader) -> dict[str, Feature]:
     for group, es in group_entries(pyproject, reader.lines, reader.filename).items():
         out.setdefault(group, Feature(name=group, entries=tuple((None, e) for e in es)))
     return out
-
-
-def _fields(f: Feature) -> dict[str, Any]:
-    return {k: getattr(f, k) for k in Feature.__slots__}
 
 
 def read_pixi_manifest(text: str, filename: str | None = None, *, environment: str | None = None):

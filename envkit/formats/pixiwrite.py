@@ -14,7 +14,6 @@ takes editability from its manifest, not the lock; the package is written as its
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import replace
 
@@ -40,8 +39,6 @@ def write_pixi_lock(
     Every package needs a platform (a pylock.toml read has none: give the Lock one first).  What
     the file cannot hold goes to `dropped`; with `strict` a package left out raises UsageError
     instead (envkit.write_text: a library call must not lose packages silently)."""
-    if version not in VERSIONS:
-        raise ValueError(f"pixi.lock version {version} is not written; envkit writes {VERSIONS}")
     if strict:
         return _write_strict(lock, version, dropped)
     # a pixi environment keeps its name; a conda environment's name is not a pixi environment's
@@ -108,14 +105,13 @@ def _write_strict(lock: Lock, version: int, dropped: list | None) -> str:
     """write_pixi_lock, raising UsageError when a package would be left out."""
     lost: list = []
     text = write_pixi_lock(lock, version=version, dropped=lost)
-    if left_out(lost):
+    out = left_out(lost)
+    if out:
         from envkit.errors import Remedy, UsageError
 
-        names = ", ".join(n for n, _ in left_out(lost)[:5]) + (
-            f", ... ({len(left_out(lost))} in all)" if len(left_out(lost)) > 5 else ""
-        )
+        names = ", ".join(n for n, _ in out[:5]) + (f", ... ({len(out)} in all)" if len(out) > 5 else "")
         raise UsageError(
-            f"pixi.lock cannot hold {names}: {left_out(lost)[0][1]}",
+            f"pixi.lock cannot hold {names}: {out[0][1]}",
             hint="envkit convert writes the rest and lists what it left out ({})",
             remedy=Remedy(option="allow_loss", value=True),
         )
@@ -157,7 +153,6 @@ def _entries(
                 dropped,
                 p,
                 "editable: written as a plain path package (pixi takes editability from its manifest)",
-                kept=True,
             )
         if kind == "conda" and not _is_artifact(p.url):
             # a pixi source package (`conda: .`, `conda_source:`): pixi builds it from its recipe
@@ -231,15 +226,9 @@ def _environment(env: str, lock: Lock, platforms: tuple[str, ...], refs: dict[st
 KEPT_REASON = "editable"
 
 
-def _drop(dropped, p: LockedPackage, reason: str, kept: bool = False) -> None:
+def _drop(dropped, p: LockedPackage, reason: str) -> None:
     if dropped is not None:
-        dropped.append(
-            (
-                (f"{p.name}=={p.version}" if p.version else p.name)
-                + (f" ({p.platform})" if p.platform else ""),
-                reason,
-            )
-        )
+        dropped.append((p.pin() + (f" ({p.platform})" if p.platform else ""), reason))
 
 
 def left_out(dropped: list) -> list[tuple[str, str]]:
@@ -268,10 +257,7 @@ def _conda_entry(p: LockedPackage, url: str) -> list[str]:
     # written (py-rattler reads such a lock otherwise as "missing field subdir")
     if subdir and (f"/{subdir}/" not in url or not url.startswith(("https://", "http://"))):
         out.append(f"  subdir: {scalar(subdir)}")
-    if p.sha256:
-        out.append(f"  sha256: {scalar(p.sha256)}")
-    if p.md5:
-        out.append(f"  md5: {scalar(p.md5)}")
+    out += _hashes(p)
     if p.depends:
         out.append("  depends:")
         out += [f"  - {scalar(f'{n} {s}'.strip())}" for n, s in p.depends]
@@ -281,9 +267,6 @@ def _conda_entry(p: LockedPackage, url: str) -> list[str]:
     return out
 
 
-_REQ_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*")
-
-
 def _pypi_entry(p: LockedPackage, url: str) -> list[str]:
     """The `packages:` entry of pip package `p`, whose artifact is at `url` (its `url`)."""
     from envkit.formats._util import yscalar as scalar
@@ -291,14 +274,17 @@ def _pypi_entry(p: LockedPackage, url: str) -> list[str]:
     out = [f"- pypi: {scalar(url)}", f"  name: {scalar(p.name)}"]
     if p.version:  # a path package may have none (pixi reads it from the source)
         out.append(f"  version: {scalar(p.version)}")
-    if p.sha256:
-        out.append(f"  sha256: {scalar(p.sha256)}")
-    if p.md5:
-        out.append(f"  md5: {scalar(p.md5)}")
+    out += _hashes(p)
     if p.depends:
         out.append("  requires_dist:")
         out += [f"  - {scalar(_requirement(n, s))}" for n, s in p.depends]
     return out
+
+
+def _hashes(p: LockedPackage) -> list[str]:
+    from envkit.formats._util import yscalar as scalar
+
+    return [f"  {k}: {scalar(v)}" for k, v in (("sha256", p.sha256), ("md5", p.md5)) if v]
 
 
 def _requirement(name: str, spec: str) -> str:

@@ -19,7 +19,7 @@ import re
 import sys
 
 from envkit.errors import ParseError, UnsupportedVersionError, Where
-from envkit.model import Lock, LockedPackage
+from envkit.model import Lock, LockedPackage, pep503
 
 #: The metadata keys the reader fills (values are JSON text).
 META_REQUIRES_PYTHON = "requires-python"
@@ -84,21 +84,25 @@ def read_pylock(text: str, filename: str | None = None) -> Lock:
     if isinstance(version, str) and not re.fullmatch(r"1(\.\d+)*", version):
         raise UnsupportedVersionError(
             f"pylock.toml lock-version {version!r} is not supported; envkit reads 1.x",
-            where=Where(file=filename, line=_line_of_key(text, "lock-version")),
+            where=Where(file=filename, line=line_of_key(text, "lock-version")),
         )
     pkgs = _fast_packages(data)
     if pkgs is None:
         _raise_validation(data, text, filename)
-        pkgs = _fast_packages(data, strict=False)  # packaging took it: only types it allows remain
+        pkgs = data.get("packages") or []  # packaging took it: only types it allows remain
     lines = header_lines(text, _PKG_HEADER)
-    out = []
-    for i, p in enumerate(pkgs or ()):
-        out.append(_package(p, lines[i] if i < len(lines) else None))
-    meta = []
-    for key in (META_CREATED_BY, META_REQUIRES_PYTHON, META_ENVIRONMENTS):
-        if data.get(key) is not None:
-            meta.append((key, json.dumps(data[key], ensure_ascii=False, separators=(",", ":"))))
-    return Lock(kind="pylock", platforms=(), packages=tuple(out), metadata=tuple(meta), source=filename)
+    out = [_package(p, lines[i] if i < len(lines) else None) for i, p in enumerate(pkgs)]
+    meta = json_metadata(data, (META_CREATED_BY, META_REQUIRES_PYTHON, META_ENVIRONMENTS))
+    return Lock(kind="pylock", platforms=(), packages=tuple(out), metadata=meta, source=filename)
+
+
+def json_metadata(data: dict, keys: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """(key, its value as compact JSON text) for each of `keys` the document sets."""
+    return tuple(
+        (k, json.dumps(data[k], ensure_ascii=False, separators=(",", ":")))
+        for k in keys
+        if data.get(k) is not None
+    )
 
 
 def header_lines(text: str, pattern: re.Pattern) -> list[int]:
@@ -111,24 +115,22 @@ def header_lines(text: str, pattern: re.Pattern) -> list[int]:
     return out
 
 
-def _line_of_key(text: str, key: str) -> int | None:
+def line_of_key(text: str, key: str) -> int | None:
+    """The line of the top-level `key = ...` of a TOML text, None when it has none."""
     m = re.search(rf"^{re.escape(key)}\s*=", text, re.MULTILINE)
     return text.count("\n", 0, m.start()) + 1 if m else None
 
 
-def _fast_packages(data: dict, strict: bool = True):
+def _fast_packages(data: dict) -> list | None:
     """The `packages` list when every entry has the shape PEP 751 gives it (checked with plain type
     tests), else None."""
-    if strict:
-        if (
-            type(data.get("lock-version")) is not str
-            or type(data.get("created-by")) is not str
-            or type(data.get("packages")) is not list
-        ):
-            return None
-    pkgs = data.get("packages") or []
-    if not strict:
-        return pkgs
+    if (
+        type(data.get("lock-version")) is not str
+        or type(data.get("created-by")) is not str
+        or type(data.get("packages")) is not list
+    ):
+        return None
+    pkgs = data["packages"]
     for p in pkgs:
         if type(p) is not dict or type(p.get("name")) is not str:
             return None
@@ -177,7 +179,7 @@ def _raise_validation(data: dict, text: str, filename: str | None) -> None:
             if i < len(heads):
                 line = heads[i]
         elif key:
-            line = _line_of_key(text, key.split(".")[0])
+            line = line_of_key(text, key.split(".")[0])
         raise ParseError(
             f"not a valid pylock.toml: {exc.message}",
             where=Where(file=filename, line=line, key=key or None),
@@ -190,14 +192,9 @@ def _file_of(d: dict) -> tuple[str, str | None]:
 
 
 def _package(p: dict, line: int | None) -> LockedPackage:
-    files: list[tuple[str, str | None]] = []
+    files = [_file_of(w) for w in p.get("wheels") or ()]
+    files += [_file_of(p[k]) for k in ("sdist", "archive") if p.get(k)]
     editable = False
-    for w in p.get("wheels") or ():
-        files.append(_file_of(w))
-    if p.get("sdist"):
-        files.append(_file_of(p["sdist"]))
-    if p.get("archive"):
-        files.append(_file_of(p["archive"]))
     vcs = p.get("vcs")
     if vcs:
         url = vcs.get("url") or vcs.get("path") or ""
@@ -245,7 +242,7 @@ def write_pylock(
     packages are not written (a pylock.toml is for Python packages only)."""
     from envkit.formats._util import pip_packages_for
 
-    pkgs, _ = pip_packages_for(lock, platform)
+    pkgs = pip_packages_for(lock, platform)
     meta = dict(lock.metadata)
     head = header if header is not None else HEADER
     out = [line if line.startswith("#") else f"# {line}" if line else "#" for line in head.splitlines()]
@@ -256,7 +253,7 @@ def write_pylock(
         out.append(f"requires-python = {_toml_str(json.loads(meta[META_REQUIRES_PYTHON]))}")
     out.append(f"created-by = {_toml_str(created_by)}")
     written = 0
-    for p in sorted(pkgs, key=lambda p: (_pep503(p.name), p.version, p.marker or "")):
+    for p in sorted(pkgs, key=lambda p: (pep503(p.name), p.version, p.marker or "")):
         body = _package_toml(p)
         if isinstance(body, str):
             if dropped is not None:
@@ -270,23 +267,19 @@ def write_pylock(
     return "\n".join(out) + "\n"
 
 
-def _pep503(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
 def _package_toml(p: LockedPackage) -> list[str] | str:
     """The `[[packages]]` lines of `p`, or the reason it cannot be written."""
     files = ([(p.url, p.sha256)] if p.url else []) + list(p.other_files)
     if not files:
         return "no URL or path to install it from"
-    lines = ["[[packages]]", f"name = {_toml_str(_pep503(p.name))}"]
+    lines = ["[[packages]]", f"name = {_toml_str(pep503(p.name))}"]
     if p.version:
         lines.append(f"version = {_toml_str(p.version)}")
     if p.marker:
         lines.append(f"marker = {_toml_str(p.marker)}")
     if p.depends:
         deps = ", ".join(
-            f"{{ name = {_toml_str(_pep503(n))} }}" for n in dict.fromkeys(n for n, _ in p.depends)
+            f"{{ name = {_toml_str(pep503(n))} }}" for n in dict.fromkeys(n for n, _ in p.depends)
         )
         lines.append(f"dependencies = [{deps}]")
     first = files[0][0]
@@ -309,17 +302,10 @@ def _package_toml(p: LockedPackage) -> list[str] | str:
             _where(first),
             f"hashes = {{ sha256 = {_toml_str(hashed[0][1])} }}",
         ]
-    if named:
-        u, h = named[0]
+    tables = [("[packages.sdist]", named[0])] if named else []
+    for table, (u, h) in tables + [("[[packages.wheels]]", f) for f in wheels]:
         lines += [
-            "[packages.sdist]",
-            f"name = {_toml_str(_basename(u))}",
-            _where(u),
-            f"hashes = {{ sha256 = {_toml_str(h)} }}",
-        ]
-    for u, h in wheels:
-        lines += [
-            "[[packages.wheels]]",
+            table,
             f"name = {_toml_str(_basename(u))}",
             _where(u),
             f"hashes = {{ sha256 = {_toml_str(h)} }}",
@@ -331,9 +317,10 @@ def _vcs_toml(lines: list[str], first: str) -> list[str] | str:
     """`lines` with the `[packages.vcs]` table of the VCS URL `first` (`git+URL@commit`, a
     `#subdirectory=` kept), or the reason it cannot be written."""
     vcs_type, _, rest = first.partition("+")
-    url, commit = _split_commit(rest)
-    if not commit:
+    m = re.match(r"^(?P<url>.+?)@(?P<rev>[0-9a-f]{7,40})(?:#.*)?$", rest)
+    if not m:
         return "a VCS URL without a commit (PEP 751 needs `commit-id`)"
+    url, commit = m.group("url"), m.group("rev")
     sub = re.search(r"#(?:.*&)?subdirectory=([^&]+)", rest)
     return lines + [
         "[packages.vcs]",
@@ -375,13 +362,6 @@ def _is_sdist_name(base: str, name: str) -> bool:
         return parse_sdist_filename(base)[0] == canonicalize_name(name)
     except InvalidSdistFilename:
         return False
-
-
-def _split_commit(rest: str) -> tuple[str, str | None]:
-    m = re.match(r"^(?P<url>.+?)@(?P<rev>[0-9a-f]{7,40})(?:#.*)?$", rest)
-    if m:
-        return m.group("url"), m.group("rev")
-    return rest, None
 
 
 def _toml_str(s: str) -> str:

@@ -2,10 +2,6 @@
 `[dependency-groups]` (PEP 735, `include-group` expanded) and uv's `[tool.uv]` (dev-dependencies,
 sources, index, conflicts).
 
-    read_pyproject(...)     an EnvSpec of PyPI requirements: the project's, with the default groups
-                            (uv's `default-groups`, else `dev`), or with one extra or group (`--env`)
-    project_entries / group_entries   the requirements as manifest Entries, with their lines
-
 uv locks and solves the project (`uv lock`); envkit reads the manifest and judges its uv.lock.
 """
 

@@ -76,21 +76,12 @@ def write_requirements(spec: EnvSpec, *, header: str | None = None, comments=Non
     """The requirements.txt text of `spec.pip`, one entry per line in model order.
 
     `comments` (an envyml.CommentMap keyed by source line) puts the user's comments back."""
-    from envkit.formats.envyml import CommentMap
+    from envkit.formats.envyml import LineWriter
 
-    cm = comments or CommentMap()
-    out: list[str] = []
-    if header:
-        from envkit.formats._util import comment_block
-
-        out += comment_block(header).splitlines()
-    out += cm.header
+    w = LineWriter(comments, header)
     for p in spec.pip:
-        lead, inl, trail = cm.take(p.line)
-        out += lead
-        out.append(p.text + (f"  {inl}" if inl else ""))
-        out += trail
-    out += cm.leftover() + cm.footer
+        w.emit("", p.text, p.line)
+    out = w.lines()
     return "\n".join(out) + "\n" if out else ""
 
 
@@ -164,7 +155,7 @@ def write_requirements_lock(lock: Lock, platform: str | None = None, *, header: 
     options (index URLs) first."""
     from envkit.formats._util import comment_block, pip_packages_for
 
-    pkgs, _ = pip_packages_for(lock, platform)
+    pkgs = pip_packages_for(lock, platform)
     out = comment_block(header).splitlines() if header else []
     out += list(lock.pip_options)
     for p in sorted(pkgs, key=lambda p: (p.name.lower(), p.version)):

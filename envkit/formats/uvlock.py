@@ -48,7 +48,7 @@ def read_uv_lock(
     Raises ParseError naming the file, line and key of a malformed entry, and
     UnsupportedVersionError for a lock version other than 1.
     """
-    from envkit.formats.pylock import header_lines, load_toml
+    from envkit.formats.pylock import header_lines, json_metadata, load_toml
 
     data = load_toml(text, filename, "uv.lock")
     _check_version(data.get("version"), text, filename)
@@ -79,20 +79,18 @@ def read_uv_lock(
             index.append(i)
     options = (extras, all_extras, groups, all_groups, no_default_groups, frozen)
     out = _selected(raw, out, index, filename, data.get(META_CONFLICTS), options) or _fork_markers(out, forks)
-    meta = []
     _check_conflicts(data.get(META_CONFLICTS), text, filename)
-    for key in (META_REQUIRES_PYTHON, META_RESOLUTION_MARKERS, META_CONFLICTS):
-        if data.get(key) is not None:
-            meta.append((key, json.dumps(data[key], ensure_ascii=False, separators=(",", ":"))))
-    return Lock(kind="uv-lock", platforms=(), packages=tuple(out), metadata=tuple(meta), source=filename)
+    meta = json_metadata(data, (META_REQUIRES_PYTHON, META_RESOLUTION_MARKERS, META_CONFLICTS))
+    return Lock(kind="uv-lock", platforms=(), packages=tuple(out), metadata=meta, source=filename)
 
 
 def _check_version(version, text: str, filename: str | None) -> None:
     """ParseError when the lock has no version, UnsupportedVersionError when it is not one read."""
+    from envkit.formats.pylock import line_of_key
+
     if version in SUPPORTED_VERSIONS:
         return
-    m = re.search(r"^version\s*=", text, re.MULTILINE)
-    where = Where(file=filename, line=text.count("\n", 0, m.start()) + 1 if m else None, key="version")
+    where = Where(file=filename, line=line_of_key(text, "version"), key="version")
     if version is None:
         raise ParseError("not a uv.lock: no `version = 1`", where=where)
     raise UnsupportedVersionError(
@@ -118,13 +116,12 @@ def _check_conflicts(raw, text: str, filename: str | None) -> None:
         for s in raw
     )
     if not ok:
-        m = re.search(r"^conflicts\s*=", text, re.MULTILINE)
+        from envkit.formats.pylock import line_of_key
+
         raise ParseError(
             "`conflicts` must be an array of sets of `{ package = ..., extra = ... }` "
             "(or `group = ...`) tables",
-            where=Where(
-                file=filename, line=text.count("\n", 0, m.start()) + 1 if m else None, key="conflicts"
-            ),
+            where=Where(file=filename, line=line_of_key(text, "conflicts"), key="conflicts"),
         )
 
 
@@ -238,12 +235,10 @@ def _package(p, line: int | None) -> LockedPackage | None:
     source = p.get("source") or {}
     if type(source) is not dict:
         raise _Bad("has a `source` that is not a table", "source")
-    files: list[tuple[str, str | None]] = []
     wheels = p.get("wheels") or []
     if type(wheels) is not list:
         raise _Bad("has `wheels` that is not an array", "wheels")
-    for j, w in enumerate(wheels):
-        files.append(_artifact(w, f"wheels[{j}]"))
+    files = [_artifact(w, f"wheels[{j}]") for j, w in enumerate(wheels)]
     if p.get("sdist") is not None:
         files.append(_artifact(p["sdist"], "sdist"))
     index = source.get("registry")

@@ -20,6 +20,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
+from envkit.model import pep503
+
 #: one PEP 508 comparison: (variable, operator, value), as written (`python_full_version`, `<`,
 #: `3.11`); a conjunction is a frozenset of atoms, a marker (DNF) a frozenset of conjunctions
 Atom = tuple[str, str, str]
@@ -199,7 +201,7 @@ def select(
 
 def canon(name: str) -> str:
     """A package, extra or group name normalized as uv compares them (PEP 503, PEP 685)."""
-    return re.sub(r"[-_.]+", "-", str(name)).lower()
+    return pep503(str(name))
 
 
 def is_root(p) -> bool:

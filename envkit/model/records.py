@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any, Literal
+    from typing import Literal
 
     Manager = Literal["conda", "pip"]
     PipKind = Literal["requirement", "url", "vcs", "path", "option"]
@@ -186,9 +186,6 @@ class EnvSpec:
         """name -> dependency (the last one wins when a name is repeated)."""
         return {d.name: d for d in self.conda}
 
-    def with_(self, **changes: Any) -> EnvSpec:
-        return replace(self, **changes)
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LockedPackage:
@@ -237,6 +234,10 @@ class LockedPackage:
     def key(self) -> tuple[str, str]:
         """Identity within one platform: (manager, name)."""
         return (self.manager, self.name)
+
+    def pin(self) -> str:
+        """`name==version`, or the name alone when no version is locked (a path install)."""
+        return f"{self.name}=={self.version}" if self.version else self.name
 
     def conda_form(self) -> str:
         """`channel::name=version=build` (conda packages) or `name==version` (pip)."""

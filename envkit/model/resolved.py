@@ -38,15 +38,17 @@ def looks_exported(conda: Sequence[CondaDep], *, has_prefix: bool) -> bool:
         names.append(d.name)
         if m.group("build"):
             with_build += 1
-    if with_build == len(conda):
-        return True
-    if with_build >= 5 and len(conda) - with_build <= max(1, len(conda) // 10):
+    n = len(conda)
+
+    def nearly_all(k: int) -> bool:
+        return k == n or (k >= 5 and n - k <= max(1, n // 10))
+
+    if nearly_all(with_build):
         return True
     # --no-builds: every entry `name=version` but those added by hand, with the `prefix:` line, or
     # (the prefix removed, as it should be) in conda's sorted order with the packages no one asks
     # for by hand (`ca-certificates`, `_libgcc_mutex`)
-    nearly = exact == len(conda) or (exact >= 5 and len(conda) - exact <= max(1, len(conda) // 10))
-    if not nearly or with_build:
+    if with_build or not nearly_all(exact):
         return False
     return has_prefix or _conda_export_order(names)
 
