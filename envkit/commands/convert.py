@@ -123,6 +123,11 @@ def convert(
     model, fmt = read_source(source, in_format, environment=environment, uv_options=uv_options)
     result = convert_model(model, target, source_format=fmt, platform=platform)
     emit(result.text, output)
+    if target == "pixi":
+        from envkit.commands._lock_files import note_pypi_for_conda
+        from envkit.formats.pixilock import read_pixi_environments
+
+        note_pypi_for_conda(*read_pixi_environments(result.text).values())  # what the file holds
     if named:
         from envkit.commands._common import note_named_format
 
