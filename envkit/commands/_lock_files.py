@@ -22,10 +22,11 @@ CONDA_SKIPS_PYPI = (
 )
 
 
-def note_pypi_for_conda(*locks: Lock) -> None:
-    """The CONDA_SKIPS_PYPI note, when `locks` (written as one pixi.lock) have pip packages."""
+def note_pypi_for_conda(target: str, *locks: Lock) -> None:
+    """The CONDA_SKIPS_PYPI note, when `locks`, written as one pixi.lock of `target`, have pip
+    packages (none for pixi-v7: conda refuses that file whole)."""
     pip = sorted({p.name for lock in locks for p in lock.packages if p.manager == "pip"})
-    if pip:
+    if pip and target == "pixi":
         from envkit.output import note
 
         note(CONDA_SKIPS_PYPI.format(names=", ".join(pip[:3]) + (", ..." if len(pip) > 3 else "")))
