@@ -73,12 +73,6 @@ def export_channels(env: LiveEnv) -> tuple[Channel, ...]:
     return tuple(out)
 
 
-def history_channels(env: LiveEnv) -> tuple[Channel, ...]:
-    """The channels for a `--from-history` export: every configured channel (the `-c` ones from
-    the history first), in priority order, used or not - the solve will need them."""
-    return tuple(env.channels)
-
-
 def pip_entry(dist: PipDist) -> PipDep:
     """How a pip distribution is written back so that pip reinstalls the same thing.
 
@@ -133,7 +127,8 @@ def live_to_spec(
             )
             for d in env.requested
         )
-        channels = history_channels(env)
+        # every configured channel (history's -c ones first), used or not: the solve needs them
+        channels = tuple(env.channels)
     else:
         # --from-history of a prefix that records no requested spec (no conda-meta/history, or one
         # without update specs, and records without requested_spec(s)): like conda 26.7.1, every

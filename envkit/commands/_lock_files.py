@@ -12,8 +12,9 @@ from envkit.lock.pixi_out import pixi_manifest_beside
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.model import Lock
 
-#: What `lock` says when it writes a pixi.lock with pip packages: conda 26.7.1 creates from such a
-#: file (conda-lockfiles 0.2.2) the conda packages only, dropping the pypi ones silently.
+#: What `lock` and `convert` say when they write a pixi.lock (version 6) with pip packages: conda
+#: 26.7.1 creates from such a file (conda-lockfiles 0.2.2) the conda packages only, dropping the pypi
+#: ones silently.  A version 7 file it refuses whole ("version ... less than or equal to 6").
 CONDA_SKIPS_PYPI = (
     "conda create --file on this pixi.lock installs only its conda packages: conda's reader of the "
     "format (conda-lockfiles) leaves out its pypi packages ({names}) without a word; install it "
@@ -21,10 +22,11 @@ CONDA_SKIPS_PYPI = (
 )
 
 
-def note_pypi_for_conda(lock: Lock) -> None:
-    """The CONDA_SKIPS_PYPI note, when `lock` (written as a pixi.lock) has pip packages."""
-    pip = sorted({p.name for p in lock.packages if p.manager == "pip"})
-    if pip:
+def note_pypi_for_conda(target: str, *locks: Lock) -> None:
+    """The CONDA_SKIPS_PYPI note, when `locks`, written as one pixi.lock of `target`, have pip
+    packages (none for pixi-v7: conda refuses that file whole)."""
+    pip = sorted({p.name for lock in locks for p in lock.packages if p.manager == "pip"})
+    if pip and target == "pixi":
         from envkit.output import note
 
         note(CONDA_SKIPS_PYPI.format(names=", ".join(pip[:3]) + (", ..." if len(pip) > 3 else "")))

@@ -67,7 +67,7 @@ def run_spec(o: LockOptions) -> int:
 
         args += pixi_target_args(o.output, PIXI_TARGETS[target])
         emit(write_pixi(lk, target, header=header_for(regen(*args, "-o", o.output))), o.output, before)
-        note_pypi_for_conda(lk)
+        note_pypi_for_conda(target, lk)
     if named:
         note_named_format(o.output, target, "--to")
     warn_duplicates([lk])

@@ -7,6 +7,9 @@ from typing import Any
 
 import click
 
+#: --backend of lock and export (envkit.backends.BACKENDS, which the CLI does not import to start)
+LIVE_BACKENDS = ("native", "conda", "mamba", "micromamba")
+
 
 def text_or_json(help: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """`--format text|json` (parameter `fmt`) and the old spelling `--json` (`as_json`, hidden)."""

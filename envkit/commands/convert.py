@@ -106,8 +106,10 @@ def convert(
 
     Exit codes: 0 installs the same (or --allow-loss), 1 what gets installed changes, 2 unusable input.
     """
+    from envkit.commands._common import note_named_format
     from envkit.errors import UsageError
     from envkit.io import emit
+    from envkit.lock.pixi_out import PIXI_TARGETS
     from envkit.ops.convert import convert_model, read_source
 
     if fmt not in ("text", "json"):  # the old spelling of --input-format (no input format is text/json)
@@ -123,9 +125,12 @@ def convert(
     model, fmt = read_source(source, in_format, environment=environment, uv_options=uv_options)
     result = convert_model(model, target, source_format=fmt, platform=platform)
     emit(result.text, output)
-    if named:
-        from envkit.commands._common import note_named_format
+    if target in PIXI_TARGETS:
+        from envkit.commands._lock_files import note_pypi_for_conda
+        from envkit.formats.pixilock import read_pixi_environments
 
+        note_pypi_for_conda(target, *read_pixi_environments(result.text).values())  # what it holds
+    if named:
         note_named_format(output, target, "--to")
     for line in loss_lines(result, source, output or "-", allow_loss=allow_loss):
         click.echo(line, err=True)

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import click
 
+from envkit.commands._options import LIVE_BACKENDS
+
 FORMATS = ("yaml", "explicit", "conda-lock", "json")
 
 
@@ -23,7 +25,7 @@ FORMATS = ("yaml", "explicit", "conda-lock", "json")
 )
 @click.option(
     "--backend",
-    type=click.Choice(["native", "conda", "mamba", "micromamba"]),
+    type=click.Choice(LIVE_BACKENDS),
     default="native",
     show_default=True,
     help="Read the prefix directly, or ask that executable's --json commands.",

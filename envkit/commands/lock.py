@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import click
 
-BACKENDS = ("native", "conda", "mamba", "micromamba")
+from envkit.commands._options import LIVE_BACKENDS
 
 
 @click.command("lock")
@@ -62,7 +62,7 @@ BACKENDS = ("native", "conda", "mamba", "micromamba")
 @click.option("--no-env-lock", is_flag=True, help="With -n/-p, do not write the exact environment file.")
 @click.option(
     "--backend",
-    type=click.Choice(BACKENDS),
+    type=click.Choice(LIVE_BACKENDS),
     default="native",
     show_default=True,
     help="How -n/-p reads the environment.",

@@ -52,21 +52,6 @@ TOOLKIT_DRIVERS: tuple[tuple[str, str], ...] = (
 #: CUDA major release -> the oldest Linux driver that runs every minor release of it (minor-version
 #: compatibility); none before CUDA 11.
 MINOR_COMPAT_FLOOR: dict[int, str] = {11: "450.80.02", 12: "525.60.13", 13: "580.65.06"}
-#: Majors NVIDIA has released; a driver newer than all of a major's floors runs that whole major.
-_MAJORS = tuple(sorted(MINOR_COMPAT_FLOOR))
-#: The same floors keyed by the major as text ("12"), as `compatibility` looks them up.
-MINOR_VERSION_FLOOR: dict[str, str] = {str(k): v for k, v in MINOR_COMPAT_FLOOR.items()}
-
-SOURCES: dict[str, tuple[str, str]] = {
-    "NV-RN": (
-        "NVIDIA CUDA Toolkit release notes, table 3: CUDA Toolkit and corresponding driver versions",
-        "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html",
-    ),
-    "NV-COMPAT": (
-        "NVIDIA CUDA Compatibility guide, Minor Version Compatibility, table 1",
-        "https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html",
-    ),
-}
 
 
 def _key(v: str) -> tuple[int, ...]:
@@ -87,11 +72,10 @@ def min_driver(cuda_version: str) -> str | None:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Support:
     """How a driver runs a CUDA release: `ok`, and `how` it does ("full", "minor-version
-    compatibility", or "no"), with the driver `full_driver` that full support needs."""
+    compatibility", or "no")."""
 
     ok: bool
     how: str
-    full_driver: str | None
 
 
 def support(cuda_version: str, driver_version: str, *, ptx_jit: bool = False) -> Support:
@@ -101,14 +85,14 @@ def support(cuda_version: str, driver_version: str, *, ptx_jit: bool = False) ->
     compatibility does not cover (see the module docstring)."""
     full = min_driver(cuda_version)
     if full and _key(driver_version) >= _key(full):
-        return Support(ok=True, how="full", full_driver=full)
+        return Support(ok=True, how="full")
     major = _key(cuda_version)[0]
     floor = MINOR_COMPAT_FLOOR.get(major)
     if full is None and floor is None:
-        return Support(ok=False, how="no", full_driver=None)
+        return Support(ok=False, how="no")
     if not ptx_jit and floor and _key(driver_version) >= _key(floor):
-        return Support(ok=True, how="minor-version compatibility", full_driver=full)
-    return Support(ok=False, how="no", full_driver=full)
+        return Support(ok=True, how="minor-version compatibility")
+    return Support(ok=False, how="no")
 
 
 def driver_supports(cuda_version: str, driver_version: str, *, ptx_jit: bool = False) -> bool:
@@ -173,7 +157,7 @@ def compatibility(cuda: str, driver: str) -> str | None:
         newest = max_full_cuda_for_driver(driver)
         if newest is not None and version_key(newest) >= want[:2]:
             return "full"
-    floor = MINOR_VERSION_FLOOR.get(str(want[0]))
+    floor = MINOR_COMPAT_FLOOR.get(want[0])
     if floor is not None and have >= version_key(floor):
         return "minor"
     return None

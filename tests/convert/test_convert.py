@@ -11,6 +11,7 @@ import pytest
 from conftest import CORPUS, REPO, run_envkit
 from support.sbomschema import validate_sbom
 
+from envkit.commands._lock_files import CONDA_SKIPS_PYPI
 from envkit.convert import CARRIES, TARGETS, loss_table_markdown
 from envkit.formats import read_file, read_text
 
@@ -90,7 +91,10 @@ def test_conda_lock_to_pixi_v6_and_back_is_lossless(tmp_path):
     out = tmp_path / "pixi.lock"
     r = run_envkit("convert", str(SAMPLES["conda-lock"]), "-o", str(out))
     assert r.exit_code == 0, r.stderr
-    assert r.stderr == f"note: writing a pixi.lock (pixi): the name {out} says so; --to chooses another\n"
+    assert r.stderr.splitlines() == [
+        "note: " + CONDA_SKIPS_PYPI.format(names="pyattimo"),
+        f"note: writing a pixi.lock (pixi): the name {out} says so; --to chooses another",
+    ]
     r = run_envkit("diff", str(SAMPLES["conda-lock"]), str(tmp_path / "pixi.lock"), "--platform", "linux-64")
     assert r.stdout.rstrip().endswith("Same: no differences (43 packages compared)."), r.stdout
 
