@@ -69,7 +69,7 @@ _RECORD_KEYS = tuple(
 )
 
 
-def host_platform():
+def host_platform() -> str:
     """The conda subdir of this machine (`linux-64`, `osx-arm64`, `win-64`, ...), from the standard
     library: envkit's one answer, here because this script also runs on remote hosts."""
     machine = _platform.machine().lower()

@@ -209,23 +209,7 @@ def load_targets(
             ts = []
         by_path[key] = ts
         targets.extend(ts)
-    lock_targets: list[Target] = []
-    if lock is not None:
-        key = _file_key(lock)
-        if key not in by_path:
-            by_path[key] = load_file(lock, stdin=stdin)
-            targets.extend(by_path[key])
-        from envkit.checks._compiled import is_compiled
-
-        lock_targets = [t for t in by_path[key] if t.kind == "lock" or is_compiled(t)]
-        if not lock_targets:
-            from envkit.errors import UsageError, Where
-
-            raise UsageError(
-                "--lock needs a lock file (conda-lock.yml, pixi.lock, an explicit file, a "
-                "requirements file pip-compile wrote)",
-                where=Where(file=lock),
-            )
+    lock_targets = _lock_targets(lock, by_path, targets, stdin) if lock is not None else []
     if live is not None:
         t = live_target(live)
         if lock_targets:
@@ -241,8 +225,24 @@ def load_targets(
     return targets
 
 
-#: the name envkit.ops.check calls it by (it passes `errors`)
-load_targets_collecting = load_targets
+def _lock_targets(lock: str, by_path: dict[str, list[Target]], targets: list[Target], stdin) -> list[Target]:
+    """The targets of `--lock` (read and added to `targets` unless already among them); a file that
+    holds no lock is a UsageError."""
+    from envkit.checks._compiled import is_compiled
+    from envkit.errors import UsageError, Where
+
+    key = _file_key(lock)
+    if key not in by_path:
+        by_path[key] = load_file(lock, stdin=stdin)
+        targets.extend(by_path[key])
+    found = [t for t in by_path[key] if t.kind == "lock" or is_compiled(t)]
+    if not found:
+        raise UsageError(
+            "--lock needs a lock file (conda-lock.yml, pixi.lock, an explicit file, a "
+            "requirements file pip-compile wrote)",
+            where=Where(file=lock),
+        )
+    return found
 
 
 def _file_key(path: str) -> str:

@@ -143,7 +143,7 @@ def load_targets(
     """Check targets for the files `paths` (a list; `-` is the text `stdin`), the `lock` file and
     the LiveEnv `live`, with spec/lock pairs set.  UsageError when there is nothing to check or
     `-` is given more than once; the ParseError family for a file that cannot be read."""
-    from envkit.checks.targets import load_targets_collecting
+    from envkit.checks.targets import load_targets
     from envkit.ops._inputs import model_or_path, opt_path, str_list
 
     files = [os.fspath(p) for p in str_list("load_targets", "paths", paths, "paths")]
@@ -155,7 +155,7 @@ def load_targets(
             hint="pass {}",
             remedy=Remedy(option="paths", many=True, metavar="PATH"),
         )
-    return load_targets_collecting(files, lock=opt_path(lock), live=live, format=format, stdin=stdin)
+    return load_targets(files, lock=opt_path(lock), live=live, format=format, stdin=stdin)
 
 
 def run_checks(
@@ -206,9 +206,9 @@ def _run(
     errors: list[EnvkitError] | None,
 ) -> tuple[list[Target], list[Finding]]:
     from envkit.checks import run_checks
-    from envkit.checks.targets import load_targets_collecting
+    from envkit.checks.targets import load_targets
 
-    targets = load_targets_collecting(paths, lock=lock, live=live, stdin=stdin, format=format, errors=errors)
+    targets = load_targets(paths, lock=lock, live=live, stdin=stdin, format=format, errors=errors)
     return targets, run_checks(targets, config, machine=machine)
 
 
