@@ -41,7 +41,15 @@ WORKLOADS = {
 
 def load_probe():
     # imported by name, so that DataLoader workers (spawn) find the dataset class by module name
-    return importlib.import_module("envkit.smoke.probe")
+    import types
+
+    mods = [importlib.import_module("envkit.smoke.probe." + m) for m in ("host", "dataset", "sweep")]
+    return types.SimpleNamespace(
+        usable_cores=mods[0].usable_cores,
+        calibrate_spin=mods[1].calibrate_spin,
+        SyntheticDataset=mods[1].SyntheticDataset,
+        sweep_dataloader=mods[2].sweep_dataloader,
+    )
 
 
 class Workload:
