@@ -188,9 +188,10 @@ class _Walk:
                     req.marker.evaluate({**self.markers, "extra": x}) for x in ("", *extras) if req.marker
                 ]
                 dkey = pep503(req.name)
-                if not any(holds) or (dkey, ",".join(sorted(req.extras))) in seen:
+                wanted = (dkey, ",".join(sorted(req.extras)))
+                if not any(holds) or wanted in seen:
                     continue
-                seen.add((dkey, ",".join(sorted(req.extras))))
+                seen.add(wanted)
                 got = self.pip.get(dkey)
                 if dkey in self.overrides:
                     req.specifier = _specifier(self.overrides[dkey])
