@@ -7,7 +7,8 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
-    from envkit.model import CondaDep, EnvSpec, LockedPackage, PipDep
+    from envkit.model import CondaDep, EnvSpec, PipDep
+    from envkit.templates.matrix import Matrix
 
 _MM = re.compile(r"^(\d+)\.(\d+)")
 _SERIES = re.compile(r"[0-9A-Za-z][0-9A-Za-z_.+!]*")
@@ -64,13 +65,15 @@ def spec_python(spec: EnvSpec) -> str | None:
     return None
 
 
-def packages_python(packages: Iterable[LockedPackage]) -> str | None:
-    """The Python major.minor of a locked/installed package set (its conda `python` package)."""
-    for p in packages:
-        if p.manager == "conda" and p.name == "python":
-            mm = major_minor(p.version)
-            return mm_text(mm) if mm else None
-    return None
+def pytorch_matrix() -> Matrix | None:
+    """The PyTorch compatibility matrix, None where it cannot be read: it is optional data, and
+    the checks that need it are skipped without it."""
+    try:
+        from envkit.templates import load_matrix
+
+        return load_matrix()
+    except Exception:
+        return None
 
 
 # `name-version(-build)?-pytag-abitag-platform.whl`

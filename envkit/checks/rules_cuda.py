@@ -5,15 +5,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from functools import partial
-from typing import TYPE_CHECKING
 
 from envkit.checks._build_items import BuildItem, target_items
-from envkit.checks._helpers import major_minor, mm_text
+from envkit.checks._helpers import major_minor, mm_text, pytorch_matrix
 from envkit.checks.core import Context, Hit, Target, rule
 from envkit.conda import families
-
-if TYPE_CHECKING:  # pragma: no cover
-    from envkit.templates.matrix import Matrix
 
 CUDA_PINS = families.CUDA_PINS
 TORCH_NAMES = families.TORCH_BUILDS
@@ -342,21 +338,12 @@ def _conda_forge_torch(item: BuildItem) -> bool:
     )
 
 
-def _pytorch_matrix() -> Matrix | None:
-    try:
-        from envkit.templates import load_matrix
-
-        return load_matrix()
-    except Exception:  # the matrix is optional data; without it the pytorch-channel check is skipped
-        return None
-
-
 def _after_pytorch_channel(version: str | None) -> bool:
     """Whether a (non-nightly) pytorch `version` is newer than the pytorch channel's last release."""
     mm = major_minor(version)
     if mm is None or "dev" in (version or ""):
         return False
-    matrix = _pytorch_matrix()
+    matrix = pytorch_matrix()
     last = major_minor(matrix.pytorch_channel_last) if matrix is not None else None
     return last is not None and mm > last
 
@@ -384,16 +371,20 @@ def _pytorch_channel(items: list[BuildItem], on: str) -> Iterator[Hit]:
             severity="warning",
         )
         return
-    found = _conda_pytorch(items)
-    if found is None or "dev" in found[1]:  # pytorch-nightly kept going
+    # the first conda pytorch that pins a major.minor version
+    torch = next(
+        (it for it in items if it.manager == "conda" and it.name == "pytorch" and major_minor(it.version)),
+        None,
+    )
+    torch_mm = major_minor(torch.version) if torch is not None else None
+    if torch is None or torch_mm is None or "dev" in (torch.version or ""):  # pytorch-nightly kept going
         return
-    torch, version, torch_mm = found
-    matrix = _pytorch_matrix()
+    matrix = pytorch_matrix()
     if matrix is None:
         return
     minor = mm_text(torch_mm)
     last = matrix.pytorch_channel_last
-    if _after_pytorch_channel(version):
+    if _after_pytorch_channel(torch.version):
         yield Hit(
             torch.line,
             f"{torch.label} is newer than the pytorch channel's last release ({last}, "
@@ -414,16 +405,6 @@ def _pytorch_channel(items: list[BuildItem], on: str) -> Iterator[Hit]:
             f"({selector.label}); it offers CUDA {', '.join(row.cuda)}{on}",
             (torch.name, selector.name),
         )
-
-
-def _conda_pytorch(items: list[BuildItem]) -> tuple[BuildItem, str, tuple[int, int]] | None:
-    """The first conda pytorch that pins a major.minor version, with that version."""
-    for it in items:
-        if it.manager == "conda" and it.name == "pytorch" and it.version:
-            mm = major_minor(it.version)
-            if mm:
-                return it, it.version, mm
-    return None
 
 
 def _cuda_of(item: BuildItem) -> tuple[str | None, bool, bool]:

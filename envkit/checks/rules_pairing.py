@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from envkit.checks._build_items import BuildItem, target_items
-from envkit.checks._helpers import major_minor, mm_text
+from envkit.checks._helpers import major_minor, mm_text, pytorch_matrix
 from envkit.checks.core import Context, Hit, Target, rule
 from envkit.conda import families
 
@@ -136,12 +136,7 @@ def _compatible(torch: str, package: str, version: str) -> tuple[bool | None, st
     vm = major_minor(_plain(version))
     if tm is None or vm is None:
         return None, None
-    try:
-        from envkit.templates import load_matrix
-
-        matrix = load_matrix()
-    except Exception:  # the matrix is optional data; without it only the built-in table is used
-        matrix = None
+    matrix = pytorch_matrix()  # without it, only the built-in table is used
     if matrix is not None:
         ok = matrix.is_compatible(_plain(torch), package, _plain(version))
         if ok is not None:
