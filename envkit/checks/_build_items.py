@@ -69,15 +69,11 @@ def items_of_packages(pkgs: Iterable[LockedPackage]) -> list[BuildItem]:
     out = []
     for p in pkgs:
         if p.manager == "conda":
-            if p.name not in names and not (p.build and "cu" in p.build.lower()):
-                continue
+            if p.name in names or (p.build and "cu" in p.build.lower()):
+                label = f"{p.name}={p.version}={p.build}" if p.build else f"{p.name}={p.version}"
+                out.append(BuildItem(p.name, "conda", p.version, p.build, p.line, label, depends=p.depends))
         # the pip items those rules read are the torch family's, whose every name says torch
-        elif "torch" not in p.name.lower() or pep503(p.name) not in names:
-            continue
-        if p.manager == "conda":
-            label = f"{p.name}={p.version}={p.build}" if p.build else f"{p.name}={p.version}"
-            out.append(BuildItem(p.name, "conda", p.version, p.build, p.line, label, depends=p.depends))
-        else:
+        elif "torch" in p.name.lower() and pep503(p.name) in names:
             name = pep503(p.name)
             runtime = wheel_runtime(p.depends) if name == "torch" and p.depends else None
             label = f"{p.name}=={p.version}"

@@ -92,15 +92,11 @@ def _cuda_index(spec: EnvSpec) -> tuple[str, int | None, bool] | None:
     for p in spec.pip:
         if p.kind != "option":
             continue
-        extra = p.text.lstrip().startswith("--extra-index-url")
-        extras += extra
+        extras += p.text.lstrip().startswith("--extra-index-url")
         m = _WHL_CUDA.search(p.text)
         if m:
-            found = (f"{int(m.group('major'))}{m.group('minor')}", p.line, extra)
-    if found is None:
-        return None
-    cu, line, extra = found
-    return cu, line, extra or extras > 0
+            found = (f"{int(m.group('major'))}{m.group('minor')}", p.line)
+    return (*found, extras > 0) if found is not None else None
 
 
 def _torch_on_index(p: PipDep, index: tuple[str, int | None, bool], out: SpecCuda) -> None:

@@ -21,7 +21,6 @@ if TYPE_CHECKING:  # pragma: no cover
 _PIP_ITEM = re.compile(r"^(?P<lead>\s*-\s+)pip\s*:")
 #: the entry pip-without-pip's message says to add, when adding it is the whole fix
 _ADD_PIP = re.compile(r"; add `- (pip(?:=[^`]+)?)`(?: \(|$)")
-FIXABLE = ("leaked-prefix", "leaked-secret", "pip-without-pip")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -38,8 +37,8 @@ class Fixed:
 
 
 def can_fix(rule: str, target: Target, hit: Hit) -> bool:
-    """Whether `--fix` can repair this hit mechanically."""
-    if rule not in FIXABLE or not hit.line or not target.text:
+    """Whether `--fix` can repair this hit of a fixable rule mechanically."""
+    if not hit.line or not target.text:
         return False
     text = target.line_text(hit.line)
     if rule == "leaked-prefix":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from functools import partial
 
@@ -120,10 +121,7 @@ def _components_of_another_cuda(pins: list[_Pin], parts: list[_Pin], on: str) ->
         (base,) = versions
         beside = ", ".join(p.label for p, _ in pins)
     else:
-        counts: dict[str, int] = {}
-        for _, pv in parts:
-            counts[pv] = counts.get(pv, 0) + 1
-        base = max(counts, key=lambda v: counts[v])  # the first of the most frequent
+        base = Counter(pv for _, pv in parts).most_common(1)[0][0]  # the first of the most frequent
         beside = ", ".join(p.label for p, pv in parts if pv == base)
     other: dict[str, list[BuildItem]] = {}
     for it, pv in parts:
