@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from envkit.checks._helpers import major_minor, mm_text, pinned_series, pip_pinned_version
+from envkit.model import pep503
 
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.model import EnvSpec, LockedPackage
@@ -63,8 +64,6 @@ def items_of_spec(spec: EnvSpec) -> list[BuildItem]:
 def items_of_packages(pkgs: Iterable[LockedPackage]) -> list[BuildItem]:
     """The items of locked or installed packages that the CUDA and torch-pairing rules look at
     (see `target_items`), in order."""
-    from envkit.conda.names import pep503
-
     names = _relevant_names()
     out = []
     for p in pkgs:

@@ -104,7 +104,7 @@ def wheel_python(url: str | None) -> tuple[str | None, bool]:
     return versions[0], m.group("abi") == "abi3"
 
 
-def describe_conda_dep(dep: CondaDep, project: str | None = None) -> str:
+def describe_conda_dep(dep: CondaDep, project: str) -> str:
     """`>=1.24`, `any version`, or `pytorch >=1.10,<2.0` when the conda name differs from `project`."""
     v = dep.version
     if v and v.startswith("==") and dep.build:
@@ -113,7 +113,7 @@ def describe_conda_dep(dep: CondaDep, project: str | None = None) -> str:
         text = "=" + v[:-2]
     else:
         text = v or "any version"
-    if project is not None and dep.name != project:
+    if dep.name != project:
         return f"{dep.name} {text}" if text != "any version" else dep.name
     return text
 

@@ -11,9 +11,6 @@ from envkit.checks._helpers import major_minor, mm_text, spec_python, wheel_pyth
 from envkit.checks.core import Context, Hit, Target, rule
 from envkit.model import LockedPackage
 
-# --------------------------------------------------------------------------------------------
-# python-abi-mismatch
-
 _PY_QUICK = re.compile(r"(?:py|cp)\d")
 
 

@@ -32,11 +32,10 @@ def _is_forge(name: str) -> bool:
     return name == CONDA_FORGE or bool(_MIRROR_OF_FORGE.match(name))
 
 
-def channel_uses(target: Target, *, first_only: bool = False) -> list[tuple[str, int | None, str]]:
+def channel_uses(target: Target) -> list[tuple[str, int | None, str]]:
     """(channel name, line, how) for every channel the target uses, in file order: listed channels,
-    `channel::` prefixes on dependencies, and the channels locked or installed packages come from
-    (one entry per channel, at its first package).  `first_only`: a prefix only at its channel's
-    first dependency (what a rule that names each channel once reads)."""
+    `channel::` prefixes on dependencies and the channels locked or installed packages come from
+    (one entry per channel, at its first dependency or package)."""
     out: list[tuple[str, int | None, str]] = []
     spec = target.env_file
     if spec is not None:  # an export too: where each channel is written
@@ -44,7 +43,7 @@ def channel_uses(target: Target, *, first_only: bool = False) -> list[tuple[str,
             out.append((ch.name, spec.line_of(f"channel:{ch.name}") or spec.line_of("channels"), "listed"))
         prefixed: set[str] = set()
         for d in spec.conda:
-            if d.channel and (not first_only or d.channel not in prefixed):
+            if d.channel and d.channel not in prefixed:
                 prefixed.add(d.channel)
                 out.append((d.channel, d.line, f"prefix of {d.name}"))
         return out
@@ -101,7 +100,7 @@ def channel_uses(target: Target, *, first_only: bool = False) -> list[tuple[str,
 def mixed_channels(target: Target, ctx: Context) -> Iterator[Hit]:
     # each channel is named (and placed) at its first use: a large file's 100,000 `conda-forge::`
     # prefixes are one use
-    uses = channel_uses(target, first_only=True)
+    uses = channel_uses(target)
     if not uses:
         return
     names = list(dict.fromkeys(n for n, _, _ in uses))

@@ -11,9 +11,6 @@ from envkit.checks._helpers import conda_names, join_names, pinned_series
 from envkit.checks.core import Context, Hit, Target, rule
 from envkit.model import EnvSpec
 
-# --------------------------------------------------------------------------------------------
-# unpinned / fuzzy-pin
-
 
 @rule(
     "unpinned",
@@ -213,10 +210,6 @@ def _twice(name: str, section: str, texts: list[str], deps: list) -> str:
     return f"{name} is listed {len(deps)} times in the {section} section: {where}; keep one entry"
 
 
-# --------------------------------------------------------------------------------------------
-# vcs-unpinned
-
-
 @rule(
     "vcs-unpinned",
     order=8,
@@ -312,10 +305,6 @@ def _url_path(url: str) -> str | None:
         cut = min((i for i in (url.find(c, 2) for c in "/?#") if i >= 0), default=len(url))
         url = url[cut:]
     return url.split("#", 1)[0].split("?", 1)[0]
-
-
-# --------------------------------------------------------------------------------------------
-# pip-without-pip
 
 
 @rule(

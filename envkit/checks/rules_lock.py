@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from envkit._text import plural
 from envkit.checks.core import Context, Hit, Target, raw_text_rule, rule
-from envkit.model import LiveEnv, Lock
+from envkit.model import LiveEnv, Lock, pep503
 
 
 def lock_problems(spec_target: Target, lock_target: Target) -> list:
@@ -164,8 +164,6 @@ def env_drift(target: Target, ctx: Context) -> Iterator[Hit]:
     lock = lock_target.lock_model if lock_target is not None else None
     if env is None or lock_target is None or lock is None:
         return
-    from envkit.conda.names import pep503
-
     locked = lock.for_platform(env.platform)
     if not locked:
         yield Hit(
@@ -210,7 +208,6 @@ def env_drift(target: Target, ctx: Context) -> Iterator[Hit]:
 def _diff_ranking(lock: Lock, env: LiveEnv) -> dict[str, tuple[int, str]]:
     """name -> (rank, impact) as `envkit diff LOCK ENV` ranks the changes: a CPU->CUDA
     torch first and as an error, a rebuilt small package last and as a warning."""
-    from envkit.conda.names import pep503
     from envkit.envdiff import diff
     from envkit.errors import EnvkitError
 

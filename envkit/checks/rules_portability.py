@@ -179,10 +179,6 @@ def _pip_hits(spec, where: str) -> Iterator[Hit]:
             )
 
 
-# --------------------------------------------------------------------------------------------
-# no-channels
-
-
 @rule(
     "no-channels",
     order=23,
