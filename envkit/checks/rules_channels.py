@@ -218,9 +218,6 @@ def channel_priority(target: Target, ctx: Context) -> Iterator[Hit]:
         )
 
 
-# --------------------------------------------------------------------------------------------
-# insecure-url
-
 _HTTP = re.compile(r"\bhttp://[^\s'\"#]+", re.IGNORECASE)
 _LOCAL = re.compile(
     r"^http://(?:[^@/]*@)?(?:localhost|127\.\d+\.\d+\.\d+|\[::1\])(?::\d+)?(?:/|$)", re.IGNORECASE

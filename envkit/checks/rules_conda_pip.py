@@ -180,10 +180,6 @@ def _view_duplicates(view: Resolved, ctx: Context) -> Iterator[Hit]:
         )
 
 
-# --------------------------------------------------------------------------------------------
-# pip-overwrote-conda
-
-
 def _overwrites(env: LiveEnv, ctx: Context) -> list[tuple[str, LockedPackage]]:
     """(conda name, pip package) where pip installed over the conda package: the conda record is
     still there but the `.dist-info` it owns is gone from the prefix."""

@@ -137,9 +137,6 @@ def fuzzy_pin(target: Target, ctx: Context) -> Iterator[Hit]:
     )
 
 
-# --------------------------------------------------------------------------------------------
-# listed-twice
-
 _SELECTOR_COMMENT = re.compile(r"#\s*\[[^\[\]]+\]\s*$")
 
 
