@@ -12,8 +12,8 @@ from envkit.checks._helpers import major_minor, mm_text, pytorch_matrix
 from envkit.checks.core import Context, Hit, Target, rule
 from envkit.conda import families
 
-CUDA_PINS = families.CUDA_PINS
-TORCH_NAMES = families.TORCH_BUILDS
+#: the conda packages whose CPU build selects a CPU PyTorch (`cpuonly` does by being there)
+_CPU_SELECTORS = (*families.TORCH_BUILDS, "cpuonly", "pytorch-mutex")
 _CU_INDEX = re.compile(r"download\.pytorch\.org/whl/(?:nightly/)?(?P<tag>cu\d{2,3}|cpu|rocm[\d.]+)\b")
 
 #: a pin's (item, CUDA version text): "12.1", or "12" for a major-only pin
@@ -142,7 +142,7 @@ def _runtime_twice(items: list[BuildItem], on: str) -> Iterator[Hit]:
     pytorch) with no conda pytorch, beside a pip torch built for CUDA: the wheel brings its own
     runtime (nvidia-* wheels), so the environment holds two."""
     selector = next((it for it in items if it.manager == "conda" and it.name == "pytorch-cuda"), None)
-    if selector is None or any(it.manager == "conda" and it.name in TORCH_NAMES for it in items):
+    if selector is None or any(it.manager == "conda" and it.name in families.TORCH_BUILDS for it in items):
         return
     torch = next((it for it in items if it.manager == "pip" and it.name == "torch"), None)
     if torch is None:
@@ -160,7 +160,7 @@ def _runtime_twice(items: list[BuildItem], on: str) -> Iterator[Hit]:
     )
 
 
-def _cuda_pins(items: list[BuildItem], names: tuple[str, ...] = CUDA_PINS) -> list[_Pin]:
+def _cuda_pins(items: list[BuildItem], names: tuple[str, ...] = families.CUDA_PINS) -> list[_Pin]:
     """The conda CUDA pins (`cuda-version`, `pytorch-cuda`, `cudatoolkit`; or the packages
     `names`) that name a version."""
     pins = []
@@ -180,7 +180,7 @@ def _cpu_torch_with_pins(items: list[BuildItem], pins: list[_Pin], on: str) -> I
         return
     pin_text = ", ".join(p.label for p, _ in pins)
     for it in items:
-        if it.manager != "conda" or not (it.name in TORCH_NAMES or it.name in ("cpuonly", "pytorch-mutex")):
+        if it.manager != "conda" or it.name not in _CPU_SELECTORS:
             continue
         _cuda, _major, cpu = _cuda_of(it)
         if cpu:
@@ -195,7 +195,7 @@ def _conda_builds_against_pins(items: list[BuildItem], pins: list[_Pin], on: str
     """Conda builds (or a spec's build globs) for another CUDA than the pins."""
     groups = _pin_groups(pins)
     for it in items:
-        if it.manager != "conda" or not it.build or it.name in CUDA_PINS:
+        if it.manager != "conda" or not it.build or it.name in families.CUDA_PINS:
             continue
         if "cu" not in it.build.lower():
             continue
@@ -216,7 +216,7 @@ def _build_contradicts(it: BuildItem, cuda: str, major_only: bool, name: str, pv
     torch = it.name == "pytorch" and (_conda_forge_torch(it) or _after_pytorch_channel(it.version))
     if name == "pytorch-cuda" and torch:
         return False  # said by _pytorch_channel: the selector cannot apply at all
-    exact = name == "pytorch-cuda" and not major_only and "." in pv and it.name in TORCH_NAMES
+    exact = name == "pytorch-cuda" and not major_only and "." in pv and it.name in families.TORCH_BUILDS
     return cuda != pv if exact else _newer_or_other_major(cuda, major_only, pv)
 
 
@@ -415,7 +415,7 @@ def _cuda_of(item: BuildItem) -> tuple[str | None, bool, bool]:
     if not item.build:
         return None, False, item.name == "cpuonly"
     info = decode(item.build, item.version, item.name)
-    cpu = info.cpu and (item.name in TORCH_NAMES or item.name in ("cpuonly", "pytorch-mutex"))
+    cpu = info.cpu and item.name in _CPU_SELECTORS
     # `cudnn=8.9.2.26=cuda11_0`, RAPIDS `cuda11_py39_...`: the build names the major version only
     return info.cuda, info.cuda is not None and "." not in info.cuda, cpu
 

@@ -21,8 +21,6 @@ OLD_TORCH_COMPANIONS = {
     "1.10": ("0.11", "0.10"),
     "1.11": ("0.12", "0.11"),
 }
-COMPANIONS = families.COMPANIONS
-_TORCH_DEPS = families.TORCH_DEPS
 
 
 @rule(
@@ -75,7 +73,7 @@ def _pairs(items: list[BuildItem], on: str) -> Iterator[Hit]:
     if not torches:
         return
     for it in items:
-        if it.name not in COMPANIONS or not it.version or major_minor(it.version) is None:
+        if it.name not in families.COMPANIONS or not it.version or major_minor(it.version) is None:
             continue
         torch, torch_version = torches.get(it.manager) or next(iter(torches.values()))
         recorded = _recorded(it, torch, torch_version)
@@ -108,7 +106,7 @@ def _recorded(item: BuildItem, torch: BuildItem, torch_version: str) -> tuple[bo
     from rattler import Version, VersionSpec
 
     for name, spec in item.depends:
-        if name not in _TORCH_DEPS or (name == "libtorch" and torch.name != "libtorch"):
+        if name not in families.TORCH_DEPS or (name == "libtorch" and torch.name != "libtorch"):
             continue
         version_part = (spec or "").strip().split()[0] if (spec or "").strip() else ""
         if not version_part:
