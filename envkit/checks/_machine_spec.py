@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from envkit.machine.fit import package_label
 from envkit.model import EnvSpec, LockedPackage, PipDep
 
 _WHL_CUDA = re.compile(r"/whl/(?:nightly/)?cu(?P<major>\d{2,3}?)(?P<minor>\d)(?:/|$)")
@@ -30,7 +31,7 @@ class SpecCuda:
 
     def add(self, pkg: LockedPackage, text: str) -> None:
         self.asked.append(pkg)
-        self.shown[f"{pkg.name}{'=' if pkg.manager == 'conda' else '=='}{pkg.version}"] = text
+        self.shown[package_label(pkg)] = text
 
 
 def spec_cuda_requests(spec: EnvSpec, exact: list[LockedPackage]) -> SpecCuda:
