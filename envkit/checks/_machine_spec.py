@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from envkit.conda.families import CUDA_RUNTIME
 from envkit.machine.fit import package_label
 from envkit.model import EnvSpec, LockedPackage, PipDep
 
@@ -68,8 +69,6 @@ def _pip(name: str, version: str, line: int | None) -> LockedPackage:
 def _conda_requests(spec: EnvSpec, have: set[tuple[str, str]], out: SpecCuda) -> None:
     """`cuda-version=12.1`, `pytorch-cuda=11.8`, `cudatoolkit>=11.3` as CUDA claims; one of them
     with no version (or only an upper bound) as an entry only a solve decides."""
-    from envkit.conda.families import CUDA_RUNTIME
-
     for d in spec.conda:
         if d.name not in CUDA_RUNTIME or ("conda", d.name) in have:
             continue

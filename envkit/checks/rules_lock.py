@@ -3,6 +3,7 @@ does every locked package carry a checksum; and the YAML-level duplicate key."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 from envkit._text import plural
@@ -15,8 +16,6 @@ def lock_problems(spec_target: Target, lock_target: Target) -> list:
     key = ("check_lock", id(lock_target))
     cache = spec_target.cache
     if key not in cache:
-        import os
-
         from envkit.checks._compiled import compiled_problems, is_compiled
         from envkit.checks._manifest_pairs import manifest_problems
         from envkit.lock import check_lock
