@@ -279,12 +279,6 @@ def insecure_url(target: Target, ctx: Context) -> Iterator[Hit]:
         yield from _view_insecure(target.view)
 
 
-def _is_yaml_list(value: object) -> bool:
-    from envkit.formats._yaml import YamlList  # loaded only when a spec's YAML was parsed
-
-    return isinstance(value, YamlList)
-
-
 def _spec_insecure(target: Target, spec: EnvSpec) -> Iterator[Hit]:
     text = target.text or ""
     # an entry's text is the file's, but for a YAML escape: without one, a file that never says
@@ -295,8 +289,10 @@ def _spec_insecure(target: Target, spec: EnvSpec) -> Iterator[Hit]:
     # and no escape sequence in the text means none is
     data = target.yaml if ("\\" in text or (http and _HTTP.search(text))) else None
     raw_channels = data.get("channels") if data is not None else None
-    if raw_channels is not None and _is_yaml_list(raw_channels):
-        for i, c in enumerate(raw_channels):
+    if raw_channels is not None:
+        from envkit.formats._yaml import YamlList  # loaded only when a spec's YAML was parsed
+
+        for i, c in enumerate(raw_channels) if isinstance(raw_channels, YamlList) else ():
             if isinstance(c, str):
                 for u in _insecure(c):
                     yield Hit(raw_channels.line_of(i), f"channel over plain http: {u}")
