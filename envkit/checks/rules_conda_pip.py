@@ -187,7 +187,7 @@ def _overwrites(env: LiveEnv, ctx: Context) -> list[tuple[str, LockedPackage]]:
     out = []
     # the live reader already knows (pip name, conda name) pairs where pip replaced conda's
     # dist-info, including a same-version reinstall whose dist-info name did not change
-    over = {(pep503(pip), conda) for pip, conda in getattr(env, "pip_over_conda", ())}
+    over = {(pep503(pip), conda) for pip, conda in env.pip_over_conda}
     for d, conda_pkg, pip_pkg in _package_duplicates(env.packages, ctx, owned=dict(env.pypi_names)):
         if (pep503(pip_pkg.name), d.conda_name) in over or _conda_dist_info_missing(
             env.prefix, conda_pkg, env.warnings
