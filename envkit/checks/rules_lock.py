@@ -172,12 +172,8 @@ def env_drift(target: Target, ctx: Context) -> Iterator[Hit]:
         )
         return
 
-    def index(pkgs):
-        out = {}
-        for p in pkgs:
-            key = (p.manager, p.name if p.manager == "conda" else pep503(p.name))
-            out.setdefault(key, p)
-        return out
+    def index(pkgs):  # (manager, name) -> its first package
+        return {(p.manager, p.name if p.manager == "conda" else pep503(p.name)): p for p in reversed(pkgs)}
 
     want = index(locked)
     have = index(env.packages)
