@@ -12,6 +12,7 @@ import json
 import re
 
 from envkit.errors import ParseError, Where
+from envkit.formats.explicit import PLATFORM_LINE, known_platform
 from envkit.model import Lock, LockedPackage
 
 #: `[channel::]name=version=build`; the channel may be a URL (prefix.dev, Artifactory, Nexus, a
@@ -20,25 +21,7 @@ from envkit.model import Lock, LockedPackage
 _EXPORT_LINE = re.compile(
     r"^(?:(?P<channel>\S+?)::)?(?P<name>[^\s=:]+)=(?P<version>[^\s=]+)=(?P<build>[^\s=]+)$"
 )
-_PLATFORM = re.compile(r"^#\s*platform:\s*(?P<p>\S+)\s*$")
-
-
-def _known_platform(platform: str, where: Where, text: str | None, *, noarch: bool = False) -> str:
-    """`platform` when it is a conda subdir; else the ParseError the conda-lock reader gives for it
-    (what a reader accepts, envkit must be able to write and read back)."""
-    from envkit.conda.channels import KNOWN_SUBDIRS
-    from envkit.formats.condalockcheck import unknown_platform
-
-    if platform not in KNOWN_SUBDIRS or (platform == "noarch" and not noarch):
-        raise ParseError(
-            unknown_platform(platform), where=where, text=text, hint="a conda subdir, e.g. linux-64"
-        )
-    return platform
-
-
-def _lock_platform(subdirs: list[str | None]) -> str | None:
-    real = [s for s in dict.fromkeys(subdirs) if s and s not in ("noarch", "pypi")]
-    return real[0] if len(real) == 1 else None
+_SUBDIR_HINT = "a conda subdir, e.g. linux-64"
 
 
 def read_conda_list_json(text: str, filename: str | None = None) -> Lock:
@@ -66,8 +49,9 @@ def read_conda_list_json(text: str, filename: str | None = None) -> Lock:
     for rec, _n, _v in records:
         sub = rec.text("platform")
         if sub and sub != "pypi":
-            _known_platform(sub, rec.where("platform"), None, noarch=True)
-    platform = _lock_platform([rec.text("platform") for rec, _n, _v in records])
+            known_platform(sub, rec.where("platform"), None, noarch=True, hint=_SUBDIR_HINT)
+    subdirs = {rec.text("platform") for rec, _n, _v in records} - {None, "", "noarch", "pypi"}
+    platform = next(iter(subdirs)) if len(subdirs) == 1 else None
     pkgs = []
     for rec, name, version in records:
         channel, sub = rec.text("channel"), rec.text("platform")
@@ -156,9 +140,9 @@ def read_conda_list_export(text: str, filename: str | None = None) -> Lock:
         if not s:
             continue
         if s.startswith("#"):
-            m = _PLATFORM.match(s)
+            m = PLATFORM_LINE.match(s)
             if m:
-                platform = _known_platform(m.group("p"), Where(file=filename, line=i), s)
+                platform = known_platform(m.group("p"), Where(file=filename, line=i), s, hint=_SUBDIR_HINT)
             continue
         m = _EXPORT_LINE.match(s)
         if m is None:
@@ -200,7 +184,7 @@ def write_conda_list_export(lock: Lock, platform: str | None = None, *, header: 
     pkgs = lock.for_platform(platform) if platform and lock.platforms else lock.packages
     out = comment_block(header if header is not None else HEADER)
     if platform:
-        if not _PLATFORM.match(f"# platform: {platform}"):
+        if not PLATFORM_LINE.match(f"# platform: {platform}"):
             raise ParseError(f"platform {platform!r} cannot be written in a `# platform:` line")
         out += f"# platform: {platform}\n"
     for p in pkgs:
