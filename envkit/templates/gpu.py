@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from envkit.conda.cuda_compat import max_full_cuda_for_driver, min_driver
 from envkit.errors import EnvkitError, Remedy, UsageError
-from envkit.templates.matrix import Matrix, normalize_cuda, torch_minor, vkey
+from envkit.templates.matrix import ON_STYLE, Matrix, normalize_cuda, torch_minor, vkey
 
 if TYPE_CHECKING:  # pragma: no cover
     from envkit._proc import Result
@@ -234,7 +234,7 @@ def choose_detected(
     if torch is None:
         if runs is None:
             raise UsageError(
-                f"no torch release{_ON.get(style, '')} has a CUDA variant that runs on {have} ({gpu.source})",
+                f"no torch release{ON_STYLE[style]} has a CUDA variant that runs on {have} ({gpu.source})",
                 hint="update the NVIDIA driver, or write a CPU environment with {}",
                 remedy=Remedy(option="cpu", value=True),
             )
@@ -252,11 +252,8 @@ def choose_detected(
         return torch, d
     alt = f"torch {runs[0]} has CUDA {runs[1].cuda}, which does; " if runs else ""
     raise UsageError(
-        f"no CUDA variant of torch {torch_minor(torch)}{_ON.get(style, '')} runs on {have} "
+        f"no CUDA variant of torch {torch_minor(torch)}{ON_STYLE[style]} runs on {have} "
         f"({gpu.source}): it has {', '.join(matrix.cuda_variants(torch, style))}",
         hint=f"{alt}update the NVIDIA driver, or write a CPU environment with {{}}",
         remedy=Remedy(option="cpu", value=True),
     )
-
-
-_ON = {"conda-forge": " on conda-forge", "pytorch-channel": " on the pytorch channel"}

@@ -27,6 +27,8 @@ STYLE_HELP = {
     "pip": "Python from conda-forge, torch from download.pytorch.org in the pip section",
     "pytorch-channel": "the legacy pytorch channel (-c pytorch -c nvidia): torch <= 2.5 only",
 }
+#: where a style's builds are, as messages say it ("torch 2.7 has no CUDA 12.1 build on conda-forge")
+ON_STYLE = {"pip": "", "conda-forge": " on conda-forge", "pytorch-channel": " on the pytorch channel"}
 
 _MATRIX_FILE = "pytorch/matrix.json"
 
@@ -199,14 +201,10 @@ class Matrix:
 
     def cuda_variants(self, torch: str, style: str = "pip") -> tuple[str, ...]:
         """CUDA versions `torch` is built for in `style` (oldest first)."""
-        if style == "pip":
-            return self.release(torch).cuda
         return self._row(torch, style).cuda
 
     def default_cuda(self, torch: str, style: str = "pip") -> str:
         """The CUDA version `style` picks for `torch` when none is asked for."""
-        if style == "pip":
-            return self.release(torch).default_cuda
         return self._row(torch, style).default_cuda
 
     def experimental(self, torch: str, cuda: str) -> bool:
