@@ -229,35 +229,29 @@ def render_normalized(model, text: str, fmt: str) -> str:
     return redact_text(_render(model, text, fmt))
 
 
+#: the formats `_render` writes through write_text with a header: format -> the header lines the
+#: writer puts back from the model (None: a format without a header)
+_REWRITTEN = {
+    "conda-lock": (),
+    "explicit": ("platform:", "input_hash:"),
+    "conda-list-export": ("platform:",),
+    "conda-list-json": None,
+}
+
+
 def _render(model, text: str, fmt: str) -> str:
     from envkit.errors import UsageError
-    from envkit.formats import FORMATS
+    from envkit.formats import FORMATS, write_text
 
     if fmt in ("env", "requirements"):
-        from envkit.formats.envyml import write_env
-        from envkit.formats.requirements import write_requirements
-
         cm = redact_comments(yaml_comments(text) if fmt == "env" else requirements_comments(text))
         spec, merges = _normalize_spec(model, _selectors(cm))
         for into, src in merges:
             cm.merge(into, src)
-        return (write_env if fmt == "env" else write_requirements)(spec, comments=cm)
-    if fmt == "conda-lock":
-        from envkit.formats.condalock import write_conda_lock
-
-        return write_conda_lock(model, header=_header(text))
-    if fmt == "explicit":
-        from envkit.formats.explicit import write_explicit
-
-        return write_explicit(model, header=_header(text, "platform:", "input_hash:"))
-    if fmt == "conda-list-export":
-        from envkit.formats.condalist import write_conda_list_export
-
-        return write_conda_list_export(model, header=_header(text, "platform:"))
-    if fmt == "conda-list-json":
-        from envkit.formats.condalist import write_conda_list_json
-
-        return write_conda_list_json(model)
+        return write_text(spec, fmt, comments=cm)
+    if fmt in _REWRITTEN:
+        keys = _REWRITTEN[fmt]
+        return write_text(model, fmt) if keys is None else write_text(model, fmt, header=_header(text, *keys))
     if fmt == "pylock":
         import json
 

@@ -13,7 +13,8 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, cast
 
 from envkit.errors import ParseError
-from envkit.formats._yaml import YamlList, YamlMap
+from envkit.formats._digest import DIGESTS, HEX32, HEX64
+from envkit.formats._yamlcore import YamlList, YamlMap
 
 if TYPE_CHECKING:
     from envkit.formats._util import Fields
@@ -33,18 +34,15 @@ def required(fields: Fields, key: str, what: str) -> str:
     return cast(str, fields.text(key, required=True, what=what))
 
 
-_HASH_RE = {"md5": re.compile(r"[0-9a-fA-F]{32}"), "sha256": re.compile(r"[0-9a-fA-F]{64}")}
-
-
 def checked_hash(fields, key: str) -> str | None:
     """The `md5:` / `sha256:` of an entry, checked: hex digits of the length the hash has (an
     unquoted hash of digits only is a YAML number, and no hash at all)."""
     value = fields.data.get(key)
     if value is None:
         return None
-    if type(value) is str and _HASH_RE[key].fullmatch(value):
+    pattern, n = DIGESTS[key]
+    if type(value) is str and pattern.fullmatch(value):
         return value
-    n = 32 if key == "md5" else 64
     if value == 0 and type(value) is int:  # the placeholder of zeros, unquoted: YAML's number 0
         return "0" * n
     raise ParseError(
@@ -83,8 +81,8 @@ def conda_fields(entry, loc: str, at: At) -> tuple:
             and (build is None or type(build) is str)
             and (bn is None or type(bn) is int)
             and (sub is None or type(sub) is str)
-            and (md5 is None or (type(md5) is str and _HASH_RE["md5"].fullmatch(md5) is not None))
-            and (sha256 is None or (type(sha256) is str and _HASH_RE["sha256"].fullmatch(sha256) is not None))
+            and (md5 is None or (type(md5) is str and HEX32.fullmatch(md5) is not None))
+            and (sha256 is None or (type(sha256) is str and HEX64.fullmatch(sha256) is not None))
             and (deps is None or type(deps) is YamlList)
         ):
             depends: tuple[tuple[str, str], ...] = ()

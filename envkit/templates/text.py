@@ -52,7 +52,7 @@ def render_template(text: str, values: Mapping[str, object], *, filename: str = 
 
 def _fill(values: Mapping[str, object], lists: set[str], item: object, m: re.Match[str]) -> str:
     """The text of placeholder `m`: `item` for the line's list key, else its value."""
-    from envkit.formats._yaml import scalar
+    from envkit.formats._yamlcore import scalar
 
     key, raw = m.group(1), m.group(2)
     value = item if key in lists else values[key]
