@@ -193,30 +193,24 @@ def normalize_text(
     if text.startswith("\ufeff"):
         text = text[1:]
     fmt = format or detect_format(text, filename)
-    if _owned(fmt):
-        raise _owned_error(fmt)  # before reading: a pixi.lock is refused whatever it holds
+    _refuse_owned(fmt)  # before reading: a pixi.lock is refused whatever it holds
     model = read_text(text, filename=filename, format=fmt)
     return render_normalized(model, text, fmt)
 
 
-def _owned(fmt: str) -> bool:
+def _refuse_owned(fmt: str) -> None:
+    """Raise the refusal to rewrite a file another tool owns (pixi.lock, uv.lock), from the registry."""
+    from envkit.errors import UsageError
     from envkit.formats.registry import REGISTRY
 
-    return any(f.name == fmt and f.owner for f in REGISTRY)
-
-
-def _owned_error(fmt: str):
-    """The refusal to rewrite a file another tool owns (pixi.lock, uv.lock), from the registry."""
-    from envkit.errors import UsageError
-    from envkit.formats.registry import get
-
-    f = get(fmt)
-    file = f.file_names[0] if f.file_names else fmt  # the owner's own name for its file
-    return UsageError(
-        f"envkit reads {file} but does not rewrite it ({f.owner} owns that file)",
-        hint=f"`envkit validate {file}` checks it; "
-        + (f"`{f.owner} add` edits it" if f.spec else f"`{f.owner} lock` rewrites it"),
-    )
+    for f in REGISTRY:
+        if f.name == fmt and f.owner:
+            file = f.file_names[0] if f.file_names else fmt  # the owner's own name for its file
+            raise UsageError(
+                f"envkit reads {file} but does not rewrite it ({f.owner} owns that file)",
+                hint=f"`envkit validate {file}` checks it; "
+                + (f"`{f.owner} add` edits it" if f.spec else f"`{f.owner} lock` rewrites it"),
+            )
 
 
 def render_normalized(model, text: str, fmt: str) -> str:
@@ -259,8 +253,7 @@ def _render(model, text: str, fmt: str) -> str:
 
         created_by = json.loads(dict(model.metadata).get("created-by", '"envkit"'))
         return write_pylock(model, header=_header(text) or "", created_by=created_by)
-    if _owned(fmt):
-        raise _owned_error(fmt)
+    _refuse_owned(fmt)
     if fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r}; choose one of: {', '.join(FORMATS)}")
     if fmt == "conda-requirements":

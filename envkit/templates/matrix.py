@@ -194,10 +194,8 @@ class Matrix:
     def pythons(self, torch: str, style: str = "pip") -> tuple[str, ...]:
         """Python versions `torch` supports in `style`: the official wheels' list, or a channel
         row's own `python` where that channel has fewer."""
-        row = self._row(torch, style)  # raises for a style without that torch
-        if style != "pip" and row.python:
-            return row.python
-        return self.release(torch).python
+        # (_row raises for a style without that torch; its row for pip is the release)
+        return self._row(torch, style).python or self.release(torch).python
 
     def cuda_variants(self, torch: str, style: str = "pip") -> tuple[str, ...]:
         """CUDA versions `torch` is built for in `style` (oldest first)."""

@@ -100,35 +100,16 @@ def to_envspec(plan: TemplatePlan) -> EnvSpec:
     """The plan as an EnvSpec (what reading `render(plan)` back gives)."""
     from envkit.conda.channels import parse_channel
     from envkit.conda.matchspec import parse_spec
-    from envkit.model import EnvSpec, PipDep
-
-    pip: list[PipDep] = []
-    for line in plan.pip:
-        if line.startswith("-"):
-            pip.append(PipDep(kind="option", text=line, raw=line))
-            continue
-        from packaging.requirements import Requirement
-
-        req = Requirement(line)
-        pip.append(
-            PipDep(
-                kind="requirement",
-                text=line,
-                name=req.name,
-                specifier=str(req.specifier),
-                extras=tuple(sorted(req.extras)),
-                marker=str(req.marker) if req.marker else None,
-                raw=line,
-            )
-        )
     from envkit.formats.canonical import normalize_spec
+    from envkit.formats.pipreq import parse_pip_entry
+    from envkit.model import EnvSpec
 
     return normalize_spec(
         EnvSpec(
             name=plan.name,
             channels=tuple(parse_channel(c) for c in plan.channels),
             conda=tuple(parse_spec(s) for s in plan.conda),
-            pip=tuple(pip),
+            pip=tuple(parse_pip_entry(line) for line in plan.pip),
             kind="spec",
             has_pip_section=bool(plan.pip),
         )
