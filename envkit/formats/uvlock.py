@@ -182,11 +182,14 @@ def _selected(raw, pkgs, index, filename, conflicts, options) -> list[LockedPack
     if defaults == ("*",):
         all_groups, defaults = True, ()
     uvselect.refuse_undefined(raw, extras, groups, filename)
-    uvselect.refuse_conflicting(
-        conflicts, raw, extras, all_extras, (*defaults, *groups), all_groups, filename
-    )
     chosen = uvselect.select(
-        raw, extras=extras, all_extras=all_extras, groups=(*defaults, *groups), all_groups=all_groups
+        raw,
+        extras=extras,
+        all_extras=all_extras,
+        groups=(*defaults, *groups),
+        all_groups=all_groups,
+        conflicts=conflicts,
+        filename=filename,
     )
     return [
         replace(p, marker=uvselect.text(chosen[i])) for p, i in zip(pkgs, index, strict=True) if i in chosen

@@ -148,9 +148,13 @@ def select(
     all_extras: bool = False,
     groups: Iterable[str] = (),
     all_groups: bool = False,
+    conflicts=None,
+    filename: str | None = None,
 ) -> dict[int, DNF]:
     """Index in `packages` (uv.lock's `[[package]]` tables) -> the marker it is installed under,
-    for every package the workspace's projects reach with these extras and groups."""
+    for every package the workspace's projects reach with these extras and groups.  Raises
+    UsageError when they include two that the lock declares in `conflicts` (`[tool.uv] conflicts`),
+    as `uv export` refuses them."""
     by_name: dict[str, list[int]] = {}
     for i, p in enumerate(packages):
         by_name.setdefault(canon(p.get("name", "")), []).append(i)
@@ -170,6 +174,7 @@ def select(
         edges += [e for x in sorted(want_x) for e in opt[x]]
         edges += [e for g in sorted(want_g) for e in dev[g]]
         start.append((i, None, TRUE, edges))
+    _refuse_conflicting(conflicts or (), chosen, filename)
     marker: dict[tuple[int, str | None], DNF] = {(i, None): TRUE for i in roots}
     work = list(start)
     while work:
@@ -296,22 +301,12 @@ def refuse_undefined(packages, extras: Iterable[str], groups: Iterable[str], fil
             )
 
 
-def refuse_conflicting(conflicts, packages, extras, all_extras, groups, all_groups, filename) -> None:
-    """Raise UsageError when the extras and groups chosen include two that the lock declares in
-    conflict (`[tool.uv] conflicts`), as `uv export` refuses them."""
-    if not conflicts:
-        return
-    roots = [p for p in packages if isinstance(p, Mapping) and is_root(p)]
-    chosen = set()
-    for p in roots:
-        opt, dev = p.get("optional-dependencies") or {}, p.get("dev-dependencies") or {}
-        chosen |= {(p.get("name"), "extra", x) for x in (opt if all_extras else set(extras) & set(opt))}
-        chosen |= {(p.get("name"), "group", g) for g in (dev if all_groups else set(groups) & set(dev))}
+def _refuse_conflicting(conflicts, chosen: set[tuple[str, str, str]], filename: str | None) -> None:
     for s in conflicts:
         hit = [
             i
             for i in s
-            if (i.get("package"), "extra" if "extra" in i else "group", i.get("extra") or i.get("group"))
+            if ("extra" if "extra" in i else "group", i.get("package"), i.get("extra") or i.get("group"))
             in chosen
         ]
         if len(hit) > 1:
