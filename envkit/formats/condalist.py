@@ -12,7 +12,7 @@ import json
 import re
 
 from envkit.errors import ParseError, Where
-from envkit.formats.explicit import PLATFORM_LINE, known_platform
+from envkit.formats.explicit import HEADER, PLATFORM_LINE, known_platform
 from envkit.model import Lock, LockedPackage
 
 #: `[channel::]name=version=build`; the channel may be a URL (prefix.dev, Artifactory, Nexus, a
@@ -177,7 +177,6 @@ def write_conda_list_export(lock: Lock, platform: str | None = None, *, header: 
     """`conda list --export` text for `lock` (one platform), in lock order; pip packages get build
     `pypi_0` as conda writes them."""
     from envkit.formats._util import comment_block
-    from envkit.formats.explicit import HEADER
 
     if platform is None and len(lock.platforms) == 1:
         platform = lock.platforms[0]

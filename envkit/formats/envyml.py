@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from envkit.errors import InvalidSpecError, ParseError, Where, raise_collected
-from envkit.formats._util import need_list, need_mapping, to_json, type_name
-from envkit.model import Channel, CondaDep, EnvSpec, PipDep
+from envkit.formats._util import block_yaml, comment_block, need_list, need_mapping, to_json, type_name
+from envkit.formats._util import yscalar as scalar
+from envkit.model import REDACTED, Channel, CondaDep, EnvSpec, PipDep, format_spec
 from envkit.model import looks_exported as _looks_exported
 
 if TYPE_CHECKING:
@@ -334,9 +335,6 @@ def write_env(spec: EnvSpec, *, header: str | None = None, comments: CommentMap 
     `header` (text, one comment line per line) goes first; `comments` puts source comments back.
     Deterministic: equal models (and comments) give byte-identical text.
     """
-    from envkit.formats._util import block_yaml
-    from envkit.formats._util import yscalar as scalar
-
     w = LineWriter(comments, header)
     line_of = spec.line_of
     if spec.name is not None:
@@ -373,8 +371,6 @@ class LineWriter:
     each entry with its source comments put back around it."""
 
     def __init__(self, comments: CommentMap | None, header: str | None) -> None:
-        from envkit.formats._util import comment_block
-
         self.cm = comments or CommentMap()
         self.out: list[str] = (comment_block(header).splitlines() if header else []) + self.cm.header
 
@@ -399,8 +395,6 @@ class LineWriter:
 
 
 def _write_dependencies(spec: EnvSpec, w: LineWriter) -> None:
-    from envkit.formats._util import yscalar as scalar
-
     if not spec.conda and not spec.pip and not spec.has_pip_section:
         w.emit("", "dependencies: []", spec.line_of("dependencies"))
         return
@@ -414,7 +408,6 @@ def _emit_conda(conda: tuple[CondaDep, ...], w: LineWriter) -> None:
     """The `- spec` lines of `conda`; a line without comments is written as it is, not through
     `emit` (a 100,000-entry file feels a call per entry)."""
     from envkit.formats._yamlcore import scalars
-    from envkit.model import format_spec
 
     texts = scalars(list(map(format_spec, conda)))
     cm = w.cm
@@ -438,7 +431,6 @@ def channel_out(ch: Channel) -> str:
     if not ch.had_credentials:
         return ch.name
     from envkit.conda.channels import ANACONDA_ORG
-    from envkit.model import REDACTED
 
     url = ch.url or ch.name
     if url.startswith(ANACONDA_ORG + "/"):

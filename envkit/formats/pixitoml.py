@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from envkit.formats._manifest import Entry, bad, check_keys
-from envkit.formats._tomllines import Path, dotted, line_of
+from envkit.formats._manifest import Entry, bad, check_keys, conda_dep, pip_dep
+from envkit.formats._tomllines import Path, dotted, key_lines, line_of
 
 DEFAULT = "default"
 _DEPS = ("dependencies", "host-dependencies", "build-dependencies", "run-dependencies")
@@ -164,7 +164,6 @@ def read_manifest(text: str, filename: str | None = None) -> PixiManifest:
 
     Raises ParseError naming file, line and key for invalid TOML, a value of the wrong kind, or a
     key that is a typo of a known one."""
-    from envkit.formats._tomllines import key_lines
     from envkit.formats.pylock import load_toml
 
     data = load_toml(text, filename, "pixi manifest")
@@ -362,7 +361,6 @@ def read_pixi_manifest(text: str, filename: str | None = None, *, environment: s
     platforms, and the conda and PyPI requests every platform shares (target-specific ones are
     judged per platform by the lock check).  Raises ParseError / EnvironmentNotFound."""
     from envkit.conda.channels import parse_channel
-    from envkit.formats._manifest import conda_dep, pip_dep
     from envkit.model import EnvSpec
 
     m = read_manifest(text, filename)

@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 
+from envkit.formats._util import split_filename
+from envkit.formats._util import yscalar as scalar
 from envkit.model import Lock, LockedPackage
 
 VERSIONS = (6, 7)
@@ -52,8 +54,6 @@ def write_pixi_environments(
     """pixi.lock text (version 6 or 7) of several environments (name -> Lock), in that order; each
     package entry is written once, whichever environments and platforms reference it.  What the
     file cannot hold goes to `dropped` (once per package, however many environments have it)."""
-    from envkit.formats._util import yscalar as scalar
-
     if version not in VERSIONS:
         raise ValueError(f"pixi.lock version {version} is not written; envkit writes {VERSIONS}")
     entries: dict[Key, LockedPackage] = {}
@@ -196,8 +196,6 @@ def _marked_depends(needs: dict[str, tuple[tuple[str, str], ...]]) -> tuple[tupl
 
 def _environment(env: str, lock: Lock, platforms: tuple[str, ...], refs: dict[str, list[Key]]) -> list[str]:
     """One environment of the `environments:` section: its channels, indexes and references."""
-    from envkit.formats._util import yscalar as scalar
-
     out = [f"  {scalar(env)}:"]
     out += (
         ["    channels:"] + [f"    - url: {scalar(_channel_url(c))}" for c in lock.channels]
@@ -238,9 +236,6 @@ def left_out(dropped: list) -> list[tuple[str, str]]:
 
 def _conda_entry(p: LockedPackage, url: str) -> list[str]:
     """The `packages:` entry of conda package `p`, whose artifact is at `url` (its `url`)."""
-    from envkit.formats._util import split_filename
-    from envkit.formats._util import yscalar as scalar
-
     out = [f"- conda: {scalar(url)}"]
     nvb = split_filename(url.rsplit("/", 1)[-1])
     # name, version and build are read from the file name; written only when it does not tell them
@@ -269,8 +264,6 @@ def _conda_entry(p: LockedPackage, url: str) -> list[str]:
 
 def _pypi_entry(p: LockedPackage, url: str) -> list[str]:
     """The `packages:` entry of pip package `p`, whose artifact is at `url` (its `url`)."""
-    from envkit.formats._util import yscalar as scalar
-
     out = [f"- pypi: {scalar(url)}", f"  name: {scalar(p.name)}"]
     if p.version:  # a path package may have none (pixi reads it from the source)
         out.append(f"  version: {scalar(p.version)}")
@@ -282,8 +275,6 @@ def _pypi_entry(p: LockedPackage, url: str) -> list[str]:
 
 
 def _hashes(p: LockedPackage) -> list[str]:
-    from envkit.formats._util import yscalar as scalar
-
     return [f"  {k}: {scalar(v)}" for k, v in (("sha256", p.sha256), ("md5", p.md5)) if v]
 
 

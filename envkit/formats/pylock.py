@@ -18,7 +18,7 @@ import os
 import re
 import sys
 
-from envkit.errors import ParseError, UnsupportedVersionError, Where
+from envkit.errors import EnvkitError, ParseError, UnsupportedVersionError, Where
 from envkit.model import Lock, LockedPackage, pep503
 
 #: The metadata keys the reader fills (values are JSON text).
@@ -63,7 +63,6 @@ def load_toml(text: str, filename: str | None, what: str) -> dict:
 def _requirements_lines(text: str) -> list[str]:
     """The requirements of `text` when every line of it reads as a requirements file's (at least
     one requirement), else []."""
-    from envkit.errors import EnvkitError
     from envkit.formats.requirements import read_requirements
 
     try:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
-from envkit.errors import Where
-from envkit.model import EnvSpec, Lock
+from envkit.errors import ParseError, UsageError, Where
+from envkit.model import EnvSpec, Lock, LockedPackage
 
 _COMMENT = re.compile(r"(^|\s+)#.*$")
 
@@ -47,8 +47,6 @@ def refuse_nul(text: str, filename: str | None) -> None:
     at it), and writing it back would hand the next tool a binary file."""
     i = text.find("\x00")
     if i >= 0:
-        from envkit.errors import ParseError
-
         raise ParseError(
             "a NUL character (U+0000) is not text",
             where=Where(file=filename, line=text.count("\n", 0, i) + 1),
@@ -101,9 +99,6 @@ def requirements_to_lock(spec: EnvSpec) -> Lock:
     "requirements"), each package's first sha256 its `sha256`.  URL, VCS and path entries keep their
     URL; editable ones are marked.  Raises UsageError naming the line of an entry that is not pinned
     to one version (such a file is a spec, not a lock)."""
-    from envkit.errors import UsageError
-    from envkit.model import Lock, LockedPackage
-
     pkgs = []
     options = []
     for d in spec.pip:

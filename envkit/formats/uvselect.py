@@ -152,9 +152,8 @@ def select(
     filename: str | None = None,
 ) -> dict[int, DNF]:
     """Index in `packages` (uv.lock's `[[package]]` tables) -> the marker it is installed under,
-    for every package the workspace's projects reach with these extras and groups.  Raises
-    UsageError when they include two that the lock declares in `conflicts` (`[tool.uv] conflicts`),
-    as `uv export` refuses them."""
+    for every package the workspace's projects reach with these extras and groups; UsageError for
+    two of them the lock declares in `conflicts` (`[tool.uv] conflicts`), as `uv export` refuses."""
     by_name: dict[str, list[int]] = {}
     for i, p in enumerate(packages):
         by_name.setdefault(canon(p.get("name", "")), []).append(i)

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from envkit.conda.cuda_compat import max_full_cuda_for_driver, min_driver
+from envkit.conda.cuda_compat import MINOR_COMPAT_FLOOR, max_full_cuda_for_driver, min_driver, support
 from envkit.errors import EnvkitError, Remedy, UsageError
 from envkit.templates.matrix import ON_STYLE, Matrix, normalize_cuda, torch_minor, vkey
 
@@ -144,8 +144,6 @@ def pick_detected_cuda(matrix: Matrix, torch: str, style: str, gpu: GpuInfo) -> 
     if gpu.cuda is None:
         why = f" ({gpu.detail})" if gpu.detail else ""
         return Detection(None, (f"no NVIDIA GPU detected{why}; generating a CPU environment",), ())
-    from envkit.conda.cuda_compat import MINOR_COMPAT_FLOOR, support
-
     gpu_cuda = gpu.cuda  # a str from here on, also inside the closures below
     variants = matrix.cuda_variants(torch, style)
     have = f"driver {gpu.driver}, CUDA {gpu.cuda}" if gpu.driver else f"CUDA {gpu.cuda}"
