@@ -21,6 +21,9 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from envkit.errors import UsageError
+from envkit.formats import FORMATS, detect_format, read_text, write_text
+from envkit.formats._util import leading_comments, to_json
 from envkit.formats.envyml import CommentMap
 from envkit.model import CondaDep, EnvSpec, Lock, env_file, format_spec, looks_exported, resolved_view
 
@@ -118,8 +121,6 @@ def _redact_json(text: str) -> str:
         return text
     import json
 
-    from envkit.formats._util import to_json
-
     def walk(v):
         if isinstance(v, str):
             return redact_comment(v)
@@ -188,8 +189,6 @@ def normalize_text(
     and `conda list` outputs.  Raises UsageError for pixi.lock (pixi owns that file) and the readers'
     ParseError family for bad input.
     """
-    from envkit.formats import detect_format, read_text
-
     if text.startswith("\ufeff"):
         text = text[1:]
     fmt = format or detect_format(text, filename)
@@ -200,7 +199,6 @@ def normalize_text(
 
 def _refuse_owned(fmt: str) -> None:
     """Raise the refusal to rewrite a file another tool owns (pixi.lock, uv.lock), from the registry."""
-    from envkit.errors import UsageError
     from envkit.formats.registry import REGISTRY
 
     for f in REGISTRY:
@@ -234,9 +232,6 @@ _REWRITTEN = {
 
 
 def _render(model, text: str, fmt: str) -> str:
-    from envkit.errors import UsageError
-    from envkit.formats import FORMATS, write_text
-
     if fmt in ("env", "requirements"):
         cm = redact_comments(yaml_comments(text) if fmt == "env" else requirements_comments(text))
         spec, merges = _normalize_spec(model, _selectors(cm))
@@ -298,8 +293,6 @@ def redact_comments(cm: CommentMap) -> CommentMap:
 def _header(text: str, *keys: str) -> str | None:
     """The comment block `text` starts with, credentials redacted, less its lines that start with
     one of `keys` (what the writer puts back from the model)."""
-    from envkit.formats._util import leading_comments
-
     head = leading_comments(text)
     if head is None or not keys:
         return redact_comment(head)

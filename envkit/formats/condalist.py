@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 
+from envkit.conda.channels import parse_channel
 from envkit.errors import ParseError, Where
+from envkit.formats._util import Fields, comment_block
 from envkit.formats.explicit import HEADER, PLATFORM_LINE, known_platform
 from envkit.model import Lock, LockedPackage
 
@@ -28,9 +31,7 @@ def read_conda_list_json(text: str, filename: str | None = None) -> Lock:
     """Parse `conda list --json` output into Lock(kind="conda-list").
 
     Raises ParseError for invalid JSON or a record without name/version."""
-    from envkit.conda.channels import parse_channel
     from envkit.formats._depth import check_depth
-    from envkit.formats._util import Fields
 
     check_depth(text, filename, "JSON")
     try:
@@ -101,8 +102,6 @@ def _record_lines(text: str) -> list[int]:
 
 def write_conda_list_json(lock: Lock, platform: str | None = None) -> str:
     """`conda list --json`-shaped text for `lock` (one platform), in lock order."""
-    from envkit.conda.channels import parse_channel
-
     pkgs = lock.for_platform(platform) if platform else lock.packages
     rows = []
     for p in pkgs:
@@ -131,8 +130,6 @@ def read_conda_list_export(text: str, filename: str | None = None) -> Lock:
     """Parse `conda list --export` text (`name=version=build` lines) into Lock(kind="conda-list").
 
     Raises ParseError (file, line, text) for a line that is not `name=version=build`."""
-    from envkit.conda.channels import parse_channel
-
     platform = None
     pkgs = []
     for i, raw in enumerate(text.splitlines(), 1):
@@ -165,8 +162,6 @@ def read_conda_list_export(text: str, filename: str | None = None) -> Lock:
                 )
             )
     if platform:
-        from dataclasses import replace
-
         pkgs = [replace(p, platform=platform) for p in pkgs]
     return Lock(
         kind="conda-list", platforms=(platform,) if platform else (), packages=tuple(pkgs), source=filename
@@ -176,8 +171,6 @@ def read_conda_list_export(text: str, filename: str | None = None) -> Lock:
 def write_conda_list_export(lock: Lock, platform: str | None = None, *, header: str | None = None) -> str:
     """`conda list --export` text for `lock` (one platform), in lock order; pip packages get build
     `pypi_0` as conda writes them."""
-    from envkit.formats._util import comment_block
-
     if platform is None and len(lock.platforms) == 1:
         platform = lock.platforms[0]
     pkgs = lock.for_platform(platform) if platform and lock.platforms else lock.packages

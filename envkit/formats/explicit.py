@@ -14,6 +14,7 @@ from typing import NamedTuple
 from envkit.errors import ParseError, Where
 from envkit.formats._digest import HEX32 as _HEX32
 from envkit.formats._digest import HEX64 as _HEX64
+from envkit.formats._util import comment_block, split_filename, url_parts
 from envkit.model import Lock, LockedPackage
 
 #: the `# platform:` header of an explicit file, `conda list --export` and conda's requirements format
@@ -210,8 +211,6 @@ _Parts = tuple[str | None, str | None, tuple[str, str, str]]
 def _conda_parts(rows: list[_Row], filename: str | None) -> dict[int, _Parts]:
     """(channel, subdir, (name, version, build)) of each conda row, by its index in `rows`;
     ParseError for a URL that is not a conda package file."""
-    from envkit.formats._util import url_parts
-
     parts: dict[int, _Parts] = {}
     for i, row in enumerate(rows):
         if row.pip_name is not None:
@@ -235,8 +234,6 @@ def write_explicit(lock: Lock, platform: str | None = None, *, header: str | Non
     ambiguous, or a package cannot be written so that it reads back (no URL, not a conda package file
     name, whitespace in the URL, a hash that is not hex digits).
     """
-    from envkit.formats._util import comment_block, split_filename
-
     if platform is None:
         if len(lock.platforms) > 1:
             raise ParseError(

@@ -16,6 +16,7 @@ from typing import Any
 
 from envkit.formats._manifest import Entry, bad, check_keys, conda_dep, pip_dep
 from envkit.formats._tomllines import Path, dotted, key_lines, line_of
+from envkit.formats.pyproject import group_entries, project_entries
 
 DEFAULT = "default"
 _DEPS = ("dependencies", "host-dependencies", "build-dependencies", "run-dependencies")
@@ -334,8 +335,6 @@ def _flat(table: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
 def _with_pyproject(default: Feature, pyproject: dict, reader: _Reader) -> Feature:
     """The default feature of a pyproject.toml's pixi manifest: `[project] dependencies` are its
     PyPI requests (pixi adds them so), after the `[tool.pixi]` ones."""
-    from envkit.formats.pyproject import project_entries
-
     extra = [(None, e) for e in project_entries(pyproject, reader.lines, "dependencies")]
     written = {e.name for _t, e in default.entries if e.manager == "pypi"}
     extra = [(t, e) for t, e in extra if e.name not in written]
@@ -344,8 +343,6 @@ def _with_pyproject(default: Feature, pyproject: dict, reader: _Reader) -> Featu
 
 def _pyproject_features(pyproject: dict, reader: _Reader) -> dict[str, Feature]:
     """`[project.optional-dependencies]` and `[dependency-groups]` are features to pixi, by name."""
-    from envkit.formats.pyproject import group_entries, project_entries
-
     out: dict[str, Feature] = {}
     extras = (pyproject.get("project") or {}).get("optional-dependencies") or {}
     for extra in extras if isinstance(extras, dict) else ():

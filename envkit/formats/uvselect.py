@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
+from envkit.errors import UsageError, Where
 from envkit.model import pep503
 
 #: one PEP 508 comparison: (variable, operator, value), as written (`python_full_version`, `<`,
@@ -263,8 +264,6 @@ def refuse_missing_project(pyproject: Mapping | None, packages, filename: str | 
     roots = [p.get("name", "") for p in packages if isinstance(p, Mapping) and is_root(p)]
     if not isinstance(name, str) or not roots or canon(name) in {canon(r) for r in roots}:
         return
-    from envkit.errors import UsageError, Where
-
     raise UsageError(
         f"the pyproject.toml beside the uv.lock names the project `{name}`, which the lock does not "
         f"hold (its project is `{'`, `'.join(roots)}`): the lock is stale, and uv refuses to install it",
@@ -289,8 +288,6 @@ def refuse_undefined(packages, extras: Iterable[str], groups: Iterable[str], fil
     for kind, names in (("extra", extras), ("group", groups)):
         missing = sorted(set(names) - known[kind])
         if missing:
-            from envkit.errors import UsageError, Where
-
             table = "optional-dependencies" if kind == "extra" else "dependency-groups"
             raise UsageError(
                 f"{kind} `{missing[0]}` is not defined in the `{table}` of the uv.lock's project "
@@ -309,8 +306,6 @@ def _refuse_conflicting(conflicts, chosen: set[tuple[str, str, str]], filename: 
             in chosen
         ]
         if len(hit) > 1:
-            from envkit.errors import UsageError, Where
-
             names = ", ".join(f"`{i.get('extra') or i.get('group')}`" for i in hit)
             raise UsageError(
                 f"the uv.lock declares {names} in conflict (`[tool.uv] conflicts`): they cannot be "

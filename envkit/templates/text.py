@@ -9,6 +9,7 @@ from functools import lru_cache, partial
 from typing import TYPE_CHECKING, cast
 
 from envkit.errors import EnvkitError, Where
+from envkit.formats.canonical import normalize_spec, normalize_text
 from envkit.templates.matrix import COMPANIONS, templates_dir
 from envkit.templates.plan import TemplatePlan
 
@@ -91,8 +92,6 @@ def render(plan: TemplatePlan) -> str:
     rendered = render_template(text, values, filename=filename)
     # Generated files are already in `envkit normalize` form (comments kept), so a pre-commit
     # `envkit normalize --check` never fights the generator.
-    from envkit.formats.canonical import normalize_text
-
     return normalize_text(rendered, filename=filename, format="env")
 
 
@@ -100,7 +99,6 @@ def to_envspec(plan: TemplatePlan) -> EnvSpec:
     """The plan as an EnvSpec (what reading `render(plan)` back gives)."""
     from envkit.conda.channels import parse_channel
     from envkit.conda.matchspec import parse_spec
-    from envkit.formats.canonical import normalize_spec
     from envkit.formats.pipreq import parse_pip_entry
     from envkit.model import EnvSpec
 
