@@ -14,11 +14,10 @@ from typing import TYPE_CHECKING, cast
 
 from envkit.errors import ParseError
 from envkit.formats._digest import DIGESTS, HEX32, HEX64
+from envkit.formats._util import Fields, url_parts
 from envkit.formats._yamlcore import YamlList, YamlMap
 
 if TYPE_CHECKING:
-    from envkit.formats._util import Fields
-
     #: where a `packages:` entry is: (file, its index, its line); a reader makes a Where of it only
     #: when it has something to say about the entry
     At = tuple[str | None, int, int | None]
@@ -54,8 +53,6 @@ def checked_hash(fields, key: str) -> str | None:
 
 def entry_fields(entry, at: At) -> Fields:
     """The entry at `at` as Fields (its key `packages[i]`)."""
-    from envkit.formats._util import Fields
-
     file, i, line = at
     return Fields(entry, file, f"packages[{i}]", line=line, what="a package entry")
 
@@ -67,8 +64,6 @@ ONLY_STR = {str}
 def conda_fields(entry, loc: str, at: At) -> tuple:
     """(name, version, build, build_number, channel, subdir, md5, sha256, depends) of a conda entry;
     name, version and build come from the file name unless the entry states them."""
-    from envkit.formats._util import url_parts
-
     chan, subdir, nvb = url_parts(loc)
     if nvb is not None and type(entry) is YamlMap:
         # the fast path: the shape pixi writes (name etc. from the file name, plain types)
