@@ -19,16 +19,12 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from envkit.errors import UsageError
 from envkit.formats import FORMATS, detect_format, read_text, write_text
 from envkit.formats._util import leading_comments, to_json
 from envkit.formats.envyml import CommentMap
 from envkit.model import CondaDep, EnvSpec, Lock, env_file, format_spec, looks_exported, resolved_view
-
-if TYPE_CHECKING:  # pragma: no cover
-    from typing import overload
 
 
 def normalize(model: EnvSpec | Lock) -> EnvSpec | Lock:
@@ -259,19 +255,11 @@ def _render(model, text: str, fmt: str) -> str:
     raise UsageError(f"envkit cannot rewrite a {fmt} file")
 
 
-if TYPE_CHECKING:  # pragma: no cover
-
-    @overload
-    def redact_comment(text: str) -> str: ...
-    @overload
-    def redact_comment(text: None) -> None: ...
-
-
-def redact_comment(text: str | None) -> str | None:
+def redact_comment(text: str) -> str:
     """`text` (comment lines) with every credential in a URL replaced by its placeholder, found as
     `envkit check`'s leaked-secret rule finds them (so a normalized file passes that rule): a
     `user:password@`, a token user part, an anaconda.org `/t/<token>/`, a `?token=` parameter."""
-    if not text or ("://" not in text):
+    if "://" not in text:
         return text  # no URL, nothing to find (and envkit.secrets is not imported)
     from envkit.secrets import redact_text
 
@@ -294,7 +282,9 @@ def _header(text: str, *keys: str) -> str | None:
     """The comment block `text` starts with, credentials redacted, less its lines that start with
     one of `keys` (what the writer puts back from the model)."""
     head = leading_comments(text)
-    if head is None or not keys:
+    if head is None:
+        return None
+    if not keys:
         return redact_comment(head)
     kept = [ln for ln in head.splitlines() if not ln.lstrip("# ").startswith(keys)]
     while kept and kept[-1] == "#":

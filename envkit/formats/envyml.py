@@ -79,7 +79,7 @@ def read_env(text: str, filename: str | None = None, *, errors: list | None = No
         kind=kind,
         has_pip_section=has_pip,
         source=filename,
-        lines=tuple(r.lines),
+        lines=tuple(r.lines.items()),
         extra=extra,
     )
 
@@ -91,16 +91,14 @@ class _EnvReader:
     def __init__(self, data: YamlMap, filename: str | None) -> None:
         self.data = data
         self.filename = filename
-        self.lines: list[tuple[str, int]] = []
-        self._seen: set[str] = set()
+        self.lines: dict[str, int] = {}
         for k in data:
             self.mark(str(k), data.line_of(k))
 
     def mark(self, key: str, line: int | None) -> None:
         """Record the first line of `key` (a later duplicate keeps the first position)."""
-        if line and key not in self._seen:
-            self._seen.add(key)
-            self.lines.append((key, line))
+        if line:
+            self.lines.setdefault(key, line)
 
     def where(self, line: int | None, key: str) -> Where:
         return Where(file=self.filename, line=line, key=None if line else key)

@@ -363,7 +363,9 @@ def read_pixi_manifest(text: str, filename: str | None = None, *, environment: s
     m = read_manifest(text, filename)
     env = m.environment(environment)
     plats = m.platforms_of(env)
-    shared = _shared(m, env, plats)
+    # the requests that are the same on every platform (all of them when it has none)
+    per = [m.requested(env, p) for p in plats] or [m.requested(env, "")]
+    shared = [e for k, e in per[0].items() if all(other.get(k) == e for other in per[1:])]
     conda = tuple(conda_dep(e) for e in shared if e.manager == "conda")
     pip = tuple(pip_dep(e) for e in shared if e.manager == "pypi")
     ws = "workspace" if (*m.prefix, "workspace") in m.lines else "project"
@@ -380,10 +382,3 @@ def read_pixi_manifest(text: str, filename: str | None = None, *, environment: s
         source=filename,
         lines=tuple(lines),
     )
-
-
-def _shared(m: PixiManifest, env: Environment, plats: tuple[str, ...]) -> list[Entry]:
-    """The requests of `env` that are the same on every platform (all of them when it has none)."""
-    per = [m.requested(env, p) for p in plats] or [m.requested(env, "")]
-    first = per[0]
-    return [e for k, e in first.items() if all(other.get(k) == e for other in per[1:])]

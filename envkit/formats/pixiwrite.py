@@ -125,10 +125,6 @@ def _write_strict(lock: Lock, version: int, dropped: list | None) -> str:
 Key = tuple[str, str, str]
 
 
-def _is_artifact(url: str) -> bool:
-    return url.split("#", 1)[0].endswith((".conda", ".tar.bz2"))
-
-
 def _entries(
     lock: Lock, platforms: tuple[str, ...], version: int, dropped: list | None
 ) -> tuple[dict[Key, LockedPackage], dict[str, list[Key]]]:
@@ -154,7 +150,7 @@ def _entries(
                 p,
                 "editable: written as a plain path package (pixi takes editability from its manifest)",
             )
-        if kind == "conda" and not _is_artifact(p.url):
+        if kind == "conda" and not p.url.split("#", 1)[0].endswith((".conda", ".tar.bz2")):
             # a pixi source package (`conda: .`, `conda_source:`): pixi builds it from its recipe
             # and locks what it was built from (`input`, `package_build_source`), which the Lock
             # does not hold; rattler reads such an entry as a binary package and refuses it

@@ -85,12 +85,8 @@ def write_requirements(spec: EnvSpec, *, header: str | None = None, comments=Non
 
 # -- hashes: a requirements file as a lock ------------------------------------------------------
 
-_HASH = re.compile(r"--hash[= ](?P<algo>[A-Za-z0-9]+):(?P<hex>[0-9A-Fa-f]+)")
-
-
-def hashes_of(dep) -> tuple[tuple[str, str], ...]:
-    """The `--hash=algo:hex` options of a requirements entry, in order, as (algo, hex) pairs."""
-    return tuple((m.group("algo").lower(), m.group("hex").lower()) for m in _HASH.finditer(dep.text))
+#: a requirement's `--hash=sha256:hex` option
+_SHA256 = re.compile(r"--hash[= ](?i:sha256):(?P<hex>[0-9A-Fa-f]+)")
 
 
 def requirements_to_lock(spec: EnvSpec) -> Lock:
@@ -105,7 +101,7 @@ def requirements_to_lock(spec: EnvSpec) -> Lock:
         if d.kind == "option":
             options.append(d.text)
             continue
-        sha = next((h for a, h in hashes_of(d) if a == "sha256"), None)
+        sha = next((m.group("hex").lower() for m in _SHA256.finditer(d.text)), None)
         version = ""
         if d.kind == "requirement":
             m = re.fullmatch(r"===?\s*([^,\s]+)", d.specifier or "")

@@ -132,7 +132,6 @@ def _specs(
                 f"machine without one, create it with CONDA_OVERRIDE_CUDA={cuda}."
             )
         conda += [f"{c}={comp[c]}" for c in COMPANIONS if c in with_]
-        conda += extras
     elif style == "pip":
         channels = ("conda-forge", "nodefaults")
         conda = [f"python={python}", "pip"]
@@ -140,7 +139,6 @@ def _specs(
         pip = [f"--index-url {matrix.wheel_index}{tag}", f"--extra-index-url {matrix.pypi_index}"]
         pip.append(f"torch=={torch_pin}.*" if torch_pin == release.torch else f"torch=={torch_pin}")
         pip += [f"{c}=={comp[c]}.*" for c in COMPANIONS if c in with_]
-        pip += extras
     else:  # pytorch-channel
         # nvidia carries the CUDA libraries pytorch-cuda pulls in; cudatoolkit (1.12) is in defaults
         nvidia = bool(cuda) and matrix.cuda_package(release.torch) == "pytorch-cuda"
@@ -154,7 +152,7 @@ def _specs(
         for spec, why, _ in matrix.pytorch_channel_pins:
             conda.append(spec)
             notes.append(f"{spec}: {why} (pytorch/pytorch#123097).")
-        conda += extras
+    (pip if style == "pip" else conda).extend(extras)  # the --with names beyond the companions, last
     return channels, conda, pip
 
 
