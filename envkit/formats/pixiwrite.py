@@ -41,11 +41,23 @@ def write_pixi_lock(
     Every package needs a platform (a pylock.toml read has none: give the Lock one first).  What
     the file cannot hold goes to `dropped`; with `strict` a package left out raises UsageError
     instead (envkit.write_text: a library call must not lose packages silently)."""
-    if strict:
-        return _write_strict(lock, version, dropped)
     # a pixi environment keeps its name; a conda environment's name is not a pixi environment's
     env = (lock.environment if lock.kind == "pixi" else None) or "default"
-    return write_pixi_environments({env: lock}, version=version, dropped=dropped)
+    lost: list = []
+    text = write_pixi_environments({env: lock}, version=version, dropped=lost)
+    out = left_out(lost) if strict else []
+    if out:
+        from envkit.errors import Remedy, UsageError
+
+        names = ", ".join(n for n, _ in out[:5]) + (f", ... ({len(out)} in all)" if len(out) > 5 else "")
+        raise UsageError(
+            f"pixi.lock cannot hold {names}: {out[0][1]}",
+            hint="envkit convert writes the rest and lists what it left out ({})",
+            remedy=Remedy(option="allow_loss", value=True),
+        )
+    if dropped is not None:
+        dropped += lost
+    return text
 
 
 def write_pixi_environments(
@@ -99,25 +111,6 @@ def _subdir_of(packages: tuple[LockedPackage, ...], platform: str) -> str:
         return platform
     subs = Counter(p.subdir for p in packages if p.platform == platform and p.subdir not in (None, "noarch"))
     return subs.most_common(1)[0][0] if subs else platform
-
-
-def _write_strict(lock: Lock, version: int, dropped: list | None) -> str:
-    """write_pixi_lock, raising UsageError when a package would be left out."""
-    lost: list = []
-    text = write_pixi_lock(lock, version=version, dropped=lost)
-    out = left_out(lost)
-    if out:
-        from envkit.errors import Remedy, UsageError
-
-        names = ", ".join(n for n, _ in out[:5]) + (f", ... ({len(out)} in all)" if len(out) > 5 else "")
-        raise UsageError(
-            f"pixi.lock cannot hold {names}: {out[0][1]}",
-            hint="envkit convert writes the rest and lists what it left out ({})",
-            remedy=Remedy(option="allow_loss", value=True),
-        )
-    if dropped is not None:
-        dropped += lost
-    return text
 
 
 #: (kind, location, which build of a source package) of a package: the key of a `packages:` entry
