@@ -61,7 +61,7 @@ _FAST_TEXT = (
 _FAST = re.compile(_FAST_TEXT)
 #: _FAST on every line of a text at once, in C: one tuple of its groups per line, all empty for a
 #: line that is not a plain spec
-_FAST_LINES = re.compile(rf"^(?:{_FAST_TEXT}$)?[^\n]*", re.MULTILINE)
+_FAST_LINES = rf"(?m)^(?:{_FAST_TEXT}$)?[^\n]*"
 
 
 def _parse_plain(s: str, raw: str, where: Where | None) -> CondaDep | None:
@@ -88,7 +88,7 @@ def parse_plain_specs(texts: Sequence[object], lines: Sequence[int | None]) -> l
     except TypeError:  # an item that is not text (a `- pip:` mapping) is not a spec here
         texts = [t if type(t) is str else "" for t in texts]
         joined = "\n".join(texts)  # type: ignore[arg-type]
-    rows = _FAST_LINES.findall(joined) if joined.count("\n") == n - 1 else None
+    rows = re.findall(_FAST_LINES, joined) if joined.count("\n") == n - 1 else None
     if rows is None or len(rows) != n:  # a text holds a line break: parse_spec reads each
         return [None] * n
     from operator import itemgetter
