@@ -18,6 +18,7 @@ removed, so a lock's markers stay the size of its platform and Python conditions
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterable, Mapping
 
 from envkit.errors import UsageError, Where
@@ -233,8 +234,10 @@ def pyproject_beside(filename: str | None) -> Mapping | None:
     path = os.path.join(os.path.dirname(os.path.abspath(filename)), "pyproject.toml")
     if not os.path.isfile(path):
         return None
-    import tomllib
-
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # envkit runs on 3.10 too, with tomli
+        import tomli as tomllib
     try:
         with open(path, "rb") as f:
             return tomllib.load(f)
