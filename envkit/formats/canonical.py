@@ -21,7 +21,7 @@ import re
 from dataclasses import replace
 
 from envkit.errors import UsageError
-from envkit.formats import FORMATS, detect_format, read_text, write_text
+from envkit.formats import FORMATS, REGISTRY, detect_format, read_text, write_text
 from envkit.formats._util import leading_comments, to_json
 from envkit.formats.envyml import CommentMap
 from envkit.model import CondaDep, EnvSpec, Lock, env_file, format_spec, looks_exported, resolved_view
@@ -53,10 +53,8 @@ def normalize_spec(spec: EnvSpec, *, selectors: dict[int, str] | None = None) ->
 def _normalize_spec(
     spec: EnvSpec, selectors: dict[int, str] | None = None
 ) -> tuple[EnvSpec, list[tuple[int | None, int | None]]]:
-    """`normalize_spec` plus the (kept line, removed duplicate line) pairs, for moving comments.
-
-    `selectors` maps a source line to the conda-build selector its comment carries (`# [linux]`):
-    equal entries under different selectors (or one with and one without) are not duplicates."""
+    """`normalize_spec` plus the (kept line, removed duplicate line) pairs, for moving comments;
+    an entry under a selector (`# [linux]`) is no duplicate of an equal one under another or none."""
     from envkit.urls import redact_variables
 
     merges: list[tuple[int | None, int | None]] = []
@@ -195,8 +193,6 @@ def normalize_text(
 
 def _refuse_owned(fmt: str) -> None:
     """Raise the refusal to rewrite a file another tool owns (pixi.lock, uv.lock), from the registry."""
-    from envkit.formats.registry import REGISTRY
-
     for f in REGISTRY:
         if f.name == fmt and f.owner:
             file = f.file_names[0] if f.file_names else fmt  # the owner's own name for its file
