@@ -127,9 +127,8 @@ def convert(
     emit(result.text, output)
     if target in PIXI_TARGETS:
         from envkit.commands._lock_files import note_pypi_for_conda
-        from envkit.formats.pixilock import read_pixi_environments
 
-        note_pypi_for_conda(target, *read_pixi_environments(result.text).values())  # what it holds
+        note_pypi_for_conda(target, *result.read_back.values())  # what the output holds
     if named:
         note_named_format(output, target, "--to")
     for line in loss_lines(result, source, output or "-", allow_loss=allow_loss):

@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from envkit.convert import FEATURES, Conversion, Loss, convert
@@ -111,6 +111,8 @@ class ConvertResult:
     verified: bool = False
     #: why the output was not read back (verified False), e.g. "cyclonedx is not read back"
     unverified_because: str = ""
+    #: a pixi.lock output as read back, each environment by name (empty for another target)
+    read_back: Mapping[str, Lock] = field(default_factory=dict)
 
     @property
     def text(self) -> str:
@@ -164,7 +166,7 @@ def convert_model(
         for x in conv.losses
         if x.feature in NOTE_FEATURES
     ]
-    changes, more, why = _readback(conv, target)
+    changes, more, why, back = _readback(conv, target)
     notes += [n for n in more if n.feature not in {m.feature for m in notes}]
     return ConvertResult(
         conversion=conv,
@@ -173,33 +175,67 @@ def convert_model(
         changes_install=changes,
         verified=not why,
         unverified_because=why,
+        read_back=back,
     )
 
 
-def _readback(conv: Conversion, target: str) -> tuple[tuple[InstallChange, ...], tuple[Note, ...], str]:
-    """(install changes, notes, why not verified: "" when it was) of reading `conv` back."""
+def _readback(
+    conv: Conversion, target: str
+) -> tuple[tuple[InstallChange, ...], tuple[Note, ...], str, Mapping[str, Lock]]:
+    """(install changes, notes, why not verified: "" when it was, a pixi.lock output's environments
+    as read back) of `conv`."""
     src = conv.written_from
-    if conv.environments:
-        return (*_readback_environments(conv), "")
+    envs: Mapping[str, Lock] = {}
+    if conv.environments:  # a pixi.lock of several environments: its reader's errors are raised
+        envs = _read_pixi(conv.text, target)
+        return (*_readback_environments(conv, envs), "", envs)
     if target not in _READ_AS:
-        return (), (), f"{target} is not read back"
+        return (), (), f"{target} is not read back", envs
     if src is None:
-        return (), (), "nothing to compare"
+        return (), (), "nothing to compare", envs
     try:
-        return (*readback_diff(src, conv.text, target, _platforms_written(conv)), "")
+        if _READ_AS[target] == "pixi":
+            from envkit.formats.pixilegacy import DEFAULT_ENVIRONMENT
+
+            envs = _read_pixi(conv.text, target)
+            back = envs[DEFAULT_ENVIRONMENT]
+        else:
+            back = _read_one(conv.text, target)
     except EnvkitError as exc:
-        return (), (), f"the output did not read back: {exc}"
+        return (), (), f"the output did not read back: {exc}", envs
+    return (*readback_diff(src, back, target, _platforms_written(conv)), "", envs)
 
 
-def _readback_environments(conv: Conversion) -> tuple[tuple[InstallChange, ...], tuple[Note, ...]]:
+def _read_pixi(text: str, target: str) -> Mapping[str, Lock]:
+    """Every environment of `text`, a pixi.lock written as `target`, read back in one parse."""
+    from envkit.formats.pixilock import read_pixi_environments
+
+    return read_pixi_environments(text, f"converted.{target}")
+
+
+def _read_one(text: str, target: str) -> EnvSpec | Lock:
+    """`text`, written as `target`, read back (a requirements file of pins as a lock)."""
+    from envkit.formats import read_text
+    from envkit.model import resolved_view
+
+    back = read_text(text, filename=f"converted.{target}", format=_READ_AS[target])
+    if isinstance(back, EnvSpec) and resolved_view(back) is None and back.pip and not back.conda:
+        from envkit.formats.requirements import requirements_to_lock
+
+        back = requirements_to_lock(back)  # pins of pip packages: compare them as a lock
+    return back
+
+
+def _readback_environments(
+    conv: Conversion, back: Mapping[str, Lock]
+) -> tuple[tuple[InstallChange, ...], tuple[Note, ...]]:
     """readback_diff of every environment a pixi.lock conversion wrote, its changes named by it."""
     from dataclasses import replace
 
     changes: list[InstallChange] = []
     notes: dict[str, Note] = {}
     for name, lock in conv.environments:
-        plats = lock.platforms or (None,)
-        got, more = readback_diff(lock, conv.text, conv.target, plats, environment=name)
+        got, more = readback_diff(lock, back[name], conv.target, lock.platforms or (None,))
         changes += [replace(c, environment=name) for c in got]
         for n in more:
             notes.setdefault(n.feature, n)
@@ -261,25 +297,12 @@ def _platforms_written(conv: Conversion) -> tuple[str | None, ...]:
 
 
 def readback_diff(
-    source: Lock | EnvSpec,
-    text: str,
-    target: str,
-    platforms: tuple[str | None, ...],
-    *,
-    environment: str | None = None,
+    source: Lock | EnvSpec, back: Lock | EnvSpec, target: str, platforms: tuple[str | None, ...]
 ) -> tuple[tuple[InstallChange, ...], tuple[Note, ...]]:
-    """(install changes, notes) of `text` (written as `target` from `source`; its pixi.lock
-    `environment`) read back and diffed against `source` on each of `platforms` (None: a lock
-    without platforms).  Raises the readers' errors when the text does not read back."""
+    """(install changes, notes) of `back` (what was written as `target` from `source`, read back)
+    diffed against `source` on each of `platforms` (None: a lock without platforms)."""
     from envkit.envdiff import diff
-    from envkit.formats import read_text
-    from envkit.model import resolved_view
 
-    back = read_text(text, filename=f"converted.{target}", format=_READ_AS[target], environment=environment)
-    if isinstance(back, EnvSpec) and resolved_view(back) is None and back.pip and not back.conda:
-        from envkit.formats.requirements import requirements_to_lock
-
-        back = requirements_to_lock(back)  # pins of pip packages: compare them as a lock
     changes: list[InstallChange] = []
     notes: dict[str, Note] = {}
     for plat in platforms:
