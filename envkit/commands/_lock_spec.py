@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # pragma: no cover
 def run_spec(o: LockOptions) -> int:
     from envkit.commands._common import note_named_format, warn_duplicates
     from envkit.commands._lock_check import read_spec
+    from envkit.commands._options import split_commas
     from envkit.commands.progress import reporter
     from envkit.formats.condalock import write_conda_lock
     from envkit.io import emit
@@ -37,14 +38,14 @@ def run_spec(o: LockOptions) -> int:
     spec = read_spec(spec_file)
     target, named = _target(o)
     refuse_overwrite(o.output, "conda-lock" if target == "conda-lock" else "pixi", "-o")
-    warn_duplicates([spec])
+    warn_duplicates(spec)
     given = o.exclude_newer or o.exclude_newer_package
     cutoffs = parse_exclude_newer(o.exclude_newer, o.exclude_newer_package) if given else None
     result = lock_spec(
         spec,
         platforms=o.platforms,
         previous=_previous(o),
-        update=[n for u in o.update for n in u.split(",")],
+        update=split_commas(o.update),
         update_all=o.update_all,
         exclude_newer=cutoffs,
         channel_priority=o.channel_priority,
@@ -70,7 +71,7 @@ def run_spec(o: LockOptions) -> int:
         note_pypi_for_conda(target, lk)
     if named:
         note_named_format(o.output, target, "--to")
-    warn_duplicates([lk])
+    warn_duplicates(lk)
     from envkit.render import render
     from envkit.render.lock_text import lock_warnings
 

@@ -76,7 +76,7 @@ def export(env_name, prefix, backend, exe, from_history, no_builds, fmt, digest,
     env = open_env(name=env_name, prefix=prefix, backend=backend, exe=exe)
     for w in env.warnings:
         warn(w)
-    warn_duplicates([env])
+    warn_duplicates(env)
     import shlex
 
     regen = "envkit export " + (

@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from envkit.convert import FEATURES, Conversion, Loss, convert
@@ -54,26 +54,6 @@ _READ_AS = {
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Note:
-    """Something the target cannot hold that does not change what gets installed: `feature` (an
-    envkit.convert.FEATURES key), how many packages (or channels) it concerns, a few by name."""
-
-    feature: str
-    count: int = 0
-    packages: tuple[str, ...] = ()
-    detail: str = ""
-
-    def as_dict(self) -> dict[str, object]:
-        return {
-            "feature": self.feature,
-            "what": FEATURES[self.feature],
-            "count": self.count,
-            "packages": list(self.packages),
-            "detail": self.detail,
-        }
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
 class InstallChange:
     """One package that the output installs differently from the source, on `platform`: the diff's
     kind (removed, upgraded, rebuilt, source, ...; `marker` for a pip marker the diff does not
@@ -89,16 +69,9 @@ class InstallChange:
     environment: str | None = None
 
     def as_dict(self) -> dict[str, object]:
-        out: dict[str, object] = {
-            "platform": self.platform,
-            "name": self.name,
-            "kind": self.kind,
-            "a": self.a,
-            "b": self.b,
-            "reason": self.reason,
-        }
-        if self.environment is not None:
-            out["environment"] = self.environment
+        out = asdict(self)
+        if self.environment is None:
+            del out["environment"]
         return out
 
 
@@ -106,7 +79,7 @@ class InstallChange:
 class ConvertResult:
     conversion: Conversion
     losses: tuple[Loss, ...] = ()
-    notes: tuple[Note, ...] = ()
+    notes: tuple[Loss, ...] = ()
     changes_install: tuple[InstallChange, ...] = ()
     verified: bool = False
     #: why the output was not read back (verified False), e.g. "cyclonedx is not read back"
@@ -161,11 +134,7 @@ def convert_model(
         )
     conv = convert(model_m, target, source_format=source_format, platform=platform)
     losses = tuple(x for x in conv.losses if x.feature not in NOTE_FEATURES)
-    notes = [
-        Note(feature=x.feature, count=x.count, packages=x.packages, detail=x.detail)
-        for x in conv.losses
-        if x.feature in NOTE_FEATURES
-    ]
+    notes = [x for x in conv.losses if x.feature in NOTE_FEATURES]
     changes, more, why, back = _readback(conv, target)
     notes += [n for n in more if n.feature not in {m.feature for m in notes}]
     return ConvertResult(
@@ -181,7 +150,7 @@ def convert_model(
 
 def _readback(
     conv: Conversion, target: str
-) -> tuple[tuple[InstallChange, ...], tuple[Note, ...], str, Mapping[str, Lock]]:
+) -> tuple[tuple[InstallChange, ...], tuple[Loss, ...], str, Mapping[str, Lock]]:
     """(install changes, notes, why not verified: "" when it was, a pixi.lock output's environments
     as read back) of `conv`."""
     src = conv.written_from
@@ -193,6 +162,7 @@ def _readback(
         return (), (), f"{target} is not read back", envs
     if src is None:
         return (), (), "nothing to compare", envs
+    back: EnvSpec | Lock
     try:
         if _READ_AS[target] == "pixi":
             from envkit.formats.pixilegacy import DEFAULT_ENVIRONMENT
@@ -228,12 +198,12 @@ def _read_one(text: str, target: str) -> EnvSpec | Lock:
 
 def _readback_environments(
     conv: Conversion, back: Mapping[str, Lock]
-) -> tuple[tuple[InstallChange, ...], tuple[Note, ...]]:
+) -> tuple[tuple[InstallChange, ...], tuple[Loss, ...]]:
     """readback_diff of every environment a pixi.lock conversion wrote, its changes named by it."""
     from dataclasses import replace
 
     changes: list[InstallChange] = []
-    notes: dict[str, Note] = {}
+    notes: dict[str, Loss] = {}
     for name, lock in conv.environments:
         got, more = readback_diff(lock, back[name], conv.target, lock.platforms or (None,))
         changes += [replace(c, environment=name) for c in got]
@@ -298,13 +268,13 @@ def _platforms_written(conv: Conversion) -> tuple[str | None, ...]:
 
 def readback_diff(
     source: Lock | EnvSpec, back: Lock | EnvSpec, target: str, platforms: tuple[str | None, ...]
-) -> tuple[tuple[InstallChange, ...], tuple[Note, ...]]:
+) -> tuple[tuple[InstallChange, ...], tuple[Loss, ...]]:
     """(install changes, notes) of `back` (what was written as `target` from `source`, read back)
     diffed against `source` on each of `platforms` (None: a lock without platforms)."""
     from envkit.envdiff import diff
 
     changes: list[InstallChange] = []
-    notes: dict[str, Note] = {}
+    notes: dict[str, Loss] = {}
     for plat in platforms:
         d = diff(source, back, platform=plat)
         a_pkgs, b_pkgs = _packages(source, plat), _packages(back, plat)
@@ -337,11 +307,11 @@ def readback_diff(
     return tuple(changes), tuple(notes.values())
 
 
-def _channel_note(ch_d: ChannelDiff) -> Note:
+def _channel_note(ch_d: ChannelDiff) -> Loss:
     """The note of a channel list (or order) the target writes differently."""
     what = "order" if ch_d.order_changed and not (ch_d.added or ch_d.removed) else "list"
     a, b = ch_d.a or (), ch_d.b or ()
-    return Note(
+    return Loss(
         feature="channels",
         count=len(a),
         packages=tuple(a[:5]),
@@ -356,7 +326,7 @@ def _forked_pip(ch: Change, forked: set[str]) -> bool:
 
 
 def _same_artifacts(
-    a_pkgs: tuple[LockedPackage, ...] | None, b_pkgs: tuple[LockedPackage, ...] | None, notes: dict[str, Note]
+    a_pkgs: tuple[LockedPackage, ...] | None, b_pkgs: tuple[LockedPackage, ...] | None, notes: dict[str, Loss]
 ) -> set[str]:
     """The (lower-case) names of conda packages whose records differ only in what the target holds
     its own way (dependencies merged per name, subdir from the URL): the same artifacts.  Noted
@@ -379,7 +349,7 @@ def _same_artifacts(
     if rec:
         notes.setdefault(
             "depends",
-            Note(
+            Loss(
                 feature="depends",
                 count=len(rec),
                 packages=tuple(rec[:5]),
