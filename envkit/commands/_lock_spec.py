@@ -27,13 +27,15 @@ def run_spec(o: LockOptions) -> int:
     from envkit.commands._options import split_commas
     from envkit.commands.progress import reporter
     from envkit.formats.condalock import write_conda_lock
-    from envkit.io import emit
+    from envkit.io import emit, file_identity
     from envkit.lock import parse_virtual_package, rebase_pip_options
     from envkit.lock.cutoff import parse_exclude_newer
     from envkit.ops.lock import lock_spec
     from envkit.output import warn
 
-    before = _output_identity(o.output)
+    # -o's identity, before anything reads it: a file another process writes there from now on (or
+    # wrote since this run started) is not overwritten
+    before = file_identity(o.output, since_start=True) if o.output != "-" else None
     spec_file = o.spec_file or ""  # mode() sends only -f here
     spec = read_spec(spec_file)
     target, named = _target(o)
@@ -119,11 +121,3 @@ def _regen_args(o: LockOptions, spec_file: str, result) -> list[str]:
     args += ["--no-pip"] if o.no_pip else []
     args += result.exclude_newer.args() if result.exclude_newer else []
     return args
-
-
-def _output_identity(output: str) -> tuple[int, int, int, int] | None:
-    """-o's identity, before anything reads it: a file another process writes there from now on
-    (or wrote since this run started) is not overwritten."""
-    from envkit.io import file_identity
-
-    return file_identity(output, since_start=True) if output != "-" else None

@@ -205,8 +205,9 @@ def loss_lines(result, source: str, output: str, *, allow_loss: bool = False) ->
         out.append(f"warning: {conv.target} cannot hold {FEATURES[loss.feature]}; dropped{who}{why}")
     if result.changes_install:
         by_kind: dict[str, list[str]] = {}
+        several = len({c.platform for c in result.changes_install}) > 1
         for c in result.changes_install:
-            where = f" [{c.platform}]" if c.platform and len(_platforms(result)) > 1 else ""
+            where = f" [{c.platform}]" if c.platform and several else ""
             by_kind.setdefault(c.kind, []).append(
                 f"{c.name}{where}" if c.a is None or c.b is None else f"{c.name} ({c.a} → {c.b}){where}"
             )
@@ -225,7 +226,3 @@ def loss_lines(result, source: str, output: str, *, allow_loss: bool = False) ->
                 f"warning: {source} -> {output} changes what gets installed; pass --allow-loss to accept it"
             )
     return out
-
-
-def _platforms(result) -> set:
-    return {c.platform for c in result.changes_install}

@@ -173,7 +173,8 @@ def _readback(
             back = _read_one(conv.text, target)
     except EnvkitError as exc:
         return (), (), f"the output did not read back: {exc}", envs
-    return (*readback_diff(src, back, target, _platforms_written(conv)), "", envs)
+    plats = src.platforms if isinstance(src, Lock) and src.platforms else (None,)
+    return (*readback_diff(src, back, target, plats), "", envs)
 
 
 def _read_pixi(text: str, target: str) -> Mapping[str, Lock]:
@@ -259,13 +260,6 @@ def read_source(
     return model, fmt
 
 
-def _platforms_written(conv: Conversion) -> tuple[str | None, ...]:
-    src = conv.written_from
-    if isinstance(src, Lock) and src.platforms:
-        return src.platforms
-    return (None,)
-
-
 def readback_diff(
     source: Lock | EnvSpec, back: Lock | EnvSpec, target: str, platforms: tuple[str | None, ...]
 ) -> tuple[tuple[InstallChange, ...], tuple[Loss, ...]]:
@@ -295,7 +289,7 @@ def readback_diff(
         if d.pip_not_recorded is not None and d.pip_not_recorded.side == "b" and a_pkgs is not None:
             reason = f"{target} holds no pip packages"
             changes += [
-                InstallChange(platform=plat, name=p.name, kind="removed", a=_label(p), b=None, reason=reason)
+                InstallChange(platform=plat, name=p.name, kind="removed", a=p.pin(), b=None, reason=reason)
                 for p in a_pkgs
                 if p.manager == "pip"
             ]
@@ -448,10 +442,6 @@ def _pip_entry_changes(
 
 def _entry(name: str, e: tuple[str, str | None]) -> str:
     return f"{name}=={e[0]}" + (f" ; {e[1]}" if e[1] else "")
-
-
-def _label(p: LockedPackage) -> str:
-    return f"{p.name}=={p.version}" if p.version else p.name
 
 
 def _state_text(st: PackageState | None) -> str | None:
