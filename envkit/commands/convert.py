@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import click
 
+from envkit.commands._options import environment_option
 from envkit.convert import TARGETS
 from envkit.formats import FORMATS
 
@@ -51,9 +52,7 @@ class _ReportFormat(click.Choice):
     type=click.Choice(FORMATS),
     help="Read IN as this format (default: detected).",
 )
-@click.option(
-    "-e", "--env", "--environment", "environment", metavar="NAME", help="pixi.lock: the environment to read."
-)
+@environment_option("pixi.lock: the environment to read.")
 @click.option(
     "--extra", "extras", multiple=True, metavar="NAME", help="uv.lock: install this extra too (repeatable)."
 )
