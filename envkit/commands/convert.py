@@ -1,13 +1,8 @@
 """`envkit convert IN -o OUT`: turn one environment or lock format into another.
 
-    envkit convert IN (-o OUT | --to FORMAT) [--platform P] [--input-format FORMAT] [--env ENV]
-                   [--allow-loss] [--format text|json]
-
-The target format comes from OUT's name (pixi.lock, pylock.toml, conda-lock.yml, *.cdx.json, ...)
-or --to.  The output is read back and diffed against IN (envkit.ops.convert): what gets installed
-differently ("losses", "changes_install" with --json) exits 1 unless --allow-loss accepts it (the
-output is written either way, so that the user can look at it); what the target cannot hold and
-installs the same (dependency lists in an explicit file, channel order) is a note ("notes"), exit 0.
+The output is read back and diffed against IN (envkit.ops.convert); what gets installed
+differently exits 1 unless --allow-loss accepts it, and the output is written either way, so that
+the user can look at it.
 """
 
 from __future__ import annotations
