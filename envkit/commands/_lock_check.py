@@ -37,6 +37,7 @@ def run_check(o) -> int:
     from envkit.lock.cutoff import parse_exclude_newer
     from envkit.lock.read import read_lock_file
     from envkit.model import Lock
+    from envkit.ops.create import pixi_environments
     from envkit.ops.lock import check_lock
 
     lock_file = o.lock_file or "conda-lock.yml"
@@ -61,10 +62,7 @@ def run_check(o) -> int:
         )
     if lk.kind == "pixi" and not lk.platforms:
         # nothing locked would check nothing and pass: say so, and name the environments that have packages
-        from envkit.formats.pixilock import read_pixi_environments
-
-        envs = read_pixi_environments(text, lock_file)
-        choose_platform(lk, None, environments={n: e.platforms for n, e in envs.items()})
+        choose_platform(lk, None, environments=pixi_environments(text, lk, lock_file, None))
     warn_duplicates(spec)
     cutoff = parse_exclude_newer(o.exclude_newer) if o.exclude_newer else None
     verdict = check_lock(
