@@ -124,12 +124,7 @@ def _print_diff(raw: str, new: str, name: str) -> None:
     text, notes = render("normalize-check", "unified-diff", raw, new, name)
     echo(text, nl=False)
     for note in notes:
-        warn_note(f"{name}: {note}")
-
-
-def warn_note(message: str) -> None:
-    """One `note: ...` line on stderr."""
-    echo(f"note: {message}", err=True)
+        echo(f"note: {name}: {note}", err=True)
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
