@@ -165,10 +165,8 @@ def _readback(
     back: EnvSpec | Lock
     try:
         if _READ_AS[target] == "pixi":
-            from envkit.formats.pixilegacy import DEFAULT_ENVIRONMENT
-
             envs = _read_pixi(conv.text, target)
-            back = envs[DEFAULT_ENVIRONMENT]
+            [back] = envs.values()  # the one environment written, under the name it had
         else:
             back = _read_one(conv.text, target)
     except EnvkitError as exc:

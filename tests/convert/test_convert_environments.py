@@ -104,3 +104,14 @@ def test_a_pixi_output_is_read_back_once_for_the_diff_and_the_pypi_note(monkeypa
     )
     other = convert_model(str(CORPUS / "51_Cecca__repro-course-ci__conda-lock.yml"), "conda-lock")
     assert (other.verified, other.read_back) == (True, {})  # read back, and no pixi.lock to keep
+
+
+def test_one_named_environment_to_a_pixi_lock_is_read_back_under_its_name(tmp_path):
+    # the output's one environment keeps the name `prod`: the read-back diffs that one
+    out = tmp_path / "pixi.lock"
+    r = run_envkit("convert", str(MULTI), "--env", "prod", "-o", str(out), "--format", "json", "--allow-loss")
+    assert r.exit_code == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert (doc["verified"], doc["changes_install"], doc["notes"]) == (True, [], [])
+    assert "not verified" not in r.stderr
+    assert [x["feature"] for x in doc["losses"]] == ["editable"]
