@@ -246,13 +246,12 @@ def run_jobs(
     *,
     jobs_at_once: int = DEFAULT_JOBS,
     timeout: float = DEFAULT_TIMEOUT,
-    environ: Mapping[str, str] | None = None,
     machine: bool = True,
     on_result: Callable[[HostResult], None],
 ) -> None:
     """Read every job, calling `on_result` once per job (in the order given for files; as hosts
     answer for remote ones, from this thread)."""
-    envmap = dict(os.environ if environ is None else environ)
+    envmap = dict(os.environ)
     by_via: dict[str, list[Job]] = {}
     for j in jobs:
         by_via.setdefault(j.via, []).append(j)

@@ -270,36 +270,6 @@ class SpecLock:
     notes: tuple[str, ...] = ()
 
 
-def solve_spec(
-    spec: EnvSpec,
-    platforms: Sequence[str],
-    *,
-    channel_priority: str = "strict",
-    virtual_packages: Sequence[VirtualPackage] = (),
-    lock_pip_section: bool = True,
-    pip_timeout: float = 600,
-    solve_timeout: float | None = 600,
-    progress: Callable[[str], None] | None = None,
-) -> Lock:
-    """Solve `spec` for every platform in `platforms` and return the Lock.
-
-    Conda dependencies are solved with py-rattler; the pip section (when the spec has one) is then
-    locked per platform with `lock_pip`, for the python version the conda solve chose.  Raises
-    SolveError when a platform cannot be solved, UsageError for an unknown platform or channel
-    priority, BackendError when pip fails.
-    """
-    return relock_spec(
-        spec,
-        platforms,
-        channel_priority=channel_priority,
-        virtual_packages=virtual_packages,
-        lock_pip_section=lock_pip_section,
-        pip_timeout=pip_timeout,
-        solve_timeout=solve_timeout,
-        progress=progress,
-    ).lock
-
-
 def relock_spec(
     spec: EnvSpec,
     platforms: Sequence[str],
@@ -314,11 +284,14 @@ def relock_spec(
     solve_timeout: float | None = 600,
     progress: Callable[[str], None] | None = None,
 ) -> SpecLock:
-    """`solve_spec`, keeping what `previous` (a lock of this spec) chose: every locked package
-    stays unless it is in `update`, the spec no longer accepts it, or an updated package's newest
-    version forces it to move (see `envkit.lock.relock`); pip packages are kept through pip
-    constraints.  `previous` None is a fresh solve.  `cutoffs` solve as the channels were then
-    (`envkit.lock.cutoff`), and are recorded in the lock.  Raises as `solve_spec`."""
+    """Solve `spec` for every platform in `platforms`: its conda dependencies with py-rattler, then
+    (when the spec has one) its pip section per platform with pip, for the python the conda solve
+    chose.  With `previous` (a lock of this spec) what it chose is kept: every locked package stays
+    unless it is in `update`, the spec no longer accepts it, or an updated package's newest version
+    forces it to move (see `envkit.lock.relock`); pip packages are kept through pip constraints.
+    `cutoffs` solve as the channels were then (`envkit.lock.cutoff`), and are recorded in the lock.
+    Raises SolveError when a platform cannot be solved, UsageError for an unknown platform or
+    channel priority, BackendError when pip fails."""
     plats = check_platforms(platforms or spec.platforms, spec)
     say = progress or (lambda _m: None)
     say(f"solving {', '.join(plats)} with py-rattler (fetching the channels' repodata)")
