@@ -85,7 +85,9 @@ def _diff_concrete(sa: _Side, sb: _Side, dups_a, dups_b, cross: bool):
             if pb is not None:
                 del a_only[k]
                 del b_only[ck]
-                changes.append(_compare(pa, pb, ctx) or _unreachable(pa))
+                moved = _compare(pa, pb, ctx)
+                assert moved is not None  # a manager move always differs
+                changes.append(moved)
                 break
     dup_names_a = _dup_keys(dups_a)
     dup_names_b = _dup_keys(dups_b)
@@ -103,10 +105,6 @@ def _diff_concrete(sa: _Side, sb: _Side, dups_a, dups_b, cross: bool):
             continue
         changes.append(_one_sided(p, "b", ctx, k in dup_names_b))
     return changes, unchanged, skipped
-
-
-def _unreachable(p: LockedPackage) -> Change:  # pragma: no cover - a manager move always differs
-    raise AssertionError(f"manager move of {p.name} compared equal")
 
 
 def _dup_keys(dups: Sequence[DuplicateInfo]) -> set[tuple[str, str]]:

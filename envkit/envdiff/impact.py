@@ -127,7 +127,7 @@ def _impact(
 
 def _variant_reason(ia, ib, cat: str | None) -> tuple[str, str]:
     """(impact, reason) of the same version built differently: say how, not "1.26.4 → 1.26.4"."""
-    words = ", ".join(_variant_words(ia, ib))
+    words = _variant_words(ia, ib)
     if ia is not None and ib is not None and _only_python_differs(ia, ib):
         return "low", f"same version, built for another Python ({words})"
     if cat and ia is not None and ib is not None and ia.accelerator != ib.accelerator:
@@ -180,7 +180,7 @@ def _torch_reason(kind: str, va: str, vb: str, ia, ib) -> tuple[str, str]:
             "support, kernels and numerics differ",
         )
     if kind == "variant":
-        return "high", "a different PyTorch build variant (" + ", ".join(_variant_words(ia, ib)) + ")"
+        return "high", f"a different PyTorch build variant ({_variant_words(ia, ib)})"
     return "high", f"PyTorch {va} → {vb}: operators, defaults and numerics change between releases"
 
 
@@ -249,12 +249,12 @@ def _only_python_differs(ia, ib) -> bool:
     return ia.python != ib.python and replace(ia, python=None) == replace(ib, python=None)
 
 
-def _variant_words(ia, ib) -> list[str]:
-    la = set(ia.labels()) if ia else set()
-    lb = set(ib.labels()) if ib else set()
-    gone = [x for x in (ia.labels() if ia else []) if x not in lb]
-    new = [x for x in (ib.labels() if ib else []) if x not in la]
-    return [f"{' '.join(gone) or '-'} → {' '.join(new) or '-'}"]
+def _variant_words(ia, ib) -> str:
+    la = ia.labels() if ia else []
+    lb = ib.labels() if ib else []
+    gone = [x for x in la if x not in lb]
+    new = [x for x in lb if x not in la]
+    return f"{' '.join(gone) or '-'} → {' '.join(new) or '-'}"
 
 
 def _blas_reason(ctx: _Context, only: str | None) -> tuple[str, str]:

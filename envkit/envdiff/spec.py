@@ -257,12 +257,12 @@ def _marker_env(side: _Side) -> dict | None:
     return target_markers(plat, py)
 
 
-def _spec_entries(spec: EnvSpec) -> dict[tuple[str, str], tuple[PackageState, int | None]]:
-    out: dict[tuple[str, str], tuple[PackageState, int | None]] = {}
+def _spec_entries(spec: EnvSpec) -> dict[tuple[str, str], PackageState]:
+    out: dict[tuple[str, str], PackageState] = {}
     for d in spec.conda:
         ver = d.version or ""
         st = PackageState(name=d.name, manager="conda", version=ver, build=d.build, channel=d.channel)
-        out[("conda", d.name.lower())] = (st, d.line)
+        out[("conda", d.name.lower())] = st
     for p in spec.pip:
         if p.kind == "option":
             continue
@@ -270,12 +270,12 @@ def _spec_entries(spec: EnvSpec) -> dict[tuple[str, str], tuple[PackageState, in
             extras = f"[{','.join(p.extras)}]" if p.extras else ""
             marker = f"; {p.marker}" if p.marker else ""
             st = PackageState(name=p.name, manager="pip", version=f"{extras}{p.specifier}{marker}")
-            out[("pip", _pep503(p.name))] = (st, p.line)
+            out[("pip", _pep503(p.name))] = st
         else:
             # a URL, path or editable entry: its text is the spec (once: an entry that names no
             # project is named by its text, and has no separate "version")
             st = PackageState(name=p.name or p.text, manager="pip", version=p.text if p.name else "")
-            out[("pip", _pep503(p.name) if p.name else p.text)] = (st, p.line)
+            out[("pip", _pep503(p.name) if p.name else p.text)] = st
     return out
 
 
@@ -283,19 +283,18 @@ def _diff_specs(a: EnvSpec, b: EnvSpec) -> tuple[list[Change], list[PackageState
     ea, eb = _spec_entries(a), _spec_entries(b)
     changes: list[Change] = []
     unchanged: list[PackageState] = []
-    for k, (sa, _) in ea.items():
-        hit = eb.get(k)
-        if hit is None:
+    for k, sa in ea.items():
+        sb = eb.get(k)
+        if sb is None:
             changes.append(_spec_change(sa.name, "removed", sa, None))
-        elif hit[0] == sa:
+        elif sb == sa:
             unchanged.append(sa)
         else:
-            sb = hit[0]
             tags = ["version"] if (sa.version, sa.build) != (sb.version, sb.build) else []
             if sa.channel != sb.channel:
                 tags.append("channel")
             changes.append(_spec_change(sa.name, "changed", sa, sb, tags))
-    for k, (sb, _) in eb.items():
+    for k, sb in eb.items():
         if k not in ea:
             changes.append(_spec_change(sb.name, "added", None, sb))
     return changes, unchanged
@@ -308,22 +307,19 @@ def _spec_change(
     tags = list(tags or [])
     if cat:
         tags.append(cat)
-    text_a = _spec_text(a) if a else None
-    text_b = _spec_text(b) if b else None
-    if kind == "changed":
-        reason = f"spec changed: {text_a} → {text_b}"
-    elif kind == "added":
+    if a and b:
+        reason = f"spec changed: {_spec_text(a)} → {_spec_text(b)}"
+    elif b:
         reason = "only in B's spec"
     else:
         reason = "only in A's spec"
-    impact = "medium" if cat else "low"
     return Change(
         name=name,
         kind=kind,
         a=a,
         b=b,
         tags=tuple(tags),
-        impact=impact,
+        impact="medium" if cat else "low",
         reason=reason,
         group="matter" if cat else "other",
         category=cat,

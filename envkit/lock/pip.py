@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from envkit.conda.names import pep503
 from envkit.conda.platform import MACHINE, target_markers
 from envkit.errors import BackendError, UsageError, Where
+from envkit.lock.packages import pip_accepts
 from envkit.lock.relock import Move, Reason
 from envkit.lock.virtual import DEFAULT_VIRTUAL_PACKAGES, VirtualPackage, virtual_packages_for, vp_value
 from envkit.model import EnvSpec, LockedPackage, PipDep
@@ -334,18 +335,14 @@ def lock_pip_kept(
 
 def _pip_entry_rejects(spec: EnvSpec, pkg: LockedPackage) -> bool:
     """Whether a pip requirement of `spec` names `pkg` with a specifier its version does not meet."""
-    from packaging.specifiers import InvalidSpecifier, SpecifierSet
-
-    from envkit.formats.pipreq import pip_version_satisfies
-
-    for d in spec.pip:
-        if d.kind == "requirement" and d.name and pep503(d.name) == pep503(pkg.name) and d.specifier:
-            try:
-                if not pip_version_satisfies(SpecifierSet(d.specifier), pkg.version):
-                    return True
-            except InvalidSpecifier:
-                return True
-    return False
+    return any(
+        d.kind == "requirement"
+        and d.name
+        and pep503(d.name) == pep503(pkg.name)
+        and d.specifier
+        and not pip_accepts(d.specifier, pkg.version)
+        for d in spec.pip
+    )
 
 
 def pip_moves(
