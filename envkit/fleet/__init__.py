@@ -22,15 +22,11 @@ __all__ = [
     "DEFAULT_JOBS",
     "DEFAULT_TIMEOUT",
     "TRANSPORTS",
-    "EnvPrint",
     "FleetReport",
     "Group",
-    "MachineClass",
-    "env_fingerprint",
     "fingerprint",
     "fingerprint_line",
     "fleet",
-    "machine_class",
 ]
 
 
