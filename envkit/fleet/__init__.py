@@ -62,9 +62,7 @@ def fleet(
     grouper = Grouper(platform=platform)
     run_jobs(plan_jobs, jobs_at_once=jobs, timeout=timeout, machine=machine, on_result=grouper.add)
     check = _machine_checker(lock) if lock is not None else None
-    return grouper.report(
-        duplicates=dups, lock=lock_model, lock_label=lock, platform=platform, check_machine=check
-    )
+    return grouper.report(duplicates=dups, lock=lock_model, lock_label=lock, check_machine=check)
 
 
 def _machine_checker(lock_path: str):
