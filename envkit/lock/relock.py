@@ -104,10 +104,6 @@ class PlatformSolver:
 
         return [rattler.Subdir(self.platform), rattler.Subdir("noarch")]
 
-    async def prepare(self) -> None:
-        """Fetch the records and apply the cutoff now (`excluded` and `untimed` are then known)."""
-        await self._sources()
-
     async def _sources(self, extra: Sequence = ()) -> list:
         """The channels, or with a cutoff in-memory sources holding only the records it keeps."""
         if not self.cutoffs:
@@ -285,7 +281,7 @@ async def relock_platform(
     asked = sorted({n.lower() for n in update})
     held, released = plan_pins(spec, previous, asked)
     if solver.cutoffs:
-        await solver.prepare()
+        await solver._sources()  # fetches the records and applies the cutoff: `excluded` is known
         for gone in list(held.values()):  # a locked record the cutoff leaves out cannot stay
             if (gone.name, gone.version, gone.build or "") in solver.excluded:
                 del held[gone.name]
