@@ -171,18 +171,14 @@ def _jobs_of(text: str, where: str | None, *, env: str | None, via: str) -> list
     hosts = expand(text, where=where) if is_expression(text) else [text]
     out = []
     for h in hosts:
-        if not _valid_host(h):
+        bare = h.split("@", 1)[-1]
+        if not bare or bare.startswith("-") or not all(c.isalnum() or c in "-._:" for c in bare):
             raise UsageError(
                 f"{at}{h!r} is not a host name", hint="host names are letters, digits, '-', '.' and '_'"
             )
         target = _ssh_target(f"ssh://{h}", env)
         out.append(Job(host=_host_label(target), source=h, via=via, target=target, where=where))
     return out
-
-
-def _valid_host(h: str) -> bool:
-    bare = h.split("@", 1)[-1]
-    return bool(bare) and not bare.startswith("-") and all(c.isalnum() or c in "-._:" for c in bare)
 
 
 def _ssh_target(text: str, env: str | None) -> SshTarget:

@@ -156,7 +156,8 @@ def _solve_many(
     priority = _rattler_priority(channel_priority)
     # MatchSpec objects, not strings: rattler reads strings strictly and refuses `name=1.2=build`
     specs = [to_rattler(d, source=spec.source) for d in spec.conda]
-    spec_channels = _spec_channels(spec)
+    # the channels named by `chan::pkg` dependencies, in file order
+    spec_channels = [parse_channel(n) for n in dict.fromkeys(d.channel for d in spec.conda if d.channel)]
     gateway = rattler.Gateway()  # one per lock: each channel's repodata is fetched once
 
     async def one(platform: str) -> tuple[str, PlatformSolve]:
@@ -251,11 +252,6 @@ async def _solve_platform(
             excluded=solver.excluded,
         ) from None
     return PlatformSolve(packages=tuple(packages), moves=tuple(moves), untimed=solver.untimed)
-
-
-def _spec_channels(spec: EnvSpec) -> list[Channel]:
-    """The channels named by `chan::pkg` dependencies, in file order."""
-    return [parse_channel(n) for n in dict.fromkeys(d.channel for d in spec.conda if d.channel)]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
