@@ -101,16 +101,11 @@ def pypi_identity(pkg: LockedPackage, owned: Mapping[str, tuple[str, ...]] | Non
     if name in _NOT_PYPI or name in NOT_THE_PYPI_PROJECT:
         return ()
     names = pypi_names_for_conda(name)
-    if names == (pep503(name),) and not _is_python_package(pkg):
-        return ()  # not in the map under another name, and nothing says it is a Python package
-    return names
-
-
-def _is_python_package(pkg: LockedPackage) -> bool:
-    if any(dep in ("python", "python_abi") for dep, _spec in pkg.depends):
-        return True
-    # py311h..., pyhd8ed1ab_0, np113py36_0: "py" cannot be part of a build's hex hash
-    return "py" in (pkg.build or "")
+    if names != (pep503(name),) or any(dep in ("python", "python_abi") for dep, _spec in pkg.depends):
+        return names
+    # not in the map under another name: a Python package only if its build says so (py311h...,
+    # pyhd8ed1ab_0, np113py36_0: "py" cannot be part of a build's hex hash)
+    return names if "py" in (pkg.build or "") else ()
 
 
 def fix_for(adv: Advisory, version: str) -> str | None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from envkit.conda.buildstr import decode
 from envkit.envdiff.categories import category_of
 from envkit.envdiff.impact import _classify
@@ -93,21 +91,13 @@ def _diff_concrete(sa: _Side, sb: _Side, dups_a, dups_b, cross: bool):
     # other side's pip packages are not "removed" or "added" (counted, and said once instead)
     skipped = 0
     for side, only, other, dups in (("a", a_only, sb, dups_a), ("b", b_only, sa, dups_b)):
-        dup_keys = _dup_keys(dups)
+        dup_keys = {("conda", d.conda.lower()) for d in dups} | {("pip", _pep503(d.pip)) for d in dups}
         for k, p in only.items():
             if p.manager == "pip" and not other.info.records_pip:
                 skipped += 1
                 continue
             changes.append(_one_sided(p, side, ctx, k in dup_keys))
     return changes, unchanged, skipped
-
-
-def _dup_keys(dups: Sequence[DuplicateInfo]) -> set[tuple[str, str]]:
-    out: set[tuple[str, str]] = set()
-    for d in dups:
-        out.add(("conda", d.conda.lower()))
-        out.add(("pip", _pep503(d.pip)))
-    return out
 
 
 def _compare(pa: LockedPackage, pb: LockedPackage, ctx: _Context) -> Change | None:

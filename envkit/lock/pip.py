@@ -100,7 +100,6 @@ def pip_argv(
     virtual_packages: Sequence[VirtualPackage] = (),
     requirements_file: str,
     report_file: str,
-    python: str | None = None,
 ) -> list[str]:
     """The pip command `lock_pip` runs (pip's resolver in dry-run mode, for the target platform)."""
     import sys
@@ -108,7 +107,7 @@ def pip_argv(
     xy = python_version.split(".")[:2]
     abi = f"cp{''.join(xy)}"
     argv = [
-        python or sys.executable,
+        sys.executable,
         "-c",
         _PIP_SHIM,
         json.dumps(target_markers(platform, python_version), sort_keys=True),
@@ -156,7 +155,6 @@ def lock_pip(
     *,
     virtual_packages: Sequence[VirtualPackage] = (),
     timeout: float = 600,
-    cwd: str | None = None,
     constraints: Sequence[str] = (),
 ) -> tuple[LockedPackage, ...]:
     """Resolve the pip section of `spec` for `platform` and CPython `python_version`, with hashes.
@@ -173,7 +171,7 @@ def lock_pip(
     entries = list(spec.pip)
     if not any(p.kind != "option" for p in entries):
         return ()
-    workdir = cwd or (os.path.dirname(os.path.abspath(spec.source)) if spec.source else os.getcwd())
+    workdir = os.path.dirname(os.path.abspath(spec.source)) if spec.source else os.getcwd()
     check_own_pip()
     from envkit._proc import run
 
