@@ -6,7 +6,7 @@ from envkit.envdiff.categories import _BLAS, _CUDA_CORE, _NUMPY, category_of, is
 from envkit.envdiff.pip_origin import _SourceChange
 from envkit.envdiff.records import IMPACTS, Change, PackageState
 from envkit.envdiff.sides import _Context, _Side
-from envkit.envdiff.versions import _major, _major_minor, _sort_version, _split_local
+from envkit.envdiff.versions import _conda_version, _major, _major_minor, _split_local
 
 
 def _classify(
@@ -63,10 +63,6 @@ def _classify(
     )
 
 
-def _fmt_acc(info) -> str:
-    return info.accelerator or "unspecified"
-
-
 def _impact(
     name: str,
     kind: str,
@@ -115,7 +111,7 @@ def _impact(
             return (
                 "high",
                 f"numpy {_major(va)}.x → {_major(vb)}.x: an ABI break; extensions built "
-                f"for numpy {_major(min(va, vb, key=_sort_version))}.x fail to import",
+                f"for numpy {_major(min(va, vb, key=lambda v: _conda_version(v) or v))}.x fail to import",
             )
         return "medium", f"numpy {va} → {vb}: array semantics and numerics may differ"
     if kind == "upgraded":
@@ -176,7 +172,7 @@ def _torch_reason(kind: str, va: str, vb: str, ia, ib) -> tuple[str, str]:
         release = f"{va} → {vb}, " if va != vb else ""
         return (
             "high",
-            f"PyTorch {release}{_fmt_acc(ia)} build → {_fmt_acc(ib)} build: GPU "
+            f"PyTorch {release}{acc_a or 'unspecified'} build → {acc_b or 'unspecified'} build: GPU "
             "support, kernels and numerics differ",
         )
     if kind == "variant":

@@ -65,7 +65,8 @@ def _check_conda(dep: CondaDep, index: _Index, mentioned: set[tuple[str, str]], 
             note="virtual package (a property of the machine)",
             line=dep.line,
         )
-    p, note = _find_conda(dep.name, index, conc)
+    pip_keys = (("pip", n) for n in _owned_pypi_names(dep.name, conc))
+    p, note = _provider(index, dep.name, ("conda", dep.name.lower()), pip_keys)
     if p is None:
         return SpecCheck(spec=text, name=dep.name, manager="conda", status="missing", line=dep.line)
     mentioned.add(_key(p))
@@ -93,16 +94,18 @@ def _owned_pypi_names(name: str, conc: _Side) -> Iterable[str]:
     return (conc.owned or {}).get(name) or pypi_names_for_conda(name)
 
 
-def _find_conda(name: str, index: _Index, conc: _Side) -> tuple[LockedPackage | None, str]:
-    """The package that provides conda `name` (itself, else a pip package of its PyPI name), and a
-    note when pip installed it."""
-    p = index.get(("conda", name.lower()))
+def _provider(
+    index: _Index, name: str, key: tuple[str, str], others: Iterable[tuple[str, str]]
+) -> tuple[LockedPackage | None, str]:
+    """The package that provides `name`: the one of `key`, else the first of `others` (its project
+    under the other manager), and a note when that manager installed it."""
+    p = index.get(key)
     if p is not None:
         return p, ""
-    for n in _owned_pypi_names(name, conc):
-        p = index.get(("pip", n))
+    for k in others:
+        p = index.get(k)
         if p is not None:
-            return p, _installed_by("pip", p.name, name)
+            return p, _installed_by(k[0], p.name, name)
     return None, ""
 
 
@@ -152,7 +155,11 @@ def _check_pip(
         return _pip_check(pd, pd.text, "skipped", "names no project (a local path or URL without #egg=)")
     if pd.marker and marker_env is not None and _marker_false(pd.marker, marker_env):
         return _pip_check(pd, name, "skipped", f"marker is false there: {pd.marker}")
-    p, note = _find_pip(name, index)
+    from envkit.conda.names import conda_names_for_pypi
+
+    p, note = _provider(
+        index, name, ("pip", _pep503(name)), (("conda", n) for n in conda_names_for_pypi(name))
+    )
     if p is None:
         return _pip_check(pd, name, "missing", "")
     mentioned.add(_key(p))
@@ -197,21 +204,6 @@ def _marker_false(marker: str, marker_env: dict[str, str]) -> bool:
         return not Marker(marker).evaluate(marker_env)
     except Exception:  # an unparsable marker: check the entry anyway
         return False
-
-
-def _find_pip(name: str, index: _Index) -> tuple[LockedPackage | None, str]:
-    """The package that provides PyPI `name` (itself, else a conda package of that project), and a
-    note when conda installed it."""
-    from envkit.conda.names import conda_names_for_pypi
-
-    p = index.get(("pip", _pep503(name)))
-    if p is not None:
-        return p, ""
-    for n in conda_names_for_pypi(name):
-        p = index.get(("conda", n))
-        if p is not None:
-            return p, _installed_by("conda", p.name, name)
-    return None, ""
 
 
 def _pip_check(pd: PipDep, name: str, status: str, note: str, found: PackageState | None = None) -> SpecCheck:

@@ -163,7 +163,12 @@ def _jobs_of(text: str, where: str | None, *, env: str | None, via: str) -> list
     if path.is_dir():
         if (path / "conda-meta").is_dir():
             return [Job(host=text, source=text, via="prefix", path=text, where=where)]
-        return _collected(path, where)
+        files = sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith("."))
+        if not files:
+            raise UsageError(
+                f"{path}: an empty directory", hint="collect files into it first (see `envkit fleet --help`)"
+            )
+        return _collected_files(files, where)
     if path.is_file():
         return _collected_files([path], where)
     if "/" in text or text.startswith(".") or text.endswith((".yml", ".yaml", ".json", ".txt", ".lock")):
@@ -197,15 +202,6 @@ def _host_label(t: SshTarget) -> str:
     """How the report names a remote host: `user@host:port` as given, the environment only when it
     is not the default (the same host with two environments is two rows)."""
     return t.destination + (f":{t.port}" if t.port else "")
-
-
-def _collected(directory: Path, where: str | None) -> list[Job]:
-    files = sorted(p for p in directory.iterdir() if p.is_file() and not p.name.startswith("."))
-    if not files:
-        raise UsageError(
-            f"{directory}: an empty directory", hint="collect files into it first (see `envkit fleet --help`)"
-        )
-    return _collected_files(files, where)
 
 
 def _collected_files(files: list[Path], where: str | None) -> list[Job]:

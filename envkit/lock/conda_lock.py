@@ -22,13 +22,12 @@ def find_conda_executable() -> str | None:
     micromamba on PATH.  None when there is none."""
     from envkit._proc import which
 
-    env = os.environ
     for var in ("CONDA_EXE", "MAMBA_EXE"):
-        exe = env.get(var)
+        exe = os.environ.get(var)
         if exe and os.path.isfile(exe) and os.access(exe, os.X_OK):
             return exe
     for name in ("conda", "mamba", "micromamba"):
-        found = which(name, path=env.get("PATH"))
+        found = which(name, path=os.environ.get("PATH"))
         if found:
             return found
     return None

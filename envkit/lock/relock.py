@@ -20,6 +20,7 @@ package (whose dependency rejects the old version), new, no longer needed.
 from __future__ import annotations
 
 import datetime
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -189,14 +190,6 @@ def _dep(name: str, rest: str) -> CondaDep | None:
         return None
 
 
-def _where(spec: EnvSpec, dep: CondaDep) -> str | None:
-    import os
-
-    if spec.source and dep.line:
-        return f"{os.path.basename(spec.source)}:{dep.line}"
-    return None
-
-
 def plan_pins(
     spec: EnvSpec, previous: Sequence[LockedPackage], update: Iterable[str]
 ) -> tuple[dict[str, LockedPackage], dict[str, Reason]]:
@@ -215,7 +208,8 @@ def plan_pins(
         kept = held.get(d.name)
         if kept is not None and not accepts(d, kept):
             del held[kept.name]
-            released[kept.name] = Reason(kind="spec", spec=d.spec(), where=_where(spec, d))
+            where = f"{os.path.basename(spec.source)}:{d.line}" if spec.source and d.line else None
+            released[kept.name] = Reason(kind="spec", spec=d.spec(), where=where)
     return held, released
 
 
