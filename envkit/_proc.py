@@ -115,8 +115,7 @@ def run(
         out, err = proc.communicate()
         timed_out = True
     except BaseException:
-        _kill_group(proc)
-        proc.wait()
+        stop(proc)
         raise
     finally:
         # Children that outlived their parent (daemonised workers) go with the group.
@@ -162,8 +161,7 @@ def run_capped(
     try:
         timed_out = pump.run(start + timeout)
     finally:
-        _kill_group(proc)
-        proc.wait()
+        stop(proc)
         pump.close()
     return Result(
         argv,
@@ -304,13 +302,8 @@ def stream(
     hard = start + timeout if timeout is not None else None
     try:
         timed_out = _pump(proc, pipes, on_line, lambda now: _past(now, hard, deadline))
-    except BaseException:
-        _kill_group(proc)
-        proc.wait()
-        raise
     finally:
-        _kill_group(proc)
-    proc.wait()
+        stop(proc)
     pipes.join()
     pipes.drain(None if timed_out else on_line)
     return Result(
