@@ -150,6 +150,7 @@ def _requested_texts(data: Mapping[str, Any], history: Mapping[str, Any]) -> lis
 def _conda_packages(data: Mapping[str, Any], platform: str, requested: set[str]) -> list[LockedPackage]:
     """The scan's conda records as packages, `requested` naming those the user asked for."""
     from envkit.conda.channels import channel_of_url, parse_channel
+    from envkit.formats.pixientry import split_dep
     from envkit.urls import redact_url
 
     packages: list[LockedPackage] = []
@@ -169,7 +170,7 @@ def _conda_packages(data: Mapping[str, Any], platform: str, requested: set[str])
                 url=redact_url(url)[0] if url else None,
                 md5=rec.get("md5") or None,
                 sha256=rec.get("sha256") or None,
-                depends=tuple(_split_dep(d) for d in rec.get("depends") or ()),
+                depends=tuple(split_dep(d) for d in rec.get("depends") or ()),
                 constrains=tuple(str(c) for c in rec.get("constrains") or ()),
                 requested=rec["name"] in requested,
                 license=rec.get("license") or None,
@@ -292,12 +293,6 @@ def _record_channel(rec: Mapping[str, Any], parse_channel, channel_of_url) -> tu
         c, sub = channel_of_url(str(url))
         return c.name, sub
     return None, None
-
-
-def _split_dep(text: str) -> tuple[str, str]:
-    """`python >=3.11,<3.12.0a0` -> ("python", ">=3.11,<3.12.0a0")."""
-    head, _, rest = text.strip().partition(" ")
-    return head, rest.strip()
 
 
 def _dist_project(dist_dir: str) -> str:
