@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
+from typing import Any
 
 from envkit.errors import ParseError, Where
 
@@ -122,28 +123,13 @@ class MachineProfile:
             (r.item_str(p, f"pythons[{i}]", "path") or "", r.item_str(p, f"pythons[{i}]", "version") or "")
             for i, p in enumerate(r.dicts("pythons"))
         )
-        return cls(
-            host=r.string("host") or "",
-            os=r.string("os") or "",
-            platform=r.string("platform") or "",
-            machine=r.string("machine") or "",
-            kernel=r.string("kernel"),
-            distro=r.string("distro"),
-            glibc=r.string("glibc"),
-            macos=r.string("macos"),
-            cpu=r.string("cpu"),
-            archspec=r.string("archspec"),
-            cpu_level=r.string("cpu_level"),
-            driver=r.string("driver"),
-            driver_cuda=r.string("driver_cuda"),
-            driver_cuda_source=r.string("driver_cuda_source") or "",
-            gpus=gpus,
-            gpu_source=r.string("gpu_source") or "",
-            virtual_packages=vps,
-            virtual_packages_source=r.string("virtual_packages_source") or "",
-            pythons=pythons,
-            notes=tuple(r.strs("notes")),
-        )
+        # the text fields, in the document's order: None stays None where the field allows it
+        texts: dict[str, Any] = {
+            f.name: r.string(f.name) if f.type == "str | None" else r.string(f.name) or ""
+            for f in fields(cls)
+            if f.type in ("str", "str | None")
+        }
+        return cls(**texts, gpus=gpus, virtual_packages=vps, pythons=pythons, notes=tuple(r.strs("notes")))
 
 
 class _Reader:
