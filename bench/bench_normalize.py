@@ -87,7 +87,7 @@ def _read_file_cases(work: Path, big: Path, pixi: Path) -> list[Case]:
     corpus_for_rattler = rattler_readable(corpus_lock, work / f"{corpus_lock.stem}.rattler.yml")
     out = []
     for label, ours, theirs, env, target, repeat in (
-        ("generated conda-lock.yml, 3,000 packages x 3 platforms", big, big, None, 0.5, 9),
+        ("generated conda-lock.yml, 3,000 packages x 3 platforms", big, big, None, 1.0, 9),
         (
             f"{corpus_lock.name} (largest corpus conda-lock.yml)",
             corpus_lock,
@@ -127,7 +127,7 @@ def _read_file_cases(work: Path, big: Path, pixi: Path) -> list[Case]:
             measure=every_env,
             floor=lambda: rattler_read(pixi),
             floor_label="py-rattler LockFile.from_path + name/version/url",
-            target=0.8,
+            target=1.0,
             repeat=21,
             work=f"{n:,} packages in {len(every_env())} environments on both sides",
             others=[json_loads_inproc(pixi)],

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from functools import cache
 
 from envkit.errors import InvalidSpecError, Where, clip
 from envkit.model import CondaDep, format_spec
@@ -92,18 +91,17 @@ def parse_plain_specs(texts: Sequence[object], lines: Sequence[int | None]) -> l
     rows = _FAST_LINES.findall(joined) if joined.count("\n") == n - 1 else None
     if rows is None or len(rows) != n:  # a text holds a line break: parse_spec reads each
         return [None] * n
-    make = _make_plain()
     from operator import itemgetter
 
     # `chan::` -> its canonical name, once per channel written (a large file names a few)
     chans: dict[str, str | None] = {c: _channel_name(c) if c else None for c in set(map(itemgetter(0), rows))}
     out: list[CondaDep | None] = [
-        make(
-            name.lower(),
-            version or (("==" + num if eq == "==" else num + ".*") if eq else None),
-            chans[chan],
-            raw,
-            line,
+        CondaDep(
+            name=name.lower(),
+            version=version or (("==" + num if eq == "==" else num + ".*") if eq else None),
+            channel=chans[chan],
+            raw=raw,
+            line=line,
         )
         if name
         else None
@@ -115,14 +113,6 @@ def parse_plain_specs(texts: Sequence[object], lines: Sequence[int | None]) -> l
             if len(text) >= MAX_CONSTRAINTS:  # type: ignore[arg-type]
                 out[i] = None
     return out
-
-
-@cache
-def _make_plain():
-    """CondaDep(name=, version=, channel=, raw=, line=) as a positional function, built once."""
-    from envkit.formats._util import record_maker
-
-    return record_maker(CondaDep, ("name", "version", "channel", "raw", "line"))
 
 
 _CHANNEL_NAMES: dict[str, str] = {}

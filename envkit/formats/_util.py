@@ -369,30 +369,3 @@ def read_channels(fields, filename: str | None, key: str = "channels") -> list:
             raise ParseError("a channel must be a name or URL, got empty text", where=where)
         channels.append(parse_channel(url))
     return channels
-
-
-def record_maker(cls, names: tuple[str, ...]):
-    """A function building a frozen, slotted dataclass `cls` from the values of the fields `names`,
-    given in that order, the other fields at their defaults: what `cls(**kw)` builds, at half the cost
-    (the generated `__init__` takes keywords and sets each of LockedPackage's 22 fields through
-    `object.__setattr__`; a lock reader builds thousands).  Raises TypeError for a field that is
-    neither named nor has a default."""
-    import dataclasses
-
-    scope: dict = {"_new": object.__new__, "_cls": cls}
-    body = []
-    for f in dataclasses.fields(cls):
-        if not f.init:
-            continue
-        name = f.name
-        scope[f"_set_{name}"] = cls.__dict__[name].__set__
-        if name in names:
-            value = name
-        elif f.default is not dataclasses.MISSING:
-            scope[f"_d_{name}"] = f.default
-            value = f"_d_{name}"
-        else:
-            raise TypeError(f"{cls.__name__}.{name} has no default: name it")
-        body.append(f"    _set_{name}(o, {value})\n")
-    exec(f"def make({', '.join(names)}):\n    o = _new(_cls)\n{''.join(body)}    return o\n", scope)  # noqa: S102
-    return scope["make"]

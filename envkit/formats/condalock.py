@@ -21,7 +21,7 @@ import re
 from typing import TYPE_CHECKING, cast
 
 from envkit.errors import ParseError, Remedy, UnsupportedVersionError, Where
-from envkit.formats._util import lock_version, record_maker, url_parts_uncached
+from envkit.formats._util import lock_version, url_parts_uncached
 from envkit.formats._yaml import YamlMap
 from envkit.formats.condalockcheck import check_platforms, validate_packages
 from envkit.formats.condalockcheck import unknown_platform as unknown_platform  # explicit.py's too
@@ -172,14 +172,6 @@ def _header(data, filename: str | None) -> tuple:
     return content_hash, tuple(channels), platforms, sources, extra_meta, pip_options
 
 
-#: LockedPackage(manager=..., name=..., ...) of a conda-lock entry's fields, positional and cheaper
-_package = record_maker(
-    LockedPackage,
-    ("manager", "name", "version", "build", "channel", "platform", "subdir", "url", "md5", "sha256")
-    + ("depends", "category", "optional", "line"),
-)
-
-
 def package_record(
     name: str,
     version: str,
@@ -201,9 +193,10 @@ def package_record(
         channel, subdir, nvb = url_parts_uncached(url)  # URLs are unique: no cache
         if nvb is not None:
             build = nvb[2]
-    return _package(
-        manager, name, version, build, channel, platform, subdir, url, md5, sha256, depends, category,
-        optional, line,
+    return LockedPackage(
+        manager=manager, name=name, version=version, build=build, channel=channel, platform=platform,
+        subdir=subdir, url=url, md5=md5, sha256=sha256, depends=depends, category=category,
+        optional=optional, line=line,
     )  # fmt: skip
 
 

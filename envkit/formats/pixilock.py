@@ -16,11 +16,10 @@ reads an entry).  The document is read by envkit.formats._fastyaml.load_yaml (en
 
 from __future__ import annotations
 
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from envkit.errors import EnvironmentNotFound, ParseError, Remedy, UnsupportedVersionError, Where
-from envkit.formats._util import lock_version, record_maker
+from envkit.formats._util import lock_version
 from envkit.formats._yaml import YamlMap
 from envkit.formats.pixientry import KINDS, ONLY_STR, READERS, is_path, required
 from envkit.formats.pixilegacy import DEFAULT_ENVIRONMENT, read_conda_lock_shaped
@@ -251,31 +250,30 @@ def _pip_options(env: Fields, filename: str | None) -> list[str]:
     return pip_options
 
 
-#: LockedPackage(manager=..., name=..., ...) of the fields a pixi.lock gives, positional and cheaper;
-#: platform and line last, the arguments that differ between the references to one entry
-_conda_package = record_maker(
-    LockedPackage,
-    ("manager", "name", "version", "build", "build_number", "channel", "subdir", "url", "md5", "sha256")
-    + ("depends", "license", "purls", "platform", "line"),
-)
-_pip_package = record_maker(
-    LockedPackage,
-    ("manager", "name", "version", "url", "sha256", "md5", "depends", "editable", "platform", "line"),
-)
-
-
 def _maker(kind: str, loc: str, fields: tuple, entry=None):
     """(platform, line) -> the package at `loc` of kind `kind`, whose entry's fields are `fields`
     (a conda package also keeps the `license:` and `purls:` of its `entry`)."""
     if kind == "conda":
         name, version, build, build_number, channel, subdir, md5, sha256, depends = fields
         license, purls = _license_and_purls(entry)
-        return partial(
-            _conda_package, "conda", name, version, build, build_number, channel, subdir, loc, md5, sha256,
-            depends, license, purls,
-        )  # fmt: skip
+
+        def conda(platform: str, line: int | None) -> LockedPackage:
+            return LockedPackage(
+                manager="conda", name=name, version=version, build=build, build_number=build_number,
+                channel=channel, subdir=subdir, url=loc, md5=md5, sha256=sha256, depends=depends,
+                license=license, purls=purls, platform=platform, line=line,
+            )  # fmt: skip
+
+        return conda
     name, version, md5, sha256, depends, editable = fields
-    return partial(_pip_package, "pip", name, version, loc, sha256, md5, depends, editable)
+
+    def pip(platform: str, line: int | None) -> LockedPackage:
+        return LockedPackage(
+            manager="pip", name=name, version=version, url=loc, sha256=sha256, md5=md5, depends=depends,
+            editable=editable, platform=platform, line=line,
+        )  # fmt: skip
+
+    return pip
 
 
 def _license_and_purls(entry) -> tuple[str | None, tuple[str, ...]]:

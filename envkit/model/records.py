@@ -87,7 +87,10 @@ class Channel:
         return self.name
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+# CondaDep and LockedPackage are not frozen (a frozen __init__ sets each field through
+# object.__setattr__, and readers build them by the thousand); they hash by value all the same,
+# and nothing assigns to one after it is built.
+@dataclass(slots=True, kw_only=True, unsafe_hash=True)
 class CondaDep:
     """One conda dependency: a match spec, split into its parts.
 
@@ -187,7 +190,7 @@ class EnvSpec:
         return {d.name: d for d in self.conda}
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, unsafe_hash=True)  # not frozen: see CondaDep
 class LockedPackage:
     """One exact package of a lock, an explicit file or a live environment.
 
