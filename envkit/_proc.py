@@ -61,7 +61,6 @@ def _start(
     stdin: int,
     env: Mapping[str, str] | None,
     cwd: str | os.PathLike[str] | None,
-    bufsize: int = -1,
     text: bool = True,
     output: int = subprocess.PIPE,
 ) -> subprocess.Popen:
@@ -77,7 +76,6 @@ def _start(
             env=dict(env) if env is not None else None,
             cwd=cwd,
             start_new_session=True,
-            bufsize=bufsize,
             **codec,  # type: ignore[call-overload]
         )
     except FileNotFoundError:

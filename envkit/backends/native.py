@@ -57,14 +57,11 @@ def read_prefix(
     return live_env_from_scan(data, name=name, strict=strict)
 
 
-def live_env_from_scan(
-    data: Mapping[str, Any], *, name: str | None = None, strict: bool = True, backend: str = "native"
-) -> LiveEnv:
+def live_env_from_scan(data: Mapping[str, Any], *, name: str | None = None, strict: bool = True) -> LiveEnv:
     """Map one `prefix_scan` JSON object (local or remote) to a LiveEnv.
 
     Raises ParseError for a scan of another version, and for a corrupt record when `strict`.
     """
-    from envkit.conda.channels import parse_channel
     from envkit.conda.history import parse_history
     from envkit.conda.names import pep503
 
@@ -85,7 +82,7 @@ def live_env_from_scan(
     pip_dists = _pip_dists(data, warnings, over)
     packages += _pip_packages(pip_dists, platform)
     _missing_warnings(data, packages, pip_dists, warnings, over)
-    channels, priority = channels_and_priority(data, parse_channel, history)
+    channels, priority = channels_and_priority(data, history)
     return LiveEnv(
         prefix=prefix,
         name=name if name is not None else _name_of(prefix),
@@ -98,7 +95,7 @@ def live_env_from_scan(
         variables=tuple((str(k), str(v)) for k, v in (data.get("state") or {}).items()),
         python_version=data.get("python_version"),
         warnings=tuple(warnings),
-        backend=backend,
+        backend="native",
         pypi_names=_pypi_names(data),
         pip_over_conda=tuple(sorted(set(over), key=lambda o: (pep503(o[0]), o))),
     )
@@ -358,7 +355,7 @@ def _pip_dist(item: Mapping[str, Any], redact_url) -> PipDist:
 # configuration: .condarc search path
 
 
-def merged_condarc(files, *, parse=None) -> dict[str, Any]:
+def merged_condarc(files) -> dict[str, Any]:
     """Merge .condarc files (lowest priority first) as conda does.
 
     Sequences: the higher-priority file's items come first, then the lower ones', without repeats;
@@ -407,7 +404,7 @@ def merged_condarc(files, *, parse=None) -> dict[str, Any]:
 
 
 def channels_and_priority(
-    data: Mapping[str, Any], parse_channel=None, history: Mapping[str, Any] | None = None
+    data: Mapping[str, Any], history: Mapping[str, Any] | None = None
 ) -> tuple[list[Channel], str | None]:
     """The env's channels in priority order and its channel_priority, from a scan and its replayed
     `history` (envkit.conda.history.parse_history; None: no history).
@@ -417,8 +414,8 @@ def channels_and_priority(
     first when set), then nothing else.  `--override-channels` in the history drops the configured
     ones.  `defaults` stays one entry.
     """
-    if parse_channel is None:
-        from envkit.conda.channels import parse_channel
+    from envkit.conda.channels import parse_channel
+
     conf = merged_condarc(data.get("condarc") or ())
     environ = data.get("environ") or {}
     hist = history or {}
