@@ -73,16 +73,8 @@ class Config:
                     f"not {type(name).__name__} to {type(level).__name__}"
                 )
         set_(self, "severity", dict(severity))
-        from envkit.checks.core import SEVERITIES as levels
-
-        for name, level in self.severity.items():
-            if level not in levels:
-                raise ConfigError(f"severity of {name} must be one of {', '.join(levels)}, not {level!r}")
-        if self.fail_on is not None:
-            if not isinstance(self.fail_on, str):
-                raise TypeError(f"Config fail_on must be a str or None, not {type(self.fail_on).__name__}")
-            if self.fail_on not in levels:
-                raise ConfigError(f"fail-on must be one of {', '.join(levels)}, not {self.fail_on!r}")
+        if self.severity or self.fail_on is not None:
+            self._check_levels()
         _check_rule_names(select=self.select or (), ignore=self.ignore, severity=tuple(self.severity))
         if self.allowed_channels is not None:
             allowed = _names("allowed_channels", self.allowed_channels, what="channel names")
@@ -103,6 +95,18 @@ class Config:
         set_(self, "pypi_names", pypi_names)
         if self.source is not None and not isinstance(self.source, str):
             raise TypeError(f"Config source must be a str or None, not {type(self.source).__name__}")
+
+    def _check_levels(self) -> None:
+        from envkit.checks.core import SEVERITIES as levels
+
+        for name, level in self.severity.items():
+            if level not in levels:
+                raise ConfigError(f"severity of {name} must be one of {', '.join(levels)}, not {level!r}")
+        if self.fail_on is not None:
+            if not isinstance(self.fail_on, str):
+                raise TypeError(f"Config fail_on must be a str or None, not {type(self.fail_on).__name__}")
+            if self.fail_on not in levels:
+                raise ConfigError(f"fail-on must be one of {', '.join(levels)}, not {self.fail_on!r}")
 
     def is_selected(self, rule_name: str) -> bool:
         """Whether `rule_name` runs: in `select` (or no select given) and not in `ignore`."""

@@ -25,18 +25,15 @@ _CANDIDATE = re.compile(
 # A scheme starts where a run of scheme characters starts (the look-behind): an unanchored
 # `[A-Za-z][A-Za-z0-9+.-]*://` would rescan a long run from each of its positions (quadratic).
 SCHEME_START = r"(?<![A-Za-z0-9+.-])"
-_URL = re.compile(SCHEME_START + r"[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>`]+")
+_URL = SCHEME_START + r"[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>`]+"
 # the user part runs to the last `@` before the path: `https://a:b@c:d@host` holds `a:b@c:d`
-_USERINFO = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://(?P<info>[^/\s]*[^/@\s])@")
+_USERINFO = r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://(?P<info>[^/\s]*[^/@\s])@"
 _T_TOKEN = re.compile(r"/t/(?P<tok>[^/\s]+)/")
-_QUERY = re.compile(
-    r"[?&](?:token|access_token|auth|api_key|apikey|password|secret)=(?P<v>[^&#\s]+)", re.IGNORECASE
+_QUERY = r"(?i)[?&](?:token|access_token|auth|api_key|apikey|password|secret)=(?P<v>[^&#\s]+)"
+_BARE_QUERY = (
+    r"(?i)(?P<key>[?&](?:token|access_token|auth|api_key|apikey|password|secret)=)(?P<v>[^&#\s'\"<>()]+)"
 )
-_BARE_QUERY = re.compile(
-    r"(?P<key>[?&](?:token|access_token|auth|api_key|apikey|password|secret)=)(?P<v>[^&#\s'\"<>()]+)",
-    re.IGNORECASE,
-)
-_ENVREF = re.compile(r"^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$")
+_ENVREF = r"^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$"
 _TOKEN_PREFIXES = ("ghp_", "gho_", "ghs_", "ghu_", "github_pat_", "glpat-", "xox", "pypi-", "npm_", "hf_")
 _PLACEHOLDERS = ("<TOKEN>", "<USER>", "<PASSWORD>", "***", "xxx", "XXX", "...")
 # user names that stand without a password in real URLs (`git+https://git@github.com/...`) or that
@@ -75,7 +72,7 @@ def _comment_start(line: str) -> int:
 
 
 def _placeholder(value: str) -> bool:
-    return bool(_ENVREF.match(value)) or any(p in value for p in _PLACEHOLDERS) or value in ("", "token")
+    return bool(re.match(_ENVREF, value)) or any(p in value for p in _PLACEHOLDERS) or value in ("", "token")
 
 
 def userinfo_kind(scheme: str, info: str) -> str | None:
@@ -100,7 +97,7 @@ def _is_token(info: str) -> bool:
 
 def t_token_kind(token: str) -> str | None:
     """ "token" when `token` of a `/t/<token>/` path is a credential (not a placeholder)."""
-    return None if _placeholder(token) or _ENVREF.match(token) else "token"
+    return None if _placeholder(token) or re.match(_ENVREF, token) else "token"
 
 
 def query_kind(value: str) -> str | None:
@@ -114,10 +111,10 @@ def find_secrets(line: str) -> list[Secret]:
     out = []
     comment_at = _comment_start(line)
     spans: list[tuple[int, int]] = []
-    for m in _URL.finditer(line):
+    for m in re.finditer(_URL, line):
         url = m.group(0).rstrip(".,;)")
         kinds = []
-        um = _USERINFO.match(url)
+        um = re.match(_USERINFO, url)
         if um:
             kind = userinfo_kind(um.group("scheme"), um.group("info"))
             if kind:
@@ -129,7 +126,7 @@ def find_secrets(line: str) -> list[Secret]:
             # only trust it on an anaconda host (a forum link `.../t/topic/123` is not a token)
             if "anaconda" in host or m.start() < comment_at:
                 kinds.append("token")
-        qm = _QUERY.search(url)
+        qm = re.search(_QUERY, url)
         if qm and query_kind(qm.group("v")):
             kinds.append("query token")
         if kinds:
@@ -138,11 +135,11 @@ def find_secrets(line: str) -> list[Secret]:
     if "=" in line:
         # a query secret outside a full URL: tools print the path of a request alone (pip's retry
         # warning: `... connection broken by ...: /simple?token=SECRET/name/`)
-        for m in _BARE_QUERY.finditer(line):
+        for m in re.finditer(_BARE_QUERY, line):
             if not any(a <= m.start() < b for a, b in spans) and query_kind(m.group("v")):
                 out.append(Secret(m.group(0), m.group("key") + TOKEN, "query token", m.start() >= comment_at))
     if any(g in line for g in _BARE_GUARD):
-        for m in _BARE_TOKEN.finditer(line):
+        for m in re.finditer(_BARE_TOKEN, line):
             if any(a <= m.start() < b for a, b in spans):
                 continue  # part of a URL reported above
             out.append(Secret(m.group(0), TOKEN, _bare_label(m.group(0)), m.start() >= comment_at))
@@ -188,7 +185,7 @@ def redact_url(url: str) -> tuple[str, bool]:
     out = _USERINFO_ANY.sub(user_sub, out)
     out = _QUERY_SUB.sub(q_sub, out)
     if any(g in out for g in _BARE_GUARD):
-        bare = _BARE_TOKEN.sub(TOKEN, out)
+        bare = re.sub(_BARE_TOKEN, TOKEN, out)
         found = found or bare != out
         out = bare
     return out, found
@@ -209,9 +206,9 @@ _QUERY_SUB = re.compile(
 _QUOTED = r"\"(?:[^\"\\]|\\.)*\"|'(?:[^']|'')*'"
 _KEY = rf"(?P<key>{_QUOTED}|[A-Za-z_][A-Za-z0-9_.-]*)"
 # `  HF_TOKEN: hf_abc  # comment` (a `#` glued to the value is part of it)
-_BLOCK_PAIR = re.compile(rf"^\s*{_KEY}\s*:[ \t]+(?P<val>{_QUOTED}|[^\s#\"'{{\[](?:.*?\S)?)(?:[ \t]+#.*)?\s*$")
+_BLOCK_PAIR = rf"^\s*{_KEY}\s*:[ \t]+(?P<val>{_QUOTED}|[^\s#\"'{{\[](?:.*?\S)?)(?:[ \t]+#.*)?\s*$"
 # `variables: {HF_TOKEN: hf_abc, OMP_NUM_THREADS: 4}`
-_FLOW_PAIR = re.compile(rf"[{{,]\s*{_KEY}\s*:[ \t]+(?P<val>{_QUOTED}|[^\s,{{}}#\"'][^,{{}}]*?)\s*(?=[,}}])")
+_FLOW_PAIR = rf"[{{,]\s*{_KEY}\s*:[ \t]+(?P<val>{_QUOTED}|[^\s,{{}}#\"'][^,{{}}]*?)\s*(?=[,}}])"
 
 
 def has_placeholder(url: str) -> bool:
@@ -230,17 +227,17 @@ def _is_env_ref(text: str) -> bool:
 # A name part that says "credential": HF_TOKEN, API_TOKEN, WANDB_API_KEY, AWS_SECRET_ACCESS_KEY,
 # DB_PASSWORD, PGPASSWORD, SERVICE_CREDENTIALS.  `TOKEN` must end a word (TOKENIZERS_PARALLELISM
 # is not a secret); a bare `KEY` or `PWD` (the working directory) says nothing.
-_SECRET_NAME = re.compile(
-    r"PASSWORD|PASSWD|PASSPHRASE|SECRET|CREDENTIALS?|TOKENS?(?![A-Z])"
-    r"|(?:API|ACCESS|PRIVATE|AUTH|SIGNING|ENCRYPTION|MASTER|LICENSE|SERVICE|ACCOUNT)_?KEY(?![A-Z])",
-    re.IGNORECASE,
+_SECRET_NAME = (
+    r"(?i)PASSWORD|PASSWD|PASSPHRASE|SECRET|CREDENTIALS?|TOKENS?(?![A-Z])"
+    r"|(?:API|ACCESS|PRIVATE|AUTH|SIGNING|ENCRYPTION|MASTER|LICENSE|SERVICE|ACCOUNT)_?KEY(?![A-Z])"
 )
 # ...unless the name says the value is only where the credential lives (HF_TOKEN_PATH)
-_NOT_SECRET_SUFFIX = re.compile(r"_(?:PATH|FILE|DIR|DIRECTORY|HOME|LOCATION|NAME|CACHE)$", re.IGNORECASE)
+_NOT_SECRET_SUFFIX = r"(?i)_(?:PATH|FILE|DIR|DIRECTORY|HOME|LOCATION|NAME|CACHE)$"
 # a value that is the path of a file holding the credential
 # (`GOOGLE_APPLICATION_CREDENTIALS: ~/.config/gcloud/key.json`): no secret itself
-_KEY_FILE = re.compile(
-    r"(?:~|\.{1,2}|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|[A-Za-z]:)?[\\/][^\s]*\.(?:json|pem|key|p12|pfx|crt|txt|ya?ml|toml|ini|cfg)"
+_KEY_FILE = (
+    r"(?:~|\.{1,2}|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|[A-Za-z]:)?[\\/][^\s]*"
+    r"\.(?:json|pem|key|p12|pfx|crt|txt|ya?ml|toml|ini|cfg)"
 )
 _TRIVIAL_VALUES = frozenset({"", "true", "false", "yes", "no", "on", "off", "none", "null", "0", "1"})
 
@@ -249,7 +246,7 @@ def is_secret_name(name: str) -> bool:
     """True when an environment variable's name says its value is a credential (`HF_TOKEN`,
     `WANDB_API_KEY`, `AWS_SECRET_ACCESS_KEY`, `*PASSWORD*`); False for `TOKENIZERS_PARALLELISM`,
     `HF_TOKEN_PATH` and the like."""
-    return bool(_SECRET_NAME.search(name)) and not _NOT_SECRET_SUFFIX.search(name)
+    return bool(re.search(_SECRET_NAME, name)) and not re.search(_NOT_SECRET_SUFFIX, name)
 
 
 def is_placeholder_value(value: str) -> bool:
@@ -260,7 +257,7 @@ def is_placeholder_value(value: str) -> bool:
         return True
     if _is_env_ref(v):
         return True
-    if re.fullmatch(r"<[^<>\s]*>", v) or has_placeholder(v) or _KEY_FILE.fullmatch(v):
+    if re.fullmatch(r"<[^<>\s]*>", v) or has_placeholder(v) or re.fullmatch(_KEY_FILE, v):
         return True
     return bool(re.fullmatch(r"\*+|x{3,}|X{3,}|\.{3,}", v))
 
@@ -291,9 +288,9 @@ def variable_pairs(line: str) -> list[VariablePair]:
     if "{" in line:
         return [
             VariablePair(_unquote(m.group("key")), _unquote(m.group("val")), m.start("val"), m.end("val"))
-            for m in _FLOW_PAIR.finditer(line)
+            for m in re.finditer(_FLOW_PAIR, line)
         ]
-    m = _BLOCK_PAIR.match(line)
+    m = re.match(_BLOCK_PAIR, line)
     if m is None:
         return []
     return [VariablePair(_unquote(m.group("key")), _unquote(m.group("val")), m.start("val"), m.end("val"))]
@@ -324,7 +321,7 @@ _CANDIDATE_GUARD = ("/t/", "://", "?", "&")
 
 #: Well-known access-token formats, redacted wherever they stand (not only in a URL): PyPI API
 #: tokens (`pypi-AgE...`, a macaroon), GitHub, GitLab, Hugging Face, Slack and npm tokens.
-_BARE_TOKEN = re.compile(
+_BARE_TOKEN = (
     r"(?<![A-Za-z0-9_-])(?:pypi-AgE[A-Za-z0-9_-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}"
     r"|glpat-[A-Za-z0-9_-]{20,}|hf_[A-Za-z0-9]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}|npm_[A-Za-z0-9]{20,})"
 )
@@ -345,9 +342,7 @@ def _bare_label(token: str) -> str:
 
 
 #: a URL percent-encoded into another value (a purl's `repository_url=https%3A%2F%2F...`)
-_ENCODED_URL = re.compile(
-    SCHEME_START + r"[A-Za-z][A-Za-z0-9+.-]*%3A%2F%2F[A-Za-z0-9%._~!$'()*+,;=:@/-]+", re.IGNORECASE
-)
+_ENCODED_URL = "(?i)" + SCHEME_START + r"[A-Za-z][A-Za-z0-9+.-]*%3A%2F%2F[A-Za-z0-9%._~!$'()*+,;=:@/-]+"
 _ENCODED_GUARD = ("%3A%2F%2F", "%3a%2f%2f")
 
 
@@ -356,7 +351,7 @@ def _find_encoded(line: str) -> list[Secret]:
     from urllib.parse import quote, unquote
 
     out = []
-    for m in _ENCODED_URL.finditer(line):
+    for m in re.finditer(_ENCODED_URL, line):
         encoded = m.group(0)
         decoded = unquote(encoded)
         found = find_secrets(decoded)
@@ -382,7 +377,7 @@ def find_all_secrets(line: str) -> list[Secret]:
 _ANY_CANDIDATE_TEXT = (
     _CANDIDATE.pattern + r"|pypi-AgE|gh[pousr]_|github_pat_|glpat-|hf_|xox[abprs]-|npm_|%3A%2F%2F"
 )
-_ANY_CANDIDATE = re.compile(_ANY_CANDIDATE_TEXT, re.IGNORECASE)
+_ANY_CANDIDATE = "(?i)" + _ANY_CANDIDATE_TEXT
 #: the same, case-sensitive, for lowered ASCII text (its only escape, \s, has no case): on ASCII
 #: the two match at the same places, and without re.IGNORECASE the engine skips ahead to a
 #: possible first character (which matters on a large report)
@@ -414,7 +409,7 @@ def secret_lines(text: str) -> list[int]:
     one of its literals (str.find), not at every character: on a multi-megabyte lock the scan of
     the whole text with the pattern's dozen branches is most of `check`'s time."""
     if not text or not text.isascii():
-        return candidate_lines(text, _ANY_CANDIDATE, _ANY_GUARD)
+        return candidate_lines(text, re.compile(_ANY_CANDIDATE), _ANY_GUARD)
     import bisect
 
     low = text.lower()  # lowered, the same places match without re.IGNORECASE (see redact_text)
@@ -455,7 +450,9 @@ def redact_text(text: str) -> str:
     pieces: list[str] = []
     last = 0
     # str.isascii() is O(1): CPython keeps the flag
-    scan = _ANY_CANDIDATE_LOWER.finditer(text.lower()) if text.isascii() else _ANY_CANDIDATE.finditer(text)
+    scan = (
+        _ANY_CANDIDATE_LOWER.finditer(text.lower()) if text.isascii() else re.finditer(_ANY_CANDIDATE, text)
+    )
     for m in scan:
         if m.start() < last:
             continue  # on a line already redacted

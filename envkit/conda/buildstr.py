@@ -30,19 +30,19 @@ from envkit.conda.families import TORCH_CONDA_FAMILY
 
 # `py311`, `py3.11`, `cp311`, `py27` anywhere a new token starts: after `_`, at the start, or glued
 # to a preceding tag (`np113py36`, `cuda112py39`) - never inside a word (`pyhd8ed1ab` is noarch).
-_PY = re.compile(r"(?<![a-z])(?:py|cp)(?P<ver>3\.\d{1,2}|2\.7|3\d{1,2}|27)(?=_|$|h|np|[a-z])")
+_PY = r"(?<![a-z])(?:py|cp)(?P<ver>3\.\d{1,2}|2\.7|3\d{1,2}|27)(?=_|$|h|np|[a-z])"
 # `cuda` then the version: `cuda12.1`, `cuda11.8_py310`, `cuda126_mkl`, `cuda112py39h..`, RAPIDS'
 # `cuda11_py39`/`cuda_11_py39`, defaults' `cuda11_0`; also glued after a Python tag (conda-forge's
 # torchvision `py39cuda112hc5182df_0_cuda`).  Never inside a word: a hash is hex, so has no `u`.
 # `cu121` (torchvision, pytorch3d `py39_cu113_pyt1110`) only as a whole token.
-_CUDA = re.compile(
+_CUDA = (
     r"(?:(?<![a-z])cuda_?(?P<ver>\d{1,2}\.\d(?:\.\d+)?|\d{2,3})(?=_|$|[a-z])"
     r"|(?:^|_)cu(?P<cu>\d{2,3})(?=_|$))"
 )
-_CU_LOCAL = re.compile(r"^cu(?P<ver>\d{2,3})(?=\.|$)")
-_ROCM_LOCAL = re.compile(r"^rocm(?P<ver>\d+(?:\.\d+)*)")
-_CUDNN = re.compile(r"(?:^|_)cudnn(?P<ver>\d+(?:\.\d+)*)")
-_NP = re.compile(r"(?:^|_)np(?P<ver>\d{1,3})(?=py|_|$)")
+_CU_LOCAL = r"^cu(?P<ver>\d{2,3})(?=\.|$)"
+_ROCM_LOCAL = r"^rocm(?P<ver>\d+(?:\.\d+)*)"
+_CUDNN = r"(?:^|_)cudnn(?P<ver>\d+(?:\.\d+)*)"
+_NP = r"(?:^|_)np(?P<ver>\d{1,3})(?=py|_|$)"
 _BLAS = (
     ("mkl", "MKL"),
     ("openblas", "OpenBLAS"),
@@ -51,10 +51,10 @@ _BLAS = (
     ("netlib", "netlib"),
     ("generic", "generic BLAS"),
 )
-_MPI = re.compile(r"(?:^|_)(?:mpi_(?P<mpi>openmpi|mpich|impi|msmpi)|(?P<nompi>nompi))(?=_|$)")
-_CPU = re.compile(r"(?:^|_)cpu(?:only)?(?=_|$)")
-_GPU = re.compile(r"(?:^|_)(?:gpu|cuda)(?=_|$)")
-_ROCM = re.compile(r"(?:^|_)rocm(?P<ver>\d+(?:\.\d+)*)?(?=_|$|[a-z])")
+_MPI = r"(?:^|_)(?:mpi_(?P<mpi>openmpi|mpich|impi|msmpi)|(?P<nompi>nompi))(?=_|$)"
+_CPU = r"(?:^|_)cpu(?:only)?(?=_|$)"
+_GPU = r"(?:^|_)(?:gpu|cuda)(?=_|$)"
+_ROCM = r"(?:^|_)rocm(?P<ver>\d+(?:\.\d+)*)?(?=_|$|[a-z])"
 
 #: Packages whose every GPU build says so in its build string (see the module docstring).
 TORCH_FAMILY = TORCH_CONDA_FAMILY
@@ -230,12 +230,12 @@ def _decode_local(version: str | None) -> tuple[str | None, bool, str | None]:
     if not version or "+" not in version:
         return None, False, None
     local = version.split("+", 1)[1].lower()
-    m = _CU_LOCAL.match(local)
+    m = re.match(_CU_LOCAL, local)
     if m:
         return cuda_from_digits(m.group("ver")), False, None
     if local.startswith("cpu"):
         return None, True, None
-    m = _ROCM_LOCAL.match(local)
+    m = re.match(_ROCM_LOCAL, local)
     return None, False, (m.group("ver") if m else None)
 
 
@@ -244,30 +244,30 @@ def _accelerator(
 ) -> tuple[str | None, bool, bool, str | None, str | None]:
     """(cuda, cpu, gpu, rocm, cudnn) of the lowercased build `b`: its tags replace the local
     version's (`cuda`, `cpu`, `rocm`) where it has them."""
-    m = _CUDA.search(b)
+    m = re.search(_CUDA, b)
     if m:
         cuda = cuda_from_digits(m.group("ver") or m.group("cu"))
-    if _CPU.search(b) or b.startswith("cpu"):
+    if re.search(_CPU, b) or b.startswith("cpu"):
         cpu = True
-    gpu = bool(_GPU.search(b))
-    m = _ROCM.search(b)
+    gpu = bool(re.search(_GPU, b))
+    m = re.search(_ROCM, b)
     if m:
         rocm = m.group("ver") or ""
-    m = _CUDNN.search(b)
+    m = re.search(_CUDNN, b)
     return cuda, cpu, gpu, rocm, (m.group("ver") if m else None)
 
 
 def _python_numpy(b: str, build: str, glob: bool) -> tuple[str | None, str | None, str | None]:
     """(python, python_prefix, numpy) of the lowercased build `b` (`build` as written)."""
     python = py_prefix = numpy = None
-    m = _PY.search(b)
+    m = re.search(_PY, b)
     if m:
         python = _py_version(m.group("ver"))
         # `py31*`: the glob may go on with another digit (py311), so 3.1 is only a prefix; a
         # tag with two minor digits (`py311*`, `py3.11*`) is complete
         if glob and build[m.end("ver") : m.end("ver") + 1] == "*" and len(python.split(".")[1]) == 1:
             python, py_prefix = None, python
-    m = _NP.search(b)
+    m = re.search(_NP, b)
     if m:
         digits = m.group("ver")
         numpy = digits if len(digits) == 1 else f"{digits[0]}.{digits[1:]}"
@@ -278,7 +278,7 @@ def _libraries(b: str) -> tuple[str | None, str | None, str | None]:
     """(blas, mpi, implementation) of the lowercased build `b`."""
     tokens = set(b.split("_"))
     blas = next((label for token, label in _BLAS if token in tokens), None)
-    m = _MPI.search(b)
+    m = re.search(_MPI, b)
     mpi = (m.group("mpi") or "nompi") if m else None
     impl = None
     if b.endswith("_cpython"):

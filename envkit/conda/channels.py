@@ -101,7 +101,7 @@ def parse_channel(text: str) -> Channel:
     return Channel(name=base, url=base, had_credentials=had, redacted_url=written)
 
 
-_ANACONDA_CREDENTIALS = re.compile(
+_ANACONDA_CREDENTIALS = (
     r"^[A-Za-z][A-Za-z0-9+.-]*://(?:(?P<user>[^/@\s]+)@)?[^/]+(?:/conda\.anaconda\.org)?"
     r"(?:/t/(?P<token>[^/\s]+)(?=/))?"
 )
@@ -117,7 +117,7 @@ def _written_url(redacted: str, anaconda_name: str | None = None) -> str:
     tail = f"?{query}" if sep else ""
     if anaconda_name is None:
         return _strip_subdir(path.rstrip("/")) + tail
-    m = _ANACONDA_CREDENTIALS.match(path)
+    m = re.match(_ANACONDA_CREDENTIALS, path)
     user = f"{m.group('user')}@" if m and m.group("user") else ""
     token = f"/t/{m.group('token')}" if m and m.group("token") else ""
     return f"https://{user}{ANACONDA_ORG[len('https://') :]}{token}/{anaconda_name}{tail}"

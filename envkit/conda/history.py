@@ -32,7 +32,7 @@ from envkit.model import LockedPackage
 # the first `::` that follows it; it holds no whitespace, and `[` only as an IPv6 host.  A bracket
 # part after the name (`zlib[build=x::y]`) is never taken for a channel.
 _SPEC_NAME = re.compile(r"^\s*(?:(?:[^\s\[:]|:(?!:)|\[[0-9A-Fa-f:.]*\])*::)?([A-Za-z0-9_.\-]+)")
-_OLD_VERSION_PART = re.compile(r"^(=|==|!=|<=|>=|<|>)(?![=<>!~])(\S+)$")
+_OLD_VERSION_PART = r"^(=|==|!=|<=|>=|<|>)(?![=<>!~])(\S+)$"
 _CMD = re.compile(r"#\s*cmd:\s*(.+)")
 _SPECS = re.compile(r"#\s*(\w+)\s*specs:\s*(.+)?")
 
@@ -132,7 +132,7 @@ def _history_specs(text: str) -> list[str]:
     elif "[" not in text:
         specs = []
         for part in text.split(","):
-            if _OLD_VERSION_PART.match(part) and specs:
+            if re.match(_OLD_VERSION_PART, part) and specs:
                 specs[-1] = specs[-1] + "," + part
             else:
                 specs.append(part)

@@ -22,10 +22,10 @@ from collections.abc import Sequence
 
 from envkit.errors import InvalidSpecError, Where, clip
 from envkit.model import CondaDep, format_spec
+from envkit.model.records import _SIMPLE_VERSION
 
-_SIMPLE_VERSION = re.compile(r"[A-Za-z0-9_.+!]+")
-_BRACKET = re.compile(r"\[(?P<body>[^\]]*)\]")
-_PAIR = re.compile(r"\s*(?P<key>[A-Za-z_]+)\s*=\s*(?P<value>'[^']*'|\"[^\"]*\"|[^,\]]*)\s*(?:,|$)")
+_BRACKET = r"\[(?P<body>[^\]]*)\]"
+_PAIR = r"\s*(?P<key>[A-Za-z_]+)\s*=\s*(?P<value>'[^']*'|\"[^\"]*\"|[^,\]]*)\s*(?:,|$)"
 _EXTRA_ORDER = (
     "build_number",
     "md5",
@@ -61,7 +61,7 @@ _FAST_TEXT = (
 _FAST = re.compile(_FAST_TEXT)
 #: _FAST on every line of a text at once, in C: one tuple of its groups per line, all empty for a
 #: line that is not a plain spec
-_FAST_LINES = re.compile(rf"^(?:{_FAST_TEXT}$)?[^\n]*", re.MULTILINE)
+_FAST_LINES = rf"(?m)^(?:{_FAST_TEXT}$)?[^\n]*"
 
 
 def _parse_plain(s: str, raw: str, where: Where | None) -> CondaDep | None:
@@ -88,7 +88,7 @@ def parse_plain_specs(texts: Sequence[object], lines: Sequence[int | None]) -> l
     except TypeError:  # an item that is not text (a `- pip:` mapping) is not a spec here
         texts = [t if type(t) is str else "" for t in texts]
         joined = "\n".join(texts)  # type: ignore[arg-type]
-    rows = _FAST_LINES.findall(joined) if joined.count("\n") == n - 1 else None
+    rows = re.findall(_FAST_LINES, joined) if joined.count("\n") == n - 1 else None
     if rows is None or len(rows) != n:  # a text holds a line break: parse_spec reads each
         return [None] * n
     from operator import itemgetter
@@ -100,7 +100,7 @@ def parse_plain_specs(texts: Sequence[object], lines: Sequence[int | None]) -> l
             name=name.lower(),
             version=version or (("==" + num if eq == "==" else num + ".*") if eq else None),
             channel=chans[chan],
-            raw=raw,
+            raw=raw,  # type: ignore[arg-type]
             line=line,
         )
         if name
@@ -146,9 +146,9 @@ def parse_spec(text: str, *, where: Where | None = None) -> CondaDep:
     if not s:
         raise InvalidSpecError("empty match spec", where=where)
     extra_pairs: list[tuple[str, str]] = []
-    m = _BRACKET.search(s)
+    m = re.search(_BRACKET, s)
     if m:
-        for pm in _PAIR.finditer(m.group("body")):
+        for pm in re.finditer(_PAIR, m.group("body")):
             key = pm.group("key").lower()
             if key in _HANDLED:
                 continue
@@ -210,7 +210,7 @@ def _check_size(s: str, where: Where | None) -> None:
         )
 
 
-_LITERAL = re.compile(r"(?<![A-Za-z0-9_.])\d[0-9A-Za-z_+!]*(?:\.[0-9A-Za-z_+!]+)*")
+_LITERAL = r"(?<![A-Za-z0-9_.])\d[0-9A-Za-z_+!]*(?:\.[0-9A-Za-z_+!]+)*"
 
 
 def _after_name(spec: str, name: str) -> str:
@@ -226,12 +226,12 @@ def _restore_literals(normalized: str, raw_rest: str) -> str:
     file name) stays recognisable."""
     from rattler import Version
 
-    raw = _LITERAL.findall(raw_rest)
+    raw = re.findall(_LITERAL, raw_rest)
     if not raw:
         return normalized
     out: list[str] = []
     pos = 0
-    for m in _LITERAL.finditer(normalized):
+    for m in re.finditer(_LITERAL, normalized):
         lit = m.group(0)
         for cand in raw:
             if cand == lit:
@@ -260,7 +260,7 @@ def _channel_text(spec: str) -> str | None:
 def exact_version(dep: CondaDep) -> str | None:
     """The single version `dep` pins (`==1.2.3`, `=1.2.3=build`), or None when it allows several."""
     v = dep.version
-    if v and v.startswith("==") and _SIMPLE_VERSION.fullmatch(v[2:]):
+    if v and v.startswith("==") and re.fullmatch(_SIMPLE_VERSION, v[2:]):
         return v[2:]
     return None
 

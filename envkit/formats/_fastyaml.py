@@ -46,13 +46,13 @@ _BAD_START = frozenset('&*!|>{}[]%@`,?"#')
 _ASCII_OK = bytes(range(0x20, 0x7F)) + b"\t\n\r"
 # what YAML 1.1 forbids in a stream (C0/C1 controls, surrogates, U+FFFE/U+FFFF) ...
 # (the forbidden characters listed, not the allowed ones negated: the same set, far cheaper to
-# compile, which every `import` pays)
-_NOT_PRINTABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]")
+# compile)
+_NOT_PRINTABLE = "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]"
 # ... and the line breaks it knows besides LF and CRLF, which this reader does not split on
-_OTHER_BREAK = re.compile("\r(?!\n)|[\x85\u2028\u2029]")
+_OTHER_BREAK = "\r(?!\n)|[\x85\u2028\u2029]"
 # a \\u escape of a UTF-16 surrogate (may also match after an escaped backslash: then the string
 # merely goes to the full loader)
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE_ESCAPE = r"\\u[dD][89a-fA-F]"
 
 
 def _check_chars(text: str) -> None:
@@ -60,14 +60,14 @@ def _check_chars(text: str) -> None:
     split on; do nothing for ordinary text (checked byte-level, not with a regex: cheap on a big lock)."""
     if text.isascii():
         if text.encode("ascii").translate(None, _ASCII_OK):
-            bad = _NOT_PRINTABLE.search(text)
+            bad = re.search(_NOT_PRINTABLE, text)
             assert bad is not None  # in ASCII it matches exactly the bytes _ASCII_OK leaves out
             raise BadChar(bad.start())
     else:
-        m = _NOT_PRINTABLE.search(text)
+        m = re.search(_NOT_PRINTABLE, text)
         if m is not None:
             raise BadChar(m.start())
-        if _OTHER_BREAK.search(text):
+        if re.search(_OTHER_BREAK, text):
             raise Unsupported
     if "\r" in text and text.count("\r") != text.count("\r\n"):
         raise Unsupported
@@ -84,7 +84,7 @@ def _double_quoted(v: str) -> str:
         if '"' in inner or "\t" in inner:
             raise Unsupported
         return inner
-    if _SURROGATE_ESCAPE.search(inner):
+    if re.search(_SURROGATE_ESCAPE, inner):
         raise Unsupported
     import json  # here: most files never need it (its import compiles five regexes)
 

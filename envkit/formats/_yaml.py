@@ -22,7 +22,6 @@ from envkit.formats._depth import MAX_DEPTH
 
 # what the fast reader and the writers share lives in _yamlcore (no YAML engine); its names are
 # this module's too (`from envkit.formats._yaml import YamlMap, scalar` keeps working)
-from envkit.formats._yamlcore import _NOT_STR as _NOT_STR
 from envkit.formats._yamlcore import _NOT_STR_FIRST as _NOT_STR_FIRST
 from envkit.formats._yamlcore import MAX_NODES as MAX_NODES
 from envkit.formats._yamlcore import YamlList as YamlList

@@ -8,7 +8,7 @@ for what a command uses).
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING
 
 from envkit.errors import ParseError, Where
@@ -21,7 +21,7 @@ MAX_NODES = 2_000_000
 
 _STR = "tag:yaml.org,2002:str"
 # YAML 1.1 implicit types (PyYAML's resolver): a plain scalar matching one of these is not a string.
-_NOT_STR = re.compile(
+_NOT_STR = (
     r"(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF"
     r"|~|null|Null|NULL|<<|="
     r"|[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9_]+(?:[eE][-+][0-9]+)?"
@@ -49,7 +49,13 @@ def implicit(value: str) -> bool:
         return value in _BOOL_NULL
     if c in "+-" and value[1:2] not in _AFTER_SIGN:  # (`-e git+...`, `--index-url`: text)
         return False
-    return _NOT_STR.fullmatch(value) is not None
+    return _not_str().fullmatch(value) is not None
+
+
+@cache
+def _not_str() -> re.Pattern[str]:
+    """_NOT_STR compiled, when a value first needs it (a small file's values rarely do)."""
+    return re.compile(_NOT_STR)
 
 
 #: what follows a sign in every signed form _NOT_STR matches (a number, `.inf`)
@@ -106,7 +112,7 @@ _PLAIN_BAD_START = ("- ", "? ", ": ", "---", "...")
 
 #: Characters a YAML file cannot hold raw (C1 controls, DEL, line/paragraph separators,
 #: noncharacters): written as \\u escapes inside double quotes.
-_RAW_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]")
+_RAW_UNSAFE = "[\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]"
 
 
 @lru_cache(maxsize=65536)
@@ -124,7 +130,7 @@ def scalar(value: str) -> str:
     out = json.dumps(value, ensure_ascii=False)
     if out.isascii() and "\x7f" not in out:
         return out
-    if _RAW_UNSAFE.search(out) is None:
+    if re.search(_RAW_UNSAFE, out) is None:
         return out
     bad = re.search("[\ud800-\udfff]", value)
     if bad is not None:
@@ -132,7 +138,7 @@ def scalar(value: str) -> str:
         raise ParseError(
             f"text {shown!r} holds a lone surrogate (U+{ord(bad.group()):04X}), which no YAML file can hold"
         )
-    return _RAW_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", out)
+    return re.sub(_RAW_UNSAFE, lambda m: f"\\u{ord(m.group()):04x}", out)
 
 
 #: A line (of values joined by line breaks) that `scalar` writes as it is, for certain, found in C: a

@@ -103,20 +103,18 @@ class Format:
 # claimed it (the ranks encode that order)
 
 _TOP_KEY = re.compile(r"\n([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:")
-_EXPLICIT = re.compile(r"^[ \t]*@EXPLICIT[ \t]*\r?$", re.MULTILINE)
-_ITEM = re.compile(r"^[ \t]*- ", re.MULTILINE)
-_KEY_LINE = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*:\s")
-_EXPORT_LINE = re.compile(r"^(?:[^\s:]+::)?[^\s=#]+=[^\s=]+=[^\s=]+$")
+_EXPLICIT = r"(?m)^[ \t]*@EXPLICIT[ \t]*\r?$"
+_ITEM = r"(?m)^[ \t]*- "
+_KEY_LINE = r"^[A-Za-z_][A-Za-z0-9_-]*:\s"
+_EXPORT_LINE = r"^(?:[^\s:]+::)?[^\s=#]+=[^\s=]+=[^\s=]+$"
 # TOML locks: PEP 751's required `lock-version`, uv.lock's `version = N` with `[[package]]` tables
 # (each `^word` written `word(?<=^word)`: searched for as a literal, not tried at every character)
-_PYLOCK = re.compile(r"lock-version(?<=^lock-version)[ \t]*=", re.MULTILINE)
-_UV_LOCK = re.compile(r"\[\[package\]\](?<=^\[\[package\]\])[ \t]*(?:#.*)?$", re.MULTILINE)
-_UV_VERSION = re.compile(r"version(?<=^version)[ \t]*=[ \t]*\d", re.MULTILINE)
+_PYLOCK = r"(?m)lock-version(?<=^lock-version)[ \t]*="
+_UV_LOCK = r"(?m)\[\[package\]\](?<=^\[\[package\]\])[ \t]*(?:#.*)?$"
+_UV_VERSION = r"(?m)version(?<=^version)[ \t]*=[ \t]*\d"
 # a JSON environment (`conda export --format environment-json`, `conda env export --json`)
-_JSON_ENV = re.compile(r'^\{\s*"(?:name|channels|dependencies|prefix|variables)"\s*:')
-_REQ_LINE = re.compile(
-    r"^(?:-[A-Za-z-]|[A-Za-z0-9][A-Za-z0-9._-]*\s*(?:\[|[<>=!~;@]|$)|git\+|https?://|\.|/)"
-)
+_JSON_ENV = r'^\{\s*"(?:name|channels|dependencies|prefix|variables)"\s*:'
+_REQ_LINE = r"^(?:-[A-Za-z-]|[A-Za-z0-9][A-Za-z0-9._-]*\s*(?:\[|[<>=!~;@]|$)|git\+|https?://|\.|/)"
 _YAML_NULLS = frozenset({"null", "Null", "NULL", "~", "---", "--- null", "--- ~", "..."})
 
 
@@ -134,17 +132,18 @@ def _legacy_pixi(p: Probe) -> bool:
 
 
 def _env(p: Probe) -> bool:
-    if p.head.startswith("{") and _JSON_ENV.match(p.head):
+    if p.head.startswith("{") and re.match(_JSON_ENV, p.head):
         return True  # JSON is YAML: the env reader reads it
     keys = p.keys
-    if keys & {"dependencies", "channels"} or ("name" in keys and _ITEM.search(p.text)):
+    if keys & {"dependencies", "channels"} or ("name" in keys and re.search(_ITEM, p.text)):
         return True
     # a YAML document that is null (`null`), not a requirement on a package `null`
     return not p.empty and all(c in _YAML_NULLS for c in p.content())
 
 
 def _conda_list_export(p: Probe) -> bool:
-    return not p.empty and all(_EXPORT_LINE.match(c) and "[" not in c for c in p.content())
+    export_line = re.compile(_EXPORT_LINE).match
+    return not p.empty and all(export_line(c) and "[" not in c for c in p.content())
 
 
 def _conda_requirements(p: Probe) -> bool:
@@ -154,8 +153,9 @@ def _conda_requirements(p: Probe) -> bool:
 
 
 def _requirements(p: Probe) -> bool:
+    req_line, key_line = re.compile(_REQ_LINE).match, re.compile(_KEY_LINE).match
     return not p.empty and all(
-        _REQ_LINE.match(c) and not c.startswith("- ") and not _KEY_LINE.match(c) for c in p.content()
+        req_line(c) and not c.startswith("- ") and not key_line(c) for c in p.content()
     )
 
 
@@ -173,12 +173,11 @@ _PYLOCK_FEATURES = frozenset(
 )
 
 # manifests: pixi.toml / [tool.pixi] (read by envkit.formats.pixitoml), pyproject.toml (pyproject)
-_PIXI_HEADER = re.compile(
-    r"^\[(?:tool\.pixi[.\]]|workspace\]|project\]|feature\.|environments[.\]]|dependencies\]"
-    r"|pypi-dependencies\]|tasks\]|target\.)",
-    re.MULTILINE,
+_PIXI_HEADER = (
+    r"(?m)^\[(?:tool\.pixi[.\]]|workspace\]|project\]|feature\.|environments[.\]]|dependencies\]"
+    r"|pypi-dependencies\]|tasks\]|target\.)"
 )
-_CHANNELS_KEY = re.compile(r"^channels\s*=", re.MULTILINE)
+_CHANNELS_KEY = r"(?m)^channels\s*="
 
 
 def _table_lines(text: str) -> bool:
@@ -193,7 +192,9 @@ def _pixi_manifest(p: Probe) -> bool:
     if not _table_lines(p.text):
         return False
     head = p.text[:65536]
-    return bool(_PIXI_HEADER.search(head)) and ("[tool.pixi" in head or bool(_CHANNELS_KEY.search(head)))
+    return bool(re.search(_PIXI_HEADER, head)) and (
+        "[tool.pixi" in head or bool(re.search(_CHANNELS_KEY, head))
+    )
 
 
 _PIXI_MANIFEST = Format(
@@ -212,12 +213,12 @@ _PIXI_MANIFEST = Format(
 )
 
 
-_TABLE_LINE = re.compile(r"^\[{1,2}[A-Za-z_\"'][^\]\n]*\]{1,2}[ \t]*(?:#.*)?$", re.MULTILINE)
+_TABLE_LINE = r"(?m)^\[{1,2}[A-Za-z_\"'][^\]\n]*\]{1,2}[ \t]*(?:#.*)?$"
 
 
 def _pyproject(p: Probe) -> bool:
     # a TOML table header on a line of its own; `conda list --json` ([{...}]) has none
-    return p.base.endswith(".toml") or (_table_lines(p.text) and bool(_TABLE_LINE.search(p.text[:65536])))
+    return p.base.endswith(".toml") or (_table_lines(p.text) and bool(re.search(_TABLE_LINE, p.text[:65536])))
 
 
 _PYPROJECT = Format(
@@ -256,7 +257,7 @@ REGISTRY: tuple[Format, ...] = (
         # conda's `spec-file.txt`, conda-lock's `conda-linux-64.lock` (`*.lock` says only "a lock")
         file_names=("*explicit*", "spec-file*", "*.lock"),
         rank=80,
-        sniff=lambda p: "@EXPLICIT" in p.text and bool(_EXPLICIT.search(p.text)),
+        sniff=lambda p: "@EXPLICIT" in p.text and bool(re.search(_EXPLICIT, p.text)),
         carries=_EXPLICIT_FEATURES,
         holds=_EXPLICIT_FEATURES,
         convert_rank=2,
@@ -332,7 +333,7 @@ REGISTRY: tuple[Format, ...] = (
         file_names=("pylock.toml", "pylock.*.toml"),
         rank=100,
         # (the substring first: a MULTILINE `^` search tries every character of a big lock)
-        sniff=lambda p: "lock-version" in p.text and bool(_PYLOCK.search(p.text)),
+        sniff=lambda p: "lock-version" in p.text and bool(re.search(_PYLOCK, p.text)),
         carries=_PYLOCK_FEATURES,
         holds=_PYLOCK_FEATURES,
         convert_rank=6,
@@ -345,8 +346,8 @@ REGISTRY: tuple[Format, ...] = (
         rank=95,
         sniff=lambda p: (
             ("[[package]]" in p.text or p.base == "uv.lock")  # as above, at C speed
-            and bool(_UV_VERSION.search(p.text))
-            and (bool(_UV_LOCK.search(p.text)) or p.base == "uv.lock")
+            and bool(re.search(_UV_VERSION, p.text))
+            and (bool(re.search(_UV_LOCK, p.text)) or p.base == "uv.lock")
         ),
         owner="uv",
         carries=frozenset({"pip", "hashes", "pip-urls", "depends", "editable", "indexes"}),

@@ -4,6 +4,8 @@ and errors; which reader takes a file is told by the reader the other one would 
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from conftest import corpus_files, corpus_text
 from hypothesis import given, settings
@@ -176,11 +178,10 @@ def test_url_parts_by_directory_equal_parts_of_the_whole_url(url):
 
 
 def test_forbidden_character_class_is_the_complement_of_yamls_printable_set():
-    import re
 
     allowed = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
     every = "".join(map(chr, range(0x110000)))
-    assert [m.start() for m in _fastyaml._NOT_PRINTABLE.finditer(every)] == [
+    assert [m.start() for m in re.finditer(_fastyaml._NOT_PRINTABLE, every)] == [
         m.start() for m in allowed.finditer(every)
     ]
 

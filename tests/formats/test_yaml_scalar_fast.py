@@ -1,5 +1,7 @@
 """envkit's writer decides plain-vs-quoted without PyYAML; the decision equals PyYAML's resolver."""
 
+import re
+
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -105,10 +107,10 @@ def test_generated_lists_are_written_as_each_value_is(values):
 @settings(max_examples=400, deadline=None)
 @given(st.text(alphabet="0123456789.:-+_eExXoObBaAnNfFtTyYlLuUsS~<= ", min_size=1, max_size=8))
 def test_implicit_is_the_implicit_types_pattern(value):
-    assert implicit(value) == (_NOT_STR.fullmatch(value) is not None)
+    assert implicit(value) == (re.fullmatch(_NOT_STR, value) is not None)
 
 
 def test_implicit_samples():
     values = SAMPLES + ["-e git+https://x", "--pre", "-", "+", "-.inf", "+1", "yes", "Yes", "nulls"]
-    assert [implicit(v) for v in values] == [_NOT_STR.fullmatch(v) is not None for v in values]
+    assert [implicit(v) for v in values] == [re.fullmatch(_NOT_STR, v) is not None for v in values]
     assert [implicit(v) for v in ("-e", "-1", "no", "numpy")] == [False, True, True, False]

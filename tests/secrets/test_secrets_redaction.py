@@ -218,10 +218,12 @@ def test_redact_text_finds_candidates_in_any_case(text, expected):
 
 
 def test_redact_text_ascii_scan_matches_where_the_case_insensitive_one_does():
+    import re
+
     from envkit.secrets import _ANY_CANDIDATE, _ANY_CANDIDATE_LOWER
 
     text = "A HTTPS://U:P@H/ b /T/tok/ c ?Api_Key=1 d PYPI-AGE e GHP_x f Github_Pat_ g %3a%2F%2F h hf_\n"
-    expected = [m.span() for m in _ANY_CANDIDATE.finditer(text)]
+    expected = [m.span() for m in re.finditer(_ANY_CANDIDATE, text)]
     assert [m.span() for m in _ANY_CANDIDATE_LOWER.finditer(text.lower())] == expected
     assert len(expected) == 8
 
