@@ -384,10 +384,9 @@ def _listed_packages(
         packages.append(_listed_conda_package(e, n, version, platform, n in requested))
     packages.sort(key=lambda p: p.name)
     pips.sort(key=lambda d: d.name.lower())
-    packages += [
-        LockedPackage(manager="pip", name=d.name, version=d.version, platform=platform) for d in pips
-    ]
-    return packages, pips, python_version
+    from envkit.backends.native import pip_packages
+
+    return packages + pip_packages(pips, platform), pips, python_version
 
 
 def _listed_conda_package(

@@ -80,7 +80,7 @@ def live_env_from_scan(data: Mapping[str, Any], *, name: str | None = None, stri
     packages = _conda_packages(data, platform, {d.name for d in requested})
     over: list[tuple[str, str]] = []
     pip_dists = _pip_dists(data, warnings, over)
-    packages += _pip_packages(pip_dists, platform)
+    packages += pip_packages(pip_dists, platform)
     _missing_warnings(data, packages, pip_dists, warnings, over)
     channels, priority = channels_and_priority(data, history)
     return LiveEnv(
@@ -222,7 +222,8 @@ def _pip_dists(data: Mapping[str, Any], warnings: list[str], over: list[tuple[st
     return pip_dists
 
 
-def _pip_packages(pip_dists: list[PipDist], platform: str) -> list[LockedPackage]:
+def pip_packages(pip_dists: list[PipDist], platform: str) -> list[LockedPackage]:
+    """The pip distributions as packages, each with the URL pip installs it again from."""
     return [
         LockedPackage(
             manager="pip",

@@ -166,6 +166,8 @@ def _spec_section(d: EnvDiff) -> list[str]:
     """The spec side checked against the concrete side, and what the spec does not mention."""
     if not d.spec_side:
         return []
+    from envkit.render.diff_text import found_text
+
     sl, cl = ("A", "B") if d.spec_side == "a" else ("B", "A")
     out = [
         "",
@@ -175,10 +177,9 @@ def _spec_section(d: EnvDiff) -> list[str]:
         "|---|---|---|---|",
     ]
     for c in d.spec_checks:
-        found: str | None = None
-        if c.found is not None:
-            found = c.found.version + (f" {c.found.build}" if c.found.build else "")
-        out.append(f"| {_SPEC_STATUS[c.status]} | {_code(c.spec)} | {_cell(found)} | {_cell(c.note)} |")
+        out.append(
+            f"| {_SPEC_STATUS[c.status]} | {_code(c.spec)} | {_cell(found_text(c))} | {_cell(c.note)} |"
+        )
     if d.unmentioned:
         out += [
             "",

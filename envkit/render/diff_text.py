@@ -282,11 +282,7 @@ def _spec_section(d: EnvDiff, p: _Painter, width: int, show_all: bool) -> list[s
         ws = max(len(words[c.status]) for c in checks)
         wspec = min(40, max(len(c.spec) for c in checks))
         for c in checks:
-            found = ""
-            if c.found is not None:
-                found = c.found.version + (f" {c.found.build}" if c.found.build else "")
-                if c.found.manager == "pip":
-                    found += " [pip]"
+            found = (found_text(c) or "") + (" [pip]" if c.found and c.found.manager == "pip" else "")
             note = f"  ({c.note})" if c.note else ""
             status = p(f"{words[c.status]:<{ws}}", colours[c.status])
             out.append(f"  {status}  {c.spec:<{wspec}}  {found}{note}".rstrip())
@@ -298,6 +294,11 @@ def _spec_section(d: EnvDiff, p: _Painter, width: int, show_all: bool) -> list[s
             ]
         out += _wrap(f"  in {cl}, not in the spec ({len(d.unmentioned)}): ", names, width)
     return out
+
+
+def found_text(check) -> str | None:
+    """The version and build a spec entry found (envkit.envdiff's SpecCheck), None for none."""
+    return None if check.found is None else f"{check.found.version} {check.found.build or ''}".rstrip()
 
 
 def _channel_section(d: EnvDiff, p: _Painter, show_all: bool) -> list[str]:
