@@ -265,11 +265,6 @@ def conda_environment_exporters() -> Iterable[CondaEnvironmentExporter]:
 # specifier: conda create --file pixi.lock
 
 
-def _pixi_version(text: str) -> int | None:
-    m = _VERSION_LINE.search(text)
-    return int(m.group(1)) if m else None
-
-
 class PixiLockSpec(EnvironmentSpecBase):
     """A pixi.lock (version 7, and 1 to 5; 6 too without conda-lockfiles) for `conda create --file`:
     its `default` environment, for the platform conda creates for."""
@@ -301,7 +296,8 @@ class PixiLockSpec(EnvironmentSpecBase):
             text = read_file_text(self.path)
         except EnvkitError as e:
             raise ValueError(str(e)) from e
-        version = _pixi_version(text)
+        m = _VERSION_LINE.search(text)
+        version = int(m.group(1)) if m else None
         if "environments:" not in text and version not in (1, 2, 3):
             raise ValueError(f"{self.path}: not a pixi.lock (no `environments:`)")
         if version not in self._versions():
