@@ -85,7 +85,7 @@ def live_env_from_scan(data: Mapping[str, Any], *, name: str | None = None, stri
     channels, priority = channels_and_priority(data, history)
     return LiveEnv(
         prefix=prefix,
-        name=name if name is not None else _name_of(prefix),
+        name=name if name is not None else os.path.basename(prefix.rstrip("/\\")) or prefix,
         platform=platform,
         packages=tuple(packages),
         pip_dists=tuple(pip_dists),
@@ -268,10 +268,6 @@ def _missing_warnings(
                 f"conda package '{miss['name']}' {rec_version} is damaged: {miss['dist']} is gone "
                 f"(removed by pip or by hand); reinstall it"
             )
-
-
-def _name_of(prefix: str) -> str:
-    return os.path.basename(prefix.rstrip("/\\")) or prefix
 
 
 def _int(value) -> int | None:

@@ -78,11 +78,6 @@ def _platform_lines(d: EnvDiff, changes: list[Change]) -> list[str]:
     return out
 
 
-def _by_kind(changes: list[Change]) -> list[Change]:
-    """`changes` grouped by kind (KINDS order), ranked within each kind."""
-    return sorted(changes, key=lambda c: KINDS.index(c.kind))
-
-
 def render_markdown(d: EnvDiff, *, show_all: bool = False, machines=None) -> str:
     """The diff as a Markdown pull-request comment; `machines` (profile A, profile B) adds a
     table of the two machines."""
@@ -105,7 +100,7 @@ def render_markdown(d: EnvDiff, *, show_all: bool = False, machines=None) -> str
     other = d.by_group("other")
     if other:
         out += ["", f"<details><summary>Other changes ({len(other)})</summary>", ""]
-        out += _table(_by_kind(other), why=False)
+        out += _table(sorted(other, key=lambda c: KINDS.index(c.kind)), why=False)  # ranked in each kind
         out += ["", "</details>"]
     out += _channels_section(d, show_all)
     out += _list_sections(d, show_all)
