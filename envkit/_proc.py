@@ -7,6 +7,8 @@ BackendError with the program's stderr shown.
 
 from __future__ import annotations
 
+import codecs
+import io
 import os
 import shutil
 import signal
@@ -59,7 +61,6 @@ def _start(
     stdin: int,
     env: Mapping[str, str] | None,
     cwd: str | os.PathLike[str] | None,
-    bufsize: int = -1,
     text: bool = True,
     output: int = subprocess.PIPE,
 ) -> subprocess.Popen:
@@ -75,7 +76,6 @@ def _start(
             env=dict(env) if env is not None else None,
             cwd=cwd,
             start_new_session=True,
-            bufsize=bufsize,
             **codec,  # type: ignore[call-overload]
         )
     except FileNotFoundError:
@@ -115,8 +115,7 @@ def run(
         out, err = proc.communicate()
         timed_out = True
     except BaseException:
-        _kill_group(proc)
-        proc.wait()
+        stop(proc)
         raise
     finally:
         # Children that outlived their parent (daemonised workers) go with the group.
@@ -158,12 +157,11 @@ def run_capped(
     proc = _start(
         argv, what or os.path.basename(argv[0]), stdin=subprocess.PIPE, env=env, cwd=None, text=False
     )
-    pump = _Capped(proc, input.encode("utf-8"), max_bytes)
+    pump = _Pump(proc, input.encode("utf-8"), max_bytes=max_bytes, keep_err=64 * 1024)
     try:
-        timed_out = pump.run(start + timeout)
+        timed_out = pump.run(lambda now: now > start + timeout)
     finally:
-        _kill_group(proc)
-        proc.wait()
+        stop(proc)
         pump.close()
     return Result(
         argv,
@@ -177,41 +175,61 @@ def run_capped(
     )
 
 
-class _Capped:
-    """run_capped's pipes: the input written and both outputs read as they become ready."""
+class _Pump:
+    """A started program's pipes, moved by one selector: `data` written to its stdin (when it has
+    one), stdout kept (cut at `max_bytes`: `too_large`) and passed to `on_line` line by line as it
+    arrives, stderr kept (its last `keep_err` bytes when given)."""
 
-    KEEP_ERR = 64 * 1024
-
-    def __init__(self, proc: subprocess.Popen, data: bytes, max_bytes: int) -> None:
+    def __init__(
+        self,
+        proc: subprocess.Popen,
+        data: bytes = b"",
+        *,
+        max_bytes: int | None = None,
+        keep_err: int | None = None,
+        on_line: Callable[[str], None] | None = None,
+    ) -> None:
         import selectors
 
-        self.proc, self.data, self.max_bytes = proc, memoryview(data), max_bytes
+        self.proc, self.data, self.max_bytes, self.keep_err = proc, memoryview(data), max_bytes, keep_err
+        self.on_line = on_line
         self.out, self.err = bytearray(), bytearray()
         self.too_large = False
         self.last = time.monotonic()
+        # stdout's lines as Popen(text=True) reads them (see _text)
+        self.lines = io.IncrementalNewlineDecoder(codecs.getincrementaldecoder("utf-8")("replace"), True)
+        self.partial = ""
         self.sel = selectors.DefaultSelector()
-        for f, ev in ((proc.stdin, selectors.EVENT_WRITE), (proc.stdout, selectors.EVENT_READ)):
-            os.set_blocking(f.fileno(), False)  # type: ignore[union-attr]
-            self.sel.register(f, ev)  # type: ignore[arg-type]
-        self.sel.register(proc.stderr, selectors.EVENT_READ)  # type: ignore[arg-type]
+        for f, ev in (
+            (proc.stdin, selectors.EVENT_WRITE),
+            (proc.stdout, selectors.EVENT_READ),
+            (proc.stderr, selectors.EVENT_READ),
+        ):
+            if f is not None:
+                os.set_blocking(f.fileno(), False)
+                self.sel.register(f, ev)
 
-    def run(self, deadline: float) -> bool:
-        """Move data until the program's pipes close and it ends (False), or `deadline` passes
-        (True), or stdout passes its limit (False, `too_large`)."""
+    def run(self, expired: Callable[[float], bool], *, end_group: bool = False) -> bool:
+        """Move data until the pipes close and the program ends (False), or `expired(now)` (True),
+        or stdout passes its limit (False, `too_large`).  With `end_group`, a program that ended
+        while something it started still holds its pipes has its group killed (so they close)."""
         while self.sel.get_map():
-            left = deadline - time.monotonic()
-            if left <= 0:
+            if expired(time.monotonic()):
                 return True
-            for key, _ in self.sel.select(left):
+            for key, _ in self.sel.select(0.1):
                 if key.fileobj is self.proc.stdin:
                     self._write()
                 elif not self._read(key.fileobj):
                     return False
-        try:
-            self.proc.wait(timeout=max(0.0, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            return True
-        return False
+            if end_group and self.proc.poll() is not None:
+                _kill_group(self.proc)
+        while True:
+            try:
+                self.proc.wait(timeout=0.1)
+                return False
+            except subprocess.TimeoutExpired:
+                if expired(time.monotonic()):
+                    return True
 
     def _write(self) -> None:
         try:
@@ -230,18 +248,30 @@ class _Capped:
             chunk = os.read(f.fileno(), 65536)
         except BlockingIOError:
             return True
-        if not chunk:
-            self._drop(f)
-        elif f is self.proc.stdout:
+        if f is not self.proc.stdout:
+            self.err += chunk
+            if self.keep_err is not None:
+                del self.err[: -self.keep_err]
+        else:
             self.out += chunk
             self.last = time.monotonic()
-            if len(self.out) > self.max_bytes:
+            if self.max_bytes is not None and len(self.out) > self.max_bytes:
                 self.too_large = True
                 return False
-        else:
-            self.err += chunk
-            del self.err[: -self.KEEP_ERR]
+            self._pass_lines(chunk)
+        if not chunk:
+            self._drop(f)
         return True
+
+    def _pass_lines(self, chunk: bytes) -> None:
+        """Give `on_line` each line `chunk` completes (all that is left at the end: an empty chunk)."""
+        if self.on_line is None:
+            return
+        *done, self.partial = (self.partial + self.lines.decode(chunk, final=not chunk)).split("\n")
+        if not chunk and self.partial:
+            done.append(self.partial)
+        for line in done:
+            self.on_line(line)
 
     def _drop(self, f) -> None:
         self.sel.unregister(f)
@@ -299,111 +329,31 @@ def stream(
     argv = tuple(str(a) for a in argv)
     label = what or os.path.basename(argv[0])
     start = time.monotonic()
-    proc = _start(argv, label, stdin=subprocess.DEVNULL, env=env, cwd=cwd, bufsize=1)
-    pipes = _Pipes(proc)
+    proc = _start(argv, label, stdin=subprocess.DEVNULL, env=env, cwd=cwd, text=False)
     hard = start + timeout if timeout is not None else None
+    pump = _Pump(proc, on_line=on_line)
     try:
-        timed_out = _pump(proc, pipes, on_line, lambda now: _past(now, hard, deadline))
-    except BaseException:
-        _kill_group(proc)
-        proc.wait()
-        raise
+        timed_out = pump.run(lambda now: _past(now, hard, deadline), end_group=True)
+        if timed_out:
+            _kill_group(proc)
+            # what the group wrote before it was killed still comes in, but is no longer followed
+            pump.on_line = None
+            drained = time.monotonic() + 5
+            pump.run(lambda now: now > drained)
     finally:
-        _kill_group(proc)
-    proc.wait()
-    pipes.join()
-    pipes.drain(None if timed_out else on_line)
+        stop(proc)
+        pump.close()
     return Result(
-        argv, proc.returncode, "".join(pipes.out), "".join(pipes.err), time.monotonic() - start, timed_out
+        argv, proc.returncode, _text(pump.out), _text(pump.err), time.monotonic() - start, timed_out
     )
+
+
+def _text(data: bytes | bytearray) -> str:
+    """`data` as Popen(text=True) reads it: UTF-8 with replacement, CR LF and CR made LF."""
+    return data.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
 
 
 def _past(now: float, hard: float | None, deadline: Callable[[], float | None] | None) -> bool:
     """Whether `now` is past the overall limit `hard` or the caller's `deadline()`."""
     soft = deadline() if deadline is not None else None
     return (hard is not None and now > hard) or (soft is not None and now > soft)
-
-
-class _Pipes:
-    """A started program's stdout, line by line through a queue (None at its end), and its stderr,
-    each read by a daemon thread so that neither pipe fills up."""
-
-    def __init__(self, proc: subprocess.Popen[str]) -> None:
-        import queue
-        import threading
-
-        self.lines: queue.Queue[str | None] = queue.Queue()
-        self.out: list[str] = []
-        self.err: list[str] = []
-        self._proc = proc
-        self._readers = [
-            threading.Thread(target=self._read_out, daemon=True),
-            threading.Thread(target=self._read_err, daemon=True),
-        ]
-        for t in self._readers:
-            t.start()
-
-    def _read_out(self) -> None:
-        assert self._proc.stdout is not None  # started with stdout=PIPE
-        for line in self._proc.stdout:
-            self.lines.put(line)
-        self.lines.put(None)
-
-    def _read_err(self) -> None:
-        assert self._proc.stderr is not None  # started with stderr=PIPE
-        for line in self._proc.stderr:
-            self.err.append(line)
-
-    def next_line(self) -> str | None:
-        """The next stdout line, "" when none came within a tenth of a second, None at the end."""
-        import queue
-
-        try:
-            return self.lines.get(timeout=0.1)
-        except queue.Empty:
-            return ""
-
-    def join(self) -> None:
-        for t in self._readers:
-            t.join(timeout=5)
-
-    def drain(self, on_line: Callable[[str], None] | None) -> None:
-        """Keep the lines that arrived after the loop stopped (passed to `on_line` when given)."""
-        import queue
-
-        while True:
-            try:
-                line = self.lines.get_nowait()
-            except queue.Empty:
-                break
-            if line:
-                self.out.append(line)
-                if on_line is not None:
-                    on_line(line.rstrip("\n"))
-
-
-def _pump(
-    proc: subprocess.Popen[str],
-    pipes: _Pipes,
-    on_line: Callable[[str], None] | None,
-    expired: Callable[[float], bool],
-) -> bool:
-    """Pass stdout lines to `on_line` until the program ends and its stdout closes; True when
-    `expired(now)` stopped it first (the group is killed then)."""
-    eof = False
-    while True:
-        line = pipes.next_line()
-        if line is None:
-            eof = True
-        elif line:
-            pipes.out.append(line)
-            if on_line is not None:
-                on_line(line.rstrip("\n"))
-        if eof and proc.poll() is not None:
-            return False
-        if expired(time.monotonic()):
-            _kill_group(proc)
-            return True
-        if proc.poll() is not None and not eof:
-            # The program ended but something it started still holds stdout: end the group.
-            _kill_group(proc)

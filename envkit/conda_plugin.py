@@ -87,7 +87,7 @@ def _conda_errors(fn: F) -> F:
         try:
             return fn(*args, **kwargs)
         except EnvkitError as e:
-            hint = f"\nhint: {e.hint}" if getattr(e, "hint", None) else ""
+            hint = f"\nhint: {e.hint}" if e.hint else ""
             raise CondaValueError(f"{e}{hint}") from e
 
     return wrapper  # type: ignore[return-value]
@@ -113,11 +113,6 @@ def _refuse_loose(fmt: str) -> None:
             )
 
 
-def _record_dicts(records: Iterable[PackageRecord]) -> list[dict[str, Any]]:
-    """conda's records as the conda-meta JSON objects envkit's prefix reader maps."""
-    return [dict(r.dump()) for r in records]
-
-
 def _platform_lock(env: Environment, own: bool, resolve_pip: bool) -> Lock:
     """The Lock of one of `conda export`'s Environments: the prefix itself when `own` (conda
     records and pip packages, read by envkit), else the records conda solved for `env.platform`."""
@@ -135,7 +130,7 @@ def _platform_lock(env: Environment, own: bool, resolve_pip: bool) -> Lock:
             "scan_version": SCAN_VERSION,
             "prefix": env.prefix or "",
             "platform": env.platform,
-            "records": _record_dicts(env.explicit_packages),
+            "records": [dict(r.dump()) for r in env.explicit_packages],  # as conda-meta/*.json holds them
         }
         live = live_env_from_scan(scan, name=env.name)
     found: Mapping[str, tuple[str, str | None]] = {}
@@ -270,11 +265,6 @@ def conda_environment_exporters() -> Iterable[CondaEnvironmentExporter]:
 # specifier: conda create --file pixi.lock
 
 
-def _pixi_version(text: str) -> int | None:
-    m = _VERSION_LINE.search(text)
-    return int(m.group(1)) if m else None
-
-
 class PixiLockSpec(EnvironmentSpecBase):
     """A pixi.lock (version 7, and 1 to 5; 6 too without conda-lockfiles) for `conda create --file`:
     its `default` environment, for the platform conda creates for."""
@@ -306,7 +296,8 @@ class PixiLockSpec(EnvironmentSpecBase):
             text = read_file_text(self.path)
         except EnvkitError as e:
             raise ValueError(str(e)) from e
-        version = _pixi_version(text)
+        m = _VERSION_LINE.search(text)
+        version = int(m.group(1)) if m else None
         if "environments:" not in text and version not in (1, 2, 3):
             raise ValueError(f"{self.path}: not a pixi.lock (no `environments:`)")
         if version not in self._versions():
@@ -319,7 +310,7 @@ class PixiLockSpec(EnvironmentSpecBase):
         try:
             read = read_text(text, filename=self.path, format="pixi")
         except EnvkitError as e:
-            hint = f" (hint: {e.hint})" if getattr(e, "hint", None) else ""
+            hint = f" (hint: {e.hint})" if e.hint else ""
             raise ValueError(f"{e}{hint}") from e
         if not isinstance(read, Lock):  # the pixi reader gives a Lock; the type says EnvSpec | Lock
             raise ValueError(f"{self.path}: not a pixi.lock")
@@ -390,11 +381,11 @@ def _pip_lines(path: str, pip, conda_names: set[str], platform: str) -> list[str
     lines = []
     for p in pip:
         url = p.url or ""
-        if "://" in url and not url.startswith(("git+", "hg+", "svn+", "bzr+")):
+        if url.startswith(("git+", "hg+", "svn+", "bzr+")):
+            lines.append(f"{p.name} @ {url}")
+        elif "://" in url:
             base = url.split("#", 1)[0]
             lines.append(f"{p.name} @ {base}#sha256={p.sha256}" if p.sha256 else f"{p.name} @ {base}")
-        elif url.startswith(("git+", "hg+", "svn+", "bzr+")):
-            lines.append(f"{p.name} @ {url}")
         else:
             lines.append(f"-e {url}" if p.editable else url)
     return lines

@@ -74,7 +74,7 @@ def find_executable(
     path or name), CONDA_EXE (conda), MAMBA_EXE (mamba, micromamba), then PATH.  Returns None, or
     raises BackendError when `required`, if nothing is found.
     """
-    from envkit._proc import which
+    from shutil import which
 
     env = os.environ if environ is None else environ
     path = env.get("PATH")
@@ -121,8 +121,9 @@ class CondaCli:
         self.timeout = timeout
         self.kind = _kind_of(exe)
 
-    def json(self, *args: str) -> Any:
-        """Run `<exe> ARGS` and return its stdout parsed as JSON (BackendError otherwise)."""
+    def json(self, *args: str, yaml: bool = False) -> Any:
+        """Run `<exe> ARGS` and return its stdout parsed as JSON, or (with `yaml`) as an
+        environment YAML when it is not JSON; BackendError otherwise."""
         from envkit._proc import run, tail
 
         words = []
@@ -135,9 +136,13 @@ class CondaCli:
         try:
             return json.loads(result.stdout)
         except ValueError:
+            data = _yaml_or_none(result.stdout, what) if yaml else None
+        if data is None:
             raise BackendError(
-                f"{what} did not print JSON", text=tail(result.stdout, 5) or "(no output)"
-            ) from None
+                f"{what} did not print JSON" + (" (nor an environment YAML)" if yaml else ""),
+                text=tail(result.stdout, 5) or "(no output)",
+            )
+        return data
 
     def _target(self, prefix: str | None, name: str | None) -> list[str]:
         return ["-p", prefix] if prefix else ["-n", str(name)]
@@ -156,24 +161,10 @@ class CondaCli:
         micromamba 1.x and 2.0.0-2.0.2 print YAML even with `--json`, and 2.0.3 a trailing comma
         with `--from-history`: output that is not JSON is read as YAML before it is refused.
         """
-        from envkit._proc import run, tail
-
         args = ["env", "export", *self._target(prefix, name), "--json"]
-        if from_history:
-            args.append("--from-history")
-        what = f"{os.path.basename(self.exe)} env export"
-        result = run([self.exe, *args], timeout=self.timeout, env=self.environ, what=what)
-        try:
-            data = json.loads(result.stdout)
-        except ValueError:
-            data = _yaml_or_none(result.stdout, what)
-            if data is None:
-                raise BackendError(
-                    f"{what} did not print JSON (nor an environment YAML)",
-                    text=tail(result.stdout, 5) or "(no output)",
-                ) from None
+        data = self.json(*args, *(["--from-history"] if from_history else []), yaml=True)
         if not isinstance(data, dict):
-            raise BackendError(f"{what} --json: expected an object")
+            raise BackendError(f"{os.path.basename(self.exe)} env export --json: expected an object")
         return data
 
     def info(self) -> dict:
@@ -393,10 +384,9 @@ def _listed_packages(
         packages.append(_listed_conda_package(e, n, version, platform, n in requested))
     packages.sort(key=lambda p: p.name)
     pips.sort(key=lambda d: d.name.lower())
-    packages += [
-        LockedPackage(manager="pip", name=d.name, version=d.version, platform=platform) for d in pips
-    ]
-    return packages, pips, python_version
+    from envkit.backends.native import pip_packages
+
+    return packages + pip_packages(pips, platform), pips, python_version
 
 
 def _listed_conda_package(

@@ -88,14 +88,8 @@ def known_envs(environ: Mapping[str, str] | None = None, *, conda_exe: str | Non
     if root and os.path.isdir(os.path.join(root, "conda-meta")):
         found["base"] = KnownEnv("base", root, "root prefix")
     for d in envs_dirs(env):
-        try:
-            names = sorted(os.listdir(d))
-        except OSError:
-            continue
-        for n in names:
-            p = os.path.join(d, n)
-            if n not in found and os.path.isdir(os.path.join(p, "conda-meta")):
-                found[n] = KnownEnv(n, p, f"envs_dirs: {d}")
+        for ke in _envs_in(d, f"envs_dirs: {d}"):
+            found.setdefault(ke.name, ke)
     txt = os.path.join(_home(env), ".conda", "environments.txt")
     try:
         with open(txt, encoding="utf-8", errors="replace") as fh:
@@ -114,6 +108,20 @@ def known_envs(environ: Mapping[str, str] | None = None, *, conda_exe: str | Non
     return list(found.values())
 
 
+def _envs_in(envs_dir: str, source: str) -> list[KnownEnv]:
+    """The environments in `envs_dir` (its folders holding conda-meta/), by name; none when it
+    cannot be listed."""
+    try:
+        names = sorted(os.listdir(envs_dir))
+    except OSError:
+        return []
+    return [
+        KnownEnv(n, os.path.join(envs_dir, n), source)
+        for n in names
+        if os.path.isdir(os.path.join(envs_dir, n, "conda-meta"))
+    ]
+
+
 def _conda_info_envs(exe: str, environ: Mapping[str, str]) -> list[KnownEnv]:
     """The environments `<exe> info --json` knows: its root prefix (`base`), the environments in
     its `envs_dirs` (named by their directory, as `-n` finds them) and its `envs` list.  micromamba
@@ -129,14 +137,7 @@ def _conda_info_envs(exe: str, environ: Mapping[str, str]) -> list[KnownEnv]:
     if root and os.path.isdir(os.path.join(root, "conda-meta")):
         out.append(KnownEnv("base", root, what))
     for d in info.get("envs_dirs") or ():
-        try:
-            names = sorted(os.listdir(str(d)))
-        except OSError:
-            continue
-        for n in names:
-            p = os.path.join(str(d), n)
-            if os.path.isdir(os.path.join(p, "conda-meta")):
-                out.append(KnownEnv(n, p, f"{what} envs_dirs: {d}"))
+        out += _envs_in(str(d), f"{what} envs_dirs: {d}")
     if isinstance(info.get("envs"), list):
         prefixes = [str(p) for p in info["envs"]]
     else:

@@ -115,18 +115,9 @@ def live_to_spec(
     from envkit.urls import redact_variables
 
     if from_history and (env.requested or not env.conda_packages()):
-        conda = tuple(
-            CondaDep(
-                name=d.name,
-                version=d.version,
-                build=d.build,
-                channel=d.channel,
-                subdir=d.subdir,
-                extra=d.extra,
-                raw=d.raw,
-            )
-            for d in env.requested
-        )
+        from dataclasses import replace
+
+        conda = tuple(replace(d, line=None) for d in env.requested)  # no line of where they were read
         # every configured channel (history's -c ones first), used or not: the solve needs them
         channels = tuple(env.channels)
     else:

@@ -57,14 +57,11 @@ def read_prefix(
     return live_env_from_scan(data, name=name, strict=strict)
 
 
-def live_env_from_scan(
-    data: Mapping[str, Any], *, name: str | None = None, strict: bool = True, backend: str = "native"
-) -> LiveEnv:
+def live_env_from_scan(data: Mapping[str, Any], *, name: str | None = None, strict: bool = True) -> LiveEnv:
     """Map one `prefix_scan` JSON object (local or remote) to a LiveEnv.
 
     Raises ParseError for a scan of another version, and for a corrupt record when `strict`.
     """
-    from envkit.conda.channels import parse_channel
     from envkit.conda.history import parse_history
     from envkit.conda.names import pep503
 
@@ -83,12 +80,12 @@ def live_env_from_scan(
     packages = _conda_packages(data, platform, {d.name for d in requested})
     over: list[tuple[str, str]] = []
     pip_dists = _pip_dists(data, warnings, over)
-    packages += _pip_packages(pip_dists, platform)
+    packages += pip_packages(pip_dists, platform)
     _missing_warnings(data, packages, pip_dists, warnings, over)
-    channels, priority = channels_and_priority(data, parse_channel, history)
+    channels, priority = channels_and_priority(data, history)
     return LiveEnv(
         prefix=prefix,
-        name=name if name is not None else _name_of(prefix),
+        name=name if name is not None else os.path.basename(prefix.rstrip("/\\")) or prefix,
         platform=platform,
         packages=tuple(packages),
         pip_dists=tuple(pip_dists),
@@ -98,7 +95,7 @@ def live_env_from_scan(
         variables=tuple((str(k), str(v)) for k, v in (data.get("state") or {}).items()),
         python_version=data.get("python_version"),
         warnings=tuple(warnings),
-        backend=backend,
+        backend="native",
         pypi_names=_pypi_names(data),
         pip_over_conda=tuple(sorted(set(over), key=lambda o: (pep503(o[0]), o))),
     )
@@ -150,6 +147,7 @@ def _requested_texts(data: Mapping[str, Any], history: Mapping[str, Any]) -> lis
 def _conda_packages(data: Mapping[str, Any], platform: str, requested: set[str]) -> list[LockedPackage]:
     """The scan's conda records as packages, `requested` naming those the user asked for."""
     from envkit.conda.channels import channel_of_url, parse_channel
+    from envkit.formats.pixientry import split_dep
     from envkit.urls import redact_url
 
     packages: list[LockedPackage] = []
@@ -169,7 +167,7 @@ def _conda_packages(data: Mapping[str, Any], platform: str, requested: set[str])
                 url=redact_url(url)[0] if url else None,
                 md5=rec.get("md5") or None,
                 sha256=rec.get("sha256") or None,
-                depends=tuple(_split_dep(d) for d in rec.get("depends") or ()),
+                depends=tuple(split_dep(d) for d in rec.get("depends") or ()),
                 constrains=tuple(str(c) for c in rec.get("constrains") or ()),
                 requested=rec["name"] in requested,
                 license=rec.get("license") or None,
@@ -224,7 +222,8 @@ def _pip_dists(data: Mapping[str, Any], warnings: list[str], over: list[tuple[st
     return pip_dists
 
 
-def _pip_packages(pip_dists: list[PipDist], platform: str) -> list[LockedPackage]:
+def pip_packages(pip_dists: list[PipDist], platform: str) -> list[LockedPackage]:
+    """The pip distributions as packages, each with the URL pip installs it again from."""
     return [
         LockedPackage(
             manager="pip",
@@ -271,10 +270,6 @@ def _missing_warnings(
             )
 
 
-def _name_of(prefix: str) -> str:
-    return os.path.basename(prefix.rstrip("/\\")) or prefix
-
-
 def _int(value) -> int | None:
     try:
         return int(value) if value is not None else None
@@ -292,12 +287,6 @@ def _record_channel(rec: Mapping[str, Any], parse_channel, channel_of_url) -> tu
         c, sub = channel_of_url(str(url))
         return c.name, sub
     return None, None
-
-
-def _split_dep(text: str) -> tuple[str, str]:
-    """`python >=3.11,<3.12.0a0` -> ("python", ">=3.11,<3.12.0a0")."""
-    head, _, rest = text.strip().partition(" ")
-    return head, rest.strip()
 
 
 def _dist_project(dist_dir: str) -> str:
@@ -363,7 +352,7 @@ def _pip_dist(item: Mapping[str, Any], redact_url) -> PipDist:
 # configuration: .condarc search path
 
 
-def merged_condarc(files, *, parse=None) -> dict[str, Any]:
+def merged_condarc(files) -> dict[str, Any]:
     """Merge .condarc files (lowest priority first) as conda does.
 
     Sequences: the higher-priority file's items come first, then the lower ones', without repeats;
@@ -412,7 +401,7 @@ def merged_condarc(files, *, parse=None) -> dict[str, Any]:
 
 
 def channels_and_priority(
-    data: Mapping[str, Any], parse_channel=None, history: Mapping[str, Any] | None = None
+    data: Mapping[str, Any], history: Mapping[str, Any] | None = None
 ) -> tuple[list[Channel], str | None]:
     """The env's channels in priority order and its channel_priority, from a scan and its replayed
     `history` (envkit.conda.history.parse_history; None: no history).
@@ -422,8 +411,8 @@ def channels_and_priority(
     first when set), then nothing else.  `--override-channels` in the history drops the configured
     ones.  `defaults` stays one entry.
     """
-    if parse_channel is None:
-        from envkit.conda.channels import parse_channel
+    from envkit.conda.channels import parse_channel
+
     conf = merged_condarc(data.get("condarc") or ())
     environ = data.get("environ") or {}
     hist = history or {}

@@ -11,21 +11,7 @@ lock-side facts (virtual package needs, CUDA runtime, torch GPU architectures, w
 `envkit check --machine` compares with a profile.
 """
 
+from envkit.machine.detect import detect_local, resolve_machine
 from envkit.machine.profile import Gpu, MachineProfile, read_profile
 
 __all__ = ["Gpu", "MachineProfile", "read_profile", "detect_local", "resolve_machine"]
-
-
-def detect_local(**kw) -> MachineProfile:
-    """The profile of this machine (see envkit.machine.detect.detect_local)."""
-    from envkit.machine.detect import detect_local as _detect
-
-    return _detect(**kw)
-
-
-def resolve_machine(text: str, **kw) -> MachineProfile:
-    """`host`, `ssh://[user@]host[:port]` or a profile file -> MachineProfile (see
-    envkit.machine.detect.resolve_machine)."""
-    from envkit.machine.detect import resolve_machine as _resolve
-
-    return _resolve(text, **kw)

@@ -12,6 +12,7 @@ imports), else nvidia-smi's CSV and banner as printed, /proc/cpuinfo's flags, os
 import json
 import os
 import platform
+import shutil
 import sys
 
 #: The line printed before the JSON when run as a script (login scripts may print before it).
@@ -30,14 +31,6 @@ def _subprocess_run(argv, timeout):
     except (OSError, subprocess.SubprocessError):
         return None
     return p.returncode, p.stdout.decode("utf-8", "replace")
-
-
-def _which(name):
-    for d in os.environ.get("PATH", "").split(os.pathsep):
-        path = os.path.join(d or ".", name)
-        if os.path.isfile(path) and os.access(path, os.X_OK):
-            return path
-    return None
 
 
 def _read(path, limit=1 << 20):
@@ -137,7 +130,7 @@ def nvml_facts():
 
 def smi_facts(run):
     """nvidia-smi's CSV answer and its banner (for "CUDA Version"), or {"error": why}."""
-    smi = _which("nvidia-smi")
+    smi = shutil.which("nvidia-smi")
     if smi is None:
         return {"error": "nvidia-smi not found"}
     res = run([smi, "--query-gpu=" + SMI_QUERY, "--format=csv,noheader,nounits"], 30)
@@ -159,7 +152,7 @@ def python_facts(run):
         seen.add(me)
         out.append([sys.executable, "%d.%d.%d" % sys.version_info[:3]])
     for name in PYTHON_NAMES:
-        path = _which(name)
+        path = shutil.which(name)
         if path is None or os.path.realpath(path) in seen:
             continue
         seen.add(os.path.realpath(path))

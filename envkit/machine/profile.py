@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
+from typing import Any
 
 from envkit.errors import ParseError, Where
 
@@ -104,46 +105,31 @@ class MachineProfile:
         gpus = tuple(
             Gpu(
                 index=r.item_int(g, f"gpus[{i}]", "index", i),
-                name=r.item_str(g, f"gpus[{i}]", "name") or "",
-                compute_capability=r.item_str(g, f"gpus[{i}]", "compute_capability"),
+                name=r.string("name", g, f"gpus[{i}]") or "",
+                compute_capability=r.string("compute_capability", g, f"gpus[{i}]"),
                 memory_mib=r.item_int(g, f"gpus[{i}]", "memory_mib", None),
             )
             for i, g in enumerate(r.dicts("gpus"))
         )
         vps = tuple(
             (
-                r.item_str(v, f"virtual_packages[{i}]", "name") or "",
-                r.item_str(v, f"virtual_packages[{i}]", "version") or "0",
-                r.item_str(v, f"virtual_packages[{i}]", "build") or "0",
+                r.string("name", v, f"virtual_packages[{i}]") or "",
+                r.string("version", v, f"virtual_packages[{i}]") or "0",
+                r.string("build", v, f"virtual_packages[{i}]") or "0",
             )
             for i, v in enumerate(r.dicts("virtual_packages"))
         )
         pythons = tuple(
-            (r.item_str(p, f"pythons[{i}]", "path") or "", r.item_str(p, f"pythons[{i}]", "version") or "")
+            (r.string("path", p, f"pythons[{i}]") or "", r.string("version", p, f"pythons[{i}]") or "")
             for i, p in enumerate(r.dicts("pythons"))
         )
-        return cls(
-            host=r.string("host") or "",
-            os=r.string("os") or "",
-            platform=r.string("platform") or "",
-            machine=r.string("machine") or "",
-            kernel=r.string("kernel"),
-            distro=r.string("distro"),
-            glibc=r.string("glibc"),
-            macos=r.string("macos"),
-            cpu=r.string("cpu"),
-            archspec=r.string("archspec"),
-            cpu_level=r.string("cpu_level"),
-            driver=r.string("driver"),
-            driver_cuda=r.string("driver_cuda"),
-            driver_cuda_source=r.string("driver_cuda_source") or "",
-            gpus=gpus,
-            gpu_source=r.string("gpu_source") or "",
-            virtual_packages=vps,
-            virtual_packages_source=r.string("virtual_packages_source") or "",
-            pythons=pythons,
-            notes=tuple(r.strs("notes")),
-        )
+        # the text fields, in the document's order: None stays None where the field allows it
+        texts: dict[str, Any] = {
+            f.name: r.string(f.name) if f.type == "str | None" else r.string(f.name) or ""
+            for f in fields(cls)
+            if f.type in ("str", "str | None")
+        }
+        return cls(**texts, gpus=gpus, virtual_packages=vps, pythons=pythons, notes=tuple(r.strs("notes")))
 
 
 class _Reader:
@@ -157,12 +143,6 @@ class _Reader:
             f"machine profile: should be {want}, not {type(value).__name__}",
             where=Where(file=self.where.file, key=key),
         )
-
-    def string(self, key: str) -> str | None:
-        v = self.doc.get(key)
-        if v is not None and not isinstance(v, str):
-            raise self._bad(key, "a string", v)
-        return v
 
     def strs(self, key: str) -> list[str]:
         v = self.doc.get(key) or []
@@ -179,10 +159,11 @@ class _Reader:
                 raise self._bad(f"{key}[{i}]", "a mapping", x)
         return v
 
-    def item_str(self, item: dict, path: str, key: str) -> str | None:
-        v = item.get(key)
+    def string(self, key: str, item: dict | None = None, path: str = "") -> str | None:
+        """The document's `key` (or that of `item`, the document's `path`), a string or None."""
+        v = (self.doc if item is None else item).get(key)
         if v is not None and not isinstance(v, str):
-            raise self._bad(f"{path}.{key}", "a string", v)
+            raise self._bad(f"{path}.{key}" if path else key, "a string", v)
         return v
 
     def item_int(self, item: dict, path: str, key: str, default):

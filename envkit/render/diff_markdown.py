@@ -78,11 +78,6 @@ def _platform_lines(d: EnvDiff, changes: list[Change]) -> list[str]:
     return out
 
 
-def _by_kind(changes: list[Change]) -> list[Change]:
-    """`changes` grouped by kind (KINDS order), ranked within each kind."""
-    return sorted(changes, key=lambda c: KINDS.index(c.kind))
-
-
 def render_markdown(d: EnvDiff, *, show_all: bool = False, machines=None) -> str:
     """The diff as a Markdown pull-request comment; `machines` (profile A, profile B) adds a
     table of the two machines."""
@@ -105,7 +100,7 @@ def render_markdown(d: EnvDiff, *, show_all: bool = False, machines=None) -> str
     other = d.by_group("other")
     if other:
         out += ["", f"<details><summary>Other changes ({len(other)})</summary>", ""]
-        out += _table(_by_kind(other), why=False)
+        out += _table(sorted(other, key=lambda c: KINDS.index(c.kind)), why=False)  # ranked in each kind
         out += ["", "</details>"]
     out += _channels_section(d, show_all)
     out += _list_sections(d, show_all)
@@ -166,6 +161,8 @@ def _spec_section(d: EnvDiff) -> list[str]:
     """The spec side checked against the concrete side, and what the spec does not mention."""
     if not d.spec_side:
         return []
+    from envkit.render.diff_text import found_text
+
     sl, cl = ("A", "B") if d.spec_side == "a" else ("B", "A")
     out = [
         "",
@@ -175,10 +172,9 @@ def _spec_section(d: EnvDiff) -> list[str]:
         "|---|---|---|---|",
     ]
     for c in d.spec_checks:
-        found: str | None = None
-        if c.found is not None:
-            found = c.found.version + (f" {c.found.build}" if c.found.build else "")
-        out.append(f"| {_SPEC_STATUS[c.status]} | {_code(c.spec)} | {_cell(found)} | {_cell(c.note)} |")
+        out.append(
+            f"| {_SPEC_STATUS[c.status]} | {_code(c.spec)} | {_cell(found_text(c))} | {_cell(c.note)} |"
+        )
     if d.unmentioned:
         out += [
             "",

@@ -114,26 +114,23 @@ def _header(d: EnvDiff, p: _Painter) -> list[str]:
 def _machine_lines(machines, p: _Painter) -> list[str]:
     from envkit.render.machine import machine_rows
 
-    rows = machine_rows(*machines)
-    wl = max(len(r[0]) for r in rows)
-    wa = max(len(r[1]) for r in rows)
-    head_a = p(f"{'A':<{wa}}", "bold")
-    out = [f"  {'':<{wl}}  {head_a}  {p('B', 'bold')}"]
-    for label, a, b, differs in rows:
-        mark = p(" *", "yellow") if differs else ""
-        out.append(f"  {label:<{wl}}  {a:<{wa}}  {b}{mark}".rstrip())
-    return out
+    return _ab_rows(machine_rows(*machines), p)
 
 
 def _highlights(d: EnvDiff, p: _Painter) -> list[str]:
+    both = d.a.concrete and d.b.concrete  # a spec's range is not "different" from a version
     rows = [(label, a or NONE, b or NONE) for label, a, b in d.highlights]
+    return _ab_rows([(lb, a, b, a != b and both and NOT_RECORDED not in (a, b)) for lb, a, b in rows], p)
+
+
+def _ab_rows(rows: list[tuple[str, str, str, bool]], p: _Painter) -> list[str]:
+    """(label, A, B, differs) rows aligned under an `A  B` head, a `*` after each that differs."""
     wl = max(len(r[0]) for r in rows)
     wa = max(max(len(r[1]) for r in rows), 1)
     head_a = p(f"{'A':<{wa}}", "bold")
     out = [f"  {'':<{wl}}  {head_a}  {p('B', 'bold')}"]
-    both = d.a.concrete and d.b.concrete  # a spec's range is not "different" from a version
-    for label, a, b in rows:
-        mark = p(" *", "yellow") if a != b and both and NOT_RECORDED not in (a, b) else ""
+    for label, a, b, differs in rows:
+        mark = p(" *", "yellow") if differs else ""
         out.append(f"  {label:<{wl}}  {a:<{wa}}  {b}{mark}".rstrip())
     return out
 
@@ -285,11 +282,7 @@ def _spec_section(d: EnvDiff, p: _Painter, width: int, show_all: bool) -> list[s
         ws = max(len(words[c.status]) for c in checks)
         wspec = min(40, max(len(c.spec) for c in checks))
         for c in checks:
-            found = ""
-            if c.found is not None:
-                found = c.found.version + (f" {c.found.build}" if c.found.build else "")
-                if c.found.manager == "pip":
-                    found += " [pip]"
+            found = (found_text(c) or "") + (" [pip]" if c.found and c.found.manager == "pip" else "")
             note = f"  ({c.note})" if c.note else ""
             status = p(f"{words[c.status]:<{ws}}", colours[c.status])
             out.append(f"  {status}  {c.spec:<{wspec}}  {found}{note}".rstrip())
@@ -301,6 +294,11 @@ def _spec_section(d: EnvDiff, p: _Painter, width: int, show_all: bool) -> list[s
             ]
         out += _wrap(f"  in {cl}, not in the spec ({len(d.unmentioned)}): ", names, width)
     return out
+
+
+def found_text(check) -> str | None:
+    """The version and build a spec entry found (envkit.envdiff's SpecCheck), None for none."""
+    return None if check.found is None else f"{check.found.version} {check.found.build or ''}".rstrip()
 
 
 def _channel_section(d: EnvDiff, p: _Painter, show_all: bool) -> list[str]:

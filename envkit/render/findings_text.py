@@ -40,21 +40,13 @@ def summary_line(
 ) -> str:
     """`2 findings (1 error, 1 warning) in 2 files checked` / `no findings (1 file and 1 environment
     checked)`."""
-    n, e = len(checked), len(environments)
-    parts_checked = []
-    if n:
-        parts_checked.append(plural(n, "file"))
-    if e:
-        parts_checked.append(plural(e, "environment"))
+    parts_checked = [
+        plural(k, noun) for k, noun in ((len(checked), "file"), (len(environments), "environment")) if k
+    ]
     what = f"{' and '.join(parts_checked)} checked" if parts_checked else "nothing checked"
     fix = f", {len(fixed)} fixed" if fixed else ""
     if not findings:
         return f"no findings ({what}{fix})"
     counts = summarize(findings)
-    parts = []
-    for s in SEVERITIES:
-        c = counts[s]
-        if c:
-            parts.append(plural(c, s, "info" if s == "info" else None))
-    total = len(findings)
-    return f"{plural(total, 'finding')} ({', '.join(parts)}) in {what}{fix}"
+    parts = [plural(counts[s], s, "info" if s == "info" else None) for s in SEVERITIES if counts[s]]
+    return f"{plural(len(findings), 'finding')} ({', '.join(parts)}) in {what}{fix}"

@@ -13,7 +13,7 @@ def _cell(text: str | None) -> str:
 
 
 def render_fleet_markdown(r: FleetReport) -> str:
-    from envkit.render.diff_text import change_states, summary_sentence
+    from envkit.render.diff_text import change_states, found_text, summary_sentence
     from envkit.render.fleet_text import _summary, group_name, reference_name
 
     out = ["### envkit fleet", "", f"**{_summary(r)}**", ""]
@@ -60,8 +60,9 @@ def render_fleet_markdown(r: FleetReport) -> str:
                 out.append(f"  - `{c.name}`: {_cell(a)} → {_cell(b)}")
             for sc in g.lock.diff.spec_checks:
                 if sc.status in ("not-satisfied", "missing"):
-                    found = f"{sc.found.version} {sc.found.build or ''}".rstrip() if sc.found else "—"
-                    out.append(f"  - `{sc.spec}` {sc.status.replace('-', ' ')} (found {_cell(found)})")
+                    out.append(
+                        f"  - `{sc.spec}` {sc.status.replace('-', ' ')} (found {_cell(found_text(sc))})"
+                    )
             for f in g.lock.findings:
                 out.append(f"  - {f.severity} `{f.rule}`: {_cell(f.message)}")
     if r.unreachable:

@@ -83,7 +83,7 @@ def _against_reference(g: Group, base: str) -> list[str]:
 
 def _against_lock(g: Group) -> list[str]:
     """A group's lines against the lock: its changes, unsatisfied specs and machine findings."""
-    from envkit.render.diff_text import change_states, summary_sentence
+    from envkit.render.diff_text import change_states, found_text, summary_sentence
 
     assert g.lock is not None
     out = [f"  against the lock: {summary_sentence(g.lock.diff)}"]
@@ -92,8 +92,7 @@ def _against_lock(g: Group) -> list[str]:
         out.append(f"    {c.name}  {a} → {b}")
     bad = [c for c in g.lock.diff.spec_checks if c.status in ("not-satisfied", "missing")]
     for sc in bad[:SHOWN]:
-        found = f"{sc.found.version} {sc.found.build or ''}".rstrip() if sc.found else "—"
-        out.append(f"    {sc.spec}  {sc.status.replace('-', ' ')} (found {found})")
+        out.append(f"    {sc.spec}  {sc.status.replace('-', ' ')} (found {found_text(sc) or '—'})")
     out += [f"    {f.severity} {f.rule}: {f.message}" for f in g.lock.findings]
     return out
 

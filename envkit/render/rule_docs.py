@@ -46,25 +46,11 @@ def render_explain(r: Rule) -> str:
     if r.fixable:
         out += ["", f"--fix: {r.fix_summary}."]
     out.append("")
-    if r.example_kind == "file":
-        out += [
-            f"Example ({r.example_file}):",
-            _indent(r.example).rstrip("\n"),
-            "",
-            "envkit check reports:",
-            _indent(_finding_lines(example_findings(r))).rstrip("\n"),
-            "",
-            "Without the problem:",
-            _indent(r.example_fixed).rstrip("\n"),
-        ]
-    else:
-        out += [
-            "Example:",
-            _indent(r.example).rstrip("\n"),
-            "",
-            "Without the problem:",
-            _indent(r.example_fixed).rstrip("\n"),
-        ]
+    is_file = r.example_kind == "file"
+    out += [f"Example ({r.example_file}):" if is_file else "Example:", _indent(r.example).rstrip("\n"), ""]
+    if is_file:
+        out += ["envkit check reports:", _indent(_finding_lines(example_findings(r))).rstrip("\n"), ""]
+    out += ["Without the problem:", _indent(r.example_fixed).rstrip("\n")]
     return "\n".join(out) + "\n"
 
 
@@ -107,26 +93,13 @@ def _rule_section(r) -> list[str]:
         "",
     ]
     if r.example_kind != "file":
-        return [
-            *out,
-            "Example:",
-            *_fenced("text", r.example),
-            "",
-            "Without the problem:",
-            *_fenced("text", r.example_fixed),
-        ]
-    lang = "yaml" if r.example_file.endswith((".yml", ".yaml")) else "text"
-    return [
-        *out,
-        f"Example (`{r.example_file}`):",
-        *_fenced(lang, r.example),
-        "",
-        "`envkit check` reports:",
-        *_fenced("text", _finding_lines(example_findings(r))),
-        "",
-        "Without the problem:",
-        *_fenced(lang, r.example_fixed),
-    ]
+        lang = "text"
+        out += ["Example:", *_fenced(lang, r.example)]
+    else:
+        lang = "yaml" if r.example_file.endswith((".yml", ".yaml")) else "text"
+        out += [f"Example (`{r.example_file}`):", *_fenced(lang, r.example), ""]
+        out += ["`envkit check` reports:", *_fenced("text", _finding_lines(example_findings(r)))]
+    return [*out, "", "Without the problem:", *_fenced(lang, r.example_fixed)]
 
 
 def _fenced(lang: str, text: str) -> list[str]:

@@ -21,12 +21,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from envkit._proc import tail
 from envkit.errors import SmokeError, UsageError
 from envkit.smoke.diagnosis import diagnose, hint_for_text
+from envkit.smoke.probe.events import EVENT_PREFIX
 from envkit.smoke.target import Target
 
 PROBE = Path(__file__).with_name("probe")  # a folder, copied whole; `python FOLDER` runs its __main__.py
-EVENT_PREFIX = "@@envkit-smoke@@ "
 #: Test/debug knob: JSON merged into the probe's config (workload sizes, fault injection, fake GPU paths).
 TEST_CONFIG_VAR = "ENVKIT_SMOKE_TEST_CONFIG"
 DEFAULT_TIMEOUT = {"quick": 600.0, "default": 900.0, "full": 1800.0}
@@ -265,7 +266,7 @@ def assemble(
             raise SmokeError(
                 _no_start_message(target, result, overall),
                 hint=hint_for_text(stderr) or "run the interpreter by hand to see why it fails",
-                text=_tail(stderr) or None,
+                text=tail(stderr, 5) or None,
             )
         limit_text = (
             f"--timeout of {overall:g} s"
@@ -288,7 +289,7 @@ def assemble(
         "seconds": round(elapsed, 3),
     }
     report["diagnoses"] = diagnose(report, stderr)
-    report["stderr_tail"] = _tail(stderr, 15) if not report["ok"] else ""
+    report["stderr_tail"] = tail(stderr, 15) if not report["ok"] else ""
     return report
 
 
@@ -311,7 +312,7 @@ def _stopped(
             else f"exited with code {result.returncode}"
         )
         detail = f"the probe process {how} during this check" + (
-            f": {_tail(stderr, 1)}" if stderr.strip() else ""
+            f": {tail(stderr, 1)}" if stderr.strip() else ""
         )
     checks.append(
         {
@@ -382,11 +383,6 @@ def _no_start_message(target: Target, result: Any, overall: float) -> str:
             f"the smoke probe did not start within the overall time limit of {overall:g} s ({target.python})"
         )
     return f"the smoke probe could not start in {target.python} (exit code {result.returncode})"
-
-
-def _tail(text: str, lines: int = 5) -> str:
-    kept = [ln for ln in (text or "").strip().splitlines() if ln.strip()]
-    return "\n".join(kept[-lines:])
 
 
 def _signame(sig: int | None) -> str:

@@ -3,7 +3,6 @@ Python to run the probe with and the environment variables its activation sets."
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -12,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from envkit.backends.prefix_scan import read_state
 from envkit.errors import EnvironmentNotFound, UsageError
 
 
@@ -52,15 +52,6 @@ def prefix_python(prefix: Path) -> Path:
     )
 
 
-def find_named_env(name: str) -> Path:
-    """The prefix of conda environment `name`, resolved the way `envkit export -n` resolves it
-    (envkit.backends.envs: envs dirs, environments.txt, then `conda info`); raises
-    EnvironmentNotFound."""
-    from envkit.backends.envs import resolve_name
-
-    return Path(resolve_name(name))
-
-
 _EXPORT = re.compile(r"^\s*export\s+([A-Za-z_][A-Za-z0-9_]*)=(.*?)\s*$")
 
 
@@ -77,13 +68,7 @@ def activation_env(prefix: Path, base_env: dict[str, str] | None = None) -> tupl
     out["PATH"] = os.pathsep.join([str(b) for b in bindirs] + ([base["PATH"]] if base.get("PATH") else []))
     out["CONDA_PREFIX"] = str(prefix)
     out["CONDA_DEFAULT_ENV"] = prefix.name
-    state = prefix / "conda-meta" / "state"
-    if state.exists():
-        try:
-            for k, v in (json.loads(state.read_text()).get("env_vars") or {}).items():
-                out[str(k)] = str(v)
-        except (OSError, ValueError):
-            pass
+    out.update(read_state(str(prefix)))
     skipped: list[str] = []
     act = prefix / "etc" / "conda" / "activate.d"
     for script in sorted(act.glob("*.sh")) if act.is_dir() else []:
@@ -145,7 +130,10 @@ def resolve_target(
         if root is not None and (root / "conda-meta").is_dir() and Path(exe).parent.parent.resolve() == root:
             return env_target("python", Path(exe).parent.parent, python=str(exe))
         return Target(kind="python", python=str(exe))
-    where = find_named_env(name) if name else Path(prefix).expanduser() if prefix else None
+    from envkit.backends.envs import resolve_name
+
+    # a name is resolved as `envkit export -n` resolves it (envs dirs, environments.txt, `conda info`)
+    where = Path(resolve_name(name)) if name else Path(prefix).expanduser() if prefix else None
     if where is not None:
         # Absolute: the probe runs with the scratch directory as its working directory, and
         # CONDA_PREFIX/PATH must name the prefix from anywhere.  abspath, not resolve: a

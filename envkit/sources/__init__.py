@@ -331,7 +331,9 @@ def _export_packages(d: _ExportDoc, platform: str) -> tuple[list[LockedPackage],
 
 
 def _export_conda_package(item: Mapping[str, Any], platform: str) -> LockedPackage:
-    depends = tuple(_split_dep(d) for d in item.get("depends") or () if isinstance(d, str))
+    from envkit.formats.pixientry import split_dep
+
+    depends = tuple(split_dep(d) for d in item.get("depends") or () if isinstance(d, str))
     return LockedPackage(
         manager="conda",
         name=item["name"],
@@ -364,12 +366,6 @@ def _export_pip_dist(item: Mapping[str, Any]) -> PipDist:
 
 def _what(kind: type) -> str:
     return {str: "a string", list: "a list", dict: "a mapping", bool: "true or false"}.get(kind, str(kind))
-
-
-def _split_dep(text: str) -> tuple[str, str]:
-    """`python >=3.11,<3.12.0a0` -> ("python", ">=3.11,<3.12.0a0"), as the prefix reader splits them."""
-    head, _, rest = text.strip().partition(" ")
-    return head, rest.strip()
 
 
 def read_remote(

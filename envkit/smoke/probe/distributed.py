@@ -234,15 +234,6 @@ def _watch_parent() -> None:
     threading.Thread(target=watch, name="envkit-parent-watch", daemon=True).start()
 
 
-def _put(out_dir: str | None, rank: str, name: str, text: str) -> None:
-    """Write rank `rank`'s file `name` in `out_dir` (none: nowhere) whole, through a rename."""
-    if out_dir:
-        path = os.path.join(out_dir, f"rank{rank}.{name}")
-        with open(path + ".tmp", "w") as f:
-            f.write(text)
-        os.replace(path + ".tmp", path)
-
-
 def dist_worker(
     backend: str, timeout_s: int, fail: bool = False, out_dir: str | None = None, hang: bool = False
 ) -> int:
@@ -251,7 +242,12 @@ def dist_worker(
     rank_env = os.environ.get("RANK", "0")
 
     def put(name: str, text: str) -> None:
-        _put(out_dir, rank_env, name, text)
+        """Write this rank's file `name` in `out_dir` (none: nowhere) whole, through a rename."""
+        if out_dir:
+            path = os.path.join(out_dir, f"rank{rank_env}.{name}")
+            with open(path + ".tmp", "w") as f:
+                f.write(text)
+            os.replace(path + ".tmp", path)
 
     put("pid", str(os.getpid()))
     if fail:

@@ -130,21 +130,13 @@ class EnvironmentChecks(ProbeState):
 
     def _collect_torch(self) -> None:
         torch = self.torch
-        env = self.environment
-        local = torch.__version__.split("+", 1)[1] if "+" in torch.__version__ else None
-        cuda = getattr(torch.version, "cuda", None)
-        hip = getattr(torch.version, "hip", None)
-        build = "cuda" if cuda else "rocm" if hip else "cpu"
-        tinfo: dict = {
-            "version": torch.__version__,
-            "local": local,
-            "build": build,
-            "cuda": cuda,
-            "hip": hip,
-            "debug": bool(getattr(torch.version, "debug", False)),
-            "git_version": getattr(torch.version, "git_version", None),
-            "file": torch.__file__,
-        }
+        tinfo = self.environment["torch"]  # the build collect_environment read, filled in here
+        tinfo.update(
+            local=torch.__version__.split("+", 1)[1] if "+" in torch.__version__ else None,
+            debug=bool(getattr(torch.version, "debug", False)),
+            git_version=getattr(torch.version, "git_version", None),
+            file=torch.__file__,
+        )
         # cuDNN / NCCL are reported from the build even without a GPU (None on CPU builds).
         try:
             tinfo["cudnn"] = self._cudnn_versions()
@@ -153,15 +145,13 @@ class EnvironmentChecks(ProbeState):
         try:
             # torch.cuda.nccl is a submodule: import it rather than rely on another import having
             # done so.  version() is a tuple, with a suffix string as a 4th item in some builds.
-            if cuda:
+            if tinfo["cuda"]:
                 from torch.cuda import nccl
 
                 tinfo["nccl"] = nccl_text(nccl.version())
         except Exception as e:
             tinfo["nccl"] = None
             tinfo["nccl_error"] = f"{type(e).__name__}: {e}"
-        tinfo["config"] = {}
-        env["torch"] = tinfo
         tinfo["config"] = self._torch_config()
 
     def _collect_cuda(self) -> None:

@@ -40,19 +40,12 @@ def gpu_presence(dev_glob: str, nvidia_smi: str, proc_driver: str) -> dict:
     }
     if smi:
         try:
-            out = subprocess.run(
-                [smi, "--query-gpu=name,driver_version,compute_cap,memory.total", "--format=csv,noheader"],
-                capture_output=True,
-                text=True,
-                timeout=20,
-            )
-            if out.returncode != 0:  # old drivers do not know compute_cap
-                out = subprocess.run(
-                    [smi, "--query-gpu=name,driver_version", "--format=csv,noheader"],
-                    capture_output=True,
-                    text=True,
-                    timeout=20,
-                )
+            # old drivers do not know compute_cap: then the first two fields alone
+            for query in ("name,driver_version,compute_cap,memory.total", "name,driver_version"):
+                argv = [smi, f"--query-gpu={query}", "--format=csv,noheader"]
+                out = subprocess.run(argv, capture_output=True, text=True, timeout=20)
+                if out.returncode == 0:
+                    break
             if out.returncode == 0:
                 for line in out.stdout.strip().splitlines():
                     parts = [p.strip() for p in line.split(",")]

@@ -16,6 +16,9 @@ from .state import ProbeState
 from .sweep import _point_text, sweep_dataloader
 from .verdicts import _raise_for, shm_verdict
 
+#: the workload's fault knobs (for tests of the runner): passed to the datasets, not reported
+_FAULTS = ("hang_at", "crash_at", "crash", "crash_main", "pid_file")
+
 
 class LoaderChecks(ProbeState):
     """Checks of the probe (mixed into `Probe`, whose state they use)."""
@@ -23,17 +26,12 @@ class LoaderChecks(ProbeState):
     # -- checks: DataLoader -----------------------------------------------------------------------
 
     def dataset(self, n: int, shape=(3, 8, 8), latency_ms: float = 0.0, decode_iters: int = 0, **extra):
-        faults = {
-            k: v
-            for k, v in (self.config.get("workload") or {}).items()
-            if k in ("hang_at", "crash_at", "crash", "crash_main", "pid_file")
-        }
+        faults = {k: v for k, v in (self.config.get("workload") or {}).items() if k in _FAULTS}
         faults.update(extra)
         return SyntheticDataset(n, shape, latency_ms, decode_iters, **faults)
 
     def _loader(self, ds, **kw):
-        torch = self.torch
-        return torch.utils.data.DataLoader(ds, **kw)
+        return self.torch.utils.data.DataLoader(ds, **kw)
 
     def _drain(self, loader, check: str) -> tuple[set, set, int]:
         """Iterate a loader once: (sample indices, worker pids, batches)."""
@@ -220,11 +218,7 @@ class LoaderChecks(ProbeState):
             batch_bytes=4 * w["batch_size"] * math.prod(w["sample_shape"]),
             cuda_initialised_before_workers=bool(self.cuda_ok and self.torch.cuda.is_initialized()),
         )
-        result["workload"] = {
-            k: v
-            for k, v in workload.items()
-            if k not in ("hang_at", "crash_at", "crash", "crash_main", "pid_file")
-        }
+        result["workload"] = {k: v for k, v in workload.items() if k not in _FAULTS}
         self.dataloader = result
         emit({"event": "dataloader", "dataloader": result})
         rec = result["recommended"]

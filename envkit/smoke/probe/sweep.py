@@ -63,9 +63,9 @@ def measure_point(
     """Time `epochs` passes of a DataLoader over `samples` synthetic samples, worker start-up
     included (that is what persistent_workers saves); returns one sweep point."""
     ds = make_dataset(samples)
-    kw = {"batch_size": w["batch_size"], "num_workers": num_workers, "pin_memory": pin}
-    if num_workers > 0:
-        kw.update(persistent_workers=persistent, prefetch_factor=2)
+    kw = loader_kwargs(
+        {"num_workers": num_workers, "pin_memory": pin, "persistent_workers": persistent}, w["batch_size"]
+    )
     t = time.perf_counter()
     loader = torch.utils.data.DataLoader(ds, **kw)
     seen = batches = 0
