@@ -194,7 +194,8 @@ def run_checks(
     if len(loaded) < len(items) and not paths:
         stray = next(t for t in items if not isinstance(t, Target))
         raise type_error("run_checks", "targets", what, stray)
-    return run(loaded, config if config is not None else Config(), machine=machine)
+    findings: list[Finding] = run(loaded, config if config is not None else Config(), machine=machine)
+    return findings
 
 
 def _run(

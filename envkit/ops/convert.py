@@ -187,7 +187,7 @@ def _read_one(text: str, target: str) -> EnvSpec | Lock:
     from envkit.formats import read_text
     from envkit.model import resolved_view
 
-    back = read_text(text, filename=f"converted.{target}", format=_READ_AS[target])
+    back: EnvSpec | Lock = read_text(text, filename=f"converted.{target}", format=_READ_AS[target])
     if isinstance(back, EnvSpec) and resolved_view(back) is None and back.pip and not back.conda:
         from envkit.formats.requirements import requirements_to_lock
 
