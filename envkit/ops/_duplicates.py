@@ -34,10 +34,12 @@ def duplicates_of(
     if view is None:  # (only an environment file is not concrete: answered above)
         return []
     owned = view.owned
-    from envkit.lock.metadata import lock_over_conda
-
     # what a lock records as installed over conda's files, `envkit create` installs so again
-    forced = frozenset(lock_over_conda(view.lock)) if view.lock is not None else frozenset()
+    forced: frozenset[str] = frozenset()
+    if view.lock is not None:
+        from envkit.lock.metadata import lock_over_conda  # only a lock has such records
+
+        forced = frozenset(lock_over_conda(view.lock))
     found: dict[tuple[str, str], Duplicate] = {}
     for pkgs in view.by_platform().values():
         conda_version = {p.name: p.version for p in pkgs if p.manager == "conda"}
