@@ -30,7 +30,7 @@ class BuildItem:
     depends: tuple[tuple[str, str], ...] = ()  # a locked or installed record's dependencies
 
 
-_RUNTIME_DEP = re.compile(r"^nvidia-cuda-runtime-cu\d+$")
+_RUNTIME_DEP = r"^nvidia-cuda-runtime-cu\d+$"
 #: the names whose items cuda-mismatch and torch-pairing read: the CUDA pins, the torch builds and
 #: selectors, the companions.  Besides these they read only conda items whose build names CUDA (`cu`
 #: in it), so a large file's other entries need no item at all.
@@ -47,7 +47,7 @@ def wheel_runtime(depends: tuple[tuple[str, str], ...]) -> tuple[str, str] | Non
     """The CUDA a pip wheel is built for, from the `nvidia-cuda-runtime-cuXX` version its locked
     dependencies pin (PyPI's torch 2.3.1 wheel: `nvidia-cuda-runtime-cu12 12.1.105` -> "12.1")."""
     for name, spec in depends:
-        if _RUNTIME_DEP.match(name):
+        if re.match(_RUNTIME_DEP, name):
             mm = major_minor((spec or "").strip().lstrip("=").strip())
             if mm:
                 return mm_text(mm), f"its {name} {spec.strip().lstrip('=').strip()}"

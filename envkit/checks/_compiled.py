@@ -15,7 +15,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from envkit.checks.core import Target
 
 #: the command line pip-compile and `uv pip compile` write into their output's header comment
-_COMMAND = re.compile(r"^#\s+(?:pip-compile|uv pip compile)\b(?P<args>.*)$")
+_COMMAND = r"^#\s+(?:pip-compile|uv pip compile)\b(?P<args>.*)$"
 #: pip-compile writes its command within the first lines of its header
 _HEADER_LINES = 12
 
@@ -26,7 +26,7 @@ def compiled_inputs(text: str | None) -> list[str]:
     if not text or "compile" not in text[:2000]:
         return []
     for line in text.splitlines()[:_HEADER_LINES]:
-        m = _COMMAND.match(line.strip())
+        m = re.match(_COMMAND, line.strip())
         if m:
             import shlex
 

@@ -15,7 +15,7 @@ if TYPE_CHECKING:  # pragma: no cover
 #: targets.DISCOVER's files): pixi.lock is among those already
 DISCOVER_MANIFESTS = ("pixi.toml", "pyproject.toml", "uv.lock", "pylock.toml")
 #: a pyproject.toml that asks for packages (one of tool settings only is not a spec)
-_PYPROJECT_SPEC = re.compile(r"^\[(?:project|dependency-groups|tool\.uv|tool\.pixi)[.\]]", re.MULTILINE)
+_PYPROJECT_SPEC = r"(?m)^\[(?:project|dependency-groups|tool\.uv|tool\.pixi)[.\]]"
 
 #: a verdict's change -> the LockProblem kind the lock rules report
 _KINDS = {"added": "missing", "changed": "unsatisfied", "missing-platform": "missing-platform"}
@@ -31,7 +31,7 @@ def discover_manifests(directory: str | os.PathLike[str]) -> list[str]:
             continue
         if name == "pyproject.toml":
             with open(path, encoding="utf-8", errors="replace") as f:
-                if not _PYPROJECT_SPEC.search(f.read()):
+                if not re.search(_PYPROJECT_SPEC, f.read()):
                     continue
         out.append(path)
     return out

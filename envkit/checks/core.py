@@ -274,7 +274,7 @@ class Context:
 # --------------------------------------------------------------------------------------------
 # engine
 
-_SUPPRESS = re.compile(r"#\s*envkit:\s*ignore(?:\[(?P<rules>[^\]]*)\])?", re.IGNORECASE)
+_SUPPRESS = r"(?i)#\s*envkit:\s*ignore(?:\[(?P<rules>[^\]]*)\])?"
 
 
 def suppressions(line_text: str) -> frozenset[str] | None:
@@ -282,7 +282,7 @@ def suppressions(line_text: str) -> frozenset[str] | None:
     means every rule (`# envkit: ignore`); None when there is no suppression comment."""
     if "envkit" not in line_text:
         return None
-    m = _SUPPRESS.search(line_text)
+    m = re.search(_SUPPRESS, line_text)
     if m is None:
         return None
     names = m.group("rules")

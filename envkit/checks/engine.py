@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
@@ -21,7 +22,7 @@ def check_suppressions(target: Target) -> None:
         return
     from envkit.errors import UsageError, Where
 
-    for m in _SUPPRESS.finditer(target.text):
+    for m in re.finditer(_SUPPRESS, target.text):
         i = target.text.count("\n", 0, m.start()) + 1
         names = suppressions(target.line_text(i))
         for n in sorted(names or ()):

@@ -43,7 +43,7 @@ def can_fix(rule: str, target: Target, hit: Hit) -> bool:
         return False
     text = target.line_text(hit.line)
     if rule == "leaked-prefix":
-        return target.kind == "spec" and bool(PREFIX_LINE.match(text))
+        return target.kind == "spec" and bool(re.match(PREFIX_LINE, text))
     if rule == "leaked-secret":
         if hit.message.startswith(VARIABLE_SECRET):
             return bool(secret_variables(text))

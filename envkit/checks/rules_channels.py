@@ -218,10 +218,8 @@ def channel_priority(target: Target, ctx: Context) -> Iterator[Hit]:
         )
 
 
-_HTTP = re.compile(r"\bhttp://[^\s'\"#]+", re.IGNORECASE)
-_LOCAL = re.compile(
-    r"^http://(?:[^@/]*@)?(?:localhost|127\.\d+\.\d+\.\d+|\[::1\])(?::\d+)?(?:/|$)", re.IGNORECASE
-)
+_HTTP = r"(?i)\bhttp://[^\s'\"#]+"
+_LOCAL = r"(?i)^http://(?:[^@/]*@)?(?:localhost|127\.\d+\.\d+\.\d+|\[::1\])(?::\d+)?(?:/|$)"
 
 
 def _insecure(text: str) -> list[str]:
@@ -229,7 +227,7 @@ def _insecure(text: str) -> list[str]:
         return []
     from envkit.urls import redact_url
 
-    return [redact_url(u)[0] for u in _HTTP.findall(text) if not _LOCAL.match(u)]
+    return [redact_url(u)[0] for u in re.findall(_HTTP, text) if not re.match(_LOCAL, u)]
 
 
 @rule(
@@ -287,7 +285,7 @@ def _spec_insecure(target: Target, spec: EnvSpec) -> Iterator[Hit]:
     http = escaped or "http:" in text.lower()
     # YAML is parsed (for line numbers) only when a channel can be insecure at all: no `http://`
     # and no escape sequence in the text means none is
-    data = target.yaml if ("\\" in text or (http and _HTTP.search(text))) else None
+    data = target.yaml if ("\\" in text or (http and re.search(_HTTP, text))) else None
     raw_channels = data.get("channels") if data is not None else None
     if raw_channels is not None:
         from envkit.formats._yaml import YamlList  # loaded only when a spec's YAML was parsed
@@ -327,7 +325,7 @@ def _view_insecure(view: Resolved) -> Iterator[Hit]:
     # a live prefix's records carry the URL of the channel they came from: reported above
     for p in view.lock.packages if view.lock is not None else ():
         url = p.url
-        if url and url[:5].lower() == "http:" and not _LOCAL.match(url):
+        if url and url[:5].lower() == "http:" and not re.match(_LOCAL, url):
             base = url.split("#", 1)[0].rsplit("/", 1)[0]
             if p.manager == "conda":
                 base = base.rsplit("/", 1)[0]  # the channel, without the subdir

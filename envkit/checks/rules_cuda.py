@@ -14,7 +14,7 @@ from envkit.conda import families
 
 #: the conda packages whose CPU build selects a CPU PyTorch (`cpuonly` does by being there)
 _CPU_SELECTORS = (*families.TORCH_BUILDS, "cpuonly", "pytorch-mutex")
-_CU_INDEX = re.compile(r"download\.pytorch\.org/whl/(?:nightly/)?(?P<tag>cu\d{2,3}|cpu|rocm[\d.]+)\b")
+_CU_INDEX = r"download\.pytorch\.org/whl/(?:nightly/)?(?P<tag>cu\d{2,3}|cpu|rocm[\d.]+)\b"
 
 #: a pin's (item, CUDA version text): "12.1", or "12" for a major-only pin
 _Pin = tuple[BuildItem, str]
@@ -424,7 +424,7 @@ def _index_cuda(texts: Iterable[str]) -> tuple[str | None, str | None]:
     """(CUDA version, the option text) of a download.pytorch.org/whl/cuXYZ index, or (None, None);
     ("cpu", text) for the CPU index."""
     for t in texts:
-        m = _CU_INDEX.search(t)
+        m = re.search(_CU_INDEX, t)
         if m:
             tag = m.group("tag")
             if tag.startswith("cu"):

@@ -137,7 +137,7 @@ def fuzzy_pin(target: Target, ctx: Context) -> Iterator[Hit]:
     )
 
 
-_SELECTOR_COMMENT = re.compile(r"#\s*\[[^\[\]]+\]\s*$")
+_SELECTOR_COMMENT = r"#\s*\[[^\[\]]+\]\s*$"
 
 
 @rule(
@@ -180,7 +180,7 @@ def listed_twice(target: Target, ctx: Context) -> Iterator[Hit]:
     comments = "#" in (target.text or "")  # a selector is a comment: without `#`, no line is read
 
     def selected(line: int | None) -> bool:
-        return comments and _SELECTOR_COMMENT.search(target.line_text(line)) is not None
+        return comments and re.search(_SELECTOR_COMMENT, target.line_text(line)) is not None
 
     conda: dict[str, list] = {}  # entries are read only when a (lowercased) name repeats
     for d in spec.conda if len(conda_names(target, spec)[0]) < len(spec.conda) else ():

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 from envkit.checks.core import Context, Hit, Target, file_rule, rule
 
-_CONTINUUM = re.compile(r"(?:https?://)?repo\.continuum\.io(?:/[^\s'\"#]*)?")
+_CONTINUUM = r"(?:https?://)?repo\.continuum\.io(?:/[^\s'\"#]*)?"
 
 
 @rule(
@@ -51,7 +51,7 @@ def legacy_url(target: Target, ctx: Context) -> Iterator[Hit]:
     if not target.text or "repo.continuum.io" not in target.text:
         return
     found = [
-        (n, _CONTINUUM.search(t))
+        (n, re.search(_CONTINUUM, t))
         for n, t in enumerate(target.lines, 1)
         if "repo.continuum.io" in t and not t.lstrip().startswith("#")
     ]
@@ -73,9 +73,7 @@ def _legacy_message(url: str) -> str:
     )
 
 
-_REQ_OPTION = re.compile(
-    r"^(?:-r|--requirement|-c|--constraint)(?:\s*=\s*|\s+|(?<=-r)|(?<=-c))(?P<file>\S.*)$"
-)
+_REQ_OPTION = r"^(?:-r|--requirement|-c|--constraint)(?:\s*=\s*|\s+|(?<=-r)|(?<=-c))(?P<file>\S.*)$"
 
 
 @rule(
@@ -120,7 +118,7 @@ def missing_requirements_file(target: Target, ctx: Context) -> Iterator[Hit]:
     for p in spec.pip:
         if p.kind != "option":
             continue
-        m = _REQ_OPTION.match((p.raw or p.text).strip())
+        m = re.match(_REQ_OPTION, (p.raw or p.text).strip())
         if m is None:
             continue
         name = m.group("file").split(" #", 1)[0].strip().strip("'\"")

@@ -10,12 +10,12 @@ from envkit.checks.core import Context, Hit, Target, rule
 from envkit.conda.families import PYTORCH_INDEX_FAMILY as PYTORCH_FAMILY
 from envkit.model import EnvSpec, Lock
 
-_LOCAL = re.compile(r"\+(?P<variant>cu\d+|cpu|rocm[\d.]+|xpu)$")
-_PYPI_HOSTS = re.compile(r"^https?://(?:files\.pythonhosted\.org|pypi\.org|pypi\.python\.org)/")
+_LOCAL = r"\+(?P<variant>cu\d+|cpu|rocm[\d.]+|xpu)$"
+_PYPI_HOSTS = r"^https?://(?:files\.pythonhosted\.org|pypi\.org|pypi\.python\.org)/"
 
 
 def _variant_of(version: str) -> str | None:
-    m = _LOCAL.search(version.strip())
+    m = re.search(_LOCAL, version.strip())
     return m.group("variant") if m else None
 
 
@@ -169,7 +169,7 @@ def _lock_hits(lock: Lock) -> Iterator[Hit]:
         if variant is None:
             continue
         url, got = p.url or "", None
-        if _PYPI_HOSTS.match(url):
+        if re.match(_PYPI_HOSTS, url):
             got = "PyPI"
         elif pytorch_variant(url) not in (None, variant):
             got = f"the {pytorch_variant(url)} index"

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from envkit.checks._helpers import join_names
 from envkit.checks.core import Context, Hit, Target, rule
 
-_ARCHIVE = re.compile(r"\.(?:whl|tar\.gz|zip|tar\.bz2|tgz)(?:[#?].*)?$")
+_ARCHIVE = r"\.(?:whl|tar\.gz|zip|tar\.bz2|tgz)(?:[#?].*)?$"
 
 
 @rule(
@@ -62,7 +62,7 @@ def pip_lock_missing_hash(target: Target, ctx: Context) -> Iterator[Hit]:
     if lock is None or lock.kind not in ("pylock", "uv-lock"):
         return
     for p in lock.packages:
-        if p.editable or not p.url or not _ARCHIVE.search(p.url) or p.sha256:
+        if p.editable or not p.url or not re.search(_ARCHIVE, p.url) or p.sha256:
             continue
         yield Hit(
             p.line,

@@ -11,7 +11,7 @@ from envkit.checks._helpers import conda_names, first_of, join_names
 from envkit.checks.core import Context, Hit, Target, rule
 
 #: wheel platform tag -> the operating system it runs on (PEP 425 / PEP 600 platform tags)
-_WHEEL_PLATFORM = re.compile(
+_WHEEL_PLATFORM = (
     r"-(?P<plat>win32|win_amd64|win_arm64|macosx_[0-9a-z_]+|manylinux[0-9a-z_]+"
     r"|musllinux_[0-9a-z_]+|linux_[0-9a-z_]+)(?:\.[0-9a-z_.]+)?\.whl(?:$|[#?])"
 )
@@ -38,7 +38,7 @@ PLATFORM_ONLY = {
 _PREFIX_ONLY = (("m2w64-", "Windows"), ("pyobjc-framework-", "macOS"))
 _PREFIXES = tuple(pre for pre, _ in _PREFIX_ONLY)
 #: words in a file name that restrict it to one operating system (`environment-linux.yml`)
-_NAME_PLATFORM = re.compile(r"(?:^|[-_.])(linux|win|windows|win64|osx|macos|mac|darwin)(?:[-_.0-9]|$)")
+_NAME_PLATFORM = r"(?:^|[-_.])(linux|win|windows|win64|osx|macos|mac|darwin)(?:[-_.0-9]|$)"
 _OS_OF_SUBDIR = {"win": "Windows", "osx": "macOS", "linux": "Linux"}
 
 
@@ -55,7 +55,7 @@ def _only_on(name: str | None) -> str | None:
 
 
 def _wheel_os(url: str | None) -> tuple[str, str] | None:
-    m = _WHEEL_PLATFORM.search(url) if url and ".whl" in url else None
+    m = re.search(_WHEEL_PLATFORM, url) if url and ".whl" in url else None
     if m is None:
         return None
     tag = m.group("plat")
@@ -107,7 +107,7 @@ def platform_only(target: Target, ctx: Context) -> Iterator[Hit]:
     if spec is None or spec.platforms:
         return
     base = os.path.basename(target.path).lower()
-    if _NAME_PLATFORM.search(base):
+    if re.search(_NAME_PLATFORM, base):
         return
     where = "a file that names no platform (no `platforms:` list)"
     # (the first entry without a build ends the `all`: most files are not counted)
@@ -280,7 +280,7 @@ PYPI_ONLY = {
     "opencv-contrib-python-headless": "conda-forge calls it opencv (or py-opencv)",
     "torch": "conda calls it pytorch",
 }
-_NVIDIA_WHEEL = re.compile(r"^nvidia-[a-z0-9-]+-cu\d+$")
+_NVIDIA_WHEEL = r"^nvidia-[a-z0-9-]+-cu\d+$"
 
 
 def pypi_only(name: str) -> str | None:
@@ -289,7 +289,7 @@ def pypi_only(name: str) -> str | None:
     what = PYPI_ONLY.get(n)
     if what is not None:
         return what
-    if n.startswith("nvidia-") and _NVIDIA_WHEEL.match(n):
+    if n.startswith("nvidia-") and re.match(_NVIDIA_WHEEL, n):
         return "it is NVIDIA's pip wheel; conda's CUDA packages are named cuda-*, cudnn, nccl"
     return None
 

@@ -17,7 +17,7 @@ from envkit.textscan import candidate_lines
 #: How leaked-secret's findings on a `variables:` value begin (their fix rewrites the value).
 VARIABLE_SECRET = "a credential in a variable"
 #: A `prefix:` line with a value (what leaked-prefix reports and --fix drops).
-PREFIX_LINE = re.compile(r"^prefix\s*:\s*\S")
+PREFIX_LINE = r"^prefix\s*:\s*\S"
 
 
 def _variables_block_lines(target: Target) -> list[int]:
@@ -148,11 +148,11 @@ _URL_KINDS = {
 }
 
 
-_HOME = re.compile(
+_HOME = (
     r"(?<![\w.~])(?:/home/|/Users/|[A-Za-z]:[\\/]{1,2}Users[\\/]{1,2})(?![<$%{~*])"
     r"(?P<user>[^/\\\s'\"<>]+)"
 )
-_HOME_QUICK = re.compile(r"/home/|/Users/|:\\{1,2}Users\\")
+_HOME_QUICK = r"/home/|/Users/|:\\{1,2}Users\\"
 _HOME_GUARD = ("/home/", "/Users/", "Users\\")
 
 
@@ -204,7 +204,7 @@ def leaked_prefix(target: Target, ctx: Context) -> Iterator[Hit]:
     prefix_lines = set()
     if target.kind == "spec" and "prefix" in text:
         for n, line in enumerate(target.lines, 1):
-            if line.startswith("prefix") and PREFIX_LINE.match(line):
+            if line.startswith("prefix") and re.match(PREFIX_LINE, line):
                 prefix_lines.add(n)
                 path = line.split(":", 1)[1].strip().strip("'\"")
                 yield Hit(
@@ -215,10 +215,10 @@ def leaked_prefix(target: Target, ctx: Context) -> Iterator[Hit]:
     # One user's home is one cause: pip-compile writes it into every `# via -r /Users/...` line,
     # so each user's paths are one finding at the first line, with the count and the lines.
     by_user: dict[str, list[tuple[int, str]]] = {}
-    for n in candidate_lines(text, _HOME_QUICK, _HOME_GUARD):
+    for n in candidate_lines(text, re.compile(_HOME_QUICK), _HOME_GUARD):
         if n in prefix_lines:
             continue
-        m = _HOME.search(target.line_text(n))
+        m = re.search(_HOME, target.line_text(n))
         if m:
             path = target.line_text(n)[m.start() :].split()[0].strip("'\",")
             by_user.setdefault(m.group("user"), []).append((n, path))
