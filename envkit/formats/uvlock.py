@@ -163,18 +163,19 @@ def _selected(raw, pkgs, index, filename, conflicts, options) -> list[LockedPack
     extras, all_extras, groups, all_groups, no_default_groups, frozen = options
     # uv names extras and groups normalized (PEP 685): `--extra CPU` is the lock's `cpu`
     extras, groups = tuple(map(uvselect.canon, extras)), tuple(map(uvselect.canon, groups))
-    if not any(uvselect.is_root(p) for p in raw if isinstance(p, dict)):
+    roots = [p for p in raw if isinstance(p, dict) and uvselect.is_root(p)]
+    if not roots:
         return []
     pyproject = uvselect.pyproject_beside(filename)
     if frozen:
-        uvselect.refuse_missing_project(pyproject, raw, filename)
+        uvselect.refuse_missing_project(pyproject, roots, filename)
     beside = uvselect.default_groups(pyproject)  # `default-groups = []`: none, not `dev`
     defaults = (
         () if no_default_groups else (("dev",) if beside is None else tuple(map(uvselect.canon, beside)))
     )
     if defaults == ("*",):
         all_groups, defaults = True, ()
-    uvselect.refuse_undefined(raw, extras, groups, filename)
+    uvselect.refuse_undefined(roots, extras, groups, filename)
     chosen = uvselect.select(
         raw,
         extras=extras,

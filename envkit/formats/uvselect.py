@@ -258,30 +258,27 @@ def default_groups(pyproject: Mapping | None) -> tuple[str, ...] | None:
     return None
 
 
-def refuse_missing_project(pyproject: Mapping | None, packages, filename: str | None) -> None:
+def refuse_missing_project(pyproject: Mapping | None, roots: list, filename: str | None) -> None:
     """Raise UsageError when the pyproject.toml beside the lock names a project the lock does not
-    hold as its own (renamed since the lock was written): `uv export --frozen` and `uv sync
+    hold as its own (`roots`, renamed since the lock was written): `uv export --frozen` and `uv sync
     --frozen` refuse such a lock ("Missing workspace member")."""
     project = (pyproject or {}).get("project")
     name = project.get("name") if isinstance(project, Mapping) else None
-    roots = [p.get("name", "") for p in packages if isinstance(p, Mapping) and is_root(p)]
-    if not isinstance(name, str) or not roots or canon(name) in {canon(r) for r in roots}:
+    names = [p.get("name", "") for p in roots]
+    if not isinstance(name, str) or canon(name) in {canon(r) for r in names}:
         return
     raise UsageError(
         f"the pyproject.toml beside the uv.lock names the project `{name}`, which the lock does not "
-        f"hold (its project is `{'`, `'.join(roots)}`): the lock is stale, and uv refuses to install it",
+        f"hold (its project is `{'`, `'.join(names)}`): the lock is stale, and uv refuses to install it",
         where=Where(file=filename),
         hint="run `uv lock`, then convert again",
     )
 
 
-def refuse_undefined(packages, extras: Iterable[str], groups: Iterable[str], filename: str | None) -> None:
+def refuse_undefined(roots: list, extras: Iterable[str], groups: Iterable[str], filename: str | None) -> None:
     """Raise UsageError for an extra or a dependency group (given by name) that no project of the
-    lock defines, as `uv export` refuses it ("Extra `x` is not defined"): installing without it
-    would not be what was asked."""
-    roots = [p for p in packages if isinstance(p, Mapping) and is_root(p)]
-    if not roots:
-        return
+    lock (`roots`) defines, as `uv export` refuses it ("Extra `x` is not defined"): installing
+    without it would not be what was asked."""
     known: dict[str, set[str]] = {"extra": set(), "group": set()}
     for p in roots:
         meta = p.get("metadata")
