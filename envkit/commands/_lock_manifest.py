@@ -36,11 +36,11 @@ def is_pdm(path: str, text: str) -> bool:
     )
 
 
-def refuse_solve(path: str, fmt: str, text: str = "") -> None:
+def refuse_solve(path: str, fmt: str, text: str) -> None:
     """UsageError: envkit does not solve a manifest; the owner's command does."""
     from envkit.errors import UsageError, Where
 
-    tool = "pixi lock" if fmt == "pixi-manifest" else "uv lock"
+    tool = _TOOLS[fmt]
     what = "a pixi manifest" if fmt == "pixi-manifest" else "a pyproject.toml"
     if fmt == "pyproject" and is_pdm(path, text):
         raise UsageError(

@@ -17,7 +17,6 @@ from envkit.audit.result import AuditResult
 
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.audit.index import Index
-    from envkit.audit.vex import VexStatement
     from envkit.model import LiveEnv, LockedPackage, PipDist
 
 __all__ = ["AuditResult", "audit", "fetch"]
@@ -49,6 +48,7 @@ def audit(
     readers' errors for a source that cannot be read."""
     from envkit.audit.index import open_index
     from envkit.audit.result import assess
+    from envkit.audit.vex import read_vex
     from envkit.errors import UsageError
 
     config = config or AuditConfig()
@@ -65,19 +65,11 @@ def audit(
         level=level,
         unknown=read.unknown,
         dists=read.dists,
-        statements=_vex(vex),
+        statements=read_vex(vex) if vex is not None else [],
         license_allow=license_allow,
         license_deny=license_deny,
         today=today,
     )
-
-
-def _vex(path: str | None) -> list[VexStatement]:
-    if path is None:
-        return []
-    from envkit.audit.vex import read_vex
-
-    return read_vex(path)
 
 
 def _read_sources(sources: Sequence[str], live: LiveEnv | None) -> _Read:

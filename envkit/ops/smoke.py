@@ -22,10 +22,6 @@ class SmokeResult:
     report: dict[str, Any]
     warnings: tuple[str, ...] = ()
 
-    @property
-    def could_not_run(self) -> bool:
-        return bool(self.report.get("could_not_run"))
-
 
 def smoke(
     *,
