@@ -108,13 +108,15 @@ def iter_records(db: str) -> Iterator[tuple[str, Any]]:
 
 
 def _load(data: bytes, name: str, *, yaml: bool) -> Any:
+    if not yaml:  # a JSON dump never needs PyYAML
+        try:
+            return json.loads(data)
+        except ValueError as exc:
+            raise ParseError(f"not an OSV record: {exc}", where=Where(file=name)) from None
     import yaml as pyyaml
 
     try:
-        if not yaml:
-            return json.loads(data)
-        loader = getattr(pyyaml, "CSafeLoader", pyyaml.SafeLoader)
-        return pyyaml.load(data, Loader=loader)  # noqa: S506 (a safe loader)
+        return pyyaml.load(data, Loader=getattr(pyyaml, "CSafeLoader", pyyaml.SafeLoader))  # noqa: S506 (safe)
     except (ValueError, pyyaml.YAMLError) as exc:
         raise ParseError(f"not an OSV record: {exc}", where=Where(file=name)) from None
 

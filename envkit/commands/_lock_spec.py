@@ -26,8 +26,7 @@ def run_spec(o: LockOptions) -> int:
     from envkit.commands._lock_check import read_spec
     from envkit.commands._options import split_commas
     from envkit.commands.progress import reporter
-    from envkit.formats.condalock import write_conda_lock
-    from envkit.io import emit, file_identity
+    from envkit.io import file_identity
     from envkit.lock import parse_virtual_package, rebase_pip_options
     from envkit.lock.cutoff import parse_exclude_newer
     from envkit.ops.lock import lock_spec
@@ -62,15 +61,7 @@ def run_spec(o: LockOptions) -> int:
 
         here, there = (os.path.dirname(os.path.abspath(p)) for p in (spec_file, o.output))
         lk = replace(lk, pip_options=rebase_pip_options(lk.pip_options, here, there))
-    args = _regen_args(o, spec_file, result)
-    if target == "conda-lock":
-        emit(write_conda_lock(lk, header=header_for(regen(*args, "-o", o.output))), o.output, before)
-    else:
-        from envkit.lock.pixi_out import PIXI_TARGETS, write_pixi
-
-        args += pixi_target_args(o.output, PIXI_TARGETS[target])
-        emit(write_pixi(lk, target, header=header_for(regen(*args, "-o", o.output))), o.output, before)
-        note_pypi_for_conda(target, lk)
+    _write(o, lk, target, _regen_args(o, spec_file, result), before)
     if named:
         note_named_format(o.output, target, "--to")
     warn_duplicates(lk)
@@ -84,6 +75,21 @@ def run_spec(o: LockOptions) -> int:
         warn(w)
     echo(render("lock", "text", result, spec_file=spec_file, output=o.output), err=True, nl=False)
     return 0
+
+
+def _write(o: LockOptions, lk, target: str, args: list[str], before) -> None:
+    """Write lock `lk` to -o as `target`, its header the command that makes it again."""
+    from envkit.formats.condalock import write_conda_lock
+    from envkit.io import emit
+
+    if target == "conda-lock":
+        emit(write_conda_lock(lk, header=header_for(regen(*args, "-o", o.output))), o.output, before)
+        return
+    from envkit.lock.pixi_out import PIXI_TARGETS, write_pixi
+
+    args = [*args, *pixi_target_args(o.output, PIXI_TARGETS[target])]
+    emit(write_pixi(lk, target, header=header_for(regen(*args, "-o", o.output))), o.output, before)
+    note_pypi_for_conda(target, lk)
 
 
 def _target(o: LockOptions) -> tuple[str, bool]:

@@ -24,7 +24,6 @@ from envkit.errors import ParseError, Remedy, UnsupportedVersionError, Where
 from envkit.formats._util import lock_version, url_parts_uncached
 from envkit.formats._yaml import YamlMap
 from envkit.formats.condalockcheck import check_platforms, validate_packages
-from envkit.formats.condalockcheck import unknown_platform as unknown_platform  # explicit.py's too
 from envkit.formats.condalockout import PIP_OPTIONS_KEY
 from envkit.formats.pixientry import ONLY_STR
 from envkit.model import Lock, LockedPackage
