@@ -41,7 +41,7 @@ def manifest_format_of(target: Target) -> str | None:
     """ "pixi-manifest" / "pyproject" when the spec target is a manifest, else None."""
     if target.kind != "spec" or not target.text:
         return None
-    from envkit.formats._manifest import manifest_format
+    from envkit.formats import manifest_format
 
     return manifest_format(target.text, target.path)
 

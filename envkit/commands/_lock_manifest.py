@@ -14,7 +14,7 @@ def manifest_of(path: str) -> tuple[str, str] | None:
 
     if path == "-" or not os.path.isfile(path):
         return None
-    from envkit.formats._manifest import manifest_format
+    from envkit.formats import manifest_format
     from envkit.io import read_text
 
     text = read_text(path)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from envkit.errors import UsageError
+from envkit.errors import ParseError, UsageError
 from envkit.formats.registry import REGISTRY, Format, detect, get
 
 if TYPE_CHECKING:
@@ -31,6 +31,22 @@ def detect_format(text: str, filename: str | os.PathLike[str] | None = None) -> 
     """The format of `text` (one of FORMATS), decided from the content; `filename` only breaks ties
     (an empty file, or text that fits several formats).  Raises ParseError when nothing fits."""
     return detect(text, None if filename is None else os.fspath(filename)).name
+
+
+#: manifest format -> the lock file its tool writes beside it
+LOCK_NAMES = {"pixi-manifest": "pixi.lock", "pyproject": "uv.lock"}
+
+
+def manifest_format(text: str, path: str | None) -> str | None:
+    """ "pixi-manifest" / "pyproject" when `text` is a manifest, else None."""
+    head = text[:4096].lstrip()
+    if not (head.startswith(("[", "#")) or (path or "").endswith(".toml")):
+        return None  # YAML, JSON, requirements: no need to ask every sniffer
+    try:
+        fmt = detect_format(text, path)
+    except ParseError:
+        return None
+    return fmt if fmt in LOCK_NAMES else None
 
 
 def read_text(

@@ -20,9 +20,9 @@ MAX_DEPTH = 64
 # what may hold a bracket without opening anything: TOML's multi-line and one-line strings (JSON's
 # strings are TOML's basic ones) and TOML comments
 _SKIP = r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\'|#[^\n]*'
-_STRINGS = re.compile(_SKIP)
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
-_TOKENS = re.compile(rf"{_SKIP}|[\[\]{{}}]")
+_STRINGS = _SKIP
+_NOT_BRACKET = r"[^\[\]{}]+"
+_TOKENS = rf"{_SKIP}|[\[\]{{}}]"
 _STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 
 
@@ -32,11 +32,11 @@ def check_depth(text: str, filename: str | None, what: str, outer: int = 0) -> N
     (a TOML document is a table)."""
     if outer + text.count("[") + text.count("{") <= MAX_DEPTH:
         return
-    brackets = _NOT_BRACKET.sub("", _STRINGS.sub("", text))
+    brackets = re.sub(_NOT_BRACKET, "", re.sub(_STRINGS, "", text))
     if outer + max(accumulate(map(_STEP.__getitem__, brackets)), default=0) <= MAX_DEPTH:
         return
     depth = outer
-    for m in _TOKENS.finditer(text):
+    for m in re.finditer(_TOKENS, text):
         depth += _STEP.get(m.group(), 0)
         if depth > MAX_DEPTH:
             raise ParseError(

@@ -37,24 +37,6 @@ class Entry:
     line: int | None = None
 
 
-#: manifest format -> the lock file its tool writes beside it
-LOCK_NAMES = {"pixi-manifest": "pixi.lock", "pyproject": "uv.lock"}
-
-
-def manifest_format(text: str, path: str | None) -> str | None:
-    """ "pixi-manifest" / "pyproject" when `text` is a manifest, else None."""
-    head = text[:4096].lstrip()
-    if not (head.startswith(("[", "#")) or (path or "").endswith(".toml")):
-        return None  # YAML, JSON, requirements: no need to ask every sniffer
-    from envkit.formats import detect_format
-
-    try:
-        fmt = detect_format(text, path)
-    except ParseError:
-        return None
-    return fmt if fmt in LOCK_NAMES else None
-
-
 def check_keys(
     table: Mapping[str, Any], known: Iterable[str], path: Path, lines: dict[Path, int], filename: str | None
 ) -> None:

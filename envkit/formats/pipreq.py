@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 _VCS_PREFIXES = ("git+", "hg+", "svn+", "bzr+")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
-_EGG = re.compile(r"[#&]egg=(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)")
+_EGG = r"[#&]egg=(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)"
 _NAME = re.compile(r"^(?P<name>[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)")
 # `name` or `name OP version` with a plain release number: what packaging's Requirement makes of
 # it is this text without spaces, so the common pin needs no import of packaging (a start-up cost)
@@ -35,17 +35,16 @@ _SIMPLE = re.compile(
 # pip < 24 accepted any version text after an operator (LegacyVersion); such a pin is kept as text.
 # The version must start with a letter or digit (`latest+cu101`, `1.0-beta`): `numpy>=>1` or
 # `numpy==<2` is a typo, not an old version.
-_LEGACY = re.compile(
+_LEGACY = (
     r"^(?P<name>[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\s*(?:\[[A-Za-z0-9._,\s-]*\])?\s*"
     r"(?:(?:===|==|!=|<=|>=|~=|<|>)\s*[A-Za-z0-9][^,;\s]*)"
     r"(?:\s*,\s*(?:===|==|!=|<=|>=|~=|<|>)\s*[A-Za-z0-9][^,;\s]*)*"
     r"\s*(?:;.*)?$"
 )
-_WHEEL = re.compile(
-    r"(?:^|/)(?P<name>[A-Za-z0-9][A-Za-z0-9._]*)-[^/-]+(?:-[^/-]+)?-[^/-]+-[^/-]+-[^/-]+\.whl(?:$|[#?])"
-)
-_SDIST = re.compile(
-    r"(?:^|/)(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*?)-(?P<version>\d[^/-]*)\.(?:tar\.gz|zip|tar\.bz2|tgz)(?:$|[#?])"
+_WHEEL = r"(?:^|/)(?P<name>[A-Za-z0-9][A-Za-z0-9._]*)-[^/-]+(?:-[^/-]+)?-[^/-]+-[^/-]+-[^/-]+\.whl(?:$|[#?])"
+_SDIST = (
+    r"(?:^|/)(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*?)-(?P<version>\d[^/-]*)"
+    r"\.(?:tar\.gz|zip|tar\.bz2|tgz)(?:$|[#?])"
 )
 _DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
 # pip options that take an argument (pip/_internal/req/req_file.py)
@@ -143,7 +142,7 @@ def _check_hashes(tokens: list[str], where: Where | None, raw: str) -> None:
 
 
 def _name_from_url(url: str) -> str | None:
-    m = _EGG.search(url) or _WHEEL.search(url) or _SDIST.search(url)
+    m = re.search(_EGG, url) or re.search(_WHEEL, url) or re.search(_SDIST, url)
     return m.group("name") if m else None
 
 
@@ -168,7 +167,7 @@ def _parse_target(s: str, where: Where | None, raw: str) -> PipDep:
     try:
         req = Requirement(s)
     except InvalidRequirement as exc:
-        legacy = _LEGACY.match(s)
+        legacy = re.match(_LEGACY, s)
         if legacy:
             return PipDep(kind="requirement", text=s, name=legacy.group("name"))
         first = str(exc).splitlines()[0]

@@ -15,7 +15,7 @@ import os
 from dataclasses import dataclass
 
 from envkit.errors import ParseError, Where
-from envkit.formats._manifest import LOCK_NAMES, manifest_format
+from envkit.formats import LOCK_NAMES, manifest_format
 from envkit.lock.changes import Change
 
 
