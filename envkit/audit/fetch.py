@@ -16,7 +16,7 @@ PYPI_DUMP = "https://osv-vulnerabilities.storage.googleapis.com/PyPI/all.zip"
 TIMEOUT = 60.0
 
 
-def fetch_db(directory: str, *, url: str = PYPI_DUMP, timeout: float = TIMEOUT) -> str:
+def fetch_db(directory: str) -> str:
     """Download OSV's PyPI dump into `directory`/PyPI/all.zip and return that path.  Raises
     AuditDbError when the download fails or is not a zip (the previous dump, if any, is kept)."""
     import zipfile
@@ -26,15 +26,15 @@ def fetch_db(directory: str, *, url: str = PYPI_DUMP, timeout: float = TIMEOUT) 
     part = target + ".part"
     try:
         os.makedirs(target_dir, exist_ok=True)
-        with urlopen(url, timeout=timeout) as response, open(part, "wb") as out:  # noqa: S310 (https)
+        with urlopen(PYPI_DUMP, timeout=TIMEOUT) as response, open(part, "wb") as out:  # noqa: S310 (https)
             while chunk := response.read(1 << 20):
                 out.write(chunk)
         if not zipfile.is_zipfile(part):
-            raise AuditDbError(f"{url}: the download is not a zip")
+            raise AuditDbError(f"{PYPI_DUMP}: the download is not a zip")
         os.replace(part, target)
     except OSError as exc:
         raise AuditDbError(
-            f"cannot download the advisory database from {url}: {exc}",
+            f"cannot download the advisory database from {PYPI_DUMP}: {exc}",
             hint="on a machine without network, copy an all.zip from one that has it",
         ) from None
     finally:

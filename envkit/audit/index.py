@@ -108,21 +108,15 @@ def iter_records(db: str) -> Iterator[tuple[str, Any]]:
 
 
 def _load(data: bytes, name: str, *, yaml: bool) -> Any:
+    import yaml as pyyaml
+
     try:
         if not yaml:
             return json.loads(data)
-        import yaml as pyyaml
-
         loader = getattr(pyyaml, "CSafeLoader", pyyaml.SafeLoader)
         return pyyaml.load(data, Loader=loader)  # noqa: S506 (a safe loader)
-    except (ValueError, pyyaml_error()) as exc:
+    except (ValueError, pyyaml.YAMLError) as exc:
         raise ParseError(f"not an OSV record: {exc}", where=Where(file=name)) from None
-
-
-def pyyaml_error() -> type[Exception]:
-    import yaml
-
-    return yaml.YAMLError
 
 
 def build(db: str, key: str) -> Index:

@@ -90,12 +90,6 @@ def verdict(spdx: str, allow: Sequence[str], deny: Sequence[str]) -> str:
     return judge(lic.parse(spdx, validate=False))
 
 
-def conda_licence(pkg: LockedPackage) -> tuple[str | None, str | None]:
-    """(recorded text, SPDX) of a conda package's `license`."""
-    raw = pkg.license
-    return (raw, to_spdx(raw)) if raw else (None, None)
-
-
 def wheel_licence(dist_info: str) -> tuple[str | None, str | None, str]:
     """(recorded text, SPDX, field read) of the METADATA in the `.dist-info` directory `dist_info`."""
     from email.parser import BytesHeaderParser
@@ -139,8 +133,8 @@ def licences(
             continue
         seen.add(key)
         if p.manager == "conda":
-            raw, spdx = conda_licence(p)
-            where = "conda record"
+            raw, where = p.license or None, "conda record"
+            spdx = to_spdx(raw) if raw else None
         elif pep503(p.name) in dist_paths:
             raw, spdx, where = wheel_licence(dist_paths[pep503(p.name)])
         else:

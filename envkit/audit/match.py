@@ -10,7 +10,7 @@ compared as the upstream version (PEP 440).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from envkit.audit.index import Index
@@ -86,14 +86,10 @@ class Scan:
     audited: int = 0
 
 
-def pypi_identity(
-    pkg: LockedPackage,
-    owned: Mapping[str, tuple[str, ...]] | None = None,
-    extra: Mapping[str, Iterable[str]] | None = None,
-) -> tuple[str, ...]:
+def pypi_identity(pkg: LockedPackage, owned: Mapping[str, tuple[str, ...]] | None = None) -> tuple[str, ...]:
     """The PEP 503 PyPI projects `pkg` is (possibly none): a pip package its own name; a conda
-    package the projects its record owns (live), else its `pkg:pypi` purls (pixi.lock), else `extra`
-    or the name map when it is a Python package."""
+    package the projects its record owns (live), else its `pkg:pypi` purls (pixi.lock), else the
+    name map's when it is a Python package."""
     if pkg.manager == "pip":
         return (pep503(pkg.name),)
     purls = [p for p in pkg.purls if p.startswith("pkg:pypi/")]
@@ -102,21 +98,14 @@ def pypi_identity(
     name = pkg.name.lower()
     if owned is not None and name in owned:
         return tuple(owned[name])
-    if extra and name in extra:
-        return tuple(sorted({pep503(p) for p in extra[name]}))
     if name in _NOT_PYPI or name in NOT_THE_PYPI_PROJECT:
         return ()
     names = pypi_names_for_conda(name)
-    if names == (pep503(name),) and not _is_python_package(pkg):
-        return ()  # not in the map under another name, and nothing says it is a Python package
-    return names
-
-
-def _is_python_package(pkg: LockedPackage) -> bool:
-    if any(dep in ("python", "python_abi") for dep, _spec in pkg.depends):
-        return True
-    # py311h..., pyhd8ed1ab_0, np113py36_0: "py" cannot be part of a build's hex hash
-    return "py" in (pkg.build or "")
+    if names != (pep503(name),) or any(dep in ("python", "python_abi") for dep, _spec in pkg.depends):
+        return names
+    # not in the map under another name: a Python package only if its build says so (py311h...,
+    # pyhd8ed1ab_0, np113py36_0: "py" cannot be part of a build's hex hash)
+    return names if "py" in (pkg.build or "") else ()
 
 
 def fix_for(adv: Advisory, version: str) -> str | None:
@@ -162,15 +151,13 @@ def _unique(target: AuditTarget) -> dict[tuple[str, str, str], tuple[LockedPacka
     return seen
 
 
-def scan(
-    targets: Sequence[AuditTarget], index: Index, *, extra: Mapping[str, Iterable[str]] | None = None
-) -> Scan:
+def scan(targets: Sequence[AuditTarget], index: Index) -> Scan:
     """Match every package of `targets` against `index` (see the module docstring)."""
     out = Scan()
     for target in targets:
         for pkg, platforms in _unique(target).values():
             out.audited += 1
-            _scan_one(target, pkg, tuple(platforms), index, extra, out)
+            _scan_one(target, pkg, tuple(platforms), index, out)
     return out
 
 
@@ -179,7 +166,6 @@ def _scan_one(
     pkg: LockedPackage,
     platforms: tuple[str, ...],
     index: Index,
-    extra: Mapping[str, Iterable[str]] | None,
     out: Scan,
 ) -> None:
     def unknown(reason: str) -> None:
@@ -189,7 +175,7 @@ def _scan_one(
             )
         )
 
-    names = pypi_identity(pkg, target.owned, extra)
+    names = pypi_identity(pkg, target.owned)
     if not names:
         if (
             pkg.manager == "conda"

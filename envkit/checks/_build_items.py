@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from envkit.checks._helpers import major_minor, mm_text, pinned_series, pip_pinned_version
+from envkit.conda import families
+from envkit.model import pep503
 
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.model import EnvSpec, LockedPackage
@@ -29,6 +31,16 @@ class BuildItem:
 
 
 _RUNTIME_DEP = re.compile(r"^nvidia-cuda-runtime-cu\d+$")
+#: the names whose items cuda-mismatch and torch-pairing read: the CUDA pins, the torch builds and
+#: selectors, the companions.  Besides these they read only conda items whose build names CUDA (`cu`
+#: in it), so a large file's other entries need no item at all.
+_RELEVANT = frozenset(
+    families.CUDA_PINS
+    + families.CUDA_COMPONENTS
+    + families.TORCH_BUILDS
+    + families.COMPANIONS
+    + ("torch", "torchvision", "torchaudio", "pytorch-cuda", "cpuonly", "pytorch-mutex")
+)
 
 
 def wheel_runtime(depends: tuple[tuple[str, str], ...]) -> tuple[str, str] | None:
@@ -45,16 +57,15 @@ def wheel_runtime(depends: tuple[tuple[str, str], ...]) -> tuple[str, str] | Non
 def items_of_spec(spec: EnvSpec) -> list[BuildItem]:
     """The items of a spec's entries that the CUDA and torch-pairing rules look at (see
     `target_items`), in file order."""
-    names = _relevant_names()
     out = []
     for d in spec.conda:
-        if d.name not in names and not (d.build and "cu" in d.build.lower()):
+        if d.name not in _RELEVANT and not (d.build and "cu" in d.build.lower()):
             continue
         label = (d.raw or d.spec()).strip()
         out.append(BuildItem(d.name, "conda", pinned_series(d), d.build, d.line, label))
     for p in spec.pip:
         if p.kind == "requirement" and p.name:
-            if (p.key or p.name) not in names:
+            if (p.key or p.name) not in _RELEVANT:
                 continue
             out.append(BuildItem(p.key or p.name, "pip", pip_pinned_version(p), None, p.line, p.text))
     return out
@@ -63,41 +74,19 @@ def items_of_spec(spec: EnvSpec) -> list[BuildItem]:
 def items_of_packages(pkgs: Iterable[LockedPackage]) -> list[BuildItem]:
     """The items of locked or installed packages that the CUDA and torch-pairing rules look at
     (see `target_items`), in order."""
-    from envkit.conda.names import pep503
-
-    names = _relevant_names()
     out = []
     for p in pkgs:
         if p.manager == "conda":
-            if p.name not in names and not (p.build and "cu" in p.build.lower()):
-                continue
+            if p.name in _RELEVANT or (p.build and "cu" in p.build.lower()):
+                label = f"{p.name}={p.version}={p.build}" if p.build else f"{p.name}={p.version}"
+                out.append(BuildItem(p.name, "conda", p.version, p.build, p.line, label, depends=p.depends))
         # the pip items those rules read are the torch family's, whose every name says torch
-        elif "torch" not in p.name.lower() or pep503(p.name) not in names:
-            continue
-        if p.manager == "conda":
-            label = f"{p.name}={p.version}={p.build}" if p.build else f"{p.name}={p.version}"
-            out.append(BuildItem(p.name, "conda", p.version, p.build, p.line, label, depends=p.depends))
-        else:
+        elif "torch" in p.name.lower() and pep503(p.name) in _RELEVANT:
             name = pep503(p.name)
             runtime = wheel_runtime(p.depends) if name == "torch" and p.depends else None
             label = f"{p.name}=={p.version}"
             out.append(BuildItem(name, "pip", p.version, None, p.line, label, runtime, p.depends))
     return out
-
-
-def _relevant_names() -> frozenset[str]:
-    """The names whose items cuda-mismatch and torch-pairing read: the CUDA pins, the torch
-    builds and selectors, the companions.  Besides these they read only conda items whose build
-    names CUDA (`cu` in it), so a large file's other entries need no item at all."""
-    from envkit.conda import families
-
-    return frozenset(
-        families.CUDA_PINS
-        + families.CUDA_COMPONENTS
-        + families.TORCH_BUILDS
-        + families.COMPANIONS
-        + ("torch", "torchvision", "torchaudio", "pytorch-cuda", "cpuonly", "pytorch-mutex")
-    )
 
 
 def target_items(target) -> list[tuple[str, list[BuildItem]]]:  # target: envkit.checks.core.Target

@@ -9,9 +9,10 @@ import os
 import re
 from typing import TYPE_CHECKING
 
+from envkit.model import EnvSpec, pep503
+
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.checks.core import Target
-    from envkit.model import EnvSpec
 
 #: the command line pip-compile and `uv pip compile` write into their output's header comment
 _COMMAND = re.compile(r"^#\s+(?:pip-compile|uv pip compile)\b(?P<args>.*)$")
@@ -68,7 +69,6 @@ def compiled_problems(spec: EnvSpec, compiled: EnvSpec) -> list:
 
     from envkit.formats.pipreq import pip_version_satisfies
     from envkit.lock.check import LockProblem
-    from envkit.model import pep503
 
     pins = {}
     for d in compiled.pip:

@@ -7,7 +7,8 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
-    from envkit.model import CondaDep, EnvSpec, LockedPackage, PipDep
+    from envkit.model import CondaDep, EnvSpec, PipDep
+    from envkit.templates.matrix import Matrix
 
 _MM = re.compile(r"^(\d+)\.(\d+)")
 _SERIES = re.compile(r"[0-9A-Za-z][0-9A-Za-z_.+!]*")
@@ -64,13 +65,15 @@ def spec_python(spec: EnvSpec) -> str | None:
     return None
 
 
-def packages_python(packages: Iterable[LockedPackage]) -> str | None:
-    """The Python major.minor of a locked/installed package set (its conda `python` package)."""
-    for p in packages:
-        if p.manager == "conda" and p.name == "python":
-            mm = major_minor(p.version)
-            return mm_text(mm) if mm else None
-    return None
+def pytorch_matrix() -> Matrix | None:
+    """The PyTorch compatibility matrix, None where it cannot be read: it is optional data, and
+    the checks that need it are skipped without it."""
+    try:
+        from envkit.templates import load_matrix
+
+        return load_matrix()
+    except Exception:
+        return None
 
 
 # `name-version(-build)?-pytag-abitag-platform.whl`
@@ -101,7 +104,7 @@ def wheel_python(url: str | None) -> tuple[str | None, bool]:
     return versions[0], m.group("abi") == "abi3"
 
 
-def describe_conda_dep(dep: CondaDep, project: str | None = None) -> str:
+def describe_conda_dep(dep: CondaDep, project: str) -> str:
     """`>=1.24`, `any version`, or `pytorch >=1.10,<2.0` when the conda name differs from `project`."""
     v = dep.version
     if v and v.startswith("==") and dep.build:
@@ -110,7 +113,7 @@ def describe_conda_dep(dep: CondaDep, project: str | None = None) -> str:
         text = "=" + v[:-2]
     else:
         text = v or "any version"
-    if project is not None and dep.name != project:
+    if dep.name != project:
         return f"{dep.name} {text}" if text != "any version" else dep.name
     return text
 

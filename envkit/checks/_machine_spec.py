@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from envkit.conda.families import CUDA_RUNTIME
+from envkit.machine.fit import package_label
 from envkit.model import EnvSpec, LockedPackage, PipDep
 
 _WHL_CUDA = re.compile(r"/whl/(?:nightly/)?cu(?P<major>\d{2,3}?)(?P<minor>\d)(?:/|$)")
@@ -30,7 +32,7 @@ class SpecCuda:
 
     def add(self, pkg: LockedPackage, text: str) -> None:
         self.asked.append(pkg)
-        self.shown[f"{pkg.name}{'=' if pkg.manager == 'conda' else '=='}{pkg.version}"] = text
+        self.shown[package_label(pkg)] = text
 
 
 def spec_cuda_requests(spec: EnvSpec, exact: list[LockedPackage]) -> SpecCuda:
@@ -67,8 +69,6 @@ def _pip(name: str, version: str, line: int | None) -> LockedPackage:
 def _conda_requests(spec: EnvSpec, have: set[tuple[str, str]], out: SpecCuda) -> None:
     """`cuda-version=12.1`, `pytorch-cuda=11.8`, `cudatoolkit>=11.3` as CUDA claims; one of them
     with no version (or only an upper bound) as an entry only a solve decides."""
-    from envkit.conda.families import CUDA_RUNTIME
-
     for d in spec.conda:
         if d.name not in CUDA_RUNTIME or ("conda", d.name) in have:
             continue
@@ -92,15 +92,11 @@ def _cuda_index(spec: EnvSpec) -> tuple[str, int | None, bool] | None:
     for p in spec.pip:
         if p.kind != "option":
             continue
-        extra = p.text.lstrip().startswith("--extra-index-url")
-        extras += extra
+        extras += p.text.lstrip().startswith("--extra-index-url")
         m = _WHL_CUDA.search(p.text)
         if m:
-            found = (f"{int(m.group('major'))}{m.group('minor')}", p.line, extra)
-    if found is None:
-        return None
-    cu, line, extra = found
-    return cu, line, extra or extras > 0
+            found = (f"{int(m.group('major'))}{m.group('minor')}", p.line)
+    return (*found, extras > 0) if found is not None else None
 
 
 def _torch_on_index(p: PipDep, index: tuple[str, int | None, bool], out: SpecCuda) -> None:

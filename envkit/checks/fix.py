@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
 from envkit.checks.rules_secrets import PREFIX_LINE, VARIABLE_SECRET
+from envkit.secrets import find_all_secrets, redact_variable_line, secret_variables
 
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.checks.core import Finding, Hit, Target
@@ -21,7 +22,6 @@ if TYPE_CHECKING:  # pragma: no cover
 _PIP_ITEM = re.compile(r"^(?P<lead>\s*-\s+)pip\s*:")
 #: the entry pip-without-pip's message says to add, when adding it is the whole fix
 _ADD_PIP = re.compile(r"; add `- (pip(?:=[^`]+)?)`(?: \(|$)")
-FIXABLE = ("leaked-prefix", "leaked-secret", "pip-without-pip")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -38,15 +38,13 @@ class Fixed:
 
 
 def can_fix(rule: str, target: Target, hit: Hit) -> bool:
-    """Whether `--fix` can repair this hit mechanically."""
-    if rule not in FIXABLE or not hit.line or not target.text:
+    """Whether `--fix` can repair this hit of a fixable rule mechanically."""
+    if not hit.line or not target.text:
         return False
     text = target.line_text(hit.line)
     if rule == "leaked-prefix":
         return target.kind == "spec" and bool(PREFIX_LINE.match(text))
     if rule == "leaked-secret":
-        from envkit.secrets import find_all_secrets, secret_variables
-
         if hit.message.startswith(VARIABLE_SECRET):
             return bool(secret_variables(text))
         return bool(find_all_secrets(text))
@@ -59,8 +57,6 @@ def can_fix(rule: str, target: Target, hit: Hit) -> bool:
 def fix_text(text: str, path: str, findings: Iterable[Finding]) -> tuple[str, list[Fixed]]:
     """Apply the fixes for `findings` (those of one file) to `text`; return the new text and what was
     done, in line order.  Findings that are not fixable are ignored."""
-    from envkit.secrets import find_all_secrets, redact_variable_line
-
     lines = text.splitlines(keepends=True)
     drop: set[int] = set()
     insert: dict[int, str] = {}

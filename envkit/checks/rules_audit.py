@@ -46,22 +46,21 @@ class AuditSetup:
     noted: bool = False
 
 
-def audit_config(config: Config) -> tuple[AuditConfig, bool]:
-    """(the audit table of the file `config` came from, whether the file has one)."""
+def audit_config(config: Config) -> tuple[AuditConfig, bool, str | None]:
+    """(the audit table of the file `config` came from, whether the file has one, the advisory
+    database the audit rules use: the table's `db`, else $ENVKIT_AUDIT_DB; None when neither
+    names one)."""
     from envkit.audit.config import AuditConfig, load_audit_config
+    from envkit.audit.index import ENV_DB
 
-    if config.source is None:
-        return AuditConfig(), False
-    audit = load_audit_config(config.source)
-    return audit, audit != AuditConfig(source=audit.source)
+    audit = load_audit_config(config.source) if config.source is not None else AuditConfig()
+    has_table = config.source is not None and audit != AuditConfig(source=audit.source)
+    return audit, has_table, audit.db or os.environ.get(ENV_DB) or None
 
 
 def configured_db(config: Config) -> str | None:
-    """The advisory database check's audit rules use: the configuration's `db`, else
-    $ENVKIT_AUDIT_DB; None when neither names one."""
-    from envkit.audit.index import ENV_DB
-
-    return audit_config(config)[0].db or os.environ.get(ENV_DB) or None
+    """The advisory database check's audit rules use (see `audit_config`)."""
+    return audit_config(config)[2]
 
 
 #: the setup of the last check run: (a weak reference to its Context, the setup)
@@ -72,10 +71,9 @@ def _setup(ctx: Context) -> AuditSetup:
     """The audit setup of this check run, made once (the index is opened once for every target)."""
     if _LAST and _LAST[0]() is ctx:
         return _LAST[1]
-    from envkit.audit.index import ENV_DB, open_index
+    from envkit.audit.index import open_index
 
-    config, has_table = audit_config(ctx.config)
-    db = config.db or os.environ.get(ENV_DB) or None
+    config, has_table, db = audit_config(ctx.config)
     setup = AuditSetup(config, db, open_index(db) if db else None, has_table)
     _LAST[:] = [weakref.ref(ctx), setup]
     return setup

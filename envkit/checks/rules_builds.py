@@ -7,17 +7,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
-from envkit.checks._helpers import (
-    major_minor,
-    packages_python,
-    spec_python,
-    wheel_python,
-)
+from envkit.checks._helpers import major_minor, mm_text, spec_python, wheel_python
 from envkit.checks.core import Context, Hit, Target, rule
 from envkit.model import LockedPackage
-
-# --------------------------------------------------------------------------------------------
-# python-abi-mismatch
 
 _PY_QUICK = re.compile(r"(?:py|cp)\d")
 
@@ -70,21 +62,21 @@ def python_abi_mismatch(target: Target, ctx: Context) -> Iterator[Hit]:
             if hit:
                 yield Hit(d.line, hit, (d.name, "python"))
         for p in m.pip:
-            tag, abi3 = wheel_python(p.url)
-            if tag and _wheel_mismatch(tag, abi3, py):
+            built = _wheel_mismatch(p.url, py)
+            if built:
+                name = p.name or p.text
                 yield Hit(
                     p.line,
-                    f"pip wheel for {p.name or p.text} is built for Python {tag}"
-                    f"{' (abi3)' if abi3 else ''}, but python is pinned to {py}",
-                    (p.name or p.text, "python"),
+                    f"pip wheel for {name} is built for {built}, but python is pinned to {py}",
+                    (name, "python"),
                 )
         return
     for platform, pkgs in view.by_platform().items():
         python = next((p for p in pkgs if p.manager == "conda" and p.name == "python"), None)
-        py = packages_python(pkgs)
-        if py is None or python is None:
+        mm = major_minor(python.version) if python is not None else None
+        if python is None or mm is None:
             continue
-        yield from _packages_mismatch(pkgs, py, python.version, view.on(platform))
+        yield from _packages_mismatch(pkgs, mm_text(mm), python.version, view.on(platform))
 
 
 def _packages_mismatch(pkgs: Sequence[LockedPackage], py: str, py_full: str, on: str) -> Iterator[Hit]:
@@ -92,12 +84,14 @@ def _packages_mismatch(pkgs: Sequence[LockedPackage], py: str, py_full: str, on:
     # A solver puts `_python_abi3_support` into an environment only for abi3 builds, which keep the
     # tag of the oldest Python they support; without recorded dependencies (explicit files) an
     # older tag beside it is such a build, not a mismatch.
+    from envkit.conda.buildstr import decode
+
     abi3_env = any(p.manager == "conda" and p.name == "_python_abi3_support" for p in pkgs)
     for p in pkgs:
         if p.manager == "conda":
             if p.name == "python" or not p.build or not _PY_QUICK.search(p.build.lower()):
                 continue
-            tag = _build_python(p.build, p.name)
+            tag = decode(p.build, None, p.name).python
             if not tag or tag == py:
                 continue
             # an older tag beside `_python_abi3_support` is an abi3 build unless its recorded
@@ -115,15 +109,12 @@ def _packages_mismatch(pkgs: Sequence[LockedPackage], py: str, py_full: str, on:
                     f"but the python package is {py}{on}",
                     (p.name, "python"),
                 )
-        else:
-            tag, abi3 = wheel_python(p.url)
-            if tag and _wheel_mismatch(tag, abi3, py):
-                yield Hit(
-                    p.line,
-                    f"pip wheel {p.name} {p.version} is built for Python {tag}"
-                    f"{' (abi3)' if abi3 else ''}, but the python package is {py}{on}",
-                    (p.name, "python"),
-                )
+        elif built := _wheel_mismatch(p.url, py):
+            yield Hit(
+                p.line,
+                f"pip wheel {p.name} {p.version} is built for {built}, but the python package is {py}{on}",
+                (p.name, "python"),
+            )
 
 
 def _depends_disagree(
@@ -142,8 +133,7 @@ def _depends_disagree(
 
     deps = dict(depends)
     if "_python_abi3_support" in deps:
-        t, p = major_minor(tag), major_minor(python)
-        return bool(t and p and t > p)
+        return _older(python, tag)
     decided = False
     for name in ("python", "python_abi", "cpython"):
         spec = (deps.get(name) or "").strip()
@@ -160,9 +150,10 @@ def _depends_disagree(
     return undecided and not decided
 
 
-def _older(tag: str, python: str) -> bool:
-    t, p = major_minor(tag), major_minor(python)
-    return bool(t and p and t < p)
+def _older(a: str, b: str) -> bool:
+    """Whether Python `a`'s major.minor is below `b`'s (False where either has none)."""
+    am, bm = major_minor(a), major_minor(b)
+    return bool(am and bm and am < bm)
 
 
 def _spec_build_mismatch(name: str, build: str, py: str) -> str | None:
@@ -183,14 +174,11 @@ def _spec_build_mismatch(name: str, build: str, py: str) -> str | None:
     )
 
 
-def _build_python(build: str, name: str) -> str | None:
-    from envkit.conda.buildstr import decode
-
-    return decode(build, None, name).python
-
-
-def _wheel_mismatch(tag: str, abi3: bool, python: str) -> bool:
-    t, p = major_minor(tag), major_minor(python)
-    if t is None or p is None:
-        return False
-    return t > p if abi3 else t != p
+def _wheel_mismatch(url: str | None, py: str) -> str | None:
+    """`Python 3.10 (abi3)`: what the pip wheel at `url` is built for, where that is not Python
+    `py` (an abi3 wheel fits its own Python and every later one); else None."""
+    tag, abi3 = wheel_python(url)
+    t, p = major_minor(tag), major_minor(py)
+    if t is None or p is None or (t <= p if abi3 else t == p):
+        return None
+    return f"Python {tag}{' (abi3)' if abi3 else ''}"

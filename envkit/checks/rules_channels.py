@@ -32,11 +32,10 @@ def _is_forge(name: str) -> bool:
     return name == CONDA_FORGE or bool(_MIRROR_OF_FORGE.match(name))
 
 
-def channel_uses(target: Target, *, first_only: bool = False) -> list[tuple[str, int | None, str]]:
+def channel_uses(target: Target) -> list[tuple[str, int | None, str]]:
     """(channel name, line, how) for every channel the target uses, in file order: listed channels,
-    `channel::` prefixes on dependencies, and the channels locked or installed packages come from
-    (one entry per channel, at its first package).  `first_only`: a prefix only at its channel's
-    first dependency (what a rule that names each channel once reads)."""
+    `channel::` prefixes on dependencies and the channels locked or installed packages come from
+    (one entry per channel, at its first dependency or package)."""
     out: list[tuple[str, int | None, str]] = []
     spec = target.env_file
     if spec is not None:  # an export too: where each channel is written
@@ -44,7 +43,7 @@ def channel_uses(target: Target, *, first_only: bool = False) -> list[tuple[str,
             out.append((ch.name, spec.line_of(f"channel:{ch.name}") or spec.line_of("channels"), "listed"))
         prefixed: set[str] = set()
         for d in spec.conda:
-            if d.channel and (not first_only or d.channel not in prefixed):
+            if d.channel and d.channel not in prefixed:
                 prefixed.add(d.channel)
                 out.append((d.channel, d.line, f"prefix of {d.name}"))
         return out
@@ -101,7 +100,7 @@ def channel_uses(target: Target, *, first_only: bool = False) -> list[tuple[str,
 def mixed_channels(target: Target, ctx: Context) -> Iterator[Hit]:
     # each channel is named (and placed) at its first use: a large file's 100,000 `conda-forge::`
     # prefixes are one use
-    uses = channel_uses(target, first_only=True)
+    uses = channel_uses(target)
     if not uses:
         return
     names = list(dict.fromkeys(n for n, _, _ in uses))
@@ -219,9 +218,6 @@ def channel_priority(target: Target, ctx: Context) -> Iterator[Hit]:
         )
 
 
-# --------------------------------------------------------------------------------------------
-# insecure-url
-
 _HTTP = re.compile(r"\bhttp://[^\s'\"#]+", re.IGNORECASE)
 _LOCAL = re.compile(
     r"^http://(?:[^@/]*@)?(?:localhost|127\.\d+\.\d+\.\d+|\[::1\])(?::\d+)?(?:/|$)", re.IGNORECASE
@@ -283,12 +279,6 @@ def insecure_url(target: Target, ctx: Context) -> Iterator[Hit]:
         yield from _view_insecure(target.view)
 
 
-def _is_yaml_list(value: object) -> bool:
-    from envkit.formats._yaml import YamlList  # loaded only when a spec's YAML was parsed
-
-    return isinstance(value, YamlList)
-
-
 def _spec_insecure(target: Target, spec: EnvSpec) -> Iterator[Hit]:
     text = target.text or ""
     # an entry's text is the file's, but for a YAML escape: without one, a file that never says
@@ -299,8 +289,10 @@ def _spec_insecure(target: Target, spec: EnvSpec) -> Iterator[Hit]:
     # and no escape sequence in the text means none is
     data = target.yaml if ("\\" in text or (http and _HTTP.search(text))) else None
     raw_channels = data.get("channels") if data is not None else None
-    if raw_channels is not None and _is_yaml_list(raw_channels):
-        for i, c in enumerate(raw_channels):
+    if raw_channels is not None:
+        from envkit.formats._yaml import YamlList  # loaded only when a spec's YAML was parsed
+
+        for i, c in enumerate(raw_channels) if isinstance(raw_channels, YamlList) else ():
             if isinstance(c, str):
                 for u in _insecure(c):
                     yield Hit(raw_channels.line_of(i), f"channel over plain http: {u}")

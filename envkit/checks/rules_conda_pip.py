@@ -2,22 +2,20 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from envkit.checks._helpers import describe_conda_dep, describe_pip_dep
 from envkit.checks.core import Context, Hit, Target, rule
-from envkit.model import EnvSpec, LiveEnv, LockedPackage, Resolved
+from envkit.model import EnvSpec, LiveEnv, LockedPackage, Resolved, pep503
 
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.conda.names import Duplicate
 
 #: (the duplicate, its conda package, its pip package)
 _PackageDuplicate = tuple["Duplicate", LockedPackage, LockedPackage]
-
-# --------------------------------------------------------------------------------------------
-# conda-pip-duplicate
 
 
 @rule(
@@ -78,7 +76,7 @@ def _spec_duplicates(spec: EnvSpec, ctx: Context) -> Iterator[Hit]:
     pip_deps = [(p, p.name) for p in spec.pip if p.name]
     if not pip_deps or not spec.conda:
         return
-    from envkit.conda.names import find_duplicates, pep503, spec_pip_finds_it_installed
+    from envkit.conda.names import find_duplicates, spec_pip_finds_it_installed
 
     dups = find_duplicates(
         [d.name for d in spec.conda], [n for _, n in pip_deps], extra=ctx.config.pypi_names
@@ -111,8 +109,6 @@ def _spec_duplicates(spec: EnvSpec, ctx: Context) -> Iterator[Hit]:
 
 def _transitive_torch(spec: EnvSpec, pip_deps) -> Iterator[Hit]:
     """A pip `torch` beside a conda package that pulls in conda's `pytorch`."""
-    from envkit.conda.names import pep503
-
     torch = next((p for p, name in pip_deps if pep503(name) == "torch"), None)
     if torch is None or any(d.name == "pytorch" for d in spec.conda):
         return
@@ -133,12 +129,12 @@ def _pkg_desc(pkg: LockedPackage, project: str) -> str:
 
 
 def _package_duplicates(
-    pkgs: Iterable[LockedPackage], ctx: Context, owned: dict[str, tuple[str, ...]] | None = None
+    pkgs: Iterable[LockedPackage], ctx: Context, owned: dict[str, tuple[str, ...]] | None
 ) -> list[_PackageDuplicate]:
     """(Duplicate, conda package, pip package) for each project that both conda and pip install
     in one set of locked or installed packages; `owned` is a live prefix's conda name -> the PyPI
     names its dist-info folders say it installs."""
-    from envkit.conda.names import find_duplicates, pep503
+    from envkit.conda.names import find_duplicates
 
     pips = [p for p in pkgs if p.manager == "pip"]
     if not pips:
@@ -155,10 +151,9 @@ def _view_duplicates(view: Resolved, ctx: Context) -> Iterator[Hit]:
     """The duplicates of a lock (on each platform) or a live environment (by the dist-info its
     conda packages own; one that pip installed over is pip-overwrote-conda's to report)."""
     from envkit.conda.names import pip_finds_it_installed
-
-    overwritten = {c for c, _ in _overwrites(view.live, ctx)} if view.live is not None else set()
     from envkit.lock.metadata import lock_over_conda
 
+    overwritten = {c for c, _ in _overwrites(view.live, ctx)} if view.live is not None else set()
     # what a lock records as installed over conda's files, `envkit create` installs so again
     forced = frozenset(lock_over_conda(view.lock)) if view.lock is not None else frozenset()
     found: dict[tuple[str, str], list] = {}
@@ -186,19 +181,13 @@ def _view_duplicates(view: Resolved, ctx: Context) -> Iterator[Hit]:
         )
 
 
-# --------------------------------------------------------------------------------------------
-# pip-overwrote-conda
-
-
 def _overwrites(env: LiveEnv, ctx: Context) -> list[tuple[str, LockedPackage]]:
     """(conda name, pip package) where pip installed over the conda package: the conda record is
     still there but the `.dist-info` it owns is gone from the prefix."""
-    from envkit.conda.names import pep503
-
     out = []
     # the live reader already knows (pip name, conda name) pairs where pip replaced conda's
     # dist-info, including a same-version reinstall whose dist-info name did not change
-    over = {(pep503(pip), conda) for pip, conda in getattr(env, "pip_over_conda", ())}
+    over = {(pep503(pip), conda) for pip, conda in env.pip_over_conda}
     for d, conda_pkg, pip_pkg in _package_duplicates(env.packages, ctx, owned=dict(env.pypi_names)):
         if (pep503(pip_pkg.name), d.conda_name) in over or _conda_dist_info_missing(
             env.prefix, conda_pkg, env.warnings
@@ -211,8 +200,6 @@ def _conda_dist_info_missing(prefix: str, pkg: LockedPackage, warnings: tuple[st
     """Whether conda package `pkg` owns a `.dist-info`/`.egg-info` that no longer exists in
     `prefix` (read from its conda-meta record).  When the prefix is not on this machine, the live
     reader's warnings are consulted instead."""
-    import json
-
     record = os.path.join(prefix, "conda-meta", f"{pkg.name}-{pkg.version}-{pkg.build}.json")
     try:
         with open(record, "rb") as fh:

@@ -3,20 +3,17 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from functools import partial
-from typing import TYPE_CHECKING
 
 from envkit.checks._build_items import BuildItem, target_items
-from envkit.checks._helpers import major_minor, mm_text
+from envkit.checks._helpers import major_minor, mm_text, pytorch_matrix
 from envkit.checks.core import Context, Hit, Target, rule
 from envkit.conda import families
 
-if TYPE_CHECKING:  # pragma: no cover
-    from envkit.templates.matrix import Matrix
-
-CUDA_PINS = families.CUDA_PINS
-TORCH_NAMES = families.TORCH_BUILDS
+#: the conda packages whose CPU build selects a CPU PyTorch (`cpuonly` does by being there)
+_CPU_SELECTORS = (*families.TORCH_BUILDS, "cpuonly", "pytorch-mutex")
 _CU_INDEX = re.compile(r"download\.pytorch\.org/whl/(?:nightly/)?(?P<tag>cu\d{2,3}|cpu|rocm[\d.]+)\b")
 
 #: a pin's (item, CUDA version text): "12.1", or "12" for a major-only pin
@@ -124,10 +121,7 @@ def _components_of_another_cuda(pins: list[_Pin], parts: list[_Pin], on: str) ->
         (base,) = versions
         beside = ", ".join(p.label for p, _ in pins)
     else:
-        counts: dict[str, int] = {}
-        for _, pv in parts:
-            counts[pv] = counts.get(pv, 0) + 1
-        base = max(counts, key=lambda v: counts[v])  # the first of the most frequent
+        base = Counter(pv for _, pv in parts).most_common(1)[0][0]  # the first of the most frequent
         beside = ", ".join(p.label for p, pv in parts if pv == base)
     other: dict[str, list[BuildItem]] = {}
     for it, pv in parts:
@@ -148,7 +142,7 @@ def _runtime_twice(items: list[BuildItem], on: str) -> Iterator[Hit]:
     pytorch) with no conda pytorch, beside a pip torch built for CUDA: the wheel brings its own
     runtime (nvidia-* wheels), so the environment holds two."""
     selector = next((it for it in items if it.manager == "conda" and it.name == "pytorch-cuda"), None)
-    if selector is None or any(it.manager == "conda" and it.name in TORCH_NAMES for it in items):
+    if selector is None or any(it.manager == "conda" and it.name in families.TORCH_BUILDS for it in items):
         return
     torch = next((it for it in items if it.manager == "pip" and it.name == "torch"), None)
     if torch is None:
@@ -166,7 +160,7 @@ def _runtime_twice(items: list[BuildItem], on: str) -> Iterator[Hit]:
     )
 
 
-def _cuda_pins(items: list[BuildItem], names: tuple[str, ...] = CUDA_PINS) -> list[_Pin]:
+def _cuda_pins(items: list[BuildItem], names: tuple[str, ...] = families.CUDA_PINS) -> list[_Pin]:
     """The conda CUDA pins (`cuda-version`, `pytorch-cuda`, `cudatoolkit`; or the packages
     `names`) that name a version."""
     pins = []
@@ -186,7 +180,7 @@ def _cpu_torch_with_pins(items: list[BuildItem], pins: list[_Pin], on: str) -> I
         return
     pin_text = ", ".join(p.label for p, _ in pins)
     for it in items:
-        if it.manager != "conda" or not (it.name in TORCH_NAMES or it.name in ("cpuonly", "pytorch-mutex")):
+        if it.manager != "conda" or it.name not in _CPU_SELECTORS:
             continue
         _cuda, _major, cpu = _cuda_of(it)
         if cpu:
@@ -201,7 +195,7 @@ def _conda_builds_against_pins(items: list[BuildItem], pins: list[_Pin], on: str
     """Conda builds (or a spec's build globs) for another CUDA than the pins."""
     groups = _pin_groups(pins)
     for it in items:
-        if it.manager != "conda" or not it.build or it.name in CUDA_PINS:
+        if it.manager != "conda" or not it.build or it.name in families.CUDA_PINS:
             continue
         if "cu" not in it.build.lower():
             continue
@@ -222,7 +216,7 @@ def _build_contradicts(it: BuildItem, cuda: str, major_only: bool, name: str, pv
     torch = it.name == "pytorch" and (_conda_forge_torch(it) or _after_pytorch_channel(it.version))
     if name == "pytorch-cuda" and torch:
         return False  # said by _pytorch_channel: the selector cannot apply at all
-    exact = name == "pytorch-cuda" and not major_only and "." in pv and it.name in TORCH_NAMES
+    exact = name == "pytorch-cuda" and not major_only and "." in pv and it.name in families.TORCH_BUILDS
     return cuda != pv if exact else _newer_or_other_major(cuda, major_only, pv)
 
 
@@ -342,21 +336,12 @@ def _conda_forge_torch(item: BuildItem) -> bool:
     )
 
 
-def _pytorch_matrix() -> Matrix | None:
-    try:
-        from envkit.templates import load_matrix
-
-        return load_matrix()
-    except Exception:  # the matrix is optional data; without it the pytorch-channel check is skipped
-        return None
-
-
 def _after_pytorch_channel(version: str | None) -> bool:
     """Whether a (non-nightly) pytorch `version` is newer than the pytorch channel's last release."""
     mm = major_minor(version)
     if mm is None or "dev" in (version or ""):
         return False
-    matrix = _pytorch_matrix()
+    matrix = pytorch_matrix()
     last = major_minor(matrix.pytorch_channel_last) if matrix is not None else None
     return last is not None and mm > last
 
@@ -384,16 +369,20 @@ def _pytorch_channel(items: list[BuildItem], on: str) -> Iterator[Hit]:
             severity="warning",
         )
         return
-    found = _conda_pytorch(items)
-    if found is None or "dev" in found[1]:  # pytorch-nightly kept going
+    # the first conda pytorch that pins a major.minor version
+    torch = next(
+        (it for it in items if it.manager == "conda" and it.name == "pytorch" and major_minor(it.version)),
+        None,
+    )
+    torch_mm = major_minor(torch.version) if torch is not None else None
+    if torch is None or torch_mm is None or "dev" in (torch.version or ""):  # pytorch-nightly kept going
         return
-    torch, version, torch_mm = found
-    matrix = _pytorch_matrix()
+    matrix = pytorch_matrix()
     if matrix is None:
         return
     minor = mm_text(torch_mm)
     last = matrix.pytorch_channel_last
-    if _after_pytorch_channel(version):
+    if _after_pytorch_channel(torch.version):
         yield Hit(
             torch.line,
             f"{torch.label} is newer than the pytorch channel's last release ({last}, "
@@ -416,16 +405,6 @@ def _pytorch_channel(items: list[BuildItem], on: str) -> Iterator[Hit]:
         )
 
 
-def _conda_pytorch(items: list[BuildItem]) -> tuple[BuildItem, str, tuple[int, int]] | None:
-    """The first conda pytorch that pins a major.minor version, with that version."""
-    for it in items:
-        if it.manager == "conda" and it.name == "pytorch" and it.version:
-            mm = major_minor(it.version)
-            if mm:
-                return it, it.version, mm
-    return None
-
-
 def _cuda_of(item: BuildItem) -> tuple[str | None, bool, bool]:
     """(CUDA version, major-only?, CPU build?) of an item's build string or pip local version."""
     from envkit.conda.buildstr import decode
@@ -436,7 +415,7 @@ def _cuda_of(item: BuildItem) -> tuple[str | None, bool, bool]:
     if not item.build:
         return None, False, item.name == "cpuonly"
     info = decode(item.build, item.version, item.name)
-    cpu = info.cpu and (item.name in TORCH_NAMES or item.name in ("cpuonly", "pytorch-mutex"))
+    cpu = info.cpu and item.name in _CPU_SELECTORS
     # `cudnn=8.9.2.26=cuda11_0`, RAPIDS `cuda11_py39_...`: the build names the major version only
     return info.cuda, info.cuda is not None and "." not in info.cuda, cpu
 

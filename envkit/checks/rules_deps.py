@@ -11,9 +11,6 @@ from envkit.checks._helpers import conda_names, join_names, pinned_series
 from envkit.checks.core import Context, Hit, Target, rule
 from envkit.model import EnvSpec
 
-# --------------------------------------------------------------------------------------------
-# unpinned / fuzzy-pin
-
 
 @rule(
     "unpinned",
@@ -140,9 +137,6 @@ def fuzzy_pin(target: Target, ctx: Context) -> Iterator[Hit]:
     )
 
 
-# --------------------------------------------------------------------------------------------
-# listed-twice
-
 _SELECTOR_COMMENT = re.compile(r"#\s*\[[^\[\]]+\]\s*$")
 
 
@@ -211,10 +205,6 @@ def listed_twice(target: Target, ctx: Context) -> Iterator[Hit]:
 def _twice(name: str, section: str, texts: list[str], deps: list) -> str:
     where = ", ".join(f"'{t}' (line {d.line})" for t, d in zip(texts, deps, strict=True))
     return f"{name} is listed {len(deps)} times in the {section} section: {where}; keep one entry"
-
-
-# --------------------------------------------------------------------------------------------
-# vcs-unpinned
 
 
 @rule(
@@ -312,10 +302,6 @@ def _url_path(url: str) -> str | None:
         cut = min((i for i in (url.find(c, 2) for c in "/?#") if i >= 0), default=len(url))
         url = url[cut:]
     return url.split("#", 1)[0].split("?", 1)[0]
-
-
-# --------------------------------------------------------------------------------------------
-# pip-without-pip
 
 
 @rule(

@@ -9,9 +9,6 @@ from collections.abc import Iterator
 
 from envkit.checks.core import Context, Hit, Target, file_rule, rule
 
-# --------------------------------------------------------------------------------------------
-# legacy-url
-
 _CONTINUUM = re.compile(r"(?:https?://)?repo\.continuum\.io(?:/[^\s'\"#]*)?")
 
 
@@ -75,9 +72,6 @@ def _legacy_message(url: str) -> str:
         f"(defaults, pkgs/main) or repo.anaconda.com"
     )
 
-
-# --------------------------------------------------------------------------------------------
-# missing-requirements-file
 
 _REQ_OPTION = re.compile(
     r"^(?:-r|--requirement|-c|--constraint)(?:\s*=\s*|\s+|(?<=-r)|(?<=-c))(?P<file>\S.*)$"
@@ -144,9 +138,6 @@ def missing_requirements_file(target: Target, ctx: Context) -> Iterator[Hit]:
                 (),
             )
 
-
-# --------------------------------------------------------------------------------------------
-# yaml-number
 
 # a plain scalar YAML may read as a number that does not print back as written: `3.10`, `010`, `1_0`
 _NUMBER_QUICK = re.compile(

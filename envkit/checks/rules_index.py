@@ -111,6 +111,7 @@ def _newer_than_the_index(variant: str, specifier: str) -> tuple[str, str] | Non
     from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
     from envkit.conda.buildstr import cuda_from_digits
+    from envkit.conda.cuda_compat import version_key
     from envkit.templates import load_matrix
 
     cuda = cuda_from_digits(variant[2:])
@@ -122,14 +123,10 @@ def _newer_than_the_index(variant: str, specifier: str) -> tuple[str, str] | Non
         allowed = SpecifierSet(specifier)
     except InvalidSpecifier:
         return None
-    after = [v for v in matrix.torch_versions() if _minor_key(v) > _minor_key(on_index[-1])]
+    after = [v for v in matrix.torch_versions() if version_key(v) > version_key(on_index[-1])]
     if not any(allowed.contains(f"{v}.0", prereleases=False) for v in after):
         return None
     return on_index[-1], after[-1]
-
-
-def _minor_key(version: str) -> tuple[int, ...]:
-    return tuple(int(x) for x in version.split(".") if x.isdigit())
 
 
 def _pinned_variant_hits(spec: EnvSpec) -> Iterator[Hit]:

@@ -3,11 +3,12 @@ does every locked package carry a checksum; and the YAML-level duplicate key."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 from envkit._text import plural
 from envkit.checks.core import Context, Hit, Target, raw_text_rule, rule
-from envkit.model import LiveEnv, Lock
+from envkit.model import LiveEnv, Lock, pep503
 
 
 def lock_problems(spec_target: Target, lock_target: Target) -> list:
@@ -15,8 +16,6 @@ def lock_problems(spec_target: Target, lock_target: Target) -> list:
     key = ("check_lock", id(lock_target))
     cache = spec_target.cache
     if key not in cache:
-        import os
-
         from envkit.checks._compiled import compiled_problems, is_compiled
         from envkit.checks._manifest_pairs import manifest_problems
         from envkit.lock import check_lock
@@ -164,8 +163,6 @@ def env_drift(target: Target, ctx: Context) -> Iterator[Hit]:
     lock = lock_target.lock_model if lock_target is not None else None
     if env is None or lock_target is None or lock is None:
         return
-    from envkit.conda.names import pep503
-
     locked = lock.for_platform(env.platform)
     if not locked:
         yield Hit(
@@ -175,12 +172,8 @@ def env_drift(target: Target, ctx: Context) -> Iterator[Hit]:
         )
         return
 
-    def index(pkgs):
-        out = {}
-        for p in pkgs:
-            key = (p.manager, p.name if p.manager == "conda" else pep503(p.name))
-            out.setdefault(key, p)
-        return out
+    def index(pkgs):  # (manager, name) -> its first package
+        return {(p.manager, p.name if p.manager == "conda" else pep503(p.name)): p for p in reversed(pkgs)}
 
     want = index(locked)
     have = index(env.packages)
@@ -210,7 +203,6 @@ def env_drift(target: Target, ctx: Context) -> Iterator[Hit]:
 def _diff_ranking(lock: Lock, env: LiveEnv) -> dict[str, tuple[int, str]]:
     """name -> (rank, impact) as `envkit diff LOCK ENV` ranks the changes: a CPU->CUDA
     torch first and as an error, a rebuilt small package last and as a warning."""
-    from envkit.conda.names import pep503
     from envkit.envdiff import diff
     from envkit.errors import EnvkitError
 

@@ -252,9 +252,8 @@ def _arch_not_checked(pkgs: list[LockedPackage], profile) -> Iterator[Hit]:
     for p in pkgs:
         if p.name.lower() not in ("pytorch", "torch") or id(p) in known or "*" in (p.build or ""):
             continue  # a spec's build glob: which build, only a solve decides
-        cuda = decode(p.build, p.version, p.name.lower()).cuda if p.manager == "conda" else None
-        if p.manager == "pip":
-            cuda = decode(None, p.version, None).cuda
+        conda = p.manager == "conda"
+        cuda = decode(p.build if conda else None, p.version, p.name.lower() if conda else None).cuda
         if not cuda:
             continue
         forge = "conda-forge" in (p.channel or "") or "conda-forge" in (p.url or "")

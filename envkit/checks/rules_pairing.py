@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from envkit.checks._build_items import BuildItem, target_items
-from envkit.checks._helpers import major_minor, mm_text
+from envkit.checks._helpers import major_minor, mm_text, pytorch_matrix
 from envkit.checks.core import Context, Hit, Target, rule
 from envkit.conda import families
 
@@ -21,8 +21,6 @@ OLD_TORCH_COMPANIONS = {
     "1.10": ("0.11", "0.10"),
     "1.11": ("0.12", "0.11"),
 }
-COMPANIONS = families.COMPANIONS
-_TORCH_DEPS = families.TORCH_DEPS
 
 
 @rule(
@@ -75,7 +73,7 @@ def _pairs(items: list[BuildItem], on: str) -> Iterator[Hit]:
     if not torches:
         return
     for it in items:
-        if it.name not in COMPANIONS or not it.version or major_minor(it.version) is None:
+        if it.name not in families.COMPANIONS or not it.version or major_minor(it.version) is None:
             continue
         torch, torch_version = torches.get(it.manager) or next(iter(torches.values()))
         recorded = _recorded(it, torch, torch_version)
@@ -108,7 +106,7 @@ def _recorded(item: BuildItem, torch: BuildItem, torch_version: str) -> tuple[bo
     from rattler import Version, VersionSpec
 
     for name, spec in item.depends:
-        if name not in _TORCH_DEPS or (name == "libtorch" and torch.name != "libtorch"):
+        if name not in families.TORCH_DEPS or (name == "libtorch" and torch.name != "libtorch"):
             continue
         version_part = (spec or "").strip().split()[0] if (spec or "").strip() else ""
         if not version_part:
@@ -136,12 +134,7 @@ def _compatible(torch: str, package: str, version: str) -> tuple[bool | None, st
     vm = major_minor(_plain(version))
     if tm is None or vm is None:
         return None, None
-    try:
-        from envkit.templates import load_matrix
-
-        matrix = load_matrix()
-    except Exception:  # the matrix is optional data; without it only the built-in table is used
-        matrix = None
+    matrix = pytorch_matrix()  # without it, only the built-in table is used
     if matrix is not None:
         ok = matrix.is_compatible(_plain(torch), package, _plain(version))
         if ok is not None:

@@ -117,12 +117,9 @@ def lock_python_mismatch(target: Target, ctx: Context) -> Iterator[Hit]:
         version = Version(python)
     except (InvalidSpecifier, InvalidVersion, ValueError):
         return
-    # a pin to a minor release (3.10, 3.10.*) is inside when its first patch release is
-    probe = (
-        Version(f"{version.major}.{version.minor}.{version.micro}")
-        if len(version.release) >= 3
-        else Version(f"{version.major}.{version.minor}.0")
-    )
+    # a pin to a minor release (3.10, 3.10.*) is inside when its first patch release is (`micro`
+    # of a two-part version is 0)
+    probe = Version(f"{version.major}.{version.minor}.{version.micro}")
     if not spec.contains(probe, prereleases=True):
         line = next((n for n, t in enumerate(target.lines, 1) if re.match(r"^requires-python\s*=", t)), None)
         yield Hit(

@@ -10,9 +10,6 @@ from collections.abc import Iterator
 from envkit.checks._helpers import conda_names, first_of, join_names
 from envkit.checks.core import Context, Hit, Target, rule
 
-# --------------------------------------------------------------------------------------------
-# platform-only
-
 #: wheel platform tag -> the operating system it runs on (PEP 425 / PEP 600 platform tags)
 _WHEEL_PLATFORM = re.compile(
     r"-(?P<plat>win32|win_amd64|win_arm64|macosx_[0-9a-z_]+|manylinux[0-9a-z_]+"
@@ -179,10 +176,6 @@ def _pip_hits(spec, where: str) -> Iterator[Hit]:
             )
 
 
-# --------------------------------------------------------------------------------------------
-# no-channels
-
-
 @rule(
     "no-channels",
     order=23,
@@ -223,9 +216,6 @@ def no_channels(target: Target, ctx: Context) -> Iterator[Hit]:
         (),
     )
 
-
-# --------------------------------------------------------------------------------------------
-# short-exact-pin
 
 #: packages whose releases always have three version parts, so `==X.Y` is a mistake for `=X.Y`
 _THREE_PART = ("python",)
@@ -273,9 +263,6 @@ def short_exact_pin(target: Target, ctx: Context) -> Iterator[Hit]:
                 (d.name,),
             )
 
-
-# --------------------------------------------------------------------------------------------
-# pypi-only-in-conda
 
 #: names that exist on PyPI only, never on conda-forge or defaults, with what to write instead.
 #: tensorflow-macos / tensorflow-metal: Apple's "Get started with tensorflow-metal" (pip only);

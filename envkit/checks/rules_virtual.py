@@ -77,11 +77,7 @@ def _is_cpu(p: LockedPackage) -> bool:
 def declared_cuda(target: Target) -> dict[str, tuple[str, str]]:
     """A version 7 pixi.lock's platforms that declare `__cuda`: name -> (subdir, CUDA version),
     read from the top-level `platforms:` list (it precedes `environments:`, so only that head of
-    the file is parsed, once per file)."""
-    key = ("declared_cuda", id(target.text))
-    cache = target.cache
-    if key in cache:
-        return cache[key]
+    the file is parsed)."""
     from envkit.errors import ParseError
     from envkit.formats._fastyaml import load_yaml
 
@@ -99,5 +95,4 @@ def declared_cuda(target: Target) -> dict[str, tuple[str, str]]:
             m = re.match(r"^__cuda=([^=\s]+)", str(vp))
             if m:
                 out[p["name"]] = (str(p.get("subdir") or p["name"]), m.group(1))
-    cache[key] = out
     return out

@@ -7,15 +7,15 @@ from collections.abc import Iterable
 from envkit.model import EnvSpec, LiveEnv, Lock
 
 # the messages are the operations' (envkit.ops); printing them is the CLI's
-from envkit.ops._duplicates import duplicate_messages, duplicates_of  # noqa: F401
-from envkit.output import warn
+from envkit.ops._duplicates import duplicate_messages
+from envkit.output import echo, warn
 
 
 def echo_errors(errors: Iterable[BaseException], *, first_line: bool = False) -> None:
     """Each error as the CLI reports one (`error: ...`, and `hint: ...` with its remedies worded as
     flags) on stderr, for a command that goes on after an input it could not use; `first_line`:
     only the first line of each message."""
-    from envkit.output import cli_hint, echo
+    from envkit.output import cli_hint
 
     for exc in errors:
         text = str(exc)
@@ -25,24 +25,18 @@ def echo_errors(errors: Iterable[BaseException], *, first_line: bool = False) ->
             echo(f"hint: {hint}", err=True)
 
 
-def warn_duplicates(envs: Iterable[EnvSpec | Lock | LiveEnv], *, label: bool = False, config=None) -> None:
-    """The mission's warning: print one stderr line per project installed by both conda and pip
-    (unless silenced: see duplicate_messages).
-
-    Every command that reads an environment (export, lock, diff, check, smoke --create) calls this.
-    With `label`, each line names the source it came from.
-    """
-    for env in envs:
-        where = getattr(env, "source", None) or getattr(env, "prefix", None)
-        for msg in duplicate_messages(env, config=config):
-            warn(f"{where}: {msg}" if label and where else msg)
+def warn_duplicates(env: EnvSpec | Lock | LiveEnv) -> None:
+    """The mission's warning: one stderr line per project installed by both conda and pip (unless
+    silenced: see duplicate_messages).  Every command that reads an environment (export, lock, diff,
+    check, smoke --create) calls this."""
+    for msg in duplicate_messages(env):
+        warn(msg)
 
 
 def note_named_format(path: str, fmt: str, option: str) -> None:
     """The one-line note that the name of `path`, not a flag, decided the format written."""
     from envkit.formats.registry import get
 
-    warn_note = f"note: writing {get(fmt).title} ({fmt}): the name {path} says so; {option} chooses another"
-    from envkit.output import echo
-
-    echo(warn_note, err=True)
+    echo(
+        f"note: writing {get(fmt).title} ({fmt}): the name {path} says so; {option} chooses another", err=True
+    )

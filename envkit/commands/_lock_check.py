@@ -37,6 +37,7 @@ def run_check(o) -> int:
     from envkit.lock.cutoff import parse_exclude_newer
     from envkit.lock.read import read_lock_file
     from envkit.model import Lock
+    from envkit.ops.create import pixi_environments
     from envkit.ops.lock import check_lock
 
     lock_file = o.lock_file or "conda-lock.yml"
@@ -61,11 +62,8 @@ def run_check(o) -> int:
         )
     if lk.kind == "pixi" and not lk.platforms:
         # nothing locked would check nothing and pass: say so, and name the environments that have packages
-        from envkit.formats.pixilock import read_pixi_environments
-
-        envs = read_pixi_environments(text, lock_file)
-        choose_platform(lk, None, environments={n: e.platforms for n, e in envs.items()})
-    warn_duplicates([spec])
+        choose_platform(lk, None, environments=pixi_environments(text, lk, lock_file, None))
+    warn_duplicates(spec)
     cutoff = parse_exclude_newer(o.exclude_newer) if o.exclude_newer else None
     verdict = check_lock(
         spec,
@@ -74,14 +72,19 @@ def run_check(o) -> int:
         virtual_packages=[parse_virtual_package(v) for v in o.virtual_packages],
         exclude_newer=cutoff,
     )
+    advice = regen_advice(lk, o.spec_file, lock_file, text) if o.output_format == "text" else ""
+    return _report(o, verdict, lock_file, advice)
+
+
+def _report(o, verdict, lock_file: str, advice: str) -> int:
+    """The verdict on stdout (the text report with `advice`): exit 0 when the lock fits, else 1."""
     from envkit.render import render
 
-    if o.output_format == "json":
-        echo(render("lock-check", "json", verdict, spec_file=o.spec_file, lock_file=lock_file), nl=False)
-        return 0 if verdict.ok else 1
-    advice = regen_advice(lk, o.spec_file, lock_file, text)
-    report = render("lock-check", "text", verdict, spec_file=o.spec_file, lock_file=lock_file, advice=advice)
-    echo(report, nl=False)
+    extra = {"advice": advice} if o.output_format == "text" else {}
+    echo(
+        render("lock-check", o.output_format, verdict, spec_file=o.spec_file, lock_file=lock_file, **extra),
+        nl=False,
+    )
     return 0 if verdict.ok else 1
 
 
@@ -95,7 +98,6 @@ def _run_compiled(o, lock_file: str) -> int:
     from envkit.errors import UsageError, Where
     from envkit.model import Lock
     from envkit.ops.lock import LockCheck
-    from envkit.render import render
 
     for option, given in (("--env", o.environment), ("--exclude-newer", o.exclude_newer)):
         if given:
@@ -117,7 +119,4 @@ def _run_compiled(o, lock_file: str) -> int:
         lock=Lock(kind="pip-compile", platforms=(), packages=(), source=lock_file),
         problems=tuple(lock_problems(spec_t, lock_t)),
     )
-    fmt = "json" if o.output_format == "json" else "text"
-    extra = {} if fmt == "json" else {"advice": f"compile {o.spec_file} again"}
-    echo(render("lock-check", fmt, verdict, spec_file=o.spec_file, lock_file=lock_file, **extra), nl=False)
-    return 0 if verdict.ok else 1
+    return _report(o, verdict, lock_file, f"compile {o.spec_file} again")

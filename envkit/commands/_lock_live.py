@@ -35,7 +35,7 @@ def run_live(o: LockOptions) -> int:
     lock_target(o.output, None, live=True)  # a name saying another format is refused
     refuse_overwrite(env_path, "env", "--env-lock" if o.env_lock else "named after -o")
     env = open_env(name=o.name, prefix=o.prefix, backend=o.backend)
-    warn_duplicates([env])
+    warn_duplicates(env)
     result = lock_live(env, allow_unhashed_pip=o.allow_unhashed_pip, progress=reporter(o.quiet))
     for w in result.warnings:
         warn(w)

@@ -33,9 +33,7 @@ class LockOptions:
     output_format: str
 
 
-def _refuse(
-    o: LockOptions, options: tuple[tuple[str, object], ...], why: str, hint: str | None = None
-) -> None:
+def _refuse(options: tuple[tuple[str, object], ...], why: str, hint: str | None = None) -> None:
     from envkit.errors import UsageError
 
     for opt, given in options:
@@ -80,7 +78,6 @@ def _check_check(o: LockOptions) -> None:
     if o.name or o.prefix:
         raise UsageError("--check compares -f with --lock; it does not read a live environment")
     _refuse(
-        o,
         (
             ("--platform", o.platforms),
             ("--no-pip", o.no_pip),
@@ -125,7 +122,6 @@ def _check_live(o: LockOptions) -> None:
     if o.output_format != "text":
         raise UsageError("--format is for -f and --check: a live environment's lock is reported in words")
     _refuse(
-        o,
         (
             ("--platform", o.platforms),
             ("--virtual-package", o.virtual_packages),

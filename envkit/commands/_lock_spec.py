@@ -24,27 +24,30 @@ if TYPE_CHECKING:  # pragma: no cover
 def run_spec(o: LockOptions) -> int:
     from envkit.commands._common import note_named_format, warn_duplicates
     from envkit.commands._lock_check import read_spec
+    from envkit.commands._options import split_commas
     from envkit.commands.progress import reporter
     from envkit.formats.condalock import write_conda_lock
-    from envkit.io import emit
+    from envkit.io import emit, file_identity
     from envkit.lock import parse_virtual_package, rebase_pip_options
     from envkit.lock.cutoff import parse_exclude_newer
     from envkit.ops.lock import lock_spec
     from envkit.output import warn
 
-    before = _output_identity(o.output)
+    # -o's identity, before anything reads it: a file another process writes there from now on (or
+    # wrote since this run started) is not overwritten
+    before = file_identity(o.output, since_start=True) if o.output != "-" else None
     spec_file = o.spec_file or ""  # mode() sends only -f here
     spec = read_spec(spec_file)
     target, named = _target(o)
     refuse_overwrite(o.output, "conda-lock" if target == "conda-lock" else "pixi", "-o")
-    warn_duplicates([spec])
+    warn_duplicates(spec)
     given = o.exclude_newer or o.exclude_newer_package
     cutoffs = parse_exclude_newer(o.exclude_newer, o.exclude_newer_package) if given else None
     result = lock_spec(
         spec,
         platforms=o.platforms,
         previous=_previous(o),
-        update=[n for u in o.update for n in u.split(",")],
+        update=split_commas(o.update),
         update_all=o.update_all,
         exclude_newer=cutoffs,
         channel_priority=o.channel_priority,
@@ -70,7 +73,7 @@ def run_spec(o: LockOptions) -> int:
         note_pypi_for_conda(target, lk)
     if named:
         note_named_format(o.output, target, "--to")
-    warn_duplicates([lk])
+    warn_duplicates(lk)
     from envkit.render import render
     from envkit.render.lock_text import lock_warnings
 
@@ -118,11 +121,3 @@ def _regen_args(o: LockOptions, spec_file: str, result) -> list[str]:
     args += ["--no-pip"] if o.no_pip else []
     args += result.exclude_newer.args() if result.exclude_newer else []
     return args
-
-
-def _output_identity(output: str) -> tuple[int, int, int, int] | None:
-    """-o's identity, before anything reads it: a file another process writes there from now on
-    (or wrote since this run started) is not overwritten."""
-    from envkit.io import file_identity
-
-    return file_identity(output, since_start=True) if output != "-" else None

@@ -6,13 +6,9 @@ from __future__ import annotations
 import click
 
 from envkit.audit.config import FAIL_ON
+from envkit.commands._options import split_commas
 
 FORMATS = ("text", "json", "sarif", "github")
-
-
-def _ids(values: tuple[str, ...]) -> tuple[str, ...]:
-    """`--license-allow MIT,BSD-3-Clause --license-allow ISC` -> ("MIT", "BSD-3-Clause", "ISC")."""
-    return tuple(x.strip() for v in values for x in v.split(",") if x.strip())
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -110,8 +106,8 @@ def audit(
         live=live,
         db=db,
         vex=vex,
-        license_allow=_ids(license_allow),
-        license_deny=_ids(license_deny),
+        license_allow=split_commas(license_allow),
+        license_deny=split_commas(license_deny),
         fail_on=fail_on,
         config=load_audit_config(_config_file(config_path)),
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import click
 
+from envkit.commands._options import split_commas
 from envkit.formats import FORMATS as INPUT_FORMATS
 
 FORMATS = ("text", "json", "github", "sarif")
@@ -20,13 +21,9 @@ def _rule_list(values: tuple[str, ...], option: str = "--select") -> tuple[str, 
         return None
     from envkit.checks.registry import get_rule
 
-    out: list[str] = []
-    for v in values:
-        for name in v.split(","):
-            name = name.strip()
-            if name:
-                get_rule(name)  # raises UsageError for an unknown rule
-                out.append(name)
+    out = split_commas(values)
+    for name in out:
+        get_rule(name)  # raises UsageError for an unknown rule
     if not out and option == "--select":
         from envkit.errors import UsageError
 

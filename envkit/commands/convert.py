@@ -1,19 +1,15 @@
 """`envkit convert IN -o OUT`: turn one environment or lock format into another.
 
-    envkit convert IN (-o OUT | --to FORMAT) [--platform P] [--input-format FORMAT] [--env ENV]
-                   [--allow-loss] [--format text|json]
-
-The target format comes from OUT's name (pixi.lock, pylock.toml, conda-lock.yml, *.cdx.json, ...)
-or --to.  The output is read back and diffed against IN (envkit.ops.convert): what gets installed
-differently ("losses", "changes_install" with --json) exits 1 unless --allow-loss accepts it (the
-output is written either way, so that the user can look at it); what the target cannot hold and
-installs the same (dependency lists in an explicit file, channel order) is a note ("notes"), exit 0.
+The output is read back and diffed against IN (envkit.ops.convert); what gets installed
+differently exits 1 unless --allow-loss accepts it, and the output is written either way, so that
+the user can look at it.
 """
 
 from __future__ import annotations
 
 import click
 
+from envkit.commands._options import environment_option
 from envkit.convert import TARGETS
 from envkit.formats import FORMATS
 
@@ -51,9 +47,7 @@ class _ReportFormat(click.Choice):
     type=click.Choice(FORMATS),
     help="Read IN as this format (default: detected).",
 )
-@click.option(
-    "-e", "--env", "--environment", "environment", metavar="NAME", help="pixi.lock: the environment to read."
-)
+@environment_option("pixi.lock: the environment to read.")
 @click.option(
     "--extra", "extras", multiple=True, metavar="NAME", help="uv.lock: install this extra too (repeatable)."
 )
@@ -127,9 +121,8 @@ def convert(
     emit(result.text, output)
     if target in PIXI_TARGETS:
         from envkit.commands._lock_files import note_pypi_for_conda
-        from envkit.formats.pixilock import read_pixi_environments
 
-        note_pypi_for_conda(target, *read_pixi_environments(result.text).values())  # what it holds
+        note_pypi_for_conda(target, *result.read_back.values())  # what the output holds
     if named:
         note_named_format(output, target, "--to")
     for line in loss_lines(result, source, output or "-", allow_loss=allow_loss):
@@ -206,8 +199,9 @@ def loss_lines(result, source: str, output: str, *, allow_loss: bool = False) ->
         out.append(f"warning: {conv.target} cannot hold {FEATURES[loss.feature]}; dropped{who}{why}")
     if result.changes_install:
         by_kind: dict[str, list[str]] = {}
+        several = len({c.platform for c in result.changes_install}) > 1
         for c in result.changes_install:
-            where = f" [{c.platform}]" if c.platform and len(_platforms(result)) > 1 else ""
+            where = f" [{c.platform}]" if c.platform and several else ""
             by_kind.setdefault(c.kind, []).append(
                 f"{c.name}{where}" if c.a is None or c.b is None else f"{c.name} ({c.a} → {c.b}){where}"
             )
@@ -226,7 +220,3 @@ def loss_lines(result, source: str, output: str, *, allow_loss: bool = False) ->
                 f"warning: {source} -> {output} changes what gets installed; pass --allow-loss to accept it"
             )
     return out
-
-
-def _platforms(result) -> set:
-    return {c.platform for c in result.changes_install}

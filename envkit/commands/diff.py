@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from envkit.commands._options import environment_option
 from envkit.formats import FORMATS
 from envkit.output import echo
 
@@ -27,14 +28,7 @@ OUTPUT_FORMATS = ("text", "json", "markdown")
     help="Output format.",
 )
 @click.option("--all", "show_all", is_flag=True, help="Also list unchanged packages (and channels, options).")
-@click.option(
-    "-e",
-    "--env",
-    "--environment",
-    "environment",
-    metavar="NAME",
-    help="The environment of a pixi.lock (default: default).",
-)
+@environment_option("The environment of a pixi.lock (default: default).")
 @click.option(
     "--input-format",
     type=click.Choice(FORMATS),

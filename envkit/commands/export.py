@@ -1,13 +1,5 @@
-"""`envkit export`: write a live conda environment down exactly.
-
-    envkit export [-n NAME | -p PREFIX] [--backend native|conda|mamba|micromamba] [--exe PATH]
-                  [--from-history] [--no-builds] [--format yaml|explicit|conda-lock|json]
-                  [--hash md5|sha256] [-o FILE]
-
-Formats: `yaml` (default, a normalized environment.yml), `explicit` (conda's `@EXPLICIT` URL list
-with md5), `conda-lock` (conda-lock.yml version 1, one platform), `json` (envkit's own schema,
-documented in docs/commands/export.md and `envkit.render.export.JSON_SCHEMA_VERSION`).
-"""
+"""`envkit export`: write a live conda environment down exactly (`--format json` is envkit's own
+schema: docs/commands/export.md, `envkit.render.export.JSON_SCHEMA_VERSION`)."""
 
 from __future__ import annotations
 
@@ -76,7 +68,7 @@ def export(env_name, prefix, backend, exe, from_history, no_builds, fmt, digest,
     env = open_env(name=env_name, prefix=prefix, backend=backend, exe=exe)
     for w in env.warnings:
         warn(w)
-    warn_duplicates([env])
+    warn_duplicates(env)
     import shlex
 
     regen = "envkit export " + (

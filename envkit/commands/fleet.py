@@ -90,8 +90,8 @@ def fleet(sources, env, via, jobs, timeout, lock, platform, no_machine, fmt, out
         warn(f"{host} is named more than once ({', '.join(named)}); it is read once")
     for w in report.warnings:
         warn(w)
-    from envkit.commands._common import duplicate_messages
     from envkit.fleet.hostlist import fold
+    from envkit.ops._duplicates import duplicate_messages
 
     # each warning once, naming every host it applies to
     seen: dict[str, list[str]] = {}

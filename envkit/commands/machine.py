@@ -29,20 +29,17 @@ def machine(source: str, fmt: str, as_json: bool, output: str | None) -> int:
     from envkit.io import emit
     from envkit.machine import resolve_machine
 
-    as_json = as_json or fmt == "json"
-
     profile = resolve_machine(source)
     if output is not None:
         from envkit.io import atomic_write, file_identity
 
         atomic_write(output, profile.to_json(), unchanged_since=file_identity(output, since_start=True))
-        if not as_json:
-            echo(f"wrote {output}", err=True)
-            return 0
-    if as_json:
+    if as_json or fmt == "json":
         emit(profile.to_json(), None)
-        return 0
-    from envkit.render.machine import render_machine_text
+    elif output is not None:
+        echo(f"wrote {output}", err=True)
+    else:
+        from envkit.render.machine import render_machine_text
 
-    emit(render_machine_text(profile), None)
+        emit(render_machine_text(profile), None)
     return 0

@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from envkit.commands._options import environment_option
 from envkit.formats import FORMATS
 from envkit.output import echo
 
@@ -123,12 +124,7 @@ def _print_diff(raw: str, new: str, name: str) -> None:
     text, notes = render("normalize-check", "unified-diff", raw, new, name)
     echo(text, nl=False)
     for note in notes:
-        warn_note(f"{name}: {note}")
-
-
-def warn_note(message: str) -> None:
-    """One `note: ...` line on stderr."""
-    echo(f"note: {message}", err=True)
+        echo(f"note: {name}: {note}", err=True)
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -140,14 +136,7 @@ def warn_note(message: str) -> None:
     help="Read every FILE as this format (default: detected).",
 )
 @click.option("--format", "fmt_alias", type=click.Choice(FORMATS), hidden=True)  # the old spelling
-@click.option(
-    "-e",
-    "--env",
-    "--environment",
-    "environment",
-    metavar="NAME",
-    help="pixi.lock: check only this environment (default: all of them).",
-)
+@environment_option("pixi.lock: check only this environment (default: all of them).")
 def validate(files: tuple[str, ...], fmt: str | None, fmt_alias: str | None, environment: str | None) -> int:
     """Parse environment files and report errors, one line per file.
 

@@ -24,9 +24,13 @@ def enabled(quiet: bool = False) -> bool:
     forced = os.environ.get(ENV_VAR, "").strip()
     if forced in ("0", "1"):
         return forced == "1"
+    return stderr_is_terminal()
+
+
+def stderr_is_terminal() -> bool:
     try:
         return sys.stderr.isatty()
-    except (AttributeError, ValueError):
+    except (AttributeError, ValueError):  # a replaced or closed stderr
         return False
 
 

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import sys
-
 import click
 
 from envkit.commands._options import text_or_json
+from envkit.commands.progress import stderr_is_terminal
 from envkit.output import cli_hint, echo, warn
 from envkit.render import render
 from envkit.render.smoke import progress_line
@@ -62,7 +61,7 @@ def smoke(
     if len(chosen) > 1:
         raise UsageError(f"give only one of -n, -p, --python, --create (got {' '.join(chosen)})")
     as_json = as_json or fmt == "json"
-    progress = _Progress(enabled=_isatty() and not quiet)
+    progress = _Progress(enabled=stderr_is_terminal() and not quiet)
     try:
         report = smoke_op(
             name=name,
@@ -95,7 +94,6 @@ def smoke(
         )
         echo(render("smoke", "json", report))
         raise
-    progress.done()
     return _print_report(report, as_json)
 
 
@@ -117,20 +115,6 @@ def _print_report(report: dict, as_json: bool) -> int:
     return runner.exit_code(report)
 
 
-def warn_env_records(prefix: str) -> None:
-    """The warnings about the prefix's package records (see envkit.ops.smoke), on stderr."""
-    from envkit.ops.smoke import _record_warnings
-
-    _record_warnings(prefix, warn)
-
-
-def _isatty() -> bool:
-    try:
-        return sys.stderr.isatty()
-    except (AttributeError, ValueError):
-        return False
-
-
 class _Progress:
     """One stderr line per finished check (and per sweep point) while the probe runs, on a terminal."""
 
@@ -143,6 +127,3 @@ class _Progress:
         line = progress_line(ev, self)
         if self.enabled and line:
             echo(line, err=True)
-
-    def done(self) -> None:
-        pass

@@ -42,7 +42,6 @@ CARRIES: dict[str, set[str]] = {f.name: set(f.carries) for f in _REGISTRY if f.r
 #: tests/convert/test_convert.py::test_loss_table_cells_hold_on_real_conversions; writer gaps to fix, listed
 #: in the docs' table and reported by `convert` for the packages they concern (`gap_packages`)
 _PATH_VERSION = "the version of a pip path install (`# pip NAME @ file:///dir` has none)"
-_LOCAL_DIR = "a pip install from a local directory that is not editable, silently"
 _INDEX = "the lock's `--index-url` (pylock.toml names an index per package)"
 _PKG_INDEX = "the index each package came from (the target names the lock's indexes only)"
 _UNNAMED = "the name of an `-e PATH` install without a version"
@@ -85,7 +84,8 @@ NEEDS_PLATFORM = ("conda-lock", "pixi", "pixi-v7", "explicit", "env", "conda-lis
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Loss:
     """Something the target format could not hold: `feature` (a FEATURES key), how many packages it
-    concerned (0: the lock as a whole), and up to a few of them by name."""
+    concerned (0: the lock as a whole), and up to a few of them by name.  envkit.ops.convert keeps
+    those that install the same (and what its read-back finds) as notes."""
 
     feature: str
     count: int = 0
@@ -148,10 +148,6 @@ def gap_packages(lock: Lock, why: str) -> list[str]:
     local = [p for p in pip if (p.url or "").startswith("file:")]
     if why == _PATH_VERSION:  # a wheel or sdist file names its version: a directory does not
         return [p.pin() for p in local if not (p.url or "").split("#")[0].endswith(_ARCHIVES)]
-    if why == _LOCAL_DIR:
-        return [
-            p.pin() for p in local if not p.editable and not (p.url or "").split("#")[0].endswith(_ARCHIVES)
-        ]
     if why == _INDEX:
         return ["(the lock)"] if lock.pip_options else []
     if why == _PKG_INDEX:
@@ -186,7 +182,7 @@ def source_tree(p: LockedPackage) -> bool:
         return True
     return (
         bool(url)
-        and not url.endswith((".whl", ".tar.gz", ".zip", ".tar.bz2"))
+        and not url.endswith(_ARCHIVES)
         and (p.editable or "://" not in url or url.startswith("file:"))
     )
 

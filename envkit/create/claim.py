@@ -13,6 +13,7 @@ refuse such a prefix, and the next `create` replaces it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -58,10 +59,8 @@ def mark_incomplete(prefix: str) -> None:
 
 def mark_complete(prefix: str) -> None:
     """Remove the mark: the last step of `create`."""
-    try:
+    with contextlib.suppress(FileNotFoundError):
         os.unlink(os.path.join(prefix, INCOMPLETE))
-    except FileNotFoundError:
-        pass
 
 
 def _lock(path: str, prefix: str) -> int:
@@ -134,8 +133,6 @@ def claim_prefix(prefix: str) -> Iterator[bool]:
             )
         yield replaced
     finally:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(lock_path)  # while held: a later claim takes a fresh file
-        except OSError:
-            pass
         os.close(fd)

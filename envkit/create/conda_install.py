@@ -11,13 +11,6 @@ from envkit.errors import BackendError, Remedy
 from envkit.model import Lock
 
 
-def conda_argv(backend: str, exe: str, prefix: str, explicit_file: str) -> list[str]:
-    """The command that creates `prefix` from an explicit file with a conda-like executable."""
-    if backend == "micromamba":
-        return [exe, "create", "--yes", "--prefix", prefix, "--file", explicit_file]
-    return [exe, "create", "--yes", "--prefix", prefix, "--file", explicit_file]
-
-
 def find_backend_executable(backend: str, env: Mapping[str, str] | None = None) -> str:
     """The executable for `backend`: CONDA_EXE (conda) or MAMBA_EXE (mamba, micromamba), then PATH.
 
@@ -55,6 +48,7 @@ def install_conda(
     with tempfile.TemporaryDirectory(prefix="envkit-create-") as tmp:
         explicit = os.path.join(tmp, f"explicit-{platform}.txt")
         Path(explicit).write_text(write_explicit(lock, platform), encoding="utf-8")
-        run(conda_argv(backend, exe, prefix, explicit), timeout=timeout, what=backend)
+        # conda, mamba and micromamba take the same words
+        run([exe, "create", "--yes", "--prefix", prefix, "--file", explicit], timeout=timeout, what=backend)
     if not os.path.isdir(os.path.join(prefix, "conda-meta")):
         raise BackendError(f"{backend} finished but {prefix} is not a conda environment")

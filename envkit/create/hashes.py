@@ -62,13 +62,12 @@ def validate_hashes(packages: Sequence[LockedPackage], *, source: str | None = N
 
 
 def verify_local_archives(packages: Sequence[LockedPackage], *, source: str | None = None) -> None:
-    """Check md5/sha256 of every conda package whose URL is a local file.
+    """Check md5/sha256 of every conda package whose URL is a local file (the hashes were
+    validated first: `validate_hashes`).
 
-    Raises ParseError for a recorded hash that is not a hex digest (`validate_hashes`),
-    IntegrityError for a mismatch or a missing file, and UsageError for a conda package that
+    Raises IntegrityError for a mismatch or a missing file, and UsageError for a conda package that
     records no hash at all (a lock without hashes cannot be installed safely).
     """
-    validate_hashes(packages, source=source)
     for p in packages:
         if p.md5 is None and p.sha256 is None:
             raise UsageError(

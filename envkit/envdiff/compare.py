@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from envkit.conda.buildstr import decode
 from envkit.envdiff.categories import category_of
 from envkit.envdiff.impact import _classify
@@ -85,36 +83,21 @@ def _diff_concrete(sa: _Side, sb: _Side, dups_a, dups_b, cross: bool):
             if pb is not None:
                 del a_only[k]
                 del b_only[ck]
-                changes.append(_compare(pa, pb, ctx) or _unreachable(pa))
+                moved = _compare(pa, pb, ctx)
+                assert moved is not None  # a manager move always differs
+                changes.append(moved)
                 break
-    dup_names_a = _dup_keys(dups_a)
-    dup_names_b = _dup_keys(dups_b)
     # a side whose format cannot hold pip packages (an explicit file) says nothing about them: the
     # other side's pip packages are not "removed" or "added" (counted, and said once instead)
     skipped = 0
-    for k, p in a_only.items():
-        if p.manager == "pip" and not sb.info.records_pip:
-            skipped += 1
-            continue
-        changes.append(_one_sided(p, "a", ctx, k in dup_names_a))
-    for k, p in b_only.items():
-        if p.manager == "pip" and not sa.info.records_pip:
-            skipped += 1
-            continue
-        changes.append(_one_sided(p, "b", ctx, k in dup_names_b))
+    for side, only, other, dups in (("a", a_only, sb, dups_a), ("b", b_only, sa, dups_b)):
+        dup_keys = {("conda", d.conda.lower()) for d in dups} | {("pip", _pep503(d.pip)) for d in dups}
+        for k, p in only.items():
+            if p.manager == "pip" and not other.info.records_pip:
+                skipped += 1
+                continue
+            changes.append(_one_sided(p, side, ctx, k in dup_keys))
     return changes, unchanged, skipped
-
-
-def _unreachable(p: LockedPackage) -> Change:  # pragma: no cover - a manager move always differs
-    raise AssertionError(f"manager move of {p.name} compared equal")
-
-
-def _dup_keys(dups: Sequence[DuplicateInfo]) -> set[tuple[str, str]]:
-    out: set[tuple[str, str]] = set()
-    for d in dups:
-        out.add(("conda", d.conda.lower()))
-        out.add(("pip", _pep503(d.pip)))
-    return out
 
 
 def _compare(pa: LockedPackage, pb: LockedPackage, ctx: _Context) -> Change | None:
@@ -270,14 +253,9 @@ def _record_change(pa: LockedPackage, pb: LockedPackage, fields: tuple[str, ...]
 
 def _one_sided(p: LockedPackage, side: str, ctx: _Context, duplicate: bool) -> Change:
     st = _state(p, side=ctx.sa if side == "a" else ctx.sb)
-    tags: list[str] = []
-    if duplicate:
-        kind = "duplicate"
-        tags.append("duplicate")
-    else:
-        kind = "removed" if side == "a" else "added"
-    a, b = (st, None) if side == "a" else (None, st)
+    kind = "duplicate" if duplicate else "removed" if side == "a" else "added"
+    tags = ["duplicate"] if duplicate else []
     info = decode(p.build, p.version, p.name)
-    return _classify(
-        p.name, kind, a, b, tags, info if side == "a" else None, info if side == "b" else None, ctx
-    )
+    if side == "a":
+        return _classify(p.name, kind, st, None, tags, info, None, ctx)
+    return _classify(p.name, kind, None, st, tags, None, info, ctx)

@@ -6,7 +6,7 @@ from envkit.envdiff.categories import _BLAS, _CUDA_CORE, _NUMPY, category_of, is
 from envkit.envdiff.pip_origin import _SourceChange
 from envkit.envdiff.records import IMPACTS, Change, PackageState
 from envkit.envdiff.sides import _Context, _Side
-from envkit.envdiff.versions import _major, _major_minor, _sort_version, _split_local
+from envkit.envdiff.versions import _conda_version, _major, _major_minor, _split_local
 
 
 def _classify(
@@ -63,10 +63,6 @@ def _classify(
     )
 
 
-def _fmt_acc(info) -> str:
-    return info.accelerator or "unspecified"
-
-
 def _impact(
     name: str,
     kind: str,
@@ -115,7 +111,7 @@ def _impact(
             return (
                 "high",
                 f"numpy {_major(va)}.x → {_major(vb)}.x: an ABI break; extensions built "
-                f"for numpy {_major(min(va, vb, key=_sort_version))}.x fail to import",
+                f"for numpy {_major(min(va, vb, key=lambda v: _conda_version(v) or v))}.x fail to import",
             )
         return "medium", f"numpy {va} → {vb}: array semantics and numerics may differ"
     if kind == "upgraded":
@@ -127,7 +123,7 @@ def _impact(
 
 def _variant_reason(ia, ib, cat: str | None) -> tuple[str, str]:
     """(impact, reason) of the same version built differently: say how, not "1.26.4 → 1.26.4"."""
-    words = ", ".join(_variant_words(ia, ib))
+    words = _variant_words(ia, ib)
     if ia is not None and ib is not None and _only_python_differs(ia, ib):
         return "low", f"same version, built for another Python ({words})"
     if cat and ia is not None and ib is not None and ia.accelerator != ib.accelerator:
@@ -176,11 +172,11 @@ def _torch_reason(kind: str, va: str, vb: str, ia, ib) -> tuple[str, str]:
         release = f"{va} → {vb}, " if va != vb else ""
         return (
             "high",
-            f"PyTorch {release}{_fmt_acc(ia)} build → {_fmt_acc(ib)} build: GPU "
+            f"PyTorch {release}{acc_a or 'unspecified'} build → {acc_b or 'unspecified'} build: GPU "
             "support, kernels and numerics differ",
         )
     if kind == "variant":
-        return "high", "a different PyTorch build variant (" + ", ".join(_variant_words(ia, ib)) + ")"
+        return "high", f"a different PyTorch build variant ({_variant_words(ia, ib)})"
     return "high", f"PyTorch {va} → {vb}: operators, defaults and numerics change between releases"
 
 
@@ -249,12 +245,12 @@ def _only_python_differs(ia, ib) -> bool:
     return ia.python != ib.python and replace(ia, python=None) == replace(ib, python=None)
 
 
-def _variant_words(ia, ib) -> list[str]:
-    la = set(ia.labels()) if ia else set()
-    lb = set(ib.labels()) if ib else set()
-    gone = [x for x in (ia.labels() if ia else []) if x not in lb]
-    new = [x for x in (ib.labels() if ib else []) if x not in la]
-    return [f"{' '.join(gone) or '-'} → {' '.join(new) or '-'}"]
+def _variant_words(ia, ib) -> str:
+    la = ia.labels() if ia else []
+    lb = ib.labels() if ib else []
+    gone = [x for x in la if x not in lb]
+    new = [x for x in lb if x not in la]
+    return f"{' '.join(gone) or '-'} → {' '.join(new) or '-'}"
 
 
 def _blas_reason(ctx: _Context, only: str | None) -> tuple[str, str]:

@@ -8,6 +8,7 @@ from dataclasses import replace
 
 from envkit.envdiff.records import ChannelDiff, ListDiff
 from envkit.envdiff.sides import _Side
+from envkit.urls import has_placeholder
 
 
 def _diff_variables(sa: _Side, sb: _Side) -> ListDiff:
@@ -15,8 +16,6 @@ def _diff_variables(sa: _Side, sb: _Side) -> ListDiff:
     their real values and named in `secrets_changed` when those differ.  A value that is already a
     placeholder on a side (`API_KEY: <TOKEN>` in an export) is unknown there: named in
     `secrets_unknown`, never a change."""
-    from envkit.urls import has_placeholder
-
     changed: list[str] = []
     unknown: list[str] = []
     if sa.variables is not None and sb.variables is not None:
@@ -27,8 +26,8 @@ def _diff_variables(sa: _Side, sb: _Side) -> ListDiff:
             if k not in rb or ra[k] != rb[k]:
                 continue
             # a side whose value was not redacted here but holds a placeholder wrote it redacted
-            hidden_a = k not in secret_a and _is_placeholder(ra[k], has_placeholder)
-            hidden_b = k not in secret_b and _is_placeholder(rb[k], has_placeholder)
+            hidden_a = k not in secret_a and _is_placeholder(ra[k])
+            hidden_b = k not in secret_b and _is_placeholder(rb[k])
             if hidden_a or hidden_b:
                 unknown.append(k)
             elif (k in secret_a or k in secret_b) and secret_a.get(k) != secret_b.get(k):
@@ -38,7 +37,7 @@ def _diff_variables(sa: _Side, sb: _Side) -> ListDiff:
     )
 
 
-def _is_placeholder(value: str, has_placeholder) -> bool:
+def _is_placeholder(value: str) -> bool:
     """`<TOKEN>`, `https://<USER>:<PASSWORD>@host`, `***`: a value written with its credential
     already removed."""
     v = value.strip().strip("'\"")

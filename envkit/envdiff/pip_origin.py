@@ -181,7 +181,6 @@ def _source_change(pa: LockedPackage, pb: LockedPackage, ctx: _Context) -> _Sour
             )
         if ea == eb:
             return None
-    if oa is not None and ob is not None and (oa.kind, oa.base) == (ob.kind, ob.base):
         where = oa.text if oa.kind != "vcs" else _no_rev(oa)
         if ea:
             reason = (

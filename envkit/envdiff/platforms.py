@@ -114,7 +114,7 @@ def _family_platform(model, other: tuple[str, ...], other_model, platform: str |
     candidates = [p for p in other if platform_family(p) == family]
     if len(candidates) <= 1:
         return tuple(candidates)
-    mine = {(d.name, _exact_version(d.version), d.build) for d in export.conda}
+    mine = {(d.name, d.version.removeprefix("==") if d.version else None, d.build) for d in export.conda}
     theirs = resolved_view(other_model)
     packages = theirs.all_packages if theirs is not None and theirs.export is None else ()
 
@@ -123,10 +123,6 @@ def _family_platform(model, other: tuple[str, ...], other_model, platform: str |
 
     best = max(candidates, key=lambda c: (shared(c), -candidates.index(c)))
     return (best,)
-
-
-def _exact_version(version: str | None) -> str | None:
-    return version[2:] if version and version.startswith("==") else version
 
 
 _ARCH_IN_BUILD = re.compile(r"(?:^|_)(linux64|linuxaarch64|linuxppc64le|osx64|osxarm64|win64)(?:_|$)")

@@ -20,19 +20,12 @@ KINDS = (
 )
 
 
-#: Human names of the kinds.
-KIND_TITLES = {
-    "added": "added",
-    "removed": "removed",
-    "upgraded": "upgraded",
-    "downgraded": "downgraded",
-    "changed": "changed",
+#: Human names of the kinds (the others are their own).
+KIND_TITLES = {k: k for k in KINDS} | {
     "variant": "build variant changed",
-    "rebuilt": "rebuilt",
     "source": "install source changed",
     "channel": "channel changed",
     "manager": "manager changed",
-    "duplicate": "duplicate",
 }
 
 
@@ -48,7 +41,6 @@ GROUPS = ("matter", "platform", "other")
 
 
 SPEC_STATUSES = ("not-satisfied", "missing", "satisfied", "skipped")
-NOTE_KINDS = ("pip-not-recorded", "unused-channels", "secrets-unknown", "platforms")
 
 
 def _fields_dict(record, names: str) -> dict:
@@ -229,7 +221,7 @@ class DuplicateInfo:
 class DiffNote:
     """Something the diff did not compare, for a renderer to say once (see `EnvDiff.notes`).
 
-    `kind` is one of NOTE_KINDS: "pip-not-recorded" (`side`'s `format` cannot hold pip packages;
+    `kind` is "pip-not-recorded" (`side`'s `format` cannot hold pip packages;
     `count` pip packages of the other side left out), "unused-channels" (`side` is a live prefix;
     `values` are its configured channels no installed package came from), "secrets-unknown"
     (`values` are the variables whose credential is a placeholder on a side), "platforms" (two

@@ -65,7 +65,8 @@ def _check_conda(dep: CondaDep, index: _Index, mentioned: set[tuple[str, str]], 
             note="virtual package (a property of the machine)",
             line=dep.line,
         )
-    p, note = _find_conda(dep.name, index, conc)
+    pip_keys = (("pip", n) for n in _owned_pypi_names(dep.name, conc))
+    p, note = _provider(index, dep.name, ("conda", dep.name.lower()), pip_keys)
     if p is None:
         return SpecCheck(spec=text, name=dep.name, manager="conda", status="missing", line=dep.line)
     mentioned.add(_key(p))
@@ -93,16 +94,18 @@ def _owned_pypi_names(name: str, conc: _Side) -> Iterable[str]:
     return (conc.owned or {}).get(name) or pypi_names_for_conda(name)
 
 
-def _find_conda(name: str, index: _Index, conc: _Side) -> tuple[LockedPackage | None, str]:
-    """The package that provides conda `name` (itself, else a pip package of its PyPI name), and a
-    note when pip installed it."""
-    p = index.get(("conda", name.lower()))
+def _provider(
+    index: _Index, name: str, key: tuple[str, str], others: Iterable[tuple[str, str]]
+) -> tuple[LockedPackage | None, str]:
+    """The package that provides `name`: the one of `key`, else the first of `others` (its project
+    under the other manager), and a note when that manager installed it."""
+    p = index.get(key)
     if p is not None:
         return p, ""
-    for n in _owned_pypi_names(name, conc):
-        p = index.get(("pip", n))
+    for k in others:
+        p = index.get(k)
         if p is not None:
-            return p, _installed_by("pip", p.name, name)
+            return p, _installed_by(k[0], p.name, name)
     return None, ""
 
 
@@ -152,7 +155,11 @@ def _check_pip(
         return _pip_check(pd, pd.text, "skipped", "names no project (a local path or URL without #egg=)")
     if pd.marker and marker_env is not None and _marker_false(pd.marker, marker_env):
         return _pip_check(pd, name, "skipped", f"marker is false there: {pd.marker}")
-    p, note = _find_pip(name, index)
+    from envkit.conda.names import conda_names_for_pypi
+
+    p, note = _provider(
+        index, name, ("pip", _pep503(name)), (("conda", n) for n in conda_names_for_pypi(name))
+    )
     if p is None:
         return _pip_check(pd, name, "missing", "")
     mentioned.add(_key(p))
@@ -199,21 +206,6 @@ def _marker_false(marker: str, marker_env: dict[str, str]) -> bool:
         return False
 
 
-def _find_pip(name: str, index: _Index) -> tuple[LockedPackage | None, str]:
-    """The package that provides PyPI `name` (itself, else a conda package of that project), and a
-    note when conda installed it."""
-    from envkit.conda.names import conda_names_for_pypi
-
-    p = index.get(("pip", _pep503(name)))
-    if p is not None:
-        return p, ""
-    for n in conda_names_for_pypi(name):
-        p = index.get(("conda", n))
-        if p is not None:
-            return p, _installed_by("conda", p.name, name)
-    return None, ""
-
-
 def _pip_check(pd: PipDep, name: str, status: str, note: str, found: PackageState | None = None) -> SpecCheck:
     return SpecCheck(
         spec=pd.text, name=name, manager="pip", status=status, found=found, note=note, line=pd.line
@@ -257,12 +249,12 @@ def _marker_env(side: _Side) -> dict | None:
     return target_markers(plat, py)
 
 
-def _spec_entries(spec: EnvSpec) -> dict[tuple[str, str], tuple[PackageState, int | None]]:
-    out: dict[tuple[str, str], tuple[PackageState, int | None]] = {}
+def _spec_entries(spec: EnvSpec) -> dict[tuple[str, str], PackageState]:
+    out: dict[tuple[str, str], PackageState] = {}
     for d in spec.conda:
         ver = d.version or ""
         st = PackageState(name=d.name, manager="conda", version=ver, build=d.build, channel=d.channel)
-        out[("conda", d.name.lower())] = (st, d.line)
+        out[("conda", d.name.lower())] = st
     for p in spec.pip:
         if p.kind == "option":
             continue
@@ -270,12 +262,12 @@ def _spec_entries(spec: EnvSpec) -> dict[tuple[str, str], tuple[PackageState, in
             extras = f"[{','.join(p.extras)}]" if p.extras else ""
             marker = f"; {p.marker}" if p.marker else ""
             st = PackageState(name=p.name, manager="pip", version=f"{extras}{p.specifier}{marker}")
-            out[("pip", _pep503(p.name))] = (st, p.line)
+            out[("pip", _pep503(p.name))] = st
         else:
             # a URL, path or editable entry: its text is the spec (once: an entry that names no
             # project is named by its text, and has no separate "version")
             st = PackageState(name=p.name or p.text, manager="pip", version=p.text if p.name else "")
-            out[("pip", _pep503(p.name) if p.name else p.text)] = (st, p.line)
+            out[("pip", _pep503(p.name) if p.name else p.text)] = st
     return out
 
 
@@ -283,19 +275,18 @@ def _diff_specs(a: EnvSpec, b: EnvSpec) -> tuple[list[Change], list[PackageState
     ea, eb = _spec_entries(a), _spec_entries(b)
     changes: list[Change] = []
     unchanged: list[PackageState] = []
-    for k, (sa, _) in ea.items():
-        hit = eb.get(k)
-        if hit is None:
+    for k, sa in ea.items():
+        sb = eb.get(k)
+        if sb is None:
             changes.append(_spec_change(sa.name, "removed", sa, None))
-        elif hit[0] == sa:
+        elif sb == sa:
             unchanged.append(sa)
         else:
-            sb = hit[0]
             tags = ["version"] if (sa.version, sa.build) != (sb.version, sb.build) else []
             if sa.channel != sb.channel:
                 tags.append("channel")
             changes.append(_spec_change(sa.name, "changed", sa, sb, tags))
-    for k, (sb, _) in eb.items():
+    for k, sb in eb.items():
         if k not in ea:
             changes.append(_spec_change(sb.name, "added", None, sb))
     return changes, unchanged
@@ -308,22 +299,19 @@ def _spec_change(
     tags = list(tags or [])
     if cat:
         tags.append(cat)
-    text_a = _spec_text(a) if a else None
-    text_b = _spec_text(b) if b else None
-    if kind == "changed":
-        reason = f"spec changed: {text_a} → {text_b}"
-    elif kind == "added":
+    if a and b:
+        reason = f"spec changed: {_spec_text(a)} → {_spec_text(b)}"
+    elif b:
         reason = "only in B's spec"
     else:
         reason = "only in A's spec"
-    impact = "medium" if cat else "low"
     return Change(
         name=name,
         kind=kind,
         a=a,
         b=b,
         tags=tuple(tags),
-        impact=impact,
+        impact="medium" if cat else "low",
         reason=reason,
         group="matter" if cat else "other",
         category=cat,

@@ -51,7 +51,3 @@ def _major_minor(version: str) -> str:
 
 def _major(version: str) -> str:
     return re.split(r"[.+_-]", version)[0]
-
-
-def _sort_version(v: str):
-    return _conda_version(v) or v

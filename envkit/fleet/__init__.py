@@ -14,9 +14,7 @@ against the majority with `envkit.envdiff.diff`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-
-from envkit.fleet.collect import DEFAULT_JOBS, DEFAULT_TIMEOUT, TRANSPORTS, HostResult
+from envkit.fleet.collect import DEFAULT_JOBS, DEFAULT_TIMEOUT, TRANSPORTS
 from envkit.fleet.fingerprint import EnvPrint, MachineClass, env_fingerprint, fingerprint_line, machine_class
 from envkit.fleet.report import FleetReport, Group
 
@@ -24,15 +22,11 @@ __all__ = [
     "DEFAULT_JOBS",
     "DEFAULT_TIMEOUT",
     "TRANSPORTS",
-    "EnvPrint",
     "FleetReport",
     "Group",
-    "MachineClass",
-    "env_fingerprint",
     "fingerprint",
     "fingerprint_line",
     "fleet",
-    "machine_class",
 ]
 
 
@@ -46,39 +40,29 @@ def fleet(
     lock: str | None = None,
     platform: str | None = None,
     machine: bool = True,
-    environ: Mapping[str, str] | None = None,
-    on_host: Callable[[HostResult], None] | None = None,
 ) -> FleetReport:
     """Read every host of `sources` (see envkit.fleet.collect) and group them.
 
     `env` is the environment read on hosts whose SOURCE names none (a name, or a path; default
     base); `via` the transport for host names (ssh, srun, clush, pdsh); `jobs` how many hosts at
     once; `timeout` the seconds one host may take.  With `lock` (a lock file), every group is
-    also compared with it, and checked against its machine.  `on_host` sees each host as it
-    is read (progress).  A host that cannot be read is a FleetReport.unreachable row, never an
-    error; raises UsageError for a malformed SOURCE and the readers' errors for an unreadable lock.
+    also compared with it, and checked against its machine.  A host that cannot be read is a
+    FleetReport.unreachable row, never an error; raises UsageError for a malformed SOURCE and the
+    readers' errors for an unreadable lock.
     """
     from envkit.fleet.collect import plan, run_jobs
     from envkit.fleet.report import Grouper
 
-    plan_jobs, dups = plan(list(sources), env=env, via=via, environ=environ)
+    plan_jobs, dups = plan(list(sources), env=env, via=via)
     lock_model = None
     if lock is not None:
         from envkit.sources import resolve
 
         lock_model = resolve(lock).model
     grouper = Grouper(platform=platform)
-
-    def take(r: HostResult) -> None:
-        grouper.add(r)
-        if on_host is not None:
-            on_host(r)
-
-    run_jobs(plan_jobs, jobs_at_once=jobs, timeout=timeout, environ=environ, machine=machine, on_result=take)
+    run_jobs(plan_jobs, jobs_at_once=jobs, timeout=timeout, machine=machine, on_result=grouper.add)
     check = _machine_checker(lock) if lock is not None else None
-    return grouper.report(
-        duplicates=dups, lock=lock_model, lock_label=lock, platform=platform, check_machine=check
-    )
+    return grouper.report(duplicates=dups, lock=lock_model, lock_label=lock, check_machine=check)
 
 
 def _machine_checker(lock_path: str):
@@ -97,9 +81,7 @@ def _machine_checker(lock_path: str):
     return check
 
 
-def fingerprint(
-    source: str | None = None, *, machine: bool = True, environ: Mapping[str, str] | None = None
-) -> tuple[EnvPrint, MachineClass | None]:
+def fingerprint(source: str | None = None, *, machine: bool = True) -> tuple[EnvPrint, MachineClass | None]:
     """(the environment's EnvPrint, this machine's MachineClass) for `source` (any SOURCE
     envkit reads; default the active environment, $CONDA_PREFIX, else `base`).  Raises what
     envkit.sources.resolve raises."""
@@ -107,10 +89,9 @@ def fingerprint(
 
     from envkit.sources import resolve
 
-    envmap = os.environ if environ is None else environ
     if source is None:
-        source = envmap.get("CONDA_PREFIX") or "env:base"
-    src = resolve(source, environ=envmap, machine=machine)
+        source = os.environ.get("CONDA_PREFIX") or "env:base"
+    src = resolve(source, machine=machine)
     ep = env_fingerprint(src.model)
     mc = None
     if machine:

@@ -163,7 +163,12 @@ def _jobs_of(text: str, where: str | None, *, env: str | None, via: str) -> list
     if path.is_dir():
         if (path / "conda-meta").is_dir():
             return [Job(host=text, source=text, via="prefix", path=text, where=where)]
-        return _collected(path, where)
+        files = sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith("."))
+        if not files:
+            raise UsageError(
+                f"{path}: an empty directory", hint="collect files into it first (see `envkit fleet --help`)"
+            )
+        return _collected_files(files, where)
     if path.is_file():
         return _collected_files([path], where)
     if "/" in text or text.startswith(".") or text.endswith((".yml", ".yaml", ".json", ".txt", ".lock")):
@@ -171,18 +176,14 @@ def _jobs_of(text: str, where: str | None, *, env: str | None, via: str) -> list
     hosts = expand(text, where=where) if is_expression(text) else [text]
     out = []
     for h in hosts:
-        if not _valid_host(h):
+        bare = h.split("@", 1)[-1]
+        if not bare or bare.startswith("-") or not all(c.isalnum() or c in "-._:" for c in bare):
             raise UsageError(
                 f"{at}{h!r} is not a host name", hint="host names are letters, digits, '-', '.' and '_'"
             )
         target = _ssh_target(f"ssh://{h}", env)
         out.append(Job(host=_host_label(target), source=h, via=via, target=target, where=where))
     return out
-
-
-def _valid_host(h: str) -> bool:
-    bare = h.split("@", 1)[-1]
-    return bool(bare) and not bare.startswith("-") and all(c.isalnum() or c in "-._:" for c in bare)
 
 
 def _ssh_target(text: str, env: str | None) -> SshTarget:
@@ -201,15 +202,6 @@ def _host_label(t: SshTarget) -> str:
     """How the report names a remote host: `user@host:port` as given, the environment only when it
     is not the default (the same host with two environments is two rows)."""
     return t.destination + (f":{t.port}" if t.port else "")
-
-
-def _collected(directory: Path, where: str | None) -> list[Job]:
-    files = sorted(p for p in directory.iterdir() if p.is_file() and not p.name.startswith("."))
-    if not files:
-        raise UsageError(
-            f"{directory}: an empty directory", hint="collect files into it first (see `envkit fleet --help`)"
-        )
-    return _collected_files(files, where)
 
 
 def _collected_files(files: list[Path], where: str | None) -> list[Job]:
@@ -246,13 +238,12 @@ def run_jobs(
     *,
     jobs_at_once: int = DEFAULT_JOBS,
     timeout: float = DEFAULT_TIMEOUT,
-    environ: Mapping[str, str] | None = None,
     machine: bool = True,
     on_result: Callable[[HostResult], None],
 ) -> None:
     """Read every job, calling `on_result` once per job (in the order given for files; as hosts
     answer for remote ones, from this thread)."""
-    envmap = dict(os.environ if environ is None else environ)
+    envmap = dict(os.environ)
     by_via: dict[str, list[Job]] = {}
     for j in jobs:
         by_via.setdefault(j.via, []).append(j)

@@ -140,7 +140,6 @@ class Grouper:
         duplicates=(),
         lock=None,
         lock_label: str | None = None,
-        platform: str | None = None,
         check_machine=None,
     ) -> FleetReport:
         """The FleetReport.  `lock` (a model) is compared with every group; `check_machine`
@@ -155,13 +154,13 @@ class Grouper:
         diffs: dict[str, EnvDiff] = {}
         groups: list[Group] = []
         for i, k in enumerate(keys):
-            group = self._group(i, k, keys[0], is_majority, diffs, platform)
+            group = self._group(i, k, keys[0], is_majority, diffs)
             if lock is not None:
-                drift = self._drift(k[0], k[1], lock, lock_label, platform, check_machine)
+                drift = self._drift(k[0], k[1], lock, lock_label, check_machine)
                 group = replace(group, lock=drift)
             groups.append(group)
         names = _view_packages(diffs.values())
-        groups = [_with_versions(g, self._models[g.env.digest], names, platform) for g in groups]
+        groups = [_with_versions(g, self._models[g.env.digest], names, self.platform) for g in groups]
         return FleetReport(
             groups=tuple(groups),
             unreachable=tuple(self._failed),
@@ -171,9 +170,7 @@ class Grouper:
             packages=tuple(names),
         )
 
-    def _group(
-        self, i: int, k: tuple, major: tuple, is_majority: bool, diffs: dict, platform: str | None
-    ) -> Group:
+    def _group(self, i: int, k: tuple, major: tuple, is_majority: bool, diffs: dict) -> Group:
         """The `i`-th group (hosts with environment and machine `k`), its diff against the first
         group `major` (each environment diffed once, kept in `diffs`)."""
         from envkit.envdiff import diff
@@ -186,7 +183,7 @@ class Grouper:
                 diffs[ed] = diff(
                     self._models[major[0]],
                     self._models[ed],
-                    platform=platform,
+                    platform=self.platform,
                     label_a=label,
                     label_b="this group",
                 )
@@ -207,11 +204,13 @@ class Grouper:
             model=self._models[ed],
         )
 
-    def _drift(self, ed: str, md: str | None, lock, lock_label, platform, check_machine) -> LockDrift:
+    def _drift(self, ed: str, md: str | None, lock, lock_label, check_machine) -> LockDrift:
         """The environment `ed` against the lock, with the machine findings for machine `md`."""
         from envkit.envdiff import diff
 
-        ld = diff(lock, self._models[ed], platform=platform, label_a=lock_label or "lock", label_b="hosts")
+        ld = diff(
+            lock, self._models[ed], platform=self.platform, label_a=lock_label or "lock", label_b="hosts"
+        )
         found = tuple(check_machine(self._profiles.get(md))) if check_machine and md else ()
         return LockDrift(diff=ld, findings=found)
 

@@ -66,7 +66,7 @@ sys.stdout.write("\n" + "".join("@MARK@%s %s %d/%d %s\n" % (label, digest, i + 1
 PART_CHARS = 8192
 
 
-def node_program(target: SshTarget, *, machine: bool = True) -> str:
+def node_program(target: SshTarget, *, machine: bool) -> str:
     """The marked-lines-answer program every node runs under srun, clush or pdsh (stdlib only)."""
     from envkit.sources.ssh import remote_program
 
@@ -113,14 +113,8 @@ def run_on_nodes(
     from envkit.sources.ssh import max_answer_bytes
 
     names = [t.destination for t in targets]
-    argv = shell_argv(
-        via,
-        names,
-        node_program(targets[0], machine=machine),
-        at_once=at_once,
-        timeout=timeout,
-        environ=environ,
-    )
+    code = node_program(targets[0], machine=machine)
+    argv = shell_argv(via, names, code, at_once=at_once, timeout=timeout, environ=environ)
     cap = max_answer_bytes(environ)
     # the whole command gets the per-host timeout, plus room for the fan-out itself
     result = run_capped(

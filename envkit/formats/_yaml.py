@@ -20,15 +20,11 @@ from __future__ import annotations
 from envkit.errors import ParseError, Where
 from envkit.formats._depth import MAX_DEPTH
 
-# what the fast reader and the writers share lives in _yamlcore (no YAML engine); its names are
-# this module's too (`from envkit.formats._yaml import YamlMap, scalar` keeps working)
-from envkit.formats._yamlcore import _NOT_STR_FIRST as _NOT_STR_FIRST
-from envkit.formats._yamlcore import MAX_NODES as MAX_NODES
+# what the fast reader and the writers share lives in _yamlcore (no YAML engine); YamlMap,
+# YamlList and scalar are this module's too
+from envkit.formats._yamlcore import MAX_NODES, check_lines
 from envkit.formats._yamlcore import YamlList as YamlList
 from envkit.formats._yamlcore import YamlMap as YamlMap
-from envkit.formats._yamlcore import _resolves_to_str as _resolves_to_str
-from envkit.formats._yamlcore import check_lines as check_lines
-from envkit.formats._yamlcore import key as key
 from envkit.formats._yamlcore import scalar as scalar
 
 #: Most characters of scalar text a document may expand to with its aliases resolved: as much as

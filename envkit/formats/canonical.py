@@ -19,13 +19,12 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
+from envkit.errors import UsageError
+from envkit.formats import FORMATS, REGISTRY, detect_format, read_text, write_text
+from envkit.formats._util import leading_comments, to_json
 from envkit.formats.envyml import CommentMap
 from envkit.model import CondaDep, EnvSpec, Lock, env_file, format_spec, looks_exported, resolved_view
-
-if TYPE_CHECKING:  # pragma: no cover
-    from typing import overload
 
 
 def normalize(model: EnvSpec | Lock) -> EnvSpec | Lock:
@@ -54,10 +53,8 @@ def normalize_spec(spec: EnvSpec, *, selectors: dict[int, str] | None = None) ->
 def _normalize_spec(
     spec: EnvSpec, selectors: dict[int, str] | None = None
 ) -> tuple[EnvSpec, list[tuple[int | None, int | None]]]:
-    """`normalize_spec` plus the (kept line, removed duplicate line) pairs, for moving comments.
-
-    `selectors` maps a source line to the conda-build selector its comment carries (`# [linux]`):
-    equal entries under different selectors (or one with and one without) are not duplicates."""
+    """`normalize_spec` plus the (kept line, removed duplicate line) pairs, for moving comments;
+    an entry under a selector (`# [linux]`) is no duplicate of an equal one under another or none."""
     from envkit.urls import redact_variables
 
     merges: list[tuple[int | None, int | None]] = []
@@ -117,8 +114,6 @@ def _redact_json(text: str) -> str:
     if "://" not in text:
         return text
     import json
-
-    from envkit.formats._util import to_json
 
     def walk(v):
         if isinstance(v, str):
@@ -188,35 +183,24 @@ def normalize_text(
     and `conda list` outputs.  Raises UsageError for pixi.lock (pixi owns that file) and the readers'
     ParseError family for bad input.
     """
-    from envkit.formats import detect_format, read_text
-
     if text.startswith("\ufeff"):
         text = text[1:]
     fmt = format or detect_format(text, filename)
-    if _owned(fmt):
-        raise _owned_error(fmt)  # before reading: a pixi.lock is refused whatever it holds
+    _refuse_owned(fmt)  # before reading: a pixi.lock is refused whatever it holds
     model = read_text(text, filename=filename, format=fmt)
     return render_normalized(model, text, fmt)
 
 
-def _owned(fmt: str) -> bool:
-    from envkit.formats.registry import REGISTRY
-
-    return any(f.name == fmt and f.owner for f in REGISTRY)
-
-
-def _owned_error(fmt: str):
-    """The refusal to rewrite a file another tool owns (pixi.lock, uv.lock), from the registry."""
-    from envkit.errors import UsageError
-    from envkit.formats.registry import get
-
-    f = get(fmt)
-    file = f.file_names[0] if f.file_names else fmt  # the owner's own name for its file
-    return UsageError(
-        f"envkit reads {file} but does not rewrite it ({f.owner} owns that file)",
-        hint=f"`envkit validate {file}` checks it; "
-        + (f"`{f.owner} add` edits it" if f.spec else f"`{f.owner} lock` rewrites it"),
-    )
+def _refuse_owned(fmt: str) -> None:
+    """Raise the refusal to rewrite a file another tool owns (pixi.lock, uv.lock), from the registry."""
+    for f in REGISTRY:
+        if f.name == fmt and f.owner:
+            file = f.file_names[0] if f.file_names else fmt  # the owner's own name for its file
+            raise UsageError(
+                f"envkit reads {file} but does not rewrite it ({f.owner} owns that file)",
+                hint=f"`envkit validate {file}` checks it; "
+                + (f"`{f.owner} add` edits it" if f.spec else f"`{f.owner} lock` rewrites it"),
+            )
 
 
 def render_normalized(model, text: str, fmt: str) -> str:
@@ -229,35 +213,26 @@ def render_normalized(model, text: str, fmt: str) -> str:
     return redact_text(_render(model, text, fmt))
 
 
+#: the formats `_render` writes through write_text with a header: format -> the header lines the
+#: writer puts back from the model (None: a format without a header)
+_REWRITTEN = {
+    "conda-lock": (),
+    "explicit": ("platform:", "input_hash:"),
+    "conda-list-export": ("platform:",),
+    "conda-list-json": None,
+}
+
+
 def _render(model, text: str, fmt: str) -> str:
-    from envkit.errors import UsageError
-    from envkit.formats import FORMATS
-
     if fmt in ("env", "requirements"):
-        from envkit.formats.envyml import write_env
-        from envkit.formats.requirements import write_requirements
-
         cm = redact_comments(yaml_comments(text) if fmt == "env" else requirements_comments(text))
         spec, merges = _normalize_spec(model, _selectors(cm))
         for into, src in merges:
             cm.merge(into, src)
-        return (write_env if fmt == "env" else write_requirements)(spec, comments=cm)
-    if fmt == "conda-lock":
-        from envkit.formats.condalock import write_conda_lock
-
-        return write_conda_lock(model, header=_header(text))
-    if fmt == "explicit":
-        from envkit.formats.explicit import write_explicit
-
-        return write_explicit(model, header=_header(text, "platform:", "input_hash:"))
-    if fmt == "conda-list-export":
-        from envkit.formats.condalist import write_conda_list_export
-
-        return write_conda_list_export(model, header=_header(text, "platform:"))
-    if fmt == "conda-list-json":
-        from envkit.formats.condalist import write_conda_list_json
-
-        return write_conda_list_json(model)
+        return write_text(spec, fmt, comments=cm)
+    if fmt in _REWRITTEN:
+        keys = _REWRITTEN[fmt]
+        return write_text(model, fmt) if keys is None else write_text(model, fmt, header=_header(text, *keys))
     if fmt == "pylock":
         import json
 
@@ -265,8 +240,7 @@ def _render(model, text: str, fmt: str) -> str:
 
         created_by = json.loads(dict(model.metadata).get("created-by", '"envkit"'))
         return write_pylock(model, header=_header(text) or "", created_by=created_by)
-    if _owned(fmt):
-        raise _owned_error(fmt)
+    _refuse_owned(fmt)
     if fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r}; choose one of: {', '.join(FORMATS)}")
     if fmt == "conda-requirements":
@@ -277,19 +251,11 @@ def _render(model, text: str, fmt: str) -> str:
     raise UsageError(f"envkit cannot rewrite a {fmt} file")
 
 
-if TYPE_CHECKING:  # pragma: no cover
-
-    @overload
-    def redact_comment(text: str) -> str: ...
-    @overload
-    def redact_comment(text: None) -> None: ...
-
-
-def redact_comment(text: str | None) -> str | None:
+def redact_comment(text: str) -> str:
     """`text` (comment lines) with every credential in a URL replaced by its placeholder, found as
     `envkit check`'s leaked-secret rule finds them (so a normalized file passes that rule): a
     `user:password@`, a token user part, an anaconda.org `/t/<token>/`, a `?token=` parameter."""
-    if not text or ("://" not in text):
+    if "://" not in text:
         return text  # no URL, nothing to find (and envkit.secrets is not imported)
     from envkit.secrets import redact_text
 
@@ -311,10 +277,10 @@ def redact_comments(cm: CommentMap) -> CommentMap:
 def _header(text: str, *keys: str) -> str | None:
     """The comment block `text` starts with, credentials redacted, less its lines that start with
     one of `keys` (what the writer puts back from the model)."""
-    from envkit.formats._util import leading_comments
-
     head = leading_comments(text)
-    if head is None or not keys:
+    if head is None:
+        return None
+    if not keys:
         return redact_comment(head)
     kept = [ln for ln in head.splitlines() if not ln.lstrip("# ").startswith(keys)]
     while kept and kept[-1] == "#":

@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 
+from envkit.conda.channels import parse_channel
 from envkit.errors import ParseError, Where
+from envkit.formats._util import Fields, comment_block
+from envkit.formats.explicit import HEADER, PLATFORM_LINE, known_platform
 from envkit.model import Lock, LockedPackage
 
 #: `[channel::]name=version=build`; the channel may be a URL (prefix.dev, Artifactory, Nexus, a
@@ -20,34 +24,14 @@ from envkit.model import Lock, LockedPackage
 _EXPORT_LINE = re.compile(
     r"^(?:(?P<channel>\S+?)::)?(?P<name>[^\s=:]+)=(?P<version>[^\s=]+)=(?P<build>[^\s=]+)$"
 )
-_PLATFORM = re.compile(r"^#\s*platform:\s*(?P<p>\S+)\s*$")
-
-
-def _known_platform(platform: str, where: Where, text: str | None, *, noarch: bool = False) -> str:
-    """`platform` when it is a conda subdir; else the ParseError the conda-lock reader gives for it
-    (what a reader accepts, envkit must be able to write and read back)."""
-    from envkit.conda.channels import KNOWN_SUBDIRS
-    from envkit.formats.condalockcheck import unknown_platform
-
-    if platform not in KNOWN_SUBDIRS or (platform == "noarch" and not noarch):
-        raise ParseError(
-            unknown_platform(platform), where=where, text=text, hint="a conda subdir, e.g. linux-64"
-        )
-    return platform
-
-
-def _lock_platform(subdirs: list[str | None]) -> str | None:
-    real = [s for s in dict.fromkeys(subdirs) if s and s not in ("noarch", "pypi")]
-    return real[0] if len(real) == 1 else None
+_SUBDIR_HINT = "a conda subdir, e.g. linux-64"
 
 
 def read_conda_list_json(text: str, filename: str | None = None) -> Lock:
     """Parse `conda list --json` output into Lock(kind="conda-list").
 
     Raises ParseError for invalid JSON or a record without name/version."""
-    from envkit.conda.channels import parse_channel
     from envkit.formats._depth import check_depth
-    from envkit.formats._util import Fields
 
     check_depth(text, filename, "JSON")
     try:
@@ -66,8 +50,9 @@ def read_conda_list_json(text: str, filename: str | None = None) -> Lock:
     for rec, _n, _v in records:
         sub = rec.text("platform")
         if sub and sub != "pypi":
-            _known_platform(sub, rec.where("platform"), None, noarch=True)
-    platform = _lock_platform([rec.text("platform") for rec, _n, _v in records])
+            known_platform(sub, rec.where("platform"), None, noarch=True, hint=_SUBDIR_HINT)
+    subdirs = {rec.text("platform") for rec, _n, _v in records} - {None, "", "noarch", "pypi"}
+    platform = next(iter(subdirs)) if len(subdirs) == 1 else None
     pkgs = []
     for rec, name, version in records:
         channel, sub = rec.text("channel"), rec.text("platform")
@@ -117,8 +102,6 @@ def _record_lines(text: str) -> list[int]:
 
 def write_conda_list_json(lock: Lock, platform: str | None = None) -> str:
     """`conda list --json`-shaped text for `lock` (one platform), in lock order."""
-    from envkit.conda.channels import parse_channel
-
     pkgs = lock.for_platform(platform) if platform else lock.packages
     rows = []
     for p in pkgs:
@@ -147,8 +130,6 @@ def read_conda_list_export(text: str, filename: str | None = None) -> Lock:
     """Parse `conda list --export` text (`name=version=build` lines) into Lock(kind="conda-list").
 
     Raises ParseError (file, line, text) for a line that is not `name=version=build`."""
-    from envkit.conda.channels import parse_channel
-
     platform = None
     pkgs = []
     for i, raw in enumerate(text.splitlines(), 1):
@@ -156,9 +137,9 @@ def read_conda_list_export(text: str, filename: str | None = None) -> Lock:
         if not s:
             continue
         if s.startswith("#"):
-            m = _PLATFORM.match(s)
+            m = PLATFORM_LINE.match(s)
             if m:
-                platform = _known_platform(m.group("p"), Where(file=filename, line=i), s)
+                platform = known_platform(m.group("p"), Where(file=filename, line=i), s, hint=_SUBDIR_HINT)
             continue
         m = _EXPORT_LINE.match(s)
         if m is None:
@@ -181,8 +162,6 @@ def read_conda_list_export(text: str, filename: str | None = None) -> Lock:
                 )
             )
     if platform:
-        from dataclasses import replace
-
         pkgs = [replace(p, platform=platform) for p in pkgs]
     return Lock(
         kind="conda-list", platforms=(platform,) if platform else (), packages=tuple(pkgs), source=filename
@@ -192,15 +171,12 @@ def read_conda_list_export(text: str, filename: str | None = None) -> Lock:
 def write_conda_list_export(lock: Lock, platform: str | None = None, *, header: str | None = None) -> str:
     """`conda list --export` text for `lock` (one platform), in lock order; pip packages get build
     `pypi_0` as conda writes them."""
-    from envkit.formats._util import comment_block
-    from envkit.formats.explicit import HEADER
-
     if platform is None and len(lock.platforms) == 1:
         platform = lock.platforms[0]
     pkgs = lock.for_platform(platform) if platform and lock.platforms else lock.packages
     out = comment_block(header if header is not None else HEADER)
     if platform:
-        if not _PLATFORM.match(f"# platform: {platform}"):
+        if not PLATFORM_LINE.match(f"# platform: {platform}"):
             raise ParseError(f"platform {platform!r} cannot be written in a `# platform:` line")
         out += f"# platform: {platform}\n"
     for p in pkgs:

@@ -21,9 +21,9 @@ import re
 from typing import Literal
 
 from envkit.errors import Where
+from envkit.formats.explicit import PLATFORM_LINE
 from envkit.model import EnvSpec
 
-_PLATFORM = re.compile(r"^#\s*platform:\s*(?P<p>\S+)\s*$")
 #: conda's own header line (conda/plugins/environment_exporters/requirements_txt.py)
 MARKER = "# Note: This is a conda requirements file"
 # What only a conda MatchSpec line has, never a PEP 508 requirement: `channel::`, a single `=`
@@ -76,7 +76,7 @@ def read_conda_requirements(text: str, filename: str | None = None) -> EnvSpec:
     for i, raw in enumerate(text.splitlines(), 1):
         s = raw.strip()
         if s.startswith("#"):
-            m = _PLATFORM.match(s)
+            m = PLATFORM_LINE.match(s)
             if m and not platforms:
                 platforms.append(m.group("p"))
             continue

@@ -20,8 +20,9 @@ import json
 import uuid
 from urllib.parse import quote
 
+from envkit.formats.pipreq import redact
 from envkit.model import Lock, LockedPackage, pep503
-from envkit.urls import redact_url, strip_credentials
+from envkit.urls import strip_credentials
 
 SPEC_VERSION = "1.6"
 SCHEMA = "http://cyclonedx.org/schema/bom-1.6.schema.json"
@@ -31,11 +32,6 @@ PYPI_INDEXES = ("https://pypi.org/simple", "https://pypi.org/simple/", "https://
 def _q(value: str) -> str:
     # a purl names a package: its qualifiers carry no credential, not even a placeholder
     return quote(strip_credentials(value), safe="")
-
-
-def _clean(value: str) -> str:
-    """`value` with its credentials replaced by placeholders (before any encoding)."""
-    return redact_url(value)[0] if value else value
 
 
 def purl(p: LockedPackage) -> str:
@@ -68,12 +64,12 @@ def _component(p: LockedPackage, ref: str, platforms: list[str]) -> dict:
     if hashes:
         c["hashes"] = hashes
     if p.url and "://" in p.url:
-        c["externalReferences"] = [{"type": "distribution", "url": _clean(p.url)}]
+        c["externalReferences"] = [{"type": "distribution", "url": redact(p.url)}]
     props = [{"name": "envkit:manager", "value": p.manager}]
     source = p.channel if p.manager == "conda" else p.index
     if source:
         props.append(
-            {"name": "envkit:channel" if p.manager == "conda" else "envkit:index", "value": _clean(source)}
+            {"name": "envkit:channel" if p.manager == "conda" else "envkit:index", "value": redact(source)}
         )
     props += [{"name": "envkit:platform", "value": pl} for pl in platforms]
     if p.marker:
@@ -111,7 +107,7 @@ def _refs(lock: Lock) -> tuple[list[str], dict[str, tuple[LockedPackage, list[st
     for p in lock.packages:
         ref = purl(p)
         if p.manager == "pip" and not p.version and p.url:
-            ref = f"{ref}#{_clean(p.url)}"  # an install without a version: the URL tells them apart
+            ref = f"{ref}#{redact(p.url)}"  # an install without a version: the URL tells them apart
         prev = by_ref.get(ref)
         if prev is not None and (prev[0].sha256, prev[0].url) != (p.sha256, p.url):
             ref = f"{ref}#{p.platform}"
@@ -159,9 +155,9 @@ def _metadata(lock: Lock, name: str | None) -> dict:
     meta["properties"] = (
         [{"name": "envkit:lock-kind", "value": lock.kind}]
         + [{"name": "envkit:platform", "value": pl} for pl in lock.platforms]
-        + [{"name": "envkit:channel", "value": _clean(c.name)} for c in lock.channels]
+        + [{"name": "envkit:channel", "value": redact(c.name)} for c in lock.channels]
         + [  # in priority order
-            {"name": "envkit:index", "value": _clean(o.split(None, 1)[1])}
+            {"name": "envkit:index", "value": redact(o.split(None, 1)[1])}
             for o in lock.pip_options
             if o.startswith(("--index-url ", "--extra-index-url ", "--find-links ")) and " " in o
         ]

@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from envkit.errors import InvalidSpecError, ParseError, Where, raise_collected
-from envkit.formats._util import need_list, need_mapping, to_json, type_name
-from envkit.model import Channel, CondaDep, EnvSpec, PipDep
+from envkit.formats._util import block_yaml, comment_block, need_list, need_mapping, to_json, type_name
+from envkit.formats._util import yscalar as scalar
+from envkit.model import REDACTED, Channel, CondaDep, EnvSpec, PipDep, format_spec
 from envkit.model import looks_exported as _looks_exported
 
 if TYPE_CHECKING:
@@ -78,7 +79,7 @@ def read_env(text: str, filename: str | None = None, *, errors: list | None = No
         kind=kind,
         has_pip_section=has_pip,
         source=filename,
-        lines=tuple(r.lines),
+        lines=tuple(r.lines.items()),
         extra=extra,
     )
 
@@ -90,16 +91,14 @@ class _EnvReader:
     def __init__(self, data: YamlMap, filename: str | None) -> None:
         self.data = data
         self.filename = filename
-        self.lines: list[tuple[str, int]] = []
-        self._seen: set[str] = set()
+        self.lines: dict[str, int] = {}
         for k in data:
             self.mark(str(k), data.line_of(k))
 
     def mark(self, key: str, line: int | None) -> None:
         """Record the first line of `key` (a later duplicate keeps the first position)."""
-        if line and key not in self._seen:
-            self._seen.add(key)
-            self.lines.append((key, line))
+        if line:
+            self.lines.setdefault(key, line)
 
     def where(self, line: int | None, key: str) -> Where:
         return Where(file=self.filename, line=line, key=None if line else key)
@@ -334,9 +333,6 @@ def write_env(spec: EnvSpec, *, header: str | None = None, comments: CommentMap 
     `header` (text, one comment line per line) goes first; `comments` puts source comments back.
     Deterministic: equal models (and comments) give byte-identical text.
     """
-    from envkit.formats._util import block_yaml
-    from envkit.formats._util import yscalar as scalar
-
     w = LineWriter(comments, header)
     line_of = spec.line_of
     if spec.name is not None:
@@ -373,8 +369,6 @@ class LineWriter:
     each entry with its source comments put back around it."""
 
     def __init__(self, comments: CommentMap | None, header: str | None) -> None:
-        from envkit.formats._util import comment_block
-
         self.cm = comments or CommentMap()
         self.out: list[str] = (comment_block(header).splitlines() if header else []) + self.cm.header
 
@@ -399,8 +393,6 @@ class LineWriter:
 
 
 def _write_dependencies(spec: EnvSpec, w: LineWriter) -> None:
-    from envkit.formats._util import yscalar as scalar
-
     if not spec.conda and not spec.pip and not spec.has_pip_section:
         w.emit("", "dependencies: []", spec.line_of("dependencies"))
         return
@@ -414,7 +406,6 @@ def _emit_conda(conda: tuple[CondaDep, ...], w: LineWriter) -> None:
     """The `- spec` lines of `conda`; a line without comments is written as it is, not through
     `emit` (a 100,000-entry file feels a call per entry)."""
     from envkit.formats._yamlcore import scalars
-    from envkit.model import format_spec
 
     texts = scalars(list(map(format_spec, conda)))
     cm = w.cm
@@ -438,7 +429,6 @@ def channel_out(ch: Channel) -> str:
     if not ch.had_credentials:
         return ch.name
     from envkit.conda.channels import ANACONDA_ORG
-    from envkit.model import REDACTED
 
     url = ch.url or ch.name
     if url.startswith(ANACONDA_ORG + "/"):

@@ -14,9 +14,11 @@ from typing import NamedTuple
 from envkit.errors import ParseError, Where
 from envkit.formats._digest import HEX32 as _HEX32
 from envkit.formats._digest import HEX64 as _HEX64
+from envkit.formats._util import comment_block, split_filename, url_parts
 from envkit.model import Lock, LockedPackage
 
-_PLATFORM = re.compile(r"^#\s*platform:\s*(?P<p>\S+)\s*$")
+#: the `# platform:` header of an explicit file, `conda list --export` and conda's requirements format
+PLATFORM_LINE = re.compile(r"^#\s*platform:\s*(?P<p>\S+)\s*$")
 _INPUT_HASH = re.compile(r"^#\s*input_hash:\s*(?P<h>\S+)\s*$")
 _PIP = re.compile(r"^#\s*pip\s+(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*@\s*(?P<url>\S+)\s*$")
 
@@ -45,6 +47,7 @@ def read_explicit(text: str, filename: str | None = None) -> Lock:
     The platform is the `# platform:` header, else the one non-noarch subdir of the URLs.
     Raises ParseError when `@EXPLICIT` is missing or a line is not a package URL.
     """
+    from envkit.formats.pipreq import _name_from_url
     from envkit.formats.requirements import refuse_nul
     from envkit.io import refuse_too_many_lines
 
@@ -56,12 +59,39 @@ def read_explicit(text: str, filename: str | None = None) -> Lock:
         subdirs = dict.fromkeys(p[1] for p in parts.values() if p[1] and p[1] != "noarch")
         if len(subdirs) == 1:
             platform = next(iter(subdirs))
-    pkgs = [
-        _pip_package(row, row.pip_name, platform)
-        if row.pip_name is not None
-        else _conda_package(row, parts[i], platform)
-        for i, row in enumerate(rows)
-    ]
+    pkgs = []
+    for i, row in enumerate(rows):
+        if row.pip_name is not None:
+            m = _PIP_FILE_VERSION.search(row.url)
+            version = m.group("v") if m and _name_from_url(row.url) else ""
+            pkgs.append(
+                LockedPackage(
+                    manager="pip",
+                    name=row.pip_name,
+                    version=version,
+                    platform=platform,
+                    url=row.url,
+                    sha256=row.sha256,
+                    line=row.line,
+                )
+            )
+            continue
+        chan, subdir, (name, version, build) = parts[i]
+        pkgs.append(
+            LockedPackage(
+                manager="conda",
+                name=name,
+                version=version,
+                build=build,
+                channel=chan,
+                platform=platform,
+                subdir=subdir,
+                url=row.url,
+                md5=row.md5,
+                sha256=row.sha256,
+                line=row.line,
+            )
+        )
     _refuse_twice(pkgs, filename)
     return Lock(
         kind="explicit",
@@ -98,9 +128,9 @@ def _scan(text: str, filename: str | None) -> tuple[str | None, str | None, list
         if not s:
             continue
         if s.startswith("#"):
-            m = _PLATFORM.match(s)
+            m = PLATFORM_LINE.match(s)
             if m:
-                platform = _header_platform(m.group("p"), s, filename, i)
+                platform = known_platform(m.group("p"), Where(file=filename, line=i), s)
                 continue
             m = _INPUT_HASH.match(s)
             if m:
@@ -129,12 +159,16 @@ def _scan(text: str, filename: str | None) -> tuple[str | None, str | None, list
     return platform, content_hash, rows
 
 
-def _header_platform(platform: str, s: str, filename: str | None, line: int) -> str:
+def known_platform(
+    platform: str, where: Where, text: str | None, *, noarch: bool = False, hint: str | None = None
+) -> str:
+    """`platform` when it is a conda subdir (noarch only with `noarch`); else the ParseError the
+    conda-lock reader gives for it (what a reader accepts, envkit must be able to write and read back)."""
     from envkit.conda.channels import KNOWN_SUBDIRS
-    from envkit.formats.condalock import unknown_platform
+    from envkit.formats.condalockcheck import unknown_platform
 
-    if platform not in KNOWN_SUBDIRS or platform == "noarch":  # no lock format could hold it
-        raise ParseError(unknown_platform(platform), where=Where(file=filename, line=line), text=s)
+    if platform not in KNOWN_SUBDIRS or (platform == "noarch" and not noarch):
+        raise ParseError(unknown_platform(platform), where=where, text=text, hint=hint)
     return platform
 
 
@@ -177,8 +211,6 @@ _Parts = tuple[str | None, str | None, tuple[str, str, str]]
 def _conda_parts(rows: list[_Row], filename: str | None) -> dict[int, _Parts]:
     """(channel, subdir, (name, version, build)) of each conda row, by its index in `rows`;
     ParseError for a URL that is not a conda package file."""
-    from envkit.formats._util import url_parts
-
     parts: dict[int, _Parts] = {}
     for i, row in enumerate(rows):
         if row.pip_name is not None:
@@ -194,41 +226,6 @@ def _conda_parts(rows: list[_Row], filename: str | None) -> dict[int, _Parts]:
     return parts
 
 
-def _pip_package(row: _Row, name: str, platform: str | None) -> LockedPackage:
-    from envkit.formats.pipreq import _name_from_url
-
-    version = ""
-    m = _PIP_FILE_VERSION.search(row.url)
-    if m and _name_from_url(row.url):
-        version = m.group("v")
-    return LockedPackage(
-        manager="pip",
-        name=name,
-        version=version,
-        platform=platform,
-        url=row.url,
-        sha256=row.sha256,
-        line=row.line,
-    )
-
-
-def _conda_package(row: _Row, parts: _Parts, platform: str | None) -> LockedPackage:
-    chan, subdir, (name, version, build) = parts
-    return LockedPackage(
-        manager="conda",
-        name=name,
-        version=version,
-        build=build,
-        channel=chan,
-        platform=platform,
-        subdir=subdir,
-        url=row.url,
-        md5=row.md5,
-        sha256=row.sha256,
-        line=row.line,
-    )
-
-
 def write_explicit(lock: Lock, platform: str | None = None, *, header: str | None = None) -> str:
     """The explicit file of `lock` for `platform` (default: the lock's only platform), in lock order.
 
@@ -237,8 +234,6 @@ def write_explicit(lock: Lock, platform: str | None = None, *, header: str | Non
     ambiguous, or a package cannot be written so that it reads back (no URL, not a conda package file
     name, whitespace in the URL, a hash that is not hex digits).
     """
-    from envkit.formats._util import comment_block, split_filename
-
     if platform is None:
         if len(lock.platforms) > 1:
             raise ParseError(

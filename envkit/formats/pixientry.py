@@ -13,11 +13,11 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, cast
 
 from envkit.errors import ParseError
-from envkit.formats._yaml import YamlList, YamlMap
+from envkit.formats._digest import DIGESTS, HEX32, HEX64
+from envkit.formats._util import Fields, url_parts
+from envkit.formats._yamlcore import YamlList, YamlMap
 
 if TYPE_CHECKING:
-    from envkit.formats._util import Fields
-
     #: where a `packages:` entry is: (file, its index, its line); a reader makes a Where of it only
     #: when it has something to say about the entry
     At = tuple[str | None, int, int | None]
@@ -33,18 +33,15 @@ def required(fields: Fields, key: str, what: str) -> str:
     return cast(str, fields.text(key, required=True, what=what))
 
 
-_HASH_RE = {"md5": re.compile(r"[0-9a-fA-F]{32}"), "sha256": re.compile(r"[0-9a-fA-F]{64}")}
-
-
 def checked_hash(fields, key: str) -> str | None:
     """The `md5:` / `sha256:` of an entry, checked: hex digits of the length the hash has (an
     unquoted hash of digits only is a YAML number, and no hash at all)."""
     value = fields.data.get(key)
     if value is None:
         return None
-    if type(value) is str and _HASH_RE[key].fullmatch(value):
+    pattern, n = DIGESTS[key]
+    if type(value) is str and pattern.fullmatch(value):
         return value
-    n = 32 if key == "md5" else 64
     if value == 0 and type(value) is int:  # the placeholder of zeros, unquoted: YAML's number 0
         return "0" * n
     raise ParseError(
@@ -56,8 +53,6 @@ def checked_hash(fields, key: str) -> str | None:
 
 def entry_fields(entry, at: At) -> Fields:
     """The entry at `at` as Fields (its key `packages[i]`)."""
-    from envkit.formats._util import Fields
-
     file, i, line = at
     return Fields(entry, file, f"packages[{i}]", line=line, what="a package entry")
 
@@ -69,8 +64,6 @@ ONLY_STR = {str}
 def conda_fields(entry, loc: str, at: At) -> tuple:
     """(name, version, build, build_number, channel, subdir, md5, sha256, depends) of a conda entry;
     name, version and build come from the file name unless the entry states them."""
-    from envkit.formats._util import url_parts
-
     chan, subdir, nvb = url_parts(loc)
     if nvb is not None and type(entry) is YamlMap:
         # the fast path: the shape pixi writes (name etc. from the file name, plain types)
@@ -83,8 +76,8 @@ def conda_fields(entry, loc: str, at: At) -> tuple:
             and (build is None or type(build) is str)
             and (bn is None or type(bn) is int)
             and (sub is None or type(sub) is str)
-            and (md5 is None or (type(md5) is str and _HASH_RE["md5"].fullmatch(md5) is not None))
-            and (sha256 is None or (type(sha256) is str and _HASH_RE["sha256"].fullmatch(sha256) is not None))
+            and (md5 is None or (type(md5) is str and HEX32.fullmatch(md5) is not None))
+            and (sha256 is None or (type(sha256) is str and HEX64.fullmatch(sha256) is not None))
             and (deps is None or type(deps) is YamlList)
         ):
             depends: tuple[tuple[str, str], ...] = ()

@@ -9,14 +9,12 @@ reader hands such a document here (envkit.formats.condalock), and pixi.lock's re
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, cast
+from typing import cast
 
 from envkit.errors import ParseError
+from envkit.formats._util import Fields, read_channels, url_parts
 from envkit.formats.pixientry import checked_hash, is_path, required, split_dep, split_req
 from envkit.model import Lock, LockedPackage
-
-if TYPE_CHECKING:
-    from envkit.formats._util import Fields
 
 DEFAULT_ENVIRONMENT = "default"
 
@@ -39,7 +37,6 @@ def conda_lock_shaped(text: str) -> bool:
 def read_conda_lock_shaped(data, text: str, filename: str | None) -> Lock:
     """The one environment of a pixi.lock version 1 to 3 (conda-lock shaped; see the module doc) as
     Lock(kind="pixi"), checked by conda-lock's rules (digests, platforms, no entry twice)."""
-    from envkit.formats._util import Fields, read_channels
     from envkit.formats.condalockcheck import validate_packages
 
     top = Fields(data, filename, "")
@@ -69,8 +66,6 @@ def read_conda_lock_shaped(data, text: str, filename: str | None) -> Lock:
 def _package(p: Fields, line: int | None) -> LockedPackage:
     """The record of one `package:` entry (on `line`); a conda package's build, channel and subdir
     come from its URL where the entry does not say them."""
-    from envkit.formats._util import url_parts
-
     manager = required(p, "manager", "a package entry")
     if manager not in ("conda", "pip", "pypi"):
         raise ParseError(f"unknown manager {manager!r} (expected conda or pypi)", where=p.where("manager"))

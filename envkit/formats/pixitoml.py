@@ -14,8 +14,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from envkit.formats._manifest import Entry, bad, check_keys
-from envkit.formats._tomllines import Path, dotted, line_of
+from envkit.formats._manifest import Entry, bad, check_keys, conda_dep, pip_dep
+from envkit.formats._tomllines import Path, dotted, key_lines, line_of
+from envkit.formats.pyproject import group_entries, project_entries
 
 DEFAULT = "default"
 _DEPS = ("dependencies", "host-dependencies", "build-dependencies", "run-dependencies")
@@ -164,7 +165,6 @@ def read_manifest(text: str, filename: str | None = None) -> PixiManifest:
 
     Raises ParseError naming file, line and key for invalid TOML, a value of the wrong kind, or a
     key that is a typo of a known one."""
-    from envkit.formats._tomllines import key_lines
     from envkit.formats.pylock import load_toml
 
     data = load_toml(text, filename, "pixi manifest")
@@ -335,8 +335,6 @@ def _flat(table: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
 def _with_pyproject(default: Feature, pyproject: dict, reader: _Reader) -> Feature:
     """The default feature of a pyproject.toml's pixi manifest: `[project] dependencies` are its
     PyPI requests (pixi adds them so), after the `[tool.pixi]` ones."""
-    from envkit.formats.pyproject import project_entries
-
     extra = [(None, e) for e in project_entries(pyproject, reader.lines, "dependencies")]
     written = {e.name for _t, e in default.entries if e.manager == "pypi"}
     extra = [(t, e) for t, e in extra if e.name not in written]
@@ -345,8 +343,6 @@ def _with_pyproject(default: Feature, pyproject: dict, reader: _Reader) -> Featu
 
 def _pyproject_features(pyproject: dict, reader: _Reader) -> dict[str, Feature]:
     """`[project.optional-dependencies]` and `[dependency-groups]` are features to pixi, by name."""
-    from envkit.formats.pyproject import group_entries, project_entries
-
     out: dict[str, Feature] = {}
     extras = (pyproject.get("project") or {}).get("optional-dependencies") or {}
     for extra in extras if isinstance(extras, dict) else ():
@@ -362,13 +358,14 @@ def read_pixi_manifest(text: str, filename: str | None = None, *, environment: s
     platforms, and the conda and PyPI requests every platform shares (target-specific ones are
     judged per platform by the lock check).  Raises ParseError / EnvironmentNotFound."""
     from envkit.conda.channels import parse_channel
-    from envkit.formats._manifest import conda_dep, pip_dep
     from envkit.model import EnvSpec
 
     m = read_manifest(text, filename)
     env = m.environment(environment)
     plats = m.platforms_of(env)
-    shared = _shared(m, env, plats)
+    # the requests that are the same on every platform (all of them when it has none)
+    per = [m.requested(env, p) for p in plats] or [m.requested(env, "")]
+    shared = [e for k, e in per[0].items() if all(other.get(k) == e for other in per[1:])]
     conda = tuple(conda_dep(e) for e in shared if e.manager == "conda")
     pip = tuple(pip_dep(e) for e in shared if e.manager == "pypi")
     ws = "workspace" if (*m.prefix, "workspace") in m.lines else "project"
@@ -385,10 +382,3 @@ def read_pixi_manifest(text: str, filename: str | None = None, *, environment: s
         source=filename,
         lines=tuple(lines),
     )
-
-
-def _shared(m: PixiManifest, env: Environment, plats: tuple[str, ...]) -> list[Entry]:
-    """The requests of `env` that are the same on every platform (all of them when it has none)."""
-    per = [m.requested(env, p) for p in plats] or [m.requested(env, "")]
-    first = per[0]
-    return [e for k, e in first.items() if all(other.get(k) == e for other in per[1:])]

@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 
+from envkit.formats._util import split_filename
+from envkit.formats._util import yscalar as scalar
 from envkit.model import Lock, LockedPackage
 
 VERSIONS = (6, 7)
@@ -39,11 +41,23 @@ def write_pixi_lock(
     Every package needs a platform (a pylock.toml read has none: give the Lock one first).  What
     the file cannot hold goes to `dropped`; with `strict` a package left out raises UsageError
     instead (envkit.write_text: a library call must not lose packages silently)."""
-    if strict:
-        return _write_strict(lock, version, dropped)
     # a pixi environment keeps its name; a conda environment's name is not a pixi environment's
     env = (lock.environment if lock.kind == "pixi" else None) or "default"
-    return write_pixi_environments({env: lock}, version=version, dropped=dropped)
+    lost: list = []
+    text = write_pixi_environments({env: lock}, version=version, dropped=lost)
+    out = left_out(lost) if strict else []
+    if out:
+        from envkit.errors import Remedy, UsageError
+
+        names = ", ".join(n for n, _ in out[:5]) + (f", ... ({len(out)} in all)" if len(out) > 5 else "")
+        raise UsageError(
+            f"pixi.lock cannot hold {names}: {out[0][1]}",
+            hint="envkit convert writes the rest and lists what it left out ({})",
+            remedy=Remedy(option="allow_loss", value=True),
+        )
+    if dropped is not None:
+        dropped += lost
+    return text
 
 
 def write_pixi_environments(
@@ -52,8 +66,6 @@ def write_pixi_environments(
     """pixi.lock text (version 6 or 7) of several environments (name -> Lock), in that order; each
     package entry is written once, whichever environments and platforms reference it.  What the
     file cannot hold goes to `dropped` (once per package, however many environments have it)."""
-    from envkit.formats._util import yscalar as scalar
-
     if version not in VERSIONS:
         raise ValueError(f"pixi.lock version {version} is not written; envkit writes {VERSIONS}")
     entries: dict[Key, LockedPackage] = {}
@@ -101,32 +113,9 @@ def _subdir_of(packages: tuple[LockedPackage, ...], platform: str) -> str:
     return subs.most_common(1)[0][0] if subs else platform
 
 
-def _write_strict(lock: Lock, version: int, dropped: list | None) -> str:
-    """write_pixi_lock, raising UsageError when a package would be left out."""
-    lost: list = []
-    text = write_pixi_lock(lock, version=version, dropped=lost)
-    out = left_out(lost)
-    if out:
-        from envkit.errors import Remedy, UsageError
-
-        names = ", ".join(n for n, _ in out[:5]) + (f", ... ({len(out)} in all)" if len(out) > 5 else "")
-        raise UsageError(
-            f"pixi.lock cannot hold {names}: {out[0][1]}",
-            hint="envkit convert writes the rest and lists what it left out ({})",
-            remedy=Remedy(option="allow_loss", value=True),
-        )
-    if dropped is not None:
-        dropped += lost
-    return text
-
-
 #: (kind, location, which build of a source package) of a package: the key of a `packages:` entry
 #: and of its references
 Key = tuple[str, str, str]
-
-
-def _is_artifact(url: str) -> bool:
-    return url.split("#", 1)[0].endswith((".conda", ".tar.bz2"))
 
 
 def _entries(
@@ -154,7 +143,7 @@ def _entries(
                 p,
                 "editable: written as a plain path package (pixi takes editability from its manifest)",
             )
-        if kind == "conda" and not _is_artifact(p.url):
+        if kind == "conda" and not p.url.split("#", 1)[0].endswith((".conda", ".tar.bz2")):
             # a pixi source package (`conda: .`, `conda_source:`): pixi builds it from its recipe
             # and locks what it was built from (`input`, `package_build_source`), which the Lock
             # does not hold; rattler reads such an entry as a binary package and refuses it
@@ -196,8 +185,6 @@ def _marked_depends(needs: dict[str, tuple[tuple[str, str], ...]]) -> tuple[tupl
 
 def _environment(env: str, lock: Lock, platforms: tuple[str, ...], refs: dict[str, list[Key]]) -> list[str]:
     """One environment of the `environments:` section: its channels, indexes and references."""
-    from envkit.formats._util import yscalar as scalar
-
     out = [f"  {scalar(env)}:"]
     out += (
         ["    channels:"] + [f"    - url: {scalar(_channel_url(c))}" for c in lock.channels]
@@ -238,9 +225,6 @@ def left_out(dropped: list) -> list[tuple[str, str]]:
 
 def _conda_entry(p: LockedPackage, url: str) -> list[str]:
     """The `packages:` entry of conda package `p`, whose artifact is at `url` (its `url`)."""
-    from envkit.formats._util import split_filename
-    from envkit.formats._util import yscalar as scalar
-
     out = [f"- conda: {scalar(url)}"]
     nvb = split_filename(url.rsplit("/", 1)[-1])
     # name, version and build are read from the file name; written only when it does not tell them
@@ -269,8 +253,6 @@ def _conda_entry(p: LockedPackage, url: str) -> list[str]:
 
 def _pypi_entry(p: LockedPackage, url: str) -> list[str]:
     """The `packages:` entry of pip package `p`, whose artifact is at `url` (its `url`)."""
-    from envkit.formats._util import yscalar as scalar
-
     out = [f"- pypi: {scalar(url)}", f"  name: {scalar(p.name)}"]
     if p.version:  # a path package may have none (pixi reads it from the source)
         out.append(f"  version: {scalar(p.version)}")
@@ -282,8 +264,6 @@ def _pypi_entry(p: LockedPackage, url: str) -> list[str]:
 
 
 def _hashes(p: LockedPackage) -> list[str]:
-    from envkit.formats._util import yscalar as scalar
-
     return [f"  {k}: {scalar(v)}" for k, v in (("sha256", p.sha256), ("md5", p.md5)) if v]
 
 

@@ -18,7 +18,7 @@ import os
 import re
 import sys
 
-from envkit.errors import ParseError, UnsupportedVersionError, Where
+from envkit.errors import EnvkitError, ParseError, UnsupportedVersionError, Where
 from envkit.model import Lock, LockedPackage, pep503
 
 #: The metadata keys the reader fills (values are JSON text).
@@ -63,7 +63,6 @@ def load_toml(text: str, filename: str | None, what: str) -> dict:
 def _requirements_lines(text: str) -> list[str]:
     """The requirements of `text` when every line of it reads as a requirements file's (at least
     one requirement), else []."""
-    from envkit.errors import EnvkitError
     from envkit.formats.requirements import read_requirements
 
     try:
@@ -248,7 +247,8 @@ def write_pylock(
     out = [line if line.startswith("#") else f"# {line}" if line else "#" for line in head.splitlines()]
     out.append('lock-version = "1.0"')
     if META_ENVIRONMENTS in meta:
-        out.append(f"environments = {_toml_list(json.loads(meta[META_ENVIRONMENTS]))}")
+        markers = ", ".join(_toml_str(str(m)) for m in json.loads(meta[META_ENVIRONMENTS]))
+        out.append(f"environments = [{markers}]")
     if META_REQUIRES_PYTHON in meta:
         out.append(f"requires-python = {_toml_str(json.loads(meta[META_REQUIRES_PYTHON]))}")
     out.append(f"created-by = {_toml_str(created_by)}")
@@ -366,7 +366,3 @@ def _is_sdist_name(base: str, name: str) -> bool:
 
 def _toml_str(s: str) -> str:
     return json.dumps(s, ensure_ascii=False)
-
-
-def _toml_list(items) -> str:
-    return "[" + ", ".join(_toml_str(str(i)) for i in items) + "]"

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from envkit.errors import ParseError, Where
-from envkit.formats._manifest import Entry, bad, check_keys
-from envkit.formats._tomllines import Path, dotted, line_of
+from envkit.errors import EnvironmentNotFound, ParseError, Where
+from envkit.formats._manifest import Entry, bad, check_keys, pip_dep
+from envkit.formats._tomllines import Path, dotted, key_lines, line_of
 
 PROJECT_KEYS = (
     *("name", "version", "description", "readme", "requires-python", "license", "license-files"),
@@ -35,7 +35,6 @@ _READ = ("project", "dependency-groups")
 def load(text: str, filename: str | None) -> tuple[dict[str, Any], dict[Path, int]]:
     """The pyproject's TOML and its key lines; ParseError when it is not TOML, or is a TOML file
     that asks for no Python packages (a Cargo.toml, a pyproject.toml of tool settings only)."""
-    from envkit.formats._tomllines import key_lines
     from envkit.formats.pylock import load_toml
 
     data = load_toml(text, filename, "pyproject.toml")
@@ -183,8 +182,6 @@ def read_pyproject(text: str, filename: str | None = None, *, environment: str |
     """The pyproject's requirements as an EnvSpec of pip entries: `[project] dependencies` and the
     default groups, or, with `environment`, the dependencies and that extra or group.  Raises
     ParseError (file, line, key) and EnvironmentNotFound for an unknown extra or group."""
-    from envkit.errors import EnvironmentNotFound
-    from envkit.formats._manifest import pip_dep
     from envkit.model import EnvSpec
 
     data, lines = load(text, filename)

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
-from envkit.errors import Where
-from envkit.model import EnvSpec, Lock
+from envkit.errors import ParseError, UsageError, Where
+from envkit.model import EnvSpec, Lock, LockedPackage
 
 _COMMENT = re.compile(r"(^|\s+)#.*$")
 
@@ -47,8 +47,6 @@ def refuse_nul(text: str, filename: str | None) -> None:
     at it), and writing it back would hand the next tool a binary file."""
     i = text.find("\x00")
     if i >= 0:
-        from envkit.errors import ParseError
-
         raise ParseError(
             "a NUL character (U+0000) is not text",
             where=Where(file=filename, line=text.count("\n", 0, i) + 1),
@@ -87,12 +85,8 @@ def write_requirements(spec: EnvSpec, *, header: str | None = None, comments=Non
 
 # -- hashes: a requirements file as a lock ------------------------------------------------------
 
-_HASH = re.compile(r"--hash[= ](?P<algo>[A-Za-z0-9]+):(?P<hex>[0-9A-Fa-f]+)")
-
-
-def hashes_of(dep) -> tuple[tuple[str, str], ...]:
-    """The `--hash=algo:hex` options of a requirements entry, in order, as (algo, hex) pairs."""
-    return tuple((m.group("algo").lower(), m.group("hex").lower()) for m in _HASH.finditer(dep.text))
+#: a requirement's `--hash=sha256:hex` option
+_SHA256 = re.compile(r"--hash[= ](?i:sha256):(?P<hex>[0-9A-Fa-f]+)")
 
 
 def requirements_to_lock(spec: EnvSpec) -> Lock:
@@ -101,16 +95,13 @@ def requirements_to_lock(spec: EnvSpec) -> Lock:
     "requirements"), each package's first sha256 its `sha256`.  URL, VCS and path entries keep their
     URL; editable ones are marked.  Raises UsageError naming the line of an entry that is not pinned
     to one version (such a file is a spec, not a lock)."""
-    from envkit.errors import UsageError
-    from envkit.model import Lock, LockedPackage
-
     pkgs = []
     options = []
     for d in spec.pip:
         if d.kind == "option":
             options.append(d.text)
             continue
-        sha = next((h for a, h in hashes_of(d) if a == "sha256"), None)
+        sha = next((m.group("hex").lower() for m in _SHA256.finditer(d.text)), None)
         version = ""
         if d.kind == "requirement":
             m = re.fullmatch(r"===?\s*([^,\s]+)", d.specifier or "")

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 
 from envkit.errors import ParseError, UnsupportedVersionError, Where
+from envkit.formats.pylock import header_lines, json_metadata, line_of_key, load_toml
 from envkit.model import Lock, LockedPackage
 
 SUPPORTED_VERSIONS = (1,)
@@ -48,8 +50,6 @@ def read_uv_lock(
     Raises ParseError naming the file, line and key of a malformed entry, and
     UnsupportedVersionError for a lock version other than 1.
     """
-    from envkit.formats.pylock import header_lines, json_metadata, load_toml
-
     data = load_toml(text, filename, "uv.lock")
     _check_version(data.get("version"), text, filename)
     raw = data.get("package") or []
@@ -86,8 +86,6 @@ def read_uv_lock(
 
 def _check_version(version, text: str, filename: str | None) -> None:
     """ParseError when the lock has no version, UnsupportedVersionError when it is not one read."""
-    from envkit.formats.pylock import line_of_key
-
     if version in SUPPORTED_VERSIONS:
         return
     where = Where(file=filename, line=line_of_key(text, "version"), key="version")
@@ -116,8 +114,6 @@ def _check_conflicts(raw, text: str, filename: str | None) -> None:
         for s in raw
     )
     if not ok:
-        from envkit.formats.pylock import line_of_key
-
         raise ParseError(
             "`conflicts` must be an array of sets of `{ package = ..., extra = ... }` "
             "(or `group = ...`) tables",
@@ -149,7 +145,6 @@ def _fork_markers(pkgs: list[LockedPackage], forks: list) -> list[LockedPackage]
     `resolution-markers`, joined with `or`: without them a requirements file or pylock.toml would ask
     for both (https://docs.astral.sh/uv/concepts/resolution/#universal-resolution)."""
     from collections import Counter
-    from dataclasses import replace
 
     count = Counter(p.name.lower() for p in pkgs)
     out = []
@@ -163,8 +158,6 @@ def _fork_markers(pkgs: list[LockedPackage], forks: list) -> list[LockedPackage]
 
 def _selected(raw, pkgs, index, filename, conflicts, options) -> list[LockedPackage]:
     """The packages the lock's projects install, each with its marker; [] when it has no project."""
-    from dataclasses import replace
-
     from envkit.formats import uvselect
 
     extras, all_extras, groups, all_groups, no_default_groups, frozen = options
@@ -182,11 +175,14 @@ def _selected(raw, pkgs, index, filename, conflicts, options) -> list[LockedPack
     if defaults == ("*",):
         all_groups, defaults = True, ()
     uvselect.refuse_undefined(raw, extras, groups, filename)
-    uvselect.refuse_conflicting(
-        conflicts, raw, extras, all_extras, (*defaults, *groups), all_groups, filename
-    )
     chosen = uvselect.select(
-        raw, extras=extras, all_extras=all_extras, groups=(*defaults, *groups), all_groups=all_groups
+        raw,
+        extras=extras,
+        all_extras=all_extras,
+        groups=(*defaults, *groups),
+        all_groups=all_groups,
+        conflicts=conflicts,
+        filename=filename,
     )
     return [
         replace(p, marker=uvselect.text(chosen[i])) for p, i in zip(pkgs, index, strict=True) if i in chosen

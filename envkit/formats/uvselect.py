@@ -18,8 +18,10 @@ removed, so a lock's markers stay the size of its platform and Python conditions
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterable, Mapping
 
+from envkit.errors import UsageError, Where
 from envkit.model import pep503
 
 #: one PEP 508 comparison: (variable, operator, value), as written (`python_full_version`, `<`,
@@ -148,9 +150,12 @@ def select(
     all_extras: bool = False,
     groups: Iterable[str] = (),
     all_groups: bool = False,
+    conflicts=None,
+    filename: str | None = None,
 ) -> dict[int, DNF]:
     """Index in `packages` (uv.lock's `[[package]]` tables) -> the marker it is installed under,
-    for every package the workspace's projects reach with these extras and groups."""
+    for every package the workspace's projects reach with these extras and groups; UsageError for
+    two of them the lock declares in `conflicts` (`[tool.uv] conflicts`), as `uv export` refuses."""
     by_name: dict[str, list[int]] = {}
     for i, p in enumerate(packages):
         by_name.setdefault(canon(p.get("name", "")), []).append(i)
@@ -170,6 +175,7 @@ def select(
         edges += [e for x in sorted(want_x) for e in opt[x]]
         edges += [e for g in sorted(want_g) for e in dev[g]]
         start.append((i, None, TRUE, edges))
+    _refuse_conflicting(conflicts or (), chosen, filename)
     marker: dict[tuple[int, str | None], DNF] = {(i, None): TRUE for i in roots}
     work = list(start)
     while work:
@@ -228,8 +234,10 @@ def pyproject_beside(filename: str | None) -> Mapping | None:
     path = os.path.join(os.path.dirname(os.path.abspath(filename)), "pyproject.toml")
     if not os.path.isfile(path):
         return None
-    import tomllib
-
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # envkit runs on 3.10 too, with tomli
+        import tomli as tomllib
     try:
         with open(path, "rb") as f:
             return tomllib.load(f)
@@ -259,8 +267,6 @@ def refuse_missing_project(pyproject: Mapping | None, packages, filename: str | 
     roots = [p.get("name", "") for p in packages if isinstance(p, Mapping) and is_root(p)]
     if not isinstance(name, str) or not roots or canon(name) in {canon(r) for r in roots}:
         return
-    from envkit.errors import UsageError, Where
-
     raise UsageError(
         f"the pyproject.toml beside the uv.lock names the project `{name}`, which the lock does not "
         f"hold (its project is `{'`, `'.join(roots)}`): the lock is stale, and uv refuses to install it",
@@ -285,8 +291,6 @@ def refuse_undefined(packages, extras: Iterable[str], groups: Iterable[str], fil
     for kind, names in (("extra", extras), ("group", groups)):
         missing = sorted(set(names) - known[kind])
         if missing:
-            from envkit.errors import UsageError, Where
-
             table = "optional-dependencies" if kind == "extra" else "dependency-groups"
             raise UsageError(
                 f"{kind} `{missing[0]}` is not defined in the `{table}` of the uv.lock's project "
@@ -296,27 +300,15 @@ def refuse_undefined(packages, extras: Iterable[str], groups: Iterable[str], fil
             )
 
 
-def refuse_conflicting(conflicts, packages, extras, all_extras, groups, all_groups, filename) -> None:
-    """Raise UsageError when the extras and groups chosen include two that the lock declares in
-    conflict (`[tool.uv] conflicts`), as `uv export` refuses them."""
-    if not conflicts:
-        return
-    roots = [p for p in packages if isinstance(p, Mapping) and is_root(p)]
-    chosen = set()
-    for p in roots:
-        opt, dev = p.get("optional-dependencies") or {}, p.get("dev-dependencies") or {}
-        chosen |= {(p.get("name"), "extra", x) for x in (opt if all_extras else set(extras) & set(opt))}
-        chosen |= {(p.get("name"), "group", g) for g in (dev if all_groups else set(groups) & set(dev))}
+def _refuse_conflicting(conflicts, chosen: set[tuple[str, str, str]], filename: str | None) -> None:
     for s in conflicts:
         hit = [
             i
             for i in s
-            if (i.get("package"), "extra" if "extra" in i else "group", i.get("extra") or i.get("group"))
+            if ("extra" if "extra" in i else "group", i.get("package"), i.get("extra") or i.get("group"))
             in chosen
         ]
         if len(hit) > 1:
-            from envkit.errors import UsageError, Where
-
             names = ", ".join(f"`{i.get('extra') or i.get('group')}`" for i in hit)
             raise UsageError(
                 f"the uv.lock declares {names} in conflict (`[tool.uv] conflicts`): they cannot be "

@@ -6,21 +6,20 @@ Three entry points, all returning data (only `envkit.commands.lock` prints or wr
   sha256, depends; every pip distribution with version and, where the installation recorded them or
   pip resolved them (`artifacts.resolve_index_artifacts`), URL and sha256).  `live_env_spec(env)` is
   the matching exact `environment.lock.yml` model.
-* `solve_spec(spec, platforms, ...)` (`solve`) solves the spec's conda dependencies for each platform
+* `solve.relock_spec(spec, platforms, ...)` solves the spec's conda dependencies for each platform
   with py-rattler (channel priority strict by default, virtual packages settable per platform), then
   locks its pip section per platform with pip's resolver (`pip install --dry-run --report`, see
-  `pip.lock_pip`).  `solve_with_conda_lock(...)` (`conda_lock`) does the same through conda-lock itself.
-* `solve.relock_spec(spec, platforms, previous=LOCK, update=[...], cutoffs=...)` (`relock`) is
-  `solve_spec` keeping what a previous lock chose, with a report of what moved and why, solved as
-  of a date when given cutoffs (`cutoff`); the spec is recorded in the lock (`spec_record`) so a
-  stale lock can name the entries that changed.
+  `pip.lock_pip`); with `previous=LOCK, update=[...]` it keeps what a previous lock chose, with a
+  report of what moved and why (`relock`), solved as of a date when given cutoffs (`cutoff`); the
+  spec is recorded in the lock (`spec_record`) so a stale lock can name the entries that changed.
+  `conda_lock.solve_with_conda_lock(...)` does the same through conda-lock itself.
 * `check_lock(spec, lock)` (`check`) lists what makes a lock unfit for its spec: a stale content hash
   (`staleness`), a spec entry the locked packages do not satisfy (conda match semantics for conda
   entries, PEP 440 for pip).
 
 The content hash (`content_hash.spec_content_hash`) is what `envkit check`'s stale-lock rule compares.
 This module re-exports the submodules' names other modules use, each loaded on first use: `from
-envkit.lock import solve_spec` works and imports only `envkit.lock.solve`.
+envkit.lock import check_lock` works and imports only `envkit.lock.check`.
 """
 
 from __future__ import annotations
@@ -41,7 +40,6 @@ _HOME = {
     "LockProblem": "envkit.lock.check",
     "check_lock": "envkit.lock.check",
     "conda_lock_argv": "envkit.lock.conda_lock",
-    "solve_with_conda_lock": "envkit.lock.conda_lock",
     "virtual_package_spec_yaml": "envkit.lock.conda_lock",
     "spec_content_hash": "envkit.lock.content_hash",
     "live_env_spec": "envkit.lock.live",
@@ -55,7 +53,6 @@ _HOME = {
     "lock_pip_options": "envkit.lock.spec_record",
     "rebase_pip_options": "envkit.lock.spec_record",
     "record_to_package": "envkit.lock.solve",
-    "solve_spec": "envkit.lock.solve",
     "conda_lock_content_hashes": "envkit.lock.staleness",
     "lock_staleness": "envkit.lock.staleness",
     "lock_writer": "envkit.lock.staleness",

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from envkit.conda.names import pep503
-from envkit.lock.packages import accepts
+from envkit.lock.packages import accepts, pip_accepts
 from envkit.lock.pip import marker_holds
 from envkit.lock.staleness import Staleness, file_text, lock_staleness
 from envkit.lock.virtual import VirtualPackage
@@ -155,10 +155,6 @@ def _check_pip(
     conda: Mapping[str, LockedPackage],
     skipped: frozenset[int],
 ) -> list[LockProblem]:
-    from packaging.specifiers import InvalidSpecifier, SpecifierSet
-
-    from envkit.formats.pipreq import pip_version_satisfies
-
     out: list[LockProblem] = []
     python = conda.get("python")
     for dep in spec.pip:
@@ -178,12 +174,7 @@ def _check_pip(
                 _entry_problem("missing", platform, dep, f"pip {dep.text}: no such pip package in the lock")
             )
             continue
-        if dep.kind == "requirement" and dep.specifier:
-            try:
-                ok = pip_version_satisfies(SpecifierSet(dep.specifier), pkg.version)
-            except InvalidSpecifier:
-                ok = False
-            if not ok:
-                message = f"pip {dep.text}: locked {pkg.name}=={pkg.version} does not match"
-                out.append(_entry_problem("unsatisfied", platform, dep, message))
+        if dep.kind == "requirement" and dep.specifier and not pip_accepts(dep.specifier, pkg.version):
+            message = f"pip {dep.text}: locked {pkg.name}=={pkg.version} does not match"
+            out.append(_entry_problem("unsatisfied", platform, dep, message))
     return out

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from envkit.backends.lock_metadata import lock_metadata
@@ -17,18 +17,17 @@ from envkit.lock.virtual import VirtualPackage, virtual_packages_for
 from envkit.model import EnvSpec, Lock
 
 
-def find_conda_executable(env: Mapping[str, str] | None = None) -> str | None:
+def find_conda_executable() -> str | None:
     """A conda-compatible executable for conda-lock: CONDA_EXE, MAMBA_EXE, then conda, mamba,
     micromamba on PATH.  None when there is none."""
     from envkit._proc import which
 
-    env = os.environ if env is None else env
     for var in ("CONDA_EXE", "MAMBA_EXE"):
-        exe = env.get(var)
+        exe = os.environ.get(var)
         if exe and os.path.isfile(exe) and os.access(exe, os.X_OK):
             return exe
     for name in ("conda", "mamba", "micromamba"):
-        found = which(name, path=env.get("PATH"))
+        found = which(name, path=os.environ.get("PATH"))
         if found:
             return found
     return None
@@ -75,7 +74,7 @@ def conda_lock_argv(
     return argv
 
 
-def _conda_lock_exe(spec: EnvSpec, conda_exe: str | None) -> str:
+def _conda_lock_exe(spec: EnvSpec) -> str:
     """The conda executable conda-lock is to use; UsageError for a spec conda-lock cannot read,
     BackendError when there is no executable."""
     option = next((p for p in spec.pip if p.kind == "option"), None)
@@ -86,7 +85,7 @@ def _conda_lock_exe(spec: EnvSpec, conda_exe: str | None) -> str:
             hint="the default solver ({}) hands pip options to pip itself",
             remedy=Remedy(option="solver", value="rattler"),
         )
-    exe = conda_exe or find_conda_executable()
+    exe = find_conda_executable()
     if exe is None:
         raise BackendError(
             "--solver conda-lock needs a conda executable, and none was found "
@@ -102,8 +101,6 @@ def solve_with_conda_lock(
     platforms: Sequence[str],
     *,
     virtual_packages: Sequence[VirtualPackage] = (),
-    conda_exe: str | None = None,
-    timeout: float = 1800,
 ) -> Lock:
     """Solve with conda-lock itself (it needs a conda, mamba or micromamba executable).
 
@@ -113,7 +110,7 @@ def solve_with_conda_lock(
     if not spec.source:
         raise UsageError("--solver conda-lock needs the spec as a file (-f)")
     plats = check_platforms(platforms or spec.platforms, spec)
-    exe = _conda_lock_exe(spec, conda_exe)
+    exe = _conda_lock_exe(spec)
     from dataclasses import replace
 
     from envkit._proc import run
@@ -125,7 +122,7 @@ def solve_with_conda_lock(
         Path(vp_file).write_text(virtual_package_spec_yaml(plats, virtual_packages), encoding="utf-8")
         run(
             conda_lock_argv(os.path.abspath(spec.source), plats, out, exe, vp_file),
-            timeout=timeout,
+            timeout=1800,
             cwd=os.path.dirname(os.path.abspath(spec.source)),
             what="conda-lock",
         )

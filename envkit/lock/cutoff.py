@@ -171,21 +171,14 @@ def read_exclude_newer(custom: Mapping[str, object]) -> ExcludeNewer | None:
         return None
 
 
-def record_time(record) -> dt.datetime | None:
-    """A py-rattler record's upload time: `indexed_timestamp` (CEP 47), else `timestamp`, else None."""
-    when = getattr(record, "indexed_timestamp", None) or getattr(record, "timestamp", None)
-    if when is None:
-        return None
-    return when if when.tzinfo else when.replace(tzinfo=dt.timezone.utc)
-
-
 def keep_record(record, cutoffs: ExcludeNewer) -> bool | None:
     """Whether `record` is at or before its cutoff (True), after it (False), or has no time to
-    judge by (None: kept, and counted by the caller)."""
+    judge by (None: kept, and counted by the caller).  Its time is `indexed_timestamp` (CEP 47),
+    else `timestamp`."""
     limit = cutoffs.cutoff(record.name.normalized, str(record.channel) if record.channel else None)
     if limit is None:
         return True
-    when = record_time(record)
+    when = getattr(record, "indexed_timestamp", None) or getattr(record, "timestamp", None)
     if when is None:
         return None
-    return when <= limit
+    return (when if when.tzinfo else when.replace(tzinfo=dt.timezone.utc)) <= limit

@@ -7,28 +7,18 @@ import json
 
 from envkit.backends.lock_metadata import OVER_CONDA_KEY, VARIABLES_KEY
 from envkit.conda.names import pep503
+from envkit.formats.condalock import apply_editable, custom_metadata
 from envkit.model import Lock
 
-
-def _custom_metadata(lock: Lock) -> dict:
-    from envkit.formats.condalock import custom_metadata
-
-    return custom_metadata(lock)
-
-
-def apply_lock_metadata(lock: Lock) -> Lock:
-    """`lock` with what envkit recorded in `custom_metadata` put back on its packages: the pip
-    packages named under EDITABLE_KEY are editable.  The same lock when there is nothing to apply.
-    (read_conda_lock already does this; locks built in memory may still need it.)"""
-    from envkit.formats.condalock import apply_editable
-
-    return apply_editable(lock)
+#: `lock` with its editable pip packages marked (read_conda_lock applies them already; a lock built
+#: in memory may need it)
+apply_lock_metadata = apply_editable
 
 
 def lock_over_conda(lock: Lock) -> tuple[str, ...]:
     """The pip package names recorded in `lock` as installed over a conda package's files
     (OVER_CONDA_KEY), PEP 503 normalized; () when none."""
-    text = _custom_metadata(lock).get(OVER_CONDA_KEY)
+    text = custom_metadata(lock).get(OVER_CONDA_KEY)
     if not isinstance(text, str):
         return ()
     return tuple(pep503(n) for n in text.splitlines() if n.strip())
@@ -37,7 +27,7 @@ def lock_over_conda(lock: Lock) -> tuple[str, ...]:
 def lock_variables(lock: Lock) -> tuple[tuple[str, str], ...]:
     """The environment variables recorded in `lock` (VARIABLES_KEY), in order; () when none.
     Secret values are `<TOKEN>` there (they were redacted when locked)."""
-    text = _custom_metadata(lock).get(VARIABLES_KEY)
+    text = custom_metadata(lock).get(VARIABLES_KEY)
     if not isinstance(text, str):
         return ()
     try:

@@ -53,6 +53,19 @@ def accepts(dep: CondaDep, pkg: LockedPackage, *, with_channel: bool = False) ->
     )
 
 
+def pip_accepts(specifier: str, version: str) -> bool:
+    """Whether a pip `version` meets the PEP 440 `specifier` text (pre-releases included); an
+    unreadable specifier accepts nothing."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    from envkit.formats.pipreq import pip_version_satisfies
+
+    try:
+        return pip_version_satisfies(SpecifierSet(specifier), version)
+    except InvalidSpecifier:
+        return False
+
+
 def _sort_key(pkg: LockedPackage) -> tuple:
     return (
         pkg.platform or "",

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from envkit.conda.names import pep503
 from envkit.conda.platform import MACHINE, target_markers
 from envkit.errors import BackendError, UsageError, Where
+from envkit.lock.packages import pip_accepts
 from envkit.lock.relock import Move, Reason
 from envkit.lock.virtual import DEFAULT_VIRTUAL_PACKAGES, VirtualPackage, virtual_packages_for, vp_value
 from envkit.model import EnvSpec, LockedPackage, PipDep
@@ -99,7 +100,6 @@ def pip_argv(
     virtual_packages: Sequence[VirtualPackage] = (),
     requirements_file: str,
     report_file: str,
-    python: str | None = None,
 ) -> list[str]:
     """The pip command `lock_pip` runs (pip's resolver in dry-run mode, for the target platform)."""
     import sys
@@ -107,7 +107,7 @@ def pip_argv(
     xy = python_version.split(".")[:2]
     abi = f"cp{''.join(xy)}"
     argv = [
-        python or sys.executable,
+        sys.executable,
         "-c",
         _PIP_SHIM,
         json.dumps(target_markers(platform, python_version), sort_keys=True),
@@ -155,7 +155,6 @@ def lock_pip(
     *,
     virtual_packages: Sequence[VirtualPackage] = (),
     timeout: float = 600,
-    cwd: str | None = None,
     constraints: Sequence[str] = (),
 ) -> tuple[LockedPackage, ...]:
     """Resolve the pip section of `spec` for `platform` and CPython `python_version`, with hashes.
@@ -172,7 +171,7 @@ def lock_pip(
     entries = list(spec.pip)
     if not any(p.kind != "option" for p in entries):
         return ()
-    workdir = cwd or (os.path.dirname(os.path.abspath(spec.source)) if spec.source else os.getcwd())
+    workdir = os.path.dirname(os.path.abspath(spec.source)) if spec.source else os.getcwd()
     check_own_pip()
     from envkit._proc import run
 
@@ -334,18 +333,14 @@ def lock_pip_kept(
 
 def _pip_entry_rejects(spec: EnvSpec, pkg: LockedPackage) -> bool:
     """Whether a pip requirement of `spec` names `pkg` with a specifier its version does not meet."""
-    from packaging.specifiers import InvalidSpecifier, SpecifierSet
-
-    from envkit.formats.pipreq import pip_version_satisfies
-
-    for d in spec.pip:
-        if d.kind == "requirement" and d.name and pep503(d.name) == pep503(pkg.name) and d.specifier:
-            try:
-                if not pip_version_satisfies(SpecifierSet(d.specifier), pkg.version):
-                    return True
-            except InvalidSpecifier:
-                return True
-    return False
+    return any(
+        d.kind == "requirement"
+        and d.name
+        and pep503(d.name) == pep503(pkg.name)
+        and d.specifier
+        and not pip_accepts(d.specifier, pkg.version)
+        for d in spec.pip
+    )
 
 
 def pip_moves(

@@ -11,11 +11,11 @@ on it and `pixi lock` prunes it.  Unlike `pixi lock --check`, a lock missing an 
 from __future__ import annotations
 
 from envkit.conda.names import pep503
-from envkit.formats._manifest import Entry
+from envkit.formats._manifest import Entry, conda_dep
 from envkit.formats.pixitoml import PixiManifest, read_manifest
 from envkit.lock.changes import Change, stale
-from envkit.lock.packages import accepts
-from envkit.model import Lock, LockedPackage
+from envkit.lock.packages import accepts, pip_accepts
+from envkit.model import Lock
 
 _ANACONDA = "https://conda.anaconda.org/"
 
@@ -292,10 +292,16 @@ def _platform(m: PixiManifest, env, platform: str, lk: Lock, key: str, details, 
         applied.append(e)
         if manager == "conda":
             pkg = conda.get(name)
-            ok = pkg is not None and (e.source is not None or _conda_ok(e, pkg))
+            ok = pkg is not None and (e.source is not None or accepts(conda_dep(e), pkg))
         else:
             pkg = pip.get(pep503(name)) or conda.get(pep503(name))
-            ok = pkg is not None and (e.source is not None or pkg.manager == "conda" or _pypi_ok(e, pkg))
+            ok = pkg is not None and (
+                e.source is not None
+                or pkg.manager == "conda"
+                or not e.version
+                or e.version == "*"
+                or pip_accepts(e.version, pkg.version)
+            )
             if ok and pkg is not None and pkg.manager == "pip":
                 out += _index(env.name, platform, e, details.index.get(pkg.url or ""), lk)
         if ok:
@@ -351,22 +357,3 @@ def _index(env: str, platform: str, e: Entry, locked: str | None, lk: Lock) -> l
             locked=locked,
         )
     ]
-
-
-def _conda_ok(e: Entry, pkg: LockedPackage) -> bool:
-    from envkit.formats._manifest import conda_dep
-
-    return accepts(conda_dep(e), pkg)
-
-
-def _pypi_ok(e: Entry, pkg: LockedPackage) -> bool:
-    from packaging.specifiers import InvalidSpecifier, SpecifierSet
-
-    from envkit.formats.pipreq import pip_version_satisfies
-
-    if not e.version or e.version == "*":
-        return True
-    try:
-        return pip_version_satisfies(SpecifierSet(e.version), pkg.version)
-    except InvalidSpecifier:
-        return False

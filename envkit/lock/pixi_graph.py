@@ -151,7 +151,8 @@ class _Walk:
         if pkg is None:
             self.stale("dependency", name, f"{by.name} needs {name} {spec}".rstrip() + ": not locked")
             return
-        if not _conda_matches(dep, pkg):
+        # a source record's version is known once built: its name is what counts
+        if not (is_source(pkg) or accepts(dep, pkg)):
             self.stale("dependency", name, f"{by.name} needs {name} {spec}; locked {pkg.name} {pkg.version}")
         self.reach(pkg)
 
@@ -216,11 +217,6 @@ def _specifier(text: str):
         return SpecifierSet(text if text != "*" else "")
     except InvalidSpecifier:  # not a plain specifier (a table): the override is not judged
         return SpecifierSet()
-
-
-def _conda_matches(dep, pkg: LockedPackage) -> bool:
-    # a source record's version is known once built: its name is what counts
-    return is_source(pkg) or accepts(dep, pkg)
 
 
 def _version_ok(name: str, spec: str, version: str) -> bool:
@@ -312,7 +308,7 @@ def wheel_tags(env: str, platform: str, pkgs, declared_vps: dict[str, str], line
     from packaging.utils import InvalidWheelFilename, parse_wheel_filename
 
     limits = {
-        kind: _version_tuple(declared_vps[vp])
+        kind: tuple(int(x) for x in declared_vps[vp].split(".")[:2] if x.isdigit())
         for kind, vp in (("manylinux", "__glibc"), ("macosx", "__osx"))
         if vp in declared_vps
     }
@@ -351,7 +347,3 @@ def _needs(tag: str) -> tuple[str, tuple[int, ...]] | None:
     if parts[0] in ("manylinux", "macosx") and len(parts) >= 3 and parts[1].isdigit() and parts[2].isdigit():
         return parts[0], (int(parts[1]), int(parts[2]))
     return None
-
-
-def _version_tuple(text: str) -> tuple[int, ...]:
-    return tuple(int(x) for x in text.split(".")[:2] if x.isdigit())

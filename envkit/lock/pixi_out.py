@@ -36,14 +36,6 @@ def _comment(text: str) -> str:
     return "".join(f"# {line}".rstrip() + "\n" for line in text.splitlines())
 
 
-def _cutoff_iso(lock: Lock) -> str | None:
-    from envkit.formats.condalock import custom_metadata
-    from envkit.lock.cutoff import iso, read_exclude_newer
-
-    cut = read_exclude_newer(custom_metadata(lock))
-    return iso(cut.default) if cut is not None and cut.default else None
-
-
 def write_pixi(lock: Lock, target: str = "pixi", *, header: str | None = None) -> str:
     """The pixi.lock text (`target` "pixi": version 6, "pixi-v7": version 7) of the solved `lock`:
     the registry writer's text with the header comment, `options: exclude-newer` and the `envkit:`
@@ -54,22 +46,24 @@ def write_pixi(lock: Lock, target: str = "pixi", *, header: str | None = None) -
     from envkit.formats import write_text
     from envkit.formats._util import yscalar
     from envkit.formats.condalock import custom_metadata
+    from envkit.lock.cutoff import iso, read_exclude_newer
 
     try:
         body = write_text(lock, target)
     except UsageError as exc:
         raise UsageError(exc.message, hint="write a conda-lock file instead (--to conda-lock)") from exc
-    when = _cutoff_iso(lock)
-    if when:
+    custom = custom_metadata(lock)
+    cut = read_exclude_newer(custom)
+    if cut is not None and cut.default:
         # pixi's place for the cutoff: the environment's options, before its packages
         m = _ENV_PACKAGES.search(body)
         if m is not None:
+            when = iso(cut.default)
             body = f'{body[: m.start()]}    options:\n      exclude-newer: "{when}"\n{body[m.start() :]}'
     record = [f"{RECORD_KEY}:"]
     if lock.content_hash:
         record.append("  content_hash:")
         record += [f"    {yscalar(p)}: {yscalar(h)}" for p, h in lock.content_hash]
-    custom = custom_metadata(lock)
     if custom:
         record.append("  custom_metadata:")
         for k, v in custom.items():

@@ -23,9 +23,9 @@ def pylock_changes(
     manifest_text: str, manifest_path: str, lock_text: str, lock_path: str
 ) -> tuple[list[str], list[Change], str]:
     """(the groups judged, the Changes, the command that relocks) of a pyproject and its pylock."""
-    import tomllib
+    import json
 
-    from envkit.formats.pylock import read_pylock
+    from envkit.formats.pylock import META_CREATED_BY, read_pylock
     from envkit.formats.pyproject import default_groups, group_entries, load, pdm_groups, project_entries
 
     data, lines = load(manifest_text, manifest_path)
@@ -40,7 +40,7 @@ def pylock_changes(
     for p in lock.packages:
         locked.setdefault(pep503(p.name), []).append(p)
     out = [c for env, e in requests if (c := _judge(env, e, locked.get(pep503(e.name), []))) is not None]
-    created = str(tomllib.loads(lock_text).get("created-by", "")).split()[0:1]
+    created = str(json.loads(dict(lock.metadata).get(META_CREATED_BY, '""'))).split()[:1]
     relock = RELOCK.get(created[0] if created else "", "pip lock")
     return ["project", *judged], out, relock
 

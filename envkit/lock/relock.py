@@ -20,6 +20,7 @@ package (whose dependency rejects the old version), new, no longer needed.
 from __future__ import annotations
 
 import datetime
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -103,10 +104,6 @@ class PlatformSolver:
         import rattler
 
         return [rattler.Subdir(self.platform), rattler.Subdir("noarch")]
-
-    async def prepare(self) -> None:
-        """Fetch the records and apply the cutoff now (`excluded` and `untimed` are then known)."""
-        await self._sources()
 
     async def _sources(self, extra: Sequence = ()) -> list:
         """The channels, or with a cutoff in-memory sources holding only the records it keeps."""
@@ -193,14 +190,6 @@ def _dep(name: str, rest: str) -> CondaDep | None:
         return None
 
 
-def _where(spec: EnvSpec, dep: CondaDep) -> str | None:
-    import os
-
-    if spec.source and dep.line:
-        return f"{os.path.basename(spec.source)}:{dep.line}"
-    return None
-
-
 def plan_pins(
     spec: EnvSpec, previous: Sequence[LockedPackage], update: Iterable[str]
 ) -> tuple[dict[str, LockedPackage], dict[str, Reason]]:
@@ -219,7 +208,8 @@ def plan_pins(
         kept = held.get(d.name)
         if kept is not None and not accepts(d, kept):
             del held[kept.name]
-            released[kept.name] = Reason(kind="spec", spec=d.spec(), where=_where(spec, d))
+            where = f"{os.path.basename(spec.source)}:{d.line}" if spec.source and d.line else None
+            released[kept.name] = Reason(kind="spec", spec=d.spec(), where=where)
     return held, released
 
 
@@ -285,7 +275,7 @@ async def relock_platform(
     asked = sorted({n.lower() for n in update})
     held, released = plan_pins(spec, previous, asked)
     if solver.cutoffs:
-        await solver.prepare()
+        await solver._sources()  # fetches the records and applies the cutoff: `excluded` is known
         for gone in list(held.values()):  # a locked record the cutoff leaves out cannot stay
             if (gone.name, gone.version, gone.build or "") in solver.excluded:
                 del held[gone.name]

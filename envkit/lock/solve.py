@@ -156,7 +156,8 @@ def _solve_many(
     priority = _rattler_priority(channel_priority)
     # MatchSpec objects, not strings: rattler reads strings strictly and refuses `name=1.2=build`
     specs = [to_rattler(d, source=spec.source) for d in spec.conda]
-    spec_channels = _spec_channels(spec)
+    # the channels named by `chan::pkg` dependencies, in file order
+    spec_channels = [parse_channel(n) for n in dict.fromkeys(d.channel for d in spec.conda if d.channel)]
     gateway = rattler.Gateway()  # one per lock: each channel's repodata is fetched once
 
     async def one(platform: str) -> tuple[str, PlatformSolve]:
@@ -253,11 +254,6 @@ async def _solve_platform(
     return PlatformSolve(packages=tuple(packages), moves=tuple(moves), untimed=solver.untimed)
 
 
-def _spec_channels(spec: EnvSpec) -> list[Channel]:
-    """The channels named by `chan::pkg` dependencies, in file order."""
-    return [parse_channel(n) for n in dict.fromkeys(d.channel for d in spec.conda if d.channel)]
-
-
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SpecLock:
     """A spec's lock and what the solve has to say about it: `moves` from the previous lock (each
@@ -268,36 +264,6 @@ class SpecLock:
     moves: tuple[Move, ...] = ()
     untimed: tuple[tuple[str, int], ...] = ()
     notes: tuple[str, ...] = ()
-
-
-def solve_spec(
-    spec: EnvSpec,
-    platforms: Sequence[str],
-    *,
-    channel_priority: str = "strict",
-    virtual_packages: Sequence[VirtualPackage] = (),
-    lock_pip_section: bool = True,
-    pip_timeout: float = 600,
-    solve_timeout: float | None = 600,
-    progress: Callable[[str], None] | None = None,
-) -> Lock:
-    """Solve `spec` for every platform in `platforms` and return the Lock.
-
-    Conda dependencies are solved with py-rattler; the pip section (when the spec has one) is then
-    locked per platform with `lock_pip`, for the python version the conda solve chose.  Raises
-    SolveError when a platform cannot be solved, UsageError for an unknown platform or channel
-    priority, BackendError when pip fails.
-    """
-    return relock_spec(
-        spec,
-        platforms,
-        channel_priority=channel_priority,
-        virtual_packages=virtual_packages,
-        lock_pip_section=lock_pip_section,
-        pip_timeout=pip_timeout,
-        solve_timeout=solve_timeout,
-        progress=progress,
-    ).lock
 
 
 def relock_spec(
@@ -314,11 +280,14 @@ def relock_spec(
     solve_timeout: float | None = 600,
     progress: Callable[[str], None] | None = None,
 ) -> SpecLock:
-    """`solve_spec`, keeping what `previous` (a lock of this spec) chose: every locked package
-    stays unless it is in `update`, the spec no longer accepts it, or an updated package's newest
-    version forces it to move (see `envkit.lock.relock`); pip packages are kept through pip
-    constraints.  `previous` None is a fresh solve.  `cutoffs` solve as the channels were then
-    (`envkit.lock.cutoff`), and are recorded in the lock.  Raises as `solve_spec`."""
+    """Solve `spec` for every platform in `platforms`: its conda dependencies with py-rattler, then
+    (when the spec has one) its pip section per platform with pip, for the python the conda solve
+    chose.  With `previous` (a lock of this spec) what it chose is kept: every locked package stays
+    unless it is in `update`, the spec no longer accepts it, or an updated package's newest version
+    forces it to move (see `envkit.lock.relock`); pip packages are kept through pip constraints.
+    `cutoffs` solve as the channels were then (`envkit.lock.cutoff`), and are recorded in the lock.
+    Raises SolveError when a platform cannot be solved, UsageError for an unknown platform or
+    channel priority, BackendError when pip fails."""
     plats = check_platforms(platforms or spec.platforms, spec)
     say = progress or (lambda _m: None)
     say(f"solving {', '.join(plats)} with py-rattler (fetching the channels' repodata)")

@@ -48,8 +48,8 @@ def spec_record(spec: EnvSpec) -> str:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SpecChange:
     """One difference between the spec a lock was solved from and today's: `kind` is "added",
-    "removed", "changed" (an entry of `section` "conda"/"pip"), or "channels"/"options" (the list
-    changed); `old`/`new` the entries' text; `file`/`line` where today's entry is."""
+    "removed", "changed" (an entry of `section` "conda"/"pip"), or "channels" (the list changed);
+    `old`/`new` the entries' text; `file`/`line` where today's entry is."""
 
     kind: str
     section: str
@@ -81,16 +81,10 @@ def recorded_spec(custom: Mapping[str, object]) -> dict | None:
     return doc if isinstance(doc, dict) else None
 
 
-def spec_changes(
-    recorded: Mapping,
-    spec: EnvSpec,
-    lock_channels: Sequence[str] = (),
-    lock_options: Sequence[str] | None = None,
-) -> list[SpecChange]:
+def spec_changes(recorded: Mapping, spec: EnvSpec, lock_channels: Sequence[str]) -> list[SpecChange]:
     """The entries of `spec` that differ from `recorded` (a `spec_record`), in today's file order,
     then the removed ones in name order; the channels compared with `lock_channels` (the lock's, by
-    name), the pip index options with `lock_options` (the lock's; None: not compared)."""
-    now = _entries(spec)
+    name)."""
     file = spec.source
     out: list[SpecChange] = []
     old_channels = list(lock_channels)
@@ -107,34 +101,12 @@ def spec_changes(
                 line=spec.line_of("channels"),
             )
         )
-    out += _entry_changes(recorded, now, spec)
-    new_opts = list(lock_pip_options(spec))
-    old_opts = list(lock_options or ())
-    if lock_options is not None and old_opts != new_opts:
-        out.append(
-            SpecChange(
-                kind="options",
-                section="pip",
-                name="options",
-                old=" ".join(old_opts),
-                new=" ".join(new_opts),
-                file=file,
-            )
-        )
-    return out
-
-
-def _entry_changes(recorded: Mapping, now: dict, spec: EnvSpec) -> list[SpecChange]:
-    """`spec_changes` of the conda and pip entries: `now`, the spec's entries, against `recorded`."""
-    file = spec.source
-    out: list[SpecChange] = []
     lines = {("conda", d.name): d.line for d in spec.conda}
     lines.update(
         {("pip", pep503(p.name) if p.name else p.text): p.line for p in spec.pip if p.kind != "option"}
     )
-    for section in ("conda", "pip"):
+    for section, after in _entries(spec).items():
         before: Mapping[str, list[str]] = recorded.get(section) or {}
-        after = now[section]
         for name, texts in after.items():
             line = lines.get((section, name))
             if name not in before:

@@ -220,21 +220,6 @@ def _short(h: str) -> str:
 _WHO = {"conda-lock": "lock written by conda-lock", "unknown": "lock not written by envkit or conda-lock"}
 
 
-def _judge_envkit(recorded: str | None, mine: str) -> tuple[str, str | None, str | None, str]:
-    """`_judge` of a lock envkit wrote: its recorded hash against envkit's hash of the spec."""
-    if recorded is None:
-        return "stale", "envkit", mine, "the lock records no content hash for this platform"
-    if recorded != mine:
-        return (
-            "stale",
-            "envkit",
-            mine,
-            f"content hash {_short(recorded)} does not match the spec ({_short(mine)}): "
-            "the spec changed since it was locked",
-        )
-    return "fresh", "envkit", mine, "content hash matches the spec"
-
-
 def _judge(
     writer: str,
     recorded: str | None,
@@ -246,24 +231,18 @@ def _judge(
 ) -> tuple[str, str | None, str | None, str]:
     """(status, method, expected hash, message) of one platform; see `lock_staleness`."""
     if writer == "envkit":
-        return _judge_envkit(recorded, mine)
+        if recorded is None:
+            return "stale", "envkit", mine, "the lock records no content hash for this platform"
+        if recorded != mine:
+            why = f"content hash {_short(recorded)} does not match the spec ({_short(mine)})"
+            return "stale", "envkit", mine, why + ": the spec changed since it was locked"
+        return "fresh", "envkit", mine, "content hash matches the spec"
     if recorded is None:
-        return (
-            "not-comparable",
-            None,
-            None,
-            f"hash not comparable ({_WHO[writer]}, which records no content hash for this platform); "
-            "only checked that the lock satisfies the spec",
-        )
+        return _not_comparable(f" ({_WHO[writer]}, which records no content hash for this platform)")
     if writer == "unknown" and recorded == mine:
         return "fresh", "envkit", mine, "content hash matches the spec (envkit's hash)"
     if conda_lock is None:
-        return (
-            "not-comparable",
-            None,
-            None,
-            f"hash not comparable ({_WHO[writer]}; {why_not}); only checked that the lock satisfies the spec",
-        )
+        return _not_comparable(f" ({_WHO[writer]}; {why_not})")
     default, accepted = conda_lock[platform]
     if recorded in accepted:
         return (
@@ -276,21 +255,27 @@ def _judge(
         # conda-lock's definition changed between releases (1.0, 1.1, 2.x hash different texts of
         # the same spec) and takes in the virtual packages it ran with, so a hash none of the
         # definitions tried reproduces says nothing sure about the spec: the satisfaction check decides.
-        return (
-            "not-comparable",
+        return _not_comparable(
+            f": content hash {_short(recorded)} is not conda-lock {version}'s hash of the spec "
+            f"({_short(default)}, with the virtual packages tried); another conda-lock version or other "
+            "virtual packages (--virtual-package) may have written it, or the spec changed",
             "conda-lock",
             default,
-            f"hash not comparable: content hash {_short(recorded)} is not conda-lock {version}'s hash "
-            f"of the spec ({_short(default)}, with the virtual packages tried); another conda-lock "
-            "version or other virtual packages (--virtual-package) may have written it, or the spec "
-            "changed; only checked that the lock satisfies the spec",
         )
+    return _not_comparable(
+        f" ({_WHO[writer]}: the recorded hash is neither envkit's nor conda-lock's hash of the spec)"
+    )
+
+
+def _not_comparable(
+    why: str, method: str | None = None, expected: str | None = None
+) -> tuple[str, str | None, str | None, str]:
+    """`_judge`'s verdict on a hash it cannot compare: only the lock's satisfaction of the spec decides."""
     return (
         "not-comparable",
-        None,
-        None,
-        f"hash not comparable ({_WHO[writer]}: the recorded hash is neither envkit's nor "
-        f"conda-lock's hash of the spec); only checked that the lock satisfies the spec",
+        method,
+        expected,
+        f"hash not comparable{why}; only checked that the lock satisfies the spec",
     )
 
 

@@ -1,8 +1,11 @@
 """envkit's environment model: immutable records shared by every format, backend and command.
 
 Readers (`envkit.formats.*`) produce these, writers consume them, and the cores (normalize, diff,
-checks, lock) are functions over them.  Records are frozen, slotted and keyword-only; collections are
+checks, lock) are functions over them.  Records are slotted and keyword-only; collections are
 tuples so that records compare and hash by value and iteration order is always the file's order.
+Nothing assigns to a record after it is built, but records are not `frozen`: a frozen dataclass
+sets each field through `object.__setattr__` (readers build records by the thousand) and its
+generated methods are compiled at every start.
 
 Positions (`line`) are kept for error messages and findings but never take part in equality: two
 files that say the same thing at different lines are equal models.

@@ -63,7 +63,7 @@ def format_spec(dep: CondaDep) -> str:
 REDACTED = "<TOKEN>"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, unsafe_hash=True)
 class Channel:
     """A conda channel.
 
@@ -87,9 +87,6 @@ class Channel:
         return self.name
 
 
-# CondaDep and LockedPackage are not frozen (a frozen __init__ sets each field through
-# object.__setattr__, and readers build them by the thousand); they hash by value all the same,
-# and nothing assigns to one after it is built.
 @dataclass(slots=True, kw_only=True, unsafe_hash=True)
 class CondaDep:
     """One conda dependency: a match spec, split into its parts.
@@ -117,7 +114,7 @@ class CondaDep:
         return self.spec()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, unsafe_hash=True)
 class PipDep:
     """One entry of a pip section or requirements file.
 
@@ -154,7 +151,7 @@ class PipDep:
         return self.text
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, unsafe_hash=True)
 class EnvSpec:
     """An environment.yml (hand-written or `conda env export`), or a requirements file.
 
@@ -190,7 +187,7 @@ class EnvSpec:
         return {d.name: d for d in self.conda}
 
 
-@dataclass(slots=True, kw_only=True, unsafe_hash=True)  # not frozen: see CondaDep
+@dataclass(slots=True, kw_only=True, unsafe_hash=True)
 class LockedPackage:
     """One exact package of a lock, an explicit file or a live environment.
 
@@ -251,7 +248,7 @@ class LockedPackage:
         return f"{head}{self.name}={self.version}{tail}"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, unsafe_hash=True)
 class Lock:
     """A set of exact packages per platform, with what produced it.
 
@@ -283,7 +280,7 @@ class Lock:
         return None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, unsafe_hash=True)
 class PipDist:
     """A Python distribution found in a live prefix's site-packages that no conda record owns."""
 
@@ -298,7 +295,7 @@ class PipDist:
     path: str = ""  # the .dist-info / .egg-info directory
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, unsafe_hash=True)
 class LiveEnv:
     """A snapshot of an installed environment (a conda prefix).
 

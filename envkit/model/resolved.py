@@ -61,7 +61,7 @@ def _conda_export_order(names: list[str]) -> bool:
     )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, unsafe_hash=True)
 class Resolved:
     """The concrete view of an environment: exact packages per platform.
 

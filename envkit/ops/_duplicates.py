@@ -54,14 +54,12 @@ def duplicates_of(
 RULE = "conda-pip-duplicate"
 
 
-def duplicate_messages(
-    env: EnvSpec | Lock | LiveEnv, *, config: Config | None = None, text: str | None = None
-) -> list[str]:
+def duplicate_messages(env: EnvSpec | Lock | LiveEnv, *, config: Config | None = None) -> list[str]:
     """The conda+pip warnings for `env`, one per project, minus those the user silenced the way
     `check` is silenced: `conda-pip-duplicate` not selected (or ignored) in the configuration, or an
     inline `# envkit: ignore[conda-pip-duplicate]` (or bare `# envkit: ignore`) on the line of the
-    pip entry (the line check reports).  `config` defaults to the one found from the working
-    directory; `text` to the file `env` was read from.  The one place every command decides this."""
+    pip entry (the line check reports), in the file `env` was read from.  `config` defaults to the
+    one found from the working directory.  The one place every command decides this."""
     if config is None:
         config = _config_here()
     if not config.is_selected(RULE):
@@ -75,7 +73,7 @@ def duplicate_messages(
         line = _line_of(env, d)
         if line:
             if lines is None:
-                lines = _source_lines(env, text)
+                lines = _source_lines(env)
             if 0 < line <= len(lines):
                 from envkit.checks.core import suppressions  # only for a duplicate with a line
 
@@ -114,16 +112,14 @@ def _line_of(env: EnvSpec | Lock | LiveEnv, d: Duplicate) -> int | None:
     )
 
 
-def _source_lines(env: EnvSpec | Lock | LiveEnv, text: str | None) -> list[str]:
-    if text is None:
-        source = getattr(env, "source", None)
-        if not source or source == "-":
-            return []
-        from envkit.errors import EnvkitError
-        from envkit.io import read_text
+def _source_lines(env: EnvSpec | Lock | LiveEnv) -> list[str]:
+    source = getattr(env, "source", None)
+    if not source or source == "-":
+        return []
+    from envkit.errors import EnvkitError
+    from envkit.io import read_text
 
-        try:
-            text = read_text(source)
-        except (OSError, EnvkitError):
-            return []
-    return text.splitlines()
+    try:
+        return read_text(source).splitlines()
+    except (OSError, EnvkitError):
+        return []

@@ -76,7 +76,8 @@ def model_or_path(func: str, param: str, value: Any, names: tuple[str, ...], *, 
     """`value` when it is one of the models `names` (see model_kind); with `paths`, a path is read
     (envkit.formats.read_file) and its model must be one of them too (ParseError naming the file
     otherwise).  Anything else is a TypeError naming the function that makes the right model."""
-    if model_kind(value) in names:
+    kind = model_kind(value)
+    if kind in names:
         return value
     if paths and is_path(value):
         from envkit.formats import read_file
@@ -101,10 +102,7 @@ def model_or_path(func: str, param: str, value: Any, names: tuple[str, ...], *, 
     expected = ", ".join(names[:-1]) + f" or {names[-1]}" if len(names) > 1 else names[0]
     if paths:
         expected = ", ".join(names) + " or a path"
-    kind = model_kind(value) or ""
-    hint = _HINTS.get(names[0], {}).get(kind, "") if len(names) == 1 else _HINTS["Lock"].get(kind, "")
-    if kind == "EnvSpec" and "EnvSpec" in names:
-        hint = ""
+    hint = (_HINTS.get(names[0], {}) if len(names) == 1 else _HINTS["Lock"]).get(kind or "", "")
     if not paths and is_path(value) and names == ("LiveEnv",):
         hint = " (read it first: envkit.open_env(prefix=...))"
     raise type_error(func, param, expected, value, hint)

@@ -56,13 +56,19 @@ class CheckResult:
         return any(severity_at_least(f.severity, threshold) for f in self.findings)
 
 
+#: the files a directory is searched for (envkit.checks.targets.discover)
+_FOUND = (
+    "environment.yml, environment.yaml, conda-lock.yml, pixi.lock, pixi.toml, pyproject.toml, uv.lock "
+    "or pylock.toml"
+)
+
+
 def check_paths(
     files: Sequence[str | os.PathLike[str]], *, live: bool = False, lock: str | os.PathLike[str] | None = None
 ) -> list[str]:
     """The files to check: each of `files`, a directory as the environment files in it and below
-    it (not in hidden folders or environments); with none (and
-    no `live` environment), the environment files of the working directory.  UsageError when
-    there is nothing to check."""
+    it (not in hidden folders or environments); with none (and no `live` environment), the
+    environment files of the working directory.  UsageError when there is nothing to check."""
     from envkit.checks.targets import discover, discover_tree
 
     paths: list[str] = []
@@ -71,9 +77,7 @@ def check_paths(
             found = discover_tree(f)
             if not found:
                 raise UsageError(
-                    f"{f}: a directory with no environment.yml, environment.yaml, conda-lock.yml, "
-                    "pixi.lock, pixi.toml, pyproject.toml, uv.lock or pylock.toml in it or below it",
-                    hint="pass the files to check",
+                    f"{f}: a directory with no {_FOUND} in it or below it", hint="pass the files to check"
                 )
             paths += found
         else:
@@ -82,8 +86,7 @@ def check_paths(
         paths = discover(".")
         if not paths and lock is None:
             raise UsageError(
-                "nothing to check: no file given and no environment.yml, environment.yaml, "
-                "conda-lock.yml, pixi.lock, pixi.toml, pyproject.toml, uv.lock or pylock.toml here",
+                f"nothing to check: no file given and no {_FOUND} here",
                 hint="pass files, or {} / {} for a live environment",
                 remedy=(Remedy(option="name", metavar="NAME"), Remedy(option="prefix", metavar="PREFIX")),
             )
@@ -190,7 +193,7 @@ def run_checks(
     loaded = load_targets(paths) if paths else [t for t in items if isinstance(t, Target)]
     if len(loaded) < len(items) and not paths:
         stray = next(t for t in items if not isinstance(t, Target))
-        raise type_error("run_checks", "targets", "a list of Targets (load_targets) or of paths", stray)
+        raise type_error("run_checks", "targets", what, stray)
     findings: list[Finding] = run(loaded, config if config is not None else Config(), machine=machine)
     return findings
 

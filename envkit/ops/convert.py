@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from envkit.convert import FEATURES, Conversion, Loss, convert
@@ -54,26 +54,6 @@ _READ_AS = {
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Note:
-    """Something the target cannot hold that does not change what gets installed: `feature` (an
-    envkit.convert.FEATURES key), how many packages (or channels) it concerns, a few by name."""
-
-    feature: str
-    count: int = 0
-    packages: tuple[str, ...] = ()
-    detail: str = ""
-
-    def as_dict(self) -> dict[str, object]:
-        return {
-            "feature": self.feature,
-            "what": FEATURES[self.feature],
-            "count": self.count,
-            "packages": list(self.packages),
-            "detail": self.detail,
-        }
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
 class InstallChange:
     """One package that the output installs differently from the source, on `platform`: the diff's
     kind (removed, upgraded, rebuilt, source, ...; `marker` for a pip marker the diff does not
@@ -89,16 +69,9 @@ class InstallChange:
     environment: str | None = None
 
     def as_dict(self) -> dict[str, object]:
-        out: dict[str, object] = {
-            "platform": self.platform,
-            "name": self.name,
-            "kind": self.kind,
-            "a": self.a,
-            "b": self.b,
-            "reason": self.reason,
-        }
-        if self.environment is not None:
-            out["environment"] = self.environment
+        out = asdict(self)
+        if self.environment is None:
+            del out["environment"]
         return out
 
 
@@ -106,11 +79,13 @@ class InstallChange:
 class ConvertResult:
     conversion: Conversion
     losses: tuple[Loss, ...] = ()
-    notes: tuple[Note, ...] = ()
+    notes: tuple[Loss, ...] = ()
     changes_install: tuple[InstallChange, ...] = ()
     verified: bool = False
     #: why the output was not read back (verified False), e.g. "cyclonedx is not read back"
     unverified_because: str = ""
+    #: a pixi.lock output as read back, each environment by name (empty for another target)
+    read_back: Mapping[str, Lock] = field(default_factory=dict)
 
     @property
     def text(self) -> str:
@@ -159,12 +134,8 @@ def convert_model(
         )
     conv = convert(model_m, target, source_format=source_format, platform=platform)
     losses = tuple(x for x in conv.losses if x.feature not in NOTE_FEATURES)
-    notes = [
-        Note(feature=x.feature, count=x.count, packages=x.packages, detail=x.detail)
-        for x in conv.losses
-        if x.feature in NOTE_FEATURES
-    ]
-    changes, more, why = _readback(conv, target)
+    notes = [x for x in conv.losses if x.feature in NOTE_FEATURES]
+    changes, more, why, back = _readback(conv, target)
     notes += [n for n in more if n.feature not in {m.feature for m in notes}]
     return ConvertResult(
         conversion=conv,
@@ -173,33 +144,67 @@ def convert_model(
         changes_install=changes,
         verified=not why,
         unverified_because=why,
+        read_back=back,
     )
 
 
-def _readback(conv: Conversion, target: str) -> tuple[tuple[InstallChange, ...], tuple[Note, ...], str]:
-    """(install changes, notes, why not verified: "" when it was) of reading `conv` back."""
+def _readback(
+    conv: Conversion, target: str
+) -> tuple[tuple[InstallChange, ...], tuple[Loss, ...], str, Mapping[str, Lock]]:
+    """(install changes, notes, why not verified: "" when it was, a pixi.lock output's environments
+    as read back) of `conv`."""
     src = conv.written_from
-    if conv.environments:
-        return (*_readback_environments(conv), "")
+    envs: Mapping[str, Lock] = {}
+    if conv.environments:  # a pixi.lock of several environments: its reader's errors are raised
+        envs = _read_pixi(conv.text, target)
+        return (*_readback_environments(conv, envs), "", envs)
     if target not in _READ_AS:
-        return (), (), f"{target} is not read back"
+        return (), (), f"{target} is not read back", envs
     if src is None:
-        return (), (), "nothing to compare"
+        return (), (), "nothing to compare", envs
+    back: EnvSpec | Lock
     try:
-        return (*readback_diff(src, conv.text, target, _platforms_written(conv)), "")
+        if _READ_AS[target] == "pixi":
+            envs = _read_pixi(conv.text, target)
+            [back] = envs.values()  # the one environment written, under the name it had
+        else:
+            back = _read_one(conv.text, target)
     except EnvkitError as exc:
-        return (), (), f"the output did not read back: {exc}"
+        return (), (), f"the output did not read back: {exc}", envs
+    plats = src.platforms if isinstance(src, Lock) and src.platforms else (None,)
+    return (*readback_diff(src, back, target, plats), "", envs)
 
 
-def _readback_environments(conv: Conversion) -> tuple[tuple[InstallChange, ...], tuple[Note, ...]]:
+def _read_pixi(text: str, target: str) -> Mapping[str, Lock]:
+    """Every environment of `text`, a pixi.lock written as `target`, read back in one parse."""
+    from envkit.formats.pixilock import read_pixi_environments
+
+    return read_pixi_environments(text, f"converted.{target}")
+
+
+def _read_one(text: str, target: str) -> EnvSpec | Lock:
+    """`text`, written as `target`, read back (a requirements file of pins as a lock)."""
+    from envkit.formats import read_text
+    from envkit.model import resolved_view
+
+    back: EnvSpec | Lock = read_text(text, filename=f"converted.{target}", format=_READ_AS[target])
+    if isinstance(back, EnvSpec) and resolved_view(back) is None and back.pip and not back.conda:
+        from envkit.formats.requirements import requirements_to_lock
+
+        back = requirements_to_lock(back)  # pins of pip packages: compare them as a lock
+    return back
+
+
+def _readback_environments(
+    conv: Conversion, back: Mapping[str, Lock]
+) -> tuple[tuple[InstallChange, ...], tuple[Loss, ...]]:
     """readback_diff of every environment a pixi.lock conversion wrote, its changes named by it."""
     from dataclasses import replace
 
     changes: list[InstallChange] = []
-    notes: dict[str, Note] = {}
+    notes: dict[str, Loss] = {}
     for name, lock in conv.environments:
-        plats = lock.platforms or (None,)
-        got, more = readback_diff(lock, conv.text, conv.target, plats, environment=name)
+        got, more = readback_diff(lock, back[name], conv.target, lock.platforms or (None,))
         changes += [replace(c, environment=name) for c in got]
         for n in more:
             notes.setdefault(n.feature, n)
@@ -253,35 +258,15 @@ def read_source(
     return model, fmt
 
 
-def _platforms_written(conv: Conversion) -> tuple[str | None, ...]:
-    src = conv.written_from
-    if isinstance(src, Lock) and src.platforms:
-        return src.platforms
-    return (None,)
-
-
 def readback_diff(
-    source: Lock | EnvSpec,
-    text: str,
-    target: str,
-    platforms: tuple[str | None, ...],
-    *,
-    environment: str | None = None,
-) -> tuple[tuple[InstallChange, ...], tuple[Note, ...]]:
-    """(install changes, notes) of `text` (written as `target` from `source`; its pixi.lock
-    `environment`) read back and diffed against `source` on each of `platforms` (None: a lock
-    without platforms).  Raises the readers' errors when the text does not read back."""
+    source: Lock | EnvSpec, back: Lock | EnvSpec, target: str, platforms: tuple[str | None, ...]
+) -> tuple[tuple[InstallChange, ...], tuple[Loss, ...]]:
+    """(install changes, notes) of `back` (what was written as `target` from `source`, read back)
+    diffed against `source` on each of `platforms` (None: a lock without platforms)."""
     from envkit.envdiff import diff
-    from envkit.formats import read_text
-    from envkit.model import resolved_view
 
-    back = read_text(text, filename=f"converted.{target}", format=_READ_AS[target], environment=environment)
-    if isinstance(back, EnvSpec) and resolved_view(back) is None and back.pip and not back.conda:
-        from envkit.formats.requirements import requirements_to_lock
-
-        back = requirements_to_lock(back)  # pins of pip packages: compare them as a lock
     changes: list[InstallChange] = []
-    notes: dict[str, Note] = {}
+    notes: dict[str, Loss] = {}
     for plat in platforms:
         d = diff(source, back, platform=plat)
         a_pkgs, b_pkgs = _packages(source, plat), _packages(back, plat)
@@ -302,7 +287,7 @@ def readback_diff(
         if d.pip_not_recorded is not None and d.pip_not_recorded.side == "b" and a_pkgs is not None:
             reason = f"{target} holds no pip packages"
             changes += [
-                InstallChange(platform=plat, name=p.name, kind="removed", a=_label(p), b=None, reason=reason)
+                InstallChange(platform=plat, name=p.name, kind="removed", a=p.pin(), b=None, reason=reason)
                 for p in a_pkgs
                 if p.manager == "pip"
             ]
@@ -314,11 +299,11 @@ def readback_diff(
     return tuple(changes), tuple(notes.values())
 
 
-def _channel_note(ch_d: ChannelDiff) -> Note:
+def _channel_note(ch_d: ChannelDiff) -> Loss:
     """The note of a channel list (or order) the target writes differently."""
     what = "order" if ch_d.order_changed and not (ch_d.added or ch_d.removed) else "list"
     a, b = ch_d.a or (), ch_d.b or ()
-    return Note(
+    return Loss(
         feature="channels",
         count=len(a),
         packages=tuple(a[:5]),
@@ -333,7 +318,7 @@ def _forked_pip(ch: Change, forked: set[str]) -> bool:
 
 
 def _same_artifacts(
-    a_pkgs: tuple[LockedPackage, ...] | None, b_pkgs: tuple[LockedPackage, ...] | None, notes: dict[str, Note]
+    a_pkgs: tuple[LockedPackage, ...] | None, b_pkgs: tuple[LockedPackage, ...] | None, notes: dict[str, Loss]
 ) -> set[str]:
     """The (lower-case) names of conda packages whose records differ only in what the target holds
     its own way (dependencies merged per name, subdir from the URL): the same artifacts.  Noted
@@ -356,7 +341,7 @@ def _same_artifacts(
     if rec:
         notes.setdefault(
             "depends",
-            Note(
+            Loss(
                 feature="depends",
                 count=len(rec),
                 packages=tuple(rec[:5]),
@@ -455,10 +440,6 @@ def _pip_entry_changes(
 
 def _entry(name: str, e: tuple[str, str | None]) -> str:
     return f"{name}=={e[0]}" + (f" ; {e[1]}" if e[1] else "")
-
-
-def _label(p: LockedPackage) -> str:
-    return f"{p.name}=={p.version}" if p.version else p.name
 
 
 def _state_text(st: PackageState | None) -> str | None:

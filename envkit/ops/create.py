@@ -66,7 +66,7 @@ def plan_create(
             remedy=(Remedy(option="prefix", metavar="PREFIX"), Remedy(option="name", metavar="NAME")),
         )
     text, lk = _read_lock(lock_file, format, environment)
-    environments = _pixi_environments(text, lk, lock_file, platform)
+    environments = pixi_environments(text, lk, lock_file, platform)
     warnings = list(duplicate_messages(lk))
     target = prefix or new_env_prefix(name or "")
     if lk.pip_options:
@@ -159,7 +159,7 @@ def _read_lock(lock_file: str, format: str | None, environment: str | None) -> t
     return text, view.lock
 
 
-def _pixi_environments(
+def pixi_environments(
     text: str, lk: Lock, lock_file: str, platform: str | None
 ) -> dict[str, tuple[str, ...]] | None:
     """For a pixi.lock whose environment lacks the platform: every environment's platforms, so

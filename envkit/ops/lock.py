@@ -251,12 +251,12 @@ def solve_spec(
     (a list; None: the spec's own `platforms:`) and return the Lock: no previous lock, no cutoff
     (lock_spec does both).  `virtual_packages` may be text (`__cuda=12.4`); the timeouts are
     seconds.  Raises SolveError, UsageError, BackendError."""
-    from envkit.lock.solve import solve_spec as solve
+    from envkit.lock.solve import relock_spec
     from envkit.ops._inputs import model_or_path, seconds, str_list
     from envkit.ops._inputs import virtual_packages as vp_arg
 
     limit = None if solve_timeout is None else seconds("solve_spec", "solve_timeout", solve_timeout)
-    return solve(
+    return relock_spec(
         model_or_path("solve_spec", "spec", spec, ("EnvSpec",)),
         str_list("solve_spec", "platforms", platforms, "platform names"),
         channel_priority=channel_priority,
@@ -265,7 +265,7 @@ def solve_spec(
         pip_timeout=seconds("solve_spec", "pip_timeout", pip_timeout),
         solve_timeout=limit,
         progress=progress,
-    )
+    ).lock
 
 
 def read_previous(

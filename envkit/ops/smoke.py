@@ -81,13 +81,14 @@ def _smoke_created(
     on_event: Callable[[dict[str, Any]], None] | None,
 ) -> dict[str, Any]:
     """`smoke` of a temporary environment created from `create_file`: the report."""
-    from envkit.formats import detect_format, read_file
-    from envkit.io import read_text
+    from envkit.formats import detect_format, read_text
+    from envkit.io import read_text as read_path
     from envkit.ops._duplicates import duplicate_messages
     from envkit.smoke.temp_env import smoke_created
 
-    fmt = detect_format(read_text(create_file), create_file)
-    model = read_file(create_file)
+    text = read_path(create_file)  # read once: detected, then parsed as that format
+    fmt = detect_format(text, create_file)
+    model = read_text(text, filename=create_file, format=fmt)
     for msg in duplicate_messages(model):
         warn(msg)
     report: dict[str, Any] = smoke_created(

@@ -41,10 +41,10 @@ def create_env(source: str, model, fmt: str, *, timeout: float = CREATE_TIMEOUT)
             )
         elif fmt == "env" and spec is not None:  # (an explicit file is read as a Lock: above)
             from envkit.create import create_from_lock, host_platform
-            from envkit.lock import solve_spec
+            from envkit.lock.solve import relock_spec
 
             platform = host_platform()
-            lock = solve_spec(spec, [platform], virtual_packages=machine_virtual_packages(platform))
+            lock = relock_spec(spec, [platform], virtual_packages=machine_virtual_packages(platform)).lock
             res = create_from_lock(lock, prefix, platform=platform, timeout=timeout)
             how = (
                 f"envkit lock -f + create (rattler, {res.platform}: {res.conda} conda + {res.pip} pip "

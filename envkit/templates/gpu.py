@@ -8,9 +8,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from envkit.conda.cuda_compat import max_full_cuda_for_driver, min_driver
+from envkit.conda.cuda_compat import MINOR_COMPAT_FLOOR, max_full_cuda_for_driver, min_driver, support
 from envkit.errors import EnvkitError, Remedy, UsageError
-from envkit.templates.matrix import Matrix, normalize_cuda, torch_minor, vkey
+from envkit.templates.matrix import ON_STYLE, Matrix, normalize_cuda, torch_minor, vkey
 
 if TYPE_CHECKING:  # pragma: no cover
     from envkit._proc import Result
@@ -144,8 +144,6 @@ def pick_detected_cuda(matrix: Matrix, torch: str, style: str, gpu: GpuInfo) -> 
     if gpu.cuda is None:
         why = f" ({gpu.detail})" if gpu.detail else ""
         return Detection(None, (f"no NVIDIA GPU detected{why}; generating a CPU environment",), ())
-    from envkit.conda.cuda_compat import MINOR_COMPAT_FLOOR, support
-
     gpu_cuda = gpu.cuda  # a str from here on, also inside the closures below
     variants = matrix.cuda_variants(torch, style)
     have = f"driver {gpu.driver}, CUDA {gpu.cuda}" if gpu.driver else f"CUDA {gpu.cuda}"
@@ -234,7 +232,7 @@ def choose_detected(
     if torch is None:
         if runs is None:
             raise UsageError(
-                f"no torch release{_ON.get(style, '')} has a CUDA variant that runs on {have} ({gpu.source})",
+                f"no torch release{ON_STYLE[style]} has a CUDA variant that runs on {have} ({gpu.source})",
                 hint="update the NVIDIA driver, or write a CPU environment with {}",
                 remedy=Remedy(option="cpu", value=True),
             )
@@ -252,11 +250,8 @@ def choose_detected(
         return torch, d
     alt = f"torch {runs[0]} has CUDA {runs[1].cuda}, which does; " if runs else ""
     raise UsageError(
-        f"no CUDA variant of torch {torch_minor(torch)}{_ON.get(style, '')} runs on {have} "
+        f"no CUDA variant of torch {torch_minor(torch)}{ON_STYLE[style]} runs on {have} "
         f"({gpu.source}): it has {', '.join(matrix.cuda_variants(torch, style))}",
         hint=f"{alt}update the NVIDIA driver, or write a CPU environment with {{}}",
         remedy=Remedy(option="cpu", value=True),
     )
-
-
-_ON = {"conda-forge": " on conda-forge", "pytorch-channel": " on the pytorch channel"}

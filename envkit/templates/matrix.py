@@ -27,6 +27,8 @@ STYLE_HELP = {
     "pip": "Python from conda-forge, torch from download.pytorch.org in the pip section",
     "pytorch-channel": "the legacy pytorch channel (-c pytorch -c nvidia): torch <= 2.5 only",
 }
+#: where a style's builds are, as messages say it ("torch 2.7 has no CUDA 12.1 build on conda-forge")
+ON_STYLE = {"pip": "", "conda-forge": " on conda-forge", "pytorch-channel": " on the pytorch channel"}
 
 _MATRIX_FILE = "pytorch/matrix.json"
 
@@ -192,21 +194,15 @@ class Matrix:
     def pythons(self, torch: str, style: str = "pip") -> tuple[str, ...]:
         """Python versions `torch` supports in `style`: the official wheels' list, or a channel
         row's own `python` where that channel has fewer."""
-        row = self._row(torch, style)  # raises for a style without that torch
-        if style != "pip" and row.python:
-            return row.python
-        return self.release(torch).python
+        # (_row raises for a style without that torch; its row for pip is the release)
+        return self._row(torch, style).python or self.release(torch).python
 
     def cuda_variants(self, torch: str, style: str = "pip") -> tuple[str, ...]:
         """CUDA versions `torch` is built for in `style` (oldest first)."""
-        if style == "pip":
-            return self.release(torch).cuda
         return self._row(torch, style).cuda
 
     def default_cuda(self, torch: str, style: str = "pip") -> str:
         """The CUDA version `style` picks for `torch` when none is asked for."""
-        if style == "pip":
-            return self.release(torch).default_cuda
         return self._row(torch, style).default_cuda
 
     def experimental(self, torch: str, cuda: str) -> bool:

@@ -13,6 +13,7 @@ from envkit.templates.matrix import (
     COMPANIONS,
     DEFAULT_STYLE,
     DEFAULT_WITH,
+    ON_STYLE,
     STYLES,
     Matrix,
     Release,
@@ -69,9 +70,6 @@ def _split_with(values: tuple[str, ...] | None) -> tuple[str, ...]:
     return tuple(out)
 
 
-_ON = {"pip": "", "conda-forge": " on conda-forge", "pytorch-channel": " on the pytorch channel"}
-
-
 def _pick_python(matrix: Matrix, release: Release, style: str, requested: str | None) -> str:
     """The Python minor to write: `requested` (as X.Y) when this style has it, else the newest."""
     pythons = matrix.pythons(release.torch, style)
@@ -81,7 +79,7 @@ def _pick_python(matrix: Matrix, release: Release, style: str, requested: str | 
     if python not in pythons:
         if python in release.python:  # the wheels have it, this channel does not
             raise UsageError(
-                f"torch {release.torch} has no Python {python} build{_ON[style]}; "
+                f"torch {release.torch} has no Python {python} build{ON_STYLE[style]}; "
                 f"available: {', '.join(pythons)}",
                 hint=f"the official wheels have Python {python}: use {{}}",
                 remedy=Remedy(option="style", value="pip"),
@@ -97,10 +95,10 @@ def _pick_cuda(matrix: Matrix, release: Release, style: str, requested: str | No
     variants = matrix.cuda_variants(release.torch, style)
     cuda = normalize_cuda(requested) if requested else matrix.default_cuda(release.torch, style)
     if cuda not in variants:
-        where = _ON[style]
         wheels = style != "pip" and cuda in release.cuda
         raise UsageError(
-            f"torch {release.torch} has no CUDA {cuda} build{where}; available: {', '.join(variants)}",
+            f"torch {release.torch} has no CUDA {cuda} build{ON_STYLE[style]}; "
+            f"available: {', '.join(variants)}",
             hint=f"the official wheels have CUDA {cuda}: use {{}}" if wheels else None,
             remedy=Remedy(option="style", value="pip") if wheels else None,
         )
@@ -134,7 +132,6 @@ def _specs(
                 f"machine without one, create it with CONDA_OVERRIDE_CUDA={cuda}."
             )
         conda += [f"{c}={comp[c]}" for c in COMPANIONS if c in with_]
-        conda += extras
     elif style == "pip":
         channels = ("conda-forge", "nodefaults")
         conda = [f"python={python}", "pip"]
@@ -142,7 +139,6 @@ def _specs(
         pip = [f"--index-url {matrix.wheel_index}{tag}", f"--extra-index-url {matrix.pypi_index}"]
         pip.append(f"torch=={torch_pin}.*" if torch_pin == release.torch else f"torch=={torch_pin}")
         pip += [f"{c}=={comp[c]}.*" for c in COMPANIONS if c in with_]
-        pip += extras
     else:  # pytorch-channel
         # nvidia carries the CUDA libraries pytorch-cuda pulls in; cudatoolkit (1.12) is in defaults
         nvidia = bool(cuda) and matrix.cuda_package(release.torch) == "pytorch-cuda"
@@ -156,7 +152,7 @@ def _specs(
         for spec, why, _ in matrix.pytorch_channel_pins:
             conda.append(spec)
             notes.append(f"{spec}: {why} (pytorch/pytorch#123097).")
-        conda += extras
+    (pip if style == "pip" else conda).extend(extras)  # the --with names beyond the companions, last
     return channels, conda, pip
 
 

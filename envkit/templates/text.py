@@ -9,6 +9,7 @@ from functools import lru_cache, partial
 from typing import TYPE_CHECKING, cast
 
 from envkit.errors import EnvkitError, Where
+from envkit.formats.canonical import normalize_spec, normalize_text
 from envkit.templates.matrix import COMPANIONS, templates_dir
 from envkit.templates.plan import TemplatePlan
 
@@ -52,7 +53,7 @@ def render_template(text: str, values: Mapping[str, object], *, filename: str = 
 
 def _fill(values: Mapping[str, object], lists: set[str], item: object, m: re.Match[str]) -> str:
     """The text of placeholder `m`: `item` for the line's list key, else its value."""
-    from envkit.formats._yaml import scalar
+    from envkit.formats._yamlcore import scalar
 
     key, raw = m.group(1), m.group(2)
     value = item if key in lists else values[key]
@@ -91,8 +92,6 @@ def render(plan: TemplatePlan) -> str:
     rendered = render_template(text, values, filename=filename)
     # Generated files are already in `envkit normalize` form (comments kept), so a pre-commit
     # `envkit normalize --check` never fights the generator.
-    from envkit.formats.canonical import normalize_text
-
     return normalize_text(rendered, filename=filename, format="env")
 
 
@@ -100,35 +99,15 @@ def to_envspec(plan: TemplatePlan) -> EnvSpec:
     """The plan as an EnvSpec (what reading `render(plan)` back gives)."""
     from envkit.conda.channels import parse_channel
     from envkit.conda.matchspec import parse_spec
-    from envkit.model import EnvSpec, PipDep
-
-    pip: list[PipDep] = []
-    for line in plan.pip:
-        if line.startswith("-"):
-            pip.append(PipDep(kind="option", text=line, raw=line))
-            continue
-        from packaging.requirements import Requirement
-
-        req = Requirement(line)
-        pip.append(
-            PipDep(
-                kind="requirement",
-                text=line,
-                name=req.name,
-                specifier=str(req.specifier),
-                extras=tuple(sorted(req.extras)),
-                marker=str(req.marker) if req.marker else None,
-                raw=line,
-            )
-        )
-    from envkit.formats.canonical import normalize_spec
+    from envkit.formats.pipreq import parse_pip_entry
+    from envkit.model import EnvSpec
 
     return normalize_spec(
         EnvSpec(
             name=plan.name,
             channels=tuple(parse_channel(c) for c in plan.channels),
             conda=tuple(parse_spec(s) for s in plan.conda),
-            pip=tuple(pip),
+            pip=tuple(parse_pip_entry(line) for line in plan.pip),
             kind="spec",
             has_pip_section=bool(plan.pip),
         )

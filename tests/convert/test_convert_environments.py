@@ -84,3 +84,34 @@ def test_an_empty_default_environment_is_refused_as_create_refuses_it(tmp_path):
     from conda_lock.lockfile import parse_conda_lock_file
 
     assert len(parse_conda_lock_file(out).package) == 120
+
+
+def test_a_pixi_output_is_read_back_once_for_the_diff_and_the_pypi_note(monkeypatch):
+    import envkit.formats._fastyaml as fastyaml
+    from envkit.ops.convert import convert_model
+
+    parses = []
+    load = fastyaml.load_yaml
+    monkeypatch.setattr(fastyaml, "load_yaml", lambda *a, **k: parses.append(1) or load(*a, **k))
+    result = convert_model(str(MULTI), "pixi")
+    assert len(parses) == 2  # the source, then the output: once, every environment at a time
+    assert list(result.read_back) == ["default", "prod"]
+    written = dict(result.conversion.environments)
+    assert (
+        {n: len(lk.packages) for n, lk in result.read_back.items()}
+        == {n: len(lk.packages) for n, lk in written.items()}
+        == {"default": 124, "prod": 100}
+    )
+    other = convert_model(str(CORPUS / "51_Cecca__repro-course-ci__conda-lock.yml"), "conda-lock")
+    assert (other.verified, other.read_back) == (True, {})  # read back, and no pixi.lock to keep
+
+
+def test_one_named_environment_to_a_pixi_lock_is_read_back_under_its_name(tmp_path):
+    # the output's one environment keeps the name `prod`: the read-back diffs that one
+    out = tmp_path / "pixi.lock"
+    r = run_envkit("convert", str(MULTI), "--env", "prod", "-o", str(out), "--format", "json", "--allow-loss")
+    assert r.exit_code == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert (doc["verified"], doc["changes_install"], doc["notes"]) == (True, [], [])
+    assert "not verified" not in r.stderr
+    assert [x["feature"] for x in doc["losses"]] == ["editable"]

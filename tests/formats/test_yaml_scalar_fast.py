@@ -6,8 +6,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from envkit.formats._yaml import _resolves_to_str
-from envkit.formats._yamlcore import _NOT_STR, implicit, scalar, scalars
+from envkit.formats._yamlcore import _NOT_STR, _resolves_to_str, implicit, scalar, scalars
 
 SAMPLES = [
     "yes",

@@ -162,9 +162,10 @@ def test_cuda_build_only_when_cuda_is_given(envkit_cli, tmp_path, default_channe
 
 
 def test_spec_requiring_a_virtual_package_needs_it_set(tmp_path, default_channel):
+    from envkit import solve_spec
     from envkit.errors import SolveError
     from envkit.formats.envyml import read_env
-    from envkit.lock import parse_virtual_package, solve_spec
+    from envkit.lock import parse_virtual_package
 
     path = write_spec(
         tmp_path / "environment.yml", [default_channel.url], ["python=3.11", "pytorch", "__cuda>=12"]
@@ -178,8 +179,8 @@ def test_spec_requiring_a_virtual_package_needs_it_set(tmp_path, default_channel
 
 
 def test_channel_priority(tmp_path):
+    from envkit import solve_spec
     from envkit.formats.envyml import read_env
-    from envkit.lock import solve_spec
 
     first = ChannelBuilder(tmp_path / "first").add(Pkg(name="tool", version="1.0", build="h0_0")).index()
     second = (
@@ -213,8 +214,8 @@ def test_unsolvable_spec_is_a_clear_error(envkit_cli, tmp_path, default_channel)
 
 def test_pip_markers_are_evaluated_for_each_target_platform(tmp_path, wheels):
     """A darwin-only dependency is locked for osx-arm64 and not for linux-64, whatever the host."""
+    from envkit import solve_spec
     from envkit.formats.envyml import read_env
-    from envkit.lock import solve_spec
 
     chan = ChannelBuilder(tmp_path / "chan").add(*interpreter_packages(["linux-64", "osx-arm64"])).index()
     path = write_spec(

@@ -38,10 +38,11 @@ def test_smoke_on_a_prefix_where_pip_overwrote_conda_numpy_warns(envkit_cli, tmp
 
 
 def test_unreadable_prefix_is_a_warning(tmp_path, capsys):
-    from envkit.commands.smoke import warn_env_records
+    from envkit.ops.smoke import _record_warnings
+    from envkit.output import warn
 
     (tmp_path / "plain" / "bin").mkdir(parents=True)  # no conda-meta: not something open_env reads
-    warn_env_records(str(tmp_path / "plain"))
+    _record_warnings(str(tmp_path / "plain"), warn)
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1
     assert err[0].startswith(f"warning: could not read the package records of {tmp_path / 'plain'} (")
@@ -50,13 +51,14 @@ def test_unreadable_prefix_is_a_warning(tmp_path, capsys):
 
 def test_reader_bug_is_a_warning(tmp_path, capsys, monkeypatch):
     import envkit.backends
-    from envkit.commands.smoke import warn_env_records
+    from envkit.ops.smoke import _record_warnings
+    from envkit.output import warn
 
     def boom(**kw):
         raise KeyError("size")
 
     monkeypatch.setattr(envkit.backends, "open_env", boom)
-    warn_env_records(str(tmp_path))
+    _record_warnings(str(tmp_path), warn)
     assert capsys.readouterr().err == (
         f"warning: could not read the package records of {tmp_path} "
         "(KeyError: 'size'); no conda+pip duplicate check\n"
