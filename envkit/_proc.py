@@ -248,17 +248,18 @@ class _Pump:
             chunk = os.read(f.fileno(), 65536)
         except BlockingIOError:
             return True
-        if f is not self.proc.stdout:
+        if f is self.proc.stdout:
+            if chunk:
+                self.out += chunk
+                self.last = time.monotonic()
+                if self.max_bytes is not None and len(self.out) > self.max_bytes:
+                    self.too_large = True
+                    return False
+            self._pass_lines(chunk)
+        else:
             self.err += chunk
             if self.keep_err is not None:
                 del self.err[: -self.keep_err]
-        else:
-            self.out += chunk
-            self.last = time.monotonic()
-            if self.max_bytes is not None and len(self.out) > self.max_bytes:
-                self.too_large = True
-                return False
-            self._pass_lines(chunk)
         if not chunk:
             self._drop(f)
         return True

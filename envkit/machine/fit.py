@@ -284,7 +284,9 @@ def wheel_needs(filename: str) -> tuple[str | None, str | None]:
     """(glibc, macOS) the platform tags of a wheel file name need: the lowest over its compressed
     tag set (`manylinux_2_17_x86_64.manylinux2014_x86_64` -> 2.17); None for a tag that sets no
     floor (`any`, `musllinux_*`, `win_*`)."""
-    stem = filename.rsplit("/", 1)[-1].split("#", 1)[0]
+    from envkit.create.hashes import file_name
+
+    stem = file_name(filename)
     if not stem.endswith(".whl"):
         return None, None
     parts = stem[:-4].split("-")

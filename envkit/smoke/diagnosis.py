@@ -105,7 +105,5 @@ def diagnose(report: dict, stderr: str = "") -> list[dict]:
 
 def hint_for_text(text: str) -> str | None:
     """The hint of the first known problem found in `text` (None when none is)."""
-    for pattern, _problem, hint in KNOWN:
-        if re.search(pattern, text, re.M):
-            return hint
-    return None
+    found = diagnose({}, text)
+    return found[0]["hint"] if found else None
