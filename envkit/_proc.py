@@ -10,7 +10,6 @@ from __future__ import annotations
 import codecs
 import io
 import os
-import shutil
 import signal
 import subprocess
 import time
@@ -40,11 +39,6 @@ class Result:
     @property
     def ok(self) -> bool:
         return self.returncode == 0 and not self.timed_out
-
-
-def which(name: str, path: str | None = None) -> str | None:
-    """Return the full path of executable `name` on PATH (or `path`), or None."""
-    return shutil.which(name, path=path)
 
 
 def _kill_group(proc: subprocess.Popen) -> None:

@@ -109,7 +109,7 @@ _REQ_OPTION = r"^(?:-r|--requirement|-c|--constraint)(?:\s*=\s*|\s+|(?<=-r)|(?<=
     applies_to=("spec",),
 )
 def missing_requirements_file(target: Target, ctx: Context) -> Iterator[Hit]:
-    from envkit.sources import STDIN_LABEL
+    from envkit.stdin import STDIN_LABEL
 
     spec = target.env_file
     if spec is None or target.path in ("-", STDIN_LABEL):

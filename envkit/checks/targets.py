@@ -61,9 +61,11 @@ def git_ignored(directory: str | os.PathLike[str]) -> frozenset[str]:
     """The real paths of the files and folders below `directory` that git ignores, as git itself
     lists them (`git ls-files --others --ignored --exclude-standard --directory`); empty outside a
     git work tree or without git."""
+    import shutil
+
     from envkit import _proc
 
-    if _proc.which("git") is None:
+    if shutil.which("git") is None:
         return frozenset()
     argv = ["git", "-C", os.fspath(directory), "ls-files", "-z", "--others", "--ignored"]
     argv += ["--exclude-standard", "--directory"]
@@ -84,10 +86,10 @@ def load_file(path: str, *, format: str | None = None, stdin: str | None = None)
     A duplicated YAML key does not raise: the target carries the error (`parse_error`) for the
     duplicate-key rule.  Raises the readers' ParseError family for anything else unreadable.
     """
-    from envkit.sources import STDIN, STDIN_LABEL
+    from envkit.stdin import STDIN, STDIN_LABEL
 
     if path == STDIN:
-        from envkit.sources import read_stdin
+        from envkit.stdin import read_stdin
 
         return targets_from_text(read_stdin() if stdin is None else stdin, STDIN_LABEL, format=format)
     from envkit.io import read_text
@@ -191,7 +193,7 @@ def load_targets(
     `errors` given, a path that cannot be read is left out and its EnvkitError appended there
     (`check a.yml README.md b.yml` checks the other two), as linters do."""
     from envkit.errors import EnvkitError
-    from envkit.sources import check_stdin_once
+    from envkit.stdin import check_stdin_once
 
     check_stdin_once(list(paths) + [lock])
     targets: list[Target] = []
@@ -248,7 +250,7 @@ def _lock_targets(lock: str, by_path: dict[str, list[Target]], targets: list[Tar
 def _file_key(path: str) -> str:
     """One key per file however it is spelled (`conda-lock.yml`, `./conda-lock.yml`, its absolute
     path, a symlink to it), so that a file given twice is read and reported once."""
-    from envkit.sources import STDIN
+    from envkit.stdin import STDIN
 
     if path == STDIN:
         return path

@@ -218,7 +218,7 @@ def _finish(result, n_paths: int, *, alone: bool, fmt: str, threshold: str, outp
 def _stdin_text(paths: list[str], lock_file: str | None, fix: bool) -> str | None:
     """Standard input, read once, when a FILE or the LOCK is '-' (which --fix cannot rewrite)."""
     from envkit.errors import UsageError
-    from envkit.sources import STDIN, check_stdin_once, read_stdin
+    from envkit.stdin import STDIN, check_stdin_once, read_stdin
 
     check_stdin_once(paths + [lock_file])
     if STDIN not in paths and lock_file != STDIN:

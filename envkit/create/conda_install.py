@@ -16,7 +16,7 @@ def find_backend_executable(backend: str, env: Mapping[str, str] | None = None) 
 
     Raises BackendError when there is none.
     """
-    from envkit._proc import which
+    from shutil import which
 
     env = os.environ if env is None else env
     var = "CONDA_EXE" if backend == "conda" else "MAMBA_EXE"

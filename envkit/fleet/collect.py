@@ -332,11 +332,12 @@ def _run_ssh(jobs, at_once, timeout, environ, machine, on_result) -> None:
 
 
 def _run_parallel_shell(via, jobs, at_once, timeout, environ, machine) -> list[HostResult]:
-    from envkit._proc import which
+    from shutil import which
+
     from envkit.fleet.shell import run_on_nodes
 
     results = {j.host: HostResult(job=j) for j in jobs}
-    if which(via, environ.get("PATH")) is None:
+    if which(via, path=environ.get("PATH")) is None:
         for r in results.values():
             r.status, r.why = "failed", f"{via} is not installed (not on PATH)"
         return list(results.values())

@@ -20,7 +20,7 @@ from envkit.model import EnvSpec, Lock
 def find_conda_executable() -> str | None:
     """A conda-compatible executable for conda-lock: CONDA_EXE, MAMBA_EXE, then conda, mamba,
     micromamba on PATH.  None when there is none."""
-    from envkit._proc import which
+    from shutil import which
 
     for var in ("CONDA_EXE", "MAMBA_EXE"):
         exe = os.environ.get(var)

@@ -85,7 +85,8 @@ def diff_sources(
     are found for the header (an ssh side's probe; `machine_a`/`machine_b` name a profile file,
     `host` or ssh://HOST).  Raises the ParseError family, EnvironmentNotFound, BackendError,
     UsageError."""
-    from envkit.sources import check_stdin_once, resolve
+    from envkit.sources import resolve
+    from envkit.stdin import check_stdin_once
 
     source_a, source_b = os.fspath(source_a), os.fspath(source_b)
     check_stdin_once((source_a, source_b))

@@ -28,17 +28,13 @@ from typing import TYPE_CHECKING
 
 from envkit.errors import EnvironmentNotFound, ParseError, UsageError, Where
 from envkit.model import EnvSpec, LiveEnv, Lock, LockedPackage, PipDist
+from envkit.stdin import STDIN, STDIN_LABEL, read_stdin
 
 if TYPE_CHECKING:
     from typing import Any
 
     from envkit.machine.profile import MachineProfile
     from envkit.sources.ssh import SshTarget
-
-
-#: The SOURCE (or FILE) that means standard input, and how findings and reports name it.
-STDIN = "-"
-STDIN_LABEL = "<stdin>"
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,38 +48,6 @@ class Source:
     origin: str
     #: the remote machine's MachineProfile, for an ssh prefix resolved with `machine=True`
     machine: object = None
-
-
-def read_stdin(stream=None, *, max_bytes: int | None = None) -> str:
-    """All of standard input (or `stream`, a binary or text file object) as text: UTF-8, BOM
-    stripped, at most envkit.io.MAX_INPUT_BYTES.  Raises ParseError naming `<stdin>` when it is
-    larger or not UTF-8."""
-    import sys
-
-    from envkit.io import MAX_INPUT_BYTES
-
-    limit = MAX_INPUT_BYTES if max_bytes is None else max_bytes
-    where = Where(file=STDIN_LABEL)
-    stream = sys.stdin if stream is None else stream
-    raw = getattr(stream, "buffer", stream)
-    data = raw.read(limit + 1)
-    if isinstance(data, str):
-        data = data.encode("utf-8", "surrogateescape")
-    if len(data) > limit:
-        raise ParseError(
-            f"standard input is larger than the {limit / 2**20:.0f} MiB envkit reads", where=where
-        )
-    from envkit.io import decode_text
-
-    return decode_text(data, STDIN_LABEL, hint="pipe the file in as UTF-8")
-
-
-def check_stdin_once(sources) -> None:
-    """Raise UsageError when `-` (standard input) is given more than once: it can be read once."""
-    if sum(1 for s in sources if s == STDIN) > 1:
-        raise UsageError(
-            "standard input (-) can be read only once", hint="save one of them to a file and pass its path"
-        )
 
 
 def resolve(

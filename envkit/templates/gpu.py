@@ -61,10 +61,12 @@ def detect_gpu(
     (driver version and "CUDA Version"), then py-rattler's `__cuda` virtual package detection.
     Never raises for a missing or failing nvidia-smi; returns GpuInfo(cuda=None, ...) then.
     """
+    import shutil
+
     from envkit import _proc
 
     env = os.environ if environ is None else environ
-    which = which or _proc.which
+    which = which or shutil.which
     run = run or _proc.run
     rattler_cuda = rattler_cuda or _rattler_cuda
     if "CONDA_OVERRIDE_CUDA" in env:

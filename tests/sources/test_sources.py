@@ -151,7 +151,8 @@ def test_stdin_source_reads_bounded_utf8_text():
     import io
 
     from envkit.errors import ParseError
-    from envkit.sources import read_stdin, resolve
+    from envkit.sources import resolve
+    from envkit.stdin import read_stdin
 
     assert read_stdin(io.BytesIO("\ufeffname: x\n".encode())) == "name: x\n"
     with pytest.raises(ParseError, match="larger than"):
