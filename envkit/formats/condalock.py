@@ -213,12 +213,18 @@ def _from_data(data, filename: str | None) -> Lock:
     lines = getattr(raw_pkgs, "lines", None) or ()
     if len(lines) < len(raw_pkgs):  # not from the YAML reader: the list's own line, else none
         lines = [*lines, *[getattr(raw_pkgs, "line", None) or None] * (len(raw_pkgs) - len(lines))]
+    # one tuple for the same dependencies on every platform: fewer objects kept alive
+    shared: dict[tuple, tuple] = {}
     for i, (raw, line) in enumerate(zip(raw_pkgs, lines, strict=False)):
         fields = _package_fields(raw)
         if fields is None:  # some field is not of the type conda-lock writes: say which
             fields = _package_fields_checked(raw, Where(file=filename, line=line, key=f"package[{i}]"))
-        seen_platforms[fields[3]] = None
-        pkgs.append(package_record(*fields, line))
+        name, version, manager, platform, depends, url, md5, sha256, category, optional = fields
+        seen_platforms[platform] = None
+        depends = shared.setdefault(depends, depends)
+        pkgs.append(package_record(
+            name, version, manager, platform, depends, url, md5, sha256, category, optional, line
+        ))  # fmt: skip
     if not platforms:
         platforms = tuple(seen_platforms)
     return Lock(

@@ -387,3 +387,10 @@ def test_reading_an_envkit_lock_marks_its_editable_pip_packages():
     lock = Lock(kind="conda-lock", platforms=("linux-64",), packages=pkgs, metadata=lock_metadata(pkgs))
     back = read_conda_lock(write_conda_lock(lock))
     assert {p.name: p.editable for p in back.packages} == {"requests": False, "tool": True}
+
+
+def test_a_conda_lock_keeps_one_tuple_for_the_same_dependencies():
+    # corpus 72 locks three platforms: 474 packages with dependencies, 257 different lists of them
+    lock = read_file(CORPUS / "72_konstantinjdobler__nlp-research-template__conda-lock.yml")
+    depends = [p.depends for p in lock.packages if p.depends]
+    assert (len(depends), len(set(depends)), len({id(d) for d in depends})) == (474, 257, 257)
