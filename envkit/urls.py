@@ -16,8 +16,9 @@ from envkit.secrets import (  # noqa: F401
     is_secret_variable,
 )
 
-# a token or its placeholder: both go when stripping; `://t/` is a host named t, not a token path
-_T_ANY = r"(?<!:/)/t/[^/\s]+(?=/)"
+# a token or its placeholder: both go when stripping; `//t/` is a host named t, not a token path
+# (one character looked behind, which no removal changes: stripping twice strips nothing more)
+_T_ANY = r"(?<!/)/t/[^/\s]+(?=/)"
 # the user part runs to the last `@` before the path (`https://a:b@c:d@host`: all of `a:b@c:d`, as
 # urllib reads it); the scheme starts a run of scheme characters (see SCHEME_START): linear
 _USERINFO = SCHEME_START + r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)[^/\s]*@"

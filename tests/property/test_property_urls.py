@@ -32,7 +32,8 @@ def test_one_pass_strips_everything(pieces):
     assert len(once) <= len(text)
 
 
-_SECRET = st.text("abcdefghijklmnopqrstuvwxy0123456789:", min_size=1, max_size=8).map(lambda s: "S" + s + "Q")
+# no `x`: `xxx` is a placeholder (an already redacted value), not a secret
+_SECRET = st.text("abcdefghijklmnopqrstuvwy0123456789:", min_size=1, max_size=8).map(lambda s: "S" + s + "Q")
 
 
 @SETTINGS
@@ -58,6 +59,7 @@ def test_concrete_urls():
         "https://h/x?a=1&token=a&token=b": "https://h/x?a=1",
         "https://?token=a/b&u@h/c": "https://h/c",
         "https://u@t/x/y": "https://t/x/y",  # a host named t is no token path
+        "/t/https://t/https://": "//t/https://",  # what the removal joins is a host: stripped once
         "https://conda.anaconda.org/conda-forge/linux-64/zlib-1.3.1-0.conda": (
             "https://conda.anaconda.org/conda-forge/linux-64/zlib-1.3.1-0.conda"
         ),
