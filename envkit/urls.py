@@ -18,12 +18,13 @@ from envkit.secrets import (  # noqa: F401
 
 # a token or its placeholder: both go when stripping; `//t/` is a host named t, not a token path
 # (one character looked behind, which no removal changes: stripping twice strips nothing more)
-_T_ANY = r"(?<!/)/t/[^/\s]+(?=/)"
+_T_ANY = re.compile(r"(?<!/)/t/[^/\s]+(?=/)")
 # the user part runs to the last `@` before the path (`https://a:b@c:d@host`: all of `a:b@c:d`, as
 # urllib reads it); the scheme starts a run of scheme characters (see SCHEME_START): linear
-_USERINFO = SCHEME_START + r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)[^/\s]*@"
-_QUERY_SECRET = (
-    r"(?i)(?P<key>[?&](?:token|access_token|auth|api_key|apikey|password|secret)=)(?P<value>[^&#\s]+)"
+_USERINFO = re.compile(SCHEME_START + r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)[^/\s]*@")
+_QUERY_SECRET = re.compile(
+    r"(?P<key>[?&](?:token|access_token|auth|api_key|apikey|password|secret)=)(?P<value>[^&#\s]+)",
+    re.IGNORECASE,
 )
 
 
@@ -47,9 +48,9 @@ def strip_credentials(url: str) -> str:
     One pass removes them all (`strip_credentials(strip_credentials(u)) == strip_credentials(u)`):
     query secrets go first, then `/t/<token>` paths, then user parts, an order in which no
     removal can join the text around it into a credential an earlier step would have removed."""
-    out = re.sub(_QUERY_SECRET, "", url)
-    out = re.sub(_T_ANY, "", out)
-    return re.sub(_USERINFO, lambda m: m.group("scheme"), out)
+    out = _QUERY_SECRET.sub("", url)
+    out = _T_ANY.sub("", out)
+    return _USERINFO.sub(lambda m: m.group("scheme"), out)
 
 
 def redact_variable(name: str, value: str) -> tuple[str, bool]:

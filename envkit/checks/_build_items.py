@@ -46,8 +46,9 @@ _RELEVANT = frozenset(
 def wheel_runtime(depends: tuple[tuple[str, str], ...]) -> tuple[str, str] | None:
     """The CUDA a pip wheel is built for, from the `nvidia-cuda-runtime-cuXX` version its locked
     dependencies pin (PyPI's torch 2.3.1 wheel: `nvidia-cuda-runtime-cu12 12.1.105` -> "12.1")."""
+    runtime_dep = re.compile(_RUNTIME_DEP).match
     for name, spec in depends:
-        if re.match(_RUNTIME_DEP, name):
+        if runtime_dep(name):
             mm = major_minor((spec or "").strip().lstrip("=").strip())
             if mm:
                 return mm_text(mm), f"its {name} {spec.strip().lstrip('=').strip()}"

@@ -11,7 +11,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from envkit.templates.matrix import Matrix
 
 _MM = re.compile(r"^(\d+)\.(\d+)")
-_SERIES = r"[0-9A-Za-z][0-9A-Za-z_.+!]*"
+_SERIES = re.compile(r"[0-9A-Za-z][0-9A-Za-z_.+!]*")
 
 
 def major_minor(version: str | None) -> tuple[int, int] | None:
@@ -38,7 +38,7 @@ def pinned_series(dep: CondaDep) -> str | None:
         v = v[:-2]
     elif v.endswith("*"):
         v = v[:-1].rstrip(".")
-    if not v or not re.fullmatch(_SERIES, v):
+    if not v or not _SERIES.fullmatch(v):
         return None
     return v
 

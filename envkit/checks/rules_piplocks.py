@@ -61,8 +61,9 @@ def pip_lock_missing_hash(target: Target, ctx: Context) -> Iterator[Hit]:
     lock = target.lock_model
     if lock is None or lock.kind not in ("pylock", "uv-lock"):
         return
+    archive = re.compile(_ARCHIVE).search
     for p in lock.packages:
-        if p.editable or not p.url or not re.search(_ARCHIVE, p.url) or p.sha256:
+        if p.editable or not p.url or not archive(p.url) or p.sha256:
             continue
         yield Hit(
             p.line,

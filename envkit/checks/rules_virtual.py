@@ -12,7 +12,7 @@ from envkit.model import LockedPackage
 #: the torch packages whose build says CPU or CUDA (conda-forge `cpu_mkl_...` / `cuda126_...`,
 #: the pytorch channel's `py3.11_cpu_0`, pip's `+cpu` local version)
 _TORCH = frozenset({"pytorch", "libtorch", "torch"})
-_CPU_BUILD = r"(?:^|_)cpu(?:_|$)"
+_CPU_BUILD = re.compile(r"(?:^|_)cpu(?:_|$)")
 
 
 @rule(
@@ -71,7 +71,7 @@ def cuda_unused(target: Target, ctx: Context) -> Iterator[Hit]:
 def _is_cpu(p: LockedPackage) -> bool:
     if p.manager == "pip":
         return p.version.endswith("+cpu")
-    return bool(p.build and re.search(_CPU_BUILD, p.build))
+    return bool(p.build and _CPU_BUILD.search(p.build))
 
 
 def declared_cuda(target: Target) -> dict[str, tuple[str, str]]:

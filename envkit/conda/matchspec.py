@@ -260,7 +260,7 @@ def _channel_text(spec: str) -> str | None:
 def exact_version(dep: CondaDep) -> str | None:
     """The single version `dep` pins (`==1.2.3`, `=1.2.3=build`), or None when it allows several."""
     v = dep.version
-    if v and v.startswith("==") and re.fullmatch(_SIMPLE_VERSION, v[2:]):
+    if v and v.startswith("==") and _SIMPLE_VERSION.fullmatch(v[2:]):
         return v[2:]
     return None
 

@@ -14,7 +14,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 # The model's own canonical texts live here, below every other module (envkit.conda.matchspec
 # parses specs, envkit.conda.names maps names; both import these, the model imports neither).
-_SIMPLE_VERSION = r"[A-Za-z0-9_.+!]+"
+_SIMPLE_VERSION = re.compile(r"[A-Za-z0-9_.+!]+")
 _PEP503_SEP = re.compile(r"[-_.]+")
 
 
@@ -41,18 +41,18 @@ def format_spec(dep: CondaDep) -> str:
     if b is None:
         if v is None:
             return prefix + name
-        if v.endswith(".*") and re.fullmatch(_SIMPLE_VERSION, v[:-2]):
+        if v.endswith(".*") and _SIMPLE_VERSION.fullmatch(v[:-2]):
             return f"{prefix}{name}={v[:-2]}"
-        if v.startswith("==") and re.fullmatch(_SIMPLE_VERSION, v[2:]):
+        if v.startswith("==") and _SIMPLE_VERSION.fullmatch(v[2:]):
             return f"{prefix}{name}=={v[2:]}"
         if v[0] in "<>!~=":
             return f"{prefix}{name}{v}"
         return f"{prefix}{name} {v}"
     if v is None or v == "*":
         return f"{prefix}{name}=*={b}"
-    if v.startswith("==") and re.fullmatch(_SIMPLE_VERSION, v[2:]):
+    if v.startswith("==") and _SIMPLE_VERSION.fullmatch(v[2:]):
         return f"{prefix}{name}={v[2:]}={b}"
-    if v.endswith(".*") and re.fullmatch(_SIMPLE_VERSION, v[:-2]):
+    if v.endswith(".*") and _SIMPLE_VERSION.fullmatch(v[:-2]):
         # `name=2.7=cuda*` would pin exactly 2.7 (conda reads a version before a build as exact);
         # the `.*` keeps the fuzzy meaning.
         return f"{prefix}{name}={v}={b}"

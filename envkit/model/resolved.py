@@ -196,7 +196,7 @@ def _export_lock(spec: EnvSpec, platform: str | None) -> Lock:
         m = EXPORT_ENTRY.match(d.raw.strip()) if d.raw else None
         if m is not None:
             version, build = m.group("version"), m.group("build")
-        elif d.version and d.version.startswith("==") and re.fullmatch(_SIMPLE_VERSION, d.version[2:]):
+        elif d.version and d.version.startswith("==") and _SIMPLE_VERSION.fullmatch(d.version[2:]):
             version, build = d.version[2:], d.build
         else:
             # a loose entry added by hand to an export (`- pip`): kept, with nothing pinned, so a
