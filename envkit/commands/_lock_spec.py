@@ -19,6 +19,7 @@ from envkit.output import echo
 
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.commands._lock_run import LockOptions
+    from envkit.model import Lock
 
 
 def run_spec(o: LockOptions) -> int:
@@ -77,7 +78,7 @@ def run_spec(o: LockOptions) -> int:
     return 0
 
 
-def _write(o: LockOptions, lk, target: str, args: list[str], before) -> None:
+def _write(o: LockOptions, lk: Lock, target: str, args: list[str], before: tuple[int, ...] | None) -> None:
     """Write lock `lk` to -o as `target`, its header the command that makes it again."""
     from envkit.formats.condalock import write_conda_lock
     from envkit.io import emit
