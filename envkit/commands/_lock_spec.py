@@ -78,7 +78,9 @@ def run_spec(o: LockOptions) -> int:
     return 0
 
 
-def _write(o: LockOptions, lk: Lock, target: str, args: list[str], before: tuple[int, ...] | None) -> None:
+def _write(
+    o: LockOptions, lk: Lock, target: str, args: list[str], before: tuple[int, int, int, int] | None
+) -> None:
     """Write lock `lk` to -o as `target`, its header the command that makes it again."""
     from envkit.formats.condalock import write_conda_lock
     from envkit.io import emit
