@@ -26,7 +26,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -197,16 +197,22 @@ def print_result(res: Result) -> None:
         )
 
 
-def load_cases(only: str | None) -> list[Case]:
-    out = []
+def load_cases(only: str | None) -> Iterator[Case]:
+    """Each module's cases, built when the run reaches that module: the data of the modules run
+    before is gone by then (see _release), so no case's garbage collections walk another's data."""
     for path in sorted(HERE.glob("bench_*.py")):
         spec = importlib.util.spec_from_file_location(path.stem, path)
         mod = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(mod)
-        for case in mod.cases(WORK):
-            if not only or only in case.name:
-                out.append(case)
-    return out
+        yield from (case for case in mod.cases(WORK) if not only or only in case.name)
+
+
+def _release(case: Case) -> None:
+    """Drop what `case` ran (its closures hold its inputs: locks of thousands of records); its
+    result keeps only the names and numbers the report prints."""
+    case.measure = case.floor = list
+    case.others = [Side(s.label, list, s.kind) for s in case.others]
+    case.check = None
 
 
 def _ratio_cell(res: Result, i: int) -> str:
@@ -313,6 +319,7 @@ def main() -> int:
         except Exception as exc:  # one broken case is reported, the others still run
             case.skip = f"failed: {type(exc).__name__}: {str(exc)[:160]}"
             res = Result(case, [], [])
+        _release(case)
         print_result(res)
         results.append(res)
     scaling = ""

@@ -12,9 +12,10 @@ STDIN = "-"
 STDIN_LABEL = "<stdin>"
 
 
-def read_stdin(stream=None, *, max_bytes: int | None = None) -> str:
-    """All of standard input (or `stream`, a binary or text file object) as text: UTF-8, BOM
-    stripped, at most envkit.io.MAX_INPUT_BYTES.  Raises ParseError naming `<stdin>` when it is
+def read_stdin(stream=None, *, max_bytes: int | None = None, keep_bom: bool = False) -> str:
+    """All of standard input (or `stream`, a binary or text file object) as text: UTF-8 (or the
+    UTF-16/32 its byte-order mark names), the mark stripped unless `keep_bom`, at most
+    envkit.io.MAX_INPUT_BYTES.  Raises ParseError naming `<stdin>` when it is
     larger or not UTF-8."""
     limit = MAX_INPUT_BYTES if max_bytes is None else max_bytes
     where = Where(file=STDIN_LABEL)
@@ -27,7 +28,7 @@ def read_stdin(stream=None, *, max_bytes: int | None = None) -> str:
         raise ParseError(
             f"standard input is larger than the {limit / 2**20:.0f} MiB envkit reads", where=where
         )
-    return decode_text(data, STDIN_LABEL, hint="pipe the file in as UTF-8")
+    return decode_text(data, STDIN_LABEL, keep_bom=keep_bom, hint="pipe the file in as UTF-8")
 
 
 def check_stdin_once(sources) -> None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-
 import click
 
 from envkit.commands._options import environment_option
@@ -14,21 +12,13 @@ from envkit.output import echo
 def _read(path: str, *, keep_bom: bool = False) -> str:
     """The text of `path` ('-': stdin), decoded as envkit.io.decode_text does; ParseError for
     anything else, as for files.  A byte-order mark is stripped unless `keep_bom`."""
-    from envkit.io import MAX_INPUT_BYTES, read_text
-
     if path != "-":
+        from envkit.io import read_text
+
         return read_text(path, keep_bom=keep_bom)
-    from envkit.errors import ParseError, Where
+    from envkit.stdin import read_stdin
 
-    data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
-    if len(data) > MAX_INPUT_BYTES:
-        raise ParseError(
-            f"input is larger than the {MAX_INPUT_BYTES / 2**20:.0f} MiB envkit reads",
-            where=Where(file="<stdin>"),
-        )
-    from envkit.io import decode_text
-
-    return decode_text(data, "<stdin>", keep_bom=keep_bom)
+    return read_stdin(keep_bom=keep_bom)
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})

@@ -234,6 +234,16 @@ def test_cli_stdin(envkit_cli):
     assert (r.exit_code, r.stdout) == (0, "dependencies:\n  - a\n  - b\n")
 
 
+def test_cli_stdin_is_read_as_every_command_reads_it(envkit_cli):
+    # normalize and validate read standard input as check and diff do (envkit.stdin)
+    r = envkit_cli("normalize", "-", input="dependencies: [b, a]\n".encode("utf-16"))
+    assert (r.exit_code, r.stdout) == (0, "dependencies:\n  - a\n  - b\n")
+    assert r.stderr == "note: <stdin>: read as UTF-16LE (it starts with a UTF-16LE byte-order mark)\n"
+    r = envkit_cli("validate", "-", input=b"dependencies: [caf\xe9]\n")
+    assert r.exit_code == 2
+    assert r.stderr.splitlines()[:2] == ["error: <stdin>:1: not UTF-8 text", "hint: pipe the file in as UTF-8"]
+
+
 def test_validate(envkit_cli):
     r = envkit_cli("validate", str(MESSY), str(BAD), str(CORPUS / "58_16bit-ykiko__about-me__pixi.lock"))
     assert r.exit_code == 2
