@@ -241,7 +241,10 @@ def test_cli_stdin_is_read_as_every_command_reads_it(envkit_cli):
     assert r.stderr == "note: <stdin>: read as UTF-16LE (it starts with a UTF-16LE byte-order mark)\n"
     r = envkit_cli("validate", "-", input=b"dependencies: [caf\xe9]\n")
     assert r.exit_code == 2
-    assert r.stderr.splitlines()[:2] == ["error: <stdin>:1: not UTF-8 text", "hint: pipe the file in as UTF-8"]
+    assert r.stderr.splitlines()[:2] == [
+        "error: <stdin>:1: not UTF-8 text",
+        "hint: pipe the file in as UTF-8",
+    ]
 
 
 def test_validate(envkit_cli):
