@@ -23,6 +23,7 @@ would name only a character offset.
 from __future__ import annotations
 
 import re
+from itertools import chain
 
 from envkit.formats._depth import MAX_DEPTH
 from envkit.formats._yamlcore import _BOOL_NULL, _NOT_STR_FIRST, YamlList, YamlMap, implicit
@@ -140,6 +141,8 @@ _LINES = re.compile(
     re.MULTILINE,
 )
 
+#: characters of text per block of lines (_blocks)
+BLOCK = 1 << 14
 _MISSING = object()
 _new = dict.__new__
 _new_list = list.__new__
@@ -155,7 +158,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 def load(text: str):
     """Parse `text` (the subset above) into YamlMap/YamlList values; raise Unsupported otherwise."""
-    root, pending = _parse(_LINES.findall(_checked(text)))
+    root, pending = _parse(chain.from_iterable(_blocks(_checked(text))))
     if root is None or (pending is not None and pending[1] is None):
         raise Unsupported  # no collection; a `-` with nothing under it (a null item, rare)
     if pending is not None:
@@ -163,7 +166,21 @@ def load(text: str):
     return root
 
 
-def _parse(rows: list) -> tuple:
+def _blocks(text: str):
+    """_LINES's groups of each line of `text`, a list for each block of lines: one block's tuples are
+    freed before the next block's are made (fewer objects alive at once, fewer garbage collections).
+    No match spans a line break, so a block ending before one reads its lines as the whole text would."""
+    findall = _LINES.findall
+    start = 0
+    end = text.find("\n", BLOCK)
+    while end != -1:
+        yield findall(text, start, end)
+        start = end + 1
+        end = text.find("\n", start + BLOCK)
+    yield findall(text, start)
+
+
+def _parse(rows) -> tuple:
     """The document of `rows` (_LINES's groups of each line) and what waits for a value at its end.
 
     A stack of the open collections (column, collection), innermost last, the innermost also in

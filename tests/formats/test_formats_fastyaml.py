@@ -85,6 +85,26 @@ def test_a_long_dependency_list_reads_with_its_lines():
     assert data["dependencies"] == deps and data["dependencies"].lines == list(range(3, 43))
 
 
+def _with_lines(value):
+    """`value` with the line of every collection and of each of its keys or items, for comparing."""
+    if isinstance(value, dict):
+        return ("map", value.line, {k: (value.lines[k], _with_lines(v)) for k, v in value.items()})
+    if isinstance(value, list):
+        return ("list", value.line, [(n, _with_lines(v)) for n, v in zip(value.lines, value, strict=True)])
+    return value
+
+
+@pytest.mark.parametrize("block", [1, 7, 64, 1 << 14])
+def test_a_document_read_block_by_block_has_libyamls_values_and_lines(monkeypatch, block):
+    # the real pixi.lock and conda-lock.yml, their lines cut into blocks of every size: a block can
+    # end at a blank line, a comment, a key waiting for its value or a `- ` item; libyaml judges
+    pixi = corpus_text(next(p for p in corpus_files("pixilock") if p.name.startswith("59_")))
+    lock = corpus_text(next(p for p in corpus_files("condalock") if p.name.startswith("72_")))
+    monkeypatch.setattr(_fastyaml, "BLOCK", block)
+    for text in (pixi, lock, "# head\n\nname: x\n\ndependencies:\n  -\n    a: 1\n  - b\n# tail\n\n"):
+        assert _with_lines(_fastyaml.load(text)) == _with_lines(_yaml.load(text))
+
+
 @pytest.mark.parametrize(
     "text, value",
     [
