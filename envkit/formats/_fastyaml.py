@@ -188,7 +188,8 @@ def _parse(rows) -> tuple:
     indentation decides (a nested collection or null); `memo`: see _leaf."""
     stack: list[tuple[int, Any]] = []
     pending: _Pending | None = None
-    root = top = None
+    root: Any = None
+    top: Any = None
     top_col = -1
     memo: dict = {}
     keys_ok: set[str] = set()
@@ -225,13 +226,11 @@ def _parse(rows) -> tuple:
                 continue
             top_col = col = col + len(dash)
             top = _map_item(top, no, stack, col)  # `- key: ...`: the key goes into a new map
-        elif top_col != col or type(top) is not YamlMap:
-            if type(top) is YamlList and top_col == col:  # a key after a list at its key's column
-                top_col, top = _close(stack)
-            if top_col != col or type(top) is not YamlMap:
-                raise Unsupported
-        if top.lines.setdefault(key, no) != no:
-            raise Unsupported  # a duplicate key: the YAML loader reports it
+        else:
+            if top_col != col or type(top) is not YamlMap or top.lines is None:
+                top_col, top = _key_owner(stack, top, top_col, col)
+            if top.lines.setdefault(key, no) != no:
+                raise Unsupported  # a duplicate key: the YAML loader reports it
         if text:
             top[key] = text
         elif other:
@@ -249,6 +248,19 @@ def _dedent(stack: list, col: int) -> tuple[int, Any]:
     if not stack:
         raise Unsupported  # a line left of the document's first
     return stack[-1]
+
+
+def _key_owner(stack: list, top, top_col: int, col: int) -> tuple[int, Any]:
+    """The map a `key:` line at column `col` goes into (column, map), after `top`, a list that ends
+    at the key's column, is closed; Unsupported when there is none.  The map of a `- key:` item
+    gets its `lines` when its second key comes (see _map_item)."""
+    if type(top) is YamlList and top_col == col:  # a key after a list at its key's column
+        top_col, top = _close(stack)
+    if top_col != col or type(top) is not YamlMap:
+        raise Unsupported
+    if top.lines is None:
+        top.lines = {next(iter(top)): top.line}
+    return top_col, top
 
 
 def _close(stack: list) -> tuple[int, Any]:
@@ -315,12 +327,14 @@ def _open(pending: _Pending, dash: bool, col: int, no: int, stack: list) -> None
 
 
 def _map_item(seq: YamlList, no: int, stack: list, col: int) -> YamlMap:
-    """A new map appended to `seq` for a `- key: ...` line `no`, open at column `col`."""
+    """A new map appended to `seq` for a `- key: ...` line `no`, open at column `col`.  Its key is
+    on its own line, so it has no `lines` (see YamlMap) until a second key comes: most such maps
+    (a pixi.lock's package references) have one key, and their dicts would be most of a read's objects."""
     if len(stack) >= MAX_DEPTH - 1:
         raise Unsupported
     item = _new(YamlMap)
     item.line = no
-    item.lines = {}
+    item.lines = None
     seq.append(item)
     seq.lines.append(no)
     stack.append((col, item))

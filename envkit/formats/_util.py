@@ -159,8 +159,8 @@ class Fields:
 
     def where(self, key: str | None = None) -> Where:
         line = None
-        if key is not None and hasattr(self.data, "lines"):
-            line = self.data.lines.get(key)
+        if key is not None and hasattr(self.data, "line_of"):
+            line = self.data.line_of(key)
         return Where(file=self.file, line=line or self.line, key=self.key(key) if key else self.path or None)
 
     def __contains__(self, key: str) -> bool:

@@ -271,10 +271,11 @@ class _Builder:
 
     def _mapping(self, node, depth: int) -> YamlMap:
         out = self._start(node, _MAP, YamlMap())
-        lines = out.lines
+        lines: dict = {}
+        out.lines = lines
         for knode, vnode in node.value:
             if knode.tag == _MERGE:
-                self._merge(out, vnode, depth)
+                self._merge(out, lines, vnode, depth)
                 continue
             if knode.id != "scalar":
                 raise ParseError("a mapping key must be a plain value", where=self._where(knode))
@@ -299,13 +300,13 @@ class _Builder:
         self._built[id(node)] = out
         return out
 
-    def _merge(self, out: YamlMap, vnode, depth: int) -> None:
+    def _merge(self, out: YamlMap, lines: dict, vnode, depth: int) -> None:
         sources = vnode.value if vnode.id == "sequence" else [vnode]
         for src in sources:
             if src.id != "mapping":
                 raise ParseError("a YAML merge key (<<) needs a mapping", where=self._where(src))
             value = self.build(src, depth + 1)
             for k, v in value.items():
-                if k not in out.lines:
+                if k not in lines:
                     out[k] = v
-                    out.lines[k] = value.lines.get(k, out.line)
+                    lines[k] = value.line_of(k) or out.line

@@ -63,16 +63,20 @@ _AFTER_SIGN = frozenset("0123456789.")
 
 
 class YamlMap(dict):
-    """A dict that remembers the line of each key (`lines`) and of itself (`line`)."""
+    """A dict that remembers the line of each key (`lines`) and of itself (`line`).  `lines` is None
+    for a map of one key on the map's own line (a `- key: value` item, as the fast reader makes
+    it): ask `line_of`."""
 
     __slots__ = ("line", "lines")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.line = 0
-        self.lines: dict = {}
+        self.lines: dict | None = {}
 
     def line_of(self, key, default: int | None = None) -> int | None:
+        if self.lines is None:
+            return self.line if key in self else default or self.line or None
         return self.lines.get(key, default or self.line or None)
 
 

@@ -88,7 +88,7 @@ def test_a_long_dependency_list_reads_with_its_lines():
 def _with_lines(value):
     """`value` with the line of every collection and of each of its keys or items, for comparing."""
     if isinstance(value, dict):
-        return ("map", value.line, {k: (value.lines[k], _with_lines(v)) for k, v in value.items()})
+        return ("map", value.line, {k: (value.line_of(k), _with_lines(v)) for k, v in value.items()})
     if isinstance(value, list):
         return ("list", value.line, [(n, _with_lines(v)) for n, v in zip(value.lines, value, strict=True)])
     return value
@@ -150,6 +150,20 @@ def test_duplicate_key_still_reported_with_both_lines():
     with pytest.raises(ParseError) as err:
         load_yaml("version: 1\npackage: []\nversion: 1\n", filename="conda-lock.yml")
     assert "duplicate key 'version': first at line 1, again at line 3" in str(err.value)
+
+
+def test_a_list_items_keys_have_their_lines_and_a_repeated_first_key_is_a_duplicate():
+    # a `- key:` item's map keeps no line table until its second key comes: the first key's line
+    # is the map's own
+    data = load_yaml("pkgs:\n- conda: a\n- conda: b\n  name: b\n  size: 3\n- pypi: c\n")
+    assert [[(k, item.line_of(k)) for k in item] for item in data["pkgs"]] == [
+        [("conda", 2)],
+        [("conda", 3), ("name", 4), ("size", 5)],
+        [("pypi", 6)],
+    ]
+    with pytest.raises(ParseError) as err:
+        load_yaml("pkgs:\n- conda: a\n  conda: b\n", filename="pixi.lock")
+    assert "duplicate key 'conda': first at line 2, again at line 3" in str(err.value)
 
 
 def test_invalid_yaml_gets_the_full_loaders_error():
