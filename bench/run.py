@@ -19,6 +19,7 @@ the child process, or of this process for in-process sides).  The verdict uses t
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib.util
 import os
 import platform
@@ -90,6 +91,9 @@ class Sample:
 def run_once(fn: Runnable) -> Sample:
     """Run one side once; a process's CPU time and peak RSS come from wait4 on that very child."""
     if callable(fn):
+        # each in-process side starts with no garbage-collection debt: otherwise the side that runs
+        # second pays for collections the first one's allocations made due
+        gc.collect()
         c0, t0 = time.process_time(), time.perf_counter()
         fn()
         return Sample(time.perf_counter() - t0, time.process_time() - c0)

@@ -253,27 +253,27 @@ def _pip_options(env: Fields, filename: str | None) -> list[str]:
 def _maker(kind: str, loc: str, fields: tuple, entry=None):
     """(platform, line) -> the package at `loc` of kind `kind`, whose entry's fields are `fields`
     (a conda package also keeps the `license:` and `purls:` of its `entry`)."""
+    # the entry's fields in one dict, unpacked for each reference (an entry serves many): one
+    # mapping to unpack costs less than a dozen keywords a call
     if kind == "conda":
         name, version, build, build_number, channel, subdir, md5, sha256, depends = fields
         license, purls = _license_and_purls(entry)
-
-        def conda(platform: str, line: int | None) -> LockedPackage:
-            return LockedPackage(
-                manager="conda", name=name, version=version, build=build, build_number=build_number,
-                channel=channel, subdir=subdir, url=loc, md5=md5, sha256=sha256, depends=depends,
-                license=license, purls=purls, platform=platform, line=line,
-            )  # fmt: skip
-
-        return conda
-    name, version, md5, sha256, depends, editable = fields
-
-    def pip(platform: str, line: int | None) -> LockedPackage:
-        return LockedPackage(
+        known = dict(
+            manager="conda", name=name, version=version, build=build, build_number=build_number,
+            channel=channel, subdir=subdir, url=loc, md5=md5, sha256=sha256, depends=depends,
+            license=license, purls=purls,
+        )  # fmt: skip
+    else:
+        name, version, md5, sha256, depends, editable = fields
+        known = dict(
             manager="pip", name=name, version=version, url=loc, sha256=sha256, md5=md5, depends=depends,
-            editable=editable, platform=platform, line=line,
+            editable=editable,
         )  # fmt: skip
 
-    return pip
+    def package(platform: str, line: int | None) -> LockedPackage:
+        return LockedPackage(**known, platform=platform, line=line)
+
+    return package
 
 
 def _license_and_purls(entry) -> tuple[str | None, tuple[str, ...]]:
