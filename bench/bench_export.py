@@ -77,7 +77,7 @@ def cases(work):
             floor=[sys.executable, "-c", floor_script, str(prefix)],
             floor_label="python: import rattler + PrefixRecord.from_path of every record",
             target=1.3,
-            repeat=9,
+            repeat=15,
             others=[
                 Side("python + json.loads of every record", [sys.executable, "-c", json_script, str(prefix)])
             ],

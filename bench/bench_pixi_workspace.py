@@ -88,7 +88,7 @@ def cases(work):
             floor_label="python + envkit's read of every environment of the same file",
             others=[csafe_proc(lock)],
             target=2.0,
-            repeat=5,
+            repeat=9,
             work=f"{ENVIRONMENTS} environments, {entries:,} environment entries",
             notes="every rule on every environment; the lock is read once",
         ),

@@ -79,7 +79,7 @@ def cases(work: Path) -> list[Case]:
             floor_label="a fresh solve of the same spec (--update-all)",
             floor_kind="alternative",
             target=1.0,
-            repeat=5,
+            repeat=9,
             notes="2,999 locked packages pinned, pkg0000 asked for at its newest; the channel's repodata "
             "is read by both (a local file:// channel, rattler's cache warm)",
             work=f"{N:,} packages",

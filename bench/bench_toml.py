@@ -101,7 +101,7 @@ def cases(work=None) -> list:
                 floor=floor,
                 floor_label="tomllib.loads (the parse limit)",
                 target=1.5,
-                repeat=7,
+                repeat=11,
                 work=f"{N:,} packages of TOML on both sides",
                 notes=f"{len(text) / 2**20:.1f} MiB of TOML to Lock records",
             )
