@@ -11,7 +11,6 @@ written as such.
 from __future__ import annotations
 
 import re
-from urllib.parse import unquote, urlsplit
 
 from envkit.model import Channel, CondaDep, EnvSpec, LiveEnv, Lock, PipDep, PipDist
 
@@ -97,6 +96,8 @@ def pip_entry(dist: PipDist) -> PipDep:
 
 def _file_path(url: str) -> str:
     if url.startswith("file:"):
+        from urllib.parse import unquote, urlsplit  # here: few environments hold an editable path
+
         return unquote(urlsplit(url).path) or url
     return url
 

@@ -24,7 +24,7 @@ from typing import Any
 
 from envkit.backends.pip_entries import pip_install_url
 from envkit.errors import EnvironmentNotFound, ParseError, Where
-from envkit.model import Channel, CondaDep, LiveEnv, LockedPackage, PipDist
+from envkit.model import Channel, CondaDep, LiveEnv, LockedPackage, PipDist, split_depend
 
 #: The scan format this module understands.
 SCAN_VERSION = 1
@@ -147,7 +147,6 @@ def _requested_texts(data: Mapping[str, Any], history: Mapping[str, Any]) -> lis
 def _conda_packages(data: Mapping[str, Any], platform: str, requested: set[str]) -> list[LockedPackage]:
     """The scan's conda records as packages, `requested` naming those the user asked for."""
     from envkit.conda.channels import channel_of_url, parse_channel
-    from envkit.formats.pixientry import split_dep
     from envkit.urls import redact_url
 
     packages: list[LockedPackage] = []
@@ -167,7 +166,7 @@ def _conda_packages(data: Mapping[str, Any], platform: str, requested: set[str])
                 url=redact_url(url)[0] if url else None,
                 md5=rec.get("md5") or None,
                 sha256=rec.get("sha256") or None,
-                depends=tuple(split_dep(d) for d in rec.get("depends") or ()),
+                depends=tuple(split_depend(d) for d in rec.get("depends") or ()),
                 constrains=tuple(str(c) for c in rec.get("constrains") or ()),
                 requested=rec["name"] in requested,
                 license=rec.get("license") or None,

@@ -16,6 +16,7 @@ from envkit.errors import ParseError
 from envkit.formats._digest import DIGESTS, HEX32, HEX64
 from envkit.formats._util import Fields, url_parts
 from envkit.formats._yamlcore import YamlList, YamlMap
+from envkit.model import split_depend
 
 if TYPE_CHECKING:
     #: where a `packages:` entry is: (file, its index, its line); a reader makes a Where of it only
@@ -105,7 +106,7 @@ def conda_fields(entry, loc: str, at: At) -> tuple:
             where=p.where("conda"),
             hint="the entry needs `name:` and `version:`, or a conda package file name",
         )
-    depends = tuple(split_dep(d) for d in p.texts("depends"))
+    depends = tuple(split_depend(d) for d in p.texts("depends"))
     sub = p.text("subdir") or subdir
     return (
         name,
@@ -143,7 +144,7 @@ def source_fields(entry, loc: str, at: At) -> tuple:
         p.text("subdir"),
         checked_hash(p, "md5"),
         checked_hash(p, "sha256"),
-        tuple(split_dep(d) for d in p.texts("depends")),
+        tuple(split_depend(d) for d in p.texts("depends")),
         m.group(2),
     )
 
@@ -167,13 +168,8 @@ def is_path(loc: str) -> bool:
     return "://" not in loc
 
 
-def split_dep(text) -> tuple[str, str]:
-    name, _, rest = str(text).strip().partition(" ")
-    return name, rest.strip()
-
-
-#: split_dep of text, remembered: a lock's entries repeat the same few hundred depends
-_split_text = lru_cache(maxsize=16384)(split_dep)
+#: split_depend of text, remembered: a lock's entries repeat the same few hundred depends
+_split_text = lru_cache(maxsize=16384)(split_depend)
 
 
 def split_req(text) -> tuple[str, str]:

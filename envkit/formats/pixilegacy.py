@@ -13,8 +13,8 @@ from typing import cast
 
 from envkit.errors import ParseError
 from envkit.formats._util import Fields, read_channels, url_parts
-from envkit.formats.pixientry import checked_hash, is_path, required, split_dep, split_req
-from envkit.model import Lock, LockedPackage
+from envkit.formats.pixientry import checked_hash, is_path, required, split_req
+from envkit.model import Lock, LockedPackage, split_depend
 
 DEFAULT_ENVIRONMENT = "default"
 
@@ -109,5 +109,5 @@ def _legacy_depends(p, manager: str) -> tuple[tuple[str, str], ...]:
     if isinstance(value, dict):
         deps = p.mapping(key)
         return tuple((str(k), deps.text(k) or "") for k in deps.data)
-    split = split_dep if manager == "conda" else split_req
+    split = split_depend if manager == "conda" else split_req
     return tuple(split(d) for d in p.texts(key))

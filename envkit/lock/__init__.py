@@ -47,7 +47,7 @@ _HOME = {
     "apply_lock_metadata": "envkit.lock.metadata",
     "lock_over_conda": "envkit.lock.metadata",
     "lock_variables": "envkit.lock.metadata",
-    "split_depend": "envkit.lock.packages",
+    "split_depend": "envkit.model",
     "target_markers": "envkit.lock.pip",
     "wheel_platform_tags": "envkit.lock.pip",
     "lock_pip_options": "envkit.lock.spec_record",

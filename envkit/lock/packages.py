@@ -7,17 +7,6 @@ from collections.abc import Iterable, Sequence
 
 from envkit.model import CondaDep, LockedPackage
 
-_DEP = re.compile(r"^\s*(?P<name>[A-Za-z0-9_.\-]+)\s*(?P<rest>.*?)\s*$")
-
-
-def split_depend(text: str) -> tuple[str, str]:
-    """`"python >=3.11,<3.12.0a0"` -> `("python", ">=3.11,<3.12.0a0")`; a bare name gets `""`."""
-    m = _DEP.match(text)
-    if not m:
-        return (text.strip(), "")
-    return (m.group("name"), m.group("rest"))
-
-
 _NAME = re.compile(r"[A-Za-z0-9_.\-]+")
 
 

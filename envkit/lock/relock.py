@@ -19,6 +19,7 @@ package (whose dependency rejects the old version), new, no longer needed.
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 import os
 from collections.abc import Iterable, Mapping, Sequence
@@ -26,8 +27,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from envkit.lock.cutoff import ExcludeNewer, keep_record
-from envkit.lock.packages import accepts, split_depend
-from envkit.model import CondaDep, EnvSpec, LockedPackage
+from envkit.lock.packages import accepts
+from envkit.model import CondaDep, EnvSpec, LockedPackage, split_depend
 
 _UNSOLVABLE = ("SolverError", "UnsolvableError")
 
@@ -213,8 +214,8 @@ def plan_pins(
     return held, released
 
 
-def _pins(held: Iterable[LockedPackage], sources: Sequence[str]) -> list:
-    """The MatchSpecs that hold the `held` packages: name, exact version and build, and the channel
+def _pins(held: Iterable[LockedPackage], sources: Sequence[str]) -> dict[str, Any]:
+    """The MatchSpec that holds each `held` package, by name: name, exact version and build, and the channel
     when it is one of several the solve searches (a lock read from another channel, a mirror, pins
     the rest).  With one channel every candidate comes from it, so the channel would hold nothing
     more, and a channel-qualified spec costs rattler twice the parse."""
@@ -223,16 +224,16 @@ def _pins(held: Iterable[LockedPackage], sources: Sequence[str]) -> list:
     from envkit.conda.channels import parse_channel
 
     names = frozenset(parse_channel(c).name for c in sources) if len(sources) > 1 else frozenset()
-    out = []
+    out = {}
     for p in held:
         base = f"{p.name} =={p.version} {p.build}" if p.build else f"{p.name} =={p.version}"
         if p.channel and p.channel in names:
             try:
-                out.append(MatchSpec(f"{p.channel}::{base}", strict=False))
+                out[p.name] = MatchSpec(f"{p.channel}::{base}", strict=False)
                 continue
             except Exception:  # a channel rattler cannot name: the version and build still hold it
                 pass
-        out.append(MatchSpec(base, strict=False))
+        out[p.name] = MatchSpec(base, strict=False)
     return out
 
 
@@ -280,28 +281,30 @@ async def relock_platform(
             if (gone.name, gone.version, gone.build or "") in solver.excluded:
                 del held[gone.name]
                 released[gone.name] = Reason(kind="cutoff")
-    targets = await _targets(solver, spec, previous, asked, held, released) if asked else []
+    present = {p.name for p in previous if p.manager == "conda"} | {d.name for d in spec.conda}
+    names = [n for n in asked if n in present]
+    # the asked packages' records are looked up on rattler's threads while the pins are made here
+    lookup = asyncio.ensure_future(solver.records_of(names))
+    await asyncio.sleep(0)
+    pins = _pins(held.values(), solver.sources)
+    targets = _targets(await lookup, spec, names, held, released)
     exact = [MatchSpec(f"{r.name.normalized} =={r.version} {r.build}", strict=False) for r in targets]
-    records = await _solve_held(solver, exact, held)
+    records = await _solve_held(solver, exact, held, [pins[n] for n in held])
     # a package still at its locked record is the previous lock's own (compared, not rebuilt)
     by_name = {p.name: p for p in previous if p.manager == "conda"}
     new = [record_to_package(r, solver.platform, by_name) for r in records]
     return new, moves_between(solver.platform, previous, new, released, asked)
 
 
-async def _targets(
-    solver: PlatformSolver,
+def _targets(
+    candidates: Sequence,
     spec: EnvSpec,
-    previous: Sequence[LockedPackage],
-    asked: Sequence[str],
+    names: Sequence[str],
     held: dict[str, LockedPackage],
     released: dict[str, Reason],
 ) -> list:
-    """The newest record of each package `asked` for (that the lock or the spec has); the `held`
-    packages its dependencies reject move to `released`, forced by it."""
-    present = {p.name for p in previous if p.manager == "conda"} | {d.name for d in spec.conda}
-    names = [n for n in asked if n in present]
-    candidates = await solver.records_of(names)
+    """The newest of the `candidates` records of each package in `names` (asked for, and in the
+    lock or the spec); the `held` packages its dependencies reject move to `released`, forced by it."""
     targets = []
     for name in names:
         best = _newest(candidates, name, spec)
@@ -318,12 +321,14 @@ async def _targets(
     return targets
 
 
-async def _solve_held(solver: PlatformSolver, exact: list, held: Mapping[str, LockedPackage]) -> list:
-    """The records of a solve for `exact` with the `held` packages pinned; when the pins cannot all
-    hold, with them as preferences (the solve moves what must move), and without `exact` when the
-    newest updated versions cannot be had."""
+async def _solve_held(
+    solver: PlatformSolver, exact: list, held: Mapping[str, LockedPackage], pins: list
+) -> list:
+    """The records of a solve for `exact` with the `held` packages pinned (`pins`, their specs); when
+    the pins cannot all hold, with them as preferences (the solve moves what must move), and without
+    `exact` when the newest updated versions cannot be had."""
     try:
-        return await solver.solve(exact, constraints=_pins(held.values(), solver.sources))
+        return await solver.solve(exact, constraints=pins)
     except Exception as exc:
         if type(exc).__name__ not in _UNSOLVABLE:
             raise

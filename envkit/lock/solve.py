@@ -12,14 +12,14 @@ from envkit.conda.channels import channel_of_url, parse_channel
 from envkit.errors import BackendError, Remedy, SolveError, UsageError, Where
 from envkit.lock.content_hash import spec_content_hash
 from envkit.lock.cutoff import EXCLUDE_NEWER_KEY, ExcludeNewer
-from envkit.lock.packages import same_depends, sort_packages, split_depend
+from envkit.lock.packages import same_depends, sort_packages
 from envkit.lock.pip import lock_pip_kept, pip_moves
 from envkit.lock.pip_index import INDEX_KEY, index_mismatches, index_record
 from envkit.lock.relock import Move, PlatformSolver, relock_platform
 from envkit.lock.solve_errors import solve_failure
 from envkit.lock.spec_record import SPEC_KEY, lock_pip_options, spec_record
 from envkit.lock.virtual import VirtualPackage, virtual_advice, virtual_packages_for
-from envkit.model import Channel, EnvSpec, Lock, LockedPackage
+from envkit.model import Channel, EnvSpec, Lock, LockedPackage, split_depend
 from envkit.secrets import may_hold_credentials
 from envkit.urls import redact_url
 

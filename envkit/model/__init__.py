@@ -25,6 +25,7 @@ from envkit.model.records import (
     PipDist,
     format_spec,
     pep503,
+    split_depend,
 )
 from envkit.model.resolved import EXPORT_ENTRY, Resolved, env_file, looks_exported, loose_spec, resolved_view
 
@@ -50,4 +51,5 @@ __all__ = [
     "loose_spec",
     "pep503",
     "resolved_view",
+    "split_depend",
 ]

@@ -23,6 +23,21 @@ def pep503(name: str) -> str:
     return _PEP503_SEP.sub("-", name).lower()
 
 
+#: a depends entry's name ends at the first space, comparison operator or bracket
+_DEPEND = re.compile(r"([^\s<>=!~\[]+)\s*(.*)", re.S)
+
+
+def split_depend(text: str) -> tuple[str, str]:
+    """A conda depends entry as a LockedPackage keeps it, (name, spec): `"python >=3.11,<3.12.0a0"`
+    -> `("python", ">=3.11,<3.12.0a0")`, `"python>=3.8"` -> `("python", ">=3.8")`, a bare name
+    gets `""`."""
+    s = text.strip()
+    m = _DEPEND.match(s)
+    if m is None:  # it starts with an operator: there is no name to take
+        return s, ""
+    return m.group(1), m.group(2)
+
+
 def format_spec(dep: CondaDep) -> str:
     """The canonical text of a CondaDep (the rules are in envkit.conda.matchspec's docstring)."""
     prefix = ""

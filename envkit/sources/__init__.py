@@ -295,9 +295,9 @@ def _export_packages(d: _ExportDoc, platform: str) -> tuple[list[LockedPackage],
 
 
 def _export_conda_package(item: Mapping[str, Any], platform: str) -> LockedPackage:
-    from envkit.formats.pixientry import split_dep
+    from envkit.model import split_depend
 
-    depends = tuple(split_dep(d) for d in item.get("depends") or () if isinstance(d, str))
+    depends = tuple(split_depend(d) for d in item.get("depends") or () if isinstance(d, str))
     return LockedPackage(
         manager="conda",
         name=item["name"],

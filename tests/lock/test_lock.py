@@ -183,6 +183,12 @@ def test_split_depend():
     assert split_depend("python >=3.11,<3.12.0a0") == ("python", ">=3.11,<3.12.0a0")
     assert split_depend("zlib") == ("zlib", "")
     assert split_depend("libblas 3.9.0 *_openblas") == ("libblas", "3.9.0 *_openblas")
+    # one splitter for every reader: the name ends at an operator or bracket too, and a
+    # channel-qualified name stays whole
+    assert split_depend("  python>=3.8 ") == ("python", ">=3.8")
+    assert split_depend("numpy[build=py*]") == ("numpy", "[build=py*]")
+    assert split_depend("conda-forge::zlib  >=1.3") == ("conda-forge::zlib", ">=1.3")
+    assert split_depend(">=1") == (">=1", "")
 
 
 # --------------------------------------------------------------------------------------------
