@@ -71,7 +71,7 @@ def _parse_plain(s: str, raw: str, where: Where | None) -> CondaDep | None:
     chan, name, eq, num, version = m.group("chan", "name", "eq", "num", "range")
     name = name.lower()
     version = version or (f"=={num}" if eq == "==" else f"{num}.*" if eq else None)
-    channel = (_CHANNEL_NAMES.get(chan) or _channel_name(chan)) if chan else None
+    channel = _channel_name(chan) if chan else None
     return CondaDep(name=name, version=version, channel=channel, raw=raw, line=where.line if where else None)
 
 
@@ -115,18 +115,11 @@ def parse_plain_specs(texts: Sequence[object], lines: Sequence[int | None]) -> l
     return out
 
 
-_CHANNEL_NAMES: dict[str, str] = {}
-
-
 def _channel_name(text: str) -> str:
-    """The canonical name of the channel written `text` (a plain name), remembered: a large file
-    names the same few channels on every line."""
-    name = _CHANNEL_NAMES.get(text)
-    if name is None:
-        from envkit.conda.channels import parse_channel
+    """The canonical name of the channel written `text` (a plain name)."""
+    from envkit.conda.channels import parse_channel  # here: most specs name no channel
 
-        name = _CHANNEL_NAMES[text] = parse_channel(text).name
-    return name
+    return parse_channel(text).name
 
 
 def parse_spec(text: str, *, where: Where | None = None) -> CondaDep:

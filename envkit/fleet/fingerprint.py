@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from functools import lru_cache
 
 from envkit.machine.profile import MachineProfile
 from envkit.model import EnvSpec, LiveEnv, Lock, LockedPackage
@@ -143,7 +142,6 @@ def _package_key(p: LockedPackage) -> str:
     return f"conda {p.name.lower()} {p.version} {p.build or ''} {chan}"
 
 
-@lru_cache(maxsize=1024)
 def _channel_name(text: str) -> str:
     from envkit.conda.channels import parse_channel
 

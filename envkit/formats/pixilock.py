@@ -212,6 +212,7 @@ def _read_env(
     pip_options = _pip_options(env, filename)
     per_platform = env.mapping("packages")
     platforms = tuple(str(k) for k in per_platform.data)
+    _check_platforms(data, per_platform, platforms)
     out: list[LockedPackage] = []
     if parsed is None:
         parsed = {}  # id(entry) -> its fields (an entry serves many references), and see below
@@ -230,6 +231,24 @@ def _read_env(
         metadata=tuple(meta),
         source=filename,
     )
+
+
+def _check_platforms(data: YamlMap, per_platform: Fields, platforms: tuple[str, ...]) -> None:
+    """ParseError naming an environment's platform key that is not a conda subdir (`noarch` is one;
+    in version 7 a platform the lock's `platforms:` list names is one too): py-rattler refuses the
+    file."""
+    from envkit.conda.channels import KNOWN_SUBDIRS
+    from envkit.formats.condalockcheck import unknown_platform
+
+    named = {p.get("name") for p in data.get("platforms") or () if isinstance(p, dict)}
+    for platform, key in zip(platforms, per_platform.data, strict=True):
+        if platform in named or platform in KNOWN_SUBDIRS:
+            continue
+        raise ParseError(
+            unknown_platform(platform),
+            where=per_platform.where(key),
+            hint="an environment's packages are listed by platform: linux-64, osx-arm64, win-64, ...",
+        )
 
 
 def _pip_options(env: Fields, filename: str | None) -> list[str]:
