@@ -212,7 +212,7 @@ def _read_env(
     pip_options = _pip_options(env, filename)
     per_platform = env.mapping("packages")
     platforms = tuple(str(k) for k in per_platform.data)
-    _check_platforms(data, per_platform, platforms)
+    _check_platforms(data, per_platform)
     out: list[LockedPackage] = []
     if parsed is None:
         parsed = {}  # id(entry) -> its fields (an entry serves many references), and see below
@@ -233,19 +233,19 @@ def _read_env(
     )
 
 
-def _check_platforms(data: YamlMap, per_platform: Fields, platforms: tuple[str, ...]) -> None:
+def _check_platforms(data: YamlMap, per_platform: Fields) -> None:
     """ParseError naming an environment's platform key that is not a conda subdir (`noarch` is one;
     in version 7 a platform the lock's `platforms:` list names is one too): py-rattler refuses the
     file."""
     from envkit.conda.channels import KNOWN_SUBDIRS
     from envkit.formats.condalockcheck import unknown_platform
 
-    named = {p.get("name") for p in data.get("platforms") or () if isinstance(p, dict)}
-    for platform, key in zip(platforms, per_platform.data, strict=True):
-        if platform in named or platform in KNOWN_SUBDIRS:
+    named = _named_platforms(data)
+    for key in per_platform.data:
+        if str(key) in named or str(key) in KNOWN_SUBDIRS:
             continue
         raise ParseError(
-            unknown_platform(platform),
+            unknown_platform(str(key)),
             where=per_platform.where(key),
             hint="an environment's packages are listed by platform: linux-64, osx-arm64, win-64, ...",
         )
@@ -411,7 +411,11 @@ def _pick(candidates: list, ref, platform: str):
 def platform_subdirs(text: str, filename: str | None = None) -> dict[str, str]:
     """A version 7 lock's named platforms (`platforms: [{name, subdir}]`): name -> subdir.  Empty
     for earlier versions, whose platform keys are subdirs."""
-    data = _load(text, filename)
+    return _named_platforms(_load(text, filename))
+
+
+def _named_platforms(data: YamlMap) -> dict[str, str]:
+    """platform_subdirs of the loaded document `data`."""
     out: dict[str, str] = {}
     for p in data.get("platforms") or ():
         if isinstance(p, dict) and isinstance(p.get("name"), str):

@@ -186,9 +186,15 @@ def test_pixi_unknown_version():
     )
 
 
-@pytest.mark.parametrize(("key", "named"), [("''", ""), ("linux-65", ".linux-65")])
+@pytest.mark.parametrize(
+    ("written", "platform", "key"),
+    [
+        ("''", "", "environments.default.packages"),
+        ("linux-65", "linux-65", "environments.default.packages.linux-65"),
+    ],
+)
 def test_pixi_platform_key_that_is_no_subdir_is_refused_as_rattler_refuses_it(
-    key, named, tmp_path, envkit_cli
+    written, platform, key, tmp_path, envkit_cli
 ):
     """A real v6 pixi.lock (corpus 57) whose environment lists its packages under a key that is
     not a platform: py-rattler, pixi's own reader, refuses it, and so does envkit, by line and key."""
@@ -197,13 +203,13 @@ def test_pixi_platform_key_that_is_no_subdir_is_refused_as_rattler_refuses_it(
     text = (CORPUS / "57_1235467__SaltMPRIS__pixi.lock").read_text()
     assert text.splitlines()[8] == "      linux-64:"
     path = tmp_path / "pixi.lock"
-    path.write_text(text.replace("      linux-64:", f"      {key}:", 1))
+    path.write_text(text.replace("      linux-64:", f"      {written}:", 1))
     with pytest.raises(Exception, match="subdir"):
         rattler.LockFile.from_path(path)
     r = envkit_cli("validate", str(path))
     assert (r.exit_code, r.stdout) == (2, "")
     assert r.stderr.startswith(
-        f"error: {path}:9 (environments.default.packages{named}): unknown platform {key.strip(chr(39))!r} "
+        f"error: {path}:9 ({key}): unknown platform {platform!r} "
         "(not a conda subdir such as linux-64, osx-arm64, win-64)\n"
     )
 
