@@ -20,7 +20,6 @@ MAX_DEPTH = 64
 # what may hold a bracket without opening anything: TOML's multi-line and one-line strings (JSON's
 # strings are TOML's basic ones) and TOML comments
 _SKIP = r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\'|#[^\n]*'
-_STRINGS = _SKIP
 _NOT_BRACKET = r"[^\[\]{}]+"
 _TOKENS = rf"{_SKIP}|[\[\]{{}}]"
 _STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
@@ -32,7 +31,7 @@ def check_depth(text: str, filename: str | None, what: str, outer: int = 0) -> N
     (a TOML document is a table)."""
     if outer + text.count("[") + text.count("{") <= MAX_DEPTH:
         return
-    brackets = re.sub(_NOT_BRACKET, "", re.sub(_STRINGS, "", text))
+    brackets = re.sub(_NOT_BRACKET, "", re.sub(_SKIP, "", text))
     if outer + max(accumulate(map(_STEP.__getitem__, brackets)), default=0) <= MAX_DEPTH:
         return
     depth = outer

@@ -353,13 +353,13 @@ def yaml_leaf(value) -> str:
     return json.dumps(value)
 
 
-def read_channels(fields, filename: str | None, key: str = "channels") -> list:
-    """The channels listed under `key` of a lock's Fields (conda-lock's `metadata.channels`, a pixi
+def read_channels(fields, filename: str | None) -> list:
+    """The channels listed under `channels` of a lock's Fields (conda-lock's `metadata.channels`, a pixi
     environment's `channels`): each a name/URL or a `{url: ...}` mapping, parsed in order."""
     from envkit.conda.channels import parse_channel
 
     channels = []
-    for _i, c, where in fields.items(key):
+    for _i, c, where in fields.items("channels"):
         if isinstance(c, dict):
             chan = Fields(c, filename, where.key, line=where.line, what="a channel")
             url = chan.text("url", required=True, what="a channel")

@@ -241,14 +241,13 @@ def _render(model, text: str, fmt: str) -> str:
         created_by = json.loads(dict(model.metadata).get("created-by", '"envkit"'))
         return write_pylock(model, header=_header(text) or "", created_by=created_by)
     _refuse_owned(fmt)
-    if fmt not in FORMATS:
-        raise UsageError(f"unknown format {fmt!r}; choose one of: {', '.join(FORMATS)}")
     if fmt == "conda-requirements":
         raise UsageError(
             "envkit reads conda's requirements format (MatchSpec lines) but does not rewrite it",
             hint="`envkit diff` compares it; `conda create --file` installs it",
         )
-    raise UsageError(f"envkit cannot rewrite a {fmt} file")
+    # (every other format envkit reads is rewritten or owned above)
+    raise UsageError(f"unknown format {fmt!r}; choose one of: {', '.join(FORMATS)}")
 
 
 def redact_comment(text: str) -> str:

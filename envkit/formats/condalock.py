@@ -7,9 +7,8 @@ wrote the file.
 
 Reading: see `read_conda_lock`.  The build string, subdir and canonical channel of a conda package are
 not fields of the format; they come from the package URL.  One reader: the document is loaded
-once (envkit.formats._fastyaml.load_yaml, envkit's one YAML path) and `_from_data` builds the Lock,
-each entry's record through one builder (`package_record`).  conda-lock's rules for
-the fields (CEP 37), which pixi.lock's versions 1 to 3 follow too, are in
+once (envkit.formats._fastyaml.load_yaml, envkit's one YAML path) and `_from_data` builds the Lock.
+conda-lock's rules for the fields (CEP 37), which pixi.lock's versions 1 to 3 follow too, are in
 envkit.formats.condalockcheck: checked once, on the Lock.
 """
 
@@ -171,34 +170,6 @@ def _header(data, filename: str | None) -> tuple:
     return content_hash, tuple(channels), platforms, sources, extra_meta, pip_options
 
 
-def package_record(
-    name: str,
-    version: str,
-    manager: Manager,
-    platform: str,
-    depends: tuple[tuple[str, str], ...],
-    url: str | None,
-    md5: str | None,
-    sha256: str | None,
-    category: str,
-    optional: bool,
-    line: int | None,
-) -> LockedPackage:
-    """The record of a conda-lock entry's fields (see PackageFields), on `line`: build, subdir and
-    channel of a conda package from its URL.  Every conda-lock entry becomes a record here, however
-    its fields were read."""
-    build = subdir = channel = None
-    if manager == "conda" and url:
-        channel, subdir, nvb = url_parts_uncached(url)  # URLs are unique: no cache
-        if nvb is not None:
-            build = nvb[2]
-    return LockedPackage(
-        manager=manager, name=name, version=version, build=build, channel=channel, platform=platform,
-        subdir=subdir, url=url, md5=md5, sha256=sha256, depends=depends, category=category,
-        optional=optional, line=line,
-    )  # fmt: skip
-
-
 def _from_data(data, filename: str | None) -> Lock:
     from envkit.formats._util import Fields
 
@@ -221,9 +192,15 @@ def _from_data(data, filename: str | None) -> Lock:
             fields = _package_fields_checked(raw, Where(file=filename, line=line, key=f"package[{i}]"))
         name, version, manager, platform, depends, url, md5, sha256, category, optional = fields
         seen_platforms[platform] = None
-        depends = shared.setdefault(depends, depends)
-        pkgs.append(package_record(
-            name, version, manager, platform, depends, url, md5, sha256, category, optional, line
+        build = subdir = channel = None
+        if manager == "conda" and url:
+            channel, subdir, nvb = url_parts_uncached(url)  # URLs are unique: no cache
+            if nvb is not None:
+                build = nvb[2]
+        pkgs.append(LockedPackage(
+            manager=manager, name=name, version=version, build=build, channel=channel, platform=platform,
+            subdir=subdir, url=url, md5=md5, sha256=sha256, depends=shared.setdefault(depends, depends),
+            category=category, optional=optional, line=line,
         ))  # fmt: skip
     if not platforms:
         platforms = tuple(seen_platforms)

@@ -94,7 +94,7 @@ class Format:
             raise UsageError(f"envkit writes {self.name} but does not read it")
         module, func = self.reader.split(":")
         fn: Callable[..., EnvSpec | Lock] = getattr(importlib.import_module(f"envkit.formats.{module}"), func)
-        if self.name == "pixi" or self.environments:
+        if self.environments:
             return fn(text, filename, environment=environment)
         return fn(text, filename)
 
@@ -278,6 +278,7 @@ REGISTRY: tuple[Format, ...] = (
         name="pixi",
         title="a pixi.lock",
         reader="pixilock:read_pixi_lock",
+        environments=True,
         write_options=("platform",),
         file_names=("pixi.lock", "*.pixi.lock"),
         rank=70,
