@@ -130,9 +130,7 @@ def _dependencies(lock: Lock, refs: list[str], by_ref: dict) -> dict[str, list[s
     for p, ref in zip(lock.packages, refs, strict=True):
         for n, _spec in p.depends:
             key = n if p.manager == "conda" else pep503(n)
-            target = names.get((p.platform, p.manager, key)) or (
-                names.get((p.platform, "conda", key)) if p.manager == "conda" else None
-            )
+            target = names.get((p.platform, p.manager, key))
             if target and target != ref and target not in deps[ref]:
                 deps[ref].append(target)
     return deps

@@ -91,7 +91,7 @@ def write_pixi_environments(
                 out.append(f"  subdir: {scalar(sub)}")
     out += sections
     out.append("packages:" if entries else "packages: []")
-    for (kind, url, _), p in sorted(entries.items()):
+    for (kind, url), p in sorted(entries.items()):
         out += _conda_entry(p, url) if kind == "conda" else _pypi_entry(p, url)
     return "\n".join(out) + "\n"
 
@@ -113,9 +113,8 @@ def _subdir_of(packages: tuple[LockedPackage, ...], platform: str) -> str:
     return subs.most_common(1)[0][0] if subs else platform
 
 
-#: (kind, location, which build of a source package) of a package: the key of a `packages:` entry
-#: and of its references
-Key = tuple[str, str, str]
+#: (kind, location) of a package: the key of a `packages:` entry and of its references
+Key = tuple[str, str]
 
 
 def _entries(
@@ -149,7 +148,7 @@ def _entries(
             # does not hold; rattler reads such an entry as a binary package and refuses it
             _drop(dropped, p, "a source package: no artifact URL (pixi builds it from its recipe)")
             continue
-        key = (kind, p.url, "")
+        key = (kind, p.url)
         entries.setdefault(key, p)
         if kind == "pypi":
             per_platform.setdefault(key, {})[p.platform] = p.depends
@@ -205,7 +204,7 @@ def _environment(env: str, lock: Lock, platforms: tuple[str, ...], refs: dict[st
     for pl in platforms:
         if refs[pl]:
             out.append(f"      {scalar(pl)}:")
-            out += [f"      - {k}: {scalar(u)}" for k, u, _ in sorted(refs[pl])]
+            out += [f"      - {k}: {scalar(u)}" for k, u in sorted(refs[pl])]
     return out
 
 

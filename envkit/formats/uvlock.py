@@ -16,11 +16,10 @@ import re
 from dataclasses import replace
 
 from envkit.errors import ParseError, UnsupportedVersionError, Where
-from envkit.formats.pylock import header_lines, json_metadata, line_of_key, load_toml
+from envkit.formats.pylock import META_REQUIRES_PYTHON, header_lines, json_metadata, line_of_key, load_toml
 from envkit.model import Lock, LockedPackage
 
 SUPPORTED_VERSIONS = (1,)
-META_REQUIRES_PYTHON = "requires-python"
 META_RESOLUTION_MARKERS = "resolution-markers"
 META_CONFLICTS = "conflicts"
 
