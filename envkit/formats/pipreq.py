@@ -26,7 +26,6 @@ if TYPE_CHECKING:  # pragma: no cover
 _VCS_PREFIXES = ("git+", "hg+", "svn+", "bzr+")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _EGG = r"[#&]egg=(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)"
-_NAME = re.compile(r"^(?P<name>[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)")
 # `name` or `name OP version` with a plain release number: what packaging's Requirement makes of
 # it is this text without spaces, so the common pin needs no import of packaging (a start-up cost)
 _SIMPLE = re.compile(

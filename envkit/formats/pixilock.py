@@ -63,11 +63,6 @@ def check_version(version, filename: str | None, line: int | None = None) -> Non
     )
 
 
-def environments(text: str, filename: str | None = None) -> list[str]:
-    """The environment names a pixi.lock defines, in file order."""
-    return list(read_pixi_environments(text, filename))
-
-
 def read_pixi_environments(text: str, filename: str | None = None) -> dict[str, Lock]:
     """Every environment of a pixi.lock, name -> Lock(kind="pixi"), in file order (one YAML parse)."""
     data = _load(text, filename)

@@ -140,8 +140,6 @@ def text(d: DNF) -> str | None:
 
 # -- the selection -------------------------------------------------------------------------------
 
-Key = tuple[str, str]  # (name, version) of a [[package]]
-
 
 def select(
     packages: list,
