@@ -10,7 +10,8 @@ import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, NamedTuple
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.config import Config
@@ -89,46 +90,18 @@ class Rule:
     needs_machine: bool = False
 
 
-def rule(
-    name: str,
-    *,
-    order: int,
-    severity: str,
-    summary: str,
-    description: str,
-    example: str,
-    example_fixed: str,
-    applies_to: tuple[str, ...] = ("spec", "lock", "live"),
-    example_file: str = "environment.yml",
-    example_kind: str = "file",
-    fixable: bool = False,
-    fix_summary: str = "",
-    needs_machine: bool = False,
-) -> Callable:
-    """Decorator describing `fn(target, ctx) -> Iterable[Hit]` as rule `name`: it attaches the
-    Rule to `fn.envkit_rule`; envkit.checks.registry imports the rule modules and collects them.
-    `order` places the rule in the listing; `needs_machine` runs it only with `check --machine`."""
-    if severity not in SEVERITIES:
-        raise ValueError(f"bad severity {severity!r}")
+def rule(name: str, **fields: Any) -> Callable:
+    """Decorator describing `fn(target, ctx) -> Iterable[Hit]` as rule `name`, with the other
+    fields of Rule as keywords: it attaches the Rule to `fn.envkit_rule`; envkit.checks.registry
+    imports the rule modules and collects them."""
+    if fields["severity"] not in SEVERITIES:
+        raise ValueError(f"bad severity {fields['severity']!r}")
+    for key in ("description", "example", "example_fixed"):
+        fields[key] = _dedent(fields[key])
 
     def wrap(fn: Callable) -> Callable:
         # a function attribute, which the registry reads back with getattr
-        fn.__dict__["envkit_rule"] = Rule(
-            name=name,
-            severity=severity,
-            order=order,
-            summary=summary,
-            description=_dedent(description),
-            example=_dedent(example),
-            example_fixed=_dedent(example_fixed),
-            fn=fn,
-            applies_to=applies_to,
-            example_file=example_file,
-            example_kind=example_kind,
-            fixable=fixable,
-            fix_summary=fix_summary,
-            needs_machine=needs_machine,
-        )
+        fn.__dict__["envkit_rule"] = Rule(name=name, fn=fn, **fields)
         return fn
 
     return wrap
@@ -176,10 +149,6 @@ class Target:
     spec: Target | None = None
     cache: dict = field(default_factory=dict, repr=False)
     _lines: list[str] | None = field(default=None, repr=False)
-    _yaml: object = field(default=None, repr=False)
-    _yaml_done: bool = field(default=False, repr=False)
-    _view: Resolved | None = field(default=None, repr=False)
-    _view_done: bool = field(default=False, repr=False)
 
     @property
     def lines(self) -> list[str]:
@@ -204,35 +173,30 @@ class Target:
                 return n
         return None
 
-    @property
+    @cached_property
     def yaml(self):
         """The file's YAML tree (YamlMap) for a YAML spec; None for other targets or non-YAML text.
 
         Only specs are parsed a second time (they are small); locks never are."""
-        if not self._yaml_done:
-            self._yaml_done = True
-            if self.kind == "spec" and self.text is not None and self.parse_error is None:
-                from envkit.errors import ParseError
-                from envkit.formats._yaml import load
+        if self.kind != "spec" or self.text is None or self.parse_error is not None:
+            return None
+        from envkit.errors import ParseError
+        from envkit.formats._yaml import load
 
-                try:
-                    data = load(self.text, filename=self.path)
-                except ParseError:
-                    data = None
-                self._yaml = data if isinstance(data, dict) else None
-        return self._yaml
+        try:
+            data = load(self.text, filename=self.path)
+        except ParseError:
+            return None
+        return data if isinstance(data, dict) else None
 
-    @property
+    @cached_property
     def view(self) -> Resolved | None:
         """The target's resolved view (a lock, a live environment, a `conda env export`: its
         packages per platform), or None for a loose spec and a file that did not parse.  Rules
         about packages branch once: this, or `loose`."""
-        if not self._view_done:
-            from envkit.model import resolved_view
+        from envkit.model import resolved_view
 
-            self._view_done = True
-            self._view = resolved_view(self.model)
-        return self._view
+        return resolved_view(self.model)
 
     @property
     def loose(self) -> EnvSpec | None:
