@@ -228,11 +228,13 @@ class Target:
 
 @dataclass
 class Context:
-    """What rules may consult besides their target: the configuration, and the MachineProfile the
-    machine-* rules judge against (None: they find nothing)."""
+    """What rules may consult besides their target: the configuration, the MachineProfile the
+    machine-* rules judge against (None: they find nothing), and `cache`, results made once per
+    run for every target."""
 
     config: Config
     machine: MachineProfile | None = None
+    cache: dict = field(default_factory=dict, repr=False)
 
 
 # --------------------------------------------------------------------------------------------
