@@ -72,7 +72,10 @@ class Rule:
     without the problem (both checked by the test suite); rules that need a live environment
     describe their example in words (`example_kind="text"`).  `order` places the rule in the
     listing (`--list-rules`, docs/rules.md, SARIF); `needs_machine` rules judge a target against
-    `check --machine` and run only with one."""
+    `check --machine` and run only with one.  A `per_file` rule's hits depend on the file alone
+    (its text, path and kind), not on which of the file's environments a target is: the engine
+    runs it once per file, not once per environment of a pixi.lock.  A `raw_text` rule reads only
+    the raw text: it runs even when the model could not be built (a duplicated YAML key)."""
 
     name: str
     severity: str
@@ -88,6 +91,8 @@ class Rule:
     fixable: bool = False
     fix_summary: str = ""
     needs_machine: bool = False
+    per_file: bool = False
+    raw_text: bool = False
 
 
 def rule(name: str, **fields: Any) -> Callable:
@@ -255,21 +260,6 @@ def suppressions(line_text: str) -> frozenset[str] | None:
     if names is None:
         return frozenset()
     return frozenset(n.strip() for n in names.split(",") if n.strip())
-
-
-def file_rule(fn: Callable) -> Callable:
-    """Mark a rule whose hits depend on the file alone (its text, path and kind), not on which of
-    the file's environments a target is: the engine runs it once per file, not once per
-    environment of a pixi.lock."""
-    fn.__dict__["per_file"] = True  # the engine reads it back with getattr
-    return fn
-
-
-def raw_text_rule(fn: Callable) -> Callable:
-    """Mark a rule function as reading only the raw text: it runs even when the model could not be
-    built (a duplicated YAML key)."""
-    fn.__dict__["raw_text"] = True  # the engine reads it back with getattr
-    return fn
 
 
 def summarize(findings: Iterable[Finding]) -> dict[str, int]:

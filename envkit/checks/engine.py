@@ -62,9 +62,9 @@ def run_checks(
         for r in active:
             if target.kind not in r.applies_to:
                 continue
-            if target.parse_error is not None and not getattr(r.fn, "raw_text", False):
+            if target.parse_error is not None and not r.raw_text:
                 continue
-            if getattr(r.fn, "per_file", False) and target.text is not None:
+            if r.per_file and target.text is not None:
                 if (r.name, id(target.text)) in ran:
                     continue
                 ran.add((r.name, id(target.text)))
