@@ -60,13 +60,9 @@ def discover_tree(directory: str | os.PathLike[str]) -> list[str]:
 def git_ignored(directory: str | os.PathLike[str]) -> frozenset[str]:
     """The real paths of the files and folders below `directory` that git ignores, as git itself
     lists them (`git ls-files --others --ignored --exclude-standard --directory`); empty outside a
-    git work tree or without git."""
-    import shutil
-
+    git work tree or without git (`_proc.run` raises EnvkitError for a git it cannot start)."""
     from envkit import _proc
 
-    if shutil.which("git") is None:
-        return frozenset()
     argv = ["git", "-C", os.fspath(directory), "ls-files", "-z", "--others", "--ignored"]
     argv += ["--exclude-standard", "--directory"]
     try:
