@@ -10,7 +10,8 @@ import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, NamedTuple
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.config import Config
@@ -71,7 +72,10 @@ class Rule:
     without the problem (both checked by the test suite); rules that need a live environment
     describe their example in words (`example_kind="text"`).  `order` places the rule in the
     listing (`--list-rules`, docs/rules.md, SARIF); `needs_machine` rules judge a target against
-    `check --machine` and run only with one."""
+    `check --machine` and run only with one.  A `per_file` rule's hits depend on the file alone
+    (its text, path and kind), not on which of the file's environments a target is: the engine
+    runs it once per file, not once per environment of a pixi.lock.  A `raw_text` rule reads only
+    the raw text: it runs even when the model could not be built (a duplicated YAML key)."""
 
     name: str
     severity: str
@@ -87,48 +91,22 @@ class Rule:
     fixable: bool = False
     fix_summary: str = ""
     needs_machine: bool = False
+    per_file: bool = False
+    raw_text: bool = False
 
 
-def rule(
-    name: str,
-    *,
-    order: int,
-    severity: str,
-    summary: str,
-    description: str,
-    example: str,
-    example_fixed: str,
-    applies_to: tuple[str, ...] = ("spec", "lock", "live"),
-    example_file: str = "environment.yml",
-    example_kind: str = "file",
-    fixable: bool = False,
-    fix_summary: str = "",
-    needs_machine: bool = False,
-) -> Callable:
-    """Decorator describing `fn(target, ctx) -> Iterable[Hit]` as rule `name`: it attaches the
-    Rule to `fn.envkit_rule`; envkit.checks.registry imports the rule modules and collects them.
-    `order` places the rule in the listing; `needs_machine` runs it only with `check --machine`."""
-    if severity not in SEVERITIES:
-        raise ValueError(f"bad severity {severity!r}")
+def rule(name: str, **fields: Any) -> Callable:
+    """Decorator describing `fn(target, ctx) -> Iterable[Hit]` as rule `name`, with the other
+    fields of Rule as keywords: it attaches the Rule to `fn.envkit_rule`; envkit.checks.registry
+    imports the rule modules and collects them."""
+    if fields["severity"] not in SEVERITIES:
+        raise ValueError(f"bad severity {fields['severity']!r}")
+    for key in ("description", "example", "example_fixed"):
+        fields[key] = _dedent(fields[key])
 
     def wrap(fn: Callable) -> Callable:
         # a function attribute, which the registry reads back with getattr
-        fn.__dict__["envkit_rule"] = Rule(
-            name=name,
-            severity=severity,
-            order=order,
-            summary=summary,
-            description=_dedent(description),
-            example=_dedent(example),
-            example_fixed=_dedent(example_fixed),
-            fn=fn,
-            applies_to=applies_to,
-            example_file=example_file,
-            example_kind=example_kind,
-            fixable=fixable,
-            fix_summary=fix_summary,
-            needs_machine=needs_machine,
-        )
+        fn.__dict__["envkit_rule"] = Rule(name=name, fn=fn, **fields)
         return fn
 
     return wrap
@@ -176,10 +154,6 @@ class Target:
     spec: Target | None = None
     cache: dict = field(default_factory=dict, repr=False)
     _lines: list[str] | None = field(default=None, repr=False)
-    _yaml: object = field(default=None, repr=False)
-    _yaml_done: bool = field(default=False, repr=False)
-    _view: Resolved | None = field(default=None, repr=False)
-    _view_done: bool = field(default=False, repr=False)
 
     @property
     def lines(self) -> list[str]:
@@ -204,35 +178,30 @@ class Target:
                 return n
         return None
 
-    @property
+    @cached_property
     def yaml(self):
         """The file's YAML tree (YamlMap) for a YAML spec; None for other targets or non-YAML text.
 
         Only specs are parsed a second time (they are small); locks never are."""
-        if not self._yaml_done:
-            self._yaml_done = True
-            if self.kind == "spec" and self.text is not None and self.parse_error is None:
-                from envkit.errors import ParseError
-                from envkit.formats._yaml import load
+        if self.kind != "spec" or self.text is None or self.parse_error is not None:
+            return None
+        from envkit.errors import ParseError
+        from envkit.formats._yaml import load
 
-                try:
-                    data = load(self.text, filename=self.path)
-                except ParseError:
-                    data = None
-                self._yaml = data if isinstance(data, dict) else None
-        return self._yaml
+        try:
+            data = load(self.text, filename=self.path)
+        except ParseError:
+            return None
+        return data if isinstance(data, dict) else None
 
-    @property
+    @cached_property
     def view(self) -> Resolved | None:
         """The target's resolved view (a lock, a live environment, a `conda env export`: its
         packages per platform), or None for a loose spec and a file that did not parse.  Rules
         about packages branch once: this, or `loose`."""
-        if not self._view_done:
-            from envkit.model import resolved_view
+        from envkit.model import resolved_view
 
-            self._view_done = True
-            self._view = resolved_view(self.model)
-        return self._view
+        return resolved_view(self.model)
 
     @property
     def loose(self) -> EnvSpec | None:
@@ -264,11 +233,13 @@ class Target:
 
 @dataclass
 class Context:
-    """What rules may consult besides their target: the configuration, and the MachineProfile the
-    machine-* rules judge against (None: they find nothing)."""
+    """What rules may consult besides their target: the configuration, the MachineProfile the
+    machine-* rules judge against (None: they find nothing), and `cache`, results made once per
+    run for every target."""
 
     config: Config
     machine: MachineProfile | None = None
+    cache: dict = field(default_factory=dict, repr=False)
 
 
 # --------------------------------------------------------------------------------------------
@@ -289,21 +260,6 @@ def suppressions(line_text: str) -> frozenset[str] | None:
     if names is None:
         return frozenset()
     return frozenset(n.strip() for n in names.split(",") if n.strip())
-
-
-def file_rule(fn: Callable) -> Callable:
-    """Mark a rule whose hits depend on the file alone (its text, path and kind), not on which of
-    the file's environments a target is: the engine runs it once per file, not once per
-    environment of a pixi.lock."""
-    fn.__dict__["per_file"] = True  # the engine reads it back with getattr
-    return fn
-
-
-def raw_text_rule(fn: Callable) -> Callable:
-    """Mark a rule function as reading only the raw text: it runs even when the model could not be
-    built (a duplicated YAML key)."""
-    fn.__dict__["raw_text"] = True  # the engine reads it back with getattr
-    return fn
 
 
 def summarize(findings: Iterable[Finding]) -> dict[str, int]:

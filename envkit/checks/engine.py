@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from envkit.checks.core import _SUPPRESS, Context, Finding, Hit, Target, suppressions
+from envkit.checks.core import _SUPPRESS, Context, Finding, Target, suppressions
 from envkit.checks.registry import all_rules, known_hint
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -45,6 +45,8 @@ def run_checks(
     the machine-* rules judge the targets against (`check --machine`); without one they find
     nothing.  Raises UsageError for an unknown rule in an inline suppression.
     """
+    from envkit.checks.fix import can_fix
+
     targets = list(targets)
     ctx = Context(config=config, machine=machine)
     active = _active_rules(targets, config, machine)
@@ -60,9 +62,9 @@ def run_checks(
         for r in active:
             if target.kind not in r.applies_to:
                 continue
-            if target.parse_error is not None and not getattr(r.fn, "raw_text", False):
+            if target.parse_error is not None and not r.raw_text:
                 continue
-            if getattr(r.fn, "per_file", False) and target.text is not None:
+            if r.per_file and target.text is not None:
                 if (r.name, id(target.text)) in ran:
                     continue
                 ran.add((r.name, id(target.text)))
@@ -82,7 +84,7 @@ def run_checks(
                     line=hit.line,
                     message=hit.message,
                     packages=tuple(dict.fromkeys(hit.packages)),
-                    fixable=r.fixable and _fixable_hit(r.name, target, hit),
+                    fixable=r.fixable and can_fix(r.name, target, hit),
                 )
                 out.append(((index, hit.line or 0, r.name, hit.rank, hit.message), f))
     return _once(out)
@@ -113,9 +115,3 @@ def _active_rules(targets: list[Target], config: Config, machine: MachineProfile
         and kinds.intersection(r.applies_to)
         and (machine is not None or not r.needs_machine)
     ]
-
-
-def _fixable_hit(rule_name: str, target: Target, hit: Hit) -> bool:
-    from envkit.checks.fix import can_fix
-
-    return can_fix(rule_name, target, hit)

@@ -12,7 +12,6 @@ nothing here touches the network.
 from __future__ import annotations
 
 import os
-import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -63,20 +62,14 @@ def configured_db(config: Config) -> str | None:
     return audit_config(config)[2]
 
 
-#: the setup of the last check run: (a weak reference to its Context, the setup)
-_LAST: list = []
-
-
 def _setup(ctx: Context) -> AuditSetup:
     """The audit setup of this check run, made once (the index is opened once for every target)."""
-    if _LAST and _LAST[0]() is ctx:
-        return _LAST[1]
-    from envkit.audit.index import open_index
+    if "audit" not in ctx.cache:
+        from envkit.audit.index import open_index
 
-    config, has_table, db = audit_config(ctx.config)
-    setup = AuditSetup(config, db, open_index(db) if db else None, has_table)
-    _LAST[:] = [weakref.ref(ctx), setup]
-    return setup
+        config, has_table, db = audit_config(ctx.config)
+        ctx.cache["audit"] = AuditSetup(config, db, open_index(db) if db else None, has_table)
+    return ctx.cache["audit"]
 
 
 def _result(target: Target, ctx: Context) -> AuditResult | None:

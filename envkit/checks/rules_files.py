@@ -7,7 +7,7 @@ import os
 import re
 from collections.abc import Iterator
 
-from envkit.checks.core import Context, Hit, Target, file_rule, rule
+from envkit.checks.core import Context, Hit, Target, rule
 
 _CONTINUUM = r"(?:https?://)?repo\.continuum\.io(?:/[^\s'\"#]*)?"
 
@@ -39,8 +39,8 @@ _CONTINUUM = r"(?:https?://)?repo\.continuum\.io(?:/[^\s'\"#]*)?"
         dependencies:
           - python=3.11
         """,
+    per_file=True,
 )
-@file_rule
 def legacy_url(target: Target, ctx: Context) -> Iterator[Hit]:
     view = target.view
     if view is not None and not target.text:  # a live environment: its packages' URLs
@@ -207,8 +207,8 @@ def _holds_number(text: str) -> bool:
           PYTHON_VERSION: '3.10'
         """,
     applies_to=("spec", "lock"),
+    per_file=True,
 )
-@file_rule
 def yaml_number(target: Target, ctx: Context) -> Iterator[Hit]:
     text = target.text
     if not text or not _holds_number(text) or not _is_yaml(target):

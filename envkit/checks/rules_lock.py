@@ -7,7 +7,7 @@ import os
 from collections.abc import Iterator
 
 from envkit._text import plural
-from envkit.checks.core import Context, Hit, Target, raw_text_rule, rule
+from envkit.checks.core import Context, Hit, Target, rule
 from envkit.model import LiveEnv, Lock, pep503
 
 
@@ -357,8 +357,8 @@ def _downloadable(p) -> bool:
           - numpy
         """,
     applies_to=("spec", "lock"),
+    raw_text=True,
 )
-@raw_text_rule
 def duplicate_key(target: Target, ctx: Context) -> Iterator[Hit]:
     err = target.parse_error
     if err is None:

@@ -129,19 +129,15 @@ def lock_python_mismatch(target: Target, ctx: Context) -> Iterator[Hit]:
 
 
 def _python_of(target: Target) -> str | None:
-    """The Python version a spec pins (`python=3.11`, `python==3.11.8`) or a lock locks."""
+    """The Python version a spec pins (`python=3.11`, `python==3.11.8`).  A lock's `spec` target
+    is always a spec (envkit.checks.targets.pair and the manifest and compiled pairings): read as
+    an EnvSpec, or unread (a duplicated key), never a lock."""
     model = target.env_file
-    if model is not None:
-        for d in model.conda:
-            if d.name == "python" and d.version:
-                m = re.match(r"^(?:==)?(\d+\.\d+(?:\.\d+)?)(?:\.\*|\*)?$", d.version)
-                if m:
-                    return m.group(1)
-        return None
-    if target.view is not None:
-        for p in target.view.all_packages:
-            if p.manager == "conda" and p.name == "python":
-                return p.version
+    for d in model.conda if model is not None else ():
+        if d.name == "python" and d.version:
+            m = re.match(r"^(?:==)?(\d+\.\d+(?:\.\d+)?)(?:\.\*|\*)?$", d.version)
+            if m:
+                return m.group(1)
     return None
 
 

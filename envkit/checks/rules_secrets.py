@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterator
 
 from envkit.checks._helpers import first_of
-from envkit.checks.core import Context, Hit, Target, file_rule, raw_text_rule, rule
+from envkit.checks.core import Context, Hit, Target, rule
 from envkit.secrets import find_all_secrets, secret_lines, secret_variables
 from envkit.textscan import candidate_lines
 
@@ -117,9 +117,9 @@ def _variable_hits(target: Target) -> Iterator[Hit]:
     applies_to=("spec", "lock"),
     fixable=True,
     fix_summary="replaces the credential with a placeholder",
+    raw_text=True,
+    per_file=True,
 )
-@raw_text_rule
-@file_rule
 def leaked_secret(target: Target, ctx: Context) -> Iterator[Hit]:
     text = target.text
     if not text:
@@ -194,9 +194,9 @@ _HOME_GUARD = ("/home/", "/Users/", "Users\\")
     applies_to=("spec", "lock"),
     fixable=True,
     fix_summary="removes the `prefix:` line",
+    raw_text=True,
+    per_file=True,
 )
-@raw_text_rule
-@file_rule
 def leaked_prefix(target: Target, ctx: Context) -> Iterator[Hit]:
     text = target.text
     if not text:

@@ -60,13 +60,9 @@ def discover_tree(directory: str | os.PathLike[str]) -> list[str]:
 def git_ignored(directory: str | os.PathLike[str]) -> frozenset[str]:
     """The real paths of the files and folders below `directory` that git ignores, as git itself
     lists them (`git ls-files --others --ignored --exclude-standard --directory`); empty outside a
-    git work tree or without git."""
-    import shutil
-
+    git work tree or without git (`_proc.run` raises EnvkitError for a git it cannot start)."""
     from envkit import _proc
 
-    if shutil.which("git") is None:
-        return frozenset()
     argv = ["git", "-C", os.fspath(directory), "ls-files", "-z", "--others", "--ignored"]
     argv += ["--exclude-standard", "--directory"]
     try:
@@ -114,12 +110,12 @@ def targets_from_text(text: str, path: str, *, format: str | None = None) -> lis
         if fmt == "env":
             from envkit.formats.envyml import read_env
 
-            models = [read_env(text[1:] if text.startswith("\ufeff") else text, path, errors=entry_errors)]
+            models = [read_env(text.removeprefix("\ufeff"), path, errors=entry_errors)]
         elif fmt == "pixi":
             from envkit.formats.pixilock import read_pixi_environments
 
             # one parse for every environment: a workspace's lock holds dozens
-            envs = read_pixi_environments(text[1:] if text.startswith("\ufeff") else text, path)
+            envs = read_pixi_environments(text.removeprefix("\ufeff"), path)
             models = list(envs.values()) or [formats.read_text(text, filename=path, format=fmt)]
         else:
             models = [formats.read_text(text, filename=path, format=fmt)]
@@ -192,7 +188,6 @@ def load_targets(
     text `stdin`; see `load_file`); raises UsageError when `-` is given more than once.  With
     `errors` given, a path that cannot be read is left out and its EnvkitError appended there
     (`check a.yml README.md b.yml` checks the other two), as linters do."""
-    from envkit.errors import EnvkitError
     from envkit.stdin import check_stdin_once
 
     check_stdin_once(list(paths) + [lock])
