@@ -156,11 +156,12 @@ def parse_exclude_newer(
 
 def read_exclude_newer(custom: Mapping[str, object]) -> ExcludeNewer | None:
     """The cutoff a lock recorded (its custom_metadata mapping), or None when it records none."""
-    text = custom.get(EXCLUDE_NEWER_KEY)
-    if not isinstance(text, str):
+    from envkit.lock.metadata import recorded_json
+
+    doc = recorded_json(custom, EXCLUDE_NEWER_KEY)
+    if doc is None:
         return None
     try:
-        doc = json.loads(text)
         default = doc.get("default")
         return ExcludeNewer(
             default=parse_when(default) if default else None,
