@@ -120,9 +120,7 @@ class ExcludeNewer:
         return out
 
 
-def parse_exclude_newer(
-    default: str | None, overrides: Iterable[str] = (), *, now: dt.datetime | None = None
-) -> ExcludeNewer:
+def parse_exclude_newer(default: str | None, overrides: Iterable[str] = ()) -> ExcludeNewer:
     """The cutoffs of `--exclude-newer DEFAULT` and `--exclude-newer-package` OVERRIDES
     (`NAME=DATE` for a package, `CHANNEL::=DATE` for every package of a channel).
 
@@ -137,7 +135,7 @@ def parse_exclude_newer(
                 f"exclude-newer override {text!r}: expected NAME=DATE or CHANNEL::=DATE",
                 hint="e.g. numpy=2024-06-01 or conda-forge::=2024-06-01",
             )
-        when = parse_when(value, now=now, what=f"exclude-newer override {text!r}:")
+        when = parse_when(value, what=f"exclude-newer override {text!r}:")
         if key.endswith("::"):
             channels[key[:-2]] = when
         elif "::" in key:
@@ -148,7 +146,7 @@ def parse_exclude_newer(
         else:
             packages[key.lower()] = when
     return ExcludeNewer(
-        default=parse_when(default, now=now) if default else None,
+        default=parse_when(default) if default else None,
         packages=tuple(sorted(packages.items())),
         channels=tuple(channels.items()),
     )
