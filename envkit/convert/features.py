@@ -194,11 +194,6 @@ def losses_of(
     platforms not, when some were `left_out` on purpose), what the writer `dropped` (name, why),
     and the known gaps of (`source_format`, `target`) that concern its packages."""
     have = features_of(lock)
-    if target == "pylock" and "pip-no-version" in have:  # a source tree is written without one
-        keep = [p.name for p in lock.packages if p.manager == "pip" and not p.version and not source_tree(p)]
-        have["pip-no-version"] = keep
-        if not keep:
-            del have["pip-no-version"]
     losses = [
         Loss(feature=f, count=len(pk), packages=tuple(dict.fromkeys(pk))[:5])
         if pk or f != "channels"

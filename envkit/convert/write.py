@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from envkit.convert.features import HOLDS, source_tree
+from envkit.convert.features import HOLDS
 from envkit.model import Lock
 
 
@@ -60,7 +60,7 @@ def _writable(lock: Lock, target: str, dropped: list) -> Lock:
         leave_out(
             lambda p: (
                 (p.name, f"no version ({target} needs one for every package)")
-                if p.manager == "pip" and not p.version and not (target == "pylock" and source_tree(p))
+                if p.manager == "pip" and not p.version
                 else None
             )
         )

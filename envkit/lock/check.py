@@ -10,7 +10,6 @@ from envkit.conda.names import pep503
 from envkit.lock.packages import accepts, pip_accepts
 from envkit.lock.pip import marker_holds
 from envkit.lock.staleness import Staleness, file_text, lock_staleness
-from envkit.lock.virtual import VirtualPackage
 from envkit.model import CondaDep, EnvSpec, Lock, LockedPackage, PipDep
 
 
@@ -99,12 +98,11 @@ def check_lock(
     spec_path: str | None = None,
     lock_text: str | None = None,
     staleness: Sequence[Staleness] | None = None,
-    virtual_packages: Sequence[VirtualPackage] = (),
 ) -> list[LockProblem]:
     """The problems that make `lock` unfit for `spec` (empty when it fits), in a stable order.
 
     For each locked platform (or `platforms`): the content hash must not be stale
-    (`lock_staleness(spec, lock, spec_path, lock_text=..., virtual_packages=...)`, or the verdicts
+    (`lock_staleness(spec, lock, spec_path, lock_text=...)`, or the verdicts
     given as `staleness`; a "not-comparable" hash is no problem); every conda entry of the spec
     must be matched (conda match semantics: version, build, build number, channel) by the locked
     conda package of that name; every pip requirement whose marker applies to the platform must be
@@ -130,9 +128,7 @@ def check_lock(
                 )
             )
     if staleness is None:
-        staleness = lock_staleness(
-            spec, lock, spec_path, lock_text=lock_text, platforms=plats, virtual_packages=virtual_packages
-        )
+        staleness = lock_staleness(spec, lock, spec_path, lock_text=lock_text, platforms=plats)
     verdicts = {s.platform: s for s in staleness}
     text = file_text(spec.source)
     for platform in plats:

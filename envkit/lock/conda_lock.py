@@ -17,22 +17,6 @@ from envkit.lock.virtual import VirtualPackage, virtual_packages_for
 from envkit.model import EnvSpec, Lock
 
 
-def find_conda_executable() -> str | None:
-    """A conda-compatible executable for conda-lock: CONDA_EXE, MAMBA_EXE, then conda, mamba,
-    micromamba on PATH.  None when there is none."""
-    from shutil import which
-
-    for var in ("CONDA_EXE", "MAMBA_EXE"):
-        exe = os.environ.get(var)
-        if exe and os.path.isfile(exe) and os.access(exe, os.X_OK):
-            return exe
-    for name in ("conda", "mamba", "micromamba"):
-        found = which(name, path=os.environ.get("PATH"))
-        if found:
-            return found
-    return None
-
-
 def virtual_package_spec_yaml(platforms: Sequence[str], virtual_packages: Sequence[VirtualPackage]) -> str:
     """conda-lock's `--virtual-package-spec` file for these platforms and settings."""
     from envkit.formats._yaml import scalar
@@ -85,7 +69,9 @@ def _conda_lock_exe(spec: EnvSpec) -> str:
             hint="the default solver ({}) hands pip options to pip itself",
             remedy=Remedy(option="solver", value="rattler"),
         )
-    exe = find_conda_executable()
+    from envkit.backends.condacli import find_executable
+
+    exe = find_executable(None, required=False)
     if exe is None:
         raise BackendError(
             "--solver conda-lock needs a conda executable, and none was found "
@@ -109,7 +95,7 @@ def solve_with_conda_lock(
     """
     if not spec.source:
         raise UsageError("--solver conda-lock needs the spec as a file (-f)")
-    plats = check_platforms(platforms or spec.platforms, spec)
+    plats = check_platforms(platforms or spec.platforms)
     exe = _conda_lock_exe(spec)
     from dataclasses import replace
 

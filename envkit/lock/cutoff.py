@@ -120,9 +120,7 @@ class ExcludeNewer:
         return out
 
 
-def parse_exclude_newer(
-    default: str | None, overrides: Iterable[str] = (), *, now: dt.datetime | None = None
-) -> ExcludeNewer:
+def parse_exclude_newer(default: str | None, overrides: Iterable[str] = ()) -> ExcludeNewer:
     """The cutoffs of `--exclude-newer DEFAULT` and `--exclude-newer-package` OVERRIDES
     (`NAME=DATE` for a package, `CHANNEL::=DATE` for every package of a channel).
 
@@ -137,7 +135,7 @@ def parse_exclude_newer(
                 f"exclude-newer override {text!r}: expected NAME=DATE or CHANNEL::=DATE",
                 hint="e.g. numpy=2024-06-01 or conda-forge::=2024-06-01",
             )
-        when = parse_when(value, now=now, what=f"exclude-newer override {text!r}:")
+        when = parse_when(value, what=f"exclude-newer override {text!r}:")
         if key.endswith("::"):
             channels[key[:-2]] = when
         elif "::" in key:
@@ -148,7 +146,7 @@ def parse_exclude_newer(
         else:
             packages[key.lower()] = when
     return ExcludeNewer(
-        default=parse_when(default, now=now) if default else None,
+        default=parse_when(default) if default else None,
         packages=tuple(sorted(packages.items())),
         channels=tuple(channels.items()),
     )
@@ -156,11 +154,12 @@ def parse_exclude_newer(
 
 def read_exclude_newer(custom: Mapping[str, object]) -> ExcludeNewer | None:
     """The cutoff a lock recorded (its custom_metadata mapping), or None when it records none."""
-    text = custom.get(EXCLUDE_NEWER_KEY)
-    if not isinstance(text, str):
+    from envkit.lock.metadata import recorded_json
+
+    doc = recorded_json(custom, EXCLUDE_NEWER_KEY)
+    if doc is None:
         return None
     try:
-        doc = json.loads(text)
         default = doc.get("default")
         return ExcludeNewer(
             default=parse_when(default) if default else None,

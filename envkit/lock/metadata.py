@@ -4,6 +4,7 @@ over conda); the writer, `lock_metadata`, and its keys are in `envkit.backends.l
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 
 from envkit.backends.lock_metadata import OVER_CONDA_KEY, VARIABLES_KEY
 from envkit.conda.names import pep503
@@ -27,13 +28,18 @@ def lock_over_conda(lock: Lock) -> tuple[str, ...]:
 def lock_variables(lock: Lock) -> tuple[tuple[str, str], ...]:
     """The environment variables recorded in `lock` (VARIABLES_KEY), in order; () when none.
     Secret values are `<TOKEN>` there (they were redacted when locked)."""
-    text = custom_metadata(lock).get(VARIABLES_KEY)
-    if not isinstance(text, str):
-        return ()
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return ()
-    if not isinstance(data, dict):
-        return ()
+    data = recorded_json(custom_metadata(lock), VARIABLES_KEY) or {}
     return tuple((str(k), str(v)) for k, v in data.items())
+
+
+def recorded_json(custom: Mapping[str, object], key: str) -> dict | None:
+    """The JSON object recorded as text under `key` of a lock's custom_metadata mapping `custom`;
+    None when there is none (or an unreadable one)."""
+    text = custom.get(key)
+    if not isinstance(text, str):
+        return None
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        return None
+    return doc if isinstance(doc, dict) else None

@@ -168,9 +168,6 @@ def lock_pip(
     re-lock keeps the previous versions that way.  Raises BackendError when pip fails or cannot
     resolve.
     """
-    entries = list(spec.pip)
-    if not any(p.kind != "option" for p in entries):
-        return ()
     workdir = os.path.dirname(os.path.abspath(spec.source)) if spec.source else os.getcwd()
     check_own_pip()
     from envkit._proc import run
@@ -178,7 +175,7 @@ def lock_pip(
     with tempfile.TemporaryDirectory(prefix="envkit-pip-") as tmp:
         req = os.path.join(tmp, "requirements.txt")
         report = os.path.join(tmp, "report.json")
-        text = pip_requirements_text(entries)
+        text = pip_requirements_text(spec.pip)
         if constraints:
             cons = os.path.join(tmp, "constraints.txt")
             Path(cons).write_text("".join(f"{c}\n" for c in constraints), encoding="utf-8")

@@ -122,16 +122,11 @@ def index_record(locked: Iterable, options: Sequence[str]) -> dict[str, str]:
 
 def recorded_indexes(custom: Mapping) -> dict[str, str]:
     """The `envkit.pip_index` record of a lock's custom_metadata (name -> index), {} when absent."""
-    import json
+    from envkit.lock.metadata import recorded_json
 
     raw = custom.get(INDEX_KEY)
-    if not raw:
-        return {}
-    try:
-        data = json.loads(raw) if isinstance(raw, str) else raw
-    except ValueError:
-        return {}
-    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+    data = raw if isinstance(raw, dict) else recorded_json(custom, INDEX_KEY)
+    return {str(k): str(v) for k, v in data.items()} if data else {}
 
 
 #: The custom_metadata key a lock records each pip artifact's index under (JSON: name -> index URL).

@@ -10,6 +10,7 @@ on it and `pixi lock` prunes it.  Unlike `pixi lock --check`, a lock missing an 
 
 from __future__ import annotations
 
+from envkit.conda.channels import ANACONDA_ORG
 from envkit.conda.names import pep503
 from envkit.formats._manifest import Entry, conda_dep
 from envkit.formats.pixitoml import PixiManifest, read_manifest
@@ -17,12 +18,10 @@ from envkit.lock.changes import Change, stale
 from envkit.lock.packages import accepts, pip_accepts
 from envkit.model import Lock
 
-_ANACONDA = "https://conda.anaconda.org/"
-
 
 def channel_url(name: str) -> str:
     """A channel as pixi.lock records it: its URL, without the trailing slash."""
-    return (name if "://" in name else _ANACONDA + name).rstrip("/")
+    return (name if "://" in name else f"{ANACONDA_ORG}/{name}").rstrip("/")
 
 
 def pixi_changes(

@@ -32,10 +32,6 @@ _RECORD_START = re.compile(rf"^{RECORD_KEY}:[ \t]*$", re.M)
 _ENV_PACKAGES = re.compile(r"^    packages:", re.M)
 
 
-def _comment(text: str) -> str:
-    return "".join(f"# {line}".rstrip() + "\n" for line in text.splitlines())
-
-
 def write_pixi(lock: Lock, target: str = "pixi", *, header: str | None = None) -> str:
     """The pixi.lock text (`target` "pixi": version 6, "pixi-v7": version 7) of the solved `lock`:
     the registry writer's text with the header comment, `options: exclude-newer` and the `envkit:`
@@ -44,7 +40,7 @@ def write_pixi(lock: Lock, target: str = "pixi", *, header: str | None = None) -
     Raises UsageError when a package cannot be held by a pixi.lock (see envkit.formats.write_text)."""
     from envkit.errors import UsageError
     from envkit.formats import write_text
-    from envkit.formats._util import yscalar
+    from envkit.formats._util import comment_block, yscalar
     from envkit.formats.condalock import custom_metadata
     from envkit.lock.cutoff import iso, read_exclude_newer
 
@@ -68,7 +64,7 @@ def write_pixi(lock: Lock, target: str = "pixi", *, header: str | None = None) -
         record.append("  custom_metadata:")
         for k, v in custom.items():
             record.append(f"    {yscalar(k)}: {yscalar(v if isinstance(v, str) else json.dumps(v))}")
-    text = (_comment(header) if header else "") + body
+    text = (comment_block(header) if header else "") + body
     return text + "\n".join(record) + "\n" if len(record) > 1 else text
 
 

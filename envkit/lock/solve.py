@@ -288,7 +288,7 @@ def relock_spec(
     `cutoffs` solve as the channels were then (`envkit.lock.cutoff`), and are recorded in the lock.
     Raises SolveError when a platform cannot be solved, UsageError for an unknown platform or
     channel priority, BackendError when pip fails."""
-    plats = check_platforms(platforms or spec.platforms, spec)
+    plats = check_platforms(platforms or spec.platforms)
     say = progress or (lambda _m: None)
     say(f"solving {', '.join(plats)} with py-rattler (fetching the channels' repodata)")
     solved = _solve_many(
@@ -412,7 +412,7 @@ def _require_named_index(spec: EnvSpec, platform: str, pip: Sequence[LockedPacka
     )
 
 
-def check_platforms(platforms: Sequence[str], spec: EnvSpec) -> tuple[str, ...]:
+def check_platforms(platforms: Sequence[str]) -> tuple[str, ...]:
     from envkit.conda.channels import KNOWN_SUBDIRS
 
     if not platforms:

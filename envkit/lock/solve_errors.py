@@ -50,8 +50,6 @@ def solve_failure(
     name = type(exc).__name__
     text = str(exc).strip()
     where = Where(file=source)
-    if isinstance(exc, SolveError):
-        return exc
     if name in ("SolverError", "UnsolvableError"):
         return _unsolvable(text, platform, source, virtual, spec, cutoffs, excluded)
     if name in _INPUT:

@@ -71,14 +71,9 @@ class SpecChange:
 
 def recorded_spec(custom: Mapping[str, object]) -> dict | None:
     """The spec record of a lock's custom_metadata, or None when it has none (or an unreadable one)."""
-    text = custom.get(SPEC_KEY)
-    if not isinstance(text, str):
-        return None
-    try:
-        doc = json.loads(text)
-    except ValueError:
-        return None
-    return doc if isinstance(doc, dict) else None
+    from envkit.lock.metadata import recorded_json
+
+    return recorded_json(custom, SPEC_KEY)
 
 
 def spec_changes(recorded: Mapping, spec: EnvSpec, lock_channels: Sequence[str]) -> list[SpecChange]:
