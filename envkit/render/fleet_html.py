@@ -111,7 +111,7 @@ def _outlier(title: str, g, base: str) -> list[str]:
 
     e = escape
     anchor = title.replace(" ", "-")
-    out = [f'<h2 id="{anchor}">{e(title[0].upper() + title[1:])}: <code>{e(fold(g.members))}</code></h2>']
+    out = [f'<h2 id="{anchor}">{e(title.capitalize())}: <code>{e(fold(g.members))}</code></h2>']
     if g.machine_differs:
         out.append("<ul>")
         out += [f"<li>machine: <b>{e(lbl)}</b> {e(a)} → {e(b)}</li>" for lbl, a, b in g.machine_differs]

@@ -31,9 +31,7 @@ def render_fleet_text(r: FleetReport, *, width: int = 100) -> str:
     for i, g in enumerate(r.groups):
         out.append("")
         title = group_name(r, i)
-        out.append(
-            f"{title[0].upper()}{title[1:]} ({plural(len(g.members), 'host')}): {_wrap_hosts(g, width)}"
-        )
+        out.append(f"{title.capitalize()} ({plural(len(g.members), 'host')}): {_wrap_hosts(g, width)}")
         out.append(f"  env {g.env.digest}  {g.env.summary()}")
         if g.machine is not None:
             out.append(f"  machine {g.machine.digest}  {g.machine.summary()}")
