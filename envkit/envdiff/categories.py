@@ -9,9 +9,6 @@ from collections.abc import Iterable
 from envkit.conda.buildstr import decode
 from envkit.model import LockedPackage
 
-_PYTHON = frozenset({"python"})
-
-
 _TORCH = frozenset(
     {
         "pytorch",
@@ -65,12 +62,6 @@ _CUDA_LIBS = frozenset(
         "magma",
     }
 )
-
-
-_CUDNN = frozenset({"cudnn"})
-
-
-_NCCL = frozenset({"nccl"})
 
 
 _BLAS = frozenset(
@@ -245,13 +236,13 @@ _PLATFORM_ONLY_RE = re.compile(
 def category_of(name: str) -> str | None:
     """The "likely to matter" category of a package name (conda or pip), or None."""
     n = name.lower()
-    if n in _PYTHON:
+    if n == "python":
         return "python"
     if n in _TORCH:
         return "torch"
-    if n in _CUDNN or n.startswith("nvidia-cudnn-"):
+    if n == "cudnn" or n.startswith("nvidia-cudnn-"):
         return "cudnn"
-    if n in _NCCL or n.startswith("nvidia-nccl-"):
+    if n == "nccl" or n.startswith("nvidia-nccl-"):
         return "nccl"
     if n in _CUDA_CORE or n in _CUDA_LIBS or n.startswith("cuda-") or n.startswith("nvidia-"):
         return "cuda"

@@ -8,7 +8,7 @@ from envkit.conda.buildstr import decode
 from envkit.envdiff.categories import blas_of
 from envkit.envdiff.keys import _pep503
 from envkit.envdiff.records import NOT_RECORDED
-from envkit.envdiff.sides import _Side
+from envkit.envdiff.sides import _Side, spec_of
 from envkit.envdiff.versions import _major_minor, _split_local
 from envkit.model import LockedPackage
 
@@ -85,7 +85,7 @@ def _name_index(packages: tuple[LockedPackage, ...]) -> dict:
 
 def _python_of(side: _Side) -> str | None:
     if not side.info.concrete:
-        dep = side.spec.conda_by_name().get("python") if side.spec else None
+        dep = spec_of(side).conda_by_name().get("python")
         return dep.spec() if dep else None
     p = _find(side, ("python",), "conda")
     return p.version if p else side.python_version
@@ -93,12 +93,11 @@ def _python_of(side: _Side) -> str | None:
 
 def _torch_of(side: _Side) -> str | None:
     if not side.info.concrete:
-        if side.spec is None:
-            return None
-        dep = side.spec.conda_by_name().get("pytorch")
+        spec = spec_of(side)
+        dep = spec.conda_by_name().get("pytorch")
         if dep:
             return dep.spec()
-        for p in side.spec.pip:
+        for p in spec.pip:
             if p.key == "torch":
                 return p.text
         return None

@@ -21,18 +21,15 @@ def _classify(
     source: _SourceChange | None = None,
 ) -> Change:
     cat = category_of(name)
-    if cat is None:
-        other = b if a is not None and b is not None and b.name != name else None
-        if other is not None:
-            cat = category_of(other.name)
+    if cat is None and a is not None and b is not None and b.name != name:
+        cat = category_of(b.name)
     if cat:
         tags.append(cat)
-    side_label = "B" if a is None else "A"
     if source is not None and kind in ("rebuilt", "source"):
         # a pip package's source changed, its version did not (a new commit is like a rebuild)
         impact, reason = source.impact, source.reason
     else:
-        impact, reason = _impact(name, kind, a, b, ia, ib, cat, ctx, side_label)
+        impact, reason = _impact(name, kind, a, b, ia, ib, cat, ctx)
         if source is not None:
             reason = f"{reason}; {source.short}"
             if IMPACTS.index(source.impact) < IMPACTS.index(impact):
@@ -72,14 +69,13 @@ def _impact(
     ib,
     cat: str | None,
     ctx: _Context,
-    side_label: str,
 ) -> tuple[str, str]:
     """(impact, one-line reason) of one change."""
     n = name.lower()
     if kind == "duplicate":
         return (
             "high",
-            f"installed by both conda and pip on {side_label} only: pip's copy shadows "
+            f"installed by both conda and pip on {'B' if a is None else 'A'} only: pip's copy shadows "
             f"conda's and the solver cannot see it",
         )
     if kind == "manager":

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import lru_cache
 
-from envkit.model import LockedPackage
+from envkit.model import LockedPackage, pep503
 
 
 def _chan_names(channels) -> tuple[str, ...]:
@@ -25,11 +25,7 @@ def _key(p: LockedPackage) -> tuple[str, str]:
     return ("conda", p.name.lower())
 
 
-@lru_cache(maxsize=65536)
-def _pep503(name: str) -> str:
-    from envkit.conda.names import pep503
-
-    return pep503(name)
+_pep503 = lru_cache(maxsize=65536)(pep503)
 
 
 def _index(pkgs: Iterable[LockedPackage]) -> dict[tuple[str, str], LockedPackage]:

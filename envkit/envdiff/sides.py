@@ -9,7 +9,7 @@ from envkit.envdiff.categories import blas_of
 from envkit.envdiff.keys import _chan_names, _pep503
 from envkit.envdiff.platforms import _guess_export, platform_family
 from envkit.envdiff.records import EXPORT_JSON_BACKEND, SideInfo
-from envkit.model import EnvSpec, LiveEnv, Lock, LockedPackage, Resolved, loose_spec, resolved_view
+from envkit.model import EnvSpec, LiveEnv, Lock, LockedPackage, loose_spec, resolved_view
 
 
 @dataclass(slots=True)
@@ -70,7 +70,9 @@ def _side(model: EnvSpec | Lock | LiveEnv, platform: str | None, label: str) -> 
         name=lock.environment,
         packages=len(pkgs),
         platform_guessed=guessed,
-        records_pip=records_pip(view),
+        # an explicit file (`conda list --explicit`) cannot hold pip packages, unless it has
+        # conda-lock's `# pip name @ url` lines; every other format can
+        records_pip=lock.kind != "explicit" or any(p.manager == "pip" for p in lock.packages),
     )
     pip_opts = tuple(lock.pip_options) if lock.pip_options or lock.kind != "explicit" else None
     # a format records pip sources when any pip entry has one (`conda env export` writes every
@@ -168,15 +170,6 @@ def _secrets(pairs) -> dict[str, str]:
     from envkit.urls import redact_variable
 
     return {k: v for k, v in pairs if redact_variable(k, v)[1]}
-
-
-def records_pip(model: EnvSpec | Lock | LiveEnv | Resolved) -> bool:
-    """Whether `model`'s format can hold pip packages.  An explicit file (`conda list --explicit`)
-    cannot, unless it has conda-lock's `# pip name @ url` lines; every other format can."""
-    view = resolved_view(model)
-    if view is not None and view.kind == "explicit":
-        return any(p.manager == "pip" for p in view.all_packages)
-    return True
 
 
 class _Context:

@@ -87,23 +87,13 @@ def render_findings(
     findings alone, JSON also the --fail-on threshold)."""
     if fmt == "sarif":
         return render("findings", fmt, findings)
-    if fmt == "json":
-        return render(
-            "findings",
-            fmt,
-            findings,
-            checked=checked,
-            fixed=fixed,
-            fail_on=fail_on,
-            environments=environments,
-        )
-    return render("findings", fmt, findings, checked=checked, fixed=fixed, environments=environments)
+    extra = {"fail_on": fail_on} if fmt == "json" else {}
+    return render("findings", fmt, findings, checked=checked, fixed=fixed, environments=environments, **extra)
 
 
 def render_diff(
     fmt: str, result, *, show_all: bool = False, machines=None, color: bool = False, width: int = 100
 ) -> str:
     """`envkit diff`'s report in `fmt`: the text report also takes colour and the terminal width."""
-    if fmt == "text":
-        return render("diff", fmt, result, color=color, show_all=show_all, width=width, machines=machines)
-    return render("diff", fmt, result, show_all=show_all, machines=machines)
+    extra = {"color": color, "width": width} if fmt == "text" else {}
+    return render("diff", fmt, result, show_all=show_all, machines=machines, **extra)

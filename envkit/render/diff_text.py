@@ -69,13 +69,9 @@ def render_text(
             if not items:
                 continue
             if kind in ("added", "removed"):
-                names = []
-                for c in items:
-                    st = present_state(c)
-                    names.append(
-                        f"{c.name} {st.version}".rstrip() + (" [pip]" if st.manager == "pip" else "")
-                    )
-                out += _wrap(f"  {KIND_TITLES[kind]} ({len(items)}): ", names, width)
+                out += _wrap(
+                    f"  {KIND_TITLES[kind]} ({len(items)}): ", [_present_text(c) for c in items], width
+                )
                 continue
             out.append(f"  {KIND_TITLES[kind]} ({len(items)})")
             out += _change_lines(items, p, reasons=False, indent="    ")
@@ -166,6 +162,12 @@ def present_state(c: Change) -> PackageState:
     return state
 
 
+def _present_text(c: Change) -> str:
+    """`name version` of a one-sided change, `[pip]` after a pip package."""
+    s = present_state(c)
+    return f"{c.name} {s.version}".rstrip() + (" [pip]" if s.manager == "pip" else "")
+
+
 def change_states(c: Change) -> tuple[str, str]:
     """The two sides of a change as text: 'version build (labels) [manager/channel]' or '—'."""
     show_channel = "channel" in c.tags
@@ -212,12 +214,8 @@ def _change_lines(
             continue
         c0 = run[0]
         side = "B" if c0.kind == "added" else "A"
-        items = []
-        for c in run:
-            s = present_state(c)
-            items.append(f"{c.name} {s.version}".rstrip() + (" [pip]" if s.manager == "pip" else ""))
         head = f"{indent}{len(run)} {KIND_TITLES[c0.kind]}, only on {side}: "
-        out += _wrap(head, items, width)
+        out += _wrap(head, [_present_text(c) for c in run], width)
         out.append(p(f"{indent}{' ' * w}  {c0.reason}", "dim"))
     return out
 

@@ -12,6 +12,11 @@ def location(f: Finding) -> str:
     return f"{f.file}:{f.line}" if f.line else f.file
 
 
+def finding_line(f: Finding) -> str:
+    """`file:line: severity rule: message`."""
+    return f"{location(f)}: {f.severity} {f.rule}: {f.message}"
+
+
 def render_findings_text(
     findings: Sequence[Finding],
     *,
@@ -25,8 +30,7 @@ def render_findings_text(
     out: list[str] = []
     for x in fixed:
         out.append(f"{location(x)}: fixed {x.rule}: {x.description}")
-    for f in findings:
-        out.append(f"{location(f)}: {f.severity} {f.rule}: {f.message}")
+    out += [finding_line(f) for f in findings]
     out.append(summary_line(findings, checked=checked, fixed=fixed, environments=environments))
     return "\n".join(out) + "\n"
 

@@ -9,6 +9,8 @@ from html import escape
 
 from envkit.fleet import FleetReport
 from envkit.fleet.hostlist import fold
+from envkit.render.diff_text import change_states, summary_sentence
+from envkit.render.fleet_text import _summary, group_name, reference_name
 
 _STYLE = """
 body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}
@@ -29,9 +31,6 @@ def _kind(g) -> str:
 
 
 def render_fleet_html(r: FleetReport) -> str:
-    from envkit.render.diff_text import summary_sentence
-    from envkit.render.fleet_text import _summary, group_name, reference_name
-
     e = escape
     out = [
         "<!DOCTYPE html>",
@@ -84,8 +83,6 @@ def render_fleet_html(r: FleetReport) -> str:
 
 def _hosts_by_packages(r: FleetReport) -> list[str]:
     """The hosts x packages table: each host's version of the packages that differ."""
-    from envkit.render.fleet_text import group_name
-
     e = escape
     major = dict(r.groups[0].versions)
     out = ['<h2>Hosts × packages</h2><table id="hosts"><tr><th>host</th><th>group</th>']
@@ -107,11 +104,9 @@ def _hosts_by_packages(r: FleetReport) -> list[str]:
 
 def _outlier(title: str, g, base: str) -> list[str]:
     """A group's section: its machine rows and its ranked diff against the reference group `base`."""
-    from envkit.render.diff_text import change_states, summary_sentence
-
     e = escape
     anchor = title.replace(" ", "-")
-    out = [f'<h2 id="{anchor}">{e(title[0].upper() + title[1:])}: <code>{e(fold(g.members))}</code></h2>']
+    out = [f'<h2 id="{anchor}">{e(title.capitalize())}: <code>{e(fold(g.members))}</code></h2>']
     if g.machine_differs:
         out.append("<ul>")
         out += [f"<li>machine: <b>{e(lbl)}</b> {e(a)} → {e(b)}</li>" for lbl, a, b in g.machine_differs]

@@ -30,7 +30,7 @@ def render_fleet_markdown(r: FleetReport) -> str:
         if g.reference:
             continue
         title = group_name(r, i)
-        out += ["", f"#### {title[0].upper()}{title[1:]}: `{fold(g.members)}`", ""]
+        out += ["", f"#### {title.capitalize()}: `{fold(g.members)}`", ""]
         for label, a, b in g.machine_differs:
             out.append(f"- machine: **{label}** {a} → {b}")
         if g.machine_differs:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from envkit._text import plural
 from envkit.fleet import FleetReport, Group
 from envkit.fleet.hostlist import fold
+from envkit.render.diff_text import change_states, found_text, summary_sentence
 
 #: Changes shown per outlier (the rest are counted; --format json has them all).
 SHOWN = 12
@@ -31,9 +32,7 @@ def render_fleet_text(r: FleetReport, *, width: int = 100) -> str:
     for i, g in enumerate(r.groups):
         out.append("")
         title = group_name(r, i)
-        out.append(
-            f"{title[0].upper()}{title[1:]} ({plural(len(g.members), 'host')}): {_wrap_hosts(g, width)}"
-        )
+        out.append(f"{title.capitalize()} ({plural(len(g.members), 'host')}): {_wrap_hosts(g, width)}")
         out.append(f"  env {g.env.digest}  {g.env.summary()}")
         if g.machine is not None:
             out.append(f"  machine {g.machine.digest}  {g.machine.summary()}")
@@ -59,8 +58,6 @@ def render_fleet_text(r: FleetReport, *, width: int = 100) -> str:
 
 def _against_reference(g: Group, base: str) -> list[str]:
     """An outlier's lines: the machine rows and the ranked changes against the reference group."""
-    from envkit.render.diff_text import change_states, summary_sentence
-
     out = [f"  machine differs: {label}  {a} → {b}" for label, a, b in g.machine_differs]
     if g.diff is None:
         return [*out, f"  same environment as {base}"]
@@ -83,8 +80,6 @@ def _against_reference(g: Group, base: str) -> list[str]:
 
 def _against_lock(g: Group) -> list[str]:
     """A group's lines against the lock: its changes, unsatisfied specs and machine findings."""
-    from envkit.render.diff_text import change_states, found_text, summary_sentence
-
     assert g.lock is not None
     out = [f"  against the lock: {summary_sentence(g.lock.diff)}"]
     for c in list(g.lock.diff.changes)[:SHOWN]:

@@ -35,9 +35,9 @@ def _indent(text: str) -> str:
 
 
 def _finding_lines(findings: list[Finding]) -> str:
-    from envkit.render.findings_text import location
+    from envkit.render.findings_text import finding_line
 
-    return "".join(f"{location(f)}: {f.severity} {f.rule}: {f.message}\n" for f in findings)
+    return "".join(f"{finding_line(f)}\n" for f in findings)
 
 
 def render_explain(r: Rule) -> str:
