@@ -121,11 +121,11 @@ def install_pip(
     return hashed
 
 
-def strip_direct_urls(prefix: str) -> list[str]:
+def strip_direct_urls(prefix: str) -> None:
     """Remove the credentials pip keeps in the `direct_url.json` of a package installed from a URL
     (a `/t/TOKEN/` path, a `?token=` query; pip itself drops a `user:password@`), as conda-meta's
     records lose theirs: the download used them, the environment keeps none.  The file's line in
-    the dist-info's RECORD gets its new hash and size.  Returns the files rewritten."""
+    the dist-info's RECORD gets its new hash and size."""
     import base64
     import glob
     import hashlib
@@ -134,7 +134,6 @@ def strip_direct_urls(prefix: str) -> list[str]:
     from envkit.io import atomic_write
     from envkit.urls import strip_credentials
 
-    done = []
     found = [
         p
         for site in _site_dirs(prefix)
@@ -163,8 +162,6 @@ def strip_direct_urls(prefix: str) -> list[str]:
                 for row in rows
             ]
             atomic_write(record, "".join(rows), redact=False)
-        done.append(path)
-    return done
 
 
 def _site_dirs(prefix: str) -> list[str]:

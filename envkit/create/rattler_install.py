@@ -237,8 +237,8 @@ _ALWAYS = frozenset({"build_number", "depends", "constrains"})
 
 
 def complete_prefix_records(
-    prefix: str, packages: Sequence[LockedPackage] = (), origins: Mapping[str, str] | None = None
-) -> int:
+    prefix: str, packages: Sequence[LockedPackage], origins: Mapping[str, str]
+) -> None:
     """Fill each `conda-meta/*.json` record of `prefix` with what its package's own
     `info/index.json` (in the package cache, `extracted_package_dir`) says: the _INDEX_FIELDS, and
     `size` of a local archive.  The record was built from the lock, which has only name, version,
@@ -247,7 +247,6 @@ def complete_prefix_records(
     `license`.  The archive matched the lock's hash, so its index.json is the package's truth.
     Every record's `url` and `channel` lose their credentials, as conda writes them; an archive
     that was downloaded first (`origins`: its file name -> the lock's URL) gets the lock's URL back.
-    Returns how many records were completed from an index.json.
     """
     import glob
 
@@ -262,7 +261,6 @@ def complete_prefix_records(
         path = local_path(url)
         if path and os.path.isfile(path):
             sizes[file_name(url)] = os.path.getsize(path)
-    done = 0
     for path in sorted(glob.glob(os.path.join(prefix, "conda-meta", "*.json"))):
         try:
             record = rattler.PrefixRecord.from_path(Path(path))
@@ -270,7 +268,7 @@ def complete_prefix_records(
             continue  # not a package record (conda-meta/history is not .json; be lenient anyway)
         # conda writes `url` and `channel` without credentials (a `/t/TOKEN/` path, a user part);
         # the download used them, the environment keeps none
-        origin = (origins or {}).get(str(record.file_name))
+        origin = origins.get(str(record.file_name))
         if origin:
             record.url, record.channel = origin, origin.rsplit("/", 2)[0] + "/"
         if record.url:
@@ -284,8 +282,6 @@ def complete_prefix_records(
                 value = getattr(index, field, None)
                 if value is not None and (field in _ALWAYS or value not in ([], "")):
                     setattr(record, field, value)
-            done += 1
         if record.size is None and record.file_name in sizes:
             record.size = sizes[record.file_name]
         record.write_to_path(Path(path), pretty=True)
-    return done
