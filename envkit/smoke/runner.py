@@ -104,13 +104,13 @@ def test_overrides() -> dict:
     return value
 
 
-def probe_config(target: Target, mode: str, require_cuda: bool, overrides: dict | None) -> dict:
+def probe_config(target: Target, mode: str, require_cuda: bool) -> dict:
     """The probe's --config: the mode, whether CUDA is required, the target prefix, the overrides
-    (ENVKIT_SMOKE_TEST_CONFIG's when none are given)."""
+    of ENVKIT_SMOKE_TEST_CONFIG."""
     config: dict = {"mode": mode, "require_cuda": bool(require_cuda)}
     if target.prefix:
         config["prefix"] = target.prefix  # conda-meta of the target, for the CUDA-pin checks
-    config.update(overrides if overrides is not None else test_overrides())
+    config.update(test_overrides())
     return config
 
 
@@ -131,7 +131,6 @@ def run_smoke(
     timeout: float | None = None,
     keep: bool = False,
     on_event: Callable[[dict], None] | None = None,
-    overrides: dict | None = None,
 ) -> dict:
     """Run the probe in `target` and return the report (see docs/commands/smoke.md for the schema).
 
@@ -144,7 +143,7 @@ def run_smoke(
     if mode not in DEFAULT_TIMEOUT:
         raise UsageError(f"unknown smoke mode {mode!r}")
     overall = float(timeout) if timeout else DEFAULT_TIMEOUT[mode]
-    config = probe_config(target, mode, require_cuda, overrides)
+    config = probe_config(target, mode, require_cuda)
     scratch = Path(tempfile.mkdtemp(prefix="envkit-smoke-"))
     probe = scratch / "envkit_smoke_probe"
     shutil.copytree(PROBE, probe, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
