@@ -133,14 +133,16 @@ def install_rattler(
     platform: str,
     *,
     cache_dir: str | os.PathLike[str] | None,
-    show_progress: bool = False,
-    history_cmd: Sequence[str] = (),
-    source: str | None = None,
+    show_progress: bool,
+    history_cmd: Sequence[str],
+    source: str | None,
 ) -> None:
     """Link the conda packages into a staging directory beside `prefix` (with `prefix` patched into
     the files), then rename it into place: a failed install never leaves a half-made `prefix`.
     Remote archives are downloaded and checked first, or taken from the archive cache when they
-    match the lock's hashes (envkit.create.fetch; `source`, the lock, is named in its errors)."""
+    match the lock's hashes (envkit.create.fetch; `source`, the lock, is named in its errors).
+    conda-meta/history records `history_cmd` as the command that made the environment."""
+    from envkit.conda.history import append_history
     from envkit.create.claim import mark_incomplete
     from envkit.create.fetch import archive_cache, fetch_archives
     from envkit.io import fault_point, umask_mode
@@ -162,10 +164,7 @@ def install_rattler(
         for d in fetched:  # linked from the package cache now
             remove_tree(d, settle=0)
         complete_prefix_records(stage, local, origins)
-        if history_cmd:
-            from envkit.conda.history import append_history
-
-            append_history(stage, conda, history_cmd)
+        append_history(stage, conda, history_cmd)
         mark_incomplete(stage)  # until create's last step: the mark comes with the tree
         fault_point("create:staged")
         try:
