@@ -9,6 +9,7 @@ import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from envkit.backends.prefix_scan import site_packages_dirs
 from envkit.conda.platform import python_of
 from envkit.errors import BackendError
 from envkit.model import LockedPackage
@@ -136,8 +137,8 @@ def strip_direct_urls(prefix: str) -> None:
 
     found = [
         p
-        for site in _site_dirs(prefix)
-        for p in glob.glob(os.path.join(site, "*.dist-info", "direct_url.json"))
+        for site in site_packages_dirs(prefix)
+        for p in glob.glob(os.path.join(prefix, site, "*.dist-info", "direct_url.json"))
     ]
     for path in sorted(found):
         try:
@@ -164,14 +165,6 @@ def strip_direct_urls(prefix: str) -> None:
             atomic_write(record, "".join(rows), redact=False)
 
 
-def _site_dirs(prefix: str) -> list[str]:
-    """The site-packages directories of `prefix` (the Unix layout, then the Windows one)."""
-    import glob
-
-    sites = sorted(glob.glob(os.path.join(prefix, "lib", "python*", "site-packages")))
-    return sites + [d for d in [os.path.join(prefix, "Lib", "site-packages")] if os.path.isdir(d)]
-
-
 def uninstall_dists(prefix: str, projects: Iterable[str]) -> list[str]:
     """Uninstall the Python distributions of `projects` (PEP 503 names) from `prefix`'s
     site-packages as `pip uninstall` does: every file the `.dist-info`'s RECORD lists (inside the
@@ -184,7 +177,8 @@ def uninstall_dists(prefix: str, projects: Iterable[str]) -> list[str]:
     wanted = set(projects)
     root = os.path.realpath(prefix)
     removed = []
-    for site in _site_dirs(prefix):
+    for rel_site in site_packages_dirs(prefix):
+        site = os.path.join(prefix, rel_site)
         for entry in sorted(os.listdir(site)):
             if not entry.endswith(".dist-info") or pep503(entry.split("-", 1)[0]) not in wanted:
                 continue
