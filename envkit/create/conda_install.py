@@ -4,23 +4,21 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Mapping
 from pathlib import Path
 
 from envkit.errors import BackendError, Remedy
 from envkit.model import Lock
 
 
-def find_backend_executable(backend: str, env: Mapping[str, str] | None = None) -> str:
+def find_backend_executable(backend: str) -> str:
     """The executable for `backend`: CONDA_EXE (conda) or MAMBA_EXE (mamba, micromamba), then PATH.
 
     Raises BackendError when there is none.
     """
     from shutil import which
 
-    env = os.environ if env is None else env
     var = "CONDA_EXE" if backend == "conda" else "MAMBA_EXE"
-    exe = env.get(var)
+    exe = os.environ.get(var)
     if (
         exe
         and os.path.isfile(exe)
@@ -28,7 +26,7 @@ def find_backend_executable(backend: str, env: Mapping[str, str] | None = None) 
         and (backend == "conda" or os.path.basename(exe).startswith(backend))
     ):
         return exe
-    found = which(backend, path=env.get("PATH"))
+    found = which(backend)
     if found:
         return found
     raise BackendError(

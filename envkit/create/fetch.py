@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -59,13 +59,12 @@ def fetch_archives(
     return out, origins
 
 
-def archive_cache(cache_dir: str | os.PathLike[str] | None, environ: Mapping[str, str] | None = None) -> str:
+def archive_cache(cache_dir: str | os.PathLike[str] | None) -> str:
     """Where downloaded archives are kept between creates: `envkit-archives` in the package cache
     given (`cache_dir`), else `$XDG_CACHE_HOME/envkit/archives` (`~/.cache/envkit/archives`)."""
     if cache_dir:
         return os.path.join(os.fspath(cache_dir), "envkit-archives")
-    env = os.environ if environ is None else environ
-    base = env.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(base, "envkit", "archives")
 
 

@@ -37,10 +37,6 @@ def file_hashes(path: str) -> tuple[str, str]:
     return md5.hexdigest(), sha.hexdigest()
 
 
-#: The hash keys a lock records per package, and the length of each one's hex digest.
-HASH_LENGTHS = {"md5": 32, "sha256": 64}
-
-
 def validate_hashes(packages: Sequence[LockedPackage], *, source: str | None = None) -> None:
     """Check that every recorded hash of `packages` (md5, sha256; conda and pip) is a string of hex
     digits of the right length (32, 64).  An absent hash (None) is not checked here.
@@ -53,7 +49,7 @@ def validate_hashes(packages: Sequence[LockedPackage], *, source: str | None = N
     from envkit.formats._digest import package_digest_error
 
     for p in packages:
-        for key in HASH_LENGTHS:
+        for key in ("md5", "sha256"):
             if getattr(p, key) is None:
                 continue
             err = package_digest_error(p, key, where=Where(file=source, line=p.line, key=key))

@@ -9,6 +9,7 @@ import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from envkit.backends.prefix_scan import site_packages_dirs
 from envkit.conda.platform import python_of
 from envkit.errors import BackendError
 from envkit.model import LockedPackage
@@ -121,11 +122,11 @@ def install_pip(
     return hashed
 
 
-def strip_direct_urls(prefix: str) -> list[str]:
+def strip_direct_urls(prefix: str) -> None:
     """Remove the credentials pip keeps in the `direct_url.json` of a package installed from a URL
     (a `/t/TOKEN/` path, a `?token=` query; pip itself drops a `user:password@`), as conda-meta's
     records lose theirs: the download used them, the environment keeps none.  The file's line in
-    the dist-info's RECORD gets its new hash and size.  Returns the files rewritten."""
+    the dist-info's RECORD gets its new hash and size."""
     import base64
     import glob
     import hashlib
@@ -134,11 +135,10 @@ def strip_direct_urls(prefix: str) -> list[str]:
     from envkit.io import atomic_write
     from envkit.urls import strip_credentials
 
-    done = []
     found = [
         p
-        for site in _site_dirs(prefix)
-        for p in glob.glob(os.path.join(site, "*.dist-info", "direct_url.json"))
+        for site in site_packages_dirs(prefix)
+        for p in glob.glob(os.path.join(prefix, site, "*.dist-info", "direct_url.json"))
     ]
     for path in sorted(found):
         try:
@@ -163,16 +163,6 @@ def strip_direct_urls(prefix: str) -> list[str]:
                 for row in rows
             ]
             atomic_write(record, "".join(rows), redact=False)
-        done.append(path)
-    return done
-
-
-def _site_dirs(prefix: str) -> list[str]:
-    """The site-packages directories of `prefix` (the Unix layout, then the Windows one)."""
-    import glob
-
-    sites = sorted(glob.glob(os.path.join(prefix, "lib", "python*", "site-packages")))
-    return sites + [d for d in [os.path.join(prefix, "Lib", "site-packages")] if os.path.isdir(d)]
 
 
 def uninstall_dists(prefix: str, projects: Iterable[str]) -> list[str]:
@@ -187,7 +177,8 @@ def uninstall_dists(prefix: str, projects: Iterable[str]) -> list[str]:
     wanted = set(projects)
     root = os.path.realpath(prefix)
     removed = []
-    for site in _site_dirs(prefix):
+    for rel_site in site_packages_dirs(prefix):
+        site = os.path.join(prefix, rel_site)
         for entry in sorted(os.listdir(site)):
             if not entry.endswith(".dist-info") or pep503(entry.split("-", 1)[0]) not in wanted:
                 continue

@@ -133,14 +133,16 @@ def install_rattler(
     platform: str,
     *,
     cache_dir: str | os.PathLike[str] | None,
-    show_progress: bool = False,
-    history_cmd: Sequence[str] = (),
-    source: str | None = None,
+    show_progress: bool,
+    history_cmd: Sequence[str],
+    source: str | None,
 ) -> None:
     """Link the conda packages into a staging directory beside `prefix` (with `prefix` patched into
     the files), then rename it into place: a failed install never leaves a half-made `prefix`.
     Remote archives are downloaded and checked first, or taken from the archive cache when they
-    match the lock's hashes (envkit.create.fetch; `source`, the lock, is named in its errors)."""
+    match the lock's hashes (envkit.create.fetch; `source`, the lock, is named in its errors).
+    conda-meta/history records `history_cmd` as the command that made the environment."""
+    from envkit.conda.history import append_history
     from envkit.create.claim import mark_incomplete
     from envkit.create.fetch import archive_cache, fetch_archives
     from envkit.io import fault_point, umask_mode
@@ -162,10 +164,7 @@ def install_rattler(
         for d in fetched:  # linked from the package cache now
             remove_tree(d, settle=0)
         complete_prefix_records(stage, local, origins)
-        if history_cmd:
-            from envkit.conda.history import append_history
-
-            append_history(stage, conda, history_cmd)
+        append_history(stage, conda, history_cmd)
         mark_incomplete(stage)  # until create's last step: the mark comes with the tree
         fault_point("create:staged")
         try:
@@ -237,8 +236,8 @@ _ALWAYS = frozenset({"build_number", "depends", "constrains"})
 
 
 def complete_prefix_records(
-    prefix: str, packages: Sequence[LockedPackage] = (), origins: Mapping[str, str] | None = None
-) -> int:
+    prefix: str, packages: Sequence[LockedPackage], origins: Mapping[str, str]
+) -> None:
     """Fill each `conda-meta/*.json` record of `prefix` with what its package's own
     `info/index.json` (in the package cache, `extracted_package_dir`) says: the _INDEX_FIELDS, and
     `size` of a local archive.  The record was built from the lock, which has only name, version,
@@ -247,7 +246,6 @@ def complete_prefix_records(
     `license`.  The archive matched the lock's hash, so its index.json is the package's truth.
     Every record's `url` and `channel` lose their credentials, as conda writes them; an archive
     that was downloaded first (`origins`: its file name -> the lock's URL) gets the lock's URL back.
-    Returns how many records were completed from an index.json.
     """
     import glob
 
@@ -262,7 +260,6 @@ def complete_prefix_records(
         path = local_path(url)
         if path and os.path.isfile(path):
             sizes[file_name(url)] = os.path.getsize(path)
-    done = 0
     for path in sorted(glob.glob(os.path.join(prefix, "conda-meta", "*.json"))):
         try:
             record = rattler.PrefixRecord.from_path(Path(path))
@@ -270,7 +267,7 @@ def complete_prefix_records(
             continue  # not a package record (conda-meta/history is not .json; be lenient anyway)
         # conda writes `url` and `channel` without credentials (a `/t/TOKEN/` path, a user part);
         # the download used them, the environment keeps none
-        origin = (origins or {}).get(str(record.file_name))
+        origin = origins.get(str(record.file_name))
         if origin:
             record.url, record.channel = origin, origin.rsplit("/", 2)[0] + "/"
         if record.url:
@@ -284,8 +281,6 @@ def complete_prefix_records(
                 value = getattr(index, field, None)
                 if value is not None and (field in _ALWAYS or value not in ([], "")):
                     setattr(record, field, value)
-            done += 1
         if record.size is None and record.file_name in sizes:
             record.size = sizes[record.file_name]
         record.write_to_path(Path(path), pretty=True)
-    return done

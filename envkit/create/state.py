@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Sequence
 
@@ -26,12 +27,9 @@ def write_state_variables(
     path = os.path.join(prefix, "conda-meta", "state")
     state: dict = {}
     if os.path.isfile(path):
-        try:
-            with open(path, encoding="utf-8") as fh:
-                loaded = json.load(fh)
+        with contextlib.suppress(OSError, ValueError), open(path, encoding="utf-8") as fh:
+            loaded = json.load(fh)
             state = loaded if isinstance(loaded, dict) else {}
-        except (OSError, ValueError):
-            state = {}
     env_vars = dict(state.get("env_vars") or {})
     env_vars.update(keep)
     state["env_vars"] = env_vars

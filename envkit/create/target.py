@@ -77,7 +77,7 @@ def remove_tree(path: str, *, settle: float = 5.0) -> None:
             return
 
 
-def new_env_prefix(name: str, environ: Mapping[str, str] | None = None) -> str:
+def new_env_prefix(name: str) -> str:
     """Where `-n NAME` creates an environment: NAME under the first envs directory (conda's order:
     CONDA_ENVS_PATH / CONDA_ENVS_DIRS, `envs_dirs` of the .condarc search path, the root prefix's
     envs/, ~/.conda/envs).  Raises UsageError for a name that is a path."""
@@ -89,4 +89,4 @@ def new_env_prefix(name: str, environ: Mapping[str, str] | None = None) -> str:
             hint="use {} for a path",
             remedy=Remedy(option="prefix", metavar="PATH"),
         )
-    return os.path.join(envs_dirs(environ)[0], name)
+    return os.path.join(envs_dirs()[0], name)

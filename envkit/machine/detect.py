@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -226,14 +225,14 @@ def rattler_virtual_packages() -> tuple[tuple[str, str, str], ...] | None:
     return tuple(out)
 
 
-def detect_local(*, host: str | None = None) -> MachineProfile:
+def detect_local() -> MachineProfile:
     """This machine's profile: the probe's facts (through envkit._proc) and py-rattler's virtual
     packages.  Never raises for a missing GPU, driver, nvidia-smi or py-rattler: `notes` say."""
     from envkit.machine import probe
 
     facts = probe.collect(run=_local_run)
     vps = rattler_virtual_packages()
-    p = profile_from_facts(facts, host=host, virtual_packages=vps)
+    p = profile_from_facts(facts, virtual_packages=vps)
     if vps is None:
         p = replace(
             p, notes=p.notes + ("py-rattler is not installed: virtual packages derived from the probe",)
@@ -241,9 +240,7 @@ def detect_local(*, host: str | None = None) -> MachineProfile:
     return p
 
 
-def detect_remote(
-    text: str, *, environ: Mapping[str, str] | None = None, timeout: float = SSH_TIMEOUT
-) -> MachineProfile:
+def detect_remote(text: str) -> MachineProfile:
     """The profile of `ssh://[user@]host[:port]`: streams the stdlib probe to the remote python3
     (as `envkit diff ssh://...` streams its prefix reader; ENVKIT_SSH and ENVKIT_REMOTE_PYTHON
     apply).  Raises BackendError when ssh or the remote Python fails."""
@@ -255,9 +252,7 @@ def detect_remote(
     target = _parse_ssh_host(text)
     program = Path(probe.__file__).read_text(encoding="utf-8")
     label = text.rstrip("/")
-    res = run_remote(
-        target, program, label=label, what="the remote machine probe", environ=environ, timeout=timeout
-    )
+    res = run_remote(target, program, label=label, what="the remote machine probe", timeout=SSH_TIMEOUT)
     if res.returncode != 0:
         raise BackendError(
             f"{label}: the remote machine probe failed (exit code {res.returncode})",
@@ -293,13 +288,13 @@ def _parse_ssh_host(text: str):
     return SshTarget(host=parts.hostname, user=parts.username, port=port, path="/")
 
 
-def resolve_machine(text: str, *, environ: Mapping[str, str] | None = None) -> MachineProfile:
+def resolve_machine(text: str) -> MachineProfile:
     """`host` (this machine), `ssh://[user@]host[:port]`, or a profile file -> MachineProfile.
     Raises UsageError for a missing file that is not `host`, ParseError for a bad profile."""
     if text == "host":
         return detect_local()
     if text.startswith("ssh://"):
-        return detect_remote(text, environ=environ)
+        return detect_remote(text)
     hint = "give `host` (this machine), ssh://HOST, or a file written by `envkit machine -o FILE`"
     if not os.path.exists(text):
         raise UsageError(f"{text}: no such profile file", hint=hint)

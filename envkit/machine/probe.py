@@ -164,13 +164,13 @@ def python_facts(run):
     return out
 
 
-def collect(run=None, nvml=True, pythons=True):
+def collect(run=None, pythons=True):
     """Every raw fact as one dict (see the module docstring).  `run(argv, timeout)` returns
     (returncode, stdout) or None; default: subprocess.  `pythons=False` skips asking each
     interpreter on PATH its version (a diff header does not show them)."""
     run = run or _subprocess_run
     facts = {"probe": 1, "system": system_facts(), "cpu": cpu_facts(run)}
-    facts["nvml"] = nvml_facts() if nvml else {"error": "NVML not asked"}
+    facts["nvml"] = nvml_facts()
     # nvidia-smi also when NVML answered: it is the fallback, and its banner names the CUDA
     # version on drivers whose pynvml lacks nvmlSystemGetCudaDriverVersion
     facts["nvidia_smi"] = smi_facts(run) if "error" in facts["nvml"] else {"error": "not needed"}

@@ -10,8 +10,6 @@ Two local environments share one machine, so they get no header (and no probe).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from envkit.machine.profile import MachineProfile
 
 #: Source origins (envkit.sources.Source.origin) that are environments on this machine.
@@ -24,14 +22,12 @@ def diff_machines(
     *,
     machine_a: str | None = None,
     machine_b: str | None = None,
-    environ: Mapping[str, str] | None = None,
-    local=None,
 ) -> tuple[MachineProfile | None, MachineProfile | None] | None:
     """(profile A, profile B) for two resolved Sources, or None when neither side has one.
 
-    `machine_a` / `machine_b` override a side (see envkit.machine.resolve_machine); `local` is a
-    callable giving this machine's profile (default envkit.machine.detect_local), called at most
-    once and only when a local environment is compared with another machine."""
+    `machine_a` / `machine_b` override a side (see envkit.machine.resolve_machine).  This
+    machine's profile is detected at most once, and only when a local environment is compared
+    with another machine."""
     from envkit.errors import UsageError
     from envkit.machine import detect_local, resolve_machine
 
@@ -39,7 +35,7 @@ def diff_machines(
     for side, src, given in (("a", a, machine_a), ("b", b, machine_b)):
         if given is not None:
             try:
-                chosen.append(resolve_machine(given, environ=environ))
+                chosen.append(resolve_machine(given))
             except UsageError as exc:  # which of the two sides it was
                 exc.message = f"--machine-{side} {exc.message}"
                 raise
@@ -54,6 +50,6 @@ def diff_machines(
     for i, (src, given) in enumerate(((a, machine_a), (b, machine_b))):
         if given is None and src.origin in LOCAL_LIVE:
             if mine is None:
-                mine = (local or detect_local)()
+                mine = detect_local()
             chosen[i] = mine
     return chosen[0], chosen[1]

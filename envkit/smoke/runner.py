@@ -104,13 +104,13 @@ def test_overrides() -> dict:
     return value
 
 
-def probe_config(target: Target, mode: str, require_cuda: bool, overrides: dict | None) -> dict:
+def probe_config(target: Target, mode: str, require_cuda: bool) -> dict:
     """The probe's --config: the mode, whether CUDA is required, the target prefix, the overrides
-    (ENVKIT_SMOKE_TEST_CONFIG's when none are given)."""
+    of ENVKIT_SMOKE_TEST_CONFIG."""
     config: dict = {"mode": mode, "require_cuda": bool(require_cuda)}
     if target.prefix:
         config["prefix"] = target.prefix  # conda-meta of the target, for the CUDA-pin checks
-    config.update(overrides if overrides is not None else test_overrides())
+    config.update(test_overrides())
     return config
 
 
@@ -131,7 +131,6 @@ def run_smoke(
     timeout: float | None = None,
     keep: bool = False,
     on_event: Callable[[dict], None] | None = None,
-    overrides: dict | None = None,
 ) -> dict:
     """Run the probe in `target` and return the report (see docs/commands/smoke.md for the schema).
 
@@ -144,7 +143,7 @@ def run_smoke(
     if mode not in DEFAULT_TIMEOUT:
         raise UsageError(f"unknown smoke mode {mode!r}")
     overall = float(timeout) if timeout else DEFAULT_TIMEOUT[mode]
-    config = probe_config(target, mode, require_cuda, overrides)
+    config = probe_config(target, mode, require_cuda)
     scratch = Path(tempfile.mkdtemp(prefix="envkit-smoke-"))
     probe = scratch / "envkit_smoke_probe"
     shutil.copytree(PROBE, probe, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
@@ -176,33 +175,17 @@ def run_smoke(
         if not keep:
             shutil.rmtree(scratch, ignore_errors=True)
     elapsed = time.monotonic() - start
-    report = _report(target, st, result, elapsed, overall, config, bool(timeout), scratch if keep else None)
-    if report.get("hung") and on_event is not None:
-        on_event({"event": "hung", **report["hung"]})
-    return report
-
-
-def _report(
-    target: Target,
-    st: _State,
-    result,
-    elapsed: float,
-    overall: float,
-    config: dict,
-    overall_given: bool,
-    kept: Path | None,
-) -> dict:
-    """The report of a probe run (`result`); with the probe's output kept in `kept`, the scratch
-    folder, when the run keeps it."""
-    if kept is not None:
-        (kept / "probe.stdout").write_text(result.stdout)
-        (kept / "probe.stderr").write_text(result.stderr)
+    if keep:  # the kept scratch folder holds the probe's output too
+        (scratch / "probe.stdout").write_text(result.stdout)
+        (scratch / "probe.stderr").write_text(result.stderr)
     report = assemble(
-        target, st, result, elapsed=elapsed, overall=overall, config=config, overall_given=overall_given
+        target, st, result, elapsed=elapsed, overall=overall, config=config, overall_given=bool(timeout)
     )
     report["machine"] = host_machine()
-    if kept is not None:
-        report["scratch"] = str(kept)
+    if keep:
+        report["scratch"] = str(scratch)
+    if report.get("hung") and on_event is not None:
+        on_event({"event": "hung", **report["hung"]})
     return report
 
 
@@ -241,7 +224,7 @@ def assemble(
     elapsed: float,
     overall: float,
     config: dict,
-    overall_given: bool = True,
+    overall_given: bool,
 ) -> dict:
     """Build the final report from the probe's events and how the process ended (`result`:
     what `envkit._proc.stream` returned).

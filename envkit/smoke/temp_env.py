@@ -16,9 +16,9 @@ from envkit.smoke.target import env_target
 CREATE_TIMEOUT = 3600.0
 
 
-def create_env(source: str, model, fmt: str, *, timeout: float = CREATE_TIMEOUT) -> tuple[Path, str]:
-    """Create a temporary environment from `source` (already read as `model`, format `fmt`) and
-    return (prefix, how).  A lock (conda-lock.yml, pixi.lock, an explicit file envkit reads as a
+def create_env(model, fmt: str) -> tuple[Path, str]:
+    """Create a temporary environment from `model` (a file read in format `fmt`) and return
+    (prefix, how).  A lock (conda-lock.yml, pixi.lock, an explicit file envkit reads as a
     lock) goes through `envkit.create.create_from_lock` (exact, hash-checked, no solve); an
     environment.yml is first solved for this machine, natively, as `envkit lock -f` solves it
     (py-rattler, with this machine's virtual packages, its pip section locked with hashes), then
@@ -34,7 +34,7 @@ def create_env(source: str, model, fmt: str, *, timeout: float = CREATE_TIMEOUT)
         if view is not None and view.lock is not None:
             from envkit.create import create_from_lock
 
-            res = create_from_lock(view.lock, prefix, timeout=timeout)
+            res = create_from_lock(view.lock, prefix, timeout=CREATE_TIMEOUT)
             how = (
                 f"envkit create ({res.backend}, {res.platform}: {plural(res.conda, 'conda package')} + "
                 f"{plural(res.pip, 'pip package')})"
@@ -45,7 +45,7 @@ def create_env(source: str, model, fmt: str, *, timeout: float = CREATE_TIMEOUT)
 
             platform = host_platform()
             lock = relock_spec(spec, [platform], virtual_packages=machine_virtual_packages(platform)).lock
-            res = create_from_lock(lock, prefix, platform=platform, timeout=timeout)
+            res = create_from_lock(lock, prefix, platform=platform, timeout=CREATE_TIMEOUT)
             how = (
                 f"envkit lock -f + create (rattler, {res.platform}: {res.conda} conda + {res.pip} pip "
                 "packages)"
@@ -88,7 +88,7 @@ def smoke_created(
     if on_event is not None:
         on_event({"event": "creating", "source": source})
     t0 = time.monotonic()
-    prefix, how = create_env(source, model, fmt)
+    prefix, how = create_env(model, fmt)
     created_s = time.monotonic() - t0
     try:
         target = env_target("create", prefix, source=source)

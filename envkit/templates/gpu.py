@@ -76,7 +76,7 @@ def detect_gpu(
     if smi is None:
         details.append("nvidia-smi not found")
     else:
-        found = _from_nvidia_smi(matrix, smi, run, details)
+        found = _from_nvidia_smi(smi, run, details)
         if found is not None:
             return found
     try:
@@ -103,9 +103,7 @@ def _overridden(value: str) -> GpuInfo:
         ) from None
 
 
-def _from_nvidia_smi(
-    matrix: Matrix, smi: str, run: Callable[..., Result], details: list[str]
-) -> GpuInfo | None:
+def _from_nvidia_smi(smi: str, run: Callable[..., Result], details: list[str]) -> GpuInfo | None:
     """What nvidia-smi reports, or None with the reason appended to `details`."""
     try:
         res = run([smi], timeout=30, check=False, what="nvidia-smi")
@@ -181,10 +179,10 @@ def pick_detected_cuda(matrix: Matrix, torch: str, style: str, gpu: GpuInfo) -> 
                 f"{f' (>= {need})' if need else ''}"
             )
         return Detection(chosen, tuple(notes), (), full=full(chosen))
-    return _none_runs(matrix, torch, min(variants, key=vkey), gpu, have)
+    return _none_runs(torch, min(variants, key=vkey), gpu, have)
 
 
-def _none_runs(matrix: Matrix, torch: str, chosen: str, gpu: GpuInfo, have: str) -> Detection:
+def _none_runs(torch: str, chosen: str, gpu: GpuInfo, have: str) -> Detection:
     """No variant of `torch` runs on `gpu`: the oldest (`chosen`), with a warning naming the driver
     it needs."""
     need = min_driver(chosen)

@@ -170,7 +170,6 @@ def plan_pytorch(matrix: Matrix, options: PytorchOptions) -> TemplatePlan:
     if not re.fullmatch(r"\d+\.\d+(\.\d+)?", torch_req):
         raise UsageError(f"invalid torch version {torch_req!r}; write it as 2.7 or 2.7.1")
     release = matrix.release(torch_req)
-    matrix._row(release.torch, style)  # a style that lacks this torch raises here
     torch_pin = torch_req if torch_req.count(".") == 2 else release.torch
 
     python = _pick_python(matrix, release, style, options.python)

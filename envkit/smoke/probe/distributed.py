@@ -142,8 +142,7 @@ def launch_distributed(
         deadline = time.monotonic() + timeout
         while proc.poll() is None:
             run.announce()
-            if time.monotonic() > deadline:
-                run.stop()
+            if time.monotonic() > deadline:  # (`finally` stops torchrun and its ranks)
                 raise Fail(
                     f"{backend} all_reduce across {world} processes (torchrun) did not finish within "
                     f"{timeout:.0f} s (rendezvous hang: firewall, wrong interface? try "

@@ -150,7 +150,6 @@ class EnvironmentChecks(ProbeState):
 
                 tinfo["nccl"] = nccl_text(nccl.version())
         except Exception as e:
-            tinfo["nccl"] = None
             tinfo["nccl_error"] = f"{type(e).__name__}: {e}"
         tinfo["config"] = self._torch_config()
 
