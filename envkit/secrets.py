@@ -154,7 +154,12 @@ def may_hold_credentials(url: str) -> bool:
 
 def redact_url(url: str) -> tuple[str, bool]:
     """`url` with every credential replaced by a placeholder, and whether one was found (the rule of
-    `find_secrets`, for one URL: `envkit.urls.redact_url` is this)."""
+    `find_secrets`, for one URL: `envkit.urls.redact_url` is this).
+
+    `https://conda.anaconda.org/t/abc-123/chan` -> `https://conda.anaconda.org/t/<TOKEN>/chan`;
+    `https://u:p@host/simple` -> `https://<USER>:<PASSWORD>@host/simple`;
+    `https://tok3n@host/simple` -> `https://<TOKEN>@host/simple`; `?token=x` -> `?token=<TOKEN>`.
+    Environment-variable references (`${PIP_TOKEN}`, `$TOKEN`) and user names (`git@`) are kept."""
     if not may_hold_credentials(url):
         return url, False
     found = False
