@@ -19,10 +19,7 @@ from typing import TYPE_CHECKING
 import click
 
 from envkit import __version__
-
-# warn/emit live below the commands; still importable from here for callers outside envkit
-from envkit.io import emit  # noqa: F401
-from envkit.output import echo, echo_errors, warn  # noqa: F401
+from envkit.output import echo, echo_errors
 
 # name -> (module, attribute, one-line help).  The help text is duplicated here on purpose: listing
 # the commands must not import them.
