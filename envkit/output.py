@@ -39,10 +39,6 @@ class RedactingStream(io.TextIOBase):
         return self._buffer
 
     @property
-    def inner(self) -> TextIO:
-        return self._inner
-
-    @property
     def encoding(self) -> str | None:  # type: ignore[override]
         return getattr(self._inner, "encoding", None)
 
