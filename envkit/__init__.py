@@ -32,80 +32,72 @@ conda-lock or torch, so every name above is loaded on first use.
 
 from __future__ import annotations
 
+from envkit._lazy import lazy_exports
+
 __version__ = "0.1.0"
 
-# name -> (module, attribute).  Loaded on first attribute access (PEP 562), then cached.  Each
+# name -> the module that defines it.  Loaded on first attribute access (PEP 562), then cached.  Each
 # function is the operation itself, from the module that implements it (no submodule shares a
 # function's name: the diff core is envkit.envdiff, the normalize core envkit.formats.canonical).
 _LAZY = {
     # errors
-    "EnvkitError": ("envkit.errors", "EnvkitError"),
-    "ParseError": ("envkit.errors", "ParseError"),
-    "InvalidSpecError": ("envkit.errors", "InvalidSpecError"),
-    "UsageError": ("envkit.errors", "UsageError"),
-    "Remedy": ("envkit.errors", "Remedy"),
+    "EnvkitError": "envkit.errors",
+    "ParseError": "envkit.errors",
+    "InvalidSpecError": "envkit.errors",
+    "UsageError": "envkit.errors",
+    "Remedy": "envkit.errors",
     # the model
-    "EnvSpec": ("envkit.model", "EnvSpec"),
-    "CondaDep": ("envkit.model", "CondaDep"),
-    "PipDep": ("envkit.model", "PipDep"),
-    "Channel": ("envkit.model", "Channel"),
-    "LockedPackage": ("envkit.model", "LockedPackage"),
-    "Lock": ("envkit.model", "Lock"),
-    "LiveEnv": ("envkit.model", "LiveEnv"),
-    "PipDist": ("envkit.model", "PipDist"),
+    "EnvSpec": "envkit.model",
+    "CondaDep": "envkit.model",
+    "PipDep": "envkit.model",
+    "Channel": "envkit.model",
+    "LockedPackage": "envkit.model",
+    "Lock": "envkit.model",
+    "LiveEnv": "envkit.model",
+    "PipDist": "envkit.model",
     # formats
-    "FORMATS": ("envkit.formats", "FORMATS"),
-    "detect_format": ("envkit.formats", "detect_format"),
-    "read_file": ("envkit.formats", "read_file"),
-    "read_text": ("envkit.formats", "read_text"),
-    "write_text": ("envkit.formats", "write_text"),
+    "FORMATS": "envkit.formats",
+    "detect_format": "envkit.formats",
+    "read_file": "envkit.formats",
+    "read_text": "envkit.formats",
+    "write_text": "envkit.formats",
     # normalize
-    "normalize": ("envkit.formats.canonical", "normalize"),
-    "normalize_text": ("envkit.formats.canonical", "normalize_text"),
-    "normalize_spec": ("envkit.formats.canonical", "normalize_spec"),
-    "normalize_lock": ("envkit.formats.canonical", "normalize_lock"),
+    "normalize": "envkit.formats.canonical",
+    "normalize_text": "envkit.formats.canonical",
+    "normalize_spec": "envkit.formats.canonical",
+    "normalize_lock": "envkit.formats.canonical",
     # diff
-    "diff": ("envkit.ops.diff", "diff"),
-    "EnvDiff": ("envkit.envdiff", "EnvDiff"),
+    "diff": "envkit.ops.diff",
+    "EnvDiff": "envkit.envdiff",
     # check
-    "Config": ("envkit.config", "Config"),
-    "load_targets": ("envkit.ops.check", "load_targets"),
-    "run_checks": ("envkit.ops.check", "run_checks"),
-    "check": ("envkit.ops.check", "check"),
-    "CheckResult": ("envkit.ops.check", "CheckResult"),
+    "Config": "envkit.config",
+    "load_targets": "envkit.ops.check",
+    "run_checks": "envkit.ops.check",
+    "check": "envkit.ops.check",
+    "CheckResult": "envkit.ops.check",
     # live environments, locking, creating
-    "open_env": ("envkit.backends", "open_env"),
-    "lock_live": ("envkit.ops.lock", "lock_live"),
-    "LiveLockResult": ("envkit.ops.lock", "LiveLockResult"),
-    "solve_spec": ("envkit.ops.lock", "solve_spec"),
-    "lock_spec": ("envkit.ops.lock", "lock_spec"),
-    "SpecLockResult": ("envkit.ops.lock", "SpecLockResult"),
-    "ExcludeNewer": ("envkit.lock.cutoff", "ExcludeNewer"),
-    "check_lock": ("envkit.ops.lock", "check_lock"),
-    "LockCheck": ("envkit.ops.lock", "LockCheck"),
-    "create_from_lock": ("envkit.ops.create", "create_from_lock"),
+    "open_env": "envkit.backends",
+    "lock_live": "envkit.ops.lock",
+    "LiveLockResult": "envkit.ops.lock",
+    "solve_spec": "envkit.ops.lock",
+    "lock_spec": "envkit.ops.lock",
+    "SpecLockResult": "envkit.ops.lock",
+    "ExcludeNewer": "envkit.lock.cutoff",
+    "check_lock": "envkit.ops.lock",
+    "LockCheck": "envkit.ops.lock",
+    "create_from_lock": "envkit.ops.create",
     # converting
-    "convert_model": ("envkit.ops.convert", "convert_model"),
-    "ConvertResult": ("envkit.ops.convert", "ConvertResult"),
+    "convert_model": "envkit.ops.convert",
+    "ConvertResult": "envkit.ops.convert",
     # templates
-    "pytorch_template": ("envkit.ops.template", "pytorch_template"),
-    "TemplateResult": ("envkit.ops.template", "TemplateResult"),
+    "pytorch_template": "envkit.ops.template",
+    "TemplateResult": "envkit.ops.template",
 }
 
 __all__ = ["__version__", *_LAZY]
 
+_getattr, __dir__ = lazy_exports(__name__, _LAZY)
+
 
 def __getattr__(name: str) -> object:
-    import importlib
-
-    try:
-        module_name, attr = _LAZY[name]
-    except KeyError:
-        raise AttributeError(f"module 'envkit' has no attribute {name!r}") from None
-    value = getattr(importlib.import_module(module_name), attr)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    return _getattr(name)

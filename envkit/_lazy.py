@@ -3,10 +3,12 @@ those modules when the package is (start-up pays only for what a command uses)."
 
 from __future__ import annotations
 
-import importlib
 import sys
-from collections.abc import Callable, Mapping
-from typing import Any
+
+TYPE_CHECKING = False  # not typing's: the package root imports this, and `envkit --version` it
+if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Callable, Mapping
+    from typing import Any
 
 
 def lazy_exports(
@@ -18,6 +20,8 @@ def lazy_exports(
     def __getattr__(name: str) -> Any:
         if name not in home:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        import importlib  # not on import: the package root imports this module
+
         value = getattr(importlib.import_module(home[name]), name)
         setattr(sys.modules[package], name, value)
         return value

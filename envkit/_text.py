@@ -26,8 +26,8 @@ _UNREACHABLE = (
     "dns error",
 )
 _HOST = (
-    r"host='(?P<h1>[^']+)'",
-    r"\bhttps?://(?P<h2>[A-Za-z0-9.-]+(?::\d+)?)",
+    r"host='([^']+)'",
+    r"\bhttps?://([A-Za-z0-9.-]+(?::\d+)?)",
 )
 
 
@@ -39,12 +39,7 @@ def unreachable_hint(output: str) -> str | None:
 
     if not any(sign in output for sign in _UNREACHABLE):
         return None
-    hosts: list[str] = []
-    for pattern in _HOST:
-        for m in re.finditer(pattern, output):
-            host = next(g for g in m.groups() if g)
-            if host not in hosts:
-                hosts.append(host)
+    hosts = list(dict.fromkeys(m.group(1) for pattern in _HOST for m in re.finditer(pattern, output)))
     where = f"{', '.join(hosts[:3])} could not be reached" if hosts else "a host could not be reached"
     return (
         f"{where}: check the network, and for a proxy set HTTPS_PROXY / HTTP_PROXY (pip and "

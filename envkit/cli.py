@@ -19,10 +19,7 @@ from typing import TYPE_CHECKING
 import click
 
 from envkit import __version__
-
-# warn/emit live below the commands; still importable from here for callers outside envkit
-from envkit.io import emit  # noqa: F401
-from envkit.output import echo, warn  # noqa: F401
+from envkit.output import echo, echo_errors
 
 # name -> (module, attribute, one-line help).  The help text is duplicated here on purpose: listing
 # the commands must not import them.
@@ -180,7 +177,7 @@ def _failure(exc: Exception) -> int | None:
         if isinstance(exc, EnvkitError):
             if debug:
                 return None
-            report_error(exc)
+            echo_errors([exc])
             return exit_code(exc)
     if isinstance(exc, BrokenPipeError):
         # `envkit ... | head`: not an error worth a traceback.
@@ -200,17 +197,6 @@ def _failure(exc: Exception) -> int | None:
         err=True,
     )
     return 3
-
-
-def report_error(exc: BaseException) -> None:
-    """Print an EnvkitError as `error: ...` plus an optional `hint: ...` line (its remedies worded
-    as flags) on stderr."""
-    from envkit.output import cli_hint
-
-    echo(f"error: {exc}", err=True)
-    hint = cli_hint(exc)
-    if hint:
-        echo(f"hint: {hint}", err=True)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -328,7 +328,10 @@ class _Staged:
             MISSING: "appeared since envkit started",
             WRITTEN_SINCE_START: "changed since envkit started",
         }.get(self.since, "changed since envkit read it")
-        raise EnvkitError(
+        raise self._changed(what)
+
+    def _changed(self, what: str) -> EnvkitError:
+        return EnvkitError(
             f"{what} (another process wrote to it); not replaced",
             where=Where(file=self.target),
             hint="run the command again on the new content",
@@ -345,11 +348,7 @@ class _Staged:
             try:
                 os.link(self.tmp, self.target)
             except FileExistsError:
-                raise EnvkitError(
-                    "appeared since envkit started (another process wrote to it); not replaced",
-                    where=Where(file=self.target),
-                    hint="run the command again on the new content",
-                ) from None
+                raise self._changed("appeared since envkit started") from None
             except OSError:
                 os.replace(self.tmp, self.target)  # a file system without hard links
             return

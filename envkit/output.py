@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import io
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -37,10 +37,6 @@ class RedactingStream(io.TextIOBase):
     @property
     def buffer(self) -> _RedactingBuffer:
         return self._buffer
-
-    @property
-    def inner(self) -> TextIO:
-        return self._inner
 
     @property
     def encoding(self) -> str | None:  # type: ignore[override]
@@ -181,3 +177,14 @@ def cli_hint(exc: BaseException) -> str | None:
         return exc.worded(lambda r: r.as_flag(flag_of(r.option)))
     hint = getattr(exc, "hint", None)
     return hint if isinstance(hint, str) else None
+
+
+def echo_errors(errors: Iterable[BaseException], *, first_line: bool = False) -> None:
+    """Each error as the CLI reports one (`error: ...`, and `hint: ...` with its remedies worded as
+    flags) on stderr; `first_line`: only the first line of each message."""
+    for exc in errors:
+        text = str(exc)
+        echo(f"error: {text.splitlines()[0] if first_line and text else text}", err=True)
+        hint = cli_hint(exc)
+        if hint:
+            echo(f"hint: {hint}", err=True)

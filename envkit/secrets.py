@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from envkit.textscan import candidate_lines, holds_any, line_offsets
+from envkit.textscan import candidate_lines, find_all, holds_any, line_offsets
 
 # cheap pre-filter over the whole text: only lines matching it are looked at closely
 _CANDIDATE = re.compile(
@@ -154,7 +154,12 @@ def may_hold_credentials(url: str) -> bool:
 
 def redact_url(url: str) -> tuple[str, bool]:
     """`url` with every credential replaced by a placeholder, and whether one was found (the rule of
-    `find_secrets`, for one URL: `envkit.urls.redact_url` is this)."""
+    `find_secrets`, for one URL: `envkit.urls.redact_url` is this).
+
+    `https://conda.anaconda.org/t/abc-123/chan` -> `https://conda.anaconda.org/t/<TOKEN>/chan`;
+    `https://u:p@host/simple` -> `https://<USER>:<PASSWORD>@host/simple`;
+    `https://tok3n@host/simple` -> `https://<TOKEN>@host/simple`; `?token=x` -> `?token=<TOKEN>`.
+    Environment-variable references (`${PIP_TOKEN}`, `$TOKEN`) and user names (`git@`) are kept."""
     if not may_hold_credentials(url):
         return url, False
     found = False
@@ -413,7 +418,7 @@ def secret_lines(text: str) -> list[int]:
     import bisect
 
     low = text.lower()  # lowered, the same places match without re.IGNORECASE (see redact_text)
-    at = [i for literal in _ANY_LITERALS for i in _find_all(low, literal)]
+    at = [i for literal in _ANY_LITERALS for i in find_all(low, literal)]
     if not at:
         return []
     offs = line_offsets(text)
@@ -421,15 +426,6 @@ def secret_lines(text: str) -> list[int]:
     search = _ANY_CANDIDATE_LOWER.search
     lines = sorted({bisect.bisect_right(offs, i) for i in at})
     return [n for n in lines if search(low, offs[n - 1], ends[n - 1]) is not None]
-
-
-def _find_all(text: str, literal: str) -> list[int]:
-    out = []
-    i = text.find(literal)
-    while i >= 0:
-        out.append(i)
-        i = text.find(literal, i + 1)
-    return out
 
 
 def redact_line(line: str) -> str:

@@ -5,15 +5,20 @@ from __future__ import annotations
 import re
 
 
+def find_all(text: str, needle: str) -> list[int]:
+    """The offset of each occurrence of `needle` in `text`."""
+    out = []
+    find = text.find
+    i = find(needle)
+    while i >= 0:
+        out.append(i)
+        i = find(needle, i + 1)
+    return out
+
+
 def line_offsets(text: str) -> list[int]:
     """The offset where each line of `text` starts."""
-    offs = [0]
-    find = text.find
-    i = find("\n")
-    while i >= 0:
-        offs.append(i + 1)
-        i = find("\n", i + 1)
-    return offs
+    return [0, *(i + 1 for i in find_all(text, "\n"))]
 
 
 def candidate_lines(text: str, pattern: re.Pattern, guard: tuple[str, ...] = ()) -> list[int]:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import re
 
-# the placeholders and the secret-variable rule live in envkit.secrets; importable from here too
+# the placeholders, the secret-variable rule and URL redaction live in envkit.secrets; importable
+# from here too
 from envkit.secrets import (  # noqa: F401
     SCHEME_START,
     TOKEN,
@@ -14,6 +15,7 @@ from envkit.secrets import (  # noqa: F401
     is_placeholder_value,
     is_secret_name,
     is_secret_variable,
+    redact_url,
 )
 
 # a token or its placeholder: both go when stripping; `//t/` is a host named t, not a token path
@@ -26,20 +28,6 @@ _QUERY_SECRET = re.compile(
     r"(?P<key>[?&](?:token|access_token|auth|api_key|apikey|password|secret)=)(?P<value>[^&#\s]+)",
     re.IGNORECASE,
 )
-
-
-def redact_url(url: str) -> tuple[str, bool]:
-    """Return `url` with every credential replaced by a placeholder, and whether one was found.
-
-    `https://conda.anaconda.org/t/abc-123/chan` -> `https://conda.anaconda.org/t/<TOKEN>/chan`;
-    `https://u:p@host/simple` -> `https://<USER>:<PASSWORD>@host/simple`;
-    `https://tok3n@host/simple` -> `https://<TOKEN>@host/simple`; `?token=x` -> `?token=<TOKEN>`.
-    Environment-variable references (`${PIP_TOKEN}`, `$TOKEN`) and user names (`git@`) are kept.
-    The rule is envkit.secrets' (what leaked-secret reports), so what is redacted is what is reported.
-    """
-    from envkit.secrets import redact_url as redact
-
-    return redact(url)
 
 
 def strip_credentials(url: str) -> str:

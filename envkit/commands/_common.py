@@ -2,27 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from envkit.model import EnvSpec, LiveEnv, Lock
 
 # the messages are the operations' (envkit.ops); printing them is the CLI's
 from envkit.ops._duplicates import duplicate_messages
 from envkit.output import echo, warn
-
-
-def echo_errors(errors: Iterable[BaseException], *, first_line: bool = False) -> None:
-    """Each error as the CLI reports one (`error: ...`, and `hint: ...` with its remedies worded as
-    flags) on stderr, for a command that goes on after an input it could not use; `first_line`:
-    only the first line of each message."""
-    from envkit.output import cli_hint
-
-    for exc in errors:
-        text = str(exc)
-        echo(f"error: {text.splitlines()[0] if first_line and text else text}", err=True)
-        hint = cli_hint(exc)
-        if hint:
-            echo(f"hint: {hint}", err=True)
 
 
 def warn_duplicates(env: EnvSpec | Lock | LiveEnv) -> None:

@@ -198,9 +198,8 @@ def _live_and_machine(name: str | None, prefix: str | None, machine: str | None)
 
 def _finish(result, n_paths: int, *, alone: bool, fmt: str, threshold: str, output: str | None) -> int:
     """Report `result` and return the exit code; `alone`: the FILEs are all that was checked."""
-    from envkit.commands._common import echo_errors
     from envkit.errors import raise_collected
-    from envkit.output import warn
+    from envkit.output import echo_errors, warn
 
     # with several files, one that cannot be read is reported after the others are checked
     if result.unreadable and len(result.unreadable) == n_paths and alone:

@@ -6,7 +6,6 @@ import click
 
 from envkit.commands._options import environment_option
 from envkit.formats import FORMATS
-from envkit.output import echo
 
 OUTPUT_FORMATS = ("text", "json", "markdown")
 
@@ -113,11 +112,7 @@ def _print(result, fmt: str, *, show_all: bool, color: str, output: str | None) 
     text = render_diff(
         fmt, result.diff, show_all=show_all, machines=result.machines, color=use_color, width=_width()
     )
-    if use_color and output is None:
-        # written as is: emit() is for files, and colour was asked for this terminal
-        echo(text, nl=False)
-    else:
-        emit(text, output)
+    emit(text, output)
 
 
 def _use_color(color: str, output: str | None) -> bool:

@@ -134,10 +134,9 @@ def validate(files: tuple[str, ...], fmt: str | None, fmt_alias: str | None, env
     known fix) on stderr for one that is not.  Exit codes: 0 every file is usable, 2 at least one
     is not.
     """
-    from envkit.commands._common import echo_errors
     from envkit.errors import EnvkitError, Where
     from envkit.ops.normalize import validate_source
-    from envkit.output import warn
+    from envkit.output import echo_errors, warn
 
     fmt = fmt or fmt_alias
     status = 0

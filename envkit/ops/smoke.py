@@ -112,14 +112,9 @@ def _record_warnings(prefix: str, warn: Callable[[str], None]) -> None:
 
     try:
         env = open_env(prefix=prefix, strict=False)
-    except EnvkitError as e:
-        warn(f"could not read the package records of {prefix} ({e}); no conda+pip duplicate check")
-        return
     except Exception as e:  # a reader bug on an odd prefix must not stop the smoke test itself
-        warn(
-            f"could not read the package records of {prefix} ({type(e).__name__}: {e}); "
-            "no conda+pip duplicate check"
-        )
+        why = str(e) if isinstance(e, EnvkitError) else f"{type(e).__name__}: {e}"
+        warn(f"could not read the package records of {prefix} ({why}); no conda+pip duplicate check")
         return
     for w in env.warnings:
         warn(w)
