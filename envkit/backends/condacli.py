@@ -36,7 +36,7 @@ import builtins
 import json
 import os
 from collections.abc import Mapping
-from typing import Any, Literal, overload
+from typing import Any
 
 from envkit.errors import BackendError
 from envkit.model import Channel, CondaDep, LiveEnv, LockedPackage, PipDist
@@ -45,34 +45,14 @@ BACKENDS = ("conda", "mamba", "micromamba")
 DEFAULT_TIMEOUT = 120.0
 
 
-@overload
 def find_executable(
-    backend: str | None,
-    *,
-    exe: str | None = None,
-    environ: Mapping[str, str] | None = None,
-    required: Literal[True] = True,
-) -> str: ...
-@overload
-def find_executable(
-    backend: str | None,
-    *,
-    exe: str | None = None,
-    environ: Mapping[str, str] | None = None,
-    required: bool,
-) -> str | None: ...
-def find_executable(
-    backend: str | None,
-    *,
-    exe: str | None = None,
-    environ: Mapping[str, str] | None = None,
-    required: bool = True,
-) -> str | None:
+    backend: str | None, *, exe: str | None = None, environ: Mapping[str, str] | None = None
+) -> str:
     """The path of the conda-like executable to use.
 
     `backend` is "conda", "mamba", "micromamba" or None (any of them).  Order: `exe` (an explicit
-    path or name), CONDA_EXE (conda), MAMBA_EXE (mamba, micromamba), then PATH.  Returns None, or
-    raises BackendError when `required`, if nothing is found.
+    path or name), CONDA_EXE (conda), MAMBA_EXE (mamba, micromamba), then PATH.  Raises
+    BackendError when nothing is found.
     """
     from shutil import which
 
@@ -82,11 +62,9 @@ def find_executable(
         found = exe if os.sep in exe and os.access(exe, os.X_OK) else which(exe, path=path)
         if found:
             return found
-        if required:
-            raise BackendError(
-                f"{exe}: executable not found", hint="give the full path of conda, mamba or micromamba"
-            )
-        return None
+        raise BackendError(
+            f"{exe}: executable not found", hint="give the full path of conda, mamba or micromamba"
+        )
     candidates: list[str] = []
     if backend in (None, "conda") and env.get("CONDA_EXE"):
         candidates.append(env["CONDA_EXE"])
@@ -101,13 +79,11 @@ def find_executable(
         found = which(name, path=path)
         if found:
             return found
-    if required:
-        wanted = backend or "conda, mamba or micromamba"
-        raise BackendError(
-            f"{wanted}: executable not found (looked at CONDA_EXE, MAMBA_EXE and PATH)",
-            hint="use the native backend (the default), or put the executable on PATH",
-        )
-    return None
+    wanted = backend or "conda, mamba or micromamba"
+    raise BackendError(
+        f"{wanted}: executable not found (looked at CONDA_EXE, MAMBA_EXE and PATH)",
+        hint="use the native backend (the default), or put the executable on PATH",
+    )
 
 
 class CondaCli:

@@ -80,8 +80,9 @@ def envs_dirs(environ: Mapping[str, str] | None = None) -> list[str]:
     return out
 
 
-def known_envs(environ: Mapping[str, str] | None = None, *, conda_exe: str | None = None) -> list[KnownEnv]:
-    """Every named environment envkit can find (first occurrence of each name wins)."""
+def known_envs(environ: Mapping[str, str] | None = None) -> list[KnownEnv]:
+    """Every named environment envkit can find without a conda executable (first occurrence of
+    each name wins)."""
     env = _environ(environ)
     found: dict[str, KnownEnv] = {}
     root = root_prefix(env)
@@ -102,9 +103,6 @@ def known_envs(environ: Mapping[str, str] | None = None, *, conda_exe: str | Non
         n = os.path.basename(p.rstrip("/\\"))
         if n and n not in found and os.path.isdir(os.path.join(p, "conda-meta")):
             found[n] = KnownEnv(n, p, txt)
-    if conda_exe:
-        for ke in _conda_info_envs(conda_exe, env):
-            found.setdefault(ke.name, ke)
     return list(found.values())
 
 
@@ -166,12 +164,16 @@ def resolve_name(name: str, environ: Mapping[str, str] | None = None, *, conda_e
             return ke.prefix
     if conda_exe is None:
         from envkit.backends.condacli import find_executable
+        from envkit.errors import BackendError
 
-        conda_exe = find_executable(None, environ=env, required=False)
+        try:
+            conda_exe = find_executable(None, environ=env)
+        except BackendError:
+            pass
     everything = local
     if conda_exe:
         try:
-            everything = known_envs(env, conda_exe=conda_exe)
+            everything = local + _conda_info_envs(conda_exe, env)
         except Exception:  # a broken conda must not hide the real answer: the name is unknown
             everything = local
         for ke in everything:
