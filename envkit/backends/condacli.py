@@ -100,13 +100,11 @@ class CondaCli:
     def json(self, *args: str, yaml: bool = False) -> Any:
         """Run `<exe> ARGS` and return its stdout parsed as JSON, or (with `yaml`) as an
         environment YAML when it is not JSON; BackendError otherwise."""
+        from itertools import takewhile
+
         from envkit._proc import run, tail
 
-        words = []
-        for a in args:  # the subcommand: `env export`, `list`, `info`
-            if a.startswith("-"):
-                break
-            words.append(a)
+        words = takewhile(lambda a: not a.startswith("-"), args)  # the subcommand: `env export`, `list`
         what = " ".join([os.path.basename(self.exe), *words])
         result = run([self.exe, *args], timeout=self.timeout, env=self.environ, what=what)
         try:
@@ -179,10 +177,7 @@ class CondaCli:
                 file = url.rstrip("/").rpartition("/")[2]
                 for ext in (".conda", ".tar.bz2"):
                     if file.endswith(ext):
-                        entry = out.setdefault(file[: -len(ext)], {"url": url})
-                        if digest.startswith("sha256:"):
-                            digest = digest[len("sha256:") :]
-                        entry[key] = digest
+                        out.setdefault(file[: -len(ext)], {"url": url})[key] = digest.removeprefix("sha256:")
         return out
 
     def read_env(self, *, prefix: str | None = None, name: str | None = None) -> LiveEnv:
@@ -287,8 +282,8 @@ def live_env_from_cli(
     *,
     prefix: str | None,
     name: str | None,
-    backend: str = "conda",
-    environ: Mapping[str, str] | None = None,
+    backend: str,
+    environ: Mapping[str, str],
 ) -> LiveEnv:
     """Map the JSON answers of `list`, `env export`, `env export --from-history` and `info` to a
     LiveEnv.  Channels: `info`'s configured channels (conda's priority order), then any channel of
@@ -301,9 +296,8 @@ def live_env_from_cli(
     warnings: list[str] = []
     requested = _history_requested(history, backend, warnings)
     packages, pips, python_version = _listed_packages(listing, platform, {d.name for d in requested})
-    env = os.environ if environ is None else environ
     _, priority = channels_and_priority(
-        {"condarc": condarc_files(the_prefix, environ=env), "environ": dict(env)}
+        {"condarc": condarc_files(the_prefix, environ=environ), "environ": dict(environ)}
     )
     variables = exported.get("variables") or {}
     return LiveEnv(
