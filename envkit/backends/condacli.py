@@ -36,7 +36,7 @@ import builtins
 import json
 import os
 from collections.abc import Mapping
-from typing import Any, Literal, overload
+from typing import Any
 
 from envkit.errors import BackendError
 from envkit.model import Channel, CondaDep, LiveEnv, LockedPackage, PipDist
@@ -45,34 +45,14 @@ BACKENDS = ("conda", "mamba", "micromamba")
 DEFAULT_TIMEOUT = 120.0
 
 
-@overload
 def find_executable(
-    backend: str | None,
-    *,
-    exe: str | None = None,
-    environ: Mapping[str, str] | None = None,
-    required: Literal[True] = True,
-) -> str: ...
-@overload
-def find_executable(
-    backend: str | None,
-    *,
-    exe: str | None = None,
-    environ: Mapping[str, str] | None = None,
-    required: bool,
-) -> str | None: ...
-def find_executable(
-    backend: str | None,
-    *,
-    exe: str | None = None,
-    environ: Mapping[str, str] | None = None,
-    required: bool = True,
-) -> str | None:
+    backend: str | None, *, exe: str | None = None, environ: Mapping[str, str] | None = None
+) -> str:
     """The path of the conda-like executable to use.
 
     `backend` is "conda", "mamba", "micromamba" or None (any of them).  Order: `exe` (an explicit
-    path or name), CONDA_EXE (conda), MAMBA_EXE (mamba, micromamba), then PATH.  Returns None, or
-    raises BackendError when `required`, if nothing is found.
+    path or name), CONDA_EXE (conda), MAMBA_EXE (mamba, micromamba), then PATH.  Raises
+    BackendError when nothing is found.
     """
     from shutil import which
 
@@ -82,11 +62,9 @@ def find_executable(
         found = exe if os.sep in exe and os.access(exe, os.X_OK) else which(exe, path=path)
         if found:
             return found
-        if required:
-            raise BackendError(
-                f"{exe}: executable not found", hint="give the full path of conda, mamba or micromamba"
-            )
-        return None
+        raise BackendError(
+            f"{exe}: executable not found", hint="give the full path of conda, mamba or micromamba"
+        )
     candidates: list[str] = []
     if backend in (None, "conda") and env.get("CONDA_EXE"):
         candidates.append(env["CONDA_EXE"])
@@ -101,13 +79,11 @@ def find_executable(
         found = which(name, path=path)
         if found:
             return found
-    if required:
-        wanted = backend or "conda, mamba or micromamba"
-        raise BackendError(
-            f"{wanted}: executable not found (looked at CONDA_EXE, MAMBA_EXE and PATH)",
-            hint="use the native backend (the default), or put the executable on PATH",
-        )
-    return None
+    wanted = backend or "conda, mamba or micromamba"
+    raise BackendError(
+        f"{wanted}: executable not found (looked at CONDA_EXE, MAMBA_EXE and PATH)",
+        hint="use the native backend (the default), or put the executable on PATH",
+    )
 
 
 class CondaCli:
@@ -124,13 +100,11 @@ class CondaCli:
     def json(self, *args: str, yaml: bool = False) -> Any:
         """Run `<exe> ARGS` and return its stdout parsed as JSON, or (with `yaml`) as an
         environment YAML when it is not JSON; BackendError otherwise."""
+        from itertools import takewhile
+
         from envkit._proc import run, tail
 
-        words = []
-        for a in args:  # the subcommand: `env export`, `list`, `info`
-            if a.startswith("-"):
-                break
-            words.append(a)
+        words = takewhile(lambda a: not a.startswith("-"), args)  # the subcommand: `env export`, `list`
         what = " ".join([os.path.basename(self.exe), *words])
         result = run([self.exe, *args], timeout=self.timeout, env=self.environ, what=what)
         try:
@@ -203,10 +177,7 @@ class CondaCli:
                 file = url.rstrip("/").rpartition("/")[2]
                 for ext in (".conda", ".tar.bz2"):
                     if file.endswith(ext):
-                        entry = out.setdefault(file[: -len(ext)], {"url": url})
-                        if digest.startswith("sha256:"):
-                            digest = digest[len("sha256:") :]
-                        entry[key] = digest
+                        out.setdefault(file[: -len(ext)], {"url": url})[key] = digest.removeprefix("sha256:")
         return out
 
     def read_env(self, *, prefix: str | None = None, name: str | None = None) -> LiveEnv:
@@ -311,8 +282,8 @@ def live_env_from_cli(
     *,
     prefix: str | None,
     name: str | None,
-    backend: str = "conda",
-    environ: Mapping[str, str] | None = None,
+    backend: str,
+    environ: Mapping[str, str],
 ) -> LiveEnv:
     """Map the JSON answers of `list`, `env export`, `env export --from-history` and `info` to a
     LiveEnv.  Channels: `info`'s configured channels (conda's priority order), then any channel of
@@ -325,9 +296,8 @@ def live_env_from_cli(
     warnings: list[str] = []
     requested = _history_requested(history, backend, warnings)
     packages, pips, python_version = _listed_packages(listing, platform, {d.name for d in requested})
-    env = os.environ if environ is None else environ
     _, priority = channels_and_priority(
-        {"condarc": condarc_files(the_prefix, environ=env), "environ": dict(env)}
+        {"condarc": condarc_files(the_prefix, environ=environ), "environ": dict(environ)}
     )
     variables = exported.get("variables") or {}
     return LiveEnv(

@@ -26,11 +26,10 @@ from envkit.errors import EnvironmentNotFound
 
 @dataclass(frozen=True, slots=True)
 class KnownEnv:
-    """A named environment found on this machine: its name, prefix and where it was found."""
+    """A named environment found on this machine: its name and prefix."""
 
     name: str
     prefix: str
-    source: str
 
 
 def _environ(environ: Mapping[str, str] | None) -> Mapping[str, str]:
@@ -80,15 +79,16 @@ def envs_dirs(environ: Mapping[str, str] | None = None) -> list[str]:
     return out
 
 
-def known_envs(environ: Mapping[str, str] | None = None, *, conda_exe: str | None = None) -> list[KnownEnv]:
-    """Every named environment envkit can find (first occurrence of each name wins)."""
+def known_envs(environ: Mapping[str, str] | None = None) -> list[KnownEnv]:
+    """Every named environment envkit can find without a conda executable (first occurrence of
+    each name wins)."""
     env = _environ(environ)
     found: dict[str, KnownEnv] = {}
     root = root_prefix(env)
     if root and os.path.isdir(os.path.join(root, "conda-meta")):
-        found["base"] = KnownEnv("base", root, "root prefix")
+        found["base"] = KnownEnv("base", root)
     for d in envs_dirs(env):
-        for ke in _envs_in(d, f"envs_dirs: {d}"):
+        for ke in _envs_in(d):
             found.setdefault(ke.name, ke)
     txt = os.path.join(_home(env), ".conda", "environments.txt")
     try:
@@ -101,14 +101,11 @@ def known_envs(environ: Mapping[str, str] | None = None, *, conda_exe: str | Non
             continue
         n = os.path.basename(p.rstrip("/\\"))
         if n and n not in found and os.path.isdir(os.path.join(p, "conda-meta")):
-            found[n] = KnownEnv(n, p, txt)
-    if conda_exe:
-        for ke in _conda_info_envs(conda_exe, env):
-            found.setdefault(ke.name, ke)
+            found[n] = KnownEnv(n, p)
     return list(found.values())
 
 
-def _envs_in(envs_dir: str, source: str) -> list[KnownEnv]:
+def _envs_in(envs_dir: str) -> list[KnownEnv]:
     """The environments in `envs_dir` (its folders holding conda-meta/), by name; none when it
     cannot be listed."""
     try:
@@ -116,7 +113,7 @@ def _envs_in(envs_dir: str, source: str) -> list[KnownEnv]:
     except OSError:
         return []
     return [
-        KnownEnv(n, os.path.join(envs_dir, n), source)
+        KnownEnv(n, os.path.join(envs_dir, n))
         for n in names
         if os.path.isdir(os.path.join(envs_dir, n, "conda-meta"))
     ]
@@ -131,24 +128,22 @@ def _conda_info_envs(exe: str, environ: Mapping[str, str]) -> list[KnownEnv]:
 
     cli = CondaCli(exe, environ=environ)
     info = cli.info()
-    what = f"{os.path.basename(exe)} info --json"
     root = str(info.get("root_prefix") or info.get("base environment") or "")
     out = []
     if root and os.path.isdir(os.path.join(root, "conda-meta")):
-        out.append(KnownEnv("base", root, what))
+        out.append(KnownEnv("base", root))
     for d in info.get("envs_dirs") or ():
-        out += _envs_in(str(d), f"{what} envs_dirs: {d}")
+        out += _envs_in(str(d))
     if isinstance(info.get("envs"), list):
         prefixes = [str(p) for p in info["envs"]]
     else:
         try:
             prefixes = cli.env_list()
-            what = f"{os.path.basename(exe)} env list --json"
         except BackendError:
             prefixes = []
     for p in prefixes:
         name = "base" if root and os.path.normpath(p) == os.path.normpath(root) else os.path.basename(p)
-        out.append(KnownEnv(name, p, what))
+        out.append(KnownEnv(name, p))
     return out
 
 
@@ -166,12 +161,16 @@ def resolve_name(name: str, environ: Mapping[str, str] | None = None, *, conda_e
             return ke.prefix
     if conda_exe is None:
         from envkit.backends.condacli import find_executable
+        from envkit.errors import BackendError
 
-        conda_exe = find_executable(None, environ=env, required=False)
+        try:
+            conda_exe = find_executable(None, environ=env)
+        except BackendError:
+            pass
     everything = local
     if conda_exe:
         try:
-            everything = known_envs(env, conda_exe=conda_exe)
+            everything = local + _conda_info_envs(conda_exe, env)
         except Exception:  # a broken conda must not hide the real answer: the name is unknown
             everything = local
         for ke in everything:

@@ -28,16 +28,16 @@ def redact_env(env: LiveEnv) -> LiveEnv:
 
     from envkit.urls import redact_url, redact_variables
 
-    def url(u: str | None) -> str | None:
-        return redact_url(u)[0] if u else u
+    def redacted(x):  # a package or a pip distribution
+        url, had = redact_url(x.url) if x.url else (x.url, False)
+        return replace(x, url=url) if had else x
 
-    packages = tuple(
-        replace(p, url=url(p.url)) if p.url and redact_url(p.url)[1] else p for p in env.packages
-    )
-    dists = tuple(replace(d, url=url(d.url)) if d.url and redact_url(d.url)[1] else d for d in env.pip_dists)
-    warnings = tuple(_URL_IN_TEXT.sub(lambda m: redact_url(m.group(0))[0], w) for w in env.warnings)
     return replace(
-        env, packages=packages, pip_dists=dists, variables=redact_variables(env.variables), warnings=warnings
+        env,
+        packages=tuple(map(redacted, env.packages)),
+        pip_dists=tuple(map(redacted, env.pip_dists)),
+        variables=redact_variables(env.variables),
+        warnings=tuple(_URL_IN_TEXT.sub(lambda m: redact_url(m.group(0))[0], w) for w in env.warnings),
     )
 
 

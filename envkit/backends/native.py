@@ -356,12 +356,11 @@ def merged_condarc(files) -> dict[str, Any]:
 
     Sequences: the higher-priority file's items come first, then the lower ones', without repeats;
     a scalar: the highest-priority file that sets it wins.  Returns {"channels": [...],
-    "channel_priority": str | None, "envs_dirs": [...], "sources": {key: path}}.  A .condarc that
-    is not valid YAML is a ParseError naming it.
+    "envs_dirs": [...], "channel_priority": str | None, "root_prefix": str | None}.  A .condarc
+    that is not valid YAML is a ParseError naming it.
     """
-    lists: dict[str, list[list[str]]] = {"channels": [], "envs_dirs": [], "default_channels": []}
+    lists: dict[str, list[list[str]]] = {"channels": [], "envs_dirs": []}
     scalars: dict[str, Any] = {}
-    sources: dict[str, str] = {}
     for f in files:
         path, text = f["path"], f["text"]
         if not text.strip():
@@ -377,25 +376,18 @@ def merged_condarc(files) -> dict[str, Any]:
             value = data.get(key)
             if isinstance(value, list):
                 lists[key].append([str(v) for v in value if v is not None])
-                sources[key] = path
         for key in ("channel_priority", "root_prefix"):
             if data.get(key) is not None:
                 value = data[key]
                 if isinstance(value, bool):  # old style `channel_priority: false`
                     value = "flexible" if value else "disabled"
                 scalars[key] = str(value)
-                sources[key] = path
-    out: dict[str, Any] = {}
-    for key, groups in lists.items():
-        merged: list[str] = []
-        for group in reversed(groups):
-            for v in group:
-                if v not in merged:
-                    merged.append(v)
-        out[key] = merged
+    out: dict[str, Any] = {
+        key: list(dict.fromkeys(v for group in reversed(groups) for v in group))
+        for key, groups in lists.items()
+    }
     out["channel_priority"] = scalars.get("channel_priority")
     out["root_prefix"] = scalars.get("root_prefix")
-    out["sources"] = sources
     return out
 
 

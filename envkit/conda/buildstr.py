@@ -56,8 +56,6 @@ _CPU = r"(?:^|_)cpu(?:only)?(?=_|$)"
 _GPU = r"(?:^|_)(?:gpu|cuda)(?=_|$)"
 _ROCM = r"(?:^|_)rocm(?P<ver>\d+(?:\.\d+)*)?(?=_|$|[a-z])"
 
-#: Packages whose every GPU build says so in its build string (see the module docstring).
-TORCH_FAMILY = TORCH_CONDA_FAMILY
 #: The BLAS selector packages: their build string names the implementation (`blas=1.0=mkl`,
 #: `libblas=3.9.0=20_linux64_openblas`).
 BLAS_SELECTORS = frozenset({"blas", "libblas", "libcblas", "liblapack", "liblapacke", "blas-devel"})
@@ -200,7 +198,7 @@ def _decode(build: str | None, version: str | None, name: str | None) -> BuildIn
         low = build.lower()
         blas = next((label for token, label in _BLAS if low.endswith(token) or f"_{token}" in low), blas)
     if (
-        name in TORCH_FAMILY
+        name in TORCH_CONDA_FAMILY
         and build
         and python
         and not cpu

@@ -89,11 +89,7 @@ def parse_channel(text: str) -> Channel:
         if base.startswith(host + "/"):
             name = base[len(host) + 1 :]
             written = _written_url(redacted, name)
-            if had:
-                return Channel(
-                    name=name, url=f"{ANACONDA_ORG}/{name}", had_credentials=True, redacted_url=written
-                )
-            return Channel(name=name, url=f"{ANACONDA_ORG}/{name}", redacted_url=written)
+            return Channel(name=name, url=f"{ANACONDA_ORG}/{name}", had_credentials=had, redacted_url=written)
     written = _written_url(redacted)
     if base.startswith(REPO_ANACONDA + "/"):
         name = base[len(REPO_ANACONDA) + 1 :]

@@ -133,14 +133,6 @@ def version_key(text: str) -> tuple[int, ...]:
     return tuple(out)
 
 
-def major_minor(cuda: str) -> str | None:
-    """`12.4.131` -> "12.4", `12` -> "12", "" -> None."""
-    key = version_key(cuda)
-    if not key:
-        return None
-    return ".".join(str(k) for k in key[:2])
-
-
 def compatibility(cuda: str, driver: str) -> str | None:
     """How `driver` runs code built with CUDA `cuda`: "full" (the toolkit's own minimum is met),
     "minor" (only through minor-version compatibility: same major, driver >= the major's floor,

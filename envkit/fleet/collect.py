@@ -336,22 +336,15 @@ def _run_parallel_shell(via, jobs, at_once, timeout, environ, machine) -> list[H
 
     from envkit.fleet.shell import run_on_nodes
 
-    results = {j.host: HostResult(job=j) for j in jobs}
     if which(via, path=environ.get("PATH")) is None:
-        for r in results.values():
-            r.status, r.why = "failed", f"{via} is not installed (not on PATH)"
-        return list(results.values())
+        return [HostResult(job=j, status="failed", why=f"{via} is not installed (not on PATH)") for j in jobs]
     # all jobs of one transport read the same environment (the one given by --env)
     by_env: dict[tuple, list[Job]] = {}
     for j in jobs:
         assert j.target is not None
         by_env.setdefault((j.target.path, j.target.env_name), []).append(j)
+    results: dict[str, HostResult] = {}
     for group in by_env.values():
-        targets = [j.target for j in group if j.target is not None]
-        answers = run_on_nodes(
-            via, targets, at_once=at_once, timeout=timeout, environ=environ, machine=machine
-        )
-        for j, ans in zip(group, answers, strict=True):
-            res = results[j.host]
-            res.status, res.why, res.model, res.profile = ans.status, ans.why, ans.model, ans.profile
+        for r in run_on_nodes(via, group, at_once=at_once, timeout=timeout, environ=environ, machine=machine):
+            results[r.job.host] = r
     return [results[j.host] for j in jobs]

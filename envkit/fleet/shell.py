@@ -16,23 +16,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from envkit.errors import EnvkitError
+from envkit.fleet.collect import HostResult, Job
 from envkit.fleet.sessions import why
 from envkit.machine.profile import MachineProfile
-from envkit.model import EnvSpec, LiveEnv, Lock
 from envkit.sources.ssh import SshTarget
 
 #: The line each node's wrapper prints its answer after (srun, clush and pdsh prefix lines).
 ANSWER_MARK = "@@envkit-fleet@@ "
-
-
-@dataclass(slots=True)
-class NodeAnswer:
-    """One node as read: its model and machine profile, or why it could not be read."""
-
-    status: str = "ok"  # ok | unreachable | failed
-    why: str = ""
-    model: EnvSpec | Lock | LiveEnv | None = None
-    profile: MachineProfile | None = None
 
 
 #: Runs on each node: the ssh driver (program), its output captured, answered in marked lines of
@@ -98,20 +88,21 @@ def shell_argv(
 
 def run_on_nodes(
     via: str,
-    targets: Sequence[SshTarget],
+    jobs: Sequence[Job],
     *,
     at_once: int,
     timeout: float,
     environ: Mapping[str, str],
     machine: bool,
-) -> list[NodeAnswer]:
-    """Read every one of `targets` (one environment, several nodes) with one `via` command; one
-    NodeAnswer per target, in order.  The command's output is read up to ENVKIT_SSH_MAX_MIB per
+) -> list[HostResult]:
+    """Read every one of `jobs` (one environment, several nodes) with one `via` command; one
+    HostResult per job, in order.  The command's output is read up to ENVKIT_SSH_MAX_MIB per
     node (envkit.sources.ssh.max_answer_bytes): past it the command is stopped, and a node whose
     own answer is larger fails, as over ssh."""
     from envkit._proc import run_capped
     from envkit.sources.ssh import max_answer_bytes
 
+    targets = [j.target for j in jobs if j.target is not None]
     names = [t.destination for t in targets]
     code = node_program(targets[0], machine=machine)
     argv = shell_argv(via, names, code, at_once=at_once, timeout=timeout, environ=environ)
@@ -123,20 +114,20 @@ def run_on_nodes(
     too_large = f"the answer is larger than the {cap / 2**20:g} MiB envkit reads from a host: stopped ({via})"
     answers = _answers(via, result.stdout, cap)
     out = []
-    for t, name in zip(targets, names, strict=True):
+    for j, t, name in zip(jobs, targets, names, strict=True):
         ans = answers.get(name) or answers.get(name.split("@", 1)[-1])
         if isinstance(ans, _Lost) and ans is not _TOO_LARGE and (result.too_large or result.timed_out):
             ans = None  # a stopped command cuts answers short: the stop is the reason
         if ans is None:
             reason = too_large if result.too_large else _no_answer(via, name, result, timeout)
-            out.append(NodeAnswer(status="failed" if result.too_large else "unreachable", why=reason))
+            out.append(HostResult(job=j, status="failed" if result.too_large else "unreachable", why=reason))
         elif ans is _TOO_LARGE:
-            out.append(NodeAnswer(status="failed", why=too_large))
+            out.append(HostResult(job=j, status="failed", why=too_large))
         elif isinstance(ans, _Lost):
             why = f"the answer from {name} arrived incomplete or altered ({via}): {ans.why}; not read"
-            out.append(NodeAnswer(status="failed", why=why))
+            out.append(HostResult(job=j, status="failed", why=why))
         else:
-            out.append(_read(t, ans, timeout))
+            out.append(_read(j, t, ans, timeout))
     return out
 
 
@@ -229,7 +220,7 @@ def _no_answer(via: str, name: str, result, timeout: float) -> str:
     return f"no answer from {via}" + (f" ({lines[-1]})" if lines else f" (exit code {result.returncode})")
 
 
-def _read(target: SshTarget, ans: dict, timeout: float) -> NodeAnswer:
+def _read(job: Job, target: SshTarget, ans: dict, timeout: float) -> HostResult:
     """A node's answer read as the ssh reader reads a session's output."""
     from envkit._proc import Result
     from envkit.sources import model_from_answer
@@ -249,5 +240,5 @@ def _read(target: SshTarget, ans: dict, timeout: float) -> NodeAnswer:
         data, head = read_answer(target, fake, timeout=timeout)
         model = model_from_answer(target, data, head, on_machine=found.append)
     except EnvkitError as exc:
-        return NodeAnswer(status="failed", why=why(exc, remote_url(target)))
-    return NodeAnswer(model=model, profile=found[0] if found else None)
+        return HostResult(job=job, status="failed", why=why(exc, remote_url(target)))
+    return HostResult(job=job, model=model, profile=found[0] if found else None)

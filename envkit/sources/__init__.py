@@ -109,8 +109,6 @@ def _local_path(
     # os.path, not pathlib: a plain file's check starts faster without it (Path("") is ".")
     path = text or "."
     if os.path.isdir(path):
-        from pathlib import Path
-
         from envkit.backends import open_env
 
         if not os.path.isdir(os.path.join(path, "conda-meta")):
@@ -118,7 +116,7 @@ def _local_path(
                 f"{text}: a directory, but not a conda environment (no conda-meta/)",
                 hint="pass an environment file, the prefix that holds conda-meta/, or env:NAME",
             )
-        model = open_env(prefix=str(Path(path)), environ=environ)
+        model = open_env(prefix=path, environ=environ)  # read_prefix makes it absolute
         return Source(text=text, label=text, model=model, origin="prefix")
     if not os.path.exists(path):
         hint = None
