@@ -5,8 +5,9 @@ imported only when it runs (COMMANDS lists them without importing them), so that
 stays fast (no YAML engine, py-rattler, conda-lock or torch); `envkit --version` is answered
 before this module is imported (envkit/__main__.py).
 This module is the one error boundary: an `EnvkitError` becomes `error: ...` (and `hint: ...`, its
-remedies worded as flags) on stderr and the exit code EXIT_CODES gives its class; a traceback is
-only ever shown for a bug, with `ENVKIT_DEBUG=1`.
+remedies worded as flags) on stderr and exit code 2 (unusable input or usage), whatever its class;
+1 is a command's own verdict (findings, a stale lock, a failed smoke test), 3 a bug in envkit.  A
+traceback is only ever shown for a bug, with `ENVKIT_DEBUG=1`.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from typing import TYPE_CHECKING
 
 import click
 
@@ -48,33 +48,6 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     ),
     "audit": ("envkit.commands.audit", "audit", "Audit environments for known vulnerabilities and licences."),
 }
-
-
-if TYPE_CHECKING:  # pragma: no cover
-    from envkit.errors import EnvkitError
-
-#: the exit code of each envkit.errors class, by name (the nearest class in its MRO): 2, unusable
-#: input or usage.  1 is a command's own verdict (findings, a stale lock, a failed smoke test), 3 a
-#: bug in envkit.  Keyed by name so that `envkit --help` and click's usage errors need not import
-#: envkit.errors.
-EXIT_CODES: dict[str, int] = {
-    "EnvkitError": 2,
-    "ParseError": 2,
-    "UsageError": 2,
-    "EnvironmentNotFound": 2,
-    "BackendError": 2,
-    "SolveError": 2,
-    "IntegrityError": 2,
-    "SmokeError": 2,
-}
-
-
-def exit_code(exc: EnvkitError) -> int:
-    """The exit code for `exc`: EXIT_CODES of the nearest envkit.errors class it is an instance of."""
-    for cls in type(exc).__mro__:
-        if cls.__module__ == "envkit.errors" and cls.__name__ in EXIT_CODES:
-            return EXIT_CODES[cls.__name__]
-    return 2
 
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -178,7 +151,7 @@ def _failure(exc: Exception) -> int | None:
             if debug:
                 return None
             echo_errors([exc])
-            return exit_code(exc)
+            return 2
     if isinstance(exc, BrokenPipeError):
         # `envkit ... | head`: not an error worth a traceback.
         sys.stderr.close()

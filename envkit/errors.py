@@ -122,8 +122,8 @@ class EnvkitError(Exception):
 
     `hint` is an optional known fix, printed on its own line.  `remedies` are the options it names,
     as data (Remedy): the hint's text holds one `{}` per remedy, worded as a keyword by `hint` and
-    as a flag by the CLI (a remedy without text is `pass <remedy>`).  The exit code is the CLI's
-    (envkit.cli.EXIT_CODES).
+    as a flag by the CLI (a remedy without text is `pass <remedy>`).  The exit code is the CLI's: 2
+    for every class (envkit.cli).
     """
 
     def __init__(

@@ -73,7 +73,7 @@ def find_executable(
         if backend is None or base.startswith(backend):
             candidates.append(env["MAMBA_EXE"])
     for c in candidates:
-        if os.access(c, os.X_OK):
+        if os.path.isfile(c) and os.access(c, os.X_OK):
             return c
     for name in [backend] if backend else list(BACKENDS):
         found = which(name, path=path)

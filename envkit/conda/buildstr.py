@@ -80,7 +80,8 @@ def _py_version(text: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class BuildInfo:
-    """What a build string says.  Every field is None (False) when the build string does not say."""
+    """What a build string says.  Every field is None (False) when the build string does not say.
+    The hash and build number are not kept: two builds of one variant decode equal."""
 
     python: str | None = None  # "3.11"
     cuda: str | None = None  # "12.1"; the major alone ("11") when that is all the build says
@@ -134,23 +135,6 @@ class BuildInfo:
         if self.cpu:
             return "cpu"
         return None
-
-    @property
-    def variant(self) -> tuple:
-        """The parts that make a different build variant (not the hash or build number)."""
-        return (
-            self.python,
-            self.cuda,
-            self.cpu,
-            self.cudnn,
-            self.blas,
-            self.mpi,
-            self.numpy,
-            self.implementation,
-            self.gpu,
-            self.rocm,
-            self.python_prefix,
-        )
 
     def python_fits(self, version: str) -> bool | None:
         """Whether a build with this Python tag can go with Python `version` ("3.11", "3.11.9"):

@@ -165,9 +165,7 @@ def parse_spec(text: str, *, where: Where | None = None) -> CondaDep:
     if ms.channel is not None:
         from envkit.conda.channels import parse_channel
 
-        # `chan/subdir::name` -> chan (parse_channel strips a known subdir)
-        head, sep, _ = s.partition("::")
-        channel = parse_channel((head if sep else "") or ms.channel.base_url).name
+        channel = parse_channel(_channel_text(s) or ms.channel.base_url).name
     subdir = ms.subdir or None
     if ms.build_number is not None and not any(k == "build_number" for k, _ in extra_pairs):
         extra_pairs.append(("build_number", str(ms.build_number)))
@@ -241,6 +239,12 @@ def _restore_literals(normalized: str, raw_rest: str) -> str:
         pos = m.end()
     out.append(normalized[pos:])
     return "".join(out)
+
+
+def _channel_text(spec: str) -> str | None:
+    head, sep, _ = spec.partition("::")
+    # `chan/subdir::name` -> chan (the subdir is stripped by parse_channel when it is a known one)
+    return head if sep else None
 
 
 def exact_version(dep: CondaDep) -> str | None:

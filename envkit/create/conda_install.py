@@ -11,29 +11,19 @@ from envkit.model import Lock
 
 
 def find_backend_executable(backend: str) -> str:
-    """The executable for `backend`: CONDA_EXE (conda) or MAMBA_EXE (mamba, micromamba), then PATH.
+    """The executable for `backend` (envkit.backends.condacli.find_executable's lookup); BackendError
+    naming the option when there is none."""
+    from envkit.backends.condacli import find_executable
 
-    Raises BackendError when there is none.
-    """
-    from shutil import which
-
-    var = "CONDA_EXE" if backend == "conda" else "MAMBA_EXE"
-    exe = os.environ.get(var)
-    if (
-        exe
-        and os.path.isfile(exe)
-        and os.access(exe, os.X_OK)
-        and (backend == "conda" or os.path.basename(exe).startswith(backend))
-    ):
-        return exe
-    found = which(backend)
-    if found:
-        return found
-    raise BackendError(
-        f"--backend {backend}: no {backend} executable found ({var} or PATH)",
-        hint="install it, or use the default backend ({})",
-        remedy=Remedy(option="backend", value="rattler"),
-    )
+    try:
+        return find_executable(backend)
+    except BackendError:
+        var = "CONDA_EXE" if backend == "conda" else "MAMBA_EXE"
+        raise BackendError(
+            f"--backend {backend}: no {backend} executable found ({var} or PATH)",
+            hint="install it, or use the default backend ({})",
+            remedy=Remedy(option="backend", value="rattler"),
+        ) from None
 
 
 def install_conda(

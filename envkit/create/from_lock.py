@@ -77,29 +77,14 @@ def create_from_lock(
     conda = [p for p in pkgs if p.manager == "conda"]
     pip = [p for p in pkgs if p.manager == "pip"]
     _check_entries(pkgs, conda, plat, lock.source)
-    with claim_prefix(target) as replaced:
-        existed = os.path.isdir(target)  # an empty directory to create the environment in
-        try:
-            hashed, written, unset = _install(
-                lock,
-                target,
-                plat,
-                conda,
-                pip,
-                backend=backend,
-                executable=executable,
-                cache_dir=cache_dir,
-                timeout=timeout,
-                show_progress=show_progress,
-            )
-        except PrefixTaken:
-            raise
-        except BaseException:
-            # the claim is held and `target` was missing or empty: what is there now is this run's
-            remove_tree(target)
-            if existed:
-                os.mkdir(target)
-            raise
+    kw = dict(
+        backend=backend,
+        executable=executable,
+        cache_dir=cache_dir,
+        timeout=timeout,
+        show_progress=show_progress,
+    )
+    replaced, (hashed, written, unset) = _claimed_install(lock, target, plat, conda, pip, **kw)
     from envkit.lock import is_index_placeholder
 
     by_pin = tuple(f"{p.name}=={p.version}" for p in pip if is_index_placeholder(p))
@@ -127,6 +112,26 @@ def _check_entries(
     to_repodata_records(conda, plat, source=source)  # before any file is read
     verify_local_archives(conda, source=source)
     check_archive_paths(conda, source=source)
+
+
+def _claimed_install(
+    lock: Lock, target: str, plat: str, conda: Sequence[LockedPackage], pip: Sequence[LockedPackage], **kw
+) -> tuple[bool, tuple[bool, tuple[str, ...], tuple[str, ...]]]:
+    """`_install` with the claim on `target` held; on failure, what it made is removed (an empty
+    directory that was there is made again).  Returns (an unfinished prefix was replaced, what
+    `_install` returns)."""
+    with claim_prefix(target) as replaced:
+        existed = os.path.isdir(target)  # an empty directory to create the environment in
+        try:
+            return replaced, _install(lock, target, plat, conda, pip, **kw)
+        except PrefixTaken:
+            raise
+        except BaseException:
+            # the claim is held and `target` was missing or empty: what is there now is this run's
+            remove_tree(target)
+            if existed:
+                os.mkdir(target)
+            raise
 
 
 def _install(

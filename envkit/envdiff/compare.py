@@ -167,8 +167,9 @@ def _release_change(
     ia = decode(pa.build, pa.version, pa.name)
     ib = decode(pb.build, pb.version, pb.name)
     builds_differ = (pa.build is not None and pb.build is not None and pa.build != pb.build) or la != lb
-    if builds_differ or (ia.variant != ib.variant and pa.build and pb.build):
-        if ia.variant != ib.variant:
+    # a decoded build holds only what makes a variant (not the hash or build number)
+    if builds_differ or (ia != ib and pa.build and pb.build):
+        if ia != ib:
             tags.append("variant")
             kind = kind or "variant"
         elif builds_differ:

@@ -25,11 +25,11 @@ import re
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from envkit.errors import EnvkitError, Remedy, UsageError
 from envkit.fleet.hostlist import expand, is_expression
+from envkit.fleet.jobs import HostResult, Job
 from envkit.fleet.sessions import Masters, ssh_failure, why
 from envkit.machine.profile import MachineProfile
 from envkit.model import EnvSpec, LiveEnv, Lock
@@ -39,32 +39,6 @@ TRANSPORTS = ("ssh", "srun", "clush", "pdsh")
 #: Per-host default: long enough for a loaded login node, short enough that a dead node is a row.
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_JOBS = 8
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Job:
-    """One host to read: `host` names it in the report; `target` is set for remote jobs, `path` for
-    collected files and local prefixes."""
-
-    host: str
-    source: str
-    via: str  # file | prefix | ssh | srun | clush | pdsh
-    target: SshTarget | None = None
-    path: str | None = None
-    machine_path: str | None = None  # a collected machine profile beside the file
-    where: str | None = None  # a hosts file and line
-
-
-@dataclass(slots=True, kw_only=True)
-class HostResult:
-    """One host as read: its model and machine profile, or why it could not be read."""
-
-    job: Job
-    model: EnvSpec | Lock | LiveEnv | None = None
-    profile: MachineProfile | None = None
-    why: str = ""
-    status: str = "ok"  # ok | unreachable | failed
-    warnings: list[str] = field(default_factory=list)
 
 
 def plan(

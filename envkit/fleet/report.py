@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, replace
 
 from envkit.envdiff import EnvDiff
-from envkit.fleet.collect import HostResult
 from envkit.fleet.fingerprint import EnvPrint, MachineClass, env_fingerprint, machine_class
+from envkit.fleet.jobs import HostResult
 from envkit.model import EnvSpec, LiveEnv, Lock
 
 

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from envkit.errors import EnvkitError
-from envkit.fleet.collect import HostResult, Job
+from envkit.fleet.jobs import HostResult, Job
 from envkit.fleet.sessions import why
 from envkit.machine.profile import MachineProfile
 from envkit.sources.ssh import SshTarget

@@ -71,15 +71,15 @@ def _conda_lock_exe(spec: EnvSpec) -> str:
         )
     from envkit.backends.condacli import find_executable
 
-    exe = find_executable(None, required=False)
-    if exe is None:
+    try:
+        return find_executable(None)
+    except BackendError:
         raise BackendError(
             "--solver conda-lock needs a conda executable, and none was found "
             "(CONDA_EXE, MAMBA_EXE, conda, mamba, micromamba on PATH)",
             hint="install micromamba or conda, or use the default solver ({})",
             remedy=Remedy(option="solver", value="rattler"),
-        )
-    return exe
+        ) from None
 
 
 def solve_with_conda_lock(

@@ -175,17 +175,33 @@ def run_smoke(
         if not keep:
             shutil.rmtree(scratch, ignore_errors=True)
     elapsed = time.monotonic() - start
-    if keep:  # the kept scratch folder holds the probe's output too
-        (scratch / "probe.stdout").write_text(result.stdout)
-        (scratch / "probe.stderr").write_text(result.stderr)
-    report = assemble(
-        target, st, result, elapsed=elapsed, overall=overall, config=config, overall_given=bool(timeout)
-    )
-    report["machine"] = host_machine()
-    if keep:
-        report["scratch"] = str(scratch)
+    report = _report(target, st, result, elapsed, overall, config, bool(timeout), scratch if keep else None)
     if report.get("hung") and on_event is not None:
         on_event({"event": "hung", **report["hung"]})
+    return report
+
+
+def _report(
+    target: Target,
+    st: _State,
+    result,
+    elapsed: float,
+    overall: float,
+    config: dict,
+    overall_given: bool,
+    kept: Path | None,
+) -> dict:
+    """The report of a probe run (`result`); with the probe's output kept in `kept`, the scratch
+    folder, when the run keeps it."""
+    if kept is not None:
+        (kept / "probe.stdout").write_text(result.stdout)
+        (kept / "probe.stderr").write_text(result.stderr)
+    report = assemble(
+        target, st, result, elapsed=elapsed, overall=overall, config=config, overall_given=overall_given
+    )
+    report["machine"] = host_machine()
+    if kept is not None:
+        report["scratch"] = str(kept)
     return report
 
 

@@ -125,13 +125,20 @@ def test_each_remedy_shape_has_one_wording_per_side(remedy, flag, keyword):
     assert (cli_hint(error), error.hint) == (f"use {flag}", f"use {keyword}")
 
 
-def test_exit_codes_are_the_clis_and_errors_carry_none():
-    from envkit import cli, errors
+@pytest.mark.parametrize(
+    ("args", "error"),
+    [
+        (["validate", "{bad}"], "ParseError"),
+        (["export", "-n", "envkit-no-such-env"], "EnvironmentNotFound"),
+        (["convert", "{ok}", "--to", "pixi"], "UsageError"),
+    ],
+)
+def test_every_error_class_exits_2_and_errors_carry_no_code(tmp_path, envkit_cli, args, error):
+    from envkit import errors
 
-    assert not hasattr(errors.EnvkitError("x"), "exit_code")
-    assert cli.exit_code(errors.IntegrityError("x")) == 2
-    assert cli.exit_code(errors.ParseErrors([errors.ParseError("a"), errors.ParseError("b")])) == 2
-    assert set(cli.EXIT_CODES.values()) == {2}
-    # every name is an envkit.errors class, and every class there has one (its own or a base's)
-    assert all(issubclass(getattr(errors, n), errors.EnvkitError) for n in cli.EXIT_CODES)
-    assert cli.exit_code(errors.SolveError("x")) == cli.EXIT_CODES["SolveError"]
+    (tmp_path / "bad.yml").write_text("name: x\ndependencies: [\n")
+    (tmp_path / "ok.yml").write_text("name: x\ndependencies:\n  - numpy\n")
+    argv = [a.format(bad=tmp_path / "bad.yml", ok=tmp_path / "ok.yml") for a in args]
+    assert not hasattr(getattr(errors, error)("x"), "exit_code")
+    result = envkit_cli(*argv)
+    assert (result.exit_code, result.stdout, result.stderr.startswith("error: ")) == (2, "", True)
