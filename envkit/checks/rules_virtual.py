@@ -46,7 +46,7 @@ _CPU_BUILD = re.compile(r"(?:^|_)cpu(?:_|$)")
 )
 def cuda_unused(target: Target, ctx: Context) -> Iterator[Hit]:
     lock = target.lock_model
-    if lock is None or lock.kind != "pixi" or not target.text or "__cuda" not in target.text:
+    if lock is None or lock.kind != "pixi":
         return
     declared = declared_cuda(target)
     for platform in lock.platforms:
@@ -84,8 +84,11 @@ def declared_cuda(target: Target) -> dict[str, tuple[str, str]]:
     text = target.text or ""
     end = text.find("\nenvironments:")
     out: dict[str, tuple[str, str]] = {}
+    # the head alone is searched: each environment of the file is a target, and the text is large
+    if end < 0 or "__cuda" not in text[:end]:
+        return out
     try:
-        head = load_yaml(text[: end + 1] if end >= 0 else "", filename=target.path)
+        head = load_yaml(text[: end + 1], filename=target.path)
     except ParseError:
         head = None
     for p in head.get("platforms") or () if isinstance(head, dict) else ():
