@@ -69,10 +69,12 @@ _RECORD_KEYS = tuple(
 )
 
 
-def host_platform() -> str:
-    """The conda subdir of this machine (`linux-64`, `osx-arm64`, `win-64`, ...), from the standard
-    library: envkit's one answer, here because this script also runs on remote hosts."""
-    machine = _platform.machine().lower()
+def host_platform(system: str | None = None, machine: str | None = None) -> str:
+    """The conda subdir (`linux-64`, `osx-arm64`, `win-64`, ...) of a machine from what
+    platform.system() and platform.machine() say there (this machine's when not given), from the
+    standard library: envkit's one answer, here because this script also runs on remote hosts."""
+    system = _platform.system() if system is None else system
+    machine = (_platform.machine() if machine is None else machine).lower()
     arch = {
         "x86_64": "64",
         "amd64": "64",
@@ -82,14 +84,15 @@ def host_platform() -> str:
         "s390x": "s390x",
         "i686": "32",
         "i386": "32",
+        "x86": "32",
     }.get(machine, machine)
-    if sys.platform.startswith("linux"):
+    if system == "Linux":
         return "linux-" + arch
-    if sys.platform == "darwin":
+    if system == "Darwin":
         return "osx-" + ("arm64" if arch in ("arm64", "aarch64") else "64")
-    if sys.platform.startswith("win"):
+    if system == "Windows":
         return "win-" + ("arm64" if arch in ("arm64", "aarch64") else arch)
-    return sys.platform + "-" + arch
+    return system.lower() + "-" + arch
 
 
 def _dist_dir(path):

@@ -46,26 +46,6 @@ def cpu_level(machine: str, flags) -> str | None:
     return machine or None
 
 
-def platform_of(system: str, machine: str) -> str:
-    """The conda subdir for (platform.system(), platform.machine())."""
-    os_ = _OS.get(system, system.lower())
-    arch = {
-        "x86_64": "64",
-        "AMD64": "64",
-        "amd64": "64",
-        "aarch64": "aarch64",
-        "ppc64le": "ppc64le",
-        "s390x": "s390x",
-        "i686": "32",
-        "x86": "32",
-    }.get(machine, machine)
-    if os_ == "osx" and machine == "arm64":
-        arch = "arm64"
-    if os_ == "win" and machine in ("ARM64", "arm64"):
-        arch = "arm64"
-    return f"{os_}-{arch}"
-
-
 def cuda_from_int(value: int | None) -> str | None:
     """NVML's cuda driver version integer (12040) -> "12.4"."""
     if not value:
@@ -141,6 +121,7 @@ def profile_from_facts(
 ) -> MachineProfile:
     """A MachineProfile from the probe's raw facts.  `virtual_packages` are py-rattler's when given
     (source "py-rattler"); otherwise they are derived from the facts (source "probe")."""
+    from envkit.backends.prefix_scan import host_platform
     from envkit.conda.cuda_compat import max_full_cuda_for_driver
 
     sysf = facts.get("system") or {}
@@ -172,7 +153,7 @@ def profile_from_facts(
     p = MachineProfile(
         host=host or sysf.get("node") or "",
         os=os_,
-        platform=platform_of(system, machine),
+        platform=host_platform(system, machine),
         machine=machine,
         kernel=sysf.get("release"),
         distro=sysf.get("distro"),

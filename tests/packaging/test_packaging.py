@@ -114,3 +114,31 @@ def test_the_host_platform_is_one_answer():
     from envkit.backends.prefix_scan import host_platform
 
     assert host_platform() == str(rattler.Subdir.current())
+
+
+@pytest.mark.parametrize(
+    ("system", "machine", "subdir"),
+    [
+        ("Linux", "x86_64", "linux-64"),
+        ("Linux", "i386", "linux-32"),
+        ("Linux", "aarch64", "linux-aarch64"),
+        ("Linux", "ppc64le", "linux-ppc64le"),
+        ("Darwin", "arm64", "osx-arm64"),
+        ("Darwin", "aarch64", "osx-arm64"),
+        ("Darwin", "x86_64", "osx-64"),
+        ("Windows", "AMD64", "win-64"),
+        ("Windows", "x86", "win-32"),
+        ("Windows", "ARM64", "win-arm64"),
+    ],
+)
+def test_a_machine_profile_names_its_platform_as_the_host_platform_does(system, machine, subdir):
+    """A profile read from another machine's facts (`envkit machine ssh://...`) takes its platform
+    from the same function as this host: a conda subdir py-rattler knows."""
+    import rattler
+
+    from envkit.backends.prefix_scan import host_platform
+    from envkit.machine.detect import profile_from_facts
+
+    profile = profile_from_facts({"system": {"system": system, "machine": machine}})
+    assert (host_platform(system, machine), profile.platform) == (subdir, subdir)
+    assert subdir in {str(p) for p in rattler.Platform.all()}
