@@ -141,4 +141,4 @@ def test_a_machine_profile_names_its_platform_as_the_host_platform_does(system, 
 
     profile = profile_from_facts({"system": {"system": system, "machine": machine}})
     assert (host_platform(system, machine), profile.platform) == (subdir, subdir)
-    assert subdir in {str(p) for p in rattler.Platform.all()}
+    assert subdir in {str(p) for p in rattler.Subdir.all()}
