@@ -127,5 +127,5 @@ def _detect(
             arch = variant_arch_warnings(torch, chosen.cuda, style, machine)
             chosen = replace(chosen, warnings=chosen.warnings + arch)
     else:
-        torch, chosen = choose_detected(matrix, torch, style, detect_gpu(matrix), fits)
+        torch, chosen = choose_detected(matrix, torch, style, detect_gpu(), fits)
     return torch, chosen

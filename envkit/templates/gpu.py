@@ -48,7 +48,6 @@ def _rattler_cuda() -> str | None:
 
 
 def detect_gpu(
-    matrix: Matrix,
     *,
     environ: Mapping[str, str] | None = None,
     which: Callable[[str], str | None] | None = None,

@@ -474,7 +474,6 @@ def test_parse_nvidia_smi_multi_gpu_and_old_banner():
 
 def test_detect_multi_gpu_picks_by_the_one_driver():
     gpu = detect_gpu(
-        M,
         environ={},
         which=lambda n: "nvidia-smi",
         run=lambda argv, **kw: FakeResult(0, SMI_MULTI),
@@ -488,7 +487,6 @@ def test_detect_multi_gpu_picks_by_the_one_driver():
 def test_detect_no_devices_found_is_cpu():
     # nvidia-smi with a driver but no GPU prints this and exits 6
     gpu = detect_gpu(
-        M,
         environ={},
         which=lambda n: "/usr/bin/nvidia-smi",
         run=lambda argv, **kw: FakeResult(6, "No devices were found\n"),
@@ -508,7 +506,6 @@ def test_detect_no_devices_found_is_cpu():
     )
     # some versions exit 0 after the same line: still no GPU
     gpu = detect_gpu(
-        M,
         environ={},
         which=lambda n: "nvidia-smi",
         run=lambda argv, **kw: FakeResult(0, "No devices were found\n"),
@@ -524,7 +521,7 @@ def test_detect_rattler_error_is_not_a_crash():
     def boom():
         raise RuntimeError("libcuda.so: cannot open")
 
-    gpu = detect_gpu(M, environ={}, which=lambda n: None, run=None, rattler_cuda=boom)
+    gpu = detect_gpu(environ={}, which=lambda n: None, run=None, rattler_cuda=boom)
     assert gpu == GpuInfo(
         None,
         None,
@@ -543,7 +540,6 @@ def test_detect_with_nvidia_smi():
         return FakeResult(0, SMI)
 
     gpu = detect_gpu(
-        M,
         environ={},
         which=lambda n: "/usr/bin/nvidia-smi",
         run=run,
@@ -555,7 +551,6 @@ def test_detect_with_nvidia_smi():
 
 def test_detect_driver_only_uses_the_driver_table():
     gpu = detect_gpu(
-        M,
         environ={},
         which=lambda n: "nvidia-smi",
         run=lambda argv, **kw: FakeResult(0, "Driver Version: 560.35.03"),
@@ -566,7 +561,6 @@ def test_detect_driver_only_uses_the_driver_table():
 
 def test_detect_falls_back_to_rattler_cuda():
     gpu = detect_gpu(
-        M,
         environ={},
         which=lambda n: "nvidia-smi",
         run=lambda argv, **kw: FakeResult(
@@ -578,24 +572,22 @@ def test_detect_falls_back_to_rattler_cuda():
 
 
 def test_detect_nothing():
-    gpu = detect_gpu(M, environ={}, which=lambda n: None, run=None, rattler_cuda=lambda: None)
+    gpu = detect_gpu(environ={}, which=lambda n: None, run=None, rattler_cuda=lambda: None)
     assert gpu == GpuInfo(
         None, None, "none", "nvidia-smi not found; py-rattler reports no __cuda virtual package"
     )
 
 
 def test_detect_conda_override_cuda_wins():
-    assert detect_gpu(M, environ={"CONDA_OVERRIDE_CUDA": "12.9"}) == GpuInfo(
-        "12.9", None, "CONDA_OVERRIDE_CUDA"
-    )
-    assert detect_gpu(M, environ={"CONDA_OVERRIDE_CUDA": ""}) == GpuInfo(
+    assert detect_gpu(environ={"CONDA_OVERRIDE_CUDA": "12.9"}) == GpuInfo("12.9", None, "CONDA_OVERRIDE_CUDA")
+    assert detect_gpu(environ={"CONDA_OVERRIDE_CUDA": ""}) == GpuInfo(
         None, None, "CONDA_OVERRIDE_CUDA", "CONDA_OVERRIDE_CUDA is set empty"
     )
 
 
 def test_detect_bad_conda_override_is_a_usage_error():
     with pytest.raises(UsageError) as e:
-        detect_gpu(M, environ={"CONDA_OVERRIDE_CUDA": "yes"})
+        detect_gpu(environ={"CONDA_OVERRIDE_CUDA": "yes"})
     assert e.value.message == "CONDA_OVERRIDE_CUDA='yes' is not a CUDA version"
 
 
