@@ -69,10 +69,13 @@ _RECORD_KEYS = tuple(
 )
 
 
-def host_platform(system: str | None = None, machine: str | None = None) -> str:
+def host_platform(system=None, machine=None):
+    # type: (str | None, str | None) -> str
     """The conda subdir (`linux-64`, `osx-arm64`, `win-64`, ...) of a machine from what
-    platform.system() and platform.machine() say there (this machine's when not given), from the
-    standard library: envkit's one answer, here because this script also runs on remote hosts."""
+    platform.system() and platform.machine() (text) say there (this machine's when None), from the
+    standard library: envkit's one answer, here because this script also runs on remote hosts.
+    (A type comment, not annotations: `str | None` is evaluated at definition before 3.10, and
+    remote hosts may run 3.6.)"""
     system = _platform.system() if system is None else system
     machine = (_platform.machine() if machine is None else machine).lower()
     arch = {

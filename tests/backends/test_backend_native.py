@@ -235,6 +235,24 @@ def test_standalone_scan_matches_native(tmp_path, isolated_conda, default_prefix
     assert scan(prefix)["records"] == data["records"]
 
 
+def test_standalone_scan_parses_as_python_3_6_and_evaluates_no_annotation():
+    """prefix_scan.py is streamed to remote hosts whose python3 may be 3.6: its grammar must be 3.6's,
+    and an annotation (evaluated at definition without `from __future__ import annotations`, as
+    `str | None` is before 3.10) would fail there as the script loads."""
+    import ast
+
+    script = REPO / "envkit" / "backends" / "prefix_scan.py"
+    tree = ast.parse(script.read_text(encoding="utf-8"), feature_version=(3, 6))
+    annotated = [
+        n.lineno
+        for n in ast.walk(tree)
+        if isinstance(n, ast.AnnAssign)
+        or (isinstance(n, ast.arg) and n.annotation is not None)
+        or (isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.returns is not None)
+    ]
+    assert annotated == []
+
+
 def test_scan_of_an_unknown_version_is_refused():
     with pytest.raises(ParseError, match="version 99"):
         live_env_from_scan({"scan_version": 99, "prefix": "/x"})
