@@ -5,20 +5,21 @@ from __future__ import annotations
 import re
 
 
-def find_all(text: str, needle: str) -> list[int]:
-    """The offset of each occurrence of `needle` in `text`."""
+def find_all(text: str, needle: str, shift: int = 0) -> list[int]:
+    """The offset of each occurrence of `needle` in `text`, plus `shift` (1 past a newline: where
+    the next line starts, added in the loop rather than in a second pass over a large text)."""
     out = []
     find = text.find
     i = find(needle)
     while i >= 0:
-        out.append(i)
+        out.append(i + shift)
         i = find(needle, i + 1)
     return out
 
 
 def line_offsets(text: str) -> list[int]:
     """The offset where each line of `text` starts."""
-    return [0, *(i + 1 for i in find_all(text, "\n"))]
+    return [0, *find_all(text, "\n", 1)]
 
 
 def candidate_lines(text: str, pattern: re.Pattern, guard: tuple[str, ...] = ()) -> list[int]:
