@@ -1,4 +1,5 @@
-"""Small helpers on locked package records: a depends entry's parts, the lock's package order."""
+"""Small helpers on locked package records: whether two depends lists agree, whether a spec accepts a
+package, the lock's package order."""
 
 from __future__ import annotations
 

@@ -168,6 +168,8 @@ def lock_pip(
     re-lock keeps the previous versions that way.  Raises BackendError when pip fails or cannot
     resolve.
     """
+    if not any(p.kind != "option" for p in spec.pip):
+        return ()  # nothing to resolve (a library caller may pass any spec)
     workdir = os.path.dirname(os.path.abspath(spec.source)) if spec.source else os.getcwd()
     check_own_pip()
     from envkit._proc import run
