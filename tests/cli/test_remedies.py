@@ -126,14 +126,14 @@ def test_each_remedy_shape_has_one_wording_per_side(remedy, flag, keyword):
 
 
 @pytest.mark.parametrize(
-    ("args", "error"),
+    ("args", "error", "said"),
     [
-        (["validate", "{bad}"], "ParseError"),
-        (["export", "-n", "envkit-no-such-env"], "EnvironmentNotFound"),
-        (["convert", "{ok}", "--to", "pixi"], "UsageError"),
+        (["validate", "{bad}"], "ParseError", "bad.yml:3: invalid YAML"),
+        (["export", "-n", "envkit-no-such-env"], "EnvironmentNotFound", "no conda environment named"),
+        (["convert", "{ok}", "--to", "pixi"], "UsageError", "is a spec (loose versions), not a lock"),
     ],
 )
-def test_every_error_class_exits_2_and_errors_carry_no_code(tmp_path, envkit_cli, args, error):
+def test_errors_of_each_kind_exit_2_and_carry_no_code(tmp_path, envkit_cli, args, error, said):
     from envkit import errors
 
     (tmp_path / "bad.yml").write_text("name: x\ndependencies: [\n")
@@ -142,3 +142,4 @@ def test_every_error_class_exits_2_and_errors_carry_no_code(tmp_path, envkit_cli
     assert not hasattr(getattr(errors, error)("x"), "exit_code")
     result = envkit_cli(*argv)
     assert (result.exit_code, result.stdout, result.stderr.startswith("error: ")) == (2, "", True)
+    assert said in result.stderr

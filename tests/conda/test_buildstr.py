@@ -235,7 +235,7 @@ def test_python_tag_of_a_glob_is_a_prefix(build, python, prefix, fits):
     assert {v: info.python_fits(v) for v in fits} == fits
 
 
-def test_python_prefix_label_and_variant():
+def test_python_prefix_label_and_equality():
     assert decode("py31*", None, "numpy").labels() == ["py3.1*"]
     assert decode("py31*", None, "numpy") != decode("py311*", None, "numpy")
     assert decode("py311h0_0", None, "numpy").python_fits("3.x") is None
