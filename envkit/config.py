@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -212,17 +211,11 @@ def load_config(path: str | os.PathLike[str] | None = None, *, start: str | None
     p = _path(path) if path is not None else find_config(start)
     if p is None:
         return Config()
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:
-        import tomli as tomllib
+    from envkit.formats._toml import load_toml
     from envkit.io import read_text
 
     text = read_text(p)
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"invalid TOML: {exc}", where=Where(file=str(p))) from None
+    data = load_toml(text, str(p), "envkit configuration", error=ConfigError)
     if p.name == "pyproject.toml":
         table, prefix = data.get("tool", {}).get("envkit", {}), "tool.envkit"
     else:

@@ -17,7 +17,6 @@ finds (searched upwards from the working directory); errors name the file and ke
 from __future__ import annotations
 
 import datetime as dt
-import sys
 from dataclasses import dataclass
 
 from envkit.errors import Where
@@ -53,19 +52,13 @@ def load_audit_config(path: str | None) -> AuditConfig:
     """The audit table of the config file at `path` (envkit.config.find_config finds it); an empty
     AuditConfig when there is none.  Raises ConfigError naming file and key."""
     from envkit.errors import ConfigError
+    from envkit.formats._toml import load_toml
     from envkit.io import read_text
 
     if path is None:
         return AuditConfig()
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover
-        import tomli as tomllib
-    text = read_text(path)
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"invalid TOML: {exc}", where=Where(file=path)) from None
+
+    data = load_toml(read_text(path), path, "envkit configuration", error=ConfigError)
     if path.endswith("pyproject.toml"):
         table, prefix = data.get("tool", {}).get("envkit", {}).get("audit", {}), "tool.envkit.audit"
     else:

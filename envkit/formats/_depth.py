@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from itertools import accumulate
 
-from envkit.errors import ParseError, Where
+from envkit.errors import EnvkitError, ParseError, Where
 
 #: The most levels of collections inside one another that a document may have.
 MAX_DEPTH = 64
@@ -25,10 +25,12 @@ _TOKENS = rf"{_SKIP}|[\[\]{{}}]"
 _STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 
 
-def check_depth(text: str, filename: str | None, what: str, outer: int = 0) -> None:
-    """Raise ParseError (file, line) when the arrays and objects/tables of `text`, JSON or TOML
-    named `what`, nest deeper than MAX_DEPTH; `outer`: the levels open before the first bracket
-    (a TOML document is a table)."""
+def check_depth(
+    text: str, filename: str | None, what: str, outer: int = 0, error: type[EnvkitError] = ParseError
+) -> None:
+    """Raise `error` (file, line) when the arrays and objects/tables of `text`, JSON or TOML named
+    `what`, nest deeper than MAX_DEPTH; `outer`: the levels open before the first bracket (a TOML
+    document is a table)."""
     if outer + text.count("[") + text.count("{") <= MAX_DEPTH:
         return
     brackets = re.sub(_NOT_BRACKET, "", re.sub(_SKIP, "", text))
@@ -38,7 +40,7 @@ def check_depth(text: str, filename: str | None, what: str, outer: int = 0) -> N
     for m in re.finditer(_TOKENS, text):
         depth += _STEP.get(m.group(), 0)
         if depth > MAX_DEPTH:
-            raise ParseError(
+            raise error(
                 f"{what} nested more than {MAX_DEPTH} levels deep; refused",
                 where=Where(file=filename, line=text.count("\n", 0, m.start()) + 1),
                 hint="envkit reads environment files and locks, whose values nest a few levels",

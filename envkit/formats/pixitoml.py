@@ -165,7 +165,7 @@ def read_manifest(text: str, filename: str | None = None) -> PixiManifest:
 
     Raises ParseError naming file, line and key for invalid TOML, a value of the wrong kind, or a
     key that is a typo of a known one."""
-    from envkit.formats.pylock import load_toml
+    from envkit.formats._toml import load_toml
 
     data = load_toml(text, filename, "pixi manifest")
     lines = key_lines(text)

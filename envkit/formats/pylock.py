@@ -14,11 +14,9 @@ a ParseError naming the file and the line of the entry.
 from __future__ import annotations
 
 import json
-import os
 import re
-import sys
 
-from envkit.errors import EnvkitError, ParseError, UnsupportedVersionError, Where
+from envkit.errors import ParseError, UnsupportedVersionError, Where
 from envkit.model import Lock, LockedPackage, pep503
 
 #: The metadata keys the reader fills (values are JSON text).
@@ -29,55 +27,14 @@ META_CREATED_BY = "created-by"
 _PKG_HEADER = re.compile(r"^\[\[packages\]\][ \t]*(?:#.*)?$", re.MULTILINE)
 
 
-def load_toml(text: str, filename: str | None, what: str) -> dict:
-    """`text` parsed as TOML; ParseError with the line and column tomllib names, or for arrays and
-    inline tables nested deeper than envkit reads (envkit.formats._depth)."""
-    from envkit.formats._depth import check_depth
-
-    check_depth(text, filename, f"TOML ({what})", outer=1)
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:
-        import tomli as tomllib
-
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        msg = str(exc)
-        m = re.search(r"\(at line (\d+), column \d+\)", msg)
-        line = int(m.group(1)) if m else None
-        entries = _requirements_lines(text)
-        if entries:
-            # a requirements file saved under a TOML name (`pip freeze > pylock.toml`)
-            name = os.path.basename(filename) if filename else what
-            raise ParseError(
-                f"{name} is a requirements file, not TOML: {len(entries)} "
-                f"requirement{'s' if len(entries) != 1 else ''} such as {entries[0]!r}",
-                where=Where(file=filename, line=1),
-                hint="name it requirements.txt (pip reads it with -r), or write a pylock.toml from "
-                "it with `pip lock -r requirements.txt` or `uv pip compile -o pylock.toml`",
-            ) from None
-        raise ParseError(f"not valid TOML ({what}): {msg}", where=Where(file=filename, line=line)) from None
-
-
-def _requirements_lines(text: str) -> list[str]:
-    """The requirements of `text` when every line of it reads as a requirements file's (at least
-    one requirement), else []."""
-    from envkit.formats.requirements import read_requirements
-
-    try:
-        spec = read_requirements(text)
-    except EnvkitError:
-        return []
-    return [d.text for d in spec.pip if d.kind == "requirement"]
-
-
 def read_pylock(text: str, filename: str | None = None) -> Lock:
     """Parse a pylock.toml into Lock(kind="pylock") of pip packages without a platform.
 
     Raises ParseError (file, line of the `[[packages]]` entry, key path) for a document PEP 751
     does not allow, and UnsupportedVersionError for a `lock-version` other than 1.x.
     """
+    from envkit.formats._toml import load_toml
+
     data = load_toml(text, filename, "pylock.toml")
     version = data.get("lock-version")
     if isinstance(version, str) and not re.fullmatch(r"1(\.\d+)*", version):

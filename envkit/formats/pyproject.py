@@ -35,7 +35,7 @@ _READ = ("project", "dependency-groups")
 def load(text: str, filename: str | None) -> tuple[dict[str, Any], dict[Path, int]]:
     """The pyproject's TOML and its key lines; ParseError when it is not TOML, or is a TOML file
     that asks for no Python packages (a Cargo.toml, a pyproject.toml of tool settings only)."""
-    from envkit.formats.pylock import load_toml
+    from envkit.formats._toml import load_toml
 
     data = load_toml(text, filename, "pyproject.toml")
     lines = key_lines(text)

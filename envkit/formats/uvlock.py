@@ -16,7 +16,8 @@ import re
 from dataclasses import replace
 
 from envkit.errors import ParseError, UnsupportedVersionError, Where
-from envkit.formats.pylock import META_REQUIRES_PYTHON, header_lines, json_metadata, line_of_key, load_toml
+from envkit.formats._toml import load_toml
+from envkit.formats.pylock import META_REQUIRES_PYTHON, header_lines, json_metadata, line_of_key
 from envkit.model import Lock, LockedPackage
 
 SUPPORTED_VERSIONS = (1,)

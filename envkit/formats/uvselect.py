@@ -18,10 +18,9 @@ removed, so a lock's markers stay the size of its platform and Python conditions
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Iterable, Mapping
 
-from envkit.errors import UsageError, Where
+from envkit.errors import ParseError, UsageError, Where
 from envkit.model import pep503
 
 #: one PEP 508 comparison: (variable, operator, value), as written (`python_full_version`, `<`,
@@ -232,14 +231,12 @@ def pyproject_beside(filename: str | None) -> Mapping | None:
     path = os.path.join(os.path.dirname(os.path.abspath(filename)), "pyproject.toml")
     if not os.path.isfile(path):
         return None
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # envkit runs on 3.10 too, with tomli
-        import tomli as tomllib
+    from envkit.formats._toml import load_toml
+
     try:
         with open(path, "rb") as f:
-            return tomllib.load(f)
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            return load_toml(f.read().decode(), path, "pyproject.toml")
+    except (OSError, UnicodeDecodeError, ParseError):
         return None
 
 

@@ -151,8 +151,8 @@ def uv_changes(
     manifest_text: str, manifest_path: str, lock_text: str, lock_path: str
 ) -> tuple[list[str], list[Change]]:
     """(the parts judged: "project" and each group, the Changes) of a pyproject against its uv.lock."""
+    from envkit.formats._toml import load_toml
     from envkit.formats._tomllines import line_of
-    from envkit.formats.pylock import load_toml
     from envkit.formats.pyproject import group_entries, load, project_entries
 
     data, lines = load(manifest_text, manifest_path)

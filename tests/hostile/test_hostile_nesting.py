@@ -11,6 +11,7 @@ import sys
 import pytest
 from conftest import run_envkit
 from support.hostilefiles import ERRORS, HOSTILE
+from support.hostilefiles import DEEP as LEVELS
 
 COMMANDS = ["check", "validate", "normalize", "diff"]
 YAML = [k for k in HOSTILE if k.startswith(("alias", "billion"))]
@@ -54,3 +55,47 @@ def test_json_and_toml_nested_200k_deep_are_refused(tmp_path, name, command):
     assert r.exit_code == 2, r.stderr
     assert r.stderr.splitlines()[0] == f"error: {path}:{ERRORS[name]}"
     assert "RecursionError" not in r.stderr
+
+
+CONFIGS = [
+    ("pyproject.toml", "[tool.envkit]\nx = ", 2),
+    (".envkit.toml", "# rules\nfail-on = ", 2),
+]
+
+
+@pytest.mark.parametrize(("name", "head", "line"), CONFIGS)
+def test_a_configuration_nested_200k_deep_is_refused_naming_its_line(tmp_path, name, head, line):
+    (tmp_path / name).write_text(head + "[" * LEVELS + "]" * LEVELS + "\n", encoding="utf-8")
+    (tmp_path / "environment.yml").write_text("name: t\ndependencies:\n  - python=3.11\n", encoding="utf-8")
+    r = run_envkit("check", "environment.yml", cwd=tmp_path)
+    assert r.exit_code == 2, r.stderr
+    assert r.stderr.splitlines()[0] == (
+        f"error: {tmp_path / name}:{line}: TOML (envkit configuration) nested more than 64 levels deep; refused"
+    )
+
+
+def test_an_audit_configuration_nested_200k_deep_is_refused_naming_its_line(tmp_path):
+    config = tmp_path / "audit.toml"
+    config.write_text("[audit]\nignore = " + "[" * LEVELS + "]" * LEVELS + "\n", encoding="utf-8")
+    (tmp_path / "environment.yml").write_text("name: t\ndependencies:\n  - python=3.11\n", encoding="utf-8")
+    r = run_envkit("audit", "--config", str(config), "environment.yml", cwd=tmp_path)
+    assert r.exit_code == 2, r.stderr
+    assert r.stderr.splitlines()[0] == (
+        f"error: {config}:2: TOML (envkit configuration) nested more than 64 levels deep; refused"
+    )
+
+
+def test_a_uv_lock_beside_a_pyproject_nested_200k_deep_converts_as_the_lock_alone(tmp_path):
+    from conftest import DATA
+
+    lock = (DATA / "manifests" / "uv-docker" / "uv.lock").read_text(encoding="utf-8")
+    alone, beside = tmp_path / "alone", tmp_path / "beside"
+    for d in (alone, beside):
+        d.mkdir()
+        (d / "uv.lock").write_text(lock, encoding="utf-8")
+    (beside / "pyproject.toml").write_text("x = " + "[" * LEVELS + "]" * LEVELS + "\n", encoding="utf-8")
+    want = run_envkit("convert", str(alone / "uv.lock"), "--to", "requirements", "-o", "-")
+    got = run_envkit("convert", str(beside / "uv.lock"), "--to", "requirements", "-o", "-")
+    assert (got.exit_code, got.stderr) == (want.exit_code, want.stderr.replace(str(alone), str(beside)))
+    assert want.exit_code == 0, want.stderr
+    assert got.stdout == want.stdout and "anyio==" in got.stdout
