@@ -10,8 +10,8 @@ import sys
 
 import pytest
 from conftest import run_envkit
-from support.hostilefiles import ERRORS, HOSTILE
 from support.hostilefiles import DEEP as LEVELS
+from support.hostilefiles import ERRORS, HOSTILE
 
 COMMANDS = ["check", "validate", "normalize", "diff"]
 YAML = [k for k in HOSTILE if k.startswith(("alias", "billion"))]
@@ -69,8 +69,10 @@ def test_a_configuration_nested_200k_deep_is_refused_naming_its_line(tmp_path, n
     (tmp_path / "environment.yml").write_text("name: t\ndependencies:\n  - python=3.11\n", encoding="utf-8")
     r = run_envkit("check", "environment.yml", cwd=tmp_path)
     assert r.exit_code == 2, r.stderr
-    assert r.stderr.splitlines()[0] == (
-        f"error: {tmp_path / name}:{line}: TOML (envkit configuration) nested more than 64 levels deep; refused"
+    where = f"error: {tmp_path / name}:{line}: "
+    assert (
+        r.stderr.splitlines()[0]
+        == where + "TOML (envkit configuration) nested more than 64 levels deep; refused"
     )
 
 
