@@ -109,9 +109,11 @@ def iter_records(db: str) -> Iterator[tuple[str, Any]]:
 
 def _load(data: bytes, name: str, *, yaml: bool) -> Any:
     if not yaml:  # a JSON dump never needs PyYAML
+        from envkit.formats._json import load_json
+
         try:
-            return json.loads(data)
-        except ValueError as exc:
+            return load_json(data.decode("utf-8"), name)
+        except UnicodeDecodeError as exc:
             raise ParseError(f"not an OSV record: {exc}", where=Where(file=name)) from None
     import yaml as pyyaml
 
@@ -147,7 +149,7 @@ def _read_cached(path: str, key: str) -> Index | None:
     try:
         with open(path, encoding="utf-8") as f:
             doc = json.load(f)
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # not an index envkit wrote: it is built again
         return None
     if not isinstance(doc, dict) or doc.get("format") != INDEX_FORMAT or doc.get("key") != key:
         return None

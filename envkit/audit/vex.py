@@ -9,7 +9,6 @@ optional) or bom-refs of the document's components -- or for every package when 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -58,14 +57,12 @@ def _purl(text: str) -> tuple[str, str, str | None] | None:
 def read_vex(path: str) -> list[VexStatement]:
     """The silencing statements of the CycloneDX VEX file `path`.  Raises ParseError (naming the
     file and the schema's complaint) for what is not a valid CycloneDX JSON document."""
+    from envkit.formats._json import load_json
     from envkit.io import read_text
 
     text = read_text(path)
     where = Where(file=path)
-    try:
-        doc = json.loads(text)
-    except ValueError as exc:
-        raise ParseError(f"not JSON: {exc}", where=where) from None
+    doc = load_json(text, path)
     if not isinstance(doc, dict) or doc.get("bomFormat") != "CycloneDX":
         raise ParseError("not a CycloneDX document (no `bomFormat: CycloneDX`)", where=where)
     _validate(text, str(doc.get("specVersion") or ""), where)

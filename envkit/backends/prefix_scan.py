@@ -122,7 +122,7 @@ def read_records(prefix, with_files=False):
         try:
             with open(path, "rb") as fh:
                 data = json.loads(fh.read().decode("utf-8"))
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, RecursionError) as exc:  # json's answer to a hostile nesting
             errors.append({"path": path, "message": _json_message(exc)})
             continue
         if not isinstance(data, dict) or not data.get("name") or not data.get("version"):
@@ -248,6 +248,8 @@ def _json_message(exc):
         return "cannot read: " + (exc.strerror or str(exc))
     if isinstance(exc, UnicodeDecodeError):
         return "not UTF-8"
+    if isinstance(exc, RecursionError):
+        return "invalid JSON: nested too deep to read"
     return "invalid JSON: " + str(exc)
 
 
@@ -340,7 +342,7 @@ def pip_item(prefix, rel, fmt="dist-info"):
         if text:
             try:
                 direct = json.loads(text)
-            except ValueError:
+            except (ValueError, RecursionError):
                 direct = None
     return {
         "name": name,
@@ -407,7 +409,7 @@ def read_state(prefix):
         return {}
     try:
         data = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return {}
     vars_ = data.get("env_vars") if isinstance(data, dict) else None
     return {str(k): str(v) for k, v in vars_.items()} if isinstance(vars_, dict) else {}

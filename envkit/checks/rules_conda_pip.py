@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from envkit.checks._helpers import describe_conda_dep, describe_pip_dep
 from envkit.checks.core import Context, Hit, Target, rule
+from envkit.errors import ParseError
+from envkit.formats._json import load_json
 from envkit.model import EnvSpec, LiveEnv, LockedPackage, Resolved, pep503
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -203,8 +204,8 @@ def _conda_dist_info_missing(prefix: str, pkg: LockedPackage, warnings: tuple[st
     record = os.path.join(prefix, "conda-meta", f"{pkg.name}-{pkg.version}-{pkg.build}.json")
     try:
         with open(record, "rb") as fh:
-            data = json.loads(fh.read().decode("utf-8"))
-    except (OSError, ValueError):
+            data = load_json(fh.read().decode("utf-8"), record)
+    except (OSError, ValueError, ParseError):
         needle = f"'{pkg.name}'"
         return any(needle in w and "overwrote" in w for w in warnings)
     dists = set()

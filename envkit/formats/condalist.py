@@ -31,13 +31,9 @@ def read_conda_list_json(text: str, filename: str | None = None) -> Lock:
     """Parse `conda list --json` output into Lock(kind="conda-list").
 
     Raises ParseError for invalid JSON or a record without name/version."""
-    from envkit.formats._depth import check_depth
+    from envkit.formats._json import load_json
 
-    check_depth(text, filename, "JSON")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ParseError(f"invalid JSON: {exc.msg}", where=Where(file=filename, line=exc.lineno)) from None
+    data = load_json(text, filename)
     if not isinstance(data, list):
         raise ParseError("not `conda list --json` output: expected a JSON list", where=Where(file=filename))
     lines = _record_lines(text)

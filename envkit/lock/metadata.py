@@ -3,11 +3,12 @@ over conda); the writer, `lock_metadata`, and its keys are in `envkit.backends.l
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 
 from envkit.backends.lock_metadata import OVER_CONDA_KEY, VARIABLES_KEY
 from envkit.conda.names import pep503
+from envkit.errors import ParseError
+from envkit.formats._json import load_json
 from envkit.formats.condalock import apply_editable, custom_metadata
 from envkit.model import Lock
 
@@ -39,7 +40,7 @@ def recorded_json(custom: Mapping[str, object], key: str) -> dict | None:
     if not isinstance(text, str):
         return None
     try:
-        doc = json.loads(text)
-    except ValueError:
+        doc = load_json(text, None)
+    except ParseError:
         return None
     return doc if isinstance(doc, dict) else None

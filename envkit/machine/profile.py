@@ -178,16 +178,9 @@ class _Reader:
 def read_profile(path: str) -> MachineProfile:
     """Read a profile file written by `envkit machine -o FILE` (or `--json`).  Raises ParseError for
     a file that is not JSON or not a profile, EnvironmentNotFound when there is no such file."""
+    from envkit.formats._json import load_json
     from envkit.io import read_text
 
-    text = read_text(path)
-    try:
-        doc = json.loads(text)
-    except ValueError as exc:
-        line = getattr(exc, "lineno", None)
-        raise ParseError(
-            f"not JSON: {getattr(exc, 'msg', exc)}",
-            where=Where(file=path, line=line),
-            hint="a machine profile is the JSON `envkit machine --json` prints",
-        ) from None
+    hint = "a machine profile is the JSON `envkit machine --json` prints"
+    doc = load_json(read_text(path), path, hint=hint)
     return MachineProfile.from_dict(doc, filename=path)

@@ -161,11 +161,11 @@ def _envkit_export_doc(text: str) -> dict | None:
     head = text.lstrip("\ufeff \t\r\n")
     if not head.startswith("{") or '"envkit_export"' not in text:
         return None
-    import json
+    from envkit.formats._json import load_json
 
     try:
-        doc = json.loads(head)
-    except ValueError:
+        doc = load_json(head, None)
+    except ParseError:
         return None
     return doc if isinstance(doc, dict) and "envkit_export" in doc else None
 

@@ -3,7 +3,6 @@ template files are."""
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Mapping
@@ -264,13 +263,10 @@ def load_matrix(path: str | os.PathLike[str] | None = None) -> Matrix:
 
 @lru_cache(maxsize=8)
 def _load_matrix(path: str) -> Matrix:
+    from envkit.formats._json import load_json
     from envkit.io import read_text
 
-    text = read_text(path)
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ParseError(f"invalid JSON: {exc.msg}", where=Where(file=path, line=exc.lineno)) from None
+    data = load_json(read_text(path), path)
     try:
         return _matrix_from(data, path)
     except (KeyError, TypeError, ValueError) as exc:

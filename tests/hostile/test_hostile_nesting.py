@@ -1,6 +1,8 @@
 """Hostile nesting through the CLI: an alias inside the collection it names (which used to hang
 every command while memory grew), an alias bomb, and JSON/TOML nested 200,000 deep (which used to end
-in an internal RecursionError, exit 3).  Each is refused with exit 2, naming the file and line."""
+in an internal RecursionError, exit 3): files read as environments, and the configuration, machine
+profiles, VEX and OSV documents, conda-meta records and the PyTorch matrix.  Each is refused with
+exit 2, naming the file and line."""
 
 from __future__ import annotations
 
@@ -101,3 +103,66 @@ def test_a_uv_lock_beside_a_pyproject_nested_200k_deep_converts_as_the_lock_alon
     assert (got.exit_code, got.stderr) == (want.exit_code, want.stderr.replace(str(alone), str(beside)))
     assert want.exit_code == 0, want.stderr
     assert got.stdout == want.stdout and "anyio==" in got.stdout
+
+
+def _deep_json(path):
+    path.write_text("[" * LEVELS + "]" * LEVELS, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("args", [["machine", "{f}"], ["check", "--machine", "{f}", "{env}"]])
+def test_a_machine_profile_nested_200k_deep_is_refused(tmp_path, args):
+    f, env = _deep_json(tmp_path / "profile.json"), tmp_path / "environment.yml"
+    env.write_text("name: t\ndependencies:\n  - python=3.11\n", encoding="utf-8")
+    r = run_envkit(*(a.format(f=f, env=env) for a in args))
+    assert r.exit_code == 2, r.stderr
+    assert r.stderr.splitlines()[0] == f"error: {f}:1: JSON nested more than 64 levels deep; refused"
+
+
+def test_a_vex_document_and_an_osv_record_nested_200k_deep_are_refused(tmp_path):
+    import shutil
+
+    from conftest import DATA
+
+    db = shutil.copytree(DATA / "osv", tmp_path / "osv", ignore=shutil.ignore_patterns("*envkit-index.json"))
+    env = tmp_path / "requirements.txt"
+    env.write_text("jinja2==2.10\n", encoding="utf-8")
+    vex = _deep_json(tmp_path / "vex.json")
+    r = run_envkit("audit", "--db", str(db), "--vex", str(vex), str(env), cwd=tmp_path)
+    assert (r.exit_code, r.stderr.splitlines()[0]) == (
+        2,
+        f"error: {vex}:1: JSON nested more than 64 levels deep; refused",
+    )
+    record = _deep_json(db / "ghsa" / "GHSA-0000-0000-0000.json")
+    r = run_envkit("audit", "--db", str(db), str(env), cwd=tmp_path)
+    assert (r.exit_code, r.stderr.splitlines()[0]) == (
+        2,
+        f"error: {record}:1: JSON nested more than 64 levels deep; refused",
+    )
+
+
+def test_a_conda_meta_record_nested_200k_deep_is_a_corrupt_record(tmp_path):
+    meta = tmp_path / "prefix" / "conda-meta"
+    meta.mkdir(parents=True)
+    (meta / "history").write_text("", encoding="utf-8")
+    record = meta / "zlib-1.3.1-h0_0.json"
+    record.write_text(
+        '{"name": "zlib", "version": "1.3.1", "x": ' + "[" * LEVELS + "]" * LEVELS + "}", encoding="utf-8"
+    )
+    for args in (["export", "-p", str(meta.parent)], ["check", "-p", str(meta.parent)]):
+        r = run_envkit(*args)
+        assert r.exit_code == 2, r.stderr
+        assert (
+            r.stderr.splitlines()[0]
+            == f"error: {record}: corrupt conda package record: invalid JSON: nested too deep to read"
+        )
+
+
+def test_a_pytorch_matrix_nested_200k_deep_is_refused(tmp_path):
+    from envkit.errors import ParseError
+    from envkit.templates import load_matrix
+
+    f = _deep_json(tmp_path / "matrix.json")
+    with pytest.raises(ParseError) as exc:
+        load_matrix(f)
+    assert str(exc.value) == f"{f}:1: JSON nested more than 64 levels deep; refused"
