@@ -5,7 +5,7 @@ from __future__ import annotations
 from envkit.conda.buildstr import decode
 from envkit.envdiff.categories import category_of
 from envkit.envdiff.impact import _classify
-from envkit.envdiff.keys import _canon_channel, _index, _pep503
+from envkit.envdiff.keys import _index, _pep503
 from envkit.envdiff.pip_origin import _dist, _source_change, _url_pinned, pip_origin
 from envkit.envdiff.records import Change, DuplicateInfo, PackageState
 from envkit.envdiff.sides import _Context, _Side
@@ -101,12 +101,12 @@ def _diff_concrete(sa: _Side, sb: _Side, dups_a, dups_b, cross: bool):
 
 
 def _compare(pa: LockedPackage, pb: LockedPackage, ctx: _Context) -> Change | None:
-    same_channel = (
-        pa.channel is None
-        or pb.channel is None
-        or pa.channel == pb.channel
-        or _canon_channel(pa.channel) == _canon_channel(pb.channel)
-    )
+    if pa.channel is None or pb.channel is None or pa.channel == pb.channel:
+        same_channel = True
+    else:
+        from envkit.conda.channels import parse_channel  # here: most pairs share the channel text
+
+        same_channel = parse_channel(pa.channel).name == parse_channel(pb.channel).name
     src = None
     url_pinned = False
     if pa.manager == pb.manager == "pip":

@@ -12,13 +12,6 @@ def _chan_names(channels) -> tuple[str, ...]:
     return tuple(dict.fromkeys(str(c) for c in channels))
 
 
-@lru_cache(maxsize=4096)
-def _canon_channel(text: str) -> str:
-    from envkit.conda.channels import parse_channel
-
-    return parse_channel(text).name
-
-
 def _key(p: LockedPackage) -> tuple[str, str]:
     if p.manager == "pip":
         return ("pip", _pep503(p.name))
