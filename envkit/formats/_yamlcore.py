@@ -192,8 +192,3 @@ def _resolves_to_str(value: str) -> bool:
 
     tag = yaml.resolver.Resolver().resolve(yaml.ScalarNode, value, (True, False))
     return tag == _STR
-
-
-def key(value: str) -> str:
-    """A mapping key: plain when safe, quoted otherwise."""
-    return scalar(value)
