@@ -90,19 +90,19 @@ def _environment(
     missing = [p for p, k in keys.items() if k is None and m.requested(env, p)]
     declared = {m.subdir(p) for p in plats} | set(plats)
     extra = [q for q in lk.platforms if q not in declared and subdirs.get(q, q) not in declared]
+    found: list[tuple[str, str, str]] = []  # (what, platform, message)
     for p, k in keys.items():
         if k == p and subdirs.get(p, m.subdir(p)) != m.subdir(p):
-            msg = f"platform {p} is {m.subdir(p)}; the lock has it as {subdirs[p]}"
-            out.append(_platform_change("changed-platform", env.name, p, plat_line, msg))
+            found.append(
+                ("changed-platform", p, f"platform {p} is {m.subdir(p)}; the lock has it as {subdirs[p]}")
+            )
             keys[p] = None  # its packages are another subdir's: not compared
-    out += [
-        _platform_change(
-            "missing-platform", env.name, p, plat_line, f"platform {p} is declared but not locked"
-        )
-        for p in missing
-    ]
+    found += [("missing-platform", p, f"platform {p} is declared but not locked") for p in missing]
     says = "the lock has platform {}, which the environment no longer declares"
-    out += [_platform_change("extra-platform", env.name, p, plat_line, says.format(p)) for p in extra]
+    found += [("extra-platform", p, says.format(p)) for p in extra]
+    out += [
+        stale(what=w, environment=env.name, platform=p, line=plat_line, message=msg) for w, p, msg in found
+    ]
     out += _virtual_packages(m, env, keys, details, plat_line)
     out += _options(m, env, lk)
     out += _indexes(m, env, lk)
@@ -113,10 +113,6 @@ def _environment(
             sets = reached.setdefault((env.solve_group or env.name, p), (set(), set()))
             out.extend(_platform(m, env, p, lk, key, details, sets))
     return out
-
-
-def _platform_change(what: str, env: str, platform: str, line: int | None, message: str) -> Change:
-    return stale(what=what, environment=env, platform=platform, line=line, message=message)
 
 
 def _virtual_packages(m: PixiManifest, env, keys: dict, details, line: int | None) -> list[Change]:
@@ -134,7 +130,9 @@ def _virtual_packages(m: PixiManifest, env, keys: dict, details, line: int | Non
             said = ", ".join(f"{n}={want[n]}" for n in differ if n in want) or "none"
             got = ", ".join(f"{n}={locked[n]}" for n in differ if n in locked) or "none"
             msg = f"platform {p} declares virtual packages {said}; the lock was solved with {got}"
-            out.append(_platform_change("changed-platform", env.name, p, line, msg))
+            out.append(
+                stale(what="changed-platform", environment=env.name, platform=p, line=line, message=msg)
+            )
     return out
 
 
