@@ -65,11 +65,11 @@ def create_from_lock(
     conda or pip failure).  One process creates a prefix at a time (envkit.create.claim); on any
     error after the prefix was started, what this run made is removed again.
     """
-    from envkit.lock import apply_lock_metadata
+    from envkit.formats.condalock import apply_editable
 
     if backend not in BACKENDS:
         raise UsageError(f"unknown backend {backend!r}", hint="use one of: " + ", ".join(BACKENDS))
-    lock = apply_lock_metadata(lock)  # editable pip packages recorded in custom_metadata
+    lock = apply_editable(lock)  # editable pip packages recorded in custom_metadata
     plat = choose_platform(lock, platform, environments=environments)
     target = os.path.abspath(os.fspath(prefix))
     check_target(target)

@@ -14,8 +14,8 @@ def read_lock_file(
     """
     from envkit.errors import EnvkitError, Remedy
     from envkit.formats import read_text
+    from envkit.formats.condalock import apply_editable
     from envkit.io import read_text as read_file_text
-    from envkit.lock.metadata import apply_lock_metadata
     from envkit.model import Lock
 
     try:
@@ -26,7 +26,7 @@ def read_lock_file(
 
             model = apply_pixi_record(model, text)  # what envkit recorded in a pixi.lock it wrote
         # what envkit recorded in conda-lock.yml's custom_metadata (editable pip packages)
-        return text, apply_lock_metadata(model) if isinstance(model, Lock) else model
+        return text, apply_editable(model) if isinstance(model, Lock) else model
     except EnvkitError as exc:
         if format_hint and exc.remedies == (Remedy(option="format"),):
             exc.hint = format_hint
