@@ -20,9 +20,8 @@ import json
 import uuid
 from urllib.parse import quote
 
-from envkit.formats.pipreq import redact
 from envkit.model import Lock, LockedPackage, pep503
-from envkit.urls import strip_credentials
+from envkit.urls import redact_url, strip_credentials
 
 SPEC_VERSION = "1.6"
 SCHEMA = "http://cyclonedx.org/schema/bom-1.6.schema.json"
@@ -64,12 +63,15 @@ def _component(p: LockedPackage, ref: str, platforms: list[str]) -> dict:
     if hashes:
         c["hashes"] = hashes
     if p.url and "://" in p.url:
-        c["externalReferences"] = [{"type": "distribution", "url": redact(p.url)}]
+        c["externalReferences"] = [{"type": "distribution", "url": redact_url(p.url)[0]}]
     props = [{"name": "envkit:manager", "value": p.manager}]
     source = p.channel if p.manager == "conda" else p.index
     if source:
         props.append(
-            {"name": "envkit:channel" if p.manager == "conda" else "envkit:index", "value": redact(source)}
+            {
+                "name": "envkit:channel" if p.manager == "conda" else "envkit:index",
+                "value": redact_url(source)[0],
+            }
         )
     props += [{"name": "envkit:platform", "value": pl} for pl in platforms]
     if p.marker:
@@ -107,7 +109,7 @@ def _refs(lock: Lock) -> tuple[list[str], dict[str, tuple[LockedPackage, list[st
     for p in lock.packages:
         ref = purl(p)
         if p.manager == "pip" and not p.version and p.url:
-            ref = f"{ref}#{redact(p.url)}"  # an install without a version: the URL tells them apart
+            ref = f"{ref}#{redact_url(p.url)[0]}"  # an install without a version: the URL tells them apart
         prev = by_ref.get(ref)
         if prev is not None and (prev[0].sha256, prev[0].url) != (p.sha256, p.url):
             ref = f"{ref}#{p.platform}"
@@ -153,9 +155,9 @@ def _metadata(lock: Lock, name: str | None) -> dict:
     meta["properties"] = (
         [{"name": "envkit:lock-kind", "value": lock.kind}]
         + [{"name": "envkit:platform", "value": pl} for pl in lock.platforms]
-        + [{"name": "envkit:channel", "value": redact(c.name)} for c in lock.channels]
+        + [{"name": "envkit:channel", "value": redact_url(c.name)[0]} for c in lock.channels]
         + [  # in priority order
-            {"name": "envkit:index", "value": redact(o.split(None, 1)[1])}
+            {"name": "envkit:index", "value": redact_url(o.split(None, 1)[1])[0]}
             for o in lock.pip_options
             if o.startswith(("--index-url ", "--extra-index-url ", "--find-links ")) and " " in o
         ]

@@ -70,11 +70,6 @@ _NEEDS_VALUE = frozenset(
 )
 
 
-def redact(text: str) -> str:
-    """`text` with every URL credential replaced by a placeholder."""
-    return redact_url(text)[0]
-
-
 def parse_pip_entry(text: str, where: Where | None = None) -> PipDep:
     """Parse one pip entry as written (no comment, no line continuation) into a PipDep.
 
@@ -98,7 +93,7 @@ def parse_pip_entry(text: str, where: Where | None = None) -> PipDep:
         if " " not in s and "=" not in s and s in _NEEDS_VALUE:
             # pip refuses these alone ("-r option requires 1 argument"): say so here, with the line
             raise InvalidSpecError(f"pip option {s} needs a value", where=where, text=raw)
-        return PipDep(kind="option", text=redact(s), raw=raw, line=line)
+        return PipDep(kind="option", text=redact_url(s)[0], raw=raw, line=line)
     # per-requirement options after the requirement (`pkg --hash=sha256:...`, `pkg --no-binary x`)
     tokens = s.split(" ")
     # pip cuts at the first `-` token even after a marker (`x==1 ; python_version >= "3.8" --hash=...`,
@@ -120,7 +115,7 @@ def parse_pip_entry(text: str, where: Where | None = None) -> PipDep:
     dep = _parse_target(head, where, raw)
     text_out = dep.text
     if opts:
-        text_out = f"{text_out} {redact(opts)}"
+        text_out = f"{text_out} {redact_url(opts)[0]}"
     if editable:
         text_out = f"-e {text_out}"
     return replace(dep, text=text_out, editable=editable, raw=raw, line=line)
@@ -148,7 +143,7 @@ def _name_from_url(url: str) -> str | None:
 def _parse_target(s: str, where: Where | None, raw: str) -> PipDep:
     vcs = s.lower().startswith(_VCS_PREFIXES)
     if vcs or _SCHEME.match(s):
-        url = redact(s)
+        url = redact_url(s)[0]
         return PipDep(kind="vcs" if vcs else "url", text=url, name=_name_from_url(s), url=url)
     if (
         s.startswith((".", "/", "~", "\\"))
@@ -174,7 +169,7 @@ def _parse_target(s: str, where: Where | None, raw: str) -> PipDep:
     extras = tuple(sorted(req.extras))
     marker = str(req.marker) if req.marker is not None else None
     if req.url:
-        url = redact(req.url)
+        url = redact_url(req.url)[0]
         text = f"{req.name}{'[' + ','.join(extras) + ']' if extras else ''} @ {url}"
         if marker:
             text = f"{text} ; {marker}"
