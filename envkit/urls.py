@@ -28,6 +28,8 @@ _QUERY_SECRET = re.compile(
     r"(?P<key>[?&](?:token|access_token|auth|api_key|apikey|password|secret)=)(?P<value>[^&#\s]+)",
     re.IGNORECASE,
 )
+#: text that starts with a URL's `scheme://` (`https://`, `git+ssh://`, `file://`)
+SCHEME_PREFIX = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 
 
 def strip_credentials(url: str) -> str:

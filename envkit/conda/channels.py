@@ -12,7 +12,7 @@ import re
 from functools import lru_cache
 
 from envkit.model import Channel
-from envkit.urls import has_placeholder, redact_url, strip_credentials
+from envkit.urls import SCHEME_PREFIX, has_placeholder, redact_url, strip_credentials
 
 ANACONDA_ORG = "https://conda.anaconda.org"
 REPO_ANACONDA = "https://repo.anaconda.com"
@@ -58,8 +58,6 @@ KNOWN_SUBDIRS = frozenset(
     }
 )
 
-_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
-
 
 @lru_cache(maxsize=4096)
 def parse_channel(text: str) -> Channel:
@@ -73,7 +71,7 @@ def parse_channel(text: str) -> Channel:
     had = had or has_placeholder(raw)
     if raw in ("defaults", "nodefaults"):
         return Channel(name=raw)
-    if not _SCHEME.match(raw):
+    if not SCHEME_PREFIX.match(raw):
         # a name like conda-forge or nvidia/label/cuda-11.7.0, possibly with a subdir on the end
         name = _strip_subdir(raw.strip("/"))
         if name.startswith("pkgs/"):

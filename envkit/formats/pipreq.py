@@ -18,13 +18,12 @@ from typing import TYPE_CHECKING
 
 from envkit.errors import InvalidSpecError, Where
 from envkit.model import PipDep
-from envkit.urls import redact_url
+from envkit.urls import SCHEME_PREFIX, redact_url
 
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Literal
 
 _VCS_PREFIXES = ("git+", "hg+", "svn+", "bzr+")
-_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _EGG = r"[#&]egg=(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)"
 # `name` or `name OP version` with a plain release number: what packaging's Requirement makes of
 # it is this text without spaces, so the common pin needs no import of packaging (a start-up cost)
@@ -142,7 +141,7 @@ def _name_from_url(url: str) -> str | None:
 
 def _parse_target(s: str, where: Where | None, raw: str) -> PipDep:
     vcs = s.lower().startswith(_VCS_PREFIXES)
-    if vcs or _SCHEME.match(s):
+    if vcs or SCHEME_PREFIX.match(s):
         url = redact_url(s)[0]
         return PipDep(kind="vcs" if vcs else "url", text=url, name=_name_from_url(s), url=url)
     if (
