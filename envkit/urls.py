@@ -30,6 +30,10 @@ _QUERY_SECRET = re.compile(
 )
 #: text that starts with a URL's `scheme://` (`https://`, `git+ssh://`, `file://`)
 SCHEME_PREFIX = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+#: how pip's VCS URLs start (`git+https://host/repo.git@v1`)
+VCS_PREFIXES = ("git+", "hg+", "svn+", "bzr+")
+#: pip's `#egg=name` URL fragment (`&egg=` after another fragment key), the project it names
+EGG_FRAGMENT = re.compile(r"[#&]egg=(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)")
 
 
 def strip_credentials(url: str) -> str:

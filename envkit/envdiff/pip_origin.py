@@ -10,9 +10,7 @@ from functools import lru_cache
 from envkit.envdiff.keys import _pep503
 from envkit.envdiff.sides import _Context, _Side
 from envkit.model import LockedPackage
-
-_VCS_PREFIXES = ("git+", "hg+", "svn+", "bzr+")
-
+from envkit.urls import EGG_FRAGMENT, VCS_PREFIXES
 
 _HEX = re.compile(r"^[0-9a-f]{7,64}$")
 
@@ -56,7 +54,7 @@ def _parse_origin(url: str, dist_vcs: str | None, dist_commit: str | None) -> Pi
     shown = shown.partition("#")[0]
     sub = "".join(f"#{x}" for x in frag.split("&") if x.startswith("subdirectory="))
     vcs = None
-    if plain.lower().startswith(_VCS_PREFIXES):
+    if plain.lower().startswith(VCS_PREFIXES):
         vcs = plain.split("+", 1)[0].lower()
         plain, shown = plain.split("+", 1)[1], shown.split("+", 1)[1]
     elif dist_vcs:
@@ -206,9 +204,6 @@ def _no_rev(o: PipOrigin) -> str:
 _ENTRY_OPTION = re.compile(r"^(?:-e|--editable)(?:\s+|=)")
 
 
-_EGG_NAME = re.compile(r"[#&]egg=(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)")
-
-
 _ARCHIVE_NAME = re.compile(
     r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._]*?)-\d[^/]*\.(?:whl|tar\.gz|zip|tar\.bz2|tgz)$"
 )
@@ -221,7 +216,7 @@ def entry_source(text: str, base_dir: str | None = None) -> str:
     import posixpath
 
     target = _ENTRY_OPTION.sub("", text.strip()).split(" ")[0]
-    if "://" in target or target.lower().startswith(_VCS_PREFIXES):
+    if "://" in target or target.lower().startswith(VCS_PREFIXES):
         return target
     if base_dir and not target.startswith(("/", "~")) and not re.match(r"^[A-Za-z]:[\\/]", target):
         return posixpath.normpath(posixpath.join(base_dir.replace("\\", "/"), target))
@@ -232,11 +227,11 @@ def name_from_source(source: str) -> str | None:
     """The project a pip source names by itself: `#egg=name`, a wheel or sdist file name, else the
     last component of the path or repository (`/home/me/src/tool` -> `tool`, `.../mylib.git@v1` ->
     `mylib`); None when there is none."""
-    m = _EGG_NAME.search(source)
+    m = EGG_FRAGMENT.search(source)
     if m:
         return m.group("name")
     body = source.split("#", 1)[0].split("?", 1)[0]
-    if body.lower().startswith(_VCS_PREFIXES):
+    if body.lower().startswith(VCS_PREFIXES):
         body = _split_rev(body.split("+", 1)[1])[0]
     last = body.rstrip("/\\").replace("\\", "/").rsplit("/", 1)[-1]
     m = _ARCHIVE_NAME.match(last)

@@ -18,13 +18,11 @@ from typing import TYPE_CHECKING
 
 from envkit.errors import InvalidSpecError, Where
 from envkit.model import PipDep
-from envkit.urls import SCHEME_PREFIX, redact_url
+from envkit.urls import EGG_FRAGMENT, SCHEME_PREFIX, VCS_PREFIXES, redact_url
 
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Literal
 
-_VCS_PREFIXES = ("git+", "hg+", "svn+", "bzr+")
-_EGG = r"[#&]egg=(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)"
 # `name` or `name OP version` with a plain release number: what packaging's Requirement makes of
 # it is this text without spaces, so the common pin needs no import of packaging (a start-up cost)
 _SIMPLE = re.compile(
@@ -135,12 +133,12 @@ def _check_hashes(tokens: list[str], where: Where | None, raw: str) -> None:
 
 
 def _name_from_url(url: str) -> str | None:
-    m = re.search(_EGG, url) or re.search(_WHEEL, url) or re.search(_SDIST, url)
+    m = EGG_FRAGMENT.search(url) or re.search(_WHEEL, url) or re.search(_SDIST, url)
     return m.group("name") if m else None
 
 
 def _parse_target(s: str, where: Where | None, raw: str) -> PipDep:
-    vcs = s.lower().startswith(_VCS_PREFIXES)
+    vcs = s.lower().startswith(VCS_PREFIXES)
     if vcs or SCHEME_PREFIX.match(s):
         url = redact_url(s)[0]
         return PipDep(kind="vcs" if vcs else "url", text=url, name=_name_from_url(s), url=url)
@@ -172,7 +170,7 @@ def _parse_target(s: str, where: Where | None, raw: str) -> PipDep:
         text = f"{req.name}{'[' + ','.join(extras) + ']' if extras else ''} @ {url}"
         if marker:
             text = f"{text} ; {marker}"
-        kind: Literal["vcs", "url"] = "vcs" if url.lower().startswith(_VCS_PREFIXES) else "url"
+        kind: Literal["vcs", "url"] = "vcs" if url.lower().startswith(VCS_PREFIXES) else "url"
         return PipDep(kind=kind, text=text, name=req.name, extras=extras, marker=marker, url=url)
     return PipDep(
         kind="requirement",
