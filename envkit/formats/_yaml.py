@@ -22,7 +22,7 @@ from envkit.formats._depth import MAX_DEPTH
 
 # what the fast reader and the writers share lives in _yamlcore (no YAML engine); YamlMap,
 # YamlList and scalar are this module's too
-from envkit.formats._yamlcore import MAX_NODES, check_lines
+from envkit.formats._yamlcore import _STR, MAX_NODES, check_lines
 from envkit.formats._yamlcore import YamlList as YamlList
 from envkit.formats._yamlcore import YamlMap as YamlMap
 from envkit.formats._yamlcore import scalar as scalar
@@ -36,7 +36,6 @@ MAX_EXPANDED_CHARS = 64 * 1024 * 1024
 #: items costs tens of seconds and gigabytes before a node count can refuse it; 64 MiB exhausts memory.
 PRECOUNT_BYTES = 1 << 20
 
-_STR = "tag:yaml.org,2002:str"
 _MAP = "tag:yaml.org,2002:map"
 _SEQ = "tag:yaml.org,2002:seq"
 _MERGE = "tag:yaml.org,2002:merge"
