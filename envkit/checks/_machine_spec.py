@@ -9,12 +9,11 @@ import re
 from dataclasses import dataclass, field
 
 from envkit.conda.families import CUDA_RUNTIME
-from envkit.machine.fit import package_label
+from envkit.machine.fit import _NVIDIA_WHEEL, package_label
 from envkit.model import EnvSpec, LockedPackage, PipDep
 
 _WHL_CUDA = re.compile(r"/whl/(?:nightly/)?cu(?P<major>\d{2,3}?)(?P<minor>\d)(?:/|$)")
 _JAX_CUDA = re.compile(r"^cuda(?P<major>\d+)")
-_NVIDIA_WHEEL = re.compile(r"^nvidia-[a-z0-9-]+-cu(?P<major>\d{2})$")
 _LOWER = re.compile(r"(?:^|,)\s*(?:==|>=|~=|>)\s*(?P<v>\d+(?:\.\d+)*)")
 #: `tensorflow[and-cuda]` pulls CUDA 12 wheels (nvidia-*-cu12) from TensorFlow 2.15 on
 _TF_CUDA12 = (2, 15)
