@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import tempfile
@@ -13,7 +12,15 @@ from typing import TYPE_CHECKING
 
 from envkit.conda.names import pep503
 from envkit.errors import BackendError, Remedy
-from envkit.lock.pip import MIN_ENV_PIP, MIN_PIP, own_pip_version, pip_argv, report_package
+from envkit.lock.pip import (
+    MIN_ENV_PIP,
+    MIN_PIP,
+    own_pip_version,
+    pip_argv,
+    report_installs,
+    report_package,
+    run_pip,
+)
 from envkit.model import LiveEnv, LockedPackage
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -163,18 +170,15 @@ def _run_index_pip(
     """Run pip once on the pins in `req`: the environment's own when `own`, and envkit's when that
     one fails for another reason than a missing release.  (pip's result, or None and why when it
     could not run; the command line; whether the environment's pip is still the one to ask)."""
-    from envkit._proc import run
-
-    env_vars = dict(os.environ, PIP_NO_INPUT="1", PIP_DISABLE_PIP_VERSION_CHECK="1")
     argv = _index_pip_argv(env, requirements_file=req, report_file=report, own=own)
     try:
-        result = run(argv, timeout=timeout, env=env_vars, check=False, what="pip")
+        result = run_pip(argv, timeout=timeout)
         if own and not result.ok and not _NOT_FOUND.search(result.stderr or "") and not result.timed_out:
             # the environment's own pip is missing, or too old for `--dry-run --report`
             # (pip < 22.2), or broken: envkit's pip, targeting its platform and Python
             own = False
             argv = _index_pip_argv(env, requirements_file=req, report_file=report, own=own)
-            result = run(argv, timeout=timeout, env=env_vars, check=False, what="pip")
+            result = run_pip(argv, timeout=timeout)
     except BackendError as exc:
         return None, exc.message, argv, own
     return result, "", argv, own
@@ -184,10 +188,9 @@ def _reported(
     report: str, env: LiveEnv, pending: Mapping[str, LockedPackage]
 ) -> dict[str, tuple[str, str | None]]:
     """PEP 503 name -> (artifact URL, sha256) of each pending release pip's report names."""
-    data = json.loads(Path(report).read_text(encoding="utf-8"))
     return {
         pkg.name: (pkg.url, pkg.sha256)
-        for item in data.get("install", [])
+        for item in report_installs(report)
         if (pkg := report_package(item, env.platform, "3")).name in pending and pkg.url
     }
 

@@ -172,8 +172,6 @@ def lock_pip(
         return ()  # nothing to resolve (a library caller may pass any spec)
     workdir = os.path.dirname(os.path.abspath(spec.source)) if spec.source else os.getcwd()
     check_own_pip()
-    from envkit._proc import run
-
     with tempfile.TemporaryDirectory(prefix="envkit-pip-") as tmp:
         req = os.path.join(tmp, "requirements.txt")
         report = os.path.join(tmp, "report.json")
@@ -190,12 +188,25 @@ def lock_pip(
             requirements_file=req,
             report_file=report,
         )
-        env = dict(os.environ, PIP_NO_INPUT="1", PIP_DISABLE_PIP_VERSION_CHECK="1")
-        result = run(argv, timeout=timeout, cwd=workdir, env=env, check=False, what="pip")
+        result = run_pip(argv, timeout=timeout, cwd=workdir)
         if not result.ok:
             raise _pip_failed(result, spec, platform, python_version)
-        data = json.loads(Path(report).read_text(encoding="utf-8"))
-    return tuple(report_package(item, platform, python_version) for item in data.get("install", []))
+        installs = report_installs(report)
+    return tuple(report_package(item, platform, python_version) for item in installs)
+
+
+def run_pip(argv: Sequence[str], *, timeout: float, cwd: str | None = None) -> Result:
+    """Run the pip command `argv` with no prompts and no version check (the user's pip configuration
+    otherwise as it is); pip's failure is the Result's, not an exception."""
+    from envkit._proc import run
+
+    env = dict(os.environ, PIP_NO_INPUT="1", PIP_DISABLE_PIP_VERSION_CHECK="1")
+    return run(argv, timeout=timeout, cwd=cwd, env=env, check=False, what="pip")
+
+
+def report_installs(report_file: str) -> list:
+    """The `install` items of the JSON file pip's `--report` wrote."""
+    return json.loads(Path(report_file).read_text(encoding="utf-8")).get("install", [])
 
 
 def _pip_failed(result: Result, spec: EnvSpec, platform: str, python_version: str) -> BackendError:
