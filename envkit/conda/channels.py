@@ -59,6 +59,11 @@ KNOWN_SUBDIRS = frozenset(
 )
 
 
+def is_platform(subdir: str) -> bool:
+    """Whether `subdir` is a conda platform: a known subdir other than noarch."""
+    return subdir in KNOWN_SUBDIRS and subdir != "noarch"
+
+
 @lru_cache(maxsize=4096)
 def parse_channel(text: str) -> Channel:
     """Parse a channel as written in a file, a .condarc, a match spec or a package URL's base.

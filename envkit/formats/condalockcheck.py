@@ -19,7 +19,7 @@ def validate_packages(lock: Lock, text: str, filename: str | None) -> None:
     """Raise ParseError (file, line, key) for the first package that breaks conda-lock v1's rules
     (CEP 37): a platform that is not a conda subdir or not in `metadata.platforms`, an md5 or sha256
     that is not a hex digest, or a second entry with the same (name, manager, platform, category)."""
-    from envkit.conda.channels import KNOWN_SUBDIRS
+    from envkit.conda.channels import KNOWN_SUBDIRS, is_platform
     from envkit.conda.names import pep503
     from envkit.formats._digest import HEX32, HEX64
 
@@ -31,7 +31,7 @@ def validate_packages(lock: Lock, text: str, filename: str | None) -> None:
         if platform not in allowed:
             why = (
                 unknown_platform(platform)
-                if platform not in KNOWN_SUBDIRS or platform == "noarch"
+                if not is_platform(platform)
                 else f"platform {platform!r} is not one of `metadata.platforms` ({', '.join(lock.platforms)})"
             )
             raise _package_error(
@@ -111,10 +111,10 @@ def _package_error(
 
 def check_platforms(meta: Fields, platforms: tuple[str, ...]) -> None:
     """ParseError naming the `metadata.platforms` item that is not a conda subdir (CEP 37)."""
-    from envkit.conda.channels import KNOWN_SUBDIRS
+    from envkit.conda.channels import is_platform
 
     for i, platform in enumerate(platforms):
-        if platform not in KNOWN_SUBDIRS or platform == "noarch":
+        if not is_platform(platform):
             _i, _v, where = meta.items("platforms")[i]
             raise ParseError(
                 unknown_platform(platform),

@@ -164,10 +164,10 @@ def known_platform(
 ) -> str:
     """`platform` when it is a conda subdir (noarch only with `noarch`); else the ParseError the
     conda-lock reader gives for it (what a reader accepts, envkit must be able to write and read back)."""
-    from envkit.conda.channels import KNOWN_SUBDIRS
+    from envkit.conda.channels import is_platform
     from envkit.formats.condalockcheck import unknown_platform
 
-    if platform not in KNOWN_SUBDIRS or (platform == "noarch" and not noarch):
+    if not (is_platform(platform) or (noarch and platform == "noarch")):
         raise ParseError(unknown_platform(platform), where=where, text=text, hint=hint)
     return platform
 

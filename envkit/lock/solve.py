@@ -413,7 +413,7 @@ def _require_named_index(spec: EnvSpec, platform: str, pip: Sequence[LockedPacka
 
 
 def check_platforms(platforms: Sequence[str]) -> tuple[str, ...]:
-    from envkit.conda.channels import KNOWN_SUBDIRS
+    from envkit.conda.channels import is_platform
 
     if not platforms:
         raise UsageError(
@@ -425,7 +425,7 @@ def check_platforms(platforms: Sequence[str]) -> tuple[str, ...]:
             ),
         )
     for p in platforms:
-        if p not in KNOWN_SUBDIRS or p == "noarch":
+        if not is_platform(p):
             raise UsageError(
                 f"unknown platform {p!r}",
                 hint="use a conda subdir such as linux-64, linux-aarch64, osx-64, osx-arm64, win-64",

@@ -45,13 +45,13 @@ def parse_virtual_package(text: str) -> VirtualPackage:
 
     Raises UsageError for any other shape.
     """
-    from envkit.conda.channels import KNOWN_SUBDIRS
+    from envkit.conda.channels import is_platform
 
     raw = text.strip()
     platform = None
     head, sep, rest = raw.partition(":")
     if sep and not head.startswith("__"):
-        if head not in KNOWN_SUBDIRS or head == "noarch":
+        if not is_platform(head):
             raise UsageError(
                 f"--virtual-package {raw!r}: unknown platform {head!r}",
                 hint="write PLATFORM:__name=version, e.g. linux-64:__cuda=12.4",
