@@ -103,6 +103,18 @@ def read_text(
     return decode_text(data, str(path), keep_bom=keep_bom)
 
 
+def file_text(path: str | None, size: int = -1) -> str | None:
+    """The text (the first `size` characters) of the file at `path`, None when there is none: for
+    a look at a file that may be absent or unreadable (undecodable bytes replaced, never an error)."""
+    if not (path and os.path.isfile(path)):
+        return None
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            return fh.read(size)
+    except OSError:
+        return None
+
+
 #: byte-order marks of the encodings envkit decodes besides UTF-8 (UTF-32's first: UTF-32LE's mark
 #: starts with UTF-16LE's).  `conda env export > env.yml` in Windows PowerShell 5 writes UTF-16LE
 #: with a mark (https://learn.microsoft.com/en-us/powershell/module/microsoft.powershell.core/about/about_character_encoding).

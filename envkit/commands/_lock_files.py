@@ -76,14 +76,11 @@ def lock_target(output: str, to: str | None, *, live: bool = False) -> tuple[str
     if to:
         return to, False
     if output != "-" and os.path.isfile(output) and not live:
+        from envkit.io import file_text
         from envkit.lock.pixi_out import pixi_version
         from envkit.lock.staleness import lock_writer
 
-        try:
-            with open(output, encoding="utf-8", errors="replace") as fh:
-                text = fh.read()
-        except OSError:
-            text = ""
+        text = file_text(output) or ""
         version = pixi_version(text)
         if lock_writer(text) == "envkit" and version is not None and "\nenvironments:" in text:
             return "pixi-v7" if version == 7 else "pixi", False

@@ -7,9 +7,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from envkit.conda.names import pep503
+from envkit.io import file_text
 from envkit.lock.packages import accepts, pip_accepts
 from envkit.lock.pip import marker_holds
-from envkit.lock.staleness import Staleness, file_text, lock_staleness
+from envkit.lock.staleness import Staleness, lock_staleness
 from envkit.model import CondaDep, EnvSpec, Lock, LockedPackage, PipDep
 
 

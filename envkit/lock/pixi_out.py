@@ -126,17 +126,13 @@ PIXI_MANIFESTS = ("pixi.toml", "pyproject.toml")
 def pixi_manifest_beside(path: str) -> str | None:
     """The pixi manifest in the directory of `path` (pixi.toml, or a pyproject.toml with a
     `[tool.pixi...]` table), or None: a pixi.lock there is the one pixi locks and installs."""
+    from envkit.io import file_text
+
     folder = os.path.dirname(os.path.abspath(path))
     for name in PIXI_MANIFESTS:
         candidate = os.path.join(folder, name)
         if not os.path.isfile(candidate):
             continue
-        if name == "pixi.toml":
+        if name == "pixi.toml" or "[tool.pixi" in (file_text(candidate) or ""):
             return candidate
-        try:
-            with open(candidate, encoding="utf-8", errors="replace") as fh:
-                if "[tool.pixi" in fh.read():
-                    return candidate
-        except OSError:
-            continue
     return None

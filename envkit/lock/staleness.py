@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from envkit.conda.families import CUDA_PIN_NAMES
+from envkit.io import file_text
 from envkit.lock.conda_lock import virtual_package_spec_yaml
 from envkit.lock.content_hash import spec_content_hash
 from envkit.lock.virtual import VirtualPackage
@@ -175,17 +176,6 @@ class Staleness:
 
     def __str__(self) -> str:
         return f"{self.platform}: {self.message}"
-
-
-def file_text(path: str | None, size: int = -1) -> str | None:
-    """The text (the first `size` characters) of the file at `path`, None when there is none."""
-    if not (path and os.path.isfile(path)):
-        return None
-    try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            return fh.read(size)
-    except OSError:
-        return None
 
 
 def _conda_lock_hashes(
