@@ -7,7 +7,7 @@ environment as a Lock) and the lockers in `envkit.lock`; the readers are in `env
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from envkit.conda.names import pep503
 from envkit.formats.condalock import EDITABLE_KEY  # defined with its reader
@@ -52,6 +52,14 @@ def lock_metadata(
         add[VARIABLES_KEY] = json.dumps(
             dict(redact_variables(variables)), ensure_ascii=False, separators=(",", ":")
         )
+    return add_custom_metadata(metadata, add)
+
+
+def add_custom_metadata(
+    metadata: Sequence[tuple[str, str]], add: Mapping[str, str]
+) -> tuple[tuple[str, str], ...]:
+    """`metadata` (Lock.metadata entries) with `add` merged into its custom_metadata entry (made
+    when absent); unchanged when `add` is empty."""
     if not add:
         return tuple(metadata)
     out, done = [], False

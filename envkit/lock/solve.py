@@ -7,7 +7,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from envkit.backends.lock_metadata import lock_metadata
+from envkit.backends.lock_metadata import add_custom_metadata, lock_metadata
 from envkit.conda.channels import channel_of_url, parse_channel
 from envkit.errors import BackendError, Remedy, SolveError, UsageError, Where
 from envkit.lock.content_hash import spec_content_hash
@@ -374,21 +374,8 @@ def _spec_lock(
         content_hash=tuple((p, spec_content_hash(spec, p)) for p in plats),
         sources=(os.path.basename(spec.source),) if spec.source else (),
         pip_options=pip_options,
-        metadata=_add_custom(lock_metadata(packages, spec.variables), custom),
+        metadata=add_custom_metadata(lock_metadata(packages, spec.variables), custom),
     )
-
-
-def _add_custom(metadata: Sequence[tuple[str, str]], add: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
-    """`metadata` with `add` merged into its custom_metadata entry (made when absent)."""
-    out, done = [], False
-    for k, v in metadata:
-        if k == "custom_metadata":
-            custom = json.loads(v) if v else {}
-            v, done = json.dumps({**custom, **add}, ensure_ascii=False, separators=(",", ":")), True
-        out.append((k, v))
-    if not done:
-        out.append(("custom_metadata", json.dumps(dict(add), ensure_ascii=False, separators=(",", ":"))))
-    return tuple(out)
 
 
 def _require_named_index(spec: EnvSpec, platform: str, pip: Sequence[LockedPackage]) -> None:
