@@ -126,9 +126,10 @@ def _flatten(sources: list[str], depth: int = 0) -> Iterator[tuple[str, str | No
 
 def _jobs_of(text: str, where: str | None, *, env: str | None, via: str) -> list[Job]:
     at = f"{where}: " if where else ""
+    env = env or "base"  # read on a host whose SOURCE names no environment
     if text.startswith("ssh://"):
         try:
-            target = _ssh_target(text, env)
+            target = parse_ssh(text, default_env=env)
         except UsageError as exc:
             exc.message = at + exc.message
             raise
@@ -155,21 +156,9 @@ def _jobs_of(text: str, where: str | None, *, env: str | None, via: str) -> list
             raise UsageError(
                 f"{at}{h!r} is not a host name", hint="host names are letters, digits, '-', '.' and '_'"
             )
-        target = _ssh_target(f"ssh://{h}", env)
+        target = parse_ssh(f"ssh://{h}", default_env=env)
         out.append(Job(host=_host_label(target), source=h, via=via, target=target, where=where))
     return out
-
-
-def _ssh_target(text: str, env: str | None) -> SshTarget:
-    """An ssh:// URL with or without an environment; without one it reads `env` (default base)."""
-    from urllib.parse import urlsplit
-
-    parts = urlsplit(text)
-    if parts.path in ("", "/"):
-        name = env or "base"
-        suffix = name if name.startswith("/") else f"/{name}" if name.startswith("~") else f"/env:{name}"
-        text = f"ssh://{parts.netloc}{suffix}"
-    return parse_ssh(text)
 
 
 def _host_label(t: SshTarget) -> str:

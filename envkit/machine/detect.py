@@ -228,9 +228,9 @@ def detect_remote(text: str) -> MachineProfile:
     from pathlib import Path
 
     from envkit.machine import probe
-    from envkit.sources.ssh import run_remote
+    from envkit.sources.ssh import parse_ssh, run_remote
 
-    target = _parse_ssh_host(text)
+    target = parse_ssh(text, host_only=True)
     program = Path(probe.__file__).read_text(encoding="utf-8")
     label = text.rstrip("/")
     res = run_remote(target, program, label=label, what="the remote machine probe", timeout=SSH_TIMEOUT)
@@ -250,23 +250,6 @@ def detect_remote(text: str) -> MachineProfile:
             text=(res.stdout or res.stderr)[-2000:] or None,
         )
     return profile_from_facts(facts, host=target.host)
-
-
-def _parse_ssh_host(text: str):
-    """`ssh://[user@]host[:port][/...]` -> SshTarget (a path after the host is ignored: a machine
-    has one profile)."""
-    from urllib.parse import urlsplit
-
-    from envkit.sources.ssh import SshTarget
-
-    parts = urlsplit(text)
-    try:
-        port = parts.port
-    except ValueError:
-        raise UsageError(f"bad port in {text!r}", hint="ssh://[user@]host[:port]") from None
-    if not parts.hostname or parts.hostname.startswith("-"):
-        raise UsageError(f"no host in {text!r}", hint="ssh://[user@]host[:port]")
-    return SshTarget(host=parts.hostname, user=parts.username, port=port, path="/")
 
 
 def resolve_machine(text: str) -> MachineProfile:

@@ -53,21 +53,29 @@ class SshTarget:
         return f"{self.user}@{self.host}" if self.user else self.host
 
 
-def parse_ssh(text: str) -> SshTarget:
-    """Parse `ssh://[user@]host[:port]/PATH` or `ssh://[user@]host[:port]/env:NAME`.
+def parse_ssh(text: str, *, default_env: str | None = None, host_only: bool = False) -> SshTarget:
+    """Parse `ssh://[user@]host[:port]/PATH` or `ssh://[user@]host[:port]/env:NAME` (SOURCEs, fleet
+    hosts, machines).  `default_env` (a name, or a path) is read when the URL names none (a fleet
+    host); `host_only` reads a machine's `ssh://[user@]host[:port]`, ignoring a path (a machine has
+    one profile).  Raises UsageError for a URL without host or path, or with a bad host or port."""
+    from urllib.parse import unquote
 
-    Raises UsageError for a URL without host or path, or with a bad port.
-    """
-    from urllib.parse import unquote, urlsplit
-
-    parts = urlsplit(text)
+    form = "ssh://[user@]host[:port]" + ("" if host_only else "/PATH")
+    parts = _split_url(text, form)
     try:
         port = parts.port
     except ValueError:
-        raise UsageError(f"bad port in {text!r}", hint="ssh://[user@]host[:port]/PATH") from None
+        raise UsageError(f"bad port in {text!r}", hint=form) from None
     host = parts.hostname
     if not host or host.startswith("-"):
-        raise UsageError(f"no host in {text!r}", hint="ssh://[user@]host[:port]/PATH or ssh://host/env:NAME")
+        raise UsageError(f"no host in {text!r}", hint=form if host_only else f"{form} or ssh://host/env:NAME")
+    user = unquote(parts.username) if parts.username else None
+    if host_only:
+        return SshTarget(host=host, user=user, port=port, path="/")
+    if default_env is not None and parts.path in ("", "/"):
+        name = default_env
+        suffix = name if name.startswith("/") else f"/{name}" if name.startswith("~") else f"/env:{name}"
+        return parse_ssh(f"ssh://{parts.netloc}{suffix}")
     path = unquote(parts.path)
     if parts.query:
         path += "?" + parts.query
@@ -76,7 +84,6 @@ def parse_ssh(text: str) -> SshTarget:
             f"no environment in {text!r}: give a prefix path or env:NAME",
             hint=f"ssh://{parts.netloc}/env:NAME or ssh://{parts.netloc}/path/to/prefix",
         )
-    user = unquote(parts.username) if parts.username else None
     rest = path[1:]
     if rest.startswith("env:"):
         name = rest[4:]
@@ -86,6 +93,26 @@ def parse_ssh(text: str) -> SshTarget:
     if rest.startswith("~"):
         return SshTarget(host=host, user=user, port=port, path=rest)
     return SshTarget(host=host, user=user, port=port, path=path)
+
+
+def _split_url(text: str, form: str):
+    """urlsplit(text); its ValueError (an unclosed '[', a bracketed host not IPv6) a UsageError."""
+    from urllib.parse import urlsplit
+
+    try:
+        return urlsplit(text)
+    except ValueError as exc:
+        netloc = re.split(r"[/?#]", text.partition("://")[2], maxsplit=1)[0]
+        pair = re.fullmatch(r"[^\[\]]*\[([^\[\]]*)\][^\[\]]*", netloc)
+        hint = f"{form}; an IPv6 address goes in brackets: ssh://[::1]"
+        if pair and netloc.isascii():  # urlsplit's other check is of non-ASCII hosts only
+            why = f"{pair.group(1)!r} in brackets is not an IPv6 address"
+        elif pair or not ("[" in netloc or "]" in netloc):
+            why, hint = str(exc), form
+        else:
+            unclosed = netloc.count("[") > netloc.count("]")
+            why = "a '[' without its ']'" if unclosed else "unbalanced '[' and ']'"
+        raise UsageError(f"bad host in {text!r}: {why}", hint=hint) from None
 
 
 def ssh_command(target: SshTarget, environ: Mapping[str, str] | None = None) -> list[str]:

@@ -42,6 +42,23 @@ def test_parse_ssh_errors(url, message):
         parse_ssh(url)
 
 
+@pytest.mark.parametrize(
+    "url, kwargs, expected",
+    [
+        # a fleet host without an environment reads the one given (a name, or a path)
+        ("ssh://gpu", {"default_env": "base"}, SshTarget(host="gpu", env_name="base")),
+        ("ssh://gpu/", {"default_env": "/opt/x"}, SshTarget(host="gpu", path="/opt/x")),
+        ("ssh://gpu:22", {"default_env": "~/envs/x"}, SshTarget(host="gpu", port=22, path="~/envs/x")),
+        ("ssh://gpu/env:a", {"default_env": "base"}, SshTarget(host="gpu", env_name="a")),
+        # a machine: the path is ignored, the user unquoted as for a SOURCE
+        ("ssh://al%40x@gpu:2222/whatever", {"host_only": True}, SshTarget("gpu", "al@x", 2222, "/")),
+        ("ssh://[::1]", {"host_only": True}, SshTarget(host="::1", path="/")),
+    ],
+)
+def test_parse_ssh_fleet_hosts_and_machines(url, kwargs, expected):
+    assert parse_ssh(url, **kwargs) == expected
+
+
 def test_ssh_command_honours_envkit_ssh_and_stays_non_interactive():
     t = SshTarget(host="gpu", user="alice", port=2222, env_name="x")
     argv = ssh_command(t, {"ENVKIT_SSH": "ssh -F /tmp/cfg -i '/tmp/my key'"})
