@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Mapping
 
 from envkit.errors import EnvkitError
-from envkit.sources.ssh import SshTarget
+from envkit.sources.ssh import SshTarget, ssh_base
 
 
 def why(exc: EnvkitError, strip: str | None = None) -> str:
@@ -42,7 +42,8 @@ class Masters:
     def __init__(
         self, control: str, environ: Mapping[str, str], timeout: float, targets: list[SshTarget]
     ) -> None:
-        base = environ.get("ENVKIT_SSH") or "ssh"
+        # ENVKIT_SSH split once here, so a value that does not split is the run's error, not each host's
+        base = shlex.join(ssh_base(environ))
         # options given first win in ssh: this overrides ssh_command's own ConnectTimeout
         connect = ["-o", f"ConnectTimeout={max(1, int(min(timeout, 20)))}"]
         self.environ = {**environ, "ENVKIT_SSH": with_options(base, connect)}

@@ -118,10 +118,7 @@ def _split_url(text: str, form: str):
 def ssh_command(target: SshTarget, environ: Mapping[str, str] | None = None) -> list[str]:
     """The ssh argv (without the remote command) for `target`: `ENVKIT_SSH` (default `ssh`), then
     options that keep it non-interactive (a password prompt would hang), the port and the user."""
-    env = os.environ if environ is None else environ
-    base = shlex.split(env.get("ENVKIT_SSH") or "ssh")
-    if not base:
-        base = ["ssh"]
+    base = ssh_base(environ)
     # Options given first win in ssh, so the user's ENVKIT_SSH/-o settings override these.
     argv = base + ["-o", "BatchMode=yes", "-o", "ConnectTimeout=20"]
     if target.port:
@@ -129,6 +126,21 @@ def ssh_command(target: SshTarget, environ: Mapping[str, str] | None = None) -> 
     if target.user:
         argv += ["-l", target.user]
     return argv + ["--", target.host]
+
+
+def ssh_base(environ: Mapping[str, str] | None = None) -> list[str]:
+    """The ssh command `ENVKIT_SSH` names (default `ssh`), split as a shell would: the one reading
+    of it.  Raises UsageError for a value that does not split (an unclosed quote)."""
+    env = os.environ if environ is None else environ
+    text = env.get("ENVKIT_SSH") or "ssh"
+    try:
+        words = shlex.split(text)
+    except ValueError as exc:
+        raise UsageError(
+            f"ENVKIT_SSH={text!r} is not a command line: {str(exc).lower()}",
+            hint="quote as in a shell, e.g. ENVKIT_SSH=\"ssh -i '/path/my key'\"",
+        ) from None
+    return words or ["ssh"]
 
 
 def remote_program(target: SshTarget, *, machine: bool = False) -> str:

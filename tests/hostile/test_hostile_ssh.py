@@ -1,5 +1,6 @@
-"""Hostile ssh URLs through the CLI: an ssh:// URL whose bracketed host is malformed (which used to
-end in an internal ValueError, exit 3) is refused with exit 2 before any ssh runs: ENVKIT_SSH is a
+"""Hostile ssh settings and URLs through the CLI: an ENVKIT_SSH that does not split as a command line
+(an unclosed quote), and an ssh:// URL whose bracketed host is malformed (which used to end in an
+internal ValueError, exit 3).  Each is refused with exit 2 before any ssh runs: ENVKIT_SSH is a
 stand-in that leaves a mark if it is ever started."""
 
 from __future__ import annotations
@@ -79,3 +80,29 @@ def test_a_malformed_ssh_url_in_a_hosts_file_names_its_line(work):
         "error: hosts.txt:2: bad host in 'ssh://[zz]/env:x': 'zz' in brackets is not an IPv6 address"
     )
     assert not (folder / "ssh-ran").exists()
+
+
+REMOTE_COMMANDS = {
+    "diff": ["diff", "ssh://gpu/env:base", "env.yml", "--no-machine"],
+    "fleet": ["fleet", "gpu"],
+    # two sessions to one host share a master connection (envkit.fleet.sessions.Masters)
+    "fleet-shared": ["fleet", "ssh://gpu/env:a", "ssh://gpu/env:b"],
+    "machine": ["check", "env.yml", "--machine", "ssh://gpu"],
+}
+
+
+@pytest.mark.parametrize("command", sorted(REMOTE_COMMANDS))
+@pytest.mark.parametrize(
+    "value, first",
+    [
+        ("'", """error: ENVKIT_SSH="'" is not a command line: no closing quotation"""),
+        ("ssh -i 'key", """error: ENVKIT_SSH="ssh -i 'key" is not a command line: no closing quotation"""),
+        ("ssh \\", """error: ENVKIT_SSH='ssh \\\\' is not a command line: no escaped character"""),
+    ],
+)
+def test_an_ssh_command_that_does_not_split_is_refused(work, command, value, first):
+    folder, _ = work
+    env = {"ENVKIT_SSH": value, "ENVKIT_SSH_MAX_MIB": None}
+    r = run_envkit(*REMOTE_COMMANDS[command], env=env, cwd=folder)
+    assert r.exit_code == 2, r.stderr
+    assert r.stderr.splitlines()[0] == first
