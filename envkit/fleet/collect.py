@@ -263,7 +263,10 @@ def _run_ssh(jobs, at_once, timeout, environ, machine, on_result) -> None:
     connection (authenticated once): a master that envkit starts for that host and that runs no
     session itself, so every session ends, or is stopped, alone."""
     from envkit.sources import read_remote
+    from envkit.sources.ssh import max_answer_bytes
 
+    # a bad ENVKIT_SSH_MAX_MIB is the run's error (as a bad ENVKIT_SSH is, in Masters), not each host's
+    max_answer_bytes(environ)
     targets = [j.target for j in jobs if j.target is not None]
     with (
         tempfile.TemporaryDirectory(prefix="envkit-ssh-") as control,

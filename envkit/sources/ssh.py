@@ -11,6 +11,7 @@ into a model.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import shlex
@@ -185,6 +186,9 @@ def remote_shell_command(target: SshTarget, environ: Mapping[str, str] | None = 
     return "sh -c " + shlex.quote(script)
 
 
+_MIB_HINT = "a number of MiB, e.g. ENVKIT_SSH_MAX_MIB=512"
+
+
 def max_answer_bytes(environ: Mapping[str, str] | None = None) -> int:
     """The most bytes of one remote answer read: ENVKIT_SSH_MAX_MIB (MiB), else MAX_ANSWER_MIB.
     Raises UsageError for a value that is not a positive number."""
@@ -193,12 +197,12 @@ def max_answer_bytes(environ: Mapping[str, str] | None = None) -> int:
     if not text:
         return MAX_ANSWER_MIB * 2**20
     try:
-        mib = float(text)
+        size = float(text) * 2**20
     except ValueError:
-        mib = 0.0
-    if not mib > 0:
-        raise UsageError(f"ENVKIT_SSH_MAX_MIB={text!r} is not a positive number of MiB")
-    return int(mib * 2**20)
+        size = 0.0
+    if not 0 < size < math.inf:  # NaN fails too; infinity (`inf`, `1e400`) has no int
+        raise UsageError(f"ENVKIT_SSH_MAX_MIB={text!r} is not a positive number of MiB", hint=_MIB_HINT)
+    return int(size)
 
 
 def remote_scan(

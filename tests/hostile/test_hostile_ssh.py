@@ -1,7 +1,8 @@
-"""Hostile ssh settings and URLs through the CLI: an ENVKIT_SSH that does not split as a command line
-(an unclosed quote), and an ssh:// URL whose bracketed host is malformed (which used to end in an
-internal ValueError, exit 3).  Each is refused with exit 2 before any ssh runs: ENVKIT_SSH is a
-stand-in that leaves a mark if it is ever started."""
+"""Hostile ssh settings and URLs through the CLI: an ENVKIT_SSH_MAX_MIB with no finite size (`inf`,
+`1e400`), an ENVKIT_SSH that does not split as a command line (an unclosed quote), and an ssh:// URL
+whose bracketed host is malformed (which used to end in an internal OverflowError or ValueError, exit
+3).  Each is refused with exit 2 before any ssh runs: ENVKIT_SSH is a stand-in that leaves a mark if it
+is ever started."""
 
 from __future__ import annotations
 
@@ -89,6 +90,20 @@ REMOTE_COMMANDS = {
     "fleet-shared": ["fleet", "ssh://gpu/env:a", "ssh://gpu/env:b"],
     "machine": ["check", "env.yml", "--machine", "ssh://gpu"],
 }
+
+
+@pytest.mark.parametrize("command", sorted(REMOTE_COMMANDS))
+@pytest.mark.parametrize("value", ["inf", "1e400", "nan", "1e308"])
+def test_an_ssh_answer_limit_of_no_finite_size_is_refused(work, command, value):
+    folder, ssh = work
+    env = {"ENVKIT_SSH": ssh, "ENVKIT_SSH_MAX_MIB": value}
+    r = run_envkit(*REMOTE_COMMANDS[command], env=env, cwd=folder)
+    assert r.exit_code == 2, r.stderr
+    assert r.stderr.splitlines()[:2] == [
+        f"error: ENVKIT_SSH_MAX_MIB='{value}' is not a positive number of MiB",
+        "hint: a number of MiB, e.g. ENVKIT_SSH_MAX_MIB=512",
+    ]
+    assert not (folder / "ssh-ran").exists()
 
 
 @pytest.mark.parametrize("command", sorted(REMOTE_COMMANDS))
