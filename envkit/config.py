@@ -256,6 +256,7 @@ class _Table:
     def __init__(self, table: dict, *, source: str | None, prefix: str, text: str | None) -> None:
         self.source, self.prefix, self.text = source, prefix, text
         self.norm: dict[str, object] = {}
+        self.written: dict[str, str] = {}  # normalized key -> as the file spells it, for its line
         for k, v in table.items():
             nk = k.replace("_", "-")
             if nk not in _KEYS:
@@ -265,10 +266,11 @@ class _Table:
                     hint="known keys: " + ", ".join(_KEYS),
                 )
             self.norm[nk] = v
+            self.written[nk] = k
 
     def where(self, key: str) -> Where:
         full = f"{self.prefix}.{key}" if self.prefix else key
-        return Where(file=self.source, line=_line_of(self.text, key), key=full)
+        return Where(file=self.source, line=_line_of(self.text, self.written.get(key, key)), key=full)
 
     def rule_list(self, key: str) -> tuple[str, ...]:
         from envkit.checks.registry import rule_names
@@ -323,9 +325,13 @@ class _Table:
         if "allowed-channels" not in self.norm:
             return None
         value = self.norm["allowed-channels"]
-        if not isinstance(value, list) or not all(isinstance(x, str) and x for x in value):
+        if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
             raise ConfigError(
                 "allowed-channels must be a list of channel names", where=self.where("allowed-channels")
+            )
+        if not all(x.strip() for x in value):
+            raise ConfigError(
+                "allowed-channels holds an empty channel name", where=self.where("allowed-channels")
             )
         from envkit.conda.channels import parse_channel
 

@@ -1,0 +1,43 @@
+"""Hostile configuration and audit inputs through the CLI: config tables of the wrong type, OSV
+records that break OSV's schema, and VEX documents envkit cannot read.  Each is refused with exit 2
+and one short error naming the file, and the line or key where one is known -- never an internal
+error (exit 3)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import zipfile
+
+import pytest
+from conftest import DATA, run_envkit
+
+ENV = "channels: [conda-forge]\ndependencies: [python=3.11]\n"
+
+
+@pytest.fixture
+def repo(tmp_path, monkeypatch):
+    (tmp_path / ".git").mkdir()  # the config search stops here
+    (tmp_path / "environment.yml").write_text(ENV)
+    (tmp_path / "requirements.txt").write_text("requests==2.27.1\n")
+    monkeypatch.delenv("ENVKIT_AUDIT_DB", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    return tmp_path
+
+
+def _first(r) -> str:
+    assert r.exit_code == 2, r.stderr
+    return r.stderr.splitlines()[0]
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "line", "key"),
+    [
+        (".envkit.toml", 'allowed-channels = ["conda-forge", " "]\n', 1, "allowed-channels"),
+        ("pyproject.toml", '[tool.envkit]\nallowed_channels = [""]\n', 2, "tool.envkit.allowed-channels"),
+    ],
+)
+def test_an_empty_allowed_channel_names_the_file_and_line(repo, name, text, line, key):
+    (repo / name).write_text(text)
+    r = run_envkit("check", "--config", name, "environment.yml", cwd=repo)
+    assert _first(r) == f"error: {name}:{line} ({key}): allowed-channels holds an empty channel name"
