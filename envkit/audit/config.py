@@ -53,17 +53,17 @@ def load_audit_config(path: str | None) -> AuditConfig:
     AuditConfig when there is none.  Raises ConfigError naming file and key."""
     from envkit.errors import ConfigError
     from envkit.formats._toml import load_toml
+    from envkit.formats._tomltable import table_at
     from envkit.io import read_text
 
     if path is None:
         return AuditConfig()
 
-    data = load_toml(read_text(path), path, "envkit configuration", error=ConfigError)
-    if path.endswith("pyproject.toml"):
-        table, prefix = data.get("tool", {}).get("envkit", {}).get("audit", {}), "tool.envkit.audit"
-    else:
-        table, prefix = data.get("audit", {}), "audit"
-    return parse_audit_config(table, source=path, prefix=prefix)
+    text = read_text(path)
+    data = load_toml(text, path, "envkit configuration", error=ConfigError)
+    keys = ("tool", "envkit", "audit") if path.endswith("pyproject.toml") else ("audit",)
+    table = table_at(data, keys, file=path, text=text)
+    return parse_audit_config(table, source=path, prefix=".".join(keys))
 
 
 def parse_audit_config(table: object, *, source: str | None = None, prefix: str = "audit") -> AuditConfig:

@@ -41,3 +41,32 @@ def test_an_empty_allowed_channel_names_the_file_and_line(repo, name, text, line
     (repo / name).write_text(text)
     r = run_envkit("check", "--config", name, "environment.yml", cwd=repo)
     assert _first(r) == f"error: {name}:{line} ({key}): allowed-channels holds an empty channel name"
+
+
+@pytest.fixture
+def osv(repo):
+    return str(shutil.copytree(DATA / "osv", repo / "osv", ignore=shutil.ignore_patterns("*envkit-index.json")))
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "key", "value"),
+    [
+        ("tool = 5\n", 1, "tool", "5"),
+        ("[tool]\nenvkit = 5\n", 2, "tool.envkit", "5"),
+        ('[project]\nname = "x"\n[tool]\nenvkit = [1]\n', 4, "tool.envkit", "[1]"),
+        ("[tool.envkit]\naudit = 5\n", 2, "tool.envkit.audit", "5"),
+    ],
+)
+@pytest.mark.parametrize("command", ["check", "audit"])
+def test_pyproject_tables_that_are_not_tables_name_the_file_and_line(repo, osv, command, text, line, key, value):
+    (repo / "pyproject.toml").write_text(text)
+    args = ("audit", "--db", osv) if command == "audit" else ("check",)
+    r = run_envkit(*args, "--config", "pyproject.toml", "requirements.txt", cwd=repo)
+    assert _first(r) == f"error: pyproject.toml:{line} ({key}): [{key}] must be a table, not {value}"
+
+
+def test_an_audit_table_that_is_not_a_table_in_envkit_toml(repo, osv):
+    (repo / ".envkit.toml").write_text('select = ["unpinned"]\naudit = "x"\n')
+    for args in (("check",), ("audit", "--db", osv)):
+        r = run_envkit(*args, "requirements.txt", cwd=repo)
+        assert _first(r) == f"error: {repo / '.envkit.toml'}:2 (audit): [audit] must be a table, not 'x'"
