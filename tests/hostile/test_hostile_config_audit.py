@@ -70,3 +70,38 @@ def test_an_audit_table_that_is_not_a_table_in_envkit_toml(repo, osv):
     for args in (("check",), ("audit", "--db", osv)):
         r = run_envkit(*args, "requirements.txt", cwd=repo)
         assert _first(r) == f"error: {repo / '.envkit.toml'}:2 (audit): [audit] must be a table, not 'x'"
+
+
+@pytest.mark.parametrize(
+    ("text", "first"),
+    [
+        ("[audit]\nignore = 5\n", "2 (audit.ignore): ignore must be a list of tables {id, reason, until}"),
+        ('[audit]\nignore = "PYSEC-2023-74"\n', "2 (audit.ignore): ignore must be a list of tables {id, reason, until}"),
+        (
+            '[audit]\nignore = [\n  {id = "A", reason = "r"},\n  "PYSEC-2023-74",\n]\n',
+            "4 (audit.ignore[1]): an ignore must be a table {id, reason, until}",
+        ),
+        (
+            '[audit]\nignore = [{id = "A", reason = "r", until = 5}]\n',
+            "2 (audit.ignore[0]): `until` of the ignore of A must be a date (YYYY-MM-DD), not 5",
+        ),
+        (
+            "[audit]\nfail_on = [1]\n",
+            "2 (audit.fail-on): fail-on must be one of unknown, any, low, medium, high, critical, never, not [1]",
+        ),
+        ("[audit]\ndb = 5\n", "2 (audit.db): db must be the path of an OSV database"),
+        ('\n[audit]\nlicense-allow = "MIT"\n', "3 (audit.license-allow): license-allow must be a list of SPDX licence ids"),
+        ("[audit]\nlicense-deny = [5]\n", "2 (audit.license-deny): license-deny must be a list of SPDX licence ids"),
+    ],
+)
+def test_audit_keys_of_the_wrong_type_name_the_file_line_and_key(repo, osv, text, first):
+    (repo / ".envkit.toml").write_text(text)
+    r = run_envkit("audit", "--db", osv, "requirements.txt", cwd=repo)
+    assert _first(r) == f"error: {repo / '.envkit.toml'}:{first}"
+
+
+def test_audit_keys_in_pyproject_name_the_line(repo, osv):
+    (repo / "pyproject.toml").write_text('[project]\nname = "x"\n\n[tool.envkit.audit]\nignore = 5\n')
+    r = run_envkit("audit", "--db", osv, "--config", "pyproject.toml", "requirements.txt", cwd=repo)
+    first = "error: pyproject.toml:5 (tool.envkit.audit.ignore): ignore must be a list of tables {id, reason, until}"
+    assert _first(r) == first
