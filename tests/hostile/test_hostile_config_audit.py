@@ -10,7 +10,7 @@ import shutil
 import zipfile
 
 import pytest
-from conftest import DATA, run_envkit
+from conftest import CORPUS, DATA, run_envkit
 
 ENV = "channels: [conda-forge]\ndependencies: [python=3.11]\n"
 
@@ -45,7 +45,9 @@ def test_an_empty_allowed_channel_names_the_file_and_line(repo, name, text, line
 
 @pytest.fixture
 def osv(repo):
-    return str(shutil.copytree(DATA / "osv", repo / "osv", ignore=shutil.ignore_patterns("*envkit-index.json")))
+    return str(
+        shutil.copytree(DATA / "osv", repo / "osv", ignore=shutil.ignore_patterns("*envkit-index.json"))
+    )
 
 
 @pytest.mark.parametrize(
@@ -58,7 +60,9 @@ def osv(repo):
     ],
 )
 @pytest.mark.parametrize("command", ["check", "audit"])
-def test_pyproject_tables_that_are_not_tables_name_the_file_and_line(repo, osv, command, text, line, key, value):
+def test_pyproject_tables_that_are_not_tables_name_the_file_and_line(
+    repo, osv, command, text, line, key, value
+):
     (repo / "pyproject.toml").write_text(text)
     args = ("audit", "--db", osv) if command == "audit" else ("check",)
     r = run_envkit(*args, "--config", "pyproject.toml", "requirements.txt", cwd=repo)
@@ -76,7 +80,10 @@ def test_an_audit_table_that_is_not_a_table_in_envkit_toml(repo, osv):
     ("text", "first"),
     [
         ("[audit]\nignore = 5\n", "2 (audit.ignore): ignore must be a list of tables {id, reason, until}"),
-        ('[audit]\nignore = "PYSEC-2023-74"\n', "2 (audit.ignore): ignore must be a list of tables {id, reason, until}"),
+        (
+            '[audit]\nignore = "PYSEC-2023-74"\n',
+            "2 (audit.ignore): ignore must be a list of tables {id, reason, until}",
+        ),
         (
             '[audit]\nignore = [\n  {id = "A", reason = "r"},\n  "PYSEC-2023-74",\n]\n',
             "4 (audit.ignore[1]): an ignore must be a table {id, reason, until}",
@@ -87,11 +94,18 @@ def test_an_audit_table_that_is_not_a_table_in_envkit_toml(repo, osv):
         ),
         (
             "[audit]\nfail_on = [1]\n",
-            "2 (audit.fail-on): fail-on must be one of unknown, any, low, medium, high, critical, never, not [1]",
+            "2 (audit.fail-on): fail-on must be one of "
+            "unknown, any, low, medium, high, critical, never, not [1]",
         ),
         ("[audit]\ndb = 5\n", "2 (audit.db): db must be the path of an OSV database"),
-        ('\n[audit]\nlicense-allow = "MIT"\n', "3 (audit.license-allow): license-allow must be a list of SPDX licence ids"),
-        ("[audit]\nlicense-deny = [5]\n", "2 (audit.license-deny): license-deny must be a list of SPDX licence ids"),
+        (
+            '\n[audit]\nlicense-allow = "MIT"\n',
+            "3 (audit.license-allow): license-allow must be a list of SPDX licence ids",
+        ),
+        (
+            "[audit]\nlicense-deny = [5]\n",
+            "2 (audit.license-deny): license-deny must be a list of SPDX licence ids",
+        ),
     ],
 )
 def test_audit_keys_of_the_wrong_type_name_the_file_line_and_key(repo, osv, text, first):
@@ -103,5 +117,106 @@ def test_audit_keys_of_the_wrong_type_name_the_file_line_and_key(repo, osv, text
 def test_audit_keys_in_pyproject_name_the_line(repo, osv):
     (repo / "pyproject.toml").write_text('[project]\nname = "x"\n\n[tool.envkit.audit]\nignore = 5\n')
     r = run_envkit("audit", "--db", osv, "--config", "pyproject.toml", "requirements.txt", cwd=repo)
-    first = "error: pyproject.toml:5 (tool.envkit.audit.ignore): ignore must be a list of tables {id, reason, until}"
-    assert _first(r) == first
+    assert _first(r) == (
+        "error: pyproject.toml:5 (tool.envkit.audit.ignore): "
+        "ignore must be a list of tables {id, reason, until}"
+    )
+
+
+def _record(**changes) -> dict:
+    """An OSV record of requests with `changes`: `affected=...` replaces the list, `package=...`,
+    `versions=...`, `ranges=...`, `events=...` and `severity=...` the first entry's."""
+    events = changes.pop("events", [{"introduced": "0"}, {"fixed": "2.31.0"}])
+    rng = {"type": "ECOSYSTEM", "events": events}
+    entry = {"package": {"ecosystem": "PyPI", "name": "requests"}, "ranges": [rng]}
+    for key in ("package", "versions", "ranges", "severity"):
+        if key in changes:
+            entry[key] = changes.pop(key)
+    return {"id": "X-1", "affected": [entry], **changes}
+
+
+@pytest.mark.parametrize(
+    ("record", "key", "first"),
+    [
+        (_record(aliases=5), "aliases", "aliases must be an array, not 5"),
+        (_record(affected="abc"), "affected", "affected must be an array, not 'abc'"),
+        (_record(affected=[5]), "affected[0]", "affected[0] must be an object, not 5"),
+        (_record(package=5), "affected[0].package", "package must be an object, not 5"),
+        (_record(package=[1]), "affected[0].package", "package must be an object, not [1]"),
+        (
+            _record(package={"ecosystem": "PyPI", "name": 5}),
+            "affected[0].package.name",
+            "name must be a string, not 5",
+        ),
+        (_record(versions=5), "affected[0].versions", "versions must be an array, not 5"),
+        (
+            _record(versions=["1.0", None]),
+            "affected[0].versions[1]",
+            "versions[1] must be a version string, not None",
+        ),
+        (_record(ranges=5), "affected[0].ranges", "ranges must be an array, not 5"),
+        (_record(events=5), "affected[0].ranges[0].events", "events must be an array, not 5"),
+        (_record(events=["x"]), "affected[0].ranges[0].events[0]", "events[0] must be an object, not 'x'"),
+        (_record(events=[[1]]), "affected[0].ranges[0].events[0]", "events[0] must be an object, not [1]"),
+        (
+            _record(events=[{"introduced": [1]}]),
+            "affected[0].ranges[0].events[0].introduced",
+            "introduced must be a version string, not [1]",
+        ),
+        (_record(severity=5), "affected[0].severity", "severity must be an array, not 5"),
+        (
+            _record(severity=[{"type": "CVSS_V3", "score": 9.8}]),
+            "affected[0].severity[0].score",
+            "score must be a string, not 9.8",
+        ),
+        ({**_record(), "severity": 5}, "severity", "severity must be an array, not 5"),
+    ],
+)
+def test_osv_records_that_break_the_schema_name_the_record_and_key(repo, record, key, first):
+    (repo / "db").mkdir()
+    (repo / "db" / "a.json").write_text(json.dumps(record))
+    r = run_envkit("audit", "--db", "db", "requirements.txt", cwd=repo)
+    assert _first(r) == f"error: db/a.json ({key}): not an OSV record: {first}"
+
+
+def test_a_yaml_record_whose_affected_is_a_number(repo):
+    (repo / "db").mkdir()
+    (repo / "db" / "PYSEC-1.yaml").write_text("id: PYSEC-1\naffected: 5\n")
+    r = run_envkit("audit", "--db", "db", "requirements.txt", cwd=repo)
+    assert (
+        _first(r) == "error: db/PYSEC-1.yaml (affected): not an OSV record: affected must be an array, not 5"
+    )
+
+
+def test_a_bad_record_in_a_zip_is_named_inside_the_zip(repo):
+    with zipfile.ZipFile(repo / "all.zip", "w") as z:
+        z.writestr("GOOD-1.json", json.dumps(_record(id="GOOD-1")))
+        z.writestr("BAD-1.json", json.dumps(_record(id="BAD-1", events=[[1]])))
+    r = run_envkit("audit", "--db", "all.zip", "requirements.txt", cwd=repo)
+    assert _first(r) == (
+        "error: all.zip:BAD-1.json (affected[0].ranges[0].events[0]): not an OSV record: "
+        "events[0] must be an object, not [1]"
+    )
+
+
+def test_check_with_a_bad_record_in_envkit_audit_db(repo, monkeypatch):
+    (repo / "db").mkdir()
+    (repo / "db" / "a.json").write_text(json.dumps(_record(aliases=5)))
+    monkeypatch.setenv("ENVKIT_AUDIT_DB", "db")
+    r = run_envkit("check", str(CORPUS / "85_pdm-project__pdm__pylock.toml"), cwd=repo)
+    assert _first(r) == "error: db/a.json (aliases): not an OSV record: aliases must be an array, not 5"
+
+
+def test_valid_records_with_yaml_numbers_and_nulls_still_match(repo):
+    # an unquoted version is a number to YAML, and a null reads as an absent field
+    (repo / "db").mkdir()
+    (repo / "db" / "PYSEC-2.yaml").write_text(
+        "id: PYSEC-2\naliases: null\nseverity: null\naffected:\n"
+        "- package: {ecosystem: PyPI, name: requests}\n  versions: null\n"
+        "  ranges:\n  - type: ECOSYSTEM\n    events:\n    - introduced: 2\n    - fixed: 2.31\n"
+    )
+    r = run_envkit("audit", "--db", "db", "--format", "json", "requirements.txt", cwd=repo)
+    assert r.exit_code == 1, r.stderr
+    assert [(v["id"], v["fix_version"]) for v in json.loads(r.stdout)["vulnerabilities"]] == [
+        ("PYSEC-2", "2.31")
+    ]
