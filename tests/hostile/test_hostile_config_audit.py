@@ -220,3 +220,71 @@ def test_valid_records_with_yaml_numbers_and_nulls_still_match(repo):
     assert [(v["id"], v["fix_version"]) for v in json.loads(r.stdout)["vulnerabilities"]] == [
         ("PYSEC-2", "2.31")
     ]
+
+
+PYLOCK = str(CORPUS / "85_pdm-project__pdm__pylock.toml")
+
+
+def _vex_doc(spec: str, vulnerabilities: list | None = None) -> str:
+    doc: dict = {"bomFormat": "CycloneDX", "specVersion": spec, "version": 1}
+    if vulnerabilities is not None:
+        doc["vulnerabilities"] = vulnerabilities
+    return json.dumps(doc)
+
+
+SILENCE = {"id": "CVE-2023-32681", "analysis": {"state": "not_affected"}}
+VEX_HINT = "hint: VEX in CycloneDX JSON has specVersion 1.4 or later"
+
+
+@pytest.mark.parametrize(
+    ("text", "lines"),
+    [
+        (_vex_doc("1.0"), ["error: vex.json: CycloneDX 1.0 has no JSON form", VEX_HINT]),
+        (_vex_doc("1.1", [SILENCE]), ["error: vex.json: CycloneDX 1.1 has no JSON form", VEX_HINT]),
+        (
+            _vex_doc("1.2", [SILENCE]),
+            [
+                "error: vex.json: not a valid CycloneDX 1.2 document: "
+                "Additional properties are not allowed ('vulnerabilities' was unexpected)",
+                VEX_HINT,
+            ],
+        ),
+        (
+            _vex_doc("1.5", [{"id": 3}]),
+            [
+                "error: vex.json (vulnerabilities[0].id): not a valid CycloneDX 1.5 document: "
+                "3 is not of type 'string'"
+            ],
+        ),
+    ],
+)
+def test_vex_that_cannot_be_read_gets_a_short_error(repo, osv, text, lines):
+    (repo / "vex.json").write_text(text)
+    r = run_envkit("audit", "--db", osv, "--vex", "vex.json", PYLOCK, cwd=repo)
+    assert r.exit_code == 2, r.stderr
+    assert r.stderr.splitlines() == lines
+
+
+def test_a_schema_complaint_quoting_a_long_value_is_clipped(repo, osv):
+    doc = json.loads(_vex_doc("1.5"))
+    doc["components"] = [{"type": "x" * 5000, "name": "requests"}]
+    (repo / "vex.json").write_text(json.dumps(doc))
+    r = run_envkit("audit", "--db", osv, "--vex", "vex.json", PYLOCK, cwd=repo)
+    assert r.exit_code == 2, r.stderr
+    [line] = r.stderr.splitlines()
+    assert line.startswith("error: vex.json (components[0].type): not a valid CycloneDX 1.5 document: 'xxx")
+    assert len(line) < 400
+
+
+def test_a_vex_statement_without_an_id_silences_nothing(repo, osv):
+    # the schema lets a vulnerability go without an id; naming no advisory, it silences none
+    (repo / "vex.json").write_text(_vex_doc("1.5", [{"analysis": {"state": "not_affected"}}, SILENCE]))
+    r = run_envkit("audit", "--format", "json", "--db", osv, "--vex", "vex.json", PYLOCK, cwd=repo)
+    assert r.exit_code == 1, r.stderr
+    doc = json.loads(r.stdout)
+    assert [v["id"] for v in doc["ignored"]] == ["GHSA-j8r2-6x86-q33q"]
+    assert [v["id"] for v in doc["vulnerabilities"]] == ["PYSEC-2020-92", "PYSEC-2022-42969"]
+    (repo / "vex.json").write_text(_vex_doc("1.5", [{"analysis": {"state": "not_affected"}}]))
+    r = run_envkit("audit", "--format", "json", "--db", osv, "--vex", "vex.json", PYLOCK, cwd=repo)
+    assert r.exit_code == 1, r.stderr
+    assert json.loads(r.stdout)["ignored"] == []
