@@ -11,7 +11,7 @@
 
 An ignore names an advisory by its id or any alias (CVE, GHSA) and must give a reason; after its
 `until` date it lapses and the advisory is a finding again.  The file is the one envkit.config
-finds (searched upwards from the working directory); errors name the file and key.
+finds (searched upwards from the working directory); errors name the file, line and key.
 """
 
 from __future__ import annotations
