@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from envkit.errors import ConfigError as ConfigError  # defined low: envkit.audit.config raises it too
-from envkit.errors import Where
+from envkit.errors import Where, clip
 
 if TYPE_CHECKING:  # pragma: no cover
     from pathlib import Path
@@ -212,14 +212,13 @@ def load_config(path: str | os.PathLike[str] | None = None, *, start: str | None
     if p is None:
         return Config()
     from envkit.formats._toml import load_toml
+    from envkit.formats._tomltable import table_at
     from envkit.io import read_text
 
     text = read_text(p)
     data = load_toml(text, str(p), "envkit configuration", error=ConfigError)
-    if p.name == "pyproject.toml":
-        table, prefix = data.get("tool", {}).get("envkit", {}), "tool.envkit"
-    else:
-        table, prefix = data, ""
+    keys = ("tool", "envkit") if p.name == "pyproject.toml" else ()
+    table, prefix = table_at(data, keys, file=str(p), text=text), ".".join(keys)
     return parse_config(table, source=str(p), prefix=prefix, text=text)
 
 
@@ -238,6 +237,10 @@ def parse_config(
             where=t.where("select"),
             hint="list rule names, or remove `select` to run every rule",
         )
+    audit = t.norm.get("audit", {})
+    if not isinstance(audit, dict):  # its keys are envkit.audit.config's to check, its type is ours
+        dotted = f"{prefix}.audit" if prefix else "audit"
+        raise ConfigError(f"[{dotted}] must be a table, not {clip(repr(audit))}", where=t.where("audit"))
     return Config(
         select=select,
         ignore=t.rule_list("ignore") if "ignore" in t.norm else (),
@@ -256,6 +259,7 @@ class _Table:
     def __init__(self, table: dict, *, source: str | None, prefix: str, text: str | None) -> None:
         self.source, self.prefix, self.text = source, prefix, text
         self.norm: dict[str, object] = {}
+        self.written: dict[str, str] = {}  # normalized key -> as the file spells it, for its line
         for k, v in table.items():
             nk = k.replace("_", "-")
             if nk not in _KEYS:
@@ -265,10 +269,11 @@ class _Table:
                     hint="known keys: " + ", ".join(_KEYS),
                 )
             self.norm[nk] = v
+            self.written[nk] = k
 
     def where(self, key: str) -> Where:
         full = f"{self.prefix}.{key}" if self.prefix else key
-        return Where(file=self.source, line=_line_of(self.text, key), key=full)
+        return Where(file=self.source, line=_line_of(self.text, self.written.get(key, key)), key=full)
 
     def rule_list(self, key: str) -> tuple[str, ...]:
         from envkit.checks.registry import rule_names
@@ -323,9 +328,13 @@ class _Table:
         if "allowed-channels" not in self.norm:
             return None
         value = self.norm["allowed-channels"]
-        if not isinstance(value, list) or not all(isinstance(x, str) and x for x in value):
+        if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
             raise ConfigError(
                 "allowed-channels must be a list of channel names", where=self.where("allowed-channels")
+            )
+        if not all(x.strip() for x in value):
+            raise ConfigError(
+                "allowed-channels holds an empty channel name", where=self.where("allowed-channels")
             )
         from envkit.conda.channels import parse_channel
 

@@ -11,7 +11,7 @@
 
 An ignore names an advisory by its id or any alias (CVE, GHSA) and must give a reason; after its
 `until` date it lapses and the advisory is a finding again.  The file is the one envkit.config
-finds (searched upwards from the working directory); errors name the file and key.
+finds (searched upwards from the working directory); errors name the file, line and key.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
-from envkit.errors import Where
+from envkit.errors import Where, clip
 
 #: --fail-on levels, weakest first: `unknown` also fails on what cannot be known
 FAIL_ON = ("unknown", "any", "low", "medium", "high", "critical", "never")
@@ -50,31 +50,32 @@ class AuditConfig:
 
 def load_audit_config(path: str | None) -> AuditConfig:
     """The audit table of the config file at `path` (envkit.config.find_config finds it); an empty
-    AuditConfig when there is none.  Raises ConfigError naming file and key."""
+    AuditConfig when there is none.  Raises ConfigError naming file, line and key."""
     from envkit.errors import ConfigError
     from envkit.formats._toml import load_toml
+    from envkit.formats._tomltable import table_at
     from envkit.io import read_text
 
     if path is None:
         return AuditConfig()
 
-    data = load_toml(read_text(path), path, "envkit configuration", error=ConfigError)
-    if path.endswith("pyproject.toml"):
-        table, prefix = data.get("tool", {}).get("envkit", {}).get("audit", {}), "tool.envkit.audit"
-    else:
-        table, prefix = data.get("audit", {}), "audit"
-    return parse_audit_config(table, source=path, prefix=prefix)
+    text = read_text(path)
+    data = load_toml(text, path, "envkit configuration", error=ConfigError)
+    keys = ("tool", "envkit", "audit") if path.endswith("pyproject.toml") else ("audit",)
+    table = table_at(data, keys, file=path, text=text)
+    return parse_audit_config(table, source=path, prefix=".".join(keys), text=text)
 
 
-def parse_audit_config(table: object, *, source: str | None = None, prefix: str = "audit") -> AuditConfig:
-    """Validate an audit table (parsed TOML) into an AuditConfig; ConfigError for a bad key or value."""
+def parse_audit_config(
+    table: object, *, source: str | None = None, prefix: str = "audit", text: str | None = None
+) -> AuditConfig:
+    """Validate an audit table (parsed TOML, `text` its file's text) into an AuditConfig; ConfigError
+    for a bad key or value, naming the file, the key and (given `text`) its line."""
     from envkit.errors import ConfigError
-
-    def where(key: str) -> Where:
-        return Where(file=source, key=f"{prefix}.{key}")
 
     if not isinstance(table, dict):
         raise ConfigError(f"[{prefix}] must be a table", where=Where(file=source, key=prefix))
+    where = _Places(table, source=source, prefix=prefix, text=text)
     norm = {k.replace("_", "-"): v for k, v in table.items()}
     for k in norm:
         if k not in _KEYS:
@@ -87,7 +88,7 @@ def parse_audit_config(table: object, *, source: str | None = None, prefix: str 
     fail_on = norm.get("fail-on")
     if fail_on is not None and fail_on not in FAIL_ON:
         raise ConfigError(
-            f"fail-on must be one of {', '.join(FAIL_ON)}, not {fail_on!r}", where=where("fail-on")
+            f"fail-on must be one of {', '.join(FAIL_ON)}, not {clip(repr(fail_on))}", where=where("fail-on")
         )
     lists = {}
     for key in ("license-allow", "license-deny"):
@@ -95,15 +96,42 @@ def parse_audit_config(table: object, *, source: str | None = None, prefix: str 
         if not isinstance(value, list) or not all(isinstance(x, str) and x for x in value):
             raise ConfigError(f"{key} must be a list of SPDX licence ids", where=where(key))
         lists[key] = tuple(value)
-    ignores = tuple(_ignore(item, where(f"ignore[{i}]")) for i, item in enumerate(norm.get("ignore", [])))
+    items = norm.get("ignore", [])
+    if not isinstance(items, list):
+        raise ConfigError(
+            "ignore must be a list of tables {id, reason, until}",
+            where=where("ignore"),
+            hint='ignore = [{id = "PYSEC-2023-74", reason = "why it does not apply"}]',
+        )
     return AuditConfig(
         db=db,
         fail_on=fail_on,
         license_allow=lists["license-allow"],
         license_deny=lists["license-deny"],
-        ignore=ignores,
+        ignore=tuple(_ignore(item, where("ignore", i)) for i, item in enumerate(items)),
         source=source,
     )
+
+
+class _Places:
+    """Where each key of an audit table is: the file, the key path, and its line in `text` (as the
+    file spells the key, `_` or `-`; an array item's own line where it has one)."""
+
+    def __init__(self, table: dict, *, source: str | None, prefix: str, text: str | None) -> None:
+        from envkit.formats._tomllines import key_lines
+
+        self.source, self.prefix = source, prefix
+        self.lines = key_lines(text) if text else {}
+        self.written = {k.replace("_", "-"): k for k in table}
+
+    def __call__(self, key: str, item: int | None = None) -> Where:
+        path = (*self.prefix.split("."), self.written.get(key, key))
+        line = self.lines.get(path)
+        dotted = f"{self.prefix}.{key}"
+        if item is not None:
+            line = self.lines.get((*path, item), line)
+            dotted += f"[{item}]"
+        return Where(file=self.source, line=line, key=dotted)
 
 
 def _ignore(item: object, where: Where) -> Ignore:

@@ -127,9 +127,9 @@ def build(db: str, key: str) -> Index:
     """The index of every record of `db` (not cached: see `open_index`)."""
     packages: dict[str, list[Any]] = {}
     n = 0
-    for _name, record in iter_records(db):
+    for name, record in iter_records(db):
         n += 1
-        for project, adv in advisories(record):
+        for project, adv in advisories(record, name):
             packages.setdefault(project, []).append(adv.to_json())
     for items in packages.values():
         items.sort(key=lambda a: a[0])

@@ -12,11 +12,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Any, NoReturn
 
 from packaging.version import InvalidVersion, Version
 
 from envkit.audit.cvss import TYPES, base_score, rating, version
+from envkit.errors import ParseError, Where, clip
 from envkit.model import pep503
 
 #: the ecosystem of PyPI in OSV records
@@ -173,11 +174,13 @@ def _summary(record: Mapping[str, Any]) -> str:
     return first if len(first) <= 160 else first[:157].rstrip() + "..."
 
 
-def advisories(record: Mapping[str, Any]) -> Iterator[tuple[str, Advisory]]:
+def advisories(record: Mapping[str, Any], source: str | None = None) -> Iterator[tuple[str, Advisory]]:
     """(PEP 503 project name, Advisory) for each PyPI package the record affects; nothing for a
-    withdrawn record or one that is not an OSV record."""
+    withdrawn record or one that is not an OSV record.  Raises ParseError naming `source` (the
+    record's file) and the key path where a field this reads breaks OSV's schema."""
     if not isinstance(record, dict) or record.get("withdrawn") or not record.get("id"):
         return
+    _Schema(source).record(record)
     aliases = tuple(str(a) for a in record.get("aliases") or ())
     summary = _summary(record)
     for affected in record.get("affected") or ():
@@ -196,3 +199,67 @@ def advisories(record: Mapping[str, Any]) -> Iterator[tuple[str, Advisory]]:
 def _covered(version: str, ranges: tuple[Range, ...]) -> bool:
     v = parse_version(version)
     return v is not None and any(in_range(v, r) for r in ranges)
+
+
+#: what a version may be: YAML reads an unquoted one (`fixed: 2.0`) as a number
+_VERSION = (str, int, float)
+_WHAT = {str: "a string", dict: "an object", list: "an array", _VERSION: "a version string"}
+
+
+class _Schema:
+    """OSV's schema (https://ossf.github.io/osv-schema/) for the fields `advisories` reads: the
+    one check of a record's shape, so that what reads it may trust it.  A null reads as absent,
+    as the readers above take it."""
+
+    def __init__(self, source: str | None) -> None:
+        self.source = source
+
+    def record(self, record: dict) -> None:
+        for key in ("id", "summary", "details"):
+            self.field(record, "", key, str)
+        self.items(record, "", "aliases", str)
+        self.common(record, "")
+        for i, affected in self.items(record, "", "affected", dict):
+            at = f"affected[{i}]"
+            package = self.field(affected, at, "package", dict) or {}
+            for key in ("ecosystem", "name"):
+                self.field(package, f"{at}.package", key, str)
+            self.items(affected, at, "versions", _VERSION)
+            self.common(affected, at)
+            for j, rng in self.items(affected, at, "ranges", dict):
+                self.field(rng, f"{at}.ranges[{j}]", "type", str)
+                for k, event in self.items(rng, f"{at}.ranges[{j}]", "events", dict):
+                    for kind in _EVENT_ORDER:
+                        self.field(event, f"{at}.ranges[{j}].events[{k}]", kind, _VERSION)
+
+    def common(self, table: dict, at: str) -> None:
+        """`severity` and `database_specific`: a record's and each `affected` entry's."""
+        self.field(table, at, "database_specific", dict)
+        for i, item in self.items(table, at, "severity", dict):
+            for key in ("type", "score"):
+                self.field(item, f"{self.join(at, 'severity')}[{i}]", key, str)
+
+    def field(self, table: dict, at: str, key: str, kind: type | tuple[type, ...]) -> Any:
+        value = table.get(key)
+        if value is not None and (not isinstance(value, kind) or isinstance(value, bool)):
+            self.fail(self.join(at, key), kind, value)
+        return value
+
+    def items(self, table: dict, at: str, key: str, kind: type | tuple[type, ...]) -> list[tuple[int, Any]]:
+        """(index, item) of the array `table[key]`, each item checked to be of `kind`."""
+        values = self.field(table, at, key, list) or []
+        for i, value in enumerate(values):
+            if not isinstance(value, kind) or isinstance(value, bool):
+                self.fail(f"{self.join(at, key)}[{i}]", kind, value)
+        return list(enumerate(values))
+
+    @staticmethod
+    def join(at: str, key: str) -> str:
+        return f"{at}.{key}" if at else key
+
+    def fail(self, path: str, kind: type | tuple[type, ...], value: object) -> NoReturn:
+        raise ParseError(
+            f"not an OSV record: {path.rpartition('.')[2]} must be {_WHAT[kind]}, not {clip(repr(value))}",
+            where=Where(file=self.source, key=path),
+            hint="OSV's schema: https://ossf.github.io/osv-schema/ (correct the record, or remove it)",
+        )

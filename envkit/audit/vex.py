@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from envkit.errors import ParseError, Where
+from envkit.errors import ParseError, Where, clip
 from envkit.model import pep503
 
 SILENCING = ("not_affected", "false_positive")
@@ -65,7 +65,7 @@ def read_vex(path: str) -> list[VexStatement]:
     doc = load_json(text, path)
     if not isinstance(doc, dict) or doc.get("bomFormat") != "CycloneDX":
         raise ParseError("not a CycloneDX document (no `bomFormat: CycloneDX`)", where=where)
-    _validate(text, str(doc.get("specVersion") or ""), where)
+    _validate(text, str(doc.get("specVersion") or ""), where, vex="vulnerabilities" in doc)
     refs = {
         str(c.get("bom-ref")): str(c.get("purl"))
         for c in doc.get("components") or ()
@@ -74,7 +74,9 @@ def read_vex(path: str) -> list[VexStatement]:
     out = []
     for v in doc.get("vulnerabilities") or ():
         analysis = v.get("analysis") or {}
-        if analysis.get("state") not in SILENCING:
+        # the schema lets a vulnerability go without an id: such a statement names no advisory,
+        # so it silences none
+        if analysis.get("state") not in SILENCING or "id" not in v:
             continue
         why = "; ".join(str(x) for x in (analysis.get("justification"), analysis.get("detail")) if x)
         packages = [_purl(refs.get(str(a.get("ref")), str(a.get("ref")))) for a in v.get("affects") or ()]
@@ -89,14 +91,31 @@ def read_vex(path: str) -> list[VexStatement]:
     return out
 
 
-def _validate(text: str, spec_version: str, where: Where) -> None:
+def _validate(text: str, spec_version: str, where: Where, *, vex: bool) -> None:
+    """ParseError unless `text` is valid against the CycloneDX JSON schema of `spec_version`: the
+    schema's complaint (clipped: it may quote the whole offending value) and its path, not the
+    schema.  `vex`: the document has `vulnerabilities` (which CycloneDX holds from 1.4)."""
     from cyclonedx.schema import SchemaVersion
     from cyclonedx.validation.json import JsonStrictValidator
 
+    hint = "VEX in CycloneDX JSON has specVersion 1.4 or later"
     try:
         schema = SchemaVersion.from_version(spec_version)
     except ValueError:
-        raise ParseError(f"unknown CycloneDX specVersion {spec_version!r}", where=where) from None
-    error = JsonStrictValidator(schema).validate_str(text)
-    if error is not None:
-        raise ParseError(f"not a valid CycloneDX {spec_version} document: {error}", where=where)
+        raise ParseError(
+            f"unknown CycloneDX specVersion {clip(repr(spec_version))}", where=where, hint=hint
+        ) from None
+    try:
+        validator = JsonStrictValidator(schema)
+    except ValueError:  # 1.0 and 1.1: CycloneDX wrote those in XML only
+        raise ParseError(f"CycloneDX {spec_version} has no JSON form", where=where, hint=hint) from None
+    error = validator.validate_str(text)
+    if error is None:
+        return
+    data = error.data  # jsonschema's ValidationError: the complaint, and where in the document
+    path = str(getattr(data, "json_path", "$")).removeprefix("$").removeprefix(".")
+    raise ParseError(
+        f"not a valid CycloneDX {spec_version} document: {clip(str(getattr(data, 'message', data)))}",
+        where=Where(file=where.file, key=path or None),
+        hint=hint if vex and schema < SchemaVersion.V1_4 else None,
+    )
