@@ -114,9 +114,7 @@ def _conda_satisfied(
 ) -> tuple[bool, str]:
     """Whether conda package `p` satisfies `dep`, and a note when pip installed the same project
     over it: that copy decides what is imported, so it has to satisfy the version too."""
-    from envkit.conda.matchspec import matches
-
-    ok = matches(
+    ok = _conda_accepts(
         dep,
         name=p.name,
         version=p.version,
@@ -134,11 +132,23 @@ def _conda_satisfied(
 
 def _version_matches(dep: CondaDep, pip_version: str) -> bool:
     """Whether a pip package's version (its local part dropped) satisfies a conda entry's version."""
-    from envkit.conda.matchspec import matches
-
-    return matches(
+    return _conda_accepts(
         CondaDep(name=dep.name, version=dep.version), name=dep.name, version=_split_local(pip_version)[0]
     )
+
+
+def _conda_accepts(dep: CondaDep, *, name: str, version: str, **record) -> bool:
+    """conda's `matches`, for a package of the concrete side whose version may be unrecorded ("": a
+    loose line of an export, an unpinned pip line): such a package satisfies only an entry that asks
+    for no version, judged on its name, build and channel, as an unpinned pip package satisfies
+    only an entry without a specifier."""
+    from envkit.conda.matchspec import matches
+
+    if not version:
+        if dep.version is not None:
+            return False
+        version = "0"  # any version: the entry asks for none
+    return matches(dep, name=name, version=version, **record)
 
 
 def _check_pip(

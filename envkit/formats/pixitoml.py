@@ -16,7 +16,7 @@ from typing import Any
 
 from envkit.formats._manifest import Entry, bad, check_keys, conda_dep, pip_dep
 from envkit.formats._tomllines import Path, dotted, key_lines, line_of
-from envkit.formats.pyproject import group_entries, project_entries
+from envkit.formats.pyproject import check_types, group_entries, project_entries
 
 DEFAULT = "default"
 _DEPS = ("dependencies", "host-dependencies", "build-dependencies", "run-dependencies")
@@ -170,7 +170,10 @@ def read_manifest(text: str, filename: str | None = None) -> PixiManifest:
     data = load_toml(text, filename, "pixi manifest")
     lines = key_lines(text)
     tool = data.get("tool")
-    if isinstance(tool, dict) and isinstance(tool.get("pixi"), dict):
+    if isinstance(tool, dict) and "pixi" in tool:
+        if not isinstance(tool["pixi"], dict):
+            raise bad("`tool.pixi` must be a table", ("tool", "pixi"), lines, filename)
+        check_types(data, lines, filename)  # the pyproject.toml's own tables, which pixi reads too
         return _Reader(filename, lines, ("tool", "pixi")).manifest(tool["pixi"], data)
     return _Reader(filename, lines, ()).manifest(data, None)
 

@@ -7,6 +7,7 @@ uv locks and solves the project (`uv lock`); envkit reads the manifest and judge
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from envkit.errors import EnvironmentNotFound, ParseError, Where
@@ -41,6 +42,7 @@ def load(text: str, filename: str | None) -> tuple[dict[str, Any], dict[Path, in
     lines = key_lines(text)
     tool: dict[str, Any] = data["tool"] if isinstance(data.get("tool"), dict) else {}
     if any(k in data for k in _READ) or "uv" in tool:
+        check_types(data, lines, filename)
         check_keys(data.get("project") or {}, PROJECT_KEYS, ("project",), lines, filename)
         check_keys(tool.get("uv") or {}, UV_KEYS, ("tool", "uv"), lines, filename)
         return data, lines
@@ -66,6 +68,90 @@ def load(text: str, filename: str | None) -> tuple[dict[str, Any], dict[Path, in
         hint="envkit reads pixi.toml, pyproject.toml ([project], [tool.pixi], [tool.uv]), "
         "pylock.toml and uv.lock",
     )
+
+
+def _toml_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    names = {int: "an integer", float: "a float", str: "a string", list: "an array", dict: "a table"}
+    return names.get(type(value), "a date or time")
+
+
+def check_types(data: dict[str, Any], lines: dict[Path, int], filename: str | None) -> None:
+    """ParseError (file, line, key) for a key envkit reads from a pyproject.toml whose value is of
+    the wrong TOML type (`project = true`, `[project] name = 5`, `[tool.uv] conflicts = [5]`): PEP 621
+    and uv's schema fix these types, and uv refuses such a file too ("invalid type")."""
+
+    def need(value: Any, path: Path, ok: type | tuple[type, ...], what: str) -> None:
+        if not isinstance(value, ok):
+            raise bad(f"`{dotted(path)}` must be {what}, not {_toml_type(value)}", path, lines, filename)
+
+    def table(path: Path) -> dict[str, Any]:
+        """The table at `path` ({} when it is not written), checked to be one."""
+        parent: Any = data
+        for part in path:
+            parent = parent.get(part, {})
+        need(parent, path, dict, "a table")
+        return parent
+
+    def strings(value: Any, path: Path, what: str = "an array of strings") -> None:
+        need(value, path, list, what)
+        for i, item in enumerate(value):
+            need(item, (*path, i), str, "a string")
+
+    for path in (("project",), ("dependency-groups",), ("tool",), ("tool", "uv")):
+        table(path)
+    project, uv = table(("project",)), table(("tool", "uv"))
+    for key in ("name", "requires-python"):
+        if key in project:
+            need(project[key], ("project", key), str, "a string")
+    if "dynamic" in project:
+        strings(project["dynamic"], ("project", "dynamic"))
+    for extra, value in table(("project", "optional-dependencies")).items():
+        need(value, ("project", "optional-dependencies", extra), list, "a list of requirements")
+    for group, value in table(("dependency-groups",)).items():
+        need(value, ("dependency-groups", group), list, "a list of requirements")
+    for key in ("constraint-dependencies", "override-dependencies"):
+        _entries(uv.get(key), ("tool", "uv", key), lines, filename)
+    if "default-groups" in uv and uv["default-groups"] != "all":
+        strings(uv["default-groups"], ("tool", "uv", "default-groups"), '"all" or an array of group names')
+    if "package" in uv:
+        need(uv["package"], ("tool", "uv", "package"), bool, "true or false")
+    table(("tool", "uv", "workspace"))
+    _check_uv_tables(uv, need)
+
+
+def _check_uv_tables(uv: dict[str, Any], need: Callable[[Any, Path, Any, str], None]) -> None:
+    """`[tool.uv]` sources, index and conflicts: the tables and strings uv's schema says they are."""
+    base = ("tool", "uv")
+    need(uv.get("sources", {}), (*base, "sources"), dict, "a table")
+    for name, value in uv.get("sources", {}).items():
+        path: Path = (*base, "sources", name)
+        need(value, path, (dict, list), "a table or an array of tables")
+        for i, source in enumerate(value) if isinstance(value, list) else [(None, value)]:
+            at = path if i is None else (*path, i)
+            need(source, at, dict, "a table")
+            for key in ("index", "git", "path", "url", "marker", "extra", "group"):
+                if key in source:
+                    need(source[key], (*at, key), str, "a string")
+    need(uv.get("index", []), (*base, "index"), list, "an array of tables")
+    for i, index in enumerate(uv.get("index", [])):
+        need(index, (*base, "index", i), dict, "a table")
+        for key in ("name", "url"):
+            if key in index:
+                need(index[key], (*base, "index", i, key), str, "a string")
+    need(uv.get("conflicts", []), (*base, "conflicts"), list, "an array of conflict sets")
+    for i, conflict in enumerate(uv.get("conflicts", [])):
+        need(
+            conflict,
+            (*base, "conflicts", i),
+            list,
+            "an array of `{ extra = ... }` / `{ group = ... }` tables",
+        )
+        for j, item in enumerate(conflict):
+            need(item, (*base, "conflicts", i, j), dict, "a table (`{ extra = ... }` or `{ group = ... }`)")
+            for key, value in item.items():
+                need(value, (*base, "conflicts", i, j, key), str, "a string")
 
 
 def _entry(text: Any, path: Path, lines: dict[Path, int], filename: str | None) -> Entry:
@@ -117,9 +203,7 @@ def group_entries(
 ) -> dict[str, list[Entry]]:
     """Every dependency group, `include-group` expanded (a cycle or unknown group is an error);
     uv's `tool.uv.dev-dependencies` join the `dev` group, as uv reads them."""
-    raw = data.get("dependency-groups") or {}
-    if not isinstance(raw, dict):
-        raise bad("`dependency-groups` must be a table", ("dependency-groups",), lines, filename)
+    raw = data.get("dependency-groups") or {}  # a table: `check_types` saw to it
     out: dict[str, list[Entry]] = {}
 
     def expand(name: str, stack: tuple[str, ...]) -> list[Entry]:
@@ -173,8 +257,8 @@ def default_groups(data: dict[str, Any], groups: dict[str, list[Entry]]) -> list
     chosen = ((data.get("tool") or {}).get("uv") or {}).get("default-groups")
     if chosen == "all":
         return list(groups)
-    if isinstance(chosen, list):
-        return [g for g in chosen if isinstance(g, str)]
+    if chosen is not None:  # an array of names: `check_types` saw to it
+        return list(chosen)
     return ["dev"] if "dev" in groups else []
 
 

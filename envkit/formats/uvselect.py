@@ -223,7 +223,8 @@ def _target(edge: Mapping, by_name: Mapping[str, list[int]], packages: list) -> 
 
 def pyproject_beside(filename: str | None) -> Mapping | None:
     """The pyproject.toml beside a uv.lock (uv reads the project there), None when there is none or
-    it does not parse (the lock alone is then what is read)."""
+    it does not read as one (not TOML, or a key of the wrong type: the lock alone is then what is
+    read)."""
     import os
 
     if not filename:
@@ -231,36 +232,33 @@ def pyproject_beside(filename: str | None) -> Mapping | None:
     path = os.path.join(os.path.dirname(os.path.abspath(filename)), "pyproject.toml")
     if not os.path.isfile(path):
         return None
-    from envkit.formats._toml import load_toml
+    from envkit.formats.pyproject import load
 
     try:
         with open(path, "rb") as f:
-            return load_toml(f.read().decode(), path, "pyproject.toml")
+            return load(f.read().decode(), path)[0]
     except (OSError, UnicodeDecodeError, ParseError):
         return None
 
 
 def default_groups(pyproject: Mapping | None) -> tuple[str, ...] | None:
-    """`[tool.uv] default-groups` of a pyproject.toml: None when it says nothing (uv's default is
-    `dev`), () for `[]`; every group for `"all"` is the caller's (`("*",)`)."""
-    tool = (pyproject or {}).get("tool")
-    uv = tool.get("uv") if isinstance(tool, Mapping) else None
-    value = uv.get("default-groups") if isinstance(uv, Mapping) else None
-    if value == "all":
-        return ("*",)
-    if isinstance(value, list) and all(isinstance(v, str) for v in value):
-        return tuple(value)
-    return None
+    """`[tool.uv] default-groups` of a pyproject.toml (as `pyproject_beside` reads it): None when it
+    says nothing (uv's default is `dev`), () for `[]`; every group for `"all"` is the caller's
+    (`("*",)`)."""
+    value = (((pyproject or {}).get("tool") or {}).get("uv") or {}).get("default-groups")
+    if value is None:
+        return None
+    return ("*",) if value == "all" else tuple(value)
 
 
 def refuse_missing_project(pyproject: Mapping | None, roots: list, filename: str | None) -> None:
-    """Raise UsageError when the pyproject.toml beside the lock names a project the lock does not
-    hold as its own (`roots`, renamed since the lock was written): `uv export --frozen` and `uv sync
-    --frozen` refuse such a lock ("Missing workspace member")."""
-    project = (pyproject or {}).get("project")
-    name = project.get("name") if isinstance(project, Mapping) else None
+    """Raise UsageError when the pyproject.toml beside the lock (as `pyproject_beside` reads it)
+    names a project the lock does not hold as its own (`roots`, renamed since the lock was
+    written): `uv export --frozen` and `uv sync --frozen` refuse such a lock ("Missing workspace
+    member")."""
+    name = ((pyproject or {}).get("project") or {}).get("name")
     names = [p.get("name", "") for p in roots]
-    if not isinstance(name, str) or canon(name) in {canon(r) for r in names}:
+    if name is None or canon(name) in {canon(r) for r in names}:
         return
     raise UsageError(
         f"the pyproject.toml beside the uv.lock names the project `{name}`, which the lock does not "
