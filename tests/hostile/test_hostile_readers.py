@@ -95,3 +95,74 @@ def test_a_yaml_tag_on_text_not_of_its_type_is_refused(tmp_path, value, message)
     path.write_text(f"dependencies: [numpy]\nx: {value}\n", encoding="utf-8")
     r = run_envkit("validate", str(path))
     assert (r.exit_code, r.stderr.splitlines()[0]) == (2, f"error: {path}:2: {message}")
+
+
+# pylock.toml fields of the wrong type (which used to pass validate, then end in an internal
+# TypeError or AttributeError, exit 3, in check, diff, normalize and convert)
+_HASHES = 'hashes = { sha256 = "' + "a" * 64 + '" }'
+_URL = "https://x.org/a-1-py3-none-any.whl"
+_WHEEL = f'wheels = [{{ name = "a-1-py3-none-any.whl", url = "{_URL}", {_HASHES} }}]'
+PYLOCK_TYPES = {
+    "wheel-url": ('version = "1"', _WHEEL.replace(f'url = "{_URL}"', "url = 1.5")),
+    "wheel-name": ('version = "1"', _WHEEL.replace('name = "a-1-py3-none-any.whl"', "name = 2")),
+    "sdist-path": ('version = "1"', f"sdist = {{ path = 3, {_HASHES} }}"),
+    "archive-url": ('version = "1"', f"archive = {{ url = [], {_HASHES} }}"),
+    "vcs-commit": ('version = "1"', 'vcs = { type = "git", url = "https://x.org/a.git", commit-id = 1 }'),
+    "directory-path": ('version = "1"', "directory = { path = 1.5 }"),
+    "directory-editable": ('version = "1"', 'directory = { path = "./a", editable = 1.5 }'),
+    "marker": ('version = "1"\nmarker = 1.5', _WHEEL),
+    "index": ('version = "1"\nindex = 1.5', _WHEEL),
+    "dependency": ('version = "1"\ndependencies = [1]', _WHEEL),
+    "wheels": ('version = "1"', 'wheels = "a"'),
+}
+# the key packaging names, the type found, the type expected
+PYLOCK_ERRORS = {
+    "wheel-url": ("wheels[0].url", "float", "str"),
+    "wheel-name": ("wheels[0].name", "int", "str"),
+    "sdist-path": ("sdist.path", "int", "str"),
+    "archive-url": ("archive.url", "list", "str"),
+    "vcs-commit": ("vcs.commit-id", "int", "str"),
+    "directory-path": ("directory.path", "float", "str"),
+    "directory-editable": ("directory.editable", "float", "bool"),
+    "marker": ("marker", "float", "str"),
+    "index": ("index", "float", "str"),
+    "dependency": ("dependencies[0]", "int", "Mapping"),
+    "wheels": ("wheels", "str", "Sequence"),
+}
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["validate"], ["check"], ["normalize"], ["diff", "{f}"], ["convert", "--to", "requirements", "-o", "-"]],
+)
+@pytest.mark.parametrize("name", PYLOCK_TYPES)
+def test_a_pylock_field_of_the_wrong_type_is_refused_naming_its_key(tmp_path, name, args):
+    fields, artifact = PYLOCK_TYPES[name]
+    path = tmp_path / "pylock.toml"
+    text = f'lock-version = "1.0"\ncreated-by = "x"\n\n[[packages]]\nname = "a"\n{fields}\n{artifact}\n'
+    path.write_text(text, encoding="utf-8")
+    r = run_envkit(args[0], str(path), *(a.format(f=path) for a in args[1:]))
+    assert r.exit_code == 2, r.stderr
+    key, found, expected = PYLOCK_ERRORS[name]
+    assert r.stderr.splitlines()[0] == (
+        f"error: {path}:4 (packages[0].{key}): not a valid pylock.toml: "
+        f"Unexpected type {found} (expected {expected})"
+    )
+
+
+def test_a_real_pylock_with_a_wheel_url_that_is_a_number_is_refused(tmp_path):
+    text = (DATA / "manifests" / "pylock-raspiaprs" / "pylock.toml").read_text(encoding="utf-8")
+    lines = text.split("\n")
+    wheel = next(i for i, ln in enumerate(lines) if ln.startswith("wheels = [{ url = "))
+    head, _, rest = lines[wheel].partition('url = "')
+    lines[wheel] = head + "url = 1.5" + rest.partition('"')[2]
+    path = tmp_path / "pylock.toml"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    error = "(packages[0].wheels[0].url): not a valid pylock.toml: Unexpected type float (expected str)"
+    for args in (["check", str(path)], ["diff", str(path), str(path)]):
+        r = run_envkit(*args)
+        assert r.exit_code == 2, (args, r.stderr)
+        assert r.stderr.splitlines()[0] == f"error: {path}:7 {error}"
+    r = run_envkit("fleet", str(tmp_path))  # a host fleet cannot read is reported, not fatal
+    assert r.exit_code == 1, r.stderr
+    assert error in r.stdout and "No host could be read." in r.stdout
