@@ -166,3 +166,46 @@ def test_a_real_pylock_with_a_wheel_url_that_is_a_number_is_refused(tmp_path):
     r = run_envkit("fleet", str(tmp_path))  # a host fleet cannot read is reported, not fatal
     assert r.exit_code == 1, r.stderr
     assert error in r.stdout and "No host could be read." in r.stdout
+
+
+# `conda list --json` with a lone surrogate escape (which used to pass validate, then end in an
+# internal UnicodeEncodeError, exit 3, where diff wrote it)
+_RECORD = (
+    '{{"name":"numpy","version":"{version}","build_string":"py_0","build_number":0,'
+    '"channel":"conda-forge","platform":"linux-64","dist_name":"numpy-1-py_0",'
+    '"base_url":"https://conda.anaconda.org/conda-forge"}}'
+)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["validate", "{f}"],
+        ["check", "{f}"],
+        ["normalize", "{f}"],
+        ["diff", "{f}", "{env}", "--no-machine"],
+        ["convert", "{f}", "--to", "env", "-o", "-"],
+    ],
+)
+@pytest.mark.parametrize(("version", "code"), [("\\ud800x", "D800"), ("1\\udfff", "DFFF")])
+def test_json_with_a_lone_surrogate_escape_is_refused_naming_its_line(tmp_path, args, version, code):
+    path = tmp_path / "lone.json"
+    path.write_text("[\n" + _RECORD.format(version=version) + "\n]\n", encoding="utf-8")
+    env = tmp_path / "environment.yml"
+    env.write_text(ENV, encoding="utf-8")
+    r = run_envkit(*(a.format(f=path, env=env) for a in args))
+    assert r.exit_code == 2, r.stderr
+    assert (
+        r.stderr.splitlines()[0]
+        == f"error: {path}:2: invalid JSON: a lone surrogate U+{code} is not a character"
+    )
+
+
+def test_json_with_a_surrogate_pair_and_an_escaped_backslash_reads_as_written(tmp_path):
+    path = tmp_path / "list.json"
+    record = _RECORD.format(version="1").replace(
+        '"build_string":"py_0"', '"build_string":"py_0","x":"\\ud83d\\ude00\\\\ud800"'
+    )
+    path.write_text(f"[{record}]", encoding="utf-8")
+    r = run_envkit("validate", str(path))
+    assert (r.exit_code, r.stdout) == (0, f"ok: {path}: conda-list-json, 1 package, 1 platform (linux-64)\n")
