@@ -209,3 +209,12 @@ def test_json_with_a_surrogate_pair_and_an_escaped_backslash_reads_as_written(tm
     path.write_text(f"[{record}]", encoding="utf-8")
     r = run_envkit("validate", str(path))
     assert (r.exit_code, r.stdout) == (0, f"ok: {path}: conda-list-json, 1 package, 1 platform (linux-64)\n")
+
+
+def test_a_requirements_line_of_200k_characters_is_read_once(tmp_path):
+    # telling a conda requirements file from pip's used to read such a line once for each of its
+    # prefixes (quadratic: minutes)
+    path = tmp_path / "requirements.txt"
+    path.write_text("flask\n" + "x" * 200_000 + "\n", encoding="utf-8")
+    r = run_envkit("validate", str(path))
+    assert (r.exit_code, r.stdout) == (0, f"ok: {path}: requirements, 2 entries\n")
