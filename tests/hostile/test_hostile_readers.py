@@ -218,3 +218,14 @@ def test_a_requirements_line_of_200k_characters_is_read_once(tmp_path):
     path.write_text("flask\n" + "x" * 200_000 + "\n", encoding="utf-8")
     r = run_envkit("validate", str(path))
     assert (r.exit_code, r.stdout) == (0, f"ok: {path}: requirements, 2 entries\n")
+
+
+def test_an_environment_file_of_99k_top_level_keys_converts_once_over(tmp_path):
+    # the writer used to look each key's line up by a scan of every key (quadratic: minutes)
+    keys = "".join(f"k{i}: {i}\n" for i in range(99_000))
+    path = tmp_path / "environment.yml"
+    path.write_text("dependencies:\n  - numpy\n" + keys, encoding="utf-8")
+    out = tmp_path / "out.yml"
+    r = run_envkit("convert", str(path), "--to", "env", "-o", str(out))
+    assert r.exit_code == 0, r.stderr
+    assert out.read_text(encoding="utf-8") == "dependencies:\n  - numpy\n" + keys
