@@ -41,7 +41,9 @@ class BadChar(Unsupported):
         self.offset = offset
 
 
-_INT = re.compile(r"0|[1-9][0-9]*")
+# a decimal integer of up to 100 digits; a longer one is left to the YAML loader, which refuses one
+# with more digits than Python reads
+_INT = re.compile(r"0|[1-9][0-9]{0,99}")
 _BAD_START = frozenset('&*!|>{}[]%@`,?"#')
 # ASCII bytes a YAML stream may hold (libyaml's reader refuses the other C0 controls and DEL)
 _ASCII_OK = bytes(range(0x20, 0x7F)) + b"\t\n\r"

@@ -6,7 +6,7 @@ import re
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from envkit.errors import ParseError, Where
+from envkit.errors import EnvkitError, ParseError, Where
 
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Literal, overload
@@ -129,6 +129,49 @@ def to_json(value) -> str:
     import json  # here: a small file seldom needs it
 
     return json.dumps(value, sort_keys=False, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def int_too_long(value: int) -> bool:
+    """Whether `value` has more decimal digits than Python converts to or from text
+    (sys.get_int_max_str_digits()): a YAML hex or base-60 number reads as one, then no writer can
+    print it."""
+    import sys
+
+    limit = sys.get_int_max_str_digits()
+    # fewer than 3 bits a digit: certainly within the limit, without building 10**limit
+    return limit > 0 and value.bit_length() > 3 * limit and abs(value) >= 10**limit
+
+
+def long_int_error(where: Where, error: type[EnvkitError] = ParseError) -> EnvkitError:
+    """The error (`error`) for an integer of more digits than Python reads (`int_too_long`), at `where`."""
+    import sys
+
+    return error(
+        f"an integer of more than {sys.get_int_max_str_digits()} digits; refused",
+        where=where,
+        hint="no environment file or lock holds a number that long; quote it if it is text",
+    )
+
+
+# a JSON or TOML number (its sign, digits, fraction, exponent), after what may hold digits without
+# being one: strings and comments (envkit.formats._depth's)
+_NUMBER = r"(?<![\w.+-])[+-]?[0-9][0-9_]*(\.[0-9_]+)?([eE][+-]?[0-9_]+)?"
+
+
+def long_int_line(text: str) -> int | None:
+    """The line of the first integer in JSON or TOML `text` with more digits than Python reads
+    (their parsers' int() says only that one has); None when there is none."""
+    import sys
+
+    from envkit.formats._depth import _SKIP
+
+    limit = sys.get_int_max_str_digits()
+    for m in re.finditer(rf"{_SKIP}|{_NUMBER}", text):
+        token = m.group()
+        if len(token) > limit and m.group(1) is None and m.group(2) is None and token[0] not in "\"'#":
+            if sum(c.isdigit() for c in token) > limit:
+                return text.count("\n", 0, m.start()) + 1
+    return None
 
 
 class Fields:

@@ -17,8 +17,11 @@ composer when present, then builds plain Python values itself:
 
 from __future__ import annotations
 
-from envkit.errors import ParseError, Where
+import sys
+
+from envkit.errors import ParseError, Where, clip
 from envkit.formats._depth import MAX_DEPTH
+from envkit.formats._util import int_too_long, long_int_error
 
 # what the fast reader and the writers share lives in _yamlcore (no YAML engine); YamlMap,
 # YamlList and scalar are this module's too
@@ -245,7 +248,7 @@ class _Builder:
                     where=self._where(node),
                     hint="envkit reads plain YAML only; remove the tag",
                 )
-            value = fn(node)
+            value = self._construct(fn, node)
             if self.numbers is not None and tag in (_INT, _FLOAT) and str(value) != node.value:
                 self.numbers.append((node.start_mark.line + 1, node.value, value))
             return value
@@ -259,6 +262,24 @@ class _Builder:
         if kind == "sequence":
             return self._sequence(node, depth)
         return self._mapping(node, depth)
+
+    def _construct(self, fn, node):
+        """The value `fn`, PyYAML's constructor of `node`'s tag, reads from it; ParseError for an
+        explicit tag on text that is not of its type (`!!int abc`), and for an integer of more digits
+        than Python converts to or from text (int() refuses the decimal ones, str() any other)."""
+        try:
+            value = fn(node)
+        except (ValueError, KeyError):  # KeyError: `!!bool` on a word that is not one
+            limit = sys.get_int_max_str_digits()
+            if node.tag == _INT and limit and sum(c.isdigit() for c in node.value) > limit:
+                raise long_int_error(self._where(node)) from None
+            kind = node.tag.rsplit(":", 1)[-1]
+            raise ParseError(
+                f"YAML {kind} {clip(node.value)!r} is not a valid {kind}", where=self._where(node)
+            ) from None
+        if type(value) is int and int_too_long(value):
+            raise long_int_error(self._where(node))
+        return value
 
     def _sequence(self, node, depth: int) -> YamlList:
         out = self._start(node, _SEQ, YamlList())

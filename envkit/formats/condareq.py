@@ -29,9 +29,11 @@ MARKER = "# Note: This is a conda requirements file"
 # What only a conda MatchSpec line has, never a PEP 508 requirement: `channel::`, a single `=`
 # after the name (`python=3.11`), a build after an `==` version (`bn==1.0=h0_7`; not pip's
 # `===1.0`), a bare version after a space (`numpy 1.26.*`), a `key=value` bracket
-# (`[build=*openblas]`; pip extras have no `=`).
+# (`[build=*openblas]`; pip extras have no `=`).  The name is matched whole, never given back (a
+# lookahead and its backreference: an atomic group), so a long line is read once, not once for each
+# shorter name.
 _CONDA_ONLY = re.compile(
-    r"^(?:[^\s:#]+::|[A-Za-z0-9_][A-Za-z0-9._+-]*"
+    r"^(?:[^\s:#]+::|(?=([A-Za-z0-9_][A-Za-z0-9._+-]*))\1"
     r"(?:\s*=[^=]|\s*==[^=\s]+=|\s+[0-9*]|[^#\[]*\[[^\]]*=))"
 )
 # The shape of a conda MatchSpec line: optional `channel[/subdir]::`, a name, then a version,

@@ -88,12 +88,13 @@ def _fast_packages(data: dict) -> list | None:
         return None
     pkgs = data["packages"]
     for p in pkgs:
-        if type(p) is not dict or type(p.get("name")) is not str:
+        if type(p) is not dict or type(p.get("name")) is not str or not _texts_ok(p, _PACKAGE_TEXT):
             return None
-        v = p.get("version")
-        if v is not None and type(v) is not str:
+        wheels, deps = p.get("wheels"), p.get("dependencies")
+        if type(wheels or []) is not list or type(deps or []) is not list:
             return None
-        wheels = p.get("wheels")
+        if deps and not all(type(d) is dict for d in deps):
+            return None
         direct = ("vcs" in p) + ("directory" in p) + ("archive" in p)
         dists = ("sdist" in p) + bool(wheels)
         if (dists and direct) or (not dists and direct != 1):
@@ -104,7 +105,21 @@ def _fast_packages(data: dict) -> list | None:
         for k in ("sdist", "archive"):
             if k in p and (type(p[k]) is not dict or not _hashes_ok(p[k])):
                 return None
+        for k in ("vcs", "directory"):
+            if k in p and (type(p[k]) is not dict or not _texts_ok(p[k], _FILE_TEXT)):
+                return None
+        if type(p.get("directory", {}).get("editable", False)) is not bool:
+            return None
     return pkgs
+
+
+# the text fields of a package, and of each of its artifacts, that the reader takes as they are
+_PACKAGE_TEXT = ("version", "marker", "requires-python", "index")
+_FILE_TEXT = ("url", "path", "name", "subdirectory", "type", "commit-id", "requested-revision")
+
+
+def _texts_ok(d: dict, keys: tuple[str, ...]) -> bool:
+    return all(type(d[k]) is str for k in keys if k in d)
 
 
 def _hashes_ok(d: dict) -> bool:
@@ -114,6 +129,7 @@ def _hashes_ok(d: dict) -> bool:
         and bool(h)
         and all(type(v) is str for v in h.values())
         and bool(d.get("url") or d.get("path"))
+        and _texts_ok(d, _FILE_TEXT)
     )
 
 

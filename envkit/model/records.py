@@ -190,12 +190,15 @@ class EnvSpec:
     lines: tuple[tuple[str, int], ...] = field(default=(), compare=False)
     #: other top-level keys, in file order, as (key, value as canonical JSON text): kept, never dropped
     extra: tuple[tuple[str, str], ...] = ()
+    #: `lines` as a dict, each key's first line: built at the first `line_of` (callers ask once per
+    #: key, and a file may have thousands)
+    _line_index: dict[str, int] | None = field(default=None, init=False, repr=False, compare=False)
 
     def line_of(self, key: str) -> int | None:
-        for k, ln in self.lines:
-            if k == key:
-                return ln
-        return None
+        index = self._line_index
+        if index is None:
+            index = self._line_index = dict(reversed(self.lines))
+        return index.get(key)
 
     def conda_by_name(self) -> dict[str, CondaDep]:
         """name -> dependency (the last one wins when a name is repeated)."""
