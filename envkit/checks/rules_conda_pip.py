@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 from envkit.checks._helpers import describe_conda_dep, describe_pip_dep
 from envkit.checks.core import Context, Hit, Target, rule
 from envkit.errors import ParseError
-from envkit.formats._json import load_json
 from envkit.model import EnvSpec, LiveEnv, LockedPackage, Resolved, pep503
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -201,6 +200,8 @@ def _conda_dist_info_missing(prefix: str, pkg: LockedPackage, warnings: tuple[st
     """Whether conda package `pkg` owns a `.dist-info`/`.egg-info` that no longer exists in
     `prefix` (read from its conda-meta record).  When the prefix is not on this machine, the live
     reader's warnings are consulted instead."""
+    from envkit.formats._json import load_json  # here: only a live prefix has records to read
+
     record = os.path.join(prefix, "conda-meta", f"{pkg.name}-{pkg.version}-{pkg.build}.json")
     try:
         with open(record, "rb") as fh:
