@@ -18,8 +18,8 @@ from envkit.errors import EnvkitError, ParseError, Where
 MAX_DEPTH = 64
 
 # what may hold a bracket without opening anything: TOML's multi-line and one-line strings (JSON's
-# strings are TOML's basic ones) and TOML comments
-_SKIP = r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\'|#[^\n]*'
+# strings are TOML's basic ones, matched a run of plain characters at a time) and TOML comments
+_SKIP = r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"[^"\\\n]*(?:\\.[^"\\\n]*)*"|\'[^\'\n]*\'|#[^\n]*'
 _NOT_BRACKET = r"[^\[\]{}]+"
 _TOKENS = rf"{_SKIP}|[\[\]{{}}]"
 _STEP = {"[": 1, "{": 1, "]": -1, "}": -1}

@@ -8,7 +8,6 @@ from collections.abc import Mapping
 from envkit.backends.lock_metadata import OVER_CONDA_KEY, VARIABLES_KEY
 from envkit.conda.names import pep503
 from envkit.errors import ParseError
-from envkit.formats._json import load_json
 from envkit.formats.condalock import apply_editable, custom_metadata
 from envkit.model import Lock
 
@@ -36,6 +35,8 @@ def lock_variables(lock: Lock) -> tuple[tuple[str, str], ...]:
 def recorded_json(custom: Mapping[str, object], key: str) -> dict | None:
     """The JSON object recorded as text under `key` of a lock's custom_metadata mapping `custom`;
     None when there is none (or an unreadable one)."""
+    from envkit.formats._json import load_json  # here: most locks record nothing in JSON
+
     text = custom.get(key)
     if not isinstance(text, str):
         return None
