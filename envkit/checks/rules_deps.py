@@ -202,9 +202,14 @@ def listed_twice(target: Target, ctx: Context) -> Iterator[Hit]:
             yield Hit(reqs[1].line, _twice(reqs[0].name or key, "pip", [r.text for r in reqs], reqs), (key,))
 
 
+#: the most entries of one repeated name a finding quotes (a generated file may repeat one thousands of times)
+_QUOTED = 5
+
+
 def _twice(name: str, section: str, texts: list[str], deps: list) -> str:
-    where = ", ".join(f"'{t}' (line {d.line})" for t, d in zip(texts, deps, strict=True))
-    return f"{name} is listed {len(deps)} times in the {section} section: {where}; keep one entry"
+    where = ", ".join(f"'{t}' (line {d.line})" for t, d in zip(texts[:_QUOTED], deps, strict=False))
+    more = f" and {len(deps) - _QUOTED:,} more" if len(deps) > _QUOTED else ""
+    return f"{name} is listed {len(deps):,} times in the {section} section: {where}{more}; keep one entry"
 
 
 @rule(

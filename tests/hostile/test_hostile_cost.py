@@ -163,3 +163,17 @@ def test_a_character_device_is_refused():
 def test_stdin_is_still_read(tmp_path):
     r = run_envkit("validate", "-", input="dependencies: [python=3.11]\n")
     assert r.stdout == "ok: <stdin>: environment spec, 1 conda, 0 pip\n"
+
+
+def test_a_name_repeated_50000_times_is_one_finding_quoting_five_entries(tmp_path):
+    env = tmp_path / "environment.yml"
+    env.write_text(
+        "name: t\nchannels: [conda-forge]\ndependencies:\n" + "  - numpy\n" * 50_000, encoding="utf-8"
+    )
+    r = run_envkit("check", "--select", "listed-twice", str(env))
+    assert r.exit_code == 0, r.stderr
+    quoted = ", ".join(f"'numpy' (line {n})" for n in range(4, 9))
+    assert r.stdout.splitlines()[0] == (
+        f"{env}:5: warning listed-twice: numpy is listed 50,000 times in the conda section: "
+        f"{quoted} and 49,995 more; keep one entry"
+    )
