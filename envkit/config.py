@@ -257,9 +257,11 @@ class _Table:
     value checked by the method of its key; errors name the file, line and key."""
 
     def __init__(self, table: dict, *, source: str | None, prefix: str, text: str | None) -> None:
-        self.source, self.prefix, self.text = source, prefix, text
+        from envkit.formats._tomltable import KeyPlaces
+
+        self.source, self.prefix = source, prefix
+        self.where = KeyPlaces(table, source=source, prefix=prefix, text=text)
         self.norm: dict[str, object] = {}
-        self.written: dict[str, str] = {}  # normalized key -> as the file spells it, for its line
         for k, v in table.items():
             nk = k.replace("_", "-")
             if nk not in _KEYS:
@@ -269,11 +271,6 @@ class _Table:
                     hint="known keys: " + ", ".join(_KEYS),
                 )
             self.norm[nk] = v
-            self.written[nk] = k
-
-    def where(self, key: str) -> Where:
-        full = f"{self.prefix}.{key}" if self.prefix else key
-        return Where(file=self.source, line=_line_of(self.text, self.written.get(key, key)), key=full)
 
     def rule_list(self, key: str) -> tuple[str, ...]:
         from envkit.checks.registry import rule_names
@@ -359,14 +356,3 @@ class _Table:
                 )
             names[conda.lower()] = tuple(pypi)
         return names
-
-
-def _line_of(text: str | None, key: str) -> int | None:
-    """Best-effort line of `key` in the TOML text, for error messages."""
-    if not text:
-        return None
-    pat = re.compile(rf"^\s*(?:\[[^\]]*\b{re.escape(key)}\]|\"?{re.escape(key)}\"?\s*=)")
-    for i, line in enumerate(text.splitlines(), 1):
-        if pat.match(line):
-            return i
-    return None

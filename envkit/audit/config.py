@@ -72,10 +72,11 @@ def parse_audit_config(
     """Validate an audit table (parsed TOML, `text` its file's text) into an AuditConfig; ConfigError
     for a bad key or value, naming the file, the key and (given `text`) its line."""
     from envkit.errors import ConfigError
+    from envkit.formats._tomltable import KeyPlaces
 
     if not isinstance(table, dict):
         raise ConfigError(f"[{prefix}] must be a table", where=Where(file=source, key=prefix))
-    where = _Places(table, source=source, prefix=prefix, text=text)
+    where = KeyPlaces(table, source=source, prefix=prefix, text=text)
     norm = {k.replace("_", "-"): v for k, v in table.items()}
     for k in norm:
         if k not in _KEYS:
@@ -111,27 +112,6 @@ def parse_audit_config(
         ignore=tuple(_ignore(item, where("ignore", i)) for i, item in enumerate(items)),
         source=source,
     )
-
-
-class _Places:
-    """Where each key of an audit table is: the file, the key path, and its line in `text` (as the
-    file spells the key, `_` or `-`; an array item's own line where it has one)."""
-
-    def __init__(self, table: dict, *, source: str | None, prefix: str, text: str | None) -> None:
-        from envkit.formats._tomllines import key_lines
-
-        self.source, self.prefix = source, prefix
-        self.lines = key_lines(text) if text else {}
-        self.written = {k.replace("_", "-"): k for k in table}
-
-    def __call__(self, key: str, item: int | None = None) -> Where:
-        path = (*self.prefix.split("."), self.written.get(key, key))
-        line = self.lines.get(path)
-        dotted = f"{self.prefix}.{key}"
-        if item is not None:
-            line = self.lines.get((*path, item), line)
-            dotted += f"[{item}]"
-        return Where(file=self.source, line=line, key=dotted)
 
 
 def _ignore(item: object, where: Where) -> Ignore:

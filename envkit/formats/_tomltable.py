@@ -1,7 +1,8 @@
 """A table inside a parsed TOML document (`[tool.envkit]`, `[tool.envkit.audit]`), found by its key
 path: an absent key is an empty table, a key that holds something else is an error naming the file,
-line and key path.  Both configuration readers (envkit.config, envkit.audit.config) select their
-table here, so `tool = 5` is refused the same way by each."""
+line and key path; and where each key of such a table is written.  Both configuration readers
+(envkit.config, envkit.audit.config) select their table and place their keys here, so `tool = 5`
+is refused, and a key's line found, the same way by each."""
 
 from __future__ import annotations
 
@@ -32,3 +33,24 @@ def table_at(
             )
         table = value
     return table
+
+
+class KeyPlaces:
+    """Where each key of the table at `prefix` (dotted; "" for the document) is: the file, the key
+    path, and its line in `text` (as the file spells the key, `_` or `-`; an array item's own line
+    where it has one)."""
+
+    def __init__(self, table: dict, *, source: str | None, prefix: str, text: str | None) -> None:
+        self.source, self.prefix = source, prefix
+        self.path = tuple(prefix.split(".")) if prefix else ()
+        self.lines = key_lines(text) if text else {}
+        self.written = {k.replace("_", "-"): k for k in table}
+
+    def __call__(self, key: str, item: int | None = None) -> Where:
+        path = (*self.path, self.written.get(key, key))
+        line = self.lines.get(path)
+        dotted = f"{self.prefix}.{key}" if self.prefix else key
+        if item is not None:
+            line = self.lines.get((*path, item), line)
+            dotted += f"[{item}]"
+        return Where(file=self.source, line=line, key=dotted)

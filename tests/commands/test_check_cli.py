@@ -561,3 +561,17 @@ def test_pyproject_counts_as_config_only_with_a_tool_envkit_table(tmp_path):
     assert find_config(tmp_path) is None
     py.write_text("[project]\nname = 'x'\n\n[tool.envkit.severity]\nfuzzy-pin = 'warning'\n")
     assert find_config(tmp_path) == py
+
+
+def test_a_configuration_error_names_the_line_in_tool_envkit_not_another_tools_table(tmp_path, envkit_cli):
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.ruff]\nignore = ["E501"]\n\n[tool.envkit]\nignore = ["no-such-rule"]\n', encoding="utf-8"
+    )
+    (tmp_path / "environment.yml").write_text(
+        "name: t\nchannels: [conda-forge]\ndependencies:\n  - python=3.11\n", encoding="utf-8"
+    )
+    r = envkit_cli("check", "environment.yml", cwd=tmp_path)
+    assert r.exit_code == 2, r.stderr
+    assert r.stderr.splitlines()[0] == (
+        f"error: {tmp_path / 'pyproject.toml'}:5 (tool.envkit.ignore): unknown rule 'no-such-rule' in ignore"
+    )
