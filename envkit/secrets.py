@@ -26,10 +26,7 @@ _CANDIDATE = re.compile(
 # `[A-Za-z][A-Za-z0-9+.-]*://` would rescan a long run from each of its positions (quadratic).
 SCHEME_START = r"(?<![A-Za-z0-9+.-])"
 _URL = SCHEME_START + r"[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>`]+"
-# the user part runs to the last `@` before the path: `https://a:b@c:d@host` holds `a:b@c:d`
-_USERINFO = r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://(?P<info>[^/\s]*[^/@\s])@"
 _T_TOKEN = re.compile(r"/t/(?P<tok>[^/\s]+)/")
-_QUERY = r"(?i)[?&](?:token|access_token|auth|api_key|apikey|password|secret)=(?P<v>[^&#\s]+)"
 _BARE_QUERY = (
     r"(?i)(?P<key>[?&](?:token|access_token|auth|api_key|apikey|password|secret)=)(?P<v>[^&#\s'\"<>()]+)"
 )
@@ -114,7 +111,7 @@ def find_secrets(line: str) -> list[Secret]:
     for m in re.finditer(_URL, line):
         url = m.group(0).rstrip(".,;)")
         kinds = []
-        um = re.match(_USERINFO, url)
+        um = _USERINFO.match(url)
         if um:
             kind = userinfo_kind(um.group("scheme"), um.group("info"))
             if kind:
@@ -126,7 +123,7 @@ def find_secrets(line: str) -> list[Secret]:
             # only trust it on an anaconda host (a forum link `.../t/topic/123` is not a token)
             if "anaconda" in host or m.start() < comment_at:
                 kinds.append("token")
-        qm = re.search(_QUERY, url)
+        qm = _QUERY.search(url)
         if qm and query_kind(qm.group("v")):
             kinds.append("query token")
         if kinds:
@@ -142,7 +139,8 @@ def find_secrets(line: str) -> list[Secret]:
         for m in re.finditer(_BARE_TOKEN, line):
             if any(a <= m.start() < b for a, b in spans):
                 continue  # part of a URL reported above
-            out.append(Secret(m.group(0), TOKEN, _bare_label(m.group(0)), m.start() >= comment_at))
+            label = next(label for prefix, label in _BARE_LABELS if m.group(0).startswith(prefix))
+            out.append(Secret(m.group(0), TOKEN, label, m.start() >= comment_at))
     return out
 
 
@@ -162,44 +160,28 @@ def redact_url(url: str) -> tuple[str, bool]:
     Environment-variable references (`${PIP_TOKEN}`, `$TOKEN`) and user names (`git@`) are kept."""
     if not may_hold_credentials(url):
         return url, False
-    found = False
-
-    def t_sub(m: re.Match) -> str:
-        nonlocal found
-        if not t_token_kind(m.group("tok")):
-            return m.group(0)
-        found = True
-        return f"/t/{TOKEN}/"
-
-    def user_sub(m: re.Match) -> str:
-        nonlocal found
-        kind = userinfo_kind(m.group("scheme"), m.group("info"))
-        if kind is None:
-            return m.group(0)
-        found = True
-        return f"{m.group('scheme')}://{USERINFO if kind == 'user:password' else TOKEN}@"
-
-    def q_sub(m: re.Match) -> str:
-        nonlocal found
-        if not query_kind(m.group("v")):
-            return m.group(0)
-        found = True
-        return m.group("key") + TOKEN
-
-    out = _T_TOKEN.sub(t_sub, url)
-    out = _USERINFO_ANY.sub(user_sub, out)
-    out = _QUERY_SUB.sub(q_sub, out)
+    # every placeholder differs from the credential it replaces (one that is already a
+    # placeholder is kept), so a credential was found exactly where the text changed
+    out = _T_TOKEN.sub(lambda m: f"/t/{TOKEN}/" if t_token_kind(m.group("tok")) else m.group(0), url)
+    out = _USERINFO.sub(_userinfo_sub, out)
+    out = _QUERY.sub(lambda m: m.group("key") + TOKEN if query_kind(m.group("v")) else m.group(0), out)
     if any(g in out for g in _BARE_GUARD):
-        bare = re.sub(_BARE_TOKEN, TOKEN, out)
-        found = found or bare != out
-        out = bare
-    return out, found
+        out = re.sub(_BARE_TOKEN, TOKEN, out)
+    return out, out != url
+
+
+def _userinfo_sub(m: re.Match) -> str:
+    kind = userinfo_kind(m.group("scheme"), m.group("info"))
+    if kind is None:
+        return m.group(0)
+    return f"{m.group('scheme')}://{USERINFO if kind == 'user:password' else TOKEN}@"
 
 
 TOKEN = "<TOKEN>"
 USERINFO = "<USER>:<PASSWORD>"
-_USERINFO_ANY = re.compile(SCHEME_START + r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://(?P<info>[^/\s]*[^/@\s])@")
-_QUERY_SUB = re.compile(
+# the user part runs to the last `@` before the path: `https://a:b@c:d@host` holds `a:b@c:d`
+_USERINFO = re.compile(SCHEME_START + r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://(?P<info>[^/\s]*[^/@\s])@")
+_QUERY = re.compile(
     r"(?P<key>[?&](?:token|access_token|auth|api_key|apikey|password|secret)=)(?P<v>[^&#\s]+)",
     re.IGNORECASE,
 )
@@ -219,11 +201,6 @@ _FLOW_PAIR = rf"[{{,]\s*{_KEY}\s*:[ \t]+(?P<val>{_QUOTED}|[^\s,{{}}#\"'][^,{{}}]
 def has_placeholder(url: str) -> bool:
     """True when `url` holds a credential placeholder (an already redacted credential)."""
     return TOKEN in url or USERINFO in url
-
-
-def _is_env_ref(text: str) -> bool:
-    parts = re.split(r"[:]", text)
-    return all(re.fullmatch(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?", p) for p in parts if p)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -258,9 +235,7 @@ def is_placeholder_value(value: str) -> bool:
     """True for a value that holds no credential itself: empty, a boolean-like word, an
     environment-variable reference (`${HF_TOKEN}`, `$TOKEN`) or a placeholder (`<TOKEN>`, `***`)."""
     v = value.strip().strip("'\"").strip()
-    if v.lower() in _TRIVIAL_VALUES:
-        return True
-    if _is_env_ref(v):
+    if v.lower() in _TRIVIAL_VALUES or all(re.fullmatch(_ENVREF, p) for p in v.split(":") if p):
         return True
     if re.fullmatch(r"<[^<>\s]*>", v) or has_placeholder(v) or re.fullmatch(_KEY_FILE, v):
         return True
@@ -340,10 +315,6 @@ _BARE_LABELS = (
     ("xox", "Slack token"),
     ("npm_", "npm token"),
 )
-
-
-def _bare_label(token: str) -> str:
-    return next(label for prefix, label in _BARE_LABELS if token.startswith(prefix))
 
 
 #: a URL percent-encoded into another value (a purl's `repository_url=https%3A%2F%2F...`)
