@@ -21,32 +21,24 @@ import click
 from envkit import __version__
 from envkit.output import echo, echo_errors
 
-# name -> (module, attribute, one-line help).  The help text is duplicated here on purpose: listing
-# the commands must not import them.
-COMMANDS: dict[str, tuple[str, str, str]] = {
-    "normalize": ("envkit.commands.normalize", "normalize", "Rewrite an environment file in canonical form."),
-    "validate": ("envkit.commands.normalize", "validate", "Parse environment files and report errors."),
-    "export": ("envkit.commands.export", "export", "Export a live conda environment exactly."),
-    "lock": ("envkit.commands.lock", "lock", "Lock a live environment or solve a spec into conda-lock.yml."),
-    "create": ("envkit.commands.create", "create", "Create an environment from a lock, without solving."),
-    "diff": ("envkit.commands.diff", "diff", "Explain how two environments differ, most important first."),
-    "check": ("envkit.commands.check", "check", "Check environment files, locks and live envs (CI gate)."),
-    "explain": ("envkit.commands.explain", "explain", "Explain a check rule, with an example."),
-    "template": ("envkit.commands.template", "template", "Generate PyTorch+CUDA environments that install."),
-    "smoke": ("envkit.commands.smoke", "smoke", "Smoke-test torch, CUDA and the DataLoader inside an env."),
-    "machine": (
-        "envkit.commands.machine",
-        "machine",
-        "Show a machine's profile: OS, glibc, CPU, driver, GPUs.",
-    ),
-    "fleet": ("envkit.commands.fleet", "fleet", "Group many hosts by environment; explain each outlier."),
-    "fingerprint": ("envkit.commands.fleet", "fingerprint", "One line per environment and machine class."),
-    "convert": (
-        "envkit.commands.convert",
-        "convert",
-        "Convert a lock or environment file to another format.",
-    ),
-    "audit": ("envkit.commands.audit", "audit", "Audit environments for known vulnerabilities and licences."),
+# name -> (its module in envkit.commands, which defines the command under that name; one-line help).
+# The help text is duplicated here on purpose: listing the commands must not import them.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "normalize": ("normalize", "Rewrite an environment file in canonical form."),
+    "validate": ("normalize", "Parse environment files and report errors."),
+    "export": ("export", "Export a live conda environment exactly."),
+    "lock": ("lock", "Lock a live environment or solve a spec into conda-lock.yml."),
+    "create": ("create", "Create an environment from a lock, without solving."),
+    "diff": ("diff", "Explain how two environments differ, most important first."),
+    "check": ("check", "Check environment files, locks and live envs (CI gate)."),
+    "explain": ("explain", "Explain a check rule, with an example."),
+    "template": ("template", "Generate PyTorch+CUDA environments that install."),
+    "smoke": ("smoke", "Smoke-test torch, CUDA and the DataLoader inside an env."),
+    "machine": ("machine", "Show a machine's profile: OS, glibc, CPU, driver, GPUs."),
+    "fleet": ("fleet", "Group many hosts by environment; explain each outlier."),
+    "fingerprint": ("fleet", "One line per environment and machine class."),
+    "convert": ("convert", "Convert a lock or environment file to another format."),
+    "audit": ("audit", "Audit environments for known vulnerabilities and licences."),
 }
 
 
@@ -64,11 +56,11 @@ class LazyGroup(click.Group):
         entry = COMMANDS.get(cmd_name)
         if entry is None:
             return None
-        command: click.Command = getattr(importlib.import_module(entry[0]), entry[1])
+        command: click.Command = getattr(importlib.import_module(f"envkit.commands.{entry[0]}"), cmd_name)
         return command
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        rows = [(name, COMMANDS[name][2]) for name in self.list_commands(ctx)]
+        rows = [(name, COMMANDS[name][1]) for name in self.list_commands(ctx)]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 
