@@ -8,6 +8,7 @@ BackendError with the program's stderr shown.
 from __future__ import annotations
 
 import codecs
+import contextlib
 import io
 import os
 import signal
@@ -42,10 +43,8 @@ class Result:
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def _start(

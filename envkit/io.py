@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 
 from envkit.errors import EnvkitError, ParseError, Where
 
@@ -368,10 +368,8 @@ class _Staged:
 
     def discard(self) -> None:
         if self.tmp is not None:
-            try:
+            with suppress(OSError):
                 os.unlink(self.tmp)
-            except OSError:
-                pass
 
 
 def _stage(
@@ -423,12 +421,10 @@ def _locked_dirs(directories: Sequence[str]) -> Iterator[None]:
             except OSError:
                 continue
             fds.append(fd)
-            try:
+            with suppress(ImportError, OSError):  # no flock here: the identity check alone
                 import fcntl
 
                 fcntl.flock(fd, fcntl.LOCK_EX)
-            except (ImportError, OSError):
-                pass  # no flock here: the identity check alone
         yield
     finally:
         for fd in fds:
@@ -455,20 +451,16 @@ def _replace_all(staged: Sequence[_Staged]) -> None:
         if backup:
             os.unlink(backup)
         for g, old in reversed(done):
-            try:
+            with suppress(OSError):
                 os.replace(old, g.target) if old else os.unlink(g.target)
-            except OSError:
-                pass
         if isinstance(exc, OSError):
             kept = _left_alone([g.target for g in staged if g is not f])
             raise EnvkitError(f"cannot write: {exc.strerror}{kept}", where=Where(file=f.target)) from None
         raise
     for _f, backup in done:
         if backup:
-            try:
+            with suppress(OSError):
                 os.unlink(backup)
-            except OSError:
-                pass
 
 
 def _left_alone(others: Sequence[str]) -> str:
