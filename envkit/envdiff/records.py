@@ -299,23 +299,13 @@ class EnvDiff:
 
     def summary(self) -> dict:
         """Counts: per kind, per group, per impact, spec statuses, and the total."""
-        kinds = {k: 0 for k in KINDS}
-        groups = {g: 0 for g in GROUPS}
-        impacts = {i: 0 for i in IMPACTS}
-        for c in self.changes:
-            kinds[c.kind] += 1
-            groups[c.group] += 1
-            impacts[c.impact] += 1
-        spec = {s: 0 for s in SPEC_STATUSES}
-        for s in self.spec_checks:
-            spec[s.status] += 1
         return {
             "same": self.same,
             "changes": len(self.changes),
-            "kinds": kinds,
-            "groups": groups,
-            "impacts": impacts,
-            "spec": spec,
+            "kinds": {k: sum(c.kind == k for c in self.changes) for k in KINDS},
+            "groups": {g: sum(c.group == g for c in self.changes) for g in GROUPS},
+            "impacts": {i: sum(c.impact == i for c in self.changes) for i in IMPACTS},
+            "spec": {s: sum(c.status == s for c in self.spec_checks) for s in SPEC_STATUSES},
             "unchanged": len(self.unchanged),
             "unmentioned": len(self.unmentioned),
             "channels_changed": self.channels.changed,

@@ -292,10 +292,7 @@ class Lock:
         return tuple(p for p in self.packages if p.platform == platform)
 
     def hash_for(self, platform: str) -> str | None:
-        for p, h in self.content_hash:
-            if p == platform:
-                return h
-        return None
+        return next((h for p, h in self.content_hash if p == platform), None)
 
 
 @dataclass(slots=True, kw_only=True, unsafe_hash=True)
