@@ -385,15 +385,12 @@ def _configured_channels(info: Mapping, exported: Mapping) -> list[Channel]:
     """`info`'s channels (conda's priority order), then the export's others; `defaults` once."""
     from envkit.conda.channels import is_defaults, parse_channel
 
-    channels: list[Channel] = []
-    seen: set[str] = set()
+    channels: dict[str, Channel] = {}  # by name: the first of each
     for text in list(info.get("channels") or ()) + list(exported.get("channels") or ()):
         ch = parse_channel(str(text))
         if is_defaults(ch.name):
             # info lists defaults expanded (repo.anaconda.com/pkgs/main/linux-64, pkgs/r, ...):
             # they are the one `defaults` entry the user configured, not channels of their own
             ch = parse_channel("defaults")
-        if ch.name not in seen:
-            seen.add(ch.name)
-            channels.append(ch)
-    return channels
+        channels.setdefault(ch.name, ch)
+    return list(channels.values())

@@ -412,14 +412,11 @@ def channels_and_priority(
         if environ.get("CONDA_CHANNELS"):
             texts += [c.strip() for c in environ["CONDA_CHANNELS"].split(",") if c.strip()]
         texts += conf["channels"]
-    out: list[Channel] = []
-    seen: set[str] = set()
+    out: dict[str, Channel] = {}  # by name: the first of each
     for t in texts:
         ch = parse_channel(t)
-        if ch.name not in seen:
-            seen.add(ch.name)
-            out.append(ch)
+        out.setdefault(ch.name, ch)
     priority = environ.get("CONDA_CHANNEL_PRIORITY") or conf["channel_priority"]
     if priority is not None:
         priority = {"true": "flexible", "false": "disabled"}.get(priority.lower(), priority.lower())
-    return out, priority
+    return list(out.values()), priority
