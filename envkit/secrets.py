@@ -123,7 +123,7 @@ def find_secrets(line: str) -> list[Secret]:
             # only trust it on an anaconda host (a forum link `.../t/topic/123` is not a token)
             if "anaconda" in host or m.start() < comment_at:
                 kinds.append("token")
-        qm = _QUERY.search(url)
+        qm = QUERY_SECRET.search(url)
         if qm and query_kind(qm.group("v")):
             kinds.append("query token")
         if kinds:
@@ -164,7 +164,7 @@ def redact_url(url: str) -> tuple[str, bool]:
     # placeholder is kept), so a credential was found exactly where the text changed
     out = _T_TOKEN.sub(lambda m: f"/t/{TOKEN}/" if t_token_kind(m.group("tok")) else m.group(0), url)
     out = _USERINFO.sub(_userinfo_sub, out)
-    out = _QUERY.sub(lambda m: m.group("key") + TOKEN if query_kind(m.group("v")) else m.group(0), out)
+    out = QUERY_SECRET.sub(lambda m: m.group("key") + TOKEN if query_kind(m.group("v")) else m.group(0), out)
     if any(g in out for g in _BARE_GUARD):
         out = re.sub(_BARE_TOKEN, TOKEN, out)
     return out, out != url
@@ -181,7 +181,8 @@ TOKEN = "<TOKEN>"
 USERINFO = "<USER>:<PASSWORD>"
 # the user part runs to the last `@` before the path: `https://a:b@c:d@host` holds `a:b@c:d`
 _USERINFO = re.compile(SCHEME_START + r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://(?P<info>[^/\s]*[^/@\s])@")
-_QUERY = re.compile(
+#: a credential in a URL's query: `?token=...`, `&password=...` (its `key=` and its value `v`)
+QUERY_SECRET = re.compile(
     r"(?P<key>[?&](?:token|access_token|auth|api_key|apikey|password|secret)=)(?P<v>[^&#\s]+)",
     re.IGNORECASE,
 )

@@ -8,6 +8,7 @@ import re
 # the placeholders, the secret-variable rule and URL redaction live in envkit.secrets; importable
 # from here too
 from envkit.secrets import (  # noqa: F401
+    QUERY_SECRET,
     SCHEME_START,
     TOKEN,
     USERINFO,
@@ -24,10 +25,6 @@ _T_ANY = re.compile(r"(?<!/)/t/[^/\s]+(?=/)")
 # the user part runs to the last `@` before the path (`https://a:b@c:d@host`: all of `a:b@c:d`, as
 # urllib reads it); the scheme starts a run of scheme characters (see SCHEME_START): linear
 _USERINFO = re.compile(SCHEME_START + r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)[^/\s]*@")
-_QUERY_SECRET = re.compile(
-    r"(?P<key>[?&](?:token|access_token|auth|api_key|apikey|password|secret)=)(?P<value>[^&#\s]+)",
-    re.IGNORECASE,
-)
 #: text that starts with a URL's `scheme://` (`https://`, `git+ssh://`, `file://`)
 SCHEME_PREFIX = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 #: how pip's VCS URLs start (`git+https://host/repo.git@v1`)
@@ -42,7 +39,7 @@ def strip_credentials(url: str) -> str:
     One pass removes them all (`strip_credentials(strip_credentials(u)) == strip_credentials(u)`):
     query secrets go first, then `/t/<token>` paths, then user parts, an order in which no
     removal can join the text around it into a credential an earlier step would have removed."""
-    out = _QUERY_SECRET.sub("", url)
+    out = QUERY_SECRET.sub("", url)
     out = _T_ANY.sub("", out)
     return _USERINFO.sub(lambda m: m.group("scheme"), out)
 
