@@ -161,11 +161,5 @@ def lock_pip_options(spec: EnvSpec) -> tuple[str, ...]:
     """The pip options of `spec`'s pip section a lock records (`Lock.pip_options`), in file order:
     index and link options only (`--index-url`, `--extra-index-url`, `--find-links`, `--no-index`,
     `--trusted-host`), with credentials redacted as the spec model has them."""
-    out = []
-    for p in spec.pip:
-        if p.kind != "option":
-            continue
-        head = re.split(r"[\s=]", p.text.strip(), maxsplit=1)[0]
-        if head in _KEPT_PIP_OPTIONS:
-            out.append(p.text.strip())
-    return tuple(out)
+    options = (p.text.strip() for p in spec.pip if p.kind == "option")
+    return tuple(o for o in options if re.split(r"[\s=]", o, maxsplit=1)[0] in _KEPT_PIP_OPTIONS)
