@@ -112,22 +112,21 @@ def check_lock(
     lists (conda-lock's `platforms:` key) but the lock lacks are problems too.  A pixi.lock envkit
     wrote is judged by the content hash its `envkit:` record holds (read from `lock_text`).
     """
-    problems: list[LockProblem] = []
     if lock.kind == "pixi" and lock_text and not lock.content_hash:
         from envkit.lock.pixi_out import apply_pixi_record
 
         lock = apply_pixi_record(lock, lock_text)  # the hash envkit recorded in a pixi.lock it wrote
     plats = list(platforms) if platforms else list(lock.platforms)
-    for p in spec.platforms:
-        if p not in lock.platforms:
-            problems.append(
-                LockProblem(
-                    kind="missing-platform",
-                    platform=p,
-                    message=f"the spec lists platform {p} but the lock has no packages for it",
-                    line=spec.line_of("platforms"),
-                )
-            )
+    problems = [
+        LockProblem(
+            kind="missing-platform",
+            platform=p,
+            message=f"the spec lists platform {p} but the lock has no packages for it",
+            line=spec.line_of("platforms"),
+        )
+        for p in spec.platforms
+        if p not in lock.platforms
+    ]
     if staleness is None:
         staleness = lock_staleness(spec, lock, spec_path, lock_text=lock_text, platforms=plats)
     verdicts = {s.platform: s for s in staleness}

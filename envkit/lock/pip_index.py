@@ -98,26 +98,22 @@ def index_mismatches(
     if wanted is None:
         return []
     names = {pep503(n) for n in requested} & PYTORCH_INDEX_FAMILY
-    out = []
-    for p in locked:
-        if p.manager != "pip" or pep503(p.name) not in names:
-            continue
-        got = artifact_index(p.url, indexes)
-        if got != wanted:
-            out.append(IndexMismatch(name=p.name, version=p.version, wanted=wanted, got=got, url=p.url))
-    return out
+    return [
+        IndexMismatch(name=p.name, version=p.version, wanted=wanted, got=got, url=p.url)
+        for p in locked
+        if p.manager == "pip"
+        and pep503(p.name) in names
+        and (got := artifact_index(p.url, indexes)) != wanted
+    ]
 
 
 def index_record(locked: Iterable, options: Sequence[str]) -> dict[str, str]:
     """PEP 503 name -> the index each pip artifact came from (see artifact_index), for the lock."""
     indexes = spec_indexes(options)
-    out = {}
-    for p in locked:
-        if p.manager == "pip":
-            got = artifact_index(p.url, indexes)
-            if got:
-                out[pep503(p.name)] = got
-    return dict(sorted(out.items()))
+    found = {
+        pep503(p.name): got for p in locked if p.manager == "pip" and (got := artifact_index(p.url, indexes))
+    }
+    return dict(sorted(found.items()))
 
 
 def recorded_indexes(custom: Mapping) -> dict[str, str]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 
 from envkit.conda.names import pep503
@@ -22,21 +22,19 @@ SPEC_KEY = "envkit.spec"
 
 
 def _entries(spec: EnvSpec) -> dict[str, dict[str, list[str]]]:
-    conda: dict[str, list[str]] = {}
-    for d in spec.conda:
-        conda.setdefault(d.name, [])
-        if d.spec() not in conda[d.name]:
-            conda[d.name].append(d.spec())
-    pip: dict[str, list[str]] = {}
-    for p in spec.pip:
-        if p.kind == "option":
-            continue
-        text = ("-e " if p.editable else "") + p.text
-        key = pep503(p.name) if p.name else text
-        pip.setdefault(key, [])
-        if text not in pip[key]:
-            pip[key].append(text)
-    return {"conda": conda, "pip": pip}
+    pip = [(("-e " if p.editable else "") + p.text, p.name) for p in spec.pip if p.kind != "option"]
+    return {
+        "conda": _by_name((d.name, d.spec()) for d in spec.conda),
+        "pip": _by_name((pep503(name) if name else text, text) for text, name in pip),
+    }
+
+
+def _by_name(entries: Iterable[tuple[str, str]]) -> dict[str, list[str]]:
+    """(name, text) pairs as name -> its texts, each once, in order."""
+    out: dict[str, dict[str, None]] = {}
+    for name, text in entries:
+        out.setdefault(name, {})[text] = None
+    return {name: list(texts) for name, texts in out.items()}
 
 
 def spec_record(spec: EnvSpec) -> str:
@@ -161,11 +159,5 @@ def lock_pip_options(spec: EnvSpec) -> tuple[str, ...]:
     """The pip options of `spec`'s pip section a lock records (`Lock.pip_options`), in file order:
     index and link options only (`--index-url`, `--extra-index-url`, `--find-links`, `--no-index`,
     `--trusted-host`), with credentials redacted as the spec model has them."""
-    out = []
-    for p in spec.pip:
-        if p.kind != "option":
-            continue
-        head = re.split(r"[\s=]", p.text.strip(), maxsplit=1)[0]
-        if head in _KEPT_PIP_OPTIONS:
-            out.append(p.text.strip())
-    return tuple(out)
+    options = (p.text.strip() for p in spec.pip if p.kind == "option")
+    return tuple(o for o in options if re.split(r"[\s=]", o, maxsplit=1)[0] in _KEPT_PIP_OPTIONS)

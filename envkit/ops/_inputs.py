@@ -17,9 +17,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
     T = TypeVar("T")
 
-#: a file path, as the operations take one
-Path = "str | os.PathLike[str]"
-
 
 def type_error(func: str, param: str, expected: str, value: object, hint: str = "") -> TypeError:
     return TypeError(f"{func}() argument {param!r} must be {expected}, not {type(value).__name__}{hint}")

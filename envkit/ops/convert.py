@@ -153,10 +153,12 @@ def _readback(
 ) -> tuple[tuple[InstallChange, ...], tuple[Loss, ...], str, Mapping[str, Lock]]:
     """(install changes, notes, why not verified: "" when it was, a pixi.lock output's environments
     as read back) of `conv`."""
-    src = conv.written_from
+    from envkit.formats.pixilock import read_pixi_environments  # a pixi.lock is read back in one parse
+
+    src, name = conv.written_from, f"converted.{target}"
     envs: Mapping[str, Lock] = {}
     if conv.environments:  # a pixi.lock of several environments: its reader's errors are raised
-        envs = _read_pixi(conv.text, target)
+        envs = read_pixi_environments(conv.text, name)
         return (*_readback_environments(conv, envs), "", envs)
     if target not in _READ_AS:
         return (), (), f"{target} is not read back", envs
@@ -165,7 +167,7 @@ def _readback(
     back: EnvSpec | Lock
     try:
         if _READ_AS[target] == "pixi":
-            envs = _read_pixi(conv.text, target)
+            envs = read_pixi_environments(conv.text, name)
             [back] = envs.values()  # the one environment written, under the name it had
         else:
             back = _read_one(conv.text, target)
@@ -173,13 +175,6 @@ def _readback(
         return (), (), f"the output did not read back: {exc}", envs
     plats = src.platforms if isinstance(src, Lock) and src.platforms else (None,)
     return (*readback_diff(src, back, target, plats), "", envs)
-
-
-def _read_pixi(text: str, target: str) -> Mapping[str, Lock]:
-    """Every environment of `text`, a pixi.lock written as `target`, read back in one parse."""
-    from envkit.formats.pixilock import read_pixi_environments
-
-    return read_pixi_environments(text, f"converted.{target}")
 
 
 def _read_one(text: str, target: str) -> EnvSpec | Lock:
