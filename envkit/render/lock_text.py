@@ -8,17 +8,13 @@ from __future__ import annotations
 def reason_text(reason) -> str:
     """Why a package moved (a `envkit.lock.relock.Reason`), in words."""
     kind = reason.kind
-    if kind == "asked":
-        return "asked to update"
     if kind == "spec":
         return f"the spec asks for {reason.spec}" + (f" ({reason.where})" if reason.where else "")
-    if kind == "cutoff":
-        return "uploaded after the exclude-newer cutoff"
-    if kind == "forced":
-        return f"forced by {reason.by}"
-    if kind == "needed":
-        return f"needed by {reason.by}"
+    if kind in ("forced", "needed"):
+        return f"{kind} by {reason.by}"
     return {
+        "asked": "asked to update",
+        "cutoff": "uploaded after the exclude-newer cutoff",
         "in-spec": "in the spec",
         "unneeded": "no longer needed",
         "solve": "moved by the solve",
