@@ -24,12 +24,6 @@ def reason_text(reason) -> str:
     }.get(kind, kind)
 
 
-def _short_pair(old: str, new: str) -> tuple[str, str]:
-    """Versions alone when they differ (`1.0 → 2.0`), with builds when only the build moved."""
-    ov, nv = old.split(" ")[0], new.split(" ")[0]
-    return (ov, nv) if ov != nv else (old, new)
-
-
 def move_text(m) -> str:
     """One Move: `a 1.0 → 2.0 (asked to update)`, `b 2.0 (new: needed by a 2.0)`."""
     why = reason_text(m.reason)
@@ -41,22 +35,22 @@ def move_text(m) -> str:
     if m.old == m.new:
         change = f"{m.name} {m.new} (unchanged)"
     else:
-        old, new = _short_pair(m.old, m.new)
+        # versions alone when they differ (`1.0 → 2.0`), with builds when only the build moved
+        old, new = m.old.split(" ")[0], m.new.split(" ")[0]
+        if old == new:
+            old, new = m.old, m.new
         change = f"{m.name} {old} → {new}"
     return f"{change} ({why})"
-
-
-def untimed_text(platform: str, count: int) -> str:
-    return (
-        f"{platform}: {count} record(s) have no upload time (no indexed_timestamp or timestamp); "
-        "the exclude-newer cutoff cannot judge them, so they were kept"
-    )
 
 
 def lock_warnings(result) -> list[str]:
     """The warnings of a spec lock (`SpecLockResult`), in words: the solver's notes, then the
     records a cutoff could not judge."""
-    return list(result.warnings) + [untimed_text(p, n) for p, n in result.untimed]
+    return list(result.warnings) + [
+        f"{p}: {n} record(s) have no upload time (no indexed_timestamp or timestamp); "
+        "the exclude-newer cutoff cannot judge them, so they were kept"
+        for p, n in result.untimed
+    ]
 
 
 def render_lock_text(result, *, spec_file: str, output: str) -> str:
