@@ -14,7 +14,6 @@ warning's inline ignores) must not import every rule module and what they import
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
 
 from envkit._lazy import lazy_exports
@@ -38,13 +37,11 @@ _HOME = {
     "load_targets": "targets",
 }
 
-__all__ = ["RULES", *_HOME]
+__all__ = list(_HOME)
 
 
 _getattr, _ = lazy_exports(__name__, {n: f"envkit.checks.{m}" for n, m in _HOME.items()})
 
 
-def __getattr__(name: str) -> Any:
-    if name == "RULES":  # name -> Rule, in documentation order
-        return importlib.import_module("envkit.checks.registry").all_rules()
+def __getattr__(name: str) -> Any:  # a def, so that type checkers see the names as Any
     return _getattr(name)

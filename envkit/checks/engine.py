@@ -94,14 +94,10 @@ def _once(out: list[tuple[tuple, Finding]]) -> list[Finding]:
     """The findings in sort-key order, each once: one file can hold several targets (the
     environments of a pixi.lock) that find the same thing."""
     out.sort(key=lambda kv: kv[0])
-    seen: set[tuple] = set()
-    result = []
+    first: dict[tuple, Finding] = {}
     for _, f in out:
-        key = (f.file, f.line, f.rule, f.message)
-        if key not in seen:
-            seen.add(key)
-            result.append(f)
-    return result
+        first.setdefault((f.file, f.line, f.rule, f.message), f)
+    return list(first.values())
 
 
 def _active_rules(targets: list[Target], config: Config, machine: MachineProfile | None) -> list[Rule]:

@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 
 from envkit._text import plural
-from envkit.checks._helpers import conda_names, join_names, pinned_series
+from envkit.checks._helpers import conda_names, join_names, pinned_series, pip_pinned_version
 from envkit.checks.core import Context, Hit, Target, rule
 from envkit.model import EnvSpec
 
@@ -68,11 +68,9 @@ def unpinned(target: Target, ctx: Context) -> Iterator[Hit]:
             what = f"'{d.version}'" if d.version else "no version"
             yield Hit(d.line, f"{d.name} has {what} in a file meant as a lock; pin one version", (d.name,))
     for p in spec.pip:
-        if p.kind != "requirement" or not p.name:
+        if p.kind != "requirement" or not p.name or pip_pinned_version(p) is not None:
             continue
         spec_text = (p.specifier or "").strip()
-        if spec_text.startswith(("==", "===")) and "," not in spec_text and "*" not in spec_text:
-            continue
         what = f"'{spec_text}'" if spec_text else "no version"
         yield Hit(
             p.line, f"pip package {p.name} has {what} in a file meant as a lock; pin it with ==", (p.name,)

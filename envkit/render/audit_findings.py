@@ -38,14 +38,10 @@ _LICENCE_RULES = {
 }
 
 
-def _message(v) -> str:
-    from envkit.render.audit_text import vulnerability_line
-
-    return vulnerability_line(v).split(": ", 1)[1]
-
-
 def audit_findings(result) -> tuple[list[Finding], dict[str, AuditRule]]:
     """The findings of `result` and the rules they name, in report order."""
+    from envkit.render.audit_text import vulnerability_line
+
     findings: list[Finding] = []
     rules: dict[str, AuditRule] = {}
     for v in result.vulnerabilities:
@@ -63,7 +59,7 @@ def audit_findings(result) -> tuple[list[Finding], dict[str, AuditRule]]:
                 severity=severity,
                 file=v.source,
                 line=v.line,
-                message=_message(v),
+                message=vulnerability_line(v).split(": ", 1)[1],
                 packages=(v.package,),
             )
         )

@@ -3,7 +3,7 @@ listed by reason, the ignored advisories with their reasons, then a summary."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections import Counter
 
 from envkit._text import plural
 
@@ -15,16 +15,6 @@ def _where(source: str, line: int | None) -> str:
 def vulnerability_line(v) -> str:
     """`file:line: PYSEC-... (CVE-..., GHSA-...) high 7.5: aiohttp 3.8.5 (pip): summary; fix: ...`"""
     return f"{_where(v.source, v.line)}: {v.describe()}"
-
-
-def _grouped(items: Iterable, key, label) -> list[str]:
-    groups: dict[tuple[str, str], list[str]] = {}
-    for x in items:
-        groups.setdefault(key(x), []).append(label(x))
-    return [
-        f"{source}: {what}: {plural(len(names), 'package')}: {', '.join(names)}"
-        for (source, what), names in groups.items()
-    ]
 
 
 def _unknown_licences(licences) -> list[str]:
@@ -54,11 +44,13 @@ def render_audit_text(result) -> str:
             out.append(
                 f"{lic.source}: licence {lic.status}: {lic.package} {lic.version} ({lic.manager}): {lic.spdx}"
             )
-    out += _grouped(
-        result.unknown,
-        lambda u: (u.source, f"unknown, {u.reason}"),
-        lambda u: f"{u.package} {u.version}".strip(),
-    )
+    unknown: dict[tuple[str, str], list[str]] = {}  # by source and reason
+    for u in result.unknown:
+        unknown.setdefault((u.source, u.reason), []).append(f"{u.package} {u.version}".strip())
+    out += [
+        f"{source}: unknown, {reason}: {plural(len(names), 'package')}: {', '.join(names)}"
+        for (source, reason), names in unknown.items()
+    ]
     out += _unknown_licences(result.licences)
     for v in result.ignored:
         out.append(f"{_where(v.source, v.line)}: {v.advisory.id} on {v.package} {v.version} {v.ignored}")
@@ -68,9 +60,7 @@ def render_audit_text(result) -> str:
 
 def summary_line(result) -> str:
     """`3 vulnerabilities in 2 of 120 packages (1 source); 80 clean, 38 unknown; licences: ...`"""
-    counts: dict[str, int] = {}
-    for lic in result.licences:
-        counts[lic.status] = counts.get(lic.status, 0) + 1
+    counts = Counter(lic.status for lic in result.licences)
     lic_text = ", ".join(
         f"{counts[s]} {s}" for s in ("allowed", "not-allowed", "denied", "unknown") if counts.get(s)
     )

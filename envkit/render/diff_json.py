@@ -12,9 +12,10 @@ from envkit.render.diff_notes import note_sentences
 SCHEMA = "envkit-diff/1"
 
 
-def diff_to_dict(d: EnvDiff, *, show_all: bool = False, machines=None) -> dict:
-    """The JSON-ready dict of an EnvDiff (docs/commands/diff.md).  `machines` is (profile A,
-    profile B) from envkit.machine.sides.diff_machines, or None (no `machines` key)."""
+def render_json(d: EnvDiff, *, show_all: bool = False, machines=None) -> str:
+    """The diff as pretty-printed JSON text (UTF-8, a trailing newline; docs/commands/diff.md).
+    `machines` is (profile A, profile B) from envkit.machine.sides.diff_machines, or None (no
+    `machines` key)."""
     spec = None
     if d.spec_side:
         spec = {
@@ -46,7 +47,7 @@ def diff_to_dict(d: EnvDiff, *, show_all: bool = False, machines=None) -> dict:
     if machines is not None:
         out["machines"] = machines_dict(machines)
     out["summary"] = d.summary()
-    return out
+    return json.dumps(out, indent=2, ensure_ascii=False) + "\n"
 
 
 def machines_dict(machines) -> dict:
@@ -62,10 +63,3 @@ def machines_dict(machines) -> dict:
             for label, va, vb, differs in machine_rows(a, b)
         ],
     }
-
-
-def render_json(d: EnvDiff, *, show_all: bool = False, machines=None) -> str:
-    """The diff as pretty-printed JSON text (UTF-8, a trailing newline)."""
-    return (
-        json.dumps(diff_to_dict(d, show_all=show_all, machines=machines), indent=2, ensure_ascii=False) + "\n"
-    )

@@ -58,24 +58,19 @@ def _platform_lines(d: EnvDiff, changes: list[Change]) -> list[str]:
     """The platform differences as three lines (only on A, only on B, rebuilt per platform), by
     name, as in the text report: dozens of rebuilt hashes say nothing a reviewer needs."""
     changes = sorted(changes, key=lambda c: (c.name.lower(), c.name))
-    out = []
-    for title, items in (
-        (
-            f"only on A ({d.a.platform})",
-            [f"{_code(c.name)} {present_state(c).version}" for c in changes if c.b is None],
-        ),
-        (
-            f"only on B ({d.b.platform})",
-            [f"{_code(c.name)} {present_state(c).version}" for c in changes if c.a is None],
-        ),
-        (
-            "same version, built per platform",
-            [_code(c.name) for c in changes if c.a is not None and c.b is not None],
-        ),
-    ):
-        if items:
-            out.append(f"- **{title}** ({len(items)}): " + ", ".join(items))
-    return out
+    only_a = [f"{_code(c.name)} {present_state(c).version}" for c in changes if c.b is None]
+    only_b = [f"{_code(c.name)} {present_state(c).version}" for c in changes if c.a is None]
+    rebuilt = [_code(c.name) for c in changes if c.a is not None and c.b is not None]
+    titles = (
+        f"only on A ({d.a.platform})",
+        f"only on B ({d.b.platform})",
+        "same version, built per platform",
+    )
+    return [
+        f"- **{title}** ({len(items)}): " + ", ".join(items)
+        for title, items in zip(titles, (only_a, only_b, rebuilt), strict=True)
+        if items
+    ]
 
 
 def render_markdown(d: EnvDiff, *, show_all: bool = False, machines=None) -> str:

@@ -45,7 +45,9 @@ def render_text(
     out: list[str] = []
     out += _header(d, p)
     if machines is not None:
-        out += _machine_lines(machines, p)
+        from envkit.render.machine import machine_rows
+
+        out += _ab_rows(machine_rows(*machines), p)
     for note in note_sentences(d):
         out.append(p(f"note: {note}", "dim"))
     if d.highlights:
@@ -107,12 +109,6 @@ def _header(d: EnvDiff, p: _Painter) -> list[str]:
     return lines
 
 
-def _machine_lines(machines, p: _Painter) -> list[str]:
-    from envkit.render.machine import machine_rows
-
-    return _ab_rows(machine_rows(*machines), p)
-
-
 def _highlights(d: EnvDiff, p: _Painter) -> list[str]:
     both = d.a.concrete and d.b.concrete  # a spec's range is not "different" from a version
     rows = [(label, a or NONE, b or NONE) for label, a, b in d.highlights]
@@ -131,20 +127,15 @@ def _ab_rows(rows: list[tuple[str, str, str, bool]], p: _Painter) -> list[str]:
     return out
 
 
-def _labels_text(labels: tuple[str, ...], common: set[str]) -> str:
-    shown = [x for x in labels if x not in common]
-    return f" ({', '.join(shown)})" if shown else ""
-
-
 def _state_text(s: PackageState | None, other: PackageState | None, *, show_channel: bool) -> str:
     if s is None:
         return NONE
     common = set(other.labels) if other is not None else set()
-    common &= set(s.labels)
     text = s.version or "(any)"
     if s.build:
         text += f" {s.build}"
-    text += _labels_text(s.labels, common)
+    shown = [x for x in s.labels if x not in common]
+    text += f" ({', '.join(shown)})" if shown else ""
     if s.manager == "pip":
         text += " [pip]" if s.name == (other.name if other else s.name) else f" [pip: {s.name}]"
     elif show_channel and s.channel:

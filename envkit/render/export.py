@@ -148,24 +148,20 @@ def _conda_entries(env, spec, no_builds: bool) -> list[dict]:
 
 def _pip_entries(env, spec) -> list[dict]:
     """The JSON export's pip packages, each with the entry `spec`'s pip section writes for it."""
-    pip_by_name = {d.name: d for d in env.pip_dists}
-    packages = []
-    for entry, d in zip(
-        spec.pip, sorted(env.pip_dists, key=lambda d: (d.name.lower(), d.version)), strict=False
-    ):
-        dist = pip_by_name.get(d.name, d)
-        packages.append(
-            {
-                "manager": "pip",
-                "name": dist.name,
-                "version": dist.version,
-                "installer": dist.installer,
-                "url": dist.url,
-                "vcs": dist.vcs,
-                "commit": dist.commit,
-                "editable": dist.editable,
-                "sha256": dist.sha256,
-                "spec": entry.text,
-            }
-        )
-    return packages
+    pip_by_name = {d.name: d for d in env.pip_dists}  # the last dist of each name
+    dists = [pip_by_name[d.name] for d in sorted(env.pip_dists, key=lambda d: (d.name.lower(), d.version))]
+    return [
+        {
+            "manager": "pip",
+            "name": dist.name,
+            "version": dist.version,
+            "installer": dist.installer,
+            "url": dist.url,
+            "vcs": dist.vcs,
+            "commit": dist.commit,
+            "editable": dist.editable,
+            "sha256": dist.sha256,
+            "spec": entry.text,
+        }
+        for entry, dist in zip(spec.pip, dists, strict=False)
+    ]

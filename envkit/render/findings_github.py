@@ -24,14 +24,9 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def render_findings_github(
-    findings: Sequence[Finding],
-    *,
-    checked: Sequence[str] = (),
-    fixed: Sequence = (),
-    environments: Sequence[str] = (),
-) -> str:
-    """One workflow command per finding, then the text summary line (plain output)."""
+def render_findings_github(findings: Sequence[Finding], **summary: Sequence) -> str:
+    """One workflow command per finding, then the text summary line (plain output; `summary`:
+    its keywords, checked/fixed/environments)."""
     from envkit.render.findings_text import summary_line
 
     out = []
@@ -41,5 +36,5 @@ def render_findings_github(
             props.append(f"line={f.line}")
         props.append(f"title={escape_property(f'envkit {f.rule} ({f.severity})')}")
         out.append(f"::{LEVEL[f.severity]} {','.join(props)}::{escape_data(f.message)}")
-    out.append(summary_line(findings, checked=checked, fixed=fixed, environments=environments))
+    out.append(summary_line(findings, **summary))
     return "\n".join(out) + "\n"

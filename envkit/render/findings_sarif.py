@@ -34,10 +34,6 @@ def _uri(path: str) -> tuple[str, str | None]:
     return quote(p), "%SRCROOT%"
 
 
-def _rule_name(rule_id: str) -> str:
-    return "".join(part.capitalize() for part in rule_id.split("-"))
-
-
 def render_findings_sarif(findings: Sequence[Finding], *, rules: dict | None = None) -> str:
     """The SARIF log as JSON text (ends with a newline)."""
     from envkit import __version__
@@ -74,7 +70,7 @@ def _driver_rule(r) -> dict:
     text = f"{r.summary}\n\n{r.description}"
     return {
         "id": r.name,
-        "name": _rule_name(r.name),
+        "name": "".join(part.capitalize() for part in r.name.split("-")),  # CondaPipDuplicate
         "shortDescription": {"text": r.summary},
         "fullDescription": {"text": r.description.strip()},
         "help": {

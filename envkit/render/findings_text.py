@@ -17,21 +17,16 @@ def finding_line(f: Finding) -> str:
     return f"{location(f)}: {f.severity} {f.rule}: {f.message}"
 
 
-def render_findings_text(
-    findings: Sequence[Finding],
-    *,
-    checked: Sequence[str] = (),
-    fixed: Sequence = (),
-    environments: Sequence[str] = (),
-) -> str:
+def render_findings_text(findings: Sequence[Finding], *, fixed: Sequence = (), **summary: Sequence) -> str:
     """The text report: fixes applied (if any), one line per finding, and a summary line.
 
-    `checked` names the files checked and `environments` the live environments (for the summary)."""
+    `summary`: the summary line's other keywords, `checked` (the files checked) and `environments`
+    (the live environments)."""
     out: list[str] = []
     for x in fixed:
         out.append(f"{location(x)}: fixed {x.rule}: {x.description}")
     out += [finding_line(f) for f in findings]
-    out.append(summary_line(findings, checked=checked, fixed=fixed, environments=environments))
+    out.append(summary_line(findings, fixed=fixed, **summary))
     return "\n".join(out) + "\n"
 
 

@@ -16,9 +16,9 @@ _KEYS = {
 }
 
 
-def fleet_to_dict(r: FleetReport) -> dict:
-    """The JSON-ready dict of a FleetReport."""
-    return {
+def render_fleet_json(r: FleetReport) -> str:
+    """The FleetReport as JSON text (a trailing newline)."""
+    doc = {
         "schema": SCHEMA,
         "same": r.same,
         "hosts": r.hosts,
@@ -30,6 +30,7 @@ def fleet_to_dict(r: FleetReport) -> dict:
         "packages": list(r.packages),
         "warnings": list(r.warnings),
     }
+    return json.dumps(doc, indent=2) + "\n"
 
 
 def _group(g: Group) -> dict:
@@ -81,7 +82,3 @@ def _group(g: Group) -> dict:
         "versions": dict(g.versions),
         "lock": lock,
     }
-
-
-def render_fleet_json(r: FleetReport) -> str:
-    return json.dumps(fleet_to_dict(r), indent=2) + "\n"

@@ -8,17 +8,13 @@ from __future__ import annotations
 def reason_text(reason) -> str:
     """Why a package moved (a `envkit.lock.relock.Reason`), in words."""
     kind = reason.kind
-    if kind == "asked":
-        return "asked to update"
     if kind == "spec":
         return f"the spec asks for {reason.spec}" + (f" ({reason.where})" if reason.where else "")
-    if kind == "cutoff":
-        return "uploaded after the exclude-newer cutoff"
-    if kind == "forced":
-        return f"forced by {reason.by}"
-    if kind == "needed":
-        return f"needed by {reason.by}"
+    if kind in ("forced", "needed"):
+        return f"{kind} by {reason.by}"
     return {
+        "asked": "asked to update",
+        "cutoff": "uploaded after the exclude-newer cutoff",
         "in-spec": "in the spec",
         "unneeded": "no longer needed",
         "solve": "moved by the solve",
@@ -26,12 +22,6 @@ def reason_text(reason) -> str:
         "new": "new",
         "pip": "re-resolved by pip",
     }.get(kind, kind)
-
-
-def _short_pair(old: str, new: str) -> tuple[str, str]:
-    """Versions alone when they differ (`1.0 → 2.0`), with builds when only the build moved."""
-    ov, nv = old.split(" ")[0], new.split(" ")[0]
-    return (ov, nv) if ov != nv else (old, new)
 
 
 def move_text(m) -> str:
@@ -45,22 +35,22 @@ def move_text(m) -> str:
     if m.old == m.new:
         change = f"{m.name} {m.new} (unchanged)"
     else:
-        old, new = _short_pair(m.old, m.new)
+        # versions alone when they differ (`1.0 → 2.0`), with builds when only the build moved
+        old, new = m.old.split(" ")[0], m.new.split(" ")[0]
+        if old == new:
+            old, new = m.old, m.new
         change = f"{m.name} {old} → {new}"
     return f"{change} ({why})"
-
-
-def untimed_text(platform: str, count: int) -> str:
-    return (
-        f"{platform}: {count} record(s) have no upload time (no indexed_timestamp or timestamp); "
-        "the exclude-newer cutoff cannot judge them, so they were kept"
-    )
 
 
 def lock_warnings(result) -> list[str]:
     """The warnings of a spec lock (`SpecLockResult`), in words: the solver's notes, then the
     records a cutoff could not judge."""
-    return list(result.warnings) + [untimed_text(p, n) for p, n in result.untimed]
+    return list(result.warnings) + [
+        f"{p}: {n} record(s) have no upload time (no indexed_timestamp or timestamp); "
+        "the exclude-newer cutoff cannot judge them, so they were kept"
+        for p, n in result.untimed
+    ]
 
 
 def render_lock_text(result, *, spec_file: str, output: str) -> str:
