@@ -55,19 +55,16 @@ def cuda_from_int(value: int | None) -> str | None:
 
 def gpus_from_nvml(nvml: dict) -> tuple[str | None, str | None, tuple[Gpu, ...]]:
     """(driver, newest CUDA, GPUs) from the probe's recorded NVML answers."""
-    gpus: list[Gpu] = []
-    for g in nvml.get("gpus") or ():
-        cc = g.get("cc")
-        mem = g.get("memory")
-        gpus.append(
-            Gpu(
-                index=int(g.get("index", len(gpus))),
-                name=str(g.get("name") or ""),
-                compute_capability=f"{cc[0]}.{cc[1]}" if cc else None,
-                memory_mib=int(mem) // (1024 * 1024) if mem else None,
-            )
+    gpus = tuple(
+        Gpu(
+            index=int(g.get("index", i)),
+            name=str(g.get("name") or ""),
+            compute_capability=f"{g['cc'][0]}.{g['cc'][1]}" if g.get("cc") else None,
+            memory_mib=int(g["memory"]) // (1024 * 1024) if g.get("memory") else None,
         )
-    return nvml.get("driver") or None, cuda_from_int(nvml.get("cuda_driver_version")), tuple(gpus)
+        for i, g in enumerate(nvml.get("gpus") or ())
+    )
+    return nvml.get("driver") or None, cuda_from_int(nvml.get("cuda_driver_version")), gpus
 
 
 def gpus_from_smi(query: str, banner: str | None) -> tuple[str | None, str | None, tuple[Gpu, ...]]:
