@@ -196,11 +196,8 @@ def rattler_virtual_packages() -> tuple[tuple[str, str, str], ...] | None:
         found = VirtualPackage.detect(VirtualPackageOverrides.from_env())
     except Exception:  # py-rattler's detection errors are not ours to crash on
         return None
-    out = []
-    for vp in found:
-        g = vp.into_generic()
-        out.append((str(g.name.normalized), str(g.version), str(g.build_string)))
-    return tuple(out)
+    generic = (vp.into_generic() for vp in found)
+    return tuple((str(g.name.normalized), str(g.version), str(g.build_string)) for g in generic)
 
 
 def detect_local() -> MachineProfile:
