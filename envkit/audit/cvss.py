@@ -45,10 +45,4 @@ def rating(score: float, major: int = 3) -> str:
         return "low" if score < 4.0 else "medium" if score < 7.0 else "high"
     if score == 0:
         return "none"
-    if score < 4.0:
-        return "low"
-    if score < 7.0:
-        return "medium"
-    if score < 9.0:
-        return "high"
-    return "critical"
+    return "low" if score < 4.0 else "medium" if score < 7.0 else "high" if score < 9.0 else "critical"

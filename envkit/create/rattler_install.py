@@ -104,14 +104,10 @@ def _install_error(exc: Exception) -> IntegrityError | BackendError:
             r"got (?P<got>[0-9a-f]+)",
             text,
         )
-        detail = (
-            (
-                f" ({file_name(m.group('url'))}: the lock says {m.group('want')}, the download has "
-                f"{m.group('got')})"
-            )
-            if m
-            else ""
-        )
+        detail = ""
+        if m:
+            url, want, got = m.group("url", "want", "got")
+            detail = f" ({file_name(url)}: the lock says {want}, the download has {got})"
         return IntegrityError(
             f"a package does not match the hash recorded in the lock{detail}; nothing was installed",
             text=text,

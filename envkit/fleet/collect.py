@@ -68,14 +68,12 @@ def plan(
     jobs = _distinct_labels(jobs)
     seen: dict[str, Job] = {}
     dups: dict[str, list[str]] = {}
-    out: list[Job] = []
     for j in jobs:
         if j.host in seen:
             dups.setdefault(j.host, [_named(seen[j.host])]).append(_named(j))
-            continue
-        seen[j.host] = j
-        out.append(j)
-    return out, list(dups.items())
+        else:
+            seen[j.host] = j
+    return list(seen.values()), list(dups.items())
 
 
 def _distinct_labels(jobs: list[Job]) -> list[Job]:

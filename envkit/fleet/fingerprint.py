@@ -13,6 +13,7 @@ macOS, and the x86-64 (or other) CPU level.
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from dataclasses import dataclass
 
 from envkit.machine.profile import MachineProfile
@@ -164,10 +165,7 @@ def machine_class(profile: MachineProfile) -> MachineClass:
     driver = "none"
     if p.driver or p.driver_cuda:
         driver = f"{p.driver or '?'}" + (f" (CUDA {p.driver_cuda})" if p.driver_cuda else "")
-    counts: dict[str, int] = {}
-    for g in p.gpus:
-        name = f"{g.name} ({g.sm})" if g.sm else g.name
-        counts[name] = counts.get(name, 0) + 1
+    counts = Counter(f"{g.name} ({g.sm})" if g.sm else g.name for g in p.gpus)
     gpus = ", ".join(f"{n}x {name}" if n > 1 else name for name, n in sorted(counts.items())) or "none"
     libc = f"glibc {p.glibc}" if p.glibc else (f"macOS {p.macos}" if p.macos else "—")
     # over ssh only the x86-64 level is known; locally rattler names the microarchitecture too

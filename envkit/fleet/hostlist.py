@@ -125,6 +125,7 @@ def fold(hosts) -> str:
     -> `node[001-003],gpu7`.  Names are grouped by what surrounds their last number (and its
     width), in the order each group first appears; numbers ascend within a group."""
     import re
+    from itertools import groupby
 
     pat = re.compile(r"^(.*?)(\d+)(\D*)$")
     groups: dict[tuple[str, str, int], list[int]] = {}
@@ -152,14 +153,9 @@ def fold(hosts) -> str:
             out.append(f"{prefix}{str(nums[0]).zfill(width)}{suffix}")
             continue
         spans = []
-        start = prev = nums[0]
-        for n in nums[1:] + [None]:
-            if n is not None and n == prev + 1:
-                prev = n
-                continue
-            a, b = str(start).zfill(width), str(prev).zfill(width)
-            spans.append(a if start == prev else f"{a}-{b}")
-            if n is not None:
-                start = prev = n
+        for _, pairs in groupby(enumerate(nums), key=lambda t: t[1] - t[0]):  # runs of consecutive numbers
+            run = [n for _, n in pairs]
+            a, b = str(run[0]).zfill(width), str(run[-1]).zfill(width)
+            spans.append(a if len(run) == 1 else f"{a}-{b}")
         out.append(f"{prefix}[{','.join(spans)}]{suffix}")
     return ",".join(out)

@@ -144,10 +144,8 @@ class Grouper:
     ) -> FleetReport:
         """The FleetReport.  `lock` (a model) is compared with every group; `check_machine`
         (lock model, profile) -> findings gives the machine findings per group."""
-        keys = list(self._members)
-        # machine classes only group hosts when some host has a profile
-        order = {k: i for i, k in enumerate(keys)}
-        keys.sort(key=lambda k: (-len(self._members[k]), order[k]))
+        # the largest group first; among groups of one size, the first read first (a stable sort)
+        keys = sorted(self._members, key=lambda k: -len(self._members[k]))
         # a majority is more than half of the hosts read; else the largest group is only the
         # reference the others are compared with
         is_majority = bool(keys) and 2 * len(self._members[keys[0]]) > sum(map(len, self._members.values()))

@@ -44,10 +44,7 @@ def arch_row(torch: str, cuda: str) -> ArchRow | None:
     """The row for torch `2.7.1` built with CUDA `12.8`, or None when the table has none."""
     minor = ".".join(torch.split("+")[0].split(".")[:2])
     mm = major_minor(cuda)
-    for r in arch_table()[0]:
-        if r.torch == minor and r.cuda == mm:
-            return r
-    return None
+    return next((r for r in arch_table()[0] if r.torch == minor and r.cuda == mm), None)
 
 
 def runs_on(row: ArchRow, cc: str) -> str | None:

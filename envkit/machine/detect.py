@@ -55,19 +55,16 @@ def cuda_from_int(value: int | None) -> str | None:
 
 def gpus_from_nvml(nvml: dict) -> tuple[str | None, str | None, tuple[Gpu, ...]]:
     """(driver, newest CUDA, GPUs) from the probe's recorded NVML answers."""
-    gpus: list[Gpu] = []
-    for g in nvml.get("gpus") or ():
-        cc = g.get("cc")
-        mem = g.get("memory")
-        gpus.append(
-            Gpu(
-                index=int(g.get("index", len(gpus))),
-                name=str(g.get("name") or ""),
-                compute_capability=f"{cc[0]}.{cc[1]}" if cc else None,
-                memory_mib=int(mem) // (1024 * 1024) if mem else None,
-            )
+    gpus = tuple(
+        Gpu(
+            index=int(g.get("index", i)),
+            name=str(g.get("name") or ""),
+            compute_capability=f"{g['cc'][0]}.{g['cc'][1]}" if g.get("cc") else None,
+            memory_mib=int(g["memory"]) // (1024 * 1024) if g.get("memory") else None,
         )
-    return nvml.get("driver") or None, cuda_from_int(nvml.get("cuda_driver_version")), tuple(gpus)
+        for i, g in enumerate(nvml.get("gpus") or ())
+    )
+    return nvml.get("driver") or None, cuda_from_int(nvml.get("cuda_driver_version")), gpus
 
 
 def gpus_from_smi(query: str, banner: str | None) -> tuple[str | None, str | None, tuple[Gpu, ...]]:
@@ -199,11 +196,8 @@ def rattler_virtual_packages() -> tuple[tuple[str, str, str], ...] | None:
         found = VirtualPackage.detect(VirtualPackageOverrides.from_env())
     except Exception:  # py-rattler's detection errors are not ours to crash on
         return None
-    out = []
-    for vp in found:
-        g = vp.into_generic()
-        out.append((str(g.name.normalized), str(g.version), str(g.build_string)))
-    return tuple(out)
+    generic = (vp.into_generic() for vp in found)
+    return tuple((str(g.name.normalized), str(g.version), str(g.build_string)) for g in generic)
 
 
 def detect_local() -> MachineProfile:

@@ -207,20 +207,12 @@ def cuda_claims(pkgs: Sequence[LockedPackage]) -> list[CudaClaim]:
 def cuda_issues(pkgs: Sequence[LockedPackage], profile: MachineProfile) -> list[Issue]:
     """The CUDA the packages carry against the machine's driver: the most demanding claim of each
     CUDA major, once.  No driver: a warning (CUDA code falls back to the CPU or fails)."""
-    claims = cuda_claims(pkgs)
-    if not claims:
-        return []
     worst: dict[str, CudaClaim] = {}
-    for c in claims:
+    for c in cuda_claims(pkgs):
         major = c.cuda.split(".")[0]
         if major not in worst or version_key(c.cuda) > version_key(worst[major].cuda):
             worst[major] = c
-    out = []
-    for c in worst.values():
-        issue = _cuda_issue(c, profile)
-        if issue is not None:
-            out.append(issue)
-    return out
+    return [issue for c in worst.values() if (issue := _cuda_issue(c, profile)) is not None]
 
 
 def _cuda_issue(c: CudaClaim, profile: MachineProfile) -> Issue | None:

@@ -67,10 +67,7 @@ class MachineProfile:
 
     def virtual_package(self, name: str) -> tuple[str, str] | None:
         """(version, build) of virtual package `name` (`__glibc`), or None when the machine has none."""
-        for n, v, b in self.virtual_packages:
-            if n == name:
-                return v, b
-        return None
+        return next(((v, b) for n, v, b in self.virtual_packages if n == name), None)
 
     def to_dict(self) -> dict:
         """The profile as its JSON document (keys in a fixed order)."""

@@ -43,8 +43,7 @@ def diff_machines(
             chosen.append(src.machine)
         else:
             chosen.append(None)
-    elsewhere = any(p is not None for p in chosen)
-    if not elsewhere:
+    if all(p is None for p in chosen):
         return None
     mine = None
     for i, (src, given) in enumerate(((a, machine_a), (b, machine_b))):

@@ -105,8 +105,10 @@ def test_overrides() -> dict:
 
 
 def probe_config(target: Target, mode: str, require_cuda: bool) -> dict:
-    """The probe's --config: the mode, whether CUDA is required, the target prefix, the overrides
-    of ENVKIT_SMOKE_TEST_CONFIG."""
+    """The probe's --config: the mode (UsageError for an unknown one), whether CUDA is required,
+    the target prefix, the overrides of ENVKIT_SMOKE_TEST_CONFIG."""
+    if mode not in DEFAULT_TIMEOUT:
+        raise UsageError(f"unknown smoke mode {mode!r}")
     config: dict = {"mode": mode, "require_cuda": bool(require_cuda)}
     if target.prefix:
         config["prefix"] = target.prefix  # conda-meta of the target, for the CUDA-pin checks
@@ -140,14 +142,11 @@ def run_smoke(
     """
     from envkit import _proc
 
-    if mode not in DEFAULT_TIMEOUT:
-        raise UsageError(f"unknown smoke mode {mode!r}")
-    overall = float(timeout) if timeout else DEFAULT_TIMEOUT[mode]
     config = probe_config(target, mode, require_cuda)
+    overall = float(timeout) if timeout else DEFAULT_TIMEOUT[mode]
     scratch = Path(tempfile.mkdtemp(prefix="envkit-smoke-"))
     probe = scratch / "envkit_smoke_probe"
     shutil.copytree(PROBE, probe, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    env = probe_env(target)
     st = _State()
     start = time.monotonic()
 
@@ -156,15 +155,14 @@ def run_smoke(
         if ev is not None and on_event is not None:
             on_event(ev)
 
-    argv = [target.python, str(probe), "--config", json.dumps(config, sort_keys=True)]
     try:
         # stream's own timeout is only a backstop: the deadline carries the overall limit.
         result = _proc.stream(
-            argv,
+            [target.python, str(probe), "--config", json.dumps(config, sort_keys=True)],
             on_line=handle,
             deadline=lambda: st.deadline(start, overall),
             timeout=overall + 30,
-            env=env,
+            env=probe_env(target),
             cwd=str(scratch),
             what="smoke probe",
         )
@@ -175,33 +173,17 @@ def run_smoke(
         if not keep:
             shutil.rmtree(scratch, ignore_errors=True)
     elapsed = time.monotonic() - start
-    report = _report(target, st, result, elapsed, overall, config, bool(timeout), scratch if keep else None)
-    if report.get("hung") and on_event is not None:
-        on_event({"event": "hung", **report["hung"]})
-    return report
-
-
-def _report(
-    target: Target,
-    st: _State,
-    result,
-    elapsed: float,
-    overall: float,
-    config: dict,
-    overall_given: bool,
-    kept: Path | None,
-) -> dict:
-    """The report of a probe run (`result`); with the probe's output kept in `kept`, the scratch
-    folder, when the run keeps it."""
-    if kept is not None:
-        (kept / "probe.stdout").write_text(result.stdout)
-        (kept / "probe.stderr").write_text(result.stderr)
+    if keep:  # the probe's output, kept with its scratch folder
+        (scratch / "probe.stdout").write_text(result.stdout)
+        (scratch / "probe.stderr").write_text(result.stderr)
     report = assemble(
-        target, st, result, elapsed=elapsed, overall=overall, config=config, overall_given=overall_given
+        target, st, result, elapsed=elapsed, overall=overall, config=config, overall_given=bool(timeout)
     )
     report["machine"] = host_machine()
-    if kept is not None:
-        report["scratch"] = str(kept)
+    if keep:
+        report["scratch"] = str(scratch)
+    if report.get("hung") and on_event is not None:
+        on_event({"event": "hung", **report["hung"]})
     return report
 
 

@@ -137,25 +137,22 @@ def render_compatibility_markdown(matrix: Matrix) -> str:
             f"{r.default_cuda_source} | {_refs(r.sources)} |"
         )
     notes = [f"- torch {r.torch}: {r.note}" for r in reversed(matrix.releases) if r.note]
-    out += (
-        [""]
-        + (notes + [""] if notes else [])
-        + [
-            f"From torchaudio {matrix.torchaudio_stable_abi_from} on, torchaudio is built against "
-            "PyTorch's stable ABI and works with that torch and every later one [A].",
-            "",
-            "## conda-forge (`--style conda-forge`, the default)",
-            "",
-            "Specs: `pytorch=<ver>.*=cuda*` (or `=cpu*`) and `cuda-version=<X.Y>`, channels "
-            "`conda-forge` and `nodefaults`, with `channel_priority: strict`. CUDA builds "
-            "(`cuda126_mkl_py312_h…`) depend on the `__cuda` virtual package, so they install only "
-            "where an NVIDIA driver is present (or `CONDA_OVERRIDE_CUDA` is set). Python versions "
-            "follow the official wheels unless the Python column names fewer.",
-            "",
-            "| torch | CUDA | Python | sources |",
-            "|---|---|---|---|",
-        ]
-    )
+    out += [""] + (notes + [""] if notes else [])
+    out += [
+        f"From torchaudio {matrix.torchaudio_stable_abi_from} on, torchaudio is built against "
+        "PyTorch's stable ABI and works with that torch and every later one [A].",
+        "",
+        "## conda-forge (`--style conda-forge`, the default)",
+        "",
+        "Specs: `pytorch=<ver>.*=cuda*` (or `=cpu*`) and `cuda-version=<X.Y>`, channels "
+        "`conda-forge` and `nodefaults`, with `channel_priority: strict`. CUDA builds "
+        "(`cuda126_mkl_py312_h…`) depend on the `__cuda` virtual package, so they install only "
+        "where an NVIDIA driver is present (or `CONDA_OVERRIDE_CUDA` is set). Python versions "
+        "follow the official wheels unless the Python column names fewer.",
+        "",
+        "| torch | CUDA | Python | sources |",
+        "|---|---|---|---|",
+    ]
     for row in reversed(matrix.conda_forge):
         py = ", ".join(row.python) if row.python else "as the wheels"
         out.append(

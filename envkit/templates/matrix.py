@@ -60,11 +60,7 @@ def _templates_dir() -> str:
 
 def vkey(version: str) -> tuple[int, ...]:
     """A sort key for dotted numeric versions (`12.10` after `12.9`); non-numeric parts are 0."""
-    out = []
-    for part in version.split("."):
-        m = re.match(r"\d+", part)
-        out.append(int(m.group()) if m else 0)
-    return tuple(out)
+    return tuple(int(m.group()) if (m := re.match(r"\d+", part)) else 0 for part in version.split("."))
 
 
 _MINOR = re.compile(r"^\s*v?(\d+)\.(\d+)(?:\.(\d+))?")

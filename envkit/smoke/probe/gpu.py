@@ -157,14 +157,14 @@ class GpuChecks(ProbeState):
             raise Skip("CUDA not available")
         if self.environment["torch"]["hip"]:
             raise Skip("ROCm build: gfx arch checks are not implemented")
-        verdicts = []
-        for ix, d in device_groups(cinfo["devices"]):
-            verdicts.append(
+        return _combine(
+            [
                 arch_verdict(
                     capability_tuple(d["capability"]), cinfo["arch_list"], f"{_count(ix)}{d['name']}"
                 )
-            )
-        return _combine(verdicts)
+                for ix, d in device_groups(cinfo["devices"])
+            ]
+        )
 
     def check_driver(self) -> str:
         t = self.environment["torch"]

@@ -105,14 +105,19 @@ def measure_point(
     }
 
 
-def _steady_and_startup(point: dict) -> tuple[float, float] | None:
-    """(steady seconds per batch, start-up seconds per epoch) of a measured point, or None."""
+def _full_rate(point: dict, samples: int, epochs: int, batch_size: int, startups: int) -> float | None:
+    """Samples/s of `point` over `samples` x `epochs` with its workers started `startups` times:
+    its steady time per batch (the batches after each epoch's first) scaled to the full number of
+    batches, plus the start-up each first batch took beyond that; its own samples/s when one
+    batch per epoch leaves nothing to tell them apart."""
     dt, n, e = point.get("seconds") or 0.0, point.get("batches") or 0, point.get("epochs") or 1
     first = point.get("first_batch_seconds") or 0.0
     if dt <= 0 or n <= e:
-        return None
+        return point.get("samples_per_s")
     per_batch = max(dt - first, 0.0) / (n - e)
-    return per_batch, max(first - e * per_batch, 0.0) / e
+    startup = max(first - e * per_batch, 0.0) / e
+    t_full = startup * startups + per_batch * (-(-samples // batch_size) * epochs)
+    return round(samples * epochs / t_full, 2) if t_full > 0 else point.get("samples_per_s")
 
 
 def persistent_estimate(point: dict, samples: int, epochs: int, batch_size: int) -> dict:
@@ -120,12 +125,7 @@ def persistent_estimate(point: dict, samples: int, epochs: int, batch_size: int)
     the workers start once instead of once per epoch."""
     est = {k: v for k, v in point.items() if k not in ("measured_samples_per_s",)}
     est.update(persistent_workers=True, estimated=True, extrapolated=True)
-    parts = _steady_and_startup(point)
-    if parts is None:
-        return est
-    per_batch, startup = parts
-    t_full = startup + per_batch * (-(-samples // batch_size) * epochs)
-    est["samples_per_s"] = round(samples * epochs / t_full, 2) if t_full > 0 else point.get("samples_per_s")
+    est["samples_per_s"] = _full_rate(point, samples, epochs, batch_size, 1)
     return est
 
 
@@ -133,16 +133,9 @@ def extrapolate(point: dict, samples: int, epochs: int, batch_size: int) -> floa
     """Samples/s that `point`, measured on fewer samples, would reach on `samples` x `epochs`.
 
     A short run overweights worker start-up, which made the quick search favour fewer workers than
-    the full sweep would.  The steady time per batch comes from the batches after each epoch's
-    first; start-up is what each first batch took beyond that; the full run keeps the start-up and
-    scales the steady part to its number of batches."""
-    parts = _steady_and_startup(point)
-    if parts is None:
-        return point.get("samples_per_s")
-    per_batch, startup = parts
-    # without persistent workers every epoch starts its workers again
-    t_full = startup * epochs + per_batch * (-(-samples // batch_size) * epochs)
-    return round(samples * epochs / t_full, 2) if t_full > 0 else point.get("samples_per_s")
+    the full sweep would.  The full run keeps the start-up of every epoch (without persistent
+    workers each starts its workers again) and scales the steady part to its number of batches."""
+    return _full_rate(point, samples, epochs, batch_size, epochs)
 
 
 def sweep_dataloader(

@@ -180,12 +180,7 @@ def sm_number(arch: str) -> int | None:
 
 def _numbered(archs: Iterable[str]) -> list[tuple[str, int]]:
     """(arch, its sm number) of each arch string that has one."""
-    out = []
-    for a in archs:
-        n = sm_number(a)
-        if n is not None:
-            out.append((a, n))
-    return out
+    return [(a, n) for a in archs if (n := sm_number(a)) is not None]
 
 
 def arch_verdict(capability: tuple[int, int], arch_list: list[str], name: str = "GPU") -> tuple[str, str]:
@@ -259,12 +254,8 @@ def cuda_pins_from_records(records: list[dict]) -> list[str]:
 
 def cuda_pins_from_dists(names: list[str]) -> list[str]:
     """Which pip distributions (names) mean "a CUDA torch was meant": NVIDIA runtime wheels."""
-    out = []
-    for n in names:
-        norm = re.sub(r"[-_.]+", "-", n).lower()
-        if norm.startswith("nvidia-cuda-runtime"):
-            out.append(f"{norm} (pip)")
-    return sorted(set(out))
+    norms = (re.sub(r"[-_.]+", "-", n).lower() for n in names)
+    return sorted({f"{norm} (pip)" for norm in norms if norm.startswith("nvidia-cuda-runtime")})
 
 
 def _combine(verdicts: list[tuple[str, str]]) -> str:
@@ -273,11 +264,10 @@ def _combine(verdicts: list[tuple[str, str]]) -> str:
     return _raise_for(worst, "; ".join(v[1] for v in verdicts) or "no devices")
 
 
+_RAISED = {"fail": Fail, "warn": Warn, "skip": Skip}
+
+
 def _raise_for(status: str, detail: str) -> str:
-    if status == "fail":
-        raise Fail(detail)
-    if status == "warn":
-        raise Warn(detail)
-    if status == "skip":
-        raise Skip(detail)
+    if status in _RAISED:
+        raise _RAISED[status](detail)
     return detail
