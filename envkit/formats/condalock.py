@@ -320,8 +320,6 @@ def split_pip_options(
     """(`metadata` without envkit's pip options, the pip options) from read `metadata` entries:
     PIP_OPTIONS_KEY and envkit's `created_by` are taken out of `custom_metadata` (dropped when
     nothing else is in it)."""
-    import json
-
     out, options = [], ()
     for k, v in metadata:
         if k == "custom_metadata":
