@@ -70,9 +70,7 @@ def _channel_parts(url: str) -> tuple[str | None, str | None]:
 def comment_block(text: str) -> str:
     """A header string -> `# ...` lines (each line of `text` prefixed with `# ` unless it already is a
     comment), ending with a newline."""
-    out = []
-    for line in text.splitlines():
-        out.append((line if line.startswith("#") else "# " + line).rstrip())
+    out = [(line if line.startswith("#") else "# " + line).rstrip() for line in text.splitlines()]
     return "\n".join(out) + "\n" if out else ""
 
 
