@@ -181,34 +181,28 @@ def _check_platform(is_spec: bool, format: str) -> None:
         )
 
 
+#: lock format -> its writer ("module:function" in envkit.formats), and whether it takes the platform
+_LOCK_WRITERS = {
+    "conda-lock": ("condalock:write_conda_lock", False),
+    "explicit": ("explicit:write_explicit", True),
+    "conda-list-json": ("condalist:write_conda_list_json", True),
+    "conda-list-export": ("condalist:write_conda_list_export", True),
+    "pylock": ("pylock:write_pylock", True),
+    "cyclonedx": ("cyclonedx:render_cyclonedx", False),
+}
+
+
 def _write_lock(lock: Lock, format: str, platform: str | None, opts: dict[str, Any]) -> str:
     """write_text for a Lock in a lock format (every format but env and the spec formats)."""
-    if format == "conda-lock":
-        from envkit.formats.condalock import write_conda_lock
-
-        return write_conda_lock(lock, **opts)
-    if format == "explicit":
-        from envkit.formats.explicit import write_explicit
-
-        return write_explicit(lock, platform, **opts)
-    if format == "conda-list-json":
-        from envkit.formats.condalist import write_conda_list_json
-
-        return write_conda_list_json(lock, platform, **opts)
-    if format == "conda-list-export":
-        from envkit.formats.condalist import write_conda_list_export
-
-        return write_conda_list_export(lock, platform, **opts)
-    if format == "pylock":
-        from envkit.formats.pylock import write_pylock
-
-        return write_pylock(lock, platform, **opts)
     if format == "uv-lock":
         raise UsageError("envkit reads uv.lock but does not write it (uv owns it); write pylock instead")
-    if format == "cyclonedx":
-        from envkit.formats.cyclonedx import render_cyclonedx
+    if format in _LOCK_WRITERS:
+        import importlib
 
-        return render_cyclonedx(lock, **opts)
+        writer, takes_platform = _LOCK_WRITERS[format]
+        module, func = writer.split(":")
+        write = getattr(importlib.import_module(f"envkit.formats.{module}"), func)
+        return write(lock, platform, **opts) if takes_platform else write(lock, **opts)
     from envkit.formats.pixiwrite import write_pixi_lock
 
     return write_pixi_lock(lock, version=7 if format == "pixi-v7" else 6, strict=True)

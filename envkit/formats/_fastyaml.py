@@ -257,20 +257,12 @@ def _key_owner(stack: list, top, top_col: int, col: int) -> tuple[int, Any]:
     at the key's column, is closed; Unsupported when there is none.  The map of a `- key:` item
     gets its `lines` when its second key comes (see _map_item)."""
     if type(top) is YamlList and top_col == col:  # a key after a list at its key's column
-        top_col, top = _close(stack)
+        top_col, top = _dedent(stack, col)
     if top_col != col or type(top) is not YamlMap:
         raise Unsupported
     if top.lines is None:
         top.lines = {next(iter(top)): top.line}
     return top_col, top
-
-
-def _close(stack: list) -> tuple[int, Any]:
-    """Close the innermost collection; the one it was in (column, collection)."""
-    stack.pop()
-    if not stack:
-        raise Unsupported
-    return stack[-1]
 
 
 def _new_key(key: str, keys_ok: set[str]) -> None:

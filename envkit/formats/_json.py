@@ -27,12 +27,10 @@ def load_json(text: str, filename: str | None, *, hint: str | None = None) -> An
         where = Where(file=filename, line=exc.lineno)
         raise ParseError(f"invalid JSON: {exc.msg}", where=where, hint=hint) from None
     except ValueError:  # int()'s: more digits than Python reads
-        from envkit.formats._util import long_int_error, long_int_line
+        from envkit.formats._util import refuse_long_int
 
-        line = long_int_line(text)
-        if line is None:
-            raise
-        raise long_int_error(Where(file=filename, line=line), ParseError) from None
+        refuse_long_int(text, filename)
+        raise
     if "\\u" in text or not text.isascii():
         _refuse_lone_surrogate(text, filename)
     return value

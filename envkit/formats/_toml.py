@@ -28,12 +28,10 @@ def load_toml(text: str, filename: str | None, what: str, *, error: type[EnvkitE
     except tomllib.TOMLDecodeError as exc:
         msg = str(exc)
     except ValueError:  # int()'s: more digits than Python reads
-        from envkit.formats._util import long_int_error, long_int_line
+        from envkit.formats._util import refuse_long_int
 
-        line = long_int_line(text)
-        if line is None:
-            raise
-        raise long_int_error(Where(file=filename, line=line), error) from None
+        refuse_long_int(text, filename, error)
+        raise
     m = re.search(r"\(at line (\d+), column \d+\)", msg)
     line = int(m.group(1)) if m else None
     entries = _requirements_lines(text) if error is ParseError else []

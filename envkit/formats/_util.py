@@ -70,9 +70,7 @@ def _channel_parts(url: str) -> tuple[str | None, str | None]:
 def comment_block(text: str) -> str:
     """A header string -> `# ...` lines (each line of `text` prefixed with `# ` unless it already is a
     comment), ending with a newline."""
-    out = []
-    for line in text.splitlines():
-        out.append((line if line.startswith("#") else "# " + line).rstrip())
+    out = [(line if line.startswith("#") else "# " + line).rstrip() for line in text.splitlines()]
     return "\n".join(out) + "\n" if out else ""
 
 
@@ -158,9 +156,9 @@ def long_int_error(where: Where, error: type[EnvkitError] = ParseError) -> Envki
 _NUMBER = r"(?<![\w.+-])[+-]?[0-9][0-9_]*(\.[0-9_]+)?([eE][+-]?[0-9_]+)?"
 
 
-def long_int_line(text: str) -> int | None:
-    """The line of the first integer in JSON or TOML `text` with more digits than Python reads
-    (their parsers' int() says only that one has); None when there is none."""
+def refuse_long_int(text: str, filename: str | None, error: type[EnvkitError] = ParseError) -> None:
+    """Raise `long_int_error` at the line of the first integer in JSON or TOML `text` with more
+    digits than Python reads (their parsers' int() says only that one has); return when there is none."""
     import sys
 
     from envkit.formats._depth import _SKIP
@@ -170,8 +168,8 @@ def long_int_line(text: str) -> int | None:
         token = m.group()
         if len(token) > limit and m.group(1) is None and m.group(2) is None and token[0] not in "\"'#":
             if sum(c.isdigit() for c in token) > limit:
-                return text.count("\n", 0, m.start()) + 1
-    return None
+                line = text.count("\n", 0, m.start()) + 1
+                raise long_int_error(Where(file=filename, line=line), error) from None
 
 
 class Fields:

@@ -68,8 +68,7 @@ def load(text: str, *, filename: str | None = None, numbers: list | None = None)
     node = _compose(text, filename)
     if node is None:
         return None
-    builder = _Builder(filename)
-    builder.numbers = numbers
+    builder = _Builder(filename, numbers)
     builder.refuse_expansion(node)
     return builder.build(node, 0)
 
@@ -151,15 +150,14 @@ def _line_text(text: str, line: int | None) -> str | None:
 
 
 class _Builder:
-    __slots__ = ("filename", "_built", "_sizes", "_scalar", "numbers")
+    __slots__ = ("filename", "_built", "_scalar", "numbers")
 
-    def __init__(self, filename: str | None) -> None:
+    def __init__(self, filename: str | None, numbers: list | None) -> None:
         import yaml
 
         self.filename = filename
-        self.numbers: list | None = None
+        self.numbers = numbers
         self._built: dict[int, object] = {}
-        self._sizes: dict[int, int] = {}
         ctor = yaml.SafeLoader("")  # only its scalar constructors are used
         self._scalar = {
             "tag:yaml.org,2002:null": lambda n: None,
@@ -174,7 +172,7 @@ class _Builder:
         """(values, characters of scalar text) the document has once every alias is expanded
         (memoized, linear; each count stops growing past its limit).  Raises ParseError for an
         alias inside the collection it names (`a: &x [*x]`), which no expansion ends."""
-        sizes = self._sizes
+        sizes: dict[int, int] = {}
         chars: dict[int, int] = {}
         open_: set[int] = set()  # the collections being counted: the path from the root
         stack = [(root, False)]

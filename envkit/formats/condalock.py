@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, cast
 
 from envkit.errors import ParseError, Remedy, UnsupportedVersionError, Where
 from envkit.formats._util import lock_version, url_parts_uncached
-from envkit.formats._yaml import YamlMap
+from envkit.formats._yaml import YamlList, YamlMap
 from envkit.formats.condalockcheck import check_platforms, validate_packages
 from envkit.formats.condalockout import PIP_OPTIONS_KEY
 from envkit.formats.pixientry import ONLY_STR
@@ -180,13 +180,10 @@ def _from_data(data, filename: str | None) -> Lock:
     raw_pkgs = top.get("package")
     if raw_pkgs is not None and not isinstance(raw_pkgs, list):
         top.items("package")  # raises the error naming the key
-    raw_pkgs = raw_pkgs or ()
-    lines = getattr(raw_pkgs, "lines", None) or ()
-    if len(lines) < len(raw_pkgs):  # not from the YAML reader: the list's own line, else none
-        lines = [*lines, *[getattr(raw_pkgs, "line", None) or None] * (len(raw_pkgs) - len(lines))]
+    raw_pkgs = raw_pkgs or YamlList()  # (the YAML readers give a YamlList: a line for each item)
     # one tuple for the same dependencies on every platform: fewer objects kept alive
     shared: dict[tuple, tuple] = {}
-    for i, (raw, line) in enumerate(zip(raw_pkgs, lines, strict=False)):
+    for i, (raw, line) in enumerate(zip(raw_pkgs, raw_pkgs.lines, strict=True)):
         fields = _package_fields(raw)
         if fields is None:  # some field is not of the type conda-lock writes: say which
             fields = _package_fields_checked(raw, Where(file=filename, line=line, key=f"package[{i}]"))
@@ -323,8 +320,6 @@ def split_pip_options(
     """(`metadata` without envkit's pip options, the pip options) from read `metadata` entries:
     PIP_OPTIONS_KEY and envkit's `created_by` are taken out of `custom_metadata` (dropped when
     nothing else is in it)."""
-    import json
-
     out, options = [], ()
     for k, v in metadata:
         if k == "custom_metadata":

@@ -165,9 +165,7 @@ class _EnvReader:
             return conda, pip, has_pip
         need_list(deps, "`dependencies:`", self.at("dependencies"))
         _refuse_too_many(deps, self.at("dependencies"))
-        lines = getattr(deps, "lines", None) or ()
-        if len(lines) != len(deps):
-            lines = [lines[i] if i < len(lines) else deps.line_of(i) for i in range(len(deps))]
+        lines = deps.lines  # (a YamlList: a line for each item)
         # the plain specs (most entries) all at once: a 100,000-entry file feels a cost per entry
         plain = parse_plain_specs(deps, lines)
         if all(plain):

@@ -315,16 +315,13 @@ def _platform_packages(
         per_platform.items(key)  # raises the error naming the key
     if not refs:
         return []
-    lines = getattr(refs, "lines", None) or ()
-    if len(lines) < len(refs):  # not from the YAML reader: the list's own line, else none
-        lines = [*lines, *[getattr(refs, "line", None) or None] * (len(refs) - len(lines))]
     out: list[LockedPackage] = []
     append = out.append
     # kind -> location -> the maker of its package, for plain references to a one-entry location
     # (kept in `parsed` under a key no id() can be: shared by the environments as the fields are)
     plain = parsed.setdefault("plain references", {})
     conda = plain.setdefault("conda", {})
-    for i, (raw, line) in enumerate(zip(refs, lines, strict=False)):
+    for i, (raw, line) in enumerate(zip(refs, refs.lines, strict=True)):  # (a YamlList: a line an item)
         if type(raw) is YamlMap and len(raw) == 1:
             # `- conda: URL` to a location of one entry, read before: the common case
             ((kind, loc),) = raw.items()
