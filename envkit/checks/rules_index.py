@@ -111,7 +111,7 @@ def _newer_than_the_index(variant: str, specifier: str) -> tuple[str, str] | Non
     from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
     from envkit.conda.buildstr import cuda_from_digits
-    from envkit.conda.cuda_compat import version_key
+    from envkit.conda.versions import version_key
     from envkit.templates import load_matrix
 
     cuda = cuda_from_digits(variant[2:])

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
-from envkit.conda.cuda_compat import version_key
 from envkit.conda.families import TORCH
+from envkit.conda.versions import version_key
 from envkit.machine.fit import Issue, major_minor, package_label
 from envkit.machine.profile import Gpu, MachineProfile
 from envkit.model import LockedPackage

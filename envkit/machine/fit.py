@@ -19,8 +19,9 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from envkit.conda.cuda_compat import compatibility, max_full_cuda_for_driver, min_driver, version_key
+from envkit.conda.cuda_compat import compatibility, max_full_cuda_for_driver, min_driver
 from envkit.conda.families import CUDA_RUNTIME, TORCH_CONDA_FAMILY
+from envkit.conda.versions import version_key
 from envkit.machine.profile import MachineProfile
 from envkit.model import LockedPackage
 

@@ -11,6 +11,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from envkit.conda.families import COMPANIONS
+from envkit.conda.versions import version_key
 from envkit.errors import EnvkitError, ParseError, Remedy, UsageError, Where
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -56,15 +57,6 @@ def _templates_dir() -> str:
         + " and ".join(os.path.join(c, _MATRIX_FILE) for c in candidates),
         hint="reinstall envkit; a wheel must ship envkit/_templates/ (see templates/README.md)",
     )
-
-
-def vkey(version: str) -> tuple[int, ...]:
-    """A sort key for dotted numeric versions (`12.10` after `12.9`); non-numeric parts are 0."""
-    out = []
-    for part in version.split("."):
-        m = re.match(r"\d+", part)
-        out.append(int(m.group()) if m else 0)
-    return tuple(out)
 
 
 _MINOR = re.compile(r"^\s*v?(\d+)\.(\d+)(?:\.(\d+))?")
@@ -186,8 +178,8 @@ class Matrix:
         if minor == want:
             return True
         if package == "torchaudio":
-            stable = vkey(self.torchaudio_stable_abi_from)
-            return vkey(minor) >= stable and vkey(minor) <= vkey(r.torch)
+            stable = version_key(self.torchaudio_stable_abi_from)
+            return version_key(minor) >= stable and version_key(minor) <= version_key(r.torch)
         return False
 
     def pythons(self, torch: str, style: str = "pip") -> tuple[str, ...]:
@@ -233,7 +225,7 @@ class Matrix:
         for row in self._rows(style):
             if row.torch == release.torch:
                 return row
-        if style == "pytorch-channel" and vkey(release.torch) > vkey(self.pytorch_channel_last):
+        if style == "pytorch-channel" and version_key(release.torch) > version_key(self.pytorch_channel_last):
             raise UsageError(
                 f"the pytorch channel stopped at torch {self.pytorch_channel_last} "
                 f"(pytorch/pytorch#138506); torch {release.torch} is not on it",
@@ -312,9 +304,9 @@ def _matrix_from(data: Mapping, path: str) -> Matrix:
         )
 
     m = Matrix(
-        releases=tuple(sorted(releases, key=lambda r: vkey(r.torch))),
-        conda_forge=tuple(sorted(rows(data["conda_forge"]), key=lambda r: vkey(r.torch))),
-        pytorch_channel=tuple(sorted(rows(data["pytorch_channel"]), key=lambda r: vkey(r.torch))),
+        releases=tuple(sorted(releases, key=lambda r: version_key(r.torch))),
+        conda_forge=tuple(sorted(rows(data["conda_forge"]), key=lambda r: version_key(r.torch))),
+        pytorch_channel=tuple(sorted(rows(data["pytorch_channel"]), key=lambda r: version_key(r.torch))),
         pytorch_channel_last=data["pytorch_channel"]["last"],
         pytorch_channel_pins=tuple(
             (p["spec"], p["why"], _t(p["sources"])) for p in data["pytorch_channel"].get("pins", ())
