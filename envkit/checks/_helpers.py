@@ -6,24 +6,13 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from envkit.conda.versions import major_minor, mm_text
+
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.model import CondaDep, EnvSpec, PipDep
     from envkit.templates.matrix import Matrix
 
-_MM = re.compile(r"^(\d+)\.(\d+)")
 _SERIES = re.compile(r"[0-9A-Za-z][0-9A-Za-z_.+!]*")
-
-
-def major_minor(version: str | None) -> tuple[int, int] | None:
-    """`3.11.4` -> (3, 11); `12` -> None; anything else -> None."""
-    if not version:
-        return None
-    m = _MM.match(version)
-    return (int(m.group(1)), int(m.group(2))) if m else None
-
-
-def mm_text(mm: tuple[int, int]) -> str:
-    return f"{mm[0]}.{mm[1]}"
 
 
 def pinned_series(dep: CondaDep) -> str | None:

@@ -8,9 +8,10 @@ from collections.abc import Iterable, Iterator
 from functools import partial
 
 from envkit.checks._build_items import BuildItem, target_items
-from envkit.checks._helpers import major_minor, mm_text, pytorch_matrix
+from envkit.checks._helpers import pytorch_matrix
 from envkit.checks.core import Context, Hit, Target, rule
 from envkit.conda import families
+from envkit.conda.versions import major_minor, mm_text
 
 #: the conda packages whose CPU build selects a CPU PyTorch (`cpuonly` does by being there)
 _CPU_SELECTORS = (*families.TORCH_BUILDS, "cpuonly", "pytorch-mutex")

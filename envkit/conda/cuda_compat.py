@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from envkit.conda.versions import version_key
+from envkit.conda.versions import minor_text, version_key
 
 #: (CUDA toolkit release, minimum Linux x86_64 driver), oldest first: the toolkit release notes.
 TOOLKIT_DRIVERS: tuple[tuple[str, str], ...] = (
@@ -59,7 +59,7 @@ MINOR_COMPAT_FLOOR: dict[int, str] = {11: "450.80.02", 12: "525.60.13", 13: "580
 def min_driver(cuda_version: str) -> str | None:
     """The driver CUDA `cuda_version` (`12.6`, `12.6.3`) shipped with (full support), or None when
     the table does not know that release."""
-    mm = ".".join(str(cuda_version).split(".")[:2])
+    mm = minor_text(cuda_version)
     return next((d for c, d in TOOLKIT_DRIVERS if c == mm), None)
 
 

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from envkit.conda.cuda_compat import MINOR_COMPAT_FLOOR, max_full_cuda_for_driver, min_driver, support
-from envkit.conda.versions import version_key
+from envkit.conda.versions import minor_text, version_key
 from envkit.errors import EnvkitError, Remedy, UsageError
-from envkit.templates.matrix import ON_STYLE, Matrix, normalize_cuda, torch_minor
+from envkit.templates.matrix import ON_STYLE, Matrix, normalize_cuda
 
 if TYPE_CHECKING:  # pragma: no cover
     from envkit._proc import Result
@@ -201,7 +201,7 @@ def _none_runs(torch: str, chosen: str, gpu: GpuInfo, have: str) -> Detection:
         chosen,
         (
             f"detected NVIDIA {have} ({gpu.source}); no CUDA variant of torch "
-            f"{torch_minor(torch)} runs on it; picked the oldest, CUDA {chosen}",
+            f"{minor_text(torch)} runs on it; picked the oldest, CUDA {chosen}",
         ),
         (warning,),
         runs=False,
@@ -251,7 +251,7 @@ def choose_detected(
         return torch, d
     alt = f"torch {runs[0]} has CUDA {runs[1].cuda}, which does; " if runs else ""
     raise UsageError(
-        f"no CUDA variant of torch {torch_minor(torch)}{ON_STYLE[style]} runs on {have} "
+        f"no CUDA variant of torch {minor_text(torch)}{ON_STYLE[style]} runs on {have} "
         f"({gpu.source}): it has {', '.join(matrix.cuda_variants(torch, style))}",
         hint=f"{alt}update the NVIDIA driver, or write a CPU environment with {{}}",
         remedy=Remedy(option="cpu", value=True),

@@ -11,7 +11,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from envkit.conda.families import COMPANIONS
-from envkit.conda.versions import version_key
+from envkit.conda.versions import minor_text, version_key
 from envkit.errors import EnvkitError, ParseError, Remedy, UsageError, Where
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -57,15 +57,6 @@ def _templates_dir() -> str:
         + " and ".join(os.path.join(c, _MATRIX_FILE) for c in candidates),
         hint="reinstall envkit; a wheel must ship envkit/_templates/ (see templates/README.md)",
     )
-
-
-_MINOR = re.compile(r"^\s*v?(\d+)\.(\d+)(?:\.(\d+))?")
-
-
-def torch_minor(version: str) -> str | None:
-    """`2.7.1+cu126` -> `2.7`; None when `version` does not start with major.minor."""
-    m = _MINOR.match(version or "")
-    return f"{int(m.group(1))}.{int(m.group(2))}" if m else None
 
 
 def normalize_cuda(text: str) -> str:
@@ -152,7 +143,7 @@ class Matrix:
 
     def find_release(self, torch: str) -> Release | None:
         """Like `release` but None instead of an error."""
-        minor = torch_minor(torch)
+        minor = minor_text(torch)
         return next((r for r in self.releases if r.torch == minor), None)
 
     def companions(self, torch: str) -> dict[str, str]:
@@ -171,7 +162,7 @@ class Matrix:
         Returns None when torch or the package is unknown to the matrix.
         """
         r = self.find_release(torch)
-        minor = torch_minor(version)
+        minor = minor_text(version)
         if r is None or minor is None or package not in COMPANIONS:
             return None
         want = r.torchvision if package == "torchvision" else r.torchaudio
@@ -202,7 +193,7 @@ class Matrix:
 
     def styles(self, torch: str) -> tuple[str, ...]:
         """The styles that offer `torch`."""
-        minor = torch_minor(torch)
+        minor = minor_text(torch)
         return tuple(s for s in STYLES if minor in self.torch_versions(s))
 
     def cuda_package(self, torch: str) -> str:

@@ -38,3 +38,48 @@ def test_a_driver_with_a_prerelease_part_is_not_full_support():
     assert Version("530.30.1b2") < Version("530.30.02")
     assert support("12.1", "530.30.1b2").how == "minor-version compatibility"
     assert support("", "530.30.02").how == "no"
+
+
+# --- major.minor: the inputs on which its five former twins answered differently
+
+
+@pytest.mark.parametrize(
+    ("version", "expected"),
+    [
+        ("3.11.4", (3, 11)),
+        ("2.7.1+cu126", (2, 7)),
+        ("3.011", (3, 11)),  # conda and PEP 440 compare numbers: 3.011 == 3.11 (one twin kept "3.011")
+        ("v2.7", (2, 7)),  # PEP 440 reads a leading `v` (two twins answered None)
+        ("12", None),  # no minor (one twin answered "12")
+        ("3_11", None),  # `_`/`-` are not release separators in PEP 440 (one twin answered "3.11")
+        ("12-4", None),  # PEP 440: 12.post4
+        ("2+cu121", None),  # one twin answered "2.cu121"
+        ("", None),
+        (None, None),
+    ],
+)
+def test_major_minor(version, expected):
+    from envkit.conda.versions import major_minor, minor_text
+
+    assert major_minor(version) == expected
+    assert minor_text(version) == (f"{expected[0]}.{expected[1]}" if expected else None)
+    if expected and version:
+        assert Version(version.lstrip("v").split("+")[0]) >= Version(f"{expected[0]}.{expected[1]}")
+
+
+def test_min_driver_reads_a_zero_padded_minor():
+    from envkit.conda.cuda_compat import min_driver
+
+    # 12.06 is 12.6 in conda's order; min_driver cut the text and missed the table row
+    assert Version("12.06") == Version("12.6")
+    assert min_driver("12.06") == min_driver("12.6") == "560.28.03"
+
+
+def test_a_diff_shows_a_version_without_a_minor_whole():
+    from envkit.envdiff.versions import _major_minor
+
+    assert (_major_minor("12.1.105"), _major_minor("11"), _major_minor("2+cu121")) == (
+        "12.1",
+        "11",
+        "2+cu121",
+    )
