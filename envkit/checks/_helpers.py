@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from envkit.conda.versions import major_minor, mm_text
+from envkit.conda.versions import major_minor, minor_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.model import CondaDep, EnvSpec, PipDep
@@ -44,14 +44,21 @@ def pip_pinned_version(dep: PipDep) -> str | None:
     return None
 
 
-def spec_python(spec: EnvSpec) -> str | None:
-    """The Python major.minor a spec pins (`python=3.11`, `python==3.11.4`, `python=3.11.4=h..`)."""
+def pinned_python(spec: EnvSpec) -> str | None:
+    """The Python version a spec pins, micro kept (`python=3.11`, `python==3.11.4`,
+    `python=3.11.4=h..`, `python=3.13.0rc1`); a pin without a minor (`python=3`: every 3.x) is
+    none."""
     for d in spec.conda:
         if d.name == "python":
-            mm = major_minor(pinned_series(d))
-            if mm:
-                return mm_text(mm)
+            v = pinned_series(d)
+            if major_minor(v):
+                return v
     return None
+
+
+def spec_python(spec: EnvSpec) -> str | None:
+    """The Python major.minor a spec pins (`pinned_python`): what builds and wheels are tagged for."""
+    return minor_text(pinned_python(spec))
 
 
 def pytorch_matrix() -> Matrix | None:
