@@ -8,8 +8,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from envkit.checks._helpers import major_minor, mm_text, pinned_series, pip_pinned_version
+from envkit.checks._helpers import pinned_series, pip_pinned_version
 from envkit.conda import families
+from envkit.conda.versions import major_minor, mm_text
 from envkit.model import pep503
 
 if TYPE_CHECKING:  # pragma: no cover

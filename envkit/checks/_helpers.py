@@ -6,24 +6,13 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from envkit.conda.versions import major_minor, minor_text
+
 if TYPE_CHECKING:  # pragma: no cover
     from envkit.model import CondaDep, EnvSpec, PipDep
     from envkit.templates.matrix import Matrix
 
-_MM = re.compile(r"^(\d+)\.(\d+)")
 _SERIES = re.compile(r"[0-9A-Za-z][0-9A-Za-z_.+!]*")
-
-
-def major_minor(version: str | None) -> tuple[int, int] | None:
-    """`3.11.4` -> (3, 11); `12` -> None; anything else -> None."""
-    if not version:
-        return None
-    m = _MM.match(version)
-    return (int(m.group(1)), int(m.group(2))) if m else None
-
-
-def mm_text(mm: tuple[int, int]) -> str:
-    return f"{mm[0]}.{mm[1]}"
 
 
 def pinned_series(dep: CondaDep) -> str | None:
@@ -55,14 +44,21 @@ def pip_pinned_version(dep: PipDep) -> str | None:
     return None
 
 
-def spec_python(spec: EnvSpec) -> str | None:
-    """The Python major.minor a spec pins (`python=3.11`, `python==3.11.4`, `python=3.11.4=h..`)."""
+def pinned_python(spec: EnvSpec) -> str | None:
+    """The Python version a spec pins, micro kept (`python=3.11`, `python==3.11.4`,
+    `python=3.11.4=h..`, `python=3.13.0rc1`); a pin without a minor (`python=3`: every 3.x) is
+    none."""
     for d in spec.conda:
         if d.name == "python":
-            mm = major_minor(pinned_series(d))
-            if mm:
-                return mm_text(mm)
+            v = pinned_series(d)
+            if major_minor(v):
+                return v
     return None
+
+
+def spec_python(spec: EnvSpec) -> str | None:
+    """The Python major.minor a spec pins (`pinned_python`): what builds and wheels are tagged for."""
+    return minor_text(pinned_python(spec))
 
 
 def pytorch_matrix() -> Matrix | None:

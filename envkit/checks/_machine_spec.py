@@ -8,11 +8,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from envkit.conda.buildstr import option_variant, variant_cuda
 from envkit.conda.families import CUDA_RUNTIME
 from envkit.machine.fit import _NVIDIA_WHEEL, package_label
 from envkit.model import EnvSpec, LockedPackage, PipDep
 
-_WHL_CUDA = re.compile(r"/whl/(?:nightly/)?cu(?P<major>\d{2,3}?)(?P<minor>\d)(?:/|$)")
 _JAX_CUDA = re.compile(r"^cuda(?P<major>\d+)")
 _LOWER = re.compile(r"(?:^|,)\s*(?:==|>=|~=|>)\s*(?P<v>\d+(?:\.\d+)*)")
 #: `tensorflow[and-cuda]` pulls CUDA 12 wheels (nvidia-*-cu12) from TensorFlow 2.15 on
@@ -92,9 +92,9 @@ def _cuda_index(spec: EnvSpec) -> tuple[str, int | None, bool] | None:
         if p.kind != "option":
             continue
         extras += p.text.lstrip().startswith("--extra-index-url")
-        m = _WHL_CUDA.search(p.text)
-        if m:
-            found = (f"{int(m.group('major'))}{m.group('minor')}", p.line)
+        variant = option_variant(p.text) or ""
+        if variant_cuda(variant):
+            found = (variant[2:], p.line)
     return (*found, extras > 0) if found is not None else None
 
 

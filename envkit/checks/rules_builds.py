@@ -7,8 +7,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
-from envkit.checks._helpers import major_minor, mm_text, spec_python, wheel_python
+from envkit.checks._helpers import spec_python, wheel_python
 from envkit.checks.core import Context, Hit, Target, rule
+from envkit.conda.versions import major_minor, mm_text
 from envkit.model import LockedPackage
 
 _PY_QUICK = re.compile(r"(?:py|cp)\d")

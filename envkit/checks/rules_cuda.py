@@ -8,13 +8,13 @@ from collections.abc import Iterable, Iterator
 from functools import partial
 
 from envkit.checks._build_items import BuildItem, target_items
-from envkit.checks._helpers import major_minor, mm_text, pytorch_matrix
+from envkit.checks._helpers import pytorch_matrix
 from envkit.checks.core import Context, Hit, Target, rule
 from envkit.conda import families
+from envkit.conda.versions import major_minor, mm_text
 
 #: the conda packages whose CPU build selects a CPU PyTorch (`cpuonly` does by being there)
 _CPU_SELECTORS = (*families.TORCH_BUILDS, "cpuonly", "pytorch-mutex")
-_CU_INDEX = r"download\.pytorch\.org/whl/(?:nightly/)?(?P<tag>cu\d{2,3}|cpu|rocm[\d.]+)\b"
 
 #: a pin's (item, CUDA version text): "12.1", or "12" for a major-only pin
 _Pin = tuple[BuildItem, str]
@@ -423,16 +423,13 @@ def _cuda_of(item: BuildItem) -> tuple[str | None, bool, bool]:
 def _index_cuda(texts: Iterable[str]) -> tuple[str | None, str | None]:
     """(CUDA version, the option text) of a download.pytorch.org/whl/cuXYZ index, or (None, None);
     ("cpu", text) for the CPU index."""
-    for t in texts:
-        m = re.search(_CU_INDEX, t)
-        if m:
-            tag = m.group("tag")
-            if tag.startswith("cu"):
-                from envkit.conda.buildstr import cuda_from_digits
+    from envkit.conda.buildstr import option_variant, variant_cuda
 
-                return cuda_from_digits(tag[2:]), t
-            if tag == "cpu":
-                return "cpu", t
+    for t in texts:
+        variant = option_variant(t) or ""
+        cuda = "cpu" if variant == "cpu" else variant_cuda(variant)
+        if cuda:
+            return cuda, t
     return None, None
 
 

@@ -84,7 +84,8 @@ def _unpinned_beside_pypi(spec: EnvSpec) -> Iterator[Hit]:
     torch = next((p for p in spec.pip if p.kind == "requirement" and p.key == "torch"), None)
     if torch is None or re.search(r"===?", torch.specifier or ""):
         return
-    from envkit.lock.pip_index import PYPI_SIMPLE, pytorch_variant, spec_indexes
+    from envkit.conda.buildstr import pytorch_variant
+    from envkit.lock.pip_index import PYPI_SIMPLE, spec_indexes
 
     options = [p.raw.strip() or p.text for p in spec.pip if p.kind == "option"]
     indexes = spec_indexes(options)
@@ -110,11 +111,11 @@ def _newer_than_the_index(variant: str, specifier: str) -> tuple[str, str] | Non
     when `specifier` allows a torch newer than the first (the PyTorch compatibility matrix)."""
     from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
-    from envkit.conda.buildstr import cuda_from_digits
-    from envkit.conda.cuda_compat import version_key
+    from envkit.conda.buildstr import variant_cuda
+    from envkit.conda.versions import version_key
     from envkit.templates import load_matrix
 
-    cuda = cuda_from_digits(variant[2:])
+    cuda = variant_cuda(variant)
     matrix = load_matrix()
     on_index = [r.torch for r in matrix.releases if cuda in r.cuda]
     if not on_index:
@@ -140,7 +141,8 @@ def _pinned_variant_hits(spec: EnvSpec) -> Iterator[Hit]:
             pins.append((p, p.name, variant))
     if not pins:  # most files: no `+cuXXX` pin, and the index reader is not loaded
         return
-    from envkit.lock.pip_index import pytorch_variant, spec_indexes
+    from envkit.conda.buildstr import pytorch_variant
+    from envkit.lock.pip_index import spec_indexes
 
     options = [p.raw.strip() or p.text for p in spec.pip if p.kind == "option"]
     indexes = spec_indexes(options)
@@ -158,8 +160,9 @@ def _pinned_variant_hits(spec: EnvSpec) -> Iterator[Hit]:
 
 
 def _lock_hits(lock: Lock) -> Iterator[Hit]:
+    from envkit.conda.buildstr import pytorch_variant
     from envkit.formats.condalock import custom_metadata
-    from envkit.lock.pip_index import pytorch_variant, recorded_indexes
+    from envkit.lock.pip_index import recorded_indexes
 
     recorded = recorded_indexes(custom_metadata(lock)) if lock.kind == "conda-lock" else {}
     for p in lock.packages:

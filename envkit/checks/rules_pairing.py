@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from envkit.checks._build_items import BuildItem, target_items
-from envkit.checks._helpers import major_minor, mm_text, pytorch_matrix
+from envkit.checks._helpers import pytorch_matrix
 from envkit.checks.core import Context, Hit, Target, rule
 from envkit.conda import families
+from envkit.conda.versions import major_minor, mm_text
 
 #: torch minor -> (torchvision minor, torchaudio minor) for releases older than the template matrix
 #: (torchvision and torchaudio READMEs); newer releases come from envkit.templates.load_matrix().

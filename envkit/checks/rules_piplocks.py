@@ -7,7 +7,7 @@ import json
 import re
 from collections.abc import Iterator
 
-from envkit.checks._helpers import join_names
+from envkit.checks._helpers import join_names, pinned_python
 from envkit.checks.core import Context, Hit, Target, rule
 
 _ARCHIVE = r"\.(?:whl|tar\.gz|zip|tar\.bz2|tgz)(?:[#?].*)?$"
@@ -129,16 +129,11 @@ def lock_python_mismatch(target: Target, ctx: Context) -> Iterator[Hit]:
 
 
 def _python_of(target: Target) -> str | None:
-    """The Python version a spec pins (`python=3.11`, `python==3.11.8`).  A lock's `spec` target
-    is always a spec (envkit.checks.targets.pair and the manifest and compiled pairings): read as
-    an EnvSpec, or unread (a duplicated key), never a lock."""
+    """The Python version a spec pins.  A lock's `spec` target is always a spec
+    (envkit.checks.targets.pair and the manifest and compiled pairings): read as an EnvSpec, or
+    unread (a duplicated key), never a lock."""
     model = target.env_file
-    for d in model.conda if model is not None else ():
-        if d.name == "python" and d.version:
-            m = re.match(r"^(?:==)?(\d+\.\d+(?:\.\d+)?)(?:\.\*|\*)?$", d.version)
-            if m:
-                return m.group(1)
-    return None
+    return pinned_python(model) if model is not None else None
 
 
 @rule(

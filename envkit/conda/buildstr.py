@@ -39,7 +39,6 @@ _CUDA = (
     r"(?:(?<![a-z])cuda_?(?P<ver>\d{1,2}\.\d(?:\.\d+)?|\d{2,3})(?=_|$|[a-z])"
     r"|(?:^|_)cu(?P<cu>\d{2,3})(?=_|$))"
 )
-_CU_LOCAL = r"^cu(?P<ver>\d{2,3})(?=\.|$)"
 _ROCM_LOCAL = r"^rocm(?P<ver>\d+(?:\.\d+)*)"
 _CUDNN = r"(?:^|_)cudnn(?P<ver>\d+(?:\.\d+)*)"
 _NP = r"(?:^|_)np(?P<ver>\d{1,3})(?=py|_|$)"
@@ -56,6 +55,14 @@ _CPU = r"(?:^|_)cpu(?:only)?(?=_|$)"
 _GPU = r"(?:^|_)(?:gpu|cuda)(?=_|$)"
 _ROCM = r"(?:^|_)rocm(?P<ver>\d+(?:\.\d+)*)?(?=_|$|[a-z])"
 
+#: A PyTorch wheel index (`https://download.pytorch.org/whl/cu126`, `.../whl/cpu`, `.../whl/rocm6.2`,
+#: `.../whl/nightly/cu128`) followed by `/`, or an artifact below one; artifacts may be served from a
+#: mirror host such as download-r2.
+_PYTORCH = re.compile(
+    r"^https?://download(?:-r2)?\.pytorch\.org/whl/(?:nightly/|test/)?"
+    r"(?P<variant>cu\d+|cpu|rocm[\d.]+|xpu)/"
+)
+
 #: The BLAS selector packages: their build string names the implementation (`blas=1.0=mkl`,
 #: `libblas=3.9.0=20_linux64_openblas`).
 BLAS_SELECTORS = frozenset({"blas", "libblas", "libcblas", "liblapack", "liblapacke", "blas-devel"})
@@ -70,6 +77,29 @@ def cuda_from_digits(digits: str) -> str:
     if len(digits) == 2:
         return digits if digits[0] == "1" else f"{digits[0]}.{digits[1]}"
     return f"{digits[:2]}.{digits[2:]}"
+
+
+def variant_cuda(tag: str) -> str | None:
+    """The CUDA version of a PyTorch variant tag, the one naming of a wheel index
+    (`download.pytorch.org/whl/cu121`) and a local version (`2.3.1+cu121`): `cu121` -> "12.1",
+    `cu92` -> "9.2"; None for `cpu`, `rocm6.2`, `xpu` and anything else."""
+    m = re.fullmatch(r"cu(\d{2,4})", tag)
+    return cuda_from_digits(m.group(1)) if m else None
+
+
+def pytorch_variant(url: str | None) -> str | None:
+    """The variant (`cu126`, `cpu`, `rocm6.2`) of a PyTorch wheel index URL or artifact URL, else None."""
+    if not url:
+        return None
+    m = _PYTORCH.match(url.rstrip("/") + "/")
+    return m.group("variant") if m else None
+
+
+def option_variant(text: str) -> str | None:
+    """The PyTorch variant of the URL a pip option line names (`--extra-index-url URL`, or `-f
+    URL` below a variant: `.../whl/cu111/torch_stable.html`), else None."""
+    m = re.search(r"https?://\S+", text)
+    return pytorch_variant(m.group()) if m else None
 
 
 def _py_version(text: str) -> str:
@@ -212,9 +242,9 @@ def _decode_local(version: str | None) -> tuple[str | None, bool, str | None]:
     if not version or "+" not in version:
         return None, False, None
     local = version.split("+", 1)[1].lower()
-    m = re.match(_CU_LOCAL, local)
-    if m:
-        return cuda_from_digits(m.group("ver")), False, None
+    cuda = variant_cuda(local.split(".")[0])  # `cu121.with.pypi.cudnn`
+    if cuda:
+        return cuda, False, None
     if local.startswith("cpu"):
         return None, True, None
     m = re.match(_ROCM_LOCAL, local)

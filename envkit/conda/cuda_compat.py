@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from envkit.conda.versions import minor_text, version_key
+
 #: (CUDA toolkit release, minimum Linux x86_64 driver), oldest first: the toolkit release notes.
 TOOLKIT_DRIVERS: tuple[tuple[str, str], ...] = (
     ("10.0", "410.48"),
@@ -54,18 +56,10 @@ TOOLKIT_DRIVERS: tuple[tuple[str, str], ...] = (
 MINOR_COMPAT_FLOOR: dict[int, str] = {11: "450.80.02", 12: "525.60.13", 13: "580.65.06"}
 
 
-def _key(v: str) -> tuple[int, ...]:
-    out = []
-    for part in str(v).strip().split("."):
-        digits = "".join(ch for ch in part if ch.isdigit())
-        out.append(int(digits) if digits else 0)
-    return tuple(out)
-
-
 def min_driver(cuda_version: str) -> str | None:
     """The driver CUDA `cuda_version` (`12.6`, `12.6.3`) shipped with (full support), or None when
     the table does not know that release."""
-    mm = ".".join(str(cuda_version).split(".")[:2])
+    mm = minor_text(cuda_version)
     return next((d for c, d in TOOLKIT_DRIVERS if c == mm), None)
 
 
@@ -84,13 +78,12 @@ def support(cuda_version: str, driver_version: str, *, ptx_jit: bool = False) ->
     `ptx_jit`: the code must be JIT-compiled from PTX on this GPU, which minor-version
     compatibility does not cover (see the module docstring)."""
     full = min_driver(cuda_version)
-    if full and _key(driver_version) >= _key(full):
+    if full and version_key(driver_version) >= version_key(full):
         return Support(ok=True, how="full")
-    major = _key(cuda_version)[0]
-    floor = MINOR_COMPAT_FLOOR.get(major)
+    floor = MINOR_COMPAT_FLOOR.get(next(iter(version_key(cuda_version)), 0))
     if full is None and floor is None:
         return Support(ok=False, how="no")
-    if not ptx_jit and floor and _key(driver_version) >= _key(floor):
+    if not ptx_jit and floor and version_key(driver_version) >= version_key(floor):
         return Support(ok=True, how="minor-version compatibility")
     return Support(ok=False, how="no")
 
@@ -107,30 +100,13 @@ def max_cuda_for_driver(driver_version: str, *, ptx_jit: bool = False) -> str | 
     that is the newest release of the newest major whose floor the driver meets (driver 550 ->
     13.x no, 12.x yes -> `12.9`); with `ptx_jit`, the newest one it fully supports (550 -> `12.4`)."""
     runs = [c for c, _ in TOOLKIT_DRIVERS if driver_supports(c, driver_version, ptx_jit=ptx_jit)]
-    return max(runs, key=_key) if runs else None
+    return max(runs, key=version_key) if runs else None
 
 
 def max_full_cuda_for_driver(driver_version: str) -> str | None:
     """The newest CUDA release `driver_version` supports fully (what `nvidia-smi` prints as
     "CUDA Version"), or None."""
     return max_cuda_for_driver(driver_version, ptx_jit=True)
-
-
-def version_key(text: str) -> tuple[int, ...]:
-    """`570.86.15` -> (570, 86, 15); non-numeric parts end the key (`12.4.1a` -> (12, 4, 1))."""
-    out: list[int] = []
-    for part in text.strip().split("."):
-        digits = ""
-        for ch in part:
-            if not ch.isdigit():
-                break
-            digits += ch
-        if not digits:
-            break
-        out.append(int(digits))
-        if len(digits) != len(part):
-            break
-    return tuple(out)
 
 
 def compatibility(cuda: str, driver: str) -> str | None:

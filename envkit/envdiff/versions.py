@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from envkit.conda.versions import minor_text
+
 
 @lru_cache(maxsize=65536)
 def _conda_version(text: str):
@@ -45,8 +47,9 @@ def _split_local(version: str) -> tuple[str, str]:
 
 
 def _major_minor(version: str) -> str:
-    parts = re.split(r"[.+_-]", version)
-    return ".".join(parts[:2])
+    """The major.minor a diff shows (envkit.conda.versions); a version without a minor is shown
+    whole (a build's `cuda11` says CUDA 11, not 11.0)."""
+    return minor_text(version) or version
 
 
 def _major(version: str) -> str:

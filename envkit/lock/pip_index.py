@@ -13,19 +13,13 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from envkit.conda.buildstr import pytorch_variant
 from envkit.conda.families import PYTORCH_INDEX_FAMILY
 from envkit.conda.names import pep503
 
 PYPI_SIMPLE = "https://pypi.org/simple"
 #: Hosts that serve PyPI's files (the simple index is on pypi.org, the artifacts elsewhere).
 _PYPI_FILE_HOSTS = ("files.pythonhosted.org", "pypi.org", "pypi.python.org")
-#: A PyTorch wheel index (`https://download.pytorch.org/whl/cu126`, `.../whl/cpu`, `.../whl/rocm6.2`,
-#: `.../whl/nightly/cu128`) followed by `/`, or an artifact below one; artifacts may be served from a
-#: mirror host such as download-r2.
-_PYTORCH = re.compile(
-    r"^https?://download(?:-r2)?\.pytorch\.org/whl/(?:nightly/|test/)?"
-    r"(?P<variant>cu\d+|cpu|rocm[\d.]+|xpu)/"
-)
 _OPTION = re.compile(r"^(?P<flag>--index-url|-i|--extra-index-url)(?:\s*=\s*|\s+)(?P<url>\S+)$")
 
 
@@ -43,14 +37,6 @@ def spec_indexes(options: Iterable[str]) -> tuple[str, ...]:
         else:
             primary = url
     return tuple(dict.fromkeys([primary, *extra]))
-
-
-def pytorch_variant(url: str | None) -> str | None:
-    """The variant (`cu126`, `cpu`, `rocm6.2`) of a PyTorch wheel index URL or artifact URL, else None."""
-    if not url:
-        return None
-    m = _PYTORCH.match(url.rstrip("/") + "/")
-    return m.group("variant") if m else None
 
 
 def _host(url: str) -> str:

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
-from envkit.conda.cuda_compat import version_key
 from envkit.conda.families import TORCH
-from envkit.machine.fit import Issue, major_minor, package_label
+from envkit.conda.versions import minor_text, version_key
+from envkit.machine.fit import Issue, package_label
 from envkit.machine.profile import Gpu, MachineProfile
 from envkit.model import LockedPackage
 
@@ -42,8 +42,7 @@ def arch_table() -> tuple[tuple[ArchRow, ...], dict]:
 
 def arch_row(torch: str, cuda: str) -> ArchRow | None:
     """The row for torch `2.7.1` built with CUDA `12.8`, or None when the table has none."""
-    minor = ".".join(torch.split("+")[0].split(".")[:2])
-    mm = major_minor(cuda)
+    minor, mm = minor_text(torch), minor_text(cuda)
     return next((r for r in arch_table()[0] if r.torch == minor and r.cuda == mm), None)
 
 
@@ -95,7 +94,7 @@ def torch_builds(
             continue
         runtime = next((spec for dep, spec in p.depends if dep.startswith("nvidia-cuda-runtime-cu")), None)
         if runtime is not None:
-            mm = major_minor((runtime or "").strip().lstrip("="))
+            mm = minor_text((runtime or "").strip().lstrip("="))
             if mm:
                 out.append((p, p.version, mm))
         elif pypi_linux and name == "torch" and not info.cpu and _from_pypi(p):
@@ -160,7 +159,7 @@ def arch_issues(pkgs: Sequence[LockedPackage], profile: MachineProfile, *, pypi:
 
 
 def _arch_fix(version: str, gpu: Gpu) -> str:
-    minor = ".".join(version.split("+")[0].split(".")[:2])
+    minor = minor_text(version) or version
     rows = [r for r in arch_table()[0] if runs_on(r, gpu.compute_capability or "") == "cubin"]
     same = [r for r in rows if r.torch == minor]
     if same:

@@ -19,8 +19,9 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from envkit.conda.cuda_compat import compatibility, max_full_cuda_for_driver, min_driver, version_key
+from envkit.conda.cuda_compat import compatibility, max_full_cuda_for_driver, min_driver
 from envkit.conda.families import CUDA_RUNTIME, TORCH_CONDA_FAMILY
+from envkit.conda.versions import minor_text, version_key
 from envkit.machine.profile import MachineProfile
 from envkit.model import LockedPackage
 
@@ -184,7 +185,7 @@ def cuda_claims(pkgs: Sequence[LockedPackage]) -> list[CudaClaim]:
         name = p.name.lower()
         if p.manager == "conda":
             if name in CUDA_RUNTIME:
-                mm = major_minor(p.version)
+                mm = minor_text(p.version)
                 if mm:
                     out.append(CudaClaim(mm, package_label(p), p.line, name))
                 continue
@@ -194,7 +195,7 @@ def cuda_claims(pkgs: Sequence[LockedPackage]) -> list[CudaClaim]:
             continue
         m = _NVIDIA_WHEEL.match(name)
         if m:
-            mm = major_minor(p.version) if name.startswith("nvidia-cuda-runtime-cu") else None
+            mm = minor_text(p.version) if name.startswith("nvidia-cuda-runtime-cu") else None
             out.append(CudaClaim(mm or m.group("major"), package_label(p), p.line, name))
             continue
         if name == "torch":
@@ -353,13 +354,6 @@ def platform_issue(platforms: Iterable[str], profile: MachineProfile) -> Issue |
         package="",
         fix=f"lock for {profile.platform} too (`envkit lock --platform {profile.platform}`)",
     )
-
-
-def major_minor(version: str | None) -> str | None:
-    key = version_key(version or "")
-    if len(key) >= 2:
-        return f"{key[0]}.{key[1]}"
-    return None
 
 
 def package_label(p: LockedPackage) -> str:

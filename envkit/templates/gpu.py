@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from envkit.conda.cuda_compat import MINOR_COMPAT_FLOOR, max_full_cuda_for_driver, min_driver, support
+from envkit.conda.versions import minor_text, version_key
 from envkit.errors import EnvkitError, Remedy, UsageError
-from envkit.templates.matrix import ON_STYLE, Matrix, normalize_cuda, torch_minor, vkey
+from envkit.templates.matrix import ON_STYLE, Matrix, normalize_cuda
 
 if TYPE_CHECKING:  # pragma: no cover
     from envkit._proc import Result
@@ -150,14 +151,15 @@ def pick_detected_cuda(matrix: Matrix, torch: str, style: str, gpu: GpuInfo) -> 
     def full(v: str) -> bool:
         if gpu.driver:
             return support(v, gpu.driver).how == "full"
-        return vkey(v) <= vkey(gpu_cuda)  # only the driver's CUDA version is known (__cuda)
+        return version_key(v) <= version_key(gpu_cuda)  # only the driver's CUDA version is known (__cuda)
 
     def minor_compat(v: str) -> bool:
         # NVIDIA's minor-version compatibility (envkit.conda.cuda_compat): a CUDA 12.x build runs on any
         # driver >= 525.60.13, not only on the one its toolkit shipped with
         if gpu.driver:
             return support(v, gpu.driver).ok
-        return vkey(v)[0] == vkey(gpu_cuda)[0] and vkey(v)[0] in MINOR_COMPAT_FLOOR
+        major = version_key(v)[:1]
+        return bool(major) and major == version_key(gpu_cuda)[:1] and major[0] in MINOR_COMPAT_FLOOR
 
     # an experimental variant (new GPUs, whose support needs the newer driver anyway) only with
     # full support; a stable one through minor-version compatibility too
@@ -168,9 +170,9 @@ def pick_detected_cuda(matrix: Matrix, torch: str, style: str, gpu: GpuInfo) -> 
         v for v in variants if v not in experimental and minor_compat(v)
     ]
     if fitting:
-        chosen = max(fitting, key=vkey)
+        chosen = max(fitting, key=version_key)
         notes = [f"detected NVIDIA {have} ({gpu.source}); picked CUDA {chosen}"]
-        if vkey(chosen) > vkey(gpu.cuda):
+        if version_key(chosen) > version_key(gpu.cuda):
             need = min_driver(chosen)
             notes.append(
                 f"CUDA {chosen} runs on this driver through NVIDIA's minor-version compatibility "
@@ -178,7 +180,7 @@ def pick_detected_cuda(matrix: Matrix, torch: str, style: str, gpu: GpuInfo) -> 
                 f"{f' (>= {need})' if need else ''}"
             )
         return Detection(chosen, tuple(notes), (), full=full(chosen))
-    return _none_runs(torch, min(variants, key=vkey), gpu, have)
+    return _none_runs(torch, min(variants, key=version_key), gpu, have)
 
 
 def _none_runs(torch: str, chosen: str, gpu: GpuInfo, have: str) -> Detection:
@@ -199,7 +201,7 @@ def _none_runs(torch: str, chosen: str, gpu: GpuInfo, have: str) -> Detection:
         chosen,
         (
             f"detected NVIDIA {have} ({gpu.source}); no CUDA variant of torch "
-            f"{torch_minor(torch)} runs on it; picked the oldest, CUDA {chosen}",
+            f"{minor_text(torch)} runs on it; picked the oldest, CUDA {chosen}",
         ),
         (warning,),
         runs=False,
@@ -225,7 +227,7 @@ def choose_detected(
     found = [(t, pick_detected_cuda(matrix, t, style, gpu)) for t in newest]
     runs = next(((t, d) for t, d in found if d.runs), None)
     fully = next(((t, d) for t, d in found if d.runs and d.full), None)
-    if runs is not None and fully is not None and vkey(fully[0])[0] == vkey(runs[0])[0]:
+    if runs is not None and fully is not None and version_key(fully[0])[:1] == version_key(runs[0])[:1]:
         runs = fully
     have = f"driver {gpu.driver} (CUDA {gpu.cuda})" if gpu.driver else f"a driver with CUDA {gpu.cuda}"
     if torch is None:
@@ -237,7 +239,7 @@ def choose_detected(
             )
         t, d = runs
         if t != newest[0]:
-            first = min(matrix.cuda_variants(newest[0], style), key=vkey)
+            first = min(matrix.cuda_variants(newest[0], style), key=version_key)
             note = (
                 f"torch {t} is the newest release with a CUDA variant this driver runs "
                 f"(torch {newest[0]} needs CUDA >= {first})"
@@ -249,7 +251,7 @@ def choose_detected(
         return torch, d
     alt = f"torch {runs[0]} has CUDA {runs[1].cuda}, which does; " if runs else ""
     raise UsageError(
-        f"no CUDA variant of torch {torch_minor(torch)}{ON_STYLE[style]} runs on {have} "
+        f"no CUDA variant of torch {minor_text(torch)}{ON_STYLE[style]} runs on {have} "
         f"({gpu.source}): it has {', '.join(matrix.cuda_variants(torch, style))}",
         hint=f"{alt}update the NVIDIA driver, or write a CPU environment with {{}}",
         remedy=Remedy(option="cpu", value=True),

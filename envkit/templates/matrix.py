@@ -11,6 +11,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from envkit.conda.families import COMPANIONS
+from envkit.conda.versions import minor_text, version_key
 from envkit.errors import EnvkitError, ParseError, Remedy, UsageError, Where
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -56,20 +57,6 @@ def _templates_dir() -> str:
         + " and ".join(os.path.join(c, _MATRIX_FILE) for c in candidates),
         hint="reinstall envkit; a wheel must ship envkit/_templates/ (see templates/README.md)",
     )
-
-
-def vkey(version: str) -> tuple[int, ...]:
-    """A sort key for dotted numeric versions (`12.10` after `12.9`); non-numeric parts are 0."""
-    return tuple(int(m.group()) if (m := re.match(r"\d+", part)) else 0 for part in version.split("."))
-
-
-_MINOR = re.compile(r"^\s*v?(\d+)\.(\d+)(?:\.(\d+))?")
-
-
-def torch_minor(version: str) -> str | None:
-    """`2.7.1+cu126` -> `2.7`; None when `version` does not start with major.minor."""
-    m = _MINOR.match(version or "")
-    return f"{int(m.group(1))}.{int(m.group(2))}" if m else None
 
 
 def normalize_cuda(text: str) -> str:
@@ -156,7 +143,7 @@ class Matrix:
 
     def find_release(self, torch: str) -> Release | None:
         """Like `release` but None instead of an error."""
-        minor = torch_minor(torch)
+        minor = minor_text(torch)
         return next((r for r in self.releases if r.torch == minor), None)
 
     def companions(self, torch: str) -> dict[str, str]:
@@ -175,15 +162,15 @@ class Matrix:
         Returns None when torch or the package is unknown to the matrix.
         """
         r = self.find_release(torch)
-        minor = torch_minor(version)
+        minor = minor_text(version)
         if r is None or minor is None or package not in COMPANIONS:
             return None
         want = r.torchvision if package == "torchvision" else r.torchaudio
         if minor == want:
             return True
         if package == "torchaudio":
-            stable = vkey(self.torchaudio_stable_abi_from)
-            return vkey(minor) >= stable and vkey(minor) <= vkey(r.torch)
+            stable = version_key(self.torchaudio_stable_abi_from)
+            return version_key(minor) >= stable and version_key(minor) <= version_key(r.torch)
         return False
 
     def pythons(self, torch: str, style: str = "pip") -> tuple[str, ...]:
@@ -206,7 +193,7 @@ class Matrix:
 
     def styles(self, torch: str) -> tuple[str, ...]:
         """The styles that offer `torch`."""
-        minor = torch_minor(torch)
+        minor = minor_text(torch)
         return tuple(s for s in STYLES if minor in self.torch_versions(s))
 
     def cuda_package(self, torch: str) -> str:
@@ -229,7 +216,7 @@ class Matrix:
         for row in self._rows(style):
             if row.torch == release.torch:
                 return row
-        if style == "pytorch-channel" and vkey(release.torch) > vkey(self.pytorch_channel_last):
+        if style == "pytorch-channel" and version_key(release.torch) > version_key(self.pytorch_channel_last):
             raise UsageError(
                 f"the pytorch channel stopped at torch {self.pytorch_channel_last} "
                 f"(pytorch/pytorch#138506); torch {release.torch} is not on it",
@@ -308,9 +295,9 @@ def _matrix_from(data: Mapping, path: str) -> Matrix:
         )
 
     m = Matrix(
-        releases=tuple(sorted(releases, key=lambda r: vkey(r.torch))),
-        conda_forge=tuple(sorted(rows(data["conda_forge"]), key=lambda r: vkey(r.torch))),
-        pytorch_channel=tuple(sorted(rows(data["pytorch_channel"]), key=lambda r: vkey(r.torch))),
+        releases=tuple(sorted(releases, key=lambda r: version_key(r.torch))),
+        conda_forge=tuple(sorted(rows(data["conda_forge"]), key=lambda r: version_key(r.torch))),
+        pytorch_channel=tuple(sorted(rows(data["pytorch_channel"]), key=lambda r: version_key(r.torch))),
         pytorch_channel_last=data["pytorch_channel"]["last"],
         pytorch_channel_pins=tuple(
             (p["spec"], p["why"], _t(p["sources"])) for p in data["pytorch_channel"].get("pins", ())

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from envkit.conda.cuda_compat import min_driver
 from envkit.conda.families import CPU_SELECTOR, CUDA_PINS, TORCH_BUILDS
+from envkit.conda.versions import minor_text
 from envkit.errors import EnvkitError, Remedy, UsageError
 from envkit.templates.matrix import (
     COMPANIONS,
@@ -74,8 +75,7 @@ def _pick_python(matrix: Matrix, release: Release, style: str, requested: str | 
     """The Python minor to write: `requested` (as X.Y) when this style has it, else the newest."""
     pythons = matrix.pythons(release.torch, style)
     python = requested.strip() if requested else pythons[-1]
-    if python.count(".") > 1:
-        python = ".".join(python.split(".")[:2])
+    python = minor_text(python) or python
     if python not in pythons:
         if python in release.python:  # the wheels have it, this channel does not
             raise UsageError(

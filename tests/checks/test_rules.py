@@ -1365,3 +1365,19 @@ def test_pixi_lock_environments_are_all_checked_and_findings_not_repeated():
     assert [t.model.environment for t in targets] == ["default", "dev"]
     fs = run_checks(targets, Config(select=("mixed-channels",)))
     assert [(f.rule, f.file) for f in fs] == [("mixed-channels", "pixi.lock")]
+
+
+def test_cuda_mismatch_reads_every_pytorch_index_url_as_the_lock_does():
+    # PyTorch's release-candidate channel `/whl/test/cuXYZ`: the rule's own index parser knew only
+    # `nightly/`, so the cu121 index beside CUDA 11.8 went unreported
+    text = """
+        dependencies:
+          - cudatoolkit=11.8
+          - pip
+          - pip:
+            - --index-url https://download.pytorch.org/whl/test/cu121
+            - torch==2.1.0
+        """
+    assert hits(text, "cuda-mismatch") == [("cuda-mismatch", 6)]
+    # the CPU index beside CUDA pins is the CPU torch, the same way
+    assert hits(text.replace("test/cu121", "cpu"), "cuda-mismatch") == [("cuda-mismatch", 6)]

@@ -59,3 +59,26 @@ def test_uv_lock_without_hashes(tmp_path):
         4,
         "alpha 1.0 has no sha256 for alpha-1.0-py3-none-any.whl; the installer cannot verify it",
     ) in found
+
+
+def test_lock_python_mismatch_reads_a_prerelease_pin(tmp_path):
+    # conda-forge's python_rc label: `python=3.13.0rc2` pins Python 3.13.0rc2.  The rule read its own
+    # pinned-Python twin, which skipped prerelease pins, so this mismatch went unreported.
+    (tmp_path / "pylock.toml").write_text(PYLOCK.replace(">=3.11", ">=3.14"))
+    env = tmp_path / "environment.yml"
+    env.write_text(
+        "name: x\nchannels:\n- conda-forge/label/python_rc\n- conda-forge\n"
+        "dependencies:\n- python=3.13.0rc2\n- pip\n"
+    )
+    r, found = _findings(str(env), "--lock", str(tmp_path / "pylock.toml"))
+    assert [f for f in found if f[0] == "lock-python-mismatch"] == [
+        (
+            "lock-python-mismatch",
+            2,
+            f"{tmp_path / 'pylock.toml'} requires Python >=3.14; {env} has Python 3.13.0rc2",
+        )
+    ]
+    # python=3 allows every 3.x: no single Python to check
+    env.write_text("name: x\nchannels:\n- conda-forge\ndependencies:\n- python=3\n- pip\n")
+    r, found = _findings(str(env), "--lock", str(tmp_path / "pylock.toml"))
+    assert [f for f in found if f[0] == "lock-python-mismatch"] == []

@@ -239,3 +239,21 @@ def test_python_prefix_label_and_equality():
     assert decode("py31*", None, "numpy").labels() == ["py3.1*"]
     assert decode("py31*", None, "numpy") != decode("py311*", None, "numpy")
     assert decode("py311h0_0", None, "numpy").python_fits("3.x") is None
+
+
+def test_variant_cuda_is_one_rule_for_index_urls_and_local_versions():
+    from envkit.conda.buildstr import decode, option_variant, variant_cuda
+
+    assert [variant_cuda(t) for t in ("cu121", "cu92", "cu130", "cpu", "rocm6.2", "xpu", "cu1")] == [
+        "12.1",
+        "9.2",
+        "13.0",
+        None,
+        None,
+        None,
+        None,
+    ]
+    assert decode(None, "2.1.0+cu121.with.pypi.cudnn", None).cuda == "12.1"
+    assert option_variant("-f https://download.pytorch.org/whl/cu111/torch_stable.html") == "cu111"
+    assert option_variant("--index-url https://download-r2.pytorch.org/whl/test/cu126") == "cu126"
+    assert option_variant("--extra-index-url https://mirror.example.org/whl/cu124") is None

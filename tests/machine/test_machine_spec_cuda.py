@@ -86,3 +86,15 @@ def test_a_release_series_pin_with_pypi_beside_is_the_index_build(tmp_path):
     )
     # 11.8 on a CUDA 11.4 driver: minor-version compatibility only
     assert found == [("warning", 9, "torch==2.7.* (from the cu118 index, line 7) needs CUDA 11.8")]
+
+
+def test_the_index_of_a_torch_pin_is_read_as_the_lock_reads_it(tmp_path):
+    # PyTorch's release-candidate channel `/whl/test/cuXYZ` was not read as a CUDA index, and any
+    # host's `/whl/cu124` was; the lock's rule (envkit.conda.buildstr.pytorch_variant) is PyTorch's
+    # own hosts and channels
+    found = _check(
+        tmp_path, pip=["--extra-index-url https://download.pytorch.org/whl/test/cu124", "torch==2.5.1"]
+    )
+    assert found == [("error", 8, "torch==2.5.1 (from the cu124 index, line 7) needs CUDA 12.4")]
+    found = _check(tmp_path, pip=["--extra-index-url https://mirror.example.org/whl/cu124", "torch==2.5.1"])
+    assert found == []
