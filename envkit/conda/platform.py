@@ -7,6 +7,11 @@ script answers it remotely too, so it is computed there once).
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from packaging.markers import Marker
 
 
 def python_of(prefix: str, platform: str) -> str:
@@ -54,3 +59,30 @@ def target_markers(platform: str, python_version: str) -> dict[str, str]:
         "platform_release": "",
         "platform_version": "",
     }
+
+
+def marker_holds(marker: str | Marker, env: Mapping[str, str], extras: Iterable[str] = ("",)) -> bool:
+    """Whether the PEP 508 `marker` holds in `env` (target_markers) for one of `extras` ("": none
+    asked for, as pip evaluates a requirement outside an extra).  A marker that cannot be judged
+    holds, so its entry is checked rather than silently skipped: unreadable, or naming a variable
+    only a lock file sets (PEP 751's `extras`, `dependency_groups`)."""
+    from packaging.markers import InvalidMarker, Marker, UndefinedComparison, UndefinedEnvironmentName
+
+    try:
+        m = marker if isinstance(marker, Marker) else Marker(marker)
+        return any(m.evaluate({**env, "extra": x}) for x in extras)
+    except (InvalidMarker, UndefinedComparison, UndefinedEnvironmentName):
+        return True
+
+
+def marker_text(marker: str | None) -> str:
+    """A PEP 508 marker in packaging's normal form, for comparing (`python_version>'3.8'` and
+    `python_version > "3.8"` are one marker); "" for none; an unreadable one as written, stripped."""
+    from packaging.markers import InvalidMarker, Marker
+
+    if not marker or not marker.strip():
+        return ""
+    try:
+        return str(Marker(marker))
+    except InvalidMarker:
+        return marker.strip()

@@ -18,6 +18,7 @@ import posixpath
 from dataclasses import dataclass, field
 
 from envkit.conda.names import pep503
+from envkit.conda.platform import marker_holds
 from envkit.lock.changes import Change, stale
 from envkit.lock.packages import accepts
 from envkit.model import LockedPackage
@@ -185,12 +186,10 @@ class _Walk:
                     req = Requirement(f"{dname}{rest}")
                 except InvalidRequirement:
                     continue
-                holds = [req.marker is None] + [
-                    req.marker.evaluate({**self.markers, "extra": x}) for x in ("", *extras) if req.marker
-                ]
+                holds = req.marker is None or marker_holds(req.marker, self.markers, ("", *extras))
                 dkey = pep503(req.name)
                 wanted = (dkey, ",".join(sorted(req.extras)))
-                if not any(holds) or wanted in seen:
+                if not holds or wanted in seen:
                     continue
                 seen.add(wanted)
                 got = self.pip.get(dkey)
