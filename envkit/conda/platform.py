@@ -7,6 +7,7 @@ script answers it remotely too, so it is computed there once).
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
@@ -86,3 +87,19 @@ def marker_text(marker: str | None) -> str:
         return str(Marker(marker))
     except InvalidMarker:
         return marker.strip()
+
+
+#: the glibc version each legacy manylinux tag stands for (PEP 600)
+LEGACY_MANYLINUX = {"manylinux1": (2, 5), "manylinux2010": (2, 12), "manylinux2014": (2, 17)}
+_FLOOR_TAG = re.compile(r"^(?P<kind>manylinux|macosx)_(?P<a>\d+)_(?P<b>\d+)_")
+
+
+def wheel_tag_floor(tag: str) -> tuple[str, tuple[int, int]] | None:
+    """("manylinux", glibc) or ("macosx", macOS version) that one wheel platform tag needs
+    (`manylinux_2_28_x86_64` -> glibc 2.28, `manylinux2014_ppc64le` -> 2.17, `macosx_11_0_arm64`
+    -> 11.0); None for a tag that sets no floor (`any`, `musllinux_*` (musl, not glibc), `win_*`)."""
+    legacy = LEGACY_MANYLINUX.get(tag.split("_", 1)[0])
+    if legacy is not None and "_" in tag:
+        return "manylinux", legacy
+    m = _FLOOR_TAG.match(tag)
+    return (m.group("kind"), (int(m.group("a")), int(m.group("b")))) if m else None

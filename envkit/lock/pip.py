@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from envkit.conda.names import pep503
-from envkit.conda.platform import MACHINE, marker_holds, target_markers
+from envkit.conda.platform import LEGACY_MANYLINUX, MACHINE, marker_holds, target_markers
 from envkit.errors import BackendError, UsageError, Where
 from envkit.lock.packages import pip_accepts
 from envkit.lock.relock import Move, Reason
@@ -37,7 +37,7 @@ def wheel_platform_tags(platform: str, virtual_packages: Sequence[VirtualPackage
         minor = minor if major == 2 else 17
         for m in range(minor, 4, -1):
             tags.append(f"manylinux_2_{m}_{machine}")
-            legacy = {17: "manylinux2014", 12: "manylinux2010", 5: "manylinux1"}.get(m)
+            legacy = next((t for t, v in LEGACY_MANYLINUX.items() if v == (2, m)), None)
             if legacy and (m != 5 or machine in ("x86_64", "i686")):
                 tags.append(f"{legacy}_{machine}")
         tags.append(f"linux_{machine}")
