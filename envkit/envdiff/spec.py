@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 
+from envkit.conda.platform import marker_holds
 from envkit.envdiff.categories import category_of
 from envkit.envdiff.compare import _state
 from envkit.envdiff.highlights import _python_of
@@ -163,7 +164,7 @@ def _check_pip(
     name, source = _pip_entry_name(pd, conc, spec_dir)
     if not name:
         return _pip_check(pd, pd.text, "skipped", "names no project (a local path or URL without #egg=)")
-    if pd.marker and marker_env is not None and _marker_false(pd.marker, marker_env):
+    if pd.marker and marker_env is not None and not marker_holds(pd.marker, marker_env):
         return _pip_check(pd, name, "skipped", f"marker is false there: {pd.marker}")
     from envkit.conda.names import conda_names_for_pypi
 
@@ -203,17 +204,6 @@ def _pip_entry_name(pd: PipDep, conc: _Side, spec_dir: str | None) -> tuple[str 
         found = _installed_from(source, conc)
         name = found.name if found is not None else name_from_source(source)
     return name, source
-
-
-def _marker_false(marker: str, marker_env: dict[str, str]) -> bool:
-    """Whether a PEP 508 marker is false in `marker_env`; an unparsable marker is not (the entry is
-    checked anyway)."""
-    try:
-        from packaging.markers import Marker
-
-        return not Marker(marker).evaluate(marker_env)
-    except Exception:  # an unparsable marker: check the entry anyway
-        return False
 
 
 def _pip_check(pd: PipDep, name: str, status: str, note: str, found: PackageState | None = None) -> SpecCheck:

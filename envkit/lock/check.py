@@ -7,9 +7,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from envkit.conda.names import pep503
+from envkit.conda.platform import marker_holds, target_markers
 from envkit.io import file_text
 from envkit.lock.packages import accepts, pip_accepts
-from envkit.lock.pip import marker_holds
 from envkit.lock.staleness import Staleness, lock_staleness
 from envkit.model import CondaDep, EnvSpec, Lock, LockedPackage, PipDep
 
@@ -153,10 +153,11 @@ def _check_pip(
 ) -> list[LockProblem]:
     out: list[LockProblem] = []
     python = conda.get("python")
+    env = target_markers(platform, python.version if python else "3")
     for dep in spec.pip:
         if dep.kind == "option" or not dep.name or dep.line in skipped:
             continue
-        if dep.marker and not marker_holds(dep.marker, platform, python.version if python else "3"):
+        if dep.marker and not marker_holds(dep.marker, env):
             continue
         pkg = pip.get(pep503(dep.name))
         if pkg is None and spec.kind == "requirements":

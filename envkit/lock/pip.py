@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from envkit.conda.names import pep503
-from envkit.conda.platform import MACHINE, target_markers
+from envkit.conda.platform import LEGACY_MANYLINUX, MACHINE, marker_holds, target_markers
 from envkit.errors import BackendError, UsageError, Where
 from envkit.lock.packages import pip_accepts
 from envkit.lock.relock import Move, Reason
@@ -37,7 +37,7 @@ def wheel_platform_tags(platform: str, virtual_packages: Sequence[VirtualPackage
         minor = minor if major == 2 else 17
         for m in range(minor, 4, -1):
             tags.append(f"manylinux_2_{m}_{machine}")
-            legacy = {17: "manylinux2014", 12: "manylinux2010", 5: "manylinux1"}.get(m)
+            legacy = next((t for t, v in LEGACY_MANYLINUX.items() if v == (2, m)), None)
             if legacy and (m != 5 or machine in ("x86_64", "i686")):
                 tags.append(f"{legacy}_{machine}")
         tags.append(f"linux_{machine}")
@@ -60,17 +60,6 @@ def wheel_platform_tags(platform: str, virtual_packages: Sequence[VirtualPackage
     else:
         raise UsageError(f"cannot lock pip packages for platform {platform!r}")
     return list(dict.fromkeys(tags))
-
-
-def marker_holds(marker: str, platform: str, python_version: str) -> bool:
-    """Whether the PEP 508 `marker` holds on the conda `platform` with that Python (an unreadable
-    marker: yes)."""
-    from packaging.markers import InvalidMarker, Marker
-
-    try:
-        return Marker(marker).evaluate(dict(target_markers(platform, python_version), extra=""))
-    except InvalidMarker:
-        return True
 
 
 # Runs pip in-process with PEP 508 markers evaluated for the TARGET platform: pip itself evaluates
@@ -295,7 +284,7 @@ def report_package(item: Mapping, platform: str, python_version: str) -> LockedP
             r = Requirement(text)
         except InvalidRequirement:
             continue
-        if r.marker is not None and not r.marker.evaluate(dict(env, extra="")):
+        if r.marker is not None and not marker_holds(r.marker, env):
             continue
         deps.setdefault(pep503(r.name), str(r.specifier))
     editable = bool((info.get("dir_info") or {}).get("editable"))

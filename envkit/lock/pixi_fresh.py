@@ -274,7 +274,7 @@ def _lock_key(platform: str, subdir: str, locked: tuple[str, ...], subdirs: dict
 def _platform(m: PixiManifest, env, platform: str, lk: Lock, key: str, details, reached) -> list[Change]:
     """Each request that applies on `platform` met by a locked record, then pixi's walk of the
     records it reaches (envkit.lock.pixi_graph)."""
-    from envkit.lock.pip import marker_holds
+    from envkit.conda.platform import marker_holds, target_markers
     from envkit.lock.pixi_graph import walk, wheel_tags
 
     subdir, pkgs = m.subdir(platform), lk.for_platform(key)
@@ -284,7 +284,7 @@ def _platform(m: PixiManifest, env, platform: str, lk: Lock, key: str, details, 
     python = conda.get("python")
     applied = []
     for (manager, name), e in m.requested(env, platform).items():
-        if e.marker and not marker_holds(e.marker, subdir, python.version if python else "3"):
+        if e.marker and not marker_holds(e.marker, target_markers(subdir, python.version if python else "3")):
             continue
         applied.append(e)
         if manager == "conda":

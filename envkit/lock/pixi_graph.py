@@ -18,6 +18,7 @@ import posixpath
 from dataclasses import dataclass, field
 
 from envkit.conda.names import pep503
+from envkit.conda.platform import marker_holds, wheel_tag_floor
 from envkit.lock.changes import Change, stale
 from envkit.lock.packages import accepts
 from envkit.model import LockedPackage
@@ -185,12 +186,10 @@ class _Walk:
                     req = Requirement(f"{dname}{rest}")
                 except InvalidRequirement:
                     continue
-                holds = [req.marker is None] + [
-                    req.marker.evaluate({**self.markers, "extra": x}) for x in ("", *extras) if req.marker
-                ]
+                holds = req.marker is None or marker_holds(req.marker, self.markers, ("", *extras))
                 dkey = pep503(req.name)
                 wanted = (dkey, ",".join(sorted(req.extras)))
-                if not any(holds) or wanted in seen:
+                if not holds or wanted in seen:
                     continue
                 seen.add(wanted)
                 got = self.pip.get(dkey)
@@ -297,10 +296,6 @@ def conda_for_pypi(env: str, platform: str, reached: tuple[set[str], set[str]]) 
     ]
 
 
-#: the glibc version a legacy manylinux tag stands for (PEP 600)
-_MANYLINUX = {"manylinux1": (2, 5), "manylinux2010": (2, 12), "manylinux2014": (2, 17)}
-
-
 def wheel_tags(env: str, platform: str, pkgs, declared_vps: dict[str, str], line: int | None) -> list[Change]:
     """pixi's PypiWheelTagsCheck, on what the manifest declares: a locked wheel whose every platform
     tag needs a newer glibc (`manylinux_2_28`) or macOS (`macosx_14_0`) than the platform's
@@ -321,7 +316,7 @@ def wheel_tags(env: str, platform: str, pkgs, declared_vps: dict[str, str], line
             tags = parse_wheel_filename(file)[3]
         except InvalidWheelFilename:
             continue
-        needs = [_needs(t.platform) for t in tags]
+        needs = [wheel_tag_floor(t.platform) for t in tags]
         if all(n is not None and n[0] in limits and n[1] > limits[n[0]] for n in needs):
             kind, version = min(n for n in needs if n is not None)
             have = ".".join(map(str, limits[kind]))
@@ -337,13 +332,3 @@ def wheel_tags(env: str, platform: str, pkgs, declared_vps: dict[str, str], line
                 )
             )
     return out
-
-
-def _needs(tag: str) -> tuple[str, tuple[int, ...]] | None:
-    """(manylinux / macosx, the version) a wheel platform tag needs; None for one it does not bound."""
-    if tag.split("_x86_64")[0].split("_aarch64")[0] in _MANYLINUX:
-        return "manylinux", _MANYLINUX[tag.split("_x86_64")[0].split("_aarch64")[0]]
-    parts = tag.split("_")
-    if parts[0] in ("manylinux", "macosx") and len(parts) >= 3 and parts[1].isdigit() and parts[2].isdigit():
-        return parts[0], (int(parts[1]), int(parts[2]))
-    return None

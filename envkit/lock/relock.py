@@ -26,6 +26,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from envkit.errors import ParseError, Where
 from envkit.lock.cutoff import ExcludeNewer, keep_record
 from envkit.lock.packages import accepts
 from envkit.model import CondaDep, EnvSpec, LockedPackage, split_depend
@@ -269,11 +270,14 @@ async def relock_platform(
     update: Iterable[str] = (),
     *,
     record_to_package,
+    lock_file: str | None = None,
 ) -> tuple[list[LockedPackage], list[Move]]:
-    """(the locked packages of the re-lock of `spec` on `solver.platform`, the moves from `previous`)."""
+    """(the locked packages of the re-lock of `spec` on `solver.platform`, the moves from `previous`,
+    read from `lock_file`: a locked record rattler cannot read is a ParseError there)."""
     from rattler import MatchSpec
 
     asked = sorted({n.lower() for n in update})
+    _readable(previous, lock_file)
     held, released = plan_pins(spec, previous, asked)
     if solver.cutoffs:
         await solver._sources()  # fetches the records and applies the cutoff: `excluded` is known
@@ -294,6 +298,24 @@ async def relock_platform(
     by_name = {p.name: p for p in previous if p.manager == "conda"}
     new = [record_to_package(r, solver.platform, by_name) for r in records]
     return new, moves_between(solver.platform, previous, new, released, asked)
+
+
+def _readable(previous: Sequence[LockedPackage], lock_file: str | None) -> None:
+    """Raise ParseError at the entry in `lock_file` of the first conda package whose version conda
+    cannot read: every later step (pins, spec matches) would fail on it and blame the spec."""
+    from rattler import Version
+
+    for p in previous:
+        if p.manager != "conda":
+            continue
+        try:
+            Version(p.version)
+        except Exception as exc:  # rattler's own exception class
+            raise ParseError(
+                f"{p.platform}: the locked {p.name} {p.version!r} is not a conda version: {exc}",
+                where=Where(file=lock_file, line=p.line),
+                hint="fix or remove that package entry, or lock again without the previous lock",
+            ) from None
 
 
 def _targets(

@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 
 from envkit.backends.lock_metadata import add_custom_metadata, lock_metadata
 from envkit.conda.channels import channel_of_url, parse_channel
-from envkit.errors import BackendError, Remedy, SolveError, UsageError, Where
+from envkit.errors import BackendError, ParseError, Remedy, SolveError, UsageError, Where
 from envkit.lock.content_hash import spec_content_hash
 from envkit.lock.cutoff import EXCLUDE_NEWER_KEY, ExcludeNewer
 from envkit.lock.packages import same_depends, sort_packages
@@ -236,10 +236,17 @@ async def _solve_platform(
     try:
         if previous is not None:
             packages, moves = await relock_platform(
-                solver, spec, previous.for_platform(platform), update, record_to_package=record_to_package
+                solver,
+                spec,
+                previous.for_platform(platform),
+                update,
+                record_to_package=record_to_package,
+                lock_file=previous.source,
             )
         else:
             packages = [record_to_package(r, platform) for r in await solver.solve()]
+    except ParseError:  # a previous lock's record: it names that file, not the spec
+        raise
     except Exception as exc:  # rattler raises its own exception classes
         raise solve_failure(
             exc,

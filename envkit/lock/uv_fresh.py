@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from envkit.conda.names import pep503
+from envkit.conda.platform import marker_text
 from envkit.formats._manifest import Entry
 from envkit.lock.changes import Change, stale
 
@@ -35,17 +36,6 @@ def _spec(s: str) -> str:
         return s.replace(" ", "")
 
 
-def _marker(m: str | None) -> str:
-    if not m:
-        return ""
-    from packaging.markers import InvalidMarker, Marker
-
-    try:
-        return str(Marker(m))
-    except InvalidMarker:
-        return m
-
-
 def _locked(r: dict[str, Any]) -> Req:
     """A uv.lock requirement table as a comparable tuple."""
     source = ""
@@ -55,7 +45,7 @@ def _locked(r: dict[str, Any]) -> Req:
             source = f"{key}:{value.rstrip('/')}"
             break
     extras = tuple(sorted(pep503(x) for x in r.get("extras", [])))
-    return (pep503(r["name"]), extras, _spec(r.get("specifier", "")), _marker(r.get("marker")), source)
+    return (pep503(r["name"]), extras, _spec(r.get("specifier", "")), marker_text(r.get("marker")), source)
 
 
 class _Sources:
@@ -74,20 +64,20 @@ class _Sources:
         if e.version == "*":
             base = (base[0], base[1], "")
         if e.source:
-            return [(*base, _marker(marker), f"url:{e.source}")]
+            return [(*base, marker_text(marker), f"url:{e.source}")]
         applicable = [
             s
             for s in (raw if isinstance(raw, list) else [raw] if raw else [])
             if isinstance(s, dict) and s.get("extra") in (None, extra) and s.get("group") in (None, group)
         ]
         if not applicable:
-            return [(*base, _marker(marker), "")]
+            return [(*base, marker_text(marker), "")]
         out = []
         for s in applicable:
             m = marker
             if s.get("marker"):
                 m = f"({m}) and ({s['marker']})" if m else s["marker"]
-            out.append((*base, _marker(m), self._source(s)))
+            out.append((*base, marker_text(m), self._source(s)))
         return out
 
     def _source(self, s: dict[str, Any]) -> str:
@@ -303,6 +293,6 @@ def _spec_req(text: str) -> Req:
         pep503(r.name),
         tuple(sorted(pep503(x) for x in r.extras)),
         _spec(str(r.specifier)),
-        _marker(str(r.marker) if r.marker else None),
+        marker_text(str(r.marker) if r.marker else None),
         "",
     )

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from envkit.conda.cuda_compat import compatibility, max_full_cuda_for_driver, min_driver
 from envkit.conda.families import CUDA_RUNTIME, TORCH_CONDA_FAMILY
+from envkit.conda.platform import wheel_tag_floor
 from envkit.conda.versions import minor_text, version_key
 from envkit.machine.profile import MachineProfile
 from envkit.model import LockedPackage
@@ -28,9 +29,6 @@ from envkit.model import LockedPackage
 #: The virtual packages whose requirements are compared with the machine.
 VIRTUAL = ("__glibc", "__cuda", "__osx", "__archspec", "__cuda_arch", "__linux", "__unix", "__win")
 _NVIDIA_WHEEL = re.compile(r"^nvidia-[a-z0-9-]+-cu(?P<major>\d{2})$")
-_MANYLINUX = re.compile(r"^manylinux_(?P<a>\d+)_(?P<b>\d+)_")
-_LEGACY_MANYLINUX = {"manylinux1": "2.5", "manylinux2010": "2.12", "manylinux2014": "2.17"}
-_MACOSX = re.compile(r"^macosx_(?P<a>\d+)_(?P<b>\d+)_")
 
 
 @dataclass(frozen=True, slots=True)
@@ -285,25 +283,13 @@ def wheel_needs(filename: str) -> tuple[str | None, str | None]:
     parts = stem[:-4].split("-")
     if len(parts) < 5:
         return None, None
-    glibc: list[str] = []
-    macos: list[str] = []
-    for tag in parts[-1].split("."):
-        m = _MANYLINUX.match(tag)
-        if m:
-            glibc.append(f"{m.group('a')}.{m.group('b')}")
-            continue
-        legacy = tag.split("_", 1)[0]
-        if legacy in _LEGACY_MANYLINUX:
-            glibc.append(_LEGACY_MANYLINUX[legacy])
-            continue
-        m = _MACOSX.match(tag)
-        if m:
-            macos.append(f"{m.group('a')}.{m.group('b')}")
+    floors = [f for f in map(wheel_tag_floor, parts[-1].split(".")) if f is not None]
 
-    def low(xs: list[str]) -> str | None:
-        return min(xs, key=version_key) if xs else None
+    def low(kind: str) -> str | None:
+        xs = [v for k, v in floors if k == kind]
+        return ".".join(map(str, min(xs))) if xs else None
 
-    return low(glibc), low(macos)
+    return low("manylinux"), low("macosx")
 
 
 def wheel_issues(pkgs: Sequence[LockedPackage], profile: MachineProfile) -> list[Issue]:

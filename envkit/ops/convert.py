@@ -23,6 +23,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from envkit.conda.platform import marker_text
 from envkit.convert import FEATURES, Conversion, Loss, convert
 from envkit.errors import EnvkitError
 from envkit.model import EnvSpec, Lock, LockedPackage, pep503
@@ -369,17 +370,6 @@ def _forked_names(a: Iterable[LockedPackage] | None, b: Iterable[LockedPackage] 
     return out
 
 
-def _marker(m: str | None) -> str | None:
-    if not m:
-        return None
-    try:
-        from packaging.markers import Marker
-
-        return str(Marker(m))
-    except Exception:  # an unparsable marker compares as written
-        return m.strip()
-
-
 def _pip_entry_changes(
     a: Iterable[LockedPackage], b: Iterable[LockedPackage], plat: str | None, forked: set[str]
 ) -> list[InstallChange]:
@@ -396,7 +386,7 @@ def _pip_entry_changes(
         for p in pkgs:
             if p.manager == "pip":
                 version = p.version or by_url.get(p.url or "", "")
-                out.setdefault(pep503(p.name), []).append((version, _marker(p.marker)))
+                out.setdefault(pep503(p.name), []).append((version, marker_text(p.marker)))
         return {k: sorted(v, key=lambda e: (e[0], e[1] or "")) for k, v in out.items()}
 
     ea, eb = entries(a), entries(b)

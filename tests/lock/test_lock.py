@@ -263,6 +263,15 @@ def test_check_lock_pip_version_and_marker():
     assert str(problems[0]) == "linux-64: pip tinyreq>=3: locked tinyreq==2.0 does not match"
 
 
+def test_check_lock_pip_marker_on_lock_file_variables_is_checked_not_skipped():
+    # `extras` is a PEP 751 lock-file variable: no value on a requirement line.  The entry is
+    # checked (as `envkit diff --spec` does), no longer an UndefinedEnvironmentName traceback.
+    text = SPEC.replace("    - tinyreq==2.0\n", "    - tinyreq==2.0\n    - gpudep; 'gpu' in extras\n")
+    spec = spec_of(text)
+    problems = check_lock(spec, _lock_for(spec))
+    assert [(p.kind, p.name, p.line) for p in problems] == [("missing", "gpudep", 13)]
+
+
 def test_check_lock_pip_version_pep440_cannot_read_is_matched_by_its_text():
     """A locked pip version PEP 440 cannot read satisfies only `===` with exactly its text, as in
     `envkit diff`."""

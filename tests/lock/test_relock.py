@@ -128,6 +128,24 @@ def test_update_of_a_name_nobody_has_is_refused(envkit_cli, tmp_path, channel):
     )
 
 
+def test_a_previous_lock_version_conda_cannot_read_is_named_at_its_lock_line(envkit_cli, tmp_path, channel):
+    # the fault is the lock's (c's entry), not environment.yml's
+    spec = spec_file(tmp_path, channel)
+    out = tmp_path / "conda-lock.yml"
+    lock(envkit_cli, spec, out, "--exclude-newer", "2024-02-01")
+    lines = out.read_text().splitlines()
+    at = lines.index("- name: c") + 1  # the entry's line
+    assert lines[at] == '  version: "1.0"'
+    lines[at] = '  version: "1..0"'
+    out.write_text("\n".join(lines) + "\n")
+    r = envkit_cli("lock", "-f", str(spec), "--platform", "linux-64", "-o", str(out), "--update", "a")
+    assert r.exit_code == 2
+    assert r.stderr.splitlines()[0] == (
+        f"error: {out}:{at}: linux-64: the locked c '1..0' is not a conda version: malformed version "
+        "string '1..0': encountered more characters but expected none"
+    )
+
+
 @pytest.mark.parametrize("target", ["pixi", "pixi-v7"])
 def test_a_pixi_lock_is_read_as_the_previous_lock(envkit_cli, tmp_path, channel, target):
     spec = spec_file(tmp_path, channel)

@@ -369,3 +369,22 @@ def test_a_pylock_may_leave_out_a_requirement_its_marker_excludes(tmp_path):
         ("note", "pywin32", 34),
         ("stale", "rich", 35),
     ]
+
+
+def test_a_legacy_manylinux_tag_of_any_arch_needs_its_glibc(tmp_path):
+    # PEP 600: manylinux2014 is glibc 2.17 on every architecture, not only x86_64 and aarch64;
+    # the pixi check once read `manylinux2014_ppc64le` as setting no floor
+    case = PIXI_CASES / "non-satisfiability" / "wheels-with-wrong-tags"
+    manifest = (case / "pixi.toml").read_text().replace("linux-64", "linux-ppc64le")
+    (tmp_path / "pixi.toml").write_text(manifest.replace('libc = "2.17"', 'libc = "2.12"'))
+    lock = (case / "pixi.lock").read_text().replace("/linux-64/", "/linux-ppc64le/")
+    lock = lock.replace("      linux-64:", "      linux-ppc64le:").replace("_x86_64", "_ppc64le")
+    (tmp_path / "pixi.lock").write_text(lock)
+    r = run_envkit("lock", "--check", "-f", str(tmp_path / "pixi.toml"), "--format", "json")
+    doc = json.loads(r.stdout)
+    assert [c["message"] for c in doc["changes"] if c["what"] == "wheel-tags"] == [
+        "cffi-2.0.0-cp314-cp314-manylinux2014_ppc64le.manylinux_2_17_ppc64le.whl needs manylinux 2.17; "
+        "the system-requirements give 2.12",
+        "cryptography-46.0.3-cp311-abi3-manylinux_2_28_ppc64le.whl needs manylinux 2.28; "
+        "the system-requirements give 2.12",
+    ]
