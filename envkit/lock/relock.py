@@ -274,10 +274,24 @@ async def relock_platform(
 ) -> tuple[list[LockedPackage], list[Move]]:
     """(the locked packages of the re-lock of `spec` on `solver.platform`, the moves from `previous`,
     read from `lock_file`: a locked record rattler cannot read is a ParseError there)."""
+    asked = sorted({n.lower() for n in update})
+    try:
+        return await _relock(solver, spec, previous, asked, record_to_package)
+    except Exception as exc:
+        if "Invalid" in type(exc).__name__:  # rattler's InvalidMatchSpecError / InvalidVersionError
+            _readable(previous, lock_file)  # a locked version is the cause: name it in the lock
+        raise
+
+
+async def _relock(
+    solver: PlatformSolver,
+    spec: EnvSpec,
+    previous: Sequence[LockedPackage],
+    asked: list[str],
+    record_to_package,
+) -> tuple[list[LockedPackage], list[Move]]:
     from rattler import MatchSpec
 
-    asked = sorted({n.lower() for n in update})
-    _readable(previous, lock_file)
     held, released = plan_pins(spec, previous, asked)
     if solver.cutoffs:
         await solver._sources()  # fetches the records and applies the cutoff: `excluded` is known
@@ -302,7 +316,7 @@ async def relock_platform(
 
 def _readable(previous: Sequence[LockedPackage], lock_file: str | None) -> None:
     """Raise ParseError at the entry in `lock_file` of the first conda package whose version conda
-    cannot read: every later step (pins, spec matches) would fail on it and blame the spec."""
+    cannot read (asked once a re-lock has failed on an unreadable spec, which would blame the spec)."""
     from rattler import Version
 
     for p in previous:

@@ -140,6 +140,7 @@ def test_a_previous_lock_version_conda_cannot_read_is_named_at_its_lock_line(env
     out.write_text("\n".join(lines) + "\n")
     r = envkit_cli("lock", "-f", str(spec), "--platform", "linux-64", "-o", str(out), "--update", "a")
     assert r.exit_code == 2
+    assert len(r.stderr.splitlines()) == 2, r.stderr  # the error and its hint, nothing left running
     assert r.stderr.splitlines()[0] == (
         f"error: {out}:{at}: linux-64: the locked c '1..0' is not a conda version: malformed version "
         "string '1..0': encountered more characters but expected none"
