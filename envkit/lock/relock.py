@@ -274,12 +274,13 @@ async def relock_platform(
 ) -> tuple[list[LockedPackage], list[Move]]:
     """(the locked packages of the re-lock of `spec` on `solver.platform`, the moves from `previous`,
     read from `lock_file`: a locked record rattler cannot read is a ParseError there)."""
+    from rattler.exceptions import InvalidMatchSpecError, InvalidVersionError
+
     asked = sorted({n.lower() for n in update})
     try:
         return await _relock(solver, spec, previous, asked, record_to_package)
-    except Exception as exc:
-        if "Invalid" in type(exc).__name__:  # rattler's InvalidMatchSpecError / InvalidVersionError
-            _readable(previous, lock_file)  # a locked version is the cause: name it in the lock
+    except (InvalidMatchSpecError, InvalidVersionError):
+        _readable(previous, lock_file)  # when a locked version is the cause, it is named in the lock
         raise
 
 
