@@ -8,6 +8,11 @@ def plural(n: int, word: str, many: str | None = None) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {many or word + 's'}"
 
 
+def first_of(items: list[str], limit: int) -> str:
+    """`a, b, c` - at most `limit` items, then `, ...`."""
+    return ", ".join(items[:limit]) + (", ..." if len(items) > limit else "")
+
+
 _UNREACHABLE = (
     "Name or service not known",
     "Temporary failure in name resolution",

@@ -183,6 +183,11 @@ class ParseError(EnvkitError):
     """An input file (or string) could not be read as the format it claims to be."""
 
 
+class NotAnEnvironmentFile(ParseError):
+    """A YAML file format detection took for an environment file is some other YAML file (a GitHub
+    workflow, a `.pre-commit-config.yaml`): see envkit.formats.envyml.refuse_other_yaml."""
+
+
 class UnsupportedVersionError(ParseError):
     """A versioned format (conda-lock.yml, pixi.lock) has a version envkit does not read."""
 

@@ -128,11 +128,6 @@ def join_names(names: Iterable[str], limit: int = 8) -> str:
     return ", ".join(names[:limit]) + f" and {len(names) - limit} more"
 
 
-def first_of(items: list[str], limit: int) -> str:
-    """`a, b, c` - at most `limit` items, then `, ...`."""
-    return ", ".join(items[:limit]) + (", ..." if len(items) > limit else "")
-
-
 def conda_names(target, spec: EnvSpec) -> tuple[frozenset[str], str]:  # target: checks.core.Target
     """The lowercased names of `spec`'s conda entries, as a set and joined with a line end before
     each: what the pre-tests of rules that look for a few names ask (`"\\nm2w64-" in joined`),

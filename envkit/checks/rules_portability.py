@@ -7,7 +7,8 @@ import os
 import re
 from collections.abc import Iterator
 
-from envkit.checks._helpers import conda_names, first_of, join_names
+from envkit._text import first_of
+from envkit.checks._helpers import conda_names, join_names
 from envkit.checks.core import Context, Hit, Target, rule
 
 #: wheel platform tag -> the operating system it runs on (PEP 425 / PEP 600 platform tags)

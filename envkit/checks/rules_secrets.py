@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from envkit.checks._helpers import first_of
+from envkit._text import first_of
 from envkit.checks.core import Context, Hit, Target, rule
 from envkit.secrets import find_all_secrets, secret_lines, secret_variables
 from envkit.textscan import candidate_lines

@@ -123,48 +123,12 @@ def targets_from_text(text: str, path: str, *, format: str | None = None) -> lis
         if is_duplicate_key_error(exc):
             return [Target(path=path, kind=kind, model=None, text=text, parse_error=exc)]
         raise
-    if fmt == "env" and format is None and isinstance(models[0], EnvSpec):
-        not_an_environment_file(models[0], text, path)
     # the environments of a pixi.lock share the file's lines, split once
     lines = text.splitlines() if len(models) > 1 else None
     return [
         Target(path=path, kind=kind, model=m, text=text, entry_errors=entry_errors, _lines=lines)
         for m in models
     ]
-
-
-#: The top-level keys of an environment file (conda's, and conda-lock's `platforms`).
-ENV_KEYS = ("name", "channels", "dependencies", "variables", "prefix", "platforms")
-
-
-def not_an_environment_file(spec: EnvSpec, text: str, path: str) -> None:
-    """Raise ParseError when a YAML file read as an environment file is some other YAML file (a
-    `.pre-commit-config.yaml`, a GitHub workflow): no `channels:` or `dependencies:`, and top-level
-    keys an environment file does not have.  Such a file would otherwise pass with no findings."""
-    from envkit.checks._helpers import first_of
-    from envkit.errors import ParseError, Where
-
-    keys = [k for k, _ in spec.lines if ":" not in k]
-    if "channels" in keys or "dependencies" in keys:
-        return
-    other = [(k, ln) for k, ln in spec.lines if ":" not in k and k not in ENV_KEYS]
-    if not other:
-        return
-    lines = text.splitlines()
-
-    def written(key: str, line: int) -> str:
-        # YAML 1.1 reads a workflow's `on:` as the boolean True: show the key as written
-        raw = lines[line - 1] if 0 < line <= len(lines) else ""
-        return raw.split(":", 1)[0].strip().strip("'\"") or key
-
-    names = first_of([written(k, ln) for k, ln in other], 5)
-    raise ParseError(
-        f"not an environment file: no channels: or dependencies:, and top-level keys an "
-        f"environment file does not have ({names})",
-        where=Where(file=path, line=other[0][1]),
-        hint="envkit reads environment.yml, conda-lock.yml, pixi.lock, explicit "
-        "files, requirements files and `conda list` output",
-    )
 
 
 def live_target(env: LiveEnv) -> Target:

@@ -137,7 +137,7 @@ def refuse_overwrite(path: str | None, writes: str, option: str) -> None:
 def _format_there(path: str) -> tuple[str | None, str]:
     """The format of the file at `path` (None: missing, empty, or of no format envkit knows) and its
     text."""
-    from envkit.errors import ParseError
+    from envkit.errors import NotAnEnvironmentFile, ParseError
     from envkit.formats import detect_format
 
     found, text = None, ""
@@ -147,6 +147,8 @@ def _format_there(path: str) -> tuple[str | None, str]:
         try:
             text = read_text(path)
             found = detect_format(text, path) if text.strip() else None
+        except NotAnEnvironmentFile:
+            found = "env"  # the user's YAML file (a workflow): not overwritten by a lock either
         except ParseError:
             found = None  # not text envkit reads, or no format it knows: nothing of its own to protect
     return found, text

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from envkit.errors import InvalidSpecError, ParseError, Where, raise_collected
+from envkit.errors import InvalidSpecError, NotAnEnvironmentFile, ParseError, Where, raise_collected
 from envkit.formats._util import block_yaml, comment_block, need_list, need_mapping, to_json, type_name
 from envkit.formats._util import yscalar as scalar
 from envkit.model import REDACTED, Channel, CondaDep, EnvSpec, PipDep, format_spec
@@ -81,6 +81,42 @@ def read_env(text: str, filename: str | None = None, *, errors: list | None = No
         source=filename,
         lines=tuple(r.lines.items()),
         extra=extra,
+    )
+
+
+def refuse_other_yaml(text: str, filename: str | None) -> None:
+    """Raise NotAnEnvironmentFile when `text`, a file format detection took for an environment
+    file, is some other YAML file (a `.pre-commit-config.yaml`, a GitHub workflow): no `channels:`
+    or `dependencies:`, and top-level keys an environment file does not have.  Read as one, such a
+    file would be an empty environment in every command.  A file the reader refuses anyway (not
+    YAML, a duplicate or misspelt key) is left to it: its error says more."""
+    from envkit._text import first_of
+
+    text = text.removeprefix("\ufeff")
+    try:
+        spec = read_env(text, filename, errors=[])
+    except ParseError:
+        return
+    keys = [k for k, _ in spec.lines if ":" not in k]
+    if "channels" in keys or "dependencies" in keys:
+        return
+    other = [(k, ln) for k, ln in spec.lines if ":" not in k and k not in KNOWN_KEYS]
+    if not other:
+        return
+    lines = text.splitlines()
+
+    def written(key: str, line: int) -> str:
+        # YAML 1.1 reads a workflow's `on:` as the boolean True: show the key as written
+        raw = lines[line - 1] if 0 < line <= len(lines) else ""
+        return raw.split(":", 1)[0].strip().strip("'\"") or key
+
+    names = first_of([written(k, ln) for k, ln in other], 5)
+    raise NotAnEnvironmentFile(
+        f"not an environment file: no channels: or dependencies:, and top-level keys an "
+        f"environment file does not have ({names})",
+        where=Where(file=filename, line=other[0][1]),
+        hint="envkit reads environment.yml, conda-lock.yml, pixi.lock, explicit "
+        "files, requirements files and `conda list` output",
     )
 
 

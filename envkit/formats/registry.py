@@ -462,14 +462,15 @@ def by_file_name(base: str) -> Format | None:
 
 def detect(text: str, filename: str | None = None) -> Format:
     """The format of `text`, decided from the content; `filename` only breaks ties (an empty file,
-    or text no sniffer accepts).  Raises ParseError when nothing fits."""
+    or text no sniffer accepts).  Raises ParseError when nothing fits, NotAnEnvironmentFile for a
+    YAML file that is some other YAML file (see _refuse_other_yaml)."""
     probe = Probe(text, filename)
     for f in _SNIFFERS:
         if f.sniff is not None and f.sniff(probe):
-            return f
+            return _refuse_other_yaml(f, probe, filename)
     named = by_file_name(probe.base)
     if named is not None:
-        return named
+        return _refuse_other_yaml(named, probe, filename)
     if probe.empty:
         return _BY_NAME["env"]
     raise ParseError(
@@ -478,3 +479,16 @@ def detect(text: str, filename: str | None = None) -> Format:
         hint=f"pass {{}} (one of: {', '.join(f.name for f in REGISTRY if f.reads)})",
         remedy=Remedy(option="format"),
     )
+
+
+def _refuse_other_yaml(f: Format, probe: Probe, filename: str | None) -> Format:
+    """`f`, unless it is the environment file format and the text is some other YAML file (a
+    workflow, a `.pre-commit-config.yaml`: envkit.formats.envyml.refuse_other_yaml raises).  Here,
+    where every command that reads a file it was not told the format of comes, so that each refuses
+    it alike; a format asked for by name (`--input-format env`) is read as asked."""
+    if f.name != "env" or probe.keys & {"channels", "dependencies"}:
+        return f  # (most environment files: no second parse)
+    from envkit.formats.envyml import refuse_other_yaml
+
+    refuse_other_yaml(probe.text, filename)
+    return f

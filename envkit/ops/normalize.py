@@ -39,7 +39,7 @@ class ValidateResult:
 
 def normalize_source(original: str, name: str, *, format: str | None = None) -> NormalizeResult:
     """The canonical form of `original`, the text of the file `name`, read as `format` (None:
-    detected; a file detected as an environment file must be one).  Raises the ParseError family,
+    detected).  Raises the ParseError family,
     UsageError for a format envkit does not normalize (pixi.lock)."""
     from envkit.formats import detect_format, read_text
     from envkit.formats.canonical import render_normalized
@@ -50,10 +50,6 @@ def normalize_source(original: str, name: str, *, format: str | None = None) -> 
     text = original[1:] if original.startswith("\ufeff") else original
     kind = format or detect_format(text, name)
     model = read_text(text, filename=name, format=kind)
-    if kind == "env" and format is None:
-        from envkit.checks.targets import not_an_environment_file
-
-        not_an_environment_file(model, text, name)  # a workflow must not get `dependencies: []`
     warnings = tuple(f"{name}: {msg}" for msg in duplicate_messages(model))
     new = render_normalized(model, text, kind)
     return NormalizeResult(
@@ -80,10 +76,6 @@ def validate_source(
         models = tuple(envs.values())
     else:
         model = read_text(text, filename=name, format=kind, environment=environment)
-        if kind == "env" and format is None:
-            from envkit.checks.targets import not_an_environment_file
-
-            not_an_environment_file(model, text, name)
         models = (model,)
         summary = _summary(model, kind)
     warnings = tuple(

@@ -107,6 +107,72 @@ def test_yaml_that_is_not_an_environment_file_is_refused_by_every_command(
     assert path.read_text() == text  # never given a `dependencies: []`
 
 
+@pytest.mark.parametrize("text, line, keys", [("foo: bar\n", 1, "foo"), (WORKFLOW, 2, "on, jobs")])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["convert", "--to", "requirements", "{f}"],
+        ["diff", "--no-machine", "{f}", "{env}"],
+        ["diff", "--no-machine", "{env}", "{f}"],
+        ["lock", "-f", "{f}", "--platform", "linux-64", "-o", "{tmp}/conda-lock.yml"],
+        ["create", "--lock", "{f}", "-p", "{tmp}/prefix"],
+        ["smoke", "--create", "{f}"],
+        ["fingerprint", "{f}"],
+        ["audit", "--db", "{tmp}", "{f}"],
+    ],
+    ids=["convert", "diff-a", "diff-b", "lock-f", "create-lock", "smoke-create", "fingerprint", "audit"],
+)
+def test_yaml_that_is_not_an_environment_file_is_refused_by_every_reader(tmp_path, text, line, keys, command):
+    # format detection refuses it (envkit.formats.registry.detect), so every command that reads a
+    # file by its content refuses it as validate does; before, these read it as an empty environment
+    path = tmp_path / "ci.yml"
+    path.write_text(text)
+    env = tmp_path / "environment.yml"
+    env.write_text("dependencies:\n  - python\n")
+    r = run_envkit(*(a.format(f=path, env=env, tmp=tmp_path) for a in command))
+    assert r.exit_code == 2
+    assert r.stderr.splitlines()[0] == (
+        f"error: {path}:{line}: not an environment file: no channels: or dependencies:, and "
+        f"top-level keys an environment file does not have ({keys})"
+    )
+    assert path.read_text() == text
+
+
+def test_fleet_reports_a_yaml_file_that_is_not_an_environment_file_as_not_read(tmp_path):
+    # fleet reads the other hosts on (its rule for a file that cannot be read), no empty environment
+    path = tmp_path / "ci.yml"
+    path.write_text(WORKFLOW)
+    r = run_envkit("fleet", str(path))
+    assert r.exit_code == 1
+    assert r.stdout.splitlines()[3] == (
+        f"  ci  {path}:2: not an environment file: no channels: or dependencies:, and top-level keys "
+        "an environment file does not have (on, jobs)"
+    )
+
+
+def test_an_environment_file_asked_for_by_name_is_read_as_one(tmp_path):
+    # --input-format env is what the user says the file is: read as asked, by every command alike
+    path = tmp_path / "ci.yml"
+    path.write_text("foo: bar\n")
+    r = run_envkit("validate", "--input-format", "env", str(path))
+    assert (r.exit_code, r.stdout) == (0, f"ok: {path}: environment spec, 0 conda, 0 pip\n")
+    r = run_envkit("convert", "--input-format", "env", "--to", "requirements", str(path))
+    assert r.exit_code == 0
+
+
+def test_lock_still_refuses_to_overwrite_a_yaml_file_that_is_not_an_environment_file(tmp_path):
+    spec = tmp_path / "environment.yml"
+    spec.write_text("channels: [conda-forge]\ndependencies:\n  - python\n")
+    out = tmp_path / "ci.yml"
+    out.write_text(WORKFLOW)
+    r = run_envkit("lock", "-f", str(spec), "--platform", "linux-64", "-o", str(out))
+    assert r.exit_code == 2
+    assert (
+        r.stderr.splitlines()[0] == f"error: {out}: refusing to write the lock (-o) over an environment file"
+    )
+    assert out.read_text() == WORKFLOW
+
+
 def test_an_environment_file_with_only_a_name_is_still_one(tmp_path):
     path = tmp_path / "environment.yml"
     path.write_text("name: empty\n")
