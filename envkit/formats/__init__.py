@@ -174,35 +174,28 @@ def _check_platform(is_spec: bool, format: str) -> None:
     written as `format`."""
     if is_spec and format in SPEC_FORMATS:
         raise UsageError(f"platform= picks a platform of a lock; an EnvSpec is written as {format} as it is")
-    if not is_spec and format in ("conda-lock", "pixi", "pixi-v7", "cyclonedx"):
+    if not is_spec and format in _WHOLE_LOCK:
         what = {"conda-lock": "conda-lock.yml", "cyclonedx": "an SBOM"}.get(format, "pixi.lock")
         raise UsageError(
             f"platform= does not apply to a Lock written as {format}: {what} holds every platform of the lock"
         )
 
 
-#: lock format -> its writer ("module:function" in envkit.formats), and whether it takes the platform
-_LOCK_WRITERS = {
-    "conda-lock": ("condalock:write_conda_lock", False),
-    "explicit": ("explicit:write_explicit", True),
-    "conda-list-json": ("condalist:write_conda_list_json", True),
-    "conda-list-export": ("condalist:write_conda_list_export", True),
-    "pylock": ("pylock:write_pylock", True),
-    "cyclonedx": ("cyclonedx:render_cyclonedx", False),
-}
+#: the lock formats that hold every platform of a lock: their writers take no platform=
+_WHOLE_LOCK = ("conda-lock", "pixi", "pixi-v7", "cyclonedx")
 
 
 def _write_lock(lock: Lock, format: str, platform: str | None, opts: dict[str, Any]) -> str:
     """write_text for a Lock in a lock format (every format but env and the spec formats)."""
     if format == "uv-lock":
         raise UsageError("envkit reads uv.lock but does not write it (uv owns it); write pylock instead")
-    if format in _LOCK_WRITERS:
+    writer = get(format).writer
+    if writer is not None:
         import importlib
 
-        writer, takes_platform = _LOCK_WRITERS[format]
         module, func = writer.split(":")
         write = getattr(importlib.import_module(f"envkit.formats.{module}"), func)
-        return write(lock, platform, **opts) if takes_platform else write(lock, **opts)
+        return write(lock, **opts) if format in _WHOLE_LOCK else write(lock, platform, **opts)
     from envkit.formats.pixiwrite import write_pixi_lock
 
     return write_pixi_lock(lock, version=7 if format == "pixi-v7" else 6, strict=True)

@@ -57,15 +57,17 @@ class Probe:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Format:
-    """One format.  `reader` is "module:function" in envkit.formats (None: written, never read);
-    `write_options` the options write_text takes (None: read, never written); `spec` whether it
-    reads as an EnvSpec (else a Lock); `owner` the tool that owns its files (envkit reads them and
-    does not rewrite them); `carries` / `holds` convert's features (envkit.convert.FEATURES) that a
-    file read from / written to it can have; `convert_rank` its place in convert's target list."""
+    """One format.  `reader` / `writer` are "module:function" in envkit.formats (None: never read /
+    a writer write_text calls itself); `write_options` the options write_text takes (None: read,
+    never written); `spec` whether it reads as an EnvSpec (else a Lock); `owner` the tool that owns
+    its files (envkit reads them and does not rewrite them); `carries` / `holds` convert's features
+    (envkit.convert.FEATURES) that a file read from / written to it can have; `convert_rank` its
+    place in convert's target list."""
 
     name: str
     title: str
     reader: str | None = None
+    writer: str | None = None
     spec: bool = False
     write_options: tuple[str, ...] | None = None
     file_names: tuple[str, ...] = ()
@@ -253,6 +255,7 @@ REGISTRY: tuple[Format, ...] = (
         name="explicit",
         title="an explicit file (@EXPLICIT)",
         reader="explicit:read_explicit",
+        writer="explicit:write_explicit",
         write_options=("header", "platform"),
         # conda's `spec-file.txt`, conda-lock's `conda-linux-64.lock` (`*.lock` says only "a lock")
         file_names=("*explicit*", "spec-file*", "*.lock"),
@@ -266,6 +269,7 @@ REGISTRY: tuple[Format, ...] = (
         name="conda-lock",
         title="a conda-lock file",
         reader="condalock:read_conda_lock",
+        writer="condalock:write_conda_lock",
         write_options=("header", "platform"),
         file_names=("*conda-lock.yml", "*conda-lock.yaml"),
         rank=70,
@@ -307,6 +311,7 @@ REGISTRY: tuple[Format, ...] = (
         name="conda-list-json",
         title="`conda list --json` output",
         reader="condalist:read_conda_list_json",
+        writer="condalist:write_conda_list_json",
         write_options=("platform",),
         file_names=("*.json",),
         rank=90,
@@ -319,6 +324,7 @@ REGISTRY: tuple[Format, ...] = (
         name="conda-list-export",
         title="`conda list --export` output",
         reader="condalist:read_conda_list_export",
+        writer="condalist:write_conda_list_export",
         write_options=("header", "platform"),
         rank=40,
         sniff=_conda_list_export,
@@ -330,6 +336,7 @@ REGISTRY: tuple[Format, ...] = (
         name="pylock",
         title="a pylock.toml",
         reader="pylock:read_pylock",
+        writer="pylock:write_pylock",
         write_options=("header", "platform"),
         file_names=("pylock.toml", "pylock.*.toml"),
         rank=100,
@@ -371,6 +378,7 @@ REGISTRY: tuple[Format, ...] = (
     Format(
         name="cyclonedx",
         title="a CycloneDX SBOM",
+        writer="cyclonedx:render_cyclonedx",
         write_options=("platform", "name"),
         file_names=("*.cdx.json", "*.cyclonedx.json", "bom.json", "sbom.json"),
         holds=_LOCKS | _NO_URL | {"editable", "markers", "pip-no-version"},
@@ -462,8 +470,7 @@ def by_file_name(base: str) -> Format | None:
 
 def detect(text: str, filename: str | None = None) -> Format:
     """The format of `text`, decided from the content; `filename` only breaks ties (an empty file,
-    or text no sniffer accepts).  Raises ParseError when nothing fits, NotAnEnvironmentFile for a
-    YAML file that is some other YAML file (see _refuse_other_yaml)."""
+    or text no sniffer accepts).  ParseError when nothing fits; NotAnEnvironmentFile for other YAML."""
     probe = Probe(text, filename)
     for f in _SNIFFERS:
         if f.sniff is not None and f.sniff(probe):
@@ -482,10 +489,8 @@ def detect(text: str, filename: str | None = None) -> Format:
 
 
 def _refuse_other_yaml(f: Format, probe: Probe, filename: str | None) -> Format:
-    """`f`, unless it is the environment file format and the text is some other YAML file (a
-    workflow, a `.pre-commit-config.yaml`: envkit.formats.envyml.refuse_other_yaml raises).  Here,
-    where every command that reads a file it was not told the format of comes, so that each refuses
-    it alike; a format asked for by name (`--input-format env`) is read as asked."""
+    """`f`, unless it is the env format and the text another YAML file (envyml.refuse_other_yaml
+    raises): here every command reading a file by its content comes, so each refuses it alike."""
     if f.name != "env" or probe.keys & {"channels", "dependencies"}:
         return f  # (most environment files: no second parse)
     from envkit.formats.envyml import refuse_other_yaml
