@@ -6,6 +6,8 @@ is refused, and a key's line found, the same way by each."""
 
 from __future__ import annotations
 
+from functools import cached_property
+
 from envkit.errors import ConfigError, EnvkitError, Where, clip
 from envkit.formats._tomllines import key_lines
 
@@ -41,10 +43,14 @@ class KeyPlaces:
     where it has one)."""
 
     def __init__(self, table: dict, *, source: str | None, prefix: str, text: str | None) -> None:
-        self.source, self.prefix = source, prefix
+        self.source, self.prefix, self.text = source, prefix, text
         self.path = tuple(prefix.split(".")) if prefix else ()
-        self.lines = key_lines(text) if text else {}
         self.written = {k.replace("_", "-"): k for k in table}
+
+    @cached_property
+    def lines(self) -> dict:
+        # scanned when a place is first asked for (most configurations are read with none asked)
+        return key_lines(self.text) if self.text else {}
 
     def __call__(self, key: str, item: int | None = None) -> Where:
         path = (*self.path, self.written.get(key, key))
