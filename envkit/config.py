@@ -225,9 +225,8 @@ def load_config(path: str | os.PathLike[str] | None = None, *, start: str | None
 def parse_config(
     table: dict, *, source: str | None = None, prefix: str = "", text: str | None = None
 ) -> Config:
-    """Validate a `[tool.envkit]` table (already parsed from TOML) into a Config."""
-    if not isinstance(table, dict):
-        raise ConfigError("[tool.envkit] must be a table", where=Where(file=source))
+    """Validate a `[tool.envkit]` table (already parsed from TOML, a table: load_config's table_at
+    selects it) into a Config."""
     t = _Table(table, source=source, prefix=prefix, text=text)
     select = t.rule_list("select") if "select" in t.norm else None
     if select == ():
@@ -259,7 +258,6 @@ class _Table:
     def __init__(self, table: dict, *, source: str | None, prefix: str, text: str | None) -> None:
         from envkit.formats._tomltable import KeyPlaces
 
-        self.source, self.prefix = source, prefix
         self.where = KeyPlaces(table, source=source, prefix=prefix, text=text)
         self.norm: dict[str, object] = {}
         for k, v in table.items():

@@ -67,15 +67,14 @@ def load_audit_config(path: str | None) -> AuditConfig:
 
 
 def parse_audit_config(
-    table: object, *, source: str | None = None, prefix: str = "audit", text: str | None = None
+    table: dict, *, source: str | None = None, prefix: str = "audit", text: str | None = None
 ) -> AuditConfig:
-    """Validate an audit table (parsed TOML, `text` its file's text) into an AuditConfig; ConfigError
-    for a bad key or value, naming the file, the key and (given `text`) its line."""
+    """Validate an audit table (parsed TOML, a table: load_audit_config's table_at selects it;
+    `text` its file's text) into an AuditConfig; ConfigError for a bad key or value, naming the file,
+    the key and (given `text`) its line."""
     from envkit.errors import ConfigError
     from envkit.formats._tomltable import KeyPlaces
 
-    if not isinstance(table, dict):
-        raise ConfigError(f"[{prefix}] must be a table", where=Where(file=source, key=prefix))
     where = KeyPlaces(table, source=source, prefix=prefix, text=text)
     norm = {k.replace("_", "-"): v for k, v in table.items()}
     for k in norm:
