@@ -35,9 +35,10 @@ def wheel_platform_tags(platform: str, virtual_packages: Sequence[VirtualPackage
         )
         major, minor = (int(x) for x in (glibc.split(".") + ["0"])[:2])
         minor = minor if major == 2 else 17
+        legacy_of = {glibc: tag for tag, glibc in LEGACY_MANYLINUX.items()}
         for m in range(minor, 4, -1):
             tags.append(f"manylinux_2_{m}_{machine}")
-            legacy = next((t for t, v in LEGACY_MANYLINUX.items() if v == (2, m)), None)
+            legacy = legacy_of.get((2, m))
             if legacy and (m != 5 or machine in ("x86_64", "i686")):
                 tags.append(f"{legacy}_{machine}")
         tags.append(f"linux_{machine}")
